@@ -1,0 +1,45 @@
+# Thin wrapper over CMake. The two commands a newcomer needs: `make run`, `make test`.
+BUILD      ?= build
+BUILD_TYPE ?= Release
+JOBS       ?= $(shell nproc)
+GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+MODEL      ?= resources/models/kjv-demo-f16.gguf
+PROMPT     ?= Genesis 1\n1 In the beginning
+# Tests labelled `gpu` run only where a CUDA device answers.
+HAVE_GPU   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
+CTEST_ARGS ?= $(if $(HAVE_GPU),,-LE gpu)
+
+.PHONY: deps configure build run test bench fuzz clean
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKVCHAT_CUDA=AUTO
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/bin/kvchat-cli generate --model $(MODEL) --prompt "$$(printf '$(PROMPT)')" -n 120 --temp 0.8 --seed 42
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+bench: build
+	scripts/bench.sh $(BUILD)
+
+# Coverage-guided fuzzing of the GGUF parser (clang + libFuzzer), FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 120
+fuzz: deps
+	cmake -S . -B build-fuzz $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DKVCHAT_FUZZ=ON -DKVCHAT_CUDA=OFF
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_gguf
+	mkdir -p tests/fuzz/corpus-work
+	build-fuzz/bin/fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	  -artifact_prefix=tests/fuzz/regressions/ tests/fuzz/corpus-work tests/fuzz/corpus
+
+clean:
+	rm -rf $(BUILD) build-fuzz

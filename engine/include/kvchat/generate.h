@@ -1,0 +1,50 @@
+// The decode loop: prefill a prompt, then sample token by token until EOS, a stop
+// string, the token limit, the context end, or the caller says stop.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvchat/result.h"
+#include "kvchat/sampler.h"
+#include "kvchat/session.h"
+
+namespace kvchat {
+
+struct GenerateOptions {
+  int32_t max_tokens = 128;
+  SamplingParams sampling;
+  std::vector<std::string> stop_strings;  // generation ends before the first occurrence
+};
+
+enum class StopReason { Eos, StopString, MaxTokens, ContextFull, Cancelled };
+std::string_view stop_reason_name(StopReason r);
+
+struct GenerateStats {
+  int32_t prompt_tokens = 0;     // tokens evaluated in the prefill
+  int32_t generated_tokens = 0;
+  double prefill_seconds = 0;
+  double decode_seconds = 0;     // from the first sampled token to the end
+  double prefill_tokens_per_second() const;
+  double decode_tokens_per_second() const;
+};
+
+struct GenerateResult {
+  std::vector<TokenId> ids;  // generated ids (EOS included when it ended the reply)
+  std::string text;          // generated text, cut before a stop string
+  StopReason stop_reason = StopReason::MaxTokens;
+  GenerateStats stats;
+};
+
+// Receives streamed text in complete UTF-8 characters; return false to stop.
+using TextCallback = std::function<bool(std::string_view)>;
+
+// Evaluates `prompt` after what the session already holds, then generates.
+Result<GenerateResult> generate(Session& session, std::span<const TokenId> prompt,
+                                const GenerateOptions& options, const TextCallback& on_text = {});
+
+}  // namespace kvchat

@@ -1,0 +1,45 @@
+// Token sampling: greedy, temperature, top-k, top-p, min-p, repetition penalty.
+// Seeded and reproducible: the same seed, logits and history give the same tokens
+// on every platform (the RNG and the uniform draw are defined here, not by the STL).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kvchat/tokenizer.h"
+
+namespace kvchat {
+
+struct SamplingParams {
+  float temperature = 0.8f;     // <= 0: greedy (argmax, lowest id on ties)
+  int32_t top_k = 40;           // <= 0: off
+  float top_p = 0.95f;          // >= 1: off
+  float min_p = 0.05f;          // <= 0: off; keeps p >= min_p * p_max
+  float repeat_penalty = 1.0f;  // 1: off (default); llama.cpp rule: logit>0 ? logit/pen : logit*pen
+  int32_t repeat_last_n = 64;   // how many recent tokens the penalty looks at
+  uint64_t seed = 0;
+};
+
+class Sampler {
+ public:
+  explicit Sampler(const SamplingParams& params);
+
+  // Chooses the next token. `logits` (n_vocab) is modified in place (penalty,
+  // temperature); `history` is every token so far (prompt and generated).
+  TokenId sample(std::span<float> logits, std::span<const TokenId> history);
+
+  const SamplingParams& params() const { return params_; }
+
+ private:
+  double next_uniform();  // [0, 1), 53 random bits
+
+  SamplingParams params_;
+  uint64_t rng_state_[4];  // xoshiro256** state, seeded by splitmix64(seed)
+  std::vector<std::pair<float, TokenId>> candidates_;  // scratch, reused
+};
+
+// Index of the largest value; the lowest index on ties.
+TokenId argmax(std::span<const float> logits);
+
+}  // namespace kvchat

@@ -1,0 +1,34 @@
+// Tokenizer interface: text <-> token ids, exactly as the model's own tokenizer.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kvchat {
+
+using TokenId = int32_t;
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+
+  // Token ids of `text`; BOS first when add_bos is true.
+  virtual std::vector<TokenId> encode(std::string_view text, bool add_bos) const = 0;
+  // Text of a whole sequence (control tokens dropped, byte tokens joined into
+  // UTF-8, the dummy-prefix space of the first piece removed): decode(encode(s)) == s.
+  virtual std::string decode(std::span<const TokenId> ids) const = 0;
+  // Raw bytes one token contributes when streamed after other tokens (a leading
+  // space is kept; a byte token gives one byte, possibly part of a UTF-8 sequence).
+  virtual std::string token_bytes(TokenId id) const = 0;
+
+  virtual int32_t n_vocab() const = 0;
+  virtual TokenId bos() const = 0;
+  virtual TokenId eos() const = 0;
+  virtual bool add_bos_by_default() const = 0;
+  virtual bool is_control(TokenId id) const = 0;
+};
+
+}  // namespace kvchat

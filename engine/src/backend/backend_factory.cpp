@@ -1,0 +1,48 @@
+#include <array>
+
+#include "backend/backend.h"
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/reference_backend.h"
+
+namespace kvchat {
+
+namespace {
+std::array<BackendFactory, 3>& registry() {
+  static std::array<BackendFactory, 3> factories{};
+  return factories;
+}
+}  // namespace
+
+std::string_view backend_kind_name(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::Cpu: return "cpu";
+    case BackendKind::CpuReference: return "cpu-reference";
+    case BackendKind::Cuda: return "cuda";
+  }
+  return "unknown";
+}
+
+Result<BackendKind> parse_backend_kind(std::string_view name) {
+  for (BackendKind k : {BackendKind::Cpu, BackendKind::CpuReference, BackendKind::Cuda}) {
+    if (name == backend_kind_name(k)) return k;
+  }
+  return Error{"unknown backend '" + std::string(name) + "' (expected cpu, cpu-reference or cuda)"};
+}
+
+void register_backend(BackendKind kind, BackendFactory factory) {
+  registry()[static_cast<size_t>(kind)] = factory;
+}
+
+Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const Model& model,
+                                              const BackendOptions& options) {
+  switch (kind) {
+    case BackendKind::Cpu: return cpu::make_cpu_backend(model, options);
+    case BackendKind::CpuReference: return cpu::make_reference_backend(model, options);
+    case BackendKind::Cuda:
+      if (auto f = registry()[static_cast<size_t>(kind)]) return f(model, options);
+      return Error{"this build of kvchat has no CUDA backend (built without nvcc)"};
+  }
+  return Error{"unknown backend"};
+}
+
+}  // namespace kvchat

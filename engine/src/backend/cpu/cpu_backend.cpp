@@ -1,0 +1,159 @@
+#include "backend/cpu/cpu_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "backend/cpu/cpu_ops.h"
+#include "backend/cpu/dot.h"
+#include "backend/cpu/matmul.h"
+#include "kv/kv_cache.h"
+#include "kvchat/model.h"
+#include "model/llama_weights.h"
+#include "numeric/convert.h"
+#include "util/thread_pool.h"
+
+namespace kvchat::cpu {
+
+namespace {
+
+constexpr int32_t kMaxBatch = 256;  // tokens per forward chunk; bounds the activation buffers
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend(const Model& model, const BackendOptions& options)
+      : hp_(model.hparams()), w_(model.weights()), pool_(options.n_threads), matmul_(pool_) {
+    const int64_t B = kMaxBatch;
+    x_.resize(B * hp_.n_embd);
+    xb_.resize(B * hp_.n_embd);
+    xb2_.resize(B * hp_.n_embd);
+    q_.resize(B * hp_.q_dim());
+    k_.resize(B * hp_.kv_dim());
+    v_.resize(B * hp_.kv_dim());
+    att_out_.resize(B * hp_.q_dim());
+    hb_.resize(B * hp_.n_ff);
+    hb2_.resize(B * hp_.n_ff);
+    const int32_t n_ctx = options.n_ctx > 0 ? options.n_ctx : hp_.n_ctx_train;
+    scores_.assign(pool_.size(), std::vector<float>(n_ctx));
+  }
+
+  std::string_view name() const override { return "cpu"; }
+
+  uint64_t scratch_bytes() const override {
+    uint64_t n = x_.size() + xb_.size() + xb2_.size() + q_.size() + k_.size() + v_.size() +
+                 att_out_.size() + hb_.size() + hb2_.size();
+    for (const auto& s : scores_) n += s.size();
+    return n * sizeof(float) + matmul_.scratch_bytes();
+  }
+
+  Status forward(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv, float* logits,
+                 bool all_logits) override {
+    for (size_t start = 0; start < tokens.size(); start += kMaxBatch) {
+      const size_t n = std::min<size_t>(kMaxBatch, tokens.size() - start);
+      const bool last_chunk = start + n == tokens.size();
+      float* out = all_logits ? logits + start * hp_.n_vocab : (last_chunk ? logits : nullptr);
+      forward_batch(tokens.subspan(start, n), pos0 + static_cast<int32_t>(start), kv, out,
+                    all_logits);
+    }
+    return {};
+  }
+
+ private:
+  const float* f32(const WeightView& w) { return reinterpret_cast<const float*>(w.data); }
+
+  // tokens (B) at positions [pos0, pos0+B). logits: (B, n_vocab) if all_logits, else (n_vocab).
+  void forward_batch(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv, float* logits,
+                     bool all_logits) {
+    const int64_t B = static_cast<int64_t>(tokens.size());
+    const int32_t dim = hp_.n_embd, hd = hp_.head_dim, q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim();
+
+    // x (B, dim) = token_embd[tokens]
+    for (int64_t b = 0; b < B; ++b) {
+      dequantize_row(w_.token_embd.type, w_.token_embd.row(tokens[b]), &x_[b * dim], dim);
+    }
+
+    for (int32_t l = 0; l < hp_.n_layers; ++l) {
+      const LlamaLayerWeights& L = w_.layers[l];
+      for (int64_t b = 0; b < B; ++b) {
+        rmsnorm(&xb_[b * dim], &x_[b * dim], f32(L.attn_norm), dim, hp_.rms_eps);
+      }
+      // q (B, q_dim), k and v (B, kv_dim)
+      matmul_.run(L.wq, xb_.data(), B, q_.data(), q_dim);
+      matmul_.run(L.wk, xb_.data(), B, k_.data(), kv_dim);
+      matmul_.run(L.wv, xb_.data(), B, v_.data(), kv_dim);
+      for (int64_t b = 0; b < B; ++b) {
+        const int32_t pos = pos0 + static_cast<int32_t>(b);
+        rope(&q_[b * q_dim], hp_.n_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
+        rope(&k_[b * kv_dim], hp_.n_kv_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
+        std::copy_n(&k_[b * kv_dim], kv_dim, kv.key(l, pos));
+        std::copy_n(&v_[b * kv_dim], kv_dim, kv.value(l, pos));
+      }
+      attention(l, B, pos0, kv);
+
+      // x += wo . att_out
+      matmul_.run(L.wo, att_out_.data(), B, xb2_.data(), dim);
+      for (int64_t i = 0; i < B * dim; ++i) x_[i] += xb2_[i];
+
+      // x += w_down . swiglu(w_gate . xb, w_up . xb),  xb = rmsnorm(x)
+      for (int64_t b = 0; b < B; ++b) {
+        rmsnorm(&xb_[b * dim], &x_[b * dim], f32(L.ffn_norm), dim, hp_.rms_eps);
+      }
+      matmul_.run(L.w_gate, xb_.data(), B, hb_.data(), hp_.n_ff);
+      matmul_.run(L.w_up, xb_.data(), B, hb2_.data(), hp_.n_ff);
+      pool_.parallel_for(B, [&](int64_t b0, int64_t b1, int) {
+        swiglu(&hb_[b0 * hp_.n_ff], &hb2_[b0 * hp_.n_ff], (b1 - b0) * hp_.n_ff);
+      });
+      matmul_.run(L.w_down, hb_.data(), B, xb2_.data(), dim);
+      for (int64_t i = 0; i < B * dim; ++i) x_[i] += xb2_[i];
+    }
+
+    if (!logits) return;
+    // logits = output . rmsnorm(x): every token's, or only the last one's.
+    const int64_t first = all_logits ? 0 : B - 1;
+    for (int64_t b = first; b < B; ++b) {
+      rmsnorm(&xb_[b * dim], &x_[b * dim], f32(w_.output_norm), dim, hp_.rms_eps);
+    }
+    matmul_.run(w_.output, &xb_[first * dim], B - first, logits, hp_.n_vocab);
+  }
+
+  // att_out (B, n_heads*hd): causal attention of each (token, head) over [0, pos].
+  void attention(int32_t l, int64_t B, int32_t pos0, const KvCache& kv) {
+    const int32_t hd = hp_.head_dim, n_heads = hp_.n_heads, q_dim = hp_.q_dim();
+    const int32_t group = n_heads / hp_.n_kv_heads;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    pool_.parallel_for(B * n_heads, [&](int64_t i0, int64_t i1, int thread) {
+      float* att = scores_[thread].data();
+      for (int64_t i = i0; i < i1; ++i) {
+        const int64_t b = i / n_heads;
+        const int32_t h = static_cast<int32_t>(i % n_heads), kvh = h / group;
+        const int32_t pos = pos0 + static_cast<int32_t>(b);
+        const float* qh = &q_[b * q_dim + h * hd];
+        for (int32_t t = 0; t <= pos; ++t) att[t] = dot_f32(qh, kv.key(l, t) + kvh * hd, hd) * scale;
+        softmax(att, pos + 1);
+        float* out = &att_out_[b * q_dim + h * hd];
+        std::fill_n(out, hd, 0.0f);
+        for (int32_t t = 0; t <= pos; ++t) {
+          const float* vt = kv.value(l, t) + kvh * hd;
+          const float a = att[t];
+          for (int32_t d = 0; d < hd; ++d) out[d] += a * vt[d];
+        }
+      }
+    });
+  }
+
+  const LlamaHParams& hp_;
+  const LlamaWeights& w_;
+  ThreadPool pool_;
+  MatMul matmul_;
+  // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature).
+  std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_out_, hb_, hb2_;
+  std::vector<std::vector<float>> scores_;  // per thread: attention scores (n_ctx)
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> make_cpu_backend(const Model& model, const BackendOptions& options) {
+  return std::unique_ptr<Backend>(new CpuBackend(model, options));
+}
+
+}  // namespace kvchat::cpu

@@ -1,0 +1,76 @@
+#include "backend/cpu/dot.h"
+
+#include "numeric/half.h"
+#include "numeric/quant_blocks.h"
+
+namespace kvchat::cpu {
+
+using gguf::TensorType;
+
+bool cpu_has_avx2() {
+#if defined(__x86_64__) && defined(KVCHAT_HAVE_AVX2_TU)
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          __builtin_cpu_supports("f16c");
+  return has;
+#else
+  return false;
+#endif
+}
+
+float dot_row_scalar(TensorType type, const void* row, const float* x, int64_t n) {
+  float sum = 0;
+  switch (type) {
+    case TensorType::F32: {
+      const auto* w = static_cast<const float*>(row);
+      for (int64_t i = 0; i < n; ++i) sum += w[i] * x[i];
+      break;
+    }
+    case TensorType::F16: {
+      const auto* w = static_cast<const uint16_t*>(row);
+      for (int64_t i = 0; i < n; ++i) sum += f16_to_f32(w[i]) * x[i];
+      break;
+    }
+    case TensorType::BF16: {
+      const auto* w = static_cast<const uint16_t*>(row);
+      for (int64_t i = 0; i < n; ++i) sum += bf16_to_f32(w[i]) * x[i];
+      break;
+    }
+    case TensorType::Q8_0: {
+      const auto* b = static_cast<const BlockQ8_0*>(row);
+      for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
+        float s = 0;
+        for (int j = 0; j < kQuantBlock; ++j) s += b[k].qs[j] * x[j];
+        sum += f16_to_f32(b[k].d) * s;
+      }
+      break;
+    }
+    case TensorType::Q4_0: {
+      const auto* b = static_cast<const BlockQ4_0*>(row);
+      for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
+        float s = 0;
+        for (int j = 0; j < kQuantBlock / 2; ++j) {
+          s += ((b[k].qs[j] & 0x0f) - 8) * x[j] + ((b[k].qs[j] >> 4) - 8) * x[j + 16];
+        }
+        sum += f16_to_f32(b[k].d) * s;
+      }
+      break;
+    }
+  }
+  return sum;
+}
+
+float dot_row(TensorType type, const void* row, const float* x, int64_t n) {
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (cpu_has_avx2()) return dot_row_avx2(type, row, x, n);
+#endif
+  return dot_row_scalar(type, row, x, n);
+}
+
+float dot_f32(const float* a, const float* b, int64_t n) {
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (cpu_has_avx2()) return dot_f32_avx2(a, b, n);
+#endif
+  return dot_row_scalar(TensorType::F32, a, b, n);
+}
+
+}  // namespace kvchat::cpu

@@ -1,0 +1,23 @@
+// Dot products of one stored weight row with an f32 vector: the inner loop of every
+// matrix-vector product. An AVX2/FMA/F16C version is chosen at run time when the CPU
+// has it; the scalar version is the definition it is tested against.
+#pragma once
+
+#include <cstdint>
+
+#include "gguf/tensor_type.h"
+
+namespace kvchat::cpu {
+
+// sum_i row[i] * x[i], row stored as `type`, n values (a multiple of the block size).
+float dot_row(gguf::TensorType type, const void* row, const float* x, int64_t n);
+float dot_f32(const float* a, const float* b, int64_t n);
+
+// Scalar versions (the definition) and the AVX2 versions (nullptr-free only when
+// cpu_has_avx2() is true).
+float dot_row_scalar(gguf::TensorType type, const void* row, const float* x, int64_t n);
+float dot_row_avx2(gguf::TensorType type, const void* row, const float* x, int64_t n);
+float dot_f32_avx2(const float* a, const float* b, int64_t n);
+bool cpu_has_avx2();
+
+}  // namespace kvchat::cpu

@@ -1,0 +1,104 @@
+// AVX2 + FMA + F16C dot products. This file alone is compiled with -mavx2 -mfma -mf16c;
+// dot.cpp calls it only after checking the CPU at run time.
+#include <immintrin.h>
+
+#include "backend/cpu/dot.h"
+#include "numeric/half.h"
+#include "numeric/quant_blocks.h"
+
+namespace kvchat::cpu {
+
+using gguf::TensorType;
+
+namespace {
+
+inline float hsum(__m256 v) {
+  __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
+  lo = _mm_add_ps(lo, hi);
+  lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
+  lo = _mm_add_ss(lo, _mm_movehdup_ps(lo));
+  return _mm_cvtss_f32(lo);
+}
+
+inline __m256 load_f16x8(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+inline __m256 load_bf16x8(const uint16_t* p) {
+  __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+inline __m256 i8x8_to_f32(const int8_t* p) {
+  __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
+}
+
+}  // namespace
+
+float dot_f32_avx2(const float* a, const float* b, int64_t n) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), a1);
+  }
+  float sum = hsum(_mm256_add_ps(a0, a1));
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+float dot_row_avx2(TensorType type, const void* row, const float* x, int64_t n) {
+  switch (type) {
+    case TensorType::F32: return dot_f32_avx2(static_cast<const float*>(row), x, n);
+    case TensorType::F16:
+    case TensorType::BF16: {
+      const auto* w = static_cast<const uint16_t*>(row);
+      const bool f16 = type == TensorType::F16;
+      __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+      int64_t i = 0;
+      for (; i + 16 <= n; i += 16) {
+        __m256 w0 = f16 ? load_f16x8(w + i) : load_bf16x8(w + i);
+        __m256 w1 = f16 ? load_f16x8(w + i + 8) : load_bf16x8(w + i + 8);
+        a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x + i), a0);
+        a1 = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x + i + 8), a1);
+      }
+      float sum = hsum(_mm256_add_ps(a0, a1));
+      for (; i < n; ++i) sum += (f16 ? f16_to_f32(w[i]) : bf16_to_f32(w[i])) * x[i];
+      return sum;
+    }
+    case TensorType::Q8_0: {
+      const auto* b = static_cast<const BlockQ8_0*>(row);
+      __m256 acc = _mm256_setzero_ps();
+      for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
+        __m256 s = _mm256_mul_ps(i8x8_to_f32(b[k].qs), _mm256_loadu_ps(x));
+        s = _mm256_fmadd_ps(i8x8_to_f32(b[k].qs + 8), _mm256_loadu_ps(x + 8), s);
+        s = _mm256_fmadd_ps(i8x8_to_f32(b[k].qs + 16), _mm256_loadu_ps(x + 16), s);
+        s = _mm256_fmadd_ps(i8x8_to_f32(b[k].qs + 24), _mm256_loadu_ps(x + 24), s);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(f16_to_f32(b[k].d)), s, acc);
+      }
+      return hsum(acc);
+    }
+    case TensorType::Q4_0: {
+      const auto* b = static_cast<const BlockQ4_0*>(row);
+      const __m128i low_mask = _mm_set1_epi8(0x0f), eight = _mm_set1_epi8(8);
+      __m256 acc = _mm256_setzero_ps();
+      for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
+        __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[k].qs));
+        __m128i lo = _mm_sub_epi8(_mm_and_si128(q, low_mask), eight);                    // values 0..15
+        __m128i hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(q, 4), low_mask), eight);  // values 16..31
+        __m256 s = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo)), _mm256_loadu_ps(x));
+        s = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8))),
+                            _mm256_loadu_ps(x + 8), s);
+        s = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi)), _mm256_loadu_ps(x + 16), s);
+        s = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8))),
+                            _mm256_loadu_ps(x + 24), s);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(f16_to_f32(b[k].d)), s, acc);
+      }
+      return hsum(acc);
+    }
+  }
+  return 0;
+}
+
+}  // namespace kvchat::cpu

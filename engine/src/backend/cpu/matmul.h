@@ -1,0 +1,26 @@
+// Y (n_tokens, w.rows) = X (n_tokens, w.cols) . W^T, rows split across the pool.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/llama_weights.h"
+#include "util/thread_pool.h"
+
+namespace kvchat::cpu {
+
+class MatMul {
+ public:
+  explicit MatMul(ThreadPool& pool) : pool_(pool) {}
+
+  // X: (n_tokens, w.cols) row-major; Y: (n_tokens, ldy) row-major, columns [0, w.rows) written.
+  void run(const WeightView& w, const float* X, int64_t n_tokens, float* Y, int64_t ldy);
+
+  uint64_t scratch_bytes() const;
+
+ private:
+  ThreadPool& pool_;
+  std::vector<std::vector<float>> row_tiles_;  // per thread: dequantized row tile (f32)
+};
+
+}  // namespace kvchat::cpu

@@ -1,0 +1,132 @@
+#include "backend/cpu/reference_backend.h"
+
+#include <cmath>
+#include <vector>
+
+#include "backend/cpu/cpu_ops.h"
+#include "kv/kv_cache.h"
+#include "kvchat/model.h"
+#include "model/llama_weights.h"
+#include "numeric/convert.h"
+
+namespace kvchat::cpu {
+
+namespace {
+
+class ReferenceBackend final : public Backend {
+ public:
+  explicit ReferenceBackend(const Model& model)
+      : hp_(model.hparams()), w_(model.weights()) {
+    x_.resize(hp_.n_embd);
+    xb_.resize(hp_.n_embd);
+    xb2_.resize(hp_.n_embd);
+    q_.resize(hp_.q_dim());
+    att_out_.resize(hp_.q_dim());
+    hb_.resize(hp_.n_ff);
+    hb2_.resize(hp_.n_ff);
+    row_.resize(std::max<int64_t>(hp_.n_embd, std::max(hp_.n_ff, hp_.q_dim())));
+  }
+
+  std::string_view name() const override { return "cpu-reference"; }
+
+  uint64_t scratch_bytes() const override {
+    return (x_.size() + xb_.size() + xb2_.size() + q_.size() + att_out_.size() + hb_.size() +
+            hb2_.size() + row_.size() + att_.size()) * sizeof(float);
+  }
+
+  Status forward(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv, float* logits,
+                 bool all_logits) override {
+    for (size_t t = 0; t < tokens.size(); ++t) {
+      const bool want = all_logits || t + 1 == tokens.size();
+      float* out = all_logits ? logits + t * hp_.n_vocab : logits;
+      forward_one(tokens[t], pos0 + static_cast<int32_t>(t), kv, want ? out : nullptr);
+    }
+    return {};
+  }
+
+ private:
+  // y (w.rows) = W (w.rows, w.cols) . x (w.cols)
+  void matvec(float* y, const WeightView& w, const float* x) {
+    for (int64_t r = 0; r < w.rows; ++r) {
+      dequantize_row(w.type, w.row(r), row_.data(), w.cols);
+      float sum = 0;
+      for (int64_t i = 0; i < w.cols; ++i) sum += row_[i] * x[i];
+      y[r] = sum;
+    }
+  }
+
+  const float* f32(const WeightView& w) { return reinterpret_cast<const float*>(w.data); }
+
+  void forward_one(TokenId token, int32_t pos, KvCache& kv, float* logits) {
+    const int32_t dim = hp_.n_embd, hd = hp_.head_dim;
+    const int32_t group = hp_.n_heads / hp_.n_kv_heads;  // query heads per KV head (GQA)
+    att_.resize(pos + 1);
+
+    // x (dim) = token_embd[token]
+    dequantize_row(w_.token_embd.type, w_.token_embd.row(token), x_.data(), dim);
+
+    for (int32_t l = 0; l < hp_.n_layers; ++l) {
+      const LlamaLayerWeights& L = w_.layers[l];
+      rmsnorm(xb_.data(), x_.data(), f32(L.attn_norm), dim, hp_.rms_eps);
+
+      // q (n_heads*hd), k and v (n_kv_heads*hd); K and V go straight into the cache.
+      float* k = kv.key(l, pos);
+      float* v = kv.value(l, pos);
+      matvec(q_.data(), L.wq, xb_.data());
+      matvec(k, L.wk, xb_.data());
+      matvec(v, L.wv, xb_.data());
+      rope(q_.data(), hp_.n_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
+      rope(k, hp_.n_kv_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
+
+      // Causal attention of each query head over positions [0, pos].
+      const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+      for (int32_t h = 0; h < hp_.n_heads; ++h) {
+        const float* qh = q_.data() + h * hd;
+        const int32_t kvh = h / group;
+        for (int32_t t = 0; t <= pos; ++t) {
+          const float* kt = kv.key(l, t) + kvh * hd;
+          float s = 0;
+          for (int32_t i = 0; i < hd; ++i) s += qh[i] * kt[i];
+          att_[t] = s * scale;
+        }
+        softmax(att_.data(), pos + 1);
+        float* out = att_out_.data() + h * hd;
+        for (int32_t i = 0; i < hd; ++i) out[i] = 0;
+        for (int32_t t = 0; t <= pos; ++t) {
+          const float* vt = kv.value(l, t) + kvh * hd;
+          for (int32_t i = 0; i < hd; ++i) out[i] += att_[t] * vt[i];
+        }
+      }
+
+      // x += wo . att_out
+      matvec(xb2_.data(), L.wo, att_out_.data());
+      for (int32_t i = 0; i < dim; ++i) x_[i] += xb2_[i];
+
+      // x += w_down . (silu(w_gate . xb) * (w_up . xb)),  xb = rmsnorm(x)
+      rmsnorm(xb_.data(), x_.data(), f32(L.ffn_norm), dim, hp_.rms_eps);
+      matvec(hb_.data(), L.w_gate, xb_.data());
+      matvec(hb2_.data(), L.w_up, xb_.data());
+      swiglu(hb_.data(), hb2_.data(), hp_.n_ff);
+      matvec(xb2_.data(), L.w_down, hb_.data());
+      for (int32_t i = 0; i < dim; ++i) x_[i] += xb2_[i];
+    }
+
+    if (!logits) return;
+    // logits (n_vocab) = output . rmsnorm(x)
+    rmsnorm(xb_.data(), x_.data(), f32(w_.output_norm), dim, hp_.rms_eps);
+    matvec(logits, w_.output, xb_.data());
+  }
+
+  const LlamaHParams& hp_;
+  const LlamaWeights& w_;
+  std::vector<float> x_, xb_, xb2_, q_, att_out_, hb_, hb2_, row_, att_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> make_reference_backend(const Model& model,
+                                                        const BackendOptions&) {
+  return std::unique_ptr<Backend>(new ReferenceBackend(model));
+}
+
+}  // namespace kvchat::cpu

@@ -1,0 +1,314 @@
+// GGUF layout (v2 and v3; all little-endian):
+//   magic "GGUF" | u32 version | u64 n_tensors | u64 n_kv
+//   n_kv x (string key | u32 value_type | value)
+//   n_tensors x (string name | u32 n_dims | u64 dims[n_dims] | u32 ggml_type | u64 offset)
+//   padding to general.alignment (default 32) | tensor data
+// A string is u64 length + bytes; an array is u32 element type + u64 count + elements.
+#include "gguf/gguf_file.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "gguf/byte_cursor.h"
+#include "gguf/mapped_file.h"
+
+namespace kvchat::gguf {
+
+namespace {
+
+constexpr uint32_t kMaxDims = 4;            // GGML_MAX_DIMS
+constexpr uint32_t kMaxArrayDepth = 8;      // nested arrays deeper than this are hostile
+constexpr uint64_t kMaxArrayItems = 1ull << 24;     // largest real vocab arrays are ~300k
+constexpr uint64_t kMaxMetadataValues = 1ull << 25; // all values in all arrays together
+constexpr uint64_t kMaxStringBytes = 1ull << 26;    // 64 MiB (chat templates are a few KiB)
+
+// Smallest encoding of one value of a type, to reject absurd counts before allocating.
+uint64_t min_encoded_size(ValueType t) {
+  switch (t) {
+    case ValueType::UINT8:
+    case ValueType::INT8:
+    case ValueType::BOOL: return 1;
+    case ValueType::UINT16:
+    case ValueType::INT16: return 2;
+    case ValueType::UINT32:
+    case ValueType::INT32:
+    case ValueType::FLOAT32: return 4;
+    case ValueType::UINT64:
+    case ValueType::INT64:
+    case ValueType::FLOAT64:
+    case ValueType::STRING: return 8;
+    case ValueType::ARRAY: return 12;
+  }
+  return 1;
+}
+
+bool valid_value_type(uint32_t t) { return t <= static_cast<uint32_t>(ValueType::FLOAT64); }
+
+class Parser {
+ public:
+  Parser(std::span<const uint8_t> bytes, const std::string& name) : cur_(bytes), name_(name) {}
+
+  Error fail(const std::string& what) const {
+    return Error{name_ + ": " + what + " (at byte " + std::to_string(cur_.offset()) + ")"};
+  }
+
+  Status read_string(std::string& out, const std::string& what) {
+    uint64_t len = 0;
+    if (!cur_.read(len)) return fail("truncated: expected the length of " + what);
+    if (len > kMaxStringBytes) {
+      return fail(what + " has an absurd length " + std::to_string(len));
+    }
+    if (len > cur_.remaining()) {
+      return fail("truncated: " + what + " declares " + std::to_string(len) + " bytes but only " +
+                  std::to_string(cur_.remaining()) + " remain");
+    }
+    cur_.read_bytes(len, out);
+    return {};
+  }
+
+  template <class T>
+  Status read_scalar(T& out, const std::string& what) {
+    if (!cur_.read(out)) return fail("truncated: expected " + what);
+    return {};
+  }
+
+  // Reads one T and stores it widened into dst.
+  template <class T, class Dst>
+  Status read_into(Dst& dst, const std::string& key) {
+    T x{};
+    if (!cur_.read(x)) return fail("truncated: expected the value of key '" + key + "'");
+    dst = x;
+    return {};
+  }
+
+  Status read_value(ValueType type, Value& v, const std::string& key, uint32_t depth) {
+    v.type = type;
+    switch (type) {
+      case ValueType::UINT8: return read_into<uint8_t>(v.u, key);
+      case ValueType::INT8: return read_into<int8_t>(v.i, key);
+      case ValueType::UINT16: return read_into<uint16_t>(v.u, key);
+      case ValueType::INT16: return read_into<int16_t>(v.i, key);
+      case ValueType::UINT32: return read_into<uint32_t>(v.u, key);
+      case ValueType::INT32: return read_into<int32_t>(v.i, key);
+      case ValueType::UINT64: return read_into<uint64_t>(v.u, key);
+      case ValueType::INT64: return read_into<int64_t>(v.i, key);
+      case ValueType::FLOAT32: return read_into<float>(v.f, key);
+      case ValueType::FLOAT64: return read_into<double>(v.f, key);
+      case ValueType::BOOL: {
+        uint8_t x = 0;
+        if (auto s = read_scalar(x, key); !s) return s;
+        if (x > 1) return fail("key '" + key + "': bool value " + std::to_string(x) + " is not 0 or 1");
+        v.u = x;
+        break;
+      }
+      case ValueType::STRING: return read_string(v.s, "the string value of key '" + key + "'");
+      case ValueType::ARRAY: return read_array(v, key, depth + 1);
+    }
+    return {};
+  }
+
+  Status read_array(Value& v, const std::string& key, uint32_t depth) {
+    if (depth > kMaxArrayDepth) {
+      return fail("key '" + key + "': arrays nested deeper than " + std::to_string(kMaxArrayDepth));
+    }
+    uint32_t elem_type = 0;
+    uint64_t count = 0;
+    if (auto s = read_scalar(elem_type, "the element type of array '" + key + "'"); !s) return s;
+    if (!valid_value_type(elem_type)) {
+      return fail("key '" + key + "': unknown array element type " + std::to_string(elem_type));
+    }
+    if (auto s = read_scalar(count, "the length of array '" + key + "'"); !s) return s;
+    v.array_type = static_cast<ValueType>(elem_type);
+    uint64_t min_size = min_encoded_size(v.array_type);
+    if (count > kMaxArrayItems || count > cur_.remaining() / min_size) {
+      return fail("key '" + key + "': array declares " + std::to_string(count) + " " +
+                  std::string(value_type_name(v.array_type)) + " items, more than the " +
+                  std::to_string(cur_.remaining()) + " remaining bytes can hold");
+    }
+    total_values_ += count;
+    if (total_values_ > kMaxMetadataValues) {
+      return fail("key '" + key + "': more than " + std::to_string(kMaxMetadataValues) +
+                  " metadata values in total");
+    }
+    v.array.resize(count);
+    for (uint64_t k = 0; k < count; ++k) {
+      if (auto s = read_value(v.array_type, v.array[k], key, depth); !s) return s;
+    }
+    return {};
+  }
+
+  ByteCursor cur_;
+  const std::string& name_;
+  uint64_t total_values_ = 0;
+};
+
+}  // namespace
+
+uint64_t TensorInfo::rows() const {
+  uint64_t r = 1;
+  for (size_t d = 1; d < dims.size(); ++d) r *= dims[d];
+  return r;
+}
+
+GgufFile::~GgufFile() = default;
+
+Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path) {
+  auto mapping = MappedFile::open(path);
+  if (!mapping) return mapping.error();
+  std::unique_ptr<GgufFile> file(new GgufFile());
+  file->name_ = path;
+  file->bytes_ = mapping.value()->bytes();
+  file->mapping_ = std::move(mapping.value());
+  if (auto s = file->parse_all(); !s) return Error{s.message()};
+  return file;
+}
+
+Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const uint8_t> bytes, std::string name) {
+  std::unique_ptr<GgufFile> file(new GgufFile());
+  file->name_ = std::move(name);
+  file->bytes_ = bytes;
+  if (auto s = file->parse_all(); !s) return Error{s.message()};
+  return file;
+}
+
+Status GgufFile::parse_all() {
+  Parser p(bytes_, name_);
+  uint32_t magic = 0;
+  if (!p.cur_.read(magic)) return p.fail("truncated: too short for a GGUF header");
+  if (magic != 0x46554747u) {  // "GGUF" little-endian
+    return p.fail("not a GGUF file (bad magic; expected the bytes 'GGUF')");
+  }
+  if (auto s = p.read_scalar(version_, "the GGUF version"); !s) return s;
+  if (version_ != 2 && version_ != 3) {
+    return p.fail("unsupported GGUF version " + std::to_string(version_) + " (expected 2 or 3)");
+  }
+  uint64_t n_tensors = 0, n_kv = 0;
+  if (auto s = p.read_scalar(n_tensors, "the tensor count"); !s) return s;
+  if (auto s = p.read_scalar(n_kv, "the metadata count"); !s) return s;
+  // A key-value pair takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info
+  // at least 8 + 4 + 4 + 8.
+  if (n_kv > p.cur_.remaining() / 13) {
+    return p.fail("absurd metadata count " + std::to_string(n_kv) + " for a file of " +
+                  std::to_string(bytes_.size()) + " bytes");
+  }
+  if (n_tensors > p.cur_.remaining() / 24) {
+    return p.fail("absurd tensor count " + std::to_string(n_tensors) + " for a file of " +
+                  std::to_string(bytes_.size()) + " bytes");
+  }
+
+  metadata_.resize(n_kv);
+  std::unordered_set<std::string> keys;
+  for (uint64_t k = 0; k < n_kv; ++k) {
+    KeyValue& kv = metadata_[k];
+    if (auto s = p.read_string(kv.key, "metadata key #" + std::to_string(k)); !s) return s;
+    if (!keys.insert(kv.key).second) return p.fail("duplicate metadata key '" + kv.key + "'");
+    uint32_t type = 0;
+    if (auto s = p.read_scalar(type, "the value type of key '" + kv.key + "'"); !s) return s;
+    if (!valid_value_type(type)) {
+      return p.fail("key '" + kv.key + "': unknown value type " + std::to_string(type));
+    }
+    if (auto s = p.read_value(static_cast<ValueType>(type), kv.value, kv.key, 0); !s) return s;
+  }
+
+  if (const Value* a = find("general.alignment")) {
+    auto al = a->as_uint();
+    if (!al || *al == 0 || (*al & (*al - 1)) != 0 || *al > (1u << 20)) {
+      return p.fail("general.alignment must be a power of two up to 1 MiB, got " +
+                    a->to_display_string());
+    }
+    alignment_ = *al;
+  }
+
+  tensors_.resize(n_tensors);
+  std::unordered_set<std::string> names;
+  for (uint64_t k = 0; k < n_tensors; ++k) {
+    TensorInfo& t = tensors_[k];
+    if (auto s = p.read_string(t.name, "the name of tensor #" + std::to_string(k)); !s) return s;
+    if (!names.insert(t.name).second) return p.fail("duplicate tensor name '" + t.name + "'");
+    const std::string what = "tensor '" + t.name + "'";
+    uint32_t n_dims = 0;
+    if (auto s = p.read_scalar(n_dims, "the dimension count of " + what); !s) return s;
+    if (n_dims == 0 || n_dims > kMaxDims) {
+      return p.fail(what + ": " + std::to_string(n_dims) + " dimensions (expected 1 to 4)");
+    }
+    t.dims.resize(n_dims);
+    t.n_elements = 1;
+    for (uint32_t d = 0; d < n_dims; ++d) {
+      if (auto s = p.read_scalar(t.dims[d], "dimension " + std::to_string(d) + " of " + what); !s)
+        return s;
+      if (t.dims[d] == 0 || t.dims[d] > (1ull << 40) || t.n_elements > (1ull << 50) / t.dims[d]) {
+        return p.fail(what + ": dimension " + std::to_string(d) + " = " +
+                      std::to_string(t.dims[d]) + " is zero or absurdly large");
+      }
+      t.n_elements *= t.dims[d];
+    }
+    uint32_t type_id = 0;
+    if (auto s = p.read_scalar(type_id, "the type of " + what); !s) return s;
+    auto traits = tensor_type_traits(type_id);
+    if (!traits) {
+      return p.fail(what + ": tensor type " + std::string(ggml_type_name(type_id)) + " (id " +
+                    std::to_string(type_id) +
+                    ") is not supported (kvchat reads F32, F16, BF16, Q8_0, Q4_0)");
+    }
+    t.type = traits->type;
+    if (t.dims[0] % traits->block_elements != 0) {
+      return p.fail(what + ": row length " + std::to_string(t.dims[0]) + " is not a multiple of " +
+                    std::to_string(traits->block_elements) + " as " + std::string(traits->name) +
+                    " requires");
+    }
+    t.n_bytes = t.n_elements / traits->block_elements * traits->block_bytes;
+    if (auto s = p.read_scalar(t.offset, "the data offset of " + what); !s) return s;
+    if (t.offset % alignment_ != 0) {
+      return p.fail(what + ": data offset " + std::to_string(t.offset) +
+                    " is not a multiple of the alignment " + std::to_string(alignment_));
+    }
+  }
+
+  uint64_t header_end = p.cur_.offset();
+  data_offset_ = (header_end + alignment_ - 1) / alignment_ * alignment_;
+  if (data_offset_ > bytes_.size() && n_tensors > 0) {
+    return Error{name_ + ": truncated: the tensor data section would start at byte " +
+                 std::to_string(data_offset_) + " but the file has " +
+                 std::to_string(bytes_.size()) + " bytes"};
+  }
+  const uint64_t data_size = bytes_.size() > data_offset_ ? bytes_.size() - data_offset_ : 0;
+  for (const TensorInfo& t : tensors_) {
+    if (t.offset > data_size || t.n_bytes > data_size - t.offset) {
+      return Error{name_ + ": tensor '" + t.name + "': data [" + std::to_string(t.offset) + ", " +
+                   std::to_string(t.offset + t.n_bytes) + ") lies outside the data section of " +
+                   std::to_string(data_size) + " bytes (file truncated?)"};
+    }
+  }
+  std::vector<const TensorInfo*> by_offset;
+  for (const TensorInfo& t : tensors_) by_offset.push_back(&t);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const TensorInfo* a, const TensorInfo* b) { return a->offset < b->offset; });
+  for (size_t k = 1; k < by_offset.size(); ++k) {
+    const TensorInfo* prev = by_offset[k - 1];
+    if (prev->offset + prev->n_bytes > by_offset[k]->offset) {
+      return Error{name_ + ": tensors '" + prev->name + "' and '" + by_offset[k]->name +
+                   "' overlap in the data section"};
+    }
+  }
+  return {};
+}
+
+const Value* GgufFile::find(std::string_view key) const {
+  for (const KeyValue& kv : metadata_) {
+    if (kv.key == key) return &kv.value;
+  }
+  return nullptr;
+}
+
+const TensorInfo* GgufFile::find_tensor(std::string_view name) const {
+  for (const TensorInfo& t : tensors_) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+const uint8_t* GgufFile::tensor_data(const TensorInfo& t) const {
+  return bytes_.data() + data_offset_ + t.offset;
+}
+
+}  // namespace kvchat::gguf

@@ -1,0 +1,76 @@
+// GGUF reader: parses the header, metadata and tensor infos of a GGUF v2/v3 file
+// and maps its tensor data. Every read is bounds-checked; a malformed file gives
+// an Error naming the file, the key or tensor, and what was expected.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/gguf_value.h"
+#include "gguf/tensor_type.h"
+#include "kvchat/result.h"
+
+namespace kvchat::gguf {
+
+struct KeyValue {
+  std::string key;
+  Value value;
+};
+
+struct TensorInfo {
+  std::string name;
+  std::vector<uint64_t> dims;  // GGML order: dims[0] is the contiguous (row) length
+  TensorType type = TensorType::F32;
+  uint64_t offset = 0;         // from the start of the data section
+  uint64_t n_elements = 0;
+  uint64_t n_bytes = 0;
+
+  uint64_t rows() const;       // product of dims[1..]
+};
+
+class MappedFile;
+
+class GgufFile {
+ public:
+  // Opens and maps a file. The mapping lives as long as the GgufFile.
+  static Result<std::unique_ptr<GgufFile>> open(const std::string& path);
+  // Parses bytes already in memory (the caller keeps them alive); `name` is used in messages.
+  static Result<std::unique_ptr<GgufFile>> parse(std::span<const uint8_t> bytes, std::string name);
+
+  ~GgufFile();
+  GgufFile(const GgufFile&) = delete;
+  GgufFile& operator=(const GgufFile&) = delete;
+
+  const std::string& name() const { return name_; }
+  uint32_t version() const { return version_; }
+  uint64_t alignment() const { return alignment_; }
+  uint64_t data_offset() const { return data_offset_; }
+  uint64_t file_size() const { return bytes_.size(); }
+
+  const std::vector<KeyValue>& metadata() const { return metadata_; }
+  const Value* find(std::string_view key) const;
+  const std::vector<TensorInfo>& tensors() const { return tensors_; }
+  const TensorInfo* find_tensor(std::string_view name) const;
+
+  // Pointer to the tensor's first byte (n_bytes long, inside the mapping).
+  const uint8_t* tensor_data(const TensorInfo& t) const;
+
+ private:
+  GgufFile() = default;
+  Status parse_all();
+
+  std::string name_;
+  std::unique_ptr<MappedFile> mapping_;
+  std::span<const uint8_t> bytes_;
+  uint32_t version_ = 0;
+  uint64_t alignment_ = 32;
+  uint64_t data_offset_ = 0;
+  std::vector<KeyValue> metadata_;
+  std::vector<TensorInfo> tensors_;
+};
+
+}  // namespace kvchat::gguf

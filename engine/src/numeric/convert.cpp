@@ -1,0 +1,105 @@
+#include "numeric/convert.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "numeric/half.h"
+#include "numeric/quant_blocks.h"
+
+namespace kvchat {
+
+using gguf::TensorType;
+
+void dequantize_row(TensorType type, const void* src, float* dst, int64_t n) {
+  switch (type) {
+    case TensorType::F32: std::memcpy(dst, src, n * sizeof(float)); return;
+    case TensorType::F16: {
+      const auto* h = static_cast<const uint16_t*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = f16_to_f32(h[i]);
+      return;
+    }
+    case TensorType::BF16: {
+      const auto* h = static_cast<const uint16_t*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(h[i]);
+      return;
+    }
+    case TensorType::Q8_0: {
+      const auto* b = static_cast<const BlockQ8_0*>(src);
+      for (int64_t k = 0; k < n / kQuantBlock; ++k) {
+        const float d = f16_to_f32(b[k].d);
+        for (int j = 0; j < kQuantBlock; ++j) dst[k * kQuantBlock + j] = d * b[k].qs[j];
+      }
+      return;
+    }
+    case TensorType::Q4_0: {
+      const auto* b = static_cast<const BlockQ4_0*>(src);
+      for (int64_t k = 0; k < n / kQuantBlock; ++k) {
+        const float d = f16_to_f32(b[k].d);
+        float* out = dst + k * kQuantBlock;
+        for (int j = 0; j < kQuantBlock / 2; ++j) {
+          out[j] = d * ((b[k].qs[j] & 0x0f) - 8);
+          out[j + kQuantBlock / 2] = d * ((b[k].qs[j] >> 4) - 8);
+        }
+      }
+      return;
+    }
+  }
+}
+
+void quantize_row(TensorType type, const float* src, void* dst, int64_t n) {
+  switch (type) {
+    case TensorType::F32: std::memcpy(dst, src, n * sizeof(float)); return;
+    case TensorType::F16: {
+      auto* h = static_cast<uint16_t*>(dst);
+      for (int64_t i = 0; i < n; ++i) h[i] = f32_to_f16(src[i]);
+      return;
+    }
+    case TensorType::BF16: {
+      auto* h = static_cast<uint16_t*>(dst);
+      for (int64_t i = 0; i < n; ++i) h[i] = f32_to_bf16(src[i]);
+      return;
+    }
+    case TensorType::Q8_0: {
+      auto* b = static_cast<BlockQ8_0*>(dst);
+      for (int64_t k = 0; k < n / kQuantBlock; ++k) {
+        const float* x = src + k * kQuantBlock;
+        float amax = 0;
+        for (int j = 0; j < kQuantBlock; ++j) amax = std::max(amax, std::fabs(x[j]));
+        const float d = amax / 127.0f;
+        const float inv = d != 0 ? 1.0f / d : 0.0f;
+        b[k].d = f32_to_f16(d);
+        for (int j = 0; j < kQuantBlock; ++j) {
+          b[k].qs[j] = static_cast<int8_t>(std::lround(x[j] * inv));
+        }
+      }
+      return;
+    }
+    case TensorType::Q4_0: {
+      auto* b = static_cast<BlockQ4_0*>(dst);
+      for (int64_t k = 0; k < n / kQuantBlock; ++k) {
+        const float* x = src + k * kQuantBlock;
+        // The value of largest magnitude maps to -8, so its sign picks the scale's sign.
+        float amax = 0, vmax = 0;
+        for (int j = 0; j < kQuantBlock; ++j) {
+          if (std::fabs(x[j]) > amax) {
+            amax = std::fabs(x[j]);
+            vmax = x[j];
+          }
+        }
+        const float d = vmax / -8.0f;
+        const float inv = d != 0 ? 1.0f / d : 0.0f;
+        b[k].d = f32_to_f16(d);
+        auto q = [&](float v) {
+          return static_cast<uint8_t>(std::clamp(static_cast<int>(std::floor(v * inv + 8.5f)), 0, 15));
+        };
+        for (int j = 0; j < kQuantBlock / 2; ++j) {
+          b[k].qs[j] = static_cast<uint8_t>(q(x[j]) | (q(x[j + kQuantBlock / 2]) << 4));
+        }
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace kvchat

@@ -1,0 +1,95 @@
+// SentencePiece tokenizer ("llama" vocab in GGUF): BPE merges by piece score,
+// identity normalization, dummy-prefix space, whitespace escaped as U+2581,
+// byte fallback (<0xXX>) for characters outside the vocab. Equal id-for-id to
+// libsentencepiece on the same model (proved in tests/engine/test_tokenizer*.cpp).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "kvchat/result.h"
+#include "kvchat/tokenizer.h"
+
+namespace kvchat::gguf {
+class GgufFile;
+}
+
+namespace kvchat {
+
+// SentencePiece piece types, as stored in GGUF `tokenizer.ggml.token_type`.
+enum class PieceType : int32_t {
+  NORMAL = 1,
+  UNKNOWN = 2,
+  CONTROL = 3,
+  USER_DEFINED = 4,
+  UNUSED = 5,
+  BYTE = 6,
+};
+
+struct SentencePieceVocabData {
+  std::vector<std::string> pieces;  // (n_vocab) UTF-8, with U+2581 for spaces
+  std::vector<float> scores;        // (n_vocab) merge priority: higher merges first
+  std::vector<PieceType> types;     // (n_vocab)
+  TokenId bos = 1;
+  TokenId eos = 2;
+  TokenId unk = 0;
+  bool add_bos = true;
+  bool add_space_prefix = true;     // SentencePiece add_dummy_prefix
+};
+
+class SentencePieceVocab final : public Tokenizer {
+ public:
+  static Result<std::unique_ptr<SentencePieceVocab>> create(SentencePieceVocabData data);
+  // Reads tokenizer.ggml.* (model must be "llama"); errors name the key.
+  static Result<std::unique_ptr<SentencePieceVocab>> from_gguf(const gguf::GgufFile& file);
+
+  std::vector<TokenId> encode(std::string_view text, bool add_bos) const override;
+  std::string decode(std::span<const TokenId> ids) const override;
+  std::string token_bytes(TokenId id) const override;
+
+  int32_t n_vocab() const override { return static_cast<int32_t>(data_.pieces.size()); }
+  TokenId bos() const override { return data_.bos; }
+  TokenId eos() const override { return data_.eos; }
+  bool add_bos_by_default() const override { return data_.add_bos; }
+  bool is_control(TokenId id) const override;
+
+  const SentencePieceVocabData& data() const { return data_; }
+
+ private:
+  // string_view lookups into maps keyed by std::string, without allocating.
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using PieceMap = std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>>;
+  class Encoder;  // one encode() call's working state (sentencepiece_vocab.cpp)
+
+  explicit SentencePieceVocab(SentencePieceVocabData data);
+  void index_pieces();
+  // Length of the USER_DEFINED piece that is the longest prefix of `text`, or 0.
+  size_t match_user_defined(std::string_view text) const;
+  // True when no piece can span the boundary between two adjacent characters.
+  bool is_hard_boundary(std::string_view left_char, std::string_view right_char) const;
+
+  SentencePieceVocabData data_;
+  PieceMap piece_to_id_;     // NORMAL, USER_DEFINED, UNUSED: the pieces merges may form
+  PieceMap reserved_to_id_;  // CONTROL, UNKNOWN, BYTE: matched only as whole symbols
+  TokenId byte_token_[256] = {};  // <0xXX> ids, -1 if absent
+  bool byte_fallback_ = false;    // the vocab has BYTE pieces
+  bool has_unused_ = false;       // UNUSED pieces need whole-text merging (see encode)
+  size_t max_piece_bytes_ = 0;    // longest mergeable piece
+  // USER_DEFINED pieces: which bytes can start one, and their distinct lengths (longest first).
+  std::unordered_set<std::string, StringHash, std::equal_to<>> user_defined_;
+  bool user_defined_first_byte_[256] = {};
+  std::vector<size_t> user_defined_lengths_;
+  // Adjacent character pairs (packed, see sentencepiece_vocab.cpp) found inside a mergeable piece.
+  std::unordered_set<uint64_t> inner_pairs_;
+};
+
+}  // namespace kvchat

@@ -1,0 +1,67 @@
+#include "cli_common.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace kvchat::cli {
+
+std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b) {
+  a.insert(b.begin(), b.end());
+  return a;
+}
+
+Result<std::shared_ptr<const Model>> load_model(const Args& args) {
+  auto path = args.require("--model");
+  if (!path) return path.error();
+  return Model::load(*path);
+}
+
+Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,
+                                              int32_t default_ctx) {
+  SessionOptions so;
+  so.backend = args.get("--backend", "cpu");
+  auto threads = args.get_int("--threads", 0);
+  if (!threads) return threads.error();
+  auto ctx = args.get_int("--ctx", 0);
+  if (!ctx) return ctx.error();
+  if (*ctx < 0 || *ctx > (1 << 24)) return Error{"--ctx must be between 1 and 16777216"};
+  so.n_threads = static_cast<int32_t>(*threads);
+  so.n_ctx = static_cast<int32_t>(*ctx);
+  if (so.n_ctx == 0 && default_ctx > model->info().n_ctx_train) so.n_ctx = default_ctx;
+  return Session::create(std::move(model), so);
+}
+
+Result<std::vector<TokenId>> parse_ids(const std::string& text, int32_t n_vocab) {
+  std::vector<TokenId> ids;
+  std::string s = text;
+  for (char& c : s) {
+    if (c == ',') c = ' ';
+  }
+  std::istringstream in(s);
+  std::string word;
+  while (in >> word) {
+    char* end = nullptr;
+    errno = 0;
+    long v = std::strtol(word.c_str(), &end, 10);
+    if (errno || *end) return Error{"'" + word + "' is not a token id"};
+    if (v < 0 || v >= n_vocab) {
+      return Error{"token id " + word + " is outside the vocabulary [0, " +
+                   std::to_string(n_vocab) + ")"};
+    }
+    ids.push_back(static_cast<TokenId>(v));
+  }
+  return ids;
+}
+
+Result<std::string> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Error{path + ": cannot open: " + std::strerror(errno)};
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) return Error{path + ": read error"};
+  return ss.str();
+}
+
+}  // namespace kvchat::cli

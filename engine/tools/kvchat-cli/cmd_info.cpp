@@ -1,0 +1,69 @@
+// info: architecture, sizes, tensor types, vocab.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_common.h"
+#include "commands.h"
+
+namespace kvchat::cli {
+
+int cmd_info(const Argv& argv) {
+  auto args = Args::parse(argv, {"--model"}, {"--json"});
+  if (!args) return fail(args.message());
+  auto model = load_model(*args);
+  if (!model) return fail(model.message());
+  const ModelInfo& m = (*model)->info();
+  const Tokenizer& tok = (*model)->tokenizer();
+  if (args->has("--json")) {
+    nlohmann::json j = {
+        {"path", m.path},
+        {"name", m.name},
+        {"architecture", m.architecture},
+        {"gguf_version", m.gguf_version},
+        {"file_bytes", m.file_bytes},
+        {"n_params", m.n_params},
+        {"n_layers", m.n_layers},
+        {"n_embd", m.n_embd},
+        {"n_heads", m.n_heads},
+        {"n_kv_heads", m.n_kv_heads},
+        {"head_dim", m.head_dim},
+        {"n_ff", m.n_ff},
+        {"n_vocab", m.n_vocab},
+        {"n_ctx_train", m.n_ctx_train},
+        {"rms_eps", m.rms_eps},
+        {"rope_freq_base", m.rope_freq_base},
+        {"tied_embeddings", m.tied_embeddings},
+        {"weight_bytes", m.weight_bytes()},
+        {"weight_bytes_by_type", m.weight_bytes_by_type},
+        {"tensor_count_by_type", m.tensor_count_by_type},
+        {"kv_elements_per_token", m.kv_elements_per_token()},
+        {"tokenizer", {{"model", m.tokenizer_model},
+                       {"n_vocab", tok.n_vocab()},
+                       {"bos", tok.bos()},
+                       {"eos", tok.eos()},
+                       {"add_bos", tok.add_bos_by_default()}}},
+    };
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("model         %s (%s)\n", m.name.c_str(), m.path.c_str());
+  std::printf("architecture  %s, GGUF v%u, %llu bytes\n", m.architecture.c_str(), m.gguf_version,
+              static_cast<unsigned long long>(m.file_bytes));
+  std::printf("parameters    %llu\n", static_cast<unsigned long long>(m.n_params));
+  std::printf("layers %d  dim %d  heads %d  kv_heads %d  head_dim %d  ffn %d\n", m.n_layers,
+              m.n_embd, m.n_heads, m.n_kv_heads, m.head_dim, m.n_ff);
+  std::printf("context       %d (trained)   rms_eps %g   rope base %g   tied embeddings %s\n",
+              m.n_ctx_train, m.rms_eps, m.rope_freq_base, m.tied_embeddings ? "yes" : "no");
+  for (const auto& [type, bytes] : m.weight_bytes_by_type) {
+    std::printf("tensors %-5s %3d tensors, %llu bytes\n", type.c_str(),
+                m.tensor_count_by_type.at(type), static_cast<unsigned long long>(bytes));
+  }
+  std::printf("vocab         %s, %d tokens, bos %d, eos %d\n", m.tokenizer_model.c_str(),
+              tok.n_vocab(), tok.bos(), tok.eos());
+  std::printf("KV per token  %llu values (x bytes per element)\n",
+              static_cast<unsigned long long>(m.kv_elements_per_token()));
+  return 0;
+}
+
+}  // namespace kvchat::cli

@@ -1,0 +1,22 @@
+// The kvchat-cli subcommands. Each returns the process exit code; errors go to stderr.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kvchat::cli {
+
+using Argv = std::vector<std::string>;
+
+int cmd_info(const Argv& args);
+int cmd_tokenize(const Argv& args);
+int cmd_detokenize(const Argv& args);
+int cmd_logits(const Argv& args);
+int cmd_generate(const Argv& args);
+int cmd_bench(const Argv& args);
+int cmd_mkmodel(const Argv& args);
+
+// Prints "kvchat-cli: <message>" to stderr and returns 1 (or `code`).
+int fail(const std::string& message, int code = 1);
+
+}  // namespace kvchat::cli

@@ -1,0 +1,56 @@
+// kvchat-cli: the engine's scriptable command-line contract.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "commands.h"
+
+namespace kvchat::cli {
+int fail(const std::string& message, int code) {
+  std::fprintf(stderr, "kvchat-cli: %s\n", message.c_str());
+  return code;
+}
+}  // namespace kvchat::cli
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: kvchat-cli <command> [options]
+
+commands:
+  info        --model M [--json]                      architecture, sizes, tensor types, vocab
+  tokenize    --model M (--text T | --file F) [--no-bos]   ids on one line, space-separated
+  detokenize  --model M --ids "1 2 3"                 the text of the ids
+  logits      --model M --ids "1 2 3" [--all] [--backend B]
+              JSON {"n_vocab": N, "logits": [[...]]}: last position, or all with --all
+  generate    --model M --prompt P [-n N] [--temp T] [--seed S] [--top-k K] [--top-p P]
+              [--min-p P] [--repeat-penalty R] [--stop S] [--ctx N] [--threads N]
+              [--backend B] [--json]
+  bench       --model M [--pp 512] [--tg 128] [--threads N] [--backend B] [--json]
+              prefill/decode tok/s, weight bytes per token, measured memory bandwidth
+  mkmodel     --preset NAME --type T --out FILE [--layers N] [--seed S]
+              writes a GGUF of a real shape with random weights (presets: tinyllama-1.1b,
+              llama-3.2-1b-shape, kjv-demo-shape; types f32 f16 bf16 q8_0 q4_0)
+
+backends: cpu (default), cpu-reference, cuda (when built with CUDA)
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace kvchat::cli;
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string cmd = argv[1];
+  Argv rest(argv + 2, argv + argc);
+  if (cmd == "info") return cmd_info(rest);
+  if (cmd == "tokenize") return cmd_tokenize(rest);
+  if (cmd == "detokenize") return cmd_detokenize(rest);
+  if (cmd == "logits") return cmd_logits(rest);
+  if (cmd == "generate") return cmd_generate(rest);
+  if (cmd == "bench") return cmd_bench(rest);
+  if (cmd == "mkmodel") return cmd_mkmodel(rest);
+  std::fprintf(stderr, "kvchat-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return 2;
+}

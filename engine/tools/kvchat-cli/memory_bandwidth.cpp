@@ -1,0 +1,59 @@
+#include "memory_bandwidth.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace kvchat::cli {
+
+namespace {
+
+template <class Fn>
+double timed_parallel(int n_threads, Fn fn) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 1; t < n_threads; ++t) threads.emplace_back(fn, t);
+  fn(0);
+  for (auto& th : threads) th.join();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+Bandwidth measure_bandwidth(int n_threads, uint64_t buffer_bytes, int repeats) {
+  if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const size_t n = buffer_bytes / sizeof(double);
+  std::unique_ptr<double[]> a(new double[n]), b(new double[n]);
+  // Touch every page first (in parallel, so pages land near their threads).
+  timed_parallel(n_threads, [&](int t) {
+    const size_t lo = n * t / n_threads, hi = n * (t + 1) / n_threads;
+    for (size_t i = lo; i < hi; ++i) a[i] = static_cast<double>(i), b[i] = 0;
+  });
+  Bandwidth bw;
+  bw.buffer_bytes = n * sizeof(double);
+  std::vector<double> sums(n_threads);
+  for (int r = 0; r < repeats; ++r) {
+    double copy_s = timed_parallel(n_threads, [&](int t) {
+      const size_t lo = n * t / n_threads, hi = n * (t + 1) / n_threads;
+      std::memcpy(b.get() + lo, a.get() + lo, (hi - lo) * sizeof(double));
+    });
+    bw.copy_bytes_per_second = std::max(bw.copy_bytes_per_second, 2.0 * bw.buffer_bytes / copy_s);
+    double read_s = timed_parallel(n_threads, [&](int t) {
+      const size_t lo = n * t / n_threads, hi = n * (t + 1) / n_threads;
+      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      size_t i = lo;
+      for (; i + 4 <= hi; i += 4) s0 += b[i], s1 += b[i + 1], s2 += b[i + 2], s3 += b[i + 3];
+      for (; i < hi; ++i) s0 += b[i];
+      sums[t] = s0 + s1 + s2 + s3;
+    });
+    bw.read_bytes_per_second = std::max(bw.read_bytes_per_second, bw.buffer_bytes / read_s);
+  }
+  volatile double sink = sums[0];
+  (void)sink;
+  return bw;
+}
+
+}  // namespace kvchat::cli
