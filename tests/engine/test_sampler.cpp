@@ -42,25 +42,41 @@ void* counted_alloc_or_abort(std::size_t size) noexcept {
 }
 }  // namespace
 
-[[gnu::noinline]] void* operator new(std::size_t size) { return counted_alloc_or_abort(size); }
-[[gnu::noinline]] void* operator new[](std::size_t size) { return counted_alloc_or_abort(size); }
+[[gnu::noinline]] void* operator new(std::size_t size) {
+  return counted_alloc_or_abort(size);
+}
+[[gnu::noinline]] void* operator new[](std::size_t size) {
+  return counted_alloc_or_abort(size);
+}
 [[gnu::noinline]] void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
   return counted_alloc(size);
 }
 [[gnu::noinline]] void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
   return counted_alloc(size);
 }
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p) noexcept {
+  std::free(p);
+}
+[[gnu::noinline]] void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
+[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+[[gnu::noinline]] void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
 
 namespace {
 
-using kvchat::SamplingParams;
 using kvchat::Sampler;
+using kvchat::SamplingParams;
 using kvchat::TokenId;
 
 // ---------------------------------------------------------------------------
@@ -311,6 +327,15 @@ TEST(SamplerArgmax, PicksTheLargestLowestIdOnTies) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> with_nan = {nan, 1.0f, nan, 2.0f, nan};
   EXPECT_EQ(kvchat::argmax(with_nan), 3);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> all_minus_inf = {-inf, -inf, -inf};
+  EXPECT_EQ(kvchat::argmax(all_minus_inf), 0);
+  const std::vector<float> nan_then_minus_inf = {nan, -inf, -inf};
+  EXPECT_EQ(kvchat::argmax(nan_then_minus_inf), 1);
+  const std::vector<float> all_nan = {nan, nan};
+  EXPECT_EQ(kvchat::argmax(all_nan), 0);
+  const std::vector<float> plus_inf = {1.0f, inf, inf};
+  EXPECT_EQ(kvchat::argmax(plus_inf), 1);
 }
 
 TEST(SamplerGreedy, PicksTheMaxAndIgnoresTheRng) {
@@ -390,7 +415,8 @@ std::vector<TokenId> generate(const SamplingParams& p, size_t n_vocab, int n_tok
   std::vector<TokenId> history = {1, 2, 3};
   std::vector<TokenId> out;
   for (int step = 0; step < n_tokens; ++step) {
-    std::vector<float> logits = random_logits(n_vocab, 1000 + static_cast<uint64_t>(step % 17), -2.0f, 2.0f);
+    std::vector<float> logits =
+        random_logits(n_vocab, 1000 + static_cast<uint64_t>(step % 17), -2.0f, 2.0f);
     const TokenId t = s.sample(logits, history);
     history.push_back(t);
     out.push_back(t);
@@ -426,7 +452,8 @@ TEST(SamplerReproducibility, SequenceMatchesTheReferenceSampler) {
   RefRng ref(p.seed);
   std::vector<TokenId> history;
   for (int step = 0; step < 1000; ++step) {
-    const std::vector<float> logits = random_logits(300, 5000 + static_cast<uint64_t>(step % 5), -1.0f, 3.0f);
+    const std::vector<float> logits =
+        random_logits(300, 5000 + static_cast<uint64_t>(step % 5), -1.0f, 3.0f);
     std::vector<float> work = logits;
     const TokenId got = s.sample(work, history);
     const TokenId want = reference_sample(logits, history, p, ref.uniform());
@@ -666,7 +693,8 @@ TEST(SamplerLargeVocab, MatchesTheReferenceForEveryTruncationMode) {
   const size_t n_vocab = 128 * 1024;
   std::vector<float> flat = random_logits(n_vocab, 404, -4.0f, 4.0f);
   std::vector<float> peaked = random_logits(n_vocab, 405, -12.0f, 0.0f);
-  for (size_t i = 0; i < 50; ++i) peaked[(i * 2621) % n_vocab] = 6.0f + 0.1f * static_cast<float>(i % 7);
+  for (size_t i = 0; i < 50; ++i)
+    peaked[(i * 2621) % n_vocab] = 6.0f + 0.1f * static_cast<float>(i % 7);
 
   struct Mode {
     int32_t top_k;
@@ -675,8 +703,8 @@ TEST(SamplerLargeVocab, MatchesTheReferenceForEveryTruncationMode) {
     float temperature;
   };
   const Mode modes[] = {
-      {40, 1.0f, 0.0f, 0.8f},   {0, 0.95f, 0.0f, 0.8f}, {0, 1.0f, 0.05f, 1.0f},
-      {0, 1.0f, 0.0f, 1.0f},    {1000, 0.9f, 0.01f, 1.2f}, {40, 0.95f, 0.05f, 0.8f},
+      {40, 1.0f, 0.0f, 0.8f},     {0, 0.95f, 0.0f, 0.8f},    {0, 1.0f, 0.05f, 1.0f},
+      {0, 1.0f, 0.0f, 1.0f},      {1000, 0.9f, 0.01f, 1.2f}, {40, 0.95f, 0.05f, 0.8f},
       {100000, 0.5f, 0.0f, 0.7f},
   };
   for (const std::vector<float>* logits : {&flat, &peaked}) {

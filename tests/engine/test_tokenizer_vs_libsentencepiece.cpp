@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <set>
 #include <sstream>
@@ -262,6 +263,8 @@ struct ModelPair {
   std::string gguf_path;
 };
 
+void PrintTo(const ModelPair& p, std::ostream* os) { *os << p.name; }
+
 class VsLibSentencePiece : public ::testing::TestWithParam<ModelPair> {
  protected:
   void SetUp() override {
@@ -451,7 +454,10 @@ struct RandomVocab {
 const std::vector<std::string> kTinyChars = {
     "a", "b", "c", "d", "\xE2\x96\x81", "\xC3\xA9", "\xD0\xB6", "\xE4\xB8\xAD", "\xF0\x9F\x98\x80"};
 
-RandomVocab make_random_vocab(std::mt19937& rng, bool byte_fallback) {
+// UNUSED pieces make our encoder merge the whole text at once (see
+// sentencepiece_vocab.cpp), so half the vocabularies go without them to test
+// chunked merging and the per-call memo.
+RandomVocab make_random_vocab(std::mt19937& rng, bool byte_fallback, bool with_unused) {
   RandomVocab v;
   v.byte_fallback = byte_fallback;
   SentencePieceVocabData& d = v.data;
@@ -481,7 +487,10 @@ RandomVocab make_random_vocab(std::mt19937& rng, bool byte_fallback) {
     for (int k = 0; k < len; ++k) p += kTinyChars[rng() % (rng() % 2 ? 4 : kTinyChars.size())];
     const float score = -static_cast<float>(rng() % 8);  // few distinct scores: many ties
     const uint32_t r = rng() % 10;
-    add(p, score, r < 7 ? PieceType::NORMAL : r < 9 ? PieceType::UNUSED : PieceType::USER_DEFINED);
+    const PieceType type = r < 7   ? PieceType::NORMAL
+                           : r < 9 ? (with_unused ? PieceType::UNUSED : PieceType::NORMAL)
+                                   : PieceType::USER_DEFINED;
+    add(p, score, type);
   }
   return v;
 }
@@ -491,7 +500,7 @@ std::vector<std::string> tiny_texts(std::mt19937& rng, int count) {
   std::vector<std::string> out;
   for (int i = 0; i < count; ++i) {
     std::string s;
-    const int n = static_cast<int>(rng() % 30);
+    const int n = static_cast<int>(rng() % (i % 10 == 0 ? 400 : 30));  // some long: memo hits
     for (int k = 0; k < n; ++k) {
       s += rng() % 5 == 0 ? kExtra[rng() % kExtra.size()] : kTinyChars[rng() % kTinyChars.size()];
     }
@@ -506,8 +515,8 @@ TEST(VsLibSentencePieceSynthetic, RandomVocabularies) {
   std::mt19937 rng(12345);
   size_t total = 0;
   size_t matched = 0;
-  for (int round = 0; round < 200; ++round) {
-    const RandomVocab v = make_random_vocab(rng, round % 4 != 3);
+  for (int round = 0; round < 400; ++round) {
+    const RandomVocab v = make_random_vocab(rng, round % 4 < 2, round % 2 == 0);
     sentencepiece::SentencePieceProcessor sp;
     const auto status = sp.LoadFromSerializedProto(serialize_model(base, v.data, v.byte_fallback));
     ASSERT_TRUE(status.ok()) << status.ToString();

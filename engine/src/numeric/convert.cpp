@@ -66,11 +66,12 @@ void quantize_row(TensorType type, const float* src, void* dst, int64_t n) {
         const float* x = src + k * kQuantBlock;
         float amax = 0;
         for (int j = 0; j < kQuantBlock; ++j) amax = std::max(amax, std::fabs(x[j]));
-        const float d = amax / 127.0f;
+        // Quantize against the scale as stored (f16), so dequantization sees the same d.
+        b[k].d = f32_to_f16(amax / 127.0f);
+        const float d = f16_to_f32(b[k].d);
         const float inv = d != 0 ? 1.0f / d : 0.0f;
-        b[k].d = f32_to_f16(d);
         for (int j = 0; j < kQuantBlock; ++j) {
-          b[k].qs[j] = static_cast<int8_t>(std::lround(x[j] * inv));
+          b[k].qs[j] = static_cast<int8_t>(std::clamp<long>(std::lround(x[j] * inv), -127, 127));
         }
       }
       return;
@@ -87,9 +88,9 @@ void quantize_row(TensorType type, const float* src, void* dst, int64_t n) {
             vmax = x[j];
           }
         }
-        const float d = vmax / -8.0f;
+        b[k].d = f32_to_f16(vmax / -8.0f);
+        const float d = f16_to_f32(b[k].d);
         const float inv = d != 0 ? 1.0f / d : 0.0f;
-        b[k].d = f32_to_f16(d);
         auto q = [&](float v) {
           return static_cast<uint8_t>(std::clamp(static_cast<int>(std::floor(v * inv + 8.5f)), 0, 15));
         };

@@ -36,16 +36,16 @@
 // Determinism: the RNG is rng.h (splitmix64-seeded xoshiro256**); the candidate order
 // is a strict total order, so sorting gives the same sequence with any standard
 // library; sums are taken either in id order or in that sorted order, never in the
-// implementation-defined order nth_element leaves behind.
+// implementation-defined order that the heap or nth_element leaves behind.
 //
 // Cost: O(n_vocab) per call plus sorting of only what is needed. top-k selects with a
 // bounded heap (O(n) compares, O(k log k) moves); the sorted prefix is then extended
 // lazily (threshold partition + sort of the new chunk) only as far as top-p / min-p /
 // the draw walk go, usually a few dozen candidates even for a 128k vocabulary. Without
 // top-k, top-p and the untruncated draw need sum(w) over the whole vocabulary (one exp
-// per id); min-p alone does not. candidates_ is
-// the only scratch buffer (also used to deduplicate the penalty window), so after the
-// first call with a given n_vocab nothing is allocated.
+// per id); min-p alone does not. candidates_ is the only scratch buffer (also used to
+// deduplicate the penalty window), so after the first call with a given n_vocab
+// nothing is allocated.
 #include "kvchat/sampler.h"
 
 #include <algorithm>
@@ -95,9 +95,9 @@ void apply_repeat_penalty(std::span<float> logits, std::span<const TokenId> hist
   }
   std::sort(scratch.begin(), scratch.end(),
             [](const Candidate& a, const Candidate& b) { return a.second < b.second; });
-  const auto last = std::unique(scratch.begin(), scratch.end(), [](const Candidate& a, const Candidate& b) {
-    return a.second == b.second;
-  });
+  const auto last =
+      std::unique(scratch.begin(), scratch.end(),
+                  [](const Candidate& a, const Candidate& b) { return a.second == b.second; });
   for (auto it = scratch.begin(); it != last; ++it) {
     float& logit = logits[static_cast<size_t>(it->second)];
     logit = logit > 0.0f ? logit / penalty : logit * penalty;
@@ -159,7 +159,8 @@ TokenId Sampler::sample(std::span<float> logits, std::span<const TokenId> histor
     }
   } else {
     candidates_.resize(n_vocab);
-    for (size_t i = 0; i < n_vocab; ++i) candidates_[i] = {sanitize(logits[i]), static_cast<TokenId>(i)};
+    for (size_t i = 0; i < n_vocab; ++i)
+      candidates_[i] = {sanitize(logits[i]), static_cast<TokenId>(i)};
   }
   // With top-k: the worst kept candidate (the heap front).
   const Candidate boundary = candidates_.front();

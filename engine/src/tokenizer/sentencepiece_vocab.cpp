@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <unordered_map>
 #include <utility>
 
 #include "tokenizer/utf8.h"
@@ -16,9 +17,6 @@ namespace {
 
 constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";       // U+2581, escapes ' '
 constexpr std::string_view kUnknownSurface = " \xE2\x81\x87 ";  // " U+2047 ", as sentencepiece
-// encode() merges the text in independent chunks: once a chunk holds this many
-// characters it is closed at the next boundary that no piece can span.
-constexpr size_t kChunkChars = 1024;
 
 bool is_mergeable(PieceType t) {
   return t == PieceType::NORMAL || t == PieceType::USER_DEFINED || t == PieceType::UNUSED;
@@ -119,6 +117,11 @@ Status validate(const SentencePieceVocabData& d) {
                    std::to_string(n) + " pieces)"};
     }
   }
+  size_t total_bytes = 0;
+  for (const std::string& p : d.pieces) total_bytes += p.size();
+  if (total_bytes > std::numeric_limits<uint32_t>::max()) {
+    return Error{where + "pieces total " + std::to_string(total_bytes) + " bytes, too many"};
+  }
   for (size_t i = 0; i < n; ++i) {
     const auto t = static_cast<int32_t>(d.types[i]);
     if (t < static_cast<int32_t>(PieceType::NORMAL) || t > static_cast<int32_t>(PieceType::BYTE)) {
@@ -148,19 +151,26 @@ Status validate(const SentencePieceVocabData& d) {
 // other inside any mergeable piece (or beside a frozen user-defined symbol) can
 // never be merged across. The merges on its two sides do not interact, and the
 // heap order restricted to one side is the order that side would see alone, so
-// merging the sides separately gives exactly the whole-text result. The one
-// exception is UNUSED pieces: sentencepiece resegments them with a table that
-// is global to the text (last writer wins), so such vocabs merge the whole
-// text as one chunk.
+// merging the sides separately gives exactly the whole-text result. encode()
+// therefore merges chunk by chunk, cutting at every such boundary (with
+// SentencePiece vocabs, before nearly every word): heaps stay tiny and memory
+// stays bounded whatever the text size. The one exception is UNUSED pieces:
+// sentencepiece resegments them with a table that is global to the text (last
+// writer wins), so vocabs that have them merge the whole text as one chunk.
+//
+// Memo: a chunk's ids depend on its text alone (with byte fallback; without it
+// a run of unknowns spanning chunks collapses into one <unk>), and natural text
+// repeats its words, so the ids of short chunks are remembered for the call.
 class SentencePieceVocab::Encoder {
  public:
   Encoder(const SentencePieceVocab& vocab, std::string_view normalized, std::vector<TokenId>& out)
-      : vocab_(vocab), text_(normalized), out_(out) {
-    symbols_.reserve(kChunkChars * 2);
-    heap_.reserve(kChunkChars * 2);
+      : vocab_(vocab),
+        text_(normalized),
+        out_(out),
+        memo_enabled_(vocab.byte_fallback_ && !vocab.has_unused_) {
+    symbols_.reserve(64);
+    heap_.reserve(64);
   }
-
-  size_t pending() const { return symbols_.size(); }
 
   void add_symbol(size_t start, size_t len, bool frozen) {
     const auto index = static_cast<int32_t>(symbols_.size());
@@ -171,12 +181,22 @@ class SentencePieceVocab::Encoder {
   // Merges the pending symbols and appends their ids.
   void flush() {
     if (symbols_.empty()) return;
+    const Symbol& last = symbols_.back();
+    const std::string_view chunk =
+        text_.substr(symbols_[0].start, last.start + last.len - symbols_[0].start);
+    const bool memoizable = memo_enabled_ && chunk.size() <= kMemoMaxChunkBytes;
+    if (memoizable && recall(chunk)) {
+      symbols_.clear();
+      return;
+    }
+    const size_t first_id = out_.size();
     symbols_.back().next = -1;
     merge_all();
     for (int32_t i = 0; i >= 0; i = symbols_[i].next) emit(view(symbols_[i]));
     symbols_.clear();
     heap_.clear();
     rev_merge_.clear();
+    if (memoizable) remember(chunk, first_id);
   }
 
  private:
@@ -198,7 +218,26 @@ class SentencePieceVocab::Encoder {
     return a.score < b.score || (a.score == b.score && a.left > b.left);
   }
 
+  static constexpr size_t kMemoMaxChunkBytes = 64;
+  static constexpr size_t kMemoMaxEntries = size_t{1} << 16;
+
   std::string_view view(const Symbol& s) const { return text_.substr(s.start, s.len); }
+
+  // Appends the remembered ids of `chunk`, if any.
+  bool recall(std::string_view chunk) {
+    const TokenId entry = memo_keys_.find(chunk);
+    if (entry < 0) return false;
+    const auto [offset, count] = memo_spans_[entry];
+    out_.insert(out_.end(), memo_ids_.begin() + offset, memo_ids_.begin() + offset + count);
+    return true;
+  }
+
+  void remember(std::string_view chunk, size_t first_id) {
+    if (memo_spans_.size() >= kMemoMaxEntries) return;
+    memo_keys_.insert(chunk, static_cast<TokenId>(memo_spans_.size()));
+    memo_spans_.emplace_back(memo_ids_.size(), out_.size() - first_id);
+    memo_ids_.insert(memo_ids_.end(), out_.begin() + first_id, out_.end());
+  }
 
   void maybe_add_pair(int32_t left, int32_t right) {
     if (left < 0 || right < 0) return;
@@ -207,9 +246,8 @@ class SentencePieceVocab::Encoder {
     if (l.frozen || r.frozen) return;
     const size_t size = size_t{l.len} + r.len;
     if (size > vocab_.max_piece_bytes_) return;
-    const auto it = vocab_.piece_to_id_.find(text_.substr(l.start, size));
-    if (it == vocab_.piece_to_id_.end()) return;
-    const TokenId id = it->second;
+    const TokenId id = vocab_.piece_to_id_.find(text_.substr(l.start, size));
+    if (id < 0) return;
     heap_.push_back(Candidate{vocab_.data_.scores[id], left, right, static_cast<uint32_t>(size)});
     std::push_heap(heap_.begin(), heap_.end(), lower_priority);
     if (vocab_.data_.types[id] == PieceType::UNUSED) rev_merge_[id] = {view(l), view(r)};
@@ -238,13 +276,8 @@ class SentencePieceVocab::Encoder {
   // Id of a final symbol as sentencepiece's PieceToId: reserved pieces first,
   // then mergeable ones; -1 when the vocab has no such piece.
   TokenId lookup(std::string_view piece) const {
-    if (const auto it = vocab_.reserved_to_id_.find(piece); it != vocab_.reserved_to_id_.end()) {
-      return it->second;
-    }
-    if (const auto it = vocab_.piece_to_id_.find(piece); it != vocab_.piece_to_id_.end()) {
-      return it->second;
-    }
-    return -1;
+    const TokenId id = vocab_.reserved_to_id_.find(piece);
+    return id >= 0 ? id : vocab_.piece_to_id_.find(piece);
   }
 
   // Appends the ids of one final symbol: UNUSED pieces split back into the
@@ -281,6 +314,10 @@ class SentencePieceVocab::Encoder {
   std::vector<Candidate> heap_;
   std::unordered_map<TokenId, std::pair<std::string_view, std::string_view>> rev_merge_;
   bool prev_unknown_ = false;
+  const bool memo_enabled_;
+  PieceTable memo_keys_;                          // chunk text -> index into memo_spans_
+  std::vector<std::pair<size_t, size_t>> memo_spans_;  // (offset, count) in memo_ids_
+  std::vector<TokenId> memo_ids_;
 };
 
 // ---------------------------------------------------------------------------
@@ -306,7 +343,7 @@ void SentencePieceVocab::index_pieces() {
     const auto id = static_cast<TokenId>(i);
     if (piece.empty()) continue;
     if (!is_mergeable(type)) {
-      reserved_to_id_.emplace(piece, id);
+      reserved_to_id_.insert(piece, id);
       if (type == PieceType::BYTE) {
         TokenId& slot = byte_token_[parse_byte_piece(piece)];
         if (slot < 0) slot = id;
@@ -314,12 +351,12 @@ void SentencePieceVocab::index_pieces() {
       }
       continue;
     }
-    if (!piece_to_id_.emplace(piece, id).second) continue;
+    if (!piece_to_id_.insert(piece, id)) continue;
     max_piece_bytes_ = std::max(max_piece_bytes_, piece.size());
     if (type == PieceType::UNUSED) has_unused_ = true;
     if (type == PieceType::USER_DEFINED) {
       user_defined_first_byte_[static_cast<uint8_t>(piece[0])] = true;
-      user_defined_.insert(piece);
+      user_defined_.insert(piece, id);
       if (std::find(user_defined_lengths_.begin(), user_defined_lengths_.end(), piece.size()) ==
           user_defined_lengths_.end()) {
         user_defined_lengths_.push_back(piece.size());
@@ -367,8 +404,7 @@ std::vector<TokenId> SentencePieceVocab::encode(std::string_view text, bool add_
     const bool frozen = len > 0;
     if (!frozen) len = char_length(rest);
     const std::string_view cur = rest.substr(0, len);
-    if (!has_unused_ && encoder.pending() >= kChunkChars &&
-        (frozen || prev_char.empty() || is_hard_boundary(prev_char, cur))) {
+    if (!has_unused_ && (frozen || prev_char.empty() || is_hard_boundary(prev_char, cur))) {
       encoder.flush();
     }
     encoder.add_symbol(pos, len, frozen);

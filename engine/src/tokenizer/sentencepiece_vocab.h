@@ -5,16 +5,14 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "kvchat/result.h"
 #include "kvchat/tokenizer.h"
+#include "tokenizer/piece_table.h"
 
 namespace kvchat::gguf {
 class GgufFile;
@@ -62,12 +60,6 @@ class SentencePieceVocab final : public Tokenizer {
   const SentencePieceVocabData& data() const { return data_; }
 
  private:
-  // string_view lookups into maps keyed by std::string, without allocating.
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  using PieceMap = std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>>;
   class Encoder;  // one encode() call's working state (sentencepiece_vocab.cpp)
 
   explicit SentencePieceVocab(SentencePieceVocabData data);
@@ -78,18 +70,18 @@ class SentencePieceVocab final : public Tokenizer {
   bool is_hard_boundary(std::string_view left_char, std::string_view right_char) const;
 
   SentencePieceVocabData data_;
-  PieceMap piece_to_id_;     // NORMAL, USER_DEFINED, UNUSED: the pieces merges may form
-  PieceMap reserved_to_id_;  // CONTROL, UNKNOWN, BYTE: matched only as whole symbols
+  PieceTable piece_to_id_;     // NORMAL, USER_DEFINED, UNUSED: the pieces merges may form
+  PieceTable reserved_to_id_;  // CONTROL, UNKNOWN, BYTE: matched only as whole symbols
   TokenId byte_token_[256] = {};  // <0xXX> ids, -1 if absent
   bool byte_fallback_ = false;    // the vocab has BYTE pieces
   bool has_unused_ = false;       // UNUSED pieces need whole-text merging (see encode)
   size_t max_piece_bytes_ = 0;    // longest mergeable piece
   // USER_DEFINED pieces: which bytes can start one, and their distinct lengths (longest first).
-  std::unordered_set<std::string, StringHash, std::equal_to<>> user_defined_;
+  PieceTable user_defined_;
   bool user_defined_first_byte_[256] = {};
   std::vector<size_t> user_defined_lengths_;
   // Adjacent character pairs (packed, see sentencepiece_vocab.cpp) found inside a mergeable piece.
-  std::unordered_set<uint64_t> inner_pairs_;
+  PairSet inner_pairs_;
 };
 
 }  // namespace kvchat

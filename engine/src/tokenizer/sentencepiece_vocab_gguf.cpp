@@ -102,9 +102,12 @@ Result<std::vector<PieceType>> read_types(const GgufFile& file, size_t n_tokens)
     const std::optional<int64_t> t = (**items)[i].as_int();
     if (!t || *t < static_cast<int64_t>(PieceType::NORMAL) ||
         *t > static_cast<int64_t>(PieceType::BYTE)) {
-      return key_error(file, kTypesKey,
-                       "[" + std::to_string(i) + "] = " + (**items)[i].to_display_string() +
-                           " is not a SentencePiece piece type (1..6)");
+      std::string what = "[";
+      what += std::to_string(i);
+      what += "] = ";
+      what += (**items)[i].to_display_string();
+      what += " is not a SentencePiece piece type (1..6)";
+      return key_error(file, kTypesKey, what);
     }
     types.push_back(static_cast<PieceType>(*t));
   }

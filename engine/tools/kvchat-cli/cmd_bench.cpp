@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -54,7 +55,8 @@ int cmd_bench(const Argv& argv) {
     return fail("--pp + --tg = " + std::to_string(*pp + *tg) + " exceeds --ctx " +
                 std::to_string((*session)->n_ctx()));
   }
-  const int threads = static_cast<int>(*args->get_int("--threads", 0));
+  int threads = static_cast<int>(*args->get_int("--threads", 0));
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   std::mt19937 rng(1234);
   std::uniform_int_distribution<TokenId> pick(3, info.n_vocab - 1);

@@ -1,0 +1,179 @@
+// kvchat-cli's contract, exercised as a script would: output formats, exit codes, and
+// the numbers against independent truth (the float64 references, the model's shape).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "support/run_command.h"
+#include "support/test_paths.h"
+
+namespace kvchat {
+namespace {
+
+using test::run_cli;
+using test::sh_quote;
+using test::shared_path;
+
+std::string model_f32() { return sh_quote(shared_path("models/kjv-demo-f32.gguf")); }
+std::string model_f16() { return sh_quote(shared_path("models/kjv-demo-f16.gguf")); }
+
+std::string join_ids(const std::vector<int>& ids) {
+  std::string s;
+  for (size_t i = 0; i < ids.size(); ++i) s += (i ? " " : "") + std::to_string(ids[i]);
+  return s;
+}
+
+TEST(Cli, LogitsAllMatchTheFloat64Reference) {
+  for (const auto& [name, tol] : {std::pair<std::string, double>{"f32", 1e-4}, {"f16", 1e-3}}) {
+    const auto ref = test::load_json(shared_path("reference/kjv-demo/kjv-demo-" + name + ".ref.json"));
+    for (const auto& c : ref["cases"]) {
+      const auto ids = c["ids"].get<std::vector<int>>();
+      auto r = run_cli("logits --model " + sh_quote(shared_path("models/kjv-demo-" + name + ".gguf")) +
+                       " --ids " + sh_quote(join_ids(ids)) + " --all");
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const auto out = nlohmann::json::parse(r.out);
+      ASSERT_EQ(out["n_vocab"].get<int>(), 2048);
+      ASSERT_EQ(out["logits"].size(), ids.size());
+      for (size_t k = 0; k < c["positions"].size(); ++k) {
+        const int pos = c["positions"][k].get<int>();
+        const auto got = out["logits"][pos].get<std::vector<double>>();
+        const auto want = c["logits"][k].get<std::vector<double>>();
+        EXPECT_LE(test::max_rel_error(got, want, want.size()), tol) << name << " pos " << pos;
+      }
+    }
+  }
+}
+
+TEST(Cli, LogitsWithoutAllGivesTheLastPosition) {
+  const auto ref = test::load_json(shared_path("reference/kjv-demo/kjv-demo-f32.ref.json"));
+  const auto& c = ref["cases"][2];
+  auto r = run_cli("logits --model " + model_f32() + " --ids " +
+                   sh_quote(join_ids(c["ids"].get<std::vector<int>>())));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  ASSERT_EQ(out["logits"].size(), 1u);
+  const auto want = c["logits"].back().get<std::vector<double>>();
+  ASSERT_EQ(c["positions"].back().get<size_t>(), c["ids"].size() - 1);
+  EXPECT_LE(test::max_rel_error(out["logits"][0].get<std::vector<double>>(), want, want.size()), 1e-4);
+}
+
+TEST(Cli, GreedyGenerateReproducesTheReferenceContinuation) {
+  const auto ref = test::load_json(shared_path("reference/kjv-demo/kjv-demo-f32.ref.json"));
+  for (const auto& c : ref["cases"]) {
+    auto r = run_cli("generate --model " + model_f32() + " --prompt " +
+                     sh_quote(c["prompt"].get<std::string>()) + " -n " +
+                     std::to_string(c["greedy_n"].get<int>()) + " --temp 0 --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto out = nlohmann::json::parse(r.out);
+    EXPECT_EQ(out["ids"].get<std::vector<int>>(), c["greedy_ids"].get<std::vector<int>>());
+    const auto& st = out["stats"];
+    EXPECT_EQ(st["prompt_tokens"].get<size_t>(), c["ids"].size());
+    EXPECT_EQ(st["generated_tokens"].get<size_t>(), c["greedy_ids"].size());
+    EXPECT_GT(st["prefill_tokens_per_second"].get<double>(), 0);
+    EXPECT_GT(st["decode_tokens_per_second"].get<double>(), 0);
+  }
+}
+
+TEST(Cli, SeededSamplingIsReproducibleAndSeedsDiffer) {
+  const std::string base = "generate --model " + model_f16() +
+                           " --prompt 'And God said' -n 40 --temp 1.0 --top-k 0 --top-p 1 "
+                           "--min-p 0 --json --seed ";
+  auto a = run_cli(base + "7"), b = run_cli(base + "7"), c = run_cli(base + "8");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const auto ia = nlohmann::json::parse(a.out)["ids"], ib = nlohmann::json::parse(b.out)["ids"],
+             ic = nlohmann::json::parse(c.out)["ids"];
+  EXPECT_EQ(ia, ib);
+  EXPECT_NE(ia, ic);
+}
+
+TEST(Cli, StopStringEndsTheReplyBeforeIt) {
+  auto r = run_cli("generate --model " + model_f32() +
+                   " --prompt 'Genesis 1\n1 In the beginning' -n 48 --temp 0 --stop LORD --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  // The greedy continuation is " of the earth is the LORD, ..." (reference).
+  EXPECT_EQ(out["text"].get<std::string>(), " of the earth is the ");
+  EXPECT_EQ(out["stop_reason"].get<std::string>(), "stop-string");
+}
+
+TEST(Cli, TokenizeAndDetokenizeRoundTrip) {
+  const std::string text = "In the beginning God created the heaven and the earth. 42 émigré 🦙";
+  auto t = run_cli("tokenize --model " + model_f16() + " --text " + sh_quote(text));
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  std::istringstream in(t.out);
+  std::vector<int> ids;
+  for (int id; in >> id;) ids.push_back(id);
+  ASSERT_FALSE(ids.empty());
+  EXPECT_EQ(ids[0], 1);  // BOS
+  auto nb = run_cli("tokenize --no-bos --model " + model_f16() + " --text " + sh_quote(text));
+  EXPECT_EQ(nb.out, t.out.substr(2));  // the same ids without "1 "
+  auto d = run_cli("detokenize --model " + model_f16() + " --ids " + sh_quote(join_ids(ids)));
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_EQ(d.out, text + "\n");
+}
+
+TEST(Cli, InfoJsonDescribesTheDemoModel) {
+  auto r = run_cli("info --json --model " + model_f16());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["architecture"], "llama");
+  EXPECT_EQ(j["n_layers"], 6);
+  EXPECT_EQ(j["n_embd"], 192);
+  EXPECT_EQ(j["n_heads"], 6);
+  EXPECT_EQ(j["n_kv_heads"], 2);
+  EXPECT_EQ(j["head_dim"], 32);
+  EXPECT_EQ(j["n_ff"], 512);
+  EXPECT_EQ(j["n_vocab"], 2048);
+  EXPECT_EQ(j["n_ctx_train"], 512);
+  EXPECT_EQ(j["tied_embeddings"], true);
+  // 2048*192 + 6*(2*192 + 192*192 + 2*64*192 + 192*192 + 3*192*512) + 192
+  EXPECT_EQ(j["n_params"], 2048 * 192 + 6 * (2 * 192 + 2 * 192 * 192 + 2 * 64 * 192 + 3 * 192 * 512) + 192);
+  EXPECT_EQ(j["weight_bytes_by_type"]["F32"], (6 * 2 * 192 + 192) * 4);
+  EXPECT_EQ(j["kv_elements_per_token"], 2 * 6 * 2 * 32);
+}
+
+TEST(Cli, ErrorsGoToStderrWithNonZeroExit) {
+  struct Case {
+    std::string args, expect;
+  };
+  const std::vector<Case> cases = {
+      {"", "usage"},
+      {"frobnicate", "unknown command"},
+      {"info", "missing required option --model"},
+      {"info --model /nonexistent/model.gguf", "/nonexistent/model.gguf: cannot open"},
+      {"info --model " + sh_quote(shared_path("models/kjv-tok.model")), "not a GGUF file"},
+      {"tokenize --model " + model_f16(), "exactly one of --text or --file"},
+      {"logits --model " + model_f16() + " --ids '1 99999'", "outside the vocabulary"},
+      {"logits --model " + model_f16() + " --ids 'a b'", "not a token id"},
+      {"generate --model " + model_f16() + " --prompt x -n nope", "-n expects an integer"},
+      {"generate --model " + model_f16() + " --prompt x --bogus 1", "unknown option '--bogus'"},
+      {"generate --model " + model_f16() + " --prompt x --backend tpu", "unknown backend 'tpu'"},
+      {"generate --model " + model_f16() + " --prompt 'x y z' --ctx 2 --temp 0", "context is full"},
+      {"mkmodel --preset nope --out /tmp/x.gguf", "unknown preset 'nope'"},
+  };
+  for (const Case& c : cases) {
+    auto r = run_cli(c.args);
+    EXPECT_NE(r.exit_code, 0) << c.args;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << " -> " << r.err;
+  }
+}
+
+TEST(Cli, BenchReportsThroughputAndARooflineShare) {
+  auto r = run_cli("bench --json --model " + model_f16() + " --pp 32 --tg 16 --bw-mib 64");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["prefill_tokens_per_second"].get<double>(), 0);
+  EXPECT_GT(j["decode_tokens_per_second"].get<double>(), 0);
+  // Decode reads every weight once (the tied output matrix is the whole embedding) plus
+  // the one embedding row of the input token: 5505024 F16 + 9984 F32 + 192 x 2 bytes.
+  EXPECT_EQ(j["weight_bytes_per_token"].get<uint64_t>(), 5505024u + 9984u + 192u * 2u);
+  const double share = j["decode_share_of_copy_bandwidth"].get<double>();
+  EXPECT_NEAR(share,
+              j["decode_tokens_per_second"].get<double>() *
+                  (j["weight_bytes_per_token"].get<double>() + j["kv_bytes_read_per_token_avg"].get<double>()) /
+                  j["copy_bandwidth_bytes_per_second"].get<double>(),
+              1e-9 * share + 1e-12);
+}
+
+}  // namespace
+}  // namespace kvchat
