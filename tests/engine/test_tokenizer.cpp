@@ -150,10 +150,11 @@ TEST(TokenizerRoundTrip, VariedText) {
       "a",
       "  leading and trailing  ",
       "tabs\tand\nnewlines\r\n",
-      "\xC3\xA9t\xC3\xA9, Stra\xC3\x9F" "e, \xC3\x84pfel",                  // été, Straße, Äpfel
-      "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82",                  // Привет
-      "\xE4\xBD\xA0\xE5\xA5\xBD\xE4\xB8\x96\xE7\x95\x8C",                  // 你好世界
-      "\xF0\x9F\x98\x80\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD",                  // emoji + modifier
+      "\xC3\xA9t\xC3\xA9, Stra\xC3\x9F"
+      "e, \xC3\x84pfel",                                   // été, Straße, Äpfel
+      "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82",  // Привет
+      "\xE4\xBD\xA0\xE5\xA5\xBD\xE4\xB8\x96\xE7\x95\x8C",  // 你好世界
+      "\xF0\x9F\x98\x80\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD",  // emoji + modifier
       std::string("nul\0byte", 8),
       "\xEF\xBF\xBD is the replacement character",
       "1234567890 3.14159 -42 1e10",
@@ -170,7 +171,8 @@ TEST(TokenizerRoundTrip, LongText) {
   const SentencePieceVocab& vocab = llama_vocab();
   std::string text;
   for (int i = 0; i < 2000; ++i) {
-    text += std::to_string(i) + " In the beginning God created the heaven and the earth. "
+    text += std::to_string(i) +
+            " In the beginning God created the heaven and the earth. "
             "\xC3\xA9\xE4\xB8\x96\xF0\x9F\x98\x80\n\t  ";
   }
   const Ids ids = vocab.encode(text, false);
@@ -212,8 +214,8 @@ TEST(TokenizerFacts, TokenBytes) {
   const SentencePieceVocab& vocab = llama_vocab();
   EXPECT_EQ(vocab.token_bytes(3 + 0x0A), "\n");  // <0x0A>
   EXPECT_EQ(vocab.token_bytes(3 + 0xF0), "\xF0");
-  EXPECT_EQ(vocab.token_bytes(1), "");  // <s>
-  EXPECT_EQ(vocab.token_bytes(2), "");  // </s>
+  EXPECT_EQ(vocab.token_bytes(1), "");                // <s>
+  EXPECT_EQ(vocab.token_bytes(2), "");                // </s>
   EXPECT_EQ(vocab.token_bytes(0), " \xE2\x81\x87 ");  // <unk> renders " ⁇ "
   EXPECT_EQ(vocab.token_bytes(15043), " Hello");
   EXPECT_EQ(vocab.token_bytes(29871), " ");
@@ -246,20 +248,29 @@ TEST(TokenizerFacts, Decode) {
 TEST(TokenizerFacts, InvalidUtf8BecomesReplacementCharacters) {
   const SentencePieceVocab& vocab = llama_vocab();
   EXPECT_EQ(vocab.encode("\xFF", false), (Ids{29871, 30140}));
-  EXPECT_EQ(vocab.encode("a\xFF" "b", false), (Ids{263, 30140, 29890}));
-  EXPECT_EQ(vocab.encode("\xE2\x82", false), (Ids{29871, 26308}));           // truncated
-  EXPECT_EQ(vocab.encode("\xED\xA0\x80", false), (Ids{29871, 26308, 30140}));  // surrogate
-  EXPECT_EQ(vocab.encode("\xC0\x80", false), (Ids{29871, 26308}));           // overlong
+  EXPECT_EQ(vocab.encode("a\xFF"
+                         "b",
+                         false),
+            (Ids{263, 30140, 29890}));
+  EXPECT_EQ(vocab.encode("\xE2\x82", false), (Ids{29871, 26308}));                 // truncated
+  EXPECT_EQ(vocab.encode("\xED\xA0\x80", false), (Ids{29871, 26308, 30140}));      // surrogate
+  EXPECT_EQ(vocab.encode("\xC0\x80", false), (Ids{29871, 26308}));                 // overlong
   EXPECT_EQ(vocab.encode("\xF4\x90\x80\x80", false), (Ids{29871, 26308, 26308}));  // > U+10FFFF
-  EXPECT_EQ(vocab.encode("\xEF\xBF\xBD", false), (Ids{29871, 30140}));       // real U+FFFD
+  EXPECT_EQ(vocab.encode("\xEF\xBF\xBD", false), (Ids{29871, 30140}));             // real U+FFFD
 }
 
 // U+2581 in the input is indistinguishable from an escaped space (as in
 // libsentencepiece): it decodes as ' '.
 TEST(TokenizerFacts, LowerOneEighthBlockDecodesAsSpace) {
   const SentencePieceVocab& vocab = llama_vocab();
-  EXPECT_EQ(vocab.encode("a\xE2\x96\x81" "b", false), (Ids{263, 289}));
-  EXPECT_EQ(vocab.decode(vocab.encode("a\xE2\x96\x81" "b", false)), "a b");
+  EXPECT_EQ(vocab.encode("a\xE2\x96\x81"
+                         "b",
+                         false),
+            (Ids{263, 289}));
+  EXPECT_EQ(vocab.decode(vocab.encode("a\xE2\x96\x81"
+                                      "b",
+                                      false)),
+            "a b");
 }
 
 // ---------------------------------------------------------------------------
@@ -356,7 +367,7 @@ TEST(TokenizerTiny, UserDefinedPiecesAreNeverMerged) {
   const TokenId tag = t.add("<a>", 0, PieceType::USER_DEFINED);
   t.add("<", -10);
   t.add(">", -10);
-  t.add("a>", -1);   // would merge across the user-defined piece's end
+  t.add("a>", -1);  // would merge across the user-defined piece's end
   t.add(">a", -1);
   auto v = t.build();
   ASSERT_TRUE(v);
@@ -467,13 +478,10 @@ TEST(TokenizerErrors, FromGguf) {
   EXPECT_EQ((*ok)->encode("a a", true), (Ids{1, 3, 4, 3, 4}));
   EXPECT_TRUE((*ok)->add_bos_by_default());
 
-  expect_error(vocab_from_gguf([](gguf::GgufWriter& w) {
-                 w.set_string("tokenizer.ggml.model", "gpt2");
-               }),
-               {"mem.gguf", "tokenizer.ggml.model", "gpt2 tokenizers are not supported yet"});
-  expect_error(vocab_from_gguf([](gguf::GgufWriter& w) {
-                 w.set_u32("tokenizer.ggml.model", 3);
-               }),
+  expect_error(
+      vocab_from_gguf([](gguf::GgufWriter& w) { w.set_string("tokenizer.ggml.model", "gpt2"); }),
+      {"mem.gguf", "tokenizer.ggml.model", "gpt2 tokenizers are not supported yet"});
+  expect_error(vocab_from_gguf([](gguf::GgufWriter& w) { w.set_u32("tokenizer.ggml.model", 3); }),
                {"mem.gguf", "tokenizer.ggml.model", "must be string"});
   expect_error(vocab_from_gguf([](gguf::GgufWriter& w) {
                  w.set_f32s("tokenizer.ggml.scores", {0, 0, 0});
@@ -491,22 +499,18 @@ TEST(TokenizerErrors, FromGguf) {
                  w.set_i32s("tokenizer.ggml.token_type", {2, 3, 3, 1, 9});
                }),
                {"mem.gguf", "tokenizer.ggml.token_type", "[4] = 9"});
-  expect_error(vocab_from_gguf([](gguf::GgufWriter& w) {
-                 w.set_string("tokenizer.ggml.tokens", "abc");
-               }),
-               {"mem.gguf", "tokenizer.ggml.tokens", "array of string"});
-  expect_error(vocab_from_gguf([](gguf::GgufWriter& w) {
-                 w.set_string("tokenizer.ggml.bos_token_id", "1");
-               }),
+  expect_error(
+      vocab_from_gguf([](gguf::GgufWriter& w) { w.set_string("tokenizer.ggml.tokens", "abc"); }),
+      {"mem.gguf", "tokenizer.ggml.tokens", "array of string"});
+  expect_error(vocab_from_gguf(
+                   [](gguf::GgufWriter& w) { w.set_string("tokenizer.ggml.bos_token_id", "1"); }),
                {"mem.gguf", "tokenizer.ggml.bos_token_id", "uint32"});
-  expect_error(vocab_from_gguf([](gguf::GgufWriter& w) {
-                 w.set_u32("tokenizer.ggml.eos_token_id", 5);
-               }),
-               {"mem.gguf", "eos id 5 is out of range"});
-  expect_error(vocab_from_gguf([](gguf::GgufWriter& w) {
-                 w.set_u32("tokenizer.ggml.add_bos_token", 1);
-               }),
-               {"mem.gguf", "tokenizer.ggml.add_bos_token", "bool"});
+  expect_error(
+      vocab_from_gguf([](gguf::GgufWriter& w) { w.set_u32("tokenizer.ggml.eos_token_id", 5); }),
+      {"mem.gguf", "eos id 5 is out of range"});
+  expect_error(
+      vocab_from_gguf([](gguf::GgufWriter& w) { w.set_u32("tokenizer.ggml.add_bos_token", 1); }),
+      {"mem.gguf", "tokenizer.ggml.add_bos_token", "bool"});
 }
 
 TEST(TokenizerErrors, FromGgufMissingKeys) {
@@ -518,8 +522,10 @@ TEST(TokenizerErrors, FromGgufMissingKeys) {
     if (std::string(key) != "tokenizer.ggml.tokens") {
       w.set_strings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>"});
     }
-    if (std::string(key) != "tokenizer.ggml.bos_token_id") w.set_u32("tokenizer.ggml.bos_token_id", 1);
-    if (std::string(key) != "tokenizer.ggml.eos_token_id") w.set_u32("tokenizer.ggml.eos_token_id", 2);
+    if (std::string(key) != "tokenizer.ggml.bos_token_id")
+      w.set_u32("tokenizer.ggml.bos_token_id", 1);
+    if (std::string(key) != "tokenizer.ggml.eos_token_id")
+      w.set_u32("tokenizer.ggml.eos_token_id", 2);
     const std::vector<uint8_t> bytes = w.to_bytes();
     auto file = gguf::GgufFile::parse(bytes, "mem.gguf");
     ASSERT_TRUE(file.ok()) << file.message();

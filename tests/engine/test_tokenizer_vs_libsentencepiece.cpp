@@ -160,18 +160,21 @@ std::vector<std::string> fixed_corpus() {
       "e-mail: someone@example.com; url: https://example.org/a?b=c&d=e#f",
       "<s> </s> <unk> <0x41> [INST] [/INST]",
       // non-ASCII Latin
-      "\xC3\xA9t\xC3\xA9",                                          // été
-      "Stra\xC3\x9F" "e",                                           // Straße
-      "\xC3\x84pfel, \xC3\x96l und \xC3\x9C" "bel",                 // Äpfel, Öl und Übel
-      "na\xC3\xAFve caf\xC3\xA9 r\xC3\xA9sum\xC3\xA9 fa\xC3\xA7" "ade",
-      "e\xCC\x81 (combining acute)",                               // e + U+0301
+      "\xC3\xA9t\xC3\xA9",  // été
+      "Stra\xC3\x9F"
+      "e",  // Straße
+      "\xC3\x84pfel, \xC3\x96l und \xC3\x9C"
+      "bel",  // Äpfel, Öl und Übel
+      "na\xC3\xAFve caf\xC3\xA9 r\xC3\xA9sum\xC3\xA9 fa\xC3\xA7"
+      "ade",
+      "e\xCC\x81 (combining acute)",  // e + U+0301
       // Cyrillic, Greek, CJK, others
       "\xD0\x92 \xD0\xBD\xD0\xB0\xD1\x87\xD0\xB0\xD0\xBB\xD0\xB5 \xD0\xB1\xD1\x8B\xD0\xBB\xD0\xBE "
-      "\xD0\xA1\xD0\xBB\xD0\xBE\xD0\xB2\xD0\xBE",                  // В начале было Слово
+      "\xD0\xA1\xD0\xBB\xD0\xBE\xD0\xB2\xD0\xBE",  // В начале было Слово
       "\xCE\x95\xCE\xBD \xE1\xBC\x80\xCF\x81\xCF\x87\xE1\xBF\x87",  // Ἐν ἀρχῇ
       "\xE5\x9C\xA8\xE8\xB5\xB7\xE5\x88\x9D\xE7\xA5\x9E\xE5\x88\x9B\xE9\x80\xA0\xE5\xA4\xA9"
-      "\xE5\x9C\xB0\xE3\x80\x82",                                  // 起初神创造天地。
-      "\xE3\x81\x93\xE3\x82\x93\xE3\x81\xAB\xE3\x81\xA1\xE3\x81\xAF",  // こんにちは
+      "\xE5\x9C\xB0\xE3\x80\x82",                                       // 起初神创造天地。
+      "\xE3\x81\x93\xE3\x82\x93\xE3\x81\xAB\xE3\x81\xA1\xE3\x81\xAF",   // こんにちは
       "\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4 \xED\x82\xA4\xEA\xB0\x92",  // 한국어 키값
       "\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D \xD8\xB3\xD9\x84\xD8\xA7\xD9\x85",  // שלום سلام
       "\xE0\xA4\xA8\xE0\xA4\xAE\xE0\xA4\xB8\xE0\xA5\x8D\xE0\xA4\xA4\xE0\xA5\x87",  // नमस्ते
@@ -182,20 +185,25 @@ std::vector<std::string> fixed_corpus() {
       "\xF0\x9F\x87\xAB\xF0\x9F\x87\xB7 flag",
       "\xE2\x9C\x85 \xE2\x9D\xA4\xEF\xB8\x8F \xF0\x9F\xA6\x99",
       // mixed
-      "Hello, y'all! How are you \xF0\x9F\x98\x81 ?\xE6\x88\x91\xE6\x83\xB3\xE5\x9C\xA8" "apple"
-      "\xE5\xB7\xA5\xE4\xBD\x9C" "1314151\xE5\xA4\xA9\xEF\xBD\x9E",
-      "C\xE1\xBB\xAD" "a Vi\xE1\xBB\x87t",
+      "Hello, y'all! How are you \xF0\x9F\x98\x81 ?\xE6\x88\x91\xE6\x83\xB3\xE5\x9C\xA8"
+      "apple"
+      "\xE5\xB7\xA5\xE4\xBD\x9C"
+      "1314151\xE5\xA4\xA9\xEF\xBD\x9E",
+      "C\xE1\xBB\xAD"
+      "a Vi\xE1\xBB\x87t",
       "mixed\t\xC3\xA9\n\xD0\x96  \xE4\xB8\xAD\xF0\x9F\x98\x80 42",
       std::string("nul\0inside", 10),
       "\x01\x02\x1F\x7F control characters",
       "\xEF\xBF\xBD replacement character",
       "\xE2\x96\x81 literal lower one eighth block \xE2\x96\x81\xE2\x96\x81",
-      "\xEF\xBB\xBF" "BOM at start",
+      "\xEF\xBB\xBF"
+      "BOM at start",
       "\xE2\x80\xAF\xC2\xA0 narrow and no-break spaces\xE3\x80\x80ideographic",
   };
   // Very long lines.
-  std::string verse = "And God saw the light, that it was good: and God divided the light from "
-                      "the darkness. ";
+  std::string verse =
+      "And God saw the light, that it was good: and God divided the light from "
+      "the darkness. ";
   std::string long_line;
   while (long_line.size() < 100000) long_line += verse;
   c.push_back(long_line);
@@ -211,19 +219,107 @@ std::vector<std::string> fixed_corpus() {
 // spaces/tabs/newlines, multibyte characters.
 std::vector<std::string> random_corpus(uint32_t seed, int count) {
   static const std::vector<std::string> kAtoms = {
-      "the", "LORD", "and", "said", "unto", "Moses", "thee", "thou", "hath", "begat", "Israel",
-      "of", "a", "I", "light", "earth", "heaven", "water", "hello", "world", "token", "KV",
-      "cache", "Hello", "HTTP", "don't", "it's", "x", "z", "qu", "ing", "tion", "pre", "un",
-      "0", "1", "12", "365", "2024", "3.14", "1e9", ",", ".", ";", ":", "!", "?", "'", "\"",
-      "(", ")", "-", "--", "...", "/", "\\", "#", "@", "&", "*", "_",
-      " ", " ", " ", " ", "  ", "   ", "    ", "\t", "\t\t", "\n", "\n", "\n\n", "\r\n", " \n",
-      "\xC3\xA9", "\xC3\x9F", "\xC3\x84", "\xC3\xB1", "\xC3\xB8",               // é ß Ä ñ ø
-      "\xD0\x96", "\xD0\xB4\xD0\xB0", "\xD1\x8F",                               // Ж да я
-      "\xCE\xBB", "\xD7\x90", "\xD8\xB9",                                       // λ א ع
-      "\xE4\xB8\xAD", "\xE6\x96\x87", "\xE3\x81\x82", "\xED\x95\x9C",           // 中 文 あ 한
-      "\xE2\x82\xAC", "\xE2\x80\x94", "\xE2\x80\x9C", "\xE2\x96\x81",           // € — “ ▁
-      "\xF0\x9F\x98\x80", "\xF0\x9F\x8E\x89", "\xF0\x9F\x91\x8D", "\xF0\x90\x8D\x88",  // 😀 🎉 👍 𐍈
-      "\xCC\x81", "\xE2\x80\x8D", "\xEF\xB8\x8F",  // combining acute, ZWJ, VS16
+      "the",
+      "LORD",
+      "and",
+      "said",
+      "unto",
+      "Moses",
+      "thee",
+      "thou",
+      "hath",
+      "begat",
+      "Israel",
+      "of",
+      "a",
+      "I",
+      "light",
+      "earth",
+      "heaven",
+      "water",
+      "hello",
+      "world",
+      "token",
+      "KV",
+      "cache",
+      "Hello",
+      "HTTP",
+      "don't",
+      "it's",
+      "x",
+      "z",
+      "qu",
+      "ing",
+      "tion",
+      "pre",
+      "un",
+      "0",
+      "1",
+      "12",
+      "365",
+      "2024",
+      "3.14",
+      "1e9",
+      ",",
+      ".",
+      ";",
+      ":",
+      "!",
+      "?",
+      "'",
+      "\"",
+      "(",
+      ")",
+      "-",
+      "--",
+      "...",
+      "/",
+      "\\",
+      "#",
+      "@",
+      "&",
+      "*",
+      "_",
+      " ",
+      " ",
+      " ",
+      " ",
+      "  ",
+      "   ",
+      "    ",
+      "\t",
+      "\t\t",
+      "\n",
+      "\n",
+      "\n\n",
+      "\r\n",
+      " \n",
+      "\xC3\xA9",
+      "\xC3\x9F",
+      "\xC3\x84",
+      "\xC3\xB1",
+      "\xC3\xB8",  // é ß Ä ñ ø
+      "\xD0\x96",
+      "\xD0\xB4\xD0\xB0",
+      "\xD1\x8F",  // Ж да я
+      "\xCE\xBB",
+      "\xD7\x90",
+      "\xD8\xB9",  // λ א ع
+      "\xE4\xB8\xAD",
+      "\xE6\x96\x87",
+      "\xE3\x81\x82",
+      "\xED\x95\x9C",  // 中 文 あ 한
+      "\xE2\x82\xAC",
+      "\xE2\x80\x94",
+      "\xE2\x80\x9C",
+      "\xE2\x96\x81",  // € — “ ▁
+      "\xF0\x9F\x98\x80",
+      "\xF0\x9F\x8E\x89",
+      "\xF0\x9F\x91\x8D",
+      "\xF0\x90\x8D\x88",  // 😀 🎉 👍 𐍈
+      "\xCC\x81",
+      "\xE2\x80\x8D",
+      "\xEF\xB8\x8F",  // combining acute, ZWJ, VS16
   };
   std::mt19937 rng(seed);
   std::vector<std::string> out;
@@ -263,7 +359,9 @@ struct ModelPair {
   std::string gguf_path;
 };
 
-void PrintTo(const ModelPair& p, std::ostream* os) { *os << p.name; }
+void PrintTo(const ModelPair& p, std::ostream* os) {
+  *os << p.name;
+}
 
 class VsLibSentencePiece : public ::testing::TestWithParam<ModelPair> {
  protected:
@@ -299,16 +397,14 @@ TEST_P(VsLibSentencePiece, FixedCorpus) {
   ASSERT_GE(corpus.size(), 60u);
   const size_t matched = compare_on(sp_, *ours_, corpus, true);
   EXPECT_EQ(matched, corpus.size());
-  std::printf("[%s] fixed corpus: %zu / %zu identical\n", GetParam().name, matched,
-              corpus.size());
+  std::printf("[%s] fixed corpus: %zu / %zu identical\n", GetParam().name, matched, corpus.size());
 }
 
 TEST_P(VsLibSentencePiece, RandomCorpus) {
   const auto corpus = random_corpus(20240611, 4000);
   const size_t matched = compare_on(sp_, *ours_, corpus, true);
   EXPECT_EQ(matched, corpus.size());
-  std::printf("[%s] random corpus: %zu / %zu identical\n", GetParam().name, matched,
-              corpus.size());
+  std::printf("[%s] random corpus: %zu / %zu identical\n", GetParam().name, matched, corpus.size());
 }
 
 TEST_P(VsLibSentencePiece, IllFormedUtf8) {
@@ -329,9 +425,9 @@ TEST_P(VsLibSentencePiece, DecodeRandomIds) {
     for (int& id : ids) {
       const uint32_t r = rng() % 10;
       // Favour the interesting ids: control/unknown (0..2) and byte pieces (3..258).
-      id = r == 0 ? static_cast<int>(rng() % 3)
-                  : r < 5 ? 3 + static_cast<int>(rng() % 256)
-                          : static_cast<int>(rng() % n_vocab);
+      id = r == 0  ? static_cast<int>(rng() % 3)
+           : r < 5 ? 3 + static_cast<int>(rng() % 256)
+                   : static_cast<int>(rng() % n_vocab);
     }
     std::string want;
     ASSERT_TRUE(sp_.Decode(ids, &want).ok());
@@ -365,18 +461,18 @@ TEST_P(VsLibSentencePiece, OneMegabyteSpeed) {
   EXPECT_TRUE(ours_->decode(got) == want_text);
   const double ours_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double lib_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
-  std::printf("[%s] 1 MB: %zu tokens; ours %.1f ms, libsentencepiece %.1f ms\n",
-              GetParam().name, got.size(), ours_ms, lib_ms);
+  std::printf("[%s] 1 MB: %zu tokens; ours %.1f ms, libsentencepiece %.1f ms\n", GetParam().name,
+              got.size(), ours_ms, lib_ms);
   EXPECT_LT(ours_ms, 5000.0);  // generous: sanitizer builds are slow
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Models, VsLibSentencePiece,
-    ::testing::Values(ModelPair{"kjv", kShared + "/models/kjv-tok.model",
-                                kShared + "/models/kjv-demo-f16.gguf"},
-                      ModelPair{"llama2", kShared + "/models/llama2-tokenizer.model",
-                                kShared + "/vocab/ggml-vocab-llama-spm.gguf"}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Models, VsLibSentencePiece,
+                         ::testing::Values(ModelPair{"kjv", kShared + "/models/kjv-tok.model",
+                                                     kShared + "/models/kjv-demo-f16.gguf"},
+                                           ModelPair{"llama2",
+                                                     kShared + "/models/llama2-tokenizer.model",
+                                                     kShared + "/vocab/ggml-vocab-llama-spm.gguf"}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------------------
 // Small random vocabularies, given to the library as serialized ModelProtos.
@@ -434,7 +530,7 @@ std::string serialize_model(const std::string& base, const SentencePieceVocabDat
     piece.push_back(0x15);  // field 2, fixed32: score
     const float score = d.scores[i];
     piece.append(reinterpret_cast<const char*>(&score), 4);  // little-endian host
-    piece.push_back(0x18);  // field 3, varint: type
+    piece.push_back(0x18);                                   // field 3, varint: type
     put_varint(piece, static_cast<uint64_t>(d.types[i]));
     put_bytes_field(out, 1, piece);
   }

@@ -29,10 +29,12 @@ class PieceTable {
     uint64_t hash = 0;
     uint32_t offset = 0;  // into blob_
     uint32_t len = 0;
-    TokenId id = -1;      // -1: empty slot
+    TokenId id = -1;  // -1: empty slot
   };
   void grow();
-  std::string_view key(const Slot& s) const { return std::string_view(blob_).substr(s.offset, s.len); }
+  std::string_view key(const Slot& s) const {
+    return std::string_view(blob_).substr(s.offset, s.len);
+  }
 
   std::vector<Slot> slots_;  // power-of-two size, at most half full
   std::string blob_;         // every key, back to back

@@ -2,6 +2,17 @@
 // encode() reproduces libsentencepiece (bpe_model.cc Encode after the identity
 // normalizer, then byte fallback); decode() reproduces SentencePieceProcessor's
 // Decode. from_gguf() lives in sentencepiece_vocab_gguf.cpp.
+//
+// Behaviour shared with libsentencepiece (checked in the tests):
+// - each ill-formed UTF-8 byte of the input becomes U+FFFD before encoding, so
+//   such text does not survive decode(encode(s));
+// - a literal U+2581 in the input is an escaped space: it decodes as ' ';
+// - decode() renders <unk> as " U+2047 ", drops control pieces, turns byte
+//   pieces that do not form UTF-8 into U+FFFD (one per byte), and removes the
+//   U+2581 that starts the first piece, unless visible text came before it;
+// - without byte pieces (no byte fallback) a run of unknown characters is one <unk>.
+// Where a GGUF file could hold what a SentencePiece model cannot: a repeated
+// piece string keeps its first id, and empty pieces are never matched.
 #include "tokenizer/sentencepiece_vocab.h"
 
 #include <algorithm>
@@ -107,10 +118,11 @@ Status validate(const SentencePieceVocabData& d) {
                  " pieces"};
   }
   if (d.types.size() != n) {
-    return Error{where + std::to_string(d.types.size()) + " piece types for " +
-                 std::to_string(n) + " pieces"};
+    return Error{where + std::to_string(d.types.size()) + " piece types for " + std::to_string(n) +
+                 " pieces"};
   }
-  const std::pair<const char*, TokenId> special[] = {{"bos", d.bos}, {"eos", d.eos}, {"unk", d.unk}};
+  const std::pair<const char*, TokenId> special[] = {
+      {"bos", d.bos}, {"eos", d.eos}, {"unk", d.unk}};
   for (const auto& [name, id] : special) {
     if (id < 0 || static_cast<size_t>(id) >= n) {
       return Error{where + name + " id " + std::to_string(id) + " is out of range (" +
@@ -174,8 +186,7 @@ class SentencePieceVocab::Encoder {
 
   void add_symbol(size_t start, size_t len, bool frozen) {
     const auto index = static_cast<int32_t>(symbols_.size());
-    symbols_.push_back(
-        Symbol{start, static_cast<uint32_t>(len), index - 1, index + 1, frozen});
+    symbols_.push_back(Symbol{start, static_cast<uint32_t>(len), index - 1, index + 1, frozen});
   }
 
   // Merges the pending symbols and appends their ids.
@@ -205,7 +216,7 @@ class SentencePieceVocab::Encoder {
     uint32_t len;  // 0 once merged into its left neighbour
     int32_t prev;
     int32_t next;
-    bool frozen;   // a user-defined piece: never merged
+    bool frozen;  // a user-defined piece: never merged
   };
   struct Candidate {
     float score;
@@ -315,7 +326,7 @@ class SentencePieceVocab::Encoder {
   std::unordered_map<TokenId, std::pair<std::string_view, std::string_view>> rev_merge_;
   bool prev_unknown_ = false;
   const bool memo_enabled_;
-  PieceTable memo_keys_;                          // chunk text -> index into memo_spans_
+  PieceTable memo_keys_;                               // chunk text -> index into memo_spans_
   std::vector<std::pair<size_t, size_t>> memo_spans_;  // (offset, count) in memo_ids_
   std::vector<TokenId> memo_ids_;
 };

@@ -38,7 +38,7 @@ struct SentencePieceVocabData {
   TokenId eos = 2;
   TokenId unk = 0;
   bool add_bos = true;
-  bool add_space_prefix = true;     // SentencePiece add_dummy_prefix
+  bool add_space_prefix = true;  // SentencePiece add_dummy_prefix
 };
 
 class SentencePieceVocab final : public Tokenizer {
@@ -70,17 +70,19 @@ class SentencePieceVocab final : public Tokenizer {
   bool is_hard_boundary(std::string_view left_char, std::string_view right_char) const;
 
   SentencePieceVocabData data_;
-  PieceTable piece_to_id_;     // NORMAL, USER_DEFINED, UNUSED: the pieces merges may form
-  PieceTable reserved_to_id_;  // CONTROL, UNKNOWN, BYTE: matched only as whole symbols
+  PieceTable piece_to_id_;        // NORMAL, USER_DEFINED, UNUSED: the pieces merges may form
+  PieceTable reserved_to_id_;     // CONTROL, UNKNOWN, BYTE: matched only as whole symbols
   TokenId byte_token_[256] = {};  // <0xXX> ids, -1 if absent
   bool byte_fallback_ = false;    // the vocab has BYTE pieces
-  bool has_unused_ = false;       // UNUSED pieces need whole-text merging (see encode)
+  bool has_unused_ = false;       // UNUSED pieces need whole-text merging (see Encoder)
   size_t max_piece_bytes_ = 0;    // longest mergeable piece
-  // USER_DEFINED pieces: which bytes can start one, and their distinct lengths (longest first).
+  // USER_DEFINED pieces (matched before splitting, never merged), which bytes
+  // can start one, and their distinct lengths, longest first.
   PieceTable user_defined_;
   bool user_defined_first_byte_[256] = {};
   std::vector<size_t> user_defined_lengths_;
-  // Adjacent character pairs (packed, see sentencepiece_vocab.cpp) found inside a mergeable piece.
+  // Pairs of adjacent characters inside some mergeable piece (packed, see
+  // pair_key): a boundary between any other two characters is never merged across.
   PairSet inner_pairs_;
 };
 

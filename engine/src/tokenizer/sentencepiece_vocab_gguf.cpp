@@ -41,8 +41,7 @@ Error wrong_type(const GgufFile& file, const char* key, const char* expected, co
 // An array value whose elements all pass `accepts`, or an error.
 template <class Accepts>
 Result<const std::vector<Value>*> get_array(const GgufFile& file, const char* key,
-                                            const char* expected, const Value& v,
-                                            Accepts accepts) {
+                                            const char* expected, const Value& v, Accepts accepts) {
   const std::vector<Value>* items = v.as_array();
   if (items == nullptr || !accepts(v.array_type)) return wrong_type(file, key, expected, v);
   return items;
@@ -50,9 +49,9 @@ Result<const std::vector<Value>*> get_array(const GgufFile& file, const char* ke
 
 Status check_length(const GgufFile& file, const char* key, size_t n, size_t n_tokens) {
   if (n == n_tokens) return Status::Ok();
-  return key_error(file, key,
-                   "has " + std::to_string(n) + " entries for " + std::to_string(n_tokens) +
-                       " tokens");
+  return key_error(
+      file, key,
+      "has " + std::to_string(n) + " entries for " + std::to_string(n_tokens) + " tokens");
 }
 
 Result<std::vector<std::string>> read_tokens(const GgufFile& file) {

@@ -1,5 +1,6 @@
 #include "backend/cpu/dot.h"
 
+#include "numeric/convert.h"
 #include "numeric/half.h"
 #include "numeric/quant_blocks.h"
 
@@ -64,6 +65,27 @@ float dot_row(TensorType type, const void* row, const float* x, int64_t n) {
   if (cpu_has_avx2()) return dot_row_avx2(type, row, x, n);
 #endif
   return dot_row_scalar(type, row, x, n);
+}
+
+void dot_f32_4x2_scalar(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n,
+                        float* out) {
+  for (int t = 0; t < 2; ++t) {
+    for (int r = 0; r < 4; ++r) out[t * 4 + r] = dot_row_scalar(TensorType::F32, w + r * ldw, x + t * ldx, n);
+  }
+}
+
+void dot_f32_4x2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out) {
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (cpu_has_avx2()) return dot_f32_4x2_avx2(w, ldw, x, ldx, n, out);
+#endif
+  dot_f32_4x2_scalar(w, ldw, x, ldx, n, out);
+}
+
+void dequantize_row_fast(TensorType type, const void* row, float* dst, int64_t n) {
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (cpu_has_avx2() && dequantize_row_avx2(type, row, dst, n)) return;
+#endif
+  dequantize_row(type, row, dst, n);
 }
 
 float dot_f32(const float* a, const float* b, int64_t n) {

@@ -13,11 +13,21 @@ namespace kvchat::cpu {
 float dot_row(gguf::TensorType type, const void* row, const float* x, int64_t n);
 float dot_f32(const float* a, const float* b, int64_t n);
 
+// Register-tiled f32 kernel for prefill: out[t * 4 + r] = dot(w + r * ldw, x + t * ldx, n)
+// for 4 weight rows r and 2 tokens t (each row and token read once for 8 dots).
+void dot_f32_4x2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out);
+// dst = row as f32; F16 and BF16 use F16C/AVX2 when available.
+void dequantize_row_fast(gguf::TensorType type, const void* row, float* dst, int64_t n);
+
 // Scalar versions (the definition) and the AVX2 versions (nullptr-free only when
 // cpu_has_avx2() is true).
 float dot_row_scalar(gguf::TensorType type, const void* row, const float* x, int64_t n);
 float dot_row_avx2(gguf::TensorType type, const void* row, const float* x, int64_t n);
 float dot_f32_avx2(const float* a, const float* b, int64_t n);
+void dot_f32_4x2_scalar(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out);
+void dot_f32_4x2_avx2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out);
+// Returns false for types it does not convert (the caller falls back to scalar).
+bool dequantize_row_avx2(gguf::TensorType type, const void* row, float* dst, int64_t n);
 bool cpu_has_avx2();
 
 }  // namespace kvchat::cpu

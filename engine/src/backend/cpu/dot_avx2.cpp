@@ -48,6 +48,47 @@ float dot_f32_avx2(const float* a, const float* b, int64_t n) {
   return sum;
 }
 
+void dot_f32_4x2_avx2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n,
+                      float* out) {
+  const float *w0 = w, *w1 = w + ldw, *w2 = w + 2 * ldw, *w3 = w + 3 * ldw;
+  const float *x0 = x, *x1 = x + ldx;
+  __m256 a00 = _mm256_setzero_ps(), a01 = a00, a02 = a00, a03 = a00;  // token 0, rows 0..3
+  __m256 a10 = a00, a11 = a00, a12 = a00, a13 = a00;                  // token 1, rows 0..3
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v0 = _mm256_loadu_ps(x0 + i), v1 = _mm256_loadu_ps(x1 + i);
+    __m256 r = _mm256_loadu_ps(w0 + i);
+    a00 = _mm256_fmadd_ps(r, v0, a00);
+    a10 = _mm256_fmadd_ps(r, v1, a10);
+    r = _mm256_loadu_ps(w1 + i);
+    a01 = _mm256_fmadd_ps(r, v0, a01);
+    a11 = _mm256_fmadd_ps(r, v1, a11);
+    r = _mm256_loadu_ps(w2 + i);
+    a02 = _mm256_fmadd_ps(r, v0, a02);
+    a12 = _mm256_fmadd_ps(r, v1, a12);
+    r = _mm256_loadu_ps(w3 + i);
+    a03 = _mm256_fmadd_ps(r, v0, a03);
+    a13 = _mm256_fmadd_ps(r, v1, a13);
+  }
+  float res[8] = {hsum(a00), hsum(a01), hsum(a02), hsum(a03),
+                  hsum(a10), hsum(a11), hsum(a12), hsum(a13)};
+  for (; i < n; ++i) {
+    res[0] += w0[i] * x0[i], res[1] += w1[i] * x0[i], res[2] += w2[i] * x0[i], res[3] += w3[i] * x0[i];
+    res[4] += w0[i] * x1[i], res[5] += w1[i] * x1[i], res[6] += w2[i] * x1[i], res[7] += w3[i] * x1[i];
+  }
+  for (int k = 0; k < 8; ++k) out[k] = res[k];
+}
+
+bool dequantize_row_avx2(TensorType type, const void* row, float* dst, int64_t n) {
+  if (type != TensorType::F16 && type != TensorType::BF16) return false;
+  const auto* h = static_cast<const uint16_t*>(row);
+  const bool f16 = type == TensorType::F16;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, f16 ? load_f16x8(h + i) : load_bf16x8(h + i));
+  for (; i < n; ++i) dst[i] = f16 ? f16_to_f32(h[i]) : bf16_to_f32(h[i]);
+  return true;
+}
+
 float dot_row_avx2(TensorType type, const void* row, const float* x, int64_t n) {
   switch (type) {
     case TensorType::F32: return dot_f32_avx2(static_cast<const float*>(row), x, n);

@@ -9,7 +9,32 @@ namespace kvchat::cpu {
 
 namespace {
 constexpr int64_t kRowTile = 16;  // rows dequantized together, then dotted with every token
+
+// Y[b][r] = dot(rows[r], X[b]) for r < n_rows, b < n_tokens; 4 rows x 2 tokens at a time.
+void tile_times_tokens(const float* rows, int64_t n_rows, const float* X, int64_t n_tokens,
+                       int64_t cols, float* Y, int64_t ldy) {
+  int64_t b = 0;
+  for (; b + 2 <= n_tokens; b += 2) {
+    int64_t r = 0;
+    for (; r + 4 <= n_rows; r += 4) {
+      float out[8];
+      dot_f32_4x2(rows + r * cols, cols, X + b * cols, cols, cols, out);
+      for (int k = 0; k < 4; ++k) {
+        Y[b * ldy + r + k] = out[k];
+        Y[(b + 1) * ldy + r + k] = out[4 + k];
+      }
+    }
+    for (; r < n_rows; ++r) {
+      Y[b * ldy + r] = dot_f32(rows + r * cols, X + b * cols, cols);
+      Y[(b + 1) * ldy + r] = dot_f32(rows + r * cols, X + (b + 1) * cols, cols);
+    }
+  }
+  for (; b < n_tokens; ++b) {
+    for (int64_t r = 0; r < n_rows; ++r) Y[b * ldy + r] = dot_f32(rows + r * cols, X + b * cols, cols);
+  }
 }
+
+}  // namespace
 
 void MatMul::run(const WeightView& w, const float* X, int64_t n_tokens, float* Y, int64_t ldy) {
   if (n_tokens == 1) {
@@ -32,14 +57,10 @@ void MatMul::run(const WeightView& w, const float* X, int64_t n_tokens, float* Y
         rows = reinterpret_cast<const float*>(w.row(r0));
       } else {
         for (int64_t r = r0; r < r1; ++r) {
-          dequantize_row(w.type, w.row(r), tile.data() + (r - r0) * w.cols, w.cols);
+          dequantize_row_fast(w.type, w.row(r), tile.data() + (r - r0) * w.cols, w.cols);
         }
       }
-      for (int64_t b = 0; b < n_tokens; ++b) {
-        const float* x = X + b * w.cols;
-        float* y = Y + b * ldy;
-        for (int64_t r = r0; r < r1; ++r) y[r] = dot_f32(rows + (r - r0) * w.cols, x, w.cols);
-      }
+      tile_times_tokens(rows, r1 - r0, X, n_tokens, w.cols, Y + r0, ldy);
     }
   });
 }
