@@ -134,5 +134,33 @@ TEST(Dot, EveryTypeMatchesTheDequantizedDefinition) {
   }
 }
 
+TEST(Dot, FourRowsByTwoTokensKernelMatchesSingleDots) {
+  for (int64_t n : {5, 8, 13, 100, 1024}) {
+    const int64_t ld = n + 3;  // strides larger than n
+    const auto w = random_values(4 * ld, 21), x = random_values(2 * ld, 22);
+    float out[8];
+    cpu::dot_f32_4x2(w.data(), ld, x.data(), ld, n, out);
+    for (int t = 0; t < 2; ++t) {
+      for (int r = 0; r < 4; ++r) {
+        double want = 0;
+        for (int64_t i = 0; i < n; ++i) want += double(w[r * ld + i]) * x[t * ld + i];
+        EXPECT_NEAR(out[t * 4 + r], want, 1e-5 * n) << "n=" << n << " t=" << t << " r=" << r;
+      }
+    }
+  }
+}
+
+TEST(Dequantize, FastRowConversionEqualsTheScalarDefinition) {
+  const auto v = random_values(203, 31);
+  for (TensorType type : {TensorType::F16, TensorType::BF16}) {
+    std::vector<uint16_t> row(v.size());
+    quantize_row(type, v.data(), row.data(), v.size());
+    std::vector<float> a(v.size()), b(v.size());
+    dequantize_row(type, row.data(), a.data(), v.size());
+    cpu::dequantize_row_fast(type, row.data(), b.data(), v.size());
+    EXPECT_EQ(a, b);
+  }
+}
+
 }  // namespace
 }  // namespace kvchat

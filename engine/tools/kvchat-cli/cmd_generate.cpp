@@ -9,6 +9,36 @@
 
 namespace kvchat::cli {
 
+namespace {
+
+// -n and the sampling options; unset ones keep the SamplingParams defaults.
+Status read_sampling_options(const Args& args, GenerateOptions& go) {
+  SamplingParams& sp = go.sampling;
+  auto n = args.get_int("-n", 128);
+  if (!n) return n.error();
+  if (*n < 0) return Error{"-n must be >= 0"};
+  go.max_tokens = static_cast<int32_t>(*n);
+  auto seed = args.get_int("--seed", 0);
+  if (!seed) return seed.error();
+  sp.seed = static_cast<uint64_t>(*seed);
+  auto top_k = args.get_int("--top-k", sp.top_k);
+  if (!top_k) return top_k.error();
+  sp.top_k = static_cast<int32_t>(*top_k);
+  auto last_n = args.get_int("--repeat-last-n", sp.repeat_last_n);
+  if (!last_n) return last_n.error();
+  sp.repeat_last_n = static_cast<int32_t>(*last_n);
+  for (auto [name, field] : {std::pair{"--temp", &sp.temperature}, {"--top-p", &sp.top_p},
+                             {"--min-p", &sp.min_p}, {"--repeat-penalty", &sp.repeat_penalty}}) {
+    auto v = args.get_double(name, *field);
+    if (!v) return v.error();
+    *field = static_cast<float>(*v);
+  }
+  if (sp.repeat_penalty <= 0) return Error{"--repeat-penalty must be > 0"};
+  return {};
+}
+
+}  // namespace
+
 int cmd_generate(const Argv& argv) {
   auto args = Args::parse(argv,
                           with(kSessionOptions, {"--prompt", "-n", "--temp", "--seed", "--top-k",
@@ -20,31 +50,7 @@ int cmd_generate(const Argv& argv) {
   if (!prompt) return fail(prompt.message());
 
   GenerateOptions go;
-  SamplingParams& sp = go.sampling;
-  auto n = args->get_int("-n", 128);
-  auto temp = args->get_double("--temp", sp.temperature);
-  auto seed = args->get_int("--seed", 0);
-  auto top_k = args->get_int("--top-k", sp.top_k);
-  auto top_p = args->get_double("--top-p", sp.top_p);
-  auto min_p = args->get_double("--min-p", sp.min_p);
-  auto rp = args->get_double("--repeat-penalty", sp.repeat_penalty);
-  auto rn = args->get_int("--repeat-last-n", sp.repeat_last_n);
-  for (const std::string* e : {n ? nullptr : &n.message(), temp ? nullptr : &temp.message(),
-                               seed ? nullptr : &seed.message(), top_k ? nullptr : &top_k.message(),
-                               top_p ? nullptr : &top_p.message(), min_p ? nullptr : &min_p.message(),
-                               rp ? nullptr : &rp.message(), rn ? nullptr : &rn.message()}) {
-    if (e) return fail(*e);
-  }
-  if (*n < 0) return fail("-n must be >= 0");
-  if (*rp <= 0) return fail("--repeat-penalty must be > 0");
-  go.max_tokens = static_cast<int32_t>(*n);
-  sp.temperature = static_cast<float>(*temp);
-  sp.seed = static_cast<uint64_t>(*seed);
-  sp.top_k = static_cast<int32_t>(*top_k);
-  sp.top_p = static_cast<float>(*top_p);
-  sp.min_p = static_cast<float>(*min_p);
-  sp.repeat_penalty = static_cast<float>(*rp);
-  sp.repeat_last_n = static_cast<int32_t>(*rn);
+  if (auto st = read_sampling_options(*args, go); !st) return fail(st.message());
   if (args->has("--stop")) go.stop_strings.push_back(args->get("--stop"));
 
   auto model = load_model(*args);
