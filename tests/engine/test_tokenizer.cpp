@@ -17,6 +17,7 @@
 
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
+#include "support/load_vocab.h"
 #include "tokenizer/sentencepiece_vocab.h"
 
 namespace kvchat {
@@ -28,26 +29,8 @@ const std::string kKjvGguf = kShared + "/models/kjv-demo-f16.gguf";
 
 using Ids = std::vector<TokenId>;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::unique_ptr<SentencePieceVocab> load_vocab(const std::string& path) {
-  auto file = gguf::GgufFile::open(path);
-  if (!file.ok()) {
-    ADD_FAILURE() << file.message();
-    return nullptr;
-  }
-  auto vocab = SentencePieceVocab::from_gguf(**file);
-  if (!vocab.ok()) {
-    ADD_FAILURE() << vocab.message();
-    return nullptr;
-  }
-  return std::move(vocab).value();
-}
+using test::read_file;
+using test::load_vocab;
 
 const SentencePieceVocab& llama_vocab() {
   static const std::unique_ptr<SentencePieceVocab> vocab = load_vocab(kLlamaSpmGguf);

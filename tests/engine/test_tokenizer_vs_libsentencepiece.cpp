@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "gguf/gguf_file.h"
+#include "support/load_vocab.h"
 #include "tokenizer/sentencepiece_vocab.h"
 
 namespace kvchat {
@@ -31,26 +32,8 @@ namespace {
 const std::string kShared = KVCHAT_SHARED_DIR;
 using Ids = std::vector<TokenId>;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::unique_ptr<SentencePieceVocab> load_gguf_vocab(const std::string& path) {
-  auto file = gguf::GgufFile::open(path);
-  if (!file.ok()) {
-    ADD_FAILURE() << file.message();
-    return nullptr;
-  }
-  auto vocab = SentencePieceVocab::from_gguf(**file);
-  if (!vocab.ok()) {
-    ADD_FAILURE() << vocab.message();
-    return nullptr;
-  }
-  return std::move(vocab).value();
-}
+using test::read_file;
+using test::load_vocab;
 
 std::string show(std::string_view s) {
   std::string out;
@@ -368,7 +351,7 @@ class VsLibSentencePiece : public ::testing::TestWithParam<ModelPair> {
   void SetUp() override {
     const auto status = sp_.Load(GetParam().model_path);
     ASSERT_TRUE(status.ok()) << status.ToString();
-    ours_ = load_gguf_vocab(GetParam().gguf_path);
+    ours_ = load_vocab(GetParam().gguf_path);
     ASSERT_TRUE(ours_);
   }
   sentencepiece::SentencePieceProcessor sp_;

@@ -130,7 +130,8 @@ GgufWriter base_writer(const Spec& spec = {}) {
   Vocab v = make_vocab();
   if (spec.edit_vocab) spec.edit_vocab(v.pieces, v.scores, v.types);
   str("tokenizer.ggml.model", "llama");
-  if (!spec.omit_keys.count("tokenizer.ggml.tokens")) w.set_strings("tokenizer.ggml.tokens", v.pieces);
+  if (!spec.omit_keys.count("tokenizer.ggml.tokens"))
+    w.set_strings("tokenizer.ggml.tokens", v.pieces);
   if (!spec.omit_keys.count("tokenizer.ggml.scores")) w.set_f32s("tokenizer.ggml.scores", v.scores);
   if (!spec.omit_keys.count("tokenizer.ggml.token_type")) {
     w.set_i32s("tokenizer.ggml.token_type", v.types);
@@ -179,7 +180,9 @@ GgufWriter base_writer(const Spec& spec = {}) {
   return w;
 }
 
-Bytes base_bytes(const Spec& spec = {}) { return base_writer(spec).to_bytes(); }
+Bytes base_bytes(const Spec& spec = {}) {
+  return base_writer(spec).to_bytes();
+}
 
 // ---------------------------------------------------------------------------------------
 // Byte surgery. The writer's layout: a key or tensor name is a u64 length + its bytes;
@@ -208,8 +211,8 @@ size_t after_string(const Bytes& b, const std::string& s) {
   std::memcpy(needle.data(), &len, 8);
   std::memcpy(needle.data() + 8, s.data(), s.size());
   size_t found = SIZE_MAX;
-  for (auto it = b.begin(); (it = std::search(it, b.end(), needle.begin(), needle.end())) != b.end();
-       ++it) {
+  for (auto it = b.begin();
+       (it = std::search(it, b.end(), needle.begin(), needle.end())) != b.end(); ++it) {
     if (found != SIZE_MAX) throw std::runtime_error("'" + s + "' occurs twice in the base file");
     found = static_cast<size_t>(it - b.begin()) + needle.size();
   }
@@ -400,10 +403,10 @@ TEST(GgufHostile, Truncated) {
     const std::string& m = r.message;
     ASSERT_NE(m.find(name), std::string::npos) << m;
     // A short read, or a count the remaining bytes cannot hold.
-    const bool says_short = m.find("truncated") != std::string::npos ||
-                            m.find("for a file of " + std::to_string(len) + " bytes") !=
-                                std::string::npos ||
-                            m.find("remaining bytes can hold") != std::string::npos;
+    const bool says_short =
+        m.find("truncated") != std::string::npos ||
+        m.find("for a file of " + std::to_string(len) + " bytes") != std::string::npos ||
+        m.find("remaining bytes can hold") != std::string::npos;
     ASSERT_TRUE(says_short) << m;
   }
 
@@ -516,7 +519,8 @@ TEST(GgufHostile, UnknownTypes) {
   poke<uint32_t>(b, bc.type, 13);
   expect_rejected("value-type-13", b, {"key 'llama.block_count'", "unknown value type 13"});
   poke<uint32_t>(b, bc.type, 0xFFFFFFFFu);
-  expect_rejected("value-type-max", b, {"key 'llama.block_count'", "unknown value type 4294967295"});
+  expect_rejected("value-type-max", b,
+                  {"key 'llama.block_count'", "unknown value type 4294967295"});
 
   b = base_bytes();
   poke<uint32_t>(b, key_at(b, "tokenizer.ggml.scores").value, 13);
@@ -594,9 +598,9 @@ TEST(GgufHostile, Dimensions) {
   for (uint32_t n : {0u, 5u, 0xFFFFFFFFu}) {
     Bytes b = base_bytes();
     poke<uint32_t>(b, tensor_at(b, "blk.0.attn_q.weight").n_dims, n);
-    expect_rejected("n-dims-" + std::to_string(n), b,
-                    {"tensor 'blk.0.attn_q.weight'",
-                     std::to_string(n) + " dimensions (expected 1 to 4)"});
+    expect_rejected(
+        "n-dims-" + std::to_string(n), b,
+        {"tensor 'blk.0.attn_q.weight'", std::to_string(n) + " dimensions (expected 1 to 4)"});
   }
 
   Bytes b = base_bytes();
@@ -606,9 +610,9 @@ TEST(GgufHostile, Dimensions) {
 
   b = base_bytes();
   poke<uint64_t>(b, tensor_at(b, "token_embd.weight").dims[1], 1ull << 47);
-  expect_rejected("huge-dim", b,
-                  {"tensor 'token_embd.weight'", "dimension 1 = 140737488355328",
-                   "absurdly large"});
+  expect_rejected(
+      "huge-dim", b,
+      {"tensor 'token_embd.weight'", "dimension 1 = 140737488355328", "absurdly large"});
   poke<uint64_t>(b, tensor_at(b, "token_embd.weight").dims[1], UINT64_MAX);
   expect_rejected("huge-dim-max", b,
                   {"tensor 'token_embd.weight'", "dimension 1 = 18446744073709551615"});
@@ -639,14 +643,15 @@ TEST(GgufHostile, TensorTypes) {
   expect_rejected("type-q4k", b,
                   {"tensor 'blk.0.attn_q.weight'", "tensor type Q4_K (id 12) is not supported"});
   poke<uint32_t>(b, q.type, 999);
-  expect_rejected("type-999", b,
-                  {"tensor 'blk.0.attn_q.weight'", "tensor type unknown (id 999) is not supported"});
+  expect_rejected(
+      "type-999", b,
+      {"tensor 'blk.0.attn_q.weight'", "tensor type unknown (id 999) is not supported"});
 
   b = base_bytes();
   poke<uint64_t>(b, tensor_at(b, "blk.0.ffn_up.weight").dims[0], 48);
-  expect_rejected("q8-row-48", b,
-                  {"tensor 'blk.0.ffn_up.weight'", "row length 48 is not a multiple of 32",
-                   "Q8_0"});
+  expect_rejected(
+      "q8-row-48", b,
+      {"tensor 'blk.0.ffn_up.weight'", "row length 48 is not a multiple of 32", "Q8_0"});
   b = base_bytes();
   poke<uint64_t>(b, tensor_at(b, "output.weight").dims[0], 40);
   expect_rejected("q4-row-40", b,
@@ -660,9 +665,8 @@ TEST(GgufHostile, Offsets) {
   ASSERT_GT(k_off, 0u);
   poke<uint64_t>(b, k.offset, k_off + 16);
   expect_rejected("misaligned", b,
-                  {"tensor 'blk.0.attn_k.weight'",
-                   "data offset " + std::to_string(k_off + 16) +
-                       " is not a multiple of the alignment 32"});
+                  {"tensor 'blk.0.attn_k.weight'", "data offset " + std::to_string(k_off + 16) +
+                                                       " is not a multiple of the alignment 32"});
 
   // Past the end of the file, far and near the top of the 64-bit range.
   for (uint64_t off : {uint64_t{1} << 40, UINT64_MAX - 31, uint64_t(b.size()) / 32 * 32}) {
@@ -694,9 +698,9 @@ TEST(GgufHostile, Alignment) {
   for (uint32_t al : {48u, 0u, 1u << 21}) {
     Bytes b = base_bytes();
     poke<uint32_t>(b, key_at(b, "general.alignment").value, al);
-    expect_rejected("alignment-" + std::to_string(al), b,
-                    {"general.alignment must be a power of two up to 1 MiB, got " +
-                     std::to_string(al)});
+    expect_rejected(
+        "alignment-" + std::to_string(al), b,
+        {"general.alignment must be a power of two up to 1 MiB, got " + std::to_string(al)});
   }
   // A valid power of two that the tensor offsets (multiples of 32) do not honour.
   Bytes b = base_bytes();

@@ -18,8 +18,10 @@ namespace {
 
 constexpr uint32_t kMaxDims = 4;            // GGML_MAX_DIMS
 constexpr uint32_t kMaxArrayDepth = 8;      // nested arrays deeper than this are hostile
-constexpr uint64_t kMaxArrayItems = 1ull << 24;     // largest real vocab arrays are ~300k
-constexpr uint64_t kMaxMetadataValues = 1ull << 25; // all values in all arrays together
+// Largest real arrays: ~300k BPE merges, ~150k-token vocabularies. A parsed Value takes
+// ~100 bytes, so these caps bound a hostile file's metadata to ~400 MB of memory.
+constexpr uint64_t kMaxArrayItems = 1ull << 22;
+constexpr uint64_t kMaxMetadataValues = 1ull << 22; // all values in all arrays together
 constexpr uint64_t kMaxStringBytes = 1ull << 26;    // 64 MiB (chat templates are a few KiB)
 
 // Smallest encoding of one value of a type, to reject absurd counts before allocating.

@@ -1,5 +1,9 @@
 #include "backend/cpu/dot.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include "numeric/convert.h"
 #include "numeric/half.h"
 #include "numeric/quant_blocks.h"
@@ -10,8 +14,12 @@ using gguf::TensorType;
 
 bool cpu_has_avx2() {
 #if defined(__x86_64__) && defined(KVCHAT_HAVE_AVX2_TU)
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          __builtin_cpu_supports("f16c");
+  // F16C is CPUID leaf 1, ECX bit 29 (clang 14 has no "f16c" in __builtin_cpu_supports).
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29));
+    return f16c && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
   return has;
 #else
   return false;
