@@ -39,6 +39,7 @@ TEST_P(FastVsReference, LogitsAgree) {
 
   SessionOptions fast_opts, ref_opts;
   fast_opts.n_threads = 2;
+  fast_opts.kv_type = ref_opts.kv_type = "f32";
   ref_opts.backend = "cpu-reference";
   auto fast = Session::create(*model, fast_opts);
   auto ref = Session::create(*model, ref_opts);

@@ -10,20 +10,29 @@
 namespace kvchat {
 namespace {
 
-KvCacheShape small_shape() {
-  KvCacheShape s;
-  s.n_layers = 3;
-  s.n_kv_heads = 2;
-  s.head_dim = 8;
-  s.max_tokens = 100;
-  s.block_tokens = 16;
-  return s;
+KvCacheConfig small_config(KvType type = KvType::F32, int32_t chunk_blocks = 1) {
+  KvCacheConfig c;
+  c.n_layers = 3;
+  c.n_kv_heads = 2;
+  c.head_dim = 32;
+  c.max_tokens = 100;
+  c.block_tokens = 16;
+  c.chunk_blocks = chunk_blocks;
+  c.type = type;
+  return c;
+}
+
+KvCache make_cache(const KvCacheConfig& c) {
+  auto kv = KvCache::create(c);
+  EXPECT_TRUE(kv) << kv.message();
+  return std::move(kv.value());
 }
 
 TEST(KvCache, GrowsInBlocksOnDemand) {
-  KvCache kv(small_shape());
+  KvCache kv = make_cache(small_config());
   EXPECT_EQ(kv.allocated_bytes(), 0u);  // nothing reserved before the first token
-  EXPECT_EQ(kv.bytes_per_token(), 2u * 3 * 2 * 8 * 4);
+  EXPECT_EQ(kv.pool_bytes(), 0u);
+  EXPECT_EQ(kv.bytes_per_token(), 2u * 3 * 2 * 32 * 4);
   ASSERT_TRUE(kv.reserve(1));
   EXPECT_EQ(kv.blocks_in_use(), 1);
   EXPECT_EQ(kv.capacity(), 16);
@@ -36,26 +45,59 @@ TEST(KvCache, GrowsInBlocksOnDemand) {
   EXPECT_EQ(kv.used_bytes(), 17 * kv.bytes_per_token());
 }
 
+TEST(KvCache, PoolGrowsInChunks) {
+  KvCache kv = make_cache(small_config(KvType::F16, 4));
+  ASSERT_TRUE(kv.reserve(1));
+  EXPECT_EQ(kv.blocks_in_use(), 1);
+  EXPECT_EQ(kv.pool_bytes(), 4 * kv.block_bytes());  // one chunk of 4 blocks
+  EXPECT_EQ(kv.free_blocks(), 3);
+  ASSERT_TRUE(kv.reserve(65));                        // 5 blocks: a second chunk
+  EXPECT_EQ(kv.pool_bytes(), 8 * kv.block_bytes());
+  EXPECT_EQ(kv.free_blocks(), 3);
+}
+
+TEST(KvCache, BytesPerTokenFollowsTheFormulaForEveryType) {
+  // 2 x 3 layers x (2 heads x 32 head_dim) values x bytes per value; q8_0 34/32, q4_0 18/32.
+  const uint64_t values = 2 * 3 * 64;
+  EXPECT_EQ(make_cache(small_config(KvType::F32)).bytes_per_token(), values * 4);
+  EXPECT_EQ(make_cache(small_config(KvType::F16)).bytes_per_token(), values * 2);
+  EXPECT_EQ(make_cache(small_config(KvType::Q8_0)).bytes_per_token(), values / 32 * 34);
+  EXPECT_EQ(make_cache(small_config(KvType::Q4_0)).bytes_per_token(), values / 32 * 18);
+  KvCacheConfig odd = small_config(KvType::Q8_0);
+  odd.head_dim = 48;
+  auto bad = KvCache::create(odd);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.message().find("multiple of 32"), std::string::npos);
+}
+
 TEST(KvCache, RowsOfDifferentPositionsAndLayersDoNotAlias) {
-  KvCache kv(small_shape());
+  KvCache kv = make_cache(small_config());
   ASSERT_TRUE(kv.reserve(40));
-  const int32_t kv_dim = kv.shape().kv_dim();
+  const int32_t kv_dim = kv.config().kv_dim();
+  std::vector<float> row(kv_dim), back(kv_dim);
+  auto fill = [&](int32_t l, int32_t p, float sign) {
+    for (int32_t i = 0; i < kv_dim; ++i) row[i] = sign * static_cast<float>(l * 100000 + p * 100 + i);
+  };
   for (int32_t l = 0; l < 3; ++l)
-    for (int32_t p = 0; p < 40; ++p)
-      for (int32_t i = 0; i < kv_dim; ++i) {
-        kv.key(l, p)[i] = static_cast<float>(l * 100000 + p * 100 + i);
-        kv.value(l, p)[i] = -static_cast<float>(l * 100000 + p * 100 + i);
-      }
+    for (int32_t p = 0; p < 40; ++p) {
+      fill(l, p, 1);
+      kv.write_key(l, p, row.data());
+      fill(l, p, -1);
+      kv.write_value(l, p, row.data());
+    }
   for (int32_t l = 0; l < 3; ++l)
-    for (int32_t p = 0; p < 40; ++p)
-      for (int32_t i = 0; i < kv_dim; ++i) {
-        ASSERT_EQ(kv.key(l, p)[i], static_cast<float>(l * 100000 + p * 100 + i));
-        ASSERT_EQ(kv.value(l, p)[i], -static_cast<float>(l * 100000 + p * 100 + i));
-      }
+    for (int32_t p = 0; p < 40; ++p) {
+      fill(l, p, 1);
+      kv.read_key(l, p, back.data());
+      ASSERT_EQ(back, row);
+      fill(l, p, -1);
+      kv.read_value(l, p, back.data());
+      ASSERT_EQ(back, row);
+    }
 }
 
 TEST(KvCache, TruncateFreesBlocksAndReusesThem) {
-  KvCache kv(small_shape());
+  KvCache kv = make_cache(small_config());
   ASSERT_TRUE(kv.reserve(48));
   kv.set_size(48);
   EXPECT_EQ(kv.blocks_in_use(), 3);
@@ -64,18 +106,29 @@ TEST(KvCache, TruncateFreesBlocksAndReusesThem) {
   EXPECT_EQ(kv.size(), 10);
   EXPECT_EQ(kv.blocks_in_use(), 1);
   EXPECT_EQ(kv.allocated_bytes(), kv.block_bytes());
+  EXPECT_EQ(kv.free_blocks(), 2);
   ASSERT_TRUE(kv.reserve(48));
   EXPECT_EQ(kv.pool_bytes(), pool);  // the freed blocks came back, nothing new allocated
   EXPECT_EQ(kv.peak_allocated_bytes(), 3 * kv.block_bytes());
 }
 
-TEST(KvCache, RefusesToGrowPastTheContext) {
-  KvCache kv(small_shape());
+TEST(KvCache, RefusesToGrowPastTheContextOrTheBudget) {
+  KvCache kv = make_cache(small_config());
   ASSERT_TRUE(kv.reserve(100));
   auto s = kv.reserve(101);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("context is full"), std::string::npos);
   EXPECT_EQ(kv.capacity(), 112);  // unchanged by the refusal (7 blocks of 16)
+
+  KvCacheConfig c = small_config();
+  c.budget_bytes = 2 * 2 * 3 * 16 * 64 * 4;  // exactly two blocks
+  KvCache small = make_cache(c);
+  ASSERT_TRUE(small.reserve(32));
+  auto full = small.reserve(33);
+  ASSERT_FALSE(full);
+  EXPECT_NE(full.message().find("budget"), std::string::npos);
+  EXPECT_EQ(small.blocks_in_use(), 2);  // the failed grow left nothing behind
+  EXPECT_EQ(small.pool_bytes(), c.budget_bytes);
 }
 
 class SessionKv : public ::testing::Test {
@@ -89,7 +142,9 @@ class SessionKv : public ::testing::Test {
 };
 
 TEST_F(SessionKv, MemoryReportFollowsTheFormulaExactly) {
-  auto s = Session::create(model_, {});
+  SessionOptions so;
+  so.kv_type = "f32";
+  auto s = Session::create(model_, so);
   ASSERT_TRUE(s);
   MemoryReport r0 = (*s)->memory_report();
   EXPECT_EQ(r0.kv_allocated_bytes, 0u);
@@ -113,12 +168,14 @@ TEST_F(SessionKv, TokenByTokenEqualsBatchAndTruncateRecomputesTheSame) {
   std::vector<TokenId> ids =
       model_->tokenizer().encode("Psalms 23\n1 The LORD is my shepherd; I shall not want.", true);
   ASSERT_GT(ids.size(), 17u);  // crosses a block boundary
-  auto batch = Session::create(model_, {});
+  SessionOptions f32;
+  f32.kv_type = "f32";
+  auto batch = Session::create(model_, f32);
   ASSERT_TRUE(batch);
   ASSERT_TRUE((*batch)->eval(ids));
   const std::vector<float> want((*batch)->last_logits().begin(), (*batch)->last_logits().end());
 
-  SessionOptions small_blocks;
+  SessionOptions small_blocks = f32;
   small_blocks.kv_block_tokens = 3;  // many blocks, odd size
   auto step = Session::create(model_, small_blocks);
   ASSERT_TRUE(step);

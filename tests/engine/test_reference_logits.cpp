@@ -35,6 +35,7 @@ TEST_P(ReferenceLogits, MatchFloat64Reference) {
 
       SessionOptions so;
       so.backend = backend;
+      so.kv_type = "f32";  // the exact path; quantized KV is measured by perplexity
       auto session = Session::create(*model, so);
       ASSERT_TRUE(session) << session.message();
       std::vector<float> logits;
@@ -57,7 +58,9 @@ TEST_P(ReferenceLogits, GreedyContinuationIsIdentical) {
   ASSERT_TRUE(model) << model.message();
   const auto ref = test::load_json(test::shared_path("reference/kjv-demo/kjv-demo-" + rc.model + ".ref.json"));
   for (const auto& c : ref["cases"]) {
-    auto session = Session::create(*model, {});
+    SessionOptions so;
+    so.kv_type = "f32";
+    auto session = Session::create(*model, so);
     ASSERT_TRUE(session);
     GenerateOptions go;
     go.sampling.temperature = 0;

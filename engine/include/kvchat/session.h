@@ -1,11 +1,14 @@
 // Session: one conversation's state on one backend — the token sequence, its KV
-// cache, and the logits of the last evaluated token.
+// cache, the logits after the last token — and the policies that manage the cache:
+// prefix reuse, what happens when the context is full, the KV element type, snapshots.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kvchat/memory_report.h"
@@ -18,11 +21,44 @@ namespace kvchat {
 class Backend;
 class KvCache;
 
+// What to do when the next tokens do not fit in the context.
+enum class ContextPolicy {
+  Stop,        // refuse, with a message saying so
+  DropOldest,  // drop whole oldest turns (never the kept prefix), re-evaluate what follows
+  Shift,       // discard the oldest half after the kept prefix, re-rotate the cached keys
+};
+std::string_view context_policy_name(ContextPolicy p);  // "stop", "drop-oldest", "shift"
+Result<ContextPolicy> parse_context_policy(std::string_view name);
+
+struct SessionEvent {
+  enum class Kind {
+    ContextWarning,  // the context passed the warning threshold
+    ContextFull,     // policy stop: the tokens were refused
+    ContextShifted,  // policy shift: tokens discarded, keys re-rotated
+    TurnsDropped,    // policy drop-oldest: whole turns dropped, the rest re-evaluated
+    KvTypeChanged,   // the cache was re-encoded in another element type
+    KvOutOfMemory,   // growing the cache failed; the conversation is unchanged
+  };
+  Kind kind;
+  std::string message;      // says what happened, with the numbers
+  int32_t tokens_before = 0;
+  int32_t tokens_after = 0;
+  int32_t tokens_reevaluated = 0;
+};
+std::string_view session_event_name(SessionEvent::Kind kind);  // "context-warning", ...
+using SessionEventHandler = std::function<void(const SessionEvent&)>;
+
 struct SessionOptions {
-  std::string backend = "cpu";  // "cpu", "cpu-reference" or "cuda"
-  int32_t n_threads = 0;        // <= 0: all hardware threads
-  int32_t n_ctx = 0;            // <= 0: the model's training context
-  int32_t kv_block_tokens = 16;
+  std::string backend = "cpu";   // "cpu", "cpu-reference" or "cuda"
+  int32_t n_threads = 0;         // <= 0: all hardware threads
+  int32_t n_ctx = 0;             // <= 0: the model's training context
+  std::string kv_type = "f16";   // "f32", "f16", "q8_0", "q4_0"
+  int32_t kv_block_tokens = 16;  // tokens per KV block
+  int32_t kv_chunk_blocks = 4;   // blocks allocated together when the cache grows
+  uint64_t kv_budget_bytes = 0;  // the most the KV pool may hold; 0 = no limit
+  bool no_kv_cache = false;      // recompute the whole sequence for every new token
+  ContextPolicy context_policy = ContextPolicy::Stop;
+  float context_warn_fraction = 0.9f;  // ContextWarning when this share of n_ctx is used
 };
 
 class Session {
@@ -31,31 +67,70 @@ class Session {
                                                  const SessionOptions& options);
   ~Session();
 
-  // Appends `tokens` to the sequence and evaluates them. Afterwards last_logits() holds
-  // the next-token logits after the whole sequence. With all_logits, *all_logits gets
-  // (tokens.size(), n_vocab) row-major. On error (context full, out of memory) the
+  // Appends `tokens` and evaluates them (making room by the context policy first).
+  // Afterwards last_logits() are the next-token logits after the whole sequence. With
+  // all_logits, *all_logits gets (tokens.size(), n_vocab) row-major. On error the
   // session is unchanged.
   Status eval(std::span<const TokenId> tokens, std::vector<float>* all_logits = nullptr);
+  // Prefix reuse: makes the session hold exactly `sequence`, evaluating only what
+  // differs from what it holds (truncating to the fork point first). Returns the number
+  // of tokens evaluated.
+  Result<int32_t> eval_sequence(std::span<const TokenId> sequence);
   // Keeps the first n tokens (and their cached K/V); the rest is forgotten.
   void truncate(int32_t n);
+  // Applies the context policy so that n more tokens fit. Fails under policy stop, or
+  // when no policy can make room (a single turn longer than the context).
+  Status make_room(int32_t n);
+
+  // The first n tokens (a system prompt) are never dropped or shifted out.
+  void set_keep(int32_t n_keep) { n_keep_ = n_keep; }
+  // A turn starts at the current end of the sequence (drop-oldest drops whole turns).
+  void mark_turn();
+  // Re-encodes the cached K/V in another element type (announced as an event).
+  Status set_kv_type(std::string_view kv_type);
+
+  // Saves the tokens, cache contents and next-token logits; writes atomically.
+  Status save_snapshot(const std::string& path) const;
+  // Restores a snapshot of this model; on any mismatch or damage the session is
+  // unchanged and the error says why (the caller re-evaluates instead).
+  Status load_snapshot(const std::string& path);
+
+  void set_event_handler(SessionEventHandler handler) { on_event_ = std::move(handler); }
 
   std::span<const float> last_logits() const { return last_logits_; }
   const std::vector<TokenId>& tokens() const { return tokens_; }
   int32_t n_past() const { return static_cast<int32_t>(tokens_.size()); }
   int32_t n_ctx() const { return n_ctx_; }
+  int32_t n_keep() const { return n_keep_; }
+  const std::vector<int32_t>& turn_starts() const { return turn_starts_; }
+  // Tokens run through the forward pass since the session was created.
+  uint64_t tokens_evaluated() const { return tokens_evaluated_; }
   const Model& model() const { return *model_; }
+  const SessionOptions& options() const { return options_; }
   std::string_view backend_name() const;
 
   MemoryReport memory_report() const;
 
  private:
   Session() = default;
+  Status forward(std::span<const TokenId> tokens, std::vector<float>* all_logits);
+  Status shift_context(int32_t n);
+  Status drop_oldest_turns(int32_t n);
+  void emit(SessionEvent event);
+  void check_warning();
+
   std::shared_ptr<const Model> model_;
+  SessionOptions options_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<KvCache> kv_;
   std::vector<TokenId> tokens_;
   std::vector<float> last_logits_;
+  std::vector<int32_t> turn_starts_;
+  SessionEventHandler on_event_;
   int32_t n_ctx_ = 0;
+  int32_t n_keep_ = 0;
+  uint64_t tokens_evaluated_ = 0;
+  bool warned_ = false;
 };
 
 }  // namespace kvchat

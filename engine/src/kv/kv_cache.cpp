@@ -1,53 +1,79 @@
 #include "kv/kv_cache.h"
 
 #include <algorithm>
-#include <new>
 #include <string>
+
+#include "numeric/convert.h"
 
 namespace kvchat {
 
-KvCache::KvCache(const KvCacheShape& shape) : shape_(shape) {}
+Result<KvCache> KvCache::create(const KvCacheConfig& c) {
+  if (c.n_layers < 1 || c.n_kv_heads < 1 || c.head_dim < 1 || c.max_tokens < 1) {
+    return Error{"KV cache: layers, heads, head_dim and context must be positive"};
+  }
+  if (c.block_tokens < 1 || c.block_tokens > 4096) {
+    return Error{"KV cache: block size must be between 1 and 4096 tokens"};
+  }
+  if (c.head_dim % kv_block_values(c.type) != 0) {
+    return Error{"KV cache: " + std::string(kv_type_name(c.type)) + " needs head_dim to be a multiple of " +
+                 std::to_string(kv_block_values(c.type)) + ", this model has " + std::to_string(c.head_dim)};
+  }
+  return KvCache(c);
+}
+
+KvCache::KvCache(const KvCacheConfig& c)
+    : config_(c),
+      row_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.kv_dim()))),
+      head_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.head_dim))),
+      pool_(2ull * c.n_layers * c.block_tokens * row_bytes_, c.chunk_blocks, c.budget_bytes) {}
 
 Status KvCache::reserve(int32_t n_tokens) {
-  if (n_tokens > shape_.max_tokens) {
+  if (n_tokens > config_.max_tokens) {
     return Error{"the context is full: " + std::to_string(n_tokens) + " tokens do not fit in " +
-                 std::to_string(shape_.max_tokens)};
+                 std::to_string(config_.max_tokens)};
   }
-  const int32_t need = (n_tokens + shape_.block_tokens - 1) / shape_.block_tokens;
-  const size_t first_new = table_.size();
-  while (static_cast<int32_t>(table_.size()) < need) {
-    if (!free_blocks_.empty()) {
-      table_.push_back(free_blocks_.back());
-      free_blocks_.pop_back();
-      continue;
-    }
-    const size_t n_floats = block_bytes() / sizeof(float);
-    std::unique_ptr<float[]> block(new (std::nothrow) float[n_floats]);
-    if (!block) {
-      // Roll back: the cache is exactly as it was.
-      while (table_.size() > first_new) {
-        free_blocks_.push_back(table_.back());
+  const size_t need = (n_tokens + config_.block_tokens - 1) / config_.block_tokens;
+  const size_t had = table_.size();
+  while (table_.size() < need) {
+    auto id = pool_.acquire();
+    if (!id) {
+      while (table_.size() > had) {  // roll back: the cache is exactly as it was
+        pool_.release(table_.back());
         table_.pop_back();
       }
-      return Error{"out of memory growing the KV cache to " + std::to_string(n_tokens) +
-                   " tokens (" + std::to_string(block_bytes()) + " bytes per block)"};
+      return Error{id.message()};
     }
-    pool_.push_back(std::move(block));
-    table_.push_back(static_cast<int32_t>(pool_.size() - 1));
+    table_.push_back(*id);
   }
   peak_allocated_ = std::max(peak_allocated_, allocated_bytes());
   return {};
 }
 
-void KvCache::set_size(int32_t n_tokens) { n_tokens_ = std::min(n_tokens, capacity()); }
+void KvCache::set_size(int32_t n_tokens) {
+  n_tokens_ = std::clamp(n_tokens, 0, capacity());
+  peak_used_ = std::max(peak_used_, used_bytes());
+}
 
 void KvCache::truncate(int32_t n_tokens) {
   n_tokens_ = std::clamp(n_tokens, 0, n_tokens_);
-  const size_t keep = (n_tokens_ + shape_.block_tokens - 1) / shape_.block_tokens;
+  const size_t keep = (n_tokens_ + config_.block_tokens - 1) / config_.block_tokens;
   while (table_.size() > keep) {
-    free_blocks_.push_back(table_.back());
+    pool_.release(table_.back());
     table_.pop_back();
   }
+}
+
+void KvCache::write_key(int32_t layer, int32_t pos, const float* src) {
+  quantize_row(kv_storage_type(config_.type), src, key_row(layer, pos), config_.kv_dim());
+}
+void KvCache::write_value(int32_t layer, int32_t pos, const float* src) {
+  quantize_row(kv_storage_type(config_.type), src, value_row(layer, pos), config_.kv_dim());
+}
+void KvCache::read_key(int32_t layer, int32_t pos, float* dst) const {
+  dequantize_row(kv_storage_type(config_.type), key_row(layer, pos), dst, config_.kv_dim());
+}
+void KvCache::read_value(int32_t layer, int32_t pos, float* dst) const {
+  dequantize_row(kv_storage_type(config_.type), value_row(layer, pos), dst, config_.kv_dim());
 }
 
 }  // namespace kvchat

@@ -5,25 +5,12 @@
 #include <cstring>
 
 #include "gguf/gguf_writer.h"
+#include "model/model_presets.h"
 #include "numeric/convert.h"
 
 namespace kvchat {
 
 namespace {
-
-struct NamedShape {
-  const char* name;
-  int32_t n_layers, n_embd, n_heads, n_kv_heads, n_ff, n_vocab, n_ctx;
-  float rope_base;
-  bool tied;
-};
-
-constexpr NamedShape kPresets[] = {
-    {"kjv-demo-shape", 6, 192, 6, 2, 512, 2048, 512, 10000.0f, true},
-    {"tinyllama-1.1b", 22, 2048, 32, 4, 5632, 32000, 2048, 10000.0f, false},
-    {"llama-3.2-1b", 16, 2048, 32, 8, 8192, 128256, 131072, 500000.0f, true},
-    {"llama-3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 500000.0f, false},
-};
 
 uint64_t splitmix64(uint64_t& x) {
   uint64_t z = (x += 0x9e3779b97f4a7c15ull);
@@ -96,30 +83,28 @@ void write_vocab(gguf::GgufWriter& w, int n_vocab) {
 }  // namespace
 
 std::vector<std::string> synthetic_preset_names() {
-  std::vector<std::string> names;
-  for (const NamedShape& p : kPresets) names.push_back(p.name);
-  return names;
+  return model_preset_names();
 }
 
 Result<SyntheticModelSpec> synthetic_preset(const std::string& name) {
-  for (const NamedShape& p : kPresets) {
-    if (name != p.name) continue;
-    SyntheticModelSpec s;
-    s.name = p.name;
-    s.n_layers = p.n_layers;
-    s.n_embd = p.n_embd;
-    s.n_heads = p.n_heads;
-    s.n_kv_heads = p.n_kv_heads;
-    s.n_ff = p.n_ff;
-    s.n_vocab = p.n_vocab;
-    s.n_ctx = p.n_ctx;
-    s.rope_base = p.rope_base;
-    s.tied = p.tied;
-    return s;
+  auto p = find_model_preset(name);
+  if (!p) return p.error();
+  // A synthetic model derives head_dim as n_embd / n_heads (true of every preset).
+  if (p->n_embd != p->n_heads * p->head_dim) {
+    return Error{"preset '" + name + "': head_dim is not n_embd / n_heads"};
   }
-  std::string all;
-  for (const NamedShape& p : kPresets) all += std::string(all.empty() ? "" : ", ") + p.name;
-  return Error{"unknown preset '" + name + "' (" + all + ")"};
+  SyntheticModelSpec s;
+  s.name = p->name;
+  s.n_layers = p->n_layers;
+  s.n_embd = p->n_embd;
+  s.n_heads = p->n_heads;
+  s.n_kv_heads = p->n_kv_heads;
+  s.n_ff = p->n_ff;
+  s.n_vocab = p->n_vocab;
+  s.n_ctx = p->n_ctx_train;
+  s.rope_base = p->rope_base;
+  s.tied = p->tied_embeddings;
+  return s;
 }
 
 Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& spec) {

@@ -22,7 +22,9 @@ struct SyntheticModelSpec {
   uint64_t seed = 1;
 };
 
-// Shapes of real models by name ("tinyllama-1.1b", "llama-3.2-1b", "llama-3-8b", "kjv-demo-shape").
+// Shapes of real models by name: the presets of model/model_presets.h ("llama-3-8b",
+// "llama-3.2-1b", "tinyllama-1.1b", "mistral-7b", "qwen2.5-0.5b", "kjv-demo-shape").
+// Always written as "llama" models: qwen2's q/k/v biases are not reproduced.
 Result<SyntheticModelSpec> synthetic_preset(const std::string& name);
 std::vector<std::string> synthetic_preset_names();
 

@@ -71,7 +71,7 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
       break;
     }
     if (static_cast<int32_t>(result.ids.size()) >= options.max_tokens) break;
-    if (session.n_past() >= session.n_ctx()) {
+    if (!session.make_room(1)) {  // policy stop, or nothing left to drop (an event says so)
       result.stop_reason = StopReason::ContextFull;
       break;
     }

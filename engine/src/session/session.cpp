@@ -4,8 +4,37 @@
 
 #include "backend/backend.h"
 #include "kv/kv_cache.h"
+#include "util/process_memory.h"
 
 namespace kvchat {
+
+std::string_view context_policy_name(ContextPolicy p) {
+  switch (p) {
+    case ContextPolicy::Stop: return "stop";
+    case ContextPolicy::DropOldest: return "drop-oldest";
+    case ContextPolicy::Shift: return "shift";
+  }
+  return "unknown";
+}
+
+Result<ContextPolicy> parse_context_policy(std::string_view name) {
+  for (ContextPolicy p : {ContextPolicy::Stop, ContextPolicy::DropOldest, ContextPolicy::Shift}) {
+    if (name == context_policy_name(p)) return p;
+  }
+  return Error{"unknown context policy '" + std::string(name) + "' (stop, drop-oldest, shift)"};
+}
+
+std::string_view session_event_name(SessionEvent::Kind kind) {
+  switch (kind) {
+    case SessionEvent::Kind::ContextWarning: return "context-warning";
+    case SessionEvent::Kind::ContextFull: return "context-full";
+    case SessionEvent::Kind::ContextShifted: return "context-shifted";
+    case SessionEvent::Kind::TurnsDropped: return "turns-dropped";
+    case SessionEvent::Kind::KvTypeChanged: return "kv-type-changed";
+    case SessionEvent::Kind::KvOutOfMemory: return "kv-out-of-memory";
+  }
+  return "unknown";
+}
 
 Session::~Session() = default;
 
@@ -15,26 +44,72 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   const ModelInfo& info = model->info();
   auto kind = parse_backend_kind(options.backend);
   if (!kind) return kind.error();
-  if (options.kv_block_tokens < 1 || options.kv_block_tokens > 4096) {
-    return Error{"kv block size must be between 1 and 4096 tokens"};
+  auto kv_type = parse_kv_type(options.kv_type);
+  if (!kv_type) {
+    return Error{"unknown KV type '" + options.kv_type + "' (f32, f16, q8_0, q4_0)"};
   }
   std::unique_ptr<Session> s(new Session());
+  s->options_ = options;
   s->n_ctx_ = options.n_ctx > 0 ? options.n_ctx : info.n_ctx_train;
+
+  KvCacheConfig kc;
+  kc.n_layers = info.n_layers;
+  kc.n_kv_heads = info.n_kv_heads;
+  kc.head_dim = info.head_dim;
+  kc.max_tokens = s->n_ctx_;
+  kc.block_tokens = options.kv_block_tokens;
+  kc.chunk_blocks = options.kv_chunk_blocks;
+  kc.budget_bytes = options.kv_budget_bytes;
+  kc.type = *kv_type;
+  auto kv = KvCache::create(kc);
+  if (!kv) return kv.error();
+  s->kv_ = std::make_unique<KvCache>(std::move(kv.value()));
+
   BackendOptions bo;
   bo.n_threads = options.n_threads;
   bo.n_ctx = s->n_ctx_;
   auto backend = make_backend(*kind, *model, bo);
   if (!backend) return backend.error();
   s->backend_ = std::move(backend.value());
-  KvCacheShape shape;
-  shape.n_layers = info.n_layers;
-  shape.n_kv_heads = info.n_kv_heads;
-  shape.head_dim = info.head_dim;
-  shape.max_tokens = s->n_ctx_;
-  shape.block_tokens = options.kv_block_tokens;
-  s->kv_ = std::make_unique<KvCache>(shape);
   s->model_ = std::move(model);
   return s;
+}
+
+void Session::emit(SessionEvent event) {
+  if (on_event_) on_event_(event);
+}
+
+void Session::check_warning() {
+  const bool over = n_past() >= options_.context_warn_fraction * n_ctx_;
+  if (over && !warned_) {
+    emit({SessionEvent::Kind::ContextWarning,
+          "the context is " + std::to_string(n_past() * 100 / n_ctx_) + "% full (" +
+              std::to_string(n_past()) + " of " + std::to_string(n_ctx_) + " tokens); policy " +
+              std::string(context_policy_name(options_.context_policy)) + " applies when it is full",
+          n_past(), n_past(), 0});
+  }
+  warned_ = over;
+}
+
+Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all_logits) {
+  const int32_t n_vocab = model_->info().n_vocab;
+  const int32_t pos0 = n_past();
+  const int32_t n = static_cast<int32_t>(tokens.size());
+  if (auto s = kv_->reserve(pos0 + n); !s) {
+    emit({SessionEvent::Kind::KvOutOfMemory, s.message(), pos0, pos0, 0});
+    return s;
+  }
+  std::vector<float> logits(static_cast<size_t>(all_logits ? n : 1) * n_vocab);
+  if (auto s = backend_->forward(tokens, pos0, *kv_, logits.data(), all_logits != nullptr); !s) {
+    kv_->truncate(pos0);
+    return s;
+  }
+  tokens_evaluated_ += n;
+  kv_->set_size(pos0 + n);
+  tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
+  last_logits_.assign(logits.end() - n_vocab, logits.end());
+  if (all_logits) *all_logits = std::move(logits);
+  return {};
 }
 
 Status Session::eval(std::span<const TokenId> tokens, std::vector<float>* all_logits) {
@@ -46,26 +121,55 @@ Status Session::eval(std::span<const TokenId> tokens, std::vector<float>* all_lo
                    std::to_string(n_vocab) + ")"};
     }
   }
-  const int32_t pos0 = n_past();
-  const int32_t n = static_cast<int32_t>(tokens.size());
-  if (auto s = kv_->reserve(pos0 + n); !s) return s;
-  std::vector<float> logits(static_cast<size_t>(all_logits ? n : 1) * n_vocab);
-  if (auto s = backend_->forward(tokens, pos0, *kv_, logits.data(), all_logits != nullptr); !s) {
-    kv_->truncate(pos0);
-    return s;
+  if (auto s = make_room(static_cast<int32_t>(tokens.size())); !s) return s;
+  Status st;
+  if (options_.no_kv_cache) {
+    // Forget every cached K/V and run the whole sequence again: what a cache saves.
+    std::vector<TokenId> all = tokens_;
+    all.insert(all.end(), tokens.begin(), tokens.end());
+    const std::vector<TokenId> before = tokens_;
+    tokens_.clear();
+    kv_->truncate(0);
+    std::vector<float> logits_all;
+    st = forward(all, all_logits ? &logits_all : nullptr);
+    if (!st) {
+      tokens_ = before;  // the KV of `before` is gone; the next eval recomputes it anyway
+    } else if (all_logits) {
+      all_logits->assign(logits_all.end() - tokens.size() * n_vocab, logits_all.end());
+    }
+  } else {
+    st = forward(tokens, all_logits);
   }
-  kv_->set_size(pos0 + n);
-  tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
-  last_logits_.assign(logits.end() - n_vocab, logits.end());
-  if (all_logits) *all_logits = std::move(logits);
-  return {};
+  if (st) check_warning();
+  return st;
+}
+
+Result<int32_t> Session::eval_sequence(std::span<const TokenId> sequence) {
+  if (sequence.empty()) return Error{"nothing to evaluate"};
+  const size_t common = std::mismatch(tokens_.begin(), tokens_.end(), sequence.begin(), sequence.end()).first -
+                        tokens_.begin();
+  if (common == sequence.size() && common == tokens_.size() && !last_logits_.empty()) return 0;
+  // Keep at least one token to evaluate, so that the next-token logits are fresh.
+  const int32_t keep = static_cast<int32_t>(std::min(common, sequence.size() - 1));
+  truncate(keep);
+  const uint64_t before = tokens_evaluated_;
+  if (auto s = eval(sequence.subspan(keep)); !s) return Error{s.message()};
+  return static_cast<int32_t>(tokens_evaluated_ - before);
 }
 
 void Session::truncate(int32_t n) {
   n = std::clamp(n, 0, n_past());
+  if (n == n_past()) return;
   tokens_.resize(n);
   kv_->truncate(n);
   last_logits_.clear();  // the logits after token n-1 are no longer known
+  while (!turn_starts_.empty() && turn_starts_.back() >= n) turn_starts_.pop_back();
+  n_keep_ = std::min(n_keep_, n);
+  warned_ = n_past() >= options_.context_warn_fraction * n_ctx_;
+}
+
+void Session::mark_turn() {
+  if (turn_starts_.empty() || turn_starts_.back() < n_past()) turn_starts_.push_back(n_past());
 }
 
 std::string_view Session::backend_name() const { return backend_->name(); }
@@ -76,17 +180,26 @@ MemoryReport Session::memory_report() const {
   r.backend = std::string(backend_->name());
   r.weights_bytes_by_type = info.weight_bytes_by_type;
   r.weights_bytes = info.weight_bytes();
-  r.kv_type = "F32";
+  r.kv_type = std::string(kv_type_name(kv_->type()));
+  r.n_layers = info.n_layers;
   r.kv_tokens = kv_->size();
   r.kv_capacity_tokens = kv_->capacity();
-  r.kv_max_tokens = kv_->shape().max_tokens;
-  r.kv_block_tokens = kv_->shape().block_tokens;
+  r.kv_max_tokens = kv_->config().max_tokens;
+  r.kv_block_tokens = kv_->config().block_tokens;
   r.kv_blocks = kv_->blocks_in_use();
+  r.kv_free_blocks = kv_->free_blocks();
   r.kv_bytes_per_token = kv_->bytes_per_token();
   r.kv_used_bytes = kv_->used_bytes();
   r.kv_allocated_bytes = kv_->allocated_bytes();
+  r.kv_pool_bytes = kv_->pool_bytes();
+  r.kv_budget_bytes = kv_->config().budget_bytes;
+  r.kv_peak_used_bytes = kv_->peak_used_bytes();
   r.kv_peak_allocated_bytes = kv_->peak_allocated_bytes();
   r.scratch_bytes = backend_->scratch_bytes() + last_logits_.capacity() * sizeof(float);
+  const ProcessMemory pm = read_process_memory();
+  r.process_resident_bytes = pm.resident_bytes;
+  r.system_total_bytes = pm.total_bytes;
+  r.system_available_bytes = pm.available_bytes;
   return r;
 }
 

@@ -1,6 +1,7 @@
 #include "cli_common.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -19,18 +20,36 @@ Result<std::shared_ptr<const Model>> load_model(const Args& args) {
 }
 
 Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,
-                                              int32_t default_ctx) {
+                                              const SessionDefaults& defaults) {
   SessionOptions so;
   so.backend = args.get("--backend", "cpu");
+  so.kv_type = args.get("--kv-type", defaults.kv_type);
+  so.no_kv_cache = args.has("--no-kv-cache");
   auto threads = args.get_int("--threads", 0);
   if (!threads) return threads.error();
   auto ctx = args.get_int("--ctx", 0);
   if (!ctx) return ctx.error();
   if (*ctx < 0 || *ctx > (1 << 24)) return Error{"--ctx must be between 1 and 16777216"};
+  auto block = args.get_int("--kv-block", so.kv_block_tokens);
+  if (!block) return block.error();
+  auto budget = args.get_int("--kv-budget-bytes", 0);
+  if (!budget) return budget.error();
+  if (*budget < 0) return Error{"--kv-budget-bytes must be >= 0"};
+  auto policy = parse_context_policy(args.get("--context-policy", "stop"));
+  if (!policy) return policy.error();
   so.n_threads = static_cast<int32_t>(*threads);
   so.n_ctx = static_cast<int32_t>(*ctx);
-  if (so.n_ctx == 0 && default_ctx > model->info().n_ctx_train) so.n_ctx = default_ctx;
-  return Session::create(std::move(model), so);
+  if (so.n_ctx == 0 && defaults.n_ctx > model->info().n_ctx_train) so.n_ctx = defaults.n_ctx;
+  so.kv_block_tokens = static_cast<int32_t>(*block);
+  so.kv_budget_bytes = static_cast<uint64_t>(*budget);
+  so.context_policy = *policy;
+  auto session = Session::create(std::move(model), so);
+  if (!session) return session.error();
+  (*session)->set_event_handler([](const SessionEvent& e) {
+    std::fprintf(stderr, "[kvchat %s] %s\n", std::string(session_event_name(e.kind)).c_str(),
+                 e.message.c_str());
+  });
+  return session;
 }
 
 Result<std::vector<TokenId>> parse_ids(const std::string& text, int32_t n_vocab) {

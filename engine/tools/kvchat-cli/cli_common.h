@@ -12,12 +12,18 @@
 namespace kvchat::cli {
 
 // Options every model-using command accepts.
-inline const std::set<std::string> kSessionOptions = {"--model", "--backend", "--threads", "--ctx"};
+inline const std::set<std::string> kSessionOptions = {"--model", "--backend", "--threads", "--ctx",
+                                                     "--kv-type", "--kv-block", "--kv-budget-bytes",
+                                                     "--context-policy"};
 
 Result<std::shared_ptr<const Model>> load_model(const Args& args);
-// Without --ctx the session uses the trained context, or `default_ctx` when that is larger.
+struct SessionDefaults {
+  int32_t n_ctx = 0;            // used without --ctx when larger than the trained context
+  std::string kv_type = "f16";  // without --kv-type
+};
+// A session from kSessionOptions (and --no-kv-cache); events are printed to stderr.
 Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,
-                                              int32_t default_ctx = 0);
+                                              const SessionDefaults& defaults = {});
 // "1 2 3" (spaces or commas) -> ids, each checked against n_vocab.
 Result<std::vector<TokenId>> parse_ids(const std::string& text, int32_t n_vocab);
 Result<std::string> read_file(const std::string& path);

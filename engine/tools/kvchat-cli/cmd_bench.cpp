@@ -49,7 +49,7 @@ int cmd_bench(const Argv& argv) {
   if (!model) return fail(model.message());
   const ModelInfo& info = (*model)->info();
   // Without --ctx, enough context for the run (throughput only; may pass the trained length).
-  auto session = make_session(*args, *model, static_cast<int32_t>(*pp + *tg));
+  auto session = make_session(*args, *model, {static_cast<int32_t>(*pp + *tg)});
   if (!session) return fail(session.message());
   if (*pp + *tg > (*session)->n_ctx()) {
     return fail("--pp + --tg = " + std::to_string(*pp + *tg) + " exceeds --ctx " +

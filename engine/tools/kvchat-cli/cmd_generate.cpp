@@ -44,7 +44,7 @@ int cmd_generate(const Argv& argv) {
                           with(kSessionOptions, {"--prompt", "-n", "--temp", "--seed", "--top-k",
                                                  "--top-p", "--min-p", "--repeat-penalty",
                                                  "--repeat-last-n", "--stop"}),
-                          {"--json", "--no-bos"});
+                          {"--json", "--no-bos", "--no-kv-cache"});
   if (!args) return fail(args.message());
   auto prompt = args->require("--prompt");
   if (!prompt) return fail(prompt.message());

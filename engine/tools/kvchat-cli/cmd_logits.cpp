@@ -18,7 +18,8 @@ int cmd_logits(const Argv& argv) {
   auto ids = parse_ids(*ids_text, n_vocab);
   if (!ids) return fail(ids.message());
   if (ids->empty()) return fail("--ids is empty");
-  auto session = make_session(*args, *model);
+  // f32 K/V by default: this command checks fidelity (quantized KV: --kv-type, perplexity).
+  auto session = make_session(*args, *model, {.n_ctx = 0, .kv_type = "f32"});
   if (!session) return fail(session.message());
   const bool all = args->has("--all");
   std::vector<float> logits;

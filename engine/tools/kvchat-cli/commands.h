@@ -15,6 +15,7 @@ int cmd_logits(const Argv& args);
 int cmd_generate(const Argv& args);
 int cmd_bench(const Argv& args);
 int cmd_mkmodel(const Argv& args);
+int cmd_memory(const Argv& args);
 
 // Prints "kvchat-cli: <message>" to stderr and returns 1 (or `code`).
 int fail(const std::string& message, int code = 1);

@@ -30,8 +30,18 @@ commands:
   mkmodel     --preset NAME --type T --out FILE [--layers N] [--seed S]
               writes a GGUF of a real shape with random weights (presets: tinyllama-1.1b,
               llama-3.2-1b-shape, kjv-demo-shape; types f32 f16 bf16 q8_0 q4_0)
+  memory      (--model M | --preset NAME) [--ctx N] [--kv-type T] [--budget-bytes B]
+              [--kv-block N] [--weight-type T] [--json]
+              predicted weights + KV cache at a context length for each KV type (f32 f16
+              q8_0 q4_0, default f16; --ctx defaults to the trained context), the max
+              context and the number of such conversations that fit in a budget. Presets:
+              llama-3-8b, llama-3.2-1b, tinyllama-1.1b, mistral-7b, qwen2.5-0.5b,
+              kjv-demo-shape; --weight-type (preset only, default f16) as for mkmodel
 
-backends: cpu (default), cpu-reference, cuda (when built with CUDA)
+model commands also take: --backend cpu|cpu-reference|cuda  --threads N  --ctx N
+  --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
+  --context-policy stop|drop-oldest|shift (stop)
+generate also takes --no-kv-cache: recompute the whole sequence for every token
 )";
 
 }  // namespace
@@ -51,6 +61,7 @@ int main(int argc, char** argv) {
   if (cmd == "generate") return cmd_generate(rest);
   if (cmd == "bench") return cmd_bench(rest);
   if (cmd == "mkmodel") return cmd_mkmodel(rest);
+  if (cmd == "memory") return cmd_memory(rest);
   std::fprintf(stderr, "kvchat-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }

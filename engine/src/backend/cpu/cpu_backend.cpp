@@ -35,6 +35,7 @@ class CpuBackend final : public Backend {
     hb2_.resize(B * hp_.n_ff);
     const int32_t n_ctx = options.n_ctx > 0 ? options.n_ctx : hp_.n_ctx_train;
     scores_.assign(pool_.size(), std::vector<float>(n_ctx));
+    head_buf_.assign(pool_.size(), std::vector<float>(hp_.head_dim));
   }
 
   std::string_view name() const override { return "cpu"; }
@@ -43,6 +44,7 @@ class CpuBackend final : public Backend {
     uint64_t n = x_.size() + xb_.size() + xb2_.size() + q_.size() + k_.size() + v_.size() +
                  att_out_.size() + hb_.size() + hb2_.size();
     for (const auto& s : scores_) n += s.size();
+    for (const auto& h : head_buf_) n += h.size();
     return n * sizeof(float) + matmul_.scratch_bytes();
   }
 
@@ -85,8 +87,8 @@ class CpuBackend final : public Backend {
         const int32_t pos = pos0 + static_cast<int32_t>(b);
         rope(&q_[b * q_dim], hp_.n_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
         rope(&k_[b * kv_dim], hp_.n_kv_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
-        std::copy_n(&k_[b * kv_dim], kv_dim, kv.key(l, pos));
-        std::copy_n(&v_[b * kv_dim], kv_dim, kv.value(l, pos));
+        kv.write_key(l, pos, &k_[b * kv_dim]);
+        kv.write_value(l, pos, &v_[b * kv_dim]);
       }
       attention(l, B, pos0, kv);
 
@@ -121,19 +123,25 @@ class CpuBackend final : public Backend {
     const int32_t hd = hp_.head_dim, n_heads = hp_.n_heads, q_dim = hp_.q_dim();
     const int32_t group = n_heads / hp_.n_kv_heads;
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const gguf::TensorType kv_type = kv_storage_type(kv.type());
     pool_.parallel_for(B * n_heads, [&](int64_t i0, int64_t i1, int thread) {
       float* att = scores_[thread].data();
+      float* v_head = head_buf_[thread].data();
       for (int64_t i = i0; i < i1; ++i) {
         const int64_t b = i / n_heads;
         const int32_t h = static_cast<int32_t>(i % n_heads), kvh = h / group;
         const int32_t pos = pos0 + static_cast<int32_t>(b);
         const float* qh = &q_[b * q_dim + h * hd];
-        for (int32_t t = 0; t <= pos; ++t) att[t] = dot_f32(qh, kv.key(l, t) + kvh * hd, hd) * scale;
+        for (int32_t t = 0; t <= pos; ++t) att[t] = dot_row(kv_type, kv.key_head(l, t, kvh), qh, hd) * scale;
         softmax(att, pos + 1);
         float* out = &att_out_[b * q_dim + h * hd];
         std::fill_n(out, hd, 0.0f);
         for (int32_t t = 0; t <= pos; ++t) {
-          const float* vt = kv.value(l, t) + kvh * hd;
+          const float* vt = reinterpret_cast<const float*>(kv.value_head(l, t, kvh));
+          if (kv_type != gguf::TensorType::F32) {
+            dequantize_row_fast(kv_type, kv.value_head(l, t, kvh), v_head, hd);
+            vt = v_head;
+          }
           const float a = att[t];
           for (int32_t d = 0; d < hd; ++d) out[d] += a * vt[d];
         }
@@ -147,7 +155,8 @@ class CpuBackend final : public Backend {
   MatMul matmul_;
   // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature).
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_out_, hb_, hb2_;
-  std::vector<std::vector<float>> scores_;  // per thread: attention scores (n_ctx)
+  std::vector<std::vector<float>> scores_;    // per thread: attention scores (n_ctx)
+  std::vector<std::vector<float>> head_buf_;  // per thread: one dequantized V head (head_dim)
 };
 
 }  // namespace

@@ -18,6 +18,9 @@ class ReferenceBackend final : public Backend {
   explicit ReferenceBackend(const Model& model)
       : hp_(model.hparams()), w_(model.weights()) {
     x_.resize(hp_.n_embd);
+    k_.resize(hp_.kv_dim());
+    v_.resize(hp_.kv_dim());
+    head_.resize(hp_.head_dim);
     xb_.resize(hp_.n_embd);
     xb2_.resize(hp_.n_embd);
     q_.resize(hp_.q_dim());
@@ -30,7 +33,7 @@ class ReferenceBackend final : public Backend {
   std::string_view name() const override { return "cpu-reference"; }
 
   uint64_t scratch_bytes() const override {
-    return (x_.size() + xb_.size() + xb2_.size() + q_.size() + att_out_.size() + hb_.size() +
+    return (x_.size() + k_.size() + v_.size() + head_.size() + xb_.size() + xb2_.size() + q_.size() + att_out_.size() + hb_.size() +
             hb2_.size() + row_.size() + att_.size()) * sizeof(float);
   }
 
@@ -60,6 +63,7 @@ class ReferenceBackend final : public Backend {
   void forward_one(TokenId token, int32_t pos, KvCache& kv, float* logits) {
     const int32_t dim = hp_.n_embd, hd = hp_.head_dim;
     const int32_t group = hp_.n_heads / hp_.n_kv_heads;  // query heads per KV head (GQA)
+    const gguf::TensorType kv_type = kv_storage_type(kv.type());
     att_.resize(pos + 1);
 
     // x (dim) = token_embd[token]
@@ -69,14 +73,14 @@ class ReferenceBackend final : public Backend {
       const LlamaLayerWeights& L = w_.layers[l];
       rmsnorm(xb_.data(), x_.data(), f32(L.attn_norm), dim, hp_.rms_eps);
 
-      // q (n_heads*hd), k and v (n_kv_heads*hd); K and V go straight into the cache.
-      float* k = kv.key(l, pos);
-      float* v = kv.value(l, pos);
+      // q (n_heads*hd), k and v (n_kv_heads*hd); K and V are stored in the cache's type.
       matvec(q_.data(), L.wq, xb_.data());
-      matvec(k, L.wk, xb_.data());
-      matvec(v, L.wv, xb_.data());
+      matvec(k_.data(), L.wk, xb_.data());
+      matvec(v_.data(), L.wv, xb_.data());
       rope(q_.data(), hp_.n_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
-      rope(k, hp_.n_kv_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
+      rope(k_.data(), hp_.n_kv_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
+      kv.write_key(l, pos, k_.data());
+      kv.write_value(l, pos, v_.data());
 
       // Causal attention of each query head over positions [0, pos].
       const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
@@ -84,17 +88,17 @@ class ReferenceBackend final : public Backend {
         const float* qh = q_.data() + h * hd;
         const int32_t kvh = h / group;
         for (int32_t t = 0; t <= pos; ++t) {
-          const float* kt = kv.key(l, t) + kvh * hd;
+          dequantize_row(kv_type, kv.key_head(l, t, kvh), head_.data(), hd);
           float s = 0;
-          for (int32_t i = 0; i < hd; ++i) s += qh[i] * kt[i];
+          for (int32_t i = 0; i < hd; ++i) s += qh[i] * head_[i];
           att_[t] = s * scale;
         }
         softmax(att_.data(), pos + 1);
         float* out = att_out_.data() + h * hd;
         for (int32_t i = 0; i < hd; ++i) out[i] = 0;
         for (int32_t t = 0; t <= pos; ++t) {
-          const float* vt = kv.value(l, t) + kvh * hd;
-          for (int32_t i = 0; i < hd; ++i) out[i] += att_[t] * vt[i];
+          dequantize_row(kv_type, kv.value_head(l, t, kvh), head_.data(), hd);
+          for (int32_t i = 0; i < hd; ++i) out[i] += att_[t] * head_[i];
         }
       }
 
@@ -119,7 +123,7 @@ class ReferenceBackend final : public Backend {
 
   const LlamaHParams& hp_;
   const LlamaWeights& w_;
-  std::vector<float> x_, xb_, xb2_, q_, att_out_, hb_, hb2_, row_, att_;
+  std::vector<float> x_, k_, v_, head_, xb_, xb2_, q_, att_out_, hb_, hb2_, row_, att_;
 };
 
 }  // namespace

@@ -1,0 +1,49 @@
+#include "kv/kv_block_pool.h"
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+namespace kvchat {
+
+KvBlockPool::KvBlockPool(uint64_t block_bytes, int32_t chunk_blocks, uint64_t budget_bytes)
+    : block_bytes_(block_bytes), chunk_blocks_(std::max(1, chunk_blocks)), budget_bytes_(budget_bytes) {}
+
+Status KvBlockPool::grow() {
+  uint64_t n = static_cast<uint64_t>(chunk_blocks_);
+  if (budget_bytes_ > 0) {
+    const uint64_t room = budget_bytes_ > pool_bytes() ? (budget_bytes_ - pool_bytes()) / block_bytes_ : 0;
+    n = std::min(n, room);
+    if (n == 0) {
+      return Error{"out of memory for the KV cache: its budget of " + std::to_string(budget_bytes_) +
+                   " bytes is used up (" + std::to_string(blocks_.size()) + " blocks of " +
+                   std::to_string(block_bytes_) + " bytes)"};
+    }
+  }
+  std::unique_ptr<uint8_t[]> chunk(new (std::nothrow) uint8_t[n * block_bytes_]);
+  if (!chunk) {
+    return Error{"out of memory growing the KV cache by " + std::to_string(n * block_bytes_) +
+                 " bytes (" + std::to_string(pool_bytes()) + " bytes held)"};
+  }
+  for (uint64_t k = 0; k < n; ++k) {
+    blocks_.push_back(chunk.get() + k * block_bytes_);
+    free_.push_back(static_cast<int32_t>(blocks_.size() - 1));
+  }
+  // Hand out low ids first (the free list is used as a stack).
+  std::reverse(free_.end() - static_cast<int64_t>(n), free_.end());
+  chunks_.push_back(std::move(chunk));
+  return {};
+}
+
+Result<int32_t> KvBlockPool::acquire() {
+  if (free_.empty()) {
+    if (auto s = grow(); !s) return Error{s.message()};
+  }
+  const int32_t id = free_.back();
+  free_.pop_back();
+  return id;
+}
+
+void KvBlockPool::release(int32_t id) { free_.push_back(id); }
+
+}  // namespace kvchat

@@ -1,0 +1,41 @@
+// Element types the KV cache can store K and V in, and what each costs.
+// Quantized types store blocks of 32 values with an f16 scale (GGML layouts):
+// q8_0 = 34 bytes per 32 values, q4_0 = 18 bytes per 32 values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gguf/tensor_type.h"
+
+namespace kvchat {
+
+enum class KvType { F32, F16, Q8_0, Q4_0 };
+
+inline constexpr KvType kAllKvTypes[] = {KvType::F32, KvType::F16, KvType::Q8_0, KvType::Q4_0};
+
+// "f32", "f16", "q8_0", "q4_0"
+std::string_view kv_type_name(KvType t);
+std::optional<KvType> parse_kv_type(std::string_view name);
+// The stored tensor type with the same layout (for dot products and conversions).
+gguf::TensorType kv_storage_type(KvType t);
+
+// Values per block and bytes per block: f32 1/4, f16 1/2, q8_0 32/34, q4_0 32/18.
+int32_t kv_block_values(KvType t);
+int32_t kv_block_bytes(KvType t);
+
+// Bytes of `n_values` values (n_values a multiple of the block size).
+inline uint64_t kv_bytes(KvType t, uint64_t n_values) {
+  return n_values / kv_block_values(t) * kv_block_bytes(t);
+}
+
+// The formula the product shows: 2 (K and V) x layers x tokens x kv_heads x head_dim x
+// bytes per element (exact for quantized types, scales included).
+inline uint64_t kv_cache_bytes(KvType t, uint64_t n_layers, uint64_t n_tokens, uint64_t n_kv_heads,
+                               uint64_t head_dim) {
+  return 2 * n_layers * n_tokens * kv_bytes(t, n_kv_heads * head_dim);
+}
+
+}  // namespace kvchat

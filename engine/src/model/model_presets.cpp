@@ -1,0 +1,93 @@
+#include "model/model_presets.h"
+
+namespace kvchat {
+
+namespace {
+
+// Values from each model's published config.json (num_hidden_layers, hidden_size,
+// num_attention_heads, num_key_value_heads, head_dim = hidden_size / heads,
+// intermediate_size, vocab_size, max_position_embeddings, rope_theta,
+// tie_word_embeddings). Mistral-7B is v0.2/v0.3's 32k context (v0.1 trained 8k with a
+// 4k sliding window); the vocab is v0.1/v0.2's 32000. kjv-demo-shape is the shape of
+// ../shared/models/kjv-demo-*.gguf.
+// clang-format off
+constexpr ModelPreset kPresets[] = {
+    // name              layers  embd heads kv  hd    ff     vocab    ctx     rope       tied   bias
+    {"llama-3-8b",         32,  4096,  32,  8, 128, 14336, 128256,   8192,  500000.0f, false, false},
+    {"llama-3.2-1b",       16,  2048,  32,  8,  64,  8192, 128256, 131072,  500000.0f, true,  false},
+    {"tinyllama-1.1b",     22,  2048,  32,  4,  64,  5632,  32000,   2048,   10000.0f, false, false},
+    {"mistral-7b",         32,  4096,  32,  8, 128, 14336,  32000,  32768, 1000000.0f, false, false},
+    {"qwen2.5-0.5b",       24,   896,  14,  2,  64,  4864, 151936,  32768, 1000000.0f, true,  true},
+    {"kjv-demo-shape",      6,   192,   6,  2,  32,   512,   2048,    512,   10000.0f, true,  false},
+};
+
+// One matrix of `rows` x `cols` values (GGUF stores it as `rows` rows of `cols`).
+struct MatrixShape {
+  uint64_t rows, cols, count;  // `count` identical matrices
+};
+
+// Every 2-D weight of the model, grouped by shape.
+std::vector<MatrixShape> matrices(const ModelPreset& p) {
+  const uint64_t L = static_cast<uint64_t>(p.n_layers), d = static_cast<uint64_t>(p.n_embd);
+  const uint64_t q_dim = static_cast<uint64_t>(p.n_heads) * static_cast<uint64_t>(p.head_dim);
+  const uint64_t kv_dim = static_cast<uint64_t>(p.n_kv_heads) * static_cast<uint64_t>(p.head_dim);
+  const uint64_t ff = static_cast<uint64_t>(p.n_ff), nv = static_cast<uint64_t>(p.n_vocab);
+  std::vector<MatrixShape> m = {
+      {nv, d, 1},          // token_embd
+      {q_dim, d, L},       // attn_q
+      {kv_dim, d, 2 * L},  // attn_k, attn_v
+      {d, q_dim, L},       // attn_output
+      {ff, d, 2 * L},      // ffn_gate, ffn_up
+      {d, ff, L},          // ffn_down
+  };
+  if (!p.tied_embeddings) m.push_back({nv, d, 1});  // output
+  return m;
+}
+
+}  // namespace
+
+std::span<const ModelPreset> model_presets() { return kPresets; }
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (const ModelPreset& p : kPresets) names.push_back(p.name);
+  return names;
+}
+
+Result<ModelPreset> find_model_preset(std::string_view name) {
+  for (const ModelPreset& p : kPresets) {
+    if (name == p.name) return p;
+  }
+  std::string all;
+  for (const ModelPreset& p : kPresets) all += std::string(all.empty() ? "" : ", ") + p.name;
+  return Error{"unknown preset '" + std::string(name) + "' (" + all + ")"};
+}
+
+ParamCount preset_param_count(const ModelPreset& p) {
+  ParamCount c;
+  for (const MatrixShape& m : matrices(p)) c.matrix += m.rows * m.cols * m.count;
+  const uint64_t L = static_cast<uint64_t>(p.n_layers), d = static_cast<uint64_t>(p.n_embd);
+  c.vector = L * 2 * d + d;  // attn_norm and ffn_norm per layer, output_norm
+  if (p.qkv_bias) {
+    // q, k and v biases: one value per output row.
+    c.vector += L * static_cast<uint64_t>(p.n_heads + 2 * p.n_kv_heads) *
+                static_cast<uint64_t>(p.head_dim);
+  }
+  return c;
+}
+
+Result<uint64_t> preset_weight_bytes(const ModelPreset& p, gguf::TensorType matrix_type) {
+  const auto traits = gguf::tensor_type_traits(static_cast<uint32_t>(matrix_type));
+  if (!traits) return Error{"unsupported weight type"};
+  uint64_t bytes = 0;
+  for (const MatrixShape& m : matrices(p)) {
+    if (m.cols % traits->block_elements != 0) {
+      return Error{std::string(p.name) + ": rows of " + std::to_string(m.cols) +
+                   " values are not whole " + std::string(traits->name) + " blocks"};
+    }
+    bytes += m.rows * (m.cols / traits->block_elements * traits->block_bytes) * m.count;
+  }
+  return bytes + preset_param_count(p).vector * sizeof(float);
+}
+
+}  // namespace kvchat

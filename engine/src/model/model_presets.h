@@ -1,0 +1,47 @@
+// Shapes of real models by name: the one table that `kvchat-cli mkmodel` (synthetic
+// weights) and `kvchat-cli memory` (predicted memory without a download) both use.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/tensor_type.h"
+#include "kvchat/result.h"
+
+namespace kvchat {
+
+struct ModelPreset {
+  const char* name;
+  int32_t n_layers, n_embd, n_heads, n_kv_heads, head_dim, n_ff, n_vocab;
+  int32_t n_ctx_train;  // the trained context length
+  float rope_base;
+  bool tied_embeddings;  // no output.weight: the embedding doubles as the output matrix
+  bool qkv_bias;         // q, k and v projections carry biases (qwen2)
+};
+
+// Every preset, in table order.
+std::span<const ModelPreset> model_presets();
+std::vector<std::string> model_preset_names();
+// The preset called `name`, or an error listing the known names.
+Result<ModelPreset> find_model_preset(std::string_view name);
+
+// Parameters of a llama-style model of this shape, split by how GGUF stores them:
+// 2-D matrices (stored in the weight type) and 1-D vectors (norms, biases; stored f32).
+struct ParamCount {
+  uint64_t matrix = 0;
+  uint64_t vector = 0;
+  uint64_t total() const { return matrix + vector; }
+};
+ParamCount preset_param_count(const ModelPreset& p);
+
+// Predicted weight bytes with every 2-D matrix in `matrix_type` and every vector in f32
+// (how `mkmodel` writes a model and how llama.cpp stores norms and biases). Real
+// quantized files often keep a few tensors (embeddings, output) at a higher precision,
+// so for q8_0/q4_0 this is the all-in-one-type figure, not a particular download's size.
+// Fails when a matrix row is not a whole number of the type's blocks.
+Result<uint64_t> preset_weight_bytes(const ModelPreset& p, gguf::TensorType matrix_type);
+
+}  // namespace kvchat

@@ -1,0 +1,149 @@
+// Session: making room when the context is full (stop, shift, drop-oldest), and
+// changing the KV element type of a live conversation.
+#include <algorithm>
+#include <vector>
+
+#include "backend/cpu/cpu_ops.h"
+#include "kv/kv_cache.h"
+#include "kvchat/session.h"
+#include "model/llama_hparams.h"
+
+namespace kvchat {
+
+Status Session::make_room(int32_t n) {
+  if (n_past() + n <= n_ctx_) return {};
+  if (n > n_ctx_ - n_keep_) {
+    return Error{"the context is full: " + std::to_string(n) + " new tokens cannot fit in a context of " +
+                 std::to_string(n_ctx_) + " tokens (" + std::to_string(n_keep_) + " kept)"};
+  }
+  switch (options_.context_policy) {
+    case ContextPolicy::Stop: {
+      const std::string msg = "the context is full: " + std::to_string(n_past()) + " of " +
+                              std::to_string(n_ctx_) + " tokens used, " + std::to_string(n) +
+                              " more do not fit (policy stop)";
+      emit({SessionEvent::Kind::ContextFull, msg, n_past(), n_past(), 0});
+      return Error{msg};
+    }
+    case ContextPolicy::Shift: return shift_context(n);
+    case ContextPolicy::DropOldest: return drop_oldest_turns(n);
+  }
+  return Error{"unknown context policy"};
+}
+
+// llama.cpp-style context shift: keep the first n_keep tokens, discard the oldest half
+// of the rest (or more if n needs it), move the remaining K/V down and rotate each
+// moved key back by the distance it moved, so RoPE positions stay consistent.
+Status Session::shift_context(int32_t n) {
+  const int32_t before = n_past();
+  const int32_t movable = before - n_keep_;
+  const int32_t discard = std::min(movable, std::max(movable / 2, before + n - n_ctx_));
+  const LlamaHParams& hp = model_->hparams();
+  std::vector<float> row(kv_->config().kv_dim());
+  for (int32_t l = 0; l < hp.n_layers; ++l) {
+    for (int32_t p = n_keep_ + discard; p < before; ++p) {
+      kv_->read_key(l, p, row.data());
+      cpu::rope(row.data(), hp.n_kv_heads, hp.head_dim, hp.n_rot, -discard, hp.rope_freq_base);
+      kv_->write_key(l, p - discard, row.data());
+      std::copy_n(kv_->value_row(l, p), kv_->row_bytes(), kv_->value_row(l, p - discard));
+    }
+  }
+  kv_->truncate(before - discard);
+  tokens_.erase(tokens_.begin() + n_keep_, tokens_.begin() + n_keep_ + discard);
+  std::vector<int32_t> turns;
+  for (int32_t t : turn_starts_) {
+    if (t < n_keep_) turns.push_back(t);
+    else if (t - discard >= n_keep_) turns.push_back(t - discard);
+  }
+  turn_starts_ = std::move(turns);
+  warned_ = false;
+  emit({SessionEvent::Kind::ContextShifted,
+        "the context was full: discarded " + std::to_string(discard) + " tokens after the first " +
+            std::to_string(n_keep_) + " and re-rotated the keys of the " +
+            std::to_string(before - n_keep_ - discard) + " that remain (no re-evaluation)",
+        before, n_past(), 0});
+  return {};
+}
+
+// Drops whole turns after the kept prefix, oldest first, until n tokens fit with a
+// quarter of the context free, then re-evaluates the turns that remain (their
+// positions changed). The turn in progress is never dropped.
+Status Session::drop_oldest_turns(int32_t n) {
+  const int32_t before = n_past();
+  const int32_t current = turn_starts_.empty() ? before : turn_starts_.back();
+  std::vector<int32_t> droppable;  // turn starts after the kept prefix, before the current turn
+  for (int32_t t : turn_starts_) {
+    if (t >= n_keep_ && t < current) droppable.push_back(t);
+  }
+  droppable.push_back(current);  // the end of the last droppable turn
+  const int32_t want_free = n + n_ctx_ / 4;
+  // The first cut that leaves a quarter of the context free, else the largest one.
+  int32_t cut = -1;  // drop [n_keep, cut)
+  for (size_t k = 1; k < droppable.size(); ++k) {
+    cut = droppable[k];
+    if (before - (cut - n_keep_) + want_free <= n_ctx_) break;
+  }
+  if (cut < 0 || before - (cut - n_keep_) + n > n_ctx_) {
+    const std::string msg = "the context is full and no whole turn can be dropped to make room for " +
+                            std::to_string(n) + " tokens (" + std::to_string(before) + " of " +
+                            std::to_string(n_ctx_) + " used; the current turn is " +
+                            std::to_string(before - current) + " tokens)";
+    emit({SessionEvent::Kind::ContextFull, msg, before, before, 0});
+    return Error{msg};
+  }
+  std::vector<TokenId> rest(tokens_.begin() + cut, tokens_.end());
+  std::vector<int32_t> turns;
+  for (int32_t t : turn_starts_) {
+    if (t < n_keep_) turns.push_back(t);
+    else if (t >= cut) turns.push_back(t - (cut - n_keep_));
+  }
+  const int32_t keep = n_keep_;
+  const std::vector<float> logits = last_logits_;
+  tokens_.resize(keep);
+  kv_->truncate(keep);
+  Status st = rest.empty() ? Status{} : forward(rest, nullptr);
+  if (!st) return st;
+  if (rest.empty()) last_logits_ = logits;
+  turn_starts_ = std::move(turns);
+  warned_ = false;
+  emit({SessionEvent::Kind::TurnsDropped,
+        "the context was full: dropped " + std::to_string(cut - keep) + " tokens of the oldest turns "
+            "(the first " + std::to_string(keep) + " kept) and re-evaluated the " +
+            std::to_string(rest.size()) + " that follow",
+        before, n_past(), static_cast<int32_t>(rest.size())});
+  return {};
+}
+
+Status Session::set_kv_type(std::string_view name) {
+  auto type = parse_kv_type(name);
+  if (!type) return Error{"unknown KV type '" + std::string(name) + "' (f32, f16, q8_0, q4_0)"};
+  if (*type == kv_->type()) return {};
+  KvCacheConfig c = kv_->config();
+  const KvType old_type = c.type;
+  c.type = *type;
+  auto fresh = KvCache::create(c);
+  if (!fresh) return fresh.error();
+  if (auto s = fresh->reserve(n_past()); !s) {
+    emit({SessionEvent::Kind::KvOutOfMemory, s.message(), n_past(), n_past(), 0});
+    return s;
+  }
+  std::vector<float> row(c.kv_dim());
+  for (int32_t l = 0; l < c.n_layers; ++l) {
+    for (int32_t p = 0; p < n_past(); ++p) {
+      kv_->read_key(l, p, row.data());
+      fresh->write_key(l, p, row.data());
+      kv_->read_value(l, p, row.data());
+      fresh->write_value(l, p, row.data());
+    }
+  }
+  fresh->set_size(n_past());
+  *kv_ = std::move(fresh.value());
+  options_.kv_type = std::string(name);
+  emit({SessionEvent::Kind::KvTypeChanged,
+        "re-encoded the K/V of " + std::to_string(n_past()) + " tokens from " +
+            std::string(kv_type_name(old_type)) + " to " + std::string(name) + " (" +
+            std::to_string(kv_->used_bytes()) + " bytes now)",
+        n_past(), n_past(), 0});
+  return {};
+}
+
+}  // namespace kvchat

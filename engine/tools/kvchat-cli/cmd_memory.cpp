@@ -1,0 +1,266 @@
+// memory: the predicted memory of a model at a context length — weights, the KV cache
+// for every KV type with the formula filled in, and what fits in a budget.
+#include <cctype>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "kv/memory_plan.h"
+#include "model/model_presets.h"
+
+namespace kvchat::cli {
+
+namespace {
+
+// Where the shape and weight bytes came from.
+struct Source {
+  std::string model_path;   // --model, or empty
+  std::string preset;       // --preset, or empty
+  std::string name;         // what the output calls it
+  std::string weight_type;  // "f16", ... for a preset; "file" for a real model
+  uint64_t n_params = 0;
+  MemoryPlanInput input;
+};
+
+Result<gguf::TensorType> parse_weight_type(const std::string& s) {
+  for (gguf::TensorType t : {gguf::TensorType::F32, gguf::TensorType::F16, gguf::TensorType::BF16,
+                             gguf::TensorType::Q8_0, gguf::TensorType::Q4_0}) {
+    std::string name(gguf::tensor_type_name(t));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (s == name) return t;
+  }
+  return Error{"unknown --weight-type '" + s + "' (f32, f16, bf16, q8_0, q4_0)"};
+}
+
+Result<Source> from_preset(const Args& args) {
+  auto preset = find_model_preset(args.get("--preset"));
+  if (!preset) return preset.error();
+  Source s;
+  s.preset = s.name = preset->name;
+  s.weight_type = args.get("--weight-type", "f16");
+  auto type = parse_weight_type(s.weight_type);
+  if (!type) return type.error();
+  auto weights = preset_weight_bytes(*preset, *type);
+  if (!weights) return weights.error();
+  s.n_params = preset_param_count(*preset).total();
+  s.input.n_layers = preset->n_layers;
+  s.input.n_kv_heads = preset->n_kv_heads;
+  s.input.head_dim = preset->head_dim;
+  s.input.n_ctx_train = preset->n_ctx_train;
+  s.input.weights_bytes = *weights;
+  return s;
+}
+
+Result<Source> from_model(const Args& args) {
+  if (args.has("--weight-type")) return Error{"--weight-type applies to --preset only"};
+  auto model = Model::load(args.get("--model"));
+  if (!model) return model.error();
+  const ModelInfo& m = (*model)->info();
+  Source s;
+  s.model_path = m.path;
+  s.name = m.name.empty() ? m.path : m.name;
+  s.weight_type = "file";
+  s.n_params = m.n_params;
+  s.input.n_layers = m.n_layers;
+  s.input.n_kv_heads = m.n_kv_heads;
+  s.input.head_dim = m.head_dim;
+  s.input.n_ctx_train = m.n_ctx_train;
+  s.input.weights_bytes = m.weight_bytes();
+  return s;
+}
+
+// Everything from the options: the source, then ctx, KV type and budget.
+Result<Source> resolve(const Args& args) {
+  if (args.has("--model") == args.has("--preset")) {
+    std::string presets;
+    for (const std::string& n : model_preset_names()) presets += (presets.empty() ? "" : ", ") + n;
+    return Error{"give exactly one of --model FILE or --preset NAME (" + presets + ")"};
+  }
+  auto src = args.has("--model") ? from_model(args) : from_preset(args);
+  if (!src) return src;
+  auto ctx = args.get_int("--ctx", src->input.n_ctx_train);
+  if (!ctx) return ctx.error();
+  if (*ctx <= 0) return Error{"--ctx must be a positive number of tokens"};
+  src->input.ctx = *ctx;
+  const std::string kv_name = args.get("--kv-type", "f16");
+  auto kv = parse_kv_type(kv_name);
+  if (!kv) return Error{"unknown --kv-type '" + kv_name + "' (f32, f16, q8_0, q4_0)"};
+  src->input.kv_type = *kv;
+  auto block = args.get_int("--kv-block", kDefaultKvBlockTokens);
+  if (!block) return block.error();
+  // Same bound as a session's block size would need to stay an int32 token count.
+  if (*block < 1 || *block > (1 << 20)) return Error{"--kv-block must be between 1 and 1048576"};
+  src->input.block_tokens = static_cast<int32_t>(*block);
+  if (args.has("--budget-bytes")) {
+    auto budget = args.get_int("--budget-bytes", 0);
+    if (!budget) return budget.error();
+    if (*budget < 0) return Error{"--budget-bytes must not be negative"};
+    src->input.budget_bytes = static_cast<uint64_t>(*budget);
+  }
+  return src;
+}
+
+// 1048576000 -> "1,048,576,000"
+std::string grouped(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// Decimal units, as DESIGN.md quotes them: 1048576000 -> "1.05 GB".
+std::string decimal(uint64_t bytes) {
+  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1000 && u < 6) v /= 1000, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.2f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+std::string bytes_and_units(uint64_t bytes) {
+  return grouped(bytes) + " bytes (" + decimal(bytes) + ")";
+}
+
+// "2", "4", or "34/32" for a block type.
+std::string bytes_per_value(KvType t) {
+  const int32_t values = kv_block_values(t), bytes = kv_block_bytes(t);
+  return values == 1 ? std::to_string(bytes) : std::to_string(bytes) + "/" + std::to_string(values);
+}
+
+// "2 x 32 layers x 8000 tokens x 8 kv_heads x 128 head_dim x 2 bytes = 1,048,576,000 bytes
+// (1.05 GB)"
+std::string formula(const MemoryPlanInput& in, KvType t, uint64_t tokens, uint64_t bytes) {
+  return "2 x " + std::to_string(in.n_layers) + " layers x " + std::to_string(tokens) +
+         " tokens x " + std::to_string(in.n_kv_heads) + " kv_heads x " +
+         std::to_string(in.head_dim) + " head_dim x " + bytes_per_value(t) +
+         " bytes = " + bytes_and_units(bytes);
+}
+
+nlohmann::json to_json(const Source& src, const MemoryPlan& plan) {
+  const MemoryPlanInput& in = plan.input;
+  const KvTypePlan& c = plan.chosen();
+  nlohmann::json per_type = nlohmann::json::object();
+  for (const KvTypePlan& t : plan.per_type) {
+    nlohmann::json e = {
+        {"block_values", kv_block_values(t.type)}, {"block_bytes", kv_block_bytes(t.type)},
+        {"kv_bytes_per_token", t.bytes_per_token}, {"kv_bytes", t.used_bytes},
+        {"kv_allocated_bytes", t.allocated_bytes}, {"total_bytes", t.total_bytes}};
+    if (t.fit) {
+      e["max_ctx"] = t.fit->max_ctx;
+      e["max_ctx_capped"] = t.fit->max_ctx_capped;
+      e["concurrent_conversations"] = t.fit->concurrent_conversations;
+    }
+    per_type[std::string(kv_type_name(t.type))] = e;
+  }
+  nlohmann::json j = {
+      {"model", src.model_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(src.model_path)},
+      {"preset", src.preset.empty() ? nlohmann::json(nullptr) : nlohmann::json(src.preset)},
+      {"name", src.name},
+      {"n_params", src.n_params},
+      {"weight_type", src.weight_type},
+      {"n_layers", in.n_layers},
+      {"n_kv_heads", in.n_kv_heads},
+      {"head_dim", in.head_dim},
+      {"n_ctx_train", in.n_ctx_train},
+      {"ctx", in.ctx},
+      {"ctx_exceeds_trained", in.n_ctx_train > 0 && in.ctx > in.n_ctx_train},
+      {"block_tokens", in.block_tokens},
+      {"allocated_tokens", plan.allocated_tokens},
+      {"kv_type", std::string(kv_type_name(in.kv_type))},
+      {"kv_bytes", c.used_bytes},
+      {"kv_allocated_bytes", c.allocated_bytes},
+      {"kv_bytes_per_token", c.bytes_per_token},
+      {"weights_bytes", in.weights_bytes},
+      {"total_bytes", c.total_bytes},
+      {"scratch_included", false},  // activation buffers are not modelled (memory_plan.h)
+      {"per_type", per_type},
+  };
+  if (c.fit) {
+    j["budget_bytes"] = *in.budget_bytes;
+    j["kv_budget_bytes"] = c.fit->kv_budget_bytes;
+    j["max_ctx"] = c.fit->max_ctx;
+    j["max_ctx_capped"] = c.fit->max_ctx_capped;
+    j["concurrent_conversations"] = c.fit->concurrent_conversations;
+  }
+  return j;
+}
+
+void print_human(const Source& src, const MemoryPlan& plan) {
+  const MemoryPlanInput& in = plan.input;
+  const KvTypePlan& c = plan.chosen();
+  const uint64_t ctx = static_cast<uint64_t>(in.ctx);
+  std::printf("model         %s (%s), weights %s\n", src.name.c_str(),
+              src.preset.empty() ? "GGUF file" : "preset", src.weight_type.c_str());
+  std::printf("shape         %d layers, %d kv_heads, head_dim %d, trained context %s tokens\n",
+              in.n_layers, in.n_kv_heads, in.head_dim,
+              grouped(static_cast<uint64_t>(in.n_ctx_train)).c_str());
+  std::printf("context       %s tokens, allocated in blocks of %d: %s tokens\n",
+              grouped(ctx).c_str(), in.block_tokens, grouped(plan.allocated_tokens).c_str());
+  if (in.n_ctx_train > 0 && in.ctx > in.n_ctx_train) {
+    std::printf("              (longer than the trained context: quality is not predicted)\n");
+  }
+  std::printf(
+      "\nKV cache = 2 (K and V) x layers x tokens x kv_heads x head_dim x bytes per value\n");
+  std::printf("  used       %s\n", formula(in, c.type, ctx, c.used_bytes).c_str());
+  if (plan.allocated_tokens != ctx) {
+    std::printf("  allocated  %s\n",
+                formula(in, c.type, plan.allocated_tokens, c.allocated_bytes).c_str());
+  }
+  std::printf("\n  %-6s %-11s %-13s %-31s %-31s %s\n", "type", "bytes/value", "bytes/token",
+              "KV used", "KV allocated", "weights + KV allocated");
+  for (const KvTypePlan& t : plan.per_type) {
+    std::printf("%s %-6s %-11s %-13s %-31s %-31s %s\n", t.type == c.type ? "*" : " ",
+                std::string(kv_type_name(t.type)).c_str(), bytes_per_value(t.type).c_str(),
+                grouped(t.bytes_per_token).c_str(), bytes_and_units(t.used_bytes).c_str(),
+                bytes_and_units(t.allocated_bytes).c_str(), bytes_and_units(t.total_bytes).c_str());
+  }
+  std::printf("\nweights       %s from %s parameters\n", bytes_and_units(in.weights_bytes).c_str(),
+              grouped(src.n_params).c_str());
+  std::printf("total         weights + KV allocated (%s) = %s\n",
+              std::string(kv_type_name(c.type)).c_str(), bytes_and_units(c.total_bytes).c_str());
+  std::printf("              scratch/activation buffers are not included\n");
+  if (!c.fit) return;
+  std::printf("\nbudget        %s - weights = %s for KV\n",
+              bytes_and_units(*in.budget_bytes).c_str(),
+              bytes_and_units(c.fit->kv_budget_bytes).c_str());
+  const std::string capped =
+      "max ctx (<= " + grouped(static_cast<uint64_t>(in.n_ctx_train)) + " trained)";
+  std::printf("\n  %-6s %-15s %-28s conversations of %s tokens\n", "type", "max ctx (raw)",
+              capped.c_str(), grouped(ctx).c_str());
+  for (const KvTypePlan& t : plan.per_type) {
+    std::printf("%s %-6s %-15s %-28s %s\n", t.type == c.type ? "*" : " ",
+                std::string(kv_type_name(t.type)).c_str(), grouped(t.fit->max_ctx).c_str(),
+                grouped(t.fit->max_ctx_capped).c_str(),
+                grouped(t.fit->concurrent_conversations).c_str());
+  }
+  std::printf(
+      "  max ctx counts whole blocks of %d tokens; conversations = KV budget / KV allocated\n",
+      in.block_tokens);
+}
+
+}  // namespace
+
+int cmd_memory(const Argv& argv) {
+  auto args = Args::parse(
+      argv, {"--model", "--preset", "--ctx", "--kv-type", "--budget-bytes", "--weight-type", "--kv-block"},
+      {"--json"});
+  if (!args) return fail(args.message());
+  auto src = resolve(*args);
+  if (!src) return fail(src.message());
+  auto plan = plan_memory(src->input);
+  if (!plan) return fail(plan.message());
+  if (args->has("--json")) {
+    std::printf("%s\n", to_json(*src, *plan).dump(2).c_str());
+  } else {
+    print_human(*src, *plan);
+  }
+  return 0;
+}
+
+}  // namespace kvchat::cli
