@@ -280,6 +280,16 @@ TEST(MemoryCli, RealModelFile) {
   EXPECT_EQ(d["kv_bytes"].get<uint64_t>(), 2u * 6 * 512 * 2 * 32 * 2);
 }
 
+TEST(MemoryCli, BlockSizeOption) {
+  auto j = memory_json("--preset llama-3-8b --ctx 8001 --kv-block 32");
+  EXPECT_EQ(j["block_tokens"].get<int>(), 32);
+  EXPECT_EQ(j["allocated_tokens"].get<uint64_t>(), 8032u);  // 251 blocks of 32
+  EXPECT_EQ(j["kv_bytes"].get<uint64_t>(), 8001u * 131072);
+  EXPECT_EQ(j["kv_allocated_bytes"].get<uint64_t>(), 8032u * 131072);
+  EXPECT_EQ(memory_json("--preset llama-3-8b --ctx 8001")["allocated_tokens"].get<uint64_t>(),
+            8016u);
+}
+
 TEST(MemoryCli, HumanOutputShowsTheFormula) {
   auto r = run_cli("memory --preset llama-3-8b --ctx 8000 --kv-type f16");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -299,6 +309,7 @@ TEST(MemoryCli, Errors) {
         std::string("--preset llama-3-8b --ctx abc"), std::string("--preset no-such-model"),
         std::string("--preset llama-3-8b --budget-bytes 1000"),
         std::string("--preset llama-3-8b --weight-type q5_1"),
+        std::string("--preset llama-3-8b --kv-block 0"),
         std::string("--model ") + model + " --weight-type q8_0"}) {
     auto r = run_cli("memory " + args + " --json");
     EXPECT_EQ(r.exit_code, 1) << args;

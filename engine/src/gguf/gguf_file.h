@@ -3,6 +3,7 @@
 // an Error naming the file, the key or tensor, and what was expected.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -50,6 +51,8 @@ class GgufFile {
   uint64_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }
   uint64_t file_size() const { return bytes_.size(); }
+  // Header, metadata and tensor infos: everything before the tensor data.
+  std::span<const uint8_t> header_bytes() const { return bytes_.first(std::min<uint64_t>(data_offset_, bytes_.size())); }
 
   const std::vector<KeyValue>& metadata() const { return metadata_; }
   const Value* find(std::string_view key) const;

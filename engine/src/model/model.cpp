@@ -54,6 +54,8 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   info.rope_freq_base = hp->rope_freq_base;
   info.tied_embeddings = weights->tied_embeddings;
   info.tokenizer_model = "llama";
+  info.identity = 0xcbf29ce484222325ull;  // FNV-1a 64 offset basis
+  for (uint8_t b : f.header_bytes()) info.identity = (info.identity ^ b) * 0x100000001b3ull;
   for (const gguf::TensorInfo& t : f.tensors()) {
     const std::string type(gguf::tensor_type_name(t.type));
     info.n_params += t.n_elements;

@@ -90,7 +90,7 @@ Result<Source> resolve(const Args& args) {
   src->input.kv_type = *kv;
   auto block = args.get_int("--kv-block", kDefaultKvBlockTokens);
   if (!block) return block.error();
-  // Same bound as a session's block size would need to stay an int32 token count.
+  // 2^20 tokens per block is past any real context: a bound that only rejects typos.
   if (*block < 1 || *block > (1 << 20)) return Error{"--kv-block must be between 1 and 1048576"};
   src->input.block_tokens = static_cast<int32_t>(*block);
   if (args.has("--budget-bytes")) {
@@ -247,9 +247,10 @@ void print_human(const Source& src, const MemoryPlan& plan) {
 }  // namespace
 
 int cmd_memory(const Argv& argv) {
-  auto args = Args::parse(
-      argv, {"--model", "--preset", "--ctx", "--kv-type", "--budget-bytes", "--weight-type", "--kv-block"},
-      {"--json"});
+  auto args = Args::parse(argv,
+                          {"--model", "--preset", "--ctx", "--kv-type", "--budget-bytes",
+                           "--weight-type", "--kv-block"},
+                          {"--json"});
   if (!args) return fail(args.message());
   auto src = resolve(*args);
   if (!src) return fail(src.message());

@@ -29,7 +29,8 @@ commands:
               prefill/decode tok/s, weight bytes per token, measured memory bandwidth
   mkmodel     --preset NAME --type T --out FILE [--layers N] [--seed S]
               writes a GGUF of a real shape with random weights (presets: tinyllama-1.1b,
-              llama-3.2-1b-shape, kjv-demo-shape; types f32 f16 bf16 q8_0 q4_0)
+              llama-3.2-1b, llama-3-8b, mistral-7b, qwen2.5-0.5b, kjv-demo-shape;
+              types f32 f16 bf16 q8_0 q4_0)
   memory      (--model M | --preset NAME) [--ctx N] [--kv-type T] [--budget-bytes B]
               [--kv-block N] [--weight-type T] [--json]
               predicted weights + KV cache at a context length for each KV type (f32 f16
