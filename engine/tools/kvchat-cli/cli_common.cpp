@@ -24,7 +24,7 @@ Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<
   SessionOptions so;
   so.backend = args.get("--backend", "cpu");
   so.kv_type = args.get("--kv-type", defaults.kv_type);
-  so.no_kv_cache = args.has("--no-kv-cache");
+  so.no_kv_cache = defaults.no_kv_cache || args.has("--no-kv-cache");
   auto threads = args.get_int("--threads", 0);
   if (!threads) return threads.error();
   auto ctx = args.get_int("--ctx", 0);

@@ -20,6 +20,7 @@ Result<std::shared_ptr<const Model>> load_model(const Args& args);
 struct SessionDefaults {
   int32_t n_ctx = 0;            // used without --ctx when larger than the trained context
   std::string kv_type = "f16";  // without --kv-type
+  bool no_kv_cache = false;     // also set by --no-kv-cache
 };
 // A session from kSessionOptions (and --no-kv-cache); events are printed to stderr.
 Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,

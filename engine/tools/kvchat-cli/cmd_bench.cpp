@@ -38,8 +38,10 @@ double now_seconds() {
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
-  auto args = Args::parse(argv, with(kSessionOptions, {"--pp", "--tg", "--bw-mib"}), {"--json"});
+  auto args = Args::parse(argv, with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts"}),
+                          {"--json", "--compare-no-cache"});
   if (!args) return fail(args.message());
+  if (args->has("--compare-no-cache")) return bench_compare_no_cache(*args);
   auto pp = args->get_int("--pp", 512);
   auto tg = args->get_int("--tg", 128);
   auto bw_mib = args->get_int("--bw-mib", 1024);

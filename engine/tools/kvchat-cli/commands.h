@@ -16,6 +16,10 @@ int cmd_generate(const Argv& args);
 int cmd_bench(const Argv& args);
 int cmd_mkmodel(const Argv& args);
 int cmd_memory(const Argv& args);
+int cmd_perplexity(const Argv& args);
+
+// bench --compare-no-cache: decode speed with and without the KV cache per context length.
+int bench_compare_no_cache(const class Args& args);
 
 // Prints "kvchat-cli: <message>" to stderr and returns 1 (or `code`).
 int fail(const std::string& message, int code = 1);

@@ -38,6 +38,10 @@ commands:
               context and the number of such conversations that fit in a budget. Presets:
               llama-3-8b, llama-3.2-1b, tinyllama-1.1b, mistral-7b, qwen2.5-0.5b,
               kjv-demo-shape; --weight-type (preset only, default f16) as for mkmodel
+  perplexity  --model M --file F [--ctx N] [--kv-type T] [--json]
+              perplexity of the text (BOS + non-overlapping windows of --ctx tokens); for
+              --kv-type f32|q8_0|q4_0 also mean/max KL divergence and top-1 agreement
+              against f16 KV on the same windows, and the KV memory saved vs f16
 
 model commands also take: --backend cpu|cpu-reference|cuda  --threads N  --ctx N
   --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
@@ -63,6 +67,7 @@ int main(int argc, char** argv) {
   if (cmd == "bench") return cmd_bench(rest);
   if (cmd == "mkmodel") return cmd_mkmodel(rest);
   if (cmd == "memory") return cmd_memory(rest);
+  if (cmd == "perplexity") return cmd_perplexity(rest);
   std::fprintf(stderr, "kvchat-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }
