@@ -1,0 +1,74 @@
+// kvchat-cli's KV-cache options: --no-kv-cache, --context-policy, --kv-type, and
+// bench --compare-no-cache (its deterministic parts: token counts and output parity).
+#include <gtest/gtest.h>
+
+#include "support/run_command.h"
+#include "support/test_paths.h"
+
+namespace kvchat {
+namespace {
+
+using test::run_cli;
+using test::sh_quote;
+
+std::string demo() { return sh_quote(test::shared_path("models/kjv-demo-f16.gguf")); }
+
+nlohmann::json generate_json(const std::string& extra, test::CommandResult* raw = nullptr) {
+  auto r = run_cli("generate --json --temp 0 --model " + demo() + " --prompt 'Ruth 1\n1 Now it came to pass' " + extra);
+  if (raw) *raw = r;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json{};
+}
+
+TEST(CliKv, NoKvCacheGivesTheSameOutput) {
+  const auto cached = generate_json("-n 30");
+  const auto uncached = generate_json("-n 30 --no-kv-cache");
+  EXPECT_EQ(cached["ids"], uncached["ids"]);
+  EXPECT_EQ(cached["text"], uncached["text"]);
+}
+
+TEST(CliKv, ContextPolicies) {
+  test::CommandResult raw;
+  // stop: the reply ends when the 64-token context is full, and stderr says why.
+  auto stop = generate_json("-n 100 --ctx 64 --context-policy stop", &raw);
+  EXPECT_EQ(stop["stop_reason"], "context-full");
+  EXPECT_NE(raw.err.find("[kvchat context-full]"), std::string::npos) << raw.err;
+  EXPECT_NE(raw.err.find("[kvchat context-warning]"), std::string::npos) << raw.err;
+  // shift: generation goes on past the context, announced.
+  auto shift = generate_json("-n 100 --ctx 64 --context-policy shift", &raw);
+  EXPECT_EQ(shift["stop_reason"], "max-tokens");
+  EXPECT_EQ(shift["ids"].size(), 100u);
+  EXPECT_NE(raw.err.find("[kvchat context-shifted]"), std::string::npos) << raw.err;
+  // An unknown policy is an error.
+  auto bad = run_cli("generate --model " + demo() + " --prompt x --context-policy lru");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("unknown context policy 'lru'"), std::string::npos);
+}
+
+TEST(CliKv, KvTypesAllGenerate) {
+  for (const char* t : {"f32", "f16", "q8_0", "q4_0"}) {
+    const auto j = generate_json(std::string("-n 8 --kv-type ") + t);
+    EXPECT_EQ(j["ids"].size(), 8u) << t;
+  }
+  auto bad = run_cli("generate --model " + demo() + " --prompt x --kv-type q5_k");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("unknown KV type 'q5_k'"), std::string::npos);
+}
+
+TEST(CliKv, CompareNoCacheCountsTheRecomputedTokens) {
+  auto r = run_cli("bench --compare-no-cache --json --tg 4 --contexts 16,100 --model " + demo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out)["compare_no_cache"];
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    const uint64_t L = row["context"], n = row["decode_tokens"];
+    EXPECT_TRUE(row["identical_output"].get<bool>());
+    EXPECT_EQ(row["cached_tokens_evaluated"].get<uint64_t>(), n);
+    // Step i re-evaluates the L prompt tokens and the i + 1 generated so far.
+    EXPECT_EQ(row["no_cache_tokens_evaluated"].get<uint64_t>(), n * L + n * (n + 1) / 2);
+    EXPECT_GT(row["speedup"].get<double>(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace kvchat
