@@ -222,6 +222,9 @@ Result<SnapshotHeader> parse_snapshot_header(std::span<const uint8_t> head, uint
     return Error{"the snapshot stores " + std::to_string(h.n_vocab) + " logits; the model's vocabulary has " +
                  std::to_string(target.n_vocab) + " tokens"};
   }
+  if (h.n_tokens == 0 && h.n_vocab != 0) {
+    return Error{"the snapshot stores next-token logits but no tokens"};
+  }
   if (h.n_tokens > static_cast<uint32_t>(target.n_ctx)) {
     return Error{"the snapshot holds " + std::to_string(h.n_tokens) + " tokens, more than this session's context of " +
                  std::to_string(target.n_ctx) + " tokens"};
