@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -80,6 +81,8 @@ int cmd_perplexity(const Argv& argv) {
   if (!args) return fail(args.message());
   auto file = args->require("--file");
   if (!file) return fail(file.message());
+  std::error_code ec;
+  if (std::filesystem::is_directory(*file, ec)) return fail(*file + ": is a directory, not a text file");
   auto text = read_file(*file);
   if (!text) return fail(text.message());
   if (text->empty()) return fail(*file + ": the file is empty; perplexity needs some text");
@@ -186,8 +189,8 @@ int cmd_perplexity(const Argv& argv) {
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
-  std::printf("text             %s: %llu tokens scored in %d windows of up to %d\n", file->c_str(),
-              static_cast<unsigned long long>(scored), windows, n_ctx);
+  std::printf("text             %s: %llu tokens scored in %d window%s of up to %d\n", file->c_str(),
+              static_cast<unsigned long long>(scored), windows, windows == 1 ? "" : "s", n_ctx);
   std::printf("kv type          %s, %llu bytes/token (f16: %llu, %.1f%% saved)\n", kv_type.c_str(),
               static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(bytes_f16),
               100 * saved);
