@@ -219,6 +219,29 @@ TEST(SessionKv, PolicyShiftKeepsGeneratingAndRotatesKeysCorrectly) {
   EXPECT_LE(test::max_rel_error(logits_of(*s), logits_of(*fresh), 320), 1e-4);
 }
 
+TEST(SessionKv, PolicyShiftOnTheDemoModelGeneratesPastTheContext) {
+  SessionOptions so;
+  so.context_policy = ContextPolicy::Shift;
+  auto s = make(so);
+  EventLog log;
+  s->set_event_handler(log.handler());
+  const auto prompt = demo_model()->tokenizer().encode("Genesis 1\n1 In the beginning", true);
+  s->set_keep(static_cast<int32_t>(prompt.size()));
+  GenerateOptions go;
+  go.max_tokens = 700;
+  go.sampling.temperature = 0.8f;
+  go.sampling.seed = 3;
+  auto r = generate(*s, prompt, go);
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_EQ(r->ids.size(), 700u);
+  EXPECT_EQ(r->stop_reason, StopReason::MaxTokens);
+  EXPECT_GE(log.count(SessionEvent::Kind::ContextShifted), 1);
+  EXPECT_GE(log.count(SessionEvent::Kind::ContextWarning), 1);
+  EXPECT_LE(s->n_past(), 512);
+  EXPECT_EQ(std::vector<TokenId>(s->tokens().begin(), s->tokens().begin() + prompt.size()), prompt);
+  EXPECT_EQ(s->memory_report().kv_used_bytes, 1536u * s->n_past());
+}
+
 TEST(SessionKv, PolicyDropOldestDropsWholeTurnsAndReevaluates) {
   SessionOptions so;
   so.kv_type = "f32";
