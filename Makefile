@@ -22,8 +22,15 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The desktop window on the embedded demo model; without a display, the same model in
+# the terminal.
 run: build
-	$(BUILD)/bin/kvchat-cli generate --model $(MODEL) --prompt "$$(printf '$(PROMPT)')" -n 120 --temp 0.8 --seed 42
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+	  $(BUILD)/bin/kvchat; \
+	else \
+	  echo "make run: no display (DISPLAY/WAYLAND_DISPLAY unset); generating in the terminal instead"; \
+	  $(BUILD)/bin/kvchat-cli generate --model $(MODEL) --prompt "$$(printf '$(PROMPT)')" -n 120 --temp 0.8 --seed 42; \
+	fi
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)

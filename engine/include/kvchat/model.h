@@ -32,6 +32,7 @@ struct ModelInfo {
   std::map<std::string, uint64_t> weight_bytes_by_type;  // "F16" -> bytes
   std::map<std::string, int32_t> tensor_count_by_type;   // "F16" -> count
   std::string tokenizer_model;                            // tokenizer.ggml.model
+  std::string chat_template;                              // tokenizer.chat_template ("" if none)
   // FNV-1a 64 of the GGUF header (metadata + tensor infos): identifies the model for
   // KV snapshots without hashing gigabytes of weights.
   uint64_t identity = 0;

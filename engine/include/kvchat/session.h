@@ -116,7 +116,7 @@ class Session {
   Status forward(std::span<const TokenId> tokens, std::vector<float>* all_logits);
   Status shift_context(int32_t n);
   Status drop_oldest_turns(int32_t n);
-  void emit(SessionEvent event);
+  void notify(SessionEvent event);
   void check_warning();
 
   std::shared_ptr<const Model> model_;

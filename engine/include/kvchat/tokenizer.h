@@ -17,6 +17,13 @@ class Tokenizer {
 
   // Token ids of `text`; BOS first when add_bos is true.
   virtual std::vector<TokenId> encode(std::string_view text, bool add_bos) const = 0;
+  // As encode(), but exact occurrences of special piece strings (control pieces such
+  // as "<s>", "</s>", "<|im_start|>", and user-defined pieces) become their ids, the
+  // leftmost first and the longest at a position; the text between them is encoded
+  // as encode() does, each segment that starts the text or follows a special piece
+  // with the dummy-prefix space (llama.cpp's parse_special rule). Rendered chat
+  // templates go through this; user text that must not be interpreted uses encode().
+  virtual std::vector<TokenId> encode_with_special(std::string_view text, bool add_bos) const = 0;
   // Text of a whole sequence (control tokens dropped, byte tokens joined into
   // UTF-8, the dummy-prefix space of the first piece removed): decode(encode(s)) == s.
   virtual std::string decode(std::span<const TokenId> ids) const = 0;

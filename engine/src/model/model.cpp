@@ -54,6 +54,9 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   info.rope_freq_base = hp->rope_freq_base;
   info.tied_embeddings = weights->tied_embeddings;
   info.tokenizer_model = "llama";
+  if (const gguf::Value* v = f.find("tokenizer.chat_template"); v && v->as_string()) {
+    info.chat_template = *v->as_string();
+  }
   info.identity = 0xcbf29ce484222325ull;  // FNV-1a 64 offset basis
   for (uint8_t b : f.header_bytes()) info.identity = (info.identity ^ b) * 0x100000001b3ull;
   for (const gguf::TensorInfo& t : f.tensors()) {

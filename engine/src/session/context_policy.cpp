@@ -21,7 +21,7 @@ Status Session::make_room(int32_t n) {
       const std::string msg = "the context is full: " + std::to_string(n_past()) + " of " +
                               std::to_string(n_ctx_) + " tokens used, " + std::to_string(n) +
                               " more do not fit (policy stop)";
-      emit({SessionEvent::Kind::ContextFull, msg, n_past(), n_past(), 0});
+      notify({SessionEvent::Kind::ContextFull, msg, n_past(), n_past(), 0});
       return Error{msg};
     }
     case ContextPolicy::Shift: return shift_context(n);
@@ -56,7 +56,7 @@ Status Session::shift_context(int32_t n) {
   }
   turn_starts_ = std::move(turns);
   warned_ = false;
-  emit({SessionEvent::Kind::ContextShifted,
+  notify({SessionEvent::Kind::ContextShifted,
         "the context was full: discarded " + std::to_string(discard) + " tokens after the first " +
             std::to_string(n_keep_) + " and re-rotated the keys of the " +
             std::to_string(before - n_keep_ - discard) + " that remain (no re-evaluation)",
@@ -87,7 +87,7 @@ Status Session::drop_oldest_turns(int32_t n) {
                             std::to_string(n) + " tokens (" + std::to_string(before) + " of " +
                             std::to_string(n_ctx_) + " used; the current turn is " +
                             std::to_string(before - current) + " tokens)";
-    emit({SessionEvent::Kind::ContextFull, msg, before, before, 0});
+    notify({SessionEvent::Kind::ContextFull, msg, before, before, 0});
     return Error{msg};
   }
   std::vector<TokenId> rest(tokens_.begin() + cut, tokens_.end());
@@ -105,7 +105,7 @@ Status Session::drop_oldest_turns(int32_t n) {
   if (rest.empty()) last_logits_ = logits;
   turn_starts_ = std::move(turns);
   warned_ = false;
-  emit({SessionEvent::Kind::TurnsDropped,
+  notify({SessionEvent::Kind::TurnsDropped,
         "the context was full: dropped " + std::to_string(cut - keep) + " tokens of the oldest turns "
             "(the first " + std::to_string(keep) + " kept) and re-evaluated the " +
             std::to_string(rest.size()) + " that follow",
@@ -123,7 +123,7 @@ Status Session::set_kv_type(std::string_view name) {
   auto fresh = KvCache::create(c);
   if (!fresh) return fresh.error();
   if (auto s = fresh->reserve(n_past()); !s) {
-    emit({SessionEvent::Kind::KvOutOfMemory, s.message(), n_past(), n_past(), 0});
+    notify({SessionEvent::Kind::KvOutOfMemory, s.message(), n_past(), n_past(), 0});
     return s;
   }
   std::vector<float> row(c.kv_dim());
@@ -138,7 +138,7 @@ Status Session::set_kv_type(std::string_view name) {
   fresh->set_size(n_past());
   *kv_ = std::move(fresh.value());
   options_.kv_type = std::string(name);
-  emit({SessionEvent::Kind::KvTypeChanged,
+  notify({SessionEvent::Kind::KvTypeChanged,
         "re-encoded the K/V of " + std::to_string(n_past()) + " tokens from " +
             std::string(kv_type_name(old_type)) + " to " + std::string(name) + " (" +
             std::to_string(kv_->used_bytes()) + " bytes now)",

@@ -48,7 +48,7 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
   TextStream stream(options.stop_strings);
   std::vector<float> logits;
   bool cancelled = false;
-  auto emit = [&](const std::string& piece) {
+  auto show = [&](const std::string& piece) {
     if (!piece.empty() && on_text && !on_text(piece)) cancelled = true;
   };
 
@@ -61,7 +61,7 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
       result.stop_reason = StopReason::Eos;
       break;
     }
-    emit(stream.push(tok.token_bytes(next)));
+    show(stream.push(tok.token_bytes(next)));
     if (stream.stopped()) {
       result.stop_reason = StopReason::StopString;
       break;
@@ -78,7 +78,7 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
     const TokenId one[1] = {next};
     if (auto s = session.eval(one); !s) return Error{s.message()};
   }
-  if (!stream.stopped()) emit(stream.finish());
+  if (!stream.stopped()) show(stream.finish());
   result.text = stream.text();
   result.stats.generated_tokens = static_cast<int32_t>(result.ids.size());
   result.stats.decode_seconds = seconds(t1, Clock::now());

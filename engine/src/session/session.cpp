@@ -75,14 +75,14 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   return s;
 }
 
-void Session::emit(SessionEvent event) {
+void Session::notify(SessionEvent event) {
   if (on_event_) on_event_(event);
 }
 
 void Session::check_warning() {
   const bool over = n_past() >= options_.context_warn_fraction * n_ctx_;
   if (over && !warned_) {
-    emit({SessionEvent::Kind::ContextWarning,
+    notify({SessionEvent::Kind::ContextWarning,
           "the context is " + std::to_string(n_past() * 100 / n_ctx_) + "% full (" +
               std::to_string(n_past()) + " of " + std::to_string(n_ctx_) + " tokens); policy " +
               std::string(context_policy_name(options_.context_policy)) + " applies when it is full",
@@ -96,7 +96,7 @@ Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all
   const int32_t pos0 = n_past();
   const int32_t n = static_cast<int32_t>(tokens.size());
   if (auto s = kv_->reserve(pos0 + n); !s) {
-    emit({SessionEvent::Kind::KvOutOfMemory, s.message(), pos0, pos0, 0});
+    notify({SessionEvent::Kind::KvOutOfMemory, s.message(), pos0, pos0, 0});
     return s;
   }
   std::vector<float> logits(static_cast<size_t>(all_logits ? n : 1) * n_vocab);

@@ -172,7 +172,7 @@ Status Session::load_snapshot(const std::string& path) {
     auto kv = KvCache::create(config);
     if (!kv) return kv.error();
     if (auto s = kv->reserve(static_cast<int32_t>(h.n_tokens)); !s) {
-      emit({SessionEvent::Kind::KvOutOfMemory, "restoring a snapshot of " + std::to_string(h.n_tokens) +
+      notify({SessionEvent::Kind::KvOutOfMemory, "restoring a snapshot of " + std::to_string(h.n_tokens) +
                                                    " tokens: " + s.message(),
             n_past(), n_past(), 0});
       return s;
@@ -205,7 +205,7 @@ Status Session::load_snapshot(const std::string& path) {
   n_keep_ = static_cast<int32_t>(data->header.n_keep);
   warned_ = n_past() >= options_.context_warn_fraction * n_ctx_;
   if (from != kv_->type()) {
-    emit({SessionEvent::Kind::KvTypeChanged,
+    notify({SessionEvent::Kind::KvTypeChanged,
           "restored a snapshot saved with " + std::string(kv_type_name(from)) + " K/V: re-encoded the K/V of " +
               std::to_string(n) + " tokens to " + std::string(kv_type_name(kv_->type())) + " (" +
               std::to_string(kv_->used_bytes()) + " bytes now)",

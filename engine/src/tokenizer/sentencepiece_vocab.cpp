@@ -353,6 +353,14 @@ void SentencePieceVocab::index_pieces() {
     const PieceType type = data_.types[i];
     const auto id = static_cast<TokenId>(i);
     if (piece.empty()) continue;
+    if ((type == PieceType::CONTROL || type == PieceType::USER_DEFINED) &&
+        special_.insert(piece, id)) {
+      special_first_byte_[static_cast<uint8_t>(piece[0])] = true;
+      if (std::find(special_lengths_.begin(), special_lengths_.end(), piece.size()) ==
+          special_lengths_.end()) {
+        special_lengths_.push_back(piece.size());
+      }
+    }
     if (!is_mergeable(type)) {
       reserved_to_id_.insert(piece, id);
       if (type == PieceType::BYTE) {
@@ -383,6 +391,7 @@ void SentencePieceVocab::index_pieces() {
     }
   }
   std::sort(user_defined_lengths_.rbegin(), user_defined_lengths_.rend());
+  std::sort(special_lengths_.rbegin(), special_lengths_.rend());
 }
 
 size_t SentencePieceVocab::match_user_defined(std::string_view text) const {
@@ -401,10 +410,59 @@ bool SentencePieceVocab::is_hard_boundary(std::string_view left_char,
 std::vector<TokenId> SentencePieceVocab::encode(std::string_view text, bool add_bos) const {
   std::vector<TokenId> ids;
   if (add_bos) ids.push_back(data_.bos);
-  if (text.empty()) return ids;
-  const std::string normalized = normalize(text, data_.add_space_prefix);
+  encode_segment(text, data_.add_space_prefix, ids);
+  return ids;
+}
+
+// Special pieces split the text; each piece of text between them is encoded on its
+// own. As llama.cpp's llama_tokenize_impl (SPM, parse_special = true): a segment
+// that starts the text or follows a special piece gets the dummy-prefix space when
+// the vocab has add_space_prefix. Because two text segments are never adjacent, in
+// practice every segment gets it: "<s>[INST] hi" -> <s> "▁[INST]▁hi", which is
+// also what the Hugging Face Llama tokenizer (legacy mode) gives. (llama.cpp before
+// mid-2024 added it to the first fragment only.) llama.cpp also splits on UNKNOWN
+// pieces ("<unk>"); here only CONTROL and USER_DEFINED pieces are special.
+std::vector<TokenId> SentencePieceVocab::encode_with_special(std::string_view text,
+                                                             bool add_bos) const {
+  std::vector<TokenId> ids;
+  if (add_bos) ids.push_back(data_.bos);
+  size_t segment_start = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const auto [len, id] = match_special(text.substr(pos));
+    if (len == 0) {
+      ++pos;
+      continue;
+    }
+    if (pos > segment_start) {
+      encode_segment(text.substr(segment_start, pos - segment_start), data_.add_space_prefix, ids);
+    }
+    ids.push_back(id);
+    pos += len;
+    segment_start = pos;
+  }
+  if (pos > segment_start) {
+    encode_segment(text.substr(segment_start), data_.add_space_prefix, ids);
+  }
+  return ids;
+}
+
+std::pair<size_t, TokenId> SentencePieceVocab::match_special(std::string_view text) const {
+  if (!special_first_byte_[static_cast<uint8_t>(text[0])]) return {0, -1};
+  for (const size_t len : special_lengths_) {
+    if (len > text.size()) continue;
+    if (const TokenId id = special_.find(text.substr(0, len)); id >= 0) return {len, id};
+  }
+  return {0, -1};
+}
+
+void SentencePieceVocab::encode_segment(std::string_view text, bool dummy_prefix,
+                                        std::vector<TokenId>& ids) const {
+  if (text.empty()) return;
+  const std::string normalized = normalize(text, dummy_prefix);
   const std::string_view norm = normalized;
-  ids.reserve(ids.size() + norm.size() / 3 + 1);
+  const size_t wanted = ids.size() + norm.size() / 3 + 1;
+  if (ids.capacity() < wanted) ids.reserve(std::max(wanted, 2 * ids.capacity()));
 
   Encoder encoder(*this, norm, ids);
   std::string_view prev_char;  // empty after a frozen symbol
@@ -423,7 +481,6 @@ std::vector<TokenId> SentencePieceVocab::encode(std::string_view text, bool add_
     pos += len;
   }
   encoder.flush();
-  return ids;
 }
 
 std::string SentencePieceVocab::decode(std::span<const TokenId> ids) const {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kvchat/result.h"
@@ -48,6 +49,7 @@ class SentencePieceVocab final : public Tokenizer {
   static Result<std::unique_ptr<SentencePieceVocab>> from_gguf(const gguf::GgufFile& file);
 
   std::vector<TokenId> encode(std::string_view text, bool add_bos) const override;
+  std::vector<TokenId> encode_with_special(std::string_view text, bool add_bos) const override;
   std::string decode(std::span<const TokenId> ids) const override;
   std::string token_bytes(TokenId id) const override;
 
@@ -64,6 +66,12 @@ class SentencePieceVocab final : public Tokenizer {
 
   explicit SentencePieceVocab(SentencePieceVocabData data);
   void index_pieces();
+  // Appends the ids of `text` (no BOS); dummy_prefix: add the U+2581 in front when
+  // the vocab asks for it.
+  void encode_segment(std::string_view text, bool dummy_prefix, std::vector<TokenId>& ids) const;
+  // Length of the special (CONTROL or USER_DEFINED) piece that is the longest prefix
+  // of `text`, and its id; {0, -1} when none.
+  std::pair<size_t, TokenId> match_special(std::string_view text) const;
   // Length of the USER_DEFINED piece that is the longest prefix of `text`, or 0.
   size_t match_user_defined(std::string_view text) const;
   // True when no piece can span the boundary between two adjacent characters.
@@ -81,6 +89,10 @@ class SentencePieceVocab final : public Tokenizer {
   PieceTable user_defined_;
   bool user_defined_first_byte_[256] = {};
   std::vector<size_t> user_defined_lengths_;
+  // CONTROL and USER_DEFINED pieces, for encode_with_special (same layout as above).
+  PieceTable special_;
+  bool special_first_byte_[256] = {};
+  std::vector<size_t> special_lengths_;
   // Pairs of adjacent characters inside some mergeable piece (packed, see
   // pair_key): a boundary between any other two characters is never merged across.
   PairSet inner_pairs_;

@@ -1,0 +1,328 @@
+#include "chat_controller.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QUrl>
+
+#include "engine/engine_worker.h"
+
+namespace kvchat::app {
+
+namespace {
+constexpr int kPersistEveryMs = 250;  // a streaming reply is saved at least this often
+}
+
+ChatController::ChatController(const QString& data_dir, QObject* parent)
+    : QObject(parent), data_dir_(data_dir) {
+  QDir().mkpath(data_dir);
+  store_ = ConversationStore::open(QDir(data_dir).filePath(QStringLiteral("kvchat.sqlite")), &store_error_);
+  if (store_) store_->mark_streaming_interrupted();
+  sampling_ = {{"temperature", 0.8}, {"top_k", 40}, {"top_p", 0.95}, {"min_p", 0.05},
+               {"repeat_penalty", 1.0}, {"seed", 0}, {"max_tokens", 256}};
+  if (store_) {
+    const QVariant saved = store_->setting(QStringLiteral("sampling"));
+    if (saved.isValid()) sampling_ = saved.toMap();
+  }
+
+  worker_ = new EngineWorker();
+  worker_->moveToThread(&engine_thread_);
+  connect(&engine_thread_, &QThread::finished, worker_, &QObject::deleteLater);
+  // Queued: the slots run on the GUI thread, the only one that touches the models.
+  connect(worker_, &EngineWorker::modelLoaded, this, &ChatController::on_model_loaded);
+  connect(worker_, &EngineWorker::modelLoadFailed, this, &ChatController::on_model_load_failed);
+  connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
+  connect(worker_, &EngineWorker::replyFinished, this, &ChatController::on_reply_finished);
+  connect(worker_, &EngineWorker::replyFailed, this, &ChatController::on_reply_failed);
+  connect(worker_, &EngineWorker::memoryReport, this, &ChatController::on_memory_report);
+  connect(worker_, &EngineWorker::sessionEvent, this, &ChatController::on_session_event);
+  engine_thread_.start();
+  refresh_conversations();
+  // Reopen the most recent conversation.
+  if (conversations_.rowCount() > 0) {
+    selectConversation(conversations_.data(conversations_.index(0), ConversationListModel::IdRole).toLongLong());
+  }
+  write_test_state(false);
+}
+
+ChatController::~ChatController() {
+  if (worker_) worker_->request_stop();
+  engine_thread_.quit();
+  engine_thread_.wait();
+  if (generating_) persist_reply(MessageState::Interrupted, {});
+}
+
+QString ChatController::system_prompt() const {
+  if (!store_ || !current_) return {};
+  auto c = store_->conversation(current_);
+  return c ? c->system_prompt : QString();
+}
+
+void ChatController::set_system_prompt(const QString& prompt) {
+  if (!store_) return;
+  if (!current_) newConversation();
+  QString error;
+  if (!store_->set_system_prompt(current_, prompt, &error)) emit errorOccurred(error);
+  emit currentConversationChanged();
+}
+
+void ChatController::set_sampling(const QVariantMap& sampling) {
+  sampling_ = sampling;
+  QString error;
+  if (store_) store_->set_setting(QStringLiteral("sampling"), sampling_, &error);
+  emit samplingChanged();
+}
+
+void ChatController::loadModel(const QString& path_or_url) {
+  const QUrl url(path_or_url);
+  const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
+  model_loading_ = true;
+  model_error_.clear();
+  emit modelChanged();
+  QVariantMap settings{{"backend", "auto"}, {"kv_type", "f16"}};
+  QMetaObject::invokeMethod(worker_, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
+                            Q_ARG(QVariantMap, settings));
+}
+
+void ChatController::on_model_loaded(const QVariantMap& info) {
+  model_info_ = info;
+  model_loading_ = false;
+  model_error_.clear();
+  memory_history_.clear();
+  emit modelChanged();
+  QString error;
+  if (store_) store_->set_setting(QStringLiteral("last_model"), info.value("path"), &error);
+}
+
+void ChatController::on_model_load_failed(const QString& message) {
+  model_loading_ = false;
+  model_error_ = message;
+  emit modelChanged();
+  emit errorOccurred(message);
+}
+
+void ChatController::newConversation() {
+  if (!store_ || generating_) return;
+  QString error;
+  const qint64 id = store_->create_conversation(tr("New chat"), {}, &error);
+  if (!id) {
+    emit errorOccurred(error);
+    return;
+  }
+  current_ = id;
+  messages_.reset({});
+  refresh_conversations();
+  emit currentConversationChanged();
+}
+
+void ChatController::selectConversation(qint64 id) {
+  if (!store_ || generating_ || id == current_) return;
+  current_ = id;
+  messages_.reset(store_->messages(id));
+  emit currentConversationChanged();
+}
+
+void ChatController::renameConversation(qint64 id, const QString& title) {
+  QString error;
+  if (store_ && !store_->rename_conversation(id, title, &error)) emit errorOccurred(error);
+  refresh_conversations();
+}
+
+void ChatController::deleteConversation(qint64 id) {
+  if (!store_ || (generating_ && id == current_)) return;
+  QString error;
+  if (!store_->delete_conversation(id, &error)) emit errorOccurred(error);
+  if (id == current_) {
+    current_ = 0;
+    messages_.reset({});
+    emit currentConversationChanged();
+  }
+  refresh_conversations();
+}
+
+void ChatController::search(const QString& text) {
+  if (!store_) return;
+  conversations_.reset(text.trimmed().isEmpty() ? store_->conversations() : store_->search(text));
+}
+
+void ChatController::refresh_conversations() {
+  if (store_) conversations_.reset(store_->conversations());
+}
+
+void ChatController::send(const QString& text) {
+  if (!store_ || generating_ || text.trimmed().isEmpty() || model_info_.isEmpty()) return;
+  if (!current_) newConversation();
+  QString error;
+  if (messages_.items().isEmpty()) {
+    // The first words of the first message name the conversation.
+    store_->rename_conversation(current_, text.simplified().left(40), &error);
+  }
+  StoredMessage user;
+  user.conversation_id = current_;
+  user.role = QStringLiteral("user");
+  user.content = text;
+  user.id = store_->append_message(current_, user.role, text, MessageState::Complete, &error);
+  if (!user.id) {
+    emit errorOccurred(error);
+    return;
+  }
+  messages_.append(user);
+  start_reply();
+}
+
+void ChatController::start_reply() {
+  QString error;
+  QVariantList history;
+  for (const StoredMessage& m : messages_.items()) {
+    history.push_back(QVariantMap{{"role", m.role}, {"content", m.content}});
+  }
+  StoredMessage reply;
+  reply.conversation_id = current_;
+  reply.role = QStringLiteral("assistant");
+  reply.state = MessageState::Streaming;
+  reply.id = store_->append_message(current_, reply.role, {}, MessageState::Streaming, &error);
+  if (!reply.id) {
+    emit errorOccurred(error);
+    return;
+  }
+  messages_.append(reply);
+  refresh_conversations();
+  set_generating(true);
+  since_persist_.start();
+  // Mark the turn boundary on the memory timeline.
+  if (!memory_history_.isEmpty()) {
+    QVariantMap last = memory_history_.back().toMap();
+    last["turn"] = true;
+    memory_history_.back() = last;
+  }
+  QMetaObject::invokeMethod(worker_, "generate", Qt::QueuedConnection, Q_ARG(QVariantList, history),
+                            Q_ARG(QString, system_prompt()), Q_ARG(QVariantMap, sampling_));
+}
+
+void ChatController::stop() {
+  if (generating_) worker_->request_stop();
+}
+
+void ChatController::regenerate() {
+  if (!store_ || generating_) return;
+  const auto& items = messages_.items();
+  int last_user = -1;
+  for (int i = static_cast<int>(items.size()) - 1; i >= 0; --i) {
+    if (items[i].role == QStringLiteral("user")) {
+      last_user = i;
+      break;
+    }
+  }
+  if (last_user < 0) return;
+  QString error;
+  if (!store_->delete_messages_after(items[last_user].id, &error)) {
+    emit errorOccurred(error);
+    return;
+  }
+  messages_.truncate(last_user + 1);
+  start_reply();
+}
+
+void ChatController::editMessage(int row, const QString& text) {
+  if (!store_ || generating_) return;
+  const auto& items = messages_.items();
+  if (row < 0 || row >= items.size() || items[row].role != QStringLiteral("user")) return;
+  QString error;
+  const qint64 id = items[row].id;
+  if (!store_->delete_messages_after(id, &error) ||
+      !store_->update_message(id, text, MessageState::Complete, {}, &error)) {
+    emit errorOccurred(error);
+    return;
+  }
+  messages_.reset(store_->messages(current_));
+  start_reply();  // the engine re-evaluates only from the edited message on
+}
+
+void ChatController::persist_reply(MessageState state, const QVariantMap& stats) {
+  const auto& items = messages_.items();
+  if (!store_ || items.isEmpty()) return;
+  QString error;
+  if (!store_->update_message(items.back().id, items.back().content, state, stats, &error)) {
+    emit errorOccurred(error);
+  }
+  since_persist_.restart();
+}
+
+void ChatController::on_reply_chunk(const QString& text) {
+  messages_.append_to_last(text);
+  if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, {});
+}
+
+void ChatController::on_reply_finished(const QVariantMap& stats) {
+  const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
+  const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
+  persist_reply(state, stats);
+  messages_.update_last(state, stats);
+  set_generating(false);
+  refresh_conversations();
+  write_test_state(true);
+  emit replyFinished();
+}
+
+void ChatController::on_reply_failed(const QString& message) {
+  persist_reply(MessageState::Interrupted, {{"error", message}});
+  messages_.update_last(MessageState::Interrupted, {{"error", message}});
+  set_generating(false);
+  emit errorOccurred(message);
+}
+
+void ChatController::on_memory_report(const QVariantMap& report) {
+  memory_ = report;
+  const int tokens = report.value("kv_tokens").toInt();
+  if (memory_history_.isEmpty() || memory_history_.back().toMap().value("tokens").toInt() != tokens) {
+    memory_history_.push_back(QVariantMap{{"tokens", tokens},
+                                          {"used", report.value("kv_used_bytes")},
+                                          {"allocated", report.value("kv_allocated_bytes")},
+                                          {"turn", false}});
+    if (memory_history_.size() > 4096) memory_history_.pop_front();
+  }
+  emit memoryChanged();
+}
+
+void ChatController::on_session_event(const QString& kind, const QString& message) {
+  last_event_ = kind + QStringLiteral(": ") + message;
+  emit lastEventChanged();
+}
+
+void ChatController::set_generating(bool on) {
+  if (generating_ == on) return;
+  generating_ = on;
+  emit generatingChanged();
+}
+
+QString ChatController::formatBytes(double bytes) const {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 4) {
+    bytes /= 1000;
+    ++u;
+  }
+  return u == 0 ? QStringLiteral("%1 B").arg(bytes, 0, 'f', 0)
+                : QStringLiteral("%1 %2").arg(bytes, 0, 'f', bytes < 10 ? 2 : (bytes < 100 ? 1 : 0)).arg(units[u]);
+}
+
+// For the end-to-end test (KVCHAT_TEST_STATE_FILE): what the window shows — the
+// conversations listed, the messages of the open one, the memory panel's numbers.
+void ChatController::write_test_state(bool reply_finished) {
+  const QString path = qEnvironmentVariable("KVCHAT_TEST_STATE_FILE");
+  if (path.isEmpty()) return;
+  QFile f(path + QStringLiteral(".tmp"));
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return;
+  const QVariantMap state{{"reply_finished", reply_finished},
+                          {"conversations", conversations_.rowCount()},
+                          {"messages", messages_.rowCount()},
+                          {"memory", memory_},
+                          {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())}};
+  f.write(QJsonDocument(QJsonObject::fromVariantMap(state)).toJson());
+  f.close();
+  QFile::remove(path);
+  f.rename(path);
+}
+
+}  // namespace kvchat::app

@@ -1,0 +1,113 @@
+// ChatController: what QML talks to. Owns the conversation store, the list models and
+// the engine thread; turns user actions into store writes and worker requests, and
+// worker signals (delivered queued on the GUI thread) into model updates.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QThread>
+#include <QVariantList>
+#include <QVariantMap>
+#include <memory>
+
+#include "models/conversation_list_model.h"
+#include "models/message_list_model.h"
+#include "store/conversation_store.h"
+
+namespace kvchat::app {
+
+class EngineWorker;
+
+class ChatController : public QObject {
+  Q_OBJECT
+  Q_PROPERTY(QObject* conversations READ conversations CONSTANT)
+  Q_PROPERTY(QObject* messages READ messages CONSTANT)
+  Q_PROPERTY(qint64 currentConversationId READ current_conversation NOTIFY currentConversationChanged)
+  Q_PROPERTY(QString systemPrompt READ system_prompt WRITE set_system_prompt NOTIFY currentConversationChanged)
+  Q_PROPERTY(QVariantMap sampling READ sampling WRITE set_sampling NOTIFY samplingChanged)
+  Q_PROPERTY(QVariantMap modelInfo READ model_info NOTIFY modelChanged)
+  Q_PROPERTY(bool modelLoading READ model_loading NOTIFY modelChanged)
+  Q_PROPERTY(QString modelError READ model_error NOTIFY modelChanged)
+  Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
+  Q_PROPERTY(QVariantMap memory READ memory NOTIFY memoryChanged)
+  Q_PROPERTY(QVariantList memoryHistory READ memory_history NOTIFY memoryChanged)
+  Q_PROPERTY(QString lastEvent READ last_event NOTIFY lastEventChanged)
+  Q_PROPERTY(QString storeError READ store_error CONSTANT)
+
+ public:
+  // data_dir holds the database (and later settings and snapshots).
+  explicit ChatController(const QString& data_dir, QObject* parent = nullptr);
+  ~ChatController() override;
+
+  QObject* conversations() { return &conversations_; }
+  QObject* messages() { return &messages_; }
+  qint64 current_conversation() const { return current_; }
+  QString system_prompt() const;
+  void set_system_prompt(const QString& prompt);
+  QVariantMap sampling() const { return sampling_; }
+  void set_sampling(const QVariantMap& sampling);
+  QVariantMap model_info() const { return model_info_; }
+  bool model_loading() const { return model_loading_; }
+  QString model_error() const { return model_error_; }
+  bool generating() const { return generating_; }
+  QVariantMap memory() const { return memory_; }
+  QVariantList memory_history() const { return memory_history_; }
+  QString last_event() const { return last_event_; }
+  QString store_error() const { return store_error_; }
+
+  Q_INVOKABLE void loadModel(const QString& path_or_url);
+  Q_INVOKABLE void send(const QString& text);
+  Q_INVOKABLE void stop();
+  Q_INVOKABLE void regenerate();
+  Q_INVOKABLE void editMessage(int row, const QString& text);  // a user message; resends
+  Q_INVOKABLE void newConversation();
+  Q_INVOKABLE void selectConversation(qint64 id);
+  Q_INVOKABLE void renameConversation(qint64 id, const QString& title);
+  Q_INVOKABLE void deleteConversation(qint64 id);
+  Q_INVOKABLE void search(const QString& text);
+  Q_INVOKABLE QString formatBytes(double bytes) const;
+
+ signals:
+  void currentConversationChanged();
+  void samplingChanged();
+  void modelChanged();
+  void generatingChanged();
+  void memoryChanged();
+  void lastEventChanged();
+  void replyFinished();
+  void errorOccurred(const QString& message);
+
+ private:
+  void on_model_loaded(const QVariantMap& info);
+  void on_model_load_failed(const QString& message);
+  void on_reply_chunk(const QString& text);
+  void on_reply_finished(const QVariantMap& stats);
+  void on_reply_failed(const QString& message);
+  void on_memory_report(const QVariantMap& report);
+  void on_session_event(const QString& kind, const QString& message);
+  void start_reply();  // appends an empty assistant message and asks the worker
+  void persist_reply(MessageState state, const QVariantMap& stats);
+  void refresh_conversations();
+  void set_generating(bool on);
+  void write_test_state(bool reply_finished);
+
+  std::unique_ptr<ConversationStore> store_;
+  QString store_error_;
+  QString data_dir_;
+  ConversationListModel conversations_;
+  MessageListModel messages_;
+  qint64 current_ = 0;
+  QVariantMap sampling_;
+  QVariantMap model_info_;
+  bool model_loading_ = false;
+  QString model_error_;
+  bool generating_ = false;
+  QVariantMap memory_;
+  QVariantList memory_history_;  // {tokens, used, allocated, turn} per report
+  QString last_event_;
+  QElapsedTimer since_persist_;
+  QThread engine_thread_;
+  EngineWorker* worker_ = nullptr;  // lives on engine_thread_
+};
+
+}  // namespace kvchat::app

@@ -1,0 +1,384 @@
+// EngineWorker: the engine on its own thread. Every slot runs on the worker thread;
+// every result leaves as a signal (queued to GUI-thread receivers). No exception
+// escapes a slot: engine calls report through Result/Status, and anything thrown
+// (allocation failure) becomes a failure signal.
+//
+// The engine headers come before any Qt header: Session has a member named emit(),
+// which Qt's `emit` keyword macro would otherwise rewrite (so clang-format must not
+// regroup them).
+// clang-format off
+#include "kvchat/chat_template.h"
+#include "kvchat/generate.h"
+#include "kvchat/memory_report.h"
+#include "kvchat/model.h"
+#include "kvchat/session.h"
+// (engine headers first, see above)
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "engine/engine_worker.h"
+// clang-format on
+
+namespace kvchat::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+QString qstr(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+QVariant u64(uint64_t v) {
+  return QVariant::fromValue(static_cast<qulonglong>(v));
+}
+
+template <class T>
+QVariantMap map_of(const std::map<std::string, T>& m) {
+  QVariantMap out;
+  for (const auto& [k, v] : m) out.insert(qstr(k), QVariant::fromValue(v));
+  return out;
+}
+
+QVariantMap u64_map_of(const std::map<std::string, uint64_t>& m) {
+  QVariantMap out;
+  for (const auto& [k, v] : m) out.insert(qstr(k), u64(v));
+  return out;
+}
+
+// Bytes per K or V element of a cache type, as a fraction (block scales included).
+std::pair<uint64_t, uint64_t> bytes_per_element(const MemoryReport& r, int32_t elements_per_token) {
+  if (r.kv_type == "f32") return {4, 1};
+  if (r.kv_type == "f16") return {2, 1};
+  if (r.kv_type == "q8_0") return {34, 32};
+  if (r.kv_type == "q4_0") return {18, 32};
+  if (elements_per_token <= 0) return {0, 1};
+  const uint64_t num = r.kv_bytes_per_token;
+  const auto den = static_cast<uint64_t>(elements_per_token);
+  const uint64_t g = std::gcd(num, den);
+  return {num / g, den / g};
+}
+
+QVariantMap memory_map(const Session& session) {
+  const MemoryReport r = session.memory_report();
+  const ModelInfo& info = session.model().info();
+  QVariantMap m;
+  m.insert(QStringLiteral("backend"), qstr(r.backend));
+  m.insert(QStringLiteral("weights_bytes_by_type"), u64_map_of(r.weights_bytes_by_type));
+  m.insert(QStringLiteral("weights_bytes"), u64(r.weights_bytes));
+  m.insert(QStringLiteral("kv_type"), qstr(r.kv_type));
+  m.insert(QStringLiteral("n_layers"), r.n_layers);
+  m.insert(QStringLiteral("kv_tokens"), r.kv_tokens);
+  m.insert(QStringLiteral("kv_capacity_tokens"), r.kv_capacity_tokens);
+  m.insert(QStringLiteral("kv_max_tokens"), r.kv_max_tokens);
+  m.insert(QStringLiteral("kv_block_tokens"), r.kv_block_tokens);
+  m.insert(QStringLiteral("kv_blocks"), r.kv_blocks);
+  m.insert(QStringLiteral("kv_free_blocks"), r.kv_free_blocks);
+  m.insert(QStringLiteral("kv_bytes_per_token"), u64(r.kv_bytes_per_token));
+  m.insert(QStringLiteral("kv_used_bytes"), u64(r.kv_used_bytes));
+  m.insert(QStringLiteral("kv_allocated_bytes"), u64(r.kv_allocated_bytes));
+  m.insert(QStringLiteral("kv_pool_bytes"), u64(r.kv_pool_bytes));
+  m.insert(QStringLiteral("kv_budget_bytes"), u64(r.kv_budget_bytes));
+  m.insert(QStringLiteral("kv_peak_used_bytes"), u64(r.kv_peak_used_bytes));
+  m.insert(QStringLiteral("kv_peak_allocated_bytes"), u64(r.kv_peak_allocated_bytes));
+  m.insert(QStringLiteral("scratch_bytes"), u64(r.scratch_bytes));
+  m.insert(QStringLiteral("process_resident_bytes"), u64(r.process_resident_bytes));
+  m.insert(QStringLiteral("system_total_bytes"), u64(r.system_total_bytes));
+  m.insert(QStringLiteral("system_available_bytes"), u64(r.system_available_bytes));
+  m.insert(QStringLiteral("kv_fragmentation_bytes"), u64(r.kv_fragmentation_bytes()));
+  m.insert(QStringLiteral("kv_used_bytes_per_layer"), u64(r.kv_used_bytes_per_layer()));
+  m.insert(QStringLiteral("kv_allocated_bytes_per_layer"), u64(r.kv_allocated_bytes_per_layer()));
+  m.insert(QStringLiteral("total_bytes"), u64(r.total_bytes()));
+  m.insert(QStringLiteral("n_past"), session.n_past());
+  m.insert(QStringLiteral("n_ctx"), session.n_ctx());
+
+  // KV bytes = 2 (K and V) x layers x tokens x kv_heads x head_dim x bytes/element.
+  const int32_t elements_per_token = 2 * info.n_layers * info.n_kv_heads * info.head_dim;
+  const auto [num, den] = bytes_per_element(r, elements_per_token);
+  QVariantMap f;
+  f.insert(QStringLiteral("kv"), 2);
+  f.insert(QStringLiteral("layers"), info.n_layers);
+  f.insert(QStringLiteral("tokens"), r.kv_tokens);
+  f.insert(QStringLiteral("kv_heads"), info.n_kv_heads);
+  f.insert(QStringLiteral("head_dim"), info.head_dim);
+  f.insert(QStringLiteral("bytes_per_element_num"), u64(num));
+  f.insert(QStringLiteral("bytes_per_element_den"), u64(den));
+  f.insert(QStringLiteral("bytes"), u64(r.kv_used_bytes));
+  const QString per_element =
+      den == 1 ? QString::number(num) : QStringLiteral("%1/%2").arg(num).arg(den);
+  f.insert(
+      QStringLiteral("text"),
+      QStringLiteral("2 × %1 layers × %2 tokens × %3 KV heads × %4 head dim × %5 bytes = %6 bytes")
+          .arg(info.n_layers)
+          .arg(r.kv_tokens)
+          .arg(info.n_kv_heads)
+          .arg(info.head_dim)
+          .arg(per_element)
+          .arg(static_cast<qulonglong>(r.kv_used_bytes)));
+  m.insert(QStringLiteral("formula"), f);
+  return m;
+}
+
+QVariantMap model_map(const ModelInfo& info, const Session& session) {
+  QVariantMap m;
+  m.insert(QStringLiteral("path"), qstr(info.path));
+  m.insert(QStringLiteral("name"), qstr(info.name));
+  m.insert(QStringLiteral("architecture"), qstr(info.architecture));
+  m.insert(QStringLiteral("gguf_version"), info.gguf_version);
+  m.insert(QStringLiteral("n_params"), u64(info.n_params));
+  m.insert(QStringLiteral("file_bytes"), u64(info.file_bytes));
+  m.insert(QStringLiteral("n_layers"), info.n_layers);
+  m.insert(QStringLiteral("n_embd"), info.n_embd);
+  m.insert(QStringLiteral("n_heads"), info.n_heads);
+  m.insert(QStringLiteral("n_kv_heads"), info.n_kv_heads);
+  m.insert(QStringLiteral("head_dim"), info.head_dim);
+  m.insert(QStringLiteral("n_ff"), info.n_ff);
+  m.insert(QStringLiteral("n_vocab"), info.n_vocab);
+  m.insert(QStringLiteral("n_ctx_train"), info.n_ctx_train);
+  m.insert(QStringLiteral("rms_eps"), info.rms_eps);
+  m.insert(QStringLiteral("rope_freq_base"), info.rope_freq_base);
+  m.insert(QStringLiteral("tied_embeddings"), info.tied_embeddings);
+  m.insert(QStringLiteral("weight_bytes"), u64(info.weight_bytes()));
+  m.insert(QStringLiteral("weight_bytes_by_type"), u64_map_of(info.weight_bytes_by_type));
+  m.insert(QStringLiteral("tensor_count_by_type"), map_of(info.tensor_count_by_type));
+  m.insert(QStringLiteral("kv_elements_per_token"), u64(info.kv_elements_per_token()));
+  m.insert(QStringLiteral("tokenizer_model"), qstr(info.tokenizer_model));
+  m.insert(QStringLiteral("chat_template"), qstr(info.chat_template));
+  m.insert(QStringLiteral("chat_template_kind"),
+           qstr(chat_template_name(detect_chat_template(info.chat_template))));
+  // A hex string: a 64-bit value does not survive a JavaScript number.
+  m.insert(
+      QStringLiteral("identity"),
+      QStringLiteral("%1").arg(static_cast<qulonglong>(info.identity), 16, 16, QLatin1Char('0')));
+  m.insert(QStringLiteral("is_demo"), info.name == "kjv-demo");
+  m.insert(QStringLiteral("backend"), qstr(session.backend_name()));
+  m.insert(QStringLiteral("n_ctx"), session.n_ctx());
+  m.insert(QStringLiteral("kv_type"), qstr(session.options().kv_type));
+  m.insert(QStringLiteral("context_policy"),
+           qstr(context_policy_name(session.options().context_policy)));
+  return m;
+}
+
+Result<SessionOptions> session_options(const QVariantMap& settings) {
+  SessionOptions o;
+  o.backend =
+      settings.value(QStringLiteral("backend"), QStringLiteral("auto")).toString().toStdString();
+  o.n_threads = settings.value(QStringLiteral("threads"), 0).toInt();
+  o.n_ctx = settings.value(QStringLiteral("ctx"), 0).toInt();
+  const QString kv_type = settings.value(QStringLiteral("kv_type")).toString();
+  if (!kv_type.isEmpty()) o.kv_type = kv_type.toStdString();
+  if (settings.contains(QStringLiteral("kv_budget_bytes"))) {
+    o.kv_budget_bytes = settings.value(QStringLiteral("kv_budget_bytes")).toULongLong();
+  }
+  if (settings.contains(QStringLiteral("kv_block_tokens"))) {
+    o.kv_block_tokens = settings.value(QStringLiteral("kv_block_tokens")).toInt();
+  }
+  if (settings.contains(QStringLiteral("no_kv_cache"))) {
+    o.no_kv_cache = settings.value(QStringLiteral("no_kv_cache")).toBool();
+  }
+  if (settings.contains(QStringLiteral("context_warn_fraction"))) {
+    o.context_warn_fraction = settings.value(QStringLiteral("context_warn_fraction")).toFloat();
+  }
+  const QString policy = settings.value(QStringLiteral("context_policy")).toString();
+  if (!policy.isEmpty()) {
+    auto p = parse_context_policy(policy.toStdString());
+    if (!p) return p.error();
+    o.context_policy = *p;
+  }
+  return o;
+}
+
+GenerateOptions generate_options(const QVariantMap& s, ChatTemplateKind kind) {
+  GenerateOptions o;
+  SamplingParams& p = o.sampling;
+  p.temperature = s.value(QStringLiteral("temperature"), p.temperature).toFloat();
+  p.top_k = s.value(QStringLiteral("top_k"), p.top_k).toInt();
+  p.top_p = s.value(QStringLiteral("top_p"), p.top_p).toFloat();
+  p.min_p = s.value(QStringLiteral("min_p"), p.min_p).toFloat();
+  p.repeat_penalty = s.value(QStringLiteral("repeat_penalty"), p.repeat_penalty).toFloat();
+  p.repeat_last_n = s.value(QStringLiteral("repeat_last_n"), p.repeat_last_n).toInt();
+  p.seed = s.value(QStringLiteral("seed"), static_cast<qulonglong>(p.seed)).toULongLong();
+  o.max_tokens = s.value(QStringLiteral("max_tokens"), 256).toInt();
+  o.stop_strings = chat_stop_strings(kind);
+  return o;
+}
+
+}  // namespace
+
+EngineWorker::EngineWorker(QObject* parent) : QObject(parent) {}
+
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
+  try {
+    auto options = session_options(settings);
+    if (!options) {
+      emit modelLoadFailed(qstr(options.message()));
+      return;
+    }
+    auto model = Model::load(path.toStdString());
+    if (!model) {
+      emit modelLoadFailed(qstr(model.message()));
+      return;
+    }
+    std::shared_ptr<const Model> loaded = std::move(model).value();
+
+    SessionOptions opts = *options;
+    const bool automatic = opts.backend == "auto";
+    if (automatic) opts.backend = "cuda";
+    auto session = Session::create(loaded, opts);
+    if (!session && automatic) {
+      const std::string why = session.message();
+      opts.backend = "cpu";
+      session = Session::create(loaded, opts);
+      if (session) {
+        emit sessionEvent(
+            QStringLiteral("backend"),
+            QStringLiteral("Using the CPU backend (CUDA is not available: %1)").arg(qstr(why)));
+      }
+    }
+    if (!session) {
+      emit modelLoadFailed(qstr(session.message()));
+      return;
+    }
+    std::unique_ptr<Session> s = std::move(session).value();
+    s->set_event_handler([this](const SessionEvent& e) {
+      emit sessionEvent(qstr(session_event_name(e.kind)), qstr(e.message));
+    });
+
+    // Only now is the previous model replaced: a failure above leaves it usable.
+    session_ = std::move(s);
+    model_ = std::move(loaded);
+    settings_ = settings;
+    emit modelLoaded(model_map(model_->info(), *session_));
+    emit memoryReport(memory_map(*session_));
+  } catch (const std::exception& e) {
+    emit modelLoadFailed(QStringLiteral("Loading the model failed: %1").arg(qstr(e.what())));
+  } catch (...) {
+    emit modelLoadFailed(QStringLiteral("Loading the model failed"));
+  }
+}
+
+void EngineWorker::generate(const QVariantList& messages, const QString& system_prompt,
+                            const QVariantMap& sampling) {
+  stop_.store(false);
+  if (!session_ || !model_) {
+    emit replyFailed(QStringLiteral("No model is loaded."));
+    return;
+  }
+  try {
+    const Clock::time_point t0 = Clock::now();
+    emit replyStarted();
+    const ModelInfo& info = model_->info();
+    const Tokenizer& tok = model_->tokenizer();
+    const ChatTemplateKind kind = detect_chat_template(info.chat_template);
+
+    std::vector<ChatMessage> chat;
+    chat.reserve(static_cast<size_t>(messages.size()));
+    for (const QVariant& v : messages) {
+      const QVariantMap m = v.toMap();
+      chat.push_back(ChatMessage{m.value(QStringLiteral("role")).toString().toStdString(),
+                                 m.value(QStringLiteral("content")).toString().toStdString()});
+    }
+    const std::string system = system_prompt.toStdString();
+    const std::string text = render_chat(kind, system, chat);
+    const std::vector<TokenId> ids = tok.encode_with_special(text, tok.add_bos_by_default());
+    if (ids.empty()) {
+      emit replyFailed(QStringLiteral("Nothing to continue from: the conversation is empty."));
+      return;
+    }
+
+    // Prefix reuse: keep what the cache holds up to the first differing token (at
+    // least one token is evaluated so that the next-token logits are fresh), mark
+    // the new part as a turn (drop-oldest drops whole turns), evaluate the rest.
+    const std::vector<TokenId>& held = session_->tokens();
+    const auto common = static_cast<size_t>(
+        std::mismatch(held.begin(), held.end(), ids.begin(), ids.end()).first - held.begin());
+    const auto keep = static_cast<int32_t>(std::min(common, ids.size() - 1));
+    const bool unchanged =
+        common == ids.size() && common == held.size() && !session_->last_logits().empty();
+    int32_t evaluated = 0;
+    if (!unchanged) {
+      if (keep < session_->n_past()) session_->truncate(keep);
+      session_->mark_turn();
+      auto e = session_->eval_sequence(ids);
+      if (!e) {
+        emit memoryReport(memory_map(*session_));
+        emit replyFailed(qstr(e.message()));
+        return;
+      }
+      evaluated = *e;
+    }
+    // The system prompt's tokens (what every rendering shares with the system-only
+    // one) are never dropped or shifted out by the context policies.
+    if (!system.empty()) {
+      const std::vector<TokenId> sys_ids =
+          tok.encode_with_special(render_chat(kind, system, {}), tok.add_bos_by_default());
+      const auto shared =
+          std::mismatch(sys_ids.begin(), sys_ids.end(), ids.begin(), ids.end()).first -
+          sys_ids.begin();
+      session_->set_keep(std::min(static_cast<int32_t>(shared), session_->n_past()));
+    } else {
+      session_->set_keep(0);
+    }
+    emit memoryReport(memory_map(*session_));
+
+    const GenerateOptions options = generate_options(sampling, kind);
+    double ttft_ms = -1;
+    auto on_text = [&](std::string_view piece) {
+      if (ttft_ms < 0) ttft_ms = ms_between(t0, Clock::now());
+      emit replyChunk(qstr(piece));
+      emit memoryReport(memory_map(*session_));
+      return !stop_.load();
+    };
+
+    GenerateResult result;
+    if (stop_.load()) {
+      result.stop_reason = StopReason::Cancelled;
+    } else {
+      auto r = kvchat::generate(*session_, {}, options, on_text);
+      if (!r) {
+        emit memoryReport(memory_map(*session_));
+        emit replyFailed(qstr(r.message()));
+        return;
+      }
+      result = std::move(r).value();
+    }
+    emit memoryReport(memory_map(*session_));
+
+    QVariantMap stats;
+    stats.insert(QStringLiteral("prompt_tokens"), static_cast<int>(ids.size()));
+    stats.insert(QStringLiteral("evaluated_tokens"), evaluated);
+    stats.insert(QStringLiteral("reused_tokens"), static_cast<int>(ids.size()) - evaluated);
+    stats.insert(QStringLiteral("generated_tokens"), result.stats.generated_tokens);
+    stats.insert(QStringLiteral("ttft_ms"), ttft_ms < 0 ? ms_between(t0, Clock::now()) : ttft_ms);
+    stats.insert(QStringLiteral("tokens_per_second"), result.stats.decode_tokens_per_second());
+    stats.insert(QStringLiteral("decode_seconds"), result.stats.decode_seconds);
+    stats.insert(QStringLiteral("stop_reason"), qstr(stop_reason_name(result.stop_reason)));
+    stats.insert(QStringLiteral("text"), qstr(result.text));
+    stats.insert(QStringLiteral("n_past"), session_->n_past());
+    stats.insert(QStringLiteral("chat_template_kind"), qstr(chat_template_name(kind)));
+    emit replyFinished(stats);
+  } catch (const std::exception& e) {
+    emit replyFailed(QStringLiteral("Generation failed: %1").arg(qstr(e.what())));
+  } catch (...) {
+    emit replyFailed(QStringLiteral("Generation failed"));
+  }
+}
+
+void EngineWorker::reportMemory() {
+  try {
+    if (session_) emit memoryReport(memory_map(*session_));
+  } catch (...) {
+    // Nothing to report: a report that cannot be built is skipped.
+  }
+}
+
+}  // namespace kvchat::app

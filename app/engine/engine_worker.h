@@ -1,0 +1,61 @@
+// EngineWorker: owns the model and the engine Session; lives on its own QThread.
+// Requests arrive as queued slot calls; results leave as signals, which Qt delivers
+// queued to receivers on the GUI thread. Stop is an atomic flag any thread may set.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QVariantList>
+#include <QVariantMap>
+#include <atomic>
+#include <memory>
+
+namespace kvchat {
+class Model;
+class Session;
+}  // namespace kvchat
+
+namespace kvchat::app {
+
+class EngineWorker : public QObject {
+  Q_OBJECT
+ public:
+  explicit EngineWorker(QObject* parent = nullptr);
+  ~EngineWorker() override;
+
+  // Thread-safe: asks a running generation (or load) to stop after the current token.
+  void request_stop() { stop_.store(true); }
+
+ public slots:
+  // settings: "backend" ("auto"|"cpu"|"cuda"), "threads", "ctx", "kv_type",
+  // "context_policy". On failure the previous model stays loaded and usable.
+  void loadModel(const QString& path, const QVariantMap& settings);
+  // messages: list of {"role": "user"|"assistant", "content": text}, the last one the
+  // user's; system_prompt may be empty; sampling: "temperature", "top_k", "top_p",
+  // "min_p", "repeat_penalty", "seed", "max_tokens". The conversation is rendered with
+  // the model's chat template and only what differs from the cache is evaluated.
+  void generate(const QVariantList& messages, const QString& system_prompt,
+                const QVariantMap& sampling);
+  // Re-evaluates nothing; emits memoryReport() for the current state.
+  void reportMemory();
+
+ signals:
+  void modelLoaded(const QVariantMap& info);      // ModelInfo fields + "chat_template"
+  void modelLoadFailed(const QString& message);
+  void replyStarted();
+  void replyChunk(const QString& text);           // complete UTF-8 characters
+  void replyFinished(const QVariantMap& stats);   // prompt_tokens, evaluated_tokens,
+                                                  // generated_tokens, ttft_ms, tokens_per_second,
+                                                  // stop_reason
+  void replyFailed(const QString& message);
+  void memoryReport(const QVariantMap& report);   // MemoryReport fields, after every token
+  void sessionEvent(const QString& kind, const QString& message);
+
+ private:
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<Session> session_;
+  QVariantMap settings_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace kvchat::app

@@ -1,0 +1,72 @@
+#include "models/message_list_model.h"
+
+namespace kvchat::app {
+
+QString message_state_name(MessageState s) {
+  switch (s) {
+    case MessageState::Complete: return QStringLiteral("complete");
+    case MessageState::Streaming: return QStringLiteral("streaming");
+    case MessageState::Interrupted: return QStringLiteral("interrupted");
+  }
+  return {};
+}
+
+int MessageListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(items_.size());
+}
+
+QVariant MessageListModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= items_.size()) return {};
+  const StoredMessage& m = items_[index.row()];
+  switch (role) {
+    case IdRole: return m.id;
+    case RoleRole: return m.role;
+    case ContentRole:
+    case Qt::DisplayRole: return m.content;
+    case StateRole: return message_state_name(m.state);
+    case StatsRole: return m.stats;
+    default: return {};
+  }
+}
+
+QHash<int, QByteArray> MessageListModel::roleNames() const {
+  return {{IdRole, "messageId"}, {RoleRole, "role"}, {ContentRole, "content"},
+          {StateRole, "state"}, {StatsRole, "stats"}};
+}
+
+void MessageListModel::reset(QVector<StoredMessage> messages) {
+  beginResetModel();
+  items_ = std::move(messages);
+  endResetModel();
+}
+
+void MessageListModel::append(const StoredMessage& message) {
+  const int row = static_cast<int>(items_.size());
+  beginInsertRows({}, row, row);
+  items_.push_back(message);
+  endInsertRows();
+}
+
+void MessageListModel::append_to_last(const QString& text) {
+  if (items_.isEmpty()) return;
+  items_.back().content += text;
+  const QModelIndex i = index(static_cast<int>(items_.size()) - 1);
+  emit dataChanged(i, i, {ContentRole});
+}
+
+void MessageListModel::update_last(MessageState state, const QVariantMap& stats) {
+  if (items_.isEmpty()) return;
+  items_.back().state = state;
+  items_.back().stats = stats;
+  const QModelIndex i = index(static_cast<int>(items_.size()) - 1);
+  emit dataChanged(i, i, {StateRole, StatsRole});
+}
+
+void MessageListModel::truncate(int count) {
+  if (count >= items_.size()) return;
+  beginRemoveRows({}, count, static_cast<int>(items_.size()) - 1);
+  items_.resize(count);
+  endRemoveRows();
+}
+
+}  // namespace kvchat::app

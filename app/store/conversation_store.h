@@ -1,0 +1,106 @@
+// ConversationStore: conversations, messages and settings in one SQLite file (QtSql).
+// Schema versions are migrated forward by `PRAGMA user_version`; a file written by a
+// newer kvchat is refused with a clear message. WAL journal, foreign keys on, every
+// write in a transaction. Used from the GUI thread only.
+#pragma once
+
+#include <QDateTime>
+#include <QString>
+#include <QStringList>
+#include <QVariantMap>
+#include <QVector>
+#include <memory>
+#include <optional>
+
+namespace kvchat::app {
+
+struct StoredConversation {
+  qint64 id = 0;
+  QString title;
+  QString system_prompt;
+  QVariantMap settings;  // sampling settings etc., stored as JSON
+  QDateTime created;
+  QDateTime updated;
+};
+
+enum class MessageState { Complete, Streaming, Interrupted };
+
+// One schema migration step: the SQL statements (one statement per entry) that take the
+// schema from version N to N+1. All pending steps of one open() run in a single
+// transaction together with the `PRAGMA user_version` bump; if any statement fails the
+// file stays exactly as it was.
+using MigrationStep = QStringList;
+
+struct StoredMessage {
+  qint64 id = 0;
+  qint64 conversation_id = 0;
+  QString role;  // "user" or "assistant"
+  QString content;
+  MessageState state = MessageState::Complete;
+  QVariantMap stats;  // tokens, time to first token, tok/s ... stored as JSON
+  QDateTime created;
+};
+
+class ConversationStore {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens or creates the database at `path`, migrating older schemas. nullptr and
+  // *error set when the file cannot be opened, is not a kvchat database, or is newer.
+  static std::unique_ptr<ConversationStore> open(const QString& path, QString* error);
+  // The same with an explicit schema history: steps[i] migrates version i to i+1, and the
+  // store reads up to steps.size(). open(path, error) uses migrations(); tests inject
+  // extra steps here to prove the machinery (a v1 file with data migrated to a v2, ...).
+  static std::unique_ptr<ConversationStore> open(const QString& path,
+                                                 const QVector<MigrationStep>& steps,
+                                                 QString* error);
+  // kvchat's schema history (store/schema.cpp); its size() is kSchemaVersion.
+  static QVector<MigrationStep> migrations();
+  // Written to `PRAGMA application_id` when a file gets its first schema; a file with
+  // another application id is refused.
+  static constexpr int kApplicationId = 0x6B764354;  // "kvCT"
+  // `data_dir` when given (--data-dir), else $XDG_DATA_HOME/kvchat, + "/kvchat.sqlite".
+  static QString default_path(const QString& data_dir = {});
+  ~ConversationStore();
+
+  int schema_version() const;
+
+  // Conversations (listed most recently updated first; `updated` moves when a message is
+  // added, updated or deleted, not on rename / prompt / settings changes). Ids are never
+  // reused. Failures return 0 / false with *error set (the SQL error text included).
+  qint64 create_conversation(const QString& title, const QString& system_prompt, QString* error);
+  bool rename_conversation(qint64 id, const QString& title, QString* error);
+  bool set_system_prompt(qint64 id, const QString& system_prompt, QString* error);
+  bool set_conversation_settings(qint64 id, const QVariantMap& settings, QString* error);
+  bool delete_conversation(qint64 id, QString* error);  // its messages go with it
+  QVector<StoredConversation> conversations() const;
+  // Conversations whose title or any message contains `text` (case-insensitive).
+  QVector<StoredConversation> search(const QString& text) const;
+  std::optional<StoredConversation> conversation(qint64 id) const;
+
+  // Messages, in conversation order.
+  qint64 append_message(qint64 conversation_id, const QString& role, const QString& content,
+                        MessageState state, QString* error);
+  // Updates a message's text/state/stats (a streaming reply is saved as it grows).
+  bool update_message(qint64 id, const QString& content, MessageState state,
+                      const QVariantMap& stats, QString* error);
+  // Deletes every message after `message_id` in its conversation (edit / regenerate).
+  bool delete_messages_after(qint64 message_id, QString* error);
+  bool delete_message(qint64 message_id, QString* error);
+  QVector<StoredMessage> messages(qint64 conversation_id) const;
+
+  // At start-up: replies left Streaming by a killed process become Interrupted. Returns
+  // how many were marked, -1 on a database error.
+  int mark_streaming_interrupted();
+
+  // Key/value settings of the app (recent models, window geometry, ...), stored as JSON:
+  // strings, numbers, bools, lists and maps round-trip; an invalid QVariant removes the key.
+  bool set_setting(const QString& key, const QVariant& value, QString* error);
+  QVariant setting(const QString& key, const QVariant& fallback = {}) const;
+
+ private:
+  explicit ConversationStore(QString connection_name);
+  QString connection_;
+};
+
+}  // namespace kvchat::app

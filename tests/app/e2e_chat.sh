@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End-to-end: use the app as a person would, in a real window under Xvfb.
+#   1. start kvchat with a fresh --data-dir, type a prompt with xdotool, press Enter;
+#   2. wait for the reply, take a screenshot (kept in ARTIFACTS);
+#   3. check the memory panel's KV-used value against the formula for the tokens in
+#      context (2 x 6 layers x 2 kv_heads x 32 head_dim x 2 bytes = 1536 bytes per token);
+#   4. quit, restart, and find the conversation and its messages again — in the app's
+#      own state and in the SQLite file.
+# Usage: e2e_chat.sh KVCHAT_BINARY ARTIFACT_DIR   (run under xvfb-run)
+set -euo pipefail
+app=$1
+artifacts=$2
+mkdir -p "$artifacts"
+data=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$data"' EXIT
+export KVCHAT_TEST_STATE_FILE="$data/state.json"
+
+fail() {
+  echo "e2e: FAIL: $*" >&2
+  import -window root "$artifacts/e2e-failure.png" 2>/dev/null || true
+  exit 1
+}
+
+wait_for() {  # wait_for SECONDS COMMAND...
+  local until=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $until ] || return 1
+    sleep 0.2
+  done
+}
+
+start_app() {
+  rm -f "$KVCHAT_TEST_STATE_FILE"
+  "$app" --data-dir "$data" &
+  app_pid=$!
+  wait_for 30 xdotool search --onlyvisible --name "kvchat — kjv-demo" || fail "no window titled 'kvchat — kjv-demo'"
+  window=$(xdotool search --onlyvisible --name "kvchat — kjv-demo" | head -1)
+  xdotool windowactivate --sync "$window" 2>/dev/null || xdotool windowfocus --sync "$window"
+  sleep 0.5
+}
+
+state() { jq -r "$1" "$KVCHAT_TEST_STATE_FILE"; }
+
+# 1. Type a prompt (the message box has focus on start) and press Enter.
+start_app
+xdotool type --delay 15 "Genesis 1"
+xdotool key shift+Return
+xdotool type --delay 15 "1 In the beginning"
+xdotool key Return
+reply_finished() { [ "$(jq -r .reply_finished "$KVCHAT_TEST_STATE_FILE" 2>/dev/null)" = true ]; }
+wait_for 60 reply_finished || fail "no reply within 60 s"
+sleep 0.5
+import -window root "$artifacts/e2e-chat.png"
+
+# 3. The KV-used value the panel shows equals the formula.
+tokens=$(state .memory.kv_tokens)
+used=$(state .memory.kv_used_bytes)
+[ "$tokens" -gt 13 ] || fail "only $tokens tokens in context"
+[ "$used" -eq $((1536 * tokens)) ] || fail "KV used $used != 1536 x $tokens"
+shown=$(state .kv_used_text)
+echo "e2e: $tokens tokens in context, KV used $used bytes, panel shows '$shown'"
+
+# 4. Quit, restart, find the conversation again.
+kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
+db="$data/kvchat.sqlite"
+[ "$(sqlite3 "$db" 'select count(*) from conversations')" -eq 1 ] || fail "conversation not stored"
+[ "$(sqlite3 "$db" "select count(*) from messages where role='user' and content like 'Genesis 1%In the beginning'")" -eq 1 ] || fail "user message not stored"
+reply=$(sqlite3 "$db" "select content from messages where role='assistant'")
+[ -n "$reply" ] || fail "reply not stored"
+start_app
+wait_for 10 test -s "$KVCHAT_TEST_STATE_FILE" || fail "no state after restart"
+[ "$(state .conversations)" -eq 1 ] || fail "the restarted app does not list the conversation"
+[ "$(state .messages)" -eq 2 ] || fail "the restarted app does not show both messages"
+import -window root "$artifacts/e2e-restarted.png"
+echo "e2e: reply of ${#reply} characters stored; found again after restart"
+echo "1 passed, 0 failed"

@@ -1,0 +1,342 @@
+// Tests of EngineWorker (app/engine/): the worker lives on its own QThread, requests
+// arrive as queued calls, results come back as signals delivered on the GUI thread.
+// Uses the demo model (KJV, 6 layers, 2 KV heads x 32, f16 cache: 1536 bytes/token).
+//
+// The engine headers come before any Qt header: Session has a member named emit(),
+// which Qt's `emit` keyword macro would otherwise rewrite (so clang-format must not
+// regroup them).
+// clang-format off
+#include "kvchat/chat_template.h"
+#include "kvchat/generate.h"
+#include "kvchat/model.h"
+#include "kvchat/session.h"
+// (engine headers first, see above)
+#include <QMetaObject>
+#include <QSemaphore>
+#include <QSignalSpy>
+#include <QThread>
+#include <QtTest>
+#include <atomic>
+
+#include "engine/engine_worker.h"
+// clang-format on
+
+using kvchat::app::EngineWorker;
+
+namespace {
+
+const QString kDemo = QStringLiteral(KVCHAT_SHARED_DIR "/models/kjv-demo-f16.gguf");
+const QString kPrompt = QStringLiteral("Genesis 1\n1 In the beginning");
+constexpr qulonglong kBytesPerToken = 2 * 6 * 2 * 32 * 2;  // K+V x layers x kv heads x dim x f16
+
+QVariantMap message(const QString& role, const QString& content) {
+  return {{QStringLiteral("role"), role}, {QStringLiteral("content"), content}};
+}
+
+QVariantMap greedy(int max_tokens) {
+  return {{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), max_tokens}};
+}
+
+}  // namespace
+
+class TestEngineWorker : public QObject {
+  Q_OBJECT
+
+ private:
+  QThread thread_;
+  EngineWorker* worker_ = nullptr;
+  QString backend_;
+
+  void load(const QString& path) {
+    QMetaObject::invokeMethod(worker_, [w = worker_, path] {
+      w->loadModel(path, {{QStringLiteral("backend"), QStringLiteral("auto")},
+                          {QStringLiteral("threads"), 2}});
+    });
+  }
+  void generate(const QVariantList& messages, const QVariantMap& sampling) {
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_, messages, sampling] { w->generate(messages, QString(), sampling); });
+  }
+  // Loads the demo model again: a fresh session with an empty cache.
+  void reload() {
+    QSignalSpy loaded(worker_, &EngineWorker::modelLoaded);
+    load(kDemo);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+  }
+
+ private slots:
+  void initTestCase() {
+    worker_ = new EngineWorker;
+    worker_->moveToThread(&thread_);
+    thread_.start();
+  }
+
+  void cleanupTestCase() {
+    thread_.quit();
+    thread_.wait();
+    delete worker_;  // its thread has finished
+  }
+
+  void loadsOnWorkerAndDeliversOnGuiThread() {
+    QThread* const gui = QThread::currentThread();
+    QThread* loaded_on = nullptr;
+    QVariantMap info;
+    // `this` lives on the GUI thread: the default (auto) connection is queued there.
+    connect(worker_, &EngineWorker::modelLoaded, this, [&](const QVariantMap& i) {
+      loaded_on = QThread::currentThread();
+      info = i;
+    });
+    QSignalSpy memory(worker_, &EngineWorker::memoryReport);
+    QSignalSpy failed(worker_, &EngineWorker::modelLoadFailed);
+    load(kDemo);
+    QTRY_VERIFY_WITH_TIMEOUT(loaded_on != nullptr, 60000);
+    disconnect(worker_, &EngineWorker::modelLoaded, this, nullptr);
+    QCOMPARE(loaded_on, gui);
+    QVERIFY(loaded_on != &thread_);
+    QCOMPARE(failed.count(), 0);
+
+    QCOMPARE(info.value("name").toString(), QStringLiteral("kjv-demo"));
+    QCOMPARE(info.value("is_demo").toBool(), true);
+    QCOMPARE(info.value("architecture").toString(), QStringLiteral("llama"));
+    QCOMPARE(info.value("n_layers").toInt(), 6);
+    QCOMPARE(info.value("n_embd").toInt(), 192);
+    QCOMPARE(info.value("n_heads").toInt(), 6);
+    QCOMPARE(info.value("n_kv_heads").toInt(), 2);
+    QCOMPARE(info.value("head_dim").toInt(), 32);
+    QCOMPARE(info.value("n_ff").toInt(), 512);
+    QCOMPARE(info.value("n_vocab").toInt(), 2048);
+    QCOMPARE(info.value("n_ctx_train").toInt(), 512);
+    QCOMPARE(info.value("chat_template_kind").toString(), QStringLiteral("completion"));
+    QCOMPARE(info.value("path").toString(), kDemo);
+    QVERIFY(info.value("n_params").toULongLong() > 0);
+    QVERIFY(info.value("file_bytes").toULongLong() > info.value("weight_bytes").toULongLong());
+    const QVariantMap by_type = info.value("weight_bytes_by_type").toMap();
+    QVERIFY(by_type.contains("F16"));
+    qulonglong sum = 0;
+    for (const QVariant& v : by_type) sum += v.toULongLong();
+    QCOMPARE(sum, info.value("weight_bytes").toULongLong());
+    QVERIFY(info.value("tensor_count_by_type").toMap().value("F16").toInt() > 0);
+    backend_ = info.value("backend").toString();
+    QVERIFY(backend_ == "cpu" || backend_ == "cuda");
+
+    // A memory report follows the model: an empty cache.
+    QTRY_VERIFY_WITH_TIMEOUT(memory.count() >= 1, 10000);
+    const QVariantMap report = memory.last().at(0).toMap();
+    QCOMPARE(report.value("kv_used_bytes").toULongLong(), 0ull);
+    QCOMPARE(report.value("n_past").toInt(), 0);
+    QCOMPARE(report.value("kv_bytes_per_token").toULongLong(), kBytesPerToken);
+    QCOMPARE(report.value("weights_bytes").toULongLong(), info.value("weight_bytes").toULongLong());
+  }
+
+  void badPathFailsAndKeepsThePreviousModel() {
+    QSignalSpy failed(worker_, &EngineWorker::modelLoadFailed);
+    QSignalSpy loaded(worker_, &EngineWorker::modelLoaded);
+    load(QStringLiteral("/nonexistent/dir/missing.gguf"));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+    QCOMPARE(loaded.count(), 0);
+    QVERIFY(!failed.at(0).at(0).toString().isEmpty());
+
+    // A file that is not a GGUF fails too.
+    load(QStringLiteral(KVCHAT_SOURCE_DIR "/CMakeLists.txt"));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 2, 30000);
+    QCOMPARE(failed.count(), 2);
+
+    QSignalSpy finished(worker_, &EngineWorker::replyFinished);
+    QSignalSpy replyFailed(worker_, &EngineWorker::replyFailed);
+    generate({message("user", kPrompt)}, greedy(4));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(replyFailed.count(), 0);
+    QCOMPARE(finished.at(0).at(0).toMap().value("generated_tokens").toInt(), 4);
+  }
+
+  void greedyReplyStreamsAndMatchesTheEngine() {
+    reload();
+    QStringList chunks;
+    QList<QVariantMap> reports;
+    QVariantMap stats;
+    bool done = false;
+    QThread* const gui = QThread::currentThread();
+    bool all_on_gui = true;
+    auto c1 = connect(worker_, &EngineWorker::replyChunk, this, [&](const QString& s) {
+      all_on_gui = all_on_gui && QThread::currentThread() == gui;
+      chunks << s;
+    });
+    auto c2 = connect(worker_, &EngineWorker::memoryReport, this,
+                      [&](const QVariantMap& r) { reports << r; });
+    auto c3 = connect(worker_, &EngineWorker::replyFinished, this, [&](const QVariantMap& s) {
+      stats = s;
+      done = true;
+    });
+    QSignalSpy replyFailed(worker_, &EngineWorker::replyFailed);
+    constexpr int kMaxTokens = 32;
+    generate({message("user", kPrompt)}, greedy(kMaxTokens));
+    QTRY_VERIFY_WITH_TIMEOUT(done || replyFailed.count() > 0, 120000);
+    disconnect(c1);
+    disconnect(c2);
+    disconnect(c3);
+    QCOMPARE(replyFailed.count(), 0);
+    QVERIFY(all_on_gui);
+
+    const QString text = stats.value("text").toString();
+    QCOMPARE(chunks.join(QString()), text);
+    QVERIFY(chunks.size() >= 2);
+    QCOMPARE(stats.value("stop_reason").toString(), QStringLiteral("max-tokens"));
+    QCOMPARE(stats.value("generated_tokens").toInt(), kMaxTokens);
+    const int prompt_tokens = stats.value("prompt_tokens").toInt();
+    QVERIFY(prompt_tokens > 1);
+    QCOMPARE(stats.value("evaluated_tokens").toInt(), prompt_tokens);  // fresh cache
+    QVERIFY(stats.value("ttft_ms").toDouble() >= 0);
+    QVERIFY(stats.value("tokens_per_second").toDouble() > 0);
+
+    // The engine's own generate on the same prompt, same backend, greedy.
+    auto model = kvchat::Model::load(kDemo.toStdString());
+    QVERIFY2(model.ok(), model.ok() ? "" : model.message().c_str());
+    std::shared_ptr<const kvchat::Model> m = std::move(model).value();
+    kvchat::SessionOptions so;
+    so.backend = backend_.toStdString();
+    so.n_threads = 2;
+    auto session = kvchat::Session::create(m, so);
+    QVERIFY2(session.ok(), session.ok() ? "" : session.message().c_str());
+    const kvchat::Tokenizer& tok = m->tokenizer();
+    const std::string prompt = kvchat::render_chat(kvchat::ChatTemplateKind::Completion, "",
+                                                   {{"user", kPrompt.toStdString()}});
+    QCOMPARE(QString::fromStdString(prompt), kPrompt);
+    const std::vector<kvchat::TokenId> ids =
+        tok.encode_with_special(prompt, tok.add_bos_by_default());
+    QCOMPARE(static_cast<int>(ids.size()), prompt_tokens);
+    kvchat::GenerateOptions go;
+    go.max_tokens = kMaxTokens;
+    go.sampling.temperature = 0;
+    auto ref = kvchat::generate(**session, ids, go);
+    QVERIFY2(ref.ok(), ref.ok() ? "" : ref.message().c_str());
+    QCOMPARE(text, QString::fromStdString(ref->text));
+
+    // A memory report after every token: KV bytes = 1536 x cached tokens.
+    QVERIFY(reports.size() >= chunks.size());
+    int last_n_past = -1;
+    for (const QVariantMap& r : reports) {
+      const int n_past = r.value("n_past").toInt();
+      QCOMPARE(r.value("kv_used_bytes").toULongLong(), kBytesPerToken * n_past);
+      QCOMPARE(r.value("kv_tokens").toInt(), n_past);
+      QVERIFY(r.value("kv_allocated_bytes").toULongLong() >=
+              r.value("kv_used_bytes").toULongLong());
+      QCOMPARE(
+          r.value("kv_fragmentation_bytes").toULongLong(),
+          r.value("kv_allocated_bytes").toULongLong() - r.value("kv_used_bytes").toULongLong());
+      const QVariantMap f = r.value("formula").toMap();
+      QCOMPARE(f.value("layers").toInt(), 6);
+      QCOMPARE(f.value("kv_heads").toInt(), 2);
+      QCOMPARE(f.value("head_dim").toInt(), 32);
+      QCOMPARE(f.value("tokens").toInt(), n_past);
+      QCOMPARE(f.value("bytes_per_element_num").toULongLong() * 2 * 6 * n_past * 2 * 32 /
+                   f.value("bytes_per_element_den").toULongLong(),
+               r.value("kv_used_bytes").toULongLong());
+      QVERIFY(n_past >= last_n_past);
+      last_n_past = n_past;
+    }
+    // The prompt, then one more token per streamed token (the last sampled one is
+    // not evaluated).
+    QCOMPARE(last_n_past, prompt_tokens + kMaxTokens - 1);
+  }
+
+  void stopsWithinOneToken() {
+    reload();
+    // The worker emits its first chunk and waits (a direct connection, on the worker
+    // thread) until the GUI thread has seen that chunk and asked to stop: the race
+    // between the two threads is taken out, so "within one token" is exact.
+    QSemaphore gui_saw_first;
+    std::atomic<int> emitted{0};
+    int received = 0;
+    int received_after_stop = 0;
+    bool stop_requested = false;
+    QVariantMap stats;
+    bool done = false;
+    // Connected first: the queued delivery to the GUI is posted before the direct
+    // receiver below blocks.
+    auto c1 = connect(worker_, &EngineWorker::replyChunk, this, [&](const QString&) {
+      ++received;
+      if (stop_requested) ++received_after_stop;
+      if (!stop_requested) {
+        worker_->request_stop();  // from the GUI thread
+        stop_requested = true;
+        gui_saw_first.release();
+      }
+    });
+    auto c2 = connect(
+        worker_, &EngineWorker::replyChunk, worker_,
+        [&](const QString&) {
+          if (emitted.fetch_add(1) == 0) gui_saw_first.tryAcquire(1, 30000);
+        },
+        Qt::DirectConnection);
+    auto c3 = connect(worker_, &EngineWorker::replyFinished, this, [&](const QVariantMap& s) {
+      stats = s;
+      done = true;
+    });
+    generate({message("user", kPrompt)}, greedy(200));
+    QTRY_VERIFY_WITH_TIMEOUT(done, 120000);
+    disconnect(c1);
+    disconnect(c2);
+    disconnect(c3);
+    QCOMPARE(stats.value("stop_reason").toString(), QStringLiteral("cancelled"));
+    QVERIFY2(received_after_stop <= 2, qPrintable(QString::number(received_after_stop)));
+    QVERIFY(stats.value("generated_tokens").toInt() <= 3);
+    QCOMPARE(received, emitted.load());
+
+    // The flag is reset by the next request: it runs to its end.
+    QSignalSpy finished(worker_, &EngineWorker::replyFinished);
+    generate({message("user", kPrompt)}, greedy(5));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(finished.at(0).at(0).toMap().value("stop_reason").toString(),
+             QStringLiteral("max-tokens"));
+  }
+
+  void secondTurnEvaluatesOnlyTheNewTokens() {
+    reload();
+    QSignalSpy finished(worker_, &EngineWorker::replyFinished);
+    QSignalSpy memory(worker_, &EngineWorker::memoryReport);
+    generate({message("user", kPrompt)}, greedy(12));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    const QVariantMap first = finished.at(0).at(0).toMap();
+    QCOMPARE(first.value("evaluated_tokens").toInt(), first.value("prompt_tokens").toInt());
+    const QString reply = first.value("text").toString();
+    QVERIFY(!reply.isEmpty());
+
+    const QVariantList turn2 = {message("user", kPrompt), message("assistant", reply),
+                                message("user", QStringLiteral("\n2 And the earth"))};
+    generate(turn2, greedy(8));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
+    const QVariantMap second = finished.at(1).at(0).toMap();
+    const int prompt_tokens = second.value("prompt_tokens").toInt();
+    const int evaluated = second.value("evaluated_tokens").toInt();
+    QVERIFY(prompt_tokens > first.value("prompt_tokens").toInt() + 1);
+    QVERIFY2(evaluated < prompt_tokens,
+             qPrintable(QStringLiteral("%1 of %2").arg(evaluated).arg(prompt_tokens)));
+    QVERIFY(evaluated >= 1);
+    // Reused at least the first turn's prompt.
+    QVERIFY(prompt_tokens - evaluated >= first.value("prompt_tokens").toInt() - 1);
+    QCOMPARE(second.value("stop_reason").toString(), QStringLiteral("max-tokens"));
+
+    // Asking again with nothing new evaluates (almost) nothing: one token at most,
+    // to refresh the next-token logits.
+    generate(turn2, greedy(1));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 60000);
+    QVERIFY(finished.at(2).at(0).toMap().value("evaluated_tokens").toInt() <= 1);
+
+    // reportMemory answers with the current state.
+    memory.clear();
+    QMetaObject::invokeMethod(worker_, [w = worker_] { w->reportMemory(); });
+    QTRY_COMPARE_WITH_TIMEOUT(memory.count(), 1, 10000);
+    const QVariantMap r = memory.last().at(0).toMap();
+    QCOMPARE(r.value("kv_used_bytes").toULongLong(), kBytesPerToken * r.value("n_past").toInt());
+  }
+
+  void generateWithoutModelFails() {
+    EngineWorker fresh;  // on this thread: slots run directly
+    QSignalSpy failed(&fresh, &EngineWorker::replyFailed);
+    fresh.generate({message("user", kPrompt)}, QString(), greedy(4));
+    QCOMPARE(failed.count(), 1);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestEngineWorker)
+#include "test_engine_worker.moc"

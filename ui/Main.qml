@@ -1,0 +1,76 @@
+// The main window: conversations | chat | KV memory panel.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+ApplicationWindow {
+    id: window
+    width: 1280
+    height: 800
+    visible: true
+    title: chat.modelInfo.name ? "kvchat — " + chat.modelInfo.name : "kvchat"
+
+    Shortcut { sequence: "Ctrl+N"; onActivated: chat.newConversation() }
+    Shortcut { sequence: "Esc"; onActivated: chat.stop() }
+    Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
+
+    SplitView {
+        anchors.fill: parent
+        orientation: Qt.Horizontal
+
+        Sidebar {
+            id: sidebar
+            SplitView.preferredWidth: 240
+            SplitView.minimumWidth: 160
+        }
+        ChatView {
+            id: chatView
+            SplitView.fillWidth: true
+            SplitView.minimumWidth: 360
+        }
+        MemoryPanel {
+            id: memoryPanel
+            visible: panelToggle.checked
+            SplitView.preferredWidth: 400
+            SplitView.minimumWidth: 300
+        }
+    }
+
+    header: ToolBar {
+        RowLayout {
+            anchors.fill: parent
+            anchors.leftMargin: 8
+            anchors.rightMargin: 8
+            Label {
+                text: chat.modelLoading ? qsTr("Loading model…")
+                    : chat.modelInfo.name ? chat.modelInfo.name + "  ·  " + chat.formatBytes(chat.modelInfo.file_bytes)
+                        + "  ·  " + (chat.modelInfo.backend || "cpu")
+                    : qsTr("No model")
+                elide: Label.ElideRight
+                Layout.fillWidth: true
+            }
+            Label {
+                visible: chat.modelInfo.is_demo === true
+                text: qsTr("Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.")
+                color: "#b36b00"
+                elide: Label.ElideRight
+                Layout.maximumWidth: 520
+            }
+            ToolButton {
+                id: panelToggle
+                text: qsTr("Memory")
+                checkable: true
+                checked: true
+            }
+        }
+    }
+
+    footer: Label {
+        padding: 4
+        text: chat.modelError ? qsTr("Model error: ") + chat.modelError
+            : storeError ? qsTr("Database error: ") + storeError
+            : chat.lastEvent
+        color: chat.modelError || storeError ? "#c0392b" : palette.windowText
+        elide: Label.ElideRight
+    }
+}

@@ -1,0 +1,221 @@
+// The KV memory panel: how the weights and the growing KV cache share the memory,
+// updated after every token from the engine's MemoryReport.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+Pane {
+    id: panel
+    property var m: chat.memory
+    property var info: chat.modelInfo
+    // Bytes per K/V value of each type: q8_0 and q4_0 count their f16 block scales.
+    readonly property var bytesPerValue: ({ "f32": [4, 1], "f16": [2, 1], "q8_0": [34, 32], "q4_0": [18, 32] })
+    function fmt(b) { return chat.formatBytes(b || 0) }
+    function kvTypeBytes(t) { var f = bytesPerValue[t] || [2, 1]; return f[1] === 1 ? String(f[0]) : f[0] + "/" + f[1] }
+    function perToken(t) {
+        var f = bytesPerValue[t] || [2, 1]
+        return 2 * (info.n_layers || 0) * (info.n_kv_heads || 0) * (info.head_dim || 0) * f[0] / f[1]
+    }
+
+    ScrollView {
+        id: scroll
+        anchors.fill: parent
+        contentWidth: availableWidth
+
+        ColumnLayout {
+            width: scroll.availableWidth
+            spacing: 10
+
+            Label { text: qsTr("Memory"); font.bold: true; font.pixelSize: 16 }
+
+            // Gauge 1: the engine's own bytes.
+            Label { text: qsTr("This conversation's engine memory"); opacity: 0.8 }
+            Row {
+                id: gauge
+                Layout.fillWidth: true
+                height: 22
+                property real total: (m.weights_bytes || 0) + (m.kv_allocated_bytes || 0) + (m.scratch_bytes || 0)
+                property var parts: [
+                    { name: qsTr("weights"), bytes: m.weights_bytes || 0, color: "#5b7db1" },
+                    { name: qsTr("KV used"), bytes: m.kv_used_bytes || 0, color: "#e07b39" },
+                    { name: qsTr("KV allocated, empty"), bytes: (m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0), color: "#f3c99f" },
+                    { name: qsTr("scratch"), bytes: m.scratch_bytes || 0, color: "#9aa5b1" }
+                ]
+                Repeater {
+                    model: gauge.parts
+                    Rectangle {
+                        height: gauge.height
+                        width: gauge.total > 0 ? Math.max(modelData.bytes > 0 ? 2 : 0, gauge.width * modelData.bytes / gauge.total) : 0
+                        color: modelData.color
+                    }
+                }
+            }
+            Flow {
+                Layout.fillWidth: true
+                spacing: 10
+                Repeater {
+                    model: gauge.parts
+                    Row {
+                        spacing: 4
+                        Rectangle { width: 10; height: 10; color: modelData.color; anchors.verticalCenter: parent.verticalCenter }
+                        Label { text: modelData.name + " " + fmt(modelData.bytes); font.pixelSize: 11 }
+                    }
+                }
+            }
+            // Gauge 2: against the machine.
+            Label {
+                text: qsTr("Machine: %1 resident in this process · %2 available of %3")
+                    .arg(fmt(m.process_resident_bytes)).arg(fmt(m.system_available_bytes)).arg(fmt(m.system_total_bytes))
+                font.pixelSize: 11
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+            ProgressBar {
+                Layout.fillWidth: true
+                from: 0; to: m.system_total_bytes || 1
+                value: (m.system_total_bytes || 0) - (m.system_available_bytes || 0)
+            }
+
+            // The formula with this model's numbers.
+            Label { text: qsTr("KV cache"); font.bold: true }
+            Label {
+                objectName: "kvFormula"
+                Layout.fillWidth: true
+                wrapMode: Text.WrapAtWordBoundaryOrAnywhere
+                font.family: "monospace"
+                text: "2 × " + (info.n_layers || 0) + " layers × " + (m.kv_tokens || 0) + " tokens × "
+                      + (info.n_kv_heads || 0) + " kv_heads × " + (info.head_dim || 0) + " head_dim × "
+                      + kvTypeBytes(m.kv_type) + " bytes (" + (m.kv_type || "f16") + ")\n= "
+                      + Number(m.kv_used_bytes || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) + " bytes ("
+                      + fmt(m.kv_used_bytes) + ")"
+            }
+            GridLayout {
+                columns: 2
+                columnSpacing: 12
+                Label { text: qsTr("KV used") } Label { objectName: "kvUsed"; text: fmt(m.kv_used_bytes) }
+                Label { text: qsTr("KV allocated") } Label { text: fmt(m.kv_allocated_bytes) + "  (" + (m.kv_blocks || 0) + " blocks of " + (m.kv_block_tokens || 16) + " tokens)" }
+                Label { text: qsTr("fragmentation") } Label { text: fmt((m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0)) }
+                Label { text: qsTr("per token") } Label { text: fmt(m.kv_bytes_per_token) }
+                Label { text: qsTr("per layer") } Label { text: fmt((m.kv_used_bytes || 0) / Math.max(1, info.n_layers || 1)) + qsTr(" used in each of %1 layers").arg(info.n_layers || 0) }
+                Label { text: qsTr("peak") } Label { text: fmt(m.kv_peak_allocated_bytes) + qsTr(" allocated") }
+            }
+
+            // Context used, and what happens when it is full.
+            Label {
+                text: qsTr("Context: %1 of %2 tokens (%3%)").arg(m.kv_tokens || 0).arg(m.kv_max_tokens || 0)
+                    .arg(m.kv_max_tokens ? Math.round(100 * m.kv_tokens / m.kv_max_tokens) : 0)
+            }
+            ProgressBar {
+                Layout.fillWidth: true
+                from: 0; to: m.kv_max_tokens || 1; value: m.kv_tokens || 0
+            }
+            Label {
+                visible: m.kv_max_tokens > 0 && m.kv_tokens >= 0.9 * m.kv_max_tokens
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                color: "#c0392b"
+                text: qsTr("The context is almost full. Policy “%1”: ").arg(m.context_policy || "stop")
+                    + ((m.context_policy === "shift") ? qsTr("the oldest half of the conversation after the system prompt will be discarded.")
+                       : (m.context_policy === "drop-oldest") ? qsTr("the oldest whole turns will be dropped and the rest re-evaluated.")
+                       : qsTr("new tokens will be refused; start a new chat or edit an earlier message."))
+            }
+
+            // Block map of the paged cache.
+            Label { text: qsTr("Blocks: %1 used · %2 free in the pool").arg(m.kv_blocks || 0).arg(m.kv_free_blocks || 0); font.pixelSize: 11 }
+            Flow {
+                Layout.fillWidth: true
+                spacing: 2
+                Repeater {
+                    model: Math.min(512, (m.kv_blocks || 0) + (m.kv_free_blocks || 0))
+                    Rectangle {
+                        width: 10; height: 10
+                        property int blocks: m.kv_blocks || 0
+                        property real lastFill: ((m.kv_tokens || 0) - (blocks - 1) * (m.kv_block_tokens || 16)) / (m.kv_block_tokens || 16)
+                        color: index < blocks - 1 ? "#e07b39" : index === blocks - 1 ? (lastFill >= 1 ? "#e07b39" : "#f3c99f") : "#d5d8dc"
+                        border.color: "#888"; border.width: 0.5
+                    }
+                }
+            }
+
+            // Timeline: KV bytes versus tokens over the conversation, turn boundaries marked.
+            Label { text: qsTr("KV bytes over the conversation"); font.pixelSize: 11 }
+            Canvas {
+                id: timeline
+                Layout.fillWidth: true
+                height: 120
+                property var points: chat.memoryHistory
+                onPointsChanged: requestPaint()
+                onPaint: {
+                    var ctx = getContext("2d")
+                    ctx.reset()
+                    ctx.fillStyle = Qt.rgba(0.5, 0.5, 0.5, 0.08)
+                    ctx.fillRect(0, 0, width, height)
+                    if (!points || points.length < 1) return
+                    var maxT = Math.max(1, m.kv_max_tokens || points[points.length - 1].tokens)
+                    var maxB = 1
+                    for (var i = 0; i < points.length; ++i) maxB = Math.max(maxB, points[i].allocated)
+                    function x(t) { return width * t / maxT }
+                    function y(b) { return height - 4 - (height - 8) * b / maxB }
+                    var series = [["allocated", "#f3c99f"], ["used", "#e07b39"]]
+                    for (var s = 0; s < series.length; ++s) {
+                        ctx.strokeStyle = series[s][1]
+                        ctx.lineWidth = 2
+                        ctx.beginPath()
+                        for (var j = 0; j < points.length; ++j) {
+                            var p = points[j]
+                            if (j === 0) ctx.moveTo(x(p.tokens), y(p[series[s][0]]))
+                            else ctx.lineTo(x(p.tokens), y(p[series[s][0]]))
+                        }
+                        ctx.stroke()
+                    }
+                    ctx.strokeStyle = "#5b7db1"
+                    ctx.lineWidth = 1
+                    for (var k = 0; k < points.length; ++k) {
+                        if (!points[k].turn) continue
+                        ctx.beginPath(); ctx.moveTo(x(points[k].tokens), 0); ctx.lineTo(x(points[k].tokens), height); ctx.stroke()
+                    }
+                }
+            }
+
+            // What if: each KV type for this model.
+            Label { text: qsTr("What each KV type would cost"); font.bold: true }
+            GridLayout {
+                Layout.fillWidth: true
+                columns: 4
+                columnSpacing: 8
+                Label { text: qsTr("type"); font.bold: true }
+                Label { text: qsTr("bytes/token"); font.bold: true }
+                Label { text: qsTr("max context (free RAM, ≤ trained)"); font.bold: true }
+                Label { text: qsTr("quality (demo model)"); font.bold: true }
+                Repeater {
+                    // One flat list of cells (4 per row): nested Repeaters inside a layout
+                    // are not safe in Qt 6.4.
+                    model: {
+                        var rows = [["f32", qsTr("KL 4e-8 · top-1 100%")], ["f16", qsTr("baseline")],
+                                    ["q8_0", qsTr("KL 1.9e-5 · top-1 99.75%")], ["q4_0", qsTr("KL 6.0e-3 · top-1 95.0%")]]
+                        var cells = []
+                        for (var i = 0; i < rows.length; ++i) {
+                            var t = rows[i][0], bpt = panel.perToken(t)
+                            cells.push(t + (t === m.kv_type ? " ●" : ""))
+                            cells.push(fmt(bpt))
+                            cells.push(bpt > 0 ? Math.min(Math.floor((m.system_available_bytes || 0) / bpt), info.n_ctx_train || 0)
+                                                 .toLocaleString(Qt.locale("en_US"), 'f', 0) + qsTr(" tokens") : "")
+                            cells.push(rows[i][1])
+                        }
+                        return cells
+                    }
+                    Label { text: modelData; font.pixelSize: 11 }
+                }
+            }
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                text: (m.kv_tokens > 0 && m.kv_allocated_bytes > 0)
+                      ? qsTr("Conversations of this length that would fit in the available memory: %1")
+                          .arg(Math.floor((m.system_available_bytes || 0) / m.kv_allocated_bytes).toLocaleString(Qt.locale("en_US"), 'f', 0))
+                      : ""
+            }
+        }
+    }
+}

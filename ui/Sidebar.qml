@@ -1,0 +1,56 @@
+// Conversations: new, search, select, rename, delete.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+Pane {
+    id: root
+    padding: 6
+    function focusSearch() { searchField.forceActiveFocus() }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 6
+        Button {
+            text: qsTr("New chat")
+            Layout.fillWidth: true
+            onClicked: chat.newConversation()
+        }
+        TextField {
+            id: searchField
+            placeholderText: qsTr("Search (Ctrl+F)")
+            Layout.fillWidth: true
+            onTextChanged: chat.search(text)
+        }
+        ListView {
+            id: list
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            model: chat.conversations
+            delegate: ItemDelegate {
+                width: ListView.view.width
+                text: title
+                highlighted: conversationId === chat.currentConversationId
+                onClicked: chat.selectConversation(conversationId)
+                onDoubleClicked: { renameField.text = title; renameDialog.conversation = conversationId; renameDialog.open() }
+                ToolButton {
+                    anchors.right: parent.right
+                    anchors.verticalCenter: parent.verticalCenter
+                    text: "✕"
+                    onClicked: chat.deleteConversation(conversationId)
+                }
+            }
+        }
+    }
+
+    Dialog {
+        id: renameDialog
+        property var conversation: 0
+        title: qsTr("Rename conversation")
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        anchors.centerIn: Overlay.overlay
+        TextField { id: renameField; width: 260 }
+        onAccepted: chat.renameConversation(conversation, renameField.text)
+    }
+}
