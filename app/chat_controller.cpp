@@ -21,9 +21,13 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   if (store_) store_->mark_streaming_interrupted();
   sampling_ = {{"temperature", 0.8}, {"top_k", 40}, {"top_p", 0.95}, {"min_p", 0.05},
                {"repeat_penalty", 1.0}, {"seed", 0}, {"max_tokens", 256}};
+  engine_settings_ = {{"backend", "auto"}, {"threads", 0}, {"ctx", 0}, {"kv_type", "f16"},
+                      {"context_policy", "stop"}};
   if (store_) {
     const QVariant saved = store_->setting(QStringLiteral("sampling"));
     if (saved.isValid()) sampling_ = saved.toMap();
+    const QVariant engine = store_->setting(QStringLiteral("engine"));
+    if (engine.isValid()) engine_settings_ = engine.toMap();
   }
 
   worker_ = new EngineWorker();
@@ -37,6 +41,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(worker_, &EngineWorker::replyFailed, this, &ChatController::on_reply_failed);
   connect(worker_, &EngineWorker::memoryReport, this, &ChatController::on_memory_report);
   connect(worker_, &EngineWorker::sessionEvent, this, &ChatController::on_session_event);
+  connect(worker_, &EngineWorker::snapshotSaved, this, &ChatController::on_snapshot_saved);
+  connect(worker_, &EngineWorker::snapshotRestored, this, &ChatController::on_snapshot_restored);
   engine_thread_.start();
   refresh_conversations();
   // Reopen the most recent conversation.
@@ -77,22 +83,72 @@ void ChatController::set_sampling(const QVariantMap& sampling) {
 void ChatController::loadModel(const QString& path_or_url) {
   const QUrl url(path_or_url);
   const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
+  if (generating_) return;
   model_loading_ = true;
   model_error_.clear();
   emit modelChanged();
-  QVariantMap settings{{"backend", "auto"}, {"kv_type", "f16"}};
   QMetaObject::invokeMethod(worker_, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
-                            Q_ARG(QVariantMap, settings));
+                            Q_ARG(QVariantMap, engine_settings_));
+}
+
+void ChatController::setEngineSettings(const QVariantMap& settings) {
+  engine_settings_ = settings;
+  QString error;
+  if (store_) store_->set_setting(QStringLiteral("engine"), engine_settings_, &error);
+  emit engineSettingsChanged();
+  if (!model_path_.isEmpty()) loadModel(model_path_);
+}
+
+void ChatController::setUiSetting(const QString& key, const QVariant& value) {
+  QString error;
+  if (store_) store_->set_setting(QStringLiteral("ui/") + key, value, &error);
+}
+
+QVariant ChatController::uiSetting(const QString& key, const QVariant& fallback) const {
+  return store_ ? store_->setting(QStringLiteral("ui/") + key, fallback) : fallback;
+}
+
+QStringList ChatController::recent_models() const {
+  return store_ ? store_->setting(QStringLiteral("recent_models")).toStringList() : QStringList();
+}
+
+QString ChatController::snapshot_path(qint64 conversation) const {
+  return QDir(data_dir_).filePath(QStringLiteral("snapshots/conversation-%1.kvsnap").arg(conversation));
+}
+
+void ChatController::on_snapshot_saved(const QString&, qint64 bytes) {
+  snapshot_bytes_ = bytes;
+  emit snapshotChanged();
+}
+
+void ChatController::on_snapshot_restored(bool restored, qint64 bytes, const QString& reason) {
+  snapshot_bytes_ = bytes;
+  snapshot_status_ = restored
+      ? tr("KV state restored from the snapshot (%1): nothing re-evaluated").arg(formatBytes(bytes))
+      : tr("No usable snapshot (%1): the conversation is re-evaluated with the next message").arg(reason);
+  emit snapshotChanged();
+  write_test_state(false);
 }
 
 void ChatController::on_model_loaded(const QVariantMap& info) {
   model_info_ = info;
+  model_path_ = info.value("path").toString();
   model_loading_ = false;
   model_error_.clear();
   memory_history_.clear();
   emit modelChanged();
   QString error;
-  if (store_) store_->set_setting(QStringLiteral("last_model"), info.value("path"), &error);
+  if (store_) {
+    QStringList recent = recent_models();
+    recent.removeAll(model_path_);
+    recent.prepend(model_path_);
+    store_->set_setting(QStringLiteral("recent_models"), recent.mid(0, 8), &error);
+  }
+  // The open conversation's KV state: from its snapshot when one fits this model.
+  if (current_) {
+    QMetaObject::invokeMethod(worker_, "restoreSnapshot", Qt::QueuedConnection,
+                              Q_ARG(QString, snapshot_path(current_)));
+  }
 }
 
 void ChatController::on_model_load_failed(const QString& message) {
@@ -113,6 +169,10 @@ void ChatController::newConversation() {
   current_ = id;
   messages_.reset({});
   refresh_conversations();
+  QMetaObject::invokeMethod(worker_, "clearSession", Qt::QueuedConnection);
+  snapshot_status_.clear();
+  snapshot_bytes_ = 0;
+  emit snapshotChanged();
   emit currentConversationChanged();
 }
 
@@ -120,6 +180,10 @@ void ChatController::selectConversation(qint64 id) {
   if (!store_ || generating_ || id == current_) return;
   current_ = id;
   messages_.reset(store_->messages(id));
+  if (!model_info_.isEmpty()) {
+    QMetaObject::invokeMethod(worker_, "restoreSnapshot", Qt::QueuedConnection,
+                              Q_ARG(QString, snapshot_path(id)));
+  }
   emit currentConversationChanged();
 }
 
@@ -133,6 +197,7 @@ void ChatController::deleteConversation(qint64 id) {
   if (!store_ || (generating_ && id == current_)) return;
   QString error;
   if (!store_->delete_conversation(id, &error)) emit errorOccurred(error);
+  QFile::remove(snapshot_path(id));
   if (id == current_) {
     current_ = 0;
     messages_.reset({});
@@ -261,6 +326,10 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   messages_.update_last(state, stats);
   set_generating(false);
   refresh_conversations();
+  // Keep the conversation's KV state so reopening it later costs no re-evaluation.
+  QDir().mkpath(QDir(data_dir_).filePath(QStringLiteral("snapshots")));
+  QMetaObject::invokeMethod(worker_, "saveSnapshot", Qt::QueuedConnection,
+                            Q_ARG(QString, snapshot_path(current_)));
   write_test_state(true);
   emit replyFinished();
 }
@@ -318,7 +387,8 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"conversations", conversations_.rowCount()},
                           {"messages", messages_.rowCount()},
                           {"memory", memory_},
-                          {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())}};
+                          {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())},
+                          {"snapshot_status", snapshot_status_}};
   f.write(QJsonDocument(QJsonObject::fromVariantMap(state)).toJson());
   f.close();
   QFile::remove(path);

@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QStringList>
 #include <QThread>
 #include <QVariantList>
 #include <QVariantMap>
@@ -33,6 +34,10 @@ class ChatController : public QObject {
   Q_PROPERTY(QVariantList memoryHistory READ memory_history NOTIFY memoryChanged)
   Q_PROPERTY(QString lastEvent READ last_event NOTIFY lastEventChanged)
   Q_PROPERTY(QString storeError READ store_error CONSTANT)
+  Q_PROPERTY(QVariantMap engineSettings READ engine_settings NOTIFY engineSettingsChanged)
+  Q_PROPERTY(QStringList recentModels READ recent_models NOTIFY modelChanged)
+  Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
+  Q_PROPERTY(qint64 snapshotBytes READ snapshot_bytes NOTIFY snapshotChanged)
 
  public:
   // data_dir holds the database (and later settings and snapshots).
@@ -54,6 +59,10 @@ class ChatController : public QObject {
   QVariantList memory_history() const { return memory_history_; }
   QString last_event() const { return last_event_; }
   QString store_error() const { return store_error_; }
+  QVariantMap engine_settings() const { return engine_settings_; }
+  QStringList recent_models() const;
+  QString snapshot_status() const { return snapshot_status_; }
+  qint64 snapshot_bytes() const { return snapshot_bytes_; }
 
   Q_INVOKABLE void loadModel(const QString& path_or_url);
   Q_INVOKABLE void send(const QString& text);
@@ -66,6 +75,11 @@ class ChatController : public QObject {
   Q_INVOKABLE void deleteConversation(qint64 id);
   Q_INVOKABLE void search(const QString& text);
   Q_INVOKABLE QString formatBytes(double bytes) const;
+  // backend ("auto"/"cpu"/"cuda"), threads, ctx, kv_type, context_policy: reloads the
+  // model's session with them (the conversation is re-evaluated on the next message).
+  Q_INVOKABLE void setEngineSettings(const QVariantMap& settings);
+  Q_INVOKABLE void setUiSetting(const QString& key, const QVariant& value);
+  Q_INVOKABLE QVariant uiSetting(const QString& key, const QVariant& fallback = {}) const;
 
  signals:
   void currentConversationChanged();
@@ -76,6 +90,8 @@ class ChatController : public QObject {
   void lastEventChanged();
   void replyFinished();
   void errorOccurred(const QString& message);
+  void engineSettingsChanged();
+  void snapshotChanged();
 
  private:
   void on_model_loaded(const QVariantMap& info);
@@ -90,6 +106,9 @@ class ChatController : public QObject {
   void refresh_conversations();
   void set_generating(bool on);
   void write_test_state(bool reply_finished);
+  QString snapshot_path(qint64 conversation) const;
+  void on_snapshot_saved(const QString& path, qint64 bytes);
+  void on_snapshot_restored(bool restored, qint64 bytes, const QString& reason);
 
   std::unique_ptr<ConversationStore> store_;
   QString store_error_;
@@ -105,6 +124,10 @@ class ChatController : public QObject {
   QVariantMap memory_;
   QVariantList memory_history_;  // {tokens, used, allocated, turn} per report
   QString last_event_;
+  QVariantMap engine_settings_;
+  QString model_path_;
+  QString snapshot_status_;
+  qint64 snapshot_bytes_ = 0;
   QElapsedTimer since_persist_;
   QThread engine_thread_;
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_

@@ -2,6 +2,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import QtQuick.Dialogs
 
 ApplicationWindow {
     id: window
@@ -13,6 +14,29 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+N"; onActivated: chat.newConversation() }
     Shortcut { sequence: "Esc"; onActivated: chat.stop() }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
+    Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
+
+    // Window geometry is remembered between runs.
+    Component.onCompleted: {
+        var g = chat.uiSetting("geometry", null)
+        if (g) { x = g.x; y = g.y; width = g.width; height = g.height }
+    }
+    onClosing: chat.setUiSetting("geometry", { "x": x, "y": y, "width": width, "height": height })
+
+    FileDialog {
+        id: openDialog
+        title: qsTr("Open a GGUF model")
+        nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
+        onAccepted: chat.loadModel(selectedFile)
+    }
+    SettingsDrawer { id: settings }
+
+    // Drop a .gguf anywhere on the window to open it.
+    DropArea {
+        anchors.fill: parent
+        keys: ["text/uri-list"]
+        onDropped: (drop) => { if (drop.hasUrls) chat.loadModel(drop.urls[0]) }
+    }
 
     SplitView {
         anchors.fill: parent
@@ -55,6 +79,26 @@ ApplicationWindow {
                 color: "#b36b00"
                 elide: Label.ElideRight
                 Layout.maximumWidth: 520
+            }
+            ToolButton {
+                text: qsTr("Open model…")
+                onClicked: openDialog.open()
+            }
+            ToolButton {
+                text: qsTr("Recent")
+                enabled: chat.recentModels.length > 0
+                onClicked: recentMenu.open()
+                Menu {
+                    id: recentMenu
+                    Repeater {
+                        model: chat.recentModels
+                        MenuItem { text: modelData; onTriggered: chat.loadModel(modelData) }
+                    }
+                }
+            }
+            ToolButton {
+                text: qsTr("Settings")
+                onClicked: settings.open()
             }
             ToolButton {
                 id: panelToggle

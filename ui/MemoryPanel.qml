@@ -17,16 +17,28 @@ Pane {
         return 2 * (info.n_layers || 0) * (info.n_kv_heads || 0) * (info.head_dim || 0) * f[0] / f[1]
     }
 
-    ScrollView {
+    Flickable {
         id: scroll
         anchors.fill: parent
-        contentWidth: availableWidth
+        clip: true
+        contentWidth: width
+        contentHeight: column.implicitHeight
+        ScrollBar.vertical: ScrollBar {}
 
         ColumnLayout {
-            width: scroll.availableWidth
+            id: column
+            width: scroll.width - 12
             spacing: 10
 
             Label { text: qsTr("Memory"); font.bold: true; font.pixelSize: 16 }
+            Label {
+                visible: chat.snapshotStatus.length > 0 || chat.snapshotBytes > 0
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                text: (chat.snapshotStatus.length > 0 ? chat.snapshotStatus : "")
+                    + (chat.snapshotBytes > 0 ? qsTr("\nSnapshot on disk: %1").arg(fmt(chat.snapshotBytes)) : "")
+            }
 
             // Gauge 1: the engine's own bytes.
             Label { text: qsTr("This conversation's engine memory"); opacity: 0.8 }
@@ -185,14 +197,14 @@ Pane {
                 columnSpacing: 8
                 Label { text: qsTr("type"); font.bold: true }
                 Label { text: qsTr("bytes/token"); font.bold: true }
-                Label { text: qsTr("max context (free RAM, ≤ trained)"); font.bold: true }
-                Label { text: qsTr("quality (demo model)"); font.bold: true }
+                Label { text: qsTr("max context"); font.bold: true }
+                Label { text: qsTr("quality*"); font.bold: true }
                 Repeater {
                     // One flat list of cells (4 per row): nested Repeaters inside a layout
                     // are not safe in Qt 6.4.
                     model: {
-                        var rows = [["f32", qsTr("KL 4e-8 · top-1 100%")], ["f16", qsTr("baseline")],
-                                    ["q8_0", qsTr("KL 1.9e-5 · top-1 99.75%")], ["q4_0", qsTr("KL 6.0e-3 · top-1 95.0%")]]
+                        var rows = [["f32", qsTr("KL 4e-8, 100%")], ["f16", qsTr("baseline")],
+                                    ["q8_0", qsTr("KL 1.9e-5, 99.75%")], ["q4_0", qsTr("KL 6.0e-3, 95.0%")]]
                         var cells = []
                         for (var i = 0; i < rows.length; ++i) {
                             var t = rows[i][0], bpt = panel.perToken(t)
@@ -211,10 +223,12 @@ Pane {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 font.pixelSize: 11
-                text: (m.kv_tokens > 0 && m.kv_allocated_bytes > 0)
+                text: qsTr("max context: what fits in the available RAM, at most the trained context. *Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
+                      + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0) ? "\n" : "")
+                      + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0)
                       ? qsTr("Conversations of this length that would fit in the available memory: %1")
                           .arg(Math.floor((m.system_available_bytes || 0) / m.kv_allocated_bytes).toLocaleString(Qt.locale("en_US"), 'f', 0))
-                      : ""
+                      : "")
             }
         }
     }

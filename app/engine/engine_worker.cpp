@@ -3,16 +3,10 @@
 // escapes a slot: engine calls report through Result/Status, and anything thrown
 // (allocation failure) becomes a failure signal.
 //
-// The engine headers come before any Qt header: Session has a member named emit(),
-// which Qt's `emit` keyword macro would otherwise rewrite (so clang-format must not
-// regroup them).
-// clang-format off
-#include "kvchat/chat_template.h"
-#include "kvchat/generate.h"
-#include "kvchat/memory_report.h"
-#include "kvchat/model.h"
-#include "kvchat/session.h"
-// (engine headers first, see above)
+#include "engine/engine_worker.h"
+
+#include <QFileInfo>
+
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -20,8 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine_worker.h"
-// clang-format on
+#include "kvchat/chat_template.h"
+#include "kvchat/generate.h"
+#include "kvchat/memory_report.h"
+#include "kvchat/model.h"
+#include "kvchat/session.h"
 
 namespace kvchat::app {
 namespace {
@@ -371,6 +368,34 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
   } catch (...) {
     emit replyFailed(QStringLiteral("Generation failed"));
   }
+}
+
+void EngineWorker::saveSnapshot(const QString& path) {
+  if (!session_ || session_->n_past() == 0) return;
+  if (auto st = session_->save_snapshot(path.toStdString()); !st) {
+    emit sessionEvent(QStringLiteral("snapshot"), QStringLiteral("Saving the KV snapshot failed: %1").arg(qstr(st.message())));
+    return;
+  }
+  emit snapshotSaved(path, QFileInfo(path).size());
+}
+
+void EngineWorker::restoreSnapshot(const QString& path) {
+  if (!session_) return;
+  QString why;
+  if (!QFileInfo::exists(path)) {
+    why = QStringLiteral("no snapshot saved");
+  } else if (auto st = session_->load_snapshot(path.toStdString()); !st) {
+    why = qstr(st.message());
+  }
+  if (!why.isEmpty()) session_->truncate(0);
+  emit memoryReport(memory_map(*session_));  // first, so the restored numbers are shown
+  emit snapshotRestored(why.isEmpty(), why.isEmpty() ? QFileInfo(path).size() : 0, why);
+}
+
+void EngineWorker::clearSession() {
+  if (!session_) return;
+  session_->truncate(0);
+  emit memoryReport(memory_map(*session_));
 }
 
 void EngineWorker::reportMemory() {

@@ -38,6 +38,13 @@ class EngineWorker : public QObject {
                 const QVariantMap& sampling);
   // Re-evaluates nothing; emits memoryReport() for the current state.
   void reportMemory();
+  // Saves the session's KV state (tokens, cache, logits) to `path`, atomically.
+  void saveSnapshot(const QString& path);
+  // Restores a snapshot instead of re-evaluating; on any mismatch the cache is cleared
+  // and the next generate() re-evaluates (snapshotRestored says which happened).
+  void restoreSnapshot(const QString& path);
+  // Empties the cache (a conversation without a usable snapshot was opened).
+  void clearSession();
 
  signals:
   void modelLoaded(const QVariantMap& info);      // ModelInfo fields + "chat_template"
@@ -50,6 +57,9 @@ class EngineWorker : public QObject {
   void replyFailed(const QString& message);
   void memoryReport(const QVariantMap& report);   // MemoryReport fields, after every token
   void sessionEvent(const QString& kind, const QString& message);
+  void snapshotSaved(const QString& path, qint64 bytes);
+  // restored: true when the KV state came from the file; false with the reason why not.
+  void snapshotRestored(bool restored, qint64 bytes, const QString& reason);
 
  private:
   std::shared_ptr<const Model> model_;

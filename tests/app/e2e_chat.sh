@@ -5,7 +5,7 @@
 #   3. check the memory panel's KV-used value against the formula for the tokens in
 #      context (2 x 6 layers x 2 kv_heads x 32 head_dim x 2 bytes = 1536 bytes per token);
 #   4. quit, restart, and find the conversation and its messages again — in the app's
-#      own state and in the SQLite file.
+#      own state and in the SQLite file — with its KV state restored from the snapshot.
 # Usage: e2e_chat.sh KVCHAT_BINARY ARTIFACT_DIR   (run under xvfb-run)
 set -euo pipefail
 app=$1
@@ -71,6 +71,9 @@ start_app
 wait_for 10 test -s "$KVCHAT_TEST_STATE_FILE" || fail "no state after restart"
 [ "$(state .conversations)" -eq 1 ] || fail "the restarted app does not list the conversation"
 [ "$(state .messages)" -eq 2 ] || fail "the restarted app does not show both messages"
+restored() { state .snapshot_status | grep -q "restored from the snapshot"; }
+wait_for 20 restored || fail "the KV state was not restored from its snapshot: $(state .snapshot_status)"
+[ "$(state .memory.kv_tokens)" -eq "$tokens" ] || fail "restored $(state .memory.kv_tokens) tokens, expected $tokens"
 import -window root "$artifacts/e2e-restarted.png"
-echo "e2e: reply of ${#reply} characters stored; found again after restart"
+echo "e2e: reply of ${#reply} characters stored; found again after restart, KV restored from its snapshot"
 echo "1 passed, 0 failed"

@@ -1,16 +1,6 @@
 // Tests of EngineWorker (app/engine/): the worker lives on its own QThread, requests
 // arrive as queued calls, results come back as signals delivered on the GUI thread.
 // Uses the demo model (KJV, 6 layers, 2 KV heads x 32, f16 cache: 1536 bytes/token).
-//
-// The engine headers come before any Qt header: Session has a member named emit(),
-// which Qt's `emit` keyword macro would otherwise rewrite (so clang-format must not
-// regroup them).
-// clang-format off
-#include "kvchat/chat_template.h"
-#include "kvchat/generate.h"
-#include "kvchat/model.h"
-#include "kvchat/session.h"
-// (engine headers first, see above)
 #include <QMetaObject>
 #include <QSemaphore>
 #include <QSignalSpy>
@@ -19,7 +9,10 @@
 #include <atomic>
 
 #include "engine/engine_worker.h"
-// clang-format on
+#include "kvchat/chat_template.h"
+#include "kvchat/generate.h"
+#include "kvchat/model.h"
+#include "kvchat/session.h"
 
 using kvchat::app::EngineWorker;
 
