@@ -12,6 +12,7 @@ namespace kvchat::app {
 
 namespace {
 constexpr int kPersistEveryMs = 250;  // a streaming reply is saved at least this often
+constexpr int kUiRefreshMs = 33;      // ~30 updates per second are plenty for the eye
 }
 
 ChatController::ChatController(const QString& data_dir, QObject* parent)
@@ -43,6 +44,9 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(worker_, &EngineWorker::sessionEvent, this, &ChatController::on_session_event);
   connect(worker_, &EngineWorker::snapshotSaved, this, &ChatController::on_snapshot_saved);
   connect(worker_, &EngineWorker::snapshotRestored, this, &ChatController::on_snapshot_restored);
+  ui_refresh_.setSingleShot(true);
+  ui_refresh_.setInterval(kUiRefreshMs);
+  connect(&ui_refresh_, &QTimer::timeout, this, &ChatController::flush_to_ui);
   engine_thread_.start();
   refresh_conversations();
   // Reopen the most recent conversation.
@@ -315,11 +319,26 @@ void ChatController::persist_reply(MessageState state, const QVariantMap& stats)
 }
 
 void ChatController::on_reply_chunk(const QString& text) {
-  messages_.append_to_last(text);
-  if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, {});
+  pending_text_ += text;
+  if (!ui_refresh_.isActive()) ui_refresh_.start();
+}
+
+void ChatController::flush_to_ui() {
+  if (!pending_text_.isEmpty()) {
+    messages_.append_to_last(pending_text_);
+    pending_text_.clear();
+    if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, {});
+  }
+  if (memory_dirty_) {
+    memory_dirty_ = false;
+    emit memoryChanged();
+  }
 }
 
 void ChatController::on_reply_finished(const QVariantMap& stats) {
+  ui_refresh_.stop();
+  flush_to_ui();
+  last_reply_stats_ = stats;
   const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
   const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
   persist_reply(state, stats);
@@ -335,6 +354,8 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
 }
 
 void ChatController::on_reply_failed(const QString& message) {
+  ui_refresh_.stop();
+  flush_to_ui();
   persist_reply(MessageState::Interrupted, {{"error", message}});
   messages_.update_last(MessageState::Interrupted, {{"error", message}});
   set_generating(false);
@@ -351,7 +372,8 @@ void ChatController::on_memory_report(const QVariantMap& report) {
                                           {"turn", false}});
     if (memory_history_.size() > 4096) memory_history_.pop_front();
   }
-  emit memoryChanged();
+  memory_dirty_ = true;
+  if (!ui_refresh_.isActive()) ui_refresh_.start();
 }
 
 void ChatController::on_session_event(const QString& kind, const QString& message) {

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QStringList>
 #include <QThread>
+#include <QTimer>
 #include <QVariantList>
 #include <QVariantMap>
 #include <memory>
@@ -38,6 +39,7 @@ class ChatController : public QObject {
   Q_PROPERTY(QStringList recentModels READ recent_models NOTIFY modelChanged)
   Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
   Q_PROPERTY(qint64 snapshotBytes READ snapshot_bytes NOTIFY snapshotChanged)
+  Q_PROPERTY(QVariantMap lastReplyStats READ last_reply_stats NOTIFY replyFinished)
 
  public:
   // data_dir holds the database (and later settings and snapshots).
@@ -62,6 +64,7 @@ class ChatController : public QObject {
   QVariantMap engine_settings() const { return engine_settings_; }
   QStringList recent_models() const;
   QString snapshot_status() const { return snapshot_status_; }
+  QVariantMap last_reply_stats() const { return last_reply_stats_; }
   qint64 snapshot_bytes() const { return snapshot_bytes_; }
 
   Q_INVOKABLE void loadModel(const QString& path_or_url);
@@ -127,8 +130,15 @@ class ChatController : public QObject {
   QVariantMap engine_settings_;
   QString model_path_;
   QString snapshot_status_;
+  QVariantMap last_reply_stats_;
   qint64 snapshot_bytes_ = 0;
   QElapsedTimer since_persist_;
+  // The engine reports after every token (hundreds per second on small models); the
+  // window is refreshed from the latest values at most every kUiRefreshMs.
+  QTimer ui_refresh_;
+  QString pending_text_;
+  bool memory_dirty_ = false;
+  void flush_to_ui();
   QThread engine_thread_;
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
 };

@@ -5,12 +5,18 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QPalette>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
 #include <QQuickStyle>
 #include <QStandardPaths>
 
+#include <QTextStream>
+#include <QTimer>
+#include <cstdio>
+
 #include "chat_controller.h"
+#include "stall_meter.h"
 
 namespace {
 
@@ -24,6 +30,71 @@ QString embedded_demo_model() {
     if (QFileInfo::exists(p)) return QDir::cleanPath(p);
   }
   return {};
+}
+
+// Dark or light palette for Fusion; "system" keeps the platform's palette.
+void apply_theme(const QString& theme) {
+  if (theme != QStringLiteral("dark") && theme != QStringLiteral("light")) return;
+  QPalette p;
+  if (theme == QStringLiteral("dark")) {
+    p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
+    p.setColor(QPalette::WindowText, QColor(0xe6, 0xe6, 0xe6));
+    p.setColor(QPalette::Base, QColor(0x1f, 0x20, 0x22));
+    p.setColor(QPalette::AlternateBase, QColor(0x33, 0x35, 0x38));
+    p.setColor(QPalette::Text, QColor(0xe6, 0xe6, 0xe6));
+    p.setColor(QPalette::Button, QColor(0x3a, 0x3c, 0x40));
+    p.setColor(QPalette::ButtonText, QColor(0xe6, 0xe6, 0xe6));
+    p.setColor(QPalette::Highlight, QColor(0x3d, 0x7a, 0xd6));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
+    p.setColor(QPalette::ToolTipBase, QColor(0x3a, 0x3c, 0x40));
+    p.setColor(QPalette::ToolTipText, QColor(0xe6, 0xe6, 0xe6));
+  }
+  QGuiApplication::setPalette(p);
+}
+
+// --benchmark-ui-stalls N: the longest time the GUI event loop did not run while the
+// model loaded and while N tokens were generated (target: under 50 ms).
+int benchmark_stalls(QGuiApplication& app, kvchat::app::ChatController& chat, const QString& path,
+                     int tokens) {
+  kvchat::app::StallMeter meter;
+  double load_ms = 0, generate_ms = 0;
+  qint64 load_ticks = 0;
+  QObject::connect(&chat, &kvchat::app::ChatController::modelChanged, &app, [&] {
+    if (chat.model_loading() || load_ms > 0) return;
+    meter.stop();
+    load_ms = meter.longest_ms();
+    load_ticks = meter.ticks();
+    if (!chat.model_error().isEmpty()) {
+      std::fprintf(stderr, "kvchat: %s\n", qPrintable(chat.model_error()));
+      app.exit(1);
+      return;
+    }
+    chat.newConversation();
+    QVariantMap sampling = chat.sampling();
+    sampling["temperature"] = 0.0;
+    sampling["max_tokens"] = tokens;
+    chat.set_sampling(sampling);
+    meter.start();
+    chat.send(QStringLiteral("Genesis 1\n1 In the beginning"));
+  });
+  QObject::connect(&chat, &kvchat::app::ChatController::replyFinished, &app, [&] {
+    meter.stop();
+    generate_ms = meter.longest_ms();
+    const auto& stats = chat.last_reply_stats();
+    std::printf("{\"model\": \"%s\", \"load_longest_stall_ms\": %.2f, \"load_ticks\": %lld, "
+                "\"generate_tokens\": %d, \"generate_longest_stall_ms\": %.2f, "
+                "\"generate_ticks\": %lld, \"tokens_per_second\": %.1f}\n",
+                qPrintable(path), load_ms, static_cast<long long>(load_ticks),
+                stats.value("generated_tokens").toInt(), generate_ms,
+                static_cast<long long>(meter.ticks()), stats.value("tokens_per_second").toDouble());
+    app.quit();
+  });
+  QTimer::singleShot(500, &app, [&] {  // let the window show first
+    meter.start();
+    chat.loadModel(path);
+  });
+  return app.exec();
 }
 
 }  // namespace
@@ -41,9 +112,18 @@ int main(int argc, char** argv) {
                               QStringLiteral("DIR"));
   QCommandLineOption model({QStringLiteral("model")}, QStringLiteral("Open this GGUF model."),
                            QStringLiteral("FILE"));
+  QCommandLineOption theme({QStringLiteral("theme")}, QStringLiteral("light, dark or system (default)."),
+                           QStringLiteral("THEME"), QStringLiteral("system"));
+  QCommandLineOption stalls({QStringLiteral("benchmark-ui-stalls")},
+                            QStringLiteral("Load the model, generate N tokens, print the longest "
+                                           "event-loop stalls as JSON and quit."),
+                            QStringLiteral("N"));
   cli.addOption(data_dir);
   cli.addOption(model);
+  cli.addOption(theme);
+  cli.addOption(stalls);
   cli.process(app);
+  apply_theme(cli.value(theme));
 
   const QString dir = cli.isSet(data_dir)
                           ? cli.value(data_dir)
@@ -57,6 +137,7 @@ int main(int argc, char** argv) {
   if (engine.rootObjects().isEmpty()) return 1;
 
   const QString path = cli.isSet(model) ? cli.value(model) : embedded_demo_model();
+  if (cli.isSet(stalls)) return benchmark_stalls(app, chat, path, cli.value(stalls).toInt());
   if (!path.isEmpty()) chat.loadModel(path);
   return app.exec();
 }

@@ -20,8 +20,13 @@ ApplicationWindow {
     Component.onCompleted: {
         var g = chat.uiSetting("geometry", null)
         if (g) { x = g.x; y = g.y; width = g.width; height = g.height }
+        var p = chat.uiSetting("panes", null)
+        if (p) { sidebar.SplitView.preferredWidth = p.sidebar; memoryPanel.SplitView.preferredWidth = p.memory; panelToggle.checked = p.memoryVisible }
     }
-    onClosing: chat.setUiSetting("geometry", { "x": x, "y": y, "width": width, "height": height })
+    onClosing: {
+        chat.setUiSetting("geometry", { "x": x, "y": y, "width": width, "height": height })
+        chat.setUiSetting("panes", { "sidebar": sidebar.width, "memory": memoryPanel.width, "memoryVisible": panelToggle.checked })
+    }
 
     FileDialog {
         id: openDialog

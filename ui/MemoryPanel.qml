@@ -8,9 +8,16 @@ Pane {
     id: panel
     property var m: chat.memory
     property var info: chat.modelInfo
+    property string kvType: m.kv_type || "f16"
     // Bytes per K/V value of each type: q8_0 and q4_0 count their f16 block scales.
     readonly property var bytesPerValue: ({ "f32": [4, 1], "f16": [2, 1], "q8_0": [34, 32], "q4_0": [18, 32] })
     function fmt(b) { return chat.formatBytes(b || 0) }
+    // Free memory for the what-if table, refreshed every 2 s (not after every token).
+    property real available: 0
+    Timer {
+        interval: 2000; running: true; repeat: true; triggeredOnStart: true
+        onTriggered: panel.available = panel.m.system_available_bytes || 0
+    }
     function kvTypeBytes(t) { var f = bytesPerValue[t] || [2, 1]; return f[1] === 1 ? String(f[0]) : f[0] + "/" + f[1] }
     function perToken(t) {
         var f = bytesPerValue[t] || [2, 1]
@@ -31,6 +38,14 @@ Pane {
             spacing: 10
 
             Label { text: qsTr("Memory"); font.bold: true; font.pixelSize: 16 }
+            Label {
+                property var st: chat.lastReplyStats
+                visible: st.generated_tokens !== undefined
+                font.pixelSize: 11
+                text: qsTr("Last reply: %1 tok/s · first token after %2 ms · %3 of %4 prompt tokens evaluated")
+                    .arg(Number(st.tokens_per_second).toFixed(1)).arg(Math.round(st.ttft_ms))
+                    .arg(st.evaluated_tokens).arg(st.prompt_tokens)
+            }
             Label {
                 visible: chat.snapshotStatus.length > 0 || chat.snapshotBytes > 0
                 Layout.fillWidth: true
@@ -206,11 +221,12 @@ Pane {
                         var rows = [["f32", qsTr("KL 4e-8, 100%")], ["f16", qsTr("baseline")],
                                     ["q8_0", qsTr("KL 1.9e-5, 99.75%")], ["q4_0", qsTr("KL 6.0e-3, 95.0%")]]
                         var cells = []
+                        var current = panel.kvType
                         for (var i = 0; i < rows.length; ++i) {
                             var t = rows[i][0], bpt = panel.perToken(t)
-                            cells.push(t + (t === m.kv_type ? " ●" : ""))
+                            cells.push(t + (t === current ? " ●" : ""))
                             cells.push(fmt(bpt))
-                            cells.push(bpt > 0 ? Math.min(Math.floor((m.system_available_bytes || 0) / bpt), info.n_ctx_train || 0)
+                            cells.push(bpt > 0 ? Math.min(Math.floor(panel.available / bpt), info.n_ctx_train || 0)
                                                  .toLocaleString(Qt.locale("en_US"), 'f', 0) + qsTr(" tokens") : "")
                             cells.push(rows[i][1])
                         }
