@@ -5,7 +5,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QGuiApplication>
-#include <QPalette>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
 #include <QQuickStyle>
@@ -30,27 +29,6 @@ QString embedded_demo_model() {
     if (QFileInfo::exists(p)) return QDir::cleanPath(p);
   }
   return {};
-}
-
-// Dark or light palette for Fusion; "system" keeps the platform's palette.
-void apply_theme(const QString& theme) {
-  if (theme != QStringLiteral("dark") && theme != QStringLiteral("light")) return;
-  QPalette p;
-  if (theme == QStringLiteral("dark")) {
-    p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
-    p.setColor(QPalette::WindowText, QColor(0xe6, 0xe6, 0xe6));
-    p.setColor(QPalette::Base, QColor(0x1f, 0x20, 0x22));
-    p.setColor(QPalette::AlternateBase, QColor(0x33, 0x35, 0x38));
-    p.setColor(QPalette::Text, QColor(0xe6, 0xe6, 0xe6));
-    p.setColor(QPalette::Button, QColor(0x3a, 0x3c, 0x40));
-    p.setColor(QPalette::ButtonText, QColor(0xe6, 0xe6, 0xe6));
-    p.setColor(QPalette::Highlight, QColor(0x3d, 0x7a, 0xd6));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
-    p.setColor(QPalette::ToolTipBase, QColor(0x3a, 0x3c, 0x40));
-    p.setColor(QPalette::ToolTipText, QColor(0xe6, 0xe6, 0xe6));
-  }
-  QGuiApplication::setPalette(p);
 }
 
 // --benchmark-ui-stalls N: the longest time the GUI event loop did not run while the
@@ -123,7 +101,6 @@ int main(int argc, char** argv) {
   cli.addOption(theme);
   cli.addOption(stalls);
   cli.process(app);
-  apply_theme(cli.value(theme));
 
   const QString dir = cli.isSet(data_dir)
                           ? cli.value(data_dir)
@@ -133,6 +110,8 @@ int main(int argc, char** argv) {
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
   engine.rootContext()->setContextProperty(QStringLiteral("storeError"), chat.store_error());
+  // "dark" / "light" force a palette; "system" follows the platform's (Main.qml).
+  engine.rootContext()->setContextProperty(QStringLiteral("themeName"), cli.value(theme));
   engine.load(QUrl(QStringLiteral("qrc:/ui/Main.qml")));
   if (engine.rootObjects().isEmpty()) return 1;
 

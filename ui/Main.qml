@@ -11,6 +11,19 @@ ApplicationWindow {
     visible: true
     title: chat.modelInfo.name ? "kvchat — " + chat.modelInfo.name : "kvchat"
 
+    // Light/dark: the platform palette unless --theme forces one.
+    readonly property bool dark: themeName === "dark"
+        || (themeName === "system" && Qt.styleHints.colorScheme === 2 /* Qt.Dark, Qt >= 6.5 */)
+    palette.window: dark ? "#2b2d30" : (themeName === "light" ? "#efefef" : undefined)
+    palette.windowText: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
+    palette.base: dark ? "#1f2022" : (themeName === "light" ? "#ffffff" : undefined)
+    palette.alternateBase: dark ? "#333538" : (themeName === "light" ? "#f5f5f5" : undefined)
+    palette.text: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
+    palette.button: dark ? "#3a3c40" : (themeName === "light" ? "#e8e8e8" : undefined)
+    palette.buttonText: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
+    palette.highlight: dark ? "#3d7ad6" : (themeName === "light" ? "#308cc6" : undefined)
+    palette.placeholderText: dark ? "#9a9a9a" : (themeName === "light" ? "#808080" : undefined)
+
     Shortcut { sequence: "Ctrl+N"; onActivated: chat.newConversation() }
     Shortcut { sequence: "Esc"; onActivated: chat.stop() }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }

@@ -6,6 +6,7 @@ import QtQuick.Layouts
 
 Pane {
     id: panel
+    clip: true
     property var m: chat.memory
     property var info: chat.modelInfo
     property string kvType: m.kv_type || "f16"
@@ -41,6 +42,9 @@ Pane {
             Label {
                 property var st: chat.lastReplyStats
                 visible: st.generated_tokens !== undefined
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.Wrap
                 font.pixelSize: 11
                 text: qsTr("Last reply: %1 tok/s · first token after %2 ms · %3 of %4 prompt tokens evaluated")
                     .arg(Number(st.tokens_per_second).toFixed(1)).arg(Math.round(st.ttft_ms))
@@ -49,6 +53,7 @@ Pane {
             Label {
                 visible: chat.snapshotStatus.length > 0 || chat.snapshotBytes > 0
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
                 font.pixelSize: 11
                 text: (chat.snapshotStatus.length > 0 ? chat.snapshotStatus : "")
@@ -60,6 +65,7 @@ Pane {
             Row {
                 id: gauge
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 height: 22
                 property real total: (m.weights_bytes || 0) + (m.kv_allocated_bytes || 0) + (m.scratch_bytes || 0)
                 property var parts: [
@@ -79,6 +85,7 @@ Pane {
             }
             Flow {
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 spacing: 10
                 Repeater {
                     model: gauge.parts
@@ -96,9 +103,11 @@ Pane {
                 font.pixelSize: 11
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
             }
             ProgressBar {
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 from: 0; to: m.system_total_bytes || 1
                 value: (m.system_total_bytes || 0) - (m.system_available_bytes || 0)
             }
@@ -108,6 +117,7 @@ Pane {
             Label {
                 objectName: "kvFormula"
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 wrapMode: Text.WrapAtWordBoundaryOrAnywhere
                 font.family: "monospace"
                 text: "2 × " + (info.n_layers || 0) + " layers × " + (m.kv_tokens || 0) + " tokens × "
@@ -134,11 +144,13 @@ Pane {
             }
             ProgressBar {
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 from: 0; to: m.kv_max_tokens || 1; value: m.kv_tokens || 0
             }
             Label {
                 visible: m.kv_max_tokens > 0 && m.kv_tokens >= 0.9 * m.kv_max_tokens
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
                 color: "#c0392b"
                 text: qsTr("The context is almost full. Policy “%1”: ").arg(m.context_policy || "stop")
@@ -151,6 +163,7 @@ Pane {
             Label { text: qsTr("Blocks: %1 used · %2 free in the pool").arg(m.kv_blocks || 0).arg(m.kv_free_blocks || 0); font.pixelSize: 11 }
             Flow {
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 spacing: 2
                 Repeater {
                     model: Math.min(512, (m.kv_blocks || 0) + (m.kv_free_blocks || 0))
@@ -169,6 +182,7 @@ Pane {
             Canvas {
                 id: timeline
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 height: 120
                 property var points: chat.memoryHistory
                 onPointsChanged: requestPaint()
@@ -208,6 +222,7 @@ Pane {
             Label { text: qsTr("What each KV type would cost"); font.bold: true }
             GridLayout {
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 columns: 4
                 columnSpacing: 8
                 Label { text: qsTr("type"); font.bold: true }
@@ -237,6 +252,7 @@ Pane {
             }
             Label {
                 Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
                 font.pixelSize: 11
                 text: qsTr("max context: what fits in the available RAM, at most the trained context. *Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
