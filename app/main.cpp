@@ -80,7 +80,6 @@ int benchmark_stalls(QGuiApplication& app, kvchat::app::ChatController& chat, co
 int main(int argc, char** argv) {
   QGuiApplication app(argc, argv);
   app.setApplicationName(QStringLiteral("kvchat"));
-  app.setOrganizationName(QStringLiteral("kvchat"));
   QQuickStyle::setStyle(QStringLiteral("Fusion"));
 
   QCommandLineParser cli;
