@@ -49,6 +49,28 @@ ApplicationWindow {
     }
     SettingsDrawer { id: settings }
 
+    Dialog {
+        id: infoDialog
+        title: qsTr("Model")
+        standardButtons: Dialog.Close
+        anchors.centerIn: Overlay.overlay
+        property var i: chat.modelInfo
+        GridLayout {
+            columns: 2
+            columnSpacing: 12
+            Label { text: qsTr("file") } Label { text: (infoDialog.i.path || "") + " (" + chat.formatBytes(infoDialog.i.file_bytes) + ")" }
+            Label { text: qsTr("architecture") } Label { text: (infoDialog.i.architecture || "") + ", chat template: " + (infoDialog.i.chat_template_kind || "") }
+            Label { text: qsTr("parameters") } Label { text: Number(infoDialog.i.n_params || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) }
+            Label { text: qsTr("shape") } Label { text: qsTr("%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7")
+                .arg(infoDialog.i.n_layers).arg(infoDialog.i.n_embd).arg(infoDialog.i.n_heads).arg(infoDialog.i.n_kv_heads)
+                .arg(infoDialog.i.head_dim).arg(infoDialog.i.n_ff).arg(infoDialog.i.n_vocab) }
+            Label { text: qsTr("context") } Label { text: qsTr("%1 tokens trained, %2 in use").arg(infoDialog.i.n_ctx_train).arg(infoDialog.i.n_ctx) }
+            Label { text: qsTr("tensor types") } Label { text: JSON.stringify(infoDialog.i.tensor_count_by_type || {}) }
+            Label { text: qsTr("weights") } Label { text: chat.formatBytes(infoDialog.i.weight_bytes) }
+            Label { text: qsTr("engine") } Label { text: (infoDialog.i.backend || "") + ", KV " + (infoDialog.i.kv_type || "") + ", policy " + (infoDialog.i.context_policy || "") }
+        }
+    }
+
     // Drop a .gguf anywhere on the window to open it.
     DropArea {
         anchors.fill: parent
@@ -97,6 +119,11 @@ ApplicationWindow {
                 color: "#b36b00"
                 elide: Label.ElideRight
                 Layout.maximumWidth: 520
+            }
+            ToolButton {
+                text: qsTr("Model info")
+                enabled: chat.modelInfo.name !== undefined
+                onClicked: infoDialog.open()
             }
             ToolButton {
                 text: qsTr("Open model…")

@@ -153,9 +153,9 @@ Pane {
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
                 color: "#c0392b"
-                text: qsTr("The context is almost full. Policy “%1”: ").arg(m.context_policy || "stop")
-                    + ((m.context_policy === "shift") ? qsTr("the oldest half of the conversation after the system prompt will be discarded.")
-                       : (m.context_policy === "drop-oldest") ? qsTr("the oldest whole turns will be dropped and the rest re-evaluated.")
+                text: qsTr("The context is almost full. Policy “%1”: ").arg(info.context_policy || "stop")
+                    + ((info.context_policy === "shift") ? qsTr("the oldest half of the conversation after the system prompt will be discarded.")
+                       : (info.context_policy === "drop-oldest") ? qsTr("the oldest whole turns will be dropped and the rest re-evaluated.")
                        : qsTr("new tokens will be refused; start a new chat or edit an earlier message."))
             }
 
