@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QPalette>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
 #include <QQuickStyle>
@@ -109,8 +110,14 @@ int main(int argc, char** argv) {
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
   engine.rootContext()->setContextProperty(QStringLiteral("storeError"), chat.store_error());
-  // "dark" / "light" force a palette; "system" follows the platform's (Main.qml).
-  engine.rootContext()->setContextProperty(QStringLiteral("themeName"), cli.value(theme));
+  // "dark" / "light" force a palette; "system" follows the platform theme: dark when its
+  // window colour is dark (Qt 6.4 has no colour-scheme API; the palette is what it gives).
+  QString theme_name = cli.value(theme);
+  if (theme_name == QStringLiteral("system") &&
+      QGuiApplication::palette().color(QPalette::Window).lightness() < 128) {
+    theme_name = QStringLiteral("dark");
+  }
+  engine.rootContext()->setContextProperty(QStringLiteral("themeName"), theme_name);
   engine.load(QUrl(QStringLiteral("qrc:/ui/Main.qml")));
   if (engine.rootObjects().isEmpty()) return 1;
 

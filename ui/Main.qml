@@ -11,9 +11,8 @@ ApplicationWindow {
     visible: true
     title: chat.modelInfo.name ? "kvchat — " + chat.modelInfo.name : "kvchat"
 
-    // Light/dark: the platform palette unless --theme forces one.
+    // Light/dark: main.cpp resolves "system" from the platform palette.
     readonly property bool dark: themeName === "dark"
-        || (themeName === "system" && Qt.styleHints.colorScheme === 2 /* Qt.Dark, Qt >= 6.5 */)
     palette.window: dark ? "#2b2d30" : (themeName === "light" ? "#efefef" : undefined)
     palette.windowText: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
     palette.base: dark ? "#1f2022" : (themeName === "light" ? "#ffffff" : undefined)

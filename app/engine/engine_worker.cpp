@@ -253,6 +253,7 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
     // Only now is the previous model replaced: a failure above leaves it usable.
     session_ = std::move(s);
     model_ = std::move(loaded);
+    forget_texts();
     settings_ = settings;
     emit modelLoaded(model_map(model_->info(), *session_));
     emit memoryReport(memory_map(*session_));
@@ -286,7 +287,32 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
     }
     const std::string system = system_prompt.toStdString();
     const std::string text = render_chat(kind, system, chat);
-    const std::vector<TokenId> ids = tok.encode_with_special(text, tok.add_bos_by_default());
+    // Continuing or regenerating in the same conversation: keep the exact tokens already
+    // evaluated (a reply as sampled, which re-tokenizing its text need not reproduce)
+    // and tokenize only what was appended; otherwise tokenize the whole conversation.
+    std::vector<TokenId> ids;
+    const std::vector<TokenId> held_ids(session_->tokens().begin(), session_->tokens().end());
+    const std::pair<const std::string*, const std::vector<TokenId>*> known[] = {
+        {&held_text_, &held_ids}, {&prompt_text_, &prompt_ids_}};
+    const std::pair<const std::string*, const std::vector<TokenId>*>* base = nullptr;
+    for (const auto& k : known) {
+      if (!k.first->empty() && text.size() >= k.first->size() &&
+          text.compare(0, k.first->size(), *k.first) == 0 &&
+          (!base || k.first->size() > base->first->size())) {
+        base = &k;
+      }
+    }
+    if (base) {
+      ids = *base->second;
+      const std::vector<TokenId> more =
+          tok.encode_continuation(std::string_view(text).substr(base->first->size()));
+      ids.insert(ids.end(), more.begin(), more.end());
+    } else {
+      ids = tok.encode_with_special(text, tok.add_bos_by_default());
+    }
+    held_text_.clear();
+    prompt_text_ = text;
+    prompt_ids_ = ids;
     if (ids.empty()) {
       emit replyFailed(QStringLiteral("Nothing to continue from: the conversation is empty."));
       return;
@@ -348,6 +374,10 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
       }
       result = std::move(r).value();
     }
+    held_text_ = text;
+    for (size_t i = ids.size(); i < session_->tokens().size(); ++i) {
+      held_text_ += tok.token_bytes(session_->tokens()[i]);
+    }
     emit memoryReport(memory_map(*session_));
 
     QVariantMap stats;
@@ -381,6 +411,7 @@ void EngineWorker::saveSnapshot(const QString& path) {
 
 void EngineWorker::restoreSnapshot(const QString& path) {
   if (!session_) return;
+  forget_texts();
   QString why;
   if (!QFileInfo::exists(path)) {
     why = QStringLiteral("no snapshot saved");
@@ -392,7 +423,14 @@ void EngineWorker::restoreSnapshot(const QString& path) {
   emit snapshotRestored(why.isEmpty(), why.isEmpty() ? QFileInfo(path).size() : 0, why);
 }
 
+void EngineWorker::forget_texts() {
+  held_text_.clear();
+  prompt_text_.clear();
+  prompt_ids_.clear();
+}
+
 void EngineWorker::clearSession() {
+  forget_texts();
   if (!session_) return;
   session_->truncate(0);
   emit memoryReport(memory_map(*session_));

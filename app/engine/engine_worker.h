@@ -9,6 +9,8 @@
 #include <QVariantMap>
 #include <atomic>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace kvchat {
 class Model;
@@ -62,9 +64,18 @@ class EngineWorker : public QObject {
   void snapshotRestored(bool restored, qint64 bytes, const QString& reason);
 
  private:
+  void forget_texts();
+
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Session> session_;
   QVariantMap settings_;
+  // The text the session's tokens stand for (rendered prompt + the reply's evaluated
+  // tokens), so that the next turn tokenizes only what was appended to it; empty when
+  // unknown (after a load, a snapshot restore, a failure).
+  std::string held_text_;
+  // The last prompt as rendered and the ids it was evaluated as (regenerate reuses them).
+  std::string prompt_text_;
+  std::vector<int32_t> prompt_ids_;
   std::atomic<bool> stop_{false};
 };
 

@@ -287,7 +287,14 @@ class TestEngineWorker : public QObject {
     reload();
     QSignalSpy finished(worker_, &EngineWorker::replyFinished);
     QSignalSpy memory(worker_, &EngineWorker::memoryReport);
-    generate({message("user", kPrompt)}, greedy(12));
+    // A sampled reply of 96 tokens: sampled tokens are often not what re-tokenizing
+    // their text gives, which is what this test is about.
+    generate({message("user", kPrompt)}, {{QStringLiteral("temperature"), 1.0},
+                                          {QStringLiteral("top_k"), 0},
+                                          {QStringLiteral("top_p"), 1.0},
+                                          {QStringLiteral("min_p"), 0.0},
+                                          {QStringLiteral("seed"), 11},
+                                          {QStringLiteral("max_tokens"), 96}});
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     const QVariantMap first = finished.at(0).at(0).toMap();
     QCOMPARE(first.value("evaluated_tokens").toInt(), first.value("prompt_tokens").toInt());
@@ -305,6 +312,14 @@ class TestEngineWorker : public QObject {
     QVERIFY2(evaluated < prompt_tokens,
              qPrintable(QStringLiteral("%1 of %2").arg(evaluated).arg(prompt_tokens)));
     QVERIFY(evaluated >= 1);
+    // Exactly the appended text is evaluated: the first reply's tokens are kept as they
+    // were sampled (plus its last token, sampled but never evaluated), not re-tokenized.
+    auto model = kvchat::Model::load(kDemo.toStdString());
+    QVERIFY(model.ok());
+    const int appended =
+        static_cast<int>((*model)->tokenizer().encode_continuation("\n2 And the earth").size());
+    QVERIFY2(evaluated <= appended + 2,
+             qPrintable(QStringLiteral("%1 evaluated, %2 appended").arg(evaluated).arg(appended)));
     // Reused at least the first turn's prompt.
     QVERIFY(prompt_tokens - evaluated >= first.value("prompt_tokens").toInt() - 1);
     QCOMPARE(second.value("stop_reason").toString(), QStringLiteral("max-tokens"));

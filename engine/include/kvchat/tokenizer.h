@@ -24,6 +24,9 @@ class Tokenizer {
   // with the dummy-prefix space (llama.cpp's parse_special rule). Rendered chat
   // templates go through this; user text that must not be interpreted uses encode().
   virtual std::vector<TokenId> encode_with_special(std::string_view text, bool add_bos) const = 0;
+  // Like encode_with_special(text, false), for text that continues earlier text already
+  // tokenized: its first segment gets no dummy-prefix space (it is not a text start).
+  virtual std::vector<TokenId> encode_continuation(std::string_view text) const = 0;
   // Text of a whole sequence (control tokens dropped, byte tokens joined into
   // UTF-8, the dummy-prefix space of the first piece removed): decode(encode(s)) == s.
   virtual std::string decode(std::span<const TokenId> ids) const = 0;

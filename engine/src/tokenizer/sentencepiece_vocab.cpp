@@ -424,7 +424,18 @@ std::vector<TokenId> SentencePieceVocab::encode(std::string_view text, bool add_
 // pieces ("<unk>"); here only CONTROL and USER_DEFINED pieces are special.
 std::vector<TokenId> SentencePieceVocab::encode_with_special(std::string_view text,
                                                              bool add_bos) const {
+  return encode_special_segments(text, add_bos, data_.add_space_prefix);
+}
+
+std::vector<TokenId> SentencePieceVocab::encode_continuation(std::string_view text) const {
+  return encode_special_segments(text, false, false);
+}
+
+std::vector<TokenId> SentencePieceVocab::encode_special_segments(std::string_view text,
+                                                                 bool add_bos,
+                                                                 bool first_prefix) const {
   std::vector<TokenId> ids;
+  bool prefix = first_prefix;
   if (add_bos) ids.push_back(data_.bos);
   size_t segment_start = 0;
   size_t pos = 0;
@@ -435,14 +446,15 @@ std::vector<TokenId> SentencePieceVocab::encode_with_special(std::string_view te
       continue;
     }
     if (pos > segment_start) {
-      encode_segment(text.substr(segment_start, pos - segment_start), data_.add_space_prefix, ids);
+      encode_segment(text.substr(segment_start, pos - segment_start), prefix, ids);
     }
+    prefix = data_.add_space_prefix;  // segments after a special piece (llama.cpp rule)
     ids.push_back(id);
     pos += len;
     segment_start = pos;
   }
   if (pos > segment_start) {
-    encode_segment(text.substr(segment_start), data_.add_space_prefix, ids);
+    encode_segment(text.substr(segment_start), prefix, ids);
   }
   return ids;
 }

@@ -50,6 +50,7 @@ class SentencePieceVocab final : public Tokenizer {
 
   std::vector<TokenId> encode(std::string_view text, bool add_bos) const override;
   std::vector<TokenId> encode_with_special(std::string_view text, bool add_bos) const override;
+  std::vector<TokenId> encode_continuation(std::string_view text) const override;
   std::string decode(std::span<const TokenId> ids) const override;
   std::string token_bytes(TokenId id) const override;
 
@@ -69,6 +70,9 @@ class SentencePieceVocab final : public Tokenizer {
   // Appends the ids of `text` (no BOS); dummy_prefix: add the U+2581 in front when
   // the vocab asks for it.
   void encode_segment(std::string_view text, bool dummy_prefix, std::vector<TokenId>& ids) const;
+  // encode_with_special; the first segment takes the dummy prefix only if first_prefix.
+  std::vector<TokenId> encode_special_segments(std::string_view text, bool add_bos,
+                                               bool first_prefix) const;
   // Length of the special (CONTROL or USER_DEFINED) piece that is the longest prefix
   // of `text`, and its id; {0, -1} when none.
   std::pair<size_t, TokenId> match_special(std::string_view text) const;
