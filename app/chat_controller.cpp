@@ -37,6 +37,10 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   // Queued: the slots run on the GUI thread, the only one that touches the models.
   connect(worker_, &EngineWorker::modelLoaded, this, &ChatController::on_model_loaded);
   connect(worker_, &EngineWorker::modelLoadFailed, this, &ChatController::on_model_load_failed);
+  connect(worker_, &EngineWorker::loadProgress, this, [this](double f) {
+    load_progress_ = f;
+    emit loadProgressChanged();
+  });
   connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
   connect(worker_, &EngineWorker::replyFinished, this, &ChatController::on_reply_finished);
   connect(worker_, &EngineWorker::replyFailed, this, &ChatController::on_reply_failed);
@@ -88,11 +92,16 @@ void ChatController::loadModel(const QString& path_or_url) {
   const QUrl url(path_or_url);
   const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
   if (generating_) return;
+  load_progress_ = 0;
   model_loading_ = true;
   model_error_.clear();
   emit modelChanged();
   QMetaObject::invokeMethod(worker_, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
                             Q_ARG(QVariantMap, engine_settings_));
+}
+
+void ChatController::cancelLoad() {
+  if (model_loading_) worker_->request_cancel_load();
 }
 
 void ChatController::setEngineSettings(const QVariantMap& settings) {

@@ -29,6 +29,7 @@ class ChatController : public QObject {
   Q_PROPERTY(QVariantMap sampling READ sampling WRITE set_sampling NOTIFY samplingChanged)
   Q_PROPERTY(QVariantMap modelInfo READ model_info NOTIFY modelChanged)
   Q_PROPERTY(bool modelLoading READ model_loading NOTIFY modelChanged)
+  Q_PROPERTY(double loadProgress READ load_progress NOTIFY loadProgressChanged)
   Q_PROPERTY(QString modelError READ model_error NOTIFY modelChanged)
   Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
   Q_PROPERTY(QVariantMap memory READ memory NOTIFY memoryChanged)
@@ -55,6 +56,7 @@ class ChatController : public QObject {
   void set_sampling(const QVariantMap& sampling);
   QVariantMap model_info() const { return model_info_; }
   bool model_loading() const { return model_loading_; }
+  double load_progress() const { return load_progress_; }
   QString model_error() const { return model_error_; }
   bool generating() const { return generating_; }
   QVariantMap memory() const { return memory_; }
@@ -68,6 +70,7 @@ class ChatController : public QObject {
   qint64 snapshot_bytes() const { return snapshot_bytes_; }
 
   Q_INVOKABLE void loadModel(const QString& path_or_url);
+  Q_INVOKABLE void cancelLoad();
   Q_INVOKABLE void send(const QString& text);
   Q_INVOKABLE void stop();
   Q_INVOKABLE void regenerate();
@@ -94,6 +97,7 @@ class ChatController : public QObject {
   void replyFinished();
   void errorOccurred(const QString& message);
   void engineSettingsChanged();
+  void loadProgressChanged();
   void snapshotChanged();
 
  private:
@@ -122,6 +126,7 @@ class ChatController : public QObject {
   QVariantMap sampling_;
   QVariantMap model_info_;
   bool model_loading_ = false;
+  double load_progress_ = 0;
   QString model_error_;
   bool generating_ = false;
   QVariantMap memory_;

@@ -105,12 +105,22 @@ ApplicationWindow {
             anchors.leftMargin: 8
             anchors.rightMargin: 8
             Label {
-                text: chat.modelLoading ? qsTr("Loading model…")
+                text: chat.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * chat.loadProgress))
                     : chat.modelInfo.name ? chat.modelInfo.name + "  ·  " + chat.formatBytes(chat.modelInfo.file_bytes)
                         + "  ·  " + (chat.modelInfo.backend || "cpu")
                     : qsTr("No model")
                 elide: Label.ElideRight
                 Layout.fillWidth: true
+            }
+            ProgressBar {
+                visible: chat.modelLoading
+                from: 0; to: 1; value: chat.loadProgress
+                Layout.preferredWidth: 160
+            }
+            ToolButton {
+                visible: chat.modelLoading
+                text: qsTr("Cancel")
+                onClicked: chat.cancelLoad()
             }
             Label {
                 visible: chat.modelInfo.is_demo === true

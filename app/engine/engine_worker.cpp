@@ -226,6 +226,17 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
       return;
     }
     std::shared_ptr<const Model> loaded = std::move(model).value();
+    // Read the weights in now, with progress and a way out, rather than on the first
+    // token (the mapping itself is instant; the pages come from disk as they are used).
+    auto prefetched = loaded->prefetch([this](double fraction) {
+      emit loadProgress(fraction);
+      return !cancel_load_.load();
+    });
+    cancel_load_.store(false);
+    if (!prefetched) {
+      emit modelLoadFailed(qstr(prefetched.message()));
+      return;
+    }
 
     SessionOptions opts = *options;
     const bool automatic = opts.backend == "auto";

@@ -27,6 +27,8 @@ class EngineWorker : public QObject {
 
   // Thread-safe: asks a running generation (or load) to stop after the current token.
   void request_stop() { stop_.store(true); }
+  // Thread-safe: cancels the model load in progress (or the next one, if none is).
+  void request_cancel_load() { cancel_load_.store(true); }
 
  public slots:
   // settings: "backend" ("auto"|"cpu"|"cuda"), "threads", "ctx", "kv_type",
@@ -51,6 +53,7 @@ class EngineWorker : public QObject {
  signals:
   void modelLoaded(const QVariantMap& info);      // ModelInfo fields + "chat_template"
   void modelLoadFailed(const QString& message);
+  void loadProgress(double fraction);             // weights read into memory, 0..1
   void replyStarted();
   void replyChunk(const QString& text);           // complete UTF-8 characters
   void replyFinished(const QVariantMap& stats);   // prompt_tokens, evaluated_tokens,
@@ -77,6 +80,7 @@ class EngineWorker : public QObject {
   std::string prompt_text_;
   std::vector<int32_t> prompt_ids_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> cancel_load_{false};
 };
 
 }  // namespace kvchat::app

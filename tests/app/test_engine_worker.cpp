@@ -121,6 +121,32 @@ class TestEngineWorker : public QObject {
     QCOMPARE(report.value("weights_bytes").toULongLong(), info.value("weight_bytes").toULongLong());
   }
 
+  void loadReportsProgressAndCanBeCancelled() {
+    reload();
+    QSignalSpy progress(worker_, &EngineWorker::loadProgress);
+    QSignalSpy loaded(worker_, &EngineWorker::modelLoaded);
+    QSignalSpy failed(worker_, &EngineWorker::modelLoadFailed);
+    load(kDemo);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    QVERIFY(progress.count() >= 1);
+    QCOMPARE(progress.last().at(0).toDouble(), 1.0);  // every page read
+
+    // Cancelled before the queued load runs: it stops at its first progress check and
+    // the previous model stays loaded and usable.
+    worker_->request_cancel_load();
+    load(kDemo);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+    QVERIFY2(failed.at(0).at(0).toString().contains(QStringLiteral("cancelled")),
+             qPrintable(failed.at(0).at(0).toString()));
+    QCOMPARE(loaded.count(), 1);
+    QSignalSpy finished(worker_, &EngineWorker::replyFinished);
+    generate({message("user", kPrompt)}, greedy(3));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    // The cancel was used up: the next load goes through.
+    load(kDemo);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 60000);
+  }
+
   void badPathFailsAndKeepsThePreviousModel() {
     QSignalSpy failed(worker_, &EngineWorker::modelLoadFailed);
     QSignalSpy loaded(worker_, &EngineWorker::modelLoaded);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,11 @@ class Model {
   Model& operator=(const Model&) = delete;
 
   const ModelInfo& info() const { return info_; }
+
+  // Reads every page of the mapped weights into memory (what the first token would
+  // otherwise wait for), calling progress(fraction done) every few MB; returning false
+  // from it cancels with an error "cancelled". Safe to call from any thread.
+  Status prefetch(const std::function<bool(double)>& progress) const;
   const Tokenizer& tokenizer() const { return *tokenizer_; }
 
   // Engine-internal views (declared in src/model/); app code has no use for them.

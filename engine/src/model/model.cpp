@@ -1,5 +1,7 @@
 #include "kvchat/model.h"
 
+#include <algorithm>
+
 #include "gguf/gguf_file.h"
 #include "model/llama_hparams.h"
 #include "model/llama_weights.h"
@@ -15,6 +17,22 @@ uint64_t ModelInfo::weight_bytes() const {
 
 uint64_t ModelInfo::kv_elements_per_token() const {
   return 2ull * n_layers * n_kv_heads * head_dim;
+}
+
+Status Model::prefetch(const std::function<bool(double)>& progress) const {
+  const uint8_t* begin = file_->header_bytes().data();
+  const uint64_t size = file_->file_size();
+  constexpr uint64_t kPage = 4096, kStep = 8ull << 20;  // report every 8 MB
+  volatile uint8_t sink = 0;
+  for (uint64_t done = 0; done < size;) {
+    const uint64_t end = std::min(size, done + kStep);
+    for (uint64_t at = done; at < end; at += kPage) sink = sink + begin[at];
+    done = end;
+    if (progress && !progress(static_cast<double>(done) / size)) {
+      return Error{info_.path + ": loading cancelled"};
+    }
+  }
+  return {};
 }
 
 Model::Model() = default;
