@@ -302,28 +302,22 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
     // evaluated (a reply as sampled, which re-tokenizing its text need not reproduce)
     // and tokenize only what was appended; otherwise tokenize the whole conversation.
     std::vector<TokenId> ids;
-    const std::vector<TokenId> held_ids(session_->tokens().begin(), session_->tokens().end());
-    const std::pair<const std::string*, const std::vector<TokenId>*> known[] = {
-        {&held_text_, &held_ids}, {&prompt_text_, &prompt_ids_}};
-    const std::pair<const std::string*, const std::vector<TokenId>*>* base = nullptr;
-    for (const auto& k : known) {
-      if (!k.first->empty() && text.size() >= k.first->size() &&
-          text.compare(0, k.first->size(), *k.first) == 0 &&
-          (!base || k.first->size() > base->first->size())) {
-        base = &k;
+    const Checkpoint* base = nullptr;
+    for (const Checkpoint& c : checkpoints_) {
+      if (text.size() >= c.text.size() && text.compare(0, c.text.size(), c.text) == 0 &&
+          (!base || c.text.size() > base->text.size())) {
+        base = &c;
       }
     }
     if (base) {
-      ids = *base->second;
+      ids = base->ids;
       const std::vector<TokenId> more =
-          tok.encode_continuation(std::string_view(text).substr(base->first->size()));
+          tok.encode_continuation(std::string_view(text).substr(base->text.size()));
       ids.insert(ids.end(), more.begin(), more.end());
     } else {
       ids = tok.encode_with_special(text, tok.add_bos_by_default());
     }
-    held_text_.clear();
-    prompt_text_ = text;
-    prompt_ids_ = ids;
+    add_checkpoint(text, ids);
     if (ids.empty()) {
       emit replyFailed(QStringLiteral("Nothing to continue from: the conversation is empty."));
       return;
@@ -385,10 +379,11 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
       }
       result = std::move(r).value();
     }
-    held_text_ = text;
+    std::string held_text = text;
     for (size_t i = ids.size(); i < session_->tokens().size(); ++i) {
-      held_text_ += tok.token_bytes(session_->tokens()[i]);
+      held_text += tok.token_bytes(session_->tokens()[i]);
     }
+    add_checkpoint(std::move(held_text), session_->tokens());
     emit memoryReport(memory_map(*session_));
 
     QVariantMap stats;
@@ -434,10 +429,18 @@ void EngineWorker::restoreSnapshot(const QString& path) {
   emit snapshotRestored(why.isEmpty(), why.isEmpty() ? QFileInfo(path).size() : 0, why);
 }
 
-void EngineWorker::forget_texts() {
-  held_text_.clear();
-  prompt_text_.clear();
-  prompt_ids_.clear();
+void EngineWorker::forget_texts() { checkpoints_.clear(); }
+
+void EngineWorker::add_checkpoint(std::string text, std::vector<int32_t> ids) {
+  // Keep the checkpoints whose ids the new one starts with (the same conversation);
+  // the others belong to a branch that was edited away.
+  std::erase_if(checkpoints_, [&](const Checkpoint& c) {
+    return c.text == text || c.ids.size() > ids.size() ||
+           !std::equal(c.ids.begin(), c.ids.end(), ids.begin());
+  });
+  checkpoints_.push_back({std::move(text), std::move(ids)});
+  constexpr size_t kMaxCheckpoints = 64;
+  if (checkpoints_.size() > kMaxCheckpoints) checkpoints_.erase(checkpoints_.begin());
 }
 
 void EngineWorker::clearSession() {

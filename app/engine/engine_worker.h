@@ -72,13 +72,17 @@ class EngineWorker : public QObject {
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Session> session_;
   QVariantMap settings_;
-  // The text the session's tokens stand for (rendered prompt + the reply's evaluated
-  // tokens), so that the next turn tokenizes only what was appended to it; empty when
-  // unknown (after a load, a snapshot restore, a failure).
-  std::string held_text_;
-  // The last prompt as rendered and the ids it was evaluated as (regenerate reuses them).
-  std::string prompt_text_;
-  std::vector<int32_t> prompt_ids_;
+  // Texts this conversation was evaluated as, with their exact token ids: each prompt as
+  // rendered, and each prompt + the reply's evaluated tokens. A new turn, a regenerate or
+  // an edit starts from the longest one its rendering begins with and tokenizes only the
+  // rest, so replies keep the tokens they were sampled as (re-tokenizing their text need
+  // not reproduce them). Cleared when unknown (load, snapshot restore, new chat).
+  struct Checkpoint {
+    std::string text;
+    std::vector<int32_t> ids;
+  };
+  std::vector<Checkpoint> checkpoints_;
+  void add_checkpoint(std::string text, std::vector<int32_t> ids);
   std::atomic<bool> stop_{false};
   std::atomic<bool> cancel_load_{false};
 };

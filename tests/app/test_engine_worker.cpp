@@ -350,11 +350,26 @@ class TestEngineWorker : public QObject {
     QVERIFY(prompt_tokens - evaluated >= first.value("prompt_tokens").toInt() - 1);
     QCOMPARE(second.value("stop_reason").toString(), QStringLiteral("max-tokens"));
 
+    // Editing the second user message: only the edited message is evaluated again (the
+    // cache is truncated to the end of the first reply, not to an earlier token).
+    const QVariantList edited = {message("user", kPrompt), message("assistant", reply),
+                                 message("user", QStringLiteral("\n2 And the waters"))};
+    generate(edited, greedy(4));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 60000);
+    const int edit_evaluated = finished.at(2).at(0).toMap().value("evaluated_tokens").toInt();
+    const int edit_appended =
+        static_cast<int>((*model)->tokenizer().encode_continuation("\n2 And the waters").size());
+    QVERIFY2(edit_evaluated <= edit_appended + 2,
+             qPrintable(QStringLiteral("%1 evaluated, %2 edited").arg(edit_evaluated).arg(edit_appended)));
+    generate(turn2, greedy(8));  // back to the second turn (its own fork again)
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 4, 60000);
+    QVERIFY(finished.at(3).at(0).toMap().value("evaluated_tokens").toInt() <= appended + 2);
+
     // Asking again with nothing new evaluates (almost) nothing: one token at most,
     // to refresh the next-token logits.
     generate(turn2, greedy(1));
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 60000);
-    QVERIFY(finished.at(2).at(0).toMap().value("evaluated_tokens").toInt() <= 1);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 5, 60000);
+    QVERIFY(finished.at(4).at(0).toMap().value("evaluated_tokens").toInt() <= 1);
 
     // reportMemory answers with the current state.
     memory.clear();
