@@ -13,7 +13,7 @@ packages=(
   qt6-base-dev qt6-declarative-dev libqt6sql6-sqlite qt6-charts-dev
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtqml-workerscript
-  qml6-module-qtquick-dialogs qml6-module-qtcore qml6-module-qtcharts
+  qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qml6-module-qtcore qml6-module-qtcharts
   xvfb xdotool imagemagick sqlite3 jq # the end-to-end test drives the real window
 )
 
