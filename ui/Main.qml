@@ -46,7 +46,7 @@ ApplicationWindow {
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: chat.loadModel(selectedFile)
     }
-    SettingsDrawer { id: settings }
+    SettingsDrawer { id: settings; height: window.height }
 
     Dialog {
         id: infoDialog

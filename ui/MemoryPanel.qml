@@ -11,7 +11,8 @@ Pane {
     property var info: chat.modelInfo
     property string kvType: m.kv_type || "f16"
     // Bytes per K/V value of each type: q8_0 and q4_0 count their f16 block scales.
-    readonly property var bytesPerValue: ({ "f32": [4, 1], "f16": [2, 1], "q8_0": [34, 32], "q4_0": [18, 32] })
+    // What one value / one token costs in each KV type, from the engine (model info).
+    readonly property var kvTypes: info.kv_types || ({})
     function fmt(b) { return chat.formatBytes(b || 0) }
     // Free memory for the what-if table, refreshed every 2 s (not after every token).
     property real available: 0
@@ -19,11 +20,8 @@ Pane {
         interval: 2000; running: true; repeat: true; triggeredOnStart: true
         onTriggered: panel.available = panel.m.system_available_bytes || 0
     }
-    function kvTypeBytes(t) { var f = bytesPerValue[t] || [2, 1]; return f[1] === 1 ? String(f[0]) : f[0] + "/" + f[1] }
-    function perToken(t) {
-        var f = bytesPerValue[t] || [2, 1]
-        return 2 * (info.n_layers || 0) * (info.n_kv_heads || 0) * (info.head_dim || 0) * f[0] / f[1]
-    }
+    function kvTypeBytes(t) { var c = kvTypes[t]; return !c ? "?" : c.bytes_den === 1 ? String(c.bytes_num) : c.bytes_num + "/" + c.bytes_den }
+    function perToken(t) { var c = kvTypes[t]; return c ? c.bytes_per_token : 0 }
 
     Flickable {
         id: scroll

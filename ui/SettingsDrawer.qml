@@ -11,9 +11,10 @@ Drawer {
     property var info: chat.modelInfo
     property var s: chat.sampling
     property var e: chat.engineSettings
-    readonly property var bytesPerValue: ({ "f32": 4, "f16": 2, "q8_0": 34 / 32, "q4_0": 18 / 32 })
+    // KV bytes of `tokens` tokens in `type`, from the engine's per-type cost (model info).
     function kvBytes(type, tokens) {
-        return 2 * (info.n_layers || 0) * tokens * (info.n_kv_heads || 0) * (info.head_dim || 0) * (bytesPerValue[type] || 2)
+        var c = (info.kv_types || {})[type]
+        return c ? c.bytes_per_token * tokens : 0
     }
     function ctxValue() { return ctxSpin.value > 0 ? ctxSpin.value : (info.n_ctx_train || 0) }
 

@@ -16,6 +16,7 @@
 
 #include "kvchat/chat_template.h"
 #include "kvchat/generate.h"
+#include "kvchat/kv_types.h"
 #include "kvchat/memory_report.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
@@ -50,17 +51,12 @@ QVariantMap u64_map_of(const std::map<std::string, uint64_t>& m) {
   return out;
 }
 
-// Bytes per K or V element of a cache type, as a fraction (block scales included).
-std::pair<uint64_t, uint64_t> bytes_per_element(const MemoryReport& r, int32_t elements_per_token) {
-  if (r.kv_type == "f32") return {4, 1};
-  if (r.kv_type == "f16") return {2, 1};
-  if (r.kv_type == "q8_0") return {34, 32};
-  if (r.kv_type == "q4_0") return {18, 32};
-  if (elements_per_token <= 0) return {0, 1};
-  const uint64_t num = r.kv_bytes_per_token;
-  const auto den = static_cast<uint64_t>(elements_per_token);
-  const uint64_t g = std::gcd(num, den);
-  return {num / g, den / g};
+// Bytes per K or V value of a cache type, as a fraction (block scales included).
+std::pair<uint64_t, uint64_t> bytes_per_element(const std::string& kv_type) {
+  for (const KvTypeCost& c : kv_type_costs()) {
+    if (c.name == kv_type) return {c.bytes_num, c.bytes_den};
+  }
+  return {0, 1};
 }
 
 QVariantMap memory_map(const Session& session) {
@@ -97,8 +93,7 @@ QVariantMap memory_map(const Session& session) {
   m.insert(QStringLiteral("n_ctx"), session.n_ctx());
 
   // KV bytes = 2 (K and V) x layers x tokens x kv_heads x head_dim x bytes/element.
-  const int32_t elements_per_token = 2 * info.n_layers * info.n_kv_heads * info.head_dim;
-  const auto [num, den] = bytes_per_element(r, elements_per_token);
+  const auto [num, den] = bytes_per_element(r.kv_type);
   QVariantMap f;
   f.insert(QStringLiteral("kv"), 2);
   f.insert(QStringLiteral("layers"), info.n_layers);
@@ -146,6 +141,16 @@ QVariantMap model_map(const ModelInfo& info, const Session& session) {
   m.insert(QStringLiteral("weight_bytes_by_type"), u64_map_of(info.weight_bytes_by_type));
   m.insert(QStringLiteral("tensor_count_by_type"), map_of(info.tensor_count_by_type));
   m.insert(QStringLiteral("kv_elements_per_token"), u64(info.kv_elements_per_token()));
+  // What one token of context costs in each KV type, for the what-if views.
+  QVariantMap kv_types;
+  for (const KvTypeCost& c : kv_type_costs()) {
+    kv_types.insert(qstr(c.name),
+                    QVariantMap{{QStringLiteral("bytes_num"), c.bytes_num},
+                                {QStringLiteral("bytes_den"), c.bytes_den},
+                                {QStringLiteral("bytes_per_token"),
+                                 u64(info.kv_elements_per_token() * c.bytes_num / c.bytes_den)}});
+  }
+  m.insert(QStringLiteral("kv_types"), kv_types);
   m.insert(QStringLiteral("tokenizer_model"), qstr(info.tokenizer_model));
   m.insert(QStringLiteral("chat_template"), qstr(info.chat_template));
   m.insert(QStringLiteral("chat_template_kind"),

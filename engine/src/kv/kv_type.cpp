@@ -1,5 +1,7 @@
 #include "kv/kv_type.h"
 
+#include "kvchat/kv_types.h"
+
 namespace kvchat {
 
 std::string_view kv_type_name(KvType t) {
@@ -39,6 +41,15 @@ int32_t kv_block_bytes(KvType t) {
     case KvType::Q4_0: return 18;
   }
   return 4;
+}
+
+std::vector<KvTypeCost> kv_type_costs() {
+  std::vector<KvTypeCost> costs;
+  for (KvType t : kAllKvTypes) {
+    costs.push_back({std::string(kv_type_name(t)), static_cast<uint32_t>(kv_block_bytes(t)),
+                     static_cast<uint32_t>(kv_block_values(t))});
+  }
+  return costs;
 }
 
 }  // namespace kvchat
