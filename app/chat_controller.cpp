@@ -18,7 +18,7 @@ constexpr int kUiRefreshMs = 33;      // ~30 updates per second are plenty for t
 ChatController::ChatController(const QString& data_dir, QObject* parent)
     : QObject(parent), data_dir_(data_dir) {
   QDir().mkpath(data_dir);
-  store_ = ConversationStore::open(QDir(data_dir).filePath(QStringLiteral("kvchat.sqlite")), &store_error_);
+  store_ = ConversationStore::open(ConversationStore::default_path(data_dir), &store_error_);
   if (store_) store_->mark_streaming_interrupted();
   sampling_ = {{"temperature", 0.8}, {"top_k", 40}, {"top_p", 0.95}, {"min_p", 0.05},
                {"repeat_penalty", 1.0}, {"seed", 0}, {"max_tokens", 256}};

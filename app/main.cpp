@@ -9,7 +9,6 @@
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
 #include <QQuickStyle>
-#include <QStandardPaths>
 
 #include <QTextStream>
 #include <QTimer>
@@ -102,9 +101,10 @@ int main(int argc, char** argv) {
   cli.addOption(stalls);
   cli.process(app);
 
+  // The database, settings and snapshots: under --data-dir, or $XDG_DATA_HOME/kvchat.
   const QString dir = cli.isSet(data_dir)
                           ? cli.value(data_dir)
-                          : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+                          : QFileInfo(kvchat::app::ConversationStore::default_path({})).path();
   kvchat::app::ChatController chat(dir);
 
   QQmlApplicationEngine engine;
