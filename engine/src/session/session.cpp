@@ -196,7 +196,7 @@ MemoryReport Session::memory_report() const {
   r.kv_peak_used_bytes = kv_->peak_used_bytes();
   r.kv_peak_allocated_bytes = kv_->peak_allocated_bytes();
   r.scratch_bytes = backend_->scratch_bytes() + last_logits_.capacity() * sizeof(float);
-  const ProcessMemory pm = read_process_memory();
+  const ProcessMemory pm = recent_process_memory();
   r.process_resident_bytes = pm.resident_bytes;
   r.system_total_bytes = pm.total_bytes;
   r.system_available_bytes = pm.available_bytes;

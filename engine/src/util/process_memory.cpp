@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 namespace kvchat {
 
@@ -25,6 +27,20 @@ ProcessMemory read_process_memory() {
     std::fclose(f);
   }
   return m;
+}
+
+ProcessMemory recent_process_memory() {
+  using Clock = std::chrono::steady_clock;
+  static std::mutex mu;
+  static ProcessMemory cached;
+  static Clock::time_point read_at;
+  std::lock_guard<std::mutex> lock(mu);
+  const Clock::time_point now = Clock::now();
+  if (cached.total_bytes == 0 || now - read_at > std::chrono::milliseconds(250)) {
+    cached = read_process_memory();
+    read_at = now;
+  }
+  return cached;
 }
 
 }  // namespace kvchat

@@ -13,5 +13,8 @@ struct ProcessMemory {
 
 // Zeros where the figures cannot be read.
 ProcessMemory read_process_memory();
+// The same, read from /proc at most every 250 ms and cached in between (it is asked for
+// after every token; the figures change far more slowly than tokens arrive). Thread-safe.
+ProcessMemory recent_process_memory();
 
 }  // namespace kvchat
