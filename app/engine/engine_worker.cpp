@@ -328,27 +328,15 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
       return;
     }
 
-    // Prefix reuse: keep what the cache holds up to the first differing token (at
-    // least one token is evaluated so that the next-token logits are fresh), mark
-    // the new part as a turn (drop-oldest drops whole turns), evaluate the rest.
-    const std::vector<TokenId>& held = session_->tokens();
-    const auto common = static_cast<size_t>(
-        std::mismatch(held.begin(), held.end(), ids.begin(), ids.end()).first - held.begin());
-    const auto keep = static_cast<int32_t>(std::min(common, ids.size() - 1));
-    const bool unchanged =
-        common == ids.size() && common == held.size() && !session_->last_logits().empty();
-    int32_t evaluated = 0;
-    if (!unchanged) {
-      if (keep < session_->n_past()) session_->truncate(keep);
-      session_->mark_turn();
-      auto e = session_->eval_sequence(ids);
-      if (!e) {
-        emit memoryReport(memory_map(*session_));
-        emit replyFailed(qstr(e.message()));
-        return;
-      }
-      evaluated = *e;
+    // Prefix reuse: the session keeps what it holds up to the first differing token and
+    // evaluates the rest, marked as a new turn (drop-oldest drops whole turns).
+    auto evaluated_or = session_->eval_sequence(ids, /*starts_turn=*/true);
+    if (!evaluated_or) {
+      emit memoryReport(memory_map(*session_));
+      emit replyFailed(qstr(evaluated_or.message()));
+      return;
     }
+    const int32_t evaluated = *evaluated_or;
     // The system prompt's tokens (what every rendering shares with the system-only
     // one) are never dropped or shifted out by the context policies.
     if (!system.empty()) {

@@ -153,6 +153,15 @@ TEST(SessionKv, EditAndRegenerateReuseBlocksAndThePrefix) {
   n = s->eval_sequence(seq);
   ASSERT_TRUE(n);
   EXPECT_EQ(*n, 0);
+  // A new turn is marked where its evaluation starts (the fork point), once.
+  auto more = seq;
+  more.push_back(42);
+  n = s->eval_sequence(more, /*starts_turn=*/true);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, 1);
+  EXPECT_EQ(s->turn_starts(), (std::vector<int32_t>{static_cast<int32_t>(seq.size())}));
+  n = s->eval_sequence(more, /*starts_turn=*/true);
+  EXPECT_EQ(s->turn_starts().size(), 1u);
 }
 
 TEST(SessionKv, PolicyStopRefusesAndKeepsTheConversation) {

@@ -74,8 +74,9 @@ class Session {
   Status eval(std::span<const TokenId> tokens, std::vector<float>* all_logits = nullptr);
   // Prefix reuse: makes the session hold exactly `sequence`, evaluating only what
   // differs from what it holds (truncating to the fork point first). Returns the number
-  // of tokens evaluated.
-  Result<int32_t> eval_sequence(std::span<const TokenId> sequence);
+  // of tokens evaluated. With starts_turn, what is evaluated is marked as a new turn
+  // (drop-oldest drops whole turns).
+  Result<int32_t> eval_sequence(std::span<const TokenId> sequence, bool starts_turn = false);
   // Keeps the first n tokens (and their cached K/V); the rest is forgotten.
   void truncate(int32_t n);
   // Applies the context policy so that n more tokens fit. Fails under policy stop, or

@@ -144,7 +144,7 @@ Status Session::eval(std::span<const TokenId> tokens, std::vector<float>* all_lo
   return st;
 }
 
-Result<int32_t> Session::eval_sequence(std::span<const TokenId> sequence) {
+Result<int32_t> Session::eval_sequence(std::span<const TokenId> sequence, bool starts_turn) {
   if (sequence.empty()) return Error{"nothing to evaluate"};
   const size_t common = std::mismatch(tokens_.begin(), tokens_.end(), sequence.begin(), sequence.end()).first -
                         tokens_.begin();
@@ -152,6 +152,7 @@ Result<int32_t> Session::eval_sequence(std::span<const TokenId> sequence) {
   // Keep at least one token to evaluate, so that the next-token logits are fresh.
   const int32_t keep = static_cast<int32_t>(std::min(common, sequence.size() - 1));
   truncate(keep);
+  if (starts_turn) mark_turn();
   const uint64_t before = tokens_evaluated_;
   if (auto s = eval(sequence.subspan(keep)); !s) return Error{s.message()};
   return static_cast<int32_t>(tokens_evaluated_ - before);
