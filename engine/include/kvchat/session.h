@@ -126,6 +126,7 @@ class Session {
   std::unique_ptr<KvCache> kv_;
   std::vector<TokenId> tokens_;
   std::vector<float> last_logits_;
+  std::vector<float> logits_buffer_;  // the next step's logits, swapped in on success
   std::vector<int32_t> turn_starts_;
   SessionEventHandler on_event_;
   int32_t n_ctx_ = 0;

@@ -99,16 +99,22 @@ Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all
     notify({SessionEvent::Kind::KvOutOfMemory, s.message(), pos0, pos0, 0});
     return s;
   }
-  std::vector<float> logits(static_cast<size_t>(all_logits ? n : 1) * n_vocab);
-  if (auto s = backend_->forward(tokens, pos0, *kv_, logits.data(), all_logits != nullptr); !s) {
+  // Written into a reused buffer that replaces last_logits_ only on success, so a
+  // decode step allocates nothing and a failure leaves the session unchanged.
+  std::vector<float>& out = all_logits ? *all_logits : logits_buffer_;
+  out.resize(static_cast<size_t>(all_logits ? n : 1) * n_vocab);
+  if (auto s = backend_->forward(tokens, pos0, *kv_, out.data(), all_logits != nullptr); !s) {
     kv_->truncate(pos0);
     return s;
   }
   tokens_evaluated_ += n;
   kv_->set_size(pos0 + n);
   tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
-  last_logits_.assign(logits.end() - n_vocab, logits.end());
-  if (all_logits) *all_logits = std::move(logits);
+  if (all_logits) {
+    last_logits_.assign(out.end() - n_vocab, out.end());
+  } else {
+    std::swap(last_logits_, logits_buffer_);
+  }
   return {};
 }
 

@@ -1,5 +1,7 @@
 #include "session/text_stream.h"
 
+#include "tokenizer/utf8.h"
+
 #include <algorithm>
 
 namespace kvchat {
@@ -13,17 +15,9 @@ size_t complete_utf8_prefix(const std::string& s) {
   size_t i = n;
   while (i > 0 && n - i < 3 && (static_cast<unsigned char>(s[i - 1]) & 0xC0) == 0x80) --i;
   if (i == 0) return n;  // no lead byte in reach: nothing to wait for
-  const unsigned char lead = static_cast<unsigned char>(s[i - 1]);
-  size_t need = 1;
-  if (lead >= 0xF0 && lead < 0xF8) {
-    need = 4;
-  } else if (lead >= 0xE0 && lead < 0xF0) {
-    need = 3;
-  } else if (lead >= 0xC0 && lead < 0xE0) {
-    need = 2;
-  }
-  const size_t have = n - (i - 1);
-  return have < need ? i - 1 : n;
+  const auto lead = static_cast<uint8_t>(s[i - 1]);
+  const size_t need = lead >= 0xF8 ? 1 : utf8::lead_length(lead);  // 0xF8+ never starts one
+  return n - (i - 1) < need ? i - 1 : n;
 }
 
 }  // namespace
