@@ -586,23 +586,17 @@ bool locate_message(QSqlDatabase& db, qint64 id, qint64* conversation_id, qint64
 }  // namespace
 
 bool ConversationStore::delete_messages_after(qint64 message_id, QString* error) {
-  const QString what = QStringLiteral("delete messages");
-  QSqlDatabase db = QSqlDatabase::database(connection_, false);
-  WriteTransaction tx(db);
-  if (!tx.begin(error)) return false;
-  qint64 conversation_id = 0, position = 0;
-  if (!locate_message(db, message_id, &conversation_id, &position, what, error)) return false;
-  {
-    QSqlQuery q(db);
-    if (!exec(q, QStringLiteral("DELETE FROM messages WHERE conversation_id = ? AND position > ?"),
-              {conversation_id, position}, what, error))
-      return false;
-  }
-  return touch_conversation(db, conversation_id, error) && tx.commit(error);
+  return delete_by_position(message_id, ">", QStringLiteral("delete messages"), error);
 }
 
 bool ConversationStore::delete_message(qint64 message_id, QString* error) {
-  const QString what = QStringLiteral("delete message");
+  return delete_by_position(message_id, "=", QStringLiteral("delete message"), error);
+}
+
+// Deletes the messages of `message_id`'s conversation whose position compares with its
+// position by `op` ("=": the message itself; ">": every later one), in one transaction.
+bool ConversationStore::delete_by_position(qint64 message_id, const char* op, const QString& what,
+                                           QString* error) {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   WriteTransaction tx(db);
   if (!tx.begin(error)) return false;
@@ -610,8 +604,9 @@ bool ConversationStore::delete_message(qint64 message_id, QString* error) {
   if (!locate_message(db, message_id, &conversation_id, &position, what, error)) return false;
   {
     QSqlQuery q(db);
-    if (!exec(q, QStringLiteral("DELETE FROM messages WHERE id = ?"), {message_id}, what, error))
-      return false;
+    const QString sql =
+        QStringLiteral("DELETE FROM messages WHERE conversation_id = ? AND position %1 ?").arg(QLatin1String(op));
+    if (!exec(q, sql, {conversation_id, position}, what, error)) return false;
   }
   return touch_conversation(db, conversation_id, error) && tx.commit(error);
 }

@@ -100,6 +100,7 @@ class ConversationStore {
 
  private:
   explicit ConversationStore(QString connection_name);
+  bool delete_by_position(qint64 message_id, const char* op, const QString& what, QString* error);
   QString connection_;
 };
 
