@@ -243,19 +243,9 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
       return;
     }
 
-    SessionOptions opts = *options;
-    const bool automatic = opts.backend == "auto";
-    if (automatic) opts.backend = "cuda";
-    auto session = Session::create(loaded, opts);
-    if (!session && automatic) {
-      const std::string why = session.message();
-      opts.backend = "cpu";
-      session = Session::create(loaded, opts);
-      if (session) {
-        emit sessionEvent(
-            QStringLiteral("backend"),
-            QStringLiteral("Using the CPU backend (CUDA is not available: %1)").arg(qstr(why)));
-      }
+    auto session = Session::create(loaded, *options);
+    if (session && !(*session)->backend_note().empty()) {
+      emit sessionEvent(QStringLiteral("backend"), qstr((*session)->backend_note()));
     }
     if (!session) {
       emit modelLoadFailed(qstr(session.message()));

@@ -36,6 +36,14 @@ struct MemoryReport {
   uint64_t system_total_bytes = 0;      // RAM, or device memory for a GPU backend
   uint64_t system_available_bytes = 0;
 
+  // A GPU backend's device memory (empty / 0 on the CPU backends).
+  std::string device_name;               // "NVIDIA H200"
+  uint64_t device_weights_bytes = 0;     // the weights, uploaded once
+  uint64_t device_kv_bytes = 0;          // the KV block pool (held + free blocks)
+  uint64_t device_scratch_bytes = 0;     // activations, attention partials, dequantized tiles
+  uint64_t device_total_bytes = 0;       // cudaMemGetInfo: the device's memory
+  uint64_t device_free_bytes = 0;        // cudaMemGetInfo: free now (all processes)
+
   // Allocated but not (yet) filled: the last block's empty tail.
   uint64_t kv_fragmentation_bytes() const { return kv_allocated_bytes - kv_used_bytes; }
   // Every layer holds the same share.

@@ -49,7 +49,7 @@ std::string_view session_event_name(SessionEvent::Kind kind);  // "context-warni
 using SessionEventHandler = std::function<void(const SessionEvent&)>;
 
 struct SessionOptions {
-  std::string backend = "cpu";   // "cpu", "cpu-reference" or "cuda"
+  std::string backend = "cpu";   // "cpu", "cpu-reference", "cuda", or "auto" (cuda, else cpu)
   int32_t n_threads = 0;         // <= 0: all hardware threads
   int32_t n_ctx = 0;             // <= 0: the model's training context
   std::string kv_type = "f16";   // "f32", "f16", "q8_0", "q4_0"
@@ -109,6 +109,8 @@ class Session {
   const Model& model() const { return *model_; }
   const SessionOptions& options() const { return options_; }
   std::string_view backend_name() const;
+  // Why the backend is not the one asked for ("auto" without a CUDA device); else empty.
+  const std::string& backend_note() const { return backend_note_; }
 
   MemoryReport memory_report() const;
 
@@ -123,7 +125,8 @@ class Session {
   std::shared_ptr<const Model> model_;
   SessionOptions options_;
   std::unique_ptr<Backend> backend_;
-  std::unique_ptr<KvCache> kv_;
+  std::string backend_note_;
+  std::unique_ptr<KvCache> kv_;  // after backend_: its blocks may be the backend's memory
   std::vector<TokenId> tokens_;
   std::vector<float> last_logits_;
   std::vector<float> logits_buffer_;  // the next step's logits, swapped in on success

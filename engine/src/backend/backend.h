@@ -15,6 +15,8 @@ namespace kvchat {
 
 class Model;
 class KvCache;
+class KvMemory;
+struct MemoryReport;
 
 enum class BackendKind {
   Cpu,           // threaded, SIMD, batched prefill (the default)
@@ -43,6 +45,12 @@ class Backend {
 
   // Bytes of activations and other buffers this backend holds.
   virtual uint64_t scratch_bytes() const = 0;
+
+  // Where the session's KV blocks must live for this backend; null = host memory.
+  virtual std::shared_ptr<KvMemory> kv_memory() { return nullptr; }
+  // Fills the device fields of a report (a GPU backend: bytes per category on the
+  // device and the device's total and free memory). The CPU backends leave them 0.
+  virtual void report_device_memory(MemoryReport&) const {}
 };
 
 using BackendFactory = Result<std::unique_ptr<Backend>> (*)(const Model&, const BackendOptions&);

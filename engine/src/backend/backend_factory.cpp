@@ -23,10 +23,11 @@ std::string_view backend_kind_name(BackendKind kind) {
 }
 
 Result<BackendKind> parse_backend_kind(std::string_view name) {
+  if (name == "auto") return BackendKind::Cuda;  // the session falls back to cpu
   for (BackendKind k : {BackendKind::Cpu, BackendKind::CpuReference, BackendKind::Cuda}) {
     if (name == backend_kind_name(k)) return k;
   }
-  return Error{"unknown backend '" + std::string(name) + "' (expected cpu, cpu-reference or cuda)"};
+  return Error{"unknown backend '" + std::string(name) + "' (expected auto, cpu, cpu-reference or cuda)"};
 }
 
 void register_backend(BackendKind kind, BackendFactory factory) {

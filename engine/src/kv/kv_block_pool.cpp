@@ -1,13 +1,52 @@
 #include "kv/kv_block_pool.h"
 
 #include <algorithm>
-#include <new>
 #include <string>
 
 namespace kvchat {
 
-KvBlockPool::KvBlockPool(uint64_t block_bytes, int32_t chunk_blocks, uint64_t budget_bytes)
-    : block_bytes_(block_bytes), chunk_blocks_(std::max(1, chunk_blocks)), budget_bytes_(budget_bytes) {}
+KvBlockPool::KvBlockPool(uint64_t block_bytes, int32_t chunk_blocks, uint64_t budget_bytes,
+                         std::shared_ptr<KvMemory> memory)
+    : block_bytes_(block_bytes),
+      chunk_blocks_(std::max(1, chunk_blocks)),
+      budget_bytes_(budget_bytes),
+      memory_(memory ? std::move(memory) : host_kv_memory()) {}
+
+KvBlockPool::~KvBlockPool() { release_chunks(); }
+
+KvBlockPool::KvBlockPool(KvBlockPool&& other) noexcept
+    : block_bytes_(other.block_bytes_),
+      chunk_blocks_(other.chunk_blocks_),
+      budget_bytes_(other.budget_bytes_),
+      memory_(other.memory_),
+      chunks_(std::move(other.chunks_)),
+      blocks_(std::move(other.blocks_)),
+      free_(std::move(other.free_)) {
+  other.chunks_.clear();
+  other.blocks_.clear();
+  other.free_.clear();
+}
+
+KvBlockPool& KvBlockPool::operator=(KvBlockPool&& other) noexcept {
+  if (this == &other) return *this;
+  release_chunks();
+  block_bytes_ = other.block_bytes_;
+  chunk_blocks_ = other.chunk_blocks_;
+  budget_bytes_ = other.budget_bytes_;
+  memory_ = other.memory_;
+  chunks_ = std::move(other.chunks_);
+  blocks_ = std::move(other.blocks_);
+  free_ = std::move(other.free_);
+  other.chunks_.clear();
+  other.blocks_.clear();
+  other.free_.clear();
+  return *this;
+}
+
+void KvBlockPool::release_chunks() {
+  for (uint8_t* chunk : chunks_) memory_->release(chunk);
+  chunks_.clear();
+}
 
 Status KvBlockPool::grow() {
   uint64_t n = static_cast<uint64_t>(chunk_blocks_);
@@ -20,18 +59,18 @@ Status KvBlockPool::grow() {
                    std::to_string(block_bytes_) + " bytes)"};
     }
   }
-  std::unique_ptr<uint8_t[]> chunk(new (std::nothrow) uint8_t[n * block_bytes_]);
+  auto chunk = memory_->allocate(n * block_bytes_);
   if (!chunk) {
     return Error{"out of memory growing the KV cache by " + std::to_string(n * block_bytes_) +
-                 " bytes (" + std::to_string(pool_bytes()) + " bytes held)"};
+                 " bytes (" + std::to_string(pool_bytes()) + " bytes held): " + chunk.message()};
   }
   for (uint64_t k = 0; k < n; ++k) {
-    blocks_.push_back(chunk.get() + k * block_bytes_);
+    blocks_.push_back(*chunk + k * block_bytes_);
     free_.push_back(static_cast<int32_t>(blocks_.size() - 1));
   }
   // Hand out low ids first (the free list is used as a stack).
   std::reverse(free_.end() - static_cast<int64_t>(n), free_.end());
-  chunks_.push_back(std::move(chunk));
+  chunks_.push_back(*chunk);
   return {};
 }
 

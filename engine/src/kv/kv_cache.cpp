@@ -25,7 +25,7 @@ KvCache::KvCache(const KvCacheConfig& c)
     : config_(c),
       row_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.kv_dim()))),
       head_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.head_dim))),
-      pool_(2ull * c.n_layers * c.block_tokens * row_bytes_, c.chunk_blocks, c.budget_bytes) {}
+      pool_(2ull * c.n_layers * c.block_tokens * row_bytes_, c.chunk_blocks, c.budget_bytes, c.memory) {}
 
 Status KvCache::reserve(int32_t n_tokens) {
   if (n_tokens > config_.max_tokens) {
@@ -61,6 +61,28 @@ void KvCache::truncate(int32_t n_tokens) {
     pool_.release(table_.back());
     table_.pop_back();
   }
+}
+
+Status KvCache::export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const {
+  const int32_t bt = config_.block_tokens;
+  for (int32_t pos = pos0; pos < pos0 + n;) {
+    const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);  // rows left in this block
+    if (auto s = pool_.memory().to_host(dst, row(layer, which, pos), run * row_bytes_); !s) return s;
+    dst += run * row_bytes_;
+    pos += run;
+  }
+  return {};
+}
+
+Status KvCache::import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, const uint8_t* src) {
+  const int32_t bt = config_.block_tokens;
+  for (int32_t pos = pos0; pos < pos0 + n;) {
+    const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);
+    if (auto s = pool_.memory().from_host(row(layer, which, pos), src, run * row_bytes_); !s) return s;
+    src += run * row_bytes_;
+    pos += run;
+  }
+  return {};
 }
 
 void KvCache::write_key(int32_t layer, int32_t pos, const float* src) {

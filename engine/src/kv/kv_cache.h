@@ -6,9 +6,14 @@
 // Block layout: [n_layers][2 (K, V)][block_tokens][row_bytes], where a row is the
 // kv_dim = n_kv_heads * head_dim values of one token, encoded as the KvType.
 // The block table maps token block b = pos / block_tokens to a pool block id.
+//
+// The blocks live in the config's KvMemory: host memory (the CPU backends read rows in
+// place through key_row/key_head/write_key) or device memory (the CUDA backend's kernels
+// read them; host code moves rows only through export_rows / import_rows).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kv/kv_block_pool.h"
@@ -26,6 +31,7 @@ struct KvCacheConfig {
   int32_t chunk_blocks = 4;    // blocks allocated together when the pool grows
   uint64_t budget_bytes = 0;   // the most the pool may hold; 0 = no limit
   KvType type = KvType::F16;
+  std::shared_ptr<KvMemory> memory;  // where blocks live; null = host memory
 
   int32_t kv_dim() const { return n_kv_heads * head_dim; }
 };
@@ -48,7 +54,16 @@ class KvCache {
   // Keeps [0, n_tokens) and returns the blocks past it to the pool.
   void truncate(int32_t n_tokens);
 
-  // Encoded rows (row_bytes() each). pos < capacity().
+  // Copies the encoded rows of positions [pos0, pos0 + n) of one layer's K (which = 0) or
+  // V (which = 1) to / from dst (n, row_bytes), one copy per block: works on any memory.
+  Status export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const;
+  Status import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, const uint8_t* src);
+
+  // The memory of token block b (b < blocks_in_use()): what a device kernel indexes.
+  uint8_t* token_block(int32_t b) { return pool_.block(table_[b]); }
+  bool host_accessible() const { return pool_.memory().host_accessible(); }
+
+  // Host memory only (the CPU backends). Encoded rows (row_bytes() each). pos < capacity().
   uint8_t* key_row(int32_t layer, int32_t pos) { return row(layer, 0, pos); }
   uint8_t* value_row(int32_t layer, int32_t pos) { return row(layer, 1, pos); }
   const uint8_t* key_row(int32_t layer, int32_t pos) const { return row(layer, 0, pos); }
@@ -61,7 +76,7 @@ class KvCache {
     return value_row(layer, pos) + kvh * head_bytes_;
   }
 
-  // Encode / decode one row of kv_dim f32 values.
+  // Host memory only. Encode / decode one row of kv_dim f32 values.
   void write_key(int32_t layer, int32_t pos, const float* src);
   void write_value(int32_t layer, int32_t pos, const float* src);
   void read_key(int32_t layer, int32_t pos, float* dst) const;

@@ -7,6 +7,7 @@
 #include "kv/kv_cache.h"
 #include "kvchat/session.h"
 #include "model/llama_hparams.h"
+#include "numeric/convert.h"
 
 namespace kvchat {
 
@@ -38,14 +39,24 @@ Status Session::shift_context(int32_t n) {
   const int32_t movable = before - n_keep_;
   const int32_t discard = std::min(movable, std::max(movable / 2, before + n - n_ctx_));
   const LlamaHParams& hp = model_->hparams();
-  std::vector<float> row(kv_->config().kv_dim());
-  for (int32_t l = 0; l < hp.n_layers; ++l) {
-    for (int32_t p = n_keep_ + discard; p < before; ++p) {
-      kv_->read_key(l, p, row.data());
+  const int32_t first = n_keep_ + discard, moved = before - first;
+  const gguf::TensorType type = kv_storage_type(kv_->type());
+  const int32_t kv_dim = kv_->config().kv_dim();
+  std::vector<uint8_t> rows(static_cast<size_t>(moved) * kv_->row_bytes());
+  std::vector<float> row(kv_dim);
+  for (int32_t l = 0; l < hp.n_layers && moved > 0; ++l) {
+    // Keys: decode, rotate back by `discard` positions, encode, store `discard` lower.
+    if (auto s = kv_->export_rows(l, 0, first, moved, rows.data()); !s) return s;
+    for (int32_t k = 0; k < moved; ++k) {
+      uint8_t* encoded = rows.data() + k * kv_->row_bytes();
+      dequantize_row(type, encoded, row.data(), kv_dim);
       cpu::rope(row.data(), hp.n_kv_heads, hp.head_dim, hp.n_rot, -discard, hp.rope_freq_base);
-      kv_->write_key(l, p - discard, row.data());
-      std::copy_n(kv_->value_row(l, p), kv_->row_bytes(), kv_->value_row(l, p - discard));
+      quantize_row(type, row.data(), encoded, kv_dim);
     }
+    if (auto s = kv_->import_rows(l, 0, n_keep_, moved, rows.data()); !s) return s;
+    // Values move as they are.
+    if (auto s = kv_->export_rows(l, 1, first, moved, rows.data()); !s) return s;
+    if (auto s = kv_->import_rows(l, 1, n_keep_, moved, rows.data()); !s) return s;
   }
   kv_->truncate(before - discard);
   tokens_.erase(tokens_.begin() + n_keep_, tokens_.begin() + n_keep_ + discard);
@@ -126,13 +137,19 @@ Status Session::set_kv_type(std::string_view name) {
     notify({SessionEvent::Kind::KvOutOfMemory, s.message(), n_past(), n_past(), 0});
     return s;
   }
+  // Per layer: the rows of every token, decoded from the old type, encoded in the new.
+  const int32_t n = n_past();
+  std::vector<uint8_t> old_rows(static_cast<size_t>(n) * kv_->row_bytes());
+  std::vector<uint8_t> new_rows(static_cast<size_t>(n) * fresh->row_bytes());
   std::vector<float> row(c.kv_dim());
-  for (int32_t l = 0; l < c.n_layers; ++l) {
-    for (int32_t p = 0; p < n_past(); ++p) {
-      kv_->read_key(l, p, row.data());
-      fresh->write_key(l, p, row.data());
-      kv_->read_value(l, p, row.data());
-      fresh->write_value(l, p, row.data());
+  for (int32_t l = 0; l < c.n_layers && n > 0; ++l) {
+    for (int32_t which : {0, 1}) {
+      if (auto s = kv_->export_rows(l, which, 0, n, old_rows.data()); !s) return s;
+      for (int32_t p = 0; p < n; ++p) {
+        dequantize_row(kv_storage_type(old_type), &old_rows[p * kv_->row_bytes()], row.data(), c.kv_dim());
+        quantize_row(kv_storage_type(c.type), row.data(), &new_rows[p * fresh->row_bytes()], c.kv_dim());
+      }
+      if (auto s = fresh->import_rows(l, which, 0, n, new_rows.data()); !s) return s;
     }
   }
   fresh->set_size(n_past());

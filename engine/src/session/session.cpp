@@ -52,6 +52,19 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   s->options_ = options;
   s->n_ctx_ = options.n_ctx > 0 ? options.n_ctx : info.n_ctx_train;
 
+  // The backend first: it decides where the KV blocks live. "auto" takes CUDA when a
+  // device is there and says why it did not otherwise.
+  BackendOptions bo;
+  bo.n_threads = options.n_threads;
+  bo.n_ctx = s->n_ctx_;
+  auto backend = make_backend(*kind, *model, bo);
+  if (!backend && options.backend == "auto") {
+    s->backend_note_ = "using the CPU backend: " + backend.message();
+    backend = make_backend(BackendKind::Cpu, *model, bo);
+  }
+  if (!backend) return backend.error();
+  s->backend_ = std::move(backend.value());
+
   KvCacheConfig kc;
   kc.n_layers = info.n_layers;
   kc.n_kv_heads = info.n_kv_heads;
@@ -61,16 +74,10 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   kc.chunk_blocks = options.kv_chunk_blocks;
   kc.budget_bytes = options.kv_budget_bytes;
   kc.type = *kv_type;
+  kc.memory = s->backend_->kv_memory();
   auto kv = KvCache::create(kc);
   if (!kv) return kv.error();
   s->kv_ = std::make_unique<KvCache>(std::move(kv.value()));
-
-  BackendOptions bo;
-  bo.n_threads = options.n_threads;
-  bo.n_ctx = s->n_ctx_;
-  auto backend = make_backend(*kind, *model, bo);
-  if (!backend) return backend.error();
-  s->backend_ = std::move(backend.value());
   s->model_ = std::move(model);
   return s;
 }
@@ -207,6 +214,7 @@ MemoryReport Session::memory_report() const {
   r.process_resident_bytes = pm.resident_bytes;
   r.system_total_bytes = pm.total_bytes;
   r.system_available_bytes = pm.available_bytes;
+  backend_->report_device_memory(r);
   return r;
 }
 

@@ -95,9 +95,20 @@ Status Session::save_snapshot(const std::string& path) const {
   contents.tokens = tokens_;
   contents.turn_starts = turn_starts_;
   contents.logits = last_logits_;
+  // Rows are written layer by layer: stage one layer's K and V on the host at a time
+  // (the cache may live in device memory).
   const KvCache& kv = *kv_;
-  contents.row = [&kv](int32_t layer, int32_t pos, bool value) {
-    return value ? kv.value_row(layer, pos) : kv.key_row(layer, pos);
+  const uint64_t rb = kv.row_bytes();
+  std::vector<uint8_t> keys(static_cast<size_t>(n_past()) * rb), values(keys.size());
+  int32_t staged = -1;
+  Status staging;
+  contents.row = [&](int32_t layer, int32_t pos, bool value) -> const uint8_t* {
+    if (layer != staged) {
+      staged = layer;
+      if (staging) staging = kv.export_rows(layer, 0, 0, n_past(), keys.data());
+      if (staging) staging = kv.export_rows(layer, 1, 0, n_past(), values.data());
+    }
+    return (value ? values.data() : keys.data()) + pos * rb;
   };
 
   const std::string tmp = path + ".tmp";
@@ -123,6 +134,7 @@ Status Session::save_snapshot(const std::string& path) const {
     return {};
   };
   if (auto s = write_snapshot(contents, sink); !s) return fail(s.message());
+  if (!staging) return fail("cannot read the KV cache: " + staging.message());
   if (::fsync(fd.get()) != 0) return fail("cannot sync " + tmp + ": " + errno_text());
   if (!fd.close()) return fail("cannot close " + tmp + ": " + errno_text());
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -166,6 +178,8 @@ Status Session::load_snapshot(const std::string& path) {
 
   // Stage everything in a fresh cache; the session is not touched until all is checked.
   std::optional<KvCache> fresh;
+  std::vector<uint8_t> keys, values;  // one layer's rows, staged
+  Status staging;
   KvType from = config.type;
   std::vector<float> row(static_cast<size_t>(config.kv_dim()));
   auto on_header = [&](const SnapshotHeader& h) -> Status {
@@ -179,21 +193,34 @@ Status Session::load_snapshot(const std::string& path) {
     }
     fresh.emplace(std::move(kv.value()));
     from = h.kv_type;
+    keys.assign(static_cast<size_t>(h.n_tokens) * fresh->row_bytes(), 0);
+    values.assign(keys.size(), 0);
     return {};
   };
+  // Rows arrive layer by layer: stage one layer on the host (encoded in this cache's
+  // type) and copy it into the cache when its last row is in.
   auto on_row = [&](int32_t layer, int32_t pos, const uint8_t* key, const uint8_t* value) {
+    const uint64_t rb = fresh->row_bytes();
+    const int32_t n = static_cast<int32_t>(keys.size() / rb);
+    uint8_t* k = &keys[pos * rb];
+    uint8_t* v = &values[pos * rb];
     if (from == fresh->type()) {
-      std::memcpy(fresh->key_row(layer, pos), key, fresh->row_bytes());
-      std::memcpy(fresh->value_row(layer, pos), value, fresh->row_bytes());
-      return;
+      std::memcpy(k, key, rb);
+      std::memcpy(v, value, rb);
+    } else {
+      dequantize_row(kv_storage_type(from), key, row.data(), config.kv_dim());
+      quantize_row(kv_storage_type(fresh->type()), row.data(), k, config.kv_dim());
+      dequantize_row(kv_storage_type(from), value, row.data(), config.kv_dim());
+      quantize_row(kv_storage_type(fresh->type()), row.data(), v, config.kv_dim());
     }
-    dequantize_row(kv_storage_type(from), key, row.data(), config.kv_dim());
-    fresh->write_key(layer, pos, row.data());
-    dequantize_row(kv_storage_type(from), value, row.data(), config.kv_dim());
-    fresh->write_value(layer, pos, row.data());
+    if (pos == n - 1 && staging) {
+      staging = fresh->import_rows(layer, 0, 0, n, keys.data());
+      if (staging) staging = fresh->import_rows(layer, 1, 0, n, values.data());
+    }
   };
   auto data = read_snapshot(static_cast<uint64_t>(st.st_size), target, source, on_header, on_row);
   if (!data) return refuse(data.message());
+  if (!staging) return refuse("cannot write the KV cache: " + staging.message());
 
   // Everything checked: swap the restored state in.
   const int32_t n = static_cast<int32_t>(data->header.n_tokens);

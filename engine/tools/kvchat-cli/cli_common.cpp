@@ -45,6 +45,9 @@ Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<
   so.context_policy = *policy;
   auto session = Session::create(std::move(model), so);
   if (!session) return session.error();
+  if (!(*session)->backend_note().empty()) {
+    std::fprintf(stderr, "[kvchat backend] %s\n", (*session)->backend_note().c_str());
+  }
   (*session)->set_event_handler([](const SessionEvent& e) {
     std::fprintf(stderr, "[kvchat %s] %s\n", std::string(session_event_name(e.kind)).c_str(),
                  e.message.c_str());

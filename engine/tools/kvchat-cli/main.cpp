@@ -43,7 +43,7 @@ commands:
               --kv-type f32|q8_0|q4_0 also mean/max KL divergence and top-1 agreement
               against f16 KV on the same windows, and the KV memory saved vs f16
 
-model commands also take: --backend cpu|cpu-reference|cuda  --threads N  --ctx N
+model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
   --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
   --context-policy stop|drop-oldest|shift (stop)
 generate also takes --no-kv-cache: recompute the whole sequence for every token
