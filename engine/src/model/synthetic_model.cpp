@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <thread>
+#include <vector>
+#include <algorithm>
 
 #include "gguf/gguf_writer.h"
 #include "model/model_presets.h"
@@ -19,21 +22,33 @@ uint64_t splitmix64(uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-// Uniform values in [-scale, scale], row by row, encoded as `type`.
+// Uniform values in [-scale, scale], encoded as `type`. Each row has its own random
+// stream (seeded by seed and row index), so rows are generated in parallel: an 8B-shape
+// model takes seconds on a many-core machine, not minutes.
 gguf::GgufWriter::Filler random_matrix(gguf::TensorType type, int64_t cols, float scale,
                                        uint64_t seed) {
   return [=](uint8_t* dst, uint64_t n_bytes) {
-    uint64_t state = seed;
-    std::vector<float> row(cols);
     const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
     const uint64_t per_row = cols / traits.block_elements * traits.block_bytes;
-    for (uint64_t off = 0; off + per_row <= n_bytes; off += per_row) {
-      for (int64_t i = 0; i < cols; ++i) {
-        const double u = (splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
-        row[i] = static_cast<float>((2 * u - 1) * scale);
+    const int64_t n_rows = static_cast<int64_t>(n_bytes / per_row);
+    auto fill_rows = [&](int64_t r0, int64_t r1) {
+      std::vector<float> row(cols);
+      for (int64_t r = r0; r < r1; ++r) {
+        uint64_t state = seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(r);
+        for (int64_t i = 0; i < cols; ++i) {
+          const double u = (splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
+          row[i] = static_cast<float>((2 * u - 1) * scale);
+        }
+        quantize_row(type, row.data(), dst + r * per_row, cols);
       }
-      quantize_row(type, row.data(), dst + off, cols);
+    };
+    const int64_t n_threads = n_bytes < (8u << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> threads;
+    for (int64_t t = 1; t < n_threads; ++t) {
+      threads.emplace_back(fill_rows, n_rows * t / n_threads, n_rows * (t + 1) / n_threads);
     }
+    fill_rows(0, n_rows / n_threads);
+    for (std::thread& t : threads) t.join();
   };
 }
 

@@ -1,9 +1,13 @@
-// bench: prefill and decode throughput, weight bytes read per decoded token, and
-// decode's share of the memory-bandwidth roofline measured in the same run.
+// bench: prefill and decode throughput at one or more contexts and KV types, bytes read
+// per decoded token, and shares of the ceilings measured in the same run: memory
+// bandwidth (host, or the GPU's device-to-device copy) and, on a GPU, a cuBLAS GEMM.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <sstream>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -12,7 +16,11 @@
 #include "commands.h"
 #include "kvchat/sampler.h"
 #include "memory_bandwidth.h"
+#include "model/llama_hparams.h"
 #include "model/llama_weights.h"
+#if KVCHAT_WITH_CUDA
+#include "backend/cuda/device_roofline.h"
+#endif
 
 namespace kvchat::cli {
 
@@ -35,10 +43,47 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+
+// Matmul FLOPs of one token through every layer (2 per weight), without the output.
+double matmul_flops_per_token(const LlamaHParams& hp) {
+  const double per_layer = static_cast<double>(hp.n_embd) * (2.0 * hp.q_dim() + 2.0 * hp.kv_dim()) +
+                           3.0 * hp.n_embd * hp.n_ff;
+  return 2.0 * per_layer * hp.n_layers;
+}
+
+// Attention FLOPs of a causal prefill of n tokens from position 0: q.k and p.v for each
+// of the n(n+1)/2 (query, key) pairs, per head and layer.
+double attention_flops(const LlamaHParams& hp, double n) {
+  return 4.0 * hp.n_layers * hp.q_dim() * n * (n + 1) / 2;
+}
+
+struct BenchRun {
+  std::string kv_type;
+  int context = 0;  // prompt tokens evaluated before decoding
+  double prefill_tps = 0, decode_tps = 0;
+  double kv_read = 0;          // average K/V bytes read per decoded token
+  double decode_bytes_per_second = 0;
+  double prefill_flops_per_second = 0;
+};
+
+std::vector<int> parse_list(const std::string& text) {
+  std::vector<int> out;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      out.push_back(std::stoi(item));
+    } catch (...) {
+      out.push_back(-1);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
-  auto args = Args::parse(argv, with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts"}),
+  auto args = Args::parse(argv, with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts", "--kv-types"}),
                           {"--json", "--compare-no-cache"});
   if (!args) return fail(args.message());
   if (args->has("--compare-no-cache")) return bench_compare_no_cache(*args);
@@ -47,87 +92,151 @@ int cmd_bench(const Argv& argv) {
   auto bw_mib = args->get_int("--bw-mib", 1024);
   if (!pp || !tg || !bw_mib) return fail("--pp, --tg and --bw-mib take integers");
   if (*pp < 1 || *tg < 1 || *bw_mib < 1) return fail("--pp, --tg and --bw-mib must be positive");
+  // Each context: a prefill of that many tokens, then --tg decoded tokens after it.
+  const std::vector<int> contexts = parse_list(args->get("--contexts", std::to_string(*pp)));
+  for (int c : contexts) {
+    if (c < 1) return fail("--contexts expects comma-separated positive integers");
+  }
+  std::vector<std::string> kv_types;
+  {
+    std::istringstream in(args->get("--kv-types", args->get("--kv-type", "f16")));
+    for (std::string t; std::getline(in, t, ',');) kv_types.push_back(t);
+  }
   auto model = load_model(*args);
   if (!model) return fail(model.message());
   const ModelInfo& info = (*model)->info();
+  const int max_context = *std::max_element(contexts.begin(), contexts.end());
   // Without --ctx, enough context for the run (throughput only; may pass the trained length).
-  auto session = make_session(*args, *model, {static_cast<int32_t>(*pp + *tg)});
+  auto session = make_session(*args, *model, {static_cast<int32_t>(max_context + *tg), kv_types[0]});
   if (!session) return fail(session.message());
-  if (*pp + *tg > (*session)->n_ctx()) {
-    return fail("--pp + --tg = " + std::to_string(*pp + *tg) + " exceeds --ctx " +
-                std::to_string((*session)->n_ctx()));
+  Session& sess = **session;
+  if (max_context + *tg > sess.n_ctx()) {
+    return fail("the largest context + --tg = " + std::to_string(max_context + *tg) + " exceeds --ctx " +
+                std::to_string(sess.n_ctx()));
   }
+  const bool gpu = sess.backend_name() == "cuda";
   int threads = static_cast<int>(*args->get_int("--threads", 0));
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   std::mt19937 rng(1234);
   std::uniform_int_distribution<TokenId> pick(3, info.n_vocab - 1);
-  std::vector<TokenId> prompt(*pp);
+  std::vector<TokenId> prompt(max_context);
   for (TokenId& t : prompt) t = pick(rng);
 
-  // Warm-up: touch every weight page once.
+  // Warm-up: touch every weight page once (and, on a GPU, load the kernels).
   {
     const TokenId one[1] = {prompt[0]};
-    if (auto s = (*session)->eval(one); !s) return fail(s.message());
-    (*session)->truncate(0);
+    if (auto s = sess.eval(one); !s) return fail(s.message());
+    if (auto s = sess.eval(one); !s) return fail(s.message());
+    sess.truncate(0);
   }
-  double t0 = now_seconds();
-  if (auto s = (*session)->eval(prompt); !s) return fail(s.message());
-  const double prefill_s = now_seconds() - t0;
-
-  TokenId next = argmax((*session)->last_logits());
-  t0 = now_seconds();
-  for (int64_t i = 0; i < *tg; ++i) {
-    const TokenId one[1] = {next};
-    if (auto s = (*session)->eval(one); !s) return fail(s.message());
-    next = argmax((*session)->last_logits());
-  }
-  const double decode_s = now_seconds() - t0;
-
-  const Bandwidth bw = measure_bandwidth(threads, static_cast<uint64_t>(*bw_mib) << 20, 5);
   const uint64_t wbytes = weight_bytes_per_token(**model);
-  const MemoryReport mem = (*session)->memory_report();
-  // Average K and V bytes read per decoded token over the decode phase.
-  const double kv_read = mem.kv_bytes_per_token * (*pp + *tg / 2.0);
-  const double pp_tps = *pp / prefill_s, tg_tps = *tg / decode_s;
-  const double achieved = tg_tps * (wbytes + kv_read);
-  const double share_copy = achieved / bw.copy_bytes_per_second;
-  const double share_read = achieved / bw.read_bytes_per_second;
+  std::vector<BenchRun> runs;
+  for (const std::string& kv_type : kv_types) {
+    sess.truncate(0);
+    if (auto s = sess.set_kv_type(kv_type); !s) return fail(s.message());
+    for (int context : contexts) {
+      sess.truncate(0);
+      BenchRun run;
+      run.kv_type = kv_type;
+      run.context = context;
+      double t0 = now_seconds();
+      if (auto s = sess.eval(std::span<const TokenId>(prompt.data(), context)); !s) return fail(s.message());
+      const double prefill_s = now_seconds() - t0;
+      TokenId next = argmax(sess.last_logits());
+      t0 = now_seconds();
+      for (int64_t i = 0; i < *tg; ++i) {
+        const TokenId one[1] = {next};
+        if (auto s = sess.eval(one); !s) return fail(s.message());
+        next = argmax(sess.last_logits());
+      }
+      const double decode_s = now_seconds() - t0;
+      const MemoryReport mem = sess.memory_report();
+      run.prefill_tps = context / prefill_s;
+      run.decode_tps = *tg / decode_s;
+      run.kv_read = mem.kv_bytes_per_token * (context + *tg / 2.0);
+      run.decode_bytes_per_second = run.decode_tps * (wbytes + run.kv_read);
+      run.prefill_flops_per_second =
+          (matmul_flops_per_token((*model)->hparams()) * context + attention_flops((*model)->hparams(), context)) / prefill_s;
+      runs.push_back(run);
+    }
+  }
+
+  // The ceilings, measured after the runs in the same process.
+  double copy_bw = 0, read_bw = 0, gemm_rate = 0;
+  uint64_t bw_buffer = 0;
+  std::string device = "cpu";
+  if (gpu) {
+#if KVCHAT_WITH_CUDA
+    auto roof = cuda::measure_device_roofline(static_cast<uint64_t>(*bw_mib) << 20, 8192, 2048, 8192);
+    if (!roof) return fail(roof.message());
+    copy_bw = roof->copy_bytes_per_second;
+    gemm_rate = roof->gemm_flops_per_second;
+    bw_buffer = roof->copy_buffer_bytes;
+    device = roof->device;
+#endif
+  } else {
+    const Bandwidth bw = measure_bandwidth(threads, static_cast<uint64_t>(*bw_mib) << 20, 5);
+    copy_bw = bw.copy_bytes_per_second;
+    read_bw = bw.read_bytes_per_second;
+    bw_buffer = bw.buffer_bytes;
+  }
+  const MemoryReport mem = sess.memory_report();
 
   if (args->has("--json")) {
-    nlohmann::json j = {
-        {"model", info.path},
-        {"backend", std::string((*session)->backend_name())},
-        {"threads", threads},
-        {"pp", *pp},
-        {"tg", *tg},
-        {"prefill_tokens_per_second", pp_tps},
-        {"decode_tokens_per_second", tg_tps},
-        {"weight_bytes_per_token", wbytes},
-        {"kv_bytes_read_per_token_avg", kv_read},
-        {"decode_bytes_per_second", achieved},
-        {"copy_bandwidth_bytes_per_second", bw.copy_bytes_per_second},
-        {"read_bandwidth_bytes_per_second", bw.read_bytes_per_second},
-        {"decode_share_of_copy_bandwidth", share_copy},
-        {"decode_share_of_read_bandwidth", share_read},
-        {"kv_allocated_bytes", mem.kv_allocated_bytes},
-        {"scratch_bytes", mem.scratch_bytes},
-    };
+    nlohmann::json rows = nlohmann::json::array();
+    for (const BenchRun& r : runs) {
+      nlohmann::json row = {
+          {"kv_type", r.kv_type},
+          {"context", r.context},
+          {"prefill_tokens_per_second", r.prefill_tps},
+          {"prefill_flops_per_second", r.prefill_flops_per_second},
+          {"decode_tokens_per_second", r.decode_tps},
+          {"kv_bytes_read_per_token_avg", r.kv_read},
+          {"decode_bytes_per_second", r.decode_bytes_per_second},
+          {"decode_share_of_copy_bandwidth", r.decode_bytes_per_second / copy_bw},
+      };
+      if (read_bw > 0) row["decode_share_of_read_bandwidth"] = r.decode_bytes_per_second / read_bw;
+      if (gemm_rate > 0) row["prefill_share_of_gemm_rate"] = r.prefill_flops_per_second / gemm_rate;
+      rows.push_back(row);
+    }
+    // The first run's figures at the top level, every run under "runs".
+    nlohmann::json j = rows[0];
+    j["model"] = info.path;
+    j["backend"] = std::string(sess.backend_name());
+    j["device"] = device;
+    j["threads"] = threads;
+    j["pp"] = runs[0].context;
+    j["tg"] = *tg;
+    j["weight_bytes_per_token"] = wbytes;
+    j["copy_bandwidth_bytes_per_second"] = copy_bw;
+    if (read_bw > 0) j["read_bandwidth_bytes_per_second"] = read_bw;
+    if (gemm_rate > 0) j["gemm_flops_per_second"] = gemm_rate;
+    j["kv_allocated_bytes"] = mem.kv_allocated_bytes;
+    j["scratch_bytes"] = mem.scratch_bytes;
+    j["runs"] = rows;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
   std::printf("model            %s (%s, %llu weight bytes)\n", info.name.c_str(), info.path.c_str(),
               static_cast<unsigned long long>(info.weight_bytes()));
-  std::printf("backend          %s, %d threads\n", std::string((*session)->backend_name()).c_str(), threads);
-  std::printf("prefill          %lld tokens: %.1f tok/s\n", *pp, pp_tps);
-  std::printf("decode           %lld tokens: %.2f tok/s\n", *tg, tg_tps);
-  std::printf("bytes per token  %.1f MB weights + %.2f MB KV (avg)\n", wbytes / 1e6, kv_read / 1e6);
-  std::printf("decode traffic   %.2f GB/s\n", achieved / 1e9);
-  std::printf("memory bandwidth copy %.2f GB/s, read %.2f GB/s (%llu MiB buffers, same run)\n",
-              bw.copy_bytes_per_second / 1e9, bw.read_bytes_per_second / 1e9,
-              static_cast<unsigned long long>(bw.buffer_bytes >> 20));
-  std::printf("roofline share   %.1f%% of copy, %.1f%% of read bandwidth\n", 100 * share_copy,
-              100 * share_read);
+  std::printf("backend          %s, %s\n", std::string(sess.backend_name()).c_str(),
+              gpu ? device.c_str() : (std::to_string(threads) + " threads").c_str());
+  std::printf("weights/token    %.1f MB\n", wbytes / 1e6);
+  if (gpu) {
+    std::printf("ceilings         copy %.1f GB/s (read+write, %llu MiB), cuBLAS f16 GEMM %.1f TFLOP/s (same run)\n",
+                copy_bw / 1e9, static_cast<unsigned long long>(bw_buffer >> 20), gemm_rate / 1e12);
+  } else {
+    std::printf("memory bandwidth copy %.2f GB/s, read %.2f GB/s (%llu MiB buffers, same run)\n", copy_bw / 1e9,
+                read_bw / 1e9, static_cast<unsigned long long>(bw_buffer >> 20));
+  }
+  std::printf("%-6s %8s %12s %10s %12s %12s %10s %10s\n", "kv", "context", "prefill t/s", "TFLOP/s", "decode t/s",
+              "KV MB/tok", "GB/s", "roofline");
+  for (const BenchRun& r : runs) {
+    std::printf("%-6s %8d %12.1f %10.2f %12.2f %12.2f %10.2f %9.1f%%\n", r.kv_type.c_str(), r.context, r.prefill_tps,
+                r.prefill_flops_per_second / 1e12, r.decode_tps, r.kv_read / 1e6, r.decode_bytes_per_second / 1e9,
+                100 * r.decode_bytes_per_second / (gpu ? copy_bw : read_bw));
+  }
   return 0;
 }
 

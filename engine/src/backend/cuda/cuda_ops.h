@@ -102,7 +102,7 @@ struct DeviceKv {
   int head_dim = 0;
   uint64_t row_bytes = 0;  // bytes of one token's row in `type`
 
-  int kv_dim() const { return n_kv_heads * head_dim; }
+  __host__ __device__ int kv_dim() const { return n_kv_heads * head_dim; }
 };
 // Byte offset of (layer, kv = 0 for K / 1 for V, pos) inside the block holding pos.
 __host__ __device__ inline uint64_t kv_row_offset(const DeviceKv& kv, int layer, int which,

@@ -1,0 +1,121 @@
+#include "backend/cuda/device_weights.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "backend/cuda/cuda_check.h"
+#include "model/llama_weights.h"
+
+namespace kvchat::cuda {
+
+namespace {
+
+constexpr uint64_t kAlign = 256;
+uint64_t align_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+uint64_t bytes_of(const WeightView& w) { return w.row_bytes * static_cast<uint64_t>(w.rows); }
+
+// Places host tensors at aligned offsets of one device region: first plan (offsets),
+// then copy. A group of views is laid out back to back, without padding between them.
+class Layout {
+ public:
+  // Reserves room for the views, contiguous; returns the offset of the first.
+  uint64_t place(std::initializer_list<const WeightView*> group) {
+    const uint64_t at = size_;
+    for (const WeightView* w : group) {
+      copies_.push_back({w, size_});
+      size_ += bytes_of(*w);
+    }
+    size_ = align_up(size_);
+    return at;
+  }
+  uint64_t size() const { return size_; }
+  Status copy_to(uint8_t* device) const {
+    for (const auto& [w, offset] : copies_) {
+      KV_CUDA_TRY(cudaMemcpy(device + offset, w->data, bytes_of(*w), cudaMemcpyHostToDevice));
+    }
+    return {};
+  }
+
+ private:
+  uint64_t size_ = 0;
+  std::vector<std::pair<const WeightView*, uint64_t>> copies_;
+};
+
+DeviceMatrix matrix(const WeightView& w, const uint8_t* base, uint64_t offset) {
+  DeviceMatrix m;
+  m.type = w.type;
+  m.data = base + offset;
+  m.rows = w.rows;
+  m.cols = w.cols;
+  m.row_bytes = w.row_bytes;
+  return m;
+}
+
+bool same_layout(const WeightView& a, const WeightView& b) {
+  return a.type == b.type && a.cols == b.cols && a.row_bytes == b.row_bytes;
+}
+
+}  // namespace
+
+Result<DeviceWeights> DeviceWeights::upload(const LlamaWeights& w) {
+  struct Offsets {
+    uint64_t attn_norm, qkv, wo, ffn_norm, gate_up, w_down;
+  };
+  Layout layout;
+  const uint64_t embd_at = layout.place({&w.token_embd});
+  std::vector<Offsets> at(w.layers.size());
+  for (size_t l = 0; l < w.layers.size(); ++l) {
+    const LlamaLayerWeights& L = w.layers[l];
+    at[l].attn_norm = layout.place({&L.attn_norm});
+    at[l].qkv = layout.place({&L.wq, &L.wk, &L.wv});
+    at[l].wo = layout.place({&L.wo});
+    at[l].ffn_norm = layout.place({&L.ffn_norm});
+    at[l].gate_up = layout.place({&L.w_gate, &L.w_up});
+    at[l].w_down = layout.place({&L.w_down});
+  }
+  const uint64_t out_norm_at = layout.place({&w.output_norm});
+  const uint64_t output_at = w.tied_embeddings ? embd_at : layout.place({&w.output});
+
+  DeviceWeights d;
+  auto memory = DeviceBuffer::allocate(layout.size());
+  if (!memory) return Error{"uploading the weights: " + memory.message()};
+  d.memory = std::move(memory.value());
+  if (auto s = layout.copy_to(d.memory.get()); !s) return Error{"uploading the weights: " + s.message()};
+
+  const uint8_t* base = d.memory.get();
+  auto f32 = [&](uint64_t offset) { return reinterpret_cast<const float*>(base + offset); };
+  auto note_size = [&](const DeviceMatrix& m) {
+    if (m.type != gguf::TensorType::F16) d.largest_matrix_values = std::max(d.largest_matrix_values, m.rows * m.cols);
+  };
+  d.token_embd = matrix(w.token_embd, base, embd_at);
+  d.output_norm = f32(out_norm_at);
+  d.output = matrix(w.output, base, output_at);
+  note_size(d.output);
+  for (size_t l = 0; l < w.layers.size(); ++l) {
+    const LlamaLayerWeights& L = w.layers[l];
+    DeviceLayer& D = d.layers.emplace_back();
+    D.attn_norm = f32(at[l].attn_norm);
+    D.ffn_norm = f32(at[l].ffn_norm);
+    D.wq = matrix(L.wq, base, at[l].qkv);
+    D.wk = matrix(L.wk, base, at[l].qkv + bytes_of(L.wq));
+    D.wv = matrix(L.wv, base, at[l].qkv + bytes_of(L.wq) + bytes_of(L.wk));
+    D.qkv_fused = same_layout(L.wq, L.wk) && same_layout(L.wq, L.wv);
+    if (D.qkv_fused) {
+      D.wqkv = D.wq;
+      D.wqkv.rows = L.wq.rows + L.wk.rows + L.wv.rows;
+    }
+    D.wo = matrix(L.wo, base, at[l].wo);
+    D.w_gate = matrix(L.w_gate, base, at[l].gate_up);
+    D.w_up = matrix(L.w_up, base, at[l].gate_up + bytes_of(L.w_gate));
+    D.gate_up_fused = same_layout(L.w_gate, L.w_up);
+    if (D.gate_up_fused) {
+      D.w_gate_up = D.w_gate;
+      D.w_gate_up.rows = L.w_gate.rows + L.w_up.rows;
+    }
+    D.w_down = matrix(L.w_down, base, at[l].w_down);
+    for (const DeviceMatrix* m : {&D.wq, &D.wk, &D.wv, &D.wo, &D.w_gate, &D.w_up, &D.w_down}) note_size(*m);
+  }
+  return d;
+}
+
+}  // namespace kvchat::cuda

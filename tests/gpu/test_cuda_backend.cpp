@@ -1,0 +1,260 @@
+// The CUDA backend end to end, against the float64 references and the CPU backend:
+// logits of the demo models, greedy generation, every weight type, prefill vs decode,
+// quantized KV, snapshots across backends, context shift, the KV budget, the memory
+// report. Every test skips when there is no CUDA device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "kvchat/generate.h"
+#include "kvchat/model.h"
+#include "kvchat/session.h"
+#include "model/synthetic_model.h"
+#include "support/test_paths.h"
+
+namespace kvchat {
+namespace {
+
+using gguf::TensorType;
+
+bool have_device() {
+  int n = 0;
+  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+  cudaGetLastError();
+  return ok;
+}
+
+#define SKIP_WITHOUT_DEVICE() \
+  if (!have_device()) GTEST_SKIP() << "no CUDA device"
+
+std::unique_ptr<Session> make(std::shared_ptr<const Model> model, const std::string& backend,
+                              const std::string& kv_type, int32_t n_ctx = 0) {
+  SessionOptions so;
+  so.backend = backend;
+  so.kv_type = kv_type;
+  so.n_ctx = n_ctx;
+  auto s = Session::create(std::move(model), so);
+  EXPECT_TRUE(s) << s.message();
+  return s ? std::move(s).value() : nullptr;
+}
+
+std::vector<TokenId> test_ids(size_t n, int32_t n_vocab) {
+  std::vector<TokenId> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = static_cast<TokenId>((i * 37 + 11) % n_vocab);
+  return ids;
+}
+
+TEST(CudaBackend, WithoutDeviceSaysSoAndAutoFallsBack) {
+  if (have_device()) GTEST_SKIP() << "a CUDA device is present";
+  auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
+  ASSERT_TRUE(model);
+  SessionOptions so;
+  so.backend = "cuda";
+  auto s = Session::create(*model, so);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("no CUDA device"), std::string::npos) << s.message();
+  so.backend = "auto";
+  auto fallback = Session::create(*model, so);
+  ASSERT_TRUE(fallback) << fallback.message();
+  EXPECT_EQ((*fallback)->backend_name(), "cpu");
+  EXPECT_NE((*fallback)->backend_note().find("no CUDA device"), std::string::npos);
+}
+
+// f32 within 1e-3 x max|ref|, f16 within 5e-3 x max|ref| (the thresholds),
+// through the prefill path (all positions at once) and the decode path (one at a time).
+TEST(CudaBackend, LogitsMatchFloat64Reference) {
+  SKIP_WITHOUT_DEVICE();
+  for (auto [name, tolerance] : {std::pair{"f32", 1e-3}, std::pair{"f16", 5e-3}}) {
+    auto model = Model::load(test::shared_path(std::string("models/kjv-demo-") + name + ".gguf"));
+    ASSERT_TRUE(model);
+    const auto ref = test::load_json(test::shared_path(std::string("reference/kjv-demo/kjv-demo-") + name + ".ref.json"));
+    const int32_t n_vocab = (*model)->info().n_vocab;
+    for (const auto& c : ref["cases"]) {
+      SCOPED_TRACE(std::string(name) + ": " + c["prompt"].get<std::string>().substr(0, 30));
+      const std::vector<TokenId> ids = c["ids"].get<std::vector<TokenId>>();
+      auto batched = make(*model, "cuda", "f32");
+      auto stepped = make(*model, "cuda", "f32");
+      ASSERT_TRUE(batched && stepped);
+      std::vector<float> all;
+      ASSERT_TRUE(batched->eval(ids, &all));
+      std::vector<std::vector<float>> steps;
+      for (TokenId t : ids) {
+        ASSERT_TRUE(stepped->eval(std::span<const TokenId>(&t, 1)));
+        steps.emplace_back(stepped->last_logits().begin(), stepped->last_logits().end());
+      }
+      const auto& positions = c["positions"];
+      for (size_t k = 0; k < positions.size(); ++k) {
+        const int pos = positions[k].get<int>();
+        const std::vector<double> row = c["logits"][k].get<std::vector<double>>();
+        EXPECT_LE(test::max_rel_error(&all[pos * n_vocab], row, n_vocab), tolerance) << "prefill, position " << pos;
+        EXPECT_LE(test::max_rel_error(steps[pos], row, n_vocab), tolerance) << "decode, position " << pos;
+      }
+    }
+  }
+}
+
+TEST(CudaBackend, GreedyGenerationIdenticalToCpu) {
+  SKIP_WITHOUT_DEVICE();
+  auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
+  ASSERT_TRUE(model);
+  const auto ref = test::load_json(test::shared_path("reference/kjv-demo/kjv-demo-f16.ref.json"));
+  for (const auto& c : ref["cases"]) {
+    const std::vector<TokenId> ids = c["ids"].get<std::vector<TokenId>>();
+    GenerateOptions go;
+    go.sampling.temperature = 0;
+    go.max_tokens = 96;
+    auto cpu = make(*model, "cpu", "f16");
+    auto gpu = make(*model, "cuda", "f16");
+    auto a = generate(*cpu, ids, go);
+    auto b = generate(*gpu, ids, go);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->ids, b->ids);
+    // And the float64 reference's greedy continuation.
+    const auto want = c["greedy_ids"].get<std::vector<TokenId>>();
+    ASSERT_GE(b->ids.size(), want.size());
+    EXPECT_EQ(std::vector<TokenId>(b->ids.begin(), b->ids.begin() + want.size()), want);
+  }
+}
+
+// Every weight type and KV type against the CPU backend on a synthetic GQA model with
+// head_dim 64: a 300-token prefill (two chunks), then decode steps.
+class CudaVsCpu : public ::testing::TestWithParam<std::tuple<TensorType, std::string>> {};
+
+TEST_P(CudaVsCpu, LogitsAgree) {
+  SKIP_WITHOUT_DEVICE();
+  const auto [type, kv_type] = GetParam();
+  test::TempDir dir;
+  SyntheticModelSpec spec;
+  spec.name = "gpu-test";
+  spec.n_layers = 3;
+  spec.n_embd = 256;
+  spec.n_heads = 4;
+  spec.n_kv_heads = 2;
+  spec.n_ff = 512;
+  spec.n_vocab = 1000;
+  spec.n_ctx = 2048;
+  spec.tied = false;
+  spec.type = type;
+  ASSERT_TRUE(write_synthetic_model(dir.file("m.gguf"), spec));
+  auto model = Model::load(dir.file("m.gguf"));
+  ASSERT_TRUE(model) << model.message();
+  auto cpu = make(*model, "cpu", kv_type);
+  auto gpu = make(*model, "cuda", kv_type);
+  ASSERT_TRUE(cpu && gpu);
+  const std::vector<TokenId> prompt = test_ids(300, 1000);
+  ASSERT_TRUE(cpu->eval(prompt));
+  ASSERT_TRUE(gpu->eval(prompt));
+  // The prefill path rounds activations to f16 for tensor cores (except F32 weights).
+  const double prefill_tol = type == TensorType::F32 ? 1e-4 : 5e-3;
+  EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol);
+  // Decode: 1 token at a time (the CUDA graph), then 5 at once (batched GEMV).
+  for (int step = 0; step < 20; ++step) {
+    const TokenId t = static_cast<TokenId>((step * 53 + 7) % 1000);
+    ASSERT_TRUE(cpu->eval(std::span<const TokenId>(&t, 1)));
+    ASSERT_TRUE(gpu->eval(std::span<const TokenId>(&t, 1)));
+    EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol) << "step " << step;
+  }
+  const std::vector<TokenId> five = test_ids(5, 1000);
+  ASSERT_TRUE(cpu->eval(five));
+  ASSERT_TRUE(gpu->eval(five));
+  EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    WeightAndKvTypes, CudaVsCpu,
+    ::testing::Combine(::testing::Values(TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q8_0,
+                                         TensorType::Q4_0),
+                       ::testing::Values("f32", "f16", "q8_0", "q4_0")),
+    [](const auto& info) {
+      return std::string(gguf::tensor_type_name(std::get<0>(info.param))) + "_kv_" + std::get<1>(info.param);
+    });
+
+// A snapshot saved from device memory restores on the CPU and back, bit for bit.
+TEST(CudaBackend, SnapshotsCrossBackends) {
+  SKIP_WITHOUT_DEVICE();
+  test::TempDir dir;
+  auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
+  ASSERT_TRUE(model);
+  for (const char* kv_type : {"f16", "q8_0"}) {
+    auto gpu = make(*model, "cuda", kv_type);
+    ASSERT_TRUE(gpu->eval(test_ids(120, 2048)));
+    ASSERT_TRUE(gpu->save_snapshot(dir.file("g.kvs")));
+    auto cpu = make(*model, "cpu", kv_type);
+    ASSERT_TRUE(cpu->load_snapshot(dir.file("g.kvs")));
+    ASSERT_TRUE(cpu->save_snapshot(dir.file("c.kvs")));
+    auto gpu2 = make(*model, "cuda", kv_type);
+    ASSERT_TRUE(gpu2->load_snapshot(dir.file("c.kvs")));
+    // Continue all three by the same token: the restored caches give the same logits.
+    const TokenId t = 42;
+    ASSERT_TRUE(gpu->eval(std::span<const TokenId>(&t, 1)));
+    ASSERT_TRUE(gpu2->eval(std::span<const TokenId>(&t, 1)));
+    ASSERT_TRUE(cpu->eval(std::span<const TokenId>(&t, 1)));
+    EXPECT_EQ(std::vector<float>(gpu->last_logits().begin(), gpu->last_logits().end()),
+              std::vector<float>(gpu2->last_logits().begin(), gpu2->last_logits().end()));
+    EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 2048), 1e-3);
+  }
+}
+
+// The shift policy re-rotates keys that live in device memory.
+TEST(CudaBackend, ContextShiftMatchesCpu) {
+  SKIP_WITHOUT_DEVICE();
+  auto model = Model::load(test::shared_path("models/kjv-demo-f32.gguf"));
+  ASSERT_TRUE(model);
+  SessionOptions so;
+  so.kv_type = "f32";
+  so.n_ctx = 128;
+  so.context_policy = ContextPolicy::Shift;
+  so.backend = "cpu";
+  auto cpu = Session::create(*model, so);
+  so.backend = "cuda";
+  auto gpu = Session::create(*model, so);
+  ASSERT_TRUE(cpu && gpu);
+  (*cpu)->set_keep(4);
+  (*gpu)->set_keep(4);
+  for (const TokenId t : test_ids(200, 2048)) {
+    ASSERT_TRUE((*cpu)->eval(std::span<const TokenId>(&t, 1)));
+    ASSERT_TRUE((*gpu)->eval(std::span<const TokenId>(&t, 1)));
+  }
+  EXPECT_EQ((*cpu)->tokens(), (*gpu)->tokens());
+  EXPECT_LE(test::max_rel_error((*gpu)->last_logits(), (*cpu)->last_logits(), 2048), 1e-3);
+}
+
+// Running out of the KV budget on the device is an event; the conversation is intact.
+TEST(CudaBackend, KvBudgetExhaustionKeepsTheSession) {
+  SKIP_WITHOUT_DEVICE();
+  auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
+  ASSERT_TRUE(model);
+  SessionOptions so;
+  so.backend = "cuda";
+  so.kv_budget_bytes = 1536ull * 64;  // 64 tokens of f16 K/V
+  auto s = Session::create(*model, so);
+  ASSERT_TRUE(s);
+  bool oom = false;
+  (*s)->set_event_handler([&](const SessionEvent& e) { oom |= e.kind == SessionEvent::Kind::KvOutOfMemory; });
+  ASSERT_TRUE((*s)->eval(test_ids(60, 2048)));
+  const std::vector<float> before((*s)->last_logits().begin(), (*s)->last_logits().end());
+  EXPECT_FALSE((*s)->eval(test_ids(10, 2048)));
+  EXPECT_TRUE(oom);
+  EXPECT_EQ((*s)->n_past(), 60);
+  EXPECT_EQ(std::vector<float>((*s)->last_logits().begin(), (*s)->last_logits().end()), before);
+  const TokenId t = 5;
+  EXPECT_TRUE((*s)->eval(std::span<const TokenId>(&t, 1)));
+}
+
+TEST(CudaBackend, MemoryReportCountsDeviceBytes) {
+  SKIP_WITHOUT_DEVICE();
+  auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
+  ASSERT_TRUE(model);
+  auto s = make(*model, "cuda", "f16");
+  ASSERT_TRUE(s->eval(test_ids(100, 2048)));
+  const MemoryReport r = s->memory_report();
+  EXPECT_EQ(r.backend, "cuda");
+  EXPECT_FALSE(r.device_name.empty());
+  EXPECT_GE(r.device_weights_bytes, (*model)->info().weight_bytes());
+  EXPECT_EQ(r.device_kv_bytes, r.kv_pool_bytes);
+  EXPECT_EQ(r.kv_used_bytes, 1536ull * 100);  // 2 x 6 layers x 2 kv heads x 32 x 2 bytes
+  EXPECT_GT(r.device_scratch_bytes, 0u);
+  EXPECT_GT(r.device_total_bytes, r.device_free_bytes);
+}
+
+}  // namespace
+}  // namespace kvchat
