@@ -9,8 +9,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsentencepiece-dev sentencepiece  # tokenizer equivalence tests
   nlohmann-json3-dev                  # kvchat-cli JSON output, reference parsing
+  bible-kjv                           # `bible`: the Book of Genesis for the summarize end-to-end test
   # The desktop app: Qt 6 Core/Sql/Quick/QML, SQLite driver, Qt Quick Controls 2
   qt6-base-dev qt6-declarative-dev libqt6sql6-sqlite qt6-charts-dev
+  qt6-pdf-dev                         # text layers of PDF documents (Qt PDF)
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtqml-workerscript
   qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qml6-module-qtcore qml6-module-qtcharts

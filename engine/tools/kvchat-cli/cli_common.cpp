@@ -55,6 +55,14 @@ Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<
   return session;
 }
 
+void quiet_warnings(Session& session) {
+  session.set_event_handler([](const SessionEvent& e) {
+    if (e.kind == SessionEvent::Kind::ContextWarning) return;
+    std::fprintf(stderr, "[kvchat %s] %s\n", std::string(session_event_name(e.kind)).c_str(),
+                 e.message.c_str());
+  });
+}
+
 Result<std::vector<TokenId>> parse_ids(const std::string& text, int32_t n_vocab) {
   std::vector<TokenId> ids;
   std::string s = text;

@@ -59,15 +59,6 @@ double kl_divergence(const std::vector<double>& log_p, const std::vector<double>
   return std::max(0.0, kl);
 }
 
-// Session events other than the context warning (every full window reaches it) go to stderr.
-void quiet_warnings(Session& s) {
-  s.set_event_handler([](const SessionEvent& e) {
-    if (e.kind == SessionEvent::Kind::ContextWarning) return;
-    std::fprintf(stderr, "[kvchat %s] %s\n", std::string(session_event_name(e.kind)).c_str(),
-                 e.message.c_str());
-  });
-}
-
 std::string to_fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);

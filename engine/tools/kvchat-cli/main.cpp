@@ -42,6 +42,12 @@ commands:
               perplexity of the text (BOS + non-overlapping windows of --ctx tokens); for
               --kv-type f32|q8_0|q4_0 also mean/max KL divergence and top-1 agreement
               against f16 KV on the same windows, and the KV memory saved vs f16
+  summarize   --model M --file F [--ctx N] [--kv-type T] [--summary-tokens N] [--resume R]
+              [--json]   a summary of a text of any length: cut into chunks that fit the
+              context, each summarized, the summaries merged until one remains. The plan and
+              progress go to stderr, the summary to stdout; --json: {summary, plan, chunks,
+              tokens_evaluated, peak_kv_bytes, document}. --resume R saves every partial
+              summary to R as it is written; running again with R continues after Ctrl+C
 
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
   --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
@@ -68,6 +74,7 @@ int main(int argc, char** argv) {
   if (cmd == "mkmodel") return cmd_mkmodel(rest);
   if (cmd == "memory") return cmd_memory(rest);
   if (cmd == "perplexity") return cmd_perplexity(rest);
+  if (cmd == "summarize") return cmd_summarize(rest);
   std::fprintf(stderr, "kvchat-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }
