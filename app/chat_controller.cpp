@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QUrl>
 
+#include "documents/document_controller.h"
 #include "engine/engine_worker.h"
 
 namespace kvchat::app {
@@ -51,6 +52,10 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   ui_refresh_.setSingleShot(true);
   ui_refresh_.setInterval(kUiRefreshMs);
   connect(&ui_refresh_, &QTimer::timeout, this, &ChatController::flush_to_ui);
+  documents_ = std::make_unique<DocumentController>(
+      *this, *worker_, store_.get(), ConversationStore::default_path(data_dir));
+  connect(documents_.get(), &DocumentController::stateChanged, this,
+          [this] { write_test_state(); });
   engine_thread_.start();
   refresh_conversations();
   // Reopen the most recent conversation.
@@ -61,7 +66,10 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
 }
 
 ChatController::~ChatController() {
-  if (worker_) worker_->request_stop();
+  if (worker_) {
+    worker_->request_stop();
+    worker_->request_cancel_summary();  // a running job stops, its partials kept
+  }
   engine_thread_.quit();
   engine_thread_.wait();
   if (generating_) persist_reply(MessageState::Interrupted, {});
@@ -208,6 +216,10 @@ void ChatController::renameConversation(qint64 id, const QString& title) {
 
 void ChatController::deleteConversation(qint64 id) {
   if (!store_ || (generating_ && id == current_)) return;
+  if (documents_ && documents_->summarizing_into(id)) {
+    emit errorOccurred(tr("A summary is being written into this conversation: cancel it first."));
+    return;
+  }
   QString error;
   if (!store_->delete_conversation(id, &error)) emit errorOccurred(error);
   QFile::remove(snapshot_path(id));
@@ -228,8 +240,20 @@ void ChatController::refresh_conversations() {
   if (store_) conversations_.reset(store_->conversations());
 }
 
+QObject* ChatController::documents() {
+  return documents_.get();
+}
+
 void ChatController::send(const QString& text) {
-  if (!store_ || generating_ || text.trimmed().isEmpty() || model_info_.isEmpty()) return;
+  send_with_stats(text, {});
+}
+
+bool ChatController::send_with_stats(const QString& text, const QVariantMap& stats) {
+  if (!store_ || generating_ || text.trimmed().isEmpty() || model_info_.isEmpty()) return false;
+  if (documents_ && documents_->summarizing()) {
+    emit errorOccurred(tr("A document is being summarized: wait for it or cancel it first."));
+    return false;
+  }
   if (!current_) newConversation();
   QString error;
   if (messages_.items().isEmpty()) {
@@ -240,13 +264,52 @@ void ChatController::send(const QString& text) {
   user.conversation_id = current_;
   user.role = QStringLiteral("user");
   user.content = text;
+  user.stats = stats;
   user.id = store_->append_message(current_, user.role, text, MessageState::Complete, &error);
-  if (!user.id) {
+  if (!user.id ||
+      (!stats.isEmpty() &&
+       !store_->update_message(user.id, text, MessageState::Complete, stats, &error))) {
     emit errorOccurred(error);
-    return;
+    return false;
   }
   messages_.append(user);
   start_reply();
+  return true;
+}
+
+bool ChatController::append_exchange(qint64 conversation_id, const QString& user_text,
+                                     const QVariantMap& user_stats, const QString& reply,
+                                     const QVariantMap& reply_stats, QString* error) {
+  if (!store_) {
+    if (error) *error = store_error_;
+    return false;
+  }
+  // The first exchange of a conversation names it, as the first message sent does.
+  if (store_->messages(conversation_id).isEmpty()) {
+    store_->rename_conversation(conversation_id, user_text.simplified().left(40), error);
+  }
+  StoredMessage user, answer;
+  user.conversation_id = answer.conversation_id = conversation_id;
+  user.role = QStringLiteral("user");
+  user.content = user_text;
+  user.stats = user_stats;
+  answer.role = QStringLiteral("assistant");
+  answer.content = reply;
+  answer.stats = reply_stats;
+  for (StoredMessage* m : {&user, &answer}) {
+    m->id =
+        store_->append_message(conversation_id, m->role, m->content, MessageState::Complete, error);
+    if (!m->id ||
+        !store_->update_message(m->id, m->content, MessageState::Complete, m->stats, error))
+      return false;
+  }
+  if (conversation_id == current_) {
+    messages_.append(user);
+    messages_.append(answer);
+  }
+  refresh_conversations();
+  write_test_state();
+  return true;
 }
 
 void ChatController::start_reply() {
@@ -280,6 +343,7 @@ void ChatController::start_reply() {
 
 void ChatController::stop() {
   if (generating_) worker_->request_stop();
+  if (documents_) documents_->cancelSummary();
 }
 
 void ChatController::regenerate() {
@@ -410,16 +474,24 @@ QString ChatController::formatBytes(double bytes) const {
 // For the end-to-end test (KVCHAT_TEST_STATE_FILE): what the window shows — the
 // conversations listed, the messages of the open one, the memory panel's numbers.
 void ChatController::write_test_state(bool reply_finished) {
+  test_reply_finished_ = reply_finished;
   const QString path = qEnvironmentVariable("KVCHAT_TEST_STATE_FILE");
   if (path.isEmpty()) return;
   QFile f(path + QStringLiteral(".tmp"));
   if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return;
+  QVariantMap last_message;
+  if (!messages_.items().isEmpty()) {
+    const StoredMessage& m = messages_.items().back();
+    last_message = {{"role", m.role}, {"chars", m.content.size()}, {"stats", m.stats}};
+  }
   const QVariantMap state{{"reply_finished", reply_finished},
                           {"conversations", conversations_.rowCount()},
                           {"messages", messages_.rowCount()},
                           {"memory", memory_},
                           {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())},
-                          {"snapshot_status", snapshot_status_}};
+                          {"snapshot_status", snapshot_status_},
+                          {"documents", documents_ ? documents_->test_state() : QVariantMap()},
+                          {"last_message", last_message}};
   f.write(QJsonDocument(QJsonObject::fromVariantMap(state)).toJson());
   f.close();
   QFile::remove(path);

@@ -18,6 +18,7 @@
 
 namespace kvchat::app {
 
+class DocumentController;
 class EngineWorker;
 
 class ChatController : public QObject {
@@ -41,6 +42,8 @@ class ChatController : public QObject {
   Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
   Q_PROPERTY(qint64 snapshotBytes READ snapshot_bytes NOTIFY snapshotChanged)
   Q_PROPERTY(QVariantMap lastReplyStats READ last_reply_stats NOTIFY replyFinished)
+  // Long documents: attach, cost preview, send whole, summary jobs (DocumentController).
+  Q_PROPERTY(QObject* documents READ documents CONSTANT)
 
  public:
   // data_dir holds the database (and later settings and snapshots).
@@ -49,6 +52,10 @@ class ChatController : public QObject {
 
   QObject* conversations() { return &conversations_; }
   QObject* messages() { return &messages_; }
+  QObject* documents();
+  DocumentController* document_controller() { return documents_.get(); }
+  // The open conversation's messages, in order.
+  const QVector<StoredMessage>& message_items() const { return messages_.items(); }
   qint64 current_conversation() const { return current_; }
   QString system_prompt() const;
   void set_system_prompt(const QString& prompt);
@@ -72,6 +79,14 @@ class ChatController : public QObject {
   Q_INVOKABLE void loadModel(const QString& path_or_url);
   Q_INVOKABLE void cancelLoad();
   Q_INVOKABLE void send(const QString& text);
+  // send() with stats stored on the user message (a document sent whole: document_id,
+  // document_name, document_tokens). False, with errorOccurred, when nothing was sent.
+  bool send_with_stats(const QString& text, const QVariantMap& stats);
+  // Adds a finished user/assistant pair to a conversation (a document's summary); shown
+  // at once when it is the open one. False with *error when the store refused it.
+  bool append_exchange(qint64 conversation_id, const QString& user_text,
+                       const QVariantMap& user_stats, const QString& reply,
+                       const QVariantMap& reply_stats, QString* error);
   Q_INVOKABLE void stop();
   Q_INVOKABLE void regenerate();
   Q_INVOKABLE void editMessage(int row, const QString& text);  // a user message; resends
@@ -113,6 +128,8 @@ class ChatController : public QObject {
   void refresh_conversations();
   void set_generating(bool on);
   void write_test_state(bool reply_finished);
+  void write_test_state() { write_test_state(test_reply_finished_); }
+  bool test_reply_finished_ = false;
   QString snapshot_path(qint64 conversation) const;
   void on_snapshot_saved(const QString& path, qint64 bytes);
   void on_snapshot_restored(bool restored, qint64 bytes, const QString& reason);
@@ -146,6 +163,8 @@ class ChatController : public QObject {
   void flush_to_ui();
   QThread engine_thread_;
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
+  // After store_ (it shares its connection) and worker_: destroyed before them.
+  std::unique_ptr<DocumentController> documents_;
 };
 
 }  // namespace kvchat::app

@@ -1,6 +1,9 @@
 // kvchat: the desktop app. A Qt Quick window over ChatController; the engine runs on
 // its own thread. `--data-dir DIR` keeps the database and settings under DIR (tests);
-// `--model FILE` opens a GGUF instead of the embedded demo model.
+// `--model FILE` opens a GGUF instead of the embedded demo model; `--ctx N` sets the
+// context length (saved like the Settings drawer does); `--attach FILE` loads a document
+// as the "Attach document" button would (once the model is ready) — what the end-to-end
+// test uses, since synthetic drag-and-drop under Xvfb is unreliable.
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
@@ -15,6 +18,7 @@
 #include <cstdio>
 
 #include "chat_controller.h"
+#include "documents/document_controller.h"
 #include "stall_meter.h"
 
 namespace {
@@ -95,6 +99,15 @@ int main(int argc, char** argv) {
                             QStringLiteral("Load the model, generate N tokens, print the longest "
                                            "event-loop stalls as JSON and quit."),
                             QStringLiteral("N"));
+  QCommandLineOption attach({QStringLiteral("attach")},
+                            QStringLiteral("Load this document (text, Markdown, PDF) and show its "
+                                           "cost preview."),
+                            QStringLiteral("FILE"));
+  QCommandLineOption ctx({QStringLiteral("ctx")},
+                         QStringLiteral("Context length in tokens (kept in the settings)."),
+                         QStringLiteral("N"));
+  cli.addOption(attach);
+  cli.addOption(ctx);
   cli.addOption(data_dir);
   cli.addOption(model);
   cli.addOption(theme);
@@ -123,6 +136,15 @@ int main(int argc, char** argv) {
 
   const QString path = cli.isSet(model) ? cli.value(model) : embedded_demo_model();
   if (cli.isSet(stalls)) return benchmark_stalls(app, chat, path, cli.value(stalls).toInt());
+  if (cli.isSet(ctx)) {
+    QVariantMap settings = chat.engine_settings();
+    settings.insert(QStringLiteral("ctx"), cli.value(ctx).toInt());
+    chat.setEngineSettings(settings);  // no model yet: saved, used by the load below
+  }
   if (!path.isEmpty()) chat.loadModel(path);
+  // After loadModel: the document waits for the model, its tokens counted with it.
+  if (cli.isSet(attach)) {
+    chat.document_controller()->attach(QFileInfo(cli.value(attach)).absoluteFilePath());
+  }
   return app.exec();
 }

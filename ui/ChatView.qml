@@ -1,5 +1,7 @@
 // The open conversation: messages rendered as Markdown, streaming in place, and the
-// message box (Enter sends, Shift+Enter is a newline).
+// message box (Enter sends, Shift+Enter is a newline). Above it: the message banner, a
+// summary job, a loaded document's cost preview, and the offer to treat a long paste as
+// a document.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -7,6 +9,9 @@ import QtQuick.Layouts
 Pane {
     id: root
     padding: 0
+    signal attachRequested()
+    // A paste (or drop of text) longer than this is offered as a document.
+    readonly property int longPasteChars: 2000
 
     ColumnLayout {
         anchors.fill: parent
@@ -27,10 +32,41 @@ Pane {
             }
         }
 
+        NoticeBanner { Layout.fillWidth: true; Layout.margins: 4 }
+        SummaryJobView { Layout.fillWidth: true; Layout.margins: 4 }
+        DocumentCard { Layout.fillWidth: true; Layout.margins: 4 }
+        Frame {
+            id: pasteOffer
+            visible: false
+            Layout.fillWidth: true
+            Layout.margins: 4
+            RowLayout {
+                anchors.fill: parent
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    text: qsTr("Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?").arg(input.text.length)
+                }
+                Button {
+                    text: qsTr("Treat as document")
+                    highlighted: true
+                    onClicked: { chat.documents.attachText(input.text); input.text = ""; pasteOffer.visible = false }
+                }
+                Button { text: qsTr("Keep as message"); onClicked: pasteOffer.visible = false }
+            }
+        }
+
         Frame {
             Layout.fillWidth: true
             RowLayout {
                 anchors.fill: parent
+                Button {
+                    text: qsTr("Attach document")
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Text, Markdown or PDF (Ctrl+D), or drop a file on the window")
+                    enabled: !chat.documents.loading
+                    onClicked: root.attachRequested()
+                }
                 ScrollView {
                     Layout.fillWidth: true
                     Layout.preferredHeight: Math.min(140, Math.max(44, input.implicitHeight))
@@ -47,10 +83,17 @@ Pane {
                             root.sendInput()
                         }
                         Keys.onEnterPressed: (event) => root.sendInput()
+                        property int previousLength: 0
+                        onTextChanged: {
+                            if (text.length - previousLength > root.longPasteChars) pasteOffer.visible = true
+                            else if (text.length === 0) pasteOffer.visible = false
+                            previousLength = text.length
+                        }
                     }
                 }
                 Button {
                     text: chat.generating ? qsTr("Stop") : qsTr("Send")
+                    enabled: !chat.documents.summarizing
                     onClicked: chat.generating ? chat.stop() : root.sendInput()
                 }
                 Button {
@@ -63,7 +106,8 @@ Pane {
     }
 
     function sendInput() {
-        if (chat.generating || input.text.trim().length === 0) return
+        if (chat.generating || chat.documents.summarizing || input.text.trim().length === 0) return
+        pasteOffer.visible = false
         chat.send(input.text)
         input.text = ""
     }

@@ -27,6 +27,11 @@ ApplicationWindow {
     Shortcut { sequence: "Esc"; onActivated: chat.stop() }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
+    Shortcut { sequence: "Ctrl+D"; onActivated: documentDialog.open() }
+    // Send the previewed document whole (when it fits) or summarize it; resume the job shown.
+    Shortcut { sequence: "Ctrl+Shift+W"; onActivated: chat.documents.sendWhole() }
+    Shortcut { sequence: "Ctrl+Shift+S"; onActivated: chat.documents.summarize() }
+    Shortcut { sequence: "Ctrl+Shift+R"; onActivated: chat.documents.resume() }
 
     // Window geometry is remembered between runs.
     Component.onCompleted: {
@@ -45,6 +50,12 @@ ApplicationWindow {
         title: qsTr("Open a GGUF model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: chat.loadModel(selectedFile)
+    }
+    FileDialog {
+        id: documentDialog
+        title: qsTr("Attach a document")
+        nameFilters: [qsTr("Documents (*.txt *.md *.markdown *.pdf)"), qsTr("All files (*)")]
+        onAccepted: chat.documents.attach(selectedFile)
     }
     SettingsDrawer { id: settings; height: window.height }
 
@@ -70,11 +81,17 @@ ApplicationWindow {
         }
     }
 
-    // Drop a .gguf anywhere on the window to open it.
+    // Drop a .gguf anywhere on the window to open it; any other file is attached as a
+    // document (text, Markdown, PDF) and its cost previewed.
     DropArea {
         anchors.fill: parent
         keys: ["text/uri-list"]
-        onDropped: (drop) => { if (drop.hasUrls) chat.loadModel(drop.urls[0]) }
+        onDropped: (drop) => {
+            if (!drop.hasUrls) return
+            var url = drop.urls[0].toString()
+            if (/\.gguf$/i.test(url)) chat.loadModel(url)
+            else chat.documents.attach(url)
+        }
     }
 
     SplitView {
@@ -88,6 +105,7 @@ ApplicationWindow {
         }
         ChatView {
             id: chatView
+            onAttachRequested: documentDialog.open()
             SplitView.fillWidth: true
             SplitView.minimumWidth: 360
         }

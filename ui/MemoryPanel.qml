@@ -135,6 +135,37 @@ Pane {
                 Label { text: qsTr("peak") } Label { text: fmt(m.kv_peak_allocated_bytes) + qsTr(" allocated") }
             }
 
+            // A document sent whole: its share of the KV cache.
+            ColumnLayout {
+                property var d: chat.documents.sentWhole
+                property real docBytes: (d.tokens || 0) * (m.kv_bytes_per_token || 0)
+                visible: (d.tokens || 0) > 0 && (m.kv_tokens || 0) > 0
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                spacing: 2
+                Label {
+                    objectName: "documentShare"
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pixelSize: 11
+                    text: qsTr("Document “%1”: %2 tokens × %3 = %4, %5% of the KV used (%6)")
+                        .arg(parent.d.name || "").arg(parent.d.tokens || 0).arg(fmt(m.kv_bytes_per_token))
+                        .arg(fmt(parent.docBytes))
+                        .arg(m.kv_used_bytes > 0 ? Math.min(100, Math.round(100 * parent.docBytes / m.kv_used_bytes)) : 0)
+                        .arg(fmt(m.kv_used_bytes))
+                }
+                Rectangle {
+                    Layout.fillWidth: true
+                    height: 10
+                    color: "#f3c99f"
+                    Rectangle {
+                        height: parent.height
+                        width: m.kv_used_bytes > 0 ? parent.width * Math.min(1, parent.parent.docBytes / m.kv_used_bytes) : 0
+                        color: "#8e5ba8"
+                    }
+                }
+            }
+
             // Context used, and what happens when it is full.
             Label {
                 text: qsTr("Context: %1 of %2 tokens (%3%)").arg(m.kv_tokens || 0).arg(m.kv_max_tokens || 0)

@@ -6,6 +6,10 @@ import QtQuick.Layouts
 Item {
     id: bubble
     property bool isUser: role === "user"
+    // A document sent whole: shown folded (its first lines) until expanded.
+    readonly property bool isDocument: isUser && stats && stats.document_tokens !== undefined && !stats.summary_request
+    readonly property bool isSummary: !isUser && stats && stats.summary_job_id !== undefined
+    property bool documentExpanded: false
     implicitHeight: column.implicitHeight + 16
 
     // Chat text keeps its line breaks: outside code fences every newline becomes a
@@ -28,18 +32,48 @@ Item {
             anchors.fill: parent
             anchors.margins: 8
             spacing: 4
+            Label {
+                visible: bubble.isDocument || bubble.isSummary
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                font.bold: true
+                opacity: 0.8
+                text: bubble.isDocument
+                    ? qsTr("Document “%1” · %2 tokens, sent whole (its KV stays in the cache)").arg(stats.document_name).arg(stats.document_tokens)
+                    : bubble.isSummary
+                      ? qsTr("Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s")
+                          .arg(stats.summary_partials).arg(stats.summary_levels)
+                          .arg(stats.summary_resumed > 0 ? qsTr(", resumed after %1").arg(stats.summary_resumed) : "")
+                          .arg(stats.tokens_evaluated).arg(Number(stats.seconds || 0).toFixed(1))
+                      : ""
+            }
             TextEdit {
                 id: body
                 Layout.fillWidth: true
                 readOnly: true
                 selectByMouse: true
                 wrapMode: TextEdit.Wrap
-                textFormat: TextEdit.MarkdownText
-                text: content.length > 0 ? bubble.markdown(content) : (state === "streaming" ? "…" : "")
+                textFormat: bubble.isDocument ? TextEdit.PlainText : TextEdit.MarkdownText
+                text: bubble.isDocument
+                      ? (bubble.documentExpanded || content.length <= 600 ? content : content.substring(0, 600) + " …")
+                      : content.length > 0 ? bubble.markdown(content) : (state === "streaming" ? "…" : "")
                 color: palette.text
+            }
+            PartialSummaries {
+                visible: bubble.isSummary
+                Layout.fillWidth: true
+                jobId: bubble.isSummary ? stats.summary_job_id : 0
+                count: bubble.isSummary ? stats.summary_partials : 0
             }
             RowLayout {
                 spacing: 8
+                ToolButton {
+                    visible: bubble.isDocument && content.length > 600
+                    text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(content.length)
+                    font.pixelSize: 11
+                    onClicked: bubble.documentExpanded = !bubble.documentExpanded
+                }
                 Label {
                     font.pixelSize: 11
                     opacity: 0.7

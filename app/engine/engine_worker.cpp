@@ -5,6 +5,8 @@
 //
 #include "engine/engine_worker.h"
 
+#include "documents/summary_job.h"
+
 #include <QFileInfo>
 
 #include <algorithm>
@@ -85,6 +87,9 @@ QVariantMap memory_map(const Session& session) {
   m.insert(QStringLiteral("process_resident_bytes"), u64(r.process_resident_bytes));
   m.insert(QStringLiteral("system_total_bytes"), u64(r.system_total_bytes));
   m.insert(QStringLiteral("system_available_bytes"), u64(r.system_available_bytes));
+  m.insert(QStringLiteral("device_name"), qstr(r.device_name));
+  m.insert(QStringLiteral("device_total_bytes"), u64(r.device_total_bytes));
+  m.insert(QStringLiteral("device_free_bytes"), u64(r.device_free_bytes));
   m.insert(QStringLiteral("kv_fragmentation_bytes"), u64(r.kv_fragmentation_bytes()));
   m.insert(QStringLiteral("kv_used_bytes_per_layer"), u64(r.kv_used_bytes_per_layer()));
   m.insert(QStringLiteral("kv_allocated_bytes_per_layer"), u64(r.kv_allocated_bytes_per_layer()));
@@ -258,7 +263,10 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
 
     // Only now is the previous model replaced: a failure above leaves it usable.
     session_ = std::move(s);
-    model_ = std::move(loaded);
+    {
+      const std::lock_guard<std::mutex> lock(model_mutex_);
+      model_ = std::move(loaded);
+    }
     forget_texts();
     settings_ = settings;
     emit modelLoaded(model_map(model_->info(), *session_));
@@ -320,7 +328,9 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
 
     // Prefix reuse: the session keeps what it holds up to the first differing token and
     // evaluates the rest, marked as a new turn (drop-oldest drops whole turns).
+    const Clock::time_point eval_start = Clock::now();
     auto evaluated_or = session_->eval_sequence(ids, /*starts_turn=*/true);
+    const double eval_seconds = ms_between(eval_start, Clock::now()) / 1000.0;
     if (!evaluated_or) {
       emit memoryReport(memory_map(*session_));
       emit replyFailed(qstr(evaluated_or.message()));
@@ -376,6 +386,9 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
     stats.insert(QStringLiteral("generated_tokens"), result.stats.generated_tokens);
     stats.insert(QStringLiteral("ttft_ms"), ttft_ms < 0 ? ms_between(t0, Clock::now()) : ttft_ms);
     stats.insert(QStringLiteral("tokens_per_second"), result.stats.decode_tokens_per_second());
+    // The prompt's prefill speed (what a document's cost estimate is based on).
+    stats.insert(QStringLiteral("prefill_tokens_per_second"),
+                 evaluated > 0 && eval_seconds > 0 ? evaluated / eval_seconds : 0.0);
     stats.insert(QStringLiteral("decode_seconds"), result.stats.decode_seconds);
     stats.insert(QStringLiteral("stop_reason"), qstr(stop_reason_name(result.stop_reason)));
     stats.insert(QStringLiteral("text"), qstr(result.text));
@@ -431,6 +444,40 @@ void EngineWorker::clearSession() {
   if (!session_) return;
   session_->truncate(0);
   emit memoryReport(memory_map(*session_));
+}
+
+std::shared_ptr<const Model> EngineWorker::shared_model() const {
+  const std::lock_guard<std::mutex> lock(model_mutex_);
+  return model_;
+}
+
+void EngineWorker::summarizeDocument(qint64 job_id, const QString& db_path) {
+  try {
+    SummaryJobHooks hooks;
+    Clock::time_point last_progress{};
+    hooks.progress = [&](const SummaryProgress& p) {
+      // At most ~10 a second (the engine may report within a step).
+      const Clock::time_point now = Clock::now();
+      if (ms_between(last_progress, now) < 100 && p.steps_done < p.steps_total) return;
+      last_progress = now;
+      emit summaryProgress(job_id, progress_to_map(p));
+    };
+    hooks.plan = [&](const SummaryPlan& p) { emit summaryPlan(job_id, plan_to_map(p)); };
+    hooks.partial = [&](const StoredPartial& p) { emit summaryPartial(job_id, partial_to_map(p)); };
+    hooks.cancelled = [this] { return cancel_summary_.load(); };
+    const SummaryJobOutcome outcome =
+        run_summary_job(db_path, job_id, model_, session_ ? session_->options() : SessionOptions{},
+                        hooks);  // without a model: the job is marked failed, saying so
+    emit summaryFinished(job_id, outcome_to_map(outcome));
+  } catch (const std::exception& e) {
+    emit summaryFinished(
+        job_id, {{QStringLiteral("status"), QStringLiteral("failed")},
+                 {QStringLiteral("error"),
+                  QStringLiteral("Summarizing failed: %1").arg(qstr(e.what()))}});
+  } catch (...) {
+    emit summaryFinished(job_id, {{QStringLiteral("status"), QStringLiteral("failed")},
+                                  {QStringLiteral("error"), QStringLiteral("Summarizing failed")}});
+  }
 }
 
 void EngineWorker::reportMemory() {

@@ -9,6 +9,7 @@
 #include <QVariantMap>
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,13 @@ class EngineWorker : public QObject {
   void request_stop() { stop_.store(true); }
   // Thread-safe: cancels the model load in progress (or the next one, if none is).
   void request_cancel_load() { cancel_load_.store(true); }
+  // Thread-safe: the loaded model (immutable, shareable), for tokenizing off the GUI
+  // thread; null before the first load.
+  std::shared_ptr<const Model> shared_model() const;
+  // Thread-safe: arm (before queueing summarizeDocument) and set the summary job's
+  // cancel flag; the job stops at its next check, its partials kept.
+  void reset_summary_cancel() { cancel_summary_.store(false); }
+  void request_cancel_summary() { cancel_summary_.store(true); }
 
  public slots:
   // settings: "backend" ("auto"|"cpu"|"cuda"), "threads", "ctx", "kv_type",
@@ -49,6 +57,11 @@ class EngineWorker : public QObject {
   void restoreSnapshot(const QString& path);
   // Empties the cache (a conversation without a usable snapshot was opened).
   void clearSession();
+  // Runs (or resumes) summary job `job_id` stored in the database at `db_path` on a
+  // Session of its own (this model, the chat session's options): the chat's KV cache is
+  // untouched, and chat requests wait until the job ends. Partials are written to the
+  // database (this thread's own connection) as they arrive. See documents/summary_job.h.
+  void summarizeDocument(qint64 job_id, const QString& db_path);
 
  signals:
   void modelLoaded(const QVariantMap& info);      // ModelInfo fields + "chat_template"
@@ -65,6 +78,12 @@ class EngineWorker : public QObject {
   void snapshotSaved(const QString& path, qint64 bytes);
   // restored: true when the KV state came from the file; false with the reason why not.
   void snapshotRestored(bool restored, qint64 bytes, const QString& reason);
+  void summaryPlan(qint64 job_id, const QVariantMap& plan);          // measured; SummaryPlan fields
+  void summaryProgress(qint64 job_id, const QVariantMap& progress);  // SummaryProgress fields
+  void summaryPartial(qint64 job_id, const QVariantMap& partial);    // stored already
+  // status "done" | "cancelled" | "failed", summary, error, partials, resumed, levels,
+  // tokens_evaluated, peak_kv_bytes, seconds.
+  void summaryFinished(qint64 job_id, const QVariantMap& outcome);
 
  private:
   void forget_texts();
@@ -85,6 +104,8 @@ class EngineWorker : public QObject {
   void add_checkpoint(std::string text, std::vector<int32_t> ids);
   std::atomic<bool> stop_{false};
   std::atomic<bool> cancel_load_{false};
+  std::atomic<bool> cancel_summary_{false};
+  mutable std::mutex model_mutex_;  // guards model_ against shared_model() readers
 };
 
 }  // namespace kvchat::app

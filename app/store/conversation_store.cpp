@@ -14,6 +14,8 @@
 // processes on one file wait on the busy timeout instead of failing a lock upgrade).
 #include "store/conversation_store.h"
 
+#include "store/sql.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -33,22 +35,15 @@ namespace {
 
 std::atomic<quint64> g_connection_serial{0};
 
-void set_error(QString* error, const QString& message) {
-  if (error) *error = message;
-}
+using sql::exec;
+using sql::exec_plain;
+using sql::now_ms;
+using sql::set_error;
+using sql::text_value;
+using sql::WriteTransaction;
 
 QString sql_error_text(const QSqlError& e) {
-  const QString text = e.text().trimmed();
-  return text.isEmpty() ? QStringLiteral("unknown SQLite error") : text;
-}
-
-// NOT NULL text columns: a null QString would bind as SQL NULL.
-QVariant text_value(const QString& s) {
-  return s.isNull() ? QVariant(QStringLiteral("")) : QVariant(s);
-}
-
-qint64 now_ms() {
-  return QDateTime::currentMSecsSinceEpoch();
+  return sql::error_text(e);
 }
 
 QDateTime time_from_ms(qint64 ms) {
@@ -106,58 +101,6 @@ QString like_pattern(const QString& text) {
   }
   return QLatin1Char('%') + escaped + QLatin1Char('%');
 }
-
-// Prepares and runs `sql` with positional `binds`; on failure *error = "<what>: <SQL error>".
-bool exec(QSqlQuery& q, const QString& sql, std::initializer_list<QVariant> binds,
-          const QString& what, QString* error) {
-  if (!q.prepare(sql)) {
-    set_error(error, QStringLiteral("%1: %2").arg(what, sql_error_text(q.lastError())));
-    return false;
-  }
-  for (const QVariant& b : binds) q.addBindValue(b);
-  if (!q.exec()) {
-    set_error(error, QStringLiteral("%1: %2").arg(what, sql_error_text(q.lastError())));
-    return false;
-  }
-  return true;
-}
-
-// Runs a statement without bind values (pragmas, BEGIN/COMMIT, migration steps).
-bool exec_plain(QSqlDatabase& db, const QString& sql, const QString& what, QString* error,
-                QVariant* first_value = nullptr) {
-  QSqlQuery q(db);
-  if (!q.exec(sql)) {
-    set_error(error, QStringLiteral("%1: %2").arg(what, sql_error_text(q.lastError())));
-    return false;
-  }
-  if (first_value) *first_value = q.next() ? q.value(0) : QVariant();
-  return true;
-}
-
-// BEGIN IMMEDIATE ... COMMIT; rolled back when destroyed uncommitted.
-class WriteTransaction {
- public:
-  explicit WriteTransaction(QSqlDatabase db) : db_(std::move(db)) {}
-  WriteTransaction(const WriteTransaction&) = delete;
-  WriteTransaction& operator=(const WriteTransaction&) = delete;
-  ~WriteTransaction() {
-    if (active_) exec_plain(db_, QStringLiteral("ROLLBACK"), {}, nullptr);
-  }
-  bool begin(QString* error) {
-    active_ = exec_plain(db_, QStringLiteral("BEGIN IMMEDIATE"),
-                         QStringLiteral("begin transaction"), error);
-    return active_;
-  }
-  bool commit(QString* error) {
-    if (!exec_plain(db_, QStringLiteral("COMMIT"), QStringLiteral("commit"), error)) return false;
-    active_ = false;
-    return true;
-  }
-
- private:
-  QSqlDatabase db_;
-  bool active_ = false;
-};
 
 // The next `updated_at`: now, but strictly later than every stored one, so that "most
 // recently updated first" is exact even for two writes within one millisecond.

@@ -1,7 +1,8 @@
 // ConversationStore: conversations, messages and settings in one SQLite file (QtSql).
 // Schema versions are migrated forward by `PRAGMA user_version`; a file written by a
 // newer kvchat is refused with a clear message. WAL journal, foreign keys on, every
-// write in a transaction. Used from the GUI thread only.
+// write in a transaction. A store (its QtSql connection) is used only on the thread that
+// opened it; another thread opens its own store on the same file.
 #pragma once
 
 #include <QDateTime>
@@ -43,7 +44,7 @@ struct StoredMessage {
 
 class ConversationStore {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens or creates the database at `path`, migrating older schemas. nullptr and
   // *error set when the file cannot be opened, is not a kvchat database, or is newer.
@@ -64,6 +65,8 @@ class ConversationStore {
   ~ConversationStore();
 
   int schema_version() const;
+  // The QtSql connection this store owns (DocumentStore shares it on the same thread).
+  const QString& connection_name() const { return connection_; }
 
   // Conversations (listed most recently updated first; `updated` moves when a message is
   // added, updated or deleted, not on rename / prompt / settings changes). Ids are never

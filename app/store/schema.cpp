@@ -49,6 +49,57 @@ QVector<MigrationStep> ConversationStore::migrations() {
                      " value_json TEXT NOT NULL)"),
   });
 
+  // 1 -> 2: long documents (issue 6). A document is stored once per content (sha256 of
+  // its extracted UTF-8 text); n_tokens is counted with the model named by tokens_model
+  // (ModelInfo::identity, hex). A summary job keeps its options and plan as JSON and its
+  // partial summaries one row each, written as they arrive, so a cancelled or crashed job
+  // resumes with what is there. updated_at / written_at: milliseconds since the epoch.
+  steps.append(MigrationStep{
+      QStringLiteral("CREATE TABLE documents ("
+                     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                     " conversation_id INTEGER"
+                     "   REFERENCES conversations(id) ON DELETE SET NULL,"
+                     " name TEXT NOT NULL DEFAULT '',"
+                     " mime TEXT NOT NULL DEFAULT '',"
+                     " bytes INTEGER NOT NULL DEFAULT 0,"
+                     " sha256 TEXT NOT NULL UNIQUE,"
+                     " encoding TEXT NOT NULL DEFAULT '',"
+                     " notice TEXT NOT NULL DEFAULT '',"
+                     " text TEXT NOT NULL,"
+                     " n_tokens INTEGER NOT NULL DEFAULT 0,"
+                     " tokens_model TEXT NOT NULL DEFAULT '',"
+                     " created_at INTEGER NOT NULL)"),
+      QStringLiteral("CREATE TABLE summary_jobs ("
+                     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                     " document_id INTEGER NOT NULL"
+                     "   REFERENCES documents(id) ON DELETE CASCADE,"
+                     " conversation_id INTEGER"
+                     "   REFERENCES conversations(id) ON DELETE CASCADE,"
+                     " options_json TEXT NOT NULL DEFAULT '{}',"
+                     " plan_json TEXT NOT NULL DEFAULT '{}',"
+                     " status TEXT NOT NULL DEFAULT 'running'"
+                     "   CHECK (status IN ('running', 'cancelled', 'done', 'failed')),"
+                     " final_summary TEXT NOT NULL DEFAULT '',"
+                     " error TEXT NOT NULL DEFAULT '',"
+                     " created_at INTEGER NOT NULL,"
+                     " updated_at INTEGER NOT NULL)"),
+      QStringLiteral("CREATE INDEX summary_jobs_by_conversation"
+                     " ON summary_jobs(conversation_id, status)"),
+      QStringLiteral("CREATE INDEX summary_jobs_by_document ON summary_jobs(document_id)"),
+      QStringLiteral("CREATE TABLE summary_partials ("
+                     " job_id INTEGER NOT NULL"
+                     "   REFERENCES summary_jobs(id) ON DELETE CASCADE,"
+                     " level INTEGER NOT NULL,"
+                     " idx INTEGER NOT NULL,"
+                     " token_begin INTEGER NOT NULL DEFAULT 0,"
+                     " token_end INTEGER NOT NULL DEFAULT 0,"
+                     " source_begin INTEGER NOT NULL DEFAULT 0,"
+                     " source_end INTEGER NOT NULL DEFAULT 0,"
+                     " text TEXT NOT NULL DEFAULT '',"
+                     " written_at INTEGER NOT NULL,"
+                     " PRIMARY KEY (job_id, level, idx))"),
+  });
+
   return steps;
 }
 

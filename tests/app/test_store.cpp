@@ -76,7 +76,10 @@ QByteArray file_bytes(const QString& path) {
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-// kvchat's history plus a test-only v1 -> v2 step.
+constexpr int kCurrent = ConversationStore::kSchemaVersion;
+constexpr int kNext = kCurrent + 1;
+
+// kvchat's history plus a test-only step to the next version (kNext).
 QVector<MigrationStep> history_with_v2() {
   QVector<MigrationStep> steps = ConversationStore::migrations();
   steps.append(MigrationStep{
@@ -160,12 +163,12 @@ class StoreTest : public QObject {
     {
       auto store = open_ok(path);
       QVERIFY(store);
-      QCOMPARE(store->schema_version(), 1);
+      QCOMPARE(store->schema_version(), kCurrent);
       QVERIFY(store->conversations().isEmpty());
     }
     RawDb raw(path);
     QVERIFY(raw.ok());
-    QCOMPARE(raw.value(QStringLiteral("PRAGMA user_version")).toInt(), 1);
+    QCOMPARE(raw.value(QStringLiteral("PRAGMA user_version")).toInt(), kCurrent);
     QCOMPARE(raw.value(QStringLiteral("PRAGMA application_id")).toInt(),
              ConversationStore::kApplicationId);
     QCOMPARE(raw.value(QStringLiteral("PRAGMA journal_mode")).toString(), QStringLiteral("wal"));
@@ -188,7 +191,7 @@ class StoreTest : public QObject {
     {
       auto store = open_ok(empty);
       QVERIFY(store);
-      QCOMPARE(store->schema_version(), 1);
+      QCOMPARE(store->schema_version(), kCurrent);
     }
     const QString bare = fresh_path();  // a real SQLite file at user_version 0, no tables
     QVERIFY(QDir().mkpath(QFileInfo(bare).absolutePath()));
@@ -202,7 +205,7 @@ class StoreTest : public QObject {
     QVERIFY(QFileInfo(bare).size() > 0);
     auto store = open_ok(bare);
     QVERIFY(store);
-    QCOMPARE(store->schema_version(), 1);
+    QCOMPARE(store->schema_version(), kCurrent);
   }
 
   void conversationCrud() {
@@ -621,7 +624,7 @@ class StoreTest : public QObject {
     {
       auto store = ConversationStore::open(path, history_with_v2(), &error);
       QVERIFY2(store, qPrintable(error));
-      QCOMPARE(store->schema_version(), 2);
+      QCOMPARE(store->schema_version(), kNext);
       QCOMPARE(store->conversation(c)->title, QStringLiteral("old data"));
       QCOMPARE(store->messages(c).size(), 1);
       QCOMPARE(store->messages(c)[0].id, m);
@@ -633,7 +636,7 @@ class StoreTest : public QObject {
     }
     {
       RawDb raw(path);
-      QCOMPARE(raw.value(QStringLiteral("PRAGMA user_version")).toInt(), 2);
+      QCOMPARE(raw.value(QStringLiteral("PRAGMA user_version")).toInt(), kNext);
       QCOMPARE(raw.value(QStringLiteral("SELECT pinned FROM conversations WHERE id = %1").arg(c))
                    .toInt(),
                0);
@@ -641,7 +644,7 @@ class StoreTest : public QObject {
                    .toString(),
                QStringLiteral("migrated"));
     }
-    // Reopening at v2 runs nothing again; this build (reads up to 1) refuses the v2 file.
+    // Reopening at v2 runs nothing again; this build (reads up to kCurrent) refuses it.
     {
       auto store = ConversationStore::open(path, history_with_v2(), &error);
       QVERIFY2(store, qPrintable(error));
@@ -650,7 +653,7 @@ class StoreTest : public QObject {
     }
     error.clear();
     QVERIFY(!ConversationStore::open(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("newer kvchat (schema 2; this version reads up to 1)")),
+    QVERIFY2(error.contains(QStringLiteral("newer kvchat (schema %1; this version reads up to %2)").arg(kNext).arg(kCurrent)),
              qPrintable(error));
   }
 
@@ -659,7 +662,7 @@ class StoreTest : public QObject {
     QString error;
     auto store = ConversationStore::open(path, history_with_v2(), &error);
     QVERIFY2(store, qPrintable(error));
-    QCOMPARE(store->schema_version(), 2);
+    QCOMPARE(store->schema_version(), kNext);
     RawDb raw(path);
     QCOMPARE(raw.value(QStringLiteral("PRAGMA application_id")).toInt(),
              ConversationStore::kApplicationId);
@@ -684,11 +687,11 @@ class StoreTest : public QObject {
         QStringLiteral("THIS IS NOT SQL")});
     QString error;
     QVERIFY(!ConversationStore::open(path, broken, &error));
-    QVERIFY2(error.contains(QStringLiteral("from version 1 to 2 failed")), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("from version %1 to %2 failed").arg(kCurrent).arg(kNext)), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("THIS IS NOT SQL")), qPrintable(error));
     {
       RawDb raw(path);
-      QCOMPARE(raw.value(QStringLiteral("PRAGMA user_version")).toInt(), 1);
+      QCOMPARE(raw.value(QStringLiteral("PRAGMA user_version")).toInt(), kCurrent);
       QCOMPARE(raw.value(QStringLiteral("SELECT COUNT(*) FROM sqlite_master WHERE name = 'tags'"))
                    .toInt(),
                0);
@@ -724,7 +727,7 @@ class StoreTest : public QObject {
     }
     QString error;
     QVERIFY(!ConversationStore::open(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("newer kvchat (schema 99; this version reads up to 1)")),
+    QVERIFY2(error.contains(QStringLiteral("newer kvchat (schema 99; this version reads up to %1)").arg(kCurrent)),
              qPrintable(error));
     RawDb raw(path);
     QCOMPARE(raw.value(QStringLiteral("PRAGMA user_version")).toInt(), 99);
@@ -743,7 +746,7 @@ class StoreTest : public QObject {
     const QByteArray bytes = file_bytes(path);
     QString error;
     QVERIFY(!ConversationStore::open(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("schema 7; this version reads up to 1")),
+    QVERIFY2(error.contains(QStringLiteral("schema 7; this version reads up to %1").arg(kCurrent)),
              qPrintable(error));
     QCOMPARE(file_bytes(path), bytes);
     QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));

@@ -1,0 +1,529 @@
+#include "documents/document_controller.h"
+
+#include <QFileInfo>
+#include <QUrl>
+#include <string>
+#include <vector>
+
+#include "chat_controller.h"
+#include "documents/summary_job.h"
+#include "engine/engine_worker.h"
+#include "kvchat/chat_template.h"
+#include "kvchat/model.h"
+#include "kvchat/summarize.h"
+#include "store/conversation_store.h"
+
+namespace kvchat::app {
+
+namespace {
+
+// Room kept for the reply when a document is sent whole.
+constexpr qint64 kReplyRoomTokens = 64;
+
+QString qstr(const std::string& s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+QString job_name_status(const StoredSummaryJob& j) {
+  // A job still marked running when nothing runs was cut short by a crash or a kill.
+  return j.status == JobStatus::Running ? QStringLiteral("interrupted") : job_status_name(j.status);
+}
+
+}  // namespace
+
+DocumentController::DocumentController(ChatController& chat, EngineWorker& worker,
+                                       ConversationStore* store, QString database_path,
+                                       QObject* parent)
+    : QObject(parent),
+      chat_(chat),
+      worker_(worker),
+      store_(store ? std::make_unique<DocumentStore>(*store) : nullptr),
+      database_path_(std::move(database_path)),
+      loader_(database_path_) {
+  connect(&loader_, &DocumentLoader::progress, this,
+          [this](qint64 done, qint64 total, const QString& stage) {
+            load_progress_ = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0;
+            load_stage_ = stage;
+            emit loadingChanged();
+          });
+  connect(&loader_, &DocumentLoader::finished, this, &DocumentController::on_loaded);
+  connect(&loader_, &DocumentLoader::failed, this, &DocumentController::on_load_failed);
+  // Queued from the engine thread.
+  connect(&worker_, &EngineWorker::summaryPlan, this, &DocumentController::on_job_plan);
+  connect(&worker_, &EngineWorker::summaryProgress, this, &DocumentController::on_job_progress);
+  connect(&worker_, &EngineWorker::summaryPartial, this, &DocumentController::on_job_partial);
+  connect(&worker_, &EngineWorker::summaryFinished, this, &DocumentController::on_job_finished);
+  connect(&chat_, &ChatController::modelChanged, this, &DocumentController::on_model_changed);
+  // The chat's own errors (a refused send, a store failure) use the same message banner.
+  connect(&chat_, &ChatController::errorOccurred, this,
+          [this](const QString& message) { set_message(message, true); });
+  connect(&chat_, &ChatController::currentConversationChanged, this,
+          &DocumentController::on_conversation_changed);
+  connect(&chat_, &ChatController::memoryChanged, this, [this] {
+    // Not token by token while a reply streams: replyFinished rebuilds it once.
+    if (!preview_.isEmpty() && !chat_.generating() && preview_key() != preview_inputs_) {
+      rebuild_preview();
+    }
+  });
+  connect(&chat_, &ChatController::replyFinished, this, [this] {
+    if (!preview_.isEmpty()) rebuild_preview();  // a new measured speed
+  });
+  for (auto signal : {&DocumentController::loadingChanged, &DocumentController::previewChanged,
+                      &DocumentController::messageChanged, &DocumentController::jobChanged,
+                      &DocumentController::sentWholeChanged}) {
+    connect(this, signal, this, &DocumentController::stateChanged);
+  }
+}
+
+DocumentController::~DocumentController() {
+  loader_.cancel();
+}
+
+// ---- loading ----------------------------------------------------------------------------
+
+void DocumentController::attach(const QString& path_or_url) {
+  const QUrl url(path_or_url);
+  const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
+  if (path.isEmpty()) return;
+  if (!store_) {
+    set_message(tr("Documents cannot be stored: %1").arg(chat_.store_error()), true);
+    return;
+  }
+  if (chat_.model_loading()) {  // counted with the model being loaded
+    pending_path_ = path;
+    pending_text_.clear();
+    set_message(tr("“%1” will be loaded when the model is ready.").arg(QFileInfo(path).fileName()),
+                false);
+    return;
+  }
+  start_load(path);
+}
+
+void DocumentController::attachText(const QString& text) {
+  if (text.trimmed().isEmpty()) return;
+  if (!store_) {
+    set_message(tr("Documents cannot be stored: %1").arg(chat_.store_error()), true);
+    return;
+  }
+  if (chat_.model_loading()) {
+    pending_text_ = text;
+    pending_path_.clear();
+    return;
+  }
+  dismissMessage();
+  document_.clear();
+  preview_.clear();
+  emit previewChanged();
+  load_progress_ = 0;
+  load_stage_ = QStringLiteral("reading");
+  loader_.load_text(text, chat_.current_conversation(), worker_.shared_model());
+  emit loadingChanged();
+}
+
+void DocumentController::start_load(const QString& path) {
+  dismissMessage();
+  document_.clear();
+  preview_.clear();
+  emit previewChanged();
+  load_progress_ = 0;
+  load_stage_ = QStringLiteral("reading");
+  loader_.load_file(path, chat_.current_conversation(), worker_.shared_model());
+  emit loadingChanged();
+}
+
+void DocumentController::cancelLoad() {
+  pending_path_.clear();
+  pending_text_.clear();
+  loader_.cancel();
+}
+
+void DocumentController::on_loaded(const QVariantMap& document) {
+  document_ = document;
+  emit loadingChanged();
+  rebuild_preview();
+}
+
+void DocumentController::on_load_failed(const QString& message) {
+  emit loadingChanged();
+  if (message == QLatin1String("cancelled")) {
+    set_message(tr("Loading the document was cancelled."), false);
+  } else {
+    // The conversation is untouched: nothing was added to it.
+    set_message(message, true);
+  }
+}
+
+void DocumentController::on_model_changed() {
+  if (chat_.model_loading()) return;
+  if (!pending_path_.isEmpty()) {
+    const QString path = std::exchange(pending_path_, QString());
+    start_load(path);
+    return;
+  }
+  if (!pending_text_.isEmpty()) {
+    attachText(std::exchange(pending_text_, QString()));
+    return;
+  }
+  // The preview's tokens are this model's: count them again for another one.
+  const auto model = worker_.shared_model();
+  if (!document_.isEmpty() && model &&
+      document_.value(QStringLiteral("tokens_model")).toString() != model_identity(*model)) {
+    loader_.count_tokens(document_.value(QStringLiteral("id")).toLongLong(), model);
+    emit loadingChanged();
+    return;
+  }
+  if (!preview_.isEmpty()) rebuild_preview();
+}
+
+void DocumentController::dismissPreview() {
+  document_.clear();
+  preview_.clear();
+  preview_inputs_.clear();
+  emit previewChanged();
+}
+
+// ---- the cost preview -------------------------------------------------------------------
+
+// The inputs the preview depends on, besides the document: the cache's shape and fill.
+QString DocumentController::preview_key() const {
+  const QVariantMap m = chat_.memory();
+  return QStringLiteral("%1/%2/%3/%4/%5")
+      .arg(m.value(QStringLiteral("n_ctx")).toString(),
+           m.value(QStringLiteral("kv_type")).toString(),
+           m.value(QStringLiteral("kv_bytes_per_token")).toString(),
+           m.value(QStringLiteral("n_past")).toString())
+      .arg(chat_.current_conversation());
+}
+
+void DocumentController::rebuild_preview() {
+  if (document_.isEmpty()) return;
+  preview_inputs_ = preview_key();
+  const auto model = worker_.shared_model();
+  const QVariantMap m = chat_.memory();
+  QVariantMap p = document_;
+  const qint64 tokens = document_.value(QStringLiteral("n_tokens")).toLongLong();
+  const bool counted =
+      model && document_.value(QStringLiteral("tokens_model")).toString() == model_identity(*model);
+  const qint64 bpt = m.value(QStringLiteral("kv_bytes_per_token")).toLongLong();
+  const int n_ctx = m.value(QStringLiteral("n_ctx")).toInt();
+  const QString kv_type = m.value(QStringLiteral("kv_type")).toString();
+  const qint64 device_free = m.value(QStringLiteral("device_free_bytes")).toLongLong();
+  const qint64 free = device_free > 0
+                          ? device_free
+                          : m.value(QStringLiteral("system_available_bytes")).toLongLong();
+  const qint64 kv_bytes = tokens * bpt;
+  p.insert(QStringLiteral("counted"), counted);
+  p.insert(QStringLiteral("kv_type"), kv_type);
+  p.insert(QStringLiteral("kv_bytes_per_token"), bpt);
+  p.insert(QStringLiteral("kv_bytes"), kv_bytes);
+  p.insert(QStringLiteral("n_ctx"), n_ctx);
+  p.insert(QStringLiteral("free_bytes"), free);
+  p.insert(QStringLiteral("free_is_device"), device_free > 0);
+  p.insert(QStringLiteral("fits_memory"), free <= 0 || kv_bytes <= free);
+
+  if (!counted) {
+    p.insert(QStringLiteral("fits_context"), false);
+    p.insert(QStringLiteral("can_send_whole"), false);
+    p.insert(QStringLiteral("can_summarize"), false);
+    p.insert(QStringLiteral("plan_text"),
+             model ? tr("Counting tokens…") : tr("Load a model to count the tokens."));
+    preview_ = p;
+    emit previewChanged();
+    return;
+  }
+
+  // Sent whole: the conversation as the model sees it, the document as a new user turn,
+  // and room for a reply.
+  const Tokenizer& tok = model->tokenizer();
+  const ChatTemplateKind kind = detect_chat_template(model->info().chat_template);
+  std::vector<ChatMessage> history;
+  for (const StoredMessage& msg : chat_.message_items()) {
+    history.push_back({msg.role.toStdString(), msg.content.toStdString()});
+  }
+  history.push_back({"user", ""});
+  const qint64 conversation_tokens = static_cast<qint64>(
+      tok.encode_with_special(render_chat(kind, chat_.system_prompt().toStdString(), history),
+                              tok.add_bos_by_default())
+          .size());
+  const qint64 needed = conversation_tokens + tokens + kReplyRoomTokens;
+  const bool fits_context = n_ctx > 0 && needed <= n_ctx;
+  p.insert(QStringLiteral("conversation_tokens"), conversation_tokens);
+  p.insert(QStringLiteral("context_needed"), needed);
+  p.insert(QStringLiteral("fits_context"), fits_context);
+  p.insert(QStringLiteral("can_send_whole"),
+           fits_context && p.value(QStringLiteral("fits_memory")).toBool());
+
+  // Summarized: the engine's plan, timed at the last reply's measured speeds.
+  SummarizeOptions options = summarize_options_for(tok, n_ctx);
+  const QVariantMap st = chat_.last_reply_stats();
+  options.prefill_tokens_per_second =
+      st.value(QStringLiteral("prefill_tokens_per_second")).toDouble();
+  options.decode_tokens_per_second = st.value(QStringLiteral("tokens_per_second")).toDouble();
+  p.insert(QStringLiteral("prefill_tps"), options.prefill_tokens_per_second);
+  p.insert(QStringLiteral("decode_tps"), options.decode_tokens_per_second);
+  p.insert(QStringLiteral("options"), summarize_options_to_map(options));
+  auto plan = plan_summary(tokens, n_ctx, kv_type.toStdString(), static_cast<uint64_t>(bpt),
+                           summary_prompt_overhead(tok, options), options,
+                           options.prefill_tokens_per_second, options.decode_tokens_per_second);
+  if (plan) {
+    p.insert(QStringLiteral("plan"), plan_to_map(*plan));
+    p.insert(QStringLiteral("plan_text"), qstr(plan->describe()));
+    p.insert(QStringLiteral("can_summarize"), true);
+  } else {
+    p.insert(QStringLiteral("plan_text"), tr("Cannot summarize: %1").arg(qstr(plan.message())));
+    p.insert(QStringLiteral("can_summarize"), false);
+  }
+  preview_ = p;
+  emit previewChanged();
+}
+
+// ---- sending whole ----------------------------------------------------------------------
+
+void DocumentController::sendWhole() {
+  if (preview_.isEmpty() || !store_) return;
+  if (!preview_.value(QStringLiteral("can_send_whole")).toBool()) {
+    set_message(tr("“%1” does not fit the context window whole: summarize it instead.")
+                    .arg(preview_.value(QStringLiteral("name")).toString()),
+                true);
+    return;
+  }
+  if (chat_.generating() || summarizing_) return;
+  const qint64 id = preview_.value(QStringLiteral("id")).toLongLong();
+  const QString name = preview_.value(QStringLiteral("name")).toString();
+  const qint64 tokens = preview_.value(QStringLiteral("n_tokens")).toLongLong();
+  const QByteArray text = store_->document_text(id);
+  if (text.isEmpty()) {
+    set_message(tr("The stored text of “%1” cannot be read.").arg(name), true);
+    return;
+  }
+  const QVariantMap stats{{QStringLiteral("document_id"), id},
+                          {QStringLiteral("document_name"), name},
+                          {QStringLiteral("document_tokens"), tokens}};
+  if (!chat_.send_with_stats(QString::fromUtf8(text), stats)) return;  // it said why
+  dismissPreview();
+  sent_whole_ = {{QStringLiteral("name"), name}, {QStringLiteral("tokens"), tokens}};
+  emit sentWholeChanged();
+}
+
+// ---- summary jobs -----------------------------------------------------------------------
+
+void DocumentController::summarize() {
+  if (preview_.isEmpty() || !store_ || summarizing_ || chat_.generating()) return;
+  if (!preview_.value(QStringLiteral("can_summarize")).toBool()) {
+    set_message(preview_.value(QStringLiteral("plan_text")).toString(), true);
+    return;
+  }
+  if (!chat_.current_conversation()) chat_.newConversation();
+  const qint64 conversation = chat_.current_conversation();
+  QString error;
+  const qint64 job =
+      store_->create_job(preview_.value(QStringLiteral("id")).toLongLong(), conversation,
+                         preview_.value(QStringLiteral("options")).toMap(),
+                         preview_.value(QStringLiteral("plan")).toMap(), &error);
+  if (!job) {
+    set_message(error, true);
+    return;
+  }
+  const QString name = preview_.value(QStringLiteral("name")).toString();
+  dismissPreview();
+  start_job(job, name, conversation);
+}
+
+void DocumentController::resume() {
+  if (job_.isEmpty() || summarizing_ || chat_.generating()) return;
+  const QString status = job_.value(QStringLiteral("status")).toString();
+  if (status == QLatin1String("done") || status == QLatin1String("running")) return;
+  start_job(job_.value(QStringLiteral("id")).toLongLong(),
+            job_.value(QStringLiteral("name")).toString(),
+            job_.value(QStringLiteral("conversation_id")).toLongLong());
+}
+
+void DocumentController::start_job(qint64 job_id, const QString& name, qint64 conversation_id) {
+  const auto stored = store_->job(job_id);
+  const QVariantMap plan = stored ? stored->plan : QVariantMap();
+  const int partials = stored ? stored->partials : 0;
+  job_ = {{QStringLiteral("id"), job_id},
+          {QStringLiteral("name"), name},
+          {QStringLiteral("conversation_id"), conversation_id},
+          {QStringLiteral("status"), QStringLiteral("running")},
+          {QStringLiteral("resumed"), partials},
+          {QStringLiteral("partials"), partials},
+          {QStringLiteral("steps_done"), partials},
+          {QStringLiteral("steps_total"), plan.value(QStringLiteral("n_steps")).toInt()},
+          {QStringLiteral("seconds_elapsed"), 0.0},
+          {QStringLiteral("seconds_left"), 0.0},
+          {QStringLiteral("stage"),
+           partials > 0 ? tr("resuming after %1 summaries").arg(partials) : tr("counting chunks")},
+          {QStringLiteral("plan_text"), plan.value(QStringLiteral("text"))}};
+  dismissMessage();
+  worker_.reset_summary_cancel();  // before queueing: a cancel from now on is kept
+  set_summarizing(true);
+  QMetaObject::invokeMethod(&worker_, "summarizeDocument", Qt::QueuedConnection,
+                            Q_ARG(qint64, job_id), Q_ARG(QString, database_path_));
+}
+
+void DocumentController::cancelSummary() {
+  if (!summarizing_) return;
+  worker_.request_cancel_summary();
+  job_.insert(QStringLiteral("status"), QStringLiteral("cancelling"));
+  emit jobChanged();
+}
+
+void DocumentController::on_job_plan(qint64 job_id, const QVariantMap& plan) {
+  if (job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
+  job_.insert(QStringLiteral("steps_total"), plan.value(QStringLiteral("n_steps")));
+  job_.insert(QStringLiteral("plan_text"), plan.value(QStringLiteral("text")));
+  emit jobChanged();
+}
+
+void DocumentController::on_job_progress(qint64 job_id, const QVariantMap& progress) {
+  if (job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
+  for (auto it = progress.begin(); it != progress.end(); ++it) job_.insert(it.key(), it.value());
+  emit jobChanged();
+}
+
+void DocumentController::on_job_partial(qint64 job_id, const QVariantMap&) {
+  if (job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
+  job_.insert(QStringLiteral("partials"), job_.value(QStringLiteral("partials")).toInt() + 1);
+  emit jobChanged();
+}
+
+void DocumentController::on_job_finished(qint64 job_id, const QVariantMap& outcome) {
+  set_summarizing(false);
+  if (job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
+  const QString status = outcome.value(QStringLiteral("status")).toString();
+  const QString name = job_.value(QStringLiteral("name")).toString();
+  job_.insert(QStringLiteral("status"), status);
+  job_.insert(QStringLiteral("partials"), outcome.value(QStringLiteral("partials")));
+  job_.insert(QStringLiteral("tokens_evaluated"),
+              outcome.value(QStringLiteral("tokens_evaluated")));
+  job_.insert(QStringLiteral("seconds"), outcome.value(QStringLiteral("seconds")));
+  job_.insert(QStringLiteral("seconds_left"), 0.0);
+  if (status == QLatin1String("done")) {
+    const auto stored = store_ ? store_->job(job_id) : std::nullopt;
+    const auto doc = stored && store_ ? store_->document(stored->document_id) : std::nullopt;
+    const QVariantMap user_stats{{QStringLiteral("document_id"), doc ? doc->id : 0},
+                                 {QStringLiteral("document_name"), name},
+                                 {QStringLiteral("document_tokens"), doc ? doc->n_tokens : 0},
+                                 {QStringLiteral("summary_request"), true}};
+    const QVariantMap reply_stats{
+        {QStringLiteral("summary_job_id"), job_id},
+        {QStringLiteral("summary_partials"), outcome.value(QStringLiteral("partials"))},
+        {QStringLiteral("summary_levels"), outcome.value(QStringLiteral("levels"))},
+        {QStringLiteral("summary_resumed"), outcome.value(QStringLiteral("resumed"))},
+        {QStringLiteral("tokens_evaluated"), outcome.value(QStringLiteral("tokens_evaluated"))},
+        {QStringLiteral("peak_kv_bytes"), outcome.value(QStringLiteral("peak_kv_bytes"))},
+        {QStringLiteral("seconds"), outcome.value(QStringLiteral("seconds"))}};
+    QString error;
+    if (!chat_.append_exchange(job_.value(QStringLiteral("conversation_id")).toLongLong(),
+                               tr("Summarize “%1”").arg(name), user_stats,
+                               outcome.value(QStringLiteral("summary")).toString(), reply_stats,
+                               &error)) {
+      set_message(tr("The summary is stored with its job but could not be added to the "
+                     "conversation: %1")
+                      .arg(error),
+                  true);
+    }
+  } else if (status == QLatin1String("cancelled")) {
+    job_.insert(
+        QStringLiteral("stage"),
+        tr("cancelled after %1 summaries").arg(outcome.value(QStringLiteral("partials")).toInt()));
+  } else {
+    job_.insert(QStringLiteral("error"), outcome.value(QStringLiteral("error")));
+    set_message(tr("Summarizing “%1” failed: %2")
+                    .arg(name, outcome.value(QStringLiteral("error")).toString()),
+                true);
+  }
+  emit jobChanged();
+}
+
+bool DocumentController::summarizing_into(qint64 conversation_id) const {
+  return summarizing_ &&
+         job_.value(QStringLiteral("conversation_id")).toLongLong() == conversation_id;
+}
+
+void DocumentController::dismissJob() {
+  if (summarizing_) return;
+  job_.clear();
+  emit jobChanged();
+}
+
+void DocumentController::refresh_job() {
+  if (summarizing_ || !store_) return;
+  job_.clear();
+  const auto jobs = store_->resumable_jobs(chat_.current_conversation());
+  if (!jobs.isEmpty() && chat_.current_conversation()) {
+    const StoredSummaryJob& j = jobs.front();
+    const auto doc = store_->document(j.document_id);
+    job_ = {{QStringLiteral("id"), j.id},
+            {QStringLiteral("name"), doc ? doc->name : QString()},
+            {QStringLiteral("conversation_id"), j.conversation_id},
+            {QStringLiteral("status"), job_name_status(j)},
+            {QStringLiteral("partials"), j.partials},
+            {QStringLiteral("steps_done"), j.partials},
+            {QStringLiteral("steps_total"), j.plan.value(QStringLiteral("n_steps")).toInt()},
+            {QStringLiteral("seconds_left"), 0.0},
+            {QStringLiteral("error"), j.error},
+            {QStringLiteral("stage"), tr("%1 of about %2 summaries written")
+                                          .arg(j.partials)
+                                          .arg(j.plan.value(QStringLiteral("n_steps")).toInt())},
+            {QStringLiteral("plan_text"), j.plan.value(QStringLiteral("text"))}};
+  }
+  emit jobChanged();
+}
+
+void DocumentController::on_conversation_changed() {
+  refresh_job();
+  // The document this conversation holds whole (its last one), for the memory panel.
+  sent_whole_.clear();
+  for (const StoredMessage& m : chat_.message_items()) {
+    if (m.role == QLatin1String("user") && m.stats.contains(QStringLiteral("document_tokens")) &&
+        !m.stats.value(QStringLiteral("summary_request")).toBool()) {
+      sent_whole_ = {{QStringLiteral("name"), m.stats.value(QStringLiteral("document_name"))},
+                     {QStringLiteral("tokens"), m.stats.value(QStringLiteral("document_tokens"))}};
+    }
+  }
+  emit sentWholeChanged();
+  if (!preview_.isEmpty()) rebuild_preview();
+}
+
+QVariantList DocumentController::partials(qint64 job_id) const {
+  QVariantList out;
+  if (!store_) return out;
+  for (const StoredPartial& p : store_->partials(job_id)) out.push_back(partial_to_map(p));
+  return out;
+}
+
+// ---- messages ---------------------------------------------------------------------------
+
+void DocumentController::set_message(const QString& text, bool error) {
+  message_ = text;
+  message_is_error_ = error;
+  emit messageChanged();
+}
+
+void DocumentController::dismissMessage() {
+  if (message_.isEmpty()) return;
+  message_.clear();
+  message_is_error_ = false;
+  emit messageChanged();
+}
+
+void DocumentController::set_summarizing(bool on) {
+  if (summarizing_ == on) return;
+  summarizing_ = on;
+  emit jobChanged();
+}
+
+QVariantMap DocumentController::test_state() const {
+  QVariantMap preview = preview_;
+  return {{QStringLiteral("loading"), loading()},
+          {QStringLiteral("preview"), preview},
+          {QStringLiteral("message"), message_},
+          {QStringLiteral("message_is_error"), message_is_error_},
+          {QStringLiteral("job"), job_},
+          {QStringLiteral("summarizing"), summarizing_},
+          {QStringLiteral("sent_whole"), sent_whole_}};
+}
+
+}  // namespace kvchat::app

@@ -1,0 +1,120 @@
+// DocumentController: the long-documents half of the window (chat.documents in QML).
+// Attaching a file, a drop or a long paste loads it off the GUI thread (DocumentLoader)
+// and shows a cost preview: tokens, the KV bytes they would occupy at the current KV
+// type, whether they fit the context and the free memory, and the summary plan. From
+// there the document is sent whole (a user message; its KV stays in the conversation's
+// cache and snapshot) or summarized: a job on the engine thread, on a Session of its own
+// (EngineWorker::summarizeDocument), cancellable, resumable from its stored partials. The
+// final summary lands in the conversation as an assistant message. GUI thread only.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QVariantList>
+#include <QVariantMap>
+#include <memory>
+
+#include "documents/document_loader.h"
+#include "store/document_store.h"
+
+namespace kvchat::app {
+
+class ChatController;
+class ConversationStore;
+class EngineWorker;
+
+class DocumentController : public QObject {
+  Q_OBJECT
+  Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
+  Q_PROPERTY(double loadProgress READ load_progress NOTIFY loadingChanged)
+  Q_PROPERTY(QString loadStage READ load_stage NOTIFY loadingChanged)
+  Q_PROPERTY(QVariantMap preview READ preview NOTIFY previewChanged)
+  Q_PROPERTY(QString message READ message NOTIFY messageChanged)
+  Q_PROPERTY(bool messageIsError READ message_is_error NOTIFY messageChanged)
+  Q_PROPERTY(QVariantMap job READ job NOTIFY jobChanged)
+  Q_PROPERTY(bool summarizing READ summarizing NOTIFY jobChanged)
+  Q_PROPERTY(QVariantMap sentWhole READ sent_whole NOTIFY sentWholeChanged)
+
+ public:
+  // store may be null (the database could not be opened): every action then says so.
+  DocumentController(ChatController& chat, EngineWorker& worker, ConversationStore* store,
+                     QString database_path, QObject* parent = nullptr);
+  ~DocumentController() override;
+
+  bool loading() const { return loader_.busy(); }
+  double load_progress() const { return load_progress_; }
+  QString load_stage() const { return load_stage_; }
+  QVariantMap preview() const { return preview_; }
+  QString message() const { return message_; }
+  bool message_is_error() const { return message_is_error_; }
+  QVariantMap job() const { return job_; }
+  bool summarizing() const { return summarizing_; }
+  // Whether the running job writes into this conversation (it cannot be deleted then).
+  bool summarizing_into(qint64 conversation_id) const;
+  QVariantMap sent_whole() const { return sent_whole_; }
+
+  // A local path or a file:// URL (file dialog, drop, --attach). While the model loads
+  // the document waits for it (its tokens are counted with that model).
+  Q_INVOKABLE void attach(const QString& path_or_url);
+  Q_INVOKABLE void attachText(const QString& text);  // a long paste
+  Q_INVOKABLE void cancelLoad();
+  Q_INVOKABLE void dismissPreview();
+  // Only when the preview says it fits: the text becomes a user message, and a reply.
+  Q_INVOKABLE void sendWhole();
+  Q_INVOKABLE void summarize();
+  Q_INVOKABLE void resume();  // the job shown, when it was cancelled, failed or interrupted
+  Q_INVOKABLE void cancelSummary();
+  Q_INVOKABLE void dismissMessage();
+  Q_INVOKABLE void dismissJob();  // hides a finished or resumable job (it stays stored)
+  // A job's partial summaries in (level, index) order: level, index, token_begin,
+  // token_end, source_begin, source_end, text.
+  Q_INVOKABLE QVariantList partials(qint64 job_id) const;
+
+  // For the end-to-end test state file.
+  QVariantMap test_state() const;
+
+ signals:
+  void loadingChanged();
+  void previewChanged();
+  void messageChanged();
+  void jobChanged();
+  void sentWholeChanged();
+  void stateChanged();  // anything the test state shows
+
+ private:
+  void start_load(const QString& path);
+  void on_loaded(const QVariantMap& document);
+  void on_load_failed(const QString& message);
+  void on_model_changed();
+  void on_conversation_changed();
+  void rebuild_preview();
+  void refresh_job();
+  void start_job(qint64 job_id, const QString& name, qint64 conversation_id);
+  void on_job_plan(qint64 job_id, const QVariantMap& plan);
+  void on_job_progress(qint64 job_id, const QVariantMap& progress);
+  void on_job_partial(qint64 job_id, const QVariantMap& partial);
+  void on_job_finished(qint64 job_id, const QVariantMap& outcome);
+  void set_message(const QString& text, bool error);
+  void set_summarizing(bool on);
+  QString preview_key() const;
+
+  ChatController& chat_;
+  EngineWorker& worker_;
+  std::unique_ptr<DocumentStore> store_;  // shares the ConversationStore's connection
+  QString database_path_;
+  DocumentLoader loader_;
+  QString pending_path_;  // attached while the model was loading
+  QString pending_text_;
+  double load_progress_ = 0;
+  QString load_stage_;
+  QVariantMap document_;  // the loaded document (document_map) the preview is of
+  QVariantMap preview_;
+  QString preview_inputs_;  // what the preview was computed from (see preview_key)
+  QString message_;
+  bool message_is_error_ = false;
+  QVariantMap job_;
+  bool summarizing_ = false;
+  QVariantMap sent_whole_;
+};
+
+}  // namespace kvchat::app

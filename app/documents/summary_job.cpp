@@ -1,0 +1,256 @@
+#include "documents/summary_job.h"
+
+#include <QElapsedTimer>
+#include <algorithm>
+#include <string>
+
+#include "kvchat/document.h"
+#include "kvchat/model.h"
+
+namespace kvchat::app {
+
+namespace {
+
+QString qstr(const std::string& s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+}  // namespace
+
+SummarizeOptions default_summarize_options() {
+  SummarizeOptions o;
+  o.sampling.temperature = 0.0f;  // greedy (the engine's default too)
+  return o;
+}
+
+SummarizeOptions summarize_options_for(const Tokenizer& tokenizer, int32_t n_ctx) {
+  SummarizeOptions o = default_summarize_options();
+  const int32_t overhead = summary_prompt_overhead(tokenizer, o);
+  const int32_t fit = (n_ctx - overhead - o.margin_tokens - 3 * kSummarySlackTokens) / 4;
+  o.summary_tokens = std::clamp(fit, 16, o.summary_tokens);
+  return o;
+}
+
+QVariantMap summarize_options_to_map(const SummarizeOptions& o) {
+  const SamplingParams& s = o.sampling;
+  return {{QStringLiteral("instruction"), qstr(o.instruction)},
+          {QStringLiteral("merge_instruction"), qstr(o.merge_instruction)},
+          {QStringLiteral("summary_tokens"), o.summary_tokens},
+          {QStringLiteral("margin_tokens"), o.margin_tokens},
+          {QStringLiteral("prefill_tokens_per_second"), o.prefill_tokens_per_second},
+          {QStringLiteral("decode_tokens_per_second"), o.decode_tokens_per_second},
+          {QStringLiteral("sampling"),
+           QVariantMap{{QStringLiteral("temperature"), s.temperature},
+                       {QStringLiteral("top_k"), s.top_k},
+                       {QStringLiteral("top_p"), s.top_p},
+                       {QStringLiteral("min_p"), s.min_p},
+                       {QStringLiteral("repeat_penalty"), s.repeat_penalty},
+                       {QStringLiteral("repeat_last_n"), s.repeat_last_n},
+                       // A string: a 64-bit seed does not survive a JSON double.
+                       {QStringLiteral("seed"), QString::number(s.seed)}}}};
+}
+
+SummarizeOptions summarize_options_from_map(const QVariantMap& m) {
+  SummarizeOptions o = default_summarize_options();
+  if (m.contains(QStringLiteral("instruction")))
+    o.instruction = m.value(QStringLiteral("instruction")).toString().toStdString();
+  if (m.contains(QStringLiteral("merge_instruction")))
+    o.merge_instruction = m.value(QStringLiteral("merge_instruction")).toString().toStdString();
+  o.summary_tokens = m.value(QStringLiteral("summary_tokens"), o.summary_tokens).toInt();
+  o.margin_tokens = m.value(QStringLiteral("margin_tokens"), o.margin_tokens).toInt();
+  o.prefill_tokens_per_second =
+      m.value(QStringLiteral("prefill_tokens_per_second"), 0.0).toDouble();
+  o.decode_tokens_per_second = m.value(QStringLiteral("decode_tokens_per_second"), 0.0).toDouble();
+  const QVariantMap s = m.value(QStringLiteral("sampling")).toMap();
+  SamplingParams& p = o.sampling;
+  p.temperature = s.value(QStringLiteral("temperature"), p.temperature).toFloat();
+  p.top_k = s.value(QStringLiteral("top_k"), p.top_k).toInt();
+  p.top_p = s.value(QStringLiteral("top_p"), p.top_p).toFloat();
+  p.min_p = s.value(QStringLiteral("min_p"), p.min_p).toFloat();
+  p.repeat_penalty = s.value(QStringLiteral("repeat_penalty"), p.repeat_penalty).toFloat();
+  p.repeat_last_n = s.value(QStringLiteral("repeat_last_n"), p.repeat_last_n).toInt();
+  p.seed = s.value(QStringLiteral("seed"), QStringLiteral("0")).toString().toULongLong();
+  return o;
+}
+
+QVariantMap plan_to_map(const SummaryPlan& p) {
+  return {{QStringLiteral("document_tokens"), static_cast<qint64>(p.document_tokens)},
+          {QStringLiteral("n_ctx"), p.n_ctx},
+          {QStringLiteral("kv_type"), qstr(p.kv_type)},
+          {QStringLiteral("document_kv_bytes"), static_cast<qint64>(p.document_kv_bytes)},
+          {QStringLiteral("peak_kv_bytes"), static_cast<qint64>(p.peak_kv_bytes)},
+          {QStringLiteral("fits_whole"), p.fits_whole},
+          {QStringLiteral("chunk_tokens"), p.chunk_tokens},
+          {QStringLiteral("n_chunks"), p.n_chunks},
+          {QStringLiteral("n_levels"), p.n_levels},
+          {QStringLiteral("merge_fan_in"), p.merge_fan_in},
+          {QStringLiteral("n_steps"), p.n_steps},
+          {QStringLiteral("prompt_overhead_tokens"), p.prompt_overhead_tokens},
+          {QStringLiteral("summary_tokens"), p.summary_tokens},
+          {QStringLiteral("kv_bytes_per_token"), static_cast<qint64>(p.kv_bytes_per_token)},
+          {QStringLiteral("tokens_to_process"), static_cast<qint64>(p.tokens_to_process)},
+          {QStringLiteral("estimated_seconds"), p.estimated_seconds},
+          {QStringLiteral("text"), qstr(p.describe())}};
+}
+
+QVariantMap progress_to_map(const SummaryProgress& p) {
+  return {{QStringLiteral("steps_done"), p.steps_done},
+          {QStringLiteral("steps_total"), p.steps_total},
+          {QStringLiteral("seconds_elapsed"), p.seconds_elapsed},
+          {QStringLiteral("seconds_left"), p.seconds_left},
+          {QStringLiteral("stage"), qstr(p.stage)}};
+}
+
+StoredPartial stored_partial(const PartialSummary& p) {
+  StoredPartial s;
+  s.level = p.level;
+  s.index = p.index;
+  s.token_begin = p.token_begin;
+  s.token_end = p.token_end;
+  s.source_begin = p.source_begin;
+  s.source_end = p.source_end;
+  s.text = qstr(p.text);
+  return s;
+}
+
+PartialSummary engine_partial(const StoredPartial& s) {
+  PartialSummary p;
+  p.level = s.level;
+  p.index = s.index;
+  p.token_begin = s.token_begin;
+  p.token_end = s.token_end;
+  p.source_begin = s.source_begin;
+  p.source_end = s.source_end;
+  p.text = s.text.toStdString();
+  return p;
+}
+
+QVariantMap partial_to_map(const StoredPartial& p) {
+  return {{QStringLiteral("level"), p.level},
+          {QStringLiteral("index"), p.index},
+          {QStringLiteral("token_begin"), p.token_begin},
+          {QStringLiteral("token_end"), p.token_end},
+          {QStringLiteral("source_begin"), p.source_begin},
+          {QStringLiteral("source_end"), p.source_end},
+          {QStringLiteral("text"), p.text}};
+}
+
+QVariantMap outcome_to_map(const SummaryJobOutcome& o) {
+  return {{QStringLiteral("status"), job_status_name(o.status)},
+          {QStringLiteral("summary"), o.summary},
+          {QStringLiteral("error"), o.error},
+          {QStringLiteral("partials"), o.partials},
+          {QStringLiteral("resumed"), o.resumed},
+          {QStringLiteral("levels"), o.levels},
+          {QStringLiteral("tokens_evaluated"), o.tokens_evaluated},
+          {QStringLiteral("peak_kv_bytes"), o.peak_kv_bytes},
+          {QStringLiteral("seconds"), o.seconds}};
+}
+
+SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
+                                  std::shared_ptr<const Model> model,
+                                  const SessionOptions& session_options,
+                                  const SummaryJobHooks& hooks) {
+  QElapsedTimer clock;
+  clock.start();
+  SummaryJobOutcome out;
+  QString error;
+  auto store = DocumentStore::open(db_path, &error);
+  if (!store) {
+    out.error = error;
+    return out;  // the job row cannot be written either
+  }
+  const auto finish = [&](JobStatus status) {
+    out.status = status;
+    out.seconds = static_cast<double>(clock.elapsed()) / 1000.0;
+    out.partials = static_cast<int>(store->partials(job_id).size());
+    QString write_error;
+    if (!store->set_job_status(job_id, status, out.summary, out.error, &write_error) &&
+        status != JobStatus::Failed) {
+      out.status = JobStatus::Failed;
+      out.error = write_error;
+    }
+    return out;
+  };
+  const auto job = store->job(job_id);
+  if (!job) {
+    out.error = QStringLiteral("Summary job %1 is not stored.").arg(job_id);
+    return out;
+  }
+  if (!model) {
+    out.error = QStringLiteral("No model is loaded.");
+    return finish(JobStatus::Failed);
+  }
+  if (!store->set_job_status(job_id, JobStatus::Running, {}, {}, &error)) {
+    out.error = error;
+    return finish(JobStatus::Failed);
+  }
+
+  // What an earlier run of this job already wrote is not redone.
+  std::vector<PartialSummary> done;
+  for (const StoredPartial& p : store->partials(job_id)) done.push_back(engine_partial(p));
+  out.resumed = static_cast<int>(done.size());
+
+  std::unique_ptr<DocumentReader> reader;
+  {
+    const QByteArray text = store->document_text(job->document_id);
+    const auto doc = store->document(job->document_id);
+    if (!doc || text.isEmpty()) {
+      out.error = QStringLiteral("The job's document (%1) is not stored.").arg(job->document_id);
+      return finish(JobStatus::Failed);
+    }
+    auto r = DocumentReader::from_bytes(
+        std::string(text.constData(), static_cast<size_t>(text.size())), doc->name.toStdString());
+    if (!r) {
+      out.error = QString::fromStdString(r.message());
+      return finish(JobStatus::Failed);
+    }
+    reader = std::move(r).value();
+  }
+
+  // A session of its own: the chat's KV cache is not disturbed.
+  auto session = Session::create(model, session_options);
+  if (!session) {
+    out.error = QString::fromStdString(session.message());
+    return finish(JobStatus::Failed);
+  }
+
+  QString write_error;  // a partial that could not be stored stops the job
+  SummarizeCallbacks callbacks;
+  callbacks.on_summary = [&](const PartialSummary& p) {
+    if (!write_error.isEmpty()) return;
+    const StoredPartial s = stored_partial(p);
+    if (!store->save_partial(job_id, s, &write_error)) return;
+    if (hooks.partial) hooks.partial(s);
+  };
+  callbacks.on_plan = [&](const SummaryPlan& plan) {
+    QString plan_error;  // the stored estimate stays if this fails; nothing else depends on it
+    store->set_job_plan(job_id, plan_to_map(plan), &plan_error);
+    if (hooks.plan) hooks.plan(plan);
+  };
+  callbacks.on_progress = [&](const SummaryProgress& p) {
+    if (hooks.progress) hooks.progress(p);
+  };
+  callbacks.cancelled = [&] {
+    return !write_error.isEmpty() || (hooks.cancelled && hooks.cancelled());
+  };
+
+  const SummarizeOptions options = summarize_options_from_map(job->options);
+  auto result = summarize_document(**session, *reader, options, done, callbacks);
+  if (!write_error.isEmpty()) {
+    out.error = write_error;
+    return finish(JobStatus::Failed);
+  }
+  if (!result) {
+    out.error = QString::fromStdString(result.message());
+    return finish(JobStatus::Failed);
+  }
+  out.levels = result->plan.n_levels;
+  out.tokens_evaluated = static_cast<qint64>(result->tokens_evaluated);
+  out.peak_kv_bytes = static_cast<qint64>(result->peak_kv_bytes);
+  if (result->cancelled) return finish(JobStatus::Cancelled);
+  out.summary = QString::fromStdString(result->summary);
+  return finish(JobStatus::Done);
+}
+
+}  // namespace kvchat::app

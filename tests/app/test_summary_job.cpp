@@ -1,0 +1,248 @@
+// Summary jobs as the app runs them (app/documents/summary_job, EngineWorker): the demo
+// model, a 256-token context and a document of about 1,000 tokens. An uninterrupted job;
+// a job cancelled after three partial summaries and resumed, which writes the same
+// partials and the same final summary (greedy) without touching the rows kept; a resume
+// under another context refused; and the job on the engine worker's thread, on a
+// Session of its own, leaving the chat's KV cache as it was.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+#include "documents/document_loader.h"
+#include "documents/summary_job.h"
+#include "engine/engine_worker.h"
+#include "kvchat/model.h"
+#include "kvchat/session.h"
+#include "store/conversation_store.h"
+#include "store/document_store.h"
+
+using namespace kvchat::app;
+
+namespace {
+
+const QString kDemo = QStringLiteral(KVCHAT_SHARED_DIR "/models/kjv-demo-f16.gguf");
+const QString kSample = QStringLiteral(KVCHAT_SOURCE_DIR "/tests/data/kjv-revelation-21-22.txt");
+constexpr int kCtx = 256;
+
+kvchat::SessionOptions session_options(int n_ctx = kCtx) {
+  kvchat::SessionOptions o;
+  o.backend = "cpu";
+  o.n_threads = 2;
+  o.n_ctx = n_ctx;
+  return o;
+}
+
+QStringList texts(const QVector<StoredPartial>& partials) {
+  QStringList out;
+  for (const StoredPartial& p : partials)
+    out << QStringLiteral("%1/%2:%3").arg(p.level).arg(p.index).arg(p.text);
+  return out;
+}
+
+}  // namespace
+
+class TestSummaryJob : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  QString db_;
+  std::unique_ptr<ConversationStore> conversations_;
+  std::unique_ptr<DocumentStore> store_;
+  std::shared_ptr<const kvchat::Model> model_;
+  qint64 document_ = 0;
+  QVariantMap options_;
+  // The uninterrupted job's results, which the resumed one must reproduce.
+  QString full_summary_;
+  QStringList full_partials_;
+
+  qint64 new_job() {
+    QString error;
+    const qint64 job = store_->create_job(document_, 0, options_, {}, &error);
+    if (!job) qWarning() << error;
+    return job;
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    db_ = dir_.filePath(QStringLiteral("kvchat.sqlite"));
+    QString error;
+    conversations_ = ConversationStore::open(db_, &error);
+    QVERIFY2(conversations_, qPrintable(error));
+    store_ = std::make_unique<DocumentStore>(*conversations_);
+    auto model = kvchat::Model::load(kDemo.toStdString());
+    QVERIFY(model);
+    model_ = std::move(model).value();
+    // The first half of Revelation 21-22: about 1,000 tokens, four times the context.
+    auto doc = extract_document(kSample, {}, &error);
+    QVERIFY2(doc, qPrintable(error));
+    const QByteArray text = doc->text.left(doc->text.indexOf('\n', doc->text.size() / 2) + 1);
+    StoredDocument meta;
+    meta.name = QStringLiteral("revelation.txt");
+    meta.sha256 = QStringLiteral("test-sha");
+    meta.n_tokens = count_document_tokens(model_->tokenizer(), text);
+    QVERIFY(meta.n_tokens > 3 * kCtx);
+    bool inserted = false;
+    document_ = store_->add_document(meta, text, &inserted, &error);
+    QVERIFY2(document_, qPrintable(error));
+    options_ = summarize_options_to_map(summarize_options_for(model_->tokenizer(), kCtx));
+    QVERIFY(options_.value(QStringLiteral("summary_tokens")).toInt() < 96);  // made to fit 256
+  }
+
+  void uninterruptedJob() {
+    const qint64 job = new_job();
+    int partials = 0, progress = 0;
+    kvchat::SummaryPlan plan;
+    SummaryJobHooks hooks;
+    hooks.partial = [&](const StoredPartial&) { ++partials; };
+    hooks.progress = [&](const kvchat::SummaryProgress& p) {
+      if (p.steps_total > 0 && !p.stage.empty()) ++progress;  // (the counting pass has none)
+    };
+    hooks.plan = [&](const kvchat::SummaryPlan& p) { plan = p; };
+    const SummaryJobOutcome o = run_summary_job(db_, job, model_, session_options(), hooks);
+    QVERIFY2(o.status == JobStatus::Done, qPrintable(o.error));
+    QVERIFY(!o.summary.isEmpty());
+    QCOMPARE(o.resumed, 0);
+    QVERIFY(plan.n_chunks > 2);
+    QVERIFY(o.partials >= plan.n_chunks + 1);
+    QCOMPARE(partials, o.partials);  // every partial reported after it was stored
+    QVERIFY(progress > 0);
+    QVERIFY(o.peak_kv_bytes > 0 && o.peak_kv_bytes <= qint64(kCtx) * 1536);
+    const auto stored = store_->job(job);
+    QCOMPARE(stored->status, JobStatus::Done);
+    QCOMPARE(stored->final_summary, o.summary);
+    QCOMPARE(stored->plan.value(QStringLiteral("n_chunks")).toInt(), plan.n_chunks);  // measured
+    const auto rows = store_->partials(job);
+    QCOMPARE(rows.size(), o.partials);
+    QCOMPARE(std::count_if(rows.begin(), rows.end(),
+                           [](const StoredPartial& p) { return p.level == 0; }),
+             plan.n_chunks);
+    full_summary_ = o.summary;
+    full_partials_ = texts(rows);
+  }
+
+  void cancelledJobResumesWhereItStopped() {
+    QVERIFY(!full_summary_.isEmpty());
+    const qint64 job = new_job();
+    int partials = 0;
+    SummaryJobHooks hooks;
+    hooks.partial = [&](const StoredPartial&) { ++partials; };
+    hooks.cancelled = [&] { return partials >= 3; };
+    const SummaryJobOutcome cancelled = run_summary_job(db_, job, model_, session_options(), hooks);
+    QVERIFY2(cancelled.status == JobStatus::Cancelled, qPrintable(cancelled.error));
+    QCOMPARE(store_->job(job)->status, JobStatus::Cancelled);
+    const auto kept = store_->partials(job);
+    QCOMPARE(kept.size(), 3);
+    QCOMPARE(texts(kept), full_partials_.mid(0, 3));
+    QCOMPARE(store_->resumable_jobs(0).front().id, job);
+
+    QThread::msleep(5);  // a rewrite would get a later written_at
+    partials = 0;
+    hooks.cancelled = {};
+    const SummaryJobOutcome resumed = run_summary_job(db_, job, model_, session_options(), hooks);
+    QVERIFY2(resumed.status == JobStatus::Done, qPrintable(resumed.error));
+    QCOMPARE(resumed.resumed, 3);
+    QCOMPARE(partials, resumed.partials - 3);  // only the missing ones were written
+    QCOMPARE(resumed.summary, full_summary_);
+    const auto rows = store_->partials(job);
+    QCOMPARE(texts(rows), full_partials_);  // no duplicates, nothing missing
+    for (int i = 0; i < 3; ++i) QCOMPARE(rows[i].written_at, kept[i].written_at);
+  }
+
+  void resumeUnderAnotherContextFails() {
+    const qint64 job = new_job();
+    int partials = 0;
+    SummaryJobHooks hooks;
+    hooks.partial = [&](const StoredPartial&) { ++partials; };
+    hooks.cancelled = [&] { return partials >= 2; };
+    QCOMPARE(run_summary_job(db_, job, model_, session_options(), hooks).status,
+             JobStatus::Cancelled);
+    hooks.cancelled = {};
+    const SummaryJobOutcome o = run_summary_job(db_, job, model_, session_options(512), hooks);
+    QCOMPARE(o.status, JobStatus::Failed);
+    QVERIFY(!o.error.isEmpty());
+    QCOMPARE(store_->job(job)->status, JobStatus::Failed);
+    QCOMPARE(store_->job(job)->error, o.error);
+    QCOMPARE(store_->partials(job).size(), 2);  // kept: it can resume under the old context
+    QCOMPARE(run_summary_job(db_, 99999, model_, session_options(), {}).status, JobStatus::Failed);
+  }
+
+  // On the engine thread: a Session of its own; the chat's cache is left as it was.
+  void runsOnTheWorkerWithoutTouchingTheChatCache() {
+    QThread thread;
+    auto* worker = new EngineWorker;
+    worker->moveToThread(&thread);
+    connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
+    thread.start();
+    QSignalSpy loaded(worker, &EngineWorker::modelLoaded);
+    QSignalSpy memory(worker, &EngineWorker::memoryReport);
+    QSignalSpy replied(worker, &EngineWorker::replyFinished);
+    QMetaObject::invokeMethod(worker, [worker] {
+      worker->loadModel(kDemo, {{QStringLiteral("backend"), QStringLiteral("cpu")},
+                                {QStringLiteral("threads"), 2},
+                                {QStringLiteral("ctx"), kCtx}});
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    QVERIFY(worker->shared_model());
+    QMetaObject::invokeMethod(worker, [worker] {
+      worker->generate(
+          {QVariantMap{
+              {QStringLiteral("role"), QStringLiteral("user")},
+              {QStringLiteral("content"), QStringLiteral("Genesis 1\n1 In the beginning")}}},
+          {}, {{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), 8}});
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(replied.count(), 1, 60000);
+    QVERIFY(replied[0][0].toMap().value(QStringLiteral("prefill_tokens_per_second")).toDouble() >
+            0);
+    const QVariantMap before = memory.last()[0].toMap();
+    QVERIFY(before.value(QStringLiteral("n_past")).toInt() > 8);
+
+    QSignalSpy plan(worker, &EngineWorker::summaryPlan);
+    QSignalSpy progress(worker, &EngineWorker::summaryProgress);
+    QSignalSpy partial(worker, &EngineWorker::summaryPartial);
+    QSignalSpy finished(worker, &EngineWorker::summaryFinished);
+    const qint64 job = new_job();
+    worker->reset_summary_cancel();
+    QMetaObject::invokeMethod(worker, "summarizeDocument", Qt::QueuedConnection, Q_ARG(qint64, job),
+                              Q_ARG(QString, db_));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    const QVariantMap outcome = finished[0][1].toMap();
+    QCOMPARE(outcome.value(QStringLiteral("status")).toString(), QStringLiteral("done"));
+    QCOMPARE(outcome.value(QStringLiteral("summary")).toString(), full_summary_);
+    QCOMPARE(plan.count(), 1);
+    QVERIFY(progress.count() > 0);
+    QCOMPARE(partial.count(), outcome.value(QStringLiteral("partials")).toInt());
+    QCOMPARE(partial[0][1].toMap().value(QStringLiteral("level")).toInt(), 0);
+
+    memory.clear();
+    QMetaObject::invokeMethod(worker, "reportMemory", Qt::QueuedConnection);
+    QTRY_COMPARE_WITH_TIMEOUT(memory.count(), 1, 10000);
+    const QVariantMap after = memory[0][0].toMap();
+    for (const char* key : {"n_past", "kv_tokens", "kv_used_bytes"}) {
+      QCOMPARE(after.value(QLatin1String(key)), before.value(QLatin1String(key)));
+    }
+
+    // Cancelled from another thread while it runs.
+    finished.clear();
+    partial.clear();
+    const qint64 second = new_job();
+    worker->reset_summary_cancel();
+    QMetaObject::invokeMethod(worker, "summarizeDocument", Qt::QueuedConnection,
+                              Q_ARG(qint64, second), Q_ARG(QString, db_));
+    QTRY_VERIFY_WITH_TIMEOUT(partial.count() >= 1, 60000);
+    worker->request_cancel_summary();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(finished[0][1].toMap().value(QStringLiteral("status")).toString(),
+             QStringLiteral("cancelled"));
+    QCOMPARE(store_->job(second)->status, JobStatus::Cancelled);
+    QVERIFY(!store_->partials(second).isEmpty());
+
+    thread.quit();
+    thread.wait();
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSummaryJob)
+#include "test_summary_job.moc"

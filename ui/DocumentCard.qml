@@ -1,0 +1,130 @@
+// A loaded document before anything is sent: what it will cost (tokens, KV bytes at the
+// current KV type, context and free memory) and the summary plan; "Send whole" only when
+// it fits, "Summarize" (Ctrl+Shift+S) otherwise. While the file is read: its progress.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+Frame {
+    id: card
+    property var docs: chat.documents
+    property var p: docs.preview
+    visible: docs.loading || (p.id !== undefined)
+    function fmt(b) { return chat.formatBytes(b || 0) }
+    function num(n) { return Number(n || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) }
+    readonly property color good: "#2e7d32"
+    readonly property color bad: "#c0392b"
+
+    background: Rectangle {
+        radius: 6
+        color: Qt.rgba(0.36, 0.49, 0.69, 0.10)
+        border.color: Qt.rgba(0.36, 0.49, 0.69, 0.45)
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 4
+
+        // Loading: the file is read (and its tokens counted) off the GUI thread.
+        RowLayout {
+            visible: card.docs.loading
+            Layout.fillWidth: true
+            Label { text: qsTr("Loading document: %1 %2%").arg(card.docs.loadStage).arg(Math.round(100 * card.docs.loadProgress)) }
+            ProgressBar { Layout.fillWidth: true; from: 0; to: 1; value: card.docs.loadProgress }
+            Button { text: qsTr("Cancel"); onClicked: card.docs.cancelLoad() }
+        }
+
+        ColumnLayout {
+            visible: !card.docs.loading && card.p.id !== undefined
+            Layout.fillWidth: true
+            spacing: 3
+            RowLayout {
+                Layout.fillWidth: true
+                Label {
+                    objectName: "documentName"
+                    text: qsTr("Document “%1”").arg(card.p.name || "")
+                    font.bold: true
+                    elide: Label.ElideMiddle
+                    Layout.fillWidth: true
+                }
+                Label {
+                    visible: card.p.inserted === false
+                    text: qsTr("already stored (same content)")
+                    font.pixelSize: 11
+                    opacity: 0.7
+                }
+                ToolButton { text: "✕"; onClicked: card.docs.dismissPreview() }
+            }
+            Label {
+                text: qsTr("%1 · %2 · %3").arg(card.fmt(card.p.bytes)).arg(card.p.mime || "").arg(card.p.encoding || "")
+                font.pixelSize: 11
+            }
+            Label {
+                visible: (card.p.notice || "").length > 0
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                color: "#b36b00"
+                text: qsTr("Encoding: %1").arg(card.p.notice || "")
+            }
+            GridLayout {
+                columns: 2
+                columnSpacing: 12
+                rowSpacing: 2
+                Label { text: qsTr("tokens") }
+                Label {
+                    objectName: "documentTokens"
+                    text: card.p.counted ? qsTr("%1 (this model's tokenizer)").arg(card.num(card.p.n_tokens)) : qsTr("not counted yet")
+                }
+                Label { text: qsTr("KV cache") }
+                Label {
+                    text: qsTr("%1 tokens × %2 per token (%3) = %4")
+                        .arg(card.num(card.p.n_tokens)).arg(card.fmt(card.p.kv_bytes_per_token))
+                        .arg(card.p.kv_type || "").arg(card.fmt(card.p.kv_bytes))
+                }
+                Label { text: qsTr("context") }
+                Label {
+                    color: card.p.fits_context ? card.good : card.bad
+                    text: card.p.counted
+                        ? qsTr("needs %1 of %2 tokens with this conversation: %3")
+                            .arg(card.num(card.p.context_needed)).arg(card.num(card.p.n_ctx))
+                            .arg(card.p.fits_context ? qsTr("fits") : qsTr("does not fit"))
+                        : ""
+                }
+                Label { text: qsTr("memory") }
+                Label {
+                    color: card.p.fits_memory ? card.good : card.bad
+                    text: qsTr("%1 free (%2): %3").arg(card.fmt(card.p.free_bytes))
+                        .arg(card.p.free_is_device ? qsTr("device") : qsTr("RAM"))
+                        .arg(card.p.fits_memory ? qsTr("fits") : qsTr("does not fit"))
+                }
+                Label { text: qsTr("plan") }
+                Label {
+                    objectName: "documentPlan"
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: card.width - 120
+                    wrapMode: Text.Wrap
+                    text: (card.p.plan_text || "")
+                        + ((card.p.counted && !(card.p.prefill_tps > 0)) ? qsTr(" (no time estimate before a reply has measured the speed)") : "")
+                }
+            }
+            RowLayout {
+                Button {
+                    text: qsTr("Send whole")
+                    enabled: card.p.can_send_whole === true && !chat.generating && !card.docs.summarizing
+                    ToolTip.visible: hovered
+                    ToolTip.text: enabled ? qsTr("The text becomes your message; its KV stays in the cache for follow-up questions (Ctrl+Shift+W).")
+                                          : qsTr("Only when it fits the context window and the free memory.")
+                    onClicked: card.docs.sendWhole()
+                }
+                Button {
+                    text: qsTr("Summarize")
+                    highlighted: card.p.can_send_whole !== true
+                    enabled: card.p.can_summarize === true && !chat.generating && !card.docs.summarizing
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Chunk, summarize, merge (Ctrl+Shift+S). Cancel at any point; it resumes where it stopped.")
+                    onClicked: card.docs.summarize()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+// The partial summaries behind a document's final summary, collapsed by default:
+// "Show partial summaries (N)" lists them by level (0 = chunks of the document).
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+ColumnLayout {
+    id: root
+    property var jobId: 0
+    property int count: 0
+    property bool expanded: false
+    property var items: []
+    spacing: 4
+
+    ToolButton {
+        text: (root.expanded ? qsTr("Hide partial summaries (%1)") : qsTr("Show partial summaries (%1)")).arg(root.count)
+        font.pixelSize: 11
+        onClicked: {
+            root.expanded = !root.expanded
+            if (root.expanded) root.items = chat.documents.partials(root.jobId)
+        }
+    }
+    Repeater {
+        model: root.expanded ? root.items : []
+        ColumnLayout {
+            Layout.fillWidth: true
+            Layout.leftMargin: 12 + 12 * modelData.level
+            spacing: 1
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                font.bold: true
+                opacity: 0.75
+                text: modelData.level === 0
+                    ? qsTr("level 0 · chunk %1 · document tokens %2–%3").arg(modelData.index + 1).arg(modelData.token_begin).arg(modelData.token_end)
+                    : qsTr("level %1 · merge %2 · of summaries %3–%4").arg(modelData.level).arg(modelData.index + 1).arg(modelData.source_begin + 1).arg(modelData.source_end)
+            }
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: 12
+                text: modelData.text
+            }
+        }
+    }
+}
