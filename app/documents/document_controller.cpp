@@ -110,25 +110,24 @@ void DocumentController::attachText(const QString& text) {
     pending_path_.clear();
     return;
   }
-  dismissMessage();
-  document_.clear();
-  preview_.clear();
-  emit previewChanged();
-  load_progress_ = 0;
-  load_stage_ = QStringLiteral("reading");
+  begin_loading();
   loader_.load_text(text, chat_.current_conversation(), worker_.shared_model());
   emit loadingChanged();
 }
 
 void DocumentController::start_load(const QString& path) {
+  begin_loading();
+  loader_.load_file(path, chat_.current_conversation(), worker_.shared_model());
+  emit loadingChanged();
+}
+
+void DocumentController::begin_loading() {
   dismissMessage();
   document_.clear();
   preview_.clear();
   emit previewChanged();
   load_progress_ = 0;
   load_stage_ = QStringLiteral("reading");
-  loader_.load_file(path, chat_.current_conversation(), worker_.shared_model());
-  emit loadingChanged();
 }
 
 void DocumentController::cancelLoad() {

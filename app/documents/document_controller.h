@@ -82,6 +82,7 @@ class DocumentController : public QObject {
   void stateChanged();  // anything the test state shows
 
  private:
+  void begin_loading();  // clears the previous preview and message
   void start_load(const QString& path);
   void on_loaded(const QVariantMap& document);
   void on_load_failed(const QString& message);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/sampling_settings.h"
 #include "kvchat/document.h"
 #include "kvchat/model.h"
 
@@ -61,15 +62,7 @@ SummarizeOptions summarize_options_from_map(const QVariantMap& m) {
   o.prefill_tokens_per_second =
       m.value(QStringLiteral("prefill_tokens_per_second"), 0.0).toDouble();
   o.decode_tokens_per_second = m.value(QStringLiteral("decode_tokens_per_second"), 0.0).toDouble();
-  const QVariantMap s = m.value(QStringLiteral("sampling")).toMap();
-  SamplingParams& p = o.sampling;
-  p.temperature = s.value(QStringLiteral("temperature"), p.temperature).toFloat();
-  p.top_k = s.value(QStringLiteral("top_k"), p.top_k).toInt();
-  p.top_p = s.value(QStringLiteral("top_p"), p.top_p).toFloat();
-  p.min_p = s.value(QStringLiteral("min_p"), p.min_p).toFloat();
-  p.repeat_penalty = s.value(QStringLiteral("repeat_penalty"), p.repeat_penalty).toFloat();
-  p.repeat_last_n = s.value(QStringLiteral("repeat_last_n"), p.repeat_last_n).toInt();
-  p.seed = s.value(QStringLiteral("seed"), QStringLiteral("0")).toString().toULongLong();
+  o.sampling = sampling_params(m.value(QStringLiteral("sampling")).toMap(), o.sampling);
   return o;
 }
 

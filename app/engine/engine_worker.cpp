@@ -6,6 +6,7 @@
 #include "engine/engine_worker.h"
 
 #include "documents/summary_job.h"
+#include "engine/sampling_settings.h"
 
 #include <QFileInfo>
 
@@ -204,14 +205,7 @@ Result<SessionOptions> session_options(const QVariantMap& settings) {
 
 GenerateOptions generate_options(const QVariantMap& s, ChatTemplateKind kind) {
   GenerateOptions o;
-  SamplingParams& p = o.sampling;
-  p.temperature = s.value(QStringLiteral("temperature"), p.temperature).toFloat();
-  p.top_k = s.value(QStringLiteral("top_k"), p.top_k).toInt();
-  p.top_p = s.value(QStringLiteral("top_p"), p.top_p).toFloat();
-  p.min_p = s.value(QStringLiteral("min_p"), p.min_p).toFloat();
-  p.repeat_penalty = s.value(QStringLiteral("repeat_penalty"), p.repeat_penalty).toFloat();
-  p.repeat_last_n = s.value(QStringLiteral("repeat_last_n"), p.repeat_last_n).toInt();
-  p.seed = s.value(QStringLiteral("seed"), static_cast<qulonglong>(p.seed)).toULongLong();
+  o.sampling = sampling_params(s);
   o.max_tokens = s.value(QStringLiteral("max_tokens"), 256).toInt();
   o.stop_strings = chat_stop_strings(kind);
   return o;
