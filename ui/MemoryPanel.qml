@@ -94,9 +94,21 @@ Pane {
                     }
                 }
             }
-            // Gauge 2: against the machine.
+            // Gauge 2: against the machine — the GPU's memory when the CUDA backend runs.
             Label {
-                text: qsTr("Machine: %1 resident in this process · %2 available of %3")
+                objectName: "deviceMemory"
+                visible: !!m.device_name
+                text: qsTr("%1: weights %2 · KV pool %3 · scratch %4 on the device")
+                    .arg(m.device_name || "").arg(fmt(m.device_weights_bytes)).arg(fmt(m.device_kv_bytes))
+                    .arg(fmt(m.device_scratch_bytes))
+                font.pixelSize: 11
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+            }
+            Label {
+                text: (m.device_name ? qsTr("VRAM: %2 free of %3 (all processes) · %1 resident in this process")
+                                     : qsTr("Machine: %1 resident in this process · %2 available of %3"))
                     .arg(fmt(m.process_resident_bytes)).arg(fmt(m.system_available_bytes)).arg(fmt(m.system_total_bytes))
                 font.pixelSize: 11
                 wrapMode: Text.Wrap

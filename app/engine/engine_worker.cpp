@@ -89,6 +89,9 @@ QVariantMap memory_map(const Session& session) {
   m.insert(QStringLiteral("system_total_bytes"), u64(r.system_total_bytes));
   m.insert(QStringLiteral("system_available_bytes"), u64(r.system_available_bytes));
   m.insert(QStringLiteral("device_name"), qstr(r.device_name));
+  m.insert(QStringLiteral("device_weights_bytes"), u64(r.device_weights_bytes));
+  m.insert(QStringLiteral("device_kv_bytes"), u64(r.device_kv_bytes));
+  m.insert(QStringLiteral("device_scratch_bytes"), u64(r.device_scratch_bytes));
   m.insert(QStringLiteral("device_total_bytes"), u64(r.device_total_bytes));
   m.insert(QStringLiteral("device_free_bytes"), u64(r.device_free_bytes));
   m.insert(QStringLiteral("kv_fragmentation_bytes"), u64(r.kv_fragmentation_bytes()));

@@ -2,6 +2,9 @@
 // front, accounts bytes exactly, and gives the same logits however the tokens arrive.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <deque>
+
 #include "kv/kv_cache.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
@@ -94,6 +97,63 @@ TEST(KvCache, RowsOfDifferentPositionsAndLayersDoNotAlias) {
       kv.read_value(l, p, back.data());
       ASSERT_EQ(back, row);
     }
+}
+
+// A memory the host may not dereference (as the CUDA backend's): the cache moves rows
+// only through its copies, one per run of rows inside a block, and allocation failures
+// are reported with the memory's own message.
+class CopyOnlyMemory final : public KvMemory {
+ public:
+  std::string_view name() const override { return "copy-only"; }
+  bool host_accessible() const override { return false; }
+  Result<uint8_t*> allocate(uint64_t bytes) override {
+    if (fail_next) return Error{"device full"};
+    chunks.emplace_back(bytes);
+    return chunks.back().data();
+  }
+  void release(uint8_t*) override { ++released; }
+  Status to_host(void* dst, const uint8_t* src, uint64_t bytes) const override {
+    ++copies;
+    std::memcpy(dst, src, bytes);
+    return {};
+  }
+  Status from_host(uint8_t* dst, const void* src, uint64_t bytes) override {
+    ++copies;
+    std::memcpy(dst, src, bytes);
+    return {};
+  }
+  std::deque<std::vector<uint8_t>> chunks;
+  mutable int copies = 0;
+  int released = 0;
+  bool fail_next = false;
+};
+
+TEST(KvCache, RowsMoveThroughTheMemorysCopiesBlockByBlock) {
+  auto memory = std::make_shared<CopyOnlyMemory>();
+  KvCacheConfig c = small_config(KvType::Q8_0, 2);
+  c.memory = memory;
+  {
+    KvCache kv = make_cache(c);
+    EXPECT_FALSE(kv.host_accessible());
+    ASSERT_TRUE(kv.reserve(50));  // 4 blocks of 16
+    const int32_t n = 45, pos0 = 3;
+    std::vector<uint8_t> rows(n * kv.row_bytes()), back(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<uint8_t>(i * 131 + 7);
+    memory->copies = 0;
+    ASSERT_TRUE(kv.import_rows(2, 1, pos0, n, rows.data()));
+    EXPECT_EQ(memory->copies, 3);  // positions 3..47 lie in blocks 0, 1, 2
+    ASSERT_TRUE(kv.export_rows(2, 1, pos0, n, back.data()));
+    EXPECT_EQ(back, rows);
+    // The K rows of that layer and the V rows of other layers are elsewhere.
+    ASSERT_TRUE(kv.export_rows(2, 0, pos0, n, back.data()));
+    EXPECT_NE(back, rows);
+    memory->fail_next = true;
+    auto s = kv.reserve(100);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("device full"), std::string::npos) << s.message();
+    EXPECT_EQ(kv.capacity(), 64);  // unchanged
+  }
+  EXPECT_EQ(memory->released, 2);  // both chunks of 2 blocks returned with the cache
 }
 
 TEST(KvCache, TruncateFreesBlocksAndReusesThem) {
