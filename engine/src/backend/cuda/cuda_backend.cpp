@@ -63,9 +63,9 @@ class CudaBackend final : public Backend {
     KV_CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
     device_name_ = prop.name;
     KV_CUDA_TRY(cudaStreamCreate(&stream_));
-    auto weights = DeviceWeights::upload(model.weights());
+    auto weights = shared_device_weights(model.weights());
     if (!weights) return Error{weights.message()};
-    w_ = std::move(weights.value());
+    weights_ = std::move(weights.value());
     return allocate_scratch();
   }
 
@@ -78,7 +78,7 @@ class CudaBackend final : public Backend {
 
   void report_device_memory(MemoryReport& r) const override {
     r.device_name = device_name_;
-    r.device_weights_bytes = w_.memory.bytes();
+    r.device_weights_bytes = weights_->memory.bytes();  // shared with the model's other sessions
     r.device_kv_bytes = kv_memory_->bytes_held();
     r.device_scratch_bytes = device_scratch_bytes();
     size_t free_bytes = 0, total_bytes = 0;
@@ -182,7 +182,7 @@ class CudaBackend final : public Backend {
     KV_CUDA_TRY(cudaMemcpy(a_.rope_cs, cs.data(), cs.size() * sizeof(float2), cudaMemcpyHostToDevice));
 
     const int64_t max_x = B * std::max<int64_t>(std::max<int64_t>(dim, hp_.n_ff), hp_.q_dim());
-    if (auto s = gemm_.init(stream_, max_x, w_.largest_matrix_values); !s) return s;
+    if (auto s = gemm_.init(stream_, max_x, weights_->largest_matrix_values); !s) return s;
     if (auto s = host_io_.allocate(2 * B * sizeof(int32_t)); !s) return s;
     return host_logits_.allocate(static_cast<uint64_t>(kLogitRows) * hp_.n_vocab * sizeof(float));
   }
@@ -266,9 +266,9 @@ class CudaBackend final : public Backend {
     }
     for (int r0 = 0; r0 < n; r0 += kLogitRows) {
       const int rows = std::min(kLogitRows, n - r0);
-      KV_CUDA_TRY(rmsnorm(a_.x + static_cast<int64_t>(r0) * hp_.n_embd, w_.output_norm, a_.xb, rows, hp_.n_embd,
+      KV_CUDA_TRY(rmsnorm(a_.x + static_cast<int64_t>(r0) * hp_.n_embd, weights_->output_norm, a_.xb, rows, hp_.n_embd,
                           hp_.rms_eps, stream_));
-      if (auto s = gemm_.run(w_.output, a_.xb, rows, a_.logits, hp_.n_vocab, false); !s) return s;
+      if (auto s = gemm_.run(weights_->output, a_.xb, rows, a_.logits, hp_.n_vocab, false); !s) return s;
       if (auto s = copy_logits(logits + static_cast<int64_t>(r0) * hp_.n_vocab, rows); !s) return s;
     }
     return {};
@@ -326,9 +326,9 @@ class CudaBackend final : public Backend {
     float* k = q + static_cast<int64_t>(n) * q_dim;
     float* v = k + static_cast<int64_t>(n) * kv_dim;
     const AttentionShape shape{n, hp_.n_heads, max_kv, 1.0f / std::sqrt(static_cast<float>(hp_.head_dim))};
-    KV_CUDA_TRY(embed_rows(w_.token_embd, a_.tokens, n, a_.x, stream_));
+    KV_CUDA_TRY(embed_rows(weights_->token_embd, a_.tokens, n, a_.x, stream_));
     for (int32_t l = 0; l < hp_.n_layers; ++l) {
-      const DeviceLayer& L = w_.layers[l];
+      const DeviceLayer& L = weights_->layers[l];
       KV_CUDA_TRY(rms_scale(a_.x, a_.scale, n, dim, hp_.rms_eps, stream_));
       const GemvArgs normed{GemvInput::RmsNorm, a_.scale, L.attn_norm, false};
       if (L.qkv_fused && n == 1) {
@@ -370,7 +370,7 @@ class CudaBackend final : public Backend {
   Status decode_logits(int first, int rows) {
     const float* x = a_.x + static_cast<int64_t>(first) * hp_.n_embd;
     KV_CUDA_TRY(rms_scale(x, a_.scale, rows, hp_.n_embd, hp_.rms_eps, stream_));
-    KV_CUDA_TRY(gemv(w_.output, x, a_.logits, rows, {GemvInput::RmsNorm, a_.scale, w_.output_norm, false}, stream_));
+    KV_CUDA_TRY(gemv(weights_->output, x, a_.logits, rows, {GemvInput::RmsNorm, a_.scale, weights_->output_norm, false}, stream_));
     return {};
   }
 
@@ -381,9 +381,9 @@ class CudaBackend final : public Backend {
     float* k = q + static_cast<int64_t>(n) * q_dim;
     float* v = k + static_cast<int64_t>(n) * kv_dim;
     const AttentionShape shape{n, hp_.n_heads, std::max(kv_capacity_, 1), 1.0f / std::sqrt(static_cast<float>(hp_.head_dim))};
-    KV_CUDA_TRY(embed_rows(w_.token_embd, a_.tokens, n, a_.x, stream_));
+    KV_CUDA_TRY(embed_rows(weights_->token_embd, a_.tokens, n, a_.x, stream_));
     for (int32_t l = 0; l < hp_.n_layers; ++l) {
-      const DeviceLayer& L = w_.layers[l];
+      const DeviceLayer& L = weights_->layers[l];
       KV_CUDA_TRY(rmsnorm(a_.x, L.attn_norm, a_.xb, n, dim, hp_.rms_eps, stream_));
       if (auto s = gemm_.run(L.wq, a_.xb, n, q, q_dim, false); !s) return s;
       if (auto s = gemm_.run(L.wk, a_.xb, n, k, kv_dim, false); !s) return s;
@@ -421,7 +421,7 @@ class CudaBackend final : public Backend {
   int device_ = 0;
   std::string device_name_;
   cudaStream_t stream_ = nullptr;
-  DeviceWeights w_;
+  std::shared_ptr<const DeviceWeights> weights_;  // shared by every session of the model
   std::shared_ptr<DeviceKvMemory> kv_memory_ = std::make_shared<DeviceKvMemory>();
   DeviceBuffer scratch_;
   Activations a_;

@@ -1,6 +1,8 @@
 #include "backend/cuda/device_weights.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "backend/cuda/cuda_check.h"
@@ -84,8 +86,10 @@ Result<DeviceWeights> DeviceWeights::upload(const LlamaWeights& w) {
 
   const uint8_t* base = d.memory.get();
   auto f32 = [&](uint64_t offset) { return reinterpret_cast<const float*>(base + offset); };
-  auto note_size = [&](const DeviceMatrix& m) {
-    if (m.type != gguf::TensorType::F16) d.largest_matrix_values = std::max(d.largest_matrix_values, m.rows * m.cols);
+  auto note_size = [&](const DeviceMatrix& m) {  // what a prefill GEMM dequantizes
+    if (m.type == gguf::TensorType::Q8_0 || m.type == gguf::TensorType::Q4_0) {
+      d.largest_matrix_values = std::max(d.largest_matrix_values, m.rows * m.cols);
+    }
   };
   d.token_embd = matrix(w.token_embd, base, embd_at);
   d.output_norm = f32(out_norm_at);
@@ -113,9 +117,23 @@ Result<DeviceWeights> DeviceWeights::upload(const LlamaWeights& w) {
       D.w_gate_up.rows = L.w_gate.rows + L.w_up.rows;
     }
     D.w_down = matrix(L.w_down, base, at[l].w_down);
-    for (const DeviceMatrix* m : {&D.wq, &D.wk, &D.wv, &D.wo, &D.w_gate, &D.w_up, &D.w_down}) note_size(*m);
+    for (const DeviceMatrix* m : {&D.wq, &D.wk, &D.wv, &D.wo, &D.w_gate, &D.w_up, &D.w_gate_up, &D.w_down}) {
+      note_size(*m);
+    }
   }
   return d;
+}
+
+Result<std::shared_ptr<const DeviceWeights>> shared_device_weights(const LlamaWeights& w) {
+  static std::mutex mutex;
+  static std::map<const LlamaWeights*, std::weak_ptr<const DeviceWeights>> uploaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto live = uploaded[&w].lock()) return live;
+  auto fresh = DeviceWeights::upload(w);
+  if (!fresh) return fresh.error();
+  auto shared = std::make_shared<const DeviceWeights>(std::move(fresh.value()));
+  uploaded[&w] = shared;
+  return shared;
 }
 
 }  // namespace kvchat::cuda

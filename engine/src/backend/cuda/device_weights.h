@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "backend/cuda/cuda_ops.h"
@@ -36,10 +37,14 @@ struct DeviceWeights {
   std::vector<DeviceLayer> layers;   // (n_layers)
   const float* output_norm = nullptr;  // (dim)
   DeviceMatrix output;               // (n_vocab, dim); == token_embd when tied
-  int64_t largest_matrix_values = 0;   // rows*cols of the biggest non-F16 matrix (GEMM tiles)
+  int64_t largest_matrix_values = 0;   // rows*cols of the biggest Q8_0/Q4_0 matrix (GEMM tiles)
 
   // Copies every tensor of `w` to the device (synchronously).
   static Result<DeviceWeights> upload(const LlamaWeights& w);
 };
+
+// The weights of `w` on the device, uploaded once however many sessions use the model
+// (a chat and a summary job share one copy); freed when the last user lets go.
+Result<std::shared_ptr<const DeviceWeights>> shared_device_weights(const LlamaWeights& w);
 
 }  // namespace kvchat::cuda
