@@ -158,6 +158,24 @@ TEST(Cli, ErrorsGoToStderrWithNonZeroExit) {
   }
 }
 
+// Without a CUDA device (CI), --backend cuda says so and fails; auto says why it runs on
+// the CPU and gives the CPU's output. With a device, both run on it.
+TEST(Cli, CudaBackendWithoutADeviceFallsBackUnderAuto) {
+  const std::string args = "generate --model " + model_f16() + " --prompt 'In the beginning' -n 8 --temp 0";
+  auto cpu = run_cli(args + " --backend cpu");
+  auto cuda = run_cli(args + " --backend cuda");
+  auto automatic = run_cli(args + " --backend auto");
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  ASSERT_EQ(automatic.exit_code, 0) << automatic.err;
+  EXPECT_EQ(automatic.out, cpu.out);
+  if (cuda.exit_code != 0) {
+    EXPECT_TRUE(cuda.err.find("no CUDA device") != std::string::npos ||
+                cuda.err.find("no CUDA backend") != std::string::npos)
+        << cuda.err;
+    EXPECT_NE(automatic.err.find("using the CPU backend"), std::string::npos) << automatic.err;
+  }
+}
+
 TEST(Cli, BenchReportsThroughputAndARooflineShare) {
   auto r = run_cli("bench --json --model " + model_f16() + " --pp 32 --tg 16 --bw-mib 64");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -43,22 +43,6 @@ std::vector<TokenId> test_ids(size_t n, int32_t n_vocab) {
   return ids;
 }
 
-TEST(CudaBackend, WithoutDeviceSaysSoAndAutoFallsBack) {
-  if (have_device()) GTEST_SKIP() << "a CUDA device is present";
-  auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
-  ASSERT_TRUE(model);
-  SessionOptions so;
-  so.backend = "cuda";
-  auto s = Session::create(*model, so);
-  ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find("no CUDA device"), std::string::npos) << s.message();
-  so.backend = "auto";
-  auto fallback = Session::create(*model, so);
-  ASSERT_TRUE(fallback) << fallback.message();
-  EXPECT_EQ((*fallback)->backend_name(), "cpu");
-  EXPECT_NE((*fallback)->backend_note().find("no CUDA device"), std::string::npos);
-}
-
 // f32 within 1e-3 x max|ref|, f16 within 5e-3 x max|ref| (the thresholds),
 // through the prefill path (all positions at once) and the decode path (one at a time).
 TEST(CudaBackend, LogitsMatchFloat64Reference) {
