@@ -16,6 +16,10 @@ models=${GPU_MODELS:-/tmp/kvchat-models}
 mkdir -p "$models"
 log() { echo "[$(date +%T)] $*"; }
 
+if [ ! -d .gpu-deps/googletest ]; then
+  echo "run.sh: .gpu-deps/ is missing: run tests/gpu/prepare.sh on the build machine and carry .gpu-deps" >&2
+  exit 2
+fi
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
 log "configure + build (sm_90)"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKVCHAT_CUDA=ON \
