@@ -21,25 +21,7 @@ fail() {
   exit 1
 }
 
-wait_for() {  # wait_for SECONDS COMMAND...
-  local until=$((SECONDS + $1)); shift
-  until "$@" >/dev/null 2>&1; do
-    [ $SECONDS -lt $until ] || return 1
-    sleep 0.2
-  done
-}
-
-start_app() {
-  rm -f "$KVCHAT_TEST_STATE_FILE"
-  "$app" --data-dir "$data" &
-  app_pid=$!
-  wait_for 30 xdotool search --onlyvisible --name "kvchat — kjv-demo" || fail "no window titled 'kvchat — kjv-demo'"
-  window=$(xdotool search --onlyvisible --name "kvchat — kjv-demo" | head -1)
-  xdotool windowactivate --sync "$window" 2>/dev/null || xdotool windowfocus --sync "$window"
-  sleep 0.5
-}
-
-state() { jq -r "$1" "$KVCHAT_TEST_STATE_FILE"; }
+source "$(dirname "$0")/e2e_lib.sh"
 
 # 1. Type a prompt (the message box has focus on start) and press Enter.
 start_app

@@ -34,35 +34,19 @@ fail() {
   exit 1
 }
 
-wait_for() {  # wait_for SECONDS COMMAND...
-  local until=$((SECONDS + $1)); shift
-  until "$@" >/dev/null 2>&1; do
-    [ $SECONDS -lt $until ] || return 1
-    sleep 0.1
-  done
-}
-
-start_app() {
-  rm -f "$KVCHAT_TEST_STATE_FILE"
-  "$app" --data-dir "$data" --ctx 256 "$@" &
-  app_pid=$!
-  wait_for 30 xdotool search --onlyvisible --name "kvchat — kjv-demo" || fail "no window titled 'kvchat — kjv-demo'"
-  window=$(xdotool search --onlyvisible --name "kvchat — kjv-demo" | head -1)
-  xdotool windowactivate --sync "$window" 2>/dev/null || xdotool windowfocus --sync "$window"
-  sleep 0.3
-}
+source "$(dirname "$0")/e2e_lib.sh"
+start_app_256() { start_app --ctx 256 "$@"; }
 
 quit_app() {
   kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
 }
 
-state() { jq -r "$1" "$KVCHAT_TEST_STATE_FILE" 2>/dev/null; }
 is() { [ "$(state "$1")" = "$2" ]; }
 at_least() { [ "$(state "$1")" -ge "$2" ] 2>/dev/null; }
 sql() { sqlite3 "$db" "$1"; }
 
 # 1-2. The cost preview.
-start_app --attach "$doc"
+start_app_256 --attach "$doc"
 wait_for 30 is .documents.preview.counted true || fail "no cost preview with a token count"
 tokens=$(state .documents.preview.n_tokens)
 [ "$tokens" -gt 3000 ] || fail "only $tokens tokens counted"
@@ -93,7 +77,7 @@ echo "e2e-documents: cancelled with $kept of about $steps summaries stored"
 
 # 4. Restart with the same file attached again: not stored twice; the job resumes.
 quit_app
-start_app --attach "$doc"
+start_app_256 --attach "$doc"
 wait_for 30 is .documents.preview.counted true || fail "no preview after the restart"
 is .documents.preview.inserted false || fail "the same file was stored again"
 [ "$(sql 'select count(*) from documents')" -eq 1 ] || fail "$(sql 'select count(*) from documents') documents stored"
@@ -106,7 +90,7 @@ kill -9 "$app_pid"; wait "$app_pid" 2>/dev/null || true
 [ "$(sql "select status from summary_jobs where id = $job")" = running ] || fail "a killed job is not left running"
 crashed=$(sql "select count(*) from summary_partials where job_id = $job")
 echo "e2e-documents: killed mid-job with $crashed partials stored"
-start_app
+start_app_256
 wait_for 10 is .documents.job.status interrupted || fail "the killed job is not offered as interrupted (status $(state .documents.job.status))"
 xdotool key ctrl+shift+r
 wait_for 20 is .documents.summarizing true || fail "Ctrl+Shift+R did not resume the interrupted job"
@@ -135,7 +119,7 @@ echo "e2e-documents: summary of $summary_chars characters from $total partials (
 # 6. Bad input: a clear message, nothing lost.
 printf 'GIF89a\x01\x00\x01\x00\x00\x00\x00\x00\xff\xff\x00\x00' > "$data/picture.gif"
 head -c 4096 /dev/urandom >> "$data/picture.gif"
-start_app --attach "$data/picture.gif"
+start_app_256 --attach "$data/picture.gif"
 wait_for 20 is .documents.message_is_error true || fail "no error shown for a binary file"
 state .documents.message | grep -q "picture.gif" || fail "the message does not name the file: $(state .documents.message)"
 [ "$(state .messages)" -eq 2 ] || fail "the conversation lost messages: $(state .messages)"
@@ -146,7 +130,7 @@ quit_app
 
 # 7. A document that fits: sent whole, its share of the KV cache shown.
 printf 'Psalms 23\n1 The LORD is my shepherd; I shall not want.\n2 He maketh me to lie down in green pastures: he leadeth me beside the still waters.\n' > "$data/psalm.txt"
-start_app --attach "$data/psalm.txt"
+start_app_256 --attach "$data/psalm.txt"
 wait_for 30 is .documents.preview.counted true || fail "no preview of the short document"
 is .documents.preview.can_send_whole true || fail "a short document cannot be sent whole: $(state .documents.preview.context_needed) of $(state .documents.preview.n_ctx)"
 short=$(state .documents.preview.n_tokens)

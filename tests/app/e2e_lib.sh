@@ -1,0 +1,23 @@
+# Shared by the end-to-end scripts (sourced): waiting, starting the app in its window,
+# reading the state file the app writes under KVCHAT_TEST_STATE_FILE.
+# Expects: $app (the kvchat binary), $data (the data directory), fail().
+
+wait_for() {  # wait_for SECONDS COMMAND...
+  local until=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $until ] || return 1
+    sleep 0.1
+  done
+}
+
+start_app() {  # start_app [kvchat arguments...]: fresh state file, window found and focused
+  rm -f "$KVCHAT_TEST_STATE_FILE"
+  "$app" --data-dir "$data" "$@" &
+  app_pid=$!
+  wait_for 30 xdotool search --onlyvisible --name "kvchat — kjv-demo" || fail "no window titled 'kvchat — kjv-demo'"
+  window=$(xdotool search --onlyvisible --name "kvchat — kjv-demo" | head -1)
+  xdotool windowactivate --sync "$window" 2>/dev/null || xdotool windowfocus --sync "$window"
+  sleep 0.5
+}
+
+state() { jq -r "$1" "$KVCHAT_TEST_STATE_FILE" 2>/dev/null; }
