@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -55,6 +56,25 @@ Result<double> Args::get_double(const std::string& name, double fallback) const 
     return Error{"option " + name + " expects a number, got '" + it->second + "'"};
   }
   return v;
+}
+
+Result<std::vector<int>> Args::get_positive_ints(const std::string& name, const std::string& fallback) const {
+  const std::string text = get(name, fallback);
+  std::vector<int> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    errno = 0;
+    char* end = nullptr;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (errno || item.empty() || *end || v < 1 || v > (1 << 30)) {
+      return Error{"option " + name + " expects comma-separated positive integers, got '" + item + "'"};
+    }
+    out.push_back(static_cast<int>(v));
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace kvchat::cli

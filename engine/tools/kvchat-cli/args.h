@@ -22,6 +22,8 @@ class Args {
   Result<std::string> require(const std::string& name) const;
   Result<long long> get_int(const std::string& name, long long fallback) const;
   Result<double> get_double(const std::string& name, double fallback) const;
+  // A comma-separated list of positive integers ("512,4096"); never empty.
+  Result<std::vector<int>> get_positive_ints(const std::string& name, const std::string& fallback) const;
 
  private:
   std::map<std::string, std::string> values_;

@@ -66,20 +66,6 @@ struct BenchRun {
   double prefill_flops_per_second = 0;
 };
 
-std::vector<int> parse_list(const std::string& text) {
-  std::vector<int> out;
-  std::istringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      out.push_back(std::stoi(item));
-    } catch (...) {
-      out.push_back(-1);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
@@ -93,15 +79,15 @@ int cmd_bench(const Argv& argv) {
   if (!pp || !tg || !bw_mib) return fail("--pp, --tg and --bw-mib take integers");
   if (*pp < 1 || *tg < 1 || *bw_mib < 1) return fail("--pp, --tg and --bw-mib must be positive");
   // Each context: a prefill of that many tokens, then --tg decoded tokens after it.
-  const std::vector<int> contexts = parse_list(args->get("--contexts", std::to_string(*pp)));
-  for (int c : contexts) {
-    if (c < 1) return fail("--contexts expects comma-separated positive integers");
-  }
+  auto parsed = args->get_positive_ints("--contexts", std::to_string(*pp));
+  if (!parsed) return fail(parsed.message());
+  const std::vector<int>& contexts = *parsed;
   std::vector<std::string> kv_types;
   {
     std::istringstream in(args->get("--kv-types", args->get("--kv-type", "f16")));
     for (std::string t; std::getline(in, t, ',');) kv_types.push_back(t);
   }
+  if (kv_types.empty()) return fail("--kv-types expects comma-separated KV types (f32, f16, q8_0, q4_0)");
   auto model = load_model(*args);
   if (!model) return fail(model.message());
   const ModelInfo& info = (*model)->info();

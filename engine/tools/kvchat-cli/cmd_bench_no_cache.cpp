@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -49,16 +48,9 @@ Result<DecodeRun> decode(const Args& args, std::shared_ptr<const Model> model, b
 int bench_compare_no_cache(const Args& args) {
   auto tg = args.get_int("--tg", 16);
   if (!tg || *tg < 1) return fail("--tg must be a positive integer");
-  std::vector<int> contexts;
-  std::istringstream in(args.get("--contexts", "32,64,128,256,448"));
-  for (std::string item; std::getline(in, item, ',');) {
-    try {
-      contexts.push_back(std::stoi(item));
-    } catch (...) {
-      return fail("--contexts expects comma-separated integers, got '" + item + "'");
-    }
-    if (contexts.back() < 1) return fail("--contexts must be positive");
-  }
+  auto parsed = args.get_positive_ints("--contexts", "32,64,128,256,448");
+  if (!parsed) return fail(parsed.message());
+  const std::vector<int>& contexts = *parsed;
   auto model = load_model(args);
   if (!model) return fail(model.message());
   const int32_t n_vocab = (*model)->info().n_vocab;

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -81,15 +82,22 @@ class CudaBackend final : public Backend {
     r.device_weights_bytes = weights_->memory.bytes();  // shared with the model's other sessions
     r.device_kv_bytes = kv_memory_->bytes_held();
     r.device_scratch_bytes = device_scratch_bytes();
-    size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
-      r.device_total_bytes = total_bytes;
-      r.device_free_bytes = free_bytes;
-      r.system_total_bytes = total_bytes;
-      r.system_available_bytes = free_bytes;
-    } else {
-      cudaGetLastError();
+    // The device's totals, asked for at most every 250 ms (a report follows every token),
+    // like the host's in recent_process_memory().
+    const auto now = std::chrono::steady_clock::now();
+    if (now - mem_info_at_ > std::chrono::milliseconds(250)) {
+      size_t free_bytes = 0, total_bytes = 0;
+      if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+        device_free_ = free_bytes;
+        device_total_ = total_bytes;
+        mem_info_at_ = now;
+      } else {
+        cudaGetLastError();
+      }
     }
+    if (device_total_ == 0) return;  // never answered: the host's figures stay
+    r.device_total_bytes = r.system_total_bytes = device_total_;
+    r.device_free_bytes = r.system_available_bytes = device_free_;
   }
 
   Status forward(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv, float* logits,
@@ -198,27 +206,29 @@ class CudaBackend final : public Backend {
       table_ = std::move(t.value());
       table_host_.clear();
     }
-    // The session reserved the blocks for this step before calling forward.
-    std::vector<uint8_t*> blocks(kv.blocks_in_use());
-    for (int32_t b = 0; b < kv.blocks_in_use(); ++b) blocks[b] = kv.token_block(b);
-    size_t first_changed = 0;
-    while (first_changed < blocks.size() && first_changed < table_host_.size() &&
-           blocks[first_changed] == table_host_[first_changed]) {
-      ++first_changed;
-    }
-    for (size_t b = first_changed; b < blocks.size(); ++b) {
-      if (reinterpret_cast<uintptr_t>(blocks[b]) % 16 != 0) {  // the kernels' 16-byte copies
+    // The session reserved the blocks for this step before calling forward. Only the
+    // entries that changed (usually none, or the one new block) are copied; nothing is
+    // allocated on a decode step.
+    const size_t n = static_cast<size_t>(kv.blocks_in_use());
+    size_t first_changed = n;
+    table_host_.resize(n);
+    for (size_t b = 0; b < n; ++b) {
+      uint8_t* block = kv.token_block(static_cast<int32_t>(b));
+      if (block == table_host_[b]) continue;
+      if (reinterpret_cast<uintptr_t>(block) % 16 != 0) {  // the kernels' 16-byte copies
+        table_host_.clear();
         return Error{"the CUDA backend needs KV blocks of a multiple of 16 bytes; " +
                      std::to_string(kv.block_bytes()) + " bytes per block (try --kv-block 16)"};
       }
+      table_host_[b] = block;
+      first_changed = std::min(first_changed, b);
     }
-    if (first_changed < blocks.size()) {
-      KV_CUDA_TRY(cudaMemcpyAsync(table_.get<uint8_t*>() + first_changed, blocks.data() + first_changed,
-                                  (blocks.size() - first_changed) * sizeof(uint8_t*), cudaMemcpyHostToDevice,
-                                  stream_));
-      KV_CUDA_TRY(cudaStreamSynchronize(stream_));  // `blocks` is pageable and about to go
+    if (first_changed < n) {
+      // From pageable memory: the call returns once the bytes are staged, so table_host_
+      // may change afterwards.
+      KV_CUDA_TRY(cudaMemcpyAsync(table_.get<uint8_t*>() + first_changed, table_host_.data() + first_changed,
+                                  (n - first_changed) * sizeof(uint8_t*), cudaMemcpyHostToDevice, stream_));
     }
-    table_host_ = std::move(blocks);
     kv_.blocks = table_.get<uint8_t*>();
     kv_.type = kv_storage_type(kv.type());
     kv_.n_layers = c.n_layers;
@@ -420,6 +430,8 @@ class CudaBackend final : public Backend {
   const int32_t n_ctx_;
   int device_ = 0;
   std::string device_name_;
+  mutable std::chrono::steady_clock::time_point mem_info_at_{};  // cudaMemGetInfo, cached
+  mutable uint64_t device_free_ = 0, device_total_ = 0;
   cudaStream_t stream_ = nullptr;
   std::shared_ptr<const DeviceWeights> weights_;  // shared by every session of the model
   std::shared_ptr<DeviceKvMemory> kv_memory_ = std::make_shared<DeviceKvMemory>();
