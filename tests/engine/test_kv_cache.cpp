@@ -91,10 +91,10 @@ TEST(KvCache, RowsOfDifferentPositionsAndLayersDoNotAlias) {
   for (int32_t l = 0; l < 3; ++l)
     for (int32_t p = 0; p < 40; ++p) {
       fill(l, p, 1);
-      kv.read_key(l, p, back.data());
+      ASSERT_TRUE(kv.export_rows(l, 0, p, 1, reinterpret_cast<uint8_t*>(back.data())));
       ASSERT_EQ(back, row);
       fill(l, p, -1);
-      kv.read_value(l, p, back.data());
+      ASSERT_TRUE(kv.export_rows(l, 1, p, 1, reinterpret_cast<uint8_t*>(back.data())));
       ASSERT_EQ(back, row);
     }
 }

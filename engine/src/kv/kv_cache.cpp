@@ -91,11 +91,5 @@ void KvCache::write_key(int32_t layer, int32_t pos, const float* src) {
 void KvCache::write_value(int32_t layer, int32_t pos, const float* src) {
   quantize_row(kv_storage_type(config_.type), src, value_row(layer, pos), config_.kv_dim());
 }
-void KvCache::read_key(int32_t layer, int32_t pos, float* dst) const {
-  dequantize_row(kv_storage_type(config_.type), key_row(layer, pos), dst, config_.kv_dim());
-}
-void KvCache::read_value(int32_t layer, int32_t pos, float* dst) const {
-  dequantize_row(kv_storage_type(config_.type), value_row(layer, pos), dst, config_.kv_dim());
-}
 
 }  // namespace kvchat

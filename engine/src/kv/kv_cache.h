@@ -76,11 +76,9 @@ class KvCache {
     return value_row(layer, pos) + kvh * head_bytes_;
   }
 
-  // Host memory only. Encode / decode one row of kv_dim f32 values.
+  // Host memory only. Encodes one row of kv_dim f32 values.
   void write_key(int32_t layer, int32_t pos, const float* src);
   void write_value(int32_t layer, int32_t pos, const float* src);
-  void read_key(int32_t layer, int32_t pos, float* dst) const;
-  void read_value(int32_t layer, int32_t pos, float* dst) const;
 
   uint64_t row_bytes() const { return row_bytes_; }
   uint64_t head_bytes() const { return head_bytes_; }

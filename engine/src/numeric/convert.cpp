@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "numeric/half.h"
 #include "numeric/quant_blocks.h"
@@ -100,6 +101,19 @@ void quantize_row(TensorType type, const float* src, void* dst, int64_t n) {
       }
       return;
     }
+  }
+}
+
+void convert_rows(TensorType from, const void* src, TensorType to, void* dst, int64_t n_rows, int64_t n) {
+  const auto row_bytes = [n](TensorType t) {
+    const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(t));
+    return static_cast<int64_t>(n / traits.block_elements * traits.block_bytes);
+  };
+  const int64_t src_bytes = row_bytes(from), dst_bytes = row_bytes(to);
+  std::vector<float> row(static_cast<size_t>(n));
+  for (int64_t r = 0; r < n_rows; ++r) {
+    dequantize_row(from, static_cast<const uint8_t*>(src) + r * src_bytes, row.data(), n);
+    quantize_row(to, row.data(), static_cast<uint8_t*>(dst) + r * dst_bytes, n);
   }
 }
 

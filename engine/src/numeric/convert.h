@@ -11,5 +11,8 @@ namespace kvchat {
 void dequantize_row(gguf::TensorType type, const void* src, float* dst, int64_t n);
 // Encodes n f32 values as `type` (f16/bf16 round to nearest even; Q8_0/Q4_0 per 32-value block).
 void quantize_row(gguf::TensorType type, const float* src, void* dst, int64_t n);
+// Re-encodes n_rows consecutive rows of n values from one type to another, through f32.
+void convert_rows(gguf::TensorType from, const void* src, gguf::TensorType to, void* dst, int64_t n_rows,
+                  int64_t n);
 
 }  // namespace kvchat

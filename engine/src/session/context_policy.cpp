@@ -141,14 +141,11 @@ Status Session::set_kv_type(std::string_view name) {
   const int32_t n = n_past();
   std::vector<uint8_t> old_rows(static_cast<size_t>(n) * kv_->row_bytes());
   std::vector<uint8_t> new_rows(static_cast<size_t>(n) * fresh->row_bytes());
-  std::vector<float> row(c.kv_dim());
   for (int32_t l = 0; l < c.n_layers && n > 0; ++l) {
     for (int32_t which : {0, 1}) {
       if (auto s = kv_->export_rows(l, which, 0, n, old_rows.data()); !s) return s;
-      for (int32_t p = 0; p < n; ++p) {
-        dequantize_row(kv_storage_type(old_type), &old_rows[p * kv_->row_bytes()], row.data(), c.kv_dim());
-        quantize_row(kv_storage_type(c.type), row.data(), &new_rows[p * fresh->row_bytes()], c.kv_dim());
-      }
+      convert_rows(kv_storage_type(old_type), old_rows.data(), kv_storage_type(c.type), new_rows.data(), n,
+                   c.kv_dim());
       if (auto s = fresh->import_rows(l, which, 0, n, new_rows.data()); !s) return s;
     }
   }

@@ -178,10 +178,12 @@ Status Session::load_snapshot(const std::string& path) {
 
   // Stage everything in a fresh cache; the session is not touched until all is checked.
   std::optional<KvCache> fresh;
-  std::vector<uint8_t> keys, values;  // one layer's rows, staged
+  // One layer's rows as stored in the file, and (for another KV type) re-encoded.
+  std::vector<uint8_t> keys, values, converted;
+  uint64_t file_row_bytes = 0;
+  int32_t n_rows = 0;
   Status staging;
   KvType from = config.type;
-  std::vector<float> row(static_cast<size_t>(config.kv_dim()));
   auto on_header = [&](const SnapshotHeader& h) -> Status {
     auto kv = KvCache::create(config);
     if (!kv) return kv.error();
@@ -193,29 +195,27 @@ Status Session::load_snapshot(const std::string& path) {
     }
     fresh.emplace(std::move(kv.value()));
     from = h.kv_type;
-    keys.assign(static_cast<size_t>(h.n_tokens) * fresh->row_bytes(), 0);
+    n_rows = static_cast<int32_t>(h.n_tokens);
+    file_row_bytes = h.row_bytes();
+    keys.assign(static_cast<size_t>(n_rows) * file_row_bytes, 0);
     values.assign(keys.size(), 0);
+    if (from != fresh->type()) converted.assign(static_cast<size_t>(n_rows) * fresh->row_bytes(), 0);
     return {};
   };
-  // Rows arrive layer by layer: stage one layer on the host (encoded in this cache's
-  // type) and copy it into the cache when its last row is in.
+  // Rows arrive layer by layer: stage one layer on the host and copy it into the cache
+  // (re-encoded when the snapshot's KV type differs) when its last row is in.
+  auto store_layer = [&](int32_t layer, int32_t which, const std::vector<uint8_t>& rows) -> Status {
+    if (from == fresh->type()) return fresh->import_rows(layer, which, 0, n_rows, rows.data());
+    convert_rows(kv_storage_type(from), rows.data(), kv_storage_type(fresh->type()), converted.data(), n_rows,
+                 config.kv_dim());
+    return fresh->import_rows(layer, which, 0, n_rows, converted.data());
+  };
   auto on_row = [&](int32_t layer, int32_t pos, const uint8_t* key, const uint8_t* value) {
-    const uint64_t rb = fresh->row_bytes();
-    const int32_t n = static_cast<int32_t>(keys.size() / rb);
-    uint8_t* k = &keys[pos * rb];
-    uint8_t* v = &values[pos * rb];
-    if (from == fresh->type()) {
-      std::memcpy(k, key, rb);
-      std::memcpy(v, value, rb);
-    } else {
-      dequantize_row(kv_storage_type(from), key, row.data(), config.kv_dim());
-      quantize_row(kv_storage_type(fresh->type()), row.data(), k, config.kv_dim());
-      dequantize_row(kv_storage_type(from), value, row.data(), config.kv_dim());
-      quantize_row(kv_storage_type(fresh->type()), row.data(), v, config.kv_dim());
-    }
-    if (pos == n - 1 && staging) {
-      staging = fresh->import_rows(layer, 0, 0, n, keys.data());
-      if (staging) staging = fresh->import_rows(layer, 1, 0, n, values.data());
+    std::memcpy(&keys[pos * file_row_bytes], key, file_row_bytes);
+    std::memcpy(&values[pos * file_row_bytes], value, file_row_bytes);
+    if (pos == n_rows - 1 && staging) {
+      staging = store_layer(layer, 0, keys);
+      if (staging) staging = store_layer(layer, 1, values);
     }
   };
   auto data = read_snapshot(static_cast<uint64_t>(st.st_size), target, source, on_header, on_row);
