@@ -10,6 +10,7 @@ packages=(
   libsentencepiece-dev sentencepiece  # tokenizer equivalence tests
   nlohmann-json3-dev                  # kvchat-cli JSON output, reference parsing
   bible-kjv                           # `bible`: the Book of Genesis for the summarize end-to-end test
+  python3-numpy                       # tests/reference: the float64 forward pass per architecture
   # The desktop app: Qt 6 Core/Sql/Quick/QML, SQLite driver, Qt Quick Controls 2
   qt6-base-dev qt6-declarative-dev libqt6sql6-sqlite qt6-charts-dev
   qt6-pdf-dev                         # text layers of PDF documents (Qt PDF)
