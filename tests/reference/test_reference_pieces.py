@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+"""Hand-checkable checks of the reference's pieces, each against a value worked out
+by hand or a formula from the published description (not against the reference's own
+code path). Run: /usr/bin/python3 test_reference_pieces.py"""
+from __future__ import annotations
+
+import math
+import os
+import struct
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gguf_reader  # noqa: E402
+from reference_forward import (ARCHS, HParams, RopeScaling, apply_rope, attention_mask,  # noqa: E402
+                               gelu_tanh, rms_norm, rope_angles, softcap, yarn_ramp)
+
+
+def rope(x, pos, base, style, n_rot=None, sc=RopeScaling(), ff=None):
+    x = np.asarray(x, dtype=np.float64).reshape(1, 1, -1)
+    n_rot = n_rot or x.shape[-1]
+    theta, m = rope_angles(np.array([pos]), n_rot, base, sc, ff)
+    return apply_rope(x, theta, m, n_rot, style).reshape(-1)
+
+
+class Rope(unittest.TestCase):
+    def test_norm_rotates_adjacent_pairs(self):
+        # D=4, base 10000, position 1: pair 0 turns by 1 rad, pair 1 by 10000^(-1/2) = 0.01.
+        c1, s1, c2, s2 = math.cos(1), math.sin(1), math.cos(0.01), math.sin(0.01)
+        want = [1 * c1 - 2 * s1, 1 * s1 + 2 * c1, 3 * c2 - 4 * s2, 3 * s2 + 4 * c2]
+        np.testing.assert_allclose(rope([1, 2, 3, 4], 1, 10000, "norm"), want, rtol=0, atol=1e-15)
+
+    def test_neox_rotates_half_split_pairs(self):
+        # Pairs (x0, x2) by 1 rad and (x1, x3) by 0.01 rad.
+        c1, s1, c2, s2 = math.cos(1), math.sin(1), math.cos(0.01), math.sin(0.01)
+        want = [1 * c1 - 3 * s1, 2 * c2 - 4 * s2, 1 * s1 + 3 * c1, 2 * s2 + 4 * c2]
+        np.testing.assert_allclose(rope([1, 2, 3, 4], 1, 10000, "neox"), want, rtol=0, atol=1e-15)
+
+    def test_neox_equals_norm_on_interleaved_dims(self):
+        # llama.cpp's converter permutes llama's Q/K rows so HF's half-split rotation
+        # becomes adjacent pairs: neox(x) == unperm(norm(perm(x))).
+        rng = np.random.default_rng(1)
+        x = rng.standard_normal(8)
+        perm = np.array([0, 4, 1, 5, 2, 6, 3, 7])       # interleave the two halves
+        got = np.empty(8)
+        got[perm] = rope(x[perm], 7, 100.0, "norm")
+        np.testing.assert_allclose(got, rope(x, 7, 100.0, "neox"), atol=1e-14)
+
+    def test_position_zero_is_identity_and_norm_is_kept(self):
+        x = np.arange(1.0, 9.0)
+        for style in ("norm", "neox"):
+            np.testing.assert_array_equal(rope(x, 0, 10000, style), x)
+            self.assertAlmostEqual(np.linalg.norm(rope(x, 37, 10000, style)), np.linalg.norm(x), places=12)
+
+    def test_dot_product_depends_only_on_relative_position(self):
+        rng = np.random.default_rng(2)
+        q, k = rng.standard_normal(16), rng.standard_normal(16)
+        for style in ("norm", "neox"):
+            a = rope(q, 10, 10000, style) @ rope(k, 7, 10000, style)
+            b = rope(q, 103, 10000, style) @ rope(k, 100, 10000, style)
+            self.assertAlmostEqual(a, b, places=11)
+
+    def test_partial_rotation_leaves_the_tail(self):
+        x = np.arange(1.0, 9.0)
+        for style in ("norm", "neox"):
+            y = rope(x, 5, 10000, style, n_rot=4)
+            np.testing.assert_array_equal(y[4:], x[4:])
+            np.testing.assert_allclose(y[:4], rope(x[:4], 5, 10000, style), atol=1e-15)
+
+    def test_linear_scaling_divides_the_position(self):
+        x = np.arange(1.0, 9.0)
+        sc = RopeScaling(kind="linear", factor=4.0)
+        np.testing.assert_allclose(rope(x, 12, 10000, "neox", sc=sc), rope(x, 3, 10000, "neox"), atol=1e-14)
+
+
+def meta_llama31_scaled_freqs(freqs, factor, low_freq_factor, high_freq_factor, old_ctx):
+    """Meta's Llama 3.1 description of RoPE scaling (apply_scaling), written out:
+    high-frequency dims keep their frequency, low-frequency dims are divided by the
+    factor, the band between blends the two with weight smooth."""
+    low_wavelen, high_wavelen = old_ctx / low_freq_factor, old_ctx / high_freq_factor
+    out = []
+    for f in freqs:
+        wavelen = 2 * math.pi / f
+        if wavelen < high_wavelen:
+            out.append(f)
+        elif wavelen > low_wavelen:
+            out.append(f / factor)
+        else:
+            smooth = (old_ctx / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+            out.append((1 - smooth) * f / factor + smooth * f)
+    return np.array(out)
+
+
+class Llama3RopeScaling(unittest.TestCase):
+    def test_rope_freqs_divisors_give_metas_frequencies(self):
+        # Llama 3.1 8B: base 500000, head_dim 128, factor 8, low 1, high 4, 8192.
+        base, d = 500000.0, 128
+        freqs = base ** (-np.arange(0, d, 2) / d)
+        scaled = meta_llama31_scaled_freqs(freqs, 8.0, 1.0, 4.0, 8192)
+        # In GGUF the change is stored as rope_freqs.weight, a divisor per pair.
+        divisors = freqs / scaled
+        self.assertEqual(divisors[0], 1.0)            # wavelength 2*pi: unchanged
+        self.assertAlmostEqual(divisors[-1], 8.0)     # slowest pair: 8x slower
+        band = (divisors > 1.0) & (divisors < 8.0)
+        self.assertGreater(band.sum(), 0)             # some pairs blend
+        theta, m = rope_angles(np.array([1000]), d, base, RopeScaling(), divisors)
+        np.testing.assert_allclose(theta[0], 1000 * scaled, rtol=1e-13)
+        self.assertEqual(m, 1.0)
+
+    def test_hand_value_in_the_blend_band(self):
+        # A pair with wavelength 4096 (between 8192/4 = 2048 and 8192/1): smooth =
+        # (8192/4096 - 1) / (4 - 1) = 1/3, new freq = (2/3) f / 8 + (1/3) f = f * 5/12.
+        f = 2 * math.pi / 4096
+        got = meta_llama31_scaled_freqs([f], 8.0, 1.0, 4.0, 8192)[0]
+        self.assertAlmostEqual(got / f, 5.0 / 12.0, places=14)
+
+
+class Yarn(unittest.TestCase):
+    """YaRN (Peng et al. 2023): with r = L / wavelength, a pair keeps its frequency
+    when r > beta, is interpolated (theta / s) when r < alpha, blends in between; the
+    attention temperature sqrt(1/t) = 0.1 ln s + 1 multiplies q and k (cos and sin).
+    The paper's gamma is linear in r; the authors' code, HF and llama.cpp ramp linearly
+    in the pair index between the floor/ceil of the pair indices where r = beta and
+    r = alpha — the reference follows the code (what models were trained with); here
+    the two must agree outside the ramp and at its ends."""
+    base, d, L, s = 10000.0, 64, 4096, 4.0
+
+    def test_against_the_paper(self):
+        sc = RopeScaling(kind="yarn", factor=self.s, orig_ctx=self.L, beta_fast=32.0, beta_slow=1.0)
+        theta, mscale = rope_angles(np.array([1]), self.d, self.base, sc)
+        freqs = self.base ** (-np.arange(0, self.d, 2) / self.d)
+        r = self.L / (2 * math.pi / freqs)
+        self.assertAlmostEqual(mscale, 0.1 * math.log(self.s) + 1.0, places=15)
+        keep, interp = r > 32.0, r < 1.0
+        ramp = yarn_ramp(self.d, self.base, sc)
+        # Paper: r > beta keep; code: all pairs before floor(i(beta)) keep.
+        i_beta = self.d * math.log(self.L / (32.0 * 2 * math.pi)) / (2 * math.log(self.base))
+        i_alpha = self.d * math.log(self.L / (1.0 * 2 * math.pi)) / (2 * math.log(self.base))
+        idx = np.arange(self.d // 2)
+        np.testing.assert_array_equal(idx[keep], idx[idx < i_beta])
+        np.testing.assert_array_equal(idx[interp], idx[idx > i_alpha])
+        sure_keep, sure_interp = idx <= math.floor(i_beta), idx >= math.ceil(i_alpha)
+        np.testing.assert_allclose(theta[0][sure_keep], freqs[sure_keep], rtol=1e-14)
+        np.testing.assert_allclose(theta[0][sure_interp], freqs[sure_interp] / self.s, rtol=1e-14)
+        # In between: a blend, moving monotonically from keep to interpolate.
+        self.assertTrue(np.all(theta[0] <= freqs * (1 + 1e-14)))
+        self.assertTrue(np.all(theta[0] >= freqs / self.s * (1 - 1e-14)))
+        self.assertTrue(np.all(np.diff(ramp) <= 0))
+        self.assertEqual(ramp[0], 1.0)
+        self.assertEqual(ramp[-1], 0.0)
+
+    def test_temperature_scales_attention_logits_by_mscale_squared(self):
+        sc = RopeScaling(kind="yarn", factor=self.s, orig_ctx=self.L)
+        rng = np.random.default_rng(3)
+        q, k = rng.standard_normal(self.d), rng.standard_normal(self.d)
+        plain = RopeScaling(kind="yarn", factor=self.s, orig_ctx=self.L, attn_factor=1.0 / (0.1 * math.log(self.s) + 1.0))
+        m = 0.1 * math.log(self.s) + 1.0
+        a = rope(q, 5, self.base, "neox", sc=sc) @ rope(k, 3, self.base, "neox", sc=sc)
+        b = rope(q, 5, self.base, "neox", sc=plain) @ rope(k, 3, self.base, "neox", sc=plain)
+        self.assertAlmostEqual(a, b * m * m, places=11)
+
+
+class Activations(unittest.TestCase):
+    def test_gelu_tanh_hand_values(self):
+        self.assertEqual(gelu_tanh(np.array(0.0)), 0.0)
+        # 0.5 * (1 + tanh(sqrt(2/pi) * (1 + 0.044715)))
+        self.assertAlmostEqual(float(gelu_tanh(np.array(1.0))), 0.8411919906082768, places=14)
+        # gelu(x) - gelu(-x) = x for the tanh form too: gelu(-1) = gelu(1) - 1.
+        self.assertAlmostEqual(float(gelu_tanh(np.array(-1.0))), 0.8411919906082768 - 1, places=14)
+        # Within 1e-3 of the exact (erf) GELU.
+        for x in np.linspace(-5, 5, 41):
+            exact = 0.5 * x * (1 + math.erf(x / math.sqrt(2)))
+            self.assertLess(abs(float(gelu_tanh(np.array(x))) - exact), 1e-3)
+
+    def test_softcap(self):
+        self.assertEqual(float(softcap(np.array(0.0), 50.0)), 0.0)
+        self.assertAlmostEqual(float(softcap(np.array(50.0), 50.0)), 50 * math.tanh(1.0), places=12)  # 38.0797
+        self.assertAlmostEqual(float(softcap(np.array(50.0), 50.0)), 38.07970779778824, places=12)
+        self.assertLess(float(softcap(np.array(1e6), 30.0)), 30.0 + 1e-12)
+        self.assertAlmostEqual(float(softcap(np.array(0.01), 30.0)), 0.01, places=8)
+        self.assertEqual(float(softcap(np.array(7.0), None)), 7.0)
+
+    def test_rms_norm(self):
+        # [3, 4]: mean square 12.5, so x / sqrt(12.5) * w.
+        got = rms_norm(np.array([3.0, 4.0]), np.array([1.0, 2.0]), 0.0)
+        np.testing.assert_allclose(got, [3 / math.sqrt(12.5), 8 / math.sqrt(12.5)], rtol=1e-15)
+
+
+class SlidingWindow(unittest.TestCase):
+    def test_mask_keeps_the_last_w_positions(self):
+        m = attention_mask(np.arange(10), np.arange(10), 3)
+        self.assertEqual(list(np.nonzero(m[5])[0]), [3, 4, 5])
+        self.assertEqual(list(np.nonzero(m[0])[0]), [0])
+        self.assertEqual(list(np.nonzero(m[9])[0]), [7, 8, 9])
+        full = attention_mask(np.arange(10), np.arange(10), 0)
+        self.assertEqual(list(np.nonzero(full[5])[0]), [0, 1, 2, 3, 4, 5])
+        # A decode row (query at 12 over 13 cached keys).
+        self.assertEqual(list(np.nonzero(attention_mask(np.array([12]), np.arange(13), 4)[0])[0]), [9, 10, 11, 12])
+
+    def test_layer_patterns(self):
+        hp = HParams("gemma2", 6, 64, 128, 4, 2, 16, 16, 1e-6, 10000, 16, 256, sliding_window=8)
+        self.assertEqual([ARCHS["gemma2"].swa_layer(i, hp) for i in range(6)], [True, False] * 3)
+        hp.arch, hp.n_layer = "gemma3", 12
+        self.assertEqual([ARCHS["gemma3"].swa_layer(i, hp) for i in range(12)], ([True] * 5 + [False]) * 2)
+        hp.swa_pattern_override = 3
+        self.assertEqual([ARCHS["gemma3"].swa_layer(i, hp) for i in range(6)], [True, True, False] * 2)
+        hp.swa_pattern_override = [True, False]
+        self.assertEqual([ARCHS["gemma3"].swa_layer(i, hp) for i in range(2)], [True, False])
+
+    def test_gemma_query_scale(self):
+        hp = HParams("gemma2", 26, 2304, 9216, 8, 4, 256, 256, 1e-6, 10000, 256, 256000)
+        self.assertEqual(ARCHS["gemma2"].query_scale(hp), 1 / 16)          # 2B: 256^-0.5
+        hp.n_layer, hp.dim, hp.n_head, hp.head_dim_k = 46, 4608, 32, 128
+        self.assertEqual(ARCHS["gemma2"].query_scale(hp), 1 / 12)          # 27B: 144^-0.5
+        self.assertEqual(ARCHS["llama"].query_scale(hp), 1 / math.sqrt(128))
+
+
+def _gguf_string(s: str) -> bytes:
+    b = s.encode()
+    return struct.pack("<Q", len(b)) + b
+
+
+class Reader(unittest.TestCase):
+    def test_block_layouts(self):
+        # Q8_0: d = 2 (f16), q = 0..31 minus 16 -> values 2*(j-16).
+        blk = np.float16(2.0).tobytes() + bytes((j - 16) & 0xFF for j in range(32))
+        np.testing.assert_array_equal(gguf_reader.dequantize(blk, gguf_reader.GGML_Q8_0, 32),
+                                      [2.0 * (j - 16) for j in range(32)])
+        # Q4_0: d = 0.5; byte j = 0x8F: element j = (15 - 8) * 0.5, element j+16 = (8 - 8) * 0.5.
+        blk = np.float16(0.5).tobytes() + bytes([0x8F] * 15 + [0x10])
+        got = gguf_reader.dequantize(blk, gguf_reader.GGML_Q4_0, 32)
+        self.assertEqual(list(got[:15]), [3.5] * 15)
+        self.assertEqual(got[15], -4.0)          # low nibble 0 -> (0 - 8) * 0.5
+        self.assertEqual(list(got[16:31]), [0.0] * 15)
+        self.assertEqual(got[31], -3.5)          # high nibble 1 -> (1 - 8) * 0.5
+        # BF16 0x3F80 = 1.0, 0xC040 = -3.0; F16 0x3C00 = 1.0.
+        self.assertEqual(list(gguf_reader.dequantize(bytes([0x80, 0x3F, 0x40, 0xC0]), gguf_reader.GGML_BF16, 2)), [1.0, -3.0])
+        self.assertEqual(list(gguf_reader.dequantize(bytes([0x00, 0x3C]), gguf_reader.GGML_F16, 1)), [1.0])
+
+    def test_file_with_every_value_type_and_alignment(self):
+        kv = [("a.u8", 0, struct.pack("<B", 200)), ("a.i8", 1, struct.pack("<b", -5)),
+              ("a.u16", 2, struct.pack("<H", 60000)), ("a.i16", 3, struct.pack("<h", -300)),
+              ("a.u32", 4, struct.pack("<I", 4000000000)), ("a.i32", 5, struct.pack("<i", -7)),
+              ("a.f32", 6, struct.pack("<f", 0.5)), ("a.bool", 7, struct.pack("<?", True)),
+              ("a.str", 8, _gguf_string("héllo")),
+              ("a.arr", 9, struct.pack("<IQ", 5, 3) + struct.pack("<3i", 1, -2, 3)),
+              ("a.sarr", 9, struct.pack("<IQ", 8, 2) + _gguf_string("x") + _gguf_string("yz")),
+              ("a.u64", 10, struct.pack("<Q", 2 ** 40)), ("a.i64", 11, struct.pack("<q", -2 ** 40)),
+              ("a.f64", 12, struct.pack("<d", 0.1)), ("general.alignment", 4, struct.pack("<I", 64))]
+        t = np.arange(6, dtype="<f4")
+        head = b"GGUF" + struct.pack("<IQQ", 3, 1, len(kv))
+        for k, ty, v in kv:
+            head += _gguf_string(k) + struct.pack("<I", ty) + v
+        head += _gguf_string("t") + struct.pack("<I", 2) + struct.pack("<QQ", 3, 2) + struct.pack("<IQ", 0, 0)
+        pad = (-len(head)) % 64
+        with tempfile.NamedTemporaryFile(suffix=".gguf", delete=False) as f:
+            f.write(head + b"\0" * pad + t.tobytes())
+        try:
+            g = gguf_reader.GGUFFile(f.name)
+        finally:
+            os.unlink(f.name)
+        m = g.metadata
+        self.assertEqual((m["a.u8"], m["a.i8"], m["a.u16"], m["a.i16"], m["a.u32"], m["a.i32"]),
+                         (200, -5, 60000, -300, 4000000000, -7))
+        self.assertEqual((m["a.f32"], m["a.bool"], m["a.str"], m["a.u64"], m["a.i64"], m["a.f64"]),
+                         (0.5, True, "héllo", 2 ** 40, -2 ** 40, 0.1))
+        self.assertEqual(m["a.arr"], [1, -2, 3])
+        self.assertEqual(m["a.sarr"], ["x", "yz"])
+        self.assertEqual(g.data_offset % 64, 0)
+        self.assertEqual(g.tensors["t"].shape, (2, 3))
+        np.testing.assert_array_equal(g.tensor("t"), [[0, 1, 2], [3, 4, 5]])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
