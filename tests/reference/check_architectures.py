@@ -33,6 +33,7 @@ import unittest
 
 import numpy as np
 
+sys.dont_write_bytecode = True   # nothing written into the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from kv_storage import ROUNDTRIP  # noqa: E402
@@ -89,6 +90,29 @@ def check_kjv_demo(shared: str, fail: Failures) -> None:
               f"{n_greedy} greedy ids compared")
         if worst > 1e-6:
             fail.add(f"kjv-demo-{m}: reference logits off by {worst:.2e} relative")
+
+
+def check_llama3_rope_freqs(path: str, fail: Failures) -> None:
+    """rope_freqs.weight against Meta's Llama 3.1 description of the scaled frequencies:
+    the tensor holds, per pair, original frequency / scaled frequency."""
+    from test_reference_pieces import meta_llama31_scaled_freqs
+    model = ReferenceModel(path)
+    g, hp = model.gguf, model.hp
+    if model.rope_freqs is None:
+        fail.add(f"{path}: llama3-rope file has no rope_freqs.weight")
+        return
+    a = hp.arch
+    factor = float(g.get(f"{a}.rope.scaling.factor", 8.0))
+    low = float(g.get(f"{a}.rope.scaling.low_freq_factor", 1.0))
+    high = float(g.get(f"{a}.rope.scaling.high_freq_factor", 4.0))
+    orig = int(g.get(f"{a}.rope.scaling.original_context_length", 8192))
+    freqs = hp.rope_base ** (-np.arange(0, hp.n_rot, 2) / hp.n_rot)
+    want = freqs / meta_llama31_scaled_freqs(freqs, factor, low, high, orig)
+    err = float(np.abs(model.rope_freqs - want).max() / want.max())
+    print(f"llama3-rope: rope_freqs.weight {np.round(model.rope_freqs, 3).tolist()} vs Meta's formula "
+          f"(factor {factor}, low {low}, high {high}, original context {orig}, base {hp.rope_base}): max rel {err:.1e}")
+    if err > 1e-6:
+        fail.add(f"llama3-rope: rope_freqs.weight differs from Meta's llama3 scaling by {err:.1e}")
 
 
 def engine_logits(cli: str, model: str, ids: list[int], backend: str, decode: bool, kv: str):
@@ -198,6 +222,8 @@ def main() -> int:
             fail.add(msg)
             continue
         try:
+            if arch == "llama3-rope":
+                check_llama3_rope_freqs(path, fail)
             n_vocab = ReferenceModel(path).hp.n_vocab
             compare_model(args.cli, arch, path, random_prompt(n_vocab, SEEDS[arch]), GREEDY_LEN,
                           fail, table, args.allow_missing)

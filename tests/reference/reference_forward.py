@@ -171,6 +171,10 @@ def read_hparams(g: GGUFFile) -> HParams:
     sc.attn_factor = float(key("rope.scaling.attn_factor", 1.0))
     sc.beta_fast = float(key("rope.scaling.yarn_beta_fast", 32.0))
     sc.beta_slow = float(key("rope.scaling.yarn_beta_slow", 1.0))
+    if sc.kind == "llama3":
+        # Llama 3.1 scaling lives in rope_freqs.weight (divisors per pair); the keys only
+        # describe it (check_architectures.py compares the tensor with Meta's formula).
+        sc.kind = "none"
     if sc.kind not in ("none", "linear", "yarn"):
         raise ValueError(f"rope scaling type {sc.kind!r} is not supported by the reference")
     if sc.kind == "none":
