@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kvchat/result.h"
 #include "kvchat/tokenizer.h"
@@ -16,20 +17,34 @@ namespace kvchat {
 namespace gguf {
 class GgufFile;
 }
-struct LlamaHParams;
-struct LlamaWeights;
+struct ModelHParams;
+struct ModelWeights;
 
 struct ModelInfo {
   std::string path;
   std::string name;          // general.name
-  std::string architecture;  // general.architecture ("llama")
+  std::string architecture;  // general.architecture ("llama", "qwen2", "gemma2", ...)
   uint32_t gguf_version = 0;
   uint64_t file_bytes = 0;
   uint64_t n_params = 0;
   int32_t n_layers = 0, n_embd = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0, n_ff = 0;
   int32_t n_vocab = 0, n_ctx_train = 0;
+  int32_t value_dim = 0;     // V row width per head (= head_dim, the key length)
   float rms_eps = 0, rope_freq_base = 0;
   bool tied_embeddings = false;
+  // What the architecture does with these numbers (see the README's architecture table).
+  std::string rope_style;        // "norm" (adjacent pairs) or "neox" (half split)
+  std::string rope_scaling;      // "none", "linear", "yarn" or "llama3"
+  float rope_scaling_factor = 1; // context multiplier of linear/yarn/llama3 scaling
+  int32_t rope_scaling_orig_ctx = 0;
+  bool rope_freq_factors = false;  // rope_freqs.weight (Llama 3.1+) present
+  std::string ffn_activation;    // "silu-glu" or "gelu-tanh-glu"
+  float embed_scale = 1;         // embeddings multiplied by this (gemma: sqrt(n_embd))
+  float query_scale = 0;         // attention scores = (q . k) x this
+  float attn_softcap = 0;        // 0: none; else scores = cap x tanh(scores / cap)
+  float final_softcap = 0;       // 0: none; else logits = cap x tanh(logits / cap)
+  int32_t sliding_window = 0;    // tokens a windowed layer attends to (its own included); 0: none
+  std::vector<int32_t> windowed_layers;  // the layers that use the sliding window
   std::map<std::string, uint64_t> weight_bytes_by_type;  // "F16" -> bytes
   std::map<std::string, int32_t> tensor_count_by_type;   // "F16" -> count
   std::string tokenizer_model;                            // tokenizer.ggml.model
@@ -39,13 +54,20 @@ struct ModelInfo {
   uint64_t identity = 0;
 
   uint64_t weight_bytes() const;
-  // K and V values one token occupies in the cache: 2 x layers x kv_heads x head_dim.
+  // K and V values one token occupies in the cache: 2 x layers x kv_heads x head_dim
+  // (the cache keeps every layer's K/V for the whole context).
   uint64_t kv_elements_per_token() const;
+  // K and V values `n_tokens` tokens need when windowed layers keep only their last
+  // sliding_window tokens: 2 x kv_heads x head_dim x (full layers x n + windowed layers
+  // x min(n, window)). Equals kv_elements_per_token() x n without a window.
+  uint64_t kv_elements_with_window(uint64_t n_tokens) const;
 };
 
 class Model {
  public:
   // Maps the GGUF, validates every required tensor's type and shape, builds the tokenizer.
+  // A file that cannot be run gets one error listing every reason (architecture,
+  // metadata, tokenizer, tensor types, missing or misshapen tensors).
   static Result<std::shared_ptr<const Model>> load(const std::string& path);
   ~Model();
   Model(const Model&) = delete;
@@ -60,16 +82,16 @@ class Model {
   const Tokenizer& tokenizer() const { return *tokenizer_; }
 
   // Engine-internal views (declared in src/model/); app code has no use for them.
-  const LlamaHParams& hparams() const { return *hparams_; }
-  const LlamaWeights& weights() const { return *weights_; }
+  const ModelHParams& hparams() const { return *hparams_; }
+  const ModelWeights& weights() const { return *weights_; }
   const gguf::GgufFile& gguf() const { return *file_; }
 
  private:
   Model();
   ModelInfo info_;
   std::unique_ptr<gguf::GgufFile> file_;
-  std::unique_ptr<LlamaHParams> hparams_;
-  std::unique_ptr<LlamaWeights> weights_;
+  std::unique_ptr<ModelHParams> hparams_;
+  std::unique_ptr<ModelWeights> weights_;
   std::unique_ptr<Tokenizer> tokenizer_;
 };
 

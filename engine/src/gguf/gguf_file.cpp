@@ -154,10 +154,12 @@ uint64_t TensorInfo::rows() const {
 
 GgufFile::~GgufFile() = default;
 
-Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path) {
+Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
+                                                bool keep_unsupported_types) {
   auto mapping = MappedFile::open(path);
   if (!mapping) return mapping.error();
   std::unique_ptr<GgufFile> file(new GgufFile());
+  file->keep_unsupported_ = keep_unsupported_types;
   file->name_ = path;
   file->bytes_ = mapping.value()->bytes();
   file->mapping_ = std::move(mapping.value());
@@ -223,8 +225,9 @@ Status GgufFile::parse_all() {
 
   tensors_.resize(n_tensors);
   std::unordered_set<std::string> names;
+  uint64_t kept = 0;  // tensors of supported types, stored in order
   for (uint64_t k = 0; k < n_tensors; ++k) {
-    TensorInfo& t = tensors_[k];
+    TensorInfo& t = tensors_[kept];
     if (auto s = p.read_string(t.name, "the name of tensor #" + std::to_string(k)); !s) return s;
     if (!names.insert(t.name).second) return p.fail("duplicate tensor name '" + t.name + "'");
     const std::string what = "tensor '" + t.name + "'";
@@ -247,6 +250,12 @@ Status GgufFile::parse_all() {
     uint32_t type_id = 0;
     if (auto s = p.read_scalar(type_id, "the type of " + what); !s) return s;
     auto traits = tensor_type_traits(type_id);
+    if (!traits && keep_unsupported_) {
+      uint64_t offset = 0;
+      if (auto s = p.read_scalar(offset, "the data offset of " + what); !s) return s;
+      unsupported_.push_back({t.name, type_id});
+      continue;
+    }
     if (!traits) {
       return p.fail(what + ": tensor type " + std::string(ggml_type_name(type_id)) + " (id " +
                     std::to_string(type_id) +
@@ -264,7 +273,9 @@ Status GgufFile::parse_all() {
       return p.fail(what + ": data offset " + std::to_string(t.offset) +
                     " is not a multiple of the alignment " + std::to_string(alignment_));
     }
+    ++kept;
   }
+  tensors_.resize(kept);
 
   uint64_t header_end = p.cur_.offset();
   data_offset_ = (header_end + alignment_ - 1) / alignment_ * alignment_;

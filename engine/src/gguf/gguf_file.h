@@ -38,7 +38,11 @@ class MappedFile;
 class GgufFile {
  public:
   // Opens and maps a file. The mapping lives as long as the GgufFile.
-  static Result<std::unique_ptr<GgufFile>> open(const std::string& path);
+  // With keep_unsupported_types, tensors of types kvchat cannot compute with do not fail
+  // the parse: they are left out of tensors() and listed in unsupported_tensors(), so a
+  // loader can report them together with its other problems.
+  static Result<std::unique_ptr<GgufFile>> open(const std::string& path,
+                                                bool keep_unsupported_types = false);
   // Parses bytes already in memory (the caller keeps them alive); `name` is used in messages.
   static Result<std::unique_ptr<GgufFile>> parse(std::span<const uint8_t> bytes, std::string name);
 
@@ -58,6 +62,11 @@ class GgufFile {
   const Value* find(std::string_view key) const;
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const TensorInfo* find_tensor(std::string_view name) const;
+  struct UnsupportedTensor {
+    std::string name;
+    uint32_t ggml_type_id = 0;
+  };
+  const std::vector<UnsupportedTensor>& unsupported_tensors() const { return unsupported_; }
 
   // Pointer to the tensor's first byte (n_bytes long, inside the mapping).
   const uint8_t* tensor_data(const TensorInfo& t) const;
@@ -74,6 +83,8 @@ class GgufFile {
   uint64_t data_offset_ = 0;
   std::vector<KeyValue> metadata_;
   std::vector<TensorInfo> tensors_;
+  bool keep_unsupported_ = false;
+  std::vector<UnsupportedTensor> unsupported_;
 };
 
 }  // namespace kvchat::gguf

@@ -44,6 +44,10 @@ Result<MemoryPlan> plan_memory(const MemoryPlanInput& in) {
   if (in.n_layers <= 0 || in.n_kv_heads <= 0 || in.head_dim <= 0 || in.block_tokens <= 0) {
     return Error{"memory plan: layers, kv_heads, head_dim and block size must be positive"};
   }
+  if (in.n_windowed_layers < 0 || in.n_windowed_layers > in.n_layers || in.sliding_window < 0 ||
+      (in.n_windowed_layers > 0 && in.sliding_window == 0)) {
+    return Error{"memory plan: windowed layers must be between 0 and the layer count, with a positive window"};
+  }
   if (in.ctx <= 0) return Error{"context length must be positive, got " + std::to_string(in.ctx)};
   if (in.budget_bytes && *in.budget_bytes < in.weights_bytes) {
     return Error{"the budget of " + std::to_string(*in.budget_bytes) +
@@ -76,6 +80,12 @@ Result<MemoryPlan> plan_memory(const MemoryPlanInput& in) {
         !add(in.weights_bytes, t.allocated_bytes, &t.total_bytes)) {
       return kTooLarge;
     }
+    // Layer-tokens of K/V with windows: cannot overflow where used_bytes did not.
+    const uint64_t windowed = static_cast<uint64_t>(in.n_windowed_layers);
+    const uint64_t layer_tokens =
+        (static_cast<uint64_t>(in.n_layers) - windowed) * ctx +
+        windowed * std::min(ctx, static_cast<uint64_t>(in.sliding_window));
+    t.used_bytes_with_window = 2 * row_bytes * layer_tokens;
     if (in.budget_bytes) t.fit = fit_budget(in, t);
     plan.per_type.push_back(t);
   }

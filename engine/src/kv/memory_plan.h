@@ -22,6 +22,11 @@ inline constexpr int32_t kDefaultKvBlockTokens = 16;
 struct MemoryPlanInput {
   int32_t n_layers = 0, n_kv_heads = 0, head_dim = 0;
   int32_t n_ctx_train = 0;     // caps max_ctx; 0 when unknown (no cap)
+  // Sliding-window attention (gemma2/3): n_windowed_layers of the n_layers attend to
+  // their last sliding_window tokens only, so they need at most that many tokens of KV.
+  // The cache keeps every layer's K/V for the whole context today, so the figures above
+  // are the "full" ones; the *_with_window figures are what those layers need.
+  int32_t sliding_window = 0, n_windowed_layers = 0;
   uint64_t weights_bytes = 0;  // ModelInfo::weight_bytes() or preset_weight_bytes()
   int64_t ctx = 0;             // tokens of one conversation
   KvType kv_type = KvType::F16;
@@ -46,6 +51,10 @@ struct KvTypePlan {
   uint64_t used_bytes = 0;       // at exactly ctx tokens
   uint64_t allocated_bytes = 0;  // at allocated_tokens (ctx rounded up to whole blocks)
   uint64_t total_bytes = 0;      // weights + allocated KV
+  // K/V at exactly ctx tokens when windowed layers keep only min(ctx, window) tokens:
+  // 2 x row bytes x (full layers x ctx + windowed layers x min(ctx, window)).
+  // Equals used_bytes without windowed layers.
+  uint64_t used_bytes_with_window = 0;
   std::optional<BudgetFit> fit;  // when a budget was given
 };
 

@@ -3,11 +3,57 @@
 #include <algorithm>
 
 #include "gguf/gguf_file.h"
-#include "model/llama_hparams.h"
-#include "model/llama_weights.h"
+#include "model/model_hparams.h"
+#include "model/model_weights.h"
 #include "tokenizer/sentencepiece_vocab.h"
 
 namespace kvchat {
+
+namespace {
+
+const char* rope_scaling_name(RopeScalingType t) {
+  switch (t) {
+    case RopeScalingType::None: return "none";
+    case RopeScalingType::Linear: return "linear";
+    case RopeScalingType::Yarn: return "yarn";
+    case RopeScalingType::Llama3: return "llama3";
+  }
+  return "none";
+}
+
+// The one place the tokenizer is built from a GGUF.
+Result<std::unique_ptr<Tokenizer>> load_model_tokenizer(const gguf::GgufFile& f) {
+  auto vocab = SentencePieceVocab::from_gguf(f);
+  if (!vocab) return vocab.error();
+  return std::unique_ptr<Tokenizer>(std::move(vocab.value()));
+}
+
+// Strips "<file name>: " from a message that a reader prefixed with it.
+std::string without_file_name(const std::string& message, const std::string& name) {
+  const std::string prefix = name + ": ";
+  return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+}
+
+// The RoPE tables: non-windowed layers use the file's base and scaling (with
+// rope_freqs.weight's or llama3's computed factors); windowed layers the description's.
+void build_rope_tables(ModelHParams& hp, const ModelWeights& w) {
+  std::vector<float> factors;
+  const float* freq_factors = nullptr;
+  if (w.rope_freqs) {
+    freq_factors = w.rope_freqs.f32();
+  } else if (hp.rope_scaling.type == RopeScalingType::Llama3) {
+    factors = llama3_freq_factors(hp.n_rot, hp.rope_freq_base, hp.rope_scaling);
+    freq_factors = factors.data();
+  }
+  const RopeStyle style = hp.arch->rope;
+  hp.rope_global = make_rope_table(style, hp.n_rot, hp.rope_freq_base, hp.rope_scaling, freq_factors);
+  const float local_base = hp.arch->swa_rope_base > 0 ? hp.arch->swa_rope_base : hp.rope_freq_base;
+  hp.rope_local = hp.arch->swa_rope_unscaled
+                      ? make_rope_table(style, hp.n_rot, local_base, RopeScaling{}, nullptr)
+                      : make_rope_table(style, hp.n_rot, local_base, hp.rope_scaling, freq_factors);
+}
+
+}  // namespace
 
 uint64_t ModelInfo::weight_bytes() const {
   uint64_t total = 0;
@@ -17,6 +63,13 @@ uint64_t ModelInfo::weight_bytes() const {
 
 uint64_t ModelInfo::kv_elements_per_token() const {
   return 2ull * n_layers * n_kv_heads * head_dim;
+}
+
+uint64_t ModelInfo::kv_elements_with_window(uint64_t n_tokens) const {
+  const uint64_t windowed = windowed_layers.size();
+  const uint64_t full = static_cast<uint64_t>(n_layers) - windowed;
+  const uint64_t window_tokens = std::min<uint64_t>(n_tokens, static_cast<uint64_t>(sliding_window));
+  return 2ull * n_kv_heads * head_dim * (full * n_tokens + windowed * window_tokens);
 }
 
 Status Model::prefetch(const std::function<bool(double)>& progress) const {
@@ -39,25 +92,46 @@ Model::Model() = default;
 Model::~Model() = default;
 
 Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
-  auto file = gguf::GgufFile::open(path);
+  auto file = gguf::GgufFile::open(path, /*keep_unsupported_types=*/true);
   if (!file) return file.error();
-  auto hp = LlamaHParams::from_gguf(**file);
-  if (!hp) return hp.error();
-  auto weights = LlamaWeights::from_gguf(**file, *hp);
-  if (!weights) return weights.error();
-  auto vocab = SentencePieceVocab::from_gguf(**file);
-  if (!vocab) return vocab.error();
-  if ((*vocab)->n_vocab() != hp->n_vocab) {
-    return Error{path + ": the tokenizer has " + std::to_string((*vocab)->n_vocab()) +
-                 " tokens but token_embd.weight has " + std::to_string(hp->n_vocab) + " rows"};
+  const gguf::GgufFile& f = **file;
+
+  // Every reason the file cannot run, gathered before failing.
+  std::vector<std::string> problems;
+  std::vector<std::string> unsupported_names;
+  for (const auto& t : f.unsupported_tensors()) {
+    problems.push_back("tensor '" + t.name + "': tensor type " +
+                       std::string(gguf::ggml_type_name(t.ggml_type_id)) + " (id " +
+                       std::to_string(t.ggml_type_id) +
+                       ") is not supported (kvchat reads F32, F16, BF16, Q8_0, Q4_0)");
+    unsupported_names.push_back(t.name);
   }
+  auto hp = std::make_unique<ModelHParams>();
+  auto weights = std::make_unique<ModelWeights>();
+  if (ModelHParams::from_gguf(f, *hp, problems)) {
+    ModelWeights::from_gguf(f, *hp, *weights, problems, unsupported_names);
+  }
+  auto tokenizer = load_model_tokenizer(f);
+  if (!tokenizer) {
+    problems.push_back(without_file_name(tokenizer.message(), path));
+  } else if (hp->n_vocab > 0 && (*tokenizer)->n_vocab() != hp->n_vocab) {
+    problems.push_back("the tokenizer has " + std::to_string((*tokenizer)->n_vocab()) +
+                       " tokens but token_embd.weight has " + std::to_string(hp->n_vocab) + " rows");
+  }
+  if (problems.size() == 1) return Error{path + ": " + problems.front()};
+  if (!problems.empty()) {
+    std::string message = path + ": cannot run this model (" + std::to_string(problems.size()) +
+                          " problems):";
+    for (const std::string& p : problems) message += "\n  - " + p;
+    return Error{message};
+  }
+  build_rope_tables(*hp, *weights);
 
   std::shared_ptr<Model> m(new Model());
   ModelInfo& info = m->info_;
-  const gguf::GgufFile& f = **file;
   info.path = path;
   if (const gguf::Value* v = f.find("general.name"); v && v->as_string()) info.name = *v->as_string();
-  info.architecture = "llama";
+  info.architecture = hp->arch->name;
   info.gguf_version = f.version();
   info.file_bytes = f.file_size();
   info.n_layers = hp->n_layers;
@@ -65,13 +139,30 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   info.n_heads = hp->n_heads;
   info.n_kv_heads = hp->n_kv_heads;
   info.head_dim = hp->head_dim;
+  info.value_dim = hp->head_dim;
   info.n_ff = hp->n_ff;
   info.n_vocab = hp->n_vocab;
   info.n_ctx_train = hp->n_ctx_train;
   info.rms_eps = hp->rms_eps;
   info.rope_freq_base = hp->rope_freq_base;
   info.tied_embeddings = weights->tied_embeddings;
-  info.tokenizer_model = "llama";
+  info.rope_style = hp->arch->rope == RopeStyle::Neox ? "neox" : "norm";
+  info.rope_scaling = rope_scaling_name(hp->rope_scaling.type);
+  info.rope_scaling_factor = hp->rope_scaling.type == RopeScalingType::None ? 1 : hp->rope_scaling.factor;
+  info.rope_scaling_orig_ctx = hp->rope_scaling.type == RopeScalingType::None ? 0 : hp->rope_scaling.orig_ctx;
+  info.rope_freq_factors = static_cast<bool>(weights->rope_freqs);
+  info.ffn_activation = hp->arch->activation == FfnActivation::GeluTanhGlu ? "gelu-tanh-glu" : "silu-glu";
+  info.embed_scale = hp->embed_scale;
+  info.query_scale = hp->query_scale;
+  info.attn_softcap = hp->attn_softcap;
+  info.final_softcap = hp->final_softcap;
+  info.sliding_window = hp->sliding_window;
+  for (int32_t l = 0; l < hp->n_layers; ++l) {
+    if (hp->windowed(l)) info.windowed_layers.push_back(l);
+  }
+  if (const gguf::Value* v = f.find("tokenizer.ggml.model"); v && v->as_string()) {
+    info.tokenizer_model = *v->as_string();
+  }
   if (const gguf::Value* v = f.find("tokenizer.chat_template"); v && v->as_string()) {
     info.chat_template = *v->as_string();
   }
@@ -84,9 +175,9 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
     info.tensor_count_by_type[type] += 1;
   }
 
-  m->hparams_ = std::make_unique<LlamaHParams>(*hp);
-  m->weights_ = std::make_unique<LlamaWeights>(std::move(*weights));
-  m->tokenizer_ = std::move(vocab.value());
+  m->hparams_ = std::move(hp);
+  m->weights_ = std::move(weights);
+  m->tokenizer_ = std::move(tokenizer.value());
   m->file_ = std::move(file.value());
   return std::shared_ptr<const Model>(std::move(m));
 }

@@ -12,13 +12,13 @@ namespace {
 // ../shared/models/kjv-demo-*.gguf.
 // clang-format off
 constexpr ModelPreset kPresets[] = {
-    // name              layers  embd heads kv  hd    ff     vocab    ctx     rope       tied   bias
-    {"llama-3-8b",         32,  4096,  32,  8, 128, 14336, 128256,   8192,  500000.0f, false, false},
-    {"llama-3.2-1b",       16,  2048,  32,  8,  64,  8192, 128256, 131072,  500000.0f, true,  false},
-    {"tinyllama-1.1b",     22,  2048,  32,  4,  64,  5632,  32000,   2048,   10000.0f, false, false},
-    {"mistral-7b",         32,  4096,  32,  8, 128, 14336,  32000,  32768, 1000000.0f, false, false},
-    {"qwen2.5-0.5b",       24,   896,  14,  2,  64,  4864, 151936,  32768, 1000000.0f, true,  true},
-    {"kjv-demo-shape",      6,   192,   6,  2,  32,   512,   2048,    512,   10000.0f, true,  false},
+    // name              layers  embd heads kv  hd    ff     vocab    ctx     rope       tied   bias   arch
+    {"llama-3-8b",         32,  4096,  32,  8, 128, 14336, 128256,   8192,  500000.0f, false, false, "llama"},
+    {"llama-3.2-1b",       16,  2048,  32,  8,  64,  8192, 128256, 131072,  500000.0f, true,  false, "llama"},
+    {"tinyllama-1.1b",     22,  2048,  32,  4,  64,  5632,  32000,   2048,   10000.0f, false, false, "llama"},
+    {"mistral-7b",         32,  4096,  32,  8, 128, 14336,  32000,  32768, 1000000.0f, false, false, "llama"},
+    {"qwen2.5-0.5b",       24,   896,  14,  2,  64,  4864, 151936,  32768, 1000000.0f, true,  true, "qwen2"},
+    {"kjv-demo-shape",      6,   192,   6,  2,  32,   512,   2048,    512,   10000.0f, true,  false, "llama"},
 };
 
 // One matrix of `rows` x `cols` values (GGUF stores it as `rows` rows of `cols`).

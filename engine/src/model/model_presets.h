@@ -20,6 +20,7 @@ struct ModelPreset {
   float rope_base;
   bool tied_embeddings;  // no output.weight: the embedding doubles as the output matrix
   bool qkv_bias;         // q, k and v projections carry biases (qwen2)
+  const char* arch;      // general.architecture a synthetic model of this shape is written as
 };
 
 // Every preset, in table order.

@@ -8,7 +8,9 @@
 #include <algorithm>
 
 #include "gguf/gguf_writer.h"
+#include "model/architecture.h"
 #include "model/model_presets.h"
+#include "model/rope_table.h"
 #include "numeric/convert.h"
 
 namespace kvchat {
@@ -52,9 +54,15 @@ gguf::GgufWriter::Filler random_matrix(gguf::TensorType type, int64_t cols, floa
   };
 }
 
-gguf::GgufWriter::Filler ones(int64_t n) {
-  return [n](uint8_t* dst, uint64_t) {
-    std::vector<float> v(n, 1.0f);
+// n f32 values uniform in [center - spread, center + spread] (exactly center when spread is 0).
+gguf::GgufWriter::Filler uniform_vector(int64_t n, float center, float spread, uint64_t seed) {
+  return [=](uint8_t* dst, uint64_t) {
+    std::vector<float> v(n, center);
+    uint64_t state = seed * 0x9e3779b97f4a7c15ull + 12345;
+    for (int64_t i = 0; i < n && spread != 0; ++i) {
+      const double u = (splitmix64(state) >> 11) * 0x1.0p-53;
+      v[i] = static_cast<float>(center + (2 * u - 1) * spread);
+    }
     std::memcpy(dst, v.data(), n * sizeof(float));
   };
 }
@@ -104,16 +112,14 @@ std::vector<std::string> synthetic_preset_names() {
 Result<SyntheticModelSpec> synthetic_preset(const std::string& name) {
   auto p = find_model_preset(name);
   if (!p) return p.error();
-  // A synthetic model derives head_dim as n_embd / n_heads (true of every preset).
-  if (p->n_embd != p->n_heads * p->head_dim) {
-    return Error{"preset '" + name + "': head_dim is not n_embd / n_heads"};
-  }
   SyntheticModelSpec s;
   s.name = p->name;
+  s.arch = p->arch;
   s.n_layers = p->n_layers;
   s.n_embd = p->n_embd;
   s.n_heads = p->n_heads;
   s.n_kv_heads = p->n_kv_heads;
+  s.head_dim = p->n_embd == p->n_heads * p->head_dim ? 0 : p->head_dim;
   s.n_ff = p->n_ff;
   s.n_vocab = p->n_vocab;
   s.n_ctx = p->n_ctx_train;
@@ -122,51 +128,162 @@ Result<SyntheticModelSpec> synthetic_preset(const std::string& name) {
   return s;
 }
 
+std::vector<std::string> synthetic_arch_names() {
+  return {"llama", "llama3-rope", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"};
+}
+
+Result<SyntheticModelSpec> synthetic_arch_spec(const std::string& arch) {
+  SyntheticModelSpec s;
+  s.name = "synthetic-" + arch;
+  s.arch = arch == "llama3-rope" ? "llama" : arch;
+  s.n_layers = 3;
+  s.n_embd = 128;
+  s.n_heads = 4;
+  s.n_kv_heads = 2;
+  s.n_ff = 192;
+  s.n_vocab = 384;
+  s.n_ctx = 512;
+  s.tied = false;
+  s.norm_jitter = 0.2f;
+  s.embd_scale = 8;
+  s.type = gguf::TensorType::F32;
+  if (arch == "llama") {
+  } else if (arch == "llama3-rope") {
+    s.rope_base = 500000.0f;
+    s.rope_scaling = "llama3";
+    s.rope_factor = 8;
+    s.rope_orig_ctx = 8192;
+  } else if (arch == "qwen2") {
+    s.rope_base = 1000000.0f;
+  } else if (arch == "qwen3") {
+    s.head_dim = 64;
+    s.rope_base = 1000000.0f;
+  } else if (arch == "gemma2") {
+    s.head_dim = 64;
+    s.sliding_window = 8;
+    s.attn_softcap = 50;
+    s.final_softcap = 30;
+    s.tied = true;
+  } else if (arch == "gemma3") {
+    s.n_layers = 6;  // five windowed layers, then one global
+    s.head_dim = 64;
+    s.sliding_window = 8;
+    s.rope_base = 1000000.0f;
+    s.rope_scaling = "linear";
+    s.rope_factor = 8;
+    s.tied = true;
+  } else if (arch == "phi3") {
+  } else {
+    std::string all;
+    for (const std::string& n : synthetic_arch_names()) all += (all.empty() ? "" : ", ") + n;
+    return Error{"unknown --arch '" + arch + "' (" + all + ")"};
+  }
+  return s;
+}
+
 Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& spec) {
-  if (spec.n_embd % spec.n_heads != 0 || spec.n_heads % spec.n_kv_heads != 0 ||
-      spec.n_embd % 32 != 0 || spec.n_ff % 32 != 0 || spec.n_vocab < 300) {
+  const ArchitectureDesc* a = find_architecture(spec.arch);
+  if (!a) return Error{"synthetic model: unknown architecture '" + spec.arch + "'"};
+  const int64_t hd = spec.head_dim > 0 ? spec.head_dim : spec.n_embd / spec.n_heads;
+  if ((spec.head_dim == 0 && spec.n_embd % spec.n_heads != 0) || spec.n_heads % spec.n_kv_heads != 0 ||
+      spec.n_embd % 32 != 0 || spec.n_ff % 32 != 0 || (hd * spec.n_heads) % 32 != 0 ||
+      spec.n_vocab < 300) {
     return Error{"synthetic model: inconsistent shape"};
   }
-  const int64_t dim = spec.n_embd, hd = dim / spec.n_heads, kv = hd * spec.n_kv_heads,
+  const int64_t dim = spec.n_embd, q = hd * spec.n_heads, kv = hd * spec.n_kv_heads,
                 ff = spec.n_ff, nv = spec.n_vocab;
   const gguf::TensorType type = spec.type;
+  const std::string ap = spec.arch + ".";
   gguf::GgufWriter w;
-  w.set_string("general.architecture", "llama");
+  w.set_string("general.architecture", spec.arch);
   w.set_string("general.name", spec.name + "-random-" + std::string(gguf::tensor_type_name(type)));
-  w.set_u32("llama.block_count", static_cast<uint32_t>(spec.n_layers));
-  w.set_u32("llama.context_length", static_cast<uint32_t>(spec.n_ctx));
-  w.set_u32("llama.embedding_length", static_cast<uint32_t>(spec.n_embd));
-  w.set_u32("llama.feed_forward_length", static_cast<uint32_t>(spec.n_ff));
-  w.set_u32("llama.attention.head_count", static_cast<uint32_t>(spec.n_heads));
-  w.set_u32("llama.attention.head_count_kv", static_cast<uint32_t>(spec.n_kv_heads));
-  w.set_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  w.set_f32("llama.rope.freq_base", spec.rope_base);
-  w.set_u32("llama.rope.dimension_count", static_cast<uint32_t>(hd));
+  w.set_u32(ap + "block_count", static_cast<uint32_t>(spec.n_layers));
+  w.set_u32(ap + "context_length", static_cast<uint32_t>(spec.n_ctx));
+  w.set_u32(ap + "embedding_length", static_cast<uint32_t>(spec.n_embd));
+  w.set_u32(ap + "feed_forward_length", static_cast<uint32_t>(spec.n_ff));
+  w.set_u32(ap + "attention.head_count", static_cast<uint32_t>(spec.n_heads));
+  w.set_u32(ap + "attention.head_count_kv", static_cast<uint32_t>(spec.n_kv_heads));
+  if (spec.head_dim > 0) {
+    w.set_u32(ap + "attention.key_length", static_cast<uint32_t>(hd));
+    w.set_u32(ap + "attention.value_length", static_cast<uint32_t>(hd));
+  }
+  w.set_f32(ap + "attention.layer_norm_rms_epsilon", a->embed_scale_sqrt_dim ? 1e-6f : 1e-5f);
+  w.set_f32(ap + "rope.freq_base", spec.rope_base);
+  w.set_u32(ap + "rope.dimension_count", static_cast<uint32_t>(hd));
+  RopeScaling scaling;
+  if (!spec.rope_scaling.empty()) {
+    w.set_string(ap + "rope.scaling.type", spec.rope_scaling);
+    w.set_f32(ap + "rope.scaling.factor", spec.rope_factor);
+    scaling.factor = spec.rope_factor;
+    scaling.orig_ctx = spec.rope_orig_ctx > 0 ? spec.rope_orig_ctx : spec.n_ctx;
+    if (spec.rope_orig_ctx > 0) {
+      w.set_u32(ap + "rope.scaling.original_context_length", static_cast<uint32_t>(spec.rope_orig_ctx));
+    }
+    if (spec.rope_scaling == "llama3") {
+      w.set_f32(ap + "rope.scaling.low_freq_factor", scaling.llama3_low_freq_factor);
+      w.set_f32(ap + "rope.scaling.high_freq_factor", scaling.llama3_high_freq_factor);
+    }
+  }
+  if (a->swa_pattern > 0) {
+    w.set_u32(ap + "attention.sliding_window", static_cast<uint32_t>(spec.sliding_window > 0 ? spec.sliding_window : 4096));
+  }
+  if (spec.attn_softcap > 0) w.set_f32(ap + "attn_logit_softcapping", spec.attn_softcap);
+  if (spec.final_softcap > 0) w.set_f32(ap + "final_logit_softcapping", spec.final_softcap);
   write_vocab(w, spec.n_vocab);
 
   uint64_t s = spec.seed * 1000003;
-  auto mat = [&](const std::string& name, int64_t rows, int64_t cols) {
+  auto mat = [&](const std::string& name, int64_t rows, int64_t cols, float scale = 1) {
     w.add_tensor(name, {uint64_t(cols), uint64_t(rows)}, type,
-                 random_matrix(type, cols, 1.0f / std::sqrt(static_cast<float>(cols)), ++s));
+                 random_matrix(type, cols, scale / std::sqrt(static_cast<float>(cols)), ++s));
   };
-  auto vec = [&](const std::string& name, int64_t n) {
-    w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32, ones(n));
+  // Constant vectors take no seed, so preset models keep the weights they always had.
+  auto vec_seed = [&] { return spec.norm_jitter != 0 ? ++s : s; };
+  auto norm = [&](const std::string& name, int64_t n) {
+    w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32, uniform_vector(n, 1, spec.norm_jitter, vec_seed()));
   };
-  mat("token_embd.weight", nv, dim);
+  auto bias = [&](const std::string& name, int64_t n) {
+    w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32, uniform_vector(n, 0, spec.norm_jitter, vec_seed()));
+  };
+  mat("token_embd.weight", nv, dim, spec.embd_scale);
+  if (spec.rope_scaling == "llama3") {
+    const std::vector<float> factors = llama3_freq_factors(static_cast<int32_t>(hd), spec.rope_base, scaling);
+    w.add_tensor("rope_freqs.weight", {uint64_t(factors.size())}, gguf::TensorType::F32,
+                 std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(factors.data()),
+                                          factors.size() * sizeof(float)));
+  }
   for (int l = 0; l < spec.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
-    vec(p + "attn_norm.weight", dim);
-    mat(p + "attn_q.weight", dim, dim);
-    mat(p + "attn_k.weight", kv, dim);
-    mat(p + "attn_v.weight", kv, dim);
-    mat(p + "attn_output.weight", dim, dim);
-    vec(p + "ffn_norm.weight", dim);
-    mat(p + "ffn_gate.weight", ff, dim);
-    mat(p + "ffn_up.weight", ff, dim);
+    norm(p + "attn_norm.weight", dim);
+    if (a->fused_qkv) {
+      mat(p + "attn_qkv.weight", q + 2 * kv, dim);
+    } else {
+      mat(p + "attn_q.weight", q, dim);
+      mat(p + "attn_k.weight", kv, dim);
+      mat(p + "attn_v.weight", kv, dim);
+    }
+    if (a->qkv_bias) {
+      bias(p + "attn_q.bias", q);
+      bias(p + "attn_k.bias", kv);
+      bias(p + "attn_v.bias", kv);
+    }
+    if (a->qk_norm) {
+      norm(p + "attn_q_norm.weight", hd);
+      norm(p + "attn_k_norm.weight", hd);
+    }
+    mat(p + "attn_output.weight", dim, q);
+    if (a->post_norms) norm(p + "post_attention_norm.weight", dim);
+    norm(p + "ffn_norm.weight", dim);
+    if (a->fused_gate_up) {
+      mat(p + "ffn_up.weight", 2 * ff, dim);
+    } else {
+      mat(p + "ffn_gate.weight", ff, dim);
+      mat(p + "ffn_up.weight", ff, dim);
+    }
     mat(p + "ffn_down.weight", dim, ff);
+    if (a->post_norms) norm(p + "post_ffw_norm.weight", dim);
   }
-  vec("output_norm.weight", dim);
-  if (!spec.tied) mat("output.weight", nv, dim);
+  norm("output_norm.weight", dim);
+  if (!spec.tied) mat("output.weight", nv, dim, spec.embd_scale);
   return w.write_file(path);
 }
 

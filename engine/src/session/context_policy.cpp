@@ -6,7 +6,7 @@
 #include "backend/cpu/cpu_ops.h"
 #include "kv/kv_cache.h"
 #include "kvchat/session.h"
-#include "model/llama_hparams.h"
+#include "model/model_hparams.h"
 #include "numeric/convert.h"
 
 namespace kvchat {
@@ -38,7 +38,7 @@ Status Session::shift_context(int32_t n) {
   const int32_t before = n_past();
   const int32_t movable = before - n_keep_;
   const int32_t discard = std::min(movable, std::max(movable / 2, before + n - n_ctx_));
-  const LlamaHParams& hp = model_->hparams();
+  const ModelHParams& hp = model_->hparams();
   const int32_t first = n_keep_ + discard, moved = before - first;
   const gguf::TensorType type = kv_storage_type(kv_->type());
   const int32_t kv_dim = kv_->config().kv_dim();
@@ -50,7 +50,9 @@ Status Session::shift_context(int32_t n) {
     for (int32_t k = 0; k < moved; ++k) {
       uint8_t* encoded = rows.data() + k * kv_->row_bytes();
       dequantize_row(type, encoded, row.data(), kv_dim);
-      cpu::rope(row.data(), hp.n_kv_heads, hp.head_dim, hp.n_rot, -discard, hp.rope_freq_base);
+      // Rotation by -discard with this layer's table, magnitude 1 (the stored key
+      // already carries YaRN's mscale).
+      cpu::rope(row.data(), hp.n_kv_heads, hp.head_dim, hp.rope(l), -discard, 1.0f);
       quantize_row(type, row.data(), encoded, kv_dim);
     }
     if (auto s = kv_->import_rows(l, 0, n_keep_, moved, rows.data()); !s) return s;

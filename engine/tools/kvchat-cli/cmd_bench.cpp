@@ -16,8 +16,8 @@
 #include "commands.h"
 #include "kvchat/sampler.h"
 #include "memory_bandwidth.h"
-#include "model/llama_hparams.h"
-#include "model/llama_weights.h"
+#include "model/model_hparams.h"
+#include "model/model_weights.h"
 #if KVCHAT_WITH_CUDA
 #include "backend/cuda/device_roofline.h"
 #endif
@@ -29,12 +29,14 @@ namespace {
 // Bytes of weights one decoded token reads: every matrix and norm once, plus one
 // embedding row (the tied output matrix counts as a full read of token_embd).
 uint64_t weight_bytes_per_token(const Model& model) {
-  const LlamaWeights& w = model.weights();
+  const ModelWeights& w = model.weights();
   auto bytes = [](const WeightView& v) { return v.row_bytes * v.rows; };
   uint64_t total = w.token_embd.row_bytes + bytes(w.output_norm) + bytes(w.output);
-  for (const LlamaLayerWeights& L : w.layers) {
+  for (const ModelLayerWeights& L : w.layers) {
     total += bytes(L.attn_norm) + bytes(L.wq) + bytes(L.wk) + bytes(L.wv) + bytes(L.wo) +
-             bytes(L.ffn_norm) + bytes(L.w_gate) + bytes(L.w_up) + bytes(L.w_down);
+             bytes(L.ffn_norm) + bytes(L.w_gate) + bytes(L.w_up) + bytes(L.w_down) +
+             bytes(L.bq) + bytes(L.bk) + bytes(L.bv) + bytes(L.q_norm) + bytes(L.k_norm) +
+             bytes(L.post_attn_norm) + bytes(L.post_ffw_norm);
   }
   return total;
 }
@@ -45,7 +47,7 @@ double now_seconds() {
 
 
 // Matmul FLOPs of one token through every layer (2 per weight), without the output.
-double matmul_flops_per_token(const LlamaHParams& hp) {
+double matmul_flops_per_token(const ModelHParams& hp) {
   const double per_layer = static_cast<double>(hp.n_embd) * (2.0 * hp.q_dim() + 2.0 * hp.kv_dim()) +
                            3.0 * hp.n_embd * hp.n_ff;
   return 2.0 * per_layer * hp.n_layers;
@@ -53,7 +55,7 @@ double matmul_flops_per_token(const LlamaHParams& hp) {
 
 // Attention FLOPs of a causal prefill of n tokens from position 0: q.k and p.v for each
 // of the n(n+1)/2 (query, key) pairs, per head and layer.
-double attention_flops(const LlamaHParams& hp, double n) {
+double attention_flops(const ModelHParams& hp, double n) {
   return 4.0 * hp.n_layers * hp.q_dim() * n * (n + 1) / 2;
 }
 

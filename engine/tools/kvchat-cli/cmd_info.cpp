@@ -38,6 +38,21 @@ int cmd_info(const Argv& argv) {
         {"weight_bytes_by_type", m.weight_bytes_by_type},
         {"tensor_count_by_type", m.tensor_count_by_type},
         {"kv_elements_per_token", m.kv_elements_per_token()},
+        {"value_dim", m.value_dim},
+        {"rope_style", m.rope_style},
+        {"rope_scaling", {{"type", m.rope_scaling},
+                          {"factor", m.rope_scaling_factor},
+                          {"original_context_length", m.rope_scaling_orig_ctx},
+                          {"freq_factors", m.rope_freq_factors}}},
+        {"ffn_activation", m.ffn_activation},
+        {"embed_scale", m.embed_scale},
+        {"query_scale", m.query_scale},
+        {"attn_softcap", m.attn_softcap},
+        {"final_softcap", m.final_softcap},
+        {"sliding_window", m.sliding_window},
+        {"windowed_layers", m.windowed_layers},
+        {"kv_elements_at_train_ctx", m.kv_elements_per_token() * static_cast<uint64_t>(m.n_ctx_train)},
+        {"kv_elements_at_train_ctx_with_window", m.kv_elements_with_window(static_cast<uint64_t>(m.n_ctx_train))},
         {"tokenizer", {{"model", m.tokenizer_model},
                        {"n_vocab", tok.n_vocab()},
                        {"bos", tok.bos()},
@@ -61,8 +76,23 @@ int cmd_info(const Argv& argv) {
   }
   std::printf("vocab         %s, %d tokens, bos %d, eos %d\n", m.tokenizer_model.c_str(),
               tok.n_vocab(), tok.bos(), tok.eos());
+  std::printf("attention     rope %s, scaling %s", m.rope_style.c_str(), m.rope_scaling.c_str());
+  if (m.rope_scaling != "none") std::printf(" x%g (original context %d)", m.rope_scaling_factor, m.rope_scaling_orig_ctx);
+  if (m.rope_freq_factors) std::printf(", rope_freqs.weight factors");
+  std::printf(", query scale %g", m.query_scale);
+  if (m.attn_softcap > 0) std::printf(", score soft-cap %g", m.attn_softcap);
+  std::printf("\nffn           %s%s", m.ffn_activation.c_str(), m.final_softcap > 0 ? "" : "\n");
+  if (m.final_softcap > 0) std::printf(", final logit soft-cap %g\n", m.final_softcap);
   std::printf("KV per token  %llu values (x bytes per element)\n",
               static_cast<unsigned long long>(m.kv_elements_per_token()));
+  if (!m.windowed_layers.empty()) {
+    const uint64_t n = static_cast<uint64_t>(m.n_ctx_train);
+    std::printf("sliding window %d tokens on %zu of %d layers: KV at the trained context %llu values full,\n"
+                "              %llu with the window (the cache keeps the full context today)\n",
+                m.sliding_window, m.windowed_layers.size(), m.n_layers,
+                static_cast<unsigned long long>(m.kv_elements_per_token() * n),
+                static_cast<unsigned long long>(m.kv_elements_with_window(n)));
+  }
   return 0;
 }
 

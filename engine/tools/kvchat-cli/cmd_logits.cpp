@@ -1,5 +1,6 @@
 // logits: JSON {"n_vocab": N, "logits": [[...], ...]}
 #include <cstdio>
+#include <span>
 #include <string>
 
 #include "cli_common.h"
@@ -8,7 +9,7 @@
 namespace kvchat::cli {
 
 int cmd_logits(const Argv& argv) {
-  auto args = Args::parse(argv, with(kSessionOptions, {"--ids"}), {"--all"});
+  auto args = Args::parse(argv, with(kSessionOptions, {"--ids"}), {"--all", "--decode"});
   if (!args) return fail(args.message());
   auto ids_text = args->require("--ids");
   if (!ids_text) return fail(ids_text.message());
@@ -23,8 +24,18 @@ int cmd_logits(const Argv& argv) {
   if (!session) return fail(session.message());
   const bool all = args->has("--all");
   std::vector<float> logits;
-  if (auto s = (*session)->eval(*ids, all ? &logits : nullptr); !s) return fail(s.message());
-  if (!all) logits.assign((*session)->last_logits().begin(), (*session)->last_logits().end());
+  if (args->has("--decode")) {
+    // One token per forward pass: every position after the first reads the paged cache.
+    for (size_t k = 0; k < ids->size(); ++k) {
+      if (auto s = (*session)->eval(std::span<const TokenId>(ids->data() + k, 1)); !s) return fail(s.message());
+      if (all || k + 1 == ids->size()) {
+        logits.insert(logits.end(), (*session)->last_logits().begin(), (*session)->last_logits().end());
+      }
+    }
+  } else {
+    if (auto s = (*session)->eval(*ids, all ? &logits : nullptr); !s) return fail(s.message());
+    if (!all) logits.assign((*session)->last_logits().begin(), (*session)->last_logits().end());
+  }
 
   // Written by hand: 9 significant digits round-trip a float exactly.
   std::string out = "{\"n_vocab\": " + std::to_string(n_vocab) + ", \"logits\": [";

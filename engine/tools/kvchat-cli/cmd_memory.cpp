@@ -1,6 +1,7 @@
 // memory: the predicted memory of a model at a context length — weights, the KV cache
 // for every KV type with the formula filled in, and what fits in a budget.
 #include <cctype>
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -67,6 +68,8 @@ Result<Source> from_model(const Args& args) {
   s.input.n_kv_heads = m.n_kv_heads;
   s.input.head_dim = m.head_dim;
   s.input.n_ctx_train = m.n_ctx_train;
+  s.input.sliding_window = m.sliding_window;
+  s.input.n_windowed_layers = static_cast<int32_t>(m.windowed_layers.size());
   s.input.weights_bytes = m.weight_bytes();
   return s;
 }
@@ -150,7 +153,8 @@ nlohmann::json to_json(const Source& src, const MemoryPlan& plan) {
     nlohmann::json e = {
         {"block_values", kv_block_values(t.type)}, {"block_bytes", kv_block_bytes(t.type)},
         {"kv_bytes_per_token", t.bytes_per_token}, {"kv_bytes", t.used_bytes},
-        {"kv_allocated_bytes", t.allocated_bytes}, {"total_bytes", t.total_bytes}};
+        {"kv_allocated_bytes", t.allocated_bytes}, {"total_bytes", t.total_bytes},
+        {"kv_bytes_with_window", t.used_bytes_with_window}};
     if (t.fit) {
       e["max_ctx"] = t.fit->max_ctx;
       e["max_ctx_capped"] = t.fit->max_ctx_capped;
@@ -176,6 +180,9 @@ nlohmann::json to_json(const Source& src, const MemoryPlan& plan) {
       {"kv_bytes", c.used_bytes},
       {"kv_allocated_bytes", c.allocated_bytes},
       {"kv_bytes_per_token", c.bytes_per_token},
+      {"sliding_window", in.sliding_window},
+      {"n_windowed_layers", in.n_windowed_layers},
+      {"kv_bytes_with_window", c.used_bytes_with_window},
       {"weights_bytes", in.weights_bytes},
       {"total_bytes", c.total_bytes},
       {"scratch_included", false},  // activation buffers are not modelled (memory_plan.h)
@@ -211,6 +218,15 @@ void print_human(const Source& src, const MemoryPlan& plan) {
   if (plan.allocated_tokens != ctx) {
     std::printf("  allocated  %s\n",
                 formula(in, c.type, plan.allocated_tokens, c.allocated_bytes).c_str());
+  }
+  if (in.n_windowed_layers > 0) {
+    const uint64_t window_tokens = std::min<uint64_t>(ctx, static_cast<uint64_t>(in.sliding_window));
+    std::printf("  with window %d of the %d layers attend to their last %d tokens only: 2 x (%d layers x %s\n"
+                "             tokens + %d layers x %s tokens) x %d kv_heads x %d head_dim x %s bytes = %s\n"
+                "             (the cache keeps every layer's full context today: 'used' above)\n",
+                in.n_windowed_layers, in.n_layers, in.sliding_window, in.n_layers - in.n_windowed_layers,
+                grouped(ctx).c_str(), in.n_windowed_layers, grouped(window_tokens).c_str(), in.n_kv_heads,
+                in.head_dim, bytes_per_value(c.type).c_str(), bytes_and_units(c.used_bytes_with_window).c_str());
   }
   std::printf("\n  %-6s %-11s %-13s %-31s %-31s %s\n", "type", "bytes/value", "bytes/token",
               "KV used", "KV allocated", "weights + KV allocated");

@@ -1,4 +1,5 @@
-// mkmodel: a GGUF "llama" model of a real shape with random weights (no download needed).
+// mkmodel: a GGUF model with random weights (no download needed): a real shape by
+// --preset, or a small model of an architecture with every optional tensor by --arch.
 #include <cstdio>
 
 #include "cli_common.h"
@@ -19,15 +20,15 @@ Result<gguf::TensorType> parse_type(const std::string& s) {
 }  // namespace
 
 int cmd_mkmodel(const Argv& argv) {
-  auto args = Args::parse(argv, {"--preset", "--type", "--out", "--layers", "--seed"}, {});
+  auto args = Args::parse(argv, {"--preset", "--arch", "--type", "--out", "--layers", "--seed"}, {});
   if (!args) return fail(args.message());
-  auto preset = args->require("--preset");
   auto out = args->require("--out");
-  if (!preset) return fail(preset.message());
   if (!out) return fail(out.message());
-  auto spec = synthetic_preset(*preset);
+  if (args->has("--preset") == args->has("--arch")) return fail("give exactly one of --preset and --arch");
+  auto spec = args->has("--preset") ? synthetic_preset(args->get("--preset", ""))
+                                    : synthetic_arch_spec(args->get("--arch", ""));
   if (!spec) return fail(spec.message());
-  auto type = parse_type(args->get("--type", "f16"));
+  auto type = parse_type(args->get("--type", args->has("--arch") ? "f32" : "f16"));
   if (!type) return fail(type.message());
   auto layers = args->get_int("--layers", spec->n_layers);
   auto seed = args->get_int("--seed", 1);

@@ -20,8 +20,9 @@ commands:
   info        --model M [--json]                      architecture, sizes, tensor types, vocab
   tokenize    --model M (--text T | --file F) [--no-bos]   ids on one line, space-separated
   detokenize  --model M --ids "1 2 3"                 the text of the ids
-  logits      --model M --ids "1 2 3" [--all] [--backend B]
-              JSON {"n_vocab": N, "logits": [[...]]}: last position, or all with --all
+  logits      --model M --ids "1 2 3" [--all] [--decode] [--backend B] [--kv-type T]
+              JSON {"n_vocab": N, "logits": [[...]]}: last position, or all with --all;
+              --decode evaluates one token per forward pass through the KV cache
   generate    --model M --prompt P [-n N] [--temp T] [--seed S] [--top-k K] [--top-p P]
               [--min-p P] [--repeat-penalty R] [--stop S] [--ctx N] [--threads N]
               [--backend B] [--json]
@@ -31,6 +32,9 @@ commands:
               writes a GGUF of a real shape with random weights (presets: tinyllama-1.1b,
               llama-3.2-1b, llama-3-8b, mistral-7b, qwen2.5-0.5b, kjv-demo-shape;
               types f32 f16 bf16 q8_0 q4_0)
+  mkmodel     --arch A --out FILE [--type T] [--seed S]
+              a small model of architecture A with every optional tensor (llama,
+              llama3-rope, qwen2, qwen3, gemma2, gemma3, phi3; default type f32)
   memory      (--model M | --preset NAME) [--ctx N] [--kv-type T] [--budget-bytes B]
               [--kv-block N] [--weight-type T] [--json]
               predicted weights + KV cache at a context length for each KV type (f32 f16

@@ -9,7 +9,7 @@
 #include "backend/cpu/matmul.h"
 #include "kv/kv_cache.h"
 #include "kvchat/model.h"
-#include "model/llama_weights.h"
+#include "model/model_weights.h"
 #include "numeric/convert.h"
 #include "util/thread_pool.h"
 
@@ -63,66 +63,95 @@ class CpuBackend final : public Backend {
  private:
   const float* f32(const WeightView& w) { return reinterpret_cast<const float*>(w.data); }
 
+  // rows (B, n) += bias (n), when the architecture has the bias.
+  static void add_bias_rows(float* rows, const WeightView& bias, int64_t B, int64_t n) {
+    if (!bias) return;
+    for (int64_t b = 0; b < B; ++b) add_bias(rows + b * n, bias.f32(), n);
+  }
+
   // tokens (B) at positions [pos0, pos0+B). logits: (B, n_vocab) if all_logits, else (n_vocab).
   void forward_batch(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv, float* logits,
                      bool all_logits) {
     const int64_t B = static_cast<int64_t>(tokens.size());
     const int32_t dim = hp_.n_embd, hd = hp_.head_dim, q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim();
 
-    // x (B, dim) = token_embd[tokens]
+    // x (B, dim) = token_embd[tokens] * embed_scale
     for (int64_t b = 0; b < B; ++b) {
       dequantize_row(w_.token_embd.type, w_.token_embd.row(tokens[b]), &x_[b * dim], dim);
     }
+    if (hp_.embed_scale != 1.0f) {
+      for (int64_t i = 0; i < B * dim; ++i) x_[i] *= hp_.embed_scale;
+    }
 
     for (int32_t l = 0; l < hp_.n_layers; ++l) {
-      const LlamaLayerWeights& L = w_.layers[l];
+      const ModelLayerWeights& L = w_.layers[l];
       for (int64_t b = 0; b < B; ++b) {
         rmsnorm(&xb_[b * dim], &x_[b * dim], f32(L.attn_norm), dim, hp_.rms_eps);
       }
-      // q (B, q_dim), k and v (B, kv_dim)
+      // q (B, q_dim), k and v (B, kv_dim), with biases and per-head norms when present
       matmul_.run(L.wq, xb_.data(), B, q_.data(), q_dim);
       matmul_.run(L.wk, xb_.data(), B, k_.data(), kv_dim);
       matmul_.run(L.wv, xb_.data(), B, v_.data(), kv_dim);
+      add_bias_rows(q_.data(), L.bq, B, q_dim);
+      add_bias_rows(k_.data(), L.bk, B, kv_dim);
+      add_bias_rows(v_.data(), L.bv, B, kv_dim);
+      const RopeTable& rope_table = hp_.rope(l);
       for (int64_t b = 0; b < B; ++b) {
         const int32_t pos = pos0 + static_cast<int32_t>(b);
-        rope(&q_[b * q_dim], hp_.n_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
-        rope(&k_[b * kv_dim], hp_.n_kv_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
+        if (L.q_norm) rmsnorm_heads(&q_[b * q_dim], hp_.n_heads, hd, f32(L.q_norm), hp_.rms_eps);
+        if (L.k_norm) rmsnorm_heads(&k_[b * kv_dim], hp_.n_kv_heads, hd, f32(L.k_norm), hp_.rms_eps);
+        rope(&q_[b * q_dim], hp_.n_heads, hd, rope_table, pos);
+        rope(&k_[b * kv_dim], hp_.n_kv_heads, hd, rope_table, pos);
         kv.write_key(l, pos, &k_[b * kv_dim]);
         kv.write_value(l, pos, &v_[b * kv_dim]);
       }
       attention(l, B, pos0, kv);
 
-      // x += wo . att_out
+      // x += [post_attn_norm](wo . att_out)
       matmul_.run(L.wo, att_out_.data(), B, xb2_.data(), dim);
+      if (L.post_attn_norm) {
+        for (int64_t b = 0; b < B; ++b) {
+          rmsnorm(&xb2_[b * dim], &xb2_[b * dim], f32(L.post_attn_norm), dim, hp_.rms_eps);
+        }
+      }
       for (int64_t i = 0; i < B * dim; ++i) x_[i] += xb2_[i];
 
-      // x += w_down . swiglu(w_gate . xb, w_up . xb),  xb = rmsnorm(x)
+      // x += [post_ffw_norm](w_down . act_glu(w_gate . xb, w_up . xb)),  xb = rmsnorm(x)
       for (int64_t b = 0; b < B; ++b) {
         rmsnorm(&xb_[b * dim], &x_[b * dim], f32(L.ffn_norm), dim, hp_.rms_eps);
       }
       matmul_.run(L.w_gate, xb_.data(), B, hb_.data(), hp_.n_ff);
       matmul_.run(L.w_up, xb_.data(), B, hb2_.data(), hp_.n_ff);
+      const FfnActivation act = hp_.arch->activation;
       pool_.parallel_for(B, [&](int64_t b0, int64_t b1, int) {
-        swiglu(&hb_[b0 * hp_.n_ff], &hb2_[b0 * hp_.n_ff], (b1 - b0) * hp_.n_ff);
+        gated_activation(act, &hb_[b0 * hp_.n_ff], &hb2_[b0 * hp_.n_ff], (b1 - b0) * hp_.n_ff);
       });
       matmul_.run(L.w_down, hb_.data(), B, xb2_.data(), dim);
+      if (L.post_ffw_norm) {
+        for (int64_t b = 0; b < B; ++b) {
+          rmsnorm(&xb2_[b * dim], &xb2_[b * dim], f32(L.post_ffw_norm), dim, hp_.rms_eps);
+        }
+      }
       for (int64_t i = 0; i < B * dim; ++i) x_[i] += xb2_[i];
     }
 
     if (!logits) return;
-    // logits = output . rmsnorm(x): every token's, or only the last one's.
+    // logits = [softcap](output . rmsnorm(x)): every token's, or only the last one's.
     const int64_t first = all_logits ? 0 : B - 1;
     for (int64_t b = first; b < B; ++b) {
       rmsnorm(&xb_[b * dim], &x_[b * dim], f32(w_.output_norm), dim, hp_.rms_eps);
     }
     matmul_.run(w_.output, &xb_[first * dim], B - first, logits, hp_.n_vocab);
+    if (hp_.final_softcap > 0) softcap(logits, (B - first) * hp_.n_vocab, hp_.final_softcap);
   }
 
-  // att_out (B, n_heads*hd): causal attention of each (token, head) over [0, pos].
+  // att_out (B, n_heads*hd): causal attention of each (token, head) over [first, pos]:
+  // every earlier position, or on a windowed layer the last `window` (its own included).
   void attention(int32_t l, int64_t B, int32_t pos0, const KvCache& kv) {
     const int32_t hd = hp_.head_dim, n_heads = hp_.n_heads, q_dim = hp_.q_dim();
     const int32_t group = n_heads / hp_.n_kv_heads;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const float scale = hp_.query_scale, cap = hp_.attn_softcap;
+    const int32_t window = hp_.window(l);
     const gguf::TensorType kv_type = kv_storage_type(kv.type());
     pool_.parallel_for(B * n_heads, [&](int64_t i0, int64_t i1, int thread) {
       float* att = scores_[thread].data();
@@ -131,26 +160,31 @@ class CpuBackend final : public Backend {
         const int64_t b = i / n_heads;
         const int32_t h = static_cast<int32_t>(i % n_heads), kvh = h / group;
         const int32_t pos = pos0 + static_cast<int32_t>(b);
+        const int32_t first = window > 0 ? std::max(0, pos - window + 1) : 0;
+        const int32_t n = pos + 1 - first;
         const float* qh = &q_[b * q_dim + h * hd];
-        for (int32_t t = 0; t <= pos; ++t) att[t] = dot_row(kv_type, kv.key_head(l, t, kvh), qh, hd) * scale;
-        softmax(att, pos + 1);
+        for (int32_t t = first; t <= pos; ++t) {
+          att[t - first] = dot_row(kv_type, kv.key_head(l, t, kvh), qh, hd) * scale;
+        }
+        if (cap > 0) softcap(att, n, cap);
+        softmax(att, n);
         float* out = &att_out_[b * q_dim + h * hd];
         std::fill_n(out, hd, 0.0f);
-        for (int32_t t = 0; t <= pos; ++t) {
+        for (int32_t t = first; t <= pos; ++t) {
           const float* vt = reinterpret_cast<const float*>(kv.value_head(l, t, kvh));
           if (kv_type != gguf::TensorType::F32) {
             dequantize_row_fast(kv_type, kv.value_head(l, t, kvh), v_head, hd);
             vt = v_head;
           }
-          const float a = att[t];
+          const float a = att[t - first];
           for (int32_t d = 0; d < hd; ++d) out[d] += a * vt[d];
         }
       }
     });
   }
 
-  const LlamaHParams& hp_;
-  const LlamaWeights& w_;
+  const ModelHParams& hp_;
+  const ModelWeights& w_;
   ThreadPool pool_;
   MatMul matmul_;
   // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature).

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/llama_weights.h"
+#include "model/model_weights.h"
 #include "util/thread_pool.h"
 
 namespace kvchat::cpu {

@@ -1,18 +1,21 @@
 #include "backend/cpu/reference_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "backend/cpu/cpu_ops.h"
 #include "kv/kv_cache.h"
 #include "kvchat/model.h"
-#include "model/llama_weights.h"
+#include "model/model_weights.h"
 #include "numeric/convert.h"
 
 namespace kvchat::cpu {
 
 namespace {
 
+// One token at a time, every architecture of model/architecture.h, written to be read:
+// the forward pass the fast backends are tested against.
 class ReferenceBackend final : public Backend {
  public:
   explicit ReferenceBackend(const Model& model)
@@ -48,17 +51,15 @@ class ReferenceBackend final : public Backend {
   }
 
  private:
-  // y (w.rows) = W (w.rows, w.cols) . x (w.cols)
-  void matvec(float* y, const WeightView& w, const float* x) {
+  // y (w.rows) = W (w.rows, w.cols) . x (w.cols), plus bias (w.rows) when present
+  void matvec(float* y, const WeightView& w, const float* x, const WeightView& bias = {}) {
     for (int64_t r = 0; r < w.rows; ++r) {
       dequantize_row(w.type, w.row(r), row_.data(), w.cols);
       float sum = 0;
       for (int64_t i = 0; i < w.cols; ++i) sum += row_[i] * x[i];
-      y[r] = sum;
+      y[r] = bias ? sum + bias.f32()[r] : sum;
     }
   }
-
-  const float* f32(const WeightView& w) { return reinterpret_cast<const float*>(w.data); }
 
   void forward_one(TokenId token, int32_t pos, KvCache& kv, float* logits) {
     const int32_t dim = hp_.n_embd, hd = hp_.head_dim;
@@ -66,63 +67,84 @@ class ReferenceBackend final : public Backend {
     const gguf::TensorType kv_type = kv_storage_type(kv.type());
     att_.resize(pos + 1);
 
-    // x (dim) = token_embd[token]
+    // x (dim) = token_embd[token] * embed_scale
     dequantize_row(w_.token_embd.type, w_.token_embd.row(token), x_.data(), dim);
+    for (int32_t i = 0; i < dim; ++i) x_[i] *= hp_.embed_scale;
 
     for (int32_t l = 0; l < hp_.n_layers; ++l) {
-      const LlamaLayerWeights& L = w_.layers[l];
-      rmsnorm(xb_.data(), x_.data(), f32(L.attn_norm), dim, hp_.rms_eps);
+      const ModelLayerWeights& L = w_.layers[l];
+      rmsnorm(xb_.data(), x_.data(), L.attn_norm.f32(), dim, hp_.rms_eps);
 
-      // q (n_heads*hd), k and v (n_kv_heads*hd); K and V are stored in the cache's type.
-      matvec(q_.data(), L.wq, xb_.data());
-      matvec(k_.data(), L.wk, xb_.data());
-      matvec(v_.data(), L.wv, xb_.data());
-      rope(q_.data(), hp_.n_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
-      rope(k_.data(), hp_.n_kv_heads, hd, hp_.n_rot, pos, hp_.rope_freq_base);
+      // q (n_heads*hd), k and v (n_kv_heads*hd) with their biases; per-head RMSNorm of q
+      // and k when the architecture has it; RoPE of this layer; K and V are stored in the
+      // cache's type.
+      matvec(q_.data(), L.wq, xb_.data(), L.bq);
+      matvec(k_.data(), L.wk, xb_.data(), L.bk);
+      matvec(v_.data(), L.wv, xb_.data(), L.bv);
+      if (L.q_norm) rmsnorm_heads(q_.data(), hp_.n_heads, hd, L.q_norm.f32(), hp_.rms_eps);
+      if (L.k_norm) rmsnorm_heads(k_.data(), hp_.n_kv_heads, hd, L.k_norm.f32(), hp_.rms_eps);
+      rope(q_.data(), hp_.n_heads, hd, hp_.rope(l), pos);
+      rope(k_.data(), hp_.n_kv_heads, hd, hp_.rope(l), pos);
       kv.write_key(l, pos, k_.data());
       kv.write_value(l, pos, v_.data());
 
-      // Causal attention of each query head over positions [0, pos].
-      const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+      // Causal attention of each query head over positions [first, pos]: all of them, or
+      // on a windowed layer the last `window` (the token's own included).
+      const int32_t window = hp_.window(l);
+      const int32_t first = window > 0 ? std::max(0, pos - window + 1) : 0;
       for (int32_t h = 0; h < hp_.n_heads; ++h) {
         const float* qh = q_.data() + h * hd;
         const int32_t kvh = h / group;
-        for (int32_t t = 0; t <= pos; ++t) {
+        for (int32_t t = first; t <= pos; ++t) {
           dequantize_row(kv_type, kv.key_head(l, t, kvh), head_.data(), hd);
           float s = 0;
           for (int32_t i = 0; i < hd; ++i) s += qh[i] * head_[i];
-          att_[t] = s * scale;
+          s *= hp_.query_scale;
+          if (hp_.attn_softcap > 0) s = hp_.attn_softcap * std::tanh(s / hp_.attn_softcap);
+          att_[t] = s;
         }
-        softmax(att_.data(), pos + 1);
+        softmax(att_.data() + first, pos + 1 - first);
         float* out = att_out_.data() + h * hd;
         for (int32_t i = 0; i < hd; ++i) out[i] = 0;
-        for (int32_t t = 0; t <= pos; ++t) {
+        for (int32_t t = first; t <= pos; ++t) {
           dequantize_row(kv_type, kv.value_head(l, t, kvh), head_.data(), hd);
           for (int32_t i = 0; i < hd; ++i) out[i] += att_[t] * head_[i];
         }
       }
 
-      // x += wo . att_out
+      // x += [post_attn_norm](wo . att_out)
       matvec(xb2_.data(), L.wo, att_out_.data());
+      if (L.post_attn_norm) rmsnorm(xb2_.data(), xb2_.data(), L.post_attn_norm.f32(), dim, hp_.rms_eps);
       for (int32_t i = 0; i < dim; ++i) x_[i] += xb2_[i];
 
-      // x += w_down . (silu(w_gate . xb) * (w_up . xb)),  xb = rmsnorm(x)
-      rmsnorm(xb_.data(), x_.data(), f32(L.ffn_norm), dim, hp_.rms_eps);
+      // x += [post_ffw_norm](w_down . (act(w_gate . xb) * (w_up . xb))),  xb = rmsnorm(x)
+      rmsnorm(xb_.data(), x_.data(), L.ffn_norm.f32(), dim, hp_.rms_eps);
       matvec(hb_.data(), L.w_gate, xb_.data());
       matvec(hb2_.data(), L.w_up, xb_.data());
-      swiglu(hb_.data(), hb2_.data(), hp_.n_ff);
+      for (int32_t i = 0; i < hp_.n_ff; ++i) {
+        const float g = hb_[i];
+        const float a = hp_.arch->activation == FfnActivation::GeluTanhGlu ? gelu_tanh(g)
+                                                                            : g / (1.0f + std::exp(-g));
+        hb_[i] = a * hb2_[i];
+      }
       matvec(xb2_.data(), L.w_down, hb_.data());
+      if (L.post_ffw_norm) rmsnorm(xb2_.data(), xb2_.data(), L.post_ffw_norm.f32(), dim, hp_.rms_eps);
       for (int32_t i = 0; i < dim; ++i) x_[i] += xb2_[i];
     }
 
     if (!logits) return;
-    // logits (n_vocab) = output . rmsnorm(x)
-    rmsnorm(xb_.data(), x_.data(), f32(w_.output_norm), dim, hp_.rms_eps);
+    // logits (n_vocab) = [softcap](output . rmsnorm(x))
+    rmsnorm(xb_.data(), x_.data(), w_.output_norm.f32(), dim, hp_.rms_eps);
     matvec(logits, w_.output, xb_.data());
+    if (hp_.final_softcap > 0) {
+      for (int32_t i = 0; i < hp_.n_vocab; ++i) {
+        logits[i] = hp_.final_softcap * std::tanh(logits[i] / hp_.final_softcap);
+      }
+    }
   }
 
-  const LlamaHParams& hp_;
-  const LlamaWeights& w_;
+  const ModelHParams& hp_;
+  const ModelWeights& w_;
   std::vector<float> x_, k_, v_, head_, xb_, xb2_, q_, att_out_, hb_, hb2_, row_, att_;
 };
 

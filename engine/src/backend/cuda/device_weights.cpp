@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "backend/cuda/cuda_check.h"
-#include "model/llama_weights.h"
+#include "model/model_weights.h"
 
 namespace kvchat::cuda {
 
@@ -59,7 +59,7 @@ bool same_layout(const WeightView& a, const WeightView& b) {
 
 }  // namespace
 
-Result<DeviceWeights> DeviceWeights::upload(const LlamaWeights& w) {
+Result<DeviceWeights> DeviceWeights::upload(const ModelWeights& w) {
   struct Offsets {
     uint64_t attn_norm, qkv, wo, ffn_norm, gate_up, w_down;
   };
@@ -67,7 +67,7 @@ Result<DeviceWeights> DeviceWeights::upload(const LlamaWeights& w) {
   const uint64_t embd_at = layout.place({&w.token_embd});
   std::vector<Offsets> at(w.layers.size());
   for (size_t l = 0; l < w.layers.size(); ++l) {
-    const LlamaLayerWeights& L = w.layers[l];
+    const ModelLayerWeights& L = w.layers[l];
     at[l].attn_norm = layout.place({&L.attn_norm});
     at[l].qkv = layout.place({&L.wq, &L.wk, &L.wv});
     at[l].wo = layout.place({&L.wo});
@@ -96,7 +96,7 @@ Result<DeviceWeights> DeviceWeights::upload(const LlamaWeights& w) {
   d.output = matrix(w.output, base, output_at);
   note_size(d.output);
   for (size_t l = 0; l < w.layers.size(); ++l) {
-    const LlamaLayerWeights& L = w.layers[l];
+    const ModelLayerWeights& L = w.layers[l];
     DeviceLayer& D = d.layers.emplace_back();
     D.attn_norm = f32(at[l].attn_norm);
     D.ffn_norm = f32(at[l].ffn_norm);
@@ -124,9 +124,9 @@ Result<DeviceWeights> DeviceWeights::upload(const LlamaWeights& w) {
   return d;
 }
 
-Result<std::shared_ptr<const DeviceWeights>> shared_device_weights(const LlamaWeights& w) {
+Result<std::shared_ptr<const DeviceWeights>> shared_device_weights(const ModelWeights& w) {
   static std::mutex mutex;
-  static std::map<const LlamaWeights*, std::weak_ptr<const DeviceWeights>> uploaded;
+  static std::map<const ModelWeights*, std::weak_ptr<const DeviceWeights>> uploaded;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto live = uploaded[&w].lock()) return live;
   auto fresh = DeviceWeights::upload(w);

@@ -13,7 +13,7 @@
 #include "kvchat/result.h"
 
 namespace kvchat {
-struct LlamaWeights;
+struct ModelWeights;
 }  // namespace kvchat
 
 namespace kvchat::cuda {
@@ -40,11 +40,11 @@ struct DeviceWeights {
   int64_t largest_matrix_values = 0;   // rows*cols of the biggest Q8_0/Q4_0 matrix (GEMM tiles)
 
   // Copies every tensor of `w` to the device (synchronously).
-  static Result<DeviceWeights> upload(const LlamaWeights& w);
+  static Result<DeviceWeights> upload(const ModelWeights& w);
 };
 
 // The weights of `w` on the device, uploaded once however many sessions use the model
 // (a chat and a summary job share one copy); freed when the last user lets go.
-Result<std::shared_ptr<const DeviceWeights>> shared_device_weights(const LlamaWeights& w);
+Result<std::shared_ptr<const DeviceWeights>> shared_device_weights(const ModelWeights& w);
 
 }  // namespace kvchat::cuda

@@ -1,0 +1,52 @@
+// RoPE as data: the rotation rate of every pair of a head's rotated values, with the
+// scalings GGUF files ask for (linear, YaRN, Llama 3 frequency factors) folded in once at
+// load, so the forward passes only compute theta = pos * inv_freq[i].
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/architecture.h"
+
+namespace kvchat {
+
+enum class RopeScalingType : uint8_t { None, Linear, Yarn, Llama3 };
+
+struct RopeScaling {
+  RopeScalingType type = RopeScalingType::None;
+  float factor = 1;          // {arch}.rope.scaling.factor (context multiplier; freq_scale = 1/factor)
+  int32_t orig_ctx = 0;      // {arch}.rope.scaling.original_context_length
+  float yarn_beta_fast = 32, yarn_beta_slow = 1;  // {arch}.rope.scaling.yarn_beta_fast/_slow
+  float attn_factor = 1;     // {arch}.rope.scaling.attn_factor: extra magnitude (YaRN)
+  float llama3_low_freq_factor = 1, llama3_high_freq_factor = 4;  // Llama 3.1 defaults
+};
+
+// One RoPE configuration (a layer uses one): pair i of a head (0 <= i < n_rot/2) turns by
+// theta = pos * inv_freq[i]; cos and sin are multiplied by mscale (1 unless YaRN).
+struct RopeTable {
+  RopeStyle style = RopeStyle::Norm;
+  int32_t n_rot = 0;            // rotated values per head (even, <= head_dim)
+  std::vector<float> inv_freq;  // (n_rot / 2)
+  float mscale = 1;
+};
+
+// base^(-2i/n_rot), divided by freq_factors[i] when given ((n_rot/2) values:
+// rope_freqs.weight), then scaled: linear x 1/factor; YaRN blends interpolation (x 1/factor)
+// and extrapolation (x 1) per pair by the ramp between its correction dims, with
+// mscale = attn_factor * (1 + 0.1 ln(factor)); Llama3 uses the factors only.
+RopeTable make_rope_table(RopeStyle style, int32_t n_rot, float base, const RopeScaling& scaling,
+                          const float* freq_factors);
+
+// Llama 3.1 frequency factors (what a converter writes as rope_freqs.weight): for pair i
+// with wavelength w = 2 pi / base^(-2i/n_rot): 1 when w < orig_ctx / high_freq_factor;
+// `factor` when w > orig_ctx / low_freq_factor; between them 1 / ((1 - s) / factor + s),
+// s = (orig_ctx / w - low) / (high - low).                                 (n_rot / 2)
+std::vector<float> llama3_freq_factors(int32_t n_rot, float base, const RopeScaling& scaling);
+
+// YaRN's correction range [low, high] of pair indices: the pair whose wavelength fits
+// beta_fast (resp. beta_slow) turns in orig_ctx, n_rot * ln(orig_ctx / (beta 2 pi)) /
+// (2 ln base), floored (resp. ceiled) and clamped to [0, n_rot - 1].
+void yarn_correction_dims(int32_t n_rot, int32_t orig_ctx, float base, float beta_fast,
+                          float beta_slow, float dims[2]);
+
+}  // namespace kvchat
