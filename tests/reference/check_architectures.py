@@ -36,13 +36,16 @@ import numpy as np
 sys.dont_write_bytecode = True   # nothing written into the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from gguf_reader import GGML_F32, GGUFFile  # noqa: E402
 from kv_storage import ROUNDTRIP  # noqa: E402
+from mutations import MUTATIONS  # noqa: E402
 from reference_forward import ReferenceModel  # noqa: E402
 
 ARCHS = ["llama", "llama3-rope", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"]
 SEEDS = {"llama": 11, "llama3-rope": 12, "qwen2": 13, "qwen3": 14, "gemma2": 15, "gemma3": 16, "phi3": 17}
 PROMPT_LEN, GREEDY_LEN = 32, 8
 F32_TOL = 1e-4
+HOT_Q_FACTOR = 32.0      # gemma2-hot: attention scores of a few units become tens, near the cap of 50
 KV_FACTOR = 2.0
 
 
@@ -115,6 +118,21 @@ def check_llama3_rope_freqs(path: str, fail: Failures) -> None:
         fail.add(f"llama3-rope: rope_freqs.weight differs from Meta's llama3 scaling by {err:.1e}")
 
 
+def scaled_copy(src: str, dst: str, suffix: str, factor: float) -> None:
+    """A copy of the GGUF file src with every F32 tensor whose name ends with suffix
+    multiplied by factor (same layout, so kvchat and the reference read the same file)."""
+    g = GGUFFile(src)
+    data = bytearray(open(src, "rb").read())
+    for info in g.tensors.values():
+        if info.name.endswith(suffix):
+            assert info.ggml_type == GGML_F32, info.name
+            start = g.data_offset + info.offset
+            values = np.frombuffer(bytes(data[start:start + info.n_bytes()]), dtype="<f4") * np.float32(factor)
+            data[start:start + info.n_bytes()] = values.astype("<f4").tobytes()
+    with open(dst, "wb") as f:
+        f.write(data)
+
+
 def engine_logits(cli: str, model: str, ids: list[int], backend: str, decode: bool, kv: str):
     args = ["logits", "--model", model, "--ids", " ".join(map(str, ids)), "--all",
             "--backend", backend, "--kv-type", kv]
@@ -126,8 +144,21 @@ def engine_logits(cli: str, model: str, ids: list[int], backend: str, decode: bo
     return np.array(json.loads(r.stdout)["logits"], dtype=np.float64), ""
 
 
+def check_mutations(name: str, path: str, ids: list[int], got: np.ndarray, fail: Failures, out: list) -> None:
+    """Each deliberately wrong reference (mutations.py) must be farther than the f32
+    bound from kvchat's logits: the file and prompt exercise that feature."""
+    for what, mutate in MUTATIONS.get(name, {}).items():
+        m = ReferenceModel(path)
+        mutate(m)
+        wrong, _ = m.run(ids)
+        err = float(rel_errors(got, wrong).max())
+        out.append((name, what, err))
+        if err <= F32_TOL:
+            fail.add(f"{name}: the comparison cannot tell '{what}' apart ({err:.1e} <= {F32_TOL:.0e})")
+
+
 def compare_model(cli: str, name: str, path: str, prompt: list[int], greedy_n: int,
-                  fail: Failures, table: list, allow_missing: bool) -> None:
+                  fail: Failures, table: list, allow_missing: bool, mutation_table: list) -> None:
     model = ReferenceModel(path)
     hp = model.hp
     logits_p, greedy = model.run(prompt, greedy_n)
@@ -177,6 +208,8 @@ def compare_model(cli: str, name: str, path: str, prompt: list[int], greedy_n: i
                         status += ", greedy differs"
                         fail.add(f"{name} {backend} {mode} kv {kv}: greedy {am} != reference {greedy}")
                 table.append(key + (float(errs[worst]), bounds[kv], status))
+                if (backend, mode, kv) == ("cpu", "prefill", "f32"):
+                    check_mutations(name, path, ids, got, fail, mutation_table)
 
 
 def random_prompt(n_vocab: int, seed: int) -> list[int]:
@@ -197,6 +230,7 @@ def main() -> int:
     t0 = time.time()
     fail = Failures()
     table: list = []
+    mutation_table: list = []
 
     check_pieces(fail)
     check_kjv_demo(args.shared, fail)
@@ -208,7 +242,8 @@ def main() -> int:
     text = m.token_text(once_upon_a_time[1:] + g)
     if not text.startswith(" Once upon a time, there was a little girl named Lily."):
         fail.add(f"stories260K: reference story is not the model's known opening: {text!r}")
-    compare_model(args.cli, "stories260K", stories, once_upon_a_time, 24, fail, table, args.allow_missing)
+    compare_model(args.cli, "stories260K", stories, once_upon_a_time, 24, fail, table, args.allow_missing,
+                  mutation_table)
 
     for arch in args.arch or ARCHS:
         path = os.path.join(args.tmp, f"{arch}.gguf")
@@ -225,8 +260,13 @@ def main() -> int:
             if arch == "llama3-rope":
                 check_llama3_rope_freqs(path, fail)
             n_vocab = ReferenceModel(path).hp.n_vocab
-            compare_model(args.cli, arch, path, random_prompt(n_vocab, SEEDS[arch]), GREEDY_LEN,
-                          fail, table, args.allow_missing)
+            prompt = random_prompt(n_vocab, SEEDS[arch])
+            compare_model(args.cli, arch, path, prompt, GREEDY_LEN, fail, table, args.allow_missing, mutation_table)
+            if arch == "gemma2":
+                hot = os.path.join(args.tmp, "gemma2-hot.gguf")
+                scaled_copy(path, hot, "attn_q.weight", HOT_Q_FACTOR)
+                compare_model(args.cli, "gemma2-hot", hot, prompt, GREEDY_LEN, fail, table, args.allow_missing,
+                              mutation_table)
         except Exception as e:  # the reference refusing a file is a finding, not a crash
             fail.add(f"{arch}: reference could not evaluate {path}: {type(e).__name__}: {e}")
 
@@ -234,6 +274,9 @@ def main() -> int:
     for name, backend, mode, kv, err, bound, status in table:
         e = f"{err:.2e}" if err is not None else "-"
         print(f"{name:12s} {backend:14s} {mode:8s} {kv:5s} {e:>12s} {bound:8.1e}  {status}")
+    print(f"\n{'model':12s} {'deliberately wrong reference':42s} {'kvchat vs it':>12s}  (must exceed {F32_TOL:.0e})")
+    for name, what, err in mutation_table:
+        print(f"{name:12s} {what:42s} {err:12.2e}  {'detected' if err > F32_TOL else 'NOT DETECTED'}")
     print(f"\n{len(fail.items)} failure(s); {time.time() - t0:.1f} s")
     return 1 if fail.items else 0
 
