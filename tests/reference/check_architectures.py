@@ -15,6 +15,9 @@
        logits, hence the derived bound.
      f32 and f16 KV: the argmax at each position of the greedy tail is the reference's
        next token (greedy ids identical).
+   Derived variants (VARIANTS) cover YaRN, linear rope scaling and gemma2's attention
+   soft-cap; deliberately wrong references (mutations.py) must all be told apart from
+   kvchat's logits, so each feature is really exercised.
    stories260K (real weights, llama, separate output.weight) goes through the same
    comparison.
 Prints a table of max relative errors per (arch, backend, mode, kv type).
@@ -36,7 +39,7 @@ import numpy as np
 sys.dont_write_bytecode = True   # nothing written into the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gguf_reader import GGML_F32, GGUFFile  # noqa: E402
+from gguf_variants import scaled_copy, with_metadata  # noqa: E402
 from kv_storage import ROUNDTRIP  # noqa: E402
 from mutations import MUTATIONS  # noqa: E402
 from reference_forward import ReferenceModel  # noqa: E402
@@ -45,7 +48,19 @@ ARCHS = ["llama", "llama3-rope", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"]
 SEEDS = {"llama": 11, "llama3-rope": 12, "qwen2": 13, "qwen3": 14, "gemma2": 15, "gemma3": 16, "phi3": 17}
 PROMPT_LEN, GREEDY_LEN = 32, 8
 F32_TOL = 1e-4
-HOT_Q_FACTOR = 32.0      # gemma2-hot: attention scores of a few units become tens, near the cap of 50
+# Derived files (gguf_variants.py) for features mkmodel's files leave inert or absent:
+#   gemma2-hot: query weights x32, so attention scores of a few units reach tens, near the
+#     soft-cap of 50 (where tanh bends);
+#   llama-linear, qwen2-yarn: rope scaling types no mkmodel architecture writes; YaRN with
+#     an original context of 4096 puts the ramp across pairs 3..8 of qwen2's 16.
+VARIANTS = {
+    "gemma2": {"gemma2-hot": lambda src, dst: scaled_copy(src, dst, "attn_q.weight", 32.0)},
+    "llama": {"llama-linear": lambda src, dst: with_metadata(src, dst, {
+        "llama.rope.scaling.type": "linear", "llama.rope.scaling.factor": 4.0})},
+    "qwen2": {"qwen2-yarn": lambda src, dst: with_metadata(src, dst, {
+        "qwen2.rope.scaling.type": "yarn", "qwen2.rope.scaling.factor": 4.0,
+        "qwen2.rope.scaling.original_context_length": 4096})},
+}
 KV_FACTOR = 2.0
 
 
@@ -116,21 +131,6 @@ def check_llama3_rope_freqs(path: str, fail: Failures) -> None:
           f"(factor {factor}, low {low}, high {high}, original context {orig}, base {hp.rope_base}): max rel {err:.1e}")
     if err > 1e-6:
         fail.add(f"llama3-rope: rope_freqs.weight differs from Meta's llama3 scaling by {err:.1e}")
-
-
-def scaled_copy(src: str, dst: str, suffix: str, factor: float) -> None:
-    """A copy of the GGUF file src with every F32 tensor whose name ends with suffix
-    multiplied by factor (same layout, so kvchat and the reference read the same file)."""
-    g = GGUFFile(src)
-    data = bytearray(open(src, "rb").read())
-    for info in g.tensors.values():
-        if info.name.endswith(suffix):
-            assert info.ggml_type == GGML_F32, info.name
-            start = g.data_offset + info.offset
-            values = np.frombuffer(bytes(data[start:start + info.n_bytes()]), dtype="<f4") * np.float32(factor)
-            data[start:start + info.n_bytes()] = values.astype("<f4").tobytes()
-    with open(dst, "wb") as f:
-        f.write(data)
 
 
 def engine_logits(cli: str, model: str, ids: list[int], backend: str, decode: bool, kv: str):
@@ -262,10 +262,10 @@ def main() -> int:
             n_vocab = ReferenceModel(path).hp.n_vocab
             prompt = random_prompt(n_vocab, SEEDS[arch])
             compare_model(args.cli, arch, path, prompt, GREEDY_LEN, fail, table, args.allow_missing, mutation_table)
-            if arch == "gemma2":
-                hot = os.path.join(args.tmp, "gemma2-hot.gguf")
-                scaled_copy(path, hot, "attn_q.weight", HOT_Q_FACTOR)
-                compare_model(args.cli, "gemma2-hot", hot, prompt, GREEDY_LEN, fail, table, args.allow_missing,
+            for variant, make in VARIANTS.get(arch, {}).items():
+                vpath = os.path.join(args.tmp, f"{variant}.gguf")
+                make(path, vpath)
+                compare_model(args.cli, variant, vpath, prompt, GREEDY_LEN, fail, table, args.allow_missing,
                               mutation_table)
         except Exception as e:  # the reference refusing a file is a finding, not a crash
             fail.add(f"{arch}: reference could not evaluate {path}: {type(e).__name__}: {e}")
@@ -274,9 +274,9 @@ def main() -> int:
     for name, backend, mode, kv, err, bound, status in table:
         e = f"{err:.2e}" if err is not None else "-"
         print(f"{name:12s} {backend:14s} {mode:8s} {kv:5s} {e:>12s} {bound:8.1e}  {status}")
-    print(f"\n{'model':12s} {'deliberately wrong reference':42s} {'kvchat vs it':>12s}  (must exceed {F32_TOL:.0e})")
+    print(f"\n{'model':12s} {'deliberately wrong reference':52s} {'kvchat vs it':>12s}  (must exceed {F32_TOL:.0e})")
     for name, what, err in mutation_table:
-        print(f"{name:12s} {what:42s} {err:12.2e}  {'detected' if err > F32_TOL else 'NOT DETECTED'}")
+        print(f"{name:12s} {what:52s} {err:12.2e}  {'detected' if err > F32_TOL else 'NOT DETECTED'}")
     print(f"\n{len(fail.items)} failure(s); {time.time() - t0:.1f} s")
     return 1 if fail.items else 0
 

@@ -161,10 +161,12 @@ class GGUFFile:
         n_tensors = cur.take("<Q")
         n_kv = cur.take("<Q")
         self.metadata: dict[str, object] = {}
+        self.kv_start = cur.pos             # byte ranges, for tools that rewrite a file
         for _ in range(n_kv):
             key = cur.string()
             vtype = cur.take("<I")
             self.metadata[key] = cur.value(vtype)
+        self.kv_end = cur.pos
         self.tensors: dict[str, TensorInfo] = {}
         for _ in range(n_tensors):
             name = cur.string()
@@ -173,6 +175,7 @@ class GGUFFile:
             ggml_type = cur.take("<I")
             offset = cur.take("<Q")
             self.tensors[name] = TensorInfo(name, ne, ggml_type, offset)
+        self.tensor_info_end = cur.pos
         self.alignment = int(self.metadata.get("general.alignment", 32))
         self.data_offset = (cur.pos + self.alignment - 1) // self.alignment * self.alignment
         for info in self.tensors.values():

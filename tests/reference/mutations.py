@@ -74,6 +74,16 @@ MUTATIONS: dict[str, dict[str, Callable[[ReferenceModel], None]]] = {
         "v bias dropped": _zero("bv"),
         "adjacent-pair instead of neox rope": _spec(rope_style="norm"),
     },
+    "llama-linear": {
+        "linear rope scaling ignored": _no_scaling,
+    },
+    "qwen2-yarn": {
+        "YaRN ignored": _no_scaling,
+        "YaRN attention temperature left out": _hp(scaling=lambda hp: dataclasses.replace(
+            hp.scaling, attn_factor=1.0 / (1.0 + 0.1 * math.log(hp.scaling.factor)))),
+        "plain linear interpolation instead of the YaRN ramp": _hp(scaling=lambda hp: dataclasses.replace(
+            hp.scaling, kind="linear")),
+    },
     "qwen3": {
         "no q/k norm": _spec(qk_norm=False),
         "adjacent-pair instead of neox rope": _spec(rope_style="norm"),
