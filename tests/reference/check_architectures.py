@@ -15,6 +15,8 @@
        logits, hence the derived bound.
      f32 and f16 KV: the argmax at each position of the greedy tail is the reference's
        next token (greedy ids identical).
+   The same for phi3 stored as f16 / bf16 / q8_0 / q4_0 weights (f32 KV, f32 bound: the
+   reference dequantizes exactly what the file stores).
    Derived variants (VARIANTS) cover YaRN, linear rope scaling and gemma2's attention
    soft-cap; deliberately wrong references (mutations.py) must all be told apart from
    kvchat's logits, so each feature is really exercised.
@@ -212,6 +214,35 @@ def compare_model(cli: str, name: str, path: str, prompt: list[int], greedy_n: i
                     check_mutations(name, path, ids, got, fail, mutation_table)
 
 
+def check_weight_types(cli: str, tmp: str, fail: Failures, table: list) -> None:
+    """The reference reads the values a quantized file stores (f16, bf16, Q8_0, Q4_0
+    blocks dequantized to float64); kvchat computes with the same stored values, so its
+    logits stay within the f32 bound. phi3's fused tensors make the block rows long."""
+    arch = "phi3"
+    for wtype in ("f16", "bf16", "q8_0", "q4_0"):
+        path = os.path.join(tmp, f"{arch}-{wtype}.gguf")
+        r = run_cli(cli, ["mkmodel", "--arch", arch, "--type", wtype, "--out", path, "--seed", str(SEEDS[arch])])
+        if r.returncode != 0:
+            fail.add(f"{arch} {wtype}: kvchat-cli mkmodel failed: {r.stderr.strip()[:200]}")
+            continue
+        model = ReferenceModel(path)
+        ids = random_prompt(model.hp.n_vocab, SEEDS[arch])
+        ref, _ = model.run(ids)
+        stored = "/".join(sorted({t.type_name for t in model.gguf.tensors.values()}))
+        for backend in ("cpu", "cpu-reference"):
+            got, err = engine_logits(cli, path, ids, backend, False, "f32")
+            name = f"{arch}-{wtype}"
+            if got is None:
+                fail.add(f"{name} {backend}: kvchat-cli failed: {err}")
+                continue
+            e = float(rel_errors(got, ref).max())
+            status = f"ok ({stored})"
+            if e > F32_TOL:
+                status = f"FAIL ({stored})"
+                fail.add(f"{name} {backend}: max rel {e:.2e} > {F32_TOL:.0e} with {stored} weights")
+            table.append((name, backend, "prefill", "f32", e, F32_TOL, status))
+
+
 def random_prompt(n_vocab: int, seed: int) -> list[int]:
     rng = np.random.default_rng(seed)
     return [1] + [int(x) for x in rng.integers(3, n_vocab, PROMPT_LEN - 1)]
@@ -269,6 +300,8 @@ def main() -> int:
                               mutation_table)
         except Exception as e:  # the reference refusing a file is a finding, not a crash
             fail.add(f"{arch}: reference could not evaluate {path}: {type(e).__name__}: {e}")
+
+    check_weight_types(args.cli, args.tmp, fail, table)
 
     print(f"\n{'model':12s} {'backend':14s} {'mode':8s} {'kv':5s} {'max rel err':>12s} {'bound':>8s}  status")
     for name, backend, mode, kv, err, bound, status in table:
