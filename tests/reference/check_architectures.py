@@ -135,9 +135,10 @@ def check_llama3_rope_freqs(path: str, fail: Failures) -> None:
         fail.add(f"llama3-rope: rope_freqs.weight differs from Meta's llama3 scaling by {err:.1e}")
 
 
-def engine_logits(cli: str, model: str, ids: list[int], backend: str, decode: bool, kv: str):
+def engine_logits(cli: str, model: str, ids: list[int], backend: str, decode: bool, kv: str,
+                  extra: tuple = ()):
     args = ["logits", "--model", model, "--ids", " ".join(map(str, ids)), "--all",
-            "--backend", backend, "--kv-type", kv]
+            "--backend", backend, "--kv-type", kv, *extra]
     if decode:
         args.append("--decode")
     r = run_cli(cli, args)
@@ -182,36 +183,39 @@ def compare_model(cli: str, name: str, path: str, prompt: list[int], greedy_n: i
     for kv in kv_types[1:]:
         emu, _ = model.run(ids, kv_store=ROUNDTRIP[kv])
         bounds[kv] = F32_TOL + KV_FACTOR * rel_errors(emu, ref).max()
-    for backend in ("cpu", "cpu-reference"):
-        for decode in (False, True):
-            mode = "decode" if decode else "prefill"
-            for kv in kv_types:
-                got, err = engine_logits(cli, path, ids, backend, decode, kv)
-                key = (name, backend, mode, kv)
-                if got is None:
-                    table.append(key + (None, bounds[kv], "n/a: " + err))
-                    if not allow_missing:
-                        fail.add(f"{name} {backend} {mode} kv {kv}: kvchat-cli failed: {err}")
-                    continue
-                if got.shape != ref.shape:
-                    fail.add(f"{name} {backend} {mode} kv {kv}: logits shape {got.shape}, reference {ref.shape}")
-                    table.append(key + (None, bounds[kv], "shape"))
-                    continue
-                errs = rel_errors(got, ref)
-                worst = int(errs.argmax())
-                status = "ok"
-                if errs[worst] > bounds[kv]:
-                    status = f"FAIL at pos {worst}"
-                    fail.add(f"{name} {backend} {mode} kv {kv}: max rel {errs[worst]:.2e} > {bounds[kv]:.1e} "
-                             f"at position {worst} (first position over: {int(np.argmax(errs > bounds[kv]))})")
-                if kv in ("f32", "f16"):
-                    am = [int(np.argmax(got[p])) for p in tail]
-                    if am != greedy:
-                        status += ", greedy differs"
-                        fail.add(f"{name} {backend} {mode} kv {kv}: greedy {am} != reference {greedy}")
-                table.append(key + (float(errs[worst]), bounds[kv], status))
-                if (backend, mode, kv) == ("cpu", "prefill", "f32"):
-                    check_mutations(name, path, ids, got, fail, mutation_table)
+    # Every backend x mode x KV type; with a sliding window also 3-token KV blocks, so
+    # blocks leave the window while decoding.
+    runs = [(b, d, kv, ()) for b in ("cpu", "cpu-reference") for d in (False, True) for kv in kv_types]
+    if hp.sliding_window:
+        runs += [("cpu", True, "f32", ("--kv-block", "3")), ("cpu", True, "f16", ("--kv-block", "3"))]
+    for backend, decode, kv, extra in runs:
+        mode = ("decode" if decode else "prefill") + ("/b3" if extra else "")
+        got, err = engine_logits(cli, path, ids, backend, decode, kv, extra)
+        key = (name, backend, mode, kv)
+        if got is None:
+            table.append(key + (None, bounds[kv], "n/a: " + err))
+            if not allow_missing:
+                fail.add(f"{name} {backend} {mode} kv {kv}: kvchat-cli failed: {err}")
+            continue
+        if got.shape != ref.shape:
+            fail.add(f"{name} {backend} {mode} kv {kv}: logits shape {got.shape}, reference {ref.shape}")
+            table.append(key + (None, bounds[kv], "shape"))
+            continue
+        errs = rel_errors(got, ref)
+        worst = int(errs.argmax())
+        status = "ok"
+        if errs[worst] > bounds[kv]:
+            status = f"FAIL at pos {worst}"
+            fail.add(f"{name} {backend} {mode} kv {kv}: max rel {errs[worst]:.2e} > {bounds[kv]:.1e} "
+                     f"at position {worst} (first position over: {int(np.argmax(errs > bounds[kv]))})")
+        if kv in ("f32", "f16"):
+            am = [int(np.argmax(got[p])) for p in tail]
+            if am != greedy:
+                status += ", greedy differs"
+                fail.add(f"{name} {backend} {mode} kv {kv}: greedy {am} != reference {greedy}")
+        table.append(key + (float(errs[worst]), bounds[kv], status))
+        if (backend, decode, kv, extra) == ("cpu", False, "f32", ()):
+            check_mutations(name, path, ids, got, fail, mutation_table)
 
 
 def check_weight_types(cli: str, tmp: str, fail: Failures, table: list) -> None:
@@ -275,6 +279,12 @@ def main() -> int:
         fail.add(f"stories260K: reference story is not the model's known opening: {text!r}")
     compare_model(args.cli, "stories260K", stories, once_upon_a_time, 24, fail, table, args.allow_missing,
                   mutation_table)
+    # The reference's command line gives what the module gives.
+    r = subprocess.run([sys.executable, os.path.join(HERE, "reference_forward.py"), "--model", stories,
+                        "--ids", " ".join(map(str, once_upon_a_time)), "--greedy", "24"],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 or json.loads(r.stdout)["greedy"] != g:
+        fail.add(f"reference_forward.py command line: rc {r.returncode}, {r.stderr.strip()[:200]}")
 
     for arch in args.arch or ARCHS:
         path = os.path.join(args.tmp, f"{arch}.gguf")
@@ -303,10 +313,10 @@ def main() -> int:
 
     check_weight_types(args.cli, args.tmp, fail, table)
 
-    print(f"\n{'model':12s} {'backend':14s} {'mode':8s} {'kv':5s} {'max rel err':>12s} {'bound':>8s}  status")
+    print(f"\n{'model':12s} {'backend':14s} {'mode':10s} {'kv':5s} {'max rel err':>12s} {'bound':>8s}  status")
     for name, backend, mode, kv, err, bound, status in table:
         e = f"{err:.2e}" if err is not None else "-"
-        print(f"{name:12s} {backend:14s} {mode:8s} {kv:5s} {e:>12s} {bound:8.1e}  {status}")
+        print(f"{name:12s} {backend:14s} {mode:10s} {kv:5s} {e:>12s} {bound:8.1e}  {status}")
     print(f"\n{'model':12s} {'deliberately wrong reference':52s} {'kvchat vs it':>12s}  (must exceed {F32_TOL:.0e})")
     for name, what, err in mutation_table:
         print(f"{name:12s} {what:52s} {err:12.2e}  {'detected' if err > F32_TOL else 'NOT DETECTED'}")
