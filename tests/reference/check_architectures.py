@@ -24,7 +24,7 @@
    comparison.
 Prints a table of max relative errors per (arch, backend, mode, kv type).
 
-usage: check_architectures.py --cli kvchat-cli --tmp DIR [--shared DIR] [--arch A ...]
+usage: check_architectures.py --cli kvchat-cli --tmp DIR [--shared DIR] [--arch A ...] [--backend B ...]
 """
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ VARIANTS = {
         "qwen2.rope.scaling.original_context_length": 4096})},
 }
 KV_FACTOR = 2.0
+BACKENDS = ["cpu", "cpu-reference"]     # --backend replaces the list (e.g. cuda on a GPU machine)
 
 
 class Failures:
@@ -185,7 +186,7 @@ def compare_model(cli: str, name: str, path: str, prompt: list[int], greedy_n: i
         bounds[kv] = F32_TOL + KV_FACTOR * rel_errors(emu, ref).max()
     # Every backend x mode x KV type; with a sliding window also 3-token KV blocks, so
     # blocks leave the window while decoding.
-    runs = [(b, d, kv, ()) for b in ("cpu", "cpu-reference") for d in (False, True) for kv in kv_types]
+    runs = [(b, d, kv, ()) for b in BACKENDS for d in (False, True) for kv in kv_types]
     if hp.sliding_window:
         runs += [("cpu", True, "f32", ("--kv-block", "3")), ("cpu", True, "f16", ("--kv-block", "3"))]
     for backend, decode, kv, extra in runs:
@@ -233,7 +234,7 @@ def check_weight_types(cli: str, tmp: str, fail: Failures, table: list) -> None:
         ids = random_prompt(model.hp.n_vocab, SEEDS[arch])
         ref, _ = model.run(ids)
         stored = "/".join(sorted({t.type_name for t in model.gguf.tensors.values()}))
-        for backend in ("cpu", "cpu-reference"):
+        for backend in BACKENDS:
             got, err = engine_logits(cli, path, ids, backend, False, "f32")
             name = f"{arch}-{wtype}"
             if got is None:
@@ -260,7 +261,10 @@ def main() -> int:
     ap.add_argument("--arch", action="append", help="only these (default: all)")
     ap.add_argument("--allow-missing", action="store_true",
                     help="report, not fail, what kvchat-cli does not support yet")
+    ap.add_argument("--backend", action="append", help="kvchat backends to check (default: cpu, cpu-reference)")
     args = ap.parse_args()
+    if args.backend:
+        BACKENDS[:] = args.backend
     os.makedirs(args.tmp, exist_ok=True)
     t0 = time.time()
     fail = Failures()
