@@ -53,6 +53,7 @@ class ArchSpec:
     final_softcap_default: Optional[float] = None
     # Sliding window: which layers are local. None = no sliding window in this arch.
     swa_layer: Optional[Callable[[int, "HParams"], bool]] = None
+    swa_default: int = 0                 # window when the file has no attention.sliding_window key (0 = none)
     local_rope_base: Optional[float] = None   # gemma3: local (sliding) layers use base 10000, no scaling
     # Query scale: 1/sqrt(key_length) by default; gemma's 27B sizes use 1/sqrt(dim/heads).
     query_scale: Callable[["HParams"], float] = lambda hp: 1.0 / math.sqrt(hp.head_dim_k)
@@ -94,7 +95,8 @@ ARCHS: dict[str, ArchSpec] = {
     "qwen3": ArchSpec(rope_style="neox", qk_norm=True),
     "gemma2": ArchSpec(rope_style="neox", activation="gelu_tanh", post_norms=True, embed_scale=True,
                        attn_softcap_default=50.0, final_softcap_default=30.0,
-                       swa_layer=_swa_pattern(2), query_scale=_gemma_query_scale(46)),
+                       swa_layer=_swa_pattern(2), swa_default=4096,   # HF Gemma2Config's default, as llama.cpp
+                       query_scale=_gemma_query_scale(46)),
     "gemma3": ArchSpec(rope_style="neox", activation="gelu_tanh", post_norms=True, embed_scale=True,
                        qk_norm=True, swa_layer=_swa_pattern(6), local_rope_base=10000.0,
                        query_scale=_gemma_query_scale(62)),
@@ -188,7 +190,7 @@ def read_hparams(g: GGUFFile) -> HParams:
         rope_base=float(key("rope.freq_base", 10000.0)),
         n_rot=int(key("rope.dimension_count", head_dim_k)), n_vocab=n_vocab, scaling=sc)
     if spec.swa_layer is not None:
-        hp.sliding_window = int(key("attention.sliding_window", 0))
+        hp.sliding_window = int(key("attention.sliding_window", spec.swa_default))
         hp.swa_pattern_override = key("attention.sliding_window_pattern", None)
     hp.attn_softcap = key("attn_logit_softcapping", spec.attn_softcap_default)
     hp.final_softcap = key("final_logit_softcapping", spec.final_softcap_default)
