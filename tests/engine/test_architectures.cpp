@@ -19,7 +19,10 @@
 #include "model/model_hparams.h"
 #include "model/rope_table.h"
 #include "model/synthetic_model.h"
+#include "support/run_command.h"
 #include "support/test_paths.h"
+
+#include <nlohmann/json.hpp>
 
 namespace kvchat {
 namespace {
@@ -417,6 +420,55 @@ TEST(ArchitectureMemory, Gemma2ShapeFullAndWithWindowByHand) {
   EXPECT_EQ(g2->info().kv_elements_per_token() * 24, 18432u);
   EXPECT_EQ(g2->info().kv_elements_with_window(24), 10240u);
   EXPECT_EQ(g2->info().kv_elements_with_window(4), g2->info().kv_elements_per_token() * 4);
+}
+
+// ---------------------------------------------------------------- kvchat-cli
+
+// mkmodel --arch, logits --decode (one token per pass) against the prefill, info's numbers.
+TEST(ArchitectureCli, MkmodelLogitsDecodeAndInfo) {
+  test::TempDir dir;
+  const std::string model = dir.file("g2.gguf");
+  auto mk = test::run_cli("mkmodel --arch gemma2 --out " + test::sh_quote(model));
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  EXPECT_NE(test::run_cli("mkmodel --arch mamba --out " + test::sh_quote(dir.file("x.gguf"))).exit_code, 0);
+
+  std::string ids;
+  for (TokenId t : test_ids(20, 384)) ids += (ids.empty() ? "" : " ") + std::to_string(t);
+  for (const char* backend : {"cpu", "cpu-reference"}) {
+    SCOPED_TRACE(backend);
+    const std::string base = "logits --model " + test::sh_quote(model) + " --ids " + test::sh_quote(ids) +
+                             " --all --backend " + backend;
+    auto prefill = test::run_cli(base);
+    auto decode = test::run_cli(base + " --decode");
+    ASSERT_EQ(prefill.exit_code, 0) << prefill.err;
+    ASSERT_EQ(decode.exit_code, 0) << decode.err;
+    const auto a = nlohmann::json::parse(prefill.out)["logits"];
+    const auto b = nlohmann::json::parse(decode.out)["logits"];
+    ASSERT_EQ(a.size(), 20u);
+    ASSERT_EQ(b.size(), 20u);
+    for (size_t p = 0; p < 20; ++p) {
+      const auto x = a[p].get<std::vector<double>>(), y = b[p].get<std::vector<double>>();
+      EXPECT_LE(test::max_rel_error(y, x, x.size()), 1e-5) << "pos " << p;
+    }
+  }
+
+  auto info = test::run_cli("info --json --model " + test::sh_quote(model));
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const auto j = nlohmann::json::parse(info.out);
+  EXPECT_EQ(j["architecture"], "gemma2");
+  EXPECT_EQ(j["head_dim"], 64);
+  EXPECT_EQ(j["sliding_window"], 8);
+  EXPECT_EQ(j["windowed_layers"], nlohmann::json::array({0, 2}));
+  EXPECT_EQ(j["final_softcap"], 30.0);
+  // 512 trained tokens: 256 values per layer and token -> 3 x 512 full, 512 + 2 x 8 windowed.
+  EXPECT_EQ(j["kv_elements_at_train_ctx"], 256u * 3 * 512);
+  EXPECT_EQ(j["kv_elements_at_train_ctx_with_window"], 256u * (512 + 2 * 8));
+
+  auto mem = test::run_cli("memory --json --kv-type f32 --ctx 100 --model " + test::sh_quote(model));
+  ASSERT_EQ(mem.exit_code, 0) << mem.err;
+  const auto m = nlohmann::json::parse(mem.out);
+  EXPECT_EQ(m["kv_bytes"], 4u * 256 * 3 * 100);
+  EXPECT_EQ(m["kv_bytes_with_window"], 4u * 256 * (100 + 2 * 8));
 }
 
 }  // namespace

@@ -41,7 +41,10 @@ struct ArchitectureDesc {
   // Sliding-window attention: 0 = none; N = layer l is windowed when l % N < N - 1
   // (gemma2: 2, the even layers; gemma3: 6, five local then one global), with the window
   // {arch}.attention.sliding_window (the last `window` positions, the token's own included).
+  // When the file has no sliding_window key: this window (gemma2: 4096, llama.cpp's
+  // default), or 0 = no windowed layers at all (gemma3: every layer global, one base).
   int32_t swa_pattern = 0;
+  int32_t default_sliding_window = 0;
   float swa_rope_base = 0;         // windowed layers' RoPE base; 0 = the file's rope.freq_base
   bool swa_rope_unscaled = false;  // windowed layers ignore rope scaling (gemma3)
   // Query scale: {arch}.attention.scale when present, else 1/sqrt(key_length), except

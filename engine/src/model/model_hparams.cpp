@@ -180,7 +180,10 @@ bool ModelHParams::from_gguf(const gguf::GgufFile& f, ModelHParams& hp,
   }
   hp.swa_layer.assign(hp.n_layers, 0);
   if (a.swa_pattern > 0) {
-    r.read_int("attention.sliding_window", hp.sliding_window, true, 1, 1 << 24);
+    hp.sliding_window = a.default_sliding_window;
+    r.read_int("attention.sliding_window", hp.sliding_window, false, 0, 1 << 24);
+  }
+  if (hp.sliding_window > 0) {
     for (int32_t l = 0; l < hp.n_layers; ++l) {
       hp.swa_layer[l] = l % a.swa_pattern < a.swa_pattern - 1 ? 1 : 0;
     }

@@ -487,13 +487,14 @@ Status cuda_supports(const ModelHParams& hp) {
 }
 
 Result<std::unique_ptr<Backend>> make_cuda_backend(const Model& model, const BackendOptions& options) {
+  // What the model needs first: the reason holds whether or not a device is present.
+  const ModelHParams& hp = model.hparams();
+  if (auto s = cuda_supports(hp); !s) return Error{"CUDA backend: " + s.message()};
   int n_devices = 0;
   if (cudaGetDeviceCount(&n_devices) != cudaSuccess || n_devices == 0) {
     cudaGetLastError();  // clear the sticky "no device" error
     return Error{"no CUDA device"};
   }
-  const ModelHParams& hp = model.hparams();
-  if (auto s = cuda_supports(hp); !s) return Error{"CUDA backend: " + s.message()};
   auto backend = std::make_unique<CudaBackend>(model, options);
   if (auto s = backend->init(model); !s) return Error{"CUDA backend: " + s.message()};
   return std::unique_ptr<Backend>(std::move(backend));
