@@ -53,12 +53,15 @@ F32_TOL = 1e-4
 # Derived files (gguf_variants.py) for features mkmodel's files leave inert or absent:
 #   gemma2-hot: query weights x32, so attention scores of a few units reach tens, near the
 #     soft-cap of 50 (where tanh bends);
+#   gemma3-capped: a final soft-cap key (HF applies one when the config has it);
 #   llama-linear, qwen2-yarn: rope scaling types no mkmodel architecture writes; YaRN with
 #     an original context of 4096 puts the ramp across pairs 3..8 of qwen2's 16.
 VARIANTS = {
     "gemma2": {"gemma2-hot": lambda src, dst: scaled_copy(src, dst, "attn_q.weight", 32.0)},
     "llama": {"llama-linear": lambda src, dst: with_metadata(src, dst, {
         "llama.rope.scaling.type": "linear", "llama.rope.scaling.factor": 4.0})},
+    "gemma3": {"gemma3-capped": lambda src, dst: with_metadata(src, dst, {
+        "gemma3.final_logit_softcapping": 30.0})},
     "qwen2": {"qwen2-yarn": lambda src, dst: with_metadata(src, dst, {
         "qwen2.rope.scaling.type": "yarn", "qwen2.rope.scaling.factor": 4.0,
         "qwen2.rope.scaling.original_context_length": 4096})},

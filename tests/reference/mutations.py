@@ -112,6 +112,9 @@ MUTATIONS: dict[str, dict[str, Callable[[ReferenceModel], None]]] = {
         "query scale 1/sqrt(dim/heads)": _DIM_PER_HEAD_SCALE,
         "final soft-cap 30 (gemma2's)": _hp(final_softcap=30.0),
     },
+    "gemma3-capped": {
+        "final soft-cap key ignored": _hp(final_softcap=None),
+    },
     "phi3": {
         "fused ffn_up halves swapped (up first)": _swap_gate_up,
         "adjacent-pair instead of neox rope": _spec(rope_style="norm"),
