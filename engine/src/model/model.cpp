@@ -5,7 +5,7 @@
 #include "gguf/gguf_file.h"
 #include "model/llama_hparams.h"
 #include "model/llama_weights.h"
-#include "tokenizer/sentencepiece_vocab.h"
+#include "tokenizer/tokenizer_factory.h"
 
 namespace kvchat {
 
@@ -45,7 +45,7 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   if (!hp) return hp.error();
   auto weights = LlamaWeights::from_gguf(**file, *hp);
   if (!weights) return weights.error();
-  auto vocab = SentencePieceVocab::from_gguf(**file);
+  auto vocab = load_tokenizer(**file);
   if (!vocab) return vocab.error();
   if ((*vocab)->n_vocab() != hp->n_vocab) {
     return Error{path + ": the tokenizer has " + std::to_string((*vocab)->n_vocab()) +
@@ -71,7 +71,9 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   info.rms_eps = hp->rms_eps;
   info.rope_freq_base = hp->rope_freq_base;
   info.tied_embeddings = weights->tied_embeddings;
-  info.tokenizer_model = "llama";
+  if (const gguf::Value* v = f.find("tokenizer.ggml.model"); v && v->as_string()) {
+    info.tokenizer_model = *v->as_string();
+  }
   if (const gguf::Value* v = f.find("tokenizer.chat_template"); v && v->as_string()) {
     info.chat_template = *v->as_string();
   }
