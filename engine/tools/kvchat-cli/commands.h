@@ -14,6 +14,7 @@ int cmd_detokenize(const Argv& args);
 int cmd_logits(const Argv& args);
 int cmd_generate(const Argv& args);
 int cmd_bench(const Argv& args);
+int cmd_bench_tokenize(const Argv& args);
 int cmd_mkmodel(const Argv& args);
 int cmd_memory(const Argv& args);
 int cmd_perplexity(const Argv& args);
