@@ -190,3 +190,49 @@ TEST(ByteLevel, Gpt2Alphabet) {
 
 }  // namespace
 }  // namespace kvchat
+
+namespace kvchat {
+namespace {
+
+// Random text over characters that exercise every rule (spaces of several kinds,
+// newlines, letters of each case class, marks, digits, punctuation, symbols, CJK,
+// emoji, apostrophes): for every name the words are non-empty and join to the text.
+TEST(PreTokenizer, RandomTextIsCoveredExactlyByEveryName) {
+  const std::vector<std::string> alphabet = {
+      " ", "  ", "\n", "\r", "\t", "a", "Z", "s", "T", "'", "1", "7", "!", ".", "/", "$", "~",
+      "\xC3\xA9",          // é
+      "\xCC\x81",          // combining acute
+      "\xC7\x85",          // ǅ (Lt)
+      "\xCA\xB0",          // ʰ (Lm)
+      "\xE3\x80\x80",      // ideographic space
+      "\xC2\xA0",          // no-break space
+      "\xE4\xBD\xA0",      // 你
+      "\xE3\x81\x82",      // あ
+      "\xEA\xB0\x80",      // 가
+      "\xE2\x80\xA6",      // …
+      "\xD9\xA3",          // Arabic-Indic digit three
+      "\xF0\x9F\xA6\x99",  // 🦙
+      "\xE2\x80\x8D",      // ZWJ
+  };
+  uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<size_t>(state >> 33);
+  };
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    const size_t n = next() % 40;
+    for (size_t i = 0; i < n; ++i) text += alphabet[next() % alphabet.size()];
+    for (const std::string& name : known_pre_tokenizer_names()) {
+      std::string joined;
+      for (const std::string& w : PreTokenizer(*pre_tokenizer_spec(name)).words(text)) {
+        ASSERT_FALSE(w.empty()) << name;
+        joined += w;
+      }
+      ASSERT_EQ(joined, text) << name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kvchat
