@@ -39,6 +39,15 @@ class Tokenizer {
   virtual TokenId eos() const = 0;
   virtual bool add_bos_by_default() const = 0;
   virtual bool is_control(TokenId id) const = 0;
+  // End of generation: the eos token, tokenizer.ggml.eot_token_id/eom_token_id,
+  // and control or user-defined tokens whose text is an end-of-turn marker
+  // (<|eot_id|>, <|im_end|>, <|end|>, <end_of_turn>, <|endoftext|>, ...), as
+  // llama.cpp builds the set. A generation stops at the first of them.
+  virtual bool is_eog(TokenId id) const = 0;
+  virtual std::span<const TokenId> eog_ids() const = 0;  // sorted
+  // A problem found while loading that did not stop it (e.g. an unknown
+  // pre-tokenizer name and the fallback taken), for tools to show; "" if none.
+  virtual std::string_view warning() const { return {}; }
 };
 
 }  // namespace kvchat

@@ -5,7 +5,7 @@
 #include "gguf/gguf_file.h"
 #include "model/model_hparams.h"
 #include "model/model_weights.h"
-#include "tokenizer/sentencepiece_vocab.h"
+#include "tokenizer/tokenizer_factory.h"
 
 namespace kvchat {
 
@@ -22,12 +22,6 @@ const char* rope_scaling_name(RopeScalingType t) {
 }
 
 // The one place the tokenizer is built from a GGUF.
-Result<std::unique_ptr<Tokenizer>> load_model_tokenizer(const gguf::GgufFile& f) {
-  auto vocab = SentencePieceVocab::from_gguf(f);
-  if (!vocab) return vocab.error();
-  return std::unique_ptr<Tokenizer>(std::move(vocab.value()));
-}
-
 // Strips "<file name>: " from a message that a reader prefixed with it.
 std::string without_file_name(const std::string& message, const std::string& name) {
   const std::string prefix = name + ": ";
@@ -115,7 +109,7 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   if (ModelHParams::from_gguf(f, *hp, problems)) {
     ModelWeights::from_gguf(f, *hp, *weights, problems, unsupported_names);
   }
-  auto tokenizer = load_model_tokenizer(f);
+  auto tokenizer = load_tokenizer(f);
   if (!tokenizer) {
     problems.push_back(without_file_name(tokenizer.message(), path));
   } else if (hp->n_vocab > 0 && (*tokenizer)->n_vocab() != hp->n_vocab) {

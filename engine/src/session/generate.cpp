@@ -57,7 +57,7 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
     logits.assign(session.last_logits().begin(), session.last_logits().end());
     const TokenId next = sampler.sample(logits, session.tokens());
     result.ids.push_back(next);
-    if (next == tok.eos()) {
+    if (tok.is_eog(next)) {
       result.stop_reason = StopReason::Eos;
       break;
     }

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "tokenizer/eog_set.h"
 #include "tokenizer/utf8.h"
 
 namespace kvchat {
@@ -341,6 +342,7 @@ Result<std::unique_ptr<SentencePieceVocab>> SentencePieceVocab::create(
 
 SentencePieceVocab::SentencePieceVocab(SentencePieceVocabData data) : data_(std::move(data)) {
   index_pieces();
+  eog_ids_ = build_eog_ids(data_.pieces, data_.types, data_.eos, data_.eot, data_.eom);
 }
 
 // Builds the lookup tables. A piece string that occurs twice keeps its first
@@ -544,6 +546,10 @@ std::string SentencePieceVocab::token_bytes(TokenId id) const {
       return out;
     }
   }
+}
+
+bool SentencePieceVocab::is_eog(TokenId id) const {
+  return std::binary_search(eog_ids_.begin(), eog_ids_.end(), id);
 }
 
 bool SentencePieceVocab::is_control(TokenId id) const {

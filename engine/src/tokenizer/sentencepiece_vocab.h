@@ -14,22 +14,13 @@
 #include "kvchat/result.h"
 #include "kvchat/tokenizer.h"
 #include "tokenizer/piece_table.h"
+#include "tokenizer/token_type.h"
 
 namespace kvchat::gguf {
 class GgufFile;
 }
 
 namespace kvchat {
-
-// SentencePiece piece types, as stored in GGUF `tokenizer.ggml.token_type`.
-enum class PieceType : int32_t {
-  NORMAL = 1,
-  UNKNOWN = 2,
-  CONTROL = 3,
-  USER_DEFINED = 4,
-  UNUSED = 5,
-  BYTE = 6,
-};
 
 struct SentencePieceVocabData {
   std::vector<std::string> pieces;  // (n_vocab) UTF-8, with U+2581 for spaces
@@ -38,6 +29,8 @@ struct SentencePieceVocabData {
   TokenId bos = 1;
   TokenId eos = 2;
   TokenId unk = 0;
+  TokenId eot = -1;  // tokenizer.ggml.eot_token_id, -1 if absent
+  TokenId eom = -1;  // tokenizer.ggml.eom_token_id, -1 if absent
   bool add_bos = true;
   bool add_space_prefix = true;  // SentencePiece add_dummy_prefix
 };
@@ -59,6 +52,8 @@ class SentencePieceVocab final : public Tokenizer {
   TokenId eos() const override { return data_.eos; }
   bool add_bos_by_default() const override { return data_.add_bos; }
   bool is_control(TokenId id) const override;
+  bool is_eog(TokenId id) const override;
+  std::span<const TokenId> eog_ids() const override { return eog_ids_; }
 
   const SentencePieceVocabData& data() const { return data_; }
 
@@ -100,6 +95,7 @@ class SentencePieceVocab final : public Tokenizer {
   // Pairs of adjacent characters inside some mergeable piece (packed, see
   // pair_key): a boundary between any other two characters is never merged across.
   PairSet inner_pairs_;
+  std::vector<TokenId> eog_ids_;  // sorted (eog_set.h)
 };
 
 }  // namespace kvchat

@@ -16,7 +16,12 @@ std::set<std::string> with(std::set<std::string> a, const std::set<std::string>&
 Result<std::shared_ptr<const Model>> load_model(const Args& args) {
   auto path = args.require("--model");
   if (!path) return path.error();
-  return Model::load(*path);
+  auto model = Model::load(*path);
+  if (model && !(*model)->tokenizer().warning().empty()) {
+    const std::string_view w = (*model)->tokenizer().warning();
+    std::fprintf(stderr, "warning: %.*s\n", static_cast<int>(w.size()), w.data());
+  }
+  return model;
 }
 
 Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,

@@ -12,7 +12,7 @@ int cmd_info(const Argv& argv) {
   auto args = Args::parse(argv, {"--model"}, {"--json"});
   if (!args) return fail(args.message());
   auto model = load_model(*args);
-  if (!model) return fail(model.message());
+  if (!model) return info_vocab_only(*args, model.message());
   const ModelInfo& m = (*model)->info();
   const Tokenizer& tok = (*model)->tokenizer();
   if (args->has("--json")) {

@@ -9,11 +9,14 @@ namespace kvchat::cli {
 using Argv = std::vector<std::string>;
 
 int cmd_info(const Argv& args);
+// info when the model does not load: a vocab-only GGUF shows its tokenizer, else the error.
+int info_vocab_only(const class Args& args, const std::string& load_error);
 int cmd_tokenize(const Argv& args);
 int cmd_detokenize(const Argv& args);
 int cmd_logits(const Argv& args);
 int cmd_generate(const Argv& args);
 int cmd_bench(const Argv& args);
+int cmd_bench_tokenize(const Argv& args);
 int cmd_mkmodel(const Argv& args);
 int cmd_memory(const Argv& args);
 int cmd_perplexity(const Argv& args);

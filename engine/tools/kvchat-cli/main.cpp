@@ -28,6 +28,8 @@ commands:
               [--backend B] [--json]
   bench       --model M [--pp 512] [--tg 128] [--threads N] [--backend B] [--json]
               prefill/decode tok/s, weight bytes per token, measured memory bandwidth
+  bench-tokenize --model M [--json]   tokenizer MB/s on 1 MB and 10 MB of mixed text (and
+              the 10x/1x time ratio), 1 MB worst cases; vocab-only GGUFs work
   mkmodel     --preset NAME --type T --out FILE [--layers N] [--seed S]
               writes a GGUF of a real shape with random weights (presets: tinyllama-1.1b,
               llama-3.2-1b, llama-3-8b, mistral-7b, qwen2.5-0.5b, kjv-demo-shape;
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
   if (cmd == "logits") return cmd_logits(rest);
   if (cmd == "generate") return cmd_generate(rest);
   if (cmd == "bench") return cmd_bench(rest);
+  if (cmd == "bench-tokenize") return cmd_bench_tokenize(rest);
   if (cmd == "mkmodel") return cmd_mkmodel(rest);
   if (cmd == "memory") return cmd_memory(rest);
   if (cmd == "perplexity") return cmd_perplexity(rest);
