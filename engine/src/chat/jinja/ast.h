@@ -23,12 +23,13 @@ struct Expr {
     GetAttr,      // children[0].name
     GetItem,      // children[0][children[1]]
     Slice,        // children[0][children[1]:children[2]:children[3]] (null parts omitted)
-    Call,         // children[0](children[1..], kwargs)
+    Call,         // children[0](children[1..], kwargs); a kwarg named "*" / "**" is *list / **dict
     Filter,       // children[0] | name(children[1..], kwargs); children[0] null in filter blocks
     Test,         // children[0] is [not] name(children[1..], kwargs)
     Unary,        // name children[0], name in {not, -, +}
     Binary,       // children[0] name children[1]
     Conditional,  // children[0] if children[1] else children[2] (children[2] may be null)
+    Compare,      // children[0] kwargs[0].first kwargs[0].second kwargs[1].first ... (a chain)
   };
   Kind kind = Kind::Literal;
   int line = 0, column = 0;

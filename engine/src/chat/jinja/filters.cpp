@@ -61,7 +61,22 @@ Value f_trim(Interpreter&, const Value& v, const CallArgs& a) {
 Value f_upper(Interpreter&, const Value& v, const CallArgs&) { return Value(to_upper(v.str())); }
 Value f_lower(Interpreter&, const Value& v, const CallArgs&) { return Value(to_lower(v.str())); }
 Value f_capitalize(Interpreter&, const Value& v, const CallArgs&) { return Value(capitalize(v.str())); }
-Value f_title(Interpreter&, const Value& v, const CallArgs&) { return Value(title_case(v.str())); }
+// jinja2's title: words begin after whitespace, '-', and opening brackets (not after
+// apostrophes, unlike str.title); each word is capitalized.
+Value f_title(Interpreter&, const Value& v, const CallArgs&) {
+  std::u32string cps = utf8_decode(v.str());
+  bool word_start = true;
+  for (char32_t& c : cps) {
+    const bool sep = is_python_space(c) || c == '-' || c == '(' || c == '{' || c == '[' || c == '<';
+    if (sep) {
+      word_start = true;
+      continue;
+    }
+    c = word_start ? utf8_decode(to_upper(utf8_encode(std::u32string(1, c))))[0] : utf8_decode(to_lower(utf8_encode(std::u32string(1, c))))[0];
+    word_start = false;
+  }
+  return Value(utf8_encode(cps));
+}
 Value f_string(Interpreter&, const Value& v, const CallArgs&) { return Value(v.str()); }
 Value f_safe(Interpreter&, const Value& v, const CallArgs&) { return v.is_string() ? v : Value(v.str()); }
 Value f_pprint(Interpreter&, const Value& v, const CallArgs&) { return Value(v.repr()); }
@@ -94,6 +109,7 @@ Value f_first(Interpreter&, const Value& v, const CallArgs&) {
 }
 
 Value f_last(Interpreter&, const Value& v, const CallArgs&) {
+  if (v.is_iterator()) throw RenderError("'" + v.type_name() + "' object is not reversible");
   std::vector<Value> items = iterate(v);
   if (items.empty()) return Value::undefined("No last item, sequence was empty.");
   return items.back();
@@ -130,11 +146,11 @@ Value f_replace(Interpreter&, const Value& v, const CallArgs& a) {
 Value f_list(Interpreter&, const Value& v, const CallArgs&) { return Value::list(iterate(v)); }
 
 Value f_items(Interpreter&, const Value& v, const CallArgs&) {
-  if (v.is_undefined()) return Value::list();
+  if (v.is_undefined()) return Value::iterator({});
   if (!v.is_dict()) throw RenderError("can only get item pairs from a mapping");
   std::vector<Value> out;
   for (const auto& [k, val] : v.dict_obj().items) out.push_back(Value::list({k, val}, true));
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 // select / reject / selectattr / rejectattr.
@@ -154,7 +170,7 @@ Value select_impl(Interpreter& in, const Value& v, const CallArgs& a, bool by_at
     const bool pass = test_name.empty() ? probe.truthy() : in.test(test_name, probe, test_args);
     if (pass == keep_if) out.push_back(item);
   }
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 Value f_select(Interpreter& in, const Value& v, const CallArgs& a) { return select_impl(in, v, a, false, true); }
 Value f_reject(Interpreter& in, const Value& v, const CallArgs& a) { return select_impl(in, v, a, false, false); }
@@ -174,13 +190,13 @@ Value f_map(Interpreter& in, const Value& v, const CallArgs& a) {
       Value r = get_path(in, item, attr->str());
       out.push_back(r.is_undefined() && dflt ? *dflt : r);
     }
-    return Value::list(std::move(out));
+    return Value::iterator(std::move(out));
   }
   if (a.positional.empty()) throw RenderError("map() needs a filter name or attribute=");
   const std::string name = a.positional[0].str();
   CallArgs fargs = rest_args(a, 1);
   for (const Value& item : iterate(v)) out.push_back(in.filter(name, item, fargs));
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 Value f_unique(Interpreter& in, const Value& v, const CallArgs& a) {
@@ -193,7 +209,7 @@ Value f_unique(Interpreter& in, const Value& v, const CallArgs& a) {
     seen.push_back(key);
     out.push_back(item);
   }
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 Value f_sort(Interpreter& in, const Value& v, const CallArgs& a) {
@@ -231,9 +247,11 @@ Value f_reverse(Interpreter&, const Value& v, const CallArgs&) {
     std::reverse(s.begin(), s.end());
     return Value(utf8_encode(s));
   }
+  // reversed(list) is an iterator; other iterables become a reversed list.
+  const bool iterator = v.is_list() && !v.is_iterator();
   std::vector<Value> items = iterate(v);
   std::reverse(items.begin(), items.end());
-  return Value::list(std::move(items));
+  return iterator ? Value::iterator(std::move(items), "list_reverseiterator") : Value::list(std::move(items));
 }
 
 Value min_max(Interpreter& in, const Value& v, const CallArgs& a, bool want_max) {
@@ -365,7 +383,7 @@ Value f_batch(Interpreter&, const Value& v, const CallArgs& a) {
       while (static_cast<std::int64_t>(cur.size()) < size) cur.push_back(*fill);
     out.push_back(Value::list(std::move(cur)));
   }
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 Value f_attr(Interpreter& in, const Value& v, const CallArgs& a) { return in.get_attr(v, str_arg(a, 0, "name", "")); }

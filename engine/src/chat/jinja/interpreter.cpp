@@ -112,7 +112,13 @@ Interpreter::Flow Interpreter::exec(const Node& node, const ScopePtr& scope, std
 std::vector<Value> iterate(const Value& v) {
   switch (v.kind()) {
     case Value::Kind::Undefined: return {};
-    case Value::Kind::List: return v.items();
+    case Value::Kind::List:
+      if (v.is_iterator()) {  // consumed by iterating, as a Python generator is
+        std::vector<Value> items;
+        items.swap(v.list_obj().items);
+        return items;
+      }
+      return v.items();
     case Value::Kind::Dict: {
       std::vector<Value> keys;
       for (const auto& [k, val] : v.dict_obj().items) keys.push_back(k);
@@ -328,6 +334,7 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
       return Value::undefined("'" + obj.type_name() + " object' has no attribute " + key.repr());
     }
     case Value::Kind::List:
+      if (obj.is_iterator()) break;  // not subscriptable: undefined, as jinja2's getitem gives
       if (key.is_int() || key.is_bool()) {
         const std::int64_t i = resolve_index(key, obj.length());
         if (i >= 0) return obj.items()[static_cast<size_t>(i)];
@@ -383,7 +390,17 @@ std::vector<std::int64_t> slice_indices(std::int64_t n, const Value& start, cons
 CallArgs Interpreter::eval_args(const Expr& e, size_t first, const ScopePtr& scope) {
   CallArgs args;
   for (size_t i = first; i < e.children.size(); ++i) args.positional.push_back(eval(*e.children[i], scope));
-  for (const auto& [k, v] : e.kwargs) args.keyword.emplace_back(k, eval(*v, scope));
+  for (const auto& [k, v] : e.kwargs) {
+    Value value = eval(*v, scope);
+    if (k == "*") {  // f(*list)
+      for (Value& item : iterate(value)) args.positional.push_back(std::move(item));
+    } else if (k == "**") {  // f(**dict)
+      if (!value.is_dict()) throw RenderError("argument after ** must be a mapping, not " + value.type_name());
+      for (const auto& [key, item] : value.dict_obj().items) args.keyword.emplace_back(key.str(), item);
+    } else {
+      args.keyword.emplace_back(k, std::move(value));
+    }
+  }
   return args;
 }
 
@@ -418,13 +435,13 @@ Value Interpreter::eval(const Expr& e, const ScopePtr& scope) {
           r += s[static_cast<size_t>(i)];
         return Value(utf8_encode(r));
       }
-      if (obj.is_list()) {
+      if (obj.is_list() && !obj.is_iterator()) {
         std::vector<Value> r;
         for (std::int64_t i : slice_indices(obj.length(), parts[0], parts[1], parts[2]))
           r.push_back(obj.items()[static_cast<size_t>(i)]);
         return Value::list(std::move(r), obj.list_obj().is_tuple);
       }
-      throw RenderError("'" + obj.type_name() + "' object is not subscriptable");
+      return Value::undefined("'" + obj.type_name() + "' object is not subscriptable");
     }
     case Expr::Kind::Call: {
       const Value callee = eval(*e.children[0], scope);
@@ -448,6 +465,15 @@ Value Interpreter::eval(const Expr& e, const ScopePtr& scope) {
       return v.is_float() ? Value(-v.as_double()) : Value(-v.as_int());
     }
     case Expr::Kind::Binary: return eval_binary(e, scope);
+    case Expr::Kind::Compare: {
+      Value left = eval(*e.children[0], scope);
+      for (const auto& [op, expr] : e.kwargs) {
+        Value right = eval(*expr, scope);
+        if (!binary_op(op, left, right, *this).truthy()) return Value(false);
+        left = std::move(right);
+      }
+      return Value(true);
+    }
     case Expr::Kind::Conditional: {
       if (eval(*e.children[1], scope).truthy()) return eval(*e.children[0], scope);
       if (e.children[2]) return eval(*e.children[2], scope);

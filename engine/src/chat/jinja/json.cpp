@@ -230,6 +230,7 @@ class JsonWriter {
       }
       case Value::Kind::String: dump_string(out, v.as_string()); return;
       case Value::Kind::List: {
+        if (v.is_iterator()) throw RenderError("Object of type " + v.type_name() + " is not JSON serializable");
         const auto& items = v.items();
         if (items.empty()) {
           out += "[]";

@@ -263,13 +263,15 @@ class Lexer {
     };
     take_digits();
     bool is_float = false;
-    if (i + 1 < s_.size() && s_[i] == '.' && is_digit(s_[i + 1])) {
+    // After a '.', digits are an index (`items.0.1`), never a float (as jinja2's lexer).
+    const bool after_dot = start > 0 && s_[start - 1] == '.';
+    if (!after_dot && i + 1 < s_.size() && s_[i] == '.' && is_digit(s_[i + 1])) {
       is_float = true;
       digits += '.';
       ++i;
       take_digits();
     }
-    if (i < s_.size() && (s_[i] == 'e' || s_[i] == 'E')) {
+    if (!after_dot && i < s_.size() && (s_[i] == 'e' || s_[i] == 'E')) {
       size_t j = i + 1;
       if (j < s_.size() && (s_[j] == '+' || s_[j] == '-')) ++j;
       if (j < s_.size() && is_digit(s_[j])) {

@@ -1,5 +1,6 @@
 // Python methods of str, list and dict that templates call (`content.strip()`,
-// `message.get('x')`, `ns.parts.append(x)`, ...), returned as bound functions.
+// `message.get('x')`, ...), returned as bound functions. Methods that modify a list
+// or dict are refused, as in jinja2's immutable sandbox.
 #include <algorithm>
 
 #include "chat/jinja/builtins.h"
@@ -148,7 +149,7 @@ Value str_method(const std::string& name, const Value& self, Interpreter& in, co
 }
 
 Value dict_method(const std::string& name, const Value& self, const CallArgs& a) {
-  DictObject& d = self.dict_obj();
+  const DictObject& d = self.dict_obj();
   if (name == "items") {
     std::vector<Value> out;
     for (const auto& [k, v] : d.items) out.push_back(Value::list({k, v}, true));
@@ -170,30 +171,11 @@ Value dict_method(const std::string& name, const Value& self, const CallArgs& a)
     c.dict_obj().items = d.items;
     return c;
   }
-  if (name == "update") {
-    const Value& other = need(a, 0, "update");
-    if (!other.is_dict()) throw RenderError("dict.update() needs a dict");
-    for (const auto& [k, v] : other.dict_obj().items) d.set(k, v);
-    return Value::none();
-  }
-  if (name == "pop") {
-    const Value& key = need(a, 0, "pop");
-    for (auto it = d.items.begin(); it != d.items.end(); ++it) {
-      if (values_equal(it->first, key)) {
-        Value v = it->second;
-        d.items.erase(it);
-        return v;
-      }
-    }
-    if (const Value* dflt = a.get(1, "default")) return *dflt;
-    throw RenderError("KeyError: " + key.repr());
-  }
   throw RenderError("'dict' object has no attribute '" + name + "'");
 }
 
 Value list_method(const std::string& name, const Value& self, const CallArgs& a) {
-  std::vector<Value>& l = self.list_obj().items;
-  const bool tuple = self.list_obj().is_tuple;
+  const std::vector<Value>& l = self.list_obj().items;
   if (name == "index" || name == "count") {
     const Value& x = need(a, 0, name.c_str());
     std::int64_t n = 0;
@@ -205,33 +187,6 @@ Value list_method(const std::string& name, const Value& self, const CallArgs& a)
     if (name == "index") throw RenderError(x.repr() + " is not in list");
     return Value(n);
   }
-  if (tuple) throw RenderError("'tuple' object has no attribute '" + name + "'");
-  if (name == "append") {
-    l.push_back(need(a, 0, "append"));
-    return Value::none();
-  }
-  if (name == "extend") {
-    for (const Value& v : iterate(need(a, 0, "extend"))) l.push_back(v);
-    return Value::none();
-  }
-  if (name == "insert") {
-    std::int64_t i = int_arg(a, 0, "index", 0);
-    const auto n = static_cast<std::int64_t>(l.size());
-    if (i < 0) i = std::max<std::int64_t>(0, i + n);
-    i = std::min(i, n);
-    l.insert(l.begin() + i, need(a, 1, "insert"));
-    return Value::none();
-  }
-  if (name == "pop") {
-    if (l.empty()) throw RenderError("pop from empty list");
-    std::int64_t i = int_arg(a, 0, "index", -1);
-    const auto n = static_cast<std::int64_t>(l.size());
-    if (i < 0) i += n;
-    if (i < 0 || i >= n) throw RenderError("pop index out of range");
-    Value v = l[static_cast<size_t>(i)];
-    l.erase(l.begin() + i);
-    return v;
-  }
   if (name == "copy") return Value::list(l);
   throw RenderError("'list' object has no attribute '" + name + "'");
 }
@@ -241,8 +196,8 @@ bool has_method(const Value& obj, const std::string& name) {
                                "endswith", "replace", "upper", "lower", "title", "capitalize", "find", "rfind",
                                "index", "rindex", "count", "join", "format", "partition", "rpartition",
                                "isdigit", "isspace", "isalpha", "isalnum", "islower", "isupper"};
-  static const char* kDict[] = {"items", "keys", "values", "get", "copy", "update", "pop"};
-  static const char* kList[] = {"index", "count", "append", "extend", "insert", "pop", "copy"};
+  static const char* kDict[] = {"items", "keys", "values", "get", "copy"};
+  static const char* kList[] = {"index", "count", "copy"};
   auto in = [&](const auto& names) {
     return std::any_of(std::begin(names), std::end(names), [&](const char* n) { return name == n; });
   };
@@ -252,9 +207,24 @@ bool has_method(const Value& obj, const std::string& name) {
   return false;
 }
 
+// transformers renders in jinja2's ImmutableSandboxedEnvironment: methods that
+// modify a list or dict are refused.
+bool is_mutating(const Value& obj, const std::string& name) {
+  if (obj.is_list()) return name == "append" || name == "extend" || name == "insert" || name == "pop" ||
+                            name == "remove" || name == "clear" || name == "sort" || name == "reverse";
+  if (obj.is_dict() && !obj.dict_obj().is_namespace)
+    return name == "update" || name == "pop" || name == "popitem" || name == "setdefault" || name == "clear";
+  return false;
+}
+
 }  // namespace
 
 Value find_method(const Value& obj, const std::string& name) {
+  if (is_mutating(obj, name)) {
+    return Value::function(name, [obj, name](Interpreter&, const CallArgs&) -> Value {
+      throw RenderError("access to attribute '" + name + "' of '" + obj.type_name() + "' object is unsafe.");
+    });
+  }
   if (!has_method(obj, name)) return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + name + "'");
   return Value::function(name, [obj, name](Interpreter& in, const CallArgs& args) -> Value {
     if (obj.is_string()) return str_method(name, obj, in, args);

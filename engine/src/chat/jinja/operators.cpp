@@ -72,7 +72,7 @@ bool contains(const Value& container, const Value& item) {
       if (!item.is_string()) throw RenderError("'in <string>' requires string as left operand, not " + item.type_name());
       return container.as_string().find(item.as_string()) != std::string::npos;
     case Value::Kind::List:
-      for (const Value& v : container.items())
+      for (const Value& v : iterate(container))
         if (values_equal(v, item)) return true;
       return false;
     case Value::Kind::Dict: return container.dict_obj().find(item) != nullptr;
@@ -105,7 +105,7 @@ Value binary_op(const std::string& op, const Value& a, const Value& b, const Int
       in.check_size(a.as_string().size() + b.as_string().size());
       return Value(a.as_string() + b.as_string());
     }
-    if (a.is_list() && b.is_list()) {
+    if (a.is_list() && b.is_list() && !a.is_iterator() && !b.is_iterator()) {
       std::vector<Value> out = a.items();
       out.insert(out.end(), b.items().begin(), b.items().end());
       return Value::list(std::move(out), a.list_obj().is_tuple);
@@ -114,8 +114,8 @@ Value binary_op(const std::string& op, const Value& a, const Value& b, const Int
       throw RenderError("can only concatenate str (not \"" + (a.is_string() ? b : a).type_name() + "\") to str");
   }
   if (op == "*") {
-    if ((a.is_string() || a.is_list()) && (b.is_int() || b.is_bool())) return repeat(a, b.as_int(), in);
-    if ((b.is_string() || b.is_list()) && (a.is_int() || a.is_bool())) return repeat(b, a.as_int(), in);
+    if ((a.is_string() || (a.is_list() && !a.is_iterator())) && (b.is_int() || b.is_bool())) return repeat(a, b.as_int(), in);
+    if ((b.is_string() || (b.is_list() && !b.is_iterator())) && (a.is_int() || a.is_bool())) return repeat(b, a.as_int(), in);
   }
   if (op == "%" && a.is_string()) return Value(percent_format(a.as_string(), b));
   unsupported(op, a, b);

@@ -319,24 +319,33 @@ class Parser {
     return parse_compare();
   }
 
+  // a < b <= c chains like Python: (a < b) and (b <= c), each operand evaluated once.
   ExprPtr parse_compare() {
-    ExprPtr l = parse_math1();
+    const Token start = cur();
+    ExprPtr first = parse_math1();
+    std::vector<std::pair<std::string, ExprPtr>> rest;
     while (true) {
       const Token at = cur();
       if (at.type == TokenType::Op &&
           (at.text == "==" || at.text == "!=" || at.text == "<" || at.text == ">" || at.text == "<=" || at.text == ">=")) {
         ++i_;
-        l = binary(at, at.text, std::move(l), parse_math1());
+        rest.emplace_back(at.text, parse_math1());
       } else if (is_name("in")) {
         ++i_;
-        l = binary(at, "in", std::move(l), parse_math1());
+        rest.emplace_back("in", parse_math1());
       } else if (is_name("not") && peek().type == TokenType::Name && peek().text == "in") {
         i_ += 2;
-        l = binary(at, "not in", std::move(l), parse_math1());
+        rest.emplace_back("not in", parse_math1());
       } else {
-        return l;
+        break;
       }
     }
+    if (rest.empty()) return first;
+    if (rest.size() == 1) return binary(start, rest[0].first, std::move(first), std::move(rest[0].second));
+    auto chain = make(Expr::Kind::Compare, start);
+    chain->children.push_back(std::move(first));
+    chain->kwargs = std::move(rest);
+    return chain;
   }
 
   ExprPtr parse_math1() {
@@ -521,8 +530,12 @@ class Parser {
         ++i_;
         e.kwargs.emplace_back(std::move(key), parse_expression());
       } else {
-        if (is_op("*") || is_op("**")) fail(cur(), "*args and **kwargs are not supported");
-        e.children.push_back(parse_expression());
+        if (is_op("*") || is_op("**")) {
+          std::string star = next().text;
+          e.kwargs.emplace_back(std::move(star), parse_expression());
+        } else {
+          e.children.push_back(parse_expression());
+        }
       }
       if (!accept_op(",")) break;
     }

@@ -30,7 +30,9 @@ bool t_mapping(Interpreter&, const Value& v, const CallArgs&) { return v.is_dict
 bool t_iterable(Interpreter&, const Value& v, const CallArgs&) {
   return v.is_string() || v.is_list() || v.is_dict() || v.is_undefined();
 }
-bool t_sequence(Interpreter&, const Value& v, const CallArgs&) { return v.is_string() || v.is_list() || v.is_dict(); }
+bool t_sequence(Interpreter&, const Value& v, const CallArgs&) {
+  return v.is_string() || (v.is_list() && !v.is_iterator()) || v.is_dict();
+}
 bool t_callable(Interpreter&, const Value& v, const CallArgs&) { return v.is_function(); }
 bool t_lower(Interpreter&, const Value& v, const CallArgs&) { return v.is_string() && to_lower(v.as_string()) == v.as_string(); }
 bool t_upper(Interpreter&, const Value& v, const CallArgs&) { return v.is_string() && to_upper(v.as_string()) == v.as_string(); }

@@ -44,6 +44,12 @@ Value Value::list(std::vector<Value> items, bool tuple) {
   return Value(std::move(l));
 }
 
+Value Value::iterator(std::vector<Value> items, std::string type) {
+  Value v = list(std::move(items));
+  v.list_->iterator_type = std::move(type);
+  return v;
+}
+
 Value Value::dict() { return Value(std::make_shared<DictObject>()); }
 
 Value Value::function(std::string name, std::function<Value(Interpreter&, const CallArgs&)> fn) {
@@ -61,7 +67,7 @@ bool Value::truthy() const {
     case Kind::Int: return int_ != 0;
     case Kind::Float: return float_ != 0.0;
     case Kind::String: return !str_.empty();
-    case Kind::List: return !list_->items.empty();
+    case Kind::List: return list_->is_iterator() || !list_->items.empty();
     case Kind::Dict: return dict_->is_namespace || !dict_->items.empty();
     case Kind::Function: return true;
   }
@@ -75,7 +81,7 @@ std::int64_t Value::length() const {
       for (unsigned char c : str_) n += (c & 0xC0) != 0x80;
       return n;
     }
-    case Kind::List: return static_cast<std::int64_t>(list_->items.size());
+    case Kind::List: return list_->is_iterator() ? -1 : static_cast<std::int64_t>(list_->items.size());
     case Kind::Dict: return static_cast<std::int64_t>(dict_->items.size());
     case Kind::Undefined: return 0;
     default: return -1;
@@ -174,6 +180,7 @@ std::string Value::repr() const {
     case Kind::String: return repr_string(str_);
     case Kind::List: {
       const auto& l = *list_;
+      if (l.is_iterator()) return "<" + l.iterator_type + " object>";
       std::string out = l.is_tuple ? "(" : "[";
       for (size_t i = 0; i < l.items.size(); ++i) {
         if (i) out += ", ";
@@ -205,7 +212,7 @@ std::string Value::type_name() const {
     case Kind::Int: return "int";
     case Kind::Float: return "float";
     case Kind::String: return "str";
-    case Kind::List: return list_->is_tuple ? "tuple" : "list";
+    case Kind::List: return list_->is_iterator() ? list_->iterator_type : list_->is_tuple ? "tuple" : "list";
     case Kind::Dict: return dict_->is_namespace ? "Namespace" : "dict";
     case Kind::Function: return "function";
   }
@@ -226,6 +233,7 @@ bool values_equal(const Value& a, const Value& b) {
       const auto& x = a.items();
       const auto& y = b.items();
       if (&x == &y) return true;
+      if (a.is_iterator() || b.is_iterator()) return false;
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i)
         if (!values_equal(x[i], y[i])) return false;

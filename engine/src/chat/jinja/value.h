@@ -29,6 +29,11 @@ class Interpreter;
 struct ListObject {
   std::vector<Value> items;
   bool is_tuple = false;  // prints as (a, b)
+  // A one-shot Python iterator (what jinja2's map/select/unique/items/reverse filters
+  // return): always truthy, no len(), no subscripts, not JSON-serializable, and empty
+  // once iterated. `iterator_type` is its Python type name ("generator").
+  std::string iterator_type;
+  bool is_iterator() const { return !iterator_type.empty(); }
 };
 
 struct DictObject {
@@ -78,6 +83,7 @@ class Value {
   Value(std::shared_ptr<FunctionObject> f) : kind_(Kind::Function), fn_(std::move(f)) {}  // NOLINT
 
   static Value list(std::vector<Value> items = {}, bool tuple = false);
+  static Value iterator(std::vector<Value> items, std::string type = "generator");
   static Value dict();
   static Value function(std::string name, std::function<Value(Interpreter&, const CallArgs&)> fn);
 
@@ -90,6 +96,7 @@ class Value {
   bool is_number() const { return kind_ == Kind::Int || kind_ == Kind::Float || kind_ == Kind::Bool; }
   bool is_string() const { return kind_ == Kind::String; }
   bool is_list() const { return kind_ == Kind::List; }
+  bool is_iterator() const { return kind_ == Kind::List && list_->is_iterator(); }
   bool is_dict() const { return kind_ == Kind::Dict; }
   bool is_function() const { return kind_ == Kind::Function; }
 
