@@ -23,8 +23,8 @@ struct Scope {
 
 // Bounds that keep a hostile template from hanging or exhausting memory or the stack.
 struct RenderLimits {
-  std::int64_t max_steps = 20'000'000;       // statements + loop iterations + calls
-  std::size_t max_output_bytes = 64u << 20;  // also bounds any one string value
+  std::int64_t max_steps = 2'000'000;        // statements + loop iterations + calls (~1 s)
+  std::size_t max_output_bytes = 16u << 20;  // also bounds any one string value
   int max_call_depth = 200;                  // nested macro calls
 };
 

@@ -85,9 +85,10 @@ bool contains(const Value& container, const Value& item) {
 
 Value binary_op(const std::string& op, const Value& a, const Value& b, const Interpreter& in) {
   if (op == "~") {
-    std::string s = a.str() + b.str();
-    in.check_size(s.size());
-    return Value(std::move(s));
+    std::string s = a.str();
+    const std::string t = b.str();
+    in.check_size(s.size() + t.size());
+    return Value(s += t);
   }
   if (op == "==") return Value(values_equal(a, b));
   if (op == "!=") return Value(!values_equal(a, b));

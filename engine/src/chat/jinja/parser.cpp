@@ -11,7 +11,7 @@
 namespace kvchat::jinja {
 namespace {
 
-constexpr int kMaxNesting = 200;
+constexpr int kMaxNesting = 100;
 
 class Parser {
  public:
