@@ -69,6 +69,10 @@ TEST(Jinja, WhitespaceControl) {
             "two\n");
   EXPECT_EQ(render("crlf\r\n{% if true %}\r\nline\r\n{% endif %}\r\n"),
             "crlf\nline\n");
+  EXPECT_EQ(render("{% if true +%}\nkept{% endif +%}\n|{% if true %}\ntrimmed{% endif %}\n|"),
+            "\nkept\n|trimmed|");
+  EXPECT_EQ(render("{% for i in [1, 2] %}\n  {%- if i == 2 %}\n    two\n  {% else %}\n    other\n  {% endif %}\n{% endfor %}"),
+            "    other\n    two\n");
 }
 
 TEST(Jinja, CommentsAndRaw) {

@@ -215,7 +215,8 @@ class Lexer {
               while (e < s_.size() && is_space(s_[e])) ++e;
             return e;
           }
-          return after_block_end(end, strip && c == '-');
+          if (strip && c == '+') return end;  // `+%}` keeps the newline (no trim_blocks)
+          return after_block_end(end, strip);
         }
       }
       if (is_name_start(c)) {
