@@ -356,6 +356,57 @@ TEST(Jinja, ToJson) {
             "0.11e+201e-07-5{\"role\": \"system\", \"content\": \" S \"}");
 }
 
+TEST(Jinja, MoreEdgeCases) {
+  EXPECT_EQ(render("{{ x|trim }}|{{ x|upper }}|{{ x|list }}|{{ x|join(',') }}|{{ x|first }}|{{ x|string }}|{{ x|length }}|{{ x|count }}"),
+            "||[]||||0|0");
+  // jinja2: TypeError: Object of type Undefined is not JSON serializable
+  EXPECT_NE(render_error("{{ x|tojson }}"), "");
+  // jinja2: TypeError: argument of type 'NoneType' is not iterable
+  EXPECT_NE(render_error("{{ 'a' in none }}"), "");
+  // jinja2: TypeError: object of type 'int' has no len()
+  EXPECT_NE(render_error("{{ 5|length }}"), "");
+  EXPECT_EQ(render("{{ x is none }}{% if x %}y{% else %}n{% endif %}"),
+            "Falsen");
+  EXPECT_EQ(render("{% for i in [1,2,3] %}{{ loop.length }}{% if i == 2 %}{% break %}{% endif %}{% endfor %}"),
+            "33");
+  EXPECT_EQ(render("{{ [{'a':{'b':2}},{'a':{'b':1}}]|sort(attribute='a.b')|map(attribute='a.b')|join }}"),
+            "12");
+  EXPECT_EQ(render("{{ {'a':1,'a':2} }}{{ {'a':1}|tojson(indent=none) }}{{ [1,2]|tojson(indent=0) }}"),
+            "{'a': 2}{\"a\": 1}[\n1,\n2\n]");
+  EXPECT_EQ(render("{{ 'abc'|replace('', '-') }}{{ 3|string * 2 }}{{ '%d' % 3.7 }}{{ '%s' % [1] }}{{ '%s %s' % ('a', none) }}"),
+            "-a-b-c-333[1]a None");
+  EXPECT_EQ(render("{{ 9223372036854775807 }}{{ -9223372036854775807 }}"),
+            "9223372036854775807-9223372036854775807");
+  EXPECT_EQ(render("{{ 'ABC'|lower|capitalize }}{{ 'x y'|title }}{{ 'hello-world foo_bar'|title }}"),
+            "AbcX YHello-World Foo_bar");
+  EXPECT_EQ(render("{{ [1,2,3]|join }}{{ ['a', 1, none]|join('-') }}{{ {'a':1,'b':2}|join(',') }}"),
+            "123a-1-Nonea,b");
+  EXPECT_EQ(render("{{ [none, 'b', 1] }}{{ [1.0, 2.50] }}{{ {'x': [none]} }}"),
+            "[None, 'b', 1][1.0, 2.5]{'x': [None]}");
+  EXPECT_EQ(render("{{ messages|first }}{{ (messages|last).role }}"),
+            "{'role': 'system', 'content': ' S '}user");
+  EXPECT_EQ(render("{{ messages[0].get('content') }}{{ messages[0].get('missing', 'dv') }}{{ messages[0].items()|list|length }}"),
+            " S dv2");
+  EXPECT_EQ(render("{{ 'a' ~ x ~ 'b' }}{{ x or 'fallback' }}{{ x and 'no' }}|"),
+            "abfallback|");
+  EXPECT_EQ(render("{{ [] is sequence }}{{ 'abc' is iterable }}{{ 1 is iterable }}{{ none is defined }}"),
+            "TrueTrueFalseTrue");
+  EXPECT_EQ(render("{{ range(3)|reverse|list }}{{ range(3)|sum }}{{ range(3)|max }}"),
+            "[2, 1, 0]32");
+  EXPECT_EQ(render("{% set a = [1,2,3] %}{{ a[1:]|list }}{{ a|length > 2 }}{{ a[0] + a[-1] }}"),
+            "[2, 3]True4");
+  EXPECT_EQ(render("{%- set content = '<think>\\nr\\n</think>\\n\\nfinal' %}{%- if '</think>' in content %}{%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}{%- set content = content.split('</think>')[-1].lstrip('\\n') %}{%- endif %}[{{ reasoning_content }}][{{ content }}]"),
+            "[r][final]");
+  EXPECT_EQ(render("{{ 'x'.startswith('') }}{{ ''.split(',') }}{{ ''.split() }}{{ 'a'.rsplit(',') }}"),
+            "True[''][]['a']");
+  EXPECT_EQ(render("{{ (1, 2) == [1, 2] }}{{ (1, 2)|list }}{{ 1 in (1, 2) }}"),
+            "False[1, 2]True");
+  EXPECT_EQ(render("{{ 0.5|round }}{{ 1.5|round }}{{ -2.5|round }}{{ 1.25|round(1) }}{{ 7|round }}"),
+            "0.02.0-2.01.27");
+  EXPECT_EQ(render("{{ 10/3 }}{{ -7 // 2.0 }}{{ 2**0.5 }}{{ 1e5 }}{{ 12345678901234567.0 }}{{ 0.000012 }}"),
+            "3.3333333333333335-4.01.4142135623730951100000.01.2345678901234568e+161.2e-05");
+}
+
 TEST(Jinja, SyntaxAndNameErrors) {
   // jinja2: TemplateAssertionError: No filter named 'nosuchfilter'.
   EXPECT_NE(render_error("{{ 'a' | nosuchfilter }}"), "");

@@ -316,6 +316,9 @@ Value f_round(Interpreter&, const Value& v, const CallArgs& a) {
   if (!v.is_number()) throw RenderError("round needs a number");
   const std::int64_t precision = int_arg(a, 0, "precision", 0);
   const std::string method = str_arg(a, 1, "method", "common");
+  if (method == "common" && (v.is_int() || v.is_bool())) {
+    if (precision >= 0) return Value(v.as_int());  // Python's round(int) stays an int
+  }
   const double scale = std::pow(10.0, static_cast<double>(precision));
   const double x = v.as_double() * scale;
   double r;

@@ -234,6 +234,7 @@ bool values_equal(const Value& a, const Value& b) {
       const auto& y = b.items();
       if (&x == &y) return true;
       if (a.is_iterator() || b.is_iterator()) return false;
+      if (a.list_obj().is_tuple != b.list_obj().is_tuple) return false;  // (1, 2) != [1, 2]
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i)
         if (!values_equal(x[i], y[i])) return false;
