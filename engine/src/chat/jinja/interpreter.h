@@ -25,7 +25,7 @@ struct Scope {
 struct RenderLimits {
   std::int64_t max_steps = 2'000'000;        // statements + loop iterations + calls (~1 s)
   std::size_t max_output_bytes = 16u << 20;  // also bounds any one string value
-  int max_call_depth = 200;                  // nested macro calls
+  int max_call_depth = 64;                   // nested macro calls (fits a 512 KiB thread stack)
 };
 
 class Interpreter {
