@@ -3,9 +3,14 @@
 // template, such as the demo model) use raw completion.
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "kvchat/result.h"
 
 namespace kvchat {
 
@@ -41,5 +46,52 @@ std::string render_chat(ChatTemplateKind kind, std::string_view system_prompt,
                         const std::vector<ChatMessage>& messages);
 // Strings that end an assistant reply in this template (besides EOS).
 std::vector<std::string> chat_stop_strings(ChatTemplateKind kind);
+
+// ---- Jinja chat templates (tokenizer.chat_template), rendered as Hugging Face's
+// apply_chat_template renders them (jinja2 with trim_blocks and lstrip_blocks, the
+// sandbox's limits, transformers' tojson, raise_exception and strftime_now). The
+// named kinds above remain the fallback for models without a template.
+
+struct ChatRenderOptions {
+  bool add_generation_prompt = true;
+  std::string bos_token, eos_token;
+  // What strftime_now() formats (seconds since the epoch, shown in local time);
+  // unset = the real current time. Tests fix it for reproducible output.
+  std::optional<std::int64_t> now_unix_seconds;
+  // Extra template variables as a JSON object, e.g. {"tools": [...],
+  // "enable_thinking": false}. Empty = none.
+  std::string extra_variables_json;
+};
+
+// A parsed Jinja chat template (from tokenizer.chat_template or a user override).
+// Immutable and cheap to copy (the parsed tree is shared); safe to render from
+// several threads at once.
+class ChatTemplate {
+ public:
+  // Syntax errors name the line and column ("line 3, column 7: ...").
+  static Result<ChatTemplate> parse(std::string_view jinja_source);
+
+  // The text for `messages` (role + content each). raise_exception(msg) in the
+  // template, and any other render-time error, becomes Error{msg}.
+  Result<std::string> render(const std::vector<ChatMessage>& messages, const ChatRenderOptions& options) const;
+  // The same for messages given as JSON: an array of message objects (any keys:
+  // tool_calls, nested objects...), or an object {"messages": [...], ...} whose other
+  // keys (tools, documents, ...) become template variables too.
+  Result<std::string> render_json(std::string_view messages_json, const ChatRenderOptions& options) const;
+
+  // Whether the text for the first k messages is a prefix of the text for the first
+  // k+1 (both rendered with `options`), i.e. whether a KV cache of the shorter prompt
+  // stays valid after appending message k. Informative only.
+  Result<bool> is_prefix_stable(const std::vector<ChatMessage>& messages, std::size_t k,
+                                const ChatRenderOptions& options) const;
+
+  const std::string& source() const;
+
+  struct Parsed;  // the parsed tree (internal)
+
+ private:
+  explicit ChatTemplate(std::shared_ptr<const Parsed> parsed) : parsed_(std::move(parsed)) {}
+  std::shared_ptr<const Parsed> parsed_;
+};
 
 }  // namespace kvchat

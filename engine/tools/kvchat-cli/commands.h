@@ -21,6 +21,7 @@ int cmd_mkmodel(const Argv& args);
 int cmd_memory(const Argv& args);
 int cmd_perplexity(const Argv& args);
 int cmd_summarize(const Argv& args);
+int cmd_template(const Argv& args);
 
 // bench --compare-no-cache: decode speed with and without the KV cache per context length.
 int bench_compare_no_cache(const class Args& args);

@@ -54,6 +54,12 @@ commands:
               progress go to stderr, the summary to stdout; --json: {summary, plan, chunks,
               tokens_evaluated, peak_kv_bytes, document}. --resume R saves every partial
               summary to R as it is written; running again with R continues after Ctrl+C
+  template    --template-file F --messages M [--bos S] [--eos S] [--add-generation-prompt]
+              [--now UNIX_SECONDS] [--vars V]   renders the Jinja chat template F over the
+              messages in M (a JSON array of message objects, or {"messages": [...], ...})
+              as transformers' apply_chat_template does, byte for byte to stdout;
+              raise_exception(msg) and other errors exit 1 with msg on stderr. --now fixes
+              strftime_now(); --vars: a JSON object of extra variables (tools, ...)
 
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
   --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
@@ -82,6 +88,7 @@ int main(int argc, char** argv) {
   if (cmd == "memory") return cmd_memory(rest);
   if (cmd == "perplexity") return cmd_perplexity(rest);
   if (cmd == "summarize") return cmd_summarize(rest);
+  if (cmd == "template") return cmd_template(rest);
   std::fprintf(stderr, "kvchat-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }

@@ -1,0 +1,120 @@
+// ChatTemplate: a Jinja chat template parsed once and rendered with the variables
+// transformers' apply_chat_template passes: messages, add_generation_prompt,
+// bos_token, eos_token (plus any extra variables the caller gives).
+#include <chrono>
+#include <unordered_map>
+
+#include "chat/jinja/interpreter.h"
+#include "chat/jinja/json.h"
+#include "chat/jinja/lexer.h"
+#include "chat/jinja/parser.h"
+#include "kvchat/chat_template.h"
+
+namespace kvchat {
+
+struct ChatTemplate::Parsed {
+  std::string source;
+  std::shared_ptr<const jinja::Template> tree;
+};
+
+namespace {
+
+using Variables = std::unordered_map<std::string, jinja::Value>;
+
+jinja::Value messages_value(const std::vector<ChatMessage>& messages) {
+  std::vector<jinja::Value> list;
+  for (const ChatMessage& m : messages) {
+    jinja::Value d = jinja::Value::dict();
+    d.dict_obj().set(jinja::Value("role"), jinja::Value(m.role));
+    d.dict_obj().set(jinja::Value("content"), jinja::Value(m.content));
+    list.push_back(std::move(d));
+  }
+  return jinja::Value::list(std::move(list));
+}
+
+std::int64_t now_seconds(const ChatRenderOptions& o) {
+  if (o.now_unix_seconds) return *o.now_unix_seconds;
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void add_json_object(Variables& vars, const jinja::Value& obj, const char* what) {
+  if (!obj.is_dict()) throw jinja::RenderError(std::string(what) + " must be a JSON object");
+  for (const auto& [k, v] : obj.dict_obj().items) vars[k.str()] = v;
+}
+
+Result<std::string> render_with(const jinja::Template& tree, jinja::Value messages, const jinja::Value* extra_from_messages,
+                                const ChatRenderOptions& o) {
+  try {
+    Variables vars;
+    if (!o.extra_variables_json.empty())
+      add_json_object(vars, jinja::parse_json(o.extra_variables_json), "extra_variables_json");
+    if (extra_from_messages) add_json_object(vars, *extra_from_messages, "the messages object");
+    vars["messages"] = std::move(messages);
+    vars["add_generation_prompt"] = jinja::Value(o.add_generation_prompt);
+    vars["bos_token"] = jinja::Value(o.bos_token);
+    vars["eos_token"] = jinja::Value(o.eos_token);
+    jinja::Interpreter interpreter(tree, now_seconds(o));
+    return interpreter.render(vars);
+  } catch (const jinja::RenderError& e) {
+    return Error{e.what()};
+  } catch (const std::bad_alloc&) {
+    return Error{"chat template: out of memory"};
+  } catch (const std::exception& e) {
+    return Error{std::string("chat template: ") + e.what()};
+  }
+}
+
+}  // namespace
+
+Result<ChatTemplate> ChatTemplate::parse(std::string_view jinja_source) {
+  try {
+    auto parsed = std::make_shared<Parsed>();
+    parsed->source = std::string(jinja_source);
+    parsed->tree = jinja::parse_template(jinja_source);
+    return ChatTemplate(std::move(parsed));
+  } catch (const jinja::SyntaxError& e) {
+    return Error{std::string("chat template syntax error: ") + e.what()};
+  } catch (const std::exception& e) {
+    return Error{std::string("chat template: ") + e.what()};
+  }
+}
+
+Result<std::string> ChatTemplate::render(const std::vector<ChatMessage>& messages, const ChatRenderOptions& options) const {
+  return render_with(*parsed_->tree, messages_value(messages), nullptr, options);
+}
+
+Result<std::string> ChatTemplate::render_json(std::string_view messages_json, const ChatRenderOptions& options) const {
+  jinja::Value doc;
+  try {
+    doc = jinja::parse_json(messages_json);
+  } catch (const jinja::RenderError& e) {
+    return Error{std::string("messages: ") + e.what()};
+  }
+  if (doc.is_list()) return render_with(*parsed_->tree, doc, nullptr, options);
+  if (doc.is_dict()) {
+    const jinja::Value* messages = doc.dict_obj().find(std::string_view("messages"));
+    if (!messages || !messages->is_list()) return Error{"messages: the object has no \"messages\" array"};
+    const jinja::Value list = *messages;
+    jinja::Value rest = jinja::Value::dict();
+    for (const auto& [k, v] : doc.dict_obj().items)
+      if (!(k.is_string() && k.as_string() == "messages")) rest.dict_obj().set(k, v);
+    return render_with(*parsed_->tree, list, &rest, options);
+  }
+  return Error{"messages: expected a JSON array of messages or an object with \"messages\""};
+}
+
+Result<bool> ChatTemplate::is_prefix_stable(const std::vector<ChatMessage>& messages, std::size_t k,
+                                            const ChatRenderOptions& options) const {
+  if (k + 1 > messages.size()) return Error{"is_prefix_stable: k must be less than the number of messages"};
+  const std::vector<ChatMessage> shorter(messages.begin(), messages.begin() + static_cast<std::ptrdiff_t>(k));
+  const std::vector<ChatMessage> longer(messages.begin(), messages.begin() + static_cast<std::ptrdiff_t>(k + 1));
+  Result<std::string> a = render(shorter, options);
+  if (!a) return a.error();
+  Result<std::string> b = render(longer, options);
+  if (!b) return b.error();
+  return b->compare(0, a->size(), *a) == 0;
+}
+
+const std::string& ChatTemplate::source() const { return parsed_->source; }
+
+}  // namespace kvchat
