@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsentencepiece-dev sentencepiece  # tokenizer equivalence tests
   unicode-data                        # scripts/gen_unicode_tables.py (BPE pre-tokenizer tables)
+  python3-regex                       # scripts/gen_pre_tokenizer_golden.py (pre-tokenizer truth)
   nlohmann-json3-dev                  # kvchat-cli JSON output, reference parsing
   bible-kjv                           # `bible`: the Book of Genesis for the summarize end-to-end test
   python3-numpy                       # tests/reference: the float64 forward pass per architecture

@@ -236,3 +236,36 @@ TEST(PreTokenizer, RandomTextIsCoveredExactlyByEveryName) {
 
 }  // namespace
 }  // namespace kvchat
+
+#include <nlohmann/json.hpp>
+
+#include "support/load_vocab.h"
+
+namespace kvchat {
+namespace {
+
+// tests/data/pre_tokenizer_golden.json: the words Python's `regex` module gives for
+// each family's regexes (scripts/gen_pre_tokenizer_golden.py), on fixed and random
+// texts. An outside truth for the hand-written matchers.
+TEST(PreTokenizer, MatchesTheRegexesAsPythonRegexSplitsThem) {
+  const auto golden = nlohmann::json::parse(
+      test::read_file(std::string(KVCHAT_SOURCE_DIR) + "/tests/data/pre_tokenizer_golden.json"));
+  ASSERT_EQ(golden.size(), 14u);
+  for (const auto& [name, cases] : golden.items()) {
+    const auto spec = pre_tokenizer_spec(name);
+    ASSERT_TRUE(spec.has_value()) << name;
+    const PreTokenizer pre(*spec);
+    size_t passed = 0;
+    for (const auto& c : cases) {
+      const std::string text = c[0];
+      const Words expected = c[1];
+      const Words got = pre.words(text);
+      EXPECT_EQ(got, expected) << name << ": \"" << text << "\"";
+      passed += got == expected;
+    }
+    EXPECT_EQ(passed, cases.size()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace kvchat

@@ -224,6 +224,10 @@ TEST(BpeReal, EndOfGeneration) {
   const BpeVocab& coder = vocab("deepseek-coder");
   EXPECT_TRUE(coder.is_eog(32014));  // <｜end▁of▁sentence｜>
   EXPECT_FALSE(coder.is_eog(32013));
+  // StarCoder: <|endoftext|> (eos) and, as llama.cpp, the fill-in-the-middle pad token.
+  const BpeVocab& star = vocab("starcoder");
+  ASSERT_EQ(star.data().tokens[4], "<fim_pad>");
+  EXPECT_EQ(Ids(star.eog_ids().begin(), star.eog_ids().end()), (Ids{0, 4}));
 }
 
 TEST(BpeReal, SentencePieceEndOfGeneration) {

@@ -16,6 +16,17 @@ constexpr std::string_view kMarkers[] = {
     "<\xEF\xBD\x9C" "end\xE2\x96\x81" "of\xE2\x96\x81" "sentence\xEF\xBD\x9C>",  // <｜end▁of▁sentence｜>
 };
 
+// Fill-in-the-middle padding, repository and file-separator tokens: llama.cpp ends
+// generation at them too (a code model's document is over).
+constexpr std::string_view kFimMarkers[] = {
+    "<|fim_pad|>", "<fim-pad>",   "<fim_pad>",  "<PAD>",       "[PAD]",        "<|fim_repo|>",
+    "<|repo_name|>", "<fim-repo>", "<REPO>",    "<reponame>",  "<|file_sep|>",
+};
+
+bool is_fim_end_marker(std::string_view text) {
+  return std::find(std::begin(kFimMarkers), std::end(kFimMarkers), text) != std::end(kFimMarkers);
+}
+
 }  // namespace
 
 bool is_end_of_turn_marker(std::string_view text) {
@@ -37,7 +48,7 @@ std::vector<TokenId> build_eog_ids(std::span<const std::string> tokens,
     const PieceType t = types[id];
     if (t != PieceType::CONTROL && t != PieceType::USER_DEFINED) continue;
     const std::string& text = tokens[id];
-    if (!is_end_of_turn_marker(text)) continue;
+    if (!is_end_of_turn_marker(text) && !is_fim_end_marker(text)) continue;
     ids.push_back(id);
     if (text == "<|end|>") end_id = id;
     if (text == "<|return|>") has_return = true;

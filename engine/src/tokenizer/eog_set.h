@@ -1,7 +1,8 @@
 // The tokens that end generation, for every vocab kind, as llama.cpp decides
 // them: the eos token, the tokenizer.ggml.eot_token_id and eom_token_id tokens,
 // and every CONTROL or USER_DEFINED token whose text is a known end-of-turn
-// marker (<|eot_id|>, <|im_end|>, <|end|>, <end_of_turn>, <|endoftext|>, ...).
+// marker (<|eot_id|>, <|im_end|>, <|end|>, <end_of_turn>, <|endoftext|>, ...) or
+// a fill-in-the-middle pad/repository/file-separator token (<|fim_pad|>, <|file_sep|>, ...).
 #pragma once
 
 #include <span>
