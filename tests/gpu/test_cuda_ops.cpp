@@ -458,16 +458,16 @@ TEST(CudaRmsNorm, MatchesCpu) {
 // ---- rope ------------------------------------------------------------------------------
 
 // rope_cs (max_pos, n_rot/2): entry pos*(n_rot/2) + i = (cos, sin) of
-// theta = pos * base^(-2i/n_rot), in double then rounded to float, exactly as cpu::rope
-// computes c and s for its pair index 2i.
-std::vector<float2> make_rope_cs(int max_pos, int n_rot, float base) {
-  std::vector<float2> cs(static_cast<size_t>(max_pos) * (n_rot / 2));
+// theta = pos * t.inv_freq[i], in double then rounded to float, exactly as cpu::rope
+// computes c and s for pair i.
+std::vector<float2> make_rope_cs(int max_pos, const RopeTable& t) {
+  const int half = t.n_rot / 2;
+  std::vector<float2> cs(static_cast<size_t>(max_pos) * half);
   for (int pos = 0; pos < max_pos; ++pos) {
-    for (int i = 0; i < n_rot / 2; ++i) {
-      const double theta =
-          pos * std::pow(static_cast<double>(base), -static_cast<double>(2 * i) / n_rot);
-      cs[static_cast<size_t>(pos) * (n_rot / 2) + i] = {static_cast<float>(std::cos(theta)),
-                                                        static_cast<float>(std::sin(theta))};
+    for (int i = 0; i < half; ++i) {
+      const double theta = static_cast<double>(pos) * t.inv_freq[i];
+      cs[static_cast<size_t>(pos) * half + i] = {static_cast<float>(std::cos(theta)),
+                                                 static_cast<float>(std::sin(theta))};
     }
   }
   return cs;
@@ -478,7 +478,8 @@ void check_rope(int head_dim, int n_rot, float base, bool with_q, bool with_k) {
                " base=" + std::to_string(base) + (with_q ? " q" : "") + (with_k ? " k" : ""));
   const int n = 5, n_q = 8, n_kv = 2, max_pos = 5000;
   const std::vector<int32_t> positions = {0, 1, 17, 4095, 4999};
-  const std::vector<float2> cs = make_rope_cs(max_pos, n_rot, base);
+  const RopeTable table = make_rope_table(RopeStyle::Norm, n_rot, base, RopeScaling{}, nullptr);
+  const std::vector<float2> cs = make_rope_cs(max_pos, table);
   const std::vector<float> q = uniform(n * n_q * head_dim, 31, -2.0f, 2.0f),
                            k = uniform(n * n_kv * head_dim, 32, -2.0f, 2.0f);
   DevBuf<float> dq(q.size()), dk(k.size());
@@ -500,9 +501,8 @@ void check_rope(int head_dim, int n_rot, float base, bool with_q, bool with_k) {
   ASSERT_CUDA(dk.download(gk));
   std::vector<float> wq = q, wk = k;
   for (int b = 0; b < n; ++b) {
-    if (with_q) cpu::rope(wq.data() + b * n_q * head_dim, n_q, head_dim, n_rot, positions[b], base);
-    if (with_k)
-      cpu::rope(wk.data() + b * n_kv * head_dim, n_kv, head_dim, n_rot, positions[b], base);
+    if (with_q) cpu::rope(wq.data() + b * n_q * head_dim, n_q, head_dim, table, positions[b]);
+    if (with_k) cpu::rope(wk.data() + b * n_kv * head_dim, n_kv, head_dim, table, positions[b]);
   }
   // Separately rounded products and sums on both sides: expected bit-identical.
   size_t differ = 0;
