@@ -38,6 +38,13 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   // Queued: the slots run on the GUI thread, the only one that touches the models.
   connect(worker_, &EngineWorker::modelLoaded, this, &ChatController::on_model_loaded);
   connect(worker_, &EngineWorker::modelLoadFailed, this, &ChatController::on_model_load_failed);
+  connect(worker_, &EngineWorker::chatFormatChanged, this, [this](const QVariantMap& format) {
+    model_info_.insert(format);
+    emit modelChanged();
+  });
+  connect(worker_, &EngineWorker::chatFormatFailed, this, [this](const QString& message) {
+    emit errorOccurred(tr("Chat template: %1").arg(message));
+  });
   connect(worker_, &EngineWorker::loadProgress, this, [this](double f) {
     load_progress_ = f;
     emit loadProgressChanged();
@@ -104,8 +111,26 @@ void ChatController::loadModel(const QString& path_or_url) {
   model_loading_ = true;
   model_error_.clear();
   emit modelChanged();
+  QVariantMap settings = engine_settings_;
+  if (store_) {
+    settings.insert(QStringLiteral("chat_template_override"),
+                    store_->setting(template_override_key(path)).toString());
+  }
   QMetaObject::invokeMethod(worker_, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
-                            Q_ARG(QVariantMap, engine_settings_));
+                            Q_ARG(QVariantMap, settings));
+}
+
+QString ChatController::template_override_key(const QString& model_path) {
+  return QStringLiteral("chat_template_override/") + model_path;
+}
+
+void ChatController::setChatTemplateOverride(const QString& override_text) {
+  if (model_path_.isEmpty()) return;
+  QString error;
+  if (store_) store_->set_setting(template_override_key(model_path_), override_text, &error);
+  if (!error.isEmpty()) emit errorOccurred(error);
+  QMetaObject::invokeMethod(worker_, "setChatTemplateOverride", Qt::QueuedConnection,
+                            Q_ARG(QString, override_text));
 }
 
 void ChatController::cancelLoad() {

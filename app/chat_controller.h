@@ -99,6 +99,10 @@ class ChatController : public QObject {
   // backend ("auto"/"cpu"/"cuda"), threads, ctx, kv_type, context_policy: reloads the
   // model's session with them (the conversation is re-evaluated on the next message).
   Q_INVOKABLE void setEngineSettings(const QVariantMap& settings);
+  // The loaded model's chat template override, kept per model file: "" = the file's own
+  // template, "builtin:<name>" or Jinja text. Applied at once (no reload); a template that
+  // does not parse is refused with errorOccurred and the current one stays.
+  Q_INVOKABLE void setChatTemplateOverride(const QString& override_text);
   Q_INVOKABLE void setUiSetting(const QString& key, const QVariant& value);
   Q_INVOKABLE QVariant uiSetting(const QString& key, const QVariant& fallback = {}) const;
 
@@ -142,6 +146,8 @@ class ChatController : public QObject {
   qint64 current_ = 0;
   QVariantMap sampling_;
   QVariantMap model_info_;
+  // The store key of a model file's chat template override.
+  static QString template_override_key(const QString& model_path);
   bool model_loading_ = false;
   double load_progress_ = 0;
   QString model_error_;

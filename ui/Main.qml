@@ -59,6 +59,28 @@ ApplicationWindow {
     }
     SettingsDrawer { id: settings; height: window.height }
 
+    // Errors the controller reports (a model file that cannot run, with every reason; a
+    // template that does not parse): shown whole, and the loaded model stays in use.
+    Dialog {
+        id: errorDialog
+        objectName: "errorDialog"
+        title: qsTr("kvchat")
+        standardButtons: Dialog.Ok
+        anchors.centerIn: Overlay.overlay
+        width: Math.min(window.width - 80, 640)
+        property string message: ""
+        Label {
+            objectName: "errorDialogText"
+            width: errorDialog.availableWidth
+            wrapMode: Text.Wrap
+            text: errorDialog.message + (chat.modelInfo.name && chat.modelError ? "\n\n" + qsTr("%1 is still loaded.").arg(chat.modelInfo.name) : "")
+        }
+    }
+    Connections {
+        target: chat
+        function onErrorOccurred(message) { errorDialog.message = message; errorDialog.open() }
+    }
+
     Dialog {
         id: infoDialog
         title: qsTr("Model")
@@ -69,7 +91,7 @@ ApplicationWindow {
             columns: 2
             columnSpacing: 12
             Label { text: qsTr("file") } Label { text: (infoDialog.i.path || "") + " (" + chat.formatBytes(infoDialog.i.file_bytes) + ")" }
-            Label { text: qsTr("architecture") } Label { text: (infoDialog.i.architecture || "") + ", chat template: " + (infoDialog.i.chat_template_kind || "") }
+            Label { text: qsTr("architecture") } Label { text: (infoDialog.i.architecture || "") + ", tokenizer " + (infoDialog.i.tokenizer_model || "") + "; chat: " + (infoDialog.i.chat_format_description || "") }
             Label { text: qsTr("parameters") } Label { text: Number(infoDialog.i.n_params || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) }
             Label { text: qsTr("shape") } Label { text: qsTr("%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7")
                 .arg(infoDialog.i.n_layers).arg(infoDialog.i.n_embd).arg(infoDialog.i.n_heads).arg(infoDialog.i.n_kv_heads)

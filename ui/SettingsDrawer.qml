@@ -49,6 +49,8 @@ Drawer {
                 Label { text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: s.max_tokens ?? 256; editable: true }
             }
 
+            ChatTemplateSettings { Layout.fillWidth: true }
+
             Label { text: qsTr("Engine"); font.bold: true }
             GridLayout {
                 columns: 2

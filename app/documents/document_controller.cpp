@@ -2,12 +2,14 @@
 
 #include <QFileInfo>
 #include <QUrl>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "chat_controller.h"
 #include "documents/summary_job.h"
 #include "engine/engine_worker.h"
+#include "kvchat/chat_format.h"
 #include "kvchat/chat_template.h"
 #include "kvchat/model.h"
 #include "kvchat/summarize.h"
@@ -234,15 +236,19 @@ void DocumentController::rebuild_preview() {
   // Sent whole: the conversation as the model sees it, the document as a new user turn,
   // and room for a reply.
   const Tokenizer& tok = model->tokenizer();
-  const ChatTemplateKind kind = detect_chat_template(model->info().chat_template);
   std::vector<ChatMessage> history;
   for (const StoredMessage& msg : chat_.message_items()) {
     history.push_back({msg.role.toStdString(), msg.content.toStdString()});
   }
   history.push_back({"user", ""});
+  // The loaded model's format (its template or the user's override); a template that
+  // refuses this conversation counts as the plain text of its messages.
+  const std::optional<ChatFormat> format = worker_.chat_format();
+  const ChatFormat used = format ? *format : ChatFormat::built_in(ChatTemplateKind::Completion, tok);
+  const std::string system = chat_.system_prompt().toStdString();
+  const Result<std::string> rendered = used.render(system, history);
   const qint64 conversation_tokens = static_cast<qint64>(
-      tok.encode_with_special(render_chat(kind, chat_.system_prompt().toStdString(), history),
-                              tok.add_bos_by_default())
+      used.tokenize(rendered ? *rendered : render_chat(ChatTemplateKind::Completion, system, history))
           .size());
   const qint64 needed = conversation_tokens + tokens + kReplyRoomTokens;
   const bool fits_context = n_ctx > 0 && needed <= n_ctx;

@@ -162,8 +162,6 @@ QVariantMap model_map(const ModelInfo& info, const Session& session) {
   m.insert(QStringLiteral("kv_types"), kv_types);
   m.insert(QStringLiteral("tokenizer_model"), qstr(info.tokenizer_model));
   m.insert(QStringLiteral("chat_template"), qstr(info.chat_template));
-  m.insert(QStringLiteral("chat_template_kind"),
-           qstr(chat_template_name(detect_chat_template(info.chat_template))));
   // A hex string: a 64-bit value does not survive a JavaScript number.
   m.insert(
       QStringLiteral("identity"),
@@ -206,12 +204,32 @@ Result<SessionOptions> session_options(const QVariantMap& settings) {
   return o;
 }
 
-GenerateOptions generate_options(const QVariantMap& s, ChatTemplateKind kind) {
+GenerateOptions generate_options(const QVariantMap& s, const ChatFormat& format) {
   GenerateOptions o;
   o.sampling = sampling_params(s);
   o.max_tokens = s.value(QStringLiteral("max_tokens"), 256).toInt();
-  o.stop_strings = chat_stop_strings(kind);
+  o.stop_strings = format.stop_strings();
   return o;
+}
+
+QString format_source_name(ChatFormatSource source) {
+  switch (source) {
+    case ChatFormatSource::File:
+      return QStringLiteral("file");
+    case ChatFormatSource::Override:
+      return QStringLiteral("override");
+    case ChatFormatSource::BuiltIn:
+      break;
+  }
+  return QStringLiteral("builtin");
+}
+
+// What the window shows of a chat format (merged into the model info).
+QVariantMap format_map(const ChatFormat& f, const QString& override_text) {
+  return {{QStringLiteral("chat_format_description"), qstr(f.description())},
+          {QStringLiteral("chat_format_source"), format_source_name(f.source())},
+          {QStringLiteral("chat_format_kind"), qstr(chat_template_name(f.kind()))},
+          {QStringLiteral("chat_template_override"), override_text}};
 }
 
 }  // namespace
@@ -233,6 +251,19 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
       return;
     }
     std::shared_ptr<const Model> loaded = std::move(model).value();
+    const QString override_text =
+        settings.value(QStringLiteral("chat_template_override")).toString();
+    auto format = ChatFormat::for_model(*loaded, override_text.toStdString());
+    if (!format) {
+      // A broken override must not lock the user out of the model: the file's own
+      // format is used and the reason shown.
+      emit chatFormatFailed(qstr(format.message()));
+      format = ChatFormat::for_model(*loaded);
+      if (!format) {
+        emit modelLoadFailed(qstr(format.message()));
+        return;
+      }
+    }
     // Read the weights in now, with progress and a way out, rather than on the first
     // token (the mapping itself is instant; the pages come from disk as they are used).
     auto prefetched = loaded->prefetch([this](double fraction) {
@@ -263,10 +294,13 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
     {
       const std::lock_guard<std::mutex> lock(model_mutex_);
       model_ = std::move(loaded);
+      format_ = std::move(format).value();
     }
     forget_texts();
     settings_ = settings;
-    emit modelLoaded(model_map(model_->info(), *session_));
+    QVariantMap info = model_map(model_->info(), *session_);
+    info.insert(format_map(*format_, override_text));
+    emit modelLoaded(info);
     emit memoryReport(memory_map(*session_));
   } catch (const std::exception& e) {
     emit modelLoadFailed(QStringLiteral("Loading the model failed: %1").arg(qstr(e.what())));
@@ -285,9 +319,8 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
   try {
     const Clock::time_point t0 = Clock::now();
     emit replyStarted();
-    const ModelInfo& info = model_->info();
     const Tokenizer& tok = model_->tokenizer();
-    const ChatTemplateKind kind = detect_chat_template(info.chat_template);
+    const ChatFormat& format = *format_;
 
     std::vector<ChatMessage> chat;
     chat.reserve(static_cast<size_t>(messages.size()));
@@ -297,7 +330,12 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
                                  m.value(QStringLiteral("content")).toString().toStdString()});
     }
     const std::string system = system_prompt.toStdString();
-    const std::string text = render_chat(kind, system, chat);
+    auto rendered = format.render(system, chat);
+    if (!rendered) {
+      emit replyFailed(qstr(rendered.message()));
+      return;
+    }
+    const std::string text = std::move(rendered).value();
     // Continuing or regenerating in the same conversation: keep the exact tokens already
     // evaluated (a reply as sampled, which re-tokenizing its text need not reproduce)
     // and tokenize only what was appended; otherwise tokenize the whole conversation.
@@ -315,7 +353,7 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
           tok.encode_continuation(std::string_view(text).substr(base->text.size()));
       ids.insert(ids.end(), more.begin(), more.end());
     } else {
-      ids = tok.encode_with_special(text, tok.add_bos_by_default());
+      ids = format.tokenize(text);
     }
     add_checkpoint(text, ids);
     if (ids.empty()) {
@@ -336,9 +374,11 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
     const int32_t evaluated = *evaluated_or;
     // The system prompt's tokens (what every rendering shares with the system-only
     // one) are never dropped or shifted out by the context policies.
-    if (!system.empty()) {
-      const std::vector<TokenId> sys_ids =
-          tok.encode_with_special(render_chat(kind, system, {}), tok.add_bos_by_default());
+    // (A template that cannot render a system turn alone keeps nothing.)
+    const Result<std::string> system_text =
+        system.empty() ? Result<std::string>(std::string()) : format.render(system, {});
+    if (!system.empty() && system_text) {
+      const std::vector<TokenId> sys_ids = format.tokenize(*system_text);
       const auto shared =
           std::mismatch(sys_ids.begin(), sys_ids.end(), ids.begin(), ids.end()).first -
           sys_ids.begin();
@@ -348,7 +388,7 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
     }
     emit memoryReport(memory_map(*session_));
 
-    const GenerateOptions options = generate_options(sampling, kind);
+    const GenerateOptions options = generate_options(sampling, format);
     double ttft_ms = -1;
     auto on_text = [&](std::string_view piece) {
       if (ttft_ms < 0) ttft_ms = ms_between(t0, Clock::now());
@@ -390,7 +430,7 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
     stats.insert(QStringLiteral("stop_reason"), qstr(stop_reason_name(result.stop_reason)));
     stats.insert(QStringLiteral("text"), qstr(result.text));
     stats.insert(QStringLiteral("n_past"), session_->n_past());
-    stats.insert(QStringLiteral("chat_template_kind"), qstr(chat_template_name(kind)));
+    stats.insert(QStringLiteral("chat_format"), qstr(format.description()));
     emit replyFinished(stats);
   } catch (const std::exception& e) {
     emit replyFailed(QStringLiteral("Generation failed: %1").arg(qstr(e.what())));
@@ -446,6 +486,28 @@ void EngineWorker::clearSession() {
 std::shared_ptr<const Model> EngineWorker::shared_model() const {
   const std::lock_guard<std::mutex> lock(model_mutex_);
   return model_;
+}
+
+std::optional<ChatFormat> EngineWorker::chat_format() const {
+  const std::lock_guard<std::mutex> lock(model_mutex_);
+  return format_;
+}
+
+void EngineWorker::setChatTemplateOverride(const QString& override_text) {
+  if (!model_) return;
+  auto format = ChatFormat::for_model(*model_, override_text.toStdString());
+  if (!format) {
+    emit chatFormatFailed(qstr(format.message()));
+    return;
+  }
+  {
+    const std::lock_guard<std::mutex> lock(model_mutex_);
+    format_ = std::move(format).value();
+  }
+  // The prompts of the new format share nothing with the old one's texts.
+  forget_texts();
+  settings_.insert(QStringLiteral("chat_template_override"), override_text);
+  emit chatFormatChanged(format_map(*format_, override_text));
 }
 
 void EngineWorker::summarizeDocument(qint64 job_id, const QString& db_path) {

@@ -9,9 +9,12 @@
 #include <QVariantMap>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "kvchat/chat_format.h"
 
 namespace kvchat {
 class Model;
@@ -33,6 +36,10 @@ class EngineWorker : public QObject {
   // Thread-safe: the loaded model (immutable, shareable), for tokenizing off the GUI
   // thread; null before the first load.
   std::shared_ptr<const Model> shared_model() const;
+  // Thread-safe: how the loaded model's conversations become prompts (its own template,
+  // the user's override, or a built-in format); empty before the first load. Valid while
+  // the model from shared_model() is held.
+  std::optional<ChatFormat> chat_format() const;
   // Thread-safe: arm (before queueing summarizeDocument) and set the summary job's
   // cancel flag; the job stops at its next check, its partials kept.
   void reset_summary_cancel() { cancel_summary_.store(false); }
@@ -40,8 +47,12 @@ class EngineWorker : public QObject {
 
  public slots:
   // settings: "backend" ("auto"|"cpu"|"cuda"), "threads", "ctx", "kv_type",
-  // "context_policy". On failure the previous model stays loaded and usable.
+  // "context_policy", "chat_template_override" (this model's: "" = the file's template,
+  // "builtin:<name>" or Jinja text). On failure the previous model stays loaded and usable.
   void loadModel(const QString& path, const QVariantMap& settings);
+  // Replaces the loaded model's chat format by `override_text` (as in loadModel); emits
+  // chatFormatChanged, or chatFormatFailed with the reason while the old one stays.
+  void setChatTemplateOverride(const QString& override_text);
   // messages: list of {"role": "user"|"assistant", "content": text}, the last one the
   // user's; system_prompt may be empty; sampling: "temperature", "top_k", "top_p",
   // "min_p", "repeat_penalty", "seed", "max_tokens". The conversation is rendered with
@@ -66,6 +77,10 @@ class EngineWorker : public QObject {
  signals:
   void modelLoaded(const QVariantMap& info);      // ModelInfo fields + "chat_template"
   void modelLoadFailed(const QString& message);
+  // chat_format_description, chat_format_source ("file"|"override"|"builtin"),
+  // chat_format_kind, chat_template_override (see format_map()).
+  void chatFormatChanged(const QVariantMap& format);
+  void chatFormatFailed(const QString& message);
   void loadProgress(double fraction);             // weights read into memory, 0..1
   void replyStarted();
   void replyChunk(const QString& text);           // complete UTF-8 characters
@@ -89,6 +104,7 @@ class EngineWorker : public QObject {
   void forget_texts();
 
   std::shared_ptr<const Model> model_;
+  std::optional<ChatFormat> format_;  // model_'s; guarded by model_mutex_ like model_
   std::unique_ptr<Session> session_;
   QVariantMap settings_;
   // Texts this conversation was evaluated as, with their exact token ids: each prompt as

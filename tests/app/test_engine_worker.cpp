@@ -99,7 +99,10 @@ class TestEngineWorker : public QObject {
     QCOMPARE(info.value("n_ff").toInt(), 512);
     QCOMPARE(info.value("n_vocab").toInt(), 2048);
     QCOMPARE(info.value("n_ctx_train").toInt(), 512);
-    QCOMPARE(info.value("chat_template_kind").toString(), QStringLiteral("completion"));
+    // The demo file has no chat template: the named completion format, and the reason.
+    QCOMPARE(info.value("chat_format_kind").toString(), QStringLiteral("completion"));
+    QCOMPARE(info.value("chat_format_source").toString(), QStringLiteral("builtin"));
+    QVERIFY(info.value("chat_format_description").toString().contains("the file has no chat template"));
     QCOMPARE(info.value("path").toString(), kDemo);
     QVERIFY(info.value("n_params").toULongLong() > 0);
     QVERIFY(info.value("file_bytes").toULongLong() > info.value("weight_bytes").toULongLong());
@@ -119,6 +122,48 @@ class TestEngineWorker : public QObject {
     QCOMPARE(report.value("n_past").toInt(), 0);
     QCOMPARE(report.value("kv_bytes_per_token").toULongLong(), kBytesPerToken);
     QCOMPARE(report.value("weights_bytes").toULongLong(), info.value("weight_bytes").toULongLong());
+  }
+
+  void chatTemplateOverrideIsUsedAndABrokenOneIsRefused() {
+    reload();
+    QSignalSpy changed(worker_, &EngineWorker::chatFormatChanged);
+    QSignalSpy refused(worker_, &EngineWorker::chatFormatFailed);
+    const QString custom = QStringLiteral(
+        "{% for m in messages %}{% if m.role == 'user' %}Genesis 1\n1 {% endif %}"
+        "{{ m.content }}{% endfor %}");
+    QMetaObject::invokeMethod(worker_, [w = worker_, custom] { w->setChatTemplateOverride(custom); });
+    QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 10000);
+    const QVariantMap format = changed.last().at(0).toMap();
+    QCOMPARE(format.value("chat_format_source").toString(), QStringLiteral("override"));
+    QCOMPARE(format.value("chat_template_override").toString(), custom);
+
+    // The override renders the prompt: "Genesis 1\n1 " + "In the beginning".
+    QSignalSpy finished(worker_, &EngineWorker::replyFinished);
+    generate({message("user", "In the beginning")}, greedy(4));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    const QVariantMap stats = finished.last().at(0).toMap();
+    QCOMPARE(stats.value("chat_format").toString(), QStringLiteral("your chat template for this model"));
+    const auto model = worker_->shared_model();
+    const auto expected = model->tokenizer().encode_with_special(
+        kPrompt.toStdString(), model->tokenizer().add_bos_by_default());
+    QCOMPARE(stats.value("prompt_tokens").toInt(), static_cast<int>(expected.size()));
+
+    // One that does not parse is refused; the working one stays.
+    QMetaObject::invokeMethod(worker_, [w = worker_] { w->setChatTemplateOverride("{% if %}"); });
+    QTRY_COMPARE_WITH_TIMEOUT(refused.count(), 1, 10000);
+    QVERIFY(refused.last().at(0).toString().contains("does not parse"));
+    QCOMPARE(worker_->chat_format()->source(), kvchat::ChatFormatSource::Override);
+
+    // A template's raise_exception() fails the reply with the template's own words.
+    QMetaObject::invokeMethod(worker_, [w = worker_] {
+      w->setChatTemplateOverride("{{ raise_exception('Only user turns, please') }}");
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 2, 10000);
+    QSignalSpy failed(worker_, &EngineWorker::replyFailed);
+    generate({message("user", "In the beginning")}, greedy(4));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+    QVERIFY(failed.last().at(0).toString().contains("Only user turns, please"));
+    reload();  // the next tests start from the file's own format
   }
 
   void loadReportsProgressAndCanBeCancelled() {

@@ -33,6 +33,10 @@ class Tokenizer {
   // Raw bytes one token contributes when streamed after other tokens (a leading
   // space is kept; a byte token gives one byte, possibly part of a UTF-8 sequence).
   virtual std::string token_bytes(TokenId id) const = 0;
+  // A token's text as the vocabulary writes it, special tokens as their markers ("<s>",
+  // "<|begin_of_text|>"): what a chat template's bos_token and eos_token are. "" when
+  // id is out of range.
+  virtual std::string token_text(TokenId id) const = 0;
 
   virtual int32_t n_vocab() const = 0;
   virtual TokenId bos() const = 0;

@@ -371,6 +371,12 @@ std::string BpeVocab::token_bytes(TokenId id) const {
   return bytes_[id];
 }
 
+std::string BpeVocab::token_text(TokenId id) const {
+  if (id < 0 || id >= n_vocab()) return {};
+  const PieceType t = data_.types[id];
+  return t == PieceType::CONTROL || t == PieceType::USER_DEFINED ? data_.tokens[id] : bytes_[id];
+}
+
 bool BpeVocab::is_control(TokenId id) const {
   return id >= 0 && id < n_vocab() && data_.types[id] == PieceType::CONTROL;
 }

@@ -61,6 +61,8 @@ class BpeVocab final : public Tokenizer {
   std::string decode(std::span<const TokenId> ids) const override;
   // The raw bytes of one token (possibly part of a UTF-8 character).
   std::string token_bytes(TokenId id) const override;
+  // CONTROL and USER_DEFINED tokens as written; others as token_bytes().
+  std::string token_text(TokenId id) const override;
 
   int32_t n_vocab() const override { return static_cast<int32_t>(data_.tokens.size()); }
   TokenId bos() const override { return data_.bos; }

@@ -531,6 +531,10 @@ std::string SentencePieceVocab::decode(std::span<const TokenId> ids) const {
   return text;
 }
 
+std::string SentencePieceVocab::token_text(TokenId id) const {
+  return id >= 0 && id < n_vocab() ? data_.pieces[id] : std::string();
+}
+
 std::string SentencePieceVocab::token_bytes(TokenId id) const {
   if (id < 0 || id >= n_vocab()) return {};
   switch (data_.types[id]) {

@@ -46,6 +46,8 @@ class SentencePieceVocab final : public Tokenizer {
   std::vector<TokenId> encode_continuation(std::string_view text) const override;
   std::string decode(std::span<const TokenId> ids) const override;
   std::string token_bytes(TokenId id) const override;
+  // The piece as stored (U+2581 for spaces; "<s>" for control pieces).
+  std::string token_text(TokenId id) const override;
 
   int32_t n_vocab() const override { return static_cast<int32_t>(data_.pieces.size()); }
   TokenId bos() const override { return data_.bos; }

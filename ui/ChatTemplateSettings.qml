@@ -1,0 +1,61 @@
+// The loaded model's chat template: which one is in use and why, the template text, and
+// an override kept for this model file (a built-in format or Jinja of your own).
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+ColumnLayout {
+    id: root
+    property var info: chat.modelInfo
+    readonly property var builtIns: ["completion", "llama2", "llama3", "chatml", "zephyr", "mistral", "gemma"]
+    // Choices: the file's own template, each built-in format, custom Jinja.
+    readonly property var choices: [qsTr("The model file's template")].concat(builtIns.map(n => qsTr("Built-in: ") + n)).concat([qsTr("Custom (Jinja)")])
+    function choiceIndex() {
+        var o = info.chat_template_override || ""
+        if (o === "") return 0
+        if (o.startsWith("builtin:")) return 1 + Math.max(0, builtIns.indexOf(o.substring(8)))
+        return choices.length - 1
+    }
+    function overrideText() {
+        if (choice.currentIndex === 0) return ""
+        if (choice.currentIndex <= builtIns.length) return "builtin:" + builtIns[choice.currentIndex - 1]
+        return templateText.text
+    }
+    spacing: 6
+
+    Label { text: qsTr("Chat template"); font.bold: true }
+    Label {
+        objectName: "chatFormatDescription"
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        font.pixelSize: 11
+        text: info.chat_format_description ? qsTr("In use: ") + info.chat_format_description : qsTr("Load a model to see its chat template.")
+    }
+    ComboBox {
+        id: choice
+        Layout.fillWidth: true
+        enabled: !!info.path
+        model: root.choices
+        currentIndex: root.choiceIndex()
+    }
+    ScrollView {
+        Layout.fillWidth: true
+        Layout.preferredHeight: 140
+        visible: choice.currentIndex === 0 || choice.currentIndex === root.choices.length - 1
+        TextArea {
+            id: templateText
+            font.family: "monospace"
+            font.pixelSize: 11
+            wrapMode: TextArea.WrapAnywhere
+            readOnly: choice.currentIndex === 0
+            placeholderText: choice.currentIndex === 0 ? qsTr("(the file has no chat template)") : qsTr("{% for m in messages %}…{% endfor %}")
+            text: choice.currentIndex === 0 ? (root.info.chat_template || "")
+                : ((root.info.chat_template_override || "").startsWith("builtin:") ? (root.info.chat_template || "") : (root.info.chat_template_override || root.info.chat_template || ""))
+        }
+    }
+    Button {
+        text: qsTr("Use this template")
+        enabled: !!info.path && root.overrideText() !== (info.chat_template_override || "")
+        onClicked: chat.setChatTemplateOverride(root.overrideText())
+    }
+}
