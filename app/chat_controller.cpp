@@ -183,6 +183,8 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
   model_error_.clear();
   memory_history_.clear();
   emit modelChanged();
+  // Which chat format the conversation goes through, and why (Settings can change it).
+  on_session_event(tr("chat"), info.value("chat_format_description").toString());
   QString error;
   if (store_) {
     QStringList recent = recent_models();
