@@ -469,6 +469,15 @@ TEST(ArchitectureCli, MkmodelLogitsDecodeAndInfo) {
   const auto m = nlohmann::json::parse(mem.out);
   EXPECT_EQ(m["kv_bytes"], 4u * 256 * 3 * 100);
   EXPECT_EQ(m["kv_bytes_with_window"], 4u * 256 * (100 + 2 * 8));
+
+  // The gemma2-2b preset: the numbers of ArchitectureMemory.Gemma2ShapeFullAndWithWindowByHand.
+  auto preset = test::run_cli("memory --json --preset gemma2-2b --kv-type f16");
+  ASSERT_EQ(preset.exit_code, 0) << preset.err;
+  const auto p = nlohmann::json::parse(preset.out);
+  EXPECT_EQ(p["ctx"], 8192);
+  EXPECT_EQ(p["n_windowed_layers"], 13);
+  EXPECT_EQ(p["kv_bytes"], 872415232u);
+  EXPECT_EQ(p["kv_bytes_with_window"], 654311424u);
 }
 
 }  // namespace
