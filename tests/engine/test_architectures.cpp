@@ -384,6 +384,42 @@ TEST(Refusal, OneMessageListsEveryReason) {
   }
 }
 
+// The CUDA kernels run plain llama only: any other description is refused with what the
+// kernels lack, in every build (with or without CUDA, with or without a device), and
+// backend 'auto' runs on the CPU saying why.
+TEST(Refusal, CudaRefusesWhatItsKernelsDoNotDoAndAutoFallsBack) {
+  test::TempDir dir;
+  auto g2 = load_spec(dir, *synthetic_arch_spec("gemma2"), "g2.gguf");
+  ASSERT_TRUE(g2);
+  SessionOptions o;
+  o.backend = "cuda";
+  auto cuda = Session::create(g2, o);
+  ASSERT_FALSE(cuda);
+  for (const char* fragment : {"architecture 'gemma2'", "neox (half-split) RoPE", "GELU-tanh GLU",
+                               "logit soft-capping", "sliding-window attention"}) {
+    EXPECT_NE(cuda.message().find(fragment), std::string::npos) << fragment << "\n" << cuda.message();
+  }
+  o.backend = "auto";
+  auto fallback = Session::create(g2, o);
+  ASSERT_TRUE(fallback) << fallback.message();
+  EXPECT_NE((*fallback)->backend_note().find("sliding-window attention"), std::string::npos)
+      << (*fallback)->backend_note();
+
+  // llama with rope_freqs.weight: only the frequency factors are missing.
+  auto l3 = load_spec(dir, *synthetic_arch_spec("llama3-rope"), "l3.gguf");
+  o.backend = "cuda";
+  auto l3_cuda = Session::create(l3, o);
+  ASSERT_FALSE(l3_cuda);
+  EXPECT_NE(l3_cuda.message().find("RoPE frequency factors"), std::string::npos) << l3_cuda.message();
+  EXPECT_EQ(l3_cuda.message().find("neox"), std::string::npos) << l3_cuda.message();
+  // Plain llama passes the check (then needs a CUDA build and a device).
+  auto plain = load_spec(dir, *synthetic_arch_spec("llama"), "l.gguf");
+  auto plain_cuda = Session::create(plain, o);
+  if (!plain_cuda) {
+    EXPECT_EQ(plain_cuda.message().find("architecture"), std::string::npos) << plain_cuda.message();
+  }
+}
+
 // ---------------------------------------------------------------- memory
 
 // gemma2-2b's shape: 26 layers, 4 KV heads of 256, window 4096 on the 13 even layers.
