@@ -384,6 +384,42 @@ TEST(Refusal, OneMessageListsEveryReason) {
   }
 }
 
+// The CUDA kernels run plain llama only: any other description is refused with what the
+// kernels lack, in every build (with or without CUDA, with or without a device), and
+// backend 'auto' runs on the CPU saying why.
+TEST(Refusal, CudaRefusesWhatItsKernelsDoNotDoAndAutoFallsBack) {
+  test::TempDir dir;
+  auto g2 = load_spec(dir, *synthetic_arch_spec("gemma2"), "g2.gguf");
+  ASSERT_TRUE(g2);
+  SessionOptions o;
+  o.backend = "cuda";
+  auto cuda = Session::create(g2, o);
+  ASSERT_FALSE(cuda);
+  for (const char* fragment : {"architecture 'gemma2'", "neox (half-split) RoPE", "GELU-tanh GLU",
+                               "logit soft-capping", "sliding-window attention"}) {
+    EXPECT_NE(cuda.message().find(fragment), std::string::npos) << fragment << "\n" << cuda.message();
+  }
+  o.backend = "auto";
+  auto fallback = Session::create(g2, o);
+  ASSERT_TRUE(fallback) << fallback.message();
+  EXPECT_NE((*fallback)->backend_note().find("sliding-window attention"), std::string::npos)
+      << (*fallback)->backend_note();
+
+  // llama with rope_freqs.weight: only the frequency factors are missing.
+  auto l3 = load_spec(dir, *synthetic_arch_spec("llama3-rope"), "l3.gguf");
+  o.backend = "cuda";
+  auto l3_cuda = Session::create(l3, o);
+  ASSERT_FALSE(l3_cuda);
+  EXPECT_NE(l3_cuda.message().find("RoPE frequency factors"), std::string::npos) << l3_cuda.message();
+  EXPECT_EQ(l3_cuda.message().find("neox"), std::string::npos) << l3_cuda.message();
+  // Plain llama passes the check (then needs a CUDA build and a device).
+  auto plain = load_spec(dir, *synthetic_arch_spec("llama"), "l.gguf");
+  auto plain_cuda = Session::create(plain, o);
+  if (!plain_cuda) {
+    EXPECT_EQ(plain_cuda.message().find("architecture"), std::string::npos) << plain_cuda.message();
+  }
+}
+
 // ---------------------------------------------------------------- memory
 
 // gemma2-2b's shape: 26 layers, 4 KV heads of 256, window 4096 on the 13 even layers.
@@ -469,6 +505,15 @@ TEST(ArchitectureCli, MkmodelLogitsDecodeAndInfo) {
   const auto m = nlohmann::json::parse(mem.out);
   EXPECT_EQ(m["kv_bytes"], 4u * 256 * 3 * 100);
   EXPECT_EQ(m["kv_bytes_with_window"], 4u * 256 * (100 + 2 * 8));
+
+  // The gemma2-2b preset: the numbers of ArchitectureMemory.Gemma2ShapeFullAndWithWindowByHand.
+  auto preset = test::run_cli("memory --json --preset gemma2-2b --kv-type f16");
+  ASSERT_EQ(preset.exit_code, 0) << preset.err;
+  const auto p = nlohmann::json::parse(preset.out);
+  EXPECT_EQ(p["ctx"], 8192);
+  EXPECT_EQ(p["n_windowed_layers"], 13);
+  EXPECT_EQ(p["kv_bytes"], 872415232u);
+  EXPECT_EQ(p["kv_bytes_with_window"], 654311424u);
 }
 
 }  // namespace

@@ -176,6 +176,7 @@ TEST(ModelPresets, ParameterCountsMatchPublishedSizes) {
   EXPECT_EQ(preset_param_count(preset("mistral-7b")).total(), 7241732096u);
   EXPECT_EQ(preset_param_count(preset("qwen2.5-0.5b")).total(), 494032768u);
   EXPECT_EQ(preset_param_count(preset("kjv-demo-shape")).total(), 2755008u);
+  EXPECT_EQ(preset_param_count(preset("gemma2-2b")).total(), 2614341888u);  // post norms counted
 }
 
 TEST(ModelPresets, QwenCountsItsQkvBiases) {
@@ -216,7 +217,7 @@ TEST(ModelPresets, EveryPresetIsASyntheticPreset) {
   for (const ModelPreset& p : model_presets()) {
     auto spec = synthetic_preset(p.name);
     ASSERT_TRUE(spec) << spec.message();
-    EXPECT_EQ(spec->n_embd / spec->n_heads, p.head_dim) << p.name;
+    EXPECT_EQ(spec->head_dim > 0 ? spec->head_dim : spec->n_embd / spec->n_heads, p.head_dim) << p.name;
     EXPECT_EQ(spec->n_ctx, p.n_ctx_train) << p.name;
     EXPECT_EQ(spec->tied, p.tied_embeddings) << p.name;
   }

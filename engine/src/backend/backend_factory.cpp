@@ -3,6 +3,8 @@
 #include "backend/backend.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/reference_backend.h"
+#include "backend/cuda_capabilities.h"
+#include "kvchat/model.h"
 
 namespace kvchat {
 
@@ -40,6 +42,7 @@ Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const Model& mod
     case BackendKind::Cpu: return cpu::make_cpu_backend(model, options);
     case BackendKind::CpuReference: return cpu::make_reference_backend(model, options);
     case BackendKind::Cuda:
+      if (auto s = cuda_can_run(model.hparams()); !s) return Error{"CUDA backend: " + s.message()};
       if (auto f = registry()[static_cast<size_t>(kind)]) return f(model, options);
       return Error{"this build of kvchat has no CUDA backend (built without nvcc)"};
   }

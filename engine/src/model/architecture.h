@@ -45,7 +45,8 @@ struct ArchitectureDesc {
   // default), or 0 = no windowed layers at all (gemma3: every layer global, one base).
   int32_t swa_pattern = 0;
   int32_t default_sliding_window = 0;
-  float swa_rope_base = 0;         // windowed layers' RoPE base; 0 = the file's rope.freq_base
+  // Windowed layers' RoPE base when the file has no rope.freq_base_swa; 0 = rope.freq_base.
+  float swa_rope_base = 0;
   bool swa_rope_unscaled = false;  // windowed layers ignore rope scaling (gemma3)
   // Query scale: {arch}.attention.scale when present, else 1/sqrt(key_length), except
   // at this block_count (the 27B model), where it is 1/sqrt(n_embd / n_heads): gemma

@@ -45,7 +45,9 @@ void build_rope_tables(ModelHParams& hp, const ModelWeights& w) {
     hp.rope_local = hp.rope_global;  // no windowed layers: one table
     return;
   }
-  const float local_base = hp.arch->swa_rope_base > 0 ? hp.arch->swa_rope_base : hp.rope_freq_base;
+  const float local_base = hp.rope_freq_base_swa > 0  ? hp.rope_freq_base_swa
+                           : hp.arch->swa_rope_base > 0 ? hp.arch->swa_rope_base
+                                                        : hp.rope_freq_base;
   hp.rope_local = hp.arch->swa_rope_unscaled
                       ? make_rope_table(style, hp.n_rot, local_base, RopeScaling{}, nullptr)
                       : make_rope_table(style, hp.n_rot, local_base, hp.rope_scaling, freq_factors);

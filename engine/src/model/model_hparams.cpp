@@ -134,6 +134,7 @@ bool ModelHParams::from_gguf(const gguf::GgufFile& f, ModelHParams& hp,
   r.read_int("context_length", hp.n_ctx_train, false, 1, 1 << 24);
   r.read_float("attention.layer_norm_rms_epsilon", hp.rms_eps, 0, 1);
   r.read_float("rope.freq_base", hp.rope_freq_base, 1, 1e12);
+  r.read_float("rope.freq_base_swa", hp.rope_freq_base_swa, 1, 1e12);
   int32_t key_length = 0, value_length = 0;
   r.read_int("attention.key_length", key_length, false, 1, 65536);
   r.read_int("attention.value_length", value_length, false, 1, 65536);

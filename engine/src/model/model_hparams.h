@@ -30,6 +30,7 @@ struct ModelHParams {
   float rms_eps = 1e-5f;    // {arch}.attention.layer_norm_rms_epsilon
   float rope_freq_base = 10000.0f;  // {arch}.rope.freq_base
   RopeScaling rope_scaling;         // {arch}.rope.scaling.*
+  float rope_freq_base_swa = 0;     // {arch}.rope.freq_base_swa: windowed layers' base (0: the description's)
 
   float embed_scale = 1;      // sqrt(n_embd) for gemma
   float query_scale = 0;      // scores = (q . k) * query_scale

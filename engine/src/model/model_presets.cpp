@@ -1,5 +1,7 @@
 #include "model/model_presets.h"
 
+#include "model/architecture.h"
+
 namespace kvchat {
 
 namespace {
@@ -7,18 +9,19 @@ namespace {
 // Values from each model's published config.json (num_hidden_layers, hidden_size,
 // num_attention_heads, num_key_value_heads, head_dim = hidden_size / heads,
 // intermediate_size, vocab_size, max_position_embeddings, rope_theta,
-// tie_word_embeddings). Mistral-7B is v0.2/v0.3's 32k context (v0.1 trained 8k with a
-// 4k sliding window); the vocab is v0.1/v0.2's 32000. kjv-demo-shape is the shape of
+// tie_word_embeddings; gemma2: head_dim and sliding_window). Mistral-7B is v0.2/v0.3's
+// 32k context (v0.1 trained 8k with a 4k sliding window); the vocab is v0.1/v0.2's 32000. kjv-demo-shape is the shape of
 // ../shared/models/kjv-demo-*.gguf.
 // clang-format off
 constexpr ModelPreset kPresets[] = {
-    // name              layers  embd heads kv  hd    ff     vocab    ctx     rope       tied   bias   arch
-    {"llama-3-8b",         32,  4096,  32,  8, 128, 14336, 128256,   8192,  500000.0f, false, false, "llama"},
-    {"llama-3.2-1b",       16,  2048,  32,  8,  64,  8192, 128256, 131072,  500000.0f, true,  false, "llama"},
-    {"tinyllama-1.1b",     22,  2048,  32,  4,  64,  5632,  32000,   2048,   10000.0f, false, false, "llama"},
-    {"mistral-7b",         32,  4096,  32,  8, 128, 14336,  32000,  32768, 1000000.0f, false, false, "llama"},
-    {"qwen2.5-0.5b",       24,   896,  14,  2,  64,  4864, 151936,  32768, 1000000.0f, true,  true, "qwen2"},
-    {"kjv-demo-shape",      6,   192,   6,  2,  32,   512,   2048,    512,   10000.0f, true,  false, "llama"},
+    // name              layers  embd heads kv  hd    ff     vocab    ctx     rope       tied   bias   arch    window
+    {"llama-3-8b",         32,  4096,  32,  8, 128, 14336, 128256,   8192,  500000.0f, false, false, "llama", 0},
+    {"llama-3.2-1b",       16,  2048,  32,  8,  64,  8192, 128256, 131072,  500000.0f, true,  false, "llama", 0},
+    {"tinyllama-1.1b",     22,  2048,  32,  4,  64,  5632,  32000,   2048,   10000.0f, false, false, "llama", 0},
+    {"mistral-7b",         32,  4096,  32,  8, 128, 14336,  32000,  32768, 1000000.0f, false, false, "llama", 0},
+    {"qwen2.5-0.5b",       24,   896,  14,  2,  64,  4864, 151936,  32768, 1000000.0f, true,  true, "qwen2", 0},
+    {"gemma2-2b",          26,  2304,   8,  4, 256,  9216, 256000,   8192,   10000.0f, true,  false, "gemma2", 4096},
+    {"kjv-demo-shape",      6,   192,   6,  2,  32,   512,   2048,    512,   10000.0f, true,  false, "llama", 0},
 };
 
 // One matrix of `rows` x `cols` values (GGUF stores it as `rows` rows of `cols`).
@@ -63,16 +66,27 @@ Result<ModelPreset> find_model_preset(std::string_view name) {
   return Error{"unknown preset '" + std::string(name) + "' (" + all + ")"};
 }
 
+int32_t preset_windowed_layers(const ModelPreset& p) {
+  const ArchitectureDesc* a = find_architecture(p.arch);
+  if (!a || a->swa_pattern == 0 || p.sliding_window == 0) return 0;
+  int32_t n = 0;
+  for (int32_t l = 0; l < p.n_layers; ++l) n += l % a->swa_pattern < a->swa_pattern - 1 ? 1 : 0;
+  return n;
+}
+
 ParamCount preset_param_count(const ModelPreset& p) {
   ParamCount c;
   for (const MatrixShape& m : matrices(p)) c.matrix += m.rows * m.cols * m.count;
   const uint64_t L = static_cast<uint64_t>(p.n_layers), d = static_cast<uint64_t>(p.n_embd);
-  c.vector = L * 2 * d + d;  // attn_norm and ffn_norm per layer, output_norm
+  const ArchitectureDesc* a = find_architecture(p.arch);
+  // attn_norm and ffn_norm per layer (and post_attention_norm, post_ffw_norm), output_norm
+  c.vector = L * (a && a->post_norms ? 4 : 2) * d + d;
   if (p.qkv_bias) {
     // q, k and v biases: one value per output row.
     c.vector += L * static_cast<uint64_t>(p.n_heads + 2 * p.n_kv_heads) *
                 static_cast<uint64_t>(p.head_dim);
   }
+  if (a && a->qk_norm) c.vector += L * 2 * static_cast<uint64_t>(p.head_dim);
   return c;
 }
 

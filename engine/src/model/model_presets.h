@@ -21,7 +21,11 @@ struct ModelPreset {
   bool tied_embeddings;  // no output.weight: the embedding doubles as the output matrix
   bool qkv_bias;         // q, k and v projections carry biases (qwen2)
   const char* arch;      // general.architecture a synthetic model of this shape is written as
+  int32_t sliding_window;  // window of the architecture's windowed layers; 0 = none
 };
+
+// Layers of the preset that attend to a sliding window only (the architecture's pattern).
+int32_t preset_windowed_layers(const ModelPreset& p);
 
 // Every preset, in table order.
 std::span<const ModelPreset> model_presets();
@@ -29,7 +33,7 @@ std::vector<std::string> model_preset_names();
 // The preset called `name`, or an error listing the known names.
 Result<ModelPreset> find_model_preset(std::string_view name);
 
-// Parameters of a llama-style model of this shape, split by how GGUF stores them:
+// Parameters of a model of this shape and architecture, split by how GGUF stores them:
 // 2-D matrices (stored in the weight type) and 1-D vectors (norms, biases; stored f32).
 struct ParamCount {
   uint64_t matrix = 0;

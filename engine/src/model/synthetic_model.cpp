@@ -125,6 +125,7 @@ Result<SyntheticModelSpec> synthetic_preset(const std::string& name) {
   s.n_ctx = p->n_ctx_train;
   s.rope_base = p->rope_base;
   s.tied = p->tied_embeddings;
+  s.sliding_window = p->sliding_window;
   return s;
 }
 

@@ -54,9 +54,15 @@ double matmul_flops_per_token(const ModelHParams& hp) {
 }
 
 // Attention FLOPs of a causal prefill of n tokens from position 0: q.k and p.v for each
-// of the n(n+1)/2 (query, key) pairs, per head and layer.
+// (query, key) pair, per head and layer: n(n+1)/2 pairs, or on a layer with a sliding
+// window W < n, W(W+1)/2 + (n-W)W.
 double attention_flops(const ModelHParams& hp, double n) {
-  return 4.0 * hp.n_layers * hp.q_dim() * n * (n + 1) / 2;
+  double pairs = 0;
+  for (int32_t l = 0; l < hp.n_layers; ++l) {
+    const double w = hp.window(l);
+    pairs += w > 0 && w < n ? w * (w + 1) / 2 + (n - w) * w : n * (n + 1) / 2;
+  }
+  return 4.0 * hp.q_dim() * pairs;
 }
 
 struct BenchRun {

@@ -50,6 +50,8 @@ Result<Source> from_preset(const Args& args) {
   s.input.n_kv_heads = preset->n_kv_heads;
   s.input.head_dim = preset->head_dim;
   s.input.n_ctx_train = preset->n_ctx_train;
+  s.input.sliding_window = preset->sliding_window;
+  s.input.n_windowed_layers = preset_windowed_layers(*preset);
   s.input.weights_bytes = *weights;
   return s;
 }

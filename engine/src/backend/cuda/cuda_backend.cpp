@@ -455,41 +455,8 @@ class CudaBackend final : public Backend {
   int eager_max_kv_ = 0;
 };
 
-// The kernels implement the plain llama forward pass: adjacent-pair RoPE without
-// scaling, SiLU-GLU, separate tensors, no biases, norms, soft-caps or windows. Anything
-// else is refused with every reason, so backend 'auto' falls back to the CPU saying why.
-Status cuda_supports(const ModelHParams& hp) {
-  const ArchitectureDesc& a = *hp.arch;
-  std::vector<std::string> missing;
-  if (a.rope != RopeStyle::Norm) missing.push_back("neox (half-split) RoPE");
-  if (hp.rope_scaling.type != RopeScalingType::None) missing.push_back("RoPE scaling");
-  if (a.activation != FfnActivation::SiluGlu) missing.push_back("GELU-tanh GLU");
-  if (a.qkv_bias) missing.push_back("q/k/v biases");
-  if (a.qk_norm) missing.push_back("per-head q/k RMSNorm");
-  if (a.post_norms) missing.push_back("post-attention/FFN norms");
-  if (hp.embed_scale != 1.0f) missing.push_back("embedding scaling");
-  if (hp.attn_softcap > 0 || hp.final_softcap > 0) missing.push_back("logit soft-capping");
-  if (hp.sliding_window > 0) missing.push_back("sliding-window attention");
-  if (hp.query_scale != 1.0f / std::sqrt(static_cast<float>(hp.head_dim))) missing.push_back("a custom query scale");
-  if (hp.head_dim * hp.n_heads != hp.n_embd) missing.push_back("head_dim other than n_embd / n_heads");
-  if (hp.n_rot % 2 != 0 || hp.n_rot > hp.head_dim) missing.push_back("this rope dimension");
-  for (int32_t i = 0; i < hp.n_rot / 2; ++i) {
-    const double base = std::pow(static_cast<double>(hp.rope_freq_base), -2.0 * i / hp.n_rot);
-    if (std::abs(hp.rope_global.inv_freq[i] - base) > 1e-6 * base) {
-      missing.push_back("RoPE frequency factors (rope_freqs.weight)");
-      break;
-    }
-  }
-  if (missing.empty()) return {};
-  std::string message = "architecture '" + std::string(a.name) + "' needs what the CUDA kernels do not implement: ";
-  for (size_t k = 0; k < missing.size(); ++k) message += (k ? ", " : "") + missing[k];
-  return Error{message};
-}
-
 Result<std::unique_ptr<Backend>> make_cuda_backend(const Model& model, const BackendOptions& options) {
-  // What the model needs first: the reason holds whether or not a device is present.
-  const ModelHParams& hp = model.hparams();
-  if (auto s = cuda_supports(hp); !s) return Error{"CUDA backend: " + s.message()};
+  // make_backend has checked the model against the kernels (backend/cuda_capabilities.h).
   int n_devices = 0;
   if (cudaGetDeviceCount(&n_devices) != cudaSuccess || n_devices == 0) {
     cudaGetLastError();  // clear the sticky "no device" error
