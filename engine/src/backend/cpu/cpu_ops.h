@@ -43,23 +43,6 @@ inline void rope(float* vec, int32_t n_heads, int32_t head_dim, const RopeTable&
   rope(vec, n_heads, head_dim, t, pos, t.mscale);
 }
 
-// Plain llama RoPE without a table (adjacent pairs, no scaling): pair (x[2i], x[2i+1]),
-// 2i < n_rot, turns by pos * base^(-2i/n_rot). What the CUDA kernels compute; their
-// tests compare against it.                                       vec: (n_heads, head_dim)
-inline void rope(float* vec, int32_t n_heads, int32_t head_dim, int32_t n_rot, int32_t pos,
-                 float freq_base) {
-  for (int32_t i = 0; i < n_rot; i += 2) {
-    const double theta = pos * std::pow(static_cast<double>(freq_base), -static_cast<double>(i) / n_rot);
-    const float c = static_cast<float>(std::cos(theta)), s = static_cast<float>(std::sin(theta));
-    for (int32_t h = 0; h < n_heads; ++h) {
-      float* v = vec + h * head_dim + i;
-      const float v0 = v[0], v1 = v[1];
-      v[0] = v0 * c - v1 * s;
-      v[1] = v0 * s + v1 * c;
-    }
-  }
-}
-
 // RMSNorm of each of n_heads heads of head_dim values, in place, with one gain (head_dim).
 inline void rmsnorm_heads(float* vec, int32_t n_heads, int32_t head_dim, const float* gain,
                           float eps) {

@@ -179,12 +179,15 @@ class CudaBackend final : public Backend {
     a_.rope_cs = reinterpret_cast<float2*>(take(static_cast<uint64_t>(n_ctx_) * half_rot * 8));
     a_.partials = take(partial_bytes);
 
-    // RoPE table, computed exactly as cpu::rope does (double theta, then float cos/sin).
+    // RoPE table from the model's (plain llama: cuda_capabilities refuses scaling and
+    // windows), computed exactly as cpu::rope does: theta = pos x inv_freq[i] in double,
+    // then float cos/sin.
+    const RopeTable& rope_table = hp_.rope_global;
     std::vector<float2> cs(static_cast<size_t>(n_ctx_) * half_rot);
     for (int32_t pos = 0; pos < n_ctx_; ++pos) {
-      for (int32_t i = 0; i < hp_.n_rot; i += 2) {
-        const double theta = pos * std::pow(static_cast<double>(hp_.rope_freq_base), -static_cast<double>(i) / hp_.n_rot);
-        cs[static_cast<size_t>(pos) * half_rot + i / 2] = {static_cast<float>(std::cos(theta)), static_cast<float>(std::sin(theta))};
+      for (int32_t i = 0; i < half_rot; ++i) {
+        const double theta = static_cast<double>(pos) * rope_table.inv_freq[i];
+        cs[static_cast<size_t>(pos) * half_rot + i] = {static_cast<float>(std::cos(theta)), static_cast<float>(std::sin(theta))};
       }
     }
     KV_CUDA_TRY(cudaMemcpy(a_.rope_cs, cs.data(), cs.size() * sizeof(float2), cudaMemcpyHostToDevice));
