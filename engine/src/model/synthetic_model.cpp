@@ -7,6 +7,7 @@
 #include <vector>
 #include <algorithm>
 
+#include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
 #include "model/architecture.h"
 #include "model/model_presets.h"
@@ -182,7 +183,26 @@ Result<SyntheticModelSpec> synthetic_arch_spec(const std::string& arch) {
   return s;
 }
 
-Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& spec) {
+// Copies every tokenizer.* key of the GGUF at `path`; returns its vocabulary size.
+Result<int32_t> copy_vocab(gguf::GgufWriter& w, const std::string& path) {
+  auto file = gguf::GgufFile::open(path);
+  if (!file) return file.error();
+  const gguf::Value* tokens = (*file)->find("tokenizer.ggml.tokens");
+  if (!tokens || !tokens->as_array()) return Error{path + ": no tokenizer.ggml.tokens to copy"};
+  for (const gguf::KeyValue& kv : (*file)->metadata()) {
+    if (kv.key.starts_with("tokenizer.")) w.set(kv.key, kv.value);
+  }
+  return static_cast<int32_t>(tokens->as_array()->size());
+}
+
+Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& spec_in) {
+  SyntheticModelSpec spec = spec_in;
+  gguf::GgufWriter w;
+  if (!spec.vocab_from.empty()) {
+    auto n_vocab = copy_vocab(w, spec.vocab_from);
+    if (!n_vocab) return n_vocab.error();
+    spec.n_vocab = *n_vocab;
+  }
   const ArchitectureDesc* a = find_architecture(spec.arch);
   if (!a) return Error{"synthetic model: unknown architecture '" + spec.arch + "'"};
   const int64_t hd = spec.head_dim > 0 ? spec.head_dim : spec.n_embd / spec.n_heads;
@@ -195,7 +215,6 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
                 ff = spec.n_ff, nv = spec.n_vocab;
   const gguf::TensorType type = spec.type;
   const std::string ap = spec.arch + ".";
-  gguf::GgufWriter w;
   w.set_string("general.architecture", spec.arch);
   w.set_string("general.name", spec.name + "-random-" + std::string(gguf::tensor_type_name(type)));
   w.set_u32(ap + "block_count", static_cast<uint32_t>(spec.n_layers));
@@ -230,7 +249,7 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
   }
   if (spec.attn_softcap > 0) w.set_f32(ap + "attn_logit_softcapping", spec.attn_softcap);
   if (spec.final_softcap > 0) w.set_f32(ap + "final_logit_softcapping", spec.final_softcap);
-  write_vocab(w, spec.n_vocab);
+  if (spec.vocab_from.empty()) write_vocab(w, spec.n_vocab);
 
   uint64_t s = spec.seed * 1000003;
   auto mat = [&](const std::string& name, int64_t rows, int64_t cols, float scale = 1) {

@@ -33,6 +33,9 @@ struct SyntheticModelSpec {
   // [1 - jitter, 1 + jitter] and biases in [-jitter, jitter].
   float norm_jitter = 0;
   float embd_scale = 1;  // token_embd/output values are uniform in +-embd_scale/sqrt(n_embd)
+  // A GGUF whose tokenizer.* metadata (vocabulary, merges, special ids, chat template) is
+  // copied in place of the synthetic SentencePiece vocab; n_vocab becomes its size. "" = none.
+  std::string vocab_from;
 };
 
 // Shapes of real models by name: the presets of model/model_presets.h ("llama-3-8b",

@@ -20,7 +20,7 @@ Result<gguf::TensorType> parse_type(const std::string& s) {
 }  // namespace
 
 int cmd_mkmodel(const Argv& argv) {
-  auto args = Args::parse(argv, {"--preset", "--arch", "--type", "--out", "--layers", "--seed"}, {});
+  auto args = Args::parse(argv, {"--preset", "--arch", "--type", "--out", "--layers", "--seed", "--vocab-from"}, {});
   if (!args) return fail(args.message());
   auto out = args->require("--out");
   if (!out) return fail(out.message());
@@ -37,6 +37,7 @@ int cmd_mkmodel(const Argv& argv) {
   spec->type = *type;
   spec->n_layers = static_cast<int32_t>(*layers);
   spec->seed = static_cast<uint64_t>(*seed);
+  spec->vocab_from = args->get("--vocab-from", "");
   if (auto st = write_synthetic_model(*out, *spec); !st) return fail(st.message());
   std::printf("wrote %s\n", out->c_str());
   return 0;

@@ -37,6 +37,8 @@ commands:
   mkmodel     --arch A --out FILE [--type T] [--seed S]
               a small model of architecture A with every optional tensor (llama,
               llama3-rope, qwen2, qwen3, gemma2, gemma3, phi3; default type f32)
+              both take --vocab-from V: the tokenizer (and chat template) of GGUF V, e.g.
+              a vocab-only file of ../shared/vocab, instead of a synthetic one
   memory      (--model M | --preset NAME) [--ctx N] [--kv-type T] [--budget-bytes B]
               [--kv-block N] [--weight-type T] [--json]
               predicted weights + KV cache at a context length for each KV type (f32 f16
