@@ -59,8 +59,8 @@ ApplicationWindow {
     }
     SettingsDrawer { id: settings; height: window.height }
 
-    // Errors the controller reports (a model file that cannot run, with every reason; a
-    // template that does not parse): shown whole, and the loaded model stays in use.
+    // Errors the controller reports (a chat template that does not parse, a store error):
+    // shown whole. A model that cannot be opened is shown by the chat view's banner.
     Dialog {
         id: errorDialog
         objectName: "errorDialog"
@@ -73,7 +73,7 @@ ApplicationWindow {
             objectName: "errorDialogText"
             width: errorDialog.availableWidth
             wrapMode: Text.Wrap
-            text: errorDialog.message + (chat.modelInfo.name && chat.modelError ? "\n\n" + qsTr("%1 is still loaded.").arg(chat.modelInfo.name) : "")
+            text: errorDialog.message
         }
     }
     Connections {
