@@ -91,11 +91,16 @@ ApplicationWindow {
             columns: 2
             columnSpacing: 12
             Label { text: qsTr("file") } Label { text: (infoDialog.i.path || "") + " (" + chat.formatBytes(infoDialog.i.file_bytes) + ")" }
-            Label { text: qsTr("architecture") } Label { text: (infoDialog.i.architecture || "") + ", tokenizer " + (infoDialog.i.tokenizer_model || "") + "; chat: " + (infoDialog.i.chat_format_description || "") }
+            Label { text: qsTr("architecture") } Label { text: (infoDialog.i.architecture || "") + qsTr(", tokenizer ") + (infoDialog.i.tokenizer_model || "") }
+            Label { text: qsTr("chat format") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; text: infoDialog.i.chat_format_description || "" }
             Label { text: qsTr("parameters") } Label { text: Number(infoDialog.i.n_params || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) }
             Label { text: qsTr("shape") } Label { text: qsTr("%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7")
                 .arg(infoDialog.i.n_layers).arg(infoDialog.i.n_embd).arg(infoDialog.i.n_heads).arg(infoDialog.i.n_kv_heads)
                 .arg(infoDialog.i.head_dim).arg(infoDialog.i.n_ff).arg(infoDialog.i.n_vocab) }
+            Label { text: qsTr("details") } Label { text: qsTr("RoPE %1 (scaling %2), FFN %3").arg(infoDialog.i.rope_style || "").arg(infoDialog.i.rope_scaling || "none").arg(infoDialog.i.ffn_activation || "")
+                + (infoDialog.i.attn_softcap > 0 ? qsTr(", score soft-cap %1").arg(infoDialog.i.attn_softcap) : "")
+                + (infoDialog.i.final_softcap > 0 ? qsTr(", logit soft-cap %1").arg(infoDialog.i.final_softcap) : "")
+                + (infoDialog.i.n_windowed_layers > 0 ? qsTr(", %1 of %2 layers use a %3-token window").arg(infoDialog.i.n_windowed_layers).arg(infoDialog.i.n_layers).arg(infoDialog.i.sliding_window) : "") }
             Label { text: qsTr("context") } Label { text: qsTr("%1 tokens trained, %2 in use").arg(infoDialog.i.n_ctx_train).arg(infoDialog.i.n_ctx) }
             Label { text: qsTr("tensor types") } Label { text: JSON.stringify(infoDialog.i.tensor_count_by_type || {}) }
             Label { text: qsTr("weights") } Label { text: chat.formatBytes(infoDialog.i.weight_bytes) }

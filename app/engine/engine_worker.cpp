@@ -146,6 +146,14 @@ QVariantMap model_map(const ModelInfo& info, const Session& session) {
   m.insert(QStringLiteral("rms_eps"), info.rms_eps);
   m.insert(QStringLiteral("rope_freq_base"), info.rope_freq_base);
   m.insert(QStringLiteral("tied_embeddings"), info.tied_embeddings);
+  // What the architecture does differently (the info dialog's "details" line).
+  m.insert(QStringLiteral("rope_style"), qstr(info.rope_style));
+  m.insert(QStringLiteral("rope_scaling"), qstr(info.rope_scaling));
+  m.insert(QStringLiteral("ffn_activation"), qstr(info.ffn_activation));
+  m.insert(QStringLiteral("attn_softcap"), info.attn_softcap);
+  m.insert(QStringLiteral("final_softcap"), info.final_softcap);
+  m.insert(QStringLiteral("sliding_window"), info.sliding_window);
+  m.insert(QStringLiteral("n_windowed_layers"), static_cast<int>(info.windowed_layers.size()));
   m.insert(QStringLiteral("weight_bytes"), u64(info.weight_bytes()));
   m.insert(QStringLiteral("weight_bytes_by_type"), u64_map_of(info.weight_bytes_by_type));
   m.insert(QStringLiteral("tensor_count_by_type"), map_of(info.tensor_count_by_type));
