@@ -47,6 +47,7 @@ KvCacheConfig window_config(int32_t slack) {
   c.windowed = {1, 0, 1};
   c.window = 8;
   c.window_slack = slack;
+  c.poison_freed = true;
   return c;
 }
 
@@ -158,6 +159,7 @@ class KvWindowSession : public ::testing::Test {
     o.kv_block_tokens = 3;
     o.kv_chunk_blocks = 2;
     o.kv_window_slack = slack;
+    o.kv_poison_freed = true;
     o.context_policy = policy;
     auto s = Session::create(model_, o);
     EXPECT_TRUE(s) << s.message();
@@ -351,6 +353,7 @@ TEST_F(KvWindowSession, Gemma3FiveWindowedLayersOfSix) {
   o.n_ctx = 128;
   o.kv_block_tokens = 4;
   o.kv_window_slack = 0;
+  o.kv_poison_freed = true;
   auto freeing = Session::create(*m, o);
   o.kv_window_slack = -1;
   auto keeping = Session::create(*m, o);

@@ -60,6 +60,7 @@ struct SessionOptions {
   // of the last tokens reuses the cache); older rows of those layers are freed. < 0:
   // never free them.
   int32_t kv_window_slack = 256;
+  bool kv_poison_freed = false;  // tests: freed KV blocks are overwritten (NaN)
   bool no_kv_cache = false;      // recompute the whole sequence for every new token
   ContextPolicy context_policy = ContextPolicy::Stop;
   float context_warn_fraction = 0.9f;  // ContextWarning when this share of n_ctx is used

@@ -1,6 +1,7 @@
 #include "kv/kv_cache.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "numeric/convert.h"
@@ -64,6 +65,9 @@ Result<int32_t> KvCache::acquire(int g) { return pools_[g].acquire(pools_[1 - g]
 
 void KvCache::release(int g, int32_t b) {
   if (tables_[g][b] < 0) return;
+  if (config_.poison_freed && pools_[g].memory().host_accessible()) {
+    std::memset(pools_[g].block(tables_[g][b]), 0xff, pools_[g].block_bytes());
+  }
   pools_[g].release(tables_[g][b]);
   tables_[g][b] = -1;
   --held_[g];

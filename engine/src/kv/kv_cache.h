@@ -51,6 +51,9 @@ struct KvCacheConfig {
   // Windowed rows kept beyond the window, so that a regenerate or an edit of the last
   // few hundred tokens still reuses the cache; < 0: never free windowed rows.
   int32_t window_slack = 256;
+  // Tests: freed windowed blocks in host memory are filled with 0xff (NaN in f32/f16),
+  // so that a read of a freed row cannot go unnoticed.
+  bool poison_freed = false;
 
   int32_t kv_dim() const { return n_kv_heads * head_dim; }
 };

@@ -75,6 +75,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   kc.budget_bytes = options.kv_budget_bytes;
   kc.type = *kv_type;
   kc.memory = s->backend_->kv_memory();
+  kc.poison_freed = options.kv_poison_freed;
   if (info.sliding_window > 0 && !info.windowed_layers.empty()) {
     kc.windowed.assign(info.n_layers, 0);
     for (int32_t l : info.windowed_layers) kc.windowed[l] = 1;
