@@ -38,9 +38,6 @@ Result<KvCache> KvCache::create(const KvCacheConfig& c) {
     return Error{"KV cache: the windowed-layer list has " + std::to_string(c.windowed.size()) + " entries for " +
                  std::to_string(c.n_layers) + " layers"};
   }
-  if (count_windowed(c) == c.n_layers) {
-    return Error{"KV cache: every layer is windowed; at least one full-attention layer is expected"};
-  }
   return KvCache(c);
 }
 

@@ -138,7 +138,8 @@ class KvCache {
   uint64_t used_bytes() const;
   uint64_t allocated_bytes() const { return group_allocated_bytes(0) + group_allocated_bytes(1); }
   uint64_t pool_bytes() const { return pools_[0].pool_bytes() + pools_[1].pool_bytes(); }
-  uint64_t block_bytes() const { return pools_[0].block_bytes(); }  // a full-layer block
+  // A full-layer block (a windowed one when every layer is windowed).
+  uint64_t block_bytes() const { return pools_[group_layers_[0] > 0 ? 0 : 1].block_bytes(); }
   uint64_t peak_allocated_bytes() const { return peak_allocated_; }
   uint64_t peak_used_bytes() const { return peak_used_; }
   // Blocks held by both groups; token blocks of the full-layer group (the CUDA table).
