@@ -80,8 +80,7 @@ TEST(KvWindowCache, AllocatedBytesFollowTheFormulaAtEveryLength) {
     const int64_t windowed_blocks = ceil_div(n, 4) - first_kept / 4;
     EXPECT_EQ(kv->allocated_bytes(), full_block * ceil_div(n, 4) + windowed_block * windowed_blocks) << n;
     EXPECT_EQ(kv->windowed_allocated_bytes(), windowed_block * windowed_blocks) << n;
-    EXPECT_EQ(kv->window_freed_bytes(), 2 * 2 * row * static_cast<uint64_t>(n - (first_kept > 0 ? n - first_kept : n)))
-        << n;
+    EXPECT_EQ(kv->window_freed_bytes(), windowed_block * static_cast<uint64_t>(first_kept / 4)) << n;
     // Every row a next token reads is there, with its own values.
     for (int32_t p = std::max(0, n - 7); p < n; ++p) {
       for (int32_t l = 0; l < 3; ++l) {
@@ -193,7 +192,7 @@ TEST_F(KvWindowSession, PrefillAndDecodePastTheWindowEqualANeverFreeingCacheBitF
     const int64_t windowed_blocks = ceil_div(n, 3) - first_kept / 3;
     EXPECT_EQ(r.kv_allocated_bytes, row_pair * 3 * (ceil_div(n, 3) + 2 * windowed_blocks)) << n;
     EXPECT_EQ(r.kv_windowed_allocated_bytes, row_pair * 3 * 2 * windowed_blocks);
-    EXPECT_EQ(r.kv_window_freed_bytes, row_pair * 2 * first_kept);
+    EXPECT_EQ(r.kv_window_freed_bytes, row_pair * 3 * 2 * (first_kept / 3));
     EXPECT_EQ(r.kv_used_bytes, row_pair * (n + 2 * (n - first_kept)));
     EXPECT_EQ(r.kv_bytes_without_window(), row_pair * 3 * n);
     EXPECT_EQ(r.kv_window, 8);

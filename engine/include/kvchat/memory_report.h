@@ -36,7 +36,7 @@ struct MemoryReport {
   int32_t kv_window_slack = 0;               // rows kept beyond the window (< 0: none freed)
   int32_t kv_windowed_layers = 0;            // of n_layers
   uint64_t kv_windowed_allocated_bytes = 0;  // part of kv_allocated_bytes
-  uint64_t kv_window_freed_bytes = 0;        // windowed layers' rows freed by the window
+  uint64_t kv_window_freed_bytes = 0;        // windowed layers' blocks returned to the pool
 
   uint64_t scratch_bytes = 0;        // activations and other per-session buffers
 

@@ -82,7 +82,7 @@ uint64_t KvCache::used_bytes() const {
 }
 
 uint64_t KvCache::window_freed_bytes() const {
-  return 2ull * row_bytes_ * group_layers_[1] * static_cast<uint64_t>(n_tokens_ - valid_windowed_rows());
+  return pools_[1].block_bytes() * static_cast<uint64_t>(n_blocks_ - held_[1]);
 }
 
 Status KvCache::reserve(int32_t n_tokens) {

@@ -145,7 +145,8 @@ class KvCache {
   // Blocks held by both groups; token blocks of the full-layer group (the CUDA table).
   int32_t blocks_in_use() const { return held_[0] + held_[1]; }
   int32_t free_blocks() const { return pools_[0].free_blocks() + pools_[1].free_blocks(); }
-  // Windowed layers: their blocks, and the bytes of their rows that were freed.
+  // Windowed layers: their blocks, and the bytes of their blocks returned to the pool
+  // (of the blocks covering [0, size()); what a cache that never frees would hold more).
   int32_t windowed_layers() const { return group_layers_[1]; }
   uint64_t windowed_allocated_bytes() const { return group_allocated_bytes(1); }
   uint64_t window_freed_bytes() const;
