@@ -133,8 +133,20 @@ Pane {
                 text: "2 × " + (info.n_layers || 0) + " layers × " + (m.kv_tokens || 0) + " tokens × "
                       + (info.n_kv_heads || 0) + " kv_heads × " + (info.head_dim || 0) + " head_dim × "
                       + kvTypeBytes(m.kv_type) + " bytes (" + (m.kv_type || "f16") + ")\n= "
-                      + Number(m.kv_used_bytes || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) + " bytes ("
-                      + fmt(m.kv_used_bytes) + ")"
+                      + Number(m.kv_bytes_without_window || m.kv_used_bytes || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) + " bytes ("
+                      + fmt(m.kv_bytes_without_window || m.kv_used_bytes) + ")"
+            }
+            // Sliding-window layers (gemma2/3) free the rows that fall out of their window.
+            Label {
+                objectName: "kvWindow"
+                visible: (m.kv_windowed_layers || 0) > 0
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.WordWrap
+                text: qsTr("%1 of %2 layers use a %3-token window: %4 freed by the window; without it the KV would be %5")
+                    .arg(m.kv_windowed_layers || 0).arg(info.n_layers || 0)
+                    .arg(Number(m.kv_window || 0).toLocaleString(Qt.locale("en_US"), 'f', 0))
+                    .arg(fmt(m.kv_window_freed_bytes)).arg(fmt(m.kv_bytes_without_window))
             }
             GridLayout {
                 columns: 2

@@ -84,6 +84,12 @@ QVariantMap memory_map(const Session& session) {
   m.insert(QStringLiteral("kv_budget_bytes"), u64(r.kv_budget_bytes));
   m.insert(QStringLiteral("kv_peak_used_bytes"), u64(r.kv_peak_used_bytes));
   m.insert(QStringLiteral("kv_peak_allocated_bytes"), u64(r.kv_peak_allocated_bytes));
+  // Sliding-window layers: what the window freed, and the KV without freeing.
+  m.insert(QStringLiteral("kv_window"), r.kv_window);
+  m.insert(QStringLiteral("kv_windowed_layers"), r.kv_windowed_layers);
+  m.insert(QStringLiteral("kv_windowed_allocated_bytes"), u64(r.kv_windowed_allocated_bytes));
+  m.insert(QStringLiteral("kv_window_freed_bytes"), u64(r.kv_window_freed_bytes));
+  m.insert(QStringLiteral("kv_bytes_without_window"), u64(r.kv_bytes_without_window()));
   m.insert(QStringLiteral("scratch_bytes"), u64(r.scratch_bytes));
   m.insert(QStringLiteral("process_resident_bytes"), u64(r.process_resident_bytes));
   m.insert(QStringLiteral("system_total_bytes"), u64(r.system_total_bytes));
@@ -111,7 +117,7 @@ QVariantMap memory_map(const Session& session) {
   f.insert(QStringLiteral("head_dim"), info.head_dim);
   f.insert(QStringLiteral("bytes_per_element_num"), u64(num));
   f.insert(QStringLiteral("bytes_per_element_den"), u64(den));
-  f.insert(QStringLiteral("bytes"), u64(r.kv_used_bytes));
+  f.insert(QStringLiteral("bytes"), u64(r.kv_bytes_without_window()));  // = kv_used_bytes without windows
   const QString per_element =
       den == 1 ? QString::number(num) : QStringLiteral("%1/%2").arg(num).arg(den);
   f.insert(
@@ -122,7 +128,7 @@ QVariantMap memory_map(const Session& session) {
           .arg(info.n_kv_heads)
           .arg(info.head_dim)
           .arg(per_element)
-          .arg(static_cast<qulonglong>(r.kv_used_bytes)));
+          .arg(static_cast<qulonglong>(r.kv_bytes_without_window())));
   m.insert(QStringLiteral("formula"), f);
   return m;
 }

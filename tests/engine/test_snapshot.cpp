@@ -166,7 +166,7 @@ TEST(SnapshotFormat, RoundTripsThroughMemoryWithTheDocumentedSize) {
     file.insert(file.end(), b.begin(), b.end());
     return Status{};
   }));
-  EXPECT_EQ(file.size(), 52 + 4 * (5 + 2 + 7) + rows.size() + 8);
+  EXPECT_EQ(file.size(), 60 + 4 * (5 + 2 + 7) + rows.size() + 8);
   EXPECT_EQ(file.size(), c.header.file_bytes());
   EXPECT_EQ(std::memcmp(file.data(), "KVCHATSN", 8), 0);
 
@@ -205,7 +205,7 @@ TEST_P(SnapshotRoundTrip, RestoredSessionContinuesBitIdenticallyWithoutReevaluat
   converse(*a);
   ASSERT_TRUE(a->save_snapshot(path)) << "save";
   EXPECT_FALSE(fs::exists(path + ".tmp"));
-  EXPECT_EQ(fs::file_size(path), 52 + 4 * (a->tokens().size() + a->turn_starts().size() + 2048) +
+  EXPECT_EQ(fs::file_size(path), 60 + 4 * (a->tokens().size() + a->turn_starts().size() + 2048) +
                                      kv_cache_bytes(*parse_kv_type(type), 6, a->tokens().size(), 2, 32) + 8);
 
   auto b = make_session(model, type);
@@ -368,9 +368,12 @@ TEST_F(SnapshotRefusal, BadMagic) {
 
 TEST_F(SnapshotRefusal, FutureAndUnknownVersions) {
   std::vector<uint8_t> bad = good_;
-  put_u32(bad, 8, 2);
+  put_u32(bad, 8, kSnapshotVersion + 1);
   fix_checksum(bad);
-  expect_refused(*target_, with("v2.kvsnap", bad), "newer kvchat");
+  expect_refused(*target_, with("v3.kvsnap", bad), "newer kvchat");
+  put_u32(bad, 8, 1);  // version 1 had no window fields
+  fix_checksum(bad);
+  expect_refused(*target_, with("v1.kvsnap", bad), "older kvchat (format version 1");
   put_u32(bad, 8, 0);
   fix_checksum(bad);
   expect_refused(*target_, with("v0.kvsnap", bad), "unknown snapshot format version 0");

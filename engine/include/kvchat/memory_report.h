@@ -22,12 +22,21 @@ struct MemoryReport {
   int32_t kv_blocks = 0;             // blocks held by this conversation
   int32_t kv_free_blocks = 0;        // blocks in the pool, free for reuse
   uint64_t kv_bytes_per_token = 0;   // 2 x layers x kv_heads x head_dim x bytes/element
-  uint64_t kv_used_bytes = 0;        // kv_tokens x kv_bytes_per_token
+  // The rows held: kv_tokens x kv_bytes_per_token, less the windowed layers' freed rows.
+  uint64_t kv_used_bytes = 0;
   uint64_t kv_allocated_bytes = 0;   // kv_blocks x block bytes
   uint64_t kv_pool_bytes = 0;        // every block allocated (held + free)
   uint64_t kv_budget_bytes = 0;      // the most the pool may hold; 0 = no limit
   uint64_t kv_peak_used_bytes = 0;
   uint64_t kv_peak_allocated_bytes = 0;
+
+  // Sliding-window layers (gemma2/3; all 0 for models without them): they keep only
+  // their last kv_window (+ kv_window_slack) tokens; their older blocks were freed.
+  int32_t kv_window = 0;                     // tokens a windowed layer attends to
+  int32_t kv_window_slack = 0;               // rows kept beyond the window (< 0: none freed)
+  int32_t kv_windowed_layers = 0;            // of n_layers
+  uint64_t kv_windowed_allocated_bytes = 0;  // part of kv_allocated_bytes
+  uint64_t kv_window_freed_bytes = 0;        // windowed layers' blocks returned to the pool
 
   uint64_t scratch_bytes = 0;        // activations and other per-session buffers
 
@@ -46,7 +55,9 @@ struct MemoryReport {
 
   // Allocated but not (yet) filled: the last block's empty tail.
   uint64_t kv_fragmentation_bytes() const { return kv_allocated_bytes - kv_used_bytes; }
-  // Every layer holds the same share.
+  // What the KV would take if no windowed row were freed.
+  uint64_t kv_bytes_without_window() const { return kv_bytes_per_token * static_cast<uint64_t>(kv_tokens); }
+  // Every layer holds the same share (an average when windowed rows were freed).
   uint64_t kv_used_bytes_per_layer() const { return n_layers ? kv_used_bytes / n_layers : 0; }
   uint64_t kv_allocated_bytes_per_layer() const { return n_layers ? kv_allocated_bytes / n_layers : 0; }
   uint64_t total_bytes() const { return weights_bytes + kv_pool_bytes + scratch_bytes; }

@@ -56,6 +56,11 @@ struct SessionOptions {
   int32_t kv_block_tokens = 16;  // tokens per KV block
   int32_t kv_chunk_blocks = 4;   // blocks allocated together when the cache grows
   uint64_t kv_budget_bytes = 0;  // the most the KV pool may hold; 0 = no limit
+  // Sliding-window layers: rows kept beyond the window (so that a regenerate or an edit
+  // of the last tokens reuses the cache); older rows of those layers are freed. < 0:
+  // never free them.
+  int32_t kv_window_slack = 256;
+  bool kv_poison_freed = false;  // tests: freed KV blocks are overwritten (NaN)
   bool no_kv_cache = false;      // recompute the whole sequence for every new token
   ContextPolicy context_policy = ContextPolicy::Stop;
   float context_warn_fraction = 0.9f;  // ContextWarning when this share of n_ctx is used
@@ -77,14 +82,18 @@ class Session {
   // of tokens evaluated. With starts_turn, what is evaluated is marked as a new turn
   // (drop-oldest drops whole turns).
   Result<int32_t> eval_sequence(std::span<const TokenId> sequence, bool starts_turn = false);
-  // Keeps the first n tokens (and their cached K/V); the rest is forgotten.
+  // Keeps the first n tokens (and their cached K/V); the rest is forgotten. When the
+  // cache freed windowed rows that position n needs, it keeps a shorter prefix and the
+  // next eval re-evaluates the tokens between first (kv_tokens() < n_past() until then).
   void truncate(int32_t n);
+  // Tokens whose K/V the cache holds (n_past() unless a truncation must re-evaluate).
+  int32_t kv_tokens() const;
   // Applies the context policy so that n more tokens fit. Fails under policy stop, or
   // when no policy can make room (a single turn longer than the context).
   Status make_room(int32_t n);
 
   // The first n tokens (a system prompt) are never dropped or shifted out.
-  void set_keep(int32_t n_keep) { n_keep_ = n_keep; }
+  void set_keep(int32_t n_keep);
   // A turn starts at the current end of the sequence (drop-oldest drops whole turns).
   void mark_turn();
   // Re-encodes the cached K/V in another element type (announced as an event).

@@ -48,15 +48,17 @@ void KvBlockPool::release_chunks() {
   chunks_.clear();
 }
 
-Status KvBlockPool::grow() {
+Status KvBlockPool::grow(uint64_t others_bytes) {
   uint64_t n = static_cast<uint64_t>(chunk_blocks_);
   if (budget_bytes_ > 0) {
-    const uint64_t room = budget_bytes_ > pool_bytes() ? (budget_bytes_ - pool_bytes()) / block_bytes_ : 0;
+    const uint64_t held = pool_bytes() + others_bytes;
+    const uint64_t room = budget_bytes_ > held ? (budget_bytes_ - held) / block_bytes_ : 0;
     n = std::min(n, room);
     if (n == 0) {
       return Error{"out of memory for the KV cache: its budget of " + std::to_string(budget_bytes_) +
                    " bytes is used up (" + std::to_string(blocks_.size()) + " blocks of " +
-                   std::to_string(block_bytes_) + " bytes)"};
+                   std::to_string(block_bytes_) + " bytes" +
+                   (others_bytes ? " and " + std::to_string(others_bytes) + " bytes held by the other layer group's pool" : "") + ")"};
     }
   }
   auto chunk = memory_->allocate(n * block_bytes_);
@@ -74,9 +76,9 @@ Status KvBlockPool::grow() {
   return {};
 }
 
-Result<int32_t> KvBlockPool::acquire() {
+Result<int32_t> KvBlockPool::acquire(uint64_t others_bytes) {
   if (free_.empty()) {
-    if (auto s = grow(); !s) return Error{s.message()};
+    if (auto s = grow(others_bytes); !s) return Error{s.message()};
   }
   const int32_t id = free_.back();
   free_.pop_back();

@@ -28,7 +28,8 @@ class KvBlockPool {
 
   // A free block id; grows the pool by a chunk (or what the budget still allows) when
   // none is free. Fails without side effects when memory or the budget runs out.
-  Result<int32_t> acquire();
+  // others_bytes: what other pools sharing the same budget hold (counted against it).
+  Result<int32_t> acquire(uint64_t others_bytes = 0);
   void release(int32_t id);
   uint8_t* block(int32_t id) { return blocks_[id]; }
   const uint8_t* block(int32_t id) const { return blocks_[id]; }
@@ -41,7 +42,7 @@ class KvBlockPool {
   KvMemory& memory() const { return *memory_; }
 
  private:
-  Status grow();
+  Status grow(uint64_t others_bytes);
   void release_chunks();
 
   uint64_t block_bytes_;

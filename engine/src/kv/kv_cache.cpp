@@ -1,11 +1,27 @@
 #include "kv/kv_cache.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "numeric/convert.h"
 
 namespace kvchat {
+
+namespace {
+
+// The windowed group is used only when the config names windowed layers and a window.
+bool uses_window(const KvCacheConfig& c) {
+  return c.window > 0 && std::any_of(c.windowed.begin(), c.windowed.end(), [](uint8_t w) { return w != 0; });
+}
+
+int32_t count_windowed(const KvCacheConfig& c) {
+  return uses_window(c) ? static_cast<int32_t>(std::count_if(c.windowed.begin(), c.windowed.end(),
+                                                             [](uint8_t w) { return w != 0; }))
+                        : 0;
+}
+
+}  // namespace
 
 Result<KvCache> KvCache::create(const KvCacheConfig& c) {
   if (c.n_layers < 1 || c.n_kv_heads < 1 || c.head_dim < 1 || c.max_tokens < 1) {
@@ -18,6 +34,10 @@ Result<KvCache> KvCache::create(const KvCacheConfig& c) {
     return Error{"KV cache: " + std::string(kv_type_name(c.type)) + " needs head_dim to be a multiple of " +
                  std::to_string(kv_block_values(c.type)) + ", this model has " + std::to_string(c.head_dim)};
   }
+  if (!c.windowed.empty() && static_cast<int32_t>(c.windowed.size()) != c.n_layers) {
+    return Error{"KV cache: the windowed-layer list has " + std::to_string(c.windowed.size()) + " entries for " +
+                 std::to_string(c.n_layers) + " layers"};
+  }
   return KvCache(c);
 }
 
@@ -25,49 +45,200 @@ KvCache::KvCache(const KvCacheConfig& c)
     : config_(c),
       row_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.kv_dim()))),
       head_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.head_dim))),
-      pool_(2ull * c.n_layers * c.block_tokens * row_bytes_, c.chunk_blocks, c.budget_bytes, c.memory) {}
+      group_(c.n_layers, 0),
+      index_(c.n_layers, 0),
+      pools_{KvBlockPool(2ull * (c.n_layers - count_windowed(c)) * c.block_tokens * row_bytes_, c.chunk_blocks,
+                         c.budget_bytes, c.memory),
+             KvBlockPool(2ull * count_windowed(c) * c.block_tokens * row_bytes_, c.chunk_blocks, c.budget_bytes,
+                         c.memory)} {
+  const bool windows = uses_window(c);
+  for (int32_t l = 0; l < c.n_layers; ++l) {
+    group_[l] = windows && c.windowed[l] ? 1 : 0;
+    index_[l] = group_layers_[group_[l]]++;
+  }
+}
+
+Result<int32_t> KvCache::acquire(int g) { return pools_[g].acquire(pools_[1 - g].pool_bytes()); }
+
+void KvCache::release(int g, int32_t b) {
+  if (tables_[g][b] < 0) return;
+  if (config_.poison_freed && pools_[g].memory().host_accessible()) {
+    std::memset(pools_[g].block(tables_[g][b]), 0xff, pools_[g].block_bytes());
+  }
+  pools_[g].release(tables_[g][b]);
+  tables_[g][b] = -1;
+  --held_[g];
+}
+
+void KvCache::note_peaks() {
+  peak_allocated_ = std::max(peak_allocated_, allocated_bytes());
+  peak_used_ = std::max(peak_used_, used_bytes());
+}
+
+uint64_t KvCache::used_bytes() const {
+  return 2ull * row_bytes_ *
+         (static_cast<uint64_t>(group_layers_[0]) * n_tokens_ +
+          static_cast<uint64_t>(group_layers_[1]) * valid_windowed_rows());
+}
+
+uint64_t KvCache::window_freed_bytes() const {
+  return pools_[1].block_bytes() * static_cast<uint64_t>(n_blocks_ - held_[1]);
+}
 
 Status KvCache::reserve(int32_t n_tokens) {
   if (n_tokens > config_.max_tokens) {
     return Error{"the context is full: " + std::to_string(n_tokens) + " tokens do not fit in " +
                  std::to_string(config_.max_tokens)};
   }
-  const size_t need = (n_tokens + config_.block_tokens - 1) / config_.block_tokens;
-  const size_t had = table_.size();
-  while (table_.size() < need) {
-    auto id = pool_.acquire();
-    if (!id) {
-      while (table_.size() > had) {  // roll back: the cache is exactly as it was
-        pool_.release(table_.back());
-        table_.pop_back();
+  const int32_t need = (n_tokens + config_.block_tokens - 1) / config_.block_tokens;
+  const int32_t had = n_blocks_;
+  while (n_blocks_ < need) {
+    for (int g = 0; g < 2; ++g) {
+      if (group_layers_[g] == 0) continue;
+      auto id = acquire(g);
+      if (!id) {
+        // Roll back: the cache is exactly as it was.
+        for (int h = 0; h < 2; ++h) {
+          while (static_cast<int32_t>(tables_[h].size()) > had) {
+            release(h, static_cast<int32_t>(tables_[h].size()) - 1);
+            tables_[h].pop_back();
+          }
+        }
+        n_blocks_ = had;
+        return Error{id.message()};
       }
-      return Error{id.message()};
+      tables_[g].push_back(*id);
+      ++held_[g];
     }
-    table_.push_back(*id);
+    ++n_blocks_;
   }
-  peak_allocated_ = std::max(peak_allocated_, allocated_bytes());
+  note_peaks();
   return {};
 }
 
 void KvCache::set_size(int32_t n_tokens) {
   n_tokens_ = std::clamp(n_tokens, 0, capacity());
-  peak_used_ = std::max(peak_used_, used_bytes());
+  note_peaks();  // the rows of the step just written were all held
+  free_out_of_window();
+}
+
+// Frees the windowed blocks wholly inside the gap [head_, lo_), sparing pinned rows.
+void KvCache::free_gap() {
+  const int32_t bt = config_.block_tokens;
+  for (int32_t b = (head_ + bt - 1) / bt; (b + 1) * bt <= lo_ && b < n_blocks_; ++b) release(1, b);
+}
+
+void KvCache::free_out_of_window() {
+  if (group_layers_[1] == 0 || config_.window_slack < 0) return;
+  // The next position, n_tokens_, reads [n_tokens_ - window + 1, n_tokens_]; slack more is kept.
+  const int64_t first_kept = static_cast<int64_t>(n_tokens_) - (config_.window - 1) - config_.window_slack;
+  if (head_ == lo_) head_ = lo_ = std::min(pinned_, n_tokens_);  // contiguous: the pinned rows lead
+  if (first_kept <= lo_) return;
+  lo_ = static_cast<int32_t>(first_kept);
+  free_gap();
+}
+
+bool KvCache::row_present(int32_t layer, int32_t pos) const {
+  if (pos < 0 || pos >= n_tokens_) return false;
+  return group_[layer] == 0 || head_ == lo_ || pos < head_ || pos >= lo_;
+}
+
+int32_t KvCache::reusable_prefix(int32_t n) const {
+  n = std::clamp(n, 0, n_tokens_);
+  if (group_layers_[1] == 0 || head_ == lo_) return n;
+  const int32_t first_read = std::max(0, n - config_.window + 1);
+  if (first_read >= lo_ || n <= head_) return n;
+  return head_;  // the longest prefix whose windows are whole: within the pinned rows
 }
 
 void KvCache::truncate(int32_t n_tokens) {
-  n_tokens_ = std::clamp(n_tokens, 0, n_tokens_);
-  const size_t keep = (n_tokens_ + config_.block_tokens - 1) / config_.block_tokens;
-  while (table_.size() > keep) {
-    pool_.release(table_.back());
-    table_.pop_back();
+  const int32_t m = reusable_prefix(n_tokens);
+  n_tokens_ = m;
+  if (head_ != lo_ && m <= head_) head_ = lo_ = m;  // [0, m) is all valid now
+  const int32_t keep = (m + config_.block_tokens - 1) / config_.block_tokens;
+  for (int g = 0; g < 2; ++g) {
+    while (static_cast<int32_t>(tables_[g].size()) > keep) {
+      release(g, static_cast<int32_t>(tables_[g].size()) - 1);
+      tables_[g].pop_back();
+    }
   }
+  n_blocks_ = std::min(n_blocks_, keep);
+}
+
+void KvCache::pin_prefix(int32_t n) {
+  pinned_ = std::max(0, n);
+  if (head_ != lo_) head_ = std::min(head_, pinned_);  // what is left of [0, n); freed rows stay freed
+}
+
+void KvCache::set_size(int32_t n_tokens, int32_t head, int32_t lo) {
+  n_tokens_ = std::clamp(n_tokens, 0, capacity());
+  note_peaks();
+  if (group_layers_[1] == 0) return;
+  head_ = std::clamp(head, 0, n_tokens_);
+  lo_ = std::clamp(lo, head_, n_tokens_);
+  if (head_ == lo_) head_ = lo_ = 0;
+  free_gap();
+  free_out_of_window();
+}
+
+Status KvCache::export_layer(int32_t layer, int32_t which, uint8_t* dst) const {
+  if (group_[layer] == 0 || head_ == lo_) return export_rows(layer, which, 0, n_tokens_, dst);
+  std::fill(dst + head_ * row_bytes_, dst + lo_ * row_bytes_, uint8_t{0});
+  if (auto s = export_rows(layer, which, 0, head_, dst); !s) return s;
+  return export_rows(layer, which, lo_, n_tokens_ - lo_, dst + lo_ * row_bytes_);
+}
+
+Status KvCache::discard(int32_t keep, int32_t discard,
+                        const std::function<void(int32_t layer, uint8_t* rows, int32_t n)>& rekey) {
+  const int32_t before = n_tokens_;
+  keep = std::clamp(keep, 0, before);
+  discard = std::clamp(discard, 0, before - keep);
+  const int32_t first = keep + discard, after = before - discard;
+  const int32_t bt = config_.block_tokens;
+  // Windowed layers: the valid rows of [first, before) move to [src_lo - discard, after).
+  const bool gap = group_layers_[1] > 0 && head_ != lo_;
+  const int32_t src_lo = gap ? std::max(first, lo_) : first;
+  const int32_t dst_lo = src_lo - discard;
+  if (group_layers_[1] > 0) {
+    // The destination blocks the windowed group freed are taken again first.
+    std::vector<int32_t> taken;
+    for (int32_t b = dst_lo / bt; b * bt < after; ++b) {
+      if (tables_[1][b] >= 0) continue;
+      auto id = acquire(1);
+      if (!id) {
+        for (int32_t t : taken) release(1, t);
+        return Error{id.message()};
+      }
+      tables_[1][b] = *id;
+      ++held_[1];
+      taken.push_back(b);
+    }
+  }
+  std::vector<uint8_t> rows(static_cast<size_t>(std::max(0, before - first)) * row_bytes_);
+  for (int32_t l = 0; l < config_.n_layers; ++l) {
+    const int32_t from = group_[l] == 1 ? src_lo : first;
+    const int32_t n = before - from;
+    if (n <= 0) continue;
+    for (int32_t which : {0, 1}) {
+      if (auto s = export_rows(l, which, from, n, rows.data()); !s) return s;
+      if (which == 0 && rekey) rekey(l, rows.data(), n);
+      if (auto s = import_rows(l, which, from - discard, n, rows.data()); !s) return s;
+    }
+  }
+  const int32_t new_head = gap ? std::min(head_, keep) : keep;
+  // Truncate to `after` with every row of [0, after) counted valid first, then set the
+  // windowed ranges: [0, new_head) kept, [dst_lo, after) moved.
+  head_ = lo_ = 0;
+  truncate(after);
+  set_size(after, new_head, std::max(new_head, dst_lo));
+  return {};
 }
 
 Status KvCache::export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const {
   const int32_t bt = config_.block_tokens;
   for (int32_t pos = pos0; pos < pos0 + n;) {
     const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);  // rows left in this block
-    if (auto s = pool_.memory().to_host(dst, row(layer, which, pos), run * row_bytes_); !s) return s;
+    if (auto s = pools_[group_[layer]].memory().to_host(dst, row(layer, which, pos), run * row_bytes_); !s) return s;
     dst += run * row_bytes_;
     pos += run;
   }
@@ -78,7 +249,9 @@ Status KvCache::import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t 
   const int32_t bt = config_.block_tokens;
   for (int32_t pos = pos0; pos < pos0 + n;) {
     const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);
-    if (auto s = pool_.memory().from_host(row(layer, which, pos), src, run * row_bytes_); !s) return s;
+    if (auto s = pools_[group_[layer]].memory().from_host(row(layer, which, pos), src, run * row_bytes_); !s) {
+      return s;
+    }
     src += run * row_bytes_;
     pos += run;
   }

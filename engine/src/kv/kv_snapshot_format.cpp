@@ -159,7 +159,7 @@ std::vector<uint8_t> encode_snapshot_header(const SnapshotHeader& h) {
   store_le(&out[8], h.version, 4);
   store_le(&out[12], h.model_identity, 8);
   const uint32_t fields[] = {snapshot_kv_type_code(h.kv_type), h.n_layers, h.n_kv_heads, h.head_dim,
-                             h.n_tokens, h.n_keep, h.n_turns, h.n_vocab};
+                             h.n_tokens, h.n_keep, h.n_turns, h.n_vocab, h.window_head, h.window_lo};
   for (size_t k = 0; k < std::size(fields); ++k) store_le(&out[20 + 4 * k], fields[k], 4);
   return out;
 }
@@ -179,6 +179,10 @@ Result<SnapshotHeader> parse_snapshot_header(std::span<const uint8_t> head, uint
   if (h.version > kSnapshotVersion) {
     return Error{"the snapshot was written by a newer kvchat (format version " + std::to_string(h.version) +
                  "; this build reads version " + std::to_string(kSnapshotVersion) + ")"};
+  }
+  if (h.version == 1) {
+    return Error{"the snapshot was written by an older kvchat (format version 1; this build reads version " +
+                 std::to_string(kSnapshotVersion) + ")"};
   }
   if (h.version != kSnapshotVersion) {
     return Error{"unknown snapshot format version " + std::to_string(h.version) + " (this build reads " +
@@ -200,6 +204,8 @@ Result<SnapshotHeader> parse_snapshot_header(std::span<const uint8_t> head, uint
   h.n_keep = static_cast<uint32_t>(load_le(&head[40], 4));
   h.n_turns = static_cast<uint32_t>(load_le(&head[44], 4));
   h.n_vocab = static_cast<uint32_t>(load_le(&head[48], 4));
+  h.window_head = static_cast<uint32_t>(load_le(&head[52], 4));
+  h.window_lo = static_cast<uint32_t>(load_le(&head[56], 4));
 
   auto shape = [](uint64_t l, uint64_t kvh, uint64_t d) {
     return std::to_string(l) + " layers, " + std::to_string(kvh) + " KV heads, head_dim " + std::to_string(d);
@@ -236,6 +242,10 @@ Result<SnapshotHeader> parse_snapshot_header(std::span<const uint8_t> head, uint
   if (h.n_turns > h.n_tokens + 1) {
     return Error{"the snapshot marks " + std::to_string(h.n_turns) + " turns in " + std::to_string(h.n_tokens) +
                  " tokens"};
+  }
+  if (h.window_head > h.window_lo || h.window_lo > h.n_tokens) {
+    return Error{"the snapshot's windowed rows [0, " + std::to_string(h.window_head) + ") and [" +
+                 std::to_string(h.window_lo) + ", " + std::to_string(h.n_tokens) + ") are malformed"};
   }
   uint64_t expect = kSnapshotHeaderBytes + kSnapshotChecksumBytes;
   if (!add_product(expect, 4, uint64_t{h.n_tokens} + h.n_turns + h.n_vocab) ||

@@ -3,7 +3,8 @@
 // re-evaluating its prompt. Pure functions over bytes; the session does the file I/O
 // (session/session_snapshot.cpp).
 //
-// Version 1 layout. Little-endian, no padding; sizes in bytes.
+// Version 2 layout (version 1 had no window fields; it is refused, and the caller
+// re-evaluates). Little-endian, no padding; sizes in bytes.
 //
 //   offset  size                 field
 //        0  8                    magic "KVCHATSN"
@@ -18,17 +19,21 @@
 //       40  4   u32              n_keep      (the kept prefix: never dropped or shifted)
 //       44  4   u32              n_turns
 //       48  4   u32              n_vocab     (0: no next-token logits are stored)
-//       52  4 x n_tokens  i32    tokens
+//       52  4   u32              window_head \ sliding-window layers hold valid rows for
+//       56  4   u32              window_lo   / [0, head) and [lo, n_tokens) only (all
+//                                            when head == lo; 0 and 0 without windows)
+//       60  4 x n_tokens  i32    tokens
 //           4 x n_turns   i32    turn starts (strictly increasing, each in [0, n_tokens])
 //           4 x n_vocab   f32    next-token logits after the last token
 //           rows                 for layer in [0, n_layers), for pos in [0, n_tokens):
 //                                the K row, then the V row, row_bytes each, encoded in
-//                                the KV type exactly as the cache holds them
+//                                the KV type exactly as the cache holds them (a
+//                                windowed layer's freed rows, [head, lo), are zeros)
 //                                (row_bytes = kv_bytes(type, n_kv_heads * head_dim))
 //           8   u64              CRC-64/XZ of every byte before it
 //
 // The file size is therefore exactly
-//   52 + 4 (n_tokens + n_turns + n_vocab) + 2 n_layers n_tokens row_bytes + 8.
+//   60 + 4 (n_tokens + n_turns + n_vocab) + 2 n_layers n_tokens row_bytes + 8.
 //
 // Reading refuses, with a message saying why: a bad magic, an unknown format version,
 // another model's identity, another cache shape, a context too small for the tokens,
@@ -48,8 +53,8 @@
 namespace kvchat {
 
 inline constexpr char kSnapshotMagic[8] = {'K', 'V', 'C', 'H', 'A', 'T', 'S', 'N'};
-inline constexpr uint32_t kSnapshotVersion = 1;
-inline constexpr uint64_t kSnapshotHeaderBytes = 52;
+inline constexpr uint32_t kSnapshotVersion = 2;
+inline constexpr uint64_t kSnapshotHeaderBytes = 60;
 inline constexpr uint64_t kSnapshotChecksumBytes = 8;
 
 // The stored KV type codes (fixed by the format, independent of the enum's order).
@@ -62,6 +67,7 @@ struct SnapshotHeader {
   KvType kv_type = KvType::F16;
   uint32_t n_layers = 0, n_kv_heads = 0, head_dim = 0;
   uint32_t n_tokens = 0, n_keep = 0, n_turns = 0, n_vocab = 0;
+  uint32_t window_head = 0, window_lo = 0;  // valid windowed rows: [0, head), [lo, n_tokens)
 
   uint64_t row_bytes() const;
   // The whole file, checksum included (assumes sizes that do not overflow: see the parser).
@@ -87,10 +93,10 @@ class Crc64 {
 };
 uint64_t crc64(std::span<const uint8_t> bytes);
 
-// The 52 header bytes.
+// The 60 header bytes.
 std::vector<uint8_t> encode_snapshot_header(const SnapshotHeader& h);
 // Parses and checks the header against the target and the file size. `head` holds the
-// file's first min(file_size, 52) bytes.
+// file's first min(file_size, 60) bytes.
 Result<SnapshotHeader> parse_snapshot_header(std::span<const uint8_t> head, uint64_t file_size,
                                              const SnapshotTarget& target);
 

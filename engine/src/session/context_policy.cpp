@@ -39,28 +39,33 @@ Status Session::shift_context(int32_t n) {
   const int32_t movable = before - n_keep_;
   const int32_t discard = std::min(movable, std::max(movable / 2, before + n - n_ctx_));
   const ModelHParams& hp = model_->hparams();
-  const int32_t first = n_keep_ + discard, moved = before - first;
   const gguf::TensorType type = kv_storage_type(kv_->type());
   const int32_t kv_dim = kv_->config().kv_dim();
-  std::vector<uint8_t> rows(static_cast<size_t>(moved) * kv_->row_bytes());
+  const uint64_t row_bytes = kv_->row_bytes();
   std::vector<float> row(kv_dim);
-  for (int32_t l = 0; l < hp.n_layers && moved > 0; ++l) {
-    // Keys: decode, rotate back by `discard` positions, encode, store `discard` lower.
-    if (auto s = kv_->export_rows(l, 0, first, moved, rows.data()); !s) return s;
-    for (int32_t k = 0; k < moved; ++k) {
-      uint8_t* encoded = rows.data() + k * kv_->row_bytes();
+  // Keys: decode, rotate back by `discard` positions with the layer's own table
+  // (magnitude 1: the stored key already carries YaRN's mscale), encode.
+  auto rekey = [&](int32_t l, uint8_t* rows, int32_t n_rows) {
+    for (int32_t k = 0; k < n_rows; ++k) {
+      uint8_t* encoded = rows + k * row_bytes;
       dequantize_row(type, encoded, row.data(), kv_dim);
-      // Rotation by -discard with this layer's table, magnitude 1 (the stored key
-      // already carries YaRN's mscale).
       cpu::rope(row.data(), hp.n_kv_heads, hp.head_dim, hp.rope(l), -discard, 1.0f);
       quantize_row(type, row.data(), encoded, kv_dim);
     }
-    if (auto s = kv_->import_rows(l, 0, n_keep_, moved, rows.data()); !s) return s;
-    // Values move as they are.
-    if (auto s = kv_->export_rows(l, 1, first, moved, rows.data()); !s) return s;
-    if (auto s = kv_->import_rows(l, 1, n_keep_, moved, rows.data()); !s) return s;
+  };
+  if (kv_->size() < before) {
+    // Tokens wait for re-evaluation: keep only what is cached below the kept prefix.
+    kv_->truncate(std::min(kv_->size(), n_keep_));
+  } else {
+    // Windowed layers move only the rows they still hold.
+    if (auto s = kv_->discard(n_keep_, discard, rekey); !s) {
+      notify({SessionEvent::Kind::KvOutOfMemory, s.message(), before, before, 0});
+      return s;
+    }
+    // When the kept prefix's windowed rows were freed and too few rows moved to fill a
+    // window, the cache keeps what it can and the next eval re-evaluates the rest.
+    kv_->truncate(kv_->size());
   }
-  kv_->truncate(before - discard);
   tokens_.erase(tokens_.begin() + n_keep_, tokens_.begin() + n_keep_ + discard);
   std::vector<int32_t> turns;
   for (int32_t t : turn_starts_) {
@@ -72,7 +77,10 @@ Status Session::shift_context(int32_t n) {
   notify({SessionEvent::Kind::ContextShifted,
         "the context was full: discarded " + std::to_string(discard) + " tokens after the first " +
             std::to_string(n_keep_) + " and re-rotated the keys of the " +
-            std::to_string(before - n_keep_ - discard) + " that remain (no re-evaluation)",
+            std::to_string(before - n_keep_ - discard) + " that remain " +
+            (kv_->size() < n_past() ? "(" + std::to_string(n_past() - kv_->size()) +
+                                          " tokens are re-evaluated: windowed-layer rows they need were freed)"
+                                    : std::string("(no re-evaluation)")),
         before, n_past(), 0});
   return {};
 }
@@ -135,23 +143,25 @@ Status Session::set_kv_type(std::string_view name) {
   c.type = *type;
   auto fresh = KvCache::create(c);
   if (!fresh) return fresh.error();
-  if (auto s = fresh->reserve(n_past()); !s) {
+  const int32_t n = kv_->size();  // less than n_past() while tokens wait for re-evaluation
+  if (auto s = fresh->reserve(n); !s) {
     notify({SessionEvent::Kind::KvOutOfMemory, s.message(), n_past(), n_past(), 0});
     return s;
   }
-  // Per layer: the rows of every token, decoded from the old type, encoded in the new.
-  const int32_t n = n_past();
+  // Per layer: the rows of every token, decoded from the old type, encoded in the new
+  // (freed windowed rows are zeros, and freed again below).
   std::vector<uint8_t> old_rows(static_cast<size_t>(n) * kv_->row_bytes());
   std::vector<uint8_t> new_rows(static_cast<size_t>(n) * fresh->row_bytes());
   for (int32_t l = 0; l < c.n_layers && n > 0; ++l) {
     for (int32_t which : {0, 1}) {
-      if (auto s = kv_->export_rows(l, which, 0, n, old_rows.data()); !s) return s;
+      if (auto s = kv_->export_layer(l, which, old_rows.data()); !s) return s;
       convert_rows(kv_storage_type(old_type), old_rows.data(), kv_storage_type(c.type), new_rows.data(), n,
                    c.kv_dim());
       if (auto s = fresh->import_rows(l, which, 0, n, new_rows.data()); !s) return s;
     }
   }
-  fresh->set_size(n_past());
+  fresh->pin_prefix(n_keep_);
+  fresh->set_size(n, kv_->window_head(), kv_->window_lo());
   *kv_ = std::move(fresh.value());
   options_.kv_type = std::string(name);
   notify({SessionEvent::Kind::KvTypeChanged,

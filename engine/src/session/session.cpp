@@ -75,6 +75,13 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   kc.budget_bytes = options.kv_budget_bytes;
   kc.type = *kv_type;
   kc.memory = s->backend_->kv_memory();
+  kc.poison_freed = options.kv_poison_freed;
+  if (info.sliding_window > 0 && !info.windowed_layers.empty()) {
+    kc.windowed.assign(info.n_layers, 0);
+    for (int32_t l : info.windowed_layers) kc.windowed[l] = 1;
+    kc.window = info.sliding_window;
+    kc.window_slack = options.kv_window_slack;
+  }
   auto kv = KvCache::create(kc);
   if (!kv) return kv.error();
   s->kv_ = std::make_unique<KvCache>(std::move(kv.value()));
@@ -98,22 +105,38 @@ void Session::check_warning() {
   warned_ = over;
 }
 
+int32_t Session::kv_tokens() const { return kv_->size(); }
+
+void Session::set_keep(int32_t n_keep) {
+  n_keep_ = n_keep;
+  kv_->pin_prefix(n_keep_);  // windowed layers keep the prefix's rows (drop-oldest, shift)
+}
+
 Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all_logits) {
   const int32_t n_vocab = model_->info().n_vocab;
-  const int32_t pos0 = n_past();
-  const int32_t n = static_cast<int32_t>(tokens.size());
+  // Tokens whose K/V a truncation into freed windowed rows dropped go first.
+  const int32_t pos0 = kv_->size();
+  std::vector<TokenId> with_pending;
+  if (pos0 < n_past()) {
+    with_pending.assign(tokens_.begin() + pos0, tokens_.end());
+    with_pending.insert(with_pending.end(), tokens.begin(), tokens.end());
+  }
+  const std::span<const TokenId> run = with_pending.empty() ? tokens : std::span<const TokenId>(with_pending);
+  const int32_t n = static_cast<int32_t>(run.size());
+  const int32_t n_new = static_cast<int32_t>(tokens.size());
   if (auto s = kv_->reserve(pos0 + n); !s) {
-    notify({SessionEvent::Kind::KvOutOfMemory, s.message(), pos0, pos0, 0});
+    notify({SessionEvent::Kind::KvOutOfMemory, s.message(), n_past(), n_past(), 0});
     return s;
   }
   // Written into a reused buffer that replaces last_logits_ only on success, so a
   // decode step allocates nothing and a failure leaves the session unchanged.
   std::vector<float>& out = all_logits ? *all_logits : logits_buffer_;
   out.resize(static_cast<size_t>(all_logits ? n : 1) * n_vocab);
-  if (auto s = backend_->forward(tokens, pos0, *kv_, out.data(), all_logits != nullptr); !s) {
+  if (auto s = backend_->forward(run, pos0, *kv_, out.data(), all_logits != nullptr); !s) {
     kv_->truncate(pos0);
     return s;
   }
+  if (all_logits && n > n_new) out.erase(out.begin(), out.end() - static_cast<int64_t>(n_new) * n_vocab);
   tokens_evaluated_ += n;
   kv_->set_size(pos0 + n);
   tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
@@ -209,6 +232,13 @@ MemoryReport Session::memory_report() const {
   r.kv_budget_bytes = kv_->config().budget_bytes;
   r.kv_peak_used_bytes = kv_->peak_used_bytes();
   r.kv_peak_allocated_bytes = kv_->peak_allocated_bytes();
+  if (kv_->has_windowed_layers()) {
+    r.kv_window = kv_->config().window;
+    r.kv_window_slack = kv_->config().window_slack;
+    r.kv_windowed_layers = kv_->windowed_layers();
+    r.kv_windowed_allocated_bytes = kv_->windowed_allocated_bytes();
+    r.kv_window_freed_bytes = kv_->window_freed_bytes();
+  }
   r.scratch_bytes = backend_->scratch_bytes() + last_logits_.capacity() * sizeof(float);
   const ProcessMemory pm = recent_process_memory();
   r.process_resident_bytes = pm.resident_bytes;

@@ -18,6 +18,9 @@
 // - A session without next-token logits (right after truncate()) is saved with
 //   n_vocab = 0. After loading such a snapshot last_logits() is empty and the caller
 //   must re-evaluate the last token before sampling (eval_sequence() does it).
+// - Sliding-window layers: the rows their cache freed are saved as zeros and the header
+//   says which rows are valid ([0, head) and [lo, n_tokens)); the restored cache frees
+//   the same blocks again (it holds them all while it reads).
 // - A session whose cache does not hold every token (no_kv_cache after a failed eval)
 //   is refused: there is nothing consistent to save.
 #include <fcntl.h>
@@ -92,6 +95,8 @@ Status Session::save_snapshot(const std::string& path) const {
   h.n_keep = static_cast<uint32_t>(std::max(n_keep_, 0));
   h.n_turns = static_cast<uint32_t>(turn_starts_.size());
   h.n_vocab = static_cast<uint32_t>(last_logits_.size());
+  h.window_head = static_cast<uint32_t>(kv_->window_head());
+  h.window_lo = static_cast<uint32_t>(kv_->window_lo());
   contents.tokens = tokens_;
   contents.turn_starts = turn_starts_;
   contents.logits = last_logits_;
@@ -105,8 +110,9 @@ Status Session::save_snapshot(const std::string& path) const {
   contents.row = [&](int32_t layer, int32_t pos, bool value) -> const uint8_t* {
     if (layer != staged) {
       staged = layer;
-      if (staging) staging = kv.export_rows(layer, 0, 0, n_past(), keys.data());
-      if (staging) staging = kv.export_rows(layer, 1, 0, n_past(), values.data());
+      // Freed windowed rows come out as zeros.
+      if (staging) staging = kv.export_layer(layer, 0, keys.data());
+      if (staging) staging = kv.export_layer(layer, 1, values.data());
     }
     return (value ? values.data() : keys.data()) + pos * rb;
   };
@@ -224,7 +230,8 @@ Status Session::load_snapshot(const std::string& path) {
 
   // Everything checked: swap the restored state in.
   const int32_t n = static_cast<int32_t>(data->header.n_tokens);
-  fresh->set_size(n);
+  fresh->pin_prefix(static_cast<int32_t>(data->header.n_keep));
+  fresh->set_size(n, static_cast<int32_t>(data->header.window_head), static_cast<int32_t>(data->header.window_lo));
   *kv_ = std::move(*fresh);
   tokens_ = std::move(data->tokens);
   turn_starts_ = std::move(data->turn_starts);

@@ -207,6 +207,12 @@ int cmd_bench(const Argv& argv) {
     if (read_bw > 0) j["read_bandwidth_bytes_per_second"] = read_bw;
     if (gemm_rate > 0) j["gemm_flops_per_second"] = gemm_rate;
     j["kv_allocated_bytes"] = mem.kv_allocated_bytes;
+    if (mem.kv_windowed_layers > 0) {  // sliding-window layers: what their window freed
+      j["kv_windowed_allocated_bytes"] = mem.kv_windowed_allocated_bytes;
+      j["kv_window_freed_bytes"] = mem.kv_window_freed_bytes;
+      j["kv_bytes_without_window"] = mem.kv_bytes_without_window();
+      j["kv_tokens"] = mem.kv_tokens;
+    }
     j["scratch_bytes"] = mem.scratch_bytes;
     j["runs"] = rows;
     std::printf("%s\n", j.dump(2).c_str());

@@ -88,7 +88,8 @@ int cmd_info(const Argv& argv) {
   if (!m.windowed_layers.empty()) {
     const uint64_t n = static_cast<uint64_t>(m.n_ctx_train);
     std::printf("sliding window %d tokens on %zu of %d layers: KV at the trained context %llu values full,\n"
-                "              %llu with the window (the cache keeps the full context today)\n",
+                "              %llu with the window (what the cache keeps: it frees windowed layers' rows\n"
+                "              older than the window + slack)\n",
                 m.sliding_window, m.windowed_layers.size(), m.n_layers,
                 static_cast<unsigned long long>(m.kv_elements_per_token() * n),
                 static_cast<unsigned long long>(m.kv_elements_with_window(n)));

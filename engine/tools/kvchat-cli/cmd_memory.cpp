@@ -9,6 +9,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "kv/memory_plan.h"
+#include "kvchat/session.h"
 #include "model/model_presets.h"
 
 namespace kvchat::cli {
@@ -225,10 +226,12 @@ void print_human(const Source& src, const MemoryPlan& plan) {
     const uint64_t window_tokens = std::min<uint64_t>(ctx, static_cast<uint64_t>(in.sliding_window));
     std::printf("  with window %d of the %d layers attend to their last %d tokens only: 2 x (%d layers x %s\n"
                 "             tokens + %d layers x %s tokens) x %d kv_heads x %d head_dim x %s bytes = %s\n"
-                "             (the cache keeps every layer's full context today: 'used' above)\n",
+                "             (the cache frees windowed layers' blocks older than the window + %d tokens of\n"
+                "             slack, so it allocates about this, rounded up to blocks)\n",
                 in.n_windowed_layers, in.n_layers, in.sliding_window, in.n_layers - in.n_windowed_layers,
                 grouped(ctx).c_str(), in.n_windowed_layers, grouped(window_tokens).c_str(), in.n_kv_heads,
-                in.head_dim, bytes_per_value(c.type).c_str(), bytes_and_units(c.used_bytes_with_window).c_str());
+                in.head_dim, bytes_per_value(c.type).c_str(), bytes_and_units(c.used_bytes_with_window).c_str(),
+                SessionOptions{}.kv_window_slack);
   }
   std::printf("\n  %-6s %-11s %-13s %-31s %-31s %s\n", "type", "bytes/value", "bytes/token",
               "KV used", "KV allocated", "weights + KV allocated");
