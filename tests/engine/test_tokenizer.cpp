@@ -18,6 +18,7 @@
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
 #include "support/load_vocab.h"
+#include "support/vocab_vectors.h"
 #include "tokenizer/sentencepiece_vocab.h"
 
 namespace kvchat {
@@ -38,38 +39,6 @@ const SentencePieceVocab& llama_vocab() {
   return *vocab;
 }
 
-// llama.cpp's test-tokenizer-0 input: every case is followed by a line
-// "__ggml_vocab_test__"; the newline before that line ends the case and is not
-// part of it (so an empty case is an empty line).
-std::vector<std::string> parse_cases(const std::string& inp) {
-  const std::string sep = "\n__ggml_vocab_test__\n";
-  std::vector<std::string> cases;
-  size_t pos = 0;
-  while (pos < inp.size()) {
-    const size_t hit = inp.find(sep, pos);
-    if (hit == std::string::npos) break;
-    cases.push_back(inp.substr(pos, hit - pos));
-    pos = hit + sep.size();
-  }
-  EXPECT_EQ(pos, inp.size()) << "trailing text after the last separator";
-  return cases;
-}
-
-// One line of space-separated ids per case, no BOS.
-std::vector<Ids> parse_expected(const std::string& out) {
-  std::vector<Ids> lines;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    Ids ids;
-    std::istringstream fields(line);
-    TokenId id;
-    while (fields >> id) ids.push_back(id);
-    lines.push_back(ids);
-  }
-  return lines;
-}
-
 std::string join_token_bytes(const Tokenizer& tok, const Ids& ids) {
   std::string s;
   for (const TokenId id : ids) s += tok.token_bytes(id);
@@ -80,8 +49,8 @@ std::string join_token_bytes(const Tokenizer& tok, const Ids& ids) {
 // llama.cpp's llama-spm vectors (the 32k Llama vocab).
 
 TEST(TokenizerVectors, LlamaSpmEveryCaseMatches) {
-  const auto cases = parse_cases(read_file(kLlamaSpmGguf + ".inp"));
-  const auto expected = parse_expected(read_file(kLlamaSpmGguf + ".out"));
+  const auto cases = test::parse_vocab_cases(read_file(kLlamaSpmGguf + ".inp"));
+  const auto expected = test::parse_vocab_expected(read_file(kLlamaSpmGguf + ".out"));
   ASSERT_EQ(cases.size(), 46u);
   ASSERT_EQ(expected.size(), cases.size());
   const SentencePieceVocab& vocab = llama_vocab();
@@ -99,7 +68,7 @@ TEST(TokenizerVectors, LlamaSpmEveryCaseMatches) {
 
 TEST(TokenizerVectors, LlamaSpmCasesRoundTrip) {
   const SentencePieceVocab& vocab = llama_vocab();
-  for (const std::string& text : parse_cases(read_file(kLlamaSpmGguf + ".inp"))) {
+  for (const std::string& text : test::parse_vocab_cases(read_file(kLlamaSpmGguf + ".inp"))) {
     EXPECT_EQ(vocab.decode(vocab.encode(text, false)), text);
     EXPECT_EQ(vocab.decode(vocab.encode(text, true)), text);
   }

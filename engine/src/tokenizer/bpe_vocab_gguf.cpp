@@ -16,12 +16,6 @@ using namespace vocab_keys;
 
 constexpr const char* kPreKey = "tokenizer.ggml.pre";
 constexpr const char* kMergesKey = "tokenizer.ggml.merges";
-constexpr const char* kBosKey = "tokenizer.ggml.bos_token_id";
-constexpr const char* kEosKey = "tokenizer.ggml.eos_token_id";
-constexpr const char* kUnkKey = "tokenizer.ggml.unknown_token_id";
-constexpr const char* kEotKey = "tokenizer.ggml.eot_token_id";
-constexpr const char* kEomKey = "tokenizer.ggml.eom_token_id";
-constexpr const char* kAddBosKey = "tokenizer.ggml.add_bos_token";
 constexpr const char* kAddEosKey = "tokenizer.ggml.add_eos_token";
 
 constexpr TokenId kDefaultBosEos = 11;  // llama.cpp's BPE default

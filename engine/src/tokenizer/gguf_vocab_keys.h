@@ -20,6 +20,12 @@ using gguf::ValueType;
 inline constexpr const char* kModelKey = "tokenizer.ggml.model";
 inline constexpr const char* kTokensKey = "tokenizer.ggml.tokens";
 inline constexpr const char* kTypesKey = "tokenizer.ggml.token_type";
+inline constexpr const char* kBosKey = "tokenizer.ggml.bos_token_id";
+inline constexpr const char* kEosKey = "tokenizer.ggml.eos_token_id";
+inline constexpr const char* kUnkKey = "tokenizer.ggml.unknown_token_id";
+inline constexpr const char* kEotKey = "tokenizer.ggml.eot_token_id";
+inline constexpr const char* kEomKey = "tokenizer.ggml.eom_token_id";
+inline constexpr const char* kAddBosKey = "tokenizer.ggml.add_bos_token";
 
 // "string", "array of uint32", ...
 std::string describe(const Value& v);

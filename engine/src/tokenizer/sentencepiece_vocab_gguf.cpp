@@ -14,12 +14,6 @@ namespace {
 using namespace vocab_keys;
 
 constexpr const char* kScoresKey = "tokenizer.ggml.scores";
-constexpr const char* kBosKey = "tokenizer.ggml.bos_token_id";
-constexpr const char* kEosKey = "tokenizer.ggml.eos_token_id";
-constexpr const char* kUnkKey = "tokenizer.ggml.unknown_token_id";
-constexpr const char* kEotKey = "tokenizer.ggml.eot_token_id";
-constexpr const char* kEomKey = "tokenizer.ggml.eom_token_id";
-constexpr const char* kAddBosKey = "tokenizer.ggml.add_bos_token";
 constexpr const char* kAddSpacePrefixKey = "tokenizer.ggml.add_space_prefix";
 
 // Optional: every score 0 when absent.
