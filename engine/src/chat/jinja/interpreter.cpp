@@ -39,7 +39,7 @@ Interpreter::~Interpreter() {
 void Interpreter::charge(std::int64_t steps) {
   steps_ += steps;
   if (steps_ > limits_.max_steps) throw RenderError("template exceeded the step limit (endless loop?)");
-  if (++charges_ % 64 == 0 && std::chrono::steady_clock::now() > deadline_) {
+  if (++charges_ % 16 == 0 && std::chrono::steady_clock::now() > deadline_) {
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%g", limits_.max_seconds);
     throw RenderError(std::string("template took longer than ") + seconds + " s to render");
