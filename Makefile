@@ -38,15 +38,25 @@ test: build
 bench: build
 	scripts/bench.sh $(BUILD)
 
-# Coverage-guided fuzzing of the GGUF parser (clang + libFuzzer), FUZZ_SECONDS each.
+# Coverage-guided fuzzing (clang + libFuzzer) of the GGUF parser, the Jinja chat
+# template interpreter and the tokenizers, FUZZ_SECONDS each. New corpus entries go to
+# tests/fuzz/corpus-work/<name> (ignored); crashers to tests/fuzz/regressions*/, which
+# the fuzz_*_replay ctests replay under ASan+UBSan once committed.
 FUZZ_SECONDS ?= 120
+FUZZ_FLAGS   ?= -timeout=5 -rss_limit_mb=2048
+
 fuzz: deps
 	cmake -S . -B build-fuzz $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DKVCHAT_FUZZ=ON -DKVCHAT_CUDA=OFF
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_gguf
-	mkdir -p tests/fuzz/corpus-work
-	build-fuzz/bin/fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	  -artifact_prefix=tests/fuzz/regressions/ tests/fuzz/corpus-work tests/fuzz/corpus
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_gguf fuzz_jinja fuzz_tokenizer
+	mkdir -p tests/fuzz/corpus-work/gguf tests/fuzz/corpus-work/jinja tests/fuzz/corpus-work/tokenizer
+	build-fuzz/bin/fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(FUZZ_FLAGS) \
+	  -artifact_prefix=tests/fuzz/regressions/ tests/fuzz/corpus-work/gguf tests/fuzz/corpus
+	build-fuzz/bin/fuzz_jinja -max_total_time=$(FUZZ_SECONDS) -max_len=20000 $(FUZZ_FLAGS) \
+	  -artifact_prefix=tests/fuzz/regressions-jinja/ tests/fuzz/corpus-work/jinja tests/fuzz/corpus-jinja
+	build-fuzz/bin/fuzz_tokenizer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(FUZZ_FLAGS) \
+	  -artifact_prefix=tests/fuzz/regressions-tokenizer/ tests/fuzz/corpus-work/tokenizer \
+	  tests/fuzz/corpus-tokenizer
 
 clean:
 	rm -rf $(BUILD) build-fuzz

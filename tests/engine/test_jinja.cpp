@@ -520,5 +520,69 @@ TEST(Jinja, TemplatesAreCopyableAndShareTheParse) {
   EXPECT_EQ(&copy.source(), &tpl->source());
 }
 
+// ---------------------------------------------------------------------------
+// Hostile templates found by fuzzing (tests/fuzz/fuzz_jinja.cpp; the inputs are kept in
+// tests/fuzz/regressions-jinja). Each must end in an error that says why, not a crash
+// or a hang.
+
+std::string repeated(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+// Operator chains are parsed by loops into trees as deep as the chain is long; the
+// interpreter used to overflow its stack evaluating (and freeing) them.
+TEST(Jinja, LongOperatorChainsAreRefusedNotOverflowed) {
+  for (const std::string& chain : {"{{ " + repeated("1+", 100000) + "1 }}", "{{ x" + repeated(".a", 100000) + " }}",
+                                   "{{ 'x'" + repeated("|trim", 100000) + " }}", "{{ 'a'" + repeated(" ~ 'a'", 100000) + " }}"}) {
+    auto tpl = ChatTemplate::parse(chain);
+    ASSERT_FALSE(tpl);
+    EXPECT_NE(tpl.message().find("line 1, column"), std::string::npos) << tpl.message();
+    EXPECT_NE(tpl.message().find("expression nested too deeply"), std::string::npos) << tpl.message();
+  }
+  // A chain of 150 is a tree 150 deep: still accepted, and computed.
+  EXPECT_EQ(render("{{ " + repeated("1+", 150) + "1 }}"), "151");
+}
+
+// A namespace that holds itself: printing it used to recurse without end, and the
+// cycle was never freed (LeakSanitizer).
+TEST(Jinja, NamespaceHoldingItselfIsAnErrorWhenPrintedAndIsFreed) {
+  EXPECT_NE(render_error("{% set ns = namespace(x=0) %}{% set ns.x = ns %}{{ ns }}").find("nested too deeply"),
+            std::string::npos);
+  // Comparing and building around the cycle still work.
+  EXPECT_EQ(render("{% set ns = namespace(x=0) %}{% set ns.x = [ns] %}{{ ns == ns }}{{ ns.x | length }}"), "True1");
+}
+
+// Values nested ever deeper in a loop (100000 levels): printing or freeing them used
+// to overflow the stack. Nesting beyond 512 levels is refused where it is built.
+TEST(Jinja, DeeplyNestedValuesAreRefused) {
+  EXPECT_NE(render_error("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}"
+                         "{% endfor %}{{ ns.x }}")
+                .find("value nested too deeply"),
+            std::string::npos);
+  // 500 levels are fine: printed as [[[...]]].
+  EXPECT_EQ(render("{% set ns = namespace(x=[]) %}{% for i in range(499) %}{% set ns.x = [ns.x] %}{% endfor %}"
+                   "{{ ns.x | string | length }}"),
+            "1000");
+}
+
+// 'x' * n with a huge n: the size check overflowed (and an empty string looped n times).
+TEST(Jinja, RepeatingBySomethingHugeIsBounded) {
+  EXPECT_EQ(render_error("{{ 'abc' * 9223372036854775807 }}"), "template output exceeds the size limit");
+  EXPECT_EQ(render_error("{{ [1, 2, 3] * 9223372036854775807 }}"), "template output exceeds the size limit");
+  EXPECT_EQ(render("{{ ('' * 9223372036854775807) | length }}{{ [] * 9223372036854775807 }}"), "0[]");
+  // A list of 16 Mi items would take over 1 GiB: refused by the same size limit.
+  EXPECT_EQ(render_error("{{ (range(100000) | list) * 200 }}"), "template output exceeds the size limit");
+}
+
+// Steps that each copy a multi-megabyte string are bounded by wall time (without it
+// this 90-byte template ran for minutes).
+TEST(Jinja, SlowStepsAreBoundedByTime) {
+  const std::string e = render_error(
+      "{% set s = 'x' * 8000000 %}{% for i in range(100000) %}{% set y = s ~ s %}{% endfor %}done");
+  EXPECT_NE(e.find("s to render"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace kvchat

@@ -38,7 +38,19 @@ struct Expr {
   std::vector<ExprPtr> children;
   std::vector<std::pair<std::string, ExprPtr>> kwargs;
   bool negated = false;  // Test: `is not`
+
+  Expr() = default;
+  // Frees the subtree without recursion: an operator chain such as 1+1+...+1 is a
+  // tree as deep as it is long (the parser refuses trees deeper than
+  // kMaxExprDepth, after building them).
+  ~Expr();
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
 };
+
+// The deepest expression tree the parser accepts: the interpreter evaluates one
+// level per call frame.
+inline constexpr int kMaxExprDepth = 200;
 
 struct Node;
 using NodePtr = std::unique_ptr<Node>;

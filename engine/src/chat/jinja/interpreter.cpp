@@ -3,6 +3,8 @@
 // innermost scope, so what a loop body sets is gone after the loop (use namespace()).
 #include "chat/jinja/interpreter.h"
 
+#include <cstdio>
+
 #include "chat/jinja/builtins.h"
 
 namespace kvchat::jinja {
@@ -20,13 +22,28 @@ void fail_undefined(const Value& v) {
 }
 
 Interpreter::Interpreter(const Template& tpl, std::int64_t now_unix_seconds, RenderLimits limits)
-    : tpl_(tpl), now_(now_unix_seconds), limits_(limits), globals_(std::make_shared<Scope>()) {
+    : tpl_(tpl),
+      now_(now_unix_seconds),
+      limits_(limits),
+      deadline_(std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(limits.max_seconds))),
+      globals_(std::make_shared<Scope>()) {
   install_globals(*globals_);
+}
+
+Interpreter::~Interpreter() {
+  for (const Value& ns : assigned_namespaces_) ns.dict_obj().items.clear();
 }
 
 void Interpreter::charge(std::int64_t steps) {
   steps_ += steps;
   if (steps_ > limits_.max_steps) throw RenderError("template exceeded the step limit (endless loop?)");
+  if (++charges_ % 16 == 0 && std::chrono::steady_clock::now() > deadline_) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", limits_.max_seconds);
+    throw RenderError(std::string("template took longer than ") + seconds + " s to render");
+  }
 }
 
 void Interpreter::check_size(std::size_t bytes) const {
@@ -209,6 +226,7 @@ void Interpreter::exec_set(const Node& node, const ScopePtr& scope, Value value)
     const Value target = lookup(node.targets[0], scope);
     if (!target.is_dict() || !target.dict_obj().is_namespace)
       throw RenderError("cannot assign attribute on non-namespace object");
+    if (assigned_namespace_set_.insert(&target.dict_obj()).second) assigned_namespaces_.push_back(target);
     target.dict_obj().set(Value(node.targets[1]), std::move(value));
     return;
   }

@@ -3,10 +3,13 @@
 // thrown as RenderError and turned into Error results by ChatTemplate.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "chat/jinja/ast.h"
 #include "chat/jinja/value.h"
@@ -21,10 +24,22 @@ struct Scope {
   const Value* find(const std::string& name) const;
 };
 
+#ifndef KVCHAT_JINJA_MAX_STEPS
+#define KVCHAT_JINJA_MAX_STEPS 2'000'000
+#endif
+#ifndef KVCHAT_JINJA_MAX_SECONDS
+#define KVCHAT_JINJA_MAX_SECONDS 5.0
+#endif
+
 // Bounds that keep a hostile template from hanging or exhausting memory or the stack.
 struct RenderLimits {
-  std::int64_t max_steps = 2'000'000;        // statements + loop iterations + calls (~1 s)
+  // statements + loop iterations + calls (~0.2 s in a Release build). The fuzz
+  // build lowers it: sanitizers and coverage make each step ~40 times slower.
+  std::int64_t max_steps = KVCHAT_JINJA_MAX_STEPS;
   std::size_t max_output_bytes = 16u << 20;  // also bounds any one string value
+  // Wall time, a backstop for steps made slow by big values (every use of a 16 MiB
+  // string copies it); real templates render in milliseconds.
+  double max_seconds = KVCHAT_JINJA_MAX_SECONDS;
   int max_call_depth = 64;                   // nested macro calls (fits a 512 KiB thread stack)
 };
 
@@ -32,6 +47,11 @@ class Interpreter {
  public:
   // `now_unix_seconds` is what strftime_now() formats (local time).
   Interpreter(const Template& tpl, std::int64_t now_unix_seconds, RenderLimits limits = {});
+  // Empties every namespace the template assigned into: `{% set ns.x = ns %}` makes a
+  // cycle that reference counting alone would never free.
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
 
   // Renders with `variables` visible at the top level (beside the globals).
   std::string render(const std::unordered_map<std::string, Value>& variables);
@@ -65,7 +85,11 @@ class Interpreter {
   std::int64_t now_;
   RenderLimits limits_;
   std::int64_t steps_ = 0;
+  std::int64_t charges_ = 0;                         // calls of charge(), to look at the clock
+  std::chrono::steady_clock::time_point deadline_;  // start + limits_.max_seconds
   int call_depth_ = 0;
+  std::vector<Value> assigned_namespaces_;  // each once, emptied by the destructor
+  std::unordered_set<const DictObject*> assigned_namespace_set_;
   ScopePtr globals_;
   Value block_value_;  // the body text of a filter block or set block being filtered
 };

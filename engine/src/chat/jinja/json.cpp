@@ -216,7 +216,7 @@ class JsonWriter {
   explicit JsonWriter(const JsonDumpOptions& o) : o_(o) {}
 
   void write(std::string& out, const Value& v, int level) {
-    if (level > 512) throw RenderError("tojson: value nested too deeply");
+    if (level > kMaxValueDepth) throw RenderError("tojson: value nested too deeply");
     switch (v.kind()) {
       case Value::Kind::None: out += "null"; return;
       case Value::Kind::Bool: out += v.as_bool() ? "true" : "false"; return;

@@ -54,13 +54,20 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
 
 Value repeat(const Value& seq, std::int64_t n, const Interpreter& in) {
   if (n < 0) n = 0;
+  // The size of the result, checked without overflow; an empty sequence stays empty
+  // however large n is (no n-step loop over nothing).
+  const std::size_t unit = seq.is_string() ? seq.as_string().size() : seq.items().size() * sizeof(Value);
+  if (unit == 0) n = 0;
+  if (unit != 0 && static_cast<std::uint64_t>(n) > in.limits().max_output_bytes / unit) {
+    in.check_size(in.limits().max_output_bytes + 1);  // throws
+  }
   if (seq.is_string()) {
     in.check_size(seq.as_string().size() * static_cast<std::size_t>(n));
     std::string out;
     for (std::int64_t i = 0; i < n; ++i) out += seq.as_string();
     return Value(std::move(out));
   }
-  in.check_size(seq.items().size() * static_cast<std::size_t>(n));
+  in.check_size(seq.items().size() * static_cast<std::size_t>(n) * sizeof(Value));
   std::vector<Value> out;
   for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), seq.items().begin(), seq.items().end());
   return Value::list(std::move(out), seq.list_obj().is_tuple);

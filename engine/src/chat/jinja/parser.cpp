@@ -21,6 +21,7 @@ class Parser {
     auto tpl = std::make_shared<Template>();
     std::string end;
     tpl->body = parse_body({}, end);
+    check_expr_depth(tpl->body);
     return tpl;
   }
 
@@ -32,6 +33,42 @@ class Parser {
 
   [[noreturn]] void fail(const Token& at, const std::string& what) const {
     throw SyntaxError(at_position(at.line, at.column, what));
+  }
+
+  // Operator chains (a + b + c, x.y.z, x | f | g) are built by loops, not
+  // recursion, so their trees can be as deep as the template is long; the
+  // interpreter would overflow its stack on them. Measured without recursion.
+  static void check_expr_depth(const Expr* root) {
+    if (root == nullptr) return;
+    std::vector<std::pair<const Expr*, int>> pending = {{root, 1}};
+    while (!pending.empty()) {
+      const auto [e, depth] = pending.back();
+      pending.pop_back();
+      if (depth > kMaxExprDepth) {
+        throw SyntaxError(at_position(e->line, e->column, "expression nested too deeply (more than " +
+                                                              std::to_string(kMaxExprDepth) + " levels)"));
+      }
+      for (const ExprPtr& c : e->children) {
+        if (c) pending.emplace_back(c.get(), depth + 1);
+      }
+      for (const auto& kv : e->kwargs) {
+        if (kv.second) pending.emplace_back(kv.second.get(), depth + 1);
+      }
+    }
+  }
+  // Statement nesting is bounded by DepthGuard, so this recursion is shallow.
+  static void check_expr_depth(const Body& body) {
+    for (const NodePtr& n : body) {
+      check_expr_depth(n->expr.get());
+      check_expr_depth(n->filter.get());
+      for (const auto& [cond, branch] : n->branches) {
+        check_expr_depth(cond.get());
+        check_expr_depth(branch);
+      }
+      check_expr_depth(n->body);
+      check_expr_depth(n->else_body);
+      for (const auto& param : n->params) check_expr_depth(param.second.get());
+    }
   }
 
   bool is_op(const char* op) const { return cur().type == TokenType::Op && cur().text == op; }

@@ -20,13 +20,28 @@ const Value* DictObject::find(std::string_view key) const {
   return nullptr;
 }
 
+namespace {
+
+// Values nested deeper than kMaxValueDepth are refused where they are built, so
+// that printing, comparing and freeing them cannot run out of stack.
+int checked_depth(int depth) {
+  if (depth > kMaxValueDepth) {
+    throw RenderError("value nested too deeply (more than " + std::to_string(kMaxValueDepth) + " levels)");
+  }
+  return depth;
+}
+
+}  // namespace
+
 void DictObject::set(Value key, Value value) {
   for (auto& [k, v] : items) {
     if (values_equal(k, key)) {
+      depth = std::max(depth, checked_depth(1 + value.depth()));
       v = std::move(value);
       return;
     }
   }
+  depth = std::max(depth, checked_depth(1 + std::max(key.depth(), value.depth())));
   items.emplace_back(std::move(key), std::move(value));
 }
 
@@ -39,6 +54,9 @@ const Value* CallArgs::get(size_t index, std::string_view name) const {
 
 Value Value::list(std::vector<Value> items, bool tuple) {
   auto l = std::make_shared<ListObject>();
+  int deepest = 0;
+  for (const Value& item : items) deepest = std::max(deepest, item.depth());
+  l->depth = checked_depth(1 + deepest);
   l->items = std::move(items);
   l->is_tuple = tuple;
   return Value(std::move(l));
@@ -170,38 +188,59 @@ std::string Value::str() const {
   }
 }
 
+int Value::depth() const {
+  if (kind_ == Kind::List) return list_->depth;
+  if (kind_ == Kind::Dict) return dict_->depth;
+  return 0;
+}
+
 std::string Value::repr() const {
+  std::string out;
+  append_repr(out, 0);
+  return out;
+}
+
+// Lists and dicts print their items; a namespace can hold itself, so the depth is
+// bounded (as tojson's) rather than trusted.
+void Value::append_repr(std::string& out, int depth) const {
+  if (depth > kMaxValueDepth) throw RenderError("value nested too deeply to print (a namespace that holds itself?)");
   switch (kind_) {
-    case Kind::Undefined: return "Undefined";
-    case Kind::None: return "None";
-    case Kind::Bool: return int_ ? "True" : "False";
-    case Kind::Int: return std::to_string(int_);
-    case Kind::Float: return format_float(float_);
-    case Kind::String: return repr_string(str_);
+    case Kind::Undefined: out += "Undefined"; return;
+    case Kind::None: out += "None"; return;
+    case Kind::Bool: out += int_ ? "True" : "False"; return;
+    case Kind::Int: out += std::to_string(int_); return;
+    case Kind::Float: out += format_float(float_); return;
+    case Kind::String: out += repr_string(str_); return;
     case Kind::List: {
       const auto& l = *list_;
-      if (l.is_iterator()) return "<" + l.iterator_type + " object>";
-      std::string out = l.is_tuple ? "(" : "[";
+      if (l.is_iterator()) {
+        out += "<" + l.iterator_type + " object>";
+        return;
+      }
+      out += l.is_tuple ? "(" : "[";
       for (size_t i = 0; i < l.items.size(); ++i) {
         if (i) out += ", ";
-        out += l.items[i].repr();
+        l.items[i].append_repr(out, depth + 1);
       }
       if (l.is_tuple && l.items.size() == 1) out += ",";
-      return out + (l.is_tuple ? ")" : "]");
+      out += l.is_tuple ? ")" : "]";
+      return;
     }
     case Kind::Dict: {
-      std::string out = dict_->is_namespace ? "<Namespace {" : "{";
+      out += dict_->is_namespace ? "<Namespace {" : "{";
       bool first = true;
       for (const auto& [k, v] : dict_->items) {
         if (!first) out += ", ";
         first = false;
-        out += k.repr() + ": " + v.repr();
+        k.append_repr(out, depth + 1);
+        out += ": ";
+        v.append_repr(out, depth + 1);
       }
-      return out + (dict_->is_namespace ? "}>" : "}");
+      out += dict_->is_namespace ? "}>" : "}";
+      return;
     }
-    case Kind::Function: return "<function " + fn_->name + ">";
+    case Kind::Function: out += "<function " + fn_->name + ">"; return;
   }
-  return "";
 }
 
 std::string Value::type_name() const {
@@ -219,7 +258,14 @@ std::string Value::type_name() const {
   return "object";
 }
 
-bool values_equal(const Value& a, const Value& b) {
+namespace {
+
+void check_depth(int depth) {
+  if (depth > kMaxValueDepth) throw RenderError("values nested too deeply to compare");
+}
+
+bool equal_at(const Value& a, const Value& b, int depth) {
+  check_depth(depth);
   if (a.is_number() && b.is_number()) {
     if (a.is_float() || b.is_float()) return a.as_double() == b.as_double();
     return a.as_int() == b.as_int();
@@ -237,7 +283,7 @@ bool values_equal(const Value& a, const Value& b) {
       if (a.list_obj().is_tuple != b.list_obj().is_tuple) return false;  // (1, 2) != [1, 2]
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i)
-        if (!values_equal(x[i], y[i])) return false;
+        if (!equal_at(x[i], y[i], depth + 1)) return false;
       return true;
     }
     case Value::Kind::Dict: {
@@ -247,7 +293,7 @@ bool values_equal(const Value& a, const Value& b) {
       if (x.items.size() != y.items.size()) return false;
       for (const auto& [k, v] : x.items) {
         const Value* o = y.find(k);
-        if (!o || !values_equal(v, *o)) return false;
+        if (!o || !equal_at(v, *o, depth + 1)) return false;
       }
       return true;
     }
@@ -256,7 +302,8 @@ bool values_equal(const Value& a, const Value& b) {
   }
 }
 
-bool value_less(const Value& a, const Value& b) {
+bool less_at(const Value& a, const Value& b, int depth) {
+  check_depth(depth);
   if (a.is_number() && b.is_number()) {
     if (a.is_float() || b.is_float()) return a.as_double() < b.as_double();
     return a.as_int() < b.as_int();
@@ -266,14 +313,19 @@ bool value_less(const Value& a, const Value& b) {
     const auto& x = a.items();
     const auto& y = b.items();
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
-      if (value_less(x[i], y[i])) return true;
-      if (value_less(y[i], x[i])) return false;
+      if (less_at(x[i], y[i], depth + 1)) return true;
+      if (less_at(y[i], x[i], depth + 1)) return false;
     }
     return x.size() < y.size();
   }
   throw RenderError("'<' not supported between instances of '" + a.type_name() + "' and '" +
                     b.type_name() + "'");
 }
+
+}  // namespace
+
+bool values_equal(const Value& a, const Value& b) { return equal_at(a, b, 0); }
+bool value_less(const Value& a, const Value& b) { return less_at(a, b, 0); }
 
 std::u32string utf8_decode(std::string_view s) {
   std::u32string out;

@@ -23,11 +23,16 @@ struct RenderError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How deeply lists and dicts may nest where they are printed or compared (and in
+// tojson): a namespace can hold itself, and recursion must stay on the stack.
+inline constexpr int kMaxValueDepth = 512;
+
 class Value;
 class Interpreter;
 
 struct ListObject {
   std::vector<Value> items;
+  int depth = 1;          // 1 + the deepest item's depth (set by Value::list)
   bool is_tuple = false;  // prints as (a, b)
   // A one-shot Python iterator (what jinja2's map/select/unique/items/reverse filters
   // return): always truthy, no len(), no subscripts, not JSON-serializable, and empty
@@ -39,6 +44,7 @@ struct ListObject {
 struct DictObject {
   std::vector<std::pair<Value, Value>> items;  // insertion order, unique keys
   bool is_namespace = false;                   // namespace(): attributes are assignable
+  int depth = 1;  // 1 + the deepest key's or value's depth ever set (a bound, not exact)
 
   const Value* find(const Value& key) const;
   const Value* find(std::string_view key) const;
@@ -118,11 +124,14 @@ class Value {
   std::string str() const;
   // repr(x): strings quoted the way Python does.
   std::string repr() const;
+  // How deeply lists and dicts nest in this value: 0 for scalars, 1 for a flat list.
+  int depth() const;
   // The Python type name, for error messages ("str", "int", "dict", ...).
   std::string type_name() const;
 
  private:
   explicit Value(Kind k) : kind_(k) {}
+  void append_repr(std::string& out, int depth) const;
   Kind kind_ = Kind::Undefined;
   std::int64_t int_ = 0;
   double float_ = 0;
