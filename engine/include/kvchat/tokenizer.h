@@ -28,7 +28,10 @@ class Tokenizer {
   // tokenized: its first segment gets no dummy-prefix space (it is not a text start).
   virtual std::vector<TokenId> encode_continuation(std::string_view text) const = 0;
   // Text of a whole sequence (control tokens dropped, byte tokens joined into
-  // UTF-8, the dummy-prefix space of the first piece removed): decode(encode(s)) == s.
+  // UTF-8, the dummy-prefix space of the first piece removed): decode(encode(s)) == s for
+  // valid UTF-8 that the vocabulary can spell (a literal U+2581 comes back as a space from
+  // a SentencePiece vocab, as libsentencepiece does; a byte a BPE vocab has no token for
+  // is dropped).
   virtual std::string decode(std::span<const TokenId> ids) const = 0;
   // Raw bytes one token contributes when streamed after other tokens (a leading
   // space is kept; a byte token gives one byte, possibly part of a UTF-8 sequence).

@@ -17,6 +17,7 @@
 
 #include "tokenizer/byte_level.h"
 #include "tokenizer/eog_set.h"
+#include "tokenizer/encode_memo.h"
 #include "tokenizer/utf8.h"
 
 namespace kvchat {
@@ -119,10 +120,10 @@ class BpeVocab::Encoder {
 
   void encode_word(std::string_view word) {
     const bool memoizable = word.size() <= kMemoMaxWordBytes;
-    if (memoizable && recall(word)) return;
+    if (memoizable && memo_.recall(word, out_)) return;
     const size_t first_id = out_.size();
     if (!vocab_.pre_.spec().ignore_merges || !emit_whole(word)) merge_and_emit(word);
-    if (memoizable) remember(word, first_id);
+    if (memoizable) memo_.remember(word, out_, first_id);
   }
 
  private:
@@ -145,7 +146,6 @@ class BpeVocab::Encoder {
   }
   static constexpr TokenId kGone = -2;
   static constexpr size_t kMemoMaxWordBytes = 64;
-  static constexpr size_t kMemoMaxEntries = size_t{1} << 16;
 
   // ignore_merges: the word as one token, if the vocab has it.
   bool emit_whole(std::string_view word) {
@@ -196,30 +196,12 @@ class BpeVocab::Encoder {
     }
   }
 
-  // Appends the remembered ids of `word`, if any.
-  bool recall(std::string_view word) {
-    const TokenId entry = memo_keys_.find(word);
-    if (entry < 0) return false;
-    const auto [offset, count] = memo_spans_[entry];
-    out_.insert(out_.end(), memo_ids_.begin() + offset, memo_ids_.begin() + offset + count);
-    return true;
-  }
-
-  void remember(std::string_view word, size_t first_id) {
-    if (memo_spans_.size() >= kMemoMaxEntries) return;
-    memo_keys_.insert(word, static_cast<TokenId>(memo_spans_.size()));
-    memo_spans_.emplace_back(memo_ids_.size(), out_.size() - first_id);
-    memo_ids_.insert(memo_ids_.end(), out_.begin() + first_id, out_.end());
-  }
-
   const BpeVocab& vocab_;
   std::vector<TokenId>& out_;
   std::vector<Symbol> symbols_;
   std::vector<Candidate> heap_;
   std::string mapped_;
-  PieceTable memo_keys_;                               // word -> index into memo_spans_
-  std::vector<std::pair<size_t, size_t>> memo_spans_;  // (offset, count) in memo_ids_
-  std::vector<TokenId> memo_ids_;
+  EncodeMemo memo_;  // this call's words already encoded
 };
 
 // ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "tokenizer/encode_memo.h"
 #include "tokenizer/eog_set.h"
 #include "tokenizer/utf8.h"
 
@@ -197,7 +198,7 @@ class SentencePieceVocab::Encoder {
     const std::string_view chunk =
         text_.substr(symbols_[0].start, last.start + last.len - symbols_[0].start);
     const bool memoizable = memo_enabled_ && chunk.size() <= kMemoMaxChunkBytes;
-    if (memoizable && recall(chunk)) {
+    if (memoizable && memo_.recall(chunk, out_)) {
       symbols_.clear();
       return;
     }
@@ -208,7 +209,7 @@ class SentencePieceVocab::Encoder {
     symbols_.clear();
     heap_.clear();
     rev_merge_.clear();
-    if (memoizable) remember(chunk, first_id);
+    if (memoizable) memo_.remember(chunk, out_, first_id);
   }
 
  private:
@@ -231,25 +232,8 @@ class SentencePieceVocab::Encoder {
   }
 
   static constexpr size_t kMemoMaxChunkBytes = 64;
-  static constexpr size_t kMemoMaxEntries = size_t{1} << 16;
 
   std::string_view view(const Symbol& s) const { return text_.substr(s.start, s.len); }
-
-  // Appends the remembered ids of `chunk`, if any.
-  bool recall(std::string_view chunk) {
-    const TokenId entry = memo_keys_.find(chunk);
-    if (entry < 0) return false;
-    const auto [offset, count] = memo_spans_[entry];
-    out_.insert(out_.end(), memo_ids_.begin() + offset, memo_ids_.begin() + offset + count);
-    return true;
-  }
-
-  void remember(std::string_view chunk, size_t first_id) {
-    if (memo_spans_.size() >= kMemoMaxEntries) return;
-    memo_keys_.insert(chunk, static_cast<TokenId>(memo_spans_.size()));
-    memo_spans_.emplace_back(memo_ids_.size(), out_.size() - first_id);
-    memo_ids_.insert(memo_ids_.end(), out_.begin() + first_id, out_.end());
-  }
 
   void maybe_add_pair(int32_t left, int32_t right) {
     if (left < 0 || right < 0) return;
@@ -327,9 +311,7 @@ class SentencePieceVocab::Encoder {
   std::unordered_map<TokenId, std::pair<std::string_view, std::string_view>> rev_merge_;
   bool prev_unknown_ = false;
   const bool memo_enabled_;
-  PieceTable memo_keys_;                               // chunk text -> index into memo_spans_
-  std::vector<std::pair<size_t, size_t>> memo_spans_;  // (offset, count) in memo_ids_
-  std::vector<TokenId> memo_ids_;
+  EncodeMemo memo_;  // this call's words already encoded
 };
 
 // ---------------------------------------------------------------------------
