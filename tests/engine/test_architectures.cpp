@@ -48,7 +48,7 @@ std::shared_ptr<const Model> load_spec(const test::TempDir& dir, const Synthetic
 // ---------------------------------------------------------------- fast vs reference
 
 struct ArchCase {
-  std::string arch;     // synthetic_arch_spec name, or "qwen2-yarn"
+  std::string arch;     // synthetic_arch_spec name, "qwen2-yarn" or "phi3-longrope-short"
   std::string kv_type;  // f32, f16, q8_0, q4_0
 };
 
@@ -57,7 +57,9 @@ class ArchFastVsReference : public ::testing::TestWithParam<ArchCase> {};
 TEST_P(ArchFastVsReference, PrefillAndDecodeAgree) {
   const ArchCase& c = GetParam();
   test::TempDir dir;
-  auto spec = synthetic_arch_spec(c.arch == "qwen2-yarn" ? "qwen2" : c.arch);
+  // phi3-longrope runs at its trained 512 (> original 64: long factors); -short at 64.
+  const bool longrope_short = c.arch == "phi3-longrope-short";
+  auto spec = synthetic_arch_spec(c.arch == "qwen2-yarn" ? "qwen2" : longrope_short ? "phi3-longrope" : c.arch);
   ASSERT_TRUE(spec) << spec.message();
   if (c.arch == "qwen2-yarn") {
     spec->rope_scaling = "yarn";
@@ -74,6 +76,7 @@ TEST_P(ArchFastVsReference, PrefillAndDecodeAgree) {
   SessionOptions fast_opts, ref_opts;
   fast_opts.n_threads = 2;
   fast_opts.kv_type = ref_opts.kv_type = c.kv_type;
+  if (longrope_short) fast_opts.n_ctx = ref_opts.n_ctx = 64;
   ref_opts.backend = "cpu-reference";
   auto fast = Session::create(model, fast_opts);
   auto ref = Session::create(model, ref_opts);
@@ -98,6 +101,7 @@ std::vector<ArchCase> arch_cases() {
   std::vector<ArchCase> cases;
   std::vector<std::string> archs = synthetic_arch_names();
   archs.push_back("qwen2-yarn");
+  archs.push_back("phi3-longrope-short");
   for (const std::string& a : archs) {
     for (const char* kv : {"f32", "f16", "q8_0", "q4_0"}) cases.push_back({a, kv});
   }
@@ -247,14 +251,93 @@ TEST(ArchitectureOps, LoadedDescriptionsCarryTheirNumbers) {
   EXPECT_EQ(g3->info().windowed_layers, (std::vector<int32_t>{0, 1, 2, 3, 4}));  // 5 local : 1 global
   EXPECT_EQ(h3.attn_softcap, 0.0f);
   // local layers: base 10000, unscaled; the global layer: base 1e6, linear x 1/8.
-  EXPECT_REL(h3.rope(0).inv_freq[1], std::pow(10000.0, -2.0 / 64), 1e-6);
-  EXPECT_REL(h3.rope(5).inv_freq[1], std::pow(1e6, -2.0 / 64) / 8, 1e-6);
+  EXPECT_REL(h3.rope(0, 0).inv_freq[1], std::pow(10000.0, -2.0 / 64), 1e-6);
+  EXPECT_REL(h3.rope(5, 0).inv_freq[1], std::pow(1e6, -2.0 / 64) / 8, 1e-6);
 
   auto l3 = load_spec(dir, *synthetic_arch_spec("llama3-rope"), "l3.gguf");
   ASSERT_TRUE(l3);
   EXPECT_TRUE(l3->info().rope_freq_factors);
   EXPECT_EQ(l3->info().rope_style, "norm");
-  EXPECT_REL(l3->hparams().rope(0).inv_freq[15], std::pow(500000.0, -30.0 / 32) / 8, 1e-6);
+  EXPECT_REL(l3->hparams().rope(0, 0).inv_freq[15], std::pow(500000.0, -30.0 / 32) / 8, 1e-6);
+}
+
+// ---------------------------------------------------------------- LongRoPE
+
+// The factors as stored in the file (n_rot/2 F32 values).
+std::vector<float> file_factors(const std::string& path, const std::string& name) {
+  auto f = gguf::GgufFile::open(path);
+  EXPECT_TRUE(f);
+  if (!f) return {};
+  const gguf::TensorInfo* t = (*f)->find_tensor(name);
+  EXPECT_TRUE(t) << name;
+  if (!t) return {};
+  std::vector<float> v(t->n_elements);
+  std::memcpy(v.data(), (*f)->tensor_data(*t), v.size() * sizeof(float));
+  return v;
+}
+
+// phi3-longrope: context 512, original context 64, n_rot 32, base 10000. A session of
+// n_ctx <= 64 divides by the short factors, beyond 64 by the long ones; both multiply
+// cos/sin by attn_factor = sqrt(1 + ln(512/64) / ln 64) = sqrt(1.5) (ln 8 / ln 64 = 1/2).
+TEST(LongRope, TableChosenByTheContextInUse) {
+  test::TempDir dir;
+  auto m = load_spec(dir, *synthetic_arch_spec("phi3-longrope"), "p.gguf");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->info().rope_scaling, "longrope");
+  EXPECT_EQ(m->info().rope_scaling_orig_ctx, 64);
+  EXPECT_FLOAT_EQ(m->info().rope_scaling_factor, 8.0f);
+  const std::vector<float> shorts = file_factors(dir.file("p.gguf"), "rope_factors_short.weight");
+  const std::vector<float> longs = file_factors(dir.file("p.gguf"), "rope_factors_long.weight");
+  ASSERT_EQ(shorts.size(), 16u);
+  ASSERT_EQ(longs.size(), 16u);
+  EXPECT_FLOAT_EQ(longs[15], 40.0f);  // like Phi-3.5's: long factors grow to tens
+  const ModelHParams& hp = m->hparams();
+  for (int32_t n_ctx : {1, 32, 64, 65, 256, 512, 0}) {
+    SCOPED_TRACE(n_ctx);
+    const bool is_long = n_ctx == 0 || n_ctx > 64;  // 0: the trained 512
+    const RopeTable& t = hp.rope(2, n_ctx);
+    ASSERT_EQ(t.inv_freq.size(), 16u);
+    for (int i = 0; i < 16; ++i) {
+      const double factor = is_long ? longs[i] : shorts[i];
+      EXPECT_REL(t.inv_freq[i], std::pow(10000.0, -2.0 * i / 32) / factor, 1e-6) << "pair " << i;
+    }
+    EXPECT_NEAR(t.mscale, std::sqrt(1.5), 1e-6);
+  }
+  EXPECT_NE(shorts[15], longs[15]);
+}
+
+// The same prompt in sessions of 32 and 256 tokens: equal at position 0 (no turn, the
+// same magnitude), different after it; 64 and 32 (both short) agree everywhere.
+TEST(LongRope, ShortAndLongFactorsGiveDifferentLogits) {
+  test::TempDir dir;
+  auto m = load_spec(dir, *synthetic_arch_spec("phi3-longrope"), "p.gguf");
+  ASSERT_TRUE(m);
+  const int32_t nv = m->info().n_vocab;
+  const std::vector<TokenId> ids = test_ids(20, nv);
+  std::vector<float> logits[3];
+  const int32_t ctx[3] = {32, 64, 256};
+  for (int k = 0; k < 3; ++k) {
+    for (const char* backend : {"cpu", "cpu-reference"}) {
+      SessionOptions o;
+      o.backend = backend;
+      o.kv_type = "f32";
+      o.n_ctx = ctx[k];
+      auto s = Session::create(m, o);
+      ASSERT_TRUE(s) << s.message();
+      std::vector<float> all;
+      ASSERT_TRUE((*s)->eval(ids, &all));
+      if (logits[k].empty()) {
+        logits[k] = all;
+      } else {
+        EXPECT_LE(test::max_rel_error(all.data(), logits[k].data(), all.size()), 1e-4) << backend;
+      }
+    }
+  }
+  EXPECT_LE(test::max_rel_error(&logits[2][0], &logits[0][0], nv), 1e-6);
+  for (size_t p = 1; p < ids.size(); ++p) {
+    EXPECT_GT(test::max_rel_error(&logits[2][p * nv], &logits[0][p * nv], nv), 1e-3) << "pos " << p;
+    EXPECT_LE(test::max_rel_error(&logits[1][p * nv], &logits[0][p * nv], nv), 1e-6) << "pos " << p;
+  }
 }
 
 // ---------------------------------------------------------------- sliding window
@@ -418,6 +501,29 @@ TEST(Refusal, CudaRefusesWhatItsKernelsDoNotDoAndAutoFallsBack) {
   if (!plain_cuda) {
     EXPECT_EQ(plain_cuda.message().find("architecture"), std::string::npos) << plain_cuda.message();
   }
+}
+
+// Only one of the two factor tensors: refused, saying LongRoPE needs both; CUDA refuses
+// LongRoPE files (rope scaling).
+TEST(LongRope, HalfAFileIsRefusedAndCudaDeclines) {
+  test::TempDir dir;
+  ASSERT_TRUE(write_synthetic_model(dir.file("p.gguf"), *synthetic_arch_spec("phi3-longrope")));
+  auto f = gguf::GgufFile::open(dir.file("p.gguf"));
+  ASSERT_TRUE(f);
+  std::vector<uint8_t> bytes = rewrite(**f, [](gguf::GgufWriter&) {}, {"rope_factors_short.weight"});
+  const std::string path = dir.file("half.gguf");
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto half = Model::load(path);
+  ASSERT_FALSE(half);
+  EXPECT_NE(half.message().find("LongRoPE needs both"), std::string::npos) << half.message();
+
+  auto m = Model::load(dir.file("p.gguf"));
+  ASSERT_TRUE(m) << m.message();
+  SessionOptions o;
+  o.backend = "cuda";
+  auto cuda = Session::create(*m, o);
+  ASSERT_FALSE(cuda);
+  EXPECT_NE(cuda.message().find("RoPE scaling"), std::string::npos) << cuda.message();
 }
 
 // ---------------------------------------------------------------- memory

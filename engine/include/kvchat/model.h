@@ -34,8 +34,8 @@ struct ModelInfo {
   bool tied_embeddings = false;
   // What the architecture does with these numbers (see the README's architecture table).
   std::string rope_style;        // "norm" (adjacent pairs) or "neox" (half split)
-  std::string rope_scaling;      // "none", "linear", "yarn" or "llama3"
-  float rope_scaling_factor = 1; // context multiplier of linear/yarn/llama3 scaling
+  std::string rope_scaling;      // "none", "linear", "yarn", "llama3" or "longrope"
+  float rope_scaling_factor = 1; // context multiplier (longrope: n_ctx_train / original context)
   int32_t rope_scaling_orig_ctx = 0;
   bool rope_freq_factors = false;  // rope_freqs.weight (Llama 3.1+) present
   std::string ffn_activation;    // "silu-glu" or "gelu-tanh-glu"

@@ -17,6 +17,7 @@ const char* rope_scaling_name(RopeScalingType t) {
     case RopeScalingType::Linear: return "linear";
     case RopeScalingType::Yarn: return "yarn";
     case RopeScalingType::Llama3: return "llama3";
+    case RopeScalingType::LongRope: return "longrope";
   }
   return "none";
 }
@@ -29,7 +30,8 @@ std::string without_file_name(const std::string& message, const std::string& nam
 }
 
 // The RoPE tables: non-windowed layers use the file's base and scaling (with
-// rope_freqs.weight's or llama3's computed factors); windowed layers the description's.
+// rope_freqs.weight's or llama3's computed factors; LongRoPE: the short factors, and the
+// long ones in rope_global_long); windowed layers the description's.
 void build_rope_tables(ModelHParams& hp, const ModelWeights& w) {
   std::vector<float> factors;
   const float* freq_factors = nullptr;
@@ -40,6 +42,11 @@ void build_rope_tables(ModelHParams& hp, const ModelWeights& w) {
     freq_factors = factors.data();
   }
   const RopeStyle style = hp.arch->rope;
+  if (hp.rope_scaling.type == RopeScalingType::LongRope) {
+    freq_factors = w.rope_factors_short.f32();
+    hp.rope_global_long = make_rope_table(style, hp.n_rot, hp.rope_freq_base, hp.rope_scaling,
+                                          w.rope_factors_long.f32());
+  }
   hp.rope_global = make_rope_table(style, hp.n_rot, hp.rope_freq_base, hp.rope_scaling, freq_factors);
   if (hp.sliding_window == 0) {
     hp.rope_local = hp.rope_global;  // no windowed layers: one table
@@ -149,6 +156,9 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   info.rope_style = hp->arch->rope == RopeStyle::Neox ? "neox" : "norm";
   info.rope_scaling = rope_scaling_name(hp->rope_scaling.type);
   info.rope_scaling_factor = hp->rope_scaling.type == RopeScalingType::None ? 1 : hp->rope_scaling.factor;
+  if (hp->rope_scaling.type == RopeScalingType::LongRope) {
+    info.rope_scaling_factor = static_cast<float>(hp->n_ctx_train) / hp->rope_scaling.orig_ctx;
+  }
   info.rope_scaling_orig_ctx = hp->rope_scaling.type == RopeScalingType::None ? 0 : hp->rope_scaling.orig_ctx;
   info.rope_freq_factors = static_cast<bool>(weights->rope_freqs);
   info.ffn_activation = hp->arch->activation == FfnActivation::GeluTanhGlu ? "gelu-tanh-glu" : "silu-glu";

@@ -42,13 +42,24 @@ struct ModelHParams {
   // Filled by Model::load once the weights are known (rope_freqs.weight).
   RopeTable rope_global;  // non-windowed layers
   RopeTable rope_local;   // windowed layers (gemma3: base 10000, unscaled)
+  // LongRoPE only: non-windowed layers of a session whose context exceeds
+  // rope_scaling.orig_ctx (rope_factors_long.weight; rope_global has the short factors).
+  RopeTable rope_global_long;
 
   int32_t kv_dim() const { return n_kv_heads * head_dim; }  // width of one K or V row
   int32_t q_dim() const { return n_heads * head_dim; }
   bool windowed(int32_t layer) const { return swa_layer[layer] != 0; }
   // The window of layer `layer` in tokens, 0 for full attention.
   int32_t window(int32_t layer) const { return windowed(layer) ? sliding_window : 0; }
-  const RopeTable& rope(int32_t layer) const { return windowed(layer) ? rope_local : rope_global; }
+  // The table of layer `layer` in a session of n_ctx tokens (<= 0: n_ctx_train): LongRoPE
+  // takes the long factors when n_ctx > rope_scaling.orig_ctx, as llama.cpp does. Backends
+  // and context shift choose once per session.
+  const RopeTable& rope(int32_t layer, int32_t n_ctx) const {
+    if (windowed(layer)) return rope_local;
+    const int32_t ctx = n_ctx > 0 ? n_ctx : n_ctx_train;
+    return rope_scaling.type == RopeScalingType::LongRope && ctx > rope_scaling.orig_ctx ? rope_global_long
+                                                                                          : rope_global;
+  }
   int32_t n_windowed_layers() const;
 
   // Appends every problem found to `problems` (messages without the file name) and

@@ -98,9 +98,21 @@ bool ModelWeights::from_gguf(const gguf::GgufFile& f, ModelHParams& hp, ModelWei
     w.tied_embeddings = true;
   }
   w.rope_freqs = find.find("rope_freqs.weight", 1, hp.n_rot / 2, true, false);
-  for (const char* longrope : {"rope_factors_long.weight", "rope_factors_short.weight"}) {
-    if (f.find_tensor(longrope)) {
-      problems.push_back(std::string("tensor '") + longrope + "': LongRoPE scaling is not supported");
+  // LongRoPE (Phi-3 128k, Phi-3.5): both factor tensors or neither; the converter writes no
+  // rope.scaling.type for it, so the tensors say it.
+  const bool has_long = f.find_tensor("rope_factors_long.weight") != nullptr;
+  const bool has_short = f.find_tensor("rope_factors_short.weight") != nullptr;
+  if (has_long != has_short) {
+    problems.push_back("LongRoPE needs both rope_factors_long.weight and rope_factors_short.weight");
+  } else if (has_long) {
+    w.rope_factors_long = find.find("rope_factors_long.weight", 1, hp.n_rot / 2, true);
+    w.rope_factors_short = find.find("rope_factors_short.weight", 1, hp.n_rot / 2, true);
+    if (hp.rope_scaling.type != RopeScalingType::None || w.rope_freqs) {
+      problems.push_back("LongRoPE factors together with other rope scaling are not supported");
+    } else {
+      hp.rope_scaling.type = RopeScalingType::LongRope;
+      // Without original_context_length the trained context is the switch point.
+      if (hp.rope_scaling.orig_ctx <= 0) hp.rope_scaling.orig_ctx = hp.n_ctx_train;
     }
   }
 

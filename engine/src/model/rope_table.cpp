@@ -53,13 +53,16 @@ RopeTable make_rope_table(RopeStyle style, int32_t n_rot, float base, const Rope
   if (s.type == RopeScalingType::Yarn) {
     yarn_correction_dims(n_rot, s.orig_ctx, base, s.yarn_beta_fast, s.yarn_beta_slow, dims);
     t.mscale = static_cast<float>(s.attn_factor * (1 + 0.1 * std::log(1 / freq_scale)));
+  } else if (s.type == RopeScalingType::LongRope) {
+    t.mscale = s.attn_factor;
   }
   for (int32_t i = 0; i < n_rot / 2; ++i) {
     double f = std::pow(static_cast<double>(base), -2.0 * i / n_rot);
     if (freq_factors) f /= freq_factors[i];
     switch (s.type) {
       case RopeScalingType::None:
-      case RopeScalingType::Llama3: break;
+      case RopeScalingType::Llama3:
+      case RopeScalingType::LongRope: break;
       case RopeScalingType::Linear: f *= freq_scale; break;
       case RopeScalingType::Yarn: {
         // ramp 1 below dims[0] (extrapolate: keep f), 0 above dims[1] (interpolate).

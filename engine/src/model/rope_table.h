@@ -10,19 +10,21 @@
 
 namespace kvchat {
 
-enum class RopeScalingType : uint8_t { None, Linear, Yarn, Llama3 };
+// LongRope: Phi-3's per-pair divisors (rope_factors_short/long.weight), short or long by
+// the context in use, with cos/sin x attn_factor.
+enum class RopeScalingType : uint8_t { None, Linear, Yarn, Llama3, LongRope };
 
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::None;
   float factor = 1;          // {arch}.rope.scaling.factor (context multiplier; freq_scale = 1/factor)
   int32_t orig_ctx = 0;      // {arch}.rope.scaling.original_context_length
   float yarn_beta_fast = 32, yarn_beta_slow = 1;  // {arch}.rope.scaling.yarn_beta_fast/_slow
-  float attn_factor = 1;     // {arch}.rope.scaling.attn_factor: extra magnitude (YaRN)
+  float attn_factor = 1;     // {arch}.rope.scaling.attn_factor: extra magnitude (YaRN, LongRoPE)
   float llama3_low_freq_factor = 1, llama3_high_freq_factor = 4;  // Llama 3.1 defaults
 };
 
 // One RoPE configuration (a layer uses one): pair i of a head (0 <= i < n_rot/2) turns by
-// theta = pos * inv_freq[i]; cos and sin are multiplied by mscale (1 unless YaRN).
+// theta = pos * inv_freq[i]; cos and sin are multiplied by mscale (1 unless YaRN/LongRoPE).
 struct RopeTable {
   RopeStyle style = RopeStyle::Norm;
   int32_t n_rot = 0;            // rotated values per head (even, <= head_dim)
@@ -33,7 +35,8 @@ struct RopeTable {
 // base^(-2i/n_rot), divided by freq_factors[i] when given ((n_rot/2) values:
 // rope_freqs.weight), then scaled: linear x 1/factor; YaRN blends interpolation (x 1/factor)
 // and extrapolation (x 1) per pair by the ramp between its correction dims, with
-// mscale = attn_factor * (1 + 0.1 ln(factor)); Llama3 uses the factors only.
+// mscale = attn_factor * (1 + 0.1 ln(factor)); Llama3 uses the factors only; LongRope the
+// factors (short or long, the caller's choice) with mscale = attn_factor.
 RopeTable make_rope_table(RopeStyle style, int32_t n_rot, float base, const RopeScaling& scaling,
                           const float* freq_factors);
 

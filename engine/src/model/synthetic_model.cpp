@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 #include <algorithm>
 
@@ -131,13 +132,13 @@ Result<SyntheticModelSpec> synthetic_preset(const std::string& name) {
 }
 
 std::vector<std::string> synthetic_arch_names() {
-  return {"llama", "llama3-rope", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"};
+  return {"llama", "llama3-rope", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "phi3-longrope"};
 }
 
 Result<SyntheticModelSpec> synthetic_arch_spec(const std::string& arch) {
   SyntheticModelSpec s;
   s.name = "synthetic-" + arch;
-  s.arch = arch == "llama3-rope" ? "llama" : arch;
+  s.arch = arch == "llama3-rope" ? "llama" : arch == "phi3-longrope" ? "phi3" : arch;
   s.n_layers = 3;
   s.n_embd = 128;
   s.n_heads = 4;
@@ -175,6 +176,9 @@ Result<SyntheticModelSpec> synthetic_arch_spec(const std::string& arch) {
     s.rope_factor = 8;
     s.tied = true;
   } else if (arch == "phi3") {
+  } else if (arch == "phi3-longrope") {
+    s.rope_scaling = "longrope";
+    s.rope_orig_ctx = 64;
   } else {
     std::string all;
     for (const std::string& n : synthetic_arch_names()) all += (all.empty() ? "" : ", ") + n;
@@ -231,7 +235,14 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
   w.set_f32(ap + "rope.freq_base", spec.rope_base);
   w.set_u32(ap + "rope.dimension_count", static_cast<uint32_t>(hd));
   RopeScaling scaling;
-  if (!spec.rope_scaling.empty()) {
+  if (spec.rope_scaling == "longrope") {
+    // As convert_hf_to_gguf's Phi-3: no type, no factor; the tensors below say LongRoPE.
+    const double orig = spec.rope_orig_ctx > 0 ? spec.rope_orig_ctx : spec.n_ctx;
+    const double scale = spec.n_ctx / orig;
+    w.set_u32(ap + "rope.scaling.original_context_length", static_cast<uint32_t>(orig));
+    w.set_f32(ap + "rope.scaling.attn_factor",
+              scale > 1 ? static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(orig))) : 1.0f);
+  } else if (!spec.rope_scaling.empty()) {
     w.set_string(ap + "rope.scaling.type", spec.rope_scaling);
     w.set_f32(ap + "rope.scaling.factor", spec.rope_factor);
     scaling.factor = spec.rope_factor;
@@ -270,6 +281,21 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
     w.add_tensor("rope_freqs.weight", {uint64_t(factors.size())}, gguf::TensorType::F32,
                  std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(factors.data()),
                                           factors.size() * sizeof(float)));
+  }
+  if (spec.rope_scaling == "longrope") {
+    // (hd/2) each: short 1 + 0.1 t, long 1 + 39 t^2, t = i / (hd/2 - 1): like Phi-3.5's.
+    const int64_t n = hd / 2;
+    std::vector<float> short_f(n), long_f(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const double t = n > 1 ? static_cast<double>(i) / (n - 1) : 0;
+      short_f[i] = static_cast<float>(1 + 0.1 * t);
+      long_f[i] = static_cast<float>(1 + 39 * t * t);
+    }
+    for (const auto& [name, v] : {std::pair{"rope_factors_long.weight", &long_f},
+                                  std::pair{"rope_factors_short.weight", &short_f}}) {
+      w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32,
+                   std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v->data()), n * sizeof(float)));
+    }
   }
   for (int l = 0; l < spec.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";

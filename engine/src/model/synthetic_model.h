@@ -20,7 +20,10 @@ struct SyntheticModelSpec {
   int32_t n_ctx = 256;
   float rope_base = 10000.0f;
   // rope.scaling.*: "" (none), "linear", "yarn" or "llama3" (llama3 also writes
-  // rope_freqs.weight computed from factor, low 1, high 4 and rope_orig_ctx).
+  // rope_freqs.weight computed from factor, low 1, high 4 and rope_orig_ctx); "longrope"
+  // writes what the Phi-3 converter does: rope_factors_short/long.weight (short 1..1.1,
+  // long 1..40 rising with the pair), original_context_length = rope_orig_ctx and
+  // attn_factor sqrt(1 + ln(n_ctx / orig) / ln(orig)), no type or factor key.
   std::string rope_scaling;
   float rope_factor = 1;
   int32_t rope_orig_ctx = 0;
@@ -46,7 +49,8 @@ std::vector<std::string> synthetic_preset_names();
 
 // A small model of architecture `arch` with every optional tensor of it: "llama",
 // "llama3-rope" (llama + rope_freqs.weight and llama3 scaling keys), "qwen2", "qwen3",
-// "gemma2", "gemma3", "phi3". Dims 128, 4 heads, 2 KV heads, head_dim 32 (64 for
+// "gemma2", "gemma3", "phi3", "phi3-longrope" (phi3 + LongRoPE, context 512, original
+// context 64). Dims 128, 4 heads, 2 KV heads, head_dim 32 (64 for
 // qwen3/gemma, != n_embd/heads), n_ff 192, 384 tokens, window 8, soft-caps 50/30 (gemma2),
 // norms random around 1, logits spread over several units.
 Result<SyntheticModelSpec> synthetic_arch_spec(const std::string& arch);

@@ -44,12 +44,13 @@ Status Session::shift_context(int32_t n) {
   const uint64_t row_bytes = kv_->row_bytes();
   std::vector<float> row(kv_dim);
   // Keys: decode, rotate back by `discard` positions with the layer's own table
-  // (magnitude 1: the stored key already carries YaRN's mscale), encode.
+  // (magnitude 1: the stored key already carries YaRN's mscale; the table is the one the
+  // backend took for this n_ctx, LongRoPE's short or long), encode.
   auto rekey = [&](int32_t l, uint8_t* rows, int32_t n_rows) {
     for (int32_t k = 0; k < n_rows; ++k) {
       uint8_t* encoded = rows + k * row_bytes;
       dequantize_row(type, encoded, row.data(), kv_dim);
-      cpu::rope(row.data(), hp.n_kv_heads, hp.head_dim, hp.rope(l), -discard, 1.0f);
+      cpu::rope(row.data(), hp.n_kv_heads, hp.head_dim, hp.rope(l, n_ctx_), -discard, 1.0f);
       quantize_row(type, row.data(), encoded, kv_dim);
     }
   };

@@ -36,6 +36,7 @@ class CpuBackend final : public Backend {
     const int32_t n_ctx = options.n_ctx > 0 ? options.n_ctx : hp_.n_ctx_train;
     scores_.assign(pool_.size(), std::vector<float>(n_ctx));
     head_buf_.assign(pool_.size(), std::vector<float>(hp_.head_dim));
+    for (int32_t l = 0; l < hp_.n_layers; ++l) rope_.push_back(&hp_.rope(l, n_ctx));
   }
 
   std::string_view name() const override { return "cpu"; }
@@ -95,7 +96,7 @@ class CpuBackend final : public Backend {
       add_bias_rows(q_.data(), L.bq, B, q_dim);
       add_bias_rows(k_.data(), L.bk, B, kv_dim);
       add_bias_rows(v_.data(), L.bv, B, kv_dim);
-      const RopeTable& rope_table = hp_.rope(l);
+      const RopeTable& rope_table = *rope_[l];
       for (int64_t b = 0; b < B; ++b) {
         const int32_t pos = pos0 + static_cast<int32_t>(b);
         if (L.q_norm) rmsnorm_heads(&q_[b * q_dim], hp_.n_heads, hd, f32(L.q_norm), hp_.rms_eps);
@@ -185,6 +186,7 @@ class CpuBackend final : public Backend {
 
   const ModelHParams& hp_;
   const ModelWeights& w_;
+  std::vector<const RopeTable*> rope_;  // (n_layers) each layer's table for this session's n_ctx
   ThreadPool pool_;
   MatMul matmul_;
   // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature).

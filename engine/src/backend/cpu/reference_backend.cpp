@@ -18,8 +18,9 @@ namespace {
 // the forward pass the fast backends are tested against.
 class ReferenceBackend final : public Backend {
  public:
-  explicit ReferenceBackend(const Model& model)
+  ReferenceBackend(const Model& model, const BackendOptions& options)
       : hp_(model.hparams()), w_(model.weights()) {
+    for (int32_t l = 0; l < hp_.n_layers; ++l) rope_.push_back(&hp_.rope(l, options.n_ctx));
     x_.resize(hp_.n_embd);
     k_.resize(hp_.kv_dim());
     v_.resize(hp_.kv_dim());
@@ -83,8 +84,8 @@ class ReferenceBackend final : public Backend {
       matvec(v_.data(), L.wv, xb_.data(), L.bv);
       if (L.q_norm) rmsnorm_heads(q_.data(), hp_.n_heads, hd, L.q_norm.f32(), hp_.rms_eps);
       if (L.k_norm) rmsnorm_heads(k_.data(), hp_.n_kv_heads, hd, L.k_norm.f32(), hp_.rms_eps);
-      rope(q_.data(), hp_.n_heads, hd, hp_.rope(l), pos);
-      rope(k_.data(), hp_.n_kv_heads, hd, hp_.rope(l), pos);
+      rope(q_.data(), hp_.n_heads, hd, *rope_[l], pos);
+      rope(k_.data(), hp_.n_kv_heads, hd, *rope_[l], pos);
       kv.write_key(l, pos, k_.data());
       kv.write_value(l, pos, v_.data());
 
@@ -145,14 +146,15 @@ class ReferenceBackend final : public Backend {
 
   const ModelHParams& hp_;
   const ModelWeights& w_;
+  std::vector<const RopeTable*> rope_;  // (n_layers) each layer's table for this session's n_ctx
   std::vector<float> x_, k_, v_, head_, xb_, xb2_, q_, att_out_, hb_, hb2_, row_, att_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<Backend>> make_reference_backend(const Model& model,
-                                                        const BackendOptions&) {
-  return std::unique_ptr<Backend>(new ReferenceBackend(model));
+                                                        const BackendOptions& options) {
+  return std::unique_ptr<Backend>(new ReferenceBackend(model, options));
 }
 
 }  // namespace kvchat::cpu
