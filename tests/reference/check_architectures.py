@@ -17,6 +17,7 @@
        next token (greedy ids identical).
    The same for phi3 stored as f16 / bf16 / q8_0 / q4_0 weights (f32 KV, f32 bound: the
    reference dequantizes exactly what the file stores).
+   phi3-longrope runs at two contexts (CONTEXTS), one per LongRoPE factor set.
    Derived variants (VARIANTS) cover YaRN, linear rope scaling and gemma2's attention
    soft-cap; deliberately wrong references (mutations.py) must all be told apart from
    kvchat's logits, so each feature is really exercised.
@@ -46,8 +47,13 @@ from kv_storage import ROUNDTRIP  # noqa: E402
 from mutations import MUTATIONS  # noqa: E402
 from reference_forward import ReferenceModel  # noqa: E402
 
-ARCHS = ["llama", "llama3-rope", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"]
-SEEDS = {"llama": 11, "llama3-rope": 12, "qwen2": 13, "qwen3": 14, "gemma2": 15, "gemma3": 16, "phi3": 17}
+ARCHS = ["llama", "llama3-rope", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "phi3-longrope"]
+SEEDS = {"llama": 11, "llama3-rope": 12, "qwen2": 13, "qwen3": 14, "gemma2": 15, "gemma3": 16, "phi3": 17,
+         "phi3-longrope": 18}
+# Contexts to run an architecture at (`--ctx` to kvchat-cli, n_ctx to the reference), named
+# "arch@ctx": phi3-longrope (original context 64, trained 512) takes its short factors at
+# 64 and its long ones at 256.
+CONTEXTS = {"phi3-longrope": [64, 256]}
 PROMPT_LEN, GREEDY_LEN = 32, 8
 F32_TOL = 1e-4
 # Derived files (gguf_variants.py) for features mkmodel's files leave inert or absent:
@@ -151,11 +157,12 @@ def engine_logits(cli: str, model: str, ids: list[int], backend: str, decode: bo
     return np.array(json.loads(r.stdout)["logits"], dtype=np.float64), ""
 
 
-def check_mutations(name: str, path: str, ids: list[int], got: np.ndarray, fail: Failures, out: list) -> None:
+def check_mutations(name: str, path: str, ids: list[int], got: np.ndarray, fail: Failures, out: list,
+                    ctx: int | None = None) -> None:
     """Each deliberately wrong reference (mutations.py) must be farther than the f32
     bound from kvchat's logits: the file and prompt exercise that feature."""
     for what, mutate in MUTATIONS.get(name, {}).items():
-        m = ReferenceModel(path)
+        m = ReferenceModel(path, ctx)
         mutate(m)
         wrong, _ = m.run(ids)
         err = float(rel_errors(got, wrong).max())
@@ -165,8 +172,10 @@ def check_mutations(name: str, path: str, ids: list[int], got: np.ndarray, fail:
 
 
 def compare_model(cli: str, name: str, path: str, prompt: list[int], greedy_n: int,
-                  fail: Failures, table: list, allow_missing: bool, mutation_table: list) -> None:
-    model = ReferenceModel(path)
+                  fail: Failures, table: list, allow_missing: bool, mutation_table: list,
+                  ctx: int | None = None) -> None:
+    model = ReferenceModel(path, ctx)
+    ctx_args = ("--ctx", str(ctx)) if ctx else ()
     hp = model.hp
     logits_p, greedy = model.run(prompt, greedy_n)
     ids = prompt + greedy
@@ -194,7 +203,7 @@ def compare_model(cli: str, name: str, path: str, prompt: list[int], greedy_n: i
         runs += [("cpu", True, "f32", ("--kv-block", "3")), ("cpu", True, "f16", ("--kv-block", "3"))]
     for backend, decode, kv, extra in runs:
         mode = ("decode" if decode else "prefill") + ("/b3" if extra else "")
-        got, err = engine_logits(cli, path, ids, backend, decode, kv, extra)
+        got, err = engine_logits(cli, path, ids, backend, decode, kv, extra + ctx_args)
         key = (name, backend, mode, kv)
         if got is None:
             table.append(key + (None, bounds[kv], "n/a: " + err))
@@ -219,7 +228,7 @@ def compare_model(cli: str, name: str, path: str, prompt: list[int], greedy_n: i
                 fail.add(f"{name} {backend} {mode} kv {kv}: greedy {am} != reference {greedy}")
         table.append(key + (float(errs[worst]), bounds[kv], status))
         if (backend, decode, kv, extra) == ("cpu", False, "f32", ()):
-            check_mutations(name, path, ids, got, fail, mutation_table)
+            check_mutations(name, path, ids, got, fail, mutation_table, ctx)
 
 
 def check_weight_types(cli: str, tmp: str, fail: Failures, table: list) -> None:
@@ -309,7 +318,9 @@ def main() -> int:
                 check_llama3_rope_freqs(path, fail)
             n_vocab = ReferenceModel(path).hp.n_vocab
             prompt = random_prompt(n_vocab, SEEDS[arch])
-            compare_model(args.cli, arch, path, prompt, GREEDY_LEN, fail, table, args.allow_missing, mutation_table)
+            for ctx in CONTEXTS.get(arch, [None]):
+                compare_model(args.cli, arch if ctx is None else f"{arch}@{ctx}", path, prompt, GREEDY_LEN, fail,
+                              table, args.allow_missing, mutation_table, ctx)
             for variant, make in VARIANTS.get(arch, {}).items():
                 vpath = os.path.join(args.tmp, f"{variant}.gguf")
                 make(path, vpath)

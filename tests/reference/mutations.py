@@ -36,6 +36,12 @@ def _no_scaling(m: ReferenceModel) -> None:
     m.hp.scaling = dataclasses.replace(m.hp.scaling, kind="none", factor=1.0)
 
 
+def _other_longrope_factors(m: ReferenceModel) -> None:
+    short = m.gguf.tensor("rope_factors_short.weight").astype(float)
+    long = m.gguf.tensor("rope_factors_long.weight").astype(float)
+    m.rope_freqs = long if (m.rope_freqs == short).all() else short
+
+
 def _swap_gate_up(m: ReferenceModel) -> None:
     for L in m.layers:
         L["gate"], L["up"] = L["up"], L["gate"]
@@ -73,6 +79,15 @@ MUTATIONS: dict[str, dict[str, Callable[[ReferenceModel], None]]] = {
         "q bias dropped": _zero("bq"),
         "v bias dropped": _zero("bv"),
         "adjacent-pair instead of neox rope": _spec(rope_style="norm"),
+    },
+    "phi3-longrope@64": {
+        "long instead of short LongRoPE factors": _other_longrope_factors,
+        "LongRoPE scaling_factor left out": _hp(scaling=lambda hp: dataclasses.replace(hp.scaling, attn_factor=1.0)),
+    },
+    "phi3-longrope@256": {
+        "short instead of long LongRoPE factors": _other_longrope_factors,
+        "LongRoPE scaling_factor left out": _hp(scaling=lambda hp: dataclasses.replace(hp.scaling, attn_factor=1.0)),
+        "LongRoPE factors ignored": lambda m: setattr(m, "rope_freqs", None),
     },
     "llama-linear": {
         "linear rope scaling ignored": _no_scaling,

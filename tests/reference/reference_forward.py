@@ -109,10 +109,10 @@ ARCHS: dict[str, ArchSpec] = {
 # ---------------------------------------------------------------------------------------
 @dataclass
 class RopeScaling:
-    kind: str = "none"                # none | linear | yarn
+    kind: str = "none"                # none | linear | yarn | longrope (set by ReferenceModel)
     factor: float = 1.0               # context extension factor s (freq_scale = 1/s)
     orig_ctx: int = 0                 # original training context (YaRN)
-    attn_factor: float = 1.0          # extra magnitude multiplier (YaRN)
+    attn_factor: float = 1.0          # extra magnitude multiplier (YaRN; LongRoPE's scaling_factor)
     beta_fast: float = 32.0           # YaRN: rotations above which a pair is left as is
     beta_slow: float = 1.0            # YaRN: rotations below which a pair is interpolated
 
@@ -131,6 +131,7 @@ class HParams:
     rope_base: float
     n_rot: int
     n_vocab: int
+    n_ctx_train: int = 0              # {arch}.context_length (HF max_position_embeddings)
     sliding_window: int = 0
     swa_pattern_override: object = None
     attn_softcap: Optional[float] = None
@@ -188,7 +189,8 @@ def read_hparams(g: GGUFFile) -> HParams:
         head_dim_k=head_dim_k, head_dim_v=head_dim_v,
         eps=float(key("attention.layer_norm_rms_epsilon", required=True)),
         rope_base=float(key("rope.freq_base", 10000.0)),
-        n_rot=int(key("rope.dimension_count", head_dim_k)), n_vocab=n_vocab, scaling=sc)
+        n_rot=int(key("rope.dimension_count", head_dim_k)), n_vocab=n_vocab, scaling=sc,
+        n_ctx_train=int(key("context_length", 0)))
     if spec.swa_layer is not None:
         hp.sliding_window = int(key("attention.sliding_window", spec.swa_default))
         hp.swa_pattern_override = key("attention.sliding_window_pattern", None)
@@ -251,6 +253,10 @@ def rope_angles(pos: np.ndarray, n_rot: int, base: float, sc: RopeScaling,
     extrap = np.outer(pos.astype(np.float64), inv_freq)           # (T, n_rot/2)
     if sc.kind == "linear":
         return extrap / sc.factor, 1.0
+    if sc.kind == "longrope":
+        # HF Phi3LongRoPEScaledRotaryEmbedding: the per-pair ext factors (freq_factors,
+        # short or long) divide the frequencies; cos and sin are x scaling_factor.
+        return extrap, sc.attn_factor
     if sc.kind == "yarn":
         mix = yarn_ramp(n_rot, base, sc)
         theta = extrap / sc.factor * (1.0 - mix) + extrap * mix
@@ -291,8 +297,33 @@ def attention_mask(q_pos: np.ndarray, k_pos: np.ndarray, window: int) -> np.ndar
 # ---------------------------------------------------------------------------------------
 # The model.
 # ---------------------------------------------------------------------------------------
+def longrope_setup(g: GGUFFile, hp: HParams, n_ctx: int) -> np.ndarray:
+    """Phi-3 LongRoPE as HF's Phi3LongRoPEScaledRotaryEmbedding describes it: ext_factors
+    = long_factor when the sequence length in use (here the context n_ctx) exceeds
+    original_max_position_embeddings, else short_factor; inv_freq = 1 / (ext_factors x
+    base^(2i/dim)); cos/sin x scaling_factor = sqrt(1 + ln(s) / ln(orig)), s =
+    max_position_embeddings / orig (1 when s <= 1), for both factor sets. Sets hp.scaling
+    and returns the chosen factors (n_rot/2,)."""
+    short = g.tensor("rope_factors_short.weight").astype(np.float64)
+    long = g.tensor("rope_factors_long.weight").astype(np.float64)
+    if short.shape != (hp.n_rot // 2,) or long.shape != (hp.n_rot // 2,):
+        raise ValueError(f"LongRoPE factors {short.shape} / {long.shape}, want ({hp.n_rot // 2},)")
+    if hp.scaling.kind != "none":
+        raise ValueError("LongRoPE factors with another rope scaling type")
+    orig = int(g.get(f"{hp.arch}.rope.scaling.original_context_length", hp.n_ctx_train))
+    s = hp.n_ctx_train / orig
+    scaling_factor = math.sqrt(1 + math.log(s) / math.log(orig)) if s > 1 else 1.0
+    stored = g.get(f"{hp.arch}.rope.scaling.attn_factor")
+    if stored is not None and abs(float(stored) - scaling_factor) > 1e-6 * scaling_factor:
+        raise ValueError(f"attn_factor {stored} is not HF's scaling_factor {scaling_factor}")
+    hp.scaling = RopeScaling(kind="longrope", orig_ctx=orig, attn_factor=scaling_factor)
+    return long if n_ctx > orig else short
+
+
 class ReferenceModel:
-    def __init__(self, path: str):
+    def __init__(self, path: str, n_ctx: Optional[int] = None):
+        """n_ctx: the context the engine runs with (default the trained one); only
+        LongRoPE depends on it."""
         self.gguf = GGUFFile(path)
         self.hp = read_hparams(self.gguf)
         self.spec = ARCHS[self.hp.arch]
@@ -303,6 +334,8 @@ class ReferenceModel:
         self.output = t("output.weight") if self.gguf.has("output.weight") else self.tok_embd
         self.output_norm = t("output_norm.weight")                           # (dim,)
         self.rope_freqs = t("rope_freqs.weight") if self.gguf.has("rope_freqs.weight") else None
+        if self.gguf.has("rope_factors_long.weight") or self.gguf.has("rope_factors_short.weight"):
+            self.rope_freqs = longrope_setup(self.gguf, hp, n_ctx or hp.n_ctx_train)  # (n_rot/2,)
         nq, nk, nv = hp.n_head * hp.head_dim_k, hp.n_head_kv * hp.head_dim_k, hp.n_head_kv * hp.head_dim_v
         self.layers = []
         for il in range(hp.n_layer):
@@ -336,7 +369,7 @@ class ReferenceModel:
         """The file holds exactly the tensors this architecture's description has."""
         hp, spec = self.hp, self.spec
         want = {"token_embd.weight", "output_norm.weight"}
-        optional = {"output.weight", "rope_freqs.weight"}
+        optional = {"output.weight", "rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight"}
         for il in range(hp.n_layer):
             p = f"blk.{il}."
             names = ["attn_norm", "ffn_norm", "attn_output", "ffn_down", "ffn_up"]
@@ -460,8 +493,9 @@ def main() -> None:
     ap.add_argument("--greedy", type=int, default=0, help="greedy continuation length")
     ap.add_argument("--decode", action="store_true", help="one token per forward call")
     ap.add_argument("--text", action="store_true", help="also print the continuation's text")
+    ap.add_argument("--ctx", type=int, default=0, help="context in use (LongRoPE: short/long factors)")
     args = ap.parse_args()
-    model = ReferenceModel(args.model)
+    model = ReferenceModel(args.model, args.ctx or None)
     ids = [int(s) for s in args.ids.replace(",", " ").split()]
     logits, greedy = model.run(ids, args.greedy, args.decode)
     result = {"logits": [[float(f"{v:.9g}") for v in row] for row in logits], "greedy": greedy}
