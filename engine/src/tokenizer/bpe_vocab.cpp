@@ -36,21 +36,6 @@ bool is_well_formed(std::string_view s) {
   return true;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
-// "<0xXX>" -> 0..255, else -1 (BYTE tokens of BPE vocabs that have them).
-int parse_byte_token(std::string_view t) {
-  if (t.size() != 6 || t.substr(0, 3) != "<0x" || t[5] != '>') return -1;
-  const int hi = hex_digit(t[3]);
-  const int lo = hex_digit(t[4]);
-  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
-}
-
 Status validate(const BpeVocabData& d) {
   const size_t n = d.tokens.size();
   const std::string where = "BPE vocab: ";
@@ -250,7 +235,7 @@ Status BpeVocab::index_tokens() {
       case PieceType::UNUSED:
         break;
       case PieceType::BYTE:
-        if (const int b = parse_byte_token(text); b >= 0) bytes_[i] = std::string(1, static_cast<char>(b));
+        if (const int b = parse_byte_token(text, /*lowercase_ok=*/true); b >= 0) bytes_[i] = std::string(1, static_cast<char>(b));
         break;
       case PieceType::NORMAL:
         byte_level::decode(text, bytes_[i]);

@@ -35,19 +35,8 @@ bool is_mergeable(PieceType t) {
   return t == PieceType::NORMAL || t == PieceType::USER_DEFINED || t == PieceType::UNUSED;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // "<0xXX>" (uppercase hex, as sentencepiece writes byte pieces) -> 0..255, else -1.
-int parse_byte_piece(std::string_view piece) {
-  if (piece.size() != 6 || piece.substr(0, 3) != "<0x" || piece[5] != '>') return -1;
-  const int hi = hex_digit(piece[3]);
-  const int lo = hex_digit(piece[4]);
-  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
-}
+int parse_byte_piece(std::string_view piece) { return parse_byte_token(piece, false); }
 
 // Up to 4 bytes of one character, packed big-endian (a set key, not a code point).
 uint32_t pack_char(std::string_view c) {
