@@ -19,17 +19,6 @@ struct Tables {
   std::array<int16_t, 0x144> cp_to_byte{};  // every mapped code point is below U+0144
 };
 
-std::string utf8_of(uint32_t cp) {
-  std::string s;
-  if (cp < 0x80) {
-    s.push_back(static_cast<char>(cp));
-  } else {  // all mapped code points are below U+0800
-    s.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    s.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-  return s;
-}
-
 const Tables& tables() {
   static const Tables t = [] {
     Tables t;
@@ -38,7 +27,7 @@ const Tables& tables() {
     for (int b = 0; b < 256; ++b) {
       const uint32_t cp = stands_for_itself(b) ? static_cast<uint32_t>(b) : next++;
       t.byte_to_cp[b] = cp;
-      t.byte_to_utf8[b] = utf8_of(cp);
+      utf8::append_code_point(t.byte_to_utf8[b], cp);
       t.cp_to_byte[cp] = static_cast<int16_t>(b);
     }
     return t;

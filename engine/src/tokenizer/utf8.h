@@ -25,6 +25,25 @@ inline size_t lead_length(uint8_t lead) {
 // sequence, an overlong form, a surrogate, or a code point above U+10FFFF.
 size_t valid_char_length(std::string_view s);
 
+// Appends the UTF-8 encoding of code point `cp` (<= U+10FFFF) to `out`.
+inline void append_code_point(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
 // Appends `bytes` to `out`, each ill-formed byte replaced by U+FFFD.
 void append_replacing_invalid(std::string_view bytes, std::string& out);
 

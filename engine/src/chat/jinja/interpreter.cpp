@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "chat/jinja/builtins.h"
+#include "tokenizer/utf8.h"
 
 namespace kvchat::jinja {
 
@@ -146,7 +147,7 @@ std::vector<Value> iterate(const Value& v) {
       std::string one;
       for (char32_t cp : utf8_decode(v.as_string())) {
         one.clear();
-        utf8_append(one, cp);
+        utf8::append_code_point(one, cp);
         chars.emplace_back(one);
       }
       return chars;

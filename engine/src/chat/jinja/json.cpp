@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tokenizer/utf8.h"
+
 namespace kvchat::jinja {
 namespace {
 
@@ -150,7 +152,7 @@ class JsonReader {
             if (lo >= 0xDC00 && lo < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             else pos_ = save;
           }
-          utf8_append(out, cp);
+          utf8::append_code_point(out, cp);
           break;
         }
         default: fail("bad escape");

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "chat/jinja/value.h"
+#include "tokenizer/utf8.h"
 
 namespace kvchat::jinja {
 
@@ -350,7 +351,7 @@ class Lexer {
             cp = (cp << 4) | static_cast<char32_t>(h);
             ++i;
           }
-          utf8_append(out, cp);
+          utf8::append_code_point(out, cp);
           break;
         }
         default:
@@ -358,7 +359,7 @@ class Lexer {
             char32_t cp = static_cast<char32_t>(e - '0');
             for (int k = 0; k < 2 && i < s_.size() && s_[i] >= '0' && s_[i] <= '7'; ++k, ++i)
               cp = cp * 8 + static_cast<char32_t>(s_[i] - '0');
-            utf8_append(out, cp);
+            utf8::append_code_point(out, cp);
           } else {
             out += '\\';
             out += e;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "chat/jinja/builtins.h"
+#include "tokenizer/utf8.h"
 
 namespace kvchat::jinja {
 
@@ -121,7 +122,7 @@ std::string replace_all(const std::string& s, const std::string& from, const std
         out += to;
         ++n;
       }
-      if (i < cps.size()) utf8_append(out, cps[i]);
+      if (i < cps.size()) utf8::append_code_point(out, cps[i]);
     }
     return out;
   }

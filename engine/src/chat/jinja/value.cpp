@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tokenizer/utf8.h"
+
 namespace kvchat::jinja {
 
 const Value* DictObject::find(const Value& key) const {
@@ -171,7 +173,7 @@ std::string repr_string(const std::string& s) {
       else std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(cp));
       out += buf;
     } else {
-      utf8_append(out, cp);
+      utf8::append_code_point(out, cp);
     }
   }
   out += quote;
@@ -358,28 +360,10 @@ std::u32string utf8_decode(std::string_view s) {
   return out;
 }
 
-void utf8_append(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 std::string utf8_encode(std::u32string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (char32_t cp : s) utf8_append(out, cp);
+  for (char32_t cp : s) utf8::append_code_point(out, cp);
   return out;
 }
 

@@ -153,7 +153,6 @@ std::string format_float(double v);
 // UTF-8 helpers: decode to code points and back (invalid bytes map to U+FFFD).
 std::u32string utf8_decode(std::string_view s);
 std::string utf8_encode(std::u32string_view s);
-void utf8_append(std::string& out, char32_t cp);
 // Python's str.isspace() for one code point.
 bool is_python_space(char32_t cp);
 
