@@ -23,19 +23,6 @@
 namespace kvchat {
 namespace {
 
-bool is_well_formed(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    if (static_cast<uint8_t>(s[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    const size_t n = utf8::valid_char_length(s.substr(i));
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
 Status validate(const BpeVocabData& d) {
   const size_t n = d.tokens.size();
   const std::string where = "BPE vocab: ";
@@ -297,7 +284,7 @@ void BpeVocab::encode_segments(std::string_view text, const PieceTable& specials
   const auto emit = [&](std::string_view word) { encoder.encode_word(word); };
   std::string sanitized;
   auto encode_text = [&](std::string_view segment) {
-    if (!is_well_formed(segment)) {
+    if (!utf8::is_well_formed(segment)) {
       sanitized.clear();
       utf8::append_replacing_invalid(segment, sanitized);
       segment = sanitized;
@@ -327,7 +314,7 @@ std::string BpeVocab::decode(std::span<const TokenId> ids) const {
   for (const TokenId id : ids) {
     if (id >= 0 && id < n_vocab()) bytes += bytes_[id];
   }
-  if (is_well_formed(bytes)) return bytes;
+  if (utf8::is_well_formed(bytes)) return bytes;
   std::string text;
   utf8::append_replacing_invalid(bytes, text);
   return text;

@@ -35,6 +35,19 @@ size_t valid_char_length(std::string_view s) {
   return 0;  // F5..FF never start a character
 }
 
+bool is_well_formed(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<uint8_t>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t n = valid_char_length(s.substr(i));
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 void append_replacing_invalid(std::string_view bytes, std::string& out) {
   size_t i = 0;
   while (i < bytes.size()) {

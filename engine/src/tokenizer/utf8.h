@@ -25,6 +25,9 @@ inline size_t lead_length(uint8_t lead) {
 // sequence, an overlong form, a surrogate, or a code point above U+10FFFF.
 size_t valid_char_length(std::string_view s);
 
+// True when all of `s` is well-formed UTF-8.
+bool is_well_formed(std::string_view s);
+
 // Appends the UTF-8 encoding of code point `cp` (<= U+10FFFF) to `out`.
 inline void append_code_point(std::string& out, char32_t cp) {
   if (cp < 0x80) {
