@@ -26,6 +26,21 @@ bool cpu_has_avx2() {
 #endif
 }
 
+namespace {
+// Any block type: dequantize one block at a time (the definition), then dot.
+float dot_row_blockwise(TensorType type, const void* row, const float* x, int64_t n) {
+  const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
+  float values[kSuperBlock];
+  float sum = 0;
+  const auto* bytes = static_cast<const uint8_t*>(row);
+  for (int64_t k = 0; k < n / traits.block_elements; ++k) {
+    dequantize_row(type, bytes + k * traits.block_bytes, values, traits.block_elements);
+    for (uint32_t j = 0; j < traits.block_elements; ++j) sum += values[j] * x[k * traits.block_elements + j];
+  }
+  return sum;
+}
+}  // namespace
+
 float dot_row_scalar(TensorType type, const void* row, const float* x, int64_t n) {
   float sum = 0;
   switch (type) {
@@ -64,6 +79,7 @@ float dot_row_scalar(TensorType type, const void* row, const float* x, int64_t n
       }
       break;
     }
+    default: return dot_row_blockwise(type, row, x, n);
   }
   return sum;
 }
