@@ -71,7 +71,8 @@ std::vector<uint8_t> random_rows(TensorType type, int64_t n_rows, int64_t n, uin
       default: break;
     }
   }
-  if (type == TensorType::F32 || type == TensorType::F16 || type == TensorType::BF16) {
+  if (type == TensorType::F32 || type == TensorType::F16 || type == TensorType::BF16 || type == TensorType::Q8_0 ||
+      type == TensorType::Q4_0) {  // the types quantize_row writes: real rows
     const auto v = random_values(n_rows * n, seed + 1);
     quantize_row(type, v.data(), out.data(), n_rows * n);
   }
@@ -206,7 +207,7 @@ TEST_P(ScalarAndAvx2, MatmulRowsEqualsPerRowDots) {
             std::vector<float> wd(cols);
             dequantize_row(type, w.row(r), wd.data(), cols);
             double want = 0, mag = 0;
-            if (cpu::activation_format_of(type) == cpu::ActivationFormat::F32 || !cpu::kInt8Activations) {
+            if (cpu::activation_format_of(type) == cpu::ActivationFormat::F32) {
               for (int64_t i = 0; i < cols; ++i) want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
             } else {
               const void* a = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K

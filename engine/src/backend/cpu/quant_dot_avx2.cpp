@@ -1,6 +1,12 @@
-// AVX2 integer dots (maddubs/madd) of quantized weight rows with 8-bit activations.
-// Compiled with -mavx2 -mfma -mf16c; called only when use_avx2_kernels().
+// AVX2 integer dots (maddubs/madd) of quantized weight rows with 8-bit activations, as
+// register-tiled kernels over R weight rows x T tokens: each weight block is unpacked to
+// bytes once and dotted with the T tokens' activation blocks. Block scales are converted
+// with F16C. Compiled with -mavx2 -mfma -mf16c; called only when use_avx2_kernels().
+// The scalar definitions are in quant_dot.cpp (same integer sums, same scaling).
 #include <immintrin.h>
+
+#include <cstring>
+#include <type_traits>
 
 #include "backend/cpu/quant_dot.h"
 
@@ -8,13 +14,369 @@ namespace kvchat::cpu {
 
 using gguf::TensorType;
 
+namespace {
+
+inline float h2f(uint16_t h) { return _cvtsh_ss(h); }
+
+inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+inline __m128i load128(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+
+inline float hsum(__m256 v) {
+  __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
+  lo = _mm_add_ps(lo, hi);
+  lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
+  lo = _mm_add_ss(lo, _mm_movehdup_ps(lo));
+  return _mm_cvtss_f32(lo);
+}
+
+// 16 packed bytes of 4-bit codes -> 32 bytes in value order (low nibbles 0..15, high 16..31).
+inline __m256i nibbles_32(const uint8_t* qs) {
+  const __m128i v = load128(qs), m = _mm_set1_epi8(0x0F);
+  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
+}
+
+// The 32 bits of a little-endian u32 as 32 bytes: 0xFF where the bit is set.
+inline __m256i bits_to_bytes(uint32_t bits) {
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int>(bits)),
+      _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  return _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+}
+
+inline __m256i iq4nl_table() {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues)));
+}
+
+// ---- 32-value weight types x BlockQ8_32 ------------------------------------------------
+// Unpacked block: q = codes as bytes (unsigned), or |value| with sgn = value (signed types);
+// value = d * code + c, the c term paid with the activation block sum s.
+struct Unpacked32 {
+  __m256i q, sgn;
+  float d, c;
+};
+
+template <TensorType kType_>
+struct Kind32 {
+  static constexpr TensorType kType = kType_;
+  static constexpr bool kSigned = kType == TensorType::Q8_0 || kType == TensorType::IQ4_NL;
+  static constexpr bool kHasC = !kSigned;
+
+  static inline void unpack(const uint8_t* block, Unpacked32& u) {
+    if constexpr (kType == TensorType::Q8_0) {
+      const auto& b = *reinterpret_cast<const BlockQ8_0*>(block);
+      u.sgn = load256(b.qs);
+      u.q = _mm256_abs_epi8(u.sgn);
+      u.d = h2f(b.d), u.c = 0;
+    } else if constexpr (kType == TensorType::Q4_0) {
+      const auto& b = *reinterpret_cast<const BlockQ4_0*>(block);
+      u.q = nibbles_32(b.qs);
+      u.d = h2f(b.d), u.c = -8 * u.d;
+    } else if constexpr (kType == TensorType::Q4_1) {
+      const auto& b = *reinterpret_cast<const BlockQ4_1*>(block);
+      u.q = nibbles_32(b.qs);
+      u.d = h2f(b.d), u.c = h2f(b.m);
+    } else if constexpr (kType == TensorType::Q5_0 || kType == TensorType::Q5_1) {
+      using Block = std::conditional_t<kType == TensorType::Q5_0, BlockQ5_0, BlockQ5_1>;
+      const auto& b = *reinterpret_cast<const Block*>(block);
+      uint32_t qh;
+      std::memcpy(&qh, b.qh, 4);
+      u.q = _mm256_or_si256(nibbles_32(b.qs), _mm256_and_si256(bits_to_bytes(qh), _mm256_set1_epi8(0x10)));
+      u.d = h2f(b.d);
+      if constexpr (kType == TensorType::Q5_0) {
+        u.c = -16 * u.d;
+      } else {
+        u.c = h2f(b.m);
+      }
+    } else {  // IQ4_NL
+      const auto& b = *reinterpret_cast<const BlockIq4Nl*>(block);
+      u.sgn = _mm256_shuffle_epi8(iq4nl_table(), nibbles_32(b.qs));
+      u.q = _mm256_abs_epi8(u.sgn);
+      u.d = h2f(b.d), u.c = 0;
+    }
+  }
+
+  using Act = BlockQ8_32;
+  using Unpacked = Unpacked32;
+  static constexpr int kBlockValues = kQuantBlock;
+
+  static inline void dot(const Unpacked32& u, const BlockQ8_32& a, __m256& acc, float& cacc) {
+    __m256i x = load256(a.qs);
+    if constexpr (kSigned) x = _mm256_sign_epi8(x, u.sgn);
+    const __m256i sum = _mm256_madd_epi16(_mm256_maddubs_epi16(u.q, x), _mm256_set1_epi16(1));
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(u.d * a.d), acc);
+    if constexpr (kHasC) cacc += u.c * a.s;
+  }
+};
+
+// ---- 256-value K- and XS-types x BlockQ8_K ---------------------------------------------
+// Unpacked super-block: q[j] = codes of values 32j..32j+31 as bytes (|value| with sgn for
+// IQ4_XS); pair[j] = the int16 scales of groups 2j (low lane) and 2j+1 (high lane);
+// sc16 / mn16 = the 16 group scales / mins as int16. value = d * scale * (code - offset)
+// - dmin * min.
+struct UnpackedK {
+  __m256i q[8];
+  __m256i pair[8];
+  __m256i sc16, mn16;
+  float d, dmin;
+};
+struct UnpackedKSigned : UnpackedK {
+  __m256i sgn[8];
+};
+
+// pair[j] from 16 int16 group scales.
+inline void scale_pairs(__m256i sc16, __m256i pair[8]) {
+  const __m256i lo = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(sc16));
+  const __m256i hi = _mm256_broadcastsi128_si256(_mm256_extracti128_si256(sc16, 1));
+  // Lane 0 repeats int16 2k, lane 1 int16 2k+1 (k = j % 4).
+  for (int k = 0; k < 4; ++k) {
+    const char b0 = static_cast<char>(4 * k), b1 = static_cast<char>(4 * k + 1);
+    const char c0 = static_cast<char>(4 * k + 2), c1 = static_cast<char>(4 * k + 3);
+    const __m256i mask = _mm256_setr_epi8(b0, b1, b0, b1, b0, b1, b0, b1, b0, b1, b0, b1, b0, b1, b0, b1,  //
+                                          c0, c1, c0, c1, c0, c1, c0, c1, c0, c1, c0, c1, c0, c1, c0, c1);
+    pair[k] = _mm256_shuffle_epi8(lo, mask);
+    pair[k + 4] = _mm256_shuffle_epi8(hi, mask);
+  }
+}
+
+// 8 per-32 scales (bytes) -> 16 int16 group scales (each repeated for its two groups).
+inline __m256i dup_scales_8(__m128i bytes8) {
+  const __m128i s = _mm_cvtepu8_epi16(bytes8);
+  return _mm256_set_m128i(_mm_unpackhi_epi16(s, s), _mm_unpacklo_epi16(s, s));
+}
+
+// The 6-bit scales and mins of Q4_K/Q5_K as 8 bytes each (see k_scale_min).
+inline void k_scales_mins(const uint8_t* scales, __m128i& sc8, __m128i& mn8) {
+  uint32_t w0, w1, w2;
+  std::memcpy(&w0, scales, 4);
+  std::memcpy(&w1, scales + 4, 4);
+  std::memcpy(&w2, scales + 8, 4);
+  const uint32_t sc_lo = w0 & 0x3f3f3f3f, mn_lo = w1 & 0x3f3f3f3f;
+  const uint32_t sc_hi = (w2 & 0x0f0f0f0f) | (((w0 >> 6) & 0x03030303) << 4);
+  const uint32_t mn_hi = ((w2 >> 4) & 0x0f0f0f0f) | (((w1 >> 6) & 0x03030303) << 4);
+  sc8 = _mm_set_epi32(0, 0, static_cast<int>(sc_hi), static_cast<int>(sc_lo));
+  mn8 = _mm_set_epi32(0, 0, static_cast<int>(mn_hi), static_cast<int>(mn_lo));
+}
+
+template <TensorType kType_>
+struct KindK {
+  static constexpr TensorType kType = kType_;
+  static constexpr bool kSigned = kType == TensorType::IQ4_XS;
+  static constexpr bool kMins = kType == TensorType::Q2_K || kType == TensorType::Q4_K || kType == TensorType::Q5_K;
+  static constexpr int kOffsetShift = kType == TensorType::Q3_K ? 2 : kType == TensorType::Q6_K ? 5 : -1;
+  using Unpacked = std::conditional_t<kSigned, UnpackedKSigned, UnpackedK>;
+  using Act = BlockQ8_K;
+  static constexpr int kBlockValues = kSuperBlock;
+
+  static inline void unpack(const uint8_t* block, Unpacked& u) {
+    const __m256i m2 = _mm256_set1_epi8(3), m4 = _mm256_set1_epi8(0x0F);
+    if constexpr (kType == TensorType::Q2_K || kType == TensorType::Q3_K) {
+      using Block = std::conditional_t<kType == TensorType::Q2_K, BlockQ2_K, BlockQ3_K>;
+      const auto& b = *reinterpret_cast<const Block*>(block);
+      for (int c = 0; c < 2; ++c) {
+        const __m256i bytes = load256(b.qs + 32 * c);
+        u.q[4 * c + 0] = _mm256_and_si256(bytes, m2);
+        u.q[4 * c + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 2), m2);
+        u.q[4 * c + 2] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m2);
+        u.q[4 * c + 3] = _mm256_and_si256(_mm256_srli_epi16(bytes, 6), m2);
+      }
+      if constexpr (kType == TensorType::Q2_K) {
+        const __m128i s = load128(b.scales);
+        u.sc16 = _mm256_cvtepu8_epi16(_mm_and_si128(s, _mm_set1_epi8(0x0F)));
+        u.mn16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s, 4), _mm_set1_epi8(0x0F)));
+        u.dmin = h2f(b.dmin);
+      } else {
+        const __m256i hm = load256(b.hmask);  // bit j of byte l: third bit of value 32j + l
+        const __m256i one = _mm256_set1_epi8(1);
+        for (int j = 0; j < 8; ++j) {
+          const __m256i hb = _mm256_and_si256(_mm256_srl_epi16(hm, _mm_cvtsi32_si128(j)), one);
+          u.q[j] = _mm256_or_si256(u.q[j], _mm256_slli_epi16(hb, 2));
+        }
+        int8_t sc[16];
+        q3_k_scales(b.scales, sc);
+        u.sc16 = _mm256_cvtepi8_epi16(load128(sc));
+      }
+      u.d = h2f(b.d);
+    } else if constexpr (kType == TensorType::Q4_K || kType == TensorType::Q5_K) {
+      using Block = std::conditional_t<kType == TensorType::Q4_K, BlockQ4_K, BlockQ5_K>;
+      const auto& b = *reinterpret_cast<const Block*>(block);
+      for (int c = 0; c < 4; ++c) {
+        const __m256i bytes = load256(b.qs + 32 * c);
+        u.q[2 * c] = _mm256_and_si256(bytes, m4);
+        u.q[2 * c + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4);
+      }
+      if constexpr (kType == TensorType::Q5_K) {
+        const __m256i qh = load256(b.qh);  // bit j of byte l: fifth bit of value 32j + l
+        const __m256i one = _mm256_set1_epi8(1);
+        for (int j = 0; j < 8; ++j) {
+          const __m256i hb = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(j)), one);
+          u.q[j] = _mm256_or_si256(u.q[j], _mm256_slli_epi16(hb, 4));
+        }
+      }
+      __m128i sc8, mn8;
+      k_scales_mins(b.scales, sc8, mn8);
+      u.sc16 = dup_scales_8(sc8);
+      u.mn16 = dup_scales_8(mn8);
+      u.d = h2f(b.d), u.dmin = h2f(b.dmin);
+    } else if constexpr (kType == TensorType::Q6_K) {
+      const auto& b = *reinterpret_cast<const BlockQ6_K*>(block);
+      for (int c = 0; c < 2; ++c) {
+        const __m256i l0 = load256(b.ql + 64 * c), l1 = load256(b.ql + 64 * c + 32);
+        const __m256i h = load256(b.qh + 32 * c);
+        u.q[4 * c + 0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
+        u.q[4 * c + 1] = _mm256_or_si256(_mm256_and_si256(l1, m4),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4));
+        u.q[4 * c + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4));
+        u.q[4 * c + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4));
+      }
+      u.sc16 = _mm256_cvtepi8_epi16(load128(b.scales));
+      u.d = h2f(b.d);
+    } else {  // IQ4_XS
+      const auto& b = *reinterpret_cast<const BlockIq4Xs*>(block);
+      const __m256i table = iq4nl_table();
+      for (int j = 0; j < 8; ++j) {
+        u.sgn[j] = _mm256_shuffle_epi8(table, nibbles_32(b.qs + 16 * j));
+        u.q[j] = _mm256_abs_epi8(u.sgn[j]);
+      }
+      alignas(16) uint8_t ls[16] = {};
+      for (int j = 0; j < 8; ++j) ls[j] = static_cast<uint8_t>(iq4_xs_scale(b, j));
+      u.sc16 = _mm256_sub_epi16(dup_scales_8(load128(ls)), _mm256_set1_epi16(32));
+      u.d = h2f(b.d);
+    }
+    scale_pairs(u.sc16, u.pair);
+  }
+
+  static inline void dot(const Unpacked& u, const BlockQ8_K& a, __m256& acc, float& /*cacc*/) {
+    __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+    for (int j = 0; j < 8; j += 2) {
+      __m256i x0 = load256(a.qs + 32 * j), x1 = load256(a.qs + 32 * j + 32);
+      if constexpr (kSigned) {
+        x0 = _mm256_sign_epi8(x0, u.sgn[j]);
+        x1 = _mm256_sign_epi8(x1, u.sgn[j + 1]);
+      }
+      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_maddubs_epi16(u.q[j], x0), u.pair[j]));
+      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_maddubs_epi16(u.q[j + 1], x1), u.pair[j + 1]));
+    }
+    __m256i sumi = _mm256_add_epi32(s0, s1);
+    if constexpr (kOffsetShift >= 0 || kMins) {
+      const __m256i bsums = load256(a.bsums);
+      if constexpr (kOffsetShift >= 0) {
+        sumi = _mm256_sub_epi32(sumi, _mm256_slli_epi32(_mm256_madd_epi16(bsums, u.sc16), kOffsetShift));
+      }
+      if constexpr (kMins) {
+        acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(bsums, u.mn16)), _mm256_set1_ps(u.dmin * a.d),
+                               acc);
+      }
+    }
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(u.d * a.d), acc);
+  }
+};
+
+// out[t * R + r] = dot(row r, token t) for R rows and T tokens.
+template <class Kind, int R, int T>
+void tile(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act, uint64_t act_stride,
+          int64_t n_blocks, float* out) {
+  using Act = typename Kind::Act;
+  __m256 acc[R][T];
+  float cacc[R][T];
+  for (int r = 0; r < R; ++r) {
+    for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps(), cacc[r][t] = 0;
+  }
+  for (int64_t k = 0; k < n_blocks; ++k) {
+    typename Kind::Unpacked u[R];
+    for (int r = 0; r < R; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
+    for (int t = 0; t < T; ++t) {
+      const Act& a = reinterpret_cast<const Act*>(act + t * act_stride)[k];
+      for (int r = 0; r < R; ++r) Kind::dot(u[r], a, acc[r][t], cacc[r][t]);
+    }
+  }
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; ++r) out[t * R + r] = hsum(acc[r][t]) + cacc[r][t];
+  }
+}
+
+// Any n_rows x n_tokens: tiles of 4 rows (then single rows) x up to 4 tokens.
+template <class Kind>
+void tiles(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act, uint64_t act_stride, int n_tokens,
+           int64_t n, float* out) {
+  const uint64_t block_bytes = gguf::tensor_type_traits(static_cast<uint32_t>(Kind::kType))->block_bytes;
+  const int64_t nb = n / Kind::kBlockValues;
+  float part[16];
+  int r = 0;
+  for (; r < n_rows;) {
+    const int nr = n_rows - r >= 4 ? 4 : 1;
+    for (int t = 0; t < n_tokens;) {
+      const int nt = n_tokens - t >= 4 ? 4 : n_tokens - t;
+      const uint8_t* wr = w + r * row_bytes;
+      const uint8_t* at = act + t * act_stride;
+      if (nr == 4) {
+        switch (nt) {
+          case 4: tile<Kind, 4, 4>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
+          case 3: tile<Kind, 4, 3>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
+          case 2: tile<Kind, 4, 2>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
+          default: tile<Kind, 4, 1>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
+        }
+      } else {
+        switch (nt) {
+          case 4: tile<Kind, 1, 4>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
+          case 3: tile<Kind, 1, 3>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
+          case 2: tile<Kind, 1, 2>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
+          default: tile<Kind, 1, 1>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
+        }
+      }
+      for (int tt = 0; tt < nt; ++tt) {
+        for (int rr = 0; rr < nr; ++rr) out[(t + tt) * n_rows + r + rr] = part[tt * nr + rr];
+      }
+      t += nt;
+    }
+    r += nr;
+  }
+}
+
+template <template <class> class Fn, class... Args>
+void dispatch(TensorType type, Args&&... args) {
+  switch (type) {
+    case TensorType::Q8_0: return Fn<Kind32<TensorType::Q8_0>>::run(args...);
+    case TensorType::Q4_0: return Fn<Kind32<TensorType::Q4_0>>::run(args...);
+    case TensorType::Q4_1: return Fn<Kind32<TensorType::Q4_1>>::run(args...);
+    case TensorType::Q5_0: return Fn<Kind32<TensorType::Q5_0>>::run(args...);
+    case TensorType::Q5_1: return Fn<Kind32<TensorType::Q5_1>>::run(args...);
+    case TensorType::IQ4_NL: return Fn<Kind32<TensorType::IQ4_NL>>::run(args...);
+    case TensorType::Q2_K: return Fn<KindK<TensorType::Q2_K>>::run(args...);
+    case TensorType::Q3_K: return Fn<KindK<TensorType::Q3_K>>::run(args...);
+    case TensorType::Q4_K: return Fn<KindK<TensorType::Q4_K>>::run(args...);
+    case TensorType::Q5_K: return Fn<KindK<TensorType::Q5_K>>::run(args...);
+    case TensorType::Q6_K: return Fn<KindK<TensorType::Q6_K>>::run(args...);
+    case TensorType::IQ4_XS: return Fn<KindK<TensorType::IQ4_XS>>::run(args...);
+    default: return;
+  }
+}
+
+template <class Kind>
+struct TilesFn {
+  static void run(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act, uint64_t act_stride,
+                  int n_tokens, int64_t n, float* out) {
+    tiles<Kind>(w, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
+  }
+};
+
+}  // namespace
+
 float quant_dot_avx2(TensorType type, const void* row, const void* act, int64_t n) {
-  return quant_dot_scalar(type, row, act, n);
+  float out = 0;
+  const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
+  const uint64_t row_bytes = n / traits.block_elements * traits.block_bytes;
+  dispatch<TilesFn>(type, static_cast<const uint8_t*>(row), row_bytes, 1, static_cast<const uint8_t*>(act),
+                    uint64_t{0}, 1, n, &out);
+  return out;
 }
 
 void quant_dot_tile_avx2(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
                          uint64_t act_stride, int n_tokens, int64_t n, float* out) {
-  quant_dot_tile_scalar(type, row, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
+  dispatch<TilesFn>(type, static_cast<const uint8_t*>(row), row_bytes, n_rows, static_cast<const uint8_t*>(act),
+                    act_stride, n_tokens, n, out);
 }
 
 }  // namespace kvchat::cpu

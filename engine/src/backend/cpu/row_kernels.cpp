@@ -127,9 +127,7 @@ void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, i
 void matmul_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy,
                  RowScratch& scratch) {
   if (r0 >= r1 || x.n_tokens() == 0) return;
-  if (activation_format_of(w.type) == ActivationFormat::F32 || !kInt8Activations) {
-    return float_rows(w, x, r0, r1, Y, ldy, scratch);
-  }
+  if (activation_format_of(w.type) == ActivationFormat::F32) return float_rows(w, x, r0, r1, Y, ldy, scratch);
   quant_rows(w, x, r0, r1, Y, ldy);
 }
 
