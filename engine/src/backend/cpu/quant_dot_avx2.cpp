@@ -53,58 +53,72 @@ inline __m256i iq4nl_table() {
 // value = d * code + c, the c term paid with the activation block sum s.
 struct Unpacked32 {
   __m256i q, sgn;
-  float d, c;
+  __m256 d;  // d in every lane
+  float c;
 };
 
 template <TensorType kType_>
 struct Kind32 {
   static constexpr TensorType kType = kType_;
+  // Q8_0 and IQ4_NL values are signed (sign trick); the others are unsigned codes whose
+  // offset (Q4_0 -8, Q5_0 -16) or min (Q4_1, Q5_1) is paid with the activation sum s.
   static constexpr bool kSigned = kType == TensorType::Q8_0 || kType == TensorType::IQ4_NL;
   static constexpr bool kHasC = !kSigned;
 
   static inline void unpack(const uint8_t* block, Unpacked32& u) {
+    float d;
+    u.c = 0;
     if constexpr (kType == TensorType::Q8_0) {
       const auto& b = *reinterpret_cast<const BlockQ8_0*>(block);
       u.sgn = load256(b.qs);
-      u.q = _mm256_abs_epi8(u.sgn);
-      u.d = h2f(b.d), u.c = 0;
+      d = h2f(b.d);
     } else if constexpr (kType == TensorType::Q4_0) {
       const auto& b = *reinterpret_cast<const BlockQ4_0*>(block);
       u.q = nibbles_32(b.qs);
-      u.d = h2f(b.d), u.c = -8 * u.d;
+      d = h2f(b.d), u.c = -8 * d;
     } else if constexpr (kType == TensorType::Q4_1) {
       const auto& b = *reinterpret_cast<const BlockQ4_1*>(block);
       u.q = nibbles_32(b.qs);
-      u.d = h2f(b.d), u.c = h2f(b.m);
+      d = h2f(b.d), u.c = h2f(b.m);
     } else if constexpr (kType == TensorType::Q5_0 || kType == TensorType::Q5_1) {
       using Block = std::conditional_t<kType == TensorType::Q5_0, BlockQ5_0, BlockQ5_1>;
       const auto& b = *reinterpret_cast<const Block*>(block);
       uint32_t qh;
       std::memcpy(&qh, b.qh, 4);
-      u.q = _mm256_or_si256(nibbles_32(b.qs), _mm256_and_si256(bits_to_bytes(qh), _mm256_set1_epi8(0x10)));
-      u.d = h2f(b.d);
+      const __m256i q = _mm256_or_si256(nibbles_32(b.qs), _mm256_and_si256(bits_to_bytes(qh), _mm256_set1_epi8(0x10)));
+      d = h2f(b.d);
+      u.q = q;
       if constexpr (kType == TensorType::Q5_0) {
-        u.c = -16 * u.d;
+        u.c = -16 * d;
       } else {
         u.c = h2f(b.m);
       }
     } else {  // IQ4_NL
       const auto& b = *reinterpret_cast<const BlockIq4Nl*>(block);
       u.sgn = _mm256_shuffle_epi8(iq4nl_table(), nibbles_32(b.qs));
-      u.q = _mm256_abs_epi8(u.sgn);
-      u.d = h2f(b.d), u.c = 0;
+      d = h2f(b.d);
     }
+    if constexpr (kSigned) u.q = _mm256_abs_epi8(u.sgn);
+    u.d = _mm256_set1_ps(d);
   }
 
   using Act = BlockQ8_32;
   using Unpacked = Unpacked32;
   static constexpr int kBlockValues = kQuantBlock;
 
-  static inline void dot(const Unpacked32& u, const BlockQ8_32& a, __m256& acc, float& cacc) {
-    __m256i x = load256(a.qs);
+  // Per token and block: the activation bytes and d in every lane, loaded once for R rows.
+  struct Token {
+    __m256i x;
+    __m256 d;
+    float s;
+  };
+  static inline Token load_token(const BlockQ8_32& a) { return {load256(a.qs), _mm256_set1_ps(a.d), a.s}; }
+
+  static inline void dot(const Unpacked32& u, const Token& a, __m256& acc, float& cacc) {
+    __m256i x = a.x;
     if constexpr (kSigned) x = _mm256_sign_epi8(x, u.sgn);
     const __m256i sum = _mm256_madd_epi16(_mm256_maddubs_epi16(u.q, x), _mm256_set1_epi16(1));
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(u.d * a.d), acc);
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(u.d, a.d), acc);
     if constexpr (kHasC) cacc += u.c * a.s;
   }
 };
@@ -248,6 +262,9 @@ struct KindK {
     scale_pairs(u.sc16, u.pair);
   }
 
+  using Token = const BlockQ8_K&;
+  static inline const BlockQ8_K& load_token(const BlockQ8_K& a) { return a; }
+
   static inline void dot(const Unpacked& u, const BlockQ8_K& a, __m256& acc, float& /*cacc*/) {
     __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
     for (int j = 0; j < 8; j += 2) {
@@ -288,7 +305,7 @@ void tile(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint
     typename Kind::Unpacked u[R];
     for (int r = 0; r < R; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
     for (int t = 0; t < T; ++t) {
-      const Act& a = reinterpret_cast<const Act*>(act + t * act_stride)[k];
+      const typename Kind::Token a = Kind::load_token(reinterpret_cast<const Act*>(act + t * act_stride)[k]);
       for (int r = 0; r < R; ++r) Kind::dot(u[r], a, acc[r][t], cacc[r][t]);
     }
   }
@@ -297,34 +314,91 @@ void tile(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint
   }
 }
 
-// Any n_rows x n_tokens: tiles of 4 rows (then single rows) x up to 4 tokens.
+// 32-value types, 4 rows x T tokens: the four rows' int32 sums of one token are folded
+// into one vector by horizontal adds (shuffle ports) before the float conversion, so each
+// token pays one cvt/mul/fma per block for all four rows. acc[t] lanes: rows 0..3, twice.
+template <class Kind, int T>
+void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act, uint64_t act_stride,
+               int64_t n_blocks, float* out) {
+  using Act = typename Kind::Act;
+  __m256 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int64_t k = 0; k < n_blocks; ++k) {
+    typename Kind::Unpacked u[4];
+    for (int r = 0; r < 4; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
+    // [d0 d1 d2 d3 d0 d1 d2 d3]
+    const __m128 d4 = _mm_unpacklo_ps(_mm_unpacklo_ps(_mm256_castps256_ps128(u[0].d), _mm256_castps256_ps128(u[2].d)),
+                                      _mm_unpacklo_ps(_mm256_castps256_ps128(u[1].d), _mm256_castps256_ps128(u[3].d)));
+    const __m256 drows = _mm256_set_m128(d4, d4);
+    // [c0 c1 c2 c3 0 0 0 0]: the offset/min term, added once (the two halves are summed).
+    __m256 crows = _mm256_setzero_ps();
+    if constexpr (Kind::kHasC) crows = _mm256_castps128_ps256(_mm_setr_ps(u[0].c, u[1].c, u[2].c, u[3].c));
+    for (int t = 0; t < T; ++t) {
+      const Act& a = reinterpret_cast<const Act*>(act + t * act_stride)[k];
+      const __m256i x = load256(a.qs);
+      __m256i v[4];
+      for (int r = 0; r < 4; ++r) {
+        __m256i xs = x;
+        if constexpr (Kind::kSigned) xs = _mm256_sign_epi8(x, u[r].sgn);
+        v[r] = _mm256_madd_epi16(_mm256_maddubs_epi16(u[r].q, xs), ones);
+      }
+      if constexpr (Kind::kHasC) acc[t] = _mm256_fmadd_ps(crows, _mm256_set1_ps(a.s), acc[t]);
+      const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+      acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(h), _mm256_mul_ps(drows, _mm256_set1_ps(a.d)), acc[t]);
+    }
+  }
+  for (int t = 0; t < T; ++t) {
+    const __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc[t]), _mm256_extractf128_ps(acc[t], 1));
+    alignas(16) float lanes[4];
+    _mm_store_ps(lanes, s);
+    for (int r = 0; r < 4; ++r) out[t * 4 + r] = lanes[r];
+  }
+}
+
+// Tokens [0, nt) of one row group of R rows (nt <= 4, or <= 8 for 4 rows of a 32-type).
+template <class Kind, int R>
+inline void tile_rows(int nt, const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act,
+                      uint64_t act_stride, int64_t nb, float* out) {
+  if constexpr (R == 4 && Kind::kBlockValues == kQuantBlock) {
+    switch (nt) {
+      case 8: return tile32_r4<Kind, 8>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 7: return tile32_r4<Kind, 7>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 6: return tile32_r4<Kind, 6>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 5: return tile32_r4<Kind, 5>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 4: return tile32_r4<Kind, 4>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 3: return tile32_r4<Kind, 3>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 2: return tile32_r4<Kind, 2>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      default: return tile32_r4<Kind, 1>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    }
+  }
+  switch (nt) {
+    case 4: return tile<Kind, R, 4>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    case 3: return tile<Kind, R, 3>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    case 2: return tile<Kind, R, 2>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    default: return tile<Kind, R, 1>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+  }
+}
+
+// Any n_rows x n_tokens: tiles of kTileRows rows (then single rows) x kTileTokens tokens.
 template <class Kind>
 void tiles(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act, uint64_t act_stride, int n_tokens,
            int64_t n, float* out) {
+  constexpr int kTileRows = 4, kTileTokens = Kind::kBlockValues == kQuantBlock ? 8 : 4;
   const uint64_t block_bytes = gguf::tensor_type_traits(static_cast<uint32_t>(Kind::kType))->block_bytes;
   const int64_t nb = n / Kind::kBlockValues;
-  float part[16];
-  int r = 0;
-  for (; r < n_rows;) {
-    const int nr = n_rows - r >= 4 ? 4 : 1;
+  float part[32];
+  for (int r = 0; r < n_rows;) {
+    const int nr = n_rows - r >= kTileRows ? kTileRows : 1;
+    const int max_tokens = nr == kTileRows ? kTileTokens : 4;
     for (int t = 0; t < n_tokens;) {
-      const int nt = n_tokens - t >= 4 ? 4 : n_tokens - t;
+      const int nt = n_tokens - t >= max_tokens ? max_tokens : n_tokens - t;
       const uint8_t* wr = w + r * row_bytes;
       const uint8_t* at = act + t * act_stride;
-      if (nr == 4) {
-        switch (nt) {
-          case 4: tile<Kind, 4, 4>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
-          case 3: tile<Kind, 4, 3>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
-          case 2: tile<Kind, 4, 2>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
-          default: tile<Kind, 4, 1>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
-        }
+      if (nr == kTileRows) {
+        tile_rows<Kind, kTileRows>(nt, wr, row_bytes, block_bytes, at, act_stride, nb, part);
       } else {
-        switch (nt) {
-          case 4: tile<Kind, 1, 4>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
-          case 3: tile<Kind, 1, 3>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
-          case 2: tile<Kind, 1, 2>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
-          default: tile<Kind, 1, 1>(wr, row_bytes, block_bytes, at, act_stride, nb, part); break;
-        }
+        tile_rows<Kind, 1>(nt, wr, row_bytes, block_bytes, at, act_stride, nb, part);
       }
       for (int tt = 0; tt < nt; ++tt) {
         for (int rr = 0; rr < nr; ++rr) out[(t + tt) * n_rows + r + rr] = part[tt * nr + rr];

@@ -48,7 +48,7 @@ uint64_t PreparedActivations::scratch_bytes() const {
 namespace {
 
 constexpr int64_t kFloatRowTile = 16;  // f16/bf16 rows converted to f32 together
-constexpr int kQuantRows = 4, kQuantTokens = 4;
+constexpr int kQuantRows = 4, kQuantTokens = 16;
 
 // Y[b][r] = dot(rows[r], X[b]) for r < n_rows, b < n_tokens; 4 rows x 2 tokens at a time.
 void tile_times_tokens(const float* rows, int64_t n_rows, const PreparedActivations& x, float* Y, int64_t ldy) {
