@@ -53,8 +53,7 @@ inline __m256i iq4nl_table() {
 // value = d * code + c, the c term paid with the activation block sum s.
 struct Unpacked32 {
   __m256i q, sgn;
-  __m256 d;  // d in every lane
-  float c;
+  uint16_t dh, mh;  // f16 scale d and min m (Q4_1, Q5_1)
 };
 
 template <TensorType kType_>
@@ -66,40 +65,42 @@ struct Kind32 {
   static constexpr bool kHasC = !kSigned;
 
   static inline void unpack(const uint8_t* block, Unpacked32& u) {
-    float d;
-    u.c = 0;
+    u.mh = 0;
     if constexpr (kType == TensorType::Q8_0) {
       const auto& b = *reinterpret_cast<const BlockQ8_0*>(block);
       u.sgn = load256(b.qs);
-      d = h2f(b.d);
+      u.dh = b.d;
     } else if constexpr (kType == TensorType::Q4_0) {
       const auto& b = *reinterpret_cast<const BlockQ4_0*>(block);
       u.q = nibbles_32(b.qs);
-      d = h2f(b.d), u.c = -8 * d;
+      u.dh = b.d;
     } else if constexpr (kType == TensorType::Q4_1) {
       const auto& b = *reinterpret_cast<const BlockQ4_1*>(block);
       u.q = nibbles_32(b.qs);
-      d = h2f(b.d), u.c = h2f(b.m);
+      u.dh = b.d, u.mh = b.m;
     } else if constexpr (kType == TensorType::Q5_0 || kType == TensorType::Q5_1) {
       using Block = std::conditional_t<kType == TensorType::Q5_0, BlockQ5_0, BlockQ5_1>;
       const auto& b = *reinterpret_cast<const Block*>(block);
       uint32_t qh;
       std::memcpy(&qh, b.qh, 4);
       const __m256i q = _mm256_or_si256(nibbles_32(b.qs), _mm256_and_si256(bits_to_bytes(qh), _mm256_set1_epi8(0x10)));
-      d = h2f(b.d);
+      u.dh = b.d;
       u.q = q;
-      if constexpr (kType == TensorType::Q5_0) {
-        u.c = -16 * d;
-      } else {
-        u.c = h2f(b.m);
-      }
+      if constexpr (kType == TensorType::Q5_1) u.mh = b.m;
     } else {  // IQ4_NL
       const auto& b = *reinterpret_cast<const BlockIq4Nl*>(block);
       u.sgn = _mm256_shuffle_epi8(iq4nl_table(), nibbles_32(b.qs));
-      d = h2f(b.d);
+      u.dh = b.d;
     }
     if constexpr (kSigned) u.q = _mm256_abs_epi8(u.sgn);
-    u.d = _mm256_set1_ps(d);
+  }
+
+  // The coefficients c of the activation sums of 4 rows (value = d * code + c).
+  static inline __m128 c_of(__m128 d4, __m128i mh4) {
+    if constexpr (kType == TensorType::Q4_0) return _mm_mul_ps(d4, _mm_set1_ps(-8.0f));
+    if constexpr (kType == TensorType::Q5_0) return _mm_mul_ps(d4, _mm_set1_ps(-16.0f));
+    if constexpr (kType == TensorType::Q4_1 || kType == TensorType::Q5_1) return _mm_cvtph_ps(mh4);
+    return _mm_setzero_ps();
   }
 
   using Act = BlockQ8_32;
@@ -118,8 +119,9 @@ struct Kind32 {
     __m256i x = a.x;
     if constexpr (kSigned) x = _mm256_sign_epi8(x, u.sgn);
     const __m256i sum = _mm256_madd_epi16(_mm256_maddubs_epi16(u.q, x), _mm256_set1_epi16(1));
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(u.d, a.d), acc);
-    if constexpr (kHasC) cacc += u.c * a.s;
+    const __m128 d = _mm_set1_ps(h2f(u.dh));
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(_mm256_set_m128(d, d), a.d), acc);
+    if constexpr (kHasC) cacc += _mm_cvtss_f32(c_of(d, _mm_set1_epi16(static_cast<int16_t>(u.mh)))) * a.s;
   }
 };
 
@@ -327,13 +329,16 @@ void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const
   for (int64_t k = 0; k < n_blocks; ++k) {
     typename Kind::Unpacked u[4];
     for (int r = 0; r < 4; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
-    // [d0 d1 d2 d3 d0 d1 d2 d3]
-    const __m128 d4 = _mm_unpacklo_ps(_mm_unpacklo_ps(_mm256_castps256_ps128(u[0].d), _mm256_castps256_ps128(u[2].d)),
-                                      _mm_unpacklo_ps(_mm256_castps256_ps128(u[1].d), _mm256_castps256_ps128(u[3].d)));
+    // [d0 d1 d2 d3 d0 d1 d2 d3] and [c0 c1 c2 c3 0 0 0 0] (the offset/min term, added once:
+    // the two halves are summed at the end).
+    const auto h = [](uint16_t v) { return static_cast<int16_t>(v); };
+    const __m128 d4 = _mm_cvtph_ps(_mm_setr_epi16(h(u[0].dh), h(u[1].dh), h(u[2].dh), h(u[3].dh), 0, 0, 0, 0));
     const __m256 drows = _mm256_set_m128(d4, d4);
-    // [c0 c1 c2 c3 0 0 0 0]: the offset/min term, added once (the two halves are summed).
     __m256 crows = _mm256_setzero_ps();
-    if constexpr (Kind::kHasC) crows = _mm256_castps128_ps256(_mm_setr_ps(u[0].c, u[1].c, u[2].c, u[3].c));
+    if constexpr (Kind::kHasC) {
+      const __m128i mh4 = _mm_setr_epi16(h(u[0].mh), h(u[1].mh), h(u[2].mh), h(u[3].mh), 0, 0, 0, 0);
+      crows = _mm256_castps128_ps256(Kind::c_of(d4, mh4));
+    }
     for (int t = 0; t < T; ++t) {
       const Act& a = reinterpret_cast<const Act*>(act + t * act_stride)[k];
       const __m256i x = load256(a.qs);

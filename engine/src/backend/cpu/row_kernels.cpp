@@ -48,7 +48,7 @@ uint64_t PreparedActivations::scratch_bytes() const {
 namespace {
 
 constexpr int64_t kFloatRowTile = 16;  // f16/bf16 rows converted to f32 together
-constexpr int kQuantRows = 4, kQuantTokens = 16;
+constexpr int kQuantRows = 16, kQuantTokens = 16;  // rows x tokens per quant_dot_tile call
 
 // Y[b][r] = dot(rows[r], X[b]) for r < n_rows, b < n_tokens; 4 rows x 2 tokens at a time.
 void tile_times_tokens(const float* rows, int64_t n_rows, const PreparedActivations& x, float* Y, int64_t ldy) {
@@ -104,10 +104,6 @@ void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, i
   const uint64_t act_stride =
       k_type ? (w.cols / kSuperBlock) * sizeof(BlockQ8_K) : (w.cols / kQuantBlock) * sizeof(BlockQ8_32);
   const int64_t n_tokens = x.n_tokens();
-  if (n_tokens == 1) {
-    for (int64_t r = r0; r < r1; ++r) Y[r] = quant_dot(w.type, w.row(r), act0, w.cols);
-    return;
-  }
   float out[kQuantRows * kQuantTokens];
   for (int64_t ra = r0; ra < r1; ra += kQuantRows) {
     const int nr = static_cast<int>(std::min<int64_t>(kQuantRows, r1 - ra));
