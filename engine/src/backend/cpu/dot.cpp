@@ -128,4 +128,18 @@ float dot_f32(const float* a, const float* b, int64_t n) {
   return dot_row_scalar(TensorType::F32, a, b, n);
 }
 
+double fma_peak_loop(int64_t iterations) {
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (use_avx2_kernels()) return fma_peak_loop_avx2(iterations);
+#endif
+  float acc[12 * 8];
+  for (int i = 0; i < 12 * 8; ++i) acc[i] = static_cast<float>(i);
+  for (int64_t it = 0; it < iterations; ++it) {
+    for (float& a : acc) a = a * 0.999999f + 1e-6f;
+  }
+  volatile float sink = acc[0];
+  (void)sink;
+  return 2.0 * 12 * 8 * static_cast<double>(iterations);
+}
+
 }  // namespace kvchat::cpu

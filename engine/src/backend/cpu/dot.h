@@ -29,6 +29,12 @@ void dot_f32_4x2_avx2(const float* w, int64_t ldw, const float* x, int64_t ldx, 
 // Returns false for types it does not convert (the caller falls back to scalar).
 bool dequantize_row_avx2(gguf::TensorType type, const void* row, float* dst, int64_t n);
 bool cpu_has_avx2();
+
+// A measured loop of independent multiply-adds for bench's FMA peak: `iterations` rounds of
+// 12 independent 8-wide f32 FMAs (AVX2/FMA when use_avx2_kernels(), else plain floats);
+// returns the floating-point operations done (2 per multiply-add lane).
+double fma_peak_loop(int64_t iterations);
+double fma_peak_loop_avx2(int64_t iterations);
 // True when the AVX2 kernels run: cpu_has_avx2() and not forced off. Tests force the scalar
 // kernels (the definitions) with force_scalar_kernels(true) to check both paths.
 bool use_avx2_kernels();

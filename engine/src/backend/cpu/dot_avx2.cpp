@@ -142,4 +142,19 @@ float dot_row_avx2(TensorType type, const void* row, const float* x, int64_t n) 
   }
 }
 
+double fma_peak_loop_avx2(int64_t iterations) {
+  // 12 independent chains: enough to cover the FMA latency on both FMA ports.
+  __m256 a[12];
+  for (int i = 0; i < 12; ++i) a[i] = _mm256_set1_ps(static_cast<float>(i));
+  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-6f);
+  for (int64_t it = 0; it < iterations; ++it) {
+    for (int i = 0; i < 12; ++i) a[i] = _mm256_fmadd_ps(a[i], m, c);
+  }
+  __m256 s = a[0];
+  for (int i = 1; i < 12; ++i) s = _mm256_add_ps(s, a[i]);
+  volatile float sink = hsum(s);
+  (void)sink;
+  return 2.0 * 12 * 8 * static_cast<double>(iterations);
+}
+
 }  // namespace kvchat::cpu
