@@ -145,6 +145,7 @@ inline void scale_pairs(__m256i sc16, __m256i pair[8]) {
   const __m256i lo = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(sc16));
   const __m256i hi = _mm256_broadcastsi128_si256(_mm256_extracti128_si256(sc16, 1));
   // Lane 0 repeats int16 2k, lane 1 int16 2k+1 (k = j % 4).
+  #pragma GCC unroll 8
   for (int k = 0; k < 4; ++k) {
     const char b0 = static_cast<char>(4 * k), b1 = static_cast<char>(4 * k + 1);
     const char c0 = static_cast<char>(4 * k + 2), c1 = static_cast<char>(4 * k + 3);
@@ -189,6 +190,7 @@ struct KindK {
     if constexpr (kType == TensorType::Q2_K || kType == TensorType::Q3_K) {
       using Block = std::conditional_t<kType == TensorType::Q2_K, BlockQ2_K, BlockQ3_K>;
       const auto& b = *reinterpret_cast<const Block*>(block);
+      #pragma GCC unroll 8
       for (int c = 0; c < 2; ++c) {
         const __m256i bytes = load256(b.qs + 32 * c);
         u.q[4 * c + 0] = _mm256_and_si256(bytes, m2);
@@ -204,6 +206,7 @@ struct KindK {
       } else {
         const __m256i hm = load256(b.hmask);  // bit j of byte l: third bit of value 32j + l
         const __m256i one = _mm256_set1_epi8(1);
+        #pragma GCC unroll 8
         for (int j = 0; j < 8; ++j) {
           const __m256i hb = _mm256_and_si256(_mm256_srl_epi16(hm, _mm_cvtsi32_si128(j)), one);
           u.q[j] = _mm256_or_si256(u.q[j], _mm256_slli_epi16(hb, 2));
@@ -216,6 +219,7 @@ struct KindK {
     } else if constexpr (kType == TensorType::Q4_K || kType == TensorType::Q5_K) {
       using Block = std::conditional_t<kType == TensorType::Q4_K, BlockQ4_K, BlockQ5_K>;
       const auto& b = *reinterpret_cast<const Block*>(block);
+      #pragma GCC unroll 8
       for (int c = 0; c < 4; ++c) {
         const __m256i bytes = load256(b.qs + 32 * c);
         u.q[2 * c] = _mm256_and_si256(bytes, m4);
@@ -224,6 +228,7 @@ struct KindK {
       if constexpr (kType == TensorType::Q5_K) {
         const __m256i qh = load256(b.qh);  // bit j of byte l: fifth bit of value 32j + l
         const __m256i one = _mm256_set1_epi8(1);
+        #pragma GCC unroll 8
         for (int j = 0; j < 8; ++j) {
           const __m256i hb = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(j)), one);
           u.q[j] = _mm256_or_si256(u.q[j], _mm256_slli_epi16(hb, 4));
@@ -236,6 +241,7 @@ struct KindK {
       u.d = h2f(b.d), u.dmin = h2f(b.dmin);
     } else if constexpr (kType == TensorType::Q6_K) {
       const auto& b = *reinterpret_cast<const BlockQ6_K*>(block);
+      #pragma GCC unroll 8
       for (int c = 0; c < 2; ++c) {
         const __m256i l0 = load256(b.ql + 64 * c), l1 = load256(b.ql + 64 * c + 32);
         const __m256i h = load256(b.qh + 32 * c);
@@ -252,11 +258,13 @@ struct KindK {
     } else {  // IQ4_XS
       const auto& b = *reinterpret_cast<const BlockIq4Xs*>(block);
       const __m256i table = iq4nl_table();
+      #pragma GCC unroll 8
       for (int j = 0; j < 8; ++j) {
         u.sgn[j] = _mm256_shuffle_epi8(table, nibbles_32(b.qs + 16 * j));
         u.q[j] = _mm256_abs_epi8(u.sgn[j]);
       }
       alignas(16) uint8_t ls[16] = {};
+      #pragma GCC unroll 8
       for (int j = 0; j < 8; ++j) ls[j] = static_cast<uint8_t>(iq4_xs_scale(b, j));
       u.sc16 = _mm256_sub_epi16(dup_scales_8(load128(ls)), _mm256_set1_epi16(32));
       u.d = h2f(b.d);
@@ -269,6 +277,7 @@ struct KindK {
 
   static inline void dot(const Unpacked& u, const BlockQ8_K& a, __m256& acc, float& /*cacc*/) {
     __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+#pragma GCC unroll 4
     for (int j = 0; j < 8; j += 2) {
       __m256i x0 = load256(a.qs + 32 * j), x1 = load256(a.qs + 32 * j + 32);
       if constexpr (kSigned) {
@@ -300,18 +309,25 @@ void tile(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint
   using Act = typename Kind::Act;
   __m256 acc[R][T];
   float cacc[R][T];
+  #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
+    #pragma GCC unroll 8
     for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps(), cacc[r][t] = 0;
   }
   for (int64_t k = 0; k < n_blocks; ++k) {
     typename Kind::Unpacked u[R];
+    #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
+    #pragma GCC unroll 8
     for (int t = 0; t < T; ++t) {
       const typename Kind::Token a = Kind::load_token(reinterpret_cast<const Act*>(act + t * act_stride)[k]);
+      #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) Kind::dot(u[r], a, acc[r][t], cacc[r][t]);
     }
   }
+  #pragma GCC unroll 8
   for (int t = 0; t < T; ++t) {
+    #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) out[t * R + r] = hsum(acc[r][t]) + cacc[r][t];
   }
 }
@@ -324,10 +340,12 @@ void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const
                int64_t n_blocks, float* out) {
   using Act = typename Kind::Act;
   __m256 acc[T];
+  #pragma GCC unroll 8
   for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
   const __m256i ones = _mm256_set1_epi16(1);
   for (int64_t k = 0; k < n_blocks; ++k) {
     typename Kind::Unpacked u[4];
+    #pragma GCC unroll 8
     for (int r = 0; r < 4; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
     // [d0 d1 d2 d3 d0 d1 d2 d3] and [c0 c1 c2 c3 0 0 0 0] (the offset/min term, added once:
     // the two halves are summed at the end).
@@ -339,10 +357,12 @@ void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const
       const __m128i mh4 = _mm_setr_epi16(h(u[0].mh), h(u[1].mh), h(u[2].mh), h(u[3].mh), 0, 0, 0, 0);
       crows = _mm256_castps128_ps256(Kind::c_of(d4, mh4));
     }
+    #pragma GCC unroll 8
     for (int t = 0; t < T; ++t) {
       const Act& a = reinterpret_cast<const Act*>(act + t * act_stride)[k];
       const __m256i x = load256(a.qs);
       __m256i v[4];
+      #pragma GCC unroll 8
       for (int r = 0; r < 4; ++r) {
         __m256i xs = x;
         if constexpr (Kind::kSigned) xs = _mm256_sign_epi8(x, u[r].sgn);
@@ -353,10 +373,12 @@ void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const
       acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(h), _mm256_mul_ps(drows, _mm256_set1_ps(a.d)), acc[t]);
     }
   }
+  #pragma GCC unroll 8
   for (int t = 0; t < T; ++t) {
     const __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc[t]), _mm256_extractf128_ps(acc[t], 1));
     alignas(16) float lanes[4];
     _mm_store_ps(lanes, s);
+    #pragma GCC unroll 8
     for (int r = 0; r < 4; ++r) out[t * 4 + r] = lanes[r];
   }
 }
