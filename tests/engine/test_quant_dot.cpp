@@ -144,6 +144,22 @@ TEST(ActivationQuantization, BlocksHoldScaleSumsAndRoundedValues) {
   }
 }
 
+TEST(ActivationQuantization, Avx2QuantizersGiveTheScalarBytes) {
+  if (!cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  auto x = random_values(2048, 9);
+  x[5] = 0.0f;
+  for (int j = 64; j < 96; ++j) x[j] = 0.0f;  // an all-zero block: d = 0
+  for (int j = 96; j < 128; ++j) x[j] = (j % 2 ? 1.0f : -1.0f) * (j - 96) * 0.5f;  // a block of halves
+  std::vector<cpu::BlockQ8_32> a(64), b(64);
+  cpu::quantize_activations_q8_32_scalar(x.data(), a.data(), 2048);
+  cpu::quantize_activations_q8_32_avx2(x.data(), b.data(), 2048);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])), 0);
+  std::vector<BlockQ8_K> c(8), d(8);
+  cpu::quantize_activations_q8_k_scalar(x.data(), c.data(), 2048);
+  cpu::quantize_activations_q8_k_avx2(x.data(), d.data(), 2048);
+  EXPECT_EQ(std::memcmp(c.data(), d.data(), c.size() * sizeof(c[0])), 0);
+}
+
 // Every quantized type: the integer dot equals the float64 dot of the dequantized weight row
 // with the dequantized activations (up to float rounding), and the plain f32 dot within the
 // activation-quantization error (|x - d*q| <= d/2 per value).

@@ -50,7 +50,7 @@ float quantize_block_int8(const float* x, int8_t* qs, int n) {
 }
 }  // namespace
 
-void quantize_activations_q8_32(const float* x, BlockQ8_32* out, int64_t n) {
+void quantize_activations_q8_32_scalar(const float* x, BlockQ8_32* out, int64_t n) {
   for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
     BlockQ8_32& b = out[k];
     b.d = quantize_block_int8(x, b.qs, kQuantBlock);
@@ -60,7 +60,7 @@ void quantize_activations_q8_32(const float* x, BlockQ8_32* out, int64_t n) {
   }
 }
 
-void quantize_activations_q8_k(const float* x, BlockQ8_K* out, int64_t n) {
+void quantize_activations_q8_k_scalar(const float* x, BlockQ8_K* out, int64_t n) {
   for (int64_t k = 0; k < n / kSuperBlock; ++k, x += kSuperBlock) {
     BlockQ8_K& b = out[k];
     b.d = quantize_block_int8(x, b.qs, kSuperBlock);
@@ -256,6 +256,20 @@ void quant_dot_tile_scalar(TensorType type, const void* row, uint64_t row_bytes,
       out[t * n_rows + r] = quant_dot_scalar(type, w + r * row_bytes, a + t * act_stride, n);
     }
   }
+}
+
+void quantize_activations_q8_32(const float* x, BlockQ8_32* out, int64_t n) {
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (use_avx2_kernels()) return quantize_activations_q8_32_avx2(x, out, n);
+#endif
+  quantize_activations_q8_32_scalar(x, out, n);
+}
+
+void quantize_activations_q8_k(const float* x, BlockQ8_K* out, int64_t n) {
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (use_avx2_kernels()) return quantize_activations_q8_k_avx2(x, out, n);
+#endif
+  quantize_activations_q8_k_scalar(x, out, n);
 }
 
 float quant_dot(TensorType type, const void* row, const void* act, int64_t n) {

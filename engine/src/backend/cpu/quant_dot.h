@@ -32,8 +32,13 @@ static_assert(sizeof(BlockQ8_32) == 40);
 ActivationFormat activation_format_of(gguf::TensorType type);
 
 // x (n) -> n / 32 blocks (n / 256 for Q8_K): per block d = max|x| / 127, qs = round(x / d).
+// The AVX2 versions give the same bytes (used when use_avx2_kernels()).
 void quantize_activations_q8_32(const float* x, BlockQ8_32* out, int64_t n);
 void quantize_activations_q8_k(const float* x, BlockQ8_K* out, int64_t n);
+void quantize_activations_q8_32_scalar(const float* x, BlockQ8_32* out, int64_t n);
+void quantize_activations_q8_k_scalar(const float* x, BlockQ8_K* out, int64_t n);
+void quantize_activations_q8_32_avx2(const float* x, BlockQ8_32* out, int64_t n);
+void quantize_activations_q8_k_avx2(const float* x, BlockQ8_K* out, int64_t n);
 
 // sum_i w[i] * x[i] for one weight row of `type` (n values) and its activation blocks
 // (BlockQ8_32 or BlockQ8_K as activation_format_of(type)). Not for F32/F16/BF16.
