@@ -175,6 +175,36 @@ inline void k_scales_mins(const uint8_t* scales, __m128i& sc8, __m128i& mn8) {
   mn8 = _mm_set_epi32(0, 0, static_cast<int>(mn_hi), static_cast<int>(mn_lo));
 }
 
+// The 16 signed Q3_K scales as int16 (as q3_k_scales): low 4 bits of scale j are the low
+// nibble of byte j (j < 8) or the high nibble of byte j - 8; its top 2 bits are bits
+// 2(j / 4)..2(j / 4)+1 of byte 8 + j % 4.
+inline __m256i q3_k_scales16(const uint8_t* packed) {
+  uint64_t lo8;
+  uint32_t h;
+  std::memcpy(&lo8, packed, 8);
+  std::memcpy(&h, packed + 8, 4);
+  const __m128i low = _mm_set_epi64x(static_cast<int64_t>((lo8 >> 4) & 0x0F0F0F0F0F0F0F0Full),
+                                     static_cast<int64_t>(lo8 & 0x0F0F0F0F0F0F0F0Full));
+  const __m128i high = _mm_set_epi32(static_cast<int>((h >> 6) & 0x03030303), static_cast<int>((h >> 4) & 0x03030303),
+                                     static_cast<int>((h >> 2) & 0x03030303), static_cast<int>(h & 0x03030303));
+  const __m128i codes = _mm_or_si128(low, _mm_slli_epi16(high, 4));  // 0..63, no carry across bytes
+  return _mm256_sub_epi16(_mm256_cvtepu8_epi16(codes), _mm256_set1_epi16(32));
+}
+
+// The 8 IQ4_XS 6-bit scale codes as bytes (as iq4_xs_scale).
+inline __m128i iq4_xs_scales8(const BlockIq4Xs& b) {
+  uint32_t l;
+  std::memcpy(&l, b.scales_l, 4);
+  const __m128i low = _mm_unpacklo_epi8(_mm_cvtsi32_si128(static_cast<int>(l & 0x0F0F0F0F)),
+                                        _mm_cvtsi32_si128(static_cast<int>((l >> 4) & 0x0F0F0F0F)));
+  const __m256i high32 = _mm256_and_si256(
+      _mm256_srlv_epi32(_mm256_set1_epi32(b.scales_h), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
+      _mm256_set1_epi32(3));
+  const __m128i high16 = _mm_packus_epi32(_mm256_castsi256_si128(high32), _mm256_extracti128_si256(high32, 1));
+  const __m128i high8 = _mm_packus_epi16(high16, high16);
+  return _mm_or_si128(low, _mm_slli_epi16(high8, 4));
+}
+
 template <TensorType kType_>
 struct KindK {
   static constexpr TensorType kType = kType_;
@@ -211,9 +241,7 @@ struct KindK {
           const __m256i hb = _mm256_and_si256(_mm256_srl_epi16(hm, _mm_cvtsi32_si128(j)), one);
           u.q[j] = _mm256_or_si256(u.q[j], _mm256_slli_epi16(hb, 2));
         }
-        int8_t sc[16];
-        q3_k_scales(b.scales, sc);
-        u.sc16 = _mm256_cvtepi8_epi16(load128(sc));
+        u.sc16 = q3_k_scales16(b.scales);
       }
       u.d = h2f(b.d);
     } else if constexpr (kType == TensorType::Q4_K || kType == TensorType::Q5_K) {
@@ -263,10 +291,7 @@ struct KindK {
         u.sgn[j] = _mm256_shuffle_epi8(table, nibbles_32(b.qs + 16 * j));
         u.q[j] = _mm256_abs_epi8(u.sgn[j]);
       }
-      alignas(16) uint8_t ls[16] = {};
-      #pragma GCC unroll 8
-      for (int j = 0; j < 8; ++j) ls[j] = static_cast<uint8_t>(iq4_xs_scale(b, j));
-      u.sc16 = _mm256_sub_epi16(dup_scales_8(load128(ls)), _mm256_set1_epi16(32));
+      u.sc16 = _mm256_sub_epi16(dup_scales_8(iq4_xs_scales8(b)), _mm256_set1_epi16(32));
       u.d = h2f(b.d);
     }
     scale_pairs(u.sc16, u.pair);
