@@ -31,8 +31,9 @@ inline float hsum(__m256 v) {
 
 // 16 packed bytes of 4-bit codes -> 32 bytes in value order (low nibbles 0..15, high 16..31).
 inline __m256i nibbles_32(const uint8_t* qs) {
-  const __m128i v = load128(qs), m = _mm_set1_epi8(0x0F);
-  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
+  const __m128i v = load128(qs);
+  const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(v), _mm_srli_epi16(v, 4), 1);
+  return _mm256_and_si256(both, _mm256_set1_epi8(0x0F));
 }
 
 // The 32 bits of a little-endian u32 as 32 bytes: 0xFF where the bit is set.
