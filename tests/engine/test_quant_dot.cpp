@@ -111,13 +111,22 @@ QuantizedActivations quantize_activations(const std::vector<float>& x) {
   return a;
 }
 
-class ScalarAndAvx2 : public ::testing::TestWithParam<bool> {
+// The kernel paths: scalar (the definitions), AVX2, AVX2 + AVX-VNNI (where the CPU has them).
+enum class Kernels { Scalar, Avx2, AvxVnni };
+
+class KernelPaths : public ::testing::TestWithParam<Kernels> {
  protected:
   void SetUp() override {
-    if (!GetParam() && !cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
-    cpu::force_scalar_kernels(GetParam());
+    if (GetParam() != Kernels::Scalar && !cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+    if (GetParam() == Kernels::AvxVnni && !cpu::cpu_has_avxvnni()) GTEST_SKIP() << "no AVX-VNNI here (or in this build)";
+    cpu::force_scalar_kernels(GetParam() == Kernels::Scalar);
+    cpu::force_no_avxvnni_kernels(GetParam() != Kernels::AvxVnni);
+    EXPECT_EQ(cpu::use_avxvnni_kernels(), GetParam() == Kernels::AvxVnni);
   }
-  void TearDown() override { cpu::force_scalar_kernels(false); }
+  void TearDown() override {
+    cpu::force_scalar_kernels(false);
+    cpu::force_no_avxvnni_kernels(false);
+  }
 };
 
 TEST(ActivationQuantization, BlocksHoldScaleSumsAndRoundedValues) {
@@ -163,7 +172,7 @@ TEST(ActivationQuantization, Avx2QuantizersGiveTheScalarBytes) {
 // Every quantized type: the integer dot equals the float64 dot of the dequantized weight row
 // with the dequantized activations (up to float rounding), and the plain f32 dot within the
 // activation-quantization error (|x - d*q| <= d/2 per value).
-TEST_P(ScalarAndAvx2, IntegerDotMatchesDequantizedDefinition) {
+TEST_P(KernelPaths, IntegerDotMatchesDequantizedDefinition) {
   for (TensorType type : kQuantTypes) {
     for (int64_t n : {256, 512, 2816}) {
       const auto row = random_rows(type, 1, n, 100 + n + static_cast<uint32_t>(type));
@@ -191,7 +200,7 @@ TEST_P(ScalarAndAvx2, IntegerDotMatchesDequantizedDefinition) {
 
 // matmul_rows over row ranges and 1..9 tokens equals one dot per (row, token), and writes
 // nothing outside its rows.
-TEST_P(ScalarAndAvx2, MatmulRowsEqualsPerRowDots) {
+TEST_P(KernelPaths, MatmulRowsEqualsPerRowDots) {
   const int64_t rows = 37, ldy = 41;
   std::vector<TensorType> types(std::begin(kQuantTypes), std::end(kQuantTypes));
   types.insert(types.end(), std::begin(kFloatTypes), std::end(kFloatTypes));
@@ -242,8 +251,12 @@ TEST_P(ScalarAndAvx2, MatmulRowsEqualsPerRowDots) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, ScalarAndAvx2, ::testing::Values(true, false),
-                         [](const auto& info) { return std::string(info.param ? "Scalar" : "Avx2"); });
+INSTANTIATE_TEST_SUITE_P(Paths, KernelPaths, ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni),
+                         [](const auto& info) {
+                           return std::string(info.param == Kernels::Scalar ? "Scalar"
+                                              : info.param == Kernels::Avx2 ? "Avx2"
+                                                                            : "AvxVnni");
+                         });
 
 }  // namespace
 }  // namespace kvchat

@@ -37,6 +37,25 @@ bool use_avx2_kernels() { return cpu_has_avx2() && !g_force_scalar.load(std::mem
 void force_scalar_kernels(bool on) { g_force_scalar.store(on, std::memory_order_relaxed); }
 
 namespace {
+std::atomic<bool> g_no_vnni{false};
+}  // namespace
+
+bool cpu_has_avxvnni() {
+#if defined(__x86_64__) && defined(KVCHAT_HAVE_AVXVNNI_TU)
+  // AVX-VNNI is CPUID leaf 7 sub-leaf 1, EAX bit 4.
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return cpu_has_avx2() && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4));
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+bool use_avxvnni_kernels() { return cpu_has_avxvnni() && use_avx2_kernels() && !g_no_vnni.load(std::memory_order_relaxed); }
+void force_no_avxvnni_kernels(bool on) { g_no_vnni.store(on, std::memory_order_relaxed); }
+
+namespace {
 // Any block type: dequantize one block at a time (the definition), then dot.
 float dot_row_blockwise(TensorType type, const void* row, const float* x, int64_t n) {
   const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));

@@ -51,5 +51,10 @@ double fma_peak_loop_avx2(int64_t iterations);
 // kernels (the definitions) with force_scalar_kernels(true) to check both paths.
 bool use_avx2_kernels();
 void force_scalar_kernels(bool on);
+// AVX-VNNI (VEX dpbusd) on top of AVX2: the quantized dots use it when the CPU has it,
+// the build has the kernels and it is not forced off (tests check all three paths).
+bool cpu_has_avxvnni();
+bool use_avxvnni_kernels();
+void force_no_avxvnni_kernels(bool on);
 
 }  // namespace kvchat::cpu

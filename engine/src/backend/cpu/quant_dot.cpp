@@ -273,6 +273,9 @@ void quantize_activations_q8_k(const float* x, BlockQ8_K* out, int64_t n) {
 }
 
 float quant_dot(TensorType type, const void* row, const void* act, int64_t n) {
+#if defined(KVCHAT_HAVE_AVXVNNI_TU)
+  if (use_avxvnni_kernels()) return quant_dot_avxvnni(type, row, act, n);
+#endif
 #if defined(KVCHAT_HAVE_AVX2_TU)
   if (use_avx2_kernels()) return quant_dot_avx2(type, row, act, n);
 #endif
@@ -281,6 +284,11 @@ float quant_dot(TensorType type, const void* row, const void* act, int64_t n) {
 
 void quant_dot_tile(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
                     uint64_t act_stride, int n_tokens, int64_t n, float* out) {
+#if defined(KVCHAT_HAVE_AVXVNNI_TU)
+  if (use_avxvnni_kernels()) {
+    return quant_dot_tile_avxvnni(type, row, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
+  }
+#endif
 #if defined(KVCHAT_HAVE_AVX2_TU)
   if (use_avx2_kernels()) return quant_dot_tile_avx2(type, row, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
 #endif

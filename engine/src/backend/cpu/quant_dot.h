@@ -55,5 +55,9 @@ void quant_dot_tile_scalar(gguf::TensorType type, const void* row, uint64_t row_
                            const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
 void quant_dot_tile_avx2(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
                          const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
+// The same kernels with AVX-VNNI's dpbusd (quant_dot_avxvnni.cpp), when use_avxvnni_kernels().
+float quant_dot_avxvnni(gguf::TensorType type, const void* row, const void* act, int64_t n);
+void quant_dot_tile_avxvnni(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
+                            const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
 
 }  // namespace kvchat::cpu
