@@ -49,8 +49,8 @@ def stored_types(model: ReferenceModel) -> str:
 def compare_quantized(cli: str, name: str, path: str, prompt: list[int], greedy_n: int,
                       backends: list[str], fail: Failures, table: list, strict_greedy: bool = False) -> dict:
     """Prefill and decode logits of prompt + the reference's greedy tail, every backend,
-    f32 KV. strict_greedy: every tail position must be decidable (the prompt was chosen
-    for clear margins) and agree. Returns the figures for the caller's report."""
+    f32 KV. strict_greedy: every tail position must be decidable under the f32 bound (the
+    prompt was chosen for clear margins). Returns the figures for the caller's report."""
     model = ReferenceModel(path)
     _, greedy = model.run(prompt, greedy_n)
     ids = prompt + greedy
@@ -61,6 +61,9 @@ def compare_quantized(cli: str, name: str, path: str, prompt: list[int], greedy_
     rel_margin = (top2[:, 1] - top2[:, 0]) / np.abs(ref[tail]).max(axis=1)
     print(f"{name}: {stored_types(model)}; greedy {greedy}; min top-2 margin {rel_margin.min():.3f} of max|logit|; "
           f"8-bit activations move the reference by {e_act:.2e}", flush=True)
+    if strict_greedy and rel_margin.min() <= 2 * F32_TOL:
+        fail.add(f"{name}: the prompt's greedy tail has a top-2 margin of {rel_margin.min():.1e}: "
+                 f"not every position is decidable even under the f32 bound")
     worst = {}
     for backend in backends:
         bound = F32_TOL + (0 if backend in PLAIN_BACKENDS else ACT_FACTOR * e_act)
@@ -84,8 +87,8 @@ def compare_quantized(cli: str, name: str, path: str, prompt: list[int], greedy_
             decidable = rel_margin > 2 * bound
             am = [int(np.argmax(got[p])) for p in tail]
             wrong = [i for i, p in enumerate(tail) if decidable[i] and am[i] != greedy[i]]
-            if wrong or (strict_greedy and not decidable.all()):
-                status += ", greedy differs" if wrong else ", greedy margin too small"
+            if wrong:
+                status += ", greedy differs"
                 fail.add(f"{name} {backend} {mode}: greedy {am} vs reference {greedy} "
                          f"({int(decidable.sum())}/{len(tail)} positions decidable under the bound)")
             elif not decidable.all():
