@@ -9,6 +9,9 @@ the reference (the reference rerun with every quantized matmul's input rounded s
 kv_storage.roundtrip_act_q8) and the backend gets ACT_FACTOR times it:
     cpu-reference:     F32_TOL                      (plain dequantization, f32)
     any other backend: F32_TOL + ACT_FACTOR * E_act (E_act 0 for float weights)
+Wrong readings: for each block type in the file with an entry in block_mutations.py, the
+reference with that deliberately wrong dequantization must be farther than the bound from
+each backend's prefill logits (the bound tells that layout mistake apart).
 Greedy ids: at each position of the greedy tail the backend's argmax must be the
 reference's next token wherever the bound cannot excuse a flip (reference top-2 margin
 > 2 x bound x max|logit|); positions below that are counted and reported.
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import ggml_blocks
+from block_mutations import BLOCK_MUTATIONS
 from engine_cli import Failures, engine_logits, rel_errors
 from kv_storage import roundtrip_act_q8
 from reference_forward import ReferenceModel
@@ -65,6 +70,7 @@ def compare_quantized(cli: str, name: str, path: str, prompt: list[int], greedy_
         fail.add(f"{name}: the prompt's greedy tail has a top-2 margin of {rel_margin.min():.1e}: "
                  f"not every position is decidable even under the f32 bound")
     worst = {}
+    prefill: dict[str, tuple[np.ndarray, float]] = {}
     for backend in backends:
         bound = F32_TOL + (0 if backend in PLAIN_BACKENDS else ACT_FACTOR * e_act)
         for decode in (False, True):
@@ -94,4 +100,29 @@ def compare_quantized(cli: str, name: str, path: str, prompt: list[int], greedy_
             elif not decidable.all():
                 status += f" (greedy {int(decidable.sum())}/{len(tail)} decidable)"
             table.append((name, backend, mode, "f32", e, bound, status))
+            if not decode:
+                prefill[backend] = (got, bound)
+    check_wrong_readings(name, path, ids, model, prefill, fail)
     return {"e_act": e_act, "greedy": greedy, "worst": worst, "margin": float(rel_margin.min())}
+
+
+def check_wrong_readings(name: str, path: str, ids: list[int], model: ReferenceModel,
+                         prefill: dict[str, tuple[np.ndarray, float]], fail: Failures) -> None:
+    """Each wrong reading (block_mutations.py) of a type the file holds moves the reference
+    farther from every backend's logits than that backend's bound."""
+    present = {t.ggml_type for t in model.gguf.tensors.values()}
+    for t in sorted(present & set(BLOCK_MUTATIONS)):
+        what, wrong_fn = BLOCK_MUTATIONS[t]
+        entry = ggml_blocks.BLOCK_TYPES[t]
+        ggml_blocks.BLOCK_TYPES[t] = entry[:3] + (wrong_fn,)
+        try:
+            wrong, _ = ReferenceModel(path).run(ids)
+        finally:
+            ggml_blocks.BLOCK_TYPES[t] = entry
+        for backend, (got, bound) in prefill.items():
+            e = float(rel_errors(got, wrong).max())
+            ok = e > bound
+            print(f"  {name} {backend}: vs reference with {what}: {e:.2e} "
+                  f"({'told apart' if ok else 'NOT told apart'}, bound {bound:.1e})")
+            if not ok:
+                fail.add(f"{name} {backend}: the bound {bound:.1e} cannot tell '{what}' apart ({e:.1e})")
