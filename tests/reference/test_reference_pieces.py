@@ -436,6 +436,21 @@ class QuantBlocks(unittest.TestCase):
         self.assertEqual(got[114], 65.0)     # sub 3 l18: table[9] = 13: 0.25*20*13
         self.assertEqual(got[255], -762.0)   # sub 7 high: 0.25*24*-127
 
+    def test_activation_rounding(self):
+        from kv_storage import roundtrip_act_q8
+        # One 32-block with max|x| = 127: d = 1, x' = round(x): 63.7 -> 64, -0.4 -> 0, -2.5 -> -3 (half away).
+        x = np.zeros(32)
+        x[:4] = [127.0, 63.7, -0.4, -2.5]
+        np.testing.assert_array_equal(roundtrip_act_q8(x, 32)[:4], [127.0, 64.0, 0.0, -3.0])
+        # A 256-block: d = 254/127 = 2 over all 256 values, so 3.1 -> 2*round(1.55) = 4.
+        y = np.zeros(256)
+        y[0], y[200] = 3.1, -254.0
+        got = roundtrip_act_q8(y, 256)
+        self.assertEqual((got[0], got[200]), (4.0, -254.0))
+        from reference_forward import act_block
+        self.assertEqual([act_block(t) for t in ("F16", "Q4_0", "IQ4_NL", "Q4_K", "IQ4_XS", "Q6_K")],
+                         [0, 32, 32, 256, 256, 256])
+
     def test_blocks_are_independent(self):
         # Two Q4_1 blocks in a row: the second block's values come from its own d and m.
         two = _h(1.0) + _h(0.0) + bytes([0x11] * 16) + _h(2.0) + _h(-3.0) + bytes([0x22] * 16)
