@@ -19,6 +19,16 @@ def _q5_no_high_half_bit(b: np.ndarray, qh_at: int, qs_at: int) -> np.ndarray:
     return gb._nibbles32(b[:, qs_at:qs_at + 16]) | (bits << 4)
 
 
+def q4_0_interleaved(b):
+    q = gb._nibbles32(b[:, 2:18])
+    q = np.stack([q[:, :16], q[:, 16:]], axis=2).reshape(-1, 32)   # low/high nibbles interleaved
+    return gb._f16(b, 0) * (q - 8)
+
+
+def q8_0_unsigned(b):
+    return gb._f16(b, 0) * (b[:, 2:34].astype(np.int64) - 128)     # quants read as offset-128 bytes
+
+
 def q4_1_interleaved(b):
     q = gb._nibbles32(b[:, 4:20])
     q = np.stack([q[:, :16], q[:, 16:]], axis=2).reshape(-1, 32)   # low/high nibbles interleaved
@@ -78,6 +88,8 @@ def iq4_xs_no_high_scale_bits(b):
 
 
 BLOCK_MUTATIONS = {
+    2: ("Q4_0 nibbles interleaved", q4_0_interleaved),
+    8: ("Q8_0 quants read as unsigned - 128", q8_0_unsigned),
     3: ("Q4_1 nibbles interleaved", q4_1_interleaved),
     6: ("Q5_0 fifth bit of weights 16..31 dropped", q5_0_wrong),
     7: ("Q5_1 fifth bit of weights 16..31 dropped", q5_1_wrong),

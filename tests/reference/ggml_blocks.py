@@ -10,6 +10,9 @@ Each function takes `b`, the blocks as a uint8 array of shape (n_blocks, block_b
 and returns float64 values of shape (n_blocks, block_elements) in storage order.
 The layouts, byte offsets inside one block:
 
+Q4_0 (2), 32 weights, 18 bytes: d f16 @0 | qs[16] @2.
+    q_j = low nibble of qs[j] (j < 16), high nibble of qs[j-16] (j >= 16); x_j = d*(q_j - 8).
+Q8_0 (8), 32 weights, 34 bytes: d f16 @0 | qs[32] int8 @2; x_j = d*qs[j].
 Q4_1 (3), 32 weights, 20 bytes: d f16 @0 | m f16 @2 | qs[16] @4.
     q_j = low nibble of qs[j] (j < 16), high nibble of qs[j-16] (j >= 16); x_j = d*q_j + m.
 Q5_0 (6), 32 weights, 22 bytes: d f16 @0 | qh u32 @2 | qs[16] @6.
@@ -67,6 +70,14 @@ def _nibbles32(qs: np.ndarray) -> np.ndarray:
 def _bits(word: np.ndarray, n: int) -> np.ndarray:
     """(n_blocks, 1) unsigned words -> (n_blocks, n) array of bits 0..n-1."""
     return ((word.astype(np.int64) >> np.arange(n)) & 1)
+
+
+def q4_0(b: np.ndarray) -> np.ndarray:
+    return _f16(b, 0) * (_nibbles32(b[:, 2:18]) - 8)
+
+
+def q8_0(b: np.ndarray) -> np.ndarray:
+    return _f16(b, 0) * b[:, 2:34].copy().view(np.int8).astype(np.int64)
 
 
 def q4_1(b: np.ndarray) -> np.ndarray:
@@ -179,6 +190,8 @@ def iq4_xs(b: np.ndarray) -> np.ndarray:
 
 # ggml type id -> (name, weights per block, bytes per block, dequantizer)
 BLOCK_TYPES = {
+    2: ("Q4_0", 32, 18, q4_0),
+    8: ("Q8_0", 32, 34, q8_0),
     3: ("Q4_1", 32, 20, q4_1),
     6: ("Q5_0", 32, 22, q5_0),
     7: ("Q5_1", 32, 24, q5_1),
