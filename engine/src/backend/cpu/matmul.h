@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/cpu/row_kernels.h"
 #include "model/model_weights.h"
 #include "util/thread_pool.h"
 
@@ -20,7 +21,8 @@ class MatMul {
 
  private:
   ThreadPool& pool_;
-  std::vector<std::vector<float>> row_tiles_;  // per thread: dequantized row tile (f32)
+  PreparedActivations act_;
+  std::vector<RowScratch> scratch_;  // per thread
 };
 
 }  // namespace kvchat::cpu
