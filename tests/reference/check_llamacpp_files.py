@@ -3,7 +3,8 @@
 
 tests/data/llamacpp-quant/ holds a small llama (the tiny-256 preset) quantized by
 llama.cpp's llama-quantize to the mixes people download: Q4_K_M, Q5_K_M, Q3_K_M, Q2_K and
-Q4_0 (whose output.weight llama.cpp stores as Q6_K); its README.md says exactly how they
+Q4_0 (whose output.weight llama.cpp stores as Q6_K), plus one file holding Q4_1, Q5_0,
+Q5_1, Q8_0, IQ4_NL, IQ4_XS, Q5_K and Q6_K tensors; its README.md says exactly how they
 were made. For each file:
   1. the file holds the mix llama.cpp is known to write (MIXES: the types each must
      contain, by the float64 reader's own reading of the tensor table);
@@ -40,6 +41,8 @@ MIXES = {
     "tiny-256-Q3_K_M.gguf": ({"Q3_K", "Q4_K", "Q5_K", "Q6_K"}, "Q6_K"),
     "tiny-256-Q2_K.gguf": ({"Q2_K", "Q3_K", "Q6_K"}, "Q6_K"),
     "tiny-256-Q4_0.gguf": ({"Q4_0", "Q6_K"}, "Q6_K"),
+    # every other type, one per tensor kind (llama-quantize --tensor-type)
+    "tiny-256-IQ4_XS-mixed.gguf": ({"Q4_1", "Q5_0", "Q5_1", "Q8_0", "IQ4_NL", "IQ4_XS", "Q5_K", "Q6_K"}, "Q6_K"),
 }
 # Fixtures not yet checked green against kvchat: skipped while kvchat-cli says their types
 # are not supported. All were green from main at e19a99a (the block layouts' merge) on.
