@@ -269,7 +269,10 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
   uint64_t s = spec.seed * 1000003;
   std::map<std::string, int> fallbacks;  // note -> how many matrices
   auto mat = [&](const std::string& name, int64_t rows, int64_t cols, float scale = 1) {
-    const gguf::TensorType wanted = mix_weight_type(spec.mix, type, name, spec.n_layers, spec.tied);
+    gguf::TensorType wanted = mix_weight_type(spec.mix, type, name, spec.n_layers, spec.tied);
+    for (const auto& [tensor, t] : spec.tensor_types) {
+      if (tensor == name) wanted = t;
+    }
     const gguf::TensorType t = fallback_weight_type(wanted, cols);
     if (t != wanted) {
       const std::string kind = name.starts_with("blk.") ? "blk.*." + name.substr(name.find('.', 4) + 1) : name;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gguf/tensor_type.h"
@@ -36,6 +37,9 @@ struct SyntheticModelSpec {
   // Either way a matrix whose rows are not whole blocks of its type falls back to a 32-value
   // type (fallback_weight_type).
   WeightMix mix = WeightMix::Uniform;
+  // Per-tensor types over the above by GGUF name, e.g. {"output.weight", Q6_K} for the
+  // Q4_0-with-a-Q6_K-output files llama.cpp writes.
+  std::vector<std::pair<std::string, gguf::TensorType>> tensor_types;
   uint64_t seed = 1;
   // 0: norm weights 1 and biases 0 (the preset models); else norms uniform in
   // [1 - jitter, 1 + jitter] and biases in [-jitter, jitter].
