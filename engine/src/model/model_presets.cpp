@@ -11,7 +11,9 @@ namespace {
 // intermediate_size, vocab_size, max_position_embeddings, rope_theta,
 // tie_word_embeddings; gemma2: head_dim and sliding_window). Mistral-7B is v0.2/v0.3's
 // 32k context (v0.1 trained 8k with a 4k sliding window); the vocab is v0.1/v0.2's 32000. kjv-demo-shape is the shape of
-// ../shared/models/kjv-demo-*.gguf.
+// ../shared/models/kjv-demo-*.gguf. tiny-256 is no real model: the smallest llama whose
+// every matrix row is a whole number of 256-weight K-quant blocks (reference tests,
+// llama.cpp-quantized fixtures).
 // clang-format off
 constexpr ModelPreset kPresets[] = {
     // name              layers  embd heads kv  hd    ff     vocab    ctx     rope       tied   bias   arch    window
@@ -22,6 +24,7 @@ constexpr ModelPreset kPresets[] = {
     {"qwen2.5-0.5b",       24,   896,  14,  2,  64,  4864, 151936,  32768, 1000000.0f, true,  true, "qwen2", 0},
     {"gemma2-2b",          26,  2304,   8,  4, 256,  9216, 256000,   8192,   10000.0f, true,  false, "gemma2", 4096},
     {"kjv-demo-shape",      6,   192,   6,  2,  32,   512,   2048,    512,   10000.0f, true,  false, "llama", 0},
+    {"tiny-256",            2,   256,   4,  2,  64,   512,    512,   2048,   10000.0f, false, false, "llama", 0},
 };
 
 // One matrix of `rows` x `cols` values (GGUF stores it as `rows` rows of `cols`).
