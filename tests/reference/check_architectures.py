@@ -16,7 +16,8 @@
      f32 and f16 KV: the argmax at each position of the greedy tail is the reference's
        next token (greedy ids identical).
    Every weight type of `mkmodel --type` (WEIGHT_TYPES: f16 bf16 q8_0 q4_0 q4_1 q5_0
-   q5_1 iq4_nl on phi3; q2_k..q6_k iq4_xs on the tiny-256 preset), kvchat's own
+   q5_1 iq4_nl on phi3; q2_k..q6_k iq4_xs and the q3_k_m/q4_k_m/q5_k_m mixes on the
+   tiny-256 preset), kvchat's own
    quantizer: the reference dequantizes exactly what the file stores, prefill and
    decode, f32 KV; bounds in quantized_weights.py (f32 bound for cpu-reference, plus
    2 x the measured effect of 8-bit activations for backends that dot in integer).
@@ -211,7 +212,8 @@ def compare_model(cli: str, name: str, path: str, prompt: list[int], greedy_n: i
 # IQ4_XS) on the tiny-256 preset, whose every row is a whole number of 256-weight blocks.
 WEIGHT_TYPES = {"f16": "phi3", "bf16": "phi3", "q8_0": "phi3", "q4_0": "phi3", "q4_1": "phi3", "q5_0": "phi3",
                 "q5_1": "phi3", "iq4_nl": "phi3", "q2_k": "tiny-256", "q3_k": "tiny-256", "q4_k": "tiny-256",
-                "q5_k": "tiny-256", "q6_k": "tiny-256", "iq4_xs": "tiny-256"}
+                "q5_k": "tiny-256", "q6_k": "tiny-256", "iq4_xs": "tiny-256",
+                "q3_k_m": "tiny-256", "q4_k_m": "tiny-256", "q5_k_m": "tiny-256"}   # kvchat's own mixes
 # Presets: (mkmodel --seed, prompt seed); tiny-256's are those of tests/data/llamacpp-quant,
 # whose greedy tails have clear top-2 margins.
 PRESET_SEEDS = {"tiny-256": (7, 10)}
