@@ -10,7 +10,8 @@
 // quant_chunks.cuh: 4 to 32 values per chunk, read with 16-byte loads for F32/F16/BF16
 // and aligned 4-byte loads for the 2-byte aligned quant blocks), U chunks at a time with all U*R loads
 // issued before any math; dequantization is fused, accumulation is f32 in R x n
-// registers, then a butterfly warp reduction. R rises with n (x costs 4n/R L1 bytes per
+// registers, then a butterfly warp reduction. The 32-value chunks (Q4_1 ... IQ4_XS) sum
+// code * x per 16 values and apply the sub-block's scale (and min) once. R rises with n (x costs 4n/R L1 bytes per
 // weight value) and is 4 for SwiGlu (silu costs two MUFU ops per value and token, shared
 // by the R rows); see Tiling.
 //
@@ -89,8 +90,9 @@ struct Tiling {
   // wide chunks 128 (2 x 12 code registers, and still 16 warps per SM).
   static constexpr int kMinBlocks = kWide ? 2 : R * N <= 2 ? 4 : R * N <= 8 ? 3 : 2;
   // Groups unrolled: all when the accumulators are few; else fewer, or ptxas hoists every
-  // x load and spills (wide chunks then pick their code words with selects).
-  static constexpr int kGroupUnroll = kWide ? (R * N <= 4 ? 8 : R * N <= 8 ? 2 : 1) : R * N <= 8 ? T::kGroups : 1;
+  // x load and spills (wide chunks: of the 4 groups of a half; a runtime group picks its
+  // code word with selects).
+  static constexpr int kGroupUnroll = kWide ? (R * N <= 4 ? 4 : R * N <= 8 ? 2 : 1) : R * N <= 8 ? T::kGroups : 1;
 };
 
 // Chunk path.  w: (rows, row_bytes) bytes of T's type;  x: (N, cols) or (N, 2*cols);
@@ -133,19 +135,57 @@ __global__ void __launch_bounds__(kThreads, Tiling<T, N, M>::kMinBlocks)
         for (int r = 0; r < R; ++r) raw[u][r] = T::load(wr[r], c + 32 * u);
 #pragma unroll
       for (int u = 0; u < UU; ++u) {
-        // Many accumulators: one group at a time, or ptxas hoists every x load and spills.
+        if constexpr (Tiling<T, N, M>::kWide) {
+          // 32-value chunks: per 16-value half h, sum code * x, then scale once:
+          //   sum(value * x) = a[h] * sum(code * x) + b[h] * sum(x)   (b: kMin types).
+          // sum(x) does not depend on the row, so the R rows share it.
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            float part[R][N], xsum[N];
+#pragma unroll
+            for (int t = 0; t < N; ++t) {
+              xsum[t] = 0.0f;
+#pragma unroll
+              for (int r = 0; r < R; ++r) part[r][t] = 0.0f;
+            }
 #pragma unroll kGroupUnroll
-        for (int g = 0; g < T::kGroups; ++g) {
-          const int o = T::x_offset(c + 32 * u, g);
-          float4 wv[R];
+            for (int g = 4 * h; g < 4 * h + 4; ++g) {
+              const int o = T::x_offset(c + 32 * u, g);
+              float4 cv[R];
 #pragma unroll
-          for (int r = 0; r < R; ++r) wv[r] = T::group(raw[u][r], g);
-          const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
+              for (int r = 0; r < R; ++r) cv[r] = T::codes(raw[u][r], g);
+              const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
 #pragma unroll
-          for (int t = 0; t < N; ++t) {
-            const float4 xv = input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
+              for (int t = 0; t < N; ++t) {
+                const float4 xv = input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
+                if constexpr (T::kHasMin) xsum[t] += (xv.x + xv.y) + (xv.z + xv.w);
 #pragma unroll
-            for (int r = 0; r < R; ++r) acc[r][t] = dot4(wv[r], xv, acc[r][t]);
+                for (int r = 0; r < R; ++r) part[r][t] = dot4(cv[r], xv, part[r][t]);
+              }
+            }
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+              for (int t = 0; t < N; ++t) {
+                acc[r][t] = fmaf(raw[u][r].a[h], part[r][t], acc[r][t]);
+                if constexpr (T::kHasMin) acc[r][t] = fmaf(raw[u][r].b[h], xsum[t], acc[r][t]);
+              }
+          }
+        } else {
+          // Many accumulators: one group at a time, or ptxas hoists every x load and spills.
+#pragma unroll kGroupUnroll
+          for (int g = 0; g < T::kGroups; ++g) {
+            const int o = T::x_offset(c + 32 * u, g);
+            float4 wv[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) wv[r] = T::group(raw[u][r], g);
+            const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
+#pragma unroll
+            for (int t = 0; t < N; ++t) {
+              const float4 xv = input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
+#pragma unroll
+              for (int r = 0; r < R; ++r) acc[r][t] = dot4(wv[r], xv, acc[r][t]);
+            }
           }
         }
       }

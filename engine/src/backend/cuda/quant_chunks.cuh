@@ -14,7 +14,8 @@
 //
 // with the products and the sum rounded one at a time (no FMA), in the order dequantize.cpp
 // evaluates them, so the f32 values are identical to the CPU's. code = byte of q[g] minus
-// kBias, converted exactly. The lanes of a warp read neighbouring chunks, so bytes that two
+// kBias, converted exactly. The GEMV uses the codes and the scales apart (codes(), a, b):
+// sum(code * x) per 16 values, then one multiply by a (and b * sum(x)). The lanes of a warp read neighbouring chunks, so bytes that two
 // chunks share (the nibble halves of Q4_K, the high bits of Q5_K/Q3_K/Q6_K) come from
 // the same load instruction's cache lines.
 #pragma once
@@ -49,14 +50,20 @@ struct Chunk32 {
     if constexpr (kMin) return __fadd_rn(v, b);
     return v;
   }
-  // g is a constant in the unrolled GEMV; the selects let a runtime g stay in registers.
-  __device__ static float4 group(const Raw& r, int g) {
+  static constexpr bool kHasMin = kMin;
+  // The codes of values 4g..4g+3 (exact small integers as floats). g is a constant in the
+  // unrolled loops; the selects let a runtime g stay in registers.
+  __device__ static float4 codes(const Raw& r, int g) {
     uint32_t w = r.q[0];
 #pragma unroll
     for (int k = 1; k < 8; ++k) w = g == k ? r.q[k] : w;
+    return make_float4(code(w, 0), code(w, 1), code(w, 2), code(w, 3));
+  }
+  // Values 4g..4g+3, bit-equal to dequantize_row.
+  __device__ static float4 group(const Raw& r, int g) {
+    const float4 q = codes(r, g);
     const float a = g < 4 ? r.a[0] : r.a[1], b = g < 4 ? r.b[0] : r.b[1];
-    return make_float4(value(code(w, 0), a, b), value(code(w, 1), a, b), value(code(w, 2), a, b),
-                       value(code(w, 3), a, b));
+    return make_float4(value(q.x, a, b), value(q.y, a, b), value(q.z, a, b), value(q.w, a, b));
   }
   __device__ static int x_offset(int c, int g) { return 32 * c + 4 * g; }
 };
