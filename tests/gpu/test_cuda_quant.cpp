@@ -7,18 +7,16 @@
 //    mode, 1..8 tokens, accumulate or not, aligned, shifted and scalar-fallback layouts.
 // Weights are random valid blocks (cuda_test_support.h fill_random_blocks): every code,
 // sub-scale and high bit random, finite f16 scales including -0, 0 and a subnormal.
-// The capability checks (which types the backend accepts) need no device; the kernel
-// tests skip without one.
+// Rows that are not whole blocks are refused without a device; the kernel tests skip
+// without one. (The capability check of the types: test_chunk_decode_host.)
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "backend/cuda/cuda_ops.h"
-#include "backend/cuda_capabilities.h"
 #include "cuda_test_support.h"
 #include "gguf/tensor_type.h"
-#include "model/model_weights.h"
 
 namespace kvchat {
 namespace {
@@ -77,37 +75,6 @@ TEST_P(CudaQuant, RowsNotInWholeBlocksAreRefused) {
 
 INSTANTIATE_TEST_SUITE_P(NewBlockTypes, CudaQuant, ::testing::ValuesIn(new_block_types()),
                          [](const auto& info) { return std::string(gguf::tensor_type_name(info.param)); });
-
-// Every type that GGUF loading supports is one the CUDA kernels read, so a supported file
-// never fails on the device for its weight types.
-TEST(CudaCapabilities, EveryLoadableWeightTypeIsRead) {
-  int loadable = 0;
-  for (uint32_t id = 0; id < 64; ++id) {
-    if (const auto traits = gguf::tensor_type_traits(id)) {
-      ++loadable;
-      EXPECT_TRUE(cuda_reads_weight_type(traits->type)) << traits->name;
-    }
-  }
-  EXPECT_EQ(loadable, 15);
-}
-
-// A type the kernels do not read is refused before any upload, naming the tensor and type.
-TEST(CudaCapabilities, UnreadTypeIsNamed) {
-  const uint8_t byte = 0;
-  ModelWeights w;
-  w.tied_embeddings = true;
-  w.token_embd = WeightView{TensorType::Q4_K, &byte, 8, 256, 144};
-  w.layers.resize(2);
-  w.layers[1].w_down = WeightView{static_cast<TensorType>(16), &byte, 8, 256, 66};  // IQ2_XXS
-  w.layers[1].wq = WeightView{TensorType::Q6_K, &byte, 8, 256, 210};
-  const Status s = cuda_can_read_weights(w);
-  ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find("'blk.1.ffn_down.weight' (IQ2_XXS)"), std::string::npos) << s.message();
-  EXPECT_EQ(s.message().find("token_embd"), std::string::npos) << s.message();
-  EXPECT_EQ(s.message().find("attn_q"), std::string::npos) << s.message();
-  w.layers[1].w_down.type = TensorType::IQ4_XS;
-  EXPECT_TRUE(cuda_can_read_weights(w));
-}
 
 }  // namespace
 }  // namespace kvchat

@@ -3,8 +3,8 @@
 // intrinsics, against dequantize_row (numeric/dequantize.cpp, the definition): every value
 // bit-equal, through load()+group() (the GEMV, dequantize_to_f16, embedding path) and
 // dequant_value() (the scalar fallback), with blocks 4-byte aligned and shifted by 2
-// bytes. Needs no GPU and no nvcc, so every build runs it; the `gpu` tests check the
-// same on a device.
+// bytes. Also the capability check (backend/cuda_capabilities) of the weight types. Needs
+// no GPU and no nvcc, so every build runs it; the `gpu` tests check the same on a device.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "backend/cuda/weight_chunks.cuh"
+#include "backend/cuda_capabilities.h"
 #include "gpu/random_blocks.h"
+#include "model/model_weights.h"
 #include "numeric/convert.h"
 
 namespace kvchat {
@@ -72,7 +74,7 @@ INSTANTIATE_TEST_SUITE_P(
                       TensorType::Q6_K, TensorType::IQ4_XS),
     [](const auto& info) { return std::string(gguf::tensor_type_name(info.param)); });
 
-// The dispatch, block sizes and chunk-path test agree with the GGUF traits for every type.
+// The block sizes and the dispatch agree with the GGUF traits for every loadable type.
 TEST(ChunkDecodeOnHost, EveryLoadableTypeHasAReader) {
   for (uint32_t id = 0; id < 64; ++id) {
     const auto traits = gguf::tensor_type_traits(id);
@@ -81,6 +83,37 @@ TEST(ChunkDecodeOnHost, EveryLoadableTypeHasAReader) {
     EXPECT_EQ(static_cast<uint32_t>(block), traits->block_elements) << traits->name;
     EXPECT_EQ(cuda::dev::with_chunk(traits->type, [](auto) { return cudaSuccess; }), cudaSuccess) << traits->name;
   }
+}
+
+// Every type that GGUF loading supports is one the CUDA kernels read, so a supported file
+// never fails on the device for its weight types.
+TEST(CudaCapabilities, EveryLoadableWeightTypeIsRead) {
+  int loadable = 0;
+  for (uint32_t id = 0; id < 64; ++id) {
+    if (const auto traits = gguf::tensor_type_traits(id)) {
+      ++loadable;
+      EXPECT_TRUE(cuda_reads_weight_type(traits->type)) << traits->name;
+    }
+  }
+  EXPECT_EQ(loadable, 15);
+}
+
+// A type the kernels do not read is refused before any upload, naming the tensor and type.
+TEST(CudaCapabilities, UnreadTypeIsNamed) {
+  const uint8_t byte = 0;
+  ModelWeights w;
+  w.tied_embeddings = true;
+  w.token_embd = WeightView{TensorType::Q4_K, &byte, 8, 256, 144};
+  w.layers.resize(2);
+  w.layers[1].w_down = WeightView{static_cast<TensorType>(16), &byte, 8, 256, 66};  // IQ2_XXS
+  w.layers[1].wq = WeightView{TensorType::Q6_K, &byte, 8, 256, 210};
+  const Status s = cuda_can_read_weights(w);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("'blk.1.ffn_down.weight' (IQ2_XXS)"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("token_embd"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("attn_q"), std::string::npos) << s.message();
+  w.layers[1].w_down.type = TensorType::IQ4_XS;
+  EXPECT_TRUE(cuda_can_read_weights(w));
 }
 
 }  // namespace
