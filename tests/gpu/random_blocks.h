@@ -27,17 +27,28 @@ struct ScaleField {
 
 inline std::vector<ScaleField> scale_fields(TensorType type) {
   switch (type) {
-    case TensorType::Q4_1: return {{0, 1.0f / 8, 1}, {2, 1.0f, -1}};       // d q + m, q 0..15
-    case TensorType::Q5_0: return {{0, 1.0f / 16, 0}};
-    case TensorType::Q5_1: return {{0, 1.0f / 16, 1}, {2, 1.0f, -1}};      // q 0..31
-    case TensorType::IQ4_NL: return {{0, 1.0f / 127, 0}};
-    case TensorType::Q2_K: return {{80, 1.0f / 45, 1}, {82, 1.0f / 30, 1}};  // sc, mn 0..15, q 0..3
-    case TensorType::Q3_K: return {{108, 1.0f / 128, 0}};
-    case TensorType::Q4_K: return {{0, 1.0f / 472, 1}, {2, 1.0f / 63, 1}};   // sc, mn 0..63, q 0..15
-    case TensorType::Q5_K: return {{0, 1.0f / 976, 1}, {2, 1.0f / 63, 1}};   // q 0..31
-    case TensorType::Q6_K: return {{208, 1.0f / 4096, 0}};
-    case TensorType::IQ4_XS: return {{0, 1.0f / 4064, 0}};
-    default: return {};
+    case TensorType::Q4_1:
+      return {{0, 1.0f / 8, 1}, {2, 1.0f, -1}};  // d q + m, q 0..15
+    case TensorType::Q5_0:
+      return {{0, 1.0f / 16, 0}};
+    case TensorType::Q5_1:
+      return {{0, 1.0f / 16, 1}, {2, 1.0f, -1}};  // q 0..31
+    case TensorType::IQ4_NL:
+      return {{0, 1.0f / 127, 0}};
+    case TensorType::Q2_K:
+      return {{80, 1.0f / 45, 1}, {82, 1.0f / 30, 1}};  // sc, mn 0..15, q 0..3
+    case TensorType::Q3_K:
+      return {{108, 1.0f / 128, 0}};
+    case TensorType::Q4_K:
+      return {{0, 1.0f / 472, 1}, {2, 1.0f / 63, 1}};  // sc, mn 0..63, q 0..15
+    case TensorType::Q5_K:
+      return {{0, 1.0f / 976, 1}, {2, 1.0f / 63, 1}};  // q 0..31
+    case TensorType::Q6_K:
+      return {{208, 1.0f / 4096, 0}};
+    case TensorType::IQ4_XS:
+      return {{0, 1.0f / 4064, 0}};
+    default:
+      return {};
   }
 }
 
@@ -45,7 +56,7 @@ inline std::vector<ScaleField> scale_fields(TensorType type) {
 inline const std::vector<TensorType>& new_block_types() {
   static const std::vector<TensorType> types = {
       TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::IQ4_NL, TensorType::Q2_K,
-      TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS};
+      TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K,   TensorType::IQ4_XS};
   return types;
 }
 
@@ -63,7 +74,9 @@ inline void fill_random_blocks(TensorType type, uint8_t* dst, int64_t n_blocks, 
     uint8_t* block = dst + k * traits.block_bytes;
     for (uint32_t i = 0; i < traits.block_bytes; ++i) block[i] = static_cast<uint8_t>(rng());
     for (size_t f = 0; f < fields.size(); ++f) {
-      const float sign = fields[f].sign != 0 ? static_cast<float>(fields[f].sign) : (rng() & 1) ? 1.0f : -1.0f;
+      const float sign = fields[f].sign != 0 ? static_cast<float>(fields[f].sign)
+                         : (rng() & 1)       ? 1.0f
+                                             : -1.0f;
       uint16_t h = f32_to_f16(sign * fields[f].magnitude * unit(rng) * target);
       if (f == 0 && k % 13 == 5) h = 0x8000;  // -0
       if (f == 0 && k % 13 == 9) h = 0x0001;  // the smallest subnormal

@@ -25,7 +25,10 @@ using namespace gpu_test;
 
 class CudaQuant : public ::testing::TestWithParam<TensorType> {
  protected:
-  int block() const { return static_cast<int>(gguf::tensor_type_traits(static_cast<uint32_t>(GetParam()))->block_elements); }
+  int block() const {
+    return static_cast<int>(
+        gguf::tensor_type_traits(static_cast<uint32_t>(GetParam()))->block_elements);
+  }
 };
 
 TEST_P(CudaQuant, EmbeddingIsBitEqualToDequantizeRow) {
@@ -54,8 +57,9 @@ TEST_P(CudaQuant, GemvMatchesFloat64Dot) {
   const TensorType t = GetParam();
   // Decode shapes (a Llama FFN's 11008 columns, a 40001-row vocab), tiny ones (fewer chunks
   // than lanes), shifted blocks, and a misaligned x (the scalar fallback).
-  const GemvCase cases[] = {{t, 1000, 4096},   {t, 4097, 4096}, {t, 1000, 11008}, {t, 37, 256},
-                            {t, 40001, 256},   {t, 37, 256, 2}, {t, 37, 256, 0, 1}, {t, 3, 512, 2, 1}};
+  const GemvCase cases[] = {{t, 1000, 4096},    {t, 4097, 4096},  {t, 1000, 11008},
+                            {t, 37, 256},       {t, 40001, 256},  {t, 37, 256, 2},
+                            {t, 37, 256, 0, 1}, {t, 3, 512, 2, 1}};
   for (const GemvCase& c : cases) {
     check_gemv(c);
     if (HasFatalFailure()) return;
@@ -74,7 +78,9 @@ TEST_P(CudaQuant, RowsNotInWholeBlocksAreRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(NewBlockTypes, CudaQuant, ::testing::ValuesIn(new_block_types()),
-                         [](const auto& info) { return std::string(gguf::tensor_type_name(info.param)); });
+                         [](const auto& info) {
+                           return std::string(gguf::tensor_type_name(info.param));
+                         });
 
 }  // namespace
 }  // namespace kvchat

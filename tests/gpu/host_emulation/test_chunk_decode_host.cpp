@@ -35,7 +35,8 @@ TEST_P(ChunkDecodeOnHost, EveryValueBitEqualToDequantizeRow) {
     uint8_t* row = reinterpret_cast<uint8_t*>(storage.data()) + shift;
     if (gpu_test::scale_fields(type).empty()) {  // Q8_0 / Q4_0: quantize random values
       std::vector<float> src(kCols);
-      for (int64_t i = 0; i < kCols; ++i) src[i] = static_cast<float>((i * 7919 % 2001) - 1000) / 997.0f;
+      for (int64_t i = 0; i < kCols; ++i)
+        src[i] = static_cast<float>((i * 7919 % 2001) - 1000) / 997.0f;
       quantize_row(type, src.data(), row, kCols);
     } else {
       gpu_test::fill_random_blocks(type, row, n_blocks, 17 + shift);
@@ -46,7 +47,8 @@ TEST_P(ChunkDecodeOnHost, EveryValueBitEqualToDequantizeRow) {
     int mismatches = 0;
     const auto check = [&](float got, int64_t i, const char* path) {
       if (__float_as_uint(got) != __float_as_uint(want[i]) && ++mismatches <= 8) {
-        ADD_FAILURE() << path << ": value " << i << " is " << got << ", dequantize_row gives " << want[i];
+        ADD_FAILURE() << path << ": value " << i << " is " << got << ", dequantize_row gives "
+                      << want[i];
       }
     };
     const cudaError_t err = cuda::dev::with_chunk(type, [&](auto chunk) {
@@ -56,7 +58,8 @@ TEST_P(ChunkDecodeOnHost, EveryValueBitEqualToDequantizeRow) {
         for (int g = 0; g < T::kGroups; ++g) {
           const float4 v = T::group(raw, g);
           const int o = T::x_offset(c, g);
-          check(v.x, o, "chunk"), check(v.y, o + 1, "chunk"), check(v.z, o + 2, "chunk"), check(v.w, o + 3, "chunk");
+          check(v.x, o, "chunk"), check(v.y, o + 1, "chunk"), check(v.z, o + 2, "chunk"),
+              check(v.w, o + 3, "chunk");
         }
       }
       return cudaSuccess;
@@ -67,12 +70,14 @@ TEST_P(ChunkDecodeOnHost, EveryValueBitEqualToDequantizeRow) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    BlockTypes, ChunkDecodeOnHost,
-    ::testing::Values(TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
-                      TensorType::IQ4_NL, TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
-                      TensorType::Q6_K, TensorType::IQ4_XS),
-    [](const auto& info) { return std::string(gguf::tensor_type_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(BlockTypes, ChunkDecodeOnHost,
+                         ::testing::Values(TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1,
+                                           TensorType::Q5_0, TensorType::Q5_1, TensorType::IQ4_NL,
+                                           TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K,
+                                           TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS),
+                         [](const auto& info) {
+                           return std::string(gguf::tensor_type_name(info.param));
+                         });
 
 // The block sizes and the dispatch agree with the GGUF traits for every loadable type.
 TEST(ChunkDecodeOnHost, EveryLoadableTypeHasAReader) {
@@ -81,7 +86,8 @@ TEST(ChunkDecodeOnHost, EveryLoadableTypeHasAReader) {
     if (!traits) continue;
     const int block = cuda::dev::block_values(traits->type);
     EXPECT_EQ(static_cast<uint32_t>(block), traits->block_elements) << traits->name;
-    EXPECT_EQ(cuda::dev::with_chunk(traits->type, [](auto) { return cudaSuccess; }), cudaSuccess) << traits->name;
+    EXPECT_EQ(cuda::dev::with_chunk(traits->type, [](auto) { return cudaSuccess; }), cudaSuccess)
+        << traits->name;
   }
 }
 
@@ -109,7 +115,8 @@ TEST(CudaCapabilities, UnreadTypeIsNamed) {
   w.layers[1].wq = WeightView{TensorType::Q6_K, &byte, 8, 256, 210};
   const Status s = cuda_can_read_weights(w);
   ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find("'blk.1.ffn_down.weight' (IQ2_XXS)"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("'blk.1.ffn_down.weight' (IQ2_XXS)"), std::string::npos)
+      << s.message();
   EXPECT_EQ(s.message().find("token_embd"), std::string::npos) << s.message();
   EXPECT_EQ(s.message().find("attn_q"), std::string::npos) << s.message();
   w.layers[1].w_down.type = TensorType::IQ4_XS;

@@ -15,9 +15,9 @@
 // with the products and the sum rounded one at a time (no FMA), in the order dequantize.cpp
 // evaluates them, so the f32 values are identical to the CPU's. code = byte of q[g] minus
 // kBias, converted exactly. The GEMV uses the codes and the scales apart (codes(), a, b):
-// sum(code * x) per 16 values, then one multiply by a (and b * sum(x)). The lanes of a warp read neighbouring chunks, so bytes that two
-// chunks share (the nibble halves of Q4_K, the high bits of Q5_K/Q3_K/Q6_K) come from
-// the same load instruction's cache lines.
+// sum(code * x) per 16 values, then one multiply by a (and b * sum(x)). The lanes of a warp read
+// neighbouring chunks, so bytes that two chunks share (the nibble halves of Q4_K, the high bits of
+// Q5_K/Q3_K/Q6_K) come from the same load instruction's cache lines.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -65,12 +65,18 @@ struct Chunk32 {
     const float a = g < 4 ? r.a[0] : r.a[1], b = g < 4 ? r.b[0] : r.b[1];
     return make_float4(value(q.x, a, b), value(q.y, a, b), value(q.z, a, b), value(q.w, a, b));
   }
-  __device__ static int x_offset(int c, int g) { return 32 * c + 4 * g; }
+  __device__ static int x_offset(int c, int g) {
+    return 32 * c + 4 * g;
+  }
 };
 
 // ---- bit helpers -------------------------------------------------------------------------
-__device__ __forceinline__ uint32_t low_nibbles(uint32_t w) { return w & 0x0f0f0f0fu; }
-__device__ __forceinline__ uint32_t high_nibbles(uint32_t w) { return (w >> 4) & 0x0f0f0f0fu; }
+__device__ __forceinline__ uint32_t low_nibbles(uint32_t w) {
+  return w & 0x0f0f0f0fu;
+}
+__device__ __forceinline__ uint32_t high_nibbles(uint32_t w) {
+  return (w >> 4) & 0x0f0f0f0fu;
+}
 // Bits 0..3 of x to bit 0 of bytes 0..3 (the four shifted copies do not overlap).
 __device__ __forceinline__ uint32_t spread_4_bits(uint32_t x) {
   return ((x & 0xfu) * 0x00204081u) & 0x01010101u;
@@ -79,7 +85,8 @@ __device__ __forceinline__ uint32_t spread_4_bits(uint32_t x) {
 // The 16 IQ4 levels as int8 bytes, 4 per word.
 constexpr uint32_t iq4_level_word(int k) {
   uint32_t w = 0;
-  for (int i = 0; i < 4; ++i) w |= static_cast<uint32_t>(static_cast<uint8_t>(kIq4nlValues[4 * k + i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    w |= static_cast<uint32_t>(static_cast<uint8_t>(kIq4nlValues[4 * k + i])) << (8 * i);
   return w;
 }
 constexpr uint32_t kIq4Levels0 = iq4_level_word(0), kIq4Levels1 = iq4_level_word(1),
@@ -88,14 +95,17 @@ constexpr uint32_t kIq4Levels0 = iq4_level_word(0), kIq4Levels1 = iq4_level_word
 // bytes, for kBias 128). byte_perm picks among 8 bytes: one for levels 0..7, one for
 // 8..15, and bit 3 of each index chooses.
 __device__ __forceinline__ uint32_t iq4_levels_biased(uint32_t n) {
-  const uint32_t sel = (n & 0x7u) | ((n >> 4) & 0x70u) | ((n >> 8) & 0x700u) | ((n >> 12) & 0x7000u);
+  const uint32_t sel =
+      (n & 0x7u) | ((n >> 4) & 0x70u) | ((n >> 8) & 0x700u) | ((n >> 12) & 0x7000u);
   const uint32_t lo = __byte_perm(kIq4Levels0, kIq4Levels1, sel);
   const uint32_t hi = __byte_perm(kIq4Levels2, kIq4Levels3, sel);
   const uint32_t upper = ((n >> 3) & 0x01010101u) * 0xffu;
   return ((hi & upper) | (lo & ~upper)) ^ 0x80808080u;
 }
 
-__device__ __forceinline__ int ldg_u8(const uint8_t* p) { return __ldg(p); }
+__device__ __forceinline__ int ldg_u8(const uint8_t* p) {
+  return __ldg(p);
+}
 
 // Codes of a 32-value Q4_0-style nibble block (low nibbles: values 0..15, high: 16..31)
 // from its 16 qs bytes.
@@ -319,7 +329,8 @@ struct ChunkIq4Xs : Chunk32<128, false> {
 #pragma unroll
     for (int g = 0; g < 8; ++g) r.q[g] = iq4_levels_biased(r.q[g]);
     const int scales_h = __ldg(reinterpret_cast<const unsigned short*>(sb + 2));
-    const int code = ((ldg_u8(sb + 4 + (s >> 1)) >> (4 * (s & 1))) & 0xf) | (((scales_h >> (2 * s)) & 3) << 4);
+    const int code =
+        ((ldg_u8(sb + 4 + (s >> 1)) >> (4 * (s & 1))) & 0xf) | (((scales_h >> (2 * s)) & 3) << 4);
     same_scale(r, __fmul_rn(load_f16_scale(sb), static_cast<float>(code - 32)), 0.0f);
     return r;
   }

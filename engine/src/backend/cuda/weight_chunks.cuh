@@ -39,28 +39,47 @@ inline __host__ __device__ int block_values(gguf::TensorType type) {
   return 0;
 }
 
-inline bool is_weight_type(gguf::TensorType type) { return block_values(type) > 0; }
-inline bool is_block_type(gguf::TensorType type) { return block_values(type) > 1; }
+inline bool is_weight_type(gguf::TensorType type) {
+  return block_values(type) > 0;
+}
+inline bool is_block_type(gguf::TensorType type) {
+  return block_values(type) > 1;
+}
 
 // Calls f(Chunk{}) with the chunk reader of `type` (a weight type) and returns its result.
 template <class F>
 cudaError_t with_chunk(gguf::TensorType type, F&& f) {
   switch (type) {
-    case gguf::TensorType::F32: return f(ChunkF32{});
-    case gguf::TensorType::F16: return f(ChunkF16{});
-    case gguf::TensorType::BF16: return f(ChunkBF16{});
-    case gguf::TensorType::Q8_0: return f(ChunkQ8_0{});
-    case gguf::TensorType::Q4_0: return f(ChunkQ4_0{});
-    case gguf::TensorType::Q4_1: return f(ChunkQ4_1{});
-    case gguf::TensorType::Q5_0: return f(ChunkQ5_0{});
-    case gguf::TensorType::Q5_1: return f(ChunkQ5_1{});
-    case gguf::TensorType::IQ4_NL: return f(ChunkIq4Nl{});
-    case gguf::TensorType::Q2_K: return f(ChunkQ2_K{});
-    case gguf::TensorType::Q3_K: return f(ChunkQ3_K{});
-    case gguf::TensorType::Q4_K: return f(ChunkQ4_K{});
-    case gguf::TensorType::Q5_K: return f(ChunkQ5_K{});
-    case gguf::TensorType::Q6_K: return f(ChunkQ6_K{});
-    case gguf::TensorType::IQ4_XS: return f(ChunkIq4Xs{});
+    case gguf::TensorType::F32:
+      return f(ChunkF32{});
+    case gguf::TensorType::F16:
+      return f(ChunkF16{});
+    case gguf::TensorType::BF16:
+      return f(ChunkBF16{});
+    case gguf::TensorType::Q8_0:
+      return f(ChunkQ8_0{});
+    case gguf::TensorType::Q4_0:
+      return f(ChunkQ4_0{});
+    case gguf::TensorType::Q4_1:
+      return f(ChunkQ4_1{});
+    case gguf::TensorType::Q5_0:
+      return f(ChunkQ5_0{});
+    case gguf::TensorType::Q5_1:
+      return f(ChunkQ5_1{});
+    case gguf::TensorType::IQ4_NL:
+      return f(ChunkIq4Nl{});
+    case gguf::TensorType::Q2_K:
+      return f(ChunkQ2_K{});
+    case gguf::TensorType::Q3_K:
+      return f(ChunkQ3_K{});
+    case gguf::TensorType::Q4_K:
+      return f(ChunkQ4_K{});
+    case gguf::TensorType::Q5_K:
+      return f(ChunkQ5_K{});
+    case gguf::TensorType::Q6_K:
+      return f(ChunkQ6_K{});
+    case gguf::TensorType::IQ4_XS:
+      return f(ChunkIq4Xs{});
   }
   return cudaErrorInvalidValue;
 }
@@ -77,7 +96,8 @@ inline bool chunk_path_ok(gguf::TensorType type, const void* data, uint64_t row_
     case gguf::TensorType::BF16:
       return a % 16 == 0 && row_bytes % 16 == 0 && cols % 8 == 0;
     default:
-      return is_block_type(type) && a % 2 == 0 && row_bytes % 2 == 0 && cols % block_values(type) == 0;
+      return is_block_type(type) && a % 2 == 0 && row_bytes % 2 == 0 &&
+             cols % block_values(type) == 0;
   }
 }
 
@@ -114,16 +134,26 @@ __device__ __forceinline__ float dequant_value(gguf::TensorType type, const uint
       return load_f16_scale(block) *
              static_cast<float>(static_cast<int>(j < 16 ? q & 15u : q >> 4) - 8);
     }
-    case gguf::TensorType::Q4_1: return chunk_value<ChunkQ4_1>(row, i);
-    case gguf::TensorType::Q5_0: return chunk_value<ChunkQ5_0>(row, i);
-    case gguf::TensorType::Q5_1: return chunk_value<ChunkQ5_1>(row, i);
-    case gguf::TensorType::IQ4_NL: return chunk_value<ChunkIq4Nl>(row, i);
-    case gguf::TensorType::Q2_K: return chunk_value<ChunkQ2_K>(row, i);
-    case gguf::TensorType::Q3_K: return chunk_value<ChunkQ3_K>(row, i);
-    case gguf::TensorType::Q4_K: return chunk_value<ChunkQ4_K>(row, i);
-    case gguf::TensorType::Q5_K: return chunk_value<ChunkQ5_K>(row, i);
-    case gguf::TensorType::Q6_K: return chunk_value<ChunkQ6_K>(row, i);
-    case gguf::TensorType::IQ4_XS: return chunk_value<ChunkIq4Xs>(row, i);
+    case gguf::TensorType::Q4_1:
+      return chunk_value<ChunkQ4_1>(row, i);
+    case gguf::TensorType::Q5_0:
+      return chunk_value<ChunkQ5_0>(row, i);
+    case gguf::TensorType::Q5_1:
+      return chunk_value<ChunkQ5_1>(row, i);
+    case gguf::TensorType::IQ4_NL:
+      return chunk_value<ChunkIq4Nl>(row, i);
+    case gguf::TensorType::Q2_K:
+      return chunk_value<ChunkQ2_K>(row, i);
+    case gguf::TensorType::Q3_K:
+      return chunk_value<ChunkQ3_K>(row, i);
+    case gguf::TensorType::Q4_K:
+      return chunk_value<ChunkQ4_K>(row, i);
+    case gguf::TensorType::Q5_K:
+      return chunk_value<ChunkQ5_K>(row, i);
+    case gguf::TensorType::Q6_K:
+      return chunk_value<ChunkQ6_K>(row, i);
+    case gguf::TensorType::IQ4_XS:
+      return chunk_value<ChunkIq4Xs>(row, i);
   }
   return 0.0f;
 }
