@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/model_hparams.h"
@@ -37,33 +38,50 @@ Status cuda_can_run(const ModelHParams& hp) {
   return Error{message};
 }
 
-Status cuda_can_run_weights(const ModelWeights& w) {
-  std::vector<std::string> unsupported;
-  auto check = [&](const WeightView& m) {
-    if (!m) return;
-    switch (m.type) {
-      case gguf::TensorType::F32:
-      case gguf::TensorType::F16:
-      case gguf::TensorType::BF16:
-      case gguf::TensorType::Q8_0:
-      case gguf::TensorType::Q4_0: return;
-      default: break;
-    }
-    const std::string name(gguf::tensor_type_name(m.type));
-    for (const std::string& u : unsupported) {
-      if (u == name) return;
-    }
-    unsupported.push_back(name);
-  };
-  check(w.token_embd);
-  check(w.output);
-  for (const ModelLayerWeights& L : w.layers) {
-    for (const WeightView* m : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) check(*m);
+bool cuda_reads_weight_type(gguf::TensorType type) {
+  switch (type) {
+    case gguf::TensorType::F32:
+    case gguf::TensorType::F16:
+    case gguf::TensorType::BF16:
+    case gguf::TensorType::Q8_0:
+    case gguf::TensorType::Q4_0:
+    case gguf::TensorType::Q4_1:
+    case gguf::TensorType::Q5_0:
+    case gguf::TensorType::Q5_1:
+    case gguf::TensorType::IQ4_NL:
+    case gguf::TensorType::Q2_K:
+    case gguf::TensorType::Q3_K:
+    case gguf::TensorType::Q4_K:
+    case gguf::TensorType::Q5_K:
+    case gguf::TensorType::Q6_K:
+    case gguf::TensorType::IQ4_XS:
+      return true;
   }
-  if (unsupported.empty()) return {};
-  std::string message = "the CUDA kernels do not read weights of type ";
-  for (size_t k = 0; k < unsupported.size(); ++k) message += (k ? ", " : "") + unsupported[k];
-  return Error{message + " yet (the cpu backend does)"};
+  return false;
+}
+
+Status cuda_can_read_weights(const ModelWeights& w) {
+  std::vector<std::string> unread;
+  auto check = [&](const WeightView& v, const std::string& name) {
+    if (v && !cuda_reads_weight_type(v.type)) {
+      unread.push_back("'" + name + "' (" + std::string(gguf::tensor_type_name(v.type)) + ")");
+    }
+  };
+  check(w.token_embd, "token_embd.weight");
+  if (!w.tied_embeddings) check(w.output, "output.weight");
+  for (size_t l = 0; l < w.layers.size(); ++l) {
+    const ModelLayerWeights& L = w.layers[l];
+    const std::string blk = "blk." + std::to_string(l) + ".";
+    const std::pair<const WeightView*, const char*> matrices[] = {
+        {&L.wq, "attn_q"},        {&L.wk, "attn_k"}, {&L.wv, "attn_v"},      {&L.wo, "attn_output"},
+        {&L.w_gate, "ffn_gate"}, {&L.w_up, "ffn_up"}, {&L.w_down, "ffn_down"}};
+    for (const auto& [view, name] : matrices) check(*view, blk + name + ".weight");
+  }
+  if (unread.empty()) return {};
+  std::string message = "the CUDA kernels do not read the type of tensor";
+  message += unread.size() > 1 ? "s " : " ";
+  for (size_t k = 0; k < unread.size(); ++k) message += (k ? ", " : "") + unread[k];
+  return Error{message};
 }
 
 }  // namespace kvchat
