@@ -47,6 +47,9 @@ bench llama-3-8b-f16-pp2048 llama-3-8b f16 --contexts 2048 --tg 8
 rm -f "$models/llama-3-8b-f16.gguf"  # disk: 16 GB
 bench llama-3-8b-q8_0 llama-3-8b q8_0 --contexts 512 --tg 128
 bench llama-3-8b-q4_0 llama-3-8b q4_0 --contexts 512 --tg 128
+# The K-types (skipped, with mkmodel's message, where mkmodel cannot write them yet).
+bench llama-3.2-1b-q4_k llama-3.2-1b q4_k --contexts 512 --tg 128
+bench llama-3.2-1b-q6_k llama-3.2-1b q6_k --contexts 512 --tg 128
 
 log "results"
 {

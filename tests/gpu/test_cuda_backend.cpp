@@ -5,6 +5,12 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <fstream>
+#include <tuple>
+
+#include "cuda_test_support.h"
+#include "gguf/gguf_file.h"
 #include "kvchat/generate.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
@@ -15,16 +21,7 @@ namespace kvchat {
 namespace {
 
 using gguf::TensorType;
-
-bool have_device() {
-  int n = 0;
-  const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-  cudaGetLastError();
-  return ok;
-}
-
-#define SKIP_WITHOUT_DEVICE() \
-  if (!have_device()) GTEST_SKIP() << "no CUDA device"
+using gpu_test::new_block_types;
 
 std::unique_ptr<Session> make(std::shared_ptr<const Model> model, const std::string& backend,
                               const std::string& kv_type, int32_t n_ctx = 0) {
@@ -103,6 +100,36 @@ TEST(CudaBackend, GreedyGenerationIdenticalToCpu) {
 // head_dim 64: a 300-token prefill (two chunks), then decode steps.
 class CudaVsCpu : public ::testing::TestWithParam<std::tuple<TensorType, std::string>> {};
 
+// Overwrites every tensor of `type` in the GGUF at `path` with random valid blocks, values
+// about +-1/sqrt(cols): test weights of the block types without their CPU quantizers.
+void fill_with_random_blocks(const std::string& path, TensorType type) {
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> spans;  // file offset, bytes, cols
+  {
+    auto file = gguf::GgufFile::open(path);
+    ASSERT_TRUE(file) << file.message();
+    for (const auto& t : (*file)->tensors()) {
+      if (t.type == type) spans.emplace_back((*file)->data_offset() + t.offset, t.n_bytes, t.dims[0]);
+    }
+  }
+  ASSERT_FALSE(spans.empty());
+  const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
+  std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+  uint32_t seed = 1;
+  for (const auto& [at, bytes, cols] : spans) {
+    std::vector<uint8_t> data(bytes);
+    gpu_test::fill_random_blocks(type, data.data(), static_cast<int64_t>(bytes / traits.block_bytes), seed++,
+                                 1.0f / std::sqrt(static_cast<float>(cols)));
+    io.seekp(static_cast<std::streamoff>(at));
+    io.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(bytes));
+  }
+  ASSERT_TRUE(io.good());
+}
+
+bool is_new_block_type(TensorType type) {
+  const auto& types = new_block_types();
+  return std::find(types.begin(), types.end(), type) != types.end();
+}
+
 TEST_P(CudaVsCpu, LogitsAgree) {
   SKIP_WITHOUT_DEVICE();
   const auto [type, kv_type] = GetParam();
@@ -110,7 +137,7 @@ TEST_P(CudaVsCpu, LogitsAgree) {
   SyntheticModelSpec spec;
   spec.name = "gpu-test";
   spec.n_layers = 3;
-  spec.n_embd = 256;
+  spec.n_embd = 256;  // every matrix's rows a whole number of 256-value super-blocks
   spec.n_heads = 4;
   spec.n_kv_heads = 2;
   spec.n_ff = 512;
@@ -119,9 +146,16 @@ TEST_P(CudaVsCpu, LogitsAgree) {
   spec.tied = false;
   spec.type = type;
   ASSERT_TRUE(write_synthetic_model(dir.file("m.gguf"), spec));
+  // The other block types: random valid blocks, against the reference backend (plain
+  // dequantization, float accumulation) rather than the fast CPU paths.
+  const bool new_type = is_new_block_type(type);
+  if (new_type) {
+    fill_with_random_blocks(dir.file("m.gguf"), type);
+    if (HasFatalFailure()) return;
+  }
   auto model = Model::load(dir.file("m.gguf"));
   ASSERT_TRUE(model) << model.message();
-  auto cpu = make(*model, "cpu", kv_type);
+  auto cpu = make(*model, new_type ? "cpu-reference" : "cpu", kv_type);
   auto gpu = make(*model, "cuda", kv_type);
   ASSERT_TRUE(cpu && gpu);
   const std::vector<TokenId> prompt = test_ids(300, 1000);
@@ -143,14 +177,21 @@ TEST_P(CudaVsCpu, LogitsAgree) {
   EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol);
 }
 
+const auto kCaseName = [](const auto& info) {
+  return std::string(gguf::tensor_type_name(std::get<0>(info.param))) + "_kv_" + std::get<1>(info.param);
+};
+
 INSTANTIATE_TEST_SUITE_P(
     WeightAndKvTypes, CudaVsCpu,
     ::testing::Combine(::testing::Values(TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q8_0,
                                          TensorType::Q4_0),
                        ::testing::Values("f32", "f16", "q8_0", "q4_0")),
-    [](const auto& info) {
-      return std::string(gguf::tensor_type_name(std::get<0>(info.param))) + "_kv_" + std::get<1>(info.param);
-    });
+    kCaseName);
+
+// The other block types (Q4_1 ... IQ4_XS), with an f16 and a q8_0 cache.
+INSTANTIATE_TEST_SUITE_P(BlockTypes, CudaVsCpu,
+                         ::testing::Combine(::testing::ValuesIn(new_block_types()), ::testing::Values("f16", "q8_0")),
+                         kCaseName);
 
 // A snapshot saved from device memory restores on the CPU and back, bit for bit.
 TEST(CudaBackend, SnapshotsCrossBackends) {

@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/model_hparams.h"
+#include "model/model_weights.h"
 
 namespace kvchat {
 
@@ -33,6 +35,52 @@ Status cuda_can_run(const ModelHParams& hp) {
   if (missing.empty()) return {};
   std::string message = "architecture '" + std::string(a.name) + "' needs what the CUDA kernels do not implement: ";
   for (size_t k = 0; k < missing.size(); ++k) message += (k ? ", " : "") + missing[k];
+  return Error{message};
+}
+
+bool cuda_reads_weight_type(gguf::TensorType type) {
+  switch (type) {
+    case gguf::TensorType::F32:
+    case gguf::TensorType::F16:
+    case gguf::TensorType::BF16:
+    case gguf::TensorType::Q8_0:
+    case gguf::TensorType::Q4_0:
+    case gguf::TensorType::Q4_1:
+    case gguf::TensorType::Q5_0:
+    case gguf::TensorType::Q5_1:
+    case gguf::TensorType::IQ4_NL:
+    case gguf::TensorType::Q2_K:
+    case gguf::TensorType::Q3_K:
+    case gguf::TensorType::Q4_K:
+    case gguf::TensorType::Q5_K:
+    case gguf::TensorType::Q6_K:
+    case gguf::TensorType::IQ4_XS:
+      return true;
+  }
+  return false;
+}
+
+Status cuda_can_read_weights(const ModelWeights& w) {
+  std::vector<std::string> unread;
+  auto check = [&](const WeightView& v, const std::string& name) {
+    if (v && !cuda_reads_weight_type(v.type)) {
+      unread.push_back("'" + name + "' (" + std::string(gguf::tensor_type_name(v.type)) + ")");
+    }
+  };
+  check(w.token_embd, "token_embd.weight");
+  if (!w.tied_embeddings) check(w.output, "output.weight");
+  for (size_t l = 0; l < w.layers.size(); ++l) {
+    const ModelLayerWeights& L = w.layers[l];
+    const std::string blk = "blk." + std::to_string(l) + ".";
+    const std::pair<const WeightView*, const char*> matrices[] = {
+        {&L.wq, "attn_q"},        {&L.wk, "attn_k"}, {&L.wv, "attn_v"},      {&L.wo, "attn_output"},
+        {&L.w_gate, "ffn_gate"}, {&L.w_up, "ffn_up"}, {&L.w_down, "ffn_down"}};
+    for (const auto& [view, name] : matrices) check(*view, blk + name + ".weight");
+  }
+  if (unread.empty()) return {};
+  std::string message = "the CUDA kernels do not read the type of tensor";
+  message += unread.size() > 1 ? "s " : " ";
+  for (size_t k = 0; k < unread.size(); ++k) message += (k ? ", " : "") + unread[k];
   return Error{message};
 }
 

@@ -1,14 +1,15 @@
 // Element-wise conversions for the cuBLAS (prefill) path, all grid-stride loops:
 //  - f32_to_f16 / f32_to_bf16: one thread per value, rounding bit-identical to numeric/half.h;
-//  - dequantize_to_f16: one thread per chunk of a weight row (dequant.cuh: wide aligned
-//    loads; F16 is a 16-byte copy), 4 values at a time rounded to f16 and stored as 8 bytes,
-//    or one thread per value when the matrix or dst is not aligned for that;
+//  - dequantize_to_f16: one thread per chunk of a weight row of any weight type
+//    (weight_chunks.cuh: wide aligned loads; F16 is a 16-byte copy), 4 values at a time
+//    rounded to f16 and stored as 8 bytes, or one thread per value when the matrix or dst
+//    is not aligned for that;
 //  - add_inplace: y += x, one thread per value.
 #include <cstdint>
 #include <type_traits>
 
 #include "backend/cuda/cuda_ops.h"
-#include "backend/cuda/dequant.cuh"
+#include "backend/cuda/weight_chunks.cuh"
 
 namespace kvchat::cuda {
 
@@ -111,24 +112,16 @@ cudaError_t f32_to_bf16(const float* src, __nv_bfloat16* dst, int64_t n, cudaStr
 
 cudaError_t dequantize_to_f16(const DeviceMatrix& w, __half* dst, cudaStream_t stream) {
   if (w.rows == 0 || w.cols == 0) return cudaSuccess;
-  if (w.rows < 0 || w.cols < 0 || w.cols > INT32_MAX || !dev::is_weight_type(w.type))
+  if (w.rows < 0 || w.cols < 0 || w.cols > INT32_MAX || !dev::is_weight_type(w.type) ||
+      w.cols % dev::block_values(w.type) != 0)
     return cudaErrorInvalidValue;
   // The chunked stores are 8 bytes (16 for F16) at value offsets that are multiples of 4 (8).
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst);
   const bool dst_ok = w.type == TensorType::F16 ? d % 16 == 0 : d % 8 == 0;
   if (dst_ok && dev::chunk_path_ok(w.type, w.data, w.row_bytes, w.cols)) {
-    switch (w.type) {
-      case TensorType::F32:
-        return launch_dequant<dev::ChunkF32>(w, dst, stream);
-      case TensorType::F16:
-        return launch_dequant<dev::ChunkF16>(w, dst, stream);
-      case TensorType::BF16:
-        return launch_dequant<dev::ChunkBF16>(w, dst, stream);
-      case TensorType::Q8_0:
-        return launch_dequant<dev::ChunkQ8_0>(w, dst, stream);
-      case TensorType::Q4_0:
-        return launch_dequant<dev::ChunkQ4_0>(w, dst, stream);
-    }
+    return dev::with_chunk(w.type, [&](auto chunk) {
+      return launch_dequant<decltype(chunk)>(w, dst, stream);
+    });
   }
   dequant_scalar_kernel<<<grid_for(w.rows * w.cols), kThreads, 0, stream>>>(
       w.type, static_cast<const uint8_t*>(w.data), w.row_bytes, w.rows, static_cast<int>(w.cols),

@@ -18,7 +18,8 @@
 
 namespace kvchat::cuda {
 
-// A weight matrix in device memory, in its GGUF type (F32, F16, BF16, Q8_0 or Q4_0).
+// A weight matrix in device memory, in its GGUF type: F32, F16, BF16, Q8_0, Q4_0, Q4_1,
+// Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K or IQ4_XS (weight_chunks.cuh).
 // (rows, cols): row r holds cols values in row_bytes bytes; rows are contiguous.
 struct DeviceMatrix {
   gguf::TensorType type = gguf::TensorType::F32;
@@ -81,8 +82,9 @@ cudaError_t gemv(const DeviceMatrix& w, const float* x, float* y, int n, const G
 // dst (n) = src (n) rounded to f16 / bf16 (round to nearest even).
 cudaError_t f32_to_f16(const float* src, __half* dst, int64_t n, cudaStream_t stream);
 cudaError_t f32_to_bf16(const float* src, __nv_bfloat16* dst, int64_t n, cudaStream_t stream);
-// dst (w.rows, w.cols) f16 = W dequantized (any type; F16 is copied). For GEMM of Q8_0,
-// Q4_0, BF16 and F32 weights when the batch is large enough to be compute-bound.
+// dst (w.rows, w.cols) f16 = W dequantized (any weight type; F16 is copied), each value
+// exactly numeric/dequantize.cpp's then rounded to f16. For GEMM of block-quantized
+// weights when the batch is large enough to be compute-bound.
 cudaError_t dequantize_to_f16(const DeviceMatrix& w, __half* dst, cudaStream_t stream);
 // y (n) += x (n)
 cudaError_t add_inplace(float* y, const float* x, int64_t n, cudaStream_t stream);

@@ -2,8 +2,8 @@
 //  - f16 / bf16 encoders bit-identical to numeric/half.h (round to nearest even, same NaN),
 //  - "chunk" readers: one thread reads a fixed run of values of a row with few, wide,
 //    aligned loads and dequantizes them in groups of 4 (float4), for the GEMV, the
-//    embedding and dequantize_to_f16,
-//  - a scalar dequantizer of any single value (the fallback paths).
+//    embedding and dequantize_to_f16 (the other block types: quant_chunks.cuh; all types,
+//    the dispatch and the scalar fallback: weight_chunks.cuh).
 //
 // Chunks per type (c = chunk index inside a row, b = quant block):
 //   F32   4 values  = one 16-byte load                 group 0 -> values 4c..4c+3
@@ -14,8 +14,9 @@
 //   Q4_0 16 values  = half a block (b = c/2, h = c%2): qs bytes 8h..8h+7 + the scale;
 //                     group 0/1: low nibbles  -> values 32b+8h+{0..3}, 32b+8h+{4..7}
 //                     group 2/3: high nibbles -> values 32b+16+8h+{0..3}, ..+{4..7}
+//   Q4_1 ... IQ4_XS: 32 values (quant_chunks.cuh), group g -> values 32c+4g..
 // F32/F16/BF16 chunks need a 16-byte aligned row. Quantized rows are 34/18-byte blocks,
-// so their qs bytes are only 2-byte aligned: read_8_bytes() reads them with aligned
+// so their qs bytes are only 2-byte aligned: read_8_bytes() / read_words() read them with aligned
 // 4-byte loads (plus one 2-byte load when misaligned) and a funnel shift, touching only
 // bytes of the block itself.
 #pragma once
@@ -71,6 +72,22 @@ __device__ __forceinline__ void read_8_bytes(const uint8_t* p, uint32_t& lo, uin
       shift ? static_cast<uint32_t>(__ldg(reinterpret_cast<const unsigned short*>(w + 2))) : 0u;
   lo = __funnelshift_r(w0, w1, shift);
   hi = __funnelshift_r(w1, w2, shift);
+}
+
+// N little-endian words from p (p 2-byte aligned): as read_8_bytes, N + 1 aligned loads
+// (the last one 2 bytes) when p is 2 mod 4, reading [p-2, p+4N); N when p is 4-aligned.
+// The word at p-2 is the aligned word that holds p itself, so it is always readable.
+template <int N>
+__device__ __forceinline__ void read_words(const uint8_t* p, uint32_t (&out)[N]) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  const uint32_t* w = reinterpret_cast<const uint32_t*>(a & ~static_cast<uintptr_t>(3));
+  const unsigned shift = static_cast<unsigned>(a & 2u) * 8u;  // 0 or 16 bits
+  uint32_t words[N + 1];
+#pragma unroll
+  for (int k = 0; k < N; ++k) words[k] = __ldg(w + k);
+  words[N] = shift ? static_cast<uint32_t>(__ldg(reinterpret_cast<const unsigned short*>(w + N))) : 0u;
+#pragma unroll
+  for (int k = 0; k < N; ++k) out[k] = __funnelshift_r(words[k], words[k + 1], shift);
 }
 
 __device__ __forceinline__ float load_f16_scale(const uint8_t* p) {
@@ -169,62 +186,5 @@ struct ChunkQ4_0 {  // block: f16 d, qs[16]: low nibble = value j, high = value 
     return 32 * (c >> 1) + 8 * (c & 1) + 4 * (g & 1) + 8 * (g & 2);
   }
 };
-
-// ---- scalar ----------------------------------------------------------------------------
-// Value i of a row of `type` (natural alignment: 4 bytes for F32, 2 for the others).
-__device__ __forceinline__ float dequant_value(gguf::TensorType type, const uint8_t* row,
-                                               int64_t i) {
-  switch (type) {
-    case gguf::TensorType::F32:
-      return __ldg(reinterpret_cast<const float*>(row) + i);
-    case gguf::TensorType::F16:
-      return f16_bits_to_f32(__ldg(reinterpret_cast<const unsigned short*>(row) + i));
-    case gguf::TensorType::BF16:
-      return bf16_bits_to_f32(__ldg(reinterpret_cast<const unsigned short*>(row) + i));
-    case gguf::TensorType::Q8_0: {
-      const uint8_t* block = row + 34 * (i / 32);
-      return load_f16_scale(block) *
-             static_cast<float>(static_cast<int8_t>(__ldg(block + 2 + i % 32)));
-    }
-    case gguf::TensorType::Q4_0: {
-      const uint8_t* block = row + 18 * (i / 32);
-      const int j = static_cast<int>(i % 32);
-      const uint32_t q = __ldg(block + 2 + (j & 15));
-      return load_f16_scale(block) *
-             static_cast<float>(static_cast<int>(j < 16 ? q & 15u : q >> 4) - 8);
-    }
-  }
-  return 0.0f;
-}
-
-// The chunk path's alignment needs: a 16-byte aligned row for F32/F16/BF16 (rows start at
-// data + r*row_bytes), a 2-byte aligned one for the quantized types; cols in whole chunks.
-inline bool chunk_path_ok(gguf::TensorType type, const void* data, uint64_t row_bytes,
-                          int64_t cols) {
-  const auto a = reinterpret_cast<uintptr_t>(data);
-  switch (type) {
-    case gguf::TensorType::F32:
-      return a % 16 == 0 && row_bytes % 16 == 0 && cols % 4 == 0;
-    case gguf::TensorType::F16:
-    case gguf::TensorType::BF16:
-      return a % 16 == 0 && row_bytes % 16 == 0 && cols % 8 == 0;
-    case gguf::TensorType::Q8_0:
-    case gguf::TensorType::Q4_0:
-      return a % 2 == 0 && row_bytes % 2 == 0 && cols % 32 == 0;
-  }
-  return false;
-}
-
-inline bool is_weight_type(gguf::TensorType type) {
-  switch (type) {
-    case gguf::TensorType::F32:
-    case gguf::TensorType::F16:
-    case gguf::TensorType::BF16:
-    case gguf::TensorType::Q8_0:
-    case gguf::TensorType::Q4_0:
-      return true;
-  }
-  return false;
-}
 
 }  // namespace kvchat::cuda::dev

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "backend/cuda/cuda_check.h"
+#include "backend/cuda_capabilities.h"
 #include "model/model_weights.h"
 
 namespace kvchat::cuda {
@@ -60,6 +61,7 @@ bool same_layout(const WeightView& a, const WeightView& b) {
 }  // namespace
 
 Result<DeviceWeights> DeviceWeights::upload(const ModelWeights& w) {
+  if (auto s = cuda_can_read_weights(w); !s) return Error{"uploading the weights: " + s.message()};
   struct Offsets {
     uint64_t attn_norm, qkv, wo, ffn_norm, gate_up, w_down;
   };
@@ -86,8 +88,8 @@ Result<DeviceWeights> DeviceWeights::upload(const ModelWeights& w) {
 
   const uint8_t* base = d.memory.get();
   auto f32 = [&](uint64_t offset) { return reinterpret_cast<const float*>(base + offset); };
-  auto note_size = [&](const DeviceMatrix& m) {  // what a prefill GEMM dequantizes
-    if (m.type == gguf::TensorType::Q8_0 || m.type == gguf::TensorType::Q4_0) {
+  auto note_size = [&](const DeviceMatrix& m) {  // what a prefill GEMM dequantizes: block types
+    if (m.type != gguf::TensorType::F32 && m.type != gguf::TensorType::F16 && m.type != gguf::TensorType::BF16) {
       d.largest_matrix_values = std::max(d.largest_matrix_values, m.rows * m.cols);
     }
   };

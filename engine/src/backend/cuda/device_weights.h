@@ -37,7 +37,7 @@ struct DeviceWeights {
   std::vector<DeviceLayer> layers;   // (n_layers)
   const float* output_norm = nullptr;  // (dim)
   DeviceMatrix output;               // (n_vocab, dim); == token_embd when tied
-  int64_t largest_matrix_values = 0;   // rows*cols of the biggest Q8_0/Q4_0 matrix (GEMM tiles)
+  int64_t largest_matrix_values = 0;   // rows*cols of the biggest block-quantized matrix (GEMM tiles)
 
   // Copies every tensor of `w` to the device (synchronously).
   static Result<DeviceWeights> upload(const ModelWeights& w);

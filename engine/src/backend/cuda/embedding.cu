@@ -1,11 +1,11 @@
 // Embedding lookup: out (n, cols) f32 = rows tokens[0..n) of the table, dequantized.
-// One 256-thread block per token; its threads stride over the row's chunks (dequant.cuh:
+// One 256-thread block per token; its threads stride over the row's chunks (weight_chunks.cuh:
 // wide aligned loads, float4 stores) or, when the table or out are not aligned for that,
 // over single values. A token outside [0, rows) yields a row of NaN (never a stray read).
 #include <cstdint>
 
 #include "backend/cuda/cuda_ops.h"
-#include "backend/cuda/dequant.cuh"
+#include "backend/cuda/weight_chunks.cuh"
 
 namespace kvchat::cuda {
 
@@ -64,23 +64,15 @@ cudaError_t launch(const DeviceMatrix& t, const int32_t* tokens, int n, float* o
 cudaError_t embed_rows(const DeviceMatrix& table, const int32_t* tokens, int n, float* out,
                        cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  if (n < 0 || !dev::is_weight_type(table.type) || table.cols <= 0 || table.cols > INT32_MAX) {
+  if (n < 0 || !dev::is_weight_type(table.type) || table.cols <= 0 || table.cols > INT32_MAX ||
+      table.cols % dev::block_values(table.type) != 0) {
     return cudaErrorInvalidValue;
   }
   if (dev::chunk_path_ok(table.type, table.data, table.row_bytes, table.cols) &&
       reinterpret_cast<uintptr_t>(out) % 16 == 0) {
-    switch (table.type) {
-      case TensorType::F32:
-        return launch<dev::ChunkF32>(table, tokens, n, out, stream);
-      case TensorType::F16:
-        return launch<dev::ChunkF16>(table, tokens, n, out, stream);
-      case TensorType::BF16:
-        return launch<dev::ChunkBF16>(table, tokens, n, out, stream);
-      case TensorType::Q8_0:
-        return launch<dev::ChunkQ8_0>(table, tokens, n, out, stream);
-      case TensorType::Q4_0:
-        return launch<dev::ChunkQ4_0>(table, tokens, n, out, stream);
-    }
+    return dev::with_chunk(table.type, [&](auto chunk) {
+      return launch<decltype(chunk)>(table, tokens, n, out, stream);
+    });
   }
   embed_scalar_kernel<<<n, kThreads, 0, stream>>>(
       table.type, static_cast<const uint8_t*>(table.data), table.row_bytes, table.rows,

@@ -53,8 +53,7 @@ Status Gemm::run(const DeviceMatrix& w, const float* x, int n, float* y, int64_t
       type = CUDA_R_16BF;
       b = x16_.get();
       break;
-    case TensorType::Q8_0:
-    case TensorType::Q4_0:
+    default:  // the block types (weight_chunks.cuh): dequantized to f16 first
       if (static_cast<uint64_t>(w.rows * w.cols) * sizeof(__half) > w16_.bytes()) {
         return Error{"GEMM: no room to dequantize a " + std::to_string(w.rows) + "x" + std::to_string(w.cols) + " matrix"};
       }

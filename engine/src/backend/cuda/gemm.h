@@ -1,8 +1,9 @@
 // Prefill matrix products through cuBLAS: y (n, w.rows) = x (n, w.cols) . W^T with f32
 // activations in and out and f32 accumulation. F32 weights use an f32 GEMM (no TF32:
 // CUBLAS_COMPUTE_32F with the default math mode). F16 and BF16 weights multiply x
-// rounded to their type on tensor cores. Q8_0 and Q4_0 weights are dequantized to f16
-// one matrix at a time into a scratch tile, then multiplied as f16.
+// rounded to their type on tensor cores. Block-quantized weights (Q8_0, Q4_0, the K-types
+// and the others of weight_chunks.cuh) are dequantized to f16 one matrix at a time into a
+// scratch tile, then multiplied as f16.
 #pragma once
 
 #include <cublas_v2.h>

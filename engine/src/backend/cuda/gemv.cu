@@ -1,160 +1,17 @@
-// GEMV for decode: y (n, rows) [+]= x' (n, cols) . W^T, 1 <= n <= kGemvMaxTokens, where x'
-// is x itself, x with the RMSNorm applied (x * scale[t] * gain[i]) or silu(gate) * up,
-// computed while x is read. Weight-bandwidth bound: W is read exactly once for all n tokens.
-//
-// Tiling: 256-thread blocks of 8 warps; a warp owns R consecutive rows (a "row group")
-// and walks them together, so every x value it loads serves R rows. The grid is at most
-// (#SMs x resident blocks per SM), all resident at once; warps stride over the row
-// groups, and the grid is sized so that every warp gets the same number of groups or one
-// less. Inside a row group, lane l takes chunks l, l+32, ... of the row (dequant.cuh: 4
-// to 16 values per chunk, read with 16-byte loads for F32/F16/BF16 and aligned 4-byte
-// loads for the 2-byte aligned Q8_0/Q4_0 blocks), U chunks at a time with all U*R loads
-// issued before any math; dequantization is fused, accumulation is f32 in R x n
-// registers, then a butterfly warp reduction. R rises with n (x costs 4n/R L1 bytes per
-// weight value) and is 4 for SwiGlu (silu costs two MUFU ops per value and token, shared
-// by the R rows); see Tiling.
-//
-// y must not overlap x. Rows, x and gain that miss the chunk path's alignment (dequant.cuh
-// chunk_path_ok; x and gain 16-byte aligned) take a scalar fallback: one warp per (row,
-// token), lane-strided values.
+// GEMV for decode: the public entry. Dispatches on the weight type to the chunk kernel
+// (gemv_kernel.cuh; the types beyond Q8_0/Q4_0 are instantiated in gemv_q32.cu and
+// gemv_k.cu) or, for rows, x or gain that miss its alignment, to the scalar fallback here.
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "backend/cuda/cuda_ops.h"
-#include "backend/cuda/dequant.cuh"
+#include "backend/cuda/gemv_kernel.cuh"
 
 namespace kvchat::cuda {
 
 namespace {
 
-using gguf::TensorType;
-
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
-
-__device__ __forceinline__ float silu(float g) {
-  return __fdividef(g, 1.0f + __expf(-g));
-}
-
-__device__ __forceinline__ float4 ldg4(const float* p) {
-  return __ldg(reinterpret_cast<const float4*>(p));
-}
-
-// The 4 input values at offset o of token t, as the mode prescribes.
-//   x: (n, cols) [Plain, RmsNorm] or (n, 2*cols) [SwiGlu]; s = scale[t]; g = gain[o..o+3]
-template <GemvInput M>
-__device__ __forceinline__ float4 input4(const float* xt, int o, int cols, float s,
-                                         const float4& g) {
-  if constexpr (M == GemvInput::Plain) {
-    return ldg4(xt + o);
-  } else if constexpr (M == GemvInput::RmsNorm) {
-    const float4 v = ldg4(xt + o);
-    return make_float4(v.x * s * g.x, v.y * s * g.y, v.z * s * g.z, v.w * s * g.w);
-  } else {
-    const float4 a = ldg4(xt + o), b = ldg4(xt + cols + o);
-    return make_float4(silu(a.x) * b.x, silu(a.y) * b.y, silu(a.z) * b.z, silu(a.w) * b.w);
-  }
-}
-
-__device__ __forceinline__ float dot4(const float4& a, const float4& b, float acc) {
-  return fmaf(a.w, b.w, fmaf(a.z, b.z, fmaf(a.y, b.y, fmaf(a.x, b.x, acc))));
-}
-
-template <class T, int N, GemvInput M>
-struct Tiling {
-  static constexpr bool kQuant =
-      std::is_same_v<T, dev::ChunkQ8_0> || std::is_same_v<T, dev::ChunkQ4_0>;
-  // Rows per warp: x costs 4n/R L1 bytes per weight value, so R grows with n; the
-  // quantized types (about 1 byte per value) start at 2. SwiGlu: 4, 2 beyond 4 tokens
-  // (registers).
-  static constexpr int R = M == GemvInput::SwiGlu ? (N <= 4 ? 4 : 2)
-                           : N == 1               ? (kQuant ? 2 : 1)
-                           : N <= 3               ? 2
-                                                  : 4;
-  // Chunks in flight per row and lane: 4-8 loads per lane at n <= 2; beyond, the R rows and
-  // the n tokens' x loads give the parallelism (and more would cost registers).
-  static constexpr int U = N <= 2 ? (kQuant ? 8 : 4) / R : 1;
-  // A register budget (ptxas, left alone, aims low and spills): 64 / 80 / 128 per thread.
-  static constexpr int kMinBlocks = R * N <= 2 ? 4 : R * N <= 8 ? 3 : 2;
-  static constexpr int kGroupUnroll = R * N > 8 ? 1 : T::kGroups;
-};
-
-// Chunk path.  w: (rows, row_bytes) bytes of T's type;  x: (N, cols) or (N, 2*cols);
-// scale: (N) [RmsNorm];  gain: (cols) [RmsNorm];  y: (N, rows).
-template <class T, int N, GemvInput M>
-__global__ void __launch_bounds__(kThreads, Tiling<T, N, M>::kMinBlocks)
-    gemv_kernel(const uint8_t* __restrict__ w, uint64_t row_bytes, int rows, int cols,
-                const float* __restrict__ x, const float* __restrict__ scale,
-                const float* __restrict__ gain, float* __restrict__ y, bool accumulate) {
-  constexpr int R = Tiling<T, N, M>::R, U = Tiling<T, N, M>::U;
-  constexpr int kGroupUnroll = Tiling<T, N, M>::kGroupUnroll;
-  const int lane = threadIdx.x & 31;
-  const int warp = (blockIdx.x * kThreads + threadIdx.x) >> 5;
-  const int n_warps = gridDim.x * kWarps;
-  const int n_chunks = cols / T::kValues;
-  const int x_stride = M == GemvInput::SwiGlu ? 2 * cols : cols;
-
-  float s[N];
-#pragma unroll
-  for (int t = 0; t < N; ++t) s[t] = M == GemvInput::RmsNorm ? __ldg(scale + t) : 1.0f;
-
-  for (int r0 = warp * R; r0 < rows; r0 += n_warps * R) {
-    const uint8_t* wr[R];  // rows past the end re-read the last row; their sums are dropped
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-      wr[r] = w + static_cast<uint64_t>(min(r0 + r, rows - 1)) * row_bytes;
-    float acc[R][N];
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-      for (int t = 0; t < N; ++t) acc[r][t] = 0.0f;
-
-    // UU chunks c, c+32, ..., c+32*(UU-1), all inside the row.
-    auto step = [&](int c, auto uu) {
-      constexpr int UU = decltype(uu)::value;
-      typename T::Raw raw[UU][R];
-#pragma unroll
-      for (int u = 0; u < UU; ++u)
-#pragma unroll
-        for (int r = 0; r < R; ++r) raw[u][r] = T::load(wr[r], c + 32 * u);
-#pragma unroll
-      for (int u = 0; u < UU; ++u) {
-        // Many accumulators: one group at a time, or ptxas hoists every x load and spills.
-#pragma unroll kGroupUnroll
-        for (int g = 0; g < T::kGroups; ++g) {
-          const int o = T::x_offset(c + 32 * u, g);
-          float4 wv[R];
-#pragma unroll
-          for (int r = 0; r < R; ++r) wv[r] = T::group(raw[u][r], g);
-          const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
-#pragma unroll
-          for (int t = 0; t < N; ++t) {
-            const float4 xv = input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
-#pragma unroll
-            for (int r = 0; r < R; ++r) acc[r][t] = dot4(wv[r], xv, acc[r][t]);
-          }
-        }
-      }
-    };
-    int c = lane;
-    for (; c + 32 * (U - 1) < n_chunks; c += 32 * U) step(c, std::integral_constant<int, U>{});
-    for (; c < n_chunks; c += 32) step(c, std::integral_constant<int, 1>{});
-
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-      for (int t = 0; t < N; ++t) {
-        float v = acc[r][t];
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-        if (lane == ((r * N + t) & 31) && r0 + r < rows) {
-          float* out = y + static_cast<int64_t>(t) * rows + r0 + r;
-          *out = accumulate ? *out + v : v;
-        }
-      }
-  }
-}
+using namespace gemv_detail;
 
 // Fallback: one warp per (row, token) pair, lane-strided scalar reads.
 //   w: (rows, row_bytes);  x: (n, cols) or (n, 2*cols);  scale: (n);  gain: (cols);  y: (n, rows)
@@ -185,85 +42,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// ---- launchers ------------------------------------------------------------------------
-
-// Resident 256-thread blocks per SM of `kernel` (callers cache it per kernel).
-template <class Kernel>
-int query_blocks_per_sm(Kernel kernel) {
-  int b = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, kThreads, 0) != cudaSuccess ||
-      b < 1) {
-    (void)cudaGetLastError();  // not a launch error: fall back to one block per SM
-    b = 1;
-  }
-  return b;
-}
-
-cudaError_t sm_count(int* sms) {
-  int dev = 0;
-  if (cudaError_t err = cudaGetDevice(&dev); err != cudaSuccess) return err;
-  return cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
-}
-
-template <class T, int N, GemvInput M>
-cudaError_t launch_chunked(const DeviceMatrix& w, const float* x, float* y, const GemvArgs& a,
-                           cudaStream_t stream) {
-  constexpr int R = Tiling<T, N, M>::R;
-  const auto kernel = gemv_kernel<T, N, M>;
-  static const int per_sm = query_blocks_per_sm(kernel);
-  int sms = 0;
-  if (cudaError_t err = sm_count(&sms); err != cudaSuccess) return err;
-  // Even split: the fewest row groups per warp that the resident warps allow, then just
-  // enough warps for that, so no warp does one group more than most others.
-  const int64_t groups = (w.rows + R - 1) / R;
-  const int64_t max_warps = static_cast<int64_t>(sms) * per_sm * kWarps;
-  const int64_t per_warp = (groups + max_warps - 1) / max_warps;
-  const int64_t warps = (groups + per_warp - 1) / per_warp;
-  const int64_t grid = (warps + kWarps - 1) / kWarps;
-  kernel<<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(
-      static_cast<const uint8_t*>(w.data), w.row_bytes, static_cast<int>(w.rows),
-      static_cast<int>(w.cols), x, a.scale, a.gain, y, a.accumulate);
-  return cudaGetLastError();
-}
-
-template <class T, int N>
-cudaError_t launch_mode(const DeviceMatrix& w, const float* x, float* y, const GemvArgs& a,
-                        cudaStream_t stream) {
-  switch (a.input) {
-    case GemvInput::Plain:
-      return launch_chunked<T, N, GemvInput::Plain>(w, x, y, a, stream);
-    case GemvInput::RmsNorm:
-      return launch_chunked<T, N, GemvInput::RmsNorm>(w, x, y, a, stream);
-    case GemvInput::SwiGlu:
-      return launch_chunked<T, N, GemvInput::SwiGlu>(w, x, y, a, stream);
-  }
-  return cudaErrorInvalidValue;
-}
-
-template <class T>
-cudaError_t launch_n(const DeviceMatrix& w, const float* x, float* y, int n, const GemvArgs& a,
-                     cudaStream_t stream) {
-  switch (n) {
-    case 1:
-      return launch_mode<T, 1>(w, x, y, a, stream);
-    case 2:
-      return launch_mode<T, 2>(w, x, y, a, stream);
-    case 3:
-      return launch_mode<T, 3>(w, x, y, a, stream);
-    case 4:
-      return launch_mode<T, 4>(w, x, y, a, stream);
-    case 5:
-      return launch_mode<T, 5>(w, x, y, a, stream);
-    case 6:
-      return launch_mode<T, 6>(w, x, y, a, stream);
-    case 7:
-      return launch_mode<T, 7>(w, x, y, a, stream);
-    case 8:
-      return launch_mode<T, 8>(w, x, y, a, stream);
-  }
-  return cudaErrorInvalidValue;
-}
-
 bool aligned16(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
@@ -278,8 +56,7 @@ cudaError_t gemv(const DeviceMatrix& w, const float* x, float* y, int n, const G
       w.cols > (int64_t{1} << 26)) {  // int offsets inside a row
     return cudaErrorInvalidValue;
   }
-  const bool quant = w.type == TensorType::Q8_0 || w.type == TensorType::Q4_0;
-  if (quant && w.cols % 32 != 0) return cudaErrorInvalidValue;
+  if (w.cols % dev::block_values(w.type) != 0) return cudaErrorInvalidValue;
   const bool chunked = dev::chunk_path_ok(w.type, w.data, w.row_bytes, w.cols) && aligned16(x) &&
                        (args.input != GemvInput::RmsNorm || aligned16(args.gain));
   if (chunked) {
@@ -294,6 +71,18 @@ cudaError_t gemv(const DeviceMatrix& w, const float* x, float* y, int n, const G
         return launch_n<dev::ChunkQ8_0>(w, x, y, n, args, stream);
       case TensorType::Q4_0:
         return launch_n<dev::ChunkQ4_0>(w, x, y, n, args, stream);
+      case TensorType::Q4_1:
+      case TensorType::Q5_0:
+      case TensorType::Q5_1:
+      case TensorType::IQ4_NL:
+        return gemv_chunked_q32(w, x, y, n, args, stream);
+      case TensorType::Q2_K:
+      case TensorType::Q3_K:
+      case TensorType::Q4_K:
+      case TensorType::Q5_K:
+      case TensorType::Q6_K:
+      case TensorType::IQ4_XS:
+        return gemv_chunked_k(w, x, y, n, args, stream);
     }
   }
   static const int per_sm = query_blocks_per_sm(gemv_scalar_kernel);
