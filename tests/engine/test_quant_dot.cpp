@@ -251,6 +251,35 @@ TEST_P(KernelPaths, MatmulRowsEqualsPerRowDots) {
   }
 }
 
+// A token's outputs do not depend on the batch it is evaluated in: matmul_rows of 7 tokens
+// equals, bit for bit, 7 single-token calls (decode = prefill; sessions rely on it).
+TEST_P(KernelPaths, MatmulRowsIsBatchInvariant) {
+  const int64_t rows = 23, n_tokens = 7;
+  std::vector<TensorType> types(std::begin(kQuantTypes), std::end(kQuantTypes));
+  types.insert(types.end(), std::begin(kFloatTypes), std::end(kFloatTypes));
+  for (TensorType type : types) {
+    const int64_t cols = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K ? 768 : 96 + 32 * 7 + 8;
+    if (cols % traits(type).block_elements) continue;
+    const auto tr = traits(type);
+    WeightView w;
+    w.type = type, w.rows = rows, w.cols = cols, w.row_bytes = cols / tr.block_elements * tr.block_bytes;
+    const auto data = random_rows(type, rows, cols, 500 + static_cast<uint32_t>(type));
+    w.data = data.data();
+    const auto X = random_values(n_tokens * cols, 77);
+    cpu::PreparedActivations all, one;
+    cpu::RowScratch scratch;
+    all.prepare(X.data(), n_tokens, cols, type);
+    std::vector<float> Y(n_tokens * rows), y(rows);
+    cpu::matmul_rows(w, all, 0, rows, Y.data(), rows, scratch);
+    for (int64_t b = 0; b < n_tokens; ++b) {
+      one.prepare(X.data() + b * cols, 1, cols, type);
+      cpu::matmul_rows(w, one, 0, rows, y.data(), rows, scratch);
+      EXPECT_EQ(std::memcmp(y.data(), Y.data() + b * rows, rows * sizeof(float)), 0)
+          << gguf::tensor_type_name(type) << " token " << b;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, KernelPaths, ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni),
                          [](const auto& info) {
                            return std::string(info.param == Kernels::Scalar ? "Scalar"

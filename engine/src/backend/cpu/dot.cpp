@@ -162,39 +162,19 @@ double fma_peak_loop(int64_t iterations) {
   return 2.0 * 12 * 8 * static_cast<double>(iterations);
 }
 
-void pack_rows_f32(TensorType type, const uint8_t* rows, uint64_t row_bytes, int n_rows, int64_t n, float* P) {
-  float row[256];
-  for (int64_t k0 = 0; k0 < n; k0 += 256) {  // converted 256 values at a time, then scattered
-    const int64_t len = std::min<int64_t>(256, n - k0);
-    const uint64_t elem = type == TensorType::F32 ? 4 : 2;
-    for (int r = 0; r < kPackRows; ++r) {
-      if (r < n_rows) {
-        dequantize_row_fast(type, rows + r * row_bytes + k0 * elem, row, len);
-        for (int64_t k = 0; k < len; ++k) P[(k0 + k) * kPackRows + r] = row[k];
-      } else {
-        for (int64_t k = 0; k < len; ++k) P[(k0 + k) * kPackRows + r] = 0;
-      }
-    }
+void float_rows_dot_scalar(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
+                           int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+  for (int64_t r = 0; r < n_rows; ++r) {
+    for (int64_t t = 0; t < n_tokens; ++t) Y[t * ldy + r] = dot_row_scalar(type, rows + r * row_bytes, X + t * ldx, n);
   }
 }
 
-void gemm_packed_scalar(const float* P, int n_rows, int64_t n, const float* X, int64_t ldx, int64_t n_tokens,
-                        float* Y, int64_t ldy) {
-  for (int64_t t = 0; t < n_tokens; ++t) {
-    float acc[kPackRows] = {};
-    for (int64_t k = 0; k < n; ++k) {
-      for (int r = 0; r < kPackRows; ++r) acc[r] += P[k * kPackRows + r] * X[t * ldx + k];
-    }
-    for (int r = 0; r < n_rows; ++r) Y[t * ldy + r] = acc[r];
-  }
-}
-
-void gemm_packed(const float* P, int n_rows, int64_t n, const float* X, int64_t ldx, int64_t n_tokens, float* Y,
-                 int64_t ldy) {
+void float_rows_dot(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
+                    int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
-  if (use_avx2_kernels()) return gemm_packed_avx2(P, n_rows, n, X, ldx, n_tokens, Y, ldy);
+  if (use_avx2_kernels()) return float_rows_dot_avx2(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
 #endif
-  gemm_packed_scalar(P, n_rows, n, X, ldx, n_tokens, Y, ldy);
+  float_rows_dot_scalar(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
 }
 
 }  // namespace kvchat::cpu

@@ -16,18 +16,17 @@ float dot_f32(const float* a, const float* b, int64_t n);
 // Register-tiled f32 kernel for prefill: out[t * 4 + r] = dot(w + r * ldw, x + t * ldx, n)
 // for 4 weight rows r and 2 tokens t (each row and token read once for 8 dots).
 void dot_f32_4x2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out);
-// Prefill GEMM of float weights: a tile of up to 16 weight rows packed k-major as f32
-// (P[k * 16 + r], rows >= n_rows zero; F16/BF16 converted once), times every token.
-constexpr int kPackRows = 16;
-// rows: n_rows rows of `type` (F32, F16 or BF16), row_bytes apart, n values each. P: (n, 16).
-void pack_rows_f32(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int n_rows, int64_t n, float* P);
-// Y[t * ldy + r] = sum_k P[k * 16 + r] * X[t * ldx + k] for r < n_rows, t < n_tokens.
-void gemm_packed(const float* P, int n_rows, int64_t n, const float* X, int64_t ldx, int64_t n_tokens, float* Y,
-                 int64_t ldy);
-void gemm_packed_scalar(const float* P, int n_rows, int64_t n, const float* X, int64_t ldx, int64_t n_tokens,
-                        float* Y, int64_t ldy);
-void gemm_packed_avx2(const float* P, int n_rows, int64_t n, const float* X, int64_t ldx, int64_t n_tokens, float* Y,
-                      int64_t ldy);
+// Float weight rows (F32, F16 or BF16; n_rows rows row_bytes apart, n values each) times
+// f32 tokens X (n_tokens, ldx): Y[t * ldy + r] = dot(row r, X[t]). Register tiles of 4
+// rows x up to 3 tokens; every (row, token) is summed in the same order whatever the
+// tile, so a token's result does not depend on the batch it is in (decode = prefill, bit
+// for bit). The scalar version is the definition (one running sum per pair).
+void float_rows_dot(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
+                    int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
+void float_rows_dot_scalar(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                           const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
+void float_rows_dot_avx2(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                         const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
 // dst = row as f32; F16 and BF16 use F16C/AVX2 when available.
 void dequantize_row_fast(gguf::TensorType type, const void* row, float* dst, int64_t n);
 

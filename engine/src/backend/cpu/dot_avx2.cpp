@@ -158,49 +158,88 @@ double fma_peak_loop_avx2(int64_t iterations) {
 }
 
 namespace {
-// 16 packed rows x T tokens over all n: 2T accumulators (rows 0..7 and 8..15 of each token);
-// per k one pair of row vectors and T broadcasts of x.
-template <int T>
-void gemm_16xT(const float* P, int n_rows, int64_t n, const float* X, int64_t ldx, float* Y, int64_t ldy) {
-  __m256 lo[T], hi[T];
-#pragma GCC unroll 8
-  for (int t = 0; t < T; ++t) lo[t] = hi[t] = _mm256_setzero_ps();
-  for (int64_t k = 0; k < n; ++k) {
-    const __m256 w0 = _mm256_loadu_ps(P + k * kPackRows), w1 = _mm256_loadu_ps(P + k * kPackRows + 8);
-#pragma GCC unroll 8
-    for (int t = 0; t < T; ++t) {
-      const __m256 x = _mm256_broadcast_ss(X + t * ldx + k);
-      lo[t] = _mm256_fmadd_ps(w0, x, lo[t]);
-      hi[t] = _mm256_fmadd_ps(w1, x, hi[t]);
+// 8 weights at p (element index i) as f32: the same values whichever way a row is read.
+template <TensorType kType>
+inline __m256 load_w8(const uint8_t* row, int64_t i) {
+  if constexpr (kType == TensorType::F32) {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(row) + i);
+  } else if constexpr (kType == TensorType::F16) {
+    return load_f16x8(reinterpret_cast<const uint16_t*>(row) + i);
+  } else {
+    return load_bf16x8(reinterpret_cast<const uint16_t*>(row) + i);
+  }
+}
+
+template <TensorType kType>
+inline float load_w1(const uint8_t* row, int64_t i) {
+  if constexpr (kType == TensorType::F32) {
+    return reinterpret_cast<const float*>(row)[i];
+  } else if constexpr (kType == TensorType::F16) {
+    return _cvtsh_ss(reinterpret_cast<const uint16_t*>(row)[i]);
+  } else {
+    return bf16_to_f32(reinterpret_cast<const uint16_t*>(row)[i]);
+  }
+}
+
+// R rows x T tokens. Per (row, token): one 8-lane running sum over the 8-value chunks in
+// order, then hsum, then the tail values in order: the same for every R and T.
+template <TensorType kType, int R, int T>
+void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx, int64_t n, float* Y,
+                int64_t ldy) {
+  __m256 acc[R][T];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps();
+  }
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 x[T];
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t) x[t] = _mm256_loadu_ps(X + t * ldx + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const __m256 w = load_w8<kType>(rows + r * row_bytes, i);
+#pragma GCC unroll 4
+      for (int t = 0; t < T; ++t) acc[r][t] = _mm256_fmadd_ps(w, x[t], acc[r][t]);
     }
   }
-#pragma GCC unroll 8
-  for (int t = 0; t < T; ++t) {
-    if (n_rows == kPackRows) {
-      _mm256_storeu_ps(Y + t * ldy, lo[t]);
-      _mm256_storeu_ps(Y + t * ldy + 8, hi[t]);
-    } else {
-      alignas(32) float out[kPackRows];
-      _mm256_store_ps(out, lo[t]);
-      _mm256_store_ps(out + 8, hi[t]);
-      for (int r = 0; r < n_rows; ++r) Y[t * ldy + r] = out[r];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t) {
+      float sum = hsum(acc[r][t]);
+      for (int64_t k = i; k < n; ++k) sum += load_w1<kType>(rows + r * row_bytes, k) * X[t * ldx + k];
+      Y[t * ldy + r] = sum;
     }
   }
 }
+
+template <TensorType kType, int R>
+void float_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx, int64_t n_tokens,
+                       int64_t n, float* Y, int64_t ldy) {
+  int64_t t = 0;
+  for (; t + 3 <= n_tokens; t += 3) float_tile<kType, R, 3>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
+  if (n_tokens - t == 2) float_tile<kType, R, 2>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
+  if (n_tokens - t == 1) float_tile<kType, R, 1>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
+}
+
+template <TensorType kType>
+void float_rows(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X, int64_t ldx,
+                int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+  int64_t r = 0;
+  for (; r + 4 <= n_rows; r += 4) float_tile_tokens<kType, 4>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
+  for (; r < n_rows; ++r) float_tile_tokens<kType, 1>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
+}
 }  // namespace
 
-void gemm_packed_avx2(const float* P, int n_rows, int64_t n, const float* X, int64_t ldx, int64_t n_tokens, float* Y,
-                      int64_t ldy) {
-  constexpr int kTokens = 6;
-  int64_t t = 0;
-  for (; t + kTokens <= n_tokens; t += kTokens) gemm_16xT<kTokens>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
-  switch (n_tokens - t) {
-    case 5: return gemm_16xT<5>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
-    case 4: return gemm_16xT<4>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
-    case 3: return gemm_16xT<3>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
-    case 2: return gemm_16xT<2>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
-    case 1: return gemm_16xT<1>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
-    default: return;
+void float_rows_dot_avx2(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
+                         int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+  switch (type) {
+    case TensorType::F32: return float_rows<TensorType::F32>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    case TensorType::F16: return float_rows<TensorType::F16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    case TensorType::BF16: return float_rows<TensorType::BF16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    default: return float_rows_dot_scalar(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
   }
 }
 

@@ -49,20 +49,26 @@ namespace {
 
 constexpr int kQuantRows = 16, kQuantTokens = 16;  // rows x tokens per quant_dot_tile call
 
-// Float weights. Decode: one fused dot per row. Prefill: 16 rows packed k-major in f32
-// (F16/BF16 converted once per tile), then a 16-row x 6-token register-tiled GEMM.
+constexpr int64_t kFloatRowTile = 16;  // F16/BF16 rows converted to f32 together for prefill
+
+// Float weights, 4-row x 3-token FMA tiles (float_rows_dot). Decode reads the stored rows
+// directly; prefill converts 16 F16/BF16 rows to f32 once (exact) and reuses them for
+// every token. Either way each (row, token) is summed in the same order.
 void float_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy,
                 RowScratch& scratch) {
-  if (x.n_tokens() == 1) {
-    for (int64_t r = r0; r < r1; ++r) Y[r] = dot_row(w.type, w.row(r), x.f32(0), w.cols);
+  if (x.n_tokens() == 1 || w.type == TensorType::F32) {
+    float_rows_dot(w.type, w.row(r0), w.row_bytes, r1 - r0, x.f32(0), w.cols, x.n_tokens(), w.cols, Y + r0, ldy);
     return;
   }
-  if (scratch.rows_f32.size() < static_cast<size_t>(kPackRows * w.cols)) scratch.rows_f32.resize(kPackRows * w.cols);
-  float* P = scratch.rows_f32.data();
-  for (int64_t t0 = r0; t0 < r1; t0 += kPackRows) {
-    const int n = static_cast<int>(std::min<int64_t>(kPackRows, r1 - t0));
-    pack_rows_f32(w.type, w.row(t0), w.row_bytes, n, w.cols, P);
-    gemm_packed(P, n, w.cols, x.f32(0), w.cols, x.n_tokens(), Y + t0, ldy);
+  if (scratch.rows_f32.size() < static_cast<size_t>(kFloatRowTile * w.cols)) {
+    scratch.rows_f32.resize(kFloatRowTile * w.cols);
+  }
+  float* tile = scratch.rows_f32.data();  // (rows, w.cols) f32
+  for (int64_t t0 = r0; t0 < r1; t0 += kFloatRowTile) {
+    const int64_t n = std::min<int64_t>(kFloatRowTile, r1 - t0);
+    for (int64_t r = 0; r < n; ++r) dequantize_row_fast(w.type, w.row(t0 + r), tile + r * w.cols, w.cols);
+    float_rows_dot(TensorType::F32, reinterpret_cast<const uint8_t*>(tile), w.cols * sizeof(float), n, x.f32(0),
+                   w.cols, x.n_tokens(), w.cols, Y + t0, ldy);
   }
 }
 
