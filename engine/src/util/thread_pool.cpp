@@ -1,5 +1,6 @@
 #include "util/thread_pool.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "util/cpu_topology.h"
@@ -13,43 +14,73 @@
 #define KVCHAT_CPU_RELAX() ((void)0)
 #endif
 
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace kvchat {
 
 namespace {
 
-// How long a waiter polls before it sleeps. Long enough to cover the gap between two
-// phases of a forward pass and between two decoded tokens of a tiny model (a futex
-// wake-up costs tens of microseconds), short enough not to burn a core when idle.
-constexpr auto kSpinFor = std::chrono::microseconds(50);
-constexpr int kPausesPerCheck = 16;    // pause instructions between two polls of the clock
-constexpr int kPauseRounds = 8;        // clock checks spent pausing before yielding instead
+// How long a waiter polls before it sleeps, per thread, adapted like a congestion window:
+// halved when a wait ends in sleep (the awaited thread is not running: another process
+// has its core, or the gap is long), grown by kSpinGrowNs after a wait that spinning
+// ended. On an idle machine waits end within the spin and it stays at kMaxSpinNs, long
+// enough to cover the gap between two phases and between two decoded tokens (a wake-up
+// from sleep costs tens of microseconds); on an oversubscribed one it falls towards
+// kMinSpinNs and waiting costs no more than sleeping at once. Never sched_yield: on a
+// loaded machine it hands the core to another process for a whole time slice.
+constexpr int64_t kMaxSpinNs = 50000, kMinSpinNs = 500, kSpinGrowNs = 2000;
+thread_local int64_t t_spin_ns = kMaxSpinNs;
+constexpr int kPausesPerCheck = 8;  // pause instructions between two polls of the clock
+
+// Sleeps while *word == old (spurious returns allowed); wakes every sleeper on word.
+// Linux: the futex system calls directly (std::atomic::wait in libstdc++ spins and
+// yields first); elsewhere std::atomic::wait / notify_all.
+void sleep_while_equal(std::atomic<uint32_t>& word, uint32_t old) {
+#if defined(__linux__)
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, old, nullptr, nullptr, 0);
+#else
+  word.wait(old, std::memory_order_acquire);
+#endif
+}
+void wake_all(std::atomic<uint32_t>& word) {
+#if defined(__linux__)
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+#else
+  word.notify_all();
+#endif
+}
 
 }  // namespace
 
 void WaitWord::wait_while_equal(uint32_t old) {
   if (value_.load(std::memory_order_acquire) != old) return;
-  // Spin: pause first (the other threads are running), then yield (they may not be).
-  const auto deadline = std::chrono::steady_clock::now() + kSpinFor;
-  for (int round = 0;; ++round) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(t_spin_ns);
+  do {
     for (int i = 0; i < kPausesPerCheck; ++i) {
-      if (value_.load(std::memory_order_acquire) != old) return;
+      if (value_.load(std::memory_order_acquire) != old) {
+        t_spin_ns = std::min(kMaxSpinNs, t_spin_ns + kSpinGrowNs);
+        return;
+      }
       KVCHAT_CPU_RELAX();
     }
-    if (round >= kPauseRounds) std::this_thread::yield();
-    if (std::chrono::steady_clock::now() > deadline) break;
-  }
+  } while (std::chrono::steady_clock::now() < deadline);
+  t_spin_ns = std::max(kMinSpinNs, t_spin_ns / 2);
   // Sleep. Announcing the sleeper before the last check, both sequentially consistent,
   // pairs with bump_and_wake's increment-then-read: either the waker sees the sleeper and
-  // notifies, or this check sees the new value. atomic::wait itself returns only once the
-  // value differs from old (it re-checks around the kernel wait), so no wake-up is lost.
+  // wakes it, or this check sees the new value. The kernel compares the word with old
+  // before it sleeps, so a wake between the check and the sleep is not lost.
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
-  while (value_.load(std::memory_order_seq_cst) == old) value_.wait(old, std::memory_order_acquire);
+  while (value_.load(std::memory_order_seq_cst) == old) sleep_while_equal(value_, old);
   sleepers_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void WaitWord::bump_and_wake() {
   value_.fetch_add(1, std::memory_order_seq_cst);
-  if (sleepers_.load(std::memory_order_seq_cst) > 0) value_.notify_all();
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) wake_all(value_);
 }
 
 ThreadPool::ThreadPool(int n_threads) {
