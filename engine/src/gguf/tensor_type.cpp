@@ -5,12 +5,22 @@
 namespace kvchat::gguf {
 
 namespace {
-constexpr std::array<TensorTypeTraits, 5> kSupported = {{
+constexpr std::array<TensorTypeTraits, 15> kSupported = {{
     {TensorType::F32, "F32", 1, 4},
     {TensorType::F16, "F16", 1, 2},
     {TensorType::BF16, "BF16", 1, 2},
-    {TensorType::Q8_0, "Q8_0", 32, 34},  // f16 scale + 32 x int8
-    {TensorType::Q4_0, "Q4_0", 32, 18},  // f16 scale + 32 x 4-bit
+    {TensorType::Q8_0, "Q8_0", 32, 34},      // f16 scale + 32 x int8
+    {TensorType::Q4_0, "Q4_0", 32, 18},      // f16 scale + 32 x 4-bit
+    {TensorType::Q4_1, "Q4_1", 32, 20},      // f16 scale and min + 32 x 4-bit
+    {TensorType::Q5_0, "Q5_0", 32, 22},      // f16 scale + 32 x 5-bit
+    {TensorType::Q5_1, "Q5_1", 32, 24},      // f16 scale and min + 32 x 5-bit
+    {TensorType::IQ4_NL, "IQ4_NL", 32, 18},  // f16 scale + 32 x 4-bit index into 16 levels
+    {TensorType::Q2_K, "Q2_K", 256, 84},
+    {TensorType::Q3_K, "Q3_K", 256, 110},
+    {TensorType::Q4_K, "Q4_K", 256, 144},
+    {TensorType::Q5_K, "Q5_K", 256, 176},
+    {TensorType::Q6_K, "Q6_K", 256, 210},
+    {TensorType::IQ4_XS, "IQ4_XS", 256, 136},
 }};
 
 // Every GGML type id known at the time of writing, so an unsupported one can be named.

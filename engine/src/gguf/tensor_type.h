@@ -13,7 +13,17 @@ enum class TensorType : uint32_t {
   F32 = 0,
   F16 = 1,
   Q4_0 = 2,
+  Q4_1 = 3,
+  Q5_0 = 6,
+  Q5_1 = 7,
   Q8_0 = 8,
+  Q2_K = 10,
+  Q3_K = 11,
+  Q4_K = 12,
+  Q5_K = 13,
+  Q6_K = 14,
+  IQ4_NL = 20,
+  IQ4_XS = 23,
   BF16 = 30,
 };
 
@@ -25,6 +35,7 @@ struct TensorTypeTraits {
 };
 
 // Traits of a supported type; nullopt for any other id.
+// Block layouts: numeric/quant_blocks.h.
 std::optional<TensorTypeTraits> tensor_type_traits(uint32_t ggml_type_id);
 // The GGML name of any known id ("Q4_K"), or "unknown" — for error messages.
 std::string_view ggml_type_name(uint32_t ggml_type_id);

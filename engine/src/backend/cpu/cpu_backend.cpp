@@ -104,7 +104,7 @@ class CpuBackend final : public Backend {
  private:
   struct ThreadBuffers {
     std::vector<float> xn;      // (kPrivateInputTokens, dim): this thread's normalised x
-    MatInput in;                // this thread's prepared input (chunks of <= kPrivateInputTokens)
+    PreparedActivations in;                // this thread's prepared input (chunks of <= kPrivateInputTokens)
     std::vector<float> scores;  // (n_ctx) attention scores
     std::vector<float> v_head;  // (head_dim) one dequantized V head
   };
@@ -154,7 +154,7 @@ class CpuBackend final : public Backend {
   // The input of a product: rmsnorm(x[b]) * gain for the n tokens of x (n, dim), prepared
   // for the weight types that read it. Private to the thread for short chunks; otherwise
   // shared (norm split by tokens; barriers inside, so every thread must call it).
-  const MatInput& normed_input(const float* x, int64_t n, const WeightView& gain,
+  const PreparedActivations& normed_input(const float* x, int64_t n, const WeightView& gain,
                                std::span<const gguf::TensorType> types, int th, int nth) {
     const int32_t dim = hp_.n_embd;
     if (n <= kPrivateInputTokens) {
@@ -172,7 +172,7 @@ class CpuBackend final : public Backend {
   }
 
   // The input of a product: X (n, cols) as it is, prepared for `type` (as normed_input).
-  const MatInput& input(const float* X, int64_t n, int64_t cols, gguf::TensorType type, int th) {
+  const PreparedActivations& input(const float* X, int64_t n, int64_t cols, gguf::TensorType type, int th) {
     const std::span<const gguf::TensorType> types(&type, 1);
     if (n <= kPrivateInputTokens) {
       threads_[th].in.prepare(X, n, cols, types);
@@ -186,7 +186,7 @@ class CpuBackend final : public Backend {
   // Phase 1. q (B, q_dim), k and v (B, kv_dim) = in . {wq, wk, wv}^T over the n_heads +
   // 2 n_kv_heads heads, split by whole heads. Each thread finishes its heads: bias, per-head
   // norm and RoPE (q, k); its K and V heads go into the cache at positions pos0 + b.
-  void qkv_share(int32_t l, const MatInput& in, const Batch& bt, int th, int nth) {
+  void qkv_share(int32_t l, const PreparedActivations& in, const Batch& bt, int th, int nth) {
     const ModelLayerWeights& L = w_.layers[l];
     const int32_t hd = hp_.head_dim, nh = hp_.n_heads, nkv = hp_.n_kv_heads;
     const int32_t q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim();
@@ -279,10 +279,10 @@ class CpuBackend final : public Backend {
 
   // Phases 3 and 5. x (B, dim) += [post_norm](in . W^T): each thread adds the output
   // columns it computed; with a post-norm (needs whole rows) after a barrier, by tokens.
-  void residual_share(const WeightView& W, const MatInput& in, const WeightView& post_norm, int64_t B,
+  void residual_share(const WeightView& W, const PreparedActivations& in, const WeightView& post_norm, int64_t B,
                       int th, int nth) {
     const int32_t dim = hp_.n_embd;
-    const auto [r0, r1] = split_range(dim, kRowAlign, th, nth);
+    const auto [r0, r1] = split_range(dim, kMatmulRowAlign, th, nth);
     if (r0 < r1) matmul_.rows(W, in, r0, r1, xb2_.data(), dim, th);
     if (!post_norm) {
       for (int64_t b = 0; b < B; ++b) {
@@ -300,9 +300,9 @@ class CpuBackend final : public Backend {
 
   // Phase 4. hb (B, n_ff) = act(in . w_gate^T) * (in . w_up^T), gate and up rows split
   // identically, so each thread gates the rows it computed.
-  void gate_up_share(const ModelLayerWeights& L, const MatInput& in, int th, int nth) {
+  void gate_up_share(const ModelLayerWeights& L, const PreparedActivations& in, int th, int nth) {
     const int64_t n_ff = hp_.n_ff, B = in.n_tokens();
-    const auto [r0, r1] = split_range(n_ff, kRowAlign, th, nth);
+    const auto [r0, r1] = split_range(n_ff, kMatmulRowAlign, th, nth);
     if (r0 >= r1) return;
     matmul_.rows(L.w_gate, in, r0, r1, hb_.data(), n_ff, th);
     matmul_.rows(L.w_up, in, r0, r1, hb2_.data(), n_ff, th);
@@ -316,10 +316,10 @@ class CpuBackend final : public Backend {
   void logits_share(const Batch& bt, int th, int nth) {
     const int32_t dim = hp_.n_embd;
     const int64_t first = bt.all_logits ? 0 : bt.n_tokens - 1, n = bt.n_tokens - first;
-    const MatInput& in =
+    const PreparedActivations& in =
         normed_input(&x_[first * dim], n, w_.output_norm, std::span<const gguf::TensorType>(&w_.output.type, 1),
                      th, nth);
-    const auto [r0, r1] = split_range(hp_.n_vocab, kRowAlign, th, nth);
+    const auto [r0, r1] = split_range(hp_.n_vocab, kMatmulRowAlign, th, nth);
     if (r0 >= r1) return;
     matmul_.rows(w_.output, in, r0, r1, bt.logits, hp_.n_vocab, th);
     if (hp_.final_softcap > 0) {
@@ -335,7 +335,7 @@ class CpuBackend final : public Backend {
   std::vector<int32_t> layer_rope_;   // (n_layers) index into rope_cs_
   // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature).
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_out_, hb_, hb2_;
-  MatInput shared_in_;                 // a product's input shared by all threads (long chunks)
+  PreparedActivations shared_in_;                 // a product's input shared by all threads (long chunks)
   std::vector<ThreadBuffers> threads_;  // (n_threads)
 };
 

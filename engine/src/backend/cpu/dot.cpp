@@ -1,5 +1,7 @@
 #include "backend/cpu/dot.h"
 
+#include <atomic>
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -25,6 +27,28 @@ bool cpu_has_avx2() {
   return false;
 #endif
 }
+
+namespace {
+std::atomic<bool> g_force_scalar{false};
+}  // namespace
+
+bool use_avx2_kernels() { return cpu_has_avx2() && !g_force_scalar.load(std::memory_order_relaxed); }
+void force_scalar_kernels(bool on) { g_force_scalar.store(on, std::memory_order_relaxed); }
+
+namespace {
+// Any block type: dequantize one block at a time (the definition), then dot.
+float dot_row_blockwise(TensorType type, const void* row, const float* x, int64_t n) {
+  const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
+  float values[kSuperBlock];
+  float sum = 0;
+  const auto* bytes = static_cast<const uint8_t*>(row);
+  for (int64_t k = 0; k < n / traits.block_elements; ++k) {
+    dequantize_row(type, bytes + k * traits.block_bytes, values, traits.block_elements);
+    for (uint32_t j = 0; j < traits.block_elements; ++j) sum += values[j] * x[k * traits.block_elements + j];
+  }
+  return sum;
+}
+}  // namespace
 
 float dot_row_scalar(TensorType type, const void* row, const float* x, int64_t n) {
   float sum = 0;
@@ -64,13 +88,14 @@ float dot_row_scalar(TensorType type, const void* row, const float* x, int64_t n
       }
       break;
     }
+    default: return dot_row_blockwise(type, row, x, n);
   }
   return sum;
 }
 
 float dot_row(TensorType type, const void* row, const float* x, int64_t n) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
-  if (cpu_has_avx2()) return dot_row_avx2(type, row, x, n);
+  if (use_avx2_kernels()) return dot_row_avx2(type, row, x, n);
 #endif
   return dot_row_scalar(type, row, x, n);
 }
@@ -84,21 +109,21 @@ void dot_f32_4x2_scalar(const float* w, int64_t ldw, const float* x, int64_t ldx
 
 void dot_f32_4x2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
-  if (cpu_has_avx2()) return dot_f32_4x2_avx2(w, ldw, x, ldx, n, out);
+  if (use_avx2_kernels()) return dot_f32_4x2_avx2(w, ldw, x, ldx, n, out);
 #endif
   dot_f32_4x2_scalar(w, ldw, x, ldx, n, out);
 }
 
 void dequantize_row_fast(TensorType type, const void* row, float* dst, int64_t n) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
-  if (cpu_has_avx2() && dequantize_row_avx2(type, row, dst, n)) return;
+  if (use_avx2_kernels() && dequantize_row_avx2(type, row, dst, n)) return;
 #endif
   dequantize_row(type, row, dst, n);
 }
 
 float dot_f32(const float* a, const float* b, int64_t n) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
-  if (cpu_has_avx2()) return dot_f32_avx2(a, b, n);
+  if (use_avx2_kernels()) return dot_f32_avx2(a, b, n);
 #endif
   return dot_row_scalar(TensorType::F32, a, b, n);
 }

@@ -29,5 +29,9 @@ void dot_f32_4x2_avx2(const float* w, int64_t ldw, const float* x, int64_t ldx, 
 // Returns false for types it does not convert (the caller falls back to scalar).
 bool dequantize_row_avx2(gguf::TensorType type, const void* row, float* dst, int64_t n);
 bool cpu_has_avx2();
+// True when the AVX2 kernels run: cpu_has_avx2() and not forced off. Tests force the scalar
+// kernels (the definitions) with force_scalar_kernels(true) to check both paths.
+bool use_avx2_kernels();
+void force_scalar_kernels(bool on);
 
 }  // namespace kvchat::cpu

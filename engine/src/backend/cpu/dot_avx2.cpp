@@ -138,8 +138,8 @@ float dot_row_avx2(TensorType type, const void* row, const float* x, int64_t n) 
       }
       return hsum(acc);
     }
+    default: return dot_row_scalar(type, row, x, n);
   }
-  return 0;
 }
 
 }  // namespace kvchat::cpu

@@ -1,0 +1,136 @@
+#include "backend/cpu/row_kernels.h"
+
+#include <algorithm>
+
+#include "backend/cpu/dot.h"
+#include "numeric/convert.h"
+
+namespace kvchat::cpu {
+
+using gguf::TensorType;
+
+void PreparedActivations::prepare(const float* X, int64_t n_tokens, int64_t cols,
+                                  std::span<const TensorType> weight_types) {
+  x_ = X;
+  n_tokens_ = n_tokens;
+  cols_ = cols;
+  has_q8_32_ = has_q8_k_ = false;
+  for (TensorType t : weight_types) {
+    const ActivationFormat f = activation_format_of(t);
+    has_q8_32_ |= f == ActivationFormat::Q8_32;
+    has_q8_k_ |= f == ActivationFormat::Q8_K;
+  }
+  if (has_q8_32_) {
+    const int64_t nb = cols / kQuantBlock;
+    if (q8_32_.size() < static_cast<size_t>(n_tokens * nb)) q8_32_.resize(n_tokens * nb);
+    for (int64_t t = 0; t < n_tokens; ++t) quantize_activations_q8_32(X + t * cols, q8_32_.data() + t * nb, cols);
+  }
+  if (has_q8_k_) {
+    const int64_t nb = cols / kSuperBlock;
+    if (q8_k_.size() < static_cast<size_t>(n_tokens * nb)) q8_k_.resize(n_tokens * nb);
+    for (int64_t t = 0; t < n_tokens; ++t) quantize_activations_q8_k(X + t * cols, q8_k_.data() + t * nb, cols);
+  }
+}
+
+bool PreparedActivations::has(ActivationFormat f) const {
+  switch (f) {
+    case ActivationFormat::F32: return x_ != nullptr;
+    case ActivationFormat::Q8_32: return has_q8_32_;
+    case ActivationFormat::Q8_K: return has_q8_k_;
+  }
+  return false;
+}
+
+uint64_t PreparedActivations::scratch_bytes() const {
+  return q8_32_.capacity() * sizeof(BlockQ8_32) + q8_k_.capacity() * sizeof(BlockQ8_K);
+}
+
+namespace {
+
+constexpr int64_t kFloatRowTile = 16;  // f16/bf16 rows converted to f32 together
+constexpr int kQuantRows = 4, kQuantTokens = 4;
+
+// Y[b][r] = dot(rows[r], X[b]) for r < n_rows, b < n_tokens; 4 rows x 2 tokens at a time.
+void tile_times_tokens(const float* rows, int64_t n_rows, const PreparedActivations& x, float* Y, int64_t ldy) {
+  const int64_t cols = x.cols(), n_tokens = x.n_tokens();
+  int64_t b = 0;
+  for (; b + 2 <= n_tokens; b += 2) {
+    int64_t r = 0;
+    for (; r + 4 <= n_rows; r += 4) {
+      float out[8];
+      dot_f32_4x2(rows + r * cols, cols, x.f32(b), cols, cols, out);
+      for (int k = 0; k < 4; ++k) {
+        Y[b * ldy + r + k] = out[k];
+        Y[(b + 1) * ldy + r + k] = out[4 + k];
+      }
+    }
+    for (; r < n_rows; ++r) {
+      Y[b * ldy + r] = dot_f32(rows + r * cols, x.f32(b), cols);
+      Y[(b + 1) * ldy + r] = dot_f32(rows + r * cols, x.f32(b + 1), cols);
+    }
+  }
+  for (; b < n_tokens; ++b) {
+    for (int64_t r = 0; r < n_rows; ++r) Y[b * ldy + r] = dot_f32(rows + r * cols, x.f32(b), cols);
+  }
+}
+
+void float_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy,
+                RowScratch& scratch) {
+  if (x.n_tokens() == 1) {
+    for (int64_t r = r0; r < r1; ++r) Y[r] = dot_row(w.type, w.row(r), x.f32(0), w.cols);
+    return;
+  }
+  for (int64_t t0 = r0; t0 < r1; t0 += kFloatRowTile) {
+    const int64_t t1 = std::min(r1, t0 + kFloatRowTile);
+    const float* rows;
+    if (w.type == TensorType::F32) {
+      rows = reinterpret_cast<const float*>(w.row(t0));
+    } else {
+      if (scratch.rows_f32.size() < static_cast<size_t>(kFloatRowTile * w.cols)) {
+        scratch.rows_f32.resize(kFloatRowTile * w.cols);
+      }
+      for (int64_t r = t0; r < t1; ++r) {
+        dequantize_row_fast(w.type, w.row(r), scratch.rows_f32.data() + (r - t0) * w.cols, w.cols);
+      }
+      rows = scratch.rows_f32.data();
+    }
+    tile_times_tokens(rows, t1 - t0, x, Y + t0, ldy);
+  }
+}
+
+void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy) {
+  const bool k_type = activation_format_of(w.type) == ActivationFormat::Q8_K;
+  const void* act0 = k_type ? static_cast<const void*>(x.q8_k(0)) : static_cast<const void*>(x.q8_32(0));
+  const uint64_t act_stride =
+      k_type ? (w.cols / kSuperBlock) * sizeof(BlockQ8_K) : (w.cols / kQuantBlock) * sizeof(BlockQ8_32);
+  const int64_t n_tokens = x.n_tokens();
+  if (n_tokens == 1) {
+    for (int64_t r = r0; r < r1; ++r) Y[r] = quant_dot(w.type, w.row(r), act0, w.cols);
+    return;
+  }
+  float out[kQuantRows * kQuantTokens];
+  for (int64_t ra = r0; ra < r1; ra += kQuantRows) {
+    const int nr = static_cast<int>(std::min<int64_t>(kQuantRows, r1 - ra));
+    for (int64_t b = 0; b < n_tokens; b += kQuantTokens) {
+      const int nt = static_cast<int>(std::min<int64_t>(kQuantTokens, n_tokens - b));
+      quant_dot_tile(w.type, w.row(ra), w.row_bytes, nr, static_cast<const uint8_t*>(act0) + b * act_stride,
+                     act_stride, nt, w.cols, out);
+      for (int t = 0; t < nt; ++t) {
+        for (int r = 0; r < nr; ++r) Y[(b + t) * ldy + ra + r] = out[t * nr + r];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void matmul_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy,
+                 RowScratch& scratch) {
+  if (r0 >= r1 || x.n_tokens() == 0) return;
+  if (activation_format_of(w.type) == ActivationFormat::F32 || !kInt8Activations) {
+    return float_rows(w, x, r0, r1, Y, ldy, scratch);
+  }
+  quant_rows(w, x, r0, r1, Y, ldy);
+}
+
+}  // namespace kvchat::cpu

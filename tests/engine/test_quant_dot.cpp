@@ -1,0 +1,232 @@
+// Integer dot products (quantized weights x 8-bit activations) and the row-range matmul
+// kernel, scalar and AVX2, against float64 dots of the dequantized definitions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "backend/cpu/dot.h"
+#include "backend/cpu/quant_dot.h"
+#include "backend/cpu/row_kernels.h"
+#include "numeric/convert.h"
+#include "numeric/half.h"
+#include "numeric/quant_blocks.h"
+
+namespace kvchat {
+namespace {
+
+using gguf::TensorType;
+
+constexpr TensorType kQuantTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
+                                      TensorType::Q5_1, TensorType::IQ4_NL, TensorType::Q2_K, TensorType::Q3_K,
+                                      TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS};
+constexpr TensorType kFloatTypes[] = {TensorType::F32, TensorType::F16, TensorType::BF16};
+
+gguf::TensorTypeTraits traits(TensorType t) { return *gguf::tensor_type_traits(static_cast<uint32_t>(t)); }
+
+std::vector<float> random_values(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// A random small finite half (about 2^-8 .. 2^-5, either sign when `signed_ok`).
+uint16_t random_scale(std::mt19937& rng, bool signed_ok) {
+  const float mag = std::ldexp(1.0f + (rng() % 1000) / 1000.0f, -8 + static_cast<int>(rng() % 4));
+  return f32_to_f16(signed_ok && (rng() & 1) ? -mag : mag);
+}
+
+// `n_rows` rows of n values of `type`: random bytes (valid codes for every type) with
+// finite f16 scales; Q8_0/Q4_0 and the float types through quantize_row of random values.
+std::vector<uint8_t> random_rows(TensorType type, int64_t n_rows, int64_t n, uint32_t seed) {
+  const auto tr = traits(type);
+  const uint64_t row_bytes = n / tr.block_elements * tr.block_bytes;
+  std::vector<uint8_t> out(n_rows * row_bytes);
+  std::mt19937 rng(seed);
+  for (auto& b : out) b = static_cast<uint8_t>(rng());
+  const int64_t n_blocks = n_rows * (n / tr.block_elements);
+  for (int64_t k = 0; k < n_blocks; ++k) {
+    uint8_t* p = out.data() + k * tr.block_bytes;
+    auto set = [&](size_t offset, bool signed_ok) {
+      const uint16_t h = random_scale(rng, signed_ok);
+      std::memcpy(p + offset, &h, 2);
+    };
+    switch (type) {
+      case TensorType::Q8_0: set(offsetof(BlockQ8_0, d), true); break;
+      case TensorType::Q4_0: set(offsetof(BlockQ4_0, d), true); break;
+      case TensorType::Q4_1: set(offsetof(BlockQ4_1, d), false), set(offsetof(BlockQ4_1, m), true); break;
+      case TensorType::Q5_0: set(offsetof(BlockQ5_0, d), true); break;
+      case TensorType::Q5_1: set(offsetof(BlockQ5_1, d), false), set(offsetof(BlockQ5_1, m), true); break;
+      case TensorType::IQ4_NL: set(offsetof(BlockIq4Nl, d), true); break;
+      case TensorType::Q2_K: set(offsetof(BlockQ2_K, d), false), set(offsetof(BlockQ2_K, dmin), false); break;
+      case TensorType::Q3_K: set(offsetof(BlockQ3_K, d), true); break;
+      case TensorType::Q4_K: set(offsetof(BlockQ4_K, d), false), set(offsetof(BlockQ4_K, dmin), false); break;
+      case TensorType::Q5_K: set(offsetof(BlockQ5_K, d), false), set(offsetof(BlockQ5_K, dmin), false); break;
+      case TensorType::Q6_K: set(offsetof(BlockQ6_K, d), true); break;
+      case TensorType::IQ4_XS: set(offsetof(BlockIq4Xs, d), true); break;
+      default: break;
+    }
+  }
+  if (type == TensorType::F32 || type == TensorType::F16 || type == TensorType::BF16) {
+    const auto v = random_values(n_rows * n, seed + 1);
+    quantize_row(type, v.data(), out.data(), n_rows * n);
+  }
+  return out;
+}
+
+// The activations as the kernels see them: d * qs per value.
+std::vector<float> dequantized_activations(TensorType type, const void* act, int64_t n) {
+  std::vector<float> out(n);
+  if (cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K) {
+    const auto* b = static_cast<const BlockQ8_K*>(act);
+    for (int64_t i = 0; i < n; ++i) out[i] = b[i / kSuperBlock].d * b[i / kSuperBlock].qs[i % kSuperBlock];
+  } else {
+    const auto* b = static_cast<const cpu::BlockQ8_32*>(act);
+    for (int64_t i = 0; i < n; ++i) out[i] = b[i / kQuantBlock].d * b[i / kQuantBlock].qs[i % kQuantBlock];
+  }
+  return out;
+}
+
+struct QuantizedActivations {
+  std::vector<cpu::BlockQ8_32> q32;
+  std::vector<BlockQ8_K> qk;
+  const void* data(TensorType type) const {
+    return cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K ? static_cast<const void*>(qk.data())
+                                                                           : static_cast<const void*>(q32.data());
+  }
+};
+
+QuantizedActivations quantize_activations(const std::vector<float>& x) {
+  QuantizedActivations a;
+  const int64_t n = static_cast<int64_t>(x.size());
+  a.q32.resize(n / kQuantBlock);
+  a.qk.resize(n / kSuperBlock);
+  cpu::quantize_activations_q8_32(x.data(), a.q32.data(), n);
+  cpu::quantize_activations_q8_k(x.data(), a.qk.data(), n);
+  return a;
+}
+
+class ScalarAndAvx2 : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (!GetParam() && !cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+    cpu::force_scalar_kernels(GetParam());
+  }
+  void TearDown() override { cpu::force_scalar_kernels(false); }
+};
+
+TEST(ActivationQuantization, BlocksHoldScaleSumsAndRoundedValues) {
+  const auto x = random_values(512, 5);
+  const auto a = quantize_activations(x);
+  for (int64_t k = 0; k < 16; ++k) {
+    const auto& b = a.q32[k];
+    int sum = 0;
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) {
+      sum += b.qs[j];
+      amax = std::max(amax, std::fabs(x[k * 32 + j]));
+      EXPECT_LE(std::fabs(b.d * b.qs[j] - x[k * 32 + j]), 0.5f * b.d * 1.0001f);
+    }
+    EXPECT_FLOAT_EQ(b.d, amax / 127);
+    EXPECT_FLOAT_EQ(b.s, b.d * sum);
+  }
+  for (int64_t k = 0; k < 2; ++k) {
+    for (int g = 0; g < 16; ++g) {
+      int sum = 0;
+      for (int j = 0; j < 16; ++j) sum += a.qk[k].qs[g * 16 + j];
+      EXPECT_EQ(a.qk[k].bsums[g], sum);
+    }
+  }
+}
+
+// Every quantized type: the integer dot equals the float64 dot of the dequantized weight row
+// with the dequantized activations (up to float rounding), and the plain f32 dot within the
+// activation-quantization error (|x - d*q| <= d/2 per value).
+TEST_P(ScalarAndAvx2, IntegerDotMatchesDequantizedDefinition) {
+  for (TensorType type : kQuantTypes) {
+    for (int64_t n : {256, 512, 2816}) {
+      const auto row = random_rows(type, 1, n, 100 + n + static_cast<uint32_t>(type));
+      const auto x = random_values(n, 7 + n);
+      const auto act = quantize_activations(x);
+      std::vector<float> w(n);
+      dequantize_row(type, row.data(), w.data(), n);
+      const auto xq = dequantized_activations(type, act.data(type), n);
+      double want = 0, mag = 0, exact = 0, bound = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        want += double(w[i]) * xq[i];
+        mag += std::fabs(double(w[i]) * xq[i]);
+        exact += double(w[i]) * x[i];
+        bound += std::fabs(double(w[i])) * std::fabs(double(xq[i]) - x[i]);
+      }
+      const double tol = 2e-6 * mag + 1e-6;
+      const float got = cpu::quant_dot(type, row.data(), act.data(type), n);
+      EXPECT_NEAR(got, want, tol) << gguf::tensor_type_name(type) << " n=" << n;
+      EXPECT_NEAR(got, exact, bound + tol) << gguf::tensor_type_name(type) << " n=" << n;
+      EXPECT_NEAR(cpu::quant_dot_scalar(type, row.data(), act.data(type), n), want, tol)
+          << gguf::tensor_type_name(type) << " n=" << n;
+    }
+  }
+}
+
+// matmul_rows over row ranges and 1..9 tokens equals one dot per (row, token), and writes
+// nothing outside its rows.
+TEST_P(ScalarAndAvx2, MatmulRowsEqualsPerRowDots) {
+  const int64_t rows = 37, ldy = 41;
+  std::vector<TensorType> types(std::begin(kQuantTypes), std::end(kQuantTypes));
+  types.insert(types.end(), std::begin(kFloatTypes), std::end(kFloatTypes));
+  for (TensorType type : types) {
+    const int64_t cols = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K ? 512 : 96 + 32 * 7;
+    const auto tr = traits(type);
+    WeightView w;
+    w.type = type;
+    w.rows = rows;
+    w.cols = cols;
+    w.row_bytes = cols / tr.block_elements * tr.block_bytes;
+    const auto data = random_rows(type, rows, cols, 300 + static_cast<uint32_t>(type));
+    w.data = data.data();
+    for (int64_t n_tokens = 1; n_tokens <= 9; ++n_tokens) {
+      const auto X = random_values(n_tokens * cols, 40 + n_tokens);
+      cpu::PreparedActivations act;
+      act.prepare(X.data(), n_tokens, cols, type);
+      cpu::RowScratch scratch;
+      for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, rows}, {3, 20}, {5, 6}, {16, 37}}) {
+        std::vector<float> Y(n_tokens * ldy, -12345.0f);
+        cpu::matmul_rows(w, act, r0, r1, Y.data(), ldy, scratch);
+        for (int64_t b = 0; b < n_tokens; ++b) {
+          for (int64_t r = 0; r < ldy; ++r) {
+            const float got = Y[b * ldy + r];
+            if (r < r0 || r >= r1) {
+              ASSERT_EQ(got, -12345.0f) << "wrote outside its rows: r=" << r;
+              continue;
+            }
+            std::vector<float> wd(cols);
+            dequantize_row(type, w.row(r), wd.data(), cols);
+            double want = 0, mag = 0;
+            if (cpu::activation_format_of(type) == cpu::ActivationFormat::F32 || !cpu::kInt8Activations) {
+              for (int64_t i = 0; i < cols; ++i) want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
+            } else {
+              const void* a = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K
+                                  ? static_cast<const void*>(act.q8_k(b))
+                                  : static_cast<const void*>(act.q8_32(b));
+              const auto xq = dequantized_activations(type, a, cols);
+              for (int64_t i = 0; i < cols; ++i) want += double(wd[i]) * xq[i], mag += std::fabs(wd[i] * xq[i]);
+            }
+            ASSERT_NEAR(got, want, 2e-6 * mag + 1e-6)
+                << gguf::tensor_type_name(type) << " tokens=" << n_tokens << " b=" << b << " r=" << r << " range ["
+                << r0 << "," << r1 << ")";
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ScalarAndAvx2, ::testing::Values(true, false),
+                         [](const auto& info) { return std::string(info.param ? "Scalar" : "Avx2"); });
+
+}  // namespace
+}  // namespace kvchat
