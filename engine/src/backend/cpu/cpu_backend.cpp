@@ -102,7 +102,7 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  struct ThreadBuffers {
+  struct alignas(64) ThreadBuffers {  // one cache line apart: written by their thread only
     std::vector<float> xn;      // (kPrivateInputTokens, dim): this thread's normalised x
     PreparedActivations in;                // this thread's prepared input (chunks of <= kPrivateInputTokens)
     std::vector<float> scores;  // (n_ctx) attention scores

@@ -33,13 +33,6 @@ class MatMul {
   void rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y,
             int64_t ldy, int thread);
 
-  // Inside a ThreadPool::run body: this thread's share of all of w's rows.
-  void share(const WeightView& w, const PreparedActivations& x, float* Y, int64_t ldy, int thread,
-             int n_threads) {
-    const auto [r0, r1] = split_range(w.rows, kMatmulRowAlign, thread, n_threads);
-    if (r0 < r1) rows(w, x, r0, r1, Y, ldy, thread);
-  }
-
   uint64_t scratch_bytes() const;
 
  private:
