@@ -431,16 +431,16 @@ TEST(Refusal, OneMessageListsEveryReason) {
   std::vector<uint8_t> bytes = rewrite(
       **f, [](gguf::GgufWriter& w) { w.set_string("tokenizer.ggml.model", "mystery"); },
       {"blk.1.attn_k.bias", "blk.0.ffn_down.weight"});
-  set_tensor_type(bytes, "blk.0.attn_q.weight", 12);  // Q4_K
-  set_tensor_type(bytes, "blk.1.ffn_up.weight", 14);  // Q6_K
+  set_tensor_type(bytes, "blk.0.attn_q.weight", 16);  // IQ2_XXS
+  set_tensor_type(bytes, "blk.1.ffn_up.weight", 21);  // IQ3_S
   const std::string path = dir.file("bad.gguf");
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   auto m = Model::load(path);
   ASSERT_FALSE(m);
   const std::string msg = m.message();
   for (const char* fragment :
-       {"bad.gguf", "5 problems", "tensor 'blk.0.attn_q.weight': tensor type Q4_K (id 12) is not supported",
-        "tensor 'blk.1.ffn_up.weight': tensor type Q6_K (id 14) is not supported",
+       {"bad.gguf", "5 problems", "tensor 'blk.0.attn_q.weight': tensor type IQ2_XXS (id 16) is not supported",
+        "tensor 'blk.1.ffn_up.weight': tensor type IQ3_S (id 21) is not supported",
         "missing required tensor 'blk.1.attn_k.bias'", "missing required tensor 'blk.0.ffn_down.weight'",
         "mystery"}) {
     EXPECT_NE(msg.find(fragment), std::string::npos) << fragment << "\n" << msg;
@@ -456,13 +456,13 @@ TEST(Refusal, OneMessageListsEveryReason) {
         w.set_string("tokenizer.ggml.model", "mystery");
       },
       {});
-  set_tensor_type(arch_bytes, "token_embd.weight", 12);
+  set_tensor_type(arch_bytes, "token_embd.weight", 16);
   const std::string path2 = dir.file("mamba.gguf");
   std::ofstream(path2, std::ios::binary).write(reinterpret_cast<const char*>(arch_bytes.data()), arch_bytes.size());
   auto m2 = Model::load(path2);
   ASSERT_FALSE(m2);
   for (const char* fragment : {"3 problems", "architecture 'mamba' is not supported", "llama, qwen2, qwen3, gemma2, gemma3, phi3",
-                               "tensor 'token_embd.weight': tensor type Q4_K", "mystery"}) {
+                               "tensor 'token_embd.weight': tensor type IQ2_XXS", "mystery"}) {
     EXPECT_NE(m2.message().find(fragment), std::string::npos) << fragment << "\n" << m2.message();
   }
 }

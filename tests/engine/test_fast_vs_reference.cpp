@@ -3,6 +3,8 @@
 // output, prefill across the batch limit and token-by-token decode.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "model/synthetic_model.h"
@@ -13,21 +15,34 @@ namespace {
 
 using gguf::TensorType;
 
-class FastVsReference : public ::testing::TestWithParam<TensorType> {};
+// A weight type for every matrix, or a llama.cpp-style mix.
+struct WeightCase {
+  TensorType type;
+  WeightMix mix = WeightMix::Uniform;
+};
+
+class FastVsReference : public ::testing::TestWithParam<WeightCase> {};
+
+bool super_block_type(TensorType t) {
+  return gguf::tensor_type_traits(static_cast<uint32_t>(t))->block_elements == 256;
+}
 
 TEST_P(FastVsReference, LogitsAgree) {
   test::TempDir dir;
   SyntheticModelSpec spec;
   spec.name = "test";
   spec.n_layers = 3;
-  spec.n_embd = 128;
+  // Rows of 256-value super-blocks for the K- and XS-types (and the mixes of them).
+  const bool k = super_block_type(GetParam().type);
+  spec.n_embd = k ? 256 : 128;
   spec.n_heads = 4;
   spec.n_kv_heads = 2;
-  spec.n_ff = 256;
+  spec.n_ff = k ? 512 : 256;
   spec.n_vocab = 512;
   spec.n_ctx = 600;
   spec.tied = false;
-  spec.type = GetParam();
+  spec.type = GetParam().type;
+  spec.mix = GetParam().mix;
   const std::string path = dir.file("m.gguf");
   ASSERT_TRUE(write_synthetic_model(path, spec));
   auto model = Model::load(path);
@@ -47,21 +62,35 @@ TEST_P(FastVsReference, LogitsAgree) {
   std::vector<float> fast_all, ref_all;
   ASSERT_TRUE((*fast)->eval(prompt, &fast_all));
   ASSERT_TRUE((*ref)->eval(prompt, &ref_all));
+  // Greedy ids: the arg-max of every checked position agrees (the logits are spread over
+  // several units, so a 1e-4 relative difference cannot flip a clear winner).
+  auto argmax = [](const float* l) { return std::max_element(l, l + 512) - l; };
   for (size_t p = 0; p < prompt.size(); p += 37) {
     EXPECT_LE(test::max_rel_error(&fast_all[p * 512], &ref_all[p * 512], 512), 1e-4) << "pos " << p;
+    EXPECT_EQ(argmax(&fast_all[p * 512]), argmax(&ref_all[p * 512])) << "pos " << p;
   }
   for (int step = 0; step < 5; ++step) {
     const TokenId t = static_cast<TokenId>(100 + step);
     ASSERT_TRUE((*fast)->eval(std::span<const TokenId>(&t, 1)));
     ASSERT_TRUE((*ref)->eval(std::span<const TokenId>(&t, 1)));
     EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 512), 1e-4);
+    EXPECT_EQ(argmax((*fast)->last_logits().data()), argmax((*ref)->last_logits().data()));
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllWeightTypes, FastVsReference,
-                         ::testing::Values(TensorType::F32, TensorType::F16, TensorType::BF16,
-                                           TensorType::Q8_0, TensorType::Q4_0),
-                         [](const auto& info) { return std::string(gguf::tensor_type_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(
+    AllWeightTypes, FastVsReference,
+    ::testing::Values(WeightCase{TensorType::F32}, WeightCase{TensorType::F16}, WeightCase{TensorType::BF16},
+                      WeightCase{TensorType::Q8_0}, WeightCase{TensorType::Q4_0}, WeightCase{TensorType::Q4_1},
+                      WeightCase{TensorType::Q5_0}, WeightCase{TensorType::Q5_1}, WeightCase{TensorType::IQ4_NL},
+                      WeightCase{TensorType::Q2_K}, WeightCase{TensorType::Q3_K}, WeightCase{TensorType::Q4_K},
+                      WeightCase{TensorType::Q5_K}, WeightCase{TensorType::Q6_K}, WeightCase{TensorType::IQ4_XS},
+                      WeightCase{TensorType::Q3_K, WeightMix::Q3_K_M}, WeightCase{TensorType::Q4_K, WeightMix::Q4_K_M},
+                      WeightCase{TensorType::Q5_K, WeightMix::Q5_K_M}),
+    [](const auto& info) {
+      return std::string(info.param.mix == WeightMix::Uniform ? gguf::tensor_type_name(info.param.type)
+                                                              : weight_mix_name(info.param.mix));
+    });
 
 TEST(ModelLoad, TiedAndUntiedOutputAndWeightAccounting) {
   test::TempDir dir;

@@ -1,7 +1,7 @@
 """A small GGUF v2/v3 reader for the float64 reference (NumPy only).
 
 Written from the GGUF file-format description (ggml's docs/gguf.md) and GGML's block
-layouts; it shares nothing with the C++ engine.
+layouts (the quantized blocks in ggml_blocks.py); it shares nothing with the C++ engine.
 
 File layout (little endian):
   magic "GGUF" | u32 version (2 or 3) | u64 n_tensors | u64 n_kv
@@ -19,6 +19,8 @@ import struct
 from dataclasses import dataclass
 
 import numpy as np
+
+from ggml_blocks import BLOCK_TYPES, dequantize_blocks
 
 GGUF_MAGIC = b"GGUF"
 
@@ -44,10 +46,11 @@ GGML_F32, GGML_F16, GGML_Q4_0, GGML_Q8_0, GGML_BF16 = 0, 1, 2, 8, 30
 GGML_TYPES = {
     GGML_F32: ("F32", 1, 4),
     GGML_F16: ("F16", 1, 2),
-    GGML_Q4_0: ("Q4_0", 32, 18),   # f16 scale d, then 16 bytes of 4-bit values
-    GGML_Q8_0: ("Q8_0", 32, 34),   # f16 scale d, then 32 int8 values
     GGML_BF16: ("BF16", 1, 2),
 }
+# Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, Q2_K..Q6_K, IQ4_NL, IQ4_XS: layouts in ggml_blocks.py.
+GGML_TYPES.update({t: (name, block, nbytes) for t, (name, block, nbytes, _) in BLOCK_TYPES.items()})
+GGML_TYPE_IDS = {name: t for t, (name, _, _) in GGML_TYPES.items()}   # "Q4_K" -> 12
 
 
 @dataclass
@@ -127,20 +130,8 @@ def dequantize(raw: bytes, ggml_type: int, n_elements: int) -> np.ndarray:
         # bfloat16 is the upper half of a float32.
         bits = np.frombuffer(raw, dtype="<u2", count=n_elements).astype(np.uint32) << 16
         return bits.view("<f4").astype(np.float64)
-    if ggml_type == GGML_Q8_0:
-        blocks = np.frombuffer(raw, dtype=np.uint8, count=n_elements // 32 * 34).reshape(-1, 34)
-        d = blocks[:, :2].copy().view("<f2").astype(np.float64)           # (n_blocks, 1)
-        q = blocks[:, 2:].copy().view(np.int8).astype(np.float64)         # (n_blocks, 32)
-        return (d * q).reshape(-1)
-    if ggml_type == GGML_Q4_0:
-        blocks = np.frombuffer(raw, dtype=np.uint8, count=n_elements // 32 * 18).reshape(-1, 18)
-        d = blocks[:, :2].copy().view("<f2").astype(np.float64)           # (n_blocks, 1)
-        qs = blocks[:, 2:]                                                 # (n_blocks, 16)
-        # Element j (0..15) is the low nibble of byte j, element j+16 its high nibble;
-        # both are stored with +8 offset.
-        lo = (qs & 0x0F).astype(np.float64) - 8.0
-        hi = (qs >> 4).astype(np.float64) - 8.0
-        return (d * np.concatenate([lo, hi], axis=1)).reshape(-1)
+    if ggml_type in BLOCK_TYPES:
+        return dequantize_blocks(raw, ggml_type, n_elements)
     raise ValueError(f"unsupported ggml type {ggml_type}")
 
 
@@ -210,7 +201,7 @@ def main() -> None:
             for k, v in g.metadata.items()}
     print(json.dumps({"version": g.version, "alignment": g.alignment, "metadata": meta}, indent=1))
     for t in g.tensors.values():
-        print(f"{t.name:40s} {t.type_name:5s} ne={list(t.ne)}")
+        print(f"{t.name:40s} {t.type_name:6s} ne={list(t.ne)}")
 
 
 if __name__ == "__main__":

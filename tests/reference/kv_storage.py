@@ -1,4 +1,5 @@
-"""What a KV cache stored as f16 / q8_0 / q4_0 gives back, for deriving tolerances.
+"""What a KV cache stored as f16 / q8_0 / q4_0 gives back, for deriving tolerances (and
+roundtrip_act_q8: 8-bit activations of integer dot products, likewise).
 
 The reference itself keeps K and V in float64 (exact). To know how far an engine's
 logits may move because its cache stores K/V coarser, check_architectures.py runs the
@@ -46,3 +47,15 @@ def roundtrip_f16(x: np.ndarray) -> np.ndarray:
 
 
 ROUNDTRIP = {"f16": roundtrip_f16, "q8_0": roundtrip_q8_0, "q4_0": roundtrip_q4_0}
+
+
+def roundtrip_act_q8(x: np.ndarray, block: int) -> np.ndarray:
+    """Activations as an engine that dots them in 8-bit integer stores them: per `block`
+    values along the last axis, d = max|x| / 127, q = round(x / d), x' = q * d; d rounded
+    to f16 for 32-value blocks (Q8_0-like), kept f32 for 256-value blocks (Q8_K-like)."""
+    b = x.astype(np.float32).reshape(*x.shape[:-1], x.shape[-1] // block, block)
+    d = np.abs(b).max(axis=-1, keepdims=True) / np.float32(127)
+    inv = np.divide(np.float32(1), d, out=np.zeros_like(d), where=d != 0)
+    q = np.sign(b * inv) * np.floor(np.abs(b * inv) + np.float32(0.5))
+    d = d.astype(np.float16) if block == 32 else d
+    return (q * d.astype(np.float64)).reshape(x.shape)

@@ -227,6 +227,17 @@ def softcap(x: np.ndarray, cap: Optional[float]) -> np.ndarray:
     return x if cap is None else cap * np.tanh(x / cap)
 
 
+# Weight types whose fast dot products pair with 8-bit activations in 32-value blocks
+# (Q8_0-like) or 256-value blocks (Q8_K-like, the K-quants and IQ4_XS); float weights: none.
+_ACT_BLOCK_32 = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "IQ4_NL"}
+_ACT_BLOCK_256 = {"Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_XS"}
+
+
+def act_block(type_name: str) -> int:
+    """The activation block (32, 256, or 0 for float weights) that a weight type pairs with."""
+    return 32 if type_name in _ACT_BLOCK_32 else 256 if type_name in _ACT_BLOCK_256 else 0
+
+
 def yarn_ramp(n_rot: int, base: float, sc: RopeScaling) -> np.ndarray:
     """Per rotated pair i (n_rot/2 values): 1 = keep the original frequency
     (extrapolate), 0 = divide it by the factor (interpolate), linear in i between the
@@ -337,6 +348,13 @@ class ReferenceModel:
         if self.gguf.has("rope_factors_long.weight") or self.gguf.has("rope_factors_short.weight"):
             self.rope_freqs = longrope_setup(self.gguf, hp, n_ctx or hp.n_ctx_train)  # (n_rot/2,)
         nq, nk, nv = hp.n_head * hp.head_dim_k, hp.n_head_kv * hp.head_dim_k, hp.n_head_kv * hp.head_dim_v
+        # Tolerance derivation only: act_store(x, block) maps the input rows of a matmul
+        # whose weights are stored in blocks that pair with `block`-value activation blocks
+        # (32 or 256; act_block) to what an engine that quantizes activations multiplies.
+        self.act_store: Optional[Callable[[np.ndarray, int], np.ndarray]] = None
+        info = self.gguf.tensors
+        self.output_block = act_block(info["output.weight" if self.gguf.has("output.weight")
+                                           else "token_embd.weight"].type_name)
         self.layers = []
         for il in range(hp.n_layer):
             p = f"blk.{il}."
@@ -361,6 +379,12 @@ class ReferenceModel:
             if spec.post_norms:
                 L["post_attn_norm"] = t(p + "post_attention_norm.weight")       # (dim,)
                 L["post_ffw_norm"] = t(p + "post_ffw_norm.weight")              # (dim,)
+            L["blocks"] = {k: act_block(info[p + n].type_name) for k, n in (  # activation block per matrix
+                ("wq", "attn_qkv.weight" if spec.fused_qkv else "attn_q.weight"),
+                ("wk", "attn_qkv.weight" if spec.fused_qkv else "attn_k.weight"),
+                ("wv", "attn_qkv.weight" if spec.fused_qkv else "attn_v.weight"),
+                ("wo", "attn_output.weight"), ("gate", "ffn_up.weight" if spec.fused_gate_up else "ffn_gate.weight"),
+                ("up", "ffn_up.weight"), ("down", "ffn_down.weight"))}
             assert L["wq"].shape == (nq, hp.dim) and L["wk"].shape == (nk, hp.dim) and L["wv"].shape == (nv, hp.dim)
             assert L["gate"].shape == (hp.n_ff, hp.dim) and L["down"].shape == (hp.dim, hp.n_ff)
             self.layers.append(L)
@@ -413,7 +437,7 @@ class ReferenceModel:
         group = hp.n_head // hp.n_head_kv
         for il, L in enumerate(self.layers):
             h = rms_norm(x, L["attn_norm"], hp.eps)
-            q, k, v = h @ L["wq"].T, h @ L["wk"].T, h @ L["wv"].T
+            q, k, v = self._mm(h, L, "wq"), self._mm(h, L, "wk"), self._mm(h, L, "wv")
             if spec.qkv_bias:
                 q, k, v = q + L["bq"], k + L["bk"], v + L["bv"]
             q = q.reshape(T, hp.n_head, hp.head_dim_k)
@@ -441,19 +465,28 @@ class ReferenceModel:
             p = np.exp(scores)
             p /= p.sum(axis=-1, keepdims=True)
             attn = np.einsum("hts,shd->thd", p, Vq).reshape(T, hp.n_head * hp.head_dim_v)
-            out = attn @ L["wo"].T                                            # (T, dim)
+            out = self._mm(attn, L, "wo")                                     # (T, dim)
             if spec.post_norms:
                 out = rms_norm(out, L["post_attn_norm"], hp.eps)
             x = x + out
             h = rms_norm(x, L["ffn_norm"], hp.eps)
-            gate, up = h @ L["gate"].T, h @ L["up"].T                         # (T, n_ff)
+            gate, up = self._mm(h, L, "gate"), self._mm(h, L, "up")           # (T, n_ff)
             act = gelu_tanh(gate) if spec.activation == "gelu_tanh" else silu(gate)
-            out = (act * up) @ L["down"].T                                    # (T, dim)
+            out = self._mm(act * up, L, "down")                               # (T, dim)
             if spec.post_norms:
                 out = rms_norm(out, L["post_ffw_norm"], hp.eps)
             x = x + out
         x = rms_norm(x, self.output_norm, hp.eps)
+        if self.act_store is not None and self.output_block:
+            x = self.act_store(x, self.output_block)
         return softcap(x @ self.output.T, hp.final_softcap)                   # (T, n_vocab)
+
+    def _mm(self, x: np.ndarray, L: dict, key: str) -> np.ndarray:
+        """x (T, n_in) times layer matrix L[key] (n_out, n_in) transposed: (T, n_out)."""
+        block = L["blocks"][key]
+        if self.act_store is not None and block:
+            x = self.act_store(x, block)
+        return x @ L[key].T
 
     def run(self, ids: list[int], greedy: int = 0, decode: bool = False,
             kv_store: Optional[Callable] = None) -> tuple[np.ndarray, list[int]]:

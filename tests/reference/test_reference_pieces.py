@@ -14,6 +14,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ggml_blocks  # noqa: E402
 import gguf_reader  # noqa: E402
 from reference_forward import (ARCHS, HParams, RopeScaling, apply_rope, attention_mask,  # noqa: E402
                                gelu_tanh, rms_norm, rope_angles, softcap, yarn_ramp)
@@ -272,6 +273,189 @@ class Reader(unittest.TestCase):
         self.assertEqual(g.data_offset % 64, 0)
         self.assertEqual(g.tensors["t"].shape, (2, 3))
         np.testing.assert_array_equal(g.tensor("t"), [[0, 1, 2], [3, 4, 5]])
+
+
+def _h(x: float) -> bytes:
+    """x as the 2 bytes of an f16."""
+    return np.float16(x).tobytes()
+
+
+def _deq(blk: bytes, type_name: str) -> np.ndarray:
+    t = gguf_reader.GGML_TYPE_IDS[type_name]
+    _, n, nbytes = gguf_reader.GGML_TYPES[t]
+    assert len(blk) == nbytes, (type_name, len(blk), nbytes)
+    return gguf_reader.dequantize(blk, t, n)
+
+
+class QuantBlocks(unittest.TestCase):
+    """One hand-built block per type; the expected values are worked out by hand from the
+    layout in ggml_blocks.py's docstring (never by running a dequantizer)."""
+
+    def test_block_sizes(self):
+        want = {"Q4_1": (32, 20), "Q5_0": (32, 22), "Q5_1": (32, 24), "Q2_K": (256, 84), "Q3_K": (256, 110),
+                "Q4_K": (256, 144), "Q5_K": (256, 176), "Q6_K": (256, 210), "IQ4_NL": (32, 18),
+                "IQ4_XS": (256, 136)}
+        ids = {"Q4_1": 3, "Q5_0": 6, "Q5_1": 7, "Q2_K": 10, "Q3_K": 11, "Q4_K": 12, "Q5_K": 13, "Q6_K": 14,
+               "IQ4_NL": 20, "IQ4_XS": 23}
+        for name, (n, nbytes) in want.items():
+            self.assertEqual(gguf_reader.GGML_TYPES[ids[name]], (name, n, nbytes))
+
+    def test_q4_1(self):
+        # d = 0.5, m = -1; byte 0 = 0xF0: x0 = 0.5*0 - 1 = -1, x16 = 0.5*15 - 1 = 6.5;
+        # bytes 1..15 = 0x3A: x1..15 = 0.5*10 - 1 = 4, x17..31 = 0.5*3 - 1 = 0.5.
+        got = _deq(_h(0.5) + _h(-1.0) + bytes([0xF0] + [0x3A] * 15), "Q4_1")
+        np.testing.assert_array_equal(got, [-1.0] + [4.0] * 15 + [6.5] + [0.5] * 15)
+
+    def test_q5_0(self):
+        # d = 0.25; qh = bits 0, 17, 31; qs all 0x21 (low nibble 1, high 2).
+        # x0 = (1|16) - 16 = 1 -> 0.25; x1..15 = 1 - 16 = -15 -> -3.75; x16 = 2 - 16 -> -3.5;
+        # x17 = (2|16) - 16 = 2 -> 0.5; x18..30 -> -3.5; x31 = 2 -> 0.5.
+        qh = (1 | 1 << 17 | 1 << 31).to_bytes(4, "little")
+        got = _deq(_h(0.25) + qh + bytes([0x21] * 16), "Q5_0")
+        np.testing.assert_array_equal(got, [0.25] + [-3.75] * 15 + [-3.5, 0.5] + [-3.5] * 13 + [0.5])
+
+    def test_q5_1(self):
+        # d = 1, m = 0.5; qh bytes 00 00 01 00 = bit 16; qs all 0x5F.
+        # x0..15 = 15 + 0.5; x16 = (5|16) + 0.5 = 21.5; x17..31 = 5.5.
+        got = _deq(_h(1.0) + _h(0.5) + bytes([0, 0, 1, 0]) + bytes([0x5F] * 16), "Q5_1")
+        np.testing.assert_array_equal(got, [15.5] * 16 + [21.5] + [5.5] * 15)
+
+    def test_q2_k(self):
+        # scales[s] = ((s+1) & 15) | (15-s) << 4: scale (s+1)%16, min 15-s. d = 0.5, dmin = 0.25.
+        # qs all 0xE4 = 0b11_10_01_00 (plane k holds k), except qs[32+5] = 0x1B = 0b00_01_10_11.
+        scales = bytes(((s + 1) & 15) | (15 - s) << 4 for s in range(16))
+        qs = [0xE4] * 64
+        qs[32 + 5] = 0x1B
+        got = _deq(scales + bytes(qs) + _h(0.5) + _h(0.25), "Q2_K")
+        self.assertEqual(got[0], -3.75)      # h0 k0 l0: q 0, s 0 (scale 1, min 15): 0 - 0.25*15
+        self.assertEqual(got[116], 10.0)     # h0 k3 l20: q 3, s 7 (8, 8): 0.5*8*3 - 0.25*8
+        self.assertEqual(got[133], 11.75)    # h1 k0 l5: q 0x1B&3 = 3, s 8 (9, 7): 13.5 - 1.75
+        self.assertEqual(got[176], 5.0)      # h1 k1 l16: q 1, s 11 (12, 4): 6 - 1
+        self.assertEqual(got[197], 5.75)     # h1 k2 l5: q (0x1B>>4)&3 = 1, s 12 (13, 3): 6.5 - 0.75
+        self.assertEqual(got[255], 0.0)      # h1 k3 l31: q 3, s 15 (scale 16&15 = 0, min 0)
+
+    # Q3_K scale bytes: low nibbles 1,3,5,7,9,11,13,15 (bytes 0..7) then their high nibbles
+    # 2,4,...,14,0; high-bit bytes 8..11 = 0xE4, 0x00, 0xFF, 0x1B.
+    Q3_SCALES = bytes([0x21, 0x43, 0x65, 0x87, 0xA9, 0xCB, 0xED, 0x0F, 0xE4, 0x00, 0xFF, 0x1B])
+
+    def test_q3_k_scales(self):
+        # scale s: 6-bit = low | ((byte[8 + s%4] >> 2*(s//4)) & 3) << 4, minus 32.
+        # s0: 1|0 -> -31; s1: 3 -> -29; s2: 5|48 -> 21; s3: 7|48 -> 23; s4: 9|16 (0xE4>>2&3 = 1) -> -7;
+        # s5: 11 -> -21; s6: 13|48 -> 29; s7: 15|32 (0x1B>>2&3 = 2) -> 15; s8: 2|32 (0xE4>>4&3) -> 2;
+        # s9: 4 -> -28; s10: 6|48 -> 22; s11: 8|16 (0x1B>>4&3 = 1) -> -8; s12: 10|48 (0xE4>>6) -> 26;
+        # s13: 12 -> -20; s14: 14|48 -> 30; s15: 0|0 (0x1B>>6 = 0) -> -32.
+        got = ggml_blocks.q3_k_scales(np.frombuffer(self.Q3_SCALES, dtype=np.uint8).reshape(1, 12))
+        self.assertEqual(got.tolist(), [[-31, -29, 21, 23, -7, -21, 29, 15, 2, -28, 22, -8, 26, -20, 30, -32]])
+
+    def test_q3_k(self):
+        # hmask all 0xFF except hmask[3] = 0xEE (bits 0 and 4 clear); qs all 0xE4 (plane k
+        # holds k) except qs[32+3] = 0x1B; d = 0.5. q = low2 - (high ? 0 : 4).
+        hmask = [0xFF] * 32
+        hmask[3] = 0xEE
+        qs = [0xE4] * 64
+        qs[32 + 3] = 0x1B
+        got = _deq(bytes(hmask) + bytes(qs) + self.Q3_SCALES + _h(0.5), "Q3_K")
+        self.assertEqual(got[0], 0.0)        # h0 k0 l0: low2 0, high 1 -> q 0
+        self.assertEqual(got[3], 62.0)       # h0 k0 l3: low2 0, bit 0 clear -> q -4; s0 -31: 0.5*-31*-4
+        self.assertEqual(got[35], 10.5)      # h0 k1 l3: low2 1, bit 1 set -> q 1; s2 21
+        self.assertEqual(got[81], -21.0)     # h0 k2 l17: q 2, s5 -21
+        self.assertEqual(got[131], -1.0)     # h1 k0 l3: low2 0x1B&3 = 3, bit 4 clear -> q -1; s8 2
+        self.assertEqual(got[163], 22.0)     # h1 k1 l3: low2 (0x1B>>2)&3 = 2, bit 5 set; s10 22
+        self.assertEqual(got[243], -48.0)    # h1 k3 l19: low2 3, bit 7 set; s15 -32: 0.5*-32*3
+
+    # Q4_K/Q5_K scale bytes: scales j0..3 = 1,2,3,4 (bytes 0..3 & 63), mins j0..3 = 5,6,7,8
+    # (bytes 4..7 & 63); j4..7: scale = low nibble of bytes 8..11 (9,10,11,12) | top 2 bits of
+    # bytes 0..3 (1,2,3,0) << 4 = 25, 42, 59, 12; min = high nibble of bytes 8..11 (1,2,3,4)
+    # | top 2 bits of bytes 4..7 (1,0,3,2) << 4 = 17, 2, 51, 36.
+    K4_SCALES = bytes([0x41, 0x82, 0xC3, 0x04, 0x45, 0x06, 0xC7, 0x88, 0x19, 0x2A, 0x3B, 0x4C])
+
+    def test_k4_scales_mins(self):
+        sc, mn = ggml_blocks.k4_scales_mins(np.frombuffer(self.K4_SCALES, dtype=np.uint8).reshape(1, 12))
+        self.assertEqual(sc.tolist(), [[1, 2, 3, 4, 25, 42, 59, 12]])
+        self.assertEqual(mn.tolist(), [[5, 6, 7, 8, 17, 2, 51, 36]])
+
+    def _k4_qs(self) -> list[int]:
+        qs = [0x73] * 128                    # low nibble 3, high 7
+        qs[64 + 7] = 0xA5                    # c = 2, l = 7: sub-block 4 gets 5, sub-block 5 gets 10
+        return qs
+
+    def test_q4_k(self):
+        # d = 0.5, dmin = 0.25; x = 0.5*scale*q - 0.25*min.
+        got = _deq(_h(0.5) + _h(0.25) + self.K4_SCALES + bytes(self._k4_qs()), "Q4_K")
+        self.assertEqual(got[0], 0.25)       # sub 0, q 3: 0.5*1*3 - 0.25*5
+        self.assertEqual(got[33], 5.5)       # sub 1, q 7: 0.5*2*7 - 0.25*6
+        self.assertEqual(got[135], 58.25)    # sub 4 l7, q 5: 0.5*25*5 - 0.25*17
+        self.assertEqual(got[167], 209.5)    # sub 5 l7, q 10: 0.5*42*10 - 0.25*2
+        self.assertEqual(got[192], 75.75)    # sub 6, q 3: 0.5*59*3 - 0.25*51
+        self.assertEqual(got[255], 33.0)     # sub 7, q 7: 0.5*12*7 - 0.25*36
+
+    def test_q5_k(self):
+        # As Q4_K plus qh: qh[0] = 0x80 (sub 7's fifth bit at l 0), qh[7] = 0x30 (subs 4, 5 at l 7).
+        qh = [0] * 32
+        qh[0], qh[7] = 0x80, 0x30
+        got = _deq(_h(0.5) + _h(0.25) + self.K4_SCALES + bytes(qh) + bytes(self._k4_qs()), "Q5_K")
+        self.assertEqual(got[0], 0.25)       # sub 0 l0: bit 0 of qh[0] clear -> as Q4_K
+        self.assertEqual(got[135], 258.25)   # sub 4 l7, q 5+16: 0.5*25*21 - 4.25
+        self.assertEqual(got[167], 545.5)    # sub 5 l7, q 10+16: 0.5*42*26 - 0.5
+        self.assertEqual(got[199], 75.75)    # sub 6 l7: bit 6 of qh[7] clear, q 3
+        self.assertEqual(got[224], 129.0)    # sub 7 l0, q 7+16: 0.5*12*23 - 9
+        self.assertEqual(got[225], 33.0)     # sub 7 l1: no fifth bit
+
+    def test_q6_k(self):
+        # scales[s] = s - 8; d = 0.5. ql all 0x21 (low 1, high 2) except ql[64+32+9] = 0xF4;
+        # qh all 0 except qh[0] = 0x03 and qh[32+9] = 0xE4 (g0 0, g1 1, g2 2, g3 3).
+        ql = [0x21] * 128
+        ql[105] = 0xF4
+        qh = [0] * 64
+        qh[0], qh[41] = 0x03, 0xE4
+        got = _deq(bytes(ql) + bytes(qh) + bytes((s - 8) & 0xFF for s in range(16)) + _h(0.5), "Q6_K")
+        self.assertEqual(got[0], -68.0)      # h0 g0 l0: 1 | 3<<4 = 49 - 32 = 17; s0 -8: 0.5*-8*17
+        self.assertEqual(got[84], 45.0)      # h0 g2 l20: ql[20]>>4 = 2 -> -30; s5 -3
+        self.assertEqual(got[169], -12.0)    # h1 g1 l9: ql[105]&15 = 4 | 1<<4 = 20 -> -12; s10 2
+        self.assertEqual(got[201], 4.0)      # h1 g2 l9: ql[73]>>4 = 2 | 2<<4 = 34 -> 2; s12 4
+        self.assertEqual(got[233], 93.0)     # h1 g3 l9: ql[105]>>4 = 15 | 3<<4 = 63 -> 31; s14 6
+        self.assertEqual(got[255], -105.0)   # h1 g3 l31: 2 -> -30; s15 7
+
+    def test_iq4_nl(self):
+        # d = 0.5; byte j = j | (15-j) << 4: x_j = 0.5*table[j], x_{16+j} = 0.5*table[15-j].
+        table = [-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113]
+        got = _deq(_h(0.5) + bytes(j | (15 - j) << 4 for j in range(16)), "IQ4_NL")
+        np.testing.assert_array_equal(got, [0.5 * v for v in table + table[::-1]])
+
+    def test_iq4_xs(self):
+        # d = 0.25; scales_h = 0xE4E4 -> high bits per sub-block 0,1,2,3,0,1,2,3; scales_l
+        # 0x21 0x43 0x65 0x87 -> low 1..8; ls - 32 = -31, -14, 3, 20, -27, -10, 7, 24.
+        # qs all 0x0F (low -> table[15] = 113, high -> table[0] = -127) except qs[16*3+2] = 0x98.
+        qs = [0x0F] * 128
+        qs[50] = 0x98
+        got = _deq(_h(0.25) + bytes([0xE4, 0xE4, 0x21, 0x43, 0x65, 0x87]) + bytes(qs), "IQ4_XS")
+        self.assertEqual(got[0], -875.75)    # sub 0: 0.25*-31*113
+        self.assertEqual(got[16], 984.25)    # sub 0, high nibble: 0.25*-31*-127
+        self.assertEqual(got[64], 84.75)     # sub 2: 0.25*3*113
+        self.assertEqual(got[98], 5.0)       # sub 3 l2: table[8] = 1: 0.25*20*1
+        self.assertEqual(got[114], 65.0)     # sub 3 l18: table[9] = 13: 0.25*20*13
+        self.assertEqual(got[255], -762.0)   # sub 7 high: 0.25*24*-127
+
+    def test_activation_rounding(self):
+        from kv_storage import roundtrip_act_q8
+        # One 32-block with max|x| = 127: d = 1, x' = round(x): 63.7 -> 64, -0.4 -> 0, -2.5 -> -3 (half away).
+        x = np.zeros(32)
+        x[:4] = [127.0, 63.7, -0.4, -2.5]
+        np.testing.assert_array_equal(roundtrip_act_q8(x, 32)[:4], [127.0, 64.0, 0.0, -3.0])
+        # A 256-block: d = 254/127 = 2 over all 256 values, so 3.1 -> 2*round(1.55) = 4.
+        y = np.zeros(256)
+        y[0], y[200] = 3.1, -254.0
+        got = roundtrip_act_q8(y, 256)
+        self.assertEqual((got[0], got[200]), (4.0, -254.0))
+        from reference_forward import act_block
+        self.assertEqual([act_block(t) for t in ("F16", "Q4_0", "IQ4_NL", "Q4_K", "IQ4_XS", "Q6_K")],
+                         [0, 32, 32, 256, 256, 256])
+
+    def test_blocks_are_independent(self):
+        # Two Q4_1 blocks in a row: the second block's values come from its own d and m.
+        two = _h(1.0) + _h(0.0) + bytes([0x11] * 16) + _h(2.0) + _h(-3.0) + bytes([0x22] * 16)
+        got = gguf_reader.dequantize(two, 3, 64)
+        np.testing.assert_array_equal(got, [1.0] * 32 + [1.0] * 32)   # 1*1 + 0; 2*2 - 3
 
 
 if __name__ == "__main__":

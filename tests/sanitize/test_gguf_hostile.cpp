@@ -639,9 +639,16 @@ TEST(GgufHostile, Dimensions) {
 TEST(GgufHostile, TensorTypes) {
   Bytes b = base_bytes();
   const TensorAt q = tensor_at(b, "blk.0.attn_q.weight");
+  poke<uint32_t>(b, q.type, 16);
+  expect_rejected("type-iq2xxs", b,
+                  {"tensor 'blk.0.attn_q.weight'", "tensor type IQ2_XXS (id 16) is not supported"});
+  poke<uint32_t>(b, q.type, 15);  // Q8_K: an activation format, never a stored weight here
+  expect_rejected("type-q8k", b,
+                  {"tensor 'blk.0.attn_q.weight'", "tensor type Q8_K (id 15) is not supported"});
+  // Q4_K is read, but its rows are whole 256-value super-blocks; these rows are 64 long.
   poke<uint32_t>(b, q.type, 12);
-  expect_rejected("type-q4k", b,
-                  {"tensor 'blk.0.attn_q.weight'", "tensor type Q4_K (id 12) is not supported"});
+  expect_rejected("type-q4k-row-64", b,
+                  {"tensor 'blk.0.attn_q.weight'", "row length 64 is not a multiple of 256", "Q4_K"});
   poke<uint32_t>(b, q.type, 999);
   expect_rejected(
       "type-999", b,

@@ -43,6 +43,7 @@ Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const Model& mod
     case BackendKind::CpuReference: return cpu::make_reference_backend(model, options);
     case BackendKind::Cuda:
       if (auto s = cuda_can_run(model.hparams()); !s) return Error{"CUDA backend: " + s.message()};
+      if (auto s = cuda_can_run_weights(model.weights()); !s) return Error{"CUDA backend: " + s.message()};
       if (auto f = registry()[static_cast<size_t>(kind)]) return f(model, options);
       return Error{"this build of kvchat has no CUDA backend (built without nvcc)"};
   }

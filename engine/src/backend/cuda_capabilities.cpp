@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/model_hparams.h"
+#include "model/model_weights.h"
 
 namespace kvchat {
 
@@ -34,6 +35,35 @@ Status cuda_can_run(const ModelHParams& hp) {
   std::string message = "architecture '" + std::string(a.name) + "' needs what the CUDA kernels do not implement: ";
   for (size_t k = 0; k < missing.size(); ++k) message += (k ? ", " : "") + missing[k];
   return Error{message};
+}
+
+Status cuda_can_run_weights(const ModelWeights& w) {
+  std::vector<std::string> unsupported;
+  auto check = [&](const WeightView& m) {
+    if (!m) return;
+    switch (m.type) {
+      case gguf::TensorType::F32:
+      case gguf::TensorType::F16:
+      case gguf::TensorType::BF16:
+      case gguf::TensorType::Q8_0:
+      case gguf::TensorType::Q4_0: return;
+      default: break;
+    }
+    const std::string name(gguf::tensor_type_name(m.type));
+    for (const std::string& u : unsupported) {
+      if (u == name) return;
+    }
+    unsupported.push_back(name);
+  };
+  check(w.token_embd);
+  check(w.output);
+  for (const ModelLayerWeights& L : w.layers) {
+    for (const WeightView* m : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) check(*m);
+  }
+  if (unsupported.empty()) return {};
+  std::string message = "the CUDA kernels do not read weights of type ";
+  for (size_t k = 0; k < unsupported.size(); ++k) message += (k ? ", " : "") + unsupported[k];
+  return Error{message + " yet (the cpu backend does)"};
 }
 
 }  // namespace kvchat

@@ -259,7 +259,7 @@ Status GgufFile::parse_all() {
     if (!traits) {
       return p.fail(what + ": tensor type " + std::string(ggml_type_name(type_id)) + " (id " +
                     std::to_string(type_id) +
-                    ") is not supported (kvchat reads F32, F16, BF16, Q8_0, Q4_0)");
+                    ") is not supported (kvchat reads " + supported_tensor_type_names() + ")");
     }
     t.type = traits->type;
     if (t.dims[0] % traits->block_elements != 0) {

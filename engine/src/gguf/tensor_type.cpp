@@ -46,4 +46,10 @@ std::string_view ggml_type_name(uint32_t id) {
 
 std::string_view tensor_type_name(TensorType t) { return ggml_type_name(static_cast<uint32_t>(t)); }
 
+std::string supported_tensor_type_names() {
+  std::string all;
+  for (const auto& t : kSupported) all += (all.empty() ? "" : ", ") + std::string(t.name);
+  return all;
+}
+
 }  // namespace kvchat::gguf

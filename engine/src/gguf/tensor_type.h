@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace kvchat::gguf {
@@ -41,5 +42,7 @@ std::optional<TensorTypeTraits> tensor_type_traits(uint32_t ggml_type_id);
 std::string_view ggml_type_name(uint32_t ggml_type_id);
 
 std::string_view tensor_type_name(TensorType t);
+// The supported types' names, comma-separated ("F32, F16, ..., IQ4_XS"), for messages.
+std::string supported_tensor_type_names();
 
 }  // namespace kvchat::gguf

@@ -110,7 +110,7 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
     problems.push_back("tensor '" + t.name + "': tensor type " +
                        std::string(gguf::ggml_type_name(t.ggml_type_id)) + " (id " +
                        std::to_string(t.ggml_type_id) +
-                       ") is not supported (kvchat reads F32, F16, BF16, Q8_0, Q4_0)");
+                       ") is not supported (kvchat reads " + gguf::supported_tensor_type_names() + ")");
     unsupported_names.push_back(t.name);
   }
   auto hp = std::make_unique<ModelHParams>();

@@ -11,7 +11,9 @@ namespace {
 // intermediate_size, vocab_size, max_position_embeddings, rope_theta,
 // tie_word_embeddings; gemma2: head_dim and sliding_window). Mistral-7B is v0.2/v0.3's
 // 32k context (v0.1 trained 8k with a 4k sliding window); the vocab is v0.1/v0.2's 32000. kjv-demo-shape is the shape of
-// ../shared/models/kjv-demo-*.gguf.
+// ../shared/models/kjv-demo-*.gguf. tiny-256 is no real model: the smallest llama whose
+// every matrix row is a whole number of 256-weight K-quant blocks (reference tests,
+// llama.cpp-quantized fixtures).
 // clang-format off
 constexpr ModelPreset kPresets[] = {
     // name              layers  embd heads kv  hd    ff     vocab    ctx     rope       tied   bias   arch    window
@@ -22,28 +24,33 @@ constexpr ModelPreset kPresets[] = {
     {"qwen2.5-0.5b",       24,   896,  14,  2,  64,  4864, 151936,  32768, 1000000.0f, true,  true, "qwen2", 0},
     {"gemma2-2b",          26,  2304,   8,  4, 256,  9216, 256000,   8192,   10000.0f, true,  false, "gemma2", 4096},
     {"kjv-demo-shape",      6,   192,   6,  2,  32,   512,   2048,    512,   10000.0f, true,  false, "llama", 0},
+    {"tiny-256",            2,   256,   4,  2,  64,   512,    512,   2048,   10000.0f, false, false, "llama", 0},
 };
 
 // One matrix of `rows` x `cols` values (GGUF stores it as `rows` rows of `cols`).
 struct MatrixShape {
-  uint64_t rows, cols, count;  // `count` identical matrices
+  std::string name;  // the GGUF tensor name
+  uint64_t rows, cols;
 };
 
-// Every 2-D weight of the model, grouped by shape.
+// Every 2-D weight of the model, in the order mkmodel writes them.
 std::vector<MatrixShape> matrices(const ModelPreset& p) {
-  const uint64_t L = static_cast<uint64_t>(p.n_layers), d = static_cast<uint64_t>(p.n_embd);
+  const uint64_t d = static_cast<uint64_t>(p.n_embd);
   const uint64_t q_dim = static_cast<uint64_t>(p.n_heads) * static_cast<uint64_t>(p.head_dim);
   const uint64_t kv_dim = static_cast<uint64_t>(p.n_kv_heads) * static_cast<uint64_t>(p.head_dim);
   const uint64_t ff = static_cast<uint64_t>(p.n_ff), nv = static_cast<uint64_t>(p.n_vocab);
-  std::vector<MatrixShape> m = {
-      {nv, d, 1},          // token_embd
-      {q_dim, d, L},       // attn_q
-      {kv_dim, d, 2 * L},  // attn_k, attn_v
-      {d, q_dim, L},       // attn_output
-      {ff, d, 2 * L},      // ffn_gate, ffn_up
-      {d, ff, L},          // ffn_down
-  };
-  if (!p.tied_embeddings) m.push_back({nv, d, 1});  // output
+  std::vector<MatrixShape> m = {{"token_embd.weight", nv, d}};
+  for (int32_t l = 0; l < p.n_layers; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    m.push_back({b + "attn_q.weight", q_dim, d});
+    m.push_back({b + "attn_k.weight", kv_dim, d});
+    m.push_back({b + "attn_v.weight", kv_dim, d});
+    m.push_back({b + "attn_output.weight", d, q_dim});
+    m.push_back({b + "ffn_gate.weight", ff, d});
+    m.push_back({b + "ffn_up.weight", ff, d});
+    m.push_back({b + "ffn_down.weight", d, ff});
+  }
+  if (!p.tied_embeddings) m.push_back({"output.weight", nv, d});
   return m;
 }
 
@@ -76,7 +83,7 @@ int32_t preset_windowed_layers(const ModelPreset& p) {
 
 ParamCount preset_param_count(const ModelPreset& p) {
   ParamCount c;
-  for (const MatrixShape& m : matrices(p)) c.matrix += m.rows * m.cols * m.count;
+  for (const MatrixShape& m : matrices(p)) c.matrix += m.rows * m.cols;
   const uint64_t L = static_cast<uint64_t>(p.n_layers), d = static_cast<uint64_t>(p.n_embd);
   const ArchitectureDesc* a = find_architecture(p.arch);
   // attn_norm and ffn_norm per layer (and post_attention_norm, post_ffw_norm), output_norm
@@ -90,16 +97,14 @@ ParamCount preset_param_count(const ModelPreset& p) {
   return c;
 }
 
-Result<uint64_t> preset_weight_bytes(const ModelPreset& p, gguf::TensorType matrix_type) {
-  const auto traits = gguf::tensor_type_traits(static_cast<uint32_t>(matrix_type));
-  if (!traits) return Error{"unsupported weight type"};
+Result<uint64_t> preset_weight_bytes(const ModelPreset& p, gguf::TensorType matrix_type, WeightMix mix) {
+  if (!gguf::tensor_type_traits(static_cast<uint32_t>(matrix_type))) return Error{"unsupported weight type"};
   uint64_t bytes = 0;
   for (const MatrixShape& m : matrices(p)) {
-    if (m.cols % traits->block_elements != 0) {
-      return Error{std::string(p.name) + ": rows of " + std::to_string(m.cols) +
-                   " values are not whole " + std::string(traits->name) + " blocks"};
-    }
-    bytes += m.rows * (m.cols / traits->block_elements * traits->block_bytes) * m.count;
+    const gguf::TensorType t = fallback_weight_type(
+        mix_weight_type(mix, matrix_type, m.name, p.n_layers, p.tied_embeddings), static_cast<int64_t>(m.cols));
+    const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(t));
+    bytes += m.rows * (m.cols / traits.block_elements * traits.block_bytes);
   }
   return bytes + preset_param_count(p).vector * sizeof(float);
 }

@@ -10,6 +10,7 @@
 
 #include "gguf/tensor_type.h"
 #include "kvchat/result.h"
+#include "model/weight_mix.h"
 
 namespace kvchat {
 
@@ -42,11 +43,12 @@ struct ParamCount {
 };
 ParamCount preset_param_count(const ModelPreset& p);
 
-// Predicted weight bytes with every 2-D matrix in `matrix_type` and every vector in f32
-// (how `mkmodel` writes a model and how llama.cpp stores norms and biases). Real
-// quantized files often keep a few tensors (embeddings, output) at a higher precision,
-// so for q8_0/q4_0 this is the all-in-one-type figure, not a particular download's size.
-// Fails when a matrix row is not a whole number of the type's blocks.
-Result<uint64_t> preset_weight_bytes(const ModelPreset& p, gguf::TensorType matrix_type);
+// Predicted weight bytes with every 2-D matrix in `matrix_type` (or in the type `mix` gives
+// it) and every vector in f32 — how `mkmodel` writes a model and how llama.cpp stores norms
+// and biases — matrices whose rows are not whole blocks counted in their fallback type
+// (model/weight_mix.h), as mkmodel writes them. Real files often keep a few tensors at a
+// higher precision, so without a mix this is the all-in-one-type figure.
+Result<uint64_t> preset_weight_bytes(const ModelPreset& p, gguf::TensorType matrix_type,
+                                     WeightMix mix = WeightMix::Uniform);
 
 }  // namespace kvchat

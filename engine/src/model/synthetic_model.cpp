@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -199,7 +200,8 @@ Result<int32_t> copy_vocab(gguf::GgufWriter& w, const std::string& path) {
   return static_cast<int32_t>(tokens->as_array()->size());
 }
 
-Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& spec_in) {
+Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& spec_in,
+                             std::vector<std::string>* notes) {
   SyntheticModelSpec spec = spec_in;
   gguf::GgufWriter w;
   if (!spec.vocab_from.empty()) {
@@ -220,7 +222,9 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
   const gguf::TensorType type = spec.type;
   const std::string ap = spec.arch + ".";
   w.set_string("general.architecture", spec.arch);
-  w.set_string("general.name", spec.name + "-random-" + std::string(gguf::tensor_type_name(type)));
+  const std::string_view type_name =
+      spec.mix == WeightMix::Uniform ? gguf::tensor_type_name(type) : weight_mix_name(spec.mix);
+  w.set_string("general.name", spec.name + "-random-" + std::string(type_name));
   w.set_u32(ap + "block_count", static_cast<uint32_t>(spec.n_layers));
   w.set_u32(ap + "context_length", static_cast<uint32_t>(spec.n_ctx));
   w.set_u32(ap + "embedding_length", static_cast<uint32_t>(spec.n_embd));
@@ -263,9 +267,21 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
   if (spec.vocab_from.empty()) write_vocab(w, spec.n_vocab);
 
   uint64_t s = spec.seed * 1000003;
+  std::map<std::string, int> fallbacks;  // note -> how many matrices
   auto mat = [&](const std::string& name, int64_t rows, int64_t cols, float scale = 1) {
-    w.add_tensor(name, {uint64_t(cols), uint64_t(rows)}, type,
-                 random_matrix(type, cols, scale / std::sqrt(static_cast<float>(cols)), ++s));
+    gguf::TensorType wanted = mix_weight_type(spec.mix, type, name, spec.n_layers, spec.tied);
+    for (const auto& [tensor, t] : spec.tensor_types) {
+      if (tensor == name) wanted = t;
+    }
+    const gguf::TensorType t = fallback_weight_type(wanted, cols);
+    if (t != wanted) {
+      const std::string kind = name.starts_with("blk.") ? "blk.*." + name.substr(name.find('.', 4) + 1) : name;
+      ++fallbacks[kind + ": rows of " + std::to_string(cols) + " values are not whole " +
+                  std::string(gguf::tensor_type_name(wanted)) + " blocks, written as " +
+                  std::string(gguf::tensor_type_name(t))];
+    }
+    w.add_tensor(name, {uint64_t(cols), uint64_t(rows)}, t,
+                 random_matrix(t, cols, scale / std::sqrt(static_cast<float>(cols)), ++s));
   };
   // Constant vectors take no seed, so preset models keep the weights they always had.
   auto vec_seed = [&] { return spec.norm_jitter != 0 ? ++s : s; };
@@ -330,6 +346,11 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
   }
   norm("output_norm.weight", dim);
   if (!spec.tied) mat("output.weight", nv, dim, spec.embd_scale);
+  if (notes) {
+    for (const auto& [note, count] : fallbacks) {
+      notes->push_back(note + (count > 1 ? " (" + std::to_string(count) + " matrices)" : ""));
+    }
+  }
   return w.write_file(path);
 }
 

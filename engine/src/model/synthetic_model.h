@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gguf/tensor_type.h"
 #include "kvchat/result.h"
+#include "model/weight_mix.h"
 
 namespace kvchat {
 
@@ -31,6 +33,13 @@ struct SyntheticModelSpec {
   float attn_softcap = 0, final_softcap = 0;  // written when > 0
   bool tied = true;  // no output.weight: the embedding doubles as the output matrix
   gguf::TensorType type = gguf::TensorType::F16;  // every 2-D weight; norms are F32
+  // Uniform: `type` for every matrix; else the mix's type per matrix (model/weight_mix.h).
+  // Either way a matrix whose rows are not whole blocks of its type falls back to a 32-value
+  // type (fallback_weight_type).
+  WeightMix mix = WeightMix::Uniform;
+  // Per-tensor types over the above by GGUF name, e.g. {"output.weight", Q6_K} for the
+  // Q4_0-with-a-Q6_K-output files llama.cpp writes.
+  std::vector<std::pair<std::string, gguf::TensorType>> tensor_types;
   uint64_t seed = 1;
   // 0: norm weights 1 and biases 0 (the preset models); else norms uniform in
   // [1 - jitter, 1 + jitter] and biases in [-jitter, jitter].
@@ -56,7 +65,9 @@ std::vector<std::string> synthetic_preset_names();
 Result<SyntheticModelSpec> synthetic_arch_spec(const std::string& arch);
 std::vector<std::string> synthetic_arch_names();
 
-// Writes the model atomically to `path`.
-Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& spec);
+// Writes the model atomically to `path`. `notes`, when given, receives one line per kind of
+// matrix that fell back to another type than the one wanted.
+Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& spec,
+                             std::vector<std::string>* notes = nullptr);
 
 }  // namespace kvchat

@@ -1,12 +1,11 @@
 #include "numeric/convert.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "numeric/half.h"
 #include "numeric/quant_blocks.h"
+#include "numeric/quantize.h"
 
 namespace kvchat {
 
@@ -25,47 +24,18 @@ void quantize_row(TensorType type, const float* src, void* dst, int64_t n) {
       for (int64_t i = 0; i < n; ++i) h[i] = f32_to_bf16(src[i]);
       return;
     }
-    case TensorType::Q8_0: {
-      auto* b = static_cast<BlockQ8_0*>(dst);
-      for (int64_t k = 0; k < n / kQuantBlock; ++k) {
-        const float* x = src + k * kQuantBlock;
-        float amax = 0;
-        for (int j = 0; j < kQuantBlock; ++j) amax = std::max(amax, std::fabs(x[j]));
-        // Quantize against the scale as stored (f16), so dequantization sees the same d.
-        b[k].d = f32_to_f16(amax / 127.0f);
-        const float d = f16_to_f32(b[k].d);
-        const float inv = d != 0 ? 1.0f / d : 0.0f;
-        for (int j = 0; j < kQuantBlock; ++j) {
-          b[k].qs[j] = static_cast<int8_t>(std::clamp<long>(std::lround(x[j] * inv), -127, 127));
-        }
-      }
-      return;
-    }
-    case TensorType::Q4_0: {
-      auto* b = static_cast<BlockQ4_0*>(dst);
-      for (int64_t k = 0; k < n / kQuantBlock; ++k) {
-        const float* x = src + k * kQuantBlock;
-        // The value of largest magnitude maps to -8, so its sign picks the scale's sign.
-        float amax = 0, vmax = 0;
-        for (int j = 0; j < kQuantBlock; ++j) {
-          if (std::fabs(x[j]) > amax) {
-            amax = std::fabs(x[j]);
-            vmax = x[j];
-          }
-        }
-        b[k].d = f32_to_f16(vmax / -8.0f);
-        const float d = f16_to_f32(b[k].d);
-        const float inv = d != 0 ? 1.0f / d : 0.0f;
-        auto q = [&](float v) {
-          return static_cast<uint8_t>(std::clamp(static_cast<int>(std::floor(v * inv + 8.5f)), 0, 15));
-        };
-        for (int j = 0; j < kQuantBlock / 2; ++j) {
-          b[k].qs[j] = static_cast<uint8_t>(q(x[j]) | (q(x[j + kQuantBlock / 2]) << 4));
-        }
-      }
-      return;
-    }
-    default: return;  // the other block types: encoders in numeric/quantize_*.cpp (to come)
+    case TensorType::Q8_0: return quantize_row_q8_0(src, static_cast<BlockQ8_0*>(dst), n);
+    case TensorType::Q4_0: return quantize_row_q4_0(src, static_cast<BlockQ4_0*>(dst), n);
+    case TensorType::Q4_1: return quantize_row_q4_1(src, static_cast<BlockQ4_1*>(dst), n);
+    case TensorType::Q5_0: return quantize_row_q5_0(src, static_cast<BlockQ5_0*>(dst), n);
+    case TensorType::Q5_1: return quantize_row_q5_1(src, static_cast<BlockQ5_1*>(dst), n);
+    case TensorType::IQ4_NL: return quantize_row_iq4_nl(src, static_cast<BlockIq4Nl*>(dst), n);
+    case TensorType::Q2_K: return quantize_row_q2_k(src, static_cast<BlockQ2_K*>(dst), n);
+    case TensorType::Q3_K: return quantize_row_q3_k(src, static_cast<BlockQ3_K*>(dst), n);
+    case TensorType::Q4_K: return quantize_row_q4_k(src, static_cast<BlockQ4_K*>(dst), n);
+    case TensorType::Q5_K: return quantize_row_q5_k(src, static_cast<BlockQ5_K*>(dst), n);
+    case TensorType::Q6_K: return quantize_row_q6_k(src, static_cast<BlockQ6_K*>(dst), n);
+    case TensorType::IQ4_XS: return quantize_row_iq4_xs(src, static_cast<BlockIq4Xs*>(dst), n);
   }
 }
 

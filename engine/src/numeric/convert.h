@@ -9,7 +9,8 @@ namespace kvchat {
 
 // dst[0..n) = row of `type` at src, as f32. n must be a multiple of the type's block size.
 void dequantize_row(gguf::TensorType type, const void* src, float* dst, int64_t n);
-// Encodes n f32 values as `type` (f16/bf16 round to nearest even; Q8_0/Q4_0 per 32-value block).
+// Encodes n f32 values as `type` (f16/bf16 round to nearest even; the block types by the
+// encoders of numeric/quantize.h).
 void quantize_row(gguf::TensorType type, const float* src, void* dst, int64_t n);
 // Re-encodes n_rows consecutive rows of n values from one type to another, through f32.
 void convert_rows(gguf::TensorType from, const void* src, gguf::TensorType to, void* dst, int64_t n_rows,

@@ -79,14 +79,22 @@ void dequantize_row(TensorType type, const void* src, float* dst, int64_t n) {
         const uint8_t s = b.scales[i / 16];
         return f16_to_f32(b.d) * (s & 0xF) * q - f16_to_f32(b.dmin) * (s >> 4);
       });
-    case TensorType::Q3_K:
-      return for_blocks<BlockQ3_K>(src, dst, n, kSuperBlock, [](const BlockQ3_K& b, int i) {
+    case TensorType::Q3_K: {
+      // As the lambdas above, with the 16 scales unpacked once per block.
+      const auto* blocks = static_cast<const BlockQ3_K*>(src);
+      for (int64_t k = 0; k < n / kSuperBlock; ++k) {
+        const BlockQ3_K& b = blocks[k];
         int8_t scales[16];
         q3_k_scales(b.scales, scales);
-        const int low = (b.qs[(i / 128) * 32 + i % 32] >> (2 * ((i % 128) / 32))) & 3;
-        const bool high = (b.hmask[i % 32] >> (i / 32)) & 1;  // hmask bit i / 32 of byte i % 32
-        return f16_to_f32(b.d) * scales[i / 16] * (low - (high ? 0 : 4));
-      });
+        const float d = f16_to_f32(b.d);
+        for (int i = 0; i < kSuperBlock; ++i) {
+          const int low = (b.qs[(i / 128) * 32 + i % 32] >> (2 * ((i % 128) / 32))) & 3;
+          const bool high = (b.hmask[i % 32] >> (i / 32)) & 1;  // hmask bit i / 32 of byte i % 32
+          dst[k * kSuperBlock + i] = d * scales[i / 16] * (low - (high ? 0 : 4));
+        }
+      }
+      return;
+    }
     // Q4_K/Q5_K: 64-value chunk c = i / 64 uses bytes qs[32c .. 32c+32): low nibbles for
     // its first 32 values, high nibbles for the next 32; sub-block i / 32.
     case TensorType::Q4_K:

@@ -26,14 +26,9 @@ struct Source {
   MemoryPlanInput input;
 };
 
-Result<gguf::TensorType> parse_weight_type(const std::string& s) {
-  for (gguf::TensorType t : {gguf::TensorType::F32, gguf::TensorType::F16, gguf::TensorType::BF16,
-                             gguf::TensorType::Q8_0, gguf::TensorType::Q4_0}) {
-    std::string name(gguf::tensor_type_name(t));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (s == name) return t;
-  }
-  return Error{"unknown --weight-type '" + s + "' (f32, f16, bf16, q8_0, q4_0)"};
+Result<WeightTypeSpec> parse_weight_type(const std::string& s) {
+  if (auto t = parse_weight_type_spec(s)) return *t;
+  return Error{"unknown --weight-type '" + s + "' (" + weight_type_spec_names() + ")"};
 }
 
 Result<Source> from_preset(const Args& args) {
@@ -44,7 +39,7 @@ Result<Source> from_preset(const Args& args) {
   s.weight_type = args.get("--weight-type", "f16");
   auto type = parse_weight_type(s.weight_type);
   if (!type) return type.error();
-  auto weights = preset_weight_bytes(*preset, *type);
+  auto weights = preset_weight_bytes(*preset, type->type, type->mix);
   if (!weights) return weights.error();
   s.n_params = preset_param_count(*preset).total();
   s.input.n_layers = preset->n_layers;

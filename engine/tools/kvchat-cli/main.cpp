@@ -32,20 +32,27 @@ commands:
               the 10x/1x time ratio), 1 MB worst cases; vocab-only GGUFs work
   mkmodel     --preset NAME --type T --out FILE [--layers N] [--seed S]
               writes a GGUF of a real shape with random weights (presets: tinyllama-1.1b,
-              llama-3.2-1b, llama-3-8b, mistral-7b, qwen2.5-0.5b, gemma2-2b, kjv-demo-shape;
-              types f32 f16 bf16 q8_0 q4_0)
+              llama-3.2-1b, llama-3-8b, mistral-7b, qwen2.5-0.5b, gemma2-2b, kjv-demo-shape,
+              tiny-256;
+              types f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl
+              iq4_xs, or the mixes q4_k_m / q5_k_m: q4_k / q5_k with q6_k for the output
+              and for attn_v and ffn_down of about half the layers (the first and last
+              eighth and every third between), q3_k_m: q3_k with q6_k output, q5_k/q4_k
+              attn_v and ffn_down, q4_k attn_output. Rows that are not whole 256-value
+              blocks fall back (with a note) to iq4_nl, q5_0, q5_1 or q8_0)
   mkmodel     --arch A --out FILE [--type T] [--seed S]
               a small model of architecture A with every optional tensor (llama,
               llama3-rope, qwen2, qwen3, gemma2, gemma3, phi3; default type f32)
               both take --vocab-from V: the tokenizer (and chat template) of GGUF V, e.g.
-              a vocab-only file of ../shared/vocab, instead of a synthetic one
+              a vocab-only file of ../shared/vocab, instead of a synthetic one, and
+              --embd N / --ff N: other widths (e.g. 256 / 512: every matrix a K-type)
   memory      (--model M | --preset NAME) [--ctx N] [--kv-type T] [--budget-bytes B]
               [--kv-block N] [--weight-type T] [--json]
               predicted weights + KV cache at a context length for each KV type (f32 f16
               q8_0 q4_0, default f16; --ctx defaults to the trained context), the max
               context and the number of such conversations that fit in a budget. Presets:
               llama-3-8b, llama-3.2-1b, tinyllama-1.1b, mistral-7b, qwen2.5-0.5b,
-              gemma2-2b, kjv-demo-shape; --weight-type (preset only, default f16) as for mkmodel
+              gemma2-2b, kjv-demo-shape, tiny-256; --weight-type (preset only, default f16) as for mkmodel
   perplexity  --model M --file F [--ctx N] [--kv-type T] [--json]
               perplexity of the text (BOS + non-overlapping windows of --ctx tokens); for
               --kv-type f32|q8_0|q4_0 also mean/max KL divergence and top-1 agreement
