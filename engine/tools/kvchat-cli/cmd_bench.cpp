@@ -18,6 +18,7 @@
 #include "memory_bandwidth.h"
 #include "model/model_hparams.h"
 #include "model/model_weights.h"
+#include "util/cpu_topology.h"
 #if KVCHAT_WITH_CUDA
 #include "backend/cuda/device_roofline.h"
 #endif
@@ -110,7 +111,7 @@ int cmd_bench(const Argv& argv) {
   }
   const bool gpu = sess.backend_name() == "cuda";
   int threads = static_cast<int>(*args->get_int("--threads", 0));
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 0) threads = physical_core_count();  // what the CPU backend uses by default
 
   std::mt19937 rng(1234);
   std::uniform_int_distribution<TokenId> pick(3, info.n_vocab - 1);

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/cpu_topology.h"
+
 namespace kvchat::cli {
 
 namespace {
@@ -24,7 +26,7 @@ double timed_parallel(int n_threads, Fn fn) {
 }  // namespace
 
 Bandwidth measure_bandwidth(int n_threads, uint64_t buffer_bytes, int repeats) {
-  if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (n_threads <= 0) n_threads = physical_core_count();
   const size_t n = buffer_bytes / sizeof(double);
   std::unique_ptr<double[]> a(new double[n]), b(new double[n]);
   // Touch every page first (in parallel, so pages land near their threads).
