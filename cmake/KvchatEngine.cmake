@@ -10,6 +10,7 @@ function(kvchat_add_engine_library name)
     set(x86 ON)
   else()
     list(FILTER sources EXCLUDE REGEX "dot_avx2")
+    list(FILTER sources EXCLUDE REGEX "attention_avx2")
   endif()
   add_library(${name} STATIC ${sources})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/engine/include PRIVATE ${src_dir})
@@ -19,6 +20,8 @@ function(kvchat_add_engine_library name)
     # AVX2/FMA/F16C kernels live in one file; dot.cpp picks them at run time. Source
     # properties are directory-scoped, so this is set for the calling directory.
     set_source_files_properties(${src_dir}/backend/cpu/dot_avx2.cpp PROPERTIES
+                                COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
+    set_source_files_properties(${src_dir}/backend/cpu/attention_avx2.cpp PROPERTIES
                                 COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
     target_compile_definitions(${name} PRIVATE KVCHAT_HAVE_AVX2_TU=1)
   endif()

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "backend/cpu/attention.h"
 #include "backend/cpu/cpu_ops.h"
 #include "backend/cpu/dot.h"
 #include "backend/cpu/matmul.h"
@@ -34,8 +35,7 @@ class CpuBackend final : public Backend {
     hb_.resize(B * hp_.n_ff);
     hb2_.resize(B * hp_.n_ff);
     const int32_t n_ctx = options.n_ctx > 0 ? options.n_ctx : hp_.n_ctx_train;
-    scores_.assign(pool_.size(), std::vector<float>(n_ctx));
-    head_buf_.assign(pool_.size(), std::vector<float>(hp_.head_dim));
+    attention_scratch_.assign(pool_.size(), AttentionScratch(n_ctx, hp_.n_heads / hp_.n_kv_heads, hp_.head_dim));
     for (int32_t l = 0; l < hp_.n_layers; ++l) rope_.push_back(&hp_.rope(l, n_ctx));
   }
 
@@ -44,8 +44,7 @@ class CpuBackend final : public Backend {
   uint64_t scratch_bytes() const override {
     uint64_t n = x_.size() + xb_.size() + xb2_.size() + q_.size() + k_.size() + v_.size() +
                  att_out_.size() + hb_.size() + hb2_.size();
-    for (const auto& s : scores_) n += s.size();
-    for (const auto& h : head_buf_) n += h.size();
+    for (const auto& s : attention_scratch_) n += s.bytes() / sizeof(float);
     return n * sizeof(float) + matmul_.scratch_bytes();
   }
 
@@ -149,38 +148,10 @@ class CpuBackend final : public Backend {
   // att_out (B, n_heads*hd): causal attention of each (token, head) over [first, pos]:
   // every earlier position, or on a windowed layer the last `window` (its own included).
   void attention(int32_t l, int64_t B, int32_t pos0, const KvCache& kv) {
-    const int32_t hd = hp_.head_dim, n_heads = hp_.n_heads, q_dim = hp_.q_dim();
-    const int32_t group = n_heads / hp_.n_kv_heads;
-    const float scale = hp_.query_scale, cap = hp_.attn_softcap;
-    const int32_t window = hp_.window(l);
-    const gguf::TensorType kv_type = kv_storage_type(kv.type());
-    pool_.parallel_for(B * n_heads, [&](int64_t i0, int64_t i1, int thread) {
-      float* att = scores_[thread].data();
-      float* v_head = head_buf_[thread].data();
-      for (int64_t i = i0; i < i1; ++i) {
-        const int64_t b = i / n_heads;
-        const int32_t h = static_cast<int32_t>(i % n_heads), kvh = h / group;
-        const int32_t pos = pos0 + static_cast<int32_t>(b);
-        const int32_t first = window > 0 ? std::max(0, pos - window + 1) : 0;
-        const int32_t n = pos + 1 - first;
-        const float* qh = &q_[b * q_dim + h * hd];
-        for (int32_t t = first; t <= pos; ++t) {
-          att[t - first] = dot_row(kv_type, kv.key_head(l, t, kvh), qh, hd) * scale;
-        }
-        if (cap > 0) softcap(att, n, cap);
-        softmax(att, n);
-        float* out = &att_out_[b * q_dim + h * hd];
-        std::fill_n(out, hd, 0.0f);
-        for (int32_t t = first; t <= pos; ++t) {
-          const float* vt = reinterpret_cast<const float*>(kv.value_head(l, t, kvh));
-          if (kv_type != gguf::TensorType::F32) {
-            dequantize_row_fast(kv_type, kv.value_head(l, t, kvh), v_head, hd);
-            vt = v_head;
-          }
-          const float a = att[t - first];
-          for (int32_t d = 0; d < hd; ++d) out[d] += a * vt[d];
-        }
-      }
+    AttentionArgs a{&kv, l, q_.data(), hp_.q_dim(), att_out_.data(), hp_.q_dim(), pos0, B, hp_.n_heads,
+                    hp_.n_kv_heads, hp_.head_dim, hp_.window(l), hp_.query_scale, hp_.attn_softcap};
+    pool_.parallel_for(attention_items(a), [&](int64_t i0, int64_t i1, int thread) {
+      attend_items(a, i0, i1, attention_scratch_[thread]);
     });
   }
 
@@ -191,8 +162,7 @@ class CpuBackend final : public Backend {
   MatMul matmul_;
   // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature).
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_out_, hb_, hb2_;
-  std::vector<std::vector<float>> scores_;    // per thread: attention scores (n_ctx)
-  std::vector<std::vector<float>> head_buf_;  // per thread: one dequantized V head (head_dim)
+  std::vector<AttentionScratch> attention_scratch_;  // per thread
 };
 
 }  // namespace
