@@ -53,22 +53,18 @@ void head_to_f32(KvType type, const uint8_t* src, float* dst, int32_t hd) {
 }
 
 // Quantizes the group's query heads (n = group * head_dim values) per 32 values:
-// scale = max|x| / 127, quant = round(x / scale) in [-127, 127].
-void quantize_query(const float* q, int64_t n, int8_t* quants, float* scales, float* offsets) {
+// scale = max|x| / 32767, quant = round(x / scale) in [-32767, 32767].
+void quantize_query(const float* q, int64_t n, int16_t* quants, float* scales) {
   for (int64_t k = 0; k < n / kQ; ++k) {
     const float* x = q + k * kQ;
     float amax = 0;
     for (int j = 0; j < kQ; ++j) amax = std::max(amax, std::fabs(x[j]));
-    const float scale = amax / 127.0f;
-    const float inv = scale > 0 ? 1.0f / scale : 0.0f;
-    int32_t sum = 0;
+    const float scale = amax / 32767.0f;
     for (int j = 0; j < kQ; ++j) {
-      const int32_t v = static_cast<int32_t>(std::nearbyint(x[j] * inv));
-      quants[k * kQ + j] = static_cast<int8_t>(std::clamp(v, -127, 127));
-      sum += quants[k * kQ + j];
+      const int32_t v = scale > 0 ? static_cast<int32_t>(std::nearbyint(x[j] / scale)) : 0;
+      quants[k * kQ + j] = static_cast<int16_t>(std::clamp(v, -32767, 32767));
     }
     scales[k] = scale;
-    offsets[k] = 8.0f * scale * static_cast<float>(sum);
   }
 }
 
@@ -94,7 +90,7 @@ void key_scores_scalar(const KeyScoreArgs& a) {
     if (quantized(a.type)) {
       // Integer dot per 32-value block, scaled by both blocks' scales.
       for (int32_t g = 0; g < a.group; ++g) {
-        const int8_t* qq = a.qq.quants + static_cast<int64_t>(g) * hd;
+        const int16_t* qq = a.qq.quants + static_cast<int64_t>(g) * hd;
         const float* qs = a.qq.scales + static_cast<int64_t>(g) * (hd / kQ);
         float sum = 0;
         for (int32_t k = 0; k < hd / kQ; ++k) {
@@ -170,13 +166,12 @@ void AttentionScratch::reserve(int32_t n_ctx, int32_t group, int32_t head_dim) {
   if (q_quants_.size() < qn) {
     q_quants_.resize(qn);
     q_scales_.resize(qn / kQ + 1);
-    q_offsets_.resize(qn / kQ + 1);
   }
 }
 
 uint64_t AttentionScratch::bytes() const {
-  return (scores_.size() + tile_.size() + q_scales_.size() + q_offsets_.size() + inv_sums_.size()) * sizeof(float) +
-         q_quants_.size();
+  return (scores_.size() + tile_.size() + q_scales_.size() + inv_sums_.size()) * sizeof(float) +
+         q_quants_.size() * sizeof(int16_t);
 }
 
 int64_t attention_items(const AttentionArgs& args) { return args.n_tokens * args.n_kv_heads; }
@@ -220,9 +215,8 @@ void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionSc
     ka.ld = ld;
     ka.tile = s.tile_.data();
     if (quantized(type)) {
-      quantize_query(q, static_cast<int64_t>(group) * hd, s.q_quants_.data(), s.q_scales_.data(),
-                     s.q_offsets_.data());
-      ka.qq = {s.q_quants_.data(), s.q_scales_.data(), s.q_offsets_.data()};
+      quantize_query(q, static_cast<int64_t>(group) * hd, s.q_quants_.data(), s.q_scales_.data());
+      ka.qq = {s.q_quants_.data(), s.q_scales_.data()};
     }
     // Pass 1: scores of every position, one run of rows inside a KV block at a time.
     for (int32_t t = first; t <= pos;) {

@@ -4,7 +4,7 @@
 //
 // Per item: pass 1 walks the positions [first, pos] in runs that stay inside one KV block
 // and scores every K row against the group's query heads (q8_0/q4_0 keys: the query
-// heads quantized to 8 bits per 32 values once per item, dotted in integer); the scores
+// heads quantized to 16 bits per 32 values once per item, dotted in integer); the scores
 // are softcapped and turned into softmax weights per head; pass 2 walks the V rows in the
 // same runs and accumulates the weighted sum for all the group's heads at once.
 //
@@ -56,9 +56,8 @@ class AttentionScratch {
   int64_t score_ld_ = 0;            // floats per head's score row
   std::vector<float> scores_;       // (group, score_ld_) scores, then softmax numerators
   std::vector<float> tile_;         // (block run, head_dim) K or V rows converted to f32
-  std::vector<int8_t> q_quants_;    // (group, head_dim) query heads quantized to int8
+  std::vector<int16_t> q_quants_;   // (group, head_dim) query heads quantized to int16
   std::vector<float> q_scales_;     // (group, head_dim / 32) their per-32 scales
-  std::vector<float> q_offsets_;    // (group, head_dim / 32) 8 * scale * sum(quants) (q4_0 keys)
   std::vector<float> inv_sums_;     // (group) 1 / softmax denominator per head
 };
 

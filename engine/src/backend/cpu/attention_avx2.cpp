@@ -13,12 +13,13 @@ namespace {
 
 constexpr int32_t kQ = kQuantBlock;
 
+// The horizontal sum ((v0+v1)+(v2+v3)) + ((v4+v5)+(v6+v7)): the order hsum8 adds in, so
+// that a score does not depend on whether its key came in a group of 8 (bit-identical
+// results whatever the KV block size).
 inline float hsum(__m256 v) {
-  __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
-  lo = _mm_add_ps(lo, hi);
-  lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
-  lo = _mm_add_ss(lo, _mm_movehdup_ps(lo));
-  return _mm_cvtss_f32(lo);
+  const __m256 t = _mm256_hadd_ps(v, v);
+  const __m256 u = _mm256_hadd_ps(t, t);
+  return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1)));
 }
 
 // The 8 horizontal sums of a[0..7], in order, as one vector.
@@ -124,54 +125,50 @@ void float_scores_all(const KeyScoreArgs& a, const float* keys, int64_t kld) {
   for (; g < a.group; ++g) float_scores_heads<1>(a, keys, kld, g);
 }
 
-// q8_0 / q4_0 keys against the quantized query heads, NG heads from g0, one key at a time.
+// q8_0 / q4_0 keys against the 16-bit query heads, NG heads from g0, one key at a time:
+// the key block widened to int16 once, then two madd per head and block.
 template <int NG, bool Q4>
 void quant_scores(const KeyScoreArgs& a, int32_t g0) {
   const int32_t hd = a.head_dim, nb = hd / kQ;
-  const __m256i ones = _mm256_set1_epi16(1);
-  const __m128i low4 = _mm_set1_epi8(0x0f);
+  const __m128i low4 = _mm_set1_epi8(0x0f), eight = _mm_set1_epi8(8);
   for (int32_t j = 0; j < a.n; ++j) {
     const uint8_t* row = a.rows + j * a.stride;
     __m256 acc[NG];
-    float corr[NG];
-    for (int g = 0; g < NG; ++g) {
-      acc[g] = _mm256_setzero_ps();
-      corr[g] = 0;
-    }
+    for (int g = 0; g < NG; ++g) acc[g] = _mm256_setzero_ps();
     for (int32_t k = 0; k < nb; ++k) {
-      __m256i kx;  // Q4: the unsigned nibbles 0..15; Q8: |k|
-      __m256i ksign;
+      __m128i k0, k1;  // the block's values 0..15 and 16..31 as int8
       float dk;
       if constexpr (Q4) {
         const auto& b = reinterpret_cast<const BlockQ4_0*>(row)[k];
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
-        kx = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(x, 4), low4), _mm_and_si128(x, low4));
-        ksign = kx;
+        k0 = _mm_sub_epi8(_mm_and_si128(x, low4), eight);
+        k1 = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(x, 4), low4), eight);
         dk = f16_scalar(b.d);
       } else {
         const auto& b = reinterpret_cast<const BlockQ8_0*>(row)[k];
-        ksign = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
-        kx = _mm256_sign_epi8(ksign, ksign);
+        k0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
+        k1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16));
         dk = f16_scalar(b.d);
       }
+      const __m256i w0 = _mm256_cvtepi8_epi16(k0), w1 = _mm256_cvtepi8_epi16(k1);
       for (int g = 0; g < NG; ++g) {
         const int64_t qb = static_cast<int64_t>(g0 + g) * nb + k;
-        __m256i qx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.qq.quants + qb * kQ));
-        // Q8: move k's sign onto q so that the unsigned x signed product is k * q.
-        if constexpr (!Q4) qx = _mm256_sign_epi8(qx, ksign);
-        const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(kx, qx), ones);
+        const int16_t* q = a.qq.quants + qb * kQ;
+        // |k| <= 128, |q| <= 32767: each int32 lane sums 4 products, < 2^24 (exact in f32).
+        const __m256i p = _mm256_add_epi32(
+            _mm256_madd_epi16(w0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))),
+            _mm256_madd_epi16(w1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 16))));
         acc[g] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(dk * a.qq.scales[qb]), acc[g]);
-        // Q4: the nibbles are k + 8; take 8 * sum(q) back out.
-        if constexpr (Q4) corr[g] += dk * a.qq.offsets[qb];
       }
     }
-    for (int g = 0; g < NG; ++g) a.scores[(g0 + g) * a.ld + j] = (hsum(acc[g]) - corr[g]) * a.scale;
+    for (int g = 0; g < NG; ++g) a.scores[(g0 + g) * a.ld + j] = hsum(acc[g]) * a.scale;
   }
 }
 
 template <bool Q4>
 void quant_scores_all(const KeyScoreArgs& a) {
   int32_t g = 0;
+  for (; g + 8 <= a.group; g += 8) quant_scores<8, Q4>(a, g);
   for (; g + 4 <= a.group; g += 4) quant_scores<4, Q4>(a, g);
   for (; g + 2 <= a.group; g += 2) quant_scores<2, Q4>(a, g);
   for (; g < a.group; ++g) quant_scores<1, Q4>(a, g);
