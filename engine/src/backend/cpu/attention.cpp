@@ -68,6 +68,13 @@ void quantize_query(const float* q, int64_t n, int16_t* quants, float* scales) {
   }
 }
 
+// Asks for the head_bytes of each of n rows (stride apart) to be brought into the cache.
+void prefetch_rows(const uint8_t* rows, int64_t stride, int32_t n, int64_t head_bytes) {
+  for (int32_t j = 0; j < n; ++j) {
+    for (int64_t b = 0; b < head_bytes; b += 64) __builtin_prefetch(rows + j * stride + b);
+  }
+}
+
 bool use_avx2(AttentionPath path) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
   return path != AttentionPath::Scalar && cpu_has_avx2();
@@ -181,7 +188,7 @@ void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionSc
   const KvType type = kv.type();
   const int32_t hd = args.head_dim, group = args.n_heads / args.n_kv_heads;
   const int32_t bt = kv.config().block_tokens;
-  const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes());
+  const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()), head_bytes = static_cast<int64_t>(kv.head_bytes());
   const bool avx2 = use_avx2(path);
   auto key_scores = avx2 ? key_scores_avx2 : key_scores_scalar;
   auto value_sum = avx2 ? value_sum_avx2 : value_sum_scalar;
@@ -218,15 +225,20 @@ void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionSc
       quantize_query(q, static_cast<int64_t>(group) * hd, s.q_quants_.data(), s.q_scales_.data());
       ka.qq = {s.q_quants_.data(), s.q_scales_.data()};
     }
-    // Pass 1: scores of every position, one run of rows inside a KV block at a time.
+    // Pass 1: scores of every position, one run of rows inside a KV block at a time
+    // (the next run's rows fetched meanwhile: blocks are not adjacent in memory).
+    auto run_at = [&](int32_t t) { return std::min(pos + 1 - t, bt - t % bt); };
+    prefetch_rows(kv.key_head(args.layer, first, kvh), row_bytes, run_at(first), head_bytes);
     for (int32_t t = first; t <= pos;) {
-      const int32_t run = std::min(pos + 1 - t, bt - t % bt);
+      const int32_t run = run_at(t);
+      if (t + run <= pos) prefetch_rows(kv.key_head(args.layer, t + run, kvh), row_bytes, run_at(t + run), head_bytes);
       ka.rows = kv.key_head(args.layer, t, kvh);
       ka.n = run;
       ka.scores = s.scores_.data() + (t - first);
       key_scores(ka);
       t += run;
     }
+    prefetch_rows(kv.value_head(args.layer, first, kvh), row_bytes, run_at(first), head_bytes);
     // Softcap and softmax numerators per head; the division by the sum comes at the end.
     for (int32_t g = 0; g < group; ++g) {
       float* sc = s.scores_.data() + g * ld;
@@ -245,7 +257,8 @@ void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionSc
     va.out = out;
     va.tile = s.tile_.data();
     for (int32_t t = first; t <= pos;) {
-      const int32_t run = std::min(pos + 1 - t, bt - t % bt);
+      const int32_t run = run_at(t);
+      if (t + run <= pos) prefetch_rows(kv.value_head(args.layer, t + run, kvh), row_bytes, run_at(t + run), head_bytes);
       va.rows = kv.value_head(args.layer, t, kvh);
       va.n = run;
       va.weights = s.scores_.data() + (t - first);

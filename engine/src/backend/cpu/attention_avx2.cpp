@@ -33,6 +33,14 @@ inline __m256 hsum8(const __m256* a) {
 
 inline float f16_scalar(uint16_t h) { return _cvtsh_ss(h); }
 
+// 8 stored values (f32, or f16 converted by F16C) as f32; one value.
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256 load8(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+inline float value_of(float x) { return x; }
+inline float value_of(uint16_t h) { return f16_scalar(h); }
+
 // One KV head (hd values, hd % 8 == 0 or a scalar tail) of `type` as f32.
 void head_to_f32(KvType type, const uint8_t* src, float* dst, int32_t hd) {
   switch (type) {
@@ -76,17 +84,17 @@ void head_to_f32(KvType type, const uint8_t* src, float* dst, int32_t hd) {
   }
 }
 
-// f32 keys (ld floats apart): NG query heads from g0 against PJ keys at a time, NG * PJ
-// accumulators (8 when the tile is full, reduced together by hsum8).
-template <int NG, int PJ>
-void float_scores(const KeyScoreArgs& a, const float* keys, int64_t kld, int32_t g0, int32_t j0) {
+// f32 or f16 keys (T, kld values apart): NG query heads from g0 against PJ keys at a
+// time, NG * PJ accumulators (8 when the tile is full, reduced together by hsum8).
+template <int NG, int PJ, typename T>
+void float_scores(const KeyScoreArgs& a, const T* keys, int64_t kld, int32_t g0, int32_t j0) {
   const int32_t hd = a.head_dim;
   __m256 acc[NG * PJ];
   for (auto& x : acc) x = _mm256_setzero_ps();
   int32_t d = 0;
   for (; d + 8 <= hd; d += 8) {
     __m256 k[PJ];
-    for (int p = 0; p < PJ; ++p) k[p] = _mm256_loadu_ps(keys + (j0 + p) * kld + d);
+    for (int p = 0; p < PJ; ++p) k[p] = load8(keys + (j0 + p) * kld + d);
     for (int g = 0; g < NG; ++g) {
       const __m256 q = _mm256_loadu_ps(a.q + static_cast<int64_t>(g0 + g) * hd + d);
       for (int p = 0; p < PJ; ++p) acc[p * NG + g] = _mm256_fmadd_ps(k[p], q, acc[p * NG + g]);
@@ -100,7 +108,7 @@ void float_scores(const KeyScoreArgs& a, const float* keys, int64_t kld, int32_t
   }
   for (; d < hd; ++d) {
     for (int p = 0; p < PJ; ++p) {
-      for (int g = 0; g < NG; ++g) sums[p * NG + g] += keys[(j0 + p) * kld + d] * a.q[(g0 + g) * hd + d];
+      for (int g = 0; g < NG; ++g) sums[p * NG + g] += value_of(keys[(j0 + p) * kld + d]) * a.q[(g0 + g) * hd + d];
     }
   }
   for (int p = 0; p < PJ; ++p) {
@@ -109,15 +117,16 @@ void float_scores(const KeyScoreArgs& a, const float* keys, int64_t kld, int32_t
 }
 
 // NG heads from g0 over all n keys: PJ keys at a time, then one at a time.
-template <int NG>
-void float_scores_heads(const KeyScoreArgs& a, const float* keys, int64_t kld, int32_t g0) {
+template <int NG, typename T>
+void float_scores_heads(const KeyScoreArgs& a, const T* keys, int64_t kld, int32_t g0) {
   constexpr int PJ = 8 / NG;
   int32_t j = 0;
   for (; j + PJ <= a.n; j += PJ) float_scores<NG, PJ>(a, keys, kld, g0, j);
   for (; j < a.n; ++j) float_scores<NG, 1>(a, keys, kld, g0, j);
 }
 
-void float_scores_all(const KeyScoreArgs& a, const float* keys, int64_t kld) {
+template <typename T>
+void float_scores_all(const KeyScoreArgs& a, const T* keys, int64_t kld) {
   int32_t g = 0;
   for (; g + 8 <= a.group; g += 8) float_scores_heads<8>(a, keys, kld, g);
   for (; g + 4 <= a.group; g += 4) float_scores_heads<4>(a, keys, kld, g);
@@ -174,36 +183,50 @@ void quant_scores_all(const KeyScoreArgs& a) {
   for (; g < a.group; ++g) quant_scores<1, Q4>(a, g);
 }
 
-// out (group, hd) += sum_j w[g * ld + j] * v_j, v_j = vals + j * vld (f32).
-void float_value_sum(const ValueSumArgs& a, const float* vals, int64_t vld) {
-  const int32_t hd = a.head_dim;
+// out[g0 + h][d, d + 32) += sum_j w[(g0 + h) * ld + j] * v_j[d, d + 32) for NH heads:
+// each V load serves NH heads.
+template <int NH, typename T>
+void value_sum_32(const ValueSumArgs& a, const T* vals, int64_t vld, int32_t g0, int32_t d) {
+  __m256 o[NH][4];
+  for (int h = 0; h < NH; ++h) {
+    for (int c = 0; c < 4; ++c) o[h][c] = _mm256_loadu_ps(a.out + static_cast<int64_t>(g0 + h) * a.head_dim + d + 8 * c);
+  }
+  for (int32_t j = 0; j < a.n; ++j) {
+    const T* v = vals + j * vld + d;
+    const __m256 v0 = load8(v), v1 = load8(v + 8), v2 = load8(v + 16), v3 = load8(v + 24);
+    for (int h = 0; h < NH; ++h) {
+      const __m256 w = _mm256_set1_ps(a.weights[(g0 + h) * a.ld + j]);
+      o[h][0] = _mm256_fmadd_ps(w, v0, o[h][0]);
+      o[h][1] = _mm256_fmadd_ps(w, v1, o[h][1]);
+      o[h][2] = _mm256_fmadd_ps(w, v2, o[h][2]);
+      o[h][3] = _mm256_fmadd_ps(w, v3, o[h][3]);
+    }
+  }
+  for (int h = 0; h < NH; ++h) {
+    for (int c = 0; c < 4; ++c) _mm256_storeu_ps(a.out + static_cast<int64_t>(g0 + h) * a.head_dim + d + 8 * c, o[h][c]);
+  }
+}
+
+// out (group, hd) += sum_j w[g * ld + j] * v_j, v_j = vals + j * vld (f32 or f16).
+template <typename T>
+void float_value_sum(const ValueSumArgs& a, const T* vals, int64_t vld) {
+  const int32_t hd = a.head_dim, d32 = hd / 32 * 32;
+  for (int32_t d = 0; d < d32; d += 32) {
+    int32_t g = 0;
+    for (; g + 2 <= a.group; g += 2) value_sum_32<2>(a, vals, vld, g, d);
+    for (; g < a.group; ++g) value_sum_32<1>(a, vals, vld, g, d);
+  }
   for (int32_t g = 0; g < a.group; ++g) {
     const float* w = a.weights + g * a.ld;
     float* o = a.out + static_cast<int64_t>(g) * hd;
-    int32_t d = 0;
-    for (; d + 32 <= hd; d += 32) {
-      __m256 o0 = _mm256_loadu_ps(o + d), o1 = _mm256_loadu_ps(o + d + 8);
-      __m256 o2 = _mm256_loadu_ps(o + d + 16), o3 = _mm256_loadu_ps(o + d + 24);
-      for (int32_t j = 0; j < a.n; ++j) {
-        const __m256 wj = _mm256_set1_ps(w[j]);
-        const float* v = vals + j * vld + d;
-        o0 = _mm256_fmadd_ps(wj, _mm256_loadu_ps(v), o0);
-        o1 = _mm256_fmadd_ps(wj, _mm256_loadu_ps(v + 8), o1);
-        o2 = _mm256_fmadd_ps(wj, _mm256_loadu_ps(v + 16), o2);
-        o3 = _mm256_fmadd_ps(wj, _mm256_loadu_ps(v + 24), o3);
-      }
-      _mm256_storeu_ps(o + d, o0);
-      _mm256_storeu_ps(o + d + 8, o1);
-      _mm256_storeu_ps(o + d + 16, o2);
-      _mm256_storeu_ps(o + d + 24, o3);
-    }
+    int32_t d = d32;
     for (; d + 8 <= hd; d += 8) {
       __m256 o0 = _mm256_loadu_ps(o + d);
-      for (int32_t j = 0; j < a.n; ++j) o0 = _mm256_fmadd_ps(_mm256_set1_ps(w[j]), _mm256_loadu_ps(vals + j * vld + d), o0);
+      for (int32_t j = 0; j < a.n; ++j) o0 = _mm256_fmadd_ps(_mm256_set1_ps(w[j]), load8(vals + j * vld + d), o0);
       _mm256_storeu_ps(o + d, o0);
     }
     for (; d < hd; ++d) {
-      for (int32_t j = 0; j < a.n; ++j) o[d] += w[j] * vals[j * vld + d];
+      for (int32_t j = 0; j < a.n; ++j) o[d] += w[j] * value_of(vals[j * vld + d]);
     }
   }
 }
@@ -236,8 +259,7 @@ void key_scores_avx2(const KeyScoreArgs& a) {
       float_scores_all(a, reinterpret_cast<const float*>(a.rows), a.stride / static_cast<int64_t>(sizeof(float)));
       break;
     case KvType::F16:
-      for (int32_t j = 0; j < a.n; ++j) head_to_f32(a.type, a.rows + j * a.stride, a.tile + j * a.head_dim, a.head_dim);
-      float_scores_all(a, a.tile, a.head_dim);
+      float_scores_all(a, reinterpret_cast<const uint16_t*>(a.rows), a.stride / static_cast<int64_t>(sizeof(uint16_t)));
       break;
     case KvType::Q8_0: quant_scores_all<false>(a); break;
     case KvType::Q4_0: quant_scores_all<true>(a); break;
@@ -247,6 +269,10 @@ void key_scores_avx2(const KeyScoreArgs& a) {
 void value_sum_avx2(const ValueSumArgs& a) {
   if (a.type == KvType::F32) {
     float_value_sum(a, reinterpret_cast<const float*>(a.rows), a.stride / static_cast<int64_t>(sizeof(float)));
+    return;
+  }
+  if (a.type == KvType::F16) {
+    float_value_sum(a, reinterpret_cast<const uint16_t*>(a.rows), a.stride / static_cast<int64_t>(sizeof(uint16_t)));
     return;
   }
   for (int32_t j = 0; j < a.n; ++j) head_to_f32(a.type, a.rows + j * a.stride, a.tile + j * a.head_dim, a.head_dim);
