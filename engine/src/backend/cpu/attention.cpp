@@ -68,9 +68,10 @@ void quantize_query(const float* q, int64_t n, int16_t* quants, float* scales) {
   }
 }
 
-// Asks for the head_bytes of each of n rows (stride apart) to be brought into the cache.
+// Asks for the head_bytes of each of the first (up to 16) of n rows, stride apart, to be
+// brought into the cache; within a block the hardware prefetcher follows the stride.
 void prefetch_rows(const uint8_t* rows, int64_t stride, int32_t n, int64_t head_bytes) {
-  for (int32_t j = 0; j < n; ++j) {
+  for (int32_t j = 0; j < std::min(n, 16); ++j) {
     for (int64_t b = 0; b < head_bytes; b += 64) __builtin_prefetch(rows + j * stride + b);
   }
 }
