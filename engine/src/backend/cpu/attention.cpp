@@ -76,14 +76,9 @@ void prefetch_rows(const uint8_t* rows, int64_t stride, int32_t n, int64_t head_
   }
 }
 
-bool use_avx2(AttentionPath path) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
-  return path != AttentionPath::Scalar && cpu_has_avx2();
-#else
-  (void)path;
-  return false;
+bool use_avx2(AttentionPath path) { return path != AttentionPath::Scalar && cpu_has_avx2(); }
 #endif
-}
 
 }  // namespace
 
@@ -190,11 +185,18 @@ void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionSc
   const int32_t hd = args.head_dim, group = args.n_heads / args.n_kv_heads;
   const int32_t bt = kv.config().block_tokens;
   const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()), head_bytes = static_cast<int64_t>(kv.head_bytes());
-  const bool avx2 = use_avx2(path);
-  auto key_scores = avx2 ? key_scores_avx2 : key_scores_scalar;
-  auto value_sum = avx2 ? value_sum_avx2 : value_sum_scalar;
-  auto exp_sum = avx2 ? exp_sum_avx2 : exp_sum_scalar;
-  auto row_max = avx2 ? max_avx2 : max_scalar;
+  auto key_scores = key_scores_scalar;
+  auto value_sum = value_sum_scalar;
+  auto exp_sum = exp_sum_scalar;
+  auto row_max = max_scalar;
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (use_avx2(path)) {
+    key_scores = key_scores_avx2;
+    value_sum = value_sum_avx2;
+    exp_sum = exp_sum_avx2;
+    row_max = max_avx2;
+  }
+#endif
 
   const int32_t last_pos = args.pos0 + static_cast<int32_t>(args.n_tokens) - 1;
   s.reserve(last_pos + 1, group, hd);
