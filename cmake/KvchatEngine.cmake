@@ -9,20 +9,18 @@ function(kvchat_add_engine_library name)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
     set(x86 ON)
   else()
-    list(FILTER sources EXCLUDE REGEX "dot_avx2")
-    list(FILTER sources EXCLUDE REGEX "attention_avx2")
+    list(FILTER sources EXCLUDE REGEX "_avx2\\.cpp$")
   endif()
   add_library(${name} STATIC ${sources})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/engine/include PRIVATE ${src_dir})
   target_link_libraries(${name} PUBLIC Threads::Threads)
   kvchat_strict_warnings(${name})
   if(x86)
-    # AVX2/FMA/F16C kernels live in one file; dot.cpp picks them at run time. Source
-    # properties are directory-scoped, so this is set for the calling directory.
-    set_source_files_properties(${src_dir}/backend/cpu/dot_avx2.cpp PROPERTIES
-                                COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
-    set_source_files_properties(${src_dir}/backend/cpu/attention_avx2.cpp PROPERTIES
-                                COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
+    # AVX2/FMA/F16C kernels live in files named *_avx2.cpp, called only after a run-time
+    # CPU check. Source properties are directory-scoped: set for the calling directory.
+    set(avx2_sources ${sources})
+    list(FILTER avx2_sources INCLUDE REGEX "_avx2\\.cpp$")
+    set_source_files_properties(${avx2_sources} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
     target_compile_definitions(${name} PRIVATE KVCHAT_HAVE_AVX2_TU=1)
   endif()
 endfunction()
