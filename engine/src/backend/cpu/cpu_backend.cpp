@@ -5,8 +5,8 @@
 #include <span>
 #include <vector>
 
+#include "backend/cpu/attention.h"
 #include "backend/cpu/cpu_ops.h"
-#include "backend/cpu/dot.h"
 #include "backend/cpu/matmul.h"
 #include "kv/kv_cache.h"
 #include "kvchat/model.h"
@@ -62,8 +62,7 @@ class CpuBackend final : public Backend {
     threads_.resize(pool_.size());
     for (ThreadBuffers& t : threads_) {
       t.xn.resize(kPrivateInputTokens * hp_.n_embd);
-      t.scores.resize(n_ctx);
-      t.v_head.resize(hp_.head_dim);
+      t.attention = AttentionScratch(n_ctx, hp_.n_heads / hp_.n_kv_heads, hp_.head_dim);
     }
     // One cos/sin cache per distinct RoPE table (global, local, long).
     rope_cs_.reserve(hp_.n_layers);
@@ -83,7 +82,7 @@ class CpuBackend final : public Backend {
                  att_out_.size() + hb_.size() + hb2_.size();
     uint64_t bytes = n * sizeof(float) + matmul_.scratch_bytes() + shared_in_.scratch_bytes();
     for (const ThreadBuffers& t : threads_) {
-      bytes += (t.xn.size() + t.scores.size() + t.v_head.size()) * sizeof(float) + t.in.scratch_bytes();
+      bytes += t.xn.size() * sizeof(float) + t.in.scratch_bytes() + t.attention.bytes();
     }
     for (const RopeCosSin& r : rope_cs_) bytes += r.bytes();
     return bytes;
@@ -103,10 +102,9 @@ class CpuBackend final : public Backend {
 
  private:
   struct alignas(64) ThreadBuffers {  // one cache line apart: written by their thread only
-    std::vector<float> xn;      // (kPrivateInputTokens, dim): this thread's normalised x
-    PreparedActivations in;                // this thread's prepared input (chunks of <= kPrivateInputTokens)
-    std::vector<float> scores;  // (n_ctx) attention scores
-    std::vector<float> v_head;  // (head_dim) one dequantized V head
+    std::vector<float> xn;       // (kPrivateInputTokens, dim): this thread's normalised x
+    PreparedActivations in;      // this thread's prepared input (chunks of <= kPrivateInputTokens)
+    AttentionScratch attention;  // this thread's attention buffers
   };
 
   const float* f32(const WeightView& w) { return reinterpret_cast<const float*>(w.data); }
@@ -234,47 +232,15 @@ class CpuBackend final : public Backend {
     }
   }
 
-  // Phase 2. att_out (B, n_heads*hd): causal attention of each (token, head) item over
-  // [first, pos]: every earlier position, or on a windowed layer the last `window` (its own
-  // included). Items split contiguously over the threads.
+  // Phase 2. att_out (B, n_heads*hd): causal attention (backend/cpu/attention.h), one
+  // work item per (token, KV head) for the query heads of its group; items split
+  // contiguously over the threads.
   void attention_share(int32_t l, const Batch& bt, int th, int nth) {
-    const auto [i0, i1] = split_range(bt.n_tokens * hp_.n_heads, 1, th, nth);
-    if (i0 < i1) attend(l, bt, i0, i1, th);
-  }
-
-  void attend(int32_t l, const Batch& bt, int64_t i0, int64_t i1, int th) {
-    const KvCache& kv = *bt.kv;
-    const int32_t hd = hp_.head_dim, n_heads = hp_.n_heads, q_dim = hp_.q_dim();
-    const int32_t group = n_heads / hp_.n_kv_heads;
-    const float scale = hp_.query_scale, cap = hp_.attn_softcap;
-    const int32_t window = hp_.window(l);
-    const gguf::TensorType kv_type = kv_storage_type(kv.type());
-    float* att = threads_[th].scores.data();
-    float* v_head = threads_[th].v_head.data();
-    for (int64_t i = i0; i < i1; ++i) {
-      const int64_t b = i / n_heads;
-      const int32_t h = static_cast<int32_t>(i % n_heads), kvh = h / group;
-      const int32_t pos = bt.pos0 + static_cast<int32_t>(b);
-      const int32_t first = window > 0 ? std::max(0, pos - window + 1) : 0;
-      const int32_t n = pos + 1 - first;
-      const float* qh = &q_[b * q_dim + h * hd];
-      for (int32_t t = first; t <= pos; ++t) {
-        att[t - first] = dot_row(kv_type, kv.key_head(l, t, kvh), qh, hd) * scale;
-      }
-      if (cap > 0) softcap(att, n, cap);
-      softmax(att, n);
-      float* out = &att_out_[b * q_dim + h * hd];
-      std::fill_n(out, hd, 0.0f);
-      for (int32_t t = first; t <= pos; ++t) {
-        const float* vt = reinterpret_cast<const float*>(kv.value_head(l, t, kvh));
-        if (kv_type != gguf::TensorType::F32) {
-          dequantize_row_fast(kv_type, kv.value_head(l, t, kvh), v_head, hd);
-          vt = v_head;
-        }
-        const float a = att[t - first];
-        for (int32_t d = 0; d < hd; ++d) out[d] += a * vt[d];
-      }
-    }
+    const AttentionArgs a{bt.kv, l, q_.data(), hp_.q_dim(), att_out_.data(), hp_.q_dim(), bt.pos0, bt.n_tokens,
+                          hp_.n_heads, hp_.n_kv_heads, hp_.head_dim, hp_.window(l), hp_.query_scale,
+                          hp_.attn_softcap};
+    const auto [i0, i1] = split_range(attention_items(a), 1, th, nth);
+    if (i0 < i1) attend_items(a, i0, i1, threads_[th].attention);
   }
 
   // Phases 3 and 5. x (B, dim) += [post_norm](in . W^T): each thread adds the output
