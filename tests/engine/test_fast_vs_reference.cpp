@@ -59,6 +59,14 @@ TEST_P(FastVsReference, LogitsAgree) {
   auto fast = Session::create(*model, fast_opts);
   auto ref = Session::create(*model, ref_opts);
   ASSERT_TRUE(fast && ref);
+  // Quantized weights are dotted with int8 activations (per 32 values, like llama.cpp's
+  // Q8_0/Q8_K pairing), the reference keeps f32 activations: measured max 1.4e-2 on this
+  // random model for Q8_0 and Q4_0 (float types 1e-6). The rounding itself is checked
+  // against its definition in test_quant_dot.cpp and bounded independently in
+  // tests/reference (activation_storage.py).
+  const bool int8_activations = spec.type != TensorType::F32 && spec.type != TensorType::F16 &&
+                                spec.type != TensorType::BF16;
+  const double tol = int8_activations ? 3e-2 : 1e-4;
   std::vector<float> fast_all, ref_all;
   ASSERT_TRUE((*fast)->eval(prompt, &fast_all));
   ASSERT_TRUE((*ref)->eval(prompt, &ref_all));
@@ -66,14 +74,14 @@ TEST_P(FastVsReference, LogitsAgree) {
   // several units, so a 1e-4 relative difference cannot flip a clear winner).
   auto argmax = [](const float* l) { return std::max_element(l, l + 512) - l; };
   for (size_t p = 0; p < prompt.size(); p += 37) {
-    EXPECT_LE(test::max_rel_error(&fast_all[p * 512], &ref_all[p * 512], 512), 1e-4) << "pos " << p;
+    EXPECT_LE(test::max_rel_error(&fast_all[p * 512], &ref_all[p * 512], 512), tol) << "pos " << p;
     EXPECT_EQ(argmax(&fast_all[p * 512]), argmax(&ref_all[p * 512])) << "pos " << p;
   }
   for (int step = 0; step < 5; ++step) {
     const TokenId t = static_cast<TokenId>(100 + step);
     ASSERT_TRUE((*fast)->eval(std::span<const TokenId>(&t, 1)));
     ASSERT_TRUE((*ref)->eval(std::span<const TokenId>(&t, 1)));
-    EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 512), 1e-4);
+    EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 512), tol);
     EXPECT_EQ(argmax((*fast)->last_logits().data()), argmax((*ref)->last_logits().data()));
   }
 }

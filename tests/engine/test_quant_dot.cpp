@@ -71,7 +71,8 @@ std::vector<uint8_t> random_rows(TensorType type, int64_t n_rows, int64_t n, uin
       default: break;
     }
   }
-  if (type == TensorType::F32 || type == TensorType::F16 || type == TensorType::BF16) {
+  if (type == TensorType::F32 || type == TensorType::F16 || type == TensorType::BF16 || type == TensorType::Q8_0 ||
+      type == TensorType::Q4_0) {  // the types quantize_row writes: real rows
     const auto v = random_values(n_rows * n, seed + 1);
     quantize_row(type, v.data(), out.data(), n_rows * n);
   }
@@ -110,13 +111,22 @@ QuantizedActivations quantize_activations(const std::vector<float>& x) {
   return a;
 }
 
-class ScalarAndAvx2 : public ::testing::TestWithParam<bool> {
+// The kernel paths: scalar (the definitions), AVX2, AVX2 + AVX-VNNI (where the CPU has them).
+enum class Kernels { Scalar, Avx2, AvxVnni };
+
+class KernelPaths : public ::testing::TestWithParam<Kernels> {
  protected:
   void SetUp() override {
-    if (!GetParam() && !cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
-    cpu::force_scalar_kernels(GetParam());
+    if (GetParam() != Kernels::Scalar && !cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+    if (GetParam() == Kernels::AvxVnni && !cpu::cpu_has_avxvnni()) GTEST_SKIP() << "no AVX-VNNI here (or in this build)";
+    cpu::force_scalar_kernels(GetParam() == Kernels::Scalar);
+    cpu::force_no_avxvnni_kernels(GetParam() != Kernels::AvxVnni);
+    EXPECT_EQ(cpu::use_avxvnni_kernels(), GetParam() == Kernels::AvxVnni);
   }
-  void TearDown() override { cpu::force_scalar_kernels(false); }
+  void TearDown() override {
+    cpu::force_scalar_kernels(false);
+    cpu::force_no_avxvnni_kernels(false);
+  }
 };
 
 TEST(ActivationQuantization, BlocksHoldScaleSumsAndRoundedValues) {
@@ -143,10 +153,26 @@ TEST(ActivationQuantization, BlocksHoldScaleSumsAndRoundedValues) {
   }
 }
 
+TEST(ActivationQuantization, Avx2QuantizersGiveTheScalarBytes) {
+  if (!cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  auto x = random_values(2048, 9);
+  x[5] = 0.0f;
+  for (int j = 64; j < 96; ++j) x[j] = 0.0f;  // an all-zero block: d = 0
+  for (int j = 96; j < 128; ++j) x[j] = (j % 2 ? 1.0f : -1.0f) * (j - 96) * 0.5f;  // a block of halves
+  std::vector<cpu::BlockQ8_32> a(64), b(64);
+  cpu::quantize_activations_q8_32_scalar(x.data(), a.data(), 2048);
+  cpu::quantize_activations_q8_32_avx2(x.data(), b.data(), 2048);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])), 0);
+  std::vector<BlockQ8_K> c(8), d(8);
+  cpu::quantize_activations_q8_k_scalar(x.data(), c.data(), 2048);
+  cpu::quantize_activations_q8_k_avx2(x.data(), d.data(), 2048);
+  EXPECT_EQ(std::memcmp(c.data(), d.data(), c.size() * sizeof(c[0])), 0);
+}
+
 // Every quantized type: the integer dot equals the float64 dot of the dequantized weight row
 // with the dequantized activations (up to float rounding), and the plain f32 dot within the
 // activation-quantization error (|x - d*q| <= d/2 per value).
-TEST_P(ScalarAndAvx2, IntegerDotMatchesDequantizedDefinition) {
+TEST_P(KernelPaths, IntegerDotMatchesDequantizedDefinition) {
   for (TensorType type : kQuantTypes) {
     for (int64_t n : {256, 512, 2816}) {
       const auto row = random_rows(type, 1, n, 100 + n + static_cast<uint32_t>(type));
@@ -174,7 +200,7 @@ TEST_P(ScalarAndAvx2, IntegerDotMatchesDequantizedDefinition) {
 
 // matmul_rows over row ranges and 1..9 tokens equals one dot per (row, token), and writes
 // nothing outside its rows.
-TEST_P(ScalarAndAvx2, MatmulRowsEqualsPerRowDots) {
+TEST_P(KernelPaths, MatmulRowsEqualsPerRowDots) {
   const int64_t rows = 37, ldy = 41;
   std::vector<TensorType> types(std::begin(kQuantTypes), std::end(kQuantTypes));
   types.insert(types.end(), std::begin(kFloatTypes), std::end(kFloatTypes));
@@ -206,7 +232,7 @@ TEST_P(ScalarAndAvx2, MatmulRowsEqualsPerRowDots) {
             std::vector<float> wd(cols);
             dequantize_row(type, w.row(r), wd.data(), cols);
             double want = 0, mag = 0;
-            if (cpu::activation_format_of(type) == cpu::ActivationFormat::F32 || !cpu::kInt8Activations) {
+            if (cpu::activation_format_of(type) == cpu::ActivationFormat::F32) {
               for (int64_t i = 0; i < cols; ++i) want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
             } else {
               const void* a = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K
@@ -225,8 +251,12 @@ TEST_P(ScalarAndAvx2, MatmulRowsEqualsPerRowDots) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, ScalarAndAvx2, ::testing::Values(true, false),
-                         [](const auto& info) { return std::string(info.param ? "Scalar" : "Avx2"); });
+INSTANTIATE_TEST_SUITE_P(Paths, KernelPaths, ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni),
+                         [](const auto& info) {
+                           return std::string(info.param == Kernels::Scalar ? "Scalar"
+                                              : info.param == Kernels::Avx2 ? "Avx2"
+                                                                            : "AvxVnni");
+                         });
 
 }  // namespace
 }  // namespace kvchat

@@ -180,7 +180,7 @@ int cmd_bench(const Argv& argv) {
   }
 
   // The ceilings, measured after the runs in the same process.
-  double copy_bw = 0, read_bw = 0, gemm_rate = 0;
+  double copy_bw = 0, read_bw = 0, gemm_rate = 0, fma_peak = 0;
   uint64_t bw_buffer = 0;
   std::string device = "cpu";
   if (gpu) {
@@ -197,6 +197,7 @@ int cmd_bench(const Argv& argv) {
     copy_bw = bw.copy_bytes_per_second;
     read_bw = bw.read_bytes_per_second;
     bw_buffer = bw.buffer_bytes;
+    fma_peak = measure_fma_peak(threads, 3);
   }
   const MemoryReport mem = sess.memory_report();
 
@@ -215,6 +216,7 @@ int cmd_bench(const Argv& argv) {
       };
       if (read_bw > 0) row["decode_share_of_read_bandwidth"] = r.decode_bytes_per_second / read_bw;
       if (gemm_rate > 0) row["prefill_share_of_gemm_rate"] = r.prefill_flops_per_second / gemm_rate;
+      if (fma_peak > 0) row["prefill_share_of_fma_peak"] = r.prefill_flops_per_second / fma_peak;
       rows.push_back(row);
     }
     // The first run's figures at the top level, every run under "runs".
@@ -229,6 +231,7 @@ int cmd_bench(const Argv& argv) {
     j["copy_bandwidth_bytes_per_second"] = copy_bw;
     if (read_bw > 0) j["read_bandwidth_bytes_per_second"] = read_bw;
     if (gemm_rate > 0) j["gemm_flops_per_second"] = gemm_rate;
+    if (fma_peak > 0) j["fma_peak_flops_per_second"] = fma_peak;
     j["kv_allocated_bytes"] = mem.kv_allocated_bytes;
     if (mem.kv_windowed_layers > 0) {  // sliding-window layers: what their window freed
       j["kv_windowed_allocated_bytes"] = mem.kv_windowed_allocated_bytes;
@@ -252,6 +255,8 @@ int cmd_bench(const Argv& argv) {
   } else {
     std::printf("memory bandwidth copy %.2f GB/s, read %.2f GB/s (%llu MiB buffers, same run)\n", copy_bw / 1e9,
                 read_bw / 1e9, static_cast<unsigned long long>(bw_buffer >> 20));
+    std::printf("f32 FMA peak     %.1f GFLOP/s (%d threads, same run); prefill below at %s of it\n", fma_peak / 1e9,
+                threads, runs.empty() ? "-" : (std::to_string(static_cast<int>(100 * runs[0].prefill_flops_per_second / fma_peak + 0.5)) + "%").c_str());
   }
   std::printf("%-6s %8s %12s %10s %12s %12s %10s %10s\n", "kv", "context", "prefill t/s", "TFLOP/s", "decode t/s",
               "KV MB/tok", "GB/s", "roofline");

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/cpu/dot.h"
 #include "util/cpu_topology.h"
 
 namespace kvchat::cli {
@@ -57,6 +58,20 @@ Bandwidth measure_bandwidth(int n_threads, uint64_t buffer_bytes, int repeats) {
   volatile uint64_t sink = sums[0];
   (void)sink;
   return bw;
+}
+
+double measure_fma_peak(int n_threads, int repeats) {
+  if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  constexpr int64_t kIterations = 20'000'000;  // 240M FMAs: ~40 ms per thread at 3 GHz
+  double best = 0;
+  for (int r = 0; r < repeats; ++r) {
+    std::vector<double> flops(n_threads);
+    const double s = timed_parallel(n_threads, [&](int t) { flops[t] = cpu::fma_peak_loop(kIterations); });
+    double total = 0;
+    for (double f : flops) total += f;
+    best = std::max(best, total / s);
+  }
+  return best;
 }
 
 }  // namespace kvchat::cli

@@ -15,4 +15,8 @@ struct Bandwidth {
 // Best of `repeats` passes over buffers of `buffer_bytes` each (larger than the caches).
 Bandwidth measure_bandwidth(int n_threads, uint64_t buffer_bytes, int repeats);
 
+// The f32 FMA peak of n_threads threads (FLOP/s): best of `repeats` runs of a loop of
+// independent 8-wide FMAs on every thread (AVX2/FMA when the CPU has it).
+double measure_fma_peak(int n_threads, int repeats);
+
 }  // namespace kvchat::cli

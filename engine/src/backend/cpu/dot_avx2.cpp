@@ -142,4 +142,66 @@ float dot_row_avx2(TensorType type, const void* row, const float* x, int64_t n) 
   }
 }
 
+double fma_peak_loop_avx2(int64_t iterations) {
+  // 12 independent chains: enough to cover the FMA latency on both FMA ports.
+  __m256 a[12];
+  for (int i = 0; i < 12; ++i) a[i] = _mm256_set1_ps(static_cast<float>(i));
+  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-6f);
+  for (int64_t it = 0; it < iterations; ++it) {
+    for (int i = 0; i < 12; ++i) a[i] = _mm256_fmadd_ps(a[i], m, c);
+  }
+  __m256 s = a[0];
+  for (int i = 1; i < 12; ++i) s = _mm256_add_ps(s, a[i]);
+  volatile float sink = hsum(s);
+  (void)sink;
+  return 2.0 * 12 * 8 * static_cast<double>(iterations);
+}
+
+namespace {
+// 16 packed rows x T tokens over all n: 2T accumulators (rows 0..7 and 8..15 of each token);
+// per k one pair of row vectors and T broadcasts of x.
+template <int T>
+void gemm_16xT(const float* P, int n_rows, int64_t n, const float* X, int64_t ldx, float* Y, int64_t ldy) {
+  __m256 lo[T], hi[T];
+#pragma GCC unroll 8
+  for (int t = 0; t < T; ++t) lo[t] = hi[t] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < n; ++k) {
+    const __m256 w0 = _mm256_loadu_ps(P + k * kPackRows), w1 = _mm256_loadu_ps(P + k * kPackRows + 8);
+#pragma GCC unroll 8
+    for (int t = 0; t < T; ++t) {
+      const __m256 x = _mm256_broadcast_ss(X + t * ldx + k);
+      lo[t] = _mm256_fmadd_ps(w0, x, lo[t]);
+      hi[t] = _mm256_fmadd_ps(w1, x, hi[t]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int t = 0; t < T; ++t) {
+    if (n_rows == kPackRows) {
+      _mm256_storeu_ps(Y + t * ldy, lo[t]);
+      _mm256_storeu_ps(Y + t * ldy + 8, hi[t]);
+    } else {
+      alignas(32) float out[kPackRows];
+      _mm256_store_ps(out, lo[t]);
+      _mm256_store_ps(out + 8, hi[t]);
+      for (int r = 0; r < n_rows; ++r) Y[t * ldy + r] = out[r];
+    }
+  }
+}
+}  // namespace
+
+void gemm_packed_avx2(const float* P, int n_rows, int64_t n, const float* X, int64_t ldx, int64_t n_tokens, float* Y,
+                      int64_t ldy) {
+  constexpr int kTokens = 6;
+  int64_t t = 0;
+  for (; t + kTokens <= n_tokens; t += kTokens) gemm_16xT<kTokens>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
+  switch (n_tokens - t) {
+    case 5: return gemm_16xT<5>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
+    case 4: return gemm_16xT<4>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
+    case 3: return gemm_16xT<3>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
+    case 2: return gemm_16xT<2>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
+    case 1: return gemm_16xT<1>(P, n_rows, n, X + t * ldx, ldx, Y + t * ldy, ldy);
+    default: return;
+  }
+}
+
 }  // namespace kvchat::cpu

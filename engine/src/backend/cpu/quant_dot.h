@@ -32,8 +32,13 @@ static_assert(sizeof(BlockQ8_32) == 40);
 ActivationFormat activation_format_of(gguf::TensorType type);
 
 // x (n) -> n / 32 blocks (n / 256 for Q8_K): per block d = max|x| / 127, qs = round(x / d).
+// The AVX2 versions give the same bytes (used when use_avx2_kernels()).
 void quantize_activations_q8_32(const float* x, BlockQ8_32* out, int64_t n);
 void quantize_activations_q8_k(const float* x, BlockQ8_K* out, int64_t n);
+void quantize_activations_q8_32_scalar(const float* x, BlockQ8_32* out, int64_t n);
+void quantize_activations_q8_k_scalar(const float* x, BlockQ8_K* out, int64_t n);
+void quantize_activations_q8_32_avx2(const float* x, BlockQ8_32* out, int64_t n);
+void quantize_activations_q8_k_avx2(const float* x, BlockQ8_K* out, int64_t n);
 
 // sum_i w[i] * x[i] for one weight row of `type` (n values) and its activation blocks
 // (BlockQ8_32 or BlockQ8_K as activation_format_of(type)). Not for F32/F16/BF16.
@@ -50,5 +55,9 @@ void quant_dot_tile_scalar(gguf::TensorType type, const void* row, uint64_t row_
                            const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
 void quant_dot_tile_avx2(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
                          const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
+// The same kernels with AVX-VNNI's dpbusd (quant_dot_avxvnni.cpp), when use_avxvnni_kernels().
+float quant_dot_avxvnni(gguf::TensorType type, const void* row, const void* act, int64_t n);
+void quant_dot_tile_avxvnni(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
+                            const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
 
 }  // namespace kvchat::cpu

@@ -47,54 +47,22 @@ uint64_t PreparedActivations::scratch_bytes() const {
 
 namespace {
 
-constexpr int64_t kFloatRowTile = 16;  // f16/bf16 rows converted to f32 together
-constexpr int kQuantRows = 4, kQuantTokens = 4;
+constexpr int kQuantRows = 16, kQuantTokens = 16;  // rows x tokens per quant_dot_tile call
 
-// Y[b][r] = dot(rows[r], X[b]) for r < n_rows, b < n_tokens; 4 rows x 2 tokens at a time.
-void tile_times_tokens(const float* rows, int64_t n_rows, const PreparedActivations& x, float* Y, int64_t ldy) {
-  const int64_t cols = x.cols(), n_tokens = x.n_tokens();
-  int64_t b = 0;
-  for (; b + 2 <= n_tokens; b += 2) {
-    int64_t r = 0;
-    for (; r + 4 <= n_rows; r += 4) {
-      float out[8];
-      dot_f32_4x2(rows + r * cols, cols, x.f32(b), cols, cols, out);
-      for (int k = 0; k < 4; ++k) {
-        Y[b * ldy + r + k] = out[k];
-        Y[(b + 1) * ldy + r + k] = out[4 + k];
-      }
-    }
-    for (; r < n_rows; ++r) {
-      Y[b * ldy + r] = dot_f32(rows + r * cols, x.f32(b), cols);
-      Y[(b + 1) * ldy + r] = dot_f32(rows + r * cols, x.f32(b + 1), cols);
-    }
-  }
-  for (; b < n_tokens; ++b) {
-    for (int64_t r = 0; r < n_rows; ++r) Y[b * ldy + r] = dot_f32(rows + r * cols, x.f32(b), cols);
-  }
-}
-
+// Float weights. Decode: one fused dot per row. Prefill: 16 rows packed k-major in f32
+// (F16/BF16 converted once per tile), then a 16-row x 6-token register-tiled GEMM.
 void float_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy,
                 RowScratch& scratch) {
   if (x.n_tokens() == 1) {
     for (int64_t r = r0; r < r1; ++r) Y[r] = dot_row(w.type, w.row(r), x.f32(0), w.cols);
     return;
   }
-  for (int64_t t0 = r0; t0 < r1; t0 += kFloatRowTile) {
-    const int64_t t1 = std::min(r1, t0 + kFloatRowTile);
-    const float* rows;
-    if (w.type == TensorType::F32) {
-      rows = reinterpret_cast<const float*>(w.row(t0));
-    } else {
-      if (scratch.rows_f32.size() < static_cast<size_t>(kFloatRowTile * w.cols)) {
-        scratch.rows_f32.resize(kFloatRowTile * w.cols);
-      }
-      for (int64_t r = t0; r < t1; ++r) {
-        dequantize_row_fast(w.type, w.row(r), scratch.rows_f32.data() + (r - t0) * w.cols, w.cols);
-      }
-      rows = scratch.rows_f32.data();
-    }
-    tile_times_tokens(rows, t1 - t0, x, Y + t0, ldy);
+  if (scratch.rows_f32.size() < static_cast<size_t>(kPackRows * w.cols)) scratch.rows_f32.resize(kPackRows * w.cols);
+  float* P = scratch.rows_f32.data();
+  for (int64_t t0 = r0; t0 < r1; t0 += kPackRows) {
+    const int n = static_cast<int>(std::min<int64_t>(kPackRows, r1 - t0));
+    pack_rows_f32(w.type, w.row(t0), w.row_bytes, n, w.cols, P);
+    gemm_packed(P, n, w.cols, x.f32(0), w.cols, x.n_tokens(), Y + t0, ldy);
   }
 }
 
@@ -104,10 +72,6 @@ void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, i
   const uint64_t act_stride =
       k_type ? (w.cols / kSuperBlock) * sizeof(BlockQ8_K) : (w.cols / kQuantBlock) * sizeof(BlockQ8_32);
   const int64_t n_tokens = x.n_tokens();
-  if (n_tokens == 1) {
-    for (int64_t r = r0; r < r1; ++r) Y[r] = quant_dot(w.type, w.row(r), act0, w.cols);
-    return;
-  }
   float out[kQuantRows * kQuantTokens];
   for (int64_t ra = r0; ra < r1; ra += kQuantRows) {
     const int nr = static_cast<int>(std::min<int64_t>(kQuantRows, r1 - ra));
@@ -127,9 +91,7 @@ void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, i
 void matmul_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy,
                  RowScratch& scratch) {
   if (r0 >= r1 || x.n_tokens() == 0) return;
-  if (activation_format_of(w.type) == ActivationFormat::F32 || !kInt8Activations) {
-    return float_rows(w, x, r0, r1, Y, ldy, scratch);
-  }
+  if (activation_format_of(w.type) == ActivationFormat::F32) return float_rows(w, x, r0, r1, Y, ldy, scratch);
   quant_rows(w, x, r0, r1, Y, ldy);
 }
 

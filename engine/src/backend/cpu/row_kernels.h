@@ -18,9 +18,6 @@ namespace kvchat::cpu {
 // this (the tile height of the prefill kernels); any range is correct.
 constexpr int64_t kMatmulRowAlign = 16;
 
-// Transitional: false = quantized weights are still dotted with f32 activations.
-constexpr bool kInt8Activations = false;
-
 // Activations X (n_tokens, cols) f32, plus X quantized once to the 8-bit block format that
 // each weight type pairs with (activation_format_of). prepare() keeps a pointer to X: X
 // must stay alive and unchanged while matmul_rows uses this object.

@@ -1,0 +1,36 @@
+// AVX-VNNI copies of the integer dot kernels (quant_dot_kernels.inl with dpbusd for the
+// byte products). Compiled with -mavx2 -mfma -mf16c -mavxvnni; called only when
+// use_avxvnni_kernels().
+#include <immintrin.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "backend/cpu/quant_dot.h"
+
+#define KVCHAT_QDOT_VNNI 1
+
+namespace kvchat::cpu {
+
+using gguf::TensorType;
+
+namespace {
+#include "backend/cpu/quant_dot_kernels.inl"
+}  // namespace
+
+float quant_dot_avxvnni(TensorType type, const void* row, const void* act, int64_t n) {
+  float out = 0;
+  const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
+  const uint64_t row_bytes = n / traits.block_elements * traits.block_bytes;
+  dispatch<TilesFn>(type, static_cast<const uint8_t*>(row), row_bytes, 1, static_cast<const uint8_t*>(act),
+                    uint64_t{0}, 1, n, &out);
+  return out;
+}
+
+void quant_dot_tile_avxvnni(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
+                         uint64_t act_stride, int n_tokens, int64_t n, float* out) {
+  dispatch<TilesFn>(type, static_cast<const uint8_t*>(row), row_bytes, n_rows, static_cast<const uint8_t*>(act),
+                    act_stride, n_tokens, n, out);
+}
+
+}  // namespace kvchat::cpu

@@ -1,0 +1,487 @@
+// The register-tiled integer dot kernels of quant_dot_avx2.cpp and quant_dot_avxvnni.cpp:
+// included inside namespace kvchat::cpu { namespace { ... } } of each, so every file gets
+// its own copy compiled with its own flags. KVCHAT_QDOT_VNNI selects AVX-VNNI's dpbusd for
+// the u8 x s8 sums of 4 (else maddubs + madd; equal here: no pair sum reaches int16 limits).
+
+// int32 lanes: sums of 4 products of unsigned bytes u and signed bytes s.
+inline __m256i dot_u8s8(__m256i u, __m256i s) {
+#if KVCHAT_QDOT_VNNI
+  return _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), u, s);
+#else
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+#endif
+}
+
+
+inline float h2f(uint16_t h) { return _cvtsh_ss(h); }
+
+inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+inline __m128i load128(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+
+inline float hsum(__m256 v) {
+  __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
+  lo = _mm_add_ps(lo, hi);
+  lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
+  lo = _mm_add_ss(lo, _mm_movehdup_ps(lo));
+  return _mm_cvtss_f32(lo);
+}
+
+// 16 packed bytes of 4-bit codes -> 32 bytes in value order (low nibbles 0..15, high 16..31).
+inline __m256i nibbles_32(const uint8_t* qs) {
+  const __m128i v = load128(qs);
+  const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(v), _mm_srli_epi16(v, 4), 1);
+  return _mm256_and_si256(both, _mm256_set1_epi8(0x0F));
+}
+
+// The 32 bits of a little-endian u32 as 32 bytes: 0xFF where the bit is set.
+inline __m256i bits_to_bytes(uint32_t bits) {
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int>(bits)),
+      _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  return _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+}
+
+inline __m256i iq4nl_table() {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues)));
+}
+
+// ---- 32-value weight types x BlockQ8_32 ------------------------------------------------
+// Unpacked block: q = codes as bytes (unsigned), or |value| with sgn = value (signed types);
+// value = d * code + c, the c term paid with the activation block sum s.
+struct Unpacked32 {
+  __m256i q, sgn;
+  uint16_t dh, mh;  // f16 scale d and min m (Q4_1, Q5_1)
+};
+
+template <TensorType kType_>
+struct Kind32 {
+  static constexpr TensorType kType = kType_;
+  // Q8_0 and IQ4_NL values are signed (sign trick); the others are unsigned codes whose
+  // offset (Q4_0 -8, Q5_0 -16) or min (Q4_1, Q5_1) is paid with the activation sum s.
+  static constexpr bool kSigned = kType == TensorType::Q8_0 || kType == TensorType::IQ4_NL;
+  static constexpr bool kHasC = !kSigned;
+
+  static inline void unpack(const uint8_t* block, Unpacked32& u) {
+    u.mh = 0;
+    if constexpr (kType == TensorType::Q8_0) {
+      const auto& b = *reinterpret_cast<const BlockQ8_0*>(block);
+      u.sgn = load256(b.qs);
+      u.dh = b.d;
+    } else if constexpr (kType == TensorType::Q4_0) {
+      const auto& b = *reinterpret_cast<const BlockQ4_0*>(block);
+      u.q = nibbles_32(b.qs);
+      u.dh = b.d;
+    } else if constexpr (kType == TensorType::Q4_1) {
+      const auto& b = *reinterpret_cast<const BlockQ4_1*>(block);
+      u.q = nibbles_32(b.qs);
+      u.dh = b.d, u.mh = b.m;
+    } else if constexpr (kType == TensorType::Q5_0 || kType == TensorType::Q5_1) {
+      using Block = std::conditional_t<kType == TensorType::Q5_0, BlockQ5_0, BlockQ5_1>;
+      const auto& b = *reinterpret_cast<const Block*>(block);
+      uint32_t qh;
+      std::memcpy(&qh, b.qh, 4);
+      const __m256i q = _mm256_or_si256(nibbles_32(b.qs), _mm256_and_si256(bits_to_bytes(qh), _mm256_set1_epi8(0x10)));
+      u.dh = b.d;
+      u.q = q;
+      if constexpr (kType == TensorType::Q5_1) u.mh = b.m;
+    } else {  // IQ4_NL
+      const auto& b = *reinterpret_cast<const BlockIq4Nl*>(block);
+      u.sgn = _mm256_shuffle_epi8(iq4nl_table(), nibbles_32(b.qs));
+      u.dh = b.d;
+    }
+    if constexpr (kSigned) u.q = _mm256_abs_epi8(u.sgn);
+  }
+
+  // The coefficients c of the activation sums of 4 rows (value = d * code + c).
+  static inline __m128 c_of(__m128 d4, __m128i mh4) {
+    if constexpr (kType == TensorType::Q4_0) return _mm_mul_ps(d4, _mm_set1_ps(-8.0f));
+    if constexpr (kType == TensorType::Q5_0) return _mm_mul_ps(d4, _mm_set1_ps(-16.0f));
+    if constexpr (kType == TensorType::Q4_1 || kType == TensorType::Q5_1) return _mm_cvtph_ps(mh4);
+    return _mm_setzero_ps();
+  }
+
+  using Act = BlockQ8_32;
+  using Unpacked = Unpacked32;
+  static constexpr int kBlockValues = kQuantBlock;
+
+  // Per token and block: the activation bytes and d in every lane, loaded once for R rows.
+  struct Token {
+    __m256i x;
+    __m256 d;
+    float s;
+  };
+  static inline Token load_token(const BlockQ8_32& a) { return {load256(a.qs), _mm256_set1_ps(a.d), a.s}; }
+
+  static inline void dot(const Unpacked32& u, const Token& a, __m256& acc, float& cacc) {
+    __m256i x = a.x;
+    if constexpr (kSigned) x = _mm256_sign_epi8(x, u.sgn);
+    const __m256i sum = dot_u8s8(u.q, x);
+    const __m128 d = _mm_set1_ps(h2f(u.dh));
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(_mm256_set_m128(d, d), a.d), acc);
+    if constexpr (kHasC) cacc += _mm_cvtss_f32(c_of(d, _mm_set1_epi16(static_cast<int16_t>(u.mh)))) * a.s;
+  }
+};
+
+// ---- 256-value K- and XS-types x BlockQ8_K ---------------------------------------------
+// Unpacked super-block: q[j] = codes of values 32j..32j+31 as bytes (|value| with sgn for
+// IQ4_XS); pair[j] = the int16 scales of groups 2j (low lane) and 2j+1 (high lane);
+// sc16 / mn16 = the 16 group scales / mins as int16. value = d * scale * (code - offset)
+// - dmin * min.
+struct UnpackedK {
+  __m256i q[8];
+  __m256i pair[8];
+  __m256i sc16, mn16;
+  float d, dmin;
+};
+struct UnpackedKSigned : UnpackedK {
+  __m256i sgn[8];
+};
+
+// pair[j] from 16 int16 group scales.
+inline void scale_pairs(__m256i sc16, __m256i pair[8]) {
+  const __m256i lo = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(sc16));
+  const __m256i hi = _mm256_broadcastsi128_si256(_mm256_extracti128_si256(sc16, 1));
+  // Lane 0 repeats int16 2k, lane 1 int16 2k+1 (k = j % 4).
+  #pragma GCC unroll 8
+  for (int k = 0; k < 4; ++k) {
+    const char b0 = static_cast<char>(4 * k), b1 = static_cast<char>(4 * k + 1);
+    const char c0 = static_cast<char>(4 * k + 2), c1 = static_cast<char>(4 * k + 3);
+    const __m256i mask = _mm256_setr_epi8(b0, b1, b0, b1, b0, b1, b0, b1, b0, b1, b0, b1, b0, b1, b0, b1,  //
+                                          c0, c1, c0, c1, c0, c1, c0, c1, c0, c1, c0, c1, c0, c1, c0, c1);
+    pair[k] = _mm256_shuffle_epi8(lo, mask);
+    pair[k + 4] = _mm256_shuffle_epi8(hi, mask);
+  }
+}
+
+// 8 per-32 scales (bytes) -> 16 int16 group scales (each repeated for its two groups).
+inline __m256i dup_scales_8(__m128i bytes8) {
+  const __m128i s = _mm_cvtepu8_epi16(bytes8);
+  return _mm256_set_m128i(_mm_unpackhi_epi16(s, s), _mm_unpacklo_epi16(s, s));
+}
+
+// The 6-bit scales and mins of Q4_K/Q5_K as 8 bytes each (see k_scale_min).
+inline void k_scales_mins(const uint8_t* scales, __m128i& sc8, __m128i& mn8) {
+  uint32_t w0, w1, w2;
+  std::memcpy(&w0, scales, 4);
+  std::memcpy(&w1, scales + 4, 4);
+  std::memcpy(&w2, scales + 8, 4);
+  const uint32_t sc_lo = w0 & 0x3f3f3f3f, mn_lo = w1 & 0x3f3f3f3f;
+  const uint32_t sc_hi = (w2 & 0x0f0f0f0f) | (((w0 >> 6) & 0x03030303) << 4);
+  const uint32_t mn_hi = ((w2 >> 4) & 0x0f0f0f0f) | (((w1 >> 6) & 0x03030303) << 4);
+  sc8 = _mm_set_epi32(0, 0, static_cast<int>(sc_hi), static_cast<int>(sc_lo));
+  mn8 = _mm_set_epi32(0, 0, static_cast<int>(mn_hi), static_cast<int>(mn_lo));
+}
+
+// The 16 signed Q3_K scales as int16 (as q3_k_scales): low 4 bits of scale j are the low
+// nibble of byte j (j < 8) or the high nibble of byte j - 8; its top 2 bits are bits
+// 2(j / 4)..2(j / 4)+1 of byte 8 + j % 4.
+inline __m256i q3_k_scales16(const uint8_t* packed) {
+  uint64_t lo8;
+  uint32_t h;
+  std::memcpy(&lo8, packed, 8);
+  std::memcpy(&h, packed + 8, 4);
+  const __m128i low = _mm_set_epi64x(static_cast<int64_t>((lo8 >> 4) & 0x0F0F0F0F0F0F0F0Full),
+                                     static_cast<int64_t>(lo8 & 0x0F0F0F0F0F0F0F0Full));
+  const __m128i high = _mm_set_epi32(static_cast<int>((h >> 6) & 0x03030303), static_cast<int>((h >> 4) & 0x03030303),
+                                     static_cast<int>((h >> 2) & 0x03030303), static_cast<int>(h & 0x03030303));
+  const __m128i codes = _mm_or_si128(low, _mm_slli_epi16(high, 4));  // 0..63, no carry across bytes
+  return _mm256_sub_epi16(_mm256_cvtepu8_epi16(codes), _mm256_set1_epi16(32));
+}
+
+// The 8 IQ4_XS 6-bit scale codes as bytes (as iq4_xs_scale).
+inline __m128i iq4_xs_scales8(const BlockIq4Xs& b) {
+  uint32_t l;
+  std::memcpy(&l, b.scales_l, 4);
+  const __m128i low = _mm_unpacklo_epi8(_mm_cvtsi32_si128(static_cast<int>(l & 0x0F0F0F0F)),
+                                        _mm_cvtsi32_si128(static_cast<int>((l >> 4) & 0x0F0F0F0F)));
+  const __m256i high32 = _mm256_and_si256(
+      _mm256_srlv_epi32(_mm256_set1_epi32(b.scales_h), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
+      _mm256_set1_epi32(3));
+  const __m128i high16 = _mm_packus_epi32(_mm256_castsi256_si128(high32), _mm256_extracti128_si256(high32, 1));
+  const __m128i high8 = _mm_packus_epi16(high16, high16);
+  return _mm_or_si128(low, _mm_slli_epi16(high8, 4));
+}
+
+template <TensorType kType_>
+struct KindK {
+  static constexpr TensorType kType = kType_;
+  static constexpr bool kSigned = kType == TensorType::IQ4_XS;
+  static constexpr bool kMins = kType == TensorType::Q2_K || kType == TensorType::Q4_K || kType == TensorType::Q5_K;
+  static constexpr int kOffsetShift = kType == TensorType::Q3_K ? 2 : kType == TensorType::Q6_K ? 5 : -1;
+  using Unpacked = std::conditional_t<kSigned, UnpackedKSigned, UnpackedK>;
+  using Act = BlockQ8_K;
+  static constexpr int kBlockValues = kSuperBlock;
+
+  static inline void unpack(const uint8_t* block, Unpacked& u) {
+    const __m256i m2 = _mm256_set1_epi8(3), m4 = _mm256_set1_epi8(0x0F);
+    if constexpr (kType == TensorType::Q2_K || kType == TensorType::Q3_K) {
+      using Block = std::conditional_t<kType == TensorType::Q2_K, BlockQ2_K, BlockQ3_K>;
+      const auto& b = *reinterpret_cast<const Block*>(block);
+      #pragma GCC unroll 8
+      for (int c = 0; c < 2; ++c) {
+        const __m256i bytes = load256(b.qs + 32 * c);
+        u.q[4 * c + 0] = _mm256_and_si256(bytes, m2);
+        u.q[4 * c + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 2), m2);
+        u.q[4 * c + 2] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m2);
+        u.q[4 * c + 3] = _mm256_and_si256(_mm256_srli_epi16(bytes, 6), m2);
+      }
+      if constexpr (kType == TensorType::Q2_K) {
+        const __m128i s = load128(b.scales);
+        u.sc16 = _mm256_cvtepu8_epi16(_mm_and_si128(s, _mm_set1_epi8(0x0F)));
+        u.mn16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s, 4), _mm_set1_epi8(0x0F)));
+        u.dmin = h2f(b.dmin);
+      } else {
+        const __m256i hm = load256(b.hmask);  // bit j of byte l: third bit of value 32j + l
+        const __m256i one = _mm256_set1_epi8(1);
+        #pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j) {
+          const __m256i hb = _mm256_and_si256(_mm256_srl_epi16(hm, _mm_cvtsi32_si128(j)), one);
+          u.q[j] = _mm256_or_si256(u.q[j], _mm256_slli_epi16(hb, 2));
+        }
+        u.sc16 = q3_k_scales16(b.scales);
+      }
+      u.d = h2f(b.d);
+    } else if constexpr (kType == TensorType::Q4_K || kType == TensorType::Q5_K) {
+      using Block = std::conditional_t<kType == TensorType::Q4_K, BlockQ4_K, BlockQ5_K>;
+      const auto& b = *reinterpret_cast<const Block*>(block);
+      #pragma GCC unroll 8
+      for (int c = 0; c < 4; ++c) {
+        const __m256i bytes = load256(b.qs + 32 * c);
+        u.q[2 * c] = _mm256_and_si256(bytes, m4);
+        u.q[2 * c + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4);
+      }
+      if constexpr (kType == TensorType::Q5_K) {
+        const __m256i qh = load256(b.qh);  // bit j of byte l: fifth bit of value 32j + l
+        const __m256i one = _mm256_set1_epi8(1);
+        #pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j) {
+          const __m256i hb = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(j)), one);
+          u.q[j] = _mm256_or_si256(u.q[j], _mm256_slli_epi16(hb, 4));
+        }
+      }
+      __m128i sc8, mn8;
+      k_scales_mins(b.scales, sc8, mn8);
+      u.sc16 = dup_scales_8(sc8);
+      u.mn16 = dup_scales_8(mn8);
+      u.d = h2f(b.d), u.dmin = h2f(b.dmin);
+    } else if constexpr (kType == TensorType::Q6_K) {
+      const auto& b = *reinterpret_cast<const BlockQ6_K*>(block);
+      #pragma GCC unroll 8
+      for (int c = 0; c < 2; ++c) {
+        const __m256i l0 = load256(b.ql + 64 * c), l1 = load256(b.ql + 64 * c + 32);
+        const __m256i h = load256(b.qh + 32 * c);
+        u.q[4 * c + 0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m2), 4));
+        u.q[4 * c + 1] = _mm256_or_si256(_mm256_and_si256(l1, m4),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4));
+        u.q[4 * c + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m2), 4));
+        u.q[4 * c + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m2), 4));
+      }
+      u.sc16 = _mm256_cvtepi8_epi16(load128(b.scales));
+      u.d = h2f(b.d);
+    } else {  // IQ4_XS
+      const auto& b = *reinterpret_cast<const BlockIq4Xs*>(block);
+      const __m256i table = iq4nl_table();
+      #pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) {
+        u.sgn[j] = _mm256_shuffle_epi8(table, nibbles_32(b.qs + 16 * j));
+        u.q[j] = _mm256_abs_epi8(u.sgn[j]);
+      }
+      u.sc16 = _mm256_sub_epi16(dup_scales_8(iq4_xs_scales8(b)), _mm256_set1_epi16(32));
+      u.d = h2f(b.d);
+    }
+    scale_pairs(u.sc16, u.pair);
+  }
+
+  using Token = const BlockQ8_K&;
+  static inline const BlockQ8_K& load_token(const BlockQ8_K& a) { return a; }
+
+  static inline void dot(const Unpacked& u, const BlockQ8_K& a, __m256& acc, float& /*cacc*/) {
+    __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int j = 0; j < 8; j += 2) {
+      __m256i x0 = load256(a.qs + 32 * j), x1 = load256(a.qs + 32 * j + 32);
+      if constexpr (kSigned) {
+        x0 = _mm256_sign_epi8(x0, u.sgn[j]);
+        x1 = _mm256_sign_epi8(x1, u.sgn[j + 1]);
+      }
+      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_maddubs_epi16(u.q[j], x0), u.pair[j]));
+      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_maddubs_epi16(u.q[j + 1], x1), u.pair[j + 1]));
+    }
+    __m256i sumi = _mm256_add_epi32(s0, s1);
+    if constexpr (kOffsetShift >= 0 || kMins) {
+      const __m256i bsums = load256(a.bsums);
+      if constexpr (kOffsetShift >= 0) {
+        sumi = _mm256_sub_epi32(sumi, _mm256_slli_epi32(_mm256_madd_epi16(bsums, u.sc16), kOffsetShift));
+      }
+      if constexpr (kMins) {
+        acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(bsums, u.mn16)), _mm256_set1_ps(u.dmin * a.d),
+                               acc);
+      }
+    }
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(u.d * a.d), acc);
+  }
+};
+
+// out[t * R + r] = dot(row r, token t) for R rows and T tokens.
+template <class Kind, int R, int T>
+void tile(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act, uint64_t act_stride,
+          int64_t n_blocks, float* out) {
+  using Act = typename Kind::Act;
+  __m256 acc[R][T];
+  float cacc[R][T];
+  #pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    #pragma GCC unroll 8
+    for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps(), cacc[r][t] = 0;
+  }
+  for (int64_t k = 0; k < n_blocks; ++k) {
+    typename Kind::Unpacked u[R];
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
+    #pragma GCC unroll 8
+    for (int t = 0; t < T; ++t) {
+      const typename Kind::Token a = Kind::load_token(reinterpret_cast<const Act*>(act + t * act_stride)[k]);
+      #pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) Kind::dot(u[r], a, acc[r][t], cacc[r][t]);
+    }
+  }
+  #pragma GCC unroll 8
+  for (int t = 0; t < T; ++t) {
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) out[t * R + r] = hsum(acc[r][t]) + cacc[r][t];
+  }
+}
+
+// 32-value types, 4 rows x T tokens: the four rows' int32 sums of one token are folded
+// into one vector by horizontal adds (shuffle ports) before the float conversion, so each
+// token pays one cvt/mul/fma per block for all four rows. acc[t] lanes: rows 0..3, twice.
+template <class Kind, int T>
+void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act, uint64_t act_stride,
+               int64_t n_blocks, float* out) {
+  using Act = typename Kind::Act;
+  __m256 acc[T];
+  #pragma GCC unroll 8
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < n_blocks; ++k) {
+    typename Kind::Unpacked u[4];
+    #pragma GCC unroll 8
+    for (int r = 0; r < 4; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
+    // [d0 d1 d2 d3 d0 d1 d2 d3] and [c0 c1 c2 c3 0 0 0 0] (the offset/min term, added once:
+    // the two halves are summed at the end).
+    const auto h = [](uint16_t v) { return static_cast<int16_t>(v); };
+    const __m128 d4 = _mm_cvtph_ps(_mm_setr_epi16(h(u[0].dh), h(u[1].dh), h(u[2].dh), h(u[3].dh), 0, 0, 0, 0));
+    const __m256 drows = _mm256_set_m128(d4, d4);
+    __m256 crows = _mm256_setzero_ps();
+    if constexpr (Kind::kHasC) {
+      const __m128i mh4 = _mm_setr_epi16(h(u[0].mh), h(u[1].mh), h(u[2].mh), h(u[3].mh), 0, 0, 0, 0);
+      crows = _mm256_castps128_ps256(Kind::c_of(d4, mh4));
+    }
+    #pragma GCC unroll 8
+    for (int t = 0; t < T; ++t) {
+      const Act& a = reinterpret_cast<const Act*>(act + t * act_stride)[k];
+      const __m256i x = load256(a.qs);
+      __m256i v[4];
+      #pragma GCC unroll 8
+      for (int r = 0; r < 4; ++r) {
+        __m256i xs = x;
+        if constexpr (Kind::kSigned) xs = _mm256_sign_epi8(x, u[r].sgn);
+        v[r] = dot_u8s8(u[r].q, xs);
+      }
+      if constexpr (Kind::kHasC) acc[t] = _mm256_fmadd_ps(crows, _mm256_set1_ps(a.s), acc[t]);
+      const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+      acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(h), _mm256_mul_ps(drows, _mm256_set1_ps(a.d)), acc[t]);
+    }
+  }
+  #pragma GCC unroll 8
+  for (int t = 0; t < T; ++t) {
+    const __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc[t]), _mm256_extractf128_ps(acc[t], 1));
+    alignas(16) float lanes[4];
+    _mm_store_ps(lanes, s);
+    #pragma GCC unroll 8
+    for (int r = 0; r < 4; ++r) out[t * 4 + r] = lanes[r];
+  }
+}
+
+// Tokens [0, nt) of one row group of R rows (nt <= 4, or <= 8 for 4 rows of a 32-type).
+template <class Kind, int R>
+inline void tile_rows(int nt, const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act,
+                      uint64_t act_stride, int64_t nb, float* out) {
+  if constexpr (R == 4 && Kind::kBlockValues == kQuantBlock) {
+    switch (nt) {
+      case 8: return tile32_r4<Kind, 8>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 7: return tile32_r4<Kind, 7>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 6: return tile32_r4<Kind, 6>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 5: return tile32_r4<Kind, 5>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 4: return tile32_r4<Kind, 4>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 3: return tile32_r4<Kind, 3>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 2: return tile32_r4<Kind, 2>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      default: return tile32_r4<Kind, 1>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    }
+  }
+  switch (nt) {
+    case 4: return tile<Kind, R, 4>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    case 3: return tile<Kind, R, 3>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    case 2: return tile<Kind, R, 2>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    default: return tile<Kind, R, 1>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+  }
+}
+
+// Any n_rows x n_tokens: tiles of kTileRows rows (then single rows) x kTileTokens tokens.
+template <class Kind>
+void tiles(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act, uint64_t act_stride, int n_tokens,
+           int64_t n, float* out) {
+  constexpr int kTileRows = 4, kTileTokens = Kind::kBlockValues == kQuantBlock ? 8 : 4;
+  const uint64_t block_bytes = gguf::tensor_type_traits(static_cast<uint32_t>(Kind::kType))->block_bytes;
+  const int64_t nb = n / Kind::kBlockValues;
+  float part[32];
+  for (int r = 0; r < n_rows;) {
+    const int nr = n_rows - r >= kTileRows ? kTileRows : 1;
+    const int max_tokens = nr == kTileRows ? kTileTokens : 4;
+    for (int t = 0; t < n_tokens;) {
+      const int nt = n_tokens - t >= max_tokens ? max_tokens : n_tokens - t;
+      const uint8_t* wr = w + r * row_bytes;
+      const uint8_t* at = act + t * act_stride;
+      if (nr == kTileRows) {
+        tile_rows<Kind, kTileRows>(nt, wr, row_bytes, block_bytes, at, act_stride, nb, part);
+      } else {
+        tile_rows<Kind, 1>(nt, wr, row_bytes, block_bytes, at, act_stride, nb, part);
+      }
+      for (int tt = 0; tt < nt; ++tt) {
+        for (int rr = 0; rr < nr; ++rr) out[(t + tt) * n_rows + r + rr] = part[tt * nr + rr];
+      }
+      t += nt;
+    }
+    r += nr;
+  }
+}
+
+template <template <class> class Fn, class... Args>
+void dispatch(TensorType type, Args&&... args) {
+  switch (type) {
+    case TensorType::Q8_0: return Fn<Kind32<TensorType::Q8_0>>::run(args...);
+    case TensorType::Q4_0: return Fn<Kind32<TensorType::Q4_0>>::run(args...);
+    case TensorType::Q4_1: return Fn<Kind32<TensorType::Q4_1>>::run(args...);
+    case TensorType::Q5_0: return Fn<Kind32<TensorType::Q5_0>>::run(args...);
+    case TensorType::Q5_1: return Fn<Kind32<TensorType::Q5_1>>::run(args...);
+    case TensorType::IQ4_NL: return Fn<Kind32<TensorType::IQ4_NL>>::run(args...);
+    case TensorType::Q2_K: return Fn<KindK<TensorType::Q2_K>>::run(args...);
+    case TensorType::Q3_K: return Fn<KindK<TensorType::Q3_K>>::run(args...);
+    case TensorType::Q4_K: return Fn<KindK<TensorType::Q4_K>>::run(args...);
+    case TensorType::Q5_K: return Fn<KindK<TensorType::Q5_K>>::run(args...);
+    case TensorType::Q6_K: return Fn<KindK<TensorType::Q6_K>>::run(args...);
+    case TensorType::IQ4_XS: return Fn<KindK<TensorType::IQ4_XS>>::run(args...);
+    default: return;
+  }
+}
+
+template <class Kind>
+struct TilesFn {
+  static void run(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act, uint64_t act_stride,
+                  int n_tokens, int64_t n, float* out) {
+    tiles<Kind>(w, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
+  }
+};
+
