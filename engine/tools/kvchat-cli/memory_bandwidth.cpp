@@ -61,7 +61,7 @@ Bandwidth measure_bandwidth(int n_threads, uint64_t buffer_bytes, int repeats) {
 }
 
 double measure_fma_peak(int n_threads, int repeats) {
-  if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (n_threads <= 0) n_threads = physical_core_count();
   constexpr int64_t kIterations = 20'000'000;  // 240M FMAs: ~40 ms per thread at 3 GHz
   double best = 0;
   for (int r = 0; r < repeats; ++r) {
