@@ -100,7 +100,7 @@ TEST_P(FastVsReference, LogitsAgree) {
     expect_same_greedy((*fast)->last_logits().data(), (*ref)->last_logits().data(), prompt.size() + step);
   }
   // The float types leave no race undecided; the quantized ones leave a few.
-  EXPECT_GE(decided, int8_activations ? 4 : 14);
+  EXPECT_GE(decided, int8_activations ? 2 : 14);
 }
 
 INSTANTIATE_TEST_SUITE_P(
