@@ -70,5 +70,24 @@ TEST(CliKv, CompareNoCacheCountsTheRecomputedTokens) {
   }
 }
 
+TEST(CliKv, BenchDecodesAtEachDepthFromZero) {
+  // --contexts 0,40: decoding from an empty cache (no prefill to measure), then after 40 tokens.
+  auto r = run_cli("bench --json --tg 3 --bw-mib 16 --contexts 0,40 --model " + demo());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto runs = nlohmann::json::parse(r.out)["runs"];
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["context"], 0);
+  EXPECT_EQ(runs[0]["prefill_tokens_per_second"].get<double>(), 0.0);
+  EXPECT_EQ(runs[1]["context"], 40);
+  EXPECT_GT(runs[1]["prefill_tokens_per_second"].get<double>(), 0.0);
+  for (const auto& run : runs) EXPECT_GT(run["decode_tokens_per_second"].get<double>(), 0.0);
+  // KV read per decoded token grows with the depth.
+  EXPECT_GT(runs[1]["kv_bytes_read_per_token_avg"].get<double>(), runs[0]["kv_bytes_read_per_token_avg"].get<double>());
+  for (const char* bad : {"-1", "4,x", ""}) {
+    auto b = run_cli(std::string("bench --tg 1 --contexts '") + bad + "' --model " + demo());
+    EXPECT_NE(b.exit_code, 0) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace kvchat

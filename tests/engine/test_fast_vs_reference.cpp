@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <string>
 
 #include "kvchat/model.h"
 #include "kvchat/session.h"
@@ -62,45 +61,46 @@ TEST_P(FastVsReference, LogitsAgree) {
   auto fast = Session::create(*model, fast_opts);
   auto ref = Session::create(*model, ref_opts);
   ASSERT_TRUE(fast && ref);
-  // Quantized weights are dotted with int8 activations (per 32 or 256 values, as llama.cpp
-  // pairs them with Q8_0/Q8_K), the reference keeps f32 activations. Measured max relative
-  // error on these random models: 1.6e-2 with the 32-value types (one activation scale per
-  // 32), 2.8e-2 with the 256-value types and mixes (one per 256); float types 1e-6. The
-  // rounding itself is checked against its definition in test_quant_dot.cpp and bounded
-  // independently in tests/reference (quantized_weights.py).
+  // Quantized weights are dotted with int8 activations (per 32 values, like llama.cpp's
+  // Q8_0/Q8_K pairing), the reference keeps f32 activations: measured max 1.4e-2 on this
+  // random model for Q8_0 and Q4_0 (float types 1e-6). The rounding itself is checked
+  // against its definition in test_quant_dot.cpp and bounded independently in
+  // tests/reference (activation_storage.py).
   const bool int8_activations = spec.type != TensorType::F32 && spec.type != TensorType::F16 &&
                                 spec.type != TensorType::BF16;
-  const double tol = !int8_activations ? 1e-4 : k ? 5e-2 : 3e-2;
+  // The K- and XS-types quantize activations per 256 values (one scale for a wider range):
+  // up to 3.0e-2 measured here, 1.9-2.4e-2 on tests/reference's tiny-256.
+  const double tol = !int8_activations ? 1e-4 : (k ? 5e-2 : 3e-2);
   std::vector<float> fast_all, ref_all;
   ASSERT_TRUE((*fast)->eval(prompt, &fast_all));
   ASSERT_TRUE((*ref)->eval(prompt, &ref_all));
   // Greedy ids: the arg-max agrees wherever the reference's winner leads the runner-up by
-  // more than the error allowed to each (2 x tol x max|logit|); the logits are spread over
-  // several units, so with f32 activations every position qualifies.
+  // more than the tolerance allows the two to move (2 tol x the largest |logit|); a closer
+  // race may flip under int8 activations, as it does in llama.cpp.
   auto argmax = [](const float* l) { return std::max_element(l, l + 512) - l; };
-  int decided = 0, checked = 0;
-  auto check = [&](const float* got, const float* want, const std::string& where) {
-    EXPECT_LE(test::max_rel_error(got, want, 512), tol) << where;
-    std::vector<float> top(want, want + 512);
-    std::partial_sort(top.begin(), top.begin() + 2, top.end(), std::greater<float>());
-    double max_abs = 0;
-    for (int i = 0; i < 512; ++i) max_abs = std::max(max_abs, std::fabs(double(want[i])));
-    ++checked;
-    if (top[0] - top[1] > 2 * tol * max_abs) {
-      ++decided;
-      EXPECT_EQ(argmax(got), argmax(want)) << where;
-    }
+  int decided = 0;
+  auto expect_same_greedy = [&](const float* got, const float* want, size_t where) {
+    std::vector<float> sorted(want, want + 512);
+    std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<>());
+    const float scale = std::max(std::fabs(*std::max_element(want, want + 512)),
+                                 std::fabs(*std::min_element(want, want + 512)));
+    if (sorted[0] - sorted[1] <= 2 * tol * scale) return;
+    ++decided;
+    EXPECT_EQ(argmax(got), argmax(want)) << "pos " << where;
   };
-  for (size_t p = 0; p < prompt.size(); p += 37) check(&fast_all[p * 512], &ref_all[p * 512], "pos " + std::to_string(p));
+  for (size_t p = 0; p < prompt.size(); p += 37) {
+    EXPECT_LE(test::max_rel_error(&fast_all[p * 512], &ref_all[p * 512], 512), tol) << "pos " << p;
+    expect_same_greedy(&fast_all[p * 512], &ref_all[p * 512], p);
+  }
   for (int step = 0; step < 5; ++step) {
     const TokenId t = static_cast<TokenId>(100 + step);
     ASSERT_TRUE((*fast)->eval(std::span<const TokenId>(&t, 1)));
     ASSERT_TRUE((*ref)->eval(std::span<const TokenId>(&t, 1)));
-    check((*fast)->last_logits().data(), (*ref)->last_logits().data(), "decode step " + std::to_string(step));
+    EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 512), tol);
+    expect_same_greedy((*fast)->last_logits().data(), (*ref)->last_logits().data(), prompt.size() + step);
   }
-  if (!int8_activations) {
-    EXPECT_EQ(decided, checked);
-  }
+  // The float types leave no race undecided; the quantized ones leave a few.
+  EXPECT_GE(decided, int8_activations ? 2 : 14);
 }
 
 INSTANTIATE_TEST_SUITE_P(

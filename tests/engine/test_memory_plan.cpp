@@ -309,7 +309,7 @@ TEST(MemoryCli, Errors) {
         std::string("--preset llama-3-8b --ctx 0"), std::string("--preset llama-3-8b --ctx -3"),
         std::string("--preset llama-3-8b --ctx abc"), std::string("--preset no-such-model"),
         std::string("--preset llama-3-8b --budget-bytes 1000"),
-        std::string("--preset llama-3-8b --weight-type q5_1"),
+        std::string("--preset llama-3-8b --weight-type iq2_xxs"),
         std::string("--preset llama-3-8b --kv-block 0"),
         std::string("--model ") + model + " --weight-type q8_0"}) {
     auto r = run_cli("memory " + args + " --json");

@@ -295,11 +295,12 @@ double error_bound(TensorType t) {
     case TensorType::Q5_1: return 1.0 / 31;
     case TensorType::IQ4_NL: return 0.12;     // widest gap 113 - 89 = 24 of 127, halved, + clipping
     case TensorType::IQ4_XS: return 0.14;
-    // Affine K-types: half of range / nmax (range <= 2 amax) + the rounded sub-scale
-    // (up to nmax * maxscale / 2^(bits+1)) and sub-min: 1/3 + 0.1 (4-bit), 1/nmax + 0.024 (6-bit).
+    // Affine K-types: half of range / nmax (range <= 2 amax) + the sub-scale and sub-min
+    // as stored (the rounded code or a neighbour: up to 1.5 grid steps of maxscale / 2^bits
+    // times nmax): 1/3 + 0.12 (4-bit), 1/nmax + 0.04 (6-bit).
     case TensorType::Q2_K: return 0.45;
-    case TensorType::Q4_K: return 1.0 / 15 + 0.024;
-    case TensorType::Q5_K: return 1.0 / 31 + 0.024;
+    case TensorType::Q4_K: return 1.0 / 15 + 0.04;
+    case TensorType::Q5_K: return 1.0 / 31 + 0.04;
     // Symmetric K-types: the positive side clips one step (amax / 4, amax / 32) short.
     case TensorType::Q3_K: return 0.25;
     case TensorType::Q6_K: return 0.035;

@@ -8,6 +8,7 @@
 
 #include "kvchat/model.h"
 #include "kvchat/session.h"
+#include "model/model_presets.h"
 #include "model/synthetic_model.h"
 #include "support/run_command.h"
 #include "support/test_paths.h"
@@ -105,6 +106,25 @@ TEST(QuantModels, Q4_0WithQ6_KOutputAndEmbeddingRuns) {
   ASSERT_TRUE((*fast)->eval(prompt));
   ASSERT_TRUE((*ref)->eval(prompt));
   EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 384), 1e-4);
+}
+
+// Predicted bytes of a preset in the K-types and mixes (`kvchat-cli memory --weight-type`).
+TEST(QuantModels, PresetWeightBytesCountTheMixAndTheFallbacks) {
+  const ModelPreset p = *find_model_preset("llama-3-8b");
+  const uint64_t matrix = preset_param_count(p).matrix, vector = preset_param_count(p).vector;
+  EXPECT_EQ(*preset_weight_bytes(p, TensorType::Q4_K), matrix / 256 * 144 + vector * 4);
+  EXPECT_EQ(*preset_weight_bytes(p, TensorType::IQ4_XS), matrix / 256 * 136 + vector * 4);
+  // Q4_K_M: Q6_K for the output (128256 x 4096) and for attn_v (1024 x 4096) and ffn_down
+  // (4096 x 14336) of 16 of the 32 layers (0-3, 28-31 and 6, 9, ..., 27).
+  const uint64_t q6 = 128256ull * 4096 + 16ull * 1024 * 4096 + 16ull * 4096 * 14336;
+  EXPECT_EQ(*preset_weight_bytes(p, TensorType::Q4_K, WeightMix::Q4_K_M),
+            (matrix - q6) / 256 * 144 + q6 / 256 * 210 + vector * 4);
+  // qwen2.5-0.5b: rows of 896 are not whole 256-blocks (Q5_0 instead of Q4_K), ffn_down's
+  // rows of 4864 are (24 layers x 896 x 4864 values).
+  const ModelPreset qwen = *find_model_preset("qwen2.5-0.5b");
+  const uint64_t qm = preset_param_count(qwen).matrix, qv = preset_param_count(qwen).vector;
+  const uint64_t down = 24ull * 896 * 4864;
+  EXPECT_EQ(*preset_weight_bytes(qwen, TensorType::Q4_K), down / 256 * 144 + (qm - down) / 32 * 22 + qv * 4);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ std::string_view backend_kind_name(BackendKind kind);
 Result<BackendKind> parse_backend_kind(std::string_view name);
 
 struct BackendOptions {
-  int32_t n_threads = 0;  // CPU threads; <= 0: all hardware threads
+  int32_t n_threads = 0;  // CPU threads; <= 0: one per physical core (physical_core_count)
   int32_t n_ctx = 0;      // context length the session will use
 };
 

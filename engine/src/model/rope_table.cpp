@@ -77,4 +77,22 @@ RopeTable make_rope_table(RopeStyle style, int32_t n_rot, float base, const Rope
   return t;
 }
 
+void RopeCosSin::cover(int32_t n_pos) {
+  if (n_pos <= n_pos_) return;
+  const RopeTable& t = *table_;
+  const int32_t half = t.n_rot / 2;
+  int32_t n_new = n_pos_ > 0 ? n_pos_ : 64;
+  while (n_new < n_pos) n_new *= 2;  // doubling: a long generation recomputes nothing
+  cs_.resize(static_cast<size_t>(n_new) * t.n_rot);
+  for (int32_t pos = n_pos_; pos < n_new; ++pos) {
+    float* row = cs_.data() + static_cast<int64_t>(pos) * t.n_rot;
+    for (int32_t i = 0; i < half; ++i) {
+      const double theta = static_cast<double>(pos) * t.inv_freq[i];
+      row[2 * i] = static_cast<float>(std::cos(theta)) * t.mscale;
+      row[2 * i + 1] = static_cast<float>(std::sin(theta)) * t.mscale;
+    }
+  }
+  n_pos_ = n_new;
+}
+
 }  // namespace kvchat

@@ -32,6 +32,29 @@ struct RopeTable {
   float mscale = 1;
 };
 
+// The cos and sin of every pair's angle at positions [0, positions()), as a forward pass
+// applies them: for pos, n_rot/2 pairs {cos(theta_i) * mscale, sin(theta_i) * mscale},
+// theta_i = pos * inv_freq[i] evaluated in double, exactly the values cpu::rope computes
+// on the fly. Owned by one backend (the model's RopeTable is shared and immutable) and
+// grown by it, outside any parallel phase, as positions are reached: positions x n_rot
+// floats, so memory follows the context used rather than the largest allowed.
+class RopeCosSin {
+ public:
+  explicit RopeCosSin(const RopeTable& table) : table_(&table) {}
+  const RopeTable& table() const { return *table_; }
+  int32_t positions() const { return n_pos_; }
+  // Makes positions [0, n_pos) available (amortised growth; earlier rows are kept).
+  void cover(int32_t n_pos);
+  // (n_rot / 2, 2): {cos, sin} of each pair at pos < positions().
+  const float* at(int32_t pos) const { return cs_.data() + static_cast<int64_t>(pos) * table_->n_rot; }
+  uint64_t bytes() const { return cs_.capacity() * sizeof(float); }
+
+ private:
+  const RopeTable* table_;
+  int32_t n_pos_ = 0;
+  std::vector<float> cs_;  // (n_pos, n_rot / 2, 2)
+};
+
 // base^(-2i/n_rot), divided by freq_factors[i] when given ((n_rot/2) values:
 // rope_freqs.weight), then scaled: linear x 1/factor; YaRN blends interpolation (x 1/factor)
 // and extrapolation (x 1) per pair by the ramp between its correction dims, with

@@ -13,7 +13,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 // For the codes a trial scale assigns: their squared error and the sums a least-squares
 // refit of the scale (and min) needs.
 struct Trial {
-  double err = 0, sq = 0, sqq = 0, sxq = 0;
+  float err = 0, sq = 0, sqq = 0, sxq = 0;  // over at most 32 values: float is plenty
 };
 
 Trial affine_trial(const float* x, int n, int nmax, float scale, float min) {
@@ -22,7 +22,7 @@ Trial affine_trial(const float* x, int n, int nmax, float scale, float min) {
   for (int i = 0; i < n; ++i) {
     const int q = round_clamp((x[i] + min) * inv, 0, nmax);
     const float e = x[i] - (scale * q - min);
-    t.err += e * e, t.sq += q, t.sqq += double(q) * q, t.sxq += double(x[i]) * q;
+    t.err += e * e, t.sq += q, t.sqq += float(q * q), t.sxq += x[i] * q;
   }
   return t;
 }
@@ -33,7 +33,7 @@ Trial symmetric_trial(const float* x, int n, int nneg, float scale) {
   for (int i = 0; i < n; ++i) {
     const int q = round_clamp(x[i] * inv, -nneg, nneg - 1);
     const float e = x[i] - scale * q;
-    t.err += e * e, t.sqq += double(q) * q, t.sxq += double(x[i]) * q;
+    t.err += e * e, t.sqq += float(q * q), t.sxq += x[i] * q;
   }
   return t;
 }
@@ -44,7 +44,7 @@ Trial iq4_trial(const float* x, int n, float scale) {
   for (int i = 0; i < n; ++i) {
     const int l = kIq4nlValues[kIq4Level(x[i] * inv)];
     const float e = x[i] - scale * l;
-    t.err += e * e, t.sqq += double(l) * l, t.sxq += double(x[i]) * l;
+    t.err += e * e, t.sqq += float(l * l), t.sxq += x[i] * l;
   }
   return t;
 }
@@ -67,11 +67,11 @@ AffineFit fit_affine(const float* x, int n, int nmax) {
       const Trial t = affine_trial(x, n, nmax, scale, min);
       if (t.err < best_err) best_err = t.err, best = {scale, min};
       if (pass == 1) break;
-      const double det = n * t.sqq - t.sq * t.sq;
+      const double det = double(n) * t.sqq - double(t.sq) * t.sq;
       if (det <= 0) break;
-      double s = (n * t.sxq - t.sq * sx) / det;
+      double s = (double(n) * t.sxq - double(t.sq) * sx) / det;
       double m = -(sx - s * t.sq) / n;  // x ~= s q - m
-      if (m < 0) m = 0, s = t.sxq / t.sqq;  // min must stay >= 0: the slope alone through 0
+      if (m < 0) m = 0, s = double(t.sxq) / t.sqq;  // min must stay >= 0: the slope alone through 0
       if (!(s > 0)) break;
       scale = static_cast<float>(s), min = static_cast<float>(m);
     }
@@ -90,7 +90,7 @@ float fit_symmetric(const float* x, int n, int nneg) {
       const Trial t = symmetric_trial(x, n, nneg, scale);
       if (t.err < best_err) best_err = t.err, best = scale;
       if (t.sqq == 0 || t.sxq == 0) break;
-      scale = static_cast<float>(t.sxq / t.sqq);  // least squares for the chosen codes
+      scale = t.sxq / t.sqq;  // least squares for the chosen codes
     }
   }
   return best;
@@ -108,7 +108,7 @@ float fit_iq4(const float* x, int n) {
       const Trial t = iq4_trial(x, n, scale);
       if (t.err < best_err) best_err = t.err, best = scale;
       if (t.sxq == 0) break;
-      scale = static_cast<float>(t.sxq / t.sqq);
+      scale = t.sxq / t.sqq;
     }
   }
   return best;

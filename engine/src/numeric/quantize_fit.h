@@ -9,12 +9,14 @@
 
 namespace kvchat::quant {
 
-// v rounded to the nearest integer (halves away from zero) and clamped to [lo, hi]; NaN
-// gives lo. Inline arithmetic, no libm call: the encoders round every value many times.
+// v clamped to [lo, hi] and rounded to the nearest integer (halves to even); NaN gives lo.
+// Branch-free (max/min, then the 1.5 * 2^23 addition that leaves the rounded integer in
+// the low mantissa bits): the encoders round every value many times.
 inline int round_clamp(float v, int lo, int hi) {
-  if (!(v > lo)) return lo;
-  if (!(v < hi)) return hi;
-  return static_cast<int>(v + (v >= 0 ? 0.5f : -0.5f));
+  v = v > lo ? v : static_cast<float>(lo);
+  v = v < hi ? v : static_cast<float>(hi);
+  constexpr float kRound = 12582912.0f;
+  return static_cast<int>((v + kRound) - kRound);
 }
 
 // The value of largest magnitude (its sign kept); 0 for an all-zero group.

@@ -1,8 +1,11 @@
 // Encoders of the K-types (super-blocks of 256 values) and of Q8_K, their activation
 // format. Per sub-block a scale (and min) is searched (quant::fit_*); the super-block's f16
 // d (and dmin) is the largest sub-block scale over the sub-scale range; the sub-scales are
-// rounded to their bits; the codes are then chosen against the scales exactly as stored.
+// rounded to their bits (affine types: the best of the rounded codes and their neighbours);
+// the codes are then chosen against the scales exactly as stored. On the same f32 weights
+// the error is at or below llama.cpp's reference quantizer's (without importance matrix).
 #include <cstring>
+#include <limits>
 
 #include "numeric/half.h"
 #include "numeric/quantize.h"
@@ -35,6 +38,28 @@ void affine_sub_scales(const quant::AffineFit* fits, uint16_t& d, uint16_t& dmin
 void affine_codes(const float* x, int count, float scale, float min, int nmax, int* q) {
   const float inv = inverse(scale);
   for (int i = 0; i < count; ++i) q[i] = scale > 0 ? round_clamp((x[i] + min) * inv, 0, nmax) : 0;
+}
+
+// The rounded sub-scale and sub-min codes are each one grid step from the fit: try their
+// neighbours (+-1) against the stored d / dmin and keep the pair of least squared error.
+void refine_affine_sub_scale(const float* x, int count, float d, float dmin, int nmax, int max_code, int& sc,
+                             int& mn) {
+  float best = std::numeric_limits<float>::infinity();
+  int best_sc = sc, best_mn = mn;
+  for (int s = std::max(sc - 1, 0); s <= std::min(sc + 1, max_code); ++s) {
+    for (int m = std::max(mn - 1, 0); m <= std::min(mn + 1, max_code); ++m) {
+      const float scale = d * s, min = dmin * m, inv = inverse(scale);
+      float err = 0;
+      for (int i = 0; i < count; ++i) {
+        const int q = scale > 0 ? round_clamp((x[i] + min) * inv, 0, nmax) : 0;
+        const float e = x[i] - (scale * q - min);
+        err += e * e;
+      }
+      if (err < best) best = err, best_sc = s, best_mn = m;
+    }
+  }
+  sc = best_sc;
+  mn = best_mn;
 }
 
 // Signed sub-scale codes in [lo, hi] against the f16 d chosen so the sub-scale of largest
@@ -101,9 +126,12 @@ void affine_k_super_block(const float* x, uint16_t& d, uint16_t& dmin, uint8_t* 
   for (int s = 0; s < 8; ++s) fits[s] = quant::fit_affine(x + 32 * s, 32, kMax);
   int sc[8], mn[8];
   affine_sub_scales<8, 63>(fits, d, dmin, sc, mn);
-  pack_k_scales(sc, mn, scales);
   const float dd = f16_to_f32(d), dm = f16_to_f32(dmin);
-  for (int s = 0; s < 8; ++s) affine_codes(x + 32 * s, 32, dd * sc[s], dm * mn[s], kMax, q + 32 * s);
+  for (int s = 0; s < 8; ++s) {
+    refine_affine_sub_scale(x + 32 * s, 32, dd, dm, kMax, 63, sc[s], mn[s]);
+    affine_codes(x + 32 * s, 32, dd * sc[s], dm * mn[s], kMax, q + 32 * s);
+  }
+  pack_k_scales(sc, mn, scales);
 }
 
 }  // namespace
@@ -117,6 +145,7 @@ void quantize_row_q2_k(const float* x, BlockQ2_K* y, int64_t n) {
     affine_sub_scales<16, 15>(fits, y[k].d, y[k].dmin, sc, mn);
     const float d = f16_to_f32(y[k].d), dmin = f16_to_f32(y[k].dmin);
     for (int s = 0; s < 16; ++s) {
+      refine_affine_sub_scale(x + 16 * s, 16, d, dmin, 3, 15, sc[s], mn[s]);
       y[k].scales[s] = static_cast<uint8_t>(sc[s] | (mn[s] << 4));
       affine_codes(x + 16 * s, 16, d * sc[s], dmin * mn[s], 3, q + 16 * s);
     }

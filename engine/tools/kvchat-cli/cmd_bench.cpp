@@ -3,6 +3,7 @@
 // bandwidth (host, or the GPU's device-to-device copy) and, on a GPU, a cuBLAS GEMM.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <random>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "memory_bandwidth.h"
 #include "model/model_hparams.h"
 #include "model/model_weights.h"
+#include "util/cpu_topology.h"
 #if KVCHAT_WITH_CUDA
 #include "backend/cuda/device_roofline.h"
 #endif
@@ -74,6 +76,22 @@ struct BenchRun {
   double prefill_flops_per_second = 0;
 };
 
+// "--contexts 0,4096": comma-separated depths >= 0.
+Result<std::vector<int>> parse_contexts(const std::string& text) {
+  std::vector<int> out;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    char* end = nullptr;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end || v < 0 || v > (1 << 30)) {
+      return Error{"option --contexts expects comma-separated integers >= 0, got '" + item + "'"};
+    }
+    out.push_back(static_cast<int>(v));
+  }
+  if (out.empty()) return Error{"option --contexts expects comma-separated integers >= 0"};
+  return out;
+}
+
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
@@ -86,8 +104,9 @@ int cmd_bench(const Argv& argv) {
   auto bw_mib = args->get_int("--bw-mib", 1024);
   if (!pp || !tg || !bw_mib) return fail("--pp, --tg and --bw-mib take integers");
   if (*pp < 1 || *tg < 1 || *bw_mib < 1) return fail("--pp, --tg and --bw-mib must be positive");
-  // Each context: a prefill of that many tokens, then --tg decoded tokens after it.
-  auto parsed = args->get_positive_ints("--contexts", std::to_string(*pp));
+  // Each context: a prefill of that many tokens, then --tg decoded tokens after it
+  // (0: decoding from an empty cache, no prefill measured).
+  auto parsed = parse_contexts(args->get("--contexts", std::to_string(*pp)));
   if (!parsed) return fail(parsed.message());
   const std::vector<int>& contexts = *parsed;
   std::vector<std::string> kv_types;
@@ -110,11 +129,11 @@ int cmd_bench(const Argv& argv) {
   }
   const bool gpu = sess.backend_name() == "cuda";
   int threads = static_cast<int>(*args->get_int("--threads", 0));
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 0) threads = physical_core_count();  // what the CPU backend uses by default
 
   std::mt19937 rng(1234);
   std::uniform_int_distribution<TokenId> pick(3, info.n_vocab - 1);
-  std::vector<TokenId> prompt(max_context);
+  std::vector<TokenId> prompt(std::max(max_context, 1));
   for (TokenId& t : prompt) t = pick(rng);
 
   // Warm-up: touch every weight page once (and, on a GPU, load the kernels).
@@ -135,9 +154,11 @@ int cmd_bench(const Argv& argv) {
       run.kv_type = kv_type;
       run.context = context;
       double t0 = now_seconds();
-      if (auto s = sess.eval(std::span<const TokenId>(prompt.data(), context)); !s) return fail(s.message());
+      if (context > 0) {
+        if (auto s = sess.eval(std::span<const TokenId>(prompt.data(), context)); !s) return fail(s.message());
+      }
       const double prefill_s = now_seconds() - t0;
-      TokenId next = argmax(sess.last_logits());
+      TokenId next = context > 0 ? argmax(sess.last_logits()) : prompt[0];
       t0 = now_seconds();
       for (int64_t i = 0; i < *tg; ++i) {
         const TokenId one[1] = {next};
@@ -146,12 +167,14 @@ int cmd_bench(const Argv& argv) {
       }
       const double decode_s = now_seconds() - t0;
       const MemoryReport mem = sess.memory_report();
-      run.prefill_tps = context / prefill_s;
+      run.prefill_tps = context > 0 ? context / prefill_s : 0;
       run.decode_tps = *tg / decode_s;
       run.kv_read = mem.kv_bytes_per_token * (context + *tg / 2.0);
       run.decode_bytes_per_second = run.decode_tps * (wbytes + run.kv_read);
       run.prefill_flops_per_second =
-          (matmul_flops_per_token((*model)->hparams()) * context + attention_flops((*model)->hparams(), context)) / prefill_s;
+          context > 0 ? (matmul_flops_per_token((*model)->hparams()) * context +
+                         attention_flops((*model)->hparams(), context)) / prefill_s
+                      : 0;
       runs.push_back(run);
     }
   }

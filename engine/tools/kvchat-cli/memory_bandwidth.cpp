@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/cpu/dot.h"
+#include "util/cpu_topology.h"
 
 namespace kvchat::cli {
 
@@ -26,7 +27,7 @@ double timed_parallel(int n_threads, Fn fn) {
 }  // namespace
 
 Bandwidth measure_bandwidth(int n_threads, uint64_t buffer_bytes, int repeats) {
-  if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (n_threads <= 0) n_threads = physical_core_count();
   const size_t n = buffer_bytes / sizeof(double);
   std::unique_ptr<double[]> a(new double[n]), b(new double[n]);
   // Touch every page first (in parallel, so pages land near their threads).
@@ -60,7 +61,7 @@ Bandwidth measure_bandwidth(int n_threads, uint64_t buffer_bytes, int repeats) {
 }
 
 double measure_fma_peak(int n_threads, int repeats) {
-  if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (n_threads <= 0) n_threads = physical_core_count();
   constexpr int64_t kIterations = 20'000'000;  // 240M FMAs: ~40 ms per thread at 3 GHz
   double best = 0;
   for (int r = 0; r < repeats; ++r) {

@@ -43,6 +43,25 @@ inline void rope(float* vec, int32_t n_heads, int32_t head_dim, const RopeTable&
   rope(vec, n_heads, head_dim, t, pos, t.mscale);
 }
 
+// RoPE by cached cos/sin (RopeCosSin::at(pos): {cos, sin} per pair, mscale included):
+// the same rotation, with the same values, as rope() above.        vec: (n_heads, head_dim)
+inline void rope_cached(float* vec, int32_t n_heads, int32_t head_dim, RopeStyle style, int32_t n_rot,
+                        const float* cos_sin) {
+  const int32_t half = n_rot / 2;
+  const int32_t stride = style == RopeStyle::Neox ? 1 : 2;
+  const int32_t partner = style == RopeStyle::Neox ? half : 1;
+  for (int32_t h = 0; h < n_heads; ++h) {
+    float* head = vec + h * head_dim;
+    for (int32_t i = 0; i < half; ++i) {
+      const float c = cos_sin[2 * i], s = cos_sin[2 * i + 1];
+      float* v = head + i * stride;
+      const float v0 = v[0], v1 = v[partner];
+      v[0] = v0 * c - v1 * s;
+      v[partner] = v0 * s + v1 * c;
+    }
+  }
+}
+
 // RMSNorm of each of n_heads heads of head_dim values, in place, with one gain (head_dim).
 inline void rmsnorm_heads(float* vec, int32_t n_heads, int32_t head_dim, const float* gain,
                           float eps) {
