@@ -1,8 +1,13 @@
 // Models in every GGUF weight type, end to end: `kvchat-cli mkmodel --type T` writes a
 // file that `info` and `generate` read (the fast and the reference backend agreeing on the
-// greedy ids), and llama.cpp-style mixed files load and run. (Which weight types the CUDA
+// logits within the int8-activation tolerance, and on the greedy id where the reference's
+// lead is clear), and llama.cpp-style mixed files load and run. (Which weight types the CUDA
 // kernels read: tests/gpu/test_chunk_decode_host.cpp.)
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +30,35 @@ std::vector<int> greedy_ids(const std::string& model, const std::string& backend
   EXPECT_EQ(r.exit_code, 0) << r.err;
   if (r.exit_code != 0) return {};
   return nlohmann::json::parse(r.out.substr(0, r.out.find('\n')))["ids"].get<std::vector<int>>();
+}
+
+// The fast backend dots quantized weights with int8 activations (per 32 values, or per 256
+// for the K- and XS-types), the reference with f32 ones: up to 1.6e-2 / 2.8e-2 relative
+// measured in test_fast_vs_reference (8.1e-3 here on the Q4_0 + Q6_K file), hence 5e-2.
+// The arg-max must agree where the reference's lead exceeds what that allows to move.
+constexpr double kInt8Tolerance = 5e-2;
+
+void expect_fast_matches_reference(const std::shared_ptr<const Model>& model, const std::string& what) {
+  const std::vector<TokenId> prompt = {1, 17, 42, 99, 200, 383};
+  SessionOptions fast_opts, ref_opts;
+  ref_opts.backend = "cpu-reference";
+  auto fast = Session::create(model, fast_opts);
+  auto ref = Session::create(model, ref_opts);
+  ASSERT_TRUE(fast && ref) << what;
+  ASSERT_TRUE((*fast)->eval(prompt)) << what;
+  ASSERT_TRUE((*ref)->eval(prompt)) << what;
+  const auto got = (*fast)->last_logits(), want = (*ref)->last_logits();
+  const size_t n = want.size();
+  EXPECT_LE(test::max_rel_error(got, want, n), kInt8Tolerance) << what;
+  std::vector<float> top(want.begin(), want.end());
+  std::partial_sort(top.begin(), top.begin() + 2, top.end(), std::greater<>());
+  double scale = 0;
+  for (float v : want) scale = std::max(scale, std::fabs(double(v)));
+  if (top[0] - top[1] > 2 * kInt8Tolerance * scale) {
+    EXPECT_EQ(std::max_element(got.begin(), got.end()) - got.begin(),
+              std::max_element(want.begin(), want.end()) - want.begin())
+        << what;
+  }
 }
 
 TEST(QuantModels, MkmodelWritesEveryTypeAndInfoAndGenerateReadIt) {
@@ -54,9 +88,11 @@ TEST(QuantModels, MkmodelWritesEveryTypeAndInfoAndGenerateReadIt) {
     } else {
       EXPECT_EQ(counts[type].get<int>(), 23) << arg;
     }
-    const auto fast = greedy_ids(path, "cpu"), ref = greedy_ids(path, "cpu-reference");
-    EXPECT_EQ(fast.size(), 6u) << arg;
-    EXPECT_EQ(fast, ref) << arg;
+    EXPECT_EQ(greedy_ids(path, "cpu").size(), 6u) << arg;
+    EXPECT_EQ(greedy_ids(path, "cpu-reference").size(), 6u) << arg;
+    auto model = Model::load(path);
+    ASSERT_TRUE(model) << arg << ": " << model.message();
+    expect_fast_matches_reference(*model, arg);
   }
 }
 
@@ -97,15 +133,7 @@ TEST(QuantModels, Q4_0WithQ6_KOutputAndEmbeddingRuns) {
   auto model = Model::load(path);
   ASSERT_TRUE(model) << model.message();
   EXPECT_EQ((*model)->info().weight_bytes_by_type.at("Q6_K"), 2u * 384 * 256 / 256 * 210);
-  std::vector<TokenId> prompt = {1, 17, 42, 99, 200, 383};
-  SessionOptions fast_opts, ref_opts;
-  ref_opts.backend = "cpu-reference";
-  auto fast = Session::create(*model, fast_opts);
-  auto ref = Session::create(*model, ref_opts);
-  ASSERT_TRUE(fast && ref);
-  ASSERT_TRUE((*fast)->eval(prompt));
-  ASSERT_TRUE((*ref)->eval(prompt));
-  EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 384), 1e-4);
+  expect_fast_matches_reference(*model, "q4_0 + Q6_K output and embedding");
 }
 
 // Predicted bytes of a preset in the K-types and mixes (`kvchat-cli memory --weight-type`).
