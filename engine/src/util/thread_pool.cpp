@@ -24,16 +24,16 @@ namespace kvchat {
 
 namespace {
 
-// How long a waiter polls before it sleeps, per thread, adapted like a congestion window:
-// halved when a wait ends in sleep (the awaited thread is not running: another process
-// has its core, or the gap is long), grown by kSpinGrowNs after a wait that spinning
-// ended. On an idle machine waits end within the spin and it stays at kMaxSpinNs, long
-// enough to cover the gap between two phases and between two decoded tokens (a wake-up
-// from sleep costs tens of microseconds); on an oversubscribed one it falls towards
-// kMinSpinNs and waiting costs no more than sleeping at once. Never sched_yield: on a
-// loaded machine it hands the core to another process for a whole time slice.
-constexpr int64_t kMaxSpinNs = 50000, kMinSpinNs = 500, kSpinGrowNs = 2000;
-thread_local int64_t t_spin_ns = kMaxSpinNs;
+// Spin budgets. A wake-up from sleep costs tens of microseconds on a VM, and a sleeping
+// party at one barrier makes the next wait long too, so sleeping must stay the exception
+// while every thread has its core: barrier waits (threads inside one job, phases of ~10 us
+// to a few ms) spin up to 2 ms; waits for the next job (the gap between two decoded
+// tokens) up to 300 us. When another process has the awaited thread's core the waits end
+// in sleep, the budget halves towards its floor and waiting costs little more than
+// sleeping at once. Never sched_yield: on a loaded machine it hands the core to another
+// process for a whole time slice.
+thread_local SpinBudget t_barrier_spin{2'000'000, 20'000, 2'000'000};
+thread_local SpinBudget t_start_spin{300'000, 5'000, 300'000};
 constexpr int kPausesPerCheck = 8;  // pause instructions between two polls of the clock
 
 // Sleeps while *word == old (spurious returns allowed); wakes every sleeper on word.
@@ -56,19 +56,19 @@ void wake_all(std::atomic<uint32_t>& word) {
 
 }  // namespace
 
-void WaitWord::wait_while_equal(uint32_t old) {
+void WaitWord::wait_while_equal(uint32_t old, SpinBudget& budget) {
   if (value_.load(std::memory_order_acquire) != old) return;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(t_spin_ns);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(budget.ns);
   do {
     for (int i = 0; i < kPausesPerCheck; ++i) {
       if (value_.load(std::memory_order_acquire) != old) {
-        t_spin_ns = std::min(kMaxSpinNs, t_spin_ns + kSpinGrowNs);
+        budget.ns = std::min(budget.max_ns, budget.ns * 2);
         return;
       }
       KVCHAT_CPU_RELAX();
     }
   } while (std::chrono::steady_clock::now() < deadline);
-  t_spin_ns = std::max(kMinSpinNs, t_spin_ns / 2);
+  budget.ns = std::max(budget.min_ns, budget.ns / 2);
   // Sleep. Announcing the sleeper before the last check, both sequentially consistent,
   // pairs with bump_and_wake's increment-then-read: either the waker sees the sleeper and
   // wakes it, or this check sees the new value. The kernel compares the word with old
@@ -111,7 +111,7 @@ void ThreadPool::barrier() {
   if (n_threads_ == 1) return;
   // Read the phase before arriving: it cannot advance until this thread has arrived.
   const uint32_t phase = phase_.load();
-  if (!arrive()) phase_.wait_while_equal(phase);
+  if (!arrive()) phase_.wait_while_equal(phase, t_barrier_spin);
 }
 
 void ThreadPool::run(const std::function<void(int, int)>& fn) {
@@ -142,7 +142,7 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
 void ThreadPool::worker_loop(int index) {
   uint32_t seen = 0;  // the value at construction: a job may start before this line runs
   for (;;) {
-    start_.wait_while_equal(seen);
+    start_.wait_while_equal(seen, t_start_spin);
     seen = start_.load();
     if (stop_) return;
     (*job_)(index, n_threads_);

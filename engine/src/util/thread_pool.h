@@ -21,11 +21,18 @@
 namespace kvchat {
 
 // A 32-bit word that threads wait on until it changes, spinning first, then sleeping.
+// How long a waiter polls before it sleeps (per thread and kind of wait), adapted like a
+// congestion window: doubled after a wait that spinning ended, halved after one that
+// ended in sleep, within [min_ns, max_ns].
+struct SpinBudget {
+  int64_t ns, min_ns, max_ns;
+};
+
 class WaitWord {
  public:
   uint32_t load() const { return value_.load(std::memory_order_acquire); }
   // Returns once the word differs from `old` (acquire), spinning, then sleeping.
-  void wait_while_equal(uint32_t old);
+  void wait_while_equal(uint32_t old, SpinBudget& budget);
   // Increments the word (release) and wakes the threads asleep on it.
   void bump_and_wake();
 

@@ -20,6 +20,7 @@
 #include "model/model_hparams.h"
 #include "model/model_weights.h"
 #include "util/cpu_topology.h"
+#include "util/process_memory.h"
 #if KVCHAT_WITH_CUDA
 #include "backend/cuda/device_roofline.h"
 #endif
@@ -74,6 +75,8 @@ struct BenchRun {
   double kv_read = 0;          // average K/V bytes read per decoded token
   double decode_bytes_per_second = 0;
   double prefill_flops_per_second = 0;
+  uint64_t resident_bytes = 0;     // the process's resident memory right after decoding
+  uint64_t kv_allocated_bytes = 0; // KV blocks held then
 };
 
 // "--contexts 0,4096": comma-separated depths >= 0.
@@ -167,6 +170,8 @@ int cmd_bench(const Argv& argv) {
       }
       const double decode_s = now_seconds() - t0;
       const MemoryReport mem = sess.memory_report();
+      run.resident_bytes = read_process_memory().resident_bytes;  // before the ceilings' buffers exist
+      run.kv_allocated_bytes = mem.kv_allocated_bytes;
       run.prefill_tps = context > 0 ? context / prefill_s : 0;
       run.decode_tps = *tg / decode_s;
       run.kv_read = mem.kv_bytes_per_token * (context + *tg / 2.0);
@@ -216,6 +221,10 @@ int cmd_bench(const Argv& argv) {
       };
       if (read_bw > 0) row["decode_share_of_read_bandwidth"] = r.decode_bytes_per_second / read_bw;
       if (gemm_rate > 0) row["prefill_share_of_gemm_rate"] = r.prefill_flops_per_second / gemm_rate;
+      // Resident memory beyond the (mapped) weights and the KV blocks: buffers, code, heap.
+      row["resident_bytes"] = r.resident_bytes;
+      row["resident_over_weights_and_kv_bytes"] =
+          static_cast<int64_t>(r.resident_bytes) - static_cast<int64_t>(info.weight_bytes() + r.kv_allocated_bytes);
       if (fma_peak > 0) row["prefill_share_of_fma_peak"] = r.prefill_flops_per_second / fma_peak;
       rows.push_back(row);
     }
@@ -258,12 +267,14 @@ int cmd_bench(const Argv& argv) {
     std::printf("f32 FMA peak     %.1f GFLOP/s (%d threads, same run); prefill below at %s of it\n", fma_peak / 1e9,
                 threads, runs.empty() ? "-" : (std::to_string(static_cast<int>(100 * runs[0].prefill_flops_per_second / fma_peak + 0.5)) + "%").c_str());
   }
-  std::printf("%-6s %8s %12s %10s %12s %12s %10s %10s\n", "kv", "context", "prefill t/s", "TFLOP/s", "decode t/s",
-              "KV MB/tok", "GB/s", "roofline");
+  std::printf("%-6s %8s %12s %10s %12s %12s %10s %10s %12s\n", "kv", "context", "prefill t/s", "TFLOP/s", "decode t/s",
+              "KV MB/tok", "GB/s", "roofline", "RSS-W-KV MB");
   for (const BenchRun& r : runs) {
-    std::printf("%-6s %8d %12.1f %10.2f %12.2f %12.2f %10.2f %9.1f%%\n", r.kv_type.c_str(), r.context, r.prefill_tps,
+    const double over = (static_cast<double>(r.resident_bytes) - static_cast<double>(info.weight_bytes()) -
+                         static_cast<double>(r.kv_allocated_bytes)) / 1e6;
+    std::printf("%-6s %8d %12.1f %10.2f %12.2f %12.2f %10.2f %9.1f%% %12.1f\n", r.kv_type.c_str(), r.context, r.prefill_tps,
                 r.prefill_flops_per_second / 1e12, r.decode_tps, r.kv_read / 1e6, r.decode_bytes_per_second / 1e9,
-                100 * r.decode_bytes_per_second / (gpu ? copy_bw : read_bw));
+                100 * r.decode_bytes_per_second / (gpu ? copy_bw : read_bw), over);
   }
   return 0;
 }
