@@ -19,18 +19,12 @@ namespace {
 }  // namespace
 
 float quant_dot_avxvnni(TensorType type, const void* row, const void* act, int64_t n) {
-  float out = 0;
-  const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
-  const uint64_t row_bytes = n / traits.block_elements * traits.block_bytes;
-  dispatch<TilesFn>(type, static_cast<const uint8_t*>(row), row_bytes, 1, static_cast<const uint8_t*>(act),
-                    uint64_t{0}, 1, n, &out);
-  return out;
+  return dot_one_row(type, row, act, n);
 }
 
 void quant_dot_tile_avxvnni(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
-                         uint64_t act_stride, int n_tokens, int64_t n, float* out) {
-  dispatch<TilesFn>(type, static_cast<const uint8_t*>(row), row_bytes, n_rows, static_cast<const uint8_t*>(act),
-                    act_stride, n_tokens, n, out);
+                     uint64_t act_stride, int n_tokens, int64_t n, float* out) {
+  dot_tile(type, row, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
 }
 
 }  // namespace kvchat::cpu

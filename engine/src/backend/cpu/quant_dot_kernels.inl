@@ -485,3 +485,18 @@ struct TilesFn {
   }
 };
 
+
+// The bodies of an ISA file's two entry points: a tile of n_rows weight rows x n_tokens
+// activation rows (out: (n_tokens, n_rows)), and one row with one activation row.
+inline void dot_tile(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
+                     uint64_t act_stride, int n_tokens, int64_t n, float* out) {
+  dispatch<TilesFn>(type, static_cast<const uint8_t*>(row), row_bytes, n_rows, static_cast<const uint8_t*>(act),
+                    act_stride, n_tokens, n, out);
+}
+
+inline float dot_one_row(TensorType type, const void* row, const void* act, int64_t n) {
+  const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
+  float out = 0;
+  dot_tile(type, row, n / traits.block_elements * traits.block_bytes, 1, act, 0, 1, n, &out);
+  return out;
+}
