@@ -1,19 +1,34 @@
 #!/usr/bin/env bash
-# `make bench`: kvchat-cli bench on the demo model and on synthetic 1B-class models
-# (TinyLlama-1.1B shape, random weights, generated once into BUILD/models).
+# `make bench`: kvchat-cli bench on the two tiny real models and on synthetic 1B-class
+# models (TinyLlama-1.1B shape, random weights, generated once into BUILD/models), each
+# with the machine's read bandwidth and f32 FMA peak measured in the same run.
 set -euo pipefail
 build=${1:-build}
 cli="$build/bin/kvchat-cli"
 models="$build/models"
+shared=${KVCHAT_SHARED_DIR:-../shared}
 mkdir -p "$models"
 
 echo "== kjv-demo f16 (embedded demo model)"
-"$cli" bench --model resources/models/kjv-demo-f16.gguf --pp 256 --tg 128
+"$cli" bench --model resources/models/kjv-demo-f16.gguf --pp 128 --tg 256
+if [ -f "$shared/models/stories260K.gguf" ]; then
+  echo
+  echo "== stories260K f32"
+  "$cli" bench --model "$shared/models/stories260K.gguf" --pp 128 --tg 256
+fi
 
-for type in ${BENCH_TYPES:-f16 q8_0 q4_0}; do
+for type in ${BENCH_TYPES:-f16 q8_0 q4_0 q4_k_m}; do
   m="$models/tinyllama-1.1b-$type.gguf"
   [ -f "$m" ] || "$cli" mkmodel --preset tinyllama-1.1b --type "$type" --out "$m"
   echo
   echo "== tinyllama-1.1b shape, $type, random weights"
   "$cli" bench --model "$m" --pp "${BENCH_PP:-128}" --tg "${BENCH_TG:-32}"
 done
+
+if [ -z "${BENCH_NO_DEPTH:-}" ]; then
+  echo
+  m="$models/tinyllama-1.1b-f16.gguf"
+  [ -f "$m" ] || "$cli" mkmodel --preset tinyllama-1.1b --type f16 --out "$m"
+  echo "== tinyllama-1.1b shape, f16, decode after 4096 tokens of context (f16 KV)"
+  "$cli" bench --model "$m" --contexts 0,4096 --tg 32
+fi
