@@ -338,6 +338,11 @@ void tile(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint
     for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps(), cacc[r][t] = 0;
   }
   for (int64_t k = 0; k < n_blocks; ++k) {
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {  // each row's block a few blocks ahead, whole (up to 4 lines)
+      const char* ahead = reinterpret_cast<const char*>(w + r * row_bytes + (k + 4) * block_bytes);
+      for (uint64_t line = 0; line < block_bytes; line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
+    }
     typename Kind::Unpacked u[R];
     #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
@@ -362,10 +367,14 @@ template <class Kind, int T>
 void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act, uint64_t act_stride,
                int64_t n_blocks, float* out) {
   using Act = typename Kind::Act;
-  __m256 acc[T];
+  __m256 acc[T], cacc[T];  // the d * code sums and the offset/min terms: two dependency chains
   #pragma GCC unroll 8
-  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps(), cacc[t] = _mm256_setzero_ps();
   for (int64_t k = 0; k < n_blocks; ++k) {
+    if ((k & 3) == 0) {  // the four rows' bytes a few cache lines ahead (four streams)
+      #pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) _mm_prefetch(reinterpret_cast<const char*>(w + r * row_bytes + (k + 16) * block_bytes), _MM_HINT_T0);
+    }
     typename Kind::Unpacked u[4];
     #pragma GCC unroll 8
     for (int r = 0; r < 4; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
@@ -390,13 +399,14 @@ void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const
         if constexpr (Kind::kSigned) xs = _mm256_sign_epi8(x, u[r].sgn);
         v[r] = dot_u8s8(u[r].q, xs);
       }
-      if constexpr (Kind::kHasC) acc[t] = _mm256_fmadd_ps(crows, _mm256_set1_ps(a.s), acc[t]);
+      if constexpr (Kind::kHasC) cacc[t] = _mm256_fmadd_ps(crows, _mm256_set1_ps(a.s), cacc[t]);
       const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
       acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(h), _mm256_mul_ps(drows, _mm256_set1_ps(a.d)), acc[t]);
     }
   }
   #pragma GCC unroll 8
   for (int t = 0; t < T; ++t) {
+    acc[t] = _mm256_add_ps(acc[t], cacc[t]);
     const __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc[t]), _mm256_extractf128_ps(acc[t], 1));
     alignas(16) float lanes[4];
     _mm_store_ps(lanes, s);
