@@ -104,52 +104,6 @@ TEST(BlockQuant, Q4_0LayoutAndErrorBound) {
 
 // The fused dot of every stored type equals the dot of its dequantized row (double
 // precision), for lengths with and without SIMD tails.
-TEST(Dot, EveryTypeMatchesTheDequantizedDefinition) {
-  for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q8_0,
-                          TensorType::Q4_0}) {
-    for (int64_t n : {32, 64, 96, 1024, 4096}) {
-      const auto w = random_values(n, 3 + n);
-      const auto x = random_values(n, 7 + n);
-      std::vector<uint8_t> row(n * 4);
-      quantize_row(type, w.data(), row.data(), n);
-      std::vector<float> wd(n);
-      dequantize_row(type, row.data(), wd.data(), n);
-      double want = 0, mag = 0;
-      for (int64_t i = 0; i < n; ++i) want += double(wd[i]) * x[i], mag += std::fabs(double(wd[i]) * x[i]);
-      const double tol = 1e-5 * mag + 1e-6;
-      EXPECT_NEAR(cpu::dot_row_scalar(type, row.data(), x.data(), n), want, tol)
-          << gguf::tensor_type_name(type) << " n=" << n;
-      EXPECT_NEAR(cpu::dot_row(type, row.data(), x.data(), n), want, tol)
-          << gguf::tensor_type_name(type) << " n=" << n;
-      if (cpu::cpu_has_avx2()) {
-        EXPECT_NEAR(cpu::dot_row_avx2(type, row.data(), x.data(), n), want, tol);
-      }
-    }
-  }
-  for (int64_t n : {1, 7, 15, 17, 100}) {  // f32 dots of any length
-    const auto a = random_values(n, 11), b = random_values(n, 12);
-    double want = 0;
-    for (int64_t i = 0; i < n; ++i) want += double(a[i]) * b[i];
-    EXPECT_NEAR(cpu::dot_f32(a.data(), b.data(), n), want, 1e-5 * n);
-  }
-}
-
-TEST(Dot, FourRowsByTwoTokensKernelMatchesSingleDots) {
-  for (int64_t n : {5, 8, 13, 100, 1024}) {
-    const int64_t ld = n + 3;  // strides larger than n
-    const auto w = random_values(4 * ld, 21), x = random_values(2 * ld, 22);
-    float out[8];
-    cpu::dot_f32_4x2(w.data(), ld, x.data(), ld, n, out);
-    for (int t = 0; t < 2; ++t) {
-      for (int r = 0; r < 4; ++r) {
-        double want = 0;
-        for (int64_t i = 0; i < n; ++i) want += double(w[r * ld + i]) * x[t * ld + i];
-        EXPECT_NEAR(out[t * 4 + r], want, 1e-5 * n) << "n=" << n << " t=" << t << " r=" << r;
-      }
-    }
-  }
-}
-
 TEST(Dequantize, FastRowConversionEqualsTheScalarDefinition) {
   const auto v = random_values(203, 31);
   for (TensorType type : {TensorType::F16, TensorType::BF16}) {

@@ -9,7 +9,6 @@
 
 #include "numeric/convert.h"
 #include "numeric/half.h"
-#include "numeric/quant_blocks.h"
 
 namespace kvchat::cpu {
 
@@ -55,97 +54,11 @@ bool cpu_has_avxvnni() {
 bool use_avxvnni_kernels() { return cpu_has_avxvnni() && use_avx2_kernels() && !g_no_vnni.load(std::memory_order_relaxed); }
 void force_no_avxvnni_kernels(bool on) { g_no_vnni.store(on, std::memory_order_relaxed); }
 
-namespace {
-// Any block type: dequantize one block at a time (the definition), then dot.
-float dot_row_blockwise(TensorType type, const void* row, const float* x, int64_t n) {
-  const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
-  float values[kSuperBlock];
-  float sum = 0;
-  const auto* bytes = static_cast<const uint8_t*>(row);
-  for (int64_t k = 0; k < n / traits.block_elements; ++k) {
-    dequantize_row(type, bytes + k * traits.block_bytes, values, traits.block_elements);
-    for (uint32_t j = 0; j < traits.block_elements; ++j) sum += values[j] * x[k * traits.block_elements + j];
-  }
-  return sum;
-}
-}  // namespace
-
-float dot_row_scalar(TensorType type, const void* row, const float* x, int64_t n) {
-  float sum = 0;
-  switch (type) {
-    case TensorType::F32: {
-      const auto* w = static_cast<const float*>(row);
-      for (int64_t i = 0; i < n; ++i) sum += w[i] * x[i];
-      break;
-    }
-    case TensorType::F16: {
-      const auto* w = static_cast<const uint16_t*>(row);
-      for (int64_t i = 0; i < n; ++i) sum += f16_to_f32(w[i]) * x[i];
-      break;
-    }
-    case TensorType::BF16: {
-      const auto* w = static_cast<const uint16_t*>(row);
-      for (int64_t i = 0; i < n; ++i) sum += bf16_to_f32(w[i]) * x[i];
-      break;
-    }
-    case TensorType::Q8_0: {
-      const auto* b = static_cast<const BlockQ8_0*>(row);
-      for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
-        float s = 0;
-        for (int j = 0; j < kQuantBlock; ++j) s += b[k].qs[j] * x[j];
-        sum += f16_to_f32(b[k].d) * s;
-      }
-      break;
-    }
-    case TensorType::Q4_0: {
-      const auto* b = static_cast<const BlockQ4_0*>(row);
-      for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
-        float s = 0;
-        for (int j = 0; j < kQuantBlock / 2; ++j) {
-          s += ((b[k].qs[j] & 0x0f) - 8) * x[j] + ((b[k].qs[j] >> 4) - 8) * x[j + 16];
-        }
-        sum += f16_to_f32(b[k].d) * s;
-      }
-      break;
-    }
-    default: return dot_row_blockwise(type, row, x, n);
-  }
-  return sum;
-}
-
-float dot_row(TensorType type, const void* row, const float* x, int64_t n) {
-#if defined(KVCHAT_HAVE_AVX2_TU)
-  if (use_avx2_kernels()) return dot_row_avx2(type, row, x, n);
-#endif
-  return dot_row_scalar(type, row, x, n);
-}
-
-void dot_f32_4x2_scalar(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n,
-                        float* out) {
-  for (int t = 0; t < 2; ++t) {
-    for (int r = 0; r < 4; ++r) out[t * 4 + r] = dot_row_scalar(TensorType::F32, w + r * ldw, x + t * ldx, n);
-  }
-}
-
-void dot_f32_4x2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out) {
-#if defined(KVCHAT_HAVE_AVX2_TU)
-  if (use_avx2_kernels()) return dot_f32_4x2_avx2(w, ldw, x, ldx, n, out);
-#endif
-  dot_f32_4x2_scalar(w, ldw, x, ldx, n, out);
-}
-
 void dequantize_row_fast(TensorType type, const void* row, float* dst, int64_t n) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
   if (use_avx2_kernels() && dequantize_row_avx2(type, row, dst, n)) return;
 #endif
   dequantize_row(type, row, dst, n);
-}
-
-float dot_f32(const float* a, const float* b, int64_t n) {
-#if defined(KVCHAT_HAVE_AVX2_TU)
-  if (use_avx2_kernels()) return dot_f32_avx2(a, b, n);
-#endif
-  return dot_row_scalar(TensorType::F32, a, b, n);
 }
 
 double fma_peak_loop(int64_t iterations) {
@@ -162,10 +75,23 @@ double fma_peak_loop(int64_t iterations) {
   return 2.0 * 12 * 8 * static_cast<double>(iterations);
 }
 
+namespace {
+// Value i of a float weight row (F32, F16 or BF16).
+float float_value(TensorType type, const uint8_t* row, int64_t i) {
+  if (type == TensorType::F32) return reinterpret_cast<const float*>(row)[i];
+  const uint16_t h = reinterpret_cast<const uint16_t*>(row)[i];
+  return type == TensorType::F16 ? f16_to_f32(h) : bf16_to_f32(h);
+}
+}  // namespace
+
 void float_rows_dot_scalar(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
                            int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
   for (int64_t r = 0; r < n_rows; ++r) {
-    for (int64_t t = 0; t < n_tokens; ++t) Y[t * ldy + r] = dot_row_scalar(type, rows + r * row_bytes, X + t * ldx, n);
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      float sum = 0;
+      for (int64_t i = 0; i < n; ++i) sum += float_value(type, rows + r * row_bytes, i) * X[t * ldx + i];
+      Y[t * ldy + r] = sum;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
-// Dot products of one stored weight row with an f32 vector: the inner loop of every
-// matrix-vector product. An AVX2/FMA/F16C version is chosen at run time when the CPU
-// has it; the scalar version is the definition it is tested against.
+// Float-weight dot products (F32/F16/BF16 rows with f32 tokens), F16/BF16 row conversion,
+// the FMA-peak loop, and the run-time choice of kernels: AVX2/FMA/F16C (and AVX-VNNI for
+// the integer dots in quant_dot.h) when the CPU has them; the scalar versions are the
+// definitions they are tested against.
 #pragma once
 
 #include <cstdint>
@@ -9,13 +10,6 @@
 
 namespace kvchat::cpu {
 
-// sum_i row[i] * x[i], row stored as `type`, n values (a multiple of the block size).
-float dot_row(gguf::TensorType type, const void* row, const float* x, int64_t n);
-float dot_f32(const float* a, const float* b, int64_t n);
-
-// Register-tiled f32 kernel for prefill: out[t * 4 + r] = dot(w + r * ldw, x + t * ldx, n)
-// for 4 weight rows r and 2 tokens t (each row and token read once for 8 dots).
-void dot_f32_4x2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out);
 // Float weight rows (F32, F16 or BF16; n_rows rows row_bytes apart, n values each) times
 // f32 tokens X (n_tokens, ldx): Y[t * ldy + r] = dot(row r, X[t]). Register tiles of 4
 // rows x up to 3 tokens; every (row, token) is summed in the same order whatever the
@@ -30,14 +24,7 @@ void float_rows_dot_avx2(gguf::TensorType type, const uint8_t* rows, uint64_t ro
 // dst = row as f32; F16 and BF16 use F16C/AVX2 when available.
 void dequantize_row_fast(gguf::TensorType type, const void* row, float* dst, int64_t n);
 
-// Scalar versions (the definition) and the AVX2 versions (nullptr-free only when
-// cpu_has_avx2() is true).
-float dot_row_scalar(gguf::TensorType type, const void* row, const float* x, int64_t n);
-float dot_row_avx2(gguf::TensorType type, const void* row, const float* x, int64_t n);
-float dot_f32_avx2(const float* a, const float* b, int64_t n);
-void dot_f32_4x2_scalar(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out);
-void dot_f32_4x2_avx2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n, float* out);
-// Returns false for types it does not convert (the caller falls back to scalar).
+// The AVX2 conversion (call only when cpu_has_avx2()). Returns false for types it does not convert (the caller falls back to scalar).
 bool dequantize_row_avx2(gguf::TensorType type, const void* row, float* dst, int64_t n);
 bool cpu_has_avx2();
 

@@ -4,7 +4,6 @@
 
 #include "backend/cpu/dot.h"
 #include "numeric/half.h"
-#include "numeric/quant_blocks.h"
 
 namespace kvchat::cpu {
 
@@ -29,55 +28,8 @@ inline __m256 load_bf16x8(const uint16_t* p) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
 
-inline __m256 i8x8_to_f32(const int8_t* p) {
-  __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
-}
 
 }  // namespace
-
-float dot_f32_avx2(const float* a, const float* b, int64_t n) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), a0);
-    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), a1);
-  }
-  float sum = hsum(_mm256_add_ps(a0, a1));
-  for (; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
-
-void dot_f32_4x2_avx2(const float* w, int64_t ldw, const float* x, int64_t ldx, int64_t n,
-                      float* out) {
-  const float *w0 = w, *w1 = w + ldw, *w2 = w + 2 * ldw, *w3 = w + 3 * ldw;
-  const float *x0 = x, *x1 = x + ldx;
-  __m256 a00 = _mm256_setzero_ps(), a01 = a00, a02 = a00, a03 = a00;  // token 0, rows 0..3
-  __m256 a10 = a00, a11 = a00, a12 = a00, a13 = a00;                  // token 1, rows 0..3
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 v0 = _mm256_loadu_ps(x0 + i), v1 = _mm256_loadu_ps(x1 + i);
-    __m256 r = _mm256_loadu_ps(w0 + i);
-    a00 = _mm256_fmadd_ps(r, v0, a00);
-    a10 = _mm256_fmadd_ps(r, v1, a10);
-    r = _mm256_loadu_ps(w1 + i);
-    a01 = _mm256_fmadd_ps(r, v0, a01);
-    a11 = _mm256_fmadd_ps(r, v1, a11);
-    r = _mm256_loadu_ps(w2 + i);
-    a02 = _mm256_fmadd_ps(r, v0, a02);
-    a12 = _mm256_fmadd_ps(r, v1, a12);
-    r = _mm256_loadu_ps(w3 + i);
-    a03 = _mm256_fmadd_ps(r, v0, a03);
-    a13 = _mm256_fmadd_ps(r, v1, a13);
-  }
-  float res[8] = {hsum(a00), hsum(a01), hsum(a02), hsum(a03),
-                  hsum(a10), hsum(a11), hsum(a12), hsum(a13)};
-  for (; i < n; ++i) {
-    res[0] += w0[i] * x0[i], res[1] += w1[i] * x0[i], res[2] += w2[i] * x0[i], res[3] += w3[i] * x0[i];
-    res[4] += w0[i] * x1[i], res[5] += w1[i] * x1[i], res[6] += w2[i] * x1[i], res[7] += w3[i] * x1[i];
-  }
-  for (int k = 0; k < 8; ++k) out[k] = res[k];
-}
 
 bool dequantize_row_avx2(TensorType type, const void* row, float* dst, int64_t n) {
   if (type != TensorType::F16 && type != TensorType::BF16) return false;
@@ -87,59 +39,6 @@ bool dequantize_row_avx2(TensorType type, const void* row, float* dst, int64_t n
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, f16 ? load_f16x8(h + i) : load_bf16x8(h + i));
   for (; i < n; ++i) dst[i] = f16 ? f16_to_f32(h[i]) : bf16_to_f32(h[i]);
   return true;
-}
-
-float dot_row_avx2(TensorType type, const void* row, const float* x, int64_t n) {
-  switch (type) {
-    case TensorType::F32: return dot_f32_avx2(static_cast<const float*>(row), x, n);
-    case TensorType::F16:
-    case TensorType::BF16: {
-      const auto* w = static_cast<const uint16_t*>(row);
-      const bool f16 = type == TensorType::F16;
-      __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-      int64_t i = 0;
-      for (; i + 16 <= n; i += 16) {
-        __m256 w0 = f16 ? load_f16x8(w + i) : load_bf16x8(w + i);
-        __m256 w1 = f16 ? load_f16x8(w + i + 8) : load_bf16x8(w + i + 8);
-        a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x + i), a0);
-        a1 = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x + i + 8), a1);
-      }
-      float sum = hsum(_mm256_add_ps(a0, a1));
-      for (; i < n; ++i) sum += (f16 ? f16_to_f32(w[i]) : bf16_to_f32(w[i])) * x[i];
-      return sum;
-    }
-    case TensorType::Q8_0: {
-      const auto* b = static_cast<const BlockQ8_0*>(row);
-      __m256 acc = _mm256_setzero_ps();
-      for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
-        __m256 s = _mm256_mul_ps(i8x8_to_f32(b[k].qs), _mm256_loadu_ps(x));
-        s = _mm256_fmadd_ps(i8x8_to_f32(b[k].qs + 8), _mm256_loadu_ps(x + 8), s);
-        s = _mm256_fmadd_ps(i8x8_to_f32(b[k].qs + 16), _mm256_loadu_ps(x + 16), s);
-        s = _mm256_fmadd_ps(i8x8_to_f32(b[k].qs + 24), _mm256_loadu_ps(x + 24), s);
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(f16_to_f32(b[k].d)), s, acc);
-      }
-      return hsum(acc);
-    }
-    case TensorType::Q4_0: {
-      const auto* b = static_cast<const BlockQ4_0*>(row);
-      const __m128i low_mask = _mm_set1_epi8(0x0f), eight = _mm_set1_epi8(8);
-      __m256 acc = _mm256_setzero_ps();
-      for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
-        __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[k].qs));
-        __m128i lo = _mm_sub_epi8(_mm_and_si128(q, low_mask), eight);                    // values 0..15
-        __m128i hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(q, 4), low_mask), eight);  // values 16..31
-        __m256 s = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo)), _mm256_loadu_ps(x));
-        s = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8))),
-                            _mm256_loadu_ps(x + 8), s);
-        s = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi)), _mm256_loadu_ps(x + 16), s);
-        s = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8))),
-                            _mm256_loadu_ps(x + 24), s);
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(f16_to_f32(b[k].d)), s, acc);
-      }
-      return hsum(acc);
-    }
-    default: return dot_row_scalar(type, row, x, n);
-  }
 }
 
 double fma_peak_loop_avx2(int64_t iterations) {
