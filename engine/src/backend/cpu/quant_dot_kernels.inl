@@ -432,6 +432,8 @@ inline void tile_rows(int nt, const uint8_t* w, uint64_t row_bytes, uint64_t blo
     }
   }
   switch (nt) {
+    case 8: if constexpr (R == 4) return tile<Kind, R, 8>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      [[fallthrough]];
     case 4: return tile<Kind, R, 4>(w, row_bytes, block_bytes, act, act_stride, nb, out);
     case 3: return tile<Kind, R, 3>(w, row_bytes, block_bytes, act, act_stride, nb, out);
     case 2: return tile<Kind, R, 2>(w, row_bytes, block_bytes, act, act_stride, nb, out);
@@ -443,7 +445,7 @@ inline void tile_rows(int nt, const uint8_t* w, uint64_t row_bytes, uint64_t blo
 template <class Kind>
 void tiles(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act, uint64_t act_stride, int n_tokens,
            int64_t n, float* out) {
-  constexpr int kTileRows = 4, kTileTokens = Kind::kBlockValues == kQuantBlock ? 8 : 4;
+  constexpr int kTileRows = 4, kTileTokens = 8;
   const uint64_t block_bytes = gguf::tensor_type_traits(static_cast<uint32_t>(Kind::kType))->block_bytes;
   const int64_t nb = n / Kind::kBlockValues;
   float part[32];
@@ -451,7 +453,10 @@ void tiles(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act,
     const int nr = n_rows - r >= kTileRows ? kTileRows : 1;
     const int max_tokens = nr == kTileRows ? kTileTokens : 4;
     for (int t = 0; t < n_tokens;) {
-      const int nt = n_tokens - t >= max_tokens ? max_tokens : n_tokens - t;
+      // 32-value types take any 1..8 tokens at once; the others 8 (4 rows only) or 1..4.
+      const int left = n_tokens - t;
+      const int nt = left >= max_tokens ? max_tokens
+                     : Kind::kBlockValues == kQuantBlock ? left : (left >= 4 ? 4 : left);
       const uint8_t* wr = w + r * row_bytes;
       const uint8_t* at = act + t * act_stride;
       if (nr == kTileRows) {
