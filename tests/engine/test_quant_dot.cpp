@@ -198,8 +198,8 @@ TEST_P(KernelPaths, IntegerDotMatchesDequantizedDefinition) {
   }
 }
 
-// matmul_rows over row ranges and 1..9 tokens equals one dot per (row, token), and writes
-// nothing outside its rows.
+// matmul_rows over row ranges and 1..9, 16 and 27 (= 16 + 8 + 2 + 1) tokens equals one dot
+// per (row, token), and writes nothing outside its rows.
 TEST_P(KernelPaths, MatmulRowsEqualsPerRowDots) {
   const int64_t rows = 37, ldy = 41;
   std::vector<TensorType> types(std::begin(kQuantTypes), std::end(kQuantTypes));
@@ -214,7 +214,7 @@ TEST_P(KernelPaths, MatmulRowsEqualsPerRowDots) {
     w.row_bytes = cols / tr.block_elements * tr.block_bytes;
     const auto data = random_rows(type, rows, cols, 300 + static_cast<uint32_t>(type));
     w.data = data.data();
-    for (int64_t n_tokens = 1; n_tokens <= 9; ++n_tokens) {
+    for (int64_t n_tokens : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 27}) {
       const auto X = random_values(n_tokens * cols, 40 + n_tokens);
       cpu::PreparedActivations act;
       act.prepare(X.data(), n_tokens, cols, type);
@@ -251,10 +251,11 @@ TEST_P(KernelPaths, MatmulRowsEqualsPerRowDots) {
   }
 }
 
-// A token's outputs do not depend on the batch it is evaluated in: matmul_rows of 7 tokens
-// equals, bit for bit, 7 single-token calls (decode = prefill; sessions rely on it).
+// A token's outputs do not depend on the batch it is evaluated in: matmul_rows of 27 tokens
+// (every tile width) equals, bit for bit, 27 single-token calls (decode = prefill; sessions
+// rely on it).
 TEST_P(KernelPaths, MatmulRowsIsBatchInvariant) {
-  const int64_t rows = 23, n_tokens = 7;
+  const int64_t rows = 23, n_tokens = 27;
   std::vector<TensorType> types(std::begin(kQuantTypes), std::end(kQuantTypes));
   types.insert(types.end(), std::begin(kFloatTypes), std::end(kFloatTypes));
   for (TensorType type : types) {

@@ -360,6 +360,112 @@ void tile(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint
   }
 }
 
+// The int32 sums of NT tokens (1 or 2) with 4 unpacked K-type rows, folded per token into
+// one vector by horizontal adds: lanes rows 0..3 twice (the halves are summed at the end).
+// Group j's bytes are dotted and scaled (madd with the int16 scale pair) for every row and
+// token before the next group, so the unpacked rows are read from L1 once per token pair
+// and the 8 int32 accumulators stay in registers.
+template <class Kind, int NT>
+inline void k_sums_r4(const typename Kind::Unpacked* u, const BlockQ8_K* const* a, __m256i folded[NT],
+                      __m256i folded_mins[NT]) {
+  __m256i s[4][NT];
+  #pragma GCC unroll 8
+  for (int r = 0; r < 4; ++r) {
+    #pragma GCC unroll 2
+    for (int t = 0; t < NT; ++t) s[r][t] = _mm256_setzero_si256();
+  }
+  #pragma GCC unroll 2
+  for (int j = 0; j < 8; ++j) {
+    __m256i x[NT];
+    #pragma GCC unroll 2
+    for (int t = 0; t < NT; ++t) x[t] = load256(a[t]->qs + 32 * j);
+    #pragma GCC unroll 8
+    for (int r = 0; r < 4; ++r) {
+      #pragma GCC unroll 2
+      for (int t = 0; t < NT; ++t) {
+        __m256i xs = x[t];
+        if constexpr (Kind::kSigned) xs = _mm256_sign_epi8(xs, u[r].sgn[j]);
+        s[r][t] = _mm256_add_epi32(s[r][t], _mm256_madd_epi16(_mm256_maddubs_epi16(u[r].q[j], xs), u[r].pair[j]));
+      }
+    }
+  }
+  #pragma GCC unroll 2
+  for (int t = 0; t < NT; ++t) {
+    if constexpr (Kind::kOffsetShift >= 0 || Kind::kMins) {
+      const __m256i bsums = load256(a[t]->bsums);
+      if constexpr (Kind::kOffsetShift >= 0) {
+        #pragma GCC unroll 8
+        for (int r = 0; r < 4; ++r) {
+          s[r][t] = _mm256_sub_epi32(s[r][t], _mm256_slli_epi32(_mm256_madd_epi16(bsums, u[r].sc16), Kind::kOffsetShift));
+        }
+      }
+      if constexpr (Kind::kMins) {
+        __m256i m[4];
+        #pragma GCC unroll 8
+        for (int r = 0; r < 4; ++r) m[r] = _mm256_madd_epi16(bsums, u[r].mn16);
+        folded_mins[t] = _mm256_hadd_epi32(_mm256_hadd_epi32(m[0], m[1]), _mm256_hadd_epi32(m[2], m[3]));
+      }
+    }
+    folded[t] = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0][t], s[1][t]), _mm256_hadd_epi32(s[2][t], s[3][t]));
+  }
+}
+
+// 256-value types, 4 rows x T tokens: out[t * 4 + r]. Each super-block of the 4 rows is
+// unpacked once (to L1) and dotted with the T tokens two at a time; per token one
+// cvt/fma (and one for the mins) per super-block covers all four rows.
+template <class Kind, int T>
+void tile_k_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act, uint64_t act_stride,
+               int64_t n_blocks, float* out) {
+  __m256 acc[T];  // lanes: rows 0..3, twice
+  #pragma GCC unroll 8
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < n_blocks; ++k) {
+    #pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {  // each row's block a few blocks ahead, whole
+      const char* ahead = reinterpret_cast<const char*>(w + r * row_bytes + (k + 2) * block_bytes);
+      for (uint64_t line = 0; line < block_bytes; line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
+    }
+    typename Kind::Unpacked u[4];
+    #pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
+    const __m128 d4 = _mm_setr_ps(u[0].d, u[1].d, u[2].d, u[3].d);
+    const __m256 drows = _mm256_set_m128(d4, d4);
+    __m256 dminrows = _mm256_setzero_ps();
+    if constexpr (Kind::kMins) {
+      const __m128 m4 = _mm_setr_ps(u[0].dmin, u[1].dmin, u[2].dmin, u[3].dmin);
+      dminrows = _mm256_set_m128(m4, m4);
+    }
+    const auto token = [&](int t) { return reinterpret_cast<const BlockQ8_K*>(act + t * act_stride) + k; };
+    const auto accumulate = [&](int t, __m256i sums, __m256i mins) {
+      const __m256 ad = _mm256_set1_ps(token(t)->d);
+      acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_mul_ps(drows, ad), acc[t]);
+      if constexpr (Kind::kMins) acc[t] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_mul_ps(dminrows, ad), acc[t]);
+    };
+    #pragma GCC unroll 4
+    for (int t = 0; t + 1 < T; t += 2) {
+      const BlockQ8_K* a[2] = {token(t), token(t + 1)};
+      __m256i sums[2], mins[2];
+      k_sums_r4<Kind, 2>(u, a, sums, mins);
+      accumulate(t, sums[0], mins[0]);
+      accumulate(t + 1, sums[1], mins[1]);
+    }
+    if constexpr (T % 2 == 1) {
+      const BlockQ8_K* a[1] = {token(T - 1)};
+      __m256i sums[1], mins[1];
+      k_sums_r4<Kind, 1>(u, a, sums, mins);
+      accumulate(T - 1, sums[0], mins[0]);
+    }
+  }
+  #pragma GCC unroll 8
+  for (int t = 0; t < T; ++t) {
+    const __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc[t]), _mm256_extractf128_ps(acc[t], 1));
+    alignas(16) float lanes[4];
+    _mm_store_ps(lanes, s);
+    #pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) out[t * 4 + r] = lanes[r];
+  }
+}
+
 // 32-value types, 4 rows x T tokens: the four rows' int32 sums of one token are folded
 // into one vector by horizontal adds (shuffle ports) before the float conversion, so each
 // token pays one cvt/mul/fma per block for all four rows. acc[t] lanes: rows 0..3, twice.
@@ -415,7 +521,7 @@ void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const
   }
 }
 
-// Tokens [0, nt) of one row group of R rows (nt <= 4, or <= 8 for 4 rows of a 32-type).
+// Tokens [0, nt) of one row group of R rows (nt as tile_tokens).
 template <class Kind, int R>
 inline void tile_rows(int nt, const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act,
                       uint64_t act_stride, int64_t nb, float* out) {
@@ -430,33 +536,48 @@ inline void tile_rows(int nt, const uint8_t* w, uint64_t row_bytes, uint64_t blo
       case 2: return tile32_r4<Kind, 2>(w, row_bytes, block_bytes, act, act_stride, nb, out);
       default: return tile32_r4<Kind, 1>(w, row_bytes, block_bytes, act, act_stride, nb, out);
     }
-  }
-  switch (nt) {
-    case 8: if constexpr (R == 4) return tile<Kind, R, 8>(w, row_bytes, block_bytes, act, act_stride, nb, out);
-      [[fallthrough]];
-    case 4: return tile<Kind, R, 4>(w, row_bytes, block_bytes, act, act_stride, nb, out);
-    case 3: return tile<Kind, R, 3>(w, row_bytes, block_bytes, act, act_stride, nb, out);
-    case 2: return tile<Kind, R, 2>(w, row_bytes, block_bytes, act, act_stride, nb, out);
-    default: return tile<Kind, R, 1>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+  } else if constexpr (R == 4) {
+    switch (nt) {
+      case 16: return tile_k_r4<Kind, 16>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 8: return tile_k_r4<Kind, 8>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 4: return tile_k_r4<Kind, 4>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 2: return tile_k_r4<Kind, 2>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      default: return tile_k_r4<Kind, 1>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    }
+  } else {
+    switch (nt) {
+      case 4: return tile<Kind, R, 4>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 3: return tile<Kind, R, 3>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      case 2: return tile<Kind, R, 2>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+      default: return tile<Kind, R, 1>(w, row_bytes, block_bytes, act, act_stride, nb, out);
+    }
   }
 }
 
-// Any n_rows x n_tokens: tiles of kTileRows rows (then single rows) x kTileTokens tokens.
+// Tokens per tile: 32-value types take any 1..8 tokens with 4 rows; 256-value types 16, 8,
+// 4, 2 or 1 with 4 rows (their unpacking is dearer, so it is shared by more tokens); a
+// single row 1..4 tokens.
+template <class Kind>
+inline int tile_tokens(int rows, int left) {
+  if (rows == 1) return left < 4 ? left : 4;
+  if constexpr (Kind::kBlockValues == kQuantBlock) return left < 8 ? left : 8;
+  int nt = 16;
+  while (nt > left) nt /= 2;
+  return nt;
+}
+
+// Any n_rows x n_tokens: tiles of 4 rows (then single rows) x tile_tokens tokens.
 template <class Kind>
 void tiles(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act, uint64_t act_stride, int n_tokens,
            int64_t n, float* out) {
-  constexpr int kTileRows = 4, kTileTokens = 8;
+  constexpr int kTileRows = 4;
   const uint64_t block_bytes = gguf::tensor_type_traits(static_cast<uint32_t>(Kind::kType))->block_bytes;
   const int64_t nb = n / Kind::kBlockValues;
-  float part[32];
+  float part[kTileRows * 16];
   for (int r = 0; r < n_rows;) {
     const int nr = n_rows - r >= kTileRows ? kTileRows : 1;
-    const int max_tokens = nr == kTileRows ? kTileTokens : 4;
     for (int t = 0; t < n_tokens;) {
-      // 32-value types take any 1..8 tokens at once; the others 8 (4 rows only) or 1..4.
-      const int left = n_tokens - t;
-      const int nt = left >= max_tokens ? max_tokens
-                     : Kind::kBlockValues == kQuantBlock ? left : (left >= 4 ? 4 : left);
+      const int nt = tile_tokens<Kind>(nr, n_tokens - t);
       const uint8_t* wr = w + r * row_bytes;
       const uint8_t* at = act + t * act_stride;
       if (nr == kTileRows) {
