@@ -23,7 +23,7 @@ function(kvchat_add_engine_library name)
   endif()
   add_library(${name} STATIC ${sources})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/engine/include PRIVATE ${src_dir})
-  target_link_libraries(${name} PUBLIC Threads::Threads)
+  target_link_libraries(${name} PUBLIC Threads::Threads ${CMAKE_DL_LIBS})
   kvchat_strict_warnings(${name})
   if(x86)
     # AVX2/FMA/F16C kernels live in files named *_avx2.cpp, called only after a run-time

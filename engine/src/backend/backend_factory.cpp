@@ -4,6 +4,7 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/reference_backend.h"
 #include "backend/cuda_capabilities.h"
+#include "backend/cuda_plugin.h"
 #include "kvchat/model.h"
 
 namespace kvchat {
@@ -44,8 +45,11 @@ Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const Model& mod
     case BackendKind::Cuda:
       if (auto s = cuda_can_run(model.hparams()); !s) return Error{"CUDA backend: " + s.message()};
       if (auto s = cuda_can_read_weights(model.weights()); !s) return Error{"CUDA backend: " + s.message()};
+      if (!registry()[static_cast<size_t>(kind)]) {
+        if (auto s = load_cuda_plugin(); !s) return Error{"CUDA backend: " + s.message()};
+      }
       if (auto f = registry()[static_cast<size_t>(kind)]) return f(model, options);
-      return Error{"this build of kvchat has no CUDA backend (built without nvcc)"};
+      return Error{"CUDA backend: the plugin registered no backend"};
   }
   return Error{"unknown backend"};
 }

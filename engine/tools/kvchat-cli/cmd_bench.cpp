@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backend/cuda_plugin.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "kvchat/sampler.h"
@@ -21,9 +22,6 @@
 #include "model/model_weights.h"
 #include "util/cpu_topology.h"
 #include "util/process_memory.h"
-#if KVCHAT_WITH_CUDA
-#include "backend/cuda/device_roofline.h"
-#endif
 
 namespace kvchat::cli {
 
@@ -189,14 +187,12 @@ int cmd_bench(const Argv& argv) {
   uint64_t bw_buffer = 0;
   std::string device = "cpu";
   if (gpu) {
-#if KVCHAT_WITH_CUDA
-    auto roof = cuda::measure_device_roofline(static_cast<uint64_t>(*bw_mib) << 20, 8192, 2048, 8192);
+    auto roof = measure_cuda_roofline(static_cast<uint64_t>(*bw_mib) << 20, 8192, 2048, 8192);
     if (!roof) return fail(roof.message());
     copy_bw = roof->copy_bytes_per_second;
     gemm_rate = roof->gemm_flops_per_second;
     bw_buffer = roof->copy_buffer_bytes;
     device = roof->device;
-#endif
   } else {
     const Bandwidth bw = measure_bandwidth(threads, static_cast<uint64_t>(*bw_mib) << 20, 5);
     copy_bw = bw.copy_bytes_per_second;

@@ -25,8 +25,10 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/device_memory.h"
+#include "backend/cuda/device_roofline.h"
 #include "backend/cuda/device_weights.h"
 #include "backend/cuda/gemm.h"
+#include "backend/cuda_plugin.h"
 #include "kv/kv_cache.h"
 #include "kvchat/memory_report.h"
 #include "kvchat/model.h"
@@ -470,8 +472,12 @@ Result<std::unique_ptr<Backend>> make_cuda_backend(const Model& model, const Bac
   return std::unique_ptr<Backend>(std::move(backend));
 }
 
+// Runs when the plugin is loaded (or at start in binaries that link the backend statically).
 struct Registration {
-  Registration() { register_backend(BackendKind::Cuda, &make_cuda_backend); }
+  Registration() {
+    register_backend(BackendKind::Cuda, &make_cuda_backend);
+    register_cuda_roofline(&measure_device_roofline);
+  }
 };
 Registration registration;
 
