@@ -153,6 +153,24 @@ TEST(ActivationQuantization, BlocksHoldScaleSumsAndRoundedValues) {
   }
 }
 
+// Q8_K by hand: x[i] = i - 100 over one super-block, zeros over the next. The largest
+// magnitude, 155, maps to 127: d = 155 / 127, qs = round(x / d).
+TEST(ActivationQuantization, Q8_KBlockByHand) {
+  std::vector<float> x(512, 0.0f);
+  for (int i = 0; i < 256; ++i) x[i] = static_cast<float>(i - 100);
+  BlockQ8_K b[2];
+  cpu::quantize_activations_q8_k(x.data(), b, 512);
+  EXPECT_FLOAT_EQ(b[0].d, 155.0f / 127);
+  EXPECT_EQ(b[0].qs[255], 127);
+  EXPECT_EQ(b[0].qs[100], 0);
+  EXPECT_EQ(b[0].qs[0], -82);   // -100 * 127 / 155 = -81.94
+  EXPECT_EQ(b[0].qs[200], 82);
+  EXPECT_EQ(b[0].bsums[0], -1212);  // sum of round((i - 100) * 127 / 155), i = 0..15
+  for (int i = 0; i < 256; ++i) EXPECT_LE(std::fabs(b[0].d * b[0].qs[i] - x[i]), 155.0f / 127 / 2 + 1e-4f);
+  EXPECT_EQ(b[1].d, 0.0f);
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(b[1].qs[i], 0);
+}
+
 TEST(ActivationQuantization, Avx2QuantizersGiveTheScalarBytes) {
   if (!cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
   auto x = random_values(2048, 9);

@@ -237,28 +237,6 @@ TEST(QuantLayout, IQ4_XS) {
   EXPECT_EQ(v[32], 0.5f * -32 * -127);  // sub-block 1: code 0, level 0
 }
 
-TEST(QuantLayout, Q8_KActivations) {
-  // x[i] = i - 100: the largest magnitude is +155 (i = 255), which maps to -127.
-  std::vector<float> x(512);
-  for (int i = 0; i < 256; ++i) x[i] = static_cast<float>(i - 100);
-  for (int i = 256; i < 512; ++i) x[i] = 0;
-  BlockQ8_K b[2];
-  quantize_row_q8_k(x.data(), b, 512);
-  EXPECT_FLOAT_EQ(b[0].d, -155.0f / 127);
-  EXPECT_EQ(b[0].qs[255], -127);
-  EXPECT_EQ(b[0].qs[100], 0);
-  EXPECT_EQ(b[0].qs[0], 82);    // 100 * 127 / 155 = 81.94
-  EXPECT_EQ(b[0].qs[200], -82); // -100 * 127 / 155
-  for (int g = 0; g < 16; ++g) {
-    int sum = 0;
-    for (int i = 0; i < 16; ++i) sum += b[0].qs[16 * g + i];
-    EXPECT_EQ(b[0].bsums[g], sum);
-  }
-  for (int i = 0; i < 256; ++i) EXPECT_LE(std::fabs(b[0].d * b[0].qs[i] - x[i]), 155.0f / 127 / 2 + 1e-4f);
-  EXPECT_EQ(b[1].d, 0.0f);
-  for (int i = 0; i < 256; ++i) ASSERT_EQ(b[1].qs[i], 0);
-}
-
 // ---- encoders: round trip -------------------------------------------------------------
 
 // Gaussian-like values (sum of uniforms) with a few outliers, like trained weights.

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/cuda_weight_types.h"
 #include "model/model_hparams.h"
 #include "model/model_weights.h"
 
@@ -38,27 +39,7 @@ Status cuda_can_run(const ModelHParams& hp) {
   return Error{message};
 }
 
-bool cuda_reads_weight_type(gguf::TensorType type) {
-  switch (type) {
-    case gguf::TensorType::F32:
-    case gguf::TensorType::F16:
-    case gguf::TensorType::BF16:
-    case gguf::TensorType::Q8_0:
-    case gguf::TensorType::Q4_0:
-    case gguf::TensorType::Q4_1:
-    case gguf::TensorType::Q5_0:
-    case gguf::TensorType::Q5_1:
-    case gguf::TensorType::IQ4_NL:
-    case gguf::TensorType::Q2_K:
-    case gguf::TensorType::Q3_K:
-    case gguf::TensorType::Q4_K:
-    case gguf::TensorType::Q5_K:
-    case gguf::TensorType::Q6_K:
-    case gguf::TensorType::IQ4_XS:
-      return true;
-  }
-  return false;
-}
+bool cuda_reads_weight_type(gguf::TensorType type) { return cuda_weight_block_values(type) > 0; }
 
 Status cuda_can_read_weights(const ModelWeights& w) {
   std::vector<std::string> unread;

@@ -25,11 +25,6 @@ void quantize_row_q3_k(const float* x, BlockQ3_K* y, int64_t n);
 void quantize_row_q4_k(const float* x, BlockQ4_K* y, int64_t n);
 void quantize_row_q5_k(const float* x, BlockQ5_K* y, int64_t n);
 void quantize_row_q6_k(const float* x, BlockQ6_K* y, int64_t n);
-// The activation format the K-types are dotted with: per 256 values an f32 d, 256 int8 and
-// the 16 sums of 16. As GGML's: the value of largest magnitude maps to -127, so
-// d = -(that value) / 127 (negative for a positive maximum); qs = round(x / d), at most 127;
-// an all-zero block has d = 0.
-void quantize_row_q8_k(const float* x, BlockQ8_K* y, int64_t n);
 
 // Non-uniform 4-bit types (numeric/quantize_iq4.cpp): per 32 values a scale onto the 16
 // levels kIq4nlValues, each value at its nearest level.

@@ -212,22 +212,4 @@ void quantize_row_q6_k(const float* x, BlockQ6_K* y, int64_t n) {
   }
 }
 
-void quantize_row_q8_k(const float* x, BlockQ8_K* y, int64_t n) {
-  for (int64_t k = 0; k < n / kSuperBlock; ++k, x += kSuperBlock) {
-    const float vmax = quant::signed_max(x, kSuperBlock);
-    if (vmax == 0) {
-      std::memset(&y[k], 0, sizeof(BlockQ8_K));
-      continue;
-    }
-    const float iscale = -127.0f / vmax;
-    for (int i = 0; i < kSuperBlock; ++i) y[k].qs[i] = static_cast<int8_t>(std::min(127, static_cast<int>(std::nearbyint(iscale * x[i]))));
-    for (int g = 0; g < kSuperBlock / 16; ++g) {
-      int sum = 0;
-      for (int i = 0; i < 16; ++i) sum += y[k].qs[16 * g + i];
-      y[k].bsums[g] = static_cast<int16_t>(sum);
-    }
-    y[k].d = 1.0f / iscale;
-  }
-}
-
 }  // namespace kvchat

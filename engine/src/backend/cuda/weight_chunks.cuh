@@ -10,34 +10,13 @@
 
 #include "backend/cuda/dequant.cuh"
 #include "backend/cuda/quant_chunks.cuh"
+#include "backend/cuda_weight_types.h"
 #include "gguf/tensor_type.h"
 
 namespace kvchat::cuda::dev {
 
 // Values per block of a weight type the kernels read (1 for F32/F16/BF16); 0 otherwise.
-inline __host__ __device__ int block_values(gguf::TensorType type) {
-  switch (type) {
-    case gguf::TensorType::F32:
-    case gguf::TensorType::F16:
-    case gguf::TensorType::BF16:
-      return 1;
-    case gguf::TensorType::Q8_0:
-    case gguf::TensorType::Q4_0:
-    case gguf::TensorType::Q4_1:
-    case gguf::TensorType::Q5_0:
-    case gguf::TensorType::Q5_1:
-    case gguf::TensorType::IQ4_NL:
-      return 32;
-    case gguf::TensorType::Q2_K:
-    case gguf::TensorType::Q3_K:
-    case gguf::TensorType::Q4_K:
-    case gguf::TensorType::Q5_K:
-    case gguf::TensorType::Q6_K:
-    case gguf::TensorType::IQ4_XS:
-      return 256;
-  }
-  return 0;
-}
+inline __host__ __device__ int block_values(gguf::TensorType type) { return cuda_weight_block_values(type); }
 
 inline bool is_weight_type(gguf::TensorType type) {
   return block_values(type) > 0;
