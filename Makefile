@@ -9,7 +9,7 @@ PROMPT     ?= Genesis 1\n1 In the beginning
 HAVE_GPU   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 CTEST_ARGS ?= $(if $(HAVE_GPU),,-LE gpu)
 
-.PHONY: deps configure build run test bench fuzz clean
+.PHONY: deps configure build run test bench package fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -37,6 +37,11 @@ test: build
 
 bench: build
 	scripts/bench.sh $(BUILD)
+
+# kvchat_<version>_amd64.deb (+ kvchat-cuda_<version>_amd64.deb where nvcc was found) and
+# kvchat_<version>_amd64.tar.gz in $(BUILD)/. Install: sudo apt install ./$(BUILD)/kvchat_*_amd64.deb
+package: build
+	cd $(BUILD) && cpack
 
 # Coverage-guided fuzzing (clang + libFuzzer) of the GGUF parser, the Jinja chat
 # template interpreter and the tokenizers, FUZZ_SECONDS each. New corpus entries go to

@@ -84,11 +84,14 @@ int benchmark_stalls(QGuiApplication& app, kvchat::app::ChatController& chat, co
 int main(int argc, char** argv) {
   QGuiApplication app(argc, argv);
   app.setApplicationName(QStringLiteral("kvchat"));
+  app.setApplicationVersion(QStringLiteral(KVCHAT_VERSION));
+  app.setDesktopFileName(QStringLiteral("io.github.kvchat.kvchat"));
   QQuickStyle::setStyle(QStringLiteral("Fusion"));
 
   QCommandLineParser cli;
   cli.setApplicationDescription(QStringLiteral("kvchat: local chat that shows its KV cache"));
   cli.addHelpOption();
+  cli.addVersionOption();
   QCommandLineOption data_dir({QStringLiteral("data-dir")}, QStringLiteral("Keep everything under DIR."),
                               QStringLiteral("DIR"));
   QCommandLineOption model({QStringLiteral("model")}, QStringLiteral("Open this GGUF model."),

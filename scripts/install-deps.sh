@@ -20,6 +20,8 @@ packages=(
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtqml-workerscript
   qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qml6-module-qtcore qml6-module-qtcharts
   xvfb xdotool imagemagick sqlite3 jq # the end-to-end test drives the real window
+  librsvg2-bin                        # the PNG icons, rendered from the SVG at build time
+  lintian desktop-file-utils appstream  # `make test` checks the .deb and its metadata
 )
 
 missing=()

@@ -132,6 +132,16 @@ TEST(Cli, InfoJsonDescribesTheDemoModel) {
   EXPECT_EQ(j["kv_elements_per_token"], 2 * 6 * 2 * 32);
 }
 
+// Without --model, a model command takes the demo model beside the executable
+// (build/share/kvchat/models here, <prefix>/share/kvchat/models when installed) and says so.
+TEST(Cli, ModelDefaultsToTheDemoModelBesideTheBinary) {
+  auto r = run_cli("info --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("using the demo model"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("share/kvchat/models/kjv-demo-f16.gguf"), std::string::npos) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["n_layers"], 6);
+}
+
 TEST(Cli, ErrorsGoToStderrWithNonZeroExit) {
   struct Case {
     std::string args, expect;
@@ -139,7 +149,6 @@ TEST(Cli, ErrorsGoToStderrWithNonZeroExit) {
   const std::vector<Case> cases = {
       {"", "usage"},
       {"frobnicate", "unknown command"},
-      {"info", "missing required option --model"},
       {"info --model /nonexistent/model.gguf", "/nonexistent/model.gguf: cannot open"},
       {"info --model " + sh_quote(shared_path("models/kjv-tok.model")), "not a GGUF file"},
       {"tokenize --model " + model_f16(), "exactly one of --text or --file"},

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,10 +14,24 @@ std::set<std::string> with(std::set<std::string> a, const std::set<std::string>&
   return a;
 }
 
+std::string demo_model_path() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  // Installed: <prefix>/bin -> <prefix>/share/kvchat/models; the build tree: build/bin ->
+  // build/share/kvchat/models.
+  const auto path = exe.parent_path() / ".." / "share" / "kvchat" / "models" / "kjv-demo-f16.gguf";
+  return std::filesystem::exists(path, ec) ? std::filesystem::weakly_canonical(path, ec).string() : std::string{};
+}
+
 Result<std::shared_ptr<const Model>> load_model(const Args& args) {
-  auto path = args.require("--model");
-  if (!path) return path.error();
-  auto model = Model::load(*path);
+  std::string path = args.get("--model");
+  if (path.empty()) {
+    path = demo_model_path();
+    if (path.empty()) return Error{"missing required option --model (and no demo model installed beside kvchat-cli)"};
+    std::fprintf(stderr, "kvchat-cli: no --model: using the demo model %s\n", path.c_str());
+  }
+  auto model = Model::load(path);
   if (model && !(*model)->tokenizer().warning().empty()) {
     const std::string_view w = (*model)->tokenizer().warning();
     std::fprintf(stderr, "warning: %.*s\n", static_cast<int>(w.size()), w.data());

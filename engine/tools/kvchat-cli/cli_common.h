@@ -16,7 +16,10 @@ inline const std::set<std::string> kSessionOptions = {"--model", "--backend", "-
                                                      "--kv-type", "--kv-block", "--kv-budget-bytes",
                                                      "--context-policy"};
 
+// The model of --model, else the demo model installed beside the executable.
 Result<std::shared_ptr<const Model>> load_model(const Args& args);
+// <executable>/../share/kvchat/models/kjv-demo-f16.gguf when it exists, else "".
+std::string demo_model_path();
 struct SessionDefaults {
   int32_t n_ctx = 0;            // used without --ctx when larger than the trained context
   std::string kv_type = "f16";  // without --kv-type

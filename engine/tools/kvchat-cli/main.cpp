@@ -15,6 +15,7 @@ int fail(const std::string& message, int code) {
 namespace {
 
 constexpr const char* kUsage = R"(usage: kvchat-cli <command> [options]
+       kvchat-cli --version
 
 commands:
   info        --model M [--json]                      architecture, sizes, tensor types, vocab
@@ -70,6 +71,7 @@ commands:
               raise_exception(msg) and other errors exit 1 with msg on stderr. --now fixes
               strftime_now(); --vars: a JSON object of extra variables (tools, ...)
 
+--model M defaults to the demo model installed beside kvchat-cli (../share/kvchat/models).
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
   --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
   --context-policy stop|drop-oldest|shift (stop)
@@ -83,6 +85,10 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("kvchat-cli %s\n", KVCHAT_VERSION);
+    return 0;
   }
   const std::string cmd = argv[1];
   Argv rest(argv + 2, argv + argc);
