@@ -2,7 +2,7 @@
 # kvchat-cuda_<version>_amd64.deb where the CUDA backend is built, and one .tar.gz of all).
 #
 #   /usr/bin/kvchat, /usr/bin/kvchat-cli
-#   /usr/lib/kvchat/libkvchat-cuda.so          the CUDA backend plugin (package kvchat-cuda)
+#   /usr/lib/kvchat/plugins/libkvchat-cuda.so  the CUDA backend plugin (package kvchat-cuda)
 #   /usr/share/kvchat/models/kjv-demo-f16.gguf the demo model (found from the binaries as
 #                                              ../share/kvchat/models, as in the build tree)
 #   /usr/share/applications, metainfo, icons/hicolor, man/man1, doc/kvchat{,-cuda}
@@ -72,8 +72,9 @@ install(FILES ${installer}/copyright ${generated}/changelog.gz DESTINATION ${CMA
 
 set(components main)
 if(TARGET kvchat-cuda)
-  # Not multiarch: a private plugin directory the binaries find as ../lib/kvchat.
-  install(TARGETS kvchat-cuda LIBRARY DESTINATION lib/kvchat COMPONENT cuda)
+  # A private plugin directory the binaries find as ../lib/kvchat/plugins (not multiarch; and
+  # not directly under lib/, where CPack would add needless ldconfig calls).
+  install(TARGETS kvchat-cuda LIBRARY DESTINATION lib/kvchat/plugins COMPONENT cuda)
   install(FILES ${installer}/copyright ${generated}/changelog.gz DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/kvchat-cuda
           COMPONENT cuda)
   list(APPEND components cuda)

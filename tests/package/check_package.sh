@@ -57,6 +57,17 @@ out=$("$root/usr/bin/kvchat-cli" generate --prompt "In the beginning" -n 8 --tem
 grep -q "using the demo model $root/usr/share/kvchat/models/kjv-demo-f16.gguf" "$work/gen.err" \
   || { cat "$work/gen.err"; fail "kvchat-cli did not find the demo model by its install prefix"; }
 echo "   kvchat-cli: $out"
+# The CUDA plugin from kvchat-cuda loads into the installed kvchat-cli (forced by path, as
+# there may be no NVIDIA driver here): "no CUDA device" without a GPU, never a load error.
+plugin="$root/usr/lib/kvchat/plugins/libkvchat-cuda.so"
+if ls "$work"/out/kvchat-cuda_*.deb >/dev/null 2>&1; then
+  [ -f "$plugin" ] || fail "kvchat-cuda has no $plugin"
+  cuda_err=$(KVCHAT_CUDA_PLUGIN="$plugin" "$root/usr/bin/kvchat-cli" generate --prompt x -n 2 --backend cuda 2>&1 >/dev/null || true)
+  case $cuda_err in
+    *"did not load"*|*"undefined symbol"*) fail "the packaged CUDA plugin does not load: $cuda_err" ;;
+  esac
+  echo "   kvchat-cli --backend cuda: ${cuda_err##*$'\n'}"
+fi
 # The window: loads the installed demo model, generates, reports its event-loop stalls, quits.
 if command -v xvfb-run >/dev/null; then
   stalls=$(xvfb-run -a "$root/usr/bin/kvchat" --data-dir "$work/data" --benchmark-ui-stalls 8 2>"$work/app.err") \

@@ -34,7 +34,7 @@ Status load_once() {
     if (!nvidia_driver_loaded()) return Error{"no CUDA device (no NVIDIA driver on this machine)"};
     if (const auto dir = executable_dir(); !dir.empty()) {
       candidates.push_back(dir / kCudaPluginFile);
-      candidates.push_back(dir / ".." / "lib" / "kvchat" / kCudaPluginFile);
+      candidates.push_back(dir / ".." / "lib" / "kvchat" / "plugins" / kCudaPluginFile);
     }
   }
   std::string tried;

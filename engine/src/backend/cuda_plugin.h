@@ -18,7 +18,7 @@ namespace kvchat {
 inline constexpr const char* kCudaPluginFile = "libkvchat-cuda.so";
 
 // Loads the plugin once per process (later calls return the first outcome). Looks at
-// $KVCHAT_CUDA_PLUGIN (a path), else beside the executable, else in ../lib/kvchat/. Without
+// $KVCHAT_CUDA_PLUGIN (a path), else beside the executable, else in ../lib/kvchat/plugins/. Without
 // an NVIDIA driver (/proc/driver/nvidia) it loads nothing: "no NVIDIA driver", unless
 // $KVCHAT_CUDA_PLUGIN names the file explicitly.
 Status load_cuda_plugin();
