@@ -70,7 +70,8 @@ DocumentController::DocumentController(ConversationHost& chat, EngineWorker& wor
   summary_thread_.start();
   for (auto signal : {&DocumentController::loadingChanged, &DocumentController::previewChanged,
                       &DocumentController::messageChanged, &DocumentController::jobChanged,
-                      &DocumentController::sentWholeChanged}) {
+                      &DocumentController::sentWholeChanged,
+                      &DocumentController::jobMemoryChanged}) {
     connect(this, signal, this, &DocumentController::stateChanged);
   }
 }
