@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "documents/conversation_host.h"
+#include "engine/kv_quality_probe.h"
 #include "models/conversation_list_model.h"
 #include "models/message_list_model.h"
 #include "store/conversation_store.h"
@@ -43,6 +44,9 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
   Q_PROPERTY(qint64 snapshotBytes READ snapshot_bytes NOTIFY snapshotChanged)
   Q_PROPERTY(QVariantMap lastReplyStats READ last_reply_stats NOTIFY replyFinished)
+  // The KV types' quality figures measured on the loaded model (KvQualityProbe fields),
+  // empty until measured (the panel then shows the demo model's, labelled as such).
+  Q_PROPERTY(QVariantMap kvQuality READ kv_quality NOTIFY kvQualityChanged)
   // Long documents: attach, cost preview, send whole, summary jobs (DocumentController).
   Q_PROPERTY(QObject* documents READ documents CONSTANT)
 
@@ -76,6 +80,7 @@ class ChatController : public QObject, public ConversationHost {
   QString snapshot_status() const { return snapshot_status_; }
   QVariantMap last_reply_stats() const override { return last_reply_stats_; }
   qint64 snapshot_bytes() const { return snapshot_bytes_; }
+  QVariantMap kv_quality() const { return kv_quality_; }
 
   Q_INVOKABLE void loadModel(const QString& path_or_url);
   Q_INVOKABLE void cancelLoad();
@@ -119,6 +124,7 @@ class ChatController : public QObject, public ConversationHost {
   void engineSettingsChanged();
   void loadProgressChanged();
   void snapshotChanged();
+  void kvQualityChanged();
 
  private:
   void on_model_loaded(const QVariantMap& info);
@@ -168,6 +174,9 @@ class ChatController : public QObject, public ConversationHost {
   QString pending_text_;
   bool memory_dirty_ = false;
   void flush_to_ui();
+  QVariantMap kv_quality_;
+  KvQualityProbe kv_probe_;
+  void measure_kv_quality(const QString& identity);
   QThread engine_thread_;
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
   // After store_ (it shares its connection) and worker_: destroyed before them.

@@ -301,13 +301,24 @@ Pane {
                 Label { text: qsTr("type"); font.bold: true }
                 Label { text: qsTr("bytes/token"); font.bold: true }
                 Label { text: qsTr("max context"); font.bold: true }
-                Label { text: info.is_demo === true ? qsTr("quality*") : qsTr("quality* (demo model's)"); font.bold: true }
+                Label {
+                    text: (chat.kvQuality.types || info.is_demo === true) ? qsTr("quality*") : qsTr("quality* (demo model's)")
+                    font.bold: true
+                }
                 Repeater {
                     // One flat list of cells (4 per row): nested Repeaters inside a layout
                     // are not safe in Qt 6.4.
                     model: {
-                        var rows = [["f32", qsTr("KL 4e-8, 100%")], ["f16", qsTr("baseline")],
-                                    ["q8_0", qsTr("KL 1.9e-5, 99.75%")], ["q4_0", qsTr("KL 6.0e-3, 95.0%")]]
+                        // Measured on the loaded model when that is done, else the demo model's.
+                        var q = chat.kvQuality.types
+                        function quality(t, demo) {
+                            if (!q || !q[t]) return demo
+                            return qsTr("KL %1, %2%").arg(Number(q[t].mean_kl).toExponential(1))
+                                                     .arg((100 * q[t].top1_agreement).toFixed(1))
+                        }
+                        var rows = [["f32", quality("f32", qsTr("KL 4e-8, 100%"))], ["f16", qsTr("baseline")],
+                                    ["q8_0", quality("q8_0", qsTr("KL 1.9e-5, 99.75%"))],
+                                    ["q4_0", quality("q4_0", qsTr("KL 6.0e-3, 95.0%"))]]
                         var cells = []
                         var current = panel.kvType
                         for (var i = 0; i < rows.length; ++i) {
@@ -328,8 +339,11 @@ Pane {
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
                 font.pixelSize: 11
-                text: qsTr("max context: what fits in the available RAM, at most the trained context. *Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
-                      + (info.is_demo === true ? "" : qsTr(" Not measured on the loaded model: its quality cost may differ (kvchat-cli perplexity --kv-type T measures it)."))
+                text: qsTr("max context: what fits in the available RAM, at most the trained context. ")
+                      + (chat.kvQuality.types
+                         ? qsTr("*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.").arg(chat.kvQuality.tokens)
+                         : qsTr("*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
+                           + (info.is_demo === true ? "" : qsTr(" Not yet measured on the loaded model: its own figures replace these when they are.")))
                       + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0) ? "\n" : "")
                       + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0)
                       ? qsTr("Conversations of this length that would fit in the available memory: %1")
