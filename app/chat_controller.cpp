@@ -59,10 +59,35 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   ui_refresh_.setSingleShot(true);
   ui_refresh_.setInterval(kUiRefreshMs);
   connect(&ui_refresh_, &QTimer::timeout, this, &ChatController::flush_to_ui);
+  connect(worker_, &EngineWorker::engineError, this, &ChatController::errorOccurred);
+  connect(&kv_probe_, &KvQualityProbe::measured, this,
+          [this](const QString& identity, const QVariantMap& figures) {
+            QString error;
+            if (store_ &&
+                !store_->set_setting(QStringLiteral("kv_quality/") + identity, figures, &error)) {
+              emit errorOccurred(error);
+            }
+            if (identity != model_info_.value(QStringLiteral("identity")).toString()) return;
+            kv_quality_ = figures;
+            emit kvQualityChanged();
+            write_test_state();
+          });
+  connect(&kv_probe_, &KvQualityProbe::failed, this,
+          [this](const QString&, const QString& message) {
+            on_session_event(QStringLiteral("kv-quality"), message);
+          });
   documents_ = std::make_unique<DocumentController>(
       *this, *worker_, store_.get(), ConversationStore::default_path(data_dir));
-  connect(documents_.get(), &DocumentController::stateChanged, this,
-          [this] { write_test_state(); });
+  // The documents half follows the chat through these (it does not include this class).
+  DocumentController* docs = documents_.get();
+  connect(this, &ChatController::modelChanged, docs, &DocumentController::on_model_changed);
+  connect(this, &ChatController::currentConversationChanged, docs,
+          &DocumentController::on_conversation_changed);
+  connect(this, &ChatController::memoryChanged, docs, &DocumentController::on_chat_memory_changed);
+  connect(this, &ChatController::replyFinished, docs, &DocumentController::on_reply_finished);
+  // The chat's own errors (a refused send, a store failure) use the same message banner.
+  connect(this, &ChatController::errorOccurred, docs, &DocumentController::show_error);
+  connect(docs, &DocumentController::stateChanged, this, [this] { write_test_state(); });
   engine_thread_.start();
   refresh_conversations();
   // Reopen the most recent conversation.
@@ -73,10 +98,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
 }
 
 ChatController::~ChatController() {
-  if (worker_) {
-    worker_->request_stop();
-    worker_->request_cancel_summary();  // a running job stops, its partials kept
-  }
+  // A running summary job is stopped (its partials kept) by documents_, destroyed first.
+  if (worker_) worker_->request_stop();
   engine_thread_.quit();
   engine_thread_.wait();
   if (generating_) persist_reply(MessageState::Interrupted, {});
@@ -183,6 +206,7 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
   model_error_.clear();
   memory_history_.clear();
   emit modelChanged();
+  measure_kv_quality(info.value(QStringLiteral("identity")).toString());
   // Which chat format the conversation goes through, and why (Settings can change it).
   on_session_event(tr("chat"), info.value("chat_format_description").toString());
   QString error;
@@ -197,6 +221,18 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
     QMetaObject::invokeMethod(worker_, "restoreSnapshot", Qt::QueuedConnection,
                               Q_ARG(QString, snapshot_path(current_)));
   }
+}
+
+// The KV types' quality on this model: stored once measured, else measured now in the
+// background (one thread, sessions of its own; the chat goes on).
+void ChatController::measure_kv_quality(const QString& identity) {
+  kv_quality_ = store_ ? store_->setting(QStringLiteral("kv_quality/") + identity).toMap()
+                       : QVariantMap();
+  emit kvQualityChanged();
+  if (!kv_quality_.isEmpty() || identity.isEmpty()) return;
+  SessionOptions options = worker_->session_options();
+  options.n_threads = 1;
+  kv_probe_.measure(identity, worker_->shared_model(), options);
 }
 
 void ChatController::on_model_load_failed(const QString& message) {
@@ -276,10 +312,6 @@ void ChatController::send(const QString& text) {
 
 bool ChatController::send_with_stats(const QString& text, const QVariantMap& stats) {
   if (!store_ || generating_ || text.trimmed().isEmpty() || model_info_.isEmpty()) return false;
-  if (documents_ && documents_->summarizing()) {
-    emit errorOccurred(tr("A document is being summarized: wait for it or cancel it first."));
-    return false;
-  }
   if (!current_) newConversation();
   QString error;
   if (messages_.items().isEmpty()) {
@@ -368,8 +400,12 @@ void ChatController::start_reply() {
 }
 
 void ChatController::stop() {
-  if (generating_) worker_->request_stop();
-  if (documents_) documents_->cancelSummary();
+  // Esc: the reply being written, else a running summary job (they run side by side).
+  if (generating_) {
+    worker_->request_stop();
+  } else if (documents_) {
+    documents_->cancelSummary();
+  }
 }
 
 void ChatController::regenerate() {
@@ -516,6 +552,7 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"memory", memory_},
                           {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())},
                           {"snapshot_status", snapshot_status_},
+                          {"kv_quality", kv_quality_},
                           {"documents", documents_ ? documents_->test_state() : QVariantMap()},
                           {"last_message", last_message}};
   f.write(QJsonDocument(QJsonObject::fromVariantMap(state)).toJson());

@@ -58,6 +58,26 @@ Pane {
                     + (chat.snapshotBytes > 0 ? qsTr("\nSnapshot on disk: %1").arg(fmt(chat.snapshotBytes)) : "")
             }
 
+            // Both sessions on the shared weights while a summary job runs: each one's KV,
+            // and the memory they share (the KV budget when one is set, else what is free).
+            Label {
+                id: sessions
+                property var j: chat.documents.jobMemory || ({})
+                property real chatKv: m.kv_allocated_bytes || 0
+                property real jobKv: j.kv_allocated_bytes || 0
+                property real budget: (m.kv_budget_bytes || 0) > 0 ? m.kv_budget_bytes : (m.system_available_bytes || 0) + chatKv + jobKv
+                visible: j.kv_tokens !== undefined
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                text: qsTr("Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9")
+                    .arg(fmt(m.weights_bytes)).arg(fmt(chatKv)).arg(m.kv_tokens || 0)
+                    .arg(fmt(jobKv)).arg(j.kv_tokens || 0).arg(fmt(chatKv + jobKv)).arg(fmt(budget))
+                    .arg((m.kv_budget_bytes || 0) > 0 ? qsTr("KV budget") : qsTr("available"))
+                    .arg(Math.max(chatKv, jobKv) > 0 ? Math.floor(budget / Math.max(chatKv, jobKv)) : 0)
+            }
+
             // Gauge 1: the engine's own bytes.
             Label { text: qsTr("This conversation's engine memory"); opacity: 0.8 }
             Row {
@@ -281,13 +301,24 @@ Pane {
                 Label { text: qsTr("type"); font.bold: true }
                 Label { text: qsTr("bytes/token"); font.bold: true }
                 Label { text: qsTr("max context"); font.bold: true }
-                Label { text: qsTr("quality*"); font.bold: true }
+                Label {
+                    text: (chat.kvQuality.types || info.is_demo === true) ? qsTr("quality*") : qsTr("quality* (demo model's)")
+                    font.bold: true
+                }
                 Repeater {
                     // One flat list of cells (4 per row): nested Repeaters inside a layout
                     // are not safe in Qt 6.4.
                     model: {
-                        var rows = [["f32", qsTr("KL 4e-8, 100%")], ["f16", qsTr("baseline")],
-                                    ["q8_0", qsTr("KL 1.9e-5, 99.75%")], ["q4_0", qsTr("KL 6.0e-3, 95.0%")]]
+                        // Measured on the loaded model when that is done, else the demo model's.
+                        var q = chat.kvQuality.types
+                        function quality(t, demo) {
+                            if (!q || !q[t]) return demo
+                            return qsTr("KL %1, %2%").arg(Number(q[t].mean_kl).toExponential(1))
+                                                     .arg((100 * q[t].top1_agreement).toFixed(1))
+                        }
+                        var rows = [["f32", quality("f32", qsTr("KL 4e-8, 100%"))], ["f16", qsTr("baseline")],
+                                    ["q8_0", quality("q8_0", qsTr("KL 1.9e-5, 99.75%"))],
+                                    ["q4_0", quality("q4_0", qsTr("KL 6.0e-3, 95.0%"))]]
                         var cells = []
                         var current = panel.kvType
                         for (var i = 0; i < rows.length; ++i) {
@@ -308,7 +339,11 @@ Pane {
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
                 font.pixelSize: 11
-                text: qsTr("max context: what fits in the available RAM, at most the trained context. *Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
+                text: qsTr("max context: what fits in the available RAM, at most the trained context. ")
+                      + (chat.kvQuality.types
+                         ? qsTr("*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.").arg(chat.kvQuality.tokens)
+                         : qsTr("*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
+                           + (info.is_demo === true ? "" : qsTr(" Not yet measured on the loaded model: its own figures replace these when they are.")))
                       + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0) ? "\n" : "")
                       + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0)
                       ? qsTr("Conversations of this length that would fit in the available memory: %1")

@@ -41,6 +41,11 @@ used=$(state .memory.kv_used_bytes)
 [ "$used" -eq $((1536 * tokens)) ] || fail "KV used $used != 1536 x $tokens"
 shown=$(state .kv_used_text)
 echo "e2e: $tokens tokens in context, KV used $used bytes, panel shows '$shown'"
+# The KV types' quality figures are this model's own, measured in the background
+# (stored per model: after the restart they are there at once).
+measured() { [ "$(state '.kv_quality.types.q4_0.top1_agreement')" != null ] && [ "$(state .kv_quality.tokens)" -gt 100 ]; }
+wait_for 30 measured || fail "the KV types were not measured on the loaded model: $(state .kv_quality)"
+echo "e2e: KV quality measured on this model: q4_0 mean KL $(state .kv_quality.types.q4_0.mean_kl), top-1 $(state .kv_quality.types.q4_0.top1_agreement) over $(state .kv_quality.tokens) tokens"
 
 # 4. Quit, restart, find the conversation again.
 kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
@@ -56,6 +61,7 @@ wait_for 10 test -s "$KVCHAT_TEST_STATE_FILE" || fail "no state after restart"
 restored() { state .snapshot_status | grep -q "restored from the snapshot"; }
 wait_for 20 restored || fail "the KV state was not restored from its snapshot: $(state .snapshot_status)"
 [ "$(state .memory.kv_tokens)" -eq "$tokens" ] || fail "restored $(state .memory.kv_tokens) tokens, expected $tokens"
+measured || fail "the stored KV quality figures were not used after the restart"
 import -window root "$artifacts/e2e-restarted.png"
 echo "e2e: reply of ${#reply} characters stored; found again after restart, KV restored from its snapshot"
 echo "1 passed, 0 failed"

@@ -7,12 +7,14 @@
 #   4. quit, restart with the same file attached again: stored once (same content hash),
 #      the cancelled job offered for resume; Resume (Ctrl+Shift+R); kill -9 the app
 #      mid-job (a crash), restart: offered as interrupted; Resume again;
+#      while the resumed job runs, a chat message gets its reply (its own session);
 #   5. the summary lands in the conversation; the database holds the job done, its
 #      partials once each, the ones written before the cancel untouched;
 #   6. a binary file: a clear message in the window, the conversation untouched;
 #   7. a short document that fits: Send whole (Ctrl+Shift+W); the memory panel shows its
 #      share of the KV cache.
-# Screenshots: documents-preview.png, documents-summary.png, documents-error.png,
+# Screenshots: documents-preview.png, documents-chat-during-summary.png,
+# documents-summary.png, documents-error.png,
 # documents-sent-whole.png (ARTIFACTS).
 # Usage: e2e_documents.sh KVCHAT_BINARY ARTIFACT_DIR TEXT_FILE   (run under xvfb-run)
 set -euo pipefail
@@ -95,6 +97,18 @@ wait_for 10 is .documents.job.status interrupted || fail "the killed job is not 
 xdotool key ctrl+shift+r
 wait_for 20 is .documents.summarizing true || fail "Ctrl+Shift+R did not resume the interrupted job"
 is .documents.job.resumed "$crashed" || fail "resumed with $(state .documents.job.resumed) partials, $crashed were stored"
+# Chat while the summary runs: its session has KV of its own (the memory panel shows
+# both), and a reply arrives while the job is still running.
+wait_for 30 at_least .documents.job_memory.kv_tokens 1 || fail "the job's session reports no KV"
+xdotool type --delay 15 "Genesis 1"
+xdotool key shift+Return
+xdotool type --delay 15 "1 In the beginning"
+xdotool key Return
+wait_for 60 is .reply_finished true || fail "no chat reply while the summary runs"
+is .documents.summarizing true || fail "the summary ended before the chat replied: nothing shows they ran together"
+[ "$(state .memory.kv_tokens)" -gt 0 ] || fail "the chat's KV is not shown"
+import -window root "$artifacts/documents-chat-during-summary.png"
+echo "e2e-documents: chat replied while the job ran (chat KV $(state .memory.kv_tokens) tokens, job KV $(state .documents.job_memory.kv_tokens) tokens)"
 wait_for 60 is .documents.job.status done || fail "the resumed summary did not finish"
 wait_for 10 is .last_message.role assistant || fail "no summary message"
 [ "$(state .last_message.stats.summary_job_id)" = "$job" ] || fail "the last message is not the job's summary"
@@ -122,7 +136,7 @@ head -c 4096 /dev/urandom >> "$data/picture.gif"
 start_app_256 --attach "$data/picture.gif"
 wait_for 20 is .documents.message_is_error true || fail "no error shown for a binary file"
 state .documents.message | grep -q "picture.gif" || fail "the message does not name the file: $(state .documents.message)"
-[ "$(state .messages)" -eq 2 ] || fail "the conversation lost messages: $(state .messages)"
+[ "$(state .messages)" -eq 4 ] || fail "the conversation lost messages: $(state .messages)"
 echo "e2e-documents: binary file refused: $(state .documents.message)"
 import -window root "$artifacts/documents-error.png"
 quit_app
@@ -132,6 +146,10 @@ quit_app
 printf 'Psalms 23\n1 The LORD is my shepherd; I shall not want.\n2 He maketh me to lie down in green pastures: he leadeth me beside the still waters.\n' > "$data/psalm.txt"
 start_app_256 --attach "$data/psalm.txt"
 wait_for 30 is .documents.preview.counted true || fail "no preview of the short document"
+# In a new chat: the one open holds the summary and a full-context chat reply.
+xdotool key ctrl+n
+wait_for 10 is .messages 0 || fail "Ctrl+N did not open a new chat"
+wait_for 30 is .documents.preview.can_send_whole true || true
 is .documents.preview.can_send_whole true || fail "a short document cannot be sent whole: $(state .documents.preview.context_needed) of $(state .documents.preview.n_ctx)"
 short=$(state .documents.preview.n_tokens)
 xdotool key ctrl+shift+w

@@ -1,0 +1,62 @@
+// measure_kv_quality on the demo model against kvchat-cli perplexity (its own code) on
+// the same text and window: the same mean KL, max KL and top-1 agreement per KV type;
+// the ordering f32 < q8_0 < q4_0 that the cache's precision implies.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "kvchat/kv_quality.h"
+#include "support/run_command.h"
+#include "support/test_paths.h"
+
+namespace kvchat {
+namespace {
+
+TEST(KvQuality, MatchesThePerplexityCommandOnTheSameWindow) {
+  const std::string path = test::shared_path("models/kjv-demo-f16.gguf");
+  auto model = Model::load(path);
+  ASSERT_TRUE(model) << model.message();
+  SessionOptions so;
+  so.n_threads = 1;
+  auto report = measure_kv_quality(*model, so, 4096);
+  ASSERT_TRUE(report) << report.message();
+  const auto ids = (*model)->tokenizer().encode(kv_quality_text(), true);
+  ASSERT_GT(ids.size(), 100u);
+  ASSERT_LE(ids.size(), 512u);  // one window of the demo model's context
+  EXPECT_EQ(report->tokens, static_cast<int32_t>(ids.size()) - 1);
+  EXPECT_EQ(report->model_identity, (*model)->info().identity);
+  ASSERT_EQ(report->types.size(), 3u);
+
+  test::TempDir dir;
+  std::ofstream(dir.file("text.txt")) << kv_quality_text();
+  for (const KvTypeQuality& q : report->types) {
+    auto r = test::run_cli("perplexity --model " + test::sh_quote(path) + " --file " +
+                           test::sh_quote(dir.file("text.txt")) + " --ctx " +
+                           std::to_string(ids.size()) + " --threads 1 --json --kv-type " + q.kv_type);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["windows"], 1);
+    ASSERT_EQ(j["tokens"].get<int>(), report->tokens);
+    EXPECT_NEAR(q.mean_kl, j["mean_kl"].get<double>(), 1e-9 + 1e-6 * q.mean_kl) << q.kv_type;
+    EXPECT_NEAR(q.max_kl, j["max_kl"].get<double>(), 1e-9 + 1e-6 * q.max_kl) << q.kv_type;
+    EXPECT_DOUBLE_EQ(q.top1_agreement, j["top1_agreement"].get<double>()) << q.kv_type;
+  }
+  const auto& t = report->types;  // kv_type_costs() order: f32, q8_0, q4_0
+  ASSERT_EQ(t[0].kv_type, "f32");
+  ASSERT_EQ(t[1].kv_type, "q8_0");
+  ASSERT_EQ(t[2].kv_type, "q4_0");
+  EXPECT_LT(t[0].mean_kl, t[1].mean_kl);
+  EXPECT_LT(t[1].mean_kl, t[2].mean_kl);
+  EXPECT_GT(t[2].mean_kl, 0);
+}
+
+TEST(KvQuality, CancelAndTinyLimitsFail) {
+  auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
+  ASSERT_TRUE(model) << model.message();
+  EXPECT_FALSE(measure_kv_quality(*model, {}, 1));
+  EXPECT_FALSE(measure_kv_quality(*model, {}, 64, [] { return true; }));
+  EXPECT_FALSE(measure_kv_quality(nullptr, {}));
+}
+
+}  // namespace
+}  // namespace kvchat
