@@ -49,9 +49,11 @@ struct ModelInfo {
   std::map<std::string, int32_t> tensor_count_by_type;   // "F16" -> count
   std::string tokenizer_model;                            // tokenizer.ggml.model
   std::string chat_template;                              // tokenizer.chat_template ("" if none)
-  // FNV-1a 64 of the GGUF header (metadata + tensor infos): identifies the model for
-  // KV snapshots without hashing gigabytes of weights.
+  // Identifies the model for KV snapshots: a hash of header_hash and weights_sample_hash,
+  // so that two files with the same metadata but other weights (two fine-tunes) differ.
   uint64_t identity = 0;
+  uint64_t header_hash = 0;          // FNV-1a 64 of the GGUF header (metadata + tensor infos)
+  uint64_t weights_sample_hash = 0;  // 4 evenly spaced 4 KiB windows of every tensor's data
 
   uint64_t weight_bytes() const;
   // K and V values one token occupies in the cache: 2 x layers x kv_heads x head_dim

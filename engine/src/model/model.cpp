@@ -4,6 +4,7 @@
 
 #include "gguf/gguf_file.h"
 #include "model/model_hparams.h"
+#include "model/model_identity.h"
 #include "model/model_weights.h"
 #include "tokenizer/tokenizer_factory.h"
 
@@ -176,8 +177,9 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   if (const gguf::Value* v = f.find("tokenizer.chat_template"); v && v->as_string()) {
     info.chat_template = *v->as_string();
   }
-  info.identity = 0xcbf29ce484222325ull;  // FNV-1a 64 offset basis
-  for (uint8_t b : f.header_bytes()) info.identity = (info.identity ^ b) * 0x100000001b3ull;
+  info.header_hash = gguf_header_hash(f);
+  info.weights_sample_hash = sampled_weights_hash(f);
+  info.identity = model_identity(info.header_hash, info.weights_sample_hash);
   for (const gguf::TensorInfo& t : f.tensors()) {
     const std::string type(gguf::tensor_type_name(t.type));
     info.n_params += t.n_elements;
