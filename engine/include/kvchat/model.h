@@ -77,10 +77,19 @@ class Model {
 
   const ModelInfo& info() const { return info_; }
 
-  // Reads every page of the mapped weights into memory (what the first token would
-  // otherwise wait for), calling progress(fraction done) every few MB; returning false
-  // from it cancels with an error "cancelled". Safe to call from any thread.
+  // Reads the weights into memory (what the first token would otherwise wait for),
+  // calling progress(fraction done) every few MB; returning false from it cancels with an
+  // error "cancelled". The file is read with pread into anonymous memory that replaces
+  // the mapping at the same addresses, so afterwards the file on disk may be cut short,
+  // rewritten or replaced without effect on this model (before it, a file cut short
+  // under the mapping raises SIGBUS on the next read of a lost page, as with any mmap).
+  // A file cut short while it is read gives an error naming both sizes. Safe to call from
+  // any thread, also while sessions use the model (each step is atomic).
   Status prefetch(const std::function<bool(double)>& progress) const;
+  // Whether the file at info().path is still the one loaded, unchanged; an error saying
+  // what happened to it (cut short, replaced, modified, deleted) and what that means for
+  // this model otherwise.
+  Status check_file() const;
   const Tokenizer& tokenizer() const { return *tokenizer_; }
 
   // Engine-internal views (declared in src/model/); app code has no use for them.

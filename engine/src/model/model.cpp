@@ -81,19 +81,19 @@ uint64_t ModelInfo::kv_elements_with_window(uint64_t n_tokens) const {
 }
 
 Status Model::prefetch(const std::function<bool(double)>& progress) const {
-  const uint8_t* begin = file_->header_bytes().data();
-  const uint64_t size = file_->file_size();
-  constexpr uint64_t kPage = 4096, kStep = 8ull << 20;  // report every 8 MB
-  volatile uint8_t sink = 0;
-  for (uint64_t done = 0; done < size;) {
-    const uint64_t end = std::min(size, done + kStep);
-    for (uint64_t at = done; at < end; at += kPage) sink = sink + begin[at];
-    done = end;
-    if (progress && !progress(static_cast<double>(done) / size)) {
-      return Error{info_.path + ": loading cancelled"};
-    }
+  return file_->read_in(progress);
+}
+
+Status Model::check_file() const {
+  const std::string change = file_->change_on_disk();
+  if (change.empty()) return {};
+  if (!file_->read_in_complete()) {
+    return Error{info_.path + ": the model file was " + change +
+                 " after it was opened, before its weights were read in: load the model again"};
   }
-  return {};
+  return Error{info_.path + ": the model file was " + change +
+               " after it was loaded; the copy read into memory keeps running unchanged. Load "
+               "the model again to use the file as it is now."};
 }
 
 Model::Model() = default;
