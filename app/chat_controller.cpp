@@ -59,10 +59,19 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   ui_refresh_.setSingleShot(true);
   ui_refresh_.setInterval(kUiRefreshMs);
   connect(&ui_refresh_, &QTimer::timeout, this, &ChatController::flush_to_ui);
+  connect(worker_, &EngineWorker::engineError, this, &ChatController::errorOccurred);
   documents_ = std::make_unique<DocumentController>(
       *this, *worker_, store_.get(), ConversationStore::default_path(data_dir));
-  connect(documents_.get(), &DocumentController::stateChanged, this,
-          [this] { write_test_state(); });
+  // The documents half follows the chat through these (it does not include this class).
+  DocumentController* docs = documents_.get();
+  connect(this, &ChatController::modelChanged, docs, &DocumentController::on_model_changed);
+  connect(this, &ChatController::currentConversationChanged, docs,
+          &DocumentController::on_conversation_changed);
+  connect(this, &ChatController::memoryChanged, docs, &DocumentController::on_chat_memory_changed);
+  connect(this, &ChatController::replyFinished, docs, &DocumentController::on_reply_finished);
+  // The chat's own errors (a refused send, a store failure) use the same message banner.
+  connect(this, &ChatController::errorOccurred, docs, &DocumentController::show_error);
+  connect(docs, &DocumentController::stateChanged, this, [this] { write_test_state(); });
   engine_thread_.start();
   refresh_conversations();
   // Reopen the most recent conversation.
@@ -73,10 +82,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
 }
 
 ChatController::~ChatController() {
-  if (worker_) {
-    worker_->request_stop();
-    worker_->request_cancel_summary();  // a running job stops, its partials kept
-  }
+  // A running summary job is stopped (its partials kept) by documents_, destroyed first.
+  if (worker_) worker_->request_stop();
   engine_thread_.quit();
   engine_thread_.wait();
   if (generating_) persist_reply(MessageState::Interrupted, {});
@@ -276,10 +283,6 @@ void ChatController::send(const QString& text) {
 
 bool ChatController::send_with_stats(const QString& text, const QVariantMap& stats) {
   if (!store_ || generating_ || text.trimmed().isEmpty() || model_info_.isEmpty()) return false;
-  if (documents_ && documents_->summarizing()) {
-    emit errorOccurred(tr("A document is being summarized: wait for it or cancel it first."));
-    return false;
-  }
   if (!current_) newConversation();
   QString error;
   if (messages_.items().isEmpty()) {
@@ -368,8 +371,12 @@ void ChatController::start_reply() {
 }
 
 void ChatController::stop() {
-  if (generating_) worker_->request_stop();
-  if (documents_) documents_->cancelSummary();
+  // Esc: the reply being written, else a running summary job (they run side by side).
+  if (generating_) {
+    worker_->request_stop();
+  } else if (documents_) {
+    documents_->cancelSummary();
+  }
 }
 
 void ChatController::regenerate() {

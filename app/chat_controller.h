@@ -12,6 +12,7 @@
 #include <QVariantMap>
 #include <memory>
 
+#include "documents/conversation_host.h"
 #include "models/conversation_list_model.h"
 #include "models/message_list_model.h"
 #include "store/conversation_store.h"
@@ -21,7 +22,7 @@ namespace kvchat::app {
 class DocumentController;
 class EngineWorker;
 
-class ChatController : public QObject {
+class ChatController : public QObject, public ConversationHost {
   Q_OBJECT
   Q_PROPERTY(QObject* conversations READ conversations CONSTANT)
   Q_PROPERTY(QObject* messages READ messages CONSTANT)
@@ -55,25 +56,25 @@ class ChatController : public QObject {
   QObject* documents();
   DocumentController* document_controller() { return documents_.get(); }
   // The open conversation's messages, in order.
-  const QVector<StoredMessage>& message_items() const { return messages_.items(); }
-  qint64 current_conversation() const { return current_; }
-  QString system_prompt() const;
+  const QVector<StoredMessage>& message_items() const override { return messages_.items(); }
+  qint64 current_conversation() const override { return current_; }
+  QString system_prompt() const override;
   void set_system_prompt(const QString& prompt);
   QVariantMap sampling() const { return sampling_; }
   void set_sampling(const QVariantMap& sampling);
   QVariantMap model_info() const { return model_info_; }
-  bool model_loading() const { return model_loading_; }
+  bool model_loading() const override { return model_loading_; }
   double load_progress() const { return load_progress_; }
   QString model_error() const { return model_error_; }
-  bool generating() const { return generating_; }
-  QVariantMap memory() const { return memory_; }
+  bool generating() const override { return generating_; }
+  QVariantMap memory() const override { return memory_; }
   QVariantList memory_history() const { return memory_history_; }
   QString last_event() const { return last_event_; }
-  QString store_error() const { return store_error_; }
+  QString store_error() const override { return store_error_; }
   QVariantMap engine_settings() const { return engine_settings_; }
   QStringList recent_models() const;
   QString snapshot_status() const { return snapshot_status_; }
-  QVariantMap last_reply_stats() const { return last_reply_stats_; }
+  QVariantMap last_reply_stats() const override { return last_reply_stats_; }
   qint64 snapshot_bytes() const { return snapshot_bytes_; }
 
   Q_INVOKABLE void loadModel(const QString& path_or_url);
@@ -81,16 +82,16 @@ class ChatController : public QObject {
   Q_INVOKABLE void send(const QString& text);
   // send() with stats stored on the user message (a document sent whole: document_id,
   // document_name, document_tokens). False, with errorOccurred, when nothing was sent.
-  bool send_with_stats(const QString& text, const QVariantMap& stats);
+  bool send_with_stats(const QString& text, const QVariantMap& stats) override;
   // Adds a finished user/assistant pair to a conversation (a document's summary); shown
   // at once when it is the open one. False with *error when the store refused it.
   bool append_exchange(qint64 conversation_id, const QString& user_text,
                        const QVariantMap& user_stats, const QString& reply,
-                       const QVariantMap& reply_stats, QString* error);
+                       const QVariantMap& reply_stats, QString* error) override;
   Q_INVOKABLE void stop();
   Q_INVOKABLE void regenerate();
   Q_INVOKABLE void editMessage(int row, const QString& text);  // a user message; resends
-  Q_INVOKABLE void newConversation();
+  Q_INVOKABLE void newConversation() override;
   Q_INVOKABLE void selectConversation(qint64 id);
   Q_INVOKABLE void renameConversation(qint64 id, const QString& title);
   Q_INVOKABLE void deleteConversation(qint64 id);

@@ -93,7 +93,6 @@ Pane {
                 }
                 Button {
                     text: chat.generating ? qsTr("Stop") : qsTr("Send")
-                    enabled: !chat.documents.summarizing
                     onClicked: chat.generating ? chat.stop() : root.sendInput()
                 }
                 Button {
@@ -106,7 +105,7 @@ Pane {
     }
 
     function sendInput() {
-        if (chat.generating || chat.documents.summarizing || input.text.trim().length === 0) return
+        if (chat.generating || input.text.trim().length === 0) return
         pasteOffer.visible = false
         chat.send(input.text)
         input.text = ""

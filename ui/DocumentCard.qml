@@ -110,7 +110,7 @@ Frame {
             RowLayout {
                 Button {
                     text: qsTr("Send whole")
-                    enabled: card.p.can_send_whole === true && !chat.generating && !card.docs.summarizing
+                    enabled: card.p.can_send_whole === true && !chat.generating
                     ToolTip.visible: hovered
                     ToolTip.text: enabled ? qsTr("The text becomes your message; its KV stays in the cache for follow-up questions (Ctrl+Shift+W).")
                                           : qsTr("Only when it fits the context window and the free memory.")
@@ -119,7 +119,7 @@ Frame {
                 Button {
                     text: qsTr("Summarize")
                     highlighted: card.p.can_send_whole !== true
-                    enabled: card.p.can_summarize === true && !chat.generating && !card.docs.summarizing
+                    enabled: card.p.can_summarize === true && !card.docs.summarizing
                     ToolTip.visible: hovered
                     ToolTip.text: qsTr("Chunk, summarize, merge (Ctrl+Shift+S). Cancel at any point; it resumes where it stopped.")
                     onClicked: card.docs.summarize()

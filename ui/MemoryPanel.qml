@@ -58,6 +58,26 @@ Pane {
                     + (chat.snapshotBytes > 0 ? qsTr("\nSnapshot on disk: %1").arg(fmt(chat.snapshotBytes)) : "")
             }
 
+            // Both sessions on the shared weights while a summary job runs: each one's KV,
+            // and the memory they share (the KV budget when one is set, else what is free).
+            Label {
+                id: sessions
+                property var j: chat.documents.jobMemory || ({})
+                property real chatKv: m.kv_allocated_bytes || 0
+                property real jobKv: j.kv_allocated_bytes || 0
+                property real budget: (m.kv_budget_bytes || 0) > 0 ? m.kv_budget_bytes : (m.system_available_bytes || 0) + chatKv + jobKv
+                visible: j.kv_tokens !== undefined
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                text: qsTr("Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9")
+                    .arg(fmt(m.weights_bytes)).arg(fmt(chatKv)).arg(m.kv_tokens || 0)
+                    .arg(fmt(jobKv)).arg(j.kv_tokens || 0).arg(fmt(chatKv + jobKv)).arg(fmt(budget))
+                    .arg((m.kv_budget_bytes || 0) > 0 ? qsTr("KV budget") : qsTr("available"))
+                    .arg(Math.max(chatKv, jobKv) > 0 ? Math.floor(budget / Math.max(chatKv, jobKv)) : 0)
+            }
+
             // Gauge 1: the engine's own bytes.
             Label { text: qsTr("This conversation's engine memory"); opacity: 0.8 }
             Row {
@@ -281,7 +301,7 @@ Pane {
                 Label { text: qsTr("type"); font.bold: true }
                 Label { text: qsTr("bytes/token"); font.bold: true }
                 Label { text: qsTr("max context"); font.bold: true }
-                Label { text: qsTr("quality*"); font.bold: true }
+                Label { text: info.is_demo === true ? qsTr("quality*") : qsTr("quality* (demo model's)"); font.bold: true }
                 Repeater {
                     // One flat list of cells (4 per row): nested Repeaters inside a layout
                     // are not safe in Qt 6.4.
@@ -309,6 +329,7 @@ Pane {
                 wrapMode: Text.Wrap
                 font.pixelSize: 11
                 text: qsTr("max context: what fits in the available RAM, at most the trained context. *Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
+                      + (info.is_demo === true ? "" : qsTr(" Not measured on the loaded model: its quality cost may differ (kvchat-cli perplexity --kv-type T measures it)."))
                       + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0) ? "\n" : "")
                       + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0)
                       ? qsTr("Conversations of this length that would fit in the available memory: %1")

@@ -1,16 +1,14 @@
 #include "documents/document_controller.h"
 
+#include <QCryptographicHash>
 #include <QFileInfo>
 #include <QUrl>
-#include <optional>
+#include <algorithm>
 #include <string>
-#include <vector>
 
-#include "chat_controller.h"
 #include "documents/summary_job.h"
+#include "documents/summary_worker.h"
 #include "engine/engine_worker.h"
-#include "kvchat/chat_format.h"
-#include "kvchat/chat_template.h"
 #include "kvchat/model.h"
 #include "kvchat/summarize.h"
 #include "store/conversation_store.h"
@@ -33,7 +31,7 @@ QString job_name_status(const StoredSummaryJob& j) {
 
 }  // namespace
 
-DocumentController::DocumentController(ChatController& chat, EngineWorker& worker,
+DocumentController::DocumentController(ConversationHost& chat, EngineWorker& worker,
                                        ConversationStore* store, QString database_path,
                                        QObject* parent)
     : QObject(parent),
@@ -50,26 +48,26 @@ DocumentController::DocumentController(ChatController& chat, EngineWorker& worke
           });
   connect(&loader_, &DocumentLoader::finished, this, &DocumentController::on_loaded);
   connect(&loader_, &DocumentLoader::failed, this, &DocumentController::on_load_failed);
-  // Queued from the engine thread.
-  connect(&worker_, &EngineWorker::summaryPlan, this, &DocumentController::on_job_plan);
-  connect(&worker_, &EngineWorker::summaryProgress, this, &DocumentController::on_job_progress);
-  connect(&worker_, &EngineWorker::summaryPartial, this, &DocumentController::on_job_partial);
-  connect(&worker_, &EngineWorker::summaryFinished, this, &DocumentController::on_job_finished);
-  connect(&chat_, &ChatController::modelChanged, this, &DocumentController::on_model_changed);
-  // The chat's own errors (a refused send, a store failure) use the same message banner.
-  connect(&chat_, &ChatController::errorOccurred, this,
-          [this](const QString& message) { set_message(message, true); });
-  connect(&chat_, &ChatController::currentConversationChanged, this,
-          &DocumentController::on_conversation_changed);
-  connect(&chat_, &ChatController::memoryChanged, this, [this] {
-    // Not token by token while a reply streams: replyFinished rebuilds it once.
-    if (!preview_.isEmpty() && !chat_.generating() && preview_key() != preview_inputs_) {
-      rebuild_preview();
-    }
-  });
-  connect(&chat_, &ChatController::replyFinished, this, [this] {
-    if (!preview_.isEmpty()) rebuild_preview();  // a new measured speed
-  });
+  // Queued from the engine thread: the conversation's share of the preview.
+  connect(&worker_, &EngineWorker::conversationTokensCounted, this,
+          &DocumentController::on_conversation_tokens);
+  // Summary jobs on their own thread, queued from it.
+  summary_worker_ = new SummaryWorker;
+  summary_worker_->moveToThread(&summary_thread_);
+  connect(&summary_thread_, &QThread::finished, summary_worker_, &QObject::deleteLater);
+  connect(summary_worker_, &SummaryWorker::summaryPlan, this, &DocumentController::on_job_plan);
+  connect(summary_worker_, &SummaryWorker::summaryProgress, this,
+          &DocumentController::on_job_progress);
+  connect(summary_worker_, &SummaryWorker::summaryPartial, this,
+          &DocumentController::on_job_partial);
+  connect(summary_worker_, &SummaryWorker::summaryFinished, this,
+          &DocumentController::on_job_finished);
+  connect(summary_worker_, &SummaryWorker::memoryReport, this,
+          [this](qint64, const QVariantMap& report) {
+            job_memory_ = report;
+            emit jobMemoryChanged();
+          });
+  summary_thread_.start();
   for (auto signal : {&DocumentController::loadingChanged, &DocumentController::previewChanged,
                       &DocumentController::messageChanged, &DocumentController::jobChanged,
                       &DocumentController::sentWholeChanged}) {
@@ -79,6 +77,20 @@ DocumentController::DocumentController(ChatController& chat, EngineWorker& worke
 
 DocumentController::~DocumentController() {
   loader_.cancel();
+  summary_worker_->request_cancel();  // a running job stops, its partials kept
+  summary_thread_.quit();
+  summary_thread_.wait();
+}
+
+void DocumentController::on_chat_memory_changed() {
+  // Not token by token while a reply streams: replyFinished rebuilds it once.
+  if (!preview_.isEmpty() && !chat_.generating() && preview_key() != preview_inputs_) {
+    rebuild_preview();
+  }
+}
+
+void DocumentController::on_reply_finished() {
+  if (!preview_.isEmpty()) rebuild_preview();  // a new measured speed
 }
 
 // ---- loading ----------------------------------------------------------------------------
@@ -152,6 +164,35 @@ void DocumentController::on_load_failed(const QString& message) {
     // The conversation is untouched: nothing was added to it.
     set_message(message, true);
   }
+}
+
+// What the conversation's token count depends on: the model and its format, the open
+// conversation, its messages and system prompt.
+QString DocumentController::conversation_key() const {
+  QCryptographicHash h(QCryptographicHash::Sha1);
+  const auto model = worker_.shared_model();
+  h.addData(model ? model_identity(*model).toUtf8() : QByteArray());
+  const auto format = worker_.chat_format();
+  h.addData(format ? QByteArray::fromStdString(format->description() + format->template_source())
+                   : QByteArray());
+  h.addData(QByteArray::number(chat_.current_conversation()));
+  h.addData(chat_.system_prompt().toUtf8());
+  for (const StoredMessage& m : chat_.message_items()) {
+    h.addData(QByteArray::number(m.id));
+    h.addData(m.role.toUtf8());
+    h.addData(QByteArray::number(m.content.size()));
+    h.addData(m.content.toUtf8());
+  }
+  return QString::fromLatin1(h.result().toHex());
+}
+
+void DocumentController::on_conversation_tokens(const QString& key, qint64 tokens,
+                                                const QString& error) {
+  if (key != conversation_tokens_asked_) return;  // an older question
+  conversation_tokens_key_ = key;
+  conversation_tokens_ = tokens;
+  conversation_tokens_error_ = error;
+  if (!preview_.isEmpty()) rebuild_preview();
 }
 
 void DocumentController::on_model_changed() {
@@ -234,22 +275,38 @@ void DocumentController::rebuild_preview() {
   }
 
   // Sent whole: the conversation as the model sees it, the document as a new user turn,
-  // and room for a reply.
-  const Tokenizer& tok = model->tokenizer();
-  std::vector<ChatMessage> history;
-  for (const StoredMessage& msg : chat_.message_items()) {
-    history.push_back({msg.role.toStdString(), msg.content.toStdString()});
+  // and room for a reply. Its tokens are counted on the engine thread (with the chat's
+  // own token checkpoints); until they arrive the preview says it is counting.
+  const QString key = conversation_key();
+  if (conversation_tokens_key_ != key) {
+    if (conversation_tokens_asked_ != key) {
+      conversation_tokens_asked_ = key;
+      QVariantList history;
+      for (const StoredMessage& msg : chat_.message_items()) {
+        history.push_back(QVariantMap{{QStringLiteral("role"), msg.role},
+                                      {QStringLiteral("content"), msg.content}});
+      }
+      history.push_back(QVariantMap{{QStringLiteral("role"), QStringLiteral("user")},
+                                    {QStringLiteral("content"), QString()}});
+      QMetaObject::invokeMethod(&worker_, "countConversationTokens", Qt::QueuedConnection,
+                                Q_ARG(QVariantList, history), Q_ARG(QString, chat_.system_prompt()),
+                                Q_ARG(QString, key));
+    }
+    p.insert(QStringLiteral("counted"), false);
+    p.insert(QStringLiteral("fits_context"), false);
+    p.insert(QStringLiteral("can_send_whole"), false);
+    p.insert(QStringLiteral("can_summarize"), false);
+    p.insert(QStringLiteral("plan_text"), tr("Counting tokens…"));
+    preview_ = p;
+    emit previewChanged();
+    return;
   }
-  history.push_back({"user", ""});
-  // The loaded model's format (its template or the user's override); a template that
-  // refuses this conversation counts as the plain text of its messages.
-  const std::optional<ChatFormat> format = worker_.chat_format();
-  const ChatFormat used = format ? *format : ChatFormat::built_in(ChatTemplateKind::Completion, tok);
-  const std::string system = chat_.system_prompt().toStdString();
-  const Result<std::string> rendered = used.render(system, history);
-  const qint64 conversation_tokens = static_cast<qint64>(
-      used.tokenize(rendered ? *rendered : render_chat(ChatTemplateKind::Completion, system, history))
-          .size());
+  if (conversation_tokens_ < 0) {
+    // A template that refuses this conversation: the document alone is counted.
+    p.insert(QStringLiteral("conversation_tokens_error"), conversation_tokens_error_);
+  }
+  const Tokenizer& tok = model->tokenizer();
+  const qint64 conversation_tokens = std::max<qint64>(conversation_tokens_, 0);
   const qint64 needed = conversation_tokens + tokens + kReplyRoomTokens;
   const bool fits_context = n_ctx > 0 && needed <= n_ctx;
   p.insert(QStringLiteral("conversation_tokens"), conversation_tokens);
@@ -292,7 +349,7 @@ void DocumentController::sendWhole() {
                 true);
     return;
   }
-  if (chat_.generating() || summarizing_) return;
+  if (chat_.generating()) return;
   const qint64 id = preview_.value(QStringLiteral("id")).toLongLong();
   const QString name = preview_.value(QStringLiteral("name")).toString();
   const qint64 tokens = preview_.value(QStringLiteral("n_tokens")).toLongLong();
@@ -313,29 +370,31 @@ void DocumentController::sendWhole() {
 // ---- summary jobs -----------------------------------------------------------------------
 
 void DocumentController::summarize() {
-  if (preview_.isEmpty() || !store_ || summarizing_ || chat_.generating()) return;
-  if (!preview_.value(QStringLiteral("can_summarize")).toBool()) {
-    set_message(preview_.value(QStringLiteral("plan_text")).toString(), true);
+  if (preview_.isEmpty() || !store_ || summarizing_) return;
+  // As shown: a new conversation (below) rebuilds the preview, counting its tokens again.
+  const QVariantMap preview = preview_;
+  if (!preview.value(QStringLiteral("can_summarize")).toBool()) {
+    set_message(preview.value(QStringLiteral("plan_text")).toString(), true);
     return;
   }
   if (!chat_.current_conversation()) chat_.newConversation();
   const qint64 conversation = chat_.current_conversation();
   QString error;
   const qint64 job =
-      store_->create_job(preview_.value(QStringLiteral("id")).toLongLong(), conversation,
-                         preview_.value(QStringLiteral("options")).toMap(),
-                         preview_.value(QStringLiteral("plan")).toMap(), &error);
+      store_->create_job(preview.value(QStringLiteral("id")).toLongLong(), conversation,
+                         preview.value(QStringLiteral("options")).toMap(),
+                         preview.value(QStringLiteral("plan")).toMap(), &error);
   if (!job) {
     set_message(error, true);
     return;
   }
-  const QString name = preview_.value(QStringLiteral("name")).toString();
+  const QString name = preview.value(QStringLiteral("name")).toString();
   dismissPreview();
   start_job(job, name, conversation);
 }
 
 void DocumentController::resume() {
-  if (job_.isEmpty() || summarizing_ || chat_.generating()) return;
+  if (job_.isEmpty() || summarizing_) return;
   const QString status = job_.value(QStringLiteral("status")).toString();
   if (status == QLatin1String("done") || status == QLatin1String("running")) return;
   start_job(job_.value(QStringLiteral("id")).toLongLong(),
@@ -361,15 +420,20 @@ void DocumentController::start_job(qint64 job_id, const QString& name, qint64 co
            partials > 0 ? tr("resuming after %1 summaries").arg(partials) : tr("counting chunks")},
           {QStringLiteral("plan_text"), plan.value(QStringLiteral("text"))}};
   dismissMessage();
-  worker_.reset_summary_cancel();  // before queueing: a cancel from now on is kept
+  summary_worker_->reset_cancel();  // before queueing: a cancel from now on is kept
   set_summarizing(true);
-  QMetaObject::invokeMethod(&worker_, "summarizeDocument", Qt::QueuedConnection,
-                            Q_ARG(qint64, job_id), Q_ARG(QString, database_path_));
+  // The chat's model (the weights are shared) and session options, on a session of the
+  // job's own.
+  QMetaObject::invokeMethod(summary_worker_, [w = summary_worker_, job_id, db = database_path_,
+                                              model = worker_.shared_model(),
+                                              options = worker_.session_options()] {
+    w->run(job_id, db, model, options);
+  });
 }
 
 void DocumentController::cancelSummary() {
   if (!summarizing_) return;
-  worker_.request_cancel_summary();
+  summary_worker_->request_cancel();
   job_.insert(QStringLiteral("status"), QStringLiteral("cancelling"));
   emit jobChanged();
 }
@@ -528,7 +592,8 @@ QVariantMap DocumentController::test_state() const {
           {QStringLiteral("message_is_error"), message_is_error_},
           {QStringLiteral("job"), job_},
           {QStringLiteral("summarizing"), summarizing_},
-          {QStringLiteral("sent_whole"), sent_whole_}};
+          {QStringLiteral("sent_whole"), sent_whole_},
+          {QStringLiteral("job_memory"), job_memory_}};
 }
 
 }  // namespace kvchat::app

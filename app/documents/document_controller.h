@@ -3,25 +3,29 @@
 // and shows a cost preview: tokens, the KV bytes they would occupy at the current KV
 // type, whether they fit the context and the free memory, and the summary plan. From
 // there the document is sent whole (a user message; its KV stays in the conversation's
-// cache and snapshot) or summarized: a job on the engine thread, on a Session of its own
-// (EngineWorker::summarizeDocument), cancellable, resumable from its stored partials. The
-// final summary lands in the conversation as an assistant message. GUI thread only.
+// cache and snapshot) or summarized: a job on a thread of its own, on a Session of its own
+// over the shared weights (SummaryWorker), so the chat keeps replying meanwhile;
+// cancellable, resumable from its stored partials. The final summary lands in the
+// conversation as an assistant message. It knows the chat only through ConversationHost
+// (ChatController wires its signals to the slots below). GUI thread only.
 #pragma once
 
 #include <QObject>
 #include <QString>
+#include <QThread>
 #include <QVariantList>
 #include <QVariantMap>
 #include <memory>
 
+#include "documents/conversation_host.h"
 #include "documents/document_loader.h"
 #include "store/document_store.h"
 
 namespace kvchat::app {
 
-class ChatController;
 class ConversationStore;
 class EngineWorker;
+class SummaryWorker;
 
 class DocumentController : public QObject {
   Q_OBJECT
@@ -34,10 +38,13 @@ class DocumentController : public QObject {
   Q_PROPERTY(QVariantMap job READ job NOTIFY jobChanged)
   Q_PROPERTY(bool summarizing READ summarizing NOTIFY jobChanged)
   Q_PROPERTY(QVariantMap sentWhole READ sent_whole NOTIFY sentWholeChanged)
+  // The running job's session: memory_map fields (empty when no job runs). The memory
+  // panel shows it beside the chat's, and the budget both share.
+  Q_PROPERTY(QVariantMap jobMemory READ job_memory NOTIFY jobMemoryChanged)
 
  public:
   // store may be null (the database could not be opened): every action then says so.
-  DocumentController(ChatController& chat, EngineWorker& worker, ConversationStore* store,
+  DocumentController(ConversationHost& chat, EngineWorker& worker, ConversationStore* store,
                      QString database_path, QObject* parent = nullptr);
   ~DocumentController() override;
 
@@ -52,6 +59,8 @@ class DocumentController : public QObject {
   // Whether the running job writes into this conversation (it cannot be deleted then).
   bool summarizing_into(qint64 conversation_id) const;
   QVariantMap sent_whole() const { return sent_whole_; }
+  QVariantMap job_memory() const { return job_memory_; }
+  SummaryWorker* summary_worker() { return summary_worker_; }
 
   // A local path or a file:// URL (file dialog, drop, --attach). While the model loads
   // the document waits for it (its tokens are counted with that model).
@@ -73,12 +82,20 @@ class DocumentController : public QObject {
   // For the end-to-end test state file.
   QVariantMap test_state() const;
 
+  // The chat's notifications (ChatController connects its signals to these).
+  void on_model_changed();
+  void on_conversation_changed();
+  void on_chat_memory_changed();
+  void on_reply_finished();
+  void show_error(const QString& message) { set_message(message, true); }
+
  signals:
   void loadingChanged();
   void previewChanged();
   void messageChanged();
   void jobChanged();
   void sentWholeChanged();
+  void jobMemoryChanged();
   void stateChanged();  // anything the test state shows
 
  private:
@@ -86,9 +103,9 @@ class DocumentController : public QObject {
   void start_load(const QString& path);
   void on_loaded(const QVariantMap& document);
   void on_load_failed(const QString& message);
-  void on_model_changed();
-  void on_conversation_changed();
   void rebuild_preview();
+  void on_conversation_tokens(const QString& key, qint64 tokens, const QString& error);
+  QString conversation_key() const;
   void refresh_job();
   void start_job(qint64 job_id, const QString& name, qint64 conversation_id);
   void on_job_plan(qint64 job_id, const QVariantMap& plan);
@@ -99,8 +116,17 @@ class DocumentController : public QObject {
   void set_summarizing(bool on);
   QString preview_key() const;
 
-  ChatController& chat_;
+  ConversationHost& chat_;
   EngineWorker& worker_;
+  QThread summary_thread_;
+  SummaryWorker* summary_worker_ = nullptr;  // lives on summary_thread_
+  QVariantMap job_memory_;
+  // The open conversation's tokens (counted on the engine thread) and what they were
+  // counted for (conversation_key()); -1 while unknown.
+  qint64 conversation_tokens_ = -1;
+  QString conversation_tokens_key_;
+  QString conversation_tokens_error_;
+  QString conversation_tokens_asked_;  // the key of the count in flight
   std::unique_ptr<DocumentStore> store_;  // shares the ConversationStore's connection
   QString database_path_;
   DocumentLoader loader_;

@@ -222,7 +222,7 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
     if (hooks.plan) hooks.plan(plan);
   };
   callbacks.on_progress = [&](const SummaryProgress& p) {
-    if (hooks.progress) hooks.progress(p);
+    if (hooks.progress) hooks.progress(p, **session);
   };
   callbacks.cancelled = [&] {
     return !write_error.isEmpty() || (hooks.cancelled && hooks.cancelled());

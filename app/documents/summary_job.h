@@ -1,8 +1,8 @@
 // A summary job as the app runs it: kvchat::summarize_document on a Session of its own
 // (same model and options as the chat's, so the conversation's KV cache is untouched),
 // with every partial summary written to SQLite (its own transaction) as it arrives, so a
-// cancelled or crashed job resumes where it stopped. Runs on the engine worker thread
-// (EngineWorker::summarizeDocument), which opens its own database connection for it.
+// cancelled or crashed job resumes where it stopped. Runs on the summary thread
+// (SummaryWorker, on a thread of its own), which opens its own database connection for it.
 #pragma once
 
 #include <QString>
@@ -33,7 +33,8 @@ QVariantMap partial_to_map(const StoredPartial& p);
 
 struct SummaryJobHooks {
   std::function<void(const SummaryPlan&)> plan;  // measured, after it is stored
-  std::function<void(const SummaryProgress&)> progress;
+  // With the job's session (its memory report: the panel shows both sessions' KV).
+  std::function<void(const SummaryProgress&, const Session&)> progress;
   std::function<void(const StoredPartial&)> partial;  // after it is stored
   std::function<bool()> cancelled;
 };

@@ -1,4 +1,7 @@
-// EngineWorker: owns the model and the engine Session; lives on its own QThread.
+// EngineWorker: owns the model and the chat's engine Conversation (its Session); lives on
+// its own QThread. Qt glue only: the conversation logic (template, token checkpoints,
+// prefix reuse, context policy) is kvchat::Conversation's. Summary jobs run elsewhere
+// (documents/summary_worker.h) on sessions of their own.
 // Requests arrive as queued slot calls; results leave as signals, which Qt delivers
 // queued to receivers on the GUI thread. Stop is an atomic flag any thread may set.
 #pragma once
@@ -15,10 +18,11 @@
 #include <vector>
 
 #include "kvchat/chat_format.h"
+#include "kvchat/session.h"
 
 namespace kvchat {
+class Conversation;
 class Model;
-class Session;
 }  // namespace kvchat
 
 namespace kvchat::app {
@@ -40,10 +44,9 @@ class EngineWorker : public QObject {
   // the user's override, or a built-in format); empty before the first load. Valid while
   // the model from shared_model() is held.
   std::optional<ChatFormat> chat_format() const;
-  // Thread-safe: arm (before queueing summarizeDocument) and set the summary job's
-  // cancel flag; the job stops at its next check, its partials kept.
-  void reset_summary_cancel() { cancel_summary_.store(false); }
-  void request_cancel_summary() { cancel_summary_.store(true); }
+  // Thread-safe: the options the chat's session was created with (a summary job's
+  // session uses the same); defaults before the first load.
+  SessionOptions session_options() const;
 
  public slots:
   // settings: "backend" ("auto"|"cpu"|"cuda"), "threads", "ctx", "kv_type",
@@ -68,11 +71,12 @@ class EngineWorker : public QObject {
   void restoreSnapshot(const QString& path);
   // Empties the cache (a conversation without a usable snapshot was opened).
   void clearSession();
-  // Runs (or resumes) summary job `job_id` stored in the database at `db_path` on a
-  // Session of its own (this model, the chat session's options): the chat's KV cache is
-  // untouched, and chat requests wait until the job ends. Partials are written to the
-  // database (this thread's own connection) as they arrive. See documents/summary_job.h.
-  void summarizeDocument(qint64 job_id, const QString& db_path);
+  // The number of tokens `messages` (as in generate) after `system_prompt` come to with
+  // the loaded model's format, the reply's turn opened (the document preview's
+  // conversation share): counted here, off the GUI thread, with the conversation's own
+  // token checkpoints; nothing is evaluated. Answers with conversationTokensCounted(key).
+  void countConversationTokens(const QVariantList& messages, const QString& system_prompt,
+                               const QString& key);
 
  signals:
   void modelLoaded(const QVariantMap& info);      // ModelInfo fields + "chat_template"
@@ -93,34 +97,22 @@ class EngineWorker : public QObject {
   void snapshotSaved(const QString& path, qint64 bytes);
   // restored: true when the KV state came from the file; false with the reason why not.
   void snapshotRestored(bool restored, qint64 bytes, const QString& reason);
-  void summaryPlan(qint64 job_id, const QVariantMap& plan);          // measured; SummaryPlan fields
-  void summaryProgress(qint64 job_id, const QVariantMap& progress);  // SummaryProgress fields
-  void summaryPartial(qint64 job_id, const QVariantMap& partial);    // stored already
-  // status "done" | "cancelled" | "failed", summary, error, partials, resumed, levels,
-  // tokens_evaluated, peak_kv_bytes, seconds.
-  void summaryFinished(qint64 job_id, const QVariantMap& outcome);
+  // tokens: -1 with the reason in `error` when the template refuses the conversation.
+  void conversationTokensCounted(const QString& key, qint64 tokens, const QString& error);
+  // An engine failure outside a request that has its own failure signal.
+  void engineError(const QString& message);
 
  private:
-  void forget_texts();
+  void report_memory();
 
   std::shared_ptr<const Model> model_;
   std::optional<ChatFormat> format_;  // model_'s; guarded by model_mutex_ like model_
-  std::unique_ptr<Session> session_;
+  SessionOptions session_options_;    // guarded by model_mutex_
+  // The chat: its messages, token checkpoints and session (prefix reuse, context policy).
+  std::unique_ptr<Conversation> conversation_;
   QVariantMap settings_;
-  // Texts this conversation was evaluated as, with their exact token ids: each prompt as
-  // rendered, and each prompt + the reply's evaluated tokens. A new turn, a regenerate or
-  // an edit starts from the longest one its rendering begins with and tokenizes only the
-  // rest, so replies keep the tokens they were sampled as (re-tokenizing their text need
-  // not reproduce them). Cleared when unknown (load, snapshot restore, new chat).
-  struct Checkpoint {
-    std::string text;
-    std::vector<int32_t> ids;
-  };
-  std::vector<Checkpoint> checkpoints_;
-  void add_checkpoint(std::string text, std::vector<int32_t> ids);
   std::atomic<bool> stop_{false};
   std::atomic<bool> cancel_load_{false};
-  std::atomic<bool> cancel_summary_{false};
   mutable std::mutex model_mutex_;  // guards model_ against shared_model() readers
 };
 

@@ -424,6 +424,38 @@ class TestEngineWorker : public QObject {
     QCOMPARE(r.value("kv_used_bytes").toULongLong(), kBytesPerToken * r.value("n_past").toInt());
   }
 
+  // The document preview's conversation share: counted on the worker thread with the
+  // chat's own token checkpoints, equal to what the next generate evaluates as its prompt.
+  void countsConversationTokensOnTheWorkerThread() {
+    reload();
+    QSignalSpy finished(worker_, &EngineWorker::replyFinished);
+    QSignalSpy counted(worker_, &EngineWorker::conversationTokensCounted);
+    generate({message("user", kPrompt)}, {{QStringLiteral("temperature"), 1.0},
+                                          {QStringLiteral("seed"), 5},
+                                          {QStringLiteral("max_tokens"), 48}});
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    const QVariantList turn2 = {message("user", kPrompt),
+                                message("assistant", finished.at(0).at(0).toMap().value("text").toString()),
+                                message("user", QStringLiteral("\n2 And the earth"))};
+    QThread* counted_on = nullptr;
+    auto c = connect(
+        worker_, &EngineWorker::conversationTokensCounted, worker_,
+        [&](const QString&, qint64, const QString&) { counted_on = QThread::currentThread(); },
+        Qt::DirectConnection);
+    QMetaObject::invokeMethod(worker_, [w = worker_, turn2] {
+      w->countConversationTokens(turn2, QString(), QStringLiteral("k1"));
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(counted.count(), 1, 30000);
+    disconnect(c);
+    QCOMPARE(counted_on, &thread_);
+    QCOMPARE(counted.at(0).at(0).toString(), QStringLiteral("k1"));
+    QVERIFY(counted.at(0).at(2).toString().isEmpty());
+    const qint64 tokens = counted.at(0).at(1).toLongLong();
+    generate(turn2, greedy(2));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
+    QCOMPARE(static_cast<qint64>(finished.at(1).at(0).toMap().value("prompt_tokens").toInt()), tokens);
+  }
+
   void generateWithoutModelFails() {
     EngineWorker fresh;  // on this thread: slots run directly
     QSignalSpy failed(&fresh, &EngineWorker::replyFailed);

@@ -2,15 +2,18 @@
 // model, a 256-token context and a document of about 1,000 tokens. An uninterrupted job;
 // a job cancelled after three partial summaries and resumed, which writes the same
 // partials and the same final summary (greedy) without touching the rows kept; a resume
-// under another context refused; and the job on the engine worker's thread, on a
-// Session of its own, leaving the chat's KV cache as it was.
+// under another context refused; and the job on a thread of its own (SummaryWorker), on
+// a Session of its own, while the chat replies, leaving the chat's KV cache as it was.
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QtTest>
+#include <atomic>
 
 #include "documents/document_loader.h"
 #include "documents/summary_job.h"
+#include "documents/summary_worker.h"
 #include "engine/engine_worker.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
@@ -97,7 +100,7 @@ class TestSummaryJob : public QObject {
     kvchat::SummaryPlan plan;
     SummaryJobHooks hooks;
     hooks.partial = [&](const StoredPartial&) { ++partials; };
-    hooks.progress = [&](const kvchat::SummaryProgress& p) {
+    hooks.progress = [&](const kvchat::SummaryProgress& p, const kvchat::Session&) {
       if (p.steps_total > 0 && !p.stage.empty()) ++progress;  // (the counting pass has none)
     };
     hooks.plan = [&](const kvchat::SummaryPlan& p) { plan = p; };
@@ -169,44 +172,76 @@ class TestSummaryJob : public QObject {
     QCOMPARE(run_summary_job(db_, 99999, model_, session_options(), {}).status, JobStatus::Failed);
   }
 
-  // On the engine thread: a Session of its own; the chat's cache is left as it was.
-  void runsOnTheWorkerWithoutTouchingTheChatCache() {
-    QThread thread;
+  // On a thread of its own, on a Session of its own over the chat's model: the chat
+  // replies while the job is in the middle of its work (the job is held inside its
+  // first partial until the chat's reply has arrived: were they on one thread, the reply
+  // would never come), the job's session reports its own KV, and the chat's cache is
+  // left as the chat made it.
+  void runsOnItsOwnThreadWhileTheChatReplies() {
+    QThread engine_thread, summary_thread;
     auto* worker = new EngineWorker;
-    worker->moveToThread(&thread);
-    connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
-    thread.start();
+    worker->moveToThread(&engine_thread);
+    connect(&engine_thread, &QThread::finished, worker, &QObject::deleteLater);
+    engine_thread.start();
+    auto* summary = new SummaryWorker;
+    summary->moveToThread(&summary_thread);
+    connect(&summary_thread, &QThread::finished, summary, &QObject::deleteLater);
+    summary_thread.start();
+
     QSignalSpy loaded(worker, &EngineWorker::modelLoaded);
     QSignalSpy memory(worker, &EngineWorker::memoryReport);
     QSignalSpy replied(worker, &EngineWorker::replyFinished);
     QMetaObject::invokeMethod(worker, [worker] {
       worker->loadModel(kDemo, {{QStringLiteral("backend"), QStringLiteral("cpu")},
-                                {QStringLiteral("threads"), 2},
+                                {QStringLiteral("threads"), 1},
                                 {QStringLiteral("ctx"), kCtx}});
     });
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
     QVERIFY(worker->shared_model());
-    QMetaObject::invokeMethod(worker, [worker] {
-      worker->generate(
-          {QVariantMap{
-              {QStringLiteral("role"), QStringLiteral("user")},
-              {QStringLiteral("content"), QStringLiteral("Genesis 1\n1 In the beginning")}}},
-          {}, {{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), 8}});
-    });
+    QCOMPARE(worker->session_options().n_ctx, kCtx);
+    const QVariantMap user{{QStringLiteral("role"), QStringLiteral("user")},
+                           {QStringLiteral("content"), QStringLiteral("Genesis 1\n1 In the beginning")}};
+    const QVariantMap greedy{{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), 8}};
+    QMetaObject::invokeMethod(worker, [worker, user, greedy] { worker->generate({user}, {}, greedy); });
     QTRY_COMPARE_WITH_TIMEOUT(replied.count(), 1, 60000);
     QVERIFY(replied[0][0].toMap().value(QStringLiteral("prefill_tokens_per_second")).toDouble() >
             0);
-    const QVariantMap before = memory.last()[0].toMap();
-    QVERIFY(before.value(QStringLiteral("n_past")).toInt() > 8);
 
-    QSignalSpy plan(worker, &EngineWorker::summaryPlan);
-    QSignalSpy progress(worker, &EngineWorker::summaryProgress);
-    QSignalSpy partial(worker, &EngineWorker::summaryPartial);
-    QSignalSpy finished(worker, &EngineWorker::summaryFinished);
+    QSignalSpy plan(summary, &SummaryWorker::summaryPlan);
+    QSignalSpy progress(summary, &SummaryWorker::summaryProgress);
+    QSignalSpy partial(summary, &SummaryWorker::summaryPartial);
+    QSignalSpy finished(summary, &SummaryWorker::summaryFinished);
+    QSignalSpy job_memory(summary, &SummaryWorker::memoryReport);
+    std::atomic<bool> job_held{false};
+    QSemaphore chat_replied;
+    connect(
+        summary, &SummaryWorker::summaryPartial, summary,
+        [&](qint64, const QVariantMap&) {
+          if (job_held.exchange(true)) return;
+          chat_replied.tryAcquire(1, 60000);  // on the job's thread, mid-job
+        },
+        Qt::DirectConnection);
     const qint64 job = new_job();
-    worker->reset_summary_cancel();
-    QMetaObject::invokeMethod(worker, "summarizeDocument", Qt::QueuedConnection, Q_ARG(qint64, job),
-                              Q_ARG(QString, db_));
+    summary->reset_cancel();
+    QMetaObject::invokeMethod(summary, [summary, job, db = db_, model = worker->shared_model(),
+                                        options = worker->session_options()] {
+      summary->run(job, db, model, options);
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(job_held.load(), 60000);
+    // The job is held inside its first partial: the chat answers meanwhile.
+    const QVariantMap assistant{{QStringLiteral("role"), QStringLiteral("assistant")},
+                                {QStringLiteral("content"), replied[0][0].toMap().value("text")}};
+    const QVariantMap next{{QStringLiteral("role"), QStringLiteral("user")},
+                           {QStringLiteral("content"), QStringLiteral("\n2 And the earth")}};
+    QMetaObject::invokeMethod(worker, [worker, user, assistant, next, greedy] {
+      worker->generate({user, assistant, next}, {}, greedy);
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(replied.count(), 2, 60000);
+    QCOMPARE(finished.count(), 0);  // the job is still running
+    const QVariantMap before = memory.last()[0].toMap();
+    QVERIFY(before.value(QStringLiteral("n_past")).toInt() > 16);
+    chat_replied.release();
+
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
     const QVariantMap outcome = finished[0][1].toMap();
     QCOMPARE(outcome.value(QStringLiteral("status")).toString(), QStringLiteral("done"));
@@ -215,6 +250,19 @@ class TestSummaryJob : public QObject {
     QVERIFY(progress.count() > 0);
     QCOMPARE(partial.count(), outcome.value(QStringLiteral("partials")).toInt());
     QCOMPARE(partial[0][1].toMap().value(QStringLiteral("level")).toInt(), 0);
+    // The job's own session reported its KV (1536 bytes a token, at most the context),
+    // and an empty report when it ended.
+    QVERIFY(job_memory.count() >= 2);
+    bool some_kv = false;
+    for (int i = 0; i + 1 < job_memory.count(); ++i) {
+      const QVariantMap r = job_memory[i][1].toMap();
+      const qulonglong used = r.value(QStringLiteral("kv_used_bytes")).toULongLong();
+      QCOMPARE(used, 1536ull * r.value(QStringLiteral("kv_tokens")).toULongLong());
+      QVERIFY(r.value(QStringLiteral("kv_tokens")).toInt() <= kCtx);
+      some_kv = some_kv || used > 0;
+    }
+    QVERIFY(some_kv);
+    QVERIFY(job_memory.last()[1].toMap().isEmpty());
 
     memory.clear();
     QMetaObject::invokeMethod(worker, "reportMemory", Qt::QueuedConnection);
@@ -228,19 +276,23 @@ class TestSummaryJob : public QObject {
     finished.clear();
     partial.clear();
     const qint64 second = new_job();
-    worker->reset_summary_cancel();
-    QMetaObject::invokeMethod(worker, "summarizeDocument", Qt::QueuedConnection,
-                              Q_ARG(qint64, second), Q_ARG(QString, db_));
+    summary->reset_cancel();
+    QMetaObject::invokeMethod(summary, [summary, second, db = db_, model = worker->shared_model(),
+                                        options = worker->session_options()] {
+      summary->run(second, db, model, options);
+    });
     QTRY_VERIFY_WITH_TIMEOUT(partial.count() >= 1, 60000);
-    worker->request_cancel_summary();
+    summary->request_cancel();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     QCOMPARE(finished[0][1].toMap().value(QStringLiteral("status")).toString(),
              QStringLiteral("cancelled"));
     QCOMPARE(store_->job(second)->status, JobStatus::Cancelled);
     QVERIFY(!store_->partials(second).isEmpty());
 
-    thread.quit();
-    thread.wait();
+    summary_thread.quit();
+    summary_thread.wait();
+    engine_thread.quit();
+    engine_thread.wait();
   }
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "args.h"
+#include "kvchat/generate.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 
@@ -34,6 +35,13 @@ void quiet_warnings(Session& session);
 // "1 2 3" (spaces or commas) -> ids, each checked against n_vocab.
 Result<std::vector<TokenId>> parse_ids(const std::string& text, int32_t n_vocab);
 Result<std::string> read_file(const std::string& path);
+
+// -n and the sampling options (--temp --seed --top-k --top-p --min-p --repeat-penalty
+// --repeat-last-n) into `go`; unset ones keep the SamplingParams defaults.
+inline const std::set<std::string> kSamplingOptions = {"-n", "--temp", "--seed", "--top-k",
+                                                      "--top-p", "--min-p", "--repeat-penalty",
+                                                      "--repeat-last-n"};
+Status read_sampling_options(const Args& args, GenerateOptions& go);
 
 std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b);
 

@@ -9,9 +9,6 @@
 
 namespace kvchat::cli {
 
-namespace {
-
-// -n and the sampling options; unset ones keep the SamplingParams defaults.
 Status read_sampling_options(const Args& args, GenerateOptions& go) {
   SamplingParams& sp = go.sampling;
   auto n = args.get_int("-n", 128);
@@ -36,8 +33,6 @@ Status read_sampling_options(const Args& args, GenerateOptions& go) {
   if (sp.repeat_penalty <= 0) return Error{"--repeat-penalty must be > 0"};
   return {};
 }
-
-}  // namespace
 
 int cmd_generate(const Argv& argv) {
   auto args = Args::parse(argv,

@@ -15,6 +15,7 @@ int cmd_tokenize(const Argv& args);
 int cmd_detokenize(const Argv& args);
 int cmd_logits(const Argv& args);
 int cmd_generate(const Argv& args);
+int cmd_chat(const Argv& args);
 int cmd_bench(const Argv& args);
 int cmd_bench_tokenize(const Argv& args);
 int cmd_mkmodel(const Argv& args);

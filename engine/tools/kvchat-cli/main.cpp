@@ -27,6 +27,11 @@ commands:
   generate    --model M --prompt P [-n N] [--temp T] [--seed S] [--top-k K] [--top-p P]
               [--min-p P] [--repeat-penalty R] [--stop S] [--ctx N] [--threads N]
               [--backend B] [--json]
+  chat        --model M [--system S] [--template T] [--resume FILE] [-n N] [--temp T] ...
+              [--json]   an interactive chat on stdin (the app's conversation logic):
+              each line is a user message ("\n" = line break) or /regenerate, /edit N TEXT,
+              /undo, /memory (the memory panel's figures), /messages, /save FILE, /quit;
+              --json: one JSON line per event on stdout
   bench       --model M [--pp 512] [--tg 128] [--threads N] [--backend B] [--json]
               prefill/decode tok/s, weight bytes per token, measured memory bandwidth
   bench       --model M --snapshot [--pp 2048] [--tg 64] [--replies 3] [--json]
@@ -101,6 +106,7 @@ int main(int argc, char** argv) {
   if (cmd == "detokenize") return cmd_detokenize(rest);
   if (cmd == "logits") return cmd_logits(rest);
   if (cmd == "generate") return cmd_generate(rest);
+  if (cmd == "chat") return cmd_chat(rest);
   if (cmd == "bench") return cmd_bench(rest);
   if (cmd == "bench-tokenize") return cmd_bench_tokenize(rest);
   if (cmd == "mkmodel") return cmd_mkmodel(rest);

@@ -1,0 +1,53 @@
+#include "documents/summary_worker.h"
+
+#include <chrono>
+#include <exception>
+
+#include "documents/summary_job.h"
+#include "engine/engine_maps.h"
+#include "kvchat/model.h"
+
+namespace kvchat::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+void SummaryWorker::run(qint64 job_id, const QString& db_path, std::shared_ptr<const Model> model,
+                        const SessionOptions& options) {
+  QVariantMap outcome;
+  try {
+    SummaryJobHooks hooks;
+    Clock::time_point last_progress{};
+    hooks.progress = [&](const SummaryProgress& p, const Session& session) {
+      // At most ~10 a second (the engine may report within a step).
+      const Clock::time_point now = Clock::now();
+      if (ms_between(last_progress, now) < 100 && p.steps_done < p.steps_total) return;
+      last_progress = now;
+      emit summaryProgress(job_id, progress_to_map(p));
+      emit memoryReport(job_id, memory_map(session));
+    };
+    hooks.plan = [&](const SummaryPlan& p) { emit summaryPlan(job_id, plan_to_map(p)); };
+    hooks.partial = [&](const StoredPartial& p) { emit summaryPartial(job_id, partial_to_map(p)); };
+    hooks.cancelled = [this] { return cancel_.load(); };
+    outcome = outcome_to_map(run_summary_job(db_path, job_id, std::move(model), options, hooks));
+  } catch (const std::exception& e) {
+    outcome = {{QStringLiteral("status"), QStringLiteral("failed")},
+               {QStringLiteral("error"), QStringLiteral("Summarizing failed: %1").arg(
+                                             QString::fromUtf8(e.what()))}};
+  } catch (...) {
+    outcome = {{QStringLiteral("status"), QStringLiteral("failed")},
+               {QStringLiteral("error"),
+                QStringLiteral("Summarizing failed: an unknown exception")}};
+  }
+  emit memoryReport(job_id, {});
+  emit summaryFinished(job_id, outcome);
+}
+
+}  // namespace kvchat::app

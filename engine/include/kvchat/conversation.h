@@ -1,0 +1,136 @@
+// Conversation: one chat as the engine runs it. It owns the messages (and the system
+// prompt), renders them with the model's ChatFormat, turns the text into token ids that
+// keep every earlier reply exactly as it was sampled (token checkpoints), evaluates only
+// what differs from the KV cache its Session already holds (prefix reuse), keeps the
+// system prompt out of the context policies' reach, and appends each reply. The Qt app,
+// kvchat-cli `chat` and the tests drive the same code; nothing here knows about Qt.
+//
+// Token checkpoints: each prompt as rendered and each prompt + its reply, with the exact
+// ids that were evaluated for it. A new turn, a regenerate or an edit starts from the
+// longest checkpoint its rendering begins with and tokenizes only the rest, because
+// re-tokenizing a sampled reply's text need not give back the ids it was sampled as
+// (which would make the cache miss from that reply on). When a context policy dropped or
+// shifted tokens during a reply, the reply's checkpoint maps the whole text onto what the
+// session still holds, so the next turn continues from the shortened sequence instead
+// of overflowing again.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvchat/chat_format.h"
+#include "kvchat/chat_template.h"
+#include "kvchat/generate.h"
+#include "kvchat/result.h"
+#include "kvchat/session.h"
+
+namespace kvchat {
+
+// What evaluating a conversation's prompt did.
+struct PromptStats {
+  int32_t prompt_tokens = 0;     // the rendered conversation, in tokens
+  int32_t evaluated_tokens = 0;  // run through the forward pass
+  int32_t reused_tokens = 0;     // prompt_tokens - evaluated_tokens: found in the cache
+  int32_t kept_tokens = 0;       // the system prompt's, never dropped or shifted out
+  double seconds = 0;            // the prefill's wall time
+};
+
+struct ConversationReply {
+  PromptStats prompt;
+  GenerateResult generated;  // text cut before a stop string; stats of the decode
+};
+
+struct ReplyCallbacks {
+  std::function<void(const PromptStats&)> on_prompt;  // after the prompt is evaluated
+  TextCallback on_text;                               // streamed reply; false stops
+  std::function<bool()> cancelled;  // checked after the prompt: true = no token sampled
+};
+
+class Conversation {
+ public:
+  // `format` is `session`'s model's (it refers to that model's tokenizer, which the
+  // session keeps alive).
+  Conversation(std::unique_ptr<Session> session, ChatFormat format);
+  ~Conversation();
+  Conversation(Conversation&&) noexcept;
+  Conversation& operator=(Conversation&&) noexcept;
+
+  Session& session() { return *session_; }
+  const Session& session() const { return *session_; }
+  const ChatFormat& format() const { return format_; }
+  // Another format for the same model: the texts evaluated so far are forgotten (the
+  // cache stays; prefix reuse still compares token ids).
+  void set_format(ChatFormat format);
+
+  // ---- messages -------------------------------------------------------------------
+  const std::string& system_prompt() const { return system_; }
+  void set_system_prompt(std::string text) { system_ = std::move(text); }
+  const std::vector<ChatMessage>& messages() const { return messages_; }
+  // The whole history at once (the app's database is its source of truth).
+  void set_messages(std::vector<ChatMessage> messages) { messages_ = std::move(messages); }
+  void add_user(std::string text);
+  // Replaces user message `index` (0-based in messages()) and drops what follows it.
+  Status edit(size_t index, std::string text);
+  // Drops the last user message and everything after it (its reply).
+  Status undo();
+  // Drops the reply after the last user message, so that reply() writes it again.
+  Status drop_last_reply();
+  // No messages, an empty cache, no checkpoints (the system prompt stays).
+  void clear();
+
+  // ---- tokens and evaluation --------------------------------------------------------
+  // The token ids `messages` after `system` would be evaluated as now (checkpoints
+  // reused, nothing evaluated): the assistant's turn is opened when the last message is
+  // the user's. A template that refuses the conversation is an error.
+  Result<std::vector<TokenId>> tokens_for(std::string_view system,
+                                          const std::vector<ChatMessage>& messages) const;
+  Result<std::vector<TokenId>> tokens() const { return tokens_for(system_, messages_); }
+
+  // Evaluates the conversation's prompt, reusing the cache up to the first differing
+  // token, then generates the assistant's reply and appends it to messages() (also a
+  // reply stopped early: the text so far). On an error the messages are unchanged.
+  Result<ConversationReply> reply(const GenerateOptions& options,
+                                  const ReplyCallbacks& callbacks = {});
+
+  // ---- the KV state on disk (the session's snapshot format) ---------------------------
+  Status save_snapshot(const std::string& path) const { return session_->save_snapshot(path); }
+  // Restores the session's tokens and cache; the texts are forgotten (the next reply
+  // re-tokenizes and reuses the cache by token ids). On failure the cache is emptied and
+  // the error says why.
+  Status restore_snapshot(const std::string& path);
+  // Forgets the texts (the session's cache is kept).
+  void forget_texts() { checkpoints_.clear(); }
+  size_t checkpoint_count() const { return checkpoints_.size(); }
+
+ private:
+  struct Checkpoint {
+    std::string text;
+    std::vector<TokenId> ids;
+  };
+  // The rendered text of system + messages and its ids from the longest checkpoint.
+  struct Rendered {
+    std::string text;
+    std::vector<TokenId> ids;
+  };
+  Result<Rendered> render(std::string_view system, const std::vector<ChatMessage>& messages) const;
+  void add_checkpoint(std::string text, std::vector<TokenId> ids);
+  int32_t system_prompt_tokens(std::span<const TokenId> ids) const;
+
+  std::unique_ptr<Session> session_;
+  ChatFormat format_;
+  std::string system_;
+  std::vector<ChatMessage> messages_;
+  std::vector<Checkpoint> checkpoints_;
+};
+
+// The memory panel's figures as text (kvchat-cli chat's /memory): weights, KV used and
+// allocated, scratch, the formula with this model's numbers, per layer, the context and
+// its policy, and what each KV type would cost and how much context it would fit.
+std::string describe_memory(const Session& session);
+
+}  // namespace kvchat

@@ -1,0 +1,186 @@
+// Conversation: messages -> template text -> token ids (via checkpoints) -> prefix reuse
+// on the session -> a reply appended. See kvchat/conversation.h.
+#include "kvchat/conversation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iterator>
+#include <utility>
+
+namespace kvchat {
+
+namespace {
+
+constexpr size_t kMaxCheckpoints = 64;
+
+bool is_user(const ChatMessage& m) { return m.role == "user"; }
+
+}  // namespace
+
+Conversation::Conversation(std::unique_ptr<Session> session, ChatFormat format)
+    : session_(std::move(session)), format_(std::move(format)) {}
+
+Conversation::~Conversation() = default;
+Conversation::Conversation(Conversation&&) noexcept = default;
+Conversation& Conversation::operator=(Conversation&&) noexcept = default;
+
+void Conversation::set_format(ChatFormat format) {
+  format_ = std::move(format);
+  // The prompts of the new format share nothing with the old one's texts.
+  forget_texts();
+}
+
+// ---- messages -------------------------------------------------------------------------
+
+void Conversation::add_user(std::string text) {
+  messages_.push_back({"user", std::move(text)});
+}
+
+Status Conversation::edit(size_t index, std::string text) {
+  if (index >= messages_.size()) {
+    return Error{"there is no message " + std::to_string(index + 1) + " (the conversation has " +
+                 std::to_string(messages_.size()) + ")"};
+  }
+  if (!is_user(messages_[index])) {
+    return Error{"message " + std::to_string(index + 1) + " is the " + messages_[index].role +
+                 "'s: only a user message can be edited"};
+  }
+  messages_.resize(index + 1);
+  messages_[index].content = std::move(text);
+  return {};
+}
+
+Status Conversation::undo() {
+  auto last_user = std::find_if(messages_.rbegin(), messages_.rend(), is_user);
+  if (last_user == messages_.rend()) return Error{"nothing to undo: no user message"};
+  messages_.erase(std::prev(last_user.base()), messages_.end());
+  return {};
+}
+
+Status Conversation::drop_last_reply() {
+  auto last_user = std::find_if(messages_.rbegin(), messages_.rend(), is_user);
+  if (last_user == messages_.rend()) return Error{"nothing to regenerate: no user message"};
+  messages_.erase(last_user.base(), messages_.end());
+  return {};
+}
+
+void Conversation::clear() {
+  messages_.clear();
+  checkpoints_.clear();
+  session_->truncate(0);
+}
+
+// ---- tokens -----------------------------------------------------------------------------
+
+Result<Conversation::Rendered> Conversation::render(std::string_view system,
+                                                    const std::vector<ChatMessage>& messages) const {
+  auto text = format_.render(system, messages);
+  if (!text) return text.error();
+  Rendered out;
+  out.text = std::move(text).value();
+  // Continuing or regenerating in the same conversation: keep the exact tokens already
+  // evaluated and tokenize only what was appended; otherwise tokenize the whole text.
+  const Checkpoint* base = nullptr;
+  for (const Checkpoint& c : checkpoints_) {
+    if (out.text.size() >= c.text.size() && out.text.compare(0, c.text.size(), c.text) == 0 &&
+        (!base || c.text.size() > base->text.size())) {
+      base = &c;
+    }
+  }
+  if (base) {
+    out.ids = base->ids;
+    const std::vector<TokenId> more = session_->model().tokenizer().encode_continuation(
+        std::string_view(out.text).substr(base->text.size()));
+    out.ids.insert(out.ids.end(), more.begin(), more.end());
+  } else {
+    out.ids = format_.tokenize(out.text);
+  }
+  return out;
+}
+
+Result<std::vector<TokenId>> Conversation::tokens_for(std::string_view system,
+                                                      const std::vector<ChatMessage>& messages) const {
+  auto r = render(system, messages);
+  if (!r) return r.error();
+  return std::move(r->ids);
+}
+
+void Conversation::add_checkpoint(std::string text, std::vector<TokenId> ids) {
+  // Keep the checkpoints whose ids the new one starts with (the same conversation);
+  // the others belong to a branch that was edited away.
+  std::erase_if(checkpoints_, [&](const Checkpoint& c) {
+    return c.text == text || c.ids.size() > ids.size() ||
+           !std::equal(c.ids.begin(), c.ids.end(), ids.begin());
+  });
+  checkpoints_.push_back({std::move(text), std::move(ids)});
+  if (checkpoints_.size() > kMaxCheckpoints) checkpoints_.erase(checkpoints_.begin());
+}
+
+// The system prompt's tokens: what every rendering shares with the system-only one (a
+// template that cannot render a system turn alone keeps nothing).
+int32_t Conversation::system_prompt_tokens(std::span<const TokenId> ids) const {
+  if (system_.empty()) return 0;
+  const Result<std::string> system_text = format_.render(system_, {});
+  if (!system_text) return 0;
+  const std::vector<TokenId> sys_ids = format_.tokenize(*system_text);
+  const auto shared =
+      std::mismatch(sys_ids.begin(), sys_ids.end(), ids.begin(), ids.end()).first - sys_ids.begin();
+  return static_cast<int32_t>(shared);
+}
+
+// ---- a reply ----------------------------------------------------------------------------
+
+Result<ConversationReply> Conversation::reply(const GenerateOptions& options,
+                                              const ReplyCallbacks& callbacks) {
+  using Clock = std::chrono::steady_clock;
+  auto rendered = render(system_, messages_);
+  if (!rendered) return rendered.error();
+  Rendered prompt = std::move(rendered).value();
+  if (prompt.ids.empty()) return Error{"nothing to continue from: the conversation is empty"};
+  add_checkpoint(prompt.text, prompt.ids);
+
+  // Prefix reuse: the session keeps what it holds up to the first differing token and
+  // evaluates the rest, marked as a new turn (drop-oldest drops whole turns).
+  ConversationReply out;
+  const Clock::time_point eval_start = Clock::now();
+  auto evaluated = session_->eval_sequence(prompt.ids, /*starts_turn=*/true);
+  if (!evaluated) return evaluated.error();
+  out.prompt.seconds = std::chrono::duration<double>(Clock::now() - eval_start).count();
+  out.prompt.prompt_tokens = static_cast<int32_t>(prompt.ids.size());
+  out.prompt.evaluated_tokens = *evaluated;
+  out.prompt.reused_tokens = out.prompt.prompt_tokens - *evaluated;
+  // The system prompt is never dropped or shifted out by the context policies.
+  out.prompt.kept_tokens = std::min(system_prompt_tokens(prompt.ids), session_->n_past());
+  session_->set_keep(out.prompt.kept_tokens);
+  if (callbacks.on_prompt) callbacks.on_prompt(out.prompt);
+
+  if (callbacks.cancelled && callbacks.cancelled()) {
+    out.generated.stop_reason = StopReason::Cancelled;
+  } else {
+    auto r = generate(*session_, {}, options, callbacks.on_text);
+    if (!r) return r.error();
+    out.generated = std::move(r).value();
+  }
+  // What the session holds now: the prompt, then every sampled token but the last (it
+  // ends the reply unevaluated). After a context policy dropped tokens, the text maps
+  // onto the shortened sequence (see the header).
+  const Tokenizer& tok = session_->model().tokenizer();
+  const size_t held_generated =
+      out.generated.ids.empty() ? 0 : out.generated.ids.size() - 1;
+  std::string held_text = prompt.text;
+  for (size_t i = 0; i < held_generated; ++i) held_text += tok.token_bytes(out.generated.ids[i]);
+  add_checkpoint(std::move(held_text), session_->tokens());
+  messages_.push_back({"assistant", out.generated.text});
+  return out;
+}
+
+Status Conversation::restore_snapshot(const std::string& path) {
+  forget_texts();
+  if (auto st = session_->load_snapshot(path); !st) {
+    session_->truncate(0);
+    return st;
+  }
+  return {};
+}
+
+}  // namespace kvchat

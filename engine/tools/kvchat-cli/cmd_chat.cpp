@@ -1,0 +1,291 @@
+// chat: an interactive terminal chat on kvchat::Conversation, the same conversation
+// logic as the app's (template, token checkpoints, prefix reuse, context policy). Each
+// line read from stdin is a user message ("\n" in it is a line break) or a command:
+//   /regenerate    the last reply again
+//   /edit N TEXT   user message N (1-based, as /messages numbers them) becomes TEXT; the
+//                  messages after it are dropped and the reply written again
+//   /undo          drops the last user message and its reply
+//   /memory        the memory panel's figures (weights, KV used/allocated, the formula
+//                  with this model's numbers, per layer, context, each KV type's cost)
+//   /messages      the conversation so far
+//   /save FILE     the conversation (JSON: system prompt and messages) to FILE and its KV
+//                  state to FILE.kvsnap; `--resume FILE` continues it (nothing re-evaluated)
+//   /quit          (or end of input)
+// Replies stream to stdout; with --json each event is one JSON line on stdout instead.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "kvchat/conversation.h"
+
+namespace kvchat::cli {
+
+namespace {
+
+using nlohmann::json;
+
+std::string unescape_newlines(const std::string& line) {
+  std::string out;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == 'n') {
+      out += '\n';
+      ++i;
+    } else {
+      out += line[i];
+    }
+  }
+  return out;
+}
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+class ChatLoop {
+ public:
+  ChatLoop(Conversation& conversation, GenerateOptions options, bool json_out)
+      : c_(conversation), options_(std::move(options)), json_(json_out) {}
+
+  // One line of input; false ends the loop.
+  bool handle(const std::string& line) {
+    if (line.empty()) return true;
+    if (line[0] != '/') {
+      c_.add_user(unescape_newlines(line));
+      reply("reply");
+      return true;
+    }
+    const size_t space = line.find(' ');
+    const std::string cmd = line.substr(0, space);
+    const std::string arg = space == std::string::npos ? "" : line.substr(space + 1);
+    if (cmd == "/quit" || cmd == "/exit") return false;
+    if (cmd == "/regenerate") {
+      if (auto st = c_.drop_last_reply(); !st) return error(st.message());
+      reply("regenerate");
+    } else if (cmd == "/edit") {
+      edit(arg);
+    } else if (cmd == "/undo") {
+      if (auto st = c_.undo(); !st) return error(st.message());
+      event({{"event", "undo"}, {"messages", c_.messages().size()}},
+            "[undone: " + std::to_string(c_.messages().size()) + " messages left]");
+    } else if (cmd == "/memory") {
+      const std::string text = describe_memory(c_.session());
+      const MemoryReport r = c_.session().memory_report();
+      event({{"event", "memory"},
+             {"text", text},
+             {"kv_tokens", r.kv_tokens},
+             {"kv_used_bytes", r.kv_used_bytes},
+             {"kv_allocated_bytes", r.kv_allocated_bytes},
+             {"kv_bytes_per_token", r.kv_bytes_per_token},
+             {"weights_bytes", r.weights_bytes},
+             {"n_past", c_.session().n_past()},
+             {"n_ctx", c_.session().n_ctx()}},
+            text);
+    } else if (cmd == "/messages") {
+      list_messages();
+    } else if (cmd == "/save") {
+      save(arg);
+    } else if (cmd == "/help") {
+      event({{"event", "help"}},
+            "/regenerate  /edit N TEXT  /undo  /memory  /messages  /save FILE  /quit");
+    } else {
+      return error("unknown command " + cmd + " (/help lists them)");
+    }
+    return true;
+  }
+
+ private:
+  void reply(const char* kind) {
+    TextCallback stream;
+    if (!json_) {
+      stream = [](std::string_view piece) {
+        std::fwrite(piece.data(), 1, piece.size(), stdout);
+        std::fflush(stdout);
+        return true;
+      };
+    }
+    auto r = c_.reply(options_, {.on_prompt = {}, .on_text = stream, .cancelled = {}});
+    if (!r) {
+      error(r.message());
+      return;
+    }
+    const PromptStats& p = r->prompt;
+    const GenerateStats& g = r->generated.stats;
+    if (json_) {
+      std::printf("%s\n", dump({{"event", kind},
+                                {"text", r->generated.text},
+                                {"ids", r->generated.ids},
+                                {"stop_reason", stop_reason_name(r->generated.stop_reason)},
+                                {"prompt_tokens", p.prompt_tokens},
+                                {"evaluated_tokens", p.evaluated_tokens},
+                                {"reused_tokens", p.reused_tokens},
+                                {"kept_tokens", p.kept_tokens},
+                                {"generated_tokens", g.generated_tokens},
+                                {"n_past", c_.session().n_past()},
+                                {"messages", c_.messages().size()}})
+                              .c_str());
+      std::fflush(stdout);
+    } else {
+      std::printf("\n");
+      std::fflush(stdout);
+      std::fprintf(stderr,
+                   "[%d prompt tokens: %d evaluated, %d reused from the cache | %d generated, "
+                   "%.1f tok/s | %d of %d tokens in context | stop: %s]\n",
+                   p.prompt_tokens, p.evaluated_tokens, p.reused_tokens, g.generated_tokens,
+                   g.decode_tokens_per_second(), c_.session().n_past(), c_.session().n_ctx(),
+                   std::string(stop_reason_name(r->generated.stop_reason)).c_str());
+    }
+  }
+
+  void edit(const std::string& arg) {
+    const size_t space = arg.find(' ');
+    size_t n = 0;
+    try {
+      n = std::stoul(arg.substr(0, space));
+    } catch (...) {
+      error("usage: /edit N TEXT (N as /messages numbers them)");
+      return;
+    }
+    if (n == 0 || space == std::string::npos) {
+      error("usage: /edit N TEXT (N as /messages numbers them)");
+      return;
+    }
+    if (auto st = c_.edit(n - 1, unescape_newlines(arg.substr(space + 1))); !st) {
+      error(st.message());
+      return;
+    }
+    reply("edit");
+  }
+
+  void list_messages() {
+    json list = json::array();
+    std::string text;
+    for (size_t i = 0; i < c_.messages().size(); ++i) {
+      const ChatMessage& m = c_.messages()[i];
+      list.push_back({{"role", m.role}, {"content", m.content}});
+      text += std::to_string(i + 1) + " " + m.role + ": " + m.content + "\n";
+    }
+    event({{"event", "messages"}, {"messages", list}}, text);
+  }
+
+  void save(const std::string& path) {
+    if (path.empty()) {
+      error("usage: /save FILE");
+      return;
+    }
+    json j = {{"system", c_.system_prompt()}, {"messages", json::array()}};
+    for (const ChatMessage& m : c_.messages()) {
+      j["messages"].push_back({{"role", m.role}, {"content", m.content}});
+    }
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << dump(j) << "\n";
+    f.close();
+    if (!f) {
+      error("cannot write " + path);
+      return;
+    }
+    if (c_.session().n_past() > 0) {
+      if (auto st = c_.save_snapshot(path + ".kvsnap"); !st) {
+        error("the conversation is saved, its KV state is not: " + st.message());
+        return;
+      }
+    }
+    event({{"event", "saved"}, {"path", path}, {"messages", c_.messages().size()},
+           {"kv_tokens", c_.session().n_past()}},
+          "[saved " + std::to_string(c_.messages().size()) + " messages to " + path + "]");
+  }
+
+  void event(const json& j, const std::string& text) {
+    if (json_) {
+      std::printf("%s\n", dump(j).c_str());
+    } else {
+      std::printf("%s%s", text.c_str(), !text.empty() && text.back() == '\n' ? "" : "\n");
+    }
+    std::fflush(stdout);
+  }
+
+  bool error(const std::string& message) {
+    if (json_) {
+      std::printf("%s\n", dump({{"event", "error"}, {"message", message}}).c_str());
+      std::fflush(stdout);
+    }
+    std::fprintf(stderr, "kvchat-cli: %s\n", message.c_str());
+    return true;  // the chat goes on
+  }
+
+  Conversation& c_;
+  GenerateOptions options_;
+  bool json_;
+};
+
+// --resume FILE: the messages saved by /save, and the KV state beside them.
+Status resume(Conversation& c, const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return text.error();
+  json j = json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("messages") || !j["messages"].is_array()) {
+    return Error{path + " is not a conversation saved by /save"};
+  }
+  std::vector<ChatMessage> messages;
+  for (const json& m : j["messages"]) {
+    if (!m.is_object() || !m.contains("role") || !m.contains("content")) {
+      return Error{path + ": a message without role or content"};
+    }
+    messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
+  }
+  c.set_system_prompt(j.value("system", std::string()));
+  c.set_messages(std::move(messages));
+  if (auto st = c.restore_snapshot(path + ".kvsnap"); !st) {
+    std::fprintf(stderr, "[kvchat snapshot] not restored (%s): the conversation is re-evaluated\n",
+                 st.message().c_str());
+  } else {
+    std::fprintf(stderr, "[kvchat snapshot] %d tokens restored from %s.kvsnap\n",
+                 c.session().n_past(), path.c_str());
+  }
+  return {};
+}
+
+}  // namespace
+
+int cmd_chat(const Argv& argv) {
+  auto args = Args::parse(argv,
+                          with(with(kSessionOptions, kSamplingOptions),
+                               {"--system", "--template", "--resume"}),
+                          {"--json"});
+  if (!args) return fail(args.message());
+  GenerateOptions go;
+  if (auto st = read_sampling_options(*args, go); !st) return fail(st.message());
+  if (!args->has("-n")) go.max_tokens = 256;
+
+  auto model = load_model(*args);
+  if (!model) return fail(model.message());
+  auto format = ChatFormat::for_model(**model, args->get("--template"));
+  if (!format) return fail(format.message());
+  go.stop_strings = format->stop_strings();
+  auto session = make_session(*args, *model);
+  if (!session) return fail(session.message());
+  Conversation conversation(std::move(session).value(), std::move(format).value());
+  conversation.set_system_prompt(unescape_newlines(args->get("--system")));
+  if (args->has("--resume")) {
+    if (auto st = resume(conversation, args->get("--resume")); !st) return fail(st.message());
+  }
+  const bool interactive = isatty(0);
+  if (interactive) {
+    std::fprintf(stderr, "[kvchat chat] %s. /help lists the commands.\n",
+                 conversation.format().description().c_str());
+  }
+  ChatLoop loop(conversation, go, args->has("--json"));
+  std::string line;
+  while (true) {
+    if (interactive) std::fputs("> ", stderr);
+    if (!std::getline(std::cin, line)) break;
+    if (!loop.handle(line)) break;
+  }
+  return 0;
+}
+
+}  // namespace kvchat::cli
