@@ -9,7 +9,7 @@ PROMPT     ?= Genesis 1\n1 In the beginning
 HAVE_GPU   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 CTEST_ARGS ?= $(if $(HAVE_GPU),,-LE gpu)
 
-.PHONY: deps configure build run test bench package fuzz clean
+.PHONY: deps configure build run test bench package translations fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -37,6 +37,11 @@ test: build
 
 bench: build
 	scripts/bench.sh $(BUILD)
+
+# Refresh i18n/*.ts from the qsTr/tr strings of app/ and ui/ (then translate what is new in
+# Qt Linguist: `linguist i18n/kvchat_ko.ts`; make test fails while anything is unfinished).
+translations: deps
+	/usr/lib/qt6/bin/lupdate -no-obsolete app ui -ts i18n/*.ts
 
 # kvchat_<version>_amd64.deb (+ kvchat-cuda_<version>_amd64.deb where nvcc was found) and
 # kvchat_<version>_amd64.tar.gz in $(BUILD)/. Install: sudo apt install ./$(BUILD)/kvchat_*_amd64.deb

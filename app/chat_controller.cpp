@@ -1,9 +1,11 @@
 #include "chat_controller.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QUrl>
 
 #include "documents/document_controller.h"
@@ -529,8 +531,11 @@ QString ChatController::formatBytes(double bytes) const {
     bytes /= 1000;
     ++u;
   }
-  return u == 0 ? QStringLiteral("%1 B").arg(bytes, 0, 'f', 0)
-                : QStringLiteral("%1 %2").arg(bytes, 0, 'f', bytes < 10 ? 2 : (bytes < 100 ? 1 : 0)).arg(units[u]);
+  // Digits as the window's locale writes them (UiLanguage sets QLocale's default).
+  const QLocale locale;
+  return u == 0 ? QStringLiteral("%1 B").arg(locale.toString(bytes, 'f', 0))
+                : QStringLiteral("%1 %2").arg(locale.toString(bytes, 'f', bytes < 10 ? 2 : (bytes < 100 ? 1 : 0)),
+                                              QLatin1String(units[u]));
 }
 
 // For the end-to-end test (KVCHAT_TEST_STATE_FILE): what the window shows — the
@@ -554,7 +559,14 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"snapshot_status", snapshot_status_},
                           {"kv_quality", kv_quality_},
                           {"documents", documents_ ? documents_->test_state() : QVariantMap()},
-                          {"last_message", last_message}};
+                          {"last_message", last_message},
+                          // The window's language: its locale and a few of the words it shows.
+                          {"ui", QVariantMap{{"locale", QLocale().name()},
+                                             {"send", QCoreApplication::translate("ChatView", "Send")},
+                                             {"new_chat", QCoreApplication::translate("Sidebar", "New chat")},
+                                             {"memory", QCoreApplication::translate("Main", "Memory")},
+                                             // false on a first run: the window shows its welcome
+                                             {"welcome_seen", uiSetting(QStringLiteral("welcome_seen"), false)}}}};
   f.write(QJsonDocument(QJsonObject::fromVariantMap(state)).toJson());
   f.close();
   QFile::remove(path);

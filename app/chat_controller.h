@@ -112,6 +112,10 @@ class ChatController : public QObject, public ConversationHost {
   Q_INVOKABLE void setUiSetting(const QString& key, const QVariant& value);
   Q_INVOKABLE QVariant uiSetting(const QString& key, const QVariant& fallback = {}) const;
 
+  // Rewrites the end-to-end test's state file (KVCHAT_TEST_STATE_FILE), e.g. after the
+  // window's language changed.
+  void write_test_state() { write_test_state(test_reply_finished_); }
+
  signals:
   void currentConversationChanged();
   void samplingChanged();
@@ -139,7 +143,6 @@ class ChatController : public QObject, public ConversationHost {
   void refresh_conversations();
   void set_generating(bool on);
   void write_test_state(bool reply_finished);
-  void write_test_state() { write_test_state(test_reply_finished_); }
   bool test_reply_finished_ = false;
   QString snapshot_path(qint64 conversation) const;
   void on_snapshot_saved(const QString& path, qint64 bytes);

@@ -18,6 +18,7 @@
 #include <cstdio>
 
 #include "chat_controller.h"
+#include "i18n/ui_language.h"
 #include "documents/document_controller.h"
 #include "stall_meter.h"
 
@@ -122,9 +123,16 @@ int main(int argc, char** argv) {
                           ? cli.value(data_dir)
                           : QFileInfo(kvchat::app::ConversationStore::default_path({})).path();
   kvchat::app::ChatController chat(dir);
+  // The window's language: the system locale's, or the one chosen in Settings (saved).
+  kvchat::app::UiLanguage language(
+      [&chat](const QString& choice) { chat.setUiSetting(QStringLiteral("language"), choice); });
+  QObject::connect(&language, &kvchat::app::UiLanguage::changed, &chat, [&chat] { chat.write_test_state(); });
+  language.apply(chat.uiSetting(QStringLiteral("language"), QStringLiteral("system")).toString());
 
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
+  engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);
+  language.set_engine(&engine);
   engine.rootContext()->setContextProperty(QStringLiteral("storeError"), chat.store_error());
   // "dark" / "light" force a palette; "system" follows the platform theme: dark when its
   // window colour is dark (Qt 6.4 has no colour-scheme API; the palette is what it gives).

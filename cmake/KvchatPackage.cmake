@@ -104,6 +104,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_DEBIAN_MAIN_PACKAGE_NAME kvchat)
 set(CPACK_DEBIAN_MAIN_PACKAGE_SUGGESTS kvchat-cuda)
+set(CPACK_DEBIAN_MAIN_PACKAGE_RECOMMENDS "fonts-noto-cjk | fonts-nanum")  # Korean glyphs for the Korean window
 # Runtime QML modules the window loads (not linked libraries, so not found by shlibdeps).
 set(CPACK_DEBIAN_MAIN_PACKAGE_DEPENDS
     "qml6-module-qtquick, qml6-module-qtquick-controls, qml6-module-qtquick-layouts, qml6-module-qtquick-window, qml6-module-qtquick-templates, qml6-module-qtqml-workerscript, qml6-module-qtquick-dialogs, qml6-module-qt-labs-folderlistmodel, qml6-module-qtcore, qml6-module-qtcharts, libqt6sql6-sqlite")

@@ -11,7 +11,7 @@ Frame {
     property var p: docs.preview
     visible: docs.loading || (p.id !== undefined)
     function fmt(b) { return chat.formatBytes(b || 0) }
-    function num(n) { return Number(n || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) }
+    function num(n) { return Number(n || 0).toLocaleString(Qt.locale(), 'f', 0) }
     readonly property color good: "#2e7d32"
     readonly property color bad: "#c0392b"
 

@@ -39,6 +39,7 @@ ApplicationWindow {
         if (g) { x = g.x; y = g.y; width = g.width; height = g.height }
         var p = chat.uiSetting("panes", null)
         if (p) { sidebar.SplitView.preferredWidth = p.sidebar; memoryPanel.SplitView.preferredWidth = p.memory; panelToggle.checked = p.memoryVisible }
+        if (!chat.uiSetting("welcome_seen", false)) welcome.open()
     }
     onClosing: {
         chat.setUiSetting("geometry", { "x": x, "y": y, "width": width, "height": height })
@@ -58,6 +59,19 @@ ApplicationWindow {
         onAccepted: chat.documents.attach(selectedFile)
     }
     SettingsDrawer { id: settings; height: window.height }
+    // First run: over the top of the chat, without taking the focus from the message box.
+    Welcome {
+        id: welcome
+        parent: chatView
+        x: Math.max(12, (chatView.width - width) / 2)
+        y: 12
+        width: Math.min(560, chatView.width - 24)
+    }
+    // The first message sent is as good as "Start": the welcome steps aside for the reply.
+    Connections {
+        target: chat
+        function onGeneratingChanged() { if (chat.generating && welcome.opened) welcome.dismiss() }
+    }
 
     // Errors the controller reports (a chat template that does not parse, a store error):
     // shown whole. A model that cannot be opened is shown by the chat view's banner.
@@ -93,7 +107,7 @@ ApplicationWindow {
             Label { text: qsTr("file") } Label { text: (infoDialog.i.path || "") + " (" + chat.formatBytes(infoDialog.i.file_bytes) + ")" }
             Label { text: qsTr("architecture") } Label { text: (infoDialog.i.architecture || "") + qsTr(", tokenizer ") + (infoDialog.i.tokenizer_model || "") }
             Label { text: qsTr("chat format") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; text: infoDialog.i.chat_format_description || "" }
-            Label { text: qsTr("parameters") } Label { text: Number(infoDialog.i.n_params || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) }
+            Label { text: qsTr("parameters") } Label { text: Number(infoDialog.i.n_params || 0).toLocaleString(Qt.locale(), 'f', 0) }
             Label { text: qsTr("shape") } Label { text: qsTr("%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7")
                 .arg(infoDialog.i.n_layers).arg(infoDialog.i.n_embd).arg(infoDialog.i.n_heads).arg(infoDialog.i.n_kv_heads)
                 .arg(infoDialog.i.head_dim).arg(infoDialog.i.n_ff).arg(infoDialog.i.n_vocab) }

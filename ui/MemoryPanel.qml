@@ -48,6 +48,11 @@ Pane {
                     .arg(Number(st.tokens_per_second).toFixed(1)).arg(Math.round(st.ttft_ms))
                     .arg(st.evaluated_tokens).arg(st.prompt_tokens)
             }
+            SectionHeader {
+                visible: chat.snapshotStatus.length > 0 || chat.snapshotBytes > 0
+                text: qsTr("Snapshot"); pixelSize: 11
+                help: qsTr("After each reply the conversation's KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says whether the last opening could use it, and how much disk it takes.")
+            }
             Label {
                 visible: chat.snapshotStatus.length > 0 || chat.snapshotBytes > 0
                 Layout.fillWidth: true
@@ -79,7 +84,10 @@ Pane {
             }
 
             // Gauge 1: the engine's own bytes.
-            Label { text: qsTr("This conversation's engine memory"); opacity: 0.8 }
+            SectionHeader {
+                text: qsTr("This conversation's engine memory"); bold: false; titleOpacity: 0.8
+                help: qsTr("The bar divides the memory this conversation uses. The weights are what the model learned: fixed in size and shared by every conversation. The KV cache is the model's working notes for this conversation, the keys and values of every token so far: it grows with each token. Reserved but empty KV blocks, and scratch buffers for one step of computation, make up the rest.")
+            }
             Row {
                 id: gauge
                 Layout.fillWidth: true
@@ -143,18 +151,21 @@ Pane {
             }
 
             // The formula with this model's numbers.
-            Label { text: qsTr("KV cache"); font.bold: true }
+            SectionHeader {
+                text: qsTr("KV cache")
+                help: qsTr("To write each new token the model looks back at every earlier token through its key and value vectors. Keeping them (the KV cache) instead of computing them again turns work that grows with the square of the length into a lookup, at a price in memory that grows with every token: 2 (K and V) × layers × tokens × KV heads × head size × bytes per value. The line below is this model's formula with its numbers.")
+            }
             Label {
                 objectName: "kvFormula"
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.WrapAtWordBoundaryOrAnywhere
                 font.family: "monospace"
-                text: "2 × " + (info.n_layers || 0) + " layers × " + (m.kv_tokens || 0) + " tokens × "
-                      + (info.n_kv_heads || 0) + " kv_heads × " + (info.head_dim || 0) + " head_dim × "
-                      + kvTypeBytes(m.kv_type) + " bytes (" + (m.kv_type || "f16") + ")\n= "
-                      + Number(m.kv_bytes_without_window || m.kv_used_bytes || 0).toLocaleString(Qt.locale("en_US"), 'f', 0) + " bytes ("
-                      + fmt(m.kv_bytes_without_window || m.kv_used_bytes) + ")"
+                text: qsTr("2 × %1 layers × %2 tokens × %3 kv_heads × %4 head_dim × %5 bytes (%6)\n= %7 bytes (%8)")
+                      .arg(info.n_layers || 0).arg(m.kv_tokens || 0).arg(info.n_kv_heads || 0).arg(info.head_dim || 0)
+                      .arg(kvTypeBytes(m.kv_type)).arg(m.kv_type || "f16")
+                      .arg(Number(m.kv_bytes_without_window || m.kv_used_bytes || 0).toLocaleString(Qt.locale(), 'f', 0))
+                      .arg(fmt(m.kv_bytes_without_window || m.kv_used_bytes))
             }
             // Sliding-window layers (gemma2/3) free the rows that fall out of their window.
             Label {
@@ -165,14 +176,14 @@ Pane {
                 wrapMode: Text.WordWrap
                 text: qsTr("%1 of %2 layers use a %3-token window: %4 freed by the window; without it the KV would be %5")
                     .arg(m.kv_windowed_layers || 0).arg(info.n_layers || 0)
-                    .arg(Number(m.kv_window || 0).toLocaleString(Qt.locale("en_US"), 'f', 0))
+                    .arg(Number(m.kv_window || 0).toLocaleString(Qt.locale(), 'f', 0))
                     .arg(fmt(m.kv_window_freed_bytes)).arg(fmt(m.kv_bytes_without_window))
             }
             GridLayout {
                 columns: 2
                 columnSpacing: 12
                 Label { text: qsTr("KV used") } Label { objectName: "kvUsed"; text: fmt(m.kv_used_bytes) }
-                Label { text: qsTr("KV allocated") } Label { text: fmt(m.kv_allocated_bytes) + "  (" + (m.kv_blocks || 0) + " blocks of " + (m.kv_block_tokens || 16) + " tokens)" }
+                Label { text: qsTr("KV allocated") } Label { text: qsTr("%1  (%2 blocks of %3 tokens)").arg(fmt(m.kv_allocated_bytes)).arg(m.kv_blocks || 0).arg(m.kv_block_tokens || 16) }
                 Label { text: qsTr("fragmentation") } Label { text: fmt((m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0)) }
                 Label { text: qsTr("per token") } Label { text: fmt(m.kv_bytes_per_token) }
                 Label { text: qsTr("per layer") } Label { text: fmt((m.kv_used_bytes || 0) / Math.max(1, info.n_layers || 1)) + qsTr(" used in each of %1 layers").arg(info.n_layers || 0) }
@@ -211,6 +222,10 @@ Pane {
             }
 
             // Context used, and what happens when it is full.
+            SectionHeader {
+                text: qsTr("Context"); pixelSize: 11
+                help: qsTr("The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.")
+            }
             Label {
                 text: qsTr("Context: %1 of %2 tokens (%3%)").arg(m.kv_tokens || 0).arg(m.kv_max_tokens || 0)
                     .arg(m.kv_max_tokens ? Math.round(100 * m.kv_tokens / m.kv_max_tokens) : 0)
@@ -233,7 +248,10 @@ Pane {
             }
 
             // Block map of the paged cache.
-            Label { text: qsTr("Blocks: %1 used · %2 free in the pool").arg(m.kv_blocks || 0).arg(m.kv_free_blocks || 0); font.pixelSize: 11 }
+            SectionHeader {
+                text: qsTr("Blocks: %1 used · %2 free in the pool").arg(m.kv_blocks || 0).arg(m.kv_free_blocks || 0); bold: false; pixelSize: 11
+                help: qsTr("The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.")
+            }
             Flow {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
@@ -292,7 +310,10 @@ Pane {
             }
 
             // What if: each KV type for this model.
-            Label { text: qsTr("What each KV type would cost"); font.bold: true }
+            SectionHeader {
+                text: qsTr("What each KV type would cost")
+                help: qsTr("Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same.")
+            }
             GridLayout {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
@@ -326,7 +347,7 @@ Pane {
                             cells.push(t + (t === current ? " ●" : ""))
                             cells.push(fmt(bpt))
                             cells.push(bpt > 0 ? Math.min(Math.floor(panel.available / bpt), info.n_ctx_train || 0)
-                                                 .toLocaleString(Qt.locale("en_US"), 'f', 0) + qsTr(" tokens") : "")
+                                                 .toLocaleString(Qt.locale(), 'f', 0) + qsTr(" tokens") : "")
                             cells.push(rows[i][1])
                         }
                         return cells
@@ -347,8 +368,13 @@ Pane {
                       + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0) ? "\n" : "")
                       + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0)
                       ? qsTr("Conversations of this length that would fit in the available memory: %1")
-                          .arg(Math.floor((m.system_available_bytes || 0) / m.kv_allocated_bytes).toLocaleString(Qt.locale("en_US"), 'f', 0))
+                          .arg(Math.floor((m.system_available_bytes || 0) / m.kv_allocated_bytes).toLocaleString(Qt.locale(), 'f', 0))
                       : "")
+            }
+            SectionHeader {
+                visible: m.kv_tokens > 0 && m.kv_allocated_bytes > 0
+                text: qsTr("How many conversations fit"); pixelSize: 11; bold: false
+                help: qsTr("Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.")
             }
         }
     }

@@ -26,7 +26,18 @@ Drawer {
             x: 12
             spacing: 8
 
-            Label { text: qsTr("Conversation"); font.bold: true; topPadding: 8 }
+            Label { text: qsTr("Language"); font.bold: true; topPadding: 8 }
+            ComboBox {
+                id: languageChoice
+                Layout.fillWidth: true
+                Accessible.name: qsTr("Language")
+                // Each language in its own words; the system entry says what it resolves to.
+                model: [qsTr("System (%1)").arg(language.active === "ko" ? "한국어" : "English"), "English", "한국어"]
+                currentIndex: Math.max(0, language.choices.indexOf(language.choice))
+                onActivated: (index) => language.choose(language.choices[index])
+            }
+
+            Label { text: qsTr("Conversation"); font.bold: true }
             Label { text: qsTr("System prompt"); font.pixelSize: 11 }
             TextArea {
                 id: systemPrompt

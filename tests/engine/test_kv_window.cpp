@@ -280,6 +280,35 @@ TEST_F(KvWindowSession, SnapshotOfFreedRowsRestoresAndContinuesBitForBit) {
   EXPECT_EQ(b->kv_tokens(), 4);
 }
 
+// A journal appended while the window frees rows (some of the appended ones already
+// freed when saved): the restored cache frees the same blocks and continues bit for bit.
+TEST_F(KvWindowSession, AppendedSnapshotAcrossFreedRowsRestoresAndContinuesBitForBit) {
+  auto a = session(2);
+  ASSERT_TRUE(a);
+  a->set_keep(4);
+  ASSERT_TRUE(a->eval(ids(30, vocab())));
+  const std::string path = dir_.file("w.kvsnap");
+  ASSERT_TRUE(a->save_snapshot(path));
+  for (TokenId t : ids(25, vocab(), 3)) ASSERT_TRUE(a->eval({&t, 1}));
+  ASSERT_TRUE(a->save_snapshot(path));
+  ASSERT_FALSE(a->last_snapshot_save().rewritten) << a->last_snapshot_save().why_rewritten;
+  EXPECT_EQ(a->last_snapshot_save().tokens_written, 25);
+  auto b = session(2);
+  ASSERT_TRUE(b);
+  const Status loaded = b->load_snapshot(path);
+  ASSERT_TRUE(loaded) << loaded.message();
+  EXPECT_EQ(b->last_snapshot_load().records, 2);
+  EXPECT_EQ(b->tokens_evaluated(), 0u);
+  EXPECT_TRUE(bit_identical(a->last_logits(), b->last_logits()));
+  EXPECT_EQ(b->memory_report().kv_allocated_bytes, a->memory_report().kv_allocated_bytes);
+  EXPECT_EQ(b->memory_report().kv_window_freed_bytes, a->memory_report().kv_window_freed_bytes);
+  for (TokenId t : ids(20, vocab(), 7)) {
+    ASSERT_TRUE(a->eval({&t, 1}));
+    ASSERT_TRUE(b->eval({&t, 1}));
+    ASSERT_TRUE(bit_identical(a->last_logits(), b->last_logits()));
+  }
+}
+
 TEST_F(KvWindowSession, KvTypeChangeWithFreedRowsEqualsANeverFreeingCache) {
   auto freeing = session(1), keeping = session(-1);
   ASSERT_TRUE(freeing && keeping);

@@ -1,7 +1,8 @@
 // KV snapshots: a saved and restored session continues exactly as the original (same
 // next-token logits bit for bit, same greedy continuation, no re-evaluation), and a
 // damaged, truncated, foreign or misplaced snapshot is refused with a message while
-// the session stays as it was. Saving is atomic.
+// the session stays as it was. A whole-file save is atomic. (Appending, torn records
+// and compaction: test_snapshot_journal.cpp.)
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -64,9 +65,14 @@ bool bit_identical(std::span<const float> a, std::span<const float> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-// Recomputes the trailing checksum after an edit, so that the edit itself is refused.
-void fix_checksum(std::vector<uint8_t>& bytes) {
-  const uint64_t c = crc64(std::span<const uint8_t>(bytes.data(), bytes.size() - 8));
+// Recomputes the header's checksum after an edit, so that the edit itself is refused.
+void fix_header_checksum(std::vector<uint8_t>& bytes) {
+  const uint64_t c = crc64(std::span<const uint8_t>(bytes.data(), 56));
+  for (int k = 0; k < 8; ++k) bytes[56 + k] = static_cast<uint8_t>(c >> (8 * k));
+}
+// Recomputes the first record's trailing checksum (a file of one record).
+void fix_record_checksum(std::vector<uint8_t>& bytes) {
+  const uint64_t c = crc64(std::span<const uint8_t>(bytes.data() + 64, bytes.size() - 8 - 64));
   for (int k = 0; k < 8; ++k) bytes[bytes.size() - 8 + k] = static_cast<uint8_t>(c >> (8 * k));
 }
 
@@ -139,54 +145,77 @@ TEST(SnapshotFormat, Crc64MatchesTheStandardCheckValue) {
   EXPECT_EQ(split.value(), 0x995DC9BBDF1939FAull);
 }
 
-TEST(SnapshotFormat, RoundTripsThroughMemoryWithTheDocumentedSize) {
-  SnapshotContents c;
-  c.header.model_identity = 0x1234;
-  c.header.kv_type = KvType::Q4_0;
-  c.header.n_layers = 3;
-  c.header.n_kv_heads = 2;
-  c.header.head_dim = 32;
-  c.header.n_tokens = 5;
-  c.header.n_keep = 1;
-  c.header.n_turns = 2;
-  c.header.n_vocab = 7;
-  const std::vector<int32_t> tokens = {1, 2, 3, 4, 6};
-  const std::vector<int32_t> turns = {0, 3};
-  const std::vector<float> logits = {0.5f, -1, 2, 3, 4, 5, -0.0f};
-  const uint64_t rb = c.header.row_bytes();
+TEST(SnapshotFormat, JournalOfTwoRecordsScansToTheLastStateWithTheDocumentedSizes) {
+  JournalHeader h;
+  h.model_identity = 0x1234;
+  h.kv_type = KvType::Q4_0;
+  h.n_layers = 3;
+  h.n_kv_heads = 2;
+  h.head_dim = 32;
+  const uint64_t rb = h.row_bytes();
   ASSERT_EQ(rb, 2u * 18);
-  std::vector<uint8_t> rows(3 * 5 * 2 * rb);
-  for (size_t k = 0; k < rows.size(); ++k) rows[k] = static_cast<uint8_t>(k * 7 + 3);
-  c.tokens = tokens;
-  c.turn_starts = turns;
-  c.logits = logits;
-  c.row = [&](int32_t l, int32_t p, bool v) { return rows.data() + ((l * 5 + p) * 2 + (v ? 1 : 0)) * rb; };
-  std::vector<uint8_t> file;
-  ASSERT_TRUE(write_snapshot(c, [&](std::span<const uint8_t> b) {
+  // Rows of position p, layer l, K/V v: bytes derived from (record, l, v, p), so that a
+  // row read from the wrong place cannot match.
+  auto fill = [&](int rec, uint32_t first, uint64_t n) {
+    return [=](int32_t l, int32_t v, uint8_t* dst) {
+      for (uint64_t k = 0; k < n * rb; ++k) dst[k] = static_cast<uint8_t>(rec * 101 + l * 31 + v * 7 + first + k);
+      return Status{};
+    };
+  };
+  std::vector<uint8_t> file = encode_journal_header(h);
+  ASSERT_EQ(file.size(), 64u);
+  EXPECT_EQ(std::memcmp(file.data(), "KVCHATSJ", 8), 0);
+  auto sink = [&](std::span<const uint8_t> b) {
     file.insert(file.end(), b.begin(), b.end());
     return Status{};
-  }));
-  EXPECT_EQ(file.size(), 60 + 4 * (5 + 2 + 7) + rows.size() + 8);
-  EXPECT_EQ(file.size(), c.header.file_bytes());
-  EXPECT_EQ(std::memcmp(file.data(), "KVCHATSN", 8), 0);
+  };
+  // Record 1: 5 tokens from 0. Record 2: keeps 3, adds 2 (a regenerated reply).
+  const std::vector<int32_t> t1 = {1, 2, 3, 4, 6}, t2 = {5, 0}, turns1 = {0, 3}, turns2 = {0, 3};
+  const std::vector<float> logits = {0.5f, -1, 2, 3, 4, 5, -0.0f};
+  JournalRecordContents r1{0, 1, 0, 0, t1, turns1, logits, fill(1, 0, 5)};
+  ASSERT_TRUE(write_journal_record(h, r1, sink));
+  EXPECT_EQ(file.size(), 64 + 48 + 4 * (5 + 2 + 7) + 3 * 2 * 5 * rb + 8);
+  EXPECT_EQ(file.size(), 64 + journal_record_bytes(h, 5, 2, 7));
+  const size_t second = file.size();
+  JournalRecordContents r2{3, 1, 0, 0, t2, turns2, {}, fill(2, 3, 2)};
+  ASSERT_TRUE(write_journal_record(h, r2, sink));
+  EXPECT_EQ(file.size() - second, journal_record_bytes(h, 2, 2, 0));
 
   SnapshotTarget t{0x1234, 3, 2, 32, 7, 16};
-  std::vector<uint8_t> got(rows.size());
-  auto d = read_snapshot(file.size(), t, snapshot_memory_source(file), nullptr,
-                         [&](int32_t l, int32_t p, const uint8_t* k, const uint8_t* v) {
-                           std::memcpy(got.data() + ((l * 5 + p) * 2) * rb, k, rb);
-                           std::memcpy(got.data() + ((l * 5 + p) * 2 + 1) * rb, v, rb);
-                         });
-  ASSERT_TRUE(d) << d.message();
-  EXPECT_EQ(d->tokens, tokens);
-  EXPECT_EQ(d->turn_starts, turns);
-  EXPECT_TRUE(bit_identical(d->logits, logits));
-  EXPECT_EQ(got, rows);
-  EXPECT_EQ(d->header.n_keep, 1u);
-  EXPECT_EQ(d->header.kv_type, KvType::Q4_0);
+  auto st = scan_journal(file.size(), t, snapshot_memory_reader(file));
+  ASSERT_TRUE(st) << st.message();
+  EXPECT_EQ(st->tokens, (std::vector<int32_t>{1, 2, 3, 5, 0}));
+  EXPECT_EQ(st->turn_starts, turns2);
+  EXPECT_TRUE(st->logits.empty());
+  EXPECT_EQ(st->n_keep, 1u);
+  EXPECT_EQ(st->records.size(), 2u);
+  EXPECT_EQ(st->valid_bytes, file.size());
+  EXPECT_TRUE(st->stopped.empty()) << st->stopped;
+  // Rows 0..2 live in record 1, rows 3..4 in record 2.
+  const auto live = journal_live_rows(*st);
+  ASSERT_EQ(live.size(), 2u);
+  EXPECT_EQ(live[0].first_pos, 0u);
+  EXPECT_EQ(live[0].n, 3u);
+  EXPECT_EQ(live[0].record_n_new, 5u);
+  EXPECT_EQ(live[1].first_pos, 3u);
+  EXPECT_EQ(live[1].n, 2u);
+  // Record 2's V rows of layer 1 sit where the format says.
+  std::vector<uint8_t> want(2 * rb);
+  (void)fill(2, 3, 2)(1, 1, want.data());
+  const uint64_t at = live[1].rows_offset + (2 * 1 + 1) * 2 * rb;
+  EXPECT_EQ(std::memcmp(file.data() + at, want.data(), want.size()), 0);
 
-  t.n_ctx = 4;  // too small for 5 tokens
-  EXPECT_FALSE(read_snapshot(file.size(), t, snapshot_memory_source(file), nullptr, nullptr));
+  // The second record torn at every byte: the first record's state, and why.
+  for (size_t cut = second + 1; cut < file.size(); cut += 7) {
+    auto torn = scan_journal(cut, t, snapshot_memory_reader(std::span(file).first(cut)));
+    ASSERT_TRUE(torn) << torn.message();
+    EXPECT_EQ(torn->tokens, t1);
+    EXPECT_TRUE(bit_identical(torn->logits, logits));
+    EXPECT_EQ(torn->valid_bytes, second);
+    EXPECT_NE(torn->stopped.find("torn"), std::string::npos) << torn->stopped;
+  }
+  t.n_ctx = 4;  // too small for the final 5 tokens
+  EXPECT_FALSE(scan_journal(file.size(), t, snapshot_memory_reader(file)));
 }
 
 // --- round trips with the demo model ----------------------------------------
@@ -205,8 +234,12 @@ TEST_P(SnapshotRoundTrip, RestoredSessionContinuesBitIdenticallyWithoutReevaluat
   converse(*a);
   ASSERT_TRUE(a->save_snapshot(path)) << "save";
   EXPECT_FALSE(fs::exists(path + ".tmp"));
-  EXPECT_EQ(fs::file_size(path), 60 + 4 * (a->tokens().size() + a->turn_starts().size() + 2048) +
-                                     kv_cache_bytes(*parse_kv_type(type), 6, a->tokens().size(), 2, 32) + 8);
+  // The header and one record: every token's K/V once.
+  const uint64_t expect = 64 + 48 + 4 * (a->tokens().size() + a->turn_starts().size() + 2048) +
+                          kv_cache_bytes(*parse_kv_type(type), 6, a->tokens().size(), 2, 32) + 8;
+  EXPECT_EQ(fs::file_size(path), expect);
+  EXPECT_TRUE(a->last_snapshot_save().rewritten);
+  EXPECT_EQ(a->last_snapshot_save().bytes_written, expect);
 
   auto b = make_session(model, type);
   ASSERT_TRUE(b);
@@ -216,6 +249,9 @@ TEST_P(SnapshotRoundTrip, RestoredSessionContinuesBitIdenticallyWithoutReevaluat
   ASSERT_TRUE(loaded) << loaded.message();
   EXPECT_TRUE(events.empty()) << events.front().message;
   EXPECT_EQ(b->tokens_evaluated(), 0u);  // nothing was re-evaluated
+  EXPECT_EQ(b->last_snapshot_load().tokens_restored, a->n_past());
+  EXPECT_EQ(b->last_snapshot_load().records, 1);
+  EXPECT_TRUE(b->last_snapshot_load().ignored_tail.empty());
   EXPECT_EQ(b->tokens(), a->tokens());
   EXPECT_EQ(b->turn_starts(), a->turn_starts());
   EXPECT_EQ(b->n_keep(), a->n_keep());
@@ -329,21 +365,29 @@ TEST_F(SnapshotRefusal, TheGoodFileLoads) {
   EXPECT_TRUE(s->load_snapshot(with("copy.kvsnap", good_)));
 }
 
+// A file of one record: cut anywhere, nothing complete is left to restore.
 TEST_F(SnapshotRefusal, TruncatedAtAnyOffset) {
   std::vector<size_t> cuts;
   for (size_t k = 0; k < 50; ++k) cuts.push_back(good_.size() * k / 50);
-  for (size_t k = 0; k < 64; ++k) cuts.push_back(k);
+  for (size_t k = 0; k < 120; ++k) cuts.push_back(k);
   cuts.push_back(good_.size() - 1);
   for (size_t cut : cuts) {
     SCOPED_TRACE("cut at " + std::to_string(cut));
-    expect_refused(*target_, with("cut.kvsnap", std::span(good_).first(cut)), "truncated");
+    expect_refused(*target_, with("cut.kvsnap", std::span(good_).first(cut)),
+                   cut < 64 ? "truncated" : "no complete record");
   }
 }
 
-TEST_F(SnapshotRefusal, TrailingGarbage) {
+// Bytes after the last record are a torn record: ignored, and said so.
+TEST_F(SnapshotRefusal, TrailingGarbageIsIgnoredAndReported) {
   std::vector<uint8_t> longer = good_;
-  longer.push_back(0);
-  expect_refused(*target_, with("long.kvsnap", longer), "trailing");
+  longer.insert(longer.end(), {0x4b, 0x56, 0x4a});
+  auto s = make_session(model_, "f16");
+  ASSERT_TRUE(s->load_snapshot(with("long.kvsnap", longer)));
+  EXPECT_EQ(s->last_snapshot_load().tokens_restored, s->n_past());
+  EXPECT_GT(s->n_past(), 0);
+  EXPECT_NE(s->last_snapshot_load().ignored_tail.find("torn"), std::string::npos)
+      << s->last_snapshot_load().ignored_tail;
 }
 
 TEST_F(SnapshotRefusal, OneFlippedByteAnywhere) {
@@ -355,8 +399,10 @@ TEST_F(SnapshotRefusal, OneFlippedByteAnywhere) {
     SCOPED_TRACE("flipped byte " + std::to_string(at));
     std::vector<uint8_t> bad = good_;
     bad[at] ^= 0x5a;
-    // Past the header only the checksum can tell; in it, the field's own check may.
-    expect_refused(*target_, with("flip.kvsnap", bad), at >= kSnapshotHeaderBytes ? "checksum" : "");
+    // In the header: its own checks or its checksum; past it, the record's checksum (or
+    // its size fields, which no longer add up).
+    expect_refused(*target_, with("flip.kvsnap", bad),
+                   at >= 64 + 48 ? "fails its checksum" : at >= 64 ? "no complete record" : "");
   }
 }
 
@@ -366,30 +412,40 @@ TEST_F(SnapshotRefusal, BadMagic) {
   expect_refused(*target_, with("magic.kvsnap", bad), "not a kvchat KV snapshot");
 }
 
+TEST_F(SnapshotRefusal, TheWholeFileFormatOfVersion2) {
+  std::vector<uint8_t> old = good_;
+  std::memcpy(old.data(), "KVCHATSN", 8);
+  put_u32(old, 8, 2);
+  expect_refused(*target_, with("v2.kvsnap", old), "older kvchat (format version 2");
+}
+
+TEST_F(SnapshotRefusal, CorruptHeader) {
+  std::vector<uint8_t> bad = good_;
+  bad[30] ^= 1;  // n_layers, checksum left as it was
+  expect_refused(*target_, with("header.kvsnap", bad), "header is corrupted: checksum mismatch");
+}
+
 TEST_F(SnapshotRefusal, FutureAndUnknownVersions) {
   std::vector<uint8_t> bad = good_;
   put_u32(bad, 8, kSnapshotVersion + 1);
-  fix_checksum(bad);
-  expect_refused(*target_, with("v3.kvsnap", bad), "newer kvchat");
-  put_u32(bad, 8, 1);  // version 1 had no window fields
-  fix_checksum(bad);
-  expect_refused(*target_, with("v1.kvsnap", bad), "older kvchat (format version 1");
+  fix_header_checksum(bad);
+  expect_refused(*target_, with("v4.kvsnap", bad), "newer kvchat");
   put_u32(bad, 8, 0);
-  fix_checksum(bad);
+  fix_header_checksum(bad);
   expect_refused(*target_, with("v0.kvsnap", bad), "unknown snapshot format version 0");
 }
 
 TEST_F(SnapshotRefusal, UnknownKvTypeCode) {
   std::vector<uint8_t> bad = good_;
-  put_u32(bad, 20, 9);
-  fix_checksum(bad);
+  put_u32(bad, 24, 9);
+  fix_header_checksum(bad);
   expect_refused(*target_, with("type.kvsnap", bad), "unknown KV type");
 }
 
 TEST_F(SnapshotRefusal, TokenOutsideTheVocabulary) {
   std::vector<uint8_t> bad = good_;
-  put_u32(bad, kSnapshotHeaderBytes + 4 * 3, 5000);  // the 4th token
-  fix_checksum(bad);
+  put_u32(bad, 64 + 48 + 4 * 3, 5000);  // the 4th token
+  fix_record_checksum(bad);
   expect_refused(*target_, with("vocab.kvsnap", bad), "outside the vocabulary");
 }
 
@@ -444,13 +500,20 @@ TEST(SnapshotSave, ReadOnlyDirectoryLeavesTheOldSnapshotIntact) {
   const std::vector<uint8_t> old = read_bytes(path);
   ASSERT_TRUE(a->eval(encode(" more", false)));
 
+  ASSERT_EQ(::chmod(path.c_str(), 0444), 0);  // an append writes the file, not the directory
   ASSERT_EQ(::chmod(sub.c_str(), 0555), 0);
   if (::access(sub.c_str(), W_OK) == 0) {  // root ignores the mode
     ::chmod(sub.c_str(), 0755);
     GTEST_SKIP() << "running with permission to write into a read-only directory (root?)";
   }
   const Status s = a->save_snapshot(path);
+  // A session that never saved there rewrites the whole file: refused as well.
+  auto b = make_session(model, "f16");
+  converse(*b);
+  const Status rewrite = b->save_snapshot(path);
   ::chmod(sub.c_str(), 0755);
+  ASSERT_FALSE(rewrite);
+  EXPECT_NE(rewrite.message().find("cannot create"), std::string::npos) << rewrite.message();
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("cannot save the snapshot"), std::string::npos) << s.message();
   EXPECT_EQ(read_bytes(path), old);
@@ -484,8 +547,27 @@ TEST(SnapshotSave, AFailedWriteRemovesTheTemporaryFile) {
   EXPECT_NE(s.message().find("cannot write"), std::string::npos) << s.message();
   EXPECT_EQ(read_bytes(path), old);
   EXPECT_TRUE(leftovers(dir.path()).empty());
+
+  // The same with a whole-file rewrite (a session that never saved there): the
+  // temporary file goes, the old file stays.
+  auto b = make_session(model, "f16");
+  converse(*b);
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const Status rewrite = b->save_snapshot(path);
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  ASSERT_FALSE(rewrite);
+  EXPECT_NE(rewrite.message().find("cannot write"), std::string::npos) << rewrite.message();
+  EXPECT_EQ(read_bytes(path), old);
+  EXPECT_TRUE(leftovers(dir.path()).empty());
+
   ASSERT_TRUE(a->save_snapshot(path));  // and it works again afterwards
   EXPECT_NE(read_bytes(path), old);
+  auto c = make_session(model, "f16");
+  ASSERT_TRUE(c->load_snapshot(path));
+  EXPECT_EQ(c->tokens(), a->tokens());
 }
 
 TEST(SnapshotSave, MissingDirectoryFailsCleanly) {

@@ -49,9 +49,11 @@ struct ModelInfo {
   std::map<std::string, int32_t> tensor_count_by_type;   // "F16" -> count
   std::string tokenizer_model;                            // tokenizer.ggml.model
   std::string chat_template;                              // tokenizer.chat_template ("" if none)
-  // FNV-1a 64 of the GGUF header (metadata + tensor infos): identifies the model for
-  // KV snapshots without hashing gigabytes of weights.
+  // Identifies the model for KV snapshots: a hash of header_hash and weights_sample_hash,
+  // so that two files with the same metadata but other weights (two fine-tunes) differ.
   uint64_t identity = 0;
+  uint64_t header_hash = 0;          // FNV-1a 64 of the GGUF header (metadata + tensor infos)
+  uint64_t weights_sample_hash = 0;  // 4 evenly spaced 4 KiB windows of every tensor's data
 
   uint64_t weight_bytes() const;
   // K and V values one token occupies in the cache: 2 x layers x kv_heads x head_dim
@@ -75,10 +77,19 @@ class Model {
 
   const ModelInfo& info() const { return info_; }
 
-  // Reads every page of the mapped weights into memory (what the first token would
-  // otherwise wait for), calling progress(fraction done) every few MB; returning false
-  // from it cancels with an error "cancelled". Safe to call from any thread.
+  // Reads the weights into memory (what the first token would otherwise wait for),
+  // calling progress(fraction done) every few MB; returning false from it cancels with an
+  // error "cancelled". The file is read with pread into anonymous memory that replaces
+  // the mapping at the same addresses, so afterwards the file on disk may be cut short,
+  // rewritten or replaced without effect on this model (before it, a file cut short
+  // under the mapping raises SIGBUS on the next read of a lost page, as with any mmap).
+  // A file cut short while it is read gives an error naming both sizes. Safe to call from
+  // any thread, also while sessions use the model (each step is atomic).
   Status prefetch(const std::function<bool(double)>& progress) const;
+  // Whether the file at info().path is still the one loaded, unchanged; an error saying
+  // what happened to it (cut short, replaced, modified, deleted) and what that means for
+  // this model otherwise.
+  Status check_file() const;
   const Tokenizer& tokenizer() const { return *tokenizer_; }
 
   // Engine-internal views (declared in src/model/); app code has no use for them.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,6 +48,23 @@ struct SessionEvent {
 };
 std::string_view session_event_name(SessionEvent::Kind kind);  // "context-warning", ...
 using SessionEventHandler = std::function<void(const SessionEvent&)>;
+
+// What the last save_snapshot() did (Session::last_snapshot_save()).
+struct SnapshotSaveStats {
+  uint64_t bytes_written = 0;  // this save's bytes: the record appended, or the whole file
+  uint64_t file_bytes = 0;     // the snapshot file's size afterwards
+  int32_t tokens_written = 0;  // tokens whose K/V this save wrote
+  bool rewritten = false;      // the whole file was written (first save, compaction, ...)
+  std::string why_rewritten;   // empty when a record was appended
+};
+
+// What the last successful load_snapshot() restored (Session::last_snapshot_load()).
+struct SnapshotLoadStats {
+  int32_t tokens_restored = 0;
+  uint64_t file_bytes = 0;
+  int32_t records = 0;         // the journal records replayed
+  std::string ignored_tail;    // why a torn or corrupt tail was ignored; empty when none was
+};
 
 struct SessionOptions {
   std::string backend = "cpu";   // "cpu", "cpu-reference", "cuda", or "auto" (cuda, else cpu)
@@ -99,11 +117,21 @@ class Session {
   // Re-encodes the cached K/V in another element type (announced as an event).
   Status set_kv_type(std::string_view kv_type);
 
-  // Saves the tokens, cache contents and next-token logits; writes atomically.
+  // Saves the tokens, cache contents and next-token logits as a journal (format:
+  // src/kv/kv_snapshot_format.h). When `path` is the journal this session saved or
+  // loaded last and still holds its last state, only what changed since is appended
+  // (the K/V of the new tokens, after a truncation record when the conversation was cut)
+  // and fdatasync'ed; otherwise, or when dead records outweigh the live state, the file
+  // is rewritten whole, atomically (temporary file, fsync, rename). A failed append is
+  // cut off again; what was committed before stays loadable.
   Status save_snapshot(const std::string& path) const;
-  // Restores a snapshot of this model; on any mismatch or damage the session is
-  // unchanged and the error says why (the caller re-evaluates instead).
+  // Restores a snapshot of this model: the state of its last whole, checksummed record
+  // (a torn or corrupt tail is ignored and last_snapshot_load() says so). On any
+  // mismatch or damage before that the session is unchanged and the error says why (the
+  // caller re-evaluates instead). Marks the file used now (its mtime: LRU eviction).
   Status load_snapshot(const std::string& path);
+  const SnapshotSaveStats& last_snapshot_save() const { return last_save_; }
+  const SnapshotLoadStats& last_snapshot_load() const { return last_load_; }
 
   void set_event_handler(SessionEventHandler handler) { on_event_ = std::move(handler); }
 
@@ -145,6 +173,18 @@ class Session {
   int32_t n_keep_ = 0;
   uint64_t tokens_evaluated_ = 0;
   bool warned_ = false;
+  // The journal file the last save or load used, while it still holds its last state.
+  struct SnapshotJournal {
+    std::string path;
+    uint64_t device = 0, inode = 0;
+    uint64_t valid_bytes = 0;  // the header and valid records: the next record goes there
+    uint64_t live_bytes = 0;   // what a rewritten file of the same state would take
+    int32_t n_tokens = 0;      // tokens of its last state
+    uint32_t kv_type_code = 0;
+  };
+  mutable std::optional<SnapshotJournal> journal_;
+  mutable SnapshotSaveStats last_save_;
+  SnapshotLoadStats last_load_;
 };
 
 }  // namespace kvchat

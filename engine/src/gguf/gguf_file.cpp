@@ -154,6 +154,20 @@ uint64_t TensorInfo::rows() const {
 
 GgufFile::~GgufFile() = default;
 
+Status GgufFile::read_in(const std::function<bool(double)>& progress) const {
+  if (!mapping_) {
+    if (progress) progress(1.0);
+    return {};
+  }
+  return mapping_->read_in(progress);
+}
+
+bool GgufFile::read_in_complete() const { return !mapping_ || mapping_->read_in_complete(); }
+
+std::string GgufFile::change_on_disk() const {
+  return mapping_ ? mapping_->change_on_disk() : std::string();
+}
+
 Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
                                                 bool keep_unsupported_types) {
   auto mapping = MappedFile::open(path);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -67,6 +68,13 @@ class GgufFile {
     uint32_t ggml_type_id = 0;
   };
   const std::vector<UnsupportedTensor>& unsupported_tensors() const { return unsupported_; }
+
+  // The mapped file read into anonymous memory at the same addresses (MappedFile::read_in);
+  // nothing to do for parse()d bytes. change_on_disk(): empty while the file on disk is
+  // the one opened (MappedFile::change_on_disk); always empty for parse()d bytes.
+  Status read_in(const std::function<bool(double)>& progress) const;
+  bool read_in_complete() const;
+  std::string change_on_disk() const;
 
   // Pointer to the tensor's first byte (n_bytes long, inside the mapping).
   const uint8_t* tensor_data(const TensorInfo& t) const;

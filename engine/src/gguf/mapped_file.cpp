@@ -5,10 +5,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 namespace kvchat::gguf {
+
+namespace {
+
+int64_t mtime_ns(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+}  // namespace
 
 Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -29,12 +40,88 @@ Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   }
   void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
   int map_errno = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) return Error{path + ": cannot map: " + std::strerror(map_errno)};
-  return std::unique_ptr<MappedFile>(
-      new MappedFile(static_cast<const uint8_t*>(p), static_cast<size_t>(st.st_size)));
+  if (p == MAP_FAILED) {
+    ::close(fd);
+    return Error{path + ": cannot map: " + std::strerror(map_errno)};
+  }
+  return std::unique_ptr<MappedFile>(new MappedFile(path, fd, static_cast<const uint8_t*>(p),
+                                                    static_cast<size_t>(st.st_size), st.st_dev,
+                                                    st.st_ino, mtime_ns(st)));
 }
 
-MappedFile::~MappedFile() { ::munmap(const_cast<uint8_t*>(data_), size_); }
+MappedFile::~MappedFile() {
+  ::munmap(const_cast<uint8_t*>(data_), size_);
+  ::close(fd_);
+}
+
+bool MappedFile::read_in_complete() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return read_in_done_ >= size_;
+}
+
+Status MappedFile::read_in(const std::function<bool(double)>& progress) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  constexpr size_t kChunk = 8ull << 20;  // 8 MiB per step (a multiple of the page size)
+  const size_t mapped = (size_ + page - 1) / page * page;
+  while (read_in_done_ < size_) {
+    const size_t at = read_in_done_;
+    const size_t len = std::min(kChunk, mapped - at);        // whole pages
+    const size_t want = std::min(len, size_ - at);           // file bytes in them
+    void* buf = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED) {
+      return Error{path_ + ": cannot allocate memory for the weights: " + errno_text(errno)};
+    }
+    size_t got = 0;
+    while (got < want) {
+      const ssize_t n = ::pread(fd_, static_cast<uint8_t*>(buf) + got, want - got,
+                                static_cast<off_t>(at + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int e = errno;
+        ::munmap(buf, len);
+        struct stat st {};
+        const bool shorter = n == 0 && ::fstat(fd_, &st) == 0 &&
+                             static_cast<uint64_t>(st.st_size) < size_;
+        if (shorter) {
+          return Error{path_ + ": the model file was cut short while it was being read (" +
+                       std::to_string(size_) + " bytes when opened, " +
+                       std::to_string(st.st_size) + " now); load it again once it is complete"};
+        }
+        return Error{path_ + ": reading the weights failed at byte " + std::to_string(at + got) +
+                     ": " + (n == 0 ? std::string("unexpected end of file") : errno_text(e))};
+      }
+      got += static_cast<size_t>(n);
+    }
+    ::mprotect(buf, len, PROT_READ);
+    // Atomically puts the copy where the file's pages were (the old pages are unmapped).
+    void* target = const_cast<uint8_t*>(data_) + at;
+    if (::mremap(buf, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, target) == MAP_FAILED) {
+      const int e = errno;
+      ::munmap(buf, len);
+      return Error{path_ + ": cannot move the weights into memory: " + errno_text(e)};
+    }
+    read_in_done_ = std::min(size_, at + len);
+    if (progress && !progress(static_cast<double>(read_in_done_) / static_cast<double>(size_))) {
+      return Error{path_ + ": loading cancelled"};
+    }
+  }
+  if (progress && read_in_done_ >= size_) progress(1.0);  // also when already complete
+  return {};
+}
+
+std::string MappedFile::change_on_disk() const {
+  struct stat now {};
+  if (::stat(path_.c_str(), &now) != 0) {
+    return errno == ENOENT ? "deleted" : "unreadable (" + errno_text(errno) + ")";
+  }
+  if (now.st_dev != dev_ || now.st_ino != ino_) return "replaced by another file";
+  if (static_cast<uint64_t>(now.st_size) < size_) {
+    return "cut short from " + std::to_string(size_) + " to " + std::to_string(now.st_size) +
+           " bytes";
+  }
+  if (static_cast<uint64_t>(now.st_size) != size_ || mtime_ns(now) != mtime_ns_) return "modified";
+  return {};
+}
 
 }  // namespace kvchat::gguf

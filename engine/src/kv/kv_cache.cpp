@@ -154,6 +154,7 @@ int32_t KvCache::reusable_prefix(int32_t n) const {
 void KvCache::truncate(int32_t n_tokens) {
   const int32_t m = reusable_prefix(n_tokens);
   n_tokens_ = m;
+  stable_ = std::min(stable_, m);
   if (head_ != lo_ && m <= head_) head_ = lo_ = m;  // [0, m) is all valid now
   const int32_t keep = (m + config_.block_tokens - 1) / config_.block_tokens;
   for (int g = 0; g < 2; ++g) {
@@ -188,12 +189,27 @@ Status KvCache::export_layer(int32_t layer, int32_t which, uint8_t* dst) const {
   return export_rows(layer, which, lo_, n_tokens_ - lo_, dst + lo_ * row_bytes_);
 }
 
+Status KvCache::export_valid_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const {
+  if (group_[layer] == 0 || head_ == lo_) return export_rows(layer, which, pos0, n, dst);
+  // Valid: [0, head_) and [lo_, n_tokens_); zeros between.
+  const int32_t end = pos0 + n;
+  std::fill(dst, dst + static_cast<size_t>(n) * row_bytes_, uint8_t{0});
+  const int32_t a0 = pos0, a1 = std::min(end, head_);
+  if (a1 > a0) {
+    if (auto s = export_rows(layer, which, a0, a1 - a0, dst); !s) return s;
+  }
+  const int32_t b0 = std::max(pos0, lo_), b1 = end;
+  if (b1 > b0) return export_rows(layer, which, b0, b1 - b0, dst + static_cast<size_t>(b0 - pos0) * row_bytes_);
+  return {};
+}
+
 Status KvCache::discard(int32_t keep, int32_t discard,
                         const std::function<void(int32_t layer, uint8_t* rows, int32_t n)>& rekey) {
   const int32_t before = n_tokens_;
   keep = std::clamp(keep, 0, before);
   discard = std::clamp(discard, 0, before - keep);
   const int32_t first = keep + discard, after = before - discard;
+  if (discard > 0) stable_ = std::min(stable_, keep);  // the rows after keep are rewritten
   const int32_t bt = config_.block_tokens;
   // Windowed layers: the valid rows of [first, before) move to [src_lo - discard, after).
   const bool gap = group_layers_[1] > 0 && head_ != lo_;

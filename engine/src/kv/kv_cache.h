@@ -102,6 +102,15 @@ class KvCache {
   // Rows [0, size()) of one layer's K or V (size() x row_bytes); freed windowed rows
   // come out as zeros.
   Status export_layer(int32_t layer, int32_t which, uint8_t* dst) const;
+  // Rows [pos0, pos0 + n) (within [0, size())) of one layer's K or V (n x row_bytes);
+  // freed windowed rows come out as zeros.
+  Status export_valid_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const;
+
+  // What a snapshot journal appends: rows [0, stable_rows()) are exactly as they were at
+  // the last mark_stable() (truncate and discard lower it; appending never does). A new
+  // cache starts at 0.
+  int32_t stable_rows() const { return stable_; }
+  void mark_stable() { stable_ = n_tokens_; }
 
   // Copies the encoded rows of positions [pos0, pos0 + n) of one layer's K (which = 0) or
   // V (which = 1) to / from dst (n, row_bytes), one copy per block: works on any memory.
@@ -181,6 +190,7 @@ class KvCache {
   int32_t n_tokens_ = 0;
   int32_t pinned_ = 0;              // windowed rows of [0, pinned_) are never freed
   int32_t head_ = 0, lo_ = 0;       // valid windowed rows: [0, head_) and [lo_, n_tokens_)
+  int32_t stable_ = 0;              // rows unchanged since mark_stable()
   uint64_t peak_allocated_ = 0;
   uint64_t peak_used_ = 0;
 };

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 namespace kvchat {
 
@@ -99,10 +100,66 @@ class ChunkWriter {
   Crc64 crc_;
 };
 
-// Multiplies and adds in u64, reporting overflow.
+// acc += a * b in u64, reporting overflow.
 bool add_product(uint64_t& acc, uint64_t a, uint64_t b) {
   uint64_t p = 0;
   return !__builtin_mul_overflow(a, b, &p) && !__builtin_add_overflow(acc, p, &acc);
+}
+
+// The payload bytes a record's fields imply, or nullopt when they overflow.
+std::optional<uint64_t> payload_bytes(const JournalHeader& h, uint64_t n_new, uint64_t n_turns, uint64_t n_vocab) {
+  uint64_t bytes = 0;
+  if (!add_product(bytes, 4, n_new) || !add_product(bytes, 4, n_turns) || !add_product(bytes, 4, n_vocab) ||
+      !add_product(bytes, 2ull * h.n_layers * n_new, h.row_bytes())) {
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+struct RecordFields {
+  uint32_t magic = 0, kind = 0, first_pos = 0, n_new = 0, n_keep = 0, n_turns = 0, n_vocab = 0;
+  uint32_t window_head = 0, window_lo = 0, reserved = 0;
+  uint64_t payload = 0;
+};
+
+RecordFields decode_record_header(const uint8_t* p) {
+  RecordFields f;
+  f.magic = static_cast<uint32_t>(load_le(p, 4));
+  f.kind = static_cast<uint32_t>(load_le(p + 4, 4));
+  f.first_pos = static_cast<uint32_t>(load_le(p + 8, 4));
+  f.n_new = static_cast<uint32_t>(load_le(p + 12, 4));
+  f.n_keep = static_cast<uint32_t>(load_le(p + 16, 4));
+  f.n_turns = static_cast<uint32_t>(load_le(p + 20, 4));
+  f.n_vocab = static_cast<uint32_t>(load_le(p + 24, 4));
+  f.window_head = static_cast<uint32_t>(load_le(p + 28, 4));
+  f.window_lo = static_cast<uint32_t>(load_le(p + 32, 4));
+  f.reserved = static_cast<uint32_t>(load_le(p + 36, 4));
+  f.payload = load_le(p + 40, 8);
+  return f;
+}
+
+// Why a record's fields cannot follow a state of n_prev tokens; empty when they can.
+std::string check_record_fields(const RecordFields& f, const JournalHeader& h, uint64_t n_prev,
+                                const SnapshotTarget& target) {
+  if (f.magic != kRecordMagic) return "no record magic";
+  if (f.kind != kRecordKindState) return "unknown record kind " + std::to_string(f.kind);
+  if (f.reserved != 0) return "reserved bytes are not zero";
+  if (f.first_pos > n_prev) {
+    return "it continues from token " + std::to_string(f.first_pos) + " of a state of " + std::to_string(n_prev);
+  }
+  const uint64_t n = uint64_t{f.first_pos} + f.n_new;
+  if (n > 0x7fffffffull) return "it holds too many tokens";
+  if (f.n_keep > n) return "its kept prefix is longer than its tokens";
+  if (f.n_turns > n + 1) return "it marks more turns than it has tokens";
+  if (f.n_vocab != 0 && f.n_vocab != static_cast<uint32_t>(target.n_vocab)) {
+    return "it stores " + std::to_string(f.n_vocab) + " logits; the model's vocabulary has " +
+           std::to_string(target.n_vocab) + " tokens";
+  }
+  if (f.n_vocab != 0 && n == 0) return "it stores next-token logits but no tokens";
+  if (f.window_head > f.window_lo || f.window_lo > n) return "its windowed rows are malformed";
+  const auto expect = payload_bytes(h, f.n_new, f.n_turns, f.n_vocab);
+  if (!expect || *expect != f.payload) return "its payload size does not match its fields";
+  return {};
 }
 
 }  // namespace
@@ -122,15 +179,6 @@ std::optional<KvType> snapshot_kv_type(uint32_t code) {
     if (snapshot_kv_type_code(t) == code) return t;
   }
   return std::nullopt;
-}
-
-uint64_t SnapshotHeader::row_bytes() const {
-  return kv_bytes(kv_type, static_cast<uint64_t>(n_kv_heads) * head_dim);
-}
-
-uint64_t SnapshotHeader::file_bytes() const {
-  return kSnapshotHeaderBytes + 4ull * (uint64_t{n_tokens} + n_turns + n_vocab) +
-         2ull * n_layers * n_tokens * row_bytes() + kSnapshotChecksumBytes;
 }
 
 void Crc64::update(std::span<const uint8_t> bytes) {
@@ -153,59 +201,66 @@ uint64_t crc64(std::span<const uint8_t> bytes) {
   return c.value();
 }
 
-std::vector<uint8_t> encode_snapshot_header(const SnapshotHeader& h) {
-  std::vector<uint8_t> out(kSnapshotHeaderBytes);
+uint64_t JournalHeader::row_bytes() const {
+  return kv_bytes(kv_type, static_cast<uint64_t>(n_kv_heads) * head_dim);
+}
+
+std::vector<uint8_t> encode_journal_header(const JournalHeader& h) {
+  std::vector<uint8_t> out(kJournalHeaderBytes, 0);
   std::memcpy(out.data(), kSnapshotMagic, 8);
   store_le(&out[8], h.version, 4);
-  store_le(&out[12], h.model_identity, 8);
+  store_le(&out[12], kJournalHeaderBytes, 4);
+  store_le(&out[16], h.model_identity, 8);
   const uint32_t fields[] = {snapshot_kv_type_code(h.kv_type), h.n_layers, h.n_kv_heads, h.head_dim,
-                             h.n_tokens, h.n_keep, h.n_turns, h.n_vocab, h.window_head, h.window_lo};
-  for (size_t k = 0; k < std::size(fields); ++k) store_le(&out[20 + 4 * k], fields[k], 4);
+                             h.block_tokens};
+  for (size_t k = 0; k < std::size(fields); ++k) store_le(&out[24 + 4 * k], fields[k], 4);
+  store_le(&out[56], crc64(std::span<const uint8_t>(out).first(56)), 8);
   return out;
 }
 
-Result<SnapshotHeader> parse_snapshot_header(std::span<const uint8_t> head, uint64_t file_size,
-                                             const SnapshotTarget& target) {
+Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head, const SnapshotTarget& target) {
+  if (head.size() >= 8 && std::memcmp(head.data(), kSnapshotV2Magic, 8) == 0) {
+    return Error{"the snapshot was written by an older kvchat (format version 2, rewritten whole at every save; "
+                 "this build reads the version 3 journal): the conversation is re-evaluated once and the next "
+                 "save replaces it"};
+  }
   const size_t n_magic = std::min<size_t>(head.size(), 8);
   if (n_magic > 0 && std::memcmp(head.data(), kSnapshotMagic, n_magic) != 0) {
-    return Error{"not a kvchat KV snapshot (bad magic: the file does not start with \"KVCHATSN\")"};
+    return Error{"not a kvchat KV snapshot (bad magic: the file does not start with \"KVCHATSJ\")"};
   }
-  if (file_size < kSnapshotHeaderBytes || head.size() < kSnapshotHeaderBytes) {
-    return Error{"the snapshot is truncated: " + std::to_string(file_size) +
-                 " bytes, shorter than its " + std::to_string(kSnapshotHeaderBytes) + "-byte header"};
+  if (head.size() < kJournalHeaderBytes) {
+    return Error{"the snapshot is truncated: " + std::to_string(head.size()) + " bytes, shorter than its " +
+                 std::to_string(kJournalHeaderBytes) + "-byte header"};
   }
-  SnapshotHeader h;
+  JournalHeader h;
   h.version = static_cast<uint32_t>(load_le(&head[8], 4));
   if (h.version > kSnapshotVersion) {
     return Error{"the snapshot was written by a newer kvchat (format version " + std::to_string(h.version) +
                  "; this build reads version " + std::to_string(kSnapshotVersion) + ")"};
   }
-  if (h.version == 1) {
-    return Error{"the snapshot was written by an older kvchat (format version 1; this build reads version " +
-                 std::to_string(kSnapshotVersion) + ")"};
-  }
   if (h.version != kSnapshotVersion) {
     return Error{"unknown snapshot format version " + std::to_string(h.version) + " (this build reads " +
                  std::to_string(kSnapshotVersion) + ")"};
   }
-  h.model_identity = load_le(&head[12], 8);
+  const uint64_t stored = load_le(&head[56], 8), computed = crc64(head.first(56));
+  if (stored != computed) {
+    return Error{"the snapshot's header is corrupted: checksum mismatch (stored " + hex(stored) + ", computed " +
+                 hex(computed) + ")"};
+  }
+  if (load_le(&head[12], 4) != kJournalHeaderBytes) return Error{"the snapshot's header size is not 64 bytes"};
+  h.model_identity = load_le(&head[16], 8);
   if (h.model_identity != target.model_identity) {
     return Error{"this snapshot belongs to another model (model identity " + hex(h.model_identity) +
                  "; the loaded model's is " + hex(target.model_identity) + ")"};
   }
-  const uint32_t type_code = static_cast<uint32_t>(load_le(&head[20], 4));
+  const uint32_t type_code = static_cast<uint32_t>(load_le(&head[24], 4));
   auto type = snapshot_kv_type(type_code);
   if (!type) return Error{"the snapshot has an unknown KV type code " + std::to_string(type_code)};
   h.kv_type = *type;
-  h.n_layers = static_cast<uint32_t>(load_le(&head[24], 4));
-  h.n_kv_heads = static_cast<uint32_t>(load_le(&head[28], 4));
-  h.head_dim = static_cast<uint32_t>(load_le(&head[32], 4));
-  h.n_tokens = static_cast<uint32_t>(load_le(&head[36], 4));
-  h.n_keep = static_cast<uint32_t>(load_le(&head[40], 4));
-  h.n_turns = static_cast<uint32_t>(load_le(&head[44], 4));
-  h.n_vocab = static_cast<uint32_t>(load_le(&head[48], 4));
-  h.window_head = static_cast<uint32_t>(load_le(&head[52], 4));
-  h.window_lo = static_cast<uint32_t>(load_le(&head[56], 4));
+  h.n_layers = static_cast<uint32_t>(load_le(&head[28], 4));
+  h.n_kv_heads = static_cast<uint32_t>(load_le(&head[32], 4));
+  h.head_dim = static_cast<uint32_t>(load_le(&head[36], 4));
+  h.block_tokens = static_cast<uint32_t>(load_le(&head[40], 4));
 
   auto shape = [](uint64_t l, uint64_t kvh, uint64_t d) {
     return std::to_string(l) + " layers, " + std::to_string(kvh) + " KV heads, head_dim " + std::to_string(d);
@@ -224,160 +279,186 @@ Result<SnapshotHeader> parse_snapshot_header(std::span<const uint8_t> head, uint
     return Error{"the snapshot's KV type " + std::string(kv_type_name(h.kv_type)) +
                  " cannot encode rows of head_dim " + std::to_string(h.head_dim)};
   }
-  if (h.n_vocab != 0 && h.n_vocab != static_cast<uint32_t>(target.n_vocab)) {
-    return Error{"the snapshot stores " + std::to_string(h.n_vocab) + " logits; the model's vocabulary has " +
-                 std::to_string(target.n_vocab) + " tokens"};
-  }
-  if (h.n_tokens == 0 && h.n_vocab != 0) {
-    return Error{"the snapshot stores next-token logits but no tokens"};
-  }
-  if (h.n_tokens > static_cast<uint32_t>(target.n_ctx)) {
-    return Error{"the snapshot holds " + std::to_string(h.n_tokens) + " tokens, more than this session's context of " +
-                 std::to_string(target.n_ctx) + " tokens"};
-  }
-  if (h.n_keep > static_cast<uint32_t>(target.n_ctx)) {
-    return Error{"the snapshot keeps a prefix of " + std::to_string(h.n_keep) +
-                 " tokens, more than this session's context of " + std::to_string(target.n_ctx) + " tokens"};
-  }
-  if (h.n_turns > h.n_tokens + 1) {
-    return Error{"the snapshot marks " + std::to_string(h.n_turns) + " turns in " + std::to_string(h.n_tokens) +
-                 " tokens"};
-  }
-  if (h.window_head > h.window_lo || h.window_lo > h.n_tokens) {
-    return Error{"the snapshot's windowed rows [0, " + std::to_string(h.window_head) + ") and [" +
-                 std::to_string(h.window_lo) + ", " + std::to_string(h.n_tokens) + ") are malformed"};
-  }
-  uint64_t expect = kSnapshotHeaderBytes + kSnapshotChecksumBytes;
-  if (!add_product(expect, 4, uint64_t{h.n_tokens} + h.n_turns + h.n_vocab) ||
-      !add_product(expect, 2ull * h.n_layers * h.n_tokens, h.row_bytes())) {
-    return Error{"the snapshot's sizes do not add up (they overflow)"};
-  }
-  if (file_size < expect) {
-    return Error{"the snapshot is truncated: " + std::to_string(file_size) + " bytes, its header says " +
-                 std::to_string(expect)};
-  }
-  if (file_size > expect) {
-    return Error{"the snapshot has " + std::to_string(file_size - expect) +
-                 " bytes of trailing data after the " + std::to_string(expect) + " its header accounts for"};
-  }
   return h;
 }
 
-Status write_snapshot(const SnapshotContents& c, const SnapshotSink& sink) {
+uint64_t journal_record_bytes(const JournalHeader& h, uint64_t n_new, uint64_t n_turns, uint64_t n_vocab) {
+  return kRecordHeaderBytes + payload_bytes(h, n_new, n_turns, n_vocab).value_or(0) + kRecordTrailerBytes;
+}
+
+Status write_journal_record(const JournalHeader& h, const JournalRecordContents& r, const SnapshotSink& sink) {
   if constexpr (!kLittleEndianHost) return Error{kBigEndianMessage};
-  const SnapshotHeader& h = c.header;
-  if (c.tokens.size() != h.n_tokens || c.turn_starts.size() != h.n_turns || c.logits.size() != h.n_vocab) {
-    return Error{"snapshot: the header's counts do not match the data"};
-  }
-  if (h.n_tokens > 0 && !c.row) return Error{"snapshot: no K/V rows to write"};
+  const uint64_t n_new = r.new_tokens.size();
+  if (!r.new_tokens.empty() && !r.rows) return Error{"snapshot: no K/V rows to write"};
+  const auto payload = payload_bytes(h, n_new, r.turn_starts.size(), r.logits.size());
+  if (!payload) return Error{"snapshot: the record's sizes overflow"};
+  uint8_t head[kRecordHeaderBytes] = {};
+  const uint32_t fields[] = {kRecordMagic,
+                             kRecordKindState,
+                             r.first_pos,
+                             static_cast<uint32_t>(n_new),
+                             r.n_keep,
+                             static_cast<uint32_t>(r.turn_starts.size()),
+                             static_cast<uint32_t>(r.logits.size()),
+                             r.window_head,
+                             r.window_lo,
+                             0};
+  for (size_t k = 0; k < std::size(fields); ++k) store_le(&head[4 * k], fields[k], 4);
+  store_le(&head[40], *payload, 8);
+
   ChunkWriter w(sink);
-  const std::vector<uint8_t> header = encode_snapshot_header(h);
-  if (auto s = w.put(header.data(), header.size()); !s) return s;
-  std::vector<uint32_t> words(c.tokens.begin(), c.tokens.end());
+  if (auto s = w.put(head, sizeof head); !s) return s;
+  std::vector<uint32_t> words(r.new_tokens.begin(), r.new_tokens.end());
   if (auto s = w.put_u32s(words); !s) return s;
-  words.assign(c.turn_starts.begin(), c.turn_starts.end());
+  words.assign(r.turn_starts.begin(), r.turn_starts.end());
   if (auto s = w.put_u32s(words); !s) return s;
-  words.resize(c.logits.size());
-  for (size_t k = 0; k < c.logits.size(); ++k) words[k] = std::bit_cast<uint32_t>(c.logits[k]);
+  words.resize(r.logits.size());
+  for (size_t k = 0; k < r.logits.size(); ++k) words[k] = std::bit_cast<uint32_t>(r.logits[k]);
   if (auto s = w.put_u32s(words); !s) return s;
-  const size_t row_bytes = h.row_bytes();
-  for (uint32_t l = 0; l < h.n_layers; ++l) {
-    for (uint32_t p = 0; p < h.n_tokens; ++p) {
-      for (bool value : {false, true}) {
-        const uint8_t* row = c.row(static_cast<int32_t>(l), static_cast<int32_t>(p), value);
-        if (auto s = w.put(row, row_bytes); !s) return s;
+  if (n_new > 0) {
+    std::vector<uint8_t> rows(n_new * h.row_bytes());
+    for (uint32_t l = 0; l < h.n_layers; ++l) {
+      for (int32_t which : {0, 1}) {
+        if (auto s = r.rows(static_cast<int32_t>(l), which, rows.data()); !s) return s;
+        if (auto s = w.put(rows.data(), rows.size()); !s) return s;
       }
     }
   }
   return w.finish();
 }
 
-Result<SnapshotData> read_snapshot(uint64_t file_size, const SnapshotTarget& target,
-                                   const SnapshotSource& source,
-                                   const std::function<Status(const SnapshotHeader&)>& on_header,
-                                   const SnapshotRowSink& on_row) {
-  if constexpr (!kLittleEndianHost) return Error{kBigEndianMessage};
-  Crc64 crc;
-  auto read = [&](std::span<uint8_t> dst) -> Status {
-    if (dst.empty()) return {};
-    if (auto s = source(dst); !s) return s;
-    crc.update(dst);
+SnapshotReader snapshot_memory_reader(std::span<const uint8_t> bytes) {
+  return [bytes](uint64_t offset, std::span<uint8_t> dst) -> Status {
+    if (offset > bytes.size() || bytes.size() - offset < dst.size()) {
+      return Error{"unexpected end of the snapshot data"};
+    }
+    if (!dst.empty()) std::memcpy(dst.data(), bytes.data() + offset, dst.size());
     return {};
   };
-  std::vector<uint8_t> head(std::min<uint64_t>(file_size, kSnapshotHeaderBytes));
-  if (auto s = read(head); !s) return Error{s.message()};
-  auto header = parse_snapshot_header(head, file_size, target);
-  if (!header) return header.error();
-  SnapshotData d;
-  d.header = *header;
-  const SnapshotHeader& h = d.header;
-  if (on_header) {
-    if (auto s = on_header(h); !s) return Error{s.message()};
-  }
-
-  std::vector<uint8_t> buf;
-  auto read_words = [&](uint32_t n, auto&& store) -> Status {
-    buf.resize(4ull * n);
-    if (auto s = read(buf); !s) return s;
-    for (uint32_t k = 0; k < n; ++k) store(k, static_cast<uint32_t>(load_le(&buf[4ull * k], 4)));
-    return {};
-  };
-  d.tokens.resize(h.n_tokens);
-  d.turn_starts.resize(h.n_turns);
-  d.logits.resize(h.n_vocab);
-  Status st = read_words(h.n_tokens, [&](uint32_t k, uint32_t v) { d.tokens[k] = static_cast<int32_t>(v); });
-  if (st) st = read_words(h.n_turns, [&](uint32_t k, uint32_t v) { d.turn_starts[k] = static_cast<int32_t>(v); });
-  if (st) st = read_words(h.n_vocab, [&](uint32_t k, uint32_t v) { d.logits[k] = std::bit_cast<float>(v); });
-  if (!st) return Error{st.message()};
-
-  // Rows, a batch of positions (about 1 MiB) at a time.
-  const uint64_t row_bytes = h.row_bytes();
-  const uint32_t batch = static_cast<uint32_t>(std::max<uint64_t>(1, kChunkBytes / (2 * row_bytes)));
-  for (uint32_t l = 0; l < h.n_layers; ++l) {
-    for (uint32_t p0 = 0; p0 < h.n_tokens; p0 += batch) {
-      const uint32_t n = std::min(batch, h.n_tokens - p0);
-      buf.resize(2 * row_bytes * n);
-      if (auto s = read(buf); !s) return Error{s.message()};
-      for (uint32_t k = 0; k < n; ++k) {
-        const uint8_t* key = buf.data() + 2 * row_bytes * k;
-        if (on_row) on_row(static_cast<int32_t>(l), static_cast<int32_t>(p0 + k), key, key + row_bytes);
-      }
-    }
-  }
-
-  const uint64_t computed = crc.value();
-  uint8_t stored_bytes[8];
-  if (auto s = source(std::span<uint8_t>(stored_bytes, 8)); !s) return Error{s.message()};
-  const uint64_t stored = load_le(stored_bytes, 8);
-  if (stored != computed) {
-    return Error{"the snapshot is corrupted: checksum mismatch (stored " + hex(stored) + ", computed " +
-                 hex(computed) + ")"};
-  }
-
-  for (uint32_t k = 0; k < h.n_tokens; ++k) {
-    if (d.tokens[k] < 0 || d.tokens[k] >= target.n_vocab) {
-      return Error{"the snapshot's token id " + std::to_string(d.tokens[k]) + " at position " + std::to_string(k) +
-                   " is outside the vocabulary [0, " + std::to_string(target.n_vocab) + ")"};
-    }
-  }
-  for (uint32_t k = 0; k < h.n_turns; ++k) {
-    const int32_t t = d.turn_starts[k];
-    if (t < 0 || t > static_cast<int32_t>(h.n_tokens) || (k > 0 && t <= d.turn_starts[k - 1])) {
-      return Error{"the snapshot's turn start " + std::to_string(t) + " is out of order or outside [0, " +
-                   std::to_string(h.n_tokens) + "]"};
-    }
-  }
-  return d;
 }
 
-SnapshotSource snapshot_memory_source(std::span<const uint8_t> bytes) {
-  auto at = std::make_shared<size_t>(0);
-  return [bytes, at](std::span<uint8_t> dst) -> Status {
-    if (bytes.size() - *at < dst.size()) return Error{"unexpected end of the snapshot data"};
-    std::memcpy(dst.data(), bytes.data() + *at, dst.size());
-    *at += dst.size();
-    return {};
+Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& target, const SnapshotReader& read) {
+  if constexpr (!kLittleEndianHost) return Error{kBigEndianMessage};
+  std::vector<uint8_t> head(std::min<uint64_t>(file_size, kJournalHeaderBytes));
+  if (auto s = read(0, head); !s) return Error{s.message()};
+  auto header = parse_journal_header(head, target);
+  if (!header) return header.error();
+  JournalState st;
+  st.header = *header;
+  st.file_bytes = file_size;
+  st.valid_bytes = kJournalHeaderBytes;
+  const JournalHeader& h = st.header;
+
+  std::vector<uint8_t> buf;
+  std::vector<int32_t> new_tokens, turns;
+  std::vector<float> logits;
+  uint64_t at = kJournalHeaderBytes;
+  auto stop = [&](const std::string& why) {
+    st.stopped = "the record at byte " + std::to_string(at) + " " + why + "; the " +
+                 std::to_string(file_size - at) + " bytes from there are ignored";
   };
+  while (at < file_size) {
+    if (file_size - at < kRecordHeaderBytes) {
+      stop("is torn (the file ends inside its header)");
+      break;
+    }
+    uint8_t rh[kRecordHeaderBytes];
+    if (auto s = read(at, std::span<uint8_t>(rh, sizeof rh)); !s) return Error{s.message()};
+    const RecordFields f = decode_record_header(rh);
+    if (std::string why = check_record_fields(f, h, st.tokens.size(), target); !why.empty()) {
+      stop("is corrupt (" + why + ")");
+      break;
+    }
+    if (file_size - at - kRecordHeaderBytes < f.payload + kRecordTrailerBytes) {
+      stop("is torn (the file ends inside it)");
+      break;
+    }
+    Crc64 crc;
+    crc.update(std::span<const uint8_t>(rh, sizeof rh));
+    uint64_t pos = at + kRecordHeaderBytes;
+    // The small arrays, then the rows in chunks: all through the checksum.
+    auto read_words = [&](uint32_t n, auto& out) -> Status {
+      buf.resize(4ull * n);
+      if (auto s = read(pos, buf); !s) return s;
+      crc.update(buf);
+      pos += buf.size();
+      out.resize(n);
+      for (uint32_t k = 0; k < n; ++k) {
+        const uint32_t v = static_cast<uint32_t>(load_le(&buf[4ull * k], 4));
+        out[k] = std::bit_cast<std::remove_reference_t<decltype(out[0])>>(v);
+      }
+      return {};
+    };
+    if (auto s = read_words(f.n_new, new_tokens); !s) return Error{s.message()};
+    if (auto s = read_words(f.n_turns, turns); !s) return Error{s.message()};
+    if (auto s = read_words(f.n_vocab, logits); !s) return Error{s.message()};
+    const uint64_t rows_offset = pos;
+    const uint64_t end_rows = at + kRecordHeaderBytes + f.payload;
+    while (pos < end_rows) {
+      buf.resize(std::min<uint64_t>(kChunkBytes, end_rows - pos));
+      if (auto s = read(pos, buf); !s) return Error{s.message()};
+      crc.update(buf);
+      pos += buf.size();
+    }
+    uint8_t trailer[8];
+    if (auto s = read(pos, std::span<uint8_t>(trailer, 8)); !s) return Error{s.message()};
+    if (load_le(trailer, 8) != crc.value()) {
+      stop("fails its checksum (stored " + hex(load_le(trailer, 8)) + ", computed " + hex(crc.value()) + ")");
+      break;
+    }
+    const uint32_t n_after = f.first_pos + f.n_new;
+    std::string bad;
+    for (uint32_t k = 0; k < f.n_new && bad.empty(); ++k) {
+      if (new_tokens[k] < 0 || new_tokens[k] >= target.n_vocab) {
+        bad = "its token id " + std::to_string(new_tokens[k]) + " at position " + std::to_string(f.first_pos + k) +
+              " is outside the vocabulary [0, " + std::to_string(target.n_vocab) + ")";
+      }
+    }
+    for (uint32_t k = 0; k < f.n_turns && bad.empty(); ++k) {
+      if (turns[k] < 0 || static_cast<uint32_t>(turns[k]) > n_after || (k > 0 && turns[k] <= turns[k - 1])) {
+        bad = "its turn start " + std::to_string(turns[k]) + " is out of order or outside [0, " +
+              std::to_string(n_after) + "]";
+      }
+    }
+    if (!bad.empty()) {
+      stop("is corrupt (" + bad + ")");
+      break;
+    }
+    // The record is whole and consistent: its state is the journal's state now.
+    st.tokens.resize(f.first_pos);
+    st.tokens.insert(st.tokens.end(), new_tokens.begin(), new_tokens.end());
+    st.turn_starts = turns;
+    st.logits = logits;
+    st.n_keep = f.n_keep;
+    st.window_head = f.window_head;
+    st.window_lo = f.window_lo;
+    st.records.push_back({at, rows_offset, f.first_pos, f.n_new});
+    at = pos + kRecordTrailerBytes;
+    st.valid_bytes = at;
+  }
+  if (st.tokens.size() > static_cast<size_t>(std::max(target.n_ctx, 0))) {
+    return Error{"the snapshot holds " + std::to_string(st.tokens.size()) +
+                 " tokens, more than this session's context of " + std::to_string(target.n_ctx) + " tokens"};
+  }
+  if (st.n_keep > static_cast<uint32_t>(std::max(target.n_ctx, 0))) {
+    return Error{"the snapshot keeps a prefix of " + std::to_string(st.n_keep) +
+                 " tokens, more than this session's context of " + std::to_string(target.n_ctx) + " tokens"};
+  }
+  return st;
+}
+
+std::vector<JournalRowSpan> journal_live_rows(const JournalState& state) {
+  std::vector<JournalRowSpan> spans(state.records.size());
+  uint64_t limit = state.tokens.size();  // positions at or past it are rewritten later (or cut)
+  for (size_t k = state.records.size(); k-- > 0;) {
+    const JournalRecordInfo& r = state.records[k];
+    const uint64_t end = std::min<uint64_t>(uint64_t{r.first_pos} + r.n_new, limit);
+    spans[k] = {r.rows_offset, r.n_new, r.first_pos,
+                static_cast<uint32_t>(end > r.first_pos ? end - r.first_pos : 0)};
+    limit = std::min<uint64_t>(limit, r.first_pos);
+  }
+  std::erase_if(spans, [](const JournalRowSpan& s) { return s.n == 0; });
+  return spans;
 }
 
 }  // namespace kvchat

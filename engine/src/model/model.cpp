@@ -4,6 +4,7 @@
 
 #include "gguf/gguf_file.h"
 #include "model/model_hparams.h"
+#include "model/model_identity.h"
 #include "model/model_weights.h"
 #include "tokenizer/tokenizer_factory.h"
 
@@ -80,19 +81,19 @@ uint64_t ModelInfo::kv_elements_with_window(uint64_t n_tokens) const {
 }
 
 Status Model::prefetch(const std::function<bool(double)>& progress) const {
-  const uint8_t* begin = file_->header_bytes().data();
-  const uint64_t size = file_->file_size();
-  constexpr uint64_t kPage = 4096, kStep = 8ull << 20;  // report every 8 MB
-  volatile uint8_t sink = 0;
-  for (uint64_t done = 0; done < size;) {
-    const uint64_t end = std::min(size, done + kStep);
-    for (uint64_t at = done; at < end; at += kPage) sink = sink + begin[at];
-    done = end;
-    if (progress && !progress(static_cast<double>(done) / size)) {
-      return Error{info_.path + ": loading cancelled"};
-    }
+  return file_->read_in(progress);
+}
+
+Status Model::check_file() const {
+  const std::string change = file_->change_on_disk();
+  if (change.empty()) return {};
+  if (!file_->read_in_complete()) {
+    return Error{info_.path + ": the model file was " + change +
+                 " after it was opened, before its weights were read in: load the model again"};
   }
-  return {};
+  return Error{info_.path + ": the model file was " + change +
+               " after it was loaded; the copy read into memory keeps running unchanged. Load "
+               "the model again to use the file as it is now."};
 }
 
 Model::Model() = default;
@@ -176,8 +177,9 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   if (const gguf::Value* v = f.find("tokenizer.chat_template"); v && v->as_string()) {
     info.chat_template = *v->as_string();
   }
-  info.identity = 0xcbf29ce484222325ull;  // FNV-1a 64 offset basis
-  for (uint8_t b : f.header_bytes()) info.identity = (info.identity ^ b) * 0x100000001b3ull;
+  info.header_hash = gguf_header_hash(f);
+  info.weights_sample_hash = sampled_weights_hash(f);
+  info.identity = model_identity(info.header_hash, info.weights_sample_hash);
   for (const gguf::TensorInfo& t : f.tensors()) {
     const std::string type(gguf::tensor_type_name(t.type));
     info.n_params += t.n_elements;

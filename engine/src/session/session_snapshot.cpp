@@ -1,24 +1,34 @@
 // Session snapshots: the tokens, turn marks, kept prefix, next-token logits and KV cache
-// of a conversation saved to a file (format: kv/kv_snapshot_format.h) and restored
-// later without re-evaluating the prompt.
+// of a conversation kept in a journal file (format: kv/kv_snapshot_format.h) and
+// restored later without re-evaluating the prompt.
 //
 // Choices:
-// - Saving is atomic: the file is written as path + ".tmp", fsynced, renamed over path,
-//   and the directory is fsynced. On any failure (full disk, unwritable directory) the
-//   temporary file is removed and a previous snapshot at path is left as it was.
-// - Loading reads and checks the whole file (header, sizes, checksum, token ids) while
-//   staging the rows in a fresh cache of the session's configuration; only then is the
-//   session's state replaced. On any error the session is unchanged and the message
-//   says why, so the caller can fall back to re-evaluating the conversation.
+// - Appending: the session remembers the journal it saved or loaded last (path, inode,
+//   where its valid records end, how many tokens its last state holds) and the cache
+//   says which leading rows are unchanged since (KvCache::stable_rows()). A save to the
+//   same file appends one record: "keep the first min(stable, saved) tokens, add the
+//   rest", then fdatasync. A reply therefore writes its own tokens' K/V (plus the turn
+//   marks and the next-token logits), not the whole conversation.
+// - Rewriting: the first save of a session to a path, a file changed behind our back
+//   (other inode, shorter than we left it), another KV type, or a journal whose dead
+//   records (truncated rows, superseded logits) would outweigh its live state
+//   (compaction) is written whole: temporary file, fsync, rename over path, directory
+//   fsync. On any failure the temporary file is removed and the old file is untouched.
+// - A failed append (full disk, I/O error) is cut off again with ftruncate; if even
+//   that fails the torn record stays, and loading ignores it: every record committed
+//   before it still loads, and the next save cuts it off.
+// - Loading scans the whole journal first (every record's checksum), stopping at the
+//   first torn or corrupt record, then reads the rows that the final state holds into a
+//   fresh cache of the session's configuration; only then is the session's state
+//   replaced. On any error the session is unchanged and the message says why, so the
+//   caller can fall back to re-evaluating the conversation.
 // - KV type: a snapshot saved in another KV type than the session's is re-encoded into
 //   the session's type on load, like set_kv_type() does, and a KvTypeChanged event says
-//   so. The restored next-token logits are the saved ones; the tokens that follow see
-//   the re-encoded K/V, so only a load into the same type continues bit for bit as the
-//   saved session would have.
+//   so (the next save rewrites the file in the session's type).
 // - A session without next-token logits (right after truncate()) is saved with
 //   n_vocab = 0. After loading such a snapshot last_logits() is empty and the caller
 //   must re-evaluate the last token before sampling (eval_sequence() does it).
-// - Sliding-window layers: the rows their cache freed are saved as zeros and the header
+// - Sliding-window layers: the rows their cache freed are saved as zeros and each record
 //   says which rows are valid ([0, head) and [lo, n_tokens)); the restored cache frees
 //   the same blocks again (it holds them all while it reads).
 // - A session whose cache does not hold every token (no_kv_cache after a failed eval)
@@ -70,6 +80,25 @@ void sync_parent_directory(const std::string& path) {
   if (fd.get() >= 0) (void)::fsync(fd.get());
 }
 
+// A sink that writes everything to fd at its current offset, counting the bytes.
+SnapshotSink fd_sink(int fd, const std::string& name, uint64_t& written) {
+  return [fd, &name, &written](std::span<const uint8_t> bytes) -> Status {
+    const uint8_t* p = bytes.data();
+    size_t n = bytes.size();
+    while (n > 0) {
+      const ssize_t w = ::write(fd, p, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return Error{"cannot write " + name + ": " + errno_text()};
+      }
+      p += w;
+      n -= static_cast<size_t>(w);
+      written += static_cast<uint64_t>(w);
+    }
+    return {};
+  };
+}
+
 }  // namespace
 
 Status Session::save_snapshot(const std::string& path) const {
@@ -84,38 +113,83 @@ Status Session::save_snapshot(const std::string& path) const {
                  " logits for a vocabulary of " + std::to_string(n_vocab)};
   }
   const KvCacheConfig& c = kv_->config();
-  SnapshotContents contents;
-  SnapshotHeader& h = contents.header;
+  JournalHeader h;
   h.model_identity = model_->info().identity;
   h.kv_type = kv_->type();
   h.n_layers = static_cast<uint32_t>(c.n_layers);
   h.n_kv_heads = static_cast<uint32_t>(c.n_kv_heads);
   h.head_dim = static_cast<uint32_t>(c.head_dim);
-  h.n_tokens = static_cast<uint32_t>(n_past());
-  h.n_keep = static_cast<uint32_t>(std::max(n_keep_, 0));
-  h.n_turns = static_cast<uint32_t>(turn_starts_.size());
-  h.n_vocab = static_cast<uint32_t>(last_logits_.size());
-  h.window_head = static_cast<uint32_t>(kv_->window_head());
-  h.window_lo = static_cast<uint32_t>(kv_->window_lo());
-  contents.tokens = tokens_;
-  contents.turn_starts = turn_starts_;
-  contents.logits = last_logits_;
-  // Rows are written layer by layer: stage one layer's K and V on the host at a time
-  // (the cache may live in device memory).
+  h.block_tokens = static_cast<uint32_t>(c.block_tokens);
   const KvCache& kv = *kv_;
-  const uint64_t rb = kv.row_bytes();
-  std::vector<uint8_t> keys(static_cast<size_t>(n_past()) * rb), values(keys.size());
-  int32_t staged = -1;
-  Status staging;
-  contents.row = [&](int32_t layer, int32_t pos, bool value) -> const uint8_t* {
-    if (layer != staged) {
-      staged = layer;
-      // Freed windowed rows come out as zeros.
-      if (staging) staging = kv.export_layer(layer, 0, keys.data());
-      if (staging) staging = kv.export_layer(layer, 1, values.data());
-    }
-    return (value ? values.data() : keys.data()) + pos * rb;
+  const uint64_t live_bytes = kJournalHeaderBytes + journal_record_bytes(h, n_past(), turn_starts_.size(),
+                                                                         last_logits_.size());
+
+  // The record of the state after the first `first` tokens of the journal's last state.
+  auto record_from = [&](int32_t first) {
+    JournalRecordContents r;
+    r.first_pos = static_cast<uint32_t>(first);
+    r.n_keep = static_cast<uint32_t>(std::max(n_keep_, 0));
+    r.window_head = static_cast<uint32_t>(kv.window_head());
+    r.window_lo = static_cast<uint32_t>(kv.window_lo());
+    r.new_tokens = std::span<const int32_t>(tokens_).subspan(static_cast<size_t>(first));
+    r.turn_starts = turn_starts_;
+    r.logits = last_logits_;
+    const int32_t n = n_past() - first;
+    r.rows = [&kv, first, n](int32_t layer, int32_t which, uint8_t* dst) {
+      return kv.export_valid_rows(layer, which, first, n, dst);
+    };
+    return r;
   };
+
+  // Append when the file is still the journal we left.
+  std::string why_rewrite = "first save of this session to this file";
+  std::optional<int32_t> append_from;
+  if (journal_ && journal_->path == path) {
+    struct stat st {};
+    const int32_t first = std::min(kv.stable_rows(), journal_->n_tokens);
+    const uint64_t record = journal_record_bytes(h, n_past() - first, turn_starts_.size(), last_logits_.size());
+    if (::stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != journal_->device ||
+        static_cast<uint64_t>(st.st_ino) != journal_->inode ||
+        static_cast<uint64_t>(st.st_size) < journal_->valid_bytes) {
+      why_rewrite = "the file changed since this session last saved or loaded it";
+    } else if (journal_->kv_type_code != snapshot_kv_type_code(h.kv_type)) {
+      why_rewrite = "the KV type changed";
+    } else if (journal_->valid_bytes + record > 2 * live_bytes) {
+      why_rewrite = "compaction: the journal's superseded records would outweigh its live state";
+    } else {
+      append_from = first;
+    }
+  }
+
+  last_save_ = {};
+  if (append_from) {
+    FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (fd.get() < 0) return Error{prefix + "cannot open it: " + errno_text()};
+    const uint64_t at = journal_->valid_bytes;
+    // A torn record left by a failed or interrupted save goes first.
+    if (::ftruncate(fd.get(), static_cast<off_t>(at)) != 0) {
+      return Error{prefix + "cannot cut it to its last valid record: " + errno_text()};
+    }
+    if (::lseek(fd.get(), static_cast<off_t>(at), SEEK_SET) < 0) {
+      return Error{prefix + "cannot seek in it: " + errno_text()};
+    }
+    uint64_t written = 0;
+    Status s = write_journal_record(h, record_from(*append_from), fd_sink(fd.get(), path, written));
+    if (s && ::fdatasync(fd.get()) != 0) s = Error{"cannot sync " + path + ": " + errno_text()};
+    if (!s) {
+      (void)::ftruncate(fd.get(), static_cast<off_t>(at));  // best effort: loading ignores it anyway
+      return Error{prefix + s.message()};
+    }
+    if (!fd.close()) return Error{prefix + "cannot close it: " + errno_text()};
+    journal_->valid_bytes = at + written;
+    journal_->n_tokens = n_past();
+    journal_->live_bytes = live_bytes;
+    last_save_.bytes_written = written;
+    last_save_.file_bytes = journal_->valid_bytes;
+    last_save_.tokens_written = n_past() - *append_from;
+    kv_->mark_stable();
+    return {};
+  }
 
   const std::string tmp = path + ".tmp";
   FileDescriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
@@ -125,28 +199,27 @@ Status Session::save_snapshot(const std::string& path) const {
     ::unlink(tmp.c_str());
     return Error{prefix + why};
   };
-  auto sink = [&](std::span<const uint8_t> bytes) -> Status {
-    const uint8_t* p = bytes.data();
-    size_t n = bytes.size();
-    while (n > 0) {
-      const ssize_t w = ::write(fd.get(), p, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        return Error{"cannot write " + tmp + ": " + errno_text()};
-      }
-      p += w;
-      n -= static_cast<size_t>(w);
-    }
-    return {};
-  };
-  if (auto s = write_snapshot(contents, sink); !s) return fail(s.message());
-  if (!staging) return fail("cannot read the KV cache: " + staging.message());
+  uint64_t written = 0;
+  const SnapshotSink sink = fd_sink(fd.get(), tmp, written);
+  const std::vector<uint8_t> header = encode_journal_header(h);
+  if (auto s = sink(header); !s) return fail(s.message());
+  if (auto s = write_journal_record(h, record_from(0), sink); !s) return fail(s.message());
   if (::fsync(fd.get()) != 0) return fail("cannot sync " + tmp + ": " + errno_text());
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return fail("cannot stat " + tmp + ": " + errno_text());
   if (!fd.close()) return fail("cannot close " + tmp + ": " + errno_text());
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     return fail("cannot rename " + tmp + " to " + path + ": " + errno_text());
   }
   sync_parent_directory(path);
+  journal_ = SnapshotJournal{path, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), written,
+                             live_bytes, n_past(), snapshot_kv_type_code(h.kv_type)};
+  last_save_.bytes_written = written;
+  last_save_.file_bytes = written;
+  last_save_.tokens_written = n_past();
+  last_save_.rewritten = true;
+  last_save_.why_rewritten = why_rewrite;
+  kv_->mark_stable();
   return {};
 }
 
@@ -168,82 +241,92 @@ Status Session::load_snapshot(const std::string& path) {
   target.n_vocab = model_->info().n_vocab;
   target.n_ctx = n_ctx_;
 
-  auto source = [&](std::span<uint8_t> dst) -> Status {
+  const int raw_fd = fd.get();
+  const SnapshotReader reader = [raw_fd](uint64_t offset, std::span<uint8_t> dst) -> Status {
     uint8_t* p = dst.data();
     size_t n = dst.size();
     while (n > 0) {
-      const ssize_t r = ::read(fd.get(), p, n);
+      const ssize_t r = ::pread(raw_fd, p, n, static_cast<off_t>(offset));
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) return Error{"cannot read it: " + errno_text()};
       if (r == 0) return Error{"the snapshot is truncated: the file ended early (was it changed while being read?)"};
       p += r;
       n -= static_cast<size_t>(r);
+      offset += static_cast<uint64_t>(r);
     }
     return {};
   };
+  auto scanned = scan_journal(static_cast<uint64_t>(st.st_size), target, reader);
+  if (!scanned) return refuse(scanned.message());
+  JournalState& state = *scanned;
+  if (state.records.empty()) {
+    return refuse("it holds no complete record" + (state.stopped.empty() ? std::string() : " (" + state.stopped + ")"));
+  }
+  const JournalHeader& h = state.header;
+  const int32_t n = static_cast<int32_t>(state.tokens.size());
 
-  // Stage everything in a fresh cache; the session is not touched until all is checked.
-  std::optional<KvCache> fresh;
-  // One layer's rows as stored in the file, and (for another KV type) re-encoded.
-  std::vector<uint8_t> keys, values, converted;
-  uint64_t file_row_bytes = 0;
-  int32_t n_rows = 0;
-  Status staging;
-  KvType from = config.type;
-  auto on_header = [&](const SnapshotHeader& h) -> Status {
-    auto kv = KvCache::create(config);
-    if (!kv) return kv.error();
-    if (auto s = kv->reserve(static_cast<int32_t>(h.n_tokens)); !s) {
-      notify({SessionEvent::Kind::KvOutOfMemory, "restoring a snapshot of " + std::to_string(h.n_tokens) +
-                                                   " tokens: " + s.message(),
+  // Stage the final state's rows in a fresh cache; the session is untouched until then.
+  auto fresh = KvCache::create(config);
+  if (!fresh) return refuse(fresh.message());
+  if (auto s = fresh->reserve(n); !s) {
+    notify({SessionEvent::Kind::KvOutOfMemory, "restoring a snapshot of " + std::to_string(n) + " tokens: " + s.message(),
             n_past(), n_past(), 0});
-      return s;
+    return refuse(s.message());
+  }
+  const KvType from = h.kv_type;
+  const uint64_t file_rb = h.row_bytes();
+  const uint32_t batch = static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{1} << 20) / file_rb));
+  std::vector<uint8_t> rows, converted;
+  for (const JournalRowSpan& span : journal_live_rows(state)) {
+    for (int32_t l = 0; l < config.n_layers; ++l) {
+      for (int32_t which : {0, 1}) {
+        // This layer's K (or V) rows of the record: n_new rows from rows_offset.
+        const uint64_t base = span.rows_offset + (2ull * l + which) * span.record_n_new * file_rb;
+        for (uint32_t k0 = 0; k0 < span.n; k0 += batch) {
+          const uint32_t cnt = std::min(batch, span.n - k0);
+          rows.resize(cnt * file_rb);
+          if (auto s = reader(base + uint64_t{k0} * file_rb, rows); !s) return refuse(s.message());
+          const uint8_t* src = rows.data();
+          if (from != fresh->type()) {
+            converted.resize(cnt * fresh->row_bytes());
+            convert_rows(kv_storage_type(from), rows.data(), kv_storage_type(fresh->type()), converted.data(),
+                         static_cast<int32_t>(cnt), config.kv_dim());
+            src = converted.data();
+          }
+          const int32_t pos = static_cast<int32_t>(span.first_pos + k0);
+          if (auto s = fresh->import_rows(l, which, pos, static_cast<int32_t>(cnt), src); !s) {
+            return refuse("cannot write the KV cache: " + s.message());
+          }
+        }
+      }
     }
-    fresh.emplace(std::move(kv.value()));
-    from = h.kv_type;
-    n_rows = static_cast<int32_t>(h.n_tokens);
-    file_row_bytes = h.row_bytes();
-    keys.assign(static_cast<size_t>(n_rows) * file_row_bytes, 0);
-    values.assign(keys.size(), 0);
-    if (from != fresh->type()) converted.assign(static_cast<size_t>(n_rows) * fresh->row_bytes(), 0);
-    return {};
-  };
-  // Rows arrive layer by layer: stage one layer on the host and copy it into the cache
-  // (re-encoded when the snapshot's KV type differs) when its last row is in.
-  auto store_layer = [&](int32_t layer, int32_t which, const std::vector<uint8_t>& rows) -> Status {
-    if (from == fresh->type()) return fresh->import_rows(layer, which, 0, n_rows, rows.data());
-    convert_rows(kv_storage_type(from), rows.data(), kv_storage_type(fresh->type()), converted.data(), n_rows,
-                 config.kv_dim());
-    return fresh->import_rows(layer, which, 0, n_rows, converted.data());
-  };
-  auto on_row = [&](int32_t layer, int32_t pos, const uint8_t* key, const uint8_t* value) {
-    std::memcpy(&keys[pos * file_row_bytes], key, file_row_bytes);
-    std::memcpy(&values[pos * file_row_bytes], value, file_row_bytes);
-    if (pos == n_rows - 1 && staging) {
-      staging = store_layer(layer, 0, keys);
-      if (staging) staging = store_layer(layer, 1, values);
-    }
-  };
-  auto data = read_snapshot(static_cast<uint64_t>(st.st_size), target, source, on_header, on_row);
-  if (!data) return refuse(data.message());
-  if (!staging) return refuse("cannot write the KV cache: " + staging.message());
+  }
 
   // Everything checked: swap the restored state in.
-  const int32_t n = static_cast<int32_t>(data->header.n_tokens);
-  fresh->pin_prefix(static_cast<int32_t>(data->header.n_keep));
-  fresh->set_size(n, static_cast<int32_t>(data->header.window_head), static_cast<int32_t>(data->header.window_lo));
-  *kv_ = std::move(*fresh);
-  tokens_ = std::move(data->tokens);
-  turn_starts_ = std::move(data->turn_starts);
-  last_logits_ = std::move(data->logits);
-  n_keep_ = static_cast<int32_t>(data->header.n_keep);
+  fresh->pin_prefix(static_cast<int32_t>(state.n_keep));
+  fresh->set_size(n, static_cast<int32_t>(state.window_head), static_cast<int32_t>(state.window_lo));
+  *kv_ = std::move(fresh.value());
+  kv_->mark_stable();
+  tokens_ = std::move(state.tokens);
+  turn_starts_ = std::move(state.turn_starts);
+  last_logits_ = std::move(state.logits);
+  n_keep_ = static_cast<int32_t>(state.n_keep);
   warned_ = n_past() >= options_.context_warn_fraction * n_ctx_;
+  last_load_ = {n, static_cast<uint64_t>(st.st_size), static_cast<int32_t>(state.records.size()), state.stopped};
+  journal_ = SnapshotJournal{path,
+                             static_cast<uint64_t>(st.st_dev),
+                             static_cast<uint64_t>(st.st_ino),
+                             state.valid_bytes,
+                             kJournalHeaderBytes + journal_record_bytes(h, n, turn_starts_.size(), last_logits_.size()),
+                             n,
+                             snapshot_kv_type_code(from)};
+  (void)::futimens(fd.get(), nullptr);  // used now: least recently used snapshots are evicted first
   if (from != kv_->type()) {
     notify({SessionEvent::Kind::KvTypeChanged,
-          "restored a snapshot saved with " + std::string(kv_type_name(from)) + " K/V: re-encoded the K/V of " +
-              std::to_string(n) + " tokens to " + std::string(kv_type_name(kv_->type())) + " (" +
-              std::to_string(kv_->used_bytes()) + " bytes now)",
-          n, n, 0});
+            "restored a snapshot saved with " + std::string(kv_type_name(from)) + " K/V: re-encoded the K/V of " +
+                std::to_string(n) + " tokens to " + std::string(kv_type_name(kv_->type())) + " (" +
+                std::to_string(kv_->used_bytes()) + " bytes now)",
+            n, n, 0});
   }
   return {};
 }

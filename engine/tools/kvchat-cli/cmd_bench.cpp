@@ -96,10 +96,11 @@ Result<std::vector<int>> parse_contexts(const std::string& text) {
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
-  auto args = Args::parse(argv, with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts", "--kv-types"}),
-                          {"--json", "--compare-no-cache"});
+  auto args = Args::parse(argv, with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts", "--kv-types", "--replies"}),
+                          {"--json", "--compare-no-cache", "--snapshot"});
   if (!args) return fail(args.message());
   if (args->has("--compare-no-cache")) return bench_compare_no_cache(*args);
+  if (args->has("--snapshot")) return bench_snapshot(*args);
   auto pp = args->get_int("--pp", 512);
   auto tg = args->get_int("--tg", 128);
   auto bw_mib = args->get_int("--bw-mib", 1024);

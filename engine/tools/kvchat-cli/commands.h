@@ -26,6 +26,8 @@ int cmd_template(const Argv& args);
 
 // bench --compare-no-cache: decode speed with and without the KV cache per context length.
 int bench_compare_no_cache(const class Args& args);
+// bench --snapshot: bytes each KV snapshot save writes (journal append vs whole file).
+int bench_snapshot(const class Args& args);
 
 // Prints "kvchat-cli: <message>" to stderr and returns 1 (or `code`).
 int fail(const std::string& message, int code = 1);

@@ -34,6 +34,10 @@ commands:
               --json: one JSON line per event on stdout
   bench       --model M [--pp 512] [--tg 128] [--threads N] [--backend B] [--json]
               prefill/decode tok/s, weight bytes per token, measured memory bandwidth
+  bench       --model M --snapshot [--pp 2048] [--tg 64] [--replies 3] [--json]
+              KV snapshot journal: bytes each save writes after a prefill of --pp tokens
+              and --replies replies of --tg tokens (and a regenerated one), against a
+              whole-file rewrite; save/load times, model identity time
   bench-tokenize --model M [--json]   tokenizer MB/s on 1 MB and 10 MB of mixed text (and
               the 10x/1x time ratio), 1 MB worst cases; vocab-only GGUFs work
   mkmodel     --preset NAME --type T --out FILE [--layers N] [--seed S]

@@ -1,0 +1,183 @@
+// bench --snapshot: what saving the KV snapshot costs per reply. Prefills --pp random
+// tokens, saves (the whole journal), then --replies greedy replies of --tg tokens, each
+// followed by a save (a record appended), then one regenerated reply (a truncation
+// record). For every save: bytes written (counted by the session and checked against
+// the file's growth), and what the version 2 whole-file format wrote for the same state
+// (60 + 4 (tokens + turns + vocab) + 2 layers tokens row_bytes + 8: the file it rewrote
+// at every save). Also the time of each save and of one load, and of the model identity.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "gguf/gguf_file.h"
+#include "kvchat/sampler.h"
+#include "model/model_identity.h"
+
+namespace kvchat::cli {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+uint64_t file_size(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+// What the whole-file snapshot format (version 2) wrote for this state at every save.
+uint64_t whole_file_v2_bytes(const Session& s) {
+  const MemoryReport m = s.memory_report();
+  return 60 + 4ull * (s.tokens().size() + s.turn_starts().size() + s.last_logits().size()) +
+         m.kv_bytes_per_token * static_cast<uint64_t>(s.n_past()) + 8;
+}
+
+}  // namespace
+
+int bench_snapshot(const Args& args) {
+  auto pp = args.get_int("--pp", 2048);
+  auto tg = args.get_int("--tg", 64);
+  auto replies = args.get_int("--replies", 3);
+  if (!pp || *pp < 1) return fail("--pp must be a positive integer");
+  if (!tg || *tg < 1) return fail("--tg must be a positive integer");
+  if (!replies || *replies < 1) return fail("--replies must be a positive integer");
+  auto model = load_model(args);
+  if (!model) return fail(model.message());
+  const ModelInfo& info = (*model)->info();
+
+  // The model identity's cost: the header hash and the sampled weight windows.
+  auto t0 = std::chrono::steady_clock::now();
+  auto file = gguf::GgufFile::open(info.path);
+  if (!file) return fail(file.message());
+  const uint64_t identity = model_identity(gguf_header_hash(**file), sampled_weights_hash(**file));
+  const double identity_ms = seconds_since(t0) * 1e3;
+  if (identity != info.identity) return fail("the model identity is not reproducible");
+
+  SessionDefaults d;
+  d.n_ctx = static_cast<int32_t>(*pp + (*replies + 1) * *tg + 16);
+  auto session = make_session(args, *model, d);
+  if (!session) return fail(session.message());
+  Session& s = **session;
+
+  char tmpl[] = "/tmp/kvchat-bench-snapshot-XXXXXX";
+  if (!::mkdtemp(tmpl)) return fail("cannot create a temporary directory");
+  const std::string dir = tmpl;
+  const std::string path = dir + "/chat.kvsnap";
+
+  nlohmann::json saves = nlohmann::json::array();
+  const bool json = args.has("--json");
+  if (!json) {
+    std::printf("model %s: %d layers, %d KV heads, head_dim %d, KV %s, %llu bytes per token\n", info.name.c_str(),
+                info.n_layers, info.n_kv_heads, info.head_dim, s.memory_report().kv_type.c_str(),
+                static_cast<unsigned long long>(s.memory_report().kv_bytes_per_token));
+    std::printf("model identity: %.1f ms (header hash + 4 x 4 KiB of each of %zu tensors)\n", identity_ms,
+                (*file)->tensors().size());
+    std::printf("%-22s %7s %14s %14s %8s %10s %12s\n", "save", "tokens", "bytes written", "whole file v2",
+                "ratio", "save ms", "file bytes");
+  }
+  std::string error;
+  auto save = [&](const std::string& what) -> bool {
+    const uint64_t before = file_size(path);
+    const auto t = std::chrono::steady_clock::now();
+    if (auto st = s.save_snapshot(path); !st) {
+      error = st.message();
+      return false;
+    }
+    const double ms = seconds_since(t) * 1e3;
+    const SnapshotSaveStats& r = s.last_snapshot_save();
+    const uint64_t after = file_size(path);
+    if (!r.rewritten && after - before != r.bytes_written) {
+      error = "the file grew by " + std::to_string(after - before) + " bytes, the save counted " +
+              std::to_string(r.bytes_written);
+      return false;
+    }
+    const uint64_t v2 = whole_file_v2_bytes(s);
+    saves.push_back({{"save", what},
+                     {"tokens", s.n_past()},
+                     {"tokens_written", r.tokens_written},
+                     {"bytes_written", r.bytes_written},
+                     {"whole_file_v2_bytes", v2},
+                     {"rewritten", r.rewritten},
+                     {"save_ms", ms},
+                     {"file_bytes", after}});
+    if (!json) {
+      std::printf("%-22s %7d %14llu %14llu %7.1f%% %10.1f %12llu\n", what.c_str(), s.n_past(),
+                  static_cast<unsigned long long>(r.bytes_written), static_cast<unsigned long long>(v2),
+                  100.0 * static_cast<double>(r.bytes_written) / static_cast<double>(v2), ms,
+                  static_cast<unsigned long long>(after));
+    }
+    return true;
+  };
+  auto decode = [&](int64_t n) -> bool {
+    s.mark_turn();
+    for (int64_t k = 0; k < n; ++k) {
+      const TokenId next = argmax(s.last_logits());
+      if (auto st = s.eval(std::span<const TokenId>(&next, 1)); !st) {
+        error = st.message();
+        return false;
+      }
+    }
+    return true;
+  };
+
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<TokenId> pick(3, info.n_vocab - 1);
+  std::vector<TokenId> prompt(static_cast<size_t>(*pp));
+  for (TokenId& t : prompt) t = pick(rng);
+  prompt[0] = (*model)->tokenizer().bos();
+  bool ok = true;
+  s.mark_turn();
+  if (auto st = s.eval(prompt); !st) {
+    error = st.message();
+    ok = false;
+  }
+  ok = ok && save("prefill " + std::to_string(*pp));
+  for (int64_t r = 0; ok && r < *replies; ++r) ok = decode(*tg) && save("reply " + std::to_string(r + 1));
+  if (ok) {
+    s.truncate(s.n_past() - static_cast<int32_t>(*tg));
+    ok = decode(*tg) && save("regenerated reply");
+  }
+  double load_ms = 0;
+  if (ok) {
+    auto other = make_session(args, *model, d);
+    if (!other) {
+      error = other.message();
+      ok = false;
+    } else {
+      const auto t = std::chrono::steady_clock::now();
+      if (auto st = (*other)->load_snapshot(path); !st) {
+        error = st.message();
+        ok = false;
+      }
+      load_ms = seconds_since(t) * 1e3;
+      if (ok && (*other)->tokens() != s.tokens()) {
+        error = "the restored tokens differ";
+        ok = false;
+      }
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (!ok) return fail(error);
+  if (json) {
+    std::printf("%s\n", nlohmann::json{{"snapshot", {{"saves", saves}, {"load_ms", load_ms},
+                                                     {"identity_ms", identity_ms}}}}
+                            .dump(2)
+                            .c_str());
+  } else {
+    std::printf("load of the journal (%d tokens): %.1f ms\n", s.n_past(), load_ms);
+  }
+  return 0;
+}
+
+}  // namespace kvchat::cli
