@@ -93,7 +93,7 @@
     </message>
     <message>
         <location filename="../ui/ChatView.qml" line="95" />
-        <location filename="../app/chat_controller.cpp" line="535" />
+        <location filename="../app/chat_controller.cpp" line="565" />
         <source>Send</source>
         <translation>보내기</translation>
     </message>
@@ -267,153 +267,153 @@
         <translation>문서 (*.txt *.md *.markdown *.pdf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="76" />
+        <location filename="../ui/Main.qml" line="81" />
         <source>kvchat</source>
         <translation>kvchat</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="95" />
+        <location filename="../ui/Main.qml" line="100" />
         <source>Model</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="102" />
+        <location filename="../ui/Main.qml" line="107" />
         <source>file</source>
         <translation>파일</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="103" />
+        <location filename="../ui/Main.qml" line="108" />
         <source>architecture</source>
         <translation>아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="103" />
+        <location filename="../ui/Main.qml" line="108" />
         <source>, tokenizer </source>
         <translation>, 토크나이저 </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="104" />
+        <location filename="../ui/Main.qml" line="109" />
         <source>chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="105" />
+        <location filename="../ui/Main.qml" line="110" />
         <source>parameters</source>
         <translation>매개변수</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="106" />
+        <location filename="../ui/Main.qml" line="111" />
         <source>shape</source>
         <translation>구조</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="106" />
+        <location filename="../ui/Main.qml" line="111" />
         <source>%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7</source>
         <translation>레이어 %1개, 차원 %2, 헤드 %3개 / KV 헤드 %4개 × %5, FFN %6, 어휘 %7</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="109" />
+        <location filename="../ui/Main.qml" line="114" />
         <source>details</source>
         <translation>세부 사항</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="109" />
+        <location filename="../ui/Main.qml" line="114" />
         <source>RoPE %1 (scaling %2), FFN %3</source>
         <translation>RoPE %1 (스케일링 %2), FFN %3</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="110" />
+        <location filename="../ui/Main.qml" line="115" />
         <source>, score soft-cap %1</source>
         <translation>, 점수 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="111" />
+        <location filename="../ui/Main.qml" line="116" />
         <source>, logit soft-cap %1</source>
         <translation>, 로짓 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="112" />
+        <location filename="../ui/Main.qml" line="117" />
         <source>, %1 of %2 layers use a %3-token window</source>
         <translation>, 레이어 %2개 중 %1개가 %3 토큰 창 사용</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="113" />
+        <location filename="../ui/Main.qml" line="118" />
         <source>context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="113" />
+        <location filename="../ui/Main.qml" line="118" />
         <source>%1 tokens trained, %2 in use</source>
         <translation>학습 %1 토큰, 사용 중 %2</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="114" />
+        <location filename="../ui/Main.qml" line="119" />
         <source>tensor types</source>
         <translation>텐서 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="115" />
+        <location filename="../ui/Main.qml" line="120" />
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="116" />
+        <location filename="../ui/Main.qml" line="121" />
         <source>engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="162" />
+        <location filename="../ui/Main.qml" line="167" />
         <source>Loading model… %1%</source>
         <translation>모델 불러오는 중… %1%</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="165" />
+        <location filename="../ui/Main.qml" line="170" />
         <source>No model</source>
         <translation>모델 없음</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="176" />
+        <location filename="../ui/Main.qml" line="181" />
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="181" />
+        <location filename="../ui/Main.qml" line="186" />
         <source>Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.</source>
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="187" />
+        <location filename="../ui/Main.qml" line="192" />
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="192" />
+        <location filename="../ui/Main.qml" line="197" />
         <source>Open model…</source>
         <translation>모델 열기…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="196" />
+        <location filename="../ui/Main.qml" line="201" />
         <source>Recent</source>
         <translation>최근</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="208" />
+        <location filename="../ui/Main.qml" line="213" />
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="213" />
-        <location filename="../app/chat_controller.cpp" line="537" />
+        <location filename="../ui/Main.qml" line="218" />
+        <location filename="../app/chat_controller.cpp" line="567" />
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="222" />
+        <location filename="../ui/Main.qml" line="227" />
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="223" />
+        <location filename="../ui/Main.qml" line="228" />
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
@@ -651,62 +651,77 @@ Snapshot on disk: %1</source>
         <translation>최대 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="325" />
+        <location filename="../ui/MemoryPanel.qml" line="326" />
         <source>quality*</source>
         <translation>품질*</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="325" />
+        <location filename="../ui/MemoryPanel.qml" line="326" />
         <source>quality* (demo model's)</source>
         <translation>품질* (데모 모델 기준)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="330" />
+        <location filename="../ui/MemoryPanel.qml" line="337" />
+        <source>KL %1, %2%</source>
+        <translation>KL %1, %2%</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="340" />
         <source>KL 4e-8, 100%</source>
         <translation>KL 4e-8, 100%</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="330" />
+        <location filename="../ui/MemoryPanel.qml" line="340" />
         <source>baseline</source>
         <translation>기준</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="331" />
+        <location filename="../ui/MemoryPanel.qml" line="341" />
         <source>KL 1.9e-5, 99.75%</source>
         <translation>KL 1.9e-5, 99.75%</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="331" />
+        <location filename="../ui/MemoryPanel.qml" line="342" />
         <source>KL 6.0e-3, 95.0%</source>
         <translation>KL 6.0e-3, 95.0%</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="339" />
+        <location filename="../ui/MemoryPanel.qml" line="350" />
         <source> tokens</source>
         <translation> 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="352" />
-        <source>max context: what fits in the available RAM, at most the trained context. *Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
-        <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. *데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
+        <location filename="../ui/MemoryPanel.qml" line="363" />
+        <source>max context: what fits in the available RAM, at most the trained context. </source>
+        <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. </translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="353" />
-        <source> Not measured on the loaded model: its quality cost may differ (kvchat-cli perplexity --kv-type T measures it).</source>
-        <translation> 불러온 모델에서 측정한 값이 아니므로 품질 비용이 다를 수 있습니다 (kvchat-cli perplexity --kv-type T 로 측정).</translation>
+        <location filename="../ui/MemoryPanel.qml" line="365" />
+        <source>*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.</source>
+        <translation>*이 모델에서 내장 텍스트 %1 토큰으로 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="356" />
+        <location filename="../ui/MemoryPanel.qml" line="366" />
+        <source>*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
+        <translation>*데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="367" />
+        <source> Not yet measured on the loaded model: its own figures replace these when they are.</source>
+        <translation> 불러온 모델에서는 아직 측정하지 않았습니다. 측정되면 그 값으로 바뀝니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="370" />
         <source>Conversations of this length that would fit in the available memory: %1</source>
         <translation>사용 가능한 메모리에 들어가는 이 길이의 대화 수: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="362" />
+        <location filename="../ui/MemoryPanel.qml" line="376" />
         <source>How many conversations fit</source>
         <translation>몇 개의 대화가 들어가는가</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="363" />
+        <location filename="../ui/MemoryPanel.qml" line="377" />
         <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
         <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
     </message>
@@ -923,7 +938,7 @@ Snapshot on disk: %1</source>
     <name>Sidebar</name>
     <message>
         <location filename="../ui/Sidebar.qml" line="15" />
-        <location filename="../app/chat_controller.cpp" line="536" />
+        <location filename="../app/chat_controller.cpp" line="566" />
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -1052,27 +1067,27 @@ Snapshot on disk: %1</source>
         <translation>채팅 템플릿: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="182" />
+        <location filename="../app/chat_controller.cpp" line="198" />
         <source>KV state restored from the snapshot (%1): nothing re-evaluated</source>
         <translation>스냅숏에서 KV 상태를 복원했습니다 (%1): 다시 계산한 것 없음</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="183" />
+        <location filename="../app/chat_controller.cpp" line="199" />
         <source>No usable snapshot (%1): the conversation is re-evaluated with the next message</source>
         <translation>쓸 수 있는 스냅숏이 없습니다 (%1): 다음 메시지와 함께 대화를 다시 계산합니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="196" />
+        <location filename="../app/chat_controller.cpp" line="213" />
         <source>chat</source>
         <translation>채팅</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="220" />
+        <location filename="../app/chat_controller.cpp" line="249" />
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="255" />
+        <location filename="../app/chat_controller.cpp" line="284" />
         <source>A summary is being written into this conversation: cancel it first.</source>
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
@@ -1080,79 +1095,79 @@ Snapshot on disk: %1</source>
 <context>
     <name>kvchat::app::DocumentController</name>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="103" />
-        <location filename="../app/documents/document_controller.cpp" line="119" />
+        <location filename="../app/documents/document_controller.cpp" line="104" />
+        <location filename="../app/documents/document_controller.cpp" line="120" />
         <source>Documents cannot be stored: %1</source>
         <translation>문서를 저장할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="109" />
+        <location filename="../app/documents/document_controller.cpp" line="110" />
         <source>“%1” will be loaded when the model is ready.</source>
         <translation>모델이 준비되면 “%1”을(를) 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="162" />
+        <location filename="../app/documents/document_controller.cpp" line="163" />
         <source>Loading the document was cancelled.</source>
         <translation>문서 불러오기를 취소했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="271" />
-        <location filename="../app/documents/document_controller.cpp" line="299" />
+        <location filename="../app/documents/document_controller.cpp" line="272" />
+        <location filename="../app/documents/document_controller.cpp" line="300" />
         <source>Counting tokens…</source>
         <translation>토큰 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="271" />
+        <location filename="../app/documents/document_controller.cpp" line="272" />
         <source>Load a model to count the tokens.</source>
         <translation>토큰을 세려면 모델을 불러오세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="335" />
+        <location filename="../app/documents/document_controller.cpp" line="336" />
         <source>Cannot summarize: %1</source>
         <translation>요약할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="347" />
+        <location filename="../app/documents/document_controller.cpp" line="348" />
         <source>“%1” does not fit the context window whole: summarize it instead.</source>
         <translation>“%1”은(는) 컨텍스트 창에 통째로 들어가지 않습니다. 대신 요약하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="358" />
+        <location filename="../app/documents/document_controller.cpp" line="359" />
         <source>The stored text of “%1” cannot be read.</source>
         <translation>저장된 “%1”의 텍스트를 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="420" />
+        <location filename="../app/documents/document_controller.cpp" line="421" />
         <source>resuming after %1 summaries</source>
         <translation>요약 %1개 이후부터 재개</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="420" />
+        <location filename="../app/documents/document_controller.cpp" line="421" />
         <source>counting chunks</source>
         <translation>조각 세는 중</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="488" />
+        <location filename="../app/documents/document_controller.cpp" line="489" />
         <source>Summarize “%1”</source>
         <translation>“%1” 요약</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="491" />
+        <location filename="../app/documents/document_controller.cpp" line="492" />
         <source>The summary is stored with its job but could not be added to the conversation: %1</source>
         <translation>요약은 작업과 함께 저장되었지만 대화에 추가하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="499" />
+        <location filename="../app/documents/document_controller.cpp" line="500" />
         <source>cancelled after %1 summaries</source>
         <translation>요약 %1개 이후 취소됨</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="502" />
+        <location filename="../app/documents/document_controller.cpp" line="503" />
         <source>Summarizing “%1” failed: %2</source>
         <translation>“%1” 요약 실패: %2</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="536" />
+        <location filename="../app/documents/document_controller.cpp" line="537" />
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
     </message>
