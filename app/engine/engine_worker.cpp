@@ -23,6 +23,7 @@
 #include "kvchat/memory_report.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
+#include "kvchat/snapshot_store.h"
 
 namespace kvchat::app {
 namespace {
@@ -453,13 +454,40 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
   }
 }
 
-void EngineWorker::saveSnapshot(const QString& path) {
+void EngineWorker::saveSnapshot(const QString& path, qint64 budget_bytes) {
   if (!session_ || session_->n_past() == 0) return;
   if (auto st = session_->save_snapshot(path.toStdString()); !st) {
     emit sessionEvent(QStringLiteral("snapshot"), QStringLiteral("Saving the KV snapshot failed: %1").arg(qstr(st.message())));
     return;
   }
   emit snapshotSaved(path, QFileInfo(path).size());
+  report_snapshot_disk(path, budget_bytes, true);
+}
+
+void EngineWorker::report_snapshot_disk(const QString& path, qint64 budget_bytes, bool saved) {
+  const std::string dir = QFileInfo(path).absolutePath().toStdString();
+  QVariantMap usage;
+  if (budget_bytes > 0) {
+    const std::string keep[] = {path.toStdString()};
+    auto evicted = kvchat::evict_snapshots(dir, static_cast<uint64_t>(budget_bytes), keep);
+    if (!evicted) {
+      emit sessionEvent(QStringLiteral("snapshot"),
+                        QStringLiteral("Keeping the KV snapshots within their budget failed: %1").arg(qstr(evicted.message())));
+    } else {
+      usage.insert(QStringLiteral("evicted"), static_cast<qint64>(evicted->evicted.size()));
+    }
+  }
+  auto disk = kvchat::snapshot_disk_usage(dir);
+  usage.insert(QStringLiteral("total_bytes"), disk ? static_cast<qint64>(disk->total_bytes) : qint64{0});
+  usage.insert(QStringLiteral("file_bytes"), QFileInfo(path).size());
+  if (saved) {
+    const kvchat::SnapshotSaveStats& last = session_->last_snapshot_save();
+    usage.insert(QStringLiteral("last_written_bytes"), static_cast<qint64>(last.bytes_written));
+    usage.insert(QStringLiteral("last_tokens_written"), last.tokens_written);
+    usage.insert(QStringLiteral("last_rewritten"), last.rewritten);
+    usage.insert(QStringLiteral("last_why_rewritten"), qstr(last.why_rewritten));
+  }
+  emit snapshotDiskUsage(usage);
 }
 
 void EngineWorker::restoreSnapshot(const QString& path) {
@@ -471,9 +499,16 @@ void EngineWorker::restoreSnapshot(const QString& path) {
   } else if (auto st = session_->load_snapshot(path.toStdString()); !st) {
     why = qstr(st.message());
   }
-  if (!why.isEmpty()) session_->truncate(0);
+  const bool restored = why.isEmpty();
+  if (!restored) session_->truncate(0);
+  if (restored && !session_->last_snapshot_load().ignored_tail.empty()) {
+    why = QStringLiteral("%1 tokens; a damaged end of the journal was ignored: %2")
+              .arg(session_->last_snapshot_load().tokens_restored)
+              .arg(qstr(session_->last_snapshot_load().ignored_tail));
+  }
   emit memoryReport(memory_map(*session_));  // first, so the restored numbers are shown
-  emit snapshotRestored(why.isEmpty(), why.isEmpty() ? QFileInfo(path).size() : 0, why);
+  emit snapshotRestored(restored, restored ? QFileInfo(path).size() : 0, why);
+  report_snapshot_disk(path, 0, false);
 }
 
 void EngineWorker::forget_texts() { checkpoints_.clear(); }

@@ -61,8 +61,11 @@ class EngineWorker : public QObject {
                 const QVariantMap& sampling);
   // Re-evaluates nothing; emits memoryReport() for the current state.
   void reportMemory();
-  // Saves the session's KV state (tokens, cache, logits) to `path`, atomically.
-  void saveSnapshot(const QString& path);
+  // Saves the session's KV state (tokens, cache, logits) to `path`: appends what changed
+  // since the last save to its journal. Then evicts the least recently used snapshots
+  // in its directory down to budget_bytes (0: no budget; never `path` itself) and emits
+  // snapshotDiskUsage().
+  void saveSnapshot(const QString& path, qint64 budget_bytes = 0);
   // Restores a snapshot instead of re-evaluating; on any mismatch the cache is cleared
   // and the next generate() re-evaluates (snapshotRestored says which happened).
   void restoreSnapshot(const QString& path);
@@ -92,7 +95,13 @@ class EngineWorker : public QObject {
   void sessionEvent(const QString& kind, const QString& message);
   void snapshotSaved(const QString& path, qint64 bytes);
   // restored: true when the KV state came from the file; false with the reason why not.
+  // (restored with a non-empty reason: a damaged tail of the journal was ignored.)
   void snapshotRestored(bool restored, qint64 bytes, const QString& reason);
+  // After a save or restore: total_bytes (every snapshot in the directory), file_bytes
+  // (this conversation's journal), last_written_bytes / last_tokens_written /
+  // last_rewritten / last_why_rewritten (the last save; absent after a restore),
+  // evicted (snapshots removed for the budget).
+  void snapshotDiskUsage(const QVariantMap& usage);
   void summaryPlan(qint64 job_id, const QVariantMap& plan);          // measured; SummaryPlan fields
   void summaryProgress(qint64 job_id, const QVariantMap& progress);  // SummaryProgress fields
   void summaryPartial(qint64 job_id, const QVariantMap& partial);    // stored already
@@ -102,6 +111,7 @@ class EngineWorker : public QObject {
 
  private:
   void forget_texts();
+  void report_snapshot_disk(const QString& path, qint64 budget_bytes, bool saved);
 
   std::shared_ptr<const Model> model_;
   std::optional<ChatFormat> format_;  // model_'s; guarded by model_mutex_ like model_
