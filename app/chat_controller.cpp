@@ -1,6 +1,7 @@
 #include "chat_controller.h"
 
 #include <QCoreApplication>
+#include <algorithm>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -32,6 +33,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
     if (saved.isValid()) sampling_ = saved.toMap();
     const QVariant engine = store_->setting(QStringLiteral("engine"));
     if (engine.isValid()) engine_settings_ = engine.toMap();
+    snapshot_budget_bytes_ =
+        store_->setting(QStringLiteral("snapshot_budget_bytes"), kDefaultSnapshotBudgetBytes).toLongLong();
   }
 
   worker_ = new EngineWorker();
@@ -58,6 +61,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(worker_, &EngineWorker::sessionEvent, this, &ChatController::on_session_event);
   connect(worker_, &EngineWorker::snapshotSaved, this, &ChatController::on_snapshot_saved);
   connect(worker_, &EngineWorker::snapshotRestored, this, &ChatController::on_snapshot_restored);
+  connect(worker_, &EngineWorker::snapshotDiskUsage, this, &ChatController::on_snapshot_disk_usage);
   ui_refresh_.setSingleShot(true);
   ui_refresh_.setInterval(kUiRefreshMs);
   connect(&ui_refresh_, &QTimer::timeout, this, &ChatController::flush_to_ui);
@@ -192,10 +196,32 @@ void ChatController::on_snapshot_saved(const QString&, qint64 bytes) {
   emit snapshotChanged();
 }
 
+void ChatController::on_snapshot_disk_usage(const QVariantMap& usage) {
+  snapshot_disk_ = usage;
+  emit snapshotChanged();
+}
+
+QVariantMap ChatController::snapshot_disk() const {
+  QVariantMap m = snapshot_disk_;
+  m.insert(QStringLiteral("budget_bytes"), snapshot_budget_bytes_);
+  return m;
+}
+
+void ChatController::setSnapshotBudgetBytes(qint64 bytes) {
+  bytes = std::max<qint64>(0, bytes);
+  if (bytes == snapshot_budget_bytes_) return;
+  snapshot_budget_bytes_ = bytes;
+  QString error;
+  if (store_) store_->set_setting(QStringLiteral("snapshot_budget_bytes"), bytes, &error);
+  if (!error.isEmpty()) emit errorOccurred(error);
+  emit snapshotChanged();
+}
+
 void ChatController::on_snapshot_restored(bool restored, qint64 bytes, const QString& reason) {
   snapshot_bytes_ = bytes;
   snapshot_status_ = restored
-      ? tr("KV state restored from the snapshot (%1): nothing re-evaluated").arg(formatBytes(bytes))
+      ? tr("KV state restored from the snapshot (%1): nothing re-evaluated").arg(formatBytes(bytes)) +
+            (reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason))
       : tr("No usable snapshot (%1): the conversation is re-evaluated with the next message").arg(reason);
   emit snapshotChanged();
   write_test_state(false);
@@ -257,6 +283,10 @@ void ChatController::newConversation() {
   QMetaObject::invokeMethod(worker_, "clearSession", Qt::QueuedConnection);
   snapshot_status_.clear();
   snapshot_bytes_ = 0;
+  for (const char* key : {"file_bytes", "last_written_bytes", "last_tokens_written", "last_rewritten",
+                          "last_why_rewritten"}) {
+    snapshot_disk_.remove(QLatin1String(key));  // this conversation's figures; the total stays
+  }
   emit snapshotChanged();
   emit currentConversationChanged();
 }
@@ -485,7 +515,7 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   // Keep the conversation's KV state so reopening it later costs no re-evaluation.
   QDir().mkpath(QDir(data_dir_).filePath(QStringLiteral("snapshots")));
   QMetaObject::invokeMethod(worker_, "saveSnapshot", Qt::QueuedConnection,
-                            Q_ARG(QString, snapshot_path(current_)));
+                            Q_ARG(QString, snapshot_path(current_)), Q_ARG(qint64, snapshot_budget_bytes_));
   write_test_state(true);
   emit replyFinished();
 }

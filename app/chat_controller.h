@@ -43,6 +43,10 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(QStringList recentModels READ recent_models NOTIFY modelChanged)
   Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
   Q_PROPERTY(qint64 snapshotBytes READ snapshot_bytes NOTIFY snapshotChanged)
+  // EngineWorker::snapshotDiskUsage's figures plus budget_bytes.
+  Q_PROPERTY(QVariantMap snapshotDisk READ snapshot_disk NOTIFY snapshotChanged)
+  // All KV snapshots together; the least recently used go beyond it (0: no limit).
+  Q_PROPERTY(qint64 snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes NOTIFY snapshotChanged)
   Q_PROPERTY(QVariantMap lastReplyStats READ last_reply_stats NOTIFY replyFinished)
   // The KV types' quality figures measured on the loaded model (KvQualityProbe fields),
   // empty until measured (the panel then shows the demo model's, labelled as such).
@@ -81,6 +85,10 @@ class ChatController : public QObject, public ConversationHost {
   QVariantMap last_reply_stats() const override { return last_reply_stats_; }
   qint64 snapshot_bytes() const { return snapshot_bytes_; }
   QVariantMap kv_quality() const { return kv_quality_; }
+  QVariantMap snapshot_disk() const;
+  qint64 snapshot_budget_bytes() const { return snapshot_budget_bytes_; }
+  void setSnapshotBudgetBytes(qint64 bytes);
+  static constexpr qint64 kDefaultSnapshotBudgetBytes = qint64{4} << 30;
 
   Q_INVOKABLE void loadModel(const QString& path_or_url);
   Q_INVOKABLE void cancelLoad();
@@ -147,6 +155,7 @@ class ChatController : public QObject, public ConversationHost {
   QString snapshot_path(qint64 conversation) const;
   void on_snapshot_saved(const QString& path, qint64 bytes);
   void on_snapshot_restored(bool restored, qint64 bytes, const QString& reason);
+  void on_snapshot_disk_usage(const QVariantMap& usage);
 
   std::unique_ptr<ConversationStore> store_;
   QString store_error_;
@@ -170,6 +179,8 @@ class ChatController : public QObject, public ConversationHost {
   QString snapshot_status_;
   QVariantMap last_reply_stats_;
   qint64 snapshot_bytes_ = 0;
+  QVariantMap snapshot_disk_;
+  qint64 snapshot_budget_bytes_ = kDefaultSnapshotBudgetBytes;
   QElapsedTimer since_persist_;
   // The engine reports after every token (hundreds per second on small models); the
   // window is refreshed from the latest values at most every kUiRefreshMs.

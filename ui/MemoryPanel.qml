@@ -62,6 +62,25 @@ Pane {
                 text: (chat.snapshotStatus.length > 0 ? chat.snapshotStatus : "")
                     + (chat.snapshotBytes > 0 ? qsTr("\nSnapshot on disk: %1").arg(fmt(chat.snapshotBytes)) : "")
             }
+            // The snapshot journal: what the last save wrote, and all snapshots against their budget.
+            Label {
+                property var d: chat.snapshotDisk
+                visible: d.total_bytes !== undefined
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                text: (d.last_written_bytes !== undefined
+                       ? (d.last_rewritten
+                          ? qsTr("Last save wrote %1 (whole journal: %2)").arg(fmt(d.last_written_bytes)).arg(d.last_why_rewritten)
+                          : qsTr("Last save appended %1 (%2 tokens)").arg(fmt(d.last_written_bytes)).arg(d.last_tokens_written)) + "\n"
+                       : "")
+                    + (d.file_bytes !== undefined ? qsTr("This conversation's journal: %1\n").arg(fmt(d.file_bytes)) : "")
+                    + (d.budget_bytes > 0
+                       ? qsTr("All snapshots: %1 of %2 budget").arg(fmt(d.total_bytes)).arg(fmt(d.budget_bytes))
+                       : qsTr("All snapshots: %1 (no budget)").arg(fmt(d.total_bytes)))
+                    + (d.evicted > 0 ? qsTr(" · %1 least recently used evicted").arg(d.evicted) : "")
+            }
 
             // Both sessions on the shared weights while a summary job runs: each one's KV,
             // and the memory they share (the KV budget when one is set, else what is free).

@@ -75,6 +75,9 @@ Drawer {
                 ComboBox { id: kvType; model: ["f32", "f16", "q8_0", "q4_0"]; currentIndex: Math.max(0, model.indexOf(e.kv_type || "f16")) }
                 Label { text: qsTr("when the context is full") }
                 ComboBox { id: policy; model: ["stop", "drop-oldest", "shift"]; currentIndex: Math.max(0, model.indexOf(e.context_policy || "stop")) }
+                Label { text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
+                SpinBox { id: snapshotBudget; from: 0; to: 16777216; stepSize: 256; editable: true
+                          value: Math.round(chat.snapshotBudgetBytes / 1048576) }
             }
             Label {
                 Layout.fillWidth: true
@@ -98,6 +101,7 @@ Drawer {
                     text: qsTr("Apply")
                     onClicked: {
                         chat.systemPrompt = systemPrompt.text
+                        chat.snapshotBudgetBytes = snapshotBudget.value * 1048576
                         chat.sampling = { "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
                                           "min_p": minP.value / 100, "repeat_penalty": rep.value / 100,
                                           "seed": seed.value, "max_tokens": maxTokens.value }

@@ -14,6 +14,8 @@
 #include "engine/engine_maps.h"
 #include "kvchat/conversation.h"
 #include "kvchat/model.h"
+#include "kvchat/session.h"
+#include "kvchat/snapshot_store.h"
 
 namespace kvchat::app {
 namespace {
@@ -199,7 +201,7 @@ void EngineWorker::countConversationTokens(const QVariantList& messages,
   }
 }
 
-void EngineWorker::saveSnapshot(const QString& path) {
+void EngineWorker::saveSnapshot(const QString& path, qint64 budget_bytes) {
   if (!conversation_ || conversation_->session().n_past() == 0) return;
   try {
     if (auto st = conversation_->save_snapshot(path.toStdString()); !st) {
@@ -208,9 +210,36 @@ void EngineWorker::saveSnapshot(const QString& path) {
       return;
     }
     emit snapshotSaved(path, QFileInfo(path).size());
+    report_snapshot_disk(path, budget_bytes, true);
   } catch (...) {
     emit sessionEvent(QStringLiteral("snapshot"), thrown("Saving the KV snapshot failed"));
   }
+}
+
+void EngineWorker::report_snapshot_disk(const QString& path, qint64 budget_bytes, bool saved) {
+  const std::string dir = QFileInfo(path).absolutePath().toStdString();
+  QVariantMap usage;
+  if (budget_bytes > 0) {
+    const std::string keep[] = {path.toStdString()};
+    auto evicted = kvchat::evict_snapshots(dir, static_cast<uint64_t>(budget_bytes), keep);
+    if (!evicted) {
+      emit sessionEvent(QStringLiteral("snapshot"),
+                        QStringLiteral("Keeping the KV snapshots within their budget failed: %1").arg(qstr(evicted.message())));
+    } else {
+      usage.insert(QStringLiteral("evicted"), static_cast<qint64>(evicted->evicted.size()));
+    }
+  }
+  auto disk = kvchat::snapshot_disk_usage(dir);
+  usage.insert(QStringLiteral("total_bytes"), disk ? static_cast<qint64>(disk->total_bytes) : qint64{0});
+  usage.insert(QStringLiteral("file_bytes"), QFileInfo(path).size());
+  if (saved && conversation_) {
+    const kvchat::SnapshotSaveStats& last = conversation_->session().last_snapshot_save();
+    usage.insert(QStringLiteral("last_written_bytes"), static_cast<qint64>(last.bytes_written));
+    usage.insert(QStringLiteral("last_tokens_written"), last.tokens_written);
+    usage.insert(QStringLiteral("last_rewritten"), last.rewritten);
+    usage.insert(QStringLiteral("last_why_rewritten"), qstr(last.why_rewritten));
+  }
+  emit snapshotDiskUsage(usage);
 }
 
 void EngineWorker::restoreSnapshot(const QString& path) {
@@ -227,8 +256,15 @@ void EngineWorker::restoreSnapshot(const QString& path) {
     why = thrown("Restoring the KV snapshot failed");
     conversation_->clear();
   }
+  const bool restored = why.isEmpty();
+  if (restored && !conversation_->session().last_snapshot_load().ignored_tail.empty()) {
+    why = QStringLiteral("%1 tokens; a damaged end of the journal was ignored: %2")
+              .arg(conversation_->session().last_snapshot_load().tokens_restored)
+              .arg(qstr(conversation_->session().last_snapshot_load().ignored_tail));
+  }
   report_memory();  // first, so the restored numbers are shown
-  emit snapshotRestored(why.isEmpty(), why.isEmpty() ? QFileInfo(path).size() : 0, why);
+  emit snapshotRestored(restored, restored ? QFileInfo(path).size() : 0, why);
+  report_snapshot_disk(path, 0, false);
 }
 
 void EngineWorker::clearSession() {

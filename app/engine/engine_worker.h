@@ -64,8 +64,11 @@ class EngineWorker : public QObject {
                 const QVariantMap& sampling);
   // Re-evaluates nothing; emits memoryReport() for the current state.
   void reportMemory();
-  // Saves the session's KV state (tokens, cache, logits) to `path`, atomically.
-  void saveSnapshot(const QString& path);
+  // Saves the session's KV state (tokens, cache, logits) to `path`: appends what changed
+  // since the last save to its journal. Then evicts the least recently used snapshots
+  // in its directory down to budget_bytes (0: no budget; never `path` itself) and emits
+  // snapshotDiskUsage().
+  void saveSnapshot(const QString& path, qint64 budget_bytes = 0);
   // Restores a snapshot instead of re-evaluating; on any mismatch the cache is cleared
   // and the next generate() re-evaluates (snapshotRestored says which happened).
   void restoreSnapshot(const QString& path);
@@ -96,14 +99,21 @@ class EngineWorker : public QObject {
   void sessionEvent(const QString& kind, const QString& message);
   void snapshotSaved(const QString& path, qint64 bytes);
   // restored: true when the KV state came from the file; false with the reason why not.
+  // (restored with a non-empty reason: a damaged tail of the journal was ignored.)
   void snapshotRestored(bool restored, qint64 bytes, const QString& reason);
   // tokens: -1 with the reason in `error` when the template refuses the conversation.
   void conversationTokensCounted(const QString& key, qint64 tokens, const QString& error);
   // An engine failure outside a request that has its own failure signal.
   void engineError(const QString& message);
+  // After a save or restore: total_bytes (every snapshot in the directory), file_bytes
+  // (this conversation's journal), last_written_bytes / last_tokens_written /
+  // last_rewritten / last_why_rewritten (the last save; absent after a restore),
+  // evicted (snapshots removed for the budget).
+  void snapshotDiskUsage(const QVariantMap& usage);
 
  private:
   void report_memory();
+  void report_snapshot_disk(const QString& path, qint64 budget_bytes, bool saved);
 
   std::shared_ptr<const Model> model_;
   std::optional<ChatFormat> format_;  // model_'s; guarded by model_mutex_ like model_

@@ -1,9 +1,11 @@
 // Tests of EngineWorker (app/engine/): the worker lives on its own QThread, requests
 // arrive as queued calls, results come back as signals delivered on the GUI thread.
 // Uses the demo model (KJV, 6 layers, 2 KV heads x 32, f16 cache: 1536 bytes/token).
+#include <QFileInfo>
 #include <QMetaObject>
 #include <QSemaphore>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QThread>
 #include <QtTest>
 #include <atomic>
@@ -211,6 +213,57 @@ class TestEngineWorker : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     QCOMPARE(replyFailed.count(), 0);
     QCOMPARE(finished.at(0).at(0).toMap().value("generated_tokens").toInt(), 4);
+  }
+
+  // A reply's save appends to the conversation's journal; saving another conversation
+  // under a budget evicts the least recently used snapshot, never the one just saved.
+  void snapshotsAppendAndStayWithinTheirBudget() {
+    reload();
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString first = dir.filePath(QStringLiteral("conversation-1.kvsnap"));
+    const QString second = dir.filePath(QStringLiteral("conversation-2.kvsnap"));
+    QSignalSpy usage(worker_, &EngineWorker::snapshotDiskUsage);
+    QSignalSpy finished(worker_, &EngineWorker::replyFinished);
+    auto save = [&](const QString& path, qint64 budget) {
+      QMetaObject::invokeMethod(worker_, [w = worker_, path, budget] { w->saveSnapshot(path, budget); });
+    };
+    const QVariantList turn1 = {message("user", kPrompt)};
+    generate(turn1, greedy(6));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    save(first, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(usage.count(), 1, 30000);
+    QVariantMap u = usage.at(0).at(0).toMap();
+    QVERIFY(u.value("last_rewritten").toBool());
+    QCOMPARE(u.value("last_written_bytes").toLongLong(), QFileInfo(first).size());
+    QCOMPARE(u.value("file_bytes").toLongLong(), QFileInfo(first).size());
+    QCOMPARE(u.value("total_bytes").toLongLong(), QFileInfo(first).size());
+
+    // The next turn: only what it added is written.
+    const qint64 before = QFileInfo(first).size();
+    const QVariantList turn2 = {message("user", kPrompt),
+                                message("assistant", finished.at(0).at(0).toMap().value("text").toString()),
+                                message("user", QStringLiteral("2 And the earth"))};
+    generate(turn2, greedy(6));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
+    save(first, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(usage.count(), 2, 30000);
+    u = usage.at(1).at(0).toMap();
+    QVERIFY2(!u.value("last_rewritten").toBool(), qPrintable(u.value("last_why_rewritten").toString()));
+    QCOMPARE(QFileInfo(first).size(), before + u.value("last_written_bytes").toLongLong());
+    QVERIFY(u.value("last_tokens_written").toInt() > 6);
+    QVERIFY(u.value("last_written_bytes").toLongLong() <
+            u.value("last_tokens_written").toLongLong() * static_cast<qint64>(kBytesPerToken) + 16384);
+
+    // Another conversation saved under a budget that fits only itself: the first goes.
+    QTest::qWait(20);  // a later modification time than the first's
+    save(second, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(usage.count(), 3, 30000);
+    u = usage.at(2).at(0).toMap();
+    QCOMPARE(u.value("evicted").toInt(), 1);
+    QVERIFY(!QFileInfo::exists(first));
+    QVERIFY(QFileInfo::exists(second));
+    QCOMPARE(u.value("total_bytes").toLongLong(), QFileInfo(second).size());
   }
 
   void greedyReplyStreamsAndMatchesTheEngine() {

@@ -369,7 +369,8 @@ Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& targ
       stop("is corrupt (" + why + ")");
       break;
     }
-    if (file_size - at - kRecordHeaderBytes < f.payload + kRecordTrailerBytes) {
+    const uint64_t rest = file_size - at - kRecordHeaderBytes;  // payload and trailer must fit
+    if (rest < kRecordTrailerBytes || f.payload > rest - kRecordTrailerBytes) {
       stop("is torn (the file ends inside it)");
       break;
     }

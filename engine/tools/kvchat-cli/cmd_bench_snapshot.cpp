@@ -121,7 +121,8 @@ int bench_snapshot(const Args& args) {
   auto decode = [&](int64_t n) -> bool {
     s.mark_turn();
     for (int64_t k = 0; k < n; ++k) {
-      const TokenId next = argmax(s.last_logits());
+      // (after the truncation before a regenerated reply the logits are unknown: any token)
+      const TokenId next = s.last_logits().empty() ? 100 : argmax(s.last_logits());
       if (auto st = s.eval(std::span<const TokenId>(&next, 1)); !st) {
         error = st.message();
         return false;
