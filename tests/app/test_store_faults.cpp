@@ -7,7 +7,10 @@
 // marked unsaved, the failure is said, the next save writes it in order. A damaged
 // database at start is moved aside under a name the window shows (never deleted) and a
 // fresh one created; a file of a newer kvchat is refused, not moved. A data directory that
-// cannot be created or written gets a clear message at start.
+// cannot be created or written gets a clear message at start. A KV snapshot that cannot be
+// written is said (the conversation itself is stored). A model file cut short on disk
+// after loading: the chat goes on from the copy in memory and the window says what
+// happened to the file.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -271,6 +274,46 @@ class TestStoreFaults : public QObject {
     for (int r = 0; r < 4; ++r) QCOMPARE(stored[r].content, in_window[r].content);
     QCOMPARE(stored[3].state, MessageState::Complete);
     QCOMPARE(store->setting(QStringLiteral("sampling")).toMap().value("top_k").toInt(), 8);
+  }
+
+  void snapshotThatCannotBeWrittenIsSaid() {
+    QTemporaryDir dir;
+    // "snapshots" is a file: every snapshot write fails (ENOTDIR).
+    QVERIFY(write_all(dir.filePath(QStringLiteral("snapshots")), "in the way"));
+    auto chat = chat_with_model(dir.path());
+    QVERIFY(chat);
+    QVERIFY(send_and_wait(*chat, QStringLiteral("Genesis 1\n1 In the beginning")));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return chat->last_event().contains(QStringLiteral("Saving the KV snapshot failed")); },
+        30000));
+    QVERIFY2(chat->last_event().contains(QStringLiteral("conversation-")), qPrintable(chat->last_event()));
+    QVERIFY(chat->all_saved());  // the conversation is stored; only the cache copy is not
+  }
+
+  void modelFileCutShortWhileLoadedIsSaidAndChatGoesOn() {
+    QTemporaryDir dir;
+    const QString model = dir.filePath(QStringLiteral("model.gguf"));
+    QVERIFY(QFile::copy(kDemo, model));
+    auto chat = std::make_unique<ChatController>(dir.filePath(QStringLiteral("data")));
+    chat->loadModel(model);
+    QVERIFY(QTest::qWaitFor([&] { return !chat->model_loading() && !chat->model_info().isEmpty(); },
+                            60000));
+    QVariantMap sampling = chat->sampling();
+    sampling[QStringLiteral("temperature")] = 0.0;
+    sampling[QStringLiteral("max_tokens")] = 6;
+    chat->set_sampling(sampling);
+    QVERIFY(send_and_wait(*chat, QStringLiteral("Genesis 1\n1 In the beginning")));
+    const qint64 size = QFileInfo(model).size();
+    QVERIFY(::truncate(QFile::encodeName(model).constData(), size / 3) == 0);
+    QSignalSpy errors(chat.get(), &ChatController::errorOccurred);
+    QVERIFY(send_and_wait(*chat, QStringLiteral("2 And the earth")));  // no SIGBUS
+    QCOMPARE(rows(*chat).rowCount(), 4);
+    QVERIFY(!rows(*chat).items()[3].content.isEmpty());
+    QCOMPARE(errors.count(), 1);
+    const QString said = errors.at(0).at(0).toString();
+    QVERIFY2(said.contains(QStringLiteral("cut short from %1 to %2 bytes").arg(size).arg(size / 3)) &&
+                 said.contains(QStringLiteral("keeps running")),
+             qPrintable(said));
   }
 
   void damagedDatabaseIsMovedAsideAndAFreshOneCreated_data() {
