@@ -133,6 +133,7 @@ bool ChatController::save_unsaved(QString* error) {
       const qint64 id = store_->create_conversation(title, {}, error);
       if (!id) return false;
       current_ = id;
+      refresh_conversations();
       emit currentConversationChanged();
     }
     const StoredMessage m = messages_.items()[row];
@@ -177,7 +178,10 @@ void ChatController::save_setting(const QString& key, const QVariant& value) {
 }
 
 QVariant ChatController::setting(const QString& key, const QVariant& fallback) const {
-  if (pending_settings_.contains(key)) return pending_settings_.value(key);
+  if (pending_settings_.contains(key)) {
+    const QVariant v = pending_settings_.value(key);  // invalid: a removal not yet stored
+    return v.isValid() ? v : fallback;
+  }
   return store_ ? store_->setting(key, fallback) : fallback;
 }
 
@@ -367,9 +371,8 @@ void ChatController::deleteConversation(qint64 id) {
                           "removed.").arg(snapshot));
   }
   if (id == current_) {
-    messages_.reset({});  // its unsaved rows, if any, went with it
     current_ = 0;
-    messages_.reset({});
+    messages_.reset({});  // its unsaved rows, if any, go with it
     emit currentConversationChanged();
   }
   refresh_conversations();
