@@ -116,12 +116,25 @@ class SqliteFaultVfs {
   }
 
   static const sqlite3_io_methods* methods() {
-    static const sqlite3_io_methods m = {
-        3,           &close,     &read,         &write,
-        &truncate,   &sync,      &file_size,    &lock,
-        &unlock,     &check_reserved, &file_control, &sector_size,
-        &device_characteristics, &shm_map, &shm_lock, &shm_barrier,
-        &shm_unmap,  &fetch,     &unfetch};
+    static const sqlite3_io_methods m = {3,
+                                         &close,
+                                         &read,
+                                         &write,
+                                         &truncate,
+                                         &sync,
+                                         &file_size,
+                                         &lock,
+                                         &unlock,
+                                         &check_reserved,
+                                         &file_control,
+                                         &sector_size,
+                                         &device_characteristics,
+                                         &shm_map,
+                                         &shm_lock,
+                                         &shm_barrier,
+                                         &shm_unmap,
+                                         &fetch,
+                                         &unfetch};
     return &m;
   }
 

@@ -104,15 +104,17 @@ class TestKillRecovery : public QObject {
         for (const StoredMessage& m : store->messages(c.id))
           if (m.role == QLatin1String("assistant")) replies.insert(m.id, m);
       for (auto it = saved.begin(); it != saved.end(); ++it) {
-        QVERIFY2(replies.contains(it.key()), qPrintable(QStringLiteral("reply %1 lost").arg(it.key())));
+        QVERIFY2(replies.contains(it.key()),
+                 qPrintable(QStringLiteral("reply %1 lost").arg(it.key())));
         const StoredMessage& m = replies[it.key()];
         QCOMPARE(sha1(m.content), it.value());
         QCOMPARE(m.state, MessageState::Complete);
       }
     }
-    qInfo("%d kills during generation: %lld replies stored and found, %d left in flight "
-          "(marked interrupted)",
-          kills, static_cast<long long>(saved.size()), interrupted);
+    qInfo(
+        "%d kills during generation: %lld replies stored and found, %d left in flight "
+        "(marked interrupted)",
+        kills, static_cast<long long>(saved.size()), interrupted);
     QVERIFY(saved.size() > kills / 2);  // the kills did land between and during replies
   }
 
@@ -170,7 +172,8 @@ class TestKillRecovery : public QObject {
       QCOMPARE(conversations->integrity_check(), QStringLiteral("ok"));
       QHash<QByteArray, QByteArray> stored;
       for (const StoredPartial& p : store->partials(job))
-        stored.insert(QByteArray::number(p.level) + " " + QByteArray::number(p.index), sha1(p.text));
+        stored.insert(QByteArray::number(p.level) + " " + QByteArray::number(p.index),
+                      sha1(p.text));
       for (auto it = reported.begin(); it != reported.end(); ++it) {
         QVERIFY2(stored.contains(it.key()), it.key().constData());
         QCOMPARE(stored.value(it.key()), it.value());
@@ -198,9 +201,10 @@ class TestKillRecovery : public QObject {
     QCOMPARE(resumed.resumed, before);
     QCOMPARE(resumed.summary, full.summary);
     QCOMPARE(conversations->integrity_check(), QStringLiteral("ok"));
-    qInfo("%d kills during summary jobs: %d jobs finished between kills, the last resumed "
-          "after %d of %d partials",
-          kill_runs(), jobs_finished_while_killed, before, full.partials);
+    qInfo(
+        "%d kills during summary jobs: %d jobs finished between kills, the last resumed "
+        "after %d of %d partials",
+        kill_runs(), jobs_finished_while_killed, before, full.partials);
   }
 };
 

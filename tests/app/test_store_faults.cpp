@@ -47,8 +47,8 @@ StoredDocument meta_for(const QByteArray& text) {
   d.name = QStringLiteral("notes.txt");
   d.mime = QStringLiteral("text/plain");
   d.bytes = text.size();
-  d.sha256 = QString::fromLatin1(
-      QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex());
+  d.sha256 =
+      QString::fromLatin1(QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex());
   d.encoding = QStringLiteral("utf-8");
   return d;
 }
@@ -115,9 +115,8 @@ class TestStoreFaults : public QObject {
     DocumentStore docs(*store);
     const qint64 conv = store->create_conversation(QStringLiteral("kept"), {}, &error);
     QVERIFY(conv);
-    const qint64 first =
-        store->append_message(conv, QStringLiteral("user"), QStringLiteral("committed"),
-                              MessageState::Complete, &error);
+    const qint64 first = store->append_message(
+        conv, QStringLiteral("user"), QStringLiteral("committed"), MessageState::Complete, &error);
     QVERIFY(first);
     QVERIFY(store->set_setting(QStringLiteral("sampling"), QVariantMap{{"top_k", 40}}, &error));
     const QByteArray text = QByteArrayLiteral("A document that arrives while the disk is full.");
@@ -165,9 +164,9 @@ class TestStoreFaults : public QObject {
     QVERIFY2(store->append_message(conv, QStringLiteral("assistant"), QStringLiteral("saved"),
                                    MessageState::Complete, &error),
              qPrintable(error));
-    QVERIFY2(store->update_message(first, QStringLiteral("changed"), MessageState::Complete, {},
-                                   &error),
-             qPrintable(error));
+    QVERIFY2(
+        store->update_message(first, QStringLiteral("changed"), MessageState::Complete, {}, &error),
+        qPrintable(error));
     QVERIFY2(store->set_setting(QStringLiteral("sampling"), QVariantMap{{"top_k", 1}}, &error),
              qPrintable(error));
     QVERIFY2(docs.add_document(meta_for(text), text, &inserted, &error), qPrintable(error));
@@ -200,7 +199,8 @@ class TestStoreFaults : public QObject {
     QCOMPARE(m.data(m.index(0), MessageListModel::SavedRole).toBool(), false);
     QVERIFY(chat->save_error().contains(reason(DiskFault::Full)));
     int said = 0;  // once for the run of failures, not at every attempt while streaming
-    for (const auto& e : errors) said += e.at(0).toString().contains(QStringLiteral("Saving failed"));
+    for (const auto& e : errors)
+      said += e.at(0).toString().contains(QStringLiteral("Saving failed"));
     QCOMPARE(said, 1);
     const QString first_reply = m.items()[1].content;
 
@@ -284,9 +284,12 @@ class TestStoreFaults : public QObject {
     QVERIFY(chat);
     QVERIFY(send_and_wait(*chat, QStringLiteral("Genesis 1\n1 In the beginning")));
     QVERIFY(QTest::qWaitFor(
-        [&] { return chat->last_event().contains(QStringLiteral("Saving the KV snapshot failed")); },
+        [&] {
+          return chat->last_event().contains(QStringLiteral("Saving the KV snapshot failed"));
+        },
         30000));
-    QVERIFY2(chat->last_event().contains(QStringLiteral("conversation-")), qPrintable(chat->last_event()));
+    QVERIFY2(chat->last_event().contains(QStringLiteral("conversation-")),
+             qPrintable(chat->last_event()));
     QVERIFY(chat->all_saved());  // the conversation is stored; only the cache copy is not
   }
 
@@ -311,9 +314,10 @@ class TestStoreFaults : public QObject {
     QVERIFY(!rows(*chat).items()[3].content.isEmpty());
     QCOMPARE(errors.count(), 1);
     const QString said = errors.at(0).at(0).toString();
-    QVERIFY2(said.contains(QStringLiteral("cut short from %1 to %2 bytes").arg(size).arg(size / 3)) &&
-                 said.contains(QStringLiteral("keeps running")),
-             qPrintable(said));
+    QVERIFY2(
+        said.contains(QStringLiteral("cut short from %1 to %2 bytes").arg(size).arg(size / 3)) &&
+            said.contains(QStringLiteral("keeps running")),
+        qPrintable(said));
   }
 
   void damagedDatabaseIsMovedAsideAndAFreshOneCreated_data() {
@@ -339,7 +343,8 @@ class TestStoreFaults : public QObject {
         QVERIFY2(store, qPrintable(error));
         const qint64 c = store->create_conversation(QStringLiteral("x"), {}, &error);
         for (int i = 0; i < 200; ++i)
-          QVERIFY(store->append_message(c, QStringLiteral("user"), QString(500, QLatin1Char('a' + i % 26)),
+          QVERIFY(store->append_message(c, QStringLiteral("user"),
+                                        QString(500, QLatin1Char('a' + i % 26)),
                                         MessageState::Complete, &error));
       }  // closed: the WAL is checkpointed into the file
       bytes = read_all(path);
@@ -398,12 +403,14 @@ class TestStoreFaults : public QObject {
     // A data directory under a regular file cannot be created (ENOTDIR), even as root.
     const QString under_file = file + QStringLiteral("/kvchat");
     QString message = ConversationStore::check_data_dir(under_file);
-    QVERIFY2(message.contains(under_file) && message.contains(QStringLiteral("cannot be created")) &&
+    QVERIFY2(message.contains(under_file) &&
+                 message.contains(QStringLiteral("cannot be created")) &&
                  message.contains(QStringLiteral("Not a directory")) &&
                  message.contains(QStringLiteral("--data-dir")),
              qPrintable(message));
     message = ConversationStore::check_data_dir(file);
-    QVERIFY2(message.contains(QStringLiteral("it is a file, not a directory")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("it is a file, not a directory")),
+             qPrintable(message));
     ChatController chat(under_file);
     QCOMPARE(chat.store_error(), ConversationStore::check_data_dir(under_file));
     QVERIFY(!QFileInfo::exists(under_file));
@@ -418,8 +425,9 @@ class TestStoreFaults : public QObject {
 
   void readOnlyDataDirectoryIsSaidAtStart() {
     if (::geteuid() == 0)
-      QSKIP("running as root, which writes through 0500 permissions; the not-a-directory case "
-            "above covers the message path");
+      QSKIP(
+          "running as root, which writes through 0500 permissions; the not-a-directory case "
+          "above covers the message path");
     QTemporaryDir dir;
     const QString ro = dir.filePath(QStringLiteral("ro"));
     QVERIFY(QDir().mkpath(ro));
