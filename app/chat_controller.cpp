@@ -11,6 +11,7 @@
 
 #include "documents/document_controller.h"
 #include "engine/engine_worker.h"
+#include "kvchat/model.h"
 
 namespace kvchat::app {
 
@@ -21,9 +22,25 @@ constexpr int kUiRefreshMs = 33;      // ~30 updates per second are plenty for t
 
 ChatController::ChatController(const QString& data_dir, QObject* parent)
     : QObject(parent), data_dir_(data_dir) {
-  QDir().mkpath(data_dir);
-  store_ = ConversationStore::open(ConversationStore::default_path(data_dir), &store_error_);
-  if (store_) store_->mark_streaming_interrupted();
+  // A missing data directory is created; one that cannot be (or cannot be written) is
+  // said at start, and nothing is saved. A damaged database is moved aside, never deleted.
+  store_error_ = ConversationStore::check_data_dir(data_dir);
+  const QString db_path = ConversationStore::default_path(data_dir);
+  if (store_error_.isEmpty()) {
+    QString moved_to;
+    store_ = ConversationStore::open_or_recover(db_path, &store_error_, &moved_to);
+    if (!moved_to.isEmpty()) {
+      startup_notice_ = tr("The database %1 was damaged and could not be read. It was moved "
+                           "aside, nothing deleted, to %2; a fresh database was created.")
+                            .arg(db_path, moved_to);
+    }
+  }
+  if (store_ && store_->mark_streaming_interrupted() < 0) {
+    startup_notice_ += (startup_notice_.isEmpty() ? QString() : QStringLiteral(" ")) +
+                       tr("Replies cut short by the last exit could not be marked interrupted.");
+  }
+  if (!store_error_.isEmpty()) qWarning("kvchat: %s", qPrintable(store_error_));
+  if (!startup_notice_.isEmpty()) qWarning("kvchat: %s", qPrintable(startup_notice_));
   sampling_ = {{"temperature", 0.8}, {"top_k", 40}, {"top_p", 0.95}, {"min_p", 0.05},
                {"repeat_penalty", 1.0}, {"seed", 0}, {"max_tokens", 256}};
   engine_settings_ = {{"backend", "auto"}, {"threads", 0}, {"ctx", 0}, {"kv_type", "f16"},
@@ -95,6 +112,9 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(this, &ChatController::errorOccurred, docs, &DocumentController::show_error);
   connect(docs, &DocumentController::stateChanged, this, [this] { write_test_state(); });
   engine_thread_.start();
+  // Said where the window shows messages (the DocumentController's banner listens).
+  if (!store_error_.isEmpty()) emit errorOccurred(store_error_);
+  if (!startup_notice_.isEmpty()) emit errorOccurred(startup_notice_);
   refresh_conversations();
   // Reopen the most recent conversation.
   if (conversations_.rowCount() > 0) {
@@ -108,7 +128,103 @@ ChatController::~ChatController() {
   if (worker_) worker_->request_stop();
   engine_thread_.quit();
   engine_thread_.wait();
-  if (generating_) persist_reply(MessageState::Interrupted, {});
+  if (generating_) {
+    persist_reply(MessageState::Interrupted, {});
+  } else if (!all_saved()) {
+    QString error;
+    if (!save_unsaved(&error)) qWarning("kvchat: not saved at exit: %s", qPrintable(error));
+  }
+}
+
+// ---- saving: nothing the store refused is dropped -----------------------------------------
+
+bool ChatController::save_unsaved(QString* error) {
+  if (!store_) {
+    if (error) *error = store_error_;
+    return false;
+  }
+  for (auto it = pending_settings_.begin(); it != pending_settings_.end();) {
+    if (!store_->set_setting(it.key(), it.value(), error)) return false;
+    it = pending_settings_.erase(it);
+  }
+  const int rows = messages_.rowCount();
+  for (int row = 0; row < rows; ++row) {
+    if (messages_.saved(row)) continue;
+    if (!current_) {
+      // The conversation itself could not be created: now, named by its first message.
+      QString title = tr("New chat");
+      for (const StoredMessage& m : messages_.items()) {
+        if (m.role == QLatin1String("user")) {
+          title = m.content.simplified().left(40);
+          break;
+        }
+      }
+      const qint64 id = store_->create_conversation(title, {}, error);
+      if (!id) return false;
+      current_ = id;
+      refresh_conversations();
+      emit currentConversationChanged();
+    }
+    const StoredMessage m = messages_.items()[row];
+    qint64 id = m.id;
+    if (!id) {
+      id = store_->append_message(current_, m.role, m.content, m.state, error);
+      if (!id) return false;
+      messages_.set_saved(row, id);
+      if (m.stats.isEmpty()) continue;
+      messages_.set_unsaved(row);  // its stats still to write
+    }
+    if (!store_->update_message(id, m.content, m.state, m.stats, error)) return false;
+    messages_.set_saved(row, id);
+  }
+  return true;
+}
+
+void ChatController::note_save(bool ok, const QString& error) {
+  if (ok && all_saved()) {
+    if (save_error_.isEmpty()) return;
+    save_error_.clear();
+    emit saveErrorChanged();
+    on_session_event(tr("saved"), tr("everything in the window is stored again"));
+    return;
+  }
+  if (ok) return;
+  const bool first = save_error_.isEmpty();
+  save_error_ = error;
+  emit saveErrorChanged();
+  if (first) {
+    emit errorOccurred(tr("Saving failed: %1. Nothing is lost: what is not saved stays in the "
+                          "window, marked “not saved”, and is saved with the next change.")
+                           .arg(error));
+  }
+}
+
+void ChatController::save_setting(const QString& key, const QVariant& value) {
+  if (!store_) return;
+  pending_settings_.insert(key, value);
+  QString error;
+  note_save(save_unsaved(&error), error);
+}
+
+QVariant ChatController::setting(const QString& key, const QVariant& fallback) const {
+  if (pending_settings_.contains(key)) {
+    const QVariant v = pending_settings_.value(key);  // invalid: a removal not yet stored
+    return v.isValid() ? v : fallback;
+  }
+  return store_ ? store_->setting(key, fallback) : fallback;
+}
+
+bool ChatController::can_leave_conversation() {
+  if (messages_.unsaved_count() == 0) return true;
+  QString error;
+  const bool ok = save_unsaved(&error);
+  note_save(ok, error);
+  if (ok) return true;
+  emit errorOccurred(tr("%1 message(s) of this conversation are not saved yet (%2). Free disk "
+                        "space and try again: leaving the conversation now would lose them.")
+                         .arg(messages_.unsaved_count())
+                         .arg(error));
+  return false;
 }
 
 QString ChatController::system_prompt() const {
@@ -120,15 +236,17 @@ QString ChatController::system_prompt() const {
 void ChatController::set_system_prompt(const QString& prompt) {
   if (!store_) return;
   if (!current_) newConversation();
+  if (!current_) return;  // it said why
   QString error;
-  if (!store_->set_system_prompt(current_, prompt, &error)) emit errorOccurred(error);
+  if (!store_->set_system_prompt(current_, prompt, &error)) {
+    emit errorOccurred(tr("The system prompt was not saved: %1").arg(error));
+  }
   emit currentConversationChanged();
 }
 
 void ChatController::set_sampling(const QVariantMap& sampling) {
   sampling_ = sampling;
-  QString error;
-  if (store_) store_->set_setting(QStringLiteral("sampling"), sampling_, &error);
+  save_setting(QStringLiteral("sampling"), sampling_);
   emit samplingChanged();
 }
 
@@ -141,10 +259,8 @@ void ChatController::loadModel(const QString& path_or_url) {
   model_error_.clear();
   emit modelChanged();
   QVariantMap settings = engine_settings_;
-  if (store_) {
-    settings.insert(QStringLiteral("chat_template_override"),
-                    store_->setting(template_override_key(path)).toString());
-  }
+  settings.insert(QStringLiteral("chat_template_override"),
+                  setting(template_override_key(path)).toString());
   QMetaObject::invokeMethod(worker_, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
                             Q_ARG(QVariantMap, settings));
 }
@@ -155,9 +271,7 @@ QString ChatController::template_override_key(const QString& model_path) {
 
 void ChatController::setChatTemplateOverride(const QString& override_text) {
   if (model_path_.isEmpty()) return;
-  QString error;
-  if (store_) store_->set_setting(template_override_key(model_path_), override_text, &error);
-  if (!error.isEmpty()) emit errorOccurred(error);
+  save_setting(template_override_key(model_path_), override_text);
   QMetaObject::invokeMethod(worker_, "setChatTemplateOverride", Qt::QueuedConnection,
                             Q_ARG(QString, override_text));
 }
@@ -168,23 +282,21 @@ void ChatController::cancelLoad() {
 
 void ChatController::setEngineSettings(const QVariantMap& settings) {
   engine_settings_ = settings;
-  QString error;
-  if (store_) store_->set_setting(QStringLiteral("engine"), engine_settings_, &error);
+  save_setting(QStringLiteral("engine"), engine_settings_);
   emit engineSettingsChanged();
   if (!model_path_.isEmpty()) loadModel(model_path_);
 }
 
 void ChatController::setUiSetting(const QString& key, const QVariant& value) {
-  QString error;
-  if (store_) store_->set_setting(QStringLiteral("ui/") + key, value, &error);
+  save_setting(QStringLiteral("ui/") + key, value);
 }
 
 QVariant ChatController::uiSetting(const QString& key, const QVariant& fallback) const {
-  return store_ ? store_->setting(QStringLiteral("ui/") + key, fallback) : fallback;
+  return setting(QStringLiteral("ui/") + key, fallback);
 }
 
 QStringList ChatController::recent_models() const {
-  return store_ ? store_->setting(QStringLiteral("recent_models")).toStringList() : QStringList();
+  return setting(QStringLiteral("recent_models")).toStringList();
 }
 
 QString ChatController::snapshot_path(qint64 conversation) const {
@@ -229,6 +341,7 @@ void ChatController::on_snapshot_restored(bool restored, qint64 bytes, const QSt
 
 void ChatController::on_model_loaded(const QVariantMap& info) {
   model_info_ = info;
+  model_file_warned_ = false;
   model_path_ = info.value("path").toString();
   model_loading_ = false;
   model_error_.clear();
@@ -237,12 +350,11 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
   measure_kv_quality(info.value(QStringLiteral("identity")).toString());
   // Which chat format the conversation goes through, and why (Settings can change it).
   on_session_event(tr("chat"), info.value("chat_format_description").toString());
-  QString error;
   if (store_) {
     QStringList recent = recent_models();
     recent.removeAll(model_path_);
     recent.prepend(model_path_);
-    store_->set_setting(QStringLiteral("recent_models"), recent.mid(0, 8), &error);
+    save_setting(QStringLiteral("recent_models"), recent.mid(0, 8));
   }
   // The open conversation's KV state: from its snapshot when one fits this model.
   if (current_) {
@@ -270,7 +382,7 @@ void ChatController::on_model_load_failed(const QString& message) {
 }
 
 void ChatController::newConversation() {
-  if (!store_ || generating_) return;
+  if (!store_ || generating_ || !can_leave_conversation()) return;
   QString error;
   const qint64 id = store_->create_conversation(tr("New chat"), {}, &error);
   if (!id) {
@@ -292,7 +404,7 @@ void ChatController::newConversation() {
 }
 
 void ChatController::selectConversation(qint64 id) {
-  if (!store_ || generating_ || id == current_) return;
+  if (!store_ || generating_ || id == current_ || !can_leave_conversation()) return;
   current_ = id;
   messages_.reset(store_->messages(id));
   if (!model_info_.isEmpty()) {
@@ -304,7 +416,9 @@ void ChatController::selectConversation(qint64 id) {
 
 void ChatController::renameConversation(qint64 id, const QString& title) {
   QString error;
-  if (store_ && !store_->rename_conversation(id, title, &error)) emit errorOccurred(error);
+  if (store_ && !store_->rename_conversation(id, title, &error)) {
+    emit errorOccurred(tr("The new name was not saved: %1").arg(error));
+  }
   refresh_conversations();
 }
 
@@ -315,11 +429,18 @@ void ChatController::deleteConversation(qint64 id) {
     return;
   }
   QString error;
-  if (!store_->delete_conversation(id, &error)) emit errorOccurred(error);
-  QFile::remove(snapshot_path(id));
+  if (!store_->delete_conversation(id, &error)) {
+    emit errorOccurred(tr("The conversation was not deleted: %1").arg(error));
+    return;  // it stays, with its snapshot
+  }
+  const QString snapshot = snapshot_path(id);
+  if (QFile::exists(snapshot) && !QFile::remove(snapshot)) {
+    emit errorOccurred(tr("The conversation is deleted but its KV snapshot %1 could not be "
+                          "removed.").arg(snapshot));
+  }
   if (id == current_) {
     current_ = 0;
-    messages_.reset({});
+    messages_.reset({});  // its unsaved rows, if any, go with it
     emit currentConversationChanged();
   }
   refresh_conversations();
@@ -344,25 +465,30 @@ void ChatController::send(const QString& text) {
 
 bool ChatController::send_with_stats(const QString& text, const QVariantMap& stats) {
   if (!store_ || generating_ || text.trimmed().isEmpty() || model_info_.isEmpty()) return false;
-  if (!current_) newConversation();
-  QString error;
-  if (messages_.items().isEmpty()) {
-    // The first words of the first message name the conversation.
-    store_->rename_conversation(current_, text.simplified().left(40), &error);
+  // A new conversation the store refuses (disk full) is created with the next save.
+  if (!current_ && messages_.rowCount() == 0) newConversation();
+  // A model file cut short or replaced since it was loaded: said once (the copy read into
+  // memory keeps running).
+  if (const auto model = worker_->shared_model(); model && !model_file_warned_) {
+    if (const Status file = model->check_file(); !file) {
+      model_file_warned_ = true;
+      emit errorOccurred(QString::fromStdString(file.message()));
+    }
   }
   StoredMessage user;
   user.conversation_id = current_;
   user.role = QStringLiteral("user");
   user.content = text;
   user.stats = stats;
-  user.id = store_->append_message(current_, user.role, text, MessageState::Complete, &error);
-  if (!user.id ||
-      (!stats.isEmpty() &&
-       !store_->update_message(user.id, text, MessageState::Complete, stats, &error))) {
-    emit errorOccurred(error);
-    return false;
+  // Stored now, or kept in the window unsaved and written by the next save (in order).
+  messages_.append(user, false);
+  QString error;
+  bool ok = save_unsaved(&error);
+  if (ok && messages_.rowCount() == 1) {
+    // The first words of the first message name the conversation.
+    ok = store_->rename_conversation(current_, text.simplified().left(40), &error);
   }
-  messages_.append(user);
+  note_save(ok, error);
   start_reply();
   return true;
 }
@@ -375,8 +501,9 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
     return false;
   }
   // The first exchange of a conversation names it, as the first message sent does.
-  if (store_->messages(conversation_id).isEmpty()) {
-    store_->rename_conversation(conversation_id, user_text.simplified().left(40), error);
+  if (store_->messages(conversation_id).isEmpty() &&
+      !store_->rename_conversation(conversation_id, user_text.simplified().left(40), error)) {
+    return false;
   }
   StoredMessage user, answer;
   user.conversation_id = answer.conversation_id = conversation_id;
@@ -403,7 +530,6 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
 }
 
 void ChatController::start_reply() {
-  QString error;
   QVariantList history;
   for (const StoredMessage& m : messages_.items()) {
     history.push_back(QVariantMap{{"role", m.role}, {"content", m.content}});
@@ -412,12 +538,10 @@ void ChatController::start_reply() {
   reply.conversation_id = current_;
   reply.role = QStringLiteral("assistant");
   reply.state = MessageState::Streaming;
-  reply.id = store_->append_message(current_, reply.role, {}, MessageState::Streaming, &error);
-  if (!reply.id) {
-    emit errorOccurred(error);
-    return;
-  }
-  messages_.append(reply);
+  // Stored now (empty, streaming) or with the next save; the reply is generated either way.
+  messages_.append(reply, false);
+  QString error;
+  note_save(save_unsaved(&error), error);
   refresh_conversations();
   set_generating(true);
   since_persist_.start();
@@ -452,8 +576,10 @@ void ChatController::regenerate() {
   }
   if (last_user < 0) return;
   QString error;
-  if (!store_->delete_messages_after(items[last_user].id, &error)) {
-    emit errorOccurred(error);
+  // The rows kept must be stored first: the delete below is by their ids.
+  if (!save_unsaved(&error) || !store_->delete_messages_after(items[last_user].id, &error)) {
+    note_save(false, error);
+    emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
     return;
   }
   messages_.truncate(last_user + 1);
@@ -465,10 +591,15 @@ void ChatController::editMessage(int row, const QString& text) {
   const auto& items = messages_.items();
   if (row < 0 || row >= items.size() || items[row].role != QStringLiteral("user")) return;
   QString error;
+  if (!save_unsaved(&error)) {
+    note_save(false, error);
+    emit errorOccurred(tr("Cannot edit now: %1").arg(error));
+    return;
+  }
   const qint64 id = items[row].id;
   if (!store_->delete_messages_after(id, &error) ||
       !store_->update_message(id, text, MessageState::Complete, {}, &error)) {
-    emit errorOccurred(error);
+    emit errorOccurred(tr("The edit was not saved: %1").arg(error));
     return;
   }
   messages_.reset(store_->messages(current_));
@@ -476,12 +607,12 @@ void ChatController::editMessage(int row, const QString& text) {
 }
 
 void ChatController::persist_reply(MessageState state, const QVariantMap& stats) {
-  const auto& items = messages_.items();
-  if (!store_ || items.isEmpty()) return;
+  if (!store_ || messages_.rowCount() == 0) return;
+  const int last = messages_.rowCount() - 1;
+  messages_.update_last(state, stats);
+  messages_.set_unsaved(last);
   QString error;
-  if (!store_->update_message(items.back().id, items.back().content, state, stats, &error)) {
-    emit errorOccurred(error);
-  }
+  note_save(save_unsaved(&error), error);
   since_persist_.restart();
 }
 
@@ -509,7 +640,6 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
   const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
   persist_reply(state, stats);
-  messages_.update_last(state, stats);
   set_generating(false);
   refresh_conversations();
   // Keep the conversation's KV state so reopening it later costs no re-evaluation.
@@ -524,7 +654,6 @@ void ChatController::on_reply_failed(const QString& message) {
   ui_refresh_.stop();
   flush_to_ui();
   persist_reply(MessageState::Interrupted, {{"error", message}});
-  messages_.update_last(MessageState::Interrupted, {{"error", message}});
   set_generating(false);
   emit errorOccurred(message);
 }
@@ -588,6 +717,10 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())},
                           {"snapshot_status", snapshot_status_},
                           {"kv_quality", kv_quality_},
+                          {"store_error", store_error_},
+                          {"startup_notice", startup_notice_},
+                          {"save_error", save_error_},
+                          {"unsaved_messages", messages_.unsaved_count()},
                           {"documents", documents_ ? documents_->test_state() : QVariantMap()},
                           {"last_message", last_message},
                           // The window's language: its locale and a few of the words it shows.

@@ -39,6 +39,11 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(QVariantList memoryHistory READ memory_history NOTIFY memoryChanged)
   Q_PROPERTY(QString lastEvent READ last_event NOTIFY lastEventChanged)
   Q_PROPERTY(QString storeError READ store_error CONSTANT)
+  // Said once at start: the damaged database moved aside (its new name), ... Empty: none.
+  Q_PROPERTY(QString startupNotice READ startup_notice CONSTANT)
+  // The last failed save (disk full, I/O error) while something is still unsaved; empty
+  // once everything in the window is stored again.
+  Q_PROPERTY(QString saveError READ save_error NOTIFY saveErrorChanged)
   Q_PROPERTY(QVariantMap engineSettings READ engine_settings NOTIFY engineSettingsChanged)
   Q_PROPERTY(QStringList recentModels READ recent_models NOTIFY modelChanged)
   Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
@@ -79,6 +84,10 @@ class ChatController : public QObject, public ConversationHost {
   QVariantList memory_history() const { return memory_history_; }
   QString last_event() const { return last_event_; }
   QString store_error() const override { return store_error_; }
+  QString startup_notice() const { return startup_notice_; }
+  QString save_error() const { return save_error_; }
+  // Whether every message in the window and every setting is stored.
+  bool all_saved() const { return messages_.unsaved_count() == 0 && pending_settings_.isEmpty(); }
   QVariantMap engine_settings() const { return engine_settings_; }
   QStringList recent_models() const;
   QString snapshot_status() const { return snapshot_status_; }
@@ -137,6 +146,7 @@ class ChatController : public QObject, public ConversationHost {
   void loadProgressChanged();
   void snapshotChanged();
   void kvQualityChanged();
+  void saveErrorChanged();
 
  private:
   void on_model_loaded(const QVariantMap& info);
@@ -148,6 +158,19 @@ class ChatController : public QObject, public ConversationHost {
   void on_session_event(const QString& kind, const QString& message);
   void start_reply();  // appends an empty assistant message and asks the worker
   void persist_reply(MessageState state, const QVariantMap& stats);
+  // Writes what the store has not taken yet, in order: settings it refused, then the
+  // open conversation's unsaved rows (the conversation itself first when it could not be
+  // created). False with *error at the first refusal; the rest stays for the next save.
+  bool save_unsaved(QString* error);
+  // After each save: the first failure of a run is shown (errorOccurred, saveError), a
+  // success after failures clears saveError.
+  void note_save(bool ok, const QString& error);
+  // A setting, saved now or with the next save when the store refuses it.
+  void save_setting(const QString& key, const QVariant& value);
+  QVariant setting(const QString& key, const QVariant& fallback = {}) const;
+  // Before leaving the open conversation: false (and a message) when rows of it cannot
+  // be saved now, since leaving would lose them.
+  bool can_leave_conversation();
   void refresh_conversations();
   void set_generating(bool on);
   void write_test_state(bool reply_finished);
@@ -159,6 +182,10 @@ class ChatController : public QObject, public ConversationHost {
 
   std::unique_ptr<ConversationStore> store_;
   QString store_error_;
+  QString startup_notice_;
+  QString save_error_;
+  QVariantMap pending_settings_;  // key -> value the store refused (retried on each save)
+  bool model_file_warned_ = false;  // the loaded model's file changed on disk: said once
   QString data_dir_;
   ConversationListModel conversations_;
   MessageListModel messages_;

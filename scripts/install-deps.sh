@@ -16,6 +16,7 @@ packages=(
   # The desktop app: Qt 6 Core/Sql/Quick/QML, SQLite driver, Qt Quick Controls 2
   qt6-base-dev qt6-declarative-dev libqt6sql6-sqlite qt6-charts-dev
   qt6-pdf-dev                         # text layers of PDF documents (Qt PDF)
+  libsqlite3-dev                      # the disk-fault test's SQLite VFS (the library QSQLITE uses)
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtqml-workerscript
   qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qml6-module-qtcore qml6-module-qtcharts

@@ -226,8 +226,9 @@ ApplicationWindow {
         padding: 4
         text: chat.modelError ? qsTr("Model error: ") + chat.modelError
             : storeError ? qsTr("Database error: ") + storeError
+            : chat.saveError ? qsTr("Not saved: ") + chat.saveError
             : chat.lastEvent
-        color: chat.modelError || storeError ? "#c0392b" : palette.windowText
+        color: chat.modelError || storeError || chat.saveError ? "#c0392b" : palette.windowText
         elide: Label.ElideRight
     }
 }

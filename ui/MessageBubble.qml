@@ -75,6 +75,13 @@ Item {
                     onClicked: bubble.documentExpanded = !bubble.documentExpanded
                 }
                 Label {
+                    // The store refused it (disk full, I/O error): kept here, saved with the next change.
+                    visible: saved === false
+                    font.pixelSize: 11
+                    color: "#c0392b"
+                    text: qsTr("not saved")
+                }
+                Label {
                     font.pixelSize: 11
                     opacity: 0.7
                     text: state === "interrupted" ? qsTr("interrupted")

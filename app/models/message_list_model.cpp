@@ -25,26 +25,42 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole: return m.content;
     case StateRole: return message_state_name(m.state);
     case StatsRole: return m.stats;
+    case SavedRole: return !unsaved_[index.row()];
     default: return {};
   }
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
   return {{IdRole, "messageId"}, {RoleRole, "role"}, {ContentRole, "content"},
-          {StateRole, "state"}, {StatsRole, "stats"}};
+          {StateRole, "state"}, {StatsRole, "stats"}, {SavedRole, "saved"}};
 }
 
 void MessageListModel::reset(QVector<StoredMessage> messages) {
   beginResetModel();
   items_ = std::move(messages);
+  unsaved_ = QVector<bool>(items_.size(), false);
   endResetModel();
 }
 
-void MessageListModel::append(const StoredMessage& message) {
+void MessageListModel::append(const StoredMessage& message, bool saved) {
   const int row = static_cast<int>(items_.size());
   beginInsertRows({}, row, row);
   items_.push_back(message);
+  unsaved_.push_back(!saved);
   endInsertRows();
+}
+
+void MessageListModel::set_unsaved(int row) {
+  if (row < 0 || row >= items_.size() || unsaved_[row]) return;
+  unsaved_[row] = true;
+  emit dataChanged(index(row), index(row), {SavedRole});
+}
+
+void MessageListModel::set_saved(int row, qint64 id) {
+  if (row < 0 || row >= items_.size()) return;
+  items_[row].id = id;
+  unsaved_[row] = false;
+  emit dataChanged(index(row), index(row), {IdRole, SavedRole});
 }
 
 void MessageListModel::append_to_last(const QString& text) {
@@ -66,6 +82,7 @@ void MessageListModel::truncate(int count) {
   if (count >= items_.size()) return;
   beginRemoveRows({}, count, static_cast<int>(items_.size()) - 1);
   items_.resize(count);
+  unsaved_.resize(count);
   endRemoveRows();
 }
 

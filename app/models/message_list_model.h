@@ -1,5 +1,7 @@
 // MessageListModel: the messages of the open conversation, for QML. The streaming reply
-// grows in place (append_to_last). Mutated only on the GUI thread.
+// grows in place (append_to_last). A row the store could not take yet (disk full, I/O
+// error) stays, marked unsaved (role "saved" false; id 0 when it was never written) until
+// the controller's next save writes it. Mutated only on the GUI thread.
 #pragma once
 
 #include <QAbstractListModel>
@@ -12,7 +14,7 @@ namespace kvchat::app {
 class MessageListModel : public QAbstractListModel {
   Q_OBJECT
  public:
-  enum Roles { IdRole = Qt::UserRole + 1, RoleRole, ContentRole, StateRole, StatsRole };
+  enum Roles { IdRole = Qt::UserRole + 1, RoleRole, ContentRole, StateRole, StatsRole, SavedRole };
   using QAbstractListModel::QAbstractListModel;
 
   int rowCount(const QModelIndex& parent = {}) const override;
@@ -20,15 +22,21 @@ class MessageListModel : public QAbstractListModel {
   QHash<int, QByteArray> roleNames() const override;
 
   void reset(QVector<StoredMessage> messages);
-  void append(const StoredMessage& message);
+  void append(const StoredMessage& message, bool saved = true);
   void append_to_last(const QString& text);
   void update_last(MessageState state, const QVariantMap& stats);
   void truncate(int count);  // keeps the first `count` messages
+  // Unsaved rows: appended with append(m, false), or marked after a failed update.
+  void set_unsaved(int row);
+  void set_saved(int row, qint64 id);  // written: its store id
+  bool saved(int row) const { return row >= 0 && row < unsaved_.size() && !unsaved_[row]; }
+  int unsaved_count() const { return static_cast<int>(unsaved_.count(true)); }
 
   const QVector<StoredMessage>& items() const { return items_; }
 
  private:
   QVector<StoredMessage> items_;
+  QVector<bool> unsaved_;  // per row
 };
 
 QString message_state_name(MessageState s);

@@ -17,17 +17,23 @@
 #include "store/sql.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <initializer_list>
+#include <string>
+#include <system_error>
 
 namespace kvchat::app {
 
@@ -37,18 +43,15 @@ std::atomic<quint64> g_connection_serial{0};
 
 using sql::exec;
 using sql::exec_plain;
+using sql::map_from_json;
+using sql::map_to_json;
 using sql::now_ms;
 using sql::set_error;
 using sql::text_value;
+using sql::time_from_ms;
+using sql::value_from_json;
+using sql::value_to_json;
 using sql::WriteTransaction;
-
-QString sql_error_text(const QSqlError& e) {
-  return sql::error_text(e);
-}
-
-QDateTime time_from_ms(qint64 ms) {
-  return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
-}
 
 QString state_name(MessageState s) {
   switch (s) {
@@ -66,28 +69,6 @@ MessageState state_from_name(const QString& s) {
   if (s == QLatin1String("streaming")) return MessageState::Streaming;
   if (s == QLatin1String("interrupted")) return MessageState::Interrupted;
   return MessageState::Complete;
-}
-
-QString map_to_json(const QVariantMap& map) {
-  return QString::fromUtf8(
-      QJsonDocument(QJsonObject::fromVariantMap(map)).toJson(QJsonDocument::Compact));
-}
-
-QVariantMap map_from_json(const QString& json) {
-  return QJsonDocument::fromJson(json.toUtf8()).object().toVariantMap();
-}
-
-// A setting is stored as a one-element JSON array so that scalars are valid JSON too.
-QString value_to_json(const QVariant& value) {
-  QJsonArray wrapper;
-  wrapper.append(QJsonValue::fromVariant(value));
-  return QString::fromUtf8(QJsonDocument(wrapper).toJson(QJsonDocument::Compact));
-}
-
-QVariant value_from_json(const QString& json, const QVariant& fallback) {
-  const QJsonDocument doc = QJsonDocument::fromJson(json.toUtf8());
-  if (!doc.isArray() || doc.array().size() != 1) return fallback;
-  return doc.array().at(0).toVariant();
 }
 
 // LIKE pattern matching `text` anywhere, with \ as the escape character.
@@ -169,9 +150,113 @@ std::unique_ptr<ConversationStore> ConversationStore::open(const QString& path, 
   return open(path, migrations(), error);
 }
 
+namespace {
+
+// SQLite's verdict on a file it cannot read as a database: SQLITE_CORRUPT (11) or
+// SQLITE_NOTADB (26), primary or extended code.
+bool is_damage(const QSqlError& e) {
+  const int code = e.nativeErrorCode().toInt() & 0xff;
+  return code == 11 || code == 26 || e.text().contains(QLatin1String("not a database")) ||
+         e.text().contains(QLatin1String("malformed"));
+}
+
+// `<path>.corrupt-<stamp>`, with -2, -3, ... when that name is taken.
+QString aside_name(const QString& path) {
+  const QString base = path + QStringLiteral(".corrupt-") +
+                       QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+  QString name = base;
+  for (int n = 2; QFileInfo::exists(name) || QFileInfo::exists(name + QStringLiteral("-wal")); ++n)
+    name = base + QStringLiteral("-%1").arg(n);
+  return name;
+}
+
+}  // namespace
+
+std::unique_ptr<ConversationStore> ConversationStore::open_or_recover(const QString& path,
+                                                                      QString* error,
+                                                                      QString* moved_to) {
+  if (moved_to) moved_to->clear();
+  bool damaged = false;
+  QString open_error;
+  auto store = open(path, migrations(), &open_error, &damaged);
+  if (store) {
+    const QString check = store->quick_check();
+    if (check == QLatin1String("ok")) return store;
+    damaged = true;
+    open_error = QStringLiteral("SQLite's check of %1 failed: %2").arg(path, check);
+    store.reset();  // closes the file before it is moved
+  }
+  if (!damaged) {
+    set_error(error, open_error);
+    return nullptr;
+  }
+  // Never deleted: the damaged file and its journal files move aside together.
+  const QString aside = aside_name(path);
+  if (!QFile::rename(path, aside)) {
+    set_error(error, QStringLiteral("%1; moving it aside to %2 failed, so it is left as it is")
+                         .arg(open_error, aside));
+    return nullptr;
+  }
+  for (const QString& suffix : {QStringLiteral("-wal"), QStringLiteral("-shm")}) {
+    if (QFileInfo::exists(path + suffix)) QFile::rename(path + suffix, aside + suffix);
+  }
+  store = open(path, migrations(), error);
+  if (store && moved_to) *moved_to = aside;
+  return store;
+}
+
+QString ConversationStore::check_data_dir(const QString& dir) {
+  const auto refuse = [&](const QString& reason) {
+    return QStringLiteral(
+               "kvchat cannot keep its data in %1: %2. Conversations and settings will not be "
+               "saved; start kvchat with --data-dir DIR naming a writable directory.")
+        .arg(dir, reason);
+  };
+  if (dir.isEmpty()) return refuse(QStringLiteral("no directory given"));
+  std::error_code ec;
+  const std::filesystem::path p(dir.toStdString());
+  if (std::filesystem::exists(p, ec) && !std::filesystem::is_directory(p, ec))
+    return refuse(QStringLiteral("it is a file, not a directory"));
+  if (!std::filesystem::is_directory(p, ec)) {
+    std::filesystem::create_directories(p, ec);
+    if (ec)
+      return refuse(QStringLiteral("the directory is missing and cannot be created (%1)")
+                        .arg(QString::fromStdString(ec.message())));
+  }
+  // Whether a file can be created there (read-only file systems refuse even root).
+  const std::string probe =
+      (p / (".kvchat-write-test-" + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int e = errno;
+    return refuse(QStringLiteral("the directory is not writable (%1)")
+                      .arg(QString::fromLocal8Bit(std::strerror(e))));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return {};
+}
+
+QString ConversationStore::quick_check() const {
+  return run_check(QStringLiteral("PRAGMA quick_check"));
+}
+
+QString ConversationStore::integrity_check() const {
+  return run_check(QStringLiteral("PRAGMA integrity_check"));
+}
+
+QString ConversationStore::run_check(const QString& pragma) const {
+  QSqlQuery q(QSqlDatabase::database(connection_, false));
+  if (!q.exec(pragma)) return sql::error_text(q.lastError());
+  QStringList rows;
+  while (q.next()) rows << q.value(0).toString();
+  return rows.isEmpty() ? QStringLiteral("no answer") : rows.join(QLatin1Char('\n'));
+}
+
 std::unique_ptr<ConversationStore> ConversationStore::open(const QString& path,
                                                            const QVector<MigrationStep>& steps,
-                                                           QString* error) {
+                                                           QString* error, bool* damaged) {
+  if (damaged) *damaged = false;
   const int target = int(steps.size());
   if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE"))) {
     set_error(error,
@@ -197,20 +282,24 @@ std::unique_ptr<ConversationStore> ConversationStore::open(const QString& path,
   db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
   if (!db.open()) {
     set_error(error,
-              QStringLiteral("cannot open %1: %2").arg(path, sql_error_text(db.lastError())));
+              QStringLiteral("cannot open %1: %2").arg(path, sql::error_text(db.lastError())));
     return nullptr;
   }
 
   // The first read of the file: SQLite checks its header here.
   QVariant version_value;
-  QString sql_error;
-  if (!exec_plain(db, QStringLiteral("PRAGMA user_version"), QStringLiteral("read schema version"),
-                  &sql_error, &version_value)) {
-    set_error(error,
-              QStringLiteral(
-                  "cannot open %1: it is not a kvchat database (not a readable SQLite file: %2)")
-                  .arg(path, sql_error));
-    return nullptr;
+  {
+    QSqlQuery q(db);
+    if (!q.exec(QStringLiteral("PRAGMA user_version"))) {
+      if (damaged) *damaged = is_damage(q.lastError());
+      set_error(error,
+                QStringLiteral(
+                    "cannot open %1: it is not a kvchat database (not a readable SQLite file: "
+                    "read schema version: %2)")
+                    .arg(path, sql::error_text(q.lastError())));
+      return nullptr;
+    }
+    version_value = q.next() ? q.value(0) : QVariant();
   }
   int version = version_value.toInt();
   QVariant app_id;

@@ -52,9 +52,27 @@ class ConversationStore {
   // The same with an explicit schema history: steps[i] migrates version i to i+1, and the
   // store reads up to steps.size(). open(path, error) uses migrations(); tests inject
   // extra steps here to prove the machinery (a v1 file with data migrated to a v2, ...).
+  // *damaged (when given) says whether the failure was a damaged file (not an SQLite
+  // database, or SQLite found it corrupt) rather than a refusal (newer schema, another
+  // application's database) or a failure to open at all.
   static std::unique_ptr<ConversationStore> open(const QString& path,
                                                  const QVector<MigrationStep>& steps,
-                                                 QString* error);
+                                                 QString* error, bool* damaged = nullptr);
+  // What the app opens at start: open(path), plus `PRAGMA quick_check`. A damaged file is
+  // never deleted: it is renamed `<name>.corrupt-<yyyyMMdd-HHmmss>` (its -wal and -shm
+  // files alongside, renamed the same way), a fresh database is created at `path`, and
+  // *moved_to names the renamed file. Other failures (a newer kvchat's file, another
+  // application's, an unwritable directory) leave everything in place: nullptr + *error.
+  static std::unique_ptr<ConversationStore> open_or_recover(const QString& path, QString* error,
+                                                            QString* moved_to);
+  // Whether `dir` can hold kvchat's data: it exists (created when missing) and a file can
+  // be created in it. Empty when it can; else a message for the window naming the
+  // directory and the reason (read-only, not a directory, permission denied, ...).
+  static QString check_data_dir(const QString& dir);
+  // `PRAGMA integrity_check` / `PRAGMA quick_check` (O(size), no index cross-check): "ok",
+  // or SQLite's list of problems (or its error).
+  QString integrity_check() const;
+  QString quick_check() const;
   // kvchat's schema history (store/schema.cpp); its size() is kSchemaVersion.
   static QVector<MigrationStep> migrations();
   // Written to `PRAGMA application_id` when a file gets its first schema; a file with
@@ -103,6 +121,7 @@ class ConversationStore {
 
  private:
   explicit ConversationStore(QString connection_name);
+  QString run_check(const QString& pragma) const;
   bool delete_by_position(qint64 message_id, const char* op, const QString& what, QString* error);
   QString connection_;
 };

@@ -2,8 +2,6 @@
 // BEGIN IMMEDIATE transaction per write (store/sql.h).
 #include "store/document_store.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 
@@ -15,23 +13,13 @@ namespace kvchat::app {
 namespace {
 
 using sql::exec;
+using sql::map_from_json;
+using sql::map_to_json;
 using sql::now_ms;
 using sql::set_error;
 using sql::text_value;
+using sql::time_from_ms;
 using sql::WriteTransaction;
-
-QString map_to_json(const QVariantMap& map) {
-  return QString::fromUtf8(
-      QJsonDocument(QJsonObject::fromVariantMap(map)).toJson(QJsonDocument::Compact));
-}
-
-QVariantMap map_from_json(const QString& json) {
-  return QJsonDocument::fromJson(json.toUtf8()).object().toVariantMap();
-}
-
-QDateTime time_from_ms(qint64 ms) {
-  return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
-}
 
 JobStatus status_from_name(const QString& s) {
   if (s == QLatin1String("cancelled")) return JobStatus::Cancelled;

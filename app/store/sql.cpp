@@ -1,6 +1,9 @@
 #include "store/sql.h"
 
 #include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSqlError>
 
 namespace kvchat::app::sql {
@@ -20,6 +23,31 @@ QVariant text_value(const QString& s) {
 
 qint64 now_ms() {
   return QDateTime::currentMSecsSinceEpoch();
+}
+
+QDateTime time_from_ms(qint64 ms) {
+  return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
+}
+
+QString map_to_json(const QVariantMap& map) {
+  return QString::fromUtf8(
+      QJsonDocument(QJsonObject::fromVariantMap(map)).toJson(QJsonDocument::Compact));
+}
+
+QVariantMap map_from_json(const QString& json) {
+  return QJsonDocument::fromJson(json.toUtf8()).object().toVariantMap();
+}
+
+QString value_to_json(const QVariant& value) {
+  QJsonArray wrapper;
+  wrapper.append(QJsonValue::fromVariant(value));
+  return QString::fromUtf8(QJsonDocument(wrapper).toJson(QJsonDocument::Compact));
+}
+
+QVariant value_from_json(const QString& json, const QVariant& fallback) {
+  const QJsonDocument doc = QJsonDocument::fromJson(json.toUtf8());
+  if (!doc.isArray() || doc.array().size() != 1) return fallback;
+  return doc.array().at(0).toVariant();
 }
 
 bool exec(QSqlQuery& q, const QString& sql, std::initializer_list<QVariant> binds,

@@ -1,12 +1,15 @@
-// Small QtSql helpers shared by the stores (ConversationStore, DocumentStore): prepared
-// statements with positional binds and error text, and BEGIN IMMEDIATE transactions.
+// The one set of helpers the stores (ConversationStore, DocumentStore) share: prepared
+// statements with positional binds and error text, BEGIN IMMEDIATE transactions, and how
+// maps and times are stored (JSON text, milliseconds since the Unix epoch, UTC).
 #pragma once
 
+#include <QDateTime>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QString>
 #include <QVariant>
+#include <QVariantMap>
 #include <initializer_list>
 
 namespace kvchat::app::sql {
@@ -16,6 +19,16 @@ QString error_text(const QSqlError& e);
 // NOT NULL text columns: a null QString would bind as SQL NULL.
 QVariant text_value(const QString& s);
 qint64 now_ms();  // milliseconds since the Unix epoch (UTC)
+QDateTime time_from_ms(qint64 ms);  // a stored time, as UTC
+
+// A map as compact JSON text (settings_json, stats_json, options_json, plan_json) and back;
+// text that is not a JSON object reads as an empty map.
+QString map_to_json(const QVariantMap& map);
+QVariantMap map_from_json(const QString& json);
+// Any value as JSON text: a one-element array, so that scalars are valid JSON too; text
+// that is not such an array reads as `fallback`.
+QString value_to_json(const QVariant& value);
+QVariant value_from_json(const QString& json, const QVariant& fallback);
 
 // Prepares and runs `sql` with positional `binds`; on failure *error = "<what>: <SQL error>".
 bool exec(QSqlQuery& q, const QString& sql, std::initializer_list<QVariant> binds,

@@ -5,7 +5,9 @@
 #   3. check the memory panel's KV-used value against the formula for the tokens in
 #      context (2 x 6 layers x 2 kv_heads x 32 head_dim x 2 bytes = 1536 bytes per token);
 #   4. quit, restart, and find the conversation and its messages again — in the app's
-#      own state and in the SQLite file — with its KV state restored from the snapshot.
+#      own state and in the SQLite file — with its KV state restored from the snapshot;
+#   5. quit, damage the database, restart: the file is moved aside under the name the
+#      window shows, and the app runs on a fresh database.
 # Usage: e2e_chat.sh KVCHAT_BINARY ARTIFACT_DIR   (run under xvfb-run)
 set -euo pipefail
 app=$1
@@ -64,4 +66,20 @@ wait_for 20 restored || fail "the KV state was not restored from its snapshot: $
 measured || fail "the stored KV quality figures were not used after the restart"
 import -window root "$artifacts/e2e-restarted.png"
 echo "e2e: reply of ${#reply} characters stored; found again after restart, KV restored from its snapshot"
+
+# 5. A damaged database at start.
+kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
+rm -f "$db-wal" "$db-shm"
+head -c 65536 /dev/urandom > "$data/garbage"
+cp "$data/garbage" "$db"
+start_app
+wait_for 10 test -s "$KVCHAT_TEST_STATE_FILE" || fail "no state after a damaged database"
+moved=$(ls "$data"/kvchat.sqlite.corrupt-* 2>/dev/null | head -1)
+[ -n "$moved" ] || fail "the damaged database was not moved aside"
+cmp -s "$moved" "$data/garbage" || fail "the file moved aside is not the damaged one"
+state .startup_notice | grep -qF "$moved" || fail "the window does not name $moved: $(state .startup_notice)"
+[ "$(state .conversations)" -eq 0 ] || fail "the fresh database is not empty"
+[ "$(sqlite3 "$db" 'pragma integrity_check')" = ok ] || fail "the fresh database is not ok"
+import -window root "$artifacts/e2e-damaged-database.png"
+echo "e2e: a damaged database was moved aside to $(basename "$moved"), named in the window"
 echo "1 passed, 0 failed"

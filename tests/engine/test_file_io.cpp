@@ -66,14 +66,13 @@ TEST_P(FileIoFaults, AtomicWriteFailsCleanlyAndRetrySucceeds) {
   EXPECT_FALSE(fs::exists(path + ".tmp"));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryStep, FileIoFaults,
-    ::testing::Values(Fault{FileOp::Open, ENOSPC, "No space left on device"},
-                      Fault{FileOp::Write, ENOSPC, "No space left on device"},
-                      Fault{FileOp::Write, EIO, "Input/output error"},
-                      Fault{FileOp::Sync, EIO, "Input/output error"},
-                      Fault{FileOp::Sync, ENOSPC, "No space left on device"},
-                      Fault{FileOp::Rename, EIO, "Input/output error"}));
+INSTANTIATE_TEST_SUITE_P(EveryStep, FileIoFaults,
+                         ::testing::Values(Fault{FileOp::Open, ENOSPC, "No space left on device"},
+                                           Fault{FileOp::Write, ENOSPC, "No space left on device"},
+                                           Fault{FileOp::Write, EIO, "Input/output error"},
+                                           Fault{FileOp::Sync, EIO, "Input/output error"},
+                                           Fault{FileOp::Sync, ENOSPC, "No space left on device"},
+                                           Fault{FileOp::Rename, EIO, "Input/output error"}));
 
 TEST(FileIo, RealErrorsAreReportedWithThePath) {
   test::TempDir dir;

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "gguf/gguf_file.h"
 #include "kvchat/generate.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
-#include "gguf/gguf_file.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -23,7 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string demo_path() { return test::shared_path("models/kjv-demo-f16.gguf"); }
+std::string demo_path() {
+  return test::shared_path("models/kjv-demo-f16.gguf");
+}
 
 std::shared_ptr<const Model> load(const std::string& path) {
   auto m = Model::load(path);
@@ -145,7 +147,8 @@ TEST_F(ModelFileChanges, CutShortBeforePrefetchIsAnErrorNotACrash) {
   fs::resize_file(copy_, size_ / 2);
   const Status s = model->prefetch({});
   ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find("cut short while it was being read"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("cut short while it was being read"), std::string::npos)
+      << s.message();
   EXPECT_NE(s.message().find(std::to_string(size_ / 2)), std::string::npos) << s.message();
   const Status check = model->check_file();
   ASSERT_FALSE(check);

@@ -17,7 +17,9 @@ int64_t mtime_ns(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
-std::string errno_text(int e) { return std::strerror(e); }
+std::string errno_text(int e) {
+  return std::strerror(e);
+}
 
 }  // namespace
 
@@ -66,27 +68,27 @@ Status MappedFile::read_in(const std::function<bool(double)>& progress) {
   const size_t mapped = (size_ + page - 1) / page * page;
   while (read_in_done_ < size_) {
     const size_t at = read_in_done_;
-    const size_t len = std::min(kChunk, mapped - at);        // whole pages
-    const size_t want = std::min(len, size_ - at);           // file bytes in them
+    const size_t len = std::min(kChunk, mapped - at);  // whole pages
+    const size_t want = std::min(len, size_ - at);     // file bytes in them
     void* buf = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (buf == MAP_FAILED) {
       return Error{path_ + ": cannot allocate memory for the weights: " + errno_text(errno)};
     }
     size_t got = 0;
     while (got < want) {
-      const ssize_t n = ::pread(fd_, static_cast<uint8_t*>(buf) + got, want - got,
-                                static_cast<off_t>(at + got));
+      const ssize_t n =
+          ::pread(fd_, static_cast<uint8_t*>(buf) + got, want - got, static_cast<off_t>(at + got));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         const int e = errno;
         ::munmap(buf, len);
         struct stat st {};
-        const bool shorter = n == 0 && ::fstat(fd_, &st) == 0 &&
-                             static_cast<uint64_t>(st.st_size) < size_;
+        const bool shorter =
+            n == 0 && ::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) < size_;
         if (shorter) {
           return Error{path_ + ": the model file was cut short while it was being read (" +
-                       std::to_string(size_) + " bytes when opened, " +
-                       std::to_string(st.st_size) + " now); load it again once it is complete"};
+                       std::to_string(size_) + " bytes when opened, " + std::to_string(st.st_size) +
+                       " now); load it again once it is complete"};
         }
         return Error{path_ + ": reading the weights failed at byte " + std::to_string(at + got) +
                      ": " + (n == 0 ? std::string("unexpected end of file") : errno_text(e))};

@@ -45,7 +45,12 @@ class MappedFile {
  private:
   MappedFile(std::string path, int fd, const uint8_t* data, size_t size, dev_t dev, ino_t ino,
              int64_t mtime_ns)
-      : path_(std::move(path)), fd_(fd), data_(data), size_(size), dev_(dev), ino_(ino),
+      : path_(std::move(path)),
+        fd_(fd),
+        data_(data),
+        size_(size),
+        dev_(dev),
+        ino_(ino),
         mtime_ns_(mtime_ns) {}
   std::string path_;
   int fd_;  // kept open: read_in() reads this inode even after a rename over the path

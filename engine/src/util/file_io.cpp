@@ -23,7 +23,9 @@ int injected(FileOp op, const std::string& path) {
   return g_hook ? g_hook(op, path) : 0;
 }
 
-std::string reason(int e) { return std::strerror(e); }
+std::string reason(int e) {
+  return std::strerror(e);
+}
 
 }  // namespace
 
@@ -44,7 +46,8 @@ int open_file(const std::string& path, int flags, int mode, std::string* error) 
 }
 
 Status write_all(int fd, std::span<const uint8_t> bytes, const std::string& path) {
-  if (const int e = injected(FileOp::Write, path)) return Error{"cannot write " + path + ": " + reason(e)};
+  if (const int e = injected(FileOp::Write, path))
+    return Error{"cannot write " + path + ": " + reason(e)};
   const uint8_t* p = bytes.data();
   size_t n = bytes.size();
   while (n > 0) {
@@ -60,7 +63,8 @@ Status write_all(int fd, std::span<const uint8_t> bytes, const std::string& path
 }
 
 Status sync(int fd, const std::string& path) {
-  if (const int e = injected(FileOp::Sync, path)) return Error{"cannot sync " + path + ": " + reason(e)};
+  if (const int e = injected(FileOp::Sync, path))
+    return Error{"cannot sync " + path + ": " + reason(e)};
   if (::fsync(fd) != 0) return Error{"cannot sync " + path + ": " + reason(errno)};
   return {};
 }
@@ -83,7 +87,9 @@ void sync_parent_directory(const std::string& path) {
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {}
 
-AtomicFile::~AtomicFile() { abandon(); }
+AtomicFile::~AtomicFile() {
+  abandon();
+}
 
 void AtomicFile::abandon() {
   if (fd_ < 0) return;
