@@ -93,7 +93,7 @@
     </message>
     <message>
         <location filename="../ui/ChatView.qml" line="95" />
-        <location filename="../app/chat_controller.cpp" line="565" />
+        <location filename="../app/chat_controller.cpp" line="728" />
         <source>Send</source>
         <translation>보내기</translation>
     </message>
@@ -403,7 +403,7 @@
     </message>
     <message>
         <location filename="../ui/Main.qml" line="218" />
-        <location filename="../app/chat_controller.cpp" line="567" />
+        <location filename="../app/chat_controller.cpp" line="730" />
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
@@ -416,6 +416,11 @@
         <location filename="../ui/Main.qml" line="228" />
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
+    </message>
+    <message>
+        <location filename="../ui/Main.qml" line="229" />
+        <source>Not saved: </source>
+        <translation>저장되지 않음: </translation>
     </message>
 </context>
 <context>
@@ -448,280 +453,312 @@ Snapshot on disk: %1</source>
 디스크의 스냅숏: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="79" />
+        <location filename="../ui/MemoryPanel.qml" line="75" />
+        <source>Last save wrote %1 (whole journal: %2)</source>
+        <translation>마지막 저장: %1 기록 (저널 전체 다시 씀: %2)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="76" />
+        <source>Last save appended %1 (%2 tokens)</source>
+        <translation>마지막 저장: %1 추가 (%2 토큰)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="78" />
+        <source>This conversation's journal: %1
+</source>
+        <translation>이 대화의 저널: %1
+</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="80" />
+        <source>All snapshots: %1 of %2 budget</source>
+        <translation>모든 스냅숏: 예산 %2 중 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="81" />
+        <source>All snapshots: %1 (no budget)</source>
+        <translation>모든 스냅숏: %1 (예산 없음)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="82" />
+        <source> · %1 least recently used evicted</source>
+        <translation> · 가장 오래 쓰지 않은 %1개 삭제</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="98" />
         <source>Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9</source>
         <translation>두 세션이 가중치(%1)를 함께 씁니다: 채팅 KV %2 (%3 토큰) · 요약 작업 KV %4 (%5 토큰) · 합계 %6 / %7 %8 · 더 큰 쪽 크기로 들어가는 세션 수: %9</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="82" />
+        <location filename="../ui/MemoryPanel.qml" line="101" />
         <source>KV budget</source>
         <translation>KV 예산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="82" />
+        <location filename="../ui/MemoryPanel.qml" line="101" />
         <source>available</source>
         <translation>사용 가능</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="88" />
+        <location filename="../ui/MemoryPanel.qml" line="107" />
         <source>This conversation's engine memory</source>
         <translation>이 대화의 엔진 메모리</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="89" />
+        <location filename="../ui/MemoryPanel.qml" line="108" />
         <source>The bar divides the memory this conversation uses. The weights are what the model learned: fixed in size and shared by every conversation. The KV cache is the model's working notes for this conversation, the keys and values of every token so far: it grows with each token. Reserved but empty KV blocks, and scratch buffers for one step of computation, make up the rest.</source>
         <translation>막대는 이 대화가 쓰는 메모리를 나눠 보여 줍니다. 가중치는 모델이 학습한 내용으로, 크기가 정해져 있고 모든 대화가 함께 씁니다. KV 캐시는 이 대화를 위한 모델의 작업 메모로, 지금까지의 모든 토큰의 Key와 Value이며 토큰마다 늘어납니다. 나머지는 예약했지만 아직 빈 KV 블록과, 한 단계 계산에 쓰는 작업 버퍼입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="98" />
+        <location filename="../ui/MemoryPanel.qml" line="117" />
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="99" />
-        <location filename="../ui/MemoryPanel.qml" line="185" />
+        <location filename="../ui/MemoryPanel.qml" line="118" />
+        <location filename="../ui/MemoryPanel.qml" line="204" />
         <source>KV used</source>
         <translation>사용 중인 KV</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="100" />
+        <location filename="../ui/MemoryPanel.qml" line="119" />
         <source>KV allocated, empty</source>
         <translation>할당되었지만 빈 KV</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="101" />
+        <location filename="../ui/MemoryPanel.qml" line="120" />
         <source>scratch</source>
         <translation>작업 버퍼</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="129" />
+        <location filename="../ui/MemoryPanel.qml" line="148" />
         <source>%1: weights %2 · KV pool %3 · scratch %4 on the device</source>
         <translation>%1: 장치의 가중치 %2 · KV 풀 %3 · 작업 버퍼 %4</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="138" />
+        <location filename="../ui/MemoryPanel.qml" line="157" />
         <source>VRAM: %2 free of %3 (all processes) · %1 resident in this process</source>
         <translation>VRAM: %3 중 %2 여유 (모든 프로세스) · 이 프로세스가 %1 사용</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="139" />
+        <location filename="../ui/MemoryPanel.qml" line="158" />
         <source>Machine: %1 resident in this process · %2 available of %3</source>
         <translation>컴퓨터: 이 프로세스가 %1 사용 · %3 중 %2 사용 가능</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="155" />
+        <location filename="../ui/MemoryPanel.qml" line="174" />
         <source>KV cache</source>
         <translation>KV 캐시</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="156" />
+        <location filename="../ui/MemoryPanel.qml" line="175" />
         <source>To write each new token the model looks back at every earlier token through its key and value vectors. Keeping them (the KV cache) instead of computing them again turns work that grows with the square of the length into a lookup, at a price in memory that grows with every token: 2 (K and V) × layers × tokens × KV heads × head size × bytes per value. The line below is this model's formula with its numbers.</source>
         <translation>모델은 새 토큰을 하나 만들 때마다 앞선 모든 토큰을 그 Key와 Value 벡터로 다시 살펴봅니다. 이를 다시 계산하지 않고 보관해 두면(KV 캐시) 길이의 제곱으로 늘어나는 계산이 조회로 바뀌는 대신, 토큰마다 늘어나는 메모리를 치릅니다: 2 (K와 V) × 레이어 × 토큰 × KV 헤드 × 헤드 크기 × 값당 바이트. 아래 줄은 이 모델의 숫자를 넣은 식입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="164" />
+        <location filename="../ui/MemoryPanel.qml" line="183" />
         <source>2 × %1 layers × %2 tokens × %3 kv_heads × %4 head_dim × %5 bytes (%6)
 = %7 bytes (%8)</source>
         <translation>2 × 레이어 %1 × 토큰 %2 × kv_heads %3 × head_dim %4 × %5 바이트 (%6)
 = %7 바이트 (%8)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="177" />
+        <location filename="../ui/MemoryPanel.qml" line="196" />
         <source>%1 of %2 layers use a %3-token window: %4 freed by the window; without it the KV would be %5</source>
         <translation>레이어 %2개 중 %1개가 %3 토큰 창을 사용: 창 덕분에 %4 절약, 창이 없다면 KV는 %5</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="186" />
+        <location filename="../ui/MemoryPanel.qml" line="205" />
         <source>KV allocated</source>
         <translation>할당된 KV</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="186" />
+        <location filename="../ui/MemoryPanel.qml" line="205" />
         <source>%1  (%2 blocks of %3 tokens)</source>
         <translation>%1  (%3 토큰짜리 블록 %2개)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="187" />
+        <location filename="../ui/MemoryPanel.qml" line="206" />
         <source>fragmentation</source>
         <translation>단편화</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="188" />
+        <location filename="../ui/MemoryPanel.qml" line="207" />
         <source>per token</source>
         <translation>토큰당</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="189" />
+        <location filename="../ui/MemoryPanel.qml" line="208" />
         <source>per layer</source>
         <translation>레이어당</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="189" />
+        <location filename="../ui/MemoryPanel.qml" line="208" />
         <source> used in each of %1 layers</source>
         <translation> (레이어 %1개 각각에서 사용)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="190" />
+        <location filename="../ui/MemoryPanel.qml" line="209" />
         <source>peak</source>
         <translation>최고치</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="190" />
+        <location filename="../ui/MemoryPanel.qml" line="209" />
         <source> allocated</source>
         <translation> 할당</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="206" />
+        <location filename="../ui/MemoryPanel.qml" line="225" />
         <source>Document “%1”: %2 tokens × %3 = %4, %5% of the KV used (%6)</source>
         <translation>문서 “%1”: %2 토큰 × %3 = %4, 사용 중인 KV의 %5% (%6)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="226" />
+        <location filename="../ui/MemoryPanel.qml" line="245" />
         <source>Context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="227" />
+        <location filename="../ui/MemoryPanel.qml" line="246" />
         <source>The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.</source>
         <translation>컨텍스트는 모델이 한 번에 볼 수 있는 토큰 수로, 사용자의 메시지와 모델의 답변을 합친 것입니다. 가득 차면 설정에서 고른 정책에 따라 멈추거나, 가장 오래된 차례를 빼거나, 오래된 절반을 넘겨 창을 옮깁니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="230" />
+        <location filename="../ui/MemoryPanel.qml" line="249" />
         <source>Context: %1 of %2 tokens (%3%)</source>
         <translation>컨텍스트: %2 토큰 중 %1 토큰 (%3%)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="244" />
+        <location filename="../ui/MemoryPanel.qml" line="263" />
         <source>The context is almost full. Policy “%1”: </source>
         <translation>컨텍스트가 거의 찼습니다. 정책 “%1”: </translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="245" />
+        <location filename="../ui/MemoryPanel.qml" line="264" />
         <source>the oldest half of the conversation after the system prompt will be discarded.</source>
         <translation>시스템 프롬프트 뒤의 가장 오래된 대화 절반을 버립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="246" />
+        <location filename="../ui/MemoryPanel.qml" line="265" />
         <source>the oldest whole turns will be dropped and the rest re-evaluated.</source>
         <translation>가장 오래된 차례들을 통째로 빼고 나머지를 다시 계산합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="247" />
+        <location filename="../ui/MemoryPanel.qml" line="266" />
         <source>new tokens will be refused; start a new chat or edit an earlier message.</source>
         <translation>새 토큰을 받지 않습니다. 새 대화를 시작하거나 이전 메시지를 고치세요.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="252" />
+        <location filename="../ui/MemoryPanel.qml" line="271" />
         <source>Blocks: %1 used · %2 free in the pool</source>
         <translation>블록: 사용 %1 · 풀의 여유 %2</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="253" />
+        <location filename="../ui/MemoryPanel.qml" line="272" />
         <source>The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.</source>
         <translation>KV 캐시는 컨텍스트 전체만큼 미리 잡아 두지 않고, 대화가 길어짐에 따라 정해진 토큰 수의 작은 블록 단위로 늘어납니다(페이징). 마지막 블록만 일부 비어 있을 수 있어 단편화로 버려지는 메모리가 거의 없고, 짧아진 대화가 내놓은 블록은 풀로 돌아가 다음 대화가 씁니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="272" />
+        <location filename="../ui/MemoryPanel.qml" line="291" />
         <source>KV bytes over the conversation</source>
         <translation>대화가 진행되며 늘어난 KV 바이트</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="314" />
+        <location filename="../ui/MemoryPanel.qml" line="333" />
         <source>What each KV type would cost</source>
         <translation>KV 형식별 비용</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="315" />
+        <location filename="../ui/MemoryPanel.qml" line="334" />
         <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same.</source>
         <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다. q8_0은 f16의 약 절반, q4_0은 약 4분의 1 메모리만 써서 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다. 품질 열은 다음 토큰 확률이 얼마나 달라지는지(KL 발산)와 가장 그럴듯한 토큰이 얼마나 자주 그대로인지를 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="322" />
+        <location filename="../ui/MemoryPanel.qml" line="341" />
         <source>type</source>
         <translation>형식</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="323" />
+        <location filename="../ui/MemoryPanel.qml" line="342" />
         <source>bytes/token</source>
         <translation>바이트/토큰</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="324" />
+        <location filename="../ui/MemoryPanel.qml" line="343" />
         <source>max context</source>
         <translation>최대 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="326" />
+        <location filename="../ui/MemoryPanel.qml" line="345" />
         <source>quality*</source>
         <translation>품질*</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="326" />
+        <location filename="../ui/MemoryPanel.qml" line="345" />
         <source>quality* (demo model's)</source>
         <translation>품질* (데모 모델 기준)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="337" />
+        <location filename="../ui/MemoryPanel.qml" line="356" />
         <source>KL %1, %2%</source>
         <translation>KL %1, %2%</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="340" />
+        <location filename="../ui/MemoryPanel.qml" line="359" />
         <source>KL 4e-8, 100%</source>
         <translation>KL 4e-8, 100%</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="340" />
+        <location filename="../ui/MemoryPanel.qml" line="359" />
         <source>baseline</source>
         <translation>기준</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="341" />
+        <location filename="../ui/MemoryPanel.qml" line="360" />
         <source>KL 1.9e-5, 99.75%</source>
         <translation>KL 1.9e-5, 99.75%</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="342" />
+        <location filename="../ui/MemoryPanel.qml" line="361" />
         <source>KL 6.0e-3, 95.0%</source>
         <translation>KL 6.0e-3, 95.0%</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="350" />
+        <location filename="../ui/MemoryPanel.qml" line="369" />
         <source> tokens</source>
         <translation> 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="363" />
+        <location filename="../ui/MemoryPanel.qml" line="382" />
         <source>max context: what fits in the available RAM, at most the trained context. </source>
         <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. </translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="365" />
+        <location filename="../ui/MemoryPanel.qml" line="384" />
         <source>*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.</source>
         <translation>*이 모델에서 내장 텍스트 %1 토큰으로 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="366" />
+        <location filename="../ui/MemoryPanel.qml" line="385" />
         <source>*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
         <translation>*데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="367" />
+        <location filename="../ui/MemoryPanel.qml" line="386" />
         <source> Not yet measured on the loaded model: its own figures replace these when they are.</source>
         <translation> 불러온 모델에서는 아직 측정하지 않았습니다. 측정되면 그 값으로 바뀝니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="370" />
+        <location filename="../ui/MemoryPanel.qml" line="389" />
         <source>Conversations of this length that would fit in the available memory: %1</source>
         <translation>사용 가능한 메모리에 들어가는 이 길이의 대화 수: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="376" />
+        <location filename="../ui/MemoryPanel.qml" line="395" />
         <source>How many conversations fit</source>
         <translation>몇 개의 대화가 들어가는가</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="377" />
+        <location filename="../ui/MemoryPanel.qml" line="396" />
         <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
         <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
     </message>
@@ -754,27 +791,32 @@ Snapshot on disk: %1</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="80" />
+        <location filename="../ui/MessageBubble.qml" line="82" />
+        <source>not saved</source>
+        <translation>저장되지 않음</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="87" />
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="82" />
+        <location filename="../ui/MessageBubble.qml" line="89" />
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="88" />
+        <location filename="../ui/MessageBubble.qml" line="95" />
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="94" />
+        <location filename="../ui/MessageBubble.qml" line="101" />
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="104" />
+        <location filename="../ui/MessageBubble.qml" line="111" />
         <source>Edit and resend</source>
         <translation>고쳐서 다시 보내기</translation>
     </message>
@@ -914,22 +956,27 @@ Snapshot on disk: %1</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="83" />
+        <location filename="../ui/SettingsDrawer.qml" line="78" />
+        <source>KV snapshots on disk, MiB (0 = no limit)</source>
+        <translation>디스크의 KV 스냅숏, MiB (0 = 제한 없음)</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="86" />
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="93" />
+        <location filename="../ui/SettingsDrawer.qml" line="96" />
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="98" />
+        <location filename="../ui/SettingsDrawer.qml" line="101" />
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="110" />
+        <location filename="../ui/SettingsDrawer.qml" line="114" />
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -938,7 +985,7 @@ Snapshot on disk: %1</source>
     <name>Sidebar</name>
     <message>
         <location filename="../ui/Sidebar.qml" line="15" />
-        <location filename="../app/chat_controller.cpp" line="566" />
+        <location filename="../app/chat_controller.cpp" line="729" />
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -1062,32 +1109,98 @@ Snapshot on disk: %1</source>
 <context>
     <name>kvchat::app::ChatController</name>
     <message>
-        <location filename="../app/chat_controller.cpp" line="48" />
+        <location filename="../app/chat_controller.cpp" line="68" />
         <source>Chat template: %1</source>
         <translation>채팅 템플릿: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="198" />
+        <location filename="../app/chat_controller.cpp" line="188" />
+        <source>saved</source>
+        <translation>저장됨</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="188" />
+        <source>everything in the window is stored again</source>
+        <translation>창의 모든 내용이 다시 저장되었습니다</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="196" />
+        <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
+        <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="223" />
+        <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
+        <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="242" />
+        <source>The system prompt was not saved: %1</source>
+        <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="335" />
         <source>KV state restored from the snapshot (%1): nothing re-evaluated</source>
         <translation>스냅숏에서 KV 상태를 복원했습니다 (%1): 다시 계산한 것 없음</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="199" />
+        <location filename="../app/chat_controller.cpp" line="337" />
         <source>No usable snapshot (%1): the conversation is re-evaluated with the next message</source>
         <translation>쓸 수 있는 스냅숏이 없습니다 (%1): 다음 메시지와 함께 대화를 다시 계산합니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="213" />
+        <location filename="../app/chat_controller.cpp" line="352" />
         <source>chat</source>
         <translation>채팅</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="249" />
+        <location filename="../app/chat_controller.cpp" line="433" />
+        <source>The conversation was not deleted: %1</source>
+        <translation>대화를 삭제하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="438" />
+        <source>The conversation is deleted but its KV snapshot %1 could not be removed.</source>
+        <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="582" />
+        <source>Cannot regenerate now: %1</source>
+        <translation>지금은 다시 생성할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="596" />
+        <source>Cannot edit now: %1</source>
+        <translation>지금은 고칠 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="602" />
+        <source>The edit was not saved: %1</source>
+        <translation>고친 내용을 저장하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="155" />
+        <location filename="../app/chat_controller.cpp" line="387" />
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="284" />
+        <location filename="../app/chat_controller.cpp" line="33" />
+        <source>The database %1 was damaged and could not be read. It was moved aside, nothing deleted, to %2; a fresh database was created.</source>
+        <translation>데이터베이스 %1이(가) 손상되어 읽을 수 없었습니다. 지우지 않고 %2(으)로 옮겨 두었으며, 새 데이터베이스를 만들었습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="40" />
+        <source>Replies cut short by the last exit could not be marked interrupted.</source>
+        <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="420" />
+        <source>The new name was not saved: %1</source>
+        <translation>새 이름을 저장하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="428" />
         <source>A summary is being written into this conversation: cancel it first.</source>
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
