@@ -262,7 +262,6 @@ TEST(Perplexity, Errors) {
   expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(kHeldOut) + " --ctx 1"), "--ctx");
   expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(kHeldOut) + " --kv-type q5_1"), "q5_1");
   expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(kHeldOut) + " --bogus"), "--bogus");
-  expect_fail(run_cli("perplexity --file " + sh_quote(kHeldOut)), "--model");
 }
 
 TEST(Perplexity, InvalidUtf8IsScoredAsTheTokenizerEncodesIt) {
