@@ -239,6 +239,81 @@
     </message>
 </context>
 <context>
+    <name>DocumentLoader</name>
+    <message>
+        <location filename="../app/documents/document_loader.cpp" line="93" />
+        <source>Cannot read “%1” as a PDF: %2.</source>
+        <translation>“%1”을(를) PDF로 읽을 수 없습니다: %2.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_loader.cpp" line="148" />
+        <source>Cannot open “%1”: %2.</source>
+        <translation>“%1”을(를) 열 수 없습니다: %2.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_loader.cpp" line="181" />
+        <source>Pasted text</source>
+        <translation>붙여 넣은 텍스트</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_loader.cpp" line="285" />
+        <source>The stored document %1 cannot be read back.</source>
+        <translation>저장된 문서 %1을(를) 다시 읽을 수 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_loader.cpp" line="342" />
+        <source>Document %1 is not stored.</source>
+        <translation>문서 %1이(가) 저장되어 있지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_loader.cpp" line="394" />
+        <source>Loading the document failed: %1</source>
+        <translation>문서를 불러오지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_loader.cpp" line="396" />
+        <source>Loading the document failed.</source>
+        <translation>문서를 불러오지 못했습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>EngineWorker</name>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="135" />
+        <location filename="../app/engine/engine_worker.cpp" line="190" />
+        <source>No model is loaded.</source>
+        <translation>불러온 모델이 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="210" />
+        <source>Saving the KV snapshot failed: %1</source>
+        <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="228" />
+        <source>Keeping the KV snapshots within their budget failed: %1</source>
+        <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker.cpp" line="251" />
+        <source>no snapshot saved</source>
+        <translation>저장된 스냅숏 없음</translation>
+    </message>
+</context>
+<context>
+    <name>KvQualityProbe</name>
+    <message>
+        <location filename="../app/engine/kv_quality_probe.cpp" line="54" />
+        <source>Measuring the KV types failed: %1</source>
+        <translation>KV 형식 측정에 실패했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/kv_quality_probe.cpp" line="56" />
+        <source>Measuring the KV types failed: an unknown exception</source>
+        <translation>KV 형식 측정에 실패했습니다: 알 수 없는 예외</translation>
+    </message>
+</context>
+<context>
     <name>Main</name>
     <message>
         <location filename="../ui/Main.qml" line="51" />
@@ -1001,6 +1076,24 @@ Snapshot on disk: %1</source>
     </message>
 </context>
 <context>
+    <name>SummaryJob</name>
+    <message>
+        <location filename="../app/documents/summary_job.cpp" line="171" />
+        <source>Summary job %1 is not stored.</source>
+        <translation>요약 작업 %1이(가) 저장되어 있지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/summary_job.cpp" line="175" />
+        <source>No model is loaded.</source>
+        <translation>불러온 모델이 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/summary_job.cpp" line="193" />
+        <source>The job's document (%1) is not stored.</source>
+        <translation>작업의 문서(%1)가 저장되어 있지 않습니다.</translation>
+    </message>
+</context>
+<context>
     <name>SummaryJobView</name>
     <message>
         <location filename="../ui/SummaryJobView.qml" line="36" />
@@ -1071,6 +1164,19 @@ Snapshot on disk: %1</source>
         <location filename="../ui/SummaryJobView.qml" line="86" />
         <source>Plan: %1</source>
         <translation>계획: %1</translation>
+    </message>
+</context>
+<context>
+    <name>SummaryWorker</name>
+    <message>
+        <location filename="../app/documents/summary_worker.cpp" line="44" />
+        <source>Summarizing failed: %1</source>
+        <translation>요약에 실패했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/summary_worker.cpp" line="49" />
+        <source>Summarizing failed: an unknown exception</source>
+        <translation>요약에 실패했습니다: 알 수 없는 예외</translation>
     </message>
 </context>
 <context>

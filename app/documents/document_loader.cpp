@@ -1,5 +1,6 @@
 #include "documents/document_loader.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
@@ -89,7 +90,7 @@ std::optional<ExtractedDocument> extract_pdf(const QString& path, const LoadProg
     return std::nullopt;
   }
   if (e != QPdfDocument::Error::None || pdf.status() != QPdfDocument::Status::Ready) {
-    *error = QStringLiteral("Cannot read “%1” as a PDF: %2.").arg(doc.name, pdf_error_text(e));
+    *error = QCoreApplication::translate("DocumentLoader", "Cannot read “%1” as a PDF: %2.").arg(doc.name, pdf_error_text(e));
     return std::nullopt;
   }
   const int pages = pdf.pageCount();
@@ -144,7 +145,7 @@ std::optional<ExtractedDocument> extract_document(const QString& path, const Loa
   {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-      *error = QStringLiteral("Cannot open “%1”: %2.").arg(path, f.errorString());
+      *error = QCoreApplication::translate("DocumentLoader", "Cannot open “%1”: %2.").arg(path, f.errorString());
       return std::nullopt;
     }
     magic = f.read(5);
@@ -177,7 +178,7 @@ std::optional<ExtractedDocument> extract_pasted_text(const QString& text, QStrin
   QString local_error;
   if (!error) error = &local_error;
   ExtractedDocument doc;
-  doc.name = QStringLiteral("Pasted text");
+  doc.name = QCoreApplication::translate("DocumentLoader", "Pasted text");
   doc.mime = QStringLiteral("text/plain");
   QByteArray utf8 = text.toUtf8();
   doc.bytes = utf8.size();
@@ -281,7 +282,7 @@ Outcome store_document(const QString& db_path, ExtractedDocument doc, qint64 con
   }
   o.document = store->document(id);
   if (!o.document)
-    return failure(QStringLiteral("The stored document %1 cannot be read back.").arg(id));
+    return failure(QCoreApplication::translate("DocumentLoader", "The stored document %1 cannot be read back.").arg(id));
   // The name, encoding and notice of this load (the same text may come from another file).
   o.document->name = doc.name;
   o.document->bytes = doc.bytes;
@@ -338,7 +339,7 @@ void DocumentLoader::count_tokens(qint64 document_id, std::shared_ptr<const Mode
     if (!store) return failure(error);
     Outcome o;
     o.document = store->document(document_id);
-    if (!o.document) return failure(QStringLiteral("Document %1 is not stored.").arg(document_id));
+    if (!o.document) return failure(QCoreApplication::translate("DocumentLoader", "Document %1 is not stored.").arg(document_id));
     if (model && o.document->tokens_model != model_identity(*model)) {
       const qint64 n =
           count_document_tokens(model->tokenizer(), store->document_text(document_id), counting);
@@ -390,9 +391,9 @@ void DocumentLoader::start(Task task) {
           return task(reading, counting);
         } catch (const std::exception& e) {
           return failure(
-              QStringLiteral("Loading the document failed: %1").arg(QString::fromUtf8(e.what())));
+              QCoreApplication::translate("DocumentLoader", "Loading the document failed: %1").arg(QString::fromUtf8(e.what())));
         } catch (...) {
-          return failure(QStringLiteral("Loading the document failed."));
+          return failure(QCoreApplication::translate("DocumentLoader", "Loading the document failed."));
         }
       }));
 }

@@ -1,5 +1,6 @@
 #include "documents/summary_job.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <algorithm>
 #include <string>
@@ -167,11 +168,11 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
   };
   const auto job = store->job(job_id);
   if (!job) {
-    out.error = QStringLiteral("Summary job %1 is not stored.").arg(job_id);
+    out.error = QCoreApplication::translate("SummaryJob", "Summary job %1 is not stored.").arg(job_id);
     return out;
   }
   if (!model) {
-    out.error = QStringLiteral("No model is loaded.");
+    out.error = QCoreApplication::translate("SummaryJob", "No model is loaded.");
     return finish(JobStatus::Failed);
   }
   if (!store->set_job_status(job_id, JobStatus::Running, {}, {}, &error)) {
@@ -189,7 +190,7 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
     const QByteArray text = store->document_text(job->document_id);
     const auto doc = store->document(job->document_id);
     if (!doc || text.isEmpty()) {
-      out.error = QStringLiteral("The job's document (%1) is not stored.").arg(job->document_id);
+      out.error = QCoreApplication::translate("SummaryJob", "The job's document (%1) is not stored.").arg(job->document_id);
       return finish(JobStatus::Failed);
     }
     auto r = DocumentReader::from_bytes(

@@ -1,5 +1,7 @@
 #include "documents/summary_worker.h"
 
+#include <QCoreApplication>
+
 #include <chrono>
 #include <exception>
 
@@ -39,12 +41,12 @@ void SummaryWorker::run(qint64 job_id, const QString& db_path, std::shared_ptr<c
     outcome = outcome_to_map(run_summary_job(db_path, job_id, std::move(model), options, hooks));
   } catch (const std::exception& e) {
     outcome = {{QStringLiteral("status"), QStringLiteral("failed")},
-               {QStringLiteral("error"), QStringLiteral("Summarizing failed: %1").arg(
+               {QStringLiteral("error"), QCoreApplication::translate("SummaryWorker", "Summarizing failed: %1").arg(
                                              QString::fromUtf8(e.what()))}};
   } catch (...) {
     outcome = {{QStringLiteral("status"), QStringLiteral("failed")},
                {QStringLiteral("error"),
-                QStringLiteral("Summarizing failed: an unknown exception")}};
+                QCoreApplication::translate("SummaryWorker", "Summarizing failed: an unknown exception")}};
   }
   emit memoryReport(job_id, {});
   emit summaryFinished(job_id, outcome);

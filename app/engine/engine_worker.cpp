@@ -4,6 +4,7 @@
 // (allocation failure) becomes a failure signal with what was thrown.
 #include "engine/engine_worker.h"
 
+#include <QCoreApplication>
 #include <QFileInfo>
 
 #include <chrono>
@@ -131,7 +132,7 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
                             const QVariantMap& sampling) {
   stop_.store(false);
   if (!conversation_) {
-    emit replyFailed(QStringLiteral("No model is loaded."));
+    emit replyFailed(QCoreApplication::translate("EngineWorker", "No model is loaded."));
     return;
   }
   try {
@@ -186,7 +187,7 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
 void EngineWorker::countConversationTokens(const QVariantList& messages,
                                            const QString& system_prompt, const QString& key) {
   if (!conversation_) {
-    emit conversationTokensCounted(key, -1, QStringLiteral("No model is loaded."));
+    emit conversationTokensCounted(key, -1, QCoreApplication::translate("EngineWorker", "No model is loaded."));
     return;
   }
   try {
@@ -206,7 +207,7 @@ void EngineWorker::saveSnapshot(const QString& path, qint64 budget_bytes) {
   try {
     if (auto st = conversation_->save_snapshot(path.toStdString()); !st) {
       emit sessionEvent(QStringLiteral("snapshot"),
-                        QStringLiteral("Saving the KV snapshot failed: %1").arg(qstr(st.message())));
+                        QCoreApplication::translate("EngineWorker", "Saving the KV snapshot failed: %1").arg(qstr(st.message())));
       return;
     }
     emit snapshotSaved(path, QFileInfo(path).size());
@@ -224,7 +225,7 @@ void EngineWorker::report_snapshot_disk(const QString& path, qint64 budget_bytes
     auto evicted = kvchat::evict_snapshots(dir, static_cast<uint64_t>(budget_bytes), keep);
     if (!evicted) {
       emit sessionEvent(QStringLiteral("snapshot"),
-                        QStringLiteral("Keeping the KV snapshots within their budget failed: %1").arg(qstr(evicted.message())));
+                        QCoreApplication::translate("EngineWorker", "Keeping the KV snapshots within their budget failed: %1").arg(qstr(evicted.message())));
     } else {
       usage.insert(QStringLiteral("evicted"), static_cast<qint64>(evicted->evicted.size()));
     }
@@ -247,7 +248,7 @@ void EngineWorker::restoreSnapshot(const QString& path) {
   QString why;
   try {
     if (!QFileInfo::exists(path)) {
-      why = QStringLiteral("no snapshot saved");
+      why = QCoreApplication::translate("EngineWorker", "no snapshot saved");
       conversation_->clear();
     } else if (auto st = conversation_->restore_snapshot(path.toStdString()); !st) {
       why = qstr(st.message());

@@ -1,5 +1,6 @@
 #include "engine/kv_quality_probe.h"
 
+#include <QCoreApplication>
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
@@ -50,9 +51,9 @@ void KvQualityProbe::measure(const QString& identity, std::shared_ptr<const Mode
                      {QStringLiteral("model"), QString::fromStdString(model->info().name)},
                      {QStringLiteral("types"), types}};
     } catch (const std::exception& e) {
-      out.error = QStringLiteral("Measuring the KV types failed: %1").arg(QString::fromUtf8(e.what()));
+      out.error = QCoreApplication::translate("KvQualityProbe", "Measuring the KV types failed: %1").arg(QString::fromUtf8(e.what()));
     } catch (...) {
-      out.error = QStringLiteral("Measuring the KV types failed: an unknown exception");
+      out.error = QCoreApplication::translate("KvQualityProbe", "Measuring the KV types failed: an unknown exception");
     }
     return out;
   }));
