@@ -17,6 +17,7 @@
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "support/test_paths.h"
+#include "util/file_io.h"
 
 namespace kvchat {
 namespace {
@@ -313,6 +314,62 @@ TEST_F(SnapshotJournal, AFailedAppendLosesNothingCommitted) {
   EXPECT_FALSE(a->last_snapshot_save().rewritten);
   EXPECT_EQ(a->last_snapshot_save().tokens_written, 20);
   expect_restores(*a);
+}
+
+// A full disk (ENOSPC) or a failing one (EIO), injected through the file layer's seam at
+// each step of both kinds of save: the save fails naming the file and the reason, the file
+// on disk is exactly the committed journal (no temporary file left), a load gets the
+// committed state, and the next save once the disk recovers writes everything.
+TEST_F(SnapshotJournal, DiskFullAndIoErrorsAtEveryStepLoseNothingCommitted) {
+  struct Fault {
+    file_io::FileOp op;
+    int error;
+    bool rewrite;  // the whole-file path (a KV type change) instead of an append
+    const char* says;
+  };
+  const Fault faults[] = {
+      {file_io::FileOp::Write, ENOSPC, false, "No space left on device"},
+      {file_io::FileOp::Sync, EIO, false, "Input/output error"},
+      {file_io::FileOp::Open, EIO, false, "Input/output error"},
+      {file_io::FileOp::Write, ENOSPC, true, "No space left on device"},
+      {file_io::FileOp::Sync, EIO, true, "Input/output error"},
+      {file_io::FileOp::Rename, EIO, true, "Input/output error"},
+  };
+  for (const Fault& f : faults) {
+    SCOPED_TRACE(std::string(f.rewrite ? "rewrite, " : "append, ") + f.says);
+    fs::remove(path_);
+    auto a = make_session();
+    converse(*a);
+    ASSERT_TRUE(a->save_snapshot(path_));
+    const std::vector<uint8_t> committed = read_bytes(path_);
+    const std::vector<TokenId> tokens_then = a->tokens();
+    reply(*a, 12);
+    // An append by `a`; or the whole file by a session that never saved here (as after a
+    // restart), written to a temporary file and renamed over the journal.
+    std::unique_ptr<Session> fresh;
+    if (f.rewrite) {
+      fresh = make_session();
+      converse(*fresh);
+      reply(*fresh, 12);
+    }
+    Session& writer = f.rewrite ? *fresh : *a;
+
+    file_io::set_fault_hook([&](file_io::FileOp op, const std::string&) { return op == f.op ? f.error : 0; });
+    const Status s = writer.save_snapshot(path_);
+    file_io::set_fault_hook({});
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find(f.says), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(path_), std::string::npos) << s.message();
+    EXPECT_EQ(read_bytes(path_), committed);
+    EXPECT_FALSE(fs::exists(path_ + ".tmp"));
+
+    auto b = make_session();
+    ASSERT_TRUE(b->load_snapshot(path_));
+    EXPECT_EQ(b->tokens(), tokens_then);
+    ASSERT_TRUE(writer.save_snapshot(path_));  // the disk is back
+    EXPECT_EQ(writer.last_snapshot_save().rewritten, f.rewrite);
+    expect_restores(writer);
+  }
 }
 
 TEST_F(SnapshotJournal, ContextShiftAppendsFromTheKeptPrefix) {

@@ -40,7 +40,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <optional>
 #include <vector>
 
@@ -48,6 +47,7 @@
 #include "kv/kv_snapshot_format.h"
 #include "kvchat/session.h"
 #include "numeric/convert.h"
+#include "util/file_io.h"
 
 namespace kvchat {
 
@@ -72,29 +72,12 @@ class FileDescriptor {
   int fd_;
 };
 
-// Best effort: makes the rename durable. Some file systems refuse to fsync a directory.
-void sync_parent_directory(const std::string& path) {
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  FileDescriptor fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() >= 0) (void)::fsync(fd.get());
-}
-
-// A sink that writes everything to fd at its current offset, counting the bytes.
+// A sink that writes everything to fd at its current offset (through the file layer,
+// util/file_io.h, whose test seam injects ENOSPC / EIO), counting the bytes.
 SnapshotSink fd_sink(int fd, const std::string& name, uint64_t& written) {
   return [fd, &name, &written](std::span<const uint8_t> bytes) -> Status {
-    const uint8_t* p = bytes.data();
-    size_t n = bytes.size();
-    while (n > 0) {
-      const ssize_t w = ::write(fd, p, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        return Error{"cannot write " + name + ": " + errno_text()};
-      }
-      p += w;
-      n -= static_cast<size_t>(w);
-      written += static_cast<uint64_t>(w);
-    }
+    if (auto s = file_io::write_all(fd, bytes, name); !s) return s;
+    written += bytes.size();
     return {};
   };
 }
@@ -163,8 +146,9 @@ Status Session::save_snapshot(const std::string& path) const {
 
   last_save_ = {};
   if (append_from) {
-    FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-    if (fd.get() < 0) return Error{prefix + "cannot open it: " + errno_text()};
+    std::string open_error;
+    FileDescriptor fd(file_io::open_file(path, O_WRONLY, 0, &open_error));
+    if (fd.get() < 0) return Error{prefix + open_error};
     const uint64_t at = journal_->valid_bytes;
     // A torn record left by a failed or interrupted save goes first.
     if (::ftruncate(fd.get(), static_cast<off_t>(at)) != 0) {
@@ -175,7 +159,7 @@ Status Session::save_snapshot(const std::string& path) const {
     }
     uint64_t written = 0;
     Status s = write_journal_record(h, record_from(*append_from), fd_sink(fd.get(), path, written));
-    if (s && ::fdatasync(fd.get()) != 0) s = Error{"cannot sync " + path + ": " + errno_text()};
+    if (s) s = file_io::sync(fd.get(), path);
     if (!s) {
       (void)::ftruncate(fd.get(), static_cast<off_t>(at));  // best effort: loading ignores it anyway
       return Error{prefix + s.message()};
@@ -192,8 +176,9 @@ Status Session::save_snapshot(const std::string& path) const {
   }
 
   const std::string tmp = path + ".tmp";
-  FileDescriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return Error{prefix + "cannot create " + tmp + ": " + errno_text()};
+  std::string open_error;
+  FileDescriptor fd(file_io::open_file(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644, &open_error));
+  if (fd.get() < 0) return Error{prefix + open_error};
   auto fail = [&](const std::string& why) {
     fd.close();
     ::unlink(tmp.c_str());
@@ -204,14 +189,12 @@ Status Session::save_snapshot(const std::string& path) const {
   const std::vector<uint8_t> header = encode_journal_header(h);
   if (auto s = sink(header); !s) return fail(s.message());
   if (auto s = write_journal_record(h, record_from(0), sink); !s) return fail(s.message());
-  if (::fsync(fd.get()) != 0) return fail("cannot sync " + tmp + ": " + errno_text());
+  if (auto s = file_io::sync(fd.get(), tmp); !s) return fail(s.message());
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return fail("cannot stat " + tmp + ": " + errno_text());
   if (!fd.close()) return fail("cannot close " + tmp + ": " + errno_text());
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    return fail("cannot rename " + tmp + " to " + path + ": " + errno_text());
-  }
-  sync_parent_directory(path);
+  if (auto s = file_io::rename_file(tmp, path); !s) return fail(s.message());
+  file_io::sync_parent_directory(path);
   journal_ = SnapshotJournal{path, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), written,
                              live_bytes, n_past(), snapshot_kv_type_code(h.kv_type)};
   last_save_.bytes_written = written;
