@@ -14,7 +14,7 @@ namespace kvchat::cli {
 // Options every model-using command accepts.
 inline const std::set<std::string> kSessionOptions = {"--model", "--backend", "--threads", "--ctx",
                                                      "--kv-type", "--kv-block", "--kv-budget-bytes",
-                                                     "--context-policy"};
+                                                     "--context-policy", "--self-check-model"};
 
 Result<std::shared_ptr<const Model>> load_model(const Args& args);
 struct SessionDefaults {
