@@ -2,25 +2,34 @@
 // policy, through the path the app's engine worker takes — messages rendered by the chat
 // format, tokenized from the longest remembered checkpoint, prefix reuse
 // (Session::eval_sequence, each prompt a new turn), the system prompt kept, sampled
-// replies (kvchat::generate). Checks, after a warm-up of a fifth of the turns:
+// replies (kvchat::generate). Checks, after a warm-up (a fifth of the turns, and until the
+// context has filled once):
 //   - every turn succeeds, and the policy was exercised (turns dropped / context shifted);
 //   - the KV pool is bounded: never more blocks than the context needs, and no growth
 //     after the warm-up;
-//   - resident memory is flat: the least-squares slope of RSS (sampled every 10 turns)
-//     below --max-slope bytes per turn (default 4096; a leaked logits row is 8 KB, a leaked
-//     KV block 24 KB per turn).
+//   - memory is flat, as least-squares slopes over samples every 10 turns: the heap in
+//     use (mallinfo2) grows by at most --max-heap-slope bytes per turn (256) beyond what
+//     the conversation itself holds (its messages, and the checkpoints' texts and ids as
+//     the app's worker keeps them), and resident memory by at most --max-rss-slope (8192;
+//     it also keeps the allocator's high-water mark, which follows the whole conversation
+//     rendered every turn). A leaked logits row is 8 KB per turn, a KV block 24 KB.
 // Prints one line per policy (and --json FILE). Built a second time with ASan+UBSan
 // (kvchat-soak-sanitized), where LeakSanitizer reports anything left unfreed at exit and
-// the RSS slope is not checked (the allocator's quarantine grows on purpose).
+// the slopes are not checked (--no-slope-check: ASan's allocator keeps freed memory in
+// quarantine and mallinfo2 does not see it).
 //
 //   kvchat-soak --model kjv-demo-f16.gguf [--turns 1000] [--policy drop-oldest|shift|both]
-//               [--ctx 512] [--max-slope 4096] [--no-rss-check] [--json FILE]
+//               [--ctx 512] [--max-rss-slope 8192] [--max-heap-slope 256]
+//               [--no-slope-check] [--inject-growth BYTES] [--json FILE]
+// --inject-growth keeps BYTES per turn outside the conversation, as a leak would: the
+// check must then fail (ctest soak_detects_growth).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <malloc.h>
 #include <string>
 #include <vector>
 
@@ -38,8 +47,10 @@ struct Options {
   int turns = 1000;
   int ctx = 512;
   std::vector<ContextPolicy> policies = {ContextPolicy::DropOldest, ContextPolicy::Shift};
-  double max_slope = 4096;
-  bool rss_check = true;
+  double max_rss_slope = 8192;   // bytes per turn
+  double max_heap_slope = 256;   // bytes per turn beyond what the conversation holds
+  bool slope_check = true;
+  size_t inject_growth = 0;      // bytes kept per turn outside the conversation (tests the test)
   std::string json;
 };
 
@@ -55,7 +66,11 @@ struct SoakResult {
   uint64_t pool_bound_bytes = 0;
   uint64_t rss_after_warmup = 0;
   uint64_t rss_end = 0;
-  double slope_bytes_per_turn = 0;
+  double slope_bytes_per_turn = 0;       // resident memory
+  double held_slope_bytes_per_turn = 0;  // the conversation's own text and checkpoints
+  double heap_slope_bytes_per_turn = 0;  // bytes malloc has handed out and not had back
+  uint64_t heap_end = 0;
+  uint64_t held_bytes_end = 0;
   double seconds = 0;
   uint64_t generated_tokens = 0;
   std::vector<std::string> failures;
@@ -81,6 +96,12 @@ std::string user_text(int turn) {
   static const char* const openings[] = {"And God said", "In the beginning", "And it came to pass",
                                          "Blessed are the", "The LORD is my", "And the earth"};
   return std::string(openings[turn % 6]) + " (" + std::to_string(turn) + ")";
+}
+
+// Bytes malloc has handed out and not had back, every arena and mmapped chunk counted.
+uint64_t heap_in_use() {
+  const struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
 }
 
 // Least-squares slope of y over x.
@@ -129,73 +150,96 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
   std::vector<ChatMessage> messages;
   std::vector<Checkpoint> checkpoints;
   const int warmup = std::max(1, opt.turns / 5);
-  std::vector<double> xs, ys;
+  int warmed_at = -1;  // the turn count at the end of the warm-up
+  std::vector<double> xs, ys, held_samples, heap_samples;
+  // What the loop itself keeps and must keep (the app holds the same): the messages, and
+  // the checkpoints' texts and ids (up to 64, each the whole conversation's text).
+  auto held_bytes = [&] {
+    uint64_t b = messages.capacity() * sizeof(ChatMessage) + checkpoints.capacity() * sizeof(Checkpoint);
+    for (const ChatMessage& m : messages) b += m.role.capacity() + m.content.capacity();
+    for (const Checkpoint& c : checkpoints) b += c.text.capacity() + c.ids.capacity() * sizeof(TokenId);
+    return b;
+  };
+  std::vector<std::vector<char>> injected;  // --inject-growth: what a leak would keep
   const auto t0 = std::chrono::steady_clock::now();
   for (int turn = 0; turn < opt.turns; ++turn) {
-    messages.push_back({"user", user_text(turn)});
-    auto rendered = format.render(system, messages);
-    if (!rendered) {
-      fail("turn " + std::to_string(turn) + ": render: " + rendered.message());
-      break;
-    }
-    const std::string text = std::move(rendered).value();
-    const Checkpoint* base = nullptr;
-    for (const Checkpoint& c : checkpoints) {
-      if (text.size() >= c.text.size() && text.compare(0, c.text.size(), c.text) == 0 &&
-          (!base || c.text.size() > base->text.size())) {
-        base = &c;
+    {  // One turn; its temporaries (the rendered text, the ids, the reply) end here, before
+       // the memory is sampled.
+      messages.push_back({"user", user_text(turn)});
+      auto rendered = format.render(system, messages);
+      if (!rendered) {
+        fail("turn " + std::to_string(turn) + ": render: " + rendered.message());
+        break;
       }
+      const std::string text = std::move(rendered).value();
+      const Checkpoint* base = nullptr;
+      for (const Checkpoint& c : checkpoints) {
+        if (text.size() >= c.text.size() && text.compare(0, c.text.size(), c.text) == 0 &&
+            (!base || c.text.size() > base->text.size())) {
+          base = &c;
+        }
+      }
+      std::vector<TokenId> ids;
+      if (base) {
+        ids = base->ids;
+        const std::vector<TokenId> more = tok.encode_continuation(std::string_view(text).substr(base->text.size()));
+        ids.insert(ids.end(), more.begin(), more.end());
+      } else {
+        ids = format.tokenize(text);
+      }
+      add_checkpoint(checkpoints, text, ids);
+      if (auto e = session.eval_sequence(ids, /*starts_turn=*/true); !e) {
+        fail("turn " + std::to_string(turn) + ": prompt of " + std::to_string(ids.size()) + " tokens: " + e.message());
+        break;
+      }
+      const auto shared = std::mismatch(system_ids.begin(), system_ids.end(), ids.begin(), ids.end()).first -
+                          system_ids.begin();
+      session.set_keep(std::min(static_cast<int32_t>(shared), session.n_past()));
+      GenerateOptions go;
+      go.max_tokens = 8 + turn % 32;
+      go.sampling.seed = static_cast<uint64_t>(turn) + 1;
+      go.stop_strings = format.stop_strings();
+      auto reply = generate(session, {}, go);
+      if (!reply) {
+        fail("turn " + std::to_string(turn) + ": generate: " + reply.message());
+        break;
+      }
+      r.generated_tokens += static_cast<uint64_t>(reply->stats.generated_tokens);
+      std::string held = text;
+      for (size_t i = ids.size(); i < session.tokens().size(); ++i) held += tok.token_bytes(session.tokens()[i]);
+      add_checkpoint(checkpoints, std::move(held), session.tokens());
+      messages.push_back({"assistant", reply->text});
+      ++r.turns;
+      if (opt.inject_growth > 0) injected.emplace_back(opt.inject_growth, static_cast<char>(turn | 1));
     }
-    std::vector<TokenId> ids;
-    if (base) {
-      ids = base->ids;
-      const std::vector<TokenId> more = tok.encode_continuation(std::string_view(text).substr(base->text.size()));
-      ids.insert(ids.end(), more.begin(), more.end());
-    } else {
-      ids = format.tokenize(text);
-    }
-    add_checkpoint(checkpoints, text, ids);
-    if (auto e = session.eval_sequence(ids, /*starts_turn=*/true); !e) {
-      fail("turn " + std::to_string(turn) + ": prompt of " + std::to_string(ids.size()) + " tokens: " + e.message());
-      break;
-    }
-    const auto shared = std::mismatch(system_ids.begin(), system_ids.end(), ids.begin(), ids.end()).first -
-                        system_ids.begin();
-    session.set_keep(std::min(static_cast<int32_t>(shared), session.n_past()));
-    GenerateOptions go;
-    go.max_tokens = 8 + turn % 32;
-    go.sampling.seed = static_cast<uint64_t>(turn) + 1;
-    go.stop_strings = format.stop_strings();
-    auto reply = generate(session, {}, go);
-    if (!reply) {
-      fail("turn " + std::to_string(turn) + ": generate: " + reply.message());
-      break;
-    }
-    r.generated_tokens += static_cast<uint64_t>(reply->stats.generated_tokens);
-    std::string held = text;
-    for (size_t i = ids.size(); i < session.tokens().size(); ++i) held += tok.token_bytes(session.tokens()[i]);
-    add_checkpoint(checkpoints, std::move(held), session.tokens());
-    messages.push_back({"assistant", reply->text});
-    ++r.turns;
 
     const MemoryReport m = session.memory_report();
     r.max_kv_tokens = std::max(r.max_kv_tokens, m.kv_tokens);
     r.max_kv_blocks = std::max(r.max_kv_blocks, m.kv_blocks);
     r.peak_pool_bytes = std::max(r.peak_pool_bytes, m.kv_pool_bytes);
     r.pool_bound_bytes = m.kv_bytes_per_token * static_cast<uint64_t>(m.kv_max_tokens);
-    if (turn + 1 == warmup) {
+    // Warmed up: past a fifth of the turns and the context has filled once (the KV pool
+    // is then at its size for good).
+    if (warmed_at < 0 && turn + 1 >= warmup && r.drops_or_shifts > 0) {
+      warmed_at = turn + 1;
       r.pool_bytes_after_warmup = m.kv_pool_bytes;
       r.rss_after_warmup = read_process_memory().resident_bytes;
     }
-    if (turn + 1 >= warmup && (turn + 1) % 10 == 0) {
+    if (warmed_at > 0 && (turn + 1 - warmed_at) % 10 == 0) {
       xs.push_back(turn + 1);
       ys.push_back(static_cast<double>(read_process_memory().resident_bytes));
+      held_samples.push_back(static_cast<double>(held_bytes()));
+      heap_samples.push_back(static_cast<double>(heap_in_use()));
     }
     r.pool_bytes_end = m.kv_pool_bytes;
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.rss_end = read_process_memory().resident_bytes;
   r.slope_bytes_per_turn = slope(xs, ys);
+  r.held_slope_bytes_per_turn = slope(xs, held_samples);
+  r.held_bytes_end = held_bytes();
+  r.heap_slope_bytes_per_turn = slope(xs, heap_samples);
+  r.heap_end = heap_in_use();
 
   if (r.turns < opt.turns) return r;
   if (r.drops_or_shifts == 0) fail("the context never filled: the policy was not exercised");
@@ -214,10 +258,20 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
     fail("the KV pool grew after the warm-up: " + std::to_string(r.pool_bytes_after_warmup) + " -> " +
          std::to_string(r.pool_bytes_end) + " bytes");
   }
-  if (opt.rss_check && r.slope_bytes_per_turn > opt.max_slope) {
-    char buf[160];
+  // The heap may grow only with what the conversation itself holds; resident memory
+  // (which also keeps the allocator's high-water mark) by a few KB per turn at most.
+  char buf[200];
+  if (opt.slope_check && r.heap_slope_bytes_per_turn - r.held_slope_bytes_per_turn > opt.max_heap_slope) {
+    std::snprintf(buf, sizeof buf,
+                  "the heap grows %.0f bytes per turn after the warm-up, %.0f beyond the conversation's own "
+                  "text and checkpoints (limit %.0f)",
+                  r.heap_slope_bytes_per_turn, r.heap_slope_bytes_per_turn - r.held_slope_bytes_per_turn,
+                  opt.max_heap_slope);
+    fail(buf);
+  }
+  if (opt.slope_check && r.slope_bytes_per_turn > opt.max_rss_slope) {
     std::snprintf(buf, sizeof buf, "resident memory grows %.0f bytes per turn after the warm-up (limit %.0f)",
-                  r.slope_bytes_per_turn, opt.max_slope);
+                  r.slope_bytes_per_turn, opt.max_rss_slope);
     fail(buf);
   }
   return r;
@@ -226,7 +280,7 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
 int usage(const char* why) {
   std::fprintf(stderr,
                "kvchat-soak: %s\nusage: kvchat-soak --model FILE.gguf [--turns 1000] [--policy drop-oldest|shift|both]"
-               " [--ctx 512] [--max-slope BYTES] [--no-rss-check] [--json FILE]\n",
+               " [--ctx 512] [--max-rss-slope 8192] [--max-heap-slope 256] [--no-slope-check] [--json FILE]\n",
                why);
   return 2;
 }
@@ -240,8 +294,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
-    if (a == "--no-rss-check") {
-      opt.rss_check = false;
+    if (a == "--no-slope-check") {
+      opt.slope_check = false;
     } else if (!has_value) {
       return usage(("missing value after " + a).c_str());
     } else if (a == "--model") {
@@ -250,8 +304,12 @@ int main(int argc, char** argv) {
       opt.turns = std::atoi(argv[++i]);
     } else if (a == "--ctx") {
       opt.ctx = std::atoi(argv[++i]);
-    } else if (a == "--max-slope") {
-      opt.max_slope = std::atof(argv[++i]);
+    } else if (a == "--inject-growth") {
+      opt.inject_growth = static_cast<size_t>(std::atoll(argv[++i]));
+    } else if (a == "--max-rss-slope") {
+      opt.max_rss_slope = std::atof(argv[++i]);
+    } else if (a == "--max-heap-slope") {
+      opt.max_heap_slope = std::atof(argv[++i]);
     } else if (a == "--json") {
       opt.json = argv[++i];
     } else if (a == "--policy") {
@@ -270,28 +328,33 @@ int main(int argc, char** argv) {
 
   bool ok = true;
   std::string json = "[";
-  std::printf("%-12s %6s %8s %8s %10s %12s %12s %12s %12s %14s %8s\n", "policy", "turns", "events", "kv-max",
-              "blocks-max", "pool-peak", "pool-bound", "rss-warm", "rss-end", "slope B/turn", "seconds");
+  std::printf("%-12s %6s %7s %7s %7s %10s %10s %10s %10s %10s %11s %11s %11s %8s\n", "policy", "turns",
+              "events", "kv-max", "blocks", "pool-peak", "pool-bound", "rss-warm", "rss-end", "held-end",
+              "rss B/turn", "heap B/turn", "held B/turn", "seconds");
+  // heap B/turn: the slope of the bytes malloc has handed out (in use, not freed).
   for (ContextPolicy p : opt.policies) {
     const SoakResult r = soak(*model, opt, p);
-    std::printf("%-12s %6d %8d %8d %10d %12llu %12llu %12llu %12llu %14.1f %8.1f\n", r.policy.c_str(), r.turns,
-                r.drops_or_shifts, r.max_kv_tokens, r.max_kv_blocks, static_cast<unsigned long long>(r.peak_pool_bytes),
-                static_cast<unsigned long long>(r.pool_bound_bytes),
+    std::printf("%-12s %6d %7d %7d %7d %10llu %10llu %10llu %10llu %10llu %11.1f %11.1f %11.1f %8.1f\n", r.policy.c_str(),
+                r.turns, r.drops_or_shifts, r.max_kv_tokens, r.max_kv_blocks,
+                static_cast<unsigned long long>(r.peak_pool_bytes), static_cast<unsigned long long>(r.pool_bound_bytes),
                 static_cast<unsigned long long>(r.rss_after_warmup), static_cast<unsigned long long>(r.rss_end),
-                r.slope_bytes_per_turn, r.seconds);
+                static_cast<unsigned long long>(r.held_bytes_end), r.slope_bytes_per_turn,
+                r.heap_slope_bytes_per_turn, r.held_slope_bytes_per_turn, r.seconds);
     for (const std::string& f : r.failures) std::printf("  FAIL (%s): %s\n", r.policy.c_str(), f.c_str());
     ok = ok && r.failures.empty();
-    char buf[512];
+    char buf[640];
     std::snprintf(buf, sizeof buf,
                   "%s{\"policy\": \"%s\", \"turns\": %d, \"events\": %d, \"kv_tokens_max\": %d, \"kv_blocks_max\": %d, "
                   "\"kv_pool_peak_bytes\": %llu, \"kv_pool_bound_bytes\": %llu, \"rss_after_warmup\": %llu, "
-                  "\"rss_end\": %llu, \"rss_slope_bytes_per_turn\": %.1f, \"generated_tokens\": %llu, "
+                  "\"rss_end\": %llu, \"rss_slope_bytes_per_turn\": %.1f, \"held_bytes_end\": %llu, "
+                  "\"held_slope_bytes_per_turn\": %.1f, \"generated_tokens\": %llu, "
                   "\"seconds\": %.2f, \"ok\": %s}",
                   json.size() > 1 ? ", " : "", r.policy.c_str(), r.turns, r.drops_or_shifts, r.max_kv_tokens,
                   r.max_kv_blocks, static_cast<unsigned long long>(r.peak_pool_bytes),
                   static_cast<unsigned long long>(r.pool_bound_bytes),
                   static_cast<unsigned long long>(r.rss_after_warmup), static_cast<unsigned long long>(r.rss_end),
-                  r.slope_bytes_per_turn, static_cast<unsigned long long>(r.generated_tokens), r.seconds,
+                  r.slope_bytes_per_turn, static_cast<unsigned long long>(r.held_bytes_end),
+                  r.held_slope_bytes_per_turn, static_cast<unsigned long long>(r.generated_tokens), r.seconds,
                   r.failures.empty() ? "true" : "false");
     json += buf;
   }
