@@ -22,7 +22,8 @@
 //               [--ctx 512] [--max-rss-slope 8192] [--max-heap-slope 256]
 //               [--no-slope-check] [--inject-growth BYTES] [--json FILE]
 // --inject-growth keeps BYTES per turn outside the conversation, as a leak would: the
-// check must then fail (ctest soak_detects_growth).
+// check must then fail (ctest soak_detects_growth). --inject-leak loses BYTES per turn:
+// LeakSanitizer must report it (ctest soak_sanitized_detects_a_leak).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -51,6 +52,7 @@ struct Options {
   double max_heap_slope = 256;   // bytes per turn beyond what the conversation holds
   bool slope_check = true;
   size_t inject_growth = 0;      // bytes kept per turn outside the conversation (tests the test)
+  size_t inject_leak = 0;        // bytes lost per turn (tests LeakSanitizer's check)
   std::string json;
 };
 
@@ -97,6 +99,8 @@ std::string user_text(int turn) {
                                          "Blessed are the", "The LORD is my", "And the earth"};
   return std::string(openings[turn % 6]) + " (" + std::to_string(turn) + ")";
 }
+
+char* volatile leak_sink = nullptr;  // --inject-leak
 
 // Bytes malloc has handed out and not had back, every arena and mmapped chunk counted.
 uint64_t heap_in_use() {
@@ -211,6 +215,10 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
       messages.push_back({"assistant", reply->text});
       ++r.turns;
       if (opt.inject_growth > 0) injected.emplace_back(opt.inject_growth, static_cast<char>(turn | 1));
+      if (opt.inject_leak > 0) {  // the previous turn's block becomes unreachable
+        leak_sink = new char[opt.inject_leak];
+        leak_sink[0] = 1;
+      }
     }
 
     const MemoryReport m = session.memory_report();
@@ -304,6 +312,8 @@ int main(int argc, char** argv) {
       opt.turns = std::atoi(argv[++i]);
     } else if (a == "--ctx") {
       opt.ctx = std::atoi(argv[++i]);
+    } else if (a == "--inject-leak") {
+      opt.inject_leak = static_cast<size_t>(std::atoll(argv[++i]));
     } else if (a == "--inject-growth") {
       opt.inject_growth = static_cast<size_t>(std::atoll(argv[++i]));
     } else if (a == "--max-rss-slope") {
