@@ -5,11 +5,11 @@ JOBS       ?= $(shell nproc)
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 MODEL      ?= resources/models/kjv-demo-f16.gguf
 PROMPT     ?= Genesis 1\n1 In the beginning
-# Tests labelled `gpu` run only where a CUDA device answers.
+# Tests labelled `gpu` run only where a CUDA device answers; `soak` only in `make soak`.
 HAVE_GPU   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
-CTEST_ARGS ?= $(if $(HAVE_GPU),,-LE gpu)
+CTEST_ARGS ?= $(if $(HAVE_GPU),-LE soak,-LE 'gpu|soak')
 
-.PHONY: deps configure build run test bench package translations fuzz clean
+.PHONY: deps configure build run test soak bench package translations fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -34,6 +34,12 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# Long use: 1,000 chat turns per context policy on the demo model, in the release build
+# (resident-memory slope, KV pool bound) and under ASan+UBSan (LeakSanitizer); the table
+# and build/test-artifacts/soak-1000*.json say the numbers (docs/RELIABILITY.md).
+soak: build
+	cd $(BUILD) && ctest --output-on-failure -V -L soak
 
 bench: build
 	scripts/bench.sh $(BUILD)

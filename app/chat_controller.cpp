@@ -675,6 +675,13 @@ void ChatController::on_memory_report(const QVariantMap& report) {
 void ChatController::on_session_event(const QString& kind, const QString& message) {
   last_event_ = kind + QStringLiteral(": ") + message;
   emit lastEventChanged();
+  // A backend that failed (or skipped) its self-check must be seen, not replaced in the
+  // status line by the next event: as an error, the error dialog shows it and the message
+  // banner keeps it until dismissed. (The engine puts "self-check" in every such note;
+  // "auto" without a GPU stays a status.)
+  if (kind == QLatin1String("backend") && message.contains(QLatin1String("self-check"))) {
+    emit errorOccurred(tr("Backend: %1").arg(message));
+  }
 }
 
 void ChatController::set_generating(bool on) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <tuple>
 
@@ -15,6 +16,7 @@
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "model/synthetic_model.h"
+#include "session/backend_self_check.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -27,6 +29,7 @@ std::unique_ptr<Session> make(std::shared_ptr<const Model> model, const std::str
                               const std::string& kv_type, int32_t n_ctx = 0) {
   SessionOptions so;
   so.backend = backend;
+  so.backend_self_check = false;  // these tests check the CUDA backend itself (the self-check: below)
   so.kv_type = kv_type;
   so.n_ctx = n_ctx;
   auto s = Session::create(std::move(model), so);
@@ -219,6 +222,25 @@ TEST(CudaBackend, SnapshotsCrossBackends) {
   }
 }
 
+// The self-check "auto" and "cuda" run before trusting the device (issue 12): the real
+// backend passes it, with room to spare, and "auto" then picks it without a note.
+TEST(CudaBackend, PassesTheSelfCheck) {
+  SKIP_WITHOUT_DEVICE();
+  const BackendSelfCheck r = run_backend_self_check(BackendKind::Cuda, test::shared_path("models/kjv-demo-f16.gguf"), 0);
+  std::printf("self-check: %s\n", r.detail.c_str());
+  EXPECT_TRUE(r.passed()) << r.detail;
+  EXPECT_LE(r.max_rel_diff, kSelfCheckTolerance / 2) << r.detail;
+  auto model = Model::load(test::shared_path("models/kjv-demo-f32.gguf"));
+  ASSERT_TRUE(model);
+  SessionOptions so;
+  so.backend = "auto";
+  so.self_check_model = test::shared_path("models/kjv-demo-f16.gguf");
+  auto s = Session::create(*model, so);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ((*s)->backend_name(), "cuda") << (*s)->backend_note();
+  EXPECT_EQ((*s)->backend_note(), "");
+}
+
 // The shift policy re-rotates keys that live in device memory.
 TEST(CudaBackend, ContextShiftMatchesCpu) {
   SKIP_WITHOUT_DEVICE();
@@ -228,6 +250,7 @@ TEST(CudaBackend, ContextShiftMatchesCpu) {
   so.kv_type = "f32";
   so.n_ctx = 128;
   so.context_policy = ContextPolicy::Shift;
+  so.backend_self_check = false;
   so.backend = "cpu";
   auto cpu = Session::create(*model, so);
   so.backend = "cuda";
@@ -250,6 +273,7 @@ TEST(CudaBackend, KvBudgetExhaustionKeepsTheSession) {
   ASSERT_TRUE(model);
   SessionOptions so;
   so.backend = "cuda";
+  so.backend_self_check = false;
   so.kv_budget_bytes = 1536ull * 64;  // 64 tokens of f16 K/V
   auto s = Session::create(*model, so);
   ASSERT_TRUE(s);

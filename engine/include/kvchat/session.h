@@ -82,6 +82,14 @@ struct SessionOptions {
   bool no_kv_cache = false;      // recompute the whole sequence for every new token
   ContextPolicy context_policy = ContextPolicy::Stop;
   float context_warn_fraction = 0.9f;  // ContextWarning when this share of n_ctx is used
+  // The CUDA backend ("auto" or "cuda") is trusted only after a self-check: a fixed
+  // prompt on the demo model evaluated by it and by the CPU reference, the logits
+  // compared (once per process). A failure puts the session on the CPU, the reason in
+  // backend_note(). self_check_model: the demo model; empty = the one beside the
+  // executable (../share/kvchat/models/ or, in a build tree, ../../resources/models/).
+  // Without it the check is skipped: "auto" stays on the CPU, "cuda" runs unverified.
+  std::string self_check_model;
+  bool backend_self_check = true;  // false: trust cuda unchecked (tests of the CUDA backend itself)
 };
 
 class Session {
@@ -146,7 +154,9 @@ class Session {
   const Model& model() const { return *model_; }
   const SessionOptions& options() const { return options_; }
   std::string_view backend_name() const;
-  // Why the backend is not the one asked for ("auto" without a CUDA device); else empty.
+  // Why the backend is not the one asked for ("auto" without a CUDA device, a failed
+  // self-check) or runs unverified (self-check skipped); else empty. Every note about the
+  // self-check contains the word "self-check" (the app shows those in its banner).
   const std::string& backend_note() const { return backend_note_; }
 
   MemoryReport memory_report() const;

@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "kv/kv_cache.h"
+#include "session/backend_self_check.h"
 #include "util/process_memory.h"
 
 namespace kvchat {
@@ -57,12 +58,30 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   BackendOptions bo;
   bo.n_threads = options.n_threads;
   bo.n_ctx = s->n_ctx_;
+  const bool asked_auto = options.backend == "auto";
   auto backend = make_backend(*kind, *model, bo);
-  if (!backend && options.backend == "auto") {
+  if (!backend && asked_auto) {
     s->backend_note_ = "using the CPU backend: " + backend.message();
     backend = make_backend(BackendKind::Cpu, *model, bo);
   }
   if (!backend) return backend.error();
+  // CUDA is trusted only once its logits on the demo model match the CPU reference's. A
+  // failed check puts the session on the CPU, asked for "auto" or "cuda" alike; a check
+  // that could not run (no demo model) keeps "auto" on the CPU and lets an explicit
+  // "cuda" run, unverified, saying so.
+  if (s->backend_note_.empty() && *kind == BackendKind::Cuda && options.backend_self_check) {
+    const BackendSelfCheck check = run_backend_self_check(*kind, options.self_check_model, options.n_threads);
+    const bool skipped = check.outcome == BackendSelfCheck::Outcome::Skipped;
+    if (check.outcome == BackendSelfCheck::Outcome::Failed || (skipped && asked_auto)) {
+      s->backend_note_ = std::string("using the CPU backend") + (asked_auto ? "" : " instead of cuda") + ": " +
+                         check.detail;
+      backend.value().reset();  // the device's memory back before the CPU backend is made
+      backend = make_backend(BackendKind::Cpu, *model, bo);
+      if (!backend) return backend.error();
+    } else if (skipped) {
+      s->backend_note_ = "using the CUDA backend unverified: " + check.detail;
+    }
+  }
   s->backend_ = std::move(backend.value());
 
   KvCacheConfig kc;

@@ -15,7 +15,7 @@ namespace kvchat::cli {
 // Options every model-using command accepts.
 inline const std::set<std::string> kSessionOptions = {"--model", "--backend", "--threads", "--ctx",
                                                      "--kv-type", "--kv-block", "--kv-budget-bytes",
-                                                     "--context-policy"};
+                                                     "--context-policy", "--self-check-model"};
 
 // The model of --model, else the demo model installed beside the executable.
 Result<std::shared_ptr<const Model>> load_model(const Args& args);

@@ -84,6 +84,8 @@ commands:
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
   --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
   --context-policy stop|drop-oldest|shift (stop)
+  --self-check-model FILE: the demo model the CUDA self-check runs on (default: the one
+  beside the binary); cuda and auto are trusted only when its logits match the CPU's
 generate also takes --no-kv-cache: recompute the whole sequence for every token
 )";
 
