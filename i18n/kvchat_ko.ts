@@ -93,7 +93,7 @@
     </message>
     <message>
         <location filename="../ui/ChatView.qml" line="95" />
-        <location filename="../app/chat_controller.cpp" line="728" />
+        <location filename="../app/chat_controller.cpp" line="735" />
         <source>Send</source>
         <translation>보내기</translation>
     </message>
@@ -478,7 +478,7 @@
     </message>
     <message>
         <location filename="../ui/Main.qml" line="218" />
-        <location filename="../app/chat_controller.cpp" line="730" />
+        <location filename="../app/chat_controller.cpp" line="737" />
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
@@ -1060,7 +1060,7 @@ Snapshot on disk: %1</source>
     <name>Sidebar</name>
     <message>
         <location filename="../ui/Sidebar.qml" line="15" />
-        <location filename="../app/chat_controller.cpp" line="729" />
+        <location filename="../app/chat_controller.cpp" line="736" />
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -1283,6 +1283,11 @@ Snapshot on disk: %1</source>
         <location filename="../app/chat_controller.cpp" line="602" />
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="683" />
+        <source>Backend: %1</source>
+        <translation>백엔드: %1</translation>
     </message>
     <message>
         <location filename="../app/chat_controller.cpp" line="155" />
