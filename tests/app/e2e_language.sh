@@ -19,6 +19,9 @@ fail() {
   exit 1
 }
 
+# Found by "kjv-demo" alone: where the locale is not installed in glibc (CI), X's legacy
+# WM_NAME cannot carry the title's "—", and xdotool reads that one.
+window_title="kjv-demo"
 source "$(dirname "$0")/e2e_lib.sh"
 # The app under a given locale ($ui_lang), the test's own tools (xdotool) under the caller's.
 real_app=$app
@@ -26,17 +29,6 @@ app="$data/kvchat-in-locale"
 printf '#!/bin/sh\nLANG="$ui_lang" LC_ALL= LC_MESSAGES= exec "%s" "$@"\n' "$real_app" > "$app"
 chmod +x "$app"
 export ui_lang
-# As start_app, found by "kjv-demo" alone: where the locale is not installed in glibc (CI),
-# X's legacy WM_NAME cannot carry the title's "—" and xdotool reads that one.
-start_app() {
-  rm -f "$KVCHAT_TEST_STATE_FILE"
-  "$app" --data-dir "$data" "$@" &
-  app_pid=$!
-  wait_for 30 xdotool search --onlyvisible --name "kjv-demo" || fail "no window titled '… kjv-demo'"
-  window=$(xdotool search --onlyvisible --name "kjv-demo" | head -1)
-  xdotool windowactivate --sync "$window" 2>/dev/null || xdotool windowfocus --sync "$window"
-  sleep 0.5
-}
 stop_app() { kill "$app_pid"; wait "$app_pid" 2>/dev/null || true; }
 expect_ui() {  # expect_ui LOCALE SEND NEW_CHAT MEMORY
   wait_for 10 test -s "$KVCHAT_TEST_STATE_FILE" || fail "no state"

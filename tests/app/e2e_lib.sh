@@ -10,12 +10,15 @@ wait_for() {  # wait_for SECONDS COMMAND...
   done
 }
 
+# The window's title, as xdotool matches it ($window_title overrides).
+window_title=${window_title:-"kvchat — kjv-demo"}
+
 start_app() {  # start_app [kvchat arguments...]: fresh state file, window found and focused
   rm -f "$KVCHAT_TEST_STATE_FILE"
   "$app" --data-dir "$data" "$@" &
   app_pid=$!
-  wait_for 30 xdotool search --onlyvisible --name "kvchat — kjv-demo" || fail "no window titled 'kvchat — kjv-demo'"
-  window=$(xdotool search --onlyvisible --name "kvchat — kjv-demo" | head -1)
+  wait_for 30 xdotool search --onlyvisible --name "$window_title" || fail "no window titled '$window_title'"
+  window=$(xdotool search --onlyvisible --name "$window_title" | head -1)
   xdotool windowactivate --sync "$window" 2>/dev/null || xdotool windowfocus --sync "$window"
   sleep 0.5
 }

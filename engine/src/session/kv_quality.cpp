@@ -7,21 +7,11 @@
 #include <span>
 
 #include "kvchat/kv_types.h"
+#include "numeric/log_softmax.h"
 
 namespace kvchat {
 
 namespace {
-
-// log-softmax of one row of logits, in double, computed stably.
-void log_softmax(std::span<const float> logits, std::vector<double>& out) {
-  out.resize(logits.size());
-  double mx = -INFINITY;
-  for (float x : logits) mx = std::max(mx, static_cast<double>(x));
-  double sum = 0;
-  for (float x : logits) sum += std::exp(static_cast<double>(x) - mx);
-  const double log_z = mx + std::log(sum);
-  for (size_t i = 0; i < logits.size(); ++i) out[i] = static_cast<double>(logits[i]) - log_z;
-}
 
 size_t argmax(std::span<const float> row) {
   return static_cast<size_t>(std::max_element(row.begin(), row.end()) - row.begin());
@@ -92,9 +82,7 @@ Result<KvQualityReport> measure_kv_quality(std::shared_ptr<const Model> model,
       const std::span<const float> brow(base->data() + i * n_vocab, n_vocab);
       log_softmax(brow, lp);
       log_softmax(row, lq);
-      double kl = 0;
-      for (size_t k = 0; k < n_vocab; ++k) kl += std::exp(lp[k]) * (lp[k] - lq[k]);
-      kl = std::max(0.0, kl);
+      const double kl = kl_divergence(lp, lq);
       kl_sum += kl;
       q.max_kl = std::max(q.max_kl, kl);
       agree += argmax(row) == argmax(brow);

@@ -36,28 +36,11 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "kvchat/sampler.h"
+#include "numeric/log_softmax.h"
 
 namespace kvchat::cli {
 
 namespace {
-
-// log-softmax of one row of logits, in double, computed stably.
-void log_softmax(std::span<const float> logits, std::vector<double>& out) {
-  out.resize(logits.size());
-  double mx = -INFINITY;
-  for (float x : logits) mx = std::max(mx, static_cast<double>(x));
-  double sum = 0;
-  for (float x : logits) sum += std::exp(static_cast<double>(x) - mx);
-  const double log_z = mx + std::log(sum);
-  for (size_t i = 0; i < logits.size(); ++i) out[i] = static_cast<double>(logits[i]) - log_z;
-}
-
-// KL(p || q) from log-probabilities.
-double kl_divergence(const std::vector<double>& log_p, const std::vector<double>& log_q) {
-  double kl = 0;
-  for (size_t i = 0; i < log_p.size(); ++i) kl += std::exp(log_p[i]) * (log_p[i] - log_q[i]);
-  return std::max(0.0, kl);
-}
 
 std::string to_fixed(double v, int digits) {
   char buf[64];
