@@ -2,6 +2,34 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ko_KR">
 <context>
+    <name>ChatFormat</name>
+    <message>
+        <location filename="../app/engine/engine_maps.cpp" line="25" />
+        <source>built-in completion format: the file has no chat template, so the conversation is sent as plain text for the model to continue</source>
+        <translation>내장 이어 쓰기 형식: 파일에 채팅 템플릿이 없어 대화를 모델이 이어 쓸 평문으로 보냅니다</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_maps.cpp" line="28" />
+        <source>your chat template for this model</source>
+        <translation>이 모델에 지정한 채팅 템플릿</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_maps.cpp" line="29" />
+        <source>the model's own chat template</source>
+        <translation>모델 자체의 채팅 템플릿</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_maps.cpp" line="38" />
+        <source>built-in %1 format</source>
+        <translation>내장 %1 형식</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_maps.cpp" line="39" />
+        <source>built-in %1 format (your override for this model)</source>
+        <translation>내장 %1 형식 (이 모델에 직접 지정)</translation>
+    </message>
+</context>
+<context>
     <name>ChatTemplateSettings</name>
     <message>
         <location filename="../ui/ChatTemplateSettings.qml" line="12" />

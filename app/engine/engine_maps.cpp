@@ -2,6 +2,9 @@
 // settings as engine options. Shared by the engine worker and the summary worker.
 #include "engine/engine_maps.h"
 
+#include <QCoreApplication>
+#include <QRegularExpression>
+
 #include "engine/sampling_settings.h"
 #include "kvchat/kv_types.h"
 #include "kvchat/memory_report.h"
@@ -13,6 +16,30 @@ namespace {
 
 QString qstr(std::string_view s) {
   return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+// The engine's description of a chat format in the window's language: the fixed ones and
+// "built-in NAME format"; a template's parse error stays as the engine wrote it.
+QString chat_format_text(std::string_view engine_text) {
+  static const char* const kFixed[] = {
+      QT_TRANSLATE_NOOP("ChatFormat",
+                        "built-in completion format: the file has no chat template, so the conversation is "
+                        "sent as plain text for the model to continue"),
+      QT_TRANSLATE_NOOP("ChatFormat", "your chat template for this model"),
+      QT_TRANSLATE_NOOP("ChatFormat", "the model's own chat template"),
+  };
+  const QString text = qstr(engine_text);
+  for (const char* fixed : kFixed) {
+    if (text == QLatin1String(fixed)) return QCoreApplication::translate("ChatFormat", fixed);
+  }
+  static const QRegularExpression built_in(QStringLiteral("^built-in (\\S+) format( \\(your override for this model\\))?$"));
+  if (const auto m = built_in.match(text); m.hasMatch()) {
+    return (m.captured(2).isEmpty()
+                ? QCoreApplication::translate("ChatFormat", "built-in %1 format")
+                : QCoreApplication::translate("ChatFormat", "built-in %1 format (your override for this model)"))
+        .arg(m.captured(1));
+  }
+  return text;
 }
 
 QVariant u64(uint64_t v) {
@@ -220,7 +247,7 @@ GenerateOptions generate_options(const QVariantMap& s, const ChatFormat& format)
 }
 
 QVariantMap format_map(const ChatFormat& f, const QString& override_text) {
-  return {{QStringLiteral("chat_format_description"), qstr(f.description())},
+  return {{QStringLiteral("chat_format_description"), chat_format_text(f.description())},
           {QStringLiteral("chat_format_source"), format_source_name(f.source())},
           {QStringLiteral("chat_format_kind"), qstr(chat_template_name(f.kind()))},
           {QStringLiteral("chat_template_override"), override_text}};
