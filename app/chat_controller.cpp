@@ -459,8 +459,19 @@ QObject* ChatController::documents() {
   return documents_.get();
 }
 
-void ChatController::send(const QString& text) {
-  send_with_stats(text, {});
+bool ChatController::send(const QString& text) {
+  if (text.trimmed().isEmpty() || generating_) return false;
+  if (model_loading_) {
+    emit errorOccurred(tr("The model is still loading: your message is kept in the box; send it when it is ready."));
+    return false;
+  }
+  if (model_info_.isEmpty()) {
+    emit errorOccurred(tr("No model is loaded: your message is kept in the box. Open a GGUF model "
+                          "(“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under "
+                          "“Recent”, then send it."));
+    return false;
+  }
+  return send_with_stats(text, {});
 }
 
 bool ChatController::send_with_stats(const QString& text, const QVariantMap& stats) {

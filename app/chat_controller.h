@@ -101,7 +101,10 @@ class ChatController : public QObject, public ConversationHost {
 
   Q_INVOKABLE void loadModel(const QString& path_or_url);
   Q_INVOKABLE void cancelLoad();
-  Q_INVOKABLE void send(const QString& text);
+  // true: the message was taken (the box may be cleared); false: it was not, and the window
+  // is told why (no model yet, still loading, a summary writing into this conversation):
+  // the box keeps the text.
+  Q_INVOKABLE bool send(const QString& text);
   // send() with stats stored on the user message (a document sent whole: document_id,
   // document_name, document_tokens). False, with errorOccurred, when nothing was sent.
   bool send_with_stats(const QString& text, const QVariantMap& stats) override;

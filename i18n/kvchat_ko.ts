@@ -121,7 +121,7 @@
     </message>
     <message>
         <location filename="../ui/ChatView.qml" line="95" />
-        <location filename="../app/chat_controller.cpp" line="735" />
+        <location filename="../app/chat_controller.cpp" line="746" />
         <source>Send</source>
         <translation>보내기</translation>
     </message>
@@ -506,7 +506,7 @@
     </message>
     <message>
         <location filename="../ui/Main.qml" line="218" />
-        <location filename="../app/chat_controller.cpp" line="737" />
+        <location filename="../app/chat_controller.cpp" line="748" />
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
@@ -1088,7 +1088,7 @@ Snapshot on disk: %1</source>
     <name>Sidebar</name>
     <message>
         <location filename="../ui/Sidebar.qml" line="15" />
-        <location filename="../app/chat_controller.cpp" line="736" />
+        <location filename="../app/chat_controller.cpp" line="747" />
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -1298,22 +1298,32 @@ Snapshot on disk: %1</source>
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="582" />
+        <location filename="../app/chat_controller.cpp" line="465" />
+        <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
+        <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="469" />
+        <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
+        <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="593" />
         <source>Cannot regenerate now: %1</source>
         <translation>지금은 다시 생성할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="596" />
+        <location filename="../app/chat_controller.cpp" line="607" />
         <source>Cannot edit now: %1</source>
         <translation>지금은 고칠 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="602" />
+        <location filename="../app/chat_controller.cpp" line="613" />
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="683" />
+        <location filename="../app/chat_controller.cpp" line="694" />
         <source>Backend: %1</source>
         <translation>백엔드: %1</translation>
     </message>

@@ -107,8 +107,8 @@ Pane {
     function sendInput() {
         if (chat.generating || input.text.trim().length === 0) return
         pasteOffer.visible = false
-        chat.send(input.text)
-        input.text = ""
+        // Cleared only once the message is taken: a refused one stays, with the reason shown.
+        if (chat.send(input.text)) input.text = ""
     }
     Component.onCompleted: input.forceActiveFocus()
 }
