@@ -175,26 +175,21 @@ Status Session::save_snapshot(const std::string& path) const {
     return {};
   }
 
-  const std::string tmp = path + ".tmp";
-  std::string open_error;
-  FileDescriptor fd(file_io::open_file(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644, &open_error));
-  if (fd.get() < 0) return Error{prefix + open_error};
-  auto fail = [&](const std::string& why) {
-    fd.close();
-    ::unlink(tmp.c_str());
-    return Error{prefix + why};
-  };
+  // The whole file: written to path + ".tmp", synced, renamed over path (file_io's
+  // AtomicFile); until the rename the old journal is untouched, on failure no temp is left.
+  file_io::AtomicFile out(path);
+  if (auto s = out.open(); !s) return Error{prefix + s.message()};
   uint64_t written = 0;
-  const SnapshotSink sink = fd_sink(fd.get(), tmp, written);
-  const std::vector<uint8_t> header = encode_journal_header(h);
-  if (auto s = sink(header); !s) return fail(s.message());
-  if (auto s = write_journal_record(h, record_from(0), sink); !s) return fail(s.message());
-  if (auto s = file_io::sync(fd.get(), tmp); !s) return fail(s.message());
+  const SnapshotSink sink = [&out, &written](std::span<const uint8_t> bytes) -> Status {
+    if (auto s = out.write(bytes); !s) return s;
+    written += bytes.size();
+    return {};
+  };
+  if (auto s = sink(encode_journal_header(h)); !s) return Error{prefix + s.message()};
+  if (auto s = write_journal_record(h, record_from(0), sink); !s) return Error{prefix + s.message()};
+  if (auto s = out.commit(); !s) return Error{prefix + s.message()};
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return fail("cannot stat " + tmp + ": " + errno_text());
-  if (!fd.close()) return fail("cannot close " + tmp + ": " + errno_text());
-  if (auto s = file_io::rename_file(tmp, path); !s) return fail(s.message());
-  file_io::sync_parent_directory(path);
+  if (::stat(path.c_str(), &st) != 0) return Error{prefix + "cannot stat it after writing: " + errno_text()};
   journal_ = SnapshotJournal{path, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), written,
                              live_bytes, n_past(), snapshot_kv_type_code(h.kv_type)};
   last_save_.bytes_written = written;
