@@ -7,7 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <cstdint>
+#include <iterator>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace kvchat::test {
 
@@ -18,6 +22,16 @@ inline nlohmann::json load_json(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error("cannot open " + path);
   return nlohmann::json::parse(f);
+}
+
+// A file's whole contents, and a file written with exactly `bytes` (replacing it).
+inline std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+inline void write_bytes(const std::string& path, std::span<const uint8_t> bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 // A fresh directory under the system temp dir, removed with the object.
