@@ -486,7 +486,7 @@ void DocumentController::on_job_finished(qint64 job_id, const QVariantMap& outco
         {QStringLiteral("seconds"), outcome.value(QStringLiteral("seconds"))}};
     QString error;
     if (!chat_.append_exchange(job_.value(QStringLiteral("conversation_id")).toLongLong(),
-                               tr("Summarize “%1”").arg(name), user_stats,
+                               outcome.value(QStringLiteral("request")).toString(), user_stats,
                                outcome.value(QStringLiteral("summary")).toString(), reply_stats,
                                &error)) {
       set_message(tr("The summary is stored with its job but could not be added to the "

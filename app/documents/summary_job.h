@@ -1,4 +1,4 @@
-// A summary job as the app runs it: kvchat::summarize_document on a Session of its own
+// A summary job as the app runs it: Conversation::summarize_document on a Session of its own
 // (same model and options as the chat's, so the conversation's KV cache is untouched),
 // with every partial summary written to SQLite (its own transaction) as it arrives, so a
 // cancelled or crashed job resumes where it stopped. Runs on the summary thread
@@ -41,7 +41,8 @@ struct SummaryJobHooks {
 
 struct SummaryJobOutcome {
   JobStatus status = JobStatus::Failed;  // Done, Cancelled or Failed
-  QString summary;                       // Done: the final summary
+  QString request;                       // Done: the user's message of the exchange
+  QString summary;                       // Done: the final summary (the reply)
   QString error;                         // Failed: why
   int partials = 0;                      // stored for the job, resumed ones included
   int resumed = 0;                       // partials that were there before this run

@@ -107,6 +107,8 @@ class TestSummaryJob : public QObject {
     const SummaryJobOutcome o = run_summary_job(db_, job, model_, session_options(), hooks);
     QVERIFY2(o.status == JobStatus::Done, qPrintable(o.error));
     QVERIFY(!o.summary.isEmpty());
+    // The exchange the job's Conversation appended: the request, then the summary.
+    QCOMPARE(o.request, QStringLiteral("Summarize “revelation.txt”"));
     QCOMPARE(o.resumed, 0);
     QVERIFY(plan.n_chunks > 2);
     QVERIFY(o.partials >= plan.n_chunks + 1);
