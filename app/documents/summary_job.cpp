@@ -26,9 +26,8 @@ SummarizeOptions default_summarize_options() {
   return o;
 }
 
-SummarizeOptions summarize_options_for(const Tokenizer& tokenizer, int32_t n_ctx) {
+SummarizeOptions summarize_options_for(int32_t overhead, int32_t n_ctx) {
   SummarizeOptions o = default_summarize_options();
-  const int32_t overhead = summary_prompt_overhead(tokenizer, o);
   const int32_t fit = (n_ctx - overhead - o.margin_tokens - 3 * kSummarySlackTokens) / 4;
   o.summary_tokens = std::clamp(fit, 16, o.summary_tokens);
   return o;

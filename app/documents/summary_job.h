@@ -19,10 +19,11 @@ namespace kvchat::app {
 // The options the app summarizes with: the engine's defaults, greedy sampling (a resumed
 // job continues what an uninterrupted one would have written).
 SummarizeOptions default_summarize_options();
-// default_summarize_options() with summaries short enough for a small context: about a
+// default_summarize_options() with summaries short enough for a small context (`overhead`:
+// summary_prompt_overhead for the model and those instructions): about a
 // quarter of what a step leaves for text, so a merge takes at least three of them
 // (16 to 96 tokens; 96, the engine's default, from a context of about 460 tokens up).
-SummarizeOptions summarize_options_for(const Tokenizer& tokenizer, int32_t n_ctx);
+SummarizeOptions summarize_options_for(int32_t overhead, int32_t n_ctx);
 QVariantMap summarize_options_to_map(const SummarizeOptions& o);
 SummarizeOptions summarize_options_from_map(const QVariantMap& m);
 QVariantMap plan_to_map(const SummaryPlan& plan);

@@ -90,7 +90,8 @@ class TestSummaryJob : public QObject {
     bool inserted = false;
     document_ = store_->add_document(meta, text, &inserted, &error);
     QVERIFY2(document_, qPrintable(error));
-    options_ = summarize_options_to_map(summarize_options_for(model_->tokenizer(), kCtx));
+    options_ = summarize_options_to_map(summarize_options_for(
+            summary_prompt_overhead(model_->tokenizer(), default_summarize_options()), kCtx));
     QVERIFY(options_.value(QStringLiteral("summary_tokens")).toInt() < 96);  // made to fit 256
   }
 
