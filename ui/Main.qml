@@ -11,17 +11,25 @@ ApplicationWindow {
     visible: true
     title: chat.modelInfo.name ? "kvchat — " + chat.modelInfo.name : "kvchat"
 
-    // Light/dark: main.cpp resolves "system" from the platform palette.
-    readonly property bool dark: themeName === "dark"
-    palette.window: dark ? "#2b2d30" : (themeName === "light" ? "#efefef" : undefined)
-    palette.windowText: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
-    palette.base: dark ? "#1f2022" : (themeName === "light" ? "#ffffff" : undefined)
-    palette.alternateBase: dark ? "#333538" : (themeName === "light" ? "#f5f5f5" : undefined)
-    palette.text: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
-    palette.button: dark ? "#3a3c40" : (themeName === "light" ? "#e8e8e8" : undefined)
-    palette.buttonText: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
-    palette.highlight: dark ? "#3d7ad6" : (themeName === "light" ? "#308cc6" : undefined)
-    palette.placeholderText: dark ? "#9a9a9a" : (themeName === "light" ? "#808080" : undefined)
+    // Light/dark: main.cpp resolves "system" from the platform palette; the colours, type
+    // sizes and spacing are Theme's (ui/Theme.qml).
+    Binding { target: Theme; property: "dark"; value: themeName === "dark" }
+    font.pixelSize: Theme.fontSize
+    color: Theme.window
+    palette.window: Theme.window
+    palette.windowText: Theme.text
+    palette.base: Theme.surface
+    palette.alternateBase: Theme.surfaceAlt
+    palette.text: Theme.text
+    palette.button: Theme.raised
+    palette.buttonText: Theme.text
+    palette.highlight: Theme.accent
+    palette.highlightedText: Theme.onAccent
+    palette.placeholderText: Theme.placeholder
+    palette.link: Theme.link
+    palette.mid: Theme.border
+    palette.toolTipBase: Theme.raised
+    palette.toolTipText: Theme.text
 
     Shortcut { sequence: "Ctrl+N"; onActivated: chat.newConversation() }
     Shortcut { sequence: "Esc"; onActivated: chat.stop() }
@@ -184,21 +192,30 @@ ApplicationWindow {
             Label {
                 visible: chat.modelInfo.is_demo === true
                 text: qsTr("Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.")
-                color: "#b36b00"
+                color: Theme.warning
                 elide: Label.ElideRight
                 Layout.maximumWidth: 520
             }
-            ToolButton {
+            IconButton {
+                objectName: "modelInfoButton"
+                iconName: "info"
                 text: qsTr("Model info")
                 enabled: chat.modelInfo.name !== undefined
                 onClicked: infoDialog.open()
             }
-            ToolButton {
+            IconButton {
+                objectName: "openModelButton"
+                iconName: "open-model"
                 text: qsTr("Open model…")
+                toolTip: qsTr("Open a GGUF model (Ctrl+O)")
+                showText: true
                 onClicked: openDialog.open()
             }
-            ToolButton {
+            IconButton {
+                objectName: "recentButton"
+                iconName: "recent"
                 text: qsTr("Recent")
+                toolTip: qsTr("Recent models")
                 enabled: chat.recentModels.length > 0
                 onClicked: recentMenu.open()
                 Menu {
@@ -209,13 +226,20 @@ ApplicationWindow {
                     }
                 }
             }
-            ToolButton {
+            IconButton {
+                objectName: "settingsButton"
+                iconName: "settings"
                 text: qsTr("Settings")
+                toolTip: qsTr("Settings (Ctrl+,)")
                 onClicked: settings.open()
             }
-            ToolButton {
+            IconButton {
                 id: panelToggle
+                objectName: "memoryButton"
+                iconName: "memory"
                 text: qsTr("Memory")
+                toolTip: qsTr("Memory panel (Ctrl+M)")
+                showText: true
                 checkable: true
                 checked: true
             }
@@ -228,7 +252,7 @@ ApplicationWindow {
             : storeError ? qsTr("Database error: ") + storeError
             : chat.saveError ? qsTr("Not saved: ") + chat.saveError
             : chat.lastEvent
-        color: chat.modelError || storeError || chat.saveError ? "#c0392b" : palette.windowText
+        color: chat.modelError || storeError || chat.saveError ? Theme.error : Theme.textMuted
         elide: Label.ElideRight
     }
 }

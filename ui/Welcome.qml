@@ -10,14 +10,20 @@ Popup {
     modal: false
     focus: false
     closePolicy: Popup.NoAutoClose
-    padding: 18
+    padding: Theme.spacingL + Theme.spacingXs
+    background: Rectangle {
+        radius: Theme.radiusL
+        color: Theme.surface
+        border.color: Theme.border
+    }
     function dismiss() { chat.setUiSetting("welcome_seen", true); close() }
     contentItem: ColumnLayout {
-        spacing: 10
+        spacing: Theme.spacingM
         Label {
             text: qsTr("Welcome to kvchat")
             font.bold: true
-            font.pixelSize: 18
+            font.pixelSize: Theme.titleSize
+            color: Theme.text
         }
         Repeater {
             model: [
@@ -30,12 +36,15 @@ Popup {
                 required property string modelData
                 text: modelData
                 wrapMode: Text.Wrap
+                color: Theme.text
                 Layout.fillWidth: true
                 Layout.maximumWidth: welcome.availableWidth
             }
         }
         Button {
+            objectName: "welcomeStart"
             text: qsTr("Start")
+            highlighted: true
             Layout.alignment: Qt.AlignRight
             onClicked: welcome.dismiss()
         }
