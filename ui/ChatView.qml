@@ -17,6 +17,7 @@ Pane {
     readonly property int columnWidth: Math.min(width - 2 * Theme.spacingM, Theme.lineMaxWidth + 100)
     readonly property alias messageListWidth: messageList.width
     readonly property alias inputText: input.text
+    readonly property alias inputItem: input
     function focusInput() { input.forceActiveFocus(Qt.ShortcutFocusReason) }
 
     background: Rectangle { color: Theme.surface }

@@ -1,4 +1,7 @@
-// The main window: conversations | chat | KV memory panel.
+// The main window: conversations | chat | KV memory panel. The panes adapt to the width:
+// the side panes give way (at most about a quarter / a third of the window each), and under
+// Theme.dockedMemoryMinWindowWidth the memory panel leaves its column for a drawer on the
+// right (Ctrl+M or the Memory button). Keyboard: every control is on the Tab order.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -8,6 +11,8 @@ ApplicationWindow {
     id: window
     width: 1280
     height: 800
+    minimumWidth: 640
+    minimumHeight: 480
     visible: true
     title: chat.modelInfo.name ? "kvchat — " + chat.modelInfo.name : "kvchat"
 
@@ -31,7 +36,23 @@ ApplicationWindow {
     palette.toolTipBase: Theme.raised
     palette.toolTipText: Theme.text
 
-    Shortcut { sequence: "Ctrl+N"; onActivated: chat.newConversation() }
+    // The layout: narrow windows take the memory panel as a drawer.
+    readonly property bool narrow: width < Theme.dockedMemoryMinWindowWidth
+    // The memory panel's column is shown (wide windows; saved with the panes).
+    property bool memoryDocked: true
+    function toggleMemory() {
+        if (narrow) memoryDrawer.visible ? memoryDrawer.close() : memoryDrawer.open()
+        else memoryDocked = !memoryDocked
+    }
+
+    // A new chat takes what is typed next: the focus goes to its message box.
+    Shortcut { sequence: "Ctrl+N"; onActivated: { chat.newConversation(); chatView.focusInput() } }
+    Shortcut { sequence: "Ctrl+Q"; context: Qt.ApplicationShortcut; onActivated: window.close() }
+    Shortcut { sequences: ["Ctrl+=", "Ctrl++"]; onActivated: Theme.zoomIn() }
+    Shortcut { sequence: "Ctrl+-"; onActivated: Theme.zoomOut() }
+    Shortcut { sequence: "Ctrl+0"; onActivated: Theme.zoomReset() }
+    Shortcut { sequence: "Ctrl+,"; onActivated: settings.opened ? settings.close() : settings.open() }
+    Shortcut { sequence: "Ctrl+M"; onActivated: window.toggleMemory() }
     Shortcut { sequence: "Esc"; onActivated: chat.stop() }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
@@ -41,17 +62,22 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+Shift+S"; onActivated: chat.documents.summarize() }
     Shortcut { sequence: "Ctrl+Shift+R"; onActivated: chat.documents.resume() }
 
-    // Window geometry is remembered between runs.
+    // Window geometry, panes and zoom are remembered between runs.
     Component.onCompleted: {
         var g = chat.uiSetting("geometry", null)
         if (g) { x = g.x; y = g.y; width = g.width; height = g.height }
         var p = chat.uiSetting("panes", null)
-        if (p) { sidebar.SplitView.preferredWidth = p.sidebar; memoryPanel.SplitView.preferredWidth = p.memory; panelToggle.checked = p.memoryVisible }
+        if (p) { sidebar.SplitView.preferredWidth = p.sidebar; memoryDock.SplitView.preferredWidth = p.memory; memoryDocked = p.memoryVisible }
+        Theme.zoom = chat.uiSetting("zoom", 1.0)
         if (!chat.uiSetting("welcome_seen", false)) welcome.open()
+    }
+    Connections {
+        target: Theme
+        function onZoomChanged() { chat.setUiSetting("zoom", Theme.zoom) }
     }
     onClosing: {
         chat.setUiSetting("geometry", { "x": x, "y": y, "width": width, "height": height })
-        chat.setUiSetting("panes", { "sidebar": sidebar.width, "memory": memoryPanel.width, "memoryVisible": panelToggle.checked })
+        chat.setUiSetting("panes", { "sidebar": sidebar.SplitView.preferredWidth, "memory": memoryDock.SplitView.preferredWidth, "memoryVisible": memoryDocked })
     }
 
     FileDialog {
@@ -144,13 +170,17 @@ ApplicationWindow {
     }
 
     SplitView {
+        id: panes
         anchors.fill: parent
         orientation: Qt.Horizontal
 
+        // The side panes keep their chosen width only while the chat keeps room: at most
+        // about a quarter (conversations) and a third (memory) of the window.
         Sidebar {
             id: sidebar
             SplitView.preferredWidth: 240
             SplitView.minimumWidth: 160
+            SplitView.maximumWidth: Math.max(160, window.width * 0.22)
         }
         ChatView {
             id: chatView
@@ -158,20 +188,81 @@ ApplicationWindow {
             SplitView.fillWidth: true
             SplitView.minimumWidth: 360
         }
-        MemoryPanel {
-            id: memoryPanel
-            visible: panelToggle.checked
+        Item {
+            id: memoryDock
+            visible: window.memoryDocked && !window.narrow
             SplitView.preferredWidth: 400
             SplitView.minimumWidth: 300
+            SplitView.maximumWidth: Math.max(300, window.width * 0.32)
+        }
+    }
+    // Narrow windows: the memory panel slides in from the right over the chat.
+    Drawer {
+        id: memoryDrawer
+        objectName: "memoryDrawer"
+        edge: Qt.RightEdge
+        y: window.header ? window.header.height : 0
+        width: Math.min(Theme.px(420), window.width * 0.85)
+        height: window.height - y
+        interactive: window.narrow
+        background: Rectangle {
+            color: Theme.window
+            Rectangle { width: 1; height: parent.height; color: Theme.border }
+        }
+        Item { id: memorySlot; anchors.fill: parent }
+    }
+    onNarrowChanged: if (!narrow) memoryDrawer.close()
+    // One panel, in the column or in the drawer.
+    MemoryPanel {
+        id: memoryPanel
+        objectName: "memoryPanel"
+        parent: window.narrow ? memorySlot : memoryDock
+        anchors.fill: parent
+    }
+
+    // What the end-to-end tests read (only when KVCHAT_TEST_STATE_FILE is set): the layout,
+    // the zoom, the focus and the Tab order (main.cpp adds the last two).
+    Timer {
+        running: uiTestState.enabled
+        interval: 200
+        repeat: true
+        onTriggered: {
+            var chatX = chatView.mapToItem(null, 0, 0).x
+            var memoryX = memoryPanel.visible ? memoryPanel.mapToItem(null, 0, 0).x : -1
+            uiTestState.report({
+                "window_width": window.width, "window_height": window.height,
+                "sidebar_width": sidebar.width,
+                "chat_x": chatX, "chat_width": chatView.width,
+                "message_column_width": chatView.messageListWidth,
+                "line_max_width": Theme.lineMaxWidth,
+                "memory_mode": window.narrow ? "drawer" : (window.memoryDocked ? "docked" : "hidden"),
+                "memory_visible": memoryPanel.visible && (!window.narrow || memoryDrawer.position > 0.99),
+                "memory_x": memoryX, "memory_width": memoryPanel.width,
+                "zoom": Theme.zoom, "font_size": Theme.fontSize,
+                "dark": Theme.dark,
+                "input_text": chatView.inputText,
+                "settings_open": settings.opened,
+                "conversation": chat.currentConversationId
+            }, chatView.inputItem)
         }
     }
 
     header: ToolBar {
+        topPadding: Theme.spacingXs
+        bottomPadding: Theme.spacingXs
+        background: Rectangle {
+            color: Theme.surfaceAlt
+            Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: Theme.border }
+        }
         RowLayout {
             anchors.fill: parent
-            anchors.leftMargin: 8
-            anchors.rightMargin: 8
+            anchors.leftMargin: Theme.spacingM
+            anchors.rightMargin: Theme.spacingS
+            spacing: Theme.spacingXs
             Label {
+                objectName: "modelLabel"
+                font.bold: true
+                Layout.minimumWidth: Math.min(implicitWidth, Theme.px(200))
                 text: chat.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * chat.loadProgress))
                     : chat.modelInfo.name ? chat.modelInfo.name + "  ·  " + chat.formatBytes(chat.modelInfo.file_bytes)
                         + "  ·  " + (chat.modelInfo.backend || "cpu")
@@ -194,6 +285,8 @@ ApplicationWindow {
                 text: qsTr("Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.")
                 color: Theme.warning
                 elide: Label.ElideRight
+                // Gives way first when the window narrows (the buttons are never cut).
+                Layout.fillWidth: true
                 Layout.maximumWidth: 520
             }
             IconButton {
@@ -240,14 +333,23 @@ ApplicationWindow {
                 text: qsTr("Memory")
                 toolTip: qsTr("Memory panel (Ctrl+M)")
                 showText: true
-                checkable: true
-                checked: true
+                checked: window.narrow ? memoryDrawer.visible : window.memoryDocked
+                onClicked: window.toggleMemory()
             }
         }
     }
 
     footer: Label {
-        padding: 4
+        objectName: "statusLine"
+        leftPadding: Theme.spacingM
+        rightPadding: Theme.spacingM
+        topPadding: Theme.spacingXs
+        bottomPadding: Theme.spacingXs
+        font.pixelSize: Theme.smallSize
+        background: Rectangle {
+            color: Theme.surfaceAlt
+            Rectangle { width: parent.width; height: 1; color: Theme.border }
+        }
         text: chat.modelError ? qsTr("Model error: ") + chat.modelError
             : storeError ? qsTr("Database error: ") + storeError
             : chat.saveError ? qsTr("Not saved: ") + chat.saveError

@@ -13,12 +13,14 @@ Pane {
         spacing: 6
         Button {
             text: qsTr("New chat")
+            Accessible.name: text
             Layout.fillWidth: true
             onClicked: chat.newConversation()
         }
         TextField {
             id: searchField
             placeholderText: qsTr("Search (Ctrl+F)")
+            Accessible.name: qsTr("Search conversations")
             Layout.fillWidth: true
             onTextChanged: chat.search(text)
         }
@@ -31,6 +33,7 @@ Pane {
             delegate: ItemDelegate {
                 width: ListView.view.width
                 text: title
+                Accessible.name: title
                 highlighted: conversationId === chat.currentConversationId
                 onClicked: chat.selectConversation(conversationId)
                 onDoubleClicked: { renameField.text = title; renameDialog.conversation = conversationId; renameDialog.open() }
@@ -38,6 +41,7 @@ Pane {
                     anchors.right: parent.right
                     anchors.verticalCenter: parent.verticalCenter
                     text: "✕"
+                    Accessible.name: qsTr("Delete conversation “%1”").arg(title)
                     onClicked: chat.deleteConversation(conversationId)
                 }
             }
