@@ -76,7 +76,9 @@ class UiTestState : public QObject {
 
  private:
   // One stop: objectName, QML type ("IconButton", not "IconButton_QMLTYPE_12") and the
-  // name and role assistive technology gets.
+  // name and role assistive technology gets: its Accessible.name, or for a button its
+  // text (what Qt Quick Controls name a button by once an assistive technology is on,
+  // which under Xvfb it is not).
   static QVariantMap describe(QQuickItem* item) {
     if (!item) return {};
     QString name;
@@ -84,6 +86,9 @@ class UiTestState : public QObject {
     if (QAccessibleInterface* a = QAccessible::queryAccessibleInterface(item)) {
       name = a->text(QAccessible::Name);
       role = static_cast<int>(a->role());
+    }
+    if (name.isEmpty() && item->inherits("QQuickAbstractButton")) {
+      name = item->property("text").toString();
     }
     const QString type = QString::fromLatin1(item->metaObject()->className()).section(QStringLiteral("_QML"), 0, 0);
     return {{"object_name", item->objectName()}, {"type", type}, {"name", name}, {"role", role}};
@@ -198,10 +203,10 @@ int main(int argc, char** argv) {
   QObject::connect(&language, &kvchat::app::UiLanguage::changed, &chat, [&chat] { chat.write_test_state(); });
   language.apply(chat.uiSetting(QStringLiteral("language"), QStringLiteral("system")).toString());
 
+  UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);
-  UiTestState ui_test_state;
   engine.rootContext()->setContextProperty(QStringLiteral("uiTestState"), &ui_test_state);
   language.set_engine(&engine);
   engine.rootContext()->setContextProperty(QStringLiteral("storeError"), chat.store_error());

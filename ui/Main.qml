@@ -28,8 +28,9 @@ ApplicationWindow {
     palette.text: Theme.text
     palette.button: Theme.raised
     palette.buttonText: Theme.text
-    palette.highlight: Theme.accent
-    palette.highlightedText: Theme.onAccent
+    // Selections and the current list entry: a tint that keeps the text colour readable.
+    palette.highlight: Theme.selection
+    palette.highlightedText: Theme.text
     palette.placeholderText: Theme.placeholder
     palette.link: Theme.link
     palette.mid: Theme.border
@@ -53,7 +54,7 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+0"; onActivated: Theme.zoomReset() }
     Shortcut { sequence: "Ctrl+,"; onActivated: settings.opened ? settings.close() : settings.open() }
     Shortcut { sequence: "Ctrl+M"; onActivated: window.toggleMemory() }
-    Shortcut { sequence: "Esc"; onActivated: chat.stop() }
+    Shortcut { sequence: "Esc"; onActivated: memoryDrawer.visible ? memoryDrawer.close() : chat.stop() }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
     Shortcut { sequence: "Ctrl+D"; onActivated: documentDialog.open() }
@@ -205,6 +206,10 @@ ApplicationWindow {
         width: Math.min(Theme.px(420), window.width * 0.85)
         height: window.height - y
         interactive: window.narrow
+        // Not modal, and Escape is the window's (below): a popup that closes on Escape
+        // blocks the window's shortcuts, and Ctrl+M must close it again.
+        modal: false
+        closePolicy: Popup.CloseOnPressOutside
         background: Rectangle {
             color: Theme.window
             Rectangle { width: 1; height: parent.height; color: Theme.border }

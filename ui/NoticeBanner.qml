@@ -23,6 +23,6 @@ Rectangle {
             color: banner.docs.messageIsError ? "#c0392b" : palette.windowText
             text: banner.docs.message
         }
-        ToolButton { text: "✕"; onClicked: banner.docs.dismissMessage() }
+        ToolButton { text: "✕"; Accessible.name: qsTr("Dismiss the message"); onClicked: banner.docs.dismissMessage() }
     }
 }

@@ -34,6 +34,7 @@ Pane {
                 width: ListView.view.width
                 text: title
                 Accessible.name: title
+                focusPolicy: Qt.StrongFocus  // on the Tab order; Space opens it
                 highlighted: conversationId === chat.currentConversationId
                 onClicked: chat.selectConversation(conversationId)
                 onDoubleClicked: { renameField.text = title; renameDialog.conversation = conversationId; renameDialog.open() }

@@ -38,7 +38,7 @@ QtObject {
         // lines and marks (not text)
         "border": "#c5cbd3",
         "focusRing": "#2456c0",
-        "selection": "#b9d1f7",
+        "selection": "#d9e6fb",
         "chartWeights": "#5b7db1",
         "chartKvUsed": "#e07b39",
         "chartKvAllocated": "#f3c99f",
@@ -70,7 +70,7 @@ QtObject {
         // lines and marks (not text)
         "border": "#474c55",
         "focusRing": "#93b6ff",
-        "selection": "#2f4f86",
+        "selection": "#223758",
         "chartWeights": "#7b9bd0",
         "chartKvUsed": "#f08c4a",
         "chartKvAllocated": "#8a6440",
@@ -80,7 +80,7 @@ QtObject {
     // Which text colours are drawn on which backgrounds (the contrast test's pairs).
     readonly property var textColors: ["text", "textMuted", "placeholder", "link", "error", "warning", "success"]
     readonly property var textBackgrounds: ["window", "surface", "surfaceAlt", "raised", "userBubble",
-        "assistantBubble", "codeBackground", "infoBackground", "warningBackground", "errorBackground"]
+        "assistantBubble", "codeBackground", "infoBackground", "warningBackground", "errorBackground", "selection"]
     readonly property var accentPairs: [["onAccent", "accent"]]
 
     readonly property var colors: dark ? darkColors : lightColors
