@@ -30,7 +30,7 @@ Frame {
             visible: card.docs.loading
             Layout.fillWidth: true
             Label { text: qsTr("Loading document: %1 %2%").arg(card.docs.loadStage).arg(Math.round(100 * card.docs.loadProgress)) }
-            ProgressBar { Layout.fillWidth: true; from: 0; to: 1; value: card.docs.loadProgress }
+            ProgressBar { Layout.fillWidth: true; palette.highlight: Theme.accent; from: 0; to: 1; value: card.docs.loadProgress }
             Button { text: qsTr("Cancel"); Accessible.name: qsTr("Cancel loading the document"); onClicked: card.docs.cancelLoad() }
         }
 

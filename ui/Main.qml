@@ -276,6 +276,7 @@ ApplicationWindow {
                 Layout.fillWidth: true
             }
             ProgressBar {
+                palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
                 visible: chat.modelLoading
                 from: 0; to: 1; value: chat.loadProgress
                 Layout.preferredWidth: 160

@@ -43,7 +43,8 @@ QtObject {
         "chartKvUsed": "#e07b39",
         "chartKvAllocated": "#f3c99f",
         "chartScratch": "#9aa5b1",
-        "chartEmpty": "#d5d8dc"
+        "chartEmpty": "#d5d8dc",
+        "chartDocument": "#8e5ba8"
     })
     readonly property var darkColors: ({
         // backgrounds
@@ -75,7 +76,8 @@ QtObject {
         "chartKvUsed": "#f08c4a",
         "chartKvAllocated": "#8a6440",
         "chartScratch": "#7d8794",
-        "chartEmpty": "#3a3f46"
+        "chartEmpty": "#3a3f46",
+        "chartDocument": "#a77bc0"
     })
     // Which text colours are drawn on which backgrounds (the contrast test's pairs).
     readonly property var textColors: ["text", "textMuted", "placeholder", "link", "error", "warning", "success"]
@@ -111,6 +113,7 @@ QtObject {
     readonly property color chartKvAllocated: colors.chartKvAllocated
     readonly property color chartScratch: colors.chartScratch
     readonly property color chartEmpty: colors.chartEmpty
+    readonly property color chartDocument: colors.chartDocument
 
     // ---- zoom and type -----------------------------------------------------------------
     // The zoom steps Ctrl+= / Ctrl+- walk through; Ctrl+0 is 1.
