@@ -37,7 +37,9 @@ ApplicationWindow {
     palette.toolTipBase: Theme.raised
     palette.toolTipText: Theme.text
 
-    // The layout: narrow windows take the memory panel as a drawer.
+    // The layout: narrow windows take the memory panel as a drawer; the header's buttons
+    // keep their words only while there is room for them (at the zoomed type size).
+    readonly property bool roomyHeader: width >= Theme.px(1000)
     readonly property bool narrow: width < Theme.dockedMemoryMinWindowWidth
     // The memory panel's column is shown (wide windows; saved with the panes).
     property bool memoryDocked: true
@@ -247,6 +249,8 @@ ApplicationWindow {
                 "dark": Theme.dark,
                 "input_text": chatView.inputText,
                 "settings_open": settings.opened,
+                // The header's last button: its right edge is inside the window (not cut).
+                "header_right": panelToggle.mapToItem(null, panelToggle.width, 0).x,
                 "conversation": chat.currentConversationId
             }, chatView.inputItem)
         }
@@ -267,7 +271,7 @@ ApplicationWindow {
             Label {
                 objectName: "modelLabel"
                 font.bold: true
-                Layout.minimumWidth: Math.min(implicitWidth, Theme.px(200))
+                Layout.minimumWidth: Math.min(implicitWidth, Theme.px(100))
                 text: chat.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * chat.loadProgress))
                     : chat.modelInfo.name ? chat.modelInfo.name + "  ·  " + chat.formatBytes(chat.modelInfo.file_bytes)
                         + "  ·  " + (chat.modelInfo.backend || "cpu")
@@ -307,7 +311,7 @@ ApplicationWindow {
                 iconName: "open-model"
                 text: qsTr("Open model…")
                 toolTip: qsTr("Open a GGUF model (Ctrl+O)")
-                showText: true
+                showText: window.roomyHeader
                 onClicked: openDialog.open()
             }
             IconButton {
@@ -338,7 +342,7 @@ ApplicationWindow {
                 iconName: "memory"
                 text: qsTr("Memory")
                 toolTip: qsTr("Memory panel (Ctrl+M)")
-                showText: true
+                showText: window.roomyHeader
                 checked: window.narrow ? memoryDrawer.visible : window.memoryDocked
                 onClicked: window.toggleMemory()
             }

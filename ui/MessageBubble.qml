@@ -54,6 +54,7 @@ Item {
                 readOnly: true
                 selectByMouse: true
                 wrapMode: TextEdit.Wrap
+                font.pixelSize: Theme.fontSize  // a TextEdit does not inherit the window's (zoomed) font
                 textFormat: bubble.isDocument ? TextEdit.PlainText : TextEdit.MarkdownText
                 text: bubble.isDocument
                       ? (bubble.documentExpanded || content.length <= 600 ? content : content.substring(0, 600) + " …")
@@ -68,6 +69,7 @@ Item {
             }
             RowLayout {
                 spacing: 8
+                Layout.fillWidth: true  // the stats wrap instead of pushing the row past the bubble
                 ToolButton {
                     visible: bubble.isDocument && content.length > 600
                     text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(content.length)
@@ -82,6 +84,8 @@ Item {
                     text: qsTr("not saved")
                 }
                 Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
                     font.pixelSize: Theme.smallSize
                     color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
                     text: state === "interrupted" ? qsTr("interrupted")

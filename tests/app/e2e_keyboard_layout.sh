@@ -10,9 +10,10 @@
 #   3. Ctrl+= / Ctrl++ / Ctrl+- / Ctrl+0 zoom the type; Ctrl+, opens Settings, Ctrl+M
 #      hides and shows the memory panel; Ctrl+Q quits cleanly (exit 0, all saved); the
 #      zoom is there again after a restart;
-#   4. layout at 800x600, 1000x700 (memory panel as a drawer, the chat keeps its room),
-#      1280x800 and 1600x1000 (docked beside the chat, no overlap, lines capped near 80
-#      characters); the same at twice the scale.
+#   4. layout at 800x600 (also at zoom 2), 1000x700 (memory panel as a drawer, the chat
+#      keeps its room), 1280x800 and 1600x1000 (docked beside the chat, no overlap, lines
+#      capped near 80 characters), the header's buttons inside the window; the same at
+#      twice the scale.
 # Usage: e2e_keyboard_layout.sh KVCHAT_BINARY ARTIFACT_DIR   (under xvfb-run, a screen of at
 # least 3200x2000 for the 2x sizes)
 set -euo pipefail
@@ -148,6 +149,8 @@ check_layout() {
   [ "$(ui .device_pixel_ratio)" = "$scale" ] || fail "device pixel ratio $(ui .device_pixel_ratio), expected $scale"
   [ "$(ui .window_height)" = "$lh" ] || fail "the window is $(ui .window_height) high, expected $lh"
   [ "${chat_w%.*}" -ge "$min_chat" ] || fail "${lw}x${lh}: the chat is $chat_w px wide, expected >= $min_chat"
+  awk "BEGIN { exit !($(ui .header_right) <= $lw) }" \
+    || fail "${lw}x${lh}: the header's buttons run past the window (to $(ui .header_right))"
   # The side panes give way: the conversations at most a quarter of the window.
   awk "BEGIN { exit !($(ui .sidebar_width) <= $lw / 4) }" \
     || fail "${lw}x${lh}: the conversation list keeps $(ui .sidebar_width) px of $lw"
@@ -174,6 +177,12 @@ key ctrl+m
 expect_ui .memory_visible true "Ctrl+M opens the memory drawer"
 key ctrl+m
 expect_ui .memory_visible false "Ctrl+M closes the memory drawer"
+# At twice the type size nothing is pushed out of the window either.
+key ctrl+plus; key ctrl+plus; key ctrl+plus; key ctrl+plus; key ctrl+plus
+expect_ui .zoom 2 "five times Ctrl++"
+check_layout 800 600 560
+import -window root "$artifacts/e2e-layout-800x600-zoom2.png"
+key ctrl+0
 check_layout 1000 700 600
 import -window root "$artifacts/e2e-layout-1000x700.png"
 check_layout 1280 800 560
