@@ -14,6 +14,10 @@ Pane {
         Button {
             text: qsTr("New chat")
             Accessible.name: text
+            icon.source: "qrc:/icons/new-chat.png"
+            icon.width: Theme.iconSize
+            icon.height: Theme.iconSize
+            icon.color: Theme.text
             Layout.fillWidth: true
             onClicked: chat.newConversation()
         }
@@ -35,6 +39,7 @@ Pane {
                 text: title
                 Accessible.name: title
                 focusPolicy: Qt.StrongFocus  // on the Tab order; Space opens it
+                rightPadding: Theme.px(36)  // the title ends (elided) before the delete button
                 highlighted: conversationId === chat.currentConversationId
                 onClicked: chat.selectConversation(conversationId)
                 onDoubleClicked: { renameField.text = title; renameDialog.conversation = conversationId; renameDialog.open() }
