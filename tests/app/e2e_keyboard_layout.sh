@@ -11,11 +11,11 @@
 #      hides and shows the memory panel; Ctrl+Q quits cleanly (exit 0, all saved); the
 #      zoom is there again after a restart;
 #   4. layout at 800x600 (also at zoom 2), 1000x700 (memory panel as a drawer, the chat
-#      keeps its room), 1280x800 and 1600x1000 (docked beside the chat, no overlap, lines
+#      keeps its room), 1280x800, 1600x1000 and 3840x2160 (docked beside the chat, no overlap, lines
 #      capped near 80 characters), the header's buttons inside the window; the same at
 #      twice the scale.
 # Usage: e2e_keyboard_layout.sh KVCHAT_BINARY ARTIFACT_DIR   (under xvfb-run, a screen of at
-# least 3200x2000 for the 2x sizes)
+# least 3840x2160: 4K, and the 2x sizes)
 set -euo pipefail
 app=$1
 artifacts=$2
@@ -190,6 +190,9 @@ check_layout 1600 1000 700
 col=$(ui .message_column_width); cap=$(ui .line_max_width)
 [ "${col%.*}" -eq $((cap + 100)) ] || fail "at 1600x1000 the message column ($col) is not capped ($cap + 100)"
 import -window root "$artifacts/e2e-layout-1600x1000.png"
+check_layout 3840 2160 700  # 4K
+col=$(ui .message_column_width)
+[ "${col%.*}" -eq $((cap + 100)) ] || fail "at 3840x2160 the message column ($col) is not capped ($cap + 100)"
 key ctrl+q
 wait "$app_pid" || fail "Ctrl+Q: exit status $?"
 
