@@ -18,6 +18,8 @@ Pane {
     readonly property alias messageListWidth: messageList.width
     readonly property alias inputText: input.text
     readonly property alias inputItem: input
+    // Where the message box starts: what sits over the chat (the welcome) ends above it.
+    readonly property real composerTop: composer.y
     function focusInput() { input.forceActiveFocus(Qt.ShortcutFocusReason) }
 
     background: Rectangle { color: Theme.surface }

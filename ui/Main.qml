@@ -102,7 +102,8 @@ ApplicationWindow {
         parent: chatView
         x: Math.max(12, (chatView.width - width) / 2)
         y: 12
-        width: Math.min(560, chatView.width - 24)
+        width: Math.min(Theme.px(560), chatView.width - 24)
+        height: Math.min(implicitHeight, chatView.composerTop - y - Theme.spacingS)
     }
     // The first message sent is as good as "Start": the welcome steps aside for the reply.
     Connections {
