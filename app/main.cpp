@@ -91,7 +91,9 @@ class UiTestState : public QObject {
       name = item->property("text").toString();
     }
     const QString type = QString::fromLatin1(item->metaObject()->className()).section(QStringLiteral("_QML"), 0, 0);
-    return {{"object_name", item->objectName()}, {"type", type}, {"name", name}, {"role", role}};
+    const QPointF at = item->mapToScene({0, 0});  // tells apart two stops of the same name
+    return {{"object_name", item->objectName()}, {"type", type}, {"name", name}, {"role", role},
+            {"x", qRound(at.x())}, {"y", qRound(at.y())}};
   }
 
   QString path_;

@@ -33,7 +33,7 @@ fail() {
 }
 
 source "$(dirname "$0")/e2e_lib.sh"
-ui() { jq -r "$1" "$ui_file" 2>/dev/null; }
+ui() { if [ "$1" = -c ]; then jq -c "$2" "$ui_file" 2>/dev/null; else jq -r "$1" "$ui_file" 2>/dev/null; fi; }
 # ui_is JQ VALUE: waits (3 s) until the window reports VALUE for JQ.
 ui_is() { local q=$1 v=$2; wait_for 3 eval '[ "$(ui "$q")" = "$v" ]'; }
 expect_ui() { ui_is "$1" "$2" || fail "$3: $1 is '$(ui "$1")', expected '$2'"; }
@@ -80,8 +80,18 @@ for control in messageInput sendButton attachButton regenerateButton messageList
 done
 [ "$(ui '[.tab_order[] | select(.type == "ItemDelegate")] | length')" -ge 1 ] \
   || fail "the conversation is not on the Tab order"
-for ((i = 0; i < stops; ++i)); do xdotool key --clearmodifiers Tab; sleep 0.3; done
-expect_ui .focus.object_name messageInput "after $stops Tabs round the window"
+# Each Tab moves the focus on (waited for, so a slow machine cannot drop one); the round
+# ends back in the message box after exactly as many Tabs as there are stops.
+presses=0
+while :; do
+  before=$(ui -c .focus)
+  xdotool key --clearmodifiers Tab
+  presses=$((presses + 1))
+  wait_for 3 eval '[ "$(ui -c .focus)" != "$before" ]' || fail "Tab $presses did not move the focus from $before"
+  [ "$(focused)" = messageInput ] && break
+  [ "$presses" -le "$stops" ] || fail "$presses Tabs and not back in the message box"
+done
+[ "$presses" -eq "$stops" ] || fail "back in the message box after $presses Tabs, expected $stops"
 echo "e2e: Tab goes round $stops controls, each named, and back to the message box"
 key Tab
 key Tab
