@@ -4,14 +4,20 @@
 // context length (saved like the Settings drawer does); `--attach FILE` loads a document
 // as the "Attach document" button would (once the model is ready) — what the end-to-end
 // test uses, since synthetic drag-and-drop under Xvfb is unreliable.
+#include <QAccessible>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QPalette>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
+#include <QQuickItem>
 #include <QQuickStyle>
+#include <QQuickWindow>
 
 #include <QTextStream>
 #include <QTimer>
@@ -23,6 +29,76 @@
 #include "stall_meter.h"
 
 namespace {
+
+// For the end-to-end tests: what the window itself shows, beside the controller's state
+// file (KVCHAT_TEST_STATE_FILE), in "<that file>.ui.json": the layout Main.qml measures
+// (pane widths, whether the memory panel is a drawer, the zoom), the item with the
+// keyboard focus and the whole Tab order with each stop's accessible name. Inert when the
+// variable is not set (Main.qml reports only when `enabled`).
+class UiTestState : public QObject {
+  Q_OBJECT
+  Q_PROPERTY(bool enabled READ enabled CONSTANT)
+
+ public:
+  UiTestState() {
+    const QString state = qEnvironmentVariable("KVCHAT_TEST_STATE_FILE");
+    if (!state.isEmpty()) path_ = state + QStringLiteral(".ui.json");
+  }
+  bool enabled() const { return !path_.isEmpty(); }
+
+  // `layout` plus, from `focus_root`'s window, the focused item and the Tab order from
+  // `focus_root` round to itself. Written (atomically) only when something changed.
+  Q_INVOKABLE void report(const QVariantMap& layout, QQuickItem* focus_root) {
+    if (path_.isEmpty()) return;
+    QVariantMap state = layout;
+    if (focus_root && focus_root->window()) {
+      QQuickWindow* window = focus_root->window();
+      state.insert(QStringLiteral("focus"), describe(window->activeFocusItem()));
+      QVariantList stops;
+      QQuickItem* item = focus_root;
+      for (int i = 0; i < 400 && item; ++i) {
+        stops.append(describe(item));
+        item = item->nextItemInFocusChain(true);
+        if (item == focus_root) break;
+      }
+      state.insert(QStringLiteral("tab_order"), stops);
+      state.insert(QStringLiteral("device_pixel_ratio"), window->devicePixelRatio());
+    }
+    const QByteArray json = QJsonDocument(QJsonObject::fromVariantMap(state)).toJson();
+    if (json == last_) return;
+    QFile f(path_ + QStringLiteral(".tmp"));
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return;
+    f.write(json);
+    f.close();
+    QFile::remove(path_);
+    if (f.rename(path_)) last_ = json;
+  }
+
+ private:
+  // One stop: objectName, QML type ("IconButton", not "IconButton_QMLTYPE_12") and the
+  // name and role assistive technology gets: its Accessible.name, or for a button its
+  // text (what Qt Quick Controls name a button by once an assistive technology is on,
+  // which under Xvfb it is not).
+  static QVariantMap describe(QQuickItem* item) {
+    if (!item) return {};
+    QString name;
+    int role = 0;
+    if (QAccessibleInterface* a = QAccessible::queryAccessibleInterface(item)) {
+      name = a->text(QAccessible::Name);
+      role = static_cast<int>(a->role());
+    }
+    if (name.isEmpty() && item->inherits("QQuickAbstractButton")) {
+      name = item->property("text").toString();
+    }
+    const QString type = QString::fromLatin1(item->metaObject()->className()).section(QStringLiteral("_QML"), 0, 0);
+    const QPointF at = item->mapToScene({0, 0});  // tells apart two stops of the same name
+    return {{"object_name", item->objectName()}, {"type", type}, {"name", name}, {"role", role},
+            {"x", qRound(at.x())}, {"y", qRound(at.y())}};
+  }
+
+  QString path_;
+  QByteArray last_;
+};
 
 // The demo model ships beside the binary (build/share/kvchat/models, or the installed
 // share directory).
@@ -129,9 +205,11 @@ int main(int argc, char** argv) {
   QObject::connect(&language, &kvchat::app::UiLanguage::changed, &chat, [&chat] { chat.write_test_state(); });
   language.apply(chat.uiSetting(QStringLiteral("language"), QStringLiteral("system")).toString());
 
+  UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);
+  engine.rootContext()->setContextProperty(QStringLiteral("uiTestState"), &ui_test_state);
   language.set_engine(&engine);
   engine.rootContext()->setContextProperty(QStringLiteral("storeError"), chat.store_error());
   // "dark" / "light" force a palette; "system" follows the platform theme: dark when its
@@ -159,3 +237,5 @@ int main(int argc, char** argv) {
   }
   return app.exec();
 }
+
+#include "main.moc"

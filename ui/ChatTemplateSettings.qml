@@ -28,7 +28,7 @@ ColumnLayout {
         objectName: "chatFormatDescription"
         Layout.fillWidth: true
         wrapMode: Text.Wrap
-        font.pixelSize: 11
+        font.pixelSize: Theme.smallSize
         text: info.chat_format_description ? qsTr("In use: ") + info.chat_format_description : qsTr("Load a model to see its chat template.")
     }
     ComboBox {
@@ -45,7 +45,7 @@ ColumnLayout {
         TextArea {
             id: templateText
             font.family: "monospace"
-            font.pixelSize: 11
+            font.pixelSize: Theme.smallSize
             wrapMode: TextArea.WrapAnywhere
             readOnly: choice.currentIndex === 0
             placeholderText: choice.currentIndex === 0 ? qsTr("(the file has no chat template)") : qsTr("{% for m in messages %}…{% endfor %}")

@@ -1,7 +1,8 @@
-// The open conversation: messages rendered as Markdown, streaming in place, and the
-// message box (Enter sends, Shift+Enter is a newline). Above it: the message banner, a
-// summary job, a loaded document's cost preview, and the offer to treat a long paste as
-// a document.
+// The open conversation: messages streaming in place, in a column capped at about 80
+// characters (Theme.lineMaxWidth) and centred, and the message box: Enter sends,
+// Shift+Enter is a newline, Tab / Shift+Tab leave the box (Ctrl+Tab types a tab). Above
+// the box: the message banner, a summary job, a loaded document's cost preview, and the
+// offer to treat a long paste as a document.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -12,6 +13,16 @@ Pane {
     signal attachRequested()
     // A paste (or drop of text) longer than this is offered as a document.
     readonly property int longPasteChars: 2000
+    // The message column: the lines' cap plus the bubbles' own margins.
+    readonly property int columnWidth: Math.min(width - 2 * Theme.spacingM, Theme.lineMaxWidth + 100)
+    readonly property alias messageListWidth: messageList.width
+    readonly property alias inputText: input.text
+    readonly property alias inputItem: input
+    // Where the message box starts: what sits over the chat (the welcome) ends above it.
+    readonly property real composerTop: composer.y
+    function focusInput() { input.forceActiveFocus(Qt.ShortcutFocusReason) }
+
+    background: Rectangle { color: Theme.surface }
 
     ColumnLayout {
         anchors.fill: parent
@@ -19,62 +30,109 @@ Pane {
 
         ListView {
             id: messageList
-            Layout.fillWidth: true
+            objectName: "messageList"
             Layout.fillHeight: true
+            Layout.preferredWidth: root.columnWidth
+            Layout.alignment: Qt.AlignHCenter
+            Layout.topMargin: Theme.spacingS
             clip: true
-            spacing: 8
+            spacing: Theme.spacingS
             model: chat.messages
+            activeFocusOnTab: true
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Messages")
+            // Keyboard: Up/Down/PageUp/PageDown scroll the conversation when it has the focus.
+            Keys.onUpPressed: flick(0, 800)
+            Keys.onDownPressed: flick(0, -800)
+            Keys.onPressed: (event) => {
+                if (event.key === Qt.Key_PageUp) { contentY = Math.max(originY, contentY - height * 0.9); event.accepted = true }
+                else if (event.key === Qt.Key_PageDown) { contentY = Math.min(originY + contentHeight - height, contentY + height * 0.9); event.accepted = true }
+            }
+            ScrollBar.vertical: ScrollBar {}
             // Follow the streaming reply (deferred: never reposition during a layout pass).
             onCountChanged: Qt.callLater(positionViewAtEnd)
             onContentHeightChanged: if (atYEnd || chat.generating) Qt.callLater(positionViewAtEnd)
             delegate: MessageBubble {
                 width: ListView.view.width
             }
-        }
-
-        NoticeBanner { Layout.fillWidth: true; Layout.margins: 4 }
-        SummaryJobView { Layout.fillWidth: true; Layout.margins: 4 }
-        DocumentCard { Layout.fillWidth: true; Layout.margins: 4 }
-        Frame {
-            id: pasteOffer
-            visible: false
-            Layout.fillWidth: true
-            Layout.margins: 4
-            RowLayout {
+            // A focus ring when the list itself has the keyboard focus.
+            Rectangle {
                 anchors.fill: parent
-                Label {
-                    Layout.fillWidth: true
-                    wrapMode: Text.Wrap
-                    text: qsTr("Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?").arg(input.text.length)
-                }
-                Button {
-                    text: qsTr("Treat as document")
-                    highlighted: true
-                    onClicked: { chat.documents.attachText(input.text); input.text = ""; pasteOffer.visible = false }
-                }
-                Button { text: qsTr("Keep as message"); onClicked: pasteOffer.visible = false }
+                color: "transparent"
+                border.color: Theme.focusRing
+                border.width: 2
+                radius: Theme.radiusS
+                visible: messageList.activeFocus
             }
         }
 
-        Frame {
-            Layout.fillWidth: true
+        ColumnLayout {
+            Layout.preferredWidth: root.columnWidth
+            Layout.alignment: Qt.AlignHCenter
+            spacing: Theme.spacingXs
+            NoticeBanner { Layout.fillWidth: true }
+            SummaryJobView { Layout.fillWidth: true }
+            DocumentCard { Layout.fillWidth: true }
+            Frame {
+                id: pasteOffer
+                visible: false
+                Layout.fillWidth: true
+                background: Rectangle { radius: Theme.radiusM; color: Theme.infoBackground; border.color: Theme.border }
+                RowLayout {
+                    anchors.fill: parent
+                    Label {
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        text: qsTr("Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?").arg(input.text.length)
+                    }
+                    Button {
+                        text: qsTr("Treat as document")
+                        highlighted: true
+                        onClicked: { chat.documents.attachText(input.text); input.text = ""; pasteOffer.visible = false }
+                    }
+                    Button { text: qsTr("Keep as message"); onClicked: pasteOffer.visible = false }
+                }
+            }
+        }
+
+        // The message box: a rounded card with the text and its actions.
+        Rectangle {
+            id: composer
+            Layout.preferredWidth: root.columnWidth
+            Layout.alignment: Qt.AlignHCenter
+            Layout.topMargin: Theme.spacingS
+            Layout.bottomMargin: Theme.spacingM
+            implicitHeight: composerRow.implicitHeight + 2 * Theme.spacingS
+            radius: Theme.radiusL
+            color: Theme.window
+            border.color: input.activeFocus ? Theme.focusRing : Theme.border
+            border.width: input.activeFocus ? 2 : 1
+
             RowLayout {
+                id: composerRow
                 anchors.fill: parent
-                Button {
+                anchors.margins: Theme.spacingS
+                spacing: Theme.spacingXs
+                IconButton {
+                    objectName: "attachButton"
+                    iconName: "attach"
                     text: qsTr("Attach document")
-                    ToolTip.visible: hovered
-                    ToolTip.text: qsTr("Text, Markdown or PDF (Ctrl+D), or drop a file on the window")
+                    toolTip: qsTr("Text, Markdown or PDF (Ctrl+D), or drop a file on the window")
                     enabled: !chat.documents.loading
                     onClicked: root.attachRequested()
+                    Layout.alignment: Qt.AlignBottom
                 }
                 ScrollView {
                     Layout.fillWidth: true
-                    Layout.preferredHeight: Math.min(140, Math.max(44, input.implicitHeight))
+                    Layout.preferredHeight: Math.min(Theme.px(160), Math.max(Theme.px(40), input.implicitHeight))
                     TextArea {
                         id: input
                         objectName: "messageInput"
                         focus: true
                         wrapMode: TextArea.Wrap
+                        background: null
+                        Accessible.name: qsTr("Message")
+                        Accessible.description: qsTr("Enter sends, Shift+Enter starts a new line, Tab leaves the box")
                         placeholderText: chat.modelInfo.is_demo
                             ? qsTr("Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline")
                             : qsTr("Message — Enter sends, Shift+Enter newline")
@@ -83,6 +141,17 @@ Pane {
                             root.sendInput()
                         }
                         Keys.onEnterPressed: (event) => root.sendInput()
+                        // Tab and Shift+Tab move the focus on (the keyboard is never trapped
+                        // here); Ctrl+Tab types a tab.
+                        Keys.onTabPressed: (event) => {
+                            if (event.modifiers & Qt.ControlModifier) { input.insert(input.cursorPosition, "\t"); return }
+                            var next = input.nextItemInFocusChain(true)
+                            if (next) next.forceActiveFocus(Qt.TabFocusReason)
+                        }
+                        Keys.onBacktabPressed: (event) => {
+                            var previous = input.nextItemInFocusChain(false)
+                            if (previous) previous.forceActiveFocus(Qt.BacktabFocusReason)
+                        }
                         property int previousLength: 0
                         onTextChanged: {
                             if (text.length - previousLength > root.longPasteChars) pasteOffer.visible = true
@@ -91,14 +160,23 @@ Pane {
                         }
                     }
                 }
-                Button {
-                    text: chat.generating ? qsTr("Stop") : qsTr("Send")
-                    onClicked: chat.generating ? chat.stop() : root.sendInput()
-                }
-                Button {
+                IconButton {
+                    objectName: "regenerateButton"
+                    iconName: "regenerate"
                     text: qsTr("Regenerate")
+                    toolTip: qsTr("Regenerate the last reply")
                     enabled: !chat.generating && messageList.count > 0
                     onClicked: chat.regenerate()
+                    Layout.alignment: Qt.AlignBottom
+                }
+                IconButton {
+                    objectName: "sendButton"
+                    iconName: chat.generating ? "stop" : "send"
+                    text: chat.generating ? qsTr("Stop") : qsTr("Send")
+                    toolTip: chat.generating ? qsTr("Stop the reply (Esc)") : qsTr("Send (Enter)")
+                    accent: true
+                    onClicked: chat.generating ? chat.stop() : root.sendInput()
+                    Layout.alignment: Qt.AlignBottom
                 }
             }
         }

@@ -12,26 +12,26 @@ Frame {
     visible: docs.loading || (p.id !== undefined)
     function fmt(b) { return chat.formatBytes(b || 0) }
     function num(n) { return Number(n || 0).toLocaleString(Qt.locale(), 'f', 0) }
-    readonly property color good: "#2e7d32"
-    readonly property color bad: "#c0392b"
+    readonly property color good: Theme.success
+    readonly property color bad: Theme.error
 
     background: Rectangle {
-        radius: 6
-        color: Qt.rgba(0.36, 0.49, 0.69, 0.10)
-        border.color: Qt.rgba(0.36, 0.49, 0.69, 0.45)
+        radius: Theme.radiusM
+        color: Theme.infoBackground
+        border.color: Theme.border
     }
 
     ColumnLayout {
         anchors.fill: parent
-        spacing: 4
+        spacing: Theme.spacingXs
 
         // Loading: the file is read (and its tokens counted) off the GUI thread.
         RowLayout {
             visible: card.docs.loading
             Layout.fillWidth: true
             Label { text: qsTr("Loading document: %1 %2%").arg(card.docs.loadStage).arg(Math.round(100 * card.docs.loadProgress)) }
-            ProgressBar { Layout.fillWidth: true; from: 0; to: 1; value: card.docs.loadProgress }
-            Button { text: qsTr("Cancel"); onClicked: card.docs.cancelLoad() }
+            ProgressBar { Layout.fillWidth: true; palette.highlight: Theme.accent; from: 0; to: 1; value: card.docs.loadProgress }
+            Button { text: qsTr("Cancel"); Accessible.name: qsTr("Cancel loading the document"); onClicked: card.docs.cancelLoad() }
         }
 
         ColumnLayout {
@@ -50,20 +50,20 @@ Frame {
                 Label {
                     visible: card.p.inserted === false
                     text: qsTr("already stored (same content)")
-                    font.pixelSize: 11
-                    opacity: 0.7
+                    font.pixelSize: Theme.smallSize
+                    color: Theme.textMuted
                 }
-                ToolButton { text: "✕"; onClicked: card.docs.dismissPreview() }
+                IconButton { iconName: "close"; text: qsTr("Close the document preview"); onClicked: card.docs.dismissPreview() }
             }
             Label {
                 text: qsTr("%1 · %2 · %3").arg(card.fmt(card.p.bytes)).arg(card.p.mime || "").arg(card.p.encoding || "")
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
             }
             Label {
                 visible: (card.p.notice || "").length > 0
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                color: "#b36b00"
+                color: Theme.warning
                 text: qsTr("Encoding: %1").arg(card.p.notice || "")
             }
             GridLayout {

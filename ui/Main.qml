@@ -1,4 +1,7 @@
-// The main window: conversations | chat | KV memory panel.
+// The main window: conversations | chat | KV memory panel. The panes adapt to the width:
+// the side panes give way (at most about a quarter / a third of the window each), and under
+// Theme.dockedMemoryMinWindowWidth the memory panel leaves its column for a drawer on the
+// right (Ctrl+M or the Memory button). Keyboard: every control is on the Tab order.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -8,23 +11,52 @@ ApplicationWindow {
     id: window
     width: 1280
     height: 800
+    minimumWidth: 640
+    minimumHeight: 480
     visible: true
     title: chat.modelInfo.name ? "kvchat — " + chat.modelInfo.name : "kvchat"
 
-    // Light/dark: main.cpp resolves "system" from the platform palette.
-    readonly property bool dark: themeName === "dark"
-    palette.window: dark ? "#2b2d30" : (themeName === "light" ? "#efefef" : undefined)
-    palette.windowText: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
-    palette.base: dark ? "#1f2022" : (themeName === "light" ? "#ffffff" : undefined)
-    palette.alternateBase: dark ? "#333538" : (themeName === "light" ? "#f5f5f5" : undefined)
-    palette.text: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
-    palette.button: dark ? "#3a3c40" : (themeName === "light" ? "#e8e8e8" : undefined)
-    palette.buttonText: dark ? "#e6e6e6" : (themeName === "light" ? "#1a1a1a" : undefined)
-    palette.highlight: dark ? "#3d7ad6" : (themeName === "light" ? "#308cc6" : undefined)
-    palette.placeholderText: dark ? "#9a9a9a" : (themeName === "light" ? "#808080" : undefined)
+    // Light/dark: main.cpp resolves "system" from the platform palette; the colours, type
+    // sizes and spacing are Theme's (ui/Theme.qml).
+    Binding { target: Theme; property: "dark"; value: themeName === "dark" }
+    font.pixelSize: Theme.fontSize
+    color: Theme.window
+    palette.window: Theme.window
+    palette.windowText: Theme.text
+    palette.base: Theme.surface
+    palette.alternateBase: Theme.surfaceAlt
+    palette.text: Theme.text
+    palette.button: Theme.raised
+    palette.buttonText: Theme.text
+    // Selections and the current list entry: a tint that keeps the text colour readable.
+    palette.highlight: Theme.selection
+    palette.highlightedText: Theme.text
+    palette.placeholderText: Theme.placeholder
+    palette.link: Theme.link
+    palette.mid: Theme.border
+    palette.toolTipBase: Theme.raised
+    palette.toolTipText: Theme.text
 
-    Shortcut { sequence: "Ctrl+N"; onActivated: chat.newConversation() }
-    Shortcut { sequence: "Esc"; onActivated: chat.stop() }
+    // The layout: narrow windows take the memory panel as a drawer; the header's buttons
+    // keep their words only while there is room for them (at the zoomed type size).
+    readonly property bool roomyHeader: width >= Theme.px(1000)
+    readonly property bool narrow: width < Theme.dockedMemoryMinWindowWidth
+    // The memory panel's column is shown (wide windows; saved with the panes).
+    property bool memoryDocked: true
+    function toggleMemory() {
+        if (narrow) memoryDrawer.visible ? memoryDrawer.close() : memoryDrawer.open()
+        else memoryDocked = !memoryDocked
+    }
+
+    // A new chat takes what is typed next: the focus goes to its message box.
+    Shortcut { sequence: "Ctrl+N"; onActivated: { chat.newConversation(); chatView.focusInput() } }
+    Shortcut { sequence: "Ctrl+Q"; context: Qt.ApplicationShortcut; onActivated: window.close() }
+    Shortcut { sequences: ["Ctrl+=", "Ctrl++"]; onActivated: Theme.zoomIn() }
+    Shortcut { sequence: "Ctrl+-"; onActivated: Theme.zoomOut() }
+    Shortcut { sequence: "Ctrl+0"; onActivated: Theme.zoomReset() }
+    Shortcut { sequence: "Ctrl+,"; onActivated: settings.opened ? settings.close() : settings.open() }
+    Shortcut { sequence: "Ctrl+M"; onActivated: window.toggleMemory() }
+    Shortcut { sequence: "Esc"; onActivated: memoryDrawer.visible ? memoryDrawer.close() : chat.stop() }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
     Shortcut { sequence: "Ctrl+D"; onActivated: documentDialog.open() }
@@ -33,17 +65,22 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+Shift+S"; onActivated: chat.documents.summarize() }
     Shortcut { sequence: "Ctrl+Shift+R"; onActivated: chat.documents.resume() }
 
-    // Window geometry is remembered between runs.
+    // Window geometry, panes and zoom are remembered between runs.
     Component.onCompleted: {
         var g = chat.uiSetting("geometry", null)
         if (g) { x = g.x; y = g.y; width = g.width; height = g.height }
         var p = chat.uiSetting("panes", null)
-        if (p) { sidebar.SplitView.preferredWidth = p.sidebar; memoryPanel.SplitView.preferredWidth = p.memory; panelToggle.checked = p.memoryVisible }
+        if (p) { sidebar.SplitView.preferredWidth = p.sidebar; memoryDock.SplitView.preferredWidth = p.memory; memoryDocked = p.memoryVisible }
+        Theme.zoom = chat.uiSetting("zoom", 1.0)
         if (!chat.uiSetting("welcome_seen", false)) welcome.open()
+    }
+    Connections {
+        target: Theme
+        function onZoomChanged() { chat.setUiSetting("zoom", Theme.zoom) }
     }
     onClosing: {
         chat.setUiSetting("geometry", { "x": x, "y": y, "width": width, "height": height })
-        chat.setUiSetting("panes", { "sidebar": sidebar.width, "memory": memoryPanel.width, "memoryVisible": panelToggle.checked })
+        chat.setUiSetting("panes", { "sidebar": sidebar.SplitView.preferredWidth, "memory": memoryDock.SplitView.preferredWidth, "memoryVisible": memoryDocked })
     }
 
     FileDialog {
@@ -65,7 +102,8 @@ ApplicationWindow {
         parent: chatView
         x: Math.max(12, (chatView.width - width) / 2)
         y: 12
-        width: Math.min(560, chatView.width - 24)
+        width: Math.min(Theme.px(560), chatView.width - 24)
+        height: Math.min(implicitHeight, chatView.composerTop - y - Theme.spacingS)
     }
     // The first message sent is as good as "Start": the welcome steps aside for the reply.
     Connections {
@@ -136,13 +174,17 @@ ApplicationWindow {
     }
 
     SplitView {
+        id: panes
         anchors.fill: parent
         orientation: Qt.Horizontal
 
+        // The side panes keep their chosen width only while the chat keeps room: at most
+        // about a quarter (conversations) and a third (memory) of the window.
         Sidebar {
             id: sidebar
             SplitView.preferredWidth: 240
             SplitView.minimumWidth: 160
+            SplitView.maximumWidth: Math.max(160, window.width * 0.22)
         }
         ChatView {
             id: chatView
@@ -150,20 +192,87 @@ ApplicationWindow {
             SplitView.fillWidth: true
             SplitView.minimumWidth: 360
         }
-        MemoryPanel {
-            id: memoryPanel
-            visible: panelToggle.checked
+        Item {
+            id: memoryDock
+            visible: window.memoryDocked && !window.narrow
             SplitView.preferredWidth: 400
             SplitView.minimumWidth: 300
+            SplitView.maximumWidth: Math.max(300, window.width * 0.32)
+        }
+    }
+    // Narrow windows: the memory panel slides in from the right over the chat.
+    Drawer {
+        id: memoryDrawer
+        objectName: "memoryDrawer"
+        edge: Qt.RightEdge
+        y: window.header ? window.header.height : 0
+        width: Math.min(Theme.px(420), window.width * 0.85)
+        height: window.height - y
+        interactive: window.narrow
+        // Not modal, and Escape is the window's (below): a popup that closes on Escape
+        // blocks the window's shortcuts, and Ctrl+M must close it again.
+        modal: false
+        closePolicy: Popup.CloseOnPressOutside
+        background: Rectangle {
+            color: Theme.window
+            Rectangle { width: 1; height: parent.height; color: Theme.border }
+        }
+        Item { id: memorySlot; anchors.fill: parent }
+    }
+    onNarrowChanged: if (!narrow) memoryDrawer.close()
+    // One panel, in the column or in the drawer.
+    MemoryPanel {
+        id: memoryPanel
+        objectName: "memoryPanel"
+        parent: window.narrow ? memorySlot : memoryDock
+        anchors.fill: parent
+    }
+
+    // What the end-to-end tests read (only when KVCHAT_TEST_STATE_FILE is set): the layout,
+    // the zoom, the focus and the Tab order (main.cpp adds the last two).
+    Timer {
+        running: uiTestState.enabled
+        interval: 200
+        repeat: true
+        onTriggered: {
+            var chatX = chatView.mapToItem(null, 0, 0).x
+            var memoryX = memoryPanel.visible ? memoryPanel.mapToItem(null, 0, 0).x : -1
+            uiTestState.report({
+                "window_width": window.width, "window_height": window.height,
+                "sidebar_width": sidebar.width,
+                "chat_x": chatX, "chat_width": chatView.width,
+                "message_column_width": chatView.messageListWidth,
+                "line_max_width": Theme.lineMaxWidth,
+                "memory_mode": window.narrow ? "drawer" : (window.memoryDocked ? "docked" : "hidden"),
+                "memory_visible": memoryPanel.visible && (!window.narrow || memoryDrawer.position > 0.99),
+                "memory_x": memoryX, "memory_width": memoryPanel.width,
+                "zoom": Theme.zoom, "font_size": Theme.fontSize,
+                "dark": Theme.dark,
+                "input_text": chatView.inputText,
+                "settings_open": settings.opened,
+                // The header's last button: its right edge is inside the window (not cut).
+                "header_right": panelToggle.mapToItem(null, panelToggle.width, 0).x,
+                "conversation": chat.currentConversationId
+            }, chatView.inputItem)
         }
     }
 
     header: ToolBar {
+        topPadding: Theme.spacingXs
+        bottomPadding: Theme.spacingXs
+        background: Rectangle {
+            color: Theme.surfaceAlt
+            Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: Theme.border }
+        }
         RowLayout {
             anchors.fill: parent
-            anchors.leftMargin: 8
-            anchors.rightMargin: 8
+            anchors.leftMargin: Theme.spacingM
+            anchors.rightMargin: Theme.spacingS
+            spacing: Theme.spacingXs
             Label {
+                objectName: "modelLabel"
+                font.bold: true
+                Layout.minimumWidth: Math.min(implicitWidth, Theme.px(100))
                 text: chat.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * chat.loadProgress))
                     : chat.modelInfo.name ? chat.modelInfo.name + "  ·  " + chat.formatBytes(chat.modelInfo.file_bytes)
                         + "  ·  " + (chat.modelInfo.backend || "cpu")
@@ -172,6 +281,7 @@ ApplicationWindow {
                 Layout.fillWidth: true
             }
             ProgressBar {
+                palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
                 visible: chat.modelLoading
                 from: 0; to: 1; value: chat.loadProgress
                 Layout.preferredWidth: 160
@@ -184,21 +294,32 @@ ApplicationWindow {
             Label {
                 visible: chat.modelInfo.is_demo === true
                 text: qsTr("Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.")
-                color: "#b36b00"
+                color: Theme.warning
                 elide: Label.ElideRight
+                // Gives way first when the window narrows (the buttons are never cut).
+                Layout.fillWidth: true
                 Layout.maximumWidth: 520
             }
-            ToolButton {
+            IconButton {
+                objectName: "modelInfoButton"
+                iconName: "info"
                 text: qsTr("Model info")
                 enabled: chat.modelInfo.name !== undefined
                 onClicked: infoDialog.open()
             }
-            ToolButton {
+            IconButton {
+                objectName: "openModelButton"
+                iconName: "open-model"
                 text: qsTr("Open model…")
+                toolTip: qsTr("Open a GGUF model (Ctrl+O)")
+                showText: window.roomyHeader
                 onClicked: openDialog.open()
             }
-            ToolButton {
+            IconButton {
+                objectName: "recentButton"
+                iconName: "recent"
                 text: qsTr("Recent")
+                toolTip: qsTr("Recent models")
                 enabled: chat.recentModels.length > 0
                 onClicked: recentMenu.open()
                 Menu {
@@ -209,26 +330,42 @@ ApplicationWindow {
                     }
                 }
             }
-            ToolButton {
+            IconButton {
+                objectName: "settingsButton"
+                iconName: "settings"
                 text: qsTr("Settings")
+                toolTip: qsTr("Settings (Ctrl+,)")
                 onClicked: settings.open()
             }
-            ToolButton {
+            IconButton {
                 id: panelToggle
+                objectName: "memoryButton"
+                iconName: "memory"
                 text: qsTr("Memory")
-                checkable: true
-                checked: true
+                toolTip: qsTr("Memory panel (Ctrl+M)")
+                showText: window.roomyHeader
+                checked: window.narrow ? memoryDrawer.visible : window.memoryDocked
+                onClicked: window.toggleMemory()
             }
         }
     }
 
     footer: Label {
-        padding: 4
+        objectName: "statusLine"
+        leftPadding: Theme.spacingM
+        rightPadding: Theme.spacingM
+        topPadding: Theme.spacingXs
+        bottomPadding: Theme.spacingXs
+        font.pixelSize: Theme.smallSize
+        background: Rectangle {
+            color: Theme.surfaceAlt
+            Rectangle { width: parent.width; height: 1; color: Theme.border }
+        }
         text: chat.modelError ? qsTr("Model error: ") + chat.modelError
             : storeError ? qsTr("Database error: ") + storeError
             : chat.saveError ? qsTr("Not saved: ") + chat.saveError
             : chat.lastEvent
-        color: chat.modelError || storeError || chat.saveError ? "#c0392b" : palette.windowText
+        color: chat.modelError || storeError || chat.saveError ? Theme.error : Theme.textMuted
         elide: Label.ElideRight
     }
 }

@@ -36,21 +36,21 @@ Pane {
             width: scroll.width - 12
             spacing: 10
 
-            Label { text: qsTr("Memory"); font.bold: true; font.pixelSize: 16 }
+            Label { text: qsTr("Memory"); font.bold: true; font.pixelSize: Theme.headingSize }
             Label {
                 property var st: chat.lastReplyStats
                 visible: st.generated_tokens !== undefined
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 text: qsTr("Last reply: %1 tok/s · first token after %2 ms · %3 of %4 prompt tokens evaluated")
                     .arg(Number(st.tokens_per_second).toFixed(1)).arg(Math.round(st.ttft_ms))
                     .arg(st.evaluated_tokens).arg(st.prompt_tokens)
             }
             SectionHeader {
                 visible: chat.snapshotStatus.length > 0 || chat.snapshotBytes > 0
-                text: qsTr("Snapshot"); pixelSize: 11
+                text: qsTr("Snapshot"); pixelSize: Theme.smallSize
                 help: qsTr("After each reply the conversation's KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says whether the last opening could use it, and how much disk it takes.")
             }
             Label {
@@ -58,7 +58,7 @@ Pane {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 text: (chat.snapshotStatus.length > 0 ? chat.snapshotStatus : "")
                     + (chat.snapshotBytes > 0 ? qsTr("\nSnapshot on disk: %1").arg(fmt(chat.snapshotBytes)) : "")
             }
@@ -69,7 +69,7 @@ Pane {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 text: (d.last_written_bytes !== undefined
                        ? (d.last_rewritten
                           ? qsTr("Last save wrote %1 (whole journal: %2)").arg(fmt(d.last_written_bytes)).arg(d.last_why_rewritten)
@@ -94,7 +94,7 @@ Pane {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 text: qsTr("Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9")
                     .arg(fmt(m.weights_bytes)).arg(fmt(chatKv)).arg(m.kv_tokens || 0)
                     .arg(fmt(jobKv)).arg(j.kv_tokens || 0).arg(fmt(chatKv + jobKv)).arg(fmt(budget))
@@ -114,10 +114,10 @@ Pane {
                 height: 22
                 property real total: (m.weights_bytes || 0) + (m.kv_allocated_bytes || 0) + (m.scratch_bytes || 0)
                 property var parts: [
-                    { name: qsTr("weights"), bytes: m.weights_bytes || 0, color: "#5b7db1" },
-                    { name: qsTr("KV used"), bytes: m.kv_used_bytes || 0, color: "#e07b39" },
-                    { name: qsTr("KV allocated, empty"), bytes: (m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0), color: "#f3c99f" },
-                    { name: qsTr("scratch"), bytes: m.scratch_bytes || 0, color: "#9aa5b1" }
+                    { name: qsTr("weights"), bytes: m.weights_bytes || 0, color: Theme.chartWeights },
+                    { name: qsTr("KV used"), bytes: m.kv_used_bytes || 0, color: Theme.chartKvUsed },
+                    { name: qsTr("KV allocated, empty"), bytes: (m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0), color: Theme.chartKvAllocated },
+                    { name: qsTr("scratch"), bytes: m.scratch_bytes || 0, color: Theme.chartScratch }
                 ]
                 Repeater {
                     model: gauge.parts
@@ -137,7 +137,7 @@ Pane {
                     Row {
                         spacing: 4
                         Rectangle { width: 10; height: 10; color: modelData.color; anchors.verticalCenter: parent.verticalCenter }
-                        Label { text: modelData.name + " " + fmt(modelData.bytes); font.pixelSize: 11 }
+                        Label { text: modelData.name + " " + fmt(modelData.bytes); font.pixelSize: Theme.smallSize }
                     }
                 }
             }
@@ -148,7 +148,7 @@ Pane {
                 text: qsTr("%1: weights %2 · KV pool %3 · scratch %4 on the device")
                     .arg(m.device_name || "").arg(fmt(m.device_weights_bytes)).arg(fmt(m.device_kv_bytes))
                     .arg(fmt(m.device_scratch_bytes))
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
@@ -157,12 +157,13 @@ Pane {
                 text: (m.device_name ? qsTr("VRAM: %2 free of %3 (all processes) · %1 resident in this process")
                                      : qsTr("Machine: %1 resident in this process · %2 available of %3"))
                     .arg(fmt(m.process_resident_bytes)).arg(fmt(m.system_available_bytes)).arg(fmt(m.system_total_bytes))
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
             }
             ProgressBar {
+                palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 from: 0; to: m.system_total_bytes || 1
@@ -221,7 +222,7 @@ Pane {
                     objectName: "documentShare"
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
-                    font.pixelSize: 11
+                    font.pixelSize: Theme.smallSize
                     text: qsTr("Document “%1”: %2 tokens × %3 = %4, %5% of the KV used (%6)")
                         .arg(parent.d.name || "").arg(parent.d.tokens || 0).arg(fmt(m.kv_bytes_per_token))
                         .arg(fmt(parent.docBytes))
@@ -231,18 +232,18 @@ Pane {
                 Rectangle {
                     Layout.fillWidth: true
                     height: 10
-                    color: "#f3c99f"
+                    color: Theme.chartKvAllocated
                     Rectangle {
                         height: parent.height
                         width: m.kv_used_bytes > 0 ? parent.width * Math.min(1, parent.parent.docBytes / m.kv_used_bytes) : 0
-                        color: "#8e5ba8"
+                        color: Theme.chartDocument
                     }
                 }
             }
 
             // Context used, and what happens when it is full.
             SectionHeader {
-                text: qsTr("Context"); pixelSize: 11
+                text: qsTr("Context"); pixelSize: Theme.smallSize
                 help: qsTr("The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.")
             }
             Label {
@@ -250,6 +251,7 @@ Pane {
                     .arg(m.kv_max_tokens ? Math.round(100 * m.kv_tokens / m.kv_max_tokens) : 0)
             }
             ProgressBar {
+                palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 from: 0; to: m.kv_max_tokens || 1; value: m.kv_tokens || 0
@@ -259,7 +261,7 @@ Pane {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
-                color: "#c0392b"
+                color: Theme.error
                 text: qsTr("The context is almost full. Policy “%1”: ").arg(info.context_policy || "stop")
                     + ((info.context_policy === "shift") ? qsTr("the oldest half of the conversation after the system prompt will be discarded.")
                        : (info.context_policy === "drop-oldest") ? qsTr("the oldest whole turns will be dropped and the rest re-evaluated.")
@@ -268,7 +270,7 @@ Pane {
 
             // Block map of the paged cache.
             SectionHeader {
-                text: qsTr("Blocks: %1 used · %2 free in the pool").arg(m.kv_blocks || 0).arg(m.kv_free_blocks || 0); bold: false; pixelSize: 11
+                text: qsTr("Blocks: %1 used · %2 free in the pool").arg(m.kv_blocks || 0).arg(m.kv_free_blocks || 0); bold: false; pixelSize: Theme.smallSize
                 help: qsTr("The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.")
             }
             Flow {
@@ -281,14 +283,14 @@ Pane {
                         width: 10; height: 10
                         property int blocks: m.kv_blocks || 0
                         property real lastFill: ((m.kv_tokens || 0) - (blocks - 1) * (m.kv_block_tokens || 16)) / (m.kv_block_tokens || 16)
-                        color: index < blocks - 1 ? "#e07b39" : index === blocks - 1 ? (lastFill >= 1 ? "#e07b39" : "#f3c99f") : "#d5d8dc"
-                        border.color: "#888"; border.width: 0.5
+                        color: index < blocks - 1 ? Theme.chartKvUsed : index === blocks - 1 ? (lastFill >= 1 ? Theme.chartKvUsed : Theme.chartKvAllocated) : Theme.chartEmpty
+                        border.color: Theme.border; border.width: 0.5
                     }
                 }
             }
 
             // Timeline: KV bytes versus tokens over the conversation, turn boundaries marked.
-            Label { text: qsTr("KV bytes over the conversation"); font.pixelSize: 11 }
+            Label { text: qsTr("KV bytes over the conversation"); font.pixelSize: Theme.smallSize }
             Canvas {
                 id: timeline
                 Layout.fillWidth: true
@@ -371,14 +373,14 @@ Pane {
                         }
                         return cells
                     }
-                    Label { text: modelData; font.pixelSize: 11 }
+                    Label { text: modelData; font.pixelSize: Theme.smallSize }
                 }
             }
             Label {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 text: qsTr("max context: what fits in the available RAM, at most the trained context. ")
                       + (chat.kvQuality.types
                          ? qsTr("*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.").arg(chat.kvQuality.tokens)
@@ -392,7 +394,7 @@ Pane {
             }
             SectionHeader {
                 visible: m.kv_tokens > 0 && m.kv_allocated_bytes > 0
-                text: qsTr("How many conversations fit"); pixelSize: 11; bold: false
+                text: qsTr("How many conversations fit"); pixelSize: Theme.smallSize; bold: false
                 help: qsTr("Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.")
             }
         }

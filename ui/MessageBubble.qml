@@ -25,7 +25,7 @@ Item {
         anchors.leftMargin: bubble.isUser ? 60 : 8
         anchors.rightMargin: bubble.isUser ? 8 : 60
         radius: 8
-        color: bubble.isUser ? Qt.rgba(0.25, 0.5, 0.9, 0.15) : Qt.rgba(0.5, 0.5, 0.5, 0.10)
+        color: bubble.isUser ? Theme.userBubble : Theme.assistantBubble
 
         ColumnLayout {
             id: column
@@ -36,9 +36,9 @@ Item {
                 visible: bubble.isDocument || bubble.isSummary
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 font.bold: true
-                opacity: 0.8
+                color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
                 text: bubble.isDocument
                     ? qsTr("Document “%1” · %2 tokens, sent whole (its KV stays in the cache)").arg(stats.document_name).arg(stats.document_tokens)
                     : bubble.isSummary
@@ -54,6 +54,7 @@ Item {
                 readOnly: true
                 selectByMouse: true
                 wrapMode: TextEdit.Wrap
+                font.pixelSize: Theme.fontSize  // a TextEdit does not inherit the window's (zoomed) font
                 textFormat: bubble.isDocument ? TextEdit.PlainText : TextEdit.MarkdownText
                 text: bubble.isDocument
                       ? (bubble.documentExpanded || content.length <= 600 ? content : content.substring(0, 600) + " …")
@@ -68,22 +69,25 @@ Item {
             }
             RowLayout {
                 spacing: 8
+                Layout.fillWidth: true  // the stats wrap instead of pushing the row past the bubble
                 ToolButton {
                     visible: bubble.isDocument && content.length > 600
                     text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(content.length)
-                    font.pixelSize: 11
+                    font.pixelSize: Theme.smallSize
                     onClicked: bubble.documentExpanded = !bubble.documentExpanded
                 }
                 Label {
                     // The store refused it (disk full, I/O error): kept here, saved with the next change.
                     visible: saved === false
-                    font.pixelSize: 11
-                    color: "#c0392b"
+                    font.pixelSize: Theme.smallSize
+                    color: Theme.error
                     text: qsTr("not saved")
                 }
                 Label {
-                    font.pixelSize: 11
-                    opacity: 0.7
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
                     text: state === "interrupted" ? qsTr("interrupted")
                         : (stats && stats.generated_tokens !== undefined)
                           ? qsTr("%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated")
@@ -93,13 +97,13 @@ Item {
                 }
                 ToolButton {
                     text: qsTr("Copy")
-                    font.pixelSize: 11
+                    font.pixelSize: Theme.smallSize
                     onClicked: { body.selectAll(); body.copy(); body.deselect() }
                 }
                 ToolButton {
                     visible: bubble.isUser && !chat.generating
                     text: qsTr("Edit")
-                    font.pixelSize: 11
+                    font.pixelSize: Theme.smallSize
                     onClicked: { editField.text = content; editDialog.open() }
                 }
             }

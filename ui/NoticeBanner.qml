@@ -9,8 +9,8 @@ Rectangle {
     property var docs: chat.documents
     visible: docs.message.length > 0
     implicitHeight: row.implicitHeight + 12
-    color: docs.messageIsError ? Qt.rgba(0.75, 0.22, 0.17, 0.15) : Qt.rgba(0.70, 0.42, 0.0, 0.12)
-    border.color: docs.messageIsError ? "#c0392b" : "#b36b00"
+    color: docs.messageIsError ? Theme.errorBackground : Theme.warningBackground
+    border.color: docs.messageIsError ? Theme.error : Theme.warning
     radius: 4
     RowLayout {
         id: row
@@ -20,9 +20,9 @@ Rectangle {
             objectName: "noticeText"
             Layout.fillWidth: true
             wrapMode: Text.Wrap
-            color: banner.docs.messageIsError ? "#c0392b" : palette.windowText
+            color: banner.docs.messageIsError ? Theme.error : Theme.text
             text: banner.docs.message
         }
-        ToolButton { text: "✕"; onClicked: banner.docs.dismissMessage() }
+        ToolButton { text: "✕"; Accessible.name: qsTr("Dismiss the message"); onClicked: banner.docs.dismissMessage() }
     }
 }

@@ -14,7 +14,7 @@ ColumnLayout {
 
     ToolButton {
         text: (root.expanded ? qsTr("Hide partial summaries (%1)") : qsTr("Show partial summaries (%1)")).arg(root.count)
-        font.pixelSize: 11
+        font.pixelSize: Theme.smallSize
         onClicked: {
             root.expanded = !root.expanded
             if (root.expanded) root.items = chat.documents.partials(root.jobId)
@@ -29,9 +29,9 @@ ColumnLayout {
             Label {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 font.bold: true
-                opacity: 0.75
+                color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
                 text: modelData.level === 0
                     ? qsTr("level 0 · chunk %1 · document tokens %2–%3").arg(modelData.index + 1).arg(modelData.token_begin).arg(modelData.token_end)
                     : qsTr("level %1 · merge %2 · of summaries %3–%4").arg(modelData.level).arg(modelData.index + 1).arg(modelData.source_begin + 1).arg(modelData.source_end)
@@ -39,7 +39,7 @@ ColumnLayout {
             Label {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                font.pixelSize: 12
+                font.pixelSize: Theme.smallSize
                 text: modelData.text
             }
         }

@@ -16,7 +16,7 @@ RowLayout {
     Label {
         id: title
         font.bold: header.bold
-        font.pixelSize: header.pixelSize > 0 ? header.pixelSize : Qt.application.font.pixelSize
+        font.pixelSize: header.pixelSize > 0 ? header.pixelSize : Theme.fontSize
         opacity: header.titleOpacity
         Layout.fillWidth: true
         wrapMode: Text.Wrap

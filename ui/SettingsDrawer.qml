@@ -38,7 +38,7 @@ Drawer {
             }
 
             Label { text: qsTr("Conversation"); font.bold: true }
-            Label { text: qsTr("System prompt"); font.pixelSize: 11 }
+            Label { text: qsTr("System prompt"); font.pixelSize: Theme.smallSize }
             TextArea {
                 id: systemPrompt
                 Layout.fillWidth: true
@@ -82,7 +82,7 @@ Drawer {
             Label {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 text: qsTr("Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.")
                     .arg(ctxValue()).arg(kvType.currentText)
                     .arg(chat.formatBytes(kvBytes(kvType.currentText, ctxValue())))
@@ -92,7 +92,7 @@ Drawer {
             Repeater {
                 model: ["f32", "f16", "q8_0", "q4_0"]
                 Label {
-                    font.pixelSize: 11
+                    font.pixelSize: Theme.smallSize
                     text: modelData + ": " + chat.formatBytes(kvBytes(modelData, ctxValue())) + qsTr(" at %1 tokens").arg(ctxValue())
                 }
             }

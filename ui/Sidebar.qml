@@ -13,12 +13,18 @@ Pane {
         spacing: 6
         Button {
             text: qsTr("New chat")
+            Accessible.name: text
+            icon.source: "qrc:/icons/new-chat.png"
+            icon.width: Theme.iconSize
+            icon.height: Theme.iconSize
+            icon.color: Theme.text
             Layout.fillWidth: true
             onClicked: chat.newConversation()
         }
         TextField {
             id: searchField
             placeholderText: qsTr("Search (Ctrl+F)")
+            Accessible.name: qsTr("Search conversations")
             Layout.fillWidth: true
             onTextChanged: chat.search(text)
         }
@@ -31,6 +37,9 @@ Pane {
             delegate: ItemDelegate {
                 width: ListView.view.width
                 text: title
+                Accessible.name: title
+                focusPolicy: Qt.StrongFocus  // on the Tab order; Space opens it
+                rightPadding: Theme.px(36)  // the title ends (elided) before the delete button
                 highlighted: conversationId === chat.currentConversationId
                 onClicked: chat.selectConversation(conversationId)
                 onDoubleClicked: { renameField.text = title; renameDialog.conversation = conversationId; renameDialog.open() }
@@ -38,6 +47,7 @@ Pane {
                     anchors.right: parent.right
                     anchors.verticalCenter: parent.verticalCenter
                     text: "✕"
+                    Accessible.name: qsTr("Delete conversation “%1”").arg(title)
                     onClicked: chat.deleteConversation(conversationId)
                 }
             }

@@ -19,8 +19,8 @@ Frame {
 
     background: Rectangle {
         radius: 6
-        color: Qt.rgba(0.88, 0.48, 0.22, 0.10)
-        border.color: Qt.rgba(0.88, 0.48, 0.22, 0.45)
+        color: Theme.warningBackground
+        border.color: Theme.border
     }
 
     ColumnLayout {
@@ -55,6 +55,7 @@ Frame {
             ToolButton { visible: !view.running; text: "✕"; onClicked: view.docs.dismissJob() }
         }
         ProgressBar {
+            palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
             Layout.fillWidth: true
             from: 0
             to: Math.max(1, view.j.steps_total || 0)
@@ -65,7 +66,7 @@ Frame {
             objectName: "summaryStage"
             Layout.fillWidth: true
             wrapMode: Text.Wrap
-            font.pixelSize: 11
+            font.pixelSize: Theme.smallSize
             text: {
                 var parts = []
                 if (view.j.stage) parts.push(view.j.stage)
@@ -81,8 +82,8 @@ Frame {
             visible: (view.j.plan_text || "").length > 0
             Layout.fillWidth: true
             wrapMode: Text.Wrap
-            font.pixelSize: 11
-            opacity: 0.75
+            font.pixelSize: Theme.smallSize
+            color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
             text: qsTr("Plan: %1").arg(view.j.plan_text || "")
         }
     }

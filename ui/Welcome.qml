@@ -10,34 +10,52 @@ Popup {
     modal: false
     focus: false
     closePolicy: Popup.NoAutoClose
-    padding: 18
+    padding: Theme.spacingL + Theme.spacingXs
+    background: Rectangle {
+        radius: Theme.radiusL
+        color: Theme.surface
+        border.color: Theme.border
+    }
     function dismiss() { chat.setUiSetting("welcome_seen", true); close() }
-    contentItem: ColumnLayout {
-        spacing: 10
-        Label {
-            text: qsTr("Welcome to kvchat")
-            font.bold: true
-            font.pixelSize: 18
-        }
-        Repeater {
-            model: [
-                qsTr("kvchat runs a language model on this computer: nothing you type leaves it. While the model answers, the memory panel on the right shows where the memory goes."),
-                qsTr("A small demo model is already loaded. It was trained on the King James Bible and continues verses rather than answering questions: type “Genesis 1”, then Shift+Enter, “1 In the beginning” and Enter."),
-                qsTr("Other models: open a GGUF file with “Open model…” (Ctrl+O) or drop one on the window. GGUF files of Llama, Mistral, Qwen, Gemma and Phi models are published on Hugging Face; Q4_K_M files are a good first choice on a CPU."),
-                qsTr("The memory panel: the weights (fixed, shared), the KV cache (the keys and values of every token, growing as the conversation lengthens), the formula behind its size, the blocks it grows in, what other KV types would cost, and how many conversations of this length would fit. Each section has a “?” that explains it.")
-            ]
+    // Never taller than the chat it sits on: its text scrolls (small windows, zoomed type).
+    height: Math.min(implicitHeight, (parent ? parent.height : implicitHeight) - 2 * Theme.spacingM)
+    contentItem: ScrollView {
+        id: scroll
+        implicitHeight: column.implicitHeight
+        contentWidth: availableWidth
+        clip: true
+        ColumnLayout {
+            id: column
+            width: scroll.availableWidth
+            spacing: Theme.spacingM
             Label {
-                required property string modelData
-                text: modelData
-                wrapMode: Text.Wrap
-                Layout.fillWidth: true
-                Layout.maximumWidth: welcome.availableWidth
+                text: qsTr("Welcome to kvchat")
+                font.bold: true
+                font.pixelSize: Theme.titleSize
+                color: Theme.text
             }
-        }
-        Button {
-            text: qsTr("Start")
-            Layout.alignment: Qt.AlignRight
-            onClicked: welcome.dismiss()
+            Repeater {
+                model: [
+                    qsTr("kvchat runs a language model on this computer: nothing you type leaves it. While the model answers, the memory panel on the right shows where the memory goes."),
+                    qsTr("A small demo model is already loaded. It was trained on the King James Bible and continues verses rather than answering questions: type “Genesis 1”, then Shift+Enter, “1 In the beginning” and Enter."),
+                    qsTr("Other models: open a GGUF file with “Open model…” (Ctrl+O) or drop one on the window. GGUF files of Llama, Mistral, Qwen, Gemma and Phi models are published on Hugging Face; Q4_K_M files are a good first choice on a CPU."),
+                    qsTr("The memory panel: the weights (fixed, shared), the KV cache (the keys and values of every token, growing as the conversation lengthens), the formula behind its size, the blocks it grows in, what other KV types would cost, and how many conversations of this length would fit. Each section has a “?” that explains it.")
+                ]
+                Label {
+                    required property string modelData
+                    text: modelData
+                    wrapMode: Text.Wrap
+                    color: Theme.text
+                    Layout.fillWidth: true
+                }
+            }
+            Button {
+                objectName: "welcomeStart"
+                text: qsTr("Start")
+                highlighted: true
+                Layout.alignment: Qt.AlignRight
+                onClicked: welcome.dismiss()
+            }
         }
     }
 }
