@@ -11,6 +11,7 @@
 
 #include "documents/document_controller.h"
 #include "engine/engine_worker.h"
+#include "engine/sampling_settings.h"
 #include "kvchat/model.h"
 
 namespace kvchat::app {
@@ -42,7 +43,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   if (!store_error_.isEmpty()) qWarning("kvchat: %s", qPrintable(store_error_));
   if (!startup_notice_.isEmpty()) qWarning("kvchat: %s", qPrintable(startup_notice_));
   sampling_ = {{"temperature", 0.8}, {"top_k", 40}, {"top_p", 0.95}, {"min_p", 0.05},
-               {"repeat_penalty", 1.0}, {"seed", 0}, {"max_tokens", 256}};
+               {"repeat_penalty", 1.0}, {"seed", kRandomSeed}, {"max_tokens", 256}};
   engine_settings_ = {{"backend", "auto"}, {"threads", 0}, {"ctx", 0}, {"kv_type", "f16"},
                       {"context_policy", "stop"}};
   if (store_) {
@@ -71,6 +72,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
     load_progress_ = f;
     emit loadProgressChanged();
   });
+  connect(&messages_, &QAbstractItemModel::modelReset, this, [this] { shown_texts_.clear(); });
   connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
   connect(worker_, &EngineWorker::replyFinished, this, &ChatController::on_reply_finished);
   connect(worker_, &EngineWorker::replyFailed, this, &ChatController::on_reply_failed);
@@ -540,17 +542,27 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
   return true;
 }
 
-void ChatController::start_reply() {
-  QVariantList history;
-  for (const StoredMessage& m : messages_.items()) {
-    history.push_back(QVariantMap{{"role", m.role}, {"content", m.content}});
+QVariantList ChatController::history(int rows) const {
+  QVariantList out;
+  const auto& items = messages_.items();
+  for (int i = 0; i < rows && i < items.size(); ++i) {
+    out.push_back(QVariantMap{{"role", items[i].role}, {"content", items[i].content}});
   }
-  StoredMessage reply;
-  reply.conversation_id = current_;
-  reply.role = QStringLiteral("assistant");
-  reply.state = MessageState::Streaming;
-  // Stored now (empty, streaming) or with the next save; the reply is generated either way.
-  messages_.append(reply, false);
+  return out;
+}
+
+void ChatController::start_reply(bool append_row, qint64 seed) {
+  const int rows = messages_.rowCount();
+  const bool continuing = continuing_;
+  const QVariantList messages = history(continuing || append_row ? rows : rows - 1);
+  if (append_row) {
+    StoredMessage reply;
+    reply.conversation_id = current_;
+    reply.role = QStringLiteral("assistant");
+    reply.state = MessageState::Streaming;
+    // Stored now (empty, streaming) or with the next save; the reply is generated either way.
+    messages_.append(reply, false);
+  }
   QString error;
   note_save(save_unsaved(&error), error);
   refresh_conversations();
@@ -562,8 +574,13 @@ void ChatController::start_reply() {
     last["turn"] = true;
     memory_history_.back() = last;
   }
-  QMetaObject::invokeMethod(worker_, "generate", Qt::QueuedConnection, Q_ARG(QVariantList, history),
-                            Q_ARG(QString, system_prompt()), Q_ARG(QVariantMap, sampling_));
+  QVariantMap sampling = sampling_;
+  if (seed >= 0) sampling.insert(QStringLiteral("seed"), seed);
+  // The seed actually used is chosen here and comes back in the reply's stats.
+  sampling = with_reply_seed(sampling);
+  QMetaObject::invokeMethod(worker_, continuing ? "continueReply" : "generate", Qt::QueuedConnection,
+                            Q_ARG(QVariantList, messages), Q_ARG(QString, system_prompt()),
+                            Q_ARG(QVariantMap, sampling));
 }
 
 void ChatController::stop() {
@@ -575,7 +592,11 @@ void ChatController::stop() {
   }
 }
 
-void ChatController::regenerate() {
+void ChatController::regenerate() { regenerate_reply(-1); }
+
+void ChatController::regenerateWithSeed(qint64 seed) { regenerate_reply(std::max<qint64>(0, seed)); }
+
+void ChatController::regenerate_reply(qint64 seed) {
   if (!store_ || generating_) return;
   const auto& items = messages_.items();
   int last_user = -1;
@@ -587,14 +608,74 @@ void ChatController::regenerate() {
   }
   if (last_user < 0) return;
   QString error;
-  // The rows kept must be stored first: the delete below is by their ids.
-  if (!save_unsaved(&error) || !store_->delete_messages_after(items[last_user].id, &error)) {
+  // The rows kept must be stored first: the changes below are by their ids.
+  if (!save_unsaved(&error)) {
+    note_save(false, error);
+    emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
+    return;
+  }
+  const int reply_row = last_user + 1;
+  if (reply_row == items.size() - 1 && items[reply_row].role == QStringLiteral("assistant")) {
+    // The reply keeps its versions: the one shown is kept, a new one is written.
+    const int version = store_->add_message_version(items[reply_row].id, &error);
+    if (version < 0) {
+      emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
+      return;
+    }
+    StoredMessage reply = items[reply_row];
+    reply.content.clear();
+    reply.state = MessageState::Streaming;
+    reply.stats.clear();
+    reply.version = version;
+    reply.version_count = version + 1;
+    messages_.set_row(reply_row, reply);
+    shown_texts_.remove(reply_row);
+    start_reply(/*append_row=*/false, seed);
+    return;
+  }
+  if (!store_->delete_messages_after(items[last_user].id, &error)) {
     note_save(false, error);
     emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
     return;
   }
   messages_.truncate(last_user + 1);
-  start_reply();
+  start_reply(/*append_row=*/true, seed);
+}
+
+void ChatController::selectVersion(int row, int version) {
+  if (!store_ || generating_) return;
+  const auto& items = messages_.items();
+  // Only the last reply switches: the next turn continues from the version shown.
+  if (row != items.size() - 1 || row < 0 || items[row].role != QStringLiteral("assistant") ||
+      !items[row].id || version == items[row].version)
+    return;
+  QString error;
+  if (!store_->select_message_version(items[row].id, version, &error)) {
+    emit errorOccurred(tr("Cannot show that version: %1").arg(error));
+    return;
+  }
+  const QVector<StoredMessage> stored = store_->messages(current_);
+  if (row < stored.size()) messages_.set_row(row, stored[row]);
+  last_reply_stats_ = stored.value(row).stats;
+  write_test_state();
+}
+
+void ChatController::continueReply() {
+  if (!store_ || generating_ || model_info_.isEmpty()) return;
+  const auto& items = messages_.items();
+  if (items.isEmpty() || items.back().role != QStringLiteral("assistant")) return;
+  reply_base_stats_ = items.back().stats;
+  continuing_ = true;
+  const int last = static_cast<int>(items.size()) - 1;
+  messages_.update_last(MessageState::Streaming, reply_base_stats_);
+  messages_.set_unsaved(last);
+  start_reply(/*append_row=*/false);
+}
+
+void ChatController::noteShownText(int row, const QString& text) {
+  if (!testing()) return;
+  shown_texts_.insert(row, text);
+  write_test_state();
 }
 
 void ChatController::editMessage(int row, const QString& text) {
@@ -636,7 +717,7 @@ void ChatController::flush_to_ui() {
   if (!pending_text_.isEmpty()) {
     messages_.append_to_last(pending_text_);
     pending_text_.clear();
-    if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, {});
+    if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, reply_base_stats_);
   }
   if (memory_dirty_) {
     memory_dirty_ = false;
@@ -644,9 +725,23 @@ void ChatController::flush_to_ui() {
   }
 }
 
-void ChatController::on_reply_finished(const QVariantMap& stats) {
+void ChatController::on_reply_finished(const QVariantMap& reply_stats) {
   ui_refresh_.stop();
   flush_to_ui();
+  QVariantMap stats = reply_stats;
+  if (continuing_) {
+    // One reply in parts: its first part's seed and counts, this part's speed and end.
+    stats.insert(QStringLiteral("generated_tokens"),
+                 reply_base_stats_.value(QStringLiteral("generated_tokens")).toInt() +
+                     reply_stats.value(QStringLiteral("generated_tokens")).toInt());
+    stats.insert(QStringLiteral("continued"), reply_base_stats_.value(QStringLiteral("continued")).toInt() + 1);
+    stats.insert(QStringLiteral("continue_seed"), reply_stats.value(QStringLiteral("seed")));
+    if (reply_base_stats_.contains(QStringLiteral("seed")))
+      stats.insert(QStringLiteral("seed"), reply_base_stats_.value(QStringLiteral("seed")));
+    stats.insert(QStringLiteral("text"), messages_.items().isEmpty() ? QString() : messages_.items().back().content);
+    continuing_ = false;
+    reply_base_stats_.clear();
+  }
   last_reply_stats_ = stats;
   const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
   const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
@@ -664,7 +759,11 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
 void ChatController::on_reply_failed(const QString& message) {
   ui_refresh_.stop();
   flush_to_ui();
-  persist_reply(MessageState::Interrupted, {{"error", message}});
+  QVariantMap stats = reply_base_stats_;  // a Continue that failed keeps what it had
+  stats.insert(QStringLiteral("error"), message);
+  continuing_ = false;
+  reply_base_stats_.clear();
+  persist_reply(MessageState::Interrupted, stats);
   set_generating(false);
   emit errorOccurred(message);
 }
@@ -726,8 +825,14 @@ void ChatController::write_test_state(bool reply_finished) {
   QVariantMap last_message;
   if (!messages_.items().isEmpty()) {
     const StoredMessage& m = messages_.items().back();
-    last_message = {{"role", m.role}, {"chars", m.content.size()}, {"stats", m.stats}};
+    last_message = {{"role", m.role},        {"chars", m.content.size()},
+                    {"stats", m.stats},      {"state", message_state_name(m.state)},
+                    {"version", m.version},  {"version_count", m.version_count},
+                    {"content", m.content}};
   }
+  // What the window shows of each message (its text as rendered), by row.
+  QVariantList shown;
+  for (int row = 0; row < messages_.rowCount(); ++row) shown.push_back(shown_texts_.value(row));
   const QVariantMap state{{"reply_finished", reply_finished},
                           {"conversations", conversations_.rowCount()},
                           {"messages", messages_.rowCount()},
@@ -741,6 +846,7 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"unsaved_messages", messages_.unsaved_count()},
                           {"documents", documents_ ? documents_->test_state() : QVariantMap()},
                           {"last_message", last_message},
+                          {"shown_texts", shown},
                           // The window's language: its locale and a few of the words it shows.
                           {"ui", QVariantMap{{"locale", QLocale().name()},
                                              {"send", QCoreApplication::translate("ChatView", "Send")},

@@ -114,7 +114,21 @@ class ChatController : public QObject, public ConversationHost {
                        const QVariantMap& user_stats, const QString& reply,
                        const QVariantMap& reply_stats, QString* error) override;
   Q_INVOKABLE void stop();
+  // Regenerate: the last reply gets a new version (the earlier ones are kept, ‹ 2/3 ›),
+  // sampled with the settings' seed (random per reply by default), or with `seed` (a
+  // reply's own, shown beside it: the same text again).
   Q_INVOKABLE void regenerate();
+  Q_INVOKABLE void regenerateWithSeed(qint64 seed);
+  // Shows version `version` (0-based) of the reply at `row` (the last one): the next turn
+  // continues from it.
+  Q_INVOKABLE void selectVersion(int row, int version);
+  // Generates more of the last reply (cut at the length limit, or stopped), in place.
+  Q_INVOKABLE void continueReply();
+  // The end-to-end test reads back what the window shows of a message (its text as
+  // rendered); a no-op unless KVCHAT_TEST_STATE_FILE is set.
+  Q_INVOKABLE void noteShownText(int row, const QString& text);
+  Q_PROPERTY(bool testing READ testing CONSTANT)
+  bool testing() const { return !qEnvironmentVariableIsEmpty("KVCHAT_TEST_STATE_FILE"); }
   Q_INVOKABLE void editMessage(int row, const QString& text);  // a user message; resends
   Q_INVOKABLE void newConversation() override;
   Q_INVOKABLE void selectConversation(qint64 id);
@@ -159,7 +173,18 @@ class ChatController : public QObject, public ConversationHost {
   void on_reply_failed(const QString& message);
   void on_memory_report(const QVariantMap& report);
   void on_session_event(const QString& kind, const QString& message);
-  void start_reply();  // appends an empty assistant message and asks the worker
+  // Appends an empty assistant message and asks the worker. With append_row false the
+  // last row (a reply's new version) is written into instead. seed >= 0 overrides the
+  // settings' seed for this reply.
+  void start_reply(bool append_row = true, qint64 seed = -1);
+  void regenerate_reply(qint64 seed);
+  // The history for the worker (the last row left out when it is the reply to write).
+  QVariantList history(int rows) const;
+  // A Continue in progress: the reply's stats before it (kept while streaming, merged at
+  // the end); empty for a new reply.
+  bool continuing_ = false;
+  QVariantMap reply_base_stats_;
+  QHash<int, QString> shown_texts_;  // row -> text as rendered (end-to-end test only)
   void persist_reply(MessageState state, const QVariantMap& stats);
   // Writes what the store has not taken yet, in order: settings it refused, then the
   // open conversation's unsaved rows (the conversation itself first when it could not be
