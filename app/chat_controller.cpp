@@ -660,6 +660,13 @@ void ChatController::selectVersion(int row, int version) {
   write_test_state();
 }
 
+void ChatController::showAdjacentVersion(int step) {
+  const auto& items = messages_.items();
+  if (items.isEmpty()) return;
+  const int version = items.back().version + step;
+  if (version >= 0 && version < items.back().version_count) selectVersion(static_cast<int>(items.size()) - 1, version);
+}
+
 void ChatController::continueReply() {
   if (!store_ || generating_ || model_info_.isEmpty()) return;
   const auto& items = messages_.items();

@@ -122,6 +122,8 @@ class ChatController : public QObject, public ConversationHost {
   // Shows version `version` (0-based) of the reply at `row` (the last one): the next turn
   // continues from it.
   Q_INVOKABLE void selectVersion(int row, int version);
+  // The last reply's previous (step -1) or next (+1) version (Alt+Left / Alt+Right).
+  Q_INVOKABLE void showAdjacentVersion(int step);
   // Generates more of the last reply (cut at the length limit, or stopped), in place.
   Q_INVOKABLE void continueReply();
   // The end-to-end test reads back what the window shows of a message (its text as
