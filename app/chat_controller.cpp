@@ -74,7 +74,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   });
   connect(&messages_, &QAbstractItemModel::modelReset, this, [this] { shown_texts_.clear(); });
   connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
-  connect(worker_, &EngineWorker::replyFinished, this, &ChatController::on_reply_finished);
+  connect(worker_, &EngineWorker::replyFinished, this,
+          [this](const QVariantMap& stats) { on_reply_finished(finished_reply_stats(stats)); });
   connect(worker_, &EngineWorker::replyFailed, this, &ChatController::on_reply_failed);
   connect(worker_, &EngineWorker::memoryReport, this, &ChatController::on_memory_report);
   connect(worker_, &EngineWorker::sessionEvent, this, &ChatController::on_session_event);
@@ -542,18 +543,9 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
   return true;
 }
 
-QVariantList ChatController::history(int rows) const {
-  QVariantList out;
-  const auto& items = messages_.items();
-  for (int i = 0; i < rows && i < items.size(); ++i) {
-    out.push_back(QVariantMap{{"role", items[i].role}, {"content", items[i].content}});
-  }
-  return out;
-}
-
-void ChatController::start_reply(bool append_row, qint64 seed) {
+void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) {
   const int rows = messages_.rowCount();
-  const bool continuing = continuing_;
+  continuing_ = continuing;
   const QVariantList messages = history(continuing || append_row ? rows : rows - 1);
   if (append_row) {
     StoredMessage reply;
@@ -592,99 +584,6 @@ void ChatController::stop() {
   }
 }
 
-void ChatController::regenerate() { regenerate_reply(-1); }
-
-void ChatController::regenerateWithSeed(qint64 seed) { regenerate_reply(std::max<qint64>(0, seed)); }
-
-void ChatController::regenerate_reply(qint64 seed) {
-  if (!store_ || generating_) return;
-  const auto& items = messages_.items();
-  int last_user = -1;
-  for (int i = static_cast<int>(items.size()) - 1; i >= 0; --i) {
-    if (items[i].role == QStringLiteral("user")) {
-      last_user = i;
-      break;
-    }
-  }
-  if (last_user < 0) return;
-  QString error;
-  // The rows kept must be stored first: the changes below are by their ids.
-  if (!save_unsaved(&error)) {
-    note_save(false, error);
-    emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
-    return;
-  }
-  const int reply_row = last_user + 1;
-  if (reply_row == items.size() - 1 && items[reply_row].role == QStringLiteral("assistant")) {
-    // The reply keeps its versions: the one shown is kept, a new one is written.
-    const int version = store_->add_message_version(items[reply_row].id, &error);
-    if (version < 0) {
-      emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
-      return;
-    }
-    StoredMessage reply = items[reply_row];
-    reply.content.clear();
-    reply.state = MessageState::Streaming;
-    reply.stats.clear();
-    reply.version = version;
-    reply.version_count = version + 1;
-    messages_.set_row(reply_row, reply);
-    shown_texts_.remove(reply_row);
-    start_reply(/*append_row=*/false, seed);
-    return;
-  }
-  if (!store_->delete_messages_after(items[last_user].id, &error)) {
-    note_save(false, error);
-    emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
-    return;
-  }
-  messages_.truncate(last_user + 1);
-  start_reply(/*append_row=*/true, seed);
-}
-
-void ChatController::selectVersion(int row, int version) {
-  if (!store_ || generating_) return;
-  const auto& items = messages_.items();
-  // Only the last reply switches: the next turn continues from the version shown.
-  if (row != items.size() - 1 || row < 0 || items[row].role != QStringLiteral("assistant") ||
-      !items[row].id || version == items[row].version)
-    return;
-  QString error;
-  if (!store_->select_message_version(items[row].id, version, &error)) {
-    emit errorOccurred(tr("Cannot show that version: %1").arg(error));
-    return;
-  }
-  const QVector<StoredMessage> stored = store_->messages(current_);
-  if (row < stored.size()) messages_.set_row(row, stored[row]);
-  last_reply_stats_ = stored.value(row).stats;
-  write_test_state();
-}
-
-void ChatController::showAdjacentVersion(int step) {
-  const auto& items = messages_.items();
-  if (items.isEmpty()) return;
-  const int version = items.back().version + step;
-  if (version >= 0 && version < items.back().version_count) selectVersion(static_cast<int>(items.size()) - 1, version);
-}
-
-void ChatController::continueReply() {
-  if (!store_ || generating_ || model_info_.isEmpty()) return;
-  const auto& items = messages_.items();
-  if (items.isEmpty() || items.back().role != QStringLiteral("assistant")) return;
-  reply_base_stats_ = items.back().stats;
-  continuing_ = true;
-  const int last = static_cast<int>(items.size()) - 1;
-  messages_.update_last(MessageState::Streaming, reply_base_stats_);
-  messages_.set_unsaved(last);
-  start_reply(/*append_row=*/false);
-}
-
-void ChatController::noteShownText(int row, const QString& text) {
-  if (!testing()) return;
-  shown_texts_.insert(row, text);
-  write_test_state();
-}
-
 void ChatController::editMessage(int row, const QString& text) {
   if (!store_ || generating_) return;
   const auto& items = messages_.items();
@@ -708,7 +607,7 @@ void ChatController::editMessage(int row, const QString& text) {
 void ChatController::persist_reply(MessageState state, const QVariantMap& stats) {
   if (!store_ || messages_.rowCount() == 0) return;
   const int last = messages_.rowCount() - 1;
-  messages_.update_last(state, stats);
+  messages_.update_last(state, continuing_ ? over_reply_base(stats) : stats);
   messages_.set_unsaved(last);
   QString error;
   note_save(save_unsaved(&error), error);
@@ -724,7 +623,7 @@ void ChatController::flush_to_ui() {
   if (!pending_text_.isEmpty()) {
     messages_.append_to_last(pending_text_);
     pending_text_.clear();
-    if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, reply_base_stats_);
+    if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, {});
   }
   if (memory_dirty_) {
     memory_dirty_ = false;
@@ -732,23 +631,9 @@ void ChatController::flush_to_ui() {
   }
 }
 
-void ChatController::on_reply_finished(const QVariantMap& reply_stats) {
+void ChatController::on_reply_finished(const QVariantMap& stats) {
   ui_refresh_.stop();
   flush_to_ui();
-  QVariantMap stats = reply_stats;
-  if (continuing_) {
-    // One reply in parts: its first part's seed and counts, this part's speed and end.
-    stats.insert(QStringLiteral("generated_tokens"),
-                 reply_base_stats_.value(QStringLiteral("generated_tokens")).toInt() +
-                     reply_stats.value(QStringLiteral("generated_tokens")).toInt());
-    stats.insert(QStringLiteral("continued"), reply_base_stats_.value(QStringLiteral("continued")).toInt() + 1);
-    stats.insert(QStringLiteral("continue_seed"), reply_stats.value(QStringLiteral("seed")));
-    if (reply_base_stats_.contains(QStringLiteral("seed")))
-      stats.insert(QStringLiteral("seed"), reply_base_stats_.value(QStringLiteral("seed")));
-    stats.insert(QStringLiteral("text"), messages_.items().isEmpty() ? QString() : messages_.items().back().content);
-    continuing_ = false;
-    reply_base_stats_.clear();
-  }
   last_reply_stats_ = stats;
   const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
   const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
@@ -766,11 +651,7 @@ void ChatController::on_reply_finished(const QVariantMap& reply_stats) {
 void ChatController::on_reply_failed(const QString& message) {
   ui_refresh_.stop();
   flush_to_ui();
-  QVariantMap stats = reply_base_stats_;  // a Continue that failed keeps what it had
-  stats.insert(QStringLiteral("error"), message);
-  continuing_ = false;
-  reply_base_stats_.clear();
-  persist_reply(MessageState::Interrupted, stats);
+  persist_reply(MessageState::Interrupted, {{"error", message}});
   set_generating(false);
   emit errorOccurred(message);
 }
@@ -832,14 +713,8 @@ void ChatController::write_test_state(bool reply_finished) {
   QVariantMap last_message;
   if (!messages_.items().isEmpty()) {
     const StoredMessage& m = messages_.items().back();
-    last_message = {{"role", m.role},        {"chars", m.content.size()},
-                    {"stats", m.stats},      {"state", message_state_name(m.state)},
-                    {"version", m.version},  {"version_count", m.version_count},
-                    {"content", m.content}};
+    last_message = {{"role", m.role}, {"chars", m.content.size()}, {"stats", m.stats}};
   }
-  // What the window shows of each message (its text as rendered), by row.
-  QVariantList shown;
-  for (int row = 0; row < messages_.rowCount(); ++row) shown.push_back(shown_texts_.value(row));
   const QVariantMap state{{"reply_finished", reply_finished},
                           {"conversations", conversations_.rowCount()},
                           {"messages", messages_.rowCount()},
@@ -848,12 +723,12 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"snapshot_status", snapshot_status_},
                           {"kv_quality", kv_quality_},
                           {"store_error", store_error_},
+                          {"reply", reply_test_state()},  // the last reply's version, state, text
                           {"startup_notice", startup_notice_},
                           {"save_error", save_error_},
                           {"unsaved_messages", messages_.unsaved_count()},
                           {"documents", documents_ ? documents_->test_state() : QVariantMap()},
                           {"last_message", last_message},
-                          {"shown_texts", shown},
                           // The window's language: its locale and a few of the words it shows.
                           {"ui", QVariantMap{{"locale", QLocale().name()},
                                              {"send", QCoreApplication::translate("ChatView", "Send")},

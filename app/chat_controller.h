@@ -178,7 +178,8 @@ class ChatController : public QObject, public ConversationHost {
   // Appends an empty assistant message and asks the worker. With append_row false the
   // last row (a reply's new version) is written into instead. seed >= 0 overrides the
   // settings' seed for this reply.
-  void start_reply(bool append_row = true, qint64 seed = -1);
+  // continuing: the last row is a reply to write more of (Continue).
+  void start_reply(bool append_row = true, qint64 seed = -1, bool continuing = false);
   void regenerate_reply(qint64 seed);
   // The history for the worker (the last row left out when it is the reply to write).
   QVariantList history(int rows) const;
@@ -186,6 +187,11 @@ class ChatController : public QObject, public ConversationHost {
   // the end); empty for a new reply.
   bool continuing_ = false;
   QVariantMap reply_base_stats_;
+  QVariantMap over_reply_base(const QVariantMap& stats) const;  // stats over the base
+  // The worker's stats of a finished reply; a Continue's part merged into the whole
+  // reply's (and the Continue ended).
+  QVariantMap finished_reply_stats(const QVariantMap& part);
+  QVariantMap reply_test_state() const;  // "reply" in the test state file
   QHash<int, QString> shown_texts_;  // row -> text as rendered (end-to-end test only)
   void persist_reply(MessageState state, const QVariantMap& stats);
   // Writes what the store has not taken yet, in order: settings it refused, then the
