@@ -101,10 +101,6 @@ ApplicationWindow {
         standardButtons: Dialog.Close
         anchors.centerIn: Overlay.overlay
         property var i: chat.modelInfo
-        // {"f16": 43, "f32": 13} -> "f16: 43 tensors · f32: 13 tensors"
-        function tensorTypes(counts) {
-            return Object.keys(counts).sort().map((k) => qsTr("%1: %2 tensors").arg(k).arg(counts[k])).join("  ·  ")
-        }
         GridLayout {
             columns: 2
             columnSpacing: 12
@@ -120,7 +116,7 @@ ApplicationWindow {
                 + (infoDialog.i.final_softcap > 0 ? qsTr(", logit soft-cap %1").arg(infoDialog.i.final_softcap) : "")
                 + (infoDialog.i.n_windowed_layers > 0 ? qsTr(", %1 of %2 layers use a %3-token window").arg(infoDialog.i.n_windowed_layers).arg(infoDialog.i.n_layers).arg(infoDialog.i.sliding_window) : "") }
             Label { text: qsTr("context") } Label { text: qsTr("%1 tokens trained, %2 in use").arg(infoDialog.i.n_ctx_train).arg(infoDialog.i.n_ctx) }
-            Label { text: qsTr("tensor types") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; text: infoDialog.tensorTypes(infoDialog.i.tensor_count_by_type || {}) }
+            Label { text: qsTr("tensor types") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; text: infoDialog.i.tensor_types_text || "" }
             Label { text: qsTr("weights") } Label { text: chat.formatBytes(infoDialog.i.weight_bytes) }
             Label { text: qsTr("engine") } Label { text: (infoDialog.i.backend || "") + ", KV " + (infoDialog.i.kv_type || "") + ", policy " + (infoDialog.i.context_policy || "") }
         }

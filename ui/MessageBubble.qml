@@ -192,6 +192,7 @@ Item {
                           .arg(stats.generated_tokens).arg(Math.round(stats.ttft_ms))
                           .arg(Number(stats.tokens_per_second).toFixed(1)).arg(stats.evaluated_tokens)
                         + (bubble.hasSeed ? qsTr(" · seed %1").arg(String(stats.seed)) : "")
+                        + (stats.continue_seed !== undefined ? qsTr(", continued with seed %1").arg(String(stats.continue_seed)) : "")
                       : ""
                 ToolTip.visible: statsHover.hovered && text.length > 0
                 ToolTip.text: text + (bubble.hasSeed ? "\n" + qsTr("Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).").arg(String(stats.seed)) : "")

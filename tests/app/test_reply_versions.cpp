@@ -124,6 +124,19 @@ class TestReplyVersions : public QObject {
     QCOMPARE(last(chat).content, continued);
   }
 
+  // Model info shows the tensor types as words, not a JSON object (the demo file has 43
+  // F16 and 13 F32 tensors: tensor_count_by_type).
+  void modelInfoNamesTheTensorTypesInWords() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    QVERIFY(load_demo(chat));
+    const QVariantMap counts = chat.model_info().value("tensor_count_by_type").toMap();
+    QCOMPARE(counts.value("F16").toInt(), 43);
+    QCOMPARE(counts.value("F32").toInt(), 13);
+    QCOMPARE(chat.model_info().value("tensor_types_text").toString(),
+             QStringLiteral("F16: 43 tensors  ·  F32: 13 tensors"));
+  }
+
   void messagesSplitAtTheirCodeBlocks() {
     const auto parts = split_message(QStringLiteral(
         "Here:\n```python\nprint('# x')\n\nx = 1\n```\nthen\n~~~\nplain\n~~~\n```js\nopen("));
