@@ -127,6 +127,10 @@ class ConversationStore {
   int add_message_version(qint64 message_id, QString* error);
   bool select_message_version(qint64 message_id, int version, QString* error);
   QVector<StoredMessage> message_versions(qint64 message_id) const;
+  // Drops the version shown (a regenerated reply that wrote nothing) and shows the last
+  // of the others; the later versions' numbers close the gap. False with *error when the
+  // message has no other version (delete the message instead).
+  bool discard_shown_version(qint64 message_id, QString* error);
 
   // At start-up: replies left Streaming by a killed process become Interrupted. Returns
   // how many were marked, -1 on a database error.

@@ -109,6 +109,44 @@ bool ConversationStore::select_message_version(qint64 message_id, int version, Q
          touch(db, message_id, what, error) && tx.commit(error);
 }
 
+bool ConversationStore::discard_shown_version(qint64 message_id, QString* error) {
+  const QString what = QStringLiteral("discard the reply version");
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
+  WriteTransaction tx(db);
+  if (!tx.begin(error)) return false;
+  int shown = 0, count = 0;
+  if (!shown_version(db, message_id, &shown, &count, what, error)) return false;
+  if (count < 2) {
+    set_error(error, QStringLiteral("%1: message %2 has no other version")
+                         .arg(what, QString::number(message_id)));
+    return false;
+  }
+  // The others close the gap the shown one leaves; then the last of them is shown.
+  const int last = count - 2;
+  {
+    QSqlQuery q(db);
+    if (!exec(q,
+              QStringLiteral("UPDATE message_versions SET version = version - 1"
+                             " WHERE message_id = ? AND version > ?"),
+              {message_id, shown}, what, error))
+      return false;
+  }
+  {
+    QSqlQuery q(db);
+    if (!exec(q,
+              QStringLiteral("UPDATE messages SET (content, state, stats_json, created_at, version) ="
+                             " (SELECT content, state, stats_json, created_at, version"
+                             "  FROM message_versions WHERE message_id = ? AND version = ?)"
+                             " WHERE id = ?"),
+              {message_id, last, message_id}, what, error))
+      return false;
+  }
+  QSqlQuery q(db);
+  return exec(q, QStringLiteral("DELETE FROM message_versions WHERE message_id = ? AND version = ?"),
+              {message_id, last}, what, error) &&
+         touch(db, message_id, what, error) && tx.commit(error);
+}
+
 QVector<StoredMessage> ConversationStore::message_versions(qint64 message_id) const {
   QVector<StoredMessage> out;
   QSqlQuery q(QSqlDatabase::database(connection_, false));

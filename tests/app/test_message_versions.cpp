@@ -107,6 +107,34 @@ class TestMessageVersions : public QObject {
     QCOMPARE(count_rows(path, QStringLiteral("SELECT COUNT(*) FROM message_versions")), 0);
   }
 
+  // A regenerated version that wrote nothing is dropped; the last other one is shown.
+  void discardingTheShownVersionShowsTheLastOther() {
+    QString error;
+    auto store = ConversationStore::open(dir_.filePath(QStringLiteral("discard.sqlite")), &error);
+    QVERIFY2(store, qPrintable(error));
+    const qint64 conversation = store->create_conversation(QStringLiteral("t"), {}, &error);
+    const qint64 reply = store->append_message(conversation, QStringLiteral("assistant"),
+                                               QStringLiteral("a"), MessageState::Complete, &error);
+    QVERIFY2(reply, qPrintable(error));
+    QVERIFY(!store->discard_shown_version(reply, &error));  // the only version
+    QCOMPARE(store->add_message_version(reply, &error), 1);
+    QVERIFY(store->update_message(reply, QStringLiteral("b"), MessageState::Complete, {}, &error));
+    QCOMPARE(store->add_message_version(reply, &error), 2);
+    QVERIFY(store->update_message(reply, QStringLiteral("c"), MessageState::Complete, {}, &error));
+    // From the middle: "b" goes, "c" becomes version 2 of 2 and is shown.
+    QVERIFY(store->select_message_version(reply, 1, &error));
+    QVERIFY2(store->discard_shown_version(reply, &error), qPrintable(error));
+    QCOMPARE(texts(store->message_versions(reply)), (QStringList{"a", "c"}));
+    QCOMPARE(store->messages(conversation)[0].content, QStringLiteral("c"));
+    QCOMPARE(store->messages(conversation)[0].version, 1);
+    QCOMPARE(store->messages(conversation)[0].version_count, 2);
+    // The new empty one after a regenerate: back to "c".
+    QCOMPARE(store->add_message_version(reply, &error), 2);
+    QVERIFY(store->discard_shown_version(reply, &error));
+    QCOMPARE(texts(store->message_versions(reply)), (QStringList{"a", "c"}));
+    QCOMPARE(store->messages(conversation)[0].content, QStringLiteral("c"));
+  }
+
   void migratesTheVersionTwoSchemaWithItsMessages() {
     const QString path = dir_.filePath(QStringLiteral("v2.sqlite"));
     QString error;
