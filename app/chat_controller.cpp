@@ -74,9 +74,14 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   });
   connect(&messages_, &QAbstractItemModel::modelReset, this, [this] { shown_texts_.clear(); });
   connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
-  connect(worker_, &EngineWorker::replyFinished, this,
-          [this](const QVariantMap& stats) { on_reply_finished(finished_reply_stats(stats)); });
-  connect(worker_, &EngineWorker::replyFailed, this, &ChatController::on_reply_failed);
+  // A regenerated version that wrote nothing goes (the one before it is shown again).
+  connect(worker_, &EngineWorker::replyFinished, this, [this](const QVariantMap& stats) {
+    if (!discard_empty_version(tr("The model ended its reply without writing anything")))
+      on_reply_finished(finished_reply_stats(stats));
+  });
+  connect(worker_, &EngineWorker::replyFailed, this, [this](const QString& message) {
+    if (!discard_empty_version(message)) on_reply_failed(message);
+  });
   connect(worker_, &EngineWorker::memoryReport, this, &ChatController::on_memory_report);
   connect(worker_, &EngineWorker::sessionEvent, this, &ChatController::on_session_event);
   connect(worker_, &EngineWorker::snapshotSaved, this, &ChatController::on_snapshot_saved);

@@ -192,6 +192,10 @@ class ChatController : public QObject, public ConversationHost {
   // reply's (and the Continue ended).
   QVariantMap finished_reply_stats(const QVariantMap& part);
   QVariantMap reply_test_state() const;  // "reply" in the test state file
+  // When the reply just written is a new version of the last reply and wrote nothing:
+  // drops it, shows the version before it again, says `why`, ends the reply; true.
+  // Otherwise false (nothing done).
+  bool discard_empty_version(const QString& why);
   QHash<int, QString> shown_texts_;  // row -> text as rendered (end-to-end test only)
   void persist_reply(MessageState state, const QVariantMap& stats);
   // Writes what the store has not taken yet, in order: settings it refused, then the

@@ -133,6 +133,31 @@ QVariantMap ChatController::finished_reply_stats(const QVariantMap& part) {
   return stats;
 }
 
+bool ChatController::discard_empty_version(const QString& why) {
+  ui_refresh_.stop();
+  flush_to_ui();
+  if (continuing_ || !store_ || messages_.items().isEmpty()) return false;
+  const int row = static_cast<int>(messages_.items().size()) - 1;
+  const StoredMessage& reply = messages_.items()[row];
+  if (reply.role != QStringLiteral("assistant") || !reply.content.isEmpty() ||
+      reply.version_count < 2 || !reply.id)
+    return false;
+  QString error;
+  if (!store_->discard_shown_version(reply.id, &error)) {
+    emit errorOccurred(error);
+    return false;  // it stays, as an empty version
+  }
+  const QVector<StoredMessage> stored = store_->messages(current_);
+  if (row < stored.size()) messages_.set_row(row, stored[row]);
+  last_reply_stats_ = stored.value(row).stats;
+  set_generating(false);
+  refresh_conversations();
+  emit errorOccurred(tr("%1: the version before it is shown again.").arg(why));
+  write_test_state(true);
+  emit replyFinished();
+  return true;
+}
+
 QVariantMap ChatController::reply_test_state() const {
   QVariantMap reply;
   if (!messages_.items().isEmpty()) {

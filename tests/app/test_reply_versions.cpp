@@ -94,6 +94,33 @@ class TestReplyVersions : public QObject {
     QCOMPARE(last(again).content, first_text);
   }
 
+  // A regenerated version that writes nothing leaves no empty version: the one before it
+  // is shown again, said in the window.
+  void aRegeneratedVersionThatWritesNothingIsDropped() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    QVariantMap s = chat.sampling();
+    s.insert("max_tokens", 8);
+    chat.set_sampling(s);
+    QVERIFY(load_demo(chat));
+    QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1")); }));
+    const QString first = last(chat).content;
+    QVERIFY(!first.isEmpty());
+    s.insert("max_tokens", 0);  // nothing is written
+    chat.set_sampling(s);
+    QSignalSpy errors(&chat, &ChatController::errorOccurred);
+    QVERIFY(reply_to(chat, [&] { chat.regenerate(); }));
+    QVERIFY(!chat.generating());
+    QCOMPARE(rows(chat).rowCount(), 2);
+    QCOMPARE(last(chat).content, first);
+    QCOMPARE(last(chat).version_count, 1);
+    QCOMPARE(errors.count(), 1);
+    // And in the store.
+    ChatController again(dir.path());
+    QCOMPARE(last(again).content, first);
+    QCOMPARE(last(again).version_count, 1);
+  }
+
   void continueExtendsAReplyCutAtTheLengthLimit() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
