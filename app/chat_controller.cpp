@@ -11,6 +11,7 @@
 
 #include "documents/document_controller.h"
 #include "engine/engine_worker.h"
+#include "engine/sampling_settings.h"
 #include "kvchat/model.h"
 
 namespace kvchat::app {
@@ -42,7 +43,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   if (!store_error_.isEmpty()) qWarning("kvchat: %s", qPrintable(store_error_));
   if (!startup_notice_.isEmpty()) qWarning("kvchat: %s", qPrintable(startup_notice_));
   sampling_ = {{"temperature", 0.8}, {"top_k", 40}, {"top_p", 0.95}, {"min_p", 0.05},
-               {"repeat_penalty", 1.0}, {"seed", 0}, {"max_tokens", 256}};
+               {"repeat_penalty", 1.0}, {"seed", kRandomSeed}, {"max_tokens", 256}};
   engine_settings_ = {{"backend", "auto"}, {"threads", 0}, {"ctx", 0}, {"kv_type", "f16"},
                       {"context_policy", "stop"}};
   if (store_) {
@@ -71,9 +72,16 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
     load_progress_ = f;
     emit loadProgressChanged();
   });
+  connect(&messages_, &QAbstractItemModel::modelReset, this, [this] { shown_texts_.clear(); });
   connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
-  connect(worker_, &EngineWorker::replyFinished, this, &ChatController::on_reply_finished);
-  connect(worker_, &EngineWorker::replyFailed, this, &ChatController::on_reply_failed);
+  // A regenerated version that wrote nothing goes (the one before it is shown again).
+  connect(worker_, &EngineWorker::replyFinished, this, [this](const QVariantMap& stats) {
+    if (!discard_empty_version(tr("The model ended its reply without writing anything")))
+      on_reply_finished(finished_reply_stats(stats));
+  });
+  connect(worker_, &EngineWorker::replyFailed, this, [this](const QString& message) {
+    if (!discard_empty_version(message)) on_reply_failed(message);
+  });
   connect(worker_, &EngineWorker::memoryReport, this, &ChatController::on_memory_report);
   connect(worker_, &EngineWorker::sessionEvent, this, &ChatController::on_session_event);
   connect(worker_, &EngineWorker::snapshotSaved, this, &ChatController::on_snapshot_saved);
@@ -540,17 +548,18 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
   return true;
 }
 
-void ChatController::start_reply() {
-  QVariantList history;
-  for (const StoredMessage& m : messages_.items()) {
-    history.push_back(QVariantMap{{"role", m.role}, {"content", m.content}});
+void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) {
+  const int rows = messages_.rowCount();
+  continuing_ = continuing;
+  const QVariantList messages = history(continuing || append_row ? rows : rows - 1);
+  if (append_row) {
+    StoredMessage reply;
+    reply.conversation_id = current_;
+    reply.role = QStringLiteral("assistant");
+    reply.state = MessageState::Streaming;
+    // Stored now (empty, streaming) or with the next save; the reply is generated either way.
+    messages_.append(reply, false);
   }
-  StoredMessage reply;
-  reply.conversation_id = current_;
-  reply.role = QStringLiteral("assistant");
-  reply.state = MessageState::Streaming;
-  // Stored now (empty, streaming) or with the next save; the reply is generated either way.
-  messages_.append(reply, false);
   QString error;
   note_save(save_unsaved(&error), error);
   refresh_conversations();
@@ -562,8 +571,13 @@ void ChatController::start_reply() {
     last["turn"] = true;
     memory_history_.back() = last;
   }
-  QMetaObject::invokeMethod(worker_, "generate", Qt::QueuedConnection, Q_ARG(QVariantList, history),
-                            Q_ARG(QString, system_prompt()), Q_ARG(QVariantMap, sampling_));
+  QVariantMap sampling = sampling_;
+  if (seed >= 0) sampling.insert(QStringLiteral("seed"), seed);
+  // The seed actually used is chosen here and comes back in the reply's stats.
+  sampling = with_reply_seed(sampling);
+  QMetaObject::invokeMethod(worker_, continuing ? "continueReply" : "generate", Qt::QueuedConnection,
+                            Q_ARG(QVariantList, messages), Q_ARG(QString, system_prompt()),
+                            Q_ARG(QVariantMap, sampling));
 }
 
 void ChatController::stop() {
@@ -573,28 +587,6 @@ void ChatController::stop() {
   } else if (documents_) {
     documents_->cancelSummary();
   }
-}
-
-void ChatController::regenerate() {
-  if (!store_ || generating_) return;
-  const auto& items = messages_.items();
-  int last_user = -1;
-  for (int i = static_cast<int>(items.size()) - 1; i >= 0; --i) {
-    if (items[i].role == QStringLiteral("user")) {
-      last_user = i;
-      break;
-    }
-  }
-  if (last_user < 0) return;
-  QString error;
-  // The rows kept must be stored first: the delete below is by their ids.
-  if (!save_unsaved(&error) || !store_->delete_messages_after(items[last_user].id, &error)) {
-    note_save(false, error);
-    emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
-    return;
-  }
-  messages_.truncate(last_user + 1);
-  start_reply();
 }
 
 void ChatController::editMessage(int row, const QString& text) {
@@ -620,7 +612,7 @@ void ChatController::editMessage(int row, const QString& text) {
 void ChatController::persist_reply(MessageState state, const QVariantMap& stats) {
   if (!store_ || messages_.rowCount() == 0) return;
   const int last = messages_.rowCount() - 1;
-  messages_.update_last(state, stats);
+  messages_.update_last(state, continuing_ ? over_reply_base(stats) : stats);
   messages_.set_unsaved(last);
   QString error;
   note_save(save_unsaved(&error), error);
@@ -736,6 +728,7 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"snapshot_status", snapshot_status_},
                           {"kv_quality", kv_quality_},
                           {"store_error", store_error_},
+                          {"reply", reply_test_state()},  // the last reply's version, state, text
                           {"startup_notice", startup_notice_},
                           {"save_error", save_error_},
                           {"unsaved_messages", messages_.unsaved_count()},

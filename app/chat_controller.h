@@ -114,7 +114,23 @@ class ChatController : public QObject, public ConversationHost {
                        const QVariantMap& user_stats, const QString& reply,
                        const QVariantMap& reply_stats, QString* error) override;
   Q_INVOKABLE void stop();
+  // Regenerate: the last reply gets a new version (the earlier ones are kept, ‹ 2/3 ›),
+  // sampled with the settings' seed (random per reply by default), or with `seed` (a
+  // reply's own, shown beside it: the same text again).
   Q_INVOKABLE void regenerate();
+  Q_INVOKABLE void regenerateWithSeed(qint64 seed);
+  // Shows version `version` (0-based) of the reply at `row` (the last one): the next turn
+  // continues from it.
+  Q_INVOKABLE void selectVersion(int row, int version);
+  // The last reply's previous (step -1) or next (+1) version (Alt+Left / Alt+Right).
+  Q_INVOKABLE void showAdjacentVersion(int step);
+  // Generates more of the last reply (cut at the length limit, or stopped), in place.
+  Q_INVOKABLE void continueReply();
+  // The end-to-end test reads back what the window shows of a message (its text as
+  // rendered); a no-op unless KVCHAT_TEST_STATE_FILE is set.
+  Q_INVOKABLE void noteShownText(int row, const QString& text);
+  Q_PROPERTY(bool testing READ testing CONSTANT)
+  bool testing() const { return !qEnvironmentVariableIsEmpty("KVCHAT_TEST_STATE_FILE"); }
   Q_INVOKABLE void editMessage(int row, const QString& text);  // a user message; resends
   Q_INVOKABLE void newConversation() override;
   Q_INVOKABLE void selectConversation(qint64 id);
@@ -159,7 +175,28 @@ class ChatController : public QObject, public ConversationHost {
   void on_reply_failed(const QString& message);
   void on_memory_report(const QVariantMap& report);
   void on_session_event(const QString& kind, const QString& message);
-  void start_reply();  // appends an empty assistant message and asks the worker
+  // Appends an empty assistant message and asks the worker. With append_row false the
+  // last row (a reply's new version) is written into instead. seed >= 0 overrides the
+  // settings' seed for this reply.
+  // continuing: the last row is a reply to write more of (Continue).
+  void start_reply(bool append_row = true, qint64 seed = -1, bool continuing = false);
+  void regenerate_reply(qint64 seed);
+  // The history for the worker (the last row left out when it is the reply to write).
+  QVariantList history(int rows) const;
+  // A Continue in progress: the reply's stats before it (kept while streaming, merged at
+  // the end); empty for a new reply.
+  bool continuing_ = false;
+  QVariantMap reply_base_stats_;
+  QVariantMap over_reply_base(const QVariantMap& stats) const;  // stats over the base
+  // The worker's stats of a finished reply; a Continue's part merged into the whole
+  // reply's (and the Continue ended).
+  QVariantMap finished_reply_stats(const QVariantMap& part);
+  QVariantMap reply_test_state() const;  // "reply" in the test state file
+  // When the reply just written is a new version of the last reply and wrote nothing:
+  // drops it, shows the version before it again, says `why`, ends the reply; true.
+  // Otherwise false (nothing done).
+  bool discard_empty_version(const QString& why);
+  QHash<int, QString> shown_texts_;  // row -> text as rendered (end-to-end test only)
   void persist_reply(MessageState state, const QVariantMap& stats);
   // Writes what the store has not taken yet, in order: settings it refused, then the
   // open conversation's unsaved rows (the conversation itself first when it could not be

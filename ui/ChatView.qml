@@ -11,6 +11,7 @@ Pane {
     id: root
     padding: 0
     signal attachRequested()
+    ReplyShortcuts {}
     // A paste (or drop of text) longer than this is offered as a document.
     readonly property int longPasteChars: 2000
     // The message column: the lines' cap plus the bubbles' own margins.

@@ -154,7 +154,7 @@ ApplicationWindow {
                 + (infoDialog.i.final_softcap > 0 ? qsTr(", logit soft-cap %1").arg(infoDialog.i.final_softcap) : "")
                 + (infoDialog.i.n_windowed_layers > 0 ? qsTr(", %1 of %2 layers use a %3-token window").arg(infoDialog.i.n_windowed_layers).arg(infoDialog.i.n_layers).arg(infoDialog.i.sliding_window) : "") }
             Label { text: qsTr("context") } Label { text: qsTr("%1 tokens trained, %2 in use").arg(infoDialog.i.n_ctx_train).arg(infoDialog.i.n_ctx) }
-            Label { text: qsTr("tensor types") } Label { text: JSON.stringify(infoDialog.i.tensor_count_by_type || {}) }
+            Label { text: qsTr("tensor types") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; text: infoDialog.i.tensor_types_text || "" }
             Label { text: qsTr("weights") } Label { text: chat.formatBytes(infoDialog.i.weight_bytes) }
             Label { text: qsTr("engine") } Label { text: (infoDialog.i.backend || "") + ", KV " + (infoDialog.i.kv_type || "") + ", policy " + (infoDialog.i.context_policy || "") }
         }
@@ -293,6 +293,11 @@ ApplicationWindow {
             }
             Label {
                 visible: chat.modelInfo.is_demo === true
+                // The whole notice on hover: the line is cut when the window is narrow.
+                ToolTip.visible: demoNoticeHover.hovered
+                ToolTip.text: text
+                ToolTip.delay: 300
+                HoverHandler { id: demoNoticeHover }
                 text: qsTr("Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.")
                 color: Theme.warning
                 elide: Label.ElideRight

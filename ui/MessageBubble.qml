@@ -1,4 +1,8 @@
-// One message: Markdown text, its state, per-message stats, copy and edit actions.
+// One message: the user's text exactly as typed (plain text: "# x" stays "# x"); a reply
+// as Markdown with its code blocks on their own background, with the fence's language and
+// a copy button; its state (stopped, cut at the length limit — Continue), the seed it was
+// sampled with (Regenerate with this seed), its versions (‹ 2/3 ›), per-message stats,
+// copy and edit actions.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -9,16 +13,30 @@ Item {
     // A document sent whole: shown folded (its first lines) until expanded.
     readonly property bool isDocument: isUser && stats && stats.document_tokens !== undefined && !stats.summary_request
     readonly property bool isSummary: !isUser && stats && stats.summary_job_id !== undefined
+    readonly property bool isLast: ListView.view ? index === ListView.view.count - 1 : false
+    readonly property string stopReason: stats && stats.stop_reason !== undefined ? stats.stop_reason : ""
+    readonly property bool wasStopped: !isUser && stopReason === "cancelled"
+    readonly property bool wasCut: !isUser && stopReason === "max-tokens"
+    readonly property bool hasSeed: !isUser && stats && stats.seed !== undefined
+    readonly property bool canContinue: isLast && (wasCut || wasStopped) && !chat.generating && model.state !== "streaming"
     property bool documentExpanded: false
     implicitHeight: column.implicitHeight + 16
 
-    // Chat text keeps its line breaks: outside code fences every newline becomes a
-    // Markdown hard break (a single newline is otherwise a soft break).
+    // Chat text keeps its line breaks: every newline becomes a Markdown hard break (a
+    // single newline is otherwise a soft break). Code blocks are split off before this.
     function markdown(text) {
-        var parts = text.split("```")
-        for (var i = 0; i < parts.length; i += 2) parts[i] = parts[i].replace(/([^\n])\n(?!\n)/g, "$1  \n")
-        return parts.join("```")
+        return text.replace(/([^\n])\n(?!\n)/g, "$1  \n")
     }
+    function copyText(text) {
+        clipboardHelper.text = text
+        clipboardHelper.selectAll()
+        clipboardHelper.copy()
+        clipboardHelper.text = ""
+    }
+    function reportShown() {
+        if (chat.testing && bubble.isUser) chat.noteShownText(index, userBody.getText(0, userBody.length))
+    }
+    TextEdit { id: clipboardHelper; visible: false; textFormat: TextEdit.PlainText }
 
     Rectangle {
         anchors.fill: parent
@@ -48,18 +66,96 @@ Item {
                           .arg(stats.tokens_evaluated).arg(Number(stats.seconds || 0).toFixed(1))
                       : ""
             }
+            // The user's text, as typed.
             TextEdit {
-                id: body
+                id: userBody
+                visible: bubble.isUser
                 Layout.fillWidth: true
                 readOnly: true
                 selectByMouse: true
                 wrapMode: TextEdit.Wrap
                 font.pixelSize: Theme.fontSize  // a TextEdit does not inherit the window's (zoomed) font
-                textFormat: bubble.isDocument ? TextEdit.PlainText : TextEdit.MarkdownText
-                text: bubble.isDocument
-                      ? (bubble.documentExpanded || content.length <= 600 ? content : content.substring(0, 600) + " …")
-                      : content.length > 0 ? bubble.markdown(content) : (state === "streaming" ? "…" : "")
-                color: palette.text
+                textFormat: TextEdit.PlainText
+                text: !bubble.isUser ? ""
+                    : bubble.isDocument && !bubble.documentExpanded && content.length > 600 ? content.substring(0, 600) + " …"
+                    : content
+                color: Theme.text
+                Accessible.role: Accessible.StaticText
+                Accessible.name: text
+                onTextChanged: bubble.reportShown()
+                Component.onCompleted: bubble.reportShown()
+            }
+            // A reply: prose as Markdown, code blocks on their own.
+            Label {
+                visible: !bubble.isUser && content.length === 0
+                text: model.state === "streaming" ? "…" : ""
+            }
+            Repeater {
+                model: bubble.isUser ? [] : segments
+                delegate: ColumnLayout {
+                    id: segment
+                    required property var modelData
+                    readonly property bool isCode: modelData.kind === "code"
+                    Layout.fillWidth: true
+                    spacing: 0
+                    TextEdit {
+                        visible: !segment.isCode
+                        Layout.fillWidth: true
+                        readOnly: true
+                        selectByMouse: true
+                        wrapMode: TextEdit.Wrap
+                        font.pixelSize: Theme.fontSize
+                        textFormat: TextEdit.MarkdownText
+                        text: segment.isCode ? "" : bubble.markdown(segment.modelData.text)
+                        color: Theme.text
+                        onLinkActivated: (link) => Qt.openUrlExternally(link)
+                    }
+                    Rectangle {
+                        visible: segment.isCode
+                        Layout.fillWidth: true
+                        Layout.topMargin: 4
+                        Layout.bottomMargin: 4
+                        implicitHeight: codeColumn.implicitHeight
+                        radius: Theme.radiusS
+                        color: Theme.codeBackground
+                        border.color: Theme.border
+                        ColumnLayout {
+                            id: codeColumn
+                            anchors.left: parent.left
+                            anchors.right: parent.right
+                            spacing: 0
+                            RowLayout {
+                                Layout.fillWidth: true
+                                Layout.leftMargin: 8
+                                Label {
+                                    Layout.fillWidth: true
+                                    text: segment.modelData.language || qsTr("code")
+                                    font.pixelSize: Theme.smallSize
+                                    color: Theme.textMuted
+                                }
+                                ToolButton {
+                                    text: qsTr("Copy code")
+                                    font.pixelSize: Theme.smallSize
+                                    Accessible.name: qsTr("Copy the %1 code").arg(segment.modelData.language || qsTr("code"))
+                                    onClicked: bubble.copyText(segment.modelData.text)
+                                }
+                            }
+                            TextEdit {
+                                Layout.fillWidth: true
+                                Layout.margins: 8
+                                Layout.topMargin: 0
+                                readOnly: true
+                                selectByMouse: true
+                                wrapMode: TextEdit.WrapAtWordBoundaryOrAnywhere
+                                textFormat: TextEdit.PlainText
+                                font.family: Theme.monoFamily
+                                font.pixelSize: Theme.fontSize
+                                text: segment.isCode ? segment.modelData.text : ""
+                                color: Theme.text
+                            }
+                        }
+                    }
+                }
             }
             PartialSummaries {
                 visible: bubble.isSummary
@@ -67,14 +163,79 @@ Item {
                 jobId: bubble.isSummary ? stats.summary_job_id : 0
                 count: bubble.isSummary ? stats.summary_partials : 0
             }
+            // How the reply ended when it did not end by itself.
+            RowLayout {
+                visible: bubble.wasStopped || bubble.wasCut
+                spacing: 8
+                Label {
+                    font.pixelSize: Theme.smallSize
+                    font.italic: true
+                    color: Theme.warning
+                    text: bubble.wasCut ? qsTr("cut at the length limit") : qsTr("stopped")
+                }
+                Button {
+                    visible: bubble.canContinue
+                    text: qsTr("Continue")
+                    font.pixelSize: Theme.smallSize
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Write more of this reply (Ctrl+Shift+E)")
+                    onClicked: chat.continueReply()
+                }
+            }
+            // Tokens, speed and the seed the reply was sampled with.
+            Label {
+                Layout.fillWidth: true
+                visible: text.length > 0
+                wrapMode: Text.Wrap
+                font.pixelSize: Theme.smallSize
+                color: Theme.textMuted
+                text: (model.state === "interrupted" && !bubble.wasStopped) ? qsTr("interrupted")
+                    : (stats && stats.generated_tokens !== undefined)
+                      ? qsTr("%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated")
+                          .arg(stats.generated_tokens).arg(Math.round(stats.ttft_ms))
+                          .arg(Number(stats.tokens_per_second).toFixed(1)).arg(stats.evaluated_tokens)
+                        + (bubble.hasSeed ? qsTr(" · seed %1").arg(String(stats.seed)) : "")
+                        + (stats.continue_seed !== undefined ? qsTr(", continued with seed %1").arg(String(stats.continue_seed)) : "")
+                      : ""
+                ToolTip.visible: statsHover.hovered && text.length > 0
+                ToolTip.text: text + (bubble.hasSeed ? "\n" + qsTr("Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).").arg(String(stats.seed)) : "")
+                HoverHandler { id: statsHover }
+            }
             RowLayout {
                 spacing: 8
-                Layout.fillWidth: true  // the stats wrap instead of pushing the row past the bubble
+                Layout.fillWidth: true
                 ToolButton {
                     visible: bubble.isDocument && content.length > 600
                     text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(content.length)
                     font.pixelSize: Theme.smallSize
                     onClicked: bubble.documentExpanded = !bubble.documentExpanded
+                }
+                // The reply's versions: ‹ 2/3 › (the last reply's switch; earlier ones say how many).
+                RowLayout {
+                    visible: !bubble.isUser && versionCount > 1
+                    spacing: 0
+                    ToolButton {
+                        text: "‹"
+                        enabled: bubble.isLast && !chat.generating && version > 0
+                        Accessible.name: qsTr("Previous version")
+                        ToolTip.visible: hovered
+                        ToolTip.text: qsTr("Previous version (Alt+Left)")
+                        onClicked: chat.selectVersion(index, version - 1)
+                    }
+                    Label {
+                        objectName: "versionLabel"
+                        font.pixelSize: Theme.smallSize
+                        text: qsTr("%1/%2").arg(version + 1).arg(versionCount)
+                        Accessible.name: qsTr("Version %1 of %2").arg(version + 1).arg(versionCount)
+                    }
+                    ToolButton {
+                        text: "›"
+                        enabled: bubble.isLast && !chat.generating && version < versionCount - 1
+                        Accessible.name: qsTr("Next version")
+                        ToolTip.visible: hovered
+                        ToolTip.text: qsTr("Next version (Alt+Right)")
+                        onClicked: chat.selectVersion(index, version + 1)
+                    }
                 }
                 Label {
                     // The store refused it (disk full, I/O error): kept here, saved with the next change.
@@ -83,22 +244,19 @@ Item {
                     color: Theme.error
                     text: qsTr("not saved")
                 }
-                Label {
-                    Layout.fillWidth: true
-                    wrapMode: Text.Wrap
+                Item { Layout.fillWidth: true }
+                ToolButton {
+                    visible: bubble.hasSeed && bubble.isLast && !chat.generating
+                    text: qsTr("Regenerate with this seed")
                     font.pixelSize: Theme.smallSize
-                    color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
-                    text: state === "interrupted" ? qsTr("interrupted")
-                        : (stats && stats.generated_tokens !== undefined)
-                          ? qsTr("%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated")
-                              .arg(stats.generated_tokens).arg(Math.round(stats.ttft_ms))
-                              .arg(Number(stats.tokens_per_second).toFixed(1)).arg(stats.evaluated_tokens)
-                          : ""
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("A new version sampled with seed %1").arg(bubble.hasSeed ? String(stats.seed) : "")
+                    onClicked: chat.regenerateWithSeed(stats.seed)
                 }
                 ToolButton {
                     text: qsTr("Copy")
                     font.pixelSize: Theme.smallSize
-                    onClicked: { body.selectAll(); body.copy(); body.deselect() }
+                    onClicked: bubble.copyText(content)
                 }
                 ToolButton {
                     visible: bubble.isUser && !chat.generating

@@ -56,7 +56,7 @@ Drawer {
                 Label { text: qsTr("top-p") } SpinBox { id: topP; from: 0; to: 100; value: Math.round((s.top_p ?? 0.95) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
                 Label { text: qsTr("min-p") } SpinBox { id: minP; from: 0; to: 100; value: Math.round((s.min_p ?? 0.05) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
                 Label { text: qsTr("repeat penalty") } SpinBox { id: rep; from: 50; to: 200; value: Math.round((s.repeat_penalty ?? 1.0) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { text: qsTr("seed") } SpinBox { id: seed; from: 0; to: 2147483647; value: s.seed ?? 0; editable: true }
+                Label { text: qsTr("seed") } SpinBox { id: seed; from: -1; to: 2147483647; value: s.seed ?? -1; editable: true; textFromValue: (v) => v < 0 ? qsTr("random") : String(v); valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1; ToolTip.visible: hovered; ToolTip.text: qsTr("−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.") }
                 Label { text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: s.max_tokens ?? 256; editable: true }
             }
 

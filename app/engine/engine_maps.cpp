@@ -183,6 +183,12 @@ QVariantMap model_map(const ModelInfo& info, const Session& session) {
   m.insert(QStringLiteral("weight_bytes"), u64(info.weight_bytes()));
   m.insert(QStringLiteral("weight_bytes_by_type"), u64_map_of(info.weight_bytes_by_type));
   m.insert(QStringLiteral("tensor_count_by_type"), map_of(info.tensor_count_by_type));
+  // The same for people (Model info): "F16: 43 tensors  ·  F32: 13 tensors".
+  QStringList tensor_types;
+  for (const auto& [type, count] : info.tensor_count_by_type) {
+    tensor_types.append(QCoreApplication::translate("EngineMaps", "%1: %2 tensors").arg(qstr(type)).arg(count));
+  }
+  m.insert(QStringLiteral("tensor_types_text"), tensor_types.join(QStringLiteral("  ·  ")));
   m.insert(QStringLiteral("kv_elements_per_token"), u64(info.kv_elements_per_token()));
   // What one token of context costs in each KV type, for the what-if views.
   QVariantMap kv_types;

@@ -133,6 +133,16 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
 
 void EngineWorker::generate(const QVariantList& messages, const QString& system_prompt,
                             const QVariantMap& sampling) {
+  run_reply(messages, system_prompt, sampling, /*continuing=*/false);
+}
+
+void EngineWorker::continueReply(const QVariantList& messages, const QString& system_prompt,
+                                 const QVariantMap& sampling) {
+  run_reply(messages, system_prompt, sampling, /*continuing=*/true);
+}
+
+void EngineWorker::run_reply(const QVariantList& messages, const QString& system_prompt,
+                             const QVariantMap& sampling, bool continuing) {
   stop_.store(false);
   if (!conversation_) {
     emit replyFailed(QCoreApplication::translate("EngineWorker", "No model is loaded."));
@@ -155,7 +165,9 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
       report_memory();
       return !stop_.load();
     };
-    auto reply = conversation.reply(generate_options(sampling, conversation.format()), callbacks);
+    const GenerateOptions options = generate_options(sampling, conversation.format());
+    auto reply = continuing ? conversation.continue_reply(options, callbacks)
+                            : conversation.reply(options, callbacks);
     report_memory();
     if (!reply) {
       emit replyFailed(qstr(reply.message()));
@@ -178,6 +190,8 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
                      : 0.0);
     stats.insert(QStringLiteral("decode_seconds"), result.stats.decode_seconds);
     stats.insert(QStringLiteral("stop_reason"), qstr(stop_reason_name(result.stop_reason)));
+    // The seed this reply was sampled with (a regenerate with it gives the same text).
+    stats.insert(QStringLiteral("seed"), static_cast<qint64>(options.sampling.seed));
     stats.insert(QStringLiteral("text"), qstr(result.text));
     stats.insert(QStringLiteral("n_past"), conversation.session().n_past());
     stats.insert(QStringLiteral("chat_format"), qstr(conversation.format().description()));

@@ -66,6 +66,11 @@ class EngineWorker : public QObject {
   // the model's chat template and only what differs from the cache is evaluated.
   void generate(const QVariantList& messages, const QString& system_prompt,
                 const QVariantMap& sampling);
+  // Continue: `messages` as in generate() but the last one is the assistant's reply (cut
+  // at the length limit, or stopped); more of it is generated (Conversation::
+  // continue_reply) and streamed like a reply. replyFinished's stats are this part's.
+  void continueReply(const QVariantList& messages, const QString& system_prompt,
+                     const QVariantMap& sampling);
   // Re-evaluates nothing; emits memoryReport() for the current state.
   void reportMemory();
   // Saves the session's KV state (tokens, cache, logits) to `path`: appends what changed
@@ -97,7 +102,7 @@ class EngineWorker : public QObject {
   void replyChunk(const QString& text);           // complete UTF-8 characters
   void replyFinished(const QVariantMap& stats);   // prompt_tokens, evaluated_tokens,
                                                   // generated_tokens, ttft_ms, tokens_per_second,
-                                                  // stop_reason
+                                                  // stop_reason, seed (the sampling's)
   void replyFailed(const QString& message);
   void memoryReport(const QVariantMap& report);   // MemoryReport fields, after every token
   void sessionEvent(const QString& kind, const QString& message);
@@ -117,6 +122,9 @@ class EngineWorker : public QObject {
 
  private:
   void report_memory();
+  // generate() and continueReply(): the same streaming and stats.
+  void run_reply(const QVariantList& messages, const QString& system_prompt,
+                 const QVariantMap& sampling, bool continuing);
   void report_snapshot_disk(const QString& path, qint64 budget_bytes, bool saved);
 
   std::shared_ptr<const Model> model_;

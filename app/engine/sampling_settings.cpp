@@ -1,5 +1,7 @@
 #include "engine/sampling_settings.h"
 
+#include <QRandomGenerator>
+
 namespace kvchat::app {
 
 SamplingParams sampling_params(const QVariantMap& s, SamplingParams p) {
@@ -9,8 +11,17 @@ SamplingParams sampling_params(const QVariantMap& s, SamplingParams p) {
   p.min_p = s.value(QStringLiteral("min_p"), p.min_p).toFloat();
   p.repeat_penalty = s.value(QStringLiteral("repeat_penalty"), p.repeat_penalty).toFloat();
   p.repeat_last_n = s.value(QStringLiteral("repeat_last_n"), p.repeat_last_n).toInt();
-  p.seed = s.value(QStringLiteral("seed"), static_cast<qulonglong>(p.seed)).toULongLong();
+  const qint64 seed = with_reply_seed(s).value(QStringLiteral("seed"), static_cast<qint64>(p.seed)).toLongLong();
+  p.seed = static_cast<uint64_t>(seed);
   return p;
+}
+
+QVariantMap with_reply_seed(QVariantMap s) {
+  const QString key = QStringLiteral("seed");
+  if (s.contains(key) && s.value(key).toLongLong() < 0) {
+    s.insert(key, static_cast<qint64>(QRandomGenerator::global()->bounded(kMaxRandomSeed + 1)));
+  }
+  return s;
 }
 
 }  // namespace kvchat::app

@@ -1,5 +1,7 @@
 #include "models/message_list_model.h"
 
+#include "models/message_segments.h"
+
 namespace kvchat::app {
 
 QString message_state_name(MessageState s) {
@@ -26,13 +28,18 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case StateRole: return message_state_name(m.state);
     case StatsRole: return m.stats;
     case SavedRole: return !unsaved_[index.row()];
+    case VersionRole: return m.version;
+    case VersionCountRole: return m.version_count;
+    case SegmentsRole: return message_segments(m.content);
     default: return {};
   }
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
   return {{IdRole, "messageId"}, {RoleRole, "role"}, {ContentRole, "content"},
-          {StateRole, "state"}, {StatsRole, "stats"}, {SavedRole, "saved"}};
+          {StateRole, "state"}, {StatsRole, "stats"}, {SavedRole, "saved"},
+          {VersionRole, "version"}, {VersionCountRole, "versionCount"},
+          {SegmentsRole, "segments"}};
 }
 
 void MessageListModel::reset(QVector<StoredMessage> messages) {
@@ -67,7 +74,7 @@ void MessageListModel::append_to_last(const QString& text) {
   if (items_.isEmpty()) return;
   items_.back().content += text;
   const QModelIndex i = index(static_cast<int>(items_.size()) - 1);
-  emit dataChanged(i, i, {ContentRole});
+  emit dataChanged(i, i, {ContentRole, SegmentsRole});
 }
 
 void MessageListModel::update_last(MessageState state, const QVariantMap& stats) {
@@ -76,6 +83,12 @@ void MessageListModel::update_last(MessageState state, const QVariantMap& stats)
   items_.back().stats = stats;
   const QModelIndex i = index(static_cast<int>(items_.size()) - 1);
   emit dataChanged(i, i, {StateRole, StatsRole});
+}
+
+void MessageListModel::set_row(int row, const StoredMessage& message) {
+  if (row < 0 || row >= items_.size()) return;
+  items_[row] = message;
+  emit dataChanged(index(row), index(row));
 }
 
 void MessageListModel::truncate(int count) {

@@ -14,7 +14,19 @@ namespace kvchat::app {
 class MessageListModel : public QAbstractListModel {
   Q_OBJECT
  public:
-  enum Roles { IdRole = Qt::UserRole + 1, RoleRole, ContentRole, StateRole, StatsRole, SavedRole };
+  // version / versionCount: which reply version the row shows (0-based) of how many.
+  // segments: the text split at fenced code blocks (message_segments.h), for the bubble.
+  enum Roles {
+    IdRole = Qt::UserRole + 1,
+    RoleRole,
+    ContentRole,
+    StateRole,
+    StatsRole,
+    SavedRole,
+    VersionRole,
+    VersionCountRole,
+    SegmentsRole
+  };
   using QAbstractListModel::QAbstractListModel;
 
   int rowCount(const QModelIndex& parent = {}) const override;
@@ -26,6 +38,7 @@ class MessageListModel : public QAbstractListModel {
   void append_to_last(const QString& text);
   void update_last(MessageState state, const QVariantMap& stats);
   void truncate(int count);  // keeps the first `count` messages
+  void set_row(int row, const StoredMessage& message);  // another version of it, say
   // Unsaved rows: appended with append(m, false), or marked after a failed update.
   void set_unsaved(int row);
   void set_saved(int row, qint64 id);  // written: its store id

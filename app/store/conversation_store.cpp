@@ -53,24 +53,6 @@ using sql::value_from_json;
 using sql::value_to_json;
 using sql::WriteTransaction;
 
-QString state_name(MessageState s) {
-  switch (s) {
-    case MessageState::Complete:
-      return QStringLiteral("complete");
-    case MessageState::Streaming:
-      return QStringLiteral("streaming");
-    case MessageState::Interrupted:
-      return QStringLiteral("interrupted");
-  }
-  return QStringLiteral("complete");
-}
-
-MessageState state_from_name(const QString& s) {
-  if (s == QLatin1String("streaming")) return MessageState::Streaming;
-  if (s == QLatin1String("interrupted")) return MessageState::Interrupted;
-  return MessageState::Complete;
-}
-
 // LIKE pattern matching `text` anywhere, with \ as the escape character.
 QString like_pattern(const QString& text) {
   QString escaped;
@@ -123,6 +105,24 @@ QString version_text(int v) {
 }
 
 }  // namespace
+
+QString stored_state_name(MessageState s) {
+  switch (s) {
+    case MessageState::Complete:
+      return QStringLiteral("complete");
+    case MessageState::Streaming:
+      return QStringLiteral("streaming");
+    case MessageState::Interrupted:
+      return QStringLiteral("interrupted");
+  }
+  return QStringLiteral("complete");
+}
+
+MessageState stored_state_from_name(const QString& s) {
+  if (s == QLatin1String("streaming")) return MessageState::Streaming;
+  if (s == QLatin1String("interrupted")) return MessageState::Interrupted;
+  return MessageState::Complete;
+}
 
 QString ConversationStore::default_path(const QString& data_dir) {
   QString dir = data_dir;
@@ -560,7 +560,7 @@ qint64 ConversationStore::append_message(qint64 conversation_id, const QString& 
             QStringLiteral(
                 "INSERT INTO messages (conversation_id, position, role, content, state, stats_json,"
                 " created_at) VALUES (?, ?, ?, ?, ?, '{}', ?)"),
-            {conversation_id, position, role, text_value(content), state_name(state), now_ms()},
+            {conversation_id, position, role, text_value(content), stored_state_name(state), now_ms()},
             what, error))
       return 0;
     id = q.lastInsertId().toLongLong();
@@ -581,7 +581,7 @@ bool ConversationStore::update_message(qint64 id, const QString& content, Messag
     if (!exec(q,
               QStringLiteral(
                   "UPDATE messages SET content = ?, state = ?, stats_json = ? WHERE id = ?"),
-              {text_value(content), state_name(state), map_to_json(stats), id}, what, error))
+              {text_value(content), stored_state_name(state), map_to_json(stats), id}, what, error))
       return false;
     if (q.numRowsAffected() != 1) {
       set_error(error, QStringLiteral("%1: no message %2").arg(what, QString::number(id)));
@@ -648,7 +648,9 @@ QVector<StoredMessage> ConversationStore::messages(qint64 conversation_id) const
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   if (!exec(
           q,
-          QStringLiteral("SELECT id, conversation_id, role, content, state, stats_json, created_at"
+          QStringLiteral("SELECT id, conversation_id, role, content, state, stats_json, created_at,"
+                         " version, (SELECT COUNT(*) FROM message_versions v"
+                         "           WHERE v.message_id = messages.id) + 1"
                          " FROM messages WHERE conversation_id = ? ORDER BY position"),
           {conversation_id}, {}, nullptr))
     return out;
@@ -658,9 +660,11 @@ QVector<StoredMessage> ConversationStore::messages(qint64 conversation_id) const
     m.conversation_id = q.value(1).toLongLong();
     m.role = q.value(2).toString();
     m.content = q.value(3).toString();
-    m.state = state_from_name(q.value(4).toString());
+    m.state = stored_state_from_name(q.value(4).toString());
     m.stats = map_from_json(q.value(5).toString());
     m.created = time_from_ms(q.value(6).toLongLong());
+    m.version = q.value(7).toInt();
+    m.version_count = q.value(8).toInt();
     out.append(std::move(m));
   }
   return out;

@@ -25,6 +25,10 @@ struct StoredConversation {
 };
 
 enum class MessageState { Complete, Streaming, Interrupted };
+// As the store writes a state: "complete", "streaming", "interrupted" (and back; an
+// unknown name reads as Complete).
+QString stored_state_name(MessageState s);
+MessageState stored_state_from_name(const QString& s);
 
 // One schema migration step: the SQL statements (one statement per entry) that take the
 // schema from version N to N+1. All pending steps of one open() run in a single
@@ -40,11 +44,15 @@ struct StoredMessage {
   MessageState state = MessageState::Complete;
   QVariantMap stats;  // tokens, time to first token, tok/s ... stored as JSON
   QDateTime created;
+  // Reply versions (regenerate keeps the earlier ones): which one this is, 0-based, of
+  // how many.
+  int version = 0;
+  int version_count = 1;
 };
 
 class ConversationStore {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens or creates the database at `path`, migrating older schemas. nullptr and
   // *error set when the file cannot be opened, is not a kvchat database, or is newer.
@@ -109,6 +117,20 @@ class ConversationStore {
   bool delete_messages_after(qint64 message_id, QString* error);
   bool delete_message(qint64 message_id, QString* error);
   QVector<StoredMessage> messages(qint64 conversation_id) const;
+
+  // Reply versions (store/message_versions.cpp). add_message_version keeps the message's
+  // text, state and stats as a version and makes it a new, empty, streaming one (the
+  // last): its number, or -1 with *error. select_message_version shows version `version`
+  // (0-based) in the message's row, keeping the one shown until now. message_versions
+  // lists every version in order (the one shown included), with version / version_count
+  // set.
+  int add_message_version(qint64 message_id, QString* error);
+  bool select_message_version(qint64 message_id, int version, QString* error);
+  QVector<StoredMessage> message_versions(qint64 message_id) const;
+  // Drops the version shown (a regenerated reply that wrote nothing) and shows the last
+  // of the others; the later versions' numbers close the gap. False with *error when the
+  // message has no other version (delete the message instead).
+  bool discard_shown_version(qint64 message_id, QString* error);
 
   // At start-up: replies left Streaming by a killed process become Interrupted. Returns
   // how many were marked, -1 on a database error.

@@ -100,6 +100,24 @@ QVector<MigrationStep> ConversationStore::migrations() {
                      " PRIMARY KEY (job_id, level, idx))"),
   });
 
+  // 2 -> 3: reply versions (issue 13). A regenerated reply keeps its earlier texts: the
+  // messages row holds the version shown (the one the next turn continues from), its
+  // `version` column its 0-based number; message_versions holds the others under theirs
+  // (0..count-1 with the shown one's number missing). Switching swaps a row in and out.
+  steps.append(MigrationStep{
+      QStringLiteral("ALTER TABLE messages ADD COLUMN version INTEGER NOT NULL DEFAULT 0"),
+      QStringLiteral("CREATE TABLE message_versions ("
+                     " message_id INTEGER NOT NULL"
+                     "   REFERENCES messages(id) ON DELETE CASCADE,"
+                     " version INTEGER NOT NULL,"
+                     " content TEXT NOT NULL DEFAULT '',"
+                     " state TEXT NOT NULL DEFAULT 'complete'"
+                     "   CHECK (state IN ('complete', 'streaming', 'interrupted')),"
+                     " stats_json TEXT NOT NULL DEFAULT '{}',"
+                     " created_at INTEGER NOT NULL,"
+                     " PRIMARY KEY (message_id, version))"),
+  });
+
   return steps;
 }
 

@@ -99,6 +99,25 @@ TEST(CliChat, TurnsRegenerateEditUndoAndMemory) {
       << text;
 }
 
+// /continue: the reply cut at -n 8 tokens goes on from its own ids (one token evaluated)
+// and, greedy, the two parts are what generate writes in 16 tokens.
+TEST(CliChat, ContinueExtendsTheCutReplyAsOneLongerReply) {
+  auto r = chat("Genesis 1\\n1 In the beginning\n/continue\n/messages\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto ev = events_of(r.out);
+  ASSERT_EQ(ev.size(), 3u) << r.out;
+  EXPECT_EQ(ev[0]["stop_reason"], "max-tokens");
+  EXPECT_EQ(ev[1]["event"], "continue");
+  EXPECT_EQ(ev[1]["evaluated_tokens"], 1);
+  EXPECT_EQ(ev[1]["messages"], 2);
+  auto g = run_cli("generate --model " + model() + " --prompt " +
+                   sh_quote("Genesis 1\n1 In the beginning") + " -n 16 --temp 0 --threads 1 --json");
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  const std::string whole = nlohmann::json::parse(g.out)["text"].get<std::string>();
+  EXPECT_EQ(ev[0]["text"].get<std::string>() + ev[1]["text"].get<std::string>(), whole);
+  EXPECT_EQ(ev[2]["messages"][1]["content"], whole);
+}
+
 TEST(CliChat, SaveAndResumeContinueWithoutReevaluating) {
   test::TempDir dir;
   const std::string saved = dir.file("chat.json");

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "kvchat/conversation.h"
@@ -147,6 +148,72 @@ TEST(Conversation, RegenerateTruncatesToThePromptAndReproducesASeededReply) {
   EXPECT_EQ(again->prompt.evaluated_tokens, 1);
   EXPECT_EQ(again->generated.ids, first->generated.ids);
   EXPECT_EQ(again->generated.text, first->generated.text);
+}
+
+// Continue: a greedy reply cut at N tokens and continued for N more is one uncut greedy
+// reply of 2N (same ids, same text), and only the cut reply's last token is evaluated
+// before sampling goes on. In the demo's plain completion format and in ChatML (whose
+// template closes the reply with <|im_end|>, which Continue must leave out).
+void expect_continue_matches_an_uncut_reply(std::optional<ChatTemplateKind> kind) {
+  const Tokenizer& tok = demo_model()->tokenizer();
+  constexpr int kN = 12;
+  auto make = [&] {
+    Conversation c = make_conversation();
+    if (kind) c.set_format(ChatFormat::built_in(*kind, tok));
+    c.add_user(kPrompt);
+    return c;
+  };
+  Conversation uncut = make();
+  auto whole = uncut.reply(greedy(2 * kN));
+  ASSERT_TRUE(whole) << whole.message();
+  ASSERT_EQ(whole->generated.stop_reason, StopReason::MaxTokens);
+  ASSERT_EQ(whole->generated.ids.size(), static_cast<size_t>(2 * kN));
+
+  Conversation c = make();
+  auto first = c.reply(greedy(kN));
+  ASSERT_TRUE(first) << first.message();
+  ASSERT_EQ(first->generated.stop_reason, StopReason::MaxTokens);
+  const int32_t held = c.session().n_past();
+  auto more = c.continue_reply(greedy(kN));
+  ASSERT_TRUE(more) << more.message();
+  std::vector<TokenId> ids = first->generated.ids;
+  ids.insert(ids.end(), more->generated.ids.begin(), more->generated.ids.end());
+  EXPECT_EQ(ids, whole->generated.ids);
+  ASSERT_EQ(c.messages().size(), 2u);  // the reply grew in place
+  EXPECT_EQ(c.messages()[1].content, whole->generated.text);
+  EXPECT_EQ(c.messages()[1].content, first->generated.text + more->generated.text);
+  EXPECT_EQ(more->prompt.evaluated_tokens, 1);  // the cut reply's last sampled token
+  EXPECT_EQ(more->prompt.reused_tokens, held);
+  EXPECT_EQ(c.session().tokens(), uncut.session().tokens());
+}
+
+TEST(Conversation, ContinueACutGreedyReplyGivesTheUncutReply) {
+  expect_continue_matches_an_uncut_reply(std::nullopt);
+}
+
+TEST(Conversation, ContinueLeavesTheTemplatesEndOfTurnOut) {
+  expect_continue_matches_an_uncut_reply(ChatTemplateKind::ChatML);
+}
+
+TEST(Conversation, ContinueAfterTheTextsWereForgottenStartsFromTheReplysText) {
+  Conversation c = make_conversation();
+  c.add_user(kPrompt);
+  EXPECT_FALSE(c.continue_reply(greedy(4)));  // the last message is the user's
+  ASSERT_EQ(c.messages().size(), 1u);
+  auto first = c.reply(greedy(10));
+  ASSERT_TRUE(first) << first.message();
+  // As after a restart: the messages from the database, no checkpoints, an empty cache.
+  const std::vector<ChatMessage> stored = c.messages();
+  c.clear();
+  c.set_messages(stored);
+  auto more = c.continue_reply(greedy(6));
+  ASSERT_TRUE(more) << more.message();
+  // The prompt is the rendered conversation ending in the open reply, tokenized whole.
+  const std::vector<TokenId> prompt = c.format().tokenize(kPrompt + first->generated.text);
+  EXPECT_EQ(more->prompt.prompt_tokens, static_cast<int32_t>(prompt.size()));
+  EXPECT_EQ(more->prompt.evaluated_tokens, more->prompt.prompt_tokens);
+  EXPECT_EQ(c.messages().back().content, first->generated.text + more->generated.text);
+  EXPECT_FALSE(more->generated.ids.empty());
 }
 
 TEST(Conversation, EditTruncatesAtTheEditAndMatchesAFreshSession) {

@@ -97,6 +97,15 @@ class Conversation {
   // reply stopped early: the text so far). On an error the messages are unchanged.
   Result<ConversationReply> reply(const GenerateOptions& options,
                                   const ReplyCallbacks& callbacks = {});
+  // Continue: the last message is the assistant's (a reply cut at the length limit, or
+  // stopped); the conversation is rendered with that reply left open (no end-of-turn
+  // after it), and more is generated and appended to it. The reply's sampled ids are
+  // reused (its checkpoint), so only its last token is evaluated before sampling: a greedy
+  // reply cut at N tokens and continued for N more gives the ids of one uncut greedy
+  // reply of 2N. The result holds only the new text and ids. An error (no assistant
+  // message last, a template that cannot leave the reply open) changes nothing.
+  Result<ConversationReply> continue_reply(const GenerateOptions& options,
+                                           const ReplyCallbacks& callbacks = {});
 
   // ---- a document summarized into the conversation -----------------------------------
   // Summarizes `reader`'s document on this conversation's session (kvchat::summarize_document
@@ -118,7 +127,10 @@ class Conversation {
   // the error says why.
   Status restore_snapshot(const std::string& path);
   // Forgets the texts (the session's cache is kept).
-  void forget_texts() { checkpoints_.clear(); }
+  void forget_texts() {
+    checkpoints_.clear();
+    last_reply_ = {};
+  }
   size_t checkpoint_count() const { return checkpoints_.size(); }
 
  private:
@@ -132,6 +144,16 @@ class Conversation {
     std::vector<TokenId> ids;
   };
   Result<Rendered> render(std::string_view system, const std::vector<ChatMessage>& messages) const;
+  // The text of system + messages with the last (assistant) message left open: what its
+  // template puts before the reply, then the reply's text. Its ids as in render().
+  Result<Rendered> render_open_reply(std::string_view system,
+                                     const std::vector<ChatMessage>& messages) const;
+  // Ids for `text` from the longest checkpoint it begins with (else the format's
+  // tokenization).
+  std::vector<TokenId> ids_for(const std::string& text) const;
+  // Prompt evaluation and generation shared by reply() and continue_reply().
+  Result<ConversationReply> run(const Rendered& prompt, bool starts_turn,
+                                const GenerateOptions& options, const ReplyCallbacks& callbacks);
   void add_checkpoint(std::string text, std::vector<TokenId> ids);
   int32_t system_prompt_tokens(std::span<const TokenId> ids) const;
 
@@ -140,6 +162,10 @@ class Conversation {
   std::string system_;
   std::vector<ChatMessage> messages_;
   std::vector<Checkpoint> checkpoints_;
+  // The last reply with all its sampled ids (the last one not yet evaluated), when its
+  // text is exactly their bytes: what continue_reply() starts from. Not a checkpoint (a
+  // next turn keeps tokenizing from the evaluated ids).
+  Checkpoint last_reply_;
 };
 
 // The memory panel's figures as text (kvchat-cli chat's /memory): weights, KV used and

@@ -67,6 +67,7 @@ Status Conversation::drop_last_reply() {
 void Conversation::clear() {
   messages_.clear();
   checkpoints_.clear();
+  last_reply_ = {};
   session_->truncate(0);
 }
 
@@ -78,22 +79,50 @@ Result<Conversation::Rendered> Conversation::render(std::string_view system,
   if (!text) return text.error();
   Rendered out;
   out.text = std::move(text).value();
+  out.ids = ids_for(out.text);
+  return out;
+}
+
+std::vector<TokenId> Conversation::ids_for(const std::string& text) const {
   // Continuing or regenerating in the same conversation: keep the exact tokens already
   // evaluated and tokenize only what was appended; otherwise tokenize the whole text.
   const Checkpoint* base = nullptr;
   for (const Checkpoint& c : checkpoints_) {
-    if (out.text.size() >= c.text.size() && out.text.compare(0, c.text.size(), c.text) == 0 &&
+    if (text.size() >= c.text.size() && text.compare(0, c.text.size(), c.text) == 0 &&
         (!base || c.text.size() > base->text.size())) {
       base = &c;
     }
   }
-  if (base) {
-    out.ids = base->ids;
-    const std::vector<TokenId> more = session_->model().tokenizer().encode_continuation(
-        std::string_view(out.text).substr(base->text.size()));
-    out.ids.insert(out.ids.end(), more.begin(), more.end());
+  if (!base) return format_.tokenize(text);
+  std::vector<TokenId> ids = base->ids;
+  const std::vector<TokenId> more = session_->model().tokenizer().encode_continuation(
+      std::string_view(text).substr(base->text.size()));
+  ids.insert(ids.end(), more.begin(), more.end());
+  return ids;
+}
+
+Result<Conversation::Rendered> Conversation::render_open_reply(
+    std::string_view system, const std::vector<ChatMessage>& messages) const {
+  if (messages.empty() || messages.back().role != "assistant") {
+    return Error{"nothing to continue: the last message is not the assistant's"};
+  }
+  // The template renders a marker in place of the reply; the text before the marker is
+  // what it puts before any reply (the assistant's turn opened), whatever it puts after.
+  static constexpr std::string_view kMarker = "\x1f kvchat open reply \x1f";
+  std::vector<ChatMessage> marked = messages;
+  marked.back().content = std::string(kMarker);
+  auto text = format_.render(system, marked);
+  if (!text) return text.error();
+  const size_t at = text->find(kMarker);
+  if (at == std::string::npos) {
+    return Error{"the chat template does not show the assistant's reply as written: it cannot be continued"};
+  }
+  Rendered out;
+  out.text = text->substr(0, at) + messages.back().content;
+  if (!last_reply_.ids.empty() && out.text == last_reply_.text) {
+    out.ids = last_reply_.ids;  // the reply's own sampled ids, its last one included
   } else {
-    out.ids = format_.tokenize(out.text);
+    out.ids = ids_for(out.text);
   }
   return out;
 }
@@ -132,18 +161,37 @@ int32_t Conversation::system_prompt_tokens(std::span<const TokenId> ids) const {
 
 Result<ConversationReply> Conversation::reply(const GenerateOptions& options,
                                               const ReplyCallbacks& callbacks) {
-  using Clock = std::chrono::steady_clock;
   auto rendered = render(system_, messages_);
   if (!rendered) return rendered.error();
-  Rendered prompt = std::move(rendered).value();
+  auto out = run(*rendered, /*starts_turn=*/true, options, callbacks);
+  if (!out) return out.error();
+  messages_.push_back({"assistant", out->generated.text});
+  return out;
+}
+
+Result<ConversationReply> Conversation::continue_reply(const GenerateOptions& options,
+                                                       const ReplyCallbacks& callbacks) {
+  auto rendered = render_open_reply(system_, messages_);
+  if (!rendered) return rendered.error();
+  // The same turn goes on: nothing new is marked for drop-oldest.
+  auto out = run(*rendered, /*starts_turn=*/false, options, callbacks);
+  if (!out) return out.error();
+  messages_.back().content += out->generated.text;
+  return out;
+}
+
+Result<ConversationReply> Conversation::run(const Rendered& prompt, bool starts_turn,
+                                            const GenerateOptions& options,
+                                            const ReplyCallbacks& callbacks) {
+  using Clock = std::chrono::steady_clock;
   if (prompt.ids.empty()) return Error{"nothing to continue from: the conversation is empty"};
   add_checkpoint(prompt.text, prompt.ids);
 
   // Prefix reuse: the session keeps what it holds up to the first differing token and
-  // evaluates the rest, marked as a new turn (drop-oldest drops whole turns).
+  // evaluates the rest (a new turn marked so: drop-oldest drops whole turns).
   ConversationReply out;
   const Clock::time_point eval_start = Clock::now();
-  auto evaluated = session_->eval_sequence(prompt.ids, /*starts_turn=*/true);
+  auto evaluated = session_->eval_sequence(prompt.ids, starts_turn);
   if (!evaluated) return evaluated.error();
   out.prompt.seconds = std::chrono::duration<double>(Clock::now() - eval_start).count();
   out.prompt.prompt_tokens = static_cast<int32_t>(prompt.ids.size());
@@ -169,8 +217,21 @@ Result<ConversationReply> Conversation::reply(const GenerateOptions& options,
       out.generated.ids.empty() ? 0 : out.generated.ids.size() - 1;
   std::string held_text = prompt.text;
   for (size_t i = 0; i < held_generated; ++i) held_text += tok.token_bytes(out.generated.ids[i]);
+  // The whole reply as sampled, for a Continue: only when its text is all its ids' bytes
+  // (cut at the length limit or stopped, not before a stop string or at an end-of-generation
+  // token).
+  last_reply_ = {};
+  const bool cut = out.generated.stop_reason == StopReason::MaxTokens ||
+                   out.generated.stop_reason == StopReason::Cancelled;
+  if (cut && !out.generated.ids.empty()) {
+    std::string whole = held_text + tok.token_bytes(out.generated.ids.back());
+    if (whole == prompt.text + out.generated.text) {
+      std::vector<TokenId> ids = session_->tokens();
+      ids.push_back(out.generated.ids.back());
+      last_reply_ = {std::move(whole), std::move(ids)};
+    }
+  }
   add_checkpoint(std::move(held_text), session_->tokens());
-  messages_.push_back({"assistant", out.generated.text});
   return out;
 }
 

@@ -2,6 +2,7 @@
 // logic as the app's (template, token checkpoints, prefix reuse, context policy). Each
 // line read from stdin is a user message ("\n" in it is a line break) or a command:
 //   /regenerate    the last reply again
+//   /continue      more of the last reply (cut at -n tokens), appended to it
 //   /edit N TEXT   user message N (1-based, as /messages numbers them) becomes TEXT; the
 //                  messages after it are dropped and the reply written again
 //   /undo          drops the last user message and its reply
@@ -23,6 +24,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -69,6 +71,8 @@ class ChatLoop {
     if (cmd == "/regenerate") {
       if (auto st = c_.drop_last_reply(); !st) return error(st.message());
       reply("regenerate");
+    } else if (cmd == "/continue") {
+      reply("continue");
     } else if (cmd == "/edit") {
       edit(arg);
     } else if (cmd == "/undo") {
@@ -96,8 +100,8 @@ class ChatLoop {
       save(arg);
     } else if (cmd == "/help") {
       event({{"event", "help"}},
-            "/regenerate  /edit N TEXT  /undo  /summarize FILE  /memory  /messages  /save FILE  "
-            "/quit");
+            "/regenerate  /continue  /edit N TEXT  /undo  /summarize FILE  /memory  /messages  "
+            "/save FILE  /quit");
     } else {
       return error("unknown command " + cmd + " (/help lists them)");
     }
@@ -114,7 +118,9 @@ class ChatLoop {
         return true;
       };
     }
-    auto r = c_.reply(options_, {.on_prompt = {}, .on_text = stream, .cancelled = {}});
+    const ReplyCallbacks callbacks{.on_prompt = {}, .on_text = stream, .cancelled = {}};
+    auto r = std::string_view(kind) == "continue" ? c_.continue_reply(options_, callbacks)
+                                                  : c_.reply(options_, callbacks);
     if (!r) {
       error(r.message());
       return;
