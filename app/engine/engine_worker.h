@@ -80,10 +80,25 @@ class EngineWorker : public QObject {
   // token checkpoints; nothing is evaluated. Answers with conversationTokensCounted(key).
   void countConversationTokens(const QVariantList& messages, const QString& system_prompt,
                                const QString& key);
+  // Summarizes `messages` (as in generate) after `system_prompt` with kvchat::summarize
+  // on a session of its own (the chat's cache stays as it is): the conversation as a
+  // transcript, "User: ..." / "Assistant: ...", chunked and merged when it is longer than
+  // the context. request_stop() cancels. Answers with conversationSummarized or
+  // conversationSummaryFailed.
+  void summarizeConversation(const QVariantList& messages, const QString& system_prompt);
 
  signals:
   void modelLoaded(const QVariantMap& info);      // ModelInfo fields + "chat_template"
   void modelLoadFailed(const QString& message);
+  // The model file was read and is what `facts` says (ModelFacts::to_map: name, head_dim,
+  // n_ctx_train), before the settings are checked against it and the session created.
+  void modelInspected(const QString& path, const QVariantMap& facts);
+  // A context policy made room: kind "turns-dropped" or "context-shifted", the tokens
+  // held before and after, and how many were evaluated again.
+  void contextPolicyApplied(const QString& kind, int tokens_before, int tokens_after,
+                            int tokens_reevaluated);
+  void conversationSummarized(const QString& summary, const QVariantMap& stats);
+  void conversationSummaryFailed(const QString& message);
   // chat_format_description, chat_format_source ("file"|"override"|"builtin"),
   // chat_format_kind, chat_template_override (see format_map()).
   void chatFormatChanged(const QVariantMap& format);
