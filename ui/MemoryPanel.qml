@@ -265,6 +265,16 @@ Pane {
                        : (info.context_policy === "drop-oldest") ? qsTr("the oldest whole turns will be dropped and the rest re-evaluated.")
                        : qsTr("new tokens will be refused; start a new chat or edit an earlier message."))
             }
+            // What the context policy last did in this conversation (ChatController::contextNotice).
+            Label {
+                objectName: "contextPolicyNotice"
+                visible: chat.contextNotice.length > 0
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                text: chat.contextNotice
+            }
 
             // Block map of the paged cache.
             SectionHeader {
