@@ -87,7 +87,8 @@ class ChatController : public QObject, public ConversationHost {
   qint64 current_conversation() const override { return current_; }
   QString system_prompt() const override;
   void set_system_prompt(const QString& prompt);
-  QVariantMap sampling() const { return sampling_; }
+  // The settings model's (the drawer's); replies use the loaded model's (sampling_).
+  QVariantMap sampling() const { return book_.sampling(settings_model_); }
   void set_sampling(const QVariantMap& sampling);
   QVariantMap model_info() const { return model_info_; }
   bool model_loading() const override { return model_loading_; }

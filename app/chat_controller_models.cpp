@@ -72,7 +72,9 @@ void ChatController::show_settings_of(const QString& model_path) {
   for (auto it = global_engine_.begin(); it != global_engine_.end(); ++it) {
     engine_settings_.insert(it.key(), it.value());
   }
-  sampling_ = book_.sampling(model_path);
+  // Replies use the loaded model's sampling, also while another model's settings are shown
+  // (its load failed and the loaded one stays).
+  sampling_ = book_.sampling(model_path_.isEmpty() ? model_path : model_path_);
   emit engineSettingsChanged();
   emit samplingChanged();
 }
@@ -97,7 +99,7 @@ QString ChatController::kvTypeProblem(const QString& kv_type) const {
 void ChatController::set_sampling(const QVariantMap& sampling) {
   book_.set_sampling(settings_model_, sampling);
   save_setting(kModelSettingsKey, book_.to_variant());
-  sampling_ = book_.sampling(settings_model_);
+  sampling_ = book_.sampling(model_path_.isEmpty() ? settings_model_ : model_path_);
   emit samplingChanged();
 }
 
@@ -170,8 +172,7 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
   memory_history_.clear();
   book_.set_facts(model_path_, ModelFacts::from_info(info));
   save_setting(kModelSettingsKey, book_.to_variant());
-  if (settings_model_ != model_path_) show_settings_of(model_path_);
-  emit engineSettingsChanged();  // the facts the drawer checks against
+  show_settings_of(model_path_);  // its settings and facts in the drawer, its sampling for replies
   emit modelChanged();
   measure_kv_quality(info.value(QStringLiteral("identity")).toString());
   // Which chat format the conversation goes through, and why (Settings can change it).
