@@ -80,6 +80,22 @@ class TestContextFull : public QObject {
     QVERIFY(chat.context_notice().isEmpty());
   }
 
+  void theShiftPolicyKeepsGoingAndSaysSo() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    chat.set_engine_settings_for(kDemo, {{"context_policy", "shift"}, {"ctx", 128}});
+    QVERIFY(load(chat));
+    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
+    for (int i = 0; i < 6; ++i) {
+      QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[i])));
+      QCOMPARE(rows(chat).rowCount(), 2 * (i + 1));
+      QVERIFY(!rows(chat).items().back().content.isEmpty());
+    }
+    QVERIFY2(chat.context_notice().startsWith(QStringLiteral("Oldest tokens shifted out to make room:")),
+             qPrintable(chat.context_notice()));
+    QVERIFY(chat.notice().isEmpty());
+  }
+
   void aFullContextUnderStopOffersItsActionsAndNoEmptyBubble() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
