@@ -366,7 +366,6 @@ void ChatController::on_conversation_summarized(const QString& summary, const QV
     return;
   }
   set_system_prompt(tr("A summary of the conversation so far:") + QLatin1Char('\n') + summary.trimmed());
-  renameConversation(current_, tr("Continued: %1").arg(title).left(60));
   if (!context_notice_.isEmpty()) {
     context_notice_.clear();
     emit contextNoticeChanged();
@@ -374,6 +373,8 @@ void ChatController::on_conversation_summarized(const QString& summary, const QV
   dismissNotice();
   on_session_event(tr("summary"), tr("“%1” continues here; its summary is this conversation's system prompt.").arg(title));
   if (!unanswered.isEmpty()) send(unanswered);
+  // After the send (its first message would name the conversation otherwise).
+  renameConversation(current_, tr("Continued: %1").arg(title).left(60));
   write_test_state();
 }
 

@@ -134,6 +134,12 @@ class TestContextFull : public QObject {
     QVERIFY2(chat.system_prompt().size() > 40, qPrintable(chat.system_prompt()));
     QVERIFY(QTest::qWaitFor([&] { return !chat.generating() && rows(chat).rowCount() == 2; }, 120000));
     QCOMPARE(rows(chat).items().at(0).content, unanswered);
+    auto* list = static_cast<QAbstractItemModel*>(chat.conversations());
+    bool titled = false;
+    for (int r = 0; r < list->rowCount(); ++r) {
+      titled |= list->index(r, 0).data(kvchat::app::ConversationListModel::TitleRole).toString().startsWith(QStringLiteral("Continued: "));
+    }
+    QVERIFY(titled);
     QVERIFY(!rows(chat).items().at(1).content.isEmpty());
   }
 
