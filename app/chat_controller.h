@@ -289,6 +289,7 @@ class ChatController : public QObject, public ConversationHost {
   QVariantMap notice_;
   QString context_notice_;
   bool context_full_seen_ = false;  // the session refused tokens during this reply
+  QString context_full_detail_;     // the prompt's tokens against the context, when known
   bool retry_after_load_ = false;   // a policy change reloads: then the reply is retried
   qint64 summarizing_from_ = 0;     // the conversation being summarized into a new one
 };

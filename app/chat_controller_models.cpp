@@ -38,7 +38,14 @@ void ChatController::connect_model_signals() {
             save_setting(kModelSettingsKey, book_.to_variant());
             if (path == settings_model_) emit engineSettingsChanged();
           });
-  connect(worker_, &EngineWorker::replyStarted, this, [this] { context_full_seen_ = false; });
+  connect(worker_, &EngineWorker::replyStarted, this, [this] {
+    context_full_seen_ = false;
+    context_full_detail_.clear();
+  });
+  connect(worker_, &EngineWorker::replyContextFull, this, [this](int prompt_tokens, int n_ctx) {
+    context_full_seen_ = true;
+    context_full_detail_ = tr("The conversation comes to %1 tokens; the context holds %2.").arg(prompt_tokens).arg(n_ctx);
+  });
   connect(worker_, &EngineWorker::contextPolicyApplied, this, &ChatController::on_context_policy_applied);
   connect(worker_, &EngineWorker::conversationSummarized, this,
           &ChatController::on_conversation_summarized);
@@ -299,7 +306,8 @@ bool ChatController::drop_empty_reply(const QString& why, bool context_full) {
   set_generating(false);
   refresh_conversations();
   if (context_full) {
-    offer_context_actions(tr("The context is full: there is no room for a reply. Your message is kept."));
+    offer_context_actions(tr("The context is full: there is no room for a reply. Your message is kept.") +
+                          (context_full_detail_.isEmpty() ? QString() : QLatin1Char(' ') + context_full_detail_));
   } else {
     set_notice(QStringLiteral("no-reply"), tr("No reply was written: %1 Your message is kept.").arg(why),
                {action("retry_reply", tr("Try again"))});

@@ -175,6 +175,10 @@ void EngineWorker::generate(const QVariantList& messages, const QString& system_
     auto reply = conversation.reply(generate_options(sampling, conversation.format()), callbacks);
     report_memory();
     if (!reply) {
+      // Said apart from other failures: the window offers a full context's way out.
+      if (auto ids = conversation.tokens(); ids && static_cast<int>(ids->size()) >= conversation.session().n_ctx()) {
+        emit replyContextFull(static_cast<int>(ids->size()), conversation.session().n_ctx());
+      }
       emit replyFailed(qstr(reply.message()));
       return;
     }

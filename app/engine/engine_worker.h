@@ -110,6 +110,9 @@ class EngineWorker : public QObject {
                                                   // generated_tokens, ttft_ms, tokens_per_second,
                                                   // stop_reason
   void replyFailed(const QString& message);
+  // Before replyFailed when the conversation's prompt does not fit the context (under any
+  // policy: `stop` refuses it, and no policy can make room for a single turn that long).
+  void replyContextFull(int prompt_tokens, int n_ctx);
   void memoryReport(const QVariantMap& report);   // MemoryReport fields, after every token
   void sessionEvent(const QString& kind, const QString& message);
   void snapshotSaved(const QString& path, qint64 bytes);

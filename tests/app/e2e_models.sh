@@ -89,4 +89,45 @@ echo "e2e: $n messages answered on the demo model, no empty reply; panel: $dropp
 kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
 stored=$(sqlite3 "$data/kvchat.sqlite" "select value_json from settings where key='model_settings'" 2>/dev/null || true)
 echo "$stored" | grep -q "q8_0" || fail "the per-model settings were not stored: $stored"
+
+# 4. Under `stop` (chosen for the demo model, 128 tokens): a full context keeps the message
+#    (the long conversation of step 3 goes on) with no empty bubble after it and offers
+#    its actions; "Summarize and continue" (Alt+N)
+#    opens a new conversation with the summary as its system prompt, where the message is
+#    answered.
+window_title="kvchat — kjv-demo"
+start_app --ctx 128 --context-policy stop
+wait_for 30 demo_loaded || fail "the demo model did not load again"
+conversations=$(state .conversations)
+n=0
+context_full() { [ "$(state .notice.kind)" = context-full ]; }
+unanswered() { [ "$(state .last_message.role)" = user ] && context_full; }
+until unanswered; do
+  n=$((n + 1))
+  [ $n -le 6 ] || fail "no message was left unanswered by a full context: $(state .notice)"
+  before=$(state .messages)
+  xdotool type --delay 10 "${verses[$n]}"
+  xdotool key shift+Return
+  xdotool type --delay 10 "1 And it came to pass"
+  xdotool key Return
+  ended() { [ "$(state .messages)" -gt "$before" ] && [ "$(state .reply_finished)" = true ]; }
+  wait_for 60 ended || fail "message $n did not end: $(state .messages) messages"
+  [ "$(state .empty_replies)" -eq 0 ] || fail "an empty reply bubble after message $n"
+done
+actions=$(state '[.notice.actions[].id] | join(",")')
+for a in new_chat summarize change_policy; do
+  echo ",$actions," | grep -q ",$a," || fail "a full context does not offer '$a' (offers $actions)"
+done
+state .notice.text | grep -q "kept" || fail "the banner does not say the message is kept: $(state .notice.text)"
+sleep 0.5
+import -window root "$artifacts/e2e-models-context-full.png"
+echo "e2e: context full after $n messages (stop, 128 tokens): the message kept, no empty bubble; actions $actions"
+summarize_key=$(state '[.notice.actions[].id] | index("summarize") + 1')
+xdotool key "alt+$summarize_key"
+continued() { [ "$(state .conversations)" -eq $((conversations + 1)) ] && [ "$(state .messages)" -eq 2 ] && [ "$(state .reply_finished)" = true ] && [ "$(state .last_message.chars)" -gt 0 ]; }
+wait_for 60 continued || fail "summarize and continue did not answer in a new conversation: $(state .conversations) conversations, $(state .messages) messages, notice $(state .notice)"
+kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
+prompt=$(sqlite3 "$data/kvchat.sqlite" "select system_prompt from conversations where title like 'Continued: %'")
+echo "$prompt" | grep -q "A summary of the conversation so far:" || fail "the new conversation's system prompt is not the summary: '$prompt'"
+echo "e2e: summarized into a new conversation (system prompt of ${#prompt} characters), the message answered there"
 echo "1 passed, 0 failed"
