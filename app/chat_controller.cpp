@@ -408,6 +408,13 @@ bool ChatController::send(const QString& text) {
                           "“Recent”, then send it."));
     return false;
   }
+  if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("context-full") &&
+      !messages_.items().isEmpty() && messages_.items().back().role == QLatin1String("user")) {
+    // Another message would find no room either: the way out first, the text kept.
+    emit errorOccurred(tr("The context is full and your last message has no reply: choose an action in "
+                          "the banner first (or close it to send anyway). This message is kept in the box."));
+    return false;
+  }
   return send_with_stats(text, {});
 }
 

@@ -122,6 +122,10 @@ class TestContextFull : public QObject {
     QCOMPARE(empty_replies(chat), 0);
     QCOMPARE(chat.notice().value("kind").toString(), QStringLiteral("context-full"));
     QVERIFY(chat.notice().value("text").toString().contains(QStringLiteral("kept")));
+    // Another message would find no room either: refused, the text kept for the box.
+    const int count = rows(chat).rowCount();
+    QVERIFY(!chat.send(QStringLiteral("Genesis 2")));
+    QCOMPARE(rows(chat).rowCount(), count);
 
     // Summarize and continue: a new conversation, the summary its system prompt, and the
     // unanswered message answered there.
