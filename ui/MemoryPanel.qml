@@ -362,6 +362,8 @@ Pane {
                         // Measured on the loaded model when that is done, else the demo model's.
                         var q = chat.kvQuality.types
                         function quality(t, demo) {
+                            // A type this model cannot use (its head size is not whole blocks).
+                            if ((chat.kvQuality.unusable || {})[t]) return qsTr("not for this model")
                             if (!q || !q[t]) return demo
                             return qsTr("KL %1, %2%").arg(Number(q[t].mean_kl).toExponential(1))
                                                      .arg((100 * q[t].top1_agreement).toFixed(1))
