@@ -141,6 +141,7 @@ Drawer {
             Label { text: qsTr("Engine"); font.bold: true }
             GridLayout {
                 columns: 2
+                Layout.fillWidth: true
                 Label { text: qsTr("backend") }
                 ComboBox { id: backend; model: ["auto", "cpu", "cuda"]; currentIndex: Math.max(0, model.indexOf(e.backend || "auto")) }
                 Label { text: qsTr("threads (0 = all)") }
@@ -162,6 +163,10 @@ Drawer {
                 ComboBox {
                     id: kvType
                     objectName: "kvTypeChoice"
+                    Layout.fillWidth: true
+                    // Wider than the box, to the left: the reasons fit.
+                    popup.width: Math.max(width, drawer.width - 24)
+                    popup.x: width - popup.width
                     Accessible.name: qsTr("KV type")
                     model: ["f32", "f16", "q8_0", "q4_0"]
                     currentIndex: Math.max(0, model.indexOf(e.kv_type || "f16"))
@@ -191,6 +196,9 @@ Drawer {
                 Label { text: qsTr("when the context is full") }
                 ComboBox {
                     id: policy
+                    Layout.fillWidth: true
+                    popup.width: Math.max(width, 240)
+                    popup.x: width - popup.width
                     Accessible.name: qsTr("When the context is full")
                     readonly property var ids: ["drop-oldest", "shift", "stop"]
                     model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("stop and ask")]
