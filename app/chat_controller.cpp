@@ -42,15 +42,11 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   }
   if (!store_error_.isEmpty()) qWarning("kvchat: %s", qPrintable(store_error_));
   if (!startup_notice_.isEmpty()) qWarning("kvchat: %s", qPrintable(startup_notice_));
-  sampling_ = {{"temperature", 0.8}, {"top_k", 40}, {"top_p", 0.95}, {"min_p", 0.05},
-               {"repeat_penalty", 1.0}, {"seed", kRandomSeed}, {"max_tokens", 256}};
-  engine_settings_ = {{"backend", "auto"}, {"threads", 0}, {"ctx", 0}, {"kv_type", "f16"},
-                      {"context_policy", "stop"}};
+  // Settings per model (chat_controller_models.cpp); the global ones of older versions are
+  // every model's defaults.
+  load_settings(store_ ? store_->setting(QStringLiteral("engine")).toMap() : QVariantMap(),
+                store_ ? store_->setting(QStringLiteral("sampling")).toMap() : QVariantMap());
   if (store_) {
-    const QVariant saved = store_->setting(QStringLiteral("sampling"));
-    if (saved.isValid()) sampling_ = saved.toMap();
-    const QVariant engine = store_->setting(QStringLiteral("engine"));
-    if (engine.isValid()) engine_settings_ = engine.toMap();
     snapshot_budget_bytes_ =
         store_->setting(QStringLiteral("snapshot_budget_bytes"), kDefaultSnapshotBudgetBytes).toLongLong();
   }
@@ -59,8 +55,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   worker_->moveToThread(&engine_thread_);
   connect(&engine_thread_, &QThread::finished, worker_, &QObject::deleteLater);
   // Queued: the slots run on the GUI thread, the only one that touches the models.
-  connect(worker_, &EngineWorker::modelLoaded, this, &ChatController::on_model_loaded);
-  connect(worker_, &EngineWorker::modelLoadFailed, this, &ChatController::on_model_load_failed);
+  connect_model_signals();  // loading, per-model settings, a full context
   connect(worker_, &EngineWorker::chatFormatChanged, this, [this](const QVariantMap& format) {
     model_info_.insert(format);
     emit modelChanged();
@@ -252,27 +247,6 @@ void ChatController::set_system_prompt(const QString& prompt) {
   emit currentConversationChanged();
 }
 
-void ChatController::set_sampling(const QVariantMap& sampling) {
-  sampling_ = sampling;
-  save_setting(QStringLiteral("sampling"), sampling_);
-  emit samplingChanged();
-}
-
-void ChatController::loadModel(const QString& path_or_url) {
-  const QUrl url(path_or_url);
-  const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
-  if (generating_) return;
-  load_progress_ = 0;
-  model_loading_ = true;
-  model_error_.clear();
-  emit modelChanged();
-  QVariantMap settings = engine_settings_;
-  settings.insert(QStringLiteral("chat_template_override"),
-                  setting(template_override_key(path)).toString());
-  QMetaObject::invokeMethod(worker_, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
-                            Q_ARG(QVariantMap, settings));
-}
-
 QString ChatController::template_override_key(const QString& model_path) {
   return QStringLiteral("chat_template_override/") + model_path;
 }
@@ -286,13 +260,6 @@ void ChatController::setChatTemplateOverride(const QString& override_text) {
 
 void ChatController::cancelLoad() {
   if (model_loading_) worker_->request_cancel_load();
-}
-
-void ChatController::setEngineSettings(const QVariantMap& settings) {
-  engine_settings_ = settings;
-  save_setting(QStringLiteral("engine"), engine_settings_);
-  emit engineSettingsChanged();
-  if (!model_path_.isEmpty()) loadModel(model_path_);
 }
 
 void ChatController::setUiSetting(const QString& key, const QVariant& value) {
@@ -347,30 +314,6 @@ void ChatController::on_snapshot_restored(bool restored, qint64 bytes, const QSt
   write_test_state(false);
 }
 
-void ChatController::on_model_loaded(const QVariantMap& info) {
-  model_info_ = info;
-  model_file_warned_ = false;
-  model_path_ = info.value("path").toString();
-  model_loading_ = false;
-  model_error_.clear();
-  memory_history_.clear();
-  emit modelChanged();
-  measure_kv_quality(info.value(QStringLiteral("identity")).toString());
-  // Which chat format the conversation goes through, and why (Settings can change it).
-  on_session_event(tr("chat"), info.value("chat_format_description").toString());
-  if (store_) {
-    QStringList recent = recent_models();
-    recent.removeAll(model_path_);
-    recent.prepend(model_path_);
-    save_setting(QStringLiteral("recent_models"), recent.mid(0, 8));
-  }
-  // The open conversation's KV state: from its snapshot when one fits this model.
-  if (current_) {
-    QMetaObject::invokeMethod(worker_, "restoreSnapshot", Qt::QueuedConnection,
-                              Q_ARG(QString, snapshot_path(current_)));
-  }
-}
-
 // The KV types' quality on this model: stored once measured, else measured now in the
 // background (one thread, sessions of its own; the chat goes on).
 void ChatController::measure_kv_quality(const QString& identity) {
@@ -381,12 +324,6 @@ void ChatController::measure_kv_quality(const QString& identity) {
   SessionOptions options = worker_->session_options();
   options.n_threads = 1;
   kv_probe_.measure(identity, worker_->shared_model(), options);
-}
-
-void ChatController::on_model_load_failed(const QString& message) {
-  model_loading_ = false;
-  model_error_ = message;
-  emit modelChanged();  // the chat view's banner shows it whole; the loaded model stays
 }
 
 void ChatController::newConversation() {
@@ -477,6 +414,13 @@ bool ChatController::send(const QString& text) {
     emit errorOccurred(tr("No model is loaded: your message is kept in the box. Open a GGUF model "
                           "(“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under "
                           "“Recent”, then send it."));
+    return false;
+  }
+  if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("context-full") &&
+      !messages_.items().isEmpty() && messages_.items().back().role == QLatin1String("user")) {
+    // Another message would find no room either: the way out first, the text kept.
+    emit errorOccurred(tr("The context is full and your last message has no reply: choose an action in "
+                          "the banner first (or close it to send anyway). This message is kept in the box."));
     return false;
   }
   return send_with_stats(text, {});
@@ -640,6 +584,18 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   ui_refresh_.stop();
   flush_to_ui();
   last_reply_stats_ = stats;
+  // A reply that wrote nothing leaves no empty bubble; a full context offers its actions.
+  const QString stop_reason = stats.value("stop_reason").toString();
+  const bool context_full = stop_reason == QStringLiteral("context-full");
+  if (drop_empty_reply(stop_reason == QStringLiteral("cancelled")
+                           ? tr("It was stopped before its first word.")
+                           : tr("The model ended its reply without writing anything."),
+                       context_full)) {
+    return;
+  }
+  if (context_full) {
+    offer_context_actions(tr("The context is full: the reply was cut where it ran out of room."));
+  }
   const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
   const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
   persist_reply(state, stats);
@@ -656,6 +612,7 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
 void ChatController::on_reply_failed(const QString& message) {
   ui_refresh_.stop();
   flush_to_ui();
+  if (drop_empty_reply(message, context_full_seen_)) return;
   persist_reply(MessageState::Interrupted, {{"error", message}});
   set_generating(false);
   emit errorOccurred(message);
@@ -676,6 +633,7 @@ void ChatController::on_memory_report(const QVariantMap& report) {
 }
 
 void ChatController::on_session_event(const QString& kind, const QString& message) {
+  if (kind == QLatin1String("context-full") && generating_) context_full_seen_ = true;
   last_event_ = kind + QStringLiteral(": ") + message;
   emit lastEventChanged();
   // A backend that failed (or skipped) its self-check must be seen, not replaced in the
@@ -734,6 +692,21 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"unsaved_messages", messages_.unsaved_count()},
                           {"documents", documents_ ? documents_->test_state() : QVariantMap()},
                           {"last_message", last_message},
+                          // Per-model settings, a failed load, a full context (issue 13).
+                          {"model_error", model_error_},
+                          {"model_path", model_path_},
+                          {"model_loading", model_loading_},
+                          {"settings_model", settings_model_},
+                          {"engine_settings", engine_settings_},
+                          {"notice", notice_},
+                          {"context_notice", context_notice_},
+                          {"empty_replies", static_cast<int>(std::count_if(
+                                                messages_.items().begin(), messages_.items().end(),
+                                                [](const StoredMessage& m) {
+                                                  return m.role == QLatin1String("assistant") &&
+                                                         m.content.isEmpty() &&
+                                                         m.state != MessageState::Streaming;
+                                                }))},
                           // The window's language: its locale and a few of the words it shows.
                           {"ui", QVariantMap{{"locale", QLocale().name()},
                                              {"send", QCoreApplication::translate("ChatView", "Send")},

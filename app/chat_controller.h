@@ -16,6 +16,7 @@
 #include "engine/kv_quality_probe.h"
 #include "models/conversation_list_model.h"
 #include "models/message_list_model.h"
+#include "settings/model_settings.h"
 #include "store/conversation_store.h"
 
 namespace kvchat::app {
@@ -58,6 +59,19 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(QVariantMap kvQuality READ kv_quality NOTIFY kvQualityChanged)
   // Long documents: attach, cost preview, send whole, summary jobs (DocumentController).
   Q_PROPERTY(QObject* documents READ documents CONSTANT)
+  // ---- per-model settings, model loading, a full context (chat_controller_models.cpp) ----
+  // The model file the Settings drawer shows and applies settings to (the loaded one, or
+  // the one that was asked for last, also when its load failed) and what it is
+  // (ModelFacts: name, head_dim, n_ctx_train; zeros while unknown).
+  Q_PROPERTY(QString settingsModel READ settings_model NOTIFY engineSettingsChanged)
+  Q_PROPERTY(QVariantMap settingsModelFacts READ settings_model_facts NOTIFY engineSettingsChanged)
+  Q_PROPERTY(QVariantList samplingPresets READ sampling_presets CONSTANT)
+  // The window's banner with actions: kind ("load-failed", "context-full", "no-reply",
+  // "summarizing"), text, actions [{id, label}] for noticeAction(). Empty: none.
+  Q_PROPERTY(QVariantMap notice READ notice NOTIFY noticeChanged)
+  // What the context policy last did in this conversation ("Oldest turns dropped to make
+  // room: N tokens"); empty when it has done nothing yet.
+  Q_PROPERTY(QString contextNotice READ context_notice NOTIFY contextNoticeChanged)
 
  public:
   // data_dir holds the database (and later settings and snapshots).
@@ -73,7 +87,8 @@ class ChatController : public QObject, public ConversationHost {
   qint64 current_conversation() const override { return current_; }
   QString system_prompt() const override;
   void set_system_prompt(const QString& prompt);
-  QVariantMap sampling() const { return sampling_; }
+  // The settings model's (the drawer's); replies use the loaded model's (sampling_).
+  QVariantMap sampling() const { return book_.sampling(settings_model_); }
   void set_sampling(const QVariantMap& sampling);
   QVariantMap model_info() const { return model_info_; }
   bool model_loading() const override { return model_loading_; }
@@ -98,6 +113,28 @@ class ChatController : public QObject, public ConversationHost {
   qint64 snapshot_budget_bytes() const { return snapshot_budget_bytes_; }
   void setSnapshotBudgetBytes(qint64 bytes);
   static constexpr qint64 kDefaultSnapshotBudgetBytes = qint64{4} << 30;
+
+  QString settings_model() const { return settings_model_; }
+  QVariantMap settings_model_facts() const { return facts_of(settings_model_).to_map(); }
+  static QVariantList sampling_presets() { return ModelSettingsBook::sampling_presets(); }
+  QVariantMap notice() const { return notice_; }
+  QString context_notice() const { return context_notice_; }
+  // Where the demo model is (main.cpp: beside the binary); offered when a load fails.
+  void set_demo_model_path(const QString& path) { demo_model_path_ = path; }
+  // setEngineSettings for a given model file (main.cpp's --ctx / --kv-type before its load).
+  void set_engine_settings_for(const QString& model_path, const QVariantMap& settings);
+  // The engine settings' problems with the settings model (SettingIssue maps: key,
+  // blocking, reason): the drawer shows them before anything is applied.
+  Q_INVOKABLE QVariantList checkEngineSettings(const QVariantMap& settings) const;
+  // Why the settings model cannot use this KV type; empty when it can.
+  Q_INVOKABLE QString kvTypeProblem(const QString& kv_type) const;
+  // The banner's actions: "retry", "previous", "demo", "settings" (a failed load);
+  // "new_chat", "summarize", "change_policy", "retry_reply" (a full context, no reply).
+  Q_INVOKABLE void noticeAction(const QString& id);
+  Q_INVOKABLE void dismissNotice();
+  // The open conversation summarized (on the engine thread, a session of its own) into a
+  // new conversation's system prompt; an unanswered last message is sent again there.
+  Q_INVOKABLE void summarizeAndContinue();
 
   Q_INVOKABLE void loadModel(const QString& path_or_url);
   Q_INVOKABLE void cancelLoad();
@@ -166,6 +203,9 @@ class ChatController : public QObject, public ConversationHost {
   void snapshotChanged();
   void kvQualityChanged();
   void saveErrorChanged();
+  void noticeChanged();
+  void contextNoticeChanged();
+  void settingsRequested();  // a banner action asks for the Settings drawer
 
  private:
   void on_model_loaded(const QVariantMap& info);
@@ -262,6 +302,33 @@ class ChatController : public QObject, public ConversationHost {
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
   // After store_ (it shares its connection) and worker_: destroyed before them.
   std::unique_ptr<DocumentController> documents_;
+
+  // ---- per-model settings, model loading, a full context (chat_controller_models.cpp) ----
+  void connect_model_signals();  // the worker's loading and context signals
+  void load_settings(const QVariantMap& legacy_engine, const QVariantMap& legacy_sampling);
+  void show_settings_of(const QString& model_path);  // settings_model_, engine_settings_, sampling_
+  ModelFacts facts_of(const QString& model_path) const;
+  void set_notice(const QString& kind, const QString& text, const QVariantList& actions);
+  // A reply that wrote nothing: its empty bubble is removed (the user message stays) and
+  // the banner says why. True when it was empty.
+  bool drop_empty_reply(const QString& why, bool context_full);
+  void offer_context_actions(const QString& text);
+  void retry_unanswered();  // the last message is the user's: ask for its reply again
+  void on_context_policy_applied(const QString& kind, int before, int after, int reevaluated);
+  void on_conversation_summarized(const QString& summary, const QVariantMap& stats);
+  void on_conversation_summary_failed(const QString& message);
+  ModelSettingsBook book_;
+  QVariantMap global_engine_;  // backend, threads: the machine's, not a model's
+  QString settings_model_;
+  QString loading_path_;
+  QString demo_model_path_;
+  QVariantMap load_failure_;  // path, reason of the last failed load; empty: none
+  QVariantMap notice_;
+  QString context_notice_;
+  bool context_full_seen_ = false;  // the session refused tokens during this reply
+  QString context_full_detail_;     // the prompt's tokens against the context, when known
+  bool retry_after_load_ = false;   // a policy change reloads: then the reply is retried
+  qint64 summarizing_from_ = 0;     // the conversation being summarized into a new one
 };
 
 }  // namespace kvchat::app

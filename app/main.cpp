@@ -1,9 +1,10 @@
 // kvchat: the desktop app. A Qt Quick window over ChatController; the engine runs on
 // its own thread. `--data-dir DIR` keeps the database and settings under DIR (tests);
 // `--model FILE` opens a GGUF instead of the embedded demo model; `--ctx N` sets the
-// context length (saved like the Settings drawer does); `--attach FILE` loads a document
-// as the "Attach document" button would (once the model is ready) — what the end-to-end
-// test uses, since synthetic drag-and-drop under Xvfb is unreliable.
+// context length, `--kv-type TYPE` the KV type and `--context-policy P` the policy of the
+// model opened (saved for that model, like the Settings drawer does); `--attach FILE` loads
+// a document as the "Attach document" button would (once the model is ready) — what the
+// end-to-end test uses, since synthetic drag-and-drop under Xvfb is unreliable.
 #include <QAccessible>
 #include <QCommandLineParser>
 #include <QDir>
@@ -188,6 +189,14 @@ int main(int argc, char** argv) {
                          QStringLiteral("N"));
   cli.addOption(attach);
   cli.addOption(ctx);
+  QCommandLineOption kv_type({QStringLiteral("kv-type")},
+                             QStringLiteral("Use this KV type (f32, f16, q8_0, q4_0) for the model opened."),
+                             QStringLiteral("TYPE"));
+  cli.addOption(kv_type);
+  QCommandLineOption context_policy({QStringLiteral("context-policy")},
+                                    QStringLiteral("When the context is full: drop-oldest (default), shift or stop (for the model opened)."),
+                                    QStringLiteral("POLICY"));
+  cli.addOption(context_policy);
   cli.addOption(data_dir);
   cli.addOption(model);
   cli.addOption(theme);
@@ -225,10 +234,13 @@ int main(int argc, char** argv) {
 
   const QString path = cli.isSet(model) ? cli.value(model) : embedded_demo_model();
   if (cli.isSet(stalls)) return benchmark_stalls(app, chat, path, cli.value(stalls).toInt());
-  if (cli.isSet(ctx)) {
-    QVariantMap settings = chat.engine_settings();
-    settings.insert(QStringLiteral("ctx"), cli.value(ctx).toInt());
-    chat.setEngineSettings(settings);  // no model yet: saved, used by the load below
+  chat.set_demo_model_path(embedded_demo_model());  // offered when a load fails
+  if (cli.isSet(ctx) || cli.isSet(kv_type) || cli.isSet(context_policy)) {
+    QVariantMap settings;
+    if (cli.isSet(context_policy)) settings.insert(QStringLiteral("context_policy"), cli.value(context_policy));
+    if (cli.isSet(ctx)) settings.insert(QStringLiteral("ctx"), cli.value(ctx).toInt());
+    if (cli.isSet(kv_type)) settings.insert(QStringLiteral("kv_type"), cli.value(kv_type));
+    chat.set_engine_settings_for(path, settings);  // this model's; used by the load below
   }
   if (!path.isEmpty()) chat.loadModel(path);
   // After loadModel: the document waits for the model, its tokens counted with it.

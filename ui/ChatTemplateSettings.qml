@@ -31,8 +31,21 @@ ColumnLayout {
         font.pixelSize: Theme.smallSize
         text: info.chat_format_description ? qsTr("In use: ") + info.chat_format_description : qsTr("Load a model to see its chat template.")
     }
+    // The override is kept per model file, like the settings around it; while another
+    // model's settings are shown (its load failed), it is the loaded model's that is set here.
+    Label {
+        objectName: "chatTemplateModel"
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        font.pixelSize: 11
+        visible: !!info.path
+        text: chat.settingsModel === info.path
+              ? qsTr("Kept for this model file.")
+              : qsTr("For the loaded model, %1 (kept for that file).").arg((info.path || "").split("/").pop())
+    }
     ComboBox {
         id: choice
+        Accessible.name: qsTr("Chat template")
         Layout.fillWidth: true
         enabled: !!info.path
         model: root.choices

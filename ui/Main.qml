@@ -96,6 +96,8 @@ ApplicationWindow {
         onAccepted: chat.documents.attach(selectedFile)
     }
     SettingsDrawer { id: settings; height: window.height }
+    // A banner action (a failed load, a full context) opens the settings of that model.
+    Connections { target: chat; function onSettingsRequested() { settings.open() } }
     // First run: over the top of the chat, without taking the focus from the message box.
     Welcome {
         id: welcome

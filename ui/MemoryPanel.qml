@@ -267,6 +267,16 @@ Pane {
                        : (info.context_policy === "drop-oldest") ? qsTr("the oldest whole turns will be dropped and the rest re-evaluated.")
                        : qsTr("new tokens will be refused; start a new chat or edit an earlier message."))
             }
+            // What the context policy last did in this conversation (ChatController::contextNotice).
+            Label {
+                objectName: "contextPolicyNotice"
+                visible: chat.contextNotice.length > 0
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                text: chat.contextNotice
+            }
 
             // Block map of the paged cache.
             SectionHeader {
@@ -354,6 +364,8 @@ Pane {
                         // Measured on the loaded model when that is done, else the demo model's.
                         var q = chat.kvQuality.types
                         function quality(t, demo) {
+                            // A type this model cannot use (its head size is not whole blocks).
+                            if ((chat.kvQuality.unusable || {})[t]) return qsTr("not for this model")
                             if (!q || !q[t]) return demo
                             return qsTr("KL %1, %2%").arg(Number(q[t].mean_kl).toExponential(1))
                                                      .arg((100 * q[t].top1_agreement).toFixed(1))

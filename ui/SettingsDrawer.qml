@@ -1,5 +1,8 @@
 // Settings: the conversation's system prompt, sampling, and the engine settings, each
-// showing what it costs in KV memory before it is applied.
+// showing what it costs in KV memory before it is applied. Sampling, the KV type, the
+// context and its policy are kept per model file (the one named at the top) and checked
+// against that model before they are applied: a KV type it cannot use is disabled with
+// the reason, a context past its trained length is warned.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -16,7 +19,32 @@ Drawer {
         var c = (info.kv_types || {})[type]
         return c ? c.bytes_per_token * tokens : 0
     }
-    function ctxValue() { return ctxSpin.value > 0 ? ctxSpin.value : (info.n_ctx_train || 0) }
+    function ctxValue() { return ctxSpin.value > 0 ? ctxSpin.value : (info.n_ctx_train || facts.n_ctx_train || 0) }
+    // The model these settings are for, and what it is (head_dim, trained context).
+    property var facts: chat.settingsModelFacts
+    readonly property string modelFile: chat.settingsModel.split("/").pop()
+    // The engine choices' problems with that model ({key, blocking, reason}); `facts` is
+    // named so that the list is recomputed when the model changes.
+    readonly property var issues: (facts, chat.checkEngineSettings({ "kv_type": kvType.currentText, "ctx": ctxSpin.value }))
+    function issueFor(key) {
+        for (var i = 0; i < issues.length; ++i) if (issues[i].key === key) return issues[i]
+        return null
+    }
+    readonly property bool blocked: issues.some(i => i.blocking)
+    // The preset whose values `v` holds ("" when none: edited by hand).
+    function presetOf(v) {
+        var r = (x) => Math.round(x * 100)
+        var p = chat.samplingPresets.find(p => r(p.values.temperature) === r(v.temperature) && p.values.top_k === v.top_k
+            && r(p.values.top_p) === r(v.top_p) && r(p.values.min_p) === r(v.min_p)
+            && r(p.values.repeat_penalty) === r(v.repeat_penalty))
+        return p ? p.id : ""
+    }
+    // The preset the sampling boxes hold now.
+    function matchingPreset() {
+        return presetOf({ "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
+                          "min_p": minP.value / 100, "repeat_penalty": rep.value / 100 })
+    }
+    readonly property color problemColor: themeName === "dark" ? "#ff8a80" : "#b03a2e"
 
     ScrollView {
         anchors.fill: parent
@@ -48,7 +76,55 @@ Drawer {
                 placeholderText: qsTr("Optional instructions for this conversation")
             }
 
+            Label {
+                objectName: "settingsModelLabel"
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.bold: true
+                visible: chat.settingsModel.length > 0
+                text: qsTr("For %1").arg(drawer.modelFile)
+            }
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: 11
+                visible: chat.settingsModel.length > 0
+                text: (drawer.facts.head_dim > 0
+                       ? qsTr("Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).").arg(drawer.facts.head_dim).arg(drawer.facts.n_ctx_train)
+                       : qsTr("Sampling, KV type, context and its policy below are kept for this model."))
+            }
+            // What this model cannot run with, at the top where it is seen first.
+            Label {
+                objectName: "settingsProblems"
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                color: drawer.problemColor
+                visible: drawer.blocked
+                text: drawer.issues.filter(i => i.blocking).map(i => "✕ " + i.reason).join("\n")
+                    + "\n" + qsTr("Choose another value under Engine below and Apply: the model is loaded again.")
+            }
+
             Label { text: qsTr("Sampling"); font.bold: true }
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("preset") }
+                ComboBox {
+                    id: preset
+                    objectName: "samplingPreset"
+                    Layout.fillWidth: true
+                    Accessible.name: qsTr("Sampling preset")
+                    textRole: "name"
+                    model: [{ "id": "", "name": qsTr("Custom") }].concat(chat.samplingPresets)
+                    currentIndex: Math.max(0, model.findIndex(p => p.id === (s.preset !== undefined ? s.preset : drawer.presetOf(s))))
+                    onActivated: (index) => {
+                        var v = model[index].values
+                        if (!v) return
+                        temp.value = Math.round(v.temperature * 100); topK.value = v.top_k
+                        topP.value = Math.round(v.top_p * 100); minP.value = Math.round(v.min_p * 100)
+                        rep.value = Math.round(v.repeat_penalty * 100)
+                    }
+                }
+            }
             GridLayout {
                 columns: 2
                 Label { text: qsTr("temperature") } SpinBox { id: temp; from: 0; to: 200; value: Math.round((s.temperature ?? 0.8) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
@@ -65,16 +141,69 @@ Drawer {
             Label { text: qsTr("Engine"); font.bold: true }
             GridLayout {
                 columns: 2
+                Layout.fillWidth: true
                 Label { text: qsTr("backend") }
                 ComboBox { id: backend; model: ["auto", "cpu", "cuda"]; currentIndex: Math.max(0, model.indexOf(e.backend || "auto")) }
                 Label { text: qsTr("threads (0 = all)") }
                 SpinBox { id: threads; from: 0; to: 256; value: e.threads || 0; editable: true }
                 Label { text: qsTr("context (0 = trained)") }
-                SpinBox { id: ctxSpin; from: 0; to: 1048576; stepSize: 256; value: e.ctx || 0; editable: true }
+                SpinBox { id: ctxSpin; objectName: "contextSpin"; from: 0; to: 1048576; stepSize: 256; value: e.ctx || 0; editable: true
+                          Accessible.name: qsTr("Context length") }
+                Label {
+                    objectName: "contextWarning"
+                    Layout.columnSpan: 2
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pixelSize: 11
+                    color: drawer.problemColor
+                    visible: text.length > 0
+                    text: { var i = drawer.issueFor("ctx"); return i ? "⚠ " + i.reason : "" }
+                }
                 Label { text: qsTr("KV type") }
-                ComboBox { id: kvType; model: ["f32", "f16", "q8_0", "q4_0"]; currentIndex: Math.max(0, model.indexOf(e.kv_type || "f16")) }
+                ComboBox {
+                    id: kvType
+                    objectName: "kvTypeChoice"
+                    Layout.fillWidth: true
+                    // Wider than the box, to the left: the reasons fit.
+                    popup.width: Math.max(width, drawer.width - 24)
+                    popup.x: width - popup.width
+                    Accessible.name: qsTr("KV type")
+                    model: ["f32", "f16", "q8_0", "q4_0"]
+                    currentIndex: Math.max(0, model.indexOf(e.kv_type || "f16"))
+                    // A type this model cannot use is shown disabled, with why beside it.
+                    delegate: ItemDelegate {
+                        required property string modelData
+                        required property int index
+                        readonly property string problem: (drawer.facts, chat.kvTypeProblem(modelData))
+                        width: ListView.view ? ListView.view.width : implicitWidth
+                        text: problem ? qsTr("%1 — not for this model").arg(modelData) : modelData
+                        enabled: problem.length === 0
+                        highlighted: kvType.highlightedIndex === index
+                        ToolTip.visible: hovered && problem.length > 0
+                        ToolTip.text: problem
+                    }
+                }
+                Label {
+                    objectName: "kvTypeReason"
+                    Layout.columnSpan: 2
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pixelSize: 11
+                    color: drawer.problemColor
+                    visible: text.length > 0
+                    text: { var i = drawer.issueFor("kv_type"); return i ? "✕ " + i.reason : "" }
+                }
                 Label { text: qsTr("when the context is full") }
-                ComboBox { id: policy; model: ["stop", "drop-oldest", "shift"]; currentIndex: Math.max(0, model.indexOf(e.context_policy || "stop")) }
+                ComboBox {
+                    id: policy
+                    Layout.fillWidth: true
+                    popup.width: Math.max(width, 240)
+                    popup.x: width - popup.width
+                    Accessible.name: qsTr("When the context is full")
+                    readonly property var ids: ["drop-oldest", "shift", "stop"]
+                    model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("stop and ask")]
+                    currentIndex: Math.max(0, ids.indexOf(e.context_policy || "drop-oldest"))
+                }
                 Label { text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
                 SpinBox { id: snapshotBudget; from: 0; to: 16777216; stepSize: 256; editable: true
                           value: Math.round(chat.snapshotBudgetBytes / 1048576) }
@@ -98,16 +227,24 @@ Drawer {
             }
             RowLayout {
                 Button {
+                    objectName: "applySettings"
                     text: qsTr("Apply")
+                    enabled: !drawer.blocked
+                    ToolTip.visible: hovered && drawer.blocked
+                    ToolTip.text: qsTr("This model cannot use these settings: see the reason above.")
                     onClicked: {
                         chat.systemPrompt = systemPrompt.text
                         chat.snapshotBudgetBytes = snapshotBudget.value * 1048576
                         chat.sampling = { "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
                                           "min_p": minP.value / 100, "repeat_penalty": rep.value / 100,
-                                          "seed": seed.value, "max_tokens": maxTokens.value }
+                                          "seed": seed.value, "max_tokens": maxTokens.value,
+                                          "preset": drawer.matchingPreset() }
                         var engine = { "backend": backend.currentText, "threads": threads.value, "ctx": ctxSpin.value,
-                                       "kv_type": kvType.currentText, "context_policy": policy.currentText }
-                        if (JSON.stringify(engine) !== JSON.stringify(chat.engineSettings)) chat.setEngineSettings(engine)
+                                       "kv_type": kvType.currentText, "context_policy": policy.ids[policy.currentIndex] }
+                        var current = chat.engineSettings
+                        var changed = Object.keys(engine).some(k => String(engine[k]) !== String(current[k]))
+                        // A changed setting reloads the model; after a failed load it retries.
+                        if (changed || chat.modelError) chat.setEngineSettings(engine)
                         drawer.close()
                     }
                 }

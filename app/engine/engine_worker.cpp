@@ -7,13 +7,16 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include "engine/engine_maps.h"
+#include "settings/model_settings.h"
 #include "kvchat/conversation.h"
+#include "kvchat/document.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "kvchat/snapshot_store.h"
@@ -73,6 +76,18 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
       return;
     }
     std::shared_ptr<const Model> loaded = std::move(model).value();
+    // The settings checked against what the model is before anything is allocated for
+    // it: a KV type its heads cannot use fails here with the reason, not deep in the cache.
+    ModelFacts facts;
+    facts.name = qstr(loaded->info().name);
+    facts.head_dim = loaded->info().head_dim;
+    facts.n_ctx_train = loaded->info().n_ctx_train;
+    emit modelInspected(path, facts.to_map());
+    const QVector<SettingIssue> issues = check_model_settings(settings, facts);
+    if (has_blocking(issues)) {
+      emit modelLoadFailed(blocking_reasons(issues));
+      return;
+    }
     const QString override_text =
         settings.value(QStringLiteral("chat_template_override")).toString();
     auto format = ChatFormat::for_model(*loaded, override_text.toStdString());
@@ -109,6 +124,10 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
     std::unique_ptr<Session> s = std::move(session).value();
     s->set_event_handler([this](const SessionEvent& e) {
       emit sessionEvent(qstr(session_event_name(e.kind)), qstr(e.message));
+      if (e.kind == SessionEvent::Kind::TurnsDropped || e.kind == SessionEvent::Kind::ContextShifted) {
+        emit contextPolicyApplied(qstr(session_event_name(e.kind)), e.tokens_before, e.tokens_after,
+                                  e.tokens_reevaluated);
+      }
     });
 
     // Only now is the previous model replaced: a failure above leaves it usable.
@@ -170,6 +189,10 @@ void EngineWorker::run_reply(const QVariantList& messages, const QString& system
                             : conversation.reply(options, callbacks);
     report_memory();
     if (!reply) {
+      // Said apart from other failures: the window offers a full context's way out.
+      if (auto ids = conversation.tokens(); ids && static_cast<int>(ids->size()) >= conversation.session().n_ctx()) {
+        emit replyContextFull(static_cast<int>(ids->size()), conversation.session().n_ctx());
+      }
       emit replyFailed(qstr(reply.message()));
       return;
     }
@@ -216,6 +239,67 @@ void EngineWorker::countConversationTokens(const QVariantList& messages,
     emit conversationTokensCounted(key, static_cast<qint64>(ids->size()), {});
   } catch (...) {
     emit conversationTokensCounted(key, -1, thrown("Counting the conversation's tokens failed"));
+  }
+}
+
+void EngineWorker::summarizeConversation(const QVariantList& messages,
+                                         const QString& system_prompt) {
+  stop_.store(false);
+  std::shared_ptr<const Model> model;
+  SessionOptions options;
+  {
+    const std::lock_guard<std::mutex> lock(model_mutex_);
+    model = model_;
+    options = session_options_;
+  }
+  if (!model) {
+    emit conversationSummaryFailed(QCoreApplication::translate("EngineWorker", "No model is loaded."));
+    return;
+  }
+  try {
+    std::string transcript;
+    if (!system_prompt.trimmed().isEmpty()) {
+      transcript += "Instructions: " + system_prompt.toStdString() + "\n\n";
+    }
+    for (const QVariant& v : messages) {
+      const QVariantMap m = v.toMap();
+      const bool user = m.value(QStringLiteral("role")).toString() == QLatin1String("user");
+      transcript += (user ? "User: " : "Assistant: ") +
+                    m.value(QStringLiteral("content")).toString().toStdString() + "\n\n";
+    }
+    auto session = Session::create(model, options);
+    if (!session) {
+      emit conversationSummaryFailed(qstr(session.message()));
+      return;
+    }
+    auto reader = DocumentReader::from_bytes(std::move(transcript), "conversation");
+    if (!reader) {
+      emit conversationSummaryFailed(qstr(reader.message()));
+      return;
+    }
+    SummarizeOptions summarize_options;
+    summarize_options.instruction = "Summarize this conversation in a few sentences.";
+    // A merge must fit two summaries in a chunk: shorter summaries in a small context.
+    summarize_options.summary_tokens = std::clamp((*session)->n_ctx() / 6, 16, 96);
+    SummarizeCallbacks callbacks;
+    callbacks.cancelled = [this] { return stop_.load(); };
+    auto result = summarize_document(**session, **reader, summarize_options, {}, callbacks);
+    if (!result) {
+      emit conversationSummaryFailed(qstr(result.message()));
+      return;
+    }
+    if (result->cancelled) {
+      emit conversationSummaryFailed(QCoreApplication::translate("EngineWorker", "Stopped: no summary was written."));
+      return;
+    }
+    emit conversationSummarized(
+        qstr(result->summary),
+        {{QStringLiteral("tokens_evaluated"), static_cast<qint64>(result->tokens_evaluated)},
+         {QStringLiteral("tokens_generated"), static_cast<qint64>(result->tokens_generated)},
+         {QStringLiteral("document_tokens"), static_cast<qint64>(result->plan.document_tokens)},
+         {QStringLiteral("chunks"), result->plan.n_chunks}});
+  } catch (...) {
+    emit conversationSummaryFailed(thrown("Summarizing the conversation failed"));
   }
 }
 

@@ -89,10 +89,25 @@ class EngineWorker : public QObject {
   // token checkpoints; nothing is evaluated. Answers with conversationTokensCounted(key).
   void countConversationTokens(const QVariantList& messages, const QString& system_prompt,
                                const QString& key);
+  // Summarizes `messages` (as in generate) after `system_prompt` with kvchat::summarize
+  // on a session of its own (the chat's cache stays as it is): the conversation as a
+  // transcript, "User: ..." / "Assistant: ...", chunked and merged when it is longer than
+  // the context. request_stop() cancels. Answers with conversationSummarized or
+  // conversationSummaryFailed.
+  void summarizeConversation(const QVariantList& messages, const QString& system_prompt);
 
  signals:
   void modelLoaded(const QVariantMap& info);      // ModelInfo fields + "chat_template"
   void modelLoadFailed(const QString& message);
+  // The model file was read and is what `facts` says (ModelFacts::to_map: name, head_dim,
+  // n_ctx_train), before the settings are checked against it and the session created.
+  void modelInspected(const QString& path, const QVariantMap& facts);
+  // A context policy made room: kind "turns-dropped" or "context-shifted", the tokens
+  // held before and after, and how many were evaluated again.
+  void contextPolicyApplied(const QString& kind, int tokens_before, int tokens_after,
+                            int tokens_reevaluated);
+  void conversationSummarized(const QString& summary, const QVariantMap& stats);
+  void conversationSummaryFailed(const QString& message);
   // chat_format_description, chat_format_source ("file"|"override"|"builtin"),
   // chat_format_kind, chat_template_override (see format_map()).
   void chatFormatChanged(const QVariantMap& format);
@@ -104,6 +119,9 @@ class EngineWorker : public QObject {
                                                   // generated_tokens, ttft_ms, tokens_per_second,
                                                   // stop_reason, seed (the sampling's)
   void replyFailed(const QString& message);
+  // Before replyFailed when the conversation's prompt does not fit the context (under any
+  // policy: `stop` refuses it, and no policy can make room for a single turn that long).
+  void replyContextFull(int prompt_tokens, int n_ctx);
   void memoryReport(const QVariantMap& report);   // MemoryReport fields, after every token
   void sessionEvent(const QString& kind, const QString& message);
   void snapshotSaved(const QString& path, qint64 bytes);

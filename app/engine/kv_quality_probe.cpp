@@ -47,9 +47,15 @@ void KvQualityProbe::measure(const QString& identity, std::shared_ptr<const Mode
                                  {QStringLiteral("max_kl"), q.max_kl},
                                  {QStringLiteral("top1_agreement"), q.top1_agreement}});
       }
+      // Types this model cannot use: not measured, said why (the panel can mark them).
+      QVariantMap unusable;
+      for (const KvQualityReport::Unusable& u : report->unusable) {
+        unusable.insert(QString::fromStdString(u.kv_type), QString::fromStdString(u.reason));
+      }
       out.figures = {{QStringLiteral("tokens"), report->tokens},
                      {QStringLiteral("model"), QString::fromStdString(model->info().name)},
-                     {QStringLiteral("types"), types}};
+                     {QStringLiteral("types"), types},
+                     {QStringLiteral("unusable"), unusable}};
     } catch (const std::exception& e) {
       out.error = QCoreApplication::translate("KvQualityProbe", "Measuring the KV types failed: %1").arg(QString::fromUtf8(e.what()));
     } catch (...) {

@@ -24,6 +24,7 @@
 
 #include "chat_controller.h"
 #include "models/message_list_model.h"
+#include "settings/model_settings.h"
 #include "sqlite_fault_vfs.h"
 #include "store/conversation_store.h"
 #include "store/document_store.h"
@@ -264,6 +265,7 @@ class TestStoreFaults : public QObject {
     QVERIFY(chat->all_saved());
     QVERIFY(chat->save_error().isEmpty());
     const QVector<StoredMessage> in_window = m.items();
+    const QString model_path = chat->model_info().value(QStringLiteral("path")).toString();
     chat.reset();
     QString error;
     auto store = ConversationStore::open(ConversationStore::default_path(dir.path()), &error);
@@ -273,7 +275,9 @@ class TestStoreFaults : public QObject {
     QCOMPARE(stored.size(), 4);
     for (int r = 0; r < 4; ++r) QCOMPARE(stored[r].content, in_window[r].content);
     QCOMPARE(stored[3].state, MessageState::Complete);
-    QCOMPARE(store->setting(QStringLiteral("sampling")).toMap().value("top_k").toInt(), 8);
+    // Sampling is kept per model (settings/model_settings.h).
+    const kvchat::app::ModelSettingsBook book(store->setting(QStringLiteral("model_settings")).toMap());
+    QCOMPARE(book.sampling(model_path).value("top_k").toInt(), 8);
   }
 
   void snapshotThatCannotBeWrittenIsSaid() {

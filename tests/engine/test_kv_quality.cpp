@@ -50,6 +50,24 @@ TEST(KvQuality, MatchesThePerplexityCommandOnTheSameWindow) {
   EXPECT_GT(t[2].mean_kl, 0);
 }
 
+// stories260K (head_dim 8): the block types (32 values) cannot hold its keys; they are
+// listed as unusable with the reason and the rest is measured, instead of the whole
+// measurement failing.
+TEST(KvQuality, TypesTheModelCannotUseAreListedNotMeasured) {
+  auto model = Model::load(test::shared_path("models/stories260K.gguf"));
+  ASSERT_TRUE(model) << model.message();
+  ASSERT_EQ((*model)->info().head_dim, 8);
+  auto report = measure_kv_quality(*model, {}, 32);
+  ASSERT_TRUE(report) << report.message();
+  ASSERT_EQ(report->types.size(), 1u);
+  EXPECT_EQ(report->types[0].kv_type, "f32");
+  EXPECT_LT(report->types[0].mean_kl, 1e-3);
+  ASSERT_EQ(report->unusable.size(), 2u);
+  EXPECT_EQ(report->unusable[0].kv_type, "q8_0");
+  EXPECT_EQ(report->unusable[1].kv_type, "q4_0");
+  EXPECT_NE(report->unusable[0].reason.find("head_dim is 8"), std::string::npos) << report->unusable[0].reason;
+}
+
 TEST(KvQuality, CancelAndTinyLimitsFail) {
   auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
   ASSERT_TRUE(model) << model.message();

@@ -33,7 +33,14 @@ struct KvTypeQuality {
 struct KvQualityReport {
   uint64_t model_identity = 0;  // ModelInfo::identity of the model measured
   int32_t tokens = 0;           // positions scored
-  std::vector<KvTypeQuality> types;  // every KV type but f16, the baseline
+  std::vector<KvTypeQuality> types;  // every KV type but f16 (the baseline) the model can use
+  // The KV types this model cannot use (a block type whose block does not divide its
+  // head_dim), each with why; not measured.
+  struct Unusable {
+    std::string kv_type;
+    std::string reason;
+  };
+  std::vector<Unusable> unusable;
 };
 
 // The built-in text: about 150 words of plain English prose (public domain).

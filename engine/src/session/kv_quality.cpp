@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <string>
 
 #include "kvchat/kv_types.h"
 #include "numeric/log_softmax.h"
@@ -70,6 +71,13 @@ Result<KvQualityReport> measure_kv_quality(std::shared_ptr<const Model> model,
   std::vector<double> lp, lq;
   for (const KvTypeCost& cost : kv_type_costs()) {
     if (cost.name == "f16") continue;
+    // bytes_den values make one block of the type; its rows must be whole blocks.
+    if (model->info().head_dim % static_cast<int32_t>(cost.bytes_den) != 0) {
+      report.unusable.push_back({cost.name, cost.name + " stores blocks of " + std::to_string(cost.bytes_den) +
+                                                " values; this model's head_dim is " +
+                                                std::to_string(model->info().head_dim)});
+      continue;
+    }
     if (cancelled && cancelled()) return Error{"cancelled"};
     auto logits = logits_with(model, options, cost.name, ids);
     if (!logits) return logits.error();

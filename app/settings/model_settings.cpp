@@ -1,0 +1,214 @@
+#include "settings/model_settings.h"
+
+#include <QCoreApplication>
+
+#include "engine/sampling_settings.h"
+#include "kvchat/kv_types.h"
+
+namespace kvchat::app {
+
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("ModelSettings", text); }
+
+QVariantMap merged(QVariantMap base, const QVariantMap& over) {
+  for (auto it = over.begin(); it != over.end(); ++it) base.insert(it.key(), it.value());
+  return base;
+}
+
+QVariantMap only_keys(const QVariantMap& m, const QStringList& keys) {
+  QVariantMap out;
+  for (const QString& k : keys) {
+    if (m.contains(k)) out.insert(k, m.value(k));
+  }
+  return out;
+}
+
+const QStringList& sampling_keys() {
+  static const QStringList keys{QStringLiteral("temperature"), QStringLiteral("top_k"),
+                                QStringLiteral("top_p"),       QStringLiteral("min_p"),
+                                QStringLiteral("repeat_penalty"), QStringLiteral("seed"),
+                                QStringLiteral("max_tokens"),  QStringLiteral("preset")};
+  return keys;
+}
+
+}  // namespace
+
+// ---- what a model is ------------------------------------------------------------------
+
+ModelFacts ModelFacts::from_info(const QVariantMap& info) {
+  ModelFacts f;
+  f.name = info.value(QStringLiteral("name")).toString();
+  f.head_dim = info.value(QStringLiteral("head_dim")).toInt();
+  f.n_ctx_train = info.value(QStringLiteral("n_ctx_train")).toInt();
+  return f;
+}
+
+QVariantMap ModelFacts::to_map() const {
+  return {{QStringLiteral("name"), name},
+          {QStringLiteral("head_dim"), head_dim},
+          {QStringLiteral("n_ctx_train"), n_ctx_train}};
+}
+
+QVariantMap SettingIssue::to_map() const {
+  return {{QStringLiteral("key"), key},
+          {QStringLiteral("blocking"), blocking},
+          {QStringLiteral("reason"), reason}};
+}
+
+// ---- validation -----------------------------------------------------------------------
+
+int kv_type_block_values(const QString& kv_type) {
+  // The engine's costs are per block: bytes_num bytes hold bytes_den values.
+  for (const KvTypeCost& c : kv_type_costs()) {
+    if (QString::fromStdString(c.name) == kv_type) return static_cast<int>(c.bytes_den);
+  }
+  return 0;
+}
+
+QString kv_type_problem(const QString& kv_type, const ModelFacts& facts) {
+  const int block = kv_type_block_values(kv_type);
+  if (block == 0) return tr("%1 is not a KV type (f32, f16, q8_0 or q4_0).").arg(kv_type);
+  if (!facts.known() || facts.head_dim % block == 0) return {};
+  return tr("%1 stores keys in blocks of %2 values, but this model's heads have %3 (head_dim "
+            "%3 is not a multiple of %2): it cannot be used with this model.")
+      .arg(kv_type)
+      .arg(block)
+      .arg(facts.head_dim);
+}
+
+QVector<SettingIssue> check_model_settings(const QVariantMap& engine, const ModelFacts& facts) {
+  QVector<SettingIssue> issues;
+  const QString kv_type = engine.value(QStringLiteral("kv_type"), QStringLiteral("f16")).toString();
+  if (const QString why = kv_type_problem(kv_type, facts); !why.isEmpty()) {
+    issues.push_back({QStringLiteral("kv_type"), true, why});
+  }
+  const int ctx = engine.value(QStringLiteral("ctx"), 0).toInt();
+  if (ctx < 0) {
+    issues.push_back({QStringLiteral("ctx"), true, tr("The context cannot be negative (0 = the trained length).")});
+  } else if (facts.n_ctx_train > 0 && ctx > facts.n_ctx_train) {
+    issues.push_back({QStringLiteral("ctx"), false,
+                      tr("A context of %1 tokens is longer than the %2 this model was trained "
+                         "for: past %2 it sees positions it never learned, and replies usually "
+                         "turn to noise.")
+                          .arg(ctx)
+                          .arg(facts.n_ctx_train)});
+  }
+  return issues;
+}
+
+bool has_blocking(const QVector<SettingIssue>& issues) {
+  for (const SettingIssue& i : issues) {
+    if (i.blocking) return true;
+  }
+  return false;
+}
+
+QString blocking_reasons(const QVector<SettingIssue>& issues) {
+  QStringList reasons;
+  for (const SettingIssue& i : issues) {
+    if (i.blocking) reasons << i.reason;
+  }
+  return reasons.join(QLatin1Char(' '));
+}
+
+QVariantList issues_to_list(const QVector<SettingIssue>& issues) {
+  QVariantList list;
+  for (const SettingIssue& i : issues) list.push_back(i.to_map());
+  return list;
+}
+
+// ---- the book -------------------------------------------------------------------------
+
+ModelSettingsBook::ModelSettingsBook(const QVariantMap& stored, const QVariantMap& legacy_engine,
+                                     const QVariantMap& legacy_sampling)
+    : models_(stored),
+      legacy_engine_(only_keys(legacy_engine, engine_keys())),
+      legacy_sampling_(only_keys(legacy_sampling, sampling_keys())) {
+  // "stop" was the old default, saved with every other engine setting whether chosen or
+  // not; the new default (keep the conversation going) replaces it.
+  if (legacy_engine_.value(QStringLiteral("context_policy")).toString() == QLatin1String("stop")) {
+    legacy_engine_.remove(QStringLiteral("context_policy"));
+  }
+}
+
+const QStringList& ModelSettingsBook::engine_keys() {
+  static const QStringList keys{QStringLiteral("kv_type"), QStringLiteral("ctx"),
+                                QStringLiteral("context_policy")};
+  return keys;
+}
+
+QVariantMap ModelSettingsBook::default_engine() {
+  return {{QStringLiteral("kv_type"), QStringLiteral("f16")},
+          {QStringLiteral("ctx"), 0},
+          {QStringLiteral("context_policy"), QStringLiteral("drop-oldest")}};
+}
+
+QVariantMap ModelSettingsBook::default_sampling() {
+  return {{QStringLiteral("temperature"), 0.8}, {QStringLiteral("top_k"), 40},
+          {QStringLiteral("top_p"), 0.95},      {QStringLiteral("min_p"), 0.05},
+          {QStringLiteral("repeat_penalty"), 1.0}, {QStringLiteral("seed"), kRandomSeed},
+          {QStringLiteral("max_tokens"), 256}};
+}
+
+QVariantList ModelSettingsBook::sampling_presets() {
+  auto preset = [](const char* id, const QString& name, double temperature, int top_k, double top_p,
+                   double min_p, double repeat_penalty) {
+    return QVariantMap{{QStringLiteral("id"), QLatin1String(id)},
+                       {QStringLiteral("name"), name},
+                       {QStringLiteral("values"),
+                        QVariantMap{{QStringLiteral("temperature"), temperature},
+                                    {QStringLiteral("top_k"), top_k},
+                                    {QStringLiteral("top_p"), top_p},
+                                    {QStringLiteral("min_p"), min_p},
+                                    {QStringLiteral("repeat_penalty"), repeat_penalty}}}};
+  };
+  return {preset("balanced", tr("Balanced"), 0.8, 40, 0.95, 0.05, 1.0),
+          preset("precise", tr("Precise (factual, repeatable)"), 0.2, 20, 0.9, 0.1, 1.05),
+          preset("creative", tr("Creative (varied)"), 1.1, 100, 0.98, 0.02, 1.0)};
+}
+
+QVariantMap ModelSettingsBook::entry(const QString& model) const {
+  return models_.value(model).toMap();
+}
+
+QVariantMap ModelSettingsBook::engine(const QString& model) const {
+  return merged(merged(default_engine(), legacy_engine_),
+                entry(model).value(QStringLiteral("engine")).toMap());
+}
+
+QVariantMap ModelSettingsBook::sampling(const QString& model) const {
+  return merged(merged(default_sampling(), legacy_sampling_),
+                entry(model).value(QStringLiteral("sampling")).toMap());
+}
+
+void ModelSettingsBook::set_engine(const QString& model, const QVariantMap& engine) {
+  QVariantMap e = entry(model);
+  e.insert(QStringLiteral("engine"), only_keys(engine, engine_keys()));
+  models_.insert(model, e);
+}
+
+void ModelSettingsBook::set_sampling(const QString& model, const QVariantMap& sampling) {
+  QVariantMap e = entry(model);
+  e.insert(QStringLiteral("sampling"), only_keys(sampling, sampling_keys()));
+  models_.insert(model, e);
+}
+
+ModelFacts ModelSettingsBook::facts(const QString& model) const {
+  return ModelFacts::from_info(entry(model).value(QStringLiteral("facts")).toMap());
+}
+
+void ModelSettingsBook::set_facts(const QString& model, const ModelFacts& facts) {
+  QVariantMap e = entry(model);
+  e.insert(QStringLiteral("facts"), facts.to_map());
+  models_.insert(model, e);
+}
+
+bool ModelSettingsBook::has_own_settings(const QString& model) const {
+  const QVariantMap e = entry(model);
+  return e.contains(QStringLiteral("engine")) || e.contains(QStringLiteral("sampling"));
+}
+
+QVariantMap ModelSettingsBook::to_variant() const { return models_; }
+
+}  // namespace kvchat::app

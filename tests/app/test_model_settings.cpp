@@ -1,0 +1,184 @@
+// Settings per model (issue 13 point 4): values kept per model file, checked against what
+// the model is before they are applied — a block KV type at a head_dim it does not divide
+// is refused with the reason, a context past the trained length is warned; through the
+// controller a failed load offers retry, the previous model and the demo model, and fixing
+// the setting retries.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "chat_controller.h"
+#include "settings/model_settings.h"
+
+using kvchat::app::ChatController;
+using kvchat::app::ModelFacts;
+using kvchat::app::ModelSettingsBook;
+
+namespace {
+
+const QString kStories = QStringLiteral(KVCHAT_SHARED_DIR "/models/stories260K.gguf");
+const QString kDemo = QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf");
+
+ModelFacts facts(int head_dim, int n_ctx_train) {
+  ModelFacts f;
+  f.name = QStringLiteral("test");
+  f.head_dim = head_dim;
+  f.n_ctx_train = n_ctx_train;
+  return f;
+}
+
+QStringList action_ids(const QVariantMap& notice) {
+  QStringList ids;
+  for (const QVariant& a : notice.value(QStringLiteral("actions")).toList()) {
+    ids << a.toMap().value(QStringLiteral("id")).toString();
+  }
+  return ids;
+}
+
+}  // namespace
+
+class TestModelSettings : public QObject {
+  Q_OBJECT
+ private slots:
+  void blockKvTypesNeedAHeadDimTheyDivide() {
+    // stories260K: head_dim 8; q8_0 and q4_0 store blocks of 32 values.
+    QCOMPARE(kvchat::app::kv_type_block_values(QStringLiteral("q8_0")), 32);
+    QCOMPARE(kvchat::app::kv_type_block_values(QStringLiteral("f16")), 1);
+    const QString why = kvchat::app::kv_type_problem(QStringLiteral("q8_0"), facts(8, 2048));
+    QVERIFY2(why.contains(QStringLiteral("32")) && why.contains(QStringLiteral("8")), qPrintable(why));
+    QVERIFY(!kvchat::app::kv_type_problem(QStringLiteral("q4_0"), facts(8, 2048)).isEmpty());
+    QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("f16"), facts(8, 2048)).isEmpty());
+    QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), facts(32, 512)).isEmpty());
+    QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), facts(64, 512)).isEmpty());
+    QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), facts(48, 512)).contains(QStringLiteral("48")));
+    // Unknown model: nothing to say yet (the load checks it once the file is read).
+    QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), ModelFacts{}).isEmpty());
+    QVERIFY(!kvchat::app::kv_type_problem(QStringLiteral("q5_k"), facts(32, 512)).isEmpty());
+
+    const auto issues = kvchat::app::check_model_settings(
+        {{"kv_type", "q8_0"}, {"ctx", 0}}, facts(8, 2048));
+    QCOMPARE(issues.size(), 1);
+    QCOMPARE(issues[0].key, QStringLiteral("kv_type"));
+    QVERIFY(issues[0].blocking);
+    QVERIFY(kvchat::app::has_blocking(issues));
+  }
+
+  void aContextPastTheTrainedLengthIsWarnedNotRefused() {
+    auto issues = kvchat::app::check_model_settings({{"kv_type", "f16"}, {"ctx", 1024}}, facts(32, 512));
+    QCOMPARE(issues.size(), 1);
+    QCOMPARE(issues[0].key, QStringLiteral("ctx"));
+    QVERIFY(!issues[0].blocking);
+    QVERIFY2(issues[0].reason.contains(QStringLiteral("1024")) && issues[0].reason.contains(QStringLiteral("512")),
+             qPrintable(issues[0].reason));
+    QVERIFY(kvchat::app::check_model_settings({{"kv_type", "f16"}, {"ctx", 512}}, facts(32, 512)).isEmpty());
+    QVERIFY(kvchat::app::check_model_settings({{"kv_type", "f16"}, {"ctx", 0}}, facts(32, 512)).isEmpty());
+  }
+
+  void valuesAreKeptPerModel() {
+    // Legacy global settings are every model's defaults; "stop" (the old default) is not.
+    ModelSettingsBook book({}, {{"kv_type", "q4_0"}, {"context_policy", "stop"}, {"backend", "cpu"}},
+                           {{"temperature", 0.5}});
+    QCOMPARE(book.engine("a").value("kv_type").toString(), QStringLiteral("q4_0"));
+    QCOMPARE(book.engine("a").value("context_policy").toString(), QStringLiteral("drop-oldest"));
+    QVERIFY(!book.engine("a").contains("backend"));  // machine-wide, not a model's
+    QCOMPARE(book.sampling("a").value("temperature").toDouble(), 0.5);
+
+    book.set_engine("a", {{"kv_type", "q8_0"}, {"ctx", 4096}, {"backend", "cuda"}});
+    book.set_sampling("b", {{"temperature", 1.1}, {"top_k", 100}});
+    book.set_facts("b", facts(8, 2048));
+    // Stored and read back: each model keeps its own.
+    ModelSettingsBook again(book.to_variant());
+    QCOMPARE(again.engine("a").value("kv_type").toString(), QStringLiteral("q8_0"));
+    QCOMPARE(again.engine("a").value("ctx").toInt(), 4096);
+    QVERIFY(!again.engine("a").contains("backend"));
+    QCOMPARE(again.engine("b").value("kv_type").toString(), QStringLiteral("f16"));
+    QCOMPARE(again.sampling("b").value("temperature").toDouble(), 1.1);
+    QCOMPARE(again.sampling("a").value("temperature").toDouble(), 0.8);
+    QCOMPARE(again.facts("b").head_dim, 8);
+    QVERIFY(!again.facts("a").known());
+    QVERIFY(again.has_own_settings("a") && again.has_own_settings("b") && !again.has_own_settings("c"));
+    QCOMPARE(ModelSettingsBook::sampling_presets().size(), 3);
+  }
+
+  // stories260K with q8_0: refused with the reason, the banner offers Retry, the demo
+  // model and the settings; fixing the setting (f16) retries and loads it.
+  void aFailedLoadOffersItsWayOutAndFixingTheSettingRetries() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    chat.set_demo_model_path(kDemo);
+    chat.set_engine_settings_for(kStories, {{"kv_type", "q8_0"}});
+    chat.loadModel(kStories);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
+    QVERIFY2(chat.model_error().contains(QStringLiteral("head_dim")), qPrintable(chat.model_error()));
+    QVERIFY(chat.model_info().isEmpty());
+    QCOMPARE(chat.notice().value("kind").toString(), QStringLiteral("load-failed"));
+    QVERIFY2(chat.notice().value("text").toString().contains(QStringLiteral("q8_0")),
+             qPrintable(chat.notice().value("text").toString()));
+    const QStringList ids = action_ids(chat.notice());
+    QVERIFY2(ids.contains("retry") && ids.contains("demo") && ids.contains("settings"), qPrintable(ids.join(',')));
+    // The drawer shows stories260K's settings and facts: q8_0 disabled with the reason.
+    QCOMPARE(chat.settings_model(), kStories);
+    QCOMPARE(chat.settings_model_facts().value("head_dim").toInt(), 8);
+    QVERIFY(!chat.kvTypeProblem(QStringLiteral("q8_0")).isEmpty());
+    QVERIFY(chat.kvTypeProblem(QStringLiteral("f32")).isEmpty());
+    QVERIFY(!chat.checkEngineSettings({{"ctx", 4096}}).isEmpty());  // past 2048: warned
+
+    // Retry: checked before the worker (the facts are known now), the same reason.
+    chat.noticeAction(QStringLiteral("retry"));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
+    QVERIFY(chat.model_error().contains(QStringLiteral("head_dim")));
+
+    // A blocking setting is refused with the reason; a fixed one retries the load.
+    QSignalSpy errors(&chat, &ChatController::errorOccurred);
+    chat.setEngineSettings({{"kv_type", "q4_0"}});
+    QCOMPARE(errors.count(), 1);
+    QCOMPARE(chat.engine_settings().value("kv_type").toString(), QStringLiteral("q8_0"));
+    chat.setEngineSettings({{"kv_type", "f16"}});
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000));
+    QVERIFY(chat.model_error().isEmpty());
+    QCOMPARE(chat.model_info().value("kv_type").toString(), QStringLiteral("f16"));
+    QVERIFY(chat.notice().isEmpty());
+    // The KV types' quality measured on it: the block types listed as unusable, f32 measured.
+    QVERIFY(QTest::qWaitFor([&] { return !chat.kv_quality().isEmpty(); }, 60000));
+    QVERIFY(chat.kv_quality().value("unusable").toMap().contains("q8_0"));
+    QVERIFY(chat.kv_quality().value("types").toMap().contains("f32"));
+
+    // Kept per model: the demo model (head_dim 32) takes q8_0, stories260K keeps f16.
+    chat.set_engine_settings_for(kDemo, {{"kv_type", "q8_0"}});
+    chat.noticeAction(QStringLiteral("demo"));  // no banner now: nothing happens
+    chat.loadModel(kDemo);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.model_info().value("path") == kDemo; }, 60000));
+    QCOMPARE(chat.model_info().value("kv_type").toString(), QStringLiteral("q8_0"));
+    QCOMPARE(chat.engine_settings().value("kv_type").toString(), QStringLiteral("q8_0"));
+    chat.loadModel(kStories);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.model_info().value("path") == kStories; }, 60000));
+    QCOMPARE(chat.model_info().value("kv_type").toString(), QStringLiteral("f16"));
+  }
+
+  // A failed load with another model loaded: "Keep" goes back to it; the demo action loads the demo.
+  void theDemoAndThePreviousModelAreOffered() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    chat.set_demo_model_path(kDemo);
+    chat.loadModel(kStories);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000));
+    chat.loadModel(dir.filePath(QStringLiteral("missing.gguf")));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
+    QVERIFY(!chat.model_error().isEmpty());
+    QStringList ids = action_ids(chat.notice());
+    QVERIFY2(ids.contains("previous") && ids.contains("demo") && ids.contains("retry"), qPrintable(ids.join(',')));
+    chat.noticeAction(QStringLiteral("previous"));
+    QVERIFY(chat.notice().isEmpty());
+    QVERIFY(chat.model_error().isEmpty());
+    QCOMPARE(chat.settings_model(), kStories);
+
+    chat.loadModel(dir.filePath(QStringLiteral("missing.gguf")));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
+    chat.noticeAction(QStringLiteral("demo"));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.model_info().value("path") == kDemo; }, 60000));
+    QVERIFY(chat.notice().isEmpty());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestModelSettings)
+#include "test_model_settings.moc"
