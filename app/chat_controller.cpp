@@ -316,6 +316,7 @@ void ChatController::on_snapshot_saved(const QString& path, qint64 bytes) {
                         "restores it without computing it again.").arg(formatBytes(bytes));
   snapshot_detail_.clear();
   emit snapshotChanged();
+  write_test_state();
 }
 
 void ChatController::on_snapshot_disk_usage(const QVariantMap& usage) {
@@ -478,6 +479,7 @@ void ChatController::renameConversation(qint64 id, const QString& title) {
     emit errorOccurred(tr("The new name was not saved: %1").arg(error));
   }
   refresh_conversations();
+  write_test_state();
 }
 
 void ChatController::deleteConversation(qint64 id) {
@@ -501,6 +503,8 @@ void ChatController::deleteConversation(qint64 id) {
     switch_conversation_state(current_, 0);
     current_ = 0;
     messages_.reset({});
+    // Its KV goes from the session too (Undo restores it from its snapshot, kept till then).
+    QMetaObject::invokeMethod(worker_, "clearSession", Qt::QueuedConnection);
     emit currentConversationChanged();
   }
   refresh_conversations();
@@ -777,6 +781,7 @@ void ChatController::flush_to_ui() {
   if (memory_dirty_) {
     memory_dirty_ = false;
     emit memoryChanged();
+    if (!generating_) write_test_state();  // a switched or restored timeline
   }
 }
 
