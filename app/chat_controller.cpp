@@ -696,8 +696,14 @@ void ChatController::start_reply() {
   refresh_conversations();
   set_generating(true);
   since_persist_.start();
-  // Mark the turn boundary on the memory timeline.
-  if (!memory_history_.isEmpty()) {
+  // Mark the turn boundary on the memory timeline (the first turn too: a point for where
+  // the conversation stands before it).
+  if (memory_history_.isEmpty() && !memory_.isEmpty()) {
+    memory_history_.push_back(QVariantMap{{"tokens", memory_.value("kv_tokens").toInt()},
+                                          {"used", memory_.value("kv_used_bytes")},
+                                          {"allocated", memory_.value("kv_allocated_bytes")},
+                                          {"turn", true}});
+  } else if (!memory_history_.isEmpty()) {
     QVariantMap last = memory_history_.back().toMap();
     last["turn"] = true;
     memory_history_.back() = last;

@@ -58,6 +58,9 @@ Pane {
                 visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
+                Layout.preferredHeight: 2 * fontMetrics.height
+                wrapMode: Text.Wrap
+                maximumLineCount: 2
                 elide: Text.ElideRight
                 font.pixelSize: 11
                 text: st.generated_tokens === undefined ? qsTr("Last reply: —")
@@ -150,6 +153,7 @@ Pane {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 height: 22
+                clip: true
                 property real total: (m.weights_bytes || 0) + (m.kv_allocated_bytes || 0) + (m.scratch_bytes || 0)
                 property var parts: [
                     { name: qsTr("weights"), bytes: m.weights_bytes || 0, color: "#5b7db1" },
@@ -211,6 +215,9 @@ Pane {
                 objectName: "kvScaleText"
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
+                Layout.preferredHeight: 2 * fontMetrics.height
+                wrapMode: Text.Wrap
+                maximumLineCount: 2
                 elide: Text.ElideRight
                 font.pixelSize: 11
                 text: qsTr("KV used %1 · allocated %2 · %3 %4 (%5%)")
@@ -237,6 +244,9 @@ Pane {
                     .arg(fmt(m.process_resident_bytes)).arg(fmt(m.system_available_bytes)).arg(fmt(m.system_total_bytes))
                 font.pixelSize: 11
                 wrapMode: Text.Wrap
+                maximumLineCount: 2
+                elide: Text.ElideRight
+                Layout.preferredHeight: 2 * fontMetrics.height
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
             }
@@ -406,7 +416,7 @@ Pane {
                 onPaint: {
                     var ctx = getContext("2d")
                     ctx.reset()
-                    var left = 56, bottom = 20, top = 14, right = 8
+                    var left = 56, bottom = 20, top = 22, right = 8
                     var w = width - left - right, h = height - top - bottom
                     ctx.fillStyle = Qt.rgba(0.5, 0.5, 0.5, 0.08)
                     ctx.fillRect(left, top, w, h)
@@ -417,7 +427,9 @@ Pane {
                         maxT = Math.max(maxT, points[i].tokens)
                         maxB = Math.max(maxB, points[i].allocated, points[i].used)
                     }
+                    // Round ends, the tokens axis at most the whole context.
                     maxT = niceCeil(maxT * 1.05)
+                    if ((m.kv_max_tokens || 0) > 0 && maxT > m.kv_max_tokens) maxT = Math.max(m.kv_max_tokens, lastTokens, 1)
                     maxB = niceCeil(maxB * 1.05)
                     function x(t) { return left + w * t / maxT }
                     function y(b) { return top + h - h * b / maxB }
@@ -437,9 +449,9 @@ Pane {
                         ctx.beginPath(); ctx.moveTo(x(tv), top + h); ctx.lineTo(x(tv), top + h + 3); ctx.stroke()
                     }
                     ctx.textAlign = "left"
-                    ctx.fillText(qsTr("bytes"), 2, top - 4)
+                    ctx.fillText(qsTr("KV bytes"), 2, 10)
                     ctx.textAlign = "right"
-                    ctx.fillText(qsTr("tokens in context"), left + w, top - 4)
+                    ctx.fillText(qsTr("→ tokens in context"), left + w, 10)
                     if (n === 0) {
                         ctx.textAlign = "center"
                         ctx.fillText(qsTr("No tokens yet in this conversation"), left + w / 2, top + h / 2)
@@ -475,7 +487,7 @@ Pane {
             Label {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
-                elide: Text.ElideRight
+                wrapMode: Text.Wrap
                 font.pixelSize: 11
                 opacity: 0.8
                 text: qsTr("orange: used · light orange: reserved · dashed: a reply began (%1 so far)")
