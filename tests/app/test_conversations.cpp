@@ -273,6 +273,30 @@ class TestConversations : public QObject {
     QVERIFY(QTest::qWaitFor([&] { return chat.snapshot_status().contains("restored from the snapshot"); }, 20000));
     QCOMPARE(chat.memory_history().back().toMap().value("tokens").toInt(), a_tokens);
   }
+
+  void aKvTypeChangeLeavesNoStaleLines() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    chat.loadModel(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf"));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000));
+    QSignalSpy finished(&chat, &ChatController::replyFinished);
+    QVERIFY(chat.send(QStringLiteral("Genesis 1")));
+    QVERIFY(finished.wait(60000) || finished.count() > 0);
+    QVERIFY(QTest::qWaitFor([&] { return chat.snapshot_bytes() > 0; }, 20000));
+    QCOMPARE(chat.last_reply_stats().value("kv_type").toString(), QStringLiteral("f16"));
+    const QString saved_line = chat.snapshot_status();
+    QVERIFY(saved_line.startsWith(QStringLiteral("Saved after the last reply")));
+
+    QVariantMap settings = chat.engine_settings();
+    settings.insert(QStringLiteral("kv_type"), QStringLiteral("q8_0"));
+    chat.setEngineSettings(settings);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.memory().value("kv_type") == "q8_0"; }, 60000));
+    // The f16 session's timeline is gone; the snapshot line speaks of this session: the
+    // f16 snapshot is restored or refused, never the old "saved" line.
+    QVERIFY(QTest::qWaitFor([&] { return !chat.snapshot_status().isEmpty(); }, 20000));
+    QVERIFY2(chat.snapshot_status() != saved_line, qPrintable(chat.snapshot_status()));
+    QVERIFY(chat.memory_history().size() <= 2);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestConversations)
