@@ -116,6 +116,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   // The chat's own errors (a refused send, a store failure) use the same message banner.
   connect(this, &ChatController::errorOccurred, docs, &DocumentController::show_error);
   connect(docs, &DocumentController::stateChanged, this, [this] { write_test_state(); });
+  connect(this, &ChatController::currentConversationChanged, this,
+          &ChatController::lastReplyStatsChanged);
   engine_thread_.start();
   // Said where the window shows messages (the DocumentController's banner listens).
   if (!store_error_.isEmpty()) emit errorOccurred(store_error_);
@@ -552,6 +554,16 @@ void ChatController::commit_pending_delete() {
   write_test_state();
 }
 
+QVariantMap ChatController::conversation_reply_stats() const {
+  const auto& items = messages_.items();
+  for (auto it = items.rbegin(); it != items.rend(); ++it) {
+    if (it->role == QLatin1String("assistant") && it->stats.contains(QStringLiteral("generated_tokens"))) {
+      return it->stats;
+    }
+  }
+  return {};
+}
+
 QString ChatController::conversationTitle(qint64 id) const {
   if (!store_) return {};
   const auto c = store_->conversation(id);
@@ -799,7 +811,8 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   last_reply_stats_.insert(QStringLiteral("kv_type"), memory_.value(QStringLiteral("kv_type")));
   const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
   const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
-  persist_reply(state, stats);
+  persist_reply(state, last_reply_stats_);
+  emit lastReplyStatsChanged();
   set_generating(false);
   refresh_conversations();
   // Keep the conversation's KV state so reopening it later costs no re-evaluation.

@@ -61,7 +61,8 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(QVariantMap snapshotDisk READ snapshot_disk NOTIFY snapshotChanged)
   // All KV snapshots together; the least recently used go beyond it (0: no limit).
   Q_PROPERTY(qint64 snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes NOTIFY snapshotChanged)
-  Q_PROPERTY(QVariantMap lastReplyStats READ last_reply_stats NOTIFY replyFinished)
+  // The open conversation's last reply's figures (its stored stats; empty when it has none).
+  Q_PROPERTY(QVariantMap lastReplyStats READ conversation_reply_stats NOTIFY lastReplyStatsChanged)
   // The KV types' quality figures measured on the loaded model (KvQualityProbe fields),
   // empty until measured (the panel then shows the demo model's, labelled as such).
   Q_PROPERTY(QVariantMap kvQuality READ kv_quality NOTIFY kvQualityChanged)
@@ -105,7 +106,9 @@ class ChatController : public QObject, public ConversationHost {
   static constexpr int kUndoDeleteMs = 8000;
   // The pending delete done now (the timer's end; tests call it).
   void commit_pending_delete();
+  // The last reply of this run, in any conversation (the measured speeds).
   QVariantMap last_reply_stats() const override { return last_reply_stats_; }
+  QVariantMap conversation_reply_stats() const;
   qint64 snapshot_bytes() const { return snapshot_bytes_; }
   QVariantMap kv_quality() const { return kv_quality_; }
   QVariantMap snapshot_disk() const;
@@ -174,6 +177,7 @@ class ChatController : public QObject, public ConversationHost {
   void kvQualityChanged();
   void saveErrorChanged();
   void pendingDeleteChanged();
+  void lastReplyStatsChanged();
 
  private:
   void on_model_loaded(const QVariantMap& info);

@@ -257,9 +257,14 @@ class TestConversations : public QObject {
     QVERIFY(a_tokens > 5);
     QVERIFY2(chat.snapshot_status().contains(chat.formatBytes(chat.snapshot_bytes())), qPrintable(chat.snapshot_status()));
 
+    // The panel's "last reply" line is the open conversation's.
+    const QVariantMap a_reply = chat.conversation_reply_stats();
+    QVERIFY(a_reply.value("generated_tokens").toInt() > 0);
+    QCOMPARE(a_reply.value("kv_type").toString(), QStringLiteral("f16"));
     chat.newConversation();
     const qint64 b = chat.current_conversation();
     QVERIFY(b != a);
+    QVERIFY(chat.conversation_reply_stats().isEmpty());
     // B's timeline: its own points only (the cleared session reports 0 tokens).
     QVERIFY(QTest::qWaitFor([&] { return !chat.memory_history().isEmpty(); }, 10000));
     for (const QVariant& p : chat.memory_history()) QCOMPARE(p.toMap().value("tokens").toInt(), 0);
@@ -267,6 +272,7 @@ class TestConversations : public QObject {
     QVERIFY(chat.snapshot_status().isEmpty());
 
     chat.selectConversation(a);
+    QCOMPARE(chat.conversation_reply_stats(), a_reply);
     QVERIFY(chat.memory_history().size() >= a_history.size());
     for (int i = 0; i < a_history.size(); ++i) QCOMPARE(chat.memory_history()[i], a_history[i]);
     // The restore reports the same tokens: the line says restored, with its size.
