@@ -8,6 +8,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QStandardPaths>
+#include <QFileInfo>
 #include <QUrl>
 
 #include "documents/document_controller.h"
@@ -591,6 +593,12 @@ bool ChatController::exportConversation(qint64 id, const QString& path_or_url) {
 
 QString ChatController::exportFileName(qint64 id, const QString& format) const {
   return export_file_name(conversationTitle(id), export_format_for(format));
+}
+
+QString ChatController::defaultExportPath(qint64 id, const QString& format) const {
+  QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QDir::homePath();
+  return QDir(dir).filePath(exportFileName(id, format));
 }
 
 void ChatController::search(const QString& text) {

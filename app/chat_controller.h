@@ -146,6 +146,9 @@ class ChatController : public QObject, public ConversationHost {
   Q_INVOKABLE bool exportConversation(qint64 id, const QString& path_or_url);
   // A file name for the export dialog: the title made safe, suffix ".md" or ".json".
   Q_INVOKABLE QString exportFileName(qint64 id, const QString& format) const;
+  // Where the export dialog proposes to write: the Documents folder (the home folder when
+  // there is none) and exportFileName.
+  Q_INVOKABLE QString defaultExportPath(qint64 id, const QString& format) const;
   Q_INVOKABLE void search(const QString& text);
   Q_INVOKABLE QString formatBytes(double bytes) const;
   // backend ("auto"/"cpu"/"cuda"), threads, ctx, kv_type, context_policy: reloads the

@@ -6,7 +6,6 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import QtQuick.Dialogs
-import QtCore
 
 Pane {
     id: root
@@ -39,8 +38,7 @@ Pane {
         if (!id) return
         exportDialog.conversation = id
         exportDialog.format = format
-        exportDialog.selectedNameFilter.index = format === "json" ? 1 : 0
-        exportDialog.selectedFile = exportDialog.currentFolder + "/" + chat.exportFileName(id, format)
+        pathField.text = chat.defaultExportPath(id, format)
         exportDialog.open()
     }
 
@@ -195,19 +193,82 @@ Pane {
         MenuItem { text: qsTr("Delete  (Del)"); onTriggered: root.remove(contextMenu.conversation) }
     }
 
-    FileDialog {
+    // Export: the file's place and name proposed and focused (Enter writes it, Esc
+    // cancels); Markdown or JSON; "Browse…" for the system's file dialog.
+    Dialog {
         id: exportDialog
+        objectName: "exportDialog"
         property var conversation: 0
         property string format: "md"
         title: qsTr("Export the conversation")
-        fileMode: FileDialog.SaveFile
-        currentFolder: StandardPaths.writableLocation(StandardPaths.DocumentsLocation)
-        nameFilters: [qsTr("Markdown (*.md)"), qsTr("JSON (*.json)")]
+        modal: true
+        focus: true
+        anchors.centerIn: Overlay.overlay
+        width: Math.min(560, (Overlay.overlay ? Overlay.overlay.width : 560) - 40)
+        function setFormat(f) {
+            format = f
+            var path = pathField.text.replace(/\.(md|markdown|json)$/i, "")
+            pathField.text = path + (f === "json" ? ".json" : ".md")
+        }
+        onOpened: { pathField.forceActiveFocus(); pathField.cursorPosition = pathField.text.length }
         onAccepted: {
-            var file = selectedFile.toString()
-            var json = selectedNameFilter.index === 1
-            if (!/\.(md|markdown|json)$/i.test(file)) file += json ? ".json" : ".md"
-            chat.exportConversation(conversation, file)
+            var path = pathField.text.trim()
+            if (path.length === 0) return
+            if (!/\.(md|markdown|json)$/i.test(path)) path += format === "json" ? ".json" : ".md"
+            chat.exportConversation(conversation, path)
+        }
+        onClosed: list.forceActiveFocus()
+        footer: DialogButtonBox {
+            Button { text: qsTr("Export"); DialogButtonBox.buttonRole: DialogButtonBox.AcceptRole }
+            Button { text: qsTr("Cancel"); DialogButtonBox.buttonRole: DialogButtonBox.RejectRole }
+        }
+        ColumnLayout {
+            width: exportDialog.availableWidth
+            spacing: 6
+            RowLayout {
+                RadioButton {
+                    text: qsTr("Markdown, to read")
+                    checked: exportDialog.format === "md"
+                    onClicked: exportDialog.setFormat("md")
+                }
+                RadioButton {
+                    text: qsTr("JSON, every stored field")
+                    checked: exportDialog.format === "json"
+                    onClicked: exportDialog.setFormat("json")
+                }
+            }
+            Label { text: qsTr("Save as") }
+            RowLayout {
+                Layout.fillWidth: true
+                TextField {
+                    id: pathField
+                    objectName: "exportPath"
+                    Layout.fillWidth: true
+                    Accessible.name: qsTr("File to write")
+                    onAccepted: exportDialog.accept()
+                    Keys.onEscapePressed: exportDialog.reject()
+                }
+                Button {
+                    text: qsTr("Browse…")
+                    onClicked: {
+                        var slash = pathField.text.lastIndexOf("/")
+                        if (slash > 0) browseDialog.currentFolder = "file://" + pathField.text.substring(0, slash)
+                        browseDialog.open()
+                    }
+                }
+            }
+        }
+    }
+    FileDialog {
+        id: browseDialog
+        title: qsTr("Export the conversation")
+        fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Choose")
+        nameFilters: exportDialog.format === "json" ? [qsTr("JSON (*.json)")] : [qsTr("Markdown (*.md)")]
+        onAccepted: {
+            var file = decodeURIComponent(selectedFile.toString().replace(/^file:\/\//, ""))
+            pathField.text = file
+            pathField.forceActiveFocus()
         }
     }
 

@@ -5,6 +5,7 @@
 #      the list (Ctrl+F, Down, Down, Enter);
 #   2. F2 renames the conversation under the cursor (the name is selected: typing replaces
 #      it, Enter keeps it); F2 then Esc leaves it as it was;
+#   2b. the Menu key's Export as Markdown / JSON write the stored messages to the path typed;
 #   3. Delete hides it at once, Ctrl+Z brings it back with its messages; Delete again and
 #      it is gone from the database a few seconds later;
 #   4. Ctrl+N twice: one empty "New chat", not two.
@@ -75,6 +76,35 @@ xdotool key Escape
 sleep 1
 [ "$(sql "select title from conversations where id = $a")" = "Psalms and more" ] || fail "Esc did not cancel the rename"
 echo "e2e-conversations: F2 renamed A; F2 then Esc left it"
+
+# 2b. Export by keyboard: the Menu key, "Export as Markdown…" / "Export as JSON…", a path
+# typed over the one proposed, Enter. The files hold the stored messages.
+xdotool key Menu
+sleep 0.3
+xdotool key Down Down Return
+sleep 0.5
+xdotool key ctrl+a
+xdotool type --delay 5 "$data/export.md"
+import -window root "$artifacts/e2e-conversations-export.png"
+xdotool key Return
+wait_for 10 test -s "$data/export.md" || fail "Export as Markdown wrote nothing"
+sql "select content from messages where conversation_id = $a order by id" > "$data/stored.txt"
+[ "$(head -1 "$data/export.md")" = "# Psalms and more" ] || fail "the Markdown export does not start with the title: $(head -1 "$data/export.md")"
+grep -qxF "Genesis 1" "$data/export.md" || fail "the Markdown export lacks the user message"
+reply_line=$(sql "select content from messages where conversation_id = $a and role = 'assistant'" | grep -m1 .)
+grep -qF "$reply_line" "$data/export.md" || fail "the Markdown export lacks the reply"
+xdotool key Menu
+sleep 0.3
+xdotool key Down Down Down Return
+sleep 0.5
+xdotool key ctrl+a
+xdotool type --delay 5 "$data/export.json"
+xdotool key Return
+wait_for 10 test -s "$data/export.json" || fail "Export as JSON wrote nothing"
+[ "$(jq -r '.messages | length' "$data/export.json")" = 2 ] || fail "the JSON export has $(jq -r '.messages | length' "$data/export.json") messages"
+jq -r '.messages[].content' "$data/export.json" > "$data/exported.txt"
+cmp -s "$data/stored.txt" "$data/exported.txt" || fail "the JSON export's messages differ from the stored ones"
+echo "e2e-conversations: exported A as Markdown ($(wc -c < "$data/export.md") bytes) and JSON, both with the stored messages"
 
 # 3. Delete, undo; delete for good.
 xdotool key Delete
