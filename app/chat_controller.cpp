@@ -8,12 +8,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
-#include <QStandardPaths>
-#include <QFileInfo>
 #include <QUrl>
 
 #include "documents/document_controller.h"
-#include "export/conversation_export.h"
 #include "engine/engine_worker.h"
 #include "kvchat/model.h"
 
@@ -368,14 +365,7 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
   model_path_ = info.value("path").toString();
   model_loading_ = false;
   model_error_.clear();
-  // Every figure of the previous model's session is stale now: the timelines, the
-  // snapshot line (the restore below says it again for this session).
-  memory_history_.clear();
-  memory_histories_.clear();
-  snapshot_status_.clear();
-  snapshot_detail_.clear();
-  emit snapshotChanged();
-  emit memoryChanged();
+  forget_session_figures();
   emit modelChanged();
   measure_kv_quality(info.value(QStringLiteral("identity")).toString());
   // Which chat format the conversation goes through, and why (Settings can change it).
@@ -438,29 +428,6 @@ void ChatController::newConversation() {
   write_test_state();
 }
 
-qint64 ChatController::empty_conversation() const {
-  if (!store_) return 0;
-  for (const StoredConversation& c : store_->conversations()) {
-    if (c.id == pending_delete_id_ || !c.system_prompt.isEmpty()) continue;
-    if (store_->messages(c.id).isEmpty()) return c.id;
-  }
-  return 0;
-}
-
-void ChatController::switch_conversation_state(qint64 from, qint64 to) {
-  if (from) memory_histories_.insert(from, memory_history_);
-  memory_history_ = memory_histories_.take(to);
-  snapshot_status_.clear();
-  snapshot_detail_.clear();
-  snapshot_bytes_ = 0;
-  for (const char* key : {"file_bytes", "last_written_bytes", "last_tokens_written", "last_rewritten",
-                          "last_why_rewritten"}) {
-    snapshot_disk_.remove(QLatin1String(key));  // this conversation's figures; the total stays
-  }
-  emit snapshotChanged();
-  emit memoryChanged();
-}
-
 void ChatController::selectConversation(qint64 id) {
   if (!store_ || generating_ || id == current_ || id == pending_delete_id_ ||
       !can_leave_conversation()) {
@@ -514,91 +481,6 @@ void ChatController::deleteConversation(qint64 id) {
   refresh_conversations();
   emit pendingDeleteChanged();
   write_test_state();
-}
-
-void ChatController::undoDelete() {
-  if (!pending_delete_id_) return;
-  const qint64 id = std::exchange(pending_delete_id_, 0);
-  pending_delete_title_.clear();
-  delete_timer_.stop();
-  refresh_conversations();
-  emit pendingDeleteChanged();
-  // Back where it was: open again when no other conversation was opened meanwhile.
-  if (!current_ && !generating_) selectConversation(id);
-  write_test_state();
-}
-
-QVariantMap ChatController::pending_delete() const {
-  if (!pending_delete_id_) return {};
-  return {{QStringLiteral("id"), pending_delete_id_},
-          {QStringLiteral("title"), pending_delete_title_}};
-}
-
-void ChatController::commit_pending_delete() {
-  if (!pending_delete_id_ || !store_) return;
-  const qint64 id = std::exchange(pending_delete_id_, 0);
-  pending_delete_title_.clear();
-  delete_timer_.stop();
-  QString error;
-  if (!store_->delete_conversation(id, &error)) {
-    emit errorOccurred(tr("The conversation was not deleted: %1").arg(error));
-  } else {
-    const QString snapshot = snapshot_path(id);
-    if (QFile::exists(snapshot) && !QFile::remove(snapshot)) {
-      emit errorOccurred(tr("The conversation is deleted but its KV snapshot %1 could not be "
-                            "removed.").arg(snapshot));
-    }
-    memory_histories_.remove(id);
-    if (documents_) documents_->forget_conversation(id);
-  }
-  refresh_conversations();  // a conversation that could not be deleted is listed again
-  emit pendingDeleteChanged();
-  write_test_state();
-}
-
-QVariantMap ChatController::conversation_reply_stats() const {
-  const auto& items = messages_.items();
-  for (auto it = items.rbegin(); it != items.rend(); ++it) {
-    if (it->role == QLatin1String("assistant") && it->stats.contains(QStringLiteral("generated_tokens"))) {
-      return it->stats;
-    }
-  }
-  return {};
-}
-
-QString ChatController::conversationTitle(qint64 id) const {
-  if (!store_) return {};
-  const auto c = store_->conversation(id);
-  return c ? c->title : QString();
-}
-
-bool ChatController::exportConversation(qint64 id, const QString& path_or_url) {
-  const QUrl url(path_or_url);
-  const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
-  const auto conversation = store_ ? store_->conversation(id) : std::nullopt;
-  if (!conversation || path.isEmpty()) return false;
-  // The open conversation's rows as the window shows them (an unsaved one included).
-  const QVector<StoredMessage> rows = id == current_ ? messages_.items() : store_->messages(id);
-  const QByteArray bytes = export_format_for(path) == ExportFormat::Json
-                               ? conversation_to_json(*conversation, rows)
-                               : conversation_to_markdown(*conversation, rows);
-  QString error;
-  if (!write_export_file(path, bytes, &error)) {
-    emit errorOccurred(error);
-    return false;
-  }
-  on_session_event(tr("export"), tr("“%1” written to %2").arg(conversation->title, path));
-  return true;
-}
-
-QString ChatController::exportFileName(qint64 id, const QString& format) const {
-  return export_file_name(conversationTitle(id), export_format_for(format));
-}
-
-QString ChatController::defaultExportPath(qint64 id, const QString& format) const {
-  QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-  if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QDir::homePath();
-  return QDir(dir).filePath(exportFileName(id, format));
 }
 
 void ChatController::search(const QString& text) {
@@ -716,18 +598,7 @@ void ChatController::start_reply() {
   refresh_conversations();
   set_generating(true);
   since_persist_.start();
-  // Mark the turn boundary on the memory timeline (the first turn too: a point for where
-  // the conversation stands before it).
-  if (memory_history_.isEmpty() && !memory_.isEmpty()) {
-    memory_history_.push_back(QVariantMap{{"tokens", memory_.value("kv_tokens").toInt()},
-                                          {"used", memory_.value("kv_used_bytes")},
-                                          {"allocated", memory_.value("kv_allocated_bytes")},
-                                          {"turn", true}});
-  } else if (!memory_history_.isEmpty()) {
-    QVariantMap last = memory_history_.back().toMap();
-    last["turn"] = true;
-    memory_history_.back() = last;
-  }
+  mark_turn_on_timeline();
   QMetaObject::invokeMethod(worker_, "generate", Qt::QueuedConnection, Q_ARG(QVariantList, history),
                             Q_ARG(QString, system_prompt()), Q_ARG(QVariantMap, sampling_));
 }

@@ -56,6 +56,7 @@ class ChatController : public QObject, public ConversationHost {
   // gone from the list at once and deleted from the store when the time is up, when another
   // one is deleted, or at exit; undoDelete() brings it back with its messages.
   Q_PROPERTY(QVariantMap pendingDelete READ pending_delete NOTIFY pendingDeleteChanged)
+  Q_PROPERTY(int undoDeleteMs READ undo_delete_ms CONSTANT)
   Q_PROPERTY(qint64 snapshotBytes READ snapshot_bytes NOTIFY snapshotChanged)
   // EngineWorker::snapshotDiskUsage's figures plus budget_bytes.
   Q_PROPERTY(QVariantMap snapshotDisk READ snapshot_disk NOTIFY snapshotChanged)
@@ -104,6 +105,7 @@ class ChatController : public QObject, public ConversationHost {
   QString snapshot_detail() const { return snapshot_detail_; }
   QVariantMap pending_delete() const;
   static constexpr int kUndoDeleteMs = 8000;
+  int undo_delete_ms() const { return kUndoDeleteMs; }
   // The pending delete done now (the timer's end; tests call it).
   void commit_pending_delete();
   // The last reply of this run, in any conversation (the measured speeds).
@@ -211,6 +213,8 @@ class ChatController : public QObject, public ConversationHost {
   void switch_conversation_state(qint64 from, qint64 to);
   // An empty conversation already listed (no messages, no system prompt), 0 if none.
   qint64 empty_conversation() const;
+  void forget_session_figures();  // a model (re)loaded: the old session's timelines, lines
+  void mark_turn_on_timeline();   // a reply begins here
   void set_generating(bool on);
   void write_test_state(bool reply_finished);
   bool test_reply_finished_ = false;

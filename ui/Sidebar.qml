@@ -152,7 +152,7 @@ Pane {
                     color: palette.highlight
                     NumberAnimation on width {
                         id: countdown
-                        from: undoBar.width; to: 0; duration: 8000
+                        from: undoBar.width; to: 0; duration: chat.undoDeleteMs
                         running: false
                     }
                 }
