@@ -307,23 +307,23 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="135" />
-        <location filename="../app/engine/engine_worker.cpp" line="190" />
+        <location filename="../app/engine/engine_worker.cpp" line="138" />
+        <location filename="../app/engine/engine_worker.cpp" line="193" />
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="210" />
+        <location filename="../app/engine/engine_worker.cpp" line="213" />
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="228" />
+        <location filename="../app/engine/engine_worker.cpp" line="231" />
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="251" />
+        <location filename="../app/engine/engine_worker.cpp" line="254" />
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
     </message>
@@ -1106,19 +1106,24 @@ Snapshot on disk: %1</source>
 <context>
     <name>SummaryJob</name>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="171" />
+        <location filename="../app/documents/summary_job.cpp" line="172" />
         <source>Summary job %1 is not stored.</source>
         <translation>요약 작업 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="175" />
+        <location filename="../app/documents/summary_job.cpp" line="176" />
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="193" />
+        <location filename="../app/documents/summary_job.cpp" line="195" />
         <source>The job's document (%1) is not stored.</source>
         <translation>작업의 문서(%1)가 저장되어 있지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/summary_job.cpp" line="205" />
+        <source>Summarize “%1”</source>
+        <translation>“%1” 요약</translation>
     </message>
 </context>
 <context>
@@ -1384,52 +1389,47 @@ Snapshot on disk: %1</source>
         <translation>토큰을 세려면 모델을 불러오세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="336" />
+        <location filename="../app/documents/document_controller.cpp" line="337" />
         <source>Cannot summarize: %1</source>
         <translation>요약할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="348" />
+        <location filename="../app/documents/document_controller.cpp" line="349" />
         <source>“%1” does not fit the context window whole: summarize it instead.</source>
         <translation>“%1”은(는) 컨텍스트 창에 통째로 들어가지 않습니다. 대신 요약하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="359" />
+        <location filename="../app/documents/document_controller.cpp" line="360" />
         <source>The stored text of “%1” cannot be read.</source>
         <translation>저장된 “%1”의 텍스트를 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="421" />
+        <location filename="../app/documents/document_controller.cpp" line="422" />
         <source>resuming after %1 summaries</source>
         <translation>요약 %1개 이후부터 재개</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="421" />
+        <location filename="../app/documents/document_controller.cpp" line="422" />
         <source>counting chunks</source>
         <translation>조각 세는 중</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="489" />
-        <source>Summarize “%1”</source>
-        <translation>“%1” 요약</translation>
-    </message>
-    <message>
-        <location filename="../app/documents/document_controller.cpp" line="492" />
+        <location filename="../app/documents/document_controller.cpp" line="493" />
         <source>The summary is stored with its job but could not be added to the conversation: %1</source>
         <translation>요약은 작업과 함께 저장되었지만 대화에 추가하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="500" />
+        <location filename="../app/documents/document_controller.cpp" line="501" />
         <source>cancelled after %1 summaries</source>
         <translation>요약 %1개 이후 취소됨</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="503" />
+        <location filename="../app/documents/document_controller.cpp" line="504" />
         <source>Summarizing “%1” failed: %2</source>
         <translation>“%1” 요약 실패: %2</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="537" />
+        <location filename="../app/documents/document_controller.cpp" line="538" />
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
     </message>

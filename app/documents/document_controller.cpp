@@ -306,7 +306,6 @@ void DocumentController::rebuild_preview() {
     // A template that refuses this conversation: the document alone is counted.
     p.insert(QStringLiteral("conversation_tokens_error"), conversation_tokens_error_);
   }
-  const Tokenizer& tok = model->tokenizer();
   const qint64 conversation_tokens = std::max<qint64>(conversation_tokens_, 0);
   const qint64 needed = conversation_tokens + tokens + kReplyRoomTokens;
   const bool fits_context = n_ctx > 0 && needed <= n_ctx;
@@ -317,7 +316,9 @@ void DocumentController::rebuild_preview() {
            fits_context && p.value(QStringLiteral("fits_memory")).toBool());
 
   // Summarized: the engine's plan, timed at the last reply's measured speeds.
-  SummarizeOptions options = summarize_options_for(tok, n_ctx);
+  // (The instructions' tokens were counted on the engine thread: nothing is tokenized here.)
+  const int32_t overhead = worker_.summary_prompt_overhead();
+  SummarizeOptions options = summarize_options_for(overhead, n_ctx);
   const QVariantMap st = chat_.last_reply_stats();
   options.prefill_tokens_per_second =
       st.value(QStringLiteral("prefill_tokens_per_second")).toDouble();
@@ -326,7 +327,7 @@ void DocumentController::rebuild_preview() {
   p.insert(QStringLiteral("decode_tps"), options.decode_tokens_per_second);
   p.insert(QStringLiteral("options"), summarize_options_to_map(options));
   auto plan = plan_summary(tokens, n_ctx, kv_type.toStdString(), static_cast<uint64_t>(bpt),
-                           summary_prompt_overhead(tok, options), options,
+                           overhead, options,
                            options.prefill_tokens_per_second, options.decode_tokens_per_second);
   if (plan) {
     p.insert(QStringLiteral("plan"), plan_to_map(*plan));
@@ -494,7 +495,7 @@ void DocumentController::on_job_finished(qint64 job_id, const QVariantMap& outco
     QString error;
     const qint64 into = running_job_.value(QStringLiteral("conversation_id")).toLongLong();
     if (!chat_.append_exchange(into,
-                               tr("Summarize “%1”").arg(name), user_stats,
+                               outcome.value(QStringLiteral("request")).toString(), user_stats,
                                outcome.value(QStringLiteral("summary")).toString(), reply_stats,
                                &error)) {
       set_message(tr("The summary is stored with its job but could not be added to the "

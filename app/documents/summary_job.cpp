@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/sampling_settings.h"
+#include "kvchat/conversation.h"
 #include "kvchat/document.h"
 #include "kvchat/model.h"
 
@@ -25,9 +26,8 @@ SummarizeOptions default_summarize_options() {
   return o;
 }
 
-SummarizeOptions summarize_options_for(const Tokenizer& tokenizer, int32_t n_ctx) {
+SummarizeOptions summarize_options_for(int32_t overhead, int32_t n_ctx) {
   SummarizeOptions o = default_summarize_options();
-  const int32_t overhead = summary_prompt_overhead(tokenizer, o);
   const int32_t fit = (n_ctx - overhead - o.margin_tokens - 3 * kSummarySlackTokens) / 4;
   o.summary_tokens = std::clamp(fit, 16, o.summary_tokens);
   return o;
@@ -131,6 +131,7 @@ QVariantMap partial_to_map(const StoredPartial& p) {
 
 QVariantMap outcome_to_map(const SummaryJobOutcome& o) {
   return {{QStringLiteral("status"), job_status_name(o.status)},
+          {QStringLiteral("request"), o.request},
           {QStringLiteral("summary"), o.summary},
           {QStringLiteral("error"), o.error},
           {QStringLiteral("partials"), o.partials},
@@ -186,6 +187,7 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
   out.resumed = static_cast<int>(done.size());
 
   std::unique_ptr<DocumentReader> reader;
+  QString request;  // the user's message of the exchange the summary is added as
   {
     const QByteArray text = store->document_text(job->document_id);
     const auto doc = store->document(job->document_id);
@@ -200,14 +202,21 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
       return finish(JobStatus::Failed);
     }
     reader = std::move(r).value();
+    request = QCoreApplication::translate("SummaryJob", "Summarize “%1”").arg(doc->name);
   }
 
-  // A session of its own: the chat's KV cache is not disturbed.
+  // A conversation on a session of its own: the chat's KV cache is not disturbed.
   auto session = Session::create(model, session_options);
   if (!session) {
     out.error = QString::fromStdString(session.message());
     return finish(JobStatus::Failed);
   }
+  auto format = ChatFormat::for_model(*model);
+  if (!format) {
+    out.error = QString::fromStdString(format.message());
+    return finish(JobStatus::Failed);
+  }
+  Conversation conversation(std::move(session).value(), std::move(format).value());
 
   QString write_error;  // a partial that could not be stored stops the job
   SummarizeCallbacks callbacks;
@@ -223,14 +232,15 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
     if (hooks.plan) hooks.plan(plan);
   };
   callbacks.on_progress = [&](const SummaryProgress& p) {
-    if (hooks.progress) hooks.progress(p, **session);
+    if (hooks.progress) hooks.progress(p, conversation.session());
   };
   callbacks.cancelled = [&] {
     return !write_error.isEmpty() || (hooks.cancelled && hooks.cancelled());
   };
 
   const SummarizeOptions options = summarize_options_from_map(job->options);
-  auto result = summarize_document(**session, *reader, options, done, callbacks);
+  auto result =
+      conversation.summarize_document(*reader, request.toStdString(), options, done, callbacks);
   if (!write_error.isEmpty()) {
     out.error = write_error;
     return finish(JobStatus::Failed);
@@ -243,7 +253,9 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
   out.tokens_evaluated = static_cast<qint64>(result->tokens_evaluated);
   out.peak_kv_bytes = static_cast<qint64>(result->peak_kv_bytes);
   if (result->cancelled) return finish(JobStatus::Cancelled);
-  out.summary = QString::fromStdString(result->summary);
+  // The exchange the conversation appended: the request and the summary.
+  out.request = qstr(conversation.messages().end()[-2].content);
+  out.summary = qstr(conversation.messages().back().content);
   return finish(JobStatus::Done);
 }
 

@@ -1,4 +1,4 @@
-// A summary job as the app runs it: kvchat::summarize_document on a Session of its own
+// A summary job as the app runs it: Conversation::summarize_document on a Session of its own
 // (same model and options as the chat's, so the conversation's KV cache is untouched),
 // with every partial summary written to SQLite (its own transaction) as it arrives, so a
 // cancelled or crashed job resumes where it stopped. Runs on the summary thread
@@ -19,10 +19,11 @@ namespace kvchat::app {
 // The options the app summarizes with: the engine's defaults, greedy sampling (a resumed
 // job continues what an uninterrupted one would have written).
 SummarizeOptions default_summarize_options();
-// default_summarize_options() with summaries short enough for a small context: about a
+// default_summarize_options() with summaries short enough for a small context (`overhead`:
+// summary_prompt_overhead for the model and those instructions): about a
 // quarter of what a step leaves for text, so a merge takes at least three of them
 // (16 to 96 tokens; 96, the engine's default, from a context of about 460 tokens up).
-SummarizeOptions summarize_options_for(const Tokenizer& tokenizer, int32_t n_ctx);
+SummarizeOptions summarize_options_for(int32_t overhead, int32_t n_ctx);
 QVariantMap summarize_options_to_map(const SummarizeOptions& o);
 SummarizeOptions summarize_options_from_map(const QVariantMap& m);
 QVariantMap plan_to_map(const SummaryPlan& plan);
@@ -41,7 +42,8 @@ struct SummaryJobHooks {
 
 struct SummaryJobOutcome {
   JobStatus status = JobStatus::Failed;  // Done, Cancelled or Failed
-  QString summary;                       // Done: the final summary
+  QString request;                       // Done: the user's message of the exchange
+  QString summary;                       // Done: the final summary (the reply)
   QString error;                         // Failed: why
   int partials = 0;                      // stored for the job, resumed ones included
   int resumed = 0;                       // partials that were there before this run

@@ -17,6 +17,7 @@
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "kvchat/snapshot_store.h"
+#include "kvchat/summarize.h"
 
 namespace kvchat::app {
 namespace {
@@ -112,8 +113,10 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
 
     // Only now is the previous model replaced: a failure above leaves it usable.
     conversation_ = std::make_unique<Conversation>(std::move(s), *format);
+    const int32_t overhead = kvchat::summary_prompt_overhead(loaded->tokenizer(), SummarizeOptions{});
     {
       const std::lock_guard<std::mutex> lock(model_mutex_);
+      summary_prompt_overhead_ = overhead;
       model_ = std::move(loaded);
       format_ = std::move(format).value();
       session_options_ = *options;
@@ -287,6 +290,11 @@ std::optional<ChatFormat> EngineWorker::chat_format() const {
 SessionOptions EngineWorker::session_options() const {
   const std::lock_guard<std::mutex> lock(model_mutex_);
   return session_options_;
+}
+
+int32_t EngineWorker::summary_prompt_overhead() const {
+  const std::lock_guard<std::mutex> lock(model_mutex_);
+  return summary_prompt_overhead_;
 }
 
 void EngineWorker::setChatTemplateOverride(const QString& override_text) {

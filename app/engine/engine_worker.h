@@ -47,6 +47,10 @@ class EngineWorker : public QObject {
   // Thread-safe: the options the chat's session was created with (a summary job's
   // session uses the same); defaults before the first load.
   SessionOptions session_options() const;
+  // Thread-safe: the tokens of a summary step's prompt besides its text with the engine's
+  // instructions (kvchat::summary_prompt_overhead), tokenized on this thread when the
+  // model loads; 0 before the first load.
+  int32_t summary_prompt_overhead() const;
 
  public slots:
   // settings: "backend" ("auto"|"cpu"|"cuda"), "threads", "ctx", "kv_type",
@@ -118,6 +122,7 @@ class EngineWorker : public QObject {
   std::shared_ptr<const Model> model_;
   std::optional<ChatFormat> format_;  // model_'s; guarded by model_mutex_ like model_
   SessionOptions session_options_;    // guarded by model_mutex_
+  int32_t summary_prompt_overhead_ = 0;  // model_'s; guarded by model_mutex_
   // The chat: its messages, token checkpoints and session (prefix reuse, context policy).
   std::unique_ptr<Conversation> conversation_;
   QVariantMap settings_;

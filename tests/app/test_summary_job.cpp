@@ -90,7 +90,8 @@ class TestSummaryJob : public QObject {
     bool inserted = false;
     document_ = store_->add_document(meta, text, &inserted, &error);
     QVERIFY2(document_, qPrintable(error));
-    options_ = summarize_options_to_map(summarize_options_for(model_->tokenizer(), kCtx));
+    options_ = summarize_options_to_map(summarize_options_for(
+            summary_prompt_overhead(model_->tokenizer(), default_summarize_options()), kCtx));
     QVERIFY(options_.value(QStringLiteral("summary_tokens")).toInt() < 96);  // made to fit 256
   }
 
@@ -107,6 +108,8 @@ class TestSummaryJob : public QObject {
     const SummaryJobOutcome o = run_summary_job(db_, job, model_, session_options(), hooks);
     QVERIFY2(o.status == JobStatus::Done, qPrintable(o.error));
     QVERIFY(!o.summary.isEmpty());
+    // The exchange the job's Conversation appended: the request, then the summary.
+    QCOMPARE(o.request, QStringLiteral("Summarize “revelation.txt”"));
     QCOMPARE(o.resumed, 0);
     QVERIFY(plan.n_chunks > 2);
     QVERIFY(o.partials >= plan.n_chunks + 1);

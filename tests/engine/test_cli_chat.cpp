@@ -123,6 +123,30 @@ TEST(CliChat, SaveAndResumeContinueWithoutReevaluating) {
   EXPECT_EQ(ev2[1]["messages"].size(), 4u);
 }
 
+// /summarize FILE: the summary `kvchat-cli summarize` writes for the file, added as an
+// exchange the next message continues from.
+TEST(CliChat, SummarizeAddsTheDocumentsSummaryAsAnExchange) {
+  const std::string file = std::string(KVCHAT_SOURCE_DIR) + "/tests/data/kjv-revelation-21-22.txt";
+  auto r = chat("/summarize " + file + "\nAnd then?\n/messages\n", "--ctx 512");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto ev = events_of(r.out);
+  ASSERT_EQ(ev.size(), 3u) << r.out;
+  EXPECT_EQ(ev[0]["event"], "summary");
+  EXPECT_GT(ev[0]["chunks"].get<int>(), 1);
+  EXPECT_EQ(ev[0]["messages"], 2);
+  auto alone = run_cli("summarize --model " + model() + " --file " + sh_quote(file) +
+                       " --ctx 512 --threads 1 --json");
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(ev[0]["text"], nlohmann::json::parse(alone.out)["summary"]);
+  EXPECT_EQ(ev[1]["event"], "reply");
+  EXPECT_EQ(ev[1]["evaluated_tokens"], ev[1]["prompt_tokens"]);  // the cache was the scratch
+  const auto& messages = ev[2]["messages"];
+  ASSERT_EQ(messages.size(), 4u);
+  EXPECT_EQ(messages[0]["content"], "Summarize kjv-revelation-21-22.txt");
+  EXPECT_EQ(messages[1]["content"], ev[0]["text"]);
+  EXPECT_EQ(r.err.find("context-warning"), std::string::npos) << r.err;
+}
+
 TEST(CliChat, UnknownCommandsAndBadOptionsAreReported) {
   auto r = chat("/frobnicate\n/quit\nnever read\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;

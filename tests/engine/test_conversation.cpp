@@ -17,6 +17,7 @@
 
 #include "kvchat/conversation.h"
 #include "kvchat/model.h"
+#include "support/document_text.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -326,6 +327,67 @@ TEST(Conversation, TwoSessionsOnOneModelMakeProgressTogether) {
   EXPECT_TRUE(a_waited);  // B streamed while A was inside its reply
   EXPECT_EQ(got_a, want_a);
   EXPECT_EQ(got_b, want_b);
+}
+
+// A document summarized into a conversation: the same summary the bare pipeline writes on
+// a fresh session (the chat's cache before it changes nothing), the exchange appended,
+// and the next reply evaluated from an empty cache; cancelled, the messages stay as they
+// were.
+TEST(Conversation, SummarizeDocumentAppendsTheExchangeTheBarePipelineWrites) {
+  SessionOptions so;
+  so.n_ctx = 512;
+  const std::string text = test::revelation(1).substr(0, 4000);  // about 3 chunks
+
+  auto fresh = make_session(so);
+  auto bare_reader = DocumentReader::from_bytes(text, "rev.txt");
+  ASSERT_TRUE(bare_reader) << bare_reader.message();
+  auto bare = summarize_document(*fresh, **bare_reader, SummarizeOptions{});
+  ASSERT_TRUE(bare) << bare.message();
+  ASSERT_GT(bare->plan.n_chunks, 1);
+  ASSERT_FALSE(bare->summary.empty());
+
+  Conversation c = make_conversation(so);
+  c.set_system_prompt("You are a scribe.");
+  c.add_user(kPrompt);
+  ASSERT_TRUE(c.reply(greedy(8)));
+  ASSERT_GT(c.session().n_past(), 0);
+  auto reader = DocumentReader::from_bytes(text, "rev.txt");
+  ASSERT_TRUE(reader) << reader.message();
+  auto r = c.summarize_document(**reader, "Summarize rev.txt", SummarizeOptions{});
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_EQ(r->summary, bare->summary);
+  EXPECT_EQ(r->partials.size(), bare->partials.size());
+  ASSERT_EQ(c.messages().size(), 4u);
+  EXPECT_EQ(c.messages()[2].role, "user");
+  EXPECT_EQ(c.messages()[2].content, "Summarize rev.txt");
+  EXPECT_EQ(c.messages()[3].role, "assistant");
+  EXPECT_EQ(c.messages()[3].content, bare->summary);
+  EXPECT_EQ(c.session().n_past(), 0);
+
+  // The next turn sees the summary: its prompt holds the whole conversation, all of it
+  // evaluated (nothing of the pipeline's prompts left in the cache to reuse).
+  c.add_user("And then?");
+  auto ids = c.tokens();
+  ASSERT_TRUE(ids);
+  auto next = c.reply(greedy(4));
+  ASSERT_TRUE(next) << next.message();
+  EXPECT_EQ(next->prompt.prompt_tokens, static_cast<int32_t>(ids->size()));
+  EXPECT_EQ(next->prompt.evaluated_tokens, next->prompt.prompt_tokens);
+
+  // Cancelled after the first summary: no exchange; the partial comes back to resume with.
+  auto again = DocumentReader::from_bytes(text, "rev.txt");
+  ASSERT_TRUE(again);
+  const size_t before = c.messages().size();
+  int written = 0;
+  SummarizeCallbacks cb;
+  cb.on_summary = [&](const PartialSummary&) { ++written; };
+  cb.cancelled = [&] { return written >= 1; };
+  auto cancelled = c.summarize_document(**again, "Summarize rev.txt", SummarizeOptions{}, {}, cb);
+  ASSERT_TRUE(cancelled) << cancelled.message();
+  EXPECT_TRUE(cancelled->cancelled);
+  EXPECT_EQ(cancelled->partials.size(), 1u);
+  EXPECT_EQ(cancelled->partials[0].text, bare->partials[0].text);
+  EXPECT_EQ(c.messages().size(), before);
 }
 
 TEST(Conversation, DescribeMemoryShowsTheFormulaWithThisModelsNumbers) {

@@ -28,6 +28,7 @@
 #include "kvchat/generate.h"
 #include "kvchat/result.h"
 #include "kvchat/session.h"
+#include "kvchat/summarize.h"
 
 namespace kvchat {
 
@@ -96,6 +97,19 @@ class Conversation {
   // reply stopped early: the text so far). On an error the messages are unchanged.
   Result<ConversationReply> reply(const GenerateOptions& options,
                                   const ReplyCallbacks& callbacks = {});
+
+  // ---- a document summarized into the conversation -----------------------------------
+  // Summarizes `reader`'s document on this conversation's session (kvchat::summarize_document
+  // with `options`, `done` and `callbacks`, see kvchat/summarize.h): the session's cache is
+  // the pipeline's scratch, so it is emptied (the next reply evaluates the conversation
+  // again; the token checkpoints stay valid). When the summary is finished, the exchange
+  // is appended: `request` as the user's message and the summary as the assistant's reply,
+  // so the next turn talks about it. Cancelled or failed: the messages are unchanged (a
+  // cancelled result holds the partials written so far, to resume with as `done`).
+  Result<SummaryResult> summarize_document(DocumentReader& reader, std::string request,
+                                           const SummarizeOptions& options,
+                                           const std::vector<PartialSummary>& done = {},
+                                           const SummarizeCallbacks& callbacks = {});
 
   // ---- the KV state on disk (the session's snapshot format) ---------------------------
   Status save_snapshot(const std::string& path) const { return session_->save_snapshot(path); }

@@ -174,6 +174,26 @@ Result<ConversationReply> Conversation::reply(const GenerateOptions& options,
   return out;
 }
 
+// ---- a document summarized into the conversation ------------------------------------
+
+Result<SummaryResult> Conversation::summarize_document(DocumentReader& reader, std::string request,
+                                                       const SummarizeOptions& options,
+                                                       const std::vector<PartialSummary>& done,
+                                                       const SummarizeCallbacks& callbacks) {
+  // The pipeline evaluates plain-completion prompts from position 0: nothing of the chat
+  // (the system prompt's keep included) may stay in the way.
+  session_->set_keep(0);
+  session_->truncate(0);
+  auto result = kvchat::summarize_document(*session_, reader, options, done, callbacks);
+  session_->truncate(0);
+  if (!result) return result.error();
+  if (!result->cancelled) {
+    messages_.push_back({"user", std::move(request)});
+    messages_.push_back({"assistant", result->summary});
+  }
+  return result;
+}
+
 Status Conversation::restore_snapshot(const std::string& path) {
   forget_texts();
   if (auto st = session_->load_snapshot(path); !st) {

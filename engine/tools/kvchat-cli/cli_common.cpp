@@ -69,11 +69,15 @@ Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<
   if (!(*session)->backend_note().empty()) {
     std::fprintf(stderr, "[kvchat backend] %s\n", (*session)->backend_note().c_str());
   }
-  (*session)->set_event_handler([](const SessionEvent& e) {
+  print_events(**session);
+  return session;
+}
+
+void print_events(Session& session) {
+  session.set_event_handler([](const SessionEvent& e) {
     std::fprintf(stderr, "[kvchat %s] %s\n", std::string(session_event_name(e.kind)).c_str(),
                  e.message.c_str());
   });
-  return session;
 }
 
 void quiet_warnings(Session& session) {

@@ -32,6 +32,8 @@ Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<
 // Session events other than the context warning go to stderr (for commands whose every
 // window or step fills the context on purpose).
 void quiet_warnings(Session& session);
+// Every session event to stderr (what make_session sets).
+void print_events(Session& session);
 // "1 2 3" (spaces or commas) -> ids, each checked against n_vocab.
 Result<std::vector<TokenId>> parse_ids(const std::string& text, int32_t n_vocab);
 Result<std::string> read_file(const std::string& path);

@@ -5,6 +5,9 @@
 //   /edit N TEXT   user message N (1-based, as /messages numbers them) becomes TEXT; the
 //                  messages after it are dropped and the reply written again
 //   /undo          drops the last user message and its reply
+//   /summarize FILE  the document FILE summarized (chunked and merged when it is longer
+//                  than the context) and added as an exchange: "Summarize FILE" and the
+//                  summary as the reply, so the next message can ask about it
 //   /memory        the memory panel's figures (weights, KV used/allocated, the formula
 //                  with this model's numbers, per layer, context, each KV type's cost)
 //   /messages      the conversation so far
@@ -15,11 +18,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -85,13 +88,16 @@ class ChatLoop {
              {"n_past", c_.session().n_past()},
              {"n_ctx", c_.session().n_ctx()}},
             text);
+    } else if (cmd == "/summarize") {
+      summarize(arg);
     } else if (cmd == "/messages") {
       list_messages();
     } else if (cmd == "/save") {
       save(arg);
     } else if (cmd == "/help") {
       event({{"event", "help"}},
-            "/regenerate  /edit N TEXT  /undo  /memory  /messages  /save FILE  /quit");
+            "/regenerate  /edit N TEXT  /undo  /summarize FILE  /memory  /messages  /save FILE  "
+            "/quit");
     } else {
       return error("unknown command " + cmd + " (/help lists them)");
     }
@@ -159,6 +165,42 @@ class ChatLoop {
       return;
     }
     reply("edit");
+  }
+
+  void summarize(const std::string& path) {
+    if (path.empty()) {
+      error("usage: /summarize FILE");
+      return;
+    }
+    auto reader = DocumentReader::open(path);
+    if (!reader) {
+      error(reader.message());
+      return;
+    }
+    SummarizeCallbacks callbacks;
+    if (!json_) {
+      callbacks.on_progress = [](const SummaryProgress& p) {
+        std::fprintf(stderr, "[summarizing: %s, %d of %d summaries]\n", p.stage.c_str(),
+                     p.steps_done, p.steps_total);
+      };
+    }
+    quiet_warnings(c_.session());  // every step fills the context up to the margin, by design
+    auto r = c_.summarize_document(**reader,
+                                   "Summarize " + std::filesystem::path(path).filename().string(),
+                                   SummarizeOptions{}, {}, callbacks);
+    print_events(c_.session());
+    if (!r) {
+      error(r.message());
+      return;
+    }
+    event({{"event", "summary"},
+           {"text", r->summary},
+           {"chunks", r->plan.n_chunks},
+           {"levels", r->plan.n_levels},
+           {"tokens_evaluated", r->tokens_evaluated},
+           {"peak_kv_bytes", r->peak_kv_bytes},
+           {"messages", c_.messages().size()}},
+          r->summary);
   }
 
   void list_messages() {

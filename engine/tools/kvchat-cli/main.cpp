@@ -30,7 +30,8 @@ commands:
   chat        --model M [--system S] [--template T] [--resume FILE] [-n N] [--temp T] ...
               [--json]   an interactive chat on stdin (the app's conversation logic):
               each line is a user message ("\n" = line break) or /regenerate, /edit N TEXT,
-              /undo, /memory (the memory panel's figures), /messages, /save FILE, /quit;
+              /undo, /summarize FILE (added as an exchange), /memory (the memory panel's
+              figures), /messages, /save FILE, /quit;
               --json: one JSON line per event on stdout
   bench       --model M [--pp 512] [--tg 128] [--threads N] [--backend B] [--json]
               prefill/decode tok/s, weight bytes per token, measured memory bandwidth
