@@ -199,6 +199,8 @@ Pane {
                 radius: 2
                 color: Qt.rgba(0.5, 0.5, 0.5, 0.15)
                 border.color: Qt.rgba(0.5, 0.5, 0.5, 0.4)
+                Accessible.role: Accessible.Indicator
+                Accessible.name: kvScaleText.text
                 property real contextBytes: (m.kv_max_tokens || 0) * (m.kv_bytes_per_token || 0)
                 property bool budgeted: (m.kv_budget_bytes || 0) > 0 && m.kv_budget_bytes < contextBytes
                 property real scale: Math.max(1, budgeted ? m.kv_budget_bytes : contextBytes, m.kv_allocated_bytes || 0)
@@ -212,6 +214,7 @@ Pane {
                 }
             }
             Label {
+                id: kvScaleText
                 objectName: "kvScaleText"
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
@@ -403,6 +406,10 @@ Pane {
                 height: 150
                 property var points: chat.memoryHistory
                 property color ink: palette.windowText
+                Accessible.role: Accessible.Chart
+                Accessible.name: points.length === 0 ? qsTr("KV memory over this conversation: no tokens yet")
+                    : qsTr("KV memory over this conversation: %1 used at %2 tokens")
+                      .arg(panel.fmt(points[points.length - 1].used)).arg(points[points.length - 1].tokens)
                 onPointsChanged: requestPaint()
                 onWidthChanged: requestPaint()
                 onInkChanged: requestPaint()

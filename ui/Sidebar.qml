@@ -167,6 +167,9 @@ Pane {
                     Layout.fillWidth: true
                     elide: Text.ElideRight
                     text: qsTr("Deleted “%1”").arg(chat.pendingDelete.title || "")
+                    ToolTip.visible: deletedMouse.containsMouse && truncated
+                    ToolTip.text: text
+                    MouseArea { id: deletedMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
                 }
                 Button {
                     text: qsTr("Undo")
