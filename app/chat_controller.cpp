@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <algorithm>
+#include <utility>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -82,6 +83,9 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(worker_, &EngineWorker::snapshotSaved, this, &ChatController::on_snapshot_saved);
   connect(worker_, &EngineWorker::snapshotRestored, this, &ChatController::on_snapshot_restored);
   connect(worker_, &EngineWorker::snapshotDiskUsage, this, &ChatController::on_snapshot_disk_usage);
+  delete_timer_.setSingleShot(true);
+  delete_timer_.setInterval(kUndoDeleteMs);
+  connect(&delete_timer_, &QTimer::timeout, this, &ChatController::commit_pending_delete);
   ui_refresh_.setSingleShot(true);
   ui_refresh_.setInterval(kUiRefreshMs);
   connect(&ui_refresh_, &QTimer::timeout, this, &ChatController::flush_to_ui);
@@ -114,6 +118,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   // The chat's own errors (a refused send, a store failure) use the same message banner.
   connect(this, &ChatController::errorOccurred, docs, &DocumentController::show_error);
   connect(docs, &DocumentController::stateChanged, this, [this] { write_test_state(); });
+  connect(this, &ChatController::currentConversationChanged, this,
+          &ChatController::lastReplyStatsChanged);
   engine_thread_.start();
   // Said where the window shows messages (the DocumentController's banner listens).
   if (!store_error_.isEmpty()) emit errorOccurred(store_error_);
@@ -127,6 +133,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
 }
 
 ChatController::~ChatController() {
+  commit_pending_delete();  // the undo ends with the window
   // A running summary job is stopped (its partials kept) by documents_, destroyed first.
   if (worker_) worker_->request_stop();
   engine_thread_.quit();
@@ -278,9 +285,14 @@ QString ChatController::snapshot_path(qint64 conversation) const {
   return QDir(data_dir_).filePath(QStringLiteral("snapshots/conversation-%1.kvsnap").arg(conversation));
 }
 
-void ChatController::on_snapshot_saved(const QString&, qint64 bytes) {
+void ChatController::on_snapshot_saved(const QString& path, qint64 bytes) {
+  if (path != snapshot_path(current_)) return;  // of a conversation left since
   snapshot_bytes_ = bytes;
+  snapshot_status_ = tr("Saved after the last reply (%1 on disk): reopening this conversation "
+                        "restores it without computing it again.").arg(formatBytes(bytes));
+  snapshot_detail_.clear();
   emit snapshotChanged();
+  write_test_state();
 }
 
 void ChatController::on_snapshot_disk_usage(const QVariantMap& usage) {
@@ -306,10 +318,18 @@ void ChatController::setSnapshotBudgetBytes(qint64 bytes) {
 
 void ChatController::on_snapshot_restored(bool restored, qint64 bytes, const QString& reason) {
   snapshot_bytes_ = bytes;
-  snapshot_status_ = restored
-      ? tr("KV state restored from the snapshot (%1): nothing re-evaluated").arg(formatBytes(bytes)) +
-            (reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason))
-      : tr("No usable snapshot (%1): the conversation is re-evaluated with the next message").arg(reason);
+  snapshot_detail_ = reason;
+  if (restored) {
+    snapshot_status_ = tr("This conversation's memory was restored from the snapshot on disk "
+                          "(%1): nothing had to be computed again.").arg(formatBytes(bytes));
+  } else if (reason == QCoreApplication::translate("EngineWorker", "no snapshot saved")) {
+    snapshot_status_ = tr("No snapshot on disk yet: one is saved after the next reply.");
+    snapshot_detail_.clear();
+  } else {
+    snapshot_status_ = tr("The snapshot on disk could not be used (made with another model or "
+                          "settings, or damaged): the conversation is computed again with the "
+                          "next message.");
+  }
   emit snapshotChanged();
   write_test_state(false);
 }
@@ -327,29 +347,38 @@ void ChatController::measure_kv_quality(const QString& identity) {
 }
 
 void ChatController::newConversation() {
-  if (!store_ || generating_ || !can_leave_conversation()) return;
+  if (!store_ || generating_) return;
+  // An empty conversation is reused rather than listed twice.
+  if (current_ && messages_.rowCount() == 0 && system_prompt().isEmpty()) {
+    emit currentConversationChanged();  // the window focuses the message box
+    return;
+  }
+  if (!can_leave_conversation()) return;
+  if (const qint64 empty = empty_conversation()) {
+    selectConversation(empty);
+    return;
+  }
   QString error;
   const qint64 id = store_->create_conversation(tr("New chat"), {}, &error);
   if (!id) {
     emit errorOccurred(error);
     return;
   }
+  switch_conversation_state(current_, id);
   current_ = id;
   messages_.reset({});
   refresh_conversations();
   QMetaObject::invokeMethod(worker_, "clearSession", Qt::QueuedConnection);
-  snapshot_status_.clear();
-  snapshot_bytes_ = 0;
-  for (const char* key : {"file_bytes", "last_written_bytes", "last_tokens_written", "last_rewritten",
-                          "last_why_rewritten"}) {
-    snapshot_disk_.remove(QLatin1String(key));  // this conversation's figures; the total stays
-  }
-  emit snapshotChanged();
   emit currentConversationChanged();
+  write_test_state();
 }
 
 void ChatController::selectConversation(qint64 id) {
-  if (!store_ || generating_ || id == current_ || !can_leave_conversation()) return;
+  if (!store_ || generating_ || id == current_ || id == pending_delete_id_ ||
+      !can_leave_conversation()) {
+    return;
+  }
+  switch_conversation_state(current_, id);
   current_ = id;
   messages_.reset(store_->messages(id));
   if (!model_info_.isEmpty()) {
@@ -357,6 +386,7 @@ void ChatController::selectConversation(qint64 id) {
                               Q_ARG(QString, snapshot_path(id)));
   }
   emit currentConversationChanged();
+  write_test_state();
 }
 
 void ChatController::renameConversation(qint64 id, const QString& title) {
@@ -365,39 +395,51 @@ void ChatController::renameConversation(qint64 id, const QString& title) {
     emit errorOccurred(tr("The new name was not saved: %1").arg(error));
   }
   refresh_conversations();
+  write_test_state();
 }
 
 void ChatController::deleteConversation(qint64 id) {
-  if (!store_ || (generating_ && id == current_)) return;
+  if (!store_ || id <= 0 || id == pending_delete_id_ || (generating_ && id == current_)) return;
   if (documents_ && documents_->summarizing_into(id)) {
     emit errorOccurred(tr("A summary is being written into this conversation: cancel it first."));
     return;
   }
-  QString error;
-  if (!store_->delete_conversation(id, &error)) {
-    emit errorOccurred(tr("The conversation was not deleted: %1").arg(error));
-    return;  // it stays, with its snapshot
-  }
-  const QString snapshot = snapshot_path(id);
-  if (QFile::exists(snapshot) && !QFile::remove(snapshot)) {
-    emit errorOccurred(tr("The conversation is deleted but its KV snapshot %1 could not be "
-                          "removed.").arg(snapshot));
-  }
+  const auto conversation = store_->conversation(id);
+  if (!conversation) return;
   if (id == current_) {
+    // Its rows are stored first, so that Undo brings all of them back.
+    QString error;
+    note_save(save_unsaved(&error), error);
+  }
+  commit_pending_delete();  // the one before is final now
+  pending_delete_id_ = id;
+  pending_delete_title_ = conversation->title;
+  delete_timer_.start();
+  if (id == current_) {
+    switch_conversation_state(current_, 0);
     current_ = 0;
-    messages_.reset({});  // its unsaved rows, if any, go with it
+    messages_.reset({});
+    // Its KV goes from the session too (Undo restores it from its snapshot, kept till then).
+    QMetaObject::invokeMethod(worker_, "clearSession", Qt::QueuedConnection);
     emit currentConversationChanged();
   }
   refresh_conversations();
+  emit pendingDeleteChanged();
+  write_test_state();
 }
 
 void ChatController::search(const QString& text) {
   if (!store_) return;
-  conversations_.reset(text.trimmed().isEmpty() ? store_->conversations() : store_->search(text));
+  search_text_ = text;
+  refresh_conversations();
 }
 
 void ChatController::refresh_conversations() {
-  if (store_) conversations_.reset(store_->conversations());
+  if (!store_) return;
+  QVector<StoredConversation> listed =
+      search_text_.trimmed().isEmpty() ? store_->conversations() : store_->search(search_text_);
+  listed.removeIf([this](const StoredConversation& c) { return c.id == pending_delete_id_; });
+  conversations_.reset(std::move(listed));
 }
 
 QObject* ChatController::documents() {
@@ -509,12 +551,7 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) 
   refresh_conversations();
   set_generating(true);
   since_persist_.start();
-  // Mark the turn boundary on the memory timeline.
-  if (!memory_history_.isEmpty()) {
-    QVariantMap last = memory_history_.back().toMap();
-    last["turn"] = true;
-    memory_history_.back() = last;
-  }
+  mark_turn_on_timeline();
   QVariantMap sampling = sampling_;
   if (seed >= 0) sampling.insert(QStringLiteral("seed"), seed);
   // The seed actually used is chosen here and comes back in the reply's stats.
@@ -577,6 +614,7 @@ void ChatController::flush_to_ui() {
   if (memory_dirty_) {
     memory_dirty_ = false;
     emit memoryChanged();
+    if (!generating_) write_test_state();  // a switched or restored timeline
   }
 }
 
@@ -584,6 +622,8 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   ui_refresh_.stop();
   flush_to_ui();
   last_reply_stats_ = stats;
+  // Which KV type the figures were measured with (a KV-type change makes them history).
+  last_reply_stats_.insert(QStringLiteral("kv_type"), memory_.value(QStringLiteral("kv_type")));
   // A reply that wrote nothing leaves no empty bubble; a full context offers its actions.
   const QString stop_reason = stats.value("stop_reason").toString();
   const bool context_full = stop_reason == QStringLiteral("context-full");
@@ -598,7 +638,8 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   }
   const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
   const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
-  persist_reply(state, stats);
+  persist_reply(state, last_reply_stats_);
+  emit lastReplyStatsChanged();
   set_generating(false);
   refresh_conversations();
   // Keep the conversation's KV state so reopening it later costs no re-evaluation.
@@ -678,12 +719,24 @@ void ChatController::write_test_state(bool reply_finished) {
     const StoredMessage& m = messages_.items().back();
     last_message = {{"role", m.role}, {"chars", m.content.size()}, {"stats", m.stats}};
   }
+  QStringList titles;  // as listed, newest first
+  for (int row = 0; row < conversations_.rowCount(); ++row) {
+    titles.push_back(conversations_.data(conversations_.index(row), ConversationListModel::TitleRole).toString());
+  }
   const QVariantMap state{{"reply_finished", reply_finished},
                           {"conversations", conversations_.rowCount()},
                           {"messages", messages_.rowCount()},
                           {"memory", memory_},
                           {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())},
                           {"snapshot_status", snapshot_status_},
+                          {"snapshot_bytes", snapshot_bytes_},
+                          {"current_conversation", current_},
+                          {"conversation_titles", titles},
+                          {"pending_delete", pending_delete()},
+                          {"memory_history_points", memory_history_.size()},
+                          {"memory_history_last_tokens",
+                           memory_history_.isEmpty() ? QVariant(-1)
+                                                     : memory_history_.back().toMap().value("tokens")},
                           {"kv_quality", kv_quality_},
                           {"store_error", store_error_},
                           {"reply", reply_test_state()},  // the last reply's version, state, text

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
 #include <QStringList>
 #include <QThread>
@@ -47,13 +48,23 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(QString saveError READ save_error NOTIFY saveErrorChanged)
   Q_PROPERTY(QVariantMap engineSettings READ engine_settings NOTIFY engineSettingsChanged)
   Q_PROPERTY(QStringList recentModels READ recent_models NOTIFY modelChanged)
+  // One line on the open conversation's KV snapshot, in plain words: restored, not usable,
+  // none yet, or saved after the last reply (with its size on disk). Empty: nothing known.
   Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
+  // The engine's own reason behind that line (for a tooltip); empty when there is none.
+  Q_PROPERTY(QString snapshotDetail READ snapshot_detail NOTIFY snapshotChanged)
+  // The conversation deleted last, for kUndoDeleteMs: {id, title} (empty when none). It is
+  // gone from the list at once and deleted from the store when the time is up, when another
+  // one is deleted, or at exit; undoDelete() brings it back with its messages.
+  Q_PROPERTY(QVariantMap pendingDelete READ pending_delete NOTIFY pendingDeleteChanged)
+  Q_PROPERTY(int undoDeleteMs READ undo_delete_ms CONSTANT)
   Q_PROPERTY(qint64 snapshotBytes READ snapshot_bytes NOTIFY snapshotChanged)
   // EngineWorker::snapshotDiskUsage's figures plus budget_bytes.
   Q_PROPERTY(QVariantMap snapshotDisk READ snapshot_disk NOTIFY snapshotChanged)
   // All KV snapshots together; the least recently used go beyond it (0: no limit).
   Q_PROPERTY(qint64 snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes NOTIFY snapshotChanged)
-  Q_PROPERTY(QVariantMap lastReplyStats READ last_reply_stats NOTIFY replyFinished)
+  // The open conversation's last reply's figures (its stored stats; empty when it has none).
+  Q_PROPERTY(QVariantMap lastReplyStats READ conversation_reply_stats NOTIFY lastReplyStatsChanged)
   // The KV types' quality figures measured on the loaded model (KvQualityProbe fields),
   // empty until measured (the panel then shows the demo model's, labelled as such).
   Q_PROPERTY(QVariantMap kvQuality READ kv_quality NOTIFY kvQualityChanged)
@@ -106,7 +117,15 @@ class ChatController : public QObject, public ConversationHost {
   QVariantMap engine_settings() const { return engine_settings_; }
   QStringList recent_models() const;
   QString snapshot_status() const { return snapshot_status_; }
+  QString snapshot_detail() const { return snapshot_detail_; }
+  QVariantMap pending_delete() const;
+  static constexpr int kUndoDeleteMs = 8000;
+  int undo_delete_ms() const { return kUndoDeleteMs; }
+  // The pending delete done now (the timer's end; tests call it).
+  void commit_pending_delete();
+  // The last reply of this run, in any conversation (the measured speeds).
   QVariantMap last_reply_stats() const override { return last_reply_stats_; }
+  QVariantMap conversation_reply_stats() const;
   qint64 snapshot_bytes() const { return snapshot_bytes_; }
   QVariantMap kv_quality() const { return kv_quality_; }
   QVariantMap snapshot_disk() const;
@@ -172,7 +191,19 @@ class ChatController : public QObject, public ConversationHost {
   Q_INVOKABLE void newConversation() override;
   Q_INVOKABLE void selectConversation(qint64 id);
   Q_INVOKABLE void renameConversation(qint64 id, const QString& title);
+  // Hides the conversation at once (pendingDelete) and deletes it kUndoDeleteMs later.
   Q_INVOKABLE void deleteConversation(qint64 id);
+  Q_INVOKABLE void undoDelete();
+  Q_INVOKABLE QString conversationTitle(qint64 id) const;
+  // Writes the conversation to a file: JSON when the path ends in .json, else Markdown
+  // (export/conversation_export.h). A file:// URL or a path. False, with errorOccurred,
+  // when it could not be written.
+  Q_INVOKABLE bool exportConversation(qint64 id, const QString& path_or_url);
+  // A file name for the export dialog: the title made safe, suffix ".md" or ".json".
+  Q_INVOKABLE QString exportFileName(qint64 id, const QString& format) const;
+  // Where the export dialog proposes to write: the Documents folder (the home folder when
+  // there is none) and exportFileName.
+  Q_INVOKABLE QString defaultExportPath(qint64 id, const QString& format) const;
   Q_INVOKABLE void search(const QString& text);
   Q_INVOKABLE QString formatBytes(double bytes) const;
   // backend ("auto"/"cpu"/"cuda"), threads, ctx, kv_type, context_policy: reloads the
@@ -206,6 +237,8 @@ class ChatController : public QObject, public ConversationHost {
   void noticeChanged();
   void contextNoticeChanged();
   void settingsRequested();  // a banner action asks for the Settings drawer
+  void pendingDeleteChanged();
+  void lastReplyStatsChanged();
 
  private:
   void on_model_loaded(const QVariantMap& info);
@@ -252,6 +285,13 @@ class ChatController : public QObject, public ConversationHost {
   // be saved now, since leaving would lose them.
   bool can_leave_conversation();
   void refresh_conversations();
+  // The view state that belongs to a conversation (its KV timeline, its snapshot lines):
+  // put away for `from`, taken out for `to` (empty for one not seen in this run).
+  void switch_conversation_state(qint64 from, qint64 to);
+  // An empty conversation already listed (no messages, no system prompt), 0 if none.
+  qint64 empty_conversation() const;
+  void forget_session_figures();  // a model (re)loaded: the old session's timelines, lines
+  void mark_turn_on_timeline();   // a reply begins here
   void set_generating(bool on);
   void write_test_state(bool reply_finished);
   bool test_reply_finished_ = false;
@@ -284,6 +324,12 @@ class ChatController : public QObject, public ConversationHost {
   QVariantMap engine_settings_;
   QString model_path_;
   QString snapshot_status_;
+  QString snapshot_detail_;
+  QHash<qint64, QVariantList> memory_histories_;  // of the conversations not open now
+  QTimer delete_timer_;
+  qint64 pending_delete_id_ = 0;
+  QString search_text_;  // the sidebar's search, kept when the list is refreshed
+  QString pending_delete_title_;
   QVariantMap last_reply_stats_;
   qint64 snapshot_bytes_ = 0;
   QVariantMap snapshot_disk_;

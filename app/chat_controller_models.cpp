@@ -176,7 +176,7 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
   model_error_.clear();
   load_failure_.clear();
   if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("load-failed")) dismissNotice();
-  memory_history_.clear();
+  forget_session_figures();
   book_.set_facts(model_path_, ModelFacts::from_info(info));
   save_setting(kModelSettingsKey, book_.to_variant());
   show_settings_of(model_path_);  // its settings and facts in the drawer, its sampling for replies

@@ -56,6 +56,16 @@ Pane {
             delegate: MessageBubble {
                 width: ListView.view.width
             }
+            // A conversation opens at its newest message (twice: once laid out, once the
+            // delegates' real heights are known).
+            Connections {
+                target: chat
+                function onCurrentConversationChanged() {
+                    Qt.callLater(messageList.positionViewAtEnd)
+                    scrollAgain.restart()
+                }
+            }
+            Timer { id: scrollAgain; interval: 50; onTriggered: messageList.positionViewAtEnd() }
             // A focus ring when the list itself has the keyboard focus.
             Rectangle {
                 anchors.fill: parent

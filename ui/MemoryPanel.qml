@@ -9,6 +9,7 @@ Pane {
     clip: true
     property var m: chat.memory
     property var info: chat.modelInfo
+    readonly property bool hasModel: !!info.name && !chat.modelLoading
     property string kvType: m.kv_type || "f16"
     // Bytes per K/V value of each type: q8_0 and q4_0 count their f16 block scales.
     // What one value / one token costs in each KV type, from the engine (model info).
@@ -37,50 +38,90 @@ Pane {
             spacing: 10
 
             Label { text: qsTr("Memory"); font.bold: true; font.pixelSize: Theme.headingSize }
+            // Without a model there is nothing to measure: say so, not zeros.
             Label {
-                property var st: chat.lastReplyStats
-                visible: st.generated_tokens !== undefined
+                objectName: "memoryEmpty"
+                visible: !panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
+                color: Theme.textMuted
+                text: chat.modelLoading
+                    ? qsTr("Loading the model… Its memory is shown here once it is ready.")
+                    : qsTr("No model is loaded. Open a GGUF model (Ctrl+O), or the demo model under “Recent”, to see how its weights and this conversation's memory share the machine.")
+            }
+            // The header lines are always there (a dash until known): nothing above the
+            // figures appears or vanishes while a reply is written, so the panel does not jump.
+            Label {
+                objectName: "lastReply"
+                property var st: chat.lastReplyStats
+                visible: panel.hasModel
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                Layout.preferredHeight: 2 * fontMetrics.height
+                wrapMode: Text.Wrap
+                maximumLineCount: 2
+                elide: Text.ElideRight
                 font.pixelSize: Theme.smallSize
-                text: qsTr("Last reply: %1 tok/s · first token after %2 ms · %3 of %4 prompt tokens evaluated")
+                text: st.generated_tokens === undefined ? qsTr("Last reply: —")
+                    : qsTr("Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed")
                     .arg(Number(st.tokens_per_second).toFixed(1)).arg(Math.round(st.ttft_ms))
-                    .arg(st.evaluated_tokens).arg(st.prompt_tokens)
+                    .arg(st.evaluated_tokens).arg(st.prompt_tokens).arg(st.kv_type || panel.kvType)
+                ToolTip.visible: lastReplyMouse.containsMouse && truncated
+                ToolTip.text: text
+                MouseArea { id: lastReplyMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
             }
             SectionHeader {
-                visible: chat.snapshotStatus.length > 0 || chat.snapshotBytes > 0
-                text: qsTr("Snapshot"); pixelSize: Theme.smallSize
-                help: qsTr("After each reply the conversation's KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says whether the last opening could use it, and how much disk it takes.")
+                visible: panel.hasModel
+                text: qsTr("Snapshot on disk"); pixelSize: Theme.smallSize
+                help: qsTr("After each reply the conversation's KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.")
             }
+            // One line for this conversation's snapshot (the engine's reason on hover).
             Label {
-                visible: chat.snapshotStatus.length > 0 || chat.snapshotBytes > 0
+                objectName: "snapshotLine"
+                visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
+                Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)
                 wrapMode: Text.Wrap
+                maximumLineCount: 2
+                elide: Text.ElideRight
                 font.pixelSize: Theme.smallSize
-                text: (chat.snapshotStatus.length > 0 ? chat.snapshotStatus : "")
-                    + (chat.snapshotBytes > 0 ? qsTr("\nSnapshot on disk: %1").arg(fmt(chat.snapshotBytes)) : "")
+                text: chat.snapshotStatus.length > 0 ? chat.snapshotStatus : qsTr("Nothing saved or restored yet for this conversation.")
+                ToolTip.visible: snapshotMouse.containsMouse && (chat.snapshotDetail.length > 0 || truncated)
+                ToolTip.text: chat.snapshotStatus + (chat.snapshotDetail.length > 0 ? "\n\n" + qsTr("Details: %1").arg(chat.snapshotDetail) : "")
+                MouseArea { id: snapshotMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
             }
-            // The snapshot journal: what the last save wrote, and all snapshots against their budget.
+            FontMetrics { id: fontMetrics; font.pixelSize: Theme.smallSize }
+            // All snapshots against their budget; what the last save wrote on hover.
             Label {
                 property var d: chat.snapshotDisk
-                visible: d.total_bytes !== undefined
+                visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
-                wrapMode: Text.Wrap
+                elide: Text.ElideRight
                 font.pixelSize: Theme.smallSize
-                text: (d.last_written_bytes !== undefined
-                       ? (d.last_rewritten
-                          ? qsTr("Last save wrote %1 (whole journal: %2)").arg(fmt(d.last_written_bytes)).arg(d.last_why_rewritten)
-                          : qsTr("Last save appended %1 (%2 tokens)").arg(fmt(d.last_written_bytes)).arg(d.last_tokens_written)) + "\n"
-                       : "")
-                    + (d.file_bytes !== undefined ? qsTr("This conversation's journal: %1\n").arg(fmt(d.file_bytes)) : "")
-                    + (d.budget_bytes > 0
+                color: Theme.textMuted
+                text: d.total_bytes === undefined ? qsTr("All snapshots: —")
+                    : (d.budget_bytes > 0
                        ? qsTr("All snapshots: %1 of %2 budget").arg(fmt(d.total_bytes)).arg(fmt(d.budget_bytes))
                        : qsTr("All snapshots: %1 (no budget)").arg(fmt(d.total_bytes)))
-                    + (d.evicted > 0 ? qsTr(" · %1 least recently used evicted").arg(d.evicted) : "")
+                    + (d.evicted > 0 ? qsTr(" · %1 least recently used removed").arg(d.evicted) : "")
+                ToolTip.visible: diskMouse.containsMouse && text.length > 0
+                ToolTip.text: (d.file_bytes !== undefined ? qsTr("This conversation's snapshot: %1").arg(fmt(d.file_bytes)) : qsTr("This conversation has no snapshot yet."))
+                    + (d.last_written_bytes !== undefined
+                       ? "\n" + (d.last_rewritten
+                          ? qsTr("Last save rewrote the whole file: %1 (%2)").arg(fmt(d.last_written_bytes)).arg(d.last_why_rewritten)
+                          : qsTr("Last save appended %1 (%2 tokens)").arg(fmt(d.last_written_bytes)).arg(d.last_tokens_written))
+                       : "")
+                MouseArea { id: diskMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
             }
+
+            ColumnLayout {
+            visible: panel.hasModel
+            Layout.fillWidth: true
+            Layout.maximumWidth: column.width
+            spacing: 10
 
             // Both sessions on the shared weights while a summary job runs: each one's KV,
             // and the memory they share (the KV budget when one is set, else what is free).
@@ -102,16 +143,17 @@ Pane {
                     .arg(Math.max(chatKv, jobKv) > 0 ? Math.floor(budget / Math.max(chatKv, jobKv)) : 0)
             }
 
-            // Gauge 1: the engine's own bytes.
+            // Gauge 1: the engine's own bytes, all on one scale.
             SectionHeader {
                 text: qsTr("This conversation's engine memory"); bold: false; titleOpacity: 0.8
-                help: qsTr("The bar divides the memory this conversation uses. The weights are what the model learned: fixed in size and shared by every conversation. The KV cache is the model's working notes for this conversation, the keys and values of every token so far: it grows with each token. Reserved but empty KV blocks, and scratch buffers for one step of computation, make up the rest.")
+                help: qsTr("The bar divides the memory this conversation uses. The weights are what the model learned: fixed in size and shared by every conversation. The KV cache is the model's working notes for this conversation, the keys and values of every token so far: it grows with each token. Reserved but empty KV blocks, and scratch buffers for one step of computation, make up the rest. With a large model the KV cache is a sliver of this bar: the bar below shows it on its own scale.")
             }
             Row {
                 id: gauge
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 height: 22
+                clip: true
                 property real total: (m.weights_bytes || 0) + (m.kv_allocated_bytes || 0) + (m.scratch_bytes || 0)
                 property var parts: [
                     { name: qsTr("weights"), bytes: m.weights_bytes || 0, color: Theme.chartWeights },
@@ -141,6 +183,52 @@ Pane {
                     }
                 }
             }
+            // The KV cache on its own scale: used and allocated against what the whole
+            // context (or the KV budget, when one is set) would take, so growth shows at any
+            // model size.
+            SectionHeader {
+                text: qsTr("KV cache on its own scale"); bold: false; titleOpacity: 0.8
+                help: qsTr("The same KV cache as in the bar above, drawn against the most it can take: the whole context at this KV type, or the KV budget set in Settings when that is smaller. Orange is used, light orange reserved but still empty.")
+            }
+            Rectangle {
+                id: kvGauge
+                objectName: "kvGauge"
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                height: 16
+                radius: 2
+                color: Theme.chartEmpty
+                border.color: Theme.border
+                Accessible.role: Accessible.Indicator
+                Accessible.name: kvScaleText.text
+                property real contextBytes: (m.kv_max_tokens || 0) * (m.kv_bytes_per_token || 0)
+                property bool budgeted: (m.kv_budget_bytes || 0) > 0 && m.kv_budget_bytes < contextBytes
+                property real scale: Math.max(1, budgeted ? m.kv_budget_bytes : contextBytes, m.kv_allocated_bytes || 0)
+                Rectangle {
+                    height: parent.height; color: Theme.chartKvAllocated; radius: 2
+                    width: parent.width * Math.min(1, (m.kv_allocated_bytes || 0) / kvGauge.scale)
+                }
+                Rectangle {
+                    height: parent.height; color: Theme.chartKvUsed; radius: 2
+                    width: Math.max((m.kv_used_bytes || 0) > 0 ? 2 : 0, parent.width * Math.min(1, (m.kv_used_bytes || 0) / kvGauge.scale))
+                }
+            }
+            Label {
+                id: kvScaleText
+                objectName: "kvScaleText"
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                Layout.preferredHeight: 2 * fontMetrics.height
+                wrapMode: Text.Wrap
+                maximumLineCount: 2
+                elide: Text.ElideRight
+                font.pixelSize: Theme.smallSize
+                text: qsTr("KV used %1 · allocated %2 · %3 %4 (%5%)")
+                    .arg(fmt(m.kv_used_bytes)).arg(fmt(m.kv_allocated_bytes))
+                    .arg(kvGauge.budgeted ? qsTr("budget") : qsTr("whole context"))
+                    .arg(fmt(kvGauge.budgeted ? m.kv_budget_bytes : kvGauge.contextBytes))
+                    .arg(kvGauge.scale > 1 ? (100 * (m.kv_used_bytes || 0) / kvGauge.scale).toFixed(1) : 0)
+            }
             // Gauge 2: against the machine — the GPU's memory when the CUDA backend runs.
             Label {
                 objectName: "deviceMemory"
@@ -159,6 +247,9 @@ Pane {
                     .arg(fmt(m.process_resident_bytes)).arg(fmt(m.system_available_bytes)).arg(fmt(m.system_total_bytes))
                 font.pixelSize: Theme.smallSize
                 wrapMode: Text.Wrap
+                maximumLineCount: 2
+                elide: Text.ElideRight
+                Layout.preferredHeight: 2 * fontMetrics.height
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
             }
@@ -181,7 +272,7 @@ Pane {
                 Layout.maximumWidth: column.width
                 wrapMode: Text.WrapAtWordBoundaryOrAnywhere
                 font.family: "monospace"
-                text: qsTr("2 × %1 layers × %2 tokens × %3 kv_heads × %4 head_dim × %5 bytes (%6)\n= %7 bytes (%8)")
+                text: qsTr("2 × %1 layers × %2 tokens × %3 KV heads × %4 values per head × %5 bytes (%6)\n= %7 bytes (%8)")
                       .arg(info.n_layers || 0).arg(m.kv_tokens || 0).arg(info.n_kv_heads || 0).arg(info.head_dim || 0)
                       .arg(kvTypeBytes(m.kv_type)).arg(m.kv_type || "f16")
                       .arg(Number(m.kv_bytes_without_window || m.kv_used_bytes || 0).toLocaleString(Qt.locale(), 'f', 0))
@@ -204,7 +295,7 @@ Pane {
                 columnSpacing: 12
                 Label { text: qsTr("KV used") } Label { objectName: "kvUsed"; text: fmt(m.kv_used_bytes) }
                 Label { text: qsTr("KV allocated") } Label { text: qsTr("%1  (%2 blocks of %3 tokens)").arg(fmt(m.kv_allocated_bytes)).arg(m.kv_blocks || 0).arg(m.kv_block_tokens || 16) }
-                Label { text: qsTr("fragmentation") } Label { text: fmt((m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0)) }
+                Label { text: qsTr("reserved, empty") } Label { text: fmt((m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0)) }
                 Label { text: qsTr("per token") } Label { text: fmt(m.kv_bytes_per_token) }
                 Label { text: qsTr("per layer") } Label { text: fmt((m.kv_used_bytes || 0) / Math.max(1, info.n_layers || 1)) + qsTr(" used in each of %1 layers").arg(info.n_layers || 0) }
                 Label { text: qsTr("peak") } Label { text: fmt(m.kv_peak_allocated_bytes) + qsTr(" allocated") }
@@ -274,7 +365,7 @@ Pane {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 text: chat.contextNotice
             }
 
@@ -283,61 +374,143 @@ Pane {
                 text: qsTr("Blocks: %1 used · %2 free in the pool").arg(m.kv_blocks || 0).arg(m.kv_free_blocks || 0); bold: false; pixelSize: Theme.smallSize
                 help: qsTr("The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.")
             }
-            Flow {
+            // One cell per block of the whole context (at most 512), so the map keeps its
+            // size while the conversation grows: used, the last one partly filled, free in
+            // the pool, not reserved yet.
+            Item {
+                id: blockMap
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
-                spacing: 2
-                Repeater {
-                    model: Math.min(512, (m.kv_blocks || 0) + (m.kv_free_blocks || 0))
-                    Rectangle {
-                        width: 10; height: 10
-                        property int blocks: m.kv_blocks || 0
-                        property real lastFill: ((m.kv_tokens || 0) - (blocks - 1) * (m.kv_block_tokens || 16)) / (m.kv_block_tokens || 16)
-                        color: index < blocks - 1 ? Theme.chartKvUsed : index === blocks - 1 ? (lastFill >= 1 ? Theme.chartKvUsed : Theme.chartKvAllocated) : Theme.chartEmpty
-                        border.color: Theme.border; border.width: 0.5
+                readonly property int blockTokens: m.kv_block_tokens || 16
+                readonly property int cells: Math.min(512, Math.max((m.kv_blocks || 0) + (m.kv_free_blocks || 0),
+                                                                    Math.ceil((m.kv_max_tokens || 0) / blockTokens)))
+                readonly property int perRow: Math.max(1, Math.floor(width / 12))
+                implicitHeight: Math.ceil(cells / perRow) * 12
+                Flow {
+                    anchors.fill: parent
+                    spacing: 2
+                    Repeater {
+                        model: blockMap.cells
+                        Rectangle {
+                            width: 10; height: 10
+                            property int blocks: m.kv_blocks || 0
+                            property real lastFill: ((m.kv_tokens || 0) - (blocks - 1) * blockMap.blockTokens) / blockMap.blockTokens
+                            color: index < blocks - 1 ? Theme.chartKvUsed : index === blocks - 1 ? (lastFill >= 1 ? Theme.chartKvUsed : Theme.chartKvAllocated)
+                                 : index < blocks + (m.kv_free_blocks || 0) ? Theme.chartEmpty : "transparent"
+                            border.color: Theme.border; border.width: 0.5
+                            opacity: index < blocks + (m.kv_free_blocks || 0) ? 1 : 0.4
+                        }
                     }
                 }
             }
 
-            // Timeline: KV bytes versus tokens over the conversation, turn boundaries marked.
-            Label { text: qsTr("KV bytes over the conversation"); font.pixelSize: Theme.smallSize }
+            // Timeline: this conversation's KV bytes against the tokens in context, with
+            // axes, units and a mark where each reply began (cleared per conversation).
+            SectionHeader {
+                text: qsTr("KV memory over this conversation"); bold: false; pixelSize: Theme.smallSize
+                help: qsTr("Each point is the KV cache after a token: the bytes used (orange) and reserved (light orange), against the number of tokens in the context. A dashed line marks where a reply began. A conversation's timeline is its own: it starts empty in a new chat and comes back when you return to a conversation (it is not kept after the app closes).")
+            }
             Canvas {
                 id: timeline
+                objectName: "kvTimeline"
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
-                height: 120
+                height: 150
                 property var points: chat.memoryHistory
+                property color ink: Theme.text
+                Accessible.role: Accessible.Chart
+                Accessible.name: points.length === 0 ? qsTr("KV memory over this conversation: no tokens yet")
+                    : qsTr("KV memory over this conversation: %1 used at %2 tokens")
+                      .arg(panel.fmt(points[points.length - 1].used)).arg(points[points.length - 1].tokens)
                 onPointsChanged: requestPaint()
+                onWidthChanged: requestPaint()
+                onInkChanged: requestPaint()
+                // 1, 2, 5 × 10^n at or above v: round axis ends.
+                function niceCeil(v) {
+                    if (v <= 0) return 1
+                    var p = Math.pow(10, Math.floor(Math.log(v) / Math.LN10))
+                    var f = v / p
+                    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p
+                }
                 onPaint: {
                     var ctx = getContext("2d")
                     ctx.reset()
+                    var left = 56, bottom = 20, top = 22, right = 8
+                    var w = width - left - right, h = height - top - bottom
                     ctx.fillStyle = Qt.rgba(0.5, 0.5, 0.5, 0.08)
-                    ctx.fillRect(0, 0, width, height)
-                    if (!points || points.length < 1) return
-                    var maxT = Math.max(1, m.kv_max_tokens || points[points.length - 1].tokens)
-                    var maxB = 1
-                    for (var i = 0; i < points.length; ++i) maxB = Math.max(maxB, points[i].allocated)
-                    function x(t) { return width * t / maxT }
-                    function y(b) { return height - 4 - (height - 8) * b / maxB }
-                    var series = [["allocated", "#f3c99f"], ["used", "#e07b39"]]
+                    ctx.fillRect(left, top, w, h)
+                    var n = points ? points.length : 0
+                    var lastTokens = n > 0 ? points[n - 1].tokens : 0
+                    var maxT = 1, maxB = 1
+                    for (var i = 0; i < n; ++i) {
+                        maxT = Math.max(maxT, points[i].tokens)
+                        maxB = Math.max(maxB, points[i].allocated, points[i].used)
+                    }
+                    // Round ends, the tokens axis at most the whole context.
+                    maxT = niceCeil(maxT * 1.05)
+                    if ((m.kv_max_tokens || 0) > 0 && maxT > m.kv_max_tokens) maxT = Math.max(m.kv_max_tokens, lastTokens, 1)
+                    maxB = niceCeil(maxB * 1.05)
+                    function x(t) { return left + w * t / maxT }
+                    function y(b) { return top + h - h * b / maxB }
+                    // Axes, ticks and units.
+                    ctx.strokeStyle = Qt.rgba(ink.r, ink.g, ink.b, 0.5)
+                    ctx.fillStyle = ink
+                    ctx.lineWidth = 1
+                    ctx.font = "10px sans-serif"
+                    ctx.beginPath(); ctx.moveTo(left, top); ctx.lineTo(left, top + h); ctx.lineTo(left + w, top + h); ctx.stroke()
+                    for (var k = 0; k <= 2; ++k) {
+                        var bv = maxB * k / 2, tv = maxT * k / 2
+                        ctx.textAlign = "right"
+                        ctx.fillText(panel.fmt(bv), left - 4, y(bv) + 3)
+                        ctx.textAlign = k === 0 ? "left" : k === 2 ? "right" : "center"
+                        ctx.fillText(Math.round(tv).toLocaleString(Qt.locale(), 'f', 0), x(tv), top + h + 12)
+                        ctx.beginPath(); ctx.moveTo(left - 3, y(bv)); ctx.lineTo(left, y(bv)); ctx.stroke()
+                        ctx.beginPath(); ctx.moveTo(x(tv), top + h); ctx.lineTo(x(tv), top + h + 3); ctx.stroke()
+                    }
+                    ctx.textAlign = "left"
+                    ctx.fillText(qsTr("KV bytes"), 2, 10)
+                    ctx.textAlign = "right"
+                    ctx.fillText(qsTr("→ tokens in context"), left + w, 10)
+                    if (n === 0) {
+                        ctx.textAlign = "center"
+                        ctx.fillText(qsTr("No tokens yet in this conversation"), left + w / 2, top + h / 2)
+                        return
+                    }
+                    // Where each reply began.
+                    ctx.strokeStyle = Theme.chartWeights
+                    var turn = 0
+                    for (var q = 0; q < n; ++q) {
+                        if (!points[q].turn) continue
+                        turn += 1
+                        var tx = x(points[q].tokens)
+                        for (var d = top; d < top + h; d += 6) { ctx.beginPath(); ctx.moveTo(tx, d); ctx.lineTo(tx, Math.min(d + 3, top + h)); ctx.stroke() }
+                        ctx.fillStyle = Theme.chartWeights
+                        ctx.textAlign = "center"
+                        ctx.fillText(String(turn), tx, top + 9)
+                    }
+                    var series = [["allocated", Theme.chartKvAllocated], ["used", Theme.chartKvUsed]]
                     for (var s = 0; s < series.length; ++s) {
                         ctx.strokeStyle = series[s][1]
                         ctx.lineWidth = 2
                         ctx.beginPath()
-                        for (var j = 0; j < points.length; ++j) {
+                        for (var j = 0; j < n; ++j) {
                             var p = points[j]
                             if (j === 0) ctx.moveTo(x(p.tokens), y(p[series[s][0]]))
                             else ctx.lineTo(x(p.tokens), y(p[series[s][0]]))
                         }
+                        if (n === 1) ctx.lineTo(x(points[0].tokens) + 2, y(points[0][series[s][0]]))
                         ctx.stroke()
                     }
-                    ctx.strokeStyle = "#5b7db1"
-                    ctx.lineWidth = 1
-                    for (var k = 0; k < points.length; ++k) {
-                        if (!points[k].turn) continue
-                        ctx.beginPath(); ctx.moveTo(x(points[k].tokens), 0); ctx.lineTo(x(points[k].tokens), height); ctx.stroke()
-                    }
                 }
+            }
+            Label {
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.Wrap
+                font.pixelSize: Theme.smallSize
+                color: Theme.textMuted
+                text: qsTr("orange: used · light orange: reserved · dashed: a reply began (%1 so far)")
+                    .arg(chat.memoryHistory.filter(function(p) { return p.turn }).length)
             }
 
             // What if: each KV type for this model.
@@ -409,6 +582,7 @@ Pane {
                 text: qsTr("How many conversations fit"); pixelSize: Theme.smallSize; bold: false
                 help: qsTr("Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.")
             }
+            }  // hasModel
         }
     }
 }

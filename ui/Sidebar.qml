@@ -1,24 +1,65 @@
-// Conversations: new, search, select, rename, delete.
+// Conversations: new, search, open, rename, export, delete (with a few seconds to undo).
+// Keyboard: Down from the search field (or Tab) enters the list; Up/Down move, Enter or
+// Space opens, F2 renames, Delete deletes, the Menu key or Shift+F10 opens the context
+// menu; Ctrl+Z brings back the conversation just deleted.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import QtQuick.Dialogs
 
 Pane {
     id: root
     padding: 6
     function focusSearch() { searchField.forceActiveFocus() }
+    function focusList() {
+        var row = chat.conversations.rowOf(chat.currentConversationId)
+        list.currentIndex = row >= 0 ? row : 0
+        list.forceActiveFocus()
+    }
+    // The conversation an action is for: the one under the keyboard cursor when the list
+    // has the focus, else the open one.
+    function targetId() {
+        if (list.activeFocus && list.currentIndex >= 0) return chat.conversations.idAt(list.currentIndex)
+        return chat.currentConversationId
+    }
+    function rename(id) {
+        if (!id) return
+        renameDialog.conversation = id
+        renameField.text = chat.conversationTitle(id)
+        renameDialog.open()
+    }
+    function remove(id) {
+        if (!id) return
+        var row = list.currentIndex
+        chat.deleteConversation(id)
+        list.currentIndex = Math.min(row, list.count - 1)
+    }
+    function exportAs(id, format) {
+        if (!id) return
+        exportDialog.conversation = id
+        exportDialog.format = format
+        pathField.text = chat.defaultExportPath(id, format)
+        exportDialog.open()
+    }
+
+    Shortcut { sequence: "F2"; onActivated: root.rename(root.targetId()) }
+    Shortcut {
+        sequences: [StandardKey.Undo]
+        enabled: chat.pendingDelete.id !== undefined
+        onActivated: chat.undoDelete()
+    }
 
     ColumnLayout {
         anchors.fill: parent
         spacing: 6
         Button {
             text: qsTr("New chat")
-            Accessible.name: text
             icon.source: "qrc:/icons/new-chat.png"
             icon.width: Theme.iconSize
             icon.height: Theme.iconSize
             icon.color: Theme.text
             Layout.fillWidth: true
+            Accessible.name: qsTr("New chat (Ctrl+N)")
             onClicked: chat.newConversation()
         }
         TextField {
@@ -27,40 +68,241 @@ Pane {
             Accessible.name: qsTr("Search conversations")
             Layout.fillWidth: true
             onTextChanged: chat.search(text)
+            Keys.onDownPressed: root.focusList()
         }
         ListView {
             id: list
+            objectName: "conversationList"
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true
+            activeFocusOnTab: true
+            keyNavigationEnabled: true
+            highlightMoveDuration: 0
             model: chat.conversations
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Conversations")
+            onActiveFocusChanged: if (activeFocus && currentIndex < 0 && count > 0) root.focusList()
+            Keys.onReturnPressed: chat.selectConversation(chat.conversations.idAt(currentIndex))
+            Keys.onEnterPressed: chat.selectConversation(chat.conversations.idAt(currentIndex))
+            Keys.onSpacePressed: chat.selectConversation(chat.conversations.idAt(currentIndex))
+            Keys.onDeletePressed: root.remove(chat.conversations.idAt(currentIndex))
+            Keys.onUpPressed: (event) => { if (currentIndex <= 0) searchField.forceActiveFocus(); else decrementCurrentIndex() }
+            Keys.onPressed: (event) => {
+                if (event.key === Qt.Key_Menu || (event.key === Qt.Key_F10 && (event.modifiers & Qt.ShiftModifier))) {
+                    var item = list.currentItem
+                    if (item) contextMenu.openFor(chat.conversations.idAt(currentIndex), item, 12, item.height / 2)
+                    event.accepted = true
+                }
+            }
+            ScrollBar.vertical: ScrollBar {}
             delegate: ItemDelegate {
+                id: entry
                 width: ListView.view.width
-                text: title
-                Accessible.name: title
-                focusPolicy: Qt.StrongFocus  // on the Tab order; Space opens it
-                rightPadding: Theme.px(36)  // the title ends (elided) before the delete button
                 highlighted: conversationId === chat.currentConversationId
-                onClicked: chat.selectConversation(conversationId)
-                onDoubleClicked: { renameField.text = title; renameDialog.conversation = conversationId; renameDialog.open() }
+                rightPadding: removeButton.width + 8
+                contentItem: Label {
+                    text: title
+                    elide: Text.ElideRight
+                    verticalAlignment: Text.AlignVCenter
+                    font.bold: entry.highlighted
+                }
+                Accessible.name: title
+                // The keyboard cursor of the list (not the open conversation).
+                Rectangle {
+                    anchors.fill: parent
+                    color: "transparent"
+                    border.color: Theme.focusRing
+                    border.width: 2
+                    radius: Theme.radiusS
+                    visible: entry.ListView.isCurrentItem && list.activeFocus
+                }
+                onClicked: { list.currentIndex = index; chat.selectConversation(conversationId) }
+                onDoubleClicked: root.rename(conversationId)
+                TapHandler {
+                    acceptedButtons: Qt.RightButton
+                    onTapped: (point) => contextMenu.openFor(conversationId, entry, point.position.x, point.position.y)
+                }
                 ToolButton {
+                    id: removeButton
                     anchors.right: parent.right
                     anchors.verticalCenter: parent.verticalCenter
                     text: "✕"
-                    Accessible.name: qsTr("Delete conversation “%1”").arg(title)
-                    onClicked: chat.deleteConversation(conversationId)
+                    focusPolicy: Qt.NoFocus  // the list's Delete key does this for keyboard users
+                    Accessible.name: qsTr("Delete “%1”").arg(title)
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Delete (Del) — can be undone for a few seconds")
+                    onClicked: root.remove(conversationId)
+                }
+            }
+        }
+
+        // The conversation just deleted: a few seconds to take it back.
+        Frame {
+            id: undoBar
+            objectName: "undoDelete"
+            visible: chat.pendingDelete.id !== undefined
+            Layout.fillWidth: true
+            padding: 6
+            background: Rectangle {
+                radius: Theme.radiusS
+                color: Theme.infoBackground
+                border.color: Theme.border
+                Rectangle {  // the time left
+                    id: timeLeft
+                    anchors.bottom: parent.bottom
+                    anchors.left: parent.left
+                    height: 3
+                    color: Theme.accent
+                    NumberAnimation on width {
+                        id: countdown
+                        from: undoBar.width; to: 0; duration: chat.undoDeleteMs
+                        running: false
+                    }
+                }
+            }
+            Connections {
+                target: chat
+                function onPendingDeleteChanged() { if (chat.pendingDelete.id !== undefined) countdown.restart() }
+            }
+            RowLayout {
+                anchors.fill: parent
+                Label {
+                    Layout.fillWidth: true
+                    elide: Text.ElideRight
+                    text: qsTr("Deleted “%1”").arg(chat.pendingDelete.title || "")
+                    ToolTip.visible: deletedMouse.containsMouse && truncated
+                    ToolTip.text: text
+                    MouseArea { id: deletedMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
+                }
+                Button {
+                    text: qsTr("Undo")
+                    Accessible.name: qsTr("Undo delete (Ctrl+Z)")
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Bring it back with its messages (Ctrl+Z)")
+                    onClicked: chat.undoDelete()
                 }
             }
         }
     }
 
+    Menu {
+        id: contextMenu
+        property var conversation: 0
+        function openFor(id, item, x, y) {
+            conversation = id
+            popup(item, x, y)
+        }
+        MenuItem { text: qsTr("Rename…  (F2)"); onTriggered: root.rename(contextMenu.conversation) }
+        MenuItem { text: qsTr("Export as Markdown…"); onTriggered: root.exportAs(contextMenu.conversation, "md") }
+        MenuItem { text: qsTr("Export as JSON…"); onTriggered: root.exportAs(contextMenu.conversation, "json") }
+        MenuSeparator {}
+        MenuItem { text: qsTr("Delete  (Del)"); onTriggered: root.remove(contextMenu.conversation) }
+    }
+
+    // Export: the file's place and name proposed and focused (Enter writes it, Esc
+    // cancels); Markdown or JSON; "Browse…" for the system's file dialog.
+    Dialog {
+        id: exportDialog
+        objectName: "exportDialog"
+        property var conversation: 0
+        property string format: "md"
+        title: qsTr("Export the conversation")
+        modal: true
+        focus: true
+        anchors.centerIn: Overlay.overlay
+        width: Math.min(560, (Overlay.overlay ? Overlay.overlay.width : 560) - 40)
+        function setFormat(f) {
+            format = f
+            var path = pathField.text.replace(/\.(md|markdown|json)$/i, "")
+            pathField.text = path + (f === "json" ? ".json" : ".md")
+        }
+        onOpened: { pathField.forceActiveFocus(); pathField.cursorPosition = pathField.text.length }
+        onAccepted: {
+            var path = pathField.text.trim()
+            if (path.length === 0) return
+            if (!/\.(md|markdown|json)$/i.test(path)) path += format === "json" ? ".json" : ".md"
+            chat.exportConversation(conversation, path)
+        }
+        onClosed: list.forceActiveFocus()
+        footer: DialogButtonBox {
+            Button { text: qsTr("Export"); DialogButtonBox.buttonRole: DialogButtonBox.AcceptRole }
+            Button { text: qsTr("Cancel"); DialogButtonBox.buttonRole: DialogButtonBox.RejectRole }
+        }
+        ColumnLayout {
+            width: exportDialog.availableWidth
+            spacing: 6
+            RowLayout {
+                RadioButton {
+                    text: qsTr("Markdown, to read")
+                    checked: exportDialog.format === "md"
+                    onClicked: exportDialog.setFormat("md")
+                }
+                RadioButton {
+                    text: qsTr("JSON, every stored field")
+                    checked: exportDialog.format === "json"
+                    onClicked: exportDialog.setFormat("json")
+                }
+            }
+            Label { text: qsTr("Save as") }
+            RowLayout {
+                Layout.fillWidth: true
+                TextField {
+                    id: pathField
+                    objectName: "exportPath"
+                    Layout.fillWidth: true
+                    Accessible.name: qsTr("File to write")
+                    onAccepted: exportDialog.accept()
+                    Keys.onEscapePressed: exportDialog.reject()
+                }
+                Button {
+                    text: qsTr("Browse…")
+                    onClicked: {
+                        var slash = pathField.text.lastIndexOf("/")
+                        if (slash > 0) browseDialog.currentFolder = "file://" + pathField.text.substring(0, slash)
+                        browseDialog.open()
+                    }
+                }
+            }
+        }
+    }
+    FileDialog {
+        id: browseDialog
+        title: qsTr("Export the conversation")
+        fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Choose")
+        nameFilters: exportDialog.format === "json" ? [qsTr("JSON (*.json)")] : [qsTr("Markdown (*.md)")]
+        onAccepted: {
+            var file = decodeURIComponent(selectedFile.toString().replace(/^file:\/\//, ""))
+            pathField.text = file
+            pathField.forceActiveFocus()
+        }
+    }
+
+    // Rename: the name selected and focused; Enter keeps it, Esc leaves it as it was.
     Dialog {
         id: renameDialog
+        objectName: "renameDialog"
         property var conversation: 0
         title: qsTr("Rename conversation")
+        modal: true
+        focus: true
         standardButtons: Dialog.Ok | Dialog.Cancel
         anchors.centerIn: Overlay.overlay
-        TextField { id: renameField; width: 260 }
-        onAccepted: chat.renameConversation(conversation, renameField.text)
+        width: Math.min(420, (Overlay.overlay ? Overlay.overlay.width : 420) - 40)
+        onOpened: { renameField.forceActiveFocus(); renameField.selectAll() }
+        onAccepted: {
+            var name = renameField.text.trim()
+            if (name.length > 0) chat.renameConversation(conversation, name)
+        }
+        onClosed: if (list.activeFocus === false) list.forceActiveFocus()
+        TextField {
+            id: renameField
+            objectName: "renameField"
+            width: renameDialog.availableWidth
+            Accessible.name: qsTr("New name")
+            onAccepted: renameDialog.accept()
+            Keys.onEscapePressed: renameDialog.reject()
+        }
     }
 }

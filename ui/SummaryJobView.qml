@@ -8,7 +8,8 @@ Frame {
     id: view
     property var docs: chat.documents
     property var j: docs.job
-    readonly property bool running: docs.summarizing
+    // This conversation's job is the one running (another conversation's may run meanwhile).
+    readonly property bool running: docs.jobRunning
     readonly property bool resumable: !running && (j.status === "cancelled" || j.status === "failed" || j.status === "interrupted")
     visible: j.id !== undefined
     function clock(s) {
@@ -49,7 +50,9 @@ Frame {
                 visible: view.resumable
                 text: qsTr("Resume")
                 highlighted: true
-                enabled: !chat.generating
+                enabled: !chat.generating && !view.docs.summarizing
+                ToolTip.visible: hovered && view.docs.summarizing
+                ToolTip.text: qsTr("Another summary is being written: one job runs at a time.")
                 onClicked: view.docs.resume()
             }
             ToolButton { visible: !view.running; text: "✕"; onClicked: view.docs.dismissJob() }

@@ -396,7 +396,14 @@ void DocumentController::summarize() {
 }
 
 void DocumentController::resume() {
-  if (job_.isEmpty() || summarizing_) return;
+  if (job_.isEmpty() || job_running()) return;
+  if (summarizing_) {
+    set_message(tr("Another summary is being written (in “%1”): one job runs at a time. "
+                   "Resume this one when it is done, or cancel that one first.")
+                    .arg(running_job_.value(QStringLiteral("name")).toString()),
+                false);
+    return;
+  }
   const QString status = job_.value(QStringLiteral("status")).toString();
   if (status == QLatin1String("done") || status == QLatin1String("running")) return;
   start_job(job_.value(QStringLiteral("id")).toLongLong(),
@@ -408,7 +415,7 @@ void DocumentController::start_job(qint64 job_id, const QString& name, qint64 co
   const auto stored = store_->job(job_id);
   const QVariantMap plan = stored ? stored->plan : QVariantMap();
   const int partials = stored ? stored->partials : 0;
-  job_ = {{QStringLiteral("id"), job_id},
+  running_job_ = {{QStringLiteral("id"), job_id},
           {QStringLiteral("name"), name},
           {QStringLiteral("conversation_id"), conversation_id},
           {QStringLiteral("status"), QStringLiteral("running")},
@@ -421,7 +428,7 @@ void DocumentController::start_job(qint64 job_id, const QString& name, qint64 co
           {QStringLiteral("stage"),
            partials > 0 ? tr("resuming after %1 summaries").arg(partials) : tr("counting chunks")},
           {QStringLiteral("plan_text"), plan.value(QStringLiteral("text"))}};
-  dismissMessage();
+  set_message({}, false, conversation_id);  // an older notice of this conversation
   summary_worker_->reset_cancel();  // before queueing: a cancel from now on is kept
   set_summarizing(true);
   // The chat's model (the weights are shared) and session options, on a session of the
@@ -436,40 +443,40 @@ void DocumentController::start_job(qint64 job_id, const QString& name, qint64 co
 void DocumentController::cancelSummary() {
   if (!summarizing_) return;
   summary_worker_->request_cancel();
-  job_.insert(QStringLiteral("status"), QStringLiteral("cancelling"));
-  emit jobChanged();
+  running_job_.insert(QStringLiteral("status"), QStringLiteral("cancelling"));
+  on_running_job_changed();
 }
 
 void DocumentController::on_job_plan(qint64 job_id, const QVariantMap& plan) {
-  if (job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
-  job_.insert(QStringLiteral("steps_total"), plan.value(QStringLiteral("n_steps")));
-  job_.insert(QStringLiteral("plan_text"), plan.value(QStringLiteral("text")));
-  emit jobChanged();
+  if (running_job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
+  running_job_.insert(QStringLiteral("steps_total"), plan.value(QStringLiteral("n_steps")));
+  running_job_.insert(QStringLiteral("plan_text"), plan.value(QStringLiteral("text")));
+  on_running_job_changed();
 }
 
 void DocumentController::on_job_progress(qint64 job_id, const QVariantMap& progress) {
-  if (job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
-  for (auto it = progress.begin(); it != progress.end(); ++it) job_.insert(it.key(), it.value());
-  emit jobChanged();
+  if (running_job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
+  for (auto it = progress.begin(); it != progress.end(); ++it) running_job_.insert(it.key(), it.value());
+  on_running_job_changed();
 }
 
 void DocumentController::on_job_partial(qint64 job_id, const QVariantMap&) {
-  if (job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
-  job_.insert(QStringLiteral("partials"), job_.value(QStringLiteral("partials")).toInt() + 1);
-  emit jobChanged();
+  if (running_job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
+  running_job_.insert(QStringLiteral("partials"), running_job_.value(QStringLiteral("partials")).toInt() + 1);
+  on_running_job_changed();
 }
 
 void DocumentController::on_job_finished(qint64 job_id, const QVariantMap& outcome) {
   set_summarizing(false);
-  if (job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
+  if (running_job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
   const QString status = outcome.value(QStringLiteral("status")).toString();
-  const QString name = job_.value(QStringLiteral("name")).toString();
-  job_.insert(QStringLiteral("status"), status);
-  job_.insert(QStringLiteral("partials"), outcome.value(QStringLiteral("partials")));
-  job_.insert(QStringLiteral("tokens_evaluated"),
+  const QString name = running_job_.value(QStringLiteral("name")).toString();
+  running_job_.insert(QStringLiteral("status"), status);
+  running_job_.insert(QStringLiteral("partials"), outcome.value(QStringLiteral("partials")));
+  running_job_.insert(QStringLiteral("tokens_evaluated"),
               outcome.value(QStringLiteral("tokens_evaluated")));
-  job_.insert(QStringLiteral("seconds"), outcome.value(QStringLiteral("seconds")));
-  job_.insert(QStringLiteral("seconds_left"), 0.0);
+  running_job_.insert(QStringLiteral("seconds"), outcome.value(QStringLiteral("seconds")));
+  running_job_.insert(QStringLiteral("seconds_left"), 0.0);
   if (status == QLatin1String("done")) {
     const auto stored = store_ ? store_->job(job_id) : std::nullopt;
     const auto doc = stored && store_ ? store_->document(stored->document_id) : std::nullopt;
@@ -486,65 +493,91 @@ void DocumentController::on_job_finished(qint64 job_id, const QVariantMap& outco
         {QStringLiteral("peak_kv_bytes"), outcome.value(QStringLiteral("peak_kv_bytes"))},
         {QStringLiteral("seconds"), outcome.value(QStringLiteral("seconds"))}};
     QString error;
-    if (!chat_.append_exchange(job_.value(QStringLiteral("conversation_id")).toLongLong(),
+    const qint64 into = running_job_.value(QStringLiteral("conversation_id")).toLongLong();
+    if (!chat_.append_exchange(into,
                                outcome.value(QStringLiteral("request")).toString(), user_stats,
                                outcome.value(QStringLiteral("summary")).toString(), reply_stats,
                                &error)) {
       set_message(tr("The summary is stored with its job but could not be added to the "
                      "conversation: %1")
                       .arg(error),
-                  true);
+                  true, into);
     }
   } else if (status == QLatin1String("cancelled")) {
-    job_.insert(
+    running_job_.insert(
         QStringLiteral("stage"),
         tr("cancelled after %1 summaries").arg(outcome.value(QStringLiteral("partials")).toInt()));
   } else {
-    job_.insert(QStringLiteral("error"), outcome.value(QStringLiteral("error")));
+    running_job_.insert(QStringLiteral("error"), outcome.value(QStringLiteral("error")));
     set_message(tr("Summarizing “%1” failed: %2")
                     .arg(name, outcome.value(QStringLiteral("error")).toString()),
-                true);
+                true, running_job_.value(QStringLiteral("conversation_id")).toLongLong());
   }
-  emit jobChanged();
+  on_running_job_changed();
 }
 
 bool DocumentController::summarizing_into(qint64 conversation_id) const {
   return summarizing_ &&
-         job_.value(QStringLiteral("conversation_id")).toLongLong() == conversation_id;
+         running_job_.value(QStringLiteral("conversation_id")).toLongLong() == conversation_id;
 }
 
 void DocumentController::dismissJob() {
-  if (summarizing_) return;
+  if (job_running() || job_.isEmpty()) return;
+  if (running_job_.value(QStringLiteral("id")) == job_.value(QStringLiteral("id"))) {
+    running_job_.clear();
+  }
   job_.clear();
   emit jobChanged();
 }
 
+bool DocumentController::job_running() const {
+  return summarizing_ && !job_.isEmpty() &&
+         job_.value(QStringLiteral("id")) == running_job_.value(QStringLiteral("id"));
+}
+
+void DocumentController::on_running_job_changed() {
+  const qint64 conversation = chat_.current_conversation();
+  if (running_job_.isEmpty() ||
+      running_job_.value(QStringLiteral("conversation_id")).toLongLong() != conversation) {
+    emit stateChanged();  // the test state shows running_job
+    return;
+  }
+  job_ = running_job_;
+  emit jobChanged();
+}
+
 void DocumentController::refresh_job() {
-  if (summarizing_ || !store_) return;
+  const qint64 conversation = chat_.current_conversation();
   job_.clear();
-  const auto jobs = store_->resumable_jobs(chat_.current_conversation());
-  if (!jobs.isEmpty() && chat_.current_conversation()) {
-    const StoredSummaryJob& j = jobs.front();
-    const auto doc = store_->document(j.document_id);
-    job_ = {{QStringLiteral("id"), j.id},
-            {QStringLiteral("name"), doc ? doc->name : QString()},
-            {QStringLiteral("conversation_id"), j.conversation_id},
-            {QStringLiteral("status"), job_name_status(j)},
-            {QStringLiteral("partials"), j.partials},
-            {QStringLiteral("steps_done"), j.partials},
-            {QStringLiteral("steps_total"), j.plan.value(QStringLiteral("n_steps")).toInt()},
-            {QStringLiteral("seconds_left"), 0.0},
-            {QStringLiteral("error"), j.error},
-            {QStringLiteral("stage"), tr("%1 of about %2 summaries written")
-                                          .arg(j.partials)
-                                          .arg(j.plan.value(QStringLiteral("n_steps")).toInt())},
-            {QStringLiteral("plan_text"), j.plan.value(QStringLiteral("text"))}};
+  if (!running_job_.isEmpty() &&
+      running_job_.value(QStringLiteral("conversation_id")).toLongLong() == conversation) {
+    job_ = running_job_;
+  } else if (store_ && conversation) {
+    for (const StoredSummaryJob& j : store_->resumable_jobs(conversation)) {
+      if (summarizing_ && j.id == running_job_.value(QStringLiteral("id")).toLongLong()) continue;
+      const auto doc = store_->document(j.document_id);
+      job_ = {{QStringLiteral("id"), j.id},
+              {QStringLiteral("name"), doc ? doc->name : QString()},
+              {QStringLiteral("conversation_id"), j.conversation_id},
+              {QStringLiteral("status"), job_name_status(j)},
+              {QStringLiteral("partials"), j.partials},
+              {QStringLiteral("steps_done"), j.partials},
+              {QStringLiteral("steps_total"), j.plan.value(QStringLiteral("n_steps")).toInt()},
+              {QStringLiteral("seconds_left"), 0.0},
+              {QStringLiteral("error"), j.error},
+              {QStringLiteral("stage"), tr("%1 of about %2 summaries written")
+                                            .arg(j.partials)
+                                            .arg(j.plan.value(QStringLiteral("n_steps")).toInt())},
+              {QStringLiteral("plan_text"), j.plan.value(QStringLiteral("text"))}};
+      break;
+    }
   }
   emit jobChanged();
 }
 
 void DocumentController::on_conversation_changed() {
   refresh_job();
+  show_conversation_message();
   // The document this conversation holds whole (its last one), for the memory panel.
   sent_whole_.clear();
   for (const StoredMessage& m : chat_.message_items()) {
@@ -567,17 +600,40 @@ QVariantList DocumentController::partials(qint64 job_id) const {
 
 // ---- messages ---------------------------------------------------------------------------
 
-void DocumentController::set_message(const QString& text, bool error) {
-  message_ = text;
-  message_is_error_ = error;
+void DocumentController::set_message(const QString& text, bool error, qint64 conversation_id) {
+  if (conversation_id == kCurrent) conversation_id = chat_.current_conversation();
+  if (text.isEmpty()) {
+    notices_.remove(conversation_id);
+  } else {
+    notices_.insert(conversation_id, Notice{text, error});
+  }
+  show_conversation_message();
+}
+
+void DocumentController::show_conversation_message() {
+  const qint64 conversation = chat_.current_conversation();
+  const Notice shown = notices_.contains(conversation) ? notices_.value(conversation)
+                                                       : notices_.value(0);
+  if (shown.text == message_ && shown.error == message_is_error_) return;
+  message_ = shown.text;
+  message_is_error_ = shown.error;
   emit messageChanged();
 }
 
 void DocumentController::dismissMessage() {
-  if (message_.isEmpty()) return;
-  message_.clear();
-  message_is_error_ = false;
-  emit messageChanged();
+  const qint64 conversation = chat_.current_conversation();
+  if (!notices_.remove(conversation)) notices_.remove(0);
+  show_conversation_message();
+}
+
+void DocumentController::forget_conversation(qint64 conversation_id) {
+  if (conversation_id == 0) return;
+  notices_.remove(conversation_id);
+  if (!summarizing_ &&
+      running_job_.value(QStringLiteral("conversation_id")).toLongLong() == conversation_id) {
+    running_job_.clear();
+  }
+  show_conversation_message();
 }
 
 void DocumentController::set_summarizing(bool on) {
@@ -593,6 +649,7 @@ QVariantMap DocumentController::test_state() const {
           {QStringLiteral("message"), message_},
           {QStringLiteral("message_is_error"), message_is_error_},
           {QStringLiteral("job"), job_},
+          {QStringLiteral("running_job"), running_job_},
           {QStringLiteral("summarizing"), summarizing_},
           {QStringLiteral("sent_whole"), sent_whole_},
           {QStringLiteral("job_memory"), job_memory_}};

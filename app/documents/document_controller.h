@@ -10,6 +10,7 @@
 // (ChatController wires its signals to the slots below). GUI thread only.
 #pragma once
 
+#include <QHash>
 #include <QObject>
 #include <QString>
 #include <QThread>
@@ -35,8 +36,13 @@ class DocumentController : public QObject {
   Q_PROPERTY(QVariantMap preview READ preview NOTIFY previewChanged)
   Q_PROPERTY(QString message READ message NOTIFY messageChanged)
   Q_PROPERTY(bool messageIsError READ message_is_error NOTIFY messageChanged)
+  // The open conversation's job: the one running when it writes into this conversation,
+  // else this conversation's stored resumable one (empty: none). A job of another
+  // conversation is not shown here; its notices wait in its own conversation.
   Q_PROPERTY(QVariantMap job READ job NOTIFY jobChanged)
   Q_PROPERTY(bool summarizing READ summarizing NOTIFY jobChanged)
+  // Whether the job shown is the one running (summarizing may be true for another one).
+  Q_PROPERTY(bool jobRunning READ job_running NOTIFY jobChanged)
   Q_PROPERTY(QVariantMap sentWhole READ sent_whole NOTIFY sentWholeChanged)
   // The running job's session: memory_map fields (empty when no job runs). The memory
   // panel shows it beside the chat's, and the budget both share.
@@ -56,6 +62,7 @@ class DocumentController : public QObject {
   bool message_is_error() const { return message_is_error_; }
   QVariantMap job() const { return job_; }
   bool summarizing() const { return summarizing_; }
+  bool job_running() const;
   // Whether the running job writes into this conversation (it cannot be deleted then).
   bool summarizing_into(qint64 conversation_id) const;
   QVariantMap sent_whole() const { return sent_whole_; }
@@ -88,6 +95,8 @@ class DocumentController : public QObject {
   void on_chat_memory_changed();
   void on_reply_finished();
   void show_error(const QString& message) { set_message(message, true); }
+  // A conversation deleted for good: its notices go with it.
+  void forget_conversation(qint64 conversation_id);
 
  signals:
   void loadingChanged();
@@ -107,12 +116,18 @@ class DocumentController : public QObject {
   void on_conversation_tokens(const QString& key, qint64 tokens, const QString& error);
   QString conversation_key() const;
   void refresh_job();
+  // job_ from running_job_ when that writes into the open conversation.
+  void on_running_job_changed();
   void start_job(qint64 job_id, const QString& name, qint64 conversation_id);
   void on_job_plan(qint64 job_id, const QVariantMap& plan);
   void on_job_progress(qint64 job_id, const QVariantMap& progress);
   void on_job_partial(qint64 job_id, const QVariantMap& partial);
   void on_job_finished(qint64 job_id, const QVariantMap& outcome);
-  void set_message(const QString& text, bool error);
+  // A notice of a conversation (kCurrent: the open one; 0: the whole window, shown in
+  // every conversation until dismissed). Shown when it is the open conversation's.
+  static constexpr qint64 kCurrent = -1;
+  void set_message(const QString& text, bool error, qint64 conversation_id = kCurrent);
+  void show_conversation_message();  // message_ from notices_ for the open conversation
   void set_summarizing(bool on);
   QString preview_key() const;
 
@@ -137,9 +152,15 @@ class DocumentController : public QObject {
   QVariantMap document_;  // the loaded document (document_map) the preview is of
   QVariantMap preview_;
   QString preview_inputs_;  // what the preview was computed from (see preview_key)
-  QString message_;
+  QString message_;  // what the banner shows: the open conversation's notice, else the window's
   bool message_is_error_ = false;
-  QVariantMap job_;
+  struct Notice {
+    QString text;
+    bool error = false;
+  };
+  QHash<qint64, Notice> notices_;  // per conversation id; 0: the whole window
+  QVariantMap job_;          // shown (see the job property)
+  QVariantMap running_job_;  // the job started last, running or finished, in any conversation
   bool summarizing_ = false;
   QVariantMap sent_whole_;
 };

@@ -21,6 +21,14 @@ class ConversationListModel : public QAbstractListModel {
 
   void reset(QVector<StoredConversation> conversations);
   int row_of(qint64 id) const;
+  // For QML: the row of a conversation (-1 when it is not listed), its id at a row (0).
+  Q_INVOKABLE int rowOf(qint64 id) const { return row_of(id); }
+  Q_INVOKABLE qint64 idAt(int row) const {
+    return row >= 0 && row < items_.size() ? items_[row].id : 0;
+  }
+  Q_INVOKABLE QString titleAt(int row) const {
+    return row >= 0 && row < items_.size() ? items_[row].title : QString();
+  }
 
  private:
   QVector<StoredConversation> items_;
