@@ -550,6 +550,7 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) 
   note_save(save_unsaved(&error), error);
   refresh_conversations();
   set_generating(true);
+  write_test_state(false);  // a reply is under way: the last one's "finished" no longer holds
   since_persist_.start();
   mark_turn_on_timeline();
   QVariantMap sampling = sampling_;

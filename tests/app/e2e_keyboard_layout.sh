@@ -78,8 +78,9 @@ for control in messageInput sendButton attachButton regenerateButton messageList
   [ "$(ui "[.tab_order[] | select(.object_name == \"$control\")] | length")" -ge 1 ] \
     || fail "$control is not on the Tab order"
 done
-[ "$(ui '[.tab_order[] | select(.type == "ItemDelegate")] | length')" -ge 1 ] \
-  || fail "the conversation is not on the Tab order"
+# The conversations: their list is one stop (Up/Down move in it, Enter opens).
+[ "$(ui '[.tab_order[] | select(.name == "Conversations")] | length')" -ge 1 ] \
+  || fail "the conversation list is not on the Tab order"
 # Each Tab moves the focus on (waited for, so a slow machine cannot drop one); the round
 # ends back in the message box after exactly as many Tabs as there are stops.
 presses=0

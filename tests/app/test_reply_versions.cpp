@@ -49,11 +49,11 @@ class TestReplyVersions : public QObject {
       ChatController chat(dir.path());
       // The default: a random seed per reply.
       QCOMPARE(chat.sampling().value("seed").toLongLong(), qint64{-1});
+      QVERIFY(load_demo(chat));
       QVariantMap s = chat.sampling();
       s.insert("temperature", 1.0);
       s.insert("max_tokens", 24);
       chat.set_sampling(s);
-      QVERIFY(load_demo(chat));
       QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1\n1 In the beginning")); }));
       QCOMPARE(rows(chat).rowCount(), 2);
       first_text = last(chat).content;
@@ -99,10 +99,10 @@ class TestReplyVersions : public QObject {
   void aRegeneratedVersionThatWritesNothingIsDropped() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
+    QVERIFY(load_demo(chat));
     QVariantMap s = chat.sampling();
     s.insert("max_tokens", 8);
     chat.set_sampling(s);
-    QVERIFY(load_demo(chat));
     QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1")); }));
     const QString first = last(chat).content;
     QVERIFY(!first.isEmpty());
@@ -124,11 +124,11 @@ class TestReplyVersions : public QObject {
   void continueExtendsAReplyCutAtTheLengthLimit() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
+    QVERIFY(load_demo(chat));  // (sampling is kept per model: set for the loaded one)
     QVariantMap s = chat.sampling();
     s.insert("temperature", 0.0);
     s.insert("max_tokens", 8);
     chat.set_sampling(s);
-    QVERIFY(load_demo(chat));
     QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1\n1 In the beginning")); }));
     QCOMPARE(last(chat).stats.value("stop_reason").toString(), QStringLiteral("max-tokens"));
     const QString cut = last(chat).content;
