@@ -9,8 +9,6 @@ namespace kvchat::app {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("ModelSettings", text); }
-
 QVariantMap merged(QVariantMap base, const QVariantMap& over) {
   for (auto it = over.begin(); it != over.end(); ++it) base.insert(it.key(), it.value());
   return base;
@@ -25,10 +23,10 @@ QVariantMap only_keys(const QVariantMap& m, const QStringList& keys) {
 }
 
 const QStringList& sampling_keys() {
-  static const QStringList keys{QStringLiteral("temperature"), QStringLiteral("top_k"),
-                                QStringLiteral("top_p"),       QStringLiteral("min_p"),
+  static const QStringList keys{QStringLiteral("temperature"),    QStringLiteral("top_k"),
+                                QStringLiteral("top_p"),          QStringLiteral("min_p"),
                                 QStringLiteral("repeat_penalty"), QStringLiteral("seed"),
-                                QStringLiteral("max_tokens"),  QStringLiteral("preset")};
+                                QStringLiteral("max_tokens"),     QStringLiteral("preset")};
   return keys;
 }
 
@@ -68,10 +66,15 @@ int kv_type_block_values(const QString& kv_type) {
 
 QString kv_type_problem(const QString& kv_type, const ModelFacts& facts) {
   const int block = kv_type_block_values(kv_type);
-  if (block == 0) return tr("%1 is not a KV type (f32, f16, q8_0 or q4_0).").arg(kv_type);
+  if (block == 0)
+    return QCoreApplication::translate("ModelSettings",
+                                       "%1 is not a KV type (f32, f16, q8_0 or q4_0).")
+        .arg(kv_type);
   if (!facts.known() || facts.head_dim % block == 0) return {};
-  return tr("%1 stores keys in blocks of %2 values, but this model's heads have %3 (head_dim "
-            "%3 is not a multiple of %2): it cannot be used with this model.")
+  return QCoreApplication::translate(
+             "ModelSettings",
+             "%1 stores keys in blocks of %2 values, but this model's heads have %3 (head_dim "
+             "%3 is not a multiple of %2): it cannot be used with this model.")
       .arg(kv_type)
       .arg(block)
       .arg(facts.head_dim);
@@ -85,12 +88,17 @@ QVector<SettingIssue> check_model_settings(const QVariantMap& engine, const Mode
   }
   const int ctx = engine.value(QStringLiteral("ctx"), 0).toInt();
   if (ctx < 0) {
-    issues.push_back({QStringLiteral("ctx"), true, tr("The context cannot be negative (0 = the trained length).")});
+    issues.push_back(
+        {QStringLiteral("ctx"), true,
+         QCoreApplication::translate("ModelSettings",
+                                     "The context cannot be negative (0 = the trained length).")});
   } else if (facts.n_ctx_train > 0 && ctx > facts.n_ctx_train) {
     issues.push_back({QStringLiteral("ctx"), false,
-                      tr("A context of %1 tokens is longer than the %2 this model was trained "
-                         "for: past %2 it sees positions it never learned, and replies usually "
-                         "turn to noise.")
+                      QCoreApplication::translate(
+                          "ModelSettings",
+                          "A context of %1 tokens is longer than the %2 this model was trained "
+                          "for: past %2 it sees positions it never learned, and replies usually "
+                          "turn to noise.")
                           .arg(ctx)
                           .arg(facts.n_ctx_train)});
   }
@@ -145,8 +153,8 @@ QVariantMap ModelSettingsBook::default_engine() {
 }
 
 QVariantMap ModelSettingsBook::default_sampling() {
-  return {{QStringLiteral("temperature"), 0.8}, {QStringLiteral("top_k"), 40},
-          {QStringLiteral("top_p"), 0.95},      {QStringLiteral("min_p"), 0.05},
+  return {{QStringLiteral("temperature"), 0.8},    {QStringLiteral("top_k"), 40},
+          {QStringLiteral("top_p"), 0.95},         {QStringLiteral("min_p"), 0.05},
           {QStringLiteral("repeat_penalty"), 1.0}, {QStringLiteral("seed"), kRandomSeed},
           {QStringLiteral("max_tokens"), 256}};
 }
@@ -163,9 +171,13 @@ QVariantList ModelSettingsBook::sampling_presets() {
                                     {QStringLiteral("min_p"), min_p},
                                     {QStringLiteral("repeat_penalty"), repeat_penalty}}}};
   };
-  return {preset("balanced", tr("Balanced"), 0.8, 40, 0.95, 0.05, 1.0),
-          preset("precise", tr("Precise (factual, repeatable)"), 0.2, 20, 0.9, 0.1, 1.05),
-          preset("creative", tr("Creative (varied)"), 1.1, 100, 0.98, 0.02, 1.0)};
+  return {preset("balanced", QCoreApplication::translate("ModelSettings", "Balanced"), 0.8, 40,
+                 0.95, 0.05, 1.0),
+          preset("precise",
+                 QCoreApplication::translate("ModelSettings", "Precise (factual, repeatable)"), 0.2,
+                 20, 0.9, 0.1, 1.05),
+          preset("creative", QCoreApplication::translate("ModelSettings", "Creative (varied)"), 1.1,
+                 100, 0.98, 0.02, 1.0)};
 }
 
 QVariantMap ModelSettingsBook::entry(const QString& model) const {
@@ -209,6 +221,8 @@ bool ModelSettingsBook::has_own_settings(const QString& model) const {
   return e.contains(QStringLiteral("engine")) || e.contains(QStringLiteral("sampling"));
 }
 
-QVariantMap ModelSettingsBook::to_variant() const { return models_; }
+QVariantMap ModelSettingsBook::to_variant() const {
+  return models_;
+}
 
 }  // namespace kvchat::app
