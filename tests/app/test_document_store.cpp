@@ -89,7 +89,7 @@ class TestDocumentStore : public QObject {
   void initTestCase() { QVERIFY(dir_.isValid()); }
 
   void schemaVersionTwoHasTheDocumentTables() {
-    QCOMPARE(ConversationStore::kSchemaVersion, 2);
+    QVERIFY(ConversationStore::kSchemaVersion >= 2);  // later versions keep these tables
     const QString path = fresh_path();
     QString error;
     auto store = ConversationStore::open(path, &error);
@@ -299,7 +299,7 @@ class TestDocumentStore : public QObject {
     QVERIFY(store->create_job(doc, conv, {}, {}, &error) > 0);
     auto conversations = ConversationStore::open(path, &error);
     QVERIFY2(conversations, qPrintable(error));
-    QCOMPARE(conversations->schema_version(), 2);
+    QCOMPARE(conversations->schema_version(), ConversationStore::kSchemaVersion);
     QCOMPARE(conversations->conversation(conv)->title, QStringLiteral("from version 1"));
     QCOMPARE(conversations->messages(conv).size(), 1);
     QCOMPARE(conversations->messages(conv)[0].content, QStringLiteral("hello"));
