@@ -1,10 +1,11 @@
 #include "hub/download_http.h"
 
-#include <QHostAddress>
 #include <QLocale>
-#include <QTimeZone>
 #include <QRegularExpression>
+#include <QTimeZone>
 #include <algorithm>
+
+#include "hub/hub_endpoint.h"
 
 namespace kvchat::hub::download {
 
@@ -52,20 +53,11 @@ QUrl resolve_url(const QUrl& endpoint, const QString& repo, const QString& file)
   return url;
 }
 
-bool is_loopback_host(const QString& host) {
-  if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0) return true;
-  const QHostAddress a(host);
-  return !a.isNull() && a.isLoopback();
-}
-
 QUrl redirect_target(const QUrl& from, const QByteArray& location) {
   if (location.trimmed().isEmpty()) return {};
   const QUrl target = from.resolved(QUrl::fromEncoded(location.trimmed()));
   if (!target.isValid()) return {};
-  const QString scheme = target.scheme().toLower();
-  if (scheme == QLatin1String("https")) return target;
-  if (scheme == QLatin1String("http") && is_loopback_host(target.host())) return target;
-  return {};
+  return is_allowed_url(target) ? target : QUrl();
 }
 
 QString local_file_name(const QString& repo_file, QString* why) {
@@ -90,15 +82,6 @@ QString local_file_name(const QString& repo_file, QString* why) {
   if (!name.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive))
     return refuse(QStringLiteral("not a .gguf file"));
   return name;
-}
-
-bool is_valid_repo_id(const QString& repo, QString* why) {
-  static const QRegularExpression part(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$"));
-  const QStringList parts = repo.split(QLatin1Char('/'));
-  const bool ok = parts.size() == 2 && part.match(parts[0]).hasMatch() &&
-                  part.match(parts[1]).hasMatch() && !repo.contains(QLatin1String(".."));
-  if (!ok && why) *why = QStringLiteral("not a repository id of the form owner/name");
-  return ok;
 }
 
 QByteArray strong_etag(const QByteArray& etag) {

@@ -26,16 +26,14 @@ int retry_after_seconds(const QByteArray& value, const QDateTime& now, int max_s
 QUrl resolve_url(const QUrl& endpoint, const QString& repo, const QString& file);
 
 // Where a redirect from `from` to `location` (absolute or relative) lands; invalid when it
-// must not be followed: not http(s), or plain http to a host that is not loopback.
+// must not be followed (hub::is_allowed_url: https, or plain http to a loopback host).
 QUrl redirect_target(const QUrl& from, const QByteArray& location);
-bool is_loopback_host(const QString& host);
 
-// The file's local name: the last segment of the repository path, when it is a sane
-// file name (no "..", no separators, no control characters, not hidden, at most 200
-// bytes of UTF-8, ending in .gguf); empty otherwise (*why says what is wrong).
+// The file's local name: the last segment of the repository path (checked first with
+// hub::file_path_problem), when it is a sane file name here too (no "..", no separators,
+// no control characters, not hidden, at most 200 bytes of UTF-8, ending in .gguf);
+// empty otherwise (*why says what is wrong).
 QString local_file_name(const QString& repo_file, QString* why);
-// "owner/name" with [A-Za-z0-9._-] parts, no "..", at most 96 characters each side.
-bool is_valid_repo_id(const QString& repo, QString* why);
 
 // A strong ETag usable in If-Range (weak validators W/"..." are not); empty otherwise.
 QByteArray strong_etag(const QByteArray& etag);

@@ -18,6 +18,8 @@
 #include <cstdio>
 
 #include "hub/download_http.h"
+#include "hub/hub_endpoint.h"
+#include "hub/names.h"
 
 Q_LOGGING_CATEGORY(lcDownload, "kvchat.download")
 
@@ -25,18 +27,7 @@ namespace kvchat::hub {
 
 namespace {
 
-constexpr qint64 kMaxFileBytes = 1ll << 41;  // 2 TiB: anything larger is not a model file
 constexpr qint64 kMaxErrorBody = 64 * 1024;
-
-bool is_sha256_hex(const QString& s) {
-  if (s.size() != 64) return false;
-  for (const QChar c : s) {
-    if (!c.isDigit() && !(c >= QLatin1Char('a') && c <= QLatin1Char('f')) &&
-        !(c >= QLatin1Char('A') && c <= QLatin1Char('F')))
-      return false;
-  }
-  return true;
-}
 
 QString url_for_log(const QUrl& url) {
   return url.toString(QUrl::RemoveQuery | QUrl::RemoveUserInfo | QUrl::RemoveFragment);
@@ -146,18 +137,22 @@ qint64 DownloadManager::start(const DownloadRequest& request, QString* error) {
     return qint64(0);
   };
   if (!store_) return refuse(tr("The download state database is not open."));
+  // Names and numbers that came from the network (hub/names.h), then what kvchat makes
+  // of the name on disk (download::local_file_name).
+  if (const QString why = repo_id_problem(request.repo); !why.isEmpty())
+    return refuse(tr("Refused repository name “%1”: %2").arg(request.repo, why));
+  if (const QString why = file_path_problem(request.file); !why.isEmpty())
+    return refuse(tr("Refused file name “%1”: %2").arg(request.file, why));
   QString why;
-  if (!download::is_valid_repo_id(request.repo, &why))
-    return refuse(tr("Refused repository name “%1”: %2.").arg(request.repo, why));
   const QString name = download::local_file_name(request.file, &why);
   if (name.isEmpty()) return refuse(tr("Refused file name “%1”: %2.").arg(request.file, why));
-  if (!is_sha256_hex(request.sha256))
+  if (sha256_problem(request.sha256.toLower()).size())
     return refuse(tr("The Hub gave no SHA-256 for %1: kvchat does not accept a file it cannot verify.")
                       .arg(request.file));
-  if (request.expected_size < 0 || request.expected_size > kMaxFileBytes)
-    return refuse(tr("Refused %1: an absurd size (%2 bytes).").arg(request.file).arg(request.expected_size));
+  if (const QString problem = file_size_problem(request.expected_size); !problem.isEmpty())
+    return refuse(tr("Refused %1: %2").arg(request.file, problem));
   const QUrl url = request.url;
-  if (!url.isValid() || download::redirect_target(url, url.toEncoded()).isEmpty())
+  if (!is_allowed_url(url))
     return refuse(tr("Refused URL %1: https only (plain http only to this computer).").arg(url_for_log(url)));
   if (!QDir().mkpath(request.models_dir))
     return refuse(tr("Cannot create the models directory %1.").arg(request.models_dir));
