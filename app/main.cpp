@@ -20,6 +20,7 @@
 #include "chat_controller.h"
 #include "i18n/ui_language.h"
 #include "documents/document_controller.h"
+#include "models_page_controller.h"
 #include "stall_meter.h"
 
 namespace {
@@ -129,8 +130,16 @@ int main(int argc, char** argv) {
   QObject::connect(&language, &kvchat::app::UiLanguage::changed, &chat, [&chat] { chat.write_test_state(); });
   language.apply(chat.uiSetting(QStringLiteral("language"), QStringLiteral("system")).toString());
 
+  // The Models page (issue 15): the catalog, the Hub search, "Will it fit?", downloads;
+  // a finished download opens like any other model.
+  kvchat::app::ModelsPageController model_hub(
+      dir, kvchat::app::ConversationStore::default_path(dir),
+      chat.uiSetting(QStringLiteral("hub/endpoint"), QString()).toString(),
+      [&chat](const QString& path) { chat.loadModel(path); });
+
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
+  engine.rootContext()->setContextProperty(QStringLiteral("modelHub"), &model_hub);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);
   language.set_engine(&engine);
   engine.rootContext()->setContextProperty(QStringLiteral("storeError"), chat.store_error());

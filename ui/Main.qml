@@ -28,6 +28,8 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
     Shortcut { sequence: "Ctrl+D"; onActivated: documentDialog.open() }
+    // The Models page: find, check the fit of, and download models (issue 15).
+    Shortcut { sequence: "Ctrl+Shift+M"; onActivated: modelsPage.opened ? modelsPage.close() : modelsPage.open() }
     // Send the previewed document whole (when it fits) or summarize it; resume the job shown.
     Shortcut { sequence: "Ctrl+Shift+W"; onActivated: chat.documents.sendWhole() }
     Shortcut { sequence: "Ctrl+Shift+S"; onActivated: chat.documents.summarize() }
@@ -59,6 +61,7 @@ ApplicationWindow {
         onAccepted: chat.documents.attach(selectedFile)
     }
     SettingsDrawer { id: settings; height: window.height }
+    ModelsPage { id: modelsPage }
     // First run: over the top of the chat, without taking the focus from the message box.
     Welcome {
         id: welcome
@@ -196,6 +199,10 @@ ApplicationWindow {
             ToolButton {
                 text: qsTr("Open model…")
                 onClicked: openDialog.open()
+            }
+            ToolButton {
+                text: qsTr("Models…")
+                onClicked: modelsPage.open()
             }
             ToolButton {
                 text: qsTr("Recent")
