@@ -479,7 +479,7 @@ void DownloadManager::on_finished(qint64 id) {
   if (error != QNetworkReply::NoError || (j.rec.expected_size > 0 && j.bytes < j.rec.expected_size)) {
     save_progress(j);
     const QString what = error == QNetworkReply::OperationCanceledError
-                             ? tr("No data for %1 s").arg(options_.transfer_timeout_ms / 1000)
+                             ? tr("no data for %1 ms").arg(options_.transfer_timeout_ms)
                              : (error != QNetworkReply::NoError ? reply->errorString() : tr("the connection ended early"));
     qCInfo(lcDownload).noquote() << "interrupted at byte" << j.bytes << ":" << what;
     retry_later(j, options_.retry_delay_ms, tr("Connection lost (%1): resuming").arg(what), true);

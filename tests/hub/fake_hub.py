@@ -12,7 +12,8 @@ stdout. Serves the Hub paths kvchat uses:
                                                       origin ?cdn=ORIGIN when given)
     GET|HEAD /cdn/{repo}/{file}                       the bytes, with Range and If-Range
     GET /__requests                                   every request so far (method, path,
-                                                      range, whether it had Authorization)
+                                                      range, if_range, whether it had
+                                                      Authorization)
 
 Repositories (files are the real GGUFs of --shared, or made here from them):
     kvchat/kjv-demo-GGUF       kjv-demo-f16.gguf, README.md
@@ -174,6 +175,7 @@ class Handler(BaseHTTPRequestHandler):
             self.hub.requests.append({
                 "method": self.command, "path": self.path,
                 "range": self.headers.get("Range"),
+                "if_range": self.headers.get("If-Range"),
                 "authorization": "Authorization" in self.headers})
         fault = (query.get("fault") or [""])[0]
         if fault == "hang":

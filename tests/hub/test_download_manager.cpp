@@ -349,6 +349,61 @@ class TestDownloadManager : public QObject {
     QCOMPARE(progress.count(), seen);  // nothing more arrives
   }
 
+  // Pause keeps the partial; resume asks for the rest with Range and If-Range (the ETag of
+  // the first answer).
+  void pauseThenResumeAsksForTheRest() {
+    auto m = manager();
+    QVERIFY(m);
+    QSignalSpy progress(m.get(), &DownloadManager::progress);
+    QSignalSpy sent(m.get(), &DownloadManager::requestSent);
+    QSignalSpy status(m.get(), &DownloadManager::statusChanged);
+    QString error;
+    const qint64 id = m->start(demo_request(QStringLiteral("kvchat/slow-GGUF")), &error);
+    QVERIFY(id > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(1).toLongLong() >= 16 * 1024, 30000);
+    m->pause(id);
+    QVERIFY(!m->is_active(id));
+    QCOMPARE(status.last().at(1).toString(), QStringLiteral("paused"));
+    const QStringList parts = parts_left();
+    QCOMPARE(parts.size(), 1);
+    const qint64 kept = QFileInfo(QDir(models_).filePath(parts.at(0))).size();
+    QVERIFY(kept >= 16 * 1024);
+    QCOMPARE(m->record(id)->bytes_done, kept);
+    QCOMPARE(m->record(id)->status, QStringLiteral("paused"));
+    QVERIFY(m->resume(id, &error));
+    QTRY_VERIFY_WITH_TIMEOUT(progress.last().at(1).toLongLong() > kept, 30000);
+    QCOMPARE(sent.last().at(2).toLongLong(), kept);  // after the rehash of what is kept
+    // The server saw the range, with the first answer's ETag (the file's SHA-256) as If-Range.
+    QJsonObject last;
+    for (const auto& v : hub_.requests()) {
+      const QJsonObject o = v.toObject();
+      if (o.value(QStringLiteral("path")).toString().startsWith(QLatin1String("/cdn/kvchat/slow-GGUF/"))) last = o;
+    }
+    QCOMPARE(last.value(QStringLiteral("range")).toString(), QStringLiteral("bytes=%1-").arg(kept));
+    QCOMPARE(last.value(QStringLiteral("if_range")).toString(), QStringLiteral("\"%1\"").arg(demo_sha_));
+    m->cancel(id);
+    QVERIFY(parts_left().isEmpty());
+  }
+
+  // A server that never answers: every request has a timeout; the download fails with a
+  // message (after its retries) instead of hanging.
+  void aServerThatHangsTimesOut() {
+    auto m = manager(1);
+    QVERIFY(m);
+    auto o = m->options();
+    o.transfer_timeout_ms = 300;
+    m->set_options(o);
+    QSignalSpy failed(m.get(), &DownloadManager::failed);
+    DownloadRequest r = demo_request(QStringLiteral("kvchat/kjv-demo-GGUF"));
+    r.url.setQuery(QStringLiteral("fault=hang"));
+    QString error;
+    QVERIFY(m->start(r, &error) > 0);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("no data for 300 ms")),
+             qPrintable(failed.at(0).at(1).toString()));
+    QVERIFY(parts_left().size() <= 1);  // an empty partial may stay, to resume
+  }
+
   void traversalNamesAreRefusedBeforeAnyRequest() {
     auto m = manager();
     QVERIFY(m);
