@@ -22,7 +22,7 @@ constexpr uint64_t kMinRequest = 64 << 10;
 GgufInspection inspection_of(const gguf::GgufFile& f) {
   GgufInspection in;
   in.file_size = f.file_size();
-  in.header_bytes = f.data_offset();
+  in.header_bytes = std::min(f.data_offset(), f.file_size());  // no tensors: may be past the end
   in.gguf_version = f.version();
   if (const gguf::Value* v = f.find("general.name"); v && v->as_string()) in.name = *v->as_string();
   if (const gguf::Value* v = f.find("general.architecture"); v && v->as_string()) {
