@@ -11,6 +11,8 @@
 #include "hub/download_manager.h"
 #include "hub/hub_client.h"
 #include "hub/names.h"
+#include "kvchat/gguf_inspect.h"
+#include "models_fit.h"
 
 namespace kvchat::app {
 
@@ -19,18 +21,7 @@ namespace {
 constexpr int kSearchLimit = 30;
 constexpr int kAutoFitFiles = 12;  // files whose fit is checked when a repository opens
 
-// Memory this machine can give a model now (MemAvailable of /proc/meminfo); 0 when unknown.
-qint64 available_memory() {
-  QFile f(QStringLiteral("/proc/meminfo"));
-  if (!f.open(QIODevice::ReadOnly)) return 0;
-  for (const QByteArray& line : f.readAll().split('\n')) {
-    if (line.startsWith("MemAvailable:")) {
-      const QList<QByteArray> parts = line.simplified().split(' ');
-      if (parts.size() >= 2) return parts[1].toLongLong() * 1024;
-    }
-  }
-  return 0;
-}
+qint64 available_memory() { return qint64(kvchat::available_memory_bytes()); }
 
 }  // namespace
 
@@ -43,12 +34,13 @@ ModelsPageController::ModelsPageController(const QString& data_dir, const QStrin
       db_path_(db_path),
       endpoint_(hub::HubEndpoint::from_setting(endpoint_setting)),
       open_model_(std::move(open_model)) {
-  load_catalog();
+  load_catalog_from(QStringLiteral(":/resources/models_catalog.json"));
   free_memory_ = available_memory();
   token_ = qEnvironmentVariable("HF_TOKEN").trimmed();
   client_ = new hub::HubClient(this);
   client_->set_endpoint(endpoint_);
   client_->set_token(token_);
+  fit_reader_ = remote_fit_reader(client_);
   if (!endpoint_.ok()) set_message(endpoint_.error());
 
   // The downloads run on a thread of their own: file writes, hashing and SQLite never
@@ -98,8 +90,9 @@ QString ModelsPageController::endpoint() const {
   return endpoint_.ok() ? endpoint_.base().toString() : QString();
 }
 
-void ModelsPageController::load_catalog() {
-  QFile f(QStringLiteral(":/resources/models_catalog.json"));
+void ModelsPageController::load_catalog_from(const QString& path) {
+  catalog_.clear();
+  QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return;
   const QJsonArray models = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("models")).toArray();
   for (const QJsonValue& m : models) {

@@ -89,6 +89,9 @@ class ModelsPageController : public QObject {
   using FitReader = std::function<void(const QString& repo, const QString& file, qint64 size, int ctx,
                                        const QString& kv_type, qint64 free_bytes, QObject* context,
                                        std::function<void(const QVariantMap& fit, const QString& error)> done)>;
+  void set_fit_reader(FitReader reader) { fit_reader_ = std::move(reader); }
+  // The catalog from another file than the one built into the app (tests).
+  void load_catalog_from(const QString& path);
 
  signals:
   void searchChanged();
@@ -101,7 +104,6 @@ class ModelsPageController : public QObject {
   void modelDownloaded(const QString& path);
 
  private:
-  void load_catalog();
   void report_error(const hub::HubError& error);
   void set_message(const QString& text);
   void on_progress(qint64 id, qint64 done, qint64 total, double speed, double eta);

@@ -40,12 +40,14 @@ Popup {
         if (!x.fits && x.max_ctx === 0)
             return qsTr("Does not fit: the weights alone need %1, %2 free").arg(hub.formatBytes(x.weights_bytes)).arg(hub.formatBytes(x.free_bytes))
         return (x.fits ? qsTr("Fits") : qsTr("Does not fit at this context"))
-            + qsTr(": %1 weights + %2 KV at %3 tokens (%4) of %5 free; up to %6 tokens; %7 such conversations")
+            + qsTr(": %1 weights + %2 KV at %3 tokens (%4) of %5 free; the longest context that fits: %6 tokens; %7 such conversations side by side")
                 .arg(hub.formatBytes(x.weights_bytes)).arg(hub.formatBytes(x.kv_bytes))
                 .arg(Number(x.n_ctx).toLocaleString(Qt.locale(), 'f', 0)).arg(x.kv_type)
                 .arg(hub.formatBytes(x.free_bytes))
                 .arg(Number(x.max_ctx_capped).toLocaleString(Qt.locale(), 'f', 0))
                 .arg(x.concurrent_conversations)
+            + (x.n_ctx > x.n_ctx_train && x.n_ctx_train > 0
+               ? qsTr(" (it was trained on %1 tokens: a longer context is not used)").arg(x.n_ctx_train) : "")
     }
     function downloadSelected() {
         var files = hub.files

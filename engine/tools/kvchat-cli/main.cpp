@@ -88,6 +88,13 @@ model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --
   --self-check-model FILE: the demo model the CUDA self-check runs on (default: the one
   beside the binary); cuda and auto are trusted only when its logits match the CPU's
 generate also takes --no-kv-cache: recompute the whole sequence for every token
+
+models pull REPO FILE [--endpoint URL] [--dir D] [--json] [--verbose]
+              downloads FILE of the Hub repository REPO with the app's download code (redirects,
+              Range resume, SHA-256 checked against the Hub's before the file is accepted) into
+              D (default: the app's models directory, ~/.local/share/kvchat/models); running it
+              again after an interruption continues the partial file (state in
+              D/.kvchat-downloads.sqlite); $HF_TOKEN for gated repositories. Needs the app build
 )";
 
 }  // namespace
@@ -104,6 +111,7 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   Argv rest(argv + 2, argv + argc);
+  if (cmd == "models" && !rest.empty() && rest[0] == "pull") return cmd_models_pull(Argv(rest.begin() + 1, rest.end()));
   if (cmd == "info") return cmd_info(rest);
   if (cmd == "tokenize") return cmd_tokenize(rest);
   if (cmd == "detokenize") return cmd_detokenize(rest);
