@@ -77,7 +77,14 @@ class HeaderJob : public QObject {
     HubRequest* r = request_;
     r->deleteLater();
     if (!r->error().ok() && !(enough_ && r->error().kind == HubError::Kind::Cancelled)) {
-      fail(r->error());
+      HubError error = r->error();
+      if (error.kind == HubError::Kind::Interrupted) {
+        error.message += u' ' + QCoreApplication::translate("RemoteHeader", "%1 of %2 bytes of %3 had arrived.")
+                                    .arg(static_cast<qint64>(buffer_.size()) - from_)
+                                    .arg(to_ - from_)
+                                    .arg(what_);
+      }
+      fail(std::move(error));
       return;
     }
     enough_ = false;

@@ -119,6 +119,33 @@ class RemoteHeaderTest : public QObject {
     QVERIFY2(capped.error.message.contains("larger than 1 MiB"), qPrintable(capped.error.message));
   }
 
+  RemoteHeaderResult fetch_url(const QString& repo, const QString& file, const QString& query) {
+    HubClient client;
+    client.set_endpoint(HubEndpoint::choose(hub_.url().toString(), {}));
+    RemoteHeader header(&client);
+    QUrl url = client.endpoint().resolve_url(repo, file);
+    url.setQuery(query);
+    RemoteHeaderResult out;
+    bool done = false;
+    header.fetch_url(url, repo + "/" + file, this, [&](const RemoteHeaderResult& r) { out = r, done = true; });
+    if (!QTest::qWaitFor([&] { return done; }, 60000)) out.error.message = "no answer";
+    return out;
+  }
+
+  // A server that ignores Range sends the whole file: the reader stops once it has the
+  // header. A connection that breaks off is said so.
+  void serverIgnoringRangeAndDroppedConnection() {
+    const RemoteHeaderResult whole = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=norange");
+    QVERIFY2(whole.error.ok(), qPrintable(whole.error.message));
+    QVERIFY(whole.inspection.runnable);
+    QCOMPARE(whole.file_size, QFileInfo(shared_model("kjv-demo-f16.gguf")).size());
+    QCOMPARE(whole.requests, 1);
+    const RemoteHeaderResult dropped = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=drop:1000");
+    QVERIFY(!dropped.error.ok());
+    QVERIFY2(dropped.error.kind == HubError::Kind::Interrupted, qPrintable(dropped.error.message));
+    QVERIFY2(dropped.error.message.contains("1000"), qPrintable(dropped.error.message));
+  }
+
   void gatedNotFoundAndBadNames() {
     const RemoteHeaderResult without = fetch("kvchat/gated-GGUF", "kjv-demo-f16.gguf");
     QCOMPARE(without.error.kind, HubError::Kind::Unauthorized);
