@@ -11,11 +11,9 @@ namespace kvchat::hub {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("HubClient", text); }
-
 HubError bad_json(const QString& what) {
   return HubError::make(HubError::Kind::BadResponse,
-                        tr("The Hub's answer for %1 is not the JSON expected.").arg(what));
+                        QCoreApplication::translate("HubClient", "The Hub's answer for %1 is not the JSON expected.").arg(what));
 }
 
 // Runs `done` when `request` finishes (unless `context` is gone), then deletes it.
@@ -67,7 +65,7 @@ HubRequest* HubClient::get(const QUrl& url, HubRequestOptions options, QObject* 
 
 void HubClient::search(const QString& query, int limit, QObject* context,
                        std::function<void(const HubSearchResult&)> done) {
-  const QString what = tr("the search for \"%1\"").arg(query);
+  const QString what = QCoreApplication::translate("HubClient", "the search for \"%1\"").arg(query);
   if (!endpoint_.ok()) {
     HubSearchResult r;
     r.query = query;

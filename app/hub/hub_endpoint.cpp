@@ -6,12 +6,6 @@
 
 namespace kvchat::hub {
 
-namespace {
-
-QString tr(const char* text) { return QCoreApplication::translate("HubEndpoint", text); }
-
-}  // namespace
-
 bool is_loopback_host(const QString& host) {
   if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0) return true;
   QHostAddress address;
@@ -42,16 +36,16 @@ HubEndpoint HubEndpoint::choose(const QString& setting, const QString& env) {
   const QString scheme = url.scheme().toLower();
   if (!url.isValid() || url.host().isEmpty() ||
       (scheme != QLatin1String("https") && scheme != QLatin1String("http"))) {
-    e.error_ = tr("The Hub address \"%1\" (%2) is not an http(s) URL.").arg(value, e.source_);
+    e.error_ = QCoreApplication::translate("HubEndpoint", "The Hub address \"%1\" (%2) is not an http(s) URL.").arg(value, e.source_);
     return e;
   }
   if (!url.userInfo().isEmpty() || url.hasQuery() || url.hasFragment()) {
-    e.error_ = tr("The Hub address (%1) must not contain a user name, a password, a query or a "
+    e.error_ = QCoreApplication::translate("HubEndpoint", "The Hub address (%1) must not contain a user name, a password, a query or a "
                   "fragment.").arg(e.source_);
     return e;
   }
   if (!is_allowed_url(url)) {
-    e.error_ = tr("The Hub address \"%1\" (%2) uses plain http: only https is allowed, except "
+    e.error_ = QCoreApplication::translate("HubEndpoint", "The Hub address \"%1\" (%2) uses plain http: only https is allowed, except "
                   "for this computer (localhost).").arg(value, e.source_);
     return e;
   }

@@ -10,8 +10,6 @@ namespace kvchat::hub {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("HubRequest", text); }
-
 // What a URL is called in a message: scheme, host, port and path, never the query
 // (a CDN's signature) nor user info.
 QString shown(const QUrl& url) {
@@ -65,32 +63,32 @@ HubError hub_error_for_status(int status, const QString& what, bool has_token, i
   if (status == 401) {
     e.kind = K::Unauthorized;
     e.message = has_token
-                    ? tr("The Hub refused the access token for %1 (HTTP 401). Check the token "
+                    ? QCoreApplication::translate("HubRequest", "The Hub refused the access token for %1 (HTTP 401). Check the token "
                          "in Settings.").arg(what)
-                    : tr("%1 is gated or private (HTTP 401): accept its terms on the Hub and set "
+                    : QCoreApplication::translate("HubRequest", "%1 is gated or private (HTTP 401): accept its terms on the Hub and set "
                          "an access token in Settings.").arg(what);
   } else if (status == 403) {
     e.kind = K::Forbidden;
-    e.message = tr("Access to %1 was denied (HTTP 403): accept the repository's terms on the "
+    e.message = QCoreApplication::translate("HubRequest", "Access to %1 was denied (HTTP 403): accept the repository's terms on the "
                    "Hub with the account of your access token.").arg(what);
   } else if (status == 404) {
     e.kind = K::NotFound;
-    e.message = tr("%1 was not found on the Hub (HTTP 404).").arg(what);
+    e.message = QCoreApplication::translate("HubRequest", "%1 was not found on the Hub (HTTP 404).").arg(what);
   } else if (status == 429) {
     e.kind = K::RateLimited;
     e.retry_after_s = retry_after_s;
     e.message = retry_after_s >= 0
-                    ? tr("The Hub is limiting requests (HTTP 429): try again in %1 seconds.")
+                    ? QCoreApplication::translate("HubRequest", "The Hub is limiting requests (HTTP 429): try again in %1 seconds.")
                           .arg(retry_after_s)
-                    : tr("The Hub is limiting requests (HTTP 429): try again later.");
+                    : QCoreApplication::translate("HubRequest", "The Hub is limiting requests (HTTP 429): try again later.");
   } else if (status >= 500) {
     e.kind = K::Server;
-    e.message = tr("The Hub had a server error (HTTP %1) for %2: try again later.")
+    e.message = QCoreApplication::translate("HubRequest", "The Hub had a server error (HTTP %1) for %2: try again later.")
                     .arg(status)
                     .arg(what);
   } else {
     e.kind = K::Http;
-    e.message = tr("The Hub answered HTTP %1 for %2.").arg(status).arg(what);
+    e.message = QCoreApplication::translate("HubRequest", "The Hub answered HTTP %1 for %2.").arg(status).arg(what);
   }
   return e;
 }
@@ -140,14 +138,14 @@ qint64 HubRequest::total_size() const {
 
 void HubRequest::abort() {
   if (finished_) return;
-  finish(HubError::make(HubError::Kind::Cancelled, tr("Cancelled.")));
+  finish(HubError::make(HubError::Kind::Cancelled, QCoreApplication::translate("HubRequest", "Cancelled.")));
 }
 
 void HubRequest::start() {
   if (finished_) return;
   if (!is_allowed_url(url_)) {
     finish(HubError::make(HubError::Kind::Refused,
-                          tr("kvchat does not fetch %1: only https, or plain http to this "
+                          QCoreApplication::translate("HubRequest", "kvchat does not fetch %1: only https, or plain http to this "
                              "computer.").arg(shown(url_))));
     return;
   }
@@ -205,7 +203,7 @@ void HubRequest::on_timeout(bool stall) {
     reply_->abort();  // on_finished reports the timeout
   } else {
     finish(HubError::make(HubError::Kind::Timeout,
-                          tr("The Hub did not answer in time (%1).").arg(options_.what)));
+                          QCoreApplication::translate("HubRequest", "The Hub did not answer in time (%1).").arg(options_.what)));
   }
   (void)stall;
 }
@@ -230,12 +228,12 @@ void HubRequest::on_finished() {
     }
   }
   if (timed_out_) {
-    finish(HubError::make(K::Timeout, tr("The Hub did not answer in time (%1).").arg(options_.what)));
+    finish(HubError::make(K::Timeout, QCoreApplication::translate("HubRequest", "The Hub did not answer in time (%1).").arg(options_.what)));
     return;
   }
   if (too_large_) {
     finish(HubError::make(K::BadResponse,
-                          tr("The Hub's answer for %1 is larger than %2 bytes.")
+                          QCoreApplication::translate("HubRequest", "The Hub's answer for %1 is larger than %2 bytes.")
                               .arg(options_.what)
                               .arg(options_.max_body_bytes)));
     return;
@@ -243,7 +241,7 @@ void HubRequest::on_finished() {
   // Redirects, by hand: the token must not follow to another origin.
   if (status_ >= 300 && status_ < 400 && reply->hasRawHeader("Location")) {
     if (++redirects_ > kMaxRedirects) {
-      finish(HubError::make(K::BadResponse, tr("Too many redirects for %1.").arg(options_.what),
+      finish(HubError::make(K::BadResponse, QCoreApplication::translate("HubRequest", "Too many redirects for %1.").arg(options_.what),
                             status_));
       return;
     }
@@ -281,22 +279,22 @@ void HubRequest::on_finished() {
     case QNetworkReply::ProxyTimeoutError:
       if (status_ == 0) {
         finish(HubError::make(K::Offline,
-                              tr("Cannot reach the Hub at %1 (%2): you may be offline. Local "
+                              QCoreApplication::translate("HubRequest", "Cannot reach the Hub at %1 (%2): you may be offline. Local "
                                  "models keep working.").arg(host, reply->errorString())));
         return;
       }
       break;
     case QNetworkReply::TimeoutError:
-      finish(HubError::make(K::Timeout, tr("The Hub did not answer in time (%1).").arg(options_.what)));
+      finish(HubError::make(K::Timeout, QCoreApplication::translate("HubRequest", "The Hub did not answer in time (%1).").arg(options_.what)));
       return;
     case QNetworkReply::OperationCanceledError:
-      finish(HubError::make(K::Cancelled, tr("Cancelled.")));
+      finish(HubError::make(K::Cancelled, QCoreApplication::translate("HubRequest", "Cancelled.")));
       return;
     default:
       break;
   }
   finish(HubError::make(K::Interrupted,
-                        tr("The connection to %1 broke off (%2).").arg(host, reply->errorString()),
+                        QCoreApplication::translate("HubRequest", "The connection to %1 broke off (%2).").arg(host, reply->errorString()),
                         status_));
 }
 

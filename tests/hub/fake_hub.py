@@ -31,7 +31,9 @@ Repositories (files are the real GGUFs of --shared, or made here from them):
 Any other repository is 404.
 
 Fault modes by query, on any path: ?fault=404 | 401 | 429 (once per path) | 429always |
-500 | drop:N (drop after N body bytes, every time) | slow | hang (never answers).
+500 | drop:N (drop after N body bytes, every time) | slow | hang (never answers) |
+norange (the file is served whole, Range ignored). A resolve passes its query on to the
+redirect, so the faults reach the file itself.
 """
 
 import argparse
@@ -294,7 +296,7 @@ class Handler(BaseHTTPRequestHandler):
         size = len(data)
         etag = '"%s"' % blob.sha256
         start, end, status = 0, size - 1, 200
-        rng = self.headers.get("Range")
+        rng = None if fault == "norange" else self.headers.get("Range")
         if_range = self.headers.get("If-Range")
         if rng and (if_range is None or if_range == etag):
             try:

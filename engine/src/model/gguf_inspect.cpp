@@ -78,7 +78,8 @@ GgufInspection inspection_of(const gguf::GgufFile& f) {
 Result<GgufFit> GgufInspection::fit(int64_t n_ctx, std::string_view kv_type, uint64_t free_bytes) const {
   if (bytes_needed > 0) return Error{"the GGUF header is incomplete: read more of the file first"};
   if (!shape_known) {
-    return Error{"the model's shape is not known, so its memory cannot be predicted: " + why_not};
+    return Error{"the memory cannot be predicted: the model's shape is not known" +
+                 (architecture.empty() ? std::string() : " (architecture '" + architecture + "')")};
   }
   auto kv = parse_kv_type(kv_type);
   if (!kv) return Error{"unknown KV type '" + std::string(kv_type) + "' (f32, f16, q8_0, q4_0)"};

@@ -23,6 +23,8 @@ int cmd_memory(const Argv& args);
 int cmd_perplexity(const Argv& args);
 int cmd_summarize(const Argv& args);
 int cmd_template(const Argv& args);
+// models search|fit: the Hugging Face Hub (app/hub/cli/cmd_models.cpp in the app build).
+int cmd_models(const Argv& args);
 
 // bench --compare-no-cache: decode speed with and without the KV cache per context length.
 int bench_compare_no_cache(const class Args& args);

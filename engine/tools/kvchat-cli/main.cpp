@@ -80,6 +80,14 @@ commands:
               as transformers' apply_chat_template does, byte for byte to stdout;
               raise_exception(msg) and other errors exit 1 with msg on stderr. --now fixes
               strftime_now(); --vars: a JSON object of extra variables (tools, ...)
+  models      search QUERY [--limit N] [--endpoint URL] [--json]
+              GGUF repositories on the Hugging Face Hub whose name contains QUERY
+  models      fit REPO FILE [--ctx N] [--kv-type T] [--budget-bytes B] [--endpoint URL] [--json]
+              reads only the GGUF header of REPO's FILE (HTTP Range requests): architecture,
+              tensor types, whether kvchat runs it, and weights + KV at --ctx (default: the
+              trained context) against free memory (or B): as `memory` on the downloaded file.
+              The Hub: --endpoint, else $HF_ENDPOINT, else https://huggingface.co; $HF_TOKEN
+              is sent for gated repositories. Needs the app build (Qt)
 
 --model M defaults to the demo model installed beside kvchat-cli (../share/kvchat/models).
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
@@ -125,6 +133,7 @@ int main(int argc, char** argv) {
   if (cmd == "perplexity") return cmd_perplexity(rest);
   if (cmd == "summarize") return cmd_summarize(rest);
   if (cmd == "template") return cmd_template(rest);
+  if (cmd == "models") return cmd_models(rest);
   std::fprintf(stderr, "kvchat-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }
