@@ -134,8 +134,10 @@ int main(int argc, char** argv) {
   // a finished download opens like any other model.
   kvchat::app::ModelsPageController model_hub(
       dir, kvchat::app::ConversationStore::default_path(dir),
-      chat.uiSetting(QStringLiteral("hub/endpoint"), QString()).toString(),
+      chat.uiSetting(QLatin1String(kvchat::hub::kHubEndpointSetting), QString()).toString(),
       [&chat](const QString& path) { chat.loadModel(path); });
+  model_hub.set_setting_saver(
+      [&chat](const QString& key, const QVariant& value) { chat.setUiSetting(key, value); });
 
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);

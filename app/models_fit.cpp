@@ -1,6 +1,7 @@
 #include "models_fit.h"
 
 #include <QStringList>
+#include <algorithm>
 
 
 namespace kvchat::app {
@@ -44,6 +45,17 @@ QVariantMap fit_map(const GgufInspection& in, const GgufFit* fit, qint64 bytes_r
     m.insert({{"fits", false}, {"max_ctx", 0.0}, {"max_ctx_capped", 0.0}, {"concurrent_conversations", 0.0}});
   }
   return m;
+}
+
+QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString& kv_type, qint64 free_bytes,
+                        qint64 bytes_read, QString* error) {
+  if (!inspection.runnable) return fit_map(inspection, nullptr, bytes_read);
+  auto fit = inspection.fit(ctx, kv_type.toStdString(), uint64_t(std::max<qint64>(free_bytes, 0)));
+  if (!fit) {
+    if (error) *error = QString::fromStdString(fit.error().message);
+    return fit_map(inspection, nullptr, bytes_read);
+  }
+  return fit_map(inspection, &*fit, bytes_read);
 }
 
 }  // namespace kvchat::app

@@ -21,8 +21,14 @@ namespace kvchat::app {
 // concurrent_conversations (without one: fits false and the maxima 0).
 QVariantMap fit_map(const GgufInspection& inspection, const GgufFit* fit, qint64 bytes_read);
 
-// Reads the file's header from the Hub (hub::RemoteHeader: Range requests, redirects
-// followed, capped) and computes the fit; `client` gives the endpoint, token and timeouts.
-ModelsPageController::FitReader remote_fit_reader(hub::HubClient* client);
+// fit_map of the inspection with its fit at ctx tokens (<= 0: the trained context) of
+// kv_type against free_bytes; a file kvchat cannot run has no fit (and no error: why_not
+// says why); a fit that cannot be computed sets *error.
+QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString& kv_type, qint64 free_bytes,
+                        qint64 bytes_read, QString* error);
+
+// Reads a file's header from the Hub (hub::RemoteHeader: Range requests from the first
+// MiB, redirects followed, capped); `client` gives the endpoint, token and timeouts.
+ModelsPageController::HeaderReader remote_header_reader(hub::HubClient* client);
 
 }  // namespace kvchat::app

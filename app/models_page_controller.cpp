@@ -40,7 +40,7 @@ ModelsPageController::ModelsPageController(const QString& data_dir, const QStrin
   client_ = new hub::HubClient(this);
   client_->set_endpoint(endpoint_);
   client_->set_token(token_);
-  fit_reader_ = remote_fit_reader(client_);
+  header_reader_ = remote_header_reader(client_);
   if (!endpoint_.ok()) set_message(endpoint_.error());
 
   // The downloads run on a thread of their own: file writes, hashing and SQLite never
@@ -197,33 +197,45 @@ QVariantList ModelsPageController::files() const { return files_; }
 void ModelsPageController::checkFit(const QString& path) {
   const int i = file_index(path);
   if (i < 0) return;
+  free_memory_ = available_memory();
+  const QString key = current_repo_ + QLatin1Char('\n') + path;
+  if (const auto it = headers_.constFind(key); it != headers_.constEnd()) {
+    apply_fit(i, *it);  // the header is known: only the arithmetic again
+    return;
+  }
   QVariantMap f = files_[i].toMap();
-  if (!fit_reader_) {
+  if (!header_reader_) {
     f[QStringLiteral("fit_state")] = QStringLiteral("error");
     f[QStringLiteral("fit_error")] = tr("The fit cannot be checked in this build.");
     files_[i] = f;
     emit filesChanged();
     return;
   }
+  if (f.value(QStringLiteral("fit_state")).toString() == QLatin1String("reading")) return;
   f[QStringLiteral("fit_state")] = QStringLiteral("reading");
   files_[i] = f;
   emit filesChanged();
-  free_memory_ = available_memory();
-  const QString repo = current_repo_;
   const int serial = list_serial_;
-  fit_reader_(repo, path, qint64(f.value(QStringLiteral("size")).toDouble()), fit_ctx_, fit_kv_type_, free_memory_,
-              this, [this, path, serial](const QVariantMap& fit, const QString& error) {
-                if (serial != list_serial_) return;
-                const int j = file_index(path);
-                if (j < 0) return;
-                QVariantMap g = files_[j].toMap();
-                g[QStringLiteral("fit_state")] = error.isEmpty() ? QStringLiteral("done") : QStringLiteral("error");
-                g[QStringLiteral("fit")] = fit;
-                g[QStringLiteral("fit_error")] = error;
-                files_[j] = g;
-                emit filesChanged();
-                write_test_state();
-              });
+  header_reader_(current_repo_, path, this, [this, key, path, serial](const Header& header) {
+    if (header.error.isEmpty()) headers_.insert(key, header);
+    if (serial != list_serial_) return;
+    const int j = file_index(path);
+    if (j >= 0) apply_fit(j, header);
+  });
+}
+
+// The fit of files_[index] at the page's context and KV type against the free memory.
+void ModelsPageController::apply_fit(int index, const Header& header) {
+  QVariantMap f = files_[index].toMap();
+  QString error = header.error;
+  QVariantMap fit;
+  if (header.inspection) fit = fit_map_for(*header.inspection, fit_ctx_, fit_kv_type_, free_memory_, header.bytes_read, &error);
+  f[QStringLiteral("fit_state")] = error.isEmpty() ? QStringLiteral("done") : QStringLiteral("error");
+  f[QStringLiteral("fit")] = fit;
+  f[QStringLiteral("fit_error")] = error;
+  files_[index] = f;
+  emit filesChanged();
+  write_test_state();
 }
 
 void ModelsPageController::setFitOptions(int ctx, const QString& kv_type) {
@@ -280,6 +292,21 @@ void ModelsPageController::resume(qint64 id) {
 
 void ModelsPageController::cancel(qint64 id) {
   QMetaObject::invokeMethod(manager_, [m = manager_, id] { m->cancel(id); });
+}
+
+void ModelsPageController::setEndpoint(const QString& setting) {
+  endpoint_ = hub::HubEndpoint::from_setting(setting.trimmed());
+  client_->set_endpoint(endpoint_);
+  if (save_setting_) save_setting_(QLatin1String(hub::kHubEndpointSetting), setting.trimmed());
+  if (!endpoint_.ok()) {
+    set_message(endpoint_.error());
+  } else {
+    if (!offline_notice_.isEmpty()) offline_notice_.clear();
+    set_message(QString());
+  }
+  search_results_.clear();
+  emit searchChanged();
+  emit endpointChanged();
 }
 
 void ModelsPageController::setAccessToken(const QString& token) {

@@ -17,8 +17,10 @@
 #include <QVariantList>
 #include <QVariantMap>
 #include <functional>
+#include <memory>
 
 #include "hub/hub_endpoint.h"
+#include "kvchat/gguf_inspect.h"
 
 namespace kvchat::hub {
 class DownloadManager;
@@ -43,7 +45,8 @@ class ModelsPageController : public QObject {
   Q_PROPERTY(QString fitKvType READ fit_kv_type NOTIFY fitOptionsChanged)
   Q_PROPERTY(double freeMemoryBytes READ free_memory_bytes NOTIFY fitOptionsChanged)
   Q_PROPERTY(bool hasToken READ has_token NOTIFY tokenChanged)
-  Q_PROPERTY(QString endpoint READ endpoint CONSTANT)
+  Q_PROPERTY(QString endpoint READ endpoint NOTIFY endpointChanged)
+  Q_PROPERTY(QString endpointSource READ endpoint_source NOTIFY endpointChanged)
   Q_PROPERTY(QString modelsDir READ models_dir CONSTANT)
 
  public:
@@ -52,6 +55,10 @@ class ModelsPageController : public QObject {
   // endpoint_setting: the Hub address from the settings ("" = HF_ENDPOINT or the default).
   ModelsPageController(const QString& data_dir, const QString& db_path, const QString& endpoint_setting,
                        std::function<void(const QString&)> open_model, QObject* parent = nullptr);
+  // How setEndpoint() keeps the setting (ChatController::setUiSetting in the app).
+  void set_setting_saver(std::function<void(const QString& key, const QVariant& value)> save) {
+    save_setting_ = std::move(save);
+  }
   ~ModelsPageController() override;
 
   QVariantList catalog() const { return catalog_; }
@@ -68,6 +75,8 @@ class ModelsPageController : public QObject {
   double free_memory_bytes() const { return double(free_memory_); }
   bool has_token() const { return !token_.isEmpty(); }
   QString endpoint() const;
+  // "setting", "HF_ENDPOINT" or "default".
+  QString endpoint_source() const { return endpoint_.source(); }
   QString models_dir() const { return models_dir_; }
 
   Q_INVOKABLE void search(const QString& query);
@@ -80,16 +89,23 @@ class ModelsPageController : public QObject {
   Q_INVOKABLE void pause(qint64 id);
   Q_INVOKABLE void resume(qint64 id);
   Q_INVOKABLE void cancel(qint64 id);
+  // The Hub's address as the setting hub/endpoint ("" = HF_ENDPOINT, else the default);
+  // saved through save_setting. A refused value (plain http to another computer) is said.
+  Q_INVOKABLE void setEndpoint(const QString& setting);
   // Kept in memory only (never in the database nor the log); "" forgets it.
   Q_INVOKABLE void setAccessToken(const QString& token);
   Q_INVOKABLE QString formatBytes(double bytes) const;
 
-  // How a file's fit is read (tests inject their own): repo, file, size, ctx, kv type, free
-  // bytes; `done` gets the fit as a map (see ModelsPageController::fit_map) or an error.
-  using FitReader = std::function<void(const QString& repo, const QString& file, qint64 size, int ctx,
-                                       const QString& kv_type, qint64 free_bytes, QObject* context,
-                                       std::function<void(const QVariantMap& fit, const QString& error)> done)>;
-  void set_fit_reader(FitReader reader) { fit_reader_ = std::move(reader); }
+  // A file's header as read from the Hub (the engine's inspection of it) or why not.
+  struct Header {
+    std::shared_ptr<const GgufInspection> inspection;
+    qint64 bytes_read = 0;
+    QString error;
+  };
+  // How a header is read (hub::RemoteHeader in the app; tests may inject their own).
+  using HeaderReader = std::function<void(const QString& repo, const QString& file, QObject* context,
+                                          std::function<void(const Header&)> done)>;
+  void set_header_reader(HeaderReader reader) { header_reader_ = std::move(reader); }
   // The catalog from another file than the one built into the app (tests).
   void load_catalog_from(const QString& path);
 
@@ -100,6 +116,7 @@ class ModelsPageController : public QObject {
   void noticeChanged();
   void fitOptionsChanged();
   void tokenChanged();
+  void endpointChanged();
   // A download finished, verified, and was handed to open_model.
   void modelDownloaded(const QString& path);
 
@@ -110,16 +127,19 @@ class ModelsPageController : public QObject {
   void on_status(qint64 id, const QString& status, const QString& message);
   void on_finished(qint64 id, const QString& path);
   void refresh_downloads();
+  void apply_fit(int index, const Header& header);
   int file_index(const QString& path) const;
   void write_test_state() const;
 
   QString data_dir_, models_dir_, db_path_;
   hub::HubEndpoint endpoint_;
   std::function<void(const QString&)> open_model_;
+  std::function<void(const QString&, const QVariant&)> save_setting_;
   hub::HubClient* client_ = nullptr;
   QThread download_thread_;
   hub::DownloadManager* manager_ = nullptr;  // lives on download_thread_
-  FitReader fit_reader_;
+  HeaderReader header_reader_;
+  QHash<QString, Header> headers_;  // by repo + '\n' + path: read once, the fit recomputed here
   QString token_;
 
   QVariantList catalog_;

@@ -75,11 +75,22 @@ Popup {
         RowLayout {
             Layout.fillWidth: true
             Label { text: qsTr("Models"); font.bold: true; font.pixelSize: 18 }
+            Label { text: qsTr("Hub") }
+            TextField {
+                id: endpointField
+                Layout.preferredWidth: 300
+                text: page.hub.endpoint
+                placeholderText: "https://huggingface.co"
+                onAccepted: page.hub.setEndpoint(text)
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("The Hub's address (from %1). Empty: HF_ENDPOINT, else https://huggingface.co; plain http only to this computer. Enter saves it.")
+                    .arg(page.hub.endpointSource)
+            }
             Label {
                 Layout.fillWidth: true
                 elide: Label.ElideRight
                 opacity: 0.7
-                text: qsTr("Hub: %1 · models go to %2").arg(page.hub.endpoint || qsTr("not set")).arg(page.hub.modelsDir)
+                text: qsTr("models go to %1").arg(page.hub.modelsDir)
             }
             ToolButton { text: qsTr("Close"); onClicked: page.close() }
         }

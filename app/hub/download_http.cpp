@@ -1,5 +1,6 @@
 #include "hub/download_http.h"
 
+#include <QCoreApplication>
 #include <QLocale>
 #include <QRegularExpression>
 #include <QTimeZone>
@@ -65,22 +66,22 @@ QString local_file_name(const QString& repo_file, QString* why) {
     if (why) *why = reason;
     return QString();
   };
-  if (repo_file.isEmpty()) return refuse(QStringLiteral("an empty file name"));
+  if (repo_file.isEmpty()) return refuse(QCoreApplication::translate("DownloadNames", "an empty file name"));
   if (repo_file.startsWith(QLatin1Char('/')) || repo_file.contains(QLatin1Char('\\')))
-    return refuse(QStringLiteral("an absolute path or a backslash"));
+    return refuse(QCoreApplication::translate("DownloadNames", "an absolute path or a backslash"));
   const QStringList parts = repo_file.split(QLatin1Char('/'));
   for (const QString& p : parts) {
     if (p.isEmpty() || p == QLatin1String(".") || p == QLatin1String(".."))
-      return refuse(QStringLiteral("a path that leaves its directory (\"..\" or an empty part)"));
+      return refuse(QCoreApplication::translate("DownloadNames", "a path that leaves its directory (\"..\" or an empty part)"));
   }
   for (const QChar c : repo_file) {
-    if (c.unicode() < 0x20 || c.unicode() == 0x7f) return refuse(QStringLiteral("a control character"));
+    if (c.unicode() < 0x20 || c.unicode() == 0x7f) return refuse(QCoreApplication::translate("DownloadNames", "a control character"));
   }
   const QString name = parts.last();
-  if (name.startsWith(QLatin1Char('.'))) return refuse(QStringLiteral("a hidden file name"));
-  if (name.toUtf8().size() > 200) return refuse(QStringLiteral("a file name over 200 bytes"));
+  if (name.startsWith(QLatin1Char('.'))) return refuse(QCoreApplication::translate("DownloadNames", "a hidden file name"));
+  if (name.toUtf8().size() > 200) return refuse(QCoreApplication::translate("DownloadNames", "a file name over 200 bytes"));
   if (!name.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive))
-    return refuse(QStringLiteral("not a .gguf file"));
+    return refuse(QCoreApplication::translate("DownloadNames", "not a .gguf file"));
   return name;
 }
 

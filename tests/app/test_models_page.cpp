@@ -142,11 +142,13 @@ class TestModelsPage : public QObject {
     QCOMPARE(qint64(fit.value(QStringLiteral("max_ctx")).toDouble()), qint64(want->max_ctx));
     QCOMPARE(qint64(fit.value(QStringLiteral("concurrent_conversations")).toDouble()),
              qint64(want->concurrent_conversations));
-    // Another context and KV type: checked again.
+    // Another context and KV type: the fit again, from the header already read (no request).
+    const int requests_before = hub_.requests().size();
     c.setFitOptions(1024, QStringLiteral("q8_0"));
     QTRY_VERIFY_WITH_TIMEOUT(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("kv_type")) == QLatin1String("q8_0"), 20000);
     QCOMPARE(qint64(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("kv_bytes")).toDouble()),
              qint64(2 * 6 * 2 * 32 / 32 * 34) * 1024);  // q8_0: 34 bytes per 32 values
+    QCOMPARE(hub_.requests().size(), requests_before + 1);  // only this look at /__requests
     // Download: in data/models, handed to the opener.
     QSignalSpy downloaded(&c, &ModelsPageController::modelDownloaded);
     c.download(QStringLiteral("kjv-demo-f16.gguf"));
@@ -163,12 +165,34 @@ class TestModelsPage : public QObject {
   void unsafeNamesAreLeftOut() {
     const QString data = fresh_data_dir();
     ModelsPageController c(data, ConversationStore::default_path(data), QString(), nullptr);
-    c.set_fit_reader(nullptr);
+    c.set_header_reader(nullptr);
     c.openRepo(QStringLiteral("kvchat/traversal-GGUF"));
     QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
     QCOMPARE(c.files().size(), 1);
     QCOMPARE(c.files()[0].toMap().value(QStringLiteral("path")).toString(), QStringLiteral("kjv-demo-f16.gguf"));
     QVERIFY2(c.message().contains(QStringLiteral("../../evil.gguf")), qPrintable(c.message()));
+  }
+
+  // The endpoint setting: plain http to another computer is refused (and said); the fake
+  // Hub's loopback address works; each choice is saved under hub/endpoint.
+  void theEndpointSetting() {
+    const QString data = fresh_data_dir();
+    ModelsPageController c(data, ConversationStore::default_path(data), QString(), nullptr);
+    QCOMPARE(c.endpoint_source(), QStringLiteral("HF_ENDPOINT"));
+    QVariantMap saved;
+    c.set_setting_saver([&saved](const QString& k, const QVariant& v) { saved[k] = v; });
+    c.setEndpoint(QStringLiteral("http://example.com"));
+    QVERIFY2(c.message().contains(QStringLiteral("http")), qPrintable(c.message()));
+    QCOMPARE(saved.value(QStringLiteral("hub/endpoint")).toString(), QStringLiteral("http://example.com"));
+    c.search(QStringLiteral("kjv"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.searching(), 20000);
+    QVERIFY(c.search_results().isEmpty());  // refused without a request
+    c.setEndpoint(hub_.url().toString());
+    QCOMPARE(c.endpoint_source(), QStringLiteral("setting"));
+    QVERIFY(c.message().isEmpty());
+    c.search(QStringLiteral("kjv"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.searching(), 20000);
+    QCOMPARE(c.search_results().size(), 1);
   }
 
   // No Hub: one notice, no error per request; the catalog stays.
