@@ -385,6 +385,29 @@ class TestDownloadManager : public QObject {
     QVERIFY(parts_left().isEmpty());
   }
 
+  // A server that ignores Range answers 200 with the whole file: the partial is started
+  // over, not appended to (a garbage partial would otherwise fail the SHA-256).
+  void aServerIgnoringRangeStartsOver() {
+    auto m = manager();
+    QVERIFY(m);
+    QDir().mkpath(models_);
+    {
+      QFile part(QDir(models_).filePath(QStringLiteral(".kjv-demo-f16.gguf.part")));
+      QVERIFY(part.open(QIODevice::WriteOnly));
+      part.write(QByteArray(1 << 20, 'x'));
+    }
+    QSignalSpy done(m.get(), &DownloadManager::finished);
+    QSignalSpy sent(m.get(), &DownloadManager::requestSent);
+    DownloadRequest r = demo_request(QStringLiteral("kvchat/kjv-demo-GGUF"));
+    r.url.setQuery(QStringLiteral("fault=norange"));
+    QString error;
+    QVERIFY(m->start(r, &error) > 0);
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+    QCOMPARE(sent.first().at(2).toLongLong(), qint64(1 << 20));  // it asked for the rest
+    QCOMPARE(read_all(done.at(0).at(1).toString()), demo_);       // and took the whole file
+    QVERIFY(parts_left().isEmpty());
+  }
+
   // A server that never answers: every request has a timeout; the download fails with a
   // message (after its retries) instead of hanging.
   void aServerThatHangsTimesOut() {
