@@ -27,6 +27,7 @@
 #include "chat_controller.h"
 #include "i18n/ui_language.h"
 #include "documents/document_controller.h"
+#include "models_page_controller.h"
 #include "stall_meter.h"
 
 namespace {
@@ -214,9 +215,19 @@ int main(int argc, char** argv) {
   QObject::connect(&language, &kvchat::app::UiLanguage::changed, &chat, [&chat] { chat.write_test_state(); });
   language.apply(chat.uiSetting(QStringLiteral("language"), QStringLiteral("system")).toString());
 
+  // The Models page (issue 15): the catalog, the Hub search, "Will it fit?", downloads;
+  // a finished download opens like any other model.
+  kvchat::app::ModelsPageController model_hub(
+      dir, kvchat::app::ConversationStore::default_path(dir),
+      chat.uiSetting(QLatin1String(kvchat::hub::kHubEndpointSetting), QString()).toString(),
+      [&chat](const QString& path) { chat.loadModel(path); });
+  model_hub.set_setting_saver(
+      [&chat](const QString& key, const QVariant& value) { chat.setUiSetting(key, value); });
+
   UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
+  engine.rootContext()->setContextProperty(QStringLiteral("modelHub"), &model_hub);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);
   engine.rootContext()->setContextProperty(QStringLiteral("uiTestState"), &ui_test_state);
   language.set_engine(&engine);

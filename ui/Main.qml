@@ -60,6 +60,8 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
     Shortcut { sequence: "Ctrl+D"; onActivated: documentDialog.open() }
+    // The Models page: find, check the fit of, and download models (issue 15).
+    Shortcut { sequence: "Ctrl+Shift+M"; onActivated: modelsPage.opened ? modelsPage.close() : modelsPage.open() }
     // Send the previewed document whole (when it fits) or summarize it; resume the job shown.
     Shortcut { sequence: "Ctrl+Shift+W"; onActivated: chat.documents.sendWhole() }
     Shortcut { sequence: "Ctrl+Shift+S"; onActivated: chat.documents.summarize() }
@@ -98,6 +100,7 @@ ApplicationWindow {
     SettingsDrawer { id: settings; height: window.height }
     // A banner action (a failed load, a full context) opens the settings of that model.
     Connections { target: chat; function onSettingsRequested() { settings.open() } }
+    ModelsPage { id: modelsPage }
     // First run: over the top of the chat, without taking the focus from the message box.
     Welcome {
         id: welcome
@@ -321,6 +324,14 @@ ApplicationWindow {
                 toolTip: qsTr("Open a GGUF model (Ctrl+O)")
                 showText: window.roomyHeader
                 onClicked: openDialog.open()
+            }
+            IconButton {
+                objectName: "modelsButton"
+                iconName: "models"
+                text: qsTr("Models…")
+                toolTip: qsTr("Find and download models, with “will it fit?” (Ctrl+Shift+M)")
+                showText: window.roomyHeader
+                onClicked: modelsPage.open()
             }
             IconButton {
                 objectName: "recentButton"

@@ -52,7 +52,7 @@ struct StoredMessage {
 
 class ConversationStore {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens or creates the database at `path`, migrating older schemas. nullptr and
   // *error set when the file cannot be opened, is not a kvchat database, or is newer.

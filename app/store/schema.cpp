@@ -8,6 +8,8 @@
 // the new table, copy, drop, rename).
 #include "store/conversation_store.h"
 
+#include "hub/download_store.h"
+
 namespace kvchat::app {
 
 QVector<MigrationStep> ConversationStore::migrations() {
@@ -117,6 +119,13 @@ QVector<MigrationStep> ConversationStore::migrations() {
                      " created_at INTEGER NOT NULL,"
                      " PRIMARY KEY (message_id, version))"),
   });
+  // 3 -> 4: model downloads (issue 15), one row per file being fetched into the models
+  // directory, so that a download resumes after a restart: where it comes from (url: the
+  // Hub's resolve URL), where it goes (dest_path, and part_path: the partial file beside
+  // it), what it must be (expected_size, sha256: the Hub's LFS hash, lowercase hex), the
+  // validator for If-Range (etag) and the bytes written so far. No access token is ever
+  // stored here. status: queued, running, paused, failed, done.
+  steps.append(hub::downloads_table_v1());
 
   return steps;
 }

@@ -48,7 +48,8 @@ bool valid_value_type(uint32_t t) { return t <= static_cast<uint32_t>(ValueType:
 
 class Parser {
  public:
-  Parser(std::span<const uint8_t> bytes, const std::string& name) : cur_(bytes), name_(name) {}
+  Parser(std::span<const uint8_t> bytes, uint64_t file_size, const std::string& name)
+      : cur_(bytes, file_size), name_(name) {}
 
   Error fail(const std::string& what) const {
     return Error{name_ + ": " + what + " (at byte " + std::to_string(cur_.offset()) + ")"};
@@ -64,7 +65,7 @@ class Parser {
       return fail("truncated: " + what + " declares " + std::to_string(len) + " bytes but only " +
                   std::to_string(cur_.remaining()) + " remain");
     }
-    cur_.read_bytes(len, out);
+    if (!cur_.read_bytes(len, out)) return fail("truncated: " + what);
     return {};
   }
 
@@ -176,6 +177,7 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
   file->keep_unsupported_ = keep_unsupported_types;
   file->name_ = path;
   file->bytes_ = mapping.value()->bytes();
+  file->file_size_ = file->bytes_.size();
   file->mapping_ = std::move(mapping.value());
   if (auto s = file->parse_all(); !s) return Error{s.message()};
   return file;
@@ -185,120 +187,151 @@ Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const uint8_t> bytes
   std::unique_ptr<GgufFile> file(new GgufFile());
   file->name_ = std::move(name);
   file->bytes_ = bytes;
+  file->file_size_ = bytes.size();
   if (auto s = file->parse_all(); !s) return Error{s.message()};
   return file;
 }
 
-Status GgufFile::parse_all() {
-  Parser p(bytes_, name_);
-  uint32_t magic = 0;
-  if (!p.cur_.read(magic)) return p.fail("truncated: too short for a GGUF header");
-  if (magic != 0x46554747u) {  // "GGUF" little-endian
-    return p.fail("not a GGUF file (bad magic; expected the bytes 'GGUF')");
+Result<GgufFile::HeaderParse> GgufFile::parse_header(std::span<const uint8_t> prefix,
+                                                     uint64_t file_size, std::string name,
+                                                     bool keep_unsupported_types) {
+  if (prefix.size() > file_size) {
+    return Error{name + ": the prefix of " + std::to_string(prefix.size()) +
+                 " bytes is longer than the file of " + std::to_string(file_size) + " bytes"};
   }
-  if (auto s = p.read_scalar(version_, "the GGUF version"); !s) return s;
-  if (version_ != 2 && version_ != 3) {
-    return p.fail("unsupported GGUF version " + std::to_string(version_) + " (expected 2 or 3)");
+  std::unique_ptr<GgufFile> file(new GgufFile());
+  file->name_ = std::move(name);
+  file->bytes_ = prefix;
+  file->file_size_ = file_size;
+  file->header_only_ = true;
+  file->keep_unsupported_ = keep_unsupported_types;
+  HeaderParse out;
+  if (auto s = file->parse_all(&out.bytes_needed); !s) {
+    if (out.bytes_needed > 0) return out;  // the prefix ends inside the header
+    return Error{s.message()};
   }
+  out.file = std::move(file);
+  return out;
+}
+
+Status GgufFile::parse_all(uint64_t* bytes_needed) {
+  Parser p(bytes_, file_size_, name_);
   uint64_t n_tensors = 0, n_kv = 0;
-  if (auto s = p.read_scalar(n_tensors, "the tensor count"); !s) return s;
-  if (auto s = p.read_scalar(n_kv, "the metadata count"); !s) return s;
-  // A key-value pair takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info
-  // at least 8 + 4 + 4 + 8.
-  if (n_kv > p.cur_.remaining() / 13) {
-    return p.fail("absurd metadata count " + std::to_string(n_kv) + " for a file of " +
-                  std::to_string(bytes_.size()) + " bytes");
-  }
-  if (n_tensors > p.cur_.remaining() / 24) {
-    return p.fail("absurd tensor count " + std::to_string(n_tensors) + " for a file of " +
-                  std::to_string(bytes_.size()) + " bytes");
-  }
-
-  metadata_.resize(n_kv);
-  std::unordered_set<std::string> keys;
-  for (uint64_t k = 0; k < n_kv; ++k) {
-    KeyValue& kv = metadata_[k];
-    if (auto s = p.read_string(kv.key, "metadata key #" + std::to_string(k)); !s) return s;
-    if (!keys.insert(kv.key).second) return p.fail("duplicate metadata key '" + kv.key + "'");
-    uint32_t type = 0;
-    if (auto s = p.read_scalar(type, "the value type of key '" + kv.key + "'"); !s) return s;
-    if (!valid_value_type(type)) {
-      return p.fail("key '" + kv.key + "': unknown value type " + std::to_string(type));
+  auto parse = [&]() -> Status {
+    uint32_t magic = 0;
+    if (!p.cur_.read(magic)) return p.fail("truncated: too short for a GGUF header");
+    if (magic != 0x46554747u) {  // "GGUF" little-endian
+      return p.fail("not a GGUF file (bad magic; expected the bytes 'GGUF')");
     }
-    if (auto s = p.read_value(static_cast<ValueType>(type), kv.value, kv.key, 0); !s) return s;
-  }
-
-  if (const Value* a = find("general.alignment")) {
-    auto al = a->as_uint();
-    if (!al || *al == 0 || (*al & (*al - 1)) != 0 || *al > (1u << 20)) {
-      return p.fail("general.alignment must be a power of two up to 1 MiB, got " +
-                    a->to_display_string());
+    if (auto s = p.read_scalar(version_, "the GGUF version"); !s) return s;
+    if (version_ != 2 && version_ != 3) {
+      return p.fail("unsupported GGUF version " + std::to_string(version_) + " (expected 2 or 3)");
     }
-    alignment_ = *al;
-  }
-
-  tensors_.resize(n_tensors);
-  std::unordered_set<std::string> names;
-  uint64_t kept = 0;  // tensors of supported types, stored in order
-  for (uint64_t k = 0; k < n_tensors; ++k) {
-    TensorInfo& t = tensors_[kept];
-    if (auto s = p.read_string(t.name, "the name of tensor #" + std::to_string(k)); !s) return s;
-    if (!names.insert(t.name).second) return p.fail("duplicate tensor name '" + t.name + "'");
-    const std::string what = "tensor '" + t.name + "'";
-    uint32_t n_dims = 0;
-    if (auto s = p.read_scalar(n_dims, "the dimension count of " + what); !s) return s;
-    if (n_dims == 0 || n_dims > kMaxDims) {
-      return p.fail(what + ": " + std::to_string(n_dims) + " dimensions (expected 1 to 4)");
+    if (auto s = p.read_scalar(n_tensors, "the tensor count"); !s) return s;
+    if (auto s = p.read_scalar(n_kv, "the metadata count"); !s) return s;
+    // A key-value pair takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info
+    // at least 8 + 4 + 4 + 8.
+    if (n_kv > p.cur_.remaining() / 13) {
+      return p.fail("absurd metadata count " + std::to_string(n_kv) + " for a file of " +
+                    std::to_string(file_size_) + " bytes");
     }
-    t.dims.resize(n_dims);
-    t.n_elements = 1;
-    for (uint32_t d = 0; d < n_dims; ++d) {
-      if (auto s = p.read_scalar(t.dims[d], "dimension " + std::to_string(d) + " of " + what); !s)
-        return s;
-      if (t.dims[d] == 0 || t.dims[d] > (1ull << 40) || t.n_elements > (1ull << 50) / t.dims[d]) {
-        return p.fail(what + ": dimension " + std::to_string(d) + " = " +
-                      std::to_string(t.dims[d]) + " is zero or absurdly large");
+    if (n_tensors > p.cur_.remaining() / 24) {
+      return p.fail("absurd tensor count " + std::to_string(n_tensors) + " for a file of " +
+                    std::to_string(file_size_) + " bytes");
+    }
+
+    // Grown entry by entry: a prefix's counts are judged against the whole file's size,
+    // which its server declares, so they bound nothing in memory.
+    metadata_.reserve(std::min<uint64_t>(n_kv, 1024));
+    std::unordered_set<std::string> keys;
+    for (uint64_t k = 0; k < n_kv; ++k) {
+      KeyValue& kv = metadata_.emplace_back();
+      if (auto s = p.read_string(kv.key, "metadata key #" + std::to_string(k)); !s) return s;
+      if (!keys.insert(kv.key).second) return p.fail("duplicate metadata key '" + kv.key + "'");
+      uint32_t type = 0;
+      if (auto s = p.read_scalar(type, "the value type of key '" + kv.key + "'"); !s) return s;
+      if (!valid_value_type(type)) {
+        return p.fail("key '" + kv.key + "': unknown value type " + std::to_string(type));
       }
-      t.n_elements *= t.dims[d];
+      if (auto s = p.read_value(static_cast<ValueType>(type), kv.value, kv.key, 0); !s) return s;
     }
-    uint32_t type_id = 0;
-    if (auto s = p.read_scalar(type_id, "the type of " + what); !s) return s;
-    auto traits = tensor_type_traits(type_id);
-    if (!traits && keep_unsupported_) {
-      uint64_t offset = 0;
-      if (auto s = p.read_scalar(offset, "the data offset of " + what); !s) return s;
-      unsupported_.push_back({t.name, type_id});
-      continue;
+
+    if (const Value* a = find("general.alignment")) {
+      auto al = a->as_uint();
+      if (!al || *al == 0 || (*al & (*al - 1)) != 0 || *al > (1u << 20)) {
+        return p.fail("general.alignment must be a power of two up to 1 MiB, got " +
+                      a->to_display_string());
+      }
+      alignment_ = *al;
     }
-    if (!traits) {
-      return p.fail(what + ": tensor type " + std::string(ggml_type_name(type_id)) + " (id " +
-                    std::to_string(type_id) +
-                    ") is not supported (kvchat reads " + supported_tensor_type_names() + ")");
+
+    tensors_.reserve(std::min<uint64_t>(n_tensors, 1024));
+    std::unordered_set<std::string> names;
+    for (uint64_t k = 0; k < n_tensors; ++k) {
+      TensorInfo& t = tensors_.emplace_back();  // left out again when its type is unsupported
+      if (auto s = p.read_string(t.name, "the name of tensor #" + std::to_string(k)); !s) return s;
+      if (!names.insert(t.name).second) return p.fail("duplicate tensor name '" + t.name + "'");
+      const std::string what = "tensor '" + t.name + "'";
+      uint32_t n_dims = 0;
+      if (auto s = p.read_scalar(n_dims, "the dimension count of " + what); !s) return s;
+      if (n_dims == 0 || n_dims > kMaxDims) {
+        return p.fail(what + ": " + std::to_string(n_dims) + " dimensions (expected 1 to 4)");
+      }
+      t.dims.resize(n_dims);
+      t.n_elements = 1;
+      for (uint32_t d = 0; d < n_dims; ++d) {
+        if (auto s = p.read_scalar(t.dims[d], "dimension " + std::to_string(d) + " of " + what); !s)
+          return s;
+        if (t.dims[d] == 0 || t.dims[d] > (1ull << 40) || t.n_elements > (1ull << 50) / t.dims[d]) {
+          return p.fail(what + ": dimension " + std::to_string(d) + " = " +
+                        std::to_string(t.dims[d]) + " is zero or absurdly large");
+        }
+        t.n_elements *= t.dims[d];
+      }
+      uint32_t type_id = 0;
+      if (auto s = p.read_scalar(type_id, "the type of " + what); !s) return s;
+      auto traits = tensor_type_traits(type_id);
+      if (!traits && keep_unsupported_) {
+        uint64_t offset = 0;
+        if (auto s = p.read_scalar(offset, "the data offset of " + what); !s) return s;
+        unsupported_.push_back({t.name, type_id});
+        tensors_.pop_back();
+        continue;
+      }
+      if (!traits) {
+        return p.fail(what + ": tensor type " + std::string(ggml_type_name(type_id)) + " (id " +
+                      std::to_string(type_id) +
+                      ") is not supported (kvchat reads " + supported_tensor_type_names() + ")");
+      }
+      t.type = traits->type;
+      if (t.dims[0] % traits->block_elements != 0) {
+        return p.fail(what + ": row length " + std::to_string(t.dims[0]) + " is not a multiple of " +
+                      std::to_string(traits->block_elements) + " as " + std::string(traits->name) +
+                      " requires");
+      }
+      t.n_bytes = t.n_elements / traits->block_elements * traits->block_bytes;
+      if (auto s = p.read_scalar(t.offset, "the data offset of " + what); !s) return s;
+      if (t.offset % alignment_ != 0) {
+        return p.fail(what + ": data offset " + std::to_string(t.offset) +
+                      " is not a multiple of the alignment " + std::to_string(alignment_));
+      }
     }
-    t.type = traits->type;
-    if (t.dims[0] % traits->block_elements != 0) {
-      return p.fail(what + ": row length " + std::to_string(t.dims[0]) + " is not a multiple of " +
-                    std::to_string(traits->block_elements) + " as " + std::string(traits->name) +
-                    " requires");
-    }
-    t.n_bytes = t.n_elements / traits->block_elements * traits->block_bytes;
-    if (auto s = p.read_scalar(t.offset, "the data offset of " + what); !s) return s;
-    if (t.offset % alignment_ != 0) {
-      return p.fail(what + ": data offset " + std::to_string(t.offset) +
-                    " is not a multiple of the alignment " + std::to_string(alignment_));
-    }
-    ++kept;
+    return {};
+  };
+  if (auto s = parse(); !s) {
+    // A failure that only needed more of the prefix: the offset it needed.
+    if (bytes_needed && p.cur_.wanted() > 0) *bytes_needed = p.cur_.wanted();
+    return s;
   }
-  tensors_.resize(kept);
 
   uint64_t header_end = p.cur_.offset();
   data_offset_ = (header_end + alignment_ - 1) / alignment_ * alignment_;
-  if (data_offset_ > bytes_.size() && n_tensors > 0) {
+  if (data_offset_ > file_size_ && n_tensors > 0) {
     return Error{name_ + ": truncated: the tensor data section would start at byte " +
                  std::to_string(data_offset_) + " but the file has " +
-                 std::to_string(bytes_.size()) + " bytes"};
+                 std::to_string(file_size_) + " bytes"};
   }
-  const uint64_t data_size = bytes_.size() > data_offset_ ? bytes_.size() - data_offset_ : 0;
+  const uint64_t data_size = file_size_ > data_offset_ ? file_size_ - data_offset_ : 0;
   for (const TensorInfo& t : tensors_) {
     if (t.offset > data_size || t.n_bytes > data_size - t.offset) {
       return Error{name_ + ": tensor '" + t.name + "': data [" + std::to_string(t.offset) + ", " +
@@ -335,6 +368,7 @@ const TensorInfo* GgufFile::find_tensor(std::string_view name) const {
 }
 
 const uint8_t* GgufFile::tensor_data(const TensorInfo& t) const {
+  if (header_only_) return bytes_.data();  // a stand-in address, never read (gguf_file.h)
   return bytes_.data() + data_offset_ + t.offset;
 }
 

@@ -47,6 +47,20 @@ class GgufFile {
   // Parses bytes already in memory (the caller keeps them alive); `name` is used in messages.
   static Result<std::unique_ptr<GgufFile>> parse(std::span<const uint8_t> bytes, std::string name);
 
+  // Parses the header (metadata and tensor infos) from the first bytes of a file of
+  // `file_size` bytes, e.g. read from a server with Range requests. Every check is the
+  // full file's (counts and tensor extents are judged against file_size), so a prefix
+  // that holds the whole header gives the same file, or the same error, as the whole
+  // file would. When the prefix ends inside the header: no file and bytes_needed > 0,
+  // the offset the parse needed (fetch at least that much from the start and call
+  // again). The file is header-only: tensor_data() must not be read.
+  struct HeaderParse {
+    std::unique_ptr<GgufFile> file;  // null when bytes_needed > 0
+    uint64_t bytes_needed = 0;
+  };
+  static Result<HeaderParse> parse_header(std::span<const uint8_t> prefix, uint64_t file_size,
+                                          std::string name, bool keep_unsupported_types);
+
   ~GgufFile();
   GgufFile(const GgufFile&) = delete;
   GgufFile& operator=(const GgufFile&) = delete;
@@ -55,7 +69,8 @@ class GgufFile {
   uint32_t version() const { return version_; }
   uint64_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }
-  uint64_t file_size() const { return bytes_.size(); }
+  uint64_t file_size() const { return file_size_; }
+  bool header_only() const { return header_only_; }
   // Header, metadata and tensor infos: everything before the tensor data.
   std::span<const uint8_t> header_bytes() const { return bytes_.first(std::min<uint64_t>(data_offset_, bytes_.size())); }
 
@@ -76,16 +91,21 @@ class GgufFile {
   bool read_in_complete() const;
   std::string change_on_disk() const;
 
-  // Pointer to the tensor's first byte (n_bytes long, inside the mapping).
+  // Pointer to the tensor's first byte (n_bytes long, inside the mapping). Header-only:
+  // a non-null stand-in (so that views of the weights can be built and checked) that
+  // must never be read.
   const uint8_t* tensor_data(const TensorInfo& t) const;
 
  private:
   GgufFile() = default;
-  Status parse_all();
+  // bytes_needed: set when the failure only needed more of a prefix (parse_header).
+  Status parse_all(uint64_t* bytes_needed = nullptr);
 
   std::string name_;
   std::unique_ptr<MappedFile> mapping_;
   std::span<const uint8_t> bytes_;
+  uint64_t file_size_ = 0;     // bytes_.size(), or the whole file's size for a header-only parse
+  bool header_only_ = false;
   uint32_t version_ = 0;
   uint64_t alignment_ = 32;
   uint64_t data_offset_ = 0;

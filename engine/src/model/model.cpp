@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "gguf/gguf_file.h"
+#include "model/model_check.h"
 #include "model/model_hparams.h"
 #include "model/model_identity.h"
 #include "model/model_weights.h"
-#include "tokenizer/tokenizer_factory.h"
 
 namespace kvchat {
 
@@ -21,13 +21,6 @@ const char* rope_scaling_name(RopeScalingType t) {
     case RopeScalingType::LongRope: return "longrope";
   }
   return "none";
-}
-
-// The one place the tokenizer is built from a GGUF.
-// Strips "<file name>: " from a message that a reader prefixed with it.
-std::string without_file_name(const std::string& message, const std::string& name) {
-  const std::string prefix = name + ": ";
-  return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
 }
 
 // The RoPE tables: non-windowed layers use the file's base and scaling (with
@@ -104,35 +97,11 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   if (!file) return file.error();
   const gguf::GgufFile& f = **file;
 
-  // Every reason the file cannot run, gathered before failing.
-  std::vector<std::string> problems;
-  std::vector<std::string> unsupported_names;
-  for (const auto& t : f.unsupported_tensors()) {
-    problems.push_back("tensor '" + t.name + "': tensor type " +
-                       std::string(gguf::ggml_type_name(t.ggml_type_id)) + " (id " +
-                       std::to_string(t.ggml_type_id) +
-                       ") is not supported (kvchat reads " + gguf::supported_tensor_type_names() + ")");
-    unsupported_names.push_back(t.name);
-  }
-  auto hp = std::make_unique<ModelHParams>();
-  auto weights = std::make_unique<ModelWeights>();
-  if (ModelHParams::from_gguf(f, *hp, problems)) {
-    ModelWeights::from_gguf(f, *hp, *weights, problems, unsupported_names);
-  }
-  auto tokenizer = load_tokenizer(f);
-  if (!tokenizer) {
-    problems.push_back(without_file_name(tokenizer.message(), path));
-  } else if (hp->n_vocab > 0 && (*tokenizer)->n_vocab() != hp->n_vocab) {
-    problems.push_back("the tokenizer has " + std::to_string((*tokenizer)->n_vocab()) +
-                       " tokens but token_embd.weight has " + std::to_string(hp->n_vocab) + " rows");
-  }
-  if (problems.size() == 1) return Error{path + ": " + problems.front()};
-  if (!problems.empty()) {
-    std::string message = path + ": cannot run this model (" + std::to_string(problems.size()) +
-                          " problems):";
-    for (const std::string& p : problems) message += "\n  - " + p;
-    return Error{message};
-  }
+  // Every reason the file cannot run, gathered before failing (model/model_check.h).
+  ModelCheck check = check_model_file(f);
+  if (!check.problems.empty()) return Error{model_problems_message(path, check.problems)};
+  std::unique_ptr<ModelHParams> hp = std::move(check.hparams);
+  std::unique_ptr<ModelWeights> weights = std::move(check.weights);
   build_rope_tables(*hp, *weights);
 
   std::shared_ptr<Model> m(new Model());
@@ -189,7 +158,7 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
 
   m->hparams_ = std::move(hp);
   m->weights_ = std::move(weights);
-  m->tokenizer_ = std::move(tokenizer.value());
+  m->tokenizer_ = std::move(check.tokenizer);
   m->file_ = std::move(file.value());
   return std::shared_ptr<const Model>(std::move(m));
 }

@@ -80,6 +80,14 @@ commands:
               as transformers' apply_chat_template does, byte for byte to stdout;
               raise_exception(msg) and other errors exit 1 with msg on stderr. --now fixes
               strftime_now(); --vars: a JSON object of extra variables (tools, ...)
+  models      search QUERY [--limit N] [--endpoint URL] [--json]
+              GGUF repositories on the Hugging Face Hub whose name contains QUERY
+  models      fit REPO FILE [--ctx N] [--kv-type T] [--budget-bytes B] [--endpoint URL] [--json]
+              reads only the GGUF header of REPO's FILE (HTTP Range requests): architecture,
+              tensor types, whether kvchat runs it, and weights + KV at --ctx (default: the
+              trained context) against free memory (or B): as `memory` on the downloaded file.
+              The Hub: --endpoint, else $HF_ENDPOINT, else https://huggingface.co; $HF_TOKEN
+              is sent for gated repositories. Needs the app build (Qt)
 
 --model M defaults to the demo model installed beside kvchat-cli (../share/kvchat/models).
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
@@ -88,6 +96,13 @@ model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --
   --self-check-model FILE: the demo model the CUDA self-check runs on (default: the one
   beside the binary); cuda and auto are trusted only when its logits match the CPU's
 generate also takes --no-kv-cache: recompute the whole sequence for every token
+
+models pull REPO FILE [--endpoint URL] [--dir D] [--json] [--verbose]
+              downloads FILE of the Hub repository REPO with the app's download code (redirects,
+              Range resume, SHA-256 checked against the Hub's before the file is accepted) into
+              D (default: the app's models directory, ~/.local/share/kvchat/models); running it
+              again after an interruption continues the partial file (state in
+              D/.kvchat-downloads.sqlite); $HF_TOKEN for gated repositories. Needs the app build
 )";
 
 }  // namespace
@@ -104,6 +119,7 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   Argv rest(argv + 2, argv + argc);
+  if (cmd == "models" && !rest.empty() && rest[0] == "pull") return cmd_models_pull(Argv(rest.begin() + 1, rest.end()));
   if (cmd == "info") return cmd_info(rest);
   if (cmd == "tokenize") return cmd_tokenize(rest);
   if (cmd == "detokenize") return cmd_detokenize(rest);
@@ -117,6 +133,7 @@ int main(int argc, char** argv) {
   if (cmd == "perplexity") return cmd_perplexity(rest);
   if (cmd == "summarize") return cmd_summarize(rest);
   if (cmd == "template") return cmd_template(rest);
+  if (cmd == "models") return cmd_models(rest);
   std::fprintf(stderr, "kvchat-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }

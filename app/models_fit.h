@@ -1,0 +1,34 @@
+// "Will it fit?" for the Models page: the engine's inspection of a GGUF header and its
+// fit() at a context length and KV type, as the map the page shows (and the end-to-end
+// test compares with `kvchat-cli memory`).
+#pragma once
+
+#include <QVariantMap>
+
+#include "kvchat/gguf_inspect.h"
+#include "models_page_controller.h"
+
+namespace kvchat::hub {
+class HubClient;
+}
+
+namespace kvchat::app {
+
+// name, architecture, runnable, why_not, n_layers, n_kv_heads, head_dim, n_ctx_train,
+// n_params, header_bytes, bytes_read, tensor_types [{type, count, bytes, supported}],
+// tensor_types_text; with a fit: n_ctx, kv_type, weights_bytes, kv_bytes,
+// kv_allocated_bytes, total_bytes, free_bytes, fits, max_ctx, max_ctx_capped,
+// concurrent_conversations (without one: fits false and the maxima 0).
+QVariantMap fit_map(const GgufInspection& inspection, const GgufFit* fit, qint64 bytes_read);
+
+// fit_map of the inspection with its fit at ctx tokens (<= 0: the trained context) of
+// kv_type against free_bytes; a file kvchat cannot run has no fit (and no error: why_not
+// says why); a fit that cannot be computed sets *error.
+QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString& kv_type, qint64 free_bytes,
+                        qint64 bytes_read, QString* error);
+
+// Reads a file's header from the Hub (hub::RemoteHeader: Range requests from the first
+// MiB, redirects followed, capped); `client` gives the endpoint, token and timeouts.
+ModelsPageController::HeaderReader remote_header_reader(hub::HubClient* client);
+
+}  // namespace kvchat::app

@@ -1,0 +1,222 @@
+// ModelsPageController against the fake Hub (tests/hub/fake_hub.py on 127.0.0.1 through
+// HF_ENDPOINT; nothing touches the internet): the shipped catalog is well formed, a
+// search lists the repository, its files come with the Hub's size and SHA-256 (unsafe
+// names left out), the fit is the engine's for the file, a download lands in the models
+// directory and is handed to the model opener, and an unreachable Hub is said once.
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "hub/download_http.h"
+#include "hub/fake_hub_process.h"
+#include "hub/names.h"
+#include "kvchat/gguf_inspect.h"
+#include "models_page_controller.h"
+#include "store/conversation_store.h"
+
+using kvchat::app::ConversationStore;
+using kvchat::app::ModelsPageController;
+
+namespace {
+
+QByteArray read_all(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+const QString kDemo = QStringLiteral(KVCHAT_SHARED_DIR "/models/kjv-demo-f16.gguf");
+
+QVariantMap file_entry(const ModelsPageController& c, const QString& path) {
+  for (const QVariant& v : c.files())
+    if (v.toMap().value(QStringLiteral("path")).toString() == path) return v.toMap();
+  return {};
+}
+
+}  // namespace
+
+class TestModelsPage : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  kvchat::test::FakeHubProcess hub_;
+  int n_ = 0;
+
+  // A data directory with a migrated database (as the app has when the page starts).
+  QString fresh_data_dir() {
+    const QString d = dir_.filePath(QStringLiteral("data%1").arg(++n_));
+    QDir().mkpath(d);
+    QString error;
+    auto store = ConversationStore::open(ConversationStore::default_path(d), &error);
+    if (!store) qWarning("%s", qPrintable(error));
+    return d;
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    QVERIFY2(hub_.start(), qPrintable(hub_.error()));
+    qputenv("HF_ENDPOINT", hub_.url().toString().toUtf8());
+    qunsetenv("HF_TOKEN");
+  }
+
+  // resources/models_catalog.json: names the Hub and the downloads accept, sizes marked
+  // approximate, an architecture kvchat runs and a licence for every file.
+  void theCatalogIsWellFormed() {
+    const QJsonObject root =
+        QJsonDocument::fromJson(read_all(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"))).object();
+    const QJsonArray models = root.value(QStringLiteral("models")).toArray();
+    QVERIFY(models.size() >= 11);
+    QStringList names;
+    for (const QJsonValue& v : models) {
+      const QJsonObject m = v.toObject();
+      const QString repo = m.value(QStringLiteral("repo")).toString();
+      names.append(m.value(QStringLiteral("name")).toString());
+      QVERIFY2(kvchat::hub::valid_repo_id(repo), qPrintable(repo));
+      QVERIFY(QStringList({"llama", "qwen2", "gemma2", "phi3"}).contains(m.value(QStringLiteral("architecture")).toString()));
+      QVERIFY(!m.value(QStringLiteral("license")).toString().isEmpty());
+      const QJsonArray files = m.value(QStringLiteral("files")).toArray();
+      QVERIFY(!files.isEmpty());
+      for (const QJsonValue& fv : files) {
+        const QJsonObject f = fv.toObject();
+        QString why;
+        const QString file = f.value(QStringLiteral("file")).toString();
+        QVERIFY2(kvchat::hub::valid_file_path(file), qPrintable(file));
+        QCOMPARE(kvchat::hub::download::local_file_name(file, &why), file);
+        QVERIFY(f.value(QStringLiteral("size")).toDouble() > 1e8);
+        QVERIFY(f.value(QStringLiteral("size_approx")).toBool());
+        QVERIFY(!f.value(QStringLiteral("quant")).toString().isEmpty());
+      }
+    }
+    for (const char* want : {"Llama 3.2 1B", "Llama 3.2 3B", "Qwen 2.5 0.5B", "Qwen 2.5 7B", "SmolLM2 1.7B",
+                             "Gemma 2 2B", "Phi-3.5 mini", "Mistral 7B", "TinyLlama 1.1B"}) {
+      bool found = false;
+      for (const QString& n : names) found |= n.startsWith(QLatin1String(want));
+      QVERIFY2(found, want);
+    }
+    ModelsPageController c(fresh_data_dir(), ConversationStore::default_path(dir_.filePath(QStringLiteral("data%1").arg(n_))),
+                           QString(), nullptr);
+    c.load_catalog_from(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"));
+    QCOMPARE(c.catalog().size(), models.size());
+  }
+
+  // Search, the files, the fit (the engine's own figures for the shared file), download:
+  // opened with the file the Hub has.
+  void searchFitDownloadAndOpen() {
+    const QString data = fresh_data_dir();
+    QStringList opened;
+    ModelsPageController c(data, ConversationStore::default_path(data), QString(),
+                           [&opened](const QString& p) { opened.append(p); });
+    QCOMPARE(c.endpoint(), hub_.url().toString());
+    c.search(QStringLiteral("kjv-demo"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.searching(), 20000);
+    QCOMPARE(c.search_results().size(), 1);
+    QCOMPARE(c.search_results()[0].toMap().value(QStringLiteral("id")).toString(), QStringLiteral("kvchat/kjv-demo-GGUF"));
+    c.openRepo(QStringLiteral("kvchat/kjv-demo-GGUF"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
+    QCOMPARE(c.files().size(), 1);  // README.md is not a GGUF
+    QVariantMap f = file_entry(c, QStringLiteral("kjv-demo-f16.gguf"));
+    const QByteArray demo = read_all(kDemo);
+    QCOMPARE(qint64(f.value(QStringLiteral("size")).toDouble()), qint64(demo.size()));
+    QCOMPARE(f.value(QStringLiteral("sha256")).toString(),
+             QString::fromLatin1(QCryptographicHash::hash(demo, QCryptographicHash::Sha256).toHex()));
+    // The fit read from the remote header equals the engine's on the local file.
+    QTRY_VERIFY_WITH_TIMEOUT(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit_state")) != QLatin1String("reading"), 20000);
+    f = file_entry(c, QStringLiteral("kjv-demo-f16.gguf"));
+    QCOMPARE(f.value(QStringLiteral("fit_state")).toString(), QStringLiteral("done"));
+    const QVariantMap fit = f.value(QStringLiteral("fit")).toMap();
+    auto local = kvchat::inspect_gguf_file(kDemo.toStdString());
+    QVERIFY(local);
+    const auto want = local->fit(4096, "f16", uint64_t(fit.value(QStringLiteral("free_bytes")).toDouble()));
+    QVERIFY(want);
+    QCOMPARE(fit.value(QStringLiteral("runnable")).toBool(), true);
+    QCOMPARE(fit.value(QStringLiteral("architecture")).toString(), QStringLiteral("llama"));
+    QCOMPARE(qint64(fit.value(QStringLiteral("weights_bytes")).toDouble()), qint64(want->weights_bytes));
+    QCOMPARE(qint64(fit.value(QStringLiteral("kv_bytes")).toDouble()), qint64(want->kv_bytes));
+    QCOMPARE(qint64(fit.value(QStringLiteral("kv_bytes")).toDouble()), qint64(1536) * 4096);  // 2 x 6 x 2 x 32 x 2 bytes per token
+    QCOMPARE(qint64(fit.value(QStringLiteral("max_ctx")).toDouble()), qint64(want->max_ctx));
+    QCOMPARE(qint64(fit.value(QStringLiteral("concurrent_conversations")).toDouble()),
+             qint64(want->concurrent_conversations));
+    // Another context and KV type: the fit again, from the header already read (no request).
+    const int requests_before = hub_.requests().size();
+    c.setFitOptions(1024, QStringLiteral("q8_0"));
+    QTRY_VERIFY_WITH_TIMEOUT(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("kv_type")) == QLatin1String("q8_0"), 20000);
+    QCOMPARE(qint64(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("kv_bytes")).toDouble()),
+             qint64(2 * 6 * 2 * 32 / 32 * 34) * 1024);  // q8_0: 34 bytes per 32 values
+    QCOMPARE(hub_.requests().size(), requests_before + 1);  // only this look at /__requests
+    // Download: in data/models, handed to the opener.
+    QSignalSpy downloaded(&c, &ModelsPageController::modelDownloaded);
+    c.download(QStringLiteral("kjv-demo-f16.gguf"));
+    QTRY_COMPARE_WITH_TIMEOUT(downloaded.count(), 1, 60000);
+    const QString path = QDir(data).filePath(QStringLiteral("models/kjv-demo-f16.gguf"));
+    QCOMPARE(downloaded.at(0).at(0).toString(), path);
+    QCOMPARE(opened, QStringList{path});
+    QCOMPARE(read_all(path), demo);
+    QCOMPARE(c.downloads().size(), 1);
+    QCOMPARE(c.downloads()[0].toMap().value(QStringLiteral("status")).toString(), QStringLiteral("done"));
+    QVERIFY(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("downloaded")).toBool());
+  }
+
+  void unsafeNamesAreLeftOut() {
+    const QString data = fresh_data_dir();
+    ModelsPageController c(data, ConversationStore::default_path(data), QString(), nullptr);
+    c.set_header_reader(nullptr);
+    c.openRepo(QStringLiteral("kvchat/traversal-GGUF"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
+    QCOMPARE(c.files().size(), 1);
+    QCOMPARE(c.files()[0].toMap().value(QStringLiteral("path")).toString(), QStringLiteral("kjv-demo-f16.gguf"));
+    QVERIFY2(c.message().contains(QStringLiteral("../../evil.gguf")), qPrintable(c.message()));
+  }
+
+  // The endpoint setting: plain http to another computer is refused (and said); the fake
+  // Hub's loopback address works; each choice is saved under hub/endpoint.
+  void theEndpointSetting() {
+    const QString data = fresh_data_dir();
+    ModelsPageController c(data, ConversationStore::default_path(data), QString(), nullptr);
+    QCOMPARE(c.endpoint_source(), QStringLiteral("HF_ENDPOINT"));
+    QVariantMap saved;
+    c.set_setting_saver([&saved](const QString& k, const QVariant& v) { saved[k] = v; });
+    c.setEndpoint(QStringLiteral("http://example.com"));
+    QVERIFY2(c.message().contains(QStringLiteral("http")), qPrintable(c.message()));
+    QCOMPARE(saved.value(QStringLiteral("hub/endpoint")).toString(), QStringLiteral("http://example.com"));
+    c.search(QStringLiteral("kjv"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.searching(), 20000);
+    QVERIFY(c.search_results().isEmpty());  // refused without a request
+    c.setEndpoint(hub_.url().toString());
+    QCOMPARE(c.endpoint_source(), QStringLiteral("setting"));
+    QVERIFY(c.message().isEmpty());
+    c.search(QStringLiteral("kjv"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.searching(), 20000);
+    QCOMPARE(c.search_results().size(), 1);
+  }
+
+  // No Hub: one notice, no error per request; the catalog stays.
+  void anUnreachableHubIsSaidOnce() {
+    QTcpServer closed;  // a port nobody listens on once it is closed
+    QVERIFY(closed.listen(QHostAddress::LocalHost));
+    const quint16 port = closed.serverPort();
+    closed.close();
+    const QString data = fresh_data_dir();
+    ModelsPageController c(data, ConversationStore::default_path(data),
+                           QStringLiteral("http://127.0.0.1:%1").arg(port), nullptr);
+    c.load_catalog_from(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"));
+    QSignalSpy notices(&c, &ModelsPageController::noticeChanged);
+    c.search(QStringLiteral("qwen"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.searching(), 20000);
+    QVERIFY(!c.offline_notice().isEmpty());
+    const int after_first = notices.count();
+    c.search(QStringLiteral("llama"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.searching(), 20000);
+    QCOMPARE(notices.count(), after_first);  // said once
+    QVERIFY(c.message().isEmpty());
+    QVERIFY(!c.catalog().isEmpty());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestModelsPage)
+#include "test_models_page.moc"

@@ -1,0 +1,157 @@
+// kvchat-cli models search|fit against the fake Hub: the search lists its repositories,
+// and the fit of a remote file (its header read with Range requests) equals
+// `kvchat-cli memory` on the same file downloaded from the fake Hub.
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "hub/fake_hub_process.h"
+
+using kvchat::test::FakeHubProcess;
+using kvchat::test::kFakeHubToken;
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  QByteArray out, err;
+};
+
+Run cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+  QProcess p;
+  p.setProcessEnvironment(env);
+  p.start(QStringLiteral(KVCHAT_BIN_DIR "/kvchat-cli"), args);
+  Run r;
+  if (!p.waitForFinished(120000)) {
+    p.kill();
+    p.waitForFinished();
+    return r;
+  }
+  r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+QJsonObject json_of(const Run& r) { return QJsonDocument::fromJson(r.out).object(); }
+
+}  // namespace
+
+class CliModelsTest : public QObject {
+  Q_OBJECT
+ private:
+  FakeHubProcess hub_;
+  QTemporaryDir dir_;
+
+  QString endpoint() const { return hub_.url().toString(); }
+
+  // The whole file as the fake Hub serves it (through its redirect), saved under dir_.
+  QString download(const QString& repo, const QString& file) {
+    QNetworkAccessManager nam;
+    QNetworkRequest request(QUrl(endpoint() + "/" + repo + "/resolve/main/" + file));
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
+    QNetworkReply* reply = nam.get(request);
+    if (!QTest::qWaitFor([&] { return reply->isFinished(); }, 60000)) return {};
+    const QString path = dir_.filePath(file);
+    QFile out(path);
+    if (reply->error() != QNetworkReply::NoError || !out.open(QIODevice::WriteOnly)) return {};
+    out.write(reply->readAll());
+    reply->deleteLater();
+    return path;
+  }
+
+  // `models fit` equals `memory` on the downloaded file, field by field.
+  void compare_fit(const QString& repo, const QString& file, const QString& ctx, const QString& kv) {
+    const QString local = download(repo, file);
+    QVERIFY(!local.isEmpty());
+    const QString budget = "60000000";
+    const Run fit = cli({"models", "fit", repo, file, "--endpoint", endpoint(), "--ctx", ctx,
+                         "--kv-type", kv, "--budget-bytes", budget, "--json"});
+    QVERIFY2(fit.exit_code == 0, fit.err.constData());
+    const Run memory = cli({"memory", "--model", local, "--ctx", ctx, "--kv-type", kv,
+                            "--budget-bytes", budget, "--json"});
+    QVERIFY2(memory.exit_code == 0, memory.err.constData());
+    const QJsonObject f = json_of(fit), m = json_of(memory);
+    for (const char* key : {"weights_bytes", "kv_bytes", "kv_allocated_bytes", "total_bytes",
+                            "budget_bytes", "max_ctx", "max_ctx_capped", "concurrent_conversations",
+                            "n_layers", "n_kv_heads", "head_dim", "n_ctx_train", "ctx", "kv_type",
+                            "sliding_window", "n_windowed_layers"}) {
+      QVERIFY2(m.contains(key), key);
+      QVERIFY2(f.value(key) == m.value(key),
+               qPrintable(QString("%1 %2: %3 fit %4 vs memory %5").arg(repo, file, key,
+                   QString::number(f.value(key).toDouble()), QString::number(m.value(key).toDouble()))));
+    }
+    QCOMPARE(f.value("runnable").toBool(), true);
+    QCOMPARE(qint64(f.value("file_size").toDouble()), QFileInfo(local).size());
+    QVERIFY(f.value("bytes_read").toDouble() < QFileInfo(local).size());  // not downloaded
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    QVERIFY2(hub_.start(), qPrintable(hub_.error()));
+  }
+
+  void searchListsTheFakeRepos() {
+    const Run all = cli({"models", "search", "GGUF", "--endpoint", endpoint(), "--json"});
+    QVERIFY2(all.exit_code == 0, all.err.constData());
+    QStringList ids;
+    for (const QJsonValue& v : json_of(all).value("models").toArray()) ids << v.toObject().value("id").toString();
+    ids.sort();
+    QCOMPARE(ids, (QStringList{"kvchat/big-header-GGUF", "kvchat/drop-GGUF", "kvchat/gated-GGUF",
+                               "kvchat/kjv-demo-GGUF", "kvchat/ratelimit-GGUF", "kvchat/slow-GGUF",
+                               "kvchat/stories260K-GGUF", "kvchat/traversal-GGUF",
+                               "kvchat/unsupported-GGUF", "kvchat/wrong-hash-GGUF"}));
+    // Human output, the endpoint from HF_ENDPOINT.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("HF_ENDPOINT", endpoint());
+    const Run kjv = cli({"models", "search", "kjv"}, env);
+    QVERIFY2(kjv.exit_code == 0, kjv.err.constData());
+    QVERIFY(kjv.out.contains("kvchat/kjv-demo-GGUF"));
+    QVERIFY(!kjv.out.contains("stories"));
+    const Run none = cli({"models", "search", "zzz", "--endpoint", endpoint()});
+    QCOMPARE(none.exit_code, 0);
+    QVERIFY(none.out.contains("no GGUF repositories"));
+  }
+
+  void fitEqualsMemoryOnTheDownloadedFile() {
+    compare_fit("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "512", "q8_0");
+    compare_fit("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "3000", "f16");
+    compare_fit("kvchat/stories260K-GGUF", "stories260K.gguf", "256", "f32");
+    compare_fit("kvchat/big-header-GGUF", "big-header.gguf", "1024", "q4_0");
+  }
+
+  void fitHumanOutputAndErrors() {
+    const Run human = cli({"models", "fit", "kvchat/unsupported-GGUF", "mamba-tiny.gguf", "--endpoint", endpoint()});
+    QVERIFY2(human.exit_code == 0, human.err.constData());
+    QVERIFY2(human.out.contains("kvchat runs   no:"), human.out.constData());
+    QVERIFY2(human.out.contains("architecture 'mamba' is not supported"), human.out.constData());
+    QVERIFY(human.out.contains("not predicted"));
+    const Run gated = cli({"models", "fit", "kvchat/gated-GGUF", "kjv-demo-f16.gguf", "--endpoint", endpoint()});
+    QCOMPARE(gated.exit_code, 1);
+    QVERIFY2(gated.err.contains("token"), gated.err.constData());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("HF_TOKEN", kFakeHubToken);
+    const Run with = cli({"models", "fit", "kvchat/gated-GGUF", "kjv-demo-f16.gguf", "--endpoint", endpoint()}, env);
+    QVERIFY2(with.exit_code == 0, with.err.constData());
+    QVERIFY(with.out.contains("kvchat runs   yes"));
+    QVERIFY(!with.out.contains(kFakeHubToken) && !with.err.contains(kFakeHubToken));
+    const Run traversal = cli({"models", "fit", "kvchat/traversal-GGUF", "../../evil.gguf", "--endpoint", endpoint()});
+    QCOMPARE(traversal.exit_code, 1);
+    QVERIFY(traversal.err.contains(".."));
+    const Run plain = cli({"models", "search", "kjv", "--endpoint", "http://example.com"});
+    QCOMPARE(plain.exit_code, 1);
+    QVERIFY(plain.err.contains("https"));
+    QCOMPARE(cli({"models", "fit", "kvchat/kjv-demo-GGUF"}).exit_code, 2);
+  }
+};
+
+QTEST_GUILESS_MAIN(CliModelsTest)
+#include "test_cli_models.moc"

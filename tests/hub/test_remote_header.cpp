@@ -1,0 +1,167 @@
+// RemoteHeader against the fake Hub: the header of a remote GGUF read with Range
+// requests (through the Hub's redirect) gives the inspection of the whole local file,
+// grows its ranges for a header larger than the first one, stops at its cap, and says
+// what is wrong in plain words.
+#include <QFileInfo>
+#include <QJsonObject>
+#include <QtTest>
+
+#include "hub/fake_hub_process.h"
+#include "hub/remote_header.h"
+
+using namespace kvchat::hub;
+using kvchat::test::FakeHubProcess;
+using kvchat::test::kFakeHubToken;
+
+namespace {
+
+QString shared_model(const char* name) {
+  return QStringLiteral(KVCHAT_SHARED_DIR "/models/") + QLatin1String(name);
+}
+
+// The Range headers of the requests the fake Hub saw whose path starts with `prefix`.
+QStringList ranges_to(const FakeHubProcess& hub, const QString& prefix) {
+  QStringList out;
+  for (const QJsonValue& v : hub.requests()) {
+    const QJsonObject o = v.toObject();
+    if (o.value("path").toString().startsWith(prefix)) out.push_back(o.value("range").toString());
+  }
+  return out;
+}
+
+}  // namespace
+
+class RemoteHeaderTest : public QObject {
+  Q_OBJECT
+ private:
+  FakeHubProcess hub_;
+
+  RemoteHeaderResult fetch(const QString& repo, const QString& file, const QString& token = {},
+                           qint64 cap = RemoteHeader::kMaxHeaderBytes) {
+    HubClient client;
+    client.set_endpoint(HubEndpoint::choose(hub_.url().toString(), {}));
+    client.set_token(token);
+    RemoteHeader header(&client);
+    header.set_limits(RemoteHeader::kFirstRangeBytes, cap);
+    RemoteHeaderResult out;
+    bool done = false;
+    header.fetch(repo, file, this, [&](const RemoteHeaderResult& r) { out = r, done = true; });
+    if (!QTest::qWaitFor([&] { return done; }, 60000)) out.error.message = "no answer";
+    return out;
+  }
+
+ private slots:
+  void initTestCase() { QVERIFY2(hub_.start(), qPrintable(hub_.error())); }
+
+  // The remote header answers as the whole local file: shape, types, verdict, fit.
+  void demoModelAsTheLocalFile() {
+    const RemoteHeaderResult r = fetch("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf");
+    QVERIFY2(r.error.ok(), qPrintable(r.error.message));
+    auto local = kvchat::inspect_gguf_file(shared_model("kjv-demo-f16.gguf").toStdString());
+    QVERIFY(local);
+    const kvchat::GgufInspection& in = r.inspection;
+    QCOMPARE(r.file_size, QFileInfo(shared_model("kjv-demo-f16.gguf")).size());
+    QCOMPARE(r.requests, 1);
+    QCOMPARE(r.bytes_read, RemoteHeader::kFirstRangeBytes);  // not the 5.5 MB of weights
+    QVERIFY(in.runnable);
+    QCOMPARE(in.architecture, local->architecture);
+    QCOMPARE(in.n_layers, local->n_layers);
+    QCOMPARE(in.n_kv_heads, local->n_kv_heads);
+    QCOMPARE(in.head_dim, local->head_dim);
+    QCOMPARE(in.n_ctx_train, local->n_ctx_train);
+    QCOMPARE(in.weight_bytes, local->weight_bytes);
+    QCOMPARE(in.header_bytes, local->header_bytes);
+    QCOMPARE(in.tensor_types.size(), local->tensor_types.size());
+    auto remote_fit = in.fit(512, "q8_0", 100'000'000);
+    auto local_fit = local->fit(512, "q8_0", 100'000'000);
+    QVERIFY(remote_fit && local_fit);
+    QCOMPARE(remote_fit->total_bytes, local_fit->total_bytes);
+    QCOMPARE(remote_fit->max_ctx, local_fit->max_ctx);
+    QCOMPARE(remote_fit->concurrent_conversations, local_fit->concurrent_conversations);
+    // Through the redirect, with the first range.
+    QCOMPARE(ranges_to(hub_, "/kvchat/kjv-demo-GGUF/resolve/"), QStringList{"bytes=0-1048575"});
+    QCOMPARE(ranges_to(hub_, "/cdn/kvchat/kjv-demo-GGUF/"), QStringList{"bytes=0-1048575"});
+  }
+
+  // A file smaller than the first range (stories260K is 1.1 MB; mamba-tiny 1.3 kB).
+  void smallFileAndUnsupportedArchitecture() {
+    const RemoteHeaderResult stories = fetch("kvchat/stories260K-GGUF", "stories260K.gguf");
+    QVERIFY2(stories.error.ok(), qPrintable(stories.error.message));
+    QVERIFY(stories.inspection.runnable);
+    QCOMPARE(stories.inspection.architecture, std::string("llama"));
+    const RemoteHeaderResult mamba = fetch("kvchat/unsupported-GGUF", "mamba-tiny.gguf");
+    QVERIFY2(mamba.error.ok(), qPrintable(mamba.error.message));
+    QCOMPARE(mamba.inspection.architecture, std::string("mamba"));
+    QVERIFY(!mamba.inspection.runnable);
+    QVERIFY(mamba.inspection.why_not.find("architecture 'mamba' is not supported") != std::string::npos);
+    QCOMPARE(mamba.bytes_read, mamba.file_size);
+  }
+
+  // A header of 1.5 MiB: the first range (1 MiB) is not enough, the next one continues it.
+  void headerLargerThanTheFirstRange() {
+    const RemoteHeaderResult r = fetch("kvchat/big-header-GGUF", "big-header.gguf");
+    QVERIFY2(r.error.ok(), qPrintable(r.error.message));
+    QVERIFY(r.inspection.runnable);
+    QVERIFY(r.inspection.header_bytes > uint64_t(RemoteHeader::kFirstRangeBytes));
+    QCOMPARE(r.requests, 2);
+    const QStringList ranges = ranges_to(hub_, "/cdn/kvchat/big-header-GGUF/");
+    QCOMPARE(ranges.size(), 2);
+    QCOMPARE(ranges[0], QString("bytes=0-1048575"));
+    QVERIFY2(ranges[1].startsWith("bytes=1048576-"), qPrintable(ranges[1]));
+    // The same weights and shape as the demo model: the same fit.
+    auto demo = kvchat::inspect_gguf_file(shared_model("kjv-demo-f16.gguf").toStdString());
+    QVERIFY(demo);
+    QCOMPARE(r.inspection.weight_bytes, demo->weight_bytes);
+    QCOMPARE(r.inspection.fit(0, "f16", 1 << 30)->total_bytes, demo->fit(0, "f16", 1 << 30)->total_bytes);
+    // Capped: a header past the cap is refused, not read.
+    const RemoteHeaderResult capped = fetch("kvchat/big-header-GGUF", "big-header.gguf", {}, 1 << 20);
+    QCOMPARE(capped.error.kind, HubError::Kind::BadResponse);
+    QVERIFY2(capped.error.message.contains("larger than 1 MiB"), qPrintable(capped.error.message));
+  }
+
+  RemoteHeaderResult fetch_url(const QString& repo, const QString& file, const QString& query) {
+    HubClient client;
+    client.set_endpoint(HubEndpoint::choose(hub_.url().toString(), {}));
+    RemoteHeader header(&client);
+    QUrl url = client.endpoint().resolve_url(repo, file);
+    url.setQuery(query);
+    RemoteHeaderResult out;
+    bool done = false;
+    header.fetch_url(url, repo + "/" + file, this, [&](const RemoteHeaderResult& r) { out = r, done = true; });
+    if (!QTest::qWaitFor([&] { return done; }, 60000)) out.error.message = "no answer";
+    return out;
+  }
+
+  // A server that ignores Range sends the whole file: the reader stops once it has the
+  // header. A connection that breaks off is said so.
+  void serverIgnoringRangeAndDroppedConnection() {
+    const RemoteHeaderResult whole = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=norange");
+    QVERIFY2(whole.error.ok(), qPrintable(whole.error.message));
+    QVERIFY(whole.inspection.runnable);
+    QCOMPARE(whole.file_size, QFileInfo(shared_model("kjv-demo-f16.gguf")).size());
+    QCOMPARE(whole.requests, 1);
+    const RemoteHeaderResult dropped = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=drop:1000");
+    QVERIFY(!dropped.error.ok());
+    QVERIFY2(dropped.error.kind == HubError::Kind::Interrupted, qPrintable(dropped.error.message));
+    QVERIFY2(dropped.error.message.contains("1000"), qPrintable(dropped.error.message));
+  }
+
+  void gatedNotFoundAndBadNames() {
+    const RemoteHeaderResult without = fetch("kvchat/gated-GGUF", "kjv-demo-f16.gguf");
+    QCOMPARE(without.error.kind, HubError::Kind::Unauthorized);
+    const RemoteHeaderResult with = fetch("kvchat/gated-GGUF", "kjv-demo-f16.gguf", kFakeHubToken);
+    QVERIFY2(with.error.ok(), qPrintable(with.error.message));
+    QVERIFY(with.inspection.runnable);
+    const RemoteHeaderResult missing = fetch("kvchat/kjv-demo-GGUF", "nope.gguf");
+    QCOMPARE(missing.error.kind, HubError::Kind::NotFound);
+    const RemoteHeaderResult traversal = fetch("kvchat/traversal-GGUF", "../../evil.gguf");
+    QCOMPARE(traversal.error.kind, HubError::Kind::Refused);
+    QCOMPARE(traversal.requests, 0);
+    const RemoteHeaderResult readme = fetch("kvchat/kjv-demo-GGUF", "README.md");
+    QCOMPARE(readme.error.kind, HubError::Kind::BadResponse);
+    QVERIFY2(readme.error.message.contains("not a GGUF"), qPrintable(readme.error.message));
+  }
+};
+
+QTEST_GUILESS_MAIN(RemoteHeaderTest)
+#include "test_remote_header.moc"

@@ -1,0 +1,299 @@
+// The Models page (issue 15): the curated catalog and a search of the Hugging Face Hub
+// for GGUF repositories; for each file of the chosen repository "Will it fit?" — weights
+// + KV cache at the chosen context and KV type against this machine's free memory, read
+// from the file's header before a byte of its weights is downloaded — and its download
+// (progress, speed, time left, pause / resume / cancel). A finished download opens like
+// any other model. Ctrl+Shift+M opens and closes it; Enter searches; Ctrl+Shift+D downloads
+// the selected file.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+Popup {
+    id: page
+    objectName: "modelsPage"
+    modal: true
+    focus: true
+    anchors.centerIn: Overlay.overlay
+    width: Math.min(parent ? parent.width - 40 : 1100, 1200)
+    height: parent ? parent.height - 40 : 760
+    closePolicy: Popup.CloseOnEscape
+
+    property var hub: modelHub
+    property int selectedFile: 0
+
+    onOpened: searchField.forceActiveFocus()
+
+    function kvTypes() { return ["f16", "q8_0", "q4_0", "f32"] }
+    function duration(s) {
+        if (s === undefined || s < 0) return "–"
+        if (s < 90) return qsTr("%1 s").arg(Math.round(s))
+        if (s < 5400) return qsTr("%1 min").arg(Math.round(s / 60))
+        return qsTr("%1 h").arg((s / 3600).toFixed(1))
+    }
+    function fitSummary(f) {
+        if (f.fit_state === "reading") return qsTr("Reading its header…")
+        if (f.fit_state === "error") return qsTr("Fit unknown: %1").arg(f.fit_error)
+        if (f.fit_state !== "done") return ""
+        var x = f.fit
+        if (!x.runnable) return qsTr("kvchat cannot run it: %1").arg(x.why_not)
+        if (!x.fits && x.max_ctx === 0)
+            return qsTr("Does not fit: the weights alone need %1, %2 free").arg(hub.formatBytes(x.weights_bytes)).arg(hub.formatBytes(x.free_bytes))
+        return (x.fits ? qsTr("Fits") : qsTr("Does not fit at this context"))
+            + qsTr(": %1 weights + %2 KV at %3 tokens (%4) of %5 free; the longest context that fits: %6 tokens; %7 such conversations side by side")
+                .arg(hub.formatBytes(x.weights_bytes)).arg(hub.formatBytes(x.kv_bytes))
+                .arg(Number(x.n_ctx).toLocaleString(Qt.locale(), 'f', 0)).arg(x.kv_type)
+                .arg(hub.formatBytes(x.free_bytes))
+                .arg(Number(x.max_ctx_capped).toLocaleString(Qt.locale(), 'f', 0))
+                .arg(x.concurrent_conversations)
+            + (x.n_ctx > x.n_ctx_train && x.n_ctx_train > 0
+               ? qsTr(" (it was trained on %1 tokens: a longer context is not used)").arg(x.n_ctx_train) : "")
+    }
+    function downloadSelected() {
+        var files = hub.files
+        if (selectedFile >= 0 && selectedFile < files.length) hub.download(files[selectedFile].path)
+    }
+
+    Shortcut { sequence: "Ctrl+Shift+D"; enabled: page.opened; onActivated: page.downloadSelected() }
+
+    // A search that finds something shows the files of its first repository.
+    Connections {
+        target: page.hub
+        function onSearchChanged() {
+            if (!page.hub.searching && page.hub.searchResults.length > 0) {
+                var first = page.hub.searchResults[0].id
+                var shown = false
+                for (var i = 0; i < page.hub.searchResults.length; ++i)
+                    if (page.hub.searchResults[i].id === page.hub.currentRepo) shown = true
+                if (!shown) { page.selectedFile = 0; page.hub.openRepo(first) }
+            }
+        }
+    }
+
+    contentItem: ColumnLayout {
+        spacing: 8
+        RowLayout {
+            Layout.fillWidth: true
+            Label { text: qsTr("Models"); font.bold: true; font.pixelSize: 18 }
+            Label { text: qsTr("Hub") }
+            TextField {
+                id: endpointField
+                Layout.preferredWidth: 300
+                text: page.hub.endpoint
+                placeholderText: "https://huggingface.co"
+                onAccepted: page.hub.setEndpoint(text)
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("The Hub's address (from %1). Empty: HF_ENDPOINT, else https://huggingface.co; plain http only to this computer. Enter saves it.")
+                    .arg(page.hub.endpointSource)
+            }
+            Label {
+                Layout.fillWidth: true
+                elide: Label.ElideRight
+                opacity: 0.7
+                text: qsTr("models go to %1").arg(page.hub.modelsDir)
+            }
+            ToolButton { text: qsTr("Close"); onClicked: page.close() }
+        }
+        Label {
+            objectName: "modelsOfflineNotice"
+            visible: page.hub.offlineNotice.length > 0
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            color: "#b36b00"
+            text: page.hub.offlineNotice
+        }
+        Label {
+            visible: page.hub.message.length > 0
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            color: "#c0392b"
+            text: page.hub.message
+        }
+        // What "fit" means here: the context and KV type, against the free memory.
+        RowLayout {
+            Layout.fillWidth: true
+            Label { text: qsTr("Will it fit? Context") }
+            SpinBox {
+                id: ctxBox
+                from: 256; to: 1048576; stepSize: 1024; editable: true
+                value: page.hub.fitContext
+                onValueModified: page.hub.setFitOptions(value, kvBox.currentText)
+            }
+            Label { text: qsTr("KV type") }
+            ComboBox {
+                id: kvBox
+                model: page.kvTypes()
+                currentIndex: Math.max(0, page.kvTypes().indexOf(page.hub.fitKvType))
+                onActivated: page.hub.setFitOptions(ctxBox.value, currentText)
+            }
+            Label {
+                Layout.fillWidth: true
+                text: qsTr("free memory now: %1").arg(page.hub.formatBytes(page.hub.freeMemoryBytes))
+            }
+            TextField {
+                id: tokenField
+                Layout.preferredWidth: 220
+                echoMode: TextInput.Password
+                placeholderText: page.hub.hasToken ? qsTr("access token set") : qsTr("access token (gated models)")
+                onAccepted: { page.hub.setAccessToken(text); text = "" }
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Kept in memory only, never saved nor logged; HF_TOKEN is read at start.")
+            }
+        }
+        SplitView {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            orientation: Qt.Horizontal
+            // Left: search and catalog.
+            ColumnLayout {
+                SplitView.preferredWidth: 380
+                TextField {
+                    id: searchField
+                    objectName: "modelsSearch"
+                    Layout.fillWidth: true
+                    placeholderText: qsTr("Search the Hub for GGUF models (Enter)")
+                    onAccepted: page.hub.search(text)
+                }
+                BusyIndicator { visible: page.hub.searching; running: visible; Layout.preferredHeight: 24 }
+                ListView {
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    clip: true
+                    model: page.hub.searchResults.length > 0 ? page.hub.searchResults : page.hub.catalog
+                    header: Label {
+                        padding: 4
+                        font.bold: true
+                        text: page.hub.searchResults.length > 0 ? qsTr("Search results") : qsTr("Catalog (sizes approximate)")
+                    }
+                    delegate: ItemDelegate {
+                        width: ListView.view.width
+                        highlighted: (modelData.repo || modelData.id) === page.hub.currentRepo
+                        text: modelData.name
+                            ? modelData.name + " — " + modelData.architecture + ", " + modelData.license
+                              + "\n" + modelData.repo
+                            : modelData.id + (modelData.gated ? qsTr(" (gated: needs a token)") : "")
+                              + "\n" + qsTr("%1 downloads").arg(Number(modelData.downloads).toLocaleString(Qt.locale(), 'f', 0))
+                        onClicked: { page.selectedFile = 0; page.hub.openRepo(modelData.repo || modelData.id) }
+                    }
+                }
+            }
+            // Right: the repository's GGUF files, each with its fit, and the downloads.
+            ColumnLayout {
+                SplitView.fillWidth: true
+                Label {
+                    font.bold: true
+                    text: page.hub.currentRepo ? page.hub.currentRepo : qsTr("Choose a model on the left")
+                }
+                BusyIndicator { visible: page.hub.listing; running: visible; Layout.preferredHeight: 24 }
+                ListView {
+                    id: fileList
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    clip: true
+                    spacing: 4
+                    model: page.hub.files
+                    delegate: Frame {
+                        width: ListView.view.width
+                        background: Rectangle {
+                            color: index === page.selectedFile ? Qt.rgba(0.19, 0.55, 0.78, 0.12) : "transparent"
+                            border.color: Qt.rgba(0.5, 0.5, 0.5, 0.4)
+                            radius: 4
+                        }
+                        TapHandler { onTapped: page.selectedFile = index }
+                        RowLayout {
+                            width: parent.width
+                            ColumnLayout {
+                                Layout.fillWidth: true
+                                Label {
+                                    text: modelData.path + "  ·  " + page.hub.formatBytes(modelData.size)
+                                    font.bold: true
+                                    elide: Label.ElideMiddle
+                                    Layout.fillWidth: true
+                                }
+                                Label {
+                                    Layout.fillWidth: true
+                                    wrapMode: Text.Wrap
+                                    visible: modelData.fit_state === "done"
+                                    opacity: 0.8
+                                    text: modelData.fit.architecture
+                                        ? qsTr("%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6")
+                                            .arg(modelData.fit.architecture).arg(modelData.fit.n_layers)
+                                            .arg(modelData.fit.n_kv_heads).arg(modelData.fit.head_dim)
+                                            .arg(modelData.fit.n_ctx_train).arg(modelData.fit.tensor_types_text)
+                                        : ""
+                                }
+                                Label {
+                                    Layout.fillWidth: true
+                                    wrapMode: Text.Wrap
+                                    color: modelData.fit_state === "done" && modelData.fit.runnable && modelData.fit.fits ? "#2e7d32" : "#b36b00"
+                                    text: page.fitSummary(modelData)
+                                }
+                            }
+                            Button {
+                                text: qsTr("Will it fit?")
+                                onClicked: page.hub.checkFit(modelData.path)
+                            }
+                            Button {
+                                text: modelData.downloaded ? qsTr("Downloaded") : qsTr("Download")
+                                enabled: !modelData.downloaded && modelData.sha256.length === 64
+                                onClicked: { page.selectedFile = index; page.hub.download(modelData.path) }
+                                ToolTip.visible: hovered
+                                ToolTip.text: qsTr("Ctrl+Shift+D downloads the selected file")
+                            }
+                        }
+                    }
+                }
+                Label {
+                    visible: page.hub.downloads.length > 0
+                    font.bold: true
+                    text: qsTr("Downloads")
+                }
+                Repeater {
+                    model: page.hub.downloads
+                    delegate: RowLayout {
+                        Layout.fillWidth: true
+                        Label {
+                            Layout.preferredWidth: 260
+                            elide: Label.ElideMiddle
+                            text: modelData.file || ""
+                        }
+                        ProgressBar {
+                            Layout.fillWidth: true
+                            from: 0; to: Math.max(1, modelData.total || 1)
+                            value: modelData.done || 0
+                        }
+                        Label {
+                            Layout.preferredWidth: 320
+                            elide: Label.ElideRight
+                            text: modelData.status === "running"
+                                ? qsTr("%1 of %2 · %3/s · %4 left").arg(page.hub.formatBytes(modelData.done || 0))
+                                    .arg(page.hub.formatBytes(modelData.total || 0))
+                                    .arg(modelData.speed > 0 ? page.hub.formatBytes(modelData.speed) : "–")
+                                    .arg(page.duration(modelData.eta))
+                                : modelData.status === "done" ? qsTr("Downloaded, SHA-256 verified, opened")
+                                : (modelData.message || modelData.status)
+                            ToolTip.visible: hoverArea.hovered
+                            ToolTip.text: modelData.message || ""
+                            HoverHandler { id: hoverArea }
+                        }
+                        Button {
+                            visible: modelData.status === "running" || modelData.status === "waiting" || modelData.status === "verifying"
+                            text: qsTr("Pause")
+                            onClicked: page.hub.pause(modelData.id)
+                        }
+                        Button {
+                            visible: modelData.status === "paused" || modelData.status === "failed"
+                            text: qsTr("Resume")
+                            onClicked: page.hub.resume(modelData.id)
+                        }
+                        Button {
+                            visible: modelData.status !== "done"
+                            text: qsTr("Cancel")
+                            onClicked: page.hub.cancel(modelData.id)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
