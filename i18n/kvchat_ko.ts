@@ -2795,8 +2795,7 @@
     <message numerus="yes">
         <location filename="../app/hub/download_manager.cpp" line="467" />
         <source>The Hub asks to wait (HTTP 429): retrying in %n s</source>
-        <translation>Hub가 기다려 달라고 요청했습니다 (HTTP 429): %n초 후 다시 시도<numerusform />
-        </translation>
+        <translation><numerusform>Hub가 기다려 달라고 요청했습니다 (HTTP 429): %n초 후 다시 시도</numerusform></translation>
     </message>
     <message>
         <location filename="../app/hub/download_manager.cpp" line="471" />
@@ -2826,8 +2825,7 @@
     <message numerus="yes">
         <location filename="../app/hub/download_manager.cpp" line="493" />
         <source>%1 — gave up after %n attempts; resume to try again.</source>
-        <translation>%1 — %n번 시도 후 포기했습니다. 다시 시도하려면 재개하세요.<numerusform />
-        </translation>
+        <translation><numerusform>%1 — %n번 시도 후 포기했습니다. 다시 시도하려면 재개하세요.</numerusform></translation>
     </message>
     <message>
         <location filename="../app/hub/download_manager.cpp" line="504" />
