@@ -28,6 +28,18 @@ void when_finished(HubRequest* request, QObject* context, Done done) {
                    });
 }
 
+// The Hub's answers are JSON arrays; anything else is a BadResponse.
+bool parse_json_array(const QByteArray& json, QJsonArray* items, HubError* error) {
+  QJsonParseError parse_error;
+  const QJsonDocument doc = QJsonDocument::fromJson(json, &parse_error);
+  if (parse_error.error != QJsonParseError::NoError || !doc.isArray()) {
+    *error = HubError::make(HubError::Kind::BadResponse, parse_error.errorString());
+    return false;
+  }
+  *items = doc.array();
+  return true;
+}
+
 }  // namespace
 
 QList<HubFile> HubFileList::gguf_files() const {
@@ -117,13 +129,9 @@ void HubClient::list_files(const QString& repo, QObject* context,
 
 HubSearchResult parse_search_json(const QByteArray& json) {
   HubSearchResult r;
-  QJsonParseError parse_error;
-  const QJsonDocument doc = QJsonDocument::fromJson(json, &parse_error);
-  if (parse_error.error != QJsonParseError::NoError || !doc.isArray()) {
-    r.error = HubError::make(HubError::Kind::BadResponse, parse_error.errorString());
-    return r;
-  }
-  for (const QJsonValue& v : doc.array()) {
+  QJsonArray items;
+  if (!parse_json_array(json, &items, &r.error)) return r;
+  for (const QJsonValue& v : items) {
     const QJsonObject o = v.toObject();
     HubModel m;
     m.id = o.value(QLatin1String("id")).toString(o.value(QLatin1String("modelId")).toString());
@@ -146,13 +154,9 @@ HubSearchResult parse_search_json(const QByteArray& json) {
 
 HubFileList parse_tree_json(const QByteArray& json) {
   HubFileList r;
-  QJsonParseError parse_error;
-  const QJsonDocument doc = QJsonDocument::fromJson(json, &parse_error);
-  if (parse_error.error != QJsonParseError::NoError || !doc.isArray()) {
-    r.error = HubError::make(HubError::Kind::BadResponse, parse_error.errorString());
-    return r;
-  }
-  for (const QJsonValue& v : doc.array()) {
+  QJsonArray items;
+  if (!parse_json_array(json, &items, &r.error)) return r;
+  for (const QJsonValue& v : items) {
     const QJsonObject o = v.toObject();
     if (o.value(QLatin1String("type")).toString() != QLatin1String("file")) continue;
     HubFile f;

@@ -56,6 +56,24 @@ bool touch(QSqlDatabase& db, qint64 message_id, const QString& what, QString* er
               {now_ms(), message_id}, what, error);
 }
 
+// Moves stored version `version` of the message into its messages row (the one shown).
+bool show_stored_version(QSqlDatabase& db, qint64 message_id, int version, const QString& what,
+                         QString* error) {
+  {
+    QSqlQuery q(db);
+    if (!exec(q,
+              QStringLiteral("UPDATE messages SET (content, state, stats_json, created_at, version) ="
+                             " (SELECT content, state, stats_json, created_at, version"
+                             "  FROM message_versions WHERE message_id = ? AND version = ?)"
+                             " WHERE id = ?"),
+              {message_id, version, message_id}, what, error))
+      return false;
+  }
+  QSqlQuery q(db);
+  return exec(q, QStringLiteral("DELETE FROM message_versions WHERE message_id = ? AND version = ?"),
+              {message_id, version}, what, error);
+}
+
 }  // namespace
 
 int ConversationStore::add_message_version(qint64 message_id, QString* error) {
@@ -93,19 +111,7 @@ bool ConversationStore::select_message_version(qint64 message_id, int version, Q
   }
   if (version == shown) return tx.commit(error);
   if (!keep_shown_version(db, message_id, what, error)) return false;
-  {
-    QSqlQuery q(db);
-    if (!exec(q,
-              QStringLiteral("UPDATE messages SET (content, state, stats_json, created_at, version) ="
-                             " (SELECT content, state, stats_json, created_at, version"
-                             "  FROM message_versions WHERE message_id = ? AND version = ?)"
-                             " WHERE id = ?"),
-              {message_id, version, message_id}, what, error))
-      return false;
-  }
-  QSqlQuery q(db);
-  return exec(q, QStringLiteral("DELETE FROM message_versions WHERE message_id = ? AND version = ?"),
-              {message_id, version}, what, error) &&
+  return show_stored_version(db, message_id, version, what, error) &&
          touch(db, message_id, what, error) && tx.commit(error);
 }
 
@@ -131,19 +137,7 @@ bool ConversationStore::discard_shown_version(qint64 message_id, QString* error)
               {message_id, shown}, what, error))
       return false;
   }
-  {
-    QSqlQuery q(db);
-    if (!exec(q,
-              QStringLiteral("UPDATE messages SET (content, state, stats_json, created_at, version) ="
-                             " (SELECT content, state, stats_json, created_at, version"
-                             "  FROM message_versions WHERE message_id = ? AND version = ?)"
-                             " WHERE id = ?"),
-              {message_id, last, message_id}, what, error))
-      return false;
-  }
-  QSqlQuery q(db);
-  return exec(q, QStringLiteral("DELETE FROM message_versions WHERE message_id = ? AND version = ?"),
-              {message_id, last}, what, error) &&
+  return show_stored_version(db, message_id, last, what, error) &&
          touch(db, message_id, what, error) && tx.commit(error);
 }
 
