@@ -21,10 +21,7 @@ set -euo pipefail
 app=$1
 artifacts=$2
 source_text=$3
-mkdir -p "$artifacts"
-data=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$data"' EXIT
-export KVCHAT_TEST_STATE_FILE="$data/state.json"
+source "$(dirname "$0")/e2e_workspace.sh"
 db="$data/kvchat.sqlite"
 doc="$data/revelation-twice.txt"
 cat "$source_text" "$source_text" > "$doc"   # about 4,000 tokens of the demo model's vocabulary

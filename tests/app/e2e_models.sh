@@ -12,10 +12,7 @@ set -euo pipefail
 app=$1
 artifacts=$2
 stories=$3
-mkdir -p "$artifacts"
-data=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$data"' EXIT
-export KVCHAT_TEST_STATE_FILE="$data/state.json"
+source "$(dirname "$0")/e2e_workspace.sh"
 
 fail() {
   echo "e2e: FAIL: $*" >&2

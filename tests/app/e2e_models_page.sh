@@ -16,10 +16,7 @@ cli=$2
 fake_hub=$3
 shared=$4
 artifacts=$5
-mkdir -p "$artifacts"
-data=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$data"' EXIT
-export KVCHAT_TEST_STATE_FILE="$data/state.json"
+source "$(dirname "$0")/e2e_workspace.sh"
 models_state="$KVCHAT_TEST_STATE_FILE.models.json"
 unset HF_TOKEN
 
