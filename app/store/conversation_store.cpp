@@ -124,6 +124,19 @@ MessageState stored_state_from_name(const QString& s) {
   return MessageState::Complete;
 }
 
+StoredMessage stored_message_from_row(const QSqlQuery& q) {
+  StoredMessage m;
+  m.id = q.value(0).toLongLong();
+  m.conversation_id = q.value(1).toLongLong();
+  m.role = q.value(2).toString();
+  m.content = q.value(3).toString();
+  m.state = stored_state_from_name(q.value(4).toString());
+  m.stats = map_from_json(q.value(5).toString());
+  m.created = time_from_ms(q.value(6).toLongLong());
+  m.version = q.value(7).toInt();
+  return m;
+}
+
 QString ConversationStore::default_path(const QString& data_dir) {
   QString dir = data_dir;
   if (dir.isEmpty()) {
@@ -655,15 +668,7 @@ QVector<StoredMessage> ConversationStore::messages(qint64 conversation_id) const
           {conversation_id}, {}, nullptr))
     return out;
   while (q.next()) {
-    StoredMessage m;
-    m.id = q.value(0).toLongLong();
-    m.conversation_id = q.value(1).toLongLong();
-    m.role = q.value(2).toString();
-    m.content = q.value(3).toString();
-    m.state = stored_state_from_name(q.value(4).toString());
-    m.stats = map_from_json(q.value(5).toString());
-    m.created = time_from_ms(q.value(6).toLongLong());
-    m.version = q.value(7).toInt();
+    StoredMessage m = stored_message_from_row(q);
     m.version_count = q.value(8).toInt();
     out.append(std::move(m));
   }

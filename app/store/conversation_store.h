@@ -13,6 +13,8 @@
 #include <memory>
 #include <optional>
 
+class QSqlQuery;
+
 namespace kvchat::app {
 
 struct StoredConversation {
@@ -49,6 +51,10 @@ struct StoredMessage {
   int version = 0;
   int version_count = 1;
 };
+
+// A message from a query's columns 0-7 (id, conversation_id, role, content, state,
+// stats_json, created_at, version); version_count is left for the caller.
+StoredMessage stored_message_from_row(const QSqlQuery& q);
 
 class ConversationStore {
  public:

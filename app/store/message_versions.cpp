@@ -155,16 +155,7 @@ QVector<StoredMessage> ConversationStore::message_versions(qint64 message_id) co
             {message_id, message_id}, {}, nullptr))
     return out;
   while (q.next()) {
-    StoredMessage m;
-    m.id = q.value(0).toLongLong();
-    m.conversation_id = q.value(1).toLongLong();
-    m.role = q.value(2).toString();
-    m.content = q.value(3).toString();
-    m.state = stored_state_from_name(q.value(4).toString());
-    m.stats = map_from_json(q.value(5).toString());
-    m.created = time_from_ms(q.value(6).toLongLong());
-    m.version = q.value(7).toInt();
-    out.append(std::move(m));
+    out.append(stored_message_from_row(q));
   }
   for (StoredMessage& m : out) m.version_count = static_cast<int>(out.size());
   return out;

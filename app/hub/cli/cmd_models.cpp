@@ -12,6 +12,7 @@
 #include <string>
 
 #include "args.h"
+#include "cli_common.h"
 #include "commands.h"
 #include "hub/hub_client.h"
 #include "hub/remote_header.h"
@@ -68,16 +69,6 @@ template <class Flag>
 void wait_for(const Flag& done) {
   QEventLoop loop;
   while (!done()) loop.processEvents(QEventLoop::WaitForMoreEvents);
-}
-
-// 1048576000 -> "1,048,576,000"
-std::string grouped(uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
 }
 
 std::string megabytes(uint64_t bytes) {

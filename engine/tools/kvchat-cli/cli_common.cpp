@@ -119,4 +119,14 @@ Result<std::string> read_file(const std::string& path) {
   return ss.str();
 }
 
+// 1048576000 -> "1,048,576,000"
+std::string grouped(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace kvchat::cli

@@ -47,4 +47,7 @@ Status read_sampling_options(const Args& args, GenerateOptions& go);
 
 std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b);
 
+// Digits in groups of three: 1048576000 -> "1,048,576,000".
+std::string grouped(uint64_t v);
+
 }  // namespace kvchat::cli

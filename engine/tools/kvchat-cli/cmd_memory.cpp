@@ -103,16 +103,6 @@ Result<Source> resolve(const Args& args) {
   return src;
 }
 
-// 1048576000 -> "1,048,576,000"
-std::string grouped(uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 // Decimal units, as DESIGN.md quotes them: 1048576000 -> "1.05 GB".
 std::string decimal(uint64_t bytes) {
   const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
