@@ -20,6 +20,7 @@
 #include "model/rope_table.h"
 #include "model/synthetic_model.h"
 #include "support/run_command.h"
+#include "support/gguf_patch.h"
 #include "support/test_paths.h"
 
 #include <nlohmann/json.hpp>
@@ -402,20 +403,7 @@ std::vector<uint8_t> rewrite(const gguf::GgufFile& f, const std::function<void(g
   return w.to_bytes();
 }
 
-// Sets the GGML type id of tensor `name` in the header of a GGUF's bytes.
-void set_tensor_type(std::vector<uint8_t>& bytes, const std::string& name, uint32_t type_id) {
-  std::vector<uint8_t> key(8 + name.size());
-  const uint64_t len = name.size();
-  std::memcpy(key.data(), &len, 8);
-  std::memcpy(key.data() + 8, name.data(), name.size());
-  auto at = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
-  ASSERT_NE(at, bytes.end());
-  size_t off = static_cast<size_t>(at - bytes.begin()) + key.size();
-  uint32_t n_dims = 0;
-  std::memcpy(&n_dims, &bytes[off], 4);
-  off += 4 + 8 * n_dims;
-  std::memcpy(&bytes[off], &type_id, 4);
-}
+using test::set_tensor_type;
 
 TEST(Refusal, OneMessageListsEveryReason) {
   test::TempDir dir;

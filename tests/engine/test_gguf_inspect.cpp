@@ -13,6 +13,7 @@
 #include "kvchat/model.h"
 #include "model/synthetic_model.h"
 #include "support/run_command.h"
+#include "support/gguf_patch.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -202,20 +203,7 @@ std::vector<uint8_t> synthetic_llama() {
   return read_bytes(dir.file("m.gguf"));
 }
 
-// Rewrites the GGML type id of tensor `name` in a GGUF's tensor infos.
-void set_tensor_type(std::vector<uint8_t>& bytes, const std::string& name, uint32_t type_id) {
-  std::vector<uint8_t> key(8 + name.size());
-  const uint64_t len = name.size();
-  std::memcpy(key.data(), &len, 8);
-  std::memcpy(key.data() + 8, name.data(), name.size());
-  auto at = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
-  ASSERT_NE(at, bytes.end());
-  size_t pos = static_cast<size_t>(at - bytes.begin()) + key.size();
-  uint32_t n_dims = 0;
-  std::memcpy(&n_dims, bytes.data() + pos, 4);
-  pos += 4 + 8 * n_dims;
-  std::memcpy(bytes.data() + pos, &type_id, 4);
-}
+using test::set_tensor_type;
 
 TEST(GgufInspect, UnsupportedTensorTypeIsReportedAsTheLoaderDoes) {
   std::vector<uint8_t> bytes = synthetic_llama();
