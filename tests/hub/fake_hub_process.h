@@ -16,6 +16,11 @@
 
 namespace kvchat::test {
 
+// A model of ../shared/models (what the fake Hub serves).
+inline QString shared_model(const char* name) {
+  return QStringLiteral(KVCHAT_SHARED_DIR "/models/") + QLatin1String(name);
+}
+
 inline constexpr char kFakeHubToken[] = "kvchat-test-token";
 
 class FakeHubProcess {

@@ -14,12 +14,9 @@
 using namespace kvchat::hub;
 using kvchat::test::FakeHubProcess;
 using kvchat::test::kFakeHubToken;
+using kvchat::test::shared_model;
 
 namespace {
-
-QString shared_model(const char* name) {
-  return QStringLiteral(KVCHAT_SHARED_DIR "/models/") + QLatin1String(name);
-}
 
 QString sha256_of(const QString& path) {
   QFile f(path);

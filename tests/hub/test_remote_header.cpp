@@ -12,12 +12,9 @@
 using namespace kvchat::hub;
 using kvchat::test::FakeHubProcess;
 using kvchat::test::kFakeHubToken;
+using kvchat::test::shared_model;
 
 namespace {
-
-QString shared_model(const char* name) {
-  return QStringLiteral(KVCHAT_SHARED_DIR "/models/") + QLatin1String(name);
-}
 
 // The Range headers of the requests the fake Hub saw whose path starts with `prefix`.
 QStringList ranges_to(const FakeHubProcess& hub, const QString& prefix) {
