@@ -223,6 +223,11 @@ int main(int argc, char** argv) {
       [&chat](const QString& path) { chat.loadModel(path); });
   model_hub.set_setting_saver(
       [&chat](const QString& key, const QVariant& value) { chat.setUiSetting(key, value); });
+  // With the CUDA backend, "will it fit?" is against the GPU's free memory.
+  QObject::connect(&chat, &kvchat::app::ChatController::memoryChanged, &model_hub, [&chat, &model_hub] {
+    model_hub.set_gpu_free_bytes(
+        chat.memory().value(QStringLiteral("device_free_bytes")).toLongLong());
+  });
 
   UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
   QQmlApplicationEngine engine;

@@ -35,7 +35,7 @@ ModelsPageController::ModelsPageController(const QString& data_dir, const QStrin
       endpoint_(hub::HubEndpoint::from_setting(endpoint_setting)),
       open_model_(std::move(open_model)) {
   load_catalog_from(QStringLiteral(":/resources/models_catalog.json"));
-  free_memory_ = available_memory();
+  free_memory_ = gpu_free_ > 0 ? gpu_free_ : available_memory();
   token_ = qEnvironmentVariable("HF_TOKEN").trimmed();
   client_ = new hub::HubClient(this);
   client_->set_endpoint(endpoint_);
@@ -197,7 +197,7 @@ QVariantList ModelsPageController::files() const { return files_; }
 void ModelsPageController::checkFit(const QString& path) {
   const int i = file_index(path);
   if (i < 0) return;
-  free_memory_ = available_memory();
+  free_memory_ = gpu_free_ > 0 ? gpu_free_ : available_memory();
   const QString key = current_repo_ + QLatin1Char('\n') + path;
   if (const auto it = headers_.constFind(key); it != headers_.constEnd()) {
     apply_fit(i, *it);  // the header is known: only the arithmetic again
@@ -236,6 +236,18 @@ void ModelsPageController::apply_fit(int index, const Header& header) {
   files_[index] = f;
   emit filesChanged();
   write_test_state();
+}
+
+void ModelsPageController::set_gpu_free_bytes(qint64 bytes) {
+  bytes = std::max<qint64>(bytes, 0);
+  if (bytes == gpu_free_) return;
+  const bool was_gpu = gpu_free_ > 0;
+  gpu_free_ = bytes;
+  free_memory_ = gpu_free_ > 0 ? gpu_free_ : available_memory();
+  emit fitOptionsChanged();
+  // Each new report moves the figure a little: the fits are checked again only when the
+  // device comes or goes (a check re-reads nothing: the headers are kept).
+  if (was_gpu != (gpu_free_ > 0)) setFitOptions(fit_ctx_, fit_kv_type_);
 }
 
 void ModelsPageController::setFitOptions(int ctx, const QString& kv_type) {

@@ -44,6 +44,8 @@ class ModelsPageController : public QObject {
   Q_PROPERTY(int fitContext READ fit_context NOTIFY fitOptionsChanged)
   Q_PROPERTY(QString fitKvType READ fit_kv_type NOTIFY fitOptionsChanged)
   Q_PROPERTY(double freeMemoryBytes READ free_memory_bytes NOTIFY fitOptionsChanged)
+  // True when the fits are against the GPU's free memory (the CUDA backend runs the chat).
+  Q_PROPERTY(bool freeMemoryIsGpu READ free_memory_is_gpu NOTIFY fitOptionsChanged)
   Q_PROPERTY(bool hasToken READ has_token NOTIFY tokenChanged)
   Q_PROPERTY(QString endpoint READ endpoint NOTIFY endpointChanged)
   Q_PROPERTY(QString endpointSource READ endpoint_source NOTIFY endpointChanged)
@@ -73,6 +75,11 @@ class ModelsPageController : public QObject {
   int fit_context() const { return fit_ctx_; }
   QString fit_kv_type() const { return fit_kv_type_; }
   double free_memory_bytes() const { return double(free_memory_); }
+  bool free_memory_is_gpu() const { return gpu_free_ > 0; }
+  // The GPU's free memory as the chat's session reports it (its memory report's
+  // device_free_bytes; 0: the CPU runs the chat): the fits are checked against it, since
+  // the weights and the KV cache would live there.
+  void set_gpu_free_bytes(qint64 bytes);
   bool has_token() const { return !token_.isEmpty(); }
   QString endpoint() const;
   // "setting", "HF_ENDPOINT" or "default".
@@ -155,6 +162,7 @@ class ModelsPageController : public QObject {
   int fit_ctx_ = 4096;
   QString fit_kv_type_ = QStringLiteral("f16");
   qint64 free_memory_ = 0;
+  qint64 gpu_free_ = 0;  // 0: no GPU runs the chat (RAM is what counts)
   QStringList opened_;
   int search_serial_ = 0, list_serial_ = 0;
 };

@@ -440,7 +440,7 @@
         <translation>%1에 대한 Hub의 응답이 예상한 JSON이 아닙니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_client.cpp" line="68" />
+        <location filename="../app/hub/hub_client.cpp" line="80" />
         <source>the search for "%1"</source>
         <translation>"%1" 검색</translation>
     </message>
@@ -1572,107 +1572,112 @@
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="131" />
+        <location filename="../ui/ModelsPage.qml" line="132" />
+        <source>free GPU memory now: %1</source>
+        <translation>현재 여유 GPU 메모리: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="133" />
         <source>free memory now: %1</source>
         <translation>현재 여유 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="137" />
+        <location filename="../ui/ModelsPage.qml" line="139" />
         <source>access token set</source>
         <translation>액세스 토큰 설정됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="137" />
+        <location filename="../ui/ModelsPage.qml" line="139" />
         <source>access token (gated models)</source>
         <translation>액세스 토큰 (접근 제한 모델)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="140" />
+        <location filename="../ui/ModelsPage.qml" line="142" />
         <source>Kept in memory only, never saved nor logged; HF_TOKEN is read at start.</source>
         <translation>메모리에만 보관하며 저장하거나 기록하지 않습니다. HF_TOKEN은 시작할 때 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="154" />
+        <location filename="../ui/ModelsPage.qml" line="156" />
         <source>Search the Hub for GGUF models (Enter)</source>
         <translation>Hub에서 GGUF 모델 검색 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="166" />
+        <location filename="../ui/ModelsPage.qml" line="168" />
         <source>Search results</source>
         <translation>검색 결과</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="166" />
+        <location filename="../ui/ModelsPage.qml" line="168" />
         <source>Catalog (sizes approximate)</source>
         <translation>카탈로그 (크기는 대략적)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="174" />
+        <location filename="../ui/ModelsPage.qml" line="176" />
         <source> (gated: needs a token)</source>
         <translation> (접근 제한: 토큰 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="175" />
+        <location filename="../ui/ModelsPage.qml" line="177" />
         <source>%1 downloads</source>
         <translation>다운로드 %1회</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="185" />
+        <location filename="../ui/ModelsPage.qml" line="187" />
         <source>Choose a model on the left</source>
         <translation>왼쪽에서 모델을 선택하세요</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="219" />
+        <location filename="../ui/ModelsPage.qml" line="221" />
         <source>%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6</source>
         <translation>%1, 레이어 %2개, KV 헤드 %3개 × %4, %5 토큰으로 학습; 텐서: %6</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="233" />
+        <location filename="../ui/ModelsPage.qml" line="235" />
         <source>Will it fit?</source>
         <translation>들어갈까?</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="237" />
+        <location filename="../ui/ModelsPage.qml" line="239" />
         <source>Downloaded</source>
         <translation>다운로드됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="237" />
+        <location filename="../ui/ModelsPage.qml" line="239" />
         <source>Download</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="241" />
+        <location filename="../ui/ModelsPage.qml" line="243" />
         <source>Ctrl+Shift+D downloads the selected file</source>
         <translation>Ctrl+Shift+D로 선택한 파일을 다운로드합니다</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="249" />
+        <location filename="../ui/ModelsPage.qml" line="251" />
         <source>Downloads</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="269" />
+        <location filename="../ui/ModelsPage.qml" line="271" />
         <source>%1 of %2 · %3/s · %4 left</source>
         <translation>%1 / %2 · %3/s · %4 남음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="273" />
+        <location filename="../ui/ModelsPage.qml" line="275" />
         <source>Downloaded, SHA-256 verified, opened</source>
         <translation>다운로드, SHA-256 확인, 열기 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="281" />
+        <location filename="../ui/ModelsPage.qml" line="283" />
         <source>Pause</source>
         <translation>일시 중지</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="286" />
+        <location filename="../ui/ModelsPage.qml" line="288" />
         <source>Resume</source>
         <translation>이어서 하기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="291" />
+        <location filename="../ui/ModelsPage.qml" line="293" />
         <source>Cancel</source>
         <translation>취소</translation>
     </message>

@@ -128,7 +128,9 @@ Popup {
             }
             Label {
                 Layout.fillWidth: true
-                text: qsTr("free memory now: %1").arg(page.hub.formatBytes(page.hub.freeMemoryBytes))
+                text: page.hub.freeMemoryIsGpu
+                      ? qsTr("free GPU memory now: %1").arg(page.hub.formatBytes(page.hub.freeMemoryBytes))
+                      : qsTr("free memory now: %1").arg(page.hub.formatBytes(page.hub.freeMemoryBytes))
             }
             TextField {
                 id: tokenField

@@ -149,6 +149,18 @@ class TestModelsPage : public QObject {
     QCOMPARE(qint64(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("kv_bytes")).toDouble()),
              qint64(2 * 6 * 2 * 32 / 32 * 34) * 1024);  // q8_0: 34 bytes per 32 values
     QCOMPARE(hub_.requests().size(), requests_before + 1);  // only this look at /__requests
+    // With a GPU running the chat, the fit is against its free memory: 5 MB cannot hold the
+    // demo's 5.56 MB of weights, so nothing fits; back on the CPU, RAM counts again.
+    c.set_gpu_free_bytes(5'000'000);
+    QVERIFY(c.free_memory_is_gpu());
+    QCOMPARE(qint64(c.free_memory_bytes()), qint64(5'000'000));
+    const auto demo_fit = [&] { return file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap(); };
+    QTRY_COMPARE_WITH_TIMEOUT(qint64(demo_fit().value(QStringLiteral("free_bytes")).toDouble()), qint64(5'000'000), 20000);
+    QCOMPARE(demo_fit().value(QStringLiteral("fits")).toBool(), false);
+    QCOMPARE(qint64(demo_fit().value(QStringLiteral("max_ctx")).toDouble()), qint64(0));
+    c.set_gpu_free_bytes(0);
+    QVERIFY(!c.free_memory_is_gpu());
+    QTRY_VERIFY_WITH_TIMEOUT(demo_fit().value(QStringLiteral("fits")).toBool(), 20000);
     // Download: in data/models, handed to the opener.
     QSignalSpy downloaded(&c, &ModelsPageController::modelDownloaded);
     c.download(QStringLiteral("kjv-demo-f16.gguf"));
