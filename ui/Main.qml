@@ -247,6 +247,12 @@ ApplicationWindow {
                 "sidebar_width": sidebar.width,
                 "chat_x": chatX, "chat_width": chatView.width,
                 "message_column_width": chatView.messageListWidth,
+                // Whether the open conversation shows its newest message (its end).
+                "message_list_at_end": chatView.messageListView.atYEnd,
+                "message_list_count": chatView.messageListView.count,
+                "message_list_content_y": chatView.messageListView.contentY,
+                "message_list_content_height": chatView.messageListView.contentHeight,
+                "message_list_height": chatView.messageListView.height,
                 "line_max_width": Theme.lineMaxWidth,
                 "memory_mode": window.narrow ? "drawer" : (window.memoryDocked ? "docked" : "hidden"),
                 "memory_visible": memoryPanel.visible && (!window.narrow || memoryDrawer.position > 0.99),
