@@ -263,7 +263,12 @@ ApplicationWindow {
                 "settings_open": settings.opened,
                 // The header's last button: its right edge is inside the window (not cut).
                 "header_right": panelToggle.mapToItem(null, panelToggle.width, 0).x,
-                "conversation": chat.currentConversationId
+                "conversation": chat.currentConversationId,
+                // The header's demo notice: its text, whether it is cut, its hover text.
+                "demo_notice_visible": demoNotice.visible,
+                "demo_notice_text": demoNotice.text,
+                "demo_notice_elided": demoNotice.truncated,
+                "demo_notice_tooltip": demoNotice.ToolTip.text
             }, chatView.inputItem)
         }
     }
@@ -303,6 +308,8 @@ ApplicationWindow {
                 onClicked: chat.cancelLoad()
             }
             Label {
+                id: demoNotice
+                objectName: "demoNotice"
                 visible: chat.modelInfo.is_demo === true
                 // The whole notice on hover: the line is cut when the window is narrow.
                 ToolTip.visible: demoNoticeHover.hovered
