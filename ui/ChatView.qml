@@ -17,6 +17,7 @@ Pane {
     // The message column: the lines' cap plus the bubbles' own margins.
     readonly property int columnWidth: Math.min(width - 2 * Theme.spacingM, Theme.lineMaxWidth + 100)
     readonly property alias messageListWidth: messageList.width
+    readonly property alias messageListView: messageList  // for the end-to-end tests' ui.json
     readonly property alias inputText: input.text
     readonly property alias inputItem: input
     // Where the message box starts: what sits over the chat (the welcome) ends above it.

@@ -247,6 +247,12 @@ ApplicationWindow {
                 "sidebar_width": sidebar.width,
                 "chat_x": chatX, "chat_width": chatView.width,
                 "message_column_width": chatView.messageListWidth,
+                // Whether the open conversation shows its newest message (its end).
+                "message_list_at_end": chatView.messageListView.atYEnd,
+                "message_list_count": chatView.messageListView.count,
+                "message_list_content_y": chatView.messageListView.contentY,
+                "message_list_content_height": chatView.messageListView.contentHeight,
+                "message_list_height": chatView.messageListView.height,
                 "line_max_width": Theme.lineMaxWidth,
                 "memory_mode": window.narrow ? "drawer" : (window.memoryDocked ? "docked" : "hidden"),
                 "memory_visible": memoryPanel.visible && (!window.narrow || memoryDrawer.position > 0.99),
@@ -257,7 +263,12 @@ ApplicationWindow {
                 "settings_open": settings.opened,
                 // The header's last button: its right edge is inside the window (not cut).
                 "header_right": panelToggle.mapToItem(null, panelToggle.width, 0).x,
-                "conversation": chat.currentConversationId
+                "conversation": chat.currentConversationId,
+                // The header's demo notice: its text, whether it is cut, its hover text.
+                "demo_notice_visible": demoNotice.visible,
+                "demo_notice_text": demoNotice.text,
+                "demo_notice_elided": demoNotice.truncated,
+                "demo_notice_tooltip": demoNotice.ToolTip.text
             }, chatView.inputItem)
         }
     }
@@ -297,6 +308,8 @@ ApplicationWindow {
                 onClicked: chat.cancelLoad()
             }
             Label {
+                id: demoNotice
+                objectName: "demoNotice"
                 visible: chat.modelInfo.is_demo === true
                 // The whole notice on hover: the line is cut when the window is narrow.
                 ToolTip.visible: demoNoticeHover.hovered

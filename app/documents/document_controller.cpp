@@ -137,6 +137,7 @@ void DocumentController::start_load(const QString& path) {
 }
 
 void DocumentController::begin_loading() {
+  loading_conversation_ = chat_.current_conversation();
   dismissMessage();
   document_.clear();
   preview_.clear();
@@ -152,8 +153,16 @@ void DocumentController::cancelLoad() {
 }
 
 void DocumentController::on_loaded(const QVariantMap& document) {
-  document_ = document;
+  // The conversation it was attached in (a recount keeps the one it had).
+  const qint64 id = document.value(QStringLiteral("id")).toLongLong();
+  qint64 conversation = loading_conversation_;
+  for (auto it = documents_.cbegin(); it != documents_.cend(); ++it) {
+    if (it.value().value(QStringLiteral("id")).toLongLong() == id) conversation = it.key();
+  }
+  documents_.insert(conversation, document);
   emit loadingChanged();
+  if (conversation != chat_.current_conversation()) return;  // shown when that one is open
+  document_ = document;
   rebuild_preview();
 }
 
@@ -219,6 +228,7 @@ void DocumentController::on_model_changed() {
 }
 
 void DocumentController::dismissPreview() {
+  documents_.remove(chat_.current_conversation());
   document_.clear();
   preview_.clear();
   preview_inputs_.clear();
@@ -588,7 +598,28 @@ void DocumentController::on_conversation_changed() {
     }
   }
   emit sentWholeChanged();
-  if (!preview_.isEmpty()) rebuild_preview();
+  // The preview is the open conversation's document (one attached before any conversation
+  // existed goes with the first one opened).
+  const qint64 conversation = chat_.current_conversation();
+  if (shown_conversation_ == 0 && conversation != 0 && documents_.contains(0)) {
+    documents_.insert(conversation, documents_.take(0));
+  }
+  shown_conversation_ = conversation;
+  document_ = documents_.value(conversation);
+  if (document_.isEmpty()) {
+    if (!preview_.isEmpty()) {
+      preview_.clear();
+      preview_inputs_.clear();
+      emit previewChanged();
+    }
+    return;
+  }
+  const auto model = worker_.shared_model();
+  if (model && document_.value(QStringLiteral("tokens_model")).toString() != model_identity(*model)) {
+    loader_.count_tokens(document_.value(QStringLiteral("id")).toLongLong(), model);
+    emit loadingChanged();
+  }
+  rebuild_preview();
 }
 
 QVariantList DocumentController::partials(qint64 job_id) const {
@@ -629,6 +660,7 @@ void DocumentController::dismissMessage() {
 void DocumentController::forget_conversation(qint64 conversation_id) {
   if (conversation_id == 0) return;
   notices_.remove(conversation_id);
+  documents_.remove(conversation_id);
   if (!summarizing_ &&
       running_job_.value(QStringLiteral("conversation_id")).toLongLong() == conversation_id) {
     running_job_.clear();

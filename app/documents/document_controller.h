@@ -150,6 +150,11 @@ class DocumentController : public QObject {
   double load_progress_ = 0;
   QString load_stage_;
   QVariantMap document_;  // the loaded document (document_map) the preview is of
+  // Each conversation's loaded document (the preview belongs to the conversation it was
+  // attached in); 0: attached before any conversation existed (goes with the first one).
+  QHash<qint64, QVariantMap> documents_;
+  qint64 shown_conversation_ = 0;  // the conversation document_ / preview_ are of
+  qint64 loading_conversation_ = 0;  // the conversation the load in flight was attached in
   QVariantMap preview_;
   QString preview_inputs_;  // what the preview was computed from (see preview_key)
   QString message_;  // what the banner shows: the open conversation's notice, else the window's

@@ -8,7 +8,9 @@
 #   2b. the Menu key's Export as Markdown / JSON write the stored messages to the path typed;
 #   3. Delete hides it at once, Ctrl+Z brings it back with its messages; Delete again and
 #      it is gone from the database a few seconds later;
-#   4. Ctrl+N twice: one empty "New chat", not two.
+#   4. Ctrl+N twice: one empty "New chat", not two;
+#   5. a conversation long enough to scroll, opened again from the list after another one:
+#      the message list is at its end (the newest message shown).
 # Usage: e2e_conversations.sh KVCHAT_BINARY ARTIFACT_DIR   (run under xvfb-run)
 set -euo pipefail
 app=$1
@@ -128,6 +130,34 @@ sleep 0.5
 xdotool key ctrl+n
 sleep 1
 [ "$(sql "select count(*) from conversations")" -eq 2 ] || fail "Ctrl+N three times left $(sql "select count(*) from conversations") conversations (expected B and one new)"
-kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
 echo "e2e-conversations: Ctrl+N three times: one empty conversation"
+
+# 5. A long conversation C (the new one, open): several replies, more than the list shows.
+ui_file="$KVCHAT_TEST_STATE_FILE.ui.json"
+ui() { jq -r "$1" "$ui_file" 2>/dev/null; }
+c=$(state .current_conversation)
+n=0
+for verse in "Genesis 1 1" "Exodus 3 14" "Psalms 23 1" "Isaiah 40 31" "Matthew 5 3" "John 1 1"; do
+  xdotool type --delay 15 "$verse"
+  xdotool key Return
+  n=$((n + 2))
+  wait_for 60 replied $n || fail "no reply $n in C"
+done
+taller() { [ "$(ui '.message_list_content_height > 2 * .message_list_height')" = true ]; }
+wait_for 10 taller || fail "C does not scroll: content $(ui .message_list_content_height) px in a list of $(ui .message_list_height) px"
+# Open B (Ctrl+F, Down onto C, Down onto B, Enter), then C again (Ctrl+F, Down onto B, Up, Enter).
+xdotool key ctrl+f Down Down Return
+wait_for 10 is .current_conversation "$b" || fail "Enter in the list did not open B (open: $(state .current_conversation))"
+wait_for 10 is .messages 2 || fail "B shows $(state .messages) messages"
+sleep 0.5
+xdotool key ctrl+f Down Up Return
+wait_for 10 is .current_conversation "$c" || fail "Enter in the list did not open C (open: $(state .current_conversation))"
+shown_all() { [ "$(ui .message_list_count)" = "$n" ]; }
+wait_for 10 shown_all || fail "C's list shows $(ui .message_list_count) messages, expected $n"
+sleep 1  # the window's own repositioning is done by now; the list must stay at its end
+at_end() { [ "$(ui .message_list_at_end)" = true ]; }
+wait_for 5 at_end || fail "C opened away from its newest message: contentY $(ui .message_list_content_y) of $(ui .message_list_content_height) px (list $(ui .message_list_height) px)"
+import -window root "$artifacts/e2e-conversations-scrolled.png"
+kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
+echo "e2e-conversations: C ($n messages, $(ui .message_list_content_height) px in $(ui .message_list_height) px) opened again at its newest message"
 echo "1 passed, 0 failed"

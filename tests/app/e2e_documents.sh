@@ -141,11 +141,16 @@ quit_app
 
 # 7. A document that fits: sent whole, its share of the KV cache shown.
 printf 'Psalms 23\n1 The LORD is my shepherd; I shall not want.\n2 He maketh me to lie down in green pastures: he leadeth me beside the still waters.\n' > "$data/psalm.txt"
-start_app_256 --attach "$data/psalm.txt"
-wait_for 30 is .documents.preview.counted true || fail "no preview of the short document"
-# In a new chat: the one open holds the summary and a full-context chat reply.
+# In a new chat (the one open holds the summary and a full-context chat reply): Ctrl+N,
+# then the document attached there (a restart opens the newest conversation, the new one).
+start_app_256
 xdotool key ctrl+n
 wait_for 10 is .messages 0 || fail "Ctrl+N did not open a new chat"
+new_chat=$(state .current_conversation)
+quit_app
+start_app_256 --attach "$data/psalm.txt"
+wait_for 10 is .current_conversation "$new_chat" || fail "the restart did not open the new chat (open: $(state .current_conversation), new: $new_chat)"
+wait_for 30 is .documents.preview.counted true || fail "no preview of the short document"
 wait_for 30 is .documents.preview.can_send_whole true || true
 is .documents.preview.can_send_whole true || fail "a short document cannot be sent whole: $(state .documents.preview.context_needed) of $(state .documents.preview.n_ctx)"
 short=$(state .documents.preview.n_tokens)

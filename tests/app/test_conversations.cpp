@@ -1,8 +1,8 @@
 // The conversation list and what belongs to each conversation (issue 13, points 5 and 6):
 // export as Markdown and JSON checked against the stored messages; delete then undo
 // brings the conversation back with its messages; a new chat reuses the empty one; a
-// notice, a summary job and the KV timeline of conversation A are not shown in B and come
-// back in A.
+// notice, a summary job, a document's preview and the KV timeline of conversation A are
+// not shown in B and come back in A.
 #include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
@@ -239,6 +239,31 @@ class TestConversations : public QObject {
     chat.newConversation();
     QVERIFY(docs.message().isEmpty());
     QVERIFY(docs.job().isEmpty());
+  }
+
+  void aDocumentPreviewBelongsToTheConversationItWasAttachedIn() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    DocumentController& docs = *chat.document_controller();
+    const qint64 a = conversation_with_messages(chat, kUser1, kReply1);
+    const qint64 b = conversation_with_messages(chat, QStringLiteral("b"), QStringLiteral("r"));
+    chat.selectConversation(a);
+    docs.attachText(QStringLiteral("In the beginning God created the heaven and the earth."));
+    QTRY_VERIFY_WITH_TIMEOUT(!docs.preview().isEmpty(), 10000);
+    const qint64 document = docs.preview().value("id").toLongLong();
+    QVERIFY(document > 0);
+
+    chat.selectConversation(b);
+    QVERIFY2(docs.preview().isEmpty(), qPrintable(docs.preview().value("name").toString()));
+    chat.newConversation();
+    QVERIFY(docs.preview().isEmpty());
+    chat.selectConversation(a);
+    QCOMPARE(docs.preview().value("id").toLongLong(), document);
+    // Dismissed in A: gone there too.
+    docs.dismissPreview();
+    chat.selectConversation(b);
+    chat.selectConversation(a);
+    QVERIFY(docs.preview().isEmpty());
   }
 
   void theKvTimelineAndSnapshotLineBelongToTheirConversation() {
