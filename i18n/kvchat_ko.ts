@@ -91,83 +91,83 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../ui/ChatView.qml" line="44" />
+        <location filename="../ui/ChatView.qml" line="45" />
         <source>Messages</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="97" />
+        <location filename="../ui/ChatView.qml" line="98" />
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="100" />
+        <location filename="../ui/ChatView.qml" line="101" />
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="104" />
+        <location filename="../ui/ChatView.qml" line="105" />
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="130" />
+        <location filename="../ui/ChatView.qml" line="131" />
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="131" />
+        <location filename="../ui/ChatView.qml" line="132" />
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="145" />
+        <location filename="../ui/ChatView.qml" line="146" />
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="146" />
+        <location filename="../ui/ChatView.qml" line="147" />
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="148" />
+        <location filename="../ui/ChatView.qml" line="149" />
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="149" />
+        <location filename="../ui/ChatView.qml" line="150" />
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="178" />
+        <location filename="../ui/ChatView.qml" line="179" />
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="186" />
+        <location filename="../ui/ChatView.qml" line="187" />
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="186" />
+        <location filename="../ui/ChatView.qml" line="187" />
         <location filename="../app/chat_controller.cpp" line="766" />
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="187" />
+        <location filename="../ui/ChatView.qml" line="188" />
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="187" />
+        <location filename="../ui/ChatView.qml" line="188" />
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="177" />
+        <location filename="../ui/ChatView.qml" line="178" />
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
@@ -770,93 +770,93 @@
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="281" />
+        <location filename="../ui/Main.qml" line="292" />
         <source>Loading model… %1%</source>
         <translation>모델 불러오는 중… %1%</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="284" />
+        <location filename="../ui/Main.qml" line="295" />
         <source>No model</source>
         <translation>모델 없음</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="296" />
+        <location filename="../ui/Main.qml" line="307" />
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="306" />
+        <location filename="../ui/Main.qml" line="319" />
         <source>Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.</source>
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="316" />
+        <location filename="../ui/Main.qml" line="329" />
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="323" />
+        <location filename="../ui/Main.qml" line="336" />
         <source>Open model…</source>
         <translation>모델 열기…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="324" />
+        <location filename="../ui/Main.qml" line="337" />
         <source>Open a GGUF model (Ctrl+O)</source>
         <translation>GGUF 모델 열기 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="331" />
+        <location filename="../ui/Main.qml" line="344" />
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="332" />
+        <location filename="../ui/Main.qml" line="345" />
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="339" />
+        <location filename="../ui/Main.qml" line="352" />
         <source>Recent</source>
         <translation>최근</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="340" />
+        <location filename="../ui/Main.qml" line="353" />
         <source>Recent models</source>
         <translation>최근 모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="354" />
+        <location filename="../ui/Main.qml" line="367" />
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="355" />
+        <location filename="../ui/Main.qml" line="368" />
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="362" />
+        <location filename="../ui/Main.qml" line="375" />
         <location filename="../app/chat_controller.cpp" line="768" />
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="363" />
+        <location filename="../ui/Main.qml" line="376" />
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="382" />
+        <location filename="../ui/Main.qml" line="395" />
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="383" />
+        <location filename="../ui/Main.qml" line="396" />
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="384" />
+        <location filename="../ui/Main.qml" line="397" />
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -2574,68 +2574,68 @@
         <translation>모델이 준비되면 “%1”을(를) 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="163" />
+        <location filename="../app/documents/document_controller.cpp" line="172" />
         <source>Loading the document was cancelled.</source>
         <translation>문서 불러오기를 취소했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="272" />
-        <location filename="../app/documents/document_controller.cpp" line="300" />
+        <location filename="../app/documents/document_controller.cpp" line="282" />
+        <location filename="../app/documents/document_controller.cpp" line="310" />
         <source>Counting tokens…</source>
         <translation>토큰 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="272" />
+        <location filename="../app/documents/document_controller.cpp" line="282" />
         <source>Load a model to count the tokens.</source>
         <translation>토큰을 세려면 모델을 불러오세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="337" />
+        <location filename="../app/documents/document_controller.cpp" line="347" />
         <source>Cannot summarize: %1</source>
         <translation>요약할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="349" />
+        <location filename="../app/documents/document_controller.cpp" line="359" />
         <source>“%1” does not fit the context window whole: summarize it instead.</source>
         <translation>“%1”은(는) 컨텍스트 창에 통째로 들어가지 않습니다. 대신 요약하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="360" />
+        <location filename="../app/documents/document_controller.cpp" line="370" />
         <source>The stored text of “%1” cannot be read.</source>
         <translation>저장된 “%1”의 텍스트를 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="401" />
+        <location filename="../app/documents/document_controller.cpp" line="411" />
         <source>Another summary is being written (in “%1”): one job runs at a time. Resume this one when it is done, or cancel that one first.</source>
         <translation>다른 요약을 쓰는 중입니다 (“%1”에서). 작업은 한 번에 하나만 실행됩니다. 그 작업이 끝나면 이 작업을 재개하거나, 먼저 그 작업을 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="429" />
+        <location filename="../app/documents/document_controller.cpp" line="439" />
         <source>resuming after %1 summaries</source>
         <translation>요약 %1개 이후부터 재개</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="429" />
+        <location filename="../app/documents/document_controller.cpp" line="439" />
         <source>counting chunks</source>
         <translation>조각 세는 중</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="501" />
+        <location filename="../app/documents/document_controller.cpp" line="511" />
         <source>The summary is stored with its job but could not be added to the conversation: %1</source>
         <translation>요약은 작업과 함께 저장되었지만 대화에 추가하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="509" />
+        <location filename="../app/documents/document_controller.cpp" line="519" />
         <source>cancelled after %1 summaries</source>
         <translation>요약 %1개 이후 취소됨</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="512" />
+        <location filename="../app/documents/document_controller.cpp" line="522" />
         <source>Summarizing “%1” failed: %2</source>
         <translation>“%1” 요약 실패: %2</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="568" />
+        <location filename="../app/documents/document_controller.cpp" line="578" />
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
     </message>
