@@ -4,9 +4,6 @@
 #include <algorithm>
 #include <utility>
 #include <QDir>
-#include <QFile>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLocale>
 #include <QUrl>
 
@@ -14,6 +11,7 @@
 #include "engine/engine_worker.h"
 #include "engine/sampling_settings.h"
 #include "kvchat/model.h"
+#include "test_state_file.h"
 
 namespace kvchat::app {
 
@@ -713,8 +711,6 @@ void ChatController::write_test_state(bool reply_finished) {
   test_reply_finished_ = reply_finished;
   const QString path = qEnvironmentVariable("KVCHAT_TEST_STATE_FILE");
   if (path.isEmpty()) return;
-  QFile f(path + QStringLiteral(".tmp"));
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return;
   QVariantMap last_message;
   if (!messages_.items().isEmpty()) {
     const StoredMessage& m = messages_.items().back();
@@ -768,10 +764,7 @@ void ChatController::write_test_state(bool reply_finished) {
                                              {"memory", QCoreApplication::translate("Main", "Memory")},
                                              // false on a first run: the window shows its welcome
                                              {"welcome_seen", uiSetting(QStringLiteral("welcome_seen"), false)}}}};
-  f.write(QJsonDocument(QJsonObject::fromVariantMap(state)).toJson());
-  f.close();
-  QFile::remove(path);
-  f.rename(path);
+  write_test_state_file(path, state);
 }
 
 }  // namespace kvchat::app

@@ -8,7 +8,6 @@
 #include <QAccessible>
 #include <QCommandLineParser>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QJsonDocument>
@@ -29,6 +28,7 @@
 #include "documents/document_controller.h"
 #include "models_page_controller.h"
 #include "stall_meter.h"
+#include "test_state_file.h"
 
 namespace {
 
@@ -68,12 +68,7 @@ class UiTestState : public QObject {
     }
     const QByteArray json = QJsonDocument(QJsonObject::fromVariantMap(state)).toJson();
     if (json == last_) return;
-    QFile f(path_ + QStringLiteral(".tmp"));
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return;
-    f.write(json);
-    f.close();
-    QFile::remove(path_);
-    if (f.rename(path_)) last_ = json;
+    if (kvchat::app::write_test_state_file(path_, json)) last_ = json;
   }
 
  private:

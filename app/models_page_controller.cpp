@@ -13,6 +13,7 @@
 #include "hub/names.h"
 #include "kvchat/gguf_inspect.h"
 #include "models_fit.h"
+#include "test_state_file.h"
 
 namespace kvchat::app {
 
@@ -404,12 +405,7 @@ void ModelsPageController::write_test_state() const {
                           {"fit_ctx", fit_ctx_},
                           {"fit_kv_type", fit_kv_type_},
                           {"free_memory_bytes", double(free_memory_)}};
-  QFile f(path + QStringLiteral(".tmp"));
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return;
-  f.write(QJsonDocument(QJsonObject::fromVariantMap(state)).toJson());
-  f.close();
-  QFile::remove(path);
-  f.rename(path);
+  write_test_state_file(path, state);
 }
 
 }  // namespace kvchat::app

@@ -416,6 +416,12 @@ void DocumentController::resume() {
   }
   const QString status = job_.value(QStringLiteral("status")).toString();
   if (status == QLatin1String("done") || status == QLatin1String("running")) return;
+  if (!worker_.shared_model()) {
+    set_message(tr("Open a model to resume this summary; the %n summaries written so far are kept.",
+                   nullptr, job_.value(QStringLiteral("partials")).toInt()),
+                true);
+    return;
+  }
   start_job(job_.value(QStringLiteral("id")).toLongLong(),
             job_.value(QStringLiteral("name")).toString(),
             job_.value(QStringLiteral("conversation_id")).toLongLong());
@@ -440,7 +446,11 @@ void DocumentController::start_job(qint64 job_id, const QString& name, qint64 co
           {QStringLiteral("plan_text"), plan.value(QStringLiteral("text"))}};
   set_message({}, false, conversation_id);  // an older notice of this conversation
   summary_worker_->reset_cancel();  // before queueing: a cancel from now on is kept
-  set_summarizing(true);
+  // "Summarizing" and the job's view change together: never a running job shown with the
+  // stored one's status and counts.
+  if (conversation_id == chat_.current_conversation()) job_ = running_job_;
+  summarizing_ = true;
+  emit jobChanged();
   // The chat's model (the weights are shared) and session options, on a session of the
   // job's own.
   QMetaObject::invokeMethod(summary_worker_, [w = summary_worker_, job_id, db = database_path_,

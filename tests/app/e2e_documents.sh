@@ -90,6 +90,7 @@ kill -9 "$app_pid"; wait "$app_pid" 2>/dev/null || true
 crashed=$(sql "select count(*) from summary_partials where job_id = $job")
 echo "e2e-documents: killed mid-job with $crashed partials stored"
 start_app_256
+wait_for 30 model_loaded || fail "the model did not load after the restart: $(state .model_error)"
 wait_for 10 is .documents.job.status interrupted || fail "the killed job is not offered as interrupted (status $(state .documents.job.status))"
 xdotool key ctrl+shift+r
 wait_for 20 is .documents.summarizing true || fail "Ctrl+Shift+R did not resume the interrupted job"

@@ -24,3 +24,5 @@ start_app() {  # start_app [kvchat arguments...]: fresh state file, window found
 }
 
 state() { jq -r "$1" "$KVCHAT_TEST_STATE_FILE" 2>/dev/null; }
+# The window has a model loaded (not loading one).
+model_loaded() { [ -n "$(state .model_path)" ] && [ "$(state .model_loading)" = false ]; }

@@ -54,6 +54,47 @@ qint64 conversation_with_messages(ChatController& chat, const QString& first, co
   return id;
 }
 
+// A cancelled (resumable) summary job of `conversation` with `partials` partial summaries
+// stored, written through a second connection as the summary worker does; its id.
+qint64 cancelled_summary_job(const QString& data_dir, qint64 conversation, int partials) {
+  QString error;
+  auto doc_store = DocumentStore::open(ConversationStore::default_path(data_dir), &error);
+  if (!doc_store) return 0;
+  StoredDocument meta;
+  meta.name = QStringLiteral("a.txt");
+  meta.mime = QStringLiteral("text/plain");
+  const QByteArray text("In the beginning.");
+  meta.bytes = text.size();
+  meta.sha256 = QString::fromLatin1(QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex());
+  meta.encoding = QStringLiteral("utf-8");
+  bool inserted = false;
+  const qint64 document = doc_store->add_document(meta, text, &inserted, &error);
+  const qint64 job = document > 0 ? doc_store->create_job(document, conversation, {}, {}, &error) : 0;
+  for (int i = 0; job > 0 && i < partials; ++i) {
+    StoredPartial p;
+    p.index = i;
+    p.text = QStringLiteral("partial %1").arg(i);
+    doc_store->save_partial(job, p, &error);
+  }
+  if (!job || !doc_store->set_job_status(job, JobStatus::Cancelled, {}, {}, &error)) {
+    qWarning("%s", qPrintable(error));
+    return 0;
+  }
+  return job;
+}
+
+// The demo model loaded into `chat`; false when it did not load in a minute.
+bool load_demo(ChatController& chat) {
+  chat.loadModel(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf"));
+  return QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000);
+}
+
+// Sends `text` in the open conversation; true once the reply finished.
+bool send_and_wait(ChatController& chat, const QString& text) {
+  QSignalSpy finished(&chat, &ChatController::replyFinished);
+  return chat.send(text) && (finished.wait(60000) || finished.count() > 0);
+}
+
 QByteArray read_all(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
@@ -200,23 +241,8 @@ class TestConversations : public QObject {
     DocumentController& docs = *chat.document_controller();
     const qint64 a = conversation_with_messages(chat, kUser1, kReply1);
     const qint64 b = conversation_with_messages(chat, QStringLiteral("b"), QStringLiteral("r"));
-    // A summary job of A, cancelled (resumable), stored by a second connection.
-    QString error;
-    auto doc_store = DocumentStore::open(ConversationStore::default_path(dir.path()), &error);
-    QVERIFY2(doc_store, qPrintable(error));
-    StoredDocument meta;
-    meta.name = QStringLiteral("a.txt");
-    meta.mime = QStringLiteral("text/plain");
-    const QByteArray text("In the beginning.");
-    meta.bytes = text.size();
-    meta.sha256 = QString::fromLatin1(QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex());
-    meta.encoding = QStringLiteral("utf-8");
-    bool inserted = false;
-    const qint64 document = doc_store->add_document(meta, text, &inserted, &error);
-    QVERIFY2(document > 0, qPrintable(error));
-    const qint64 job = doc_store->create_job(document, a, {}, {}, &error);
-    QVERIFY2(job > 0, qPrintable(error));
-    QVERIFY(doc_store->set_job_status(job, JobStatus::Cancelled, {}, {}, &error));
+    const qint64 job = cancelled_summary_job(dir.path(), a, 0);
+    QVERIFY(job > 0);
 
     chat.selectConversation(a);
     QCOMPARE(docs.job().value("id").toLongLong(), job);
@@ -239,6 +265,38 @@ class TestConversations : public QObject {
     chat.newConversation();
     QVERIFY(docs.message().isEmpty());
     QVERIFY(docs.job().isEmpty());
+  }
+
+  // Resume shows the running job at once, with the partials it resumes from, never the
+  // stored job's status beside "summarizing"; without a model it says so and starts nothing.
+  void resumingShowsTheRunningJobAtOnce() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    DocumentController& docs = *chat.document_controller();
+    const qint64 a = conversation_with_messages(chat, kUser1, kReply1);
+    const qint64 job = cancelled_summary_job(dir.path(), a, 2);
+    QVERIFY(job > 0);
+    chat.newConversation();
+    chat.selectConversation(a);  // opened again: its stored job is shown
+    QCOMPARE(docs.job().value("id").toLongLong(), job);
+    QCOMPARE(docs.job().value("status").toString(), QStringLiteral("cancelled"));
+
+    docs.resume();
+    QVERIFY2(docs.message().contains("Open a model"), qPrintable(docs.message()));
+    QVERIFY(!docs.summarizing());
+    QCOMPARE(docs.job().value("status").toString(), QStringLiteral("cancelled"));
+
+    QVERIFY(load_demo(chat));
+    QSignalSpy changed(&docs, &DocumentController::jobChanged);
+    docs.resume();
+    QVERIFY(docs.summarizing());
+    QVERIFY(docs.job_running());
+    QCOMPARE(docs.job().value("status").toString(), QStringLiteral("running"));
+    QCOMPARE(docs.job().value("resumed").toInt(), 2);
+    QVERIFY(docs.message().isEmpty());
+    QCOMPARE(changed.count(), 1);  // one change: summarizing and the job's view together
+    docs.cancelSummary();
+    QVERIFY(QTest::qWaitFor([&] { return !docs.summarizing(); }, 30000));
   }
 
   void aDocumentPreviewBelongsToTheConversationItWasAttachedIn() {
@@ -269,11 +327,8 @@ class TestConversations : public QObject {
   void theKvTimelineAndSnapshotLineBelongToTheirConversation() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.loadModel(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf"));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000));
-    QSignalSpy finished(&chat, &ChatController::replyFinished);
-    QVERIFY(chat.send(QStringLiteral("Genesis 1")));
-    QVERIFY(finished.wait(60000) || finished.count() > 0);
+    QVERIFY(load_demo(chat));
+    QVERIFY(send_and_wait(chat, QStringLiteral("Genesis 1")));
     const qint64 a = chat.current_conversation();
     QVERIFY(QTest::qWaitFor([&] { return chat.snapshot_bytes() > 0; }, 20000));
     const QVariantList a_history = chat.memory_history();
@@ -308,11 +363,8 @@ class TestConversations : public QObject {
   void aKvTypeChangeLeavesNoStaleLines() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.loadModel(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf"));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000));
-    QSignalSpy finished(&chat, &ChatController::replyFinished);
-    QVERIFY(chat.send(QStringLiteral("Genesis 1")));
-    QVERIFY(finished.wait(60000) || finished.count() > 0);
+    QVERIFY(load_demo(chat));
+    QVERIFY(send_and_wait(chat, QStringLiteral("Genesis 1")));
     QVERIFY(QTest::qWaitFor([&] { return chat.snapshot_bytes() > 0; }, 20000));
     QCOMPARE(chat.last_reply_stats().value("kv_type").toString(), QStringLiteral("f16"));
     const QString saved_line = chat.snapshot_status();
