@@ -1,38 +1,25 @@
 #include "hub/download_store.h"
 
 #include <QAtomicInteger>
-#include <QDateTime>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QVariant>
 #include <initializer_list>
 
+#include "store/sql.h"
+
 namespace kvchat::hub {
 
 namespace {
 
+using app::sql::exec;
+using app::sql::now_ms;
+using app::sql::text_value;
+
 const char* kColumns =
     "id, repo, file, url, dest_path, part_path, expected_size, sha256, etag, bytes_done,"
     " status, error";
-
-QVariant text(const QString& s) { return s.isNull() ? QVariant(QStringLiteral("")) : QVariant(s); }
-
-qint64 now_ms() { return QDateTime::currentMSecsSinceEpoch(); }
-
-bool run(QSqlQuery& q, const QString& sql, std::initializer_list<QVariant> binds, const QString& what,
-         QString* error) {
-  if (!q.prepare(sql)) {
-    if (error) *error = QStringLiteral("%1: %2").arg(what, q.lastError().text());
-    return false;
-  }
-  for (const QVariant& v : binds) q.addBindValue(v);
-  if (!q.exec()) {
-    if (error) *error = QStringLiteral("%1: %2").arg(what, q.lastError().text());
-    return false;
-  }
-  return true;
-}
 
 DownloadRecord record_from_row(const QSqlQuery& q) {
   DownloadRecord r;
@@ -83,7 +70,7 @@ std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table
     QString why = ok ? QString() : db.lastError().text();
     if (ok) {
       QSqlQuery q(db);
-      ok = run(q, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'downloads'"),
+      ok = exec(q, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'downloads'"),
                {}, QStringLiteral("read the schema"), &why) &&
            q.next();
       const bool exists = ok && q.value(0).toInt() == 1;
@@ -95,7 +82,7 @@ std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table
         } else {
           QSqlQuery create(db);
           for (const QString& statement : downloads_table_v1()) {
-            if (!(ok = run(create, statement, {}, QStringLiteral("create the downloads table"), &why))) break;
+            if (!(ok = exec(create, statement, {}, QStringLiteral("create the downloads table"), &why))) break;
           }
         }
       }
@@ -121,7 +108,7 @@ qint64 DownloadStore::upsert(const DownloadRecord& r, QString* error) {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   const qint64 now = now_ms();
   QSqlQuery q(db);
-  if (!run(q,
+  if (!exec(q,
            QStringLiteral(
                "INSERT INTO downloads (repo, file, url, dest_path, part_path, expected_size,"
                " sha256, etag, bytes_done, status, error, created_at, updated_at)"
@@ -132,9 +119,9 @@ qint64 DownloadStore::upsert(const DownloadRecord& r, QString* error) {
                " etag = excluded.etag, bytes_done = excluded.bytes_done,"
                " status = excluded.status, error = excluded.error,"
                " updated_at = excluded.updated_at"),
-           {text(r.repo), text(r.file), text(r.url), text(r.dest_path), text(r.part_path), r.expected_size,
-            text(r.sha256), text(r.etag), r.bytes_done,
-            r.status.isEmpty() ? QStringLiteral("queued") : r.status, text(r.error), now, now},
+           {text_value(r.repo), text_value(r.file), text_value(r.url), text_value(r.dest_path), text_value(r.part_path), r.expected_size,
+            text_value(r.sha256), text_value(r.etag), r.bytes_done,
+            r.status.isEmpty() ? QStringLiteral("queued") : r.status, text_value(r.error), now, now},
            what, error))
     return 0;
   if (auto saved = by_dest(r.dest_path)) return saved->id;
@@ -144,25 +131,25 @@ qint64 DownloadStore::upsert(const DownloadRecord& r, QString* error) {
 
 bool DownloadStore::set_progress(qint64 id, qint64 bytes_done, const QString& etag, QString* error) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  return run(q, QStringLiteral("UPDATE downloads SET bytes_done = ?, etag = ?, updated_at = ? WHERE id = ?"),
-             {bytes_done, text(etag), now_ms(), id}, QStringLiteral("save download progress"), error);
+  return exec(q, QStringLiteral("UPDATE downloads SET bytes_done = ?, etag = ?, updated_at = ? WHERE id = ?"),
+             {bytes_done, text_value(etag), now_ms(), id}, QStringLiteral("save download progress"), error);
 }
 
 bool DownloadStore::set_status(qint64 id, const QString& status, const QString& error_text, QString* error) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  return run(q, QStringLiteral("UPDATE downloads SET status = ?, error = ?, updated_at = ? WHERE id = ?"),
-             {status, text(error_text), now_ms(), id}, QStringLiteral("save download status"), error);
+  return exec(q, QStringLiteral("UPDATE downloads SET status = ?, error = ?, updated_at = ? WHERE id = ?"),
+             {status, text_value(error_text), now_ms(), id}, QStringLiteral("save download status"), error);
 }
 
 bool DownloadStore::remove(qint64 id, QString* error) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  return run(q, QStringLiteral("DELETE FROM downloads WHERE id = ?"), {id}, QStringLiteral("remove download"),
+  return exec(q, QStringLiteral("DELETE FROM downloads WHERE id = ?"), {id}, QStringLiteral("remove download"),
              error);
 }
 
 std::optional<DownloadRecord> DownloadStore::record(qint64 id) const {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  if (!run(q, QStringLiteral("SELECT %1 FROM downloads WHERE id = ?").arg(QLatin1String(kColumns)), {id},
+  if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE id = ?").arg(QLatin1String(kColumns)), {id},
            QStringLiteral("read download"), nullptr) ||
       !q.next())
     return std::nullopt;
@@ -171,7 +158,7 @@ std::optional<DownloadRecord> DownloadStore::record(qint64 id) const {
 
 std::optional<DownloadRecord> DownloadStore::by_dest(const QString& dest_path) const {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  if (!run(q, QStringLiteral("SELECT %1 FROM downloads WHERE dest_path = ?").arg(QLatin1String(kColumns)),
+  if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE dest_path = ?").arg(QLatin1String(kColumns)),
            {dest_path}, QStringLiteral("read download"), nullptr) ||
       !q.next())
     return std::nullopt;
@@ -181,7 +168,7 @@ std::optional<DownloadRecord> DownloadStore::by_dest(const QString& dest_path) c
 QVector<DownloadRecord> DownloadStore::unfinished() const {
   QVector<DownloadRecord> out;
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  if (!run(q, QStringLiteral("SELECT %1 FROM downloads WHERE status <> 'done' ORDER BY id").arg(QLatin1String(kColumns)),
+  if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE status <> 'done' ORDER BY id").arg(QLatin1String(kColumns)),
            {}, QStringLiteral("list downloads"), nullptr))
     return out;
   while (q.next()) out.append(record_from_row(q));
