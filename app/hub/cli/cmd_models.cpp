@@ -14,7 +14,7 @@
 #include "args.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "hub/hub_client.h"
+#include "hub/cli/hub_cli_session.h"
 #include "hub/remote_header.h"
 #include "kvchat/gguf_inspect.h"
 
@@ -47,23 +47,6 @@ Split split_positional(const Argv& argv, const std::set<std::string>& valued) {
   return s;
 }
 
-// The Qt objects a command needs: an application (for the event loop) and the client.
-struct HubSession {
-  HubSession() {
-    static int argc = 1;
-    static char arg0[] = "kvchat-cli";
-    static char* argv[] = {arg0, nullptr};
-    if (!QCoreApplication::instance()) app = std::make_unique<QCoreApplication>(argc, argv);
-  }
-  std::unique_ptr<QCoreApplication> app;
-};
-
-Result<hub::HubEndpoint> endpoint_of(const Args& args) {
-  const hub::HubEndpoint e = hub::HubEndpoint::from_setting(QString::fromStdString(args.get("--endpoint")));
-  if (!e.ok()) return Error{e.error().toStdString()};
-  return e;
-}
-
 // Waits on the event loop until `done` is true.
 template <class Flag>
 void wait_for(const Flag& done) {
@@ -85,12 +68,10 @@ int models_search(const Argv& argv) {
   auto limit = args->get_int("--limit", 50);
   if (!limit) return fail(limit.message());
   if (*limit < 1 || *limit > 1000) return fail("--limit must be between 1 and 1000");
-  auto endpoint = endpoint_of(*args);
+  auto endpoint = HubCliSession::endpoint(args->get("--endpoint"));
   if (!endpoint) return fail(endpoint.message());
-  HubSession session;
-  hub::HubClient client;
-  client.set_endpoint(*endpoint);
-  client.set_token(qEnvironmentVariable("HF_TOKEN"));
+  HubCliSession session(*endpoint);
+  hub::HubClient& client = session.client();
   hub::HubSearchResult result;
   bool done = false;
   client.search(QString::fromStdString(split.positional[0]), static_cast<int>(*limit), nullptr,
@@ -222,12 +203,10 @@ int models_fit(const Argv& argv) {
   if (!budget) return fail(budget.message());
   if (*budget < 0) return fail("--budget-bytes must not be negative");
   const std::string kv_type = args->get("--kv-type", "f16");
-  auto endpoint = endpoint_of(*args);
+  auto endpoint = HubCliSession::endpoint(args->get("--endpoint"));
   if (!endpoint) return fail(endpoint.message());
-  HubSession session;
-  hub::HubClient client;
-  client.set_endpoint(*endpoint);
-  client.set_token(qEnvironmentVariable("HF_TOKEN"));
+  HubCliSession session(*endpoint);
+  hub::HubClient& client = session.client();
   hub::RemoteHeader header(&client);
   hub::RemoteHeaderResult result;
   bool done = false;

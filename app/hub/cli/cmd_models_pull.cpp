@@ -20,8 +20,7 @@
 #include "args.h"
 #include "commands.h"
 #include "hub/download_manager.h"
-#include "hub/hub_client.h"
-#include "hub/hub_endpoint.h"
+#include "hub/cli/hub_cli_session.h"
 
 namespace kvchat::cli {
 
@@ -49,27 +48,19 @@ int cmd_models_pull(const Argv& argv) {
   const QString file = QString::fromStdString(argv[1]);
   const bool json = args->has("--json");
 
-  std::optional<QCoreApplication> own_app;
-  int app_argc = 1;
-  char app_name[] = "kvchat-cli";
-  char* app_argv[] = {app_name, nullptr};
-  if (!QCoreApplication::instance()) own_app.emplace(app_argc, app_argv);
   // The manager's log (each request, redirect, retry) only with --verbose; its failures
   // are printed once below.
   if (!args->has("--verbose")) QLoggingCategory::setFilterRules(QStringLiteral("kvchat.download=false"));
 
-  const hub::HubEndpoint endpoint =
-      hub::HubEndpoint::choose(QString::fromStdString(args->get("--endpoint")), qEnvironmentVariable("HF_ENDPOINT"));
-  if (!endpoint.ok()) return fail(endpoint.error().toStdString());
+  const auto endpoint = HubCliSession::endpoint(args->get("--endpoint"));
+  if (!endpoint) return fail(endpoint.message());
+  HubCliSession session(*endpoint);
   const QString dir = QDir(args->has("--dir") ? QString::fromStdString(args->get("--dir")) : default_models_dir())
                           .absolutePath();
   if (!QDir().mkpath(dir)) return fail("cannot create " + dir.toStdString());
-  const QString token = qEnvironmentVariable("HF_TOKEN").trimmed();
 
   // 1. The file's size and SHA-256 from the Hub's file tree.
-  hub::HubClient client;
-  client.set_endpoint(endpoint);
-  client.set_token(token);
+  hub::HubClient& client = session.client();
   std::optional<hub::HubFileList> tree;
   client.list_files(repo, nullptr, [&tree](const hub::HubFileList& r) {
     tree = r;
@@ -95,11 +86,11 @@ int cmd_models_pull(const Argv& argv) {
   if (!manager.open(QDir(dir).filePath(QStringLiteral(".kvchat-downloads.sqlite")),
                     hub::DownloadStore::Table::CreateIfMissing, &error))
     return fail(error.toStdString());
-  manager.set_access_token(token);
+  manager.set_access_token(HubCliSession::token());
   hub::DownloadRequest request;
   request.repo = repo;
   request.file = file;
-  request.url = endpoint.resolve_url(repo, file);
+  request.url = endpoint->resolve_url(repo, file);
   request.models_dir = dir;
   request.expected_size = entry->size;
   request.sha256 = entry->sha256;
