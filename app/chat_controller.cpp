@@ -10,6 +10,7 @@
 #include "documents/document_controller.h"
 #include "engine/engine_worker.h"
 #include "engine/sampling_settings.h"
+#include "hub/byte_size.h"
 #include "kvchat/model.h"
 #include "test_state_file.h"
 
@@ -692,17 +693,7 @@ void ChatController::set_generating(bool on) {
 }
 
 QString ChatController::formatBytes(double bytes) const {
-  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
-  int u = 0;
-  while (bytes >= 1000 && u < 4) {
-    bytes /= 1000;
-    ++u;
-  }
-  // Digits as the window's locale writes them (UiLanguage sets QLocale's default).
-  const QLocale locale;
-  return u == 0 ? QStringLiteral("%1 B").arg(locale.toString(bytes, 'f', 0))
-                : QStringLiteral("%1 %2").arg(locale.toString(bytes, 'f', bytes < 10 ? 2 : (bytes < 100 ? 1 : 0)),
-                                              QLatin1String(units[u]));
+  return hub::format_bytes(bytes);
 }
 
 // For the end-to-end test (KVCHAT_TEST_STATE_FILE): what the window shows — the

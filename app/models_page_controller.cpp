@@ -6,8 +6,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLocale>
 
+#include "hub/byte_size.h"
 #include "hub/download_manager.h"
 #include "hub/hub_client.h"
 #include "hub/names.h"
@@ -330,7 +330,7 @@ void ModelsPageController::setAccessToken(const QString& token) {
 }
 
 QString ModelsPageController::formatBytes(double bytes) const {
-  return QLocale().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeSIFormat);
+  return hub::format_bytes(bytes);
 }
 
 void ModelsPageController::on_progress(qint64 id, qint64 done, qint64 total, double speed, double eta) {

@@ -17,6 +17,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cstdio>
 
+#include "hub/byte_size.h"
 #include "hub/download_http.h"
 #include "hub/hub_endpoint.h"
 #include "hub/names.h"
@@ -31,10 +32,6 @@ constexpr qint64 kMaxErrorBody = 64 * 1024;
 
 QString url_for_log(const QUrl& url) {
   return url.toString(QUrl::RemoveQuery | QUrl::RemoveUserInfo | QUrl::RemoveFragment);
-}
-
-QString format_bytes(qint64 bytes) {
-  return QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeSIFormat);
 }
 
 struct Rehash {
