@@ -152,7 +152,7 @@
     </message>
     <message>
         <location filename="../ui/ChatView.qml" line="187"/>
-        <location filename="../app/chat_controller.cpp" line="762"/>
+        <location filename="../app/chat_controller.cpp" line="753"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
@@ -426,7 +426,7 @@
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="323"/>
+        <location filename="../app/chat_controller.cpp" line="324"/>
         <location filename="../app/engine/engine_worker.cpp" line="352"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
@@ -649,214 +649,214 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/Main.qml" line="90"/>
+        <location filename="../ui/Main.qml" line="95"/>
         <source>Open a GGUF model</source>
         <translation>GGUF 모델 열기</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="91"/>
+        <location filename="../ui/Main.qml" line="96"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 모델 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="91"/>
-        <location filename="../ui/Main.qml" line="97"/>
+        <location filename="../ui/Main.qml" line="96"/>
+        <location filename="../ui/Main.qml" line="102"/>
         <source>All files (*)</source>
         <translation>모든 파일 (*)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="96"/>
+        <location filename="../ui/Main.qml" line="101"/>
         <source>Attach a document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="97"/>
+        <location filename="../ui/Main.qml" line="102"/>
         <source>Documents (*.txt *.md *.markdown *.pdf)</source>
         <translation>문서 (*.txt *.md *.markdown *.pdf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="124"/>
+        <location filename="../ui/Main.qml" line="129"/>
         <source>kvchat</source>
         <translation>kvchat</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="143"/>
+        <location filename="../ui/Main.qml" line="148"/>
         <source>Model</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="150"/>
+        <location filename="../ui/Main.qml" line="155"/>
         <source>file</source>
         <translation>파일</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="151"/>
+        <location filename="../ui/Main.qml" line="156"/>
         <source>architecture</source>
         <translation>아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="151"/>
+        <location filename="../ui/Main.qml" line="156"/>
         <source>, tokenizer </source>
         <translation>, 토크나이저 </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="152"/>
+        <location filename="../ui/Main.qml" line="157"/>
         <source>chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="153"/>
+        <location filename="../ui/Main.qml" line="158"/>
         <source>parameters</source>
         <translation>매개변수</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="154"/>
+        <location filename="../ui/Main.qml" line="159"/>
         <source>shape</source>
         <translation>구조</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="154"/>
+        <location filename="../ui/Main.qml" line="159"/>
         <source>%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7</source>
         <translation>레이어 %1개, 차원 %2, 헤드 %3개 / KV 헤드 %4개 × %5, FFN %6, 어휘 %7</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="157"/>
+        <location filename="../ui/Main.qml" line="162"/>
         <source>details</source>
         <translation>세부 사항</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="157"/>
+        <location filename="../ui/Main.qml" line="162"/>
         <source>RoPE %1 (scaling %2), FFN %3</source>
         <translation>RoPE %1 (스케일링 %2), FFN %3</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="158"/>
+        <location filename="../ui/Main.qml" line="163"/>
         <source>, score soft-cap %1</source>
         <translation>, 점수 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="159"/>
+        <location filename="../ui/Main.qml" line="164"/>
         <source>, logit soft-cap %1</source>
         <translation>, 로짓 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="160"/>
+        <location filename="../ui/Main.qml" line="165"/>
         <source>, %1 of %2 layers use a %3-token window</source>
         <translation>, 레이어 %2개 중 %1개가 %3 토큰 창 사용</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="161"/>
+        <location filename="../ui/Main.qml" line="166"/>
         <source>context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="161"/>
+        <location filename="../ui/Main.qml" line="166"/>
         <source>%1 tokens trained, %2 in use</source>
         <translation>학습 %1 토큰, 사용 중 %2</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="162"/>
+        <location filename="../ui/Main.qml" line="167"/>
         <source>tensor types</source>
         <translation>텐서 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="163"/>
+        <location filename="../ui/Main.qml" line="168"/>
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="164"/>
+        <location filename="../ui/Main.qml" line="169"/>
         <source>engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="292"/>
+        <location filename="../ui/Main.qml" line="297"/>
         <source>Loading model… %1%</source>
         <translation>모델 불러오는 중… %1%</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="295"/>
+        <location filename="../ui/Main.qml" line="300"/>
         <source>No model</source>
         <translation>모델 없음</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="307"/>
+        <location filename="../ui/Main.qml" line="312"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="319"/>
+        <location filename="../ui/Main.qml" line="324"/>
         <source>Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.</source>
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="329"/>
+        <location filename="../ui/Main.qml" line="334"/>
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="336"/>
+        <location filename="../ui/Main.qml" line="341"/>
         <source>Open model…</source>
         <translation>모델 열기…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="337"/>
+        <location filename="../ui/Main.qml" line="342"/>
         <source>Open a GGUF model (Ctrl+O)</source>
         <translation>GGUF 모델 열기 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="344"/>
+        <location filename="../ui/Main.qml" line="349"/>
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="345"/>
+        <location filename="../ui/Main.qml" line="350"/>
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="352"/>
+        <location filename="../ui/Main.qml" line="357"/>
         <source>Recent</source>
         <translation>최근</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="353"/>
+        <location filename="../ui/Main.qml" line="358"/>
         <source>Recent models</source>
         <translation>최근 모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="367"/>
+        <location filename="../ui/Main.qml" line="372"/>
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="368"/>
+        <location filename="../ui/Main.qml" line="373"/>
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="375"/>
-        <location filename="../app/chat_controller.cpp" line="764"/>
+        <location filename="../ui/Main.qml" line="380"/>
+        <location filename="../app/chat_controller.cpp" line="755"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="376"/>
+        <location filename="../ui/Main.qml" line="381"/>
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="395"/>
+        <location filename="../ui/Main.qml" line="400"/>
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="396"/>
+        <location filename="../ui/Main.qml" line="401"/>
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="397"/>
+        <location filename="../ui/Main.qml" line="402"/>
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -1978,7 +1978,7 @@
     <name>Sidebar</name>
     <message>
         <location filename="../ui/Sidebar.qml" line="56"/>
-        <location filename="../app/chat_controller.cpp" line="763"/>
+        <location filename="../app/chat_controller.cpp" line="754"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -2236,70 +2236,75 @@
 <context>
     <name>Welcome</name>
     <message>
-        <location filename="../ui/Welcome.qml" line="32"/>
+        <location filename="../ui/Welcome.qml" line="33"/>
         <source>Welcome to kvchat</source>
         <translation>kvchat에 오신 것을 환영합니다</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="39"/>
+        <location filename="../ui/Welcome.qml" line="40"/>
         <source>kvchat runs a language model on this computer: nothing you type leaves it. While the model answers, the memory panel on the right shows where the memory goes.</source>
         <translation>kvchat은 이 컴퓨터에서 언어 모델을 실행합니다. 입력한 내용은 밖으로 나가지 않습니다. 모델이 답하는 동안 오른쪽 메모리 패널이 메모리가 어디에 쓰이는지 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="40"/>
+        <location filename="../ui/Welcome.qml" line="41"/>
         <source>A small demo model is already loaded. It was trained on the King James Bible and continues verses rather than answering questions: type “Genesis 1”, then Shift+Enter, “1 In the beginning” and Enter.</source>
         <translation>작은 데모 모델이 이미 불러와져 있습니다. 킹 제임스 성경으로 학습해 질문에 답하기보다 구절을 이어 씁니다. “Genesis 1”을 입력하고 Shift+Enter, “1 In the beginning”을 입력한 뒤 Enter를 눌러 보세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="41"/>
+        <location filename="../ui/Welcome.qml" line="42"/>
         <source>Other models: open a GGUF file with “Open model…” (Ctrl+O) or drop one on the window. GGUF files of Llama, Mistral, Qwen, Gemma and Phi models are published on Hugging Face; Q4_K_M files are a good first choice on a CPU.</source>
         <translation>다른 모델: “모델 열기…”(Ctrl+O)로 GGUF 파일을 열거나 창에 끌어다 놓으세요. Llama, Mistral, Qwen, Gemma, Phi 모델의 GGUF 파일은 Hugging Face에 공개되어 있으며, CPU에서는 Q4_K_M 파일로 시작하기를 권합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="42"/>
+        <location filename="../ui/Welcome.qml" line="43"/>
         <source>The memory panel: the weights (fixed, shared), the KV cache (the keys and values of every token, growing as the conversation lengthens), the formula behind its size, the blocks it grows in, what other KV types would cost, and how many conversations of this length would fit. Each section has a “?” that explains it.</source>
         <translation>메모리 패널: 가중치(크기 고정, 공유), KV 캐시(모든 토큰의 Key와 Value, 대화가 길어질수록 늘어남), 그 크기를 정하는 식, 캐시가 늘어나는 블록, 다른 KV 형식의 비용, 이 길이의 대화가 몇 개 들어가는지를 보여 줍니다. 각 부분의 “?”를 누르면 설명이 나옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="54"/>
+        <location filename="../ui/Welcome.qml" line="55"/>
         <source>Start</source>
         <translation>시작하기</translation>
+    </message>
+    <message>
+        <location filename="../ui/Welcome.qml" line="60"/>
+        <source>Close the welcome (Esc)</source>
+        <translation>환영 화면 닫기 (Esc)</translation>
     </message>
 </context>
 <context>
     <name>kvchat::app::ChatController</name>
     <message>
-        <location filename="../app/chat_controller.cpp" line="63"/>
+        <location filename="../app/chat_controller.cpp" line="64"/>
         <source>Chat template: %1</source>
         <translation>채팅 템플릿: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="73"/>
+        <location filename="../app/chat_controller.cpp" line="74"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="196"/>
+        <location filename="../app/chat_controller.cpp" line="197"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="196"/>
+        <location filename="../app/chat_controller.cpp" line="197"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="204"/>
+        <location filename="../app/chat_controller.cpp" line="205"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="231"/>
+        <location filename="../app/chat_controller.cpp" line="232"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="250"/>
+        <location filename="../app/chat_controller.cpp" line="251"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
@@ -2450,12 +2455,12 @@
         <translation>“%1”을(를) %2에 저장했습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="450"/>
+        <location filename="../app/chat_controller.cpp" line="451"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="454"/>
+        <location filename="../app/chat_controller.cpp" line="455"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
@@ -2477,85 +2482,85 @@
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="579"/>
+        <location filename="../app/chat_controller.cpp" line="580"/>
         <source>Cannot edit now: %1</source>
         <translation>지금은 고칠 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="585"/>
+        <location filename="../app/chat_controller.cpp" line="586"/>
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="630"/>
+        <location filename="../app/chat_controller.cpp" line="631"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="631"/>
+        <location filename="../app/chat_controller.cpp" line="632"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="636"/>
+        <location filename="../app/chat_controller.cpp" line="637"/>
         <source>The context is full: the reply was cut where it ran out of room.</source>
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="684"/>
+        <location filename="../app/chat_controller.cpp" line="685"/>
         <source>Backend: %1</source>
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="163"/>
-        <location filename="../app/chat_controller.cpp" line="360"/>
+        <location filename="../app/chat_controller.cpp" line="164"/>
+        <location filename="../app/chat_controller.cpp" line="361"/>
         <location filename="../app/chat_controller_models.cpp" line="323"/>
         <location filename="../app/chat_controller_models.cpp" line="396"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="33"/>
+        <location filename="../app/chat_controller.cpp" line="34"/>
         <source>The database %1 was damaged and could not be read. It was moved aside, nothing deleted, to %2; a fresh database was created.</source>
         <translation>데이터베이스 %1이(가) 손상되어 읽을 수 없었습니다. 지우지 않고 %2(으)로 옮겨 두었으며, 새 데이터베이스를 만들었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="40"/>
+        <location filename="../app/chat_controller.cpp" line="41"/>
         <source>Replies cut short by the last exit could not be marked interrupted.</source>
         <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="289"/>
+        <location filename="../app/chat_controller.cpp" line="290"/>
         <source>Saved after the last reply (%1 on disk): reopening this conversation restores it without computing it again.</source>
         <translation>마지막 답변 후 저장했습니다 (디스크 %1). 이 대화를 다시 열면 다시 계산하지 않고 복원합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="321"/>
+        <location filename="../app/chat_controller.cpp" line="322"/>
         <source>This conversation&apos;s memory was restored from the snapshot on disk (%1): nothing had to be computed again.</source>
         <translation>이 대화의 메모리를 디스크의 스냅숏에서 복원했습니다 (%1). 다시 계산할 것이 없었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="324"/>
+        <location filename="../app/chat_controller.cpp" line="325"/>
         <source>No snapshot on disk yet: one is saved after the next reply.</source>
         <translation>디스크에 아직 스냅숏이 없습니다. 다음 답변 후에 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="327"/>
+        <location filename="../app/chat_controller.cpp" line="328"/>
         <source>The snapshot on disk could not be used (made with another model or settings, or damaged): the conversation is computed again with the next message.</source>
         <translation>디스크의 스냅숏을 쓸 수 없었습니다 (다른 모델이나 설정으로 만들었거나 손상됨). 다음 메시지와 함께 대화를 다시 계산합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="393"/>
+        <location filename="../app/chat_controller.cpp" line="394"/>
         <source>The new name was not saved: %1</source>
         <translation>새 이름을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="402"/>
+        <location filename="../app/chat_controller.cpp" line="403"/>
         <source>A summary is being written into this conversation: cancel it first.</source>
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="462"/>
+        <location filename="../app/chat_controller.cpp" line="463"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -2683,203 +2688,203 @@
 <context>
     <name>kvchat::hub::DownloadManager</name>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="139"/>
+        <location filename="../app/hub/download_manager.cpp" line="136"/>
         <source>The download state database is not open.</source>
         <translation>다운로드 상태 데이터베이스가 열려 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="143"/>
+        <location filename="../app/hub/download_manager.cpp" line="140"/>
         <source>Refused repository name “%1”: %2</source>
         <translation>저장소 이름 “%1”을(를) 거부했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="145"/>
+        <location filename="../app/hub/download_manager.cpp" line="142"/>
         <source>Refused file name “%1”: %2</source>
         <translation>파일 이름 “%1”을(를) 거부했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="148"/>
+        <location filename="../app/hub/download_manager.cpp" line="145"/>
         <source>Refused file name “%1”: %2.</source>
         <translation>파일 이름 “%1”을(를) 거부했습니다: %2.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="150"/>
+        <location filename="../app/hub/download_manager.cpp" line="147"/>
         <source>The Hub gave no SHA-256 for %1: kvchat does not accept a file it cannot verify.</source>
         <translation>Hub가 %1의 SHA-256을 제공하지 않았습니다. kvchat은 확인할 수 없는 파일을 받지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="153"/>
+        <location filename="../app/hub/download_manager.cpp" line="150"/>
         <source>Refused %1: %2</source>
         <translation>%1 거부: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="156"/>
+        <location filename="../app/hub/download_manager.cpp" line="153"/>
         <source>Refused URL %1: https only (plain http only to this computer).</source>
         <translation>URL %1 거부: https만 허용 (일반 http는 이 컴퓨터로만).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="158"/>
+        <location filename="../app/hub/download_manager.cpp" line="155"/>
         <source>Cannot create the models directory %1.</source>
         <translation>모델 디렉터리 %1을(를) 만들 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="162"/>
+        <location filename="../app/hub/download_manager.cpp" line="159"/>
         <source>%1 is already in the models directory.</source>
         <translation>%1은(는) 이미 모델 디렉터리에 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="187"/>
-        <location filename="../app/hub/download_manager.cpp" line="222"/>
+        <location filename="../app/hub/download_manager.cpp" line="184"/>
+        <location filename="../app/hub/download_manager.cpp" line="219"/>
         <source>Not enough disk space for %1: %2 needed, %3 free in %4.</source>
         <translation>%1을(를) 위한 디스크 공간이 부족합니다: %2 필요, %4의 여유 공간 %3.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="209"/>
+        <location filename="../app/hub/download_manager.cpp" line="206"/>
         <source>No such download.</source>
         <translation>해당 다운로드가 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="213"/>
+        <location filename="../app/hub/download_manager.cpp" line="210"/>
         <source>%1 is already downloaded.</source>
         <translation>%1은(는) 이미 다운로드되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="243"/>
-        <location filename="../app/hub/download_manager.cpp" line="401"/>
+        <location filename="../app/hub/download_manager.cpp" line="240"/>
+        <location filename="../app/hub/download_manager.cpp" line="398"/>
         <source>Cannot write %1: %2</source>
         <translation>%1을(를) 쓸 수 없습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="273"/>
+        <location filename="../app/hub/download_manager.cpp" line="270"/>
         <source>Checking the %1 already downloaded</source>
         <translation>이미 다운로드된 %1 확인 중</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="354"/>
+        <location filename="../app/hub/download_manager.cpp" line="351"/>
         <source>The server answered with another byte range (%1) than asked (from %2).</source>
         <translation>서버가 요청한 범위(%2부터)와 다른 바이트 범위(%1)로 응답했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="363"/>
+        <location filename="../app/hub/download_manager.cpp" line="360"/>
         <source>The server&apos;s file has %1 bytes, the Hub said %2.</source>
         <translation>서버의 파일은 %1바이트인데, Hub는 %2바이트라고 했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="367"/>
+        <location filename="../app/hub/download_manager.cpp" line="364"/>
         <source>Refused: an absurd size (%1 bytes).</source>
         <translation>거부됨: 터무니없는 크기 (%1바이트).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="397"/>
+        <location filename="../app/hub/download_manager.cpp" line="394"/>
         <source>The server sent more than the %1 bytes the Hub said.</source>
         <translation>서버가 Hub가 알려 준 %1바이트보다 많이 보냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="423"/>
+        <location filename="../app/hub/download_manager.cpp" line="420"/>
         <source>Refused a redirect to %1 (https only).</source>
         <translation>%1(으)로의 리디렉션을 거부했습니다 (https만 허용).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="428"/>
+        <location filename="../app/hub/download_manager.cpp" line="425"/>
         <source>Too many redirects.</source>
         <translation>리디렉션이 너무 많습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="439"/>
+        <location filename="../app/hub/download_manager.cpp" line="436"/>
         <source>The Hub refused the access token for %1 (HTTP %2): accept the model&apos;s licence on its page, or check the token.</source>
         <translation>Hub가 %1에 대한 액세스 토큰을 거부했습니다 (HTTP %2). 모델 페이지에서 라이선스에 동의하거나 토큰을 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="442"/>
+        <location filename="../app/hub/download_manager.cpp" line="439"/>
         <source>%1 is in a gated repository (HTTP %2): it needs a Hugging Face access token.</source>
         <translation>%1은(는) 접근이 제한된 저장소에 있습니다 (HTTP %2). Hugging Face 액세스 토큰이 필요합니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="449"/>
+        <location filename="../app/hub/download_manager.cpp" line="446"/>
         <source>%1 was not found on the Hub (HTTP 404).</source>
         <translation>Hub에서 %1을(를) 찾을 수 없습니다 (HTTP 404).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="460"/>
+        <location filename="../app/hub/download_manager.cpp" line="457"/>
         <source>The server refused the range: starting over</source>
         <translation>서버가 범위 요청을 거부했습니다: 처음부터 다시 시작</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager.cpp" line="467"/>
+        <location filename="../app/hub/download_manager.cpp" line="464"/>
         <source>The Hub asks to wait (HTTP 429): retrying in %n s</source>
         <translation>
             <numerusform>Hub가 기다려 달라고 요청했습니다 (HTTP 429): %n초 후 다시 시도</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="471"/>
+        <location filename="../app/hub/download_manager.cpp" line="468"/>
         <source>The Hub refused %1 (HTTP %2).</source>
         <translation>Hub가 %1을(를) 거부했습니다 (HTTP %2).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="476"/>
+        <location filename="../app/hub/download_manager.cpp" line="473"/>
         <source>Server error (HTTP %1): retrying</source>
         <translation>서버 오류 (HTTP %1): 다시 시도하는 중</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="482"/>
+        <location filename="../app/hub/download_manager.cpp" line="479"/>
         <source>no data for %1 ms</source>
         <translation>%1 ms 동안 데이터 없음</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="483"/>
+        <location filename="../app/hub/download_manager.cpp" line="480"/>
         <source>the connection ended early</source>
         <translation>연결이 일찍 끝남</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="485"/>
+        <location filename="../app/hub/download_manager.cpp" line="482"/>
         <source>Connection lost (%1): resuming</source>
         <translation>연결 끊김 (%1): 재개하는 중</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager.cpp" line="493"/>
+        <location filename="../app/hub/download_manager.cpp" line="490"/>
         <source>%1 — gave up after %n attempts; resume to try again.</source>
         <translation>
             <numerusform>%1 — %n번 시도 후 포기했습니다. 다시 시도하려면 재개하세요.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="504"/>
+        <location filename="../app/hub/download_manager.cpp" line="501"/>
         <source>Checking the SHA-256</source>
         <translation>SHA-256 확인 중</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="508"/>
+        <location filename="../app/hub/download_manager.cpp" line="505"/>
         <source>%1 has %2 bytes, the Hub said %3: removed.</source>
         <translation>%1은(는) %2바이트인데 Hub는 %3바이트라고 했습니다: 삭제했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="513"/>
+        <location filename="../app/hub/download_manager.cpp" line="510"/>
         <source>%1 is not the Hub&apos;s file (SHA-256 %2, expected %3): the download was removed.</source>
         <translation>%1은(는) Hub의 파일이 아닙니다 (SHA-256 %2, 예상 값 %3). 다운로드를 삭제했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="520"/>
+        <location filename="../app/hub/download_manager.cpp" line="517"/>
         <source>%1 appeared in the models directory meanwhile: the download was removed.</source>
         <translation>그사이 모델 디렉터리에 %1이(가) 생겼습니다. 다운로드를 삭제했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="525"/>
+        <location filename="../app/hub/download_manager.cpp" line="522"/>
         <source>Cannot move the download to %1.</source>
         <translation>다운로드를 %1(으)로 옮길 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="533"/>
+        <location filename="../app/hub/download_manager.cpp" line="530"/>
         <source>Downloaded and verified</source>
         <translation>다운로드 및 확인 완료</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="574"/>
+        <location filename="../app/hub/download_manager.cpp" line="571"/>
         <source>Paused</source>
         <translation>일시 중지됨</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="588"/>
+        <location filename="../app/hub/download_manager.cpp" line="585"/>
         <source>Cancelled: the partial file was removed</source>
         <translation>취소됨: 일부만 받은 파일을 삭제했습니다</translation>
     </message>

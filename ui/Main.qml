@@ -56,7 +56,12 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+0"; onActivated: Theme.zoomReset() }
     Shortcut { sequence: "Ctrl+,"; onActivated: settings.opened ? settings.close() : settings.open() }
     Shortcut { sequence: "Ctrl+M"; onActivated: window.toggleMemory() }
-    Shortcut { sequence: "Esc"; onActivated: memoryDrawer.visible ? memoryDrawer.close() : chat.stop() }
+    // Esc: the open drawer, else the first run's welcome (out of the Tab order: it never takes
+    // the focus from the message box), else the reply being written.
+    Shortcut {
+        sequence: "Esc"
+        onActivated: memoryDrawer.visible ? memoryDrawer.close() : welcome.visible ? welcome.dismiss() : chat.stop()
+    }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
     Shortcut { sequence: "Ctrl+D"; onActivated: documentDialog.open() }

@@ -1,6 +1,7 @@
 // The first run's one screen (an empty data directory: no "welcome_seen" setting yet): what
 // kvchat is, where models come from, what the memory panel shows. Not modal and it does not
-// take the focus: the message box keeps it, so whatever is typed still goes there.
+// take the focus: the message box keeps it, so whatever is typed still goes there. Start,
+// Esc (Main.qml) or the first message sent closes it for good.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -55,6 +56,9 @@ Popup {
                 highlighted: true
                 Layout.alignment: Qt.AlignRight
                 onClicked: welcome.dismiss()
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Close the welcome (Esc)")
+                Accessible.description: ToolTip.text
             }
         }
     }

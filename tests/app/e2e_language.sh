@@ -62,11 +62,17 @@ expect_ui en_US "Send" "New chat" "Memory"
 stop_app
 echo "e2e: LANG=C -> English window"
 
-# 3. A choice in Settings (here written as the app stores it) beats the system locale.
+# 3. A choice in Settings (here written as the app stores it) beats the system locale. The
+# welcome shown again (its setting removed) is closed for good by Esc, as a keyboard user would.
 sqlite3 "$data/kvchat.sqlite" "INSERT INTO settings (key, value_json) VALUES ('ui/language', '[\"en\"]')
-  ON CONFLICT(key) DO UPDATE SET value_json = excluded.value_json"
+  ON CONFLICT(key) DO UPDATE SET value_json = excluded.value_json;
+  DELETE FROM settings WHERE key = 'ui/welcome_seen'"
 ui_lang=ko_KR.UTF-8 start_app
 expect_ui en_US "Send" "New chat" "Memory"
+[ "$(state .ui.welcome_seen)" = false ] || fail "the welcome is not shown with its setting removed"
+xdotool key Escape
+welcome_closed() { [ "$(sqlite3 "$data/kvchat.sqlite" "select value_json from settings where key = 'ui/welcome_seen'")" = "[true]" ]; }
+wait_for 5 welcome_closed || fail "Esc did not close the welcome"
 stop_app
 echo "e2e: the Settings choice 'en' overrides LANG=ko_KR.UTF-8"
 echo "1 passed, 0 failed"
