@@ -138,6 +138,12 @@ ModelSettingsBook::ModelSettingsBook(const QVariantMap& stored, const QVariantMa
   if (legacy_engine_.value(QStringLiteral("context_policy")).toString() == QLatin1String("stop")) {
     legacy_engine_.remove(QStringLiteral("context_policy"));
   }
+  // Likewise seed 0: the old default (its box could not go lower), with which Regenerate
+  // wrote the same reply again; the new default draws a fresh seed for every reply.
+  if (legacy_sampling_.contains(QStringLiteral("seed")) &&
+      legacy_sampling_.value(QStringLiteral("seed")).toLongLong() == 0) {
+    legacy_sampling_.remove(QStringLiteral("seed"));
+  }
 }
 
 const QStringList& ModelSettingsBook::engine_keys() {

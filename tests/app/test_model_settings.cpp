@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "chat_controller.h"
+#include "engine/sampling_settings.h"
 #include "settings/model_settings.h"
 
 using kvchat::app::ChatController;
@@ -75,13 +76,16 @@ class TestModelSettings : public QObject {
   }
 
   void valuesAreKeptPerModel() {
-    // Legacy global settings are every model's defaults; "stop" (the old default) is not.
+    // Legacy global settings are every model's defaults; "stop" and seed 0 (the old
+    // defaults) are not; another seed, chosen, is.
     ModelSettingsBook book({}, {{"kv_type", "q4_0"}, {"context_policy", "stop"}, {"backend", "cpu"}},
-                           {{"temperature", 0.5}});
+                           {{"temperature", 0.5}, {"seed", 0}});
     QCOMPARE(book.engine("a").value("kv_type").toString(), QStringLiteral("q4_0"));
     QCOMPARE(book.engine("a").value("context_policy").toString(), QStringLiteral("drop-oldest"));
     QVERIFY(!book.engine("a").contains("backend"));  // machine-wide, not a model's
     QCOMPARE(book.sampling("a").value("temperature").toDouble(), 0.5);
+    QCOMPARE(book.sampling("a").value("seed").toLongLong(), qint64{kvchat::app::kRandomSeed});
+    QCOMPARE(ModelSettingsBook({}, {}, {{"seed", 42}}).sampling("a").value("seed").toLongLong(), qint64{42});
 
     book.set_engine("a", {{"kv_type", "q8_0"}, {"ctx", 4096}, {"backend", "cuda"}});
     book.set_sampling("b", {{"temperature", 1.1}, {"top_k", 100}});
