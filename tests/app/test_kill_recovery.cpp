@@ -61,7 +61,10 @@ QList<QByteArray> run_and_kill(const QStringList& args, int delay_ms, bool* star
     }
     *started = out.contains("started\n");
     if (*started) QThread::msleep(static_cast<unsigned long>(delay_ms));
-    ::kill(static_cast<pid_t>(child.processId()), SIGKILL);
+    // Only a child still running: processId() is 0 once it has exited, and kill(0) would
+    // kill this whole process group (ctest, make and all).
+    const qint64 pid = child.processId();
+    if (pid > 0 && child.state() == QProcess::Running) ::kill(static_cast<pid_t>(pid), SIGKILL);
     child.waitForFinished(30000);
   }
   out += child.readAllStandardOutput();
