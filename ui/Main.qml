@@ -56,11 +56,16 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+0"; onActivated: Theme.zoomReset() }
     Shortcut { sequence: "Ctrl+,"; onActivated: settings.opened ? settings.close() : settings.open() }
     Shortcut { sequence: "Ctrl+M"; onActivated: window.toggleMemory() }
-    // Esc: the open drawer, else the first run's welcome (out of the Tab order: it never takes
-    // the focus from the message box), else the reply being written.
+    // Esc: the open drawer, else what is running (the reply being written, a summary job),
+    // else the first run's welcome (out of the Tab order: it never takes the focus from the
+    // message box).
     Shortcut {
         sequence: "Esc"
-        onActivated: memoryDrawer.visible ? memoryDrawer.close() : welcome.visible ? welcome.dismiss() : chat.stop()
+        onActivated: {
+            if (memoryDrawer.visible) memoryDrawer.close()
+            else if (chat.generating || chat.documents.summarizing || !welcome.visible) chat.stop()
+            else welcome.dismiss()
+        }
     }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
