@@ -53,7 +53,7 @@ xdotool key alt+1
 wait_for 20 load_failed || fail "Retry did not end in the same failure: $(state .model_error)"
 demo_key=$(state '[.notice.actions[].id] | index("demo") + 1')
 xdotool key "alt+$demo_key"
-demo_loaded() { state .model_path | grep -q "kjv-demo-f16.gguf$" && [ "$(state .model_loading)" = false ]; }
+demo_loaded() { model_loaded && state .model_path | grep -q "kjv-demo-f16.gguf$"; }
 wait_for 30 demo_loaded || fail "the demo action did not load the demo model: $(state .model_path) $(state .model_error)"
 [ "$(state .notice)" = "{}" ] || fail "the load failure's banner stayed: $(state .notice)"
 [ "$(state .engine_settings.kv_type)" = f16 ] || fail "the demo model does not use its own KV type: $(state .engine_settings.kv_type)"

@@ -4,7 +4,6 @@
 // downloaded, what the model is, whether kvchat runs it and what it costs in memory
 // (the same figures as `kvchat-cli memory --model FILE` on the downloaded file).
 // Compiled into kvchat-cli only when the app is built (Qt); see cmd_models_unavailable.cpp.
-#include <QCoreApplication>
 #include <QEventLoop>
 #include <cstdio>
 #include <nlohmann/json.hpp>

@@ -10,15 +10,14 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QLocale>
 #include <QLoggingCategory>
 #include <cstdio>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "args.h"
 #include "commands.h"
+#include "hub/byte_size.h"
 #include "hub/download_manager.h"
 #include "hub/cli/hub_cli_session.h"
 
@@ -26,9 +25,8 @@ namespace kvchat::cli {
 
 namespace {
 
-std::string bytes_text(double bytes) {
-  return QLocale::c().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeSIFormat).toStdString();
-}
+// A byte count as the window writes it (hub::format_bytes).
+std::string bytes_text(double bytes) { return hub::format_bytes(bytes).toStdString(); }
 
 // The app's models directory: $XDG_DATA_HOME/kvchat/models (~/.local/share/kvchat/models).
 QString default_models_dir() {
