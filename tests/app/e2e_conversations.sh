@@ -42,7 +42,9 @@ snapshot_saved() { [ "$(state .snapshot_bytes)" -gt 0 ]; }
 wait_for 10 snapshot_saved || fail "no snapshot saved for A"
 a_tokens=$(state .memory_history_last_tokens)
 a_points=$(state .memory_history_points)
-[ "$a_tokens" -gt 13 ] && [ "$a_points" -gt 2 ] || fail "A's timeline: $a_points points, last at $a_tokens tokens"
+# The reply's length varies (a fresh seed per reply, and it may end early): more tokens than
+# the prompt's and at least two points, whatever it wrote.
+[ "$a_tokens" -gt 4 ] && [ "$a_points" -ge 2 ] || fail "A's timeline: $a_points points, last at $a_tokens tokens"
 xdotool key ctrl+n
 wait_for 10 is .memory_history_last_tokens 0 || fail "B's timeline does not start empty: $(state .memory_history_last_tokens) tokens"
 b=$(state .current_conversation)
