@@ -561,13 +561,17 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) 
                             Q_ARG(QVariantMap, sampling));
 }
 
-void ChatController::stop() {
-  // Esc: the reply being written, else a running summary job (they run side by side).
+bool ChatController::stop() {
+  // The reply first: the two run side by side.
   if (generating_) {
     worker_->request_stop();
-  } else if (documents_) {
-    documents_->cancelSummary();
+    return true;
   }
+  if (documents_ && documents_->summarizing()) {
+    documents_->cancelSummary();
+    return true;
+  }
+  return false;
 }
 
 void ChatController::editMessage(int row, const QString& text) {

@@ -169,7 +169,8 @@ class ChatController : public QObject, public ConversationHost {
   bool append_exchange(qint64 conversation_id, const QString& user_text,
                        const QVariantMap& user_stats, const QString& reply,
                        const QVariantMap& reply_stats, QString* error) override;
-  Q_INVOKABLE void stop();
+  // Stops the reply being written, else a running summary job; false when neither ran.
+  Q_INVOKABLE bool stop();
   // Regenerate: the last reply gets a new version (the earlier ones are kept, ‹ 2/3 ›),
   // sampled with the settings' seed (random per reply by default), or with `seed` (a
   // reply's own, shown beside it: the same text again).

@@ -56,15 +56,14 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+0"; onActivated: Theme.zoomReset() }
     Shortcut { sequence: "Ctrl+,"; onActivated: settings.opened ? settings.close() : settings.open() }
     Shortcut { sequence: "Ctrl+M"; onActivated: window.toggleMemory() }
-    // Esc: the open drawer, else what is running (the reply being written, a summary job),
-    // else the first run's welcome (out of the Tab order: it never takes the focus from the
-    // message box).
+    // Esc: the open drawer, else what is running (chat.stop: the reply being written, a
+    // summary job), else the first run's welcome (out of the Tab order: it never takes the
+    // focus from the message box).
     Shortcut {
         sequence: "Esc"
         onActivated: {
             if (memoryDrawer.visible) memoryDrawer.close()
-            else if (chat.generating || chat.documents.summarizing || !welcome.visible) chat.stop()
-            else welcome.dismiss()
+            else if (!chat.stop() && welcome.visible) welcome.dismiss()
         }
     }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
