@@ -5,7 +5,6 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QVariant>
-#include <initializer_list>
 
 #include "store/sql.h"
 
@@ -71,7 +70,7 @@ std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table
     if (ok) {
       QSqlQuery q(db);
       ok = exec(q, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'downloads'"),
-               {}, QStringLiteral("read the schema"), &why) &&
+                {}, QStringLiteral("read the schema"), &why) &&
            q.next();
       const bool exists = ok && q.value(0).toInt() == 1;
       q.finish();
@@ -109,20 +108,20 @@ qint64 DownloadStore::upsert(const DownloadRecord& r, QString* error) {
   const qint64 now = now_ms();
   QSqlQuery q(db);
   if (!exec(q,
-           QStringLiteral(
-               "INSERT INTO downloads (repo, file, url, dest_path, part_path, expected_size,"
-               " sha256, etag, bytes_done, status, error, created_at, updated_at)"
-               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-               " ON CONFLICT(dest_path) DO UPDATE SET repo = excluded.repo,"
-               " file = excluded.file, url = excluded.url, part_path = excluded.part_path,"
-               " expected_size = excluded.expected_size, sha256 = excluded.sha256,"
-               " etag = excluded.etag, bytes_done = excluded.bytes_done,"
-               " status = excluded.status, error = excluded.error,"
-               " updated_at = excluded.updated_at"),
-           {text_value(r.repo), text_value(r.file), text_value(r.url), text_value(r.dest_path), text_value(r.part_path), r.expected_size,
-            text_value(r.sha256), text_value(r.etag), r.bytes_done,
-            r.status.isEmpty() ? QStringLiteral("queued") : r.status, text_value(r.error), now, now},
-           what, error))
+            QStringLiteral(
+                "INSERT INTO downloads (repo, file, url, dest_path, part_path, expected_size,"
+                " sha256, etag, bytes_done, status, error, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT(dest_path) DO UPDATE SET repo = excluded.repo,"
+                " file = excluded.file, url = excluded.url, part_path = excluded.part_path,"
+                " expected_size = excluded.expected_size, sha256 = excluded.sha256,"
+                " etag = excluded.etag, bytes_done = excluded.bytes_done,"
+                " status = excluded.status, error = excluded.error,"
+                " updated_at = excluded.updated_at"),
+            {text_value(r.repo), text_value(r.file), text_value(r.url), text_value(r.dest_path),
+             text_value(r.part_path), r.expected_size, text_value(r.sha256), text_value(r.etag), r.bytes_done,
+             r.status.isEmpty() ? QStringLiteral("queued") : r.status, text_value(r.error), now, now},
+            what, error))
     return 0;
   if (auto saved = by_dest(r.dest_path)) return saved->id;
   if (error) *error = QStringLiteral("%1: the row was not written").arg(what);
@@ -132,25 +131,25 @@ qint64 DownloadStore::upsert(const DownloadRecord& r, QString* error) {
 bool DownloadStore::set_progress(qint64 id, qint64 bytes_done, const QString& etag, QString* error) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   return exec(q, QStringLiteral("UPDATE downloads SET bytes_done = ?, etag = ?, updated_at = ? WHERE id = ?"),
-             {bytes_done, text_value(etag), now_ms(), id}, QStringLiteral("save download progress"), error);
+              {bytes_done, text_value(etag), now_ms(), id}, QStringLiteral("save download progress"), error);
 }
 
 bool DownloadStore::set_status(qint64 id, const QString& status, const QString& error_text, QString* error) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   return exec(q, QStringLiteral("UPDATE downloads SET status = ?, error = ?, updated_at = ? WHERE id = ?"),
-             {status, text_value(error_text), now_ms(), id}, QStringLiteral("save download status"), error);
+              {status, text_value(error_text), now_ms(), id}, QStringLiteral("save download status"), error);
 }
 
 bool DownloadStore::remove(qint64 id, QString* error) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   return exec(q, QStringLiteral("DELETE FROM downloads WHERE id = ?"), {id}, QStringLiteral("remove download"),
-             error);
+              error);
 }
 
 std::optional<DownloadRecord> DownloadStore::record(qint64 id) const {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE id = ?").arg(QLatin1String(kColumns)), {id},
-           QStringLiteral("read download"), nullptr) ||
+            QStringLiteral("read download"), nullptr) ||
       !q.next())
     return std::nullopt;
   return record_from_row(q);
@@ -159,7 +158,7 @@ std::optional<DownloadRecord> DownloadStore::record(qint64 id) const {
 std::optional<DownloadRecord> DownloadStore::by_dest(const QString& dest_path) const {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE dest_path = ?").arg(QLatin1String(kColumns)),
-           {dest_path}, QStringLiteral("read download"), nullptr) ||
+            {dest_path}, QStringLiteral("read download"), nullptr) ||
       !q.next())
     return std::nullopt;
   return record_from_row(q);
@@ -169,7 +168,7 @@ QVector<DownloadRecord> DownloadStore::unfinished() const {
   QVector<DownloadRecord> out;
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE status <> 'done' ORDER BY id").arg(QLatin1String(kColumns)),
-           {}, QStringLiteral("list downloads"), nullptr))
+            {}, QStringLiteral("list downloads"), nullptr))
     return out;
   while (q.next()) out.append(record_from_row(q));
   return out;

@@ -1,6 +1,7 @@
-// The one set of helpers the stores (ConversationStore, DocumentStore) share: prepared
-// statements with positional binds and error text, BEGIN IMMEDIATE transactions, and how
-// maps and times are stored (JSON text, milliseconds since the Unix epoch, UTC).
+// The one set of helpers the stores (ConversationStore, DocumentStore, hub::DownloadStore)
+// share: prepared statements with positional binds and error text, BEGIN IMMEDIATE
+// transactions, and how maps and times are stored (JSON text, milliseconds since the Unix
+// epoch, UTC).
 #pragma once
 
 #include <QDateTime>
