@@ -20,12 +20,6 @@
 #include "chat/jinja/parser.h"
 #include "kvchat/chat_template.h"
 
-// The libFuzzer binary compiles the interpreter's sources alone (tests/fuzz/CMakeLists.txt
-// defines KVCHAT_JINJA_MAX_STEPS for it); its error messages need kvchat::printable too.
-#if defined(KVCHAT_JINJA_MAX_STEPS) && !defined(KVCHAT_FUZZ_LINKS_PRINTABLE)
-#include "util/printable.cpp"
-#endif
-
 #if defined(__SANITIZE_ADDRESS__)
 #define KVCHAT_FUZZ_HEAP_HOOKS 1
 #elif defined(__has_feature)
