@@ -2,6 +2,7 @@
 // reply against `generate` on the same text (greedy), prefix reuse across turns,
 // /regenerate, /edit, /undo, /memory with the formula's numbers, /save and --resume.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -254,6 +255,16 @@ TEST(CliChat, ResumeOfAMalformedSaveNamesTheFieldAndExits) {
     EXPECT_NE(r.err.find(saved + ": not a conversation saved by /save: " + c.expect), std::string::npos)
         << c.file << " -> " << r.err;
     EXPECT_EQ(r.out, "") << c.file;  // refused before any message
+  }
+  // A FIFO (nothing will ever write it) or a directory: refused at once, not a hang.
+  test::TempDir dir;
+  const std::string fifo = dir.file("chat.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, dir.path()}) {
+    auto r = run_command("timeout 20 " + sh_quote(test::bin_path("kvchat-cli")) + " chat --model " + model() +
+                         " --resume " + sh_quote(path) + " < /dev/null");
+    EXPECT_EQ(r.exit_code, 1) << path << ": " << r.err;
+    EXPECT_NE(r.err.find(path + ": not a regular file"), std::string::npos) << r.err;
   }
 }
 

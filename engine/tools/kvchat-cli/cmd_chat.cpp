@@ -34,7 +34,6 @@
 #include "commands.h"
 #include "json_field.h"
 #include "kvchat/conversation.h"
-#include "util/printable.h"
 
 namespace kvchat::cli {
 
@@ -286,7 +285,12 @@ class ChatLoop {
 // is not such a save (a field of the wrong type, not JSON, too large) is refused with
 // the field named.
 Status resume(Conversation& c, const std::string& path) {
+  // stat() first: a FIFO or a directory is refused without blocking in open().
   std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (!ec && type != std::filesystem::file_type::regular) {
+    return Error{path + ": not a regular file (a conversation saved by /save is one)"};
+  }
   const uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > kMaxChatSaveBytes) {
     return Error{path + ": " + std::to_string(size) + " bytes, more than a conversation save may hold (" +
@@ -335,7 +339,7 @@ int cmd_chat(const Argv& argv) {
   const bool interactive = isatty(0);
   if (interactive) {
     std::fprintf(stderr, "[kvchat chat] %s. /help lists the commands.\n",
-                 printable(conversation.format().description(), 1000).c_str());
+                 terminal_lines(conversation.format().description()).c_str());
   }
   ChatLoop loop(conversation, go, args->has("--json"));
   std::string line;
