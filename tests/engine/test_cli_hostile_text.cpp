@@ -55,7 +55,8 @@ TEST(CliHostileText, AModelNameOfAMegabyteWithEscapesIsEscapedAndCut) {
   test::TempDir dir;
   const std::string name = std::string(1 << 20, 'N') + kEscape + "end";
   const std::string model = sh_quote(hostile_model(dir, name));
-  for (const std::string& cmd : {"info --model " + model, "memory --model " + model + " --ctx 64"}) {
+  for (const std::string& cmd :
+       {"info --model " + model, "memory --model " + model + " --ctx 64"}) {
     auto r = run_cli(cmd);
     expect_safe(r, 0, cmd);
     EXPECT_NE(r.out.find("NNNN"), std::string::npos) << cmd;  // the name is shown, cut
@@ -66,7 +67,8 @@ TEST(CliHostileText, AModelNameOfAMegabyteWithEscapesIsEscapedAndCut) {
 TEST(CliHostileText, JsonOutputOfANameThatIsNotUtf8IsWrittenNotThrown) {
   test::TempDir dir;
   const std::string model = sh_quote(hostile_model(dir, "bad \xff\xfe name" + kEscape));
-  for (const std::string& cmd : {"info --json --model " + model, "memory --json --ctx 64 --model " + model}) {
+  for (const std::string& cmd :
+       {"info --json --model " + model, "memory --json --ctx 64 --model " + model}) {
     auto r = run_cli(cmd);
     ASSERT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
     const auto j = nlohmann::json::parse(r.out);
@@ -86,10 +88,12 @@ TEST(CliHostileText, AnArchitectureNameWithControlsIsEscapedInTheError) {
   w.add_tensor("token_embd.weight", {64, 1}, gguf::TensorType::F32, weights);
   const std::string path = dir.file("arch.gguf");
   ASSERT_TRUE(w.write_file(path));
-  for (const std::string& cmd : {"info --model " + sh_quote(path), "generate --prompt x --model " + sh_quote(path)}) {
+  for (const std::string& cmd :
+       {"info --model " + sh_quote(path), "generate --prompt x --model " + sh_quote(path)}) {
     auto r = run_cli(cmd);
     expect_safe(r, 1, cmd);
-    EXPECT_NE(r.err.find("llama\\e]0;pwned\\x07\\e[31mAAA"), std::string::npos) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("llama\\e]0;pwned\\x07\\e[31mAAA"), std::string::npos)
+        << cmd << ": " << r.err;
   }
 }
 
@@ -98,7 +102,8 @@ TEST(CliHostileText, AMegabyteTokenInAnErrorIsCut) {
   test::TempDir dir;
   gguf::GgufWriter w;
   w.set_string("tokenizer.ggml.model", "llama");
-  w.set_strings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", kEscape + std::string(1 << 20, 'T')});
+  w.set_strings("tokenizer.ggml.tokens",
+                {"<unk>", "<s>", "</s>", kEscape + std::string(1 << 20, 'T')});
   w.set_f32s("tokenizer.ggml.scores", {0, 0, 0, 0});
   w.set_i32s("tokenizer.ggml.token_type", {2, 3, 3, 6});
   w.set_u32("tokenizer.ggml.bos_token_id", 1);
@@ -119,9 +124,9 @@ TEST(CliHostileText, ASummarizeResumeLogWithWrongTypesNamesTheField) {
   const std::string doc = dir.file("doc.txt");
   std::ofstream(doc) << "In the beginning God created the heaven and the earth.\n";
   const std::string log = dir.file("run.resume");
-  const std::string args = "summarize --model " + sh_quote(test::shared_path("models/kjv-demo-f16.gguf")) +
-                           " --file " + sh_quote(doc) + " --ctx 512 --threads 1 --summary-tokens 8 --resume " +
-                           sh_quote(log);
+  const std::string args =
+      "summarize --model " + sh_quote(test::shared_path("models/kjv-demo-f16.gguf")) + " --file " +
+      sh_quote(doc) + " --ctx 512 --threads 1 --summary-tokens 8 --resume " + sh_quote(log);
   // The header of this run, as a first run (one short chunk) writes it.
   std::string header;
   {

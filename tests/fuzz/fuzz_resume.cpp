@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     // What was accepted is written back and read again as the same conversation.
     auto again = kvchat::cli::parse_chat_save(kvchat::cli::chat_save_json(*save));
-    if (!again || again->system != save->system || again->messages.size() != save->messages.size()) {
+    if (!again || again->system != save->system ||
+        again->messages.size() != save->messages.size()) {
       std::abort();
     }
     for (size_t i = 0; i < save->messages.size(); ++i) {

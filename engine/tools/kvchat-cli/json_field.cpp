@@ -7,16 +7,25 @@ using nlohmann::json;
 
 std::string json_type_name(const json& v) {
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return "a boolean";
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer";
-    case json::value_t::number_float: return "a number";
-    case json::value_t::binary: return "binary data";
-    case json::value_t::discarded: return "nothing";
+    case json::value_t::number_unsigned:
+      return "an integer";
+    case json::value_t::number_float:
+      return "a number";
+    case json::value_t::binary:
+      return "binary data";
+    case json::value_t::discarded:
+      return "nothing";
   }
   return "an unknown value";
 }
@@ -36,8 +45,8 @@ std::string json_text(const json& j, int indent) {
 }
 
 Error JsonField::wrong_type(std::string_view expected) const {
-  return Error{(path_.empty() ? std::string() : path_ + ": ") + "expected " + std::string(expected) +
-               ", found " + json_type_name(*v_)};
+  return Error{(path_.empty() ? std::string() : path_ + ": ") + "expected " +
+               std::string(expected) + ", found " + json_type_name(*v_)};
 }
 
 std::string JsonField::child(std::string_view key) const {
@@ -92,7 +101,8 @@ Result<int64_t> JsonField::integer(int64_t min, int64_t max) const {
     return wrong_type("an integer in " + range);
   }
   if (!in_range) {
-    return Error{(path_.empty() ? std::string() : path_ + ": ") + v_->dump() + " is outside " + range};
+    return Error{(path_.empty() ? std::string() : path_ + ": ") + v_->dump() + " is outside " +
+                 range};
   }
   return v;
 }
