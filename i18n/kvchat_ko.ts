@@ -614,8 +614,13 @@
     </message>
     <message>
         <location filename="../app/hub/hub_request.cpp" line="236"/>
-        <source>The Hub&apos;s answer for %1 is larger than %2 bytes.</source>
-        <translation>%1에 대한 Hub의 응답이 %2바이트보다 큽니다.</translation>
+        <source>The Hub&apos;s answer for %1 is larger than the %2 (%3 bytes) kvchat reads of an answer: it stopped reading.</source>
+        <translation>%1에 대한 Hub의 응답이 kvchat이 응답에서 읽는 한도인 %2(%3바이트)보다 커서 읽기를 멈췄습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/hub/hub_request.cpp" line="236"/>
+        <source>(It announced %1 bytes.)</source>
+        <translation>(%1바이트라고 알렸습니다.)</translation>
     </message>
     <message>
         <location filename="../app/hub/hub_request.cpp" line="244"/>

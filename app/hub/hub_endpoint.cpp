@@ -19,6 +19,23 @@ bool is_allowed_url(const QUrl& url) {
          (scheme == QLatin1String("http") && is_loopback_host(url.host()));
 }
 
+namespace {
+
+int port_or_default(const QUrl& url) {
+  const QString scheme = url.scheme().toLower();
+  return url.port(scheme == QLatin1String("https") ? 443 : (scheme == QLatin1String("http") ? 80 : -1));
+}
+
+}  // namespace
+
+bool same_origin(const QUrl& url, const QUrl& origin) {
+  if (!url.isValid() || !origin.isValid() || url.host().isEmpty()) return false;
+  if (!url.userInfo().isEmpty() || !origin.userInfo().isEmpty()) return false;
+  return url.scheme().compare(origin.scheme(), Qt::CaseInsensitive) == 0 &&
+         url.host().compare(origin.host(), Qt::CaseInsensitive) == 0 &&
+         port_or_default(url) == port_or_default(origin);
+}
+
 HubEndpoint HubEndpoint::choose(const QString& setting, const QString& env) {
   HubEndpoint e;
   QString value = setting.trimmed();

@@ -49,5 +49,10 @@ class HubEndpoint {
 bool is_loopback_host(const QString& host);
 // Whether a URL may be fetched: https, or http to a loopback host.
 bool is_allowed_url(const QUrl& url);
+// Whether `url` is on the origin `origin` (scheme, host without case, port with the
+// scheme's default: https 443, http 80), the only place the access token may go. A URL
+// with user info never is: its credentials would compete with the token's, and
+// "user@host" is a classic way to dress one host as another.
+bool same_origin(const QUrl& url, const QUrl& origin);
 
 }  // namespace kvchat::hub

@@ -4,23 +4,22 @@
 #include <QDateTime>
 #include <QNetworkAccessManager>
 
+#include "hub/byte_size.h"
 #include "hub/hub_endpoint.h"
 
 namespace kvchat::hub {
 
 namespace {
 
+// What Qt's network thread may hold of an answer before this request has read it: without
+// a bound it reads a fast endless answer into memory as quickly as the bytes come, far
+// past any cap checked here (the thread waits for this request to read before going on).
+constexpr qint64 kReadBufferBytes = qint64(1) << 20;
+
 // What a URL is called in a message: scheme, host, port and path, never the query
 // (a CDN's signature) nor user info.
 QString shown(const QUrl& url) {
   return url.toString(QUrl::RemoveQuery | QUrl::RemoveUserInfo | QUrl::RemoveFragment);
-}
-
-bool same_origin(const QUrl& a, const QUrl& b) {
-  return a.scheme().compare(b.scheme(), Qt::CaseInsensitive) == 0 &&
-         a.host().compare(b.host(), Qt::CaseInsensitive) == 0 &&
-         a.port(a.scheme() == QLatin1String("https") ? 443 : 80) ==
-             b.port(b.scheme() == QLatin1String("https") ? 443 : 80);
 }
 
 }  // namespace
@@ -162,6 +161,7 @@ void HubRequest::start() {
   status_ = 0;
   started_signal_ = false;
   reply_ = network_->get(request);
+  reply_->setReadBufferSize(kReadBufferBytes);
   connect(reply_, &QNetworkReply::metaDataChanged, this, &HubRequest::on_meta_data);
   connect(reply_, &QNetworkReply::readyRead, this, &HubRequest::on_ready_read);
   connect(reply_, &QNetworkReply::finished, this, &HubRequest::on_finished);
@@ -170,9 +170,21 @@ void HubRequest::start() {
 
 bool HubRequest::is_final_success() const { return status_ >= 200 && status_ < 300; }
 
+bool HubRequest::keeps_body() const { return !(options_.stream && is_final_success()); }
+
 void HubRequest::on_meta_data() {
+  if (!reply_) return;
   status_ = reply_->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
   headers_ = reply_->rawHeaderPairs();
+  // An answer that announces more than it may have is refused before its first byte.
+  bool has_length = false;
+  const qint64 length = reply_->rawHeader("Content-Length").trimmed().toLongLong(&has_length);
+  if (keeps_body() && has_length && length > options_.max_body_bytes) {
+    too_large_ = true;
+    announced_bytes_ = length;
+    reply_->abort();  // on_finished reports it
+    return;
+  }
   const bool redirect = status_ >= 300 && status_ < 400 && reply_->hasRawHeader("Location");
   if (!redirect && status_ != 429 && !started_signal_) {
     started_signal_ = true;
@@ -184,14 +196,18 @@ void HubRequest::on_ready_read() {
   if (!reply_ || finished_) return;
   if (options_.stall_timeout_ms > 0) stall_timer_.start(options_.stall_timeout_ms);
   if (status_ == 0) on_meta_data();
-  if (options_.stream && is_final_success()) {
+  if (!reply_ || too_large_) return;  // on_meta_data refused it
+  if (!keeps_body()) {
     const QByteArray bytes = reply_->readAll();
     if (!bytes.isEmpty()) emit dataReceived(bytes);
     return;
   }
-  body_ += reply_->readAll();
+  // No more than one byte past the cap is ever read: that byte says "too large".
+  const qint64 room = std::max<qint64>(options_.max_body_bytes - body_.size(), 0);
+  body_ += reply_->read(room + 1);
   if (body_.size() > options_.max_body_bytes) {
     too_large_ = true;
+    body_.clear();
     reply_->abort();
   }
 }
@@ -219,12 +235,17 @@ void HubRequest::on_finished() {
     status_ = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     headers_ = reply->rawHeaderPairs();
   }
-  if (reply->isOpen()) {
-    const QByteArray rest = reply->readAll();
-    if (options_.stream && is_final_success()) {
+  if (reply->isOpen() && !too_large_) {
+    if (!keeps_body()) {
+      const QByteArray rest = reply->readAll();
       if (!rest.isEmpty()) emit dataReceived(rest);
     } else {
-      body_ += rest;
+      const qint64 room = std::max<qint64>(options_.max_body_bytes - body_.size(), 0);
+      body_ += reply->read(room + 1);
+      if (body_.size() > options_.max_body_bytes) {
+        too_large_ = true;
+        body_.clear();
+      }
     }
   }
   if (timed_out_) {
@@ -232,10 +253,16 @@ void HubRequest::on_finished() {
     return;
   }
   if (too_large_) {
+    const QString cap = QCoreApplication::translate("HubRequest", "The Hub's answer for %1 is larger than the %2 (%3 bytes) "
+                                                    "kvchat reads of an answer: it stopped reading.")
+                            .arg(options_.what, format_bytes(double(options_.max_body_bytes)))
+                            .arg(options_.max_body_bytes);
     finish(HubError::make(K::BadResponse,
-                          QCoreApplication::translate("HubRequest", "The Hub's answer for %1 is larger than %2 bytes.")
-                              .arg(options_.what)
-                              .arg(options_.max_body_bytes)));
+                          announced_bytes_ < 0
+                              ? cap
+                              : cap + u' ' +
+                                    QCoreApplication::translate("HubRequest", "(It announced %1 bytes.)").arg(announced_bytes_),
+                          status_));
     return;
   }
   // Redirects, by hand: the token must not follow to another origin.

@@ -35,7 +35,10 @@ struct HubRequestOptions {
   int total_timeout_ms = 30000;  // 0 = none (downloads)
   int stall_timeout_ms = 20000;  // no byte for this long = timeout; 0 = none
   int max_retry_after_s = 30;    // a longer Retry-After is reported, not waited for
-  qint64 max_body_bytes = 16 << 20;  // more = BadResponse (the reply is aborted)
+  // More = BadResponse, the reply aborted as soon as it passes the cap (or announces more
+  // in its Content-Length); memory stays bounded however fast the bytes come (Qt's
+  // network thread holds at most 1 MiB of it at a time).
+  qint64 max_body_bytes = 16 << 20;
   // Stream: the body of the final (2xx) answer is not kept but handed out through
   // dataReceived() as it arrives; max_body_bytes does not apply.
   bool stream = false;
@@ -77,6 +80,7 @@ class HubRequest : public QObject {
   void on_timeout(bool stall);
   void finish(HubError error);
   bool is_final_success() const;
+  bool keeps_body() const;  // false while streaming a 2xx answer out
 
   QNetworkAccessManager* network_;
   QUrl url_;
@@ -90,6 +94,7 @@ class HubRequest : public QObject {
   bool retried_429_ = false;
   bool timed_out_ = false;
   bool too_large_ = false;
+  qint64 announced_bytes_ = -1;  // the Content-Length of an answer refused for it
   bool started_signal_ = false;
   bool finished_ = false;
   HubError error_;

@@ -12,8 +12,10 @@ stdout. Serves the Hub paths kvchat uses:
                                                       origin ?cdn=ORIGIN when given)
     GET|HEAD /cdn/{repo}/{file}                       the bytes, with Range and If-Range
     GET /__requests                                   every request so far (method, path,
-                                                      range, if_range, whether it had
-                                                      Authorization)
+                                                      host: its Host header, range,
+                                                      if_range, authorization: whether it
+                                                      had one, bearer: whether that was a
+                                                      Bearer token)
 
 Repositories (files are the real GGUFs of --shared, or made here from them):
     kvchat/kjv-demo-GGUF       kjv-demo-f16.gguf, README.md
@@ -28,12 +30,27 @@ Repositories (files are the real GGUFs of --shared, or made here from them):
                                drops the connection after 1 MiB (resume works)
     kvchat/slow-GGUF           kjv-demo-f16.gguf, trickled at 64 KiB/s
     kvchat/ratelimit-GGUF      the first request of each path answers 429 Retry-After: 1
+Hostile repositories, left out of the search (it lists the ten above):
+    kvchat/endless-GGUF        the tree is an endless chunked JSON array, sent as fast as
+                               the client reads
+    kvchat/hostile-name-GGUF   hostile-name.gguf: kjv-demo-f16.gguf whose general.name is
+                               60 MB of text after terminal escapes, markup and controls
+    kvchat/hostile-arch-GGUF   hostile-arch.gguf: the mamba file with an architecture name
+                               made of terminal escapes and markup
 Any other repository is 404.
 
-Fault modes by query, on any path: ?fault=404 | 401 | 429 (once per path) | 429always |
-500 | drop:N (drop after N body bytes, every time) | slow | hang (never answers) |
-norange (the file is served whole, Range ignored). A resolve passes its query on to the
-redirect, so the faults reach the file itself.
+Hostile searches (the `search` query): "endless" answers an endless chunked JSON array;
+"huge-length" announces a Content-Length of 1 TB (and sends a few bytes); "hostile"
+lists ids with terminal escapes, markup, a right-to-left override and 1 MB of text,
+next to one good id (kvchat/kjv-demo-GGUF).
+
+Fault modes by query, on any path: ?fault=404 | 401 | 416 | 429 (once per path) |
+429always | 500 | drop:N (drop after N body bytes, every time) | stall:N (after N body
+bytes send nothing more, keeping the connection open) | slow | hang (never answers) |
+norange (the file is served whole, Range ignored); several joined by commas
+(?fault=norange,drop:1048576). A resolve passes its query on to the redirect, so the
+faults reach the file itself; ?cdn=ORIGIN sends that redirect to ORIGIN, any form of it
+(another port, http://user@127.0.0.1:PORT, http://2130706433:PORT, http://localhost:PORT).
 """
 
 import argparse
@@ -51,6 +68,46 @@ DEFAULT_TOKEN = "kvchat-test-token"
 BIG_HEADER_EXTRA = 3 << 19  # 1.5 MiB of metadata added to the demo model
 DROP_AFTER = 1 << 20
 TRICKLE_BYTES_PER_SECOND = 64 << 10
+HOSTILE_NAME_BYTES = 60 * 1000 * 1000
+# No NUL: printf("%s") would stop there and hide a flood.
+HOSTILE_TEXT = "\x1b[31mred\x1b]0;owned\x07<b>bold</b><img src=x>\u202eevil\r\n\x7f"
+
+
+def gguf_kv_end(data, off, vtype):
+    """The offset after a GGUF metadata value of type `vtype` at `off`."""
+    fixed = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+    if vtype in fixed:
+        return off + fixed[vtype]
+    if vtype == 8:
+        return off + 8 + struct.unpack_from("<Q", data, off)[0]
+    if vtype == 9:
+        item, count = struct.unpack_from("<IQ", data, off)
+        off += 12
+        for _ in range(count):
+            off = gguf_kv_end(data, off, item)
+        return off
+    raise ValueError("GGUF value type %d" % vtype)
+
+
+def with_string_value(data, key, value):
+    """The GGUF `data` with the string `key` set to `value` (bytes), padded with spaces so
+    that the file grows by a multiple of 4096 bytes and the tensor data stays aligned."""
+    n_kv = struct.unpack_from("<Q", data, 16)[0]
+    off = 24
+    for _ in range(n_kv):
+        klen = struct.unpack_from("<Q", data, off)[0]
+        name = data[off + 8:off + 8 + klen].decode()
+        voff = off + 8 + klen + 4
+        vtype = struct.unpack_from("<I", data, voff - 4)[0]
+        end = gguf_kv_end(data, voff, vtype)
+        if name == key:
+            assert vtype == 8
+            old = end - voff
+            grow = (8 + len(value) - old) % 4096
+            value += b" " * ((4096 - grow) % 4096)
+            return data[:voff] + struct.pack("<Q", len(value)) + value + data[end:]
+        off = end
+    raise KeyError(key)
 
 
 def gguf_string(s):
@@ -72,14 +129,14 @@ def with_big_metadata(data, extra):
     return head + kv + data[24:]
 
 
-def mamba_tiny():
-    """A small well-formed GGUF v3 of architecture 'mamba' (one F32 tensor)."""
+def mamba_tiny(arch="mamba"):
+    """A small well-formed GGUF v3 of architecture `arch` (one F32 tensor)."""
     kvs = [
-        ("general.architecture", 8, gguf_string("mamba")),
+        ("general.architecture", 8, gguf_string(arch)),
         ("general.name", 8, gguf_string("mamba tiny")),
-        ("mamba.block_count", 4, struct.pack("<I", 2)),
-        ("mamba.embedding_length", 4, struct.pack("<I", 64)),
-        ("mamba.context_length", 4, struct.pack("<I", 1024)),
+        (arch + ".block_count", 4, struct.pack("<I", 2)),
+        (arch + ".embedding_length", 4, struct.pack("<I", 64)),
+        (arch + ".context_length", 4, struct.pack("<I", 1024)),
     ]
     out = struct.pack("<IIQQ", 0x46554747, 3, 1, len(kvs))
     for key, vtype, payload in kvs:
@@ -91,10 +148,31 @@ def mamba_tiny():
 
 
 class Blob:
+    """A file's bytes and hashes; `data` may be a function, called when first needed (a
+    hostile 60 MB file costs nothing to the tests that never ask for it)."""
+
     def __init__(self, data):
-        self.data = data
-        self.sha256 = hashlib.sha256(data).hexdigest()
-        self.git_oid = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        self._data = data
+        self._lock = threading.Lock()
+
+    @property
+    def data(self):
+        with self._lock:
+            if callable(self._data):
+                self._data = self._data()
+            return self._data
+
+    @property
+    def sha256(self):
+        if not hasattr(self, "_sha256"):
+            self._sha256 = hashlib.sha256(self.data).hexdigest()
+        return self._sha256
+
+    @property
+    def git_oid(self):
+        if not hasattr(self, "_git_oid"):
+            self._git_oid = hashlib.sha1(b"blob %d\0" % len(self.data) + self.data).hexdigest()
+        return self._git_oid
 
 
 class Hub:
@@ -106,6 +184,9 @@ class Hub:
         readme = Blob(b"# kjv demo\nA tiny model trained on the King James Bible.\n")
         big = Blob(with_big_metadata(demo.data, BIG_HEADER_EXTRA))
         mamba = Blob(mamba_tiny())
+        hostile_named = Blob(lambda: with_string_value(
+            demo.data, "general.name", (HOSTILE_TEXT + "N" * HOSTILE_NAME_BYTES).encode()))
+        hostile_arch = Blob(mamba_tiny("mamba" + HOSTILE_TEXT))
         # repo -> {"files": {path: Blob}, "fault": ..., "tree": [extra entries]}
         self.repos = {
             "kvchat/kjv-demo-GGUF": {"files": {"kjv-demo-f16.gguf": demo, "README.md": readme}},
@@ -120,6 +201,11 @@ class Hub:
             "kvchat/drop-GGUF": {"files": {"kjv-demo-f16.gguf": demo}, "drop": DROP_AFTER},
             "kvchat/slow-GGUF": {"files": {"kjv-demo-f16.gguf": demo}, "slow": True},
             "kvchat/ratelimit-GGUF": {"files": {"kjv-demo-f16.gguf": demo}, "ratelimit": True},
+            "kvchat/endless-GGUF": {"files": {}, "endless": True, "hidden": True},
+            "kvchat/hostile-name-GGUF": {"files": {"hostile-name.gguf": hostile_named},
+                                         "hidden": True},
+            "kvchat/hostile-arch-GGUF": {"files": {"hostile-arch.gguf": hostile_arch},
+                                         "hidden": True},
         }
         self.lock = threading.Lock()
         self.seen = set()  # (fault, path) pairs already served once
@@ -165,6 +251,27 @@ class Handler(BaseHTTPRequestHandler):
     def send_error_json(self, status, message, headers=None, head=False):
         self.send_json(status, {"error": message}, headers, head)
 
+    def send_endless_json(self, item, head=False):
+        """An endless JSON array of `item`, chunked, in 1 MiB chunks as fast as the client
+        reads them (until it goes away)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        if head:
+            return
+        one = json.dumps(item).encode() + b","
+        chunk = b"[" + one * ((1 << 20) // len(one))
+        framed = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+        chunk = one * ((1 << 20) // len(one))
+        framed_rest = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+        try:
+            self.wfile.write(framed)
+            while True:
+                self.wfile.write(framed_rest)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+
     def authorized(self):
         return self.headers.get("Authorization", "") == "Bearer " + self.hub.token
 
@@ -176,21 +283,29 @@ class Handler(BaseHTTPRequestHandler):
         with self.hub.lock:
             self.hub.requests.append({
                 "method": self.command, "path": self.path,
+                "host": self.headers.get("Host"),
                 "range": self.headers.get("Range"),
                 "if_range": self.headers.get("If-Range"),
-                "authorization": "Authorization" in self.headers})
-        fault = (query.get("fault") or [""])[0]
-        if fault == "hang":
+                "authorization": "Authorization" in self.headers,
+                "bearer": self.headers.get("Authorization", "").startswith("Bearer ")})
+        faults = set((query.get("fault") or [""])[0].split(","))
+        if "hang" in faults:
             time.sleep(3600)
             return
-        if fault == "404":
+        if "404" in faults:
             return self.send_error_json(404, "Repository not found", head=head)
-        if fault == "401":
+        if "401" in faults:
             return self.send_error_json(401, "Invalid credentials in Authorization header",
                                         head=head)
-        if fault == "500":
+        if "416" in faults:
+            self.send_response(416)
+            self.send_header("Content-Range", "bytes */0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if "500" in faults:
             return self.send_error_json(500, "Internal Error", head=head)
-        if fault == "429always" or (fault == "429" and self.hub.first_time("429", self.path)):
+        if "429always" in faults or ("429" in faults and self.hub.first_time("429", self.path)):
             return self.send_error_json(429, "Too Many Requests", {"Retry-After": "1"}, head)
 
         if path == "/__requests":
@@ -205,7 +320,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.tree(rest[:rest.rindex(marker)], head)
             return self.send_error_json(404, "Not found", head=head)
         if path.startswith("/cdn/"):
-            return self.cdn(path[len("/cdn/"):], fault, head)
+            return self.cdn(path[len("/cdn/"):], faults, head)
         if "/resolve/main/" in path:
             repo, file = path[1:].split("/resolve/main/", 1)
             return self.resolve(repo, file, url.query, head)
@@ -231,11 +346,32 @@ class Handler(BaseHTTPRequestHandler):
     def search(self, query, head):
         q = (query.get("search") or [""])[0].lower()
         limit = int((query.get("limit") or ["50"])[0])
+        if q == "endless":
+            return self.send_endless_json(self.model_entry("kvchat/endless-GGUF", {}), head)
+        if q == "huge-length":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(10 ** 12))
+            self.end_headers()
+            if not head:
+                self.wfile.write(b"[")
+                self.wfile.flush()
+                time.sleep(5)
+            self.close_connection = True
+            return
+        if q == "hostile":
+            ids = ["kvchat/kjv-demo-GGUF", "kvchat/" + HOSTILE_TEXT, "<b>kvchat</b>/x",
+                   "kvchat/" + "x" * (1 << 20) + HOSTILE_TEXT]
+            return self.send_json(200, [self.model_entry(i, {}) for i in ids], head=head)
         out = []
         for repo_id, r in sorted(self.hub.repos.items()):
-            if q and q not in repo_id.lower():
+            if (q and q not in repo_id.lower()) or r.get("hidden"):
                 continue
-            out.append({
+            out.append(self.model_entry(repo_id, r))
+        self.send_json(200, out[:limit], head=head)
+
+    def model_entry(self, repo_id, r):
+        return {
                 "_id": hashlib.md5(repo_id.encode()).hexdigest()[:24],
                 "id": repo_id, "modelId": repo_id,
                 "likes": len(repo_id), "downloads": 1000 + 7 * len(repo_id),
@@ -244,13 +380,15 @@ class Handler(BaseHTTPRequestHandler):
                 "tags": ["gguf", "text-generation"],
                 "createdAt": "2026-01-02T03:04:05.000Z",
                 "lastModified": "2026-02-03T04:05:06.000Z",
-            })
-        self.send_json(200, out[:limit], head=head)
+            }
 
     def tree(self, repo, head):
         r = self.repo_or_error(repo, head)
         if r is None:
             return
+        if r.get("endless"):
+            return self.send_endless_json(
+                {"type": "file", "oid": "0" * 40, "size": 1, "path": "endless.gguf"}, head)
         out = []
         for name, blob in r["files"].items():
             entry = {"type": "file", "oid": blob.git_oid, "size": len(blob.data), "path": name}
@@ -283,7 +421,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def cdn(self, rest, fault, head):
+    def cdn(self, rest, faults, head):
         repo, file = None, None
         for repo_id in self.hub.repos:
             if rest.startswith(repo_id + "/"):
@@ -296,7 +434,7 @@ class Handler(BaseHTTPRequestHandler):
         size = len(data)
         etag = '"%s"' % blob.sha256
         start, end, status = 0, size - 1, 200
-        rng = None if fault == "norange" else self.headers.get("Range")
+        rng = None if "norange" in faults else self.headers.get("Range")
         if_range = self.headers.get("If-Range")
         if rng and (if_range is None or if_range == etag):
             try:
@@ -330,15 +468,18 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if head:
             return
-        drop = None
-        if fault.startswith("drop:"):
-            drop = int(fault[5:])
-        elif r.get("drop") and start == 0 and self.hub.first_time("drop", self.path):
+        drop, stall = None, None
+        for f in faults:
+            if f.startswith("drop:"):
+                drop = int(f[5:])
+            if f.startswith("stall:"):
+                stall = int(f[6:])
+        if drop is None and r.get("drop") and start == 0 and self.hub.first_time("drop", self.path):
             drop = r["drop"]
-        slow = fault == "slow" or r.get("slow")
-        self.send_body(data, start, body_len, drop, slow)
+        slow = "slow" in faults or r.get("slow")
+        self.send_body(data, start, body_len, drop, slow, stall)
 
-    def send_body(self, data, start, length, drop, slow):
+    def send_body(self, data, start, length, drop, slow, stall=None):
         chunk = 4096 if slow else 1 << 16
         sent = 0
         try:
@@ -346,12 +487,18 @@ class Handler(BaseHTTPRequestHandler):
                 n = min(chunk, length - sent)
                 if drop is not None and sent + n > drop:
                     n = drop - sent
+                if stall is not None and sent + n > stall:
+                    n = stall - sent
                 self.wfile.write(data[start + sent:start + sent + n])
                 sent += n
                 if drop is not None and sent >= drop:
                     self.wfile.flush()
                     self.close_connection = True
                     self.connection.shutdown(2)
+                    return
+                if stall is not None and sent >= stall:
+                    self.wfile.flush()
+                    time.sleep(3600)  # the connection stays open, silent
                     return
                 if slow:
                     self.wfile.flush()

@@ -4,8 +4,11 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonObject>
+#include <QElapsedTimer>
 #include <QTcpServer>
 #include <QtTest>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "hub/hub_client.h"
 #include "hub/names.h"
@@ -25,6 +28,24 @@ QString sha256_of(const QString& path) {
   h.addData(&f);
   return QString::fromLatin1(h.result().toHex());
 }
+
+// This process's peak resident memory so far, and its resident memory now (bytes).
+qint64 peak_rss() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return qint64(usage.ru_maxrss) * 1024;
+}
+qint64 current_rss() {
+  QFile statm("/proc/self/statm");
+  if (!statm.open(QIODevice::ReadOnly)) return -1;
+  const QList<QByteArray> fields = statm.readAll().split(' ');
+  return fields.size() > 1 ? fields[1].toLongLong() * sysconf(_SC_PAGESIZE) : -1;
+}
+
+// What a JSON answer may grow this process by: the cap kept, plus room for Qt's buffers
+// and the allocator (an unbounded read of the endless answers takes gigabytes).
+constexpr qint64 kJsonCap = qint64(16) << 20;
+constexpr qint64 kAllowedGrowth = kJsonCap + (qint64(64) << 20);
 
 // Requests whose path starts with `prefix`, as the fake Hub logged them.
 QJsonArray requests_to(const FakeHubProcess& hub, const QString& prefix) {
@@ -75,6 +96,50 @@ class HubClientTest : public QObject {
  private slots:
   void initTestCase() { QVERIFY2(hub_.start(), qPrintable(hub_.error())); }
 
+  // Issue 24 point 2, first while this process is small (ru_maxrss is a peak): an endless
+  // chunked answer, sent as fast as it is read, is cut at the 16 MiB cap; the request
+  // fails at once with the cap in its message, and memory grows by no more than the cap.
+  void endlessSearchStopsAtItsCap() {
+    const qint64 before = current_rss();
+    QVERIFY(before > 0);
+    QVERIFY2(peak_rss() < before + kAllowedGrowth, "the process was already large: this test would prove nothing");
+    QElapsedTimer clock;
+    clock.start();
+    const HubSearchResult r = search(client(hub_.url()), "endless");
+    const qint64 ms = clock.elapsed();
+    const qint64 growth = peak_rss() - before;
+    qInfo("resident memory grew by %lld MiB in %lld ms", growth >> 20, ms);
+    QVERIFY2(growth < kAllowedGrowth, qPrintable(QString("grew by %1 MiB").arg(growth >> 20)));
+    QVERIFY2(ms < 10000, qPrintable(QString("%1 ms").arg(ms)));  // not the 20 s timeout
+    QCOMPARE(r.error.kind, HubError::Kind::BadResponse);
+    QVERIFY2(r.error.message.contains("16777216 bytes") && r.error.message.contains("stopped reading"),
+             qPrintable(r.error.message));
+    QVERIFY(r.models.isEmpty());
+  }
+
+  void endlessFileTreeStopsAtItsCap() {
+    const qint64 before = current_rss();
+    const HubFileList list = files(client(hub_.url()), "kvchat/endless-GGUF");
+    const qint64 growth = peak_rss() - before;
+    qInfo("resident memory grew by %lld MiB", growth >> 20);
+    QVERIFY2(growth < kAllowedGrowth, qPrintable(QString("grew by %1 MiB").arg(growth >> 20)));
+    QCOMPARE(list.error.kind, HubError::Kind::BadResponse);
+    QVERIFY2(list.error.message.contains("kvchat/endless-GGUF") && list.error.message.contains("16777216 bytes"),
+             qPrintable(list.error.message));
+  }
+
+  // A Content-Length over the cap is refused before the body: at once, not when the
+  // server (which sends one byte, then waits 5 s) gives up.
+  void announcedLengthOverTheCapIsRefusedAtOnce() {
+    QElapsedTimer clock;
+    clock.start();
+    const HubSearchResult r = search(client(hub_.url()), "huge-length");
+    QCOMPARE(r.error.kind, HubError::Kind::BadResponse);
+    QVERIFY2(r.error.message.contains("16777216 bytes") && r.error.message.contains("announced 1000000000000 bytes"),
+             qPrintable(r.error.message));
+    QVERIFY2(clock.elapsed() < 4000, qPrintable(QString("%1 ms").arg(clock.elapsed())));
+  }
+
   void endpointChoice() {
     QCOMPARE(HubEndpoint::choose({}, {}).base().toString(), QString("https://huggingface.co"));
     QCOMPARE(HubEndpoint::choose({}, {}).source(), QString("default"));
@@ -102,6 +167,34 @@ class HubClientTest : public QObject {
     QCOMPARE(QUrlQuery(search).queryItemValue("filter"), QString("gguf"));
     QVERIFY(is_loopback_host("127.0.0.9"));
     QVERIFY(!is_loopback_host("127.example.com"));
+  }
+
+  // Issue 24 point 3: the one origin test the token's two paths (HubRequest, the
+  // downloads) share.
+  void tokenOriginIsSchemeHostAndPort() {
+    const QUrl hub("https://huggingface.co");
+    QVERIFY(same_origin(QUrl("https://huggingface.co/a/b?x=1"), hub));
+    QVERIFY(same_origin(QUrl("https://HuggingFace.CO:443/a"), hub));   // case, default port
+    QVERIFY(!same_origin(QUrl("http://huggingface.co/a"), hub));       // https -> http
+    QVERIFY(!same_origin(QUrl("http://huggingface.co:443/a"), hub));   // scheme, same port
+    QVERIFY(!same_origin(QUrl("https://huggingface.co:8443/a"), hub)); // another port
+    QVERIFY(!same_origin(QUrl("https://user@huggingface.co/a"), hub)); // user info
+    QVERIFY(!same_origin(QUrl("https://huggingface.co@evil.example/a"), hub));
+    QVERIFY(!same_origin(QUrl("https://cdn-lfs.huggingface.co/a"), hub));
+    QVERIFY(!same_origin(QUrl("https://huggingface.co.evil.example/a"), hub));
+    const QUrl local("http://127.0.0.1:8080");
+    QVERIFY(same_origin(QUrl("http://127.0.0.1:8080/x"), local));
+    QVERIFY(!same_origin(QUrl("http://127.0.0.1:8081/x"), local));
+    QVERIFY(!same_origin(QUrl("http://127.0.0.1/x"), local));          // port 80
+    QVERIFY(!same_origin(QUrl("https://127.0.0.1:8080/x"), local));
+    QVERIFY(!same_origin(QUrl("http://localhost:8080/x"), local));     // another name
+    QVERIFY(!same_origin(QUrl("http://user@127.0.0.1:8080/x"), local));
+    QVERIFY(!same_origin(QUrl("http://2130706433:8081/x"), local));    // 127.0.0.1, decimal
+    // QUrl writes a decimal IPv4 host in dotted form: on the same port it is this origin.
+    QCOMPARE(QUrl("http://2130706433:8080/x").host(), QString("127.0.0.1"));
+    QVERIFY(same_origin(QUrl("http://2130706433:8080/x"), local));
+    QVERIFY(same_origin(QUrl("http://localhost:80/x"), QUrl("http://localhost")));
+    QVERIFY(!same_origin(QUrl(), local));
   }
 
   void namesAreValidated() {
