@@ -2853,6 +2853,20 @@
             <numerusform>%1 — %n번 시도 후 포기했습니다. 다시 시도하려면 재개하세요.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location filename="../app/hub/download_manager.cpp" line="511"/>
+        <source>%1 — the server stopped at %2 or before %n times in a row and ignores Range (it sends the file from its start again): giving up; resume to try again.</source>
+        <translation>
+            <numerusform>%1 — 서버가 %n번 연속으로 %2 이하에서 멈췄고 Range를 무시합니다(파일을 처음부터 다시 보냅니다). 포기합니다. 다시 시도하려면 재개하세요.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/hub/download_manager.cpp" line="517"/>
+        <source>%1 — %n attempts in a row got no further than %2: giving up; resume to try again.</source>
+        <translation>
+            <numerusform>%1 — %n번 연속으로 시도했지만 %2보다 더 진행하지 못했습니다. 포기합니다. 다시 시도하려면 재개하세요.</numerusform>
+        </translation>
+    </message>
     <message>
         <location filename="../app/hub/download_manager.cpp" line="501"/>
         <source>Checking the SHA-256</source>

@@ -29,6 +29,9 @@ namespace kvchat::hub {
 namespace {
 
 constexpr qint64 kMaxErrorBody = 64 * 1024;
+// What Qt's network thread may hold of an answer before the manager has written it out:
+// without a bound a fast server fills memory while the disk is slower.
+constexpr qint64 kReadBufferBytes = qint64(4) << 20;
 
 QString url_for_log(const QUrl& url) {
   return url.toString(QUrl::RemoveQuery | QUrl::RemoveUserInfo | QUrl::RemoveFragment);
@@ -67,7 +70,9 @@ struct DownloadManager::Job {
   QPointer<QNetworkReply> reply;
   QUrl url;             // the request's URL (the resolve URL, or where it redirected)
   int redirects = 0;
-  int failures = 0;     // failed attempts in a row without a byte of progress
+  int failures = 0;     // failed attempts in a row that got no further than `best`
+  qint64 best = 0;      // the furthest byte of the file any attempt reached
+  bool range_ignored = false;  // the last answer to a Range request was the whole file
   qint64 range_start = 0;
   bool checked = false;     // the response's status and range were looked at
   bool discarding = false;  // a redirect's or an error's body
@@ -246,6 +251,7 @@ bool DownloadManager::prepare(Job& j, QString* error) {
     j.file.resize(0);
     j.bytes = 0;
   }
+  j.best = j.bytes;
   j.file.seek(j.bytes);
   j.url = QUrl(j.rec.url);
   j.clock.start();
@@ -305,12 +311,14 @@ void DownloadManager::send(Job& j) {
     const QByteArray etag = download::strong_etag(j.rec.etag.toLatin1());
     if (!etag.isEmpty()) req.setRawHeader("If-Range", etag);
   }
-  // The token goes to the host the download started from, never to another (the CDN's
-  // links are signed).
-  if (!token_.isEmpty() && j.url.host() == QUrl(j.rec.url).host())
+  // The token goes to the origin the download started from (scheme, host and port),
+  // never to another: the CDN's links are signed, and a redirect to another port or to
+  // plain http on the same host is another server as far as the token is concerned.
+  if (!token_.isEmpty() && same_origin(j.url, QUrl(j.rec.url)))
     req.setRawHeader("Authorization", "Bearer " + token_.toUtf8());
   qCInfo(lcDownload).noquote() << "GET" << url_for_log(j.url) << "from byte" << j.bytes;
   QNetworkReply* reply = network_->get(req);
+  reply->setReadBufferSize(kReadBufferBytes);
   j.reply = reply;
   const qint64 id = j.rec.id;
   connect(reply, &QNetworkReply::readyRead, this, [this, id, reply] {
@@ -333,6 +341,7 @@ bool DownloadManager::accept_response(Job& j, QString* message) {
     return true;
   }
   qint64 total = -1;
+  j.range_ignored = status == 200 && j.bytes > 0;
   if (status == 200) {
     if (j.bytes > 0) {  // the range was not honoured (or If-Range did not match): start over
       qCInfo(lcDownload).noquote() << "the server sent the whole file: starting over";
@@ -349,7 +358,7 @@ bool DownloadManager::accept_response(Job& j, QString* message) {
     const auto range = download::parse_content_range(reply->rawHeader("Content-Range"));
     if (!range || range->first != j.bytes) {
       *message = tr("The server answered with another byte range (%1) than asked (from %2).")
-                     .arg(QString::fromLatin1(reply->rawHeader("Content-Range")))
+                     .arg(QString::fromLatin1(reply->rawHeader("Content-Range").left(100)).simplified())
                      .arg(j.bytes);
       return false;
     }
@@ -375,6 +384,7 @@ void DownloadManager::on_ready_read(qint64 id) {
   Job* jp = job(id);
   if (!jp || !jp->reply) return;
   Job& j = *jp;
+  if (!j.reply->isOpen()) return;  // aborted (a stall, a pause): nothing left to read
   if (!j.checked) {
     j.checked = true;
     QString message;
@@ -400,7 +410,12 @@ void DownloadManager::on_ready_read(qint64 id) {
   }
   j.hash->addData(data);
   j.bytes += data.size();
-  j.failures = 0;
+  // Progress is new ground: bytes past the furthest point reached. A server that ignores
+  // Range and breaks off at the same place sends bytes every time, and gets nowhere.
+  if (j.bytes > j.best) {
+    j.best = j.bytes;
+    j.failures = 0;
+  }
   report_progress(j, false);
 }
 
@@ -487,7 +502,20 @@ void DownloadManager::on_finished(qint64 id) {
 
 void DownloadManager::retry_later(Job& j, int delay_ms, const QString& why, bool counts) {
   if (counts && ++j.failures > options_.max_retries) {
-    fail(j, tr("%1 — gave up after %n attempts; resume to try again.", nullptr, j.failures).arg(why), false);
+    QString message;
+    if (j.best == 0) {
+      message = tr("%1 — gave up after %n attempts; resume to try again.", nullptr, j.failures).arg(why);
+    } else if (j.range_ignored) {
+      message = tr("%1 — the server stopped at %2 or before %n times in a row and ignores Range (it sends the file "
+                   "from its start again): giving up; resume to try again.",
+                   nullptr, j.failures)
+                    .arg(why, format_bytes(double(j.best)));
+    } else {
+      message = tr("%1 — %n attempts in a row got no further than %2: giving up; resume to try again.", nullptr,
+                   j.failures)
+                    .arg(why, format_bytes(double(j.best)));
+    }
+    fail(j, message, false);
     return;
   }
   j.url = QUrl(j.rec.url);  // from the start: a CDN link may have expired
@@ -539,7 +567,8 @@ void DownloadManager::fail(Job& j, const QString& message, bool remove_partial) 
     j.file.flush();
     j.file.close();
   }
-  if (remove_partial) {
+  // An empty partial is no use to a resume: a refused redirect, a 500 or a 416 leave none.
+  if (remove_partial || QFileInfo(j.rec.part_path).size() == 0) {
     QFile::remove(j.rec.part_path);
     j.bytes = 0;
   }

@@ -6,7 +6,8 @@
 //    free-space seam of Options);
 //  - the resolve URL's redirects (the Hub sends files to a CDN) followed by hand, at most
 //    Options::max_redirects, https only (plain http for loopback hosts); the access token
-//    goes as an Authorization header to the starting host only, never logged nor stored;
+//    goes as an Authorization header to the starting origin only (hub::same_origin: scheme,
+//    host and port), never logged nor stored;
 //  - written to "<models dir>/.<name>.part", SHA-256 computed as the bytes arrive; the
 //    state (URL, expected size, SHA-256, ETag, bytes done) saved in the app's database
 //    (DownloadStore) so that pause, a dropped connection or a restart resume with
@@ -15,7 +16,10 @@
 //  - accepted only when its size and SHA-256 equal the Hub's (else the partial is removed
 //    and the reason reported), then renamed atomically to "<models dir>/<name>";
 //  - every request has a transfer timeout; dropped connections and 5xx are retried
-//    (Options::max_retries in a row without progress), 429 after its Retry-After;
+//    (Options::max_retries in a row without progress, progress being bytes past the
+//    furthest offset any attempt reached: a server that ignores Range and breaks off at
+//    the same place is given up on, with that reason), 429 after its Retry-After;
+//  - a failure leaves no empty partial file (one with bytes stays, to resume);
 //  - cancel aborts and removes the partial file and its row.
 // The system proxy is honoured (QNetworkProxyFactory::setUseSystemConfiguration).
 #pragma once
@@ -48,7 +52,7 @@ class DownloadManager : public QObject {
  public:
   struct Options {
     int transfer_timeout_ms = 30000;  // no byte for this long: the request fails (and is retried)
-    int max_retries = 4;              // failed attempts in a row (without progress) before giving up
+    int max_retries = 4;              // failed attempts in a row (no byte past the furthest reached) before giving up
     int retry_delay_ms = 1000;        // before retrying a dropped connection or a 5xx
     int max_retry_after_s = 120;      // a longer Retry-After is cut to this
     int max_redirects = 5;
@@ -68,7 +72,7 @@ class DownloadManager : public QObject {
   void set_options(const Options& options) { options_ = options; }
   const Options& options() const { return options_; }
   // Kept in memory only; sent as "Authorization: Bearer <token>" to the download's own
-  // host. Empty: none.
+  // origin (scheme, host, port). Empty: none.
   void set_access_token(const QString& token) { token_ = token; }
   bool has_access_token() const { return !token_.isEmpty(); }
 
