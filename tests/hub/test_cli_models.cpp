@@ -11,6 +11,11 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hub/fake_hub_process.h"
 
@@ -41,6 +46,45 @@ Run cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnviro
 }
 
 QJsonObject json_of(const Run& r) { return QJsonDocument::fromJson(r.out).object(); }
+
+// kvchat-cli ARGS as a child of its own (posix_spawn + wait4), for its peak resident
+// memory (QProcess does not give it); stdout and stderr go through files in `dir`.
+struct Measured : Run {
+  qint64 max_rss = -1;  // bytes
+};
+Measured cli_measured(const QStringList& args, const QString& dir) {
+  Measured r;
+  const QByteArray program = KVCHAT_BIN_DIR "/kvchat-cli";
+  const QByteArray out_path = QFile::encodeName(dir + "/measured.out"), err_path = QFile::encodeName(dir + "/measured.err");
+  QList<QByteArray> storage{program};
+  for (const QString& a : args) storage.push_back(a.toUtf8());
+  std::vector<char*> argv;
+  for (QByteArray& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, program.constData(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return r;
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid) return r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.max_rss = qint64(usage.ru_maxrss) * 1024;
+  QFile out(QString::fromLocal8Bit(out_path)), err(QString::fromLocal8Bit(err_path));
+  if (out.open(QIODevice::ReadOnly)) r.out = out.readAll();
+  if (err.open(QIODevice::ReadOnly)) r.err = err.readAll();
+  return r;
+}
+
+// Bytes a terminal acts on: ESC, BEL, CR, NUL, DEL, and the C1 CSI (U+009B as UTF-8).
+bool has_terminal_controls(const QByteArray& text) {
+  return text.contains('\x1b') || text.contains('\x07') || text.contains('\r') || text.contains('\0') ||
+         text.contains('\x7f') || text.contains("\xc2\x9b");
+}
 
 }  // namespace
 
@@ -97,6 +141,60 @@ class CliModelsTest : public QObject {
   void initTestCase() {
     QVERIFY(dir_.isValid());
     QVERIFY2(hub_.start(), qPrintable(hub_.error()));
+  }
+
+  // Issue 24 point 2: `models search` against an endless chunked answer fails with the
+  // cap in its message, its peak memory no more than the cap (and some room) above the
+  // same search of a small answer.
+  void searchOfAnEndlessAnswerStaysSmall() {
+    const Measured small = cli_measured({"models", "search", "kjv", "--endpoint", endpoint()}, dir_.path());
+    QVERIFY2(small.exit_code == 0, small.err.constData());
+    QVERIFY(small.max_rss > 0);
+    const Measured endless = cli_measured({"models", "search", "endless", "--endpoint", endpoint()}, dir_.path());
+    const qint64 allowed = small.max_rss + (qint64(16) << 20) + (qint64(64) << 20);
+    qInfo("peak resident memory %lld MiB, a small search %lld MiB", endless.max_rss >> 20, small.max_rss >> 20);
+    QVERIFY2(endless.max_rss < allowed, qPrintable(QString("peak %1 MiB, a small search %2 MiB")
+                                                       .arg(endless.max_rss >> 20)
+                                                       .arg(small.max_rss >> 20)));
+    QCOMPARE(endless.exit_code, 1);
+    QVERIFY2(endless.err.contains("16777216 bytes") && endless.err.contains("stopped reading"), endless.err.constData());
+  }
+
+  // Issue 24 point 7: what the Hub and its files say is printed escaped and cut.
+  void hostileSearchResultsAreEscaped() {
+    const Run r = cli({"models", "search", "hostile", "--endpoint", endpoint()});
+    QVERIFY2(r.exit_code == 0, r.err.constData());
+    QVERIFY(r.out.contains("kvchat/kjv-demo-GGUF"));  // the good id, listed
+    QCOMPARE(r.err.count("left out: "), 3);         // the three hostile ones, said
+    QVERIFY2(!has_terminal_controls(r.out) && !has_terminal_controls(r.err), r.err.constData());
+    QVERIFY2(r.err.contains("\\e[31mred"), r.err.constData());  // shown, escaped
+    QVERIFY(r.err.size() < 4000);
+    const Run json = cli({"models", "search", "hostile", "--endpoint", endpoint(), "--json"});
+    QVERIFY2(json.exit_code == 0, json.err.constData());
+    QCOMPARE(json_of(json).value("rejected").toArray().size(), 3);
+    QVERIFY(json.out.size() < 8000);
+  }
+
+  void hostileModelNameIsEscapedAndCut() {
+    const QStringList fit = {"models", "fit", "kvchat/hostile-name-GGUF", "hostile-name.gguf", "--endpoint", endpoint(),
+                             "--budget-bytes", "60000000"};
+    const Run human = cli(fit);
+    QVERIFY2(human.exit_code == 0, human.err.constData());
+    QVERIFY2(human.out.size() < 4000, qPrintable(QString("%1 bytes of output").arg(human.out.size())));
+    QVERIFY(!has_terminal_controls(human.out));
+    QVERIFY2(human.out.contains("\\e[31mred\\e]0;owned\\x07<b>bold</b>"), human.out.constData());
+    QVERIFY2(human.out.contains("bytes)"), human.out.constData());  // "… (N bytes)": cut
+    QVERIFY(human.out.contains("kvchat runs   yes"));
+    const Run json = cli(fit + QStringList{"--json"});
+    QVERIFY2(json.exit_code == 0, json.err.constData());
+    QVERIFY(json.out.size() < 8000);
+    const QString name = json_of(json).value("name").toString();
+    QVERIFY2(name.startsWith("\\e[31mred") && name.size() < 300, qPrintable(name.left(300)));
+    const Run arch = cli({"models", "fit", "kvchat/hostile-arch-GGUF", "hostile-arch.gguf", "--endpoint", endpoint()});
+    QVERIFY2(arch.exit_code == 0, arch.err.constData());
+    QVERIFY2(!has_terminal_controls(arch.out), arch.out.constData());
+    QVERIFY2(arch.out.contains("mamba\\e[31mred"), arch.out.constData());
+    QVERIFY(arch.out.contains("kvchat runs   no:"));
   }
 
   void searchListsTheFakeRepos() {

@@ -4,7 +4,11 @@
 // downloaded, what the model is, whether kvchat runs it and what it costs in memory
 // (the same figures as `kvchat-cli memory --model FILE` on the downloaded file).
 // Compiled into kvchat-cli only when the app is built (Qt); see cmd_models_unavailable.cpp.
+// Every text that came from the Hub or from the file (ids, names, architectures, the
+// reasons built from them) is printed through kvchat::printable: a hostile peer can
+// neither drive the terminal with escapes nor flood it with a 60 MB name.
 #include <QEventLoop>
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -16,6 +20,7 @@
 #include "hub/cli/hub_cli_session.h"
 #include "hub/remote_header.h"
 #include "kvchat/gguf_inspect.h"
+#include "util/printable.h"
 
 namespace kvchat::cli {
 
@@ -53,6 +58,37 @@ void wait_for(const Flag& done) {
   while (!done()) loop.processEvents(QEventLoop::WaitForMoreEvents);
 }
 
+// Text from the Hub or a file, safe for the terminal (one line, cut).
+std::string shown(const std::string& text, size_t max_bytes = kPrintableMaxBytes) {
+  return printable(text, max_bytes);
+}
+std::string shown(const QString& text, size_t max_bytes = kPrintableMaxBytes) {
+  return printable(text.toStdString(), max_bytes);
+}
+// Messages (which may quote what the peer sent) get more room than names.
+constexpr size_t kMessageMaxBytes = 1000;
+// A message of several lines ("cannot run this model (2 problems):\n  - ..."): each line
+// made safe, the line breaks kept, at most 20 lines.
+std::string shown_lines(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  for (int n = 0; start <= text.size(); ++n) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    if (n == 20) {
+      out += "\n(more lines left out)";
+      break;
+    }
+    out += (n ? "\n" : "") + printable(std::string_view(text).substr(start, end - start), kMessageMaxBytes);
+    start = end + 1;
+  }
+  return out;
+}
+
+// JSON output: invalid UTF-8 from a file becomes U+FFFD instead of an exception.
+std::string dumped(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string megabytes(uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f MB", static_cast<double>(bytes) / 1e6);
@@ -76,32 +112,32 @@ int models_search(const Argv& argv) {
   client.search(QString::fromStdString(split.positional[0]), static_cast<int>(*limit), nullptr,
                 [&](const hub::HubSearchResult& r) { result = r, done = true; });
   wait_for([&] { return done; });
-  if (!result.error.ok()) return fail(result.error.message.toStdString());
+  if (!result.error.ok()) return fail(shown(result.error.message, kMessageMaxBytes));
   if (args->has("--json")) {
     nlohmann::json models = nlohmann::json::array();
     for (const hub::HubModel& m : result.models) {
       nlohmann::json tags = nlohmann::json::array();
-      for (const QString& t : m.tags) tags.push_back(t.toStdString());
-      models.push_back({{"id", m.id.toStdString()}, {"downloads", m.downloads}, {"likes", m.likes},
-                        {"gated", m.gated}, {"last_modified", m.last_modified.toStdString()},
+      for (const QString& t : m.tags) tags.push_back(shown(t));
+      models.push_back({{"id", shown(m.id)}, {"downloads", m.downloads}, {"likes", m.likes},
+                        {"gated", m.gated}, {"last_modified", shown(m.last_modified)},
                         {"tags", tags}});
     }
     nlohmann::json rejected = nlohmann::json::array();
-    for (const QString& r : result.rejected) rejected.push_back(r.toStdString());
+    for (const QString& r : result.rejected) rejected.push_back(shown(r, kMessageMaxBytes));
     const nlohmann::json j = {{"query", split.positional[0]},
                               {"endpoint", endpoint->base().toString().toStdString()},
                               {"models", models},
                               {"rejected", rejected}};
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", dumped(j).c_str());
     return 0;
   }
-  if (result.models.isEmpty()) std::printf("no GGUF repositories match \"%s\"\n", split.positional[0].c_str());
+  if (result.models.isEmpty()) std::printf("no GGUF repositories match \"%s\"\n", shown(split.positional[0]).c_str());
   for (const hub::HubModel& m : result.models) {
-    std::printf("%-60s %12s downloads %8s likes%s\n", m.id.toStdString().c_str(),
+    std::printf("%-60s %12s downloads %8s likes%s\n", shown(m.id).c_str(),
                 grouped(static_cast<uint64_t>(m.downloads)).c_str(),
                 grouped(static_cast<uint64_t>(m.likes)).c_str(), m.gated ? "  (gated: needs a token)" : "");
   }
-  for (const QString& r : result.rejected) std::fprintf(stderr, "left out: %s\n", r.toStdString().c_str());
+  for (const QString& r : result.rejected) std::fprintf(stderr, "left out: %s\n", shown(r, kMessageMaxBytes).c_str());
   return 0;
 }
 
@@ -109,19 +145,19 @@ nlohmann::json fit_json(const hub::RemoteHeaderResult& r, const GgufInspection& 
                         const Result<GgufFit>& fit) {
   nlohmann::json types = nlohmann::json::array();
   for (const GgufTensorTypeCount& t : in.tensor_types) {
-    types.push_back({{"type", t.type}, {"count", t.count}, {"bytes", t.bytes}, {"supported", t.supported}});
+    types.push_back({{"type", shown(t.type)}, {"count", t.count}, {"bytes", t.bytes}, {"supported", t.supported}});
   }
   nlohmann::json j = {
-      {"repo", r.repo.toStdString()},
-      {"file", r.file.toStdString()},
+      {"repo", shown(r.repo)},
+      {"file", shown(r.file)},
       {"file_size", r.file_size},
       {"bytes_read", r.bytes_read},
       {"requests", r.requests},
       {"header_bytes", in.header_bytes},
-      {"name", in.name},
-      {"architecture", in.architecture},
+      {"name", shown(in.name)},
+      {"architecture", shown(in.architecture)},
       {"runnable", in.runnable},
-      {"why_not", in.why_not},
+      {"why_not", shown(in.why_not, kMessageMaxBytes)},
       {"n_layers", in.n_layers},
       {"n_embd", in.n_embd},
       {"n_heads", in.n_heads},
@@ -148,7 +184,7 @@ nlohmann::json fit_json(const hub::RemoteHeaderResult& r, const GgufInspection& 
     j["max_ctx_capped"] = fit->max_ctx_capped;
     j["concurrent_conversations"] = fit->concurrent_conversations;
   } else {
-    j["fit_error"] = fit.message();
+    j["fit_error"] = shown(fit.message(), kMessageMaxBytes);
   }
   return j;
 }
@@ -156,15 +192,15 @@ nlohmann::json fit_json(const hub::RemoteHeaderResult& r, const GgufInspection& 
 void print_fit(const hub::RemoteHeaderResult& r, const GgufInspection& in, const Result<GgufFit>& fit,
                bool budget_given) {
   std::printf("file          %s/%s, %s bytes (header: %s bytes, read with %d range request%s)\n",
-              r.repo.toStdString().c_str(), r.file.toStdString().c_str(),
+              shown(r.repo).c_str(), shown(r.file).c_str(),
               grouped(static_cast<uint64_t>(r.file_size)).c_str(), grouped(in.header_bytes).c_str(),
               r.requests, r.requests == 1 ? "" : "s");
-  std::printf("model         %s%s%s%s\n", in.architecture.empty() ? "(no architecture)" : in.architecture.c_str(),
-              in.name.empty() ? "" : " \"", in.name.c_str(), in.name.empty() ? "" : "\"");
-  std::printf("kvchat runs   %s\n", in.runnable ? "yes" : ("no: " + in.why_not).c_str());
+  std::printf("model         %s%s%s%s\n", in.architecture.empty() ? "(no architecture)" : shown(in.architecture).c_str(),
+              in.name.empty() ? "" : " \"", shown(in.name).c_str(), in.name.empty() ? "" : "\"");
+  std::printf("kvchat runs   %s\n", in.runnable ? "yes" : ("no: " + shown_lines(in.why_not)).c_str());
   std::string types;
   for (const GgufTensorTypeCount& t : in.tensor_types) {
-    types += (types.empty() ? "" : ", ") + t.type + " x " + std::to_string(t.count) +
+    types += (types.empty() ? "" : ", ") + shown(t.type) + " x " + std::to_string(t.count) +
              (t.supported ? "" : " (unsupported)");
   }
   std::printf("tensors       %s\n", types.c_str());
@@ -173,7 +209,7 @@ void print_fit(const hub::RemoteHeaderResult& r, const GgufInspection& in, const
                 in.n_layers, in.n_kv_heads, in.head_dim, grouped(static_cast<uint64_t>(in.n_ctx_train)).c_str());
   }
   if (!fit) {
-    std::printf("memory        not predicted: %s\n", fit.message().c_str());
+    std::printf("memory        not predicted: %s\n", shown_lines(fit.message()).c_str());
     return;
   }
   std::printf("memory        weights %s + KV (%s, %s tokens) %s = %s\n", megabytes(fit->weights_bytes).c_str(),
@@ -212,12 +248,12 @@ int models_fit(const Argv& argv) {
   header.fetch(QString::fromStdString(split.positional[0]), QString::fromStdString(split.positional[1]),
                nullptr, [&](const hub::RemoteHeaderResult& r) { result = r, done = true; });
   wait_for([&] { return done; });
-  if (!result.error.ok()) return fail(result.error.message.toStdString());
+  if (!result.error.ok()) return fail(shown(result.error.message, kMessageMaxBytes));
   const GgufInspection& in = result.inspection;
   const uint64_t free_bytes = args->has("--budget-bytes") ? static_cast<uint64_t>(*budget) : available_memory_bytes();
   const Result<GgufFit> fit = in.fit(*ctx, kv_type, free_bytes);
   if (args->has("--json")) {
-    std::printf("%s\n", fit_json(result, in, fit).dump(2).c_str());
+    std::printf("%s\n", dumped(fit_json(result, in, fit)).c_str());
   } else {
     print_fit(result, in, fit, args->has("--budget-bytes"));
   }

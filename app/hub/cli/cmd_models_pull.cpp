@@ -5,7 +5,8 @@
 // an interruption (Ctrl+C, a dropped connection) continues the partial file. The access
 // token of a gated repository is read from HF_TOKEN only (never an argument: those show
 // in `ps`), and is never printed nor stored. Progress goes to stderr, the file's path to
-// stdout.
+// stdout. What came from the Hub (names it refused, its messages) is printed through
+// kvchat::printable.
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -20,10 +21,14 @@
 #include "hub/byte_size.h"
 #include "hub/download_manager.h"
 #include "hub/cli/hub_cli_session.h"
+#include "util/printable.h"
 
 namespace kvchat::cli {
 
 namespace {
+
+// A message that may quote the Hub, safe for the terminal.
+std::string shown(const QString& text) { return printable(text.toStdString(), 1000); }
 
 // A byte count as the window writes it (hub::format_bytes).
 std::string bytes_text(double bytes) { return hub::format_bytes(bytes).toStdString(); }
@@ -66,17 +71,17 @@ int cmd_models_pull(const Argv& argv) {
   });
   QCoreApplication::exec();
   if (!tree) return fail("no answer from the Hub");
-  if (!tree->error.ok()) return fail(tree->error.message.toStdString());
+  if (!tree->error.ok()) return fail(shown(tree->error.message));
   const hub::HubFile* entry = nullptr;
   for (const hub::HubFile& f : tree->files)
     if (f.path == file) entry = &f;
   if (!entry) {
     for (const QString& r : tree->rejected)
-      if (r.startsWith(file + QLatin1Char(':'))) return fail("refused: " + r.toStdString());
-    return fail(file.toStdString() + " is not in " + repo.toStdString());
+      if (r.startsWith(file + QLatin1Char(':'))) return fail("refused: " + shown(r));
+    return fail(shown(file) + " is not in " + shown(repo));
   }
   if (entry->sha256.isEmpty())
-    return fail(file.toStdString() + " has no SHA-256 on the Hub (not an LFS file): kvchat does not accept a file it cannot verify");
+    return fail(shown(file) + " has no SHA-256 on the Hub (not an LFS file): kvchat does not accept a file it cannot verify");
 
   // 2. The download, with the app's manager.
   hub::DownloadManager manager;
@@ -109,7 +114,7 @@ int cmd_models_pull(const Argv& argv) {
   QObject::connect(&manager, &hub::DownloadManager::statusChanged,
                    [&](qint64, const QString& status, const QString& text) {
                      if (status == QLatin1String("waiting") || status == QLatin1String("verifying"))
-                       std::fprintf(stderr, "%s\n", qPrintable(text));
+                       std::fprintf(stderr, "%s\n", shown(text).c_str());
                    });
   QObject::connect(&manager, &hub::DownloadManager::finished, [&](qint64, const QString& p) {
     path = p;
@@ -126,10 +131,10 @@ int cmd_models_pull(const Argv& argv) {
     path = dest;
     code = 0;
   } else {
-    if (manager.start(request, &error) == 0) return fail(error.toStdString());
+    if (manager.start(request, &error) == 0) return fail(shown(error));
     QCoreApplication::exec();
   }
-  if (code != 0) return fail(message.toStdString());
+  if (code != 0) return fail(shown(message));
   if (json) {
     const nlohmann::json out{{"path", path.toStdString()},
                              {"bytes", QFileInfo(path).size()},
