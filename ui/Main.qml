@@ -139,6 +139,7 @@ ApplicationWindow {
             objectName: "errorDialogText"
             width: errorDialog.availableWidth
             wrapMode: Text.Wrap
+            textFormat: Text.PlainText  // errors quote files and peers: never markup
             text: errorDialog.message
         }
     }
@@ -156,9 +157,9 @@ ApplicationWindow {
         GridLayout {
             columns: 2
             columnSpacing: 12
-            Label { text: qsTr("file") } Label { text: (infoDialog.i.path || "") + " (" + chat.formatBytes(infoDialog.i.file_bytes) + ")" }
-            Label { text: qsTr("architecture") } Label { text: (infoDialog.i.architecture || "") + qsTr(", tokenizer ") + (infoDialog.i.tokenizer_model || "") }
-            Label { text: qsTr("chat format") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; text: infoDialog.i.chat_format_description || "" }
+            Label { text: qsTr("file") } Label { textFormat: Text.PlainText; text: (infoDialog.i.path || "") + " (" + chat.formatBytes(infoDialog.i.file_bytes) + ")" }
+            Label { text: qsTr("architecture") } Label { textFormat: Text.PlainText; text: (infoDialog.i.architecture || "") + qsTr(", tokenizer ") + (infoDialog.i.tokenizer_model || "") }
+            Label { text: qsTr("chat format") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; textFormat: Text.PlainText; text: infoDialog.i.chat_format_description || "" }
             Label { text: qsTr("parameters") } Label { text: Number(infoDialog.i.n_params || 0).toLocaleString(Qt.locale(), 'f', 0) }
             Label { text: qsTr("shape") } Label { text: qsTr("%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7")
                 .arg(infoDialog.i.n_layers).arg(infoDialog.i.n_embd).arg(infoDialog.i.n_heads).arg(infoDialog.i.n_kv_heads)
@@ -401,6 +402,7 @@ ApplicationWindow {
             color: Theme.surfaceAlt
             Rectangle { width: parent.width; height: 1; color: Theme.border }
         }
+        textFormat: Text.PlainText
         text: chat.modelError ? qsTr("Model error: ") + chat.modelError
             : storeError ? qsTr("Database error: ") + storeError
             : chat.saveError ? qsTr("Not saved: ") + chat.saveError

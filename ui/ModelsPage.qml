@@ -5,6 +5,9 @@
 // (progress, speed, time left, pause / resume / cancel). A finished download opens like
 // any other model. Ctrl+Shift+M opens and closes it; Enter searches; Ctrl+Shift+D downloads
 // the selected file.
+// Every text from the Hub or a file (ids, file names, model and architecture names, error
+// messages) is shown with textFormat: Text.PlainText: QML's default AutoText would render
+// "<b>" or "<img src=...>" in a repository's answer as markup (tests/hub/test_qml_plain_text).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -90,6 +93,7 @@ Popup {
                 Layout.fillWidth: true
                 elide: Label.ElideRight
                 opacity: 0.7
+                textFormat: Text.PlainText
                 text: qsTr("models go to %1").arg(page.hub.modelsDir)
             }
             ToolButton { text: qsTr("Close"); onClicked: page.close() }
@@ -100,6 +104,7 @@ Popup {
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             color: "#b36b00"
+            textFormat: Text.PlainText
             text: page.hub.offlineNotice
         }
         Label {
@@ -107,6 +112,7 @@ Popup {
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             color: "#c0392b"
+            textFormat: Text.PlainText
             text: page.hub.message
         }
         // What "fit" means here: the context and KV type, against the free memory.
@@ -168,8 +174,15 @@ Popup {
                         text: page.hub.searchResults.length > 0 ? qsTr("Search results") : qsTr("Catalog (sizes approximate)")
                     }
                     delegate: ItemDelegate {
+                        id: resultItem
                         width: ListView.view.width
                         highlighted: (modelData.repo || modelData.id) === page.hub.currentRepo
+                        contentItem: Label {
+                            text: resultItem.text
+                            textFormat: Text.PlainText
+                            elide: Text.ElideRight
+                            color: resultItem.highlighted ? resultItem.palette.highlightedText : resultItem.palette.text
+                        }
                         text: modelData.name
                             ? modelData.name + " — " + modelData.architecture + ", " + modelData.license
                               + "\n" + modelData.repo
@@ -184,6 +197,7 @@ Popup {
                 SplitView.fillWidth: true
                 Label {
                     font.bold: true
+                    textFormat: Text.PlainText
                     text: page.hub.currentRepo ? page.hub.currentRepo : qsTr("Choose a model on the left")
                 }
                 BusyIndicator { visible: page.hub.listing; running: visible; Layout.preferredHeight: 24 }
@@ -207,6 +221,7 @@ Popup {
                             ColumnLayout {
                                 Layout.fillWidth: true
                                 Label {
+                                    textFormat: Text.PlainText
                                     text: modelData.path + "  ·  " + page.hub.formatBytes(modelData.size)
                                     font.bold: true
                                     elide: Label.ElideMiddle
@@ -217,6 +232,7 @@ Popup {
                                     wrapMode: Text.Wrap
                                     visible: modelData.fit_state === "done"
                                     opacity: 0.8
+                                    textFormat: Text.PlainText
                                     text: modelData.fit.architecture
                                         ? qsTr("%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6")
                                             .arg(modelData.fit.architecture).arg(modelData.fit.n_layers)
@@ -228,6 +244,7 @@ Popup {
                                     Layout.fillWidth: true
                                     wrapMode: Text.Wrap
                                     color: modelData.fit_state === "done" && modelData.fit.runnable && modelData.fit.fits ? "#2e7d32" : "#b36b00"
+                                    textFormat: Text.PlainText
                                     text: page.fitSummary(modelData)
                                 }
                             }
@@ -257,6 +274,7 @@ Popup {
                         Label {
                             Layout.preferredWidth: 260
                             elide: Label.ElideMiddle
+                            textFormat: Text.PlainText
                             text: modelData.file || ""
                         }
                         ProgressBar {
@@ -267,6 +285,7 @@ Popup {
                         Label {
                             Layout.preferredWidth: 320
                             elide: Label.ElideRight
+                            textFormat: Text.PlainText
                             text: modelData.status === "running"
                                 ? qsTr("%1 of %2 · %3/s · %4 left").arg(page.hub.formatBytes(modelData.done || 0))
                                     .arg(page.hub.formatBytes(modelData.total || 0))
@@ -274,8 +293,15 @@ Popup {
                                     .arg(page.duration(modelData.eta))
                                 : modelData.status === "done" ? qsTr("Downloaded, SHA-256 verified, opened")
                                 : (modelData.message || modelData.status)
-                            ToolTip.visible: hoverArea.hovered
-                            ToolTip.text: modelData.message || ""
+                            // Not the attached ToolTip.text: its Text renders markup.
+                            ToolTip {
+                                visible: hoverArea.hovered && (modelData.message || "").length > 0
+                                contentItem: Label {
+                                    textFormat: Text.PlainText
+                                    wrapMode: Text.Wrap
+                                    text: modelData.message || ""
+                                }
+                            }
                             HoverHandler { id: hoverArea }
                         }
                         Button {
