@@ -174,6 +174,22 @@ class TestModelsPage : public QObject {
     QVERIFY(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("downloaded")).toBool());
   }
 
+  // Issue 24 point 7: a file's 60 MB general.name reaches the page cut (shown as plain
+  // text by ModelsPage.qml, see tests/hub/test_qml_plain_text).
+  void aHugeModelNameIsCutForThePage() {
+    const QString data = fresh_data_dir();
+    ModelsPageController c(data, ConversationStore::default_path(data), QString(), nullptr);
+    c.openRepo(QStringLiteral("kvchat/hostile-name-GGUF"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
+    QCOMPARE(c.files().size(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(file_entry(c, QStringLiteral("hostile-name.gguf")).value(QStringLiteral("fit_state")) != QLatin1String("reading"), 30000);
+    const QVariantMap f = file_entry(c, QStringLiteral("hostile-name.gguf"));
+    QCOMPARE(f.value(QStringLiteral("fit_state")).toString(), QStringLiteral("done"));
+    const QString name = f.value(QStringLiteral("fit")).toMap().value(QStringLiteral("name")).toString();
+    QVERIFY2(name.startsWith(QStringLiteral("\x1b[31mred")) && name.contains(QStringLiteral("<b>bold</b>")), qPrintable(name.left(100)));
+    QVERIFY2(name.size() < 300 && name.endsWith(QStringLiteral(" bytes)")), qPrintable(QString::number(name.size())));
+  }
+
   void unsafeNamesAreLeftOut() {
     const QString data = fresh_data_dir();
     ModelsPageController c(data, ConversationStore::default_path(data), QString(), nullptr);
