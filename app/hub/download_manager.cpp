@@ -30,7 +30,9 @@ namespace {
 
 constexpr qint64 kMaxErrorBody = 64 * 1024;
 // What Qt's network thread may hold of an answer before the manager has written it out:
-// without a bound a fast server fills memory while the disk is slower.
+// without a bound a fast server fills memory while the disk is slower. HTTP/1.1 only:
+// Qt's HTTP/2 does not hold back its flow-control window for a read buffer, and with one
+// set buffers the whole file instead (a long download is one connection either way).
 constexpr qint64 kReadBufferBytes = qint64(4) << 20;
 
 QString url_for_log(const QUrl& url) {
@@ -303,6 +305,7 @@ void DownloadManager::send(Job& j) {
   j.range_start = j.bytes;
   QNetworkRequest req(j.url);
   req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+  req.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);  // see kReadBufferBytes
   req.setTransferTimeout(options_.transfer_timeout_ms);
   req.setRawHeader("User-Agent", "kvchat");
   req.setRawHeader("Accept-Encoding", "identity");  // byte offsets of the file itself

@@ -14,6 +14,9 @@ namespace {
 // What Qt's network thread may hold of an answer before this request has read it: without
 // a bound it reads a fast endless answer into memory as quickly as the bytes come, far
 // past any cap checked here (the thread waits for this request to read before going on).
+// HTTP/1.1 only: Qt's HTTP/2 opens its flow-control window as frames arrive, not as they
+// are read, so the bound would not hold there (the Hub's answers are small; one
+// connection per request costs nothing that matters).
 constexpr qint64 kReadBufferBytes = qint64(1) << 20;
 
 // What a URL is called in a message: scheme, host, port and path, never the query
@@ -150,6 +153,7 @@ void HubRequest::start() {
   }
   QNetworkRequest request(url_);
   request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+  request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);  // see kReadBufferBytes
   request.setHeader(QNetworkRequest::UserAgentHeader, QByteArray("kvchat"));
   for (const auto& [key, value] : options_.headers) request.setRawHeader(key, value);
   if (!options_.token.isEmpty() && options_.token_origin.isValid() &&
