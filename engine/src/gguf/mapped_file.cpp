@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/file_io.h"
+
 namespace kvchat::gguf {
 
 namespace {
@@ -24,18 +26,10 @@ std::string errno_text(int e) {
 }  // namespace
 
 Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    std::string msg = path + ": cannot stat: " + std::strerror(errno);
-    ::close(fd);
-    return Error{msg};
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{path + ": not a regular file"};
-  }
+  auto opened = file_io::open_regular_file(path);  // never blocks on a FIFO
+  if (!opened) return Error{path + ": " + opened.message()};
+  const int fd = opened->fd;
+  const struct stat& st = opened->st;
   if (st.st_size == 0) {
     ::close(fd);
     return Error{path + ": the file is empty (expected a GGUF model)"};
