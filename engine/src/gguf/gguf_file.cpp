@@ -177,6 +177,8 @@ std::string GgufFile::change_on_disk() const {
   return mapping_ ? mapping_->change_on_disk() : std::string();
 }
 
+std::string GgufFile::damage() const { return mapping_ ? mapping_->damage() : std::string(); }
+
 Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
                                                 bool keep_unsupported_types) {
   auto mapping = MappedFile::open(path);
@@ -187,7 +189,11 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
   file->bytes_ = mapping.value()->bytes();
   file->file_size_ = file->bytes_.size();
   file->mapping_ = std::move(mapping.value());
-  if (auto s = file->parse_all(); !s) return Error{s.message()};
+  Status parsed = file->parse_all();
+  // A header read from a file cut short meanwhile read zeros (mapping_guard.h): whatever
+  // the parse made of them, the true reason is the cut.
+  if (const std::string d = file->damage(); !d.empty()) return Error{path + ": the model file was " + d};
+  if (!parsed) return Error{parsed.message()};
   return file;
 }
 

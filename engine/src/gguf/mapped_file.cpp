@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "gguf/mapping_guard.h"
 #include "util/file_io.h"
 
 namespace kvchat::gguf {
@@ -40,19 +41,42 @@ Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
     ::close(fd);
     return Error{path + ": cannot map: " + std::strerror(map_errno)};
   }
+  const int slot = mapping_guard::register_range(p, static_cast<size_t>(st.st_size));
   return std::unique_ptr<MappedFile>(new MappedFile(path, fd, static_cast<const uint8_t*>(p),
                                                     static_cast<size_t>(st.st_size), st.st_dev,
-                                                    st.st_ino, mtime_ns(st)));
+                                                    st.st_ino, mtime_ns(st), slot));
 }
 
 MappedFile::~MappedFile() {
+  mapping_guard::unregister_range(guard_slot_);
   ::munmap(const_cast<uint8_t*>(data_), size_);
   ::close(fd_);
 }
 
-bool MappedFile::read_in_complete() const {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  return read_in_done_ >= size_;
+bool MappedFile::read_in_complete() const { return read_in_done_.load() >= size_; }
+
+std::string MappedFile::damage() const {
+  const std::lock_guard<std::mutex> lock(damage_mutex_);
+  if (!damage_.empty()) return damage_;
+  const bool faulted = mapping_guard::faulted(guard_slot_);
+  // Once every page is anonymous the file no longer matters (a fault before stays a fault).
+  if (!faulted && read_in_complete()) return {};
+  struct stat now {};
+  if (::fstat(fd_, &now) != 0) {  // this inode: a rename over the path changes nothing here
+    if (faulted) damage_ = "cut short while in use";
+    return damage_;
+  }
+  const uint64_t now_size = static_cast<uint64_t>(now.st_size);
+  if (faulted || now_size < size_) {
+    const std::string sizes =
+        " (" + std::to_string(size_) + " bytes when opened, " + std::to_string(now_size) + " now)";
+    // A fault with the file whole again: cut and rewritten in between (or a read error).
+    damage_ = now_size < size_ ? "cut short while in use" + sizes
+                               : "cut short or rewritten while in use, a read of it failed" + sizes;
+  } else if (mtime_ns(now) != mtime_ns_) {
+    damage_ = "modified in place while in use (its weights are read from the file as they are needed)";
+  }
+  return damage_;
 }
 
 Status MappedFile::read_in(const std::function<bool(double)>& progress) {
@@ -98,7 +122,7 @@ Status MappedFile::read_in(const std::function<bool(double)>& progress) {
       return Error{path_ + ": cannot move the weights into memory: " + errno_text(e)};
     }
     read_in_done_ = std::min(size_, at + len);
-    if (progress && !progress(static_cast<double>(read_in_done_) / static_cast<double>(size_))) {
+    if (progress && !progress(static_cast<double>(read_in_done_.load()) / static_cast<double>(size_))) {
       return Error{path_ + ": loading cancelled"};
     }
   }

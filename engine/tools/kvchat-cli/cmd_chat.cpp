@@ -333,7 +333,7 @@ int cmd_chat(const Argv& argv) {
     if (!std::getline(std::cin, line)) break;
     if (!loop.handle(line)) break;
   }
-  return 0;
+  return (*model)->check_weights() ? 0 : 1;  // a model file cut short in use: its error was printed
 }
 
 }  // namespace kvchat::cli
