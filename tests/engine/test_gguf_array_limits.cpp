@@ -51,9 +51,10 @@ TEST(GgufArrayLimits, TenMillionTokensThatFitAreRefusedByTheItemLimit) {
   auto f = GgufFile::parse(b, "ten-million.gguf");
   ASSERT_FALSE(f);
   const std::string& m = f.message();
-  EXPECT_NE(m.find("ten-million.gguf: key 'tokenizer.ggml.tokens': array declares 10000000 string items, "
-                   "more than kvchat's limit of 4194304 items per array"),
-            std::string::npos)
+  EXPECT_NE(
+      m.find("ten-million.gguf: key 'tokenizer.ggml.tokens': array declares 10000000 string items, "
+             "more than kvchat's limit of 4194304 items per array"),
+      std::string::npos)
       << m;
   EXPECT_EQ(m.find("remaining bytes"), std::string::npos) << "a false reason: " << m;
 }
@@ -63,15 +64,18 @@ TEST(GgufArrayLimits, ACountTheRemainingBytesCannotHoldSaysSo) {
   b.resize(b.size() + 1000, 0);
   auto f = GgufFile::parse(b, "short.gguf");
   ASSERT_FALSE(f);
-  EXPECT_NE(f.message().find("array declares 10000000 string items, more than the 1000 remaining bytes can hold"),
-            std::string::npos)
+  EXPECT_NE(
+      f.message().find(
+          "array declares 10000000 string items, more than the 1000 remaining bytes can hold"),
+      std::string::npos)
       << f.message();
   // One item more than the bytes hold, under the item limit: still the bytes.
   b = tokens_header(126);
   b.resize(b.size() + 125 * 8, 0);
   f = GgufFile::parse(b, "one-short.gguf");
   ASSERT_FALSE(f);
-  EXPECT_NE(f.message().find("array declares 126 string items, more than the 1000 remaining bytes can hold"),
+  EXPECT_NE(f.message().find(
+                "array declares 126 string items, more than the 1000 remaining bytes can hold"),
             std::string::npos)
       << f.message();
   b = tokens_header(125);

@@ -32,7 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string demo_path() { return test::shared_path("models/kjv-demo-f16.gguf"); }
+std::string demo_path() {
+  return test::shared_path("models/kjv-demo-f16.gguf");
+}
 
 std::unique_ptr<Session> make_session(const std::shared_ptr<const Model>& model) {
   SessionOptions o;
@@ -102,7 +104,8 @@ TEST_F(MappingGuard, CutShortWhileInUseIsAnErrorNotSigbus) {
   const std::string& m = step.message();
   const std::vector<std::string> parts = {copy_ + ": the model file was cut short while in use",
                                           std::to_string(size_) + " bytes when opened",
-                                          std::to_string(size_ / 3) + " now", "load the model again"};
+                                          std::to_string(size_ / 3) + " now",
+                                          "load the model again"};
   for (const std::string& part : parts) {
     EXPECT_NE(m.find(part), std::string::npos) << "missing '" << part << "' in: " << m;
   }
@@ -130,7 +133,8 @@ TEST_F(MappingGuard, CutShortBeforeTheFirstStep) {
   fs::resize_file(copy_, 4096);  // everything but the first page
   auto r = reply(model);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.message().find("cut short while in use (" + std::to_string(size_) + " bytes when opened, 4096 now)"),
+  EXPECT_NE(r.message().find("cut short while in use (" + std::to_string(size_) +
+                             " bytes when opened, 4096 now)"),
             std::string::npos)
       << r.message();
 }
@@ -163,7 +167,8 @@ TEST_F(MappingGuard, RewrittenInPlaceWhileInUseIsAnError) {
   }
   auto r = reply(model);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.message().find(copy_ + ": the model file was modified in place while in use"), std::string::npos)
+  EXPECT_NE(r.message().find(copy_ + ": the model file was modified in place while in use"),
+            std::string::npos)
       << r.message();
 }
 
@@ -211,7 +216,9 @@ TEST_F(MappingGuard, SigbusOutsideTheGuardedRangesStillKills) {
       ::testing::KilledBySignal(SIGBUS), "");
 }
 
-void previous_handler(int) { std::_Exit(42); }
+void previous_handler(int) {
+  std::_Exit(42);
+}
 
 // Not a MappingGuard test: its SetUp loads a model, which would install the guard first.
 TEST(MappingGuardChain, SigbusOutsideTheGuardedRangesGoesToThePreviousHandler) {
@@ -248,8 +255,8 @@ TEST_F(MappingGuard, CliChatSurvivesItsModelCutShort) {
     ::dup2(err, 2);
     ::close(in[1]);
     ::close(out[0]);
-    ::execl(cli.c_str(), cli.c_str(), "chat", "--model", copy_.c_str(), "--ctx", "256", "-n", "8", "--json",
-            static_cast<char*>(nullptr));
+    ::execl(cli.c_str(), cli.c_str(), "chat", "--model", copy_.c_str(), "--ctx", "256", "-n", "8",
+            "--json", static_cast<char*>(nullptr));
     std::_Exit(127);
   }
   ::close(in[0]);
@@ -262,7 +269,8 @@ TEST_F(MappingGuard, CliChatSurvivesItsModelCutShort) {
   auto read_line = [&](double seconds) -> std::string {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (pending.find('\n') == std::string::npos) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return {};
       pollfd p{out[0], POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -299,11 +307,13 @@ TEST_F(MappingGuard, CliChatSurvivesItsModelCutShort) {
   ::close(out[0]);
   std::ifstream ef(err_path);
   const std::string err((std::istreambuf_iterator<char>(ef)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status) << "; stderr:\n" << err;
+  ASSERT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status) << "; stderr:\n"
+                                    << err;
   EXPECT_EQ(WEXITSTATUS(status), 1) << err;
-  EXPECT_NE(err.find(copy_ + ": the model file was cut short while in use (" + std::to_string(size_) +
-                     " bytes when opened, " + std::to_string(size_ / 3) + " now)"),
-            std::string::npos)
+  EXPECT_NE(
+      err.find(copy_ + ": the model file was cut short while in use (" + std::to_string(size_) +
+               " bytes when opened, " + std::to_string(size_ / 3) + " now)"),
+      std::string::npos)
       << err;
 }
 

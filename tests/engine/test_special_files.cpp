@@ -29,7 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 using test::sh_quote;
 
-std::string demo_path() { return test::shared_path("models/kjv-demo-f16.gguf"); }
+std::string demo_path() {
+  return test::shared_path("models/kjv-demo-f16.gguf");
+}
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
@@ -45,7 +47,8 @@ void expect_refused_quickly(const std::function<std::string()>& call, const std:
         ::alarm(5);
         const auto t0 = std::chrono::steady_clock::now();
         const std::string message = call();
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::fprintf(stderr, "%s [%.3f s]\n", message.c_str(), seconds);
         std::fflush(stderr);
         std::_Exit(message.empty() ? 2 : seconds < 1.0 ? 0 : 3);
@@ -70,9 +73,10 @@ TEST_F(SpecialFiles, OpenRegularFileNamesEachType) {
   struct Case {
     std::string path, type;
   };
-  for (const Case& c : {Case{fifo_, "a FIFO"}, Case{subdir_, "a directory"},
-                        Case{"/dev/zero", "a character device"}, Case{"/dev/urandom", "a character device"},
-                        Case{"/dev/null", "a character device"}}) {
+  for (const Case& c :
+       {Case{fifo_, "a FIFO"}, Case{subdir_, "a directory"},
+        Case{"/dev/zero", "a character device"}, Case{"/dev/urandom", "a character device"},
+        Case{"/dev/null", "a character device"}}) {
     SCOPED_TRACE(c.path);
     expect_refused_quickly(
         [&] {
@@ -152,7 +156,8 @@ TEST_F(SpecialFiles, SnapshotLoadRefusesAFifo) {
           const Status st = (*s)->load_snapshot(path);
           return st ? std::string() : st.message();
         },
-        "cannot restore the snapshot: not a regular file \\(a (FIFO|character device|directory)\\)");
+        "cannot restore the snapshot: not a regular file "
+        "\\(a (FIFO|character device|directory)\\)");
   }
 }
 
@@ -165,8 +170,8 @@ struct CliRun {
 CliRun run_cli_briefly(const std::string& args, const std::string& stdin_from = "/dev/null") {
   const auto t0 = std::chrono::steady_clock::now();
   CliRun r;
-  r.result = test::run_command("timeout -s KILL 15 " + sh_quote(test::bin_path("kvchat-cli")) + " " + args + " <" +
-                               sh_quote(stdin_from));
+  r.result = test::run_command("timeout -s KILL 15 " + sh_quote(test::bin_path("kvchat-cli")) +
+                               " " + args + " <" + sh_quote(stdin_from));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -174,19 +179,24 @@ CliRun run_cli_briefly(const std::string& args, const std::string& stdin_from = 
 TEST_F(SpecialFiles, CliGenerateWithAFifoModel) {
   const CliRun r = run_cli_briefly("generate --model " + sh_quote(fifo_) + " --prompt hi -n 1");
   EXPECT_EQ(r.result.exit_code, 1) << r.result.err;
-  EXPECT_NE(r.result.err.find(fifo_ + ": not a regular file (a FIFO)"), std::string::npos) << r.result.err;
+  EXPECT_NE(r.result.err.find(fifo_ + ": not a regular file (a FIFO)"), std::string::npos)
+      << r.result.err;
   // Process start only, no model to load; generous for a loaded 2-core machine.
   EXPECT_LT(r.seconds, 5.0);
 }
 
 TEST_F(SpecialFiles, CliSummarizeWithAFifoFile) {
-  const CliRun r = run_cli_briefly("summarize --model " + sh_quote(demo_path()) + " --file " + sh_quote(fifo_));
+  const CliRun r =
+      run_cli_briefly("summarize --model " + sh_quote(demo_path()) + " --file " + sh_quote(fifo_));
   EXPECT_EQ(r.result.exit_code, 1) << r.result.err;
-  EXPECT_NE(r.result.err.find(fifo_ + ": not a regular file (a FIFO)"), std::string::npos) << r.result.err;
+  EXPECT_NE(r.result.err.find(fifo_ + ": not a regular file (a FIFO)"), std::string::npos)
+      << r.result.err;
   EXPECT_LT(r.seconds, 5.0);
-  const CliRun z = run_cli_briefly("summarize --model " + sh_quote(demo_path()) + " --file /dev/zero");
+  const CliRun z =
+      run_cli_briefly("summarize --model " + sh_quote(demo_path()) + " --file /dev/zero");
   EXPECT_EQ(z.result.exit_code, 1) << z.result.err;
-  EXPECT_NE(z.result.err.find("/dev/zero: not a regular file (a character device)"), std::string::npos)
+  EXPECT_NE(z.result.err.find("/dev/zero: not a regular file (a character device)"),
+            std::string::npos)
       << z.result.err;
 }
 
@@ -194,21 +204,24 @@ TEST_F(SpecialFiles, CliChatResumeWithAFifoSnapshotOrFile) {
   // A conversation as /save writes it, its snapshot a FIFO: not restored, said why, and
   // the chat goes on (it re-evaluates the conversation instead).
   const std::string saved = dir_.file("talk.json");
-  write_text(saved,
-                   R"({"system":"","messages":[{"role":"user","content":"In the beginning"},)"
-                   R"({"role":"assistant","content":"God created"}]})");
+  write_text(saved, R"({"system":"","messages":[{"role":"user","content":"In the beginning"},)"
+                    R"({"role":"assistant","content":"God created"}]})");
   ASSERT_EQ(::mkfifo((saved + ".kvsnap").c_str(), 0600), 0);
-  const CliRun r = run_cli_briefly("chat --model " + sh_quote(demo_path()) + " --ctx 256 --resume " + sh_quote(saved));
+  const CliRun r = run_cli_briefly("chat --model " + sh_quote(demo_path()) +
+                                   " --ctx 256 --resume " + sh_quote(saved));
   EXPECT_EQ(r.result.exit_code, 0) << r.result.err;
-  EXPECT_NE(r.result.err.find(saved + ".kvsnap: cannot restore the snapshot: not a regular file (a FIFO)"),
+  EXPECT_NE(r.result.err.find(saved +
+                              ".kvsnap: cannot restore the snapshot: not a regular file (a FIFO)"),
             std::string::npos)
       << r.result.err;
   EXPECT_LT(r.seconds, 10.0);
 
   // The --resume file itself a FIFO: refused before anything reads it.
-  const CliRun f = run_cli_briefly("chat --model " + sh_quote(demo_path()) + " --resume " + sh_quote(fifo_));
+  const CliRun f =
+      run_cli_briefly("chat --model " + sh_quote(demo_path()) + " --resume " + sh_quote(fifo_));
   EXPECT_EQ(f.result.exit_code, 1) << f.result.err;
-  EXPECT_NE(f.result.err.find(fifo_ + ": not a regular file (a FIFO)"), std::string::npos) << f.result.err;
+  EXPECT_NE(f.result.err.find(fifo_ + ": not a regular file (a FIFO)"), std::string::npos)
+      << f.result.err;
   EXPECT_LT(f.seconds, 10.0);
 }
 

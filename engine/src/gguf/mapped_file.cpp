@@ -53,7 +53,9 @@ MappedFile::~MappedFile() {
   ::close(fd_);
 }
 
-bool MappedFile::read_in_complete() const { return read_in_done_.load() >= size_; }
+bool MappedFile::read_in_complete() const {
+  return read_in_done_.load() >= size_;
+}
 
 std::string MappedFile::damage() const {
   const std::lock_guard<std::mutex> lock(damage_mutex_);
@@ -74,7 +76,8 @@ std::string MappedFile::damage() const {
     damage_ = now_size < size_ ? "cut short while in use" + sizes
                                : "cut short or rewritten while in use, a read of it failed" + sizes;
   } else if (mtime_ns(now) != mtime_ns_) {
-    damage_ = "modified in place while in use (its weights are read from the file as they are needed)";
+    damage_ =
+        "modified in place while in use (its weights are read from the file as they are needed)";
   }
   return damage_;
 }
@@ -122,7 +125,8 @@ Status MappedFile::read_in(const std::function<bool(double)>& progress) {
       return Error{path_ + ": cannot move the weights into memory: " + errno_text(e)};
     }
     read_in_done_ = std::min(size_, at + len);
-    if (progress && !progress(static_cast<double>(read_in_done_.load()) / static_cast<double>(size_))) {
+    if (progress &&
+        !progress(static_cast<double>(read_in_done_.load()) / static_cast<double>(size_))) {
       return Error{path_ + ": loading cancelled"};
     }
   }

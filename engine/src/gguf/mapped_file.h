@@ -7,9 +7,9 @@
 // such a read sees zeros instead and damage() says so from then on.
 #pragma once
 
-#include <atomic>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -72,9 +72,9 @@ class MappedFile {
   dev_t dev_;
   ino_t ino_;
   int64_t mtime_ns_;
-  int guard_slot_;                     // mapping_guard's slot, -1 when unguarded
-  mutable std::mutex damage_mutex_;   // not mutex_: damage() must not wait for read_in()
-  mutable std::string damage_;        // the first damage found, kept
+  int guard_slot_;                   // mapping_guard's slot, -1 when unguarded
+  mutable std::mutex damage_mutex_;  // not mutex_: damage() must not wait for read_in()
+  mutable std::string damage_;       // the first damage found, kept
 };
 
 }  // namespace kvchat::gguf

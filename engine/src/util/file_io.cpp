@@ -66,7 +66,8 @@ Result<OpenedFile> open_regular_file(const std::string& path) {
     return Error{std::move(why)};
   };
   if (::fstat(fd, &f.st) != 0) return refuse("cannot stat: " + reason(errno));
-  if (!S_ISREG(f.st.st_mode)) return refuse("not a regular file (" + file_type_name(f.st.st_mode) + ")");
+  if (!S_ISREG(f.st.st_mode))
+    return refuse("not a regular file (" + file_type_name(f.st.st_mode) + ")");
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
     return refuse("cannot clear O_NONBLOCK: " + reason(errno));
