@@ -39,12 +39,15 @@ void write_text(const std::string& path, const std::string& text) {
 
 // Runs `call` (it returns the error message it got, "" when it succeeded) in a forked
 // child under alarm(5): the child prints the message and exits 0 when there was one and
-// it came within a second. A call that blocks dies of SIGALRM: a failure, not a hang.
-// `expected`: an extended regex the child's stderr must match.
-void expect_refused_quickly(const std::function<std::string()>& call, const std::string& expected) {
+// the call took under a second (`prepare`, run first, is not timed). A call that blocks
+// dies of SIGALRM: a failure, not a hang. `expected`: an extended regex the child's
+// stderr must match.
+void expect_refused_quickly(const std::function<std::string()>& call, const std::string& expected,
+                            const std::function<void()>& prepare = {}) {
   EXPECT_EXIT(
       {
         ::alarm(5);
+        if (prepare) prepare();
         const auto t0 = std::chrono::steady_clock::now();
         const std::string message = call();
         const double seconds =
@@ -140,24 +143,37 @@ TEST_F(SpecialFiles, DocumentReaderRefusesAFifoAndEndlessDevices) {
 }
 
 TEST_F(SpecialFiles, SnapshotLoadRefusesAFifo) {
-  // The model and session are made in the child: no engine threads in the forking parent.
   for (const std::string& path : {fifo_, std::string("/dev/zero"), subdir_}) {
     SCOPED_TRACE(path);
+    // The model and session are made in the child (no engine threads in the forking
+    // parent), before the timed call.
+    std::unique_ptr<Session> session;
+    std::string no_session;
     expect_refused_quickly(
         [&] {
+          if (!session) return no_session;
+          const Status st = session->load_snapshot(path);
+          return st ? std::string() : st.message();
+        },
+        "cannot restore the snapshot: not a regular file "
+        "\\(a (FIFO|character device|directory)\\)",
+        [&] {
           auto m = Model::load(demo_path());
-          if (!m) return "no model: " + m.message();
+          if (!m) {
+            no_session = "no model: " + m.message();
+            return;
+          }
           SessionOptions o;
           o.backend = "cpu";
           o.n_threads = 1;
           o.n_ctx = 64;
           auto s = Session::create(*m, o);
-          if (!s) return "no session: " + s.message();
-          const Status st = (*s)->load_snapshot(path);
-          return st ? std::string() : st.message();
-        },
-        "cannot restore the snapshot: not a regular file "
-        "\\(a (FIFO|character device|directory)\\)");
+          if (s) {
+            session = std::move(s.value());
+          } else {
+            no_session = "no session: " + s.message();
+          }
+        });
   }
 }
 
