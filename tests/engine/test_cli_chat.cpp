@@ -2,6 +2,7 @@
 // reply against `generate` on the same text (greedy), prefix reuse across turns,
 // /regenerate, /edit, /undo, /memory with the formula's numbers, /save and --resume.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -54,7 +55,7 @@ TEST(CliChat, TurnsRegenerateEditUndoAndMemory) {
                 "/undo\n"
                 "/edit 1 x\n"
                 "/memory\n");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // the /edit of nothing failed (the chat went on)
   const auto ev = events_of(r.out);
   ASSERT_EQ(ev.size(), 7u) << r.out;
 
@@ -168,13 +169,103 @@ TEST(CliChat, SummarizeAddsTheDocumentsSummaryAsAnExchange) {
 
 TEST(CliChat, UnknownCommandsAndBadOptionsAreReported) {
   auto r = chat("/frobnicate\n/quit\nnever read\n");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // a command failed
   const auto ev = events_of(r.out);
   ASSERT_EQ(ev.size(), 1u) << r.out;
   EXPECT_EQ(ev[0]["event"], "error");
   EXPECT_NE(r.err.find("unknown command /frobnicate"), std::string::npos) << r.err;
   auto bad = run_cli("chat --model " + model() + " --template 'builtin:nope' < /dev/null");
   EXPECT_NE(bad.exit_code, 0);
+}
+
+// A message the context cannot hold under any policy is refused and not kept: the next
+// message is answered from the cache as it was (the first exchange reused), /undo then
+// removes that exchange, and the exit status says a message failed.
+TEST(CliChat, ARefusedMessageLeavesTheConversationAsItWas) {
+  std::string huge;
+  for (int i = 0; i < 120; ++i) huge += "and the evening and the morning were the first day ";
+  for (const char* policy : {"stop", "drop-oldest", "shift"}) {
+    SCOPED_TRACE(policy);
+    auto r = chat("Genesis 1\\n1 In the beginning\n" + huge + "\nAnd God said\n/undo\n/messages\n",
+                  std::string("--ctx 128 --context-policy ") + policy);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    const auto ev = events_of(r.out);
+    ASSERT_EQ(ev.size(), 5u) << r.out;
+    EXPECT_EQ(ev[0]["event"], "reply");
+    EXPECT_EQ(ev[1]["event"], "error");
+    EXPECT_NE(ev[1]["message"].get<std::string>().find("the context is full"), std::string::npos) << ev[1];
+    ASSERT_EQ(ev[2]["event"], "reply") << ev[2];
+    EXPECT_EQ(ev[2]["messages"], 4);
+    EXPECT_EQ(ev[2]["reused_tokens"], ev[0]["n_past"]);  // the cache as the first reply left it
+    EXPECT_EQ(ev[3]["event"], "undo");
+    EXPECT_EQ(ev[3]["messages"], 2);
+    ASSERT_EQ(ev[4]["messages"].size(), 2u);
+    EXPECT_EQ(ev[4]["messages"][0]["content"], "Genesis 1\n1 In the beginning");
+    EXPECT_EQ(ev[4]["messages"][1]["content"], ev[0]["text"]);
+  }
+}
+
+// A template that refuses every message: each is reported, none is kept, exit 1.
+TEST(CliChat, ATemplateThatRefusesEveryMessageExitsNonZero) {
+  auto r = chat("first\nsecond\n/messages\n",
+                "--template " + sh_quote("{{ raise_exception('no messages today') }}"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto ev = events_of(r.out);
+  ASSERT_EQ(ev.size(), 3u) << r.out;
+  EXPECT_EQ(ev[0]["event"], "error");
+  EXPECT_EQ(ev[1]["event"], "error");
+  EXPECT_NE(r.err.find("no messages today"), std::string::npos) << r.err;
+  EXPECT_EQ(ev[2]["messages"].size(), 0u);
+  // Every message answered: 0.
+  auto ok = chat("Genesis 1\n/messages\n");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+// --resume FILE whose fields have the wrong type, or that is not a save at all: an error
+// naming the file and the field, exit 1 (a normal exit, not SIGABRT's 134).
+TEST(CliChat, ResumeOfAMalformedSaveNamesTheFieldAndExits) {
+  struct Case {
+    std::string file, expect;
+  };
+  const std::string three = R"({"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"},)";
+  const std::vector<Case> cases = {
+      {R"({"messages":[)" + three + R"({"role":"assistant","content":5}]})",
+       "messages[3].content: expected a string, found an integer"},
+      {R"({"messages":[{"role":7,"content":"a"}]})", "messages[0].role: expected a string, found an integer"},
+      {R"({"messages":[{"role":"user","content":null}]})", "messages[0].content: expected a string, found null"},
+      {R"({"messages":[{"role":"user"}]})", "messages[0].content: missing"},
+      {R"({"messages":[{"role":"wizard","content":"a"}]})", "messages[0].role: \"wizard\" is not a role"},
+      {R"({"messages":["hello"]})", "messages[0]: expected an object, found a string"},
+      {R"({"system":["a"],"messages":[]})", "system: expected a string, found an array"},
+      {R"({"system":"s"})", "messages: missing"},
+      {R"({"messages":{"role":"user","content":"a"}})", "messages: expected an array, found an object"},
+      {R"([{"role":"user","content":"a"}])", "expected an object, found an array"},
+      {R"({"messages":[{"role":"user","content":123456789012345678901234567890}]})",
+       "messages[0].content: expected a string, found a number"},
+      {R"({"system":1e999,"messages":[]})", "not JSON"},
+      {R"({"system":"s","messages":[{"role":"user","con)", "not JSON (a syntax error at byte"},
+      {"", "not JSON"},
+  };
+  for (const Case& c : cases) {
+    test::TempDir dir;
+    const std::string saved = dir.file("chat.json");
+    std::ofstream(saved, std::ios::binary) << c.file;
+    auto r = chat("hello\n", "--resume " + sh_quote(saved));
+    EXPECT_EQ(r.exit_code, 1) << c.file << ": " << r.err;
+    EXPECT_NE(r.err.find(saved + ": not a conversation saved by /save: " + c.expect), std::string::npos)
+        << c.file << " -> " << r.err;
+    EXPECT_EQ(r.out, "") << c.file;  // refused before any message
+  }
+  // A FIFO (nothing will ever write it) or a directory: refused at once, not a hang.
+  test::TempDir dir;
+  const std::string fifo = dir.file("chat.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, dir.path()}) {
+    auto r = run_command("timeout 20 " + sh_quote(test::bin_path("kvchat-cli")) + " chat --model " + model() +
+                         " --resume " + sh_quote(path) + " < /dev/null");
+    EXPECT_EQ(r.exit_code, 1) << path << ": " << r.err;
+    EXPECT_NE(r.err.find(path + ": not a regular file"), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

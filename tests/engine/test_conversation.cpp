@@ -287,6 +287,51 @@ TEST(Conversation, PolicyStopRefusesAndLeavesTheMessages) {
   EXPECT_EQ(c.messages().size(), 1u);
 }
 
+// A message longer than the context, under each policy: refused, and the conversation is
+// exactly as it was (messages, the tokens the session holds, the checkpoints); the next
+// message is answered from the cache as it was, and undo removes that exchange. An edit
+// into such a message (the prompt forks early) leaves the cache whole too.
+TEST(Conversation, ARefusedMessageLeavesTheConversationAsItWas) {
+  std::string huge;
+  for (int i = 0; i < 40; ++i) huge += " And God saw the light, that it was good.";
+  for (ContextPolicy policy : {ContextPolicy::Stop, ContextPolicy::DropOldest, ContextPolicy::Shift}) {
+    SCOPED_TRACE(std::string(context_policy_name(policy)));
+    SessionOptions so;
+    so.n_ctx = 96;
+    so.context_policy = policy;
+    Conversation c = make_conversation(so);
+    c.set_system_prompt("Genesis 1\n");
+    ASSERT_TRUE(c.reply_to(kPrompt, greedy(8)));
+    const std::vector<ChatMessage> messages = c.messages();
+    const std::vector<TokenId> held = c.session().tokens();
+    const size_t checkpoints = c.checkpoint_count();
+
+    auto refused = c.reply_to(huge, greedy(8));
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.message().find("the context is full"), std::string::npos) << refused.message();
+    ASSERT_EQ(c.messages().size(), messages.size());
+    EXPECT_EQ(c.messages().back().content, messages.back().content);
+    EXPECT_EQ(c.session().tokens(), held);
+    EXPECT_EQ(c.session().kv_tokens(), static_cast<int32_t>(held.size()));
+    EXPECT_EQ(c.checkpoint_count(), checkpoints);
+
+    // An edit of the first message into the long one: refused before the cache is cut.
+    ASSERT_TRUE(c.edit(0, huge));
+    ASSERT_FALSE(c.reply(greedy(8)));
+    EXPECT_EQ(c.session().tokens(), held);
+    c.set_messages(messages);
+
+    auto next = c.reply_to("\n2 And the earth", greedy(4));
+    ASSERT_TRUE(next) << next.message();
+    EXPECT_EQ(next->prompt.reused_tokens, static_cast<int32_t>(held.size()));
+    EXPECT_EQ(c.messages().size(), 4u);
+    ASSERT_TRUE(c.undo());
+    ASSERT_EQ(c.messages().size(), 2u);
+    EXPECT_EQ(c.messages()[0].content, kPrompt);
+    EXPECT_EQ(c.messages()[1].content, messages[1].content);
+  }
+}
+
 void many_turns_keep_the_system_prompt(ContextPolicy policy, SessionEvent::Kind expected) {
   SessionOptions so;
   so.n_ctx = 128;

@@ -567,13 +567,15 @@ TEST(Jinja, DeeplyNestedValuesAreRefused) {
             "1000");
 }
 
+constexpr const char* kSizeLimitError = "template output exceeds the size limit of 16 MiB (one string or list)";
+
 // 'x' * n with a huge n: the size check overflowed (and an empty string looped n times).
 TEST(Jinja, RepeatingBySomethingHugeIsBounded) {
-  EXPECT_EQ(render_error("{{ 'abc' * 9223372036854775807 }}"), "template output exceeds the size limit");
-  EXPECT_EQ(render_error("{{ [1, 2, 3] * 9223372036854775807 }}"), "template output exceeds the size limit");
+  EXPECT_EQ(render_error("{{ 'abc' * 9223372036854775807 }}"), kSizeLimitError);
+  EXPECT_EQ(render_error("{{ [1, 2, 3] * 9223372036854775807 }}"), kSizeLimitError);
   EXPECT_EQ(render("{{ ('' * 9223372036854775807) | length }}{{ [] * 9223372036854775807 }}"), "0[]");
   // A list of 16 Mi items would take over 1 GiB: refused by the same size limit.
-  EXPECT_EQ(render_error("{{ (range(100000) | list) * 200 }}"), "template output exceeds the size limit");
+  EXPECT_EQ(render_error("{{ (range(100000) | list) * 200 }}"), kSizeLimitError);
 }
 
 // Steps that each copy a multi-megabyte string are bounded by wall time (without it
@@ -582,6 +584,36 @@ TEST(Jinja, SlowStepsAreBoundedByTime) {
   const std::string e = render_error(
       "{% set s = 'x' * 8000000 %}{% for i in range(100000) %}{% set y = s ~ s %}{% endfor %}done");
   EXPECT_NE(e.find("s to render"), std::string::npos) << e;
+}
+
+// raise_exception's text and the values quoted in error messages reach a terminal and
+// the window: control characters escaped, at most ~200 bytes (issue 24 point 7).
+TEST(Jinja, ErrorMessagesQuotingTemplateValuesArePrintableAndShort) {
+  const std::string raised = render_error("{{ raise_exception('\x1b[2J\x1b]0;pwned\x07' ~ 'x' * 1000000) }}");
+  EXPECT_EQ(raised.find('\x1b'), std::string::npos) << raised.substr(0, 300);
+  EXPECT_EQ(raised.find('\x07'), std::string::npos);
+  EXPECT_EQ(raised.rfind("\\e[2J\\e]0;pwned\\x07xxx", 0), 0u) << raised.substr(0, 300);
+  EXPECT_NE(raised.find("(1000014 bytes)"), std::string::npos) << raised.substr(0, 300);
+  EXPECT_LT(raised.size(), 300u);
+  // Short, plain messages are kept as the template wrote them.
+  EXPECT_EQ(render_error("{{ raise_exception('Conversation roles must alternate user/assistant/...') }}"),
+            "Conversation roles must alternate user/assistant/...");
+  // A long key, filter name or attribute quoted by an error.
+  for (const std::string& source :
+       {std::string("{{ {}['\x1b' ~ 'k' * 1000000].x }}"), std::string("{{ [1]|map('\x1b' ~ 'f' * 1000000)|list }}"),
+        std::string("{{ [1, 2].index('\x1b' ~ 'v' * 1000000) }}"),
+        std::string("{{ ('{' ~ '\x1b' ~ 'n' * 1000000 ~ '}').format(1) }}"),
+        std::string("{{ ({}|attr('a' * 1000000)).x }}")}) {
+    const std::string e = render_error(source);
+    EXPECT_FALSE(e.empty()) << source.substr(0, 40);
+    EXPECT_EQ(e.find('\x1b'), std::string::npos) << e.substr(0, 300);
+    EXPECT_LT(e.size(), 400u) << e.substr(0, 300);
+  }
+  // Syntax errors quote the template's own text the same way.
+  auto bad = ChatTemplate::parse("{{ a \x1b }}");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.message().find('\x1b'), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("\\e"), std::string::npos) << bad.message();
 }
 
 }  // namespace

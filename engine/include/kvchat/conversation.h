@@ -95,8 +95,15 @@ class Conversation {
   // Evaluates the conversation's prompt, reusing the cache up to the first differing
   // token, then generates the assistant's reply and appends it to messages() (also a
   // reply stopped early: the text so far). On an error the messages are unchanged.
+  // A prompt the context cannot hold under any policy is refused before the cache is
+  // touched (what the session holds, its token count and the checkpoints stay as they were).
   Result<ConversationReply> reply(const GenerateOptions& options,
                                   const ReplyCallbacks& callbacks = {});
+  // add_user(text), then reply(); on an error (a template that refuses the message, a
+  // message the context cannot hold) the message is not kept: the conversation is exactly
+  // as it was, so the next message or an undo does not meet the refused one.
+  Result<ConversationReply> reply_to(std::string text, const GenerateOptions& options,
+                                     const ReplyCallbacks& callbacks = {});
   // Continue: the last message is the assistant's (a reply cut at the length limit, or
   // stopped); the conversation is rendered with that reply left open (no end-of-turn
   // after it), and more is generated and appended to it. The reply's sampled ids are
@@ -155,6 +162,8 @@ class Conversation {
   Result<ConversationReply> run(const Rendered& prompt, bool starts_turn,
                                 const GenerateOptions& options, const ReplyCallbacks& callbacks);
   void add_checkpoint(std::string text, std::vector<TokenId> ids);
+  // An error when the session would refuse `ids` whatever its policy drops.
+  Status check_fits(std::span<const TokenId> ids) const;
   int32_t system_prompt_tokens(std::span<const TokenId> ids) const;
 
   std::unique_ptr<Session> session_;

@@ -19,6 +19,7 @@
 #include "tokenizer/eog_set.h"
 #include "tokenizer/encode_memo.h"
 #include "tokenizer/utf8.h"
+#include "util/printable.h"
 
 namespace kvchat {
 namespace {
@@ -186,7 +187,7 @@ Result<std::unique_ptr<BpeVocab>> BpeVocab::create(BpeVocabData data) {
     warning = data.pre.empty()
                   ? "tokenizer.ggml.pre is missing: using the default pre-tokenizer; "
                     "tokens may differ from the model's own tokenizer"
-                  : "tokenizer.ggml.pre '" + data.pre +
+                  : "tokenizer.ggml.pre '" + printable(data.pre) +
                         "' is not known to kvchat: using the default pre-tokenizer; "
                         "tokens may differ from the model's own tokenizer";
     spec = default_pre_tokenizer_spec();
@@ -240,7 +241,7 @@ Status BpeVocab::index_tokens() {
     const std::string& m = data_.merges[rank];
     const size_t space = m.size() > 1 ? m.find(' ', 1) : std::string::npos;
     if (space == std::string::npos) {
-      return Error{"BPE vocab: merge " + std::to_string(rank) + " \"" + m +
+      return Error{"BPE vocab: merge " + std::to_string(rank) + " \"" + printable(m) +
                    "\" is not of the form \"left right\""};
     }
     const std::string_view left = std::string_view(m).substr(0, space);

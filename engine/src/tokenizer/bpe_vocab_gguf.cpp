@@ -8,6 +8,7 @@
 #include "gguf/gguf_file.h"
 #include "tokenizer/bpe_vocab.h"
 #include "tokenizer/gguf_vocab_keys.h"
+#include "util/printable.h"
 
 namespace kvchat {
 namespace {
@@ -24,7 +25,7 @@ Status check_model(const GgufFile& file) {
   auto model = read_string(file, kModelKey, "");
   if (!model.ok()) return Error{model.message()};
   if (*model != "gpt2") {
-    return key_error(file, kModelKey, "is \"" + *model + "\", not \"gpt2\" (byte-level BPE)");
+    return key_error(file, kModelKey, "is \"" + printable(*model) + "\", not \"gpt2\" (byte-level BPE)");
   }
   return Status::Ok();
 }

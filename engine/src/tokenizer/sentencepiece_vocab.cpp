@@ -24,6 +24,7 @@
 #include "tokenizer/encode_memo.h"
 #include "tokenizer/eog_set.h"
 #include "tokenizer/utf8.h"
+#include "util/printable.h"
 
 namespace kvchat {
 namespace {
@@ -132,7 +133,7 @@ Status validate(const SentencePieceVocabData& d) {
                    ", not a SentencePiece piece type (1..6)"};
     }
     if (d.types[i] == PieceType::BYTE && parse_byte_piece(d.pieces[i]) < 0) {
-      return Error{where + "byte piece " + std::to_string(i) + " is \"" + d.pieces[i] +
+      return Error{where + "byte piece " + std::to_string(i) + " is \"" + printable(d.pieces[i]) +
                    "\", not of the form <0xXX>"};
     }
   }

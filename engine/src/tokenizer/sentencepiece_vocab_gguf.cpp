@@ -7,6 +7,7 @@
 #include "gguf/gguf_file.h"
 #include "tokenizer/gguf_vocab_keys.h"
 #include "tokenizer/sentencepiece_vocab.h"
+#include "util/printable.h"
 
 namespace kvchat {
 namespace {
@@ -39,7 +40,7 @@ Status check_model(const GgufFile& file) {
   const std::string* model = v->as_string();
   if (model == nullptr) return wrong_type(file, kModelKey, "string", *v);
   if (*model != "llama") {
-    return Error{file.name() + ": " + kModelKey + " is \"" + *model + "\": " + *model +
+    return Error{file.name() + ": " + kModelKey + " is \"" + printable(*model) + "\": " + printable(*model) +
                  " tokenizers are not supported yet (only \"llama\", SentencePiece)"};
   }
   return Status::Ok();

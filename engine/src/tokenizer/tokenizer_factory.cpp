@@ -5,6 +5,7 @@
 #include "tokenizer/bpe_vocab.h"
 #include "tokenizer/gguf_vocab_keys.h"
 #include "tokenizer/sentencepiece_vocab.h"
+#include "util/printable.h"
 
 namespace kvchat {
 
@@ -24,7 +25,7 @@ Result<std::unique_ptr<Tokenizer>> load_tokenizer(const gguf::GgufFile& file) {
     if (!vocab.ok()) return vocab.error();
     return std::unique_ptr<Tokenizer>(std::move(vocab).value());
   }
-  return Error{file.name() + ": tokenizer.ggml.model '" + *model +
+  return Error{file.name() + ": tokenizer.ggml.model '" + printable(*model) +
                "' is not supported (kvchat reads llama (SentencePiece) and gpt2 (BPE))"};
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "util/file_io.h"
+#include "util/printable.h"
 
 namespace kvchat::cli {
 
@@ -37,7 +38,7 @@ Result<std::shared_ptr<const Model>> load_model(const Args& args) {
   auto model = Model::load(path);
   if (model && !(*model)->tokenizer().warning().empty()) {
     const std::string_view w = (*model)->tokenizer().warning();
-    std::fprintf(stderr, "warning: %.*s\n", static_cast<int>(w.size()), w.data());
+    std::fprintf(stderr, "warning: %s\n", terminal_lines(w).c_str());
   }
   return model;
 }
@@ -131,6 +132,33 @@ Result<std::string> read_file(const std::string& path) {
     out.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
+  return out;
+}
+
+namespace {
+
+// Whether printable() would leave `line` as it is but for its backslashes: a line quoted
+// through printable() where it was made is not escaped twice ("\e" does not become "\\e").
+bool already_printable(std::string_view line) {
+  std::string doubled;
+  for (char c : line) doubled += c == '\\' ? std::string_view("\\\\") : std::string_view(&c, 1);
+  return printable(line, doubled.size()) == doubled;
+}
+
+}  // namespace
+
+std::string terminal_lines(std::string_view message) {
+  std::string out;
+  for (size_t at = 0;;) {
+    const size_t end = message.find('\n', at);
+    const std::string_view line = message.substr(at, end == std::string_view::npos ? end : end - at);
+    out += line.size() <= kTerminalLineBytes && already_printable(line)
+               ? std::string(line)
+               : printable(line, kTerminalLineBytes);
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    at = end + 1;
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "args.h"
@@ -37,6 +38,12 @@ void print_events(Session& session);
 // "1 2 3" (spaces or commas) -> ids, each checked against n_vocab.
 Result<std::vector<TokenId>> parse_ids(const std::string& text, int32_t n_vocab);
 Result<std::string> read_file(const std::string& path);
+
+// A message for the terminal that may quote a file or a peer (an error, a warning): each
+// of its lines through kvchat::printable (control characters escaped, invalid UTF-8 shown
+// as bytes, cut at kTerminalLineBytes), the line breaks kept.
+inline constexpr size_t kTerminalLineBytes = 1000;
+std::string terminal_lines(std::string_view message);
 
 // -n and the sampling options (--temp --seed --top-k --top-p --min-p --repeat-penalty
 // --repeat-last-n) into `go`; unset ones keep the SamplingParams defaults.

@@ -16,12 +16,14 @@
 #include "backend/cuda_plugin.h"
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "kvchat/sampler.h"
 #include "memory_bandwidth.h"
 #include "model/model_hparams.h"
 #include "model/model_weights.h"
 #include "util/cpu_topology.h"
 #include "util/process_memory.h"
+#include "util/printable.h"
 
 namespace kvchat::cli {
 
@@ -247,10 +249,10 @@ int cmd_bench(const Argv& argv) {
     }
     j["scratch_bytes"] = mem.scratch_bytes;
     j["runs"] = rows;
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
   }
-  std::printf("model            %s (%s, %llu weight bytes)\n", info.name.c_str(), info.path.c_str(),
+  std::printf("model            %s (%s, %llu weight bytes)\n", printable(info.name).c_str(), info.path.c_str(),
               static_cast<unsigned long long>(info.weight_bytes()));
   std::printf("backend          %s, %s\n", std::string(sess.backend_name()).c_str(),
               gpu ? device.c_str() : (std::to_string(threads) + " threads").c_str());

@@ -10,6 +10,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "kvchat/sampler.h"
 
 namespace kvchat::cli {
@@ -87,7 +88,7 @@ int bench_compare_no_cache(const Args& args) {
                   static_cast<unsigned long long>(uncached->evaluated), same ? "yes" : "NO");
     }
   }
-  if (args.has("--json")) std::printf("%s\n", nlohmann::json{{"compare_no_cache", rows}}.dump(2).c_str());
+  if (args.has("--json")) std::printf("%s\n", json_text(nlohmann::json{{"compare_no_cache", rows}}, 2).c_str());
   return 0;
 }
 

@@ -18,9 +18,11 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "gguf/gguf_file.h"
 #include "kvchat/sampler.h"
 #include "model/model_identity.h"
+#include "util/printable.h"
 
 namespace kvchat::cli {
 
@@ -77,7 +79,7 @@ int bench_snapshot(const Args& args) {
   nlohmann::json saves = nlohmann::json::array();
   const bool json = args.has("--json");
   if (!json) {
-    std::printf("model %s: %d layers, %d KV heads, head_dim %d, KV %s, %llu bytes per token\n", info.name.c_str(),
+    std::printf("model %s: %d layers, %d KV heads, head_dim %d, KV %s, %llu bytes per token\n", printable(info.name).c_str(),
                 info.n_layers, info.n_kv_heads, info.head_dim, s.memory_report().kv_type.c_str(),
                 static_cast<unsigned long long>(s.memory_report().kv_bytes_per_token));
     std::printf("model identity: %.1f ms (header hash + 4 x 4 KiB of each of %zu tensors)\n", identity_ms,
@@ -171,10 +173,9 @@ int bench_snapshot(const Args& args) {
   std::filesystem::remove_all(dir, ec);
   if (!ok) return fail(error);
   if (json) {
-    std::printf("%s\n", nlohmann::json{{"snapshot", {{"saves", saves}, {"load_ms", load_ms},
-                                                     {"identity_ms", identity_ms}}}}
-                            .dump(2)
-                            .c_str());
+    const nlohmann::json j = {
+        {"snapshot", {{"saves", saves}, {"load_ms", load_ms}, {"identity_ms", identity_ms}}}};
+    std::printf("%s\n", json_text(j, 2).c_str());
   } else {
     std::printf("load of the journal (%d tokens): %.1f ms\n", s.n_past(), load_ms);
   }

@@ -10,6 +10,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "gguf/gguf_file.h"
 #include "tokenizer/tokenizer_factory.h"
 
@@ -103,7 +104,7 @@ int cmd_bench_tokenize(const Argv& argv) {
                           {"mixed_10mb", j(t10)},    {"time_ratio_10x", ratio},
                           {"one_word_1mb", j(one_word)}, {"spaces_1mb", j(spaces)},
                           {"digits_1mb", j(digits)}};
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", json_text(out, 2).c_str());
     return 0;
   }
   auto row = [](const char* name, const Timing& t) {

@@ -16,6 +16,8 @@
 //                  state to FILE.kvsnap; `--resume FILE` continues it (nothing re-evaluated)
 //   /quit          (or end of input)
 // Replies stream to stdout; with --json each event is one JSON line on stdout instead.
+// A message or command that fails leaves the conversation as it was (a message the
+// template or the context refuses is not kept) and makes the exit status 1.
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,11 +25,14 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "chat_save.h"
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "kvchat/conversation.h"
 
 namespace kvchat::cli {
@@ -49,7 +54,7 @@ std::string unescape_newlines(const std::string& line) {
   return out;
 }
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& j) { return json_text(j); }
 
 class ChatLoop {
  public:
@@ -60,8 +65,7 @@ class ChatLoop {
   bool handle(const std::string& line) {
     if (line.empty()) return true;
     if (line[0] != '/') {
-      c_.add_user(unescape_newlines(line));
-      reply("reply");
+      reply("reply", unescape_newlines(line));
       return true;
     }
     const size_t space = line.find(' ');
@@ -69,8 +73,9 @@ class ChatLoop {
     const std::string arg = space == std::string::npos ? "" : line.substr(space + 1);
     if (cmd == "/quit" || cmd == "/exit") return false;
     if (cmd == "/regenerate") {
+      const std::vector<ChatMessage> before = c_.messages();
       if (auto st = c_.drop_last_reply(); !st) return error(st.message());
-      reply("regenerate");
+      if (!reply("regenerate")) c_.set_messages(before);  // the old reply stays
     } else if (cmd == "/continue") {
       reply("continue");
     } else if (cmd == "/edit") {
@@ -108,8 +113,13 @@ class ChatLoop {
     return true;
   }
 
+  // Number of messages and commands that failed (the exit status says whether any did).
+  int failures() const { return failures_; }
+
  private:
-  void reply(const char* kind) {
+  // The reply to `user_text` (a new user message, kept only when it is answered), or with
+  // none the reply to the conversation as it is. False when it failed.
+  bool reply(const char* kind, std::optional<std::string> user_text = std::nullopt) {
     TextCallback stream;
     if (!json_) {
       stream = [](std::string_view piece) {
@@ -119,11 +129,12 @@ class ChatLoop {
       };
     }
     const ReplyCallbacks callbacks{.on_prompt = {}, .on_text = stream, .cancelled = {}};
-    auto r = std::string_view(kind) == "continue" ? c_.continue_reply(options_, callbacks)
-                                                  : c_.reply(options_, callbacks);
+    auto r = user_text ? c_.reply_to(std::move(*user_text), options_, callbacks)
+             : std::string_view(kind) == "continue" ? c_.continue_reply(options_, callbacks)
+                                                    : c_.reply(options_, callbacks);
     if (!r) {
       error(r.message());
-      return;
+      return false;
     }
     const PromptStats& p = r->prompt;
     const GenerateStats& g = r->generated.stats;
@@ -151,6 +162,7 @@ class ChatLoop {
                    g.decode_tokens_per_second(), c_.session().n_past(), c_.session().n_ctx(),
                    std::string(stop_reason_name(r->generated.stop_reason)).c_str());
     }
+    return true;
   }
 
   void edit(const std::string& arg) {
@@ -166,11 +178,12 @@ class ChatLoop {
       error("usage: /edit N TEXT (N as /messages numbers them)");
       return;
     }
+    const std::vector<ChatMessage> before = c_.messages();
     if (auto st = c_.edit(n - 1, unescape_newlines(arg.substr(space + 1))); !st) {
       error(st.message());
       return;
     }
-    reply("edit");
+    if (!reply("edit")) c_.set_messages(before);  // a refused edit changes nothing
   }
 
   void summarize(const std::string& path) {
@@ -225,12 +238,8 @@ class ChatLoop {
       error("usage: /save FILE");
       return;
     }
-    json j = {{"system", c_.system_prompt()}, {"messages", json::array()}};
-    for (const ChatMessage& m : c_.messages()) {
-      j["messages"].push_back({{"role", m.role}, {"content", m.content}});
-    }
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << dump(j) << "\n";
+    f << chat_save_json({c_.system_prompt(), c_.messages()}) << "\n";
     f.close();
     if (!f) {
       error("cannot write " + path);
@@ -257,39 +266,45 @@ class ChatLoop {
   }
 
   bool error(const std::string& message) {
+    ++failures_;
     if (json_) {
       std::printf("%s\n", dump({{"event", "error"}, {"message", message}}).c_str());
       std::fflush(stdout);
     }
-    std::fprintf(stderr, "kvchat-cli: %s\n", message.c_str());
+    std::fprintf(stderr, "kvchat-cli: %s\n", terminal_lines(message).c_str());
     return true;  // the chat goes on
   }
 
   Conversation& c_;
   GenerateOptions options_;
   bool json_;
+  int failures_ = 0;
 };
 
-// --resume FILE: the messages saved by /save, and the KV state beside them.
+// --resume FILE: the messages saved by /save, and the KV state beside them. A file that
+// is not such a save (a field of the wrong type, not JSON, too large) is refused with
+// the field named.
 Status resume(Conversation& c, const std::string& path) {
+  // stat() first: a FIFO or a directory is refused without blocking in open().
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (!ec && type != std::filesystem::file_type::regular) {
+    return Error{path + ": not a regular file (a conversation saved by /save is one)"};
+  }
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxChatSaveBytes) {
+    return Error{path + ": " + std::to_string(size) + " bytes, more than a conversation save may hold (" +
+                 std::to_string(kMaxChatSaveBytes) + ")"};
+  }
   auto text = read_file(path);
   if (!text) return text.error();
-  json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("messages") || !j["messages"].is_array()) {
-    return Error{path + " is not a conversation saved by /save"};
-  }
-  std::vector<ChatMessage> messages;
-  for (const json& m : j["messages"]) {
-    if (!m.is_object() || !m.contains("role") || !m.contains("content")) {
-      return Error{path + ": a message without role or content"};
-    }
-    messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
-  }
-  c.set_system_prompt(j.value("system", std::string()));
-  c.set_messages(std::move(messages));
+  auto save = parse_chat_save(*text);
+  if (!save) return Error{path + ": not a conversation saved by /save: " + save.message()};
+  c.set_system_prompt(std::move(save->system));
+  c.set_messages(std::move(save->messages));
   if (auto st = c.restore_snapshot(path + ".kvsnap"); !st) {
     std::fprintf(stderr, "[kvchat snapshot] not restored (%s): the conversation is re-evaluated\n",
-                 st.message().c_str());
+                 terminal_lines(st.message()).c_str());
   } else {
     std::fprintf(stderr, "[kvchat snapshot] %d tokens restored from %s.kvsnap\n",
                  c.session().n_past(), path.c_str());
@@ -324,7 +339,7 @@ int cmd_chat(const Argv& argv) {
   const bool interactive = isatty(0);
   if (interactive) {
     std::fprintf(stderr, "[kvchat chat] %s. /help lists the commands.\n",
-                 conversation.format().description().c_str());
+                 terminal_lines(conversation.format().description()).c_str());
   }
   ChatLoop loop(conversation, go, args->has("--json"));
   std::string line;
@@ -333,7 +348,7 @@ int cmd_chat(const Argv& argv) {
     if (!std::getline(std::cin, line)) break;
     if (!loop.handle(line)) break;
   }
-  return (*model)->check_weights() ? 0 : 1;  // a model file cut short in use: its error was printed
+  return loop.failures() > 0 ? 1 : 0;
 }
 
 }  // namespace kvchat::cli

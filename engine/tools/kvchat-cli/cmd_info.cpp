@@ -5,6 +5,8 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
+#include "util/printable.h"
 
 namespace kvchat::cli {
 
@@ -59,11 +61,12 @@ int cmd_info(const Argv& argv) {
                        {"eos", tok.eos()},
                        {"add_bos", tok.add_bos_by_default()}}},
     };
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
   }
-  std::printf("model         %s (%s)\n", m.name.c_str(), m.path.c_str());
-  std::printf("architecture  %s, GGUF v%u, %llu bytes\n", m.architecture.c_str(), m.gguf_version,
+  // Names from the file: escaped and cut (a hostile general.name is not printed raw).
+  std::printf("model         %s (%s)\n", printable(m.name).c_str(), m.path.c_str());
+  std::printf("architecture  %s, GGUF v%u, %llu bytes\n", printable(m.architecture).c_str(), m.gguf_version,
               static_cast<unsigned long long>(m.file_bytes));
   std::printf("parameters    %llu\n", static_cast<unsigned long long>(m.n_params));
   std::printf("layers %d  dim %d  heads %d  kv_heads %d  head_dim %d  ffn %d\n", m.n_layers,
@@ -74,7 +77,7 @@ int cmd_info(const Argv& argv) {
     std::printf("tensors %-5s %3d tensors, %llu bytes\n", type.c_str(),
                 m.tensor_count_by_type.at(type), static_cast<unsigned long long>(bytes));
   }
-  std::printf("vocab         %s, %d tokens, bos %d, eos %d\n", m.tokenizer_model.c_str(),
+  std::printf("vocab         %s, %d tokens, bos %d, eos %d\n", printable(m.tokenizer_model).c_str(),
               tok.n_vocab(), tok.bos(), tok.eos());
   std::printf("attention     rope %s, scaling %s", m.rope_style.c_str(), m.rope_scaling.c_str());
   if (m.rope_scaling != "none") std::printf(" x%g (original context %d)", m.rope_scaling_factor, m.rope_scaling_orig_ctx);

@@ -5,9 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "args.h"
+#include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "gguf/gguf_file.h"
 #include "tokenizer/tokenizer_factory.h"
+#include "util/printable.h"
 
 namespace kvchat::cli {
 
@@ -35,18 +38,18 @@ int info_vocab_only(const Args& args, const std::string& load_error) {
                                        {"eog", eog},
                                        {"add_bos", (*tok)->add_bos_by_default()},
                                        {"warning", std::string((*tok)->warning())}}}};
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
   }
   std::string eog_text;
   for (const TokenId id : eog) eog_text += (eog_text.empty() ? "" : " ") + std::to_string(id);
   std::printf("vocab-only GGUF (no tensors): %s\n", path.c_str());
-  std::printf("vocab         %s%s%s, %d tokens, bos %d, eos %d, add_bos %s\n", model.c_str(),
-              pre.empty() ? "" : ", pre ", pre.c_str(), (*tok)->n_vocab(), (*tok)->bos(),
+  std::printf("vocab         %s%s%s, %d tokens, bos %d, eos %d, add_bos %s\n",
+              printable(model).c_str(), pre.empty() ? "" : ", pre ", printable(pre).c_str(), (*tok)->n_vocab(), (*tok)->bos(),
               (*tok)->eos(), (*tok)->add_bos_by_default() ? "yes" : "no");
   std::printf("end of gen    %s\n", eog_text.c_str());
   if (!(*tok)->warning().empty()) {
-    std::printf("warning       %s\n", std::string((*tok)->warning()).c_str());
+    std::printf("warning       %s\n", terminal_lines((*tok)->warning()).c_str());
   }
   return 0;
 }

@@ -8,9 +8,11 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "kv/memory_plan.h"
 #include "kvchat/session.h"
 #include "model/model_presets.h"
+#include "util/printable.h"
 
 namespace kvchat::cli {
 
@@ -190,7 +192,7 @@ void print_human(const Source& src, const MemoryPlan& plan) {
   const MemoryPlanInput& in = plan.input;
   const KvTypePlan& c = plan.chosen();
   const uint64_t ctx = static_cast<uint64_t>(in.ctx);
-  std::printf("model         %s (%s), weights %s\n", src.name.c_str(),
+  std::printf("model         %s (%s), weights %s\n", printable(src.name).c_str(),
               src.preset.empty() ? "GGUF file" : "preset", src.weight_type.c_str());
   std::printf("shape         %d layers, %d kv_heads, head_dim %d, trained context %s tokens\n",
               in.n_layers, in.n_kv_heads, in.head_dim,
@@ -263,7 +265,7 @@ int cmd_memory(const Argv& argv) {
   auto plan = plan_memory(src->input);
   if (!plan) return fail(plan.message());
   if (args->has("--json")) {
-    std::printf("%s\n", to_json(*src, *plan).dump(2).c_str());
+    std::printf("%s\n", json_text(to_json(*src, *plan), 2).c_str());
   } else {
     print_human(*src, *plan);
   }

@@ -35,6 +35,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "kvchat/sampler.h"
 #include "numeric/log_softmax.h"
 
@@ -160,7 +161,7 @@ int cmd_perplexity(const Argv& argv) {
         {"kv_bytes_per_token_f16", bytes_f16},
         {"memory_saved_fraction", saved},
     };
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
   }
   std::printf("text             %s: %llu tokens scored in %d window%s of up to %d\n", file->c_str(),

@@ -14,6 +14,7 @@
 #include "kvchat/document.h"
 #include "kvchat/summarize.h"
 #include "summary_resume.h"
+#include "util/printable.h"
 
 namespace kvchat::cli {
 
@@ -84,8 +85,8 @@ nlohmann::json plan_to_json(const SummaryPlan& p) {
 
 void print_plan(const SummaryPlan& p, const DocumentReader& doc) {
   std::fprintf(stderr, "[summarize] %s: %llu bytes (%s), %lld tokens, %llu KV bytes at %s\n",
-               doc.name().c_str(), static_cast<unsigned long long>(doc.size_bytes()),
-               doc.encoding().name.c_str(), static_cast<long long>(p.document_tokens),
+               printable(doc.name()).c_str(), static_cast<unsigned long long>(doc.size_bytes()),
+               printable(doc.encoding().name).c_str(), static_cast<long long>(p.document_tokens),
                static_cast<unsigned long long>(p.document_kv_bytes), p.kv_type.c_str());
   std::fprintf(stderr,
                "[summarize] plan at context %d: chunks of up to %d tokens, summaries of up to %d: "
@@ -96,11 +97,11 @@ void print_plan(const SummaryPlan& p, const DocumentReader& doc) {
 
 void print_progress(const SummaryProgress& p) {
   if (p.steps_total == 0) {
-    std::fprintf(stderr, "[summarize] %s\n", p.stage.c_str());
+    std::fprintf(stderr, "[summarize] %s\n", terminal_lines(p.stage).c_str());
     return;
   }
   std::fprintf(stderr, "[summarize] %s (%d of about %d summaries, %.0f s, about %.0f s left)\n",
-               p.stage.c_str(), p.steps_done, p.steps_total, p.seconds_elapsed, p.seconds_left);
+               terminal_lines(p.stage).c_str(), p.steps_done, p.steps_total, p.seconds_elapsed, p.seconds_left);
 }
 
 }  // namespace
@@ -158,7 +159,7 @@ int cmd_summarize(const Argv& argv) {
   if (!log_status) return fail(log_status.message());
   if (!result) return fail(result.message());
   if (!doc.encoding().notice.empty())
-    std::fprintf(stderr, "[summarize] note: %s\n", doc.encoding().notice.c_str());
+    std::fprintf(stderr, "[summarize] note: %s\n", terminal_lines(doc.encoding().notice).c_str());
   if (result->cancelled) {
     return fail(
         "cancelled after " + std::to_string(result->partials.size()) + " summaries" +

@@ -19,7 +19,7 @@ Result<std::unique_ptr<Tokenizer>> load_vocab(const Args& args) {
   auto tok = load_tokenizer(**file);
   if (!tok) return tok.error();
   if (const std::string_view w = (*tok)->warning(); !w.empty()) {
-    std::fprintf(stderr, "warning: %.*s\n", static_cast<int>(w.size()), w.data());
+    std::fprintf(stderr, "warning: %s\n", terminal_lines(w).c_str());
   }
   return tok;
 }

@@ -3,11 +3,13 @@
 #include <cstring>
 #include <string>
 
+#include "cli_common.h"
 #include "commands.h"
 
 namespace kvchat::cli {
 int fail(const std::string& message, int code) {
-  std::fprintf(stderr, "kvchat-cli: %s\n", message.c_str());
+  // Errors may quote a file or a peer (a model's name, a token, a template's message).
+  std::fprintf(stderr, "kvchat-cli: %s\n", terminal_lines(message).c_str());
   return code;
 }
 }  // namespace kvchat::cli
@@ -32,7 +34,9 @@ commands:
               each line is a user message ("\n" = line break) or /regenerate, /continue,
               /edit N TEXT, /undo, /summarize FILE (added as an exchange), /memory (the
               memory panel's figures), /messages, /save FILE, /quit;
-              --json: one JSON line per event on stdout
+              --json: one JSON line per event on stdout. A message the template or the
+              context refuses is not kept. Exit status 0 when every message and command
+              succeeded, 1 when any failed (each error is reported as it happens)
   bench       --model M [--pp 512] [--tg 128] [--threads N] [--backend B] [--json]
               prefill/decode tok/s, weight bytes per token, measured memory bandwidth
   bench       --model M --snapshot [--pp 2048] [--tg 64] [--replies 3] [--json]

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kvchat/result.h"
@@ -13,8 +14,18 @@
 
 namespace kvchat::cli {
 
+// The header line's marker key (its value 1), beside the run's own fields.
+inline constexpr const char* kResumeHeaderKey = "kvchat_summarize_resume";
+
 // {"level", "index", "token_begin", "token_end", "source_begin", "source_end", "summary"}.
 nlohmann::json partial_to_json(const PartialSummary& p);
+
+// Reads a log's `content` for the run `header`: the summaries of its whole lines go to
+// `done` (a torn last line is ignored). Returns the length of the whole lines. An error
+// (not a log, another run's, a line or field that is wrong) names the line and the field,
+// e.g. "line 3: token_end: expected an integer in [0, ...], found a string".
+Result<size_t> read_resume_lines(std::string_view content, const nlohmann::json& header,
+                                 std::vector<PartialSummary>& done);
 
 class ResumeLog {
  public:

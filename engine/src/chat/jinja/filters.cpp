@@ -41,6 +41,7 @@ Value f_tojson(Interpreter&, const Value& v, const CallArgs& a) {
   JsonDumpOptions o;
   const Value* indent = a.get(0, "indent");
   if (indent && !indent->is_none() && !indent->is_undefined()) {
+    if (!indent->is_string()) check_string_size(static_cast<size_t>(std::max<std::int64_t>(0, indent->as_int())));
     o.indent = indent->is_string() ? indent->as_string() : std::string(static_cast<size_t>(std::max<std::int64_t>(0, indent->as_int())), ' ');
     o.item_separator = ",";
   }
@@ -64,6 +65,7 @@ Value f_capitalize(Interpreter&, const Value& v, const CallArgs&) { return Value
 // jinja2's title: words begin after whitespace, '-', and opening brackets (not after
 // apostrophes, unlike str.title); each word is capitalized.
 Value f_title(Interpreter&, const Value& v, const CallArgs&) {
+  const Charge scratch(v.str().size() * (sizeof(char32_t) + 1));
   std::u32string cps = utf8_decode(v.str());
   bool word_start = true;
   for (char32_t& c : cps) {
@@ -82,8 +84,14 @@ Value f_safe(Interpreter&, const Value& v, const CallArgs&) { return v.is_string
 Value f_pprint(Interpreter&, const Value& v, const CallArgs&) { return Value(v.repr()); }
 
 Value f_escape(Interpreter&, const Value& v, const CallArgs&) {
+  const std::string s = v.str();
+  size_t size = s.size();  // known before it is built: '&' takes 5 bytes
+  for (char c : s) size += c == '&' ? 4 : c == '<' || c == '>' ? 3 : c == '"' || c == '\'' ? 4 : 0;
+  check_string_size(size);
+  const Charge scratch(size);
   std::string out;
-  for (char c : v.str()) {
+  out.reserve(size);
+  for (char c : s) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -103,14 +111,14 @@ Value f_length(Interpreter&, const Value& v, const CallArgs&) {
 }
 
 Value f_first(Interpreter&, const Value& v, const CallArgs&) {
-  std::vector<Value> items = iterate(v);
+  const Items items = iterate(v);
   if (items.empty()) return Value::undefined("No first item, sequence was empty.");
   return items.front();
 }
 
 Value f_last(Interpreter&, const Value& v, const CallArgs&) {
   if (v.is_iterator()) throw RenderError("'" + v.type_name() + "' object is not reversible");
-  std::vector<Value> items = iterate(v);
+  const Items items = iterate(v);
   if (items.empty()) return Value::undefined("No last item, sequence was empty.");
   return items.back();
 }
@@ -121,10 +129,13 @@ Value f_join(Interpreter& in, const Value& v, const CallArgs& a) {
   std::string out;
   bool first = true;
   for (const Value& item : iterate(v)) {
+    const Value part = attr ? get_path(in, item, attr->str()) : item;
+    std::string text;  // bounded before it is appended
+    const std::string& piece = part.is_string() ? part.as_string() : (text = part.str());
+    in.check_size(out.size() + (first ? 0 : sep.size()) + piece.size());
     if (!first) out += sep;
     first = false;
-    out += (attr ? get_path(in, item, attr->str()) : item).str();
-    in.check_size(out.size());
+    out += piece;
   }
   return Value(std::move(out));
 }
@@ -143,7 +154,11 @@ Value f_replace(Interpreter&, const Value& v, const CallArgs& a) {
   return Value(replace_all(v.str(), from->str(), to->str(), int_arg(a, 2, "count", -1)));
 }
 
-Value f_list(Interpreter&, const Value& v, const CallArgs&) { return Value::list(iterate(v)); }
+Value f_list(Interpreter&, const Value& v, const CallArgs&) {
+  const Items items = iterate(v);
+  const Charge scratch(items.size() * sizeof(Value));  // the copy, until the list holds it
+  return Value::list(items.vector());
+}
 
 Value f_items(Interpreter&, const Value& v, const CallArgs&) {
   if (v.is_undefined()) return Value::iterator({});
@@ -164,13 +179,13 @@ Value select_impl(Interpreter& in, const Value& v, const CallArgs& a, bool by_at
   std::string test_name;
   if (next < a.positional.size()) test_name = a.positional[next++].str();
   const CallArgs test_args = rest_args(a, next);
-  std::vector<Value> out;
+  ListBuilder out;
   for (const Value& item : iterate(v)) {
     const Value probe = by_attr ? get_path(in, item, attr) : item;
     const bool pass = test_name.empty() ? probe.truthy() : in.test(test_name, probe, test_args);
     if (pass == keep_if) out.push_back(item);
   }
-  return Value::iterator(std::move(out));
+  return out.iterator();
 }
 Value f_select(Interpreter& in, const Value& v, const CallArgs& a) { return select_impl(in, v, a, false, true); }
 Value f_reject(Interpreter& in, const Value& v, const CallArgs& a) { return select_impl(in, v, a, false, false); }
@@ -178,7 +193,7 @@ Value f_selectattr(Interpreter& in, const Value& v, const CallArgs& a) { return 
 Value f_rejectattr(Interpreter& in, const Value& v, const CallArgs& a) { return select_impl(in, v, a, true, false); }
 
 Value f_map(Interpreter& in, const Value& v, const CallArgs& a) {
-  std::vector<Value> out;
+  ListBuilder out;
   const Value* attr = nullptr;
   const Value* dflt = nullptr;
   for (const auto& [k, val] : a.keyword) {
@@ -190,34 +205,41 @@ Value f_map(Interpreter& in, const Value& v, const CallArgs& a) {
       Value r = get_path(in, item, attr->str());
       out.push_back(r.is_undefined() && dflt ? *dflt : r);
     }
-    return Value::iterator(std::move(out));
+    return out.iterator();
   }
   if (a.positional.empty()) throw RenderError("map() needs a filter name or attribute=");
   const std::string name = a.positional[0].str();
   CallArgs fargs = rest_args(a, 1);
   for (const Value& item : iterate(v)) out.push_back(in.filter(name, item, fargs));
-  return Value::iterator(std::move(out));
+  return out.iterator();
 }
 
 Value f_unique(Interpreter& in, const Value& v, const CallArgs& a) {
   const bool cs = bool_arg(a, 0, "case_sensitive", false);
   const Value* attr = a.get(1, "attribute");
-  std::vector<Value> out, seen;
+  ListBuilder out, seen;
+  std::vector<Value> seen_keys;  // the same keys as `seen` (charged there), to search
   for (const Value& item : iterate(v)) {
     const Value key = fold_case(attr ? get_path(in, item, attr->str()) : item, cs);
-    if (std::any_of(seen.begin(), seen.end(), [&](const Value& s) { return values_equal(s, key); })) continue;
+    // Quadratic, as jinja2's is for unhashable items: the comparisons tick the clock.
+    if (std::any_of(seen_keys.begin(), seen_keys.end(), [&](const Value& s) { return values_equal(s, key); })) continue;
     seen.push_back(key);
+    seen_keys.push_back(key);
     out.push_back(item);
   }
-  return Value::iterator(std::move(out));
+  return out.iterator();
 }
 
 Value f_sort(Interpreter& in, const Value& v, const CallArgs& a) {
   const bool reverse = bool_arg(a, 0, "reverse", false);
   const bool cs = bool_arg(a, 1, "case_sensitive", false);
   const Value* attr = a.get(2, "attribute");
+  const Items items = iterate(v);
+  const Charge scratch(items.size() * (sizeof(std::pair<Value, Value>) + sizeof(Value)));  // the keys, the result
   std::vector<std::pair<Value, Value>> keyed;
-  for (const Value& item : iterate(v)) keyed.emplace_back(fold_case(attr ? get_path(in, item, attr->str()) : item, cs), item);
+  keyed.reserve(items.size());
+  for (const Value& item : items)
+    keyed.emplace_back(fold_case(attr ? get_path(in, item, attr->str()) : item, cs), item);
   std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
     return reverse ? value_less(y.first, x.first) : value_less(x.first, y.first);
   });
@@ -232,24 +254,29 @@ Value f_dictsort(Interpreter&, const Value& v, const CallArgs& a) {
   const std::string by = str_arg(a, 1, "by", "key");
   const bool reverse = bool_arg(a, 2, "reverse", false);
   const size_t pos = by == "value" ? 1 : 0;
-  std::vector<Value> pairs;
-  for (const auto& [k, val] : v.dict_obj().items) pairs.push_back(Value::list({k, val}, true));
+  ListBuilder builder;
+  for (const auto& [k, val] : v.dict_obj().items) builder.push_back(Value::list({k, val}, true));
+  Value sorted = builder.list();
+  std::vector<Value>& pairs = sorted.list_obj().items;
   std::stable_sort(pairs.begin(), pairs.end(), [&](const Value& x, const Value& y) {
     const Value kx = fold_case(x.items()[pos], cs), ky = fold_case(y.items()[pos], cs);
     return reverse ? value_less(ky, kx) : value_less(kx, ky);
   });
-  return Value::list(std::move(pairs));
+  return sorted;
 }
 
 Value f_reverse(Interpreter&, const Value& v, const CallArgs&) {
   if (v.is_string()) {
+    const Charge scratch(v.as_string().size() * (sizeof(char32_t) + 1));
     std::u32string s = utf8_decode(v.as_string());
     std::reverse(s.begin(), s.end());
     return Value(utf8_encode(s));
   }
   // reversed(list) is an iterator; other iterables become a reversed list.
   const bool iterator = v.is_list() && !v.is_iterator();
-  std::vector<Value> items = iterate(v);
+  const Items in_order = iterate(v);
+  const Charge scratch(in_order.size() * sizeof(Value));  // the copy, until the list holds it
+  std::vector<Value> items = in_order.vector();
   std::reverse(items.begin(), items.end());
   return iterator ? Value::iterator(std::move(items), "list_reverseiterator") : Value::list(std::move(items));
 }
@@ -257,7 +284,7 @@ Value f_reverse(Interpreter&, const Value& v, const CallArgs&) {
 Value min_max(Interpreter& in, const Value& v, const CallArgs& a, bool want_max) {
   const bool cs = bool_arg(a, 0, "case_sensitive", false);
   const Value* attr = a.get(1, "attribute");
-  std::vector<Value> items = iterate(v);
+  const Items items = iterate(v);
   if (items.empty()) return Value::undefined(want_max ? "No aggregated item, sequence was empty." : "No aggregated item, sequence was empty.");
   size_t best = 0;
   auto key = [&](size_t i) { return fold_case(attr ? get_path(in, items[i], attr->str()) : items[i], cs); };
@@ -331,34 +358,36 @@ Value f_round(Interpreter&, const Value& v, const CallArgs& a) {
 
 // jinja2's indent: every line but the first (unless first=True) gets the prefix;
 // blank lines only with blank=True.
+// The text is bounded as it grows: a long prefix times many lines.
 Value f_indent(Interpreter&, const Value& v, const CallArgs& a) {
   const Value* w = a.get(0, "width");
+  if (!(w && w->is_string()))
+    check_string_size(static_cast<size_t>(std::max<std::int64_t>(0, int_arg(a, 0, "width", 4))));
   const std::string prefix = w && w->is_string() ? w->as_string()
                                                  : std::string(static_cast<size_t>(std::max<std::int64_t>(0, int_arg(a, 0, "width", 4))), ' ');
   const bool first = bool_arg(a, 1, "first", false);
   const bool blank = bool_arg(a, 2, "blank", false);
-  std::string s = v.str() + "\n";
-  std::vector<std::string> lines;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\n' || s[i] == '\r') {
-      lines.push_back(s.substr(start, i - start));
-      if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
-      start = i + 1;
-    }
-  }
-  if (start < s.size()) lines.push_back(s.substr(start));
+  const std::string s = v.str() + "\n";
   std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (i) out += "\n";
-    if (i && (blank || !lines[i].empty())) out += prefix;
-    out += lines[i];
+  if (first) out = prefix;
+  size_t start = 0, line = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\n' && s[i] != '\r') continue;
+    const std::string_view text(s.data() + start, i - start);
+    const bool prefixed = line && (blank || !text.empty());
+    check_string_size(out.size() + (line ? 1 : 0) + (prefixed ? prefix.size() : 0) + text.size());
+    if (line) out += '\n';
+    if (prefixed) out += prefix;
+    out += text;
+    ++line;
+    if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
+    start = i + 1;
   }
-  if (first) out = prefix + out;
   return Value(std::move(out));
 }
 
 Value f_wordcount(Interpreter&, const Value& v, const CallArgs&) {
+  const Charge scratch(v.str().size() * sizeof(char32_t));
   std::int64_t n = 0;
   bool in_word = false;
   for (char32_t c : utf8_decode(v.str())) {
@@ -373,20 +402,17 @@ Value f_batch(Interpreter&, const Value& v, const CallArgs& a) {
   const std::int64_t size = int_arg(a, 0, "linecount", 1);
   if (size <= 0) throw RenderError("batch size must be positive");
   const Value* fill = a.get(1, "fill_with");
-  std::vector<Value> out, cur;
+  ListBuilder out, cur;
   for (const Value& item : iterate(v)) {
     cur.push_back(item);
-    if (static_cast<std::int64_t>(cur.size()) == size) {
-      out.push_back(Value::list(std::move(cur)));
-      cur.clear();
-    }
+    if (static_cast<std::int64_t>(cur.size()) == size) out.push_back(cur.list());
   }
   if (!cur.empty()) {
-    if (fill && !fill->is_none())
+    if (fill && !fill->is_none())  // batch(2000000000, fill_with=x): bounded as it fills
       while (static_cast<std::int64_t>(cur.size()) < size) cur.push_back(*fill);
-    out.push_back(Value::list(std::move(cur)));
+    out.push_back(cur.list());
   }
-  return Value::iterator(std::move(out));
+  return out.iterator();
 }
 
 Value f_attr(Interpreter& in, const Value& v, const CallArgs& a) { return in.get_attr(v, str_arg(a, 0, "name", "")); }
@@ -401,11 +427,17 @@ Value f_center(Interpreter&, const Value& v, const CallArgs& a) {
   const std::int64_t len = v.is_string() ? v.length() : Value(s).length();
   if (width <= len) return Value(s);
   const std::int64_t pad = width - len;
+  check_string_size(static_cast<size_t>(pad) + s.size());
+  const Charge scratch(static_cast<size_t>(pad) + s.size());
   const std::int64_t left = pad / 2 + (pad & width & 1);
-  return Value(std::string(static_cast<size_t>(left), ' ') + s + std::string(static_cast<size_t>(pad - left), ' '));
+  std::string out;
+  out.reserve(static_cast<size_t>(pad) + s.size());
+  out.append(static_cast<size_t>(left), ' ').append(s).append(static_cast<size_t>(pad - left), ' ');
+  return Value(std::move(out));
 }
 
 Value f_truncate(Interpreter&, const Value& v, const CallArgs& a) {
+  const Charge scratch(v.str().size() * (sizeof(char32_t) + 1));
   const std::u32string s = utf8_decode(v.str());
   const std::int64_t length = int_arg(a, 0, "length", 255);
   const bool killwords = bool_arg(a, 1, "killwords", false);

@@ -3,12 +3,36 @@
 // innermost scope, so what a loop body sets is gone after the loop (use namespace()).
 #include "chat/jinja/interpreter.h"
 
-#include <cstdio>
+#include <algorithm>
 
 #include "chat/jinja/builtins.h"
 #include "tokenizer/utf8.h"
+#include "util/printable.h"
 
 namespace kvchat::jinja {
+
+// Text being rendered (the output, a macro's or a block's body), charged to the budget
+// before it grows: 64 nested macro calls each holding 16 MiB would otherwise take 1 GiB
+// that no value accounts for.
+struct OutputBuffer {
+  std::string text;
+  Charge charge;
+
+  void append_text(std::string_view s, const Interpreter& in) {
+    const size_t size = text.size() + s.size();
+    in.check_size(size);
+    if (size > text.capacity()) {
+      const size_t grown = std::max(size, 2 * text.capacity());
+      charge.add(grown - text.capacity());
+      text.reserve(grown);
+    }
+    text += s;
+  }
+  void append_value(const Value& v, const Interpreter& in) {
+    if (v.is_string()) append_text(v.as_string(), in);
+    else append_text(v.str(), in);
+  }
+};
 
 const Value* Scope::find(const std::string& name) const {
   for (const Scope* s = this; s; s = s->parent.get()) {
@@ -23,12 +47,10 @@ void fail_undefined(const Value& v) {
 }
 
 Interpreter::Interpreter(const Template& tpl, std::int64_t now_unix_seconds, RenderLimits limits)
-    : tpl_(tpl),
+    : budget_(limits.max_value_bytes, limits.max_output_bytes, limits.max_seconds),
+      tpl_(tpl),
       now_(now_unix_seconds),
       limits_(limits),
-      deadline_(std::chrono::steady_clock::now() +
-                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                    std::chrono::duration<double>(limits.max_seconds))),
       globals_(std::make_shared<Scope>()) {
   install_globals(*globals_);
 }
@@ -40,24 +62,19 @@ Interpreter::~Interpreter() {
 void Interpreter::charge(std::int64_t steps) {
   steps_ += steps;
   if (steps_ > limits_.max_steps) throw RenderError("template exceeded the step limit (endless loop?)");
-  if (++charges_ % 16 == 0 && std::chrono::steady_clock::now() > deadline_) {
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%g", limits_.max_seconds);
-    throw RenderError(std::string("template took longer than ") + seconds + " s to render");
-  }
+  if (++charges_ % 16 == 0) budget_.check_deadline();
 }
 
-void Interpreter::check_size(std::size_t bytes) const {
-  if (bytes > limits_.max_output_bytes) throw RenderError("template output exceeds the size limit");
-}
+void Interpreter::check_size(std::size_t bytes) const { budget_.check_string(bytes); }
 
 std::string Interpreter::render(const std::unordered_map<std::string, Value>& variables) {
+  const ValueBudget::Active active(budget_);
   auto root = std::make_shared<Scope>();
   root->parent = globals_;
   root->vars = variables;
-  std::string out;
+  OutputBuffer out;
   exec_body(tpl_.body, root, out);
-  return out;
+  return std::move(out.text);
 }
 
 Value Interpreter::lookup(const std::string& name, const ScopePtr& scope) const {
@@ -65,7 +82,7 @@ Value Interpreter::lookup(const std::string& name, const ScopePtr& scope) const 
   return Value::undefined("'" + name + "' is undefined");
 }
 
-Interpreter::Flow Interpreter::exec_body(const Body& body, const ScopePtr& scope, std::string& out) {
+Interpreter::Flow Interpreter::exec_body(const Body& body, const ScopePtr& scope, OutputBuffer& out) {
   for (const NodePtr& n : body) {
     const Flow f = exec(*n, scope, out);
     if (f != Flow::Normal) return f;
@@ -73,11 +90,11 @@ Interpreter::Flow Interpreter::exec_body(const Body& body, const ScopePtr& scope
   return Flow::Normal;
 }
 
-Interpreter::Flow Interpreter::exec(const Node& node, const ScopePtr& scope, std::string& out) {
+Interpreter::Flow Interpreter::exec(const Node& node, const ScopePtr& scope, OutputBuffer& out) {
   charge();
   switch (node.kind) {
-    case Node::Kind::Text: out += node.text; break;
-    case Node::Kind::Output: out += eval(*node.expr, scope).str(); break;
+    case Node::Kind::Text: out.append_text(node.text, *this); break;
+    case Node::Kind::Output: out.append_value(eval(*node.expr, scope), *this); break;
     case Node::Kind::If:
       for (const auto& [cond, body] : node.branches) {
         if (!cond || eval(*cond, scope).truthy()) return exec_body(body, scope, out);
@@ -86,9 +103,9 @@ Interpreter::Flow Interpreter::exec(const Node& node, const ScopePtr& scope, std
     case Node::Kind::For: exec_for(node, scope, out); break;
     case Node::Kind::Set: exec_set(node, scope, eval(*node.expr, scope)); break;
     case Node::Kind::SetBlock: {
-      std::string text;
+      OutputBuffer text;
       exec_body(node.body, scope, text);
-      Value v(std::move(text));
+      Value v(std::move(text.text));
       if (node.filter) {
         block_value_ = v;
         v = eval(*node.filter, scope);
@@ -103,14 +120,14 @@ Interpreter::Flow Interpreter::exec(const Node& node, const ScopePtr& scope, std
       Value callee = eval(*call.children[0], scope);
       CallArgs args = eval_args(call, 1, scope);
       args.keyword.emplace_back("caller", make_macro(node, scope));
-      out += this->call(callee, args).str();
+      out.append_value(this->call(callee, args), *this);
       break;
     }
     case Node::Kind::FilterBlock: {
-      std::string text;
+      OutputBuffer text;
       exec_body(node.body, scope, text);
-      block_value_ = Value(std::move(text));
-      out += eval(*node.filter, scope).str();
+      block_value_ = Value(std::move(text.text));
+      out.append_value(eval(*node.filter, scope), *this);
       break;
     }
     case Node::Kind::With: {
@@ -123,34 +140,42 @@ Interpreter::Flow Interpreter::exec(const Node& node, const ScopePtr& scope, std
     case Node::Kind::Continue: return Flow::Continue;
     case Node::Kind::Scope: return exec_body(node.body, scope, out);
   }
-  check_size(out.size());
   return Flow::Normal;
 }
 
-std::vector<Value> iterate(const Value& v) {
+Items iterate(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::Undefined: return {};
+    case Value::Kind::Undefined: return Items(Value::list());
     case Value::Kind::List:
       if (v.is_iterator()) {  // consumed by iterating, as a Python generator is
         std::vector<Value> items;
         items.swap(v.list_obj().items);
-        return items;
+        return Items(Value::list(std::move(items)));
       }
-      return v.items();
+      return Items(v);
     case Value::Kind::Dict: {
       std::vector<Value> keys;
+      keys.reserve(v.dict_obj().items.size());
       for (const auto& [k, val] : v.dict_obj().items) keys.push_back(k);
-      return keys;
+      return Items(Value::list(std::move(keys)));
     }
     case Value::Kind::String: {
+      // One value per character: the slots are bounded (and charged) before they are made.
+      const std::string& s = v.as_string();
+      const size_t n = static_cast<size_t>(v.length());
+      check_string_size(n * sizeof(Value));
       std::vector<Value> chars;
-      std::string one;
-      for (char32_t cp : utf8_decode(v.as_string())) {
-        one.clear();
-        utf8::append_code_point(one, cp);
-        chars.emplace_back(one);
+      {
+        const Charge scratch(s.size() * sizeof(char32_t) + n * sizeof(Value));
+        chars.reserve(n);
+        std::string one;
+        for (char32_t cp : utf8_decode(s)) {
+          one.clear();
+          utf8::append_code_point(one, cp);
+          chars.emplace_back(one);
+        }
       }
-      return chars;
+      return Items(Value::list(std::move(chars)));
     }
     default: throw RenderError("'" + v.type_name() + "' object is not iterable");
   }
@@ -163,7 +188,7 @@ void bind_targets(Scope& scope, const std::vector<std::string>& targets, const V
     scope.vars[targets[0]] = item;
     return;
   }
-  std::vector<Value> parts = iterate(item);
+  const Items parts = iterate(item);
   if (parts.size() != targets.size()) {
     throw RenderError("cannot unpack " + std::to_string(parts.size()) + " values into " +
                       std::to_string(targets.size()) + " names");
@@ -173,18 +198,18 @@ void bind_targets(Scope& scope, const std::vector<std::string>& targets, const V
 
 }  // namespace
 
-void Interpreter::exec_for(const Node& node, const ScopePtr& scope, std::string& out) {
-  std::vector<Value> items = iterate(eval(*node.expr, scope));
+void Interpreter::exec_for(const Node& node, const ScopePtr& scope, OutputBuffer& out) {
+  Items items = iterate(eval(*node.expr, scope));
   if (node.filter) {
     std::vector<Value> kept;
-    for (Value& item : items) {
+    for (const Value& item : items) {
       charge();
       auto probe = std::make_shared<Scope>();
       probe->parent = scope;
       bind_targets(*probe, node.targets, item);
-      if (eval(*node.filter, probe).truthy()) kept.push_back(std::move(item));
+      if (eval(*node.filter, probe).truthy()) kept.push_back(item);
     }
-    items = std::move(kept);
+    items = Items(Value::list(std::move(kept)));
   }
   if (items.empty()) {
     exec_body(node.else_body, scope, out);
@@ -272,7 +297,7 @@ Value Interpreter::make_macro(const Node& node, const ScopePtr& scope) {
           local->vars[key] = value;
           continue;
         }
-        throw RenderError("macro '" + def->text + "' takes no keyword argument '" + key + "'");
+        throw RenderError("macro '" + def->text + "' takes no keyword argument '" + printable(key) + "'");
       }
       local->vars[key] = value;
       bound[i] = true;
@@ -282,9 +307,9 @@ Value Interpreter::make_macro(const Node& node, const ScopePtr& scope) {
       local->vars[params[i].first] = params[i].second ? in.eval(*params[i].second, local)
                                                       : Value::undefined("'" + params[i].first + "' is undefined");
     }
-    std::string out;
+    OutputBuffer out;
     in.exec_body(def->body, local, out);
-    return Value(std::move(out));
+    return Value(std::move(out.text));
   });
 }
 
@@ -297,14 +322,14 @@ Value Interpreter::call(const Value& callee, const CallArgs& args) {
 
 Value Interpreter::filter(const std::string& name, const Value& operand, const CallArgs& args) {
   const FilterFn f = find_filter(name);
-  if (!f) throw RenderError("no filter named '" + name + "'");
+  if (!f) throw RenderError("no filter named '" + printable(name) + "'");
   charge();
   return f(*this, operand, args);
 }
 
 bool Interpreter::test(const std::string& name, const Value& operand, const CallArgs& args) {
   const TestFn t = find_test(name);
-  if (!t) throw RenderError("no test named '" + name + "'");
+  if (!t) throw RenderError("no test named '" + printable(name) + "'");
   return t(*this, operand, args);
 }
 
@@ -318,15 +343,15 @@ Value Interpreter::get_attr(const Value& obj, const std::string& name) {
         if (!m.is_undefined()) return m;
       }
       if (const Value* v = d.find(std::string_view(name))) return *v;
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + name + "'");
+      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + printable(name) + "'");
     }
     case Value::Kind::String:
     case Value::Kind::List: {
       Value m = find_method(obj, name);
       if (!m.is_undefined()) return m;
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + name + "'");
+      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + printable(name) + "'");
     }
-    default: return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + name + "'");
+    default: return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + printable(name) + "'");
   }
 }
 
@@ -350,29 +375,30 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
         Value m = find_method(obj, key.as_string());
         if (!m.is_undefined()) return m;
       }
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute " + key.repr());
+      return Value::undefined("'" + obj.type_name() + " object' has no attribute " + repr_for_message(key));
     }
     case Value::Kind::List:
       if (obj.is_iterator()) break;  // not subscriptable: undefined, as jinja2's getitem gives
       if (key.is_int() || key.is_bool()) {
         const std::int64_t i = resolve_index(key, obj.length());
         if (i >= 0) return obj.items()[static_cast<size_t>(i)];
-        return Value::undefined(obj.type_name() + " object has no element " + key.repr());
+        return Value::undefined(obj.type_name() + " object has no element " + repr_for_message(key));
       }
       if (key.is_string()) return get_attr(obj, key.as_string());
       break;
     case Value::Kind::String:
       if (key.is_int() || key.is_bool()) {
+        const Charge scratch(obj.as_string().size() * sizeof(char32_t));
         const std::u32string s = utf8_decode(obj.as_string());
         const std::int64_t i = resolve_index(key, static_cast<std::int64_t>(s.size()));
         if (i >= 0) return Value(utf8_encode(s.substr(static_cast<size_t>(i), 1)));
-        return Value::undefined("str object has no element " + key.repr());
+        return Value::undefined("str object has no element " + repr_for_message(key));
       }
       if (key.is_string()) return get_attr(obj, key.as_string());
       break;
     default: break;
   }
-  return Value::undefined("'" + obj.type_name() + " object' has no attribute " + key.repr());
+  return Value::undefined("'" + obj.type_name() + " object' has no attribute " + repr_for_message(key));
 }
 
 namespace {
@@ -412,7 +438,7 @@ CallArgs Interpreter::eval_args(const Expr& e, size_t first, const ScopePtr& sco
   for (const auto& [k, v] : e.kwargs) {
     Value value = eval(*v, scope);
     if (k == "*") {  // f(*list)
-      for (Value& item : iterate(value)) args.positional.push_back(std::move(item));
+      for (const Value& item : iterate(value)) args.positional.push_back(item);
     } else if (k == "**") {  // f(**dict)
       if (!value.is_dict()) throw RenderError("argument after ** must be a mapping, not " + value.type_name());
       for (const auto& [key, item] : value.dict_obj().items) args.keyword.emplace_back(key.str(), item);
@@ -448,6 +474,8 @@ Value Interpreter::eval(const Expr& e, const ScopePtr& scope) {
         parts[k] = e.children[static_cast<size_t>(k) + 1] ? eval(*e.children[static_cast<size_t>(k) + 1], scope) : Value::none();
       if (obj.is_undefined()) fail_undefined(obj);
       if (obj.is_string()) {
+        // The code points, the indices and the result's code points.
+        const Charge scratch(obj.as_string().size() * (2 * sizeof(char32_t) + sizeof(std::int64_t)));
         const std::u32string s = utf8_decode(obj.as_string());
         std::u32string r;
         for (std::int64_t i : slice_indices(static_cast<std::int64_t>(s.size()), parts[0], parts[1], parts[2]))
@@ -455,6 +483,7 @@ Value Interpreter::eval(const Expr& e, const ScopePtr& scope) {
         return Value(utf8_encode(r));
       }
       if (obj.is_list() && !obj.is_iterator()) {
+        const Charge scratch(obj.items().size() * sizeof(std::int64_t));
         std::vector<Value> r;
         for (std::int64_t i : slice_indices(obj.length(), parts[0], parts[1], parts[2]))
           r.push_back(obj.items()[static_cast<size_t>(i)]);

@@ -30,6 +30,9 @@ struct Scope {
 #ifndef KVCHAT_JINJA_MAX_SECONDS
 #define KVCHAT_JINJA_MAX_SECONDS 5.0
 #endif
+#ifndef KVCHAT_JINJA_MAX_VALUE_BYTES
+#define KVCHAT_JINJA_MAX_VALUE_BYTES (64u << 20)
+#endif
 
 // Bounds that keep a hostile template from hanging or exhausting memory or the stack.
 struct RenderLimits {
@@ -41,7 +44,12 @@ struct RenderLimits {
   // string copies it); real templates render in milliseconds.
   double max_seconds = KVCHAT_JINJA_MAX_SECONDS;
   int max_call_depth = 64;                   // nested macro calls (fits a 512 KiB thread stack)
+  // All the strings, lists, dicts and functions alive at once, plus the text being
+  // output (see value_budget.h); real templates peak below 1 MiB.
+  std::size_t max_value_bytes = KVCHAT_JINJA_MAX_VALUE_BYTES;
 };
+
+struct OutputBuffer;
 
 class Interpreter {
  public:
@@ -64,6 +72,8 @@ class Interpreter {
   Value get_item(const Value& obj, const Value& key);
   std::int64_t now_unix_seconds() const { return now_; }
   const RenderLimits& limits() const { return limits_; }
+  // What the values of the last render took: peak() is the most alive at once.
+  const ValueBudget& budget() const { return budget_; }
   void charge(std::int64_t steps = 1);
   void check_size(std::size_t bytes) const;
 
@@ -71,9 +81,9 @@ class Interpreter {
   enum class Flow { Normal, Break, Continue };
   using ScopePtr = std::shared_ptr<Scope>;
 
-  Flow exec_body(const Body& body, const ScopePtr& scope, std::string& out);
-  Flow exec(const Node& node, const ScopePtr& scope, std::string& out);
-  void exec_for(const Node& node, const ScopePtr& scope, std::string& out);
+  Flow exec_body(const Body& body, const ScopePtr& scope, OutputBuffer& out);
+  Flow exec(const Node& node, const ScopePtr& scope, OutputBuffer& out);
+  void exec_for(const Node& node, const ScopePtr& scope, OutputBuffer& out);
   void exec_set(const Node& node, const ScopePtr& scope, Value value);
   Value make_macro(const Node& node, const ScopePtr& scope);
   Value eval(const Expr& e, const ScopePtr& scope);
@@ -81,12 +91,14 @@ class Interpreter {
   CallArgs eval_args(const Expr& e, size_t first, const ScopePtr& scope);
   Value lookup(const std::string& name, const ScopePtr& scope) const;
 
+  // First, so that it outlives every value charged to it (they die with the scopes,
+  // block_value_ and the namespaces below).
+  ValueBudget budget_;
   const Template& tpl_;
   std::int64_t now_;
   RenderLimits limits_;
   std::int64_t steps_ = 0;
-  std::int64_t charges_ = 0;                         // calls of charge(), to look at the clock
-  std::chrono::steady_clock::time_point deadline_;  // start + limits_.max_seconds
+  std::int64_t charges_ = 0;  // calls of charge(), to look at the clock
   int call_depth_ = 0;
   std::vector<Value> assigned_namespaces_;  // each once, emptied by the destructor
   std::unordered_set<const DictObject*> assigned_namespace_set_;
@@ -94,9 +106,28 @@ class Interpreter {
   Value block_value_;  // the body text of a filter block or set block being filtered
 };
 
+// The items of an iterable, held as a list value: a list's own items (shared, not
+// copied), a dict's keys, a string's characters, an iterator's remaining items.
+class Items {
+ public:
+  explicit Items(Value list) : list_(std::move(list)) {}
+  std::vector<Value>::const_iterator begin() const { return list_.items().begin(); }
+  std::vector<Value>::const_iterator end() const { return list_.items().end(); }
+  size_t size() const { return list_.items().size(); }
+  bool empty() const { return list_.items().empty(); }
+  const Value& operator[](size_t i) const { return list_.items()[i]; }
+  const Value& front() const { return list_.items().front(); }
+  const Value& back() const { return list_.items().back(); }
+  const std::vector<Value>& vector() const { return list_.items(); }
+  const Value& list() const { return list_; }
+
+ private:
+  Value list_;
+};
+
 // Python's list(x) for a for loop: list items, dict keys, string characters; undefined
 // iterates as empty. Throws RenderError for what Python cannot iterate.
-std::vector<Value> iterate(const Value& v);
+Items iterate(const Value& v);
 
 // Python binary operators (+ - * / // % ** ~ == != < > <= >= in) on values.
 Value binary_op(const std::string& op, const Value& a, const Value& b, const Interpreter& in);

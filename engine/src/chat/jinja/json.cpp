@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "tokenizer/utf8.h"
+#include "util/printable.h"
 
 namespace kvchat::jinja {
 namespace {
@@ -52,7 +53,7 @@ class JsonReader {
     if (consume("false")) return Value(false);
     if (consume("null")) return Value::none();
     if (c == '-' || (c >= '0' && c <= '9')) return number();
-    fail(std::string("unexpected character '") + c + "'");
+    fail("unexpected character '" + printable(std::string_view(&c, 1)) + "'");
   }
 
   Value object(int depth) {
@@ -191,7 +192,9 @@ class JsonReader {
 
 void dump_string(std::string& out, const std::string& s) {
   out += '"';
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (i % 65536 == 0) check_string_size(out.size());  // escapes take up to 6 bytes each
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -217,8 +220,12 @@ class JsonWriter {
  public:
   explicit JsonWriter(const JsonDumpOptions& o) : o_(o) {}
 
+  // Bounded as it grows: a dict that holds another twice, again and again, is
+  // exponentially long.
   void write(std::string& out, const Value& v, int level) {
     if (level > kMaxValueDepth) throw RenderError("tojson: value nested too deeply");
+    check_string_size(out.size());
+    budget_tick();
     switch (v.kind()) {
       case Value::Kind::None: out += "null"; return;
       case Value::Kind::Bool: out += v.as_bool() ? "true" : "false"; return;
@@ -285,6 +292,7 @@ class JsonWriter {
   const std::string& item_sep() const { return o_.item_separator; }
   void newline(std::string& out, int level) const {
     if (!o_.indent) return;
+    check_string_size(out.size() + 1 + static_cast<size_t>(level) * o_.indent->size());
     out += '\n';
     for (int i = 0; i < level; ++i) out += *o_.indent;
   }

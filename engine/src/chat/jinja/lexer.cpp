@@ -8,6 +8,7 @@
 
 #include "chat/jinja/value.h"
 #include "tokenizer/utf8.h"
+#include "util/printable.h"
 
 namespace kvchat::jinja {
 
@@ -242,10 +243,10 @@ class Lexer {
         }
         if (matched) continue;
         if (std::string_view("+-*/%~()[]{},.:|=<>").find(c) == std::string_view::npos)
-          fail(i, std::string("unexpected character '") + c + "'");
+          fail(i, "unexpected character '" + printable(std::string_view(&c, 1)) + "'");
         if (c == '(' || c == '[' || c == '{') ++depth;
         if (c == ')' || c == ']' || c == '}') {
-          if (depth == 0) fail(i, std::string("unexpected '") + c + "'");
+          if (depth == 0) fail(i, "unexpected '" + printable(std::string_view(&c, 1)) + "'");
           --depth;
         }
         emit(TokenType::Op, i, std::string(1, c));

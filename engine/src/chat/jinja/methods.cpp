@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "chat/jinja/builtins.h"
+#include "util/printable.h"
 
 namespace kvchat::jinja {
 namespace {
@@ -59,8 +60,11 @@ std::string str_format(const std::string& fmt, const CallArgs& args) {
         for (const auto& [k, val] : args.keyword)
           if (k == field) v = &val;
       }
-      if (!v) throw RenderError("format: no argument for '{" + field + "}'");
-      out += v->str();
+      if (!v) throw RenderError("format: no argument for '{" + printable(field) + "}'");
+      std::string text;  // bounded before it is appended: '{0}{0}{0}...'.format(long)
+      const std::string& piece = v->is_string() ? v->as_string() : (text = v->str());
+      check_string_size(out.size() + piece.size());
+      out += piece;
       i = close;
     } else {
       out += c;
@@ -79,17 +83,17 @@ Value str_method(const std::string& name, const Value& self, Interpreter& in, co
   if (name == "split" || name == "rsplit")
     return split_string(s, a.get(0, "sep"), int_arg(a, 1, "maxsplit", -1), name == "rsplit");
   if (name == "splitlines") {
-    std::vector<Value> lines;
+    ListBuilder lines;
     size_t start = 0;
     for (size_t i = 0; i < s.size(); ++i) {
       if (s[i] == '\n' || s[i] == '\r') {
-        lines.emplace_back(s.substr(start, i - start));
+        lines.push_back(Value(s.substr(start, i - start)));
         if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
         start = i + 1;
       }
     }
-    if (start < s.size()) lines.emplace_back(s.substr(start));
-    return Value::list(std::move(lines));
+    if (start < s.size()) lines.push_back(Value(s.substr(start)));
+    return lines.list();
   }
   if (name == "startswith") return Value(affix_match(s, need(a, 0, "startswith"), true));
   if (name == "endswith") return Value(affix_match(s, need(a, 0, "endswith"), false));
@@ -119,10 +123,12 @@ Value str_method(const std::string& name, const Value& self, Interpreter& in, co
     std::string out;
     bool firstItem = true;
     for (const Value& v : iterate(need(a, 0, "join"))) {
+      std::string text;  // bounded before it is appended
+      const std::string& piece = v.is_string() ? v.as_string() : (text = v.str());
+      in.check_size(out.size() + (firstItem ? 0 : s.size()) + piece.size());
       if (!firstItem) out += s;
       firstItem = false;
-      out += v.str();
-      in.check_size(out.size());
+      out += piece;
     }
     return Value(std::move(out));
   }
@@ -136,6 +142,7 @@ Value str_method(const std::string& name, const Value& self, Interpreter& in, co
     return Value::list({Value(s.substr(0, at)), Value(sep), Value(s.substr(at + sep.size()))}, true);
   }
   auto all = [&](auto pred) {
+    const Charge scratch(s.size() * sizeof(char32_t));
     const std::u32string cps = utf8_decode(s);
     return Value(!cps.empty() && std::all_of(cps.begin(), cps.end(), pred));
   };
@@ -168,7 +175,9 @@ Value dict_method(const std::string& name, const Value& self, const CallArgs& a)
   }
   if (name == "copy") {
     Value c = Value::dict();
+    c.dict_obj().charge.add(heap_bytes(d.items.size() * sizeof(d.items[0])));  // before the copy
     c.dict_obj().items = d.items;
+    c.dict_obj().depth = d.depth;
     return c;
   }
   throw RenderError("'dict' object has no attribute '" + name + "'");
@@ -184,7 +193,7 @@ Value list_method(const std::string& name, const Value& self, const CallArgs& a)
       if (name == "index") return Value(static_cast<std::int64_t>(i));
       ++n;
     }
-    if (name == "index") throw RenderError(x.repr() + " is not in list");
+    if (name == "index") throw RenderError(repr_for_message(x) + " is not in list");
     return Value(n);
   }
   if (name == "copy") return Value::list(l);

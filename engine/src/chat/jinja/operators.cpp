@@ -63,12 +63,21 @@ Value repeat(const Value& seq, std::int64_t n, const Interpreter& in) {
   }
   if (seq.is_string()) {
     in.check_size(seq.as_string().size() * static_cast<std::size_t>(n));
+    const Charge scratch(seq.as_string().size() * static_cast<std::size_t>(n));  // until the value holds it
+    const std::size_t total = seq.as_string().size() * static_cast<std::size_t>(n);
     std::string out;
-    for (std::int64_t i = 0; i < n; ++i) out += seq.as_string();
+    out.reserve(total);
+    if (total > 0) {
+      out = seq.as_string();
+      while (out.size() * 2 <= total) out.append(out);  // doubling: 'x' * 8000000 in 23 copies
+      out.append(out, 0, total - out.size());
+    }
     return Value(std::move(out));
   }
   in.check_size(seq.items().size() * static_cast<std::size_t>(n) * sizeof(Value));
+  const Charge scratch(seq.items().size() * static_cast<std::size_t>(n) * sizeof(Value));
   std::vector<Value> out;
+  out.reserve(seq.items().size() * static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), seq.items().begin(), seq.items().end());
   return Value::list(std::move(out), seq.list_obj().is_tuple);
 }
@@ -92,10 +101,16 @@ bool contains(const Value& container, const Value& item) {
 
 Value binary_op(const std::string& op, const Value& a, const Value& b, const Interpreter& in) {
   if (op == "~") {
-    std::string s = a.str();
-    const std::string t = b.str();
+    std::string a_text, b_text;  // str() of what is not a string; strings are not copied
+    const std::string& s = a.is_string() ? a.as_string() : (a_text = a.str());
+    const std::string& t = b.is_string() ? b.as_string() : (b_text = b.str());
     in.check_size(s.size() + t.size());
-    return Value(s += t);
+    const Charge scratch(s.size() + t.size());  // until the value holds it
+    std::string out;
+    out.reserve(s.size() + t.size());
+    out += s;
+    out += t;
+    return Value(std::move(out));
   }
   if (op == "==") return Value(values_equal(a, b));
   if (op == "!=") return Value(!values_equal(a, b));
@@ -111,10 +126,16 @@ Value binary_op(const std::string& op, const Value& a, const Value& b, const Int
   if (op == "+") {
     if (a.is_string() && b.is_string()) {
       in.check_size(a.as_string().size() + b.as_string().size());
+      const Charge scratch(a.as_string().size() + b.as_string().size());
       return Value(a.as_string() + b.as_string());
     }
     if (a.is_list() && b.is_list() && !a.is_iterator() && !b.is_iterator()) {
-      std::vector<Value> out = a.items();
+      const size_t n = a.items().size() + b.items().size();
+      in.check_size(n * sizeof(Value));
+      const Charge scratch(n * sizeof(Value));
+      std::vector<Value> out;
+      out.reserve(n);
+      out.insert(out.end(), a.items().begin(), a.items().end());
       out.insert(out.end(), b.items().begin(), b.items().end());
       return Value::list(std::move(out), a.list_obj().is_tuple);
     }

@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include "chat/jinja/lexer.h"
+#include "util/printable.h"
 
 namespace kvchat::jinja {
 namespace {
@@ -92,7 +93,7 @@ class Parser {
       case TokenType::VarBegin: return "'{{'";
       case TokenType::String: return "string";
       case TokenType::Text: return "template text";
-      default: return "'" + t.text + "'";
+      default: return "'" + printable(t.text) + "'";
     }
   }
   void expect_op(const char* op) {
@@ -270,7 +271,7 @@ class Parser {
       n->body = parse_body({"endgeneration"}, end);
       expect_block_end();
     } else {
-      fail(tag, "encountered unknown tag '" + name + "'");
+      fail(tag, "encountered unknown tag '" + printable(name) + "'");
     }
     return n;
   }

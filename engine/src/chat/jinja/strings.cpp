@@ -4,6 +4,7 @@
 
 #include "chat/jinja/builtins.h"
 #include "tokenizer/utf8.h"
+#include "util/printable.h"
 
 namespace kvchat::jinja {
 
@@ -26,6 +27,7 @@ std::string str_arg(const CallArgs& args, size_t index, std::string_view name, c
 }
 
 std::string strip_chars(const std::string& s, const std::string* chars, bool left, bool right) {
+  const Charge scratch((s.size() + (chars ? chars->size() : 0)) * sizeof(char32_t) + s.size());
   const std::u32string cps = utf8_decode(s);
   const std::u32string set = chars ? utf8_decode(*chars) : std::u32string();
   auto strip = [&](char32_t c) { return chars ? set.find(c) != std::u32string::npos : is_python_space(c); };
@@ -38,8 +40,9 @@ std::string strip_chars(const std::string& s, const std::string* chars, bool lef
 }
 
 Value split_string(const std::string& s, const Value* sep, std::int64_t maxsplit, bool from_right) {
-  std::vector<Value> parts;
+  ListBuilder parts;
   if (!sep || sep->is_none() || sep->is_undefined()) {
+    const Charge scratch(s.size() * 2 * sizeof(char32_t));  // the code points and the words
     // Runs of whitespace separate; leading/trailing whitespace yields nothing; once
     // maxsplit parts are cut, the rest is one part (its outer whitespace kept).
     const std::u32string cps = utf8_decode(s);
@@ -77,8 +80,8 @@ Value split_string(const std::string& s, const Value* sep, std::int64_t maxsplit
       }
       std::reverse(found.begin(), found.end());
     }
-    for (const auto& w : found) parts.emplace_back(utf8_encode(w));
-    return Value::list(std::move(parts));
+    for (const auto& w : found) parts.push_back(Value(utf8_encode(w)));
+    return parts.list();
   }
   const std::string d = sep->str();
   if (d.empty()) throw RenderError("empty separator");
@@ -88,33 +91,42 @@ Value split_string(const std::string& s, const Value* sep, std::int64_t maxsplit
     while (maxsplit < 0 || n < maxsplit) {
       const size_t at = s.find(d, start);
       if (at == std::string::npos) break;
-      parts.emplace_back(s.substr(start, at - start));
+      parts.push_back(Value(s.substr(start, at - start)));
       start = at + d.size();
       ++n;
     }
-    parts.emplace_back(s.substr(start));
-    return Value::list(std::move(parts));
+    parts.push_back(Value(s.substr(start)));
+    return parts.list();
   }
-  std::vector<std::string> rev;
+  ListBuilder rev;  // the parts from the right: charged as they are cut
   size_t end = s.size();
   std::int64_t n = 0;
   while (maxsplit < 0 || n < maxsplit) {
     if (end < d.size()) break;
     const size_t at = s.rfind(d, end - d.size());
     if (at == std::string::npos) break;
-    rev.push_back(s.substr(at + d.size(), end - at - d.size()));
+    rev.push_back(Value(s.substr(at + d.size(), end - at - d.size())));
     end = at;
     ++n;
   }
-  rev.push_back(s.substr(0, end));
-  for (auto it = rev.rbegin(); it != rev.rend(); ++it) parts.emplace_back(*it);
-  return Value::list(std::move(parts));
+  rev.push_back(Value(s.substr(0, end)));
+  Value reversed = rev.list();
+  for (auto it = reversed.items().rbegin(); it != reversed.items().rend(); ++it) parts.push_back(*it);
+  return parts.list();
 }
 
+// The result's size is known before it is built: bounded like any string, and charged
+// while it is built (a replacement that doubles a string in a loop stops at the limit).
 std::string replace_all(const std::string& s, const std::string& from, const std::string& to, std::int64_t count) {
   std::string out;
   if (from.empty()) {
     // Python inserts `to` between every character (and at both ends).
+    std::uint64_t slots = static_cast<std::uint64_t>(Value(s).length()) + 1;
+    if (count >= 0 && static_cast<std::uint64_t>(count) < slots) slots = static_cast<std::uint64_t>(count);
+    const std::uint64_t total = s.size() + slots * to.size();  // < 2^49: no overflow
+    check_string_size(static_cast<size_t>(total));
+    const Charge scratch(static_cast<size_t>(total) + s.size() * sizeof(char32_t));
+    out.reserve(static_cast<size_t>(total));
     const std::u32string cps = utf8_decode(s);
     std::int64_t n = 0;
     for (size_t i = 0; i <= cps.size(); ++i) {
@@ -126,6 +138,14 @@ std::string replace_all(const std::string& s, const std::string& from, const std
     }
     return out;
   }
+  std::uint64_t found = 0;
+  for (size_t at = s.find(from); at != std::string::npos && (count < 0 || found < static_cast<std::uint64_t>(count));
+       at = s.find(from, at + from.size()))
+    ++found;
+  const std::uint64_t total = s.size() - found * from.size() + found * to.size();
+  check_string_size(static_cast<size_t>(total));
+  const Charge scratch(static_cast<size_t>(total));
+  out.reserve(static_cast<size_t>(total));
   size_t start = 0;
   std::int64_t n = 0;
   while (count < 0 || n < count) {
@@ -165,18 +185,21 @@ char32_t lower_cp(char32_t c) {
 }  // namespace
 
 std::string to_upper(std::string s) {
+  const Charge scratch(s.size() * (sizeof(char32_t) + 1));
   std::u32string cps = utf8_decode(s);
   for (char32_t& c : cps) c = upper_cp(c);
   return utf8_encode(cps);
 }
 
 std::string to_lower(std::string s) {
+  const Charge scratch(s.size() * (sizeof(char32_t) + 1));
   std::u32string cps = utf8_decode(s);
   for (char32_t& c : cps) c = lower_cp(c);
   return utf8_encode(cps);
 }
 
 std::string title_case(const std::string& s) {
+  const Charge scratch(s.size() * (sizeof(char32_t) + 1));
   std::u32string cps = utf8_decode(s);
   bool prev_cased = false;
   for (char32_t& c : cps) {
@@ -188,6 +211,7 @@ std::string title_case(const std::string& s) {
 }
 
 std::string capitalize(const std::string& s) {
+  const Charge scratch(s.size() * (sizeof(char32_t) + 1));
   std::u32string cps = utf8_decode(s);
   for (size_t i = 0; i < cps.size(); ++i) cps[i] = i == 0 ? upper_cp(cps[i]) : lower_cp(cps[i]);
   return utf8_encode(cps);
@@ -210,6 +234,15 @@ std::string percent_format(const std::string& fmt, const Value& args) {
     std::string spec = "%";
     while (j < fmt.size() && std::string_view("-+ 0#.0123456789").find(fmt[j]) != std::string_view::npos) spec += fmt[j++];
     if (j >= fmt.size()) throw RenderError("incomplete format");
+    // snprintf pads into a 512-byte buffer (and glibc allocates a buffer as wide as the
+    // width): widths and precisions beyond what it can hold are refused.
+    for (size_t k = 1; k < spec.size();) {
+      size_t e = k;
+      while (e < spec.size() && spec[e] >= '0' && spec[e] <= '9') ++e;
+      if (e - k > 3 || (e > k && std::stoi(spec.substr(k, e - k)) > 400))
+        throw RenderError("format width or precision too large (at most 400)");
+      k = e == k ? k + 1 : e;
+    }
     const char conv = fmt[j];
     i = j;
     if (conv == '%') {
@@ -220,8 +253,15 @@ std::string percent_format(const std::string& fmt, const Value& args) {
     const Value& v = list[next++];
     char buf[512];
     switch (conv) {
-      case 's': out += v.str(); break;
-      case 'r': out += v.repr(); break;
+      case 's':
+      case 'r': {  // bounded before it is appended: a %s of a long value, again and again
+        std::string text;
+        const std::string& piece =
+            conv == 's' && v.is_string() ? v.as_string() : (text = conv == 's' ? v.str() : v.repr());
+        check_string_size(out.size() + piece.size());
+        out += piece;
+        break;
+      }
       case 'd':
       case 'i':
         std::snprintf(buf, sizeof buf, (spec + "lld").c_str(), static_cast<long long>(v.is_float() ? static_cast<std::int64_t>(v.as_double()) : v.as_int()));
@@ -233,7 +273,7 @@ std::string percent_format(const std::string& fmt, const Value& args) {
         std::snprintf(buf, sizeof buf, (spec + conv).c_str(), v.as_double());
         out += buf;
         break;
-      default: throw RenderError(std::string("unsupported format character '") + conv + "'");
+      default: throw RenderError("unsupported format character '" + printable(std::string_view(&conv, 1)) + "'");
     }
   }
   if (next < list.size() && !(args.is_dict())) throw RenderError("not all arguments converted during string formatting");

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "chat/jinja/builtins.h"
+#include "util/printable.h"
 
 namespace kvchat::jinja {
 namespace {
@@ -126,7 +127,7 @@ Value make_dict(const CallArgs& a, bool is_namespace) {
       for (const auto& [k, v] : p.dict_obj().items) d.dict_obj().set(k, v);
     } else {
       for (const Value& pair : iterate(p)) {
-        const std::vector<Value> kv = iterate(pair);
+        const Items kv = iterate(pair);
         if (kv.size() != 2) throw RenderError("dictionary update sequence element has the wrong length");
         d.dict_obj().set(kv[0], kv[1]);
       }
@@ -139,8 +140,10 @@ Value make_dict(const CallArgs& a, bool is_namespace) {
 Value g_dict(Interpreter&, const CallArgs& a) { return make_dict(a, false); }
 Value g_namespace(Interpreter&, const CallArgs& a) { return make_dict(a, true); }
 
+// The template's own words reach the terminal and the window: control characters
+// escaped, cut at kPrintableMaxBytes.
 Value g_raise_exception(Interpreter&, const CallArgs& a) {
-  throw RenderError(a.positional.empty() ? std::string("raise_exception() called") : a.positional[0].str());
+  throw RenderError(a.positional.empty() ? std::string("raise_exception() called") : printable(a.positional[0].str()));
 }
 
 Value g_strftime_now(Interpreter& in, const CallArgs& a) {
@@ -149,6 +152,8 @@ Value g_strftime_now(Interpreter& in, const CallArgs& a) {
   std::tm tm{};
   localtime_r(&t, &tm);
   if (fmt.empty()) return Value("");
+  check_string_size(fmt.size() * 8 + 64);
+  const Charge scratch(fmt.size() * 8 + 64);
   std::string buf(fmt.size() * 8 + 64, '\0');
   const size_t n = std::strftime(buf.data(), buf.size(), fmt.c_str(), &tm);
   buf.resize(n);

@@ -7,8 +7,25 @@
 #include <cstdio>
 
 #include "tokenizer/utf8.h"
+#include "util/printable.h"
 
 namespace kvchat::jinja {
+
+StringObject::StringObject(std::string s) : text(std::move(s)) {
+  // The object with its shared_ptr control block (one allocation), plus the text
+  // where it does not fit the string's own small buffer.
+  charge.add(heap_bytes(sizeof(StringObject) + 16) + (text.capacity() > 15 ? heap_bytes(text.capacity() + 1) : 0));
+}
+
+std::shared_ptr<const StringObject> Value::make_string(std::string s) {
+  if (s.empty()) return nullptr;
+  return std::make_shared<const StringObject>(std::move(s));
+}
+
+const std::string& Value::empty_string() {
+  static const std::string empty;
+  return empty;
+}
 
 const Value* DictObject::find(const Value& key) const {
   for (const auto& [k, v] : items)
@@ -44,6 +61,12 @@ void DictObject::set(Value key, Value value) {
     }
   }
   depth = std::max(depth, checked_depth(1 + std::max(key.depth(), value.depth())));
+  if (items.size() == items.capacity()) {  // charged before the slots grow
+    const size_t grown = std::max<size_t>(4, items.capacity() * 2);
+    const size_t had = items.capacity() ? heap_bytes(items.capacity() * sizeof(items[0])) : 0;
+    charge.add(heap_bytes(grown * sizeof(items[0])) - had);
+    items.reserve(grown);
+  }
   items.emplace_back(std::move(key), std::move(value));
 }
 
@@ -59,9 +82,19 @@ Value Value::list(std::vector<Value> items, bool tuple) {
   int deepest = 0;
   for (const Value& item : items) deepest = std::max(deepest, item.depth());
   l->depth = checked_depth(1 + deepest);
+  check_string_size(items.size() * sizeof(Value));  // one list's slots: bounded as one string is
+  l->charge.add(heap_bytes(sizeof(ListObject) + 16) +
+                (items.capacity() ? heap_bytes(items.capacity() * sizeof(Value)) : 0));
   l->items = std::move(items);
   l->is_tuple = tuple;
   return Value(std::move(l));
+}
+
+void ListBuilder::grow() {
+  const size_t grown = std::max<size_t>(8, 2 * items_.capacity());
+  check_string_size((items_.size() + 1) * sizeof(Value));
+  charge_.add((grown - items_.capacity()) * sizeof(Value));
+  items_.reserve(grown);
 }
 
 Value Value::iterator(std::vector<Value> items, std::string type) {
@@ -70,10 +103,15 @@ Value Value::iterator(std::vector<Value> items, std::string type) {
   return v;
 }
 
-Value Value::dict() { return Value(std::make_shared<DictObject>()); }
+Value Value::dict() {
+  auto d = std::make_shared<DictObject>();
+  d->charge.add(heap_bytes(sizeof(DictObject) + 16));
+  return Value(std::move(d));
+}
 
 Value Value::function(std::string name, std::function<Value(Interpreter&, const CallArgs&)> fn) {
   auto f = std::make_shared<FunctionObject>();
+  f->charge.add(heap_bytes(sizeof(FunctionObject) + 16) + heap_bytes(64) + name.capacity());  // + the closure
   f->name = std::move(name);
   f->call = std::move(fn);
   return Value(std::move(f));
@@ -86,7 +124,7 @@ bool Value::truthy() const {
     case Kind::Bool:
     case Kind::Int: return int_ != 0;
     case Kind::Float: return float_ != 0.0;
-    case Kind::String: return !str_.empty();
+    case Kind::String: return !as_string().empty();
     case Kind::List: return list_->is_iterator() || !list_->items.empty();
     case Kind::Dict: return dict_->is_namespace || !dict_->items.empty();
     case Kind::Function: return true;
@@ -98,7 +136,7 @@ std::int64_t Value::length() const {
   switch (kind_) {
     case Kind::String: {
       std::int64_t n = 0;
-      for (unsigned char c : str_) n += (c & 0xC0) != 0x80;
+      for (unsigned char c : as_string()) n += (c & 0xC0) != 0x80;
       return n;
     }
     case Kind::List: return list_->is_iterator() ? -1 : static_cast<std::int64_t>(list_->items.size());
@@ -156,11 +194,14 @@ bool printable(char32_t cp) {
 }
 
 std::string repr_string(const std::string& s) {
+  const Charge scratch(s.size() * sizeof(char32_t));  // the decoded code points
   const bool has_single = s.find('\'') != std::string::npos;
   const bool has_double = s.find('"') != std::string::npos;
   const char quote = has_single && !has_double ? '"' : '\'';
   std::string out(1, quote);
+  size_t n = 0;
   for (char32_t cp : utf8_decode(s)) {
+    if (++n % 65536 == 0) check_string_size(out.size());  // escapes take up to 10 bytes each
     if (cp == '\\') out += "\\\\";
     else if (cp == static_cast<char32_t>(quote)) out += std::string("\\") + quote;
     else if (cp == '\n') out += "\\n";
@@ -185,7 +226,7 @@ std::string repr_string(const std::string& s) {
 std::string Value::str() const {
   switch (kind_) {
     case Kind::Undefined: return "";
-    case Kind::String: return str_;
+    case Kind::String: return as_string();
     default: return repr();
   }
 }
@@ -204,15 +245,19 @@ std::string Value::repr() const {
 
 // Lists and dicts print their items; a namespace can hold itself, so the depth is
 // bounded (as tojson's) rather than trusted.
+// A dict that holds another twice ({'a': d, 'b': d}, again and again) prints
+// exponentially long: the text is bounded as it grows.
 void Value::append_repr(std::string& out, int depth) const {
   if (depth > kMaxValueDepth) throw RenderError("value nested too deeply to print (a namespace that holds itself?)");
+  check_string_size(out.size());
+  budget_tick();
   switch (kind_) {
     case Kind::Undefined: out += "Undefined"; return;
     case Kind::None: out += "None"; return;
     case Kind::Bool: out += int_ ? "True" : "False"; return;
     case Kind::Int: out += std::to_string(int_); return;
     case Kind::Float: out += format_float(float_); return;
-    case Kind::String: out += repr_string(str_); return;
+    case Kind::String: out += repr_string(as_string()); return;
     case Kind::List: {
       const auto& l = *list_;
       if (l.is_iterator()) {
@@ -245,6 +290,18 @@ void Value::append_repr(std::string& out, int depth) const {
   }
 }
 
+std::string repr_for_message(const Value& v) {
+  if (v.is_string() && v.as_string().size() > kPrintableMaxBytes) {
+    size_t cut = kPrintableMaxBytes;
+    while (cut > 0 && (static_cast<unsigned char>(v.as_string()[cut]) & 0xC0) == 0x80) --cut;
+    std::string r = Value(std::string_view(v.as_string()).substr(0, cut)).repr();
+    return r + "… (" + std::to_string(v.as_string().size()) + " bytes)";
+  }
+  std::string r = v.repr();
+  if (r.size() <= kPrintableMaxBytes) return r;
+  return kvchat::printable(r, kPrintableMaxBytes);
+}
+
 std::string Value::type_name() const {
   switch (kind_) {
     case Kind::Undefined: return "Undefined";
@@ -268,6 +325,7 @@ void check_depth(int depth) {
 
 bool equal_at(const Value& a, const Value& b, int depth) {
   check_depth(depth);
+  budget_tick();  // dicts that share their items compare in exponential time
   if (a.is_number() && b.is_number()) {
     if (a.is_float() || b.is_float()) return a.as_double() == b.as_double();
     return a.as_int() == b.as_int();
@@ -306,6 +364,7 @@ bool equal_at(const Value& a, const Value& b, int depth) {
 
 bool less_at(const Value& a, const Value& b, int depth) {
   check_depth(depth);
+  budget_tick();
   if (a.is_number() && b.is_number()) {
     if (a.is_float() || b.is_float()) return a.as_double() < b.as_double();
     return a.as_int() < b.as_int();

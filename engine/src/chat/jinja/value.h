@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "chat/jinja/value_budget.h"
+
 namespace kvchat::jinja {
 
 // A template error at render time (raise_exception, type errors, undefined access).
@@ -30,8 +32,17 @@ inline constexpr int kMaxValueDepth = 512;
 class Value;
 class Interpreter;
 
+// A string value's text: immutable and shared by every copy of the value, so copying a
+// value (a lookup, a list item, `[s] * n`) never copies its text; charged once.
+struct StringObject {
+  explicit StringObject(std::string s);
+  const std::string text;
+  Charge charge;
+};
+
 struct ListObject {
   std::vector<Value> items;
+  Charge charge;          // the item slots (charged by Value::list)
   int depth = 1;          // 1 + the deepest item's depth (set by Value::list)
   bool is_tuple = false;  // prints as (a, b)
   // A one-shot Python iterator (what jinja2's map/select/unique/items/reverse filters
@@ -43,6 +54,7 @@ struct ListObject {
 
 struct DictObject {
   std::vector<std::pair<Value, Value>> items;  // insertion order, unique keys
+  Charge charge;                               // the object and its item slots, as they grow
   bool is_namespace = false;                   // namespace(): attributes are assignable
   int depth = 1;  // 1 + the deepest key's or value's depth ever set (a bound, not exact)
 
@@ -64,6 +76,7 @@ struct CallArgs {
 struct FunctionObject {
   std::string name;
   std::function<Value(Interpreter&, const CallArgs&)> call;
+  Charge charge;
 };
 
 class Value {
@@ -73,7 +86,7 @@ class Value {
   Value() = default;  // undefined
   static Value undefined(std::string hint = {}) {
     Value v;
-    v.str_ = std::move(hint);
+    v.str_ = make_string(std::move(hint));
     return v;
   }
   static Value none() { return Value(Kind::None); }
@@ -81,9 +94,9 @@ class Value {
   Value(int v) : kind_(Kind::Int), int_(v) {}                                   // NOLINT
   Value(std::int64_t v) : kind_(Kind::Int), int_(v) {}                          // NOLINT
   Value(double v) : kind_(Kind::Float), float_(v) {}                            // NOLINT
-  Value(std::string s) : kind_(Kind::String), str_(std::move(s)) {}             // NOLINT
-  Value(std::string_view s) : kind_(Kind::String), str_(s) {}                   // NOLINT
-  Value(const char* s) : kind_(Kind::String), str_(s) {}                        // NOLINT
+  Value(std::string s) : kind_(Kind::String), str_(make_string(std::move(s))) {}   // NOLINT
+  Value(std::string_view s) : Value(std::string(s)) {}                            // NOLINT
+  Value(const char* s) : Value(std::string(s)) {}                                 // NOLINT
   Value(std::shared_ptr<ListObject> l) : kind_(Kind::List), list_(std::move(l)) {}      // NOLINT
   Value(std::shared_ptr<DictObject> d) : kind_(Kind::Dict), dict_(std::move(d)) {}      // NOLINT
   Value(std::shared_ptr<FunctionObject> f) : kind_(Kind::Function), fn_(std::move(f)) {}  // NOLINT
@@ -109,8 +122,8 @@ class Value {
   bool as_bool() const { return int_ != 0; }
   std::int64_t as_int() const { return int_; }  // Int and Bool
   double as_double() const { return kind_ == Kind::Float ? float_ : static_cast<double>(int_); }
-  const std::string& as_string() const { return str_; }
-  const std::string& undefined_hint() const { return str_; }
+  const std::string& as_string() const { return str_ ? str_->text : empty_string(); }
+  const std::string& undefined_hint() const { return as_string(); }
   ListObject& list_obj() const { return *list_; }
   DictObject& dict_obj() const { return *dict_; }
   const FunctionObject& function_obj() const { return *fn_; }
@@ -131,14 +144,43 @@ class Value {
 
  private:
   explicit Value(Kind k) : kind_(k) {}
+  static std::shared_ptr<const StringObject> make_string(std::string s);  // null for ""
+  static const std::string& empty_string();
   void append_repr(std::string& out, int depth) const;
   Kind kind_ = Kind::Undefined;
   std::int64_t int_ = 0;
   double float_ = 0;
-  std::string str_;  // the string, or the undefined value's name for error messages
+  std::shared_ptr<const StringObject> str_;  // the string, or the undefined value's hint
   std::shared_ptr<ListObject> list_;
   std::shared_ptr<DictObject> dict_;
   std::shared_ptr<FunctionObject> fn_;
+};
+
+// The items of a list being built by a builtin (split, map, sort, ...): each time the
+// slots grow they are bounded like one string and charged first, so a builtin that
+// makes millions of items stops at the budget rather than after the allocation.
+class ListBuilder {
+ public:
+  void push_back(Value v) {
+    if (items_.size() == items_.capacity()) grow();
+    items_.push_back(std::move(v));
+  }
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  // The list (or iterator) value, which charges its own slots; the builder is empty
+  // and uncharged afterwards.
+  Value list(bool tuple = false) { return done(Value::list(std::move(items_), tuple)); }
+  Value iterator(std::string type = "generator") { return done(Value::iterator(std::move(items_), std::move(type))); }
+
+ private:
+  void grow();
+  Value done(Value v) {
+    items_ = {};
+    charge_ = Charge();
+    return v;
+  }
+  std::vector<Value> items_;
+  Charge charge_;
 };
 
 // Python ==: numbers by value (True == 1), strings, lists and dicts deeply; undefined
@@ -147,6 +189,8 @@ bool values_equal(const Value& a, const Value& b);
 // Python <: numbers, strings (by code point), lists lexicographically. Throws RenderError
 // for other types.
 bool value_less(const Value& a, const Value& b);
+// repr(x) for an error message: at most ~200 bytes (a long string's start, its size).
+std::string repr_for_message(const Value& v);
 // Python's repr of a float ("1.0", "0.30000000000000004", "1e+16", "1e-05", "inf", "nan").
 std::string format_float(double v);
 
