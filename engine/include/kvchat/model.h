@@ -82,7 +82,7 @@ class Model {
   // error "cancelled". The file is read with pread into anonymous memory that replaces
   // the mapping at the same addresses, so afterwards the file on disk may be cut short,
   // rewritten or replaced without effect on this model (before it, a file cut short
-  // under the mapping raises SIGBUS on the next read of a lost page, as with any mmap).
+  // under the mapping makes every later step fail with check_weights()' error).
   // A file cut short while it is read gives an error naming both sizes. Safe to call from
   // any thread, also while sessions use the model (each step is atomic).
   Status prefetch(const std::function<bool(double)>& progress) const;
@@ -90,6 +90,13 @@ class Model {
   // what happened to it (cut short, replaced, modified, deleted) and what that means for
   // this model otherwise.
   Status check_file() const;
+  // Whether the weights still are the ones loaded. Before prefetch they are read from the
+  // file as needed; a file cut short under them (which would raise SIGBUS) reads as zeros
+  // instead, and one rewritten in place reads its new bytes: either way what was computed
+  // from them is wrong. Then an error naming the file, what happened and both sizes, for
+  // good: load the model again. Cheap (an atomic and an fstat), so sessions check it after
+  // every step and discard the step's results. Always fine once prefetch is complete.
+  Status check_weights() const;
   const Tokenizer& tokenizer() const { return *tokenizer_; }
 
   // Engine-internal views (declared in src/model/); app code has no use for them.

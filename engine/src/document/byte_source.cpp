@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/file_io.h"
+
 namespace kvchat::document {
 namespace {
 
@@ -108,20 +110,9 @@ class MemorySource final : public ByteSource {
 }  // namespace
 
 Result<std::unique_ptr<ByteSource>> open_file_source(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{path + ": cannot open: " + errno_text()};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const std::string why = errno_text();
-    ::close(fd);
-    return Error{path + ": cannot read its size: " + why};
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{path + (S_ISDIR(st.st_mode) ? ": is a directory, not a text file"
-                                             : ": not a regular file")};
-  }
-  return std::unique_ptr<ByteSource>(new FileSource(fd, path, st));
+  auto opened = file_io::open_regular_file(path);  // never blocks on a FIFO
+  if (!opened) return Error{path + ": " + opened.message()};
+  return std::unique_ptr<ByteSource>(new FileSource(opened->fd, path, opened->st));
 }
 
 std::unique_ptr<ByteSource> memory_source(std::string bytes) {

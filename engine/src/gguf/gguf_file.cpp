@@ -122,16 +122,26 @@ class Parser {
     }
     if (auto s = read_scalar(count, "the length of array '" + key + "'"); !s) return s;
     v.array_type = static_cast<ValueType>(elem_type);
-    uint64_t min_size = min_encoded_size(v.array_type);
-    if (count > kMaxArrayItems || count > cur_.remaining() / min_size) {
-      return fail("key '" + key + "': array declares " + std::to_string(count) + " " +
-                  std::string(value_type_name(v.array_type)) + " items, more than the " +
-                  std::to_string(cur_.remaining()) + " remaining bytes can hold");
+    const uint64_t min_size = min_encoded_size(v.array_type);
+    const std::string declares = "key '" + key + "': array declares " + std::to_string(count) +
+                                 " " + std::string(value_type_name(v.array_type)) + " items";
+    // Two reasons, each said only when it is the true one: a count no file of this size
+    // could hold (each item takes at least min_size bytes), or one that fits but passes
+    // the cap on what a parse may allocate.
+    if (count > cur_.remaining() / min_size) {
+      return fail(declares + ", more than the " + std::to_string(cur_.remaining()) +
+                  " remaining bytes can hold (at least " + std::to_string(min_size) +
+                  " bytes each)");
+    }
+    if (count > kMaxArrayItems) {
+      return fail(declares + ", more than kvchat's limit of " + std::to_string(kMaxArrayItems) +
+                  " items per array (real models' largest, vocabularies and merges, hold a few "
+                  "hundred thousand)");
     }
     total_values_ += count;
     if (total_values_ > kMaxMetadataValues) {
-      return fail("key '" + key + "': more than " + std::to_string(kMaxMetadataValues) +
-                  " metadata values in total");
+      return fail("key '" + key + "': more than kvchat's limit of " +
+                  std::to_string(kMaxMetadataValues) + " metadata values in all arrays together");
     }
     v.array.resize(count);
     for (uint64_t k = 0; k < count; ++k) {
@@ -169,6 +179,10 @@ std::string GgufFile::change_on_disk() const {
   return mapping_ ? mapping_->change_on_disk() : std::string();
 }
 
+std::string GgufFile::damage() const {
+  return mapping_ ? mapping_->damage() : std::string();
+}
+
 Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
                                                 bool keep_unsupported_types) {
   auto mapping = MappedFile::open(path);
@@ -179,7 +193,12 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
   file->bytes_ = mapping.value()->bytes();
   file->file_size_ = file->bytes_.size();
   file->mapping_ = std::move(mapping.value());
-  if (auto s = file->parse_all(); !s) return Error{s.message()};
+  Status parsed = file->parse_all();
+  // A header read from a file cut short meanwhile read zeros (mapping_guard.h): whatever
+  // the parse made of them, the true reason is the cut.
+  if (const std::string d = file->damage(); !d.empty())
+    return Error{path + ": the model file was " + d};
+  if (!parsed) return Error{parsed.message()};
   return file;
 }
 

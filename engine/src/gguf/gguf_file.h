@@ -87,9 +87,13 @@ class GgufFile {
   // The mapped file read into anonymous memory at the same addresses (MappedFile::read_in);
   // nothing to do for parse()d bytes. change_on_disk(): empty while the file on disk is
   // the one opened (MappedFile::change_on_disk); always empty for parse()d bytes.
+  // damage(): empty while the mapped bytes are the file's as opened, else why not (a file
+  // cut short or rewritten under the part not read in: MappedFile::damage); always empty
+  // for parse()d bytes.
   Status read_in(const std::function<bool(double)>& progress) const;
   bool read_in_complete() const;
   std::string change_on_disk() const;
+  std::string damage() const;
 
   // Pointer to the tensor's first byte (n_bytes long, inside the mapping). Header-only:
   // a non-null stand-in (so that views of the weights can be built and checked) that

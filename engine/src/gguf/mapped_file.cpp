@@ -9,6 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "gguf/mapping_guard.h"
+#include "util/file_io.h"
+
 namespace kvchat::gguf {
 
 namespace {
@@ -24,18 +27,10 @@ std::string errno_text(int e) {
 }  // namespace
 
 Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    std::string msg = path + ": cannot stat: " + std::strerror(errno);
-    ::close(fd);
-    return Error{msg};
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{path + ": not a regular file"};
-  }
+  auto opened = file_io::open_regular_file(path);  // never blocks on a FIFO
+  if (!opened) return Error{path + ": " + opened.message()};
+  const int fd = opened->fd;
+  const struct stat& st = opened->st;
   if (st.st_size == 0) {
     ::close(fd);
     return Error{path + ": the file is empty (expected a GGUF model)"};
@@ -46,19 +41,45 @@ Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
     ::close(fd);
     return Error{path + ": cannot map: " + std::strerror(map_errno)};
   }
+  const int slot = mapping_guard::register_range(p, static_cast<size_t>(st.st_size));
   return std::unique_ptr<MappedFile>(new MappedFile(path, fd, static_cast<const uint8_t*>(p),
                                                     static_cast<size_t>(st.st_size), st.st_dev,
-                                                    st.st_ino, mtime_ns(st)));
+                                                    st.st_ino, mtime_ns(st), slot));
 }
 
 MappedFile::~MappedFile() {
+  mapping_guard::unregister_range(guard_slot_);
   ::munmap(const_cast<uint8_t*>(data_), size_);
   ::close(fd_);
 }
 
 bool MappedFile::read_in_complete() const {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  return read_in_done_ >= size_;
+  return read_in_done_.load() >= size_;
+}
+
+std::string MappedFile::damage() const {
+  const std::lock_guard<std::mutex> lock(damage_mutex_);
+  if (!damage_.empty()) return damage_;
+  const bool faulted = mapping_guard::faulted(guard_slot_);
+  // Once every page is anonymous the file no longer matters (a fault before stays a fault).
+  if (!faulted && read_in_complete()) return {};
+  struct stat now {};
+  if (::fstat(fd_, &now) != 0) {  // this inode: a rename over the path changes nothing here
+    if (faulted) damage_ = "cut short while in use";
+    return damage_;
+  }
+  const uint64_t now_size = static_cast<uint64_t>(now.st_size);
+  if (faulted || now_size < size_) {
+    const std::string sizes =
+        " (" + std::to_string(size_) + " bytes when opened, " + std::to_string(now_size) + " now)";
+    // A fault with the file whole again: cut and rewritten in between (or a read error).
+    damage_ = now_size < size_ ? "cut short while in use" + sizes
+                               : "cut short or rewritten while in use, a read of it failed" + sizes;
+  } else if (mtime_ns(now) != mtime_ns_) {
+    damage_ =
+        "modified in place while in use (its weights are read from the file as they are needed)";
+  }
+  return damage_;
 }
 
 Status MappedFile::read_in(const std::function<bool(double)>& progress) {
@@ -104,7 +125,8 @@ Status MappedFile::read_in(const std::function<bool(double)>& progress) {
       return Error{path_ + ": cannot move the weights into memory: " + errno_text(e)};
     }
     read_in_done_ = std::min(size_, at + len);
-    if (progress && !progress(static_cast<double>(read_in_done_) / static_cast<double>(size_))) {
+    if (progress &&
+        !progress(static_cast<double>(read_in_done_.load()) / static_cast<double>(size_))) {
       return Error{path_ + ": loading cancelled"};
     }
   }

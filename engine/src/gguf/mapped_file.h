@@ -2,12 +2,14 @@
 // independent of the file: read_in() replaces the mapped pages by anonymous memory
 // holding the same bytes (at the same addresses), after which the file may be cut short,
 // rewritten or replaced on disk without touching what is mapped. Before read_in(), a
-// file cut short under the mapping makes a read of a page past its new end raise SIGBUS,
-// as any mmap of a file does.
+// file cut short under the mapping would make a read of a page past its new end raise
+// SIGBUS, as any mmap of a file does; the mapping is guarded (gguf/mapping_guard.h), so
+// such a read sees zeros instead and damage() says so from then on.
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,6 +39,13 @@ class MappedFile {
   Status read_in(const std::function<bool(double)>& progress);
   bool read_in_complete() const;
 
+  // Whether the mapped bytes still are the file's bytes as opened: empty while they are,
+  // else why not, for a message ("cut short while in use (N bytes when opened, M now)",
+  // "modified in place while in use"). Cheap (an atomic, and an fstat while any page still
+  // comes from the file); whoever computed something from bytes() checks it afterwards and
+  // discards the result when it is not empty. Sticky: once damaged, always damaged.
+  std::string damage() const;
+
   // Whether the file at the path still is the one opened, unchanged: empty when it is,
   // else what happened ("cut short from N to M bytes", "replaced by another file",
   // "deleted", "modified"), for a message.
@@ -44,23 +53,28 @@ class MappedFile {
 
  private:
   MappedFile(std::string path, int fd, const uint8_t* data, size_t size, dev_t dev, ino_t ino,
-             int64_t mtime_ns)
+             int64_t mtime_ns, int guard_slot)
       : path_(std::move(path)),
         fd_(fd),
         data_(data),
         size_(size),
         dev_(dev),
         ino_(ino),
-        mtime_ns_(mtime_ns) {}
+        mtime_ns_(mtime_ns),
+        guard_slot_(guard_slot) {}
   std::string path_;
   int fd_;  // kept open: read_in() reads this inode even after a rename over the path
   const uint8_t* data_;
   size_t size_;
-  size_t read_in_done_ = 0;  // bytes of the mapping already anonymous; guarded by mutex_
-  mutable std::mutex mutex_;
+  // Bytes of the mapping already anonymous; written under mutex_, read without it.
+  std::atomic<size_t> read_in_done_{0};
+  mutable std::mutex mutex_;  // held by read_in() throughout
   dev_t dev_;
   ino_t ino_;
   int64_t mtime_ns_;
+  int guard_slot_;                   // mapping_guard's slot, -1 when unguarded
+  mutable std::mutex damage_mutex_;  // not mutex_: damage() must not wait for read_in()
+  mutable std::string damage_;       // the first damage found, kept
 };
 
 }  // namespace kvchat::gguf

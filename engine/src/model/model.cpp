@@ -89,6 +89,13 @@ Status Model::check_file() const {
                "the model again to use the file as it is now."};
 }
 
+Status Model::check_weights() const {
+  const std::string damage = file_->damage();
+  if (damage.empty()) return {};
+  return Error{info_.path + ": the model file was " + damage +
+               "; what was computed from it is discarded: load the model again"};
+}
+
 Model::Model() = default;
 Model::~Model() = default;
 
@@ -160,6 +167,8 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   m->weights_ = std::move(weights);
   m->tokenizer_ = std::move(check.tokenizer);
   m->file_ = std::move(file.value());
+  // The identity hash and the RoPE factors read weights: not from a file cut short meanwhile.
+  if (auto s = m->check_weights(); !s) return Error{s.message()};
   return std::shared_ptr<const Model>(std::move(m));
 }
 

@@ -83,6 +83,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
     }
   }
   s->backend_ = std::move(backend.value());
+  if (auto w = model->check_weights(); !w) return Error{w.message()};  // a backend copies weights
 
   KvCacheConfig kc;
   kc.n_layers = info.n_layers;
@@ -152,6 +153,10 @@ Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all
   std::vector<float>& out = all_logits ? *all_logits : logits_buffer_;
   out.resize(static_cast<size_t>(all_logits ? n : 1) * n_vocab);
   if (auto s = backend_->forward(run, pos0, *kv_, out.data(), all_logits != nullptr); !s) {
+    kv_->truncate(pos0);
+    return s;
+  }
+  if (auto s = model_->check_weights(); !s) {  // weights read from a file cut short: zeros
     kv_->truncate(pos0);
     return s;
   }

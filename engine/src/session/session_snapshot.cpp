@@ -203,12 +203,10 @@ Status Session::save_snapshot(const std::string& path) const {
 
 Status Session::load_snapshot(const std::string& path) {
   auto refuse = [&](const std::string& why) { return Error{path + ": cannot restore the snapshot: " + why}; };
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return refuse("cannot open it: " + errno_text());
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return refuse("cannot stat it: " + errno_text());
-  if (S_ISDIR(st.st_mode)) return refuse("it is a directory, not a snapshot file");
-  if (!S_ISREG(st.st_mode)) return refuse("it is not a regular file");
+  auto opened = file_io::open_regular_file(path);  // never blocks on a FIFO
+  if (!opened) return refuse(opened.message());
+  FileDescriptor fd(opened->fd);
+  const struct stat& st = opened->st;
 
   const KvCacheConfig& config = kv_->config();
   SnapshotTarget target;

@@ -45,6 +45,36 @@ int open_file(const std::string& path, int flags, int mode, std::string* error) 
   return fd;
 }
 
+std::string file_type_name(mode_t mode) {
+  if (S_ISREG(mode)) return {};
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "of an unknown type";
+}
+
+Result<OpenedFile> open_regular_file(const std::string& path) {
+  // O_NOCTTY: a terminal named as a model or document never becomes our controlling one.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return Error{"cannot open: " + reason(errno)};
+  OpenedFile f;
+  f.fd = fd;
+  auto refuse = [fd](std::string why) {
+    ::close(fd);
+    return Error{std::move(why)};
+  };
+  if (::fstat(fd, &f.st) != 0) return refuse("cannot stat: " + reason(errno));
+  if (!S_ISREG(f.st.st_mode))
+    return refuse("not a regular file (" + file_type_name(f.st.st_mode) + ")");
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return refuse("cannot clear O_NONBLOCK: " + reason(errno));
+  }
+  return f;
+}
+
 Status write_all(int fd, std::span<const uint8_t> bytes, const std::string& path) {
   if (const int e = injected(FileOp::Write, path))
     return Error{"cannot write " + path + ": " + reason(e)};

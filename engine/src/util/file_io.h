@@ -2,8 +2,12 @@
 // file and the reason, an atomic whole-file writer (temp file, fsync, rename, directory
 // fsync), and a test seam that makes any of these fail with a chosen errno (ENOSPC, EIO)
 // the way a full or failing disk does. Snapshot and journal writers go through it so that
-// their handling of a full disk is tested without filling one.
+// their handling of a full disk is tested without filling one. Also the one way the engine
+// opens a user's file for reading: open_regular_file() never blocks on a FIFO and refuses
+// what is not a regular file (a FIFO, a directory, /dev/zero) before anything reads it.
 #pragma once
+
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <functional>
@@ -30,6 +34,22 @@ Status sync(int fd, const std::string& path);
 Status rename_file(const std::string& from, const std::string& to);
 // Best effort: makes a rename in `path`'s directory durable (some file systems refuse).
 void sync_parent_directory(const std::string& path);
+
+// A regular file opened for reading: its descriptor (the caller closes it) and its fstat.
+struct OpenedFile {
+  int fd = -1;
+  struct stat st {};
+};
+
+// Opens `path` read-only without blocking: O_NONBLOCK makes open() return at once on a
+// FIFO (which would otherwise wait for a writer), fstat on the descriptor (not the path, so
+// nothing can be swapped in between) refuses anything that is not a regular file, and
+// O_NONBLOCK is then cleared. The error is the reason without the path, for the caller to
+// prefix: "cannot open: <reason>", "not a regular file (a FIFO)" (a directory, a character
+// device, a block device, a socket).
+Result<OpenedFile> open_regular_file(const std::string& path);
+// "a FIFO", "a directory", "a character device", ... for a message; "" for a regular file.
+std::string file_type_name(mode_t mode);
 
 // Writes a file atomically: bytes go to path + ".tmp"; commit() fsyncs it, renames it over
 // `path` and fsyncs the directory. Until commit() succeeds the file at `path` is exactly

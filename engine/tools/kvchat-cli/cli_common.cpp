@@ -1,12 +1,14 @@
 #include "cli_common.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "util/file_io.h"
 #include "util/printable.h"
 
 namespace kvchat::cli {
@@ -113,12 +115,24 @@ Result<std::vector<TokenId>> parse_ids(const std::string& text, int32_t n_vocab)
 }
 
 Result<std::string> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Error{path + ": cannot open: " + std::strerror(errno)};
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) return Error{path + ": read error"};
-  return ss.str();
+  auto opened = file_io::open_regular_file(path);  // a FIFO would block, /dev/zero never end
+  if (!opened) return Error{path + ": " + opened.message()};
+  const int fd = opened->fd;
+  std::string out;
+  char buf[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      return Error{path + ": read error: " + why};
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
 
 namespace {
