@@ -3,36 +3,24 @@
 #include <QStringList>
 #include <algorithm>
 
+#include "display_text.h"
 
 namespace kvchat::app {
-
-namespace {
-
-// Text from a file, cut for the window: a 60 MB general.name would stall the page's
-// layout (the page shows it as plain text, so markup and controls need no escaping).
-QString cut_text(const std::string& text, size_t max_bytes = 200) {
-  if (text.size() <= max_bytes) return QString::fromStdString(text);
-  size_t end = max_bytes;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // a character boundary
-  return QString::fromUtf8(text.data(), qsizetype(end)) + QStringLiteral("… (%1 bytes)").arg(text.size());
-}
-
-}  // namespace
 
 QVariantMap fit_map(const GgufInspection& in, const GgufFit* fit, qint64 bytes_read) {
   QVariantList types;
   QStringList type_text;
   for (const GgufTensorTypeCount& t : in.tensor_types) {
-    types.append(QVariantMap{{"type", cut_text(t.type, 64)},
+    types.append(QVariantMap{{"type", cut_for_display(t.type, 64)},
                              {"count", t.count},
                              {"bytes", double(t.bytes)},
                              {"supported", t.supported}});
-    type_text.append(QStringLiteral("%1 × %2").arg(t.count).arg(cut_text(t.type, 64)));
+    type_text.append(QStringLiteral("%1 × %2").arg(t.count).arg(cut_for_display(t.type, 64)));
   }
-  QVariantMap m{{"name", cut_text(in.name)},
-                {"architecture", cut_text(in.architecture)},
+  QVariantMap m{{"name", cut_for_display(in.name)},
+                {"architecture", cut_for_display(in.architecture)},
                 {"runnable", in.runnable},
-                {"why_not", cut_text(in.why_not, 2000)},
+                {"why_not", cut_for_display(in.why_not, 2000)},
                 {"n_layers", in.n_layers},
                 {"n_kv_heads", in.n_kv_heads},
                 {"head_dim", in.head_dim},
@@ -65,7 +53,7 @@ QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString
   if (!inspection.runnable) return fit_map(inspection, nullptr, bytes_read);
   auto fit = inspection.fit(ctx, kv_type.toStdString(), uint64_t(std::max<qint64>(free_bytes, 0)));
   if (!fit) {
-    if (error) *error = cut_text(fit.error().message, 2000);
+    if (error) *error = cut_for_display(fit.error().message, 2000);
     return fit_map(inspection, nullptr, bytes_read);
   }
   return fit_map(inspection, &*fit, bytes_read);

@@ -26,6 +26,7 @@ ColumnLayout {
     Label { text: qsTr("Chat template"); font.bold: true }
     Label {
         objectName: "chatFormatDescription"
+        textFormat: Text.PlainText  // names the file's template
         Layout.fillWidth: true
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
@@ -35,6 +36,7 @@ ColumnLayout {
     // model's settings are shown (its load failed), it is the loaded model's that is set here.
     Label {
         objectName: "chatTemplateModel"
+        textFormat: Text.PlainText  // a file name
         Layout.fillWidth: true
         wrapMode: Text.Wrap
         font.pixelSize: 11

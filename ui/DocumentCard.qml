@@ -42,6 +42,7 @@ Frame {
                 Layout.fillWidth: true
                 Label {
                     objectName: "documentName"
+                    textFormat: Text.PlainText  // a file name
                     text: qsTr("Document “%1”").arg(card.p.name || "")
                     font.bold: true
                     elide: Label.ElideMiddle
@@ -64,6 +65,7 @@ Frame {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 color: Theme.warning
+                textFormat: Text.PlainText
                 text: qsTr("Encoding: %1").arg(card.p.notice || "")
             }
             GridLayout {

@@ -298,6 +298,7 @@ ApplicationWindow {
             Label {
                 objectName: "modelLabel"
                 font.bold: true
+                textFormat: Text.PlainText  // general.name comes from the file
                 Layout.minimumWidth: Math.min(implicitWidth, Theme.px(100))
                 text: chat.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * chat.loadProgress))
                     : chat.modelInfo.name ? chat.modelInfo.name + "  ·  " + chat.formatBytes(chat.modelInfo.file_bytes)
@@ -367,7 +368,12 @@ ApplicationWindow {
                     id: recentMenu
                     Repeater {
                         model: chat.recentModels
-                        MenuItem { text: modelData; onTriggered: chat.loadModel(modelData) }
+                        MenuItem {
+                            id: recentItem
+                            text: modelData
+                            contentItem: Label { text: recentItem.text; textFormat: Text.PlainText; elide: Text.ElideMiddle }
+                            onTriggered: chat.loadModel(modelData)
+                        }
                     }
                 }
             }

@@ -40,6 +40,7 @@ ColumnLayout {
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
                     color: Theme.text
+                    textFormat: Text.PlainText  // notices quote template errors and file names
                     text: banner.notice.text || ""
                 }
                 ToolButton {
@@ -95,6 +96,7 @@ ColumnLayout {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 color: banner.docs.messageIsError ? Theme.error : Theme.text
+                textFormat: Text.PlainText
                 text: banner.docs.message
             }
             ToolButton { text: "✕"; Accessible.name: qsTr("Dismiss the message"); onClicked: banner.docs.dismissMessage() }

@@ -2,6 +2,8 @@
 // settings as engine options. Shared by the engine worker and the summary worker.
 #include "engine/engine_maps.h"
 
+#include "display_text.h"
+
 #include <QCoreApplication>
 #include <QRegularExpression>
 
@@ -156,8 +158,8 @@ QVariantMap memory_map(const Session& session) {
 QVariantMap model_map(const ModelInfo& info, const Session& session) {
   QVariantMap m;
   m.insert(QStringLiteral("path"), qstr(info.path));
-  m.insert(QStringLiteral("name"), qstr(info.name));
-  m.insert(QStringLiteral("architecture"), qstr(info.architecture));
+  m.insert(QStringLiteral("name"), cut_for_display(info.name));
+  m.insert(QStringLiteral("architecture"), cut_for_display(info.architecture));
   m.insert(QStringLiteral("gguf_version"), info.gguf_version);
   m.insert(QStringLiteral("n_params"), u64(info.n_params));
   m.insert(QStringLiteral("file_bytes"), u64(info.file_bytes));
@@ -200,7 +202,7 @@ QVariantMap model_map(const ModelInfo& info, const Session& session) {
                                  u64(info.kv_elements_per_token() * c.bytes_num / c.bytes_den)}});
   }
   m.insert(QStringLiteral("kv_types"), kv_types);
-  m.insert(QStringLiteral("tokenizer_model"), qstr(info.tokenizer_model));
+  m.insert(QStringLiteral("tokenizer_model"), cut_for_display(info.tokenizer_model));
   m.insert(QStringLiteral("chat_template"), qstr(info.chat_template));
   // A hex string: a 64-bit value does not survive a JavaScript number.
   m.insert(

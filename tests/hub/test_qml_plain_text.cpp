@@ -18,7 +18,8 @@ const QRegularExpression& hostile_data() {
       R"(|modelData\.fit\.(architecture|tensor_types_text|why_not)\b)"
       R"(|page\.hub\.(message|offlineNotice|currentRepo|modelsDir)\b|fitSummary\()"
       R"(|errorDialog\.message|infoDialog\.i\.(path|architecture|tokenizer_model|chat_format_description)\b)"
-      R"(|chat\.modelError\b)"));
+      R"(|chat\.modelError\b|chat\.modelInfo\.name\b|info\.(path|chat_format_description)\b)"
+      R"(|banner\.(notice\.text|docs\.message)\b|card\.p\.(name|notice)\b|recentItem\.text\b)"));
   return re;
 }
 
@@ -122,7 +123,8 @@ class QmlPlainTextTest : public QObject {
   }
 
   void hubAndModelStringsArePlainText() {
-    for (const char* file : {"ModelsPage.qml", "Main.qml"}) {
+    for (const char* file : {"ModelsPage.qml", "Main.qml", "NoticeBanner.qml", "DocumentCard.qml",
+                             "ChatTemplateSettings.qml"}) {
       const QString qml = read(QStringLiteral(KVCHAT_SOURCE_DIR "/ui/") + QLatin1String(file));
       QVERIFY2(!qml.isEmpty(), file);
       QVERIFY2(qml.contains(hostile_data()), file);  // it does show such strings
