@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 
 #include "kvchat/document.h"
@@ -35,6 +36,11 @@ std::string demo_path() {
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 // Runs `call` (it returns the error message it got, "" when it succeeded) in a forked
@@ -239,6 +245,19 @@ TEST_F(SpecialFiles, CliChatResumeWithAFifoSnapshotOrFile) {
   EXPECT_EQ(f.result.exit_code, 1) << f.result.err;
   EXPECT_NE(f.result.err.find(fifo_ + ": not a regular file"), std::string::npos) << f.result.err;
   EXPECT_LT(f.seconds, 10.0);
+}
+
+TEST_F(SpecialFiles, CliChatSaveOntoAFifoReplacesItWithTheSave) {
+  // /save writes beside the file and renames over it: a FIFO at the path is replaced by
+  // the save, never opened for writing (that blocks until a reader comes).
+  const std::string script = dir_.file("script.txt");
+  write_text(script, "/save " + fifo_ + "\n/quit\n");
+  const CliRun r = run_cli_briefly("chat --model " + sh_quote(demo_path()) + " --ctx 256", script);
+  EXPECT_EQ(r.result.exit_code, 0) << r.result.err;
+  EXPECT_LT(r.seconds, 10.0);
+  EXPECT_TRUE(fs::is_regular_file(fifo_));
+  const std::string saved = read_text(fifo_);
+  EXPECT_NE(saved.find("\"messages\""), std::string::npos) << saved;
 }
 
 }  // namespace

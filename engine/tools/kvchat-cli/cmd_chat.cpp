@@ -22,7 +22,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -34,6 +33,7 @@
 #include "commands.h"
 #include "json_field.h"
 #include "kvchat/conversation.h"
+#include "util/file_io.h"
 
 namespace kvchat::cli {
 
@@ -238,11 +238,12 @@ class ChatLoop {
       error("usage: /save FILE");
       return;
     }
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << chat_save_json({c_.system_prompt(), c_.messages()}) << "\n";
-    f.close();
-    if (!f) {
-      error("cannot write " + path);
+    // Written whole beside the file and renamed over it: a failed save keeps the previous
+    // one, and a FIFO or device at `path` is replaced, never opened (it would block).
+    const std::string text = chat_save_json({c_.system_prompt(), c_.messages()}) + "\n";
+    const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+    if (auto st = file_io::write_file_atomically(path, {bytes, text.size()}); !st) {
+      error("cannot save the conversation: " + st.message());
       return;
     }
     if (c_.session().n_past() > 0) {
