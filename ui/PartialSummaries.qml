@@ -40,6 +40,7 @@ ColumnLayout {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
+                textFormat: Text.PlainText  // written from a document: never markup
                 text: modelData.text
             }
         }

@@ -19,7 +19,7 @@ const QRegularExpression& hostile_data() {
       R"(|page\.hub\.(message|offlineNotice|currentRepo|modelsDir)\b|fitSummary\()"
       R"(|errorDialog\.message|infoDialog\.i\.(path|architecture|tokenizer_model|chat_format_description)\b)"
       R"(|chat\.modelError\b|chat\.modelInfo\.name\b|info\.(path|chat_format_description)\b)"
-      R"(|banner\.(notice\.text|docs\.message)\b|card\.p\.(name|notice)\b|recentItem\.text\b)"));
+      R"(|banner\.(notice\.text|docs\.message)\b|card\.p\.(name|notice)\b|recentItem\.text\b|modelData\.text\b)"));
   return re;
 }
 
@@ -124,7 +124,7 @@ class QmlPlainTextTest : public QObject {
 
   void hubAndModelStringsArePlainText() {
     for (const char* file : {"ModelsPage.qml", "Main.qml", "NoticeBanner.qml", "DocumentCard.qml",
-                             "ChatTemplateSettings.qml"}) {
+                             "ChatTemplateSettings.qml", "PartialSummaries.qml"}) {
       const QString qml = read(QStringLiteral(KVCHAT_SOURCE_DIR "/ui/") + QLatin1String(file));
       QVERIFY2(!qml.isEmpty(), file);
       QVERIFY2(qml.contains(hostile_data()), file);  // it does show such strings
