@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "hub/cli/hub_cli_session.h"
 #include "hub/remote_header.h"
+#include "json_field.h"
 #include "kvchat/gguf_inspect.h"
 #include "util/printable.h"
 
@@ -84,11 +85,6 @@ std::string shown_lines(const std::string& text) {
   return out;
 }
 
-// JSON output: invalid UTF-8 from a file becomes U+FFFD instead of an exception.
-std::string dumped(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 std::string megabytes(uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f MB", static_cast<double>(bytes) / 1e6);
@@ -128,7 +124,7 @@ int models_search(const Argv& argv) {
                               {"endpoint", endpoint->base().toString().toStdString()},
                               {"models", models},
                               {"rejected", rejected}};
-    std::printf("%s\n", dumped(j).c_str());
+    std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
   }
   if (result.models.isEmpty()) std::printf("no GGUF repositories match \"%s\"\n", shown(split.positional[0]).c_str());
@@ -253,7 +249,7 @@ int models_fit(const Argv& argv) {
   const uint64_t free_bytes = args->has("--budget-bytes") ? static_cast<uint64_t>(*budget) : available_memory_bytes();
   const Result<GgufFit> fit = in.fit(*ctx, kv_type, free_bytes);
   if (args->has("--json")) {
-    std::printf("%s\n", dumped(fit_json(result, in, fit)).c_str());
+    std::printf("%s\n", json_text(fit_json(result, in, fit), 2).c_str());
   } else {
     print_fit(result, in, fit, args->has("--budget-bytes"));
   }

@@ -21,6 +21,7 @@
 #include "hub/byte_size.h"
 #include "hub/download_manager.h"
 #include "hub/cli/hub_cli_session.h"
+#include "json_field.h"
 #include "util/printable.h"
 
 namespace kvchat::cli {
@@ -139,7 +140,7 @@ int cmd_models_pull(const Argv& argv) {
     const nlohmann::json out{{"path", path.toStdString()},
                              {"bytes", QFileInfo(path).size()},
                              {"sha256", entry->sha256.toStdString()}};
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", json_text(out).c_str());
   } else {
     std::printf("%s\n", qPrintable(path));
   }

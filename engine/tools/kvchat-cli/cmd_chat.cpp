@@ -54,8 +54,6 @@ std::string unescape_newlines(const std::string& line) {
   return out;
 }
 
-std::string dump(const json& j) { return json_text(j); }
-
 class ChatLoop {
  public:
   ChatLoop(Conversation& conversation, GenerateOptions options, bool json_out)
@@ -139,7 +137,7 @@ class ChatLoop {
     const PromptStats& p = r->prompt;
     const GenerateStats& g = r->generated.stats;
     if (json_) {
-      std::printf("%s\n", dump({{"event", kind},
+      std::printf("%s\n", json_text({{"event", kind},
                                 {"text", r->generated.text},
                                 {"ids", r->generated.ids},
                                 {"stop_reason", stop_reason_name(r->generated.stop_reason)},
@@ -259,7 +257,7 @@ class ChatLoop {
 
   void event(const json& j, const std::string& text) {
     if (json_) {
-      std::printf("%s\n", dump(j).c_str());
+      std::printf("%s\n", json_text(j).c_str());
     } else {
       std::printf("%s%s", text.c_str(), !text.empty() && text.back() == '\n' ? "" : "\n");
     }
@@ -269,7 +267,7 @@ class ChatLoop {
   bool error(const std::string& message) {
     ++failures_;
     if (json_) {
-      std::printf("%s\n", dump({{"event", "error"}, {"message", message}}).c_str());
+      std::printf("%s\n", json_text({{"event", "error"}, {"message", message}}).c_str());
       std::fflush(stdout);
     }
     std::fprintf(stderr, "kvchat-cli: %s\n", terminal_lines(message).c_str());

@@ -5,6 +5,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "kvchat/generate.h"
 
 namespace kvchat::cli {
@@ -83,7 +84,7 @@ int cmd_generate(const Argv& argv) {
           {"decode_tokens_per_second", st.decode_tokens_per_second()}}},
     };
     // Invalid UTF-8 in generated text is replaced rather than failing the dump.
-    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", json_text(j).c_str());
   } else {
     std::printf("\n");
     std::fprintf(stderr,

@@ -11,6 +11,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "json_field.h"
 #include "kvchat/document.h"
 #include "kvchat/summarize.h"
 #include "summary_resume.h"
@@ -185,7 +186,7 @@ int cmd_summarize(const Argv& argv) {
           {"encoding", doc.encoding().name},
           {"notice", doc.encoding().notice}}},
     };
-    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", json_text(j, 2).c_str());
   } else {
     std::printf("%s\n", result->summary.c_str());
   }

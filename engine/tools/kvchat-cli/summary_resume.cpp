@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "cli_common.h"
+#include "json_field.h"
 
 namespace kvchat::cli {
 
@@ -49,7 +50,7 @@ Status ResumeLog::append(const PartialSummary& p) {
 }
 
 Status ResumeLog::write_line(const nlohmann::json& j) {
-  const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string line = json_text(j) + "\n";
   size_t off = 0;
   while (off < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + off, line.size() - off);
