@@ -162,8 +162,6 @@ class Conversation {
   Result<ConversationReply> run(const Rendered& prompt, bool starts_turn,
                                 const GenerateOptions& options, const ReplyCallbacks& callbacks);
   void add_checkpoint(std::string text, std::vector<TokenId> ids);
-  // An error when the session would refuse `ids` whatever its policy drops.
-  Status check_fits(std::span<const TokenId> ids) const;
   int32_t system_prompt_tokens(std::span<const TokenId> ids) const;
 
   std::unique_ptr<Session> session_;

@@ -106,7 +106,8 @@ class Session {
   // Prefix reuse: makes the session hold exactly `sequence`, evaluating only what
   // differs from what it holds (truncating to the fork point first). Returns the number
   // of tokens evaluated. With starts_turn, what is evaluated is marked as a new turn
-  // (drop-oldest drops whole turns).
+  // (drop-oldest drops whole turns). A sequence no context policy can fit is refused
+  // before the truncation, so the session is left as it was.
   Result<int32_t> eval_sequence(std::span<const TokenId> sequence, bool starts_turn = false);
   // Keeps the first n tokens (and their cached K/V); the rest is forgotten. When the
   // cache freed windowed rows that position n needs, it keeps a shorter prefix and the
@@ -166,6 +167,10 @@ class Session {
   Status forward(std::span<const TokenId> tokens, std::vector<float>* all_logits);
   Status shift_context(int32_t n);
   Status drop_oldest_turns(int32_t n);
+  // An error when `sequence`, kept up to `keep` tokens of what the session holds, cannot
+  // fit whatever the policy drops: under stop longer than the context, else more new
+  // tokens than fit beside the kept prefix.
+  Status check_fits(std::span<const TokenId> sequence, int32_t keep) const;
   void notify(SessionEvent event);
   void check_warning();
 

@@ -157,31 +157,6 @@ int32_t Conversation::system_prompt_tokens(std::span<const TokenId> ids) const {
   return static_cast<int32_t>(shared);
 }
 
-// What eval_sequence() would refuse whatever the policy: under stop a prompt longer than
-// the context; under drop-oldest or shift new tokens that do not fit beside the kept
-// prefix (the session's own test, made before it truncates to the fork point).
-Status Conversation::check_fits(std::span<const TokenId> ids) const {
-  const std::vector<TokenId>& held = session_->tokens();
-  const size_t common =
-      static_cast<size_t>(std::mismatch(held.begin(), held.end(), ids.begin(), ids.end()).first - held.begin());
-  const int32_t keep = static_cast<int32_t>(std::min(common, ids.size() - 1));
-  const int32_t n_ctx = session_->n_ctx();
-  const auto total = static_cast<int64_t>(ids.size());
-  if (total <= n_ctx) return {};
-  if (session_->options().context_policy == ContextPolicy::Stop) {
-    return Error{"the context is full: the conversation is " + std::to_string(total) +
-                 " tokens and the context holds " + std::to_string(n_ctx) + " (policy stop)"};
-  }
-  const int32_t kept = std::min(session_->n_keep(), keep);
-  const int64_t n_new = total - keep;
-  if (n_new > n_ctx - kept) {
-    return Error{"the context is full: " + std::to_string(n_new) +
-                 " new tokens cannot fit in a context of " + std::to_string(n_ctx) + " tokens (" +
-                 std::to_string(kept) + " kept), whatever the policy drops"};
-  }
-  return {};
-}
-
 // ---- a reply ----------------------------------------------------------------------------
 
 Result<ConversationReply> Conversation::reply_to(std::string text, const GenerateOptions& options,
@@ -191,7 +166,6 @@ Result<ConversationReply> Conversation::reply_to(std::string text, const Generat
   if (!out) messages_.pop_back();
   return out;
 }
-
 
 Result<ConversationReply> Conversation::reply(const GenerateOptions& options,
                                               const ReplyCallbacks& callbacks) {
@@ -219,14 +193,12 @@ Result<ConversationReply> Conversation::run(const Rendered& prompt, bool starts_
                                             const ReplyCallbacks& callbacks) {
   using Clock = std::chrono::steady_clock;
   if (prompt.ids.empty()) return Error{"nothing to continue from: the conversation is empty"};
-  // A prompt no policy can fit is refused before the session cuts its cache back to the
-  // first differing token: a refused message leaves the cache as it was.
-  if (auto st = check_fits(prompt.ids); !st) return Error{st.message()};
-
   // Prefix reuse: the session keeps what it holds up to the first differing token and
   // evaluates the rest (a new turn marked so: drop-oldest drops whole turns).
   ConversationReply out;
   const Clock::time_point eval_start = Clock::now();
+  // A prompt no policy can fit is refused before the cache is cut back (the session's
+  // check), and it is no checkpoint: a refused message leaves everything as it was.
   auto evaluated = session_->eval_sequence(prompt.ids, starts_turn);
   if (!evaluated) return evaluated.error();
   add_checkpoint(prompt.text, prompt.ids);  // only a prompt the session holds

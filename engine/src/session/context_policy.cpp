@@ -31,6 +31,22 @@ Status Session::make_room(int32_t n) {
   return Error{"unknown context policy"};
 }
 
+Status Session::check_fits(std::span<const TokenId> sequence, int32_t keep) const {
+  const auto total = static_cast<int64_t>(sequence.size());
+  if (total <= n_ctx_) return {};
+  if (options_.context_policy == ContextPolicy::Stop) {
+    return Error{"the context is full: the conversation is " + std::to_string(total) +
+                 " tokens and the context holds " + std::to_string(n_ctx_) + " (policy stop)"};
+  }
+  const int32_t kept = std::min(n_keep_, keep);
+  const int64_t n_new = total - keep;
+  if (n_new > n_ctx_ - kept) {
+    return Error{"the context is full: " + std::to_string(n_new) + " new tokens cannot fit in a context of " +
+                 std::to_string(n_ctx_) + " tokens (" + std::to_string(kept) + " kept), whatever the policy drops"};
+  }
+  return {};
+}
+
 // llama.cpp-style context shift: keep the first n_keep tokens, discard the oldest half
 // of the rest (or more if n needs it), move the remaining K/V down and rotate each
 // moved key back by the distance it moved, so RoPE positions stay consistent.

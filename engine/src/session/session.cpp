@@ -211,6 +211,7 @@ Result<int32_t> Session::eval_sequence(std::span<const TokenId> sequence, bool s
   if (common == sequence.size() && common == tokens_.size() && !last_logits_.empty()) return 0;
   // Keep at least one token to evaluate, so that the next-token logits are fresh.
   const int32_t keep = static_cast<int32_t>(std::min(common, sequence.size() - 1));
+  if (auto fits = check_fits(sequence, keep); !fits) return Error{fits.message()};
   truncate(keep);
   if (starts_turn) mark_turn();
   const uint64_t before = tokens_evaluated_;
