@@ -2,6 +2,9 @@
 // the numbers against independent truth (the float64 references, the model's shape).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <regex>
 #include <sstream>
 
 #include "support/run_command.h"
@@ -200,6 +203,108 @@ TEST(Cli, BenchReportsThroughputAndARooflineShare) {
                   (j["weight_bytes_per_token"].get<double>() + j["kv_bytes_read_per_token_avg"].get<double>()) /
                   j["copy_bandwidth_bytes_per_second"].get<double>(),
               1e-9 * share + 1e-12);
+}
+
+// `figure` of one bench run: the median and _min / _max of its samples, whatever their order
+// (the median of an even count is the mean of the middle two). Returns the samples.
+std::vector<double> expect_spread_of_samples(const nlohmann::json& run, const std::string& figure, size_t n) {
+  std::vector<double> sorted = run["samples"][figure].get<std::vector<double>>();
+  EXPECT_EQ(sorted.size(), n) << figure;
+  if (sorted.size() != n || n == 0) return sorted;
+  const std::vector<double> in_run_order = sorted;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  EXPECT_DOUBLE_EQ(run[figure].get<double>(), median) << figure;
+  EXPECT_DOUBLE_EQ(run[figure + "_min"].get<double>(), sorted.front()) << figure;
+  EXPECT_DOUBLE_EQ(run[figure + "_max"].get<double>(), sorted.back()) << figure;
+  EXPECT_LE(run[figure + "_min"].get<double>(), run[figure].get<double>()) << figure;
+  EXPECT_LE(run[figure].get<double>(), run[figure + "_max"].get<double>()) << figure;
+  return in_run_order;
+}
+
+TEST(Cli, BenchRepeatReportsTheMedianAndRangeOfItsSamples) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_cli("bench --json --repeat 3 --model " + model_f16() + " --pp 16 --tg 8 --bw-mib 16");
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["repeat"].get<int>(), 3);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  const auto& run = j["runs"][0];
+  const auto prefill = expect_spread_of_samples(run, "prefill_tokens_per_second", 3);
+  const auto decode = expect_spread_of_samples(run, "decode_tokens_per_second", 3);
+  ASSERT_EQ(prefill.size(), 3u);
+  ASSERT_EQ(decode.size(), 3u);
+  // The top level keeps the first run's figures (medians), as before --repeat existed.
+  for (const char* f : {"prefill_tokens_per_second", "decode_tokens_per_second", "decode_bytes_per_second"}) {
+    EXPECT_EQ(j[f], run[f]) << f;
+  }
+  // Derived rates are the sampled tok/s times a fixed amount: bytes per decoded token, FLOPs
+  // per prompt token (taken from the medians, so each range must be the samples' range scaled).
+  const double bytes_per_token =
+      j["weight_bytes_per_token"].get<double>() + j["kv_bytes_read_per_token_avg"].get<double>();
+  const double flops_per_token =
+      j["prefill_flops_per_second"].get<double>() / j["prefill_tokens_per_second"].get<double>();
+  for (const char* end : {"", "_min", "_max"}) {
+    const std::string s = end;
+    const double bytes = j["decode_bytes_per_second" + s].get<double>();
+    EXPECT_NEAR(bytes, j["decode_tokens_per_second" + s].get<double>() * bytes_per_token, 1e-9 * bytes) << s;
+    const double flops = j["prefill_flops_per_second" + s].get<double>();
+    EXPECT_NEAR(flops, j["prefill_tokens_per_second" + s].get<double>() * flops_per_token, 1e-9 * flops) << s;
+  }
+  // Every sample is a real timing, and the timed parts fit in the process's wall time.
+  double timed_s = 0;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_GT(prefill[i], 0);
+    EXPECT_GT(decode[i], 0);
+    timed_s += 16 / prefill[i] + 8 / decode[i];
+  }
+  for (const char* f : {"model_load_seconds", "session_create_seconds", "warmup_seconds"}) {
+    ASSERT_TRUE(j.contains(f)) << f;
+    EXPECT_GT(j[f].get<double>(), 0) << f;
+    timed_s += j[f].get<double>();
+  }
+  EXPECT_LT(timed_s, wall_s);
+
+  // An even count: the median is the mean of the middle two.
+  auto two = run_cli("bench --json --repeat 2 --model " + model_f16() + " --pp 8 --tg 2 --bw-mib 16");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  const auto j2 = nlohmann::json::parse(two.out);
+  expect_spread_of_samples(j2["runs"][0], "prefill_tokens_per_second", 2);
+  expect_spread_of_samples(j2["runs"][0], "decode_tokens_per_second", 2);
+}
+
+TEST(Cli, BenchRepeatTextShowsTheMedianAndRangeAndTheLoadTimes) {
+  auto r = run_cli("bench --repeat 3 --model " + model_f16() + " --pp 16 --tg 8 --bw-mib 16");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(\nload +model \d+\.\d\d s, session \(backend, weight repacking\) \d+\.\d\d s)")))
+      << r.out;
+  // The f16 row: "median (min–max)" for prefill and for decode t/s.
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(r.out, row, std::regex(R"(\nf16 +16 [^\n]*)"))) << r.out;
+  const std::string line = row.str();
+  const std::regex cell(R"(([0-9.]+) \(([0-9.]+)\xE2\x80\x93([0-9.]+)\))");
+  int cells = 0;
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), cell); it != std::sregex_iterator(); ++it, ++cells) {
+    const double median = std::stod((*it)[1]), lo = std::stod((*it)[2]), hi = std::stod((*it)[3]);
+    EXPECT_LE(lo, median) << line;
+    EXPECT_LE(median, hi) << line;
+    EXPECT_GT(lo, 0) << line;
+  }
+  EXPECT_EQ(cells, 2) << line;
+}
+
+TEST(Cli, BenchRepeatOutsideOneToHundredIsRefused) {
+  for (const char* bad : {"0", "x", "101", "-3", ""}) {
+    auto r = run_cli(std::string("bench --repeat '") + bad + "' --model " + model_f16() + " --pp 8 --tg 2");
+    EXPECT_NE(r.exit_code, 0) << bad;
+    EXPECT_NE(r.err.find("--repeat"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << bad;
+  }
+  auto snapshot = run_cli("bench --snapshot --repeat 3 --model " + model_f16());
+  EXPECT_NE(snapshot.exit_code, 0);
+  EXPECT_NE(snapshot.err.find("--repeat"), std::string::npos) << snapshot.err;
 }
 
 }  // namespace

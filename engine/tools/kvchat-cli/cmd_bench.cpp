@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/cuda_plugin.h"
+#include "bench_stats.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "json_field.h"
@@ -68,16 +69,80 @@ double attention_flops(const ModelHParams& hp, double n) {
   return 4.0 * hp.q_dim() * pairs;
 }
 
+// What one prefill + decode of one (kv type, context) measured.
+struct BenchSample {
+  double prefill_tps = 0, decode_tps = 0;  // 0 prefill when the context is 0
+  uint64_t resident_bytes = 0;              // the process's resident memory right after decoding
+  uint64_t kv_allocated_bytes = 0;          // KV blocks held then
+};
+
+// One (kv type, context) over --repeat samples. The rates derived from a sample (bytes/s,
+// FLOP/s) are fixed multiples of its tok/s, so their spread is the tok/s spread scaled.
 struct BenchRun {
   std::string kv_type;
   int context = 0;  // prompt tokens evaluated before decoding
-  double prefill_tps = 0, decode_tps = 0;
-  double kv_read = 0;          // average K/V bytes read per decoded token
-  double decode_bytes_per_second = 0;
-  double prefill_flops_per_second = 0;
-  uint64_t resident_bytes = 0;     // the process's resident memory right after decoding
-  uint64_t kv_allocated_bytes = 0; // KV blocks held then
+  std::vector<double> prefill_samples, decode_samples;  // tok/s of each repeat, in run order
+  Spread prefill_tps, decode_tps;
+  double kv_read = 0;  // average K/V bytes read per decoded token
+  Spread decode_bytes_per_second, prefill_flops_per_second;
+  uint64_t resident_bytes = 0;      // of the repeat with the most resident memory
+  uint64_t kv_allocated_bytes = 0;  // KV blocks held in that repeat
 };
+
+// From an empty cache: a prefill of `context` tokens of `prompt`, then `tg` greedy decode steps.
+Result<BenchSample> measure_once(Session& sess, const std::vector<TokenId>& prompt, int context, int64_t tg) {
+  sess.truncate(0);
+  double t0 = now_seconds();
+  if (context > 0) {
+    if (auto s = sess.eval(std::span<const TokenId>(prompt.data(), context)); !s) return Error{s.message()};
+  }
+  const double prefill_s = now_seconds() - t0;
+  TokenId next = context > 0 ? argmax(sess.last_logits()) : prompt[0];
+  t0 = now_seconds();
+  for (int64_t i = 0; i < tg; ++i) {
+    const TokenId one[1] = {next};
+    if (auto s = sess.eval(one); !s) return Error{s.message()};
+    next = argmax(sess.last_logits());
+  }
+  const double decode_s = now_seconds() - t0;
+  BenchSample sample;
+  sample.prefill_tps = context > 0 ? context / prefill_s : 0;
+  sample.decode_tps = tg / decode_s;
+  sample.resident_bytes = read_process_memory().resident_bytes;  // before the ceilings' buffers exist
+  sample.kv_allocated_bytes = sess.memory_report().kv_allocated_bytes;
+  return sample;
+}
+
+// Terminal columns of UTF-8 text without wide characters: continuation bytes take none.
+size_t columns(const std::string& s) {
+  return std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; });
+}
+
+// `s` padded with spaces to `width` terminal columns.
+std::string padded(const std::string& s, size_t width, bool left_aligned) {
+  const std::string fill(width > columns(s) ? width - columns(s) : 0, ' ');
+  return left_aligned ? s + fill : fill + s;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// "12.34" for one sample, "12.34 (11.90–12.80)" (median, min–max) for several.
+std::string spread_cell(const Spread& s, int decimals, bool with_range) {
+  std::string cell = fixed(s.median, decimals);
+  if (with_range) cell += " (" + fixed(s.min, decimals) + "\u2013" + fixed(s.max, decimals) + ")";
+  return cell;
+}
+
+// figure `name` = the median, `name`_min, `name`_max.
+void put_spread(nlohmann::json& row, const std::string& name, const Spread& s) {
+  row[name] = s.median;
+  row[name + "_min"] = s.min;
+  row[name + "_max"] = s.max;
+}
 
 // "--contexts 0,4096": comma-separated depths >= 0.
 Result<std::vector<int>> parse_contexts(const std::string& text) {
@@ -98,9 +163,14 @@ Result<std::vector<int>> parse_contexts(const std::string& text) {
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
-  auto args = Args::parse(argv, with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts", "--kv-types", "--replies"}),
+  auto args = Args::parse(argv,
+                          with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts", "--kv-types", "--replies",
+                                                 "--repeat"}),
                           {"--json", "--compare-no-cache", "--snapshot"});
   if (!args) return fail(args.message());
+  if (args->has("--repeat") && (args->has("--compare-no-cache") || args->has("--snapshot"))) {
+    return fail("--repeat applies to the throughput bench, not to --compare-no-cache or --snapshot");
+  }
   if (args->has("--compare-no-cache")) return bench_compare_no_cache(*args);
   if (args->has("--snapshot")) return bench_snapshot(*args);
   auto pp = args->get_int("--pp", 512);
@@ -108,6 +178,10 @@ int cmd_bench(const Argv& argv) {
   auto bw_mib = args->get_int("--bw-mib", 1024);
   if (!pp || !tg || !bw_mib) return fail("--pp, --tg and --bw-mib take integers");
   if (*pp < 1 || *tg < 1 || *bw_mib < 1) return fail("--pp, --tg and --bw-mib must be positive");
+  // Every (kv type, context) measured this many times; figures are the median (min–max).
+  auto repeat = args->get_int("--repeat", 1);
+  if (!repeat) return fail(repeat.message());
+  if (*repeat < 1 || *repeat > 100) return fail("--repeat must be between 1 and 100, got " + std::to_string(*repeat));
   // Each context: a prefill of that many tokens, then --tg decoded tokens after it
   // (0: decoding from an empty cache, no prefill measured).
   auto parsed = parse_contexts(args->get("--contexts", std::to_string(*pp)));
@@ -119,13 +193,19 @@ int cmd_bench(const Argv& argv) {
     for (std::string t; std::getline(in, t, ',');) kv_types.push_back(t);
   }
   if (kv_types.empty()) return fail("--kv-types expects comma-separated KV types (f32, f16, q8_0, q4_0)");
+  double t_start = now_seconds();
   auto model = load_model(*args);
   if (!model) return fail(model.message());
+  const double model_load_s = now_seconds() - t_start;  // a mapping: pages unread here come in at the warm-up
   const ModelInfo& info = (*model)->info();
   const int max_context = *std::max_element(contexts.begin(), contexts.end());
   // Without --ctx, enough context for the run (throughput only; may pass the trained length).
+  // Session creation builds the backend: its weight preparation (repacking, a GPU upload
+  // and self-check) is timed here.
+  t_start = now_seconds();
   auto session = make_session(*args, *model, {static_cast<int32_t>(max_context + *tg), kv_types[0]});
   if (!session) return fail(session.message());
+  const double session_create_s = now_seconds() - t_start;
   Session& sess = **session;
   if (max_context + *tg > sess.n_ctx()) {
     return fail("the largest context + --tg = " + std::to_string(max_context + *tg) + " exceeds --ctx " +
@@ -141,51 +221,47 @@ int cmd_bench(const Argv& argv) {
   for (TokenId& t : prompt) t = pick(rng);
 
   // Warm-up: touch every weight page once (and, on a GPU, load the kernels).
+  const double t_warmup = now_seconds();
   {
     const TokenId one[1] = {prompt[0]};
     if (auto s = sess.eval(one); !s) return fail(s.message());
     if (auto s = sess.eval(one); !s) return fail(s.message());
     sess.truncate(0);
   }
+  const double warmup_s = now_seconds() - t_warmup;
   const uint64_t wbytes = weight_bytes_per_token(**model);
   std::vector<BenchRun> runs;
   for (const std::string& kv_type : kv_types) {
     sess.truncate(0);
     if (auto s = sess.set_kv_type(kv_type); !s) return fail(s.message());
     for (int context : contexts) {
-      sess.truncate(0);
       BenchRun run;
       run.kv_type = kv_type;
       run.context = context;
-      double t0 = now_seconds();
-      if (context > 0) {
-        if (auto s = sess.eval(std::span<const TokenId>(prompt.data(), context)); !s) return fail(s.message());
+      for (int64_t i = 0; i < *repeat; ++i) {
+        auto sample = measure_once(sess, prompt, context, *tg);
+        if (!sample) return fail(sample.message());
+        run.prefill_samples.push_back(sample->prefill_tps);
+        run.decode_samples.push_back(sample->decode_tps);
+        if (sample->resident_bytes >= run.resident_bytes) {
+          run.resident_bytes = sample->resident_bytes;
+          run.kv_allocated_bytes = sample->kv_allocated_bytes;
+        }
       }
-      const double prefill_s = now_seconds() - t0;
-      TokenId next = context > 0 ? argmax(sess.last_logits()) : prompt[0];
-      t0 = now_seconds();
-      for (int64_t i = 0; i < *tg; ++i) {
-        const TokenId one[1] = {next};
-        if (auto s = sess.eval(one); !s) return fail(s.message());
-        next = argmax(sess.last_logits());
-      }
-      const double decode_s = now_seconds() - t0;
-      const MemoryReport mem = sess.memory_report();
-      run.resident_bytes = read_process_memory().resident_bytes;  // before the ceilings' buffers exist
-      run.kv_allocated_bytes = mem.kv_allocated_bytes;
-      run.prefill_tps = context > 0 ? context / prefill_s : 0;
-      run.decode_tps = *tg / decode_s;
-      run.kv_read = mem.kv_bytes_per_token * (context + *tg / 2.0);
-      run.decode_bytes_per_second = run.decode_tps * (wbytes + run.kv_read);
+      run.prefill_tps = spread_of(run.prefill_samples);
+      run.decode_tps = spread_of(run.decode_samples);
+      run.kv_read = sess.memory_report().kv_bytes_per_token * (context + *tg / 2.0);
+      run.decode_bytes_per_second = run.decode_tps.scaled(static_cast<double>(wbytes) + run.kv_read);
+      // FLOP/s = FLOPs of the prefill / its seconds = tok/s x FLOPs per prompt token.
       run.prefill_flops_per_second =
-          context > 0 ? (matmul_flops_per_token((*model)->hparams()) * context +
-                         attention_flops((*model)->hparams(), context)) / prefill_s
-                      : 0;
-      runs.push_back(run);
+          context > 0 ? run.prefill_tps.scaled((matmul_flops_per_token((*model)->hparams()) * context +
+                                                attention_flops((*model)->hparams(), context)) / context)
+                      : Spread{};
+      runs.push_back(std::move(run));
     }
   }
 
-  // The ceilings, measured after the runs in the same process.
+  // The ceilings, measured once after all the runs in the same process.
   double copy_bw = 0, read_bw = 0, gemm_rate = 0, fma_peak = 0;
   uint64_t bw_buffer = 0;
   std::string device = "cpu";
@@ -208,23 +284,30 @@ int cmd_bench(const Argv& argv) {
   if (args->has("--json")) {
     nlohmann::json rows = nlohmann::json::array();
     for (const BenchRun& r : runs) {
+      // Each figure is the median over the repeats, with its _min and _max beside it.
       nlohmann::json row = {
           {"kv_type", r.kv_type},
           {"context", r.context},
-          {"prefill_tokens_per_second", r.prefill_tps},
-          {"prefill_flops_per_second", r.prefill_flops_per_second},
-          {"decode_tokens_per_second", r.decode_tps},
           {"kv_bytes_read_per_token_avg", r.kv_read},
-          {"decode_bytes_per_second", r.decode_bytes_per_second},
-          {"decode_share_of_copy_bandwidth", r.decode_bytes_per_second / copy_bw},
+          {"samples", {{"prefill_tokens_per_second", r.prefill_samples},
+                       {"decode_tokens_per_second", r.decode_samples}}},
       };
-      if (read_bw > 0) row["decode_share_of_read_bandwidth"] = r.decode_bytes_per_second / read_bw;
-      if (gemm_rate > 0) row["prefill_share_of_gemm_rate"] = r.prefill_flops_per_second / gemm_rate;
+      put_spread(row, "prefill_tokens_per_second", r.prefill_tps);
+      put_spread(row, "prefill_flops_per_second", r.prefill_flops_per_second);
+      put_spread(row, "decode_tokens_per_second", r.decode_tps);
+      put_spread(row, "decode_bytes_per_second", r.decode_bytes_per_second);
+      put_spread(row, "decode_share_of_copy_bandwidth", r.decode_bytes_per_second.scaled(1 / copy_bw));
+      if (read_bw > 0) {
+        put_spread(row, "decode_share_of_read_bandwidth", r.decode_bytes_per_second.scaled(1 / read_bw));
+      }
+      if (gemm_rate > 0) {
+        put_spread(row, "prefill_share_of_gemm_rate", r.prefill_flops_per_second.scaled(1 / gemm_rate));
+      }
+      if (fma_peak > 0) put_spread(row, "prefill_share_of_fma_peak", r.prefill_flops_per_second.scaled(1 / fma_peak));
       // Resident memory beyond the (mapped) weights and the KV blocks: buffers, code, heap.
       row["resident_bytes"] = r.resident_bytes;
       row["resident_over_weights_and_kv_bytes"] =
           static_cast<int64_t>(r.resident_bytes) - static_cast<int64_t>(info.weight_bytes() + r.kv_allocated_bytes);
-      if (fma_peak > 0) row["prefill_share_of_fma_peak"] = r.prefill_flops_per_second / fma_peak;
       rows.push_back(row);
     }
     // The first run's figures at the top level, every run under "runs".
@@ -235,6 +318,10 @@ int cmd_bench(const Argv& argv) {
     j["threads"] = threads;
     j["pp"] = runs[0].context;
     j["tg"] = *tg;
+    j["repeat"] = *repeat;
+    j["model_load_seconds"] = model_load_s;
+    j["session_create_seconds"] = session_create_s;
+    j["warmup_seconds"] = warmup_s;
     j["weight_bytes_per_token"] = wbytes;
     j["copy_bandwidth_bytes_per_second"] = copy_bw;
     if (read_bw > 0) j["read_bandwidth_bytes_per_second"] = read_bw;
@@ -256,6 +343,8 @@ int cmd_bench(const Argv& argv) {
               static_cast<unsigned long long>(info.weight_bytes()));
   std::printf("backend          %s, %s\n", std::string(sess.backend_name()).c_str(),
               gpu ? device.c_str() : (std::to_string(threads) + " threads").c_str());
+  std::printf("load             model %.2f s, session (backend, weight repacking) %.2f s, warm-up (2 evals) %.2f s\n",
+              model_load_s, session_create_s, warmup_s);
   std::printf("weights/token    %.1f MB\n", wbytes / 1e6);
   if (gpu) {
     std::printf("ceilings         copy %.1f GB/s (read+write, %llu MiB), cuBLAS f16 GEMM %.1f TFLOP/s (same run)\n",
@@ -263,17 +352,42 @@ int cmd_bench(const Argv& argv) {
   } else {
     std::printf("memory bandwidth copy %.2f GB/s, read %.2f GB/s (%llu MiB buffers, same run)\n", copy_bw / 1e9,
                 read_bw / 1e9, static_cast<unsigned long long>(bw_buffer >> 20));
+    // The share of the first run with a prefill (context 0 has none).
+    const auto prefilled = std::find_if(runs.begin(), runs.end(), [](const BenchRun& r) { return r.context > 0; });
     std::printf("f32 FMA peak     %.1f GFLOP/s (%d threads, same run); prefill below at %s of it\n", fma_peak / 1e9,
-                threads, runs.empty() ? "-" : (std::to_string(static_cast<int>(100 * runs[0].prefill_flops_per_second / fma_peak + 0.5)) + "%").c_str());
+                threads,
+                prefilled == runs.end()
+                    ? "-"
+                    : (fixed(100 * prefilled->prefill_flops_per_second.median / fma_peak, 0) + "%").c_str());
   }
-  std::printf("%-6s %8s %12s %10s %12s %12s %10s %10s %12s\n", "kv", "context", "prefill t/s", "TFLOP/s", "decode t/s",
-              "KV MB/tok", "GB/s", "roofline", "RSS-W-KV MB");
+  if (*repeat > 1) {
+    std::printf("repeats          %lld per row: median (min\u2013max); TFLOP/s, GB/s and roofline of the median\n",
+                static_cast<long long>(*repeat));
+  }
+  // A table whose columns are as wide as their widest cell (ranges make t/s cells long).
+  const std::vector<std::string> header = {"kv",        "context", "prefill t/s", "TFLOP/s",    "decode t/s",
+                                           "KV MB/tok", "GB/s",    "roofline",    "RSS-W-KV MB"};
+  std::vector<size_t> width(header.size(), 0);
+  std::vector<std::vector<std::string>> table = {header};
   for (const BenchRun& r : runs) {
     const double over = (static_cast<double>(r.resident_bytes) - static_cast<double>(info.weight_bytes()) -
                          static_cast<double>(r.kv_allocated_bytes)) / 1e6;
-    std::printf("%-6s %8d %12.1f %10.2f %12.2f %12.2f %10.2f %9.1f%% %12.1f\n", r.kv_type.c_str(), r.context, r.prefill_tps,
-                r.prefill_flops_per_second / 1e12, r.decode_tps, r.kv_read / 1e6, r.decode_bytes_per_second / 1e9,
-                100 * r.decode_bytes_per_second / (gpu ? copy_bw : read_bw), over);
+    const bool prefilled = r.context > 0;
+    table.push_back({r.kv_type, std::to_string(r.context),
+                     prefilled ? spread_cell(r.prefill_tps, 1, *repeat > 1) : "-",
+                     prefilled ? fixed(r.prefill_flops_per_second.median / 1e12, 2) : "-",
+                     spread_cell(r.decode_tps, 2, *repeat > 1), fixed(r.kv_read / 1e6, 2),
+                     fixed(r.decode_bytes_per_second.median / 1e9, 2),
+                     fixed(100 * r.decode_bytes_per_second.median / (gpu ? copy_bw : read_bw), 1) + "%",
+                     fixed(over, 1)});
+  }
+  for (const auto& row : table) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], columns(row[c]));
+  }
+  for (const auto& row : table) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) line += (c ? "  " : "") + padded(row[c], width[c], c == 0);
+    std::printf("%s\n", line.c_str());
   }
   return 0;
 }

@@ -37,8 +37,13 @@ commands:
               --json: one JSON line per event on stdout. A message the template or the
               context refuses is not kept. Exit status 0 when every message and command
               succeeded, 1 when any failed (each error is reported as it happens)
-  bench       --model M [--pp 512] [--tg 128] [--threads N] [--backend B] [--json]
-              prefill/decode tok/s, weight bytes per token, measured memory bandwidth
+  bench       --model M [--pp 512] [--tg 128] [--contexts 0,4096] [--kv-types f16,q8_0]
+              [--repeat N] [--bw-mib 1024] [--threads N] [--backend B] [--json]
+              prefill/decode tok/s, weight bytes per token, measured memory bandwidth and
+              FMA peak (or GPU copy and GEMM rate) and the shares of them, load times;
+              --repeat N (1..100, default 1): each (kv type, context) measured N times,
+              figures the median (min–max); in --json the fields hold the medians, with
+              NAME_min / NAME_max beside them and every sample under "samples"
   bench       --model M --snapshot [--pp 2048] [--tg 64] [--replies 3] [--json]
               KV snapshot journal: bytes each save writes after a prefill of --pp tokens
               and --replies replies of --tg tokens (and a regenerated one), against a
