@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,11 @@ class Model {
   const ModelHParams& hparams() const { return *hparams_; }
   const ModelWeights& weights() const { return *weights_; }
   const gguf::GgufFile& gguf() const { return *file_; }
+  // State a backend derives from the weights once and shares between its sessions (the
+  // CPU backend's repacked weights): make() on the first call for `key` (under a lock:
+  // other callers wait), the same object after, kept while the model lives.
+  std::shared_ptr<const void> backend_state(const std::string& key,
+                                            const std::function<std::shared_ptr<const void>()>& make) const;
 
  private:
   Model();
@@ -111,6 +117,8 @@ class Model {
   std::unique_ptr<ModelHParams> hparams_;
   std::unique_ptr<ModelWeights> weights_;
   std::unique_ptr<Tokenizer> tokenizer_;
+  mutable std::mutex backend_state_mutex_;
+  mutable std::map<std::string, std::shared_ptr<const void>> backend_state_;
 };
 
 }  // namespace kvchat

@@ -173,6 +173,10 @@ Status GgufFile::read_in(const std::function<bool(double)>& progress) const {
   return mapping_->read_in(progress);
 }
 
+void GgufFile::release_pages(const uint8_t* p, uint64_t n) const {
+  if (mapping_) mapping_->release_pages(p, static_cast<size_t>(n));
+}
+
 bool GgufFile::read_in_complete() const { return !mapping_ || mapping_->read_in_complete(); }
 
 std::string GgufFile::change_on_disk() const {

@@ -91,6 +91,8 @@ class GgufFile {
   // cut short or rewritten under the part not read in: MappedFile::damage); always empty
   // for parse()d bytes.
   Status read_in(const std::function<bool(double)>& progress) const;
+  // MappedFile::release_pages for bytes of this file's tensors; nothing for parse()d bytes.
+  void release_pages(const uint8_t* p, uint64_t n) const;
   bool read_in_complete() const;
   std::string change_on_disk() const;
   std::string damage() const;

@@ -62,7 +62,7 @@ std::string MappedFile::damage() const {
   if (!damage_.empty()) return damage_;
   const bool faulted = mapping_guard::faulted(guard_slot_);
   // Once every page is anonymous the file no longer matters (a fault before stays a fault).
-  if (!faulted && read_in_complete()) return {};
+  if (!faulted && read_in_complete() && !released_.load()) return {};
   struct stat now {};
   if (::fstat(fd_, &now) != 0) {  // this inode: a rename over the path changes nothing here
     if (faulted) damage_ = "cut short while in use";
@@ -132,6 +132,21 @@ Status MappedFile::read_in(const std::function<bool(double)>& progress) {
   }
   if (progress && read_in_done_ >= size_) progress(1.0);  // also when already complete
   return {};
+}
+
+void MappedFile::release_pages(const uint8_t* p, size_t n) {
+  const std::lock_guard<std::mutex> lock(mutex_);  // not while read_in() replaces pages
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  if (p < data_ || p + n > data_ + size_) return;
+  const size_t begin = (static_cast<size_t>(p - data_) + page - 1) / page * page;
+  const size_t end = static_cast<size_t>(p + n - data_) / page * page;
+  if (end <= begin) return;
+  // A fresh private mapping of the same file range at the same addresses: the old pages
+  // (anonymous after read_in, or file pages already resident) are dropped at once.
+  void* at = const_cast<uint8_t*>(data_) + begin;
+  if (::mmap(at, end - begin, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd_, static_cast<off_t>(begin)) != MAP_FAILED) {
+    released_.store(true);
+  }
 }
 
 std::string MappedFile::change_on_disk() const {

@@ -46,6 +46,13 @@ class MappedFile {
   // discards the result when it is not empty. Sticky: once damaged, always damaged.
   std::string damage() const;
 
+  // Gives back the memory of the whole pages inside [p, p + n) (a part of bytes()): they are
+  // mapped from the file again, not resident until read (whoever no longer reads them, e.g.
+  // a backend that keeps its own repacked copy of a tensor). Their bytes stay the file's;
+  // from then on damage() watches the file again, as before read_in(). Best effort: on
+  // failure the pages just stay as they were.
+  void release_pages(const uint8_t* p, size_t n);
+
   // Whether the file at the path still is the one opened, unchanged: empty when it is,
   // else what happened ("cut short from N to M bytes", "replaced by another file",
   // "deleted", "modified"), for a message.
@@ -68,6 +75,7 @@ class MappedFile {
   size_t size_;
   // Bytes of the mapping already anonymous; written under mutex_, read without it.
   std::atomic<size_t> read_in_done_{0};
+  std::atomic<bool> released_{false};  // some pages mapped from the file again (release_pages)
   mutable std::mutex mutex_;  // held by read_in() throughout
   dev_t dev_;
   ino_t ino_;

@@ -96,6 +96,14 @@ Status Model::check_weights() const {
                "; what was computed from it is discarded: load the model again"};
 }
 
+std::shared_ptr<const void> Model::backend_state(const std::string& key,
+                                                 const std::function<std::shared_ptr<const void>()>& make) const {
+  const std::lock_guard<std::mutex> lock(backend_state_mutex_);
+  std::shared_ptr<const void>& slot = backend_state_[key];
+  if (!slot) slot = make();
+  return slot;
+}
+
 Model::Model() = default;
 Model::~Model() = default;
 

@@ -26,6 +26,9 @@ struct WeightView {
   int64_t rows = 0;
   int64_t cols = 0;
   uint64_t row_bytes = 0;  // bytes of one row in `type`
+  // Rows interleaved in groups of 8 (backend/cpu/repack.h: the CPU backend's own copy);
+  // then row() is not a row: only the repacked kernels read such a view.
+  bool repacked = false;
 
   const uint8_t* row(int64_t r) const { return data + r * row_bytes; }
   explicit operator bool() const { return data != nullptr; }

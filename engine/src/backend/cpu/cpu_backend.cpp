@@ -8,6 +8,7 @@
 #include "backend/cpu/attention.h"
 #include "backend/cpu/cpu_ops.h"
 #include "backend/cpu/matmul.h"
+#include "backend/cpu/repacked_weights.h"
 #include "kv/kv_cache.h"
 #include "kvchat/model.h"
 #include "model/model_weights.h"
@@ -47,7 +48,11 @@ struct Batch {
 class CpuBackend final : public Backend {
  public:
   CpuBackend(const Model& model, const BackendOptions& options)
-      : hp_(model.hparams()), w_(model.weights()), pool_(options.n_threads), matmul_(pool_.size()) {
+      : hp_(model.hparams()),
+        repacked_(RepackedWeights::for_model(model)),
+        w_(repacked_->weights()),
+        pool_(options.n_threads),
+        matmul_(pool_.size()) {
     const int64_t B = kMaxBatch;
     x_.resize(B * hp_.n_embd);
     xb_.resize(B * hp_.n_embd);
@@ -116,7 +121,7 @@ class CpuBackend final : public Backend {
     const int32_t dim = hp_.n_embd;
     // x (B, dim) = token_embd[tokens] * embed_scale
     for (int64_t b = 0; b < B; ++b) {
-      dequantize_row(w_.token_embd.type, w_.token_embd.row(tokens[b]), &x_[b * dim], dim);
+      repacked_->embedding(tokens[b], &x_[b * dim]);
     }
     if (hp_.embed_scale != 1.0f) {
       for (int64_t i = 0; i < B * dim; ++i) x_[i] *= hp_.embed_scale;
@@ -294,7 +299,8 @@ class CpuBackend final : public Backend {
   }
 
   const ModelHParams& hp_;
-  const ModelWeights& w_;
+  std::shared_ptr<const RepackedWeights> repacked_;  // the model's, shared with its other CPU sessions
+  const ModelWeights& w_;                            // repacked_->weights()
   ThreadPool pool_;
   MatMul matmul_;
   std::vector<RopeCosSin> rope_cs_;   // one per distinct RoPE table of this session's n_ctx

@@ -54,6 +54,25 @@ bool cpu_has_avxvnni() {
 bool use_avxvnni_kernels() { return cpu_has_avxvnni() && use_avx2_kernels() && !g_no_vnni.load(std::memory_order_relaxed); }
 void force_no_avxvnni_kernels(bool on) { g_no_vnni.store(on, std::memory_order_relaxed); }
 
+namespace {
+std::atomic<bool> g_no_avx512{false};
+}  // namespace
+
+bool cpu_has_avx512vnni() {
+#if defined(__x86_64__) && defined(KVCHAT_HAVE_AVX512_TU)
+  // __builtin_cpu_supports checks the OS saves the ZMM and mask registers (XCR0) too.
+  static const bool has = cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+  return has;
+#else
+  return false;
+#endif
+}
+bool use_avx512_kernels() {
+  return cpu_has_avx512vnni() && use_avx2_kernels() && !g_no_avx512.load(std::memory_order_relaxed);
+}
+void force_no_avx512_kernels(bool on) { g_no_avx512.store(on, std::memory_order_relaxed); }
+
 void dequantize_row_fast(TensorType type, const void* row, float* dst, int64_t n) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
   if (use_avx2_kernels() && dequantize_row_avx2(type, row, dst, n)) return;

@@ -42,5 +42,11 @@ void force_scalar_kernels(bool on);
 bool cpu_has_avxvnni();
 bool use_avxvnni_kernels();
 void force_no_avxvnni_kernels(bool on);
+// AVX-512 F/BW/VL with VNNI (EVEX dpbusd, 32 vector registers): the repacked integer
+// kernels (repack.h) use it when the CPU, the OS (ZMM state in XCR0) and the build have it
+// and it is not forced off.
+bool cpu_has_avx512vnni();
+bool use_avx512_kernels();
+void force_no_avx512_kernels(bool on);
 
 }  // namespace kvchat::cpu

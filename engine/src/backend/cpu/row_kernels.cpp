@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backend/cpu/dot.h"
+#include "backend/cpu/repack.h"
 #include "numeric/convert.h"
 
 namespace kvchat::cpu {
@@ -78,6 +79,9 @@ void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, i
   const uint64_t act_stride =
       k_type ? (w.cols / kSuperBlock) * sizeof(BlockQ8_K) : (w.cols / kQuantBlock) * sizeof(BlockQ8_32);
   const int64_t n_tokens = x.n_tokens();
+  if (w.repacked) {
+    return repacked_rows(w.type, w.data, w.row_bytes, r0, r1, act0, act_stride, n_tokens, w.cols, Y, ldy);
+  }
   float out[kQuantRows * kQuantTokens];
   for (int64_t ra = r0; ra < r1; ra += kQuantRows) {
     const int nr = static_cast<int>(std::min<int64_t>(kQuantRows, r1 - ra));

@@ -15,7 +15,8 @@
 namespace kvchat::cpu {
 
 // Row ranges given to matmul_rows by the parallel driver should start at multiples of
-// this (the tile height of the prefill kernels); any range is correct.
+// this (the tile height of the prefill kernels); any range is correct for a plain view, a
+// repacked view (WeightView::repacked) needs multiples of its 8-row groups.
 constexpr int64_t kMatmulRowAlign = 16;
 
 // Activations X (n_tokens, cols) f32, plus X quantized once to the 8-bit block format that

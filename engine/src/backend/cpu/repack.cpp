@@ -1,0 +1,136 @@
+// The x8 layouts (repack.h), the repacking both ways, the scalar definition of the dots over
+// a repacked matrix, and the choice of kernel path.
+#include "backend/cpu/repack.h"
+
+#include <cstring>
+#include <vector>
+
+#include "backend/cpu/dot.h"
+#include "backend/cpu/quant_dot.h"
+
+namespace kvchat::cpu {
+
+using gguf::TensorType;
+
+namespace {
+
+// One field of an original block: `bytes` bytes at `offset`, interleaved in units of `unit`.
+struct Field {
+  int offset, bytes, unit;
+};
+struct Layout {
+  int n_fields = 0;
+  Field fields[5];
+};
+
+// The fields in their x8 order (the scales first: the kernels read them before the codes).
+Layout layout_of(TensorType type) {
+  switch (type) {
+    case TensorType::Q4_0: return {2, {{0, 2, 2}, {2, 16, 4}}};                                   // d | qs
+    case TensorType::Q8_0: return {2, {{0, 2, 2}, {2, 32, 4}}};                                   // d | qs
+    case TensorType::Q4_K: return {4, {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 128, 4}}};          // d dmin scales qs
+    case TensorType::Q5_K: return {5, {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 32, 4}, {48, 128, 4}}};  // .. qh qs
+    case TensorType::Q6_K: return {4, {{208, 2, 2}, {192, 16, 1}, {0, 128, 4}, {128, 64, 4}}};    // d scales ql qh
+    case TensorType::IQ4_XS: return {4, {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 128, 4}}};          // d sh sl qs
+    default: return {};
+  }
+}
+
+uint64_t block_bytes_of(TensorType type) {
+  return gguf::tensor_type_traits(static_cast<uint32_t>(type))->block_bytes;
+}
+
+// Copies between one original block of row r (`block`) and the x8 block (`x8`).
+template <bool kToX8>
+void move_block(const Layout& layout, int r, uint8_t* block, uint8_t* x8) {
+  int at = 0;
+  for (int f = 0; f < layout.n_fields; ++f) {
+    const Field& field = layout.fields[f];
+    for (int i = 0; i < field.bytes / field.unit; ++i) {
+      uint8_t* packed = x8 + at + (i * kRepackRows + r) * field.unit;
+      uint8_t* plain = block + field.offset + i * field.unit;
+      if constexpr (kToX8) {
+        std::memcpy(packed, plain, field.unit);
+      } else {
+        std::memcpy(plain, packed, field.unit);
+      }
+    }
+    at += field.bytes * static_cast<int>(kRepackRows);
+  }
+}
+
+}  // namespace
+
+bool repackable(TensorType type) { return layout_of(type).n_fields > 0; }
+
+void repack_rows(TensorType type, const uint8_t* src, uint64_t row_bytes, int64_t rows, uint8_t* dst) {
+  const Layout layout = layout_of(type);
+  const uint64_t bb = block_bytes_of(type), nb = row_bytes / bb;
+  for (int64_t g = 0; g < rows / kRepackRows; ++g) {
+    const uint8_t* group = src + g * kRepackRows * row_bytes;
+    uint8_t* out = dst + g * kRepackRows * row_bytes;
+    for (uint64_t k = 0; k < nb; ++k) {
+      for (int r = 0; r < kRepackRows; ++r) {
+        move_block<true>(layout, r, const_cast<uint8_t*>(group + r * row_bytes + k * bb), out + k * kRepackRows * bb);
+      }
+    }
+  }
+}
+
+void unpack_row(TensorType type, const uint8_t* packed, uint64_t row_bytes, int64_t row, uint8_t* dst) {
+  const Layout layout = layout_of(type);
+  const uint64_t bb = block_bytes_of(type), nb = row_bytes / bb;
+  const uint8_t* group = packed + (row / kRepackRows) * kRepackRows * row_bytes;
+  for (uint64_t k = 0; k < nb; ++k) {
+    move_block<false>(layout, static_cast<int>(row % kRepackRows), dst + k * bb,
+                      const_cast<uint8_t*>(group + k * kRepackRows * bb));
+  }
+}
+
+// The definition: each row unpacked and dotted by quant_dot_scalar.
+void repacked_rows_scalar(TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,
+                          const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+  std::vector<uint8_t> row(row_bytes);  // (row_bytes) one row in the original layout
+  for (int64_t r = r0; r < r1; ++r) {
+    unpack_row(type, data, row_bytes, r, row.data());
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      Y[t * ldy + r] = quant_dot_scalar(type, row.data(), static_cast<const uint8_t*>(act) + t * act_stride, n);
+    }
+  }
+}
+
+// Builds without a kernel file: its entry point is the definition (never chosen by
+// repacked_rows there: the CPU checks of dot.h say false without the file).
+#define KVCHAT_REPACKED_FALLBACK(isa)                                                                              \
+  void repacked_rows_##isa(TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,      \
+                           const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) { \
+    repacked_rows_scalar(type, data, row_bytes, r0, r1, act, act_stride, n_tokens, n, Y, ldy);                    \
+  }
+#if !defined(KVCHAT_HAVE_AVX2_TU)
+KVCHAT_REPACKED_FALLBACK(avx2)
+#endif
+#if !defined(KVCHAT_HAVE_AVXVNNI_TU)
+KVCHAT_REPACKED_FALLBACK(avxvnni)
+#endif
+#if !defined(KVCHAT_HAVE_AVX512_TU)
+KVCHAT_REPACKED_FALLBACK(avx512)
+#endif
+#undef KVCHAT_REPACKED_FALLBACK
+
+void repacked_rows(TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,
+                   const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+#if defined(KVCHAT_HAVE_AVX512_TU)
+  if (use_avx512_kernels()) return repacked_rows_avx512(type, data, row_bytes, r0, r1, act, act_stride, n_tokens, n, Y, ldy);
+#endif
+#if defined(KVCHAT_HAVE_AVXVNNI_TU)
+  if (use_avxvnni_kernels()) {
+    return repacked_rows_avxvnni(type, data, row_bytes, r0, r1, act, act_stride, n_tokens, n, Y, ldy);
+  }
+#endif
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (use_avx2_kernels()) return repacked_rows_avx2(type, data, row_bytes, r0, r1, act, act_stride, n_tokens, n, Y, ldy);
+#endif
+  repacked_rows_scalar(type, data, row_bytes, r0, r1, act, act_stride, n_tokens, n, Y, ldy);
+}
+
+}  // namespace kvchat::cpu
