@@ -1,8 +1,8 @@
 // The fast CPU backend gives bitwise the same logits at any thread count. Its parallel phases
-// split weight rows (multiples of the kernel tile), whole heads and attention items over the
-// threads, so which thread computes a row, and where its share of a product starts, change
-// with the thread count (1, 2, 3, 4, 5, 7; with 7 some threads get no rows of the small
-// matrices); a row's result must not. Covered: long
+// hand out chunks of weight rows (multiples of the kernel tile), whole heads and attention
+// items from atomic counters, so which thread computes a row, and where the chunks of a
+// product start, change with the thread count (1, 2, 3, 4, 5, 7; with 7 some threads get no
+// chunk of the small matrices) and from run to run; a row's result must not. Covered: long
 // chunks (one shared normalised input) and short ones (a private input per thread), every
 // architecture's optional parts (biases, per-head norms, post-norms, soft-caps, sliding
 // windows), the demo model's f32 and f16 files and integer (Q8_0, Q4_K) weights, checked
