@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <span>
 #include <vector>
 
@@ -24,6 +25,9 @@ constexpr int32_t kMaxBatch = 256;  // tokens per forward chunk; bounds the acti
 // own copy of a product's input, so that no barrier separates the norm from the product;
 // above it the threads share one copy, made between two barriers (bounded memory).
 constexpr int64_t kPrivateInputTokens = 8;
+// The parallel phases of a layer that hand out chunks from a counter (see forward_thread).
+enum Phase : int32_t { kQkv, kAttention, kWo, kGateUp, kDown, kPhasesPerLayer };
+enum class QkvPart { kQ, kK, kV };  // which of the three products a chunk of phase kQkv is
 
 // One forward chunk, as every thread of the pool sees it.
 struct Batch {
@@ -35,16 +39,21 @@ struct Batch {
 };
 
 // The forward pass as one ThreadPool::run per chunk of tokens. Per layer five parallel
-// phases, each ended by one barrier:
-//   1. q, k, v = x_norm . {wq, wk, wv}^T; each thread owns whole heads of the three and
-//      finishes them: bias, per-head norm, RoPE (cached cos/sin), K and V into the cache;
-//   2. attention, (token, head) items split over the threads;
-//   3. x += [post_attn_norm](wo . att_out), each thread adding its own output columns;
-//   4. h = act(gate . x_norm) * (up . x_norm), gate and up split identically so that a
+// phases, each ended by one barrier. In each, the threads claim chunks of the work from the
+// phase's counter (matmul.h: for_each_claimed) and finish every chunk they claim:
+//   1. q, k, v = x_norm . {wq, wk, wv}^T by chunks of whole heads of one of the three; a
+//      chunk's heads get their bias, per-head norm, RoPE (cached cos/sin), K and V go into
+//      the cache;
+//   2. attention, chunks of (token, KV head) items;
+//   3. x += [post_attn_norm](wo . att_out), chunks of output rows, each added to x by the
+//      thread that computed it;
+//   4. h = act(gate . x_norm) * (up . x_norm), the same row chunk of gate and up, so that a
 //      thread applies the activation to the rows it computed;
 //   5. x += [post_ffw_norm](w_down . h), as 3.
-// The RMSNorm before 1 and 4 is computed by every thread for itself (decode) or split by
-// tokens (long chunks; two more barriers). Post-norms (gemma) add one barrier each.
+// The logits are chunks of vocab rows. The RMSNorm before 1, 4 and the logits is computed by
+// every thread for itself (decode) or split statically by tokens (long chunks; two more
+// barriers; a few us of work against the products' ms). Post-norms (gemma) add one barrier
+// each and are split by tokens too.
 class CpuBackend final : public Backend {
  public:
   CpuBackend(const Model& model, const BackendOptions& options)
@@ -52,7 +61,8 @@ class CpuBackend final : public Backend {
         repacked_(RepackedWeights::for_model(model)),
         w_(repacked_->weights()),
         pool_(options.n_threads),
-        matmul_(pool_.size()) {
+        matmul_(pool_.size()),
+        counters_(static_cast<size_t>(hp_.n_layers) * kPhasesPerLayer + 1) {
     const int64_t B = kMaxBatch;
     x_.resize(B * hp_.n_embd);
     xb_.resize(B * hp_.n_embd);
@@ -128,6 +138,13 @@ class CpuBackend final : public Backend {
     }
     for (RopeCosSin& r : rope_cs_) r.cover(pos0 + static_cast<int32_t>(B));
     const Batch batch{B, pos0, &kv, logits, all_logits};
+    // Every counter of this job is zeroed before it starts; none is reused inside the job.
+    // Safe without more synchronisation: the previous job's last claims came before its
+    // threads arrived at its end, which run() waited for, and the job start's release
+    // publishes the zeros to the workers. (Reusing a few counters inside a job would need one
+    // thread to zero each between the two barriers around its phase: an ordering that an
+    // edit of the phases could break unseen; these are 5 stores per layer per forward chunk.)
+    for (ChunkCounter& c : counters_) c.next.store(0, std::memory_order_relaxed);
     pool_.run([&](int thread, int n_threads) { forward_thread(batch, thread, n_threads); });
   }
 
@@ -136,22 +153,23 @@ class CpuBackend final : public Backend {
     const int64_t B = bt.n_tokens;
     for (int32_t l = 0; l < hp_.n_layers; ++l) {
       const ModelLayerWeights& L = w_.layers[l];
+      ChunkCounter* counter = &counters_[static_cast<size_t>(l) * kPhasesPerLayer];
       const gguf::TensorType qkv_types[3] = {L.wq.type, L.wk.type, L.wv.type};
-      qkv_share(l, normed_input(x_.data(), B, L.attn_norm, qkv_types, th, nth), bt, th, nth);
+      qkv_share(l, normed_input(x_.data(), B, L.attn_norm, qkv_types, th, nth), bt, counter[kQkv], th, nth);
       pool_.barrier();
-      attention_share(l, bt, th, nth);
+      attention_share(l, bt, counter[kAttention], th, nth);
       pool_.barrier();
       residual_share(L.wo, input(att_out_.data(), B, hp_.q_dim(), L.wo.type, th), L.post_attn_norm, B,
-                     th, nth);
+                     counter[kWo], th, nth);
       pool_.barrier();
       const gguf::TensorType ffn_types[2] = {L.w_gate.type, L.w_up.type};
-      gate_up_share(L, normed_input(x_.data(), B, L.ffn_norm, ffn_types, th, nth), th, nth);
+      gate_up_share(L, normed_input(x_.data(), B, L.ffn_norm, ffn_types, th, nth), counter[kGateUp], th, nth);
       pool_.barrier();
       residual_share(L.w_down, input(hb_.data(), B, hp_.n_ff, L.w_down.type, th), L.post_ffw_norm, B,
-                     th, nth);
+                     counter[kDown], th, nth);
       pool_.barrier();
     }
-    if (bt.logits) logits_share(bt, th, nth);
+    if (bt.logits) logits_share(bt, counters_.back(), th, nth);
   }
 
   // The input of a product: rmsnorm(x[b]) * gain for the n tokens of x (n, dim), prepared
@@ -186,81 +204,101 @@ class CpuBackend final : public Backend {
     return shared_in_;
   }
 
-  // Phase 1. q (B, q_dim), k and v (B, kv_dim) = in . {wq, wk, wv}^T over the n_heads +
-  // 2 n_kv_heads heads, split by whole heads. Each thread finishes its heads: bias, per-head
-  // norm and RoPE (q, k); its K and V heads go into the cache at positions pos0 + b.
-  void qkv_share(int32_t l, const PreparedActivations& in, const Batch& bt, int th, int nth) {
-    const ModelLayerWeights& L = w_.layers[l];
+  // Phase 1. q (B, q_dim), k and v (B, kv_dim) = in . {wq, wk, wv}^T. The n_heads q heads,
+  // then the n_kv_heads k and v heads, in chunks of whole heads of one matrix (the same head
+  // count for all three; a multiple of the heads that make kMatmulRowAlign rows, so that the
+  // chunks start on kernel tiles). Chunk c < nq is q's, then k's, then v's.
+  void qkv_share(int32_t l, const PreparedActivations& in, const Batch& bt, ChunkCounter& counter, int th,
+                 int nth) {
     const int32_t hd = hp_.head_dim, nh = hp_.n_heads, nkv = hp_.n_kv_heads;
-    const int32_t q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim();
-    const auto [u0, u1] = split_range(nh + 2 * nkv, 1, th, nth);
-    const auto heads_in = [&](int64_t first, int64_t count) {  // this thread's heads of [first, first+count)
-      return std::pair<int32_t, int32_t>(static_cast<int32_t>(std::clamp(u0 - first, int64_t{0}, count)),
-                                         static_cast<int32_t>(std::clamp(u1 - first, int64_t{0}, count)));
-    };
-    const auto [q0, q1] = heads_in(0, nh);
-    const auto [k0, k1] = heads_in(nh, nkv);
-    const auto [v0, v1] = heads_in(nh + nkv, nkv);
+    const int64_t heads_per_tile = kMatmulRowAlign / std::gcd(int64_t{hd}, kMatmulRowAlign);
+    const int64_t tile_work = heads_per_tile * hd * in.cols() * bt.n_tokens;
+    const int64_t heads_per_chunk = make_chunks(nh + 2 * nkv, heads_per_tile, tile_work, nth).size;
+    const Chunks q{nh, heads_per_chunk}, kv{nkv, heads_per_chunk};
+    const int64_t nq = q.count(), nk = kv.count();
+    for_each_claimed(counter, nq + 2 * nk, [&](int64_t c) {
+      if (c < nq) return qkv_heads(l, in, bt, QkvPart::kQ, q[c], th);
+      if (c < nq + nk) return qkv_heads(l, in, bt, QkvPart::kK, kv[c - nq], th);
+      qkv_heads(l, in, bt, QkvPart::kV, kv[c - nq - nk], th);
+    });
+  }
+
+  // The heads [h.first, h.second) of q, k or v (`part`), finished: bias, per-head norm and
+  // RoPE (q, k); K and V heads into the cache at positions pos0 + b.
+  void qkv_heads(int32_t l, const PreparedActivations& in, const Batch& bt, QkvPart part,
+                 std::pair<int64_t, int64_t> h, int th) {
+    const ModelLayerWeights& L = w_.layers[l];
+    const int64_t hd = hp_.head_dim, h0 = h.first, nh = h.second - h.first;
     const RopeCosSin& cs = rope_cs_[layer_rope_[l]];
     const RopeTable& rt = cs.table();
     const gguf::TensorType kv_type = kv_storage_type(bt.kv->type());
     const uint64_t head_bytes = bt.kv->head_bytes();
-    if (q0 < q1) {
-      matmul_.rows(L.wq, in, int64_t{q0} * hd, int64_t{q1} * hd, q_.data(), q_dim, th);
+    if (part == QkvPart::kQ) {
+      const int32_t q_dim = hp_.q_dim();
+      matmul_.rows(L.wq, in, h0 * hd, h.second * hd, q_.data(), q_dim, th);
       for (int64_t b = 0; b < bt.n_tokens; ++b) {
-        float* q = &q_[b * q_dim + q0 * hd];
-        if (L.bq) add_bias(q, L.bq.f32() + q0 * hd, int64_t{q1 - q0} * hd);
-        if (L.q_norm) rmsnorm_heads(q, q1 - q0, hd, f32(L.q_norm), hp_.rms_eps);
-        rope_cached(q, q1 - q0, hd, rt.style, rt.n_rot, cs.at(bt.pos0 + static_cast<int32_t>(b)));
+        float* q = &q_[b * q_dim + h0 * hd];
+        if (L.bq) add_bias(q, L.bq.f32() + h0 * hd, nh * hd);
+        if (L.q_norm) rmsnorm_heads(q, static_cast<int32_t>(nh), hp_.head_dim, f32(L.q_norm), hp_.rms_eps);
+        rope_cached(q, static_cast<int32_t>(nh), hp_.head_dim, rt.style, rt.n_rot,
+                    cs.at(bt.pos0 + static_cast<int32_t>(b)));
       }
+      return;
     }
-    if (k0 < k1) {
-      matmul_.rows(L.wk, in, int64_t{k0} * hd, int64_t{k1} * hd, k_.data(), kv_dim, th);
+    const int32_t kv_dim = hp_.kv_dim();
+    if (part == QkvPart::kK) {
+      matmul_.rows(L.wk, in, h0 * hd, h.second * hd, k_.data(), kv_dim, th);
       for (int64_t b = 0; b < bt.n_tokens; ++b) {
         const int32_t pos = bt.pos0 + static_cast<int32_t>(b);
-        float* k = &k_[b * kv_dim + k0 * hd];
-        if (L.bk) add_bias(k, L.bk.f32() + k0 * hd, int64_t{k1 - k0} * hd);
-        if (L.k_norm) rmsnorm_heads(k, k1 - k0, hd, f32(L.k_norm), hp_.rms_eps);
-        rope_cached(k, k1 - k0, hd, rt.style, rt.n_rot, cs.at(pos));
+        float* k = &k_[b * kv_dim + h0 * hd];
+        if (L.bk) add_bias(k, L.bk.f32() + h0 * hd, nh * hd);
+        if (L.k_norm) rmsnorm_heads(k, static_cast<int32_t>(nh), hp_.head_dim, f32(L.k_norm), hp_.rms_eps);
+        rope_cached(k, static_cast<int32_t>(nh), hp_.head_dim, rt.style, rt.n_rot, cs.at(pos));
         // Heads are whole blocks of every KV type, so a run of heads encodes on its own.
-        quantize_row(kv_type, k, bt.kv->key_row(l, pos) + k0 * head_bytes, int64_t{k1 - k0} * hd);
+        quantize_row(kv_type, k, bt.kv->key_row(l, pos) + h0 * head_bytes, nh * hd);
       }
+      return;
     }
-    if (v0 < v1) {
-      matmul_.rows(L.wv, in, int64_t{v0} * hd, int64_t{v1} * hd, v_.data(), kv_dim, th);
-      for (int64_t b = 0; b < bt.n_tokens; ++b) {
-        const int32_t pos = bt.pos0 + static_cast<int32_t>(b);
-        float* v = &v_[b * kv_dim + v0 * hd];
-        if (L.bv) add_bias(v, L.bv.f32() + v0 * hd, int64_t{v1 - v0} * hd);
-        quantize_row(kv_type, v, bt.kv->value_row(l, pos) + v0 * head_bytes, int64_t{v1 - v0} * hd);
-      }
+    matmul_.rows(L.wv, in, h0 * hd, h.second * hd, v_.data(), kv_dim, th);
+    for (int64_t b = 0; b < bt.n_tokens; ++b) {
+      const int32_t pos = bt.pos0 + static_cast<int32_t>(b);
+      float* v = &v_[b * kv_dim + h0 * hd];
+      if (L.bv) add_bias(v, L.bv.f32() + h0 * hd, nh * hd);
+      quantize_row(kv_type, v, bt.kv->value_row(l, pos) + h0 * head_bytes, nh * hd);
     }
   }
 
   // Phase 2. att_out (B, n_heads*hd): causal attention (backend/cpu/attention.h), one
-  // work item per (token, KV head) for the query heads of its group; items split
-  // contiguously over the threads.
-  void attention_share(int32_t l, const Batch& bt, int th, int nth) {
+  // work item per (token, KV head) for the query heads of its group; chunks of items.
+  void attention_share(int32_t l, const Batch& bt, ChunkCounter& counter, int th, int nth) {
     const AttentionArgs a{bt.kv, l, q_.data(), hp_.q_dim(), att_out_.data(), hp_.q_dim(), bt.pos0, bt.n_tokens,
                           hp_.n_heads, hp_.n_kv_heads, hp_.head_dim, hp_.window(l), hp_.query_scale,
                           hp_.attn_softcap};
-    const auto [i0, i1] = split_range(attention_items(a), 1, th, nth);
-    if (i0 < i1) attend_items(a, i0, i1, threads_[th].attention);
+    // An item's work, at most: scores and weighted values over every cached position.
+    const int64_t item_work = int64_t{2} * (bt.pos0 + bt.n_tokens) * (hp_.n_heads / hp_.n_kv_heads) * hp_.head_dim;
+    const Chunks items = make_chunks(attention_items(a), 1, item_work, nth);
+    for_each_claimed(counter, items.count(), [&](int64_t c) {
+      const auto [i0, i1] = items[c];
+      attend_items(a, i0, i1, threads_[th].attention);
+    });
   }
 
-  // Phases 3 and 5. x (B, dim) += [post_norm](in . W^T): each thread adds the output
-  // columns it computed; with a post-norm (needs whole rows) after a barrier, by tokens.
+  // Phases 3 and 5. x (B, dim) += [post_norm](in . W^T): chunks of output rows, each added to
+  // x by the thread that computed it; with a post-norm (needs whole rows) after a barrier,
+  // split by tokens.
   void residual_share(const WeightView& W, const PreparedActivations& in, const WeightView& post_norm, int64_t B,
-                      int th, int nth) {
+                      ChunkCounter& counter, int th, int nth) {
     const int32_t dim = hp_.n_embd;
-    const auto [r0, r1] = split_range(dim, kMatmulRowAlign, th, nth);
-    if (r0 < r1) matmul_.rows(W, in, r0, r1, xb2_.data(), dim, th);
-    if (!post_norm) {
+    const Chunks rows = make_chunks(dim, kMatmulRowAlign, kMatmulRowAlign * in.cols() * B, nth);
+    for_each_claimed(counter, rows.count(), [&](int64_t c) {
+      const auto [r0, r1] = rows[c];
+      matmul_.rows(W, in, r0, r1, xb2_.data(), dim, th);
+      if (post_norm) return;
       for (int64_t b = 0; b < B; ++b) {
         for (int64_t r = r0; r < r1; ++r) x_[b * dim + r] += xb2_[b * dim + r];
       }
-      return;
-    }
+    });
+    if (!post_norm) return;
     pool_.barrier();
     const auto [b0, b1] = split_range(B, 1, th, nth);
     for (int64_t b = b0; b < b1; ++b) {
@@ -269,33 +307,38 @@ class CpuBackend final : public Backend {
     }
   }
 
-  // Phase 4. hb (B, n_ff) = act(in . w_gate^T) * (in . w_up^T), gate and up rows split
-  // identically, so each thread gates the rows it computed.
-  void gate_up_share(const ModelLayerWeights& L, const PreparedActivations& in, int th, int nth) {
+  // Phase 4. hb (B, n_ff) = act(in . w_gate^T) * (in . w_up^T): chunks of rows, the same
+  // rows of gate and up, so that a thread gates the rows it computed.
+  void gate_up_share(const ModelLayerWeights& L, const PreparedActivations& in, ChunkCounter& counter, int th,
+                     int nth) {
     const int64_t n_ff = hp_.n_ff, B = in.n_tokens();
-    const auto [r0, r1] = split_range(n_ff, kMatmulRowAlign, th, nth);
-    if (r0 >= r1) return;
-    matmul_.rows(L.w_gate, in, r0, r1, hb_.data(), n_ff, th);
-    matmul_.rows(L.w_up, in, r0, r1, hb2_.data(), n_ff, th);
-    for (int64_t b = 0; b < B; ++b) {
-      gated_activation(hp_.arch->activation, &hb_[b * n_ff + r0], &hb2_[b * n_ff + r0], r1 - r0);
-    }
+    const Chunks rows = make_chunks(n_ff, kMatmulRowAlign, 2 * kMatmulRowAlign * in.cols() * B, nth);
+    for_each_claimed(counter, rows.count(), [&](int64_t c) {
+      const auto [r0, r1] = rows[c];
+      matmul_.rows(L.w_gate, in, r0, r1, hb_.data(), n_ff, th);
+      matmul_.rows(L.w_up, in, r0, r1, hb2_.data(), n_ff, th);
+      for (int64_t b = 0; b < B; ++b) {
+        gated_activation(hp_.arch->activation, &hb_[b * n_ff + r0], &hb2_[b * n_ff + r0], r1 - r0);
+      }
+    });
   }
 
-  // logits = [softcap](output . rmsnorm(x)): every token's, or only the last one's; vocab
-  // rows split over the threads.
-  void logits_share(const Batch& bt, int th, int nth) {
+  // logits = [softcap](output . rmsnorm(x)): every token's, or only the last one's; chunks of
+  // vocab rows.
+  void logits_share(const Batch& bt, ChunkCounter& counter, int th, int nth) {
     const int32_t dim = hp_.n_embd;
     const int64_t first = bt.all_logits ? 0 : bt.n_tokens - 1, n = bt.n_tokens - first;
     const PreparedActivations& in =
         normed_input(&x_[first * dim], n, w_.output_norm, std::span<const gguf::TensorType>(&w_.output.type, 1),
                      th, nth);
-    const auto [r0, r1] = split_range(hp_.n_vocab, kMatmulRowAlign, th, nth);
-    if (r0 >= r1) return;
-    matmul_.rows(w_.output, in, r0, r1, bt.logits, hp_.n_vocab, th);
-    if (hp_.final_softcap > 0) {
-      for (int64_t b = 0; b < n; ++b) softcap(bt.logits + b * hp_.n_vocab + r0, r1 - r0, hp_.final_softcap);
-    }
+    const Chunks rows = make_chunks(hp_.n_vocab, kMatmulRowAlign, kMatmulRowAlign * int64_t{dim} * n, nth);
+    for_each_claimed(counter, rows.count(), [&](int64_t c) {
+      const auto [r0, r1] = rows[c];
+      matmul_.rows(w_.output, in, r0, r1, bt.logits, hp_.n_vocab, th);
+      if (hp_.final_softcap > 0) {
+        for (int64_t b = 0; b < n; ++b) softcap(bt.logits + b * hp_.n_vocab + r0, r1 - r0, hp_.final_softcap);
+      }
+    });
   }
 
   const ModelHParams& hp_;
@@ -309,6 +352,9 @@ class CpuBackend final : public Backend {
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_out_, hb_, hb2_;
   PreparedActivations shared_in_;                 // a product's input shared by all threads (long chunks)
   std::vector<ThreadBuffers> threads_;  // (n_threads)
+  // (n_layers * kPhasesPerLayer + 1): the chunk counter of every phase of a layer (index
+  // l * kPhasesPerLayer + phase), then the logits'. Each on its own cache line (ChunkCounter).
+  std::vector<ChunkCounter> counters_;
 };
 
 }  // namespace
