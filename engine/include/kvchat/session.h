@@ -68,7 +68,7 @@ struct SnapshotLoadStats {
 
 struct SessionOptions {
   std::string backend = "cpu";   // "cpu", "cpu-reference", "cuda", or "auto" (cuda, else cpu)
-  int32_t n_threads = 0;         // <= 0: one per physical core
+  int32_t n_threads = 0;         // <= 0: one per physical core (one for models under 16 MiB)
   int32_t n_ctx = 0;             // <= 0: the model's training context
   std::string kv_type = "f16";   // "f32", "f16", "q8_0", "q4_0"
   int32_t kv_block_tokens = 16;  // tokens per KV block
@@ -155,6 +155,8 @@ class Session {
   const Model& model() const { return *model_; }
   const SessionOptions& options() const { return options_; }
   std::string_view backend_name() const;
+  // The host threads a forward pass runs on (SessionOptions::n_threads, or the default).
+  int32_t n_threads() const;
   // Why the backend is not the one asked for ("auto" without a CUDA device, a failed
   // self-check) or runs unverified (self-check skipped); else empty. Every note about the
   // self-check contains the word "self-check" (the app shows those in its banner).

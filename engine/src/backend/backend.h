@@ -28,7 +28,7 @@ std::string_view backend_kind_name(BackendKind kind);
 Result<BackendKind> parse_backend_kind(std::string_view name);
 
 struct BackendOptions {
-  int32_t n_threads = 0;  // CPU threads; <= 0: one per physical core (physical_core_count)
+  int32_t n_threads = 0;  // CPU threads; <= 0: as cpu/default_threads.h (per physical core, 1 for tiny models)
   int32_t n_ctx = 0;      // context length the session will use
 };
 
@@ -36,6 +36,8 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
+  // The host threads a forward pass runs on (the CPU backend's pool; 1 for the others).
+  virtual int32_t threads() const { return 1; }
 
   // Evaluates `tokens` at positions [pos0, pos0 + n): reads the K/V of [0, pos0) from `kv`
   // and writes those of the new tokens (the caller has reserved kv for pos0 + n).

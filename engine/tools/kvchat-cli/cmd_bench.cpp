@@ -212,8 +212,7 @@ int cmd_bench(const Argv& argv) {
                 std::to_string(sess.n_ctx()));
   }
   const bool gpu = sess.backend_name() == "cuda";
-  int threads = static_cast<int>(*args->get_int("--threads", 0));
-  if (threads <= 0) threads = physical_core_count();  // what the CPU backend uses by default
+  const int threads = sess.n_threads();  // --threads, or the CPU backend's default for this model
 
   std::mt19937 rng(1234);
   std::uniform_int_distribution<TokenId> pick(3, info.n_vocab - 1);

@@ -8,12 +8,14 @@
 
 #include "backend/cpu/attention.h"
 #include "backend/cpu/cpu_ops.h"
+#include "backend/cpu/default_threads.h"
 #include "backend/cpu/matmul.h"
 #include "backend/cpu/repacked_weights.h"
 #include "kv/kv_cache.h"
 #include "kvchat/model.h"
 #include "model/model_weights.h"
 #include "numeric/convert.h"
+#include "util/cpu_topology.h"
 #include "util/thread_pool.h"
 
 namespace kvchat::cpu {
@@ -60,7 +62,7 @@ class CpuBackend final : public Backend {
       : hp_(model.hparams()),
         repacked_(RepackedWeights::for_model(model)),
         w_(repacked_->weights()),
-        pool_(options.n_threads),
+        pool_(default_cpu_threads(options.n_threads, model.info().weight_bytes(), physical_core_count())),
         matmul_(pool_.size()),
         counters_(static_cast<size_t>(hp_.n_layers) * kPhasesPerLayer + 1) {
     const int64_t B = kMaxBatch;
@@ -91,6 +93,7 @@ class CpuBackend final : public Backend {
   }
 
   std::string_view name() const override { return "cpu"; }
+  int32_t threads() const override { return pool_.size(); }
 
   uint64_t scratch_bytes() const override {
     uint64_t n = x_.size() + xb_.size() + xb2_.size() + q_.size() + k_.size() + v_.size() +

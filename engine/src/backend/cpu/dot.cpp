@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <string>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -30,9 +32,27 @@ bool cpu_has_avx2() {
 
 namespace {
 std::atomic<bool> g_force_scalar{false};
+
+// The widest kernel set the environment allows: KVCHAT_CPU_KERNELS=scalar|avx2|avxvnni|avx512
+// (unset or anything else: all the CPU has). For benchmarks and tests that stand in for a
+// CPU class without the wider instructions (an AVX2-only AMD on an AVX-512 Intel).
+enum KernelCap { kCapScalar, kCapAvx2, kCapAvxVnni, kCapAvx512 };
+int kernel_cap() {
+  static const int cap = [] {
+    const char* v = std::getenv("KVCHAT_CPU_KERNELS");
+    const std::string s = v ? v : "";
+    if (s == "scalar") return kCapScalar;
+    if (s == "avx2") return kCapAvx2;
+    if (s == "avxvnni") return kCapAvxVnni;
+    return kCapAvx512;
+  }();
+  return cap;
+}
 }  // namespace
 
-bool use_avx2_kernels() { return cpu_has_avx2() && !g_force_scalar.load(std::memory_order_relaxed); }
+bool use_avx2_kernels() {
+  return cpu_has_avx2() && kernel_cap() >= kCapAvx2 && !g_force_scalar.load(std::memory_order_relaxed);
+}
 void force_scalar_kernels(bool on) { g_force_scalar.store(on, std::memory_order_relaxed); }
 
 namespace {
@@ -51,7 +71,9 @@ bool cpu_has_avxvnni() {
   return false;
 #endif
 }
-bool use_avxvnni_kernels() { return cpu_has_avxvnni() && use_avx2_kernels() && !g_no_vnni.load(std::memory_order_relaxed); }
+bool use_avxvnni_kernels() {
+  return cpu_has_avxvnni() && use_avx2_kernels() && kernel_cap() >= kCapAvxVnni && !g_no_vnni.load(std::memory_order_relaxed);
+}
 void force_no_avxvnni_kernels(bool on) { g_no_vnni.store(on, std::memory_order_relaxed); }
 
 namespace {
@@ -69,7 +91,8 @@ bool cpu_has_avx512vnni() {
 #endif
 }
 bool use_avx512_kernels() {
-  return cpu_has_avx512vnni() && use_avx2_kernels() && !g_no_avx512.load(std::memory_order_relaxed);
+  return cpu_has_avx512vnni() && use_avx2_kernels() && kernel_cap() >= kCapAvx512 &&
+         !g_no_avx512.load(std::memory_order_relaxed);
 }
 void force_no_avx512_kernels(bool on) { g_no_avx512.store(on, std::memory_order_relaxed); }
 

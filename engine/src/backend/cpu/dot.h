@@ -33,7 +33,9 @@ bool cpu_has_avx2();
 // returns the floating-point operations done (2 per multiply-add lane).
 double fma_peak_loop(int64_t iterations);
 double fma_peak_loop_avx2(int64_t iterations);
-// True when the AVX2 kernels run: cpu_has_avx2() and not forced off. Tests force the scalar
+// True when the AVX2 kernels run: cpu_has_avx2() and not forced off (also not by the
+// environment: KVCHAT_CPU_KERNELS=scalar|avx2|avxvnni|avx512 caps every use_* below, so a
+// benchmark can stand in for a CPU without the wider instructions). Tests force the scalar
 // kernels (the definitions) with force_scalar_kernels(true) to check both paths.
 bool use_avx2_kernels();
 void force_scalar_kernels(bool on);

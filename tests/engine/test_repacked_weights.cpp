@@ -1,0 +1,138 @@
+// The CPU backend's repacked weights (backend/cpu/repacked_weights.h) as a session sees
+// them: built once per model, the file's pages they replace given back (resident memory
+// stays the weights' size, read in or mapped), tied embeddings looked up in the copy, and
+// a reference session on the same model still reading the original bytes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "backend/cpu/dot.h"
+#include "backend/cpu/repacked_weights.h"
+#include "kvchat/model.h"
+#include "kvchat/session.h"
+#include "model/model_weights.h"
+#include "model/synthetic_model.h"
+#include "support/test_paths.h"
+#include "util/process_memory.h"
+
+namespace kvchat {
+namespace {
+
+using gguf::TensorType;
+
+SyntheticModelSpec spec_of(TensorType type, bool tied) {
+  SyntheticModelSpec spec;
+  spec.name = "repack";
+  spec.n_layers = 2;
+  spec.n_embd = 256;
+  spec.n_heads = 4;
+  spec.n_kv_heads = 2;
+  spec.n_ff = 512;
+  spec.n_vocab = 512;
+  spec.n_ctx = 128;
+  spec.tied = tied;
+  spec.type = type;
+  return spec;
+}
+
+std::vector<float> logits_of(const std::shared_ptr<const Model>& model, const std::string& backend,
+                             const std::vector<TokenId>& ids) {
+  SessionOptions o;
+  o.backend = backend;
+  o.n_threads = 2;
+  o.kv_type = "f32";
+  auto s = Session::create(model, o);
+  EXPECT_TRUE(s) << s.message();
+  if (!s) return {};
+  std::vector<float> all;
+  EXPECT_TRUE((*s)->eval(ids, &all));
+  return all;
+}
+
+// Tied Q8_0 / Q4_K embeddings: the output matrix is repacked and its file pages given
+// back, so the embedding rows are unpacked from the copy. The fast session then agrees
+// with the reference (as test_fast_vs_reference's tolerances), and the reference, run
+// again afterwards on the same model (reading the given-back pages from the file), gives
+// exactly what it gave before.
+TEST(RepackedWeights, TiedEmbeddingsAndTheReferenceAfterwards) {
+  if (!cpu::use_avx2_kernels()) GTEST_SKIP() << "weights are repacked for the SIMD kernels only";
+  for (TensorType type : {TensorType::Q8_0, TensorType::Q4_K}) {
+    test::TempDir dir;
+    const std::string path = dir.file("m.gguf");
+    ASSERT_TRUE(write_synthetic_model(path, spec_of(type, /*tied=*/true)));
+    auto model = Model::load(path);
+    ASSERT_TRUE(model) << model.message();
+    std::vector<TokenId> ids(24);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<TokenId>((i * 53 + 7) % 512);
+    const auto ref_before = logits_of(*model, "cpu-reference", ids);
+    const auto fast = logits_of(*model, "cpu", ids);
+    const auto repacked = cpu::RepackedWeights::for_model(**model);
+    EXPECT_TRUE(repacked->weights().output.repacked) << gguf::tensor_type_name(type);
+    EXPECT_EQ(repacked->repacked_matrices(), 2 * 7 + 1);
+    EXPECT_EQ(cpu::RepackedWeights::for_model(**model), repacked) << "one copy per model";
+    const auto ref_after = logits_of(*model, "cpu-reference", ids);
+    ASSERT_EQ(ref_before.size(), ref_after.size());
+    EXPECT_EQ(std::memcmp(ref_before.data(), ref_after.data(), ref_before.size() * sizeof(float)), 0);
+    const double tol = type == TensorType::Q4_K ? 5e-2 : 3e-2;
+    for (size_t p = 0; p < ids.size(); ++p) {
+      EXPECT_LE(test::max_rel_error(&fast[p * 512], &ref_before[p * 512], 512), tol)
+          << gguf::tensor_type_name(type) << " pos " << p;
+    }
+  }
+}
+
+// Resident memory after creating a session: the repacked copy replaces the file's pages.
+// Without giving them back, the copy would add the weights' size (here ~40 MB) again.
+TEST(RepackedWeights, ResidentMemoryStaysTheWeightsSize) {
+  if (!cpu::use_avx2_kernels()) GTEST_SKIP() << "weights are repacked for the SIMD kernels only";
+  for (bool read_in : {true, false}) {
+    test::TempDir dir;
+    const std::string path = dir.file("big.gguf");
+    SyntheticModelSpec spec = spec_of(TensorType::Q4_0, /*tied=*/false);
+    spec.n_layers = 4;
+    spec.n_embd = 1024;
+    spec.n_heads = 8;
+    spec.n_kv_heads = 8;
+    spec.n_ff = 4096;
+    spec.n_vocab = 2048;
+    ASSERT_TRUE(write_synthetic_model(path, spec));
+    auto model = Model::load(path);
+    ASSERT_TRUE(model) << model.message();
+    const uint64_t weights = (*model)->info().weight_bytes();
+    if (read_in) {
+      ASSERT_TRUE((*model)->prefetch(nullptr));
+    } else {  // mapped: every page read once, as a first token would
+      uint64_t sum = 0;
+      const ModelWeights& w = (*model)->weights();
+      auto touch = [&](const WeightView& v) {
+        for (uint64_t i = 0; i < v.row_bytes * v.rows; i += 512) sum += v.data[i];
+      };
+      touch(w.token_embd), touch(w.output);
+      for (const ModelLayerWeights& L : w.layers) {
+        for (const WeightView* v : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) touch(*v);
+      }
+      EXPECT_GT(sum, 0u);
+    }
+    const uint64_t before = read_process_memory().resident_bytes;
+    SessionOptions o;
+    o.n_threads = 2;
+    auto s = Session::create(*model, o);
+    ASSERT_TRUE(s) << s.message();
+    const uint64_t after = read_process_memory().resident_bytes;
+    const auto repacked = cpu::RepackedWeights::for_model(**model);
+    EXPECT_GT(repacked->repacked_bytes(), weights * 9 / 10);
+    // Beyond the backend's own buffers (activations for 256-token chunks, zeroed: resident).
+    const double scratch = static_cast<double>((*s)->memory_report().scratch_bytes);
+    EXPECT_LT(static_cast<double>(after) - static_cast<double>(before), scratch + 0.1 * static_cast<double>(weights))
+        << (read_in ? "read in" : "mapped") << ": resident grew by " << (after - before) / 1e6 << " MB for "
+        << weights / 1e6 << " MB of weights and " << scratch / 1e6 << " MB of scratch";
+    const TokenId one = 5;
+    EXPECT_TRUE((*s)->eval(std::span<const TokenId>(&one, 1)));
+    EXPECT_TRUE((*model)->check_weights());
+  }
+}
+
+}  // namespace
+}  // namespace kvchat
