@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
+#include <tuple>
 
+#include "backend/cpu/dot.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "model/synthetic_model.h"
@@ -115,6 +118,85 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) {
       return std::string(info.param.mix == WeightMix::Uniform ? gguf::tensor_type_name(info.param.type)
                                                               : weight_mix_name(info.param.mix));
+    });
+
+// Each kernel path the CPU runs, forced before the model is loaded (its weights are repacked
+// for the SIMD paths only), against the reference, on the types each path has kernels of its
+// own for: the float dots (F16), the repacked integer dots (Q8_0, Q4_0, Q4_K_M, Q5_K, IQ4_XS).
+enum class Path { Scalar, Avx2, AvxVnni, Avx512 };
+
+class PathsVsReference : public ::testing::TestWithParam<std::tuple<Path, WeightCase>> {
+ protected:
+  void SetUp() override {
+    const Path p = std::get<0>(GetParam());
+    if (p != Path::Scalar && !cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+    if (p == Path::AvxVnni && !cpu::cpu_has_avxvnni()) GTEST_SKIP() << "no AVX-VNNI here (or in this build)";
+    if (p == Path::Avx512 && !cpu::cpu_has_avx512vnni()) GTEST_SKIP() << "no AVX-512 here (or in this build)";
+    cpu::force_scalar_kernels(p == Path::Scalar);
+    cpu::force_no_avxvnni_kernels(p != Path::AvxVnni);
+    cpu::force_no_avx512_kernels(p != Path::Avx512);
+  }
+  void TearDown() override {
+    cpu::force_scalar_kernels(false);
+    cpu::force_no_avxvnni_kernels(false);
+    cpu::force_no_avx512_kernels(false);
+  }
+};
+
+TEST_P(PathsVsReference, LogitsAgree) {
+  const WeightCase wc = std::get<1>(GetParam());
+  test::TempDir dir;
+  SyntheticModelSpec spec;
+  spec.name = "paths";
+  spec.n_layers = 2;
+  spec.n_embd = 256;
+  spec.n_heads = 4;
+  spec.n_kv_heads = 2;
+  spec.n_ff = 512;
+  spec.n_vocab = 512;
+  spec.tied = false;
+  spec.type = wc.type;
+  spec.mix = wc.mix;
+  const std::string path = dir.file("m.gguf");
+  ASSERT_TRUE(write_synthetic_model(path, spec));
+  auto model = Model::load(path);
+  ASSERT_TRUE(model) << model.message();
+  std::vector<TokenId> prompt(40);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<TokenId>((i * 29 + 3) % 512);
+  SessionOptions fast_opts, ref_opts;
+  fast_opts.n_threads = 2;
+  fast_opts.kv_type = ref_opts.kv_type = "f32";
+  ref_opts.backend = "cpu-reference";
+  auto fast = Session::create(*model, fast_opts);
+  auto ref = Session::create(*model, ref_opts);
+  ASSERT_TRUE(fast && ref);
+  // As LogitsAgree: f32 activations for float weights, int8 per 32 or per 256 values else.
+  const double tol = wc.type == TensorType::F16 ? 1e-4 : super_block_type(wc.type) ? 5e-2 : 3e-2;
+  std::vector<float> fast_all, ref_all;
+  ASSERT_TRUE((*fast)->eval(prompt, &fast_all));
+  ASSERT_TRUE((*ref)->eval(prompt, &ref_all));
+  for (size_t p = 0; p < prompt.size(); p += 7) {
+    EXPECT_LE(test::max_rel_error(&fast_all[p * 512], &ref_all[p * 512], 512), tol) << "pos " << p;
+  }
+  for (int step = 0; step < 3; ++step) {
+    const TokenId t = static_cast<TokenId>(200 + step);
+    ASSERT_TRUE((*fast)->eval(std::span<const TokenId>(&t, 1)));
+    ASSERT_TRUE((*ref)->eval(std::span<const TokenId>(&t, 1)));
+    EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 512), tol) << "step " << step;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryPath, PathsVsReference,
+    ::testing::Combine(::testing::Values(Path::Scalar, Path::Avx2, Path::AvxVnni, Path::Avx512),
+                       ::testing::Values(WeightCase{TensorType::F16}, WeightCase{TensorType::Q8_0},
+                                         WeightCase{TensorType::Q4_0}, WeightCase{TensorType::Q4_K, WeightMix::Q4_K_M},
+                                         WeightCase{TensorType::Q5_K}, WeightCase{TensorType::IQ4_XS})),
+    [](const auto& info) {
+      const Path p = std::get<0>(info.param);
+      const WeightCase wc = std::get<1>(info.param);
+      const std::string path = p == Path::Scalar ? "Scalar" : p == Path::Avx2 ? "Avx2" : p == Path::AvxVnni ? "AvxVnni" : "Avx512";
+      return path + "_" + std::string(wc.mix == WeightMix::Uniform ? gguf::tensor_type_name(wc.type) : weight_mix_name(wc.mix));
     });
 
 TEST(ModelLoad, TiedAndUntiedOutputAndWeightAccounting) {

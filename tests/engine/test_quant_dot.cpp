@@ -57,21 +57,25 @@ QuantizedActivations quantize_activations(const std::vector<float>& x) {
   return a;
 }
 
-// The kernel paths: scalar (the definitions), AVX2, AVX2 + AVX-VNNI (where the CPU has them).
-enum class Kernels { Scalar, Avx2, AvxVnni };
+// The kernel paths: scalar (the definitions), AVX2, AVX2 + AVX-VNNI, AVX-512 (where the CPU has them).
+enum class Kernels { Scalar, Avx2, AvxVnni, Avx512 };
 
 class KernelPaths : public ::testing::TestWithParam<Kernels> {
  protected:
   void SetUp() override {
     if (GetParam() != Kernels::Scalar && !cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
     if (GetParam() == Kernels::AvxVnni && !cpu::cpu_has_avxvnni()) GTEST_SKIP() << "no AVX-VNNI here (or in this build)";
+    if (GetParam() == Kernels::Avx512 && !cpu::cpu_has_avx512vnni()) GTEST_SKIP() << "no AVX-512 here (or in this build)";
     cpu::force_scalar_kernels(GetParam() == Kernels::Scalar);
     cpu::force_no_avxvnni_kernels(GetParam() != Kernels::AvxVnni);
+    cpu::force_no_avx512_kernels(GetParam() != Kernels::Avx512);
     EXPECT_EQ(cpu::use_avxvnni_kernels(), GetParam() == Kernels::AvxVnni);
+    EXPECT_EQ(cpu::use_avx512_kernels(), GetParam() == Kernels::Avx512);
   }
   void TearDown() override {
     cpu::force_scalar_kernels(false);
     cpu::force_no_avxvnni_kernels(false);
+    cpu::force_no_avx512_kernels(false);
   }
 };
 
@@ -245,11 +249,13 @@ TEST_P(KernelPaths, MatmulRowsIsBatchInvariant) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, KernelPaths, ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni),
+INSTANTIATE_TEST_SUITE_P(Paths, KernelPaths,
+                         ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni, Kernels::Avx512),
                          [](const auto& info) {
-                           return std::string(info.param == Kernels::Scalar ? "Scalar"
-                                              : info.param == Kernels::Avx2 ? "Avx2"
-                                                                            : "AvxVnni");
+                           return std::string(info.param == Kernels::Scalar    ? "Scalar"
+                                              : info.param == Kernels::Avx2    ? "Avx2"
+                                              : info.param == Kernels::AvxVnni ? "AvxVnni"
+                                                                               : "Avx512");
                          });
 
 }  // namespace

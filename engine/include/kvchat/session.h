@@ -68,7 +68,7 @@ struct SnapshotLoadStats {
 
 struct SessionOptions {
   std::string backend = "cpu";   // "cpu", "cpu-reference", "cuda", or "auto" (cuda, else cpu)
-  int32_t n_threads = 0;         // <= 0: one per physical core (one for models under 16 MiB)
+  int32_t n_threads = 0;         // <= 0: one per physical core (one for models under 32 MiB)
   int32_t n_ctx = 0;             // <= 0: the model's training context
   std::string kv_type = "f16";   // "f32", "f16", "q8_0", "q4_0"
   int32_t kv_block_tokens = 16;  // tokens per KV block

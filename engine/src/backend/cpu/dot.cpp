@@ -104,6 +104,9 @@ void dequantize_row_fast(TensorType type, const void* row, float* dst, int64_t n
 }
 
 double fma_peak_loop(int64_t iterations) {
+#if defined(KVCHAT_HAVE_AVX512_TU)
+  if (use_avx512_kernels()) return fma_peak_loop_avx512(iterations);
+#endif
 #if defined(KVCHAT_HAVE_AVX2_TU)
   if (use_avx2_kernels()) return fma_peak_loop_avx2(iterations);
 #endif
@@ -140,6 +143,9 @@ void float_rows_dot_scalar(TensorType type, const uint8_t* rows, uint64_t row_by
 void float_rows_dot(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
                     int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
+#if defined(KVCHAT_HAVE_AVX512_TU)
+  if (use_avx512_kernels()) return float_rows_dot_avx512(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+#endif
   if (use_avx2_kernels()) return float_rows_dot_avx2(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
 #endif
   float_rows_dot_scalar(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);

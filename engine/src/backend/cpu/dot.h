@@ -21,6 +21,9 @@ void float_rows_dot_scalar(gguf::TensorType type, const uint8_t* rows, uint64_t 
                            const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
 void float_rows_dot_avx2(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
                          const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
+// 16-lane sums (dot_avx512.cpp), when use_avx512_kernels(): 4 rows x up to 6 tokens.
+void float_rows_dot_avx512(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                           const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
 // dst = row as f32; F16 and BF16 use F16C/AVX2 when available.
 void dequantize_row_fast(gguf::TensorType type, const void* row, float* dst, int64_t n);
 
@@ -29,10 +32,12 @@ bool dequantize_row_avx2(gguf::TensorType type, const void* row, float* dst, int
 bool cpu_has_avx2();
 
 // A measured loop of independent multiply-adds for bench's FMA peak: `iterations` rounds of
-// 12 independent 8-wide f32 FMAs (AVX2/FMA when use_avx2_kernels(), else plain floats);
+// 12 independent f32 FMAs, 16-wide when use_avx512_kernels(), 8-wide AVX2/FMA when
+// use_avx2_kernels(), else plain floats;
 // returns the floating-point operations done (2 per multiply-add lane).
 double fma_peak_loop(int64_t iterations);
 double fma_peak_loop_avx2(int64_t iterations);
+double fma_peak_loop_avx512(int64_t iterations);  // 16-wide, when use_avx512_kernels()
 // True when the AVX2 kernels run: cpu_has_avx2() and not forced off (also not by the
 // environment: KVCHAT_CPU_KERNELS=scalar|avx2|avxvnni|avx512 caps every use_* below, so a
 // benchmark can stand in for a CPU without the wider instructions). Tests force the scalar
