@@ -85,8 +85,11 @@ TEST_P(ArchFastVsReference, PrefillAndDecodeAgree) {
   std::vector<float> fast_all, ref_all;
   ASSERT_TRUE((*fast)->eval(prompt, &fast_all));
   ASSERT_TRUE((*ref)->eval(prompt, &ref_all));
-  // Same K/V bytes in both caches; the fast path dots quantized keys with its own kernel.
-  const double tol = c.kv_type == "f32" || c.kv_type == "f16" ? 1e-4 : 2e-3;
+  // Nearly the same K/V bytes in both caches: the projections are summed in another order
+  // (8 or 16 lanes), so a value at a rounding boundary of a quantized KV type can land one
+  // code apart (max measured 2.04e-3 with the AVX-512 float dots, qwen2-yarn q8_0); the fast
+  // path also dots quantized keys with its own kernel.
+  const double tol = c.kv_type == "f32" || c.kv_type == "f16" ? 1e-4 : 3e-3;
   for (size_t p = 0; p < prompt.size(); ++p) {
     EXPECT_LE(test::max_rel_error(&fast_all[p * nv], &ref_all[p * nv], nv), tol) << "pos " << p;
   }

@@ -68,7 +68,7 @@ struct SnapshotLoadStats {
 
 struct SessionOptions {
   std::string backend = "cpu";   // "cpu", "cpu-reference", "cuda", or "auto" (cuda, else cpu)
-  int32_t n_threads = 0;         // <= 0: one per physical core (one for models under 32 MiB)
+  int32_t n_threads = 0;         // <= 0: one per physical core (decode of models under 32 MiB on one)
   int32_t n_ctx = 0;             // <= 0: the model's training context
   std::string kv_type = "f16";   // "f32", "f16", "q8_0", "q4_0"
   int32_t kv_block_tokens = 16;  // tokens per KV block
@@ -155,8 +155,10 @@ class Session {
   const Model& model() const { return *model_; }
   const SessionOptions& options() const { return options_; }
   std::string_view backend_name() const;
-  // The host threads a forward pass runs on (SessionOptions::n_threads, or the default).
+  // The host threads a forward pass runs on (SessionOptions::n_threads, or the default), and
+  // those a decode step runs on (one for a model under 32 MiB when n_threads was not given).
   int32_t n_threads() const;
+  int32_t decode_threads() const;
   // Why the backend is not the one asked for ("auto" without a CUDA device, a failed
   // self-check) or runs unverified (self-check skipped); else empty. Every note about the
   // self-check contains the word "self-check" (the app shows those in its banner).

@@ -28,7 +28,7 @@ std::string_view backend_kind_name(BackendKind kind);
 Result<BackendKind> parse_backend_kind(std::string_view name);
 
 struct BackendOptions {
-  int32_t n_threads = 0;  // CPU threads; <= 0: as cpu/default_threads.h (per physical core, 1 for tiny models)
+  int32_t n_threads = 0;  // CPU threads; <= 0: per physical core (decode of tiny models on one: cpu/default_threads.h)
   int32_t n_ctx = 0;      // context length the session will use
 };
 
@@ -36,8 +36,10 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
-  // The host threads a forward pass runs on (the CPU backend's pool; 1 for the others).
+  // The host threads a forward pass runs on (the CPU backend's pool; 1 for the others), and
+  // those a decode step runs on (fewer for a tiny model: cpu/default_threads.h).
   virtual int32_t threads() const { return 1; }
+  virtual int32_t decode_threads() const { return threads(); }
 
   // Evaluates `tokens` at positions [pos0, pos0 + n): reads the K/V of [0, pos0) from `kv`
   // and writes those of the new tokens (the caller has reserved kv for pos0 + n).

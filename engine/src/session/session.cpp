@@ -236,6 +236,7 @@ void Session::mark_turn() {
 
 std::string_view Session::backend_name() const { return backend_->name(); }
 int32_t Session::n_threads() const { return backend_->threads(); }
+int32_t Session::decode_threads() const { return backend_->decode_threads(); }
 
 MemoryReport Session::memory_report() const {
   const ModelInfo& info = model_->info();

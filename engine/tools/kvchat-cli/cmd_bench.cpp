@@ -315,6 +315,7 @@ int cmd_bench(const Argv& argv) {
     j["backend"] = std::string(sess.backend_name());
     j["device"] = device;
     j["threads"] = threads;
+    j["decode_threads"] = sess.decode_threads();
     j["pp"] = runs[0].context;
     j["tg"] = *tg;
     j["repeat"] = *repeat;
@@ -341,7 +342,10 @@ int cmd_bench(const Argv& argv) {
   std::printf("model            %s (%s, %llu weight bytes)\n", printable(info.name).c_str(), info.path.c_str(),
               static_cast<unsigned long long>(info.weight_bytes()));
   std::printf("backend          %s, %s\n", std::string(sess.backend_name()).c_str(),
-              gpu ? device.c_str() : (std::to_string(threads) + " threads").c_str());
+              gpu ? device.c_str()
+                  : (std::to_string(threads) + " threads" +
+                     (sess.decode_threads() != threads ? " (decode on " + std::to_string(sess.decode_threads()) + ")" : ""))
+                        .c_str());
   std::printf("load             model %.2f s, session (backend, weight repacking) %.2f s, warm-up (2 evals) %.2f s\n",
               model_load_s, session_create_s, warmup_s);
   std::printf("weights/token    %.1f MB\n", wbytes / 1e6);

@@ -15,7 +15,6 @@
 #include "kvchat/model.h"
 #include "model/model_weights.h"
 #include "numeric/convert.h"
-#include "util/cpu_topology.h"
 #include "util/thread_pool.h"
 
 namespace kvchat::cpu {
@@ -62,7 +61,8 @@ class CpuBackend final : public Backend {
       : hp_(model.hparams()),
         repacked_(RepackedWeights::for_model(model)),
         w_(repacked_->weights()),
-        pool_(default_cpu_threads(options.n_threads, model.info().weight_bytes(), physical_core_count())),
+        pool_(options.n_threads),
+        one_thread_decode_(decode_on_one_thread(options.n_threads, model.info().weight_bytes())),
         matmul_(pool_.size()),
         counters_(static_cast<size_t>(hp_.n_layers) * kPhasesPerLayer + 1) {
     const int64_t B = kMaxBatch;
@@ -94,6 +94,7 @@ class CpuBackend final : public Backend {
 
   std::string_view name() const override { return "cpu"; }
   int32_t threads() const override { return pool_.size(); }
+  int32_t decode_threads() const override { return one_thread_decode_ ? 1 : pool_.size(); }
 
   uint64_t scratch_bytes() const override {
     uint64_t n = x_.size() + xb_.size() + xb2_.size() + q_.size() + k_.size() + v_.size() +
@@ -148,7 +149,17 @@ class CpuBackend final : public Backend {
     // thread to zero each between the two barriers around its phase: an ordering that an
     // edit of the phases could break unseen; these are 5 stores per layer per forward chunk.)
     for (ChunkCounter& c : counters_) c.next.store(0, std::memory_order_relaxed);
-    pool_.run([&](int thread, int n_threads) { forward_thread(batch, thread, n_threads); });
+    if (one_thread_decode_ && B <= kPrivateInputTokens) {
+      forward_thread(batch, 0, 1);  // on the caller: no wake-up, no barrier
+    } else {
+      pool_.run([&](int thread, int n_threads) { forward_thread(batch, thread, n_threads); });
+    }
+  }
+
+  // The end of a phase: every thread of the pool job waits for the others (nothing to wait
+  // for when the chunk runs on the caller alone).
+  void sync(int nth) {
+    if (nth > 1) pool_.barrier();
   }
 
   // The whole chunk, as thread `th` of `nth` runs it.
@@ -159,18 +170,18 @@ class CpuBackend final : public Backend {
       ChunkCounter* counter = &counters_[static_cast<size_t>(l) * kPhasesPerLayer];
       const gguf::TensorType qkv_types[3] = {L.wq.type, L.wk.type, L.wv.type};
       qkv_share(l, normed_input(x_.data(), B, L.attn_norm, qkv_types, th, nth), bt, counter[kQkv], th, nth);
-      pool_.barrier();
+      sync(nth);
       attention_share(l, bt, counter[kAttention], th, nth);
-      pool_.barrier();
-      residual_share(L.wo, input(att_out_.data(), B, hp_.q_dim(), L.wo.type, th), L.post_attn_norm, B,
+      sync(nth);
+      residual_share(L.wo, input(att_out_.data(), B, hp_.q_dim(), L.wo.type, th, nth), L.post_attn_norm, B,
                      counter[kWo], th, nth);
-      pool_.barrier();
+      sync(nth);
       const gguf::TensorType ffn_types[2] = {L.w_gate.type, L.w_up.type};
       gate_up_share(L, normed_input(x_.data(), B, L.ffn_norm, ffn_types, th, nth), counter[kGateUp], th, nth);
-      pool_.barrier();
-      residual_share(L.w_down, input(hb_.data(), B, hp_.n_ff, L.w_down.type, th), L.post_ffw_norm, B,
+      sync(nth);
+      residual_share(L.w_down, input(hb_.data(), B, hp_.n_ff, L.w_down.type, th, nth), L.post_ffw_norm, B,
                      counter[kDown], th, nth);
-      pool_.barrier();
+      sync(nth);
     }
     if (bt.logits) logits_share(bt, counters_.back(), th, nth);
   }
@@ -189,21 +200,21 @@ class CpuBackend final : public Backend {
     }
     const auto [b0, b1] = split_range(n, 1, th, nth);
     for (int64_t b = b0; b < b1; ++b) rmsnorm(&xb_[b * dim], x + b * dim, f32(gain), dim, hp_.rms_eps);
-    pool_.barrier();
+    sync(nth);
     if (th == 0) shared_in_.prepare(xb_.data(), n, dim, types);
-    pool_.barrier();
+    sync(nth);
     return shared_in_;
   }
 
   // The input of a product: X (n, cols) as it is, prepared for `type` (as normed_input).
-  const PreparedActivations& input(const float* X, int64_t n, int64_t cols, gguf::TensorType type, int th) {
+  const PreparedActivations& input(const float* X, int64_t n, int64_t cols, gguf::TensorType type, int th, int nth) {
     const std::span<const gguf::TensorType> types(&type, 1);
     if (n <= kPrivateInputTokens) {
       threads_[th].in.prepare(X, n, cols, types);
       return threads_[th].in;
     }
     if (th == 0) shared_in_.prepare(X, n, cols, types);
-    pool_.barrier();
+    sync(nth);
     return shared_in_;
   }
 
@@ -302,7 +313,7 @@ class CpuBackend final : public Backend {
       }
     });
     if (!post_norm) return;
-    pool_.barrier();
+    sync(nth);
     const auto [b0, b1] = split_range(B, 1, th, nth);
     for (int64_t b = b0; b < b1; ++b) {
       rmsnorm(&xb2_[b * dim], &xb2_[b * dim], f32(post_norm), dim, hp_.rms_eps);
@@ -348,6 +359,7 @@ class CpuBackend final : public Backend {
   std::shared_ptr<const RepackedWeights> repacked_;  // the model's, shared with its other CPU sessions
   const ModelWeights& w_;                            // repacked_->weights()
   ThreadPool pool_;
+  bool one_thread_decode_;  // short chunks on the caller alone (a tiny model, threads not asked for)
   MatMul matmul_;
   std::vector<RopeCosSin> rope_cs_;   // one per distinct RoPE table of this session's n_ctx
   std::vector<int32_t> layer_rope_;   // (n_layers) index into rope_cs_

@@ -1,13 +1,9 @@
 #include "backend/cpu/default_threads.h"
 
-#include <algorithm>
-
 namespace kvchat::cpu {
 
-int32_t default_cpu_threads(int32_t requested, uint64_t weight_bytes, int32_t physical_cores) {
-  if (requested > 0) return requested;
-  if (weight_bytes < kOneThreadBelowWeightBytes) return 1;
-  return std::max(1, physical_cores);
+bool decode_on_one_thread(int32_t requested, uint64_t weight_bytes) {
+  return requested <= 0 && weight_bytes < kOneThreadDecodeBelowWeightBytes;
 }
 
 }  // namespace kvchat::cpu

@@ -40,20 +40,32 @@ uint64_t block_bytes_of(TensorType type) {
   return gguf::tensor_type_traits(static_cast<uint32_t>(type))->block_bytes;
 }
 
+// Copies `count` units of kUnit bytes between one row's field and the x8 field (a fixed-size
+// memcpy: a register move, not a call).
+template <bool kToX8, int kUnit>
+void move_units(int count, uint8_t* plain, uint8_t* packed) {
+  for (int i = 0; i < count; ++i) {
+    if constexpr (kToX8) {
+      std::memcpy(packed + i * kRepackRows * kUnit, plain + i * kUnit, kUnit);
+    } else {
+      std::memcpy(plain + i * kUnit, packed + i * kRepackRows * kUnit, kUnit);
+    }
+  }
+}
+
 // Copies between one original block of row r (`block`) and the x8 block (`x8`).
 template <bool kToX8>
 void move_block(const Layout& layout, int r, uint8_t* block, uint8_t* x8) {
   int at = 0;
   for (int f = 0; f < layout.n_fields; ++f) {
     const Field& field = layout.fields[f];
-    for (int i = 0; i < field.bytes / field.unit; ++i) {
-      uint8_t* packed = x8 + at + (i * kRepackRows + r) * field.unit;
-      uint8_t* plain = block + field.offset + i * field.unit;
-      if constexpr (kToX8) {
-        std::memcpy(packed, plain, field.unit);
-      } else {
-        std::memcpy(plain, packed, field.unit);
-      }
+    const int count = field.bytes / field.unit;
+    uint8_t* packed = x8 + at + r * field.unit;
+    uint8_t* plain = block + field.offset;
+    switch (field.unit) {
+      case 1: move_units<kToX8, 1>(count, plain, packed); break;
+      case 2: move_units<kToX8, 2>(count, plain, packed); break;
+      default: move_units<kToX8, 4>(count, plain, packed); break;
     }
     at += field.bytes * static_cast<int>(kRepackRows);
   }
