@@ -32,13 +32,13 @@ bool super_block_type(TensorType t) {
   return gguf::tensor_type_traits(static_cast<uint32_t>(t))->block_elements == 256;
 }
 
-TEST_P(FastVsReference, LogitsAgree) {
-  test::TempDir dir;
+// n_layers layers of `wc`'s weights with GQA (4 heads, 2 KV heads), an untied output and a
+// 512-token vocab; rows of 256-value super-blocks for the K- and XS-types (and their mixes).
+SyntheticModelSpec gqa_spec(const WeightCase& wc, int32_t n_layers) {
   SyntheticModelSpec spec;
   spec.name = "test";
-  spec.n_layers = 3;
-  // Rows of 256-value super-blocks for the K- and XS-types (and the mixes of them).
-  const bool k = super_block_type(GetParam().type);
+  spec.n_layers = n_layers;
+  const bool k = super_block_type(wc.type);
   spec.n_embd = k ? 256 : 128;
   spec.n_heads = 4;
   spec.n_kv_heads = 2;
@@ -46,8 +46,15 @@ TEST_P(FastVsReference, LogitsAgree) {
   spec.n_vocab = 512;
   spec.n_ctx = 600;
   spec.tied = false;
-  spec.type = GetParam().type;
-  spec.mix = GetParam().mix;
+  spec.type = wc.type;
+  spec.mix = wc.mix;
+  return spec;
+}
+
+TEST_P(FastVsReference, LogitsAgree) {
+  test::TempDir dir;
+  const bool k = super_block_type(GetParam().type);
+  const SyntheticModelSpec spec = gqa_spec(GetParam(), 3);
   const std::string path = dir.file("m.gguf");
   ASSERT_TRUE(write_synthetic_model(path, spec));
   auto model = Model::load(path);
@@ -146,17 +153,7 @@ class PathsVsReference : public ::testing::TestWithParam<std::tuple<Path, Weight
 TEST_P(PathsVsReference, LogitsAgree) {
   const WeightCase wc = std::get<1>(GetParam());
   test::TempDir dir;
-  SyntheticModelSpec spec;
-  spec.name = "paths";
-  spec.n_layers = 2;
-  spec.n_embd = 256;
-  spec.n_heads = 4;
-  spec.n_kv_heads = 2;
-  spec.n_ff = 512;
-  spec.n_vocab = 512;
-  spec.tied = false;
-  spec.type = wc.type;
-  spec.mix = wc.mix;
+  const SyntheticModelSpec spec = gqa_spec(wc, 2);
   const std::string path = dir.file("m.gguf");
   ASSERT_TRUE(write_synthetic_model(path, spec));
   auto model = Model::load(path);
