@@ -1,7 +1,6 @@
 #include "backend/cpu/repacked_weights.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -29,7 +28,6 @@ std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& m
     auto r = std::make_shared<RepackedWeights>();
     r->weights_ = model.weights();
     if (!use_avx2_kernels()) return r;
-    const auto t0 = std::chrono::steady_clock::now();
     const int64_t hd = model.hparams().head_dim;
     std::vector<WeightView*> todo;
     for (ModelLayerWeights& L : r->weights_.layers) {
@@ -64,7 +62,6 @@ std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& m
       r->repacked_bytes_ += bytes;
       ++r->repacked_matrices_;
     }
-    r->repack_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   });
   return std::static_pointer_cast<const RepackedWeights>(state);

@@ -24,7 +24,6 @@ class RepackedWeights {
   static std::shared_ptr<const RepackedWeights> for_model(const Model& model);
 
   const ModelWeights& weights() const { return weights_; }
-  double repack_seconds() const { return repack_seconds_; }
   uint64_t repacked_bytes() const { return repacked_bytes_; }
   int repacked_matrices() const { return repacked_matrices_; }
 
@@ -39,7 +38,6 @@ class RepackedWeights {
   };
   ModelWeights weights_;
   std::vector<std::unique_ptr<uint8_t, Buffer>> buffers_;  // one per repacked matrix
-  double repack_seconds_ = 0;
   uint64_t repacked_bytes_ = 0;
   int repacked_matrices_ = 0;
 };
