@@ -71,7 +71,9 @@ void RepackedWeights::embedding(int32_t token, float* out) const {
   const WeightView& e = weights_.token_embd;
   const WeightView& o = weights_.output;
   if (weights_.tied_embeddings && o.repacked) {
-    std::vector<uint8_t> row(o.row_bytes);  // (row_bytes) the token's row in the file's layout
+    // (row_bytes) the token's row in the file's layout; kept: this runs once per token.
+    thread_local std::vector<uint8_t> row;
+    row.resize(o.row_bytes);
     unpack_row(o.type, o.data, o.row_bytes, token, row.data());
     dequantize_row(o.type, row.data(), out, o.cols);
     return;
