@@ -249,6 +249,39 @@ TEST_P(KernelPaths, MatmulRowsIsBatchInvariant) {
   }
 }
 
+// Float rows of a real model's length (1,096 values: a tail of 8 past the last 16-value
+// chunk) over 23 rows (a 16-row conversion tile and 7) and 53 tokens (every token-tile
+// width): 53 tokens at once equal 53 single-token calls bit for bit, each within rounding
+// of the exact dot.
+TEST_P(KernelPaths, LongFloatRowsAreBatchInvariant) {
+  const int64_t rows = 23, n_tokens = 53, cols = 2 * 512 + 4 * 16 + 8;
+  for (TensorType type : kFloatTypes) {
+    const auto tr = traits(type);
+    WeightView w;
+    w.type = type, w.rows = rows, w.cols = cols, w.row_bytes = cols / tr.block_elements * tr.block_bytes;
+    const auto data = random_rows(type, rows, cols, 700 + static_cast<uint32_t>(type));
+    w.data = data.data();
+    const auto X = random_values(n_tokens * cols, 78);
+    cpu::PreparedActivations all, one;
+    cpu::RowScratch scratch;
+    all.prepare(X.data(), n_tokens, cols, type);
+    std::vector<float> Y(n_tokens * rows), y(rows), wd(cols);
+    cpu::matmul_rows(w, all, 0, rows, Y.data(), rows, scratch);
+    for (int64_t b = 0; b < n_tokens; ++b) {
+      one.prepare(X.data() + b * cols, 1, cols, type);
+      cpu::matmul_rows(w, one, 0, rows, y.data(), rows, scratch);
+      ASSERT_EQ(std::memcmp(y.data(), Y.data() + b * rows, rows * sizeof(float)), 0)
+          << gguf::tensor_type_name(type) << " token " << b;
+      for (int64_t r = 0; r < rows; ++r) {
+        dequantize_row(type, w.row(r), wd.data(), cols);
+        double want = 0, mag = 0;
+        for (int64_t i = 0; i < cols; ++i) want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
+        ASSERT_NEAR(Y[b * rows + r], want, 2e-6 * mag + 1e-6) << gguf::tensor_type_name(type) << " b=" << b << " r=" << r;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, KernelPaths,
                          ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni, Kernels::Avx512),
                          [](const auto& info) {
