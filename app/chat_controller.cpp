@@ -385,6 +385,7 @@ void ChatController::selectConversation(qint64 id) {
                               Q_ARG(QString, snapshot_path(id)));
   }
   emit currentConversationChanged();
+  follow_conversation_model();
   write_test_state();
 }
 
@@ -493,6 +494,7 @@ bool ChatController::send_with_stats(const QString& text, const QVariantMap& sta
     ok = store_->rename_conversation(current_, text.simplified().left(40), &error);
   }
   note_save(ok, error);
+  if (ok) remember_conversation_model(current_);
   start_reply();
   return true;
 }
@@ -528,6 +530,7 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
     messages_.append(user);
     messages_.append(answer);
   }
+  remember_conversation_model(conversation_id);
   refresh_conversations();
   write_test_state();
   return true;

@@ -140,6 +140,9 @@ class ChatController : public QObject, public ConversationHost {
   QString context_notice() const { return context_notice_; }
   // Where the demo model is (main.cpp: beside the binary); offered when a load fails.
   void set_demo_model_path(const QString& path) { demo_model_path_ = path; }
+  // The model the window opens at start (conversation_model.h): `asked` (--model), else
+  // the reopened conversation's, else the last used that exists, else `demo`.
+  QString model_to_open_at_start(const QString& asked, const QString& demo) const;
   // setEngineSettings for a given model file (main.cpp's --ctx / --kv-type before its load).
   void set_engine_settings_for(const QString& model_path, const QVariantMap& settings);
   // The engine settings' problems with the settings model (SettingIssue maps: key,
@@ -238,10 +241,21 @@ class ChatController : public QObject, public ConversationHost {
   void noticeChanged();
   void contextNoticeChanged();
   void settingsRequested();  // a banner action asks for the Settings drawer
+  void openModelRequested();   // ... the "Open a GGUF model" file dialog
+  void modelsPageRequested();  // ... the Models page
   void pendingDeleteChanged();
   void lastReplyStatsChanged();
 
  private:
+  // A banner action: {"id": id, "label": label}.
+  static QVariantMap action(const char* id, const QString& label);
+  // The conversation's model (chat_controller_conversation_model.cpp): recorded when a
+  // message is sent with the loaded model; on opening a conversation its model is loaded
+  // (or the banner says it is missing); after a load, another model than the open
+  // conversation's is said in the banner.
+  void remember_conversation_model(qint64 id);
+  void follow_conversation_model();
+  void check_conversation_model();
   void on_model_loaded(const QVariantMap& info);
   void on_model_load_failed(const QString& message);
   void on_reply_chunk(const QString& text);

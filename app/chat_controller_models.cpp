@@ -16,10 +16,6 @@ namespace {
 const QString kModelSettingsKey = QStringLiteral("model_settings");
 const QString kGlobalEngineKey = QStringLiteral("engine_global");
 
-QVariantMap action(const char* id, const QString& label) {
-  return {{QStringLiteral("id"), QLatin1String(id)}, {QStringLiteral("label"), label}};
-}
-
 QString file_name(const QString& path) { return QFileInfo(path).fileName(); }
 
 // Banners that belong to the open conversation (a load failure belongs to the window).
@@ -28,6 +24,10 @@ bool conversation_notice(const QString& kind) {
 }
 
 }  // namespace
+
+QVariantMap ChatController::action(const char* id, const QString& label) {
+  return {{QStringLiteral("id"), QLatin1String(id)}, {QStringLiteral("label"), label}};
+}
 
 void ChatController::connect_model_signals() {
   connect(worker_, &EngineWorker::modelLoaded, this, &ChatController::on_model_loaded);
@@ -190,6 +190,7 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
     recent.prepend(model_path_);
     save_setting(QStringLiteral("recent_models"), recent.mid(0, 8));
   }
+  check_conversation_model();  // written with another model: said, with the ways out
   // The open conversation's KV state: from its snapshot when one fits this model.
   if (current_) {
     QMetaObject::invokeMethod(worker_, "restoreSnapshot", Qt::QueuedConnection,
@@ -268,6 +269,12 @@ void ChatController::noticeAction(const QString& id) {
       show_settings_of(model_path_);
       emit modelChanged();
     }
+  } else if (id == QLatin1String("conversation_model")) {
+    loadModel(chosen.value(QStringLiteral("path")).toString());
+  } else if (id == QLatin1String("pick_model")) {
+    emit openModelRequested();
+  } else if (id == QLatin1String("models_page")) {
+    emit modelsPageRequested();
   } else if (id == QLatin1String("demo")) {
     loadModel(demo_model_path_);
   } else if (id == QLatin1String("settings")) {

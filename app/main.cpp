@@ -243,7 +243,9 @@ int main(int argc, char** argv) {
   engine.load(QUrl(QStringLiteral("qrc:/ui/Main.qml")));
   if (engine.rootObjects().isEmpty()) return 1;
 
-  const QString path = cli.isSet(model) ? cli.value(model) : embedded_demo_model();
+  // Asked for, else the reopened conversation's model, else the last one used, else the demo.
+  const QString path = chat.model_to_open_at_start(cli.isSet(model) ? cli.value(model) : QString(),
+                                                   embedded_demo_model());
   if (cli.isSet(stalls)) return benchmark_stalls(app, chat, path, cli.value(stalls).toInt());
   chat.set_demo_model_path(embedded_demo_model());  // offered when a load fails
   if (cli.isSet(ctx) || cli.isSet(kv_type) || cli.isSet(context_policy)) {

@@ -108,7 +108,12 @@ ApplicationWindow {
     }
     SettingsDrawer { id: settings; height: window.height }
     // A banner action (a failed load, a full context) opens the settings of that model.
-    Connections { target: chat; function onSettingsRequested() { settings.open() } }
+    Connections {
+        target: chat
+        function onSettingsRequested() { settings.open() }
+        function onOpenModelRequested() { openDialog.open() }
+        function onModelsPageRequested() { modelsPage.open() }
+    }
     ModelsPage { id: modelsPage }
     // First run: over the top of the chat, without taking the focus from the message box.
     Welcome {

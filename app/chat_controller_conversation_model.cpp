@@ -1,0 +1,85 @@
+// ChatController: every conversation knows the model it was last used with (path and
+// identity, in its settings). Opening a conversation opens its model (its snapshot then
+// restores); a model that is missing, or another model loaded over the conversation, is
+// said in the banner with the ways out; the window starts on the last model used.
+#include <QFileInfo>
+
+#include "chat_controller.h"
+#include "conversation_model.h"
+
+namespace kvchat::app {
+
+namespace {
+const QString kNoticeKind = QStringLiteral("conversation-model");
+QString file_name_of(const QString& path) { return QFileInfo(path).fileName(); }
+}  // namespace
+
+QString ChatController::model_to_open_at_start(const QString& asked, const QString& demo) const {
+  const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
+  return app::model_to_open_at_start(asked, c ? conversation_model(c->settings).path : QString(), recent_models(),
+                                     demo, [](const QString& path) { return QFileInfo(path).isFile(); });
+}
+
+void ChatController::remember_conversation_model(qint64 id) {
+  if (!store_ || !id || model_path_.isEmpty()) return;
+  const auto c = store_->conversation(id);
+  if (!c) return;
+  const ConversationModel now{model_path_, model_info_.value(QStringLiteral("identity")).toString()};
+  const ConversationModel was = conversation_model(c->settings);
+  if (was.path == now.path && was.identity == now.identity) return;
+  QString error;
+  if (!store_->set_conversation_settings(id, with_conversation_model(c->settings, now), &error)) {
+    qWarning("kvchat: the conversation's model was not saved: %s", qPrintable(error));
+  }
+  if (id == current_ && notice_.value(QStringLiteral("kind")).toString() == kNoticeKind) dismissNotice();
+}
+
+void ChatController::follow_conversation_model() {
+  const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
+  const ConversationModel m = c ? conversation_model(c->settings) : ConversationModel{};
+  if (notice_.value(QStringLiteral("kind")).toString() == kNoticeKind) dismissNotice();
+  // At start nothing is loaded yet: main opens this conversation's model itself.
+  if (m.path.isEmpty() || (model_path_.isEmpty() && !model_loading_)) return;
+  if (m.path == (model_loading_ ? loading_path_ : model_path_)) return;
+  if (QFileInfo(m.path).isFile()) {
+    loadModel(m.path);  // the snapshot is restored once it is loaded
+    return;
+  }
+  check_conversation_model();
+}
+
+void ChatController::check_conversation_model() {
+  const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
+  if (!c || model_path_.isEmpty()) return;
+  const ConversationModel m = conversation_model(c->settings);
+  if (m.path.isEmpty() || m.path == model_path_) {
+    if (notice_.value(QStringLiteral("kind")).toString() == kNoticeKind) dismissNotice();
+    return;
+  }
+  // The same file moved: the conversation follows it without a word.
+  if (!m.identity.isEmpty() && m.identity == model_info_.value(QStringLiteral("identity")).toString()) {
+    remember_conversation_model(current_);
+    return;
+  }
+  const QString title = c->title.isEmpty() ? tr("This conversation") : tr("“%1”").arg(c->title);
+  const QString loaded = file_name_of(model_path_);
+  QVariantList actions;
+  QString text;
+  if (QFileInfo(m.path).isFile()) {
+    text = tr("%1 was written with %2. Its next message goes to %3, which reads the conversation again.")
+               .arg(title, file_name_of(m.path), loaded);
+    QVariantMap open = action("conversation_model", tr("Open %1").arg(file_name_of(m.path)));
+    open.insert(QStringLiteral("path"), m.path);
+    actions.push_back(open);
+  } else {
+    text = tr("%1 was written with %2, which is no longer at %3. Its next message goes to %4 unless you "
+              "open that model again.")
+               .arg(title, file_name_of(m.path), m.path, loaded);
+    actions.push_back(action("pick_model", tr("Open a model file…")));
+    actions.push_back(action("models_page", tr("Find it on the Models page")));
+  }
+  actions.push_back(action("new_chat", tr("New chat")));
+  set_notice(kNoticeKind, text, actions);
+}
+
+}  // namespace kvchat::app
