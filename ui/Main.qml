@@ -56,13 +56,14 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+0"; onActivated: Theme.zoomReset() }
     Shortcut { sequence: "Ctrl+,"; onActivated: settings.opened ? settings.close() : settings.open() }
     Shortcut { sequence: "Ctrl+M"; onActivated: window.toggleMemory() }
-    // Esc: the open drawer, else what is running (chat.stop: the reply being written, a
+    // Esc: an open "?" popup, else the open drawer, else what is running (chat.stop: the reply being written, a
     // summary job), else the first run's welcome (out of the Tab order: it never takes the
     // focus from the message box).
     Shortcut {
         sequence: "Esc"
         onActivated: {
-            if (memoryDrawer.visible) memoryDrawer.close()
+            if (Theme.helpPopupsOpen > 0) Theme.closeHelpPopups()
+            else if (memoryDrawer.visible) memoryDrawer.close()
             else if (!chat.stop() && welcome.visible) welcome.dismiss()
         }
     }
@@ -273,6 +274,7 @@ ApplicationWindow {
                 "memory_visible": memoryPanel.visible && (!window.narrow || memoryDrawer.position > 0.99),
                 "memory_x": memoryX, "memory_width": memoryPanel.width,
                 "zoom": Theme.zoom, "font_size": Theme.fontSize,
+                "help_popups_open": Theme.helpPopupsOpen, "help_popup_bottom": Theme.helpPopupBottom,
                 "dark": Theme.dark,
                 "input_text": chatView.inputText,
                 "settings_open": settings.opened,

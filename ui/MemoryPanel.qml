@@ -29,7 +29,9 @@ Pane {
         anchors.fill: parent
         clip: true
         contentWidth: width
-        contentHeight: column.implicitHeight
+        // The column's whole height (wrapped lines included) and a margin: the last section
+        // scrolls fully into view.
+        contentHeight: Math.max(column.implicitHeight, column.childrenRect.height) + Theme.spacingL
         ScrollBar.vertical: ScrollBar {}
 
         ColumnLayout {
@@ -571,16 +573,22 @@ Pane {
                          ? qsTr("*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.").arg(chat.kvQuality.tokens)
                          : qsTr("*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
                            + (info.is_demo === true ? "" : qsTr(" Not yet measured on the loaded model: its own figures replace these when they are.")))
-                      + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0) ? "\n" : "")
-                      + ((m.kv_tokens > 0 && m.kv_allocated_bytes > 0)
-                      ? qsTr("Conversations of this length that would fit in the available memory: %1")
-                          .arg(Math.floor((m.system_available_bytes || 0) / m.kv_allocated_bytes).toLocaleString(Qt.locale(), 'f', 0))
-                      : "")
             }
+            // Last, under its own header: what this conversation's KV means for how many fit.
             SectionHeader {
                 visible: m.kv_tokens > 0 && m.kv_allocated_bytes > 0
                 text: qsTr("How many conversations fit"); pixelSize: Theme.smallSize; bold: false
                 help: qsTr("Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.")
+            }
+            Label {
+                objectName: "conversationsFit"
+                visible: m.kv_tokens > 0 && m.kv_allocated_bytes > 0
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.Wrap
+                font.pixelSize: Theme.smallSize
+                text: qsTr("Conversations of this length that would fit in the available memory: %1")
+                      .arg(Math.floor((m.system_available_bytes || 0) / Math.max(1, m.kv_allocated_bytes)).toLocaleString(Qt.locale(), 'f', 0))
             }
             }  // hasModel
         }

@@ -119,6 +119,11 @@ QtObject {
     // The zoom steps Ctrl+= / Ctrl+- walk through; Ctrl+0 is 1.
     readonly property var zoomSteps: [0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0]
     property real zoom: 1.0
+    // The "?" popups (SectionHeader) open now, and where the last one opened ends (window
+    // coordinates): read by the end-to-end tests.
+    property int helpPopupsOpen: 0
+    property real helpPopupBottom: 0
+    signal closeHelpPopups()  // Esc (Main.qml)
     function zoomIn() { zoom = zoomSteps.find(z => z > zoom + 0.001) ?? zoomSteps[zoomSteps.length - 1] }
     function zoomOut() { zoom = zoomSteps.slice().reverse().find(z => z < zoom - 0.001) ?? zoomSteps[0] }
     function zoomReset() { zoom = 1.0 }
