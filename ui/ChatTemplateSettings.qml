@@ -39,7 +39,7 @@ ColumnLayout {
         textFormat: Text.PlainText  // a file name
         Layout.fillWidth: true
         wrapMode: Text.Wrap
-        font.pixelSize: 11
+        font.pixelSize: Theme.smallSize
         visible: !!info.path
         text: chat.settingsModel === info.path
               ? qsTr("Kept for this model file.")

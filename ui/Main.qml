@@ -56,13 +56,14 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+0"; onActivated: Theme.zoomReset() }
     Shortcut { sequence: "Ctrl+,"; onActivated: settings.opened ? settings.close() : settings.open() }
     Shortcut { sequence: "Ctrl+M"; onActivated: window.toggleMemory() }
-    // Esc: an open "?" popup, else the open drawer, else what is running (chat.stop: the reply being written, a
+    // Esc: an open "?" popup, else the open drawer (Settings, then memory), else what is running (chat.stop: the reply being written, a
     // summary job), else the first run's welcome (out of the Tab order: it never takes the
     // focus from the message box).
     Shortcut {
         sequence: "Esc"
         onActivated: {
             if (Theme.helpPopupsOpen > 0) Theme.closeHelpPopups()
+            else if (settings.opened) settings.close()
             else if (memoryDrawer.visible) memoryDrawer.close()
             else if (!chat.stop() && welcome.visible) welcome.dismiss()
         }
@@ -249,6 +250,25 @@ ApplicationWindow {
         anchors.fill: parent
     }
 
+    // What a panel does not fit (for the end-to-end tests): its visible items that end past
+    // its right edge, and its labels cut with "…", each named by its text (10 at most).
+    function overflowOf(root) {
+        var out = { "past_edge": [], "elided": [] }
+        function name(item) { return String(item.text !== undefined ? item.text : (item.objectName || item)).slice(0, 60) }
+        function walk(item) {
+            for (var i = 0; i < item.children.length && out.past_edge.length + out.elided.length < 20; ++i) {
+                var c = item.children[i]
+                if (!c.visible || c.width <= 0 || c.opacity === 0) continue
+                var right = c.mapToItem(root, c.width, 0).x
+                if (right > root.width + 1 && out.past_edge.length < 10) out.past_edge.push(name(c) + " @" + Math.round(right - root.width))
+                if (c.truncated === true && out.elided.length < 10) out.elided.push(name(c))
+                walk(c)
+            }
+        }
+        if (root && root.visible) walk(root)
+        return out
+    }
+
     // What the end-to-end tests read (only when KVCHAT_TEST_STATE_FILE is set): the layout,
     // the zoom, the focus and the Tab order (main.cpp adds the last two).
     Timer {
@@ -278,6 +298,12 @@ ApplicationWindow {
                 "dark": Theme.dark,
                 "input_text": chatView.inputText,
                 "settings_open": settings.opened,
+                "settings_width": settings.width,
+                "overflow": {
+                    "settings": settings.opened ? window.overflowOf(settings.contentItem) : null,
+                    "memory": window.overflowOf(memoryPanel),
+                    "sidebar": window.overflowOf(sidebar)
+                },
                 // The header's last button: its right edge is inside the window (not cut).
                 "header_right": panelToggle.mapToItem(null, panelToggle.width, 0).x,
                 "conversation": chat.currentConversationId,

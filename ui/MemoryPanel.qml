@@ -60,18 +60,13 @@ Pane {
                 visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
-                Layout.preferredHeight: 2 * fontMetrics.height
+                Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
                 wrapMode: Text.Wrap
-                maximumLineCount: 2
-                elide: Text.ElideRight
                 font.pixelSize: Theme.smallSize
                 text: st.generated_tokens === undefined ? qsTr("Last reply: —")
                     : qsTr("Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed")
                     .arg(Number(st.tokens_per_second).toFixed(1)).arg(Math.round(st.ttft_ms))
                     .arg(st.evaluated_tokens).arg(st.prompt_tokens).arg(st.kv_type || panel.kvType)
-                ToolTip.visible: lastReplyMouse.containsMouse && truncated
-                ToolTip.text: text
-                MouseArea { id: lastReplyMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
             }
             SectionHeader {
                 visible: panel.hasModel
@@ -84,13 +79,11 @@ Pane {
                 visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
-                Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)
+                Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
                 wrapMode: Text.Wrap
-                maximumLineCount: 2
-                elide: Text.ElideRight
                 font.pixelSize: Theme.smallSize
                 text: chat.snapshotStatus.length > 0 ? chat.snapshotStatus : qsTr("Nothing saved or restored yet for this conversation.")
-                ToolTip.visible: snapshotMouse.containsMouse && (chat.snapshotDetail.length > 0 || truncated)
+                ToolTip.visible: snapshotMouse.containsMouse && chat.snapshotDetail.length > 0
                 ToolTip.text: chat.snapshotStatus + (chat.snapshotDetail.length > 0 ? "\n\n" + qsTr("Details: %1").arg(chat.snapshotDetail) : "")
                 MouseArea { id: snapshotMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
             }
@@ -101,7 +94,7 @@ Pane {
                 visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
-                elide: Text.ElideRight
+                wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 color: Theme.textMuted
                 text: d.total_bytes === undefined ? qsTr("All snapshots: —")
@@ -220,10 +213,8 @@ Pane {
                 objectName: "kvScaleText"
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
-                Layout.preferredHeight: 2 * fontMetrics.height
+                Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
                 wrapMode: Text.Wrap
-                maximumLineCount: 2
-                elide: Text.ElideRight
                 font.pixelSize: Theme.smallSize
                 text: qsTr("KV used %1 · allocated %2 · %3 %4 (%5%)")
                     .arg(fmt(m.kv_used_bytes)).arg(fmt(m.kv_allocated_bytes))
@@ -249,9 +240,7 @@ Pane {
                     .arg(fmt(m.process_resident_bytes)).arg(fmt(m.system_available_bytes)).arg(fmt(m.system_total_bytes))
                 font.pixelSize: Theme.smallSize
                 wrapMode: Text.Wrap
-                maximumLineCount: 2
-                elide: Text.ElideRight
-                Layout.preferredHeight: 2 * fontMetrics.height
+                Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
             }
@@ -292,15 +281,19 @@ Pane {
                     .arg(Number(m.kv_window || 0).toLocaleString(Qt.locale(), 'f', 0))
                     .arg(fmt(m.kv_window_freed_bytes)).arg(fmt(m.kv_bytes_without_window))
             }
+            // The figures wrap to the panel's width (a label that does not fill its cell keeps
+            // its one-line width and pushes the panel's right edge out when zoomed).
             GridLayout {
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
                 columns: 2
                 columnSpacing: 12
-                Label { text: qsTr("KV used") } Label { objectName: "kvUsed"; text: fmt(m.kv_used_bytes) }
-                Label { text: qsTr("KV allocated") } Label { text: qsTr("%1  (%2 blocks of %3 tokens)").arg(fmt(m.kv_allocated_bytes)).arg(m.kv_blocks || 0).arg(m.kv_block_tokens || 16) }
-                Label { text: qsTr("reserved, empty") } Label { text: fmt((m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0)) }
-                Label { text: qsTr("per token") } Label { text: fmt(m.kv_bytes_per_token) }
-                Label { text: qsTr("per layer") } Label { text: fmt((m.kv_used_bytes || 0) / Math.max(1, info.n_layers || 1)) + qsTr(" used in each of %1 layers").arg(info.n_layers || 0) }
-                Label { text: qsTr("peak") } Label { text: fmt(m.kv_peak_allocated_bytes) + qsTr(" allocated") }
+                Label { text: qsTr("KV used") } Label { Layout.fillWidth: true; wrapMode: Text.Wrap; objectName: "kvUsed"; text: fmt(m.kv_used_bytes) }
+                Label { text: qsTr("KV allocated") } Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("%1  (%2 blocks of %3 tokens)").arg(fmt(m.kv_allocated_bytes)).arg(m.kv_blocks || 0).arg(m.kv_block_tokens || 16) }
+                Label { text: qsTr("reserved, empty") } Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: fmt((m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0)) }
+                Label { text: qsTr("per token") } Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: fmt(m.kv_bytes_per_token) }
+                Label { text: qsTr("per layer") } Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: fmt((m.kv_used_bytes || 0) / Math.max(1, info.n_layers || 1)) + qsTr(" used in each of %1 layers").arg(info.n_layers || 0) }
+                Label { text: qsTr("peak") } Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: fmt(m.kv_peak_allocated_bytes) + qsTr(" allocated") }
             }
 
             // A document sent whole: its share of the KV cache.
@@ -531,6 +524,8 @@ Pane {
                 Label {
                     text: (chat.kvQuality.types || info.is_demo === true) ? qsTr("quality*") : qsTr("quality* (demo model's)")
                     font.bold: true
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
                 }
                 Repeater {
                     // One flat list of cells (4 per row): nested Repeaters inside a layout
@@ -560,7 +555,15 @@ Pane {
                         }
                         return cells
                     }
-                    Label { text: modelData; font.pixelSize: Theme.smallSize }
+                    // The quality column takes what is left and wraps in it.
+                    Label {
+                        required property var modelData
+                        required property int index
+                        text: modelData
+                        font.pixelSize: Theme.smallSize
+                        Layout.fillWidth: index % 4 === 3
+                        wrapMode: Text.Wrap
+                    }
                 }
             }
             Label {

@@ -77,7 +77,7 @@ Popup {
         spacing: 8
         RowLayout {
             Layout.fillWidth: true
-            Label { text: qsTr("Models"); font.bold: true; font.pixelSize: 18 }
+            Label { text: qsTr("Models"); font.bold: true; font.pixelSize: Theme.headingSize }
             Label { text: qsTr("Hub") }
             TextField {
                 id: endpointField

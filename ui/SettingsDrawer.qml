@@ -10,7 +10,20 @@ import QtQuick.Layouts
 Drawer {
     id: drawer
     edge: Qt.RightEdge
-    width: 380
+    // Not modal, and Esc closes it through the window's Esc shortcut (Main.qml): Qt Quick
+    // blocks every window shortcut while a modal popup, or one that closes on Escape itself,
+    // is open (Ctrl+, could not close it, Ctrl+= not zoom it). The window behind is dimmed.
+    modal: false
+    dim: true
+    closePolicy: Popup.CloseOnPressOutside
+    // Zoomed with the type, never wider than the window; every row wraps to this width.
+    width: Math.min(Theme.px(400), parent ? parent.width : Theme.px(400))
+    // A label that wraps to the room its row leaves (a layout keeps a label that does not
+    // fill its width at its one-line width, pushing the row past the drawer's edge).
+    component WrapLabel: Label {
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+    }
     property var info: chat.modelInfo
     property var s: chat.sampling
     property var e: chat.engineSettings
@@ -47,10 +60,11 @@ Drawer {
     readonly property color problemColor: themeName === "dark" ? "#ff8a80" : "#b03a2e"
 
     ScrollView {
+        id: scroll
         anchors.fill: parent
         contentWidth: availableWidth
         ColumnLayout {
-            width: drawer.width - 24
+            width: scroll.availableWidth - 24
             x: 12
             spacing: 8
 
@@ -87,7 +101,7 @@ Drawer {
             Label {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallSize
                 visible: chat.settingsModel.length > 0
                 text: (drawer.facts.head_dim > 0
                        ? qsTr("Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).").arg(drawer.facts.head_dim).arg(drawer.facts.n_ctx_train)
@@ -107,7 +121,7 @@ Drawer {
             Label { text: qsTr("Sampling"); font.bold: true }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("preset") }
+                WrapLabel { text: qsTr("preset") }
                 ComboBox {
                     id: preset
                     objectName: "samplingPreset"
@@ -127,13 +141,13 @@ Drawer {
             }
             GridLayout {
                 columns: 2
-                Label { text: qsTr("temperature") } SpinBox { id: temp; from: 0; to: 200; value: Math.round((s.temperature ?? 0.8) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { text: qsTr("top-k") } SpinBox { id: topK; from: 0; to: 1000; value: s.top_k ?? 40; editable: true }
-                Label { text: qsTr("top-p") } SpinBox { id: topP; from: 0; to: 100; value: Math.round((s.top_p ?? 0.95) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { text: qsTr("min-p") } SpinBox { id: minP; from: 0; to: 100; value: Math.round((s.min_p ?? 0.05) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { text: qsTr("repeat penalty") } SpinBox { id: rep; from: 50; to: 200; value: Math.round((s.repeat_penalty ?? 1.0) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { text: qsTr("seed") } SpinBox { id: seed; from: -1; to: 2147483647; value: s.seed ?? -1; editable: true; textFromValue: (v) => v < 0 ? qsTr("random") : String(v); valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1; ToolTip.visible: hovered; ToolTip.text: qsTr("−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.") }
-                Label { text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: s.max_tokens ?? 256; editable: true }
+                WrapLabel { text: qsTr("temperature") } SpinBox { id: temp; from: 0; to: 200; value: Math.round((s.temperature ?? 0.8) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                WrapLabel { text: qsTr("top-k") } SpinBox { id: topK; from: 0; to: 1000; value: s.top_k ?? 40; editable: true }
+                WrapLabel { text: qsTr("top-p") } SpinBox { id: topP; from: 0; to: 100; value: Math.round((s.top_p ?? 0.95) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                WrapLabel { text: qsTr("min-p") } SpinBox { id: minP; from: 0; to: 100; value: Math.round((s.min_p ?? 0.05) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                WrapLabel { text: qsTr("repeat penalty") } SpinBox { id: rep; from: 50; to: 200; value: Math.round((s.repeat_penalty ?? 1.0) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                WrapLabel { text: qsTr("seed") } SpinBox { id: seed; from: -1; to: 2147483647; value: s.seed ?? -1; editable: true; textFromValue: (v) => v < 0 ? qsTr("random") : String(v); valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1; ToolTip.visible: hovered; ToolTip.text: qsTr("−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.") }
+                WrapLabel { text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: s.max_tokens ?? 256; editable: true }
             }
 
             ChatTemplateSettings { Layout.fillWidth: true }
@@ -142,11 +156,11 @@ Drawer {
             GridLayout {
                 columns: 2
                 Layout.fillWidth: true
-                Label { text: qsTr("backend") }
+                WrapLabel { text: qsTr("backend") }
                 ComboBox { id: backend; model: ["auto", "cpu", "cuda"]; currentIndex: Math.max(0, model.indexOf(e.backend || "auto")) }
-                Label { text: qsTr("threads (0 = all)") }
+                WrapLabel { text: qsTr("threads (0 = all)") }
                 SpinBox { id: threads; from: 0; to: 256; value: e.threads || 0; editable: true }
-                Label { text: qsTr("context (0 = trained)") }
+                WrapLabel { text: qsTr("context (0 = trained)") }
                 SpinBox { id: ctxSpin; objectName: "contextSpin"; from: 0; to: 1048576; stepSize: 256; value: e.ctx || 0; editable: true
                           Accessible.name: qsTr("Context length") }
                 Label {
@@ -154,12 +168,12 @@ Drawer {
                     Layout.columnSpan: 2
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
-                    font.pixelSize: 11
+                    font.pixelSize: Theme.smallSize
                     color: drawer.problemColor
                     visible: text.length > 0
                     text: { var i = drawer.issueFor("ctx"); return i ? "⚠ " + i.reason : "" }
                 }
-                Label { text: qsTr("KV type") }
+                WrapLabel { text: qsTr("KV type") }
                 ComboBox {
                     id: kvType
                     objectName: "kvTypeChoice"
@@ -188,12 +202,12 @@ Drawer {
                     Layout.columnSpan: 2
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
-                    font.pixelSize: 11
+                    font.pixelSize: Theme.smallSize
                     color: drawer.problemColor
                     visible: text.length > 0
                     text: { var i = drawer.issueFor("kv_type"); return i ? "✕ " + i.reason : "" }
                 }
-                Label { text: qsTr("when the context is full") }
+                WrapLabel { text: qsTr("when the context is full") }
                 ComboBox {
                     id: policy
                     Layout.fillWidth: true
@@ -204,7 +218,7 @@ Drawer {
                     model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("stop and ask")]
                     currentIndex: Math.max(0, ids.indexOf(e.context_policy || "drop-oldest"))
                 }
-                Label { text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
+                WrapLabel { text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
                 SpinBox { id: snapshotBudget; from: 0; to: 16777216; stepSize: 256; editable: true
                           value: Math.round(chat.snapshotBudgetBytes / 1048576) }
             }
@@ -220,7 +234,7 @@ Drawer {
             }
             Repeater {
                 model: ["f32", "f16", "q8_0", "q4_0"]
-                Label {
+                WrapLabel {
                     font.pixelSize: Theme.smallSize
                     text: modelData + ": " + chat.formatBytes(kvBytes(modelData, ctxValue())) + qsTr(" at %1 tokens").arg(ctxValue())
                 }
