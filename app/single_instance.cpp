@@ -1,10 +1,14 @@
 // SingleInstance (single_instance.h). The exchange on the socket, one per connection:
-//   launcher -> instance: QDataStream (Qt 6.4) of quint32 kRequestMagic, QStringList files
+//   launcher -> instance: "kvc1", the payload's size (4 bytes, big-endian, at most
+//                         kMaxPayload), the payload: each file in UTF-8 followed by a NUL
+//                         (a path cannot hold one)
 //   instance -> launcher: one byte kAck once the files were taken
+// Read by hand, sizes checked before anything is allocated: whatever another process of the
+// user writes to the socket, the window neither allocates much nor crashes.
 #include "single_instance.h"
 
 #include <QCryptographicHash>
-#include <QDataStream>
+#include <QtEndian>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFileInfo>
@@ -16,9 +20,10 @@ namespace kvchat::app {
 
 namespace {
 
-constexpr quint32 kRequestMagic = 0x6b766331;  // "kvc1"
+constexpr char kRequestMagic[4] = {'k', 'v', 'c', '1'};
+constexpr qsizetype kHeaderSize = 8;                 // magic + payload size
+constexpr quint32 kMaxPayload = 1024 * 1024;         // a thousand long paths
 constexpr char kAck = 'k';
-constexpr QDataStream::Version kStreamVersion = QDataStream::Qt_6_4;
 // A connection that has not sent a whole request by then is dropped.
 constexpr int kRequestTimeoutMs = 5000;
 
@@ -43,12 +48,13 @@ bool SingleInstance::hand_over(const QStringList& files, int timeout_ms) const {
   QLocalSocket socket;
   socket.connectToServer(name_);
   if (!socket.waitForConnected(static_cast<int>(deadline.remainingTime()))) return false;
-  QByteArray request;
-  {
-    QDataStream out(&request, QIODevice::WriteOnly);
-    out.setVersion(kStreamVersion);
-    out << kRequestMagic << files;
-  }
+  QByteArray payload;
+  for (const QString& f : files) payload += f.toUtf8() + '\0';
+  if (static_cast<quint64>(payload.size()) > kMaxPayload) return false;
+  QByteArray request(kRequestMagic, sizeof kRequestMagic);
+  const quint32 size = qToBigEndian(static_cast<quint32>(payload.size()));
+  request.append(reinterpret_cast<const char*>(&size), sizeof size);
+  request += payload;
   socket.write(request);
   while (socket.bytesToWrite() > 0) {
     if (deadline.hasExpired() || !socket.waitForBytesWritten(static_cast<int>(deadline.remainingTime()))) {
@@ -97,17 +103,23 @@ void SingleInstance::on_new_connection() {
 
 void SingleInstance::read_request(QLocalSocket* socket) {
   if (socket->property("kvchat_done").toBool()) return;
-  QDataStream in(socket);
-  in.setVersion(kStreamVersion);
-  in.startTransaction();
-  quint32 magic = 0;
-  QStringList files;
-  in >> magic >> files;
-  if (!in.commitTransaction()) return;  // not all there yet (or garbage: dropped by the timer)
-  socket->setProperty("kvchat_done", true);
-  if (magic != kRequestMagic) {
-    socket->abort();
+  if (socket->bytesAvailable() < kHeaderSize) return;  // not all there yet
+  const QByteArray header = socket->peek(kHeaderSize);
+  const quint32 size = qFromBigEndian<quint32>(header.constData() + sizeof kRequestMagic);
+  if (!header.startsWith(QByteArray(kRequestMagic, sizeof kRequestMagic)) || size > kMaxPayload) {
+    socket->setProperty("kvchat_done", true);
+    socket->abort();  // not a launcher of ours
     return;
+  }
+  if (socket->bytesAvailable() < kHeaderSize + size) return;
+  socket->setProperty("kvchat_done", true);
+  socket->skip(kHeaderSize);
+  const QByteArray payload = socket->read(size);
+  QStringList files;
+  qsizetype from = 0;
+  for (qsizetype nul = payload.indexOf('\0'); nul >= 0; nul = payload.indexOf('\0', from)) {
+    files.append(QString::fromUtf8(payload.constData() + from, nul - from));
+    from = nul + 1;
   }
   socket->putChar(kAck);
   socket->flush();

@@ -169,23 +169,51 @@ class TestSingleInstance : public QObject {
     QCOMPARE(received.at(0).at(0).toStringList(), QStringList{QStringLiteral("/n.gguf")});
   }
 
+  // What another process might write: junk, or a header announcing gigabytes. Dropped at
+  // once, nothing allocated, nothing emitted; the instance goes on serving.
   void garbageIsDroppedWithoutSignal() {
     QTemporaryDir dir;
     SingleInstance first(dir.path());
     QVERIFY(first.listen());
     QSignalSpy received(&first, &SingleInstance::filesReceived);
-    QLocalSocket socket;
-    socket.connectToServer(first.server_name());
-    QVERIFY(socket.waitForConnected(1000));
-    socket.write(QByteArray(64, '\x7f'));  // wrong magic, then junk
-    QVERIFY(socket.waitForBytesWritten(1000));
-    QTest::qWait(300);
-    QCOMPARE(received.size(), 0);
-    // Still serving.
+    const QByteArray huge = QByteArray("kvc1") + QByteArray("\x7f\x7f\x7f\x7f", 4) + QByteArray(64, 'x');
+    for (const QByteArray& junk : {QByteArray(64, '\x7f'), huge}) {
+      QLocalSocket socket;
+      socket.connectToServer(first.server_name());
+      QVERIFY(socket.waitForConnected(1000));
+      socket.write(junk);
+      QVERIFY(socket.waitForBytesWritten(1000));
+      QTRY_COMPARE_WITH_TIMEOUT(socket.state(), QLocalSocket::UnconnectedState, 3000);
+      QCOMPARE(received.size(), 0);
+    }
     SingleInstance second(dir.path());
     HandOver hand_over(second, {QStringLiteral("/ok.gguf")});
     QVERIFY(received.wait(5000));
     QVERIFY(hand_over.result());
+  }
+
+  // A request that arrives in pieces is read once whole.
+  void requestInPiecesIsReadWhole() {
+    QTemporaryDir dir;
+    SingleInstance first(dir.path());
+    QVERIFY(first.listen());
+    QSignalSpy received(&first, &SingleInstance::filesReceived);
+    const QByteArray payload = QByteArray("/a.gguf") + '\0' + QByteArray("/b c.txt") + '\0';
+    const QByteArray request = QByteArray("kvc1") + QByteArray("\0\0\0", 3) +
+                               char(payload.size()) + payload;
+    QLocalSocket socket;
+    socket.connectToServer(first.server_name());
+    QVERIFY(socket.waitForConnected(1000));
+    for (qsizetype at = 0; at < request.size(); at += 5) {
+      socket.write(request.mid(at, 5));
+      QVERIFY(socket.waitForBytesWritten(1000));
+      QTest::qWait(20);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(received.size(), 1, 3000);
+    QCOMPARE(received.at(0).at(0).toStringList(),
+             (QStringList{QStringLiteral("/a.gguf"), QStringLiteral("/b c.txt")}));
+    QTRY_VERIFY_WITH_TIMEOUT(socket.bytesAvailable() > 0 || socket.waitForReadyRead(100), 3000);
+    QCOMPARE(socket.read(1), QByteArray("k"));
   }
 };
 
