@@ -15,7 +15,16 @@ wait_loaded() {  # wait_loaded PATH: up to 30 s
 }
 "$app" --data-dir "$data" &
 first=$!
-trap 'kill $first 2>/dev/null || true' EXIT
+# Killed at the end, the first leaves its socket file: ${TMPDIR:-/tmp}/kvchat-<the first 24
+# hex digits of the SHA-256 of the data directory's path> (SingleInstance::server_name_for).
+socket_file() { echo "${TMPDIR:-/tmp}/kvchat-$(printf %s "$(realpath "$data")" | sha256sum | cut -c1-24)"; }
+cleanup() {
+  kill "$first" 2>/dev/null || true
+  wait "$first" 2>/dev/null || true
+  [ -S "$(socket_file)" ] && rm -f "$(socket_file)"
+  return 0
+}
+trap cleanup EXIT
 for _ in $(seq 300); do [ "$(state .model_loading)" = false ] && break; sleep 0.1; done
 [ "$(state .model_loading)" = false ] || fail "the first kvchat did not finish loading its model"
 start=$SECONDS
@@ -23,4 +32,5 @@ timeout 10 "$app" --data-dir "$data" "$model" || fail "the second kvchat exited 
 [ $((SECONDS - start)) -le 5 ] || fail "the second kvchat took $((SECONDS - start)) s"
 wait_loaded "$model" || fail "the running kvchat did not open $model: $(state .model_path) $(state .model_error)"
 kill -0 "$first" || fail "the first kvchat is gone"
+[ -S "$(socket_file)" ] || fail "no socket $(socket_file)"
 echo "   single instance: the second launch handed $(basename "$model") to the running window"
