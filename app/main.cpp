@@ -5,6 +5,12 @@
 // model opened (saved for that model, like the Settings drawer does); `--attach FILE` loads
 // a document as the "Attach document" button would (once the model is ready) — what the
 // end-to-end test uses, since synthetic drag-and-drop under Xvfb is unreliable.
+// `kvchat FILE...` (the desktop entry's `Exec=kvchat %f`): a .gguf opens as a model, like
+// --model; another file is attached as a document, like --attach.
+//
+// One window per data directory (single_instance.h): launched again on the same one, kvchat
+// hands its files to the running window, which opens them and comes to the front, and
+// exits 0. A running window that does not answer within a second is not waited for.
 #include <QAccessible>
 #include <QCommandLineParser>
 #include <QDir>
@@ -27,6 +33,7 @@
 #include "i18n/ui_language.h"
 #include "documents/document_controller.h"
 #include "models_page_controller.h"
+#include "single_instance.h"
 #include "stall_meter.h"
 #include "test_state_file.h"
 
@@ -107,6 +114,50 @@ QString embedded_demo_model() {
     if (QFileInfo::exists(p)) return QDir::cleanPath(p);
   }
   return {};
+}
+
+// A file named on the command line or handed over by a later launch: a GGUF model
+// (by its extension) or a document to attach.
+bool is_model_file(const QString& path) {
+  return path.endsWith(QStringLiteral(".gguf"), Qt::CaseInsensitive);
+}
+
+// What a launch asks to open, as the running instance must read it: absolute paths (its
+// working directory is another), URLs (a `file:` one, an `hf://` one) as given. `--model`
+// first, then the positional files in their order.
+QStringList files_to_open(const QString& model, const QStringList& positional) {
+  QStringList files;
+  auto add = [&files](const QString& f) {
+    if (f.isEmpty()) return;
+    files.append(f.contains(QStringLiteral("://")) ? f : QFileInfo(f).absoluteFilePath());
+  };
+  add(model);
+  for (const QString& f : positional) add(f);
+  return files;
+}
+
+// Opens `files` in the window: the last model among them is loaded, the other files are
+// attached as documents (once the model is ready).
+void open_files(kvchat::app::ChatController& chat, const QStringList& files) {
+  QString model;
+  for (const QString& f : files) {
+    if (is_model_file(f)) model = f;
+  }
+  if (!model.isEmpty()) chat.loadModel(model);
+  for (const QString& f : files) {
+    if (!is_model_file(f)) chat.document_controller()->attach(f);
+  }
+}
+
+// Brings the window to the front (un-minimized, raised, asked for the keyboard focus).
+void raise_window(QQmlApplicationEngine& engine) {
+  if (engine.rootObjects().isEmpty()) return;
+  auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
+  if (!window) return;
+  window->setWindowStates(window->windowStates() & ~Qt::WindowMinimized);
+  window->show();
+  window->raise();
+  window->requestActivate();
 }
 
 // --benchmark-ui-stalls N: the longest time the GUI event loop did not run while the
@@ -197,12 +248,27 @@ int main(int argc, char** argv) {
   cli.addOption(model);
   cli.addOption(theme);
   cli.addOption(stalls);
+  cli.addPositionalArgument(QStringLiteral("FILE"),
+                            QStringLiteral("A GGUF model to open, or a document to attach."),
+                            QStringLiteral("[FILE...]"));
   cli.process(app);
 
   // The database, settings and snapshots: under --data-dir, or $XDG_DATA_HOME/kvchat.
   const QString dir = cli.isSet(data_dir)
                           ? cli.value(data_dir)
                           : QFileInfo(kvchat::app::ConversationStore::default_path({})).path();
+  const QStringList positional = cli.positionalArguments();
+  const QStringList files = files_to_open(cli.value(model), positional);
+
+  // Already running on this data directory: the files go to that window (a benchmark run
+  // measures a window of its own).
+  kvchat::app::SingleInstance instance(dir);
+  if (!cli.isSet(stalls)) {
+    if (instance.hand_over(files)) return 0;
+    if (!instance.listen()) {
+      std::fprintf(stderr, "kvchat: not single-instance (%s)\n", qPrintable(instance.error()));
+    }
+  }
   kvchat::app::ChatController chat(dir);
   // The window's language: the system locale's, or the one chosen in Settings (saved).
   kvchat::app::UiLanguage language(
@@ -243,9 +309,13 @@ int main(int argc, char** argv) {
   engine.load(QUrl(QStringLiteral("qrc:/ui/Main.qml")));
   if (engine.rootObjects().isEmpty()) return 1;
 
-  // Asked for, else the reopened conversation's model, else the last one used, else the demo.
-  const QString path = chat.model_to_open_at_start(cli.isSet(model) ? cli.value(model) : QString(),
-                                                   embedded_demo_model());
+  // Asked for (--model, else the last .gguf named), else the reopened conversation's model,
+  // else the last one used, else the demo.
+  QString asked = cli.value(model);
+  for (const QString& f : positional) {
+    if (!cli.isSet(model) && is_model_file(f)) asked = f;
+  }
+  const QString path = chat.model_to_open_at_start(asked, embedded_demo_model());
   if (cli.isSet(stalls)) return benchmark_stalls(app, chat, path, cli.value(stalls).toInt());
   chat.set_demo_model_path(embedded_demo_model());  // offered when a load fails
   if (cli.isSet(ctx) || cli.isSet(kv_type) || cli.isSet(context_policy)) {
@@ -260,6 +330,15 @@ int main(int argc, char** argv) {
   if (cli.isSet(attach)) {
     chat.document_controller()->attach(QFileInfo(cli.value(attach)).absoluteFilePath());
   }
+  for (const QString& f : positional) {
+    if (!is_model_file(f)) chat.document_controller()->attach(QFileInfo(f).absoluteFilePath());
+  }
+  // Later launches on this data directory: their files open here, the window comes up.
+  QObject::connect(&instance, &kvchat::app::SingleInstance::filesReceived, &chat,
+                   [&chat, &engine](const QStringList& handed) {
+                     open_files(chat, handed);
+                     raise_window(engine);
+                   });
   return app.exec();
 }
 

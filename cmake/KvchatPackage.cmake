@@ -5,7 +5,8 @@
 #   /usr/lib/kvchat/plugins/libkvchat-cuda.so  the CUDA backend plugin (package kvchat-cuda)
 #   /usr/share/kvchat/models/kjv-demo-f16.gguf the demo model (found from the binaries as
 #                                              ../share/kvchat/models, as in the build tree)
-#   /usr/share/applications, metainfo, icons/hicolor, man/man1, doc/kvchat{,-cuda}
+#   /usr/share/applications, metainfo, mime/packages (application/x-gguf), icons/hicolor,
+#   man/man1, doc/kvchat{,-cuda}
 #
 # The version is project(VERSION) in the top-level CMakeLists.txt, nowhere else; the release
 # date beside it. Runtime dependencies come from dpkg-shlibdeps on the installed binaries.
@@ -59,6 +60,10 @@ endif()
 install(FILES ${PROJECT_SOURCE_DIR}/resources/models/kjv-demo-f16.gguf
         DESTINATION ${CMAKE_INSTALL_DATADIR}/kvchat/models COMPONENT main)
 install(FILES ${installer}/${KVCHAT_APP_ID}.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications COMPONENT main)
+# The GGUF file type (application/x-gguf) the desktop entry opens; dpkg's trigger on
+# share/mime/packages runs update-mime-database.
+install(FILES ${installer}/${KVCHAT_APP_ID}.mime.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/mime/packages
+        RENAME ${KVCHAT_APP_ID}.xml COMPONENT main)
 install(FILES ${generated}/${KVCHAT_APP_ID}.metainfo.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo COMPONENT main)
 install(FILES ${icon_svg} DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps COMPONENT main)
 foreach(size ${icon_sizes})
