@@ -12,4 +12,11 @@ namespace kvchat::app {
 // followed by "… (N bytes)".
 QString cut_for_display(const std::string& text, size_t max_bytes = 200);
 
+// What the window calls a model: its file's name without ".gguf", and the file's
+// general.name beside it ("stories260K", "tinyllama-q4_k_m — TinyLlama 1.1B Chat") only
+// when that says more: not empty, not just the architecture ("llama"), and not already
+// in the file name (letters and digits compared, case ignored: "kjv-demo" in
+// "kjv-demo-f16"). Cut for display.
+QString model_display_name(const QString& path, const std::string& general_name, const std::string& architecture);
+
 }  // namespace kvchat::app

@@ -14,7 +14,7 @@ ApplicationWindow {
     minimumWidth: 640
     minimumHeight: 480
     visible: true
-    title: chat.modelInfo.name ? "kvchat — " + chat.modelInfo.name : "kvchat"
+    title: chat.modelInfo.display_name ? "kvchat — " + chat.modelInfo.display_name : "kvchat"
 
     // Light/dark: main.cpp resolves "system" from the platform palette; the colours, type
     // sizes and spacing are Theme's (ui/Theme.qml).
@@ -298,6 +298,7 @@ ApplicationWindow {
                 "dark": Theme.dark,
                 "input_text": chatView.inputText,
                 "settings_open": settings.opened,
+                "welcome_text": welcome.visible ? welcome.paragraphs.join("\n") : "",
                 "settings_width": settings.width,
                 "overflow": {
                     "settings": settings.opened ? window.overflowOf(settings.contentItem) : null,
@@ -331,10 +332,10 @@ ApplicationWindow {
             Label {
                 objectName: "modelLabel"
                 font.bold: true
-                textFormat: Text.PlainText  // general.name comes from the file
+                textFormat: Text.PlainText  // the file's name and general.name
                 Layout.minimumWidth: Math.min(implicitWidth, Theme.px(100))
                 text: chat.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * chat.loadProgress))
-                    : chat.modelInfo.name ? chat.modelInfo.name + "  ·  " + chat.formatBytes(chat.modelInfo.file_bytes)
+                    : chat.modelInfo.display_name ? chat.modelInfo.display_name + "  ·  " + chat.formatBytes(chat.modelInfo.file_bytes)
                         + "  ·  " + (chat.modelInfo.backend || "cpu")
                     : qsTr("No model")
                 elide: Label.ElideRight
@@ -397,14 +398,40 @@ ApplicationWindow {
                 toolTip: qsTr("Recent models")
                 enabled: chat.recentModels.length > 0
                 onClicked: recentMenu.open()
+                // Each model by its file's name, its folder under it (cut in the middle, whole
+                // on hover); never wider than the window, and kept inside it.
                 Menu {
                     id: recentMenu
+                    objectName: "recentMenu"
+                    width: Math.min(Theme.px(460), window.width - 2 * Theme.spacingS)
+                    margins: Theme.spacingS
                     Repeater {
                         model: chat.recentModels
                         MenuItem {
                             id: recentItem
-                            text: modelData
-                            contentItem: Label { text: recentItem.text; textFormat: Text.PlainText; elide: Text.ElideMiddle }
+                            required property string modelData
+                            readonly property string fileName: modelData.split("/").pop()
+                            text: fileName
+                            Accessible.name: fileName
+                            ToolTip.visible: hovered
+                            ToolTip.text: modelData
+                            contentItem: ColumnLayout {
+                                spacing: 0
+                                Label {
+                                    Layout.fillWidth: true
+                                    text: recentItem.fileName
+                                    textFormat: Text.PlainText
+                                    elide: Text.ElideMiddle
+                                }
+                                Label {
+                                    Layout.fillWidth: true
+                                    text: recentItem.modelData.slice(0, recentItem.modelData.length - recentItem.fileName.length)
+                                    textFormat: Text.PlainText
+                                    elide: Text.ElideMiddle
+                                    font.pixelSize: Theme.smallSize
+                                    color: Theme.textMuted
+                                }
+                            }
                             onTriggered: chat.loadModel(modelData)
                         }
                     }

@@ -557,8 +557,6 @@ Pane {
                     }
                     // The quality column takes what is left and wraps in it.
                     Label {
-                        required property var modelData
-                        required property int index
                         text: modelData
                         font.pixelSize: Theme.smallSize
                         Layout.fillWidth: index % 4 === 3

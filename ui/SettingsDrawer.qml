@@ -16,14 +16,10 @@ Drawer {
     modal: false
     dim: true
     closePolicy: Popup.CloseOnPressOutside
-    // Zoomed with the type, never wider than the window; every row wraps to this width.
+    // Zoomed with the type, never wider than the window; every row wraps to this width (its
+    // labels fill their cells and wrap: a layout keeps a label that does not at its one-line
+    // width, pushing the row past the drawer's edge).
     width: Math.min(Theme.px(400), parent ? parent.width : Theme.px(400))
-    // A label that wraps to the room its row leaves (a layout keeps a label that does not
-    // fill its width at its one-line width, pushing the row past the drawer's edge).
-    component WrapLabel: Label {
-        Layout.fillWidth: true
-        wrapMode: Text.Wrap
-    }
     property var info: chat.modelInfo
     property var s: chat.sampling
     property var e: chat.engineSettings
@@ -121,7 +117,7 @@ Drawer {
             Label { text: qsTr("Sampling"); font.bold: true }
             RowLayout {
                 Layout.fillWidth: true
-                WrapLabel { text: qsTr("preset") }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("preset") }
                 ComboBox {
                     id: preset
                     objectName: "samplingPreset"
@@ -141,13 +137,13 @@ Drawer {
             }
             GridLayout {
                 columns: 2
-                WrapLabel { text: qsTr("temperature") } SpinBox { id: temp; from: 0; to: 200; value: Math.round((s.temperature ?? 0.8) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                WrapLabel { text: qsTr("top-k") } SpinBox { id: topK; from: 0; to: 1000; value: s.top_k ?? 40; editable: true }
-                WrapLabel { text: qsTr("top-p") } SpinBox { id: topP; from: 0; to: 100; value: Math.round((s.top_p ?? 0.95) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                WrapLabel { text: qsTr("min-p") } SpinBox { id: minP; from: 0; to: 100; value: Math.round((s.min_p ?? 0.05) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                WrapLabel { text: qsTr("repeat penalty") } SpinBox { id: rep; from: 50; to: 200; value: Math.round((s.repeat_penalty ?? 1.0) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                WrapLabel { text: qsTr("seed") } SpinBox { id: seed; from: -1; to: 2147483647; value: s.seed ?? -1; editable: true; textFromValue: (v) => v < 0 ? qsTr("random") : String(v); valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1; ToolTip.visible: hovered; ToolTip.text: qsTr("−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.") }
-                WrapLabel { text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: s.max_tokens ?? 256; editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("temperature") } SpinBox { id: temp; from: 0; to: 200; value: Math.round((s.temperature ?? 0.8) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-k") } SpinBox { id: topK; from: 0; to: 1000; value: s.top_k ?? 40; editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-p") } SpinBox { id: topP; from: 0; to: 100; value: Math.round((s.top_p ?? 0.95) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("min-p") } SpinBox { id: minP; from: 0; to: 100; value: Math.round((s.min_p ?? 0.05) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("repeat penalty") } SpinBox { id: rep; from: 50; to: 200; value: Math.round((s.repeat_penalty ?? 1.0) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("seed") } SpinBox { id: seed; from: -1; to: 2147483647; value: s.seed ?? -1; editable: true; textFromValue: (v) => v < 0 ? qsTr("random") : String(v); valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1; ToolTip.visible: hovered; ToolTip.text: qsTr("−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.") }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: s.max_tokens ?? 256; editable: true }
             }
 
             ChatTemplateSettings { Layout.fillWidth: true }
@@ -156,11 +152,11 @@ Drawer {
             GridLayout {
                 columns: 2
                 Layout.fillWidth: true
-                WrapLabel { text: qsTr("backend") }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("backend") }
                 ComboBox { id: backend; model: ["auto", "cpu", "cuda"]; currentIndex: Math.max(0, model.indexOf(e.backend || "auto")) }
-                WrapLabel { text: qsTr("threads (0 = all)") }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("threads (0 = all)") }
                 SpinBox { id: threads; from: 0; to: 256; value: e.threads || 0; editable: true }
-                WrapLabel { text: qsTr("context (0 = trained)") }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("context (0 = trained)") }
                 SpinBox { id: ctxSpin; objectName: "contextSpin"; from: 0; to: 1048576; stepSize: 256; value: e.ctx || 0; editable: true
                           Accessible.name: qsTr("Context length") }
                 Label {
@@ -173,7 +169,7 @@ Drawer {
                     visible: text.length > 0
                     text: { var i = drawer.issueFor("ctx"); return i ? "⚠ " + i.reason : "" }
                 }
-                WrapLabel { text: qsTr("KV type") }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("KV type") }
                 ComboBox {
                     id: kvType
                     objectName: "kvTypeChoice"
@@ -207,7 +203,7 @@ Drawer {
                     visible: text.length > 0
                     text: { var i = drawer.issueFor("kv_type"); return i ? "✕ " + i.reason : "" }
                 }
-                WrapLabel { text: qsTr("when the context is full") }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("when the context is full") }
                 ComboBox {
                     id: policy
                     Layout.fillWidth: true
@@ -218,7 +214,7 @@ Drawer {
                     model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("stop and ask")]
                     currentIndex: Math.max(0, ids.indexOf(e.context_policy || "drop-oldest"))
                 }
-                WrapLabel { text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
                 SpinBox { id: snapshotBudget; from: 0; to: 16777216; stepSize: 256; editable: true
                           value: Math.round(chat.snapshotBudgetBytes / 1048576) }
             }
@@ -234,7 +230,9 @@ Drawer {
             }
             Repeater {
                 model: ["f32", "f16", "q8_0", "q4_0"]
-                WrapLabel {
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
                     font.pixelSize: Theme.smallSize
                     text: modelData + ": " + chat.formatBytes(kvBytes(modelData, ctxValue())) + qsTr(" at %1 tokens").arg(ctxValue())
                 }

@@ -159,6 +159,8 @@ QVariantMap model_map(const ModelInfo& info, const Session& session) {
   QVariantMap m;
   m.insert(QStringLiteral("path"), qstr(info.path));
   m.insert(QStringLiteral("name"), cut_for_display(info.name));
+  // What the window calls it: the file's name, general.name beside it when that says more.
+  m.insert(QStringLiteral("display_name"), model_display_name(qstr(info.path), info.name, info.architecture));
   m.insert(QStringLiteral("architecture"), cut_for_display(info.architecture));
   m.insert(QStringLiteral("gguf_version"), info.gguf_version);
   m.insert(QStringLiteral("n_params"), u64(info.n_params));

@@ -21,7 +21,7 @@ fail() {
   exit 1
 }
 
-story_title="kvchat — llama"  # stories260K's general.name
+story_title="kvchat — story-model"  # the file's name (its general.name, "llama", says no more)
 demo_title="kvchat — kjv-demo"
 source "$(dirname "$0")/e2e_lib.sh"
 is() { [ "$(state "$1")" = "$2" ]; }

@@ -3,6 +3,7 @@
 # empty bubble, as a keyboard user sees them in a real window under Xvfb.
 #   1. open stories260K.gguf (head_dim 8) with a q8_0 KV setting: the load fails with the
 #      reason in the window's banner, which offers Retry, the demo model and the settings;
+#      the first run's welcome says no model is loaded (as the header does);
 #   2. Alt+1 (Retry) fails again with the same reason; the demo action (Alt+N) loads the
 #      demo model, whose own settings are used (f16), while stories260K keeps its q8_0;
 #   3. chat many messages on the demo model under the default context policy: every
@@ -35,6 +36,10 @@ for a in retry demo settings; do
 done
 [ "$(state .settings_model)" = "$stories" ] || fail "the settings shown are not stories260K's: $(state .settings_model)"
 [ "$(state .engine_settings.kv_type)" = q8_0 ] || fail "stories260K's KV type is not q8_0: $(state .engine_settings.kv_type)"
+# The first run's welcome says what the header says: no model (not "the demo model is loaded").
+ui_file="$KVCHAT_TEST_STATE_FILE.ui.json"
+welcome_says() { jq -r .welcome_text "$ui_file" 2>/dev/null | grep -q "No model is loaded yet"; }
+wait_for 5 welcome_says || fail "after the failed load the welcome says: $(jq -r .welcome_text "$ui_file" 2>/dev/null)"
 sleep 0.5
 import -window root "$artifacts/e2e-models-load-failed.png"
 echo "e2e: stories260K with q8_0 refused: $(state .model_error)"

@@ -48,7 +48,7 @@ first_pid=$app_pid
 wait_for 30 loaded "$demo" || fail "the demo model did not load: $(state .model_path) $(state .model_error)"
 hand_over "$stories"
 wait_for 30 loaded "$stories" || fail "the running window did not load stories260K: $(state .model_path) $(state .model_error)"
-wait_for 10 xdotool search --onlyvisible --name "kvchat — llama" || fail "the window title is not stories260K's"
+wait_for 10 xdotool search --onlyvisible --name "kvchat — stories260K" || fail "the window title is not stories260K's"
 [ "$(windows)" = 1 ] || fail "$(windows) windows after the hand-over"
 kill -0 "$first_pid" || fail "the first window is gone"
 echo "e2e-single-instance: stories260K handed to the running window"
@@ -84,7 +84,7 @@ echo "e2e-single-instance: a frozen instance is not waited for"
 # 5. The window killed: its socket file stays, a new launch starts anyway.
 kill -KILL "$first_pid"
 wait "$first_pid" || true
-window_title="kvchat — llama"  # stories260K's general.name
+window_title="kvchat — stories260K"  # its file name
 start_app "$stories"
 wait_for 30 loaded "$stories" || fail "no start after a killed instance: $(state .model_path) $(state .model_error)"
 hand_over "$demo"

@@ -40,6 +40,19 @@ class DisplayTextTest : public QObject {
     QCOMPARE(cut, QString(66, QChar(0xD55C)) + QStringLiteral("… (300 bytes)"));  // 66 × 3 = 198
   }
 
+  // The window names a model by its file; general.name is added only when it says more.
+  void aModelIsNamedByItsFileAndItsGeneralNameWhenThatSaysMore() {
+    using kvchat::app::model_display_name;
+    QCOMPARE(model_display_name("/m/stories260K.gguf", "llama", "llama"), QStringLiteral("stories260K"));
+    QCOMPARE(model_display_name("/m/kjv-demo-f16.gguf", "kjv-demo", "llama"), QStringLiteral("kjv-demo-f16"));
+    QCOMPARE(model_display_name("/m/tinyllama-q4_k_m.GGUF", "", "llama"), QStringLiteral("tinyllama-q4_k_m"));
+    QCOMPARE(model_display_name("/m/tinyllama-q4_k_m.gguf", "TinyLlama 1.1B Chat", "llama"),
+             QStringLiteral("tinyllama-q4_k_m — TinyLlama 1.1B Chat"));
+    QCOMPARE(model_display_name("/m/Qwen2.5-0.5B-Instruct-Q4_K_M.gguf", "Qwen2.5 0.5B Instruct", "qwen2"),
+             QStringLiteral("Qwen2.5-0.5B-Instruct-Q4_K_M"));  // the same letters and digits
+    QCOMPARE(model_display_name("", "only a name", "llama"), QStringLiteral("only a name"));
+  }
+
   void aHugeModelNameReachesTheWindowCut() {
     QTemporaryDir dir;
     const QString model = dir.filePath(QStringLiteral("named.gguf"));
