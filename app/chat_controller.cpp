@@ -577,24 +577,33 @@ bool ChatController::stop() {
   return false;
 }
 
-void ChatController::editMessage(int row, const QString& text) {
-  if (!store_ || generating_) return;
+bool ChatController::editMessage(int row, const QString& text) {
+  if (!store_ || generating_ || text.trimmed().isEmpty()) return false;
   const auto& items = messages_.items();
-  if (row < 0 || row >= items.size() || items[row].role != QStringLiteral("user")) return;
+  if (row < 0 || row >= items.size() || items[row].role != QStringLiteral("user")) return false;
   QString error;
   if (!save_unsaved(&error)) {
     note_save(false, error);
     emit errorOccurred(tr("Cannot edit now: %1").arg(error));
-    return;
+    return false;
   }
   const qint64 id = items[row].id;
   if (!store_->delete_messages_after(id, &error) ||
       !store_->update_message(id, text, MessageState::Complete, {}, &error)) {
     emit errorOccurred(tr("The edit was not saved: %1").arg(error));
-    return;
+    return false;
   }
   messages_.reset(store_->messages(current_));
   start_reply();  // the engine re-evaluates only from the edited message on
+  return true;
+}
+
+int ChatController::lastUserRow() const {
+  const auto& items = messages_.items();
+  for (int row = int(items.size()) - 1; row >= 0; --row) {
+    if (items[row].role == QLatin1String("user")) return row;
+  }
+  return -1;
 }
 
 void ChatController::persist_reply(MessageState state, const QVariantMap& stats) {

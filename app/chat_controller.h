@@ -191,7 +191,12 @@ class ChatController : public QObject, public ConversationHost {
   Q_INVOKABLE void noteShownText(int row, const QString& text);
   Q_PROPERTY(bool testing READ testing CONSTANT)
   bool testing() const { return !qEnvironmentVariableIsEmpty("KVCHAT_TEST_STATE_FILE"); }
-  Q_INVOKABLE void editMessage(int row, const QString& text);  // a user message; resends
+  // The user message at `row` gets `text` (the replies after it are dropped) and is resent.
+  // False when it was not: a reply is being written, no such user message, an empty
+  // (whitespace-only) text, or the store refused it (errorOccurred says why).
+  Q_INVOKABLE bool editMessage(int row, const QString& text);
+  // The row of the last user message (the one Up in the empty message box edits); -1: none.
+  Q_INVOKABLE int lastUserRow() const;
   Q_INVOKABLE void newConversation() override;
   Q_INVOKABLE void selectConversation(qint64 id);
   Q_INVOKABLE void renameConversation(qint64 id, const QString& title);

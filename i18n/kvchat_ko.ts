@@ -1441,9 +1441,54 @@
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="273"/>
-        <source>Edit and resend</source>
-        <translation>고쳐서 다시 보내기</translation>
+        <location filename="../ui/MessageBubble.qml" line="356"/>
+        <source>Edit your message</source>
+        <translation>메시지 고치기</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="360"/>
+        <source>Edit here and resend (Up in the empty message box edits the last one)</source>
+        <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="133"/>
+        <source>Edited message</source>
+        <translation>고치는 메시지</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="134"/>
+        <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
+        <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="161"/>
+        <source>Save &amp;&amp; resend</source>
+        <translation>저장하고 다시 보내기</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="165"/>
+        <source>Save and resend the edited message</source>
+        <translation>고친 메시지를 저장하고 다시 보내기</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="167"/>
+        <source>Resend the edited message; the replies after it are replaced (Enter)</source>
+        <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="172"/>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="174"/>
+        <source>Cancel the edit</source>
+        <translation>고치기 취소</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="176"/>
+        <source>Keep the message as it was (Esc)</source>
+        <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
 </context>
 <context>

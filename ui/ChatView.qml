@@ -1,6 +1,7 @@
 // The open conversation: messages streaming in place, in a column capped at about 80
 // characters (Theme.lineMaxWidth) and centred, and the message box: Enter sends,
-// Shift+Enter is a newline, Tab / Shift+Tab leave the box (Ctrl+Tab types a tab). Above
+// Shift+Enter is a newline, Tab / Shift+Tab leave the box (Ctrl+Tab types a tab), Up in
+// the empty box edits the last user message (in place, in its bubble). Above
 // the box: the message banner, a summary job, a loaded document's cost preview, and the
 // offer to treat a long paste as a document.
 import QtQuick
@@ -20,6 +21,14 @@ Pane {
     readonly property alias messageListView: messageList  // for the end-to-end tests' ui.json
     readonly property alias inputText: input.text
     readonly property alias inputItem: input
+    // The user message being edited in place (-1: none) and its edit field's text, cursor and
+    // whether it can be resent, for the end-to-end tests' ui.json.
+    readonly property alias editingRow: messageList.editingRow
+    function editState() {
+        var b = messageList.editingRow >= 0 ? messageList.itemAtIndex(messageList.editingRow) : null
+        return b ? { "text": b.editText, "cursor": b.editCursor, "can_resend": b.canResend }
+                 : { "text": null, "cursor": null, "can_resend": null }
+    }
     // Where the message box starts: what sits over the chat (the welcome) ends above it.
     readonly property real composerTop: composer.y
     function focusInput() { input.forceActiveFocus(Qt.ShortcutFocusReason) }
@@ -51,8 +60,32 @@ Pane {
                 else if (event.key === Qt.Key_PageDown) { contentY = Math.min(originY + contentHeight - height, contentY + height * 0.9); event.accepted = true }
             }
             ScrollBar.vertical: ScrollBar {}
+            // The user message edited in place (its row; -1: none): one at a time.
+            property int editingRow: -1
+            function startEdit(row) {
+                if (row < 0 || row >= count || chat.generating) return
+                if (!itemAtIndex(row)) positionViewAtIndex(row, ListView.Contain)  // its bubble exists
+                editingRow = row
+            }
+            function cancelEdit() {
+                editingRow = -1
+                root.focusInput()
+            }
+            // Closed before the resend (it replaces the bubbles); opened again with its text
+            // when the controller refused it (a store error, said in a dialog).
+            function resendEdit(row, text) {
+                if (chat.generating || text.trim().length === 0) return
+                editingRow = -1
+                if (chat.editMessage(row, text)) { root.focusInput(); return }
+                editingRow = row
+                var bubble = itemAtIndex(row)
+                if (bubble) bubble.restoreEdit(text)
+            }
             // Follow the streaming reply (deferred: never reposition during a layout pass).
-            onCountChanged: Qt.callLater(positionViewAtEnd)
+            onCountChanged: {
+                if (editingRow >= count) editingRow = -1
+                Qt.callLater(positionViewAtEnd)
+            }
             onContentHeightChanged: if (atYEnd || chat.generating) Qt.callLater(positionViewAtEnd)
             delegate: MessageBubble {
                 width: ListView.view.width
@@ -62,6 +95,7 @@ Pane {
             Connections {
                 target: chat
                 function onCurrentConversationChanged() {
+                    messageList.editingRow = -1
                     Qt.callLater(messageList.positionViewAtEnd)
                     scrollAgain.restart()
                 }
@@ -153,6 +187,14 @@ Pane {
                             root.sendInput()
                         }
                         Keys.onEnterPressed: (event) => root.sendInput()
+                        // Up in the empty box edits the last user message (as in Slack or
+                        // ChatGPT); elsewhere Up moves the cursor.
+                        Keys.onUpPressed: (event) => {
+                            if (input.length > 0 || event.modifiers !== Qt.NoModifier || chat.generating) { event.accepted = false; return }
+                            var row = chat.lastUserRow()
+                            if (row < 0) { event.accepted = false; return }
+                            messageList.startEdit(row)
+                        }
                         // Tab and Shift+Tab move the focus on (the keyboard is never trapped
                         // here); Ctrl+Tab types a tab.
                         Keys.onTabPressed: (event) => {

@@ -278,6 +278,7 @@ ApplicationWindow {
         onTriggered: {
             var chatX = chatView.mapToItem(null, 0, 0).x
             var memoryX = memoryPanel.visible ? memoryPanel.mapToItem(null, 0, 0).x : -1
+            var edit = chatView.editState()
             uiTestState.report({
                 "window_width": window.width, "window_height": window.height,
                 "sidebar_width": sidebar.width,
@@ -297,6 +298,10 @@ ApplicationWindow {
                 "help_popups_open": Theme.helpPopupsOpen, "help_popup_bottom": Theme.helpPopupBottom,
                 "dark": Theme.dark,
                 "input_text": chatView.inputText,
+                // The user message edited in place (-1: none), its edit field's text and cursor,
+                // and whether it can be resent (not empty, no reply being written).
+                "editing_row": chatView.editingRow,
+                "edit_text": edit.text, "edit_cursor": edit.cursor, "edit_can_resend": edit.can_resend,
                 "settings_open": settings.opened,
                 "welcome_text": welcome.visible ? welcome.paragraphs.join("\n") : "",
                 "settings_width": settings.width,

@@ -2,7 +2,8 @@
 // as Markdown with its code blocks on their own background, with the fence's language and
 // a copy button; its state (stopped, cut at the length limit — Continue), the seed it was
 // sampled with (Regenerate with this seed), its versions (‹ 2/3 ›), per-message stats,
-// copy and edit actions.
+// copy and edit actions. Edit (or Up in the empty message box) edits a user message in
+// place: Enter resends, Shift+Enter is a newline, Esc cancels.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -20,7 +21,32 @@ Item {
     readonly property bool hasSeed: !isUser && stats && stats.seed !== undefined
     readonly property bool canContinue: isLast && (wasCut || wasStopped) && !chat.generating && model.state !== "streaming"
     property bool documentExpanded: false
+    // Edited in place: the list holds which row (one at a time: ChatView's editingRow).
+    // (index >= 0: a bubble the list let go of has index -1, the row of no edit.)
+    readonly property bool editing: isUser && index >= 0 && !!ListView.view && ListView.view.editingRow === index
+    readonly property alias editText: editField.text
+    readonly property alias editCursor: editField.cursorPosition
+    readonly property bool canResend: editing && !chat.generating && editField.text.trim().length > 0
     implicitHeight: column.implicitHeight + 16
+
+    // The list starts, resends and cancels the edit (ChatView.qml): it outlives this bubble,
+    // which a resend replaces, and gives the focus back to the message box.
+    function startEdit() { if (ListView.view) ListView.view.startEdit(index) }
+    function cancelEdit() { if (ListView.view) ListView.view.cancelEdit() }
+    function resend() { if (bubble.canResend && ListView.view) ListView.view.resendEdit(index, editField.text) }
+    // The edit field after a refused resend: the text as it was being edited.
+    function restoreEdit(text) { editField.text = text; editField.cursorPosition = editField.length }
+    function focusEditor() {
+        if (!bubble.editing) return
+        editField.forceActiveFocus(Qt.OtherFocusReason)
+        editField.cursorPosition = editField.length
+    }
+    onEditingChanged: {
+        if (!editing || typeof content !== "string") return
+        editField.text = content  // the text as stored, whole (a folded document too)
+        editField.cursorPosition = editField.length
+        Qt.callLater(bubble.focusEditor)  // once the field is shown
+    }
 
     // Chat text keeps its line breaks: every newline becomes a Markdown hard break (a
     // single newline is otherwise a soft break). Code blocks are split off before this.
@@ -69,7 +95,7 @@ Item {
             // The user's text, as typed.
             TextEdit {
                 id: userBody
-                visible: bubble.isUser
+                visible: bubble.isUser && !bubble.editing
                 Layout.fillWidth: true
                 readOnly: true
                 selectByMouse: true
@@ -84,6 +110,71 @@ Item {
                 Accessible.name: text
                 onTextChanged: bubble.reportShown()
                 Component.onCompleted: bubble.reportShown()
+            }
+            // The user's text being edited: Enter resends, Shift+Enter is a newline (as in
+            // the message box), Esc cancels; Tab leaves for the buttons.
+            Rectangle {
+                visible: bubble.editing
+                Layout.fillWidth: true
+                implicitHeight: editField.implicitHeight
+                radius: Theme.radiusS
+                color: Theme.window
+                border.color: editField.activeFocus ? Theme.focusRing : Theme.border
+                border.width: editField.activeFocus ? 2 : 1
+                TextArea {
+                    id: editField
+                    objectName: "editMessageField"
+                    anchors.fill: parent
+                    wrapMode: TextArea.Wrap
+                    textFormat: TextEdit.PlainText
+                    font.pixelSize: Theme.fontSize  // a TextArea does not inherit the window's (zoomed) font
+                    background: null
+                    Accessible.name: qsTr("Edited message")
+                    Accessible.description: qsTr("Enter resends, Shift+Enter starts a new line, Esc cancels")
+                    Keys.onReturnPressed: (event) => {
+                        if (event.modifiers & Qt.ShiftModifier) { event.accepted = false; return }
+                        bubble.resend()
+                    }
+                    Keys.onEnterPressed: (event) => bubble.resend()
+                    // Esc is the field's while it has the focus, not the window's shortcut
+                    // (that stops a reply or closes a drawer).
+                    Keys.onShortcutOverride: (event) => { event.accepted = event.key === Qt.Key_Escape }
+                    Keys.onEscapePressed: (event) => bubble.cancelEdit()
+                    Keys.onTabPressed: (event) => {
+                        if (event.modifiers & Qt.ControlModifier) { editField.insert(editField.cursorPosition, "\t"); return }
+                        var next = editField.nextItemInFocusChain(true)
+                        if (next) next.forceActiveFocus(Qt.TabFocusReason)
+                    }
+                    Keys.onBacktabPressed: (event) => {
+                        var previous = editField.nextItemInFocusChain(false)
+                        if (previous) previous.forceActiveFocus(Qt.BacktabFocusReason)
+                    }
+                }
+            }
+            RowLayout {
+                visible: bubble.editing
+                Layout.alignment: Qt.AlignRight
+                spacing: Theme.spacingS
+                Button {
+                    objectName: "editResendButton"
+                    text: qsTr("Save && resend")  // "&&": a literal "&", not a mnemonic
+                    highlighted: true
+                    enabled: bubble.canResend
+                    font.pixelSize: Theme.smallSize
+                    Accessible.name: qsTr("Save and resend the edited message")
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Resend the edited message; the replies after it are replaced (Enter)")
+                    onClicked: bubble.resend()
+                }
+                Button {
+                    objectName: "editCancelButton"
+                    text: qsTr("Cancel")
+                    font.pixelSize: Theme.smallSize
+                    Accessible.name: qsTr("Cancel the edit")
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Keep the message as it was (Esc)")
+                    onClicked: bubble.cancelEdit()
+                }
             }
             // A reply: prose as Markdown, code blocks on their own.
             Label {
@@ -259,21 +350,16 @@ Item {
                     onClicked: bubble.copyText(content)
                 }
                 ToolButton {
-                    visible: bubble.isUser && !chat.generating
+                    objectName: "editButton"
+                    visible: bubble.isUser && !chat.generating && !bubble.editing
                     text: qsTr("Edit")
                     font.pixelSize: Theme.smallSize
-                    onClicked: { editField.text = content; editDialog.open() }
+                    Accessible.name: qsTr("Edit your message")
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Edit here and resend (Up in the empty message box edits the last one)")
+                    onClicked: bubble.startEdit()
                 }
             }
         }
-    }
-
-    Dialog {
-        id: editDialog
-        title: qsTr("Edit and resend")
-        standardButtons: Dialog.Ok | Dialog.Cancel
-        anchors.centerIn: Overlay.overlay
-        TextArea { id: editField; width: 420; wrapMode: TextArea.Wrap }
-        onAccepted: chat.editMessage(index, editField.text)
     }
 }

@@ -1,6 +1,6 @@
 // Regenerate, versions, Continue and the reply markers as the window drives them
 // (ChatController on the demo model, issue 13 point 2), and the split of a message at its
-// code blocks (point 10).
+// code blocks (point 10); a user message edited and resent (issue 26 point 5).
 #include <QSignalSpy>
 #include <functional>
 #include <QTemporaryDir>
@@ -162,6 +162,38 @@ class TestReplyVersions : public QObject {
     QCOMPARE(counts.value("F32").toInt(), 13);
     QCOMPARE(chat.model_info().value("tensor_types_text").toString(),
              QStringLiteral("F16: 43 tensors  ·  F32: 13 tensors"));
+  }
+
+  // Editing a user message (Enter in its bubble): refused while a reply is written, for an
+  // empty or whitespace-only text, for a reply's row; taken, it replaces the replies after it.
+  void editMessageResendsAndRefusesWhatItCannotTake() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    QVERIFY(load_demo(chat));
+    QVariantMap s = chat.sampling();
+    s.insert("max_tokens", 8);
+    chat.set_sampling(s);
+    QCOMPARE(chat.lastUserRow(), -1);
+    QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1")); }));
+    QCOMPARE(chat.lastUserRow(), 0);
+    QVERIFY(!chat.editMessage(0, QString()));
+    QVERIFY(!chat.editMessage(0, QStringLiteral(" \n\t ")));
+    QVERIFY(!chat.editMessage(1, QStringLiteral("a reply")));
+    QVERIFY(!chat.editMessage(2, QStringLiteral("no such row")));
+    QCOMPARE(rows(chat).items()[0].content, QStringLiteral("Genesis 1"));
+    QVERIFY(!chat.generating());
+    QSignalSpy finished(&chat, &ChatController::replyFinished);
+    QVERIFY(chat.editMessage(0, QStringLiteral("Exodus 1\n1 Now")));
+    QVERIFY(chat.generating());
+    QVERIFY(!chat.editMessage(0, QStringLiteral("while it writes")));
+    QVERIFY(finished.wait(60000) || finished.count() > 0);
+    QCOMPARE(rows(chat).rowCount(), 2);
+    QCOMPARE(rows(chat).items()[0].content, QStringLiteral("Exodus 1\n1 Now"));
+    QCOMPARE(last(chat).role, QStringLiteral("assistant"));
+    QCOMPARE(chat.lastUserRow(), 0);
+    ChatController again(dir.path());
+    QCOMPARE(rows(again).rowCount(), 2);
+    QCOMPARE(rows(again).items()[0].content, QStringLiteral("Exodus 1\n1 Now"));
   }
 
   void messagesSplitAtTheirCodeBlocks() {
