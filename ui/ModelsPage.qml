@@ -49,8 +49,10 @@ Popup {
                 .arg(hub.formatBytes(x.free_bytes))
                 .arg(Number(x.max_ctx_capped).toLocaleString(Qt.locale(), 'f', 0))
                 .arg(x.concurrent_conversations)
-            + (x.n_ctx > x.n_ctx_train && x.n_ctx_train > 0
-               ? qsTr(" (it was trained on %1 tokens: a longer context is not used)").arg(x.n_ctx_train) : "")
+            + (x.ctx_cut_to_trained
+               ? qsTr(" (%1 tokens is the context it was trained on, used instead of the %2 asked for)")
+                   .arg(Number(x.n_ctx).toLocaleString(Qt.locale(), 'f', 0))
+                   .arg(Number(x.requested_ctx).toLocaleString(Qt.locale(), 'f', 0)) : "")
     }
     function downloadSelected() {
         var files = hub.files
