@@ -1686,6 +1686,16 @@
         <source> (%1 tokens is the context it was trained on, used instead of the %2 asked for)</source>
         <translation> (%1 토큰은 이 모델이 학습된 컨텍스트로, 요청한 %2 대신 쓰입니다)</translation>
     </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="1"/>
+        <source>Download finished</source>
+        <translation>다운로드 완료</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="1"/>
+        <source>Download progress</source>
+        <translation>다운로드 진행률</translation>
+    </message>
 </context>
 <context>
     <name>NoticeBanner</name>

@@ -54,6 +54,19 @@ Popup {
                    .arg(Number(x.n_ctx).toLocaleString(Qt.locale(), 'f', 0))
                    .arg(Number(x.requested_ctx).toLocaleString(Qt.locale(), 'f', 0)) : "")
     }
+    // The download bars as shown (for the end-to-end test): each one's status, filled
+    // fraction and fill colour.
+    function downloadBars() {
+        var out = []
+        for (var i = 0; i < downloadRows.count; ++i) {
+            var row = downloadRows.itemAt(i)
+            if (!row) continue
+            out.push({ "status": page.hub.downloads[i].status, "position": row.bar.position,
+                       "fill": String(row.bar.palette.highlight), "accent": String(Theme.accent),
+                       "accessible_name": row.bar.Accessible.name })
+        }
+        return out
+    }
     function downloadSelected() {
         var files = hub.files
         if (selectedFile >= 0 && selectedFile < files.length) hub.download(files[selectedFile].path)
@@ -270,8 +283,11 @@ Popup {
                     text: qsTr("Downloads")
                 }
                 Repeater {
+                    id: downloadRows
                     model: page.hub.downloads
                     delegate: RowLayout {
+                        // What the bar shows (for downloadBars()).
+                        readonly property var bar: downloadBar
                         Layout.fillWidth: true
                         Label {
                             Layout.preferredWidth: 260
@@ -279,10 +295,17 @@ Popup {
                             textFormat: Text.PlainText
                             text: modelData.file || ""
                         }
+                        // Filled in the accent colour (the window's highlight is the pale
+                        // selection tint: a full bar in it looked empty); full once done.
                         ProgressBar {
+                            id: downloadBar
+                            objectName: "downloadBar"
+                            palette.highlight: Theme.accent
                             Layout.fillWidth: true
                             from: 0; to: Math.max(1, modelData.total || 1)
-                            value: modelData.done || 0
+                            value: modelData.status === "done" ? to : (modelData.done || 0)
+                            Accessible.name: modelData.status === "done"
+                                ? qsTr("Download finished") : qsTr("Download progress")
                         }
                         Label {
                             Layout.preferredWidth: 320

@@ -177,6 +177,9 @@ class TestModelsPage : public QObject {
     QCOMPARE(read_all(path), demo);
     QCOMPARE(c.downloads().size(), 1);
     QCOMPARE(c.downloads()[0].toMap().value(QStringLiteral("status")).toString(), QStringLiteral("done"));
+    // A finished download's figures fill its bar: done = total = the file's size.
+    QCOMPARE(qint64(c.downloads()[0].toMap().value(QStringLiteral("done")).toDouble()), qint64(demo.size()));
+    QCOMPARE(qint64(c.downloads()[0].toMap().value(QStringLiteral("total")).toDouble()), qint64(demo.size()));
     QVERIFY(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("downloaded")).toBool());
   }
 
