@@ -1296,6 +1296,16 @@
         <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
         <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
     </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="1"/>
+        <source>Bar: VRAM in use by all processes, %1 of %2 (%3%)</source>
+        <translation>막대: 모든 프로세스가 쓰는 VRAM, %2 중 %1 (%3%)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="1"/>
+        <source>Bar: RAM in use on this machine by all processes, %1 of %2 (%3%)</source>
+        <translation>막대: 이 컴퓨터의 모든 프로세스가 쓰는 RAM, %2 중 %1 (%3%)</translation>
+    </message>
 </context>
 <context>
     <name>MessageBubble</name>
