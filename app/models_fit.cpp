@@ -48,15 +48,24 @@ QVariantMap fit_map(const GgufInspection& in, const GgufFit* fit, qint64 bytes_r
   return m;
 }
 
+int run_context(int requested, int n_ctx_train) {
+  if (requested <= 0) return n_ctx_train;
+  return n_ctx_train > 0 ? std::min(requested, n_ctx_train) : requested;
+}
+
 QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString& kv_type, qint64 free_bytes,
                         qint64 bytes_read, QString* error) {
   if (!inspection.runnable) return fit_map(inspection, nullptr, bytes_read);
-  auto fit = inspection.fit(ctx, kv_type.toStdString(), uint64_t(std::max<qint64>(free_bytes, 0)));
+  const int n_ctx = run_context(ctx, inspection.n_ctx_train);
+  auto fit = inspection.fit(n_ctx, kv_type.toStdString(), uint64_t(std::max<qint64>(free_bytes, 0)));
   if (!fit) {
     if (error) *error = cut_for_display(fit.error().message, 2000);
     return fit_map(inspection, nullptr, bytes_read);
   }
-  return fit_map(inspection, &*fit, bytes_read);
+  QVariantMap m = fit_map(inspection, &*fit, bytes_read);
+  m.insert(QStringLiteral("requested_ctx"), ctx);
+  m.insert(QStringLiteral("ctx_cut_to_trained"), ctx > 0 && n_ctx < ctx);
+  return m;
 }
 
 }  // namespace kvchat::app

@@ -21,9 +21,14 @@ namespace kvchat::app {
 // concurrent_conversations (without one: fits false and the maxima 0).
 QVariantMap fit_map(const GgufInspection& inspection, const GgufFit* fit, qint64 bytes_read);
 
-// fit_map of the inspection with its fit at ctx tokens (<= 0: the trained context) of
-// kv_type against free_bytes; a file kvchat cannot run has no fit (and no error: why_not
-// says why); a fit that cannot be computed sets *error.
+// The context a model trained on n_ctx_train tokens runs with when `requested` tokens
+// are asked for (<= 0: the trained context): at most the trained context, when known.
+int run_context(int requested, int n_ctx_train);
+
+// fit_map of the inspection with its fit at run_context(ctx, n_ctx_train) tokens of
+// kv_type against free_bytes, plus requested_ctx (ctx) and ctx_cut_to_trained (whether
+// ctx was longer than the trained context); a file kvchat cannot run has no fit (and no
+// error: why_not says why); a fit that cannot be computed sets *error.
 QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString& kv_type, qint64 free_bytes,
                         qint64 bytes_read, QString* error);
 

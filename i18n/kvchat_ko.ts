@@ -1296,6 +1296,16 @@
         <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
         <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
     </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="1"/>
+        <source>Bar: VRAM in use by all processes, %1 of %2 (%3%)</source>
+        <translation>막대: 모든 프로세스가 쓰는 VRAM, %2 중 %1 (%3%)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="1"/>
+        <source>Bar: RAM in use on this machine by all processes, %1 of %2 (%3%)</source>
+        <translation>막대: 이 컴퓨터의 모든 프로세스가 쓰는 RAM, %2 중 %1 (%3%)</translation>
+    </message>
 </context>
 <context>
     <name>MessageBubble</name>
@@ -1582,11 +1592,6 @@
         <translation>: 가중치 %1 + %3 토큰의 KV %2 (%4), 여유 %5 중; 들어가는 가장 긴 컨텍스트: %6 토큰; 이런 대화를 동시에 %7개</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="50"/>
-        <source> (it was trained on %1 tokens: a longer context is not used)</source>
-        <translation> (%1 토큰으로 학습됨: 더 긴 컨텍스트는 쓰이지 않음)</translation>
-    </message>
-    <message>
         <location filename="../ui/ModelsPage.qml" line="77"/>
         <source>Models</source>
         <translation>모델</translation>
@@ -1731,6 +1736,21 @@
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="1"/>
+        <source> (%1 tokens is the context it was trained on, used instead of the %2 asked for)</source>
+        <translation> (%1 토큰은 이 모델이 학습된 컨텍스트로, 요청한 %2 대신 쓰입니다)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="1"/>
+        <source>Download finished</source>
+        <translation>다운로드 완료</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="1"/>
+        <source>Download progress</source>
+        <translation>다운로드 진행률</translation>
+    </message>
 </context>
 <context>
     <name>NoticeBanner</name>
@@ -1781,11 +1801,6 @@
         <translation>서버가 %1에 대해 요청과 다른 바이트 범위를 보냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="82"/>
-        <source>%1 of %2 bytes of %3 had arrived.</source>
-        <translation>%3의 %2바이트 중 %1바이트가 도착했습니다.</translation>
-    </message>
-    <message>
         <location filename="../app/hub/remote_header.cpp" line="94"/>
         <source>The server did not say how large %1 is.</source>
         <translation>서버가 %1의 크기를 알려 주지 않았습니다.</translation>
@@ -1804,6 +1819,11 @@
         <location filename="../app/hub/remote_header.cpp" line="129"/>
         <source>The GGUF header of %1 is larger than %2 MiB: kvchat does not read it.</source>
         <translation>%1의 GGUF 헤더가 %2 MiB보다 큽니다. kvchat은 이 헤더를 읽지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/hub/remote_header.cpp" line="1"/>
+        <source>The connection broke off %1 times while reading the header of %2 (%3 of the %4 bytes asked for had arrived): giving up; try again later. The last time: %5</source>
+        <translation>%2의 헤더를 읽는 동안 연결이 %1번 끊겼습니다(요청한 %4바이트 중 %3바이트가 도착함). 중단합니다. 나중에 다시 시도하세요. 마지막 오류: %5</translation>
     </message>
 </context>
 <context>

@@ -317,7 +317,11 @@ ApplicationWindow {
                 "demo_notice_visible": demoNotice.visible,
                 "demo_notice_text": demoNotice.text,
                 "demo_notice_elided": demoNotice.truncated,
-                "demo_notice_tooltip": demoNotice.ToolTip.text
+                "demo_notice_tooltip": demoNotice.ToolTip.text,
+                // The Models page's download bars: status, filled fraction, fill colour.
+                "download_bars": modelsPage.downloadBars(),
+                // The memory panel's bar under "Machine:": its caption and accessible name.
+                "machine_bar": memoryPanel.machineBarState()
             }, chatView.inputItem)
         }
     }

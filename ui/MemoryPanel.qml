@@ -15,6 +15,12 @@ Pane {
     // What one value / one token costs in each KV type, from the engine (model info).
     readonly property var kvTypes: info.kv_types || ({})
     function fmt(b) { return chat.formatBytes(b || 0) }
+    // The bar under "Machine:" as shown (for the end-to-end tests): its caption, whether
+    // the caption is visible, and the bar's accessible name.
+    function machineBarState() {
+        return { "label": machineBarLabel.text, "label_visible": machineBarLabel.visible && machineBarLabel.height > 0,
+                 "accessible_name": machineBar.Accessible.name }
+    }
     // Free memory for the what-if table, refreshed every 2 s (not after every token).
     property real available: 0
     Timer {
@@ -244,12 +250,31 @@ Pane {
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
             }
+            // The bar: memory in use by every process (total − available: MemAvailable for
+            // RAM, the device's free memory for VRAM) of the total, said in its caption.
+            Label {
+                id: machineBarLabel
+                objectName: "machineBarLabel"
+                readonly property real used: (m.system_total_bytes || 0) - (m.system_available_bytes || 0)
+                text: (m.device_name ? qsTr("Bar: VRAM in use by all processes, %1 of %2 (%3%)")
+                                     : qsTr("Bar: RAM in use on this machine by all processes, %1 of %2 (%3%)"))
+                    .arg(fmt(used)).arg(fmt(m.system_total_bytes))
+                    .arg((m.system_total_bytes || 0) > 0 ? (100 * used / m.system_total_bytes).toFixed(0) : 0)
+                font.pixelSize: Theme.smallSize
+                wrapMode: Text.Wrap
+                Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+            }
             ProgressBar {
+                id: machineBar
+                objectName: "machineBar"
                 palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 from: 0; to: m.system_total_bytes || 1
-                value: (m.system_total_bytes || 0) - (m.system_available_bytes || 0)
+                value: machineBarLabel.used
+                Accessible.name: machineBarLabel.text
             }
 
             // The formula with this model's numbers.

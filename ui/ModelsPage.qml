@@ -49,8 +49,23 @@ Popup {
                 .arg(hub.formatBytes(x.free_bytes))
                 .arg(Number(x.max_ctx_capped).toLocaleString(Qt.locale(), 'f', 0))
                 .arg(x.concurrent_conversations)
-            + (x.n_ctx > x.n_ctx_train && x.n_ctx_train > 0
-               ? qsTr(" (it was trained on %1 tokens: a longer context is not used)").arg(x.n_ctx_train) : "")
+            + (x.ctx_cut_to_trained
+               ? qsTr(" (%1 tokens is the context it was trained on, used instead of the %2 asked for)")
+                   .arg(Number(x.n_ctx).toLocaleString(Qt.locale(), 'f', 0))
+                   .arg(Number(x.requested_ctx).toLocaleString(Qt.locale(), 'f', 0)) : "")
+    }
+    // The download bars as shown (for the end-to-end test): each one's status, filled
+    // fraction and fill colour.
+    function downloadBars() {
+        var out = []
+        for (var i = 0; i < downloadRows.count; ++i) {
+            var row = downloadRows.itemAt(i)
+            if (!row) continue
+            out.push({ "status": page.hub.downloads[i].status, "position": row.bar.position,
+                       "fill": String(row.bar.palette.highlight), "accent": String(Theme.accent),
+                       "accessible_name": row.bar.Accessible.name })
+        }
+        return out
     }
     function downloadSelected() {
         var files = hub.files
@@ -268,8 +283,11 @@ Popup {
                     text: qsTr("Downloads")
                 }
                 Repeater {
+                    id: downloadRows
                     model: page.hub.downloads
                     delegate: RowLayout {
+                        // What the bar shows (for downloadBars()).
+                        readonly property var bar: downloadBar
                         Layout.fillWidth: true
                         Label {
                             Layout.preferredWidth: 260
@@ -277,10 +295,17 @@ Popup {
                             textFormat: Text.PlainText
                             text: modelData.file || ""
                         }
+                        // Filled in the accent colour (the window's highlight is the pale
+                        // selection tint: a full bar in it looked empty); full once done.
                         ProgressBar {
+                            id: downloadBar
+                            objectName: "downloadBar"
+                            palette.highlight: Theme.accent
                             Layout.fillWidth: true
                             from: 0; to: Math.max(1, modelData.total || 1)
-                            value: modelData.done || 0
+                            value: modelData.status === "done" ? to : (modelData.done || 0)
+                            Accessible.name: modelData.status === "done"
+                                ? qsTr("Download finished") : qsTr("Download progress")
                         }
                         Label {
                             Layout.preferredWidth: 320

@@ -72,24 +72,27 @@ class HeaderJob : public QObject {
     }
   }
 
+  // A range ended: whole, cut off midway (an error, or fewer bytes than asked for), or
+  // refused. What arrived is inspected even when cut off: the header may be whole.
   void on_finished() {
     if (finished_) return;
     HubRequest* r = request_;
     r->deleteLater();
+    HubError cut;  // why the range stopped short, when it did
     if (!r->error().ok() && !(enough_ && r->error().kind == HubError::Kind::Cancelled)) {
-      HubError error = r->error();
-      if (error.kind == HubError::Kind::Interrupted) {
-        error.message += u' ' + QCoreApplication::translate("RemoteHeader", "%1 of %2 bytes of %3 had arrived.")
-                                    .arg(static_cast<qint64>(buffer_.size()) - from_)
-                                    .arg(to_ - from_)
-                                    .arg(what_);
+      if (r->error().kind != HubError::Kind::Interrupted) {
+        fail(r->error());
+        return;
       }
-      fail(std::move(error));
-      return;
+      cut = r->error();
     }
     enough_ = false;
     url_ = r->final_url();  // the next range straight from where the Hub redirected
     if (file_size_ < 0) {
+      if (!cut.ok()) {
+        resume_or_fail(std::move(cut));  // broke off before the answer said the size
+        return;
+      }
       fail(HubError::make(HubError::Kind::BadResponse,
                           QCoreApplication::translate("RemoteHeader", "The server did not say how large %1 is.").arg(what_)));
       return;
@@ -100,12 +103,16 @@ class HeaderJob : public QObject {
     }
     result_.file_size = file_size_;
     const qint64 have = std::min<qint64>(buffer_.size(), file_size_);
-    if (have < std::min(to_, file_size_)) {
-      fail(HubError::make(HubError::Kind::Interrupted,
-                          QCoreApplication::translate("RemoteHeader", "The server sent %1 of %2 bytes of %3.")
-                              .arg(have - from_)
-                              .arg(std::min(to_, file_size_) - from_)
-                              .arg(what_)));
+    const bool short_range = have < std::min(to_, file_size_);
+    if (short_range && cut.ok()) {
+      cut = HubError::make(HubError::Kind::Interrupted,
+                           QCoreApplication::translate("RemoteHeader", "The server sent %1 of %2 bytes of %3.")
+                               .arg(have - from_)
+                               .arg(std::min(to_, file_size_) - from_)
+                               .arg(what_));
+    }
+    if (have == 0) {
+      resume_or_fail(std::move(cut));
       return;
     }
     auto inspection = kvchat::inspect_gguf_prefix(
@@ -117,9 +124,13 @@ class HeaderJob : public QObject {
                               .arg(what_, QString::fromStdString(inspection.message()))));
       return;
     }
-    if (inspection->bytes_needed == 0) {
+    if (inspection->bytes_needed == 0) {  // the whole header, even if the range was cut
       result_.inspection = std::move(inspection.value());
       finish();
+      return;
+    }
+    if (short_range) {
+      resume_or_fail(std::move(cut));
       return;
     }
     const qint64 next = std::min<qint64>(
@@ -132,6 +143,28 @@ class HeaderJob : public QObject {
       return;
     }
     request_range(have, next);
+  }
+
+  // The range was cut off (`cut` says how) before the header was whole: asks for the
+  // rest of it from the byte where it stopped, at most RemoteHeader::kMaxResumes times
+  // in this fetch; then fails saying how often it broke off and how much had arrived.
+  void resume_or_fail(HubError cut) {
+    const qint64 have = static_cast<qint64>(buffer_.size());
+    if (result_.resumes < RemoteHeader::kMaxResumes) {
+      result_.resumes += 1;
+      request_range(have, to_);
+      return;
+    }
+    cut.message = QCoreApplication::translate("RemoteHeader",
+                                              "The connection broke off %1 times while reading the header of %2 "
+                                              "(%3 of the %4 bytes asked for had arrived): giving up; try again later. "
+                                              "The last time: %5")
+                      .arg(result_.resumes + 1)
+                      .arg(what_)
+                      .arg(have)
+                      .arg(to_)
+                      .arg(cut.message);
+    fail(std::move(cut));
   }
 
   void fail(HubError error) {

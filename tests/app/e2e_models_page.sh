@@ -61,6 +61,17 @@ cmp -s "$file" "$shared/models/kjv-demo-f16.gguf" || fail "the downloaded file d
 [ -z "$(ls -A "$data/models" | grep -v '^kjv-demo-f16.gguf$' || true)" ] || fail "left in models/: $(ls -A "$data/models")"
 [ "$(sqlite3 "$data/kvchat.sqlite" "select status from downloads")" = done ] || fail "download row not done"
 import -window root "$artifacts/e2e-models-downloaded.png"
+# The finished download's bar is full, filled in the accent colour (issue 26: in the
+# window's pale selection tint a full bar looked empty).
+ui_file="$KVCHAT_TEST_STATE_FILE.ui.json"
+bar_full() { [ "$(jq -r '.download_bars[0].position' "$ui_file" 2>/dev/null)" = 1 ]; }
+wait_for 10 bar_full || fail "the finished download's bar is not full: $(jq -c .download_bars "$ui_file" 2>/dev/null)"
+[ "$(jq -r '.download_bars[0].status' "$ui_file")" = done ] || fail "bar status: $(jq -c .download_bars "$ui_file")"
+[ "$(jq -r '.download_bars[0].fill' "$ui_file")" = "$(jq -r '.download_bars[0].accent' "$ui_file")" ] \
+  || fail "the bar's fill is not the accent colour: $(jq -c .download_bars "$ui_file")"
+[ "$(jq -r '.download_bars[0].accessible_name' "$ui_file")" = "Download finished" ] \
+  || fail "the bar's accessible name: $(jq -c .download_bars "$ui_file")"
+echo "e2e: the finished download's bar: $(jq -c '.download_bars[0]' "$ui_file")"
 
 # The fit read from the header equals kvchat-cli memory on the downloaded file.
 ctx=$(mstate '.files[0].fit.n_ctx')

@@ -3,7 +3,8 @@
 # after a reply, nothing in the Settings drawer, the memory panel (docked, or its drawer in
 # a narrow window) or the sidebar ends past its right edge or is cut with "…" (the window
 # reports both, Main.qml overflowOf); Ctrl+, opens and closes Settings (also while it is
-# open: no shortcut is blocked by it), Esc closes it too. Keyboard only.
+# open: no shortcut is blocked by it), Esc closes it too; the memory panel's machine bar
+# has a visible caption that is also its accessible name. Keyboard only.
 # Usage: e2e_window_fit.sh KVCHAT_BINARY ARTIFACT_DIR   (run under xvfb-run, 1600x1000)
 set -euo pipefail
 app=$1
@@ -28,6 +29,16 @@ fits() {  # fits PANEL WHERE: nothing of .overflow.PANEL past the edge or elided
   [ "$got" = "[]" ] || fail "$2: the $1 does not fit: $(jq -c ".overflow.$1" "$ui_file")"
 }
 
+# The memory panel's bar under "Machine:" has a visible caption saying what it measures,
+# and that caption is its accessible name (issue 26).
+machine_bar_labelled() {
+  local label
+  label=$(ui .machine_bar.label)
+  case "$label" in "Bar: RAM in use on this machine by all processes, "*" of "*"%)") ;; *) fail "$1: the machine bar's caption: $label" ;; esac
+  [ "$(ui .machine_bar.label_visible)" = true ] || fail "$1: the machine bar's caption is not shown"
+  [ "$(ui .machine_bar.accessible_name)" = "$label" ] || fail "$1: the machine bar's accessible name: $(ui .machine_bar.accessible_name)"
+}
+
 start_app
 wait_for 30 model_loaded || fail "the demo model did not load"
 key Escape  # the first run's welcome
@@ -50,10 +61,14 @@ for size in 1600x1000 1000x700; do
       ui_is .memory_visible true || fail "$where: Ctrl+M did not open the memory drawer"
       sleep 0.5
       fits memory "$where"
+      machine_bar_labelled "$where"
+      import -window root "$artifacts/e2e-window-fit-memory-$size-$zoom.png"
       key Escape
       ui_is .memory_visible false || fail "$where: Esc did not close the memory drawer"
     else
       fits memory "$where"
+      machine_bar_labelled "$where"
+      import -window root "$artifacts/e2e-window-fit-memory-$size-$zoom.png"
     fi
     key ctrl+comma
     ui_is .settings_open true || fail "$where: Ctrl+, did not open Settings"

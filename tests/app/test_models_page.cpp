@@ -132,22 +132,28 @@ class TestModelsPage : public QObject {
     const QVariantMap fit = f.value(QStringLiteral("fit")).toMap();
     auto local = kvchat::inspect_gguf_file(kDemo.toStdString());
     QVERIFY(local);
-    const auto want = local->fit(4096, "f16", uint64_t(fit.value(QStringLiteral("free_bytes")).toDouble()));
+    // The page asks for 4,096 tokens; the demo, trained on 512, runs with 512: the KV is at 512.
+    QCOMPARE(c.fit_context(), 4096);
+    QCOMPARE(qint64(fit.value(QStringLiteral("n_ctx")).toDouble()), qint64(512));
+    QCOMPARE(qint64(fit.value(QStringLiteral("requested_ctx")).toDouble()), qint64(4096));
+    QCOMPARE(fit.value(QStringLiteral("ctx_cut_to_trained")).toBool(), true);
+    const auto want = local->fit(512, "f16", uint64_t(fit.value(QStringLiteral("free_bytes")).toDouble()));
     QVERIFY(want);
     QCOMPARE(fit.value(QStringLiteral("runnable")).toBool(), true);
     QCOMPARE(fit.value(QStringLiteral("architecture")).toString(), QStringLiteral("llama"));
     QCOMPARE(qint64(fit.value(QStringLiteral("weights_bytes")).toDouble()), qint64(want->weights_bytes));
     QCOMPARE(qint64(fit.value(QStringLiteral("kv_bytes")).toDouble()), qint64(want->kv_bytes));
-    QCOMPARE(qint64(fit.value(QStringLiteral("kv_bytes")).toDouble()), qint64(1536) * 4096);  // 2 x 6 x 2 x 32 x 2 bytes per token
+    QCOMPARE(qint64(fit.value(QStringLiteral("kv_bytes")).toDouble()), qint64(1536) * 512);  // 2 x 6 x 2 x 32 x 2 bytes per token
     QCOMPARE(qint64(fit.value(QStringLiteral("max_ctx")).toDouble()), qint64(want->max_ctx));
     QCOMPARE(qint64(fit.value(QStringLiteral("concurrent_conversations")).toDouble()),
              qint64(want->concurrent_conversations));
     // Another context and KV type: the fit again, from the header already read (no request).
     const int requests_before = hub_.requests().size();
-    c.setFitOptions(1024, QStringLiteral("q8_0"));
+    c.setFitOptions(256, QStringLiteral("q8_0"));
     QTRY_VERIFY_WITH_TIMEOUT(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("kv_type")) == QLatin1String("q8_0"), 20000);
     QCOMPARE(qint64(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("kv_bytes")).toDouble()),
-             qint64(2 * 6 * 2 * 32 / 32 * 34) * 1024);  // q8_0: 34 bytes per 32 values
+             qint64(2 * 6 * 2 * 32 / 32 * 34) * 256);  // q8_0: 34 bytes per 32 values; 256 < 512: as asked
+    QCOMPARE(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("ctx_cut_to_trained")).toBool(), false);
     QCOMPARE(hub_.requests().size(), requests_before + 1);  // only this look at /__requests
     // With a GPU running the chat, the fit is against its free memory: 5 MB cannot hold the
     // demo's 5.56 MB of weights, so nothing fits; back on the CPU, RAM counts again.
@@ -171,6 +177,9 @@ class TestModelsPage : public QObject {
     QCOMPARE(read_all(path), demo);
     QCOMPARE(c.downloads().size(), 1);
     QCOMPARE(c.downloads()[0].toMap().value(QStringLiteral("status")).toString(), QStringLiteral("done"));
+    // A finished download's figures fill its bar: done = total = the file's size.
+    QCOMPARE(qint64(c.downloads()[0].toMap().value(QStringLiteral("done")).toDouble()), qint64(demo.size()));
+    QCOMPARE(qint64(c.downloads()[0].toMap().value(QStringLiteral("total")).toDouble()), qint64(demo.size()));
     QVERIFY(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("downloaded")).toBool());
   }
 

@@ -37,6 +37,14 @@ Hostile repositories, left out of the search (it lists the ten above):
                                60 MB of text after terminal escapes, markup and controls
     kvchat/hostile-arch-GGUF   hostile-arch.gguf: the mamba file with an architecture name
                                made of terminal escapes and markup
+Repositories whose connections are cut (kjv-demo-f16.gguf, header 48,960 bytes), left out
+of the search too:
+    kvchat/cut-after-header-GGUF  every GET is cut after 64 KiB of body: the whole header
+                                  arrives in a first range of 1 MiB, the range does not
+    kvchat/cut-mid-header-GGUF    the first GET of each path is cut after 20,000 bytes of
+                                  body (inside the header); the next ones are whole
+    kvchat/cut-always-GGUF        every GET is cut after 4,096 bytes of body (a reader that
+                                  resumes a few times still lacks most of the header)
 Any other repository is 404.
 
 Hostile searches (the `search` query): "endless" answers an endless chunked JSON array;
@@ -45,7 +53,8 @@ lists ids with terminal escapes, markup, a right-to-left override and 1 MB of te
 next to one good id (kvchat/kjv-demo-GGUF).
 
 Fault modes by query, on any path: ?fault=404 | 401 | 416 | 429 (once per path) |
-429always | 500 | drop:N (drop after N body bytes, every time) | stall:N (after N body
+429always | 500 | drop:N (drop after N body bytes, every time) | dropfirst:N (drop after N
+body bytes the first time this path and query are asked for, then serve whole) | stall:N (after N body
 bytes send nothing more, keeping the connection open) | slow | hang (never answers) |
 norange (the file is served whole, Range ignored); several joined by commas
 (?fault=norange,drop:1048576). A resolve passes its query on to the redirect, so the
@@ -67,6 +76,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 DEFAULT_TOKEN = "kvchat-test-token"
 BIG_HEADER_EXTRA = 3 << 19  # 1.5 MiB of metadata added to the demo model
 DROP_AFTER = 1 << 20
+CUT_AFTER_HEADER = 64 << 10  # past the demo model's header (48,960 bytes), inside 1 MiB
+CUT_MID_HEADER = 20000       # inside the demo model's header
+CUT_ALWAYS = 4096            # every response: a few resumes do not reach the header's end
 TRICKLE_BYTES_PER_SECOND = 64 << 10
 HOSTILE_NAME_BYTES = 60 * 1000 * 1000
 # No NUL: printf("%s") would stop there and hide a flood.
@@ -206,6 +218,13 @@ class Hub:
                                          "hidden": True},
             "kvchat/hostile-arch-GGUF": {"files": {"hostile-arch.gguf": hostile_arch},
                                          "hidden": True},
+            "kvchat/cut-after-header-GGUF": {"files": {"kjv-demo-f16.gguf": demo},
+                                             "cut": CUT_AFTER_HEADER, "hidden": True},
+            "kvchat/cut-mid-header-GGUF": {"files": {"kjv-demo-f16.gguf": demo},
+                                           "cut": CUT_MID_HEADER, "cut_once": True,
+                                           "hidden": True},
+            "kvchat/cut-always-GGUF": {"files": {"kjv-demo-f16.gguf": demo},
+                                       "cut": CUT_ALWAYS, "hidden": True},
         }
         self.lock = threading.Lock()
         self.seen = set()  # (fault, path) pairs already served once
@@ -472,10 +491,15 @@ class Handler(BaseHTTPRequestHandler):
         for f in faults:
             if f.startswith("drop:"):
                 drop = int(f[5:])
+            if f.startswith("dropfirst:") and self.hub.first_time("dropfirst", self.path):
+                drop = int(f[10:])
             if f.startswith("stall:"):
                 stall = int(f[6:])
         if drop is None and r.get("drop") and start == 0 and self.hub.first_time("drop", self.path):
             drop = r["drop"]
+        if drop is None and r.get("cut") and (not r.get("cut_once")
+                                              or self.hub.first_time("cut", self.path)):
+            drop = r["cut"]
         slow = "slow" in faults or r.get("slow")
         self.send_body(data, start, body_len, drop, slow, stall)
 

@@ -249,6 +249,28 @@ class CliModelsTest : public QObject {
     QVERIFY(plain.err.contains("https"));
     QCOMPARE(cli({"models", "fit", "kvchat/kjv-demo-GGUF"}).exit_code, 2);
   }
+
+  // The connection breaks off during the header read (issue 26): after the whole header
+  // arrived, the fit uses it; inside the header, the read resumes and the fit is that of
+  // the intact repository; cut off every time, a clear error after the bounded resumes.
+  void fitWhenTheConnectionBreaksOff() {
+    const QStringList tail = {"--endpoint", endpoint(), "--ctx", "512", "--kv-type", "q8_0",
+                              "--budget-bytes", "100000000", "--json"};
+    const Run intact = cli(QStringList{"models", "fit", "kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf"} + tail);
+    QVERIFY2(intact.exit_code == 0, intact.err.constData());
+    for (const QString repo : {"kvchat/cut-after-header-GGUF", "kvchat/cut-mid-header-GGUF"}) {
+      const Run cut = cli(QStringList{"models", "fit", repo, "kjv-demo-f16.gguf"} + tail);
+      QVERIFY2(cut.exit_code == 0, qPrintable(repo + ": " + QString::fromUtf8(cut.err)));
+      for (const char* key : {"total_bytes", "kv_bytes", "max_ctx", "concurrent_conversations", "header_bytes"}) {
+        QVERIFY2(json_of(cut).value(key) == json_of(intact).value(key), qPrintable(repo + ": " + key));
+      }
+    }
+    const Run always = cli(QStringList{"models", "fit", "kvchat/cut-always-GGUF", "kjv-demo-f16.gguf"} + tail);
+    QCOMPARE(always.exit_code, 1);
+    QVERIFY2(always.err.contains("broke off 4 times while reading the header of kvchat/cut-always-GGUF/kjv-demo-f16.gguf"),
+             always.err.constData());
+    QVERIFY2(always.err.contains("giving up"), always.err.constData());
+  }
 };
 
 QTEST_GUILESS_MAIN(CliModelsTest)

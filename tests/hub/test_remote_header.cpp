@@ -16,12 +16,14 @@ using kvchat::test::shared_model;
 
 namespace {
 
-// The Range headers of the requests the fake Hub saw whose path starts with `prefix`.
+// The Range headers of the requests the fake Hub saw whose path (percent-decoded, query
+// included) starts with `prefix`.
 QStringList ranges_to(const FakeHubProcess& hub, const QString& prefix) {
   QStringList out;
   for (const QJsonValue& v : hub.requests()) {
     const QJsonObject o = v.toObject();
-    if (o.value("path").toString().startsWith(prefix)) out.push_back(o.value("range").toString());
+    const QString path = QUrl::fromPercentEncoding(o.value("path").toString().toUtf8());
+    if (path.startsWith(prefix)) out.push_back(o.value("range").toString());
   }
   return out;
 }
@@ -130,17 +132,63 @@ class RemoteHeaderTest : public QObject {
   }
 
   // A server that ignores Range sends the whole file: the reader stops once it has the
-  // header. A connection that breaks off is said so.
-  void serverIgnoringRangeAndDroppedConnection() {
+  // header.
+  void serverIgnoringRange() {
     const RemoteHeaderResult whole = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=norange");
     QVERIFY2(whole.error.ok(), qPrintable(whole.error.message));
     QVERIFY(whole.inspection.runnable);
     QCOMPARE(whole.file_size, QFileInfo(shared_model("kjv-demo-f16.gguf")).size());
     QCOMPARE(whole.requests, 1);
-    const RemoteHeaderResult dropped = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=drop:1000");
-    QVERIFY(!dropped.error.ok());
-    QVERIFY2(dropped.error.kind == HubError::Kind::Interrupted, qPrintable(dropped.error.message));
-    QVERIFY2(dropped.error.message.contains("1000"), qPrintable(dropped.error.message));
+  }
+
+  // The connection breaks off during the first range (1 MiB) after the whole header
+  // (48,960 bytes) has arrived: what arrived is used, no other request is made.
+  void connectionCutAfterTheWholeHeader() {
+    auto local = kvchat::inspect_gguf_file(shared_model("kjv-demo-f16.gguf").toStdString());
+    QVERIFY(local);
+    QVERIFY(local->header_bytes < 65536);
+    const RemoteHeaderResult r = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=drop:65536");
+    QVERIFY2(r.error.ok(), qPrintable(r.error.message));
+    QVERIFY(r.inspection.runnable);
+    QCOMPARE(r.inspection.header_bytes, local->header_bytes);
+    QCOMPARE(r.inspection.fit(512, "q8_0", 1 << 30)->total_bytes, local->fit(512, "q8_0", 1 << 30)->total_bytes);
+    QCOMPARE(r.requests, 1);
+    QCOMPARE(r.resumes, 0);
+    QCOMPARE(r.bytes_read, qint64(65536));
+  }
+
+  // The connection breaks off inside the header once: the read resumes with a Range
+  // from the byte where it stopped, and the header is the local file's.
+  void connectionCutInsideTheHeaderResumes() {
+    auto local = kvchat::inspect_gguf_file(shared_model("kjv-demo-f16.gguf").toStdString());
+    QVERIFY(local);
+    const RemoteHeaderResult r = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=dropfirst:20000");
+    QVERIFY2(r.error.ok(), qPrintable(r.error.message));
+    QVERIFY(r.inspection.runnable);
+    QCOMPARE(r.inspection.header_bytes, local->header_bytes);
+    QCOMPARE(r.inspection.weight_bytes, local->weight_bytes);
+    QCOMPARE(r.requests, 2);
+    QCOMPARE(r.resumes, 1);
+    QCOMPARE(ranges_to(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=dropfirst"),
+             (QStringList{"bytes=0-1048575", "bytes=20000-1048575"}));
+  }
+
+  // A connection that breaks off every time: a bounded number of resumes, each from
+  // where the last one stopped, then an error saying so.
+  void connectionCutEveryTime() {
+    const RemoteHeaderResult r = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=drop:1000");
+    QVERIFY(!r.error.ok());
+    QVERIFY2(r.error.kind == HubError::Kind::Interrupted, qPrintable(r.error.message));
+    QCOMPARE(r.resumes, RemoteHeader::kMaxResumes);
+    QCOMPARE(r.requests, RemoteHeader::kMaxResumes + 1);
+    QStringList expected;
+    for (int i = 0; i <= RemoteHeader::kMaxResumes; ++i) expected << QString("bytes=%1-1048575").arg(i * 1000);
+    QCOMPARE(ranges_to(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=drop:1000"), expected);
+    const QString n = QString::number(RemoteHeader::kMaxResumes + 1);
+    const QString arrived = QString::number((RemoteHeader::kMaxResumes + 1) * 1000);
+    QVERIFY2(r.error.message.contains("broke off " + n + " times"), qPrintable(r.error.message));
+    QVERIFY2(r.error.message.contains(arrived + " of the 1048576 bytes asked for"), qPrintable(r.error.message));
+    QVERIFY2(r.error.message.contains("kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf"), qPrintable(r.error.message));
   }
 
   void gatedNotFoundAndBadNames() {
