@@ -651,6 +651,8 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   }
   if (context_full) {
     offer_context_actions(tr("The context is full: the reply was cut where it ran out of room."));
+  } else if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("context-full")) {
+    dismissNotice();  // this reply found room: the full context is behind us
   }
   const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
   const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
@@ -670,6 +672,7 @@ void ChatController::on_reply_failed(const QString& message) {
   ui_refresh_.stop();
   flush_to_ui();
   if (drop_empty_reply(message, context_full_seen_)) return;
+  if (context_full_seen_ && continuing_) return keep_reply_after_refused_continue();
   persist_reply(MessageState::Interrupted, {{"error", message}});
   set_generating(false);
   emit errorOccurred(message);

@@ -266,6 +266,7 @@ class ChatController : public QObject, public ConversationHost {
   void on_reply_chunk(const QString& text);
   void on_reply_finished(const QVariantMap& stats);
   void on_reply_failed(const QString& message);
+  void keep_reply_after_refused_continue();
   void on_memory_report(const QVariantMap& report);
   void on_session_event(const QString& kind, const QString& message);
   // Appends an empty assistant message and asks the worker. With append_row false the

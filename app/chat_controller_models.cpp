@@ -4,6 +4,7 @@
 // conversation summarized into a new one, another context policy). A reply that wrote
 // nothing leaves no empty bubble.
 #include <QFileInfo>
+#include <QLocale>
 #include <QUrl>
 
 #include "chat_controller.h"
@@ -324,6 +325,24 @@ bool ChatController::drop_empty_reply(const QString& why, bool context_full) {
   }
   write_test_state(true);
   return true;
+}
+
+// Continue found no room: the reply fills what the context holds and no earlier turn is
+// left to drop. The reply stays as it was (its text, its stats, not "interrupted"), and the
+// banner says why, once, with the ways out.
+void ChatController::keep_reply_after_refused_continue() {
+  persist_reply(MessageState::Complete, {});  // the stats before the Continue (the base)
+  continuing_ = false;
+  reply_base_stats_.clear();
+  set_generating(false);
+  const int used = memory_.value(QStringLiteral("kv_tokens")).toInt();
+  const int n_ctx = memory_.value(QStringLiteral("n_ctx")).toInt();
+  offer_context_actions(
+      tr("The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the "
+         "context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, "
+         "or give this model a longer context in Settings.")
+          .arg(QLocale().toString(used), QLocale().toString(n_ctx)));
+  write_test_state(true);
 }
 
 void ChatController::offer_context_actions(const QString& text) {

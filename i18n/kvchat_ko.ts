@@ -152,7 +152,7 @@
     </message>
     <message>
         <location filename="../ui/ChatView.qml" line="229"/>
-        <location filename="../app/chat_controller.cpp" line="769"/>
+        <location filename="../app/chat_controller.cpp" line="772"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
@@ -680,188 +680,183 @@
         <translation>문서 (*.txt *.md *.markdown *.pdf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="140"/>
-        <source>kvchat</source>
-        <translation>kvchat</translation>
-    </message>
-    <message>
-        <location filename="../ui/Main.qml" line="160"/>
+        <location filename="../ui/Main.qml" line="141"/>
         <source>Model</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="167"/>
+        <location filename="../ui/Main.qml" line="148"/>
         <source>file</source>
         <translation>파일</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="168"/>
+        <location filename="../ui/Main.qml" line="149"/>
         <source>architecture</source>
         <translation>아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="168"/>
+        <location filename="../ui/Main.qml" line="149"/>
         <source>, tokenizer </source>
         <translation>, 토크나이저 </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="169"/>
+        <location filename="../ui/Main.qml" line="150"/>
         <source>chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="170"/>
+        <location filename="../ui/Main.qml" line="151"/>
         <source>parameters</source>
         <translation>매개변수</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="171"/>
+        <location filename="../ui/Main.qml" line="152"/>
         <source>shape</source>
         <translation>구조</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="171"/>
+        <location filename="../ui/Main.qml" line="152"/>
         <source>%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7</source>
         <translation>레이어 %1개, 차원 %2, 헤드 %3개 / KV 헤드 %4개 × %5, FFN %6, 어휘 %7</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="174"/>
+        <location filename="../ui/Main.qml" line="155"/>
         <source>details</source>
         <translation>세부 사항</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="174"/>
+        <location filename="../ui/Main.qml" line="155"/>
         <source>RoPE %1 (scaling %2), FFN %3</source>
         <translation>RoPE %1 (스케일링 %2), FFN %3</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="175"/>
+        <location filename="../ui/Main.qml" line="156"/>
         <source>, score soft-cap %1</source>
         <translation>, 점수 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="176"/>
+        <location filename="../ui/Main.qml" line="157"/>
         <source>, logit soft-cap %1</source>
         <translation>, 로짓 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="177"/>
+        <location filename="../ui/Main.qml" line="158"/>
         <source>, %1 of %2 layers use a %3-token window</source>
         <translation>, 레이어 %2개 중 %1개가 %3 토큰 창 사용</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="178"/>
+        <location filename="../ui/Main.qml" line="159"/>
         <source>context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="178"/>
+        <location filename="../ui/Main.qml" line="159"/>
         <source>%1 tokens trained, %2 in use</source>
         <translation>학습 %1 토큰, 사용 중 %2</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="179"/>
+        <location filename="../ui/Main.qml" line="160"/>
         <source>tensor types</source>
         <translation>텐서 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="180"/>
+        <location filename="../ui/Main.qml" line="161"/>
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="181"/>
+        <location filename="../ui/Main.qml" line="162"/>
         <source>engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="346"/>
+        <location filename="../ui/Main.qml" line="327"/>
         <source>Loading model… %1%</source>
         <translation>모델 불러오는 중… %1%</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="349"/>
+        <location filename="../ui/Main.qml" line="330"/>
         <source>No model</source>
         <translation>모델 없음</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="361"/>
+        <location filename="../ui/Main.qml" line="342"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="373"/>
+        <location filename="../ui/Main.qml" line="354"/>
         <source>Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.</source>
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="383"/>
+        <location filename="../ui/Main.qml" line="364"/>
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="390"/>
+        <location filename="../ui/Main.qml" line="371"/>
         <source>Open model…</source>
         <translation>모델 열기…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="391"/>
+        <location filename="../ui/Main.qml" line="372"/>
         <source>Open a GGUF model (Ctrl+O)</source>
         <translation>GGUF 모델 열기 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="398"/>
+        <location filename="../ui/Main.qml" line="379"/>
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="399"/>
+        <location filename="../ui/Main.qml" line="380"/>
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="406"/>
+        <location filename="../ui/Main.qml" line="387"/>
         <source>Recent</source>
         <translation>최근</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="407"/>
+        <location filename="../ui/Main.qml" line="388"/>
         <source>Recent models</source>
         <translation>최근 모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="452"/>
+        <location filename="../ui/Main.qml" line="433"/>
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="453"/>
+        <location filename="../ui/Main.qml" line="434"/>
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="460"/>
-        <location filename="../app/chat_controller.cpp" line="771"/>
+        <location filename="../ui/Main.qml" line="441"/>
+        <location filename="../app/chat_controller.cpp" line="774"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="461"/>
+        <location filename="../ui/Main.qml" line="442"/>
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="481"/>
+        <location filename="../ui/Main.qml" line="462"/>
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="482"/>
+        <location filename="../ui/Main.qml" line="463"/>
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="483"/>
+        <location filename="../ui/Main.qml" line="464"/>
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -2048,7 +2043,7 @@
     <name>Sidebar</name>
     <message>
         <location filename="../ui/Sidebar.qml" line="56"/>
-        <location filename="../app/chat_controller.cpp" line="770"/>
+        <location filename="../app/chat_controller.cpp" line="773"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -2394,42 +2389,42 @@
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="47"/>
+        <location filename="../app/chat_controller_models.cpp" line="48"/>
         <source>The conversation comes to %1 tokens; the context holds %2.</source>
         <translation>대화는 %1 토큰인데 컨텍스트에는 %2 토큰이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="124"/>
+        <location filename="../app/chat_controller_models.cpp" line="125"/>
         <source>Not applied: %1</source>
         <translation>적용하지 않음: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="135"/>
+        <location filename="../app/chat_controller_models.cpp" line="136"/>
         <source>settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="186"/>
+        <location filename="../app/chat_controller_models.cpp" line="187"/>
         <source>chat</source>
         <translation>채팅</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="213"/>
+        <location filename="../app/chat_controller_models.cpp" line="214"/>
         <source>Retry</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="214"/>
+        <location filename="../app/chat_controller_models.cpp" line="215"/>
         <source>%1 could not be loaded: %2</source>
         <translation>%1을(를) 불러오지 못했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="216"/>
+        <location filename="../app/chat_controller_models.cpp" line="217"/>
         <source>%1 is still loaded.</source>
         <translation>%1은(는) 아직 불러와져 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="217"/>
+        <location filename="../app/chat_controller_models.cpp" line="218"/>
         <source>Keep %1</source>
         <translation>%1 유지</translation>
     </message>
@@ -2450,7 +2445,7 @@
     </message>
     <message>
         <location filename="../app/chat_controller_conversation_model.cpp" line="71"/>
-        <location filename="../app/chat_controller_models.cpp" line="221"/>
+        <location filename="../app/chat_controller_models.cpp" line="222"/>
         <source>Open %1</source>
         <translation>%1 열기</translation>
     </message>
@@ -2470,83 +2465,88 @@
         <translation>모델 페이지에서 찾기</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="229"/>
+        <location filename="../app/chat_controller_models.cpp" line="230"/>
         <source>Demo model</source>
         <translation>데모 모델</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="231"/>
+        <location filename="../app/chat_controller_models.cpp" line="232"/>
         <source>Settings for %1…</source>
         <translation>%1 설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="319"/>
+        <location filename="../app/chat_controller_models.cpp" line="320"/>
         <source>The context is full: there is no room for a reply. Your message is kept.</source>
         <translation>컨텍스트가 가득 찼습니다. 답변할 공간이 없습니다. 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="322"/>
+        <location filename="../app/chat_controller_models.cpp" line="323"/>
         <source>No reply was written: %1 Your message is kept.</source>
         <translation>답변을 쓰지 않았습니다: %1 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="323"/>
+        <location filename="../app/chat_controller_models.cpp" line="324"/>
         <source>Try again</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="331"/>
-        <location filename="../app/chat_controller_models.cpp" line="403"/>
+        <location filename="../app/chat_controller_models.cpp" line="341"/>
+        <source>The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, or give this model a longer context in Settings.</source>
+        <translation>컨텍스트가 가득 찼습니다(%2 토큰 중 %1 토큰). 이 답변이 컨텍스트 전체를 차지하고 있고 버릴 수 있는 이전 턴이 없어 이어서 쓸 수 없습니다. 새 대화를 시작하거나, 요약하고 이어가거나, 설정에서 이 모델의 컨텍스트를 늘리세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_models.cpp" line="350"/>
+        <location filename="../app/chat_controller_models.cpp" line="422"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="333"/>
+        <location filename="../app/chat_controller_models.cpp" line="352"/>
         <source>Drop oldest turns and retry</source>
         <translation>가장 오래된 차례를 버리고 다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="335"/>
+        <location filename="../app/chat_controller_models.cpp" line="354"/>
         <source>Settings…</source>
         <translation>설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="348"/>
+        <location filename="../app/chat_controller_models.cpp" line="367"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3, %4 다시 계산).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="350"/>
+        <location filename="../app/chat_controller_models.cpp" line="369"/>
         <source>Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="365"/>
+        <location filename="../app/chat_controller_models.cpp" line="384"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="386"/>
+        <location filename="../app/chat_controller_models.cpp" line="405"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="392"/>
+        <location filename="../app/chat_controller_models.cpp" line="411"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="392"/>
+        <location filename="../app/chat_controller_models.cpp" line="411"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="395"/>
+        <location filename="../app/chat_controller_models.cpp" line="414"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="402"/>
+        <location filename="../app/chat_controller_models.cpp" line="421"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
@@ -2623,7 +2623,7 @@
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="701"/>
+        <location filename="../app/chat_controller.cpp" line="704"/>
         <source>Backend: %1</source>
         <translation>백엔드: %1</translation>
     </message>
@@ -2631,8 +2631,8 @@
         <location filename="../app/chat_controller.cpp" line="164"/>
         <location filename="../app/chat_controller.cpp" line="361"/>
         <location filename="../app/chat_controller_conversation_model.cpp" line="81"/>
-        <location filename="../app/chat_controller_models.cpp" line="330"/>
-        <location filename="../app/chat_controller_models.cpp" line="403"/>
+        <location filename="../app/chat_controller_models.cpp" line="349"/>
+        <location filename="../app/chat_controller_models.cpp" line="422"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>

@@ -132,28 +132,9 @@ ApplicationWindow {
         function onGeneratingChanged() { if (chat.generating && welcome.opened) welcome.dismiss() }
     }
 
-    // Errors the controller reports (a chat template that does not parse, a store error):
-    // shown whole. A model that cannot be opened is shown by the chat view's banner.
-    Dialog {
-        id: errorDialog
-        objectName: "errorDialog"
-        title: qsTr("kvchat")
-        standardButtons: Dialog.Ok
-        anchors.centerIn: Overlay.overlay
-        width: Math.min(window.width - 80, 640)
-        property string message: ""
-        Label {
-            objectName: "errorDialogText"
-            width: errorDialog.availableWidth
-            wrapMode: Text.Wrap
-            textFormat: Text.PlainText  // errors quote files and peers: never markup
-            text: errorDialog.message
-        }
-    }
-    Connections {
-        target: chat
-        function onErrorOccurred(message) { errorDialog.message = message; errorDialog.open() }
-    }
+    // Errors the controller reports (a chat template that does not parse, a store error) are
+    // shown once, in the chat view's message banner (NoticeBanner: not modal, so typing goes
+    // on in the message box, dismissed with its ✕), never also in a dialog.
 
     Dialog {
         id: infoDialog

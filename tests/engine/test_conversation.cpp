@@ -332,6 +332,40 @@ TEST(Conversation, ARefusedMessageLeavesTheConversationAsItWas) {
   }
 }
 
+// An edit of the last message after drop-oldest dropped the first exchange: the history no
+// longer fits (the cache starts at the second exchange), and the reply reads the newest
+// exchanges, as a new message would, instead of being refused.
+TEST(Conversation, AnEditAfterTurnsWereDroppedIsAnsweredFromTheNewestTurns) {
+  for (ContextPolicy policy : {ContextPolicy::DropOldest, ContextPolicy::Shift}) {
+    SCOPED_TRACE(std::string(context_policy_name(policy)));
+    SessionOptions so;
+    so.n_ctx = 96;
+    so.context_policy = policy;
+    Conversation c = make_conversation(so);
+    // Turns until the whole history is longer than the context (the policy dropped some).
+    const auto history_tokens = [&] {
+      std::string all;
+      for (const ChatMessage& m : c.messages()) all += m.content;
+      return c.format().tokenize(all).size();
+    };
+    int turns = 0;
+    while (history_tokens() < 130u && turns < 30) {
+      auto r = c.reply_to("\n" + std::to_string(++turns) + " And God said, Let there be light", greedy(24));
+      ASSERT_TRUE(r) << "turn " << turns << ": " << r.message();
+    }
+    ASSERT_GE(history_tokens(), 130u);
+    const size_t n = c.messages().size();
+    const std::string first = c.messages()[0].content;
+    ASSERT_TRUE(c.edit(n - 2, "\n9 And the darkness was upon the face of the deep"));
+    auto edited = c.reply(greedy(8));
+    ASSERT_TRUE(edited) << edited.message();
+    EXPECT_LT(edited->prompt.prompt_tokens, 96);
+    EXPECT_LE(c.session().n_past(), 96);
+    EXPECT_EQ(c.messages().size(), n);  // every message kept
+    EXPECT_EQ(c.messages()[0].content, first);
+  }
+}
+
 void many_turns_keep_the_system_prompt(ContextPolicy policy, SessionEvent::Kind expected) {
   SessionOptions so;
   so.n_ctx = 128;

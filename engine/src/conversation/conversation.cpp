@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 namespace kvchat {
@@ -172,6 +173,30 @@ Result<ConversationReply> Conversation::reply(const GenerateOptions& options,
   auto rendered = render(system_, messages_);
   if (!rendered) return rendered.error();
   auto out = run(*rendered, /*starts_turn=*/true, options, callbacks);
+  // A history longer than the context that the session refused (an edit or a regenerate
+  // re-reads it from a point the cache no longer holds, after the policy dropped turns; a
+  // refusal leaves the cache as it was): under drop-oldest or shift the prompt leaves out
+  // the oldest whole exchanges (a user message and what follows it), the first cut that
+  // leaves a quarter of the context free, else the first that fits at all, as the policy
+  // does for a new message. messages_ keeps them all; the system prompt and the last user
+  // message are always read. Under stop, or when nothing fits, the refusal stands.
+  const int32_t n_ctx = session_->n_ctx();
+  if (!out && session_->options().context_policy != ContextPolicy::Stop &&
+      static_cast<int32_t>(rendered->ids.size()) > n_ctx) {
+    std::optional<Rendered> shorter;
+    for (size_t i = 1; i < messages_.size(); ++i) {
+      if (messages_[i].role != "user") continue;
+      auto r = render(system_, std::vector<ChatMessage>(messages_.begin() + static_cast<std::ptrdiff_t>(i),
+                                                        messages_.end()));
+      if (!r) return r.error();
+      const auto size = static_cast<int32_t>(r->ids.size());
+      if (size >= n_ctx) continue;  // no room for a reply yet
+      const bool roomy = size + n_ctx / 4 <= n_ctx;
+      if (roomy || !shorter) shorter = std::move(r).value();
+      if (roomy) break;
+    }
+    if (shorter) out = run(*shorter, /*starts_turn=*/true, options, callbacks);
+  }
   if (!out) return out.error();
   messages_.push_back({"assistant", out->generated.text});
   return out;
