@@ -304,7 +304,7 @@ int main(int argc, char** argv) {
     library_hooks.open_folder = [](const QUrl& url) { QDesktopServices::openUrl(url); };
   kvchat::app::ModelLibraryController model_library(model_hub.models_dir(), &model_hub, library_hooks);
   QObject::connect(&chat, &kvchat::app::ChatController::modelChanged, &model_library,
-                   &kvchat::app::ModelLibraryController::refresh);
+                   &kvchat::app::ModelLibraryController::refresh, Qt::QueuedConnection);  // after the recent list is saved
 
   UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
   QQmlApplicationEngine engine;
