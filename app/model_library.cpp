@@ -10,10 +10,6 @@
 
 namespace kvchat::app {
 
-namespace {
-QString tr_facts(const char* text) { return QCoreApplication::translate("ModelLibraryFacts", text); }
-}  // namespace
-
 QString model_file_key(const QString& path) {
   const QFileInfo info(path);
   const QString canonical = info.canonicalFilePath();
@@ -29,7 +25,7 @@ ModelFileFacts read_model_file_facts(const QString& path) {
   f.modified = info.lastModified();
   f.name = model_display_name(f.path, {}, {});
   if (!info.isFile()) {
-    f.error = tr_facts("the file is not there");
+    f.error = QCoreApplication::translate("ModelLibraryFacts", "the file is not there");
     return f;
   }
   auto inspected = inspect_gguf_file(f.path.toStdString());
@@ -99,11 +95,11 @@ bool remove_model_file(const QString& path, const QString& loaded_path, QString*
     return false;
   };
   if (!loaded_path.isEmpty() && model_file_key(loaded_path) == model_file_key(path))
-    return fail(tr_facts("%1 is the model loaded now: open another model first, then remove it.")
+    return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 is the model loaded now: open another model first, then remove it.")
                     .arg(info.fileName()));
-  if (!info.isFile()) return fail(tr_facts("%1 is not there any more.").arg(info.fileName()));
+  if (!info.isFile()) return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 is not there any more.").arg(info.fileName()));
   QFile file(path);
-  if (!file.remove()) return fail(tr_facts("%1 could not be removed: %2").arg(info.fileName(), file.errorString()));
+  if (!file.remove()) return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 could not be removed: %2").arg(info.fileName(), file.errorString()));
   return true;
 }
 
