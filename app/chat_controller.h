@@ -116,6 +116,10 @@ class ChatController : public QObject, public ConversationHost {
   bool all_saved() const { return messages_.unsaved_count() == 0 && pending_settings_.isEmpty(); }
   QVariantMap engine_settings() const { return engine_settings_; }
   QStringList recent_models() const;
+  // When each recent model was last loaded: path -> ISO 8601 time (setting recent_models_used).
+  QVariantMap recent_models_used() const;
+  // A removed file leaves the recent list (My models' Remove from disk).
+  void forget_recent_model(const QString& path);
   QString snapshot_status() const { return snapshot_status_; }
   QString snapshot_detail() const { return snapshot_detail_; }
   QVariantMap pending_delete() const;

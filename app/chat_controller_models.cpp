@@ -3,6 +3,7 @@
 // model, the demo model, the settings), and what a full context offers (a new chat, the
 // conversation summarized into a new one, another context policy). A reply that wrote
 // nothing leaves no empty bubble.
+#include <QDateTime>
 #include <QFileInfo>
 #include <QLocale>
 #include <QUrl>
@@ -190,6 +191,11 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
     recent.removeAll(model_path_);
     recent.prepend(model_path_);
     save_setting(QStringLiteral("recent_models"), recent.mid(0, 8));
+    QVariantMap used;  // only the listed ones are kept
+    const QVariantMap before = recent_models_used();
+    for (const QString& p : recent.mid(0, 8)) used.insert(p, before.value(p));
+    used.insert(model_path_, QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    save_setting(QStringLiteral("recent_models_used"), used);
   }
   check_conversation_model();  // written with another model: said, with the ways out
   // The open conversation's KV state: from its snapshot when one fits this model.
@@ -420,6 +426,25 @@ void ChatController::on_conversation_summary_failed(const QString& message) {
   set_generating(false);
   set_notice(QStringLiteral("context-full"), tr("The conversation was not summarized: %1").arg(message),
              {action("new_chat", tr("New chat")), action("summarize", tr("Summarize and continue"))});
+}
+
+}  // namespace kvchat::app
+
+namespace kvchat::app {
+
+QVariantMap ChatController::recent_models_used() const {
+  return setting(QStringLiteral("recent_models_used")).toMap();
+}
+
+void ChatController::forget_recent_model(const QString& path) {
+  QStringList recent = recent_models();
+  QVariantMap used = recent_models_used();
+  const bool listed = recent.removeAll(path) > 0;
+  if (used.remove(path) == 0 && !listed) return;
+  save_setting(QStringLiteral("recent_models"), recent);
+  save_setting(QStringLiteral("recent_models_used"), used);
+  emit modelChanged();
+  write_test_state();
 }
 
 }  // namespace kvchat::app

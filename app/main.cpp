@@ -13,6 +13,7 @@
 // exits 0. A running window that does not answer within a second is not waited for.
 #include <QAccessible>
 #include <QCommandLineParser>
+#include <QDesktopServices>
 #include <QDir>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -32,6 +33,7 @@
 #include "chat_controller.h"
 #include "i18n/ui_language.h"
 #include "documents/document_controller.h"
+#include "model_library_controller.h"
 #include "models_page_controller.h"
 #include "single_instance.h"
 #include "stall_meter.h"
@@ -290,10 +292,25 @@ int main(int argc, char** argv) {
         chat.memory().value(QStringLiteral("device_free_bytes")).toLongLong());
   });
 
+  // My models (issue 26): the model files on disk, on the same page.
+  kvchat::app::ModelLibraryController::Hooks library_hooks;
+  library_hooks.recent = [&chat] { return chat.recent_models(); };
+  library_hooks.used_at = [&chat] { return chat.recent_models_used(); };
+  library_hooks.loaded_path = [&chat] { return chat.model_info().value(QStringLiteral("path")).toString(); };
+  library_hooks.open_model = [&chat](const QString& path) { chat.loadModel(path); };
+  library_hooks.forget_recent = [&chat](const QString& path) { chat.forget_recent_model(path); };
+  // Under test the folder is only recorded (in the state file), never opened.
+  if (qEnvironmentVariableIsEmpty("KVCHAT_TEST_STATE_FILE"))
+    library_hooks.open_folder = [](const QUrl& url) { QDesktopServices::openUrl(url); };
+  kvchat::app::ModelLibraryController model_library(model_hub.models_dir(), &model_hub, library_hooks);
+  QObject::connect(&chat, &kvchat::app::ChatController::modelChanged, &model_library,
+                   &kvchat::app::ModelLibraryController::refresh, Qt::QueuedConnection);  // after the recent list is saved
+
   UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
   engine.rootContext()->setContextProperty(QStringLiteral("modelHub"), &model_hub);
+  engine.rootContext()->setContextProperty(QStringLiteral("modelLibrary"), &model_library);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);
   engine.rootContext()->setContextProperty(QStringLiteral("uiTestState"), &ui_test_state);
   language.set_engine(&engine);

@@ -1497,6 +1497,107 @@
     </message>
 </context>
 <context>
+    <name>ModelLibrary</name>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="46"/>
+        <source>Cannot be read: %1</source>
+        <translation>읽을 수 없음: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="47"/>
+        <source>%1 · %2 · %3 · trained on %4 tokens</source>
+        <translation>%1 · %2 · %3 · %4 토큰으로 학습</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="48"/>
+        <source>unknown architecture</source>
+        <translation>알 수 없는 아키텍처</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="60"/>
+        <source>The model files in %1 and the models opened before. ↑ ↓ choose, Enter opens, Delete removes from disk.</source>
+        <translation>%1의 모델 파일과 전에 연 모델입니다. ↑ ↓ 선택, Enter 열기, Delete 디스크에서 삭제.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="83"/>
+        <source>No model files yet: download one from the Hub tab, or open one with Ctrl+O.</source>
+        <translation>아직 모델 파일이 없습니다: 허브 탭에서 내려받거나 Ctrl+O로 여세요.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="97"/>
+        <source>My models</source>
+        <translation>내 모델</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="123"/>
+        <source> (loaded)</source>
+        <translation> (불러옴)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="146"/>
+        <source>Last used: %1 · %2</source>
+        <translation>마지막 사용: %1 · %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="150"/>
+        <source>Open</source>
+        <translation>열기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="155"/>
+        <source>Show in folder</source>
+        <translation>폴더에서 보기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="159"/>
+        <source>Remove from disk…</source>
+        <translation>디스크에서 삭제…</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="177"/>
+        <source>Remove from disk?</source>
+        <translation>디스크에서 삭제할까요?</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="187"/>
+        <source>Remove %1 (%2) from disk? The file is deleted; this cannot be undone.</source>
+        <translation>%1(%2)을(를) 디스크에서 삭제할까요? 파일이 지워지며 되돌릴 수 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="194"/>
+        <source>Remove from disk</source>
+        <translation>디스크에서 삭제</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="203"/>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+</context>
+<context>
+    <name>ModelLibraryFacts</name>
+    <message>
+        <location filename="../app/model_library.cpp" line="28"/>
+        <source>the file is not there</source>
+        <translation>파일이 없습니다</translation>
+    </message>
+    <message>
+        <location filename="../app/model_library.cpp" line="98"/>
+        <source>%1 is the model loaded now: open another model first, then remove it.</source>
+        <translation>%1은(는) 지금 불러온 모델입니다: 다른 모델을 먼저 연 뒤 삭제하세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/model_library.cpp" line="100"/>
+        <source>%1 is not there any more.</source>
+        <translation>%1이(가) 더 이상 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/model_library.cpp" line="102"/>
+        <source>%1 could not be removed: %2</source>
+        <translation>%1을(를) 삭제할 수 없습니다: %2</translation>
+    </message>
+</context>
+<context>
     <name>ModelSettings</name>
     <message>
         <location filename="../app/settings/model_settings.cpp" line="70"/>
@@ -1745,6 +1846,16 @@
         <location filename="../ui/ModelsPage.qml" line="308"/>
         <source>Download progress</source>
         <translation>다운로드 진행률</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="137"/>
+        <source>My models</source>
+        <translation>내 모델</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="140"/>
+        <source>The model files on this computer (Ctrl+PgDown / Ctrl+PgUp switch tabs)</source>
+        <translation>이 컴퓨터의 모델 파일 (Ctrl+PgDown / Ctrl+PgUp으로 탭 전환)</translation>
     </message>
 </context>
 <context>
@@ -2767,6 +2878,39 @@
         <location filename="../app/documents/document_controller.cpp" line="588"/>
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
+    </message>
+</context>
+<context>
+    <name>kvchat::app::ModelLibraryController</name>
+    <message>
+        <location filename="../app/model_library_controller.cpp" line="44"/>
+        <source>the last one used</source>
+        <translation>마지막으로 사용한 모델</translation>
+    </message>
+    <message>
+        <location filename="../app/model_library_controller.cpp" line="46"/>
+        <source>recently (%1 other models since)</source>
+        <translation>최근 (그 뒤로 다른 모델 %1개)</translation>
+    </message>
+    <message>
+        <location filename="../app/model_library_controller.cpp" line="48"/>
+        <source>never</source>
+        <translation>사용 안 함</translation>
+    </message>
+    <message>
+        <location filename="../app/model_library_controller.cpp" line="97"/>
+        <source>%1 is not there any more.</source>
+        <translation>%1이(가) 더 이상 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/model_library_controller.cpp" line="115"/>
+        <source>%1 is the model loaded now: open another model first, then remove it.</source>
+        <translation>%1은(는) 지금 불러온 모델입니다: 다른 모델을 먼저 연 뒤 삭제하세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/model_library_controller.cpp" line="133"/>
+        <source>Removed %1 (%2) from disk.</source>
+        <translation>%1(%2)을(를) 디스크에서 삭제했습니다.</translation>
     </message>
 </context>
 <context>

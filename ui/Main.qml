@@ -301,6 +301,8 @@ ApplicationWindow {
                 "demo_notice_tooltip": demoNotice.ToolTip.text,
                 // The Models page's download bars: status, filled fraction, fill colour.
                 "download_bars": modelsPage.downloadBars(),
+                // The Models page's tab and My models' confirmation (issue 26).
+                "model_library": modelsPage.libraryState(),
                 // The memory panel's bar under "Machine:": its caption and accessible name.
                 "machine_bar": memoryPanel.machineBarState()
             }, chatView.inputItem)

@@ -25,7 +25,10 @@ Popup {
     property var hub: modelHub
     property int selectedFile: 0
 
-    onOpened: searchField.forceActiveFocus()
+    onOpened: {
+        if (tabs.currentIndex === 1) { modelLibrary.refresh(); library.focusList() }
+        else searchField.forceActiveFocus()
+    }
 
     function kvTypes() { return ["f16", "q8_0", "q4_0", "f32"] }
     function duration(s) {
@@ -73,6 +76,15 @@ Popup {
     }
 
     Shortcut { sequence: "Ctrl+Shift+D"; enabled: page.opened; onActivated: page.downloadSelected() }
+    // The tabs: Hub (search, fit, downloads) and My models (the files on disk).
+    Shortcut { sequence: "Ctrl+PgDown"; enabled: page.opened; onActivated: tabs.currentIndex = (tabs.currentIndex + 1) % tabs.count }
+    Shortcut { sequence: "Ctrl+PgUp"; enabled: page.opened; onActivated: tabs.currentIndex = (tabs.currentIndex + tabs.count - 1) % tabs.count }
+    // For the UI state file: which tab, and My models' confirmation.
+    function libraryState() {
+        var s = library.confirmState()
+        s.tab = tabs.currentIndex
+        return s
+    }
 
     // A search that finds something shows the files of its first repository.
     Connections {
@@ -112,6 +124,21 @@ Popup {
                 text: qsTr("models go to %1").arg(page.hub.modelsDir)
             }
             ToolButton { text: qsTr("Close"); onClicked: page.close() }
+        }
+        TabBar {
+            id: tabs
+            Layout.fillWidth: true
+            onCurrentIndexChanged: {
+                if (currentIndex === 1) { modelLibrary.refresh(); library.focusList() }
+                else searchField.forceActiveFocus()
+            }
+            TabButton { text: qsTr("Hub"); width: implicitWidth }
+            TabButton {
+                text: qsTr("My models")
+                width: implicitWidth
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("The model files on this computer (Ctrl+PgDown / Ctrl+PgUp switch tabs)")
+            }
         }
         Label {
             objectName: "modelsOfflineNotice"
@@ -163,189 +190,197 @@ Popup {
                 ToolTip.text: qsTr("Kept in memory only, never saved nor logged; HF_TOKEN is read at start.")
             }
         }
-        SplitView {
+        StackLayout {
             Layout.fillWidth: true
             Layout.fillHeight: true
-            orientation: Qt.Horizontal
-            // Left: search and catalog.
-            ColumnLayout {
-                SplitView.preferredWidth: 380
-                TextField {
-                    id: searchField
-                    objectName: "modelsSearch"
-                    Layout.fillWidth: true
-                    placeholderText: qsTr("Search the Hub for GGUF models (Enter)")
-                    onAccepted: page.hub.search(text)
-                }
-                BusyIndicator { visible: page.hub.searching; running: visible; Layout.preferredHeight: 24 }
-                ListView {
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    clip: true
-                    model: page.hub.searchResults.length > 0 ? page.hub.searchResults : page.hub.catalog
-                    header: Label {
-                        padding: 4
-                        font.bold: true
-                        text: page.hub.searchResults.length > 0 ? qsTr("Search results") : qsTr("Catalog (sizes approximate)")
+            currentIndex: tabs.currentIndex
+            SplitView {
+                orientation: Qt.Horizontal
+                // Left: search and catalog.
+                ColumnLayout {
+                    SplitView.preferredWidth: 380
+                    TextField {
+                        id: searchField
+                        objectName: "modelsSearch"
+                        Layout.fillWidth: true
+                        placeholderText: qsTr("Search the Hub for GGUF models (Enter)")
+                        onAccepted: page.hub.search(text)
                     }
-                    delegate: ItemDelegate {
-                        id: resultItem
-                        width: ListView.view.width
-                        highlighted: (modelData.repo || modelData.id) === page.hub.currentRepo
-                        contentItem: Label {
-                            text: resultItem.text
-                            textFormat: Text.PlainText
-                            elide: Text.ElideRight
-                            color: resultItem.highlighted ? resultItem.palette.highlightedText : resultItem.palette.text
+                    BusyIndicator { visible: page.hub.searching; running: visible; Layout.preferredHeight: 24 }
+                    ListView {
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                        clip: true
+                        model: page.hub.searchResults.length > 0 ? page.hub.searchResults : page.hub.catalog
+                        header: Label {
+                            padding: 4
+                            font.bold: true
+                            text: page.hub.searchResults.length > 0 ? qsTr("Search results") : qsTr("Catalog (sizes approximate)")
                         }
-                        text: modelData.name
-                            ? modelData.name + " — " + modelData.architecture + ", " + modelData.license
-                              + "\n" + modelData.repo
-                            : modelData.id + (modelData.gated ? qsTr(" (gated: needs a token)") : "")
-                              + "\n" + qsTr("%1 downloads").arg(Number(modelData.downloads).toLocaleString(Qt.locale(), 'f', 0))
-                        onClicked: { page.selectedFile = 0; page.hub.openRepo(modelData.repo || modelData.id) }
+                        delegate: ItemDelegate {
+                            id: resultItem
+                            width: ListView.view.width
+                            highlighted: (modelData.repo || modelData.id) === page.hub.currentRepo
+                            contentItem: Label {
+                                text: resultItem.text
+                                textFormat: Text.PlainText
+                                elide: Text.ElideRight
+                                color: resultItem.highlighted ? resultItem.palette.highlightedText : resultItem.palette.text
+                            }
+                            text: modelData.name
+                                ? modelData.name + " — " + modelData.architecture + ", " + modelData.license
+                                  + "\n" + modelData.repo
+                                : modelData.id + (modelData.gated ? qsTr(" (gated: needs a token)") : "")
+                                  + "\n" + qsTr("%1 downloads").arg(Number(modelData.downloads).toLocaleString(Qt.locale(), 'f', 0))
+                            onClicked: { page.selectedFile = 0; page.hub.openRepo(modelData.repo || modelData.id) }
+                        }
+                    }
+                }
+                // Right: the repository's GGUF files, each with its fit, and the downloads.
+                ColumnLayout {
+                    SplitView.fillWidth: true
+                    Label {
+                        font.bold: true
+                        textFormat: Text.PlainText
+                        text: page.hub.currentRepo ? page.hub.currentRepo : qsTr("Choose a model on the left")
+                    }
+                    BusyIndicator { visible: page.hub.listing; running: visible; Layout.preferredHeight: 24 }
+                    ListView {
+                        id: fileList
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                        clip: true
+                        spacing: 4
+                        model: page.hub.files
+                        delegate: Frame {
+                            width: ListView.view.width
+                            background: Rectangle {
+                                color: index === page.selectedFile ? Qt.rgba(0.19, 0.55, 0.78, 0.12) : "transparent"
+                                border.color: Qt.rgba(0.5, 0.5, 0.5, 0.4)
+                                radius: 4
+                            }
+                            TapHandler { onTapped: page.selectedFile = index }
+                            RowLayout {
+                                width: parent.width
+                                ColumnLayout {
+                                    Layout.fillWidth: true
+                                    Label {
+                                        textFormat: Text.PlainText
+                                        text: modelData.path + "  ·  " + page.hub.formatBytes(modelData.size)
+                                        font.bold: true
+                                        elide: Label.ElideMiddle
+                                        Layout.fillWidth: true
+                                    }
+                                    Label {
+                                        Layout.fillWidth: true
+                                        wrapMode: Text.Wrap
+                                        visible: modelData.fit_state === "done"
+                                        opacity: 0.8
+                                        textFormat: Text.PlainText
+                                        text: modelData.fit.architecture
+                                            ? qsTr("%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6")
+                                                .arg(modelData.fit.architecture).arg(modelData.fit.n_layers)
+                                                .arg(modelData.fit.n_kv_heads).arg(modelData.fit.head_dim)
+                                                .arg(modelData.fit.n_ctx_train).arg(modelData.fit.tensor_types_text)
+                                            : ""
+                                    }
+                                    Label {
+                                        Layout.fillWidth: true
+                                        wrapMode: Text.Wrap
+                                        color: modelData.fit_state === "done" && modelData.fit.runnable && modelData.fit.fits ? "#2e7d32" : "#b36b00"
+                                        textFormat: Text.PlainText
+                                        text: page.fitSummary(modelData)
+                                    }
+                                }
+                                Button {
+                                    text: qsTr("Will it fit?")
+                                    onClicked: page.hub.checkFit(modelData.path)
+                                }
+                                Button {
+                                    text: modelData.downloaded ? qsTr("Downloaded") : qsTr("Download")
+                                    enabled: !modelData.downloaded && modelData.sha256.length === 64
+                                    onClicked: { page.selectedFile = index; page.hub.download(modelData.path) }
+                                    ToolTip.visible: hovered
+                                    ToolTip.text: qsTr("Ctrl+Shift+D downloads the selected file")
+                                }
+                            }
+                        }
+                    }
+                    Label {
+                        visible: page.hub.downloads.length > 0
+                        font.bold: true
+                        text: qsTr("Downloads")
+                    }
+                    Repeater {
+                        id: downloadRows
+                        model: page.hub.downloads
+                        delegate: RowLayout {
+                            // What the bar shows (for downloadBars()).
+                            readonly property var bar: downloadBar
+                            Layout.fillWidth: true
+                            Label {
+                                Layout.preferredWidth: 260
+                                elide: Label.ElideMiddle
+                                textFormat: Text.PlainText
+                                text: modelData.file || ""
+                            }
+                            // Filled in the accent colour (the window's highlight is the pale
+                            // selection tint: a full bar in it looked empty); full once done.
+                            ProgressBar {
+                                id: downloadBar
+                                objectName: "downloadBar"
+                                palette.highlight: Theme.accent
+                                Layout.fillWidth: true
+                                from: 0; to: Math.max(1, modelData.total || 1)
+                                value: modelData.status === "done" ? to : (modelData.done || 0)
+                                Accessible.name: modelData.status === "done"
+                                    ? qsTr("Download finished") : qsTr("Download progress")
+                            }
+                            Label {
+                                Layout.preferredWidth: 320
+                                elide: Label.ElideRight
+                                textFormat: Text.PlainText
+                                text: modelData.status === "running"
+                                    ? qsTr("%1 of %2 · %3/s · %4 left").arg(page.hub.formatBytes(modelData.done || 0))
+                                        .arg(page.hub.formatBytes(modelData.total || 0))
+                                        .arg(modelData.speed > 0 ? page.hub.formatBytes(modelData.speed) : "–")
+                                        .arg(page.duration(modelData.eta))
+                                    : modelData.status === "done" ? qsTr("Downloaded, SHA-256 verified, opened")
+                                    : (modelData.message || modelData.status)
+                                // Not the attached ToolTip.text: its Text renders markup.
+                                ToolTip {
+                                    visible: hoverArea.hovered && (modelData.message || "").length > 0
+                                    contentItem: Label {
+                                        textFormat: Text.PlainText
+                                        wrapMode: Text.Wrap
+                                        text: modelData.message || ""
+                                    }
+                                }
+                                HoverHandler { id: hoverArea }
+                            }
+                            Button {
+                                visible: modelData.status === "running" || modelData.status === "waiting" || modelData.status === "verifying"
+                                text: qsTr("Pause")
+                                onClicked: page.hub.pause(modelData.id)
+                            }
+                            Button {
+                                visible: modelData.status === "paused" || modelData.status === "failed"
+                                text: qsTr("Resume")
+                                onClicked: page.hub.resume(modelData.id)
+                            }
+                            Button {
+                                visible: modelData.status !== "done"
+                                text: qsTr("Cancel")
+                                onClicked: page.hub.cancel(modelData.id)
+                            }
+                        }
                     }
                 }
             }
-            // Right: the repository's GGUF files, each with its fit, and the downloads.
-            ColumnLayout {
-                SplitView.fillWidth: true
-                Label {
-                    font.bold: true
-                    textFormat: Text.PlainText
-                    text: page.hub.currentRepo ? page.hub.currentRepo : qsTr("Choose a model on the left")
-                }
-                BusyIndicator { visible: page.hub.listing; running: visible; Layout.preferredHeight: 24 }
-                ListView {
-                    id: fileList
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    clip: true
-                    spacing: 4
-                    model: page.hub.files
-                    delegate: Frame {
-                        width: ListView.view.width
-                        background: Rectangle {
-                            color: index === page.selectedFile ? Qt.rgba(0.19, 0.55, 0.78, 0.12) : "transparent"
-                            border.color: Qt.rgba(0.5, 0.5, 0.5, 0.4)
-                            radius: 4
-                        }
-                        TapHandler { onTapped: page.selectedFile = index }
-                        RowLayout {
-                            width: parent.width
-                            ColumnLayout {
-                                Layout.fillWidth: true
-                                Label {
-                                    textFormat: Text.PlainText
-                                    text: modelData.path + "  ·  " + page.hub.formatBytes(modelData.size)
-                                    font.bold: true
-                                    elide: Label.ElideMiddle
-                                    Layout.fillWidth: true
-                                }
-                                Label {
-                                    Layout.fillWidth: true
-                                    wrapMode: Text.Wrap
-                                    visible: modelData.fit_state === "done"
-                                    opacity: 0.8
-                                    textFormat: Text.PlainText
-                                    text: modelData.fit.architecture
-                                        ? qsTr("%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6")
-                                            .arg(modelData.fit.architecture).arg(modelData.fit.n_layers)
-                                            .arg(modelData.fit.n_kv_heads).arg(modelData.fit.head_dim)
-                                            .arg(modelData.fit.n_ctx_train).arg(modelData.fit.tensor_types_text)
-                                        : ""
-                                }
-                                Label {
-                                    Layout.fillWidth: true
-                                    wrapMode: Text.Wrap
-                                    color: modelData.fit_state === "done" && modelData.fit.runnable && modelData.fit.fits ? "#2e7d32" : "#b36b00"
-                                    textFormat: Text.PlainText
-                                    text: page.fitSummary(modelData)
-                                }
-                            }
-                            Button {
-                                text: qsTr("Will it fit?")
-                                onClicked: page.hub.checkFit(modelData.path)
-                            }
-                            Button {
-                                text: modelData.downloaded ? qsTr("Downloaded") : qsTr("Download")
-                                enabled: !modelData.downloaded && modelData.sha256.length === 64
-                                onClicked: { page.selectedFile = index; page.hub.download(modelData.path) }
-                                ToolTip.visible: hovered
-                                ToolTip.text: qsTr("Ctrl+Shift+D downloads the selected file")
-                            }
-                        }
-                    }
-                }
-                Label {
-                    visible: page.hub.downloads.length > 0
-                    font.bold: true
-                    text: qsTr("Downloads")
-                }
-                Repeater {
-                    id: downloadRows
-                    model: page.hub.downloads
-                    delegate: RowLayout {
-                        // What the bar shows (for downloadBars()).
-                        readonly property var bar: downloadBar
-                        Layout.fillWidth: true
-                        Label {
-                            Layout.preferredWidth: 260
-                            elide: Label.ElideMiddle
-                            textFormat: Text.PlainText
-                            text: modelData.file || ""
-                        }
-                        // Filled in the accent colour (the window's highlight is the pale
-                        // selection tint: a full bar in it looked empty); full once done.
-                        ProgressBar {
-                            id: downloadBar
-                            objectName: "downloadBar"
-                            palette.highlight: Theme.accent
-                            Layout.fillWidth: true
-                            from: 0; to: Math.max(1, modelData.total || 1)
-                            value: modelData.status === "done" ? to : (modelData.done || 0)
-                            Accessible.name: modelData.status === "done"
-                                ? qsTr("Download finished") : qsTr("Download progress")
-                        }
-                        Label {
-                            Layout.preferredWidth: 320
-                            elide: Label.ElideRight
-                            textFormat: Text.PlainText
-                            text: modelData.status === "running"
-                                ? qsTr("%1 of %2 · %3/s · %4 left").arg(page.hub.formatBytes(modelData.done || 0))
-                                    .arg(page.hub.formatBytes(modelData.total || 0))
-                                    .arg(modelData.speed > 0 ? page.hub.formatBytes(modelData.speed) : "–")
-                                    .arg(page.duration(modelData.eta))
-                                : modelData.status === "done" ? qsTr("Downloaded, SHA-256 verified, opened")
-                                : (modelData.message || modelData.status)
-                            // Not the attached ToolTip.text: its Text renders markup.
-                            ToolTip {
-                                visible: hoverArea.hovered && (modelData.message || "").length > 0
-                                contentItem: Label {
-                                    textFormat: Text.PlainText
-                                    wrapMode: Text.Wrap
-                                    text: modelData.message || ""
-                                }
-                            }
-                            HoverHandler { id: hoverArea }
-                        }
-                        Button {
-                            visible: modelData.status === "running" || modelData.status === "waiting" || modelData.status === "verifying"
-                            text: qsTr("Pause")
-                            onClicked: page.hub.pause(modelData.id)
-                        }
-                        Button {
-                            visible: modelData.status === "paused" || modelData.status === "failed"
-                            text: qsTr("Resume")
-                            onClicked: page.hub.resume(modelData.id)
-                        }
-                        Button {
-                            visible: modelData.status !== "done"
-                            text: qsTr("Cancel")
-                            onClicked: page.hub.cancel(modelData.id)
-                        }
-                    }
-                }
+            ModelLibrary {
+                id: library
+                objectName: "modelLibrary"
+                page: page
             }
         }
     }

@@ -1,0 +1,213 @@
+// My models (issue 26), a tab of the Models page: every model file on this computer that
+// kvchat knows of (the data directory's models/ and the models opened before), each with
+// its name, architecture, quantization, size, trained context, when it was last used and
+// "will it fit?" at the page's context and KV type (ModelsPage.fitSummary); a file that
+// cannot be read says why instead. Up / Down choose a row, Enter opens it (like Ctrl+O),
+// Delete removes it from disk after a confirmation naming the file and its size (refused
+// for the loaded model); each row also has Open, Show in folder and Remove buttons.
+// File names, model names and reasons are shown as plain text.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+ColumnLayout {
+    id: lib
+    property var page          // the ModelsPage (its fitSummary, close)
+    property var library: modelLibrary
+    spacing: Theme.spacingS
+
+    function focusList() { list.forceActiveFocus() }
+    function currentEntry() {
+        var e = library.entries
+        return list.currentIndex >= 0 && list.currentIndex < e.length ? e[list.currentIndex] : null
+    }
+    function openEntry(entry) {
+        if (!entry || entry.error) return
+        library.open(entry.path)
+        page.close()
+    }
+    function askRemove(entry) {
+        if (!entry) return
+        var problem = library.removalProblem(entry.path)
+        if (problem.length > 0) { refusal.text = problem; refusal.visible = true; return }
+        refusal.visible = false
+        confirm.path = entry.path
+        confirm.fileName = entry.file_name
+        confirm.sizeText = entry.size_text
+        confirm.open()
+    }
+    // For the UI state file (e2e): the confirmation as shown.
+    function confirmState() {
+        return { "visible": confirm.visible, "text": confirmText.text, "focus_on_remove": removeButton.activeFocus,
+                 "current_index": list.currentIndex, "list_focus": list.activeFocus,
+                 "refusal": refusal.visible ? refusal.text : "" }
+    }
+    function factsText(e) {
+        if (e.error) return qsTr("Cannot be read: %1").arg(e.error)
+        return qsTr("%1 · %2 · %3 · trained on %4 tokens")
+            .arg(e.architecture || qsTr("unknown architecture"))
+            .arg(e.quantization || "–")
+            .arg(e.size_text)
+            .arg(e.n_ctx_train > 0 ? Number(e.n_ctx_train).toLocaleString(Qt.locale(), 'f', 0) : "–")
+    }
+
+    Label {
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        opacity: 0.8
+        font.pixelSize: Theme.smallSize
+        textFormat: Text.PlainText
+        text: qsTr("The model files in %1 and the models opened before. ↑ ↓ choose, Enter opens, Delete removes from disk.")
+            .arg(library.modelsDir)
+    }
+    Label {
+        visible: library.message.length > 0
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        textFormat: Text.PlainText
+        text: library.message
+    }
+    Label {
+        id: refusal
+        objectName: "libraryRefusal"
+        visible: false
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        color: "#c0392b"
+        textFormat: Text.PlainText
+    }
+    Label {
+        visible: library.entries.length === 0
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        text: qsTr("No model files yet: download one from the Hub tab, or open one with Ctrl+O.")
+    }
+    ListView {
+        id: list
+        objectName: "modelLibraryList"
+        Layout.fillWidth: true
+        Layout.fillHeight: true
+        clip: true
+        spacing: Theme.spacingXs
+        focus: true
+        activeFocusOnTab: true
+        keyNavigationEnabled: true
+        model: library.entries
+        Accessible.role: Accessible.List
+        Accessible.name: qsTr("My models")
+        Keys.onReturnPressed: lib.openEntry(lib.currentEntry())
+        Keys.onEnterPressed: lib.openEntry(lib.currentEntry())
+        Keys.onDeletePressed: lib.askRemove(lib.currentEntry())
+        onCountChanged: if (currentIndex >= count) currentIndex = count - 1
+        delegate: Frame {
+            id: row
+            width: ListView.view.width
+            Accessible.name: modelData.name
+            background: Rectangle {
+                color: index === list.currentIndex ? Qt.rgba(0.19, 0.55, 0.78, list.activeFocus ? 0.2 : 0.1) : "transparent"
+                border.color: index === list.currentIndex && list.activeFocus ? Theme.accent : Qt.rgba(0.5, 0.5, 0.5, 0.4)
+                radius: Theme.radiusS
+            }
+            TapHandler { onTapped: { list.currentIndex = index; list.forceActiveFocus() } }
+            RowLayout {
+                width: parent.width
+                spacing: Theme.spacingS
+                ColumnLayout {
+                    Layout.fillWidth: true
+                    spacing: Theme.spacingXs
+                    Label {
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        font.bold: true
+                        textFormat: Text.PlainText
+                        text: modelData.name + (modelData.loaded ? qsTr(" (loaded)") : "")
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        textFormat: Text.PlainText
+                        color: modelData.error ? "#b36b00" : row.palette.text
+                        text: lib.factsText(modelData)
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        visible: !modelData.error
+                        textFormat: Text.PlainText
+                        color: modelData.fit_state === "done" && modelData.fit.runnable && modelData.fit.fits ? "#2e7d32" : "#b36b00"
+                        text: lib.page ? lib.page.fitSummary(modelData) : ""
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        wrapMode: Text.WrapAnywhere
+                        opacity: 0.7
+                        font.pixelSize: Theme.smallSize
+                        textFormat: Text.PlainText
+                        text: qsTr("Last used: %1 · %2").arg(modelData.last_used_text).arg(modelData.path)
+                    }
+                }
+                Button {
+                    text: qsTr("Open")
+                    enabled: !modelData.error && !modelData.loaded
+                    onClicked: lib.openEntry(modelData)
+                }
+                Button {
+                    text: qsTr("Show in folder")
+                    onClicked: library.showInFolder(modelData.path)
+                }
+                Button {
+                    text: qsTr("Remove from disk…")
+                    onClicked: { list.currentIndex = index; lib.askRemove(modelData) }
+                }
+            }
+        }
+    }
+
+    // The confirmation: the file and its size named; the focus starts on Cancel.
+    Dialog {
+        id: confirm
+        objectName: "removeModelDialog"
+        property string path
+        property string fileName
+        property string sizeText
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        modal: true
+        width: Math.min(Theme.px(520), parent ? parent.width - Theme.px(40) : Theme.px(520))
+        title: qsTr("Remove from disk?")
+        onOpened: cancelButton.forceActiveFocus()
+        onClosed: list.forceActiveFocus()
+        contentItem: ColumnLayout {
+            spacing: Theme.spacingM
+            Label {
+                id: confirmText
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                textFormat: Text.PlainText
+                text: qsTr("Remove %1 (%2) from disk? The file is deleted; this cannot be undone.")
+                    .arg(confirm.fileName).arg(confirm.sizeText)
+            }
+            RowLayout {
+                Layout.alignment: Qt.AlignRight
+                Button {
+                    id: removeButton
+                    text: qsTr("Remove from disk")
+                    KeyNavigation.tab: cancelButton
+                    KeyNavigation.backtab: cancelButton
+                    Keys.onReturnPressed: clicked()
+                    Keys.onEnterPressed: clicked()
+                    onClicked: { confirm.close(); lib.library.remove(confirm.path) }
+                }
+                Button {
+                    id: cancelButton
+                    text: qsTr("Cancel")
+                    KeyNavigation.tab: removeButton
+                    KeyNavigation.backtab: removeButton
+                    Keys.onReturnPressed: clicked()
+                    Keys.onEnterPressed: clicked()
+                    onClicked: confirm.close()
+                }
+            }
+        }
+    }
+}
