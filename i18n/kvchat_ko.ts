@@ -1347,6 +1347,21 @@
     </message>
     <message>
         <location filename="../ui/MessageBubble.qml" line="265"/>
+        <source>interrupted: the app closed while this reply was written</source>
+        <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="265"/>
+        <source>Regenerate</source>
+        <translation>다시 생성</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="265"/>
+        <source>Write this reply again, as a new version (Ctrl+R)</source>
+        <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="265"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
