@@ -2723,6 +2723,12 @@
     </message>
     <message>
         <location filename="../app/documents/document_controller.cpp" line="282"/>
+        <location filename="../app/documents/document_controller.cpp" line="310"/>
+        <source>Counting chunks…</source>
+        <translation>청크 세는 중…</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_controller.cpp" line="282"/>
         <source>Load a model to count the tokens.</source>
         <translation>토큰을 세려면 모델을 불러오세요.</translation>
     </message>
