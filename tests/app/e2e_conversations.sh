@@ -168,14 +168,14 @@ echo "e2e-conversations: C ($n messages, $(ui .message_list_content_height) px i
 xdotool key ctrl+f
 xdotool type --delay 15 "Levi"
 wait_for 10 is .conversations 1 || fail "the search 'Levi' lists $(state .conversations) conversations (expected B alone)"
-is .search_text Levi || fail "the state does not show the search: $(state .search_text)"
+wait_for 5 is .search_text Levi || fail "the state does not show the search: $(state .search_text)"
 xdotool key ctrl+n
 new_open() { [ "$(state .current_conversation)" != "$c" ] && [ "$(state .current_conversation)" != "$b" ]; }
 wait_for 10 new_open || fail "Ctrl+N with a search did not open a new conversation (open: $(state .current_conversation))"
 wait_for 10 is .current_listed true || fail "the new conversation is not listed under the search: $(state .conversation_titles)"
-is .conversations 3 || fail "after Ctrl+N the list shows $(state .conversations) conversations: $(state .conversation_titles) (expected B, C and the new one)"
+wait_for 5 is .conversations 3 || fail "after Ctrl+N the list shows $(state .conversations) conversations: $(state .conversation_titles) (expected B, C and the new one)"
 is '.conversation_titles | index("New chat") != null' true || fail "'New chat' is not listed: $(state .conversation_titles)"
-is .search_text "" || fail "the search is still '$(state .search_text)' after Ctrl+N"
+wait_for 5 is .search_text "" || fail "the search is still '$(state .search_text)' after Ctrl+N"
 field_empty() { [ "$(ui .sidebar_search_text)" = "" ]; }
 wait_for 5 field_empty || fail "the search field still shows '$(ui .sidebar_search_text)'"
 import -window root "$artifacts/e2e-conversations-new-under-search.png"
