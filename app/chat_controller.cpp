@@ -349,10 +349,12 @@ void ChatController::newConversation() {
   if (!store_ || generating_) return;
   // An empty conversation is reused rather than listed twice.
   if (current_ && messages_.rowCount() == 0 && system_prompt().isEmpty()) {
+    clear_search();
     emit currentConversationChanged();  // the window focuses the message box
     return;
   }
   if (!can_leave_conversation()) return;
+  clear_search();
   if (const qint64 empty = empty_conversation()) {
     selectConversation(empty);
     return;
@@ -426,20 +428,6 @@ void ChatController::deleteConversation(qint64 id) {
   refresh_conversations();
   emit pendingDeleteChanged();
   write_test_state();
-}
-
-void ChatController::search(const QString& text) {
-  if (!store_) return;
-  search_text_ = text;
-  refresh_conversations();
-}
-
-void ChatController::refresh_conversations() {
-  if (!store_) return;
-  QVector<StoredConversation> listed =
-      search_text_.trimmed().isEmpty() ? store_->conversations() : store_->search(search_text_);
-  listed.removeIf([this](const StoredConversation& c) { return c.id == pending_delete_id_; });
-  conversations_.reset(std::move(listed));
 }
 
 QObject* ChatController::documents() {
@@ -739,6 +727,8 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"snapshot_bytes", snapshot_bytes_},
                           {"current_conversation", current_},
                           {"conversation_titles", titles},
+                          {"search_text", search_text_},
+                          {"current_listed", conversations_.rowOf(current_) >= 0},
                           {"pending_delete", pending_delete()},
                           {"memory_history_points", memory_history_.size()},
                           {"memory_history_last_tokens",

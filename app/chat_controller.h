@@ -83,6 +83,9 @@ class ChatController : public QObject, public ConversationHost {
   // What the context policy last did in this conversation ("Oldest turns dropped to make
   // room: N tokens"); empty when it has done nothing yet.
   Q_PROPERTY(QString contextNotice READ context_notice NOTIFY contextNoticeChanged)
+  // The sidebar's search (what search() was given): New chat clears it, so the new
+  // conversation is listed; the search field follows it.
+  Q_PROPERTY(QString searchText READ search_text NOTIFY searchTextChanged)
 
  public:
   // data_dir holds the database (and later settings and snapshots).
@@ -218,6 +221,7 @@ class ChatController : public QObject, public ConversationHost {
   // there is none) and exportFileName.
   Q_INVOKABLE QString defaultExportPath(qint64 id, const QString& format) const;
   Q_INVOKABLE void search(const QString& text);
+  QString search_text() const { return search_text_; }
   Q_INVOKABLE QString formatBytes(double bytes) const;
   // backend ("auto"/"cpu"/"cuda"), threads, ctx, kv_type, context_policy: reloads the
   // model's session with them (the conversation is re-evaluated on the next message).
@@ -254,6 +258,7 @@ class ChatController : public QObject, public ConversationHost {
   void modelsPageRequested();  // ... the Models page
   void pendingDeleteChanged();
   void lastReplyStatsChanged();
+  void searchTextChanged();
 
  private:
   // A banner action: {"id": id, "label": label}.
@@ -310,6 +315,8 @@ class ChatController : public QObject, public ConversationHost {
   // be saved now, since leaving would lose them.
   bool can_leave_conversation();
   void refresh_conversations();
+  // Before a new conversation opens: the sidebar's search goes (a new chat matches none).
+  void clear_search();
   // The view state that belongs to a conversation (its KV timeline, its snapshot lines):
   // put away for `from`, taken out for `to` (empty for one not seen in this run).
   void switch_conversation_state(qint64 from, qint64 to);

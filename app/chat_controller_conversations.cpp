@@ -1,4 +1,5 @@
-// ChatController, the conversation list's half: the view state that belongs to each
+// ChatController, the conversation list's half: the sidebar's search (cleared by New chat,
+// so the new conversation is listed), the view state that belongs to each
 // conversation (its KV timeline, its snapshot line, its last reply's figures), delete with
 // a few seconds to undo, an empty conversation reused by New chat, and export.
 #include <QDir>
@@ -13,6 +14,29 @@
 #include "export/conversation_export.h"
 
 namespace kvchat::app {
+
+void ChatController::search(const QString& text) {
+  if (!store_) return;
+  search_text_ = text;
+  refresh_conversations();
+  emit searchTextChanged();
+  write_test_state();
+}
+
+void ChatController::clear_search() {
+  if (search_text_.isEmpty()) return;
+  search_text_.clear();
+  refresh_conversations();
+  emit searchTextChanged();
+}
+
+void ChatController::refresh_conversations() {
+  if (!store_) return;
+  QVector<StoredConversation> listed =
+      search_text_.trimmed().isEmpty() ? store_->conversations() : store_->search(search_text_);
+  listed.removeIf([this](const StoredConversation& c) { return c.id == pending_delete_id_; });
+  conversations_.reset(std::move(listed));
+}
 
 qint64 ChatController::empty_conversation() const {
   if (!store_) return 0;

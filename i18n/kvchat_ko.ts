@@ -1342,6 +1342,21 @@
     </message>
     <message>
         <location filename="../ui/MessageBubble.qml" line="265"/>
+        <source>interrupted: the app closed while this reply was written</source>
+        <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="265"/>
+        <source>Regenerate</source>
+        <translation>다시 생성</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="265"/>
+        <source>Write this reply again, as a new version (Ctrl+R)</source>
+        <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="265"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
@@ -2816,6 +2831,12 @@
         <location filename="../app/documents/document_controller.cpp" line="310"/>
         <source>Counting tokens…</source>
         <translation>토큰 세는 중…</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_controller.cpp" line="282"/>
+        <location filename="../app/documents/document_controller.cpp" line="310"/>
+        <source>Counting chunks…</source>
+        <translation>청크 세는 중…</translation>
     </message>
     <message>
         <location filename="../app/documents/document_controller.cpp" line="282"/>

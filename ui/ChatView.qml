@@ -32,6 +32,10 @@ Pane {
     // Where the message box starts: what sits over the chat (the welcome) ends above it.
     readonly property real composerTop: composer.y
     function focusInput() { input.forceActiveFocus(Qt.ShortcutFocusReason) }
+    function lastBubbleActions() {
+        var bubble = messageList.count > 0 ? messageList.itemAtIndex(messageList.count - 1) : null
+        return bubble ? bubble.offeredActions() : []
+    }
 
     background: Rectangle { color: Theme.surface }
 

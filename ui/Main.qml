@@ -294,6 +294,10 @@ ApplicationWindow {
                 // The header's last button: its right edge is inside the window (not cut).
                 "header_right": panelToggle.mapToItem(null, panelToggle.width, 0).x,
                 "conversation": chat.currentConversationId,
+                // The sidebar's search field, as shown.
+                "sidebar_search_text": sidebar.searchText,
+                // What the last message's bubble offers ("continue", "regenerate", ...).
+                "last_bubble_actions": chatView.lastBubbleActions(),
                 // The header's demo notice: its text, whether it is cut, its hover text.
                 "demo_notice_visible": demoNotice.visible,
                 "demo_notice_text": demoNotice.text,

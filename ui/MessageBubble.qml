@@ -1,6 +1,7 @@
 // One message: the user's text exactly as typed (plain text: "# x" stays "# x"); a reply
 // as Markdown with its code blocks on their own background, with the fence's language and
-// a copy button; its state (stopped, cut at the length limit — Continue), the seed it was
+// a copy button; its state (stopped, cut at the length limit, interrupted by the app's end —
+// Continue; interrupted — Regenerate too), the seed it was
 // sampled with (Regenerate with this seed), its versions (‹ 2/3 ›), per-message stats,
 // copy and edit actions. Edit (or Up in the empty message box) edits a user message in
 // place: Enter resends, Shift+Enter is a newline, Esc cancels.
@@ -19,7 +20,21 @@ Item {
     readonly property bool wasStopped: !isUser && stopReason === "cancelled"
     readonly property bool wasCut: !isUser && stopReason === "max-tokens"
     readonly property bool hasSeed: !isUser && stats && stats.seed !== undefined
-    readonly property bool canContinue: isLast && (wasCut || wasStopped) && !chat.generating && model.state !== "streaming"
+    // Cut off by the app's end (killed, or closed while it was written): stored as
+    // "interrupted" with no stop reason (and no error) in its stats.
+    readonly property bool wasInterrupted: !isUser && model.state === "interrupted" && stopReason === ""
+                                           && !(stats && stats.error !== undefined)
+    readonly property bool canContinue: isLast && (wasCut || wasStopped || wasInterrupted) && !chat.generating && model.state !== "streaming"
+    // A reply without a seed to regenerate with (an interrupted one) is offered a plain Regenerate.
+    readonly property bool canRegenerate: isLast && wasInterrupted && !hasSeed && !chat.generating
+    // What the reply's buttons offer (the end-to-end tests read the last one's).
+    function offeredActions() {
+        var out = []
+        if (canContinue) out.push("continue")
+        if (canRegenerate) out.push("regenerate")
+        if (hasSeed && isLast && !chat.generating) out.push("regenerate_with_seed")
+        return out
+    }
     property bool documentExpanded: false
     // Edited in place: the list holds which row (one at a time: ChatView's editingRow).
     // (index >= 0: a bubble the list let go of has index -1, the row of no edit.)
@@ -256,13 +271,18 @@ Item {
             }
             // How the reply ended when it did not end by itself.
             RowLayout {
-                visible: bubble.wasStopped || bubble.wasCut
+                visible: bubble.wasStopped || bubble.wasCut || bubble.wasInterrupted
                 spacing: 8
+                Layout.fillWidth: true
                 Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
                     font.pixelSize: Theme.smallSize
                     font.italic: true
                     color: Theme.warning
-                    text: bubble.wasCut ? qsTr("cut at the length limit") : qsTr("stopped")
+                    text: bubble.wasCut ? qsTr("cut at the length limit")
+                        : bubble.wasStopped ? qsTr("stopped")
+                        : qsTr("interrupted: the app closed while this reply was written")
                 }
                 Button {
                     visible: bubble.canContinue
@@ -272,6 +292,14 @@ Item {
                     ToolTip.text: qsTr("Write more of this reply (Ctrl+Shift+E)")
                     onClicked: chat.continueReply()
                 }
+                Button {
+                    visible: bubble.canRegenerate
+                    text: qsTr("Regenerate")
+                    font.pixelSize: Theme.smallSize
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Write this reply again, as a new version (Ctrl+R)")
+                    onClicked: chat.regenerate()
+                }
             }
             // Tokens, speed and the seed the reply was sampled with.
             Label {
@@ -280,7 +308,7 @@ Item {
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 color: Theme.textMuted
-                text: (model.state === "interrupted" && !bubble.wasStopped) ? qsTr("interrupted")
+                text: (model.state === "interrupted" && !bubble.wasStopped && !bubble.wasInterrupted) ? qsTr("interrupted")
                     : (stats && stats.generated_tokens !== undefined)
                       ? qsTr("%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated")
                           .arg(stats.generated_tokens).arg(Math.round(stats.ttft_ms))

@@ -11,6 +11,7 @@ Pane {
     id: root
     padding: 6
     function focusSearch() { searchField.forceActiveFocus() }
+    readonly property string searchText: searchField.text
     function focusList() {
         var row = chat.conversations.rowOf(chat.currentConversationId)
         list.currentIndex = row >= 0 ? row : 0
@@ -69,6 +70,11 @@ Pane {
             Layout.fillWidth: true
             onTextChanged: chat.search(text)
             Keys.onDownPressed: root.focusList()
+            // New chat clears the search (the new conversation matches none): the field follows.
+            Connections {
+                target: chat
+                function onSearchTextChanged() { if (searchField.text !== chat.searchText) searchField.text = chat.searchText }
+            }
         }
         ListView {
             id: list

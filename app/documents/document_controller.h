@@ -17,9 +17,11 @@
 #include <QVariantList>
 #include <QVariantMap>
 #include <memory>
+#include <optional>
 
 #include "documents/conversation_host.h"
 #include "documents/document_loader.h"
+#include "kvchat/summarize.h"
 #include "store/document_store.h"
 
 namespace kvchat::app {
@@ -112,7 +114,11 @@ class DocumentController : public QObject {
   void start_load(const QString& path);
   void on_loaded(const QVariantMap& document);
   void on_load_failed(const QString& message);
-  void rebuild_preview();
+  void rebuild_preview();  // document_preview.cpp
+  // The summary plan of document_ for these figures, counted on a pool thread
+  // (document_summary_plan, as the job plans): measured_plan_ once it is in.
+  void count_plan(const QString& key, int32_t n_ctx, const QString& kv_type, qint64 bpt,
+                  const SummarizeOptions& options);
   void on_conversation_tokens(const QString& key, qint64 tokens, const QString& error);
   QString conversation_key() const;
   void refresh_job();
@@ -157,6 +163,10 @@ class DocumentController : public QObject {
   qint64 loading_conversation_ = 0;  // the conversation the load in flight was attached in
   QVariantMap preview_;
   QString preview_inputs_;  // what the preview was computed from (see preview_key)
+  QString plan_asked_key_;     // the plan count in flight (or done) for these figures
+  QString measured_plan_key_;  // what measured_plan_ / measured_plan_error_ are for
+  std::optional<SummaryPlan> measured_plan_;
+  QString measured_plan_error_;
   QString message_;  // what the banner shows: the open conversation's notice, else the window's
   bool message_is_error_ = false;
   struct Notice {

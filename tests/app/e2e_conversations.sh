@@ -10,7 +10,9 @@
 #      it is gone from the database a few seconds later;
 #   4. Ctrl+N twice: one empty "New chat", not two;
 #   5. a conversation long enough to scroll, opened again from the list after another one:
-#      the message list is at its end (the newest message shown).
+#      the message list is at its end (the newest message shown);
+#   6. a search typed in the sidebar (Ctrl+F) that only an old conversation matches, then
+#      Ctrl+N: the search is cleared, the new conversation is open and listed.
 # Usage: e2e_conversations.sh KVCHAT_BINARY ARTIFACT_DIR   (run under xvfb-run)
 set -euo pipefail
 app=$1
@@ -160,6 +162,23 @@ sleep 1  # the window's own repositioning is done by now; the list must stay at 
 at_end() { [ "$(ui .message_list_at_end)" = true ]; }
 wait_for 5 at_end || fail "C opened away from its newest message: contentY $(ui .message_list_content_y) of $(ui .message_list_content_height) px (list $(ui .message_list_height) px)"
 import -window root "$artifacts/e2e-conversations-scrolled.png"
-kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
 echo "e2e-conversations: C ($n messages, $(ui .message_list_content_height) px in $(ui .message_list_height) px) opened again at its newest message"
+
+# 6. A search that only B matches, then Ctrl+N: the new chat is not hidden by the filter.
+xdotool key ctrl+f
+xdotool type --delay 15 "Levi"
+wait_for 10 is .conversations 1 || fail "the search 'Levi' lists $(state .conversations) conversations (expected B alone)"
+wait_for 5 is .search_text Levi || fail "the state does not show the search: $(state .search_text)"
+xdotool key ctrl+n
+new_open() { [ "$(state .current_conversation)" != "$c" ] && [ "$(state .current_conversation)" != "$b" ]; }
+wait_for 10 new_open || fail "Ctrl+N with a search did not open a new conversation (open: $(state .current_conversation))"
+wait_for 10 is .current_listed true || fail "the new conversation is not listed under the search: $(state .conversation_titles)"
+wait_for 5 is .conversations 3 || fail "after Ctrl+N the list shows $(state .conversations) conversations: $(state .conversation_titles) (expected B, C and the new one)"
+is '.conversation_titles | index("New chat") != null' true || fail "'New chat' is not listed: $(state .conversation_titles)"
+wait_for 5 is .search_text "" || fail "the search is still '$(state .search_text)' after Ctrl+N"
+field_empty() { [ "$(ui .sidebar_search_text)" = "" ]; }
+wait_for 5 field_empty || fail "the search field still shows '$(ui .sidebar_search_text)'"
+import -window root "$artifacts/e2e-conversations-new-under-search.png"
+kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
+echo "e2e-conversations: Ctrl+N under the search 'Levi' cleared it: the new chat is open and listed"
 echo "1 passed, 0 failed"

@@ -53,8 +53,11 @@ tokens=$(state .documents.preview.n_tokens)
 is .documents.preview.fits_context false || fail "a $tokens-token document said to fit a 256-token context"
 is .documents.preview.can_send_whole false || fail "Send whole offered for a document that does not fit"
 is .documents.preview.encoding utf-8 || fail "encoding $(state .documents.preview.encoding)"
+# The chunks are counted as the job will cut them (off the window's thread): wait for them.
+planned() { state .documents.preview.plan_text | grep -Eq '^[0-9]+ chunks of about [0-9]+ tokens, [0-9]+ levels? of merging'; }
+wait_for 30 planned || fail "plan: $(state .documents.preview.plan_text)"
 plan=$(state .documents.preview.plan_text)
-echo "$plan" | grep -Eq '^[0-9]+ chunks of about [0-9]+ tokens, [0-9]+ levels? of merging' || fail "plan: $plan"
+preview_chunks=$(state .documents.preview.plan.n_chunks)
 echo "e2e-documents: preview: $tokens tokens, $(state .documents.preview.kv_bytes) KV bytes, plan: $plan"
 sleep 0.3
 import -window root "$artifacts/documents-preview.png"
@@ -123,6 +126,7 @@ distinct=$(sql "select count(*) from (select distinct level, idx from summary_pa
 [ "$total" -eq "$distinct" ] || fail "duplicate partials: $total rows, $distinct distinct"
 chunks=$(sql "select json_extract(plan_json, '$.n_chunks') from summary_jobs where id = $job")
 [ "$(sql "select count(*) from summary_partials where job_id = $job and level = 0")" -eq "$chunks" ] || fail "level-0 partials != $chunks chunks"
+[ "$chunks" -eq "$preview_chunks" ] || fail "the job ran $chunks chunks, the preview showed $preview_chunks"
 [ "$(sql "select count(*) from summary_partials where job_id = $job and written_at <= $last_before")" -eq "$kept" ] || fail "partials from before the cancel were rewritten"
 [ "$(sql "select count(*) from messages where role = 'assistant' and content = (select final_summary from summary_jobs where id = $job)")" -eq 1 ] || fail "summary message not stored"
 summary_chars=$(sql "select length(final_summary) from summary_jobs where id = $job")

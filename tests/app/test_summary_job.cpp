@@ -10,9 +10,11 @@
 #include <QThread>
 #include <QtTest>
 #include <atomic>
+#include <optional>
 
 #include "documents/document_loader.h"
 #include "documents/summary_job.h"
+#include "documents/summary_preview.h"
 #include "documents/summary_worker.h"
 #include "engine/engine_worker.h"
 #include "kvchat/model.h"
@@ -173,6 +175,64 @@ class TestSummaryJob : public QObject {
     QCOMPARE(store_->job(job)->error, o.error);
     QCOMPARE(store_->partials(job).size(), 2);  // kept: it can resume under the old context
     QCOMPARE(run_summary_job(db_, 99999, model_, session_options(), {}).status, JobStatus::Failed);
+  }
+
+  // Issue 26 point 1: the plan the document card previews (document_summary_plan, with the
+  // options the job is created with) has the chunks the job then runs, for long texts (the
+  // sample repeated: tens and hundreds of thousands of tokens) and several contexts. (It
+  // was an estimate from the loader's token count: 188 chunks shown, 190 run.)
+  void previewPlanIsTheJobsPlan_data() {
+    QTest::addColumn<int>("repeats");
+    QTest::addColumn<int>("n_ctx");
+    QTest::newRow("x20 ctx 256") << 20 << 256;
+    QTest::newRow("x20 ctx 1024") << 20 << 1024;
+    QTest::newRow("x60 ctx 512") << 60 << 512;
+    QTest::newRow("x60 ctx 2048") << 60 << 2048;
+  }
+  void previewPlanIsTheJobsPlan() {
+    QFETCH(int, repeats);
+    QFETCH(int, n_ctx);
+    QString error;
+    auto doc = extract_document(kSample, {}, &error);
+    QVERIFY2(doc, qPrintable(error));
+    QByteArray text;
+    for (int i = 0; i < repeats; ++i) text += doc->text + QByteArray("\n") + QByteArray::number(i) + "\n";
+    StoredDocument meta;
+    meta.name = QStringLiteral("long-%1.txt").arg(repeats);
+    meta.sha256 = QStringLiteral("long-sha-%1").arg(repeats);
+    meta.n_tokens = count_document_tokens(model_->tokenizer(), text);
+    bool inserted = false;
+    const qint64 document = store_->add_document(meta, text, &inserted, &error);
+    QVERIFY2(document, qPrintable(error));
+    const kvchat::SummarizeOptions options = summarize_options_for(
+        summary_prompt_overhead(model_->tokenizer(), default_summarize_options()), n_ctx);
+    auto session = kvchat::Session::create(model_, session_options(n_ctx));
+    QVERIFY(session);
+    const std::string kv_type = (*session)->options().kv_type;
+    const uint64_t bpt = (*session)->memory_report().kv_bytes_per_token;
+    const int32_t ctx = (*session)->n_ctx();
+    auto preview = document_summary_plan(model_->tokenizer(), store_->document_text(document),
+                                         meta.name, ctx, kv_type, bpt, options);
+    QVERIFY2(preview, preview ? "" : preview.message().c_str());
+    QVERIFY(preview->n_chunks > 10);
+    // The job, stopped once it has planned (its counting pass is the plan it then runs).
+    const qint64 job = store_->create_job(document, 0, summarize_options_to_map(options),
+                                          plan_to_map(*preview), &error);
+    QVERIFY2(job, qPrintable(error));
+    std::optional<kvchat::SummaryPlan> planned;
+    SummaryJobHooks hooks;
+    hooks.plan = [&](const kvchat::SummaryPlan& p) { planned = p; };
+    hooks.cancelled = [&] { return planned.has_value(); };
+    const SummaryJobOutcome o = run_summary_job(db_, job, model_, session_options(n_ctx), hooks);
+    QVERIFY2(o.status == JobStatus::Cancelled, qPrintable(o.error));
+    QVERIFY(planned);
+    qInfo("%d x the sample, ctx %d: preview %d chunks of %d, job %d chunks of %d", repeats, ctx,
+          preview->n_chunks, preview->chunk_tokens, planned->n_chunks, planned->chunk_tokens);
+    QCOMPARE(preview->chunk_tokens, planned->chunk_tokens);
+    QCOMPARE(preview->n_chunks, planned->n_chunks);
+    QCOMPARE(preview->document_tokens, planned->document_tokens);
+    QCOMPARE(preview->n_levels, planned->n_levels);
+    QCOMPARE(preview->n_steps, planned->n_steps);
   }
 
   // On a thread of its own, on a Session of its own over the chat's model: the chat

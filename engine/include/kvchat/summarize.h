@@ -124,6 +124,14 @@ struct SummaryResult {
 Result<SummaryPlan> plan_document_summary(const Session& session, DocumentReader& reader,
                                           const SummarizeOptions& options,
                                           const SummarizeCallbacks& callbacks = {});
+// The same for a context of n_ctx tokens of kv_type (kv_bytes_per_token) with no session:
+// the very pass summarize_document plans with, so a preview made with it shows the chunks
+// a job on such a session runs.
+Result<SummaryPlan> plan_document_summary(const Tokenizer& tokenizer, DocumentReader& reader,
+                                          int32_t n_ctx, const std::string& kv_type,
+                                          uint64_t kv_bytes_per_token,
+                                          const SummarizeOptions& options,
+                                          const SummarizeCallbacks& callbacks = {});
 
 // Runs the whole pipeline on `session` (it is truncated and reused; its conversation is
 // not preserved): plan_document_summary (on_plan gets it), then the chunk summaries as

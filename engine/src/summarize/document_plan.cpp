@@ -29,11 +29,18 @@ SummaryProgress counting_progress(const DocumentReader& reader, double seconds) 
 Result<std::optional<SummaryPlan>> plan_for_session(const Session& session, DocumentReader& reader,
                                                     const SummarizeOptions& options,
                                                     const SummarizeCallbacks& callbacks) {
-  const Tokenizer& tok = session.model().tokenizer();
-  const std::string kv_type = session.options().kv_type;
-  const uint64_t per_token = session.memory_report().kv_bytes_per_token;
+  return plan_for_context(session.model().tokenizer(), reader, session.n_ctx(),
+                          session.options().kv_type, session.memory_report().kv_bytes_per_token,
+                          options, callbacks);
+}
+
+Result<std::optional<SummaryPlan>> plan_for_context(const Tokenizer& tok, DocumentReader& reader,
+                                                    int32_t n_ctx, const std::string& kv_type,
+                                                    uint64_t per_token,
+                                                    const SummarizeOptions& options,
+                                                    const SummarizeCallbacks& callbacks) {
   const int32_t overhead = summary_prompt_overhead(tok, options);
-  auto budget = plan_summary(0, session.n_ctx(), kv_type, per_token, overhead, options);
+  auto budget = plan_summary(0, n_ctx, kv_type, per_token, overhead, options);
   if (!budget) return budget.error();
 
   if (auto s = reader.rewind(); !s) return Error{s.message()};
@@ -61,7 +68,7 @@ Result<std::optional<SummaryPlan>> plan_for_session(const Session& session, Docu
   add(chunker.finish());
   if (auto s = reader.rewind(); !s) return Error{s.message()};
   auto plan =
-      plan_summary(tokens, session.n_ctx(), kv_type, per_token, overhead, options,
+      plan_summary(tokens, n_ctx, kv_type, per_token, overhead, options,
                    options.prefill_tokens_per_second, options.decode_tokens_per_second, chunks);
   if (!plan) return plan.error();
   return std::optional<SummaryPlan>(std::move(*plan));
@@ -73,6 +80,18 @@ Result<SummaryPlan> plan_document_summary(const Session& session, DocumentReader
                                           const SummarizeOptions& options,
                                           const SummarizeCallbacks& callbacks) {
   auto plan = summarize::plan_for_session(session, reader, options, callbacks);
+  if (!plan) return plan.error();
+  if (!*plan) return Error{"cancelled while counting the document's tokens"};
+  return std::move(**plan);
+}
+
+Result<SummaryPlan> plan_document_summary(const Tokenizer& tokenizer, DocumentReader& reader,
+                                          int32_t n_ctx, const std::string& kv_type,
+                                          uint64_t kv_bytes_per_token,
+                                          const SummarizeOptions& options,
+                                          const SummarizeCallbacks& callbacks) {
+  auto plan = summarize::plan_for_context(tokenizer, reader, n_ctx, kv_type, kv_bytes_per_token,
+                                          options, callbacks);
   if (!plan) return plan.error();
   if (!*plan) return Error{"cancelled while counting the document's tokens"};
   return std::move(**plan);

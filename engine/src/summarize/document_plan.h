@@ -13,5 +13,11 @@ namespace kvchat::summarize {
 Result<std::optional<SummaryPlan>> plan_for_session(const Session& session, DocumentReader& reader,
                                                     const SummarizeOptions& options,
                                                     const SummarizeCallbacks& callbacks);
+// The same from a tokenizer and a context's figures: what plan_for_session runs.
+Result<std::optional<SummaryPlan>> plan_for_context(const Tokenizer& tok, DocumentReader& reader,
+                                                    int32_t n_ctx, const std::string& kv_type,
+                                                    uint64_t kv_bytes_per_token,
+                                                    const SummarizeOptions& options,
+                                                    const SummarizeCallbacks& callbacks);
 
 }  // namespace kvchat::summarize
