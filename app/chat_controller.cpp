@@ -56,10 +56,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(&engine_thread_, &QThread::finished, worker_, &QObject::deleteLater);
   // Queued: the slots run on the GUI thread, the only one that touches the models.
   connect_model_signals();  // loading, per-model settings, a full context
-  connect(worker_, &EngineWorker::chatFormatChanged, this, [this](const QVariantMap& format) {
-    model_info_.insert(format);
-    emit modelChanged();
-  });
+  connect_status_signals();  // the status line: the chat format, the context's figures
   connect(worker_, &EngineWorker::chatFormatFailed, this, [this](const QString& message) {
     emit errorOccurred(tr("Chat template: %1").arg(message));
   });
@@ -628,6 +625,8 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   last_reply_stats_ = stats;
   // Which KV type the figures were measured with (a KV-type change makes them history).
   last_reply_stats_.insert(QStringLiteral("kv_type"), memory_.value(QStringLiteral("kv_type")));
+  // And which model: the memory panel shows a reply's figures only with its model loaded.
+  last_reply_stats_.insert(QStringLiteral("model_identity"), model_info_.value(QStringLiteral("identity")));
   // A reply that wrote nothing leaves no empty bubble; a full context offers its actions.
   const QString stop_reason = stats.value("stop_reason").toString();
   const bool context_full = stop_reason == QStringLiteral("context-full");
@@ -664,33 +663,6 @@ void ChatController::on_reply_failed(const QString& message) {
   persist_reply(MessageState::Interrupted, {{"error", message}});
   set_generating(false);
   emit errorOccurred(message);
-}
-
-void ChatController::on_memory_report(const QVariantMap& report) {
-  memory_ = report;
-  const int tokens = report.value("kv_tokens").toInt();
-  if (memory_history_.isEmpty() || memory_history_.back().toMap().value("tokens").toInt() != tokens) {
-    memory_history_.push_back(QVariantMap{{"tokens", tokens},
-                                          {"used", report.value("kv_used_bytes")},
-                                          {"allocated", report.value("kv_allocated_bytes")},
-                                          {"turn", false}});
-    if (memory_history_.size() > 4096) memory_history_.pop_front();
-  }
-  memory_dirty_ = true;
-  if (!ui_refresh_.isActive()) ui_refresh_.start();
-}
-
-void ChatController::on_session_event(const QString& kind, const QString& message) {
-  if (kind == QLatin1String("context-full") && generating_) context_full_seen_ = true;
-  last_event_ = kind + QStringLiteral(": ") + message;
-  emit lastEventChanged();
-  // A backend that failed (or skipped) its self-check must be seen, not replaced in the
-  // status line by the next event: as an error, the error dialog shows it and the message
-  // banner keeps it until dismissed. (The engine puts "self-check" in every such note;
-  // "auto" without a GPU stays a status.)
-  if (kind == QLatin1String("backend") && message.contains(QLatin1String("self-check"))) {
-    emit errorOccurred(tr("Backend: %1").arg(message));
-  }
 }
 
 void ChatController::set_generating(bool on) {
@@ -750,6 +722,9 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"engine_settings", engine_settings_},
                           {"notice", notice_},
                           {"context_notice", context_notice_},
+                          // The status line's sentence and the context's fill (issue 26 point 8).
+                          {"last_event", last_event()},
+                          {"context_usage", context_usage()},
                           {"empty_replies", static_cast<int>(std::count_if(
                                                 messages_.items().begin(), messages_.items().end(),
                                                 [](const StoredMessage& m) {

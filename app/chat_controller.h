@@ -39,7 +39,13 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
   Q_PROPERTY(QVariantMap memory READ memory NOTIFY memoryChanged)
   Q_PROPERTY(QVariantList memoryHistory READ memory_history NOTIFY memoryChanged)
+  // The status line's sentence for the last thing that happened (chat_controller_status.cpp):
+  // a short label and the message, never an internal event name; a context event says how
+  // full the context is now, with contextUsage's figures.
   Q_PROPERTY(QString lastEvent READ last_event NOTIFY lastEventChanged)
+  // How full the context is, computed once for the panel and the status line: tokens, max,
+  // percent (whole, rounded down: 100 only when full) and text ("1,234 of 4,096 tokens (30%)").
+  Q_PROPERTY(QVariantMap contextUsage READ context_usage NOTIFY memoryChanged)
   Q_PROPERTY(QString storeError READ store_error CONSTANT)
   // Said once at start: the damaged database moved aside (its new name), ... Empty: none.
   Q_PROPERTY(QString startupNotice READ startup_notice CONSTANT)
@@ -111,7 +117,10 @@ class ChatController : public QObject, public ConversationHost {
   bool generating() const override { return generating_; }
   QVariantMap memory() const override { return memory_; }
   QVariantList memory_history() const { return memory_history_; }
-  QString last_event() const { return last_event_; }
+  QString last_event() const;
+  QVariantMap context_usage() const;
+  // A count as the window writes it: the locale's digit grouping ("3,887").
+  static QString count_text(qint64 n);
   QString store_error() const override { return store_error_; }
   QString startup_notice() const { return startup_notice_; }
   QString save_error() const { return save_error_; }
@@ -278,6 +287,11 @@ class ChatController : public QObject, public ConversationHost {
   void keep_reply_after_refused_continue();
   void on_memory_report(const QVariantMap& report);
   void on_session_event(const QString& kind, const QString& message);
+  // The status line's connections (chat_controller_status.cpp): the chat format after an
+  // override, what the context policy did, the live context figures.
+  void connect_status_signals();
+  // The status line's label for an event kind ("chat" -> "Chat format"); empty: none.
+  static QString event_label(const QString& kind);
   // Appends an empty assistant message and asks the worker. With append_row false the
   // last row (a reply's new version) is written into instead. seed >= 0 overrides the
   // settings' seed for this reply.
@@ -352,7 +366,8 @@ class ChatController : public QObject, public ConversationHost {
   bool generating_ = false;
   QVariantMap memory_;
   QVariantList memory_history_;  // {tokens, used, allocated, turn} per report
-  QString last_event_;
+  QString last_event_kind_;     // the last event's kind ("chat", "context-warning", ...)
+  QString last_event_message_;  // and its message
   QVariantMap engine_settings_;
   QString model_path_;
   QString snapshot_status_;

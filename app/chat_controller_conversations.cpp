@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "chat_controller.h"
+#include "conversation_model.h"
 #include "documents/document_controller.h"
 #include "export/conversation_export.h"
 
@@ -102,11 +103,18 @@ void ChatController::commit_pending_delete() {
 }
 
 QVariantMap ChatController::conversation_reply_stats() const {
+  // The last reply written with the loaded model: another model's speed is not this one's.
+  // A reply stored without its model (older versions) counts as the conversation's model's.
+  const QString loaded = model_info_.value(QStringLiteral("identity")).toString();
+  if (loaded.isEmpty()) return {};
+  const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
+  const QString recorded = c ? conversation_model(c->settings).identity : QString();
   const auto& items = messages_.items();
   for (auto it = items.rbegin(); it != items.rend(); ++it) {
-    if (it->role == QLatin1String("assistant") && it->stats.contains(QStringLiteral("generated_tokens"))) {
-      return it->stats;
-    }
+    if (it->role != QLatin1String("assistant") || !it->stats.contains(QStringLiteral("generated_tokens")))
+      continue;
+    const QString model = it->stats.value(QStringLiteral("model_identity")).toString();
+    if ((model.isEmpty() ? recorded : model) == loaded) return it->stats;
   }
   return {};
 }

@@ -369,11 +369,16 @@ void ChatController::retry_unanswered() {
 
 void ChatController::on_context_policy_applied(const QString& kind, int before, int after, int reevaluated) {
   const int freed = before - after;
-  context_notice_ = kind == QLatin1String("turns-dropped")
-      ? tr("Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).")
-            .arg(freed).arg(before).arg(after).arg(reevaluated)
-      : tr("Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).")
-            .arg(freed).arg(before).arg(after);
+  // Counts grouped as everywhere in the window; "0 evaluated again" is not said.
+  const QString n = count_text(freed), b = count_text(before), a = count_text(after);
+  if (kind != QLatin1String("turns-dropped")) {
+    context_notice_ = tr("Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).").arg(n, b, a);
+  } else if (reevaluated > 0) {
+    context_notice_ = tr("Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).")
+                          .arg(n, b, a, count_text(reevaluated));
+  } else {
+    context_notice_ = tr("Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).").arg(n, b, a);
+  }
   emit contextNoticeChanged();
 }
 

@@ -864,6 +864,11 @@
 <context>
     <name>MemoryPanel</name>
     <message>
+        <location filename="../ui/MemoryPanel.qml" line="1"/>
+        <source>Context: %1</source>
+        <translation>컨텍스트: %1</translation>
+    </message>
+    <message>
         <location filename="../ui/MemoryPanel.qml" line="48"/>
         <source>Memory</source>
         <translation>메모리</translation>
@@ -2313,6 +2318,26 @@
 <context>
     <name>SummaryJob</name>
     <message>
+        <location filename="../app/documents/summary_job.cpp" line="1"/>
+        <source>fits — sent whole</source>
+        <translation>들어감 — 통째로 보냄</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/summary_job.cpp" line="1"/>
+        <source>%1 chunks of about %2 tokens, %3 level of merging, about %4 tokens to process</source>
+        <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/summary_job.cpp" line="1"/>
+        <source>%1 chunks of about %2 tokens, %3 levels of merging, about %4 tokens to process</source>
+        <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/summary_job.cpp" line="1"/>
+        <source>, about %1 s at the measured speed</source>
+        <translation>, 측정된 속도로 약 %1초</translation>
+    </message>
+    <message>
         <location filename="../app/documents/summary_job.cpp" line="172"/>
         <source>Summary job %1 is not stored.</source>
         <translation>요약 작업 %1이(가) 저장되어 있지 않습니다.</translation>
@@ -2479,6 +2504,66 @@
 </context>
 <context>
     <name>kvchat::app::ChatController</name>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>%1 of %2 tokens (%3%)</source>
+        <translation>%2 토큰 중 %1 토큰 (%3%)</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>Chat format</source>
+        <translation>채팅 형식</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>Backend</source>
+        <translation>백엔드</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>Snapshot</source>
+        <translation>스냅숏</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>KV quality</source>
+        <translation>KV 품질</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>KV type</source>
+        <translation>KV 형식</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>KV memory</source>
+        <translation>KV 메모리</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>The context is almost full: %1 in use. When it is full: %2.</source>
+        <translation>컨텍스트가 거의 찼습니다: %1 사용 중. 가득 차면: %2.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>The context has no room for more tokens: %1 in use.</source>
+        <translation>컨텍스트에 토큰을 더 넣을 자리가 없습니다: %1 사용 중.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>%1 Context now: %2.</source>
+        <translation>%1 현재 컨텍스트: %2.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).</source>
+        <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
+    </message>
     <message>
         <location filename="../app/chat_controller.cpp" line="64"/>
         <source>Chat template: %1</source>

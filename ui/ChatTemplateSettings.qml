@@ -6,6 +6,8 @@ import QtQuick.Layouts
 
 ColumnLayout {
     id: root
+    // The "In use" line as shown (for the end-to-end tests).
+    readonly property string inUseText: inUse.text
     property var info: chat.modelInfo
     readonly property var builtIns: ["completion", "llama2", "llama3", "chatml", "zephyr", "mistral", "gemma"]
     // Choices: the file's own template, each built-in format, custom Jinja.
@@ -25,6 +27,7 @@ ColumnLayout {
 
     Label { text: qsTr("Chat template"); font.bold: true }
     Label {
+        id: inUse
         objectName: "chatFormatDescription"
         textFormat: Text.PlainText  // names the file's template
         Layout.fillWidth: true
@@ -59,6 +62,10 @@ ColumnLayout {
         visible: choice.currentIndex === 0 || choice.currentIndex === root.choices.length - 1
         TextArea {
             id: templateText
+            Accessible.name: qsTr("Chat template")
+            // Tab moves on (a keyboard user is not trapped in the text).
+            Keys.onTabPressed: (event) => nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+            Keys.onBacktabPressed: (event) => nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
             font.family: "monospace"
             font.pixelSize: Theme.smallSize
             wrapMode: TextArea.WrapAnywhere

@@ -133,7 +133,7 @@ Pane {
                     Label {
                         Layout.fillWidth: true
                         wrapMode: Text.Wrap
-                        text: qsTr("Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?").arg(input.text.length)
+                        text: qsTr("Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?").arg(Theme.num(input.text.length))
                     }
                     Button {
                         text: qsTr("Treat as document")

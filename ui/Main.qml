@@ -150,13 +150,13 @@ ApplicationWindow {
             Label { text: qsTr("chat format") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; textFormat: Text.PlainText; text: infoDialog.i.chat_format_description || "" }
             Label { text: qsTr("parameters") } Label { text: Number(infoDialog.i.n_params || 0).toLocaleString(Qt.locale(), 'f', 0) }
             Label { text: qsTr("shape") } Label { text: qsTr("%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7")
-                .arg(infoDialog.i.n_layers).arg(infoDialog.i.n_embd).arg(infoDialog.i.n_heads).arg(infoDialog.i.n_kv_heads)
-                .arg(infoDialog.i.head_dim).arg(infoDialog.i.n_ff).arg(infoDialog.i.n_vocab) }
+                .arg(Theme.num(infoDialog.i.n_layers)).arg(Theme.num(infoDialog.i.n_embd)).arg(Theme.num(infoDialog.i.n_heads)).arg(Theme.num(infoDialog.i.n_kv_heads))
+                .arg(Theme.num(infoDialog.i.head_dim)).arg(Theme.num(infoDialog.i.n_ff)).arg(Theme.num(infoDialog.i.n_vocab)) }
             Label { text: qsTr("details") } Label { text: qsTr("RoPE %1 (scaling %2), FFN %3").arg(infoDialog.i.rope_style || "").arg(infoDialog.i.rope_scaling || "none").arg(infoDialog.i.ffn_activation || "")
                 + (infoDialog.i.attn_softcap > 0 ? qsTr(", score soft-cap %1").arg(infoDialog.i.attn_softcap) : "")
                 + (infoDialog.i.final_softcap > 0 ? qsTr(", logit soft-cap %1").arg(infoDialog.i.final_softcap) : "")
-                + (infoDialog.i.n_windowed_layers > 0 ? qsTr(", %1 of %2 layers use a %3-token window").arg(infoDialog.i.n_windowed_layers).arg(infoDialog.i.n_layers).arg(infoDialog.i.sliding_window) : "") }
-            Label { text: qsTr("context") } Label { text: qsTr("%1 tokens trained, %2 in use").arg(infoDialog.i.n_ctx_train).arg(infoDialog.i.n_ctx) }
+                + (infoDialog.i.n_windowed_layers > 0 ? qsTr(", %1 of %2 layers use a %3-token window").arg(Theme.num(infoDialog.i.n_windowed_layers)).arg(Theme.num(infoDialog.i.n_layers)).arg(Theme.num(infoDialog.i.sliding_window)) : "") }
+            Label { text: qsTr("context") } Label { text: qsTr("%1 tokens trained, %2 in use").arg(Theme.num(infoDialog.i.n_ctx_train)).arg(Theme.num(infoDialog.i.n_ctx)) }
             Label { text: qsTr("tensor types") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; text: infoDialog.i.tensor_types_text || "" }
             Label { text: qsTr("weights") } Label { text: chat.formatBytes(infoDialog.i.weight_bytes) }
             Label { text: qsTr("engine") } Label { text: (infoDialog.i.backend || "") + ", KV " + (infoDialog.i.kv_type || "") + ", policy " + (infoDialog.i.context_policy || "") }
@@ -308,7 +308,12 @@ ApplicationWindow {
                 // The Models page's tab and My models' confirmation (issue 26).
                 "model_library": modelsPage.libraryState(),
                 // The memory panel's bar under "Machine:": its caption and accessible name.
-                "machine_bar": memoryPanel.machineBarState()
+                "machine_bar": memoryPanel.machineBarState(),
+                // The status lines (issue 26 point 8): the footer, Settings' chat format,
+                // the panel's last reply and context lines, and every text the panel shows.
+                "status_line": statusLine.text,
+                "chat_format_line": settings.chatFormatLine,
+                "panel_status": memoryPanel.statusTexts()
             }, chatView.inputItem)
         }
     }
@@ -454,6 +459,7 @@ ApplicationWindow {
     }
 
     footer: Label {
+        id: statusLine
         objectName: "statusLine"
         leftPadding: Theme.spacingM
         rightPadding: Theme.spacingM

@@ -17,6 +17,20 @@ Pane {
     function fmt(b) { return chat.formatBytes(b || 0) }
     // The bar under "Machine:" as shown (for the end-to-end tests): its caption, whether
     // the caption is visible, and the bar's accessible name.
+    // The panel's status lines and every text it shows now (for the end-to-end tests).
+    function statusTexts() {
+        return { "last_reply": lastReplyLine.visible ? lastReplyLine.text : "",
+                 "context": contextLine.visible ? contextLine.text : "", "texts": visibleTexts(panel, []) }
+    }
+    function visibleTexts(item, out) {
+        for (var i = 0; i < item.children.length; ++i) {
+            var c = item.children[i]
+            if (!c.visible) continue
+            if (typeof c.text === "string" && c.text.length > 0) out.push(c.text)
+            visibleTexts(c, out)
+        }
+        return out
+    }
     function machineBarState() {
         return { "label": machineBarLabel.text, "label_visible": machineBarLabel.visible && machineBarLabel.height > 0,
                  "accessible_name": machineBar.Accessible.name }
@@ -61,6 +75,7 @@ Pane {
             // The header lines are always there (a dash until known): nothing above the
             // figures appears or vanishes while a reply is written, so the panel does not jump.
             Label {
+                id: lastReplyLine
                 objectName: "lastReply"
                 property var st: chat.lastReplyStats
                 visible: panel.hasModel
@@ -71,8 +86,8 @@ Pane {
                 font.pixelSize: Theme.smallSize
                 text: st.generated_tokens === undefined ? qsTr("Last reply: —")
                     : qsTr("Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed")
-                    .arg(Number(st.tokens_per_second).toFixed(1)).arg(Math.round(st.ttft_ms))
-                    .arg(st.evaluated_tokens).arg(st.prompt_tokens).arg(st.kv_type || panel.kvType)
+                    .arg(Number(st.tokens_per_second).toLocaleString(Qt.locale(), 'f', 1)).arg(Theme.num(Math.round(st.ttft_ms)))
+                    .arg(Theme.num(st.evaluated_tokens)).arg(Theme.num(st.prompt_tokens)).arg(st.kv_type || panel.kvType)
             }
             SectionHeader {
                 visible: panel.hasModel
@@ -107,7 +122,7 @@ Pane {
                     : (d.budget_bytes > 0
                        ? qsTr("All snapshots: %1 of %2 budget").arg(fmt(d.total_bytes)).arg(fmt(d.budget_bytes))
                        : qsTr("All snapshots: %1 (no budget)").arg(fmt(d.total_bytes)))
-                    + (d.evicted > 0 ? qsTr(" · %1 least recently used removed").arg(d.evicted) : "")
+                    + (d.evicted > 0 ? qsTr(" · %1 least recently used removed").arg(Theme.num(d.evicted)) : "")
                 ToolTip.visible: diskMouse.containsMouse && text.length > 0
                 ToolTip.text: (d.file_bytes !== undefined ? qsTr("This conversation's snapshot: %1").arg(fmt(d.file_bytes)) : qsTr("This conversation has no snapshot yet."))
                     + (d.last_written_bytes !== undefined
@@ -138,10 +153,10 @@ Pane {
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 text: qsTr("Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9")
-                    .arg(fmt(m.weights_bytes)).arg(fmt(chatKv)).arg(m.kv_tokens || 0)
-                    .arg(fmt(jobKv)).arg(j.kv_tokens || 0).arg(fmt(chatKv + jobKv)).arg(fmt(budget))
+                    .arg(fmt(m.weights_bytes)).arg(fmt(chatKv)).arg(Theme.num(m.kv_tokens))
+                    .arg(fmt(jobKv)).arg(Theme.num(j.kv_tokens)).arg(fmt(chatKv + jobKv)).arg(fmt(budget))
                     .arg((m.kv_budget_bytes || 0) > 0 ? qsTr("KV budget") : qsTr("available"))
-                    .arg(Math.max(chatKv, jobKv) > 0 ? Math.floor(budget / Math.max(chatKv, jobKv)) : 0)
+                    .arg(Theme.num(Math.max(chatKv, jobKv) > 0 ? Math.floor(budget / Math.max(chatKv, jobKv)) : 0))
             }
 
             // Gauge 1: the engine's own bytes, all on one scale.
@@ -289,7 +304,7 @@ Pane {
                 wrapMode: Text.WrapAtWordBoundaryOrAnywhere
                 font.family: "monospace"
                 text: qsTr("2 × %1 layers × %2 tokens × %3 KV heads × %4 values per head × %5 bytes (%6)\n= %7 bytes (%8)")
-                      .arg(info.n_layers || 0).arg(m.kv_tokens || 0).arg(info.n_kv_heads || 0).arg(info.head_dim || 0)
+                      .arg(Theme.num(info.n_layers)).arg(Theme.num(m.kv_tokens)).arg(Theme.num(info.n_kv_heads)).arg(Theme.num(info.head_dim))
                       .arg(kvTypeBytes(m.kv_type)).arg(m.kv_type || "f16")
                       .arg(Number(m.kv_bytes_without_window || m.kv_used_bytes || 0).toLocaleString(Qt.locale(), 'f', 0))
                       .arg(fmt(m.kv_bytes_without_window || m.kv_used_bytes))
@@ -302,7 +317,7 @@ Pane {
                 Layout.maximumWidth: column.width
                 wrapMode: Text.WordWrap
                 text: qsTr("%1 of %2 layers use a %3-token window: %4 freed by the window; without it the KV would be %5")
-                    .arg(m.kv_windowed_layers || 0).arg(info.n_layers || 0)
+                    .arg(Theme.num(m.kv_windowed_layers)).arg(Theme.num(info.n_layers))
                     .arg(Number(m.kv_window || 0).toLocaleString(Qt.locale(), 'f', 0))
                     .arg(fmt(m.kv_window_freed_bytes)).arg(fmt(m.kv_bytes_without_window))
             }
@@ -358,8 +373,10 @@ Pane {
                 help: qsTr("The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.")
             }
             Label {
-                text: qsTr("Context: %1 of %2 tokens (%3%)").arg(m.kv_tokens || 0).arg(m.kv_max_tokens || 0)
-                    .arg(m.kv_max_tokens ? Math.round(100 * m.kv_tokens / m.kv_max_tokens) : 0)
+                id: contextLine
+                objectName: "contextLine"
+                // One computation for this line and the status line (ChatController::contextUsage).
+                text: qsTr("Context: %1").arg(chat.contextUsage.text || "")
             }
             ProgressBar {
                 palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
@@ -391,7 +408,7 @@ Pane {
 
             // Block map of the paged cache.
             SectionHeader {
-                text: qsTr("Blocks: %1 used · %2 free in the pool").arg(m.kv_blocks || 0).arg(m.kv_free_blocks || 0); bold: false; pixelSize: Theme.smallSize
+                text: qsTr("Blocks: %1 used · %2 free in the pool").arg(Theme.num(m.kv_blocks)).arg(Theme.num(m.kv_free_blocks)); bold: false; pixelSize: Theme.smallSize
                 help: qsTr("The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.")
             }
             // One cell per block of the whole context (at most 512), so the map keeps its
@@ -530,7 +547,7 @@ Pane {
                 font.pixelSize: Theme.smallSize
                 color: Theme.textMuted
                 text: qsTr("orange: used · light orange: reserved · dashed: a reply began (%1 so far)")
-                    .arg(chat.memoryHistory.filter(function(p) { return p.turn }).length)
+                    .arg(Theme.num(chat.memoryHistory.filter(function(p) { return p.turn }).length))
             }
 
             // What if: each KV type for this model.
@@ -596,7 +613,7 @@ Pane {
                 font.pixelSize: Theme.smallSize
                 text: qsTr("max context: what fits in the available RAM, at most the trained context. ")
                       + (chat.kvQuality.types
-                         ? qsTr("*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.").arg(chat.kvQuality.tokens)
+                         ? qsTr("*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.").arg(Theme.num(chat.kvQuality.tokens))
                          : qsTr("*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
                            + (info.is_demo === true ? "" : qsTr(" Not yet measured on the loaded model: its own figures replace these when they are.")))
             }

@@ -99,12 +99,12 @@ Item {
                 font.bold: true
                 color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
                 text: bubble.isDocument
-                    ? qsTr("Document “%1” · %2 tokens, sent whole (its KV stays in the cache)").arg(stats.document_name).arg(stats.document_tokens)
+                    ? qsTr("Document “%1” · %2 tokens, sent whole (its KV stays in the cache)").arg(stats.document_name).arg(Theme.num(stats.document_tokens))
                     : bubble.isSummary
                       ? qsTr("Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s")
-                          .arg(stats.summary_partials).arg(stats.summary_levels)
-                          .arg(stats.summary_resumed > 0 ? qsTr(", resumed after %1").arg(stats.summary_resumed) : "")
-                          .arg(stats.tokens_evaluated).arg(Number(stats.seconds || 0).toFixed(1))
+                          .arg(Theme.num(stats.summary_partials)).arg(Theme.num(stats.summary_levels))
+                          .arg(stats.summary_resumed > 0 ? qsTr(", resumed after %1").arg(Theme.num(stats.summary_resumed)) : "")
+                          .arg(Theme.num(stats.tokens_evaluated)).arg(Number(stats.seconds || 0).toLocaleString(Qt.locale(), 'f', 1))
                       : ""
             }
             // The user's text, as typed.
@@ -311,8 +311,8 @@ Item {
                 text: (model.state === "interrupted" && !bubble.wasStopped && !bubble.wasInterrupted) ? qsTr("interrupted")
                     : (stats && stats.generated_tokens !== undefined)
                       ? qsTr("%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated")
-                          .arg(stats.generated_tokens).arg(Math.round(stats.ttft_ms))
-                          .arg(Number(stats.tokens_per_second).toFixed(1)).arg(stats.evaluated_tokens)
+                          .arg(Theme.num(stats.generated_tokens)).arg(Theme.num(Math.round(stats.ttft_ms)))
+                          .arg(Number(stats.tokens_per_second).toLocaleString(Qt.locale(), 'f', 1)).arg(Theme.num(stats.evaluated_tokens))
                         + (bubble.hasSeed ? qsTr(" · seed %1").arg(String(stats.seed)) : "")
                         + (stats.continue_seed !== undefined ? qsTr(", continued with seed %1").arg(String(stats.continue_seed)) : "")
                       : ""
@@ -325,7 +325,7 @@ Item {
                 Layout.fillWidth: true
                 ToolButton {
                     visible: bubble.isDocument && content.length > 600
-                    text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(content.length)
+                    text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(Theme.num(content.length))
                     font.pixelSize: Theme.smallSize
                     onClicked: bubble.documentExpanded = !bubble.documentExpanded
                 }

@@ -51,7 +51,7 @@ Popup {
                 .arg(Number(x.n_ctx).toLocaleString(Qt.locale(), 'f', 0)).arg(x.kv_type)
                 .arg(hub.formatBytes(x.free_bytes))
                 .arg(Number(x.max_ctx_capped).toLocaleString(Qt.locale(), 'f', 0))
-                .arg(x.concurrent_conversations)
+                .arg(Theme.num(x.concurrent_conversations))
             + (x.ctx_cut_to_trained
                ? qsTr(" (%1 tokens is the context it was trained on, used instead of the %2 asked for)")
                    .arg(Number(x.n_ctx).toLocaleString(Qt.locale(), 'f', 0))
@@ -279,9 +279,9 @@ Popup {
                                         textFormat: Text.PlainText
                                         text: modelData.fit.architecture
                                             ? qsTr("%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6")
-                                                .arg(modelData.fit.architecture).arg(modelData.fit.n_layers)
-                                                .arg(modelData.fit.n_kv_heads).arg(modelData.fit.head_dim)
-                                                .arg(modelData.fit.n_ctx_train).arg(modelData.fit.tensor_types_text)
+                                                .arg(modelData.fit.architecture).arg(Theme.num(modelData.fit.n_layers))
+                                                .arg(Theme.num(modelData.fit.n_kv_heads)).arg(Theme.num(modelData.fit.head_dim))
+                                                .arg(Theme.num(modelData.fit.n_ctx_train)).arg(modelData.fit.tensor_types_text)
                                             : ""
                                     }
                                     Label {

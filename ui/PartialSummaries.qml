@@ -13,7 +13,7 @@ ColumnLayout {
     spacing: 4
 
     ToolButton {
-        text: (root.expanded ? qsTr("Hide partial summaries (%1)") : qsTr("Show partial summaries (%1)")).arg(root.count)
+        text: (root.expanded ? qsTr("Hide partial summaries (%1)") : qsTr("Show partial summaries (%1)")).arg(Theme.num(root.count))
         font.pixelSize: Theme.smallSize
         onClicked: {
             root.expanded = !root.expanded
@@ -33,8 +33,8 @@ ColumnLayout {
                 font.bold: true
                 color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
                 text: modelData.level === 0
-                    ? qsTr("level 0 · chunk %1 · document tokens %2–%3").arg(modelData.index + 1).arg(modelData.token_begin).arg(modelData.token_end)
-                    : qsTr("level %1 · merge %2 · of summaries %3–%4").arg(modelData.level).arg(modelData.index + 1).arg(modelData.source_begin + 1).arg(modelData.source_end)
+                    ? qsTr("level 0 · chunk %1 · document tokens %2–%3").arg(Theme.num(modelData.index + 1)).arg(Theme.num(modelData.token_begin)).arg(Theme.num(modelData.token_end))
+                    : qsTr("level %1 · merge %2 · of summaries %3–%4").arg(Theme.num(modelData.level)).arg(Theme.num(modelData.index + 1)).arg(Theme.num(modelData.source_begin + 1)).arg(Theme.num(modelData.source_end))
             }
             Label {
                 Layout.fillWidth: true

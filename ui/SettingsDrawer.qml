@@ -31,6 +31,8 @@ Drawer {
     function ctxValue() { return ctxSpin.value > 0 ? ctxSpin.value : (info.n_ctx_train || facts.n_ctx_train || 0) }
     // The model these settings are for, and what it is (head_dim, trained context).
     property var facts: chat.settingsModelFacts
+    // The chat template's "In use" line as shown (for the end-to-end tests).
+    readonly property string chatFormatLine: templateSettings.inUseText
     readonly property string modelFile: chat.settingsModel.split("/").pop()
     // The engine choices' problems with that model ({key, blocking, reason}); `facts` is
     // named so that the list is recomputed when the model changes.
@@ -79,6 +81,10 @@ Drawer {
             Label { text: qsTr("System prompt"); font.pixelSize: Theme.smallSize }
             TextArea {
                 id: systemPrompt
+                Accessible.name: qsTr("System prompt")
+                // Tab moves on (a keyboard user is not trapped in the text).
+                Keys.onTabPressed: (event) => nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                Keys.onBacktabPressed: (event) => nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
                 Layout.fillWidth: true
                 Layout.preferredHeight: 70
                 wrapMode: TextArea.Wrap
@@ -100,7 +106,7 @@ Drawer {
                 font.pixelSize: Theme.smallSize
                 visible: chat.settingsModel.length > 0
                 text: (drawer.facts.head_dim > 0
-                       ? qsTr("Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).").arg(drawer.facts.head_dim).arg(drawer.facts.n_ctx_train)
+                       ? qsTr("Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).").arg(Theme.num(drawer.facts.head_dim)).arg(Theme.num(drawer.facts.n_ctx_train))
                        : qsTr("Sampling, KV type, context and its policy below are kept for this model."))
             }
             // What this model cannot run with, at the top where it is seen first.
@@ -146,7 +152,7 @@ Drawer {
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: s.max_tokens ?? 256; editable: true }
             }
 
-            ChatTemplateSettings { Layout.fillWidth: true }
+            ChatTemplateSettings { id: templateSettings; Layout.fillWidth: true }
 
             Label { text: qsTr("Engine"); font.bold: true }
             GridLayout {
@@ -223,7 +229,7 @@ Drawer {
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 text: qsTr("Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.")
-                    .arg(ctxValue()).arg(kvType.currentText)
+                    .arg(Theme.num(ctxValue())).arg(kvType.currentText)
                     .arg(chat.formatBytes(kvBytes(kvType.currentText, ctxValue())))
                     .arg(chat.formatBytes(kvBytes(kvType.currentText, 1)))
                     .arg(chat.formatBytes(info.weight_bytes || 0))

@@ -128,6 +128,9 @@ QtObject {
     function zoomOut() { zoom = zoomSteps.slice().reverse().find(z => z < zoom - 0.001) ?? zoomSteps[0] }
     function zoomReset() { zoom = 1.0 }
     function px(n) { return Math.round(n * zoom) }
+    // A count as the window writes it everywhere: whole, with the locale's digit grouping
+    // ("3,887"; the C++ side's ChatController::count_text, QLocale().toString).
+    function num(n) { return Number(n || 0).toLocaleString(Qt.locale(), 'f', 0) }
 
     readonly property int fontSize: px(14)      // body text, buttons, fields
     readonly property int smallSize: px(12)     // captions, stats, secondary lines

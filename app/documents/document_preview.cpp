@@ -138,7 +138,7 @@ void DocumentController::rebuild_preview() {
   }
   if (plan) {
     p.insert(QStringLiteral("plan"), plan_to_map(*plan));
-    p.insert(QStringLiteral("plan_text"), qstr(plan->describe()));
+    p.insert(QStringLiteral("plan_text"), plan_text(*plan));
     p.insert(QStringLiteral("can_summarize"), true);
   } else {
     p.insert(QStringLiteral("plan_text"), tr("Cannot summarize: %1").arg(qstr(plan.message())));

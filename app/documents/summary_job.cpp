@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QLocale>
+#include <cmath>
 #include <algorithm>
 #include <string>
 
@@ -84,7 +86,27 @@ QVariantMap plan_to_map(const SummaryPlan& p) {
           {QStringLiteral("kv_bytes_per_token"), static_cast<qint64>(p.kv_bytes_per_token)},
           {QStringLiteral("tokens_to_process"), static_cast<qint64>(p.tokens_to_process)},
           {QStringLiteral("estimated_seconds"), p.estimated_seconds},
-          {QStringLiteral("text"), qstr(p.describe())}};
+          {QStringLiteral("text"), plan_text(p)}};
+}
+
+QString plan_text(const SummaryPlan& p) {
+  if (p.fits_whole) return QCoreApplication::translate("SummaryJob", "fits — sent whole");
+  QLocale locale;  // grouped digits, also in the C locale
+  locale.setNumberOptions(locale.numberOptions() & ~QLocale::OmitGroupSeparator);
+  const auto count = [&](double n) { return locale.toString(static_cast<qint64>(std::llround(n))); };
+  const double per_chunk = p.n_chunks > 0 ? static_cast<double>(p.document_tokens) / p.n_chunks : 0;
+  QString text = (p.n_levels == 1
+                      ? QCoreApplication::translate(
+                            "SummaryJob", "%1 chunks of about %2 tokens, %3 level of merging, about %4 tokens to process")
+                      : QCoreApplication::translate(
+                            "SummaryJob", "%1 chunks of about %2 tokens, %3 levels of merging, about %4 tokens to process"))
+                     .arg(count(p.n_chunks), count(per_chunk), count(p.n_levels),
+                          count(static_cast<double>(p.tokens_to_process)));
+  if (p.estimated_seconds > 0) {
+    text += QCoreApplication::translate("SummaryJob", ", about %1 s at the measured speed")
+                .arg(count(std::ceil(p.estimated_seconds)));
+  }
+  return text;
 }
 
 QVariantMap progress_to_map(const SummaryProgress& p) {

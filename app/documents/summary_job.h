@@ -27,6 +27,9 @@ SummarizeOptions summarize_options_for(int32_t overhead, int32_t n_ctx);
 QVariantMap summarize_options_to_map(const SummarizeOptions& o);
 SummarizeOptions summarize_options_from_map(const QVariantMap& m);
 QVariantMap plan_to_map(const SummaryPlan& plan);
+// The plan in the window's words, counts grouped as everywhere in it ("3,887 tokens"):
+// SummaryPlan::describe()'s sentence, translated.
+QString plan_text(const SummaryPlan& plan);
 QVariantMap progress_to_map(const SummaryProgress& p);
 StoredPartial stored_partial(const PartialSummary& p);
 PartialSummary engine_partial(const StoredPartial& p);

@@ -143,11 +143,11 @@ Status Session::drop_oldest_turns(int32_t n) {
   if (rest.empty()) last_logits_ = logits;
   turn_starts_ = std::move(turns);
   warned_ = false;
-  notify({SessionEvent::Kind::TurnsDropped,
-        "the context was full: dropped " + std::to_string(cut - keep) + " tokens of the oldest turns "
-            "(the first " + std::to_string(keep) + " kept) and re-evaluated the " +
-            std::to_string(rest.size()) + " that follow",
-        before, n_past(), static_cast<int32_t>(rest.size())});
+  // Only what happened: no "(the first 0 kept)", no "re-evaluated the 0 that follow".
+  std::string said = "the context was full: dropped " + std::to_string(cut - keep) + " tokens of the oldest turns";
+  if (keep > 0) said += " (the first " + std::to_string(keep) + " kept)";
+  if (!rest.empty()) said += " and re-evaluated the " + std::to_string(rest.size()) + " that follow";
+  notify({SessionEvent::Kind::TurnsDropped, said, before, n_past(), static_cast<int32_t>(rest.size())});
   return {};
 }
 
