@@ -4,20 +4,15 @@
 #include <algorithm>
 #include <utility>
 #include <QDir>
-#include <QLocale>
-#include <QUrl>
 
 #include "documents/document_controller.h"
 #include "engine/engine_worker.h"
-#include "engine/sampling_settings.h"
 #include "hub/byte_size.h"
 #include "kvchat/model.h"
-#include "test_state_file.h"
 
 namespace kvchat::app {
 
 namespace {
-constexpr int kPersistEveryMs = 250;  // a streaming reply is saved at least this often
 constexpr int kUiRefreshMs = 33;      // ~30 updates per second are plenty for the eye
 }
 
@@ -521,150 +516,6 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
   return true;
 }
 
-void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) {
-  const int rows = messages_.rowCount();
-  continuing_ = continuing;
-  const QVariantList messages = history(continuing || append_row ? rows : rows - 1);
-  if (append_row) {
-    StoredMessage reply;
-    reply.conversation_id = current_;
-    reply.role = QStringLiteral("assistant");
-    reply.state = MessageState::Streaming;
-    // Stored now (empty, streaming) or with the next save; the reply is generated either way.
-    messages_.append(reply, false);
-  }
-  QString error;
-  note_save(save_unsaved(&error), error);
-  refresh_conversations();
-  set_generating(true);
-  write_test_state(false);  // a reply is under way: the last one's "finished" no longer holds
-  since_persist_.start();
-  mark_turn_on_timeline();
-  QVariantMap sampling = sampling_;
-  if (seed >= 0) sampling.insert(QStringLiteral("seed"), seed);
-  // The seed actually used is chosen here and comes back in the reply's stats.
-  sampling = with_reply_seed(sampling);
-  QMetaObject::invokeMethod(worker_, continuing ? "continueReply" : "generate", Qt::QueuedConnection,
-                            Q_ARG(QVariantList, messages), Q_ARG(QString, system_prompt()),
-                            Q_ARG(QVariantMap, sampling));
-}
-
-bool ChatController::stop() {
-  // The reply first: the two run side by side.
-  if (generating_) {
-    worker_->request_stop();
-    return true;
-  }
-  if (documents_ && documents_->summarizing()) {
-    documents_->cancelSummary();
-    return true;
-  }
-  return false;
-}
-
-bool ChatController::editMessage(int row, const QString& text) {
-  if (!store_ || generating_ || text.trimmed().isEmpty()) return false;
-  const auto& items = messages_.items();
-  if (row < 0 || row >= items.size() || items[row].role != QStringLiteral("user")) return false;
-  QString error;
-  if (!save_unsaved(&error)) {
-    note_save(false, error);
-    emit errorOccurred(tr("Cannot edit now: %1").arg(error));
-    return false;
-  }
-  const qint64 id = items[row].id;
-  if (!store_->delete_messages_after(id, &error) ||
-      !store_->update_message(id, text, MessageState::Complete, {}, &error)) {
-    emit errorOccurred(tr("The edit was not saved: %1").arg(error));
-    return false;
-  }
-  messages_.reset(store_->messages(current_));
-  start_reply();  // the engine re-evaluates only from the edited message on
-  return true;
-}
-
-int ChatController::lastUserRow() const {
-  const auto& items = messages_.items();
-  for (int row = int(items.size()) - 1; row >= 0; --row) {
-    if (items[row].role == QLatin1String("user")) return row;
-  }
-  return -1;
-}
-
-void ChatController::persist_reply(MessageState state, const QVariantMap& stats) {
-  if (!store_ || messages_.rowCount() == 0) return;
-  const int last = messages_.rowCount() - 1;
-  messages_.update_last(state, continuing_ ? over_reply_base(stats) : stats);
-  messages_.set_unsaved(last);
-  QString error;
-  note_save(save_unsaved(&error), error);
-  since_persist_.restart();
-}
-
-void ChatController::on_reply_chunk(const QString& text) {
-  pending_text_ += text;
-  if (!ui_refresh_.isActive()) ui_refresh_.start();
-}
-
-void ChatController::flush_to_ui() {
-  if (!pending_text_.isEmpty()) {
-    messages_.append_to_last(pending_text_);
-    pending_text_.clear();
-    if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, {});
-  }
-  if (memory_dirty_) {
-    memory_dirty_ = false;
-    emit memoryChanged();
-    if (!generating_) write_test_state();  // a switched or restored timeline
-  }
-}
-
-void ChatController::on_reply_finished(const QVariantMap& stats) {
-  ui_refresh_.stop();
-  flush_to_ui();
-  last_reply_stats_ = stats;
-  // Which KV type the figures were measured with (a KV-type change makes them history).
-  last_reply_stats_.insert(QStringLiteral("kv_type"), memory_.value(QStringLiteral("kv_type")));
-  // And which model: the memory panel shows a reply's figures only with its model loaded.
-  last_reply_stats_.insert(QStringLiteral("model_identity"), model_info_.value(QStringLiteral("identity")));
-  // A reply that wrote nothing leaves no empty bubble; a full context offers its actions.
-  const QString stop_reason = stats.value("stop_reason").toString();
-  const bool context_full = stop_reason == QStringLiteral("context-full");
-  if (drop_empty_reply(stop_reason == QStringLiteral("cancelled")
-                           ? tr("It was stopped before its first word.")
-                           : tr("The model ended its reply without writing anything."),
-                       context_full)) {
-    return;
-  }
-  if (context_full) {
-    offer_context_actions(tr("The context is full: the reply was cut where it ran out of room."));
-  } else if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("context-full")) {
-    dismissNotice();  // this reply found room: the full context is behind us
-  }
-  const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
-  const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
-  persist_reply(state, last_reply_stats_);
-  emit lastReplyStatsChanged();
-  set_generating(false);
-  refresh_conversations();
-  // Keep the conversation's KV state so reopening it later costs no re-evaluation.
-  QDir().mkpath(QDir(data_dir_).filePath(QStringLiteral("snapshots")));
-  QMetaObject::invokeMethod(worker_, "saveSnapshot", Qt::QueuedConnection,
-                            Q_ARG(QString, snapshot_path(current_)), Q_ARG(qint64, snapshot_budget_bytes_));
-  write_test_state(true);
-  emit replyFinished();
-}
-
-void ChatController::on_reply_failed(const QString& message) {
-  ui_refresh_.stop();
-  flush_to_ui();
-  if (drop_empty_reply(message, context_full_seen_)) return;
-  if (context_full_seen_ && continuing_) return keep_reply_after_refused_continue();
-  persist_reply(MessageState::Interrupted, {{"error", message}});
-  set_generating(false);
-  emit errorOccurred(message);
-}
-
 void ChatController::set_generating(bool on) {
   if (generating_ == on) return;
   generating_ = on;
@@ -673,73 +524,6 @@ void ChatController::set_generating(bool on) {
 
 QString ChatController::formatBytes(double bytes) const {
   return hub::format_bytes(bytes);
-}
-
-// For the end-to-end test (KVCHAT_TEST_STATE_FILE): what the window shows — the
-// conversations listed, the messages of the open one, the memory panel's numbers.
-void ChatController::write_test_state(bool reply_finished) {
-  test_reply_finished_ = reply_finished;
-  const QString path = qEnvironmentVariable("KVCHAT_TEST_STATE_FILE");
-  if (path.isEmpty()) return;
-  QVariantMap last_message;
-  if (!messages_.items().isEmpty()) {
-    const StoredMessage& m = messages_.items().back();
-    last_message = {{"role", m.role}, {"chars", m.content.size()}, {"stats", m.stats}};
-  }
-  QStringList titles;  // as listed, newest first
-  for (int row = 0; row < conversations_.rowCount(); ++row) {
-    titles.push_back(conversations_.data(conversations_.index(row), ConversationListModel::TitleRole).toString());
-  }
-  const QVariantMap state{{"reply_finished", reply_finished},
-                          {"conversations", conversations_.rowCount()},
-                          {"messages", messages_.rowCount()},
-                          {"memory", memory_},
-                          {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())},
-                          {"snapshot_status", snapshot_status_},
-                          {"snapshot_bytes", snapshot_bytes_},
-                          {"current_conversation", current_},
-                          {"conversation_titles", titles},
-                          {"search_text", search_text_},
-                          {"current_listed", conversations_.rowOf(current_) >= 0},
-                          {"pending_delete", pending_delete()},
-                          {"memory_history_points", memory_history_.size()},
-                          {"memory_history_last_tokens",
-                           memory_history_.isEmpty() ? QVariant(-1)
-                                                     : memory_history_.back().toMap().value("tokens")},
-                          {"kv_quality", kv_quality_},
-                          {"store_error", store_error_},
-                          {"reply", reply_test_state()},  // the last reply's version, state, text
-                          {"startup_notice", startup_notice_},
-                          {"save_error", save_error_},
-                          {"unsaved_messages", messages_.unsaved_count()},
-                          {"documents", documents_ ? documents_->test_state() : QVariantMap()},
-                          {"last_message", last_message},
-                          // Per-model settings, a failed load, a full context (issue 13).
-                          {"model_error", model_error_},
-                          {"model_path", model_path_},
-                          {"model_loading", model_loading_},
-                          {"settings_model", settings_model_},
-                          {"engine_settings", engine_settings_},
-                          {"notice", notice_},
-                          {"context_notice", context_notice_},
-                          // The status line's sentence and the context's fill (issue 26 point 8).
-                          {"last_event", last_event()},
-                          {"context_usage", context_usage()},
-                          {"empty_replies", static_cast<int>(std::count_if(
-                                                messages_.items().begin(), messages_.items().end(),
-                                                [](const StoredMessage& m) {
-                                                  return m.role == QLatin1String("assistant") &&
-                                                         m.content.isEmpty() &&
-                                                         m.state != MessageState::Streaming;
-                                                }))},
-                          // The window's language: its locale and a few of the words it shows.
-                          {"ui", QVariantMap{{"locale", QLocale().name()},
-                                             {"send", QCoreApplication::translate("ChatView", "Send")},
-                                             {"new_chat", QCoreApplication::translate("Sidebar", "New chat")},
-                                             {"memory", QCoreApplication::translate("Main", "Memory")},
-                                             // false on a first run: the window shows its welcome
-                                             {"welcome_seen", uiSetting(QStringLiteral("welcome_seen"), false)}}}};
-  write_test_state_file(path, state);
 }
 
 }  // namespace kvchat::app

@@ -5,7 +5,6 @@
 // nothing leaves no empty bubble.
 #include <QDateTime>
 #include <QFileInfo>
-#include <QLocale>
 #include <QUrl>
 
 #include "chat_controller.h"
@@ -46,7 +45,7 @@ void ChatController::connect_model_signals() {
   });
   connect(worker_, &EngineWorker::replyContextFull, this, [this](int prompt_tokens, int n_ctx) {
     context_full_seen_ = true;
-    context_full_detail_ = tr("The conversation comes to %1 tokens; the context holds %2.").arg(prompt_tokens).arg(n_ctx);
+    context_full_detail_ = tr("The conversation comes to %1 tokens; the context holds %2.").arg(count_text(prompt_tokens), count_text(n_ctx));
   });
   connect(worker_, &EngineWorker::contextPolicyApplied, this, &ChatController::on_context_policy_applied);
   connect(worker_, &EngineWorker::conversationSummarized, this,
@@ -347,7 +346,7 @@ void ChatController::keep_reply_after_refused_continue() {
       tr("The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the "
          "context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, "
          "or give this model a longer context in Settings.")
-          .arg(QLocale().toString(used), QLocale().toString(n_ctx)));
+          .arg(count_text(used), count_text(n_ctx)));
   write_test_state(true);
 }
 

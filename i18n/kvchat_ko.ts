@@ -32,58 +32,59 @@
 <context>
     <name>ChatTemplateSettings</name>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="12"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="14"/>
         <source>The model file&apos;s template</source>
         <translation>모델 파일의 템플릿</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="12"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="14"/>
         <source>Built-in: </source>
         <translation>내장: </translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="12"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="14"/>
         <source>Custom (Jinja)</source>
         <translation>사용자 지정 (Jinja)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="26"/>
-        <location filename="../ui/ChatTemplateSettings.qml" line="50"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="28"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="53"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="65"/>
         <source>Chat template</source>
         <translation>채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="33"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="36"/>
         <source>In use: </source>
         <translation>사용 중: </translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="33"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="36"/>
         <source>Load a model to see its chat template.</source>
         <translation>모델을 불러오면 채팅 템플릿을 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="45"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="48"/>
         <source>Kept for this model file.</source>
         <translation>이 모델 파일에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="46"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="49"/>
         <source>For the loaded model, %1 (kept for that file).</source>
         <translation>불러온 모델에는 %1 (그 파일에 대해 유지됨).</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="66"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="73"/>
         <source>(the file has no chat template)</source>
         <translation>(파일에 채팅 템플릿이 없습니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="66"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="73"/>
         <source>{% for m in messages %}…{% endfor %}</source>
         <translation>{% for m in messages %}…{% endfor %}</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="72"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="79"/>
         <source>Use this template</source>
         <translation>이 템플릿 사용</translation>
     </message>
@@ -91,85 +92,133 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../ui/ChatView.qml" line="54"/>
+        <location filename="../ui/ChatView.qml" line="58"/>
         <source>Messages</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="132"/>
+        <location filename="../ui/ChatView.qml" line="136"/>
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="135"/>
+        <location filename="../ui/ChatView.qml" line="139"/>
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="139"/>
+        <location filename="../ui/ChatView.qml" line="143"/>
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="165"/>
+        <location filename="../ui/ChatView.qml" line="169"/>
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="166"/>
+        <location filename="../ui/ChatView.qml" line="170"/>
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="180"/>
+        <location filename="../ui/ChatView.qml" line="184"/>
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="181"/>
+        <location filename="../ui/ChatView.qml" line="185"/>
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="183"/>
+        <location filename="../ui/ChatView.qml" line="187"/>
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="184"/>
+        <location filename="../ui/ChatView.qml" line="188"/>
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="221"/>
+        <location filename="../ui/ChatView.qml" line="225"/>
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="229"/>
+        <location filename="../ui/ChatView.qml" line="233"/>
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="229"/>
-        <location filename="../app/chat_controller.cpp" line="772"/>
+        <location filename="../ui/ChatView.qml" line="233"/>
+        <location filename="../app/chat_controller_test_state.cpp" line="72"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="230"/>
+        <location filename="../ui/ChatView.qml" line="234"/>
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="230"/>
+        <location filename="../ui/ChatView.qml" line="234"/>
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="220"/>
+        <location filename="../ui/ChatView.qml" line="224"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
+    </message>
+</context>
+<context>
+    <name>ContextBlocks</name>
+    <message>
+        <location filename="../ui/memory/ContextBlocks.qml" line="19"/>
+        <source>Context</source>
+        <translation>컨텍스트</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ContextBlocks.qml" line="20"/>
+        <source>The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.</source>
+        <translation>컨텍스트는 모델이 한 번에 볼 수 있는 토큰 수로, 사용자의 메시지와 모델의 답변을 합친 것입니다. 가득 차면 설정에서 고른 정책에 따라 멈추거나, 가장 오래된 차례를 빼거나, 오래된 절반을 넘겨 창을 옮깁니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ContextBlocks.qml" line="26"/>
+        <source>Context: %1</source>
+        <translation>컨텍스트: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ContextBlocks.qml" line="40"/>
+        <source>The context is almost full. Policy “%1”: </source>
+        <translation>컨텍스트가 거의 찼습니다. 정책 “%1”: </translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ContextBlocks.qml" line="41"/>
+        <source>the oldest half of the conversation after the system prompt will be discarded.</source>
+        <translation>시스템 프롬프트 뒤의 가장 오래된 대화 절반을 버립니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ContextBlocks.qml" line="42"/>
+        <source>the oldest whole turns will be dropped and the rest re-evaluated.</source>
+        <translation>가장 오래된 차례들을 통째로 빼고 나머지를 다시 계산합니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ContextBlocks.qml" line="43"/>
+        <source>new tokens will be refused; start a new chat or edit an earlier message.</source>
+        <translation>새 토큰을 받지 않습니다. 새 대화를 시작하거나 이전 메시지를 고치세요.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ContextBlocks.qml" line="58"/>
+        <source>Blocks: %1 used · %2 free in the pool</source>
+        <translation>블록: 사용 %1 · 풀의 여유 %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ContextBlocks.qml" line="59"/>
+        <source>The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.</source>
+        <translation>KV 캐시는 컨텍스트 전체만큼 미리 잡아 두지 않고, 대화가 길어짐에 따라 정해진 토큰 수의 작은 블록 단위로 늘어납니다(페이징). 마지막 블록만 일부 비어 있을 수 있어 단편화로 버려지는 메모리가 거의 없고, 짧아진 대화가 내놓은 블록은 풀로 돌아가 다음 대화가 씁니다.</translation>
     </message>
 </context>
 <context>
@@ -394,6 +443,89 @@
     </message>
 </context>
 <context>
+    <name>EngineGauges</name>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="24"/>
+        <source>This conversation&apos;s engine memory</source>
+        <translation>이 대화의 엔진 메모리</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="25"/>
+        <source>The bar divides the memory this conversation uses. The weights are what the model learned: fixed in size and shared by every conversation. The KV cache is the model&apos;s working notes for this conversation, the keys and values of every token so far: it grows with each token. Reserved but empty KV blocks, and scratch buffers for one step of computation, make up the rest. With a large model the KV cache is a sliver of this bar: the bar below shows it on its own scale.</source>
+        <translation>막대는 이 대화가 쓰는 메모리를 나눠 보여 줍니다. 가중치는 모델이 학습한 내용으로, 크기가 정해져 있고 모든 대화가 함께 씁니다. KV 캐시는 이 대화를 위한 모델의 작업 메모로, 지금까지의 모든 토큰의 Key와 Value이며 토큰마다 늘어납니다. 나머지는 예약했지만 아직 빈 KV 블록과, 한 단계 계산에 쓰는 작업 버퍼입니다. 큰 모델에서는 KV 캐시가 이 막대의 아주 작은 조각이라, 아래 막대가 KV 캐시만 따로 척도를 맞춰 보여 줍니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="35"/>
+        <source>weights</source>
+        <translation>가중치</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="36"/>
+        <source>KV used</source>
+        <translation>사용 중인 KV</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="37"/>
+        <source>KV allocated, empty</source>
+        <translation>할당되었지만 빈 KV</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="38"/>
+        <source>scratch</source>
+        <translation>작업 버퍼</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="66"/>
+        <source>KV cache on its own scale</source>
+        <translation>KV 캐시 (자체 척도)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="67"/>
+        <source>The same KV cache as in the bar above, drawn against the most it can take: the whole context at this KV type, or the KV budget set in Settings when that is smaller. Orange is used, light orange reserved but still empty.</source>
+        <translation>위 막대와 같은 KV 캐시를, 차지할 수 있는 최대 크기에 대비해 그립니다. 최대 크기는 이 KV 형식에서의 전체 컨텍스트이며, 설정의 KV 예산이 더 작으면 그 예산입니다. 주황색은 사용 중, 연한 주황색은 예약되었지만 아직 비어 있는 부분입니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="100"/>
+        <source>KV used %1 · allocated %2 · %3 %4 (%5%)</source>
+        <translation>KV 사용 %1 · 할당 %2 · %3 %4 (%5%)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="102"/>
+        <source>budget</source>
+        <translation>예산</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="102"/>
+        <source>whole context</source>
+        <translation>전체 컨텍스트</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="110"/>
+        <source>%1: weights %2 · KV pool %3 · scratch %4 on the device</source>
+        <translation>%1: 장치의 가중치 %2 · KV 풀 %3 · 작업 버퍼 %4</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="119"/>
+        <source>VRAM: %2 free of %3 (all processes) · %1 resident in this process</source>
+        <translation>VRAM: %3 중 %2 여유 (모든 프로세스) · 이 프로세스가 %1 사용</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="120"/>
+        <source>Machine: %1 resident in this process · %2 available of %3</source>
+        <translation>컴퓨터: 이 프로세스가 %1 사용 · %3 중 %2 사용 가능</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="134"/>
+        <source>Bar: VRAM in use by all processes, %1 of %2 (%3%)</source>
+        <translation>막대: 모든 프로세스가 쓰는 VRAM, %2 중 %1 (%3%)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="135"/>
+        <source>Bar: RAM in use on this machine by all processes, %1 of %2 (%3%)</source>
+        <translation>막대: 이 컴퓨터의 모든 프로세스가 쓰는 RAM, %2 중 %1 (%3%)</translation>
+    </message>
+</context>
+<context>
     <name>EngineMaps</name>
     <message>
         <location filename="../app/engine/engine_maps.cpp" line="193"/>
@@ -426,7 +558,7 @@
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="324"/>
+        <location filename="../app/chat_controller.cpp" line="316"/>
         <location filename="../app/engine/engine_worker.cpp" line="352"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
@@ -639,6 +771,81 @@
     </message>
 </context>
 <context>
+    <name>KvCacheFigures</name>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="19"/>
+        <source>KV cache</source>
+        <translation>KV 캐시</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="20"/>
+        <source>To write each new token the model looks back at every earlier token through its key and value vectors. Keeping them (the KV cache) instead of computing them again turns work that grows with the square of the length into a lookup, at a price in memory that grows with every token: 2 (K and V) × layers × tokens × KV heads × head size × bytes per value. The line below is this model&apos;s formula with its numbers.</source>
+        <translation>모델은 새 토큰을 하나 만들 때마다 앞선 모든 토큰을 그 Key와 Value 벡터로 다시 살펴봅니다. 이를 다시 계산하지 않고 보관해 두면(KV 캐시) 길이의 제곱으로 늘어나는 계산이 조회로 바뀌는 대신, 토큰마다 늘어나는 메모리를 치릅니다: 2 (K와 V) × 레이어 × 토큰 × KV 헤드 × 헤드 크기 × 값당 바이트. 아래 줄은 이 모델의 숫자를 넣은 식입니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="28"/>
+        <source>2 × %1 layers × %2 tokens × %3 KV heads × %4 values per head × %5 bytes (%6)
+= %7 bytes (%8)</source>
+        <translation>2 × 레이어 %1 × 토큰 %2 × KV 헤드 %3 × 헤드당 값 %4 × %5 바이트 (%6)
+= %7 바이트 (%8)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="41"/>
+        <source>%1 of %2 layers use a %3-token window: %4 freed by the window; without it the KV would be %5</source>
+        <translation>레이어 %2개 중 %1개가 %3 토큰 창을 사용: 창 덕분에 %4 절약, 창이 없다면 KV는 %5</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="53"/>
+        <source>KV used</source>
+        <translation>사용 중인 KV</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="54"/>
+        <source>KV allocated</source>
+        <translation>할당된 KV</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="54"/>
+        <source>%1  (%2 blocks of %3 tokens)</source>
+        <translation>%1  (%3 토큰짜리 블록 %2개)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="55"/>
+        <source>reserved, empty</source>
+        <translation>예약됨, 비어 있음</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="56"/>
+        <source>per token</source>
+        <translation>토큰당</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="57"/>
+        <source>per layer</source>
+        <translation>레이어당</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="57"/>
+        <source> used in each of %1 layers</source>
+        <translation> (레이어 %1개 각각에서 사용)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="58"/>
+        <source>peak</source>
+        <translation>최고치</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="58"/>
+        <source> allocated</source>
+        <translation> 할당</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="74"/>
+        <source>Document “%1”: %2 tokens × %3 = %4, %5% of the KV used (%6)</source>
+        <translation>문서 “%1”: %2 토큰 × %3 = %4, 사용 중인 KV의 %5% (%6)</translation>
+    </message>
+</context>
+<context>
     <name>KvQualityProbe</name>
     <message>
         <location filename="../app/engine/kv_quality_probe.cpp" line="60"/>
@@ -649,6 +856,157 @@
         <location filename="../app/engine/kv_quality_probe.cpp" line="62"/>
         <source>Measuring the KV types failed: an unknown exception</source>
         <translation>KV 형식 측정에 실패했습니다: 알 수 없는 예외</translation>
+    </message>
+</context>
+<context>
+    <name>KvTimeline</name>
+    <message>
+        <location filename="../ui/memory/KvTimeline.qml" line="19"/>
+        <source>KV memory over this conversation</source>
+        <translation>이 대화 동안의 KV 메모리</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTimeline.qml" line="20"/>
+        <source>Each point is the KV cache after a token: the bytes used (orange) and reserved (light orange), against the number of tokens in the context. A dashed line marks where a reply began. A conversation&apos;s timeline is its own: it starts empty in a new chat and comes back when you return to a conversation (it is not kept after the app closes).</source>
+        <translation>각 점은 토큰 하나가 지난 뒤의 KV 캐시를 컨텍스트 안의 토큰 수에 대해 나타냅니다: 사용한 바이트(주황색)와 예약한 바이트(연한 주황색). 점선은 답변이 시작된 곳을 표시합니다. 타임라인은 대화마다 따로 있습니다. 새 대화에서는 비어 있게 시작하고, 대화로 돌아오면 다시 나타납니다 (앱을 닫으면 유지되지 않습니다).</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTimeline.qml" line="31"/>
+        <source>KV memory over this conversation: no tokens yet</source>
+        <translation>이 대화 동안의 KV 메모리: 아직 토큰 없음</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTimeline.qml" line="32"/>
+        <source>KV memory over this conversation: %1 used at %2 tokens</source>
+        <translation>이 대화 동안의 KV 메모리: 토큰 %2개에서 %1 사용</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTimeline.qml" line="80"/>
+        <source>KV bytes</source>
+        <translation>KV 바이트</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTimeline.qml" line="82"/>
+        <source>→ tokens in context</source>
+        <translation>→ 컨텍스트 안의 토큰</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTimeline.qml" line="85"/>
+        <source>No tokens yet in this conversation</source>
+        <translation>이 대화에는 아직 토큰이 없습니다</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTimeline.qml" line="121"/>
+        <source>orange: used · light orange: reserved · dashed: a reply began (%1 so far)</source>
+        <translation>주황색: 사용 · 연한 주황색: 예약 · 점선: 답변 시작 (지금까지 %1)</translation>
+    </message>
+</context>
+<context>
+    <name>KvTypeCosts</name>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="19"/>
+        <source>What each KV type would cost</source>
+        <translation>KV 형식별 비용</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="20"/>
+        <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same.</source>
+        <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다. q8_0은 f16의 약 절반, q4_0은 약 4분의 1 메모리만 써서 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다. 품질 열은 다음 토큰 확률이 얼마나 달라지는지(KL 발산)와 가장 그럴듯한 토큰이 얼마나 자주 그대로인지를 보여 줍니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="27"/>
+        <source>type</source>
+        <translation>형식</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="28"/>
+        <source>bytes/token</source>
+        <translation>바이트/토큰</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="29"/>
+        <source>max context</source>
+        <translation>최대 컨텍스트</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="31"/>
+        <source>quality*</source>
+        <translation>품질*</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="31"/>
+        <source>quality* (demo model&apos;s)</source>
+        <translation>품질* (데모 모델 기준)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="44"/>
+        <source>not for this model</source>
+        <translation>이 모델에는 맞지 않음</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="46"/>
+        <source>KL %1, %2%</source>
+        <translation>KL %1, %2%</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="49"/>
+        <source>KL 4e-8, 100%</source>
+        <translation>KL 4e-8, 100%</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="49"/>
+        <source>baseline</source>
+        <translation>기준</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="50"/>
+        <source>KL 1.9e-5, 99.75%</source>
+        <translation>KL 1.9e-5, 99.75%</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="51"/>
+        <source>KL 6.0e-3, 95.0%</source>
+        <translation>KL 6.0e-3, 95.0%</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="59"/>
+        <source> tokens</source>
+        <translation> 토큰</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="78"/>
+        <source>max context: what fits in the available RAM, at most the trained context. </source>
+        <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. </translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="80"/>
+        <source>*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.</source>
+        <translation>*이 모델에서 내장 텍스트 %1 토큰으로 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="81"/>
+        <source>*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
+        <translation>*데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="82"/>
+        <source> Not yet measured on the loaded model: its own figures replace these when they are.</source>
+        <translation> 불러온 모델에서는 아직 측정하지 않았습니다. 측정되면 그 값으로 바뀝니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="87"/>
+        <source>How many conversations fit</source>
+        <translation>몇 개의 대화가 들어가는가</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="88"/>
+        <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
+        <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="97"/>
+        <source>Conversations of this length that would fit in the available memory: %1</source>
+        <translation>사용 가능한 메모리에 들어가는 이 길이의 대화 수: %1</translation>
     </message>
 </context>
 <context>
@@ -770,93 +1128,93 @@
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="327"/>
+        <location filename="../ui/Main.qml" line="338"/>
         <source>Loading model… %1%</source>
         <translation>모델 불러오는 중… %1%</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="330"/>
+        <location filename="../ui/Main.qml" line="341"/>
         <source>No model</source>
         <translation>모델 없음</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="342"/>
+        <location filename="../ui/Main.qml" line="353"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="354"/>
+        <location filename="../ui/Main.qml" line="365"/>
         <source>Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.</source>
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="364"/>
+        <location filename="../ui/Main.qml" line="375"/>
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="371"/>
+        <location filename="../ui/Main.qml" line="382"/>
         <source>Open model…</source>
         <translation>모델 열기…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="372"/>
+        <location filename="../ui/Main.qml" line="383"/>
         <source>Open a GGUF model (Ctrl+O)</source>
         <translation>GGUF 모델 열기 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="379"/>
+        <location filename="../ui/Main.qml" line="390"/>
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="380"/>
+        <location filename="../ui/Main.qml" line="391"/>
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="387"/>
+        <location filename="../ui/Main.qml" line="398"/>
         <source>Recent</source>
         <translation>최근</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="388"/>
+        <location filename="../ui/Main.qml" line="399"/>
         <source>Recent models</source>
         <translation>최근 모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="433"/>
+        <location filename="../ui/Main.qml" line="444"/>
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="434"/>
+        <location filename="../ui/Main.qml" line="445"/>
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="441"/>
-        <location filename="../app/chat_controller.cpp" line="774"/>
+        <location filename="../ui/Main.qml" line="452"/>
+        <location filename="../app/chat_controller_test_state.cpp" line="74"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="442"/>
+        <location filename="../ui/Main.qml" line="453"/>
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="462"/>
+        <location filename="../ui/Main.qml" line="474"/>
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="463"/>
+        <location filename="../ui/Main.qml" line="475"/>
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="464"/>
+        <location filename="../ui/Main.qml" line="476"/>
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -864,654 +1222,311 @@
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="1"/>
-        <source>Context: %1</source>
-        <translation>컨텍스트: %1</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="48"/>
+        <location filename="../ui/MemoryPanel.qml" line="60"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="116"/>
+        <location filename="../ui/MemoryPanel.qml" line="129"/>
         <source>Last save appended %1 (%2 tokens)</source>
         <translation>마지막 저장: %1 추가 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="108"/>
+        <location filename="../ui/MemoryPanel.qml" line="121"/>
         <source>All snapshots: %1 of %2 budget</source>
         <translation>모든 스냅숏: 예산 %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="109"/>
+        <location filename="../ui/MemoryPanel.qml" line="122"/>
         <source>All snapshots: %1 (no budget)</source>
         <translation>모든 스냅숏: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="140"/>
+        <location filename="../ui/MemoryPanel.qml" line="153"/>
         <source>Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9</source>
         <translation>두 세션이 가중치(%1)를 함께 씁니다: 채팅 KV %2 (%3 토큰) · 요약 작업 KV %4 (%5 토큰) · 합계 %6 / %7 %8 · 더 큰 쪽 크기로 들어가는 세션 수: %9</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="143"/>
+        <location filename="../ui/MemoryPanel.qml" line="156"/>
         <source>KV budget</source>
         <translation>KV 예산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="143"/>
+        <location filename="../ui/MemoryPanel.qml" line="156"/>
         <source>available</source>
         <translation>사용 가능</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="149"/>
-        <source>This conversation&apos;s engine memory</source>
-        <translation>이 대화의 엔진 메모리</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="160"/>
-        <source>weights</source>
-        <translation>가중치</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="161"/>
-        <location filename="../ui/MemoryPanel.qml" line="316"/>
-        <source>KV used</source>
-        <translation>사용 중인 KV</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="162"/>
-        <source>KV allocated, empty</source>
-        <translation>할당되었지만 빈 KV</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="163"/>
-        <source>scratch</source>
-        <translation>작업 버퍼</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="235"/>
-        <source>%1: weights %2 · KV pool %3 · scratch %4 on the device</source>
-        <translation>%1: 장치의 가중치 %2 · KV 풀 %3 · 작업 버퍼 %4</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="244"/>
-        <source>VRAM: %2 free of %3 (all processes) · %1 resident in this process</source>
-        <translation>VRAM: %3 중 %2 여유 (모든 프로세스) · 이 프로세스가 %1 사용</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="245"/>
-        <source>Machine: %1 resident in this process · %2 available of %3</source>
-        <translation>컴퓨터: 이 프로세스가 %1 사용 · %3 중 %2 사용 가능</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="282"/>
-        <source>KV cache</source>
-        <translation>KV 캐시</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="283"/>
-        <source>To write each new token the model looks back at every earlier token through its key and value vectors. Keeping them (the KV cache) instead of computing them again turns work that grows with the square of the length into a lookup, at a price in memory that grows with every token: 2 (K and V) × layers × tokens × KV heads × head size × bytes per value. The line below is this model&apos;s formula with its numbers.</source>
-        <translation>모델은 새 토큰을 하나 만들 때마다 앞선 모든 토큰을 그 Key와 Value 벡터로 다시 살펴봅니다. 이를 다시 계산하지 않고 보관해 두면(KV 캐시) 길이의 제곱으로 늘어나는 계산이 조회로 바뀌는 대신, 토큰마다 늘어나는 메모리를 치릅니다: 2 (K와 V) × 레이어 × 토큰 × KV 헤드 × 헤드 크기 × 값당 바이트. 아래 줄은 이 모델의 숫자를 넣은 식입니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="304"/>
-        <source>%1 of %2 layers use a %3-token window: %4 freed by the window; without it the KV would be %5</source>
-        <translation>레이어 %2개 중 %1개가 %3 토큰 창을 사용: 창 덕분에 %4 절약, 창이 없다면 KV는 %5</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="317"/>
-        <source>KV allocated</source>
-        <translation>할당된 KV</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="317"/>
-        <source>%1  (%2 blocks of %3 tokens)</source>
-        <translation>%1  (%3 토큰짜리 블록 %2개)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="319"/>
-        <source>per token</source>
-        <translation>토큰당</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="320"/>
-        <source>per layer</source>
-        <translation>레이어당</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="320"/>
-        <source> used in each of %1 layers</source>
-        <translation> (레이어 %1개 각각에서 사용)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="321"/>
-        <source>peak</source>
-        <translation>최고치</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="321"/>
-        <source> allocated</source>
-        <translation> 할당</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="337"/>
-        <source>Document “%1”: %2 tokens × %3 = %4, %5% of the KV used (%6)</source>
-        <translation>문서 “%1”: %2 토큰 × %3 = %4, 사용 중인 KV의 %5% (%6)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="357"/>
-        <source>Context</source>
-        <translation>컨텍스트</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="358"/>
-        <source>The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.</source>
-        <translation>컨텍스트는 모델이 한 번에 볼 수 있는 토큰 수로, 사용자의 메시지와 모델의 답변을 합친 것입니다. 가득 차면 설정에서 고른 정책에 따라 멈추거나, 가장 오래된 차례를 빼거나, 오래된 절반을 넘겨 창을 옮깁니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="361"/>
-        <source>Context: %1 of %2 tokens (%3%)</source>
-        <translation>컨텍스트: %2 토큰 중 %1 토큰 (%3%)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="376"/>
-        <source>The context is almost full. Policy “%1”: </source>
-        <translation>컨텍스트가 거의 찼습니다. 정책 “%1”: </translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="377"/>
-        <source>the oldest half of the conversation after the system prompt will be discarded.</source>
-        <translation>시스템 프롬프트 뒤의 가장 오래된 대화 절반을 버립니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="378"/>
-        <source>the oldest whole turns will be dropped and the rest re-evaluated.</source>
-        <translation>가장 오래된 차례들을 통째로 빼고 나머지를 다시 계산합니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="379"/>
-        <source>new tokens will be refused; start a new chat or edit an earlier message.</source>
-        <translation>새 토큰을 받지 않습니다. 새 대화를 시작하거나 이전 메시지를 고치세요.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="394"/>
-        <source>Blocks: %1 used · %2 free in the pool</source>
-        <translation>블록: 사용 %1 · 풀의 여유 %2</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="395"/>
-        <source>The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.</source>
-        <translation>KV 캐시는 컨텍스트 전체만큼 미리 잡아 두지 않고, 대화가 길어짐에 따라 정해진 토큰 수의 작은 블록 단위로 늘어납니다(페이징). 마지막 블록만 일부 비어 있을 수 있어 단편화로 버려지는 메모리가 거의 없고, 짧아진 대화가 내놓은 블록은 풀로 돌아가 다음 대화가 씁니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="58"/>
+        <location filename="../ui/MemoryPanel.qml" line="70"/>
         <source>Loading the model… Its memory is shown here once it is ready.</source>
         <translation>모델을 불러오는 중… 준비되면 여기에 메모리가 표시됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="59"/>
+        <location filename="../ui/MemoryPanel.qml" line="71"/>
         <source>No model is loaded. Open a GGUF model (Ctrl+O), or the demo model under “Recent”, to see how its weights and this conversation&apos;s memory share the machine.</source>
         <translation>불러온 모델이 없습니다. GGUF 모델(Ctrl+O)이나 “최근” 아래의 데모 모델을 열면 가중치와 이 대화의 메모리가 컴퓨터를 어떻게 나눠 쓰는지 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="72"/>
+        <location filename="../ui/MemoryPanel.qml" line="85"/>
         <source>Last reply: —</source>
         <translation>마지막 답변: —</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="73"/>
+        <location filename="../ui/MemoryPanel.qml" line="86"/>
         <source>Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed</source>
         <translation>마지막 답변 (%5 KV): %1 토큰/초 · 첫 토큰까지 %2 ms · 프롬프트 토큰 %4개 중 %3개 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="79"/>
+        <location filename="../ui/MemoryPanel.qml" line="92"/>
         <source>Snapshot on disk</source>
         <translation>디스크의 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="80"/>
+        <location filename="../ui/MemoryPanel.qml" line="93"/>
         <source>After each reply the conversation&apos;s KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.</source>
         <translation>답변이 끝날 때마다 대화의 KV 캐시를 디스크에 저장해 두어, 나중에 대화를 다시 열 때 앞선 토큰을 모두 다시 계산하지 않고 복원합니다. 이 줄은 이 대화에서 마지막으로 일어난 일을 알려 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="91"/>
+        <location filename="../ui/MemoryPanel.qml" line="104"/>
         <source>Nothing saved or restored yet for this conversation.</source>
         <translation>이 대화에서는 아직 저장하거나 복원한 것이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="93"/>
+        <location filename="../ui/MemoryPanel.qml" line="106"/>
         <source>Details: %1</source>
         <translation>자세히: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="106"/>
+        <location filename="../ui/MemoryPanel.qml" line="119"/>
         <source>All snapshots: —</source>
         <translation>모든 스냅숏: —</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="110"/>
+        <location filename="../ui/MemoryPanel.qml" line="123"/>
         <source> · %1 least recently used removed</source>
         <translation> · 가장 오래 쓰지 않은 %1 삭제됨</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="112"/>
+        <location filename="../ui/MemoryPanel.qml" line="125"/>
         <source>This conversation&apos;s snapshot: %1</source>
         <translation>이 대화의 스냅숏: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="112"/>
+        <location filename="../ui/MemoryPanel.qml" line="125"/>
         <source>This conversation has no snapshot yet.</source>
         <translation>이 대화에는 아직 스냅숏이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="115"/>
+        <location filename="../ui/MemoryPanel.qml" line="128"/>
         <source>Last save rewrote the whole file: %1 (%2)</source>
         <translation>마지막 저장에서 파일 전체를 다시 썼습니다: %1 (%2)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="150"/>
-        <source>The bar divides the memory this conversation uses. The weights are what the model learned: fixed in size and shared by every conversation. The KV cache is the model&apos;s working notes for this conversation, the keys and values of every token so far: it grows with each token. Reserved but empty KV blocks, and scratch buffers for one step of computation, make up the rest. With a large model the KV cache is a sliver of this bar: the bar below shows it on its own scale.</source>
-        <translation>막대는 이 대화가 쓰는 메모리를 나눠 보여 줍니다. 가중치는 모델이 학습한 내용으로, 크기가 정해져 있고 모든 대화가 함께 씁니다. KV 캐시는 이 대화를 위한 모델의 작업 메모로, 지금까지의 모든 토큰의 Key와 Value이며 토큰마다 늘어납니다. 나머지는 예약했지만 아직 빈 KV 블록과, 한 단계 계산에 쓰는 작업 버퍼입니다. 큰 모델에서는 KV 캐시가 이 막대의 아주 작은 조각이라, 아래 막대가 KV 캐시만 따로 척도를 맞춰 보여 줍니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="191"/>
-        <source>KV cache on its own scale</source>
-        <translation>KV 캐시 (자체 척도)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="192"/>
-        <source>The same KV cache as in the bar above, drawn against the most it can take: the whole context at this KV type, or the KV budget set in Settings when that is smaller. Orange is used, light orange reserved but still empty.</source>
-        <translation>위 막대와 같은 KV 캐시를, 차지할 수 있는 최대 크기에 대비해 그립니다. 최대 크기는 이 KV 형식에서의 전체 컨텍스트이며, 설정의 KV 예산이 더 작으면 그 예산입니다. 주황색은 사용 중, 연한 주황색은 예약되었지만 아직 비어 있는 부분입니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="225"/>
-        <source>KV used %1 · allocated %2 · %3 %4 (%5%)</source>
-        <translation>KV 사용 %1 · 할당 %2 · %3 %4 (%5%)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="227"/>
-        <source>budget</source>
-        <translation>예산</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="227"/>
-        <source>whole context</source>
-        <translation>전체 컨텍스트</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="291"/>
-        <source>2 × %1 layers × %2 tokens × %3 KV heads × %4 values per head × %5 bytes (%6)
-= %7 bytes (%8)</source>
-        <translation>2 × 레이어 %1 × 토큰 %2 × KV 헤드 %3 × 헤드당 값 %4 × %5 바이트 (%6)
-= %7 바이트 (%8)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="318"/>
-        <source>reserved, empty</source>
-        <translation>예약됨, 비어 있음</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="430"/>
-        <source>KV memory over this conversation</source>
-        <translation>이 대화 동안의 KV 메모리</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="431"/>
-        <source>Each point is the KV cache after a token: the bytes used (orange) and reserved (light orange), against the number of tokens in the context. A dashed line marks where a reply began. A conversation&apos;s timeline is its own: it starts empty in a new chat and comes back when you return to a conversation (it is not kept after the app closes).</source>
-        <translation>각 점은 토큰 하나가 지난 뒤의 KV 캐시를 컨텍스트 안의 토큰 수에 대해 나타냅니다: 사용한 바이트(주황색)와 예약한 바이트(연한 주황색). 점선은 답변이 시작된 곳을 표시합니다. 타임라인은 대화마다 따로 있습니다. 새 대화에서는 비어 있게 시작하고, 대화로 돌아오면 다시 나타납니다 (앱을 닫으면 유지되지 않습니다).</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="442"/>
-        <source>KV memory over this conversation: no tokens yet</source>
-        <translation>이 대화 동안의 KV 메모리: 아직 토큰 없음</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="443"/>
-        <source>KV memory over this conversation: %1 used at %2 tokens</source>
-        <translation>이 대화 동안의 KV 메모리: 토큰 %2개에서 %1 사용</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="491"/>
-        <source>KV bytes</source>
-        <translation>KV 바이트</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="493"/>
-        <source>→ tokens in context</source>
-        <translation>→ 컨텍스트 안의 토큰</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="496"/>
-        <source>No tokens yet in this conversation</source>
-        <translation>이 대화에는 아직 토큰이 없습니다</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="532"/>
-        <source>orange: used · light orange: reserved · dashed: a reply began (%1 so far)</source>
-        <translation>주황색: 사용 · 연한 주황색: 예약 · 점선: 답변 시작 (지금까지 %1)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="538"/>
-        <source>What each KV type would cost</source>
-        <translation>KV 형식별 비용</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="539"/>
-        <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same.</source>
-        <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다. q8_0은 f16의 약 절반, q4_0은 약 4분의 1 메모리만 써서 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다. 품질 열은 다음 토큰 확률이 얼마나 달라지는지(KL 발산)와 가장 그럴듯한 토큰이 얼마나 자주 그대로인지를 보여 줍니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="546"/>
-        <source>type</source>
-        <translation>형식</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="547"/>
-        <source>bytes/token</source>
-        <translation>바이트/토큰</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="548"/>
-        <source>max context</source>
-        <translation>최대 컨텍스트</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="550"/>
-        <source>quality*</source>
-        <translation>품질*</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="550"/>
-        <source>quality* (demo model&apos;s)</source>
-        <translation>품질* (데모 모델 기준)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="563"/>
-        <source>not for this model</source>
-        <translation>이 모델에는 맞지 않음</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="565"/>
-        <source>KL %1, %2%</source>
-        <translation>KL %1, %2%</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="568"/>
-        <source>KL 4e-8, 100%</source>
-        <translation>KL 4e-8, 100%</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="568"/>
-        <source>baseline</source>
-        <translation>기준</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="569"/>
-        <source>KL 1.9e-5, 99.75%</source>
-        <translation>KL 1.9e-5, 99.75%</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="570"/>
-        <source>KL 6.0e-3, 95.0%</source>
-        <translation>KL 6.0e-3, 95.0%</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="578"/>
-        <source> tokens</source>
-        <translation> 토큰</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="597"/>
-        <source>max context: what fits in the available RAM, at most the trained context. </source>
-        <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. </translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="599"/>
-        <source>*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.</source>
-        <translation>*이 모델에서 내장 텍스트 %1 토큰으로 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="600"/>
-        <source>*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
-        <translation>*데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="601"/>
-        <source> Not yet measured on the loaded model: its own figures replace these when they are.</source>
-        <translation> 불러온 모델에서는 아직 측정하지 않았습니다. 측정되면 그 값으로 바뀝니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="616"/>
-        <source>Conversations of this length that would fit in the available memory: %1</source>
-        <translation>사용 가능한 메모리에 들어가는 이 길이의 대화 수: %1</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="606"/>
-        <source>How many conversations fit</source>
-        <translation>몇 개의 대화가 들어가는가</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="607"/>
-        <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
-        <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="259"/>
-        <source>Bar: VRAM in use by all processes, %1 of %2 (%3%)</source>
-        <translation>막대: 모든 프로세스가 쓰는 VRAM, %2 중 %1 (%3%)</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="260"/>
-        <source>Bar: RAM in use on this machine by all processes, %1 of %2 (%3%)</source>
-        <translation>막대: 이 컴퓨터의 모든 프로세스가 쓰는 RAM, %2 중 %1 (%3%)</translation>
     </message>
 </context>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="87"/>
+        <location filename="../ui/MessageBubble.qml" line="102"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="89"/>
+        <location filename="../ui/MessageBubble.qml" line="104"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="91"/>
+        <location filename="../ui/MessageBubble.qml" line="106"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="223"/>
-        <location filename="../ui/MessageBubble.qml" line="230"/>
+        <location filename="../ui/MessageBubble.qml" line="238"/>
+        <location filename="../ui/MessageBubble.qml" line="245"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="228"/>
+        <location filename="../ui/MessageBubble.qml" line="243"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="230"/>
+        <location filename="../ui/MessageBubble.qml" line="245"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="265"/>
+        <location filename="../ui/MessageBubble.qml" line="283"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="265"/>
+        <location filename="../ui/MessageBubble.qml" line="285"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="265"/>
+        <location filename="../ui/MessageBubble.qml" line="297"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="265"/>
+        <location filename="../ui/MessageBubble.qml" line="300"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="265"/>
+        <location filename="../ui/MessageBubble.qml" line="284"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="269"/>
+        <location filename="../ui/MessageBubble.qml" line="289"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="272"/>
+        <location filename="../ui/MessageBubble.qml" line="292"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="288"/>
+        <location filename="../ui/MessageBubble.qml" line="316"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="289"/>
+        <location filename="../ui/MessageBubble.qml" line="317"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="292"/>
+        <location filename="../ui/MessageBubble.qml" line="320"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="300"/>
+        <location filename="../ui/MessageBubble.qml" line="328"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="300"/>
+        <location filename="../ui/MessageBubble.qml" line="328"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="311"/>
+        <location filename="../ui/MessageBubble.qml" line="339"/>
         <source>Previous version</source>
         <translation>이전 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="313"/>
+        <location filename="../ui/MessageBubble.qml" line="341"/>
         <source>Previous version (Alt+Left)</source>
         <translation>이전 버전 (Alt+Left)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="319"/>
+        <location filename="../ui/MessageBubble.qml" line="347"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="320"/>
+        <location filename="../ui/MessageBubble.qml" line="348"/>
         <source>Version %1 of %2</source>
         <translation>버전 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="325"/>
+        <location filename="../ui/MessageBubble.qml" line="353"/>
         <source>Next version</source>
         <translation>다음 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="327"/>
+        <location filename="../ui/MessageBubble.qml" line="355"/>
         <source>Next version (Alt+Right)</source>
         <translation>다음 버전 (Alt+Right)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="336"/>
+        <location filename="../ui/MessageBubble.qml" line="364"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="283"/>
+        <location filename="../ui/MessageBubble.qml" line="311"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="285"/>
+        <location filename="../ui/MessageBubble.qml" line="313"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="341"/>
+        <location filename="../ui/MessageBubble.qml" line="369"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="344"/>
+        <location filename="../ui/MessageBubble.qml" line="372"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="348"/>
+        <location filename="../ui/MessageBubble.qml" line="376"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="355"/>
+        <location filename="../ui/MessageBubble.qml" line="383"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="357"/>
+        <location filename="../ui/MessageBubble.qml" line="385"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="359"/>
+        <location filename="../ui/MessageBubble.qml" line="387"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="132"/>
+        <location filename="../ui/MessageBubble.qml" line="147"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="133"/>
+        <location filename="../ui/MessageBubble.qml" line="148"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="160"/>
+        <location filename="../ui/MessageBubble.qml" line="175"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="164"/>
+        <location filename="../ui/MessageBubble.qml" line="179"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="166"/>
+        <location filename="../ui/MessageBubble.qml" line="181"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="171"/>
+        <location filename="../ui/MessageBubble.qml" line="186"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="173"/>
+        <location filename="../ui/MessageBubble.qml" line="188"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="175"/>
+        <location filename="../ui/MessageBubble.qml" line="190"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -1658,212 +1673,213 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="33"/>
+        <location filename="../ui/ModelsPage.qml" line="36"/>
         <source>%1 s</source>
         <translation>%1초</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="34"/>
+        <location filename="../ui/ModelsPage.qml" line="37"/>
         <source>%1 min</source>
         <translation>%1분</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="35"/>
+        <location filename="../ui/ModelsPage.qml" line="38"/>
         <source>%1 h</source>
         <translation>%1시간</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="38"/>
+        <location filename="../ui/ModelsPage.qml" line="41"/>
         <source>Reading its header…</source>
         <translation>헤더 읽는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="39"/>
+        <location filename="../ui/ModelsPage.qml" line="42"/>
         <source>Fit unknown: %1</source>
         <translation>들어갈지 알 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="42"/>
+        <location filename="../ui/ModelsPage.qml" line="45"/>
         <source>kvchat cannot run it: %1</source>
         <translation>kvchat에서 실행할 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="44"/>
+        <location filename="../ui/ModelsPage.qml" line="47"/>
         <source>Does not fit: the weights alone need %1, %2 free</source>
         <translation>들어가지 않음: 가중치만 %1 필요, 여유 %2</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="45"/>
+        <location filename="../ui/ModelsPage.qml" line="48"/>
         <source>Fits</source>
         <translation>들어감</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="45"/>
+        <location filename="../ui/ModelsPage.qml" line="48"/>
         <source>Does not fit at this context</source>
         <translation>이 컨텍스트에서는 들어가지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="46"/>
+        <location filename="../ui/ModelsPage.qml" line="49"/>
         <source>: %1 weights + %2 KV at %3 tokens (%4) of %5 free; the longest context that fits: %6 tokens; %7 such conversations side by side</source>
         <translation>: 가중치 %1 + %3 토큰의 KV %2 (%4), 여유 %5 중; 들어가는 가장 긴 컨텍스트: %6 토큰; 이런 대화를 동시에 %7개</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="95"/>
+        <location filename="../ui/ModelsPage.qml" line="107"/>
         <source>Models</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="96"/>
+        <location filename="../ui/ModelsPage.qml" line="108"/>
+        <location filename="../ui/ModelsPage.qml" line="135"/>
         <source>Hub</source>
         <translation>Hub</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="104"/>
+        <location filename="../ui/ModelsPage.qml" line="116"/>
         <source>The Hub&apos;s address (from %1). Empty: HF_ENDPOINT, else https://huggingface.co; plain http only to this computer. Enter saves it.</source>
         <translation>Hub 주소 (%1에서 가져옴). 비워 두면 HF_ENDPOINT, 없으면 https://huggingface.co를 씁니다. 일반 http는 이 컴퓨터로만 허용됩니다. Enter를 누르면 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="112"/>
+        <location filename="../ui/ModelsPage.qml" line="124"/>
         <source>models go to %1</source>
         <translation>모델 저장 위치: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="114"/>
+        <location filename="../ui/ModelsPage.qml" line="126"/>
         <source>Close</source>
         <translation>닫기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="136"/>
+        <location filename="../ui/ModelsPage.qml" line="163"/>
         <source>Will it fit? Context</source>
         <translation>들어갈까? 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="143"/>
+        <location filename="../ui/ModelsPage.qml" line="170"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="153"/>
+        <location filename="../ui/ModelsPage.qml" line="180"/>
         <source>free GPU memory now: %1</source>
         <translation>현재 여유 GPU 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="154"/>
+        <location filename="../ui/ModelsPage.qml" line="181"/>
         <source>free memory now: %1</source>
         <translation>현재 여유 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="160"/>
+        <location filename="../ui/ModelsPage.qml" line="187"/>
         <source>access token set</source>
         <translation>액세스 토큰 설정됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="160"/>
+        <location filename="../ui/ModelsPage.qml" line="187"/>
         <source>access token (gated models)</source>
         <translation>액세스 토큰 (접근 제한 모델)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="163"/>
+        <location filename="../ui/ModelsPage.qml" line="190"/>
         <source>Kept in memory only, never saved nor logged; HF_TOKEN is read at start.</source>
         <translation>메모리에만 보관하며 저장하거나 기록하지 않습니다. HF_TOKEN은 시작할 때 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="177"/>
+        <location filename="../ui/ModelsPage.qml" line="206"/>
         <source>Search the Hub for GGUF models (Enter)</source>
         <translation>Hub에서 GGUF 모델 검색 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="189"/>
+        <location filename="../ui/ModelsPage.qml" line="218"/>
         <source>Search results</source>
         <translation>검색 결과</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="189"/>
+        <location filename="../ui/ModelsPage.qml" line="218"/>
         <source>Catalog (sizes approximate)</source>
         <translation>카탈로그 (크기는 대략적)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="204"/>
+        <location filename="../ui/ModelsPage.qml" line="233"/>
         <source> (gated: needs a token)</source>
         <translation> (접근 제한: 토큰 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="205"/>
+        <location filename="../ui/ModelsPage.qml" line="234"/>
         <source>%1 downloads</source>
         <translation>다운로드 %1회</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="216"/>
+        <location filename="../ui/ModelsPage.qml" line="245"/>
         <source>Choose a model on the left</source>
         <translation>왼쪽에서 모델을 선택하세요</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="252"/>
+        <location filename="../ui/ModelsPage.qml" line="281"/>
         <source>%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6</source>
         <translation>%1, 레이어 %2개, KV 헤드 %3개 × %4, %5 토큰으로 학습; 텐서: %6</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="267"/>
+        <location filename="../ui/ModelsPage.qml" line="296"/>
         <source>Will it fit?</source>
         <translation>들어갈까?</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="271"/>
+        <location filename="../ui/ModelsPage.qml" line="300"/>
         <source>Downloaded</source>
         <translation>다운로드됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="271"/>
+        <location filename="../ui/ModelsPage.qml" line="300"/>
         <source>Download</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="275"/>
+        <location filename="../ui/ModelsPage.qml" line="304"/>
         <source>Ctrl+Shift+D downloads the selected file</source>
         <translation>Ctrl+Shift+D로 선택한 파일을 다운로드합니다</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="283"/>
+        <location filename="../ui/ModelsPage.qml" line="312"/>
         <source>Downloads</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="315"/>
+        <location filename="../ui/ModelsPage.qml" line="344"/>
         <source>%1 of %2 · %3/s · %4 left</source>
         <translation>%1 / %2 · %3/s · %4 남음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="319"/>
+        <location filename="../ui/ModelsPage.qml" line="348"/>
         <source>Downloaded, SHA-256 verified, opened</source>
         <translation>다운로드, SHA-256 확인, 열기 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="334"/>
+        <location filename="../ui/ModelsPage.qml" line="363"/>
         <source>Pause</source>
         <translation>일시 중지</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="339"/>
+        <location filename="../ui/ModelsPage.qml" line="368"/>
         <source>Resume</source>
         <translation>이어서 하기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="344"/>
+        <location filename="../ui/ModelsPage.qml" line="373"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="53"/>
+        <location filename="../ui/ModelsPage.qml" line="56"/>
         <source> (%1 tokens is the context it was trained on, used instead of the %2 asked for)</source>
         <translation> (%1 토큰은 이 모델이 학습된 컨텍스트로, 요청한 %2 대신 쓰입니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="308"/>
+        <location filename="../ui/ModelsPage.qml" line="337"/>
         <source>Download finished</source>
         <translation>다운로드 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="308"/>
+        <location filename="../ui/ModelsPage.qml" line="337"/>
         <source>Download progress</source>
         <translation>다운로드 진행률</translation>
     </message>
@@ -1968,204 +1984,208 @@
 <context>
     <name>SettingsDrawer</name>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="67"/>
-        <location filename="../ui/SettingsDrawer.qml" line="71"/>
+        <location filename="../ui/SettingsDrawer.qml" line="69"/>
+        <location filename="../ui/SettingsDrawer.qml" line="73"/>
         <source>Language</source>
         <translation>언어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="73"/>
+        <location filename="../ui/SettingsDrawer.qml" line="75"/>
         <source>System (%1)</source>
         <translation>시스템 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="78"/>
+        <location filename="../ui/SettingsDrawer.qml" line="80"/>
         <source>Conversation</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="79"/>
+        <location filename="../ui/SettingsDrawer.qml" line="81"/>
+        <location filename="../ui/SettingsDrawer.qml" line="84"/>
         <source>System prompt</source>
         <translation>시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="86"/>
+        <location filename="../ui/SettingsDrawer.qml" line="92"/>
         <source>Optional instructions for this conversation</source>
         <translation>이 대화에 줄 지시 (선택)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="95"/>
+        <location filename="../ui/SettingsDrawer.qml" line="101"/>
         <source>For %1</source>
         <translation>대상: %1</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="103"/>
+        <location filename="../ui/SettingsDrawer.qml" line="109"/>
         <source>Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다 (헤드 크기 %1, %2 토큰으로 학습).</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="104"/>
+        <location filename="../ui/SettingsDrawer.qml" line="110"/>
         <source>Sampling, KV type, context and its policy below are kept for this model.</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="114"/>
+        <location filename="../ui/SettingsDrawer.qml" line="120"/>
         <source>Choose another value under Engine below and Apply: the model is loaded again.</source>
         <translation>아래 엔진에서 다른 값을 고르고 적용하세요. 모델을 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="117"/>
+        <location filename="../ui/SettingsDrawer.qml" line="123"/>
         <source>Sampling</source>
         <translation>샘플링</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="120"/>
+        <location filename="../ui/SettingsDrawer.qml" line="126"/>
         <source>preset</source>
         <translation>프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="125"/>
+        <location filename="../ui/SettingsDrawer.qml" line="131"/>
         <source>Sampling preset</source>
         <translation>샘플링 프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="127"/>
+        <location filename="../ui/SettingsDrawer.qml" line="133"/>
         <source>Custom</source>
         <translation>사용자 지정</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="140"/>
+        <location filename="../ui/SettingsDrawer.qml" line="146"/>
         <source>temperature</source>
         <translation>온도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="141"/>
+        <location filename="../ui/SettingsDrawer.qml" line="147"/>
         <source>top-k</source>
         <translation>top-k</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="142"/>
+        <location filename="../ui/SettingsDrawer.qml" line="148"/>
         <source>top-p</source>
         <translation>top-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="143"/>
+        <location filename="../ui/SettingsDrawer.qml" line="149"/>
         <source>min-p</source>
         <translation>min-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="144"/>
+        <location filename="../ui/SettingsDrawer.qml" line="150"/>
         <source>repeat penalty</source>
         <translation>반복 페널티</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="145"/>
+        <location filename="../ui/SettingsDrawer.qml" line="151"/>
         <source>seed</source>
         <translation>시드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="145"/>
+        <location filename="../ui/SettingsDrawer.qml" line="151"/>
         <source>random</source>
         <translation>무작위</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="145"/>
+        <location filename="../ui/SettingsDrawer.qml" line="151"/>
         <source>−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.</source>
         <translation>−1 또는 “무작위”: 답변마다 새 시드 (각 답변에 그 시드가 표시됨). 숫자: 모든 답변을 그 시드로 샘플링.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="146"/>
+        <location filename="../ui/SettingsDrawer.qml" line="152"/>
         <source>max tokens</source>
         <translation>최대 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="151"/>
+        <location filename="../ui/SettingsDrawer.qml" line="157"/>
         <source>Engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="155"/>
+        <location filename="../ui/SettingsDrawer.qml" line="161"/>
         <source>backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="157"/>
+        <location filename="../ui/SettingsDrawer.qml" line="163"/>
         <source>threads (0 = all)</source>
         <translation>스레드 (0 = 전부)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="159"/>
+        <location filename="../ui/SettingsDrawer.qml" line="165"/>
         <source>context (0 = trained)</source>
         <translation>컨텍스트 (0 = 학습 길이)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="161"/>
+        <location filename="../ui/SettingsDrawer.qml" line="167"/>
         <source>Context length</source>
         <translation>컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="172"/>
-        <location filename="../ui/SettingsDrawer.qml" line="180"/>
+        <location filename="../ui/SettingsDrawer.qml" line="178"/>
+        <location filename="../ui/SettingsDrawer.qml" line="186"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="189"/>
+        <location filename="../ui/SettingsDrawer.qml" line="195"/>
         <source>%1 — not for this model</source>
         <translation>%1 — 이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="206"/>
+        <location filename="../ui/SettingsDrawer.qml" line="212"/>
         <source>when the context is full</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="212"/>
+        <location filename="../ui/SettingsDrawer.qml" line="218"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="214"/>
+        <location filename="../ui/SettingsDrawer.qml" line="220"/>
+        <location filename="../app/chat_controller_status.cpp" line="24"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="214"/>
+        <location filename="../ui/SettingsDrawer.qml" line="220"/>
+        <location filename="../app/chat_controller_status.cpp" line="22"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="214"/>
+        <location filename="../ui/SettingsDrawer.qml" line="220"/>
+        <location filename="../app/chat_controller_status.cpp" line="23"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="217"/>
+        <location filename="../ui/SettingsDrawer.qml" line="223"/>
         <source>KV snapshots on disk, MiB (0 = no limit)</source>
         <translation>디스크의 KV 스냅숏, MiB (0 = 제한 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="225"/>
+        <location filename="../ui/SettingsDrawer.qml" line="231"/>
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="237"/>
+        <location filename="../ui/SettingsDrawer.qml" line="243"/>
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="243"/>
+        <location filename="../ui/SettingsDrawer.qml" line="249"/>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="246"/>
+        <location filename="../ui/SettingsDrawer.qml" line="252"/>
         <source>This model cannot use these settings: see the reason above.</source>
         <translation>이 모델은 이 설정을 쓸 수 없습니다. 위의 이유를 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="263"/>
+        <location filename="../ui/SettingsDrawer.qml" line="269"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -2173,144 +2193,144 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../ui/Sidebar.qml" line="56"/>
-        <location filename="../app/chat_controller.cpp" line="773"/>
+        <location filename="../ui/Sidebar.qml" line="57"/>
+        <location filename="../app/chat_controller_test_state.cpp" line="73"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="62"/>
+        <location filename="../ui/Sidebar.qml" line="63"/>
         <source>New chat (Ctrl+N)</source>
         <translation>새 대화 (Ctrl+N)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="67"/>
+        <location filename="../ui/Sidebar.qml" line="68"/>
         <source>Search (Ctrl+F)</source>
         <translation>검색 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="68"/>
+        <location filename="../ui/Sidebar.qml" line="69"/>
         <source>Search conversations</source>
         <translation>대화 검색</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="84"/>
+        <location filename="../ui/Sidebar.qml" line="90"/>
         <source>Conversations</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="132"/>
+        <location filename="../ui/Sidebar.qml" line="138"/>
         <source>Delete “%1”</source>
         <translation>“%1” 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="134"/>
+        <location filename="../ui/Sidebar.qml" line="140"/>
         <source>Delete (Del) — can be undone for a few seconds</source>
         <translation>삭제 (Del) — 몇 초 동안 되돌릴 수 있음</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="173"/>
+        <location filename="../ui/Sidebar.qml" line="179"/>
         <source>Deleted “%1”</source>
         <translation>“%1”을(를) 삭제했습니다</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="179"/>
+        <location filename="../ui/Sidebar.qml" line="185"/>
         <source>Undo</source>
         <translation>실행 취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="180"/>
+        <location filename="../ui/Sidebar.qml" line="186"/>
         <source>Undo delete (Ctrl+Z)</source>
         <translation>삭제 취소 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="182"/>
+        <location filename="../ui/Sidebar.qml" line="188"/>
         <source>Bring it back with its messages (Ctrl+Z)</source>
         <translation>메시지와 함께 되돌리기 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="196"/>
+        <location filename="../ui/Sidebar.qml" line="202"/>
         <source>Rename…  (F2)</source>
         <translation>이름 바꾸기…  (F2)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="197"/>
+        <location filename="../ui/Sidebar.qml" line="203"/>
         <source>Export as Markdown…</source>
         <translation>Markdown으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="198"/>
+        <location filename="../ui/Sidebar.qml" line="204"/>
         <source>Export as JSON…</source>
         <translation>JSON으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="200"/>
+        <location filename="../ui/Sidebar.qml" line="206"/>
         <source>Delete  (Del)</source>
         <translation>삭제  (Del)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="210"/>
-        <location filename="../ui/Sidebar.qml" line="271"/>
+        <location filename="../ui/Sidebar.qml" line="216"/>
+        <location filename="../ui/Sidebar.qml" line="277"/>
         <source>Export the conversation</source>
         <translation>대화 내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="229"/>
+        <location filename="../ui/Sidebar.qml" line="235"/>
         <source>Export</source>
         <translation>내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="230"/>
+        <location filename="../ui/Sidebar.qml" line="236"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="237"/>
+        <location filename="../ui/Sidebar.qml" line="243"/>
         <source>Markdown, to read</source>
         <translation>Markdown, 읽기용</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="242"/>
+        <location filename="../ui/Sidebar.qml" line="248"/>
         <source>JSON, every stored field</source>
         <translation>JSON, 저장된 모든 필드</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="247"/>
+        <location filename="../ui/Sidebar.qml" line="253"/>
         <source>Save as</source>
         <translation>저장 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="254"/>
+        <location filename="../ui/Sidebar.qml" line="260"/>
         <source>File to write</source>
         <translation>저장할 파일</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="259"/>
+        <location filename="../ui/Sidebar.qml" line="265"/>
         <source>Browse…</source>
         <translation>찾아보기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="273"/>
+        <location filename="../ui/Sidebar.qml" line="279"/>
         <source>Choose</source>
         <translation>선택</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="274"/>
+        <location filename="../ui/Sidebar.qml" line="280"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="274"/>
+        <location filename="../ui/Sidebar.qml" line="280"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="287"/>
+        <location filename="../ui/Sidebar.qml" line="293"/>
         <source>Rename conversation</source>
         <translation>대화 이름 바꾸기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="303"/>
+        <location filename="../ui/Sidebar.qml" line="309"/>
         <source>New name</source>
         <translation>새 이름</translation>
     </message>
@@ -2318,42 +2338,42 @@
 <context>
     <name>SummaryJob</name>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="1"/>
+        <location filename="../app/documents/summary_job.cpp" line="93"/>
         <source>fits — sent whole</source>
         <translation>들어감 — 통째로 보냄</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="1"/>
+        <location filename="../app/documents/summary_job.cpp" line="99"/>
         <source>%1 chunks of about %2 tokens, %3 level of merging, about %4 tokens to process</source>
         <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="1"/>
+        <location filename="../app/documents/summary_job.cpp" line="101"/>
         <source>%1 chunks of about %2 tokens, %3 levels of merging, about %4 tokens to process</source>
         <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="1"/>
+        <location filename="../app/documents/summary_job.cpp" line="106"/>
         <source>, about %1 s at the measured speed</source>
         <translation>, 측정된 속도로 약 %1초</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="172"/>
+        <location filename="../app/documents/summary_job.cpp" line="194"/>
         <source>Summary job %1 is not stored.</source>
         <translation>요약 작업 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="176"/>
+        <location filename="../app/documents/summary_job.cpp" line="198"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="195"/>
+        <location filename="../app/documents/summary_job.cpp" line="217"/>
         <source>The job&apos;s document (%1) is not stored.</source>
         <translation>작업의 문서(%1)가 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="205"/>
+        <location filename="../app/documents/summary_job.cpp" line="227"/>
         <source>Summarize “%1”</source>
         <translation>“%1” 요약</translation>
     </message>
@@ -2505,97 +2525,97 @@
 <context>
     <name>kvchat::app::ChatController</name>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="68"/>
         <source>%1 of %2 tokens (%3%)</source>
         <translation>%2 토큰 중 %1 토큰 (%3%)</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="72"/>
         <source>Chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="73"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="74"/>
         <source>Snapshot</source>
         <translation>스냅숏</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="75"/>
         <source>KV quality</source>
         <translation>KV 품질</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="76"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="77"/>
         <source>KV memory</source>
         <translation>KV 메모리</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="87"/>
         <source>The context is almost full: %1 in use. When it is full: %2.</source>
         <translation>컨텍스트가 거의 찼습니다: %1 사용 중. 가득 차면: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="91"/>
         <source>The context has no room for more tokens: %1 in use.</source>
         <translation>컨텍스트에 토큰을 더 넣을 자리가 없습니다: %1 사용 중.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="93"/>
         <source>%1 Context now: %2.</source>
         <translation>%1 현재 컨텍스트: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_status.cpp" line="94"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="1"/>
+        <location filename="../app/chat_controller_models.cpp" line="379"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="64"/>
+        <location filename="../app/chat_controller.cpp" line="56"/>
         <source>Chat template: %1</source>
         <translation>채팅 템플릿: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="74"/>
+        <location filename="../app/chat_controller.cpp" line="66"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="197"/>
+        <location filename="../app/chat_controller.cpp" line="189"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="197"/>
+        <location filename="../app/chat_controller.cpp" line="189"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="205"/>
+        <location filename="../app/chat_controller.cpp" line="197"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="232"/>
+        <location filename="../app/chat_controller.cpp" line="224"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="251"/>
+        <location filename="../app/chat_controller.cpp" line="243"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
@@ -2620,22 +2640,22 @@
         <translation>채팅</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="214"/>
+        <location filename="../app/chat_controller_models.cpp" line="219"/>
         <source>Retry</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="215"/>
+        <location filename="../app/chat_controller_models.cpp" line="220"/>
         <source>%1 could not be loaded: %2</source>
         <translation>%1을(를) 불러오지 못했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="217"/>
+        <location filename="../app/chat_controller_models.cpp" line="222"/>
         <source>%1 is still loaded.</source>
         <translation>%1은(는) 아직 불러와져 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="218"/>
+        <location filename="../app/chat_controller_models.cpp" line="223"/>
         <source>Keep %1</source>
         <translation>%1 유지</translation>
     </message>
@@ -2656,7 +2676,7 @@
     </message>
     <message>
         <location filename="../app/chat_controller_conversation_model.cpp" line="71"/>
-        <location filename="../app/chat_controller_models.cpp" line="222"/>
+        <location filename="../app/chat_controller_models.cpp" line="227"/>
         <source>Open %1</source>
         <translation>%1 열기</translation>
     </message>
@@ -2676,118 +2696,118 @@
         <translation>모델 페이지에서 찾기</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="230"/>
+        <location filename="../app/chat_controller_models.cpp" line="235"/>
         <source>Demo model</source>
         <translation>데모 모델</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="232"/>
+        <location filename="../app/chat_controller_models.cpp" line="237"/>
         <source>Settings for %1…</source>
         <translation>%1 설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="320"/>
+        <location filename="../app/chat_controller_models.cpp" line="325"/>
         <source>The context is full: there is no room for a reply. Your message is kept.</source>
         <translation>컨텍스트가 가득 찼습니다. 답변할 공간이 없습니다. 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="323"/>
+        <location filename="../app/chat_controller_models.cpp" line="328"/>
         <source>No reply was written: %1 Your message is kept.</source>
         <translation>답변을 쓰지 않았습니다: %1 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="324"/>
+        <location filename="../app/chat_controller_models.cpp" line="329"/>
         <source>Try again</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="341"/>
+        <location filename="../app/chat_controller_models.cpp" line="346"/>
         <source>The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, or give this model a longer context in Settings.</source>
         <translation>컨텍스트가 가득 찼습니다(%2 토큰 중 %1 토큰). 이 답변이 컨텍스트 전체를 차지하고 있고 버릴 수 있는 이전 턴이 없어 이어서 쓸 수 없습니다. 새 대화를 시작하거나, 요약하고 이어가거나, 설정에서 이 모델의 컨텍스트를 늘리세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="350"/>
-        <location filename="../app/chat_controller_models.cpp" line="422"/>
+        <location filename="../app/chat_controller_models.cpp" line="355"/>
+        <location filename="../app/chat_controller_models.cpp" line="432"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="352"/>
+        <location filename="../app/chat_controller_models.cpp" line="357"/>
         <source>Drop oldest turns and retry</source>
         <translation>가장 오래된 차례를 버리고 다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="354"/>
+        <location filename="../app/chat_controller_models.cpp" line="359"/>
         <source>Settings…</source>
         <translation>설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="367"/>
+        <location filename="../app/chat_controller_models.cpp" line="376"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3, %4 다시 계산).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="369"/>
+        <location filename="../app/chat_controller_models.cpp" line="374"/>
         <source>Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="384"/>
+        <location filename="../app/chat_controller_models.cpp" line="394"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="405"/>
+        <location filename="../app/chat_controller_models.cpp" line="415"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="411"/>
+        <location filename="../app/chat_controller_models.cpp" line="421"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="411"/>
+        <location filename="../app/chat_controller_models.cpp" line="421"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="414"/>
+        <location filename="../app/chat_controller_models.cpp" line="424"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="421"/>
+        <location filename="../app/chat_controller_models.cpp" line="431"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="65"/>
+        <location filename="../app/chat_controller_conversations.cpp" line="90"/>
         <source>The conversation was not deleted: %1</source>
         <translation>대화를 삭제하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="69"/>
+        <location filename="../app/chat_controller_conversations.cpp" line="94"/>
         <source>The conversation is deleted but its KV snapshot %1 could not be removed.</source>
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="111"/>
+        <location filename="../app/chat_controller_conversations.cpp" line="143"/>
         <source>export</source>
         <translation>내보내기</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="111"/>
+        <location filename="../app/chat_controller_conversations.cpp" line="143"/>
         <source>“%1” written to %2</source>
         <translation>“%1”을(를) %2에 저장했습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="452"/>
+        <location filename="../app/chat_controller.cpp" line="432"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="456"/>
+        <location filename="../app/chat_controller.cpp" line="436"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
@@ -2809,86 +2829,86 @@
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="587"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="65"/>
         <source>Cannot edit now: %1</source>
         <translation>지금은 고칠 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="593"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="71"/>
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="647"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="127"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="648"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="128"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="653"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="133"/>
         <source>The context is full: the reply was cut where it ran out of room.</source>
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="704"/>
+        <location filename="../app/chat_controller_status.cpp" line="109"/>
         <source>Backend: %1</source>
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="164"/>
-        <location filename="../app/chat_controller.cpp" line="361"/>
+        <location filename="../app/chat_controller.cpp" line="156"/>
+        <location filename="../app/chat_controller.cpp" line="355"/>
         <location filename="../app/chat_controller_conversation_model.cpp" line="81"/>
-        <location filename="../app/chat_controller_models.cpp" line="349"/>
-        <location filename="../app/chat_controller_models.cpp" line="422"/>
+        <location filename="../app/chat_controller_models.cpp" line="354"/>
+        <location filename="../app/chat_controller_models.cpp" line="432"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="34"/>
+        <location filename="../app/chat_controller.cpp" line="29"/>
         <source>The database %1 was damaged and could not be read. It was moved aside, nothing deleted, to %2; a fresh database was created.</source>
         <translation>데이터베이스 %1이(가) 손상되어 읽을 수 없었습니다. 지우지 않고 %2(으)로 옮겨 두었으며, 새 데이터베이스를 만들었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="41"/>
+        <location filename="../app/chat_controller.cpp" line="36"/>
         <source>Replies cut short by the last exit could not be marked interrupted.</source>
         <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="290"/>
+        <location filename="../app/chat_controller.cpp" line="282"/>
         <source>Saved after the last reply (%1 on disk): reopening this conversation restores it without computing it again.</source>
         <translation>마지막 답변 후 저장했습니다 (디스크 %1). 이 대화를 다시 열면 다시 계산하지 않고 복원합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="322"/>
+        <location filename="../app/chat_controller.cpp" line="314"/>
         <source>This conversation&apos;s memory was restored from the snapshot on disk (%1): nothing had to be computed again.</source>
         <translation>이 대화의 메모리를 디스크의 스냅숏에서 복원했습니다 (%1). 다시 계산할 것이 없었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="325"/>
+        <location filename="../app/chat_controller.cpp" line="317"/>
         <source>No snapshot on disk yet: one is saved after the next reply.</source>
         <translation>디스크에 아직 스냅숏이 없습니다. 다음 답변 후에 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="328"/>
+        <location filename="../app/chat_controller.cpp" line="320"/>
         <source>The snapshot on disk could not be used (made with another model or settings, or damaged): the conversation is computed again with the next message.</source>
         <translation>디스크의 스냅숏을 쓸 수 없었습니다 (다른 모델이나 설정으로 만들었거나 손상됨). 다음 메시지와 함께 대화를 다시 계산합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="395"/>
+        <location filename="../app/chat_controller.cpp" line="389"/>
         <source>The new name was not saved: %1</source>
         <translation>새 이름을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="404"/>
+        <location filename="../app/chat_controller.cpp" line="398"/>
         <source>A summary is being written into this conversation: cancel it first.</source>
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="464"/>
+        <location filename="../app/chat_controller.cpp" line="444"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -2896,92 +2916,91 @@
 <context>
     <name>kvchat::app::DocumentController</name>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="104"/>
-        <location filename="../app/documents/document_controller.cpp" line="120"/>
+        <location filename="../app/documents/document_controller.cpp" line="97"/>
+        <location filename="../app/documents/document_controller.cpp" line="113"/>
         <source>Documents cannot be stored: %1</source>
         <translation>문서를 저장할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="110"/>
+        <location filename="../app/documents/document_controller.cpp" line="103"/>
         <source>“%1” will be loaded when the model is ready.</source>
         <translation>모델이 준비되면 “%1”을(를) 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="172"/>
+        <location filename="../app/documents/document_controller.cpp" line="165"/>
         <source>Loading the document was cancelled.</source>
         <translation>문서 불러오기를 취소했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="282"/>
-        <location filename="../app/documents/document_controller.cpp" line="310"/>
+        <location filename="../app/documents/document_preview.cpp" line="58"/>
+        <location filename="../app/documents/document_preview.cpp" line="86"/>
         <source>Counting tokens…</source>
         <translation>토큰 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="282"/>
-        <location filename="../app/documents/document_controller.cpp" line="310"/>
+        <location filename="../app/documents/document_preview.cpp" line="126"/>
         <source>Counting chunks…</source>
         <translation>청크 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="282"/>
+        <location filename="../app/documents/document_preview.cpp" line="58"/>
         <source>Load a model to count the tokens.</source>
         <translation>토큰을 세려면 모델을 불러오세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="347"/>
+        <location filename="../app/documents/document_preview.cpp" line="144"/>
         <source>Cannot summarize: %1</source>
         <translation>요약할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="359"/>
+        <location filename="../app/documents/document_controller.cpp" line="249"/>
         <source>“%1” does not fit the context window whole: summarize it instead.</source>
         <translation>“%1”은(는) 컨텍스트 창에 통째로 들어가지 않습니다. 대신 요약하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="370"/>
+        <location filename="../app/documents/document_controller.cpp" line="260"/>
         <source>The stored text of “%1” cannot be read.</source>
         <translation>저장된 “%1”의 텍스트를 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="411"/>
+        <location filename="../app/documents/document_controller.cpp" line="301"/>
         <source>Another summary is being written (in “%1”): one job runs at a time. Resume this one when it is done, or cancel that one first.</source>
         <translation>다른 요약을 쓰는 중입니다 (“%1”에서). 작업은 한 번에 하나만 실행됩니다. 그 작업이 끝나면 이 작업을 재개하거나, 먼저 그 작업을 취소하세요.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/documents/document_controller.cpp" line="420"/>
+        <location filename="../app/documents/document_controller.cpp" line="310"/>
         <source>Open a model to resume this summary; the %n summaries written so far are kept.</source>
         <translation>
             <numerusform>이 요약을 재개하려면 모델을 여세요. 지금까지 쓴 요약 %n개는 보관됩니다.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="445"/>
+        <location filename="../app/documents/document_controller.cpp" line="335"/>
         <source>resuming after %1 summaries</source>
         <translation>요약 %1개 이후부터 재개</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="445"/>
+        <location filename="../app/documents/document_controller.cpp" line="335"/>
         <source>counting chunks</source>
         <translation>조각 세는 중</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="521"/>
+        <location filename="../app/documents/document_controller.cpp" line="411"/>
         <source>The summary is stored with its job but could not be added to the conversation: %1</source>
         <translation>요약은 작업과 함께 저장되었지만 대화에 추가하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="529"/>
+        <location filename="../app/documents/document_controller.cpp" line="419"/>
         <source>cancelled after %1 summaries</source>
         <translation>요약 %1개 이후 취소됨</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="532"/>
+        <location filename="../app/documents/document_controller.cpp" line="422"/>
         <source>Summarizing “%1” failed: %2</source>
         <translation>“%1” 요약 실패: %2</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="588"/>
+        <location filename="../app/documents/document_controller.cpp" line="478"/>
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
     </message>
@@ -3055,217 +3074,217 @@
 <context>
     <name>kvchat::hub::DownloadManager</name>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="143"/>
+        <location filename="../app/hub/download_manager.cpp" line="108"/>
         <source>The download state database is not open.</source>
         <translation>다운로드 상태 데이터베이스가 열려 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="147"/>
+        <location filename="../app/hub/download_manager.cpp" line="112"/>
         <source>Refused repository name “%1”: %2</source>
         <translation>저장소 이름 “%1”을(를) 거부했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="149"/>
+        <location filename="../app/hub/download_manager.cpp" line="114"/>
         <source>Refused file name “%1”: %2</source>
         <translation>파일 이름 “%1”을(를) 거부했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="152"/>
+        <location filename="../app/hub/download_manager.cpp" line="117"/>
         <source>Refused file name “%1”: %2.</source>
         <translation>파일 이름 “%1”을(를) 거부했습니다: %2.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="154"/>
+        <location filename="../app/hub/download_manager.cpp" line="119"/>
         <source>The Hub gave no SHA-256 for %1: kvchat does not accept a file it cannot verify.</source>
         <translation>Hub가 %1의 SHA-256을 제공하지 않았습니다. kvchat은 확인할 수 없는 파일을 받지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="157"/>
+        <location filename="../app/hub/download_manager.cpp" line="122"/>
         <source>Refused %1: %2</source>
         <translation>%1 거부: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="160"/>
+        <location filename="../app/hub/download_manager.cpp" line="125"/>
         <source>Refused URL %1: https only (plain http only to this computer).</source>
         <translation>URL %1 거부: https만 허용 (일반 http는 이 컴퓨터로만).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="162"/>
+        <location filename="../app/hub/download_manager.cpp" line="127"/>
         <source>Cannot create the models directory %1.</source>
         <translation>모델 디렉터리 %1을(를) 만들 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="166"/>
+        <location filename="../app/hub/download_manager.cpp" line="131"/>
         <source>%1 is already in the models directory.</source>
         <translation>%1은(는) 이미 모델 디렉터리에 있습니다.</translation>
     </message>
     <message>
+        <location filename="../app/hub/download_manager.cpp" line="156"/>
         <location filename="../app/hub/download_manager.cpp" line="191"/>
-        <location filename="../app/hub/download_manager.cpp" line="226"/>
         <source>Not enough disk space for %1: %2 needed, %3 free in %4.</source>
         <translation>%1을(를) 위한 디스크 공간이 부족합니다: %2 필요, %4의 여유 공간 %3.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="213"/>
+        <location filename="../app/hub/download_manager.cpp" line="178"/>
         <source>No such download.</source>
         <translation>해당 다운로드가 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="217"/>
+        <location filename="../app/hub/download_manager.cpp" line="182"/>
         <source>%1 is already downloaded.</source>
         <translation>%1은(는) 이미 다운로드되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="247"/>
-        <location filename="../app/hub/download_manager.cpp" line="411"/>
+        <location filename="../app/hub/download_manager.cpp" line="212"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="138"/>
         <source>Cannot write %1: %2</source>
         <translation>%1을(를) 쓸 수 없습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="278"/>
+        <location filename="../app/hub/download_manager.cpp" line="243"/>
         <source>Checking the %1 already downloaded</source>
         <translation>이미 다운로드된 %1 확인 중</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="363"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="90"/>
         <source>The server answered with another byte range (%1) than asked (from %2).</source>
         <translation>서버가 요청한 범위(%2부터)와 다른 바이트 범위(%1)로 응답했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="372"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="99"/>
         <source>The server&apos;s file has %1 bytes, the Hub said %2.</source>
         <translation>서버의 파일은 %1바이트인데, Hub는 %2바이트라고 했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="376"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="103"/>
         <source>Refused: an absurd size (%1 bytes).</source>
         <translation>거부됨: 터무니없는 크기 (%1바이트).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="407"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="134"/>
         <source>The server sent more than the %1 bytes the Hub said.</source>
         <translation>서버가 Hub가 알려 준 %1바이트보다 많이 보냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="438"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="165"/>
         <source>Refused a redirect to %1 (https only).</source>
         <translation>%1(으)로의 리디렉션을 거부했습니다 (https만 허용).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="443"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="170"/>
         <source>Too many redirects.</source>
         <translation>리디렉션이 너무 많습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="454"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="181"/>
         <source>The Hub refused the access token for %1 (HTTP %2): accept the model&apos;s licence on its page, or check the token.</source>
         <translation>Hub가 %1에 대한 액세스 토큰을 거부했습니다 (HTTP %2). 모델 페이지에서 라이선스에 동의하거나 토큰을 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="457"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="184"/>
         <source>%1 is in a gated repository (HTTP %2): it needs a Hugging Face access token.</source>
         <translation>%1은(는) 접근이 제한된 저장소에 있습니다 (HTTP %2). Hugging Face 액세스 토큰이 필요합니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="464"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="191"/>
         <source>%1 was not found on the Hub (HTTP 404).</source>
         <translation>Hub에서 %1을(를) 찾을 수 없습니다 (HTTP 404).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="475"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="202"/>
         <source>The server refused the range: starting over</source>
         <translation>서버가 범위 요청을 거부했습니다: 처음부터 다시 시작</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager.cpp" line="482"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="209"/>
         <source>The Hub asks to wait (HTTP 429): retrying in %n s</source>
         <translation>
             <numerusform>Hub가 기다려 달라고 요청했습니다 (HTTP 429): %n초 후 다시 시도</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="486"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="213"/>
         <source>The Hub refused %1 (HTTP %2).</source>
         <translation>Hub가 %1을(를) 거부했습니다 (HTTP %2).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="491"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="218"/>
         <source>Server error (HTTP %1): retrying</source>
         <translation>서버 오류 (HTTP %1): 다시 시도하는 중</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="497"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="224"/>
         <source>no data for %1 ms</source>
         <translation>%1 ms 동안 데이터 없음</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="498"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="225"/>
         <source>the connection ended early</source>
         <translation>연결이 일찍 끝남</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="500"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="227"/>
         <source>Connection lost (%1): resuming</source>
         <translation>연결 끊김 (%1): 재개하는 중</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager.cpp" line="510"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="237"/>
         <source>%1 — gave up after %n attempts; resume to try again.</source>
         <translation>
             <numerusform>%1 — %n번 시도 후 포기했습니다. 다시 시도하려면 재개하세요.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager.cpp" line="512"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="239"/>
         <source>%1 — the server stopped at %2 or before %n times in a row and ignores Range (it sends the file from its start again): giving up; resume to try again.</source>
         <translation>
             <numerusform>%1 — 서버가 %n번 연속으로 %2 이하에서 멈췄고 Range를 무시합니다(파일을 처음부터 다시 보냅니다). 포기합니다. 다시 시도하려면 재개하세요.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager.cpp" line="517"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="244"/>
         <source>%1 — %n attempts in a row got no further than %2: giving up; resume to try again.</source>
         <translation>
             <numerusform>%1 — %n번 연속으로 시도했지만 %2보다 더 진행하지 못했습니다. 포기합니다. 다시 시도하려면 재개하세요.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="532"/>
+        <location filename="../app/hub/download_manager.cpp" line="268"/>
         <source>Checking the SHA-256</source>
         <translation>SHA-256 확인 중</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="536"/>
+        <location filename="../app/hub/download_manager.cpp" line="272"/>
         <source>%1 has %2 bytes, the Hub said %3: removed.</source>
         <translation>%1은(는) %2바이트인데 Hub는 %3바이트라고 했습니다: 삭제했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="541"/>
+        <location filename="../app/hub/download_manager.cpp" line="277"/>
         <source>%1 is not the Hub&apos;s file (SHA-256 %2, expected %3): the download was removed.</source>
         <translation>%1은(는) Hub의 파일이 아닙니다 (SHA-256 %2, 예상 값 %3). 다운로드를 삭제했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="548"/>
+        <location filename="../app/hub/download_manager.cpp" line="284"/>
         <source>%1 appeared in the models directory meanwhile: the download was removed.</source>
         <translation>그사이 모델 디렉터리에 %1이(가) 생겼습니다. 다운로드를 삭제했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="553"/>
+        <location filename="../app/hub/download_manager.cpp" line="289"/>
         <source>Cannot move the download to %1.</source>
         <translation>다운로드를 %1(으)로 옮길 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="561"/>
+        <location filename="../app/hub/download_manager.cpp" line="297"/>
         <source>Downloaded and verified</source>
         <translation>다운로드 및 확인 완료</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="603"/>
+        <location filename="../app/hub/download_manager.cpp" line="339"/>
         <source>Paused</source>
         <translation>일시 중지됨</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="617"/>
+        <location filename="../app/hub/download_manager.cpp" line="353"/>
         <source>Cancelled: the partial file was removed</source>
         <translation>취소됨: 일부만 받은 파일을 삭제했습니다</translation>
     </message>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's window screenshots (docs/screenshots/): the demo chat after one reply at
 # 1000x700 (the memory panel as a drawer: closed in light, open in dark) and 1600x1000
-# (docked), light and dark, plus chat-light.png / chat-dark.png at 1280x800.
+# (docked), light and dark, plus chat-light.png / chat-dark.png at 1280x800, and both sizes
+# at 150% zoom (chat-THEME-SIZE-zoom150.png).
 # Usage: scripts/take_screenshots.sh [KVCHAT_BINARY] [OUT_DIR]   (needs xvfb-run, xdotool,
 # imagemagick; default build/bin/kvchat and docs/screenshots)
 set -euo pipefail
@@ -38,6 +39,16 @@ shoot() {  # shoot THEME: one run, the four sizes
     if [ "$size" = 1000x700 ] && [ "$theme" = dark ]; then xdotool key ctrl+m; sleep 0.5; fi
     echo "screenshots: $out/$name"
   done
+  # At 150% zoom (Ctrl+= three times: 1.1, 1.25, 1.5), both sizes.
+  xdotool key --clearmodifiers ctrl+equal ctrl+equal ctrl+equal
+  wait_for 5 eval '[ "$(jq -r .zoom "$KVCHAT_TEST_STATE_FILE.ui.json")" = 1.5 ]' || fail "zoom did not reach 1.5"
+  for size in 1000x700 1600x1000; do
+    xdotool windowsize "$window" "${size%x*}" "${size#*x}"
+    sleep 1
+    import -window "$window" "$out/chat-$theme-$size-zoom150.png"
+    echo "screenshots: $out/chat-$theme-$size-zoom150.png"
+  done
+  xdotool key --clearmodifiers ctrl+0
   xdotool key ctrl+q
   wait "$app_pid" || true
 }

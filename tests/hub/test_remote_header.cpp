@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QJsonObject>
 #include <QtTest>
+#include <algorithm>
 
 #include "hub/fake_hub_process.h"
 #include "hub/remote_header.h"
@@ -183,7 +184,11 @@ class RemoteHeaderTest : public QObject {
     QCOMPARE(r.requests, RemoteHeader::kMaxResumes + 1);
     QStringList expected;
     for (int i = 0; i <= RemoteHeader::kMaxResumes; ++i) expected << QString("bytes=%1-1048575").arg(i * 1000);
-    QCOMPARE(ranges_to(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=drop:1000"), expected);
+    // Qt's network layer may send a GET again by itself when the server closes a kept-alive
+    // connection under it: the server can see a range twice in a row, never a new one.
+    QStringList seen = ranges_to(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=drop:1000");
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+    QCOMPARE(seen, expected);
     const QString n = QString::number(RemoteHeader::kMaxResumes + 1);
     const QString arrived = QString::number((RemoteHeader::kMaxResumes + 1) * 1000);
     QVERIFY2(r.error.message.contains("broke off " + n + " times"), qPrintable(r.error.message));

@@ -1,0 +1,161 @@
+// ChatController, a reply as it is written: started on the worker, streamed into the last
+// row (saved at least every kPersistEveryMs, shown about 30 times a second), finished or
+// failed (a full context offers its ways out), stopped; an edit that resends.
+#include <QDir>
+
+#include "chat_controller.h"
+#include "documents/document_controller.h"
+#include "engine/engine_worker.h"
+#include "engine/sampling_settings.h"
+
+namespace kvchat::app {
+
+namespace {
+constexpr int kPersistEveryMs = 250;  // a streaming reply is saved at least this often
+}  // namespace
+
+void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) {
+  const int rows = messages_.rowCount();
+  continuing_ = continuing;
+  const QVariantList messages = history(continuing || append_row ? rows : rows - 1);
+  if (append_row) {
+    StoredMessage reply;
+    reply.conversation_id = current_;
+    reply.role = QStringLiteral("assistant");
+    reply.state = MessageState::Streaming;
+    // Stored now (empty, streaming) or with the next save; the reply is generated either way.
+    messages_.append(reply, false);
+  }
+  QString error;
+  note_save(save_unsaved(&error), error);
+  refresh_conversations();
+  set_generating(true);
+  write_test_state(false);  // a reply is under way: the last one's "finished" no longer holds
+  since_persist_.start();
+  mark_turn_on_timeline();
+  QVariantMap sampling = sampling_;
+  if (seed >= 0) sampling.insert(QStringLiteral("seed"), seed);
+  // The seed actually used is chosen here and comes back in the reply's stats.
+  sampling = with_reply_seed(sampling);
+  QMetaObject::invokeMethod(worker_, continuing ? "continueReply" : "generate", Qt::QueuedConnection,
+                            Q_ARG(QVariantList, messages), Q_ARG(QString, system_prompt()),
+                            Q_ARG(QVariantMap, sampling));
+}
+
+bool ChatController::stop() {
+  // The reply first: the two run side by side.
+  if (generating_) {
+    worker_->request_stop();
+    return true;
+  }
+  if (documents_ && documents_->summarizing()) {
+    documents_->cancelSummary();
+    return true;
+  }
+  return false;
+}
+
+bool ChatController::editMessage(int row, const QString& text) {
+  if (!store_ || generating_ || text.trimmed().isEmpty()) return false;
+  const auto& items = messages_.items();
+  if (row < 0 || row >= items.size() || items[row].role != QStringLiteral("user")) return false;
+  QString error;
+  if (!save_unsaved(&error)) {
+    note_save(false, error);
+    emit errorOccurred(tr("Cannot edit now: %1").arg(error));
+    return false;
+  }
+  const qint64 id = items[row].id;
+  if (!store_->delete_messages_after(id, &error) ||
+      !store_->update_message(id, text, MessageState::Complete, {}, &error)) {
+    emit errorOccurred(tr("The edit was not saved: %1").arg(error));
+    return false;
+  }
+  messages_.reset(store_->messages(current_));
+  start_reply();  // the engine re-evaluates only from the edited message on
+  return true;
+}
+
+int ChatController::lastUserRow() const {
+  const auto& items = messages_.items();
+  for (int row = int(items.size()) - 1; row >= 0; --row) {
+    if (items[row].role == QLatin1String("user")) return row;
+  }
+  return -1;
+}
+
+void ChatController::persist_reply(MessageState state, const QVariantMap& stats) {
+  if (!store_ || messages_.rowCount() == 0) return;
+  const int last = messages_.rowCount() - 1;
+  messages_.update_last(state, continuing_ ? over_reply_base(stats) : stats);
+  messages_.set_unsaved(last);
+  QString error;
+  note_save(save_unsaved(&error), error);
+  since_persist_.restart();
+}
+
+void ChatController::on_reply_chunk(const QString& text) {
+  pending_text_ += text;
+  if (!ui_refresh_.isActive()) ui_refresh_.start();
+}
+
+void ChatController::flush_to_ui() {
+  if (!pending_text_.isEmpty()) {
+    messages_.append_to_last(pending_text_);
+    pending_text_.clear();
+    if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, {});
+  }
+  if (memory_dirty_) {
+    memory_dirty_ = false;
+    emit memoryChanged();
+    if (!generating_) write_test_state();  // a switched or restored timeline
+  }
+}
+
+void ChatController::on_reply_finished(const QVariantMap& stats) {
+  ui_refresh_.stop();
+  flush_to_ui();
+  last_reply_stats_ = stats;
+  // Which KV type the figures were measured with (a KV-type change makes them history).
+  last_reply_stats_.insert(QStringLiteral("kv_type"), memory_.value(QStringLiteral("kv_type")));
+  // And which model: the memory panel shows a reply's figures only with its model loaded.
+  last_reply_stats_.insert(QStringLiteral("model_identity"), model_info_.value(QStringLiteral("identity")));
+  // A reply that wrote nothing leaves no empty bubble; a full context offers its actions.
+  const QString stop_reason = stats.value("stop_reason").toString();
+  const bool context_full = stop_reason == QStringLiteral("context-full");
+  if (drop_empty_reply(stop_reason == QStringLiteral("cancelled")
+                           ? tr("It was stopped before its first word.")
+                           : tr("The model ended its reply without writing anything."),
+                       context_full)) {
+    return;
+  }
+  if (context_full) {
+    offer_context_actions(tr("The context is full: the reply was cut where it ran out of room."));
+  } else if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("context-full")) {
+    dismissNotice();  // this reply found room: the full context is behind us
+  }
+  const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
+  const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
+  persist_reply(state, last_reply_stats_);
+  emit lastReplyStatsChanged();
+  set_generating(false);
+  refresh_conversations();
+  // Keep the conversation's KV state so reopening it later costs no re-evaluation.
+  QDir().mkpath(QDir(data_dir_).filePath(QStringLiteral("snapshots")));
+  QMetaObject::invokeMethod(worker_, "saveSnapshot", Qt::QueuedConnection,
+                            Q_ARG(QString, snapshot_path(current_)), Q_ARG(qint64, snapshot_budget_bytes_));
+  write_test_state(true);
+  emit replyFinished();
+}
+
+void ChatController::on_reply_failed(const QString& message) {
+  ui_refresh_.stop();
+  flush_to_ui();
+  if (drop_empty_reply(message, context_full_seen_)) return;
+  if (context_full_seen_ && continuing_) return keep_reply_after_refused_continue();
+  persist_reply(MessageState::Interrupted, {{"error", message}});
+  set_generating(false);
+  emit errorOccurred(message);
+}
+
+}  // namespace kvchat::app
