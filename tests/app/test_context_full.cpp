@@ -147,6 +147,27 @@ class TestContextFull : public QObject {
     QVERIFY(!rows(chat).items().at(1).content.isEmpty());
   }
 
+  // The full-context banner belongs to the reply that ran out of room: the next reply that
+  // finds room (the policy dropped the oldest turn) ends it.
+  void aReplyThatFindsRoomEndsTheFullContextBanner() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    chat.set_engine_settings_for(kDemo, {{"context_policy", "drop-oldest"}, {"ctx", 128}});
+    QVERIFY(load(chat));
+    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 400}});
+    QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[0])));
+    QCOMPARE(rows(chat).items().back().stats.value("stop_reason").toString(), QStringLiteral("context-full"));
+    QCOMPARE(chat.notice().value("kind").toString(), QStringLiteral("context-full"));
+    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 8}});
+    QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[1])));
+    QCOMPARE(rows(chat).rowCount(), 4);
+    QVERIFY(!rows(chat).items().back().content.isEmpty());
+    QVERIFY2(rows(chat).items().back().stats.value("stop_reason").toString() != QStringLiteral("context-full"),
+             qPrintable(rows(chat).items().back().stats.value("stop_reason").toString()));
+    QVERIFY2(chat.notice().value("kind").toString() != QStringLiteral("context-full"),
+             qPrintable(chat.notice().value("text").toString()));
+  }
+
   void changingThePolicyAnswersTheMessage() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
