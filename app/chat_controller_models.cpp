@@ -181,10 +181,7 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
   book_.set_facts(model_path_, ModelFacts::from_info(info));
   save_setting(kModelSettingsKey, book_.to_variant());
   show_settings_of(model_path_);  // its settings and facts in the drawer, its sampling for replies
-  emit modelChanged();
-  measure_kv_quality(info.value(QStringLiteral("identity")).toString());
-  // Which chat format the conversation goes through, and why (Settings can change it).
-  on_session_event(tr("chat"), info.value("chat_format_description").toString());
+  // The recent list first: modelChanged is also recentModels' notification.
   if (store_) {
     QStringList recent = recent_models();
     recent.removeAll(model_path_);
@@ -196,6 +193,10 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
     used.insert(model_path_, QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
     save_setting(QStringLiteral("recent_models_used"), used);
   }
+  emit modelChanged();
+  measure_kv_quality(info.value(QStringLiteral("identity")).toString());
+  // Which chat format the conversation goes through, and why (Settings can change it).
+  on_session_event(tr("chat"), info.value("chat_format_description").toString());
   check_conversation_model();  // written with another model: said, with the ways out
   // The open conversation's KV state: from its snapshot when one fits this model.
   if (current_) {

@@ -2,6 +2,7 @@
 // the side panes give way (at most about a quarter / a third of the window each), and under
 // Theme.dockedMemoryMinWindowWidth the memory panel leaves its column for a drawer on the
 // right (Ctrl+M or the Memory button). Keyboard: every control is on the Tab order.
+import QtQml
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -284,6 +285,10 @@ ApplicationWindow {
                 "editing_row": chatView.editingRow,
                 "edit_text": edit.text, "edit_cursor": edit.cursor, "edit_can_resend": edit.can_resend,
                 "settings_open": settings.opened,
+                // The Recent models menu: where it is drawn, and the names it lists.
+                "recent_menu": { "opened": recentMenu.opened, "x": recentMenu.opened ? recentMenu.contentItem.mapToItem(null, 0, 0).x : -1,
+                                 "width": recentMenu.width, "height": recentMenu.height, "count": recentMenu.count,
+                                 "items": Array.from({ length: recentMenu.count }, (_, i) => recentMenu.itemAt(i).text) },
                 "welcome_text": welcome.visible ? welcome.paragraphs.join("\n") : "",
                 "settings_width": settings.width,
                 "overflow": {
@@ -405,17 +410,23 @@ ApplicationWindow {
                     id: recentMenu
                     objectName: "recentMenu"
                     width: Math.min(Theme.px(460), window.width - 2 * Theme.spacingS)
+                    y: parent ? parent.height : 0  // under the button
                     margins: Theme.spacingS
-                    Repeater {
+                    // Filled by an Instantiator (Qt's way to fill a Menu from a model: items
+                    // inserted and removed as the list changes).
+                    Instantiator {
                         model: chat.recentModels
-                        MenuItem {
+                        onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
+                        onObjectRemoved: (index, object) => recentMenu.removeItem(object)
+                        delegate: MenuItem {
                             id: recentItem
-                            required property string modelData
-                            readonly property string fileName: modelData.split("/").pop()
+                            readonly property string path: modelData
+                            readonly property string fileName: path.split("/").pop()
                             text: fileName
                             Accessible.name: fileName
                             ToolTip.visible: hovered
                             ToolTip.text: modelData
+                            implicitHeight: contentItem.implicitHeight + topPadding + bottomPadding
                             contentItem: ColumnLayout {
                                 spacing: 0
                                 Label {
@@ -426,7 +437,7 @@ ApplicationWindow {
                                 }
                                 Label {
                                     Layout.fillWidth: true
-                                    text: recentItem.modelData.slice(0, recentItem.modelData.length - recentItem.fileName.length)
+                                    text: recentItem.path.slice(0, recentItem.path.length - recentItem.fileName.length)
                                     textFormat: Text.PlainText
                                     elide: Text.ElideMiddle
                                     font.pixelSize: Theme.smallSize
