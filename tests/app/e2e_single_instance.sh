@@ -21,7 +21,9 @@ fail() {
 }
 
 source "$(dirname "$0")/e2e_lib.sh"
-loaded() { model_loaded && [ "$(state .model_path)" = "$1" ]; }
+# The same file, however its path is spelled (a relative path is made absolute from the
+# second launch's working directory, which resolves symbolic links).
+loaded() { model_loaded && [ "$(realpath -m "$(state .model_path)")" = "$(realpath -m "$1")" ]; }
 # quit PID: Ctrl+Q in that process's window; it must exit 0 (and remove its socket file).
 quit() {
   local w

@@ -29,6 +29,15 @@ QStringList ranges_to(const FakeHubProcess& hub, const QString& prefix) {
   return out;
 }
 
+// The same, a range repeated in a row counted once: Qt's network layer may send a GET again
+// by itself when the server closes a kept-alive connection under it (seen under load), so
+// the server can see a range twice in a row, never a new one.
+QStringList distinct_ranges(const FakeHubProcess& hub, const QString& prefix) {
+  QStringList out = ranges_to(hub, prefix);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace
 
 class RemoteHeaderTest : public QObject {
@@ -170,7 +179,7 @@ class RemoteHeaderTest : public QObject {
     QCOMPARE(r.inspection.weight_bytes, local->weight_bytes);
     QCOMPARE(r.requests, 2);
     QCOMPARE(r.resumes, 1);
-    QCOMPARE(ranges_to(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=dropfirst"),
+    QCOMPARE(distinct_ranges(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=dropfirst"),
              (QStringList{"bytes=0-1048575", "bytes=20000-1048575"}));
   }
 
@@ -184,11 +193,7 @@ class RemoteHeaderTest : public QObject {
     QCOMPARE(r.requests, RemoteHeader::kMaxResumes + 1);
     QStringList expected;
     for (int i = 0; i <= RemoteHeader::kMaxResumes; ++i) expected << QString("bytes=%1-1048575").arg(i * 1000);
-    // Qt's network layer may send a GET again by itself when the server closes a kept-alive
-    // connection under it: the server can see a range twice in a row, never a new one.
-    QStringList seen = ranges_to(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=drop:1000");
-    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-    QCOMPARE(seen, expected);
+    QCOMPARE(distinct_ranges(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=drop:1000"), expected);
     const QString n = QString::number(RemoteHeader::kMaxResumes + 1);
     const QString arrived = QString::number((RemoteHeader::kMaxResumes + 1) * 1000);
     QVERIFY2(r.error.message.contains("broke off " + n + " times"), qPrintable(r.error.message));
