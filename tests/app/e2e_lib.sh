@@ -18,8 +18,18 @@ start_app() {  # start_app [kvchat arguments...]: fresh state file, window found
   "$app" --data-dir "$data" "$@" &
   app_pid=$!
   wait_for 30 xdotool search --onlyvisible --name "$window_title" || fail "no window titled '$window_title'"
-  window=$(xdotool search --onlyvisible --name "$window_title" | head -1)
-  xdotool windowactivate --sync "$window" 2>/dev/null || xdotool windowfocus --sync "$window"
+  # A window found may be gone a moment later (a short-lived one of the same title while the
+  # app starts): find it again until one can be activated.
+  local tries
+  for tries in 1 2 3 4 5 6 7 8 9 10; do
+    window=$(xdotool search --onlyvisible --name "$window_title" 2>/dev/null | head -1)
+    if [ -n "$window" ] && { xdotool windowactivate --sync "$window" 2>/dev/null ||
+                             xdotool windowfocus --sync "$window" 2>/dev/null; }; then
+      break
+    fi
+    [ "$tries" -lt 10 ] || fail "no window titled '$window_title' could be activated"
+    sleep 0.3
+  done
   sleep 0.5
 }
 
