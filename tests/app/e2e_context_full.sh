@@ -22,8 +22,6 @@ fail() {
 }
 
 source "$(dirname "$0")/e2e_lib.sh"
-ui() { jq -r "$1" "$ui_file" 2>/dev/null; }
-key() { xdotool key --clearmodifiers "$@"; sleep 0.3; }
 finished() {  # finished N: N messages, the last a reply that ended
   [ "$(state .messages)" = "$1" ] && [ "$(state .last_message.role)" = assistant ] &&
     [ "$(state .last_message.stats.stop_reason)" != null ]

@@ -20,8 +20,6 @@ fail() {
 }
 
 source "$(dirname "$0")/e2e_lib.sh"
-ui() { jq -r "$1" "$ui_file" 2>/dev/null; }
-key() { xdotool key --clearmodifiers "$@"; sleep 0.3; }
 
 start_app
 wait_for 30 model_loaded || fail "the demo model did not load"

@@ -36,3 +36,7 @@ start_app() {  # start_app [kvchat arguments...]: fresh state file, window found
 state() { jq -r "$1" "$KVCHAT_TEST_STATE_FILE" 2>/dev/null; }
 # The window has a model loaded (not loading one).
 model_loaded() { [ -n "$(state .model_path)" ] && [ "$(state .model_loading)" = false ]; }
+# The QML side's state file (layout, focus, Tab order): ui JQ, or ui -c JQ for compact JSON.
+ui_file="${KVCHAT_TEST_STATE_FILE}.ui.json"
+ui() { if [ "$1" = -c ]; then jq -c "$2" "$ui_file" 2>/dev/null; else jq -r "$1" "$ui_file" 2>/dev/null; fi; }
+key() { xdotool key --clearmodifiers "$@"; sleep 0.3; }  # keys, then a moment for the window

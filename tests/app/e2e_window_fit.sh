@@ -20,9 +20,7 @@ fail() {
 }
 
 source "$(dirname "$0")/e2e_lib.sh"
-ui() { jq -r "$1" "$ui_file" 2>/dev/null; }
 ui_is() { local q=$1 v=$2; wait_for 5 eval '[ "$(ui "$q")" = "$v" ]'; }
-key() { xdotool key --clearmodifiers "$@"; sleep 0.3; }
 fits() {  # fits PANEL WHERE: nothing of .overflow.PANEL past the edge or elided
   local got
   got=$(jq -c ".overflow.$1 | select(. != null) | (.past_edge + .elided)" "$ui_file")
