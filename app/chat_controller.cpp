@@ -62,9 +62,9 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(&messages_, &QAbstractItemModel::modelReset, this, [this] { shown_texts_.clear(); });
   connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
   // A regenerated version that wrote nothing goes (the one before it is shown again).
-  connect(worker_, &EngineWorker::replyFinished, this, [this](const QVariantMap& stats) {
+  connect(worker_, &EngineWorker::replyFinished, this, [this](const ReplyStats& stats) {
     if (!discard_empty_version(tr("The model ended its reply without writing anything")))
-      on_reply_finished(finished_reply_stats(stats));
+      on_reply_finished(finished_reply_stats(stats.to_map()));
   });
   connect(worker_, &EngineWorker::replyFailed, this, [this](const QString& message) {
     if (!discard_empty_version(message)) on_reply_failed(message);
@@ -252,8 +252,9 @@ QString ChatController::template_override_key(const QString& model_path) {
 void ChatController::setChatTemplateOverride(const QString& override_text) {
   if (model_path_.isEmpty()) return;
   save_setting(template_override_key(model_path_), override_text);
-  QMetaObject::invokeMethod(worker_, "setChatTemplateOverride", Qt::QueuedConnection,
-                            Q_ARG(QString, override_text));
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, override_text] { w->setChatTemplateOverride(override_text); },
+      Qt::QueuedConnection);
 }
 
 void ChatController::cancelLoad() {
@@ -286,8 +287,8 @@ void ChatController::on_snapshot_saved(const QString& path, qint64 bytes) {
   write_test_state();
 }
 
-void ChatController::on_snapshot_disk_usage(const QVariantMap& usage) {
-  snapshot_disk_ = usage;
+void ChatController::on_snapshot_disk_usage(const SnapshotDiskUsage& usage) {
+  snapshot_disk_ = usage.to_map();
   emit snapshotChanged();
 }
 
@@ -361,7 +362,7 @@ void ChatController::newConversation() {
   current_ = id;
   messages_.reset({});
   refresh_conversations();
-  QMetaObject::invokeMethod(worker_, "clearSession", Qt::QueuedConnection);
+  QMetaObject::invokeMethod(worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
   emit currentConversationChanged();
   write_test_state();
 }
@@ -375,8 +376,9 @@ void ChatController::selectConversation(qint64 id) {
   current_ = id;
   messages_.reset(store_->messages(id));
   if (!model_info_.isEmpty()) {
-    QMetaObject::invokeMethod(worker_, "restoreSnapshot", Qt::QueuedConnection,
-                              Q_ARG(QString, snapshot_path(id)));
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_, path = snapshot_path(id)] { w->restoreSnapshot(path); },
+        Qt::QueuedConnection);
   }
   emit currentConversationChanged();
   follow_conversation_model();
@@ -414,7 +416,7 @@ void ChatController::deleteConversation(qint64 id) {
     current_ = 0;
     messages_.reset({});
     // Its KV goes from the session too (Undo restores it from its snapshot, kept till then).
-    QMetaObject::invokeMethod(worker_, "clearSession", Qt::QueuedConnection);
+    QMetaObject::invokeMethod(worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
     emit currentConversationChanged();
   }
   refresh_conversations();

@@ -15,6 +15,7 @@
 
 #include "documents/conversation_host.h"
 #include "engine/kv_quality_probe.h"
+#include "engine/worker_values.h"
 #include "models/conversation_list_model.h"
 #include "models/message_list_model.h"
 #include "settings/model_settings.h"
@@ -279,13 +280,13 @@ class ChatController : public QObject, public ConversationHost {
   void remember_conversation_model(qint64 id);
   void follow_conversation_model();
   void check_conversation_model();
-  void on_model_loaded(const QVariantMap& info);
+  void on_model_loaded(const LoadedModel& model);
   void on_model_load_failed(const QString& message);
   void on_reply_chunk(const QString& text);
   void on_reply_finished(const QVariantMap& stats);
   void on_reply_failed(const QString& message);
   void keep_reply_after_refused_continue();
-  void on_memory_report(const QVariantMap& report);
+  void on_memory_report(const MemoryFigures& figures);
   void on_session_event(const QString& kind, const QString& message);
   // The status line's connections (chat_controller_status.cpp): the chat format after an
   // override, what the context policy did, the live context figures.
@@ -298,8 +299,6 @@ class ChatController : public QObject, public ConversationHost {
   // continuing: the last row is a reply to write more of (Continue).
   void start_reply(bool append_row = true, qint64 seed = -1, bool continuing = false);
   void regenerate_reply(qint64 seed);
-  // The history for the worker (the last row left out when it is the reply to write).
-  QVariantList history(int rows) const;
   // A Continue in progress: the reply's stats before it (kept while streaming, merged at
   // the end); empty for a new reply.
   bool continuing_ = false;
@@ -344,7 +343,7 @@ class ChatController : public QObject, public ConversationHost {
   QString snapshot_path(qint64 conversation) const;
   void on_snapshot_saved(const QString& path, qint64 bytes);
   void on_snapshot_restored(bool restored, qint64 bytes, const QString& reason);
-  void on_snapshot_disk_usage(const QVariantMap& usage);
+  void on_snapshot_disk_usage(const SnapshotDiskUsage& usage);
 
   std::unique_ptr<ConversationStore> store_;
   QString store_error_;
@@ -408,7 +407,7 @@ class ChatController : public QObject, public ConversationHost {
   void offer_context_actions(const QString& text);
   void retry_unanswered();  // the last message is the user's: ask for its reply again
   void on_context_policy_applied(const QString& kind, int before, int after, int reevaluated);
-  void on_conversation_summarized(const QString& summary, const QVariantMap& stats);
+  void on_conversation_summarized(const QString& summary, const ConversationSummaryStats& stats);
   void on_conversation_summary_failed(const QString& message);
   ModelSettingsBook book_;
   QVariantMap global_engine_;  // backend, threads: the machine's, not a model's

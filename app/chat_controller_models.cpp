@@ -8,6 +8,7 @@
 #include <QUrl>
 
 #include "chat_controller.h"
+#include "engine/engine_maps.h"
 #include "engine/engine_worker.h"
 
 namespace kvchat::app {
@@ -34,8 +35,8 @@ void ChatController::connect_model_signals() {
   connect(worker_, &EngineWorker::modelLoaded, this, &ChatController::on_model_loaded);
   connect(worker_, &EngineWorker::modelLoadFailed, this, &ChatController::on_model_load_failed);
   connect(worker_, &EngineWorker::modelInspected, this,
-          [this](const QString& path, const QVariantMap& facts) {
-            book_.set_facts(path, ModelFacts::from_info(facts));
+          [this](const QString& path, const ModelFacts& facts) {
+            book_.set_facts(path, facts);
             save_setting(kModelSettingsKey, book_.to_variant());
             if (path == settings_model_) emit engineSettingsChanged();
           });
@@ -165,14 +166,22 @@ void ChatController::loadModel(const QString& path_or_url) {
     on_model_load_failed(blocking_reasons(issues));
     return;
   }
-  QMetaObject::invokeMethod(worker_, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path),
-                            Q_ARG(QVariantMap, settings));
+  auto options = session_options(settings);
+  if (!options) {
+    on_model_load_failed(QString::fromStdString(options.message()));
+    return;
+  }
+  const ModelLoadRequest request{path, *options,
+                                 settings.value(QStringLiteral("chat_template_override")).toString()};
+  QMetaObject::invokeMethod(worker_, [w = worker_, request] { w->loadModel(request); },
+                            Qt::QueuedConnection);
 }
 
-void ChatController::on_model_loaded(const QVariantMap& info) {
+void ChatController::on_model_loaded(const LoadedModel& model) {
+  const QVariantMap info = model.to_map();
   model_info_ = info;
   model_file_warned_ = false;
-  model_path_ = info.value("path").toString();
+  model_path_ = info.value(QStringLiteral("path")).toString();
   model_loading_ = false;
   model_error_.clear();
   load_failure_.clear();
@@ -194,14 +203,15 @@ void ChatController::on_model_loaded(const QVariantMap& info) {
     save_setting(QStringLiteral("recent_models_used"), used);
   }
   emit modelChanged();
-  measure_kv_quality(info.value(QStringLiteral("identity")).toString());
+  measure_kv_quality(model.identity());
   // Which chat format the conversation goes through, and why (Settings can change it).
-  on_session_event(tr("chat"), info.value("chat_format_description").toString());
+  on_session_event(tr("chat"), model.format.description);
   check_conversation_model();  // written with another model: said, with the ways out
   // The open conversation's KV state: from its snapshot when one fits this model.
   if (current_) {
-    QMetaObject::invokeMethod(worker_, "restoreSnapshot", Qt::QueuedConnection,
-                              Q_ARG(QString, snapshot_path(current_)));
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_, path = snapshot_path(current_)] { w->restoreSnapshot(path); },
+        Qt::QueuedConnection);
   }
   if (retry_after_load_) {
     retry_after_load_ = false;
@@ -386,19 +396,18 @@ void ChatController::on_context_policy_applied(const QString& kind, int before, 
 
 void ChatController::summarizeAndContinue() {
   if (generating_ || model_info_.isEmpty() || !current_ || messages_.rowCount() == 0) return;
-  QVariantList history;
-  for (const StoredMessage& m : messages_.items()) {
-    history.push_back(QVariantMap{{"role", m.role}, {"content", m.content}});
-  }
+  const ChatTurns history = chat_turns(messages_.items());
   summarizing_from_ = current_;
   set_notice(QStringLiteral("summarizing"),
              tr("Summarizing this conversation to continue in a new one… (Esc stops)"), {});
   set_generating(true);
-  QMetaObject::invokeMethod(worker_, "summarizeConversation", Qt::QueuedConnection,
-                            Q_ARG(QVariantList, history), Q_ARG(QString, system_prompt()));
+  QMetaObject::invokeMethod(
+      worker_,
+      [w = worker_, history, prompt = system_prompt()] { w->summarizeConversation(history, prompt); },
+      Qt::QueuedConnection);
 }
 
-void ChatController::on_conversation_summarized(const QString& summary, const QVariantMap&) {
+void ChatController::on_conversation_summarized(const QString& summary, const ConversationSummaryStats&) {
   const qint64 from = summarizing_from_;
   set_generating(false);
   QString title, unanswered;

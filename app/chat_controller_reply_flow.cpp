@@ -5,6 +5,7 @@
 
 #include "chat_controller.h"
 #include "documents/document_controller.h"
+#include "engine/engine_maps.h"
 #include "engine/engine_worker.h"
 #include "engine/sampling_settings.h"
 
@@ -17,7 +18,7 @@ constexpr int kPersistEveryMs = 250;  // a streaming reply is saved at least thi
 void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) {
   const int rows = messages_.rowCount();
   continuing_ = continuing;
-  const QVariantList messages = history(continuing || append_row ? rows : rows - 1);
+  const ChatTurns messages = chat_turns(messages_.items(), continuing || append_row ? rows : rows - 1);
   if (append_row) {
     StoredMessage reply;
     reply.conversation_id = current_;
@@ -37,9 +38,16 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) 
   if (seed >= 0) sampling.insert(QStringLiteral("seed"), seed);
   // The seed actually used is chosen here and comes back in the reply's stats.
   sampling = with_reply_seed(sampling);
-  QMetaObject::invokeMethod(worker_, continuing ? "continueReply" : "generate", Qt::QueuedConnection,
-                            Q_ARG(QVariantList, messages), Q_ARG(QString, system_prompt()),
-                            Q_ARG(QVariantMap, sampling));
+  QMetaObject::invokeMethod(
+      worker_,
+      [w = worker_, messages, prompt = system_prompt(), s = reply_sampling(sampling), continuing] {
+        if (continuing) {
+          w->continueReply(messages, prompt, s);
+        } else {
+          w->generate(messages, prompt, s);
+        }
+      },
+      Qt::QueuedConnection);
 }
 
 bool ChatController::stop() {
@@ -142,8 +150,12 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   refresh_conversations();
   // Keep the conversation's KV state so reopening it later costs no re-evaluation.
   QDir().mkpath(QDir(data_dir_).filePath(QStringLiteral("snapshots")));
-  QMetaObject::invokeMethod(worker_, "saveSnapshot", Qt::QueuedConnection,
-                            Q_ARG(QString, snapshot_path(current_)), Q_ARG(qint64, snapshot_budget_bytes_));
+  QMetaObject::invokeMethod(
+      worker_,
+      [w = worker_, path = snapshot_path(current_), budget = snapshot_budget_bytes_] {
+        w->saveSnapshot(path, budget);
+      },
+      Qt::QueuedConnection);
   write_test_state(true);
   emit replyFinished();
 }

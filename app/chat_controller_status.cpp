@@ -27,11 +27,10 @@ QString policy_label(const QString& policy) {
 
 void ChatController::connect_status_signals() {
   // A template override: the model's format, and the status line says the new one.
-  connect(worker_, &EngineWorker::chatFormatChanged, this, [this](const QVariantMap& format) {
-    model_info_.insert(format);
+  connect(worker_, &EngineWorker::chatFormatChanged, this, [this](const ChatFormatInfo& format) {
+    model_info_.insert(format.to_map());
     emit modelChanged();
-    on_session_event(QStringLiteral("chat"),
-                     format.value(QStringLiteral("chat_format_description")).toString());
+    on_session_event(QStringLiteral("chat"), format.description);
   });
   // What the context policy did (the panel's line), with the context's figures now.
   connect(this, &ChatController::contextNoticeChanged, this, [this] {
@@ -110,13 +109,13 @@ void ChatController::on_session_event(const QString& kind, const QString& messag
   }
 }
 
-void ChatController::on_memory_report(const QVariantMap& report) {
-  memory_ = report;
-  const int tokens = report.value("kv_tokens").toInt();
+void ChatController::on_memory_report(const MemoryFigures& figures) {
+  memory_ = figures.to_map();
+  const int tokens = figures.report.kv_tokens;
   if (memory_history_.isEmpty() || memory_history_.back().toMap().value("tokens").toInt() != tokens) {
     memory_history_.push_back(QVariantMap{{"tokens", tokens},
-                                          {"used", report.value("kv_used_bytes")},
-                                          {"allocated", report.value("kv_allocated_bytes")},
+                                          {"used", static_cast<qulonglong>(figures.report.kv_used_bytes)},
+                                          {"allocated", static_cast<qulonglong>(figures.report.kv_allocated_bytes)},
                                           {"turn", false}});
     if (memory_history_.size() > 4096) memory_history_.pop_front();
   }

@@ -8,15 +8,6 @@
 
 namespace kvchat::app {
 
-QVariantList ChatController::history(int rows) const {
-  QVariantList out;
-  const auto& items = messages_.items();
-  for (int i = 0; i < rows && i < items.size(); ++i) {
-    out.push_back(QVariantMap{{"role", items[i].role}, {"content", items[i].content}});
-  }
-  return out;
-}
-
 void ChatController::regenerate() { regenerate_reply(-1); }
 
 void ChatController::regenerateWithSeed(qint64 seed) { regenerate_reply(std::max<qint64>(0, seed)); }

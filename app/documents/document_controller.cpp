@@ -56,8 +56,8 @@ DocumentController::DocumentController(ConversationHost& chat, EngineWorker& wor
   connect(summary_worker_, &SummaryWorker::summaryFinished, this,
           &DocumentController::on_job_finished);
   connect(summary_worker_, &SummaryWorker::memoryReport, this,
-          [this](qint64, const QVariantMap& report) {
-            job_memory_ = report;
+          [this](qint64, const MemoryFigures& figures) {
+            job_memory_ = figures.to_map();
             emit jobMemoryChanged();
           });
   summary_thread_.start();
@@ -357,35 +357,34 @@ void DocumentController::cancelSummary() {
   on_running_job_changed();
 }
 
-void DocumentController::on_job_plan(qint64 job_id, const QVariantMap& plan) {
+void DocumentController::on_job_plan(qint64 job_id, const SummaryPlan& plan) {
   if (running_job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
-  running_job_.insert(QStringLiteral("steps_total"), plan.value(QStringLiteral("n_steps")));
-  running_job_.insert(QStringLiteral("plan_text"), plan.value(QStringLiteral("text")));
+  running_job_.insert(QStringLiteral("steps_total"), plan.n_steps);
+  running_job_.insert(QStringLiteral("plan_text"), plan_to_map(plan).value(QStringLiteral("text")));
   on_running_job_changed();
 }
 
-void DocumentController::on_job_progress(qint64 job_id, const QVariantMap& progress) {
+void DocumentController::on_job_progress(qint64 job_id, const SummaryProgress& progress) {
   if (running_job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
-  for (auto it = progress.begin(); it != progress.end(); ++it) running_job_.insert(it.key(), it.value());
+  running_job_.insert(progress_to_map(progress));
   on_running_job_changed();
 }
 
-void DocumentController::on_job_partial(qint64 job_id, const QVariantMap&) {
+void DocumentController::on_job_partial(qint64 job_id, const StoredPartial&) {
   if (running_job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
   running_job_.insert(QStringLiteral("partials"), running_job_.value(QStringLiteral("partials")).toInt() + 1);
   on_running_job_changed();
 }
 
-void DocumentController::on_job_finished(qint64 job_id, const QVariantMap& outcome) {
+void DocumentController::on_job_finished(qint64 job_id, const SummaryJobOutcome& outcome) {
   set_summarizing(false);
   if (running_job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
-  const QString status = outcome.value(QStringLiteral("status")).toString();
+  const QString status = job_status_name(outcome.status);
   const QString name = running_job_.value(QStringLiteral("name")).toString();
   running_job_.insert(QStringLiteral("status"), status);
-  running_job_.insert(QStringLiteral("partials"), outcome.value(QStringLiteral("partials")));
-  running_job_.insert(QStringLiteral("tokens_evaluated"),
-              outcome.value(QStringLiteral("tokens_evaluated")));
-  running_job_.insert(QStringLiteral("seconds"), outcome.value(QStringLiteral("seconds")));
+  running_job_.insert(QStringLiteral("partials"), outcome.partials);
+  running_job_.insert(QStringLiteral("tokens_evaluated"), outcome.tokens_evaluated);
+  running_job_.insert(QStringLiteral("seconds"), outcome.seconds);
   running_job_.insert(QStringLiteral("seconds_left"), 0.0);
   if (status == QLatin1String("done")) {
     const auto stored = store_ ? store_->job(job_id) : std::nullopt;
@@ -396,17 +395,15 @@ void DocumentController::on_job_finished(qint64 job_id, const QVariantMap& outco
                                  {QStringLiteral("summary_request"), true}};
     const QVariantMap reply_stats{
         {QStringLiteral("summary_job_id"), job_id},
-        {QStringLiteral("summary_partials"), outcome.value(QStringLiteral("partials"))},
-        {QStringLiteral("summary_levels"), outcome.value(QStringLiteral("levels"))},
-        {QStringLiteral("summary_resumed"), outcome.value(QStringLiteral("resumed"))},
-        {QStringLiteral("tokens_evaluated"), outcome.value(QStringLiteral("tokens_evaluated"))},
-        {QStringLiteral("peak_kv_bytes"), outcome.value(QStringLiteral("peak_kv_bytes"))},
-        {QStringLiteral("seconds"), outcome.value(QStringLiteral("seconds"))}};
+        {QStringLiteral("summary_partials"), outcome.partials},
+        {QStringLiteral("summary_levels"), outcome.levels},
+        {QStringLiteral("summary_resumed"), outcome.resumed},
+        {QStringLiteral("tokens_evaluated"), outcome.tokens_evaluated},
+        {QStringLiteral("peak_kv_bytes"), outcome.peak_kv_bytes},
+        {QStringLiteral("seconds"), outcome.seconds}};
     QString error;
     const qint64 into = running_job_.value(QStringLiteral("conversation_id")).toLongLong();
-    if (!chat_.append_exchange(into,
-                               outcome.value(QStringLiteral("request")).toString(), user_stats,
-                               outcome.value(QStringLiteral("summary")).toString(), reply_stats,
+    if (!chat_.append_exchange(into, outcome.request, user_stats, outcome.summary, reply_stats,
                                &error)) {
       set_message(tr("The summary is stored with its job but could not be added to the "
                      "conversation: %1")
@@ -416,11 +413,11 @@ void DocumentController::on_job_finished(qint64 job_id, const QVariantMap& outco
   } else if (status == QLatin1String("cancelled")) {
     running_job_.insert(
         QStringLiteral("stage"),
-        tr("cancelled after %1 summaries").arg(outcome.value(QStringLiteral("partials")).toInt()));
+        tr("cancelled after %1 summaries").arg(outcome.partials));
   } else {
-    running_job_.insert(QStringLiteral("error"), outcome.value(QStringLiteral("error")));
+    running_job_.insert(QStringLiteral("error"), outcome.error);
     set_message(tr("Summarizing “%1” failed: %2")
-                    .arg(name, outcome.value(QStringLiteral("error")).toString()),
+                    .arg(name, outcome.error),
                 true, running_job_.value(QStringLiteral("conversation_id")).toLongLong());
   }
   on_running_job_changed();

@@ -21,6 +21,7 @@
 
 #include "documents/conversation_host.h"
 #include "documents/document_loader.h"
+#include "documents/summary_job.h"
 #include "kvchat/summarize.h"
 #include "store/document_store.h"
 
@@ -125,10 +126,10 @@ class DocumentController : public QObject {
   // job_ from running_job_ when that writes into the open conversation.
   void on_running_job_changed();
   void start_job(qint64 job_id, const QString& name, qint64 conversation_id);
-  void on_job_plan(qint64 job_id, const QVariantMap& plan);
-  void on_job_progress(qint64 job_id, const QVariantMap& progress);
-  void on_job_partial(qint64 job_id, const QVariantMap& partial);
-  void on_job_finished(qint64 job_id, const QVariantMap& outcome);
+  void on_job_plan(qint64 job_id, const SummaryPlan& plan);
+  void on_job_progress(qint64 job_id, const SummaryProgress& progress);
+  void on_job_partial(qint64 job_id, const StoredPartial& partial);
+  void on_job_finished(qint64 job_id, const SummaryJobOutcome& outcome);
   // A notice of a conversation (kCurrent: the open one; 0: the whole window, shown in
   // every conversation until dismissed). Shown when it is the open conversation's.
   static constexpr qint64 kCurrent = -1;

@@ -68,16 +68,14 @@ void DocumentController::rebuild_preview() {
   if (conversation_tokens_key_ != key) {
     if (conversation_tokens_asked_ != key) {
       conversation_tokens_asked_ = key;
-      QVariantList history;
-      for (const StoredMessage& msg : chat_.message_items()) {
-        history.push_back(QVariantMap{{QStringLiteral("role"), msg.role},
-                                      {QStringLiteral("content"), msg.content}});
-      }
-      history.push_back(QVariantMap{{QStringLiteral("role"), QStringLiteral("user")},
-                                    {QStringLiteral("content"), QString()}});
-      QMetaObject::invokeMethod(&worker_, "countConversationTokens", Qt::QueuedConnection,
-                                Q_ARG(QVariantList, history), Q_ARG(QString, chat_.system_prompt()),
-                                Q_ARG(QString, key));
+      ChatTurns history = chat_turns(chat_.message_items());
+      history.push_back({QStringLiteral("user"), QString()});
+      QMetaObject::invokeMethod(
+          &worker_,
+          [w = &worker_, history, prompt = chat_.system_prompt(), key] {
+            w->countConversationTokens(history, prompt, key);
+          },
+          Qt::QueuedConnection);
     }
     p.insert(QStringLiteral("counted"), false);
     p.insert(QStringLiteral("fits_context"), false);

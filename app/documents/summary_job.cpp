@@ -151,17 +151,11 @@ QVariantMap partial_to_map(const StoredPartial& p) {
           {QStringLiteral("text"), p.text}};
 }
 
-QVariantMap outcome_to_map(const SummaryJobOutcome& o) {
-  return {{QStringLiteral("status"), job_status_name(o.status)},
-          {QStringLiteral("request"), o.request},
-          {QStringLiteral("summary"), o.summary},
-          {QStringLiteral("error"), o.error},
-          {QStringLiteral("partials"), o.partials},
-          {QStringLiteral("resumed"), o.resumed},
-          {QStringLiteral("levels"), o.levels},
-          {QStringLiteral("tokens_evaluated"), o.tokens_evaluated},
-          {QStringLiteral("peak_kv_bytes"), o.peak_kv_bytes},
-          {QStringLiteral("seconds"), o.seconds}};
+SummaryJobOutcome failed_outcome(const QString& error) {
+  SummaryJobOutcome o;
+  o.status = JobStatus::Failed;
+  o.error = error;
+  return o;
 }
 
 SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,

@@ -63,6 +63,7 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
                                   std::shared_ptr<const Model> model,
                                   const SessionOptions& session_options,
                                   const SummaryJobHooks& hooks);
-QVariantMap outcome_to_map(const SummaryJobOutcome& o);
+// A job that failed before (or outside) run_summary_job: status Failed and why.
+SummaryJobOutcome failed_outcome(const QString& error);
 
 }  // namespace kvchat::app

@@ -21,9 +21,17 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 }  // namespace
 
+SummaryWorker::SummaryWorker(QObject* parent) : QObject(parent) {
+  register_worker_values();
+  qRegisterMetaType<SummaryPlan>();
+  qRegisterMetaType<SummaryProgress>();
+  qRegisterMetaType<StoredPartial>();
+  qRegisterMetaType<SummaryJobOutcome>();
+}
+
 void SummaryWorker::run(qint64 job_id, const QString& db_path, std::shared_ptr<const Model> model,
                         const SessionOptions& options) {
-  QVariantMap outcome;
+  SummaryJobOutcome outcome;
   try {
     SummaryJobHooks hooks;
     Clock::time_point last_progress{};
@@ -32,21 +40,19 @@ void SummaryWorker::run(qint64 job_id, const QString& db_path, std::shared_ptr<c
       const Clock::time_point now = Clock::now();
       if (ms_between(last_progress, now) < 100 && p.steps_done < p.steps_total) return;
       last_progress = now;
-      emit summaryProgress(job_id, progress_to_map(p));
-      emit memoryReport(job_id, memory_map(session));
+      emit summaryProgress(job_id, p);
+      emit memoryReport(job_id, memory_figures(session));
     };
-    hooks.plan = [&](const SummaryPlan& p) { emit summaryPlan(job_id, plan_to_map(p)); };
-    hooks.partial = [&](const StoredPartial& p) { emit summaryPartial(job_id, partial_to_map(p)); };
+    hooks.plan = [&](const SummaryPlan& p) { emit summaryPlan(job_id, p); };
+    hooks.partial = [&](const StoredPartial& p) { emit summaryPartial(job_id, p); };
     hooks.cancelled = [this] { return cancel_.load(); };
-    outcome = outcome_to_map(run_summary_job(db_path, job_id, std::move(model), options, hooks));
+    outcome = run_summary_job(db_path, job_id, std::move(model), options, hooks);
   } catch (const std::exception& e) {
-    outcome = {{QStringLiteral("status"), QStringLiteral("failed")},
-               {QStringLiteral("error"), QCoreApplication::translate("SummaryWorker", "Summarizing failed: %1").arg(
-                                             QString::fromUtf8(e.what()))}};
+    outcome = failed_outcome(QCoreApplication::translate("SummaryWorker", "Summarizing failed: %1")
+                                 .arg(QString::fromUtf8(e.what())));
   } catch (...) {
-    outcome = {{QStringLiteral("status"), QStringLiteral("failed")},
-               {QStringLiteral("error"),
-                QCoreApplication::translate("SummaryWorker", "Summarizing failed: an unknown exception")}};
+    outcome = failed_outcome(
+        QCoreApplication::translate("SummaryWorker", "Summarizing failed: an unknown exception"));
   }
   emit memoryReport(job_id, {});
   emit summaryFinished(job_id, outcome);

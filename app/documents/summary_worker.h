@@ -10,6 +10,8 @@
 #include <atomic>
 #include <memory>
 
+#include "documents/summary_job.h"
+#include "engine/worker_values.h"
 #include "kvchat/session.h"
 
 namespace kvchat {
@@ -21,7 +23,7 @@ namespace kvchat::app {
 class SummaryWorker : public QObject {
   Q_OBJECT
  public:
-  explicit SummaryWorker(QObject* parent = nullptr) : QObject(parent) {}
+  explicit SummaryWorker(QObject* parent = nullptr);
 
   // Thread-safe: arm (before queueing run) and set the job's cancel flag; the job stops
   // at its next check, its partials kept.
@@ -35,18 +37,21 @@ class SummaryWorker : public QObject {
            const SessionOptions& options);
 
  signals:
-  void summaryPlan(qint64 job_id, const QVariantMap& plan);          // SummaryPlan fields
-  void summaryProgress(qint64 job_id, const QVariantMap& progress);  // SummaryProgress fields
-  void summaryPartial(qint64 job_id, const QVariantMap& partial);    // stored already
-  // The job session's memory report (memory_map fields) with each progress report; an
-  // empty map when the job ends (its session is gone).
-  void memoryReport(qint64 job_id, const QVariantMap& report);
-  // status "done" | "cancelled" | "failed", summary, error, partials, resumed, levels,
-  // tokens_evaluated, peak_kv_bytes, seconds.
-  void summaryFinished(qint64 job_id, const QVariantMap& outcome);
+  void summaryPlan(qint64 job_id, const SummaryPlan& plan);
+  void summaryProgress(qint64 job_id, const SummaryProgress& progress);
+  void summaryPartial(qint64 job_id, const StoredPartial& partial);  // stored already
+  // The job session's memory with each progress report; an empty value (no session) when
+  // the job ends.
+  void memoryReport(qint64 job_id, const MemoryFigures& figures);
+  void summaryFinished(qint64 job_id, const SummaryJobOutcome& outcome);
 
  private:
   std::atomic<bool> cancel_{false};
 };
 
 }  // namespace kvchat::app
+
+Q_DECLARE_METATYPE(kvchat::SummaryPlan)
+Q_DECLARE_METATYPE(kvchat::SummaryProgress)
+Q_DECLARE_METATYPE(kvchat::app::StoredPartial)
+Q_DECLARE_METATYPE(kvchat::app::SummaryJobOutcome)

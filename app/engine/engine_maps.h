@@ -1,11 +1,12 @@
-// The engine's values as the window gets them (QVariantMaps for QML), and the window's
-// settings as engine options. Shared by the engine worker and the summary worker; no
-// state, any thread.
+// The engine's values as the worker values the window gets (worker_values.h), and the
+// window's settings as engine options. Shared by the engine worker and the summary
+// worker; no state, any thread.
 #pragma once
 
 #include <QString>
 #include <QVariantMap>
 
+#include "engine/worker_values.h"
 #include "kvchat/chat_format.h"
 #include "kvchat/generate.h"
 #include "kvchat/result.h"
@@ -13,20 +14,17 @@
 
 namespace kvchat::app {
 
-// MemoryReport fields, n_past, n_ctx, and "formula" (the KV formula with this model's
-// numbers and its text).
-QVariantMap memory_map(const Session& session);
-// ModelInfo fields, the KV types' costs, is_demo, and the session's backend, n_ctx,
-// kv_type and context_policy.
-QVariantMap model_map(const ModelInfo& info, const Session& session);
-// settings: "backend", "threads", "ctx", "kv_type", "context_policy", "kv_budget_bytes",
-// "kv_block_tokens", "no_kv_cache", "context_warn_fraction".
+// settings (the Settings drawer's map): "backend", "threads", "ctx", "kv_type",
+// "context_policy", "kv_budget_bytes", "kv_block_tokens", "no_kv_cache",
+// "context_warn_fraction".
 Result<SessionOptions> session_options(const QVariantMap& settings);
-// sampling: SamplingParams fields and "max_tokens"; the format's stop strings.
-GenerateOptions generate_options(const QVariantMap& sampling, const ChatFormat& format);
-// What the window shows of a chat format (merged into the model info):
-// chat_format_description, chat_format_source ("file"|"override"|"builtin"),
-// chat_format_kind, chat_template_override.
-QVariantMap format_map(const ChatFormat& format, const QString& override_text);
+// sampling (the Settings drawer's map): SamplingParams fields and "max_tokens".
+ReplySampling reply_sampling(const QVariantMap& sampling);
+// The reply's sampling with the format's stop strings.
+GenerateOptions generate_options(const ReplySampling& sampling, const ChatFormat& format);
+// What the window shows of a chat format (its description in the window's language).
+ChatFormatInfo chat_format_info(const ChatFormat& format, const QString& override_text);
+// The session's model and options, and its chat format.
+LoadedModel loaded_model(const Session& session, const ChatFormatInfo& format);
 
 }  // namespace kvchat::app

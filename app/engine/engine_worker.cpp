@@ -35,13 +35,11 @@ QString qstr(std::string_view s) {
   return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
-std::vector<ChatMessage> chat_messages(const QVariantList& messages) {
+std::vector<ChatMessage> chat_messages(const ChatTurns& messages) {
   std::vector<ChatMessage> chat;
   chat.reserve(static_cast<size_t>(messages.size()));
-  for (const QVariant& v : messages) {
-    const QVariantMap m = v.toMap();
-    chat.push_back(ChatMessage{m.value(QStringLiteral("role")).toString().toStdString(),
-                               m.value(QStringLiteral("content")).toString().toStdString()});
+  for (const ChatTurn& m : messages) {
+    chat.push_back(ChatMessage{m.role.toStdString(), m.content.toStdString()});
   }
   return chat;
 }
@@ -59,17 +57,14 @@ QString thrown(const char* what) {
 
 }  // namespace
 
-EngineWorker::EngineWorker(QObject* parent) : QObject(parent) {}
+EngineWorker::EngineWorker(QObject* parent) : QObject(parent) { register_worker_values(); }
 
 EngineWorker::~EngineWorker() = default;
 
-void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
+void EngineWorker::loadModel(const ModelLoadRequest& request) {
   try {
-    auto options = app::session_options(settings);
-    if (!options) {
-      emit modelLoadFailed(qstr(options.message()));
-      return;
-    }
+    const QString& path = request.path;
+    const SessionOptions& options = request.session;
     auto model = Model::load(path.toStdString());
     if (!model) {
       emit modelLoadFailed(qstr(model.message()));
@@ -82,14 +77,14 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
     facts.name = qstr(loaded->info().name);
     facts.head_dim = loaded->info().head_dim;
     facts.n_ctx_train = loaded->info().n_ctx_train;
-    emit modelInspected(path, facts.to_map());
-    const QVector<SettingIssue> issues = check_model_settings(settings, facts);
+    emit modelInspected(path, facts);
+    const QVector<SettingIssue> issues =
+        check_model_settings(qstr(options.kv_type), options.n_ctx, facts);
     if (has_blocking(issues)) {
       emit modelLoadFailed(blocking_reasons(issues));
       return;
     }
-    const QString override_text =
-        settings.value(QStringLiteral("chat_template_override")).toString();
+    const QString& override_text = request.chat_template_override;
     auto format = ChatFormat::for_model(*loaded, override_text.toStdString());
     if (!format) {
       // A broken override must not lock the user out of the model: the file's own
@@ -113,7 +108,7 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
       return;
     }
 
-    auto session = Session::create(loaded, *options);
+    auto session = Session::create(loaded, options);
     if (!session) {
       emit modelLoadFailed(qstr(session.message()));
       return;
@@ -138,30 +133,27 @@ void EngineWorker::loadModel(const QString& path, const QVariantMap& settings) {
       summary_prompt_overhead_ = overhead;
       model_ = std::move(loaded);
       format_ = std::move(format).value();
-      session_options_ = *options;
+      session_options_ = options;
     }
-    settings_ = settings;
-    QVariantMap info = model_map(model_->info(), conversation_->session());
-    info.insert(format_map(*format_, override_text));
-    emit modelLoaded(info);
+    emit modelLoaded(loaded_model(conversation_->session(), chat_format_info(*format_, override_text)));
     report_memory();
   } catch (...) {
     emit modelLoadFailed(thrown("Loading the model failed"));
   }
 }
 
-void EngineWorker::generate(const QVariantList& messages, const QString& system_prompt,
-                            const QVariantMap& sampling) {
+void EngineWorker::generate(const ChatTurns& messages, const QString& system_prompt,
+                            const ReplySampling& sampling) {
   run_reply(messages, system_prompt, sampling, /*continuing=*/false);
 }
 
-void EngineWorker::continueReply(const QVariantList& messages, const QString& system_prompt,
-                                 const QVariantMap& sampling) {
+void EngineWorker::continueReply(const ChatTurns& messages, const QString& system_prompt,
+                                 const ReplySampling& sampling) {
   run_reply(messages, system_prompt, sampling, /*continuing=*/true);
 }
 
-void EngineWorker::run_reply(const QVariantList& messages, const QString& system_prompt,
-                             const QVariantMap& sampling, bool continuing) {
+void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_prompt,
+                             const ReplySampling& sampling, bool continuing) {
   stop_.store(false);
   if (!conversation_) {
     emit replyFailed(QCoreApplication::translate("EngineWorker", "No model is loaded."));
@@ -199,32 +191,28 @@ void EngineWorker::run_reply(const QVariantList& messages, const QString& system
     const PromptStats& prompt = reply->prompt;
     const GenerateResult& result = reply->generated;
 
-    QVariantMap stats;
-    stats.insert(QStringLiteral("prompt_tokens"), prompt.prompt_tokens);
-    stats.insert(QStringLiteral("evaluated_tokens"), prompt.evaluated_tokens);
-    stats.insert(QStringLiteral("reused_tokens"), prompt.reused_tokens);
-    stats.insert(QStringLiteral("generated_tokens"), result.stats.generated_tokens);
-    stats.insert(QStringLiteral("ttft_ms"), ttft_ms < 0 ? ms_between(t0, Clock::now()) : ttft_ms);
-    stats.insert(QStringLiteral("tokens_per_second"), result.stats.decode_tokens_per_second());
-    // The prompt's prefill speed (what a document's cost estimate is based on).
-    stats.insert(QStringLiteral("prefill_tokens_per_second"),
-                 prompt.evaluated_tokens > 0 && prompt.seconds > 0
-                     ? prompt.evaluated_tokens / prompt.seconds
-                     : 0.0);
-    stats.insert(QStringLiteral("decode_seconds"), result.stats.decode_seconds);
-    stats.insert(QStringLiteral("stop_reason"), qstr(stop_reason_name(result.stop_reason)));
-    // The seed this reply was sampled with (a regenerate with it gives the same text).
-    stats.insert(QStringLiteral("seed"), static_cast<qint64>(options.sampling.seed));
-    stats.insert(QStringLiteral("text"), qstr(result.text));
-    stats.insert(QStringLiteral("n_past"), conversation.session().n_past());
-    stats.insert(QStringLiteral("chat_format"), qstr(conversation.format().description()));
+    ReplyStats stats;
+    stats.prompt_tokens = prompt.prompt_tokens;
+    stats.evaluated_tokens = prompt.evaluated_tokens;
+    stats.reused_tokens = prompt.reused_tokens;
+    stats.generated_tokens = result.stats.generated_tokens;
+    stats.ttft_ms = ttft_ms < 0 ? ms_between(t0, Clock::now()) : ttft_ms;
+    stats.tokens_per_second = result.stats.decode_tokens_per_second();
+    stats.prefill_tokens_per_second =
+        prompt.evaluated_tokens > 0 && prompt.seconds > 0 ? prompt.evaluated_tokens / prompt.seconds : 0.0;
+    stats.decode_seconds = result.stats.decode_seconds;
+    stats.stop_reason = qstr(stop_reason_name(result.stop_reason));
+    stats.seed = static_cast<qint64>(options.sampling.seed);
+    stats.text = qstr(result.text);
+    stats.n_past = conversation.session().n_past();
+    stats.chat_format = qstr(conversation.format().description());
     emit replyFinished(stats);
   } catch (...) {
     emit replyFailed(thrown("Generation failed"));
   }
 }
 
-void EngineWorker::countConversationTokens(const QVariantList& messages,
+void EngineWorker::countConversationTokens(const ChatTurns& messages,
                                            const QString& system_prompt, const QString& key) {
   if (!conversation_) {
     emit conversationTokensCounted(key, -1, QCoreApplication::translate("EngineWorker", "No model is loaded."));
@@ -242,7 +230,7 @@ void EngineWorker::countConversationTokens(const QVariantList& messages,
   }
 }
 
-void EngineWorker::summarizeConversation(const QVariantList& messages,
+void EngineWorker::summarizeConversation(const ChatTurns& messages,
                                          const QString& system_prompt) {
   stop_.store(false);
   std::shared_ptr<const Model> model;
@@ -261,11 +249,9 @@ void EngineWorker::summarizeConversation(const QVariantList& messages,
     if (!system_prompt.trimmed().isEmpty()) {
       transcript += "Instructions: " + system_prompt.toStdString() + "\n\n";
     }
-    for (const QVariant& v : messages) {
-      const QVariantMap m = v.toMap();
-      const bool user = m.value(QStringLiteral("role")).toString() == QLatin1String("user");
-      transcript += (user ? "User: " : "Assistant: ") +
-                    m.value(QStringLiteral("content")).toString().toStdString() + "\n\n";
+    for (const ChatTurn& m : messages) {
+      const bool user = m.role == QLatin1String("user");
+      transcript += (user ? "User: " : "Assistant: ") + m.content.toStdString() + "\n\n";
     }
     auto session = Session::create(model, options);
     if (!session) {
@@ -292,12 +278,12 @@ void EngineWorker::summarizeConversation(const QVariantList& messages,
       emit conversationSummaryFailed(QCoreApplication::translate("EngineWorker", "Stopped: no summary was written."));
       return;
     }
-    emit conversationSummarized(
-        qstr(result->summary),
-        {{QStringLiteral("tokens_evaluated"), static_cast<qint64>(result->tokens_evaluated)},
-         {QStringLiteral("tokens_generated"), static_cast<qint64>(result->tokens_generated)},
-         {QStringLiteral("document_tokens"), static_cast<qint64>(result->plan.document_tokens)},
-         {QStringLiteral("chunks"), result->plan.n_chunks}});
+    ConversationSummaryStats stats;
+    stats.tokens_evaluated = static_cast<qint64>(result->tokens_evaluated);
+    stats.tokens_generated = static_cast<qint64>(result->tokens_generated);
+    stats.document_tokens = static_cast<qint64>(result->plan.document_tokens);
+    stats.chunks = result->plan.n_chunks;
+    emit conversationSummarized(qstr(result->summary), stats);
   } catch (...) {
     emit conversationSummaryFailed(thrown("Summarizing the conversation failed"));
   }
@@ -320,7 +306,7 @@ void EngineWorker::saveSnapshot(const QString& path, qint64 budget_bytes) {
 
 void EngineWorker::report_snapshot_disk(const QString& path, qint64 budget_bytes, bool saved) {
   const std::string dir = QFileInfo(path).absolutePath().toStdString();
-  QVariantMap usage;
+  SnapshotDiskUsage usage;
   if (budget_bytes > 0) {
     const std::string keep[] = {path.toStdString()};
     auto evicted = kvchat::evict_snapshots(dir, static_cast<uint64_t>(budget_bytes), keep);
@@ -328,18 +314,19 @@ void EngineWorker::report_snapshot_disk(const QString& path, qint64 budget_bytes
       emit sessionEvent(QStringLiteral("snapshot"),
                         QCoreApplication::translate("EngineWorker", "Keeping the KV snapshots within their budget failed: %1").arg(qstr(evicted.message())));
     } else {
-      usage.insert(QStringLiteral("evicted"), static_cast<qint64>(evicted->evicted.size()));
+      usage.evicted = static_cast<qint64>(evicted->evicted.size());
     }
   }
   auto disk = kvchat::snapshot_disk_usage(dir);
-  usage.insert(QStringLiteral("total_bytes"), disk ? static_cast<qint64>(disk->total_bytes) : qint64{0});
-  usage.insert(QStringLiteral("file_bytes"), QFileInfo(path).size());
+  usage.total_bytes = disk ? static_cast<qint64>(disk->total_bytes) : qint64{0};
+  usage.file_bytes = QFileInfo(path).size();
   if (saved && conversation_) {
     const kvchat::SnapshotSaveStats& last = conversation_->session().last_snapshot_save();
-    usage.insert(QStringLiteral("last_written_bytes"), static_cast<qint64>(last.bytes_written));
-    usage.insert(QStringLiteral("last_tokens_written"), last.tokens_written);
-    usage.insert(QStringLiteral("last_rewritten"), last.rewritten);
-    usage.insert(QStringLiteral("last_why_rewritten"), qstr(last.why_rewritten));
+    usage.saved = true;
+    usage.last_written_bytes = static_cast<qint64>(last.bytes_written);
+    usage.last_tokens_written = last.tokens_written;
+    usage.last_rewritten = last.rewritten;
+    usage.last_why_rewritten = qstr(last.why_rewritten);
   }
   emit snapshotDiskUsage(usage);
 }
@@ -408,8 +395,7 @@ void EngineWorker::setChatTemplateOverride(const QString& override_text) {
   }
   // The prompts of the new format share nothing with the old one's texts.
   conversation_->set_format(std::move(format).value());
-  settings_.insert(QStringLiteral("chat_template_override"), override_text);
-  emit chatFormatChanged(format_map(*format_, override_text));
+  emit chatFormatChanged(chat_format_info(*format_, override_text));
 }
 
 void EngineWorker::reportMemory() { report_memory(); }
@@ -417,7 +403,7 @@ void EngineWorker::reportMemory() { report_memory(); }
 void EngineWorker::report_memory() {
   if (!conversation_) return;
   try {
-    emit memoryReport(memory_map(conversation_->session()));
+    emit memoryReport(memory_figures(conversation_->session()));
   } catch (...) {
     emit engineError(thrown("The memory report could not be built"));
   }

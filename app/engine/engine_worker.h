@@ -8,8 +8,6 @@
 
 #include <QObject>
 #include <QString>
-#include <QVariantList>
-#include <QVariantMap>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -17,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/worker_values.h"
 #include "kvchat/chat_format.h"
 #include "kvchat/session.h"
 
@@ -53,24 +52,21 @@ class EngineWorker : public QObject {
   int32_t summary_prompt_overhead() const;
 
  public slots:
-  // settings: "backend" ("auto"|"cpu"|"cuda"), "threads", "ctx", "kv_type",
-  // "context_policy", "chat_template_override" (this model's: "" = the file's template,
-  // "builtin:<name>" or Jinja text). On failure the previous model stays loaded and usable.
-  void loadModel(const QString& path, const QVariantMap& settings);
+  // On failure the previous model stays loaded and usable.
+  void loadModel(const ModelLoadRequest& request);
   // Replaces the loaded model's chat format by `override_text` (as in loadModel); emits
   // chatFormatChanged, or chatFormatFailed with the reason while the old one stays.
   void setChatTemplateOverride(const QString& override_text);
-  // messages: list of {"role": "user"|"assistant", "content": text}, the last one the
-  // user's; system_prompt may be empty; sampling: "temperature", "top_k", "top_p",
-  // "min_p", "repeat_penalty", "seed", "max_tokens". The conversation is rendered with
-  // the model's chat template and only what differs from the cache is evaluated.
-  void generate(const QVariantList& messages, const QString& system_prompt,
-                const QVariantMap& sampling);
+  // messages: the conversation, the last one the user's; system_prompt may be empty. The
+  // conversation is rendered with the model's chat template and only what differs from
+  // the cache is evaluated.
+  void generate(const ChatTurns& messages, const QString& system_prompt,
+                const ReplySampling& sampling);
   // Continue: `messages` as in generate() but the last one is the assistant's reply (cut
   // at the length limit, or stopped); more of it is generated (Conversation::
   // continue_reply) and streamed like a reply. replyFinished's stats are this part's.
-  void continueReply(const QVariantList& messages, const QString& system_prompt,
-                     const QVariantMap& sampling);
+  void continueReply(const ChatTurns& messages, const QString& system_prompt,
+                     const ReplySampling& sampling);
   // Re-evaluates nothing; emits memoryReport() for the current state.
   void reportMemory();
   // Saves the session's KV state (tokens, cache, logits) to `path`: appends what changed
@@ -87,42 +83,38 @@ class EngineWorker : public QObject {
   // the loaded model's format, the reply's turn opened (the document preview's
   // conversation share): counted here, off the GUI thread, with the conversation's own
   // token checkpoints; nothing is evaluated. Answers with conversationTokensCounted(key).
-  void countConversationTokens(const QVariantList& messages, const QString& system_prompt,
+  void countConversationTokens(const ChatTurns& messages, const QString& system_prompt,
                                const QString& key);
   // Summarizes `messages` (as in generate) after `system_prompt` with kvchat::summarize
   // on a session of its own (the chat's cache stays as it is): the conversation as a
   // transcript, "User: ..." / "Assistant: ...", chunked and merged when it is longer than
   // the context. request_stop() cancels. Answers with conversationSummarized or
   // conversationSummaryFailed.
-  void summarizeConversation(const QVariantList& messages, const QString& system_prompt);
+  void summarizeConversation(const ChatTurns& messages, const QString& system_prompt);
 
  signals:
-  void modelLoaded(const QVariantMap& info);      // ModelInfo fields + "chat_template"
+  void modelLoaded(const LoadedModel& model);
   void modelLoadFailed(const QString& message);
-  // The model file was read and is what `facts` says (ModelFacts::to_map: name, head_dim,
-  // n_ctx_train), before the settings are checked against it and the session created.
-  void modelInspected(const QString& path, const QVariantMap& facts);
+  // The model file was read and is what `facts` says, before the settings are checked
+  // against it and the session created.
+  void modelInspected(const QString& path, const ModelFacts& facts);
   // A context policy made room: kind "turns-dropped" or "context-shifted", the tokens
   // held before and after, and how many were evaluated again.
   void contextPolicyApplied(const QString& kind, int tokens_before, int tokens_after,
                             int tokens_reevaluated);
-  void conversationSummarized(const QString& summary, const QVariantMap& stats);
+  void conversationSummarized(const QString& summary, const ConversationSummaryStats& stats);
   void conversationSummaryFailed(const QString& message);
-  // chat_format_description, chat_format_source ("file"|"override"|"builtin"),
-  // chat_format_kind, chat_template_override (see format_map()).
-  void chatFormatChanged(const QVariantMap& format);
+  void chatFormatChanged(const ChatFormatInfo& format);
   void chatFormatFailed(const QString& message);
   void loadProgress(double fraction);             // weights read into memory, 0..1
   void replyStarted();
   void replyChunk(const QString& text);           // complete UTF-8 characters
-  void replyFinished(const QVariantMap& stats);   // prompt_tokens, evaluated_tokens,
-                                                  // generated_tokens, ttft_ms, tokens_per_second,
-                                                  // stop_reason, seed (the sampling's)
+  void replyFinished(const ReplyStats& stats);
   void replyFailed(const QString& message);
   // Before replyFailed when the conversation's prompt does not fit the context (under any
   // policy: `stop` refuses it, and no policy can make room for a single turn that long).
   void replyContextFull(int prompt_tokens, int n_ctx);
-  void memoryReport(const QVariantMap& report);   // MemoryReport fields, after every token
+  void memoryReport(const MemoryFigures& figures);  // after every token
   void sessionEvent(const QString& kind, const QString& message);
   void snapshotSaved(const QString& path, qint64 bytes);
   // restored: true when the KV state came from the file; false with the reason why not.
@@ -132,17 +124,14 @@ class EngineWorker : public QObject {
   void conversationTokensCounted(const QString& key, qint64 tokens, const QString& error);
   // An engine failure outside a request that has its own failure signal.
   void engineError(const QString& message);
-  // After a save or restore: total_bytes (every snapshot in the directory), file_bytes
-  // (this conversation's journal), last_written_bytes / last_tokens_written /
-  // last_rewritten / last_why_rewritten (the last save; absent after a restore),
-  // evicted (snapshots removed for the budget).
-  void snapshotDiskUsage(const QVariantMap& usage);
+  // After a save or restore.
+  void snapshotDiskUsage(const SnapshotDiskUsage& usage);
 
  private:
   void report_memory();
   // generate() and continueReply(): the same streaming and stats.
-  void run_reply(const QVariantList& messages, const QString& system_prompt,
-                 const QVariantMap& sampling, bool continuing);
+  void run_reply(const ChatTurns& messages, const QString& system_prompt,
+                 const ReplySampling& sampling, bool continuing);
   void report_snapshot_disk(const QString& path, qint64 budget_bytes, bool saved);
 
   std::shared_ptr<const Model> model_;
@@ -151,7 +140,6 @@ class EngineWorker : public QObject {
   int32_t summary_prompt_overhead_ = 0;  // model_'s; guarded by model_mutex_
   // The chat: its messages, token checkpoints and session (prefix reuse, context policy).
   std::unique_ptr<Conversation> conversation_;
-  QVariantMap settings_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> cancel_load_{false};
   mutable std::mutex model_mutex_;  // guards model_ against shared_model() readers

@@ -81,12 +81,15 @@ QString kv_type_problem(const QString& kv_type, const ModelFacts& facts) {
 }
 
 QVector<SettingIssue> check_model_settings(const QVariantMap& engine, const ModelFacts& facts) {
+  return check_model_settings(engine.value(QStringLiteral("kv_type"), QStringLiteral("f16")).toString(),
+                              engine.value(QStringLiteral("ctx"), 0).toInt(), facts);
+}
+
+QVector<SettingIssue> check_model_settings(const QString& kv_type, int ctx, const ModelFacts& facts) {
   QVector<SettingIssue> issues;
-  const QString kv_type = engine.value(QStringLiteral("kv_type"), QStringLiteral("f16")).toString();
   if (const QString why = kv_type_problem(kv_type, facts); !why.isEmpty()) {
     issues.push_back({QStringLiteral("kv_type"), true, why});
   }
-  const int ctx = engine.value(QStringLiteral("ctx"), 0).toInt();
   if (ctx < 0) {
     issues.push_back(
         {QStringLiteral("ctx"), true,

@@ -10,13 +10,18 @@
 #include <QtTest>
 #include <atomic>
 
+#include "engine/engine_maps.h"
 #include "engine/engine_worker.h"
 #include "kvchat/chat_template.h"
 #include "kvchat/generate.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 
+using kvchat::app::ChatTurn;
+using kvchat::app::ChatTurns;
 using kvchat::app::EngineWorker;
+using kvchat::app::reply_sampling;
+using kvchat::app::ReplySampling;
 
 namespace {
 
@@ -24,12 +29,16 @@ const QString kDemo = QStringLiteral(KVCHAT_SHARED_DIR "/models/kjv-demo-f16.ggu
 const QString kPrompt = QStringLiteral("Genesis 1\n1 In the beginning");
 constexpr qulonglong kBytesPerToken = 2 * 6 * 2 * 32 * 2;  // K+V x layers x kv heads x dim x f16
 
-QVariantMap message(const QString& role, const QString& content) {
-  return {{QStringLiteral("role"), role}, {QStringLiteral("content"), content}};
+ChatTurn message(const QString& role, const QString& content) { return {role, content}; }
+
+ReplySampling greedy(int max_tokens) {
+  return reply_sampling({{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), max_tokens}});
 }
 
-QVariantMap greedy(int max_tokens) {
-  return {{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), max_tokens}};
+// A signal argument's typed value as the map the window gets.
+template <class T>
+QVariantMap map_of(const QVariant& v) {
+  return qvariant_cast<T>(v).to_map();
 }
 
 }  // namespace
@@ -44,11 +53,13 @@ class TestEngineWorker : public QObject {
 
   void load(const QString& path) {
     QMetaObject::invokeMethod(worker_, [w = worker_, path] {
-      w->loadModel(path, {{QStringLiteral("backend"), QStringLiteral("auto")},
-                          {QStringLiteral("threads"), 2}});
+      kvchat::SessionOptions options;
+      options.backend = "auto";
+      options.n_threads = 2;
+      w->loadModel({path, options, QString()});
     });
   }
-  void generate(const QVariantList& messages, const QVariantMap& sampling) {
+  void generate(const ChatTurns& messages, const ReplySampling& sampling) {
     QMetaObject::invokeMethod(
         worker_, [w = worker_, messages, sampling] { w->generate(messages, QString(), sampling); });
   }
@@ -77,9 +88,9 @@ class TestEngineWorker : public QObject {
     QThread* loaded_on = nullptr;
     QVariantMap info;
     // `this` lives on the GUI thread: the default (auto) connection is queued there.
-    connect(worker_, &EngineWorker::modelLoaded, this, [&](const QVariantMap& i) {
+    connect(worker_, &EngineWorker::modelLoaded, this, [&](const kvchat::app::LoadedModel& i) {
       loaded_on = QThread::currentThread();
-      info = i;
+      info = i.to_map();
     });
     QSignalSpy memory(worker_, &EngineWorker::memoryReport);
     QSignalSpy failed(worker_, &EngineWorker::modelLoadFailed);
@@ -119,7 +130,7 @@ class TestEngineWorker : public QObject {
 
     // A memory report follows the model: an empty cache.
     QTRY_VERIFY_WITH_TIMEOUT(memory.count() >= 1, 10000);
-    const QVariantMap report = memory.last().at(0).toMap();
+    const QVariantMap report = map_of<kvchat::app::MemoryFigures>(memory.last().at(0));
     QCOMPARE(report.value("kv_used_bytes").toULongLong(), 0ull);
     QCOMPARE(report.value("n_past").toInt(), 0);
     QCOMPARE(report.value("kv_bytes_per_token").toULongLong(), kBytesPerToken);
@@ -135,7 +146,7 @@ class TestEngineWorker : public QObject {
         "{{ m.content }}{% endfor %}");
     QMetaObject::invokeMethod(worker_, [w = worker_, custom] { w->setChatTemplateOverride(custom); });
     QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 10000);
-    const QVariantMap format = changed.last().at(0).toMap();
+    const QVariantMap format = map_of<kvchat::app::ChatFormatInfo>(changed.last().at(0));
     QCOMPARE(format.value("chat_format_source").toString(), QStringLiteral("override"));
     QCOMPARE(format.value("chat_template_override").toString(), custom);
 
@@ -143,7 +154,7 @@ class TestEngineWorker : public QObject {
     QSignalSpy finished(worker_, &EngineWorker::replyFinished);
     generate({message("user", "In the beginning")}, greedy(4));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    const QVariantMap stats = finished.last().at(0).toMap();
+    const QVariantMap stats = map_of<kvchat::app::ReplyStats>(finished.last().at(0));
     QCOMPARE(stats.value("chat_format").toString(), QStringLiteral("your chat template for this model"));
     const auto model = worker_->shared_model();
     const auto expected = model->tokenizer().encode_with_special(
@@ -212,7 +223,7 @@ class TestEngineWorker : public QObject {
     generate({message("user", kPrompt)}, greedy(4));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     QCOMPARE(replyFailed.count(), 0);
-    QCOMPARE(finished.at(0).at(0).toMap().value("generated_tokens").toInt(), 4);
+    QCOMPARE(map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("generated_tokens").toInt(), 4);
   }
 
   // A reply's save appends to the conversation's journal; saving another conversation
@@ -228,12 +239,12 @@ class TestEngineWorker : public QObject {
     auto save = [&](const QString& path, qint64 budget) {
       QMetaObject::invokeMethod(worker_, [w = worker_, path, budget] { w->saveSnapshot(path, budget); });
     };
-    const QVariantList turn1 = {message("user", kPrompt)};
+    const ChatTurns turn1 = {message("user", kPrompt)};
     generate(turn1, greedy(6));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     save(first, 0);
     QTRY_COMPARE_WITH_TIMEOUT(usage.count(), 1, 30000);
-    QVariantMap u = usage.at(0).at(0).toMap();
+    QVariantMap u = map_of<kvchat::app::SnapshotDiskUsage>(usage.at(0).at(0));
     QVERIFY(u.value("last_rewritten").toBool());
     QCOMPARE(u.value("last_written_bytes").toLongLong(), QFileInfo(first).size());
     QCOMPARE(u.value("file_bytes").toLongLong(), QFileInfo(first).size());
@@ -241,14 +252,14 @@ class TestEngineWorker : public QObject {
 
     // The next turn: only what it added is written.
     const qint64 before = QFileInfo(first).size();
-    const QVariantList turn2 = {message("user", kPrompt),
-                                message("assistant", finished.at(0).at(0).toMap().value("text").toString()),
+    const ChatTurns turn2 = {message("user", kPrompt),
+                                message("assistant", map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("text").toString()),
                                 message("user", QStringLiteral("2 And the earth"))};
     generate(turn2, greedy(6));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
     save(first, 0);
     QTRY_COMPARE_WITH_TIMEOUT(usage.count(), 2, 30000);
-    u = usage.at(1).at(0).toMap();
+    u = map_of<kvchat::app::SnapshotDiskUsage>(usage.at(1).at(0));
     QVERIFY2(!u.value("last_rewritten").toBool(), qPrintable(u.value("last_why_rewritten").toString()));
     QCOMPARE(QFileInfo(first).size(), before + u.value("last_written_bytes").toLongLong());
     QVERIFY(u.value("last_tokens_written").toInt() > 6);
@@ -259,7 +270,7 @@ class TestEngineWorker : public QObject {
     QTest::qWait(20);  // a later modification time than the first's
     save(second, 1);
     QTRY_COMPARE_WITH_TIMEOUT(usage.count(), 3, 30000);
-    u = usage.at(2).at(0).toMap();
+    u = map_of<kvchat::app::SnapshotDiskUsage>(usage.at(2).at(0));
     QCOMPARE(u.value("evicted").toInt(), 1);
     QVERIFY(!QFileInfo::exists(first));
     QVERIFY(QFileInfo::exists(second));
@@ -279,8 +290,9 @@ class TestEngineWorker : public QObject {
       chunks << s;
     });
     auto c2 = connect(worker_, &EngineWorker::memoryReport, this,
-                      [&](const QVariantMap& r) { reports << r; });
-    auto c3 = connect(worker_, &EngineWorker::replyFinished, this, [&](const QVariantMap& s) {
+                      [&](const kvchat::app::MemoryFigures& r) { reports << r.to_map(); });
+    auto c3 = connect(worker_, &EngineWorker::replyFinished, this, [&](const kvchat::app::ReplyStats& reply) {
+      const QVariantMap s = reply.to_map();
       stats = s;
       done = true;
     });
@@ -385,7 +397,8 @@ class TestEngineWorker : public QObject {
           if (emitted.fetch_add(1) == 0) gui_saw_first.tryAcquire(1, 30000);
         },
         Qt::DirectConnection);
-    auto c3 = connect(worker_, &EngineWorker::replyFinished, this, [&](const QVariantMap& s) {
+    auto c3 = connect(worker_, &EngineWorker::replyFinished, this, [&](const kvchat::app::ReplyStats& reply) {
+      const QVariantMap s = reply.to_map();
       stats = s;
       done = true;
     });
@@ -403,7 +416,7 @@ class TestEngineWorker : public QObject {
     QSignalSpy finished(worker_, &EngineWorker::replyFinished);
     generate({message("user", kPrompt)}, greedy(5));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    QCOMPARE(finished.at(0).at(0).toMap().value("stop_reason").toString(),
+    QCOMPARE(map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("stop_reason").toString(),
              QStringLiteral("max-tokens"));
   }
 
@@ -413,23 +426,23 @@ class TestEngineWorker : public QObject {
     QSignalSpy memory(worker_, &EngineWorker::memoryReport);
     // A sampled reply of 96 tokens: sampled tokens are often not what re-tokenizing
     // their text gives, which is what this test is about.
-    generate({message("user", kPrompt)}, {{QStringLiteral("temperature"), 1.0},
+    generate({message("user", kPrompt)}, reply_sampling({{QStringLiteral("temperature"), 1.0},
                                           {QStringLiteral("top_k"), 0},
                                           {QStringLiteral("top_p"), 1.0},
                                           {QStringLiteral("min_p"), 0.0},
                                           {QStringLiteral("seed"), 11},
-                                          {QStringLiteral("max_tokens"), 96}});
+                                          {QStringLiteral("max_tokens"), 96}}));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    const QVariantMap first = finished.at(0).at(0).toMap();
+    const QVariantMap first = map_of<kvchat::app::ReplyStats>(finished.at(0).at(0));
     QCOMPARE(first.value("evaluated_tokens").toInt(), first.value("prompt_tokens").toInt());
     const QString reply = first.value("text").toString();
     QVERIFY(!reply.isEmpty());
 
-    const QVariantList turn2 = {message("user", kPrompt), message("assistant", reply),
+    const ChatTurns turn2 = {message("user", kPrompt), message("assistant", reply),
                                 message("user", QStringLiteral("\n2 And the earth"))};
     generate(turn2, greedy(8));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
-    const QVariantMap second = finished.at(1).at(0).toMap();
+    const QVariantMap second = map_of<kvchat::app::ReplyStats>(finished.at(1).at(0));
     const int prompt_tokens = second.value("prompt_tokens").toInt();
     const int evaluated = second.value("evaluated_tokens").toInt();
     QVERIFY(prompt_tokens > first.value("prompt_tokens").toInt() + 1);
@@ -450,30 +463,30 @@ class TestEngineWorker : public QObject {
 
     // Editing the second user message: only the edited message is evaluated again (the
     // cache is truncated to the end of the first reply, not to an earlier token).
-    const QVariantList edited = {message("user", kPrompt), message("assistant", reply),
+    const ChatTurns edited = {message("user", kPrompt), message("assistant", reply),
                                  message("user", QStringLiteral("\n2 And the waters"))};
     generate(edited, greedy(4));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 60000);
-    const int edit_evaluated = finished.at(2).at(0).toMap().value("evaluated_tokens").toInt();
+    const int edit_evaluated = map_of<kvchat::app::ReplyStats>(finished.at(2).at(0)).value("evaluated_tokens").toInt();
     const int edit_appended =
         static_cast<int>((*model)->tokenizer().encode_continuation("\n2 And the waters").size());
     QVERIFY2(edit_evaluated <= edit_appended + 2,
              qPrintable(QStringLiteral("%1 evaluated, %2 edited").arg(edit_evaluated).arg(edit_appended)));
     generate(turn2, greedy(8));  // back to the second turn (its own fork again)
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 4, 60000);
-    QVERIFY(finished.at(3).at(0).toMap().value("evaluated_tokens").toInt() <= appended + 2);
+    QVERIFY(map_of<kvchat::app::ReplyStats>(finished.at(3).at(0)).value("evaluated_tokens").toInt() <= appended + 2);
 
     // Asking again with nothing new evaluates (almost) nothing: one token at most,
     // to refresh the next-token logits.
     generate(turn2, greedy(1));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 5, 60000);
-    QVERIFY(finished.at(4).at(0).toMap().value("evaluated_tokens").toInt() <= 1);
+    QVERIFY(map_of<kvchat::app::ReplyStats>(finished.at(4).at(0)).value("evaluated_tokens").toInt() <= 1);
 
     // reportMemory answers with the current state.
     memory.clear();
     QMetaObject::invokeMethod(worker_, [w = worker_] { w->reportMemory(); });
     QTRY_COMPARE_WITH_TIMEOUT(memory.count(), 1, 10000);
-    const QVariantMap r = memory.last().at(0).toMap();
+    const QVariantMap r = map_of<kvchat::app::MemoryFigures>(memory.last().at(0));
     QCOMPARE(r.value("kv_used_bytes").toULongLong(), kBytesPerToken * r.value("n_past").toInt());
   }
 
@@ -483,12 +496,12 @@ class TestEngineWorker : public QObject {
     reload();
     QSignalSpy finished(worker_, &EngineWorker::replyFinished);
     QSignalSpy counted(worker_, &EngineWorker::conversationTokensCounted);
-    generate({message("user", kPrompt)}, {{QStringLiteral("temperature"), 1.0},
+    generate({message("user", kPrompt)}, reply_sampling({{QStringLiteral("temperature"), 1.0},
                                           {QStringLiteral("seed"), 5},
-                                          {QStringLiteral("max_tokens"), 48}});
+                                          {QStringLiteral("max_tokens"), 48}}));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    const QVariantList turn2 = {message("user", kPrompt),
-                                message("assistant", finished.at(0).at(0).toMap().value("text").toString()),
+    const ChatTurns turn2 = {message("user", kPrompt),
+                                message("assistant", map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("text").toString()),
                                 message("user", QStringLiteral("\n2 And the earth"))};
     QThread* counted_on = nullptr;
     auto c = connect(
@@ -506,7 +519,7 @@ class TestEngineWorker : public QObject {
     const qint64 tokens = counted.at(0).at(1).toLongLong();
     generate(turn2, greedy(2));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
-    QCOMPARE(static_cast<qint64>(finished.at(1).at(0).toMap().value("prompt_tokens").toInt()), tokens);
+    QCOMPARE(static_cast<qint64>(map_of<kvchat::app::ReplyStats>(finished.at(1).at(0)).value("prompt_tokens").toInt()), tokens);
   }
 
   void generateWithoutModelFails() {

@@ -255,20 +255,22 @@ class TestSummaryJob : public QObject {
     QSignalSpy memory(worker, &EngineWorker::memoryReport);
     QSignalSpy replied(worker, &EngineWorker::replyFinished);
     QMetaObject::invokeMethod(worker, [worker] {
-      worker->loadModel(kDemo, {{QStringLiteral("backend"), QStringLiteral("cpu")},
-                                {QStringLiteral("threads"), 1},
-                                {QStringLiteral("ctx"), kCtx}});
+      kvchat::SessionOptions options;
+      options.backend = "cpu";
+      options.n_threads = 1;
+      options.n_ctx = kCtx;
+      worker->loadModel({kDemo, options, QString()});
     });
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
     QVERIFY(worker->shared_model());
     QCOMPARE(worker->session_options().n_ctx, kCtx);
-    const QVariantMap user{{QStringLiteral("role"), QStringLiteral("user")},
-                           {QStringLiteral("content"), QStringLiteral("Genesis 1\n1 In the beginning")}};
-    const QVariantMap greedy{{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), 8}};
+    const ChatTurn user{QStringLiteral("user"), QStringLiteral("Genesis 1\n1 In the beginning")};
+    ReplySampling greedy;
+    greedy.params.temperature = 0;
+    greedy.max_tokens = 8;
     QMetaObject::invokeMethod(worker, [worker, user, greedy] { worker->generate({user}, {}, greedy); });
     QTRY_COMPARE_WITH_TIMEOUT(replied.count(), 1, 60000);
-    QVERIFY(replied[0][0].toMap().value(QStringLiteral("prefill_tokens_per_second")).toDouble() >
-            0);
+    QVERIFY(replied[0][0].value<ReplyStats>().prefill_tokens_per_second > 0);
 
     QSignalSpy plan(summary, &SummaryWorker::summaryPlan);
     QSignalSpy progress(summary, &SummaryWorker::summaryProgress);
@@ -279,7 +281,7 @@ class TestSummaryJob : public QObject {
     QSemaphore chat_replied;
     connect(
         summary, &SummaryWorker::summaryPartial, summary,
-        [&](qint64, const QVariantMap&) {
+        [&](qint64, const StoredPartial&) {
           if (job_held.exchange(true)) return;
           chat_replied.tryAcquire(1, 60000);  // on the job's thread, mid-job
         },
@@ -292,45 +294,43 @@ class TestSummaryJob : public QObject {
     });
     QTRY_VERIFY_WITH_TIMEOUT(job_held.load(), 60000);
     // The job is held inside its first partial: the chat answers meanwhile.
-    const QVariantMap assistant{{QStringLiteral("role"), QStringLiteral("assistant")},
-                                {QStringLiteral("content"), replied[0][0].toMap().value("text")}};
-    const QVariantMap next{{QStringLiteral("role"), QStringLiteral("user")},
-                           {QStringLiteral("content"), QStringLiteral("\n2 And the earth")}};
+    const ChatTurn assistant{QStringLiteral("assistant"), replied[0][0].value<ReplyStats>().text};
+    const ChatTurn next{QStringLiteral("user"), QStringLiteral("\n2 And the earth")};
     QMetaObject::invokeMethod(worker, [worker, user, assistant, next, greedy] {
       worker->generate({user, assistant, next}, {}, greedy);
     });
     QTRY_COMPARE_WITH_TIMEOUT(replied.count(), 2, 60000);
     QCOMPARE(finished.count(), 0);  // the job is still running
-    const QVariantMap before = memory.last()[0].toMap();
+    const QVariantMap before = memory.last()[0].value<MemoryFigures>().to_map();
     QVERIFY(before.value(QStringLiteral("n_past")).toInt() > 16);
     chat_replied.release();
 
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
-    const QVariantMap outcome = finished[0][1].toMap();
-    QCOMPARE(outcome.value(QStringLiteral("status")).toString(), QStringLiteral("done"));
-    QCOMPARE(outcome.value(QStringLiteral("summary")).toString(), full_summary_);
+    const SummaryJobOutcome outcome = finished[0][1].value<SummaryJobOutcome>();
+    QCOMPARE(outcome.status, JobStatus::Done);
+    QCOMPARE(outcome.summary, full_summary_);
     QCOMPARE(plan.count(), 1);
     QVERIFY(progress.count() > 0);
-    QCOMPARE(partial.count(), outcome.value(QStringLiteral("partials")).toInt());
-    QCOMPARE(partial[0][1].toMap().value(QStringLiteral("level")).toInt(), 0);
+    QCOMPARE(partial.count(), outcome.partials);
+    QCOMPARE(partial[0][1].value<StoredPartial>().level, 0);
     // The job's own session reported its KV (1536 bytes a token, at most the context),
     // and an empty report when it ended.
     QVERIFY(job_memory.count() >= 2);
     bool some_kv = false;
     for (int i = 0; i + 1 < job_memory.count(); ++i) {
-      const QVariantMap r = job_memory[i][1].toMap();
+      const QVariantMap r = job_memory[i][1].value<MemoryFigures>().to_map();
       const qulonglong used = r.value(QStringLiteral("kv_used_bytes")).toULongLong();
       QCOMPARE(used, 1536ull * r.value(QStringLiteral("kv_tokens")).toULongLong());
       QVERIFY(r.value(QStringLiteral("kv_tokens")).toInt() <= kCtx);
       some_kv = some_kv || used > 0;
     }
     QVERIFY(some_kv);
-    QVERIFY(job_memory.last()[1].toMap().isEmpty());
+    QVERIFY(job_memory.last()[1].value<MemoryFigures>().empty());
 
     memory.clear();
-    QMetaObject::invokeMethod(worker, "reportMemory", Qt::QueuedConnection);
+    QMetaObject::invokeMethod(worker, [worker] { worker->reportMemory(); }, Qt::QueuedConnection);
     QTRY_COMPARE_WITH_TIMEOUT(memory.count(), 1, 10000);
-    const QVariantMap after = memory[0][0].toMap();
+    const QVariantMap after = memory[0][0].value<MemoryFigures>().to_map();
     for (const char* key : {"n_past", "kv_tokens", "kv_used_bytes"}) {
       QCOMPARE(after.value(QLatin1String(key)), before.value(QLatin1String(key)));
     }
@@ -347,8 +347,7 @@ class TestSummaryJob : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(partial.count() >= 1, 60000);
     summary->request_cancel();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    QCOMPARE(finished[0][1].toMap().value(QStringLiteral("status")).toString(),
-             QStringLiteral("cancelled"));
+    QCOMPARE(finished[0][1].value<SummaryJobOutcome>().status, JobStatus::Cancelled);
     QCOMPARE(store_->job(second)->status, JobStatus::Cancelled);
     QVERIFY(!store_->partials(second).isEmpty());
 
