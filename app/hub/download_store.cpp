@@ -6,6 +6,7 @@
 #include <QSqlQuery>
 #include <QVariant>
 
+#include "store/schema.h"
 #include "store/sql.h"
 
 namespace kvchat::hub {
@@ -39,25 +40,6 @@ DownloadRecord record_from_row(const QSqlQuery& q) {
 
 }  // namespace
 
-QStringList downloads_table_v1() {
-  return {QStringLiteral("CREATE TABLE downloads ("
-                         " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-                         " repo TEXT NOT NULL,"
-                         " file TEXT NOT NULL,"
-                         " url TEXT NOT NULL,"
-                         " dest_path TEXT NOT NULL UNIQUE,"
-                         " part_path TEXT NOT NULL,"
-                         " expected_size INTEGER NOT NULL DEFAULT 0,"
-                         " sha256 TEXT NOT NULL DEFAULT '',"
-                         " etag TEXT NOT NULL DEFAULT '',"
-                         " bytes_done INTEGER NOT NULL DEFAULT 0,"
-                         " status TEXT NOT NULL DEFAULT 'queued'"
-                         "   CHECK (status IN ('queued', 'running', 'paused', 'failed', 'done')),"
-                         " error TEXT NOT NULL DEFAULT '',"
-                         " created_at INTEGER NOT NULL,"
-                         " updated_at INTEGER NOT NULL)")};
-}
-
 std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table table, QString* error) {
   static QAtomicInteger<int> counter;
   const QString name = QStringLiteral("kvchat-downloads-%1").arg(counter.fetchAndAddRelaxed(1));
@@ -80,7 +62,7 @@ std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table
           why = QStringLiteral("no downloads table (the database was not migrated)");
         } else {
           QSqlQuery create(db);
-          for (const QString& statement : downloads_table_v1()) {
+          for (const QString& statement : app::schema::downloads_table_v1()) {
             if (!(ok = exec(create, statement, {}, QStringLiteral("create the downloads table"), &why))) break;
           }
         }

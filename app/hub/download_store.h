@@ -1,14 +1,14 @@
 // DownloadStore: the state of model downloads in SQLite (table `downloads`), so that a
 // partial file resumes after a restart. In the app the table lives in kvchat.sqlite,
-// created by its schema migration 2 -> 3 (store/schema.cpp, from downloads_table_v1());
-// kvchat-cli keeps its own small state file, where open() creates the table. One row per
+// created by its schema migration 3 -> 4; kvchat-cli keeps its own small state file, where
+// open() creates the table. Its DDL is in the schema (store/schema.cpp,
+// app::schema::downloads_table_v1()). One row per
 // destination file. No access token is ever stored: a token lives only in memory
 // (DownloadManager::set_access_token) or in the HF_TOKEN environment variable.
 // A store (its own QtSql connection) is used only on the thread that opened it.
 #pragma once
 
 #include <QString>
-#include <QStringList>
 #include <QVector>
 #include <memory>
 #include <optional>
@@ -29,10 +29,6 @@ struct DownloadRecord {
   QString status;         // queued, running, paused, failed, done
   QString error;          // why it failed
 };
-
-// The statements that create the table (schema version 3 of kvchat.sqlite). A shipped
-// migration step: never edit; a later change is a new step.
-QStringList downloads_table_v1();
 
 class DownloadStore {
  public:

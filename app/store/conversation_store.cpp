@@ -74,6 +74,8 @@ ConversationStore::~ConversationStore() {
   QSqlDatabase::removeDatabase(connection_);
 }
 
+QVector<MigrationStep> ConversationStore::migrations() { return schema::migrations(); }
+
 std::unique_ptr<ConversationStore> ConversationStore::open(const QString& path, QString* error) {
   return open(path, migrations(), error);
 }

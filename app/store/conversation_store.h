@@ -13,6 +13,8 @@
 #include <memory>
 #include <optional>
 
+#include "store/schema.h"
+
 class QSqlQuery;
 
 namespace kvchat::app {
@@ -31,12 +33,6 @@ enum class MessageState { Complete, Streaming, Interrupted };
 // unknown name reads as Complete).
 QString stored_state_name(MessageState s);
 MessageState stored_state_from_name(const QString& s);
-
-// One schema migration step: the SQL statements (one statement per entry) that take the
-// schema from version N to N+1. All pending steps of one open() run in a single
-// transaction together with the `PRAGMA user_version` bump; if any statement fails the
-// file stays exactly as it was.
-using MigrationStep = QStringList;
 
 struct StoredMessage {
   qint64 id = 0;
@@ -87,7 +83,8 @@ class ConversationStore {
   // or SQLite's list of problems (or its error).
   QString integrity_check() const;
   QString quick_check() const;
-  // kvchat's schema history (store/schema.cpp); its size() is kSchemaVersion.
+  // kvchat's schema history (schema::migrations(), store/schema.cpp); its size() is
+  // kSchemaVersion.
   static QVector<MigrationStep> migrations();
   // Written to `PRAGMA application_id` when a file gets its first schema; a file with
   // another application id is refused.

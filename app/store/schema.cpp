@@ -1,18 +1,17 @@
 // kvchat's SQLite schema history. Entry i of migrations() takes a file from schema
 // version i to i+1 (one SQL statement per string); ConversationStore::open runs the
-// pending entries in one transaction and then sets `PRAGMA user_version`.
+// pending entries in one transaction and then sets `PRAGMA user_version`. Every table's
+// DDL is here, the downloads table of app/hub too (store/schema.h).
 //
 // Rules for adding version N+1: append a step, bump ConversationStore::kSchemaVersion,
 // never edit a step that has shipped (files in the wild were built by it), and make the
 // step work on a file holding data (ALTER TABLE ... ADD COLUMN with a DEFAULT, or create
 // the new table, copy, drop, rename).
-#include "store/conversation_store.h"
+#include "store/schema.h"
 
-#include "hub/download_store.h"
+namespace kvchat::app::schema {
 
-namespace kvchat::app {
-
-QVector<MigrationStep> ConversationStore::migrations() {
+QVector<MigrationStep> migrations() {
   QVector<MigrationStep> steps;
 
   // 0 -> 1: the first schema. Times are milliseconds since the Unix epoch (UTC).
@@ -125,9 +124,28 @@ QVector<MigrationStep> ConversationStore::migrations() {
   // it), what it must be (expected_size, sha256: the Hub's LFS hash, lowercase hex), the
   // validator for If-Range (etag) and the bytes written so far. No access token is ever
   // stored here. status: queued, running, paused, failed, done.
-  steps.append(hub::downloads_table_v1());
+  steps.append(downloads_table_v1());
 
   return steps;
 }
 
-}  // namespace kvchat::app
+MigrationStep downloads_table_v1() {
+  return {QStringLiteral("CREATE TABLE downloads ("
+                         " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                         " repo TEXT NOT NULL,"
+                         " file TEXT NOT NULL,"
+                         " url TEXT NOT NULL,"
+                         " dest_path TEXT NOT NULL UNIQUE,"
+                         " part_path TEXT NOT NULL,"
+                         " expected_size INTEGER NOT NULL DEFAULT 0,"
+                         " sha256 TEXT NOT NULL DEFAULT '',"
+                         " etag TEXT NOT NULL DEFAULT '',"
+                         " bytes_done INTEGER NOT NULL DEFAULT 0,"
+                         " status TEXT NOT NULL DEFAULT 'queued'"
+                         "   CHECK (status IN ('queued', 'running', 'paused', 'failed', 'done')),"
+                         " error TEXT NOT NULL DEFAULT '',"
+                         " created_at INTEGER NOT NULL,"
+                         " updated_at INTEGER NOT NULL)")};
+}
+
+}  // namespace kvchat::app::schema

@@ -23,7 +23,7 @@ int cmd_memory(const Argv& args);
 int cmd_perplexity(const Argv& args);
 int cmd_summarize(const Argv& args);
 int cmd_template(const Argv& args);
-// models search|fit: the Hugging Face Hub (app/hub/cli/cmd_models.cpp in the app build).
+// models search|fit: the Hugging Face Hub (hub/cmd_models.cpp when kvchat_hub is built).
 int cmd_models(const Argv& args);
 
 // bench --compare-no-cache: decode speed with and without the KV cache per context length.
@@ -31,8 +31,8 @@ int bench_compare_no_cache(const class Args& args);
 // bench --snapshot: bytes each KV snapshot save writes (journal append vs whole file).
 int bench_snapshot(const class Args& args);
 
-// models pull REPO FILE: the app's download manager (app/hub/cli/cmd_models_pull.cpp in
-// the app build; argv starts with REPO).
+// models pull REPO FILE: the app's download manager (hub/cmd_models_pull.cpp when
+// kvchat_hub is built; argv starts with REPO).
 int cmd_models_pull(const Argv& args);
 
 // Prints "kvchat-cli: <message>" to stderr and returns 1 (or `code`).

@@ -1,8 +1,7 @@
 // kvchat-cli models (search, fit, pull) without the app: the Hub client and the downloads
-// are Qt code (app/hub), linked into kvchat-cli only when the app is built
-// (app/hub/CMakeLists.txt defines KVCHAT_CLI_HUB and adds app/hub/cli/cmd_models.cpp;
-// app/CMakeLists.txt adds app/hub/cli/cmd_models_pull.cpp).
-#ifndef KVCHAT_CLI_HUB
+// are Qt code (app/hub, the library kvchat_hub). tools/kvchat-cli/CMakeLists.txt compiles
+// hub/cmd_models.cpp and hub/cmd_models_pull.cpp instead of this file when kvchat_hub is
+// built (-DKVCHAT_BUILD_APP=ON).
 #include "commands.h"
 
 namespace kvchat::cli {
@@ -18,4 +17,3 @@ int cmd_models_pull(const Argv&) {
 }
 
 }  // namespace kvchat::cli
-#endif

@@ -20,7 +20,7 @@
 #include "commands.h"
 #include "hub/byte_size.h"
 #include "hub/download_manager.h"
-#include "hub/cli/hub_cli_session.h"
+#include "hub_cli_session.h"
 #include "json_field.h"
 #include "util/printable.h"
 
