@@ -1,7 +1,7 @@
 // One table of what kvchat knows about each stored weight type (weight_type_traits.cpp;
 // gguf::tensor_type_traits reads its name and block columns):
 // the facts the numeric code and the CPU backend used to decide each in its own
-// `switch (type)`. A row per supported GGML type; unsupported ids have no row (nullptr),
+// switch over the type. A row per supported GGML type; unsupported ids have no row (nullptr),
 // and their errors stay where they were (gguf::tensor_type_traits at load, with the names
 // of gguf/tensor_type.cpp).
 //
