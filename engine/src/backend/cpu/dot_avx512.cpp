@@ -100,6 +100,8 @@ void float_rows(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const f
 
 }  // namespace
 
+// A switch to this file's template instances (F32/F16/BF16 loads differ inside the FMA loop;
+// not a column of numeric/weight_type_traits.h), once per call, i.e. per matrix row range.
 void float_rows_dot_avx512(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
                            int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
   switch (type) {

@@ -16,10 +16,11 @@
 
 #include "gguf/tensor_type.h"
 #include "numeric/quant_blocks.h"
+#include "numeric/weight_type_traits.h"
 
 namespace kvchat::cpu {
 
-enum class ActivationFormat { F32, Q8_32, Q8_K };
+using kvchat::ActivationFormat;  // numeric/weight_type_traits.h
 
 // Activation block of the 32-value weight types.
 struct BlockQ8_32 {
@@ -29,6 +30,7 @@ struct BlockQ8_32 {
 };
 static_assert(sizeof(BlockQ8_32) == 40);
 
+// The activation column of the weight type table; F32 for an unsupported type.
 ActivationFormat activation_format_of(gguf::TensorType type);
 
 // x (n) -> n / 32 blocks (n / 256 for Q8_K): per block d = max|x| / 127, qs = round(x / d).
@@ -55,6 +57,16 @@ void quant_dot_tile_scalar(gguf::TensorType type, const void* row, uint64_t row_
                            const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
 void quant_dot_tile_avx2(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
                          const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
+// A tile function (quant_dot_tile's parameters), chosen once for a matrix by
+// quant_dot_tile_kernel: the kernel of the best ISA the CPU runs, instantiated for `type`
+// (the ISA files map the type to their template instance with a switch, once per call of
+// quant_dot_tile_kernel), else quant_dot_tile_scalar. The _avx2 / _avxvnni versions give
+// nullptr for a type they have no kernel for.
+using QuantTileFn = void (*)(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
+                             const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
+QuantTileFn quant_dot_tile_kernel(gguf::TensorType type);
+QuantTileFn quant_dot_tile_kernel_avx2(gguf::TensorType type);
+QuantTileFn quant_dot_tile_kernel_avxvnni(gguf::TensorType type);
 // The same kernels with AVX-VNNI's dpbusd (quant_dot_avxvnni.cpp), when use_avxvnni_kernels().
 float quant_dot_avxvnni(gguf::TensorType type, const void* row, const void* act, int64_t n);
 void quant_dot_tile_avxvnni(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,

@@ -87,6 +87,8 @@ void quantize_activations_q8_k_avx2(const float* x, BlockQ8_K* out, int64_t n) {
   }
 }
 
+QuantTileFn quant_dot_tile_kernel_avx2(TensorType type) { return tile_kernel(type); }
+
 float quant_dot_avx2(TensorType type, const void* row, const void* act, int64_t n) {
   return dot_one_row(type, row, act, n);
 }

@@ -18,6 +18,8 @@ namespace {
 #include "backend/cpu/quant_dot_kernels.inl"
 }  // namespace
 
+QuantTileFn quant_dot_tile_kernel_avxvnni(TensorType type) { return tile_kernel(type); }
+
 float quant_dot_avxvnni(TensorType type, const void* row, const void* act, int64_t n) {
   return dot_one_row(type, row, act, n);
 }

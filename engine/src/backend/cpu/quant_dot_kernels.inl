@@ -571,7 +571,7 @@ template <class Kind>
 void tiles(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act, uint64_t act_stride, int n_tokens,
            int64_t n, float* out) {
   constexpr int kTileRows = 4;
-  const uint64_t block_bytes = gguf::tensor_type_traits(static_cast<uint32_t>(Kind::kType))->block_bytes;
+  const uint64_t block_bytes = static_cast<uint64_t>(weight_type_traits(Kind::kType)->block_bytes);
   const int64_t nb = n / Kind::kBlockValues;
   float part[kTileRows * 16];
   for (int r = 0; r < n_rows;) {
@@ -594,45 +594,44 @@ void tiles(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act,
   }
 }
 
-template <template <class> class Fn, class... Args>
-void dispatch(TensorType type, Args&&... args) {
-  switch (type) {
-    case TensorType::Q8_0: return Fn<Kind32<TensorType::Q8_0>>::run(args...);
-    case TensorType::Q4_0: return Fn<Kind32<TensorType::Q4_0>>::run(args...);
-    case TensorType::Q4_1: return Fn<Kind32<TensorType::Q4_1>>::run(args...);
-    case TensorType::Q5_0: return Fn<Kind32<TensorType::Q5_0>>::run(args...);
-    case TensorType::Q5_1: return Fn<Kind32<TensorType::Q5_1>>::run(args...);
-    case TensorType::IQ4_NL: return Fn<Kind32<TensorType::IQ4_NL>>::run(args...);
-    case TensorType::Q2_K: return Fn<KindK<TensorType::Q2_K>>::run(args...);
-    case TensorType::Q3_K: return Fn<KindK<TensorType::Q3_K>>::run(args...);
-    case TensorType::Q4_K: return Fn<KindK<TensorType::Q4_K>>::run(args...);
-    case TensorType::Q5_K: return Fn<KindK<TensorType::Q5_K>>::run(args...);
-    case TensorType::Q6_K: return Fn<KindK<TensorType::Q6_K>>::run(args...);
-    case TensorType::IQ4_XS: return Fn<KindK<TensorType::IQ4_XS>>::run(args...);
-    default: return;
-  }
+template <class Kind>
+void tile_entry(TensorType, const void* row, uint64_t row_bytes, int n_rows, const void* act, uint64_t act_stride,
+                int n_tokens, int64_t n, float* out) {
+  tiles<Kind>(static_cast<const uint8_t*>(row), row_bytes, n_rows, static_cast<const uint8_t*>(act), act_stride,
+              n_tokens, n, out);
 }
 
-template <class Kind>
-struct TilesFn {
-  static void run(const uint8_t* w, uint64_t row_bytes, int n_rows, const uint8_t* act, uint64_t act_stride,
-                  int n_tokens, int64_t n, float* out) {
-    tiles<Kind>(w, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
+// The type's instance of the tile templates in this ISA file, nullptr for a type without one.
+// A switch, not a column of numeric/weight_type_traits.h: each ISA file instantiates its own
+// templates. Called once per matrix row range (quant_dot_tile_kernel), not per tile.
+inline QuantTileFn tile_kernel(TensorType type) {
+  switch (type) {
+    case TensorType::Q8_0: return tile_entry<Kind32<TensorType::Q8_0>>;
+    case TensorType::Q4_0: return tile_entry<Kind32<TensorType::Q4_0>>;
+    case TensorType::Q4_1: return tile_entry<Kind32<TensorType::Q4_1>>;
+    case TensorType::Q5_0: return tile_entry<Kind32<TensorType::Q5_0>>;
+    case TensorType::Q5_1: return tile_entry<Kind32<TensorType::Q5_1>>;
+    case TensorType::IQ4_NL: return tile_entry<Kind32<TensorType::IQ4_NL>>;
+    case TensorType::Q2_K: return tile_entry<KindK<TensorType::Q2_K>>;
+    case TensorType::Q3_K: return tile_entry<KindK<TensorType::Q3_K>>;
+    case TensorType::Q4_K: return tile_entry<KindK<TensorType::Q4_K>>;
+    case TensorType::Q5_K: return tile_entry<KindK<TensorType::Q5_K>>;
+    case TensorType::Q6_K: return tile_entry<KindK<TensorType::Q6_K>>;
+    case TensorType::IQ4_XS: return tile_entry<KindK<TensorType::IQ4_XS>>;
+    default: return nullptr;
   }
-};
-
+}
 
 // The bodies of an ISA file's two entry points: a tile of n_rows weight rows x n_tokens
 // activation rows (out: (n_tokens, n_rows)), and one row with one activation row.
 inline void dot_tile(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
                      uint64_t act_stride, int n_tokens, int64_t n, float* out) {
-  dispatch<TilesFn>(type, static_cast<const uint8_t*>(row), row_bytes, n_rows, static_cast<const uint8_t*>(act),
-                    act_stride, n_tokens, n, out);
+  if (const QuantTileFn f = tile_kernel(type)) f(type, row, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
 }
 
 inline float dot_one_row(TensorType type, const void* row, const void* act, int64_t n) {
-  const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
+  const WeightTypeTraits& traits = *weight_type_traits(type);
   float out = 0;
-  dot_tile(type, row, n / traits.block_elements * traits.block_bytes, 1, act, 0, 1, n, &out);
+  dot_tile(type, row, n / traits.block_values * traits.block_bytes, 1, act, 0, 1, n, &out);
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include "backend/cpu/dot.h"
 #include "backend/cpu/quant_dot.h"
+#include "numeric/weight_type_traits.h"
 
 namespace kvchat::cpu {
 
@@ -14,31 +15,14 @@ using gguf::TensorType;
 
 namespace {
 
-// One field of an original block: `bytes` bytes at `offset`, interleaved in units of `unit`.
-struct Field {
-  int offset, bytes, unit;
-};
-struct Layout {
-  int n_fields = 0;
-  Field fields[5];
-};
-
-// The fields in their x8 order (the scales first: the kernels read them before the codes).
-Layout layout_of(TensorType type) {
-  switch (type) {
-    case TensorType::Q4_0: return {2, {{0, 2, 2}, {2, 16, 4}}};                                   // d | qs
-    case TensorType::Q8_0: return {2, {{0, 2, 2}, {2, 32, 4}}};                                   // d | qs
-    case TensorType::Q4_K: return {4, {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 128, 4}}};          // d dmin scales qs
-    case TensorType::Q5_K: return {5, {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 32, 4}, {48, 128, 4}}};  // .. qh qs
-    case TensorType::Q6_K: return {4, {{208, 2, 2}, {192, 16, 1}, {0, 128, 4}, {128, 64, 4}}};    // d scales ql qh
-    case TensorType::IQ4_XS: return {4, {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 128, 4}}};          // d sh sl qs
-    default: return {};
-  }
+// The x8 layout of a type (the repack column of numeric/weight_type_traits.h) and its block bytes.
+const RepackLayout& layout_of(TensorType type) {
+  static constexpr RepackLayout kNone{};
+  const WeightTypeTraits* t = weight_type_traits(type);
+  return t && t->repack ? *t->repack : kNone;
 }
 
-uint64_t block_bytes_of(TensorType type) {
-  return gguf::tensor_type_traits(static_cast<uint32_t>(type))->block_bytes;
-}
+uint64_t block_bytes_of(TensorType type) { return static_cast<uint64_t>(weight_type_traits(type)->block_bytes); }
 
 // Copies `count` units of kUnit bytes between one row's field and the x8 field (a fixed-size
 // memcpy: a register move, not a call).
@@ -55,10 +39,10 @@ void move_units(int count, uint8_t* plain, uint8_t* packed) {
 
 // Copies between one original block of row r (`block`) and the x8 block (`x8`).
 template <bool kToX8>
-void move_block(const Layout& layout, int r, uint8_t* block, uint8_t* x8) {
+void move_block(const RepackLayout& layout, int r, uint8_t* block, uint8_t* x8) {
   int at = 0;
   for (int f = 0; f < layout.n_fields; ++f) {
-    const Field& field = layout.fields[f];
+    const RepackField& field = layout.fields[f];
     const int count = field.bytes / field.unit;
     uint8_t* packed = x8 + at + r * field.unit;
     uint8_t* plain = block + field.offset;
@@ -73,10 +57,13 @@ void move_block(const Layout& layout, int r, uint8_t* block, uint8_t* x8) {
 
 }  // namespace
 
-bool repackable(TensorType type) { return layout_of(type).n_fields > 0; }
+bool repackable(TensorType type) {
+  const WeightTypeTraits* t = weight_type_traits(type);
+  return t && t->repack;
+}
 
 void repack_rows(TensorType type, const uint8_t* src, uint64_t row_bytes, int64_t rows, uint8_t* dst) {
-  const Layout layout = layout_of(type);
+  const RepackLayout& layout = layout_of(type);
   const uint64_t bb = block_bytes_of(type), nb = row_bytes / bb;
   for (int64_t g = 0; g < rows / kRepackRows; ++g) {
     const uint8_t* group = src + g * kRepackRows * row_bytes;
@@ -90,7 +77,7 @@ void repack_rows(TensorType type, const uint8_t* src, uint64_t row_bytes, int64_
 }
 
 void unpack_row(TensorType type, const uint8_t* packed, uint64_t row_bytes, int64_t row, uint8_t* dst) {
-  const Layout layout = layout_of(type);
+  const RepackLayout& layout = layout_of(type);
   const uint64_t bb = block_bytes_of(type), nb = row_bytes / bb;
   const uint8_t* group = packed + (row / kRepackRows) * kRepackRows * row_bytes;
   for (uint64_t k = 0; k < nb; ++k) {

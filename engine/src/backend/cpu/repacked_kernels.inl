@@ -295,6 +295,8 @@ void group_iq4xs(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_
 // ---- driver --------------------------------------------------------------------------------
 using GroupKernel = void (*)(const uint8_t*, int64_t, const uint8_t*, uint64_t, float*, int64_t);
 
+// The type's x8 kernel for T tokens: a switch to this ISA file's template instances (they
+// cannot be a column of numeric/weight_type_traits.h), run once per row range (rows_body).
 template <int T>
 GroupKernel group_kernel(gguf::TensorType type) {
   switch (type) {
@@ -311,7 +313,7 @@ GroupKernel group_kernel(gguf::TensorType type) {
 // Tokens per call: 4 (each code register is unpacked once for 4 tokens); 16 vector
 // registers (AVX2) hold the K-types' unpacking and sums for 2.
 inline int max_tokens(gguf::TensorType type) {
-  const bool k_type = type != gguf::TensorType::Q4_0 && type != gguf::TensorType::Q8_0;
+  const bool k_type = weight_type_traits(type)->block_values == kSuperBlock;
   return k_type && KVCHAT_RP_VNNI != 2 ? 2 : 4;
 }
 
@@ -319,7 +321,7 @@ inline void rows_body(gguf::TensorType type, const uint8_t* data, uint64_t row_b
                       const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
   const GroupKernel kernels[4] = {group_kernel<1>(type), group_kernel<2>(type), group_kernel<3>(type),
                                   group_kernel<4>(type)};
-  const int64_t nb = static_cast<int64_t>(n / gguf::tensor_type_traits(static_cast<uint32_t>(type))->block_elements);
+  const int64_t nb = n / weight_type_traits(type)->block_values;
   const int tile = max_tokens(type);
   const auto* a = static_cast<const uint8_t*>(act);
   for (int64_t r = r0; r < r1; r += kRepackRows) {

@@ -82,12 +82,13 @@ void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, i
   if (w.repacked) {
     return repacked_rows(w.type, w.data, w.row_bytes, r0, r1, act0, act_stride, n_tokens, w.cols, Y, ldy);
   }
+  const QuantTileFn tile = quant_dot_tile_kernel(w.type);  // once per row range, not per tile
   float out[kQuantRows * kQuantTokens];
   for (int64_t ra = r0; ra < r1; ra += kQuantRows) {
     const int nr = static_cast<int>(std::min<int64_t>(kQuantRows, r1 - ra));
     for (int64_t b = 0; b < n_tokens; b += kQuantTokens) {
       const int nt = static_cast<int>(std::min<int64_t>(kQuantTokens, n_tokens - b));
-      quant_dot_tile(w.type, w.row(ra), w.row_bytes, nr, static_cast<const uint8_t*>(act0) + b * act_stride,
+      tile(w.type, w.row(ra), w.row_bytes, nr, static_cast<const uint8_t*>(act0) + b * act_stride,
                      act_stride, nt, w.cols, out);
       for (int t = 0; t < nt; ++t) {
         for (int r = 0; r < nr; ++r) Y[(b + t) * ldy + ra + r] = out[t * nr + r];
