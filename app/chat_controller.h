@@ -1,5 +1,7 @@
-// ChatController: what QML talks to. Owns the conversation store, the list models and
-// the engine thread; turns user actions into store writes and worker requests, and
+// ChatController: what QML talks to about the open conversation. Owns the conversation
+// store, the message list, the engine thread and the window's other halves: the banners
+// (NoticeCenter), the sidebar's list (ConversationListController), the documents
+// (DocumentController); turns user actions into store writes and worker requests, and
 // worker signals (delivered queued on the GUI thread) into model updates.
 #pragma once
 
