@@ -5,6 +5,7 @@
 #include <utility>
 #include <QDir>
 
+#include "conversations/conversation_list_controller.h"
 #include "documents/document_controller.h"
 #include "engine/engine_worker.h"
 #include "hub/byte_size.h"
@@ -74,9 +75,6 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(worker_, &EngineWorker::snapshotSaved, this, &ChatController::on_snapshot_saved);
   connect(worker_, &EngineWorker::snapshotRestored, this, &ChatController::on_snapshot_restored);
   connect(worker_, &EngineWorker::snapshotDiskUsage, this, &ChatController::on_snapshot_disk_usage);
-  delete_timer_.setSingleShot(true);
-  delete_timer_.setInterval(kUndoDeleteMs);
-  connect(&delete_timer_, &QTimer::timeout, this, &ChatController::commit_pending_delete);
   ui_refresh_.setSingleShot(true);
   ui_refresh_.setInterval(kUiRefreshMs);
   connect(&ui_refresh_, &QTimer::timeout, this, &ChatController::flush_to_ui);
@@ -97,8 +95,21 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
           [this](const QString&, const QString& message) {
             on_session_event(QStringLiteral("kv-quality"), message);
           });
+  // The sidebar's list; the chat tells it when titles or order change.
+  conversation_list_ = std::make_unique<ConversationListController>(*this, store_.get(), notices_);
+  ConversationListController* list = conversation_list_.get();
+  connect(this, &ChatController::conversationsChanged, list, &ConversationListController::refresh);
+  connect(list, &ConversationListController::conversationDeleted, this,
+          &ChatController::on_conversation_deleted);
+  connect(list, &ConversationListController::statusEvent, this, &ChatController::on_session_event);
+  connect(list, &ConversationListController::stateChanged, this, [this] { write_test_state(); });
+  // The banners show the open conversation's notices (before the documents half hears of it).
+  connect(this, &ChatController::currentConversationChanged, &notices_,
+          [this] { notices_.set_conversation(current_); });
+  // The chat's own errors (a refused send, a store failure) go to the message banner.
+  connect(this, &ChatController::errorOccurred, &notices_, &NoticeCenter::show_error);
   documents_ = std::make_unique<DocumentController>(
-      *this, *worker_, store_.get(), ConversationStore::default_path(data_dir));
+      *this, *worker_, notices_, store_.get(), ConversationStore::default_path(data_dir));
   // The documents half follows the chat through these (it does not include this class).
   DocumentController* docs = documents_.get();
   connect(this, &ChatController::modelChanged, docs, &DocumentController::on_model_changed);
@@ -106,25 +117,21 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
           &DocumentController::on_conversation_changed);
   connect(this, &ChatController::memoryChanged, docs, &DocumentController::on_chat_memory_changed);
   connect(this, &ChatController::replyFinished, docs, &DocumentController::on_reply_finished);
-  // The chat's own errors (a refused send, a store failure) use the same message banner.
-  connect(this, &ChatController::errorOccurred, docs, &DocumentController::show_error);
   connect(docs, &DocumentController::stateChanged, this, [this] { write_test_state(); });
   connect(this, &ChatController::currentConversationChanged, this,
           &ChatController::lastReplyStatsChanged);
   engine_thread_.start();
-  // Said where the window shows messages (the DocumentController's banner listens).
+  // Said where the window shows messages (NoticeCenter's banner listens).
   if (!store_error_.isEmpty()) emit errorOccurred(store_error_);
   if (!startup_notice_.isEmpty()) emit errorOccurred(startup_notice_);
-  refresh_conversations();
+  list->refresh();
   // Reopen the most recent conversation.
-  if (conversations_.rowCount() > 0) {
-    selectConversation(conversations_.data(conversations_.index(0), ConversationListModel::IdRole).toLongLong());
-  }
+  if (const qint64 first = list->first_listed()) selectConversation(first);
   write_test_state(false);
 }
 
 ChatController::~ChatController() {
-  commit_pending_delete();  // the undo ends with the window
+  conversation_list_->commit_pending_delete();  // the undo ends with the window
   // A running summary job is stopped (its partials kept) by documents_, destroyed first.
   if (worker_) worker_->request_stop();
   engine_thread_.quit();
@@ -163,7 +170,7 @@ bool ChatController::save_unsaved(QString* error) {
       const qint64 id = store_->create_conversation(title, {}, error);
       if (!id) return false;
       current_ = id;
-      refresh_conversations();
+      emit conversationsChanged();
       emit currentConversationChanged();
     }
     const StoredMessage m = messages_.items()[row];
@@ -342,13 +349,13 @@ void ChatController::newConversation() {
   if (!store_ || generating_) return;
   // An empty conversation is reused rather than listed twice.
   if (current_ && messages_.rowCount() == 0 && system_prompt().isEmpty()) {
-    clear_search();
+    conversation_list_->clear_search();
     emit currentConversationChanged();  // the window focuses the message box
     return;
   }
   if (!can_leave_conversation()) return;
-  clear_search();
-  if (const qint64 empty = empty_conversation()) {
+  conversation_list_->clear_search();
+  if (const qint64 empty = conversation_list_->empty_conversation()) {
     selectConversation(empty);
     return;
   }
@@ -361,14 +368,15 @@ void ChatController::newConversation() {
   switch_conversation_state(current_, id);
   current_ = id;
   messages_.reset({});
-  refresh_conversations();
+  emit conversationsChanged();
   QMetaObject::invokeMethod(worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
   emit currentConversationChanged();
   write_test_state();
 }
 
 void ChatController::selectConversation(qint64 id) {
-  if (!store_ || generating_ || id == current_ || id == pending_delete_id_ ||
+  if (!store_ || generating_ || id == current_ ||
+      id == conversation_list_->pending_delete_id() ||
       !can_leave_conversation()) {
     return;
   }
@@ -382,45 +390,6 @@ void ChatController::selectConversation(qint64 id) {
   }
   emit currentConversationChanged();
   follow_conversation_model();
-  write_test_state();
-}
-
-void ChatController::renameConversation(qint64 id, const QString& title) {
-  QString error;
-  if (store_ && !store_->rename_conversation(id, title, &error)) {
-    emit errorOccurred(tr("The new name was not saved: %1").arg(error));
-  }
-  refresh_conversations();
-  write_test_state();
-}
-
-void ChatController::deleteConversation(qint64 id) {
-  if (!store_ || id <= 0 || id == pending_delete_id_ || (generating_ && id == current_)) return;
-  if (documents_ && documents_->summarizing_into(id)) {
-    emit errorOccurred(tr("A summary is being written into this conversation: cancel it first."));
-    return;
-  }
-  const auto conversation = store_->conversation(id);
-  if (!conversation) return;
-  if (id == current_) {
-    // Its rows are stored first, so that Undo brings all of them back.
-    QString error;
-    note_save(save_unsaved(&error), error);
-  }
-  commit_pending_delete();  // the one before is final now
-  pending_delete_id_ = id;
-  pending_delete_title_ = conversation->title;
-  delete_timer_.start();
-  if (id == current_) {
-    switch_conversation_state(current_, 0);
-    current_ = 0;
-    messages_.reset({});
-    // Its KV goes from the session too (Undo restores it from its snapshot, kept till then).
-    QMetaObject::invokeMethod(worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
-    emit currentConversationChanged();
-  }
-  refresh_conversations();
-  emit pendingDeleteChanged();
   write_test_state();
 }
 
@@ -440,7 +409,7 @@ bool ChatController::send(const QString& text) {
                           "“Recent”, then send it."));
     return false;
   }
-  if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("context-full") &&
+  if (notices_.notice_kind() == QLatin1String("context-full") &&
       !messages_.items().isEmpty() && messages_.items().back().role == QLatin1String("user")) {
     // Another message would find no room either: the way out first, the text kept.
     emit errorOccurred(tr("The context is full and your last message has no reply: choose an action in "
@@ -513,7 +482,7 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
     messages_.append(answer);
   }
   remember_conversation_model(conversation_id);
-  refresh_conversations();
+  emit conversationsChanged();
   write_test_state();
   return true;
 }

@@ -1,5 +1,7 @@
-// ChatController: what QML talks to. Owns the conversation store, the list models and
-// the engine thread; turns user actions into store writes and worker requests, and
+// ChatController: what QML talks to about the open conversation. Owns the conversation
+// store, the message list, the engine thread and the window's other halves: the banners
+// (NoticeCenter), the sidebar's list (ConversationListController), the documents
+// (DocumentController); turns user actions into store writes and worker requests, and
 // worker signals (delivered queued on the GUI thread) into model updates.
 #pragma once
 
@@ -13,11 +15,12 @@
 #include <QVariantMap>
 #include <memory>
 
+#include "conversations/conversation_list_controller.h"
 #include "documents/conversation_host.h"
 #include "engine/kv_quality_probe.h"
 #include "engine/worker_values.h"
-#include "models/conversation_list_model.h"
 #include "models/message_list_model.h"
+#include "notices/notice_center.h"
 #include "settings/model_settings.h"
 #include "store/conversation_store.h"
 
@@ -26,9 +29,8 @@ namespace kvchat::app {
 class DocumentController;
 class EngineWorker;
 
-class ChatController : public QObject, public ConversationHost {
+class ChatController : public QObject, public ConversationHost, public ConversationListHost {
   Q_OBJECT
-  Q_PROPERTY(QObject* conversations READ conversations CONSTANT)
   Q_PROPERTY(QObject* messages READ messages CONSTANT)
   Q_PROPERTY(qint64 currentConversationId READ current_conversation NOTIFY currentConversationChanged)
   Q_PROPERTY(QString systemPrompt READ system_prompt WRITE set_system_prompt NOTIFY currentConversationChanged)
@@ -60,11 +62,6 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
   // The engine's own reason behind that line (for a tooltip); empty when there is none.
   Q_PROPERTY(QString snapshotDetail READ snapshot_detail NOTIFY snapshotChanged)
-  // The conversation deleted last, for kUndoDeleteMs: {id, title} (empty when none). It is
-  // gone from the list at once and deleted from the store when the time is up, when another
-  // one is deleted, or at exit; undoDelete() brings it back with its messages.
-  Q_PROPERTY(QVariantMap pendingDelete READ pending_delete NOTIFY pendingDeleteChanged)
-  Q_PROPERTY(int undoDeleteMs READ undo_delete_ms CONSTANT)
   Q_PROPERTY(qint64 snapshotBytes READ snapshot_bytes NOTIFY snapshotChanged)
   // EngineWorker::snapshotDiskUsage's figures plus budget_bytes.
   Q_PROPERTY(QVariantMap snapshotDisk READ snapshot_disk NOTIFY snapshotChanged)
@@ -84,24 +81,21 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(QString settingsModel READ settings_model NOTIFY engineSettingsChanged)
   Q_PROPERTY(QVariantMap settingsModelFacts READ settings_model_facts NOTIFY engineSettingsChanged)
   Q_PROPERTY(QVariantList samplingPresets READ sampling_presets CONSTANT)
-  // The window's banner with actions: kind ("load-failed", "context-full", "no-reply",
-  // "summarizing"), text, actions [{id, label}] for noticeAction(). Empty: none.
-  Q_PROPERTY(QVariantMap notice READ notice NOTIFY noticeChanged)
   // What the context policy last did in this conversation ("Oldest turns dropped to make
   // room: N tokens"); empty when it has done nothing yet.
   Q_PROPERTY(QString contextNotice READ context_notice NOTIFY contextNoticeChanged)
-  // The sidebar's search (what search() was given): New chat clears it, so the new
-  // conversation is listed; the search field follows it.
-  Q_PROPERTY(QString searchText READ search_text NOTIFY searchTextChanged)
 
  public:
   // data_dir holds the database (and later settings and snapshots).
   explicit ChatController(const QString& data_dir, QObject* parent = nullptr);
   ~ChatController() override;
 
-  QObject* conversations() { return &conversations_; }
+  // The sidebar's list: search, delete and undo, rename, export (`conversationList` in QML).
+  ConversationListController* conversation_list() { return conversation_list_.get(); }
   QObject* messages() { return &messages_; }
   QObject* documents();
+  // Every banner of the window (`notices` in QML).
+  NoticeCenter* notices() { return &notices_; }
   DocumentController* document_controller() { return documents_.get(); }
   // The open conversation's messages, in order.
   const QVector<StoredMessage>& message_items() const override { return messages_.items(); }
@@ -135,11 +129,6 @@ class ChatController : public QObject, public ConversationHost {
   void forget_recent_model(const QString& path);
   QString snapshot_status() const { return snapshot_status_; }
   QString snapshot_detail() const { return snapshot_detail_; }
-  QVariantMap pending_delete() const;
-  static constexpr int kUndoDeleteMs = 8000;
-  int undo_delete_ms() const { return kUndoDeleteMs; }
-  // The pending delete done now (the timer's end; tests call it).
-  void commit_pending_delete();
   // The last reply of this run, in any conversation (the measured speeds).
   QVariantMap last_reply_stats() const override { return last_reply_stats_; }
   QVariantMap conversation_reply_stats() const;
@@ -153,7 +142,6 @@ class ChatController : public QObject, public ConversationHost {
   QString settings_model() const { return settings_model_; }
   QVariantMap settings_model_facts() const { return facts_of(settings_model_).to_map(); }
   static QVariantList sampling_presets() { return ModelSettingsBook::sampling_presets(); }
-  QVariantMap notice() const { return notice_; }
   QString context_notice() const { return context_notice_; }
   // Where the demo model is (main.cpp: beside the binary); offered when a load fails.
   void set_demo_model_path(const QString& path) { demo_model_path_ = path; }
@@ -167,10 +155,6 @@ class ChatController : public QObject, public ConversationHost {
   Q_INVOKABLE QVariantList checkEngineSettings(const QVariantMap& settings) const;
   // Why the settings model cannot use this KV type; empty when it can.
   Q_INVOKABLE QString kvTypeProblem(const QString& kv_type) const;
-  // The banner's actions: "retry", "previous", "demo", "settings" (a failed load);
-  // "new_chat", "summarize", "change_policy", "retry_reply" (a full context, no reply).
-  Q_INVOKABLE void noticeAction(const QString& id);
-  Q_INVOKABLE void dismissNotice();
   // The open conversation summarized (on the engine thread, a session of its own) into a
   // new conversation's system prompt; an unanswered last message is sent again there.
   Q_INVOKABLE void summarizeAndContinue();
@@ -216,22 +200,11 @@ class ChatController : public QObject, public ConversationHost {
   Q_INVOKABLE int lastUserRow() const;
   Q_INVOKABLE void newConversation() override;
   Q_INVOKABLE void selectConversation(qint64 id);
-  Q_INVOKABLE void renameConversation(qint64 id, const QString& title);
-  // Hides the conversation at once (pendingDelete) and deletes it kUndoDeleteMs later.
-  Q_INVOKABLE void deleteConversation(qint64 id);
-  Q_INVOKABLE void undoDelete();
-  Q_INVOKABLE QString conversationTitle(qint64 id) const;
-  // Writes the conversation to a file: JSON when the path ends in .json, else Markdown
-  // (export/conversation_export.h). A file:// URL or a path. False, with errorOccurred,
-  // when it could not be written.
-  Q_INVOKABLE bool exportConversation(qint64 id, const QString& path_or_url);
-  // A file name for the export dialog: the title made safe, suffix ".md" or ".json".
-  Q_INVOKABLE QString exportFileName(qint64 id, const QString& format) const;
-  // Where the export dialog proposes to write: the Documents folder (the home folder when
-  // there is none) and exportFileName.
-  Q_INVOKABLE QString defaultExportPath(qint64 id, const QString& format) const;
-  Q_INVOKABLE void search(const QString& text);
-  QString search_text() const { return search_text_; }
+  // ConversationListHost: a delete refused while a reply or a summary writes into the
+  // conversation; the open one left (its rows saved first); an undone one reopened.
+  bool may_delete_conversation(qint64 id) override;
+  void leave_deleted_conversation() override;
+  void reopen_undeleted_conversation(qint64 id) override;
   Q_INVOKABLE QString formatBytes(double bytes) const;
   // backend ("auto"/"cpu"/"cuda"), threads, ctx, kv_type, context_policy: reloads the
   // model's session with them (the conversation is re-evaluated on the next message).
@@ -261,18 +234,14 @@ class ChatController : public QObject, public ConversationHost {
   void snapshotChanged();
   void kvQualityChanged();
   void saveErrorChanged();
-  void noticeChanged();
   void contextNoticeChanged();
   void settingsRequested();  // a banner action asks for the Settings drawer
   void openModelRequested();   // ... the "Open a GGUF model" file dialog
   void modelsPageRequested();  // ... the Models page
-  void pendingDeleteChanged();
   void lastReplyStatsChanged();
-  void searchTextChanged();
+  void conversationsChanged();  // titles or order changed: the list refreshes
 
  private:
-  // A banner action: {"id": id, "label": label}.
-  static QVariantMap action(const char* id, const QString& label);
   // The conversation's model (chat_controller_conversation_model.cpp): recorded when a
   // message is sent with the loaded model; on opening a conversation its model is loaded
   // (or the banner says it is missing); after a load, another model than the open
@@ -327,14 +296,11 @@ class ChatController : public QObject, public ConversationHost {
   // Before leaving the open conversation: false (and a message) when rows of it cannot
   // be saved now, since leaving would lose them.
   bool can_leave_conversation();
-  void refresh_conversations();
-  // Before a new conversation opens: the sidebar's search goes (a new chat matches none).
-  void clear_search();
+  // A conversation deleted for good: its snapshot, timeline, document and notices go.
+  void on_conversation_deleted(qint64 id);
   // The view state that belongs to a conversation (its KV timeline, its snapshot lines):
   // put away for `from`, taken out for `to` (empty for one not seen in this run).
   void switch_conversation_state(qint64 from, qint64 to);
-  // An empty conversation already listed (no messages, no system prompt), 0 if none.
-  qint64 empty_conversation() const;
   void forget_session_figures();  // a model (re)loaded: the old session's timelines, lines
   void mark_turn_on_timeline();   // a reply begins here
   void set_generating(bool on);
@@ -352,7 +318,6 @@ class ChatController : public QObject, public ConversationHost {
   QVariantMap pending_settings_;  // key -> value the store refused (retried on each save)
   bool model_file_warned_ = false;  // the loaded model's file changed on disk: said once
   QString data_dir_;
-  ConversationListModel conversations_;
   MessageListModel messages_;
   qint64 current_ = 0;
   QVariantMap sampling_;
@@ -372,10 +337,6 @@ class ChatController : public QObject, public ConversationHost {
   QString snapshot_status_;
   QString snapshot_detail_;
   QHash<qint64, QVariantList> memory_histories_;  // of the conversations not open now
-  QTimer delete_timer_;
-  qint64 pending_delete_id_ = 0;
-  QString search_text_;  // the sidebar's search, kept when the list is refreshed
-  QString pending_delete_title_;
   QVariantMap last_reply_stats_;
   qint64 snapshot_bytes_ = 0;
   QVariantMap snapshot_disk_;
@@ -392,6 +353,8 @@ class ChatController : public QObject, public ConversationHost {
   void measure_kv_quality(const QString& identity);
   QThread engine_thread_;
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
+  NoticeCenter notices_;  // before documents_ and the list, which show their messages there
+  std::unique_ptr<ConversationListController> conversation_list_;
   // After store_ (it shares its connection) and worker_: destroyed before them.
   std::unique_ptr<DocumentController> documents_;
 
@@ -400,7 +363,10 @@ class ChatController : public QObject, public ConversationHost {
   void load_settings(const QVariantMap& legacy_engine, const QVariantMap& legacy_sampling);
   void show_settings_of(const QString& model_path);  // settings_model_, engine_settings_, sampling_
   ModelFacts facts_of(const QString& model_path) const;
-  void set_notice(const QString& kind, const QString& text, const QVariantList& actions);
+  // The banner's actions (NoticeCenter::actionRequested): "retry", "previous", "demo",
+  // "settings" (a failed load); "new_chat", "summarize", "change_policy", "retry_reply" (a
+  // full context, no reply); "conversation_model", "pick_model", "models_page".
+  void on_notice_action(const QString& id, const QVariantMap& chosen);
   // A reply that wrote nothing: its empty bubble is removed (the user message stays) and
   // the banner says why. True when it was empty.
   bool drop_empty_reply(const QString& why, bool context_full);
@@ -415,7 +381,6 @@ class ChatController : public QObject, public ConversationHost {
   QString loading_path_;
   QString demo_model_path_;
   QVariantMap load_failure_;  // path, reason of the last failed load; empty: none
-  QVariantMap notice_;
   QString context_notice_;
   bool context_full_seen_ = false;  // the session refused tokens during this reply
   QString context_full_detail_;     // the prompt's tokens against the context, when known

@@ -31,13 +31,13 @@ void ChatController::remember_conversation_model(qint64 id) {
   if (!store_->set_conversation_settings(id, with_conversation_model(c->settings, now), &error)) {
     qWarning("kvchat: the conversation's model was not saved: %s", qPrintable(error));
   }
-  if (id == current_ && notice_.value(QStringLiteral("kind")).toString() == kNoticeKind) dismissNotice();
+  if (id == current_ && notices_.notice_kind() == kNoticeKind) notices_.dismissNotice();
 }
 
 void ChatController::follow_conversation_model() {
   const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
   const ConversationModel m = c ? conversation_model(c->settings) : ConversationModel{};
-  if (notice_.value(QStringLiteral("kind")).toString() == kNoticeKind) dismissNotice();
+  if (notices_.notice_kind() == kNoticeKind) notices_.dismissNotice();
   // At start nothing is loaded yet: main opens this conversation's model itself.
   if (m.path.isEmpty() || (model_path_.isEmpty() && !model_loading_)) return;
   if (m.path == (model_loading_ ? loading_path_ : model_path_)) return;
@@ -53,7 +53,7 @@ void ChatController::check_conversation_model() {
   if (!c || model_path_.isEmpty()) return;
   const ConversationModel m = conversation_model(c->settings);
   if (m.path.isEmpty() || m.path == model_path_) {
-    if (notice_.value(QStringLiteral("kind")).toString() == kNoticeKind) dismissNotice();
+    if (notices_.notice_kind() == kNoticeKind) notices_.dismissNotice();
     return;
   }
   // The same file moved: the conversation follows it without a word.
@@ -68,18 +68,18 @@ void ChatController::check_conversation_model() {
   if (QFileInfo(m.path).isFile()) {
     text = tr("%1 was written with %2. Its next message goes to %3, which reads the conversation again.")
                .arg(title, file_name_of(m.path), loaded);
-    QVariantMap open = action("conversation_model", tr("Open %1").arg(file_name_of(m.path)));
+    QVariantMap open = NoticeCenter::action("conversation_model", tr("Open %1").arg(file_name_of(m.path)));
     open.insert(QStringLiteral("path"), m.path);
     actions.push_back(open);
   } else {
     text = tr("%1 was written with %2, which is no longer at %3. Its next message goes to %4 unless you "
               "open that model again.")
                .arg(title, file_name_of(m.path), m.path, loaded);
-    actions.push_back(action("pick_model", tr("Open a model file…")));
-    actions.push_back(action("models_page", tr("Find it on the Models page")));
+    actions.push_back(NoticeCenter::action("pick_model", tr("Open a model file…")));
+    actions.push_back(NoticeCenter::action("models_page", tr("Find it on the Models page")));
   }
-  actions.push_back(action("new_chat", tr("New chat")));
-  set_notice(kNoticeKind, text, actions);
+  actions.push_back(NoticeCenter::action("new_chat", tr("New chat")));
+  notices_.set_notice(kNoticeKind, text, actions);
 }
 
 }  // namespace kvchat::app

@@ -1,52 +1,15 @@
-// ChatController, the conversation list's half: the sidebar's search (cleared by New chat,
-// so the new conversation is listed), the view state that belongs to each
-// conversation (its KV timeline, its snapshot line, its last reply's figures), delete with
-// a few seconds to undo, an empty conversation reused by New chat, and export.
-#include <QDir>
+// ChatController, the open conversation against the list (ConversationListController):
+// the view state that belongs to each conversation (its KV timeline, its snapshot line,
+// its last reply's figures), and what a delete does to the chat (the open one left, its
+// state gone once deleted for good, reopened on undo).
 #include <QFile>
-#include <QFileInfo>
-#include <QStandardPaths>
-#include <QUrl>
-#include <utility>
 
 #include "chat_controller.h"
 #include "conversation_model.h"
 #include "documents/document_controller.h"
-#include "export/conversation_export.h"
+#include "engine/engine_worker.h"
 
 namespace kvchat::app {
-
-void ChatController::search(const QString& text) {
-  if (!store_) return;
-  search_text_ = text;
-  refresh_conversations();
-  emit searchTextChanged();
-  write_test_state();
-}
-
-void ChatController::clear_search() {
-  if (search_text_.isEmpty()) return;
-  search_text_.clear();
-  refresh_conversations();
-  emit searchTextChanged();
-}
-
-void ChatController::refresh_conversations() {
-  if (!store_) return;
-  QVector<StoredConversation> listed =
-      search_text_.trimmed().isEmpty() ? store_->conversations() : store_->search(search_text_);
-  listed.removeIf([this](const StoredConversation& c) { return c.id == pending_delete_id_; });
-  conversations_.reset(std::move(listed));
-}
-
-qint64 ChatController::empty_conversation() const {
-  if (!store_) return 0;
-  for (const StoredConversation& c : store_->conversations()) {
-    if (c.id == pending_delete_id_ || !c.system_prompt.isEmpty()) continue;
-    if (store_->messages(c.id).isEmpty()) return c.id;
-  }
-  return 0;
-}
 
 void ChatController::switch_conversation_state(qint64 from, qint64 to) {
   if (from) memory_histories_.insert(from, memory_history_);
@@ -62,44 +25,41 @@ void ChatController::switch_conversation_state(qint64 from, qint64 to) {
   emit memoryChanged();
 }
 
-void ChatController::undoDelete() {
-  if (!pending_delete_id_) return;
-  const qint64 id = std::exchange(pending_delete_id_, 0);
-  pending_delete_title_.clear();
-  delete_timer_.stop();
-  refresh_conversations();
-  emit pendingDeleteChanged();
+bool ChatController::may_delete_conversation(qint64 id) {
+  if (generating_ && id == current_) return false;
+  if (documents_ && documents_->summarizing_into(id)) {
+    emit errorOccurred(tr("A summary is being written into this conversation: cancel it first."));
+    return false;
+  }
+  return true;
+}
+
+void ChatController::leave_deleted_conversation() {
+  // Its rows are stored first, so that Undo brings all of them back.
+  QString error;
+  note_save(save_unsaved(&error), error);
+  switch_conversation_state(current_, 0);
+  current_ = 0;
+  messages_.reset({});
+  // Its KV goes from the session too (Undo restores it from its snapshot, kept till then).
+  QMetaObject::invokeMethod(worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
+  emit currentConversationChanged();
+}
+
+void ChatController::reopen_undeleted_conversation(qint64 id) {
   // Back where it was: open again when no other conversation was opened meanwhile.
   if (!current_ && !generating_) selectConversation(id);
-  write_test_state();
 }
 
-QVariantMap ChatController::pending_delete() const {
-  if (!pending_delete_id_) return {};
-  return {{QStringLiteral("id"), pending_delete_id_},
-          {QStringLiteral("title"), pending_delete_title_}};
-}
-
-void ChatController::commit_pending_delete() {
-  if (!pending_delete_id_ || !store_) return;
-  const qint64 id = std::exchange(pending_delete_id_, 0);
-  pending_delete_title_.clear();
-  delete_timer_.stop();
-  QString error;
-  if (!store_->delete_conversation(id, &error)) {
-    emit errorOccurred(tr("The conversation was not deleted: %1").arg(error));
-  } else {
-    const QString snapshot = snapshot_path(id);
-    if (QFile::exists(snapshot) && !QFile::remove(snapshot)) {
-      emit errorOccurred(tr("The conversation is deleted but its KV snapshot %1 could not be "
-                            "removed.").arg(snapshot));
-    }
-    memory_histories_.remove(id);
-    if (documents_) documents_->forget_conversation(id);
+void ChatController::on_conversation_deleted(qint64 id) {
+  const QString snapshot = snapshot_path(id);
+  if (QFile::exists(snapshot) && !QFile::remove(snapshot)) {
+    emit errorOccurred(tr("The conversation is deleted but its KV snapshot %1 could not be "
+                          "removed.").arg(snapshot));
   }
-  refresh_conversations();  // a conversation that could not be deleted is listed again
-  emit pendingDeleteChanged();
-  write_test_state();
+  memory_histories_.remove(id);
+  if (documents_) documents_->forget_conversation(id);
+  notices_.forget_conversation(id);
 }
 
 QVariantMap ChatController::conversation_reply_stats() const {
@@ -117,41 +77,6 @@ QVariantMap ChatController::conversation_reply_stats() const {
     if ((model.isEmpty() ? recorded : model) == loaded) return it->stats;
   }
   return {};
-}
-
-QString ChatController::conversationTitle(qint64 id) const {
-  if (!store_) return {};
-  const auto c = store_->conversation(id);
-  return c ? c->title : QString();
-}
-
-bool ChatController::exportConversation(qint64 id, const QString& path_or_url) {
-  const QUrl url(path_or_url);
-  const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
-  const auto conversation = store_ ? store_->conversation(id) : std::nullopt;
-  if (!conversation || path.isEmpty()) return false;
-  // The open conversation's rows as the window shows them (an unsaved one included).
-  const QVector<StoredMessage> rows = id == current_ ? messages_.items() : store_->messages(id);
-  const QByteArray bytes = export_format_for(path) == ExportFormat::Json
-                               ? conversation_to_json(*conversation, rows)
-                               : conversation_to_markdown(*conversation, rows);
-  QString error;
-  if (!write_export_file(path, bytes, &error)) {
-    emit errorOccurred(error);
-    return false;
-  }
-  on_session_event(tr("export"), tr("“%1” written to %2").arg(conversation->title, path));
-  return true;
-}
-
-QString ChatController::exportFileName(qint64 id, const QString& format) const {
-  return export_file_name(conversationTitle(id), export_format_for(format));
-}
-
-QString ChatController::defaultExportPath(qint64 id, const QString& format) const {
-  QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-  if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QDir::homePath();
-  return QDir(dir).filePath(exportFileName(id, format));
 }
 
 void ChatController::forget_session_figures() {

@@ -27,11 +27,10 @@ bool conversation_notice(const QString& kind) {
 
 }  // namespace
 
-QVariantMap ChatController::action(const char* id, const QString& label) {
-  return {{QStringLiteral("id"), QLatin1String(id)}, {QStringLiteral("label"), label}};
-}
-
 void ChatController::connect_model_signals() {
+  // The banner's actions come back from NoticeCenter; its changes are in the test state.
+  connect(&notices_, &NoticeCenter::actionRequested, this, &ChatController::on_notice_action);
+  connect(&notices_, &NoticeCenter::noticeChanged, this, [this] { write_test_state(); });
   connect(worker_, &EngineWorker::modelLoaded, this, &ChatController::on_model_loaded);
   connect(worker_, &EngineWorker::modelLoadFailed, this, &ChatController::on_model_load_failed);
   connect(worker_, &EngineWorker::modelInspected, this,
@@ -60,7 +59,7 @@ void ChatController::connect_model_signals() {
       context_notice_.clear();
       emit contextNoticeChanged();
     }
-    if (conversation_notice(notice_.value(QStringLiteral("kind")).toString())) dismissNotice();
+    if (conversation_notice(notices_.notice_kind())) notices_.dismissNotice();
   });
 }
 
@@ -154,7 +153,7 @@ void ChatController::loadModel(const QString& path_or_url) {
   load_progress_ = 0;
   model_loading_ = true;
   model_error_.clear();
-  if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("load-failed")) dismissNotice();
+  if (notices_.notice_kind() == QLatin1String("load-failed")) notices_.dismissNotice();
   emit modelChanged();
   QVariantMap settings = engine_settings_;
   settings.insert(QStringLiteral("chat_template_override"),
@@ -185,7 +184,7 @@ void ChatController::on_model_loaded(const LoadedModel& model) {
   model_loading_ = false;
   model_error_.clear();
   load_failure_.clear();
-  if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("load-failed")) dismissNotice();
+  if (notices_.notice_kind() == QLatin1String("load-failed")) notices_.dismissNotice();
   forget_session_figures();
   book_.set_facts(model_path_, ModelFacts::from_info(info));
   save_setting(kModelSettingsKey, book_.to_variant());
@@ -227,15 +226,15 @@ void ChatController::on_model_load_failed(const QString& message) {
   const QString failed = loading_path_;
   load_failure_ = {{QStringLiteral("path"), failed}, {QStringLiteral("reason"), message}};
   // What can be done from here, in the banner (not only the status bar).
-  QVariantList actions{action("retry", tr("Retry"))};
+  QVariantList actions{NoticeCenter::action("retry", tr("Retry"))};
   QString text = tr("%1 could not be loaded: %2").arg(file_name(failed), message);
   if (!model_path_.isEmpty() && model_path_ != failed) {
     text += QLatin1Char(' ') + tr("%1 is still loaded.").arg(file_name(model_path_));
-    actions.push_back(action("previous", tr("Keep %1").arg(file_name(model_path_))));
+    actions.push_back(NoticeCenter::action("previous", tr("Keep %1").arg(file_name(model_path_))));
   } else {
     for (const QString& recent : recent_models()) {
       if (recent != failed && recent != demo_model_path_ && QFileInfo::exists(recent)) {
-        QVariantMap previous = action("previous", tr("Open %1").arg(file_name(recent)));
+        QVariantMap previous = NoticeCenter::action("previous", tr("Open %1").arg(file_name(recent)));
         previous.insert(QStringLiteral("path"), recent);
         actions.push_back(previous);
         break;
@@ -243,35 +242,17 @@ void ChatController::on_model_load_failed(const QString& message) {
     }
   }
   if (!demo_model_path_.isEmpty() && failed != demo_model_path_ && model_path_ != demo_model_path_) {
-    actions.push_back(action("demo", tr("Demo model")));
+    actions.push_back(NoticeCenter::action("demo", tr("Demo model")));
   }
-  actions.push_back(action("settings", tr("Settings for %1…").arg(file_name(failed))));
-  set_notice(QStringLiteral("load-failed"), text, actions);
+  actions.push_back(NoticeCenter::action("settings", tr("Settings for %1…").arg(file_name(failed))));
+  notices_.set_notice(QStringLiteral("load-failed"), text, actions);
   emit modelChanged();  // the loaded model (if any) stays
   write_test_state();
 }
 
 // ---- the banner and its actions -------------------------------------------------------
 
-void ChatController::set_notice(const QString& kind, const QString& text, const QVariantList& actions) {
-  notice_ = {{QStringLiteral("kind"), kind}, {QStringLiteral("text"), text}, {QStringLiteral("actions"), actions}};
-  emit noticeChanged();
-  write_test_state();
-}
-
-void ChatController::dismissNotice() {
-  if (notice_.isEmpty()) return;
-  notice_.clear();
-  emit noticeChanged();
-  write_test_state();
-}
-
-void ChatController::noticeAction(const QString& id) {
-  QVariantMap chosen;
-  for (const QVariant& a : notice_.value(QStringLiteral("actions")).toList()) {
-    if (a.toMap().value(QStringLiteral("id")).toString() == id) chosen = a.toMap();
-  }
-  if (chosen.isEmpty()) return;
+void ChatController::on_notice_action(const QString& id, const QVariantMap& chosen) {
   const QString failed = load_failure_.value(QStringLiteral("path")).toString();
   if (id == QLatin1String("retry")) {
     loadModel(failed);
@@ -282,7 +263,7 @@ void ChatController::noticeAction(const QString& id) {
     } else {  // the previous model is still loaded: back to it and its settings
       load_failure_.clear();
       model_error_.clear();
-      dismissNotice();
+      notices_.dismissNotice();
       show_settings_of(model_path_);
       emit modelChanged();
     }
@@ -297,20 +278,20 @@ void ChatController::noticeAction(const QString& id) {
   } else if (id == QLatin1String("settings")) {
     emit settingsRequested();
   } else if (id == QLatin1String("new_chat")) {
-    dismissNotice();
+    notices_.dismissNotice();
     newConversation();
   } else if (id == QLatin1String("summarize")) {
     summarizeAndContinue();
   } else if (id == QLatin1String("change_policy")) {
     // Drop the oldest turns from now on (this model's setting), then answer again.
-    dismissNotice();
+    notices_.dismissNotice();
     QVariantMap engine = book_.engine(model_path_);
     engine.insert(QStringLiteral("context_policy"), QStringLiteral("drop-oldest"));
     retry_after_load_ = true;
     set_engine_settings_for(model_path_, engine);
     if (!model_loading_) retry_after_load_ = false;
   } else if (id == QLatin1String("retry_reply")) {
-    dismissNotice();
+    notices_.dismissNotice();
     retry_unanswered();
   }
 }
@@ -331,13 +312,13 @@ bool ChatController::drop_empty_reply(const QString& why, bool context_full) {
   }
   messages_.truncate(last);  // the user's message stays
   set_generating(false);
-  refresh_conversations();
+  emit conversationsChanged();
   if (context_full) {
     offer_context_actions(tr("The context is full: there is no room for a reply. Your message is kept.") +
                           (context_full_detail_.isEmpty() ? QString() : QLatin1Char(' ') + context_full_detail_));
   } else {
-    set_notice(QStringLiteral("no-reply"), tr("No reply was written: %1 Your message is kept.").arg(why),
-               {action("retry_reply", tr("Try again"))});
+    notices_.set_notice(QStringLiteral("no-reply"), tr("No reply was written: %1 Your message is kept.").arg(why),
+               {NoticeCenter::action("retry_reply", tr("Try again"))});
   }
   write_test_state(true);
   return true;
@@ -362,13 +343,13 @@ void ChatController::keep_reply_after_refused_continue() {
 }
 
 void ChatController::offer_context_actions(const QString& text) {
-  QVariantList actions{action("new_chat", tr("New chat")),
-                       action("summarize", tr("Summarize and continue"))};
+  QVariantList actions{NoticeCenter::action("new_chat", tr("New chat")),
+                       NoticeCenter::action("summarize", tr("Summarize and continue"))};
   if (engine_settings_.value(QStringLiteral("context_policy")).toString() == QLatin1String("stop")) {
-    actions.push_back(action("change_policy", tr("Drop oldest turns and retry")));
+    actions.push_back(NoticeCenter::action("change_policy", tr("Drop oldest turns and retry")));
   }
-  actions.push_back(action("settings", tr("Settings…")));
-  set_notice(QStringLiteral("context-full"), text, actions);
+  actions.push_back(NoticeCenter::action("settings", tr("Settings…")));
+  notices_.set_notice(QStringLiteral("context-full"), text, actions);
 }
 
 void ChatController::retry_unanswered() {
@@ -398,7 +379,7 @@ void ChatController::summarizeAndContinue() {
   if (generating_ || model_info_.isEmpty() || !current_ || messages_.rowCount() == 0) return;
   const ChatTurns history = chat_turns(messages_.items());
   summarizing_from_ = current_;
-  set_notice(QStringLiteral("summarizing"),
+  notices_.set_notice(QStringLiteral("summarizing"),
              tr("Summarizing this conversation to continue in a new one… (Esc stops)"), {});
   set_generating(true);
   QMetaObject::invokeMethod(
@@ -419,7 +400,7 @@ void ChatController::on_conversation_summarized(const QString& summary, const Co
   newConversation();
   summarizing_from_ = 0;
   if (current_ == from) {  // the new conversation could not be made (it said why)
-    dismissNotice();
+    notices_.dismissNotice();
     return;
   }
   set_system_prompt(tr("A summary of the conversation so far:") + QLatin1Char('\n') + summary.trimmed());
@@ -427,19 +408,19 @@ void ChatController::on_conversation_summarized(const QString& summary, const Co
     context_notice_.clear();
     emit contextNoticeChanged();
   }
-  dismissNotice();
+  notices_.dismissNotice();
   on_session_event(tr("summary"), tr("“%1” continues here; its summary is this conversation's system prompt.").arg(title));
   if (!unanswered.isEmpty()) send(unanswered);
   // After the send (its first message would name the conversation otherwise).
-  renameConversation(current_, tr("Continued: %1").arg(title).left(60));
+  conversation_list_->renameConversation(current_, tr("Continued: %1").arg(title).left(60));
   write_test_state();
 }
 
 void ChatController::on_conversation_summary_failed(const QString& message) {
   summarizing_from_ = 0;
   set_generating(false);
-  set_notice(QStringLiteral("context-full"), tr("The conversation was not summarized: %1").arg(message),
-             {action("new_chat", tr("New chat")), action("summarize", tr("Summarize and continue"))});
+  notices_.set_notice(QStringLiteral("context-full"), tr("The conversation was not summarized: %1").arg(message),
+             {NoticeCenter::action("new_chat", tr("New chat")), NoticeCenter::action("summarize", tr("Summarize and continue"))});
 }
 
 }  // namespace kvchat::app

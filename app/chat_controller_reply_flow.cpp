@@ -29,7 +29,7 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) 
   }
   QString error;
   note_save(save_unsaved(&error), error);
-  refresh_conversations();
+  emit conversationsChanged();
   set_generating(true);
   write_test_state(false);  // a reply is under way: the last one's "finished" no longer holds
   since_persist_.start();
@@ -139,15 +139,15 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   }
   if (context_full) {
     offer_context_actions(tr("The context is full: the reply was cut where it ran out of room."));
-  } else if (notice_.value(QStringLiteral("kind")).toString() == QLatin1String("context-full")) {
-    dismissNotice();  // this reply found room: the full context is behind us
+  } else if (notices_.notice_kind() == QLatin1String("context-full")) {
+    notices_.dismissNotice();  // this reply found room: the full context is behind us
   }
   const bool cancelled = stats.value("stop_reason").toString() == QStringLiteral("cancelled");
   const MessageState state = cancelled ? MessageState::Interrupted : MessageState::Complete;
   persist_reply(state, last_reply_stats_);
   emit lastReplyStatsChanged();
   set_generating(false);
-  refresh_conversations();
+  emit conversationsChanged();
   // Keep the conversation's KV state so reopening it later costs no re-evaluation.
   QDir().mkpath(QDir(data_dir_).filePath(QStringLiteral("snapshots")));
   QMetaObject::invokeMethod(

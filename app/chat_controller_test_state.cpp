@@ -21,22 +21,13 @@ void ChatController::write_test_state(bool reply_finished) {
     const StoredMessage& m = messages_.items().back();
     last_message = {{"role", m.role}, {"chars", m.content.size()}, {"stats", m.stats}};
   }
-  QStringList titles;  // as listed, newest first
-  for (int row = 0; row < conversations_.rowCount(); ++row) {
-    titles.push_back(conversations_.data(conversations_.index(row), ConversationListModel::TitleRole).toString());
-  }
-  const QVariantMap state{{"reply_finished", reply_finished},
-                          {"conversations", conversations_.rowCount()},
+  QVariantMap state{{"reply_finished", reply_finished},
                           {"messages", messages_.rowCount()},
                           {"memory", memory_},
                           {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())},
                           {"snapshot_status", snapshot_status_},
                           {"snapshot_bytes", snapshot_bytes_},
                           {"current_conversation", current_},
-                          {"conversation_titles", titles},
-                          {"search_text", search_text_},
-                          {"current_listed", conversations_.rowOf(current_) >= 0},
-                          {"pending_delete", pending_delete()},
                           {"memory_history_points", memory_history_.size()},
                           {"memory_history_last_tokens",
                            memory_history_.isEmpty() ? QVariant(-1)
@@ -55,7 +46,7 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"model_loading", model_loading_},
                           {"settings_model", settings_model_},
                           {"engine_settings", engine_settings_},
-                          {"notice", notice_},
+                          {"notice", notices_.notice()},
                           {"context_notice", context_notice_},
                           // The status line's sentence and the context's fill (issue 26 point 8).
                           {"last_event", last_event()},
@@ -74,6 +65,9 @@ void ChatController::write_test_state(bool reply_finished) {
                                              {"memory", QCoreApplication::translate("Main", "Memory")},
                                              // false on a first run: the window shows its welcome
                                              {"welcome_seen", uiSetting(QStringLiteral("welcome_seen"), false)}}}};
+  // The sidebar's list: conversations, conversation_titles, search_text, current_listed,
+  // pending_delete.
+  if (conversation_list_) state.insert(conversation_list_->test_state());
   write_test_state_file(path, state);
 }
 

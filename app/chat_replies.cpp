@@ -142,7 +142,7 @@ bool ChatController::discard_empty_version(const QString& why) {
   if (row < stored.size()) messages_.set_row(row, stored[row]);
   last_reply_stats_ = stored.value(row).stats;
   set_generating(false);
-  refresh_conversations();
+  emit conversationsChanged();
   emit errorOccurred(tr("%1: the version before it is shown again.").arg(why));
   write_test_state(true);
   emit replyFinished();

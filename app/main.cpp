@@ -309,6 +309,8 @@ int main(int argc, char** argv) {
   UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
+  engine.rootContext()->setContextProperty(QStringLiteral("notices"), chat.notices());
+  engine.rootContext()->setContextProperty(QStringLiteral("conversationList"), chat.conversation_list());
   engine.rootContext()->setContextProperty(QStringLiteral("modelHub"), &model_hub);
   engine.rootContext()->setContextProperty(QStringLiteral("modelLibrary"), &model_library);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);

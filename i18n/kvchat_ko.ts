@@ -2782,24 +2782,9 @@
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="90"/>
-        <source>The conversation was not deleted: %1</source>
-        <translation>대화를 삭제하지 못했습니다: %1</translation>
-    </message>
-    <message>
         <location filename="../app/chat_controller_conversations.cpp" line="94"/>
         <source>The conversation is deleted but its KV snapshot %1 could not be removed.</source>
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
-    </message>
-    <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="143"/>
-        <source>export</source>
-        <translation>내보내기</translation>
-    </message>
-    <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="143"/>
-        <source>“%1” written to %2</source>
-        <translation>“%1”을(를) %2에 저장했습니다</translation>
     </message>
     <message>
         <location filename="../app/chat_controller.cpp" line="432"/>
@@ -2898,11 +2883,6 @@
         <translation>디스크의 스냅숏을 쓸 수 없었습니다 (다른 모델이나 설정으로 만들었거나 손상됨). 다음 메시지와 함께 대화를 다시 계산합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="389"/>
-        <source>The new name was not saved: %1</source>
-        <translation>새 이름을 저장하지 못했습니다: %1</translation>
-    </message>
-    <message>
         <location filename="../app/chat_controller.cpp" line="398"/>
         <source>A summary is being written into this conversation: cancel it first.</source>
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
@@ -2911,6 +2891,29 @@
         <location filename="../app/chat_controller.cpp" line="444"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>kvchat::app::ConversationListController</name>
+    <message>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="1"/>
+        <source>The conversation was not deleted: %1</source>
+        <translation>대화를 삭제하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="1"/>
+        <source>export</source>
+        <translation>내보내기</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="1"/>
+        <source>“%1” written to %2</source>
+        <translation>“%1”을(를) %2에 저장했습니다</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="1"/>
+        <source>The new name was not saved: %1</source>
+        <translation>새 이름을 저장하지 못했습니다: %1</translation>
     </message>
 </context>
 <context>

@@ -9,11 +9,11 @@ import QtQuick.Layouts
 
 ColumnLayout {
     id: banner
-    property var docs: chat.documents
-    property var notice: chat.notice
+    // Every banner is NoticeCenter's (`notices`): the action banner and the message banner.
+    property var notice: notices.notice
     // (Not the children's `visible`: a child of a hidden item reads as hidden.)
     readonly property bool hasNotice: !!notice.text
-    readonly property bool hasMessage: docs.message.length > 0
+    readonly property bool hasMessage: notices.message.length > 0
     visible: hasNotice || hasMessage
     spacing: 4
 
@@ -47,7 +47,7 @@ ColumnLayout {
                     text: "✕"
                     visible: banner.notice.kind !== "summarizing"
                     Accessible.name: qsTr("Dismiss")
-                    onClicked: chat.dismissNotice()
+                    onClicked: notices.dismissNotice()
                 }
             }
             Flow {
@@ -67,11 +67,11 @@ ColumnLayout {
                         Accessible.name: modelData.label
                         ToolTip.visible: hovered
                         ToolTip.text: qsTr("Alt+%1").arg(index + 1)
-                        onClicked: chat.noticeAction(modelData.id)
+                        onClicked: notices.noticeAction(modelData.id)
                         Shortcut {
                             sequence: "Alt+" + (index + 1)
                             enabled: banner.hasNotice
-                            onActivated: chat.noticeAction(modelData.id)
+                            onActivated: notices.noticeAction(modelData.id)
                         }
                     }
                 }
@@ -84,8 +84,8 @@ ColumnLayout {
         visible: banner.hasMessage
         Layout.fillWidth: true
         implicitHeight: row.implicitHeight + 12
-        color: banner.docs.messageIsError ? Theme.errorBackground : Theme.warningBackground
-        border.color: banner.docs.messageIsError ? Theme.error : Theme.warning
+        color: notices.messageIsError ? Theme.errorBackground : Theme.warningBackground
+        border.color: notices.messageIsError ? Theme.error : Theme.warning
         radius: 4
         RowLayout {
             id: row
@@ -95,11 +95,11 @@ ColumnLayout {
                 objectName: "noticeText"
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                color: banner.docs.messageIsError ? Theme.error : Theme.text
+                color: notices.messageIsError ? Theme.error : Theme.text
                 textFormat: Text.PlainText
-                text: banner.docs.message
+                text: notices.message
             }
-            ToolButton { text: "✕"; Accessible.name: qsTr("Dismiss the message"); onClicked: banner.docs.dismissMessage() }
+            ToolButton { text: "✕"; Accessible.name: qsTr("Dismiss the message"); onClicked: notices.dismissMessage() }
         }
     }
 }

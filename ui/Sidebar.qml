@@ -13,41 +13,41 @@ Pane {
     function focusSearch() { searchField.forceActiveFocus() }
     readonly property string searchText: searchField.text
     function focusList() {
-        var row = chat.conversations.rowOf(chat.currentConversationId)
+        var row = conversationList.model.rowOf(chat.currentConversationId)
         list.currentIndex = row >= 0 ? row : 0
         list.forceActiveFocus()
     }
     // The conversation an action is for: the one under the keyboard cursor when the list
     // has the focus, else the open one.
     function targetId() {
-        if (list.activeFocus && list.currentIndex >= 0) return chat.conversations.idAt(list.currentIndex)
+        if (list.activeFocus && list.currentIndex >= 0) return conversationList.model.idAt(list.currentIndex)
         return chat.currentConversationId
     }
     function rename(id) {
         if (!id) return
         renameDialog.conversation = id
-        renameField.text = chat.conversationTitle(id)
+        renameField.text = conversationList.conversationTitle(id)
         renameDialog.open()
     }
     function remove(id) {
         if (!id) return
         var row = list.currentIndex
-        chat.deleteConversation(id)
+        conversationList.deleteConversation(id)
         list.currentIndex = Math.min(row, list.count - 1)
     }
     function exportAs(id, format) {
         if (!id) return
         exportDialog.conversation = id
         exportDialog.format = format
-        pathField.text = chat.defaultExportPath(id, format)
+        pathField.text = conversationList.defaultExportPath(id, format)
         exportDialog.open()
     }
 
     Shortcut { sequence: "F2"; onActivated: root.rename(root.targetId()) }
     Shortcut {
         sequences: [StandardKey.Undo]
-        enabled: chat.pendingDelete.id !== undefined
-        onActivated: chat.undoDelete()
+        enabled: conversationList.pendingDelete.id !== undefined
+        onActivated: conversationList.undoDelete()
     }
 
     ColumnLayout {
@@ -68,12 +68,12 @@ Pane {
             placeholderText: qsTr("Search (Ctrl+F)")
             Accessible.name: qsTr("Search conversations")
             Layout.fillWidth: true
-            onTextChanged: chat.search(text)
+            onTextChanged: conversationList.search(text)
             Keys.onDownPressed: root.focusList()
             // New chat clears the search (the new conversation matches none): the field follows.
             Connections {
-                target: chat
-                function onSearchTextChanged() { if (searchField.text !== chat.searchText) searchField.text = chat.searchText }
+                target: conversationList
+                function onSearchTextChanged() { if (searchField.text !== conversationList.searchText) searchField.text = conversationList.searchText }
             }
         }
         ListView {
@@ -85,19 +85,19 @@ Pane {
             activeFocusOnTab: true
             keyNavigationEnabled: true
             highlightMoveDuration: 0
-            model: chat.conversations
+            model: conversationList.model
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Conversations")
             onActiveFocusChanged: if (activeFocus && currentIndex < 0 && count > 0) root.focusList()
-            Keys.onReturnPressed: chat.selectConversation(chat.conversations.idAt(currentIndex))
-            Keys.onEnterPressed: chat.selectConversation(chat.conversations.idAt(currentIndex))
-            Keys.onSpacePressed: chat.selectConversation(chat.conversations.idAt(currentIndex))
-            Keys.onDeletePressed: root.remove(chat.conversations.idAt(currentIndex))
+            Keys.onReturnPressed: chat.selectConversation(conversationList.model.idAt(currentIndex))
+            Keys.onEnterPressed: chat.selectConversation(conversationList.model.idAt(currentIndex))
+            Keys.onSpacePressed: chat.selectConversation(conversationList.model.idAt(currentIndex))
+            Keys.onDeletePressed: root.remove(conversationList.model.idAt(currentIndex))
             Keys.onUpPressed: (event) => { if (currentIndex <= 0) searchField.forceActiveFocus(); else decrementCurrentIndex() }
             Keys.onPressed: (event) => {
                 if (event.key === Qt.Key_Menu || (event.key === Qt.Key_F10 && (event.modifiers & Qt.ShiftModifier))) {
                     var item = list.currentItem
-                    if (item) contextMenu.openFor(chat.conversations.idAt(currentIndex), item, 12, item.height / 2)
+                    if (item) contextMenu.openFor(conversationList.model.idAt(currentIndex), item, 12, item.height / 2)
                     event.accepted = true
                 }
             }
@@ -147,7 +147,7 @@ Pane {
         Frame {
             id: undoBar
             objectName: "undoDelete"
-            visible: chat.pendingDelete.id !== undefined
+            visible: conversationList.pendingDelete.id !== undefined
             Layout.fillWidth: true
             padding: 6
             background: Rectangle {
@@ -162,21 +162,21 @@ Pane {
                     color: Theme.accent
                     NumberAnimation on width {
                         id: countdown
-                        from: undoBar.width; to: 0; duration: chat.undoDeleteMs
+                        from: undoBar.width; to: 0; duration: conversationList.undoDeleteMs
                         running: false
                     }
                 }
             }
             Connections {
-                target: chat
-                function onPendingDeleteChanged() { if (chat.pendingDelete.id !== undefined) countdown.restart() }
+                target: conversationList
+                function onPendingDeleteChanged() { if (conversationList.pendingDelete.id !== undefined) countdown.restart() }
             }
             RowLayout {
                 anchors.fill: parent
                 Label {
                     Layout.fillWidth: true
                     elide: Text.ElideRight
-                    text: qsTr("Deleted “%1”").arg(chat.pendingDelete.title || "")
+                    text: qsTr("Deleted “%1”").arg(conversationList.pendingDelete.title || "")
                     ToolTip.visible: deletedMouse.containsMouse && truncated
                     ToolTip.text: text
                     MouseArea { id: deletedMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
@@ -186,7 +186,7 @@ Pane {
                     Accessible.name: qsTr("Undo delete (Ctrl+Z)")
                     ToolTip.visible: hovered
                     ToolTip.text: qsTr("Bring it back with its messages (Ctrl+Z)")
-                    onClicked: chat.undoDelete()
+                    onClicked: conversationList.undoDelete()
                 }
             }
         }
@@ -228,7 +228,7 @@ Pane {
             var path = pathField.text.trim()
             if (path.length === 0) return
             if (!/\.(md|markdown|json)$/i.test(path)) path += format === "json" ? ".json" : ".md"
-            chat.exportConversation(conversation, path)
+            conversationList.exportConversation(conversation, path)
         }
         onClosed: list.forceActiveFocus()
         footer: DialogButtonBox {
@@ -299,7 +299,7 @@ Pane {
         onOpened: { renameField.forceActiveFocus(); renameField.selectAll() }
         onAccepted: {
             var name = renameField.text.trim()
-            if (name.length > 0) chat.renameConversation(conversation, name)
+            if (name.length > 0) conversationList.renameConversation(conversation, name)
         }
         onClosed: if (list.activeFocus === false) list.forceActiveFocus()
         TextField {

@@ -11,6 +11,7 @@
 #include "engine/engine_worker.h"
 #include "kvchat/model.h"
 #include "kvchat/summarize.h"
+#include "notices/notice_center.h"
 #include "store/conversation_store.h"
 
 namespace kvchat::app {
@@ -25,11 +26,12 @@ QString job_name_status(const StoredSummaryJob& j) {
 }  // namespace
 
 DocumentController::DocumentController(ConversationHost& chat, EngineWorker& worker,
-                                       ConversationStore* store, QString database_path,
-                                       QObject* parent)
+                                       NoticeCenter& notices, ConversationStore* store,
+                                       QString database_path, QObject* parent)
     : QObject(parent),
       chat_(chat),
       worker_(worker),
+      notices_(notices),
       store_(store ? std::make_unique<DocumentStore>(*store) : nullptr),
       database_path_(std::move(database_path)),
       loader_(database_path_) {
@@ -61,8 +63,9 @@ DocumentController::DocumentController(ConversationHost& chat, EngineWorker& wor
             emit jobMemoryChanged();
           });
   summary_thread_.start();
+  connect(&notices_, &NoticeCenter::messageChanged, this, &DocumentController::stateChanged);
   for (auto signal : {&DocumentController::loadingChanged, &DocumentController::previewChanged,
-                      &DocumentController::messageChanged, &DocumentController::jobChanged,
+                      &DocumentController::jobChanged,
                       &DocumentController::sentWholeChanged,
                       &DocumentController::jobMemoryChanged}) {
     connect(this, signal, this, &DocumentController::stateChanged);
@@ -94,13 +97,13 @@ void DocumentController::attach(const QString& path_or_url) {
   const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
   if (path.isEmpty()) return;
   if (!store_) {
-    set_message(tr("Documents cannot be stored: %1").arg(chat_.store_error()), true);
+    notices_.set_message(tr("Documents cannot be stored: %1").arg(chat_.store_error()), true);
     return;
   }
   if (chat_.model_loading()) {  // counted with the model being loaded
     pending_path_ = path;
     pending_text_.clear();
-    set_message(tr("“%1” will be loaded when the model is ready.").arg(QFileInfo(path).fileName()),
+    notices_.set_message(tr("“%1” will be loaded when the model is ready.").arg(QFileInfo(path).fileName()),
                 false);
     return;
   }
@@ -110,7 +113,7 @@ void DocumentController::attach(const QString& path_or_url) {
 void DocumentController::attachText(const QString& text) {
   if (text.trimmed().isEmpty()) return;
   if (!store_) {
-    set_message(tr("Documents cannot be stored: %1").arg(chat_.store_error()), true);
+    notices_.set_message(tr("Documents cannot be stored: %1").arg(chat_.store_error()), true);
     return;
   }
   if (chat_.model_loading()) {
@@ -131,7 +134,7 @@ void DocumentController::start_load(const QString& path) {
 
 void DocumentController::begin_loading() {
   loading_conversation_ = chat_.current_conversation();
-  dismissMessage();
+  notices_.dismissMessage();
   document_.clear();
   preview_.clear();
   emit previewChanged();
@@ -162,10 +165,10 @@ void DocumentController::on_loaded(const QVariantMap& document) {
 void DocumentController::on_load_failed(const QString& message) {
   emit loadingChanged();
   if (message == QLatin1String("cancelled")) {
-    set_message(tr("Loading the document was cancelled."), false);
+    notices_.set_message(tr("Loading the document was cancelled."), false);
   } else {
     // The conversation is untouched: nothing was added to it.
-    set_message(message, true);
+    notices_.set_message(message, true);
   }
 }
 
@@ -246,7 +249,7 @@ QString DocumentController::preview_key() const {
 void DocumentController::sendWhole() {
   if (preview_.isEmpty() || !store_) return;
   if (!preview_.value(QStringLiteral("can_send_whole")).toBool()) {
-    set_message(tr("“%1” does not fit the context window whole: summarize it instead.")
+    notices_.set_message(tr("“%1” does not fit the context window whole: summarize it instead.")
                     .arg(preview_.value(QStringLiteral("name")).toString()),
                 true);
     return;
@@ -257,7 +260,7 @@ void DocumentController::sendWhole() {
   const qint64 tokens = preview_.value(QStringLiteral("n_tokens")).toLongLong();
   const QByteArray text = store_->document_text(id);
   if (text.isEmpty()) {
-    set_message(tr("The stored text of “%1” cannot be read.").arg(name), true);
+    notices_.set_message(tr("The stored text of “%1” cannot be read.").arg(name), true);
     return;
   }
   const QVariantMap stats{{QStringLiteral("document_id"), id},
@@ -276,7 +279,7 @@ void DocumentController::summarize() {
   // As shown: a new conversation (below) rebuilds the preview, counting its tokens again.
   const QVariantMap preview = preview_;
   if (!preview.value(QStringLiteral("can_summarize")).toBool()) {
-    set_message(preview.value(QStringLiteral("plan_text")).toString(), true);
+    notices_.set_message(preview.value(QStringLiteral("plan_text")).toString(), true);
     return;
   }
   if (!chat_.current_conversation()) chat_.newConversation();
@@ -287,7 +290,7 @@ void DocumentController::summarize() {
                          preview.value(QStringLiteral("options")).toMap(),
                          preview.value(QStringLiteral("plan")).toMap(), &error);
   if (!job) {
-    set_message(error, true);
+    notices_.set_message(error, true);
     return;
   }
   const QString name = preview.value(QStringLiteral("name")).toString();
@@ -298,7 +301,7 @@ void DocumentController::summarize() {
 void DocumentController::resume() {
   if (job_.isEmpty() || job_running()) return;
   if (summarizing_) {
-    set_message(tr("Another summary is being written (in “%1”): one job runs at a time. "
+    notices_.set_message(tr("Another summary is being written (in “%1”): one job runs at a time. "
                    "Resume this one when it is done, or cancel that one first.")
                     .arg(running_job_.value(QStringLiteral("name")).toString()),
                 false);
@@ -307,7 +310,7 @@ void DocumentController::resume() {
   const QString status = job_.value(QStringLiteral("status")).toString();
   if (status == QLatin1String("done") || status == QLatin1String("running")) return;
   if (!worker_.shared_model()) {
-    set_message(tr("Open a model to resume this summary; the %n summaries written so far are kept.",
+    notices_.set_message(tr("Open a model to resume this summary; the %n summaries written so far are kept.",
                    nullptr, job_.value(QStringLiteral("partials")).toInt()),
                 true);
     return;
@@ -334,7 +337,7 @@ void DocumentController::start_job(qint64 job_id, const QString& name, qint64 co
           {QStringLiteral("stage"),
            partials > 0 ? tr("resuming after %1 summaries").arg(partials) : tr("counting chunks")},
           {QStringLiteral("plan_text"), plan.value(QStringLiteral("text"))}};
-  set_message({}, false, conversation_id);  // an older notice of this conversation
+  notices_.set_message({}, false, conversation_id);  // an older notice of this conversation
   summary_worker_->reset_cancel();  // before queueing: a cancel from now on is kept
   // "Summarizing" and the job's view change together: never a running job shown with the
   // stored one's status and counts.
@@ -405,7 +408,7 @@ void DocumentController::on_job_finished(qint64 job_id, const SummaryJobOutcome&
     const qint64 into = running_job_.value(QStringLiteral("conversation_id")).toLongLong();
     if (!chat_.append_exchange(into, outcome.request, user_stats, outcome.summary, reply_stats,
                                &error)) {
-      set_message(tr("The summary is stored with its job but could not be added to the "
+      notices_.set_message(tr("The summary is stored with its job but could not be added to the "
                      "conversation: %1")
                       .arg(error),
                   true, into);
@@ -416,8 +419,7 @@ void DocumentController::on_job_finished(qint64 job_id, const SummaryJobOutcome&
         tr("cancelled after %1 summaries").arg(outcome.partials));
   } else {
     running_job_.insert(QStringLiteral("error"), outcome.error);
-    set_message(tr("Summarizing “%1” failed: %2")
-                    .arg(name, outcome.error),
+    notices_.set_message(tr("Summarizing “%1” failed: %2").arg(name, outcome.error),
                 true, running_job_.value(QStringLiteral("conversation_id")).toLongLong());
   }
   on_running_job_changed();
@@ -484,7 +486,6 @@ void DocumentController::refresh_job() {
 
 void DocumentController::on_conversation_changed() {
   refresh_job();
-  show_conversation_message();
   // The document this conversation holds whole (its last one), for the memory panel.
   sent_whole_.clear();
   for (const StoredMessage& m : chat_.message_items()) {
@@ -526,43 +527,13 @@ QVariantList DocumentController::partials(qint64 job_id) const {
   return out;
 }
 
-// ---- messages ---------------------------------------------------------------------------
-
-void DocumentController::set_message(const QString& text, bool error, qint64 conversation_id) {
-  if (conversation_id == kCurrent) conversation_id = chat_.current_conversation();
-  if (text.isEmpty()) {
-    notices_.remove(conversation_id);
-  } else {
-    notices_.insert(conversation_id, Notice{text, error});
-  }
-  show_conversation_message();
-}
-
-void DocumentController::show_conversation_message() {
-  const qint64 conversation = chat_.current_conversation();
-  const Notice shown = notices_.contains(conversation) ? notices_.value(conversation)
-                                                       : notices_.value(0);
-  if (shown.text == message_ && shown.error == message_is_error_) return;
-  message_ = shown.text;
-  message_is_error_ = shown.error;
-  emit messageChanged();
-}
-
-void DocumentController::dismissMessage() {
-  const qint64 conversation = chat_.current_conversation();
-  if (!notices_.remove(conversation)) notices_.remove(0);
-  show_conversation_message();
-}
-
 void DocumentController::forget_conversation(qint64 conversation_id) {
   if (conversation_id == 0) return;
-  notices_.remove(conversation_id);
   documents_.remove(conversation_id);
   if (!summarizing_ &&
       running_job_.value(QStringLiteral("conversation_id")).toLongLong() == conversation_id) {
     running_job_.clear();
   }
-  show_conversation_message();
 }
 
 void DocumentController::set_summarizing(bool on) {
@@ -575,8 +546,9 @@ QVariantMap DocumentController::test_state() const {
   QVariantMap preview = preview_;
   return {{QStringLiteral("loading"), loading()},
           {QStringLiteral("preview"), preview},
-          {QStringLiteral("message"), message_},
-          {QStringLiteral("message_is_error"), message_is_error_},
+          // The message banner (NoticeCenter), under the keys the e2e scripts read.
+          {QStringLiteral("message"), notices_.message()},
+          {QStringLiteral("message_is_error"), notices_.message_is_error()},
           {QStringLiteral("job"), job_},
           {QStringLiteral("running_job"), running_job_},
           {QStringLiteral("summarizing"), summarizing_},

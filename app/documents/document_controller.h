@@ -7,7 +7,8 @@
 // over the shared weights (SummaryWorker), so the chat keeps replying meanwhile;
 // cancellable, resumable from its stored partials. The final summary lands in the
 // conversation as an assistant message. It knows the chat only through ConversationHost
-// (ChatController wires its signals to the slots below). GUI thread only.
+// (ChatController wires its signals to the slots below); its messages go to NoticeCenter.
+// GUI thread only.
 #pragma once
 
 #include <QHash>
@@ -29,6 +30,7 @@ namespace kvchat::app {
 
 class ConversationStore;
 class EngineWorker;
+class NoticeCenter;
 class SummaryWorker;
 
 class DocumentController : public QObject {
@@ -37,8 +39,6 @@ class DocumentController : public QObject {
   Q_PROPERTY(double loadProgress READ load_progress NOTIFY loadingChanged)
   Q_PROPERTY(QString loadStage READ load_stage NOTIFY loadingChanged)
   Q_PROPERTY(QVariantMap preview READ preview NOTIFY previewChanged)
-  Q_PROPERTY(QString message READ message NOTIFY messageChanged)
-  Q_PROPERTY(bool messageIsError READ message_is_error NOTIFY messageChanged)
   // The open conversation's job: the one running when it writes into this conversation,
   // else this conversation's stored resumable one (empty: none). A job of another
   // conversation is not shown here; its notices wait in its own conversation.
@@ -53,16 +53,15 @@ class DocumentController : public QObject {
 
  public:
   // store may be null (the database could not be opened): every action then says so.
-  DocumentController(ConversationHost& chat, EngineWorker& worker, ConversationStore* store,
-                     QString database_path, QObject* parent = nullptr);
+  // Its notices and errors are shown by `notices` (per conversation).
+  DocumentController(ConversationHost& chat, EngineWorker& worker, NoticeCenter& notices,
+                     ConversationStore* store, QString database_path, QObject* parent = nullptr);
   ~DocumentController() override;
 
   bool loading() const { return loader_.busy(); }
   double load_progress() const { return load_progress_; }
   QString load_stage() const { return load_stage_; }
   QVariantMap preview() const { return preview_; }
-  QString message() const { return message_; }
-  bool message_is_error() const { return message_is_error_; }
   QVariantMap job() const { return job_; }
   bool summarizing() const { return summarizing_; }
   bool job_running() const;
@@ -83,7 +82,6 @@ class DocumentController : public QObject {
   Q_INVOKABLE void summarize();
   Q_INVOKABLE void resume();  // the job shown, when it was cancelled, failed or interrupted
   Q_INVOKABLE void cancelSummary();
-  Q_INVOKABLE void dismissMessage();
   Q_INVOKABLE void dismissJob();  // hides a finished or resumable job (it stays stored)
   // A job's partial summaries in (level, index) order: level, index, token_begin,
   // token_end, source_begin, source_end, text.
@@ -97,14 +95,12 @@ class DocumentController : public QObject {
   void on_conversation_changed();
   void on_chat_memory_changed();
   void on_reply_finished();
-  void show_error(const QString& message) { set_message(message, true); }
-  // A conversation deleted for good: its notices go with it.
+  // A conversation deleted for good: its document and job go with it.
   void forget_conversation(qint64 conversation_id);
 
  signals:
   void loadingChanged();
   void previewChanged();
-  void messageChanged();
   void jobChanged();
   void sentWholeChanged();
   void jobMemoryChanged();
@@ -130,16 +126,12 @@ class DocumentController : public QObject {
   void on_job_progress(qint64 job_id, const SummaryProgress& progress);
   void on_job_partial(qint64 job_id, const StoredPartial& partial);
   void on_job_finished(qint64 job_id, const SummaryJobOutcome& outcome);
-  // A notice of a conversation (kCurrent: the open one; 0: the whole window, shown in
-  // every conversation until dismissed). Shown when it is the open conversation's.
-  static constexpr qint64 kCurrent = -1;
-  void set_message(const QString& text, bool error, qint64 conversation_id = kCurrent);
-  void show_conversation_message();  // message_ from notices_ for the open conversation
   void set_summarizing(bool on);
   QString preview_key() const;
 
   ConversationHost& chat_;
   EngineWorker& worker_;
+  NoticeCenter& notices_;
   QThread summary_thread_;
   SummaryWorker* summary_worker_ = nullptr;  // lives on summary_thread_
   QVariantMap job_memory_;
@@ -168,13 +160,6 @@ class DocumentController : public QObject {
   QString measured_plan_key_;  // what measured_plan_ / measured_plan_error_ are for
   std::optional<SummaryPlan> measured_plan_;
   QString measured_plan_error_;
-  QString message_;  // what the banner shows: the open conversation's notice, else the window's
-  bool message_is_error_ = false;
-  struct Notice {
-    QString text;
-    bool error = false;
-  };
-  QHash<qint64, Notice> notices_;  // per conversation id; 0: the whole window
   QVariantMap job_;          // shown (see the job property)
   QVariantMap running_job_;  // the job started last, running or finished, in any conversation
   bool summarizing_ = false;

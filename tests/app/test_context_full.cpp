@@ -69,7 +69,7 @@ class TestContextFull : public QObject {
       QCOMPARE(reply.role, QStringLiteral("assistant"));
       QVERIFY2(!reply.content.isEmpty(), qPrintable(QStringLiteral("reply %1 is empty").arg(i + 1)));
       generated += reply.stats.value("generated_tokens").toInt();
-      QVERIFY(chat.notice().isEmpty());
+      QVERIFY(chat.notices()->notice().isEmpty());
     }
     QCOMPARE(empty_replies(chat), 0);
     QVERIFY2(generated > 2 * n_ctx, qPrintable(QString::number(generated)));  // the context filled several times over
@@ -93,7 +93,7 @@ class TestContextFull : public QObject {
     }
     QVERIFY2(chat.context_notice().startsWith(QStringLiteral("Oldest tokens shifted out to make room:")),
              qPrintable(chat.context_notice()));
-    QVERIFY(chat.notice().isEmpty());
+    QVERIFY(chat.notices()->notice().isEmpty());
   }
 
   void aFullContextUnderStopOffersItsActionsAndNoEmptyBubble() {
@@ -104,13 +104,13 @@ class TestContextFull : public QObject {
     QCOMPARE(chat.model_info().value("n_ctx").toInt(), 128);
     chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
     int sent = 0;
-    while (chat.notice().value("kind").toString() != QLatin1String("context-full") && sent < 10) {
+    while (chat.notices()->notice().value("kind").toString() != QLatin1String("context-full") && sent < 10) {
       QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[sent % 6])));
       ++sent;
     }
-    QCOMPARE(chat.notice().value("kind").toString(), QStringLiteral("context-full"));
+    QCOMPARE(chat.notices()->notice().value("kind").toString(), QStringLiteral("context-full"));
     QCOMPARE(empty_replies(chat), 0);
-    const QStringList ids = action_ids(chat.notice());
+    const QStringList ids = action_ids(chat.notices()->notice());
     QVERIFY2(ids.contains("new_chat") && ids.contains("summarize") && ids.contains("change_policy"),
              qPrintable(ids.join(',')));
     // Fill it until a message gets no reply at all: it stays, with no bubble after it.
@@ -120,8 +120,8 @@ class TestContextFull : public QObject {
     }
     QCOMPARE(rows(chat).items().back().role, QStringLiteral("user"));
     QCOMPARE(empty_replies(chat), 0);
-    QCOMPARE(chat.notice().value("kind").toString(), QStringLiteral("context-full"));
-    QVERIFY(chat.notice().value("text").toString().contains(QStringLiteral("kept")));
+    QCOMPARE(chat.notices()->notice().value("kind").toString(), QStringLiteral("context-full"));
+    QVERIFY(chat.notices()->notice().value("text").toString().contains(QStringLiteral("kept")));
     // Another message would find no room either: refused, the text kept for the box.
     const int count = rows(chat).rowCount();
     QVERIFY(!chat.send(QStringLiteral("Genesis 2")));
@@ -131,14 +131,14 @@ class TestContextFull : public QObject {
     // unanswered message answered there.
     const qint64 before = chat.current_conversation();
     const QString unanswered = rows(chat).items().back().content;
-    chat.noticeAction(QStringLiteral("summarize"));
+    chat.notices()->noticeAction(QStringLiteral("summarize"));
     QVERIFY(QTest::qWaitFor([&] { return chat.current_conversation() != before || !chat.generating(); }, 120000));
-    QVERIFY2(chat.current_conversation() != before, qPrintable(chat.notice().value("text").toString()));
+    QVERIFY2(chat.current_conversation() != before, qPrintable(chat.notices()->notice().value("text").toString()));
     QVERIFY(chat.system_prompt().startsWith(QStringLiteral("A summary of the conversation so far:")));
     QVERIFY2(chat.system_prompt().size() > 40, qPrintable(chat.system_prompt()));
     QVERIFY(QTest::qWaitFor([&] { return !chat.generating() && rows(chat).rowCount() == 2; }, 120000));
     QCOMPARE(rows(chat).items().at(0).content, unanswered);
-    auto* list = static_cast<QAbstractItemModel*>(chat.conversations());
+    auto* list = chat.conversation_list()->list_model();
     bool titled = false;
     for (int r = 0; r < list->rowCount(); ++r) {
       titled |= list->index(r, 0).data(kvchat::app::ConversationListModel::TitleRole).toString().startsWith(QStringLiteral("Continued: "));
@@ -157,15 +157,15 @@ class TestContextFull : public QObject {
     chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 400}});
     QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[0])));
     QCOMPARE(rows(chat).items().back().stats.value("stop_reason").toString(), QStringLiteral("context-full"));
-    QCOMPARE(chat.notice().value("kind").toString(), QStringLiteral("context-full"));
+    QCOMPARE(chat.notices()->notice().value("kind").toString(), QStringLiteral("context-full"));
     chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 8}});
     QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[1])));
     QCOMPARE(rows(chat).rowCount(), 4);
     QVERIFY(!rows(chat).items().back().content.isEmpty());
     QVERIFY2(rows(chat).items().back().stats.value("stop_reason").toString() != QStringLiteral("context-full"),
              qPrintable(rows(chat).items().back().stats.value("stop_reason").toString()));
-    QVERIFY2(chat.notice().value("kind").toString() != QStringLiteral("context-full"),
-             qPrintable(chat.notice().value("text").toString()));
+    QVERIFY2(chat.notices()->notice().value("kind").toString() != QStringLiteral("context-full"),
+             qPrintable(chat.notices()->notice().value("text").toString()));
   }
 
   void changingThePolicyAnswersTheMessage() {
@@ -180,9 +180,9 @@ class TestContextFull : public QObject {
       ++sent;
     }
     QCOMPARE(rows(chat).items().back().role, QStringLiteral("user"));
-    QVERIFY(action_ids(chat.notice()).contains("change_policy"));
+    QVERIFY(action_ids(chat.notices()->notice()).contains("change_policy"));
     const int count = rows(chat).rowCount();
-    chat.noticeAction(QStringLiteral("change_policy"));
+    chat.notices()->noticeAction(QStringLiteral("change_policy"));
     QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.generating() && rows(chat).rowCount() == count + 1; }, 120000));
     QCOMPARE(chat.engine_settings().value("context_policy").toString(), QStringLiteral("drop-oldest"));
     QVERIFY(!rows(chat).items().back().content.isEmpty());

@@ -31,7 +31,7 @@ const QString kUser2 = QStringLiteral("Zweite Frage: \"quotes\" \\ backslash <ta
 const QString kReply2 = QStringLiteral("- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |");
 
 ConversationListModel* list(ChatController& chat) {
-  return static_cast<ConversationListModel*>(chat.conversations());
+  return chat.conversation_list()->list_model();
 }
 MessageListModel* messages(ChatController& chat) {
   return static_cast<MessageListModel*>(chat.messages());
@@ -120,7 +120,7 @@ class TestConversations : public QObject {
     QCOMPARE(stored[0].content, kUser1);
 
     const QString json_path = dir.filePath("out.json");
-    QVERIFY(chat.exportConversation(id, QUrl::fromLocalFile(json_path).toString()));
+    QVERIFY(chat.conversation_list()->exportConversation(id, QUrl::fromLocalFile(json_path).toString()));
     QJsonParseError parse{};
     const QJsonDocument doc = QJsonDocument::fromJson(read_all(json_path), &parse);
     QCOMPARE(parse.error, QJsonParseError::NoError);
@@ -137,7 +137,7 @@ class TestConversations : public QObject {
     }
 
     const QString md_path = dir.filePath("out.md");
-    QVERIFY(chat.exportConversation(id, md_path));
+    QVERIFY(chat.conversation_list()->exportConversation(id, md_path));
     const QString md = QString::fromUtf8(read_all(md_path));
     QVERIFY2(md.startsWith(QStringLiteral("# ") + reader->conversation(id)->title + "\n"), qPrintable(md.left(80)));
     QVERIFY(md.contains(QStringLiteral("> Be brief.\n> Answer in Korean.\n")));
@@ -154,8 +154,8 @@ class TestConversations : public QObject {
     QCOMPARE(export_file_name(QStringLiteral("a/b: c?"), ExportFormat::Json), QStringLiteral("a b c.json"));
     QCOMPARE(export_file_name(QStringLiteral("  "), ExportFormat::Markdown), QStringLiteral("conversation.md"));
     // A place that cannot be written: false, said.
-    QSignalSpy errors(&chat, &ChatController::errorOccurred);
-    QVERIFY(!chat.exportConversation(id, dir.filePath("no/such/dir/out.md")));
+    QSignalSpy errors(chat.notices(), &NoticeCenter::errorShown);
+    QVERIFY(!chat.conversation_list()->exportConversation(id, dir.filePath("no/such/dir/out.md")));
     QCOMPARE(errors.count(), 1);
   }
 
@@ -167,13 +167,13 @@ class TestConversations : public QObject {
     QCOMPARE(listed_ids(chat).size(), 2);
     QCOMPARE(chat.current_conversation(), b);
 
-    chat.deleteConversation(b);
-    QCOMPARE(chat.pending_delete().value("id").toLongLong(), b);
+    chat.conversation_list()->deleteConversation(b);
+    QCOMPARE(chat.conversation_list()->pending_delete().value("id").toLongLong(), b);
     QCOMPARE(listed_ids(chat), QVector<qint64>{a});  // gone from the list at once
     QCOMPARE(chat.current_conversation(), qint64{0});
     QCOMPARE(messages(chat)->rowCount(), 0);
-    chat.undoDelete();
-    QVERIFY(chat.pending_delete().isEmpty());
+    chat.conversation_list()->undoDelete();
+    QVERIFY(chat.conversation_list()->pending_delete().isEmpty());
     QCOMPARE(listed_ids(chat).size(), 2);
     QCOMPARE(chat.current_conversation(), b);  // open again, as it was
     QCOMPARE(messages(chat)->rowCount(), 4);
@@ -181,9 +181,9 @@ class TestConversations : public QObject {
 
     // Not undone: deleted from the store, with its messages.
     chat.selectConversation(a);
-    chat.deleteConversation(a);
-    chat.commit_pending_delete();
-    QVERIFY(chat.pending_delete().isEmpty());
+    chat.conversation_list()->deleteConversation(a);
+    chat.conversation_list()->commit_pending_delete();
+    QVERIFY(chat.conversation_list()->pending_delete().isEmpty());
     QCOMPARE(listed_ids(chat), QVector<qint64>{b});
     QString error;
     auto reader = ConversationStore::open(ConversationStore::default_path(dir.path()), &error);
@@ -192,10 +192,10 @@ class TestConversations : public QObject {
     QCOMPARE(reader->messages(b).size(), 4);
     // A second delete makes the first one final; undo brings back only the second.
     const qint64 c = conversation_with_messages(chat, QStringLiteral("third"), QStringLiteral("r"));
-    chat.deleteConversation(b);
-    chat.deleteConversation(c);
+    chat.conversation_list()->deleteConversation(b);
+    chat.conversation_list()->deleteConversation(c);
     QVERIFY(!reader->conversation(b));
-    chat.undoDelete();
+    chat.conversation_list()->undoDelete();
     QCOMPARE(listed_ids(chat), QVector<qint64>{c});
     QCOMPARE(reader->messages(c).size(), 4);
   }
@@ -206,7 +206,7 @@ class TestConversations : public QObject {
     {
       ChatController chat(dir.path());
       a = conversation_with_messages(chat, kUser1, kReply1);
-      chat.deleteConversation(a);
+      chat.conversation_list()->deleteConversation(a);
     }
     QString error;
     auto reader = ConversationStore::open(ConversationStore::default_path(dir.path()), &error);
@@ -246,24 +246,24 @@ class TestConversations : public QObject {
 
     chat.selectConversation(a);
     QCOMPARE(docs.job().value("id").toLongLong(), job);
-    chat.document_controller()->show_error(QStringLiteral("A's error"));
-    QCOMPARE(docs.message(), QStringLiteral("A's error"));
+    chat.notices()->show_error(QStringLiteral("A's error"));
+    QCOMPARE(chat.notices()->message(), QStringLiteral("A's error"));
 
     chat.selectConversation(b);
-    QVERIFY2(docs.message().isEmpty(), qPrintable(docs.message()));
+    QVERIFY2(chat.notices()->message().isEmpty(), qPrintable(chat.notices()->message()));
     QVERIFY(docs.job().isEmpty());
-    docs.show_error(QStringLiteral("B's error"));
+    chat.notices()->show_error(QStringLiteral("B's error"));
 
     chat.selectConversation(a);
-    QCOMPARE(docs.message(), QStringLiteral("A's error"));
+    QCOMPARE(chat.notices()->message(), QStringLiteral("A's error"));
     QCOMPARE(docs.job().value("id").toLongLong(), job);
-    docs.dismissMessage();
-    QVERIFY(docs.message().isEmpty());
+    chat.notices()->dismissMessage();
+    QVERIFY(chat.notices()->message().isEmpty());
     chat.selectConversation(b);
-    QCOMPARE(docs.message(), QStringLiteral("B's error"));
+    QCOMPARE(chat.notices()->message(), QStringLiteral("B's error"));
     // A new conversation starts clean.
     chat.newConversation();
-    QVERIFY(docs.message().isEmpty());
+    QVERIFY(chat.notices()->message().isEmpty());
     QVERIFY(docs.job().isEmpty());
   }
 
@@ -282,7 +282,7 @@ class TestConversations : public QObject {
     QCOMPARE(docs.job().value("status").toString(), QStringLiteral("cancelled"));
 
     docs.resume();
-    QVERIFY2(docs.message().contains("Open a model"), qPrintable(docs.message()));
+    QVERIFY2(chat.notices()->message().contains("Open a model"), qPrintable(chat.notices()->message()));
     QVERIFY(!docs.summarizing());
     QCOMPARE(docs.job().value("status").toString(), QStringLiteral("cancelled"));
 
@@ -293,7 +293,7 @@ class TestConversations : public QObject {
     QVERIFY(docs.job_running());
     QCOMPARE(docs.job().value("status").toString(), QStringLiteral("running"));
     QCOMPARE(docs.job().value("resumed").toInt(), 2);
-    QVERIFY(docs.message().isEmpty());
+    QVERIFY(chat.notices()->message().isEmpty());
     QCOMPARE(changed.count(), 1);  // one change: summarizing and the job's view together
     docs.cancelSummary();
     QVERIFY(QTest::qWaitFor([&] { return !docs.summarizing(); }, 30000));

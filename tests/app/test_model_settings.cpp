@@ -115,10 +115,10 @@ class TestModelSettings : public QObject {
     QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
     QVERIFY2(chat.model_error().contains(QStringLiteral("head_dim")), qPrintable(chat.model_error()));
     QVERIFY(chat.model_info().isEmpty());
-    QCOMPARE(chat.notice().value("kind").toString(), QStringLiteral("load-failed"));
-    QVERIFY2(chat.notice().value("text").toString().contains(QStringLiteral("q8_0")),
-             qPrintable(chat.notice().value("text").toString()));
-    const QStringList ids = action_ids(chat.notice());
+    QCOMPARE(chat.notices()->notice().value("kind").toString(), QStringLiteral("load-failed"));
+    QVERIFY2(chat.notices()->notice().value("text").toString().contains(QStringLiteral("q8_0")),
+             qPrintable(chat.notices()->notice().value("text").toString()));
+    const QStringList ids = action_ids(chat.notices()->notice());
     QVERIFY2(ids.contains("retry") && ids.contains("demo") && ids.contains("settings"), qPrintable(ids.join(',')));
     // The drawer shows stories260K's settings and facts: q8_0 disabled with the reason.
     QCOMPARE(chat.settings_model(), kStories);
@@ -128,7 +128,7 @@ class TestModelSettings : public QObject {
     QVERIFY(!chat.checkEngineSettings({{"ctx", 4096}}).isEmpty());  // past 2048: warned
 
     // Retry: checked before the worker (the facts are known now), the same reason.
-    chat.noticeAction(QStringLiteral("retry"));
+    chat.notices()->noticeAction(QStringLiteral("retry"));
     QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
     QVERIFY(chat.model_error().contains(QStringLiteral("head_dim")));
 
@@ -141,7 +141,7 @@ class TestModelSettings : public QObject {
     QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000));
     QVERIFY(chat.model_error().isEmpty());
     QCOMPARE(chat.model_info().value("kv_type").toString(), QStringLiteral("f16"));
-    QVERIFY(chat.notice().isEmpty());
+    QVERIFY(chat.notices()->notice().isEmpty());
     // The KV types' quality measured on it: the block types listed as unusable, f32 measured.
     QVERIFY(QTest::qWaitFor([&] { return !chat.kv_quality().isEmpty(); }, 60000));
     QVERIFY(chat.kv_quality().value("unusable").toMap().contains("q8_0"));
@@ -149,7 +149,7 @@ class TestModelSettings : public QObject {
 
     // Kept per model: the demo model (head_dim 32) takes q8_0, stories260K keeps f16.
     chat.set_engine_settings_for(kDemo, {{"kv_type", "q8_0"}});
-    chat.noticeAction(QStringLiteral("demo"));  // no banner now: nothing happens
+    chat.notices()->noticeAction(QStringLiteral("demo"));  // no banner now: nothing happens
     chat.loadModel(kDemo);
     QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.model_info().value("path") == kDemo; }, 60000));
     QCOMPARE(chat.model_info().value("kv_type").toString(), QStringLiteral("q8_0"));
@@ -169,18 +169,18 @@ class TestModelSettings : public QObject {
     chat.loadModel(dir.filePath(QStringLiteral("missing.gguf")));
     QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
     QVERIFY(!chat.model_error().isEmpty());
-    QStringList ids = action_ids(chat.notice());
+    QStringList ids = action_ids(chat.notices()->notice());
     QVERIFY2(ids.contains("previous") && ids.contains("demo") && ids.contains("retry"), qPrintable(ids.join(',')));
-    chat.noticeAction(QStringLiteral("previous"));
-    QVERIFY(chat.notice().isEmpty());
+    chat.notices()->noticeAction(QStringLiteral("previous"));
+    QVERIFY(chat.notices()->notice().isEmpty());
     QVERIFY(chat.model_error().isEmpty());
     QCOMPARE(chat.settings_model(), kStories);
 
     chat.loadModel(dir.filePath(QStringLiteral("missing.gguf")));
     QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
-    chat.noticeAction(QStringLiteral("demo"));
+    chat.notices()->noticeAction(QStringLiteral("demo"));
     QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.model_info().value("path") == kDemo; }, 60000));
-    QVERIFY(chat.notice().isEmpty());
+    QVERIFY(chat.notices()->notice().isEmpty());
   }
 };
 
