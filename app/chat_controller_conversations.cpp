@@ -1,6 +1,7 @@
 // ChatController, the conversation list's half: the sidebar's search (cleared by New chat,
 // so the new conversation is listed), the view state that belongs to each
-// conversation (its KV timeline, its snapshot line, its last reply's figures), delete with
+// conversation (its last reply's figures; its KV timeline and snapshot line are
+// MemoryState's), delete with
 // a few seconds to undo, an empty conversation reused by New chat, and export.
 #include <QDir>
 #include <QFile>
@@ -48,20 +49,6 @@ qint64 ChatController::empty_conversation() const {
   return 0;
 }
 
-void ChatController::switch_conversation_state(qint64 from, qint64 to) {
-  if (from) memory_histories_.insert(from, memory_history_);
-  memory_history_ = memory_histories_.take(to);
-  snapshot_status_.clear();
-  snapshot_detail_.clear();
-  snapshot_bytes_ = 0;
-  for (const char* key : {"file_bytes", "last_written_bytes", "last_tokens_written", "last_rewritten",
-                          "last_why_rewritten"}) {
-    snapshot_disk_.remove(QLatin1String(key));  // this conversation's figures; the total stays
-  }
-  emit snapshotChanged();
-  emit memoryChanged();
-}
-
 void ChatController::undoDelete() {
   if (!pending_delete_id_) return;
   const qint64 id = std::exchange(pending_delete_id_, 0);
@@ -89,12 +76,12 @@ void ChatController::commit_pending_delete() {
   if (!store_->delete_conversation(id, &error)) {
     emit errorOccurred(tr("The conversation was not deleted: %1").arg(error));
   } else {
-    const QString snapshot = snapshot_path(id);
+    const QString snapshot = memory_state_->snapshot_path(id);
     if (QFile::exists(snapshot) && !QFile::remove(snapshot)) {
       emit errorOccurred(tr("The conversation is deleted but its KV snapshot %1 could not be "
                             "removed.").arg(snapshot));
     }
-    memory_histories_.remove(id);
+    memory_state_->forget_conversation(id);
     if (documents_) documents_->forget_conversation(id);
   }
   refresh_conversations();  // a conversation that could not be deleted is listed again
@@ -152,33 +139,6 @@ QString ChatController::defaultExportPath(qint64 id, const QString& format) cons
   QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
   if (dir.isEmpty() || !QFileInfo(dir).isDir()) dir = QDir::homePath();
   return QDir(dir).filePath(exportFileName(id, format));
-}
-
-void ChatController::forget_session_figures() {
-  // Every figure of the previous model's session is stale now: the timelines, the
-  // snapshot line (the restore that follows says it again for the new session).
-  memory_history_.clear();
-  memory_histories_.clear();
-  snapshot_status_.clear();
-  snapshot_detail_.clear();
-  emit snapshotChanged();
-  emit memoryChanged();
-}
-
-void ChatController::mark_turn_on_timeline() {
-  // The point where the reply begins; for the first turn a point for where the
-  // conversation stands before it.
-  if (memory_history_.isEmpty()) {
-    if (memory_.isEmpty()) return;
-    memory_history_.push_back(QVariantMap{{"tokens", memory_.value("kv_tokens").toInt()},
-                                          {"used", memory_.value("kv_used_bytes")},
-                                          {"allocated", memory_.value("kv_allocated_bytes")},
-                                          {"turn", true}});
-    return;
-  }
-  QVariantMap last = memory_history_.back().toMap();
-  last["turn"] = true;
-  memory_history_.back() = last;
 }
 
 }  // namespace kvchat::app

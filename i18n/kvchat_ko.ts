@@ -2525,11 +2525,6 @@
 <context>
     <name>kvchat::app::ChatController</name>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="68"/>
-        <source>%1 of %2 tokens (%3%)</source>
-        <translation>%2 토큰 중 %1 토큰 (%3%)</translation>
-    </message>
-    <message>
         <location filename="../app/chat_controller_status.cpp" line="72"/>
         <source>Chat format</source>
         <translation>채팅 형식</translation>
@@ -2878,26 +2873,6 @@
         <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="282"/>
-        <source>Saved after the last reply (%1 on disk): reopening this conversation restores it without computing it again.</source>
-        <translation>마지막 답변 후 저장했습니다 (디스크 %1). 이 대화를 다시 열면 다시 계산하지 않고 복원합니다.</translation>
-    </message>
-    <message>
-        <location filename="../app/chat_controller.cpp" line="314"/>
-        <source>This conversation&apos;s memory was restored from the snapshot on disk (%1): nothing had to be computed again.</source>
-        <translation>이 대화의 메모리를 디스크의 스냅숏에서 복원했습니다 (%1). 다시 계산할 것이 없었습니다.</translation>
-    </message>
-    <message>
-        <location filename="../app/chat_controller.cpp" line="317"/>
-        <source>No snapshot on disk yet: one is saved after the next reply.</source>
-        <translation>디스크에 아직 스냅숏이 없습니다. 다음 답변 후에 저장됩니다.</translation>
-    </message>
-    <message>
-        <location filename="../app/chat_controller.cpp" line="320"/>
-        <source>The snapshot on disk could not be used (made with another model or settings, or damaged): the conversation is computed again with the next message.</source>
-        <translation>디스크의 스냅숏을 쓸 수 없었습니다 (다른 모델이나 설정으로 만들었거나 손상됨). 다음 메시지와 함께 대화를 다시 계산합니다.</translation>
-    </message>
-    <message>
         <location filename="../app/chat_controller.cpp" line="389"/>
         <source>The new name was not saved: %1</source>
         <translation>새 이름을 저장하지 못했습니다: %1</translation>
@@ -3003,6 +2978,34 @@
         <location filename="../app/documents/document_controller.cpp" line="478"/>
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
+    </message>
+</context>
+<context>
+    <name>kvchat::app::MemoryState</name>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="49"/>
+        <source>%1 of %2 tokens (%3%)</source>
+        <translation>%2 토큰 중 %1 토큰 (%3%)</translation>
+    </message>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="128"/>
+        <source>Saved after the last reply (%1 on disk): reopening this conversation restores it without computing it again.</source>
+        <translation>마지막 답변 후 저장했습니다 (디스크 %1). 이 대화를 다시 열면 다시 계산하지 않고 복원합니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="160"/>
+        <source>This conversation&apos;s memory was restored from the snapshot on disk (%1): nothing had to be computed again.</source>
+        <translation>이 대화의 메모리를 디스크의 스냅숏에서 복원했습니다 (%1). 다시 계산할 것이 없었습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="163"/>
+        <source>No snapshot on disk yet: one is saved after the next reply.</source>
+        <translation>디스크에 아직 스냅숏이 없습니다. 다음 답변 후에 저장됩니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="166"/>
+        <source>The snapshot on disk could not be used (made with another model or settings, or damaged): the conversation is computed again with the next message.</source>
+        <translation>디스크의 스냅숏을 쓸 수 없었습니다 (다른 모델이나 설정으로 만들었거나 손상됨). 다음 메시지와 함께 대화를 다시 계산합니다.</translation>
     </message>
 </context>
 <context>
