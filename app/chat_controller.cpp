@@ -42,13 +42,10 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   // every model's defaults.
   load_settings(store_ ? store_->setting(QStringLiteral("engine")).toMap() : QVariantMap(),
                 store_ ? store_->setting(QStringLiteral("sampling")).toMap() : QVariantMap());
-  if (store_) {
-    snapshot_budget_bytes_ =
-        store_->setting(QStringLiteral("snapshot_budget_bytes"), kDefaultSnapshotBudgetBytes).toLongLong();
-  }
 
   worker_ = new EngineWorker();
   worker_->moveToThread(&engine_thread_);
+  memory_state_ = std::make_unique<MemoryState>(data_dir_, store_.get(), *worker_, *this);
   connect(&engine_thread_, &QThread::finished, worker_, &QObject::deleteLater);
   // Queued: the slots run on the GUI thread, the only one that touches the models.
   connect_model_signals();  // loading, per-model settings, a full context
@@ -70,31 +67,25 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(worker_, &EngineWorker::replyFailed, this, [this](const QString& message) {
     if (!discard_empty_version(message)) on_reply_failed(message);
   });
-  connect(worker_, &EngineWorker::memoryReport, this, &ChatController::on_memory_report);
   connect(worker_, &EngineWorker::sessionEvent, this, &ChatController::on_session_event);
-  connect(worker_, &EngineWorker::snapshotSaved, this, &ChatController::on_snapshot_saved);
-  connect(worker_, &EngineWorker::snapshotRestored, this, &ChatController::on_snapshot_restored);
-  connect(worker_, &EngineWorker::snapshotDiskUsage, this, &ChatController::on_snapshot_disk_usage);
+  // The memory panel's figures (memory/memory_state.h).
+  MemoryState* memory = memory_state_.get();
+  connect(worker_, &EngineWorker::memoryReport, memory, &MemoryState::on_memory_report);
+  connect(worker_, &EngineWorker::snapshotSaved, memory, &MemoryState::on_snapshot_saved);
+  connect(worker_, &EngineWorker::snapshotRestored, memory, &MemoryState::on_snapshot_restored);
+  connect(worker_, &EngineWorker::snapshotDiskUsage, memory, &MemoryState::on_snapshot_disk_usage);
+  connect(memory, &MemoryState::errorOccurred, this, &ChatController::errorOccurred);
+  connect(memory, &MemoryState::kvQualityFailed, this,
+          [this](const QString& message) { on_session_event(QStringLiteral("kv-quality"), message); });
+  connect(memory, &MemoryState::testStateChanged, this, [this] { write_test_state(); });
+  connect(memory, &MemoryState::snapshotRestored, this, [this] { write_test_state(false); });
+  connect(memory, &MemoryState::figuresShown, this, [this] {
+    if (!generating_) write_test_state();  // a switched or restored timeline
+  });
   ui_refresh_.setSingleShot(true);
   ui_refresh_.setInterval(kUiRefreshMs);
   connect(&ui_refresh_, &QTimer::timeout, this, &ChatController::flush_to_ui);
   connect(worker_, &EngineWorker::engineError, this, &ChatController::errorOccurred);
-  connect(&kv_probe_, &KvQualityProbe::measured, this,
-          [this](const QString& identity, const QVariantMap& figures) {
-            QString error;
-            if (store_ &&
-                !store_->set_setting(QStringLiteral("kv_quality/") + identity, figures, &error)) {
-              emit errorOccurred(error);
-            }
-            if (identity != model_info_.value(QStringLiteral("identity")).toString()) return;
-            kv_quality_ = figures;
-            emit kvQualityChanged();
-            write_test_state();
-          });
-  connect(&kv_probe_, &KvQualityProbe::failed, this,
-          [this](const QString&, const QString& message) {
-            on_session_event(QStringLiteral("kv-quality"), message);
-          });
   // The sidebar's list; the chat tells it when titles or order change.
   conversation_list_ = std::make_unique<ConversationListController>(*this, store_.get(), notices_);
   ConversationListController* list = conversation_list_.get();
@@ -115,7 +106,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(this, &ChatController::modelChanged, docs, &DocumentController::on_model_changed);
   connect(this, &ChatController::currentConversationChanged, docs,
           &DocumentController::on_conversation_changed);
-  connect(this, &ChatController::memoryChanged, docs, &DocumentController::on_chat_memory_changed);
+  connect(memory, &MemoryState::memoryChanged, docs, &DocumentController::on_chat_memory_changed);
   connect(this, &ChatController::replyFinished, docs, &DocumentController::on_reply_finished);
   connect(docs, &DocumentController::stateChanged, this, [this] { write_test_state(); });
   connect(this, &ChatController::currentConversationChanged, this,
@@ -280,71 +271,6 @@ QStringList ChatController::recent_models() const {
   return setting(QStringLiteral("recent_models")).toStringList();
 }
 
-QString ChatController::snapshot_path(qint64 conversation) const {
-  return QDir(data_dir_).filePath(QStringLiteral("snapshots/conversation-%1.kvsnap").arg(conversation));
-}
-
-void ChatController::on_snapshot_saved(const QString& path, qint64 bytes) {
-  if (path != snapshot_path(current_)) return;  // of a conversation left since
-  snapshot_bytes_ = bytes;
-  snapshot_status_ = tr("Saved after the last reply (%1 on disk): reopening this conversation "
-                        "restores it without computing it again.").arg(formatBytes(bytes));
-  snapshot_detail_.clear();
-  emit snapshotChanged();
-  write_test_state();
-}
-
-void ChatController::on_snapshot_disk_usage(const SnapshotDiskUsage& usage) {
-  snapshot_disk_ = usage.to_map();
-  emit snapshotChanged();
-}
-
-QVariantMap ChatController::snapshot_disk() const {
-  QVariantMap m = snapshot_disk_;
-  m.insert(QStringLiteral("budget_bytes"), snapshot_budget_bytes_);
-  return m;
-}
-
-void ChatController::setSnapshotBudgetBytes(qint64 bytes) {
-  bytes = std::max<qint64>(0, bytes);
-  if (bytes == snapshot_budget_bytes_) return;
-  snapshot_budget_bytes_ = bytes;
-  QString error;
-  if (store_) store_->set_setting(QStringLiteral("snapshot_budget_bytes"), bytes, &error);
-  if (!error.isEmpty()) emit errorOccurred(error);
-  emit snapshotChanged();
-}
-
-void ChatController::on_snapshot_restored(bool restored, qint64 bytes, const QString& reason) {
-  snapshot_bytes_ = bytes;
-  snapshot_detail_ = reason;
-  if (restored) {
-    snapshot_status_ = tr("This conversation's memory was restored from the snapshot on disk "
-                          "(%1): nothing had to be computed again.").arg(formatBytes(bytes));
-  } else if (reason == QCoreApplication::translate("EngineWorker", "no snapshot saved")) {
-    snapshot_status_ = tr("No snapshot on disk yet: one is saved after the next reply.");
-    snapshot_detail_.clear();
-  } else {
-    snapshot_status_ = tr("The snapshot on disk could not be used (made with another model or "
-                          "settings, or damaged): the conversation is computed again with the "
-                          "next message.");
-  }
-  emit snapshotChanged();
-  write_test_state(false);
-}
-
-// The KV types' quality on this model: stored once measured, else measured now in the
-// background (one thread, sessions of its own; the chat goes on).
-void ChatController::measure_kv_quality(const QString& identity) {
-  kv_quality_ = store_ ? store_->setting(QStringLiteral("kv_quality/") + identity).toMap()
-                       : QVariantMap();
-  emit kvQualityChanged();
-  if (!kv_quality_.isEmpty() || identity.isEmpty()) return;
-  SessionOptions options = worker_->session_options();
-  options.n_threads = 1;
-  kv_probe_.measure(identity, worker_->shared_model(), options);
-}
-
 void ChatController::newConversation() {
   if (!store_ || generating_) return;
   // An empty conversation is reused rather than listed twice.
@@ -365,7 +291,7 @@ void ChatController::newConversation() {
     emit errorOccurred(error);
     return;
   }
-  switch_conversation_state(current_, id);
+  memory_state_->switch_conversation(current_, id);
   current_ = id;
   messages_.reset({});
   emit conversationsChanged();
@@ -380,12 +306,12 @@ void ChatController::selectConversation(qint64 id) {
       !can_leave_conversation()) {
     return;
   }
-  switch_conversation_state(current_, id);
+  memory_state_->switch_conversation(current_, id);
   current_ = id;
   messages_.reset(store_->messages(id));
   if (!model_info_.isEmpty()) {
     QMetaObject::invokeMethod(
-        worker_, [w = worker_, path = snapshot_path(id)] { w->restoreSnapshot(path); },
+        worker_, [w = worker_, path = memory_state_->snapshot_path(id)] { w->restoreSnapshot(path); },
         Qt::QueuedConnection);
   }
   emit currentConversationChanged();

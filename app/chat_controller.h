@@ -1,8 +1,9 @@
 // ChatController: what QML talks to about the open conversation. Owns the conversation
 // store, the message list, the engine thread and the window's other halves: the banners
-// (NoticeCenter), the sidebar's list (ConversationListController), the documents
-// (DocumentController); turns user actions into store writes and worker requests, and
-// worker signals (delivered queued on the GUI thread) into model updates.
+// (NoticeCenter), the sidebar's list (ConversationListController), the memory panel's
+// state (MemoryState), the documents (DocumentController); turns user actions into store
+// writes and worker requests, and worker signals (delivered queued on the GUI thread)
+// into model updates.
 #pragma once
 
 #include <QElapsedTimer>
@@ -16,9 +17,10 @@
 #include <memory>
 
 #include "conversations/conversation_list_controller.h"
+#include "display_text.h"
 #include "documents/conversation_host.h"
-#include "engine/kv_quality_probe.h"
 #include "engine/worker_values.h"
+#include "memory/memory_state.h"
 #include "models/message_list_model.h"
 #include "notices/notice_center.h"
 #include "settings/model_settings.h"
@@ -40,15 +42,10 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   Q_PROPERTY(double loadProgress READ load_progress NOTIFY loadProgressChanged)
   Q_PROPERTY(QString modelError READ model_error NOTIFY modelChanged)
   Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
-  Q_PROPERTY(QVariantMap memory READ memory NOTIFY memoryChanged)
-  Q_PROPERTY(QVariantList memoryHistory READ memory_history NOTIFY memoryChanged)
   // The status line's sentence for the last thing that happened (chat_controller_status.cpp):
   // a short label and the message, never an internal event name; a context event says how
-  // full the context is now, with contextUsage's figures.
+  // full the context is now, with memoryState's contextUsage figures.
   Q_PROPERTY(QString lastEvent READ last_event NOTIFY lastEventChanged)
-  // How full the context is, computed once for the panel and the status line: tokens, max,
-  // percent (whole, rounded down: 100 only when full) and text ("1,234 of 4,096 tokens (30%)").
-  Q_PROPERTY(QVariantMap contextUsage READ context_usage NOTIFY memoryChanged)
   Q_PROPERTY(QString storeError READ store_error CONSTANT)
   // Said once at start: the damaged database moved aside (its new name), ... Empty: none.
   Q_PROPERTY(QString startupNotice READ startup_notice CONSTANT)
@@ -57,21 +54,8 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   Q_PROPERTY(QString saveError READ save_error NOTIFY saveErrorChanged)
   Q_PROPERTY(QVariantMap engineSettings READ engine_settings NOTIFY engineSettingsChanged)
   Q_PROPERTY(QStringList recentModels READ recent_models NOTIFY modelChanged)
-  // One line on the open conversation's KV snapshot, in plain words: restored, not usable,
-  // none yet, or saved after the last reply (with its size on disk). Empty: nothing known.
-  Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
-  // The engine's own reason behind that line (for a tooltip); empty when there is none.
-  Q_PROPERTY(QString snapshotDetail READ snapshot_detail NOTIFY snapshotChanged)
-  Q_PROPERTY(qint64 snapshotBytes READ snapshot_bytes NOTIFY snapshotChanged)
-  // EngineWorker::snapshotDiskUsage's figures plus budget_bytes.
-  Q_PROPERTY(QVariantMap snapshotDisk READ snapshot_disk NOTIFY snapshotChanged)
-  // All KV snapshots together; the least recently used go beyond it (0: no limit).
-  Q_PROPERTY(qint64 snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes NOTIFY snapshotChanged)
   // The open conversation's last reply's figures (its stored stats; empty when it has none).
   Q_PROPERTY(QVariantMap lastReplyStats READ conversation_reply_stats NOTIFY lastReplyStatsChanged)
-  // The KV types' quality figures measured on the loaded model (KvQualityProbe fields),
-  // empty until measured (the panel then shows the demo model's, labelled as such).
-  Q_PROPERTY(QVariantMap kvQuality READ kv_quality NOTIFY kvQualityChanged)
   // Long documents: attach, cost preview, send whole, summary jobs (DocumentController).
   Q_PROPERTY(QObject* documents READ documents CONSTANT)
   // ---- per-model settings, model loading, a full context (chat_controller_models.cpp) ----
@@ -97,6 +81,9 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   // Every banner of the window (`notices` in QML).
   NoticeCenter* notices() { return &notices_; }
   DocumentController* document_controller() { return documents_.get(); }
+  // The memory panel's figures: the memory reports, the timelines, the snapshot lines, the
+  // KV quality (QML: memoryState).
+  MemoryState* memory_state() const override { return memory_state_.get(); }
   // The open conversation's messages, in order.
   const QVector<StoredMessage>& message_items() const override { return messages_.items(); }
   qint64 current_conversation() const override { return current_; }
@@ -110,12 +97,7 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   double load_progress() const { return load_progress_; }
   QString model_error() const { return model_error_; }
   bool generating() const override { return generating_; }
-  QVariantMap memory() const override { return memory_; }
-  QVariantList memory_history() const { return memory_history_; }
   QString last_event() const;
-  QVariantMap context_usage() const;
-  // A count as the window writes it: the locale's digit grouping ("3,887").
-  static QString count_text(qint64 n);
   QString store_error() const override { return store_error_; }
   QString startup_notice() const { return startup_notice_; }
   QString save_error() const { return save_error_; }
@@ -127,17 +109,9 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   QVariantMap recent_models_used() const;
   // A removed file leaves the recent list (My models' Remove from disk).
   void forget_recent_model(const QString& path);
-  QString snapshot_status() const { return snapshot_status_; }
-  QString snapshot_detail() const { return snapshot_detail_; }
   // The last reply of this run, in any conversation (the measured speeds).
   QVariantMap last_reply_stats() const override { return last_reply_stats_; }
   QVariantMap conversation_reply_stats() const;
-  qint64 snapshot_bytes() const { return snapshot_bytes_; }
-  QVariantMap kv_quality() const { return kv_quality_; }
-  QVariantMap snapshot_disk() const;
-  qint64 snapshot_budget_bytes() const { return snapshot_budget_bytes_; }
-  void setSnapshotBudgetBytes(qint64 bytes);
-  static constexpr qint64 kDefaultSnapshotBudgetBytes = qint64{4} << 30;
 
   QString settings_model() const { return settings_model_; }
   QVariantMap settings_model_facts() const { return facts_of(settings_model_).to_map(); }
@@ -225,14 +199,11 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   void samplingChanged();
   void modelChanged();
   void generatingChanged();
-  void memoryChanged();
   void lastEventChanged();
   void replyFinished();
   void errorOccurred(const QString& message);
   void engineSettingsChanged();
   void loadProgressChanged();
-  void snapshotChanged();
-  void kvQualityChanged();
   void saveErrorChanged();
   void contextNoticeChanged();
   void settingsRequested();  // a banner action asks for the Settings drawer
@@ -255,7 +226,6 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   void on_reply_finished(const QVariantMap& stats);
   void on_reply_failed(const QString& message);
   void keep_reply_after_refused_continue();
-  void on_memory_report(const MemoryFigures& figures);
   void on_session_event(const QString& kind, const QString& message);
   // The status line's connections (chat_controller_status.cpp): the chat format after an
   // override, what the context policy did, the live context figures.
@@ -298,18 +268,9 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   bool can_leave_conversation();
   // A conversation deleted for good: its snapshot, timeline, document and notices go.
   void on_conversation_deleted(qint64 id);
-  // The view state that belongs to a conversation (its KV timeline, its snapshot lines):
-  // put away for `from`, taken out for `to` (empty for one not seen in this run).
-  void switch_conversation_state(qint64 from, qint64 to);
-  void forget_session_figures();  // a model (re)loaded: the old session's timelines, lines
-  void mark_turn_on_timeline();   // a reply begins here
   void set_generating(bool on);
   void write_test_state(bool reply_finished);
   bool test_reply_finished_ = false;
-  QString snapshot_path(qint64 conversation) const;
-  void on_snapshot_saved(const QString& path, qint64 bytes);
-  void on_snapshot_restored(bool restored, qint64 bytes, const QString& reason);
-  void on_snapshot_disk_usage(const SnapshotDiskUsage& usage);
 
   std::unique_ptr<ConversationStore> store_;
   QString store_error_;
@@ -328,29 +289,22 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   double load_progress_ = 0;
   QString model_error_;
   bool generating_ = false;
-  QVariantMap memory_;
-  QVariantList memory_history_;  // {tokens, used, allocated, turn} per report
   QString last_event_kind_;     // the last event's kind ("chat", "context-warning", ...)
   QString last_event_message_;  // and its message
   QVariantMap engine_settings_;
   QString model_path_;
-  QString snapshot_status_;
-  QString snapshot_detail_;
-  QHash<qint64, QVariantList> memory_histories_;  // of the conversations not open now
   QVariantMap last_reply_stats_;
-  qint64 snapshot_bytes_ = 0;
-  QVariantMap snapshot_disk_;
-  qint64 snapshot_budget_bytes_ = kDefaultSnapshotBudgetBytes;
   QElapsedTimer since_persist_;
-  // The engine reports after every token (hundreds per second on small models); the
-  // window is refreshed from the latest values at most every kUiRefreshMs.
+  // The engine sends a reply's text after every token (hundreds per second on small
+  // models); the window is refreshed from it at most every kUiRefreshMs (the memory
+  // figures: memory_state_'s own timer).
   QTimer ui_refresh_;
   QString pending_text_;
-  bool memory_dirty_ = false;
   void flush_to_ui();
-  QVariantMap kv_quality_;
-  KvQualityProbe kv_probe_;
-  void measure_kv_quality(const QString& identity);
+  // The reply's text and the memory figures shown now (a reply's end).
+  void flush_now();
+  // Created after worker_ (the KV quality probe measures its model).
+  std::unique_ptr<MemoryState> memory_state_;
   QThread engine_thread_;
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
   NoticeCenter notices_;  // before documents_ and the list, which show their messages there

@@ -1,7 +1,7 @@
 // ChatController, the open conversation against the list (ConversationListController):
-// the view state that belongs to each conversation (its KV timeline, its snapshot line,
-// its last reply's figures), and what a delete does to the chat (the open one left, its
-// state gone once deleted for good, reopened on undo).
+// the view state that belongs to each conversation (its last reply's figures; its KV
+// timeline and snapshot line are MemoryState's), and what a delete does to the chat (the
+// open one left, its state gone once deleted for good, reopened on undo).
 #include <QFile>
 
 #include "chat_controller.h"
@@ -10,20 +10,6 @@
 #include "engine/engine_worker.h"
 
 namespace kvchat::app {
-
-void ChatController::switch_conversation_state(qint64 from, qint64 to) {
-  if (from) memory_histories_.insert(from, memory_history_);
-  memory_history_ = memory_histories_.take(to);
-  snapshot_status_.clear();
-  snapshot_detail_.clear();
-  snapshot_bytes_ = 0;
-  for (const char* key : {"file_bytes", "last_written_bytes", "last_tokens_written", "last_rewritten",
-                          "last_why_rewritten"}) {
-    snapshot_disk_.remove(QLatin1String(key));  // this conversation's figures; the total stays
-  }
-  emit snapshotChanged();
-  emit memoryChanged();
-}
 
 bool ChatController::may_delete_conversation(qint64 id) {
   if (generating_ && id == current_) return false;
@@ -38,7 +24,7 @@ void ChatController::leave_deleted_conversation() {
   // Its rows are stored first, so that Undo brings all of them back.
   QString error;
   note_save(save_unsaved(&error), error);
-  switch_conversation_state(current_, 0);
+  memory_state_->switch_conversation(current_, 0);
   current_ = 0;
   messages_.reset({});
   // Its KV goes from the session too (Undo restores it from its snapshot, kept till then).
@@ -52,12 +38,12 @@ void ChatController::reopen_undeleted_conversation(qint64 id) {
 }
 
 void ChatController::on_conversation_deleted(qint64 id) {
-  const QString snapshot = snapshot_path(id);
+  const QString snapshot = memory_state_->snapshot_path(id);
   if (QFile::exists(snapshot) && !QFile::remove(snapshot)) {
     emit errorOccurred(tr("The conversation is deleted but its KV snapshot %1 could not be "
                           "removed.").arg(snapshot));
   }
-  memory_histories_.remove(id);
+  memory_state_->forget_conversation(id);
   if (documents_) documents_->forget_conversation(id);
   notices_.forget_conversation(id);
 }
@@ -77,33 +63,6 @@ QVariantMap ChatController::conversation_reply_stats() const {
     if ((model.isEmpty() ? recorded : model) == loaded) return it->stats;
   }
   return {};
-}
-
-void ChatController::forget_session_figures() {
-  // Every figure of the previous model's session is stale now: the timelines, the
-  // snapshot line (the restore that follows says it again for the new session).
-  memory_history_.clear();
-  memory_histories_.clear();
-  snapshot_status_.clear();
-  snapshot_detail_.clear();
-  emit snapshotChanged();
-  emit memoryChanged();
-}
-
-void ChatController::mark_turn_on_timeline() {
-  // The point where the reply begins; for the first turn a point for where the
-  // conversation stands before it.
-  if (memory_history_.isEmpty()) {
-    if (memory_.isEmpty()) return;
-    memory_history_.push_back(QVariantMap{{"tokens", memory_.value("kv_tokens").toInt()},
-                                          {"used", memory_.value("kv_used_bytes")},
-                                          {"allocated", memory_.value("kv_allocated_bytes")},
-                                          {"turn", true}});
-    return;
-  }
-  QVariantMap last = memory_history_.back().toMap();
-  last["turn"] = true;
-  memory_history_.back() = last;
 }
 
 }  // namespace kvchat::app

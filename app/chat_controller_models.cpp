@@ -185,7 +185,7 @@ void ChatController::on_model_loaded(const LoadedModel& model) {
   model_error_.clear();
   load_failure_.clear();
   if (notices_.notice_kind() == QLatin1String("load-failed")) notices_.dismissNotice();
-  forget_session_figures();
+  memory_state_->forget_session_figures();
   book_.set_facts(model_path_, ModelFacts::from_info(info));
   save_setting(kModelSettingsKey, book_.to_variant());
   show_settings_of(model_path_);  // its settings and facts in the drawer, its sampling for replies
@@ -202,14 +202,14 @@ void ChatController::on_model_loaded(const LoadedModel& model) {
     save_setting(QStringLiteral("recent_models_used"), used);
   }
   emit modelChanged();
-  measure_kv_quality(model.identity());
+  memory_state_->measure_kv_quality(model.identity());
   // Which chat format the conversation goes through, and why (Settings can change it).
   on_session_event(tr("chat"), model.format.description);
   check_conversation_model();  // written with another model: said, with the ways out
   // The open conversation's KV state: from its snapshot when one fits this model.
   if (current_) {
     QMetaObject::invokeMethod(
-        worker_, [w = worker_, path = snapshot_path(current_)] { w->restoreSnapshot(path); },
+        worker_, [w = worker_, path = memory_state_->snapshot_path(current_)] { w->restoreSnapshot(path); },
         Qt::QueuedConnection);
   }
   if (retry_after_load_) {
@@ -332,8 +332,9 @@ void ChatController::keep_reply_after_refused_continue() {
   continuing_ = false;
   reply_base_stats_.clear();
   set_generating(false);
-  const int used = memory_.value(QStringLiteral("kv_tokens")).toInt();
-  const int n_ctx = memory_.value(QStringLiteral("n_ctx")).toInt();
+  const QVariantMap memory = memory_state_->memory();
+  const int used = memory.value(QStringLiteral("kv_tokens")).toInt();
+  const int n_ctx = memory.value(QStringLiteral("n_ctx")).toInt();
   offer_context_actions(
       tr("The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the "
          "context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, "

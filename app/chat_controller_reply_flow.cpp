@@ -33,7 +33,7 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) 
   set_generating(true);
   write_test_state(false);  // a reply is under way: the last one's "finished" no longer holds
   since_persist_.start();
-  mark_turn_on_timeline();
+  memory_state_->mark_turn_on_timeline();
   QVariantMap sampling = sampling_;
   if (seed >= 0) sampling.insert(QStringLiteral("seed"), seed);
   // The seed actually used is chosen here and comes back in the reply's stats.
@@ -113,19 +113,19 @@ void ChatController::flush_to_ui() {
     pending_text_.clear();
     if (since_persist_.elapsed() >= kPersistEveryMs) persist_reply(MessageState::Streaming, {});
   }
-  if (memory_dirty_) {
-    memory_dirty_ = false;
-    emit memoryChanged();
-    if (!generating_) write_test_state();  // a switched or restored timeline
-  }
+}
+
+void ChatController::flush_now() {
+  ui_refresh_.stop();
+  flush_to_ui();
+  memory_state_->flush();
 }
 
 void ChatController::on_reply_finished(const QVariantMap& stats) {
-  ui_refresh_.stop();
-  flush_to_ui();
+  flush_now();
   last_reply_stats_ = stats;
   // Which KV type the figures were measured with (a KV-type change makes them history).
-  last_reply_stats_.insert(QStringLiteral("kv_type"), memory_.value(QStringLiteral("kv_type")));
+  last_reply_stats_.insert(QStringLiteral("kv_type"), memory_state_->memory().value(QStringLiteral("kv_type")));
   // And which model: the memory panel shows a reply's figures only with its model loaded.
   last_reply_stats_.insert(QStringLiteral("model_identity"), model_info_.value(QStringLiteral("identity")));
   // A reply that wrote nothing leaves no empty bubble; a full context offers its actions.
@@ -152,7 +152,8 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   QDir().mkpath(QDir(data_dir_).filePath(QStringLiteral("snapshots")));
   QMetaObject::invokeMethod(
       worker_,
-      [w = worker_, path = snapshot_path(current_), budget = snapshot_budget_bytes_] {
+      [w = worker_, path = memory_state_->snapshot_path(current_),
+       budget = memory_state_->snapshot_budget_bytes()] {
         w->saveSnapshot(path, budget);
       },
       Qt::QueuedConnection);
@@ -161,8 +162,7 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
 }
 
 void ChatController::on_reply_failed(const QString& message) {
-  ui_refresh_.stop();
-  flush_to_ui();
+  flush_now();
   if (drop_empty_reply(message, context_full_seen_)) return;
   if (context_full_seen_ && continuing_) return keep_reply_after_refused_continue();
   persist_reply(MessageState::Interrupted, {{"error", message}});

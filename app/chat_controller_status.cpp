@@ -1,9 +1,8 @@
-// The window's status line and the figures it shares with the memory panel (issue 26
-// point 8): one sentence per event with a short label (never an internal event name), the
-// chat format said again when an override changes it, and the context's fill computed in
-// one place (contextUsage) for the panel and the status line, live while a reply streams.
+// The window's status line (issue 26 point 8): one sentence per event with a short label
+// (never an internal event name), the chat format said again when an override changes it,
+// and the context's fill from the memory panel's own figures (MemoryState::context_usage),
+// live while a reply streams.
 #include <QCoreApplication>
-#include <QLocale>
 
 #include "chat_controller.h"
 #include "engine/engine_worker.h"
@@ -43,28 +42,11 @@ void ChatController::connect_status_signals() {
     }
   });
   // A context line follows the figures (the panel's), also while a reply streams.
-  connect(this, &ChatController::memoryChanged, this, [this] {
+  connect(memory_state_.get(), &MemoryState::memoryChanged, this, [this] {
     if (is_context_event(last_event_kind_)) emit lastEventChanged();
   });
   // A reply's figures belong to its model: another model loaded, the panel's line changes.
   connect(this, &ChatController::modelChanged, this, &ChatController::lastReplyStatsChanged);
-}
-
-QString ChatController::count_text(qint64 n) {
-  QLocale locale;  // the window's language (the C locale leaves groups out: not here)
-  locale.setNumberOptions(locale.numberOptions() & ~QLocale::OmitGroupSeparator);
-  return locale.toString(n);
-}
-
-QVariantMap ChatController::context_usage() const {
-  const qint64 tokens = memory_.value(QStringLiteral("kv_tokens")).toLongLong();
-  const qint64 max = memory_.value(QStringLiteral("kv_max_tokens")).toLongLong();
-  const int percent = max > 0 ? static_cast<int>(100 * tokens / max) : 0;
-  return {{QStringLiteral("tokens"), tokens},
-          {QStringLiteral("max"), max},
-          {QStringLiteral("percent"), percent},
-          {QStringLiteral("text"),
-           tr("%1 of %2 tokens (%3%)").arg(count_text(tokens), count_text(max)).arg(percent)}};
 }
 
 QString ChatController::event_label(const QString& kind) {
@@ -81,7 +63,7 @@ QString ChatController::event_label(const QString& kind) {
 QString ChatController::last_event() const {
   const QString kind = last_event_kind_;
   if (kind.isEmpty()) return {};
-  const QString usage = context_usage().value(QStringLiteral("text")).toString();
+  const QString usage = memory_state_->context_usage().value(QStringLiteral("text")).toString();
   if (kind == QLatin1String("context-warning")) {
     return tr("The context is almost full: %1 in use. When it is full: %2.")
         .arg(usage, policy_label(model_info_.value(QStringLiteral("context_policy")).toString()));
@@ -107,20 +89,6 @@ void ChatController::on_session_event(const QString& kind, const QString& messag
   if (kind == QLatin1String("backend") && message.contains(QLatin1String("self-check"))) {
     emit errorOccurred(tr("Backend: %1").arg(message));
   }
-}
-
-void ChatController::on_memory_report(const MemoryFigures& figures) {
-  memory_ = figures.to_map();
-  const int tokens = figures.report.kv_tokens;
-  if (memory_history_.isEmpty() || memory_history_.back().toMap().value("tokens").toInt() != tokens) {
-    memory_history_.push_back(QVariantMap{{"tokens", tokens},
-                                          {"used", static_cast<qulonglong>(figures.report.kv_used_bytes)},
-                                          {"allocated", static_cast<qulonglong>(figures.report.kv_allocated_bytes)},
-                                          {"turn", false}});
-    if (memory_history_.size() > 4096) memory_history_.pop_front();
-  }
-  memory_dirty_ = true;
-  if (!ui_refresh_.isActive()) ui_refresh_.start();
 }
 
 }  // namespace kvchat::app

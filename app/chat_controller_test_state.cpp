@@ -21,18 +21,19 @@ void ChatController::write_test_state(bool reply_finished) {
     const StoredMessage& m = messages_.items().back();
     last_message = {{"role", m.role}, {"chars", m.content.size()}, {"stats", m.stats}};
   }
+  const MemoryState& memory = *memory_state_;  // the memory panel's figures
+  const QVariantList history = memory.memory_history();
   QVariantMap state{{"reply_finished", reply_finished},
                           {"messages", messages_.rowCount()},
-                          {"memory", memory_},
-                          {"kv_used_text", formatBytes(memory_.value("kv_used_bytes").toDouble())},
-                          {"snapshot_status", snapshot_status_},
-                          {"snapshot_bytes", snapshot_bytes_},
+                          {"memory", memory.memory()},
+                          {"kv_used_text", formatBytes(memory.memory().value("kv_used_bytes").toDouble())},
+                          {"snapshot_status", memory.snapshot_status()},
+                          {"snapshot_bytes", memory.snapshot_bytes()},
                           {"current_conversation", current_},
-                          {"memory_history_points", memory_history_.size()},
+                          {"memory_history_points", history.size()},
                           {"memory_history_last_tokens",
-                           memory_history_.isEmpty() ? QVariant(-1)
-                                                     : memory_history_.back().toMap().value("tokens")},
-                          {"kv_quality", kv_quality_},
+                           history.isEmpty() ? QVariant(-1) : history.back().toMap().value("tokens")},
+                          {"kv_quality", memory.kv_quality()},
                           {"store_error", store_error_},
                           {"reply", reply_test_state()},  // the last reply's version, state, text
                           {"startup_notice", startup_notice_},
@@ -50,7 +51,7 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"context_notice", context_notice_},
                           // The status line's sentence and the context's fill (issue 26 point 8).
                           {"last_event", last_event()},
-                          {"context_usage", context_usage()},
+                          {"context_usage", memory.context_usage()},
                           {"empty_replies", static_cast<int>(std::count_if(
                                                 messages_.items().begin(), messages_.items().end(),
                                                 [](const StoredMessage& m) {

@@ -125,8 +125,7 @@ QVariantMap ChatController::finished_reply_stats(const QVariantMap& part) {
 }
 
 bool ChatController::discard_empty_version(const QString& why) {
-  ui_refresh_.stop();
-  flush_to_ui();
+  flush_now();
   if (continuing_ || !store_ || messages_.items().isEmpty()) return false;
   const int row = static_cast<int>(messages_.items().size()) - 1;
   const StoredMessage& reply = messages_.items()[row];

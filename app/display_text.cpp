@@ -1,6 +1,7 @@
 #include "display_text.h"
 
 #include <QFileInfo>
+#include <QLocale>
 
 namespace kvchat::app {
 
@@ -33,6 +34,12 @@ QString model_display_name(const QString& path, const std::string& general_name,
     return base;
   }
   return base + QStringLiteral(" — ") + name;
+}
+
+QString count_text(qint64 n) {
+  QLocale locale;  // the window's language (the C locale leaves groups out: not here)
+  locale.setNumberOptions(locale.numberOptions() & ~QLocale::OmitGroupSeparator);
+  return locale.toString(n);
 }
 
 }  // namespace kvchat::app

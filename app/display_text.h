@@ -19,4 +19,7 @@ QString cut_for_display(const std::string& text, size_t max_bytes = 200);
 // "kjv-demo-f16"). Cut for display.
 QString model_display_name(const QString& path, const std::string& general_name, const std::string& architecture);
 
+// A count as the window writes it: the locale's digit grouping ("3,887").
+QString count_text(qint64 n);
+
 }  // namespace kvchat::app

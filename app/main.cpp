@@ -287,9 +287,9 @@ int main(int argc, char** argv) {
   model_hub.set_setting_saver(
       [&chat](const QString& key, const QVariant& value) { chat.setUiSetting(key, value); });
   // With the CUDA backend, "will it fit?" is against the GPU's free memory.
-  QObject::connect(&chat, &kvchat::app::ChatController::memoryChanged, &model_hub, [&chat, &model_hub] {
-    model_hub.set_gpu_free_bytes(
-        chat.memory().value(QStringLiteral("device_free_bytes")).toLongLong());
+  kvchat::app::MemoryState* memory = chat.memory_state();
+  QObject::connect(memory, &kvchat::app::MemoryState::memoryChanged, &model_hub, [memory, &model_hub] {
+    model_hub.set_gpu_free_bytes(memory->memory().value(QStringLiteral("device_free_bytes")).toLongLong());
   });
 
   // My models (issue 26): the model files on disk, on the same page.
@@ -311,6 +311,8 @@ int main(int argc, char** argv) {
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
   engine.rootContext()->setContextProperty(QStringLiteral("notices"), chat.notices());
   engine.rootContext()->setContextProperty(QStringLiteral("conversationList"), chat.conversation_list());
+  // The memory panel's figures, the snapshot lines, the KV quality (memory/memory_state.h).
+  engine.rootContext()->setContextProperty(QStringLiteral("memoryState"), chat.memory_state());
   engine.rootContext()->setContextProperty(QStringLiteral("modelHub"), &model_hub);
   engine.rootContext()->setContextProperty(QStringLiteral("modelLibrary"), &model_library);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);

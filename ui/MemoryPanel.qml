@@ -8,7 +8,7 @@ import "memory"
 Pane {
     id: panel
     clip: true
-    property var m: chat.memory
+    property var m: memoryState.memory
     property var info: chat.modelInfo
     readonly property bool hasModel: !!info.name && !chat.modelLoading
     property string kvType: m.kv_type || "f16"
@@ -103,15 +103,15 @@ Pane {
                 Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
-                text: chat.snapshotStatus.length > 0 ? chat.snapshotStatus : qsTr("Nothing saved or restored yet for this conversation.")
-                ToolTip.visible: snapshotMouse.containsMouse && chat.snapshotDetail.length > 0
-                ToolTip.text: chat.snapshotStatus + (chat.snapshotDetail.length > 0 ? "\n\n" + qsTr("Details: %1").arg(chat.snapshotDetail) : "")
+                text: memoryState.snapshotStatus.length > 0 ? memoryState.snapshotStatus : qsTr("Nothing saved or restored yet for this conversation.")
+                ToolTip.visible: snapshotMouse.containsMouse && memoryState.snapshotDetail.length > 0
+                ToolTip.text: memoryState.snapshotStatus + (memoryState.snapshotDetail.length > 0 ? "\n\n" + qsTr("Details: %1").arg(memoryState.snapshotDetail) : "")
                 MouseArea { id: snapshotMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
             }
             FontMetrics { id: fontMetrics; font.pixelSize: Theme.smallSize }
             // All snapshots against their budget; what the last save wrote on hover.
             Label {
-                property var d: chat.snapshotDisk
+                property var d: memoryState.snapshotDisk
                 visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width

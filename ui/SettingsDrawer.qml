@@ -222,7 +222,7 @@ Drawer {
                 }
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
                 SpinBox { id: snapshotBudget; from: 0; to: 16777216; stepSize: 256; editable: true
-                          value: Math.round(chat.snapshotBudgetBytes / 1048576) }
+                          value: Math.round(memoryState.snapshotBudgetBytes / 1048576) }
             }
             Label {
                 Layout.fillWidth: true
@@ -252,7 +252,7 @@ Drawer {
                     ToolTip.text: qsTr("This model cannot use these settings: see the reason above.")
                     onClicked: {
                         chat.systemPrompt = systemPrompt.text
-                        chat.snapshotBudgetBytes = snapshotBudget.value * 1048576
+                        memoryState.snapshotBudgetBytes = snapshotBudget.value * 1048576
                         chat.sampling = { "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
                                           "min_p": minP.value / 100, "repeat_penalty": rep.value / 100,
                                           "seed": seed.value, "max_tokens": maxTokens.value,

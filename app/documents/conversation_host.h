@@ -12,6 +12,8 @@
 
 namespace kvchat::app {
 
+class MemoryState;
+
 class ConversationHost {
  public:
   virtual ~ConversationHost() = default;
@@ -22,8 +24,8 @@ class ConversationHost {
   virtual QString system_prompt() const = 0;
   virtual bool model_loading() const = 0;
   virtual bool generating() const = 0;
-  // The chat session's latest memory report (memory_map fields).
-  virtual QVariantMap memory() const = 0;
+  // The chat session's memory figures (its latest report: memory()).
+  virtual MemoryState* memory_state() const = 0;
   virtual QVariantMap last_reply_stats() const = 0;
   // Why the database could not be opened ("" when it was).
   virtual QString store_error() const = 0;

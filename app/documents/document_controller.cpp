@@ -9,6 +9,7 @@
 #include "documents/summary_job.h"
 #include "documents/summary_worker.h"
 #include "engine/engine_worker.h"
+#include "memory/memory_state.h"
 #include "kvchat/model.h"
 #include "kvchat/summarize.h"
 #include "notices/notice_center.h"
@@ -235,7 +236,7 @@ void DocumentController::dismissPreview() {
 
 // The inputs the preview depends on, besides the document: the cache's shape and fill.
 QString DocumentController::preview_key() const {
-  const QVariantMap m = chat_.memory();
+  const QVariantMap m = chat_.memory_state()->memory();
   return QStringLiteral("%1/%2/%3/%4/%5")
       .arg(m.value(QStringLiteral("n_ctx")).toString(),
            m.value(QStringLiteral("kv_type")).toString(),

@@ -8,6 +8,7 @@
 #include "documents/summary_job.h"
 #include "documents/summary_preview.h"
 #include "engine/engine_worker.h"
+#include "memory/memory_state.h"
 #include "kvchat/model.h"
 #include "kvchat/summarize.h"
 
@@ -28,7 +29,7 @@ void DocumentController::rebuild_preview() {
   if (document_.isEmpty()) return;
   preview_inputs_ = preview_key();
   const auto model = worker_.shared_model();
-  const QVariantMap m = chat_.memory();
+  const QVariantMap m = chat_.memory_state()->memory();
   QVariantMap p = document_;
   const qint64 tokens = document_.value(QStringLiteral("n_tokens")).toLongLong();
   const bool counted =

@@ -330,12 +330,12 @@ class TestConversations : public QObject {
     QVERIFY(load_demo(chat));
     QVERIFY(send_and_wait(chat, QStringLiteral("Genesis 1")));
     const qint64 a = chat.current_conversation();
-    QVERIFY(QTest::qWaitFor([&] { return chat.snapshot_bytes() > 0; }, 20000));
-    const QVariantList a_history = chat.memory_history();
+    QVERIFY(QTest::qWaitFor([&] { return chat.memory_state()->snapshot_bytes() > 0; }, 20000));
+    const QVariantList a_history = chat.memory_state()->memory_history();
     QVERIFY(a_history.size() >= 2);
     const int a_tokens = a_history.back().toMap().value("tokens").toInt();
     QVERIFY(a_tokens > 5);
-    QVERIFY2(chat.snapshot_status().contains(chat.formatBytes(chat.snapshot_bytes())), qPrintable(chat.snapshot_status()));
+    QVERIFY2(chat.memory_state()->snapshot_status().contains(chat.formatBytes(chat.memory_state()->snapshot_bytes())), qPrintable(chat.memory_state()->snapshot_status()));
 
     // The panel's "last reply" line is the open conversation's.
     const QVariantMap a_reply = chat.conversation_reply_stats();
@@ -346,18 +346,18 @@ class TestConversations : public QObject {
     QVERIFY(b != a);
     QVERIFY(chat.conversation_reply_stats().isEmpty());
     // B's timeline: its own points only (the cleared session reports 0 tokens).
-    QVERIFY(QTest::qWaitFor([&] { return !chat.memory_history().isEmpty(); }, 10000));
-    for (const QVariant& p : chat.memory_history()) QCOMPARE(p.toMap().value("tokens").toInt(), 0);
-    QCOMPARE(chat.snapshot_bytes(), qint64{0});
-    QVERIFY(chat.snapshot_status().isEmpty());
+    QVERIFY(QTest::qWaitFor([&] { return !chat.memory_state()->memory_history().isEmpty(); }, 10000));
+    for (const QVariant& p : chat.memory_state()->memory_history()) QCOMPARE(p.toMap().value("tokens").toInt(), 0);
+    QCOMPARE(chat.memory_state()->snapshot_bytes(), qint64{0});
+    QVERIFY(chat.memory_state()->snapshot_status().isEmpty());
 
     chat.selectConversation(a);
     QCOMPARE(chat.conversation_reply_stats(), a_reply);
-    QVERIFY(chat.memory_history().size() >= a_history.size());
-    for (int i = 0; i < a_history.size(); ++i) QCOMPARE(chat.memory_history()[i], a_history[i]);
+    QVERIFY(chat.memory_state()->memory_history().size() >= a_history.size());
+    for (int i = 0; i < a_history.size(); ++i) QCOMPARE(chat.memory_state()->memory_history()[i], a_history[i]);
     // The restore reports the same tokens: the line says restored, with its size.
-    QVERIFY(QTest::qWaitFor([&] { return chat.snapshot_status().contains("restored from the snapshot"); }, 20000));
-    QCOMPARE(chat.memory_history().back().toMap().value("tokens").toInt(), a_tokens);
+    QVERIFY(QTest::qWaitFor([&] { return chat.memory_state()->snapshot_status().contains("restored from the snapshot"); }, 20000));
+    QCOMPARE(chat.memory_state()->memory_history().back().toMap().value("tokens").toInt(), a_tokens);
   }
 
   void aKvTypeChangeLeavesNoStaleLines() {
@@ -365,20 +365,20 @@ class TestConversations : public QObject {
     ChatController chat(dir.path());
     QVERIFY(load_demo(chat));
     QVERIFY(send_and_wait(chat, QStringLiteral("Genesis 1")));
-    QVERIFY(QTest::qWaitFor([&] { return chat.snapshot_bytes() > 0; }, 20000));
+    QVERIFY(QTest::qWaitFor([&] { return chat.memory_state()->snapshot_bytes() > 0; }, 20000));
     QCOMPARE(chat.last_reply_stats().value("kv_type").toString(), QStringLiteral("f16"));
-    const QString saved_line = chat.snapshot_status();
+    const QString saved_line = chat.memory_state()->snapshot_status();
     QVERIFY(saved_line.startsWith(QStringLiteral("Saved after the last reply")));
 
     QVariantMap settings = chat.engine_settings();
     settings.insert(QStringLiteral("kv_type"), QStringLiteral("q8_0"));
     chat.setEngineSettings(settings);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.memory().value("kv_type") == "q8_0"; }, 60000));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.memory_state()->memory().value("kv_type") == "q8_0"; }, 60000));
     // The f16 session's timeline is gone; the snapshot line speaks of this session: the
     // f16 snapshot is restored or refused, never the old "saved" line.
-    QVERIFY(QTest::qWaitFor([&] { return !chat.snapshot_status().isEmpty(); }, 20000));
-    QVERIFY2(chat.snapshot_status() != saved_line, qPrintable(chat.snapshot_status()));
-    QVERIFY(chat.memory_history().size() <= 2);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.memory_state()->snapshot_status().isEmpty(); }, 20000));
+    QVERIFY2(chat.memory_state()->snapshot_status() != saved_line, qPrintable(chat.memory_state()->snapshot_status()));
+    QVERIFY(chat.memory_state()->memory_history().size() <= 2);
   }
 };
 

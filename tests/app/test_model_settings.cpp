@@ -143,9 +143,9 @@ class TestModelSettings : public QObject {
     QCOMPARE(chat.model_info().value("kv_type").toString(), QStringLiteral("f16"));
     QVERIFY(chat.notices()->notice().isEmpty());
     // The KV types' quality measured on it: the block types listed as unusable, f32 measured.
-    QVERIFY(QTest::qWaitFor([&] { return !chat.kv_quality().isEmpty(); }, 60000));
-    QVERIFY(chat.kv_quality().value("unusable").toMap().contains("q8_0"));
-    QVERIFY(chat.kv_quality().value("types").toMap().contains("f32"));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.memory_state()->kv_quality().isEmpty(); }, 60000));
+    QVERIFY(chat.memory_state()->kv_quality().value("unusable").toMap().contains("q8_0"));
+    QVERIFY(chat.memory_state()->kv_quality().value("types").toMap().contains("f32"));
 
     // Kept per model: the demo model (head_dim 32) takes q8_0, stories260K keeps f16.
     chat.set_engine_settings_for(kDemo, {{"kv_type", "q8_0"}});

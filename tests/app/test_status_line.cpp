@@ -11,6 +11,7 @@
 #include "documents/summary_job.h"
 
 using kvchat::app::ChatController;
+using kvchat::app::count_text;
 
 namespace {
 
@@ -38,9 +39,9 @@ class TestStatusLine : public QObject {
 
  private slots:
   void countsAreGroupedEvenInTheCLocale() {
-    QCOMPARE(ChatController::count_text(3887), QStringLiteral("3,887"));
-    QCOMPARE(ChatController::count_text(42073), QStringLiteral("42,073"));
-    QCOMPARE(ChatController::count_text(512), QStringLiteral("512"));
+    QCOMPARE(count_text(3887), QStringLiteral("3,887"));
+    QCOMPARE(count_text(42073), QStringLiteral("42,073"));
+    QCOMPARE(count_text(512), QStringLiteral("512"));
     kvchat::SummaryPlan plan;
     plan.document_tokens = 42073;
     plan.n_chunks = 11;
@@ -82,10 +83,10 @@ class TestStatusLine : public QObject {
       QVERIFY2(is_sentence(line), qPrintable(line));
       QVERIFY2(!line.contains(QStringLiteral("the first 0 kept")) && !line.contains(QStringLiteral("the 0 that follow")),
                qPrintable(line));
-      const QVariantMap usage = chat.context_usage();
+      const QVariantMap usage = chat.memory_state()->context_usage();
       const int percent = usage.value("percent").toInt();
-      QCOMPARE(percent, int(100 * chat.memory().value("kv_tokens").toLongLong() /
-                            chat.memory().value("kv_max_tokens").toLongLong()));
+      QCOMPARE(percent, int(100 * chat.memory_state()->memory().value("kv_tokens").toLongLong() /
+                            chat.memory_state()->memory().value("kv_max_tokens").toLongLong()));
       if (line.contains(QLatin1Char('%'))) {
         percent_seen = true;
         QVERIFY2(line.contains(usage.value("text").toString()), qPrintable(line));

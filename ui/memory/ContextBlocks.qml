@@ -22,7 +22,7 @@ ColumnLayout {
         id: contextLine
         objectName: "contextLine"
         // One computation for this line and the status line (ChatController::contextUsage).
-        text: qsTr("Context: %1").arg(chat.contextUsage.text || "")
+        text: qsTr("Context: %1").arg(memoryState.contextUsage.text || "")
     }
     ProgressBar {
         palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)

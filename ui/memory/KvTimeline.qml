@@ -24,7 +24,7 @@ ColumnLayout {
         Layout.fillWidth: true
         Layout.maximumWidth: panel.columnWidth
         height: 150
-        property var points: chat.memoryHistory
+        property var points: memoryState.memoryHistory
         property color ink: Theme.text
         Accessible.role: Accessible.Chart
         Accessible.name: points.length === 0 ? qsTr("KV memory over this conversation: no tokens yet")
@@ -118,6 +118,6 @@ ColumnLayout {
         font.pixelSize: Theme.smallSize
         color: Theme.textMuted
         text: qsTr("orange: used · light orange: reserved · dashed: a reply began (%1 so far)")
-            .arg(Theme.num(chat.memoryHistory.filter(function(p) { return p.turn }).length))
+            .arg(Theme.num(memoryState.memoryHistory.filter(function(p) { return p.turn }).length))
     }
 }
