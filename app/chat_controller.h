@@ -18,7 +18,9 @@
 #include "engine/worker_values.h"
 #include "models/conversation_list_model.h"
 #include "models/message_list_model.h"
+#include "model/model_controller.h"
 #include "settings/model_settings.h"
+#include "settings/settings_access.h"
 #include "store/conversation_store.h"
 
 namespace kvchat::app {
@@ -26,17 +28,12 @@ namespace kvchat::app {
 class DocumentController;
 class EngineWorker;
 
-class ChatController : public QObject, public ConversationHost {
+class ChatController : public QObject, public ConversationHost, public SettingsAccess {
   Q_OBJECT
   Q_PROPERTY(QObject* conversations READ conversations CONSTANT)
   Q_PROPERTY(QObject* messages READ messages CONSTANT)
   Q_PROPERTY(qint64 currentConversationId READ current_conversation NOTIFY currentConversationChanged)
   Q_PROPERTY(QString systemPrompt READ system_prompt WRITE set_system_prompt NOTIFY currentConversationChanged)
-  Q_PROPERTY(QVariantMap sampling READ sampling WRITE set_sampling NOTIFY samplingChanged)
-  Q_PROPERTY(QVariantMap modelInfo READ model_info NOTIFY modelChanged)
-  Q_PROPERTY(bool modelLoading READ model_loading NOTIFY modelChanged)
-  Q_PROPERTY(double loadProgress READ load_progress NOTIFY loadProgressChanged)
-  Q_PROPERTY(QString modelError READ model_error NOTIFY modelChanged)
   Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
   Q_PROPERTY(QVariantMap memory READ memory NOTIFY memoryChanged)
   Q_PROPERTY(QVariantList memoryHistory READ memory_history NOTIFY memoryChanged)
@@ -53,8 +50,6 @@ class ChatController : public QObject, public ConversationHost {
   // The last failed save (disk full, I/O error) while something is still unsaved; empty
   // once everything in the window is stored again.
   Q_PROPERTY(QString saveError READ save_error NOTIFY saveErrorChanged)
-  Q_PROPERTY(QVariantMap engineSettings READ engine_settings NOTIFY engineSettingsChanged)
-  Q_PROPERTY(QStringList recentModels READ recent_models NOTIFY modelChanged)
   // One line on the open conversation's KV snapshot, in plain words: restored, not usable,
   // none yet, or saved after the last reply (with its size on disk). Empty: nothing known.
   Q_PROPERTY(QString snapshotStatus READ snapshot_status NOTIFY snapshotChanged)
@@ -77,13 +72,6 @@ class ChatController : public QObject, public ConversationHost {
   Q_PROPERTY(QVariantMap kvQuality READ kv_quality NOTIFY kvQualityChanged)
   // Long documents: attach, cost preview, send whole, summary jobs (DocumentController).
   Q_PROPERTY(QObject* documents READ documents CONSTANT)
-  // ---- per-model settings, model loading, a full context (chat_controller_models.cpp) ----
-  // The model file the Settings drawer shows and applies settings to (the loaded one, or
-  // the one that was asked for last, also when its load failed) and what it is
-  // (ModelFacts: name, head_dim, n_ctx_train; zeros while unknown).
-  Q_PROPERTY(QString settingsModel READ settings_model NOTIFY engineSettingsChanged)
-  Q_PROPERTY(QVariantMap settingsModelFacts READ settings_model_facts NOTIFY engineSettingsChanged)
-  Q_PROPERTY(QVariantList samplingPresets READ sampling_presets CONSTANT)
   // The window's banner with actions: kind ("load-failed", "context-full", "no-reply",
   // "summarizing"), text, actions [{id, label}] for noticeAction(). Empty: none.
   Q_PROPERTY(QVariantMap notice READ notice NOTIFY noticeChanged)
@@ -102,19 +90,16 @@ class ChatController : public QObject, public ConversationHost {
   QObject* conversations() { return &conversations_; }
   QObject* messages() { return &messages_; }
   QObject* documents();
+  // The model and its per-model settings (`models` in QML).
+  ModelController* models() { return models_.get(); }
+  const ModelController* models() const { return models_.get(); }
   DocumentController* document_controller() { return documents_.get(); }
   // The open conversation's messages, in order.
   const QVector<StoredMessage>& message_items() const override { return messages_.items(); }
   qint64 current_conversation() const override { return current_; }
   QString system_prompt() const override;
   void set_system_prompt(const QString& prompt);
-  // The settings model's (the drawer's); replies use the loaded model's (sampling_).
-  QVariantMap sampling() const { return book_.sampling(settings_model_); }
-  void set_sampling(const QVariantMap& sampling);
-  QVariantMap model_info() const { return model_info_; }
-  bool model_loading() const override { return model_loading_; }
-  double load_progress() const { return load_progress_; }
-  QString model_error() const { return model_error_; }
+  bool model_loading() const override;
   bool generating() const override { return generating_; }
   QVariantMap memory() const override { return memory_; }
   QVariantList memory_history() const { return memory_history_; }
@@ -127,12 +112,6 @@ class ChatController : public QObject, public ConversationHost {
   QString save_error() const { return save_error_; }
   // Whether every message in the window and every setting is stored.
   bool all_saved() const { return messages_.unsaved_count() == 0 && pending_settings_.isEmpty(); }
-  QVariantMap engine_settings() const { return engine_settings_; }
-  QStringList recent_models() const;
-  // When each recent model was last loaded: path -> ISO 8601 time (setting recent_models_used).
-  QVariantMap recent_models_used() const;
-  // A removed file leaves the recent list (My models' Remove from disk).
-  void forget_recent_model(const QString& path);
   QString snapshot_status() const { return snapshot_status_; }
   QString snapshot_detail() const { return snapshot_detail_; }
   QVariantMap pending_delete() const;
@@ -150,23 +129,11 @@ class ChatController : public QObject, public ConversationHost {
   void setSnapshotBudgetBytes(qint64 bytes);
   static constexpr qint64 kDefaultSnapshotBudgetBytes = qint64{4} << 30;
 
-  QString settings_model() const { return settings_model_; }
-  QVariantMap settings_model_facts() const { return facts_of(settings_model_).to_map(); }
-  static QVariantList sampling_presets() { return ModelSettingsBook::sampling_presets(); }
   QVariantMap notice() const { return notice_; }
   QString context_notice() const { return context_notice_; }
-  // Where the demo model is (main.cpp: beside the binary); offered when a load fails.
-  void set_demo_model_path(const QString& path) { demo_model_path_ = path; }
   // The model the window opens at start (conversation_model.h): `asked` (--model), else
   // the reopened conversation's, else the last used that exists, else `demo`.
   QString model_to_open_at_start(const QString& asked, const QString& demo) const;
-  // setEngineSettings for a given model file (main.cpp's --ctx / --kv-type before its load).
-  void set_engine_settings_for(const QString& model_path, const QVariantMap& settings);
-  // The engine settings' problems with the settings model (SettingIssue maps: key,
-  // blocking, reason): the drawer shows them before anything is applied.
-  Q_INVOKABLE QVariantList checkEngineSettings(const QVariantMap& settings) const;
-  // Why the settings model cannot use this KV type; empty when it can.
-  Q_INVOKABLE QString kvTypeProblem(const QString& kv_type) const;
   // The banner's actions: "retry", "previous", "demo", "settings" (a failed load);
   // "new_chat", "summarize", "change_policy", "retry_reply" (a full context, no reply).
   Q_INVOKABLE void noticeAction(const QString& id);
@@ -175,8 +142,6 @@ class ChatController : public QObject, public ConversationHost {
   // new conversation's system prompt; an unanswered last message is sent again there.
   Q_INVOKABLE void summarizeAndContinue();
 
-  Q_INVOKABLE void loadModel(const QString& path_or_url);
-  Q_INVOKABLE void cancelLoad();
   // true: the message was taken (the box may be cleared); false: it was not, and the window
   // is told why (no model yet, still loading, a summary writing into this conversation):
   // the box keeps the text.
@@ -233,15 +198,11 @@ class ChatController : public QObject, public ConversationHost {
   Q_INVOKABLE void search(const QString& text);
   QString search_text() const { return search_text_; }
   Q_INVOKABLE QString formatBytes(double bytes) const;
-  // backend ("auto"/"cpu"/"cuda"), threads, ctx, kv_type, context_policy: reloads the
-  // model's session with them (the conversation is re-evaluated on the next message).
-  Q_INVOKABLE void setEngineSettings(const QVariantMap& settings);
-  // The loaded model's chat template override, kept per model file: "" = the file's own
-  // template, "builtin:<name>" or Jinja text. Applied at once (no reload); a template that
-  // does not parse is refused with errorOccurred and the current one stays.
-  Q_INVOKABLE void setChatTemplateOverride(const QString& override_text);
   Q_INVOKABLE void setUiSetting(const QString& key, const QVariant& value);
   Q_INVOKABLE QVariant uiSetting(const QString& key, const QVariant& fallback = {}) const;
+  // SettingsAccess: a setting, saved now or with the next save when the store refuses it.
+  QVariant setting(const QString& key, const QVariant& fallback = {}) const override;
+  void save_setting(const QString& key, const QVariant& value) override;
 
   // Rewrites the end-to-end test's state file (KVCHAT_TEST_STATE_FILE), e.g. after the
   // window's language changed.
@@ -249,15 +210,11 @@ class ChatController : public QObject, public ConversationHost {
 
  signals:
   void currentConversationChanged();
-  void samplingChanged();
-  void modelChanged();
   void generatingChanged();
   void memoryChanged();
   void lastEventChanged();
   void replyFinished();
   void errorOccurred(const QString& message);
-  void engineSettingsChanged();
-  void loadProgressChanged();
   void snapshotChanged();
   void kvQualityChanged();
   void saveErrorChanged();
@@ -280,8 +237,9 @@ class ChatController : public QObject, public ConversationHost {
   void remember_conversation_model(qint64 id);
   void follow_conversation_model();
   void check_conversation_model();
+  // The model's load ended (ModelController::loaded / loadFailed): the chat follows.
   void on_model_loaded(const LoadedModel& model);
-  void on_model_load_failed(const QString& message);
+  void on_model_load_failed(const QString& path, const QString& message);
   void on_reply_chunk(const QString& text);
   void on_reply_finished(const QVariantMap& stats);
   void on_reply_failed(const QString& message);
@@ -321,9 +279,6 @@ class ChatController : public QObject, public ConversationHost {
   // After each save: the first failure of a run is shown (errorOccurred, saveError), a
   // success after failures clears saveError.
   void note_save(bool ok, const QString& error);
-  // A setting, saved now or with the next save when the store refuses it.
-  void save_setting(const QString& key, const QVariant& value);
-  QVariant setting(const QString& key, const QVariant& fallback = {}) const;
   // Before leaving the open conversation: false (and a message) when rows of it cannot
   // be saved now, since leaving would lose them.
   bool can_leave_conversation();
@@ -350,25 +305,15 @@ class ChatController : public QObject, public ConversationHost {
   QString startup_notice_;
   QString save_error_;
   QVariantMap pending_settings_;  // key -> value the store refused (retried on each save)
-  bool model_file_warned_ = false;  // the loaded model's file changed on disk: said once
   QString data_dir_;
   ConversationListModel conversations_;
   MessageListModel messages_;
   qint64 current_ = 0;
-  QVariantMap sampling_;
-  QVariantMap model_info_;
-  // The store key of a model file's chat template override.
-  static QString template_override_key(const QString& model_path);
-  bool model_loading_ = false;
-  double load_progress_ = 0;
-  QString model_error_;
   bool generating_ = false;
   QVariantMap memory_;
   QVariantList memory_history_;  // {tokens, used, allocated, turn} per report
   QString last_event_kind_;     // the last event's kind ("chat", "context-warning", ...)
   QString last_event_message_;  // and its message
-  QVariantMap engine_settings_;
-  QString model_path_;
   QString snapshot_status_;
   QString snapshot_detail_;
   QHash<qint64, QVariantList> memory_histories_;  // of the conversations not open now
@@ -392,14 +337,12 @@ class ChatController : public QObject, public ConversationHost {
   void measure_kv_quality(const QString& identity);
   QThread engine_thread_;
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
+  std::unique_ptr<ModelController> models_;
   // After store_ (it shares its connection) and worker_: destroyed before them.
   std::unique_ptr<DocumentController> documents_;
 
   // ---- per-model settings, model loading, a full context (chat_controller_models.cpp) ----
   void connect_model_signals();  // the worker's loading and context signals
-  void load_settings(const QVariantMap& legacy_engine, const QVariantMap& legacy_sampling);
-  void show_settings_of(const QString& model_path);  // settings_model_, engine_settings_, sampling_
-  ModelFacts facts_of(const QString& model_path) const;
   void set_notice(const QString& kind, const QString& text, const QVariantList& actions);
   // A reply that wrote nothing: its empty bubble is removed (the user message stays) and
   // the banner says why. True when it was empty.
@@ -409,12 +352,6 @@ class ChatController : public QObject, public ConversationHost {
   void on_context_policy_applied(const QString& kind, int before, int after, int reevaluated);
   void on_conversation_summarized(const QString& summary, const ConversationSummaryStats& stats);
   void on_conversation_summary_failed(const QString& message);
-  ModelSettingsBook book_;
-  QVariantMap global_engine_;  // backend, threads: the machine's, not a model's
-  QString settings_model_;
-  QString loading_path_;
-  QString demo_model_path_;
-  QVariantMap load_failure_;  // path, reason of the last failed load; empty: none
   QVariantMap notice_;
   QString context_notice_;
   bool context_full_seen_ = false;  // the session refused tokens during this reply

@@ -4,27 +4,27 @@
 <context>
     <name>ChatFormat</name>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="27"/>
+        <location filename="../app/engine/engine_maps.cpp" line="23"/>
         <source>built-in completion format: the file has no chat template, so the conversation is sent as plain text for the model to continue</source>
         <translation>내장 이어 쓰기 형식: 파일에 채팅 템플릿이 없어 대화를 모델이 이어 쓸 평문으로 보냅니다</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="30"/>
+        <location filename="../app/engine/engine_maps.cpp" line="26"/>
         <source>your chat template for this model</source>
         <translation>이 모델에 지정한 채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="31"/>
+        <location filename="../app/engine/engine_maps.cpp" line="27"/>
         <source>the model&apos;s own chat template</source>
         <translation>모델 자체의 채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="40"/>
+        <location filename="../app/engine/engine_maps.cpp" line="36"/>
         <source>built-in %1 format</source>
         <translation>내장 %1 형식</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="41"/>
+        <location filename="../app/engine/engine_maps.cpp" line="37"/>
         <source>built-in %1 format (your override for this model)</source>
         <translation>내장 %1 형식 (이 모델에 직접 지정)</translation>
     </message>
@@ -176,47 +176,47 @@
 <context>
     <name>ContextBlocks</name>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="19"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="18"/>
         <source>Context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="20"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="19"/>
         <source>The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.</source>
         <translation>컨텍스트는 모델이 한 번에 볼 수 있는 토큰 수로, 사용자의 메시지와 모델의 답변을 합친 것입니다. 가득 차면 설정에서 고른 정책에 따라 멈추거나, 가장 오래된 차례를 빼거나, 오래된 절반을 넘겨 창을 옮깁니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="26"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="25"/>
         <source>Context: %1</source>
         <translation>컨텍스트: %1</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="40"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="39"/>
         <source>The context is almost full. Policy “%1”: </source>
         <translation>컨텍스트가 거의 찼습니다. 정책 “%1”: </translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="41"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="40"/>
         <source>the oldest half of the conversation after the system prompt will be discarded.</source>
         <translation>시스템 프롬프트 뒤의 가장 오래된 대화 절반을 버립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="42"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="41"/>
         <source>the oldest whole turns will be dropped and the rest re-evaluated.</source>
         <translation>가장 오래된 차례들을 통째로 빼고 나머지를 다시 계산합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="43"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="42"/>
         <source>new tokens will be refused; start a new chat or edit an earlier message.</source>
         <translation>새 토큰을 받지 않습니다. 새 대화를 시작하거나 이전 메시지를 고치세요.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="58"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="57"/>
         <source>Blocks: %1 used · %2 free in the pool</source>
         <translation>블록: 사용 %1 · 풀의 여유 %2</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="59"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="58"/>
         <source>The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.</source>
         <translation>KV 캐시는 컨텍스트 전체만큼 미리 잡아 두지 않고, 대화가 길어짐에 따라 정해진 토큰 수의 작은 블록 단위로 늘어납니다(페이징). 마지막 블록만 일부 비어 있을 수 있어 단편화로 버려지는 메모리가 거의 없고, 짧아진 대화가 내놓은 블록은 풀로 돌아가 다음 대화가 씁니다.</translation>
     </message>
@@ -445,82 +445,82 @@
 <context>
     <name>EngineGauges</name>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="24"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="23"/>
         <source>This conversation&apos;s engine memory</source>
         <translation>이 대화의 엔진 메모리</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="25"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="24"/>
         <source>The bar divides the memory this conversation uses. The weights are what the model learned: fixed in size and shared by every conversation. The KV cache is the model&apos;s working notes for this conversation, the keys and values of every token so far: it grows with each token. Reserved but empty KV blocks, and scratch buffers for one step of computation, make up the rest. With a large model the KV cache is a sliver of this bar: the bar below shows it on its own scale.</source>
         <translation>막대는 이 대화가 쓰는 메모리를 나눠 보여 줍니다. 가중치는 모델이 학습한 내용으로, 크기가 정해져 있고 모든 대화가 함께 씁니다. KV 캐시는 이 대화를 위한 모델의 작업 메모로, 지금까지의 모든 토큰의 Key와 Value이며 토큰마다 늘어납니다. 나머지는 예약했지만 아직 빈 KV 블록과, 한 단계 계산에 쓰는 작업 버퍼입니다. 큰 모델에서는 KV 캐시가 이 막대의 아주 작은 조각이라, 아래 막대가 KV 캐시만 따로 척도를 맞춰 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="35"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="34"/>
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="36"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="35"/>
         <source>KV used</source>
         <translation>사용 중인 KV</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="37"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="36"/>
         <source>KV allocated, empty</source>
         <translation>할당되었지만 빈 KV</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="38"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="37"/>
         <source>scratch</source>
         <translation>작업 버퍼</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="66"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="65"/>
         <source>KV cache on its own scale</source>
         <translation>KV 캐시 (자체 척도)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="67"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="66"/>
         <source>The same KV cache as in the bar above, drawn against the most it can take: the whole context at this KV type, or the KV budget set in Settings when that is smaller. Orange is used, light orange reserved but still empty.</source>
         <translation>위 막대와 같은 KV 캐시를, 차지할 수 있는 최대 크기에 대비해 그립니다. 최대 크기는 이 KV 형식에서의 전체 컨텍스트이며, 설정의 KV 예산이 더 작으면 그 예산입니다. 주황색은 사용 중, 연한 주황색은 예약되었지만 아직 비어 있는 부분입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="100"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="99"/>
         <source>KV used %1 · allocated %2 · %3 %4 (%5%)</source>
         <translation>KV 사용 %1 · 할당 %2 · %3 %4 (%5%)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="102"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="101"/>
         <source>budget</source>
         <translation>예산</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="102"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="101"/>
         <source>whole context</source>
         <translation>전체 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="110"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="109"/>
         <source>%1: weights %2 · KV pool %3 · scratch %4 on the device</source>
         <translation>%1: 장치의 가중치 %2 · KV 풀 %3 · 작업 버퍼 %4</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="119"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="118"/>
         <source>VRAM: %2 free of %3 (all processes) · %1 resident in this process</source>
         <translation>VRAM: %3 중 %2 여유 (모든 프로세스) · 이 프로세스가 %1 사용</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="120"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="119"/>
         <source>Machine: %1 resident in this process · %2 available of %3</source>
         <translation>컴퓨터: 이 프로세스가 %1 사용 · %3 중 %2 사용 가능</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="134"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="133"/>
         <source>Bar: VRAM in use by all processes, %1 of %2 (%3%)</source>
         <translation>막대: 모든 프로세스가 쓰는 VRAM, %2 중 %1 (%3%)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="135"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="134"/>
         <source>Bar: RAM in use on this machine by all processes, %1 of %2 (%3%)</source>
         <translation>막대: 이 컴퓨터의 모든 프로세스가 쓰는 RAM, %2 중 %1 (%3%)</translation>
     </message>
@@ -528,7 +528,7 @@
 <context>
     <name>EngineMaps</name>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="193"/>
+        <location filename="../app/engine/worker_values.cpp" line="101"/>
         <source>%1: %2 tensors</source>
         <translation>%1: 텐서 %2개</translation>
     </message>
@@ -536,30 +536,30 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="167"/>
-        <location filename="../app/engine/engine_worker.cpp" line="230"/>
-        <location filename="../app/engine/engine_worker.cpp" line="256"/>
+        <location filename="../app/engine/engine_worker.cpp" line="159"/>
+        <location filename="../app/engine/engine_worker.cpp" line="218"/>
+        <location filename="../app/engine/engine_worker.cpp" line="244"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="292"/>
+        <location filename="../app/engine/engine_worker.cpp" line="278"/>
         <source>Stopped: no summary was written.</source>
         <translation>중지됨: 요약을 쓰지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="311"/>
+        <location filename="../app/engine/engine_worker.cpp" line="297"/>
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="329"/>
+        <location filename="../app/engine/engine_worker.cpp" line="315"/>
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="316"/>
-        <location filename="../app/engine/engine_worker.cpp" line="352"/>
+        <location filename="../app/chat_controller.cpp" line="290"/>
+        <location filename="../app/engine/engine_worker.cpp" line="339"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
     </message>
@@ -773,74 +773,74 @@
 <context>
     <name>KvCacheFigures</name>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="19"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="18"/>
         <source>KV cache</source>
         <translation>KV 캐시</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="20"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="19"/>
         <source>To write each new token the model looks back at every earlier token through its key and value vectors. Keeping them (the KV cache) instead of computing them again turns work that grows with the square of the length into a lookup, at a price in memory that grows with every token: 2 (K and V) × layers × tokens × KV heads × head size × bytes per value. The line below is this model&apos;s formula with its numbers.</source>
         <translation>모델은 새 토큰을 하나 만들 때마다 앞선 모든 토큰을 그 Key와 Value 벡터로 다시 살펴봅니다. 이를 다시 계산하지 않고 보관해 두면(KV 캐시) 길이의 제곱으로 늘어나는 계산이 조회로 바뀌는 대신, 토큰마다 늘어나는 메모리를 치릅니다: 2 (K와 V) × 레이어 × 토큰 × KV 헤드 × 헤드 크기 × 값당 바이트. 아래 줄은 이 모델의 숫자를 넣은 식입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="28"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="27"/>
         <source>2 × %1 layers × %2 tokens × %3 KV heads × %4 values per head × %5 bytes (%6)
 = %7 bytes (%8)</source>
         <translation>2 × 레이어 %1 × 토큰 %2 × KV 헤드 %3 × 헤드당 값 %4 × %5 바이트 (%6)
 = %7 바이트 (%8)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="41"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="40"/>
         <source>%1 of %2 layers use a %3-token window: %4 freed by the window; without it the KV would be %5</source>
         <translation>레이어 %2개 중 %1개가 %3 토큰 창을 사용: 창 덕분에 %4 절약, 창이 없다면 KV는 %5</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="53"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="52"/>
         <source>KV used</source>
         <translation>사용 중인 KV</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="54"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="53"/>
         <source>KV allocated</source>
         <translation>할당된 KV</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="54"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="53"/>
         <source>%1  (%2 blocks of %3 tokens)</source>
         <translation>%1  (%3 토큰짜리 블록 %2개)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="55"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="54"/>
         <source>reserved, empty</source>
         <translation>예약됨, 비어 있음</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="56"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="55"/>
         <source>per token</source>
         <translation>토큰당</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="57"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="56"/>
         <source>per layer</source>
         <translation>레이어당</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="57"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="56"/>
         <source> used in each of %1 layers</source>
         <translation> (레이어 %1개 각각에서 사용)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="58"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="57"/>
         <source>peak</source>
         <translation>최고치</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="58"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="57"/>
         <source> allocated</source>
         <translation> 할당</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="74"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="73"/>
         <source>Document “%1”: %2 tokens × %3 = %4, %5% of the KV used (%6)</source>
         <translation>문서 “%1”: %2 토큰 × %3 = %4, 사용 중인 KV의 %5% (%6)</translation>
     </message>
@@ -861,42 +861,42 @@
 <context>
     <name>KvTimeline</name>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="19"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="18"/>
         <source>KV memory over this conversation</source>
         <translation>이 대화 동안의 KV 메모리</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="20"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="19"/>
         <source>Each point is the KV cache after a token: the bytes used (orange) and reserved (light orange), against the number of tokens in the context. A dashed line marks where a reply began. A conversation&apos;s timeline is its own: it starts empty in a new chat and comes back when you return to a conversation (it is not kept after the app closes).</source>
         <translation>각 점은 토큰 하나가 지난 뒤의 KV 캐시를 컨텍스트 안의 토큰 수에 대해 나타냅니다: 사용한 바이트(주황색)와 예약한 바이트(연한 주황색). 점선은 답변이 시작된 곳을 표시합니다. 타임라인은 대화마다 따로 있습니다. 새 대화에서는 비어 있게 시작하고, 대화로 돌아오면 다시 나타납니다 (앱을 닫으면 유지되지 않습니다).</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="31"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="30"/>
         <source>KV memory over this conversation: no tokens yet</source>
         <translation>이 대화 동안의 KV 메모리: 아직 토큰 없음</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="32"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="31"/>
         <source>KV memory over this conversation: %1 used at %2 tokens</source>
         <translation>이 대화 동안의 KV 메모리: 토큰 %2개에서 %1 사용</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="80"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="79"/>
         <source>KV bytes</source>
         <translation>KV 바이트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="82"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="81"/>
         <source>→ tokens in context</source>
         <translation>→ 컨텍스트 안의 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="85"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="84"/>
         <source>No tokens yet in this conversation</source>
         <translation>이 대화에는 아직 토큰이 없습니다</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="121"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="120"/>
         <source>orange: used · light orange: reserved · dashed: a reply began (%1 so far)</source>
         <translation>주황색: 사용 · 연한 주황색: 예약 · 점선: 답변 시작 (지금까지 %1)</translation>
     </message>
@@ -904,107 +904,107 @@
 <context>
     <name>KvTypeCosts</name>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="19"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="18"/>
         <source>What each KV type would cost</source>
         <translation>KV 형식별 비용</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="20"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="19"/>
         <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same.</source>
         <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다. q8_0은 f16의 약 절반, q4_0은 약 4분의 1 메모리만 써서 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다. 품질 열은 다음 토큰 확률이 얼마나 달라지는지(KL 발산)와 가장 그럴듯한 토큰이 얼마나 자주 그대로인지를 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="27"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="26"/>
         <source>type</source>
         <translation>형식</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="28"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="27"/>
         <source>bytes/token</source>
         <translation>바이트/토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="29"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="28"/>
         <source>max context</source>
         <translation>최대 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="31"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="30"/>
         <source>quality*</source>
         <translation>품질*</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="31"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="30"/>
         <source>quality* (demo model&apos;s)</source>
         <translation>품질* (데모 모델 기준)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="44"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="43"/>
         <source>not for this model</source>
         <translation>이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="46"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="45"/>
         <source>KL %1, %2%</source>
         <translation>KL %1, %2%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="49"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="48"/>
         <source>KL 4e-8, 100%</source>
         <translation>KL 4e-8, 100%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="49"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="48"/>
         <source>baseline</source>
         <translation>기준</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="50"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="49"/>
         <source>KL 1.9e-5, 99.75%</source>
         <translation>KL 1.9e-5, 99.75%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="51"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="50"/>
         <source>KL 6.0e-3, 95.0%</source>
         <translation>KL 6.0e-3, 95.0%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="59"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="58"/>
         <source> tokens</source>
         <translation> 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="78"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="77"/>
         <source>max context: what fits in the available RAM, at most the trained context. </source>
         <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. </translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="80"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="79"/>
         <source>*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.</source>
         <translation>*이 모델에서 내장 텍스트 %1 토큰으로 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="81"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="80"/>
         <source>*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
         <translation>*데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="82"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="81"/>
         <source> Not yet measured on the loaded model: its own figures replace these when they are.</source>
         <translation> 불러온 모델에서는 아직 측정하지 않았습니다. 측정되면 그 값으로 바뀝니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="87"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="86"/>
         <source>How many conversations fit</source>
         <translation>몇 개의 대화가 들어가는가</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="88"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="87"/>
         <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
         <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="97"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="96"/>
         <source>Conversations of this length that would fit in the available memory: %1</source>
         <translation>사용 가능한 메모리에 들어가는 이 길이의 대화 수: %1</translation>
     </message>
@@ -1012,209 +1012,209 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/Main.qml" line="101"/>
+        <location filename="../ui/Main.qml" line="102"/>
         <source>Open a GGUF model</source>
         <translation>GGUF 모델 열기</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="102"/>
+        <location filename="../ui/Main.qml" line="103"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 모델 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="102"/>
-        <location filename="../ui/Main.qml" line="108"/>
+        <location filename="../ui/Main.qml" line="103"/>
+        <location filename="../ui/Main.qml" line="109"/>
         <source>All files (*)</source>
         <translation>모든 파일 (*)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="107"/>
+        <location filename="../ui/Main.qml" line="108"/>
         <source>Attach a document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="108"/>
+        <location filename="../ui/Main.qml" line="109"/>
         <source>Documents (*.txt *.md *.markdown *.pdf)</source>
         <translation>문서 (*.txt *.md *.markdown *.pdf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="141"/>
+        <location filename="../ui/Main.qml" line="142"/>
         <source>Model</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="148"/>
+        <location filename="../ui/Main.qml" line="149"/>
         <source>file</source>
         <translation>파일</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="149"/>
+        <location filename="../ui/Main.qml" line="150"/>
         <source>architecture</source>
         <translation>아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="149"/>
+        <location filename="../ui/Main.qml" line="150"/>
         <source>, tokenizer </source>
         <translation>, 토크나이저 </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="150"/>
+        <location filename="../ui/Main.qml" line="151"/>
         <source>chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="151"/>
+        <location filename="../ui/Main.qml" line="152"/>
         <source>parameters</source>
         <translation>매개변수</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="152"/>
+        <location filename="../ui/Main.qml" line="153"/>
         <source>shape</source>
         <translation>구조</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="152"/>
+        <location filename="../ui/Main.qml" line="153"/>
         <source>%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7</source>
         <translation>레이어 %1개, 차원 %2, 헤드 %3개 / KV 헤드 %4개 × %5, FFN %6, 어휘 %7</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="155"/>
+        <location filename="../ui/Main.qml" line="156"/>
         <source>details</source>
         <translation>세부 사항</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="155"/>
+        <location filename="../ui/Main.qml" line="156"/>
         <source>RoPE %1 (scaling %2), FFN %3</source>
         <translation>RoPE %1 (스케일링 %2), FFN %3</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="156"/>
+        <location filename="../ui/Main.qml" line="157"/>
         <source>, score soft-cap %1</source>
         <translation>, 점수 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="157"/>
+        <location filename="../ui/Main.qml" line="158"/>
         <source>, logit soft-cap %1</source>
         <translation>, 로짓 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="158"/>
+        <location filename="../ui/Main.qml" line="159"/>
         <source>, %1 of %2 layers use a %3-token window</source>
         <translation>, 레이어 %2개 중 %1개가 %3 토큰 창 사용</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="159"/>
+        <location filename="../ui/Main.qml" line="160"/>
         <source>context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="159"/>
+        <location filename="../ui/Main.qml" line="160"/>
         <source>%1 tokens trained, %2 in use</source>
         <translation>학습 %1 토큰, 사용 중 %2</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="160"/>
+        <location filename="../ui/Main.qml" line="161"/>
         <source>tensor types</source>
         <translation>텐서 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="161"/>
+        <location filename="../ui/Main.qml" line="162"/>
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="162"/>
+        <location filename="../ui/Main.qml" line="163"/>
         <source>engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="338"/>
+        <location filename="../ui/Main.qml" line="343"/>
         <source>Loading model… %1%</source>
         <translation>모델 불러오는 중… %1%</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="341"/>
+        <location filename="../ui/Main.qml" line="346"/>
         <source>No model</source>
         <translation>모델 없음</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="353"/>
+        <location filename="../ui/Main.qml" line="358"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="365"/>
+        <location filename="../ui/Main.qml" line="370"/>
         <source>Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.</source>
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="375"/>
+        <location filename="../ui/Main.qml" line="380"/>
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="382"/>
+        <location filename="../ui/Main.qml" line="387"/>
         <source>Open model…</source>
         <translation>모델 열기…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="383"/>
+        <location filename="../ui/Main.qml" line="388"/>
         <source>Open a GGUF model (Ctrl+O)</source>
         <translation>GGUF 모델 열기 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="390"/>
+        <location filename="../ui/Main.qml" line="395"/>
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="391"/>
+        <location filename="../ui/Main.qml" line="396"/>
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="398"/>
+        <location filename="../ui/Main.qml" line="403"/>
         <source>Recent</source>
         <translation>최근</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="399"/>
+        <location filename="../ui/Main.qml" line="404"/>
         <source>Recent models</source>
         <translation>최근 모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="444"/>
+        <location filename="../ui/Main.qml" line="455"/>
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="445"/>
+        <location filename="../ui/Main.qml" line="456"/>
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="452"/>
+        <location filename="../ui/Main.qml" line="463"/>
         <location filename="../app/chat_controller_test_state.cpp" line="74"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="453"/>
+        <location filename="../ui/Main.qml" line="464"/>
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="474"/>
+        <location filename="../ui/Main.qml" line="485"/>
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="475"/>
+        <location filename="../ui/Main.qml" line="486"/>
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="476"/>
+        <location filename="../ui/Main.qml" line="487"/>
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -1222,102 +1222,102 @@
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="60"/>
+        <location filename="../ui/MemoryPanel.qml" line="62"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="129"/>
+        <location filename="../ui/MemoryPanel.qml" line="131"/>
         <source>Last save appended %1 (%2 tokens)</source>
         <translation>마지막 저장: %1 추가 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="121"/>
+        <location filename="../ui/MemoryPanel.qml" line="123"/>
         <source>All snapshots: %1 of %2 budget</source>
         <translation>모든 스냅숏: 예산 %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="122"/>
+        <location filename="../ui/MemoryPanel.qml" line="124"/>
         <source>All snapshots: %1 (no budget)</source>
         <translation>모든 스냅숏: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="153"/>
+        <location filename="../ui/MemoryPanel.qml" line="155"/>
         <source>Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9</source>
         <translation>두 세션이 가중치(%1)를 함께 씁니다: 채팅 KV %2 (%3 토큰) · 요약 작업 KV %4 (%5 토큰) · 합계 %6 / %7 %8 · 더 큰 쪽 크기로 들어가는 세션 수: %9</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="156"/>
+        <location filename="../ui/MemoryPanel.qml" line="158"/>
         <source>KV budget</source>
         <translation>KV 예산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="156"/>
+        <location filename="../ui/MemoryPanel.qml" line="158"/>
         <source>available</source>
         <translation>사용 가능</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="70"/>
+        <location filename="../ui/MemoryPanel.qml" line="72"/>
         <source>Loading the model… Its memory is shown here once it is ready.</source>
         <translation>모델을 불러오는 중… 준비되면 여기에 메모리가 표시됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="71"/>
+        <location filename="../ui/MemoryPanel.qml" line="73"/>
         <source>No model is loaded. Open a GGUF model (Ctrl+O), or the demo model under “Recent”, to see how its weights and this conversation&apos;s memory share the machine.</source>
         <translation>불러온 모델이 없습니다. GGUF 모델(Ctrl+O)이나 “최근” 아래의 데모 모델을 열면 가중치와 이 대화의 메모리가 컴퓨터를 어떻게 나눠 쓰는지 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="85"/>
+        <location filename="../ui/MemoryPanel.qml" line="87"/>
         <source>Last reply: —</source>
         <translation>마지막 답변: —</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="86"/>
+        <location filename="../ui/MemoryPanel.qml" line="88"/>
         <source>Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed</source>
         <translation>마지막 답변 (%5 KV): %1 토큰/초 · 첫 토큰까지 %2 ms · 프롬프트 토큰 %4개 중 %3개 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="92"/>
+        <location filename="../ui/MemoryPanel.qml" line="94"/>
         <source>Snapshot on disk</source>
         <translation>디스크의 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="93"/>
+        <location filename="../ui/MemoryPanel.qml" line="95"/>
         <source>After each reply the conversation&apos;s KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.</source>
         <translation>답변이 끝날 때마다 대화의 KV 캐시를 디스크에 저장해 두어, 나중에 대화를 다시 열 때 앞선 토큰을 모두 다시 계산하지 않고 복원합니다. 이 줄은 이 대화에서 마지막으로 일어난 일을 알려 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="104"/>
+        <location filename="../ui/MemoryPanel.qml" line="106"/>
         <source>Nothing saved or restored yet for this conversation.</source>
         <translation>이 대화에서는 아직 저장하거나 복원한 것이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="106"/>
+        <location filename="../ui/MemoryPanel.qml" line="108"/>
         <source>Details: %1</source>
         <translation>자세히: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="119"/>
+        <location filename="../ui/MemoryPanel.qml" line="121"/>
         <source>All snapshots: —</source>
         <translation>모든 스냅숏: —</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="123"/>
+        <location filename="../ui/MemoryPanel.qml" line="125"/>
         <source> · %1 least recently used removed</source>
         <translation> · 가장 오래 쓰지 않은 %1 삭제됨</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="125"/>
+        <location filename="../ui/MemoryPanel.qml" line="127"/>
         <source>This conversation&apos;s snapshot: %1</source>
         <translation>이 대화의 스냅숏: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="125"/>
+        <location filename="../ui/MemoryPanel.qml" line="127"/>
         <source>This conversation has no snapshot yet.</source>
         <translation>이 대화에는 아직 스냅숏이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="128"/>
+        <location filename="../ui/MemoryPanel.qml" line="130"/>
         <source>Last save rewrote the whole file: %1 (%2)</source>
         <translation>마지막 저장에서 파일 전체를 다시 썼습니다: %1 (%2)</translation>
     </message>
@@ -1645,27 +1645,27 @@
         <translation>%1은(는) 키를 값 %2개 단위의 블록으로 저장하지만, 이 모델의 헤드는 값이 %3개입니다 (head_dim %3이(가) %2의 배수가 아님). 이 모델에서는 쓸 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="93"/>
+        <location filename="../app/settings/model_settings.cpp" line="96"/>
         <source>The context cannot be negative (0 = the trained length).</source>
         <translation>컨텍스트는 음수일 수 없습니다 (0 = 학습 길이).</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="97"/>
+        <location filename="../app/settings/model_settings.cpp" line="100"/>
         <source>A context of %1 tokens is longer than the %2 this model was trained for: past %2 it sees positions it never learned, and replies usually turn to noise.</source>
         <translation>%1 토큰의 컨텍스트는 이 모델이 학습한 %2 토큰보다 깁니다. %2 토큰을 넘어서면 학습한 적 없는 위치를 보게 되어 답변이 대개 무의미해집니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="180"/>
+        <location filename="../app/settings/model_settings.cpp" line="183"/>
         <source>Balanced</source>
         <translation>균형</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="183"/>
+        <location filename="../app/settings/model_settings.cpp" line="186"/>
         <source>Precise (factual, repeatable)</source>
         <translation>정확 (사실적, 재현 가능)</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="185"/>
+        <location filename="../app/settings/model_settings.cpp" line="188"/>
         <source>Creative (varied)</source>
         <translation>창의적 (다양함)</translation>
     </message>
@@ -2358,22 +2358,22 @@
         <translation>, 측정된 속도로 약 %1초</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="194"/>
+        <location filename="../app/documents/summary_job.cpp" line="188"/>
         <source>Summary job %1 is not stored.</source>
         <translation>요약 작업 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="198"/>
+        <location filename="../app/documents/summary_job.cpp" line="192"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="217"/>
+        <location filename="../app/documents/summary_job.cpp" line="211"/>
         <source>The job&apos;s document (%1) is not stored.</source>
         <translation>작업의 문서(%1)가 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="227"/>
+        <location filename="../app/documents/summary_job.cpp" line="221"/>
         <source>Summarize “%1”</source>
         <translation>“%1” 요약</translation>
     </message>
@@ -2459,12 +2459,12 @@
 <context>
     <name>SummaryWorker</name>
     <message>
-        <location filename="../app/documents/summary_worker.cpp" line="44"/>
+        <location filename="../app/documents/summary_worker.cpp" line="51"/>
         <source>Summarizing failed: %1</source>
         <translation>요약에 실패했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_worker.cpp" line="49"/>
+        <location filename="../app/documents/summary_worker.cpp" line="55"/>
         <source>Summarizing failed: an unknown exception</source>
         <translation>요약에 실패했습니다: 알 수 없는 예외</translation>
     </message>
@@ -2525,97 +2525,92 @@
 <context>
     <name>kvchat::app::ChatController</name>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="68"/>
+        <location filename="../app/chat_controller_status.cpp" line="64"/>
         <source>%1 of %2 tokens (%3%)</source>
         <translation>%2 토큰 중 %1 토큰 (%3%)</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="72"/>
+        <location filename="../app/chat_controller_status.cpp" line="68"/>
         <source>Chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="73"/>
+        <location filename="../app/chat_controller_status.cpp" line="69"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="74"/>
+        <location filename="../app/chat_controller_status.cpp" line="70"/>
         <source>Snapshot</source>
         <translation>스냅숏</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="75"/>
+        <location filename="../app/chat_controller_status.cpp" line="71"/>
         <source>KV quality</source>
         <translation>KV 품질</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="76"/>
+        <location filename="../app/chat_controller_status.cpp" line="72"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="77"/>
+        <location filename="../app/chat_controller_status.cpp" line="73"/>
         <source>KV memory</source>
         <translation>KV 메모리</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="87"/>
+        <location filename="../app/chat_controller_status.cpp" line="83"/>
         <source>The context is almost full: %1 in use. When it is full: %2.</source>
         <translation>컨텍스트가 거의 찼습니다: %1 사용 중. 가득 차면: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="91"/>
+        <location filename="../app/chat_controller_status.cpp" line="87"/>
         <source>The context has no room for more tokens: %1 in use.</source>
         <translation>컨텍스트에 토큰을 더 넣을 자리가 없습니다: %1 사용 중.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="93"/>
+        <location filename="../app/chat_controller_status.cpp" line="89"/>
         <source>%1 Context now: %2.</source>
         <translation>%1 현재 컨텍스트: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="94"/>
+        <location filename="../app/chat_controller_status.cpp" line="90"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="379"/>
+        <location filename="../app/chat_controller_models.cpp" line="246"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="56"/>
-        <source>Chat template: %1</source>
-        <translation>채팅 템플릿: %1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat_controller.cpp" line="66"/>
+        <location filename="../app/chat_controller.cpp" line="59"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="189"/>
+        <location filename="../app/chat_controller.cpp" line="182"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="189"/>
+        <location filename="../app/chat_controller.cpp" line="182"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="197"/>
+        <location filename="../app/chat_controller.cpp" line="190"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="224"/>
+        <location filename="../app/chat_controller.cpp" line="217"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="243"/>
+        <location filename="../app/chat_controller.cpp" line="236"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
@@ -2625,37 +2620,32 @@
         <translation>대화는 %1 토큰인데 컨텍스트에는 %2 토큰이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="125"/>
-        <source>Not applied: %1</source>
-        <translation>적용하지 않음: %1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat_controller_models.cpp" line="136"/>
+        <location filename="../app/chat_controller_models.cpp" line="41"/>
         <source>settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="187"/>
+        <location filename="../app/chat_controller_models.cpp" line="73"/>
         <source>chat</source>
         <translation>채팅</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="219"/>
+        <location filename="../app/chat_controller_models.cpp" line="93"/>
         <source>Retry</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="220"/>
+        <location filename="../app/chat_controller_models.cpp" line="94"/>
         <source>%1 could not be loaded: %2</source>
         <translation>%1을(를) 불러오지 못했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="222"/>
+        <location filename="../app/chat_controller_models.cpp" line="96"/>
         <source>%1 is still loaded.</source>
         <translation>%1은(는) 아직 불러와져 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="223"/>
+        <location filename="../app/chat_controller_models.cpp" line="97"/>
         <source>Keep %1</source>
         <translation>%1 유지</translation>
     </message>
@@ -2676,7 +2666,7 @@
     </message>
     <message>
         <location filename="../app/chat_controller_conversation_model.cpp" line="71"/>
-        <location filename="../app/chat_controller_models.cpp" line="227"/>
+        <location filename="../app/chat_controller_models.cpp" line="101"/>
         <source>Open %1</source>
         <translation>%1 열기</translation>
     </message>
@@ -2696,88 +2686,88 @@
         <translation>모델 페이지에서 찾기</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="235"/>
+        <location filename="../app/chat_controller_models.cpp" line="109"/>
         <source>Demo model</source>
         <translation>데모 모델</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="237"/>
+        <location filename="../app/chat_controller_models.cpp" line="111"/>
         <source>Settings for %1…</source>
         <translation>%1 설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="325"/>
+        <location filename="../app/chat_controller_models.cpp" line="192"/>
         <source>The context is full: there is no room for a reply. Your message is kept.</source>
         <translation>컨텍스트가 가득 찼습니다. 답변할 공간이 없습니다. 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="328"/>
+        <location filename="../app/chat_controller_models.cpp" line="195"/>
         <source>No reply was written: %1 Your message is kept.</source>
         <translation>답변을 쓰지 않았습니다: %1 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="329"/>
+        <location filename="../app/chat_controller_models.cpp" line="196"/>
         <source>Try again</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="346"/>
+        <location filename="../app/chat_controller_models.cpp" line="213"/>
         <source>The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, or give this model a longer context in Settings.</source>
         <translation>컨텍스트가 가득 찼습니다(%2 토큰 중 %1 토큰). 이 답변이 컨텍스트 전체를 차지하고 있고 버릴 수 있는 이전 턴이 없어 이어서 쓸 수 없습니다. 새 대화를 시작하거나, 요약하고 이어가거나, 설정에서 이 모델의 컨텍스트를 늘리세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="355"/>
-        <location filename="../app/chat_controller_models.cpp" line="432"/>
+        <location filename="../app/chat_controller_models.cpp" line="222"/>
+        <location filename="../app/chat_controller_models.cpp" line="298"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="357"/>
+        <location filename="../app/chat_controller_models.cpp" line="224"/>
         <source>Drop oldest turns and retry</source>
         <translation>가장 오래된 차례를 버리고 다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="359"/>
+        <location filename="../app/chat_controller_models.cpp" line="226"/>
         <source>Settings…</source>
         <translation>설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="376"/>
+        <location filename="../app/chat_controller_models.cpp" line="243"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3, %4 다시 계산).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="374"/>
+        <location filename="../app/chat_controller_models.cpp" line="241"/>
         <source>Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="394"/>
+        <location filename="../app/chat_controller_models.cpp" line="258"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="415"/>
+        <location filename="../app/chat_controller_models.cpp" line="281"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="421"/>
+        <location filename="../app/chat_controller_models.cpp" line="287"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="421"/>
+        <location filename="../app/chat_controller_models.cpp" line="287"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="424"/>
+        <location filename="../app/chat_controller_models.cpp" line="290"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="431"/>
+        <location filename="../app/chat_controller_models.cpp" line="297"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
@@ -2802,68 +2792,68 @@
         <translation>“%1”을(를) %2에 저장했습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="432"/>
+        <location filename="../app/chat_controller.cpp" line="407"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="436"/>
+        <location filename="../app/chat_controller.cpp" line="411"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="39"/>
-        <location filename="../app/chat_replies.cpp" line="47"/>
-        <location filename="../app/chat_replies.cpp" line="63"/>
+        <location filename="../app/chat_replies.cpp" line="30"/>
+        <location filename="../app/chat_replies.cpp" line="38"/>
+        <location filename="../app/chat_replies.cpp" line="54"/>
         <source>Cannot regenerate now: %1</source>
         <translation>지금은 다시 생성할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="79"/>
+        <location filename="../app/chat_replies.cpp" line="70"/>
         <source>Cannot show that version: %1</source>
         <translation>그 버전을 표시할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="155"/>
+        <location filename="../app/chat_replies.cpp" line="146"/>
         <source>%1: the version before it is shown again.</source>
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="65"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="73"/>
         <source>Cannot edit now: %1</source>
         <translation>지금은 고칠 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="71"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="79"/>
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="127"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="135"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="128"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="136"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="133"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="141"/>
         <source>The context is full: the reply was cut where it ran out of room.</source>
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="109"/>
+        <location filename="../app/chat_controller_status.cpp" line="105"/>
         <source>Backend: %1</source>
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="156"/>
-        <location filename="../app/chat_controller.cpp" line="355"/>
+        <location filename="../app/chat_controller.cpp" line="149"/>
+        <location filename="../app/chat_controller.cpp" line="329"/>
         <location filename="../app/chat_controller_conversation_model.cpp" line="81"/>
-        <location filename="../app/chat_controller_models.cpp" line="354"/>
-        <location filename="../app/chat_controller_models.cpp" line="432"/>
+        <location filename="../app/chat_controller_models.cpp" line="221"/>
+        <location filename="../app/chat_controller_models.cpp" line="298"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -2878,37 +2868,37 @@
         <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="282"/>
+        <location filename="../app/chat_controller.cpp" line="256"/>
         <source>Saved after the last reply (%1 on disk): reopening this conversation restores it without computing it again.</source>
         <translation>마지막 답변 후 저장했습니다 (디스크 %1). 이 대화를 다시 열면 다시 계산하지 않고 복원합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="314"/>
+        <location filename="../app/chat_controller.cpp" line="288"/>
         <source>This conversation&apos;s memory was restored from the snapshot on disk (%1): nothing had to be computed again.</source>
         <translation>이 대화의 메모리를 디스크의 스냅숏에서 복원했습니다 (%1). 다시 계산할 것이 없었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="317"/>
+        <location filename="../app/chat_controller.cpp" line="291"/>
         <source>No snapshot on disk yet: one is saved after the next reply.</source>
         <translation>디스크에 아직 스냅숏이 없습니다. 다음 답변 후에 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="320"/>
+        <location filename="../app/chat_controller.cpp" line="294"/>
         <source>The snapshot on disk could not be used (made with another model or settings, or damaged): the conversation is computed again with the next message.</source>
         <translation>디스크의 스냅숏을 쓸 수 없었습니다 (다른 모델이나 설정으로 만들었거나 손상됨). 다음 메시지와 함께 대화를 다시 계산합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="389"/>
+        <location filename="../app/chat_controller.cpp" line="364"/>
         <source>The new name was not saved: %1</source>
         <translation>새 이름을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="398"/>
+        <location filename="../app/chat_controller.cpp" line="373"/>
         <source>A summary is being written into this conversation: cancel it first.</source>
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="444"/>
+        <location filename="../app/chat_controller.cpp" line="419"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -2933,12 +2923,12 @@
     </message>
     <message>
         <location filename="../app/documents/document_preview.cpp" line="58"/>
-        <location filename="../app/documents/document_preview.cpp" line="86"/>
+        <location filename="../app/documents/document_preview.cpp" line="84"/>
         <source>Counting tokens…</source>
         <translation>토큰 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="126"/>
+        <location filename="../app/documents/document_preview.cpp" line="124"/>
         <source>Counting chunks…</source>
         <translation>청크 세는 중…</translation>
     </message>
@@ -2948,7 +2938,7 @@
         <translation>토큰을 세려면 모델을 불러오세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="144"/>
+        <location filename="../app/documents/document_preview.cpp" line="142"/>
         <source>Cannot summarize: %1</source>
         <translation>요약할 수 없습니다: %1</translation>
     </message>
@@ -2985,24 +2975,37 @@
         <translation>조각 세는 중</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="411"/>
+        <location filename="../app/documents/document_controller.cpp" line="408"/>
         <source>The summary is stored with its job but could not be added to the conversation: %1</source>
         <translation>요약은 작업과 함께 저장되었지만 대화에 추가하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="419"/>
+        <location filename="../app/documents/document_controller.cpp" line="416"/>
         <source>cancelled after %1 summaries</source>
         <translation>요약 %1개 이후 취소됨</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="422"/>
+        <location filename="../app/documents/document_controller.cpp" line="419"/>
         <source>Summarizing “%1” failed: %2</source>
         <translation>“%1” 요약 실패: %2</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="478"/>
+        <location filename="../app/documents/document_controller.cpp" line="475"/>
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
+    </message>
+</context>
+<context>
+    <name>kvchat::app::ModelController</name>
+    <message>
+        <location filename="../app/model/model_controller.cpp" line="52"/>
+        <source>Chat template: %1</source>
+        <translation>채팅 템플릿: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/model/model_controller.cpp" line="106"/>
+        <source>Not applied: %1</source>
+        <translation>적용하지 않음: %1</translation>
     </message>
 </context>
 <context>
