@@ -38,25 +38,18 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   }
   if (!store_error_.isEmpty()) qWarning("kvchat: %s", qPrintable(store_error_));
   if (!startup_notice_.isEmpty()) qWarning("kvchat: %s", qPrintable(startup_notice_));
-  // Settings per model (chat_controller_models.cpp); the global ones of older versions are
-  // every model's defaults.
-  load_settings(store_ ? store_->setting(QStringLiteral("engine")).toMap() : QVariantMap(),
-                store_ ? store_->setting(QStringLiteral("sampling")).toMap() : QVariantMap());
 
   worker_ = new EngineWorker();
   worker_->moveToThread(&engine_thread_);
   memory_state_ = std::make_unique<MemoryState>(data_dir_, store_.get(), *worker_, *this);
   connect(&engine_thread_, &QThread::finished, worker_, &QObject::deleteLater);
+  // Settings per model; the global ones of older versions are every model's defaults.
+  models_ = std::make_unique<ModelController>(
+      *worker_, *this, store_ ? store_->setting(QStringLiteral("engine")).toMap() : QVariantMap(),
+      store_ ? store_->setting(QStringLiteral("sampling")).toMap() : QVariantMap());
   // Queued: the slots run on the GUI thread, the only one that touches the models.
   connect_model_signals();  // loading, per-model settings, a full context
   connect_status_signals();  // the status line: the chat format, the context's figures
-  connect(worker_, &EngineWorker::chatFormatFailed, this, [this](const QString& message) {
-    emit errorOccurred(tr("Chat template: %1").arg(message));
-  });
-  connect(worker_, &EngineWorker::loadProgress, this, [this](double f) {
-    load_progress_ = f;
-    emit loadProgressChanged();
-  });
   connect(&messages_, &QAbstractItemModel::modelReset, this, [this] { shown_texts_.clear(); });
   connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
   // A regenerated version that wrote nothing goes (the one before it is shown again).
@@ -103,7 +96,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
       *this, *worker_, notices_, store_.get(), ConversationStore::default_path(data_dir));
   // The documents half follows the chat through these (it does not include this class).
   DocumentController* docs = documents_.get();
-  connect(this, &ChatController::modelChanged, docs, &DocumentController::on_model_changed);
+  connect(models_.get(), &ModelController::modelChanged, docs, &DocumentController::on_model_changed);
   connect(this, &ChatController::currentConversationChanged, docs,
           &DocumentController::on_conversation_changed);
   connect(memory, &MemoryState::memoryChanged, docs, &DocumentController::on_chat_memory_changed);
@@ -243,32 +236,12 @@ void ChatController::set_system_prompt(const QString& prompt) {
   emit currentConversationChanged();
 }
 
-QString ChatController::template_override_key(const QString& model_path) {
-  return QStringLiteral("chat_template_override/") + model_path;
-}
-
-void ChatController::setChatTemplateOverride(const QString& override_text) {
-  if (model_path_.isEmpty()) return;
-  save_setting(template_override_key(model_path_), override_text);
-  QMetaObject::invokeMethod(
-      worker_, [w = worker_, override_text] { w->setChatTemplateOverride(override_text); },
-      Qt::QueuedConnection);
-}
-
-void ChatController::cancelLoad() {
-  if (model_loading_) worker_->request_cancel_load();
-}
-
 void ChatController::setUiSetting(const QString& key, const QVariant& value) {
   save_setting(QStringLiteral("ui/") + key, value);
 }
 
 QVariant ChatController::uiSetting(const QString& key, const QVariant& fallback) const {
   return setting(QStringLiteral("ui/") + key, fallback);
-}
-
-QStringList ChatController::recent_models() const {
-  return setting(QStringLiteral("recent_models")).toStringList();
 }
 
 void ChatController::newConversation() {
@@ -309,7 +282,7 @@ void ChatController::selectConversation(qint64 id) {
   memory_state_->switch_conversation(current_, id);
   current_ = id;
   messages_.reset(store_->messages(id));
-  if (!model_info_.isEmpty()) {
+  if (models_->loaded()) {
     QMetaObject::invokeMethod(
         worker_, [w = worker_, path = memory_state_->snapshot_path(id)] { w->restoreSnapshot(path); },
         Qt::QueuedConnection);
@@ -325,11 +298,11 @@ QObject* ChatController::documents() {
 
 bool ChatController::send(const QString& text) {
   if (text.trimmed().isEmpty() || generating_) return false;
-  if (model_loading_) {
+  if (models_->loading()) {
     emit errorOccurred(tr("The model is still loading: your message is kept in the box; send it when it is ready."));
     return false;
   }
-  if (model_info_.isEmpty()) {
+  if (!models_->loaded()) {
     emit errorOccurred(tr("No model is loaded: your message is kept in the box. Open a GGUF model "
                           "(“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under "
                           "“Recent”, then send it."));
@@ -346,17 +319,12 @@ bool ChatController::send(const QString& text) {
 }
 
 bool ChatController::send_with_stats(const QString& text, const QVariantMap& stats) {
-  if (!store_ || generating_ || text.trimmed().isEmpty() || model_info_.isEmpty()) return false;
+  if (!store_ || generating_ || text.trimmed().isEmpty() || !models_->loaded()) return false;
   // A new conversation the store refuses (disk full) is created with the next save.
   if (!current_ && messages_.rowCount() == 0) newConversation();
   // A model file cut short or replaced since it was loaded: said once (the copy read into
   // memory keeps running).
-  if (const auto model = worker_->shared_model(); model && !model_file_warned_) {
-    if (const Status file = model->check_file(); !file) {
-      model_file_warned_ = true;
-      emit errorOccurred(QString::fromStdString(file.message()));
-    }
-  }
+  if (const QString changed = models_->file_change_once(); !changed.isEmpty()) emit errorOccurred(changed);
   StoredMessage user;
   user.conversation_id = current_;
   user.role = QStringLiteral("user");
@@ -413,9 +381,12 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
   return true;
 }
 
+bool ChatController::model_loading() const { return models_->loading(); }
+
 void ChatController::set_generating(bool on) {
   if (generating_ == on) return;
   generating_ = on;
+  models_->set_reply_running(on);
   emit generatingChanged();
 }
 

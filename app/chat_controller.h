@@ -23,7 +23,9 @@
 #include "memory/memory_state.h"
 #include "models/message_list_model.h"
 #include "notices/notice_center.h"
+#include "model/model_controller.h"
 #include "settings/model_settings.h"
+#include "settings/settings_access.h"
 #include "store/conversation_store.h"
 
 namespace kvchat::app {
@@ -31,16 +33,12 @@ namespace kvchat::app {
 class DocumentController;
 class EngineWorker;
 
-class ChatController : public QObject, public ConversationHost, public ConversationListHost {
+class ChatController : public QObject, public ConversationHost, public ConversationListHost,
+                       public SettingsAccess {
   Q_OBJECT
   Q_PROPERTY(QObject* messages READ messages CONSTANT)
   Q_PROPERTY(qint64 currentConversationId READ current_conversation NOTIFY currentConversationChanged)
   Q_PROPERTY(QString systemPrompt READ system_prompt WRITE set_system_prompt NOTIFY currentConversationChanged)
-  Q_PROPERTY(QVariantMap sampling READ sampling WRITE set_sampling NOTIFY samplingChanged)
-  Q_PROPERTY(QVariantMap modelInfo READ model_info NOTIFY modelChanged)
-  Q_PROPERTY(bool modelLoading READ model_loading NOTIFY modelChanged)
-  Q_PROPERTY(double loadProgress READ load_progress NOTIFY loadProgressChanged)
-  Q_PROPERTY(QString modelError READ model_error NOTIFY modelChanged)
   Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
   // The status line's sentence for the last thing that happened (chat_controller_status.cpp):
   // a short label and the message, never an internal event name; a context event says how
@@ -52,19 +50,10 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   // The last failed save (disk full, I/O error) while something is still unsaved; empty
   // once everything in the window is stored again.
   Q_PROPERTY(QString saveError READ save_error NOTIFY saveErrorChanged)
-  Q_PROPERTY(QVariantMap engineSettings READ engine_settings NOTIFY engineSettingsChanged)
-  Q_PROPERTY(QStringList recentModels READ recent_models NOTIFY modelChanged)
   // The open conversation's last reply's figures (its stored stats; empty when it has none).
   Q_PROPERTY(QVariantMap lastReplyStats READ conversation_reply_stats NOTIFY lastReplyStatsChanged)
   // Long documents: attach, cost preview, send whole, summary jobs (DocumentController).
   Q_PROPERTY(QObject* documents READ documents CONSTANT)
-  // ---- per-model settings, model loading, a full context (chat_controller_models.cpp) ----
-  // The model file the Settings drawer shows and applies settings to (the loaded one, or
-  // the one that was asked for last, also when its load failed) and what it is
-  // (ModelFacts: name, head_dim, n_ctx_train; zeros while unknown).
-  Q_PROPERTY(QString settingsModel READ settings_model NOTIFY engineSettingsChanged)
-  Q_PROPERTY(QVariantMap settingsModelFacts READ settings_model_facts NOTIFY engineSettingsChanged)
-  Q_PROPERTY(QVariantList samplingPresets READ sampling_presets CONSTANT)
   // What the context policy last did in this conversation ("Oldest turns dropped to make
   // room: N tokens"); empty when it has done nothing yet.
   Q_PROPERTY(QString contextNotice READ context_notice NOTIFY contextNoticeChanged)
@@ -80,6 +69,9 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   QObject* documents();
   // Every banner of the window (`notices` in QML).
   NoticeCenter* notices() { return &notices_; }
+  // The model and its per-model settings (`models` in QML).
+  ModelController* models() { return models_.get(); }
+  const ModelController* models() const { return models_.get(); }
   DocumentController* document_controller() { return documents_.get(); }
   // The memory panel's figures: the memory reports, the timelines, the snapshot lines, the
   // KV quality (QML: memoryState).
@@ -89,13 +81,7 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   qint64 current_conversation() const override { return current_; }
   QString system_prompt() const override;
   void set_system_prompt(const QString& prompt);
-  // The settings model's (the drawer's); replies use the loaded model's (sampling_).
-  QVariantMap sampling() const { return book_.sampling(settings_model_); }
-  void set_sampling(const QVariantMap& sampling);
-  QVariantMap model_info() const { return model_info_; }
-  bool model_loading() const override { return model_loading_; }
-  double load_progress() const { return load_progress_; }
-  QString model_error() const { return model_error_; }
+  bool model_loading() const override;
   bool generating() const override { return generating_; }
   QString last_event() const;
   QString store_error() const override { return store_error_; }
@@ -103,38 +89,18 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   QString save_error() const { return save_error_; }
   // Whether every message in the window and every setting is stored.
   bool all_saved() const { return messages_.unsaved_count() == 0 && pending_settings_.isEmpty(); }
-  QVariantMap engine_settings() const { return engine_settings_; }
-  QStringList recent_models() const;
-  // When each recent model was last loaded: path -> ISO 8601 time (setting recent_models_used).
-  QVariantMap recent_models_used() const;
-  // A removed file leaves the recent list (My models' Remove from disk).
-  void forget_recent_model(const QString& path);
   // The last reply of this run, in any conversation (the measured speeds).
   QVariantMap last_reply_stats() const override { return last_reply_stats_; }
   QVariantMap conversation_reply_stats() const;
 
-  QString settings_model() const { return settings_model_; }
-  QVariantMap settings_model_facts() const { return facts_of(settings_model_).to_map(); }
-  static QVariantList sampling_presets() { return ModelSettingsBook::sampling_presets(); }
   QString context_notice() const { return context_notice_; }
-  // Where the demo model is (main.cpp: beside the binary); offered when a load fails.
-  void set_demo_model_path(const QString& path) { demo_model_path_ = path; }
   // The model the window opens at start (conversation_model.h): `asked` (--model), else
   // the reopened conversation's, else the last used that exists, else `demo`.
   QString model_to_open_at_start(const QString& asked, const QString& demo) const;
-  // setEngineSettings for a given model file (main.cpp's --ctx / --kv-type before its load).
-  void set_engine_settings_for(const QString& model_path, const QVariantMap& settings);
-  // The engine settings' problems with the settings model (SettingIssue maps: key,
-  // blocking, reason): the drawer shows them before anything is applied.
-  Q_INVOKABLE QVariantList checkEngineSettings(const QVariantMap& settings) const;
-  // Why the settings model cannot use this KV type; empty when it can.
-  Q_INVOKABLE QString kvTypeProblem(const QString& kv_type) const;
   // The open conversation summarized (on the engine thread, a session of its own) into a
   // new conversation's system prompt; an unanswered last message is sent again there.
   Q_INVOKABLE void summarizeAndContinue();
 
-  Q_INVOKABLE void loadModel(const QString& path_or_url);
-  Q_INVOKABLE void cancelLoad();
   // true: the message was taken (the box may be cleared); false: it was not, and the window
   // is told why (no model yet, still loading, a summary writing into this conversation):
   // the box keeps the text.
@@ -180,15 +146,11 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   void leave_deleted_conversation() override;
   void reopen_undeleted_conversation(qint64 id) override;
   Q_INVOKABLE QString formatBytes(double bytes) const;
-  // backend ("auto"/"cpu"/"cuda"), threads, ctx, kv_type, context_policy: reloads the
-  // model's session with them (the conversation is re-evaluated on the next message).
-  Q_INVOKABLE void setEngineSettings(const QVariantMap& settings);
-  // The loaded model's chat template override, kept per model file: "" = the file's own
-  // template, "builtin:<name>" or Jinja text. Applied at once (no reload); a template that
-  // does not parse is refused with errorOccurred and the current one stays.
-  Q_INVOKABLE void setChatTemplateOverride(const QString& override_text);
   Q_INVOKABLE void setUiSetting(const QString& key, const QVariant& value);
   Q_INVOKABLE QVariant uiSetting(const QString& key, const QVariant& fallback = {}) const;
+  // SettingsAccess: a setting, saved now or with the next save when the store refuses it.
+  QVariant setting(const QString& key, const QVariant& fallback = {}) const override;
+  void save_setting(const QString& key, const QVariant& value) override;
 
   // Rewrites the end-to-end test's state file (KVCHAT_TEST_STATE_FILE), e.g. after the
   // window's language changed.
@@ -196,14 +158,10 @@ class ChatController : public QObject, public ConversationHost, public Conversat
 
  signals:
   void currentConversationChanged();
-  void samplingChanged();
-  void modelChanged();
   void generatingChanged();
   void lastEventChanged();
   void replyFinished();
   void errorOccurred(const QString& message);
-  void engineSettingsChanged();
-  void loadProgressChanged();
   void saveErrorChanged();
   void contextNoticeChanged();
   void settingsRequested();  // a banner action asks for the Settings drawer
@@ -220,8 +178,9 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   void remember_conversation_model(qint64 id);
   void follow_conversation_model();
   void check_conversation_model();
+  // The model's load ended (ModelController::loaded / loadFailed): the chat follows.
   void on_model_loaded(const LoadedModel& model);
-  void on_model_load_failed(const QString& message);
+  void on_model_load_failed(const QString& path, const QString& message);
   void on_reply_chunk(const QString& text);
   void on_reply_finished(const QVariantMap& stats);
   void on_reply_failed(const QString& message);
@@ -260,9 +219,6 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   // After each save: the first failure of a run is shown (errorOccurred, saveError), a
   // success after failures clears saveError.
   void note_save(bool ok, const QString& error);
-  // A setting, saved now or with the next save when the store refuses it.
-  void save_setting(const QString& key, const QVariant& value);
-  QVariant setting(const QString& key, const QVariant& fallback = {}) const;
   // Before leaving the open conversation: false (and a message) when rows of it cannot
   // be saved now, since leaving would lose them.
   bool can_leave_conversation();
@@ -277,22 +233,12 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   QString startup_notice_;
   QString save_error_;
   QVariantMap pending_settings_;  // key -> value the store refused (retried on each save)
-  bool model_file_warned_ = false;  // the loaded model's file changed on disk: said once
   QString data_dir_;
   MessageListModel messages_;
   qint64 current_ = 0;
-  QVariantMap sampling_;
-  QVariantMap model_info_;
-  // The store key of a model file's chat template override.
-  static QString template_override_key(const QString& model_path);
-  bool model_loading_ = false;
-  double load_progress_ = 0;
-  QString model_error_;
   bool generating_ = false;
   QString last_event_kind_;     // the last event's kind ("chat", "context-warning", ...)
   QString last_event_message_;  // and its message
-  QVariantMap engine_settings_;
-  QString model_path_;
   QVariantMap last_reply_stats_;
   QElapsedTimer since_persist_;
   // The engine sends a reply's text after every token (hundreds per second on small
@@ -309,14 +255,12 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
   NoticeCenter notices_;  // before documents_ and the list, which show their messages there
   std::unique_ptr<ConversationListController> conversation_list_;
+  std::unique_ptr<ModelController> models_;
   // After store_ (it shares its connection) and worker_: destroyed before them.
   std::unique_ptr<DocumentController> documents_;
 
   // ---- per-model settings, model loading, a full context (chat_controller_models.cpp) ----
   void connect_model_signals();  // the worker's loading and context signals
-  void load_settings(const QVariantMap& legacy_engine, const QVariantMap& legacy_sampling);
-  void show_settings_of(const QString& model_path);  // settings_model_, engine_settings_, sampling_
-  ModelFacts facts_of(const QString& model_path) const;
   // The banner's actions (NoticeCenter::actionRequested): "retry", "previous", "demo",
   // "settings" (a failed load); "new_chat", "summarize", "change_policy", "retry_reply" (a
   // full context, no reply); "conversation_model", "pick_model", "models_page".
@@ -329,12 +273,6 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   void on_context_policy_applied(const QString& kind, int before, int after, int reevaluated);
   void on_conversation_summarized(const QString& summary, const ConversationSummaryStats& stats);
   void on_conversation_summary_failed(const QString& message);
-  ModelSettingsBook book_;
-  QVariantMap global_engine_;  // backend, threads: the machine's, not a model's
-  QString settings_model_;
-  QString loading_path_;
-  QString demo_model_path_;
-  QVariantMap load_failure_;  // path, reason of the last failed load; empty: none
   QString context_notice_;
   bool context_full_seen_ = false;  // the session refused tokens during this reply
   QString context_full_detail_;     // the prompt's tokens against the context, when known

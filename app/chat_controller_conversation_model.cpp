@@ -16,15 +16,15 @@ QString file_name_of(const QString& path) { return QFileInfo(path).fileName(); }
 
 QString ChatController::model_to_open_at_start(const QString& asked, const QString& demo) const {
   const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
-  return app::model_to_open_at_start(asked, c ? conversation_model(c->settings).path : QString(), recent_models(),
+  return app::model_to_open_at_start(asked, c ? conversation_model(c->settings).path : QString(), models_->recent_models(),
                                      demo, [](const QString& path) { return QFileInfo(path).isFile(); });
 }
 
 void ChatController::remember_conversation_model(qint64 id) {
-  if (!store_ || !id || model_path_.isEmpty()) return;
+  if (!store_ || !id || models_->path().isEmpty()) return;
   const auto c = store_->conversation(id);
   if (!c) return;
-  const ConversationModel now{model_path_, model_info_.value(QStringLiteral("identity")).toString()};
+  const ConversationModel now{models_->path(), models_->identity()};
   const ConversationModel was = conversation_model(c->settings);
   if (was.path == now.path && was.identity == now.identity) return;
   QString error;
@@ -39,10 +39,10 @@ void ChatController::follow_conversation_model() {
   const ConversationModel m = c ? conversation_model(c->settings) : ConversationModel{};
   if (notices_.notice_kind() == kNoticeKind) notices_.dismissNotice();
   // At start nothing is loaded yet: main opens this conversation's model itself.
-  if (m.path.isEmpty() || (model_path_.isEmpty() && !model_loading_)) return;
-  if (m.path == (model_loading_ ? loading_path_ : model_path_)) return;
+  if (m.path.isEmpty() || (models_->path().isEmpty() && !models_->loading())) return;
+  if (m.path == (models_->loading() ? models_->loading_path() : models_->path())) return;
   if (QFileInfo(m.path).isFile()) {
-    loadModel(m.path);  // the snapshot is restored once it is loaded
+    models_->loadModel(m.path);  // the snapshot is restored once it is loaded
     return;
   }
   check_conversation_model();
@@ -50,19 +50,19 @@ void ChatController::follow_conversation_model() {
 
 void ChatController::check_conversation_model() {
   const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
-  if (!c || model_path_.isEmpty()) return;
+  if (!c || models_->path().isEmpty()) return;
   const ConversationModel m = conversation_model(c->settings);
-  if (m.path.isEmpty() || m.path == model_path_) {
+  if (m.path.isEmpty() || m.path == models_->path()) {
     if (notices_.notice_kind() == kNoticeKind) notices_.dismissNotice();
     return;
   }
   // The same file moved: the conversation follows it without a word.
-  if (!m.identity.isEmpty() && m.identity == model_info_.value(QStringLiteral("identity")).toString()) {
+  if (!m.identity.isEmpty() && m.identity == models_->identity()) {
     remember_conversation_model(current_);
     return;
   }
   const QString title = c->title.isEmpty() ? tr("This conversation") : tr("“%1”").arg(c->title);
-  const QString loaded = file_name_of(model_path_);
+  const QString loaded = file_name_of(models_->path());
   QVariantList actions;
   QString text;
   if (QFileInfo(m.path).isFile()) {

@@ -51,7 +51,7 @@ void ChatController::on_conversation_deleted(qint64 id) {
 QVariantMap ChatController::conversation_reply_stats() const {
   // The last reply written with the loaded model: another model's speed is not this one's.
   // A reply stored without its model (older versions) counts as the conversation's model's.
-  const QString loaded = model_info_.value(QStringLiteral("identity")).toString();
+  const QString loaded = models_->identity();
   if (loaded.isEmpty()) return {};
   const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
   const QString recorded = c ? conversation_model(c->settings).identity : QString();

@@ -34,7 +34,7 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) 
   write_test_state(false);  // a reply is under way: the last one's "finished" no longer holds
   since_persist_.start();
   memory_state_->mark_turn_on_timeline();
-  QVariantMap sampling = sampling_;
+  QVariantMap sampling = models_->reply_sampling();
   if (seed >= 0) sampling.insert(QStringLiteral("seed"), seed);
   // The seed actually used is chosen here and comes back in the reply's stats.
   sampling = with_reply_seed(sampling);
@@ -127,7 +127,7 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   // Which KV type the figures were measured with (a KV-type change makes them history).
   last_reply_stats_.insert(QStringLiteral("kv_type"), memory_state_->memory().value(QStringLiteral("kv_type")));
   // And which model: the memory panel shows a reply's figures only with its model loaded.
-  last_reply_stats_.insert(QStringLiteral("model_identity"), model_info_.value(QStringLiteral("identity")));
+  last_reply_stats_.insert(QStringLiteral("model_identity"), models_->identity());
   // A reply that wrote nothing leaves no empty bubble; a full context offers its actions.
   const QString stop_reason = stats.value("stop_reason").toString();
   const bool context_full = stop_reason == QStringLiteral("context-full");

@@ -26,11 +26,8 @@ QString policy_label(const QString& policy) {
 
 void ChatController::connect_status_signals() {
   // A template override: the model's format, and the status line says the new one.
-  connect(worker_, &EngineWorker::chatFormatChanged, this, [this](const ChatFormatInfo& format) {
-    model_info_.insert(format.to_map());
-    emit modelChanged();
-    on_session_event(QStringLiteral("chat"), format.description);
-  });
+  connect(models_.get(), &ModelController::chatFormatChanged, this,
+          [this](const QString& description) { on_session_event(QStringLiteral("chat"), description); });
   // What the context policy did (the panel's line), with the context's figures now.
   connect(this, &ChatController::contextNoticeChanged, this, [this] {
     if (!context_notice_.isEmpty()) {
@@ -46,7 +43,7 @@ void ChatController::connect_status_signals() {
     if (is_context_event(last_event_kind_)) emit lastEventChanged();
   });
   // A reply's figures belong to its model: another model loaded, the panel's line changes.
-  connect(this, &ChatController::modelChanged, this, &ChatController::lastReplyStatsChanged);
+  connect(models_.get(), &ModelController::modelChanged, this, &ChatController::lastReplyStatsChanged);
 }
 
 QString ChatController::event_label(const QString& kind) {
@@ -66,7 +63,7 @@ QString ChatController::last_event() const {
   const QString usage = memory_state_->context_usage().value(QStringLiteral("text")).toString();
   if (kind == QLatin1String("context-warning")) {
     return tr("The context is almost full: %1 in use. When it is full: %2.")
-        .arg(usage, policy_label(model_info_.value(QStringLiteral("context_policy")).toString()));
+        .arg(usage, policy_label(models_->info().value(QStringLiteral("context_policy")).toString()));
   }
   if (kind == QLatin1String("context-full"))
     return tr("The context has no room for more tokens: %1 in use.").arg(usage);

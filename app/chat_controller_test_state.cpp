@@ -42,11 +42,11 @@ void ChatController::write_test_state(bool reply_finished) {
                           {"documents", documents_ ? documents_->test_state() : QVariantMap()},
                           {"last_message", last_message},
                           // Per-model settings, a failed load, a full context (issue 13).
-                          {"model_error", model_error_},
-                          {"model_path", model_path_},
-                          {"model_loading", model_loading_},
-                          {"settings_model", settings_model_},
-                          {"engine_settings", engine_settings_},
+                          {"model_error", models_->error()},
+                          {"model_path", models_->path()},
+                          {"model_loading", models_->loading()},
+                          {"settings_model", models_->settings_model()},
+                          {"engine_settings", models_->engine_settings()},
                           {"notice", notices_.notice()},
                           {"context_notice", context_notice_},
                           // The status line's sentence and the context's fill (issue 26 point 8).

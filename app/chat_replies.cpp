@@ -84,7 +84,7 @@ void ChatController::showAdjacentVersion(int step) {
 }
 
 void ChatController::continueReply() {
-  if (!store_ || generating_ || model_info_.isEmpty()) return;
+  if (!store_ || generating_ || !models_->loaded()) return;
   const auto& items = messages_.items();
   if (items.isEmpty() || items.back().role != QStringLiteral("assistant")) return;
   reply_base_stats_ = items.back().stats;

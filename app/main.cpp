@@ -145,7 +145,7 @@ void open_files(kvchat::app::ChatController& chat, const QStringList& files) {
   for (const QString& f : files) {
     if (is_model_file(f)) model = f;
   }
-  if (!model.isEmpty()) chat.loadModel(model);
+  if (!model.isEmpty()) chat.models()->loadModel(model);
   for (const QString& f : files) {
     if (!is_model_file(f)) chat.document_controller()->attach(f);
   }
@@ -169,21 +169,21 @@ int benchmark_stalls(QGuiApplication& app, kvchat::app::ChatController& chat, co
   kvchat::app::StallMeter meter;
   double load_ms = 0, generate_ms = 0;
   qint64 load_ticks = 0;
-  QObject::connect(&chat, &kvchat::app::ChatController::modelChanged, &app, [&] {
-    if (chat.model_loading() || load_ms > 0) return;
+  QObject::connect(chat.models(), &kvchat::app::ModelController::modelChanged, &app, [&] {
+    if (chat.models()->loading() || load_ms > 0) return;
     meter.stop();
     load_ms = meter.longest_ms();
     load_ticks = meter.ticks();
-    if (!chat.model_error().isEmpty()) {
-      std::fprintf(stderr, "kvchat: %s\n", qPrintable(chat.model_error()));
+    if (!chat.models()->error().isEmpty()) {
+      std::fprintf(stderr, "kvchat: %s\n", qPrintable(chat.models()->error()));
       app.exit(1);
       return;
     }
     chat.newConversation();
-    QVariantMap sampling = chat.sampling();
+    QVariantMap sampling = chat.models()->sampling();
     sampling["temperature"] = 0.0;
     sampling["max_tokens"] = tokens;
-    chat.set_sampling(sampling);
+    chat.models()->set_sampling(sampling);
     meter.start();
     chat.send(QStringLiteral("Genesis 1\n1 In the beginning"));
   });
@@ -201,7 +201,7 @@ int benchmark_stalls(QGuiApplication& app, kvchat::app::ChatController& chat, co
   });
   QTimer::singleShot(500, &app, [&] {  // let the window show first
     meter.start();
-    chat.loadModel(path);
+    chat.models()->loadModel(path);
   });
   return app.exec();
 }
@@ -283,7 +283,7 @@ int main(int argc, char** argv) {
   kvchat::app::ModelsPageController model_hub(
       dir, kvchat::app::ConversationStore::default_path(dir),
       chat.uiSetting(QLatin1String(kvchat::hub::kHubEndpointSetting), QString()).toString(),
-      [&chat](const QString& path) { chat.loadModel(path); });
+      [&chat](const QString& path) { chat.models()->loadModel(path); });
   model_hub.set_setting_saver(
       [&chat](const QString& key, const QVariant& value) { chat.setUiSetting(key, value); });
   // With the CUDA backend, "will it fit?" is against the GPU's free memory.
@@ -294,16 +294,16 @@ int main(int argc, char** argv) {
 
   // My models (issue 26): the model files on disk, on the same page.
   kvchat::app::ModelLibraryController::Hooks library_hooks;
-  library_hooks.recent = [&chat] { return chat.recent_models(); };
-  library_hooks.used_at = [&chat] { return chat.recent_models_used(); };
-  library_hooks.loaded_path = [&chat] { return chat.model_info().value(QStringLiteral("path")).toString(); };
-  library_hooks.open_model = [&chat](const QString& path) { chat.loadModel(path); };
-  library_hooks.forget_recent = [&chat](const QString& path) { chat.forget_recent_model(path); };
+  library_hooks.recent = [&chat] { return chat.models()->recent_models(); };
+  library_hooks.used_at = [&chat] { return chat.models()->recent_models_used(); };
+  library_hooks.loaded_path = [&chat] { return chat.models()->path(); };
+  library_hooks.open_model = [&chat](const QString& path) { chat.models()->loadModel(path); };
+  library_hooks.forget_recent = [&chat](const QString& path) { chat.models()->forget_recent_model(path); };
   // Under test the folder is only recorded (in the state file), never opened.
   if (qEnvironmentVariableIsEmpty("KVCHAT_TEST_STATE_FILE"))
     library_hooks.open_folder = [](const QUrl& url) { QDesktopServices::openUrl(url); };
   kvchat::app::ModelLibraryController model_library(model_hub.models_dir(), &model_hub, library_hooks);
-  QObject::connect(&chat, &kvchat::app::ChatController::modelChanged, &model_library,
+  QObject::connect(chat.models(), &kvchat::app::ModelController::modelChanged, &model_library,
                    &kvchat::app::ModelLibraryController::refresh, Qt::QueuedConnection);  // after the recent list is saved
 
   UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
@@ -313,6 +313,7 @@ int main(int argc, char** argv) {
   engine.rootContext()->setContextProperty(QStringLiteral("conversationList"), chat.conversation_list());
   // The memory panel's figures, the snapshot lines, the KV quality (memory/memory_state.h).
   engine.rootContext()->setContextProperty(QStringLiteral("memoryState"), chat.memory_state());
+  engine.rootContext()->setContextProperty(QStringLiteral("models"), chat.models());
   engine.rootContext()->setContextProperty(QStringLiteral("modelHub"), &model_hub);
   engine.rootContext()->setContextProperty(QStringLiteral("modelLibrary"), &model_library);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);
@@ -338,15 +339,15 @@ int main(int argc, char** argv) {
   }
   const QString path = chat.model_to_open_at_start(asked, embedded_demo_model());
   if (cli.isSet(stalls)) return benchmark_stalls(app, chat, path, cli.value(stalls).toInt());
-  chat.set_demo_model_path(embedded_demo_model());  // offered when a load fails
+  chat.models()->set_demo_model_path(embedded_demo_model());  // offered when a load fails
   if (cli.isSet(ctx) || cli.isSet(kv_type) || cli.isSet(context_policy)) {
     QVariantMap settings;
     if (cli.isSet(context_policy)) settings.insert(QStringLiteral("context_policy"), cli.value(context_policy));
     if (cli.isSet(ctx)) settings.insert(QStringLiteral("ctx"), cli.value(ctx).toInt());
     if (cli.isSet(kv_type)) settings.insert(QStringLiteral("kv_type"), cli.value(kv_type));
-    chat.set_engine_settings_for(path, settings);  // this model's; used by the load below
+    chat.models()->set_engine_settings_for(path, settings);  // this model's; used by the load below
   }
-  if (!path.isEmpty()) chat.loadModel(path);
+  if (!path.isEmpty()) chat.models()->loadModel(path);
   // After loadModel: the document waits for the model, its tokens counted with it.
   if (cli.isSet(attach)) {
     chat.document_controller()->attach(QFileInfo(cli.value(attach)).absoluteFilePath());

@@ -2525,132 +2525,122 @@
 <context>
     <name>kvchat::app::ChatController</name>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="53"/>
+        <location filename="../app/chat_controller_status.cpp" line="50"/>
         <source>Chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="54"/>
+        <location filename="../app/chat_controller_status.cpp" line="51"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="55"/>
+        <location filename="../app/chat_controller_status.cpp" line="52"/>
         <source>Snapshot</source>
         <translation>스냅숏</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="56"/>
+        <location filename="../app/chat_controller_status.cpp" line="53"/>
         <source>KV quality</source>
         <translation>KV 품질</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="57"/>
+        <location filename="../app/chat_controller_status.cpp" line="54"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="58"/>
+        <location filename="../app/chat_controller_status.cpp" line="55"/>
         <source>KV memory</source>
         <translation>KV 메모리</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="68"/>
+        <location filename="../app/chat_controller_status.cpp" line="65"/>
         <source>The context is almost full: %1 in use. When it is full: %2.</source>
         <translation>컨텍스트가 거의 찼습니다: %1 사용 중. 가득 차면: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="72"/>
+        <location filename="../app/chat_controller_status.cpp" line="69"/>
         <source>The context has no room for more tokens: %1 in use.</source>
         <translation>컨텍스트에 토큰을 더 넣을 자리가 없습니다: %1 사용 중.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="74"/>
+        <location filename="../app/chat_controller_status.cpp" line="71"/>
         <source>%1 Context now: %2.</source>
         <translation>%1 현재 컨텍스트: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="75"/>
+        <location filename="../app/chat_controller_status.cpp" line="72"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="372"/>
+        <location filename="../app/chat_controller_models.cpp" line="228"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="54"/>
-        <source>Chat template: %1</source>
-        <translation>채팅 템플릿: %1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat_controller.cpp" line="64"/>
+        <location filename="../app/chat_controller.cpp" line="57"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="187"/>
+        <location filename="../app/chat_controller.cpp" line="180"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="187"/>
+        <location filename="../app/chat_controller.cpp" line="180"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="195"/>
+        <location filename="../app/chat_controller.cpp" line="188"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="222"/>
+        <location filename="../app/chat_controller.cpp" line="215"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="241"/>
+        <location filename="../app/chat_controller.cpp" line="234"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="48"/>
+        <location filename="../app/chat_controller_models.cpp" line="47"/>
         <source>The conversation comes to %1 tokens; the context holds %2.</source>
         <translation>대화는 %1 토큰인데 컨텍스트에는 %2 토큰이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="125"/>
-        <source>Not applied: %1</source>
-        <translation>적용하지 않음: %1</translation>
-    </message>
-    <message>
-        <location filename="../app/chat_controller_models.cpp" line="136"/>
+        <location filename="../app/chat_controller_models.cpp" line="40"/>
         <source>settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="207"/>
+        <location filename="../app/chat_controller_models.cpp" line="72"/>
         <source>chat</source>
         <translation>채팅</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="229"/>
+        <location filename="../app/chat_controller_models.cpp" line="92"/>
         <source>Retry</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="230"/>
+        <location filename="../app/chat_controller_models.cpp" line="93"/>
         <source>%1 could not be loaded: %2</source>
         <translation>%1을(를) 불러오지 못했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="232"/>
+        <location filename="../app/chat_controller_models.cpp" line="95"/>
         <source>%1 is still loaded.</source>
         <translation>%1은(는) 아직 불러와져 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="233"/>
+        <location filename="../app/chat_controller_models.cpp" line="96"/>
         <source>Keep %1</source>
         <translation>%1 유지</translation>
     </message>
@@ -2671,7 +2661,7 @@
     </message>
     <message>
         <location filename="../app/chat_controller_conversation_model.cpp" line="71"/>
-        <location filename="../app/chat_controller_models.cpp" line="237"/>
+        <location filename="../app/chat_controller_models.cpp" line="100"/>
         <source>Open %1</source>
         <translation>%1 열기</translation>
     </message>
@@ -2691,88 +2681,88 @@
         <translation>모델 페이지에서 찾기</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="245"/>
+        <location filename="../app/chat_controller_models.cpp" line="108"/>
         <source>Demo model</source>
         <translation>데모 모델</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="247"/>
+        <location filename="../app/chat_controller_models.cpp" line="110"/>
         <source>Settings for %1…</source>
         <translation>%1 설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="317"/>
+        <location filename="../app/chat_controller_models.cpp" line="173"/>
         <source>The context is full: there is no room for a reply. Your message is kept.</source>
         <translation>컨텍스트가 가득 찼습니다. 답변할 공간이 없습니다. 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="320"/>
+        <location filename="../app/chat_controller_models.cpp" line="176"/>
         <source>No reply was written: %1 Your message is kept.</source>
         <translation>답변을 쓰지 않았습니다: %1 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="321"/>
+        <location filename="../app/chat_controller_models.cpp" line="177"/>
         <source>Try again</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="339"/>
+        <location filename="../app/chat_controller_models.cpp" line="195"/>
         <source>The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, or give this model a longer context in Settings.</source>
         <translation>컨텍스트가 가득 찼습니다(%2 토큰 중 %1 토큰). 이 답변이 컨텍스트 전체를 차지하고 있고 버릴 수 있는 이전 턴이 없어 이어서 쓸 수 없습니다. 새 대화를 시작하거나, 요약하고 이어가거나, 설정에서 이 모델의 컨텍스트를 늘리세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="348"/>
-        <location filename="../app/chat_controller_models.cpp" line="424"/>
+        <location filename="../app/chat_controller_models.cpp" line="204"/>
+        <location filename="../app/chat_controller_models.cpp" line="280"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="350"/>
+        <location filename="../app/chat_controller_models.cpp" line="206"/>
         <source>Drop oldest turns and retry</source>
         <translation>가장 오래된 차례를 버리고 다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="352"/>
+        <location filename="../app/chat_controller_models.cpp" line="208"/>
         <source>Settings…</source>
         <translation>설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="369"/>
+        <location filename="../app/chat_controller_models.cpp" line="225"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3, %4 다시 계산).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="367"/>
+        <location filename="../app/chat_controller_models.cpp" line="223"/>
         <source>Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="384"/>
+        <location filename="../app/chat_controller_models.cpp" line="240"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="407"/>
+        <location filename="../app/chat_controller_models.cpp" line="263"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="413"/>
+        <location filename="../app/chat_controller_models.cpp" line="269"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="413"/>
+        <location filename="../app/chat_controller_models.cpp" line="269"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="416"/>
+        <location filename="../app/chat_controller_models.cpp" line="272"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="423"/>
+        <location filename="../app/chat_controller_models.cpp" line="279"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
@@ -2782,12 +2772,12 @@
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="329"/>
+        <location filename="../app/chat_controller.cpp" line="302"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="333"/>
+        <location filename="../app/chat_controller.cpp" line="306"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
@@ -2834,16 +2824,16 @@
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="90"/>
+        <location filename="../app/chat_controller_status.cpp" line="87"/>
         <source>Backend: %1</source>
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="154"/>
-        <location filename="../app/chat_controller.cpp" line="289"/>
+        <location filename="../app/chat_controller.cpp" line="147"/>
+        <location filename="../app/chat_controller.cpp" line="262"/>
         <location filename="../app/chat_controller_conversation_model.cpp" line="81"/>
-        <location filename="../app/chat_controller_models.cpp" line="347"/>
-        <location filename="../app/chat_controller_models.cpp" line="424"/>
+        <location filename="../app/chat_controller_models.cpp" line="203"/>
+        <location filename="../app/chat_controller_models.cpp" line="280"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -2863,7 +2853,7 @@
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="341"/>
+        <location filename="../app/chat_controller.cpp" line="314"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -3009,6 +2999,19 @@
         <location filename="../app/memory/memory_state.cpp" line="166"/>
         <source>The snapshot on disk could not be used (made with another model or settings, or damaged): the conversation is computed again with the next message.</source>
         <translation>디스크의 스냅숏을 쓸 수 없었습니다 (다른 모델이나 설정으로 만들었거나 손상됨). 다음 메시지와 함께 대화를 다시 계산합니다.</translation>
+    </message>
+</context>
+<context>
+    <name>kvchat::app::ModelController</name>
+    <message>
+        <location filename="../app/model/model_controller.cpp" line="52"/>
+        <source>Chat template: %1</source>
+        <translation>채팅 템플릿: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/model/model_controller.cpp" line="106"/>
+        <source>Not applied: %1</source>
+        <translation>적용하지 않음: %1</translation>
     </message>
 </context>
 <context>

@@ -8,7 +8,7 @@ ColumnLayout {
     id: root
     // The "In use" line as shown (for the end-to-end tests).
     readonly property string inUseText: inUse.text
-    property var info: chat.modelInfo
+    property var info: models.modelInfo
     readonly property var builtIns: ["completion", "llama2", "llama3", "chatml", "zephyr", "mistral", "gemma"]
     // Choices: the file's own template, each built-in format, custom Jinja.
     readonly property var choices: [qsTr("The model file's template")].concat(builtIns.map(n => qsTr("Built-in: ") + n)).concat([qsTr("Custom (Jinja)")])
@@ -44,7 +44,7 @@ ColumnLayout {
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         visible: !!info.path
-        text: chat.settingsModel === info.path
+        text: models.settingsModel === info.path
               ? qsTr("Kept for this model file.")
               : qsTr("For the loaded model, %1 (kept for that file).").arg((info.path || "").split("/").pop())
     }
@@ -78,6 +78,6 @@ ColumnLayout {
     Button {
         text: qsTr("Use this template")
         enabled: !!info.path && root.overrideText() !== (info.chat_template_override || "")
-        onClicked: chat.setChatTemplateOverride(root.overrideText())
+        onClicked: models.setChatTemplateOverride(root.overrideText())
     }
 }

@@ -183,7 +183,7 @@ Pane {
                         background: null
                         Accessible.name: qsTr("Message")
                         Accessible.description: qsTr("Enter sends, Shift+Enter starts a new line, Tab leaves the box")
-                        placeholderText: chat.modelInfo.is_demo
+                        placeholderText: models.modelInfo.is_demo
                             ? qsTr("Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline")
                             : qsTr("Message — Enter sends, Shift+Enter newline")
                         Keys.onReturnPressed: (event) => {

@@ -15,7 +15,7 @@ ApplicationWindow {
     minimumWidth: 640
     minimumHeight: 480
     visible: true
-    title: chat.modelInfo.display_name ? "kvchat — " + chat.modelInfo.display_name : "kvchat"
+    title: models.modelInfo.display_name ? "kvchat — " + models.modelInfo.display_name : "kvchat"
 
     // Light/dark: main.cpp resolves "system" from the platform palette; the colours, type
     // sizes and spacing are Theme's (ui/Theme.qml).
@@ -101,7 +101,7 @@ ApplicationWindow {
         id: openDialog
         title: qsTr("Open a GGUF model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
-        onAccepted: chat.loadModel(selectedFile)
+        onAccepted: models.loadModel(selectedFile)
     }
     FileDialog {
         id: documentDialog
@@ -142,7 +142,7 @@ ApplicationWindow {
         title: qsTr("Model")
         standardButtons: Dialog.Close
         anchors.centerIn: Overlay.overlay
-        property var i: chat.modelInfo
+        property var i: models.modelInfo
         GridLayout {
             columns: 2
             columnSpacing: 12
@@ -172,7 +172,7 @@ ApplicationWindow {
         onDropped: (drop) => {
             if (!drop.hasUrls) return
             var url = drop.urls[0].toString()
-            if (/\.gguf$/i.test(url)) chat.loadModel(url)
+            if (/\.gguf$/i.test(url)) models.loadModel(url)
             else chat.documents.attach(url)
         }
     }
@@ -340,28 +340,28 @@ ApplicationWindow {
                 font.bold: true
                 textFormat: Text.PlainText  // the file's name and general.name
                 Layout.minimumWidth: Math.min(implicitWidth, Theme.px(100))
-                text: chat.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * chat.loadProgress))
-                    : chat.modelInfo.display_name ? chat.modelInfo.display_name + "  ·  " + chat.formatBytes(chat.modelInfo.file_bytes)
-                        + "  ·  " + (chat.modelInfo.backend || "cpu")
+                text: models.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * models.loadProgress))
+                    : models.modelInfo.display_name ? models.modelInfo.display_name + "  ·  " + chat.formatBytes(models.modelInfo.file_bytes)
+                        + "  ·  " + (models.modelInfo.backend || "cpu")
                     : qsTr("No model")
                 elide: Label.ElideRight
                 Layout.fillWidth: true
             }
             ProgressBar {
                 palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
-                visible: chat.modelLoading
-                from: 0; to: 1; value: chat.loadProgress
+                visible: models.modelLoading
+                from: 0; to: 1; value: models.loadProgress
                 Layout.preferredWidth: 160
             }
             ToolButton {
-                visible: chat.modelLoading
+                visible: models.modelLoading
                 text: qsTr("Cancel")
-                onClicked: chat.cancelLoad()
+                onClicked: models.cancelLoad()
             }
             Label {
                 id: demoNotice
                 objectName: "demoNotice"
-                visible: chat.modelInfo.is_demo === true
+                visible: models.modelInfo.is_demo === true
                 // The whole notice on hover: the line is cut when the window is narrow.
                 ToolTip.visible: demoNoticeHover.hovered
                 ToolTip.text: text
@@ -378,7 +378,7 @@ ApplicationWindow {
                 objectName: "modelInfoButton"
                 iconName: "info"
                 text: qsTr("Model info")
-                enabled: chat.modelInfo.name !== undefined
+                enabled: models.modelInfo.name !== undefined
                 onClicked: infoDialog.open()
             }
             IconButton {
@@ -402,7 +402,7 @@ ApplicationWindow {
                 iconName: "recent"
                 text: qsTr("Recent")
                 toolTip: qsTr("Recent models")
-                enabled: chat.recentModels.length > 0
+                enabled: models.recentModels.length > 0
                 onClicked: recentMenu.open()
                 // Each model by its file's name, its folder under it (cut in the middle, whole
                 // on hover); never wider than the window, and kept inside it.
@@ -415,7 +415,7 @@ ApplicationWindow {
                     // Filled by an Instantiator (Qt's way to fill a Menu from a model: items
                     // inserted and removed as the list changes).
                     Instantiator {
-                        model: chat.recentModels
+                        model: models.recentModels
                         onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
                         onObjectRemoved: (index, object) => recentMenu.removeItem(object)
                         delegate: MenuItem {
@@ -444,7 +444,7 @@ ApplicationWindow {
                                     color: Theme.textMuted
                                 }
                             }
-                            onTriggered: chat.loadModel(modelData)
+                            onTriggered: models.loadModel(modelData)
                         }
                     }
                 }
@@ -482,11 +482,11 @@ ApplicationWindow {
             Rectangle { width: parent.width; height: 1; color: Theme.border }
         }
         textFormat: Text.PlainText
-        text: chat.modelError ? qsTr("Model error: ") + chat.modelError
+        text: models.modelError ? qsTr("Model error: ") + models.modelError
             : storeError ? qsTr("Database error: ") + storeError
             : chat.saveError ? qsTr("Not saved: ") + chat.saveError
             : chat.lastEvent
-        color: chat.modelError || storeError || chat.saveError ? Theme.error : Theme.textMuted
+        color: models.modelError || storeError || chat.saveError ? Theme.error : Theme.textMuted
         elide: Label.ElideRight
     }
 }

@@ -9,8 +9,8 @@ Pane {
     id: panel
     clip: true
     property var m: memoryState.memory
-    property var info: chat.modelInfo
-    readonly property bool hasModel: !!info.name && !chat.modelLoading
+    property var info: models.modelInfo
+    readonly property bool hasModel: !!info.name && !models.modelLoading
     property string kvType: m.kv_type || "f16"
     // Bytes per K/V value of each type: q8_0 and q4_0 count their f16 block scales.
     // What one value / one token costs in each KV type, from the engine (model info).
@@ -68,7 +68,7 @@ Pane {
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
                 color: Theme.textMuted
-                text: chat.modelLoading
+                text: models.modelLoading
                     ? qsTr("Loading the model… Its memory is shown here once it is ready.")
                     : qsTr("No model is loaded. Open a GGUF model (Ctrl+O), or the demo model under “Recent”, to see how its weights and this conversation's memory share the machine.")
             }

@@ -20,9 +20,9 @@ Drawer {
     // labels fill their cells and wrap: a layout keeps a label that does not at its one-line
     // width, pushing the row past the drawer's edge).
     width: Math.min(Theme.px(400), parent ? parent.width : Theme.px(400))
-    property var info: chat.modelInfo
-    property var s: chat.sampling
-    property var e: chat.engineSettings
+    property var info: models.modelInfo
+    property var s: models.sampling
+    property var e: models.engineSettings
     // KV bytes of `tokens` tokens in `type`, from the engine's per-type cost (model info).
     function kvBytes(type, tokens) {
         var c = (info.kv_types || {})[type]
@@ -30,13 +30,13 @@ Drawer {
     }
     function ctxValue() { return ctxSpin.value > 0 ? ctxSpin.value : (info.n_ctx_train || facts.n_ctx_train || 0) }
     // The model these settings are for, and what it is (head_dim, trained context).
-    property var facts: chat.settingsModelFacts
+    property var facts: models.settingsModelFacts
     // The chat template's "In use" line as shown (for the end-to-end tests).
     readonly property string chatFormatLine: templateSettings.inUseText
-    readonly property string modelFile: chat.settingsModel.split("/").pop()
+    readonly property string modelFile: models.settingsModel.split("/").pop()
     // The engine choices' problems with that model ({key, blocking, reason}); `facts` is
     // named so that the list is recomputed when the model changes.
-    readonly property var issues: (facts, chat.checkEngineSettings({ "kv_type": kvType.currentText, "ctx": ctxSpin.value }))
+    readonly property var issues: (facts, models.checkEngineSettings({ "kv_type": kvType.currentText, "ctx": ctxSpin.value }))
     function issueFor(key) {
         for (var i = 0; i < issues.length; ++i) if (issues[i].key === key) return issues[i]
         return null
@@ -45,7 +45,7 @@ Drawer {
     // The preset whose values `v` holds ("" when none: edited by hand).
     function presetOf(v) {
         var r = (x) => Math.round(x * 100)
-        var p = chat.samplingPresets.find(p => r(p.values.temperature) === r(v.temperature) && p.values.top_k === v.top_k
+        var p = models.samplingPresets.find(p => r(p.values.temperature) === r(v.temperature) && p.values.top_k === v.top_k
             && r(p.values.top_p) === r(v.top_p) && r(p.values.min_p) === r(v.min_p)
             && r(p.values.repeat_penalty) === r(v.repeat_penalty))
         return p ? p.id : ""
@@ -97,14 +97,14 @@ Drawer {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 font.bold: true
-                visible: chat.settingsModel.length > 0
+                visible: models.settingsModel.length > 0
                 text: qsTr("For %1").arg(drawer.modelFile)
             }
             Label {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
-                visible: chat.settingsModel.length > 0
+                visible: models.settingsModel.length > 0
                 text: (drawer.facts.head_dim > 0
                        ? qsTr("Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).").arg(Theme.num(drawer.facts.head_dim)).arg(Theme.num(drawer.facts.n_ctx_train))
                        : qsTr("Sampling, KV type, context and its policy below are kept for this model."))
@@ -130,7 +130,7 @@ Drawer {
                     Layout.fillWidth: true
                     Accessible.name: qsTr("Sampling preset")
                     textRole: "name"
-                    model: [{ "id": "", "name": qsTr("Custom") }].concat(chat.samplingPresets)
+                    model: [{ "id": "", "name": qsTr("Custom") }].concat(models.samplingPresets)
                     currentIndex: Math.max(0, model.findIndex(p => p.id === (s.preset !== undefined ? s.preset : drawer.presetOf(s))))
                     onActivated: (index) => {
                         var v = model[index].values
@@ -190,7 +190,7 @@ Drawer {
                     delegate: ItemDelegate {
                         required property string modelData
                         required property int index
-                        readonly property string problem: (drawer.facts, chat.kvTypeProblem(modelData))
+                        readonly property string problem: (drawer.facts, models.kvTypeProblem(modelData))
                         width: ListView.view ? ListView.view.width : implicitWidth
                         text: problem ? qsTr("%1 — not for this model").arg(modelData) : modelData
                         enabled: problem.length === 0
@@ -253,16 +253,16 @@ Drawer {
                     onClicked: {
                         chat.systemPrompt = systemPrompt.text
                         memoryState.snapshotBudgetBytes = snapshotBudget.value * 1048576
-                        chat.sampling = { "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
+                        models.sampling = { "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
                                           "min_p": minP.value / 100, "repeat_penalty": rep.value / 100,
                                           "seed": seed.value, "max_tokens": maxTokens.value,
                                           "preset": drawer.matchingPreset() }
                         var engine = { "backend": backend.currentText, "threads": threads.value, "ctx": ctxSpin.value,
                                        "kv_type": kvType.currentText, "context_policy": policy.ids[policy.currentIndex] }
-                        var current = chat.engineSettings
+                        var current = models.engineSettings
                         var changed = Object.keys(engine).some(k => String(engine[k]) !== String(current[k]))
                         // A changed setting reloads the model; after a failed load it retries.
-                        if (changed || chat.modelError) chat.setEngineSettings(engine)
+                        if (changed || models.modelError) models.setEngineSettings(engine)
                         drawer.close()
                     }
                 }

@@ -21,11 +21,11 @@ Popup {
     readonly property var paragraphs: [
         qsTr("kvchat runs a language model on this computer: nothing you type leaves it. While the model answers, the memory panel on the right shows where the memory goes."),
         // What is loaded now, as the header says it (a load may have failed).
-        chat.modelLoading ? qsTr("A model is being loaded; its name appears at the top left when it is ready.")
-        : chat.modelInfo.is_demo === true
+        models.modelLoading ? qsTr("A model is being loaded; its name appears at the top left when it is ready.")
+        : models.modelInfo.is_demo === true
         ? qsTr("A small demo model is already loaded. It was trained on the King James Bible and continues verses rather than answering questions: type “Genesis 1”, then Shift+Enter, “1 In the beginning” and Enter.")
-        : chat.modelInfo.display_name
-        ? qsTr("%1 is loaded: type a message and press Enter.").arg(chat.modelInfo.display_name)
+        : models.modelInfo.display_name
+        ? qsTr("%1 is loaded: type a message and press Enter.").arg(models.modelInfo.display_name)
         : qsTr("No model is loaded yet: open one (below), or pick the demo model under “Recent”."),
         qsTr("Other models: open a GGUF file with “Open model…” (Ctrl+O) or drop one on the window. GGUF files of Llama, Mistral, Qwen, Gemma and Phi models are published on Hugging Face; Q4_K_M files are a good first choice on a CPU."),
         qsTr("The memory panel: the weights (fixed, shared), the KV cache (the keys and values of every token, growing as the conversation lengthens), the formula behind its size, the blocks it grows in, what other KV types would cost, and how many conversations of this length would fit. Each section has a “?” that explains it.")

@@ -44,17 +44,17 @@ int run_chat(QCoreApplication& app, const QString& data_dir, const QString& mode
   QRandomGenerator rng(seed);
   int turn = 0;
   const auto next_turn = [&] {
-    QVariantMap sampling = chat.sampling();
+    QVariantMap sampling = chat.models()->sampling();
     sampling[QStringLiteral("temperature")] = 0.0;
     sampling[QStringLiteral("max_tokens")] = 4 + int(rng.bounded(40));
-    chat.set_sampling(sampling);
+    chat.models()->set_sampling(sampling);
     chat.send(QStringLiteral("Genesis %1\n1 In the beginning").arg(++turn));
   };
   bool started = false;
-  QObject::connect(&chat, &ChatController::modelChanged, &app, [&] {
-    if (started || chat.model_loading()) return;
-    if (chat.model_info().isEmpty()) {
-      say("error " + chat.model_error().toUtf8());
+  QObject::connect(chat.models(), &kvchat::app::ModelController::modelChanged, &app, [&] {
+    if (started || chat.models()->loading()) return;
+    if (chat.models()->info().isEmpty()) {
+      say("error " + chat.models()->error().toUtf8());
       app.exit(2);
       return;
     }
@@ -72,7 +72,7 @@ int run_chat(QCoreApplication& app, const QString& data_dir, const QString& mode
     }
     if (turn < 1000) QTimer::singleShot(0, &app, next_turn);
   });
-  chat.loadModel(model);
+  chat.models()->loadModel(model);
   return app.exec();
 }
 

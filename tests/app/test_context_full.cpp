@@ -34,8 +34,8 @@ QStringList action_ids(const QVariantMap& notice) {
 }
 
 bool load(ChatController& chat) {
-  chat.loadModel(kDemo);
-  return QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000);
+  chat.models()->loadModel(kDemo);
+  return QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
 }
 
 // Sends `text` and waits until the reply ended (finished, or dropped with a banner).
@@ -56,11 +56,11 @@ class TestContextFull : public QObject {
   void theDefaultPolicyKeepsTheConversationGoing() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    QCOMPARE(chat.engine_settings().value("context_policy").toString(), QStringLiteral("drop-oldest"));
+    QCOMPARE(chat.models()->engine_settings().value("context_policy").toString(), QStringLiteral("drop-oldest"));
     QVERIFY(load(chat));
-    const int n_ctx = chat.model_info().value("n_ctx").toInt();
+    const int n_ctx = chat.models()->info().value("n_ctx").toInt();
     QCOMPARE(n_ctx, 512);
-    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 200}});
+    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 200}});
     int generated = 0;
     for (int i = 0; i < 8; ++i) {
       QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[i % 6])));
@@ -83,9 +83,9 @@ class TestContextFull : public QObject {
   void theShiftPolicyKeepsGoingAndSaysSo() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.set_engine_settings_for(kDemo, {{"context_policy", "shift"}, {"ctx", 128}});
+    chat.models()->set_engine_settings_for(kDemo, {{"context_policy", "shift"}, {"ctx", 128}});
     QVERIFY(load(chat));
-    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
+    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
     for (int i = 0; i < 6; ++i) {
       QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[i])));
       QCOMPARE(rows(chat).rowCount(), 2 * (i + 1));
@@ -99,10 +99,10 @@ class TestContextFull : public QObject {
   void aFullContextUnderStopOffersItsActionsAndNoEmptyBubble() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.set_engine_settings_for(kDemo, {{"context_policy", "stop"}, {"ctx", 128}});
+    chat.models()->set_engine_settings_for(kDemo, {{"context_policy", "stop"}, {"ctx", 128}});
     QVERIFY(load(chat));
-    QCOMPARE(chat.model_info().value("n_ctx").toInt(), 128);
-    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
+    QCOMPARE(chat.models()->info().value("n_ctx").toInt(), 128);
+    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
     int sent = 0;
     while (chat.notices()->notice().value("kind").toString() != QLatin1String("context-full") && sent < 10) {
       QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[sent % 6])));
@@ -152,13 +152,13 @@ class TestContextFull : public QObject {
   void aReplyThatFindsRoomEndsTheFullContextBanner() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.set_engine_settings_for(kDemo, {{"context_policy", "drop-oldest"}, {"ctx", 128}});
+    chat.models()->set_engine_settings_for(kDemo, {{"context_policy", "drop-oldest"}, {"ctx", 128}});
     QVERIFY(load(chat));
-    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 400}});
+    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 400}});
     QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[0])));
     QCOMPARE(rows(chat).items().back().stats.value("stop_reason").toString(), QStringLiteral("context-full"));
     QCOMPARE(chat.notices()->notice().value("kind").toString(), QStringLiteral("context-full"));
-    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 8}});
+    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 8}});
     QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[1])));
     QCOMPARE(rows(chat).rowCount(), 4);
     QVERIFY(!rows(chat).items().back().content.isEmpty());
@@ -171,9 +171,9 @@ class TestContextFull : public QObject {
   void changingThePolicyAnswersTheMessage() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.set_engine_settings_for(kDemo, {{"context_policy", "stop"}, {"ctx", 96}});
+    chat.models()->set_engine_settings_for(kDemo, {{"context_policy", "stop"}, {"ctx", 96}});
     QVERIFY(load(chat));
-    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
+    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
     int sent = 0;
     while ((rows(chat).rowCount() == 0 || rows(chat).items().back().role != QLatin1String("user")) && sent < 12) {
       QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[sent % 6])));
@@ -183,8 +183,8 @@ class TestContextFull : public QObject {
     QVERIFY(action_ids(chat.notices()->notice()).contains("change_policy"));
     const int count = rows(chat).rowCount();
     chat.notices()->noticeAction(QStringLiteral("change_policy"));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.generating() && rows(chat).rowCount() == count + 1; }, 120000));
-    QCOMPARE(chat.engine_settings().value("context_policy").toString(), QStringLiteral("drop-oldest"));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.generating() && rows(chat).rowCount() == count + 1; }, 120000));
+    QCOMPARE(chat.models()->engine_settings().value("context_policy").toString(), QStringLiteral("drop-oldest"));
     QVERIFY(!rows(chat).items().back().content.isEmpty());
     QCOMPARE(empty_replies(chat), 0);
   }

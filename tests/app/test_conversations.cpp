@@ -85,8 +85,8 @@ qint64 cancelled_summary_job(const QString& data_dir, qint64 conversation, int p
 
 // The demo model loaded into `chat`; false when it did not load in a minute.
 bool load_demo(ChatController& chat) {
-  chat.loadModel(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf"));
-  return QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000);
+  chat.models()->loadModel(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf"));
+  return QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
 }
 
 // Sends `text` in the open conversation; true once the reply finished.
@@ -370,10 +370,10 @@ class TestConversations : public QObject {
     const QString saved_line = chat.memory_state()->snapshot_status();
     QVERIFY(saved_line.startsWith(QStringLiteral("Saved after the last reply")));
 
-    QVariantMap settings = chat.engine_settings();
+    QVariantMap settings = chat.models()->engine_settings();
     settings.insert(QStringLiteral("kv_type"), QStringLiteral("q8_0"));
-    chat.setEngineSettings(settings);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.memory_state()->memory().value("kv_type") == "q8_0"; }, 60000));
+    chat.models()->setEngineSettings(settings);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && chat.memory_state()->memory().value("kv_type") == "q8_0"; }, 60000));
     // The f16 session's timeline is gone; the snapshot line speaks of this session: the
     // f16 snapshot is restored or refused, never the old "saved" line.
     QVERIFY(QTest::qWaitFor([&] { return !chat.memory_state()->snapshot_status().isEmpty(); }, 20000));

@@ -58,9 +58,9 @@ class DisplayTextTest : public QObject {
     const QString model = dir.filePath(QStringLiteral("named.gguf"));
     QVERIFY(write_named_demo(model, QStringLiteral("'<b>bold</b>\\x1b[31m' + 'N' * 1000000")));
     ChatController chat(dir.filePath(QStringLiteral("data")));
-    chat.loadModel(model);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000));
-    const QString name = chat.model_info().value(QStringLiteral("name")).toString();
+    chat.models()->loadModel(model);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
+    const QString name = chat.models()->info().value(QStringLiteral("name")).toString();
     QVERIFY2(name.startsWith(QStringLiteral("<b>bold</b>\x1b[31mNNN")), qPrintable(name.left(60)));
     QVERIFY2(name.size() < 250, qPrintable(QString::number(name.size())));
     // The fake Hub's editor pads the value with spaces to keep the tensor data aligned.

@@ -109,38 +109,38 @@ class TestModelSettings : public QObject {
   void aFailedLoadOffersItsWayOutAndFixingTheSettingRetries() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.set_demo_model_path(kDemo);
-    chat.set_engine_settings_for(kStories, {{"kv_type", "q8_0"}});
-    chat.loadModel(kStories);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
-    QVERIFY2(chat.model_error().contains(QStringLiteral("head_dim")), qPrintable(chat.model_error()));
-    QVERIFY(chat.model_info().isEmpty());
+    chat.models()->set_demo_model_path(kDemo);
+    chat.models()->set_engine_settings_for(kStories, {{"kv_type", "q8_0"}});
+    chat.models()->loadModel(kStories);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading(); }, 60000));
+    QVERIFY2(chat.models()->error().contains(QStringLiteral("head_dim")), qPrintable(chat.models()->error()));
+    QVERIFY(chat.models()->info().isEmpty());
     QCOMPARE(chat.notices()->notice().value("kind").toString(), QStringLiteral("load-failed"));
     QVERIFY2(chat.notices()->notice().value("text").toString().contains(QStringLiteral("q8_0")),
              qPrintable(chat.notices()->notice().value("text").toString()));
     const QStringList ids = action_ids(chat.notices()->notice());
     QVERIFY2(ids.contains("retry") && ids.contains("demo") && ids.contains("settings"), qPrintable(ids.join(',')));
     // The drawer shows stories260K's settings and facts: q8_0 disabled with the reason.
-    QCOMPARE(chat.settings_model(), kStories);
-    QCOMPARE(chat.settings_model_facts().value("head_dim").toInt(), 8);
-    QVERIFY(!chat.kvTypeProblem(QStringLiteral("q8_0")).isEmpty());
-    QVERIFY(chat.kvTypeProblem(QStringLiteral("f32")).isEmpty());
-    QVERIFY(!chat.checkEngineSettings({{"ctx", 4096}}).isEmpty());  // past 2048: warned
+    QCOMPARE(chat.models()->settings_model(), kStories);
+    QCOMPARE(chat.models()->settings_model_facts().value("head_dim").toInt(), 8);
+    QVERIFY(!chat.models()->kvTypeProblem(QStringLiteral("q8_0")).isEmpty());
+    QVERIFY(chat.models()->kvTypeProblem(QStringLiteral("f32")).isEmpty());
+    QVERIFY(!chat.models()->checkEngineSettings({{"ctx", 4096}}).isEmpty());  // past 2048: warned
 
     // Retry: checked before the worker (the facts are known now), the same reason.
     chat.notices()->noticeAction(QStringLiteral("retry"));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
-    QVERIFY(chat.model_error().contains(QStringLiteral("head_dim")));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading(); }, 60000));
+    QVERIFY(chat.models()->error().contains(QStringLiteral("head_dim")));
 
     // A blocking setting is refused with the reason; a fixed one retries the load.
     QSignalSpy errors(&chat, &ChatController::errorOccurred);
-    chat.setEngineSettings({{"kv_type", "q4_0"}});
+    chat.models()->setEngineSettings({{"kv_type", "q4_0"}});
     QCOMPARE(errors.count(), 1);
-    QCOMPARE(chat.engine_settings().value("kv_type").toString(), QStringLiteral("q8_0"));
-    chat.setEngineSettings({{"kv_type", "f16"}});
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000));
-    QVERIFY(chat.model_error().isEmpty());
-    QCOMPARE(chat.model_info().value("kv_type").toString(), QStringLiteral("f16"));
+    QCOMPARE(chat.models()->engine_settings().value("kv_type").toString(), QStringLiteral("q8_0"));
+    chat.models()->setEngineSettings({{"kv_type", "f16"}});
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
+    QVERIFY(chat.models()->error().isEmpty());
+    QCOMPARE(chat.models()->info().value("kv_type").toString(), QStringLiteral("f16"));
     QVERIFY(chat.notices()->notice().isEmpty());
     // The KV types' quality measured on it: the block types listed as unusable, f32 measured.
     QVERIFY(QTest::qWaitFor([&] { return !chat.memory_state()->kv_quality().isEmpty(); }, 60000));
@@ -148,38 +148,38 @@ class TestModelSettings : public QObject {
     QVERIFY(chat.memory_state()->kv_quality().value("types").toMap().contains("f32"));
 
     // Kept per model: the demo model (head_dim 32) takes q8_0, stories260K keeps f16.
-    chat.set_engine_settings_for(kDemo, {{"kv_type", "q8_0"}});
+    chat.models()->set_engine_settings_for(kDemo, {{"kv_type", "q8_0"}});
     chat.notices()->noticeAction(QStringLiteral("demo"));  // no banner now: nothing happens
-    chat.loadModel(kDemo);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.model_info().value("path") == kDemo; }, 60000));
-    QCOMPARE(chat.model_info().value("kv_type").toString(), QStringLiteral("q8_0"));
-    QCOMPARE(chat.engine_settings().value("kv_type").toString(), QStringLiteral("q8_0"));
-    chat.loadModel(kStories);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.model_info().value("path") == kStories; }, 60000));
-    QCOMPARE(chat.model_info().value("kv_type").toString(), QStringLiteral("f16"));
+    chat.models()->loadModel(kDemo);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && chat.models()->info().value("path") == kDemo; }, 60000));
+    QCOMPARE(chat.models()->info().value("kv_type").toString(), QStringLiteral("q8_0"));
+    QCOMPARE(chat.models()->engine_settings().value("kv_type").toString(), QStringLiteral("q8_0"));
+    chat.models()->loadModel(kStories);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && chat.models()->info().value("path") == kStories; }, 60000));
+    QCOMPARE(chat.models()->info().value("kv_type").toString(), QStringLiteral("f16"));
   }
 
   // A failed load with another model loaded: "Keep" goes back to it; the demo action loads the demo.
   void theDemoAndThePreviousModelAreOffered() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.set_demo_model_path(kDemo);
-    chat.loadModel(kStories);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000));
-    chat.loadModel(dir.filePath(QStringLiteral("missing.gguf")));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
-    QVERIFY(!chat.model_error().isEmpty());
+    chat.models()->set_demo_model_path(kDemo);
+    chat.models()->loadModel(kStories);
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
+    chat.models()->loadModel(dir.filePath(QStringLiteral("missing.gguf")));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading(); }, 60000));
+    QVERIFY(!chat.models()->error().isEmpty());
     QStringList ids = action_ids(chat.notices()->notice());
     QVERIFY2(ids.contains("previous") && ids.contains("demo") && ids.contains("retry"), qPrintable(ids.join(',')));
     chat.notices()->noticeAction(QStringLiteral("previous"));
     QVERIFY(chat.notices()->notice().isEmpty());
-    QVERIFY(chat.model_error().isEmpty());
-    QCOMPARE(chat.settings_model(), kStories);
+    QVERIFY(chat.models()->error().isEmpty());
+    QCOMPARE(chat.models()->settings_model(), kStories);
 
-    chat.loadModel(dir.filePath(QStringLiteral("missing.gguf")));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading(); }, 60000));
+    chat.models()->loadModel(dir.filePath(QStringLiteral("missing.gguf")));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading(); }, 60000));
     chat.notices()->noticeAction(QStringLiteral("demo"));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.model_loading() && chat.model_info().value("path") == kDemo; }, 60000));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && chat.models()->info().value("path") == kDemo; }, 60000));
     QVERIFY(chat.notices()->notice().isEmpty());
   }
 };

@@ -24,8 +24,8 @@ MessageListModel& rows(ChatController& chat) { return *static_cast<MessageListMo
 const StoredMessage& last(ChatController& chat) { return rows(chat).items().back(); }
 
 bool load_demo(ChatController& chat) {
-  chat.loadModel(kDemo);
-  return QTest::qWaitFor([&] { return !chat.model_loading() && !chat.model_info().isEmpty(); }, 60000);
+  chat.models()->loadModel(kDemo);
+  return QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
 }
 
 // Runs `action` (which starts a reply) and waits for the reply to finish.
@@ -48,12 +48,12 @@ class TestReplyVersions : public QObject {
     {
       ChatController chat(dir.path());
       // The default: a random seed per reply.
-      QCOMPARE(chat.sampling().value("seed").toLongLong(), qint64{-1});
+      QCOMPARE(chat.models()->sampling().value("seed").toLongLong(), qint64{-1});
       QVERIFY(load_demo(chat));
-      QVariantMap s = chat.sampling();
+      QVariantMap s = chat.models()->sampling();
       s.insert("temperature", 1.0);
       s.insert("max_tokens", 24);
-      chat.set_sampling(s);
+      chat.models()->set_sampling(s);
       QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1\n1 In the beginning")); }));
       QCOMPARE(rows(chat).rowCount(), 2);
       first_text = last(chat).content;
@@ -100,14 +100,14 @@ class TestReplyVersions : public QObject {
     QTemporaryDir dir;
     ChatController chat(dir.path());
     QVERIFY(load_demo(chat));
-    QVariantMap s = chat.sampling();
+    QVariantMap s = chat.models()->sampling();
     s.insert("max_tokens", 8);
-    chat.set_sampling(s);
+    chat.models()->set_sampling(s);
     QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1")); }));
     const QString first = last(chat).content;
     QVERIFY(!first.isEmpty());
     s.insert("max_tokens", 0);  // nothing is written
-    chat.set_sampling(s);
+    chat.models()->set_sampling(s);
     QSignalSpy errors(&chat, &ChatController::errorOccurred);
     QVERIFY(reply_to(chat, [&] { chat.regenerate(); }));
     QVERIFY(!chat.generating());
@@ -125,10 +125,10 @@ class TestReplyVersions : public QObject {
     QTemporaryDir dir;
     ChatController chat(dir.path());
     QVERIFY(load_demo(chat));  // (sampling is kept per model: set for the loaded one)
-    QVariantMap s = chat.sampling();
+    QVariantMap s = chat.models()->sampling();
     s.insert("temperature", 0.0);
     s.insert("max_tokens", 8);
-    chat.set_sampling(s);
+    chat.models()->set_sampling(s);
     QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1\n1 In the beginning")); }));
     QCOMPARE(last(chat).stats.value("stop_reason").toString(), QStringLiteral("max-tokens"));
     const QString cut = last(chat).content;
@@ -145,7 +145,7 @@ class TestReplyVersions : public QObject {
 
     // Greedy: one uncut reply of 16 tokens is the same text.
     s.insert("max_tokens", 16);
-    chat.set_sampling(s);
+    chat.models()->set_sampling(s);
     const QString continued = last(chat).content;
     QVERIFY(reply_to(chat, [&] { chat.regenerate(); }));
     QCOMPARE(last(chat).content, continued);
@@ -157,10 +157,10 @@ class TestReplyVersions : public QObject {
     QTemporaryDir dir;
     ChatController chat(dir.path());
     QVERIFY(load_demo(chat));
-    const QVariantMap counts = chat.model_info().value("tensor_count_by_type").toMap();
+    const QVariantMap counts = chat.models()->info().value("tensor_count_by_type").toMap();
     QCOMPARE(counts.value("F16").toInt(), 43);
     QCOMPARE(counts.value("F32").toInt(), 13);
-    QCOMPARE(chat.model_info().value("tensor_types_text").toString(),
+    QCOMPARE(chat.models()->info().value("tensor_types_text").toString(),
              QStringLiteral("F16: 43 tensors  ·  F32: 13 tensors"));
   }
 
@@ -170,9 +170,9 @@ class TestReplyVersions : public QObject {
     QTemporaryDir dir;
     ChatController chat(dir.path());
     QVERIFY(load_demo(chat));
-    QVariantMap s = chat.sampling();
+    QVariantMap s = chat.models()->sampling();
     s.insert("max_tokens", 8);
-    chat.set_sampling(s);
+    chat.models()->set_sampling(s);
     QCOMPARE(chat.lastUserRow(), -1);
     QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1")); }));
     QCOMPARE(chat.lastUserRow(), 0);

@@ -18,9 +18,9 @@ namespace {
 const QString kDemo = QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf");
 
 bool load(ChatController& chat, const QString& path = kDemo) {
-  chat.loadModel(path);
+  chat.models()->loadModel(path);
   return QTest::qWaitFor(
-      [&] { return !chat.model_loading() && chat.model_info().value("path").toString() == path; }, 60000);
+      [&] { return !chat.models()->loading() && chat.models()->info().value("path").toString() == path; }, 60000);
 }
 
 bool send_and_wait(ChatController& chat, const QString& text) {
@@ -57,11 +57,11 @@ class TestStatusLine : public QObject {
     QVERIFY(load(chat));
     const auto said = [&] {
       return chat.last_event() ==
-             QStringLiteral("Chat format: ") + chat.model_info().value("chat_format_description").toString();
+             QStringLiteral("Chat format: ") + chat.models()->info().value("chat_format_description").toString();
     };
     QVERIFY2(said(), qPrintable(chat.last_event()));
-    chat.setChatTemplateOverride(QStringLiteral("builtin:llama3"));
-    QVERIFY(QTest::qWaitFor([&] { return chat.model_info().value("chat_format_kind").toString() == "llama3"; }, 10000));
+    chat.models()->setChatTemplateOverride(QStringLiteral("builtin:llama3"));
+    QVERIFY(QTest::qWaitFor([&] { return chat.models()->info().value("chat_format_kind").toString() == "llama3"; }, 10000));
     QVERIFY2(said(), qPrintable(chat.last_event()));
     QVERIFY(chat.last_event().contains(QStringLiteral("llama3")));
   }
@@ -69,9 +69,9 @@ class TestStatusLine : public QObject {
   void whatThePolicyDidIsASentenceWithThePanelsFigures() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.set_engine_settings_for(kDemo, {{"ctx", 128}});
+    chat.models()->set_engine_settings_for(kDemo, {{"ctx", 128}});
     QVERIFY(load(chat));
-    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
+    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
     const char* verses[] = {"Genesis 1\n1 In the beginning", "Exodus 3\n1 Now Moses kept the flock",
                             "Psalms 23\n1 The LORD is my shepherd", "John 1\n1 In the beginning was the Word",
                             "Ruth 1\n1 Now it came to pass", "Isaiah 40\n1 Comfort ye"};
@@ -103,10 +103,10 @@ class TestStatusLine : public QObject {
     QTemporaryDir dir;
     ChatController chat(dir.path());
     QVERIFY(load(chat));
-    chat.set_sampling({{"temperature", 0.0}, {"max_tokens", 8}});
+    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 8}});
     QVERIFY(send_and_wait(chat, QStringLiteral("Genesis 1\n1 In the beginning")));
     QVERIFY(chat.conversation_reply_stats().contains("generated_tokens"));
-    QCOMPARE(chat.conversation_reply_stats().value("model_identity"), chat.model_info().value("identity"));
+    QCOMPARE(chat.conversation_reply_stats().value("model_identity"), chat.models()->info().value("identity"));
     // Another model file (a copy reads as the same model: its identity is the content's).
     const QString stories = QStringLiteral(KVCHAT_SHARED_DIR "/models/stories260K.gguf");
     if (!QFileInfo::exists(stories)) QSKIP("no stories260K.gguf");

@@ -76,14 +76,14 @@ class TestStoreFaults : public QObject {
  private:
   std::unique_ptr<ChatController> chat_with_model(const QString& dir) {
     auto chat = std::make_unique<ChatController>(dir);
-    chat->loadModel(kDemo);
-    if (!QTest::qWaitFor([&] { return !chat->model_loading() && !chat->model_info().isEmpty(); },
+    chat->models()->loadModel(kDemo);
+    if (!QTest::qWaitFor([&] { return !chat->models()->loading() && !chat->models()->info().isEmpty(); },
                          60000))
       return nullptr;
-    QVariantMap sampling = chat->sampling();
+    QVariantMap sampling = chat->models()->sampling();
     sampling[QStringLiteral("temperature")] = 0.0;
     sampling[QStringLiteral("max_tokens")] = 6;
-    chat->set_sampling(sampling);
+    chat->models()->set_sampling(sampling);
     return chat;
   }
 
@@ -251,9 +251,9 @@ class TestStoreFaults : public QObject {
     QVERIFY(m.saved(0) && m.saved(1));
     QVERIFY(!m.saved(2) && !m.saved(3));
     QVERIFY(chat->save_error().contains(reason(DiskFault::IoError)));
-    QVariantMap sampling = chat->sampling();
+    QVariantMap sampling = chat->models()->sampling();
     sampling[QStringLiteral("top_k")] = 7;
-    chat->set_sampling(sampling);  // refused too: kept pending
+    chat->models()->set_sampling(sampling);  // refused too: kept pending
     QVERIFY(!chat->all_saved());
     chat->newConversation();  // would drop the unsaved rows: refused
     QCOMPARE(chat->current_conversation(), conv);
@@ -261,11 +261,11 @@ class TestStoreFaults : public QObject {
 
     SqliteFaultVfs::set(DiskFault::None);
     sampling[QStringLiteral("top_k")] = 8;
-    chat->set_sampling(sampling);  // the next save: writes everything
+    chat->models()->set_sampling(sampling);  // the next save: writes everything
     QVERIFY(chat->all_saved());
     QVERIFY(chat->save_error().isEmpty());
     const QVector<StoredMessage> in_window = m.items();
-    const QString model_path = chat->model_info().value(QStringLiteral("path")).toString();
+    const QString model_path = chat->models()->info().value(QStringLiteral("path")).toString();
     chat.reset();
     QString error;
     auto store = ConversationStore::open(ConversationStore::default_path(dir.path()), &error);
@@ -302,13 +302,13 @@ class TestStoreFaults : public QObject {
     const QString model = dir.filePath(QStringLiteral("model.gguf"));
     QVERIFY(QFile::copy(kDemo, model));
     auto chat = std::make_unique<ChatController>(dir.filePath(QStringLiteral("data")));
-    chat->loadModel(model);
-    QVERIFY(QTest::qWaitFor([&] { return !chat->model_loading() && !chat->model_info().isEmpty(); },
+    chat->models()->loadModel(model);
+    QVERIFY(QTest::qWaitFor([&] { return !chat->models()->loading() && !chat->models()->info().isEmpty(); },
                             60000));
-    QVariantMap sampling = chat->sampling();
+    QVariantMap sampling = chat->models()->sampling();
     sampling[QStringLiteral("temperature")] = 0.0;
     sampling[QStringLiteral("max_tokens")] = 6;
-    chat->set_sampling(sampling);
+    chat->models()->set_sampling(sampling);
     QVERIFY(send_and_wait(*chat, QStringLiteral("Genesis 1\n1 In the beginning")));
     const qint64 size = QFileInfo(model).size();
     QVERIFY(::truncate(QFile::encodeName(model).constData(), size / 3) == 0);
