@@ -25,6 +25,7 @@ packages=(
   qt6-l10n-tools qt6-tools-dev        # lupdate/lrelease: the translations (i18n/*.ts)
   fonts-nanum                         # Korean glyphs for the Korean window and its screenshot
   lintian desktop-file-utils appstream  # `make test` checks the .deb and its metadata
+  clang-format-14                     # `make test` checks the C++ style (scripts/check_format.sh)
 )
 
 missing=()
