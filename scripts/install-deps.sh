@@ -20,11 +20,13 @@ packages=(
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtqml-workerscript
   qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qml6-module-qtcore qml6-module-qtcharts
+  qml6-module-qtqml qml6-module-qtqml-models  # their qmltypes: qmllint (scripts/check_qml.sh)
   xvfb xdotool imagemagick sqlite3 jq # the end-to-end test drives the real window
   librsvg2-bin                        # the PNG icons, rendered from the SVG at build time
   qt6-l10n-tools qt6-tools-dev        # lupdate/lrelease: the translations (i18n/*.ts)
   fonts-nanum                         # Korean glyphs for the Korean window and its screenshot
   lintian desktop-file-utils appstream  # `make test` checks the .deb and its metadata
+  clang-format-14                     # `make test` checks the C++ style (scripts/check_format.sh)
 )
 
 missing=()

@@ -11,7 +11,7 @@ ColumnLayout {
     property var info: models.modelInfo
     readonly property var builtIns: ["completion", "llama2", "llama3", "chatml", "zephyr", "mistral", "gemma"]
     // Choices: the file's own template, each built-in format, custom Jinja.
-    readonly property var choices: [qsTr("The model file's template")].concat(builtIns.map(n => qsTr("Built-in: ") + n)).concat([qsTr("Custom (Jinja)")])
+    readonly property var choices: [qsTr("The model file's template"), ...builtIns.map(n => qsTr("Built-in: ") + n), qsTr("Custom (Jinja)")]
     function choiceIndex() {
         var o = info.chat_template_override || ""
         if (o === "") return 0

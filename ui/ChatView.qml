@@ -26,7 +26,8 @@ Pane {
     readonly property alias editingRow: messageList.editingRow
     function editState() {
         var b = messageList.editingRow >= 0 ? messageList.itemAtIndex(messageList.editingRow) : null
-        return b ? { "text": b.editText, "cursor": b.editCursor, "can_resend": b.canResend }
+        // (qmllint: itemAtIndex() gives an Item; the delegates are MessageBubbles)
+        return b ? { "text": b.editText, "cursor": b.editCursor, "can_resend": b.canResend }  // qmllint disable type
                  : { "text": null, "cursor": null, "can_resend": null }
     }
     // Where the message box starts: what sits over the chat (the welcome) ends above it.
@@ -34,7 +35,7 @@ Pane {
     function focusInput() { input.forceActiveFocus(Qt.ShortcutFocusReason) }
     function lastBubbleActions() {
         var bubble = messageList.count > 0 ? messageList.itemAtIndex(messageList.count - 1) : null
-        return bubble ? bubble.offeredActions() : []
+        return bubble ? bubble.offeredActions() : []  // qmllint disable type
     }
 
     background: Rectangle { color: Theme.surface }
@@ -88,7 +89,8 @@ Pane {
             // Follow the streaming reply (deferred: never reposition during a layout pass).
             onCountChanged: {
                 if (editingRow >= count) editingRow = -1
-                Qt.callLater(positionViewAtEnd)
+                // (qmllint 6.4 takes Qt.callLater for a QJSValue property; it is a method)
+                Qt.callLater(positionViewAtEnd)  // qmllint disable type
             }
             onContentHeightChanged: if (atYEnd || chat.generating) Qt.callLater(positionViewAtEnd)
             delegate: MessageBubble {
@@ -100,7 +102,7 @@ Pane {
                 target: chat
                 function onCurrentConversationChanged() {
                     messageList.editingRow = -1
-                    Qt.callLater(messageList.positionViewAtEnd)
+                    Qt.callLater(messageList.positionViewAtEnd)  // qmllint disable type
                     scrollAgain.restart()
                 }
             }

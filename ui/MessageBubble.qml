@@ -30,7 +30,8 @@ Item {
     // What the reply's buttons offer (the end-to-end tests read the last one's).
     function offeredActions() {
         var out = []
-        if (canContinue) out.push("continue")
+        // (qmllint 6.4 types this [] as void*)
+        if (canContinue) out.push("continue")  // qmllint disable type
         if (canRegenerate) out.push("regenerate")
         if (hasSeed && isLast && !chat.generating) out.push("regenerate_with_seed")
         return out
@@ -47,7 +48,8 @@ Item {
     // The list starts, resends and cancels the edit (ChatView.qml): it outlives this bubble,
     // which a resend replaces, and gives the focus back to the message box.
     function startEdit() { if (ListView.view) ListView.view.startEdit(index) }
-    function cancelEdit() { if (ListView.view) ListView.view.cancelEdit() }
+    // (qmllint: ListView.view is ChatView's list, whose functions it does not see)
+    function cancelEdit() { if (ListView.view) ListView.view.cancelEdit() }  // qmllint disable type
     function resend() { if (bubble.canResend && ListView.view) ListView.view.resendEdit(index, editField.text) }
     // The edit field after a refused resend: the text as it was being edited.
     function restoreEdit(text) { editField.text = text; editField.cursorPosition = editField.length }

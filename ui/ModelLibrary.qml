@@ -177,7 +177,7 @@ ColumnLayout {
         title: qsTr("Remove from disk?")
         onOpened: cancelButton.forceActiveFocus()
         onClosed: list.forceActiveFocus()
-        contentItem: ColumnLayout {
+        contentItem: ColumnLayout {  // qmllint disable deferred-property-id
             spacing: Theme.spacingM
             Label {
                 id: confirmText

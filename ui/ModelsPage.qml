@@ -100,7 +100,7 @@ Popup {
         }
     }
 
-    contentItem: ColumnLayout {
+    contentItem: ColumnLayout {  // qmllint disable deferred-property-id
         spacing: 8
         RowLayout {
             Layout.fillWidth: true

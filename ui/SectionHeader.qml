@@ -17,7 +17,8 @@ RowLayout {
     // In a scrolled panel, brings the header into view (its "?" got the keyboard focus).
     function scrollIntoView() {
         for (var p = header.parent; p; p = p.parent) {
-            if (p.contentY === undefined || p.flickableDirection === undefined) continue
+            // (qmllint: any Item is asked; the Flickables answer)
+            if (p.contentY === undefined || p.flickableDirection === undefined) continue  // qmllint disable type
             var y = header.mapToItem(p.contentItem, 0, 0).y
             if (y < p.contentY) p.contentY = Math.max(0, y - Theme.spacingS)
             else if (y + header.height > p.contentY + p.height)

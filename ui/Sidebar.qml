@@ -150,7 +150,7 @@ Pane {
             visible: conversationList.pendingDelete.id !== undefined
             Layout.fillWidth: true
             padding: 6
-            background: Rectangle {
+            background: Rectangle {  // qmllint disable deferred-property-id
                 radius: Theme.radiusS
                 color: Theme.infoBackground
                 border.color: Theme.border
@@ -232,8 +232,9 @@ Pane {
         }
         onClosed: list.forceActiveFocus()
         footer: DialogButtonBox {
-            Button { text: qsTr("Export"); DialogButtonBox.buttonRole: DialogButtonBox.AcceptRole }
-            Button { text: qsTr("Cancel"); DialogButtonBox.buttonRole: DialogButtonBox.RejectRole }
+            // (qmllint 6.4's DialogButtonBox lacks the ButtonRole enum it has at run time)
+            Button { text: qsTr("Export"); DialogButtonBox.buttonRole: DialogButtonBox.AcceptRole }  // qmllint disable type
+            Button { text: qsTr("Cancel"); DialogButtonBox.buttonRole: DialogButtonBox.RejectRole }  // qmllint disable type
         }
         ColumnLayout {
             width: exportDialog.availableWidth
@@ -279,7 +280,7 @@ Pane {
         acceptLabel: qsTr("Choose")
         nameFilters: exportDialog.format === "json" ? [qsTr("JSON (*.json)")] : [qsTr("Markdown (*.md)")]
         onAccepted: {
-            var file = decodeURIComponent(selectedFile.toString().replace(/^file:\/\//, ""))
+            var file = decodeURIComponent(String(selectedFile).replace(/^file:\/\//, ""))
             pathField.text = file
             pathField.forceActiveFocus()
         }

@@ -32,7 +32,7 @@ Popup {
     ]
     // Never taller than the chat it sits on: its text scrolls (small windows, zoomed type).
     height: Math.min(implicitHeight, (parent ? parent.height : implicitHeight) - 2 * Theme.spacingM)
-    contentItem: ScrollView {
+    contentItem: ScrollView {  // qmllint disable deferred-property-id
         id: scroll
         implicitHeight: column.implicitHeight
         contentWidth: availableWidth
