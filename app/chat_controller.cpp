@@ -14,7 +14,7 @@
 namespace kvchat::app {
 
 namespace {
-constexpr int kUiRefreshMs = 33;      // ~30 updates per second are plenty for the eye
+constexpr int kUiRefreshMs = 33;  // ~30 updates per second are plenty for the eye
 }
 
 ChatController::ChatController(const QString& data_dir, QObject* parent)
@@ -48,9 +48,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
       *worker_, *this, store_ ? store_->setting(QStringLiteral("engine")).toMap() : QVariantMap(),
       store_ ? store_->setting(QStringLiteral("sampling")).toMap() : QVariantMap());
   // Queued: the slots run on the GUI thread, the only one that touches the models.
-  connect_model_signals();  // loading, per-model settings, a full context
+  connect_model_signals();   // loading, per-model settings, a full context
   connect_status_signals();  // the status line: the chat format, the context's figures
-  connect(&messages_, &QAbstractItemModel::modelReset, this, [this] { shown_texts_.clear(); });
   connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
   // A regenerated version that wrote nothing goes (the one before it is shown again).
   connect(worker_, &EngineWorker::replyFinished, this, [this](const ReplyStats& stats) {
@@ -68,12 +67,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(worker_, &EngineWorker::snapshotRestored, memory, &MemoryState::on_snapshot_restored);
   connect(worker_, &EngineWorker::snapshotDiskUsage, memory, &MemoryState::on_snapshot_disk_usage);
   connect(memory, &MemoryState::errorOccurred, this, &ChatController::errorOccurred);
-  connect(memory, &MemoryState::kvQualityFailed, this,
-          [this](const QString& message) { on_session_event(QStringLiteral("kv-quality"), message); });
-  connect(memory, &MemoryState::testStateChanged, this, [this] { write_test_state(); });
-  connect(memory, &MemoryState::snapshotRestored, this, [this] { write_test_state(false); });
-  connect(memory, &MemoryState::figuresShown, this, [this] {
-    if (!generating_) write_test_state();  // a switched or restored timeline
+  connect(memory, &MemoryState::kvQualityFailed, this, [this](const QString& message) {
+    on_session_event(QStringLiteral("kv-quality"), message);
   });
   ui_refresh_.setSingleShot(true);
   ui_refresh_.setInterval(kUiRefreshMs);
@@ -86,22 +81,21 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(list, &ConversationListController::conversationDeleted, this,
           &ChatController::on_conversation_deleted);
   connect(list, &ConversationListController::statusEvent, this, &ChatController::on_session_event);
-  connect(list, &ConversationListController::stateChanged, this, [this] { write_test_state(); });
   // The banners show the open conversation's notices (before the documents half hears of it).
   connect(this, &ChatController::currentConversationChanged, &notices_,
           [this] { notices_.set_conversation(current_); });
   // The chat's own errors (a refused send, a store failure) go to the message banner.
   connect(this, &ChatController::errorOccurred, &notices_, &NoticeCenter::show_error);
-  documents_ = std::make_unique<DocumentController>(
-      *this, *worker_, notices_, store_.get(), ConversationStore::default_path(data_dir));
+  documents_ = std::make_unique<DocumentController>(*this, *worker_, notices_, store_.get(),
+                                                    ConversationStore::default_path(data_dir));
   // The documents half follows the chat through these (it does not include this class).
   DocumentController* docs = documents_.get();
-  connect(models_.get(), &ModelController::modelChanged, docs, &DocumentController::on_model_changed);
+  connect(models_.get(), &ModelController::modelChanged, docs,
+          &DocumentController::on_model_changed);
   connect(this, &ChatController::currentConversationChanged, docs,
           &DocumentController::on_conversation_changed);
   connect(memory, &MemoryState::memoryChanged, docs, &DocumentController::on_chat_memory_changed);
   connect(this, &ChatController::replyFinished, docs, &DocumentController::on_reply_finished);
-  connect(docs, &DocumentController::stateChanged, this, [this] { write_test_state(); });
   connect(this, &ChatController::currentConversationChanged, this,
           &ChatController::lastReplyStatsChanged);
   engine_thread_.start();
@@ -111,7 +105,6 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   list->refresh();
   // Reopen the most recent conversation.
   if (const qint64 first = list->first_listed()) selectConversation(first);
-  write_test_state(false);
 }
 
 ChatController::~ChatController() {
@@ -268,14 +261,13 @@ void ChatController::newConversation() {
   current_ = id;
   messages_.reset({});
   emit conversationsChanged();
-  QMetaObject::invokeMethod(worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
   emit currentConversationChanged();
-  write_test_state();
 }
 
 void ChatController::selectConversation(qint64 id) {
-  if (!store_ || generating_ || id == current_ ||
-      id == conversation_list_->pending_delete_id() ||
+  if (!store_ || generating_ || id == current_ || id == conversation_list_->pending_delete_id() ||
       !can_leave_conversation()) {
     return;
   }
@@ -284,35 +276,36 @@ void ChatController::selectConversation(qint64 id) {
   messages_.reset(store_->messages(id));
   if (models_->loaded()) {
     QMetaObject::invokeMethod(
-        worker_, [w = worker_, path = memory_state_->snapshot_path(id)] { w->restoreSnapshot(path); },
+        worker_,
+        [w = worker_, path = memory_state_->snapshot_path(id)] { w->restoreSnapshot(path); },
         Qt::QueuedConnection);
   }
   emit currentConversationChanged();
   follow_conversation_model();
-  write_test_state();
 }
 
-QObject* ChatController::documents() {
-  return documents_.get();
-}
+QObject* ChatController::documents() { return documents_.get(); }
 
 bool ChatController::send(const QString& text) {
   if (text.trimmed().isEmpty() || generating_) return false;
   if (models_->loading()) {
-    emit errorOccurred(tr("The model is still loading: your message is kept in the box; send it when it is ready."));
+    emit errorOccurred(tr(
+        "The model is still loading: your message is kept in the box; send it when it is ready."));
     return false;
   }
   if (!models_->loaded()) {
-    emit errorOccurred(tr("No model is loaded: your message is kept in the box. Open a GGUF model "
-                          "(“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under "
-                          "“Recent”, then send it."));
+    emit errorOccurred(
+        tr("No model is loaded: your message is kept in the box. Open a GGUF model "
+           "(“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under "
+           "“Recent”, then send it."));
     return false;
   }
-  if (notices_.notice_kind() == QLatin1String("context-full") &&
-      !messages_.items().isEmpty() && messages_.items().back().role == QLatin1String("user")) {
+  if (notices_.notice_kind() == QLatin1String("context-full") && !messages_.items().isEmpty() &&
+      messages_.items().back().role == QLatin1String("user")) {
     // Another message would find no room either: the way out first, the text kept.
-    emit errorOccurred(tr("The context is full and your last message has no reply: choose an action in "
-                          "the banner first (or close it to send anyway). This message is kept in the box."));
+    emit errorOccurred(
+        tr("The context is full and your last message has no reply: choose an action in "
+           "the banner first (or close it to send anyway). This message is kept in the box."));
     return false;
   }
   return send_with_stats(text, {});
@@ -324,7 +317,8 @@ bool ChatController::send_with_stats(const QString& text, const QVariantMap& sta
   if (!current_ && messages_.rowCount() == 0) newConversation();
   // A model file cut short or replaced since it was loaded: said once (the copy read into
   // memory keeps running).
-  if (const QString changed = models_->file_change_once(); !changed.isEmpty()) emit errorOccurred(changed);
+  if (const QString changed = models_->file_change_once(); !changed.isEmpty())
+    emit errorOccurred(changed);
   StoredMessage user;
   user.conversation_id = current_;
   user.role = QStringLiteral("user");
@@ -377,7 +371,6 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
   }
   remember_conversation_model(conversation_id);
   emit conversationsChanged();
-  write_test_state();
   return true;
 }
 
@@ -390,8 +383,6 @@ void ChatController::set_generating(bool on) {
   emit generatingChanged();
 }
 
-QString ChatController::formatBytes(double bytes) const {
-  return hub::format_bytes(bytes);
-}
+QString ChatController::formatBytes(double bytes) const { return hub::format_bytes(bytes); }
 
 }  // namespace kvchat::app

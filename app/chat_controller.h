@@ -33,12 +33,16 @@ namespace kvchat::app {
 class DocumentController;
 class EngineWorker;
 
-class ChatController : public QObject, public ConversationHost, public ConversationListHost,
+class ChatController : public QObject,
+                       public ConversationHost,
+                       public ConversationListHost,
                        public SettingsAccess {
   Q_OBJECT
   Q_PROPERTY(QObject* messages READ messages CONSTANT)
-  Q_PROPERTY(qint64 currentConversationId READ current_conversation NOTIFY currentConversationChanged)
-  Q_PROPERTY(QString systemPrompt READ system_prompt WRITE set_system_prompt NOTIFY currentConversationChanged)
+  Q_PROPERTY(
+      qint64 currentConversationId READ current_conversation NOTIFY currentConversationChanged)
+  Q_PROPERTY(QString systemPrompt READ system_prompt WRITE set_system_prompt NOTIFY
+                 currentConversationChanged)
   Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
   // The status line's sentence for the last thing that happened (chat_controller_status.cpp):
   // a short label and the message, never an internal event name; a context event says how
@@ -88,6 +92,7 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   QString startup_notice() const { return startup_notice_; }
   QString save_error() const { return save_error_; }
   // Whether every message in the window and every setting is stored.
+  int unsaved_messages() const { return messages_.unsaved_count(); }
   bool all_saved() const { return messages_.unsaved_count() == 0 && pending_settings_.isEmpty(); }
   // The last reply of this run, in any conversation (the measured speeds).
   QVariantMap last_reply_stats() const override { return last_reply_stats_; }
@@ -127,11 +132,6 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   Q_INVOKABLE void showAdjacentVersion(int step);
   // Generates more of the last reply (cut at the length limit, or stopped), in place.
   Q_INVOKABLE void continueReply();
-  // The end-to-end test reads back what the window shows of a message (its text as
-  // rendered); a no-op unless KVCHAT_TEST_STATE_FILE is set.
-  Q_INVOKABLE void noteShownText(int row, const QString& text);
-  Q_PROPERTY(bool testing READ testing CONSTANT)
-  bool testing() const { return !qEnvironmentVariableIsEmpty("KVCHAT_TEST_STATE_FILE"); }
   // The user message at `row` gets `text` (the replies after it are dropped) and is resent.
   // False when it was not: a reply is being written, no such user message, an empty
   // (whitespace-only) text, or the store refused it (errorOccurred says why).
@@ -152,19 +152,18 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   QVariant setting(const QString& key, const QVariant& fallback = {}) const override;
   void save_setting(const QString& key, const QVariant& value) override;
 
-  // Rewrites the end-to-end test's state file (KVCHAT_TEST_STATE_FILE), e.g. after the
-  // window's language changed.
-  void write_test_state() { write_test_state(test_reply_finished_); }
-
  signals:
   void currentConversationChanged();
   void generatingChanged();
   void lastEventChanged();
   void replyFinished();
+  // A reply ended: written, stopped, refused (a full context) or dropped empty; after
+  // replyFinished where that is sent.
+  void replyEnded();
   void errorOccurred(const QString& message);
   void saveErrorChanged();
   void contextNoticeChanged();
-  void settingsRequested();  // a banner action asks for the Settings drawer
+  void settingsRequested();    // a banner action asks for the Settings drawer
   void openModelRequested();   // ... the "Open a GGUF model" file dialog
   void modelsPageRequested();  // ... the Models page
   void lastReplyStatsChanged();
@@ -205,12 +204,10 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   // The worker's stats of a finished reply; a Continue's part merged into the whole
   // reply's (and the Continue ended).
   QVariantMap finished_reply_stats(const QVariantMap& part);
-  QVariantMap reply_test_state() const;  // "reply" in the test state file
   // When the reply just written is a new version of the last reply and wrote nothing:
   // drops it, shows the version before it again, says `why`, ends the reply; true.
   // Otherwise false (nothing done).
   bool discard_empty_version(const QString& why);
-  QHash<int, QString> shown_texts_;  // row -> text as rendered (end-to-end test only)
   void persist_reply(MessageState state, const QVariantMap& stats);
   // Writes what the store has not taken yet, in order: settings it refused, then the
   // open conversation's unsaved rows (the conversation itself first when it could not be
@@ -225,8 +222,6 @@ class ChatController : public QObject, public ConversationHost, public Conversat
   // A conversation deleted for good: its snapshot, timeline, document and notices go.
   void on_conversation_deleted(qint64 id);
   void set_generating(bool on);
-  void write_test_state(bool reply_finished);
-  bool test_reply_finished_ = false;
 
   std::unique_ptr<ConversationStore> store_;
   QString store_error_;

@@ -16,8 +16,9 @@ QString file_name_of(const QString& path) { return QFileInfo(path).fileName(); }
 
 QString ChatController::model_to_open_at_start(const QString& asked, const QString& demo) const {
   const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
-  return app::model_to_open_at_start(asked, c ? conversation_model(c->settings).path : QString(), models_->recent_models(),
-                                     demo, [](const QString& path) { return QFileInfo(path).isFile(); });
+  return app::model_to_open_at_start(asked, c ? conversation_model(c->settings).path : QString(),
+                                     models_->recent_models(), demo,
+                                     [](const QString& path) { return QFileInfo(path).isFile(); });
 }
 
 void ChatController::remember_conversation_model(qint64 id) {
@@ -66,13 +67,16 @@ void ChatController::check_conversation_model() {
   QVariantList actions;
   QString text;
   if (QFileInfo(m.path).isFile()) {
-    text = tr("%1 was written with %2. Its next message goes to %3, which reads the conversation again.")
+    text = tr("%1 was written with %2. Its next message goes to %3, which reads the conversation "
+              "again.")
                .arg(title, file_name_of(m.path), loaded);
-    QVariantMap open = NoticeCenter::action("conversation_model", tr("Open %1").arg(file_name_of(m.path)));
+    QVariantMap open =
+        NoticeCenter::action("conversation_model", tr("Open %1").arg(file_name_of(m.path)));
     open.insert(QStringLiteral("path"), m.path);
     actions.push_back(open);
   } else {
-    text = tr("%1 was written with %2, which is no longer at %3. Its next message goes to %4 unless you "
+    text = tr("%1 was written with %2, which is no longer at %3. Its next message goes to %4 "
+              "unless you "
               "open that model again.")
                .arg(title, file_name_of(m.path), m.path, loaded);
     actions.push_back(NoticeCenter::action("pick_model", tr("Open a model file…")));

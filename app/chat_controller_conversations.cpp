@@ -28,7 +28,8 @@ void ChatController::leave_deleted_conversation() {
   current_ = 0;
   messages_.reset({});
   // Its KV goes from the session too (Undo restores it from its snapshot, kept till then).
-  QMetaObject::invokeMethod(worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
   emit currentConversationChanged();
 }
 
@@ -41,7 +42,8 @@ void ChatController::on_conversation_deleted(qint64 id) {
   const QString snapshot = memory_state_->snapshot_path(id);
   if (QFile::exists(snapshot) && !QFile::remove(snapshot)) {
     emit errorOccurred(tr("The conversation is deleted but its KV snapshot %1 could not be "
-                          "removed.").arg(snapshot));
+                          "removed.")
+                           .arg(snapshot));
   }
   memory_state_->forget_conversation(id);
   if (documents_) documents_->forget_conversation(id);
@@ -57,7 +59,8 @@ QVariantMap ChatController::conversation_reply_stats() const {
   const QString recorded = c ? conversation_model(c->settings).identity : QString();
   const auto& items = messages_.items();
   for (auto it = items.rbegin(); it != items.rend(); ++it) {
-    if (it->role != QLatin1String("assistant") || !it->stats.contains(QStringLiteral("generated_tokens")))
+    if (it->role != QLatin1String("assistant") ||
+        !it->stats.contains(QStringLiteral("generated_tokens")))
       continue;
     const QString model = it->stats.value(QStringLiteral("model_identity")).toString();
     if ((model.isEmpty() ? recorded : model) == loaded) return it->stats;

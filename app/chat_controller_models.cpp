@@ -26,15 +26,13 @@ bool conversation_notice(const QString& kind) {
 }  // namespace
 
 void ChatController::connect_model_signals() {
-  // The banner's actions come back from NoticeCenter; its changes are in the test state.
+  // The banner's actions come back from NoticeCenter.
   connect(&notices_, &NoticeCenter::actionRequested, this, &ChatController::on_notice_action);
-  connect(&notices_, &NoticeCenter::noticeChanged, this, [this] { write_test_state(); });
   connect(models_.get(), &ModelController::modelLoaded, this, &ChatController::on_model_loaded);
   connect(models_.get(), &ModelController::loadFailed, this, &ChatController::on_model_load_failed);
   connect(models_.get(), &ModelController::loadStarted, this, [this] {
     if (notices_.notice_kind() == QLatin1String("load-failed")) notices_.dismissNotice();
   });
-  connect(models_.get(), &ModelController::modelChanged, this, [this] { write_test_state(); });
   connect(models_.get(), &ModelController::errorOccurred, this, &ChatController::errorOccurred);
   connect(models_.get(), &ModelController::settingNote, this,
           [this](const QString& reason) { on_session_event(tr("settings"), reason); });
@@ -44,9 +42,11 @@ void ChatController::connect_model_signals() {
   });
   connect(worker_, &EngineWorker::replyContextFull, this, [this](int prompt_tokens, int n_ctx) {
     context_full_seen_ = true;
-    context_full_detail_ = tr("The conversation comes to %1 tokens; the context holds %2.").arg(count_text(prompt_tokens), count_text(n_ctx));
+    context_full_detail_ = tr("The conversation comes to %1 tokens; the context holds %2.")
+                               .arg(count_text(prompt_tokens), count_text(n_ctx));
   });
-  connect(worker_, &EngineWorker::contextPolicyApplied, this, &ChatController::on_context_policy_applied);
+  connect(worker_, &EngineWorker::contextPolicyApplied, this,
+          &ChatController::on_context_policy_applied);
   connect(worker_, &EngineWorker::conversationSummarized, this,
           &ChatController::on_conversation_summarized);
   connect(worker_, &EngineWorker::conversationSummaryFailed, this,
@@ -74,14 +74,14 @@ void ChatController::on_model_loaded(const LoadedModel& model) {
   // The open conversation's KV state: from its snapshot when one fits this model.
   if (current_) {
     QMetaObject::invokeMethod(
-        worker_, [w = worker_, path = memory_state_->snapshot_path(current_)] { w->restoreSnapshot(path); },
+        worker_,
+        [w = worker_, path = memory_state_->snapshot_path(current_)] { w->restoreSnapshot(path); },
         Qt::QueuedConnection);
   }
   if (retry_after_load_) {
     retry_after_load_ = false;
     retry_unanswered();
   }
-  write_test_state();
 }
 
 void ChatController::on_model_load_failed(const QString& failed, const QString& message) {
@@ -97,7 +97,8 @@ void ChatController::on_model_load_failed(const QString& failed, const QString& 
   } else {
     for (const QString& recent : models_->recent_models()) {
       if (recent != failed && recent != demo && QFileInfo::exists(recent)) {
-        QVariantMap previous = NoticeCenter::action("previous", tr("Open %1").arg(file_name(recent)));
+        QVariantMap previous =
+            NoticeCenter::action("previous", tr("Open %1").arg(file_name(recent)));
         previous.insert(QStringLiteral("path"), recent);
         actions.push_back(previous);
         break;
@@ -107,7 +108,8 @@ void ChatController::on_model_load_failed(const QString& failed, const QString& 
   if (!demo.isEmpty() && failed != demo && loaded != demo) {
     actions.push_back(NoticeCenter::action("demo", tr("Demo model")));
   }
-  actions.push_back(NoticeCenter::action("settings", tr("Settings for %1…").arg(file_name(failed))));
+  actions.push_back(
+      NoticeCenter::action("settings", tr("Settings for %1…").arg(file_name(failed))));
   notices_.set_notice(QStringLiteral("load-failed"), text, actions);
 }
 
@@ -143,8 +145,8 @@ void ChatController::on_notice_action(const QString& id, const QVariantMap& chos
     // Drop the oldest turns from now on (this model's setting), then answer again.
     notices_.dismissNotice();
     retry_after_load_ = true;
-    models_->set_engine_settings_for(models_->path(),
-                                     {{QStringLiteral("context_policy"), QStringLiteral("drop-oldest")}});
+    models_->set_engine_settings_for(
+        models_->path(), {{QStringLiteral("context_policy"), QStringLiteral("drop-oldest")}});
     if (!models_->loading()) retry_after_load_ = false;
   } else if (id == QLatin1String("retry_reply")) {
     notices_.dismissNotice();
@@ -170,13 +172,15 @@ bool ChatController::drop_empty_reply(const QString& why, bool context_full) {
   set_generating(false);
   emit conversationsChanged();
   if (context_full) {
-    offer_context_actions(tr("The context is full: there is no room for a reply. Your message is kept.") +
-                          (context_full_detail_.isEmpty() ? QString() : QLatin1Char(' ') + context_full_detail_));
+    offer_context_actions(
+        tr("The context is full: there is no room for a reply. Your message is kept.") +
+        (context_full_detail_.isEmpty() ? QString() : QLatin1Char(' ') + context_full_detail_));
   } else {
-    notices_.set_notice(QStringLiteral("no-reply"), tr("No reply was written: %1 Your message is kept.").arg(why),
-               {NoticeCenter::action("retry_reply", tr("Try again"))});
+    notices_.set_notice(QStringLiteral("no-reply"),
+                        tr("No reply was written: %1 Your message is kept.").arg(why),
+                        {NoticeCenter::action("retry_reply", tr("Try again"))});
   }
-  write_test_state(true);
+  emit replyEnded();
   return true;
 }
 
@@ -193,16 +197,18 @@ void ChatController::keep_reply_after_refused_continue() {
   const int n_ctx = memory.value(QStringLiteral("n_ctx")).toInt();
   offer_context_actions(
       tr("The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the "
-         "context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, "
+         "context holds and there is no earlier turn to drop. Start a new chat, summarize and "
+         "continue, "
          "or give this model a longer context in Settings.")
           .arg(count_text(used), count_text(n_ctx)));
-  write_test_state(true);
+  emit replyEnded();
 }
 
 void ChatController::offer_context_actions(const QString& text) {
   QVariantList actions{NoticeCenter::action("new_chat", tr("New chat")),
                        NoticeCenter::action("summarize", tr("Summarize and continue"))};
-  if (models_->engine_settings().value(QStringLiteral("context_policy")).toString() == QLatin1String("stop")) {
+  if (models_->engine_settings().value(QStringLiteral("context_policy")).toString() ==
+      QLatin1String("stop")) {
     actions.push_back(NoticeCenter::action("change_policy", tr("Drop oldest turns and retry")));
   }
   actions.push_back(NoticeCenter::action("settings", tr("Settings…")));
@@ -215,17 +221,21 @@ void ChatController::retry_unanswered() {
   start_reply();
 }
 
-void ChatController::on_context_policy_applied(const QString& kind, int before, int after, int reevaluated) {
+void ChatController::on_context_policy_applied(const QString& kind, int before, int after,
+                                               int reevaluated) {
   const int freed = before - after;
   // Counts grouped as everywhere in the window; "0 evaluated again" is not said.
   const QString n = count_text(freed), b = count_text(before), a = count_text(after);
   if (kind != QLatin1String("turns-dropped")) {
-    context_notice_ = tr("Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).").arg(n, b, a);
+    context_notice_ =
+        tr("Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).").arg(n, b, a);
   } else if (reevaluated > 0) {
-    context_notice_ = tr("Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).")
-                          .arg(n, b, a, count_text(reevaluated));
+    context_notice_ =
+        tr("Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).")
+            .arg(n, b, a, count_text(reevaluated));
   } else {
-    context_notice_ = tr("Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).").arg(n, b, a);
+    context_notice_ =
+        tr("Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).").arg(n, b, a);
   }
   emit contextNoticeChanged();
 }
@@ -237,15 +247,19 @@ void ChatController::summarizeAndContinue() {
   const ChatTurns history = chat_turns(messages_.items());
   summarizing_from_ = current_;
   notices_.set_notice(QStringLiteral("summarizing"),
-             tr("Summarizing this conversation to continue in a new one… (Esc stops)"), {});
+                      tr("Summarizing this conversation to continue in a new one… (Esc stops)"),
+                      {});
   set_generating(true);
   QMetaObject::invokeMethod(
       worker_,
-      [w = worker_, history, prompt = system_prompt()] { w->summarizeConversation(history, prompt); },
+      [w = worker_, history, prompt = system_prompt()] {
+        w->summarizeConversation(history, prompt);
+      },
       Qt::QueuedConnection);
 }
 
-void ChatController::on_conversation_summarized(const QString& summary, const ConversationSummaryStats&) {
+void ChatController::on_conversation_summarized(const QString& summary,
+                                                const ConversationSummaryStats&) {
   const qint64 from = summarizing_from_;
   set_generating(false);
   QString title, unanswered;
@@ -260,24 +274,28 @@ void ChatController::on_conversation_summarized(const QString& summary, const Co
     notices_.dismissNotice();
     return;
   }
-  set_system_prompt(tr("A summary of the conversation so far:") + QLatin1Char('\n') + summary.trimmed());
+  set_system_prompt(tr("A summary of the conversation so far:") + QLatin1Char('\n') +
+                    summary.trimmed());
   if (!context_notice_.isEmpty()) {
     context_notice_.clear();
     emit contextNoticeChanged();
   }
   notices_.dismissNotice();
-  on_session_event(tr("summary"), tr("“%1” continues here; its summary is this conversation's system prompt.").arg(title));
+  on_session_event(
+      tr("summary"),
+      tr("“%1” continues here; its summary is this conversation's system prompt.").arg(title));
   if (!unanswered.isEmpty()) send(unanswered);
   // After the send (its first message would name the conversation otherwise).
   conversation_list_->renameConversation(current_, tr("Continued: %1").arg(title).left(60));
-  write_test_state();
 }
 
 void ChatController::on_conversation_summary_failed(const QString& message) {
   summarizing_from_ = 0;
   set_generating(false);
-  notices_.set_notice(QStringLiteral("context-full"), tr("The conversation was not summarized: %1").arg(message),
-             {NoticeCenter::action("new_chat", tr("New chat")), NoticeCenter::action("summarize", tr("Summarize and continue"))});
+  notices_.set_notice(QStringLiteral("context-full"),
+                      tr("The conversation was not summarized: %1").arg(message),
+                      {NoticeCenter::action("new_chat", tr("New chat")),
+                       NoticeCenter::action("summarize", tr("Summarize and continue"))});
 }
 
 }  // namespace kvchat::app

@@ -18,7 +18,8 @@ constexpr int kPersistEveryMs = 250;  // a streaming reply is saved at least thi
 void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) {
   const int rows = messages_.rowCount();
   continuing_ = continuing;
-  const ChatTurns messages = chat_turns(messages_.items(), continuing || append_row ? rows : rows - 1);
+  const ChatTurns messages =
+      chat_turns(messages_.items(), continuing || append_row ? rows : rows - 1);
   if (append_row) {
     StoredMessage reply;
     reply.conversation_id = current_;
@@ -31,7 +32,6 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) 
   note_save(save_unsaved(&error), error);
   emit conversationsChanged();
   set_generating(true);
-  write_test_state(false);  // a reply is under way: the last one's "finished" no longer holds
   since_persist_.start();
   memory_state_->mark_turn_on_timeline();
   QVariantMap sampling = models_->reply_sampling();
@@ -125,7 +125,8 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   flush_now();
   last_reply_stats_ = stats;
   // Which KV type the figures were measured with (a KV-type change makes them history).
-  last_reply_stats_.insert(QStringLiteral("kv_type"), memory_state_->memory().value(QStringLiteral("kv_type")));
+  last_reply_stats_.insert(QStringLiteral("kv_type"),
+                           memory_state_->memory().value(QStringLiteral("kv_type")));
   // And which model: the memory panel shows a reply's figures only with its model loaded.
   last_reply_stats_.insert(QStringLiteral("model_identity"), models_->identity());
   // A reply that wrote nothing leaves no empty bubble; a full context offers its actions.
@@ -153,11 +154,9 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
   QMetaObject::invokeMethod(
       worker_,
       [w = worker_, path = memory_state_->snapshot_path(current_),
-       budget = memory_state_->snapshot_budget_bytes()] {
-        w->saveSnapshot(path, budget);
-      },
+       budget = memory_state_->snapshot_budget_bytes()] { w->saveSnapshot(path, budget); },
       Qt::QueuedConnection);
-  write_test_state(true);
+  emit replyEnded();
   emit replyFinished();
 }
 

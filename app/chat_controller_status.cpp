@@ -19,7 +19,8 @@ bool is_context_event(const QString& kind) {
 QString policy_label(const QString& policy) {
   if (policy == QLatin1String("shift"))
     return QCoreApplication::translate("SettingsDrawer", "shift out the oldest half");
-  if (policy == QLatin1String("stop")) return QCoreApplication::translate("SettingsDrawer", "stop and ask");
+  if (policy == QLatin1String("stop"))
+    return QCoreApplication::translate("SettingsDrawer", "stop and ask");
   return QCoreApplication::translate("SettingsDrawer", "drop the oldest turns");
 }
 }  // namespace
@@ -27,7 +28,9 @@ QString policy_label(const QString& policy) {
 void ChatController::connect_status_signals() {
   // A template override: the model's format, and the status line says the new one.
   connect(models_.get(), &ModelController::chatFormatChanged, this,
-          [this](const QString& description) { on_session_event(QStringLiteral("chat"), description); });
+          [this](const QString& description) {
+            on_session_event(QStringLiteral("chat"), description);
+          });
   // What the context policy did (the panel's line), with the context's figures now.
   connect(this, &ChatController::contextNoticeChanged, this, [this] {
     if (!context_notice_.isEmpty()) {
@@ -43,7 +46,8 @@ void ChatController::connect_status_signals() {
     if (is_context_event(last_event_kind_)) emit lastEventChanged();
   });
   // A reply's figures belong to its model: another model loaded, the panel's line changes.
-  connect(models_.get(), &ModelController::modelChanged, this, &ChatController::lastReplyStatsChanged);
+  connect(models_.get(), &ModelController::modelChanged, this,
+          &ChatController::lastReplyStatsChanged);
 }
 
 QString ChatController::event_label(const QString& kind) {
@@ -63,7 +67,8 @@ QString ChatController::last_event() const {
   const QString usage = memory_state_->context_usage().value(QStringLiteral("text")).toString();
   if (kind == QLatin1String("context-warning")) {
     return tr("The context is almost full: %1 in use. When it is full: %2.")
-        .arg(usage, policy_label(models_->info().value(QStringLiteral("context_policy")).toString()));
+        .arg(usage,
+             policy_label(models_->info().value(QStringLiteral("context_policy")).toString()));
   }
   if (kind == QLatin1String("context-full"))
     return tr("The context has no room for more tokens: %1 in use.").arg(usage);

@@ -10,7 +10,9 @@ namespace kvchat::app {
 
 void ChatController::regenerate() { regenerate_reply(-1); }
 
-void ChatController::regenerateWithSeed(qint64 seed) { regenerate_reply(std::max<qint64>(0, seed)); }
+void ChatController::regenerateWithSeed(qint64 seed) {
+  regenerate_reply(std::max<qint64>(0, seed));
+}
 
 void ChatController::regenerate_reply(qint64 seed) {
   if (!store_ || generating_) return;
@@ -45,7 +47,6 @@ void ChatController::regenerate_reply(qint64 seed) {
     reply.version = version;
     reply.version_count = version + 1;
     messages_.set_row(reply_row, reply);
-    shown_texts_.remove(reply_row);
     start_reply(/*append_row=*/false, seed);
     return;
   }
@@ -73,14 +74,14 @@ void ChatController::selectVersion(int row, int version) {
   const QVector<StoredMessage> stored = store_->messages(current_);
   if (row < stored.size()) messages_.set_row(row, stored[row]);
   last_reply_stats_ = stored.value(row).stats;
-  write_test_state();
 }
 
 void ChatController::showAdjacentVersion(int step) {
   const auto& items = messages_.items();
   if (items.isEmpty()) return;
   const int version = items.back().version + step;
-  if (version >= 0 && version < items.back().version_count) selectVersion(static_cast<int>(items.size()) - 1, version);
+  if (version >= 0 && version < items.back().version_count)
+    selectVersion(static_cast<int>(items.size()) - 1, version);
 }
 
 void ChatController::continueReply() {
@@ -92,12 +93,6 @@ void ChatController::continueReply() {
   messages_.update_last(MessageState::Streaming, reply_base_stats_);
   messages_.set_unsaved(last);
   start_reply(/*append_row=*/false, /*seed=*/-1, /*continuing=*/true);
-}
-
-void ChatController::noteShownText(int row, const QString& text) {
-  if (!testing()) return;
-  shown_texts_.insert(row, text);
-  write_test_state();
 }
 
 QVariantMap ChatController::over_reply_base(const QVariantMap& stats) const {
@@ -114,11 +109,13 @@ QVariantMap ChatController::finished_reply_stats(const QVariantMap& part) {
   stats.insert(QStringLiteral("generated_tokens"),
                reply_base_stats_.value(QStringLiteral("generated_tokens")).toInt() +
                    part.value(QStringLiteral("generated_tokens")).toInt());
-  stats.insert(QStringLiteral("continued"), reply_base_stats_.value(QStringLiteral("continued")).toInt() + 1);
+  stats.insert(QStringLiteral("continued"),
+               reply_base_stats_.value(QStringLiteral("continued")).toInt() + 1);
   stats.insert(QStringLiteral("continue_seed"), part.value(QStringLiteral("seed")));
   if (reply_base_stats_.contains(QStringLiteral("seed")))
     stats.insert(QStringLiteral("seed"), reply_base_stats_.value(QStringLiteral("seed")));
-  if (!messages_.items().isEmpty()) stats.insert(QStringLiteral("text"), messages_.items().back().content);
+  if (!messages_.items().isEmpty())
+    stats.insert(QStringLiteral("text"), messages_.items().back().content);
   continuing_ = false;
   reply_base_stats_.clear();
   return stats;
@@ -143,24 +140,9 @@ bool ChatController::discard_empty_version(const QString& why) {
   set_generating(false);
   emit conversationsChanged();
   emit errorOccurred(tr("%1: the version before it is shown again.").arg(why));
-  write_test_state(true);
+  emit replyEnded();
   emit replyFinished();
   return true;
-}
-
-QVariantMap ChatController::reply_test_state() const {
-  QVariantMap reply;
-  if (!messages_.items().isEmpty()) {
-    const StoredMessage& m = messages_.items().back();
-    reply = {{"role", m.role},          {"state", message_state_name(m.state)},
-             {"version", m.version},    {"version_count", m.version_count},
-             {"content", m.content},    {"stats", m.stats}};
-  }
-  // What the window shows of each message (its text as rendered), by row.
-  QVariantList shown;
-  for (int row = 0; row < messages_.rowCount(); ++row) shown.push_back(shown_texts_.value(row));
-  reply.insert(QStringLiteral("shown_texts"), shown);
-  return reply;
 }
 
 }  // namespace kvchat::app

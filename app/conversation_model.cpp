@@ -21,7 +21,8 @@ QString model_to_open_at_start(const QString& asked, const QString& conversation
                                const QStringList& recent, const QString& demo,
                                const std::function<bool(const QString&)>& exists) {
   if (!asked.isEmpty()) return asked;
-  if (!conversation_model_path.isEmpty() && exists(conversation_model_path)) return conversation_model_path;
+  if (!conversation_model_path.isEmpty() && exists(conversation_model_path))
+    return conversation_model_path;
   for (const QString& path : recent) {
     if (!path.isEmpty() && exists(path)) return path;
   }

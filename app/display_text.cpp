@@ -8,8 +8,10 @@ namespace kvchat::app {
 QString cut_for_display(const std::string& text, size_t max_bytes) {
   if (text.size() <= max_bytes) return QString::fromStdString(text);
   size_t end = max_bytes;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // a character boundary
-  return QString::fromUtf8(text.data(), qsizetype(end)) + QStringLiteral("… (%1 bytes)").arg(text.size());
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+    --end;  // a character boundary
+  return QString::fromUtf8(text.data(), qsizetype(end)) +
+         QStringLiteral("… (%1 bytes)").arg(text.size());
 }
 
 namespace {
@@ -22,7 +24,8 @@ QString letters_and_digits(const QString& s) {
 }
 }  // namespace
 
-QString model_display_name(const QString& path, const std::string& general_name, const std::string& architecture) {
+QString model_display_name(const QString& path, const std::string& general_name,
+                           const std::string& architecture) {
   QString file = QFileInfo(path).fileName();
   if (file.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive)) file.chop(5);
   const QString base = cut_for_display(file.toStdString());

@@ -17,7 +17,8 @@ QString cut_for_display(const std::string& text, size_t max_bytes = 200);
 // when that says more: not empty, not just the architecture ("llama"), and not already
 // in the file name (letters and digits compared, case ignored: "kjv-demo" in
 // "kjv-demo-f16"). Cut for display.
-QString model_display_name(const QString& path, const std::string& general_name, const std::string& architecture);
+QString model_display_name(const QString& path, const std::string& general_name,
+                           const std::string& architecture);
 
 // A count as the window writes it: the locale's digit grouping ("3,887").
 QString count_text(qint64 n);

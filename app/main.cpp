@@ -29,6 +29,7 @@
 #include <QTextStream>
 #include <QTimer>
 #include <cstdio>
+#include <memory>
 
 #include "chat_controller.h"
 #include "i18n/ui_language.h"
@@ -38,6 +39,8 @@
 #include "single_instance.h"
 #include "stall_meter.h"
 #include "test_state_file.h"
+#include "testing/chat_state_probe.h"
+#include "testing/state_probe.h"
 
 namespace {
 
@@ -96,10 +99,15 @@ class UiTestState : public QObject {
     if (name.isEmpty() && item->inherits("QQuickAbstractButton")) {
       name = item->property("text").toString();
     }
-    const QString type = QString::fromLatin1(item->metaObject()->className()).section(QStringLiteral("_QML"), 0, 0);
+    const QString type =
+        QString::fromLatin1(item->metaObject()->className()).section(QStringLiteral("_QML"), 0, 0);
     const QPointF at = item->mapToScene({0, 0});  // tells apart two stops of the same name
-    return {{"object_name", item->objectName()}, {"type", type}, {"name", name}, {"role", role},
-            {"x", qRound(at.x())}, {"y", qRound(at.y())}};
+    return {{"object_name", item->objectName()},
+            {"type", type},
+            {"name", name},
+            {"role", role},
+            {"x", qRound(at.x())},
+            {"y", qRound(at.y())}};
   }
 
   QString path_;
@@ -191,12 +199,13 @@ int benchmark_stalls(QGuiApplication& app, kvchat::app::ChatController& chat, co
     meter.stop();
     generate_ms = meter.longest_ms();
     const auto& stats = chat.last_reply_stats();
-    std::printf("{\"model\": \"%s\", \"load_longest_stall_ms\": %.2f, \"load_ticks\": %lld, "
-                "\"generate_tokens\": %d, \"generate_longest_stall_ms\": %.2f, "
-                "\"generate_ticks\": %lld, \"tokens_per_second\": %.1f}\n",
-                qPrintable(path), load_ms, static_cast<long long>(load_ticks),
-                stats.value("generated_tokens").toInt(), generate_ms,
-                static_cast<long long>(meter.ticks()), stats.value("tokens_per_second").toDouble());
+    std::printf(
+        "{\"model\": \"%s\", \"load_longest_stall_ms\": %.2f, \"load_ticks\": %lld, "
+        "\"generate_tokens\": %d, \"generate_longest_stall_ms\": %.2f, "
+        "\"generate_ticks\": %lld, \"tokens_per_second\": %.1f}\n",
+        qPrintable(path), load_ms, static_cast<long long>(load_ticks),
+        stats.value("generated_tokens").toInt(), generate_ms, static_cast<long long>(meter.ticks()),
+        stats.value("tokens_per_second").toDouble());
     app.quit();
   });
   QTimer::singleShot(500, &app, [&] {  // let the window show first
@@ -219,11 +228,12 @@ int main(int argc, char** argv) {
   cli.setApplicationDescription(QStringLiteral("kvchat: local chat that shows its KV cache"));
   cli.addHelpOption();
   cli.addVersionOption();
-  QCommandLineOption data_dir({QStringLiteral("data-dir")}, QStringLiteral("Keep everything under DIR."),
-                              QStringLiteral("DIR"));
+  QCommandLineOption data_dir({QStringLiteral("data-dir")},
+                              QStringLiteral("Keep everything under DIR."), QStringLiteral("DIR"));
   QCommandLineOption model({QStringLiteral("model")}, QStringLiteral("Open this GGUF model."),
                            QStringLiteral("FILE"));
-  QCommandLineOption theme({QStringLiteral("theme")}, QStringLiteral("light, dark or system (default)."),
+  QCommandLineOption theme({QStringLiteral("theme")},
+                           QStringLiteral("light, dark or system (default)."),
                            QStringLiteral("THEME"), QStringLiteral("system"));
   QCommandLineOption stalls({QStringLiteral("benchmark-ui-stalls")},
                             QStringLiteral("Load the model, generate N tokens, print the longest "
@@ -238,13 +248,16 @@ int main(int argc, char** argv) {
                          QStringLiteral("N"));
   cli.addOption(attach);
   cli.addOption(ctx);
-  QCommandLineOption kv_type({QStringLiteral("kv-type")},
-                             QStringLiteral("Use this KV type (f32, f16, q8_0, q4_0) for the model opened."),
-                             QStringLiteral("TYPE"));
+  QCommandLineOption kv_type(
+      {QStringLiteral("kv-type")},
+      QStringLiteral("Use this KV type (f32, f16, q8_0, q4_0) for the model opened."),
+      QStringLiteral("TYPE"));
   cli.addOption(kv_type);
-  QCommandLineOption context_policy({QStringLiteral("context-policy")},
-                                    QStringLiteral("When the context is full: drop-oldest (default), shift or stop (for the model opened)."),
-                                    QStringLiteral("POLICY"));
+  QCommandLineOption context_policy(
+      {QStringLiteral("context-policy")},
+      QStringLiteral(
+          "When the context is full: drop-oldest (default), shift or stop (for the model opened)."),
+      QStringLiteral("POLICY"));
   cli.addOption(context_policy);
   cli.addOption(data_dir);
   cli.addOption(model);
@@ -275,7 +288,6 @@ int main(int argc, char** argv) {
   // The window's language: the system locale's, or the one chosen in Settings (saved).
   kvchat::app::UiLanguage language(
       [&chat](const QString& choice) { chat.setUiSetting(QStringLiteral("language"), choice); });
-  QObject::connect(&language, &kvchat::app::UiLanguage::changed, &chat, [&chat] { chat.write_test_state(); });
   language.apply(chat.uiSetting(QStringLiteral("language"), QStringLiteral("system")).toString());
 
   // The Models page (issue 15): the catalog, the Hub search, "Will it fit?", downloads;
@@ -288,9 +300,11 @@ int main(int argc, char** argv) {
       [&chat](const QString& key, const QVariant& value) { chat.setUiSetting(key, value); });
   // With the CUDA backend, "will it fit?" is against the GPU's free memory.
   kvchat::app::MemoryState* memory = chat.memory_state();
-  QObject::connect(memory, &kvchat::app::MemoryState::memoryChanged, &model_hub, [memory, &model_hub] {
-    model_hub.set_gpu_free_bytes(memory->memory().value(QStringLiteral("device_free_bytes")).toLongLong());
-  });
+  QObject::connect(memory, &kvchat::app::MemoryState::memoryChanged, &model_hub,
+                   [memory, &model_hub] {
+                     model_hub.set_gpu_free_bytes(
+                         memory->memory().value(QStringLiteral("device_free_bytes")).toLongLong());
+                   });
 
   // My models (issue 26): the model files on disk, on the same page.
   kvchat::app::ModelLibraryController::Hooks library_hooks;
@@ -298,19 +312,39 @@ int main(int argc, char** argv) {
   library_hooks.used_at = [&chat] { return chat.models()->recent_models_used(); };
   library_hooks.loaded_path = [&chat] { return chat.models()->path(); };
   library_hooks.open_model = [&chat](const QString& path) { chat.models()->loadModel(path); };
-  library_hooks.forget_recent = [&chat](const QString& path) { chat.models()->forget_recent_model(path); };
+  library_hooks.forget_recent = [&chat](const QString& path) {
+    chat.models()->forget_recent_model(path);
+  };
   // Under test the folder is only recorded (in the state file), never opened.
   if (qEnvironmentVariableIsEmpty("KVCHAT_TEST_STATE_FILE"))
     library_hooks.open_folder = [](const QUrl& url) { QDesktopServices::openUrl(url); };
-  kvchat::app::ModelLibraryController model_library(model_hub.models_dir(), &model_hub, library_hooks);
+  kvchat::app::ModelLibraryController model_library(model_hub.models_dir(), &model_hub,
+                                                    library_hooks);
   QObject::connect(chat.models(), &kvchat::app::ModelController::modelChanged, &model_library,
-                   &kvchat::app::ModelLibraryController::refresh, Qt::QueuedConnection);  // after the recent list is saved
+                   &kvchat::app::ModelLibraryController::refresh,
+                   Qt::QueuedConnection);  // after the recent list is saved
 
   UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
+  // The end-to-end tests' view of the window (KVCHAT_TEST_STATE_FILE): an observer of the
+  // controllers' signals, made only when testing.
+  std::unique_ptr<kvchat::app::ChatStateProbe> probe;
+  std::unique_ptr<kvchat::app::StateProbe> page_probe, library_probe;
+  if (const QString path = qEnvironmentVariable("KVCHAT_TEST_STATE_FILE"); !path.isEmpty()) {
+    probe = std::make_unique<kvchat::app::ChatStateProbe>(chat, path);
+    probe->watch(&language);
+    page_probe = std::make_unique<kvchat::app::StateProbe>(
+        path + QStringLiteral(".models.json"), [&model_hub] { return model_hub.test_state(); });
+    page_probe->watch(&model_hub);
+    library_probe = std::make_unique<kvchat::app::StateProbe>(
+        path + QStringLiteral(".library.json"),
+        [&model_library] { return model_library.test_state(); });
+    library_probe->watch(&model_library);
+  }
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);
   engine.rootContext()->setContextProperty(QStringLiteral("notices"), chat.notices());
-  engine.rootContext()->setContextProperty(QStringLiteral("conversationList"), chat.conversation_list());
+  engine.rootContext()->setContextProperty(QStringLiteral("conversationList"),
+                                           chat.conversation_list());
   // The memory panel's figures, the snapshot lines, the KV quality (memory/memory_state.h).
   engine.rootContext()->setContextProperty(QStringLiteral("memoryState"), chat.memory_state());
   engine.rootContext()->setContextProperty(QStringLiteral("models"), chat.models());
@@ -318,6 +352,8 @@ int main(int argc, char** argv) {
   engine.rootContext()->setContextProperty(QStringLiteral("modelLibrary"), &model_library);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);
   engine.rootContext()->setContextProperty(QStringLiteral("uiTestState"), &ui_test_state);
+  engine.rootContext()->setContextProperty(QStringLiteral("testProbe"),
+                                           probe.get());  // null: not testing
   language.set_engine(&engine);
   engine.rootContext()->setContextProperty(QStringLiteral("storeError"), chat.store_error());
   // "dark" / "light" force a palette; "system" follows the platform theme: dark when its
@@ -342,7 +378,8 @@ int main(int argc, char** argv) {
   chat.models()->set_demo_model_path(embedded_demo_model());  // offered when a load fails
   if (cli.isSet(ctx) || cli.isSet(kv_type) || cli.isSet(context_policy)) {
     QVariantMap settings;
-    if (cli.isSet(context_policy)) settings.insert(QStringLiteral("context_policy"), cli.value(context_policy));
+    if (cli.isSet(context_policy))
+      settings.insert(QStringLiteral("context_policy"), cli.value(context_policy));
     if (cli.isSet(ctx)) settings.insert(QStringLiteral("ctx"), cli.value(ctx).toInt());
     if (cli.isSet(kv_type)) settings.insert(QStringLiteral("kv_type"), cli.value(kv_type));
     chat.models()->set_engine_settings_for(path, settings);  // this model's; used by the load below

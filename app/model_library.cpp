@@ -40,14 +40,16 @@ ModelFileFacts read_model_file_facts(const QString& path) {
   f.general_name = cut_for_display(in->name);
   f.architecture = cut_for_display(in->architecture);
   f.name = model_display_name(f.path, in->name, in->architecture);
-  if (!in->tensor_types.empty()) f.quantization = cut_for_display(in->tensor_types.front().type, 64);
+  if (!in->tensor_types.empty())
+    f.quantization = cut_for_display(in->tensor_types.front().type, 64);
   f.n_ctx_train = in->n_ctx_train;
   f.inspection = std::move(in);
   return f;
 }
 
 QVector<ModelLibraryEntry> scan_model_library(const QString& models_dir, const QStringList& recent,
-                                              const QVariantMap& used_at, const ModelFactsReader& read) {
+                                              const QVariantMap& used_at,
+                                              const ModelFactsReader& read) {
   const ModelFactsReader reader = read ? read : ModelFactsReader(read_model_file_facts);
   QVector<ModelLibraryEntry> out;
   QHash<QString, int> by_key;
@@ -71,8 +73,8 @@ QVector<ModelLibraryEntry> scan_model_library(const QString& models_dir, const Q
     out.append(e);
   }
   const QDir dir(models_dir);
-  const QFileInfoList files =
-      dir.entryInfoList({QStringLiteral("*.gguf"), QStringLiteral("*.GGUF")}, QDir::Files, QDir::Name);
+  const QFileInfoList files = dir.entryInfoList(
+      {QStringLiteral("*.gguf"), QStringLiteral("*.GGUF")}, QDir::Files, QDir::Name);
   for (const QFileInfo& info : files) {
     const QString key = model_file_key(info.absoluteFilePath());
     if (const auto it = by_key.constFind(key); it != by_key.constEnd()) {
@@ -95,11 +97,17 @@ bool remove_model_file(const QString& path, const QString& loaded_path, QString*
     return false;
   };
   if (!loaded_path.isEmpty() && model_file_key(loaded_path) == model_file_key(path))
-    return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 is the model loaded now: open another model first, then remove it.")
+    return fail(QCoreApplication::translate(
+                    "ModelLibraryFacts",
+                    "%1 is the model loaded now: open another model first, then remove it.")
                     .arg(info.fileName()));
-  if (!info.isFile()) return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 is not there any more.").arg(info.fileName()));
+  if (!info.isFile())
+    return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 is not there any more.")
+                    .arg(info.fileName()));
   QFile file(path);
-  if (!file.remove()) return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 could not be removed: %2").arg(info.fileName(), file.errorString()));
+  if (!file.remove())
+    return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 could not be removed: %2")
+                    .arg(info.fileName(), file.errorString()));
   return true;
 }
 

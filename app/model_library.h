@@ -20,7 +20,8 @@ namespace kvchat::app {
 struct ModelFileFacts {
   QString path;       // absolute
   QString file_name;  // "stories260K.gguf"
-  QString name;       // model_display_name: "stories260K" (general.name beside it only when it says more)
+  QString
+      name;  // model_display_name: "stories260K" (general.name beside it only when it says more)
   QString general_name, architecture;
   QString quantization;  // the tensor type holding most of the bytes ("F16", "Q4_K")
   qint64 size = 0;       // bytes on disk
@@ -52,7 +53,8 @@ QString model_file_key(const QString& path);
 // facts are read (read_model_file_facts; the controller caches).
 using ModelFactsReader = std::function<ModelFileFacts(const QString& path)>;
 QVector<ModelLibraryEntry> scan_model_library(const QString& models_dir, const QStringList& recent,
-                                              const QVariantMap& used_at, const ModelFactsReader& read = {});
+                                              const QVariantMap& used_at,
+                                              const ModelFactsReader& read = {});
 
 // Removes the file from disk; refused (false, *error says why) for the loaded model, a
 // file that is not there, or a file the system does not let go.

@@ -6,14 +6,16 @@
 #include "hub/byte_size.h"
 #include "models_fit.h"
 #include "models_page_controller.h"
-#include "test_state_file.h"
 
 namespace kvchat::app {
 
-ModelLibraryController::ModelLibraryController(const QString& models_dir, ModelsPageController* page, Hooks hooks,
+ModelLibraryController::ModelLibraryController(const QString& models_dir,
+                                               ModelsPageController* page, Hooks hooks,
                                                QObject* parent)
     : QObject(parent), models_dir_(models_dir), page_(page), hooks_(std::move(hooks)) {
-  if (page_) connect(page_, &ModelsPageController::fitOptionsChanged, this, &ModelLibraryController::rebuild);
+  if (page_)
+    connect(page_, &ModelsPageController::fitOptionsChanged, this,
+            &ModelLibraryController::rebuild);
 }
 
 ModelFileFacts ModelLibraryController::facts_cached(const QString& path) {
@@ -31,11 +33,13 @@ ModelFileFacts ModelLibraryController::facts_cached(const QString& path) {
 void ModelLibraryController::refresh() {
   const QStringList recent = hooks_.recent ? hooks_.recent() : QStringList();
   const QVariantMap used = hooks_.used_at ? hooks_.used_at() : QVariantMap();
-  scanned_ = scan_model_library(models_dir_, recent, used, [this](const QString& p) { return facts_cached(p); });
+  scanned_ = scan_model_library(models_dir_, recent, used,
+                                [this](const QString& p) { return facts_cached(p); });
   rebuild();
 }
 
-QVariantMap ModelLibraryController::entry_map(const ModelLibraryEntry& e, const QString& loaded_key) const {
+QVariantMap ModelLibraryController::entry_map(const ModelLibraryEntry& e,
+                                              const QString& loaded_key) const {
   const ModelFileFacts& f = e.facts;
   QString last_used_text;
   if (e.last_used.isValid())
@@ -46,23 +50,26 @@ QVariantMap ModelLibraryController::entry_map(const ModelLibraryEntry& e, const 
     last_used_text = tr("recently (%1 other models since)").arg(e.recent_rank);
   else
     last_used_text = tr("never");
-  QVariantMap m{{"path", f.path},
-                {"file_name", f.file_name},
-                {"name", f.name},
-                {"general_name", f.general_name},
-                {"architecture", f.architecture},
-                {"quantization", f.quantization},
-                {"size", double(f.size)},
-                {"size_text", hub::format_bytes(double(f.size))},
-                {"n_ctx_train", f.n_ctx_train},
-                {"in_models_dir", e.in_models_dir},
-                {"recent_rank", e.recent_rank},
-                {"last_used", e.last_used.isValid() ? e.last_used.toString(Qt::ISODate) : QString()},
-                {"last_used_text", last_used_text},
-                {"loaded", !loaded_key.isEmpty() && model_file_key(f.path) == loaded_key},
-                {"error", f.error}};
+  QVariantMap m{
+      {"path", f.path},
+      {"file_name", f.file_name},
+      {"name", f.name},
+      {"general_name", f.general_name},
+      {"architecture", f.architecture},
+      {"quantization", f.quantization},
+      {"size", double(f.size)},
+      {"size_text", hub::format_bytes(double(f.size))},
+      {"n_ctx_train", f.n_ctx_train},
+      {"in_models_dir", e.in_models_dir},
+      {"recent_rank", e.recent_rank},
+      {"last_used", e.last_used.isValid() ? e.last_used.toString(Qt::ISODate) : QString()},
+      {"last_used_text", last_used_text},
+      {"loaded", !loaded_key.isEmpty() && model_file_key(f.path) == loaded_key},
+      {"error", f.error}};
   if (!f.inspection) {
-    m.insert({{"fit_state", QStringLiteral("unreadable")}, {"fit", QVariantMap()}, {"fit_error", f.error}});
+    m.insert({{"fit_state", QStringLiteral("unreadable")},
+              {"fit", QVariantMap()},
+              {"fit_error", f.error}});
     return m;
   }
   const int ctx = page_ ? page_->fit_context() : 4096;
@@ -70,7 +77,8 @@ QVariantMap ModelLibraryController::entry_map(const ModelLibraryEntry& e, const 
   const qint64 free_bytes =
       page_ ? qint64(page_->free_memory_bytes()) : qint64(kvchat::available_memory_bytes());
   QString error;
-  const QVariantMap fit = fit_map_for(*f.inspection, ctx, kv, free_bytes, qint64(f.inspection->header_bytes), &error);
+  const QVariantMap fit =
+      fit_map_for(*f.inspection, ctx, kv, free_bytes, qint64(f.inspection->header_bytes), &error);
   m.insert({{"fit_state", error.isEmpty() ? QStringLiteral("done") : QStringLiteral("error")},
             {"fit", fit},
             {"fit_error", error}});
@@ -83,13 +91,11 @@ void ModelLibraryController::rebuild() {
   entries_.clear();
   for (const ModelLibraryEntry& e : scanned_) entries_.append(entry_map(e, loaded_key));
   emit entriesChanged();
-  write_test_state();
 }
 
 void ModelLibraryController::set_message(const QString& text) {
   message_ = text;
   emit messageChanged();
-  write_test_state();
 }
 
 void ModelLibraryController::open(const QString& path) {
@@ -106,7 +112,6 @@ void ModelLibraryController::showInFolder(const QString& path) {
   const QUrl url = QUrl::fromLocalFile(QFileInfo(path).absolutePath());
   shown_.append(url);
   if (hooks_.open_folder) hooks_.open_folder(url);
-  write_test_state();
 }
 
 QString ModelLibraryController::removalProblem(const QString& path) const {
@@ -130,23 +135,21 @@ bool ModelLibraryController::remove(const QString& path) {
   cache_.remove(key);
   removed_.append(path);
   if (hooks_.forget_recent) hooks_.forget_recent(path);
-  set_message(tr("Removed %1 (%2) from disk.").arg(QFileInfo(path).fileName(), hub::format_bytes(double(size))));
+  set_message(tr("Removed %1 (%2) from disk.")
+                  .arg(QFileInfo(path).fileName(), hub::format_bytes(double(size))));
   refresh();
   return true;
 }
 
 // For the end-to-end test: <KVCHAT_TEST_STATE_FILE>.library.json, what the list shows.
-void ModelLibraryController::write_test_state() const {
-  const QString base = qEnvironmentVariable("KVCHAT_TEST_STATE_FILE");
-  if (base.isEmpty()) return;
+QVariantMap ModelLibraryController::test_state() const {
   QStringList shown;
   for (const QUrl& u : shown_) shown.append(u.toString());
-  write_test_state_file(base + QStringLiteral(".library.json"),
-                        QVariantMap{{"models_dir", models_dir_},
-                                    {"entries", entries_},
-                                    {"message", message_},
-                                    {"shown_folders", shown},
-                                    {"removed", removed_}});
+  return {{"models_dir", models_dir_},
+          {"entries", entries_},
+          {"message", message_},
+          {"shown_folders", shown},
+          {"removed", removed_}};
 }
 
 }  // namespace kvchat::app

@@ -29,10 +29,12 @@ class ModelLibraryController : public QObject {
   Q_PROPERTY(QString modelsDir READ models_dir CONSTANT)
 
  public:
+  // What the end-to-end tests read of the library (<KVCHAT_TEST_STATE_FILE>.library.json).
+  QVariantMap test_state() const;
   struct Hooks {
-    std::function<QStringList()> recent;          // the recent models, newest first
-    std::function<QVariantMap()> used_at;         // path -> when it was last loaded
-    std::function<QString()> loaded_path;         // the model loaded now ("" = none)
+    std::function<QStringList()> recent;                // the recent models, newest first
+    std::function<QVariantMap()> used_at;               // path -> when it was last loaded
+    std::function<QString()> loaded_path;               // the model loaded now ("" = none)
     std::function<void(const QString&)> open_model;     // ChatController::loadModel
     std::function<void(const QString&)> forget_recent;  // drops a removed file from the list
     // How a folder is shown (QDesktopServices::openUrl in the app; unset: only recorded).
@@ -67,7 +69,6 @@ class ModelLibraryController : public QObject {
   void set_message(const QString& text);
   ModelFileFacts facts_cached(const QString& path);
   QVariantMap entry_map(const ModelLibraryEntry& e, const QString& loaded_key) const;
-  void write_test_state() const;
 
   QString models_dir_;
   ModelsPageController* page_;

@@ -43,7 +43,10 @@ QVariantMap fit_map(const GgufInspection& in, const GgufFit* fit, qint64 bytes_r
               {"max_ctx_capped", double(fit->max_ctx_capped)},
               {"concurrent_conversations", double(fit->concurrent_conversations)}});
   } else {
-    m.insert({{"fits", false}, {"max_ctx", 0.0}, {"max_ctx_capped", 0.0}, {"concurrent_conversations", 0.0}});
+    m.insert({{"fits", false},
+              {"max_ctx", 0.0},
+              {"max_ctx_capped", 0.0},
+              {"concurrent_conversations", 0.0}});
   }
   return m;
 }
@@ -53,11 +56,12 @@ int run_context(int requested, int n_ctx_train) {
   return n_ctx_train > 0 ? std::min(requested, n_ctx_train) : requested;
 }
 
-QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString& kv_type, qint64 free_bytes,
-                        qint64 bytes_read, QString* error) {
+QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString& kv_type,
+                        qint64 free_bytes, qint64 bytes_read, QString* error) {
   if (!inspection.runnable) return fit_map(inspection, nullptr, bytes_read);
   const int n_ctx = run_context(ctx, inspection.n_ctx_train);
-  auto fit = inspection.fit(n_ctx, kv_type.toStdString(), uint64_t(std::max<qint64>(free_bytes, 0)));
+  auto fit =
+      inspection.fit(n_ctx, kv_type.toStdString(), uint64_t(std::max<qint64>(free_bytes, 0)));
   if (!fit) {
     if (error) *error = cut_for_display(fit.error().message, 2000);
     return fit_map(inspection, nullptr, bytes_read);

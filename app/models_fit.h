@@ -29,8 +29,8 @@ int run_context(int requested, int n_ctx_train);
 // kv_type against free_bytes, plus requested_ctx (ctx) and ctx_cut_to_trained (whether
 // ctx was longer than the trained context); a file kvchat cannot run has no fit (and no
 // error: why_not says why); a fit that cannot be computed sets *error.
-QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString& kv_type, qint64 free_bytes,
-                        qint64 bytes_read, QString* error);
+QVariantMap fit_map_for(const GgufInspection& inspection, int ctx, const QString& kv_type,
+                        qint64 free_bytes, qint64 bytes_read, QString* error);
 
 // Reads a file's header from the Hub (hub::RemoteHeader: Range requests from the first
 // MiB, redirects followed, capped); `client` gives the endpoint, token and timeouts.

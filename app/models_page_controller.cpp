@@ -13,7 +13,6 @@
 #include "hub/names.h"
 #include "kvchat/gguf_inspect.h"
 #include "models_fit.h"
-#include "test_state_file.h"
 
 namespace kvchat::app {
 
@@ -28,7 +27,8 @@ qint64 available_memory() { return qint64(kvchat::available_memory_bytes()); }
 
 ModelsPageController::ModelsPageController(const QString& data_dir, const QString& db_path,
                                            const QString& endpoint_setting,
-                                           std::function<void(const QString&)> open_model, QObject* parent)
+                                           std::function<void(const QString&)> open_model,
+                                           QObject* parent)
     : QObject(parent),
       data_dir_(data_dir),
       models_dir_(QDir(data_dir).filePath(QStringLiteral("models"))),
@@ -95,7 +95,8 @@ void ModelsPageController::load_catalog_from(const QString& path) {
   catalog_.clear();
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return;
-  const QJsonArray models = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("models")).toArray();
+  const QJsonArray models =
+      QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("models")).toArray();
   for (const QJsonValue& m : models) {
     const QVariantMap entry = m.toObject().toVariantMap();
     if (hub::valid_repo_id(entry.value(QStringLiteral("repo")).toString())) catalog_.append(entry);
@@ -105,19 +106,18 @@ void ModelsPageController::load_catalog_from(const QString& path) {
 void ModelsPageController::set_message(const QString& text) {
   message_ = text;
   emit noticeChanged();
-  write_test_state();
 }
 
 // Offline is normal: said once (the page keeps the notice), not as an error per request.
 void ModelsPageController::report_error(const hub::HubError& error) {
   if (error.kind == hub::HubError::Kind::Offline || error.kind == hub::HubError::Kind::Timeout) {
     if (offline_notice_.isEmpty()) {
-      offline_notice_ = tr("%1 The catalog stays listed; search and downloads work again once the Hub "
-                           "can be reached.")
-                            .arg(error.message);
+      offline_notice_ =
+          tr("%1 The catalog stays listed; search and downloads work again once the Hub "
+             "can be reached.")
+              .arg(error.message);
       emit noticeChanged();
     }
-    write_test_state();
     return;
   }
   set_message(error.message);
@@ -127,28 +127,29 @@ void ModelsPageController::search(const QString& query) {
   const int serial = ++search_serial_;
   searching_ = true;
   emit searchChanged();
-  client_->search(query.trimmed(), kSearchLimit, this, [this, serial](const hub::HubSearchResult& r) {
-    if (serial != search_serial_) return;  // a newer search was started
-    searching_ = false;
-    search_results_.clear();
-    if (!r.error.ok()) {
-      report_error(r.error);
-    } else {
-      if (!offline_notice_.isEmpty()) {
-        offline_notice_.clear();
-        emit noticeChanged();
-      }
-      for (const hub::HubModel& m : r.models) {
-        search_results_.append(QVariantMap{{"id", m.id},
-                                           {"downloads", double(m.downloads)},
-                                           {"likes", double(m.likes)},
-                                           {"gated", m.gated}});
-      }
-      set_message(r.models.isEmpty() ? tr("No GGUF repository matches “%1”.").arg(r.query) : QString());
-    }
-    emit searchChanged();
-    write_test_state();
-  });
+  client_->search(
+      query.trimmed(), kSearchLimit, this, [this, serial](const hub::HubSearchResult& r) {
+        if (serial != search_serial_) return;  // a newer search was started
+        searching_ = false;
+        search_results_.clear();
+        if (!r.error.ok()) {
+          report_error(r.error);
+        } else {
+          if (!offline_notice_.isEmpty()) {
+            offline_notice_.clear();
+            emit noticeChanged();
+          }
+          for (const hub::HubModel& m : r.models) {
+            search_results_.append(QVariantMap{{"id", m.id},
+                                               {"downloads", double(m.downloads)},
+                                               {"likes", double(m.likes)},
+                                               {"gated", m.gated}});
+          }
+          set_message(r.models.isEmpty() ? tr("No GGUF repository matches “%1”.").arg(r.query)
+                                         : QString());
+        }
+        emit searchChanged();
+      });
 }
 
 void ModelsPageController::openRepo(const QString& repo) {
@@ -168,13 +169,14 @@ void ModelsPageController::openRepo(const QString& repo) {
     for (const hub::HubFile& f : r.gguf_files()) {
       QString why;
       const QString local = QFileInfo(f.path).fileName();
-      files_.append(QVariantMap{{"path", f.path},
-                                {"size", double(f.size)},
-                                {"sha256", f.sha256},
-                                {"downloaded", QFileInfo::exists(QDir(models_dir_).filePath(local))},
-                                {"fit_state", QStringLiteral("idle")},
-                                {"fit", QVariantMap()},
-                                {"fit_error", QString()}});
+      files_.append(
+          QVariantMap{{"path", f.path},
+                      {"size", double(f.size)},
+                      {"sha256", f.sha256},
+                      {"downloaded", QFileInfo::exists(QDir(models_dir_).filePath(local))},
+                      {"fit_state", QStringLiteral("idle")},
+                      {"fit", QVariantMap()},
+                      {"fit_error", QString()}});
     }
     if (!r.rejected.isEmpty())
       set_message(tr("Left out (unsafe names): %1").arg(r.rejected.join(QStringLiteral("; "))));
@@ -183,7 +185,6 @@ void ModelsPageController::openRepo(const QString& repo) {
     emit filesChanged();
     for (int i = 0; i < files_.size() && i < kAutoFitFiles; ++i)
       checkFit(files_[i].toMap().value(QStringLiteral("path")).toString());
-    write_test_state();
   });
 }
 
@@ -230,13 +231,15 @@ void ModelsPageController::apply_fit(int index, const Header& header) {
   QVariantMap f = files_[index].toMap();
   QString error = header.error;
   QVariantMap fit;
-  if (header.inspection) fit = fit_map_for(*header.inspection, fit_ctx_, fit_kv_type_, free_memory_, header.bytes_read, &error);
-  f[QStringLiteral("fit_state")] = error.isEmpty() ? QStringLiteral("done") : QStringLiteral("error");
+  if (header.inspection)
+    fit = fit_map_for(*header.inspection, fit_ctx_, fit_kv_type_, free_memory_, header.bytes_read,
+                      &error);
+  f[QStringLiteral("fit_state")] =
+      error.isEmpty() ? QStringLiteral("done") : QStringLiteral("error");
   f[QStringLiteral("fit")] = fit;
   f[QStringLiteral("fit_error")] = error;
   files_[index] = f;
   emit filesChanged();
-  write_test_state();
 }
 
 void ModelsPageController::set_gpu_free_bytes(qint64 bytes) {
@@ -299,7 +302,8 @@ void ModelsPageController::pause(qint64 id) {
 void ModelsPageController::resume(qint64 id) {
   QMetaObject::invokeMethod(manager_, [this, m = manager_, id] {
     QString error;
-    if (!m->resume(id, &error)) QMetaObject::invokeMethod(this, [this, error] { set_message(error); });
+    if (!m->resume(id, &error))
+      QMetaObject::invokeMethod(this, [this, error] { set_message(error); });
   });
 }
 
@@ -329,11 +333,10 @@ void ModelsPageController::setAccessToken(const QString& token) {
   emit tokenChanged();
 }
 
-QString ModelsPageController::formatBytes(double bytes) const {
-  return hub::format_bytes(bytes);
-}
+QString ModelsPageController::formatBytes(double bytes) const { return hub::format_bytes(bytes); }
 
-void ModelsPageController::on_progress(qint64 id, qint64 done, qint64 total, double speed, double eta) {
+void ModelsPageController::on_progress(qint64 id, qint64 done, qint64 total, double speed,
+                                       double eta) {
   QVariantMap& d = downloads_[id];
   d[QStringLiteral("id")] = id;
   d[QStringLiteral("done")] = double(done);
@@ -381,16 +384,9 @@ QVariantList ModelsPageController::downloads() const {
   return out;
 }
 
-void ModelsPageController::refresh_downloads() {
-  emit downloadsChanged();
-  write_test_state();
-}
+void ModelsPageController::refresh_downloads() { emit downloadsChanged(); }
 
-// For the end-to-end test: <KVCHAT_TEST_STATE_FILE>.models.json, what the page shows.
-void ModelsPageController::write_test_state() const {
-  const QString base = qEnvironmentVariable("KVCHAT_TEST_STATE_FILE");
-  if (base.isEmpty()) return;
-  const QString path = base + QStringLiteral(".models.json");
+QVariantMap ModelsPageController::test_state() const {
   QVariantList results;
   for (const QVariant& r : search_results_) results.append(r.toMap().value(QStringLiteral("id")));
   const QVariantMap state{{"endpoint", endpoint()},
@@ -405,7 +401,7 @@ void ModelsPageController::write_test_state() const {
                           {"fit_ctx", fit_ctx_},
                           {"fit_kv_type", fit_kv_type_},
                           {"free_memory_bytes", double(free_memory_)}};
-  write_test_state_file(path, state);
+  return state;
 }
 
 }  // namespace kvchat::app

@@ -52,10 +52,13 @@ class ModelsPageController : public QObject {
   Q_PROPERTY(QString modelsDir READ models_dir CONSTANT)
 
  public:
+  // What the end-to-end tests read of the page (<KVCHAT_TEST_STATE_FILE>.models.json).
+  QVariantMap test_state() const;
   // data_dir: the app's (models go to data_dir/models); db_path: the app's database,
   // already migrated; open_model: how a finished download is opened (ChatController::loadModel);
   // endpoint_setting: the Hub address from the settings ("" = HF_ENDPOINT or the default).
-  ModelsPageController(const QString& data_dir, const QString& db_path, const QString& endpoint_setting,
+  ModelsPageController(const QString& data_dir, const QString& db_path,
+                       const QString& endpoint_setting,
                        std::function<void(const QString&)> open_model, QObject* parent = nullptr);
   // How setEndpoint() keeps the setting (ChatController::setUiSetting in the app).
   void set_setting_saver(std::function<void(const QString& key, const QVariant& value)> save) {
@@ -110,8 +113,9 @@ class ModelsPageController : public QObject {
     QString error;
   };
   // How a header is read (hub::RemoteHeader in the app; tests may inject their own).
-  using HeaderReader = std::function<void(const QString& repo, const QString& file, QObject* context,
-                                          std::function<void(const Header&)> done)>;
+  using HeaderReader =
+      std::function<void(const QString& repo, const QString& file, QObject* context,
+                         std::function<void(const Header&)> done)>;
   void set_header_reader(HeaderReader reader) { header_reader_ = std::move(reader); }
   // The catalog from another file than the one built into the app (tests).
   void load_catalog_from(const QString& path);
@@ -136,7 +140,6 @@ class ModelsPageController : public QObject {
   void refresh_downloads();
   void apply_fit(int index, const Header& header);
   int file_index(const QString& path) const;
-  void write_test_state() const;
 
   QString data_dir_, models_dir_, db_path_;
   hub::HubEndpoint endpoint_;

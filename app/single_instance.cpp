@@ -21,8 +21,8 @@ namespace kvchat::app {
 namespace {
 
 constexpr char kRequestMagic[4] = {'k', 'v', 'c', '1'};
-constexpr qsizetype kHeaderSize = 8;                 // magic + payload size
-constexpr quint32 kMaxPayload = 1024 * 1024;         // a thousand long paths
+constexpr qsizetype kHeaderSize = 8;          // magic + payload size
+constexpr quint32 kMaxPayload = 1024 * 1024;  // a thousand long paths
 constexpr char kAck = 'k';
 // A connection that has not sent a whole request by then is dropped.
 constexpr int kRequestTimeoutMs = 5000;
@@ -38,7 +38,8 @@ QString SingleInstance::server_name_for(const QString& data_dir) {
   const QFileInfo info(data_dir.isEmpty() ? QStringLiteral(".") : data_dir);
   QString path = info.canonicalFilePath();  // empty when it does not exist (yet)
   if (path.isEmpty()) path = QDir::cleanPath(info.absoluteFilePath());
-  const QByteArray hash = QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha256).toHex();
+  const QByteArray hash =
+      QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha256).toHex();
   // Short enough for a Unix socket path under the temporary directory (108 bytes).
   return QStringLiteral("kvchat-") + QString::fromLatin1(hash.left(24));
 }
@@ -57,12 +58,14 @@ bool SingleInstance::hand_over(const QStringList& files, int timeout_ms) const {
   request += payload;
   socket.write(request);
   while (socket.bytesToWrite() > 0) {
-    if (deadline.hasExpired() || !socket.waitForBytesWritten(static_cast<int>(deadline.remainingTime()))) {
+    if (deadline.hasExpired() ||
+        !socket.waitForBytesWritten(static_cast<int>(deadline.remainingTime()))) {
       return false;
     }
   }
   while (socket.bytesAvailable() < 1) {
-    if (deadline.hasExpired() || !socket.waitForReadyRead(static_cast<int>(deadline.remainingTime()))) {
+    if (deadline.hasExpired() ||
+        !socket.waitForReadyRead(static_cast<int>(deadline.remainingTime()))) {
       return false;
     }
   }

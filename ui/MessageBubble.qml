@@ -77,7 +77,7 @@ Item {
         clipboardHelper.text = ""
     }
     function reportShown() {
-        if (chat.testing && bubble.isUser) chat.noteShownText(index, userBody.getText(0, userBody.length))
+        if (testProbe && bubble.isUser) testProbe.noteShownText(index, userBody.getText(0, userBody.length))
     }
     TextEdit { id: clipboardHelper; visible: false; textFormat: TextEdit.PlainText }
 

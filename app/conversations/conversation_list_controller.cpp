@@ -17,7 +17,8 @@ ConversationListController::ConversationListController(ConversationListHost& cha
     : QObject(parent), chat_(chat), store_(store), notices_(notices) {
   delete_timer_.setSingleShot(true);
   delete_timer_.setInterval(kUndoDeleteMs);
-  connect(&delete_timer_, &QTimer::timeout, this, &ConversationListController::commit_pending_delete);
+  connect(&delete_timer_, &QTimer::timeout, this,
+          &ConversationListController::commit_pending_delete);
 }
 
 void ConversationListController::search(const QString& text) {
@@ -25,7 +26,6 @@ void ConversationListController::search(const QString& text) {
   search_text_ = text;
   refresh();
   emit searchTextChanged();
-  emit stateChanged();
 }
 
 void ConversationListController::clear_search() {
@@ -63,7 +63,6 @@ void ConversationListController::renameConversation(qint64 id, const QString& ti
     notices_.show_error(tr("The new name was not saved: %1").arg(error));
   }
   refresh();
-  emit stateChanged();
 }
 
 void ConversationListController::deleteConversation(qint64 id) {
@@ -77,7 +76,6 @@ void ConversationListController::deleteConversation(qint64 id) {
   if (id == chat_.current_conversation()) chat_.leave_deleted_conversation();
   refresh();
   emit pendingDeleteChanged();
-  emit stateChanged();
 }
 
 void ConversationListController::undoDelete() {
@@ -88,7 +86,6 @@ void ConversationListController::undoDelete() {
   refresh();
   emit pendingDeleteChanged();
   chat_.reopen_undeleted_conversation(id);
-  emit stateChanged();
 }
 
 QVariantMap ConversationListController::pending_delete() const {
@@ -110,7 +107,6 @@ void ConversationListController::commit_pending_delete() {
   }
   refresh();  // a conversation that could not be deleted is listed again
   emit pendingDeleteChanged();
-  emit stateChanged();
 }
 
 QString ConversationListController::conversationTitle(qint64 id) const {
@@ -152,13 +148,16 @@ QString ConversationListController::defaultExportPath(qint64 id, const QString& 
 QVariantMap ConversationListController::test_state() const {
   QStringList titles;  // as listed, newest first
   for (int row = 0; row < conversations_.rowCount(); ++row) {
-    titles.push_back(conversations_.data(conversations_.index(row), ConversationListModel::TitleRole).toString());
+    titles.push_back(
+        conversations_.data(conversations_.index(row), ConversationListModel::TitleRole)
+            .toString());
   }
-  return {{QStringLiteral("conversations"), conversations_.rowCount()},
-          {QStringLiteral("conversation_titles"), titles},
-          {QStringLiteral("search_text"), search_text_},
-          {QStringLiteral("current_listed"), conversations_.rowOf(chat_.current_conversation()) >= 0},
-          {QStringLiteral("pending_delete"), pending_delete()}};
+  return {
+      {QStringLiteral("conversations"), conversations_.rowCount()},
+      {QStringLiteral("conversation_titles"), titles},
+      {QStringLiteral("search_text"), search_text_},
+      {QStringLiteral("current_listed"), conversations_.rowOf(chat_.current_conversation()) >= 0},
+      {QStringLiteral("pending_delete"), pending_delete()}};
 }
 
 }  // namespace kvchat::app

@@ -96,7 +96,6 @@ class ConversationListController : public QObject {
   void pendingDeleteChanged();
   void conversationDeleted(qint64 id);  // from the store, for good: its state goes too
   void statusEvent(const QString& kind, const QString& message);  // for the status line
-  void stateChanged();  // anything the test state shows
 
  private:
   ConversationListHost& chat_;

@@ -64,13 +64,6 @@ DocumentController::DocumentController(ConversationHost& chat, EngineWorker& wor
             emit jobMemoryChanged();
           });
   summary_thread_.start();
-  connect(&notices_, &NoticeCenter::messageChanged, this, &DocumentController::stateChanged);
-  for (auto signal : {&DocumentController::loadingChanged, &DocumentController::previewChanged,
-                      &DocumentController::jobChanged,
-                      &DocumentController::sentWholeChanged,
-                      &DocumentController::jobMemoryChanged}) {
-    connect(this, signal, this, &DocumentController::stateChanged);
-  }
 }
 
 DocumentController::~DocumentController() {
@@ -104,8 +97,8 @@ void DocumentController::attach(const QString& path_or_url) {
   if (chat_.model_loading()) {  // counted with the model being loaded
     pending_path_ = path;
     pending_text_.clear();
-    notices_.set_message(tr("“%1” will be loaded when the model is ready.").arg(QFileInfo(path).fileName()),
-                false);
+    notices_.set_message(
+        tr("“%1” will be loaded when the model is ready.").arg(QFileInfo(path).fileName()), false);
     return;
   }
   start_load(path);
@@ -251,8 +244,8 @@ void DocumentController::sendWhole() {
   if (preview_.isEmpty() || !store_) return;
   if (!preview_.value(QStringLiteral("can_send_whole")).toBool()) {
     notices_.set_message(tr("“%1” does not fit the context window whole: summarize it instead.")
-                    .arg(preview_.value(QStringLiteral("name")).toString()),
-                true);
+                             .arg(preview_.value(QStringLiteral("name")).toString()),
+                         true);
     return;
   }
   if (chat_.generating()) return;
@@ -303,17 +296,18 @@ void DocumentController::resume() {
   if (job_.isEmpty() || job_running()) return;
   if (summarizing_) {
     notices_.set_message(tr("Another summary is being written (in “%1”): one job runs at a time. "
-                   "Resume this one when it is done, or cancel that one first.")
-                    .arg(running_job_.value(QStringLiteral("name")).toString()),
-                false);
+                            "Resume this one when it is done, or cancel that one first.")
+                             .arg(running_job_.value(QStringLiteral("name")).toString()),
+                         false);
     return;
   }
   const QString status = job_.value(QStringLiteral("status")).toString();
   if (status == QLatin1String("done") || status == QLatin1String("running")) return;
   if (!worker_.shared_model()) {
-    notices_.set_message(tr("Open a model to resume this summary; the %n summaries written so far are kept.",
-                   nullptr, job_.value(QStringLiteral("partials")).toInt()),
-                true);
+    notices_.set_message(
+        tr("Open a model to resume this summary; the %n summaries written so far are kept.",
+           nullptr, job_.value(QStringLiteral("partials")).toInt()),
+        true);
     return;
   }
   start_job(job_.value(QStringLiteral("id")).toLongLong(),
@@ -325,19 +319,20 @@ void DocumentController::start_job(qint64 job_id, const QString& name, qint64 co
   const auto stored = store_->job(job_id);
   const QVariantMap plan = stored ? stored->plan : QVariantMap();
   const int partials = stored ? stored->partials : 0;
-  running_job_ = {{QStringLiteral("id"), job_id},
-          {QStringLiteral("name"), name},
-          {QStringLiteral("conversation_id"), conversation_id},
-          {QStringLiteral("status"), QStringLiteral("running")},
-          {QStringLiteral("resumed"), partials},
-          {QStringLiteral("partials"), partials},
-          {QStringLiteral("steps_done"), partials},
-          {QStringLiteral("steps_total"), plan.value(QStringLiteral("n_steps")).toInt()},
-          {QStringLiteral("seconds_elapsed"), 0.0},
-          {QStringLiteral("seconds_left"), 0.0},
-          {QStringLiteral("stage"),
-           partials > 0 ? tr("resuming after %1 summaries").arg(partials) : tr("counting chunks")},
-          {QStringLiteral("plan_text"), plan.value(QStringLiteral("text"))}};
+  running_job_ = {
+      {QStringLiteral("id"), job_id},
+      {QStringLiteral("name"), name},
+      {QStringLiteral("conversation_id"), conversation_id},
+      {QStringLiteral("status"), QStringLiteral("running")},
+      {QStringLiteral("resumed"), partials},
+      {QStringLiteral("partials"), partials},
+      {QStringLiteral("steps_done"), partials},
+      {QStringLiteral("steps_total"), plan.value(QStringLiteral("n_steps")).toInt()},
+      {QStringLiteral("seconds_elapsed"), 0.0},
+      {QStringLiteral("seconds_left"), 0.0},
+      {QStringLiteral("stage"),
+       partials > 0 ? tr("resuming after %1 summaries").arg(partials) : tr("counting chunks")},
+      {QStringLiteral("plan_text"), plan.value(QStringLiteral("text"))}};
   notices_.set_message({}, false, conversation_id);  // an older notice of this conversation
   summary_worker_->reset_cancel();  // before queueing: a cancel from now on is kept
   // "Summarizing" and the job's view change together: never a running job shown with the
@@ -347,11 +342,10 @@ void DocumentController::start_job(qint64 job_id, const QString& name, qint64 co
   emit jobChanged();
   // The chat's model (the weights are shared) and session options, on a session of the
   // job's own.
-  QMetaObject::invokeMethod(summary_worker_, [w = summary_worker_, job_id, db = database_path_,
-                                              model = worker_.shared_model(),
-                                              options = worker_.session_options()] {
-    w->run(job_id, db, model, options);
-  });
+  QMetaObject::invokeMethod(
+      summary_worker_,
+      [w = summary_worker_, job_id, db = database_path_, model = worker_.shared_model(),
+       options = worker_.session_options()] { w->run(job_id, db, model, options); });
 }
 
 void DocumentController::cancelSummary() {
@@ -376,7 +370,8 @@ void DocumentController::on_job_progress(qint64 job_id, const SummaryProgress& p
 
 void DocumentController::on_job_partial(qint64 job_id, const StoredPartial&) {
   if (running_job_.value(QStringLiteral("id")).toLongLong() != job_id) return;
-  running_job_.insert(QStringLiteral("partials"), running_job_.value(QStringLiteral("partials")).toInt() + 1);
+  running_job_.insert(QStringLiteral("partials"),
+                      running_job_.value(QStringLiteral("partials")).toInt() + 1);
   on_running_job_changed();
 }
 
@@ -397,31 +392,29 @@ void DocumentController::on_job_finished(qint64 job_id, const SummaryJobOutcome&
                                  {QStringLiteral("document_name"), name},
                                  {QStringLiteral("document_tokens"), doc ? doc->n_tokens : 0},
                                  {QStringLiteral("summary_request"), true}};
-    const QVariantMap reply_stats{
-        {QStringLiteral("summary_job_id"), job_id},
-        {QStringLiteral("summary_partials"), outcome.partials},
-        {QStringLiteral("summary_levels"), outcome.levels},
-        {QStringLiteral("summary_resumed"), outcome.resumed},
-        {QStringLiteral("tokens_evaluated"), outcome.tokens_evaluated},
-        {QStringLiteral("peak_kv_bytes"), outcome.peak_kv_bytes},
-        {QStringLiteral("seconds"), outcome.seconds}};
+    const QVariantMap reply_stats{{QStringLiteral("summary_job_id"), job_id},
+                                  {QStringLiteral("summary_partials"), outcome.partials},
+                                  {QStringLiteral("summary_levels"), outcome.levels},
+                                  {QStringLiteral("summary_resumed"), outcome.resumed},
+                                  {QStringLiteral("tokens_evaluated"), outcome.tokens_evaluated},
+                                  {QStringLiteral("peak_kv_bytes"), outcome.peak_kv_bytes},
+                                  {QStringLiteral("seconds"), outcome.seconds}};
     QString error;
     const qint64 into = running_job_.value(QStringLiteral("conversation_id")).toLongLong();
     if (!chat_.append_exchange(into, outcome.request, user_stats, outcome.summary, reply_stats,
                                &error)) {
       notices_.set_message(tr("The summary is stored with its job but could not be added to the "
-                     "conversation: %1")
-                      .arg(error),
-                  true, into);
+                              "conversation: %1")
+                               .arg(error),
+                           true, into);
     }
   } else if (status == QLatin1String("cancelled")) {
-    running_job_.insert(
-        QStringLiteral("stage"),
-        tr("cancelled after %1 summaries").arg(outcome.partials));
+    running_job_.insert(QStringLiteral("stage"),
+                        tr("cancelled after %1 summaries").arg(outcome.partials));
   } else {
     running_job_.insert(QStringLiteral("error"), outcome.error);
-    notices_.set_message(tr("Summarizing “%1” failed: %2").arg(name, outcome.error),
-                true, running_job_.value(QStringLiteral("conversation_id")).toLongLong());
+    notices_.set_message(tr("Summarizing “%1” failed: %2").arg(name, outcome.error), true,
+                         running_job_.value(QStringLiteral("conversation_id")).toLongLong());
   }
   on_running_job_changed();
 }
@@ -449,7 +442,7 @@ void DocumentController::on_running_job_changed() {
   const qint64 conversation = chat_.current_conversation();
   if (running_job_.isEmpty() ||
       running_job_.value(QStringLiteral("conversation_id")).toLongLong() != conversation) {
-    emit stateChanged();  // the test state shows running_job
+    emit runningJobChanged();
     return;
   }
   job_ = running_job_;
@@ -514,7 +507,8 @@ void DocumentController::on_conversation_changed() {
     return;
   }
   const auto model = worker_.shared_model();
-  if (model && document_.value(QStringLiteral("tokens_model")).toString() != model_identity(*model)) {
+  if (model &&
+      document_.value(QStringLiteral("tokens_model")).toString() != model_identity(*model)) {
     loader_.count_tokens(document_.value(QStringLiteral("id")).toLongLong(), model);
     emit loadingChanged();
   }

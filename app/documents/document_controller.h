@@ -104,7 +104,8 @@ class DocumentController : public QObject {
   void jobChanged();
   void sentWholeChanged();
   void jobMemoryChanged();
-  void stateChanged();  // anything the test state shows
+  // The job running in another conversation than the open one moved on (test_state).
+  void runningJobChanged();
 
  private:
   void begin_loading();  // clears the previous preview and message
@@ -140,7 +141,7 @@ class DocumentController : public QObject {
   qint64 conversation_tokens_ = -1;
   QString conversation_tokens_key_;
   QString conversation_tokens_error_;
-  QString conversation_tokens_asked_;  // the key of the count in flight
+  QString conversation_tokens_asked_;     // the key of the count in flight
   std::unique_ptr<DocumentStore> store_;  // shares the ConversationStore's connection
   QString database_path_;
   DocumentLoader loader_;
@@ -152,10 +153,10 @@ class DocumentController : public QObject {
   // Each conversation's loaded document (the preview belongs to the conversation it was
   // attached in); 0: attached before any conversation existed (goes with the first one).
   QHash<qint64, QVariantMap> documents_;
-  qint64 shown_conversation_ = 0;  // the conversation document_ / preview_ are of
+  qint64 shown_conversation_ = 0;    // the conversation document_ / preview_ are of
   qint64 loading_conversation_ = 0;  // the conversation the load in flight was attached in
   QVariantMap preview_;
-  QString preview_inputs_;  // what the preview was computed from (see preview_key)
+  QString preview_inputs_;     // what the preview was computed from (see preview_key)
   QString plan_asked_key_;     // the plan count in flight (or done) for these figures
   QString measured_plan_key_;  // what measured_plan_ / measured_plan_error_ are for
   std::optional<SummaryPlan> measured_plan_;

@@ -22,9 +22,7 @@ QString qstr(const std::string& s) {
   return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
-QString cancelled_text() {
-  return QStringLiteral("cancelled");
-}
+QString cancelled_text() { return QStringLiteral("cancelled"); }
 
 // Decodes everything `reader` yields into doc->text, hashing it as it goes.
 bool decode_all(DocumentReader& reader, const LoadProgress& progress, ExtractedDocument* doc,
@@ -65,14 +63,10 @@ bool decode_all(DocumentReader& reader, const LoadProgress& progress, ExtractedD
 
 QString pdf_error_text(QPdfDocument::Error e) {
   switch (e) {
-    case QPdfDocument::Error::FileNotFound:
-      return QStringLiteral("the file was not found");
-    case QPdfDocument::Error::InvalidFileFormat:
-      return QStringLiteral("it is not a valid PDF");
-    case QPdfDocument::Error::DataNotYetAvailable:
-      return QStringLiteral("its data is incomplete");
-    default:
-      return QStringLiteral("unknown PDF error");
+    case QPdfDocument::Error::FileNotFound: return QStringLiteral("the file was not found");
+    case QPdfDocument::Error::InvalidFileFormat: return QStringLiteral("it is not a valid PDF");
+    case QPdfDocument::Error::DataNotYetAvailable: return QStringLiteral("its data is incomplete");
+    default: return QStringLiteral("unknown PDF error");
   }
 }
 
@@ -90,7 +84,8 @@ std::optional<ExtractedDocument> extract_pdf(const QString& path, const LoadProg
     return std::nullopt;
   }
   if (e != QPdfDocument::Error::None || pdf.status() != QPdfDocument::Status::Ready) {
-    *error = QCoreApplication::translate("DocumentLoader", "Cannot read “%1” as a PDF: %2.").arg(doc.name, pdf_error_text(e));
+    *error = QCoreApplication::translate("DocumentLoader", "Cannot read “%1” as a PDF: %2.")
+                 .arg(doc.name, pdf_error_text(e));
     return std::nullopt;
   }
   const int pages = pdf.pageCount();
@@ -145,7 +140,8 @@ std::optional<ExtractedDocument> extract_document(const QString& path, const Loa
   {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-      *error = QCoreApplication::translate("DocumentLoader", "Cannot open “%1”: %2.").arg(path, f.errorString());
+      *error = QCoreApplication::translate("DocumentLoader", "Cannot open “%1”: %2.")
+                   .arg(path, f.errorString());
       return std::nullopt;
     }
     magic = f.read(5);
@@ -282,7 +278,9 @@ Outcome store_document(const QString& db_path, ExtractedDocument doc, qint64 con
   }
   o.document = store->document(id);
   if (!o.document)
-    return failure(QCoreApplication::translate("DocumentLoader", "The stored document %1 cannot be read back.").arg(id));
+    return failure(
+        QCoreApplication::translate("DocumentLoader", "The stored document %1 cannot be read back.")
+            .arg(id));
   // The name, encoding and notice of this load (the same text may come from another file).
   o.document->name = doc.name;
   o.document->bytes = doc.bytes;
@@ -339,7 +337,9 @@ void DocumentLoader::count_tokens(qint64 document_id, std::shared_ptr<const Mode
     if (!store) return failure(error);
     Outcome o;
     o.document = store->document(document_id);
-    if (!o.document) return failure(QCoreApplication::translate("DocumentLoader", "Document %1 is not stored.").arg(document_id));
+    if (!o.document)
+      return failure(QCoreApplication::translate("DocumentLoader", "Document %1 is not stored.")
+                         .arg(document_id));
     if (model && o.document->tokens_model != model_identity(*model)) {
       const qint64 n =
           count_document_tokens(model->tokenizer(), store->document_text(document_id), counting);
@@ -391,9 +391,11 @@ void DocumentLoader::start(Task task) {
           return task(reading, counting);
         } catch (const std::exception& e) {
           return failure(
-              QCoreApplication::translate("DocumentLoader", "Loading the document failed: %1").arg(QString::fromUtf8(e.what())));
+              QCoreApplication::translate("DocumentLoader", "Loading the document failed: %1")
+                  .arg(QString::fromUtf8(e.what())));
         } catch (...) {
-          return failure(QCoreApplication::translate("DocumentLoader", "Loading the document failed."));
+          return failure(
+              QCoreApplication::translate("DocumentLoader", "Loading the document failed."));
         }
       }));
 }

@@ -131,9 +131,9 @@ void DocumentController::rebuild_preview() {
   Result<SummaryPlan> plan = Error{measured_plan_error_.toStdString()};
   if (measured_plan_) {
     plan = plan_summary(measured_plan_->document_tokens, n_ctx, kv_type.toStdString(),
-                        static_cast<uint64_t>(bpt), measured_plan_->prompt_overhead_tokens,
-                        options, options.prefill_tokens_per_second,
-                        options.decode_tokens_per_second, measured_plan_->n_chunks);
+                        static_cast<uint64_t>(bpt), measured_plan_->prompt_overhead_tokens, options,
+                        options.prefill_tokens_per_second, options.decode_tokens_per_second,
+                        measured_plan_->n_chunks);
   }
   if (plan) {
     p.insert(QStringLiteral("plan"), plan_to_map(*plan));
@@ -162,18 +162,20 @@ void DocumentController::count_plan(const QString& key, int32_t n_ctx, const QSt
     measured_plan_key_ = key;
     measured_plan_.reset();
     measured_plan_error_.clear();
-    if (r) measured_plan_ = *r;
-    else measured_plan_error_ = qstr(r.message());
+    if (r)
+      measured_plan_ = *r;
+    else
+      measured_plan_error_ = qstr(r.message());
     rebuild_preview();
   });
-  watcher->setFuture(QtConcurrent::run([model, id, name, db, n_ctx, kv_type, bpt,
-                                        options]() -> Result<SummaryPlan> {
-    QString error;
-    auto store = DocumentStore::open(db, &error);
-    if (!store) return Error{error.toStdString()};
-    return document_summary_plan(model->tokenizer(), store->document_text(id), name, n_ctx,
-                                 kv_type.toStdString(), static_cast<uint64_t>(bpt), options);
-  }));
+  watcher->setFuture(QtConcurrent::run(
+      [model, id, name, db, n_ctx, kv_type, bpt, options]() -> Result<SummaryPlan> {
+        QString error;
+        auto store = DocumentStore::open(db, &error);
+        if (!store) return Error{error.toStdString()};
+        return document_summary_plan(model->tokenizer(), store->document_text(id), name, n_ctx,
+                                     kv_type.toStdString(), static_cast<uint64_t>(bpt), options);
+      }));
 }
 
 }  // namespace kvchat::app

@@ -93,15 +93,20 @@ QString plan_text(const SummaryPlan& p) {
   if (p.fits_whole) return QCoreApplication::translate("SummaryJob", "fits — sent whole");
   QLocale locale;  // grouped digits, also in the C locale
   locale.setNumberOptions(locale.numberOptions() & ~QLocale::OmitGroupSeparator);
-  const auto count = [&](double n) { return locale.toString(static_cast<qint64>(std::llround(n))); };
+  const auto count = [&](double n) {
+    return locale.toString(static_cast<qint64>(std::llround(n)));
+  };
   const double per_chunk = p.n_chunks > 0 ? static_cast<double>(p.document_tokens) / p.n_chunks : 0;
-  QString text = (p.n_levels == 1
-                      ? QCoreApplication::translate(
-                            "SummaryJob", "%1 chunks of about %2 tokens, %3 level of merging, about %4 tokens to process")
-                      : QCoreApplication::translate(
-                            "SummaryJob", "%1 chunks of about %2 tokens, %3 levels of merging, about %4 tokens to process"))
-                     .arg(count(p.n_chunks), count(per_chunk), count(p.n_levels),
-                          count(static_cast<double>(p.tokens_to_process)));
+  QString text =
+      (p.n_levels == 1
+           ? QCoreApplication::translate(
+                 "SummaryJob",
+                 "%1 chunks of about %2 tokens, %3 level of merging, about %4 tokens to process")
+           : QCoreApplication::translate(
+                 "SummaryJob",
+                 "%1 chunks of about %2 tokens, %3 levels of merging, about %4 tokens to process"))
+          .arg(count(p.n_chunks), count(per_chunk), count(p.n_levels),
+               count(static_cast<double>(p.tokens_to_process)));
   if (p.estimated_seconds > 0) {
     text += QCoreApplication::translate("SummaryJob", ", about %1 s at the measured speed")
                 .arg(count(std::ceil(p.estimated_seconds)));
@@ -185,7 +190,8 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
   };
   const auto job = store->job(job_id);
   if (!job) {
-    out.error = QCoreApplication::translate("SummaryJob", "Summary job %1 is not stored.").arg(job_id);
+    out.error =
+        QCoreApplication::translate("SummaryJob", "Summary job %1 is not stored.").arg(job_id);
     return out;
   }
   if (!model) {
@@ -208,7 +214,9 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
     const QByteArray text = store->document_text(job->document_id);
     const auto doc = store->document(job->document_id);
     if (!doc || text.isEmpty()) {
-      out.error = QCoreApplication::translate("SummaryJob", "The job's document (%1) is not stored.").arg(job->document_id);
+      out.error =
+          QCoreApplication::translate("SummaryJob", "The job's document (%1) is not stored.")
+              .arg(job->document_id);
       return finish(JobStatus::Failed);
     }
     auto r = DocumentReader::from_bytes(

@@ -20,9 +20,10 @@ QString qstr(std::string_view s) {
 // "built-in NAME format"; a template's parse error stays as the engine wrote it.
 QString chat_format_text(std::string_view engine_text) {
   static const char* const kFixed[] = {
-      QT_TRANSLATE_NOOP("ChatFormat",
-                        "built-in completion format: the file has no chat template, so the conversation is "
-                        "sent as plain text for the model to continue"),
+      QT_TRANSLATE_NOOP(
+          "ChatFormat",
+          "built-in completion format: the file has no chat template, so the conversation is "
+          "sent as plain text for the model to continue"),
       QT_TRANSLATE_NOOP("ChatFormat", "your chat template for this model"),
       QT_TRANSLATE_NOOP("ChatFormat", "the model's own chat template"),
   };
@@ -30,11 +31,13 @@ QString chat_format_text(std::string_view engine_text) {
   for (const char* fixed : kFixed) {
     if (text == QLatin1String(fixed)) return QCoreApplication::translate("ChatFormat", fixed);
   }
-  static const QRegularExpression built_in(QStringLiteral("^built-in (\\S+) format( \\(your override for this model\\))?$"));
+  static const QRegularExpression built_in(
+      QStringLiteral("^built-in (\\S+) format( \\(your override for this model\\))?$"));
   if (const auto m = built_in.match(text); m.hasMatch()) {
     return (m.captured(2).isEmpty()
                 ? QCoreApplication::translate("ChatFormat", "built-in %1 format")
-                : QCoreApplication::translate("ChatFormat", "built-in %1 format (your override for this model)"))
+                : QCoreApplication::translate("ChatFormat",
+                                              "built-in %1 format (your override for this model)"))
         .arg(m.captured(1));
   }
   return text;
@@ -42,12 +45,9 @@ QString chat_format_text(std::string_view engine_text) {
 
 QString format_source_name(ChatFormatSource source) {
   switch (source) {
-    case ChatFormatSource::File:
-      return QStringLiteral("file");
-    case ChatFormatSource::Override:
-      return QStringLiteral("override");
-    case ChatFormatSource::BuiltIn:
-      break;
+    case ChatFormatSource::File: return QStringLiteral("file");
+    case ChatFormatSource::Override: return QStringLiteral("override");
+    case ChatFormatSource::BuiltIn: break;
   }
   return QStringLiteral("builtin");
 }

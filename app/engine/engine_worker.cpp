@@ -119,7 +119,8 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
     std::unique_ptr<Session> s = std::move(session).value();
     s->set_event_handler([this](const SessionEvent& e) {
       emit sessionEvent(qstr(session_event_name(e.kind)), qstr(e.message));
-      if (e.kind == SessionEvent::Kind::TurnsDropped || e.kind == SessionEvent::Kind::ContextShifted) {
+      if (e.kind == SessionEvent::Kind::TurnsDropped ||
+          e.kind == SessionEvent::Kind::ContextShifted) {
         emit contextPolicyApplied(qstr(session_event_name(e.kind)), e.tokens_before, e.tokens_after,
                                   e.tokens_reevaluated);
       }
@@ -127,7 +128,8 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
 
     // Only now is the previous model replaced: a failure above leaves it usable.
     conversation_ = std::make_unique<Conversation>(std::move(s), *format);
-    const int32_t overhead = kvchat::summary_prompt_overhead(loaded->tokenizer(), SummarizeOptions{});
+    const int32_t overhead =
+        kvchat::summary_prompt_overhead(loaded->tokenizer(), SummarizeOptions{});
     {
       const std::lock_guard<std::mutex> lock(model_mutex_);
       summary_prompt_overhead_ = overhead;
@@ -135,7 +137,8 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
       format_ = std::move(format).value();
       session_options_ = options;
     }
-    emit modelLoaded(loaded_model(conversation_->session(), chat_format_info(*format_, override_text)));
+    emit modelLoaded(
+        loaded_model(conversation_->session(), chat_format_info(*format_, override_text)));
     report_memory();
   } catch (...) {
     emit modelLoadFailed(thrown("Loading the model failed"));
@@ -182,7 +185,8 @@ void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_pr
     report_memory();
     if (!reply) {
       // Said apart from other failures: the window offers a full context's way out.
-      if (auto ids = conversation.tokens(); ids && static_cast<int>(ids->size()) >= conversation.session().n_ctx()) {
+      if (auto ids = conversation.tokens();
+          ids && static_cast<int>(ids->size()) >= conversation.session().n_ctx()) {
         emit replyContextFull(static_cast<int>(ids->size()), conversation.session().n_ctx());
       }
       emit replyFailed(qstr(reply.message()));
@@ -198,8 +202,9 @@ void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_pr
     stats.generated_tokens = result.stats.generated_tokens;
     stats.ttft_ms = ttft_ms < 0 ? ms_between(t0, Clock::now()) : ttft_ms;
     stats.tokens_per_second = result.stats.decode_tokens_per_second();
-    stats.prefill_tokens_per_second =
-        prompt.evaluated_tokens > 0 && prompt.seconds > 0 ? prompt.evaluated_tokens / prompt.seconds : 0.0;
+    stats.prefill_tokens_per_second = prompt.evaluated_tokens > 0 && prompt.seconds > 0
+                                          ? prompt.evaluated_tokens / prompt.seconds
+                                          : 0.0;
     stats.decode_seconds = result.stats.decode_seconds;
     stats.stop_reason = qstr(stop_reason_name(result.stop_reason));
     stats.seed = static_cast<qint64>(options.sampling.seed);
@@ -212,10 +217,11 @@ void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_pr
   }
 }
 
-void EngineWorker::countConversationTokens(const ChatTurns& messages,
-                                           const QString& system_prompt, const QString& key) {
+void EngineWorker::countConversationTokens(const ChatTurns& messages, const QString& system_prompt,
+                                           const QString& key) {
   if (!conversation_) {
-    emit conversationTokensCounted(key, -1, QCoreApplication::translate("EngineWorker", "No model is loaded."));
+    emit conversationTokensCounted(
+        key, -1, QCoreApplication::translate("EngineWorker", "No model is loaded."));
     return;
   }
   try {
@@ -230,8 +236,7 @@ void EngineWorker::countConversationTokens(const ChatTurns& messages,
   }
 }
 
-void EngineWorker::summarizeConversation(const ChatTurns& messages,
-                                         const QString& system_prompt) {
+void EngineWorker::summarizeConversation(const ChatTurns& messages, const QString& system_prompt) {
   stop_.store(false);
   std::shared_ptr<const Model> model;
   SessionOptions options;
@@ -241,7 +246,8 @@ void EngineWorker::summarizeConversation(const ChatTurns& messages,
     options = session_options_;
   }
   if (!model) {
-    emit conversationSummaryFailed(QCoreApplication::translate("EngineWorker", "No model is loaded."));
+    emit conversationSummaryFailed(
+        QCoreApplication::translate("EngineWorker", "No model is loaded."));
     return;
   }
   try {
@@ -275,7 +281,8 @@ void EngineWorker::summarizeConversation(const ChatTurns& messages,
       return;
     }
     if (result->cancelled) {
-      emit conversationSummaryFailed(QCoreApplication::translate("EngineWorker", "Stopped: no summary was written."));
+      emit conversationSummaryFailed(
+          QCoreApplication::translate("EngineWorker", "Stopped: no summary was written."));
       return;
     }
     ConversationSummaryStats stats;
@@ -293,8 +300,10 @@ void EngineWorker::saveSnapshot(const QString& path, qint64 budget_bytes) {
   if (!conversation_ || conversation_->session().n_past() == 0) return;
   try {
     if (auto st = conversation_->save_snapshot(path.toStdString()); !st) {
-      emit sessionEvent(QStringLiteral("snapshot"),
-                        QCoreApplication::translate("EngineWorker", "Saving the KV snapshot failed: %1").arg(qstr(st.message())));
+      emit sessionEvent(
+          QStringLiteral("snapshot"),
+          QCoreApplication::translate("EngineWorker", "Saving the KV snapshot failed: %1")
+              .arg(qstr(st.message())));
       return;
     }
     emit snapshotSaved(path, QFileInfo(path).size());
@@ -311,8 +320,11 @@ void EngineWorker::report_snapshot_disk(const QString& path, qint64 budget_bytes
     const std::string keep[] = {path.toStdString()};
     auto evicted = kvchat::evict_snapshots(dir, static_cast<uint64_t>(budget_bytes), keep);
     if (!evicted) {
-      emit sessionEvent(QStringLiteral("snapshot"),
-                        QCoreApplication::translate("EngineWorker", "Keeping the KV snapshots within their budget failed: %1").arg(qstr(evicted.message())));
+      emit sessionEvent(
+          QStringLiteral("snapshot"),
+          QCoreApplication::translate("EngineWorker",
+                                      "Keeping the KV snapshots within their budget failed: %1")
+              .arg(qstr(evicted.message())));
     } else {
       usage.evicted = static_cast<qint64>(evicted->evicted.size());
     }

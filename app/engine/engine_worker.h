@@ -106,9 +106,9 @@ class EngineWorker : public QObject {
   void conversationSummaryFailed(const QString& message);
   void chatFormatChanged(const ChatFormatInfo& format);
   void chatFormatFailed(const QString& message);
-  void loadProgress(double fraction);             // weights read into memory, 0..1
+  void loadProgress(double fraction);  // weights read into memory, 0..1
   void replyStarted();
-  void replyChunk(const QString& text);           // complete UTF-8 characters
+  void replyChunk(const QString& text);  // complete UTF-8 characters
   void replyFinished(const ReplyStats& stats);
   void replyFailed(const QString& message);
   // Before replyFailed when the conversation's prompt does not fit the context (under any
@@ -135,8 +135,8 @@ class EngineWorker : public QObject {
   void report_snapshot_disk(const QString& path, qint64 budget_bytes, bool saved);
 
   std::shared_ptr<const Model> model_;
-  std::optional<ChatFormat> format_;  // model_'s; guarded by model_mutex_ like model_
-  SessionOptions session_options_;    // guarded by model_mutex_
+  std::optional<ChatFormat> format_;     // model_'s; guarded by model_mutex_ like model_
+  SessionOptions session_options_;       // guarded by model_mutex_
   int32_t summary_prompt_overhead_ = 0;  // model_'s; guarded by model_mutex_
   // The chat: its messages, token checkpoints and session (prefix reuse, context policy).
   std::unique_ptr<Conversation> conversation_;

@@ -57,9 +57,11 @@ void KvQualityProbe::measure(const QString& identity, std::shared_ptr<const Mode
                      {QStringLiteral("types"), types},
                      {QStringLiteral("unusable"), unusable}};
     } catch (const std::exception& e) {
-      out.error = QCoreApplication::translate("KvQualityProbe", "Measuring the KV types failed: %1").arg(QString::fromUtf8(e.what()));
+      out.error = QCoreApplication::translate("KvQualityProbe", "Measuring the KV types failed: %1")
+                      .arg(QString::fromUtf8(e.what()));
     } catch (...) {
-      out.error = QCoreApplication::translate("KvQualityProbe", "Measuring the KV types failed: an unknown exception");
+      out.error = QCoreApplication::translate(
+          "KvQualityProbe", "Measuring the KV types failed: an unknown exception");
     }
     return out;
   }));

@@ -11,7 +11,8 @@ SamplingParams sampling_params(const QVariantMap& s, SamplingParams p) {
   p.min_p = s.value(QStringLiteral("min_p"), p.min_p).toFloat();
   p.repeat_penalty = s.value(QStringLiteral("repeat_penalty"), p.repeat_penalty).toFloat();
   p.repeat_last_n = s.value(QStringLiteral("repeat_last_n"), p.repeat_last_n).toInt();
-  const qint64 seed = with_reply_seed(s).value(QStringLiteral("seed"), static_cast<qint64>(p.seed)).toLongLong();
+  const qint64 seed =
+      with_reply_seed(s).value(QStringLiteral("seed"), static_cast<qint64>(p.seed)).toLongLong();
   p.seed = static_cast<uint64_t>(seed);
   return p;
 }

@@ -17,9 +17,7 @@ QString qstr(std::string_view s) {
   return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
-QVariant u64(uint64_t v) {
-  return QVariant::fromValue(static_cast<qulonglong>(v));
-}
+QVariant u64(uint64_t v) { return QVariant::fromValue(static_cast<qulonglong>(v)); }
 
 template <class T>
 QVariantMap map_of(const std::map<std::string, T>& m) {
@@ -41,7 +39,6 @@ std::pair<uint64_t, uint64_t> bytes_per_element(const std::string& kv_type) {
   }
   return {0, 1};
 }
-
 
 }  // namespace
 
@@ -68,7 +65,8 @@ QVariantMap LoadedModel::to_map() const {
   m.insert(QStringLiteral("path"), qstr(info.path));
   m.insert(QStringLiteral("name"), cut_for_display(info.name));
   // What the window calls it: the file's name, general.name beside it when that says more.
-  m.insert(QStringLiteral("display_name"), model_display_name(qstr(info.path), info.name, info.architecture));
+  m.insert(QStringLiteral("display_name"),
+           model_display_name(qstr(info.path), info.name, info.architecture));
   m.insert(QStringLiteral("architecture"), cut_for_display(info.architecture));
   m.insert(QStringLiteral("gguf_version"), info.gguf_version);
   m.insert(QStringLiteral("n_params"), u64(info.n_params));
@@ -98,7 +96,8 @@ QVariantMap LoadedModel::to_map() const {
   // The same for people (Model info): "F16: 43 tensors  ·  F32: 13 tensors".
   QStringList tensor_types;
   for (const auto& [type, count] : info.tensor_count_by_type) {
-    tensor_types.append(QCoreApplication::translate("EngineMaps", "%1: %2 tensors").arg(qstr(type)).arg(count));
+    tensor_types.append(
+        QCoreApplication::translate("EngineMaps", "%1: %2 tensors").arg(qstr(type)).arg(count));
   }
   m.insert(QStringLiteral("tensor_types_text"), tensor_types.join(QStringLiteral("  ·  ")));
   m.insert(QStringLiteral("kv_elements_per_token"), u64(info.kv_elements_per_token()));
@@ -192,7 +191,8 @@ QVariantMap MemoryFigures::to_map() const {
   f.insert(QStringLiteral("head_dim"), head_dim);
   f.insert(QStringLiteral("bytes_per_element_num"), u64(num));
   f.insert(QStringLiteral("bytes_per_element_den"), u64(den));
-  f.insert(QStringLiteral("bytes"), u64(r.kv_bytes_without_window()));  // = kv_used_bytes without windows
+  f.insert(QStringLiteral("bytes"),
+           u64(r.kv_bytes_without_window()));  // = kv_used_bytes without windows
   const QString per_element =
       den == 1 ? QString::number(num) : QStringLiteral("%1/%2").arg(num).arg(den);
   f.insert(

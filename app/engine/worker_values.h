@@ -57,7 +57,7 @@ struct ChatFormatInfo {
 // A model just loaded: the file's facts and the session it runs in.
 struct LoadedModel {
   ModelInfo info;
-  QString backend;         // the session's ("cpu", "cuda")
+  QString backend;  // the session's ("cpu", "cuda")
   int n_ctx = 0;
   QString kv_type;
   QString context_policy;  // its name ("drop-oldest", ...)
@@ -99,7 +99,7 @@ struct ReplyStats {
   qint64 seed = 0;      // the sampling's: a regenerate with it writes the same text
   QString text;
   int n_past = 0;
-  QString chat_format;  // the format's description
+  QString chat_format;         // the format's description
   QVariantMap to_map() const;  // the same names: a message's stored stats
 };
 

@@ -26,8 +26,9 @@ QString iso_utc(const QDateTime& t) {
 
 ExportFormat export_format_for(const QString& path_or_suffix) {
   const QString s = path_or_suffix.trimmed().toLower();
-  return (s == QLatin1String("json") || s.endsWith(QLatin1String(".json"))) ? ExportFormat::Json
-                                                                           : ExportFormat::Markdown;
+  return (s == QLatin1String("json") || s.endsWith(QLatin1String(".json")))
+             ? ExportFormat::Json
+             : ExportFormat::Markdown;
 }
 
 QByteArray conversation_to_markdown(const StoredConversation& conversation,
@@ -35,10 +36,11 @@ QByteArray conversation_to_markdown(const StoredConversation& conversation,
   QString out;
   const QString title = conversation.title.simplified();
   out += QStringLiteral("# %1\n\n").arg(title.isEmpty() ? tr_export("Conversation") : title);
-  out += QStringLiteral("*%1*\n\n")
-             .arg(tr_export("Exported from kvchat: %1 messages, last changed %2 UTC")
-                      .arg(messages.size())
-                      .arg(conversation.updated.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm"))));
+  out +=
+      QStringLiteral("*%1*\n\n")
+          .arg(tr_export("Exported from kvchat: %1 messages, last changed %2 UTC")
+                   .arg(messages.size())
+                   .arg(conversation.updated.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm"))));
   if (!conversation.system_prompt.trimmed().isEmpty()) {
     out += QStringLiteral("**%1**\n\n").arg(tr_export("System prompt"));
     for (const QString& line : conversation.system_prompt.split(QLatin1Char('\n'))) {
@@ -69,15 +71,15 @@ QByteArray conversation_to_json(const StoredConversation& conversation,
                             {QStringLiteral("created"), iso_utc(m.created)},
                             {QStringLiteral("stats"), QJsonObject::fromVariantMap(m.stats)}});
   }
-  const QJsonObject root{{QStringLiteral("format"), QStringLiteral("kvchat-conversation")},
-                         {QStringLiteral("version"), 1},
-                         {QStringLiteral("title"), conversation.title},
-                         {QStringLiteral("system_prompt"), conversation.system_prompt},
-                         {QStringLiteral("created"), iso_utc(conversation.created)},
-                         {QStringLiteral("updated"), iso_utc(conversation.updated)},
-                         {QStringLiteral("settings"),
-                          QJsonObject::fromVariantMap(conversation.settings)},
-                         {QStringLiteral("messages"), list}};
+  const QJsonObject root{
+      {QStringLiteral("format"), QStringLiteral("kvchat-conversation")},
+      {QStringLiteral("version"), 1},
+      {QStringLiteral("title"), conversation.title},
+      {QStringLiteral("system_prompt"), conversation.system_prompt},
+      {QStringLiteral("created"), iso_utc(conversation.created)},
+      {QStringLiteral("updated"), iso_utc(conversation.updated)},
+      {QStringLiteral("settings"), QJsonObject::fromVariantMap(conversation.settings)},
+      {QStringLiteral("messages"), list}};
   return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 

@@ -13,8 +13,8 @@ QString format_bytes(double bytes) {
   }
   const QLocale locale;
   if (u == 0) return QStringLiteral("%1 B").arg(locale.toString(bytes, 'f', 0));
-  return QStringLiteral("%1 %2").arg(locale.toString(bytes, 'f', bytes < 10 ? 2 : (bytes < 100 ? 1 : 0)),
-                                     QLatin1String(units[u]));
+  return QStringLiteral("%1 %2").arg(
+      locale.toString(bytes, 'f', bytes < 10 ? 2 : (bytes < 100 ? 1 : 0)), QLatin1String(units[u]));
 }
 
 }  // namespace kvchat::hub

@@ -24,14 +24,16 @@ std::optional<ContentRange> parse_content_range(const QByteArray& value) {
   return r;
 }
 
-int retry_after_seconds(const QByteArray& value, const QDateTime& now, int max_seconds, int fallback) {
+int retry_after_seconds(const QByteArray& value, const QDateTime& now, int max_seconds,
+                        int fallback) {
   const QByteArray v = value.trimmed();
   if (v.isEmpty()) return fallback;
   bool ok = false;
   qint64 s = v.toLongLong(&ok);
   if (!ok) {
     // An HTTP-date (IMF-fixdate): "Tue, 01 Dec 2026 06:00:30 GMT".
-    QDateTime when = QLocale::c().toDateTime(QString::fromLatin1(v), QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'"));
+    QDateTime when = QLocale::c().toDateTime(QString::fromLatin1(v),
+                                             QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'"));
     if (!when.isValid()) return fallback;
     when.setTimeZone(QTimeZone::utc());
     s = now.secsTo(when);
@@ -48,8 +50,9 @@ QUrl resolve_url(const QUrl& endpoint, const QString& repo, const QString& file)
     return parts.join(QLatin1Char('/'));
   };
   QUrl url = endpoint;
-  url.setPath(path + QLatin1Char('/') + encode(repo) + QStringLiteral("/resolve/main/") + encode(file),
-              QUrl::TolerantMode);
+  url.setPath(
+      path + QLatin1Char('/') + encode(repo) + QStringLiteral("/resolve/main/") + encode(file),
+      QUrl::TolerantMode);
   url.setQuery(QString());
   return url;
 }
@@ -66,20 +69,25 @@ QString local_file_name(const QString& repo_file, QString* why) {
     if (why) *why = reason;
     return QString();
   };
-  if (repo_file.isEmpty()) return refuse(QCoreApplication::translate("DownloadNames", "an empty file name"));
+  if (repo_file.isEmpty())
+    return refuse(QCoreApplication::translate("DownloadNames", "an empty file name"));
   if (repo_file.startsWith(QLatin1Char('/')) || repo_file.contains(QLatin1Char('\\')))
     return refuse(QCoreApplication::translate("DownloadNames", "an absolute path or a backslash"));
   const QStringList parts = repo_file.split(QLatin1Char('/'));
   for (const QString& p : parts) {
     if (p.isEmpty() || p == QLatin1String(".") || p == QLatin1String(".."))
-      return refuse(QCoreApplication::translate("DownloadNames", "a path that leaves its directory (\"..\" or an empty part)"));
+      return refuse(QCoreApplication::translate(
+          "DownloadNames", "a path that leaves its directory (\"..\" or an empty part)"));
   }
   for (const QChar c : repo_file) {
-    if (c.unicode() < 0x20 || c.unicode() == 0x7f) return refuse(QCoreApplication::translate("DownloadNames", "a control character"));
+    if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+      return refuse(QCoreApplication::translate("DownloadNames", "a control character"));
   }
   const QString name = parts.last();
-  if (name.startsWith(QLatin1Char('.'))) return refuse(QCoreApplication::translate("DownloadNames", "a hidden file name"));
-  if (name.toUtf8().size() > 200) return refuse(QCoreApplication::translate("DownloadNames", "a file name over 200 bytes"));
+  if (name.startsWith(QLatin1Char('.')))
+    return refuse(QCoreApplication::translate("DownloadNames", "a hidden file name"));
+  if (name.toUtf8().size() > 200)
+    return refuse(QCoreApplication::translate("DownloadNames", "a file name over 200 bytes"));
   if (!name.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive))
     return refuse(QCoreApplication::translate("DownloadNames", "not a .gguf file"));
   return name;

@@ -20,7 +20,8 @@ std::optional<ContentRange> parse_content_range(const QByteArray& value);
 
 // Retry-After: delta-seconds or an HTTP-date (relative to `now`), clamped to
 // [1, max_seconds]; `fallback` when absent or malformed.
-int retry_after_seconds(const QByteArray& value, const QDateTime& now, int max_seconds, int fallback);
+int retry_after_seconds(const QByteArray& value, const QDateTime& now, int max_seconds,
+                        int fallback);
 
 // {endpoint}/{repo}/resolve/main/{file}, each path segment percent-encoded.
 QUrl resolve_url(const QUrl& endpoint, const QString& repo, const QString& file);

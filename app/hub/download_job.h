@@ -39,16 +39,16 @@ struct DownloadManager::Job {
   std::shared_ptr<QCryptographicHash> hash;  // over the partial's bytes [0, bytes)
   qint64 bytes = 0;                          // bytes in the partial and in `hash`
   QPointer<QNetworkReply> reply;
-  QUrl url;             // the request's URL (the resolve URL, or where it redirected)
+  QUrl url;  // the request's URL (the resolve URL, or where it redirected)
   int redirects = 0;
-  int failures = 0;     // failed attempts in a row that got no further than `best`
-  qint64 best = 0;      // the furthest byte of the file any attempt reached
+  int failures = 0;            // failed attempts in a row that got no further than `best`
+  qint64 best = 0;             // the furthest byte of the file any attempt reached
   bool range_ignored = false;  // the last answer to a Range request was the whole file
   qint64 range_start = 0;
   bool checked = false;     // the response's status and range were looked at
   bool discarding = false;  // a redirect's or an error's body
   qint64 discarded = 0;
-  bool stopping = false;    // paused or cancelled: the reply's end is ours
+  bool stopping = false;  // paused or cancelled: the reply's end is ours
   QElapsedTimer clock;
   download::SpeedMeter meter;
   qint64 last_emit_ms = -1000000, last_save_ms = 0;

@@ -51,7 +51,6 @@ Rehash rehash_file(const QString& path, qint64 bytes) {
 
 }  // namespace
 
-
 DownloadManager::DownloadManager(QObject* parent) : QObject(parent) {
   QNetworkProxyFactory::setUseSystemConfiguration(true);
   network_ = new QNetworkAccessManager(this);
@@ -116,24 +115,29 @@ qint64 DownloadManager::start(const DownloadRequest& request, QString* error) {
   const QString name = download::local_file_name(request.file, &why);
   if (name.isEmpty()) return refuse(tr("Refused file name “%1”: %2.").arg(request.file, why));
   if (sha256_problem(request.sha256.toLower()).size())
-    return refuse(tr("The Hub gave no SHA-256 for %1: kvchat does not accept a file it cannot verify.")
-                      .arg(request.file));
+    return refuse(
+        tr("The Hub gave no SHA-256 for %1: kvchat does not accept a file it cannot verify.")
+            .arg(request.file));
   if (const QString problem = file_size_problem(request.expected_size); !problem.isEmpty())
     return refuse(tr("Refused %1: %2").arg(request.file, problem));
   const QUrl url = request.url;
   if (!is_allowed_url(url))
-    return refuse(tr("Refused URL %1: https only (plain http only to this computer).").arg(url_for_log(url)));
+    return refuse(
+        tr("Refused URL %1: https only (plain http only to this computer).").arg(url_for_log(url)));
   if (!QDir().mkpath(request.models_dir))
     return refuse(tr("Cannot create the models directory %1.").arg(request.models_dir));
   const QDir dir(request.models_dir);
   const QString dest = QDir::cleanPath(dir.absoluteFilePath(name));
-  const QString part = QDir::cleanPath(dir.absoluteFilePath(QLatin1Char('.') + name + QStringLiteral(".part")));
-  if (QFileInfo::exists(dest)) return refuse(tr("%1 is already in the models directory.").arg(name));
+  const QString part =
+      QDir::cleanPath(dir.absoluteFilePath(QLatin1Char('.') + name + QStringLiteral(".part")));
+  if (QFileInfo::exists(dest))
+    return refuse(tr("%1 is already in the models directory.").arg(name));
 
   DownloadRecord rec;
   if (auto old = store_->by_dest(dest)) {
     if (Job* running = job(old->id)) return running->rec.id;  // already under way
-    if (old->sha256.compare(request.sha256, Qt::CaseInsensitive) == 0 && old->url == url.toString()) {
+    if (old->sha256.compare(request.sha256, Qt::CaseInsensitive) == 0 &&
+        old->url == url.toString()) {
       rec = *old;  // the same file: continue its partial
     } else {
       QFile::remove(old->part_path);  // another file under that name: start over
@@ -154,8 +158,8 @@ qint64 DownloadManager::start(const DownloadRequest& request, QString* error) {
   const qint64 free = free_bytes(request.models_dir);
   if (free >= 0 && free < remaining + options_.disk_margin_bytes)
     return refuse(tr("Not enough disk space for %1: %2 needed, %3 free in %4.")
-                      .arg(name, format_bytes(remaining + options_.disk_margin_bytes), format_bytes(free),
-                           request.models_dir));
+                      .arg(name, format_bytes(remaining + options_.disk_margin_bytes),
+                           format_bytes(free), request.models_dir));
 
   QString db_error;
   rec.id = store_->upsert(rec, &db_error);
@@ -188,9 +192,10 @@ bool DownloadManager::resume(qint64 id, QString* error) {
   const qint64 free = free_bytes(dir);
   if (free >= 0 && free < remaining + options_.disk_margin_bytes) {
     if (error)
-      *error = tr("Not enough disk space for %1: %2 needed, %3 free in %4.")
-                   .arg(QFileInfo(rec->dest_path).fileName(),
-                        format_bytes(remaining + options_.disk_margin_bytes), format_bytes(free), dir);
+      *error =
+          tr("Not enough disk space for %1: %2 needed, %3 free in %4.")
+              .arg(QFileInfo(rec->dest_path).fileName(),
+                   format_bytes(remaining + options_.disk_margin_bytes), format_bytes(free), dir);
     return false;
   }
   auto j = std::make_unique<Job>();
@@ -240,7 +245,8 @@ bool DownloadManager::prepare(Job& j, QString* error) {
 
 void DownloadManager::begin_rehash(Job& j) {
   qCInfo(lcDownload).noquote() << "rehashing" << j.bytes << "bytes of" << j.rec.part_path;
-  set_status(j, QStringLiteral("verifying"), tr("Checking the %1 already downloaded").arg(format_bytes(j.bytes)));
+  set_status(j, QStringLiteral("verifying"),
+             tr("Checking the %1 already downloaded").arg(format_bytes(j.bytes)));
   auto* watcher = new QFutureWatcher<Rehash>(this);
   j.rehash = watcher;
   const qint64 id = j.rec.id;
@@ -269,30 +275,40 @@ void DownloadManager::complete(Job& j) {
   j.file.flush();
   const QString name = QFileInfo(j.rec.dest_path).fileName();
   if (j.rec.expected_size > 0 && j.bytes != j.rec.expected_size) {
-    fail(j, tr("%1 has %2 bytes, the Hub said %3: removed.").arg(name).arg(j.bytes).arg(j.rec.expected_size), true);
+    fail(j,
+         tr("%1 has %2 bytes, the Hub said %3: removed.")
+             .arg(name)
+             .arg(j.bytes)
+             .arg(j.rec.expected_size),
+         true);
     return;
   }
   const QString got = QString::fromLatin1(j.hash->result().toHex());
   if (got != j.rec.sha256) {
-    fail(j, tr("%1 is not the Hub's file (SHA-256 %2, expected %3): the download was removed.")
-                .arg(name, got.left(16), j.rec.sha256.left(16)),
+    fail(j,
+         tr("%1 is not the Hub's file (SHA-256 %2, expected %3): the download was removed.")
+             .arg(name, got.left(16), j.rec.sha256.left(16)),
          true);
     return;
   }
   j.file.close();
   if (QFileInfo::exists(j.rec.dest_path)) {
-    fail(j, tr("%1 appeared in the models directory meanwhile: the download was removed.").arg(name), true);
+    fail(j,
+         tr("%1 appeared in the models directory meanwhile: the download was removed.").arg(name),
+         true);
     return;
   }
   // rename(2): atomic within the directory; a reader sees no file or the whole file.
-  if (std::rename(QFile::encodeName(j.rec.part_path).constData(), QFile::encodeName(j.rec.dest_path).constData()) != 0) {
+  if (std::rename(QFile::encodeName(j.rec.part_path).constData(),
+                  QFile::encodeName(j.rec.dest_path).constData()) != 0) {
     fail(j, tr("Cannot move the download to %1.").arg(j.rec.dest_path), false);
     return;
   }
   report_progress(j, true);
   store_->set_progress(id, j.bytes, j.rec.etag, nullptr);
   store_->set_status(id, QStringLiteral("done"), QString(), nullptr);
-  qCInfo(lcDownload).noquote() << "done:" << j.rec.dest_path << j.bytes << "bytes, SHA-256 verified";
+  qCInfo(lcDownload).noquote() << "done:" << j.rec.dest_path << j.bytes
+                               << "bytes, SHA-256 verified";
   const QString path = j.rec.dest_path;
   emit statusChanged(id, QStringLiteral("done"), tr("Downloaded and verified"));
   jobs_.erase(id);
@@ -350,7 +366,8 @@ void DownloadManager::cancel(qint64 id) {
     QFile::remove(rec->part_path);
     store_->remove(id, nullptr);
   }
-  emit statusChanged(id, QStringLiteral("cancelled"), tr("Cancelled: the partial file was removed"));
+  emit statusChanged(id, QStringLiteral("cancelled"),
+                     tr("Cancelled: the partial file was removed"));
 }
 
 void DownloadManager::save_progress(Job& j) {
@@ -366,8 +383,9 @@ void DownloadManager::report_progress(Job& j, bool force) {
   if (force || ms - j.last_emit_ms >= options_.progress_interval_ms) {
     j.last_emit_ms = ms;
     const double speed = j.meter.bytes_per_second();
-    emit progress(j.rec.id, j.bytes, j.rec.expected_size, speed > 0 ? speed : -1,
-                  j.rec.expected_size > 0 ? j.meter.eta_seconds(j.rec.expected_size - j.bytes) : -1);
+    emit progress(
+        j.rec.id, j.bytes, j.rec.expected_size, speed > 0 ? speed : -1,
+        j.rec.expected_size > 0 ? j.meter.eta_seconds(j.rec.expected_size - j.bytes) : -1);
   }
   if (ms - j.last_save_ms >= 1000) save_progress(j);
 }

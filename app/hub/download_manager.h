@@ -39,12 +39,12 @@ class QNetworkAccessManager;
 namespace kvchat::hub {
 
 struct DownloadRequest {
-  QString repo;         // "owner/name"
-  QString file;         // path of the file in the repository
-  QUrl url;             // its resolve URL (download::resolve_url)
-  QString models_dir;   // where the finished file goes
+  QString repo;              // "owner/name"
+  QString file;              // path of the file in the repository
+  QUrl url;                  // its resolve URL (download::resolve_url)
+  QString models_dir;        // where the finished file goes
   qint64 expected_size = 0;  // from the Hub's file tree (0: unknown, taken from the reply)
-  QString sha256;       // the Hub's LFS SHA-256 (required: a file is never accepted unverified)
+  QString sha256;  // the Hub's LFS SHA-256 (required: a file is never accepted unverified)
 };
 
 class DownloadManager : public QObject {
@@ -52,12 +52,13 @@ class DownloadManager : public QObject {
  public:
   struct Options {
     int transfer_timeout_ms = 30000;  // no byte for this long: the request fails (and is retried)
-    int max_retries = 4;              // failed attempts in a row (no byte past the furthest reached) before giving up
-    int retry_delay_ms = 1000;        // before retrying a dropped connection or a 5xx
-    int max_retry_after_s = 120;      // a longer Retry-After is cut to this
+    int max_retries =
+        4;  // failed attempts in a row (no byte past the furthest reached) before giving up
+    int retry_delay_ms = 1000;    // before retrying a dropped connection or a 5xx
+    int max_retry_after_s = 120;  // a longer Retry-After is cut to this
     int max_redirects = 5;
     qint64 disk_margin_bytes = 16ll << 20;  // kept free beyond the file
-    int progress_interval_ms = 250;   // progress signals at most this often
+    int progress_interval_ms = 250;         // progress signals at most this often
     // Free bytes on the filesystem holding a directory (tests inject a figure).
     std::function<qint64(const QString& dir)> free_space;
   };
@@ -90,7 +91,8 @@ class DownloadManager : public QObject {
 
  signals:
   // bytes_per_second / eta_seconds: -1 while unknown.
-  void progress(qint64 id, qint64 bytes_done, qint64 total, double bytes_per_second, double eta_seconds);
+  void progress(qint64 id, qint64 bytes_done, qint64 total, double bytes_per_second,
+                double eta_seconds);
   // "running", "verifying", "waiting" (a retry is due), "paused", "failed", "done".
   void statusChanged(qint64 id, const QString& status, const QString& message);
   // A request went out: its URL (without query) and the first byte asked for (0: all).

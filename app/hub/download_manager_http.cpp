@@ -87,16 +87,19 @@ bool DownloadManager::accept_response(Job& j, QString* message) {
   } else {
     const auto range = download::parse_content_range(reply->rawHeader("Content-Range"));
     if (!range || range->first != j.bytes) {
-      *message = tr("The server answered with another byte range (%1) than asked (from %2).")
-                     .arg(QString::fromLatin1(reply->rawHeader("Content-Range").left(100)).simplified())
-                     .arg(j.bytes);
+      *message =
+          tr("The server answered with another byte range (%1) than asked (from %2).")
+              .arg(QString::fromLatin1(reply->rawHeader("Content-Range").left(100)).simplified())
+              .arg(j.bytes);
       return false;
     }
     total = range->total;
   }
   if (total >= 0) {
     if (j.rec.expected_size > 0 && total != j.rec.expected_size) {
-      *message = tr("The server's file has %1 bytes, the Hub said %2.").arg(total).arg(j.rec.expected_size);
+      *message = tr("The server's file has %1 bytes, the Hub said %2.")
+                     .arg(total)
+                     .arg(j.rec.expected_size);
       return false;
     }
     if (total > kMaxFileBytes) {
@@ -131,7 +134,8 @@ void DownloadManager::on_ready_read(qint64 id) {
     return;
   }
   if (j.rec.expected_size > 0 && j.bytes + data.size() > j.rec.expected_size) {
-    fail(j, tr("The server sent more than the %1 bytes the Hub said.").arg(j.rec.expected_size), true);
+    fail(j, tr("The server sent more than the %1 bytes the Hub said.").arg(j.rec.expected_size),
+         true);
     return;
   }
   if (j.file.write(data) != data.size()) {
@@ -162,7 +166,9 @@ void DownloadManager::on_finished(qint64 id) {
   if (status >= 300 && status < 400 && status != 304) {
     const QUrl target = download::redirect_target(j.url, reply->rawHeader("Location"));
     if (target.isEmpty()) {
-      fail(j, tr("Refused a redirect to %1 (https only).").arg(QString::fromLatin1(reply->rawHeader("Location"))),
+      fail(j,
+           tr("Refused a redirect to %1 (https only).")
+               .arg(QString::fromLatin1(reply->rawHeader("Location"))),
            false);
       return;
     }
@@ -177,13 +183,15 @@ void DownloadManager::on_finished(qint64 id) {
   }
   const QString file = QFileInfo(j.rec.dest_path).fileName();
   if (status == 401 || status == 403) {
-    fail(j, has_access_token()
-                ? tr("The Hub refused the access token for %1 (HTTP %2): accept the model's licence on its page, or check the token.")
-                      .arg(file)
-                      .arg(status)
-                : tr("%1 is in a gated repository (HTTP %2): it needs a Hugging Face access token.")
-                      .arg(file)
-                      .arg(status),
+    fail(j,
+         has_access_token()
+             ? tr("The Hub refused the access token for %1 (HTTP %2): accept the model's licence "
+                  "on its page, or check the token.")
+                   .arg(file)
+                   .arg(status)
+             : tr("%1 is in a gated repository (HTTP %2): it needs a Hugging Face access token.")
+                   .arg(file)
+                   .arg(status),
          j.bytes == 0);
     return;
   }
@@ -204,9 +212,11 @@ void DownloadManager::on_finished(qint64 id) {
     return;
   }
   if (status == 429) {
-    const int s = download::retry_after_seconds(reply->rawHeader("Retry-After"), QDateTime::currentDateTimeUtc(),
+    const int s = download::retry_after_seconds(reply->rawHeader("Retry-After"),
+                                                QDateTime::currentDateTimeUtc(),
                                                 options_.max_retry_after_s, 5);
-    retry_later(j, s * 1000, tr("The Hub asks to wait (HTTP 429): retrying in %n s", nullptr, s), true);
+    retry_later(j, s * 1000, tr("The Hub asks to wait (HTTP 429): retrying in %n s", nullptr, s),
+                true);
     return;
   }
   if (status >= 400 && status < 500) {
@@ -215,14 +225,17 @@ void DownloadManager::on_finished(qint64 id) {
   }
   if (status >= 500) {
     save_progress(j);
-    retry_later(j, options_.retry_delay_ms, tr("Server error (HTTP %1): retrying").arg(status), true);
+    retry_later(j, options_.retry_delay_ms, tr("Server error (HTTP %1): retrying").arg(status),
+                true);
     return;
   }
-  if (error != QNetworkReply::NoError || (j.rec.expected_size > 0 && j.bytes < j.rec.expected_size)) {
+  if (error != QNetworkReply::NoError ||
+      (j.rec.expected_size > 0 && j.bytes < j.rec.expected_size)) {
     save_progress(j);
     const QString what = error == QNetworkReply::OperationCanceledError
                              ? tr("no data for %1 ms").arg(options_.transfer_timeout_ms)
-                             : (error != QNetworkReply::NoError ? reply->errorString() : tr("the connection ended early"));
+                             : (error != QNetworkReply::NoError ? reply->errorString()
+                                                                : tr("the connection ended early"));
     qCInfo(lcDownload).noquote() << "interrupted at byte" << j.bytes << ":" << what;
     retry_later(j, options_.retry_delay_ms, tr("Connection lost (%1): resuming").arg(what), true);
     return;
@@ -234,16 +247,19 @@ void DownloadManager::retry_later(Job& j, int delay_ms, const QString& why, bool
   if (counts && ++j.failures > options_.max_retries) {
     QString message;
     if (j.best == 0) {
-      message = tr("%1 — gave up after %n attempts; resume to try again.", nullptr, j.failures).arg(why);
+      message =
+          tr("%1 — gave up after %n attempts; resume to try again.", nullptr, j.failures).arg(why);
     } else if (j.range_ignored) {
-      message = tr("%1 — the server stopped at %2 or before %n times in a row and ignores Range (it sends the file "
+      message = tr("%1 — the server stopped at %2 or before %n times in a row and ignores Range "
+                   "(it sends the file "
                    "from its start again): giving up; resume to try again.",
                    nullptr, j.failures)
                     .arg(why, format_bytes(double(j.best)));
     } else {
-      message = tr("%1 — %n attempts in a row got no further than %2: giving up; resume to try again.", nullptr,
-                   j.failures)
-                    .arg(why, format_bytes(double(j.best)));
+      message =
+          tr("%1 — %n attempts in a row got no further than %2: giving up; resume to try again.",
+             nullptr, j.failures)
+              .arg(why, format_bytes(double(j.best)));
     }
     fail(j, message, false);
     return;

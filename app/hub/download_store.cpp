@@ -40,7 +40,8 @@ DownloadRecord record_from_row(const QSqlQuery& q) {
 
 }  // namespace
 
-std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table table, QString* error) {
+std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table table,
+                                                   QString* error) {
   static QAtomicInteger<int> counter;
   const QString name = QStringLiteral("kvchat-downloads-%1").arg(counter.fetchAndAddRelaxed(1));
   {
@@ -51,9 +52,13 @@ std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table
     QString why = ok ? QString() : db.lastError().text();
     if (ok) {
       QSqlQuery q(db);
-      ok = exec(q, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'downloads'"),
-                {}, QStringLiteral("read the schema"), &why) &&
-           q.next();
+      ok =
+          exec(
+              q,
+              QStringLiteral(
+                  "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'downloads'"),
+              {}, QStringLiteral("read the schema"), &why) &&
+          q.next();
       const bool exists = ok && q.value(0).toInt() == 1;
       q.finish();
       if (ok && !exists) {
@@ -63,7 +68,9 @@ std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table
         } else {
           QSqlQuery create(db);
           for (const QString& statement : app::schema::downloads_table_v1()) {
-            if (!(ok = exec(create, statement, {}, QStringLiteral("create the downloads table"), &why))) break;
+            if (!(ok = exec(create, statement, {}, QStringLiteral("create the downloads table"),
+                            &why)))
+              break;
           }
         }
       }
@@ -101,8 +108,9 @@ qint64 DownloadStore::upsert(const DownloadRecord& r, QString* error) {
                 " status = excluded.status, error = excluded.error,"
                 " updated_at = excluded.updated_at"),
             {text_value(r.repo), text_value(r.file), text_value(r.url), text_value(r.dest_path),
-             text_value(r.part_path), r.expected_size, text_value(r.sha256), text_value(r.etag), r.bytes_done,
-             r.status.isEmpty() ? QStringLiteral("queued") : r.status, text_value(r.error), now, now},
+             text_value(r.part_path), r.expected_size, text_value(r.sha256), text_value(r.etag),
+             r.bytes_done, r.status.isEmpty() ? QStringLiteral("queued") : r.status,
+             text_value(r.error), now, now},
             what, error))
     return 0;
   if (auto saved = by_dest(r.dest_path)) return saved->id;
@@ -110,28 +118,35 @@ qint64 DownloadStore::upsert(const DownloadRecord& r, QString* error) {
   return 0;
 }
 
-bool DownloadStore::set_progress(qint64 id, qint64 bytes_done, const QString& etag, QString* error) {
+bool DownloadStore::set_progress(qint64 id, qint64 bytes_done, const QString& etag,
+                                 QString* error) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  return exec(q, QStringLiteral("UPDATE downloads SET bytes_done = ?, etag = ?, updated_at = ? WHERE id = ?"),
-              {bytes_done, text_value(etag), now_ms(), id}, QStringLiteral("save download progress"), error);
+  return exec(
+      q,
+      QStringLiteral("UPDATE downloads SET bytes_done = ?, etag = ?, updated_at = ? WHERE id = ?"),
+      {bytes_done, text_value(etag), now_ms(), id}, QStringLiteral("save download progress"),
+      error);
 }
 
-bool DownloadStore::set_status(qint64 id, const QString& status, const QString& error_text, QString* error) {
+bool DownloadStore::set_status(qint64 id, const QString& status, const QString& error_text,
+                               QString* error) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  return exec(q, QStringLiteral("UPDATE downloads SET status = ?, error = ?, updated_at = ? WHERE id = ?"),
-              {status, text_value(error_text), now_ms(), id}, QStringLiteral("save download status"), error);
+  return exec(
+      q, QStringLiteral("UPDATE downloads SET status = ?, error = ?, updated_at = ? WHERE id = ?"),
+      {status, text_value(error_text), now_ms(), id}, QStringLiteral("save download status"),
+      error);
 }
 
 bool DownloadStore::remove(qint64 id, QString* error) {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  return exec(q, QStringLiteral("DELETE FROM downloads WHERE id = ?"), {id}, QStringLiteral("remove download"),
-              error);
+  return exec(q, QStringLiteral("DELETE FROM downloads WHERE id = ?"), {id},
+              QStringLiteral("remove download"), error);
 }
 
 std::optional<DownloadRecord> DownloadStore::record(qint64 id) const {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE id = ?").arg(QLatin1String(kColumns)), {id},
-            QStringLiteral("read download"), nullptr) ||
+  if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE id = ?").arg(QLatin1String(kColumns)),
+            {id}, QStringLiteral("read download"), nullptr) ||
       !q.next())
     return std::nullopt;
   return record_from_row(q);
@@ -139,7 +154,9 @@ std::optional<DownloadRecord> DownloadStore::record(qint64 id) const {
 
 std::optional<DownloadRecord> DownloadStore::by_dest(const QString& dest_path) const {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE dest_path = ?").arg(QLatin1String(kColumns)),
+  if (!exec(q,
+            QStringLiteral("SELECT %1 FROM downloads WHERE dest_path = ?")
+                .arg(QLatin1String(kColumns)),
             {dest_path}, QStringLiteral("read download"), nullptr) ||
       !q.next())
     return std::nullopt;
@@ -149,7 +166,9 @@ std::optional<DownloadRecord> DownloadStore::by_dest(const QString& dest_path) c
 QVector<DownloadRecord> DownloadStore::unfinished() const {
   QVector<DownloadRecord> out;
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  if (!exec(q, QStringLiteral("SELECT %1 FROM downloads WHERE status <> 'done' ORDER BY id").arg(QLatin1String(kColumns)),
+  if (!exec(q,
+            QStringLiteral("SELECT %1 FROM downloads WHERE status <> 'done' ORDER BY id")
+                .arg(QLatin1String(kColumns)),
             {}, QStringLiteral("list downloads"), nullptr))
     return out;
   while (q.next()) out.append(record_from_row(q));

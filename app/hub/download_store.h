@@ -17,17 +17,17 @@ namespace kvchat::hub {
 
 struct DownloadRecord {
   qint64 id = 0;
-  QString repo;           // "owner/name" on the Hub
-  QString file;           // the file's path in the repository
-  QString url;            // the resolve URL the download starts from (redirects followed)
-  QString dest_path;      // the finished file, in the models directory
-  QString part_path;      // the partial file beside it
+  QString repo;              // "owner/name" on the Hub
+  QString file;              // the file's path in the repository
+  QString url;               // the resolve URL the download starts from (redirects followed)
+  QString dest_path;         // the finished file, in the models directory
+  QString part_path;         // the partial file beside it
   qint64 expected_size = 0;  // bytes; 0 when unknown
-  QString sha256;         // the Hub's LFS hash, lowercase hex
-  QString etag;           // the validator of the last response, for If-Range
-  qint64 bytes_done = 0;  // bytes in the partial file when last saved
-  QString status;         // queued, running, paused, failed, done
-  QString error;          // why it failed
+  QString sha256;            // the Hub's LFS hash, lowercase hex
+  QString etag;              // the validator of the last response, for If-Range
+  qint64 bytes_done = 0;     // bytes in the partial file when last saved
+  QString status;            // queued, running, paused, failed, done
+  QString error;             // why it failed
 };
 
 class DownloadStore {

@@ -12,8 +12,10 @@ namespace kvchat::hub {
 namespace {
 
 HubError bad_json(const QString& what) {
-  return HubError::make(HubError::Kind::BadResponse,
-                        QCoreApplication::translate("HubClient", "The Hub's answer for %1 is not the JSON expected.").arg(what));
+  return HubError::make(
+      HubError::Kind::BadResponse,
+      QCoreApplication::translate("HubClient", "The Hub's answer for %1 is not the JSON expected.")
+          .arg(what));
 }
 
 // Runs `done` when `request` finishes (unless `context` is gone), then deletes it.
@@ -50,7 +52,8 @@ QList<HubFile> HubFileList::gguf_files() const {
   return out;
 }
 
-HubClient::HubClient(QObject* parent) : QObject(parent), network_(new QNetworkAccessManager(this)) {}
+HubClient::HubClient(QObject* parent)
+    : QObject(parent), network_(new QNetworkAccessManager(this)) {}
 
 HubClient::HubClient(QNetworkAccessManager* network, QObject* parent)
     : QObject(parent), network_(network) {}
@@ -82,7 +85,8 @@ void HubClient::search(const QString& query, int limit, QObject* context,
     HubSearchResult r;
     r.query = query;
     r.error = HubError::make(HubError::Kind::Refused, endpoint_.error());
-    QMetaObject::invokeMethod(context ? context : this, [r, done] { done(r); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        context ? context : this, [r, done] { done(r); }, Qt::QueuedConnection);
     return;
   }
   HubRequest* request = get(endpoint_.search_url(query, limit), request_options(what));
@@ -109,8 +113,8 @@ void HubClient::list_files(const QString& repo, QObject* context,
     early.error = HubError::make(HubError::Kind::Refused, endpoint_.error());
   }
   if (!early.error.ok()) {
-    QMetaObject::invokeMethod(context ? context : this, [early, done] { done(early); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        context ? context : this, [early, done] { done(early); }, Qt::QueuedConnection);
     return;
   }
   HubRequest* request = get(endpoint_.tree_url(repo), request_options(repo));

@@ -20,10 +20,10 @@
 namespace kvchat::hub {
 
 struct HubModel {
-  QString id;          // "owner/name", validated
+  QString id;  // "owner/name", validated
   qint64 downloads = 0;
   qint64 likes = 0;
-  bool gated = false;  // the Hub asks people to accept terms (a token is needed)
+  bool gated = false;     // the Hub asks people to accept terms (a token is needed)
   QString last_modified;  // ISO 8601 as the Hub gives it
   QStringList tags;
 };

@@ -23,7 +23,8 @@ namespace {
 
 int port_or_default(const QUrl& url) {
   const QString scheme = url.scheme().toLower();
-  return url.port(scheme == QLatin1String("https") ? 443 : (scheme == QLatin1String("http") ? 80 : -1));
+  return url.port(scheme == QLatin1String("https") ? 443
+                                                   : (scheme == QLatin1String("http") ? 80 : -1));
 }
 
 }  // namespace
@@ -53,17 +54,25 @@ HubEndpoint HubEndpoint::choose(const QString& setting, const QString& env) {
   const QString scheme = url.scheme().toLower();
   if (!url.isValid() || url.host().isEmpty() ||
       (scheme != QLatin1String("https") && scheme != QLatin1String("http"))) {
-    e.error_ = QCoreApplication::translate("HubEndpoint", "The Hub address \"%1\" (%2) is not an http(s) URL.").arg(value, e.source_);
+    e.error_ = QCoreApplication::translate("HubEndpoint",
+                                           "The Hub address \"%1\" (%2) is not an http(s) URL.")
+                   .arg(value, e.source_);
     return e;
   }
   if (!url.userInfo().isEmpty() || url.hasQuery() || url.hasFragment()) {
-    e.error_ = QCoreApplication::translate("HubEndpoint", "The Hub address (%1) must not contain a user name, a password, a query or a "
-                  "fragment.").arg(e.source_);
+    e.error_ = QCoreApplication::translate(
+                   "HubEndpoint",
+                   "The Hub address (%1) must not contain a user name, a password, a query or a "
+                   "fragment.")
+                   .arg(e.source_);
     return e;
   }
   if (!is_allowed_url(url)) {
-    e.error_ = QCoreApplication::translate("HubEndpoint", "The Hub address \"%1\" (%2) uses plain http: only https is allowed, except "
-                  "for this computer (localhost).").arg(value, e.source_);
+    e.error_ = QCoreApplication::translate(
+                   "HubEndpoint",
+                   "The Hub address \"%1\" (%2) uses plain http: only https is allowed, except "
+                   "for this computer (localhost).")
+                   .arg(value, e.source_);
     return e;
   }
   e.base_ = url;

@@ -23,9 +23,9 @@ struct HubError {
     Cancelled,
   };
   Kind kind = Kind::None;
-  int http_status = 0;       // 0 when no HTTP answer came
-  int retry_after_s = -1;    // 429: the server's Retry-After, when it gave one
-  QString message;           // translated, for people
+  int http_status = 0;     // 0 when no HTTP answer came
+  int retry_after_s = -1;  // 429: the server's Retry-After, when it gave one
+  QString message;         // translated, for people
 
   bool ok() const { return kind == Kind::None; }
   static HubError make(Kind kind, QString message, int http_status = 0) {

@@ -65,32 +65,48 @@ HubError hub_error_for_status(int status, const QString& what, bool has_token, i
   if (status == 401) {
     e.kind = K::Unauthorized;
     e.message = has_token
-                    ? QCoreApplication::translate("HubRequest", "The Hub refused the access token for %1 (HTTP 401). Check the token "
-                         "in Settings.").arg(what)
-                    : QCoreApplication::translate("HubRequest", "%1 is gated or private (HTTP 401): accept its terms on the Hub and set "
-                         "an access token in Settings.").arg(what);
+                    ? QCoreApplication::translate(
+                          "HubRequest",
+                          "The Hub refused the access token for %1 (HTTP 401). Check the token "
+                          "in Settings.")
+                          .arg(what)
+                    : QCoreApplication::translate(
+                          "HubRequest",
+                          "%1 is gated or private (HTTP 401): accept its terms on the Hub and set "
+                          "an access token in Settings.")
+                          .arg(what);
   } else if (status == 403) {
     e.kind = K::Forbidden;
-    e.message = QCoreApplication::translate("HubRequest", "Access to %1 was denied (HTTP 403): accept the repository's terms on the "
-                   "Hub with the account of your access token.").arg(what);
+    e.message = QCoreApplication::translate(
+                    "HubRequest",
+                    "Access to %1 was denied (HTTP 403): accept the repository's terms on the "
+                    "Hub with the account of your access token.")
+                    .arg(what);
   } else if (status == 404) {
     e.kind = K::NotFound;
-    e.message = QCoreApplication::translate("HubRequest", "%1 was not found on the Hub (HTTP 404).").arg(what);
+    e.message = QCoreApplication::translate("HubRequest", "%1 was not found on the Hub (HTTP 404).")
+                    .arg(what);
   } else if (status == 429) {
     e.kind = K::RateLimited;
     e.retry_after_s = retry_after_s;
-    e.message = retry_after_s >= 0
-                    ? QCoreApplication::translate("HubRequest", "The Hub is limiting requests (HTTP 429): try again in %1 seconds.")
-                          .arg(retry_after_s)
-                    : QCoreApplication::translate("HubRequest", "The Hub is limiting requests (HTTP 429): try again later.");
+    e.message =
+        retry_after_s >= 0
+            ? QCoreApplication::translate(
+                  "HubRequest", "The Hub is limiting requests (HTTP 429): try again in %1 seconds.")
+                  .arg(retry_after_s)
+            : QCoreApplication::translate(
+                  "HubRequest", "The Hub is limiting requests (HTTP 429): try again later.");
   } else if (status >= 500) {
     e.kind = K::Server;
-    e.message = QCoreApplication::translate("HubRequest", "The Hub had a server error (HTTP %1) for %2: try again later.")
+    e.message = QCoreApplication::translate(
+                    "HubRequest", "The Hub had a server error (HTTP %1) for %2: try again later.")
                     .arg(status)
                     .arg(what);
   } else {
     e.kind = K::Http;
-    e.message = QCoreApplication::translate("HubRequest", "The Hub answered HTTP %1 for %2.").arg(status).arg(what);
+    e.message = QCoreApplication::translate("HubRequest", "The Hub answered HTTP %1 for %2.")
+                    .arg(status)
+                    .arg(what);
   }
   return e;
 }
@@ -107,7 +123,8 @@ HubRequest::HubRequest(QNetworkAccessManager* network, const QUrl& url, HubReque
   if (options_.total_timeout_ms > 0) total_timer_.start(options_.total_timeout_ms);
   // Started from the event loop, so that a caller connects to finished() first even when
   // the request fails at once.
-  QMetaObject::invokeMethod(this, [this] { start(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      this, [this] { start(); }, Qt::QueuedConnection);
 }
 
 HubRequest::~HubRequest() {
@@ -140,19 +157,24 @@ qint64 HubRequest::total_size() const {
 
 void HubRequest::abort() {
   if (finished_) return;
-  finish(HubError::make(HubError::Kind::Cancelled, QCoreApplication::translate("HubRequest", "Cancelled.")));
+  finish(HubError::make(HubError::Kind::Cancelled,
+                        QCoreApplication::translate("HubRequest", "Cancelled.")));
 }
 
 void HubRequest::start() {
   if (finished_) return;
   if (!is_allowed_url(url_)) {
-    finish(HubError::make(HubError::Kind::Refused,
-                          QCoreApplication::translate("HubRequest", "kvchat does not fetch %1: only https, or plain http to this "
-                             "computer.").arg(shown(url_))));
+    finish(HubError::make(
+        HubError::Kind::Refused,
+        QCoreApplication::translate("HubRequest",
+                                    "kvchat does not fetch %1: only https, or plain http to this "
+                                    "computer.")
+            .arg(shown(url_))));
     return;
   }
   QNetworkRequest request(url_);
-  request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+  request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                       QNetworkRequest::ManualRedirectPolicy);
   request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);  // see kReadBufferBytes
   request.setHeader(QNetworkRequest::UserAgentHeader, QByteArray("kvchat"));
   for (const auto& [key, value] : options_.headers) request.setRawHeader(key, value);
@@ -222,8 +244,10 @@ void HubRequest::on_timeout(bool stall) {
   if (reply_) {
     reply_->abort();  // on_finished reports the timeout
   } else {
-    finish(HubError::make(HubError::Kind::Timeout,
-                          QCoreApplication::translate("HubRequest", "The Hub did not answer in time (%1).").arg(options_.what)));
+    finish(HubError::make(
+        HubError::Kind::Timeout,
+        QCoreApplication::translate("HubRequest", "The Hub did not answer in time (%1).")
+            .arg(options_.what)));
   }
   (void)stall;
 }
@@ -253,26 +277,33 @@ void HubRequest::on_finished() {
     }
   }
   if (timed_out_) {
-    finish(HubError::make(K::Timeout, QCoreApplication::translate("HubRequest", "The Hub did not answer in time (%1).").arg(options_.what)));
+    finish(HubError::make(K::Timeout, QCoreApplication::translate(
+                                          "HubRequest", "The Hub did not answer in time (%1).")
+                                          .arg(options_.what)));
     return;
   }
   if (too_large_) {
-    const QString cap = QCoreApplication::translate("HubRequest", "The Hub's answer for %1 is larger than the %2 (%3 bytes) "
-                                                    "kvchat reads of an answer: it stopped reading.")
-                            .arg(options_.what, format_bytes(double(options_.max_body_bytes)))
-                            .arg(options_.max_body_bytes);
+    const QString cap =
+        QCoreApplication::translate("HubRequest",
+                                    "The Hub's answer for %1 is larger than the %2 (%3 bytes) "
+                                    "kvchat reads of an answer: it stopped reading.")
+            .arg(options_.what, format_bytes(double(options_.max_body_bytes)))
+            .arg(options_.max_body_bytes);
     finish(HubError::make(K::BadResponse,
-                          announced_bytes_ < 0
-                              ? cap
-                              : cap + u' ' +
-                                    QCoreApplication::translate("HubRequest", "(It announced %1 bytes.)").arg(announced_bytes_),
+                          announced_bytes_ < 0 ? cap
+                                               : cap + u' ' +
+                                                     QCoreApplication::translate(
+                                                         "HubRequest", "(It announced %1 bytes.)")
+                                                         .arg(announced_bytes_),
                           status_));
     return;
   }
   // Redirects, by hand: the token must not follow to another origin.
   if (status_ >= 300 && status_ < 400 && reply->hasRawHeader("Location")) {
     if (++redirects_ > kMaxRedirects) {
-      finish(HubError::make(K::BadResponse, QCoreApplication::translate("HubRequest", "Too many redirects for %1.").arg(options_.what),
+      finish(HubError::make(K::BadResponse,
+                            QCoreApplication::translate("HubRequest", "Too many redirects for %1.")
+                                .arg(options_.what),
                             status_));
       return;
     }
@@ -310,23 +341,29 @@ void HubRequest::on_finished() {
     case QNetworkReply::ProxyTimeoutError:
       if (status_ == 0) {
         finish(HubError::make(K::Offline,
-                              QCoreApplication::translate("HubRequest", "Cannot reach the Hub at %1 (%2): you may be offline. Local "
-                                 "models keep working.").arg(host, reply->errorString())));
+                              QCoreApplication::translate(
+                                  "HubRequest",
+                                  "Cannot reach the Hub at %1 (%2): you may be offline. Local "
+                                  "models keep working.")
+                                  .arg(host, reply->errorString())));
         return;
       }
       break;
     case QNetworkReply::TimeoutError:
-      finish(HubError::make(K::Timeout, QCoreApplication::translate("HubRequest", "The Hub did not answer in time (%1).").arg(options_.what)));
+      finish(HubError::make(K::Timeout, QCoreApplication::translate(
+                                            "HubRequest", "The Hub did not answer in time (%1).")
+                                            .arg(options_.what)));
       return;
     case QNetworkReply::OperationCanceledError:
       finish(HubError::make(K::Cancelled, QCoreApplication::translate("HubRequest", "Cancelled.")));
       return;
-    default:
-      break;
+    default: break;
   }
-  finish(HubError::make(K::Interrupted,
-                        QCoreApplication::translate("HubRequest", "The connection to %1 broke off (%2).").arg(host, reply->errorString()),
-                        status_));
+  finish(HubError::make(
+      K::Interrupted,
+      QCoreApplication::translate("HubRequest", "The connection to %1 broke off (%2).")
+          .arg(host, reply->errorString()),
+      status_));
 }
 
 void HubRequest::finish(HubError error) {

@@ -30,8 +30,8 @@ inline constexpr int kMaxRedirects = 8;
 
 struct HubRequestOptions {
   QList<QPair<QByteArray, QByteArray>> headers;  // extra request headers (Range, If-Range)
-  QUrl token_origin;        // the Hub's base URL: the token goes only to this origin
-  QString token;            // "" = none
+  QUrl token_origin;             // the Hub's base URL: the token goes only to this origin
+  QString token;                 // "" = none
   int total_timeout_ms = 30000;  // 0 = none (downloads)
   int stall_timeout_ms = 20000;  // no byte for this long = timeout; 0 = none
   int max_retry_after_s = 30;    // a longer Retry-After is reported, not waited for
@@ -56,7 +56,7 @@ class HubRequest : public QObject {
 
   bool is_finished() const { return finished_; }
   const HubError& error() const { return error_; }
-  int status() const { return status_; }       // the final answer's HTTP status
+  int status() const { return status_; }  // the final answer's HTTP status
   const QByteArray& body() const { return body_; }
   const QUrl& final_url() const { return url_; }  // after redirects
   int redirects() const { return redirects_; }

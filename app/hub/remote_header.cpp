@@ -36,10 +36,12 @@ class HeaderJob : public QObject {
     HubRequestOptions o = client_->request_options(what_);
     o.stream = true;
     o.total_timeout_ms = std::max(o.total_timeout_ms, 120000);  // up to 63 MiB
-    o.headers.push_back({"Range", "bytes=" + QByteArray::number(from) + "-" + QByteArray::number(to - 1)});
+    o.headers.push_back(
+        {"Range", "bytes=" + QByteArray::number(from) + "-" + QByteArray::number(to - 1)});
     request_ = client_->get(url_, o, this);
     result_.requests += 1;
-    connect(request_, &HubRequest::responseStarted, this, [this](int status) { on_response(status); });
+    connect(request_, &HubRequest::responseStarted, this,
+            [this](int status) { on_response(status); });
     connect(request_, &HubRequest::dataReceived, this, [this](const QByteArray& b) { on_data(b); });
     connect(request_, &HubRequest::finished, this, [this] { on_finished(); });
   }
@@ -48,10 +50,14 @@ class HeaderJob : public QObject {
     if (status == 206) {
       // Content-Range: bytes FROM-END/TOTAL; the range must start where asked.
       const QByteArray range = request_->header("Content-Range");
-      const qint64 start = range.startsWith("bytes ") ? range.mid(6, range.indexOf('-') - 6).toLongLong() : -1;
+      const qint64 start =
+          range.startsWith("bytes ") ? range.mid(6, range.indexOf('-') - 6).toLongLong() : -1;
       if (start != from_) {
-        fail(HubError::make(HubError::Kind::BadResponse,
-                            QCoreApplication::translate("RemoteHeader", "The server sent another byte range than asked for %1.").arg(what_)));
+        fail(HubError::make(
+            HubError::Kind::BadResponse,
+            QCoreApplication::translate("RemoteHeader",
+                                        "The server sent another byte range than asked for %1.")
+                .arg(what_)));
         return;
       }
     } else if (status == 200) {
@@ -93,8 +99,10 @@ class HeaderJob : public QObject {
         resume_or_fail(std::move(cut));  // broke off before the answer said the size
         return;
       }
-      fail(HubError::make(HubError::Kind::BadResponse,
-                          QCoreApplication::translate("RemoteHeader", "The server did not say how large %1 is.").arg(what_)));
+      fail(HubError::make(
+          HubError::Kind::BadResponse,
+          QCoreApplication::translate("RemoteHeader", "The server did not say how large %1 is.")
+              .arg(what_)));
       return;
     }
     if (const QString why = file_size_problem(file_size_); !why.isEmpty()) {
@@ -105,11 +113,12 @@ class HeaderJob : public QObject {
     const qint64 have = std::min<qint64>(buffer_.size(), file_size_);
     const bool short_range = have < std::min(to_, file_size_);
     if (short_range && cut.ok()) {
-      cut = HubError::make(HubError::Kind::Interrupted,
-                           QCoreApplication::translate("RemoteHeader", "The server sent %1 of %2 bytes of %3.")
-                               .arg(have - from_)
-                               .arg(std::min(to_, file_size_) - from_)
-                               .arg(what_));
+      cut = HubError::make(
+          HubError::Kind::Interrupted,
+          QCoreApplication::translate("RemoteHeader", "The server sent %1 of %2 bytes of %3.")
+              .arg(have - from_)
+              .arg(std::min(to_, file_size_) - from_)
+              .arg(what_));
     }
     if (have == 0) {
       resume_or_fail(std::move(cut));
@@ -119,9 +128,10 @@ class HeaderJob : public QObject {
         {reinterpret_cast<const uint8_t*>(buffer_.constData()), static_cast<size_t>(have)},
         static_cast<uint64_t>(file_size_));
     if (!inspection) {
-      fail(HubError::make(HubError::Kind::BadResponse,
-                          QCoreApplication::translate("RemoteHeader", "%1 is not a GGUF kvchat can read: %2")
-                              .arg(what_, QString::fromStdString(inspection.message()))));
+      fail(HubError::make(
+          HubError::Kind::BadResponse,
+          QCoreApplication::translate("RemoteHeader", "%1 is not a GGUF kvchat can read: %2")
+              .arg(what_, QString::fromStdString(inspection.message()))));
       return;
     }
     if (inspection->bytes_needed == 0) {  // the whole header, even if the range was cut
@@ -136,10 +146,13 @@ class HeaderJob : public QObject {
     const qint64 next = std::min<qint64>(
         file_size_, std::max<qint64>(static_cast<qint64>(inspection->bytes_needed), 2 * have));
     if (next > cap_) {
-      fail(HubError::make(HubError::Kind::BadResponse,
-                          QCoreApplication::translate("RemoteHeader", "The GGUF header of %1 is larger than %2 MiB: kvchat does not read it.")
-                              .arg(what_)
-                              .arg(cap_ >> 20)));
+      fail(HubError::make(
+          HubError::Kind::BadResponse,
+          QCoreApplication::translate(
+              "RemoteHeader",
+              "The GGUF header of %1 is larger than %2 MiB: kvchat does not read it.")
+              .arg(what_)
+              .arg(cap_ >> 20)));
       return;
     }
     request_range(have, next);
@@ -155,10 +168,11 @@ class HeaderJob : public QObject {
       request_range(have, to_);
       return;
     }
-    cut.message = QCoreApplication::translate("RemoteHeader",
-                                              "The connection broke off %1 times while reading the header of %2 "
-                                              "(%3 of the %4 bytes asked for had arrived): giving up; try again later. "
-                                              "The last time: %5")
+    cut.message = QCoreApplication::translate(
+                      "RemoteHeader",
+                      "The connection broke off %1 times while reading the header of %2 "
+                      "(%3 of the %4 bytes asked for had arrived): giving up; try again later. "
+                      "The last time: %5")
                       .arg(result_.resumes + 1)
                       .arg(what_)
                       .arg(have)
@@ -215,8 +229,8 @@ void RemoteHeader::fetch(const QString& repo, const QString& file, QObject* cont
   if (why.isEmpty() && !client_->endpoint().ok()) why = client_->endpoint().error();
   if (!why.isEmpty()) {
     early.error = HubError::make(HubError::Kind::Refused, why);
-    QMetaObject::invokeMethod(context ? context : this, [early, done] { done(early); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        context ? context : this, [early, done] { done(early); }, Qt::QueuedConnection);
     return;
   }
   new HeaderJob(client_, client_->endpoint().resolve_url(repo, file), repo + u'/' + file,

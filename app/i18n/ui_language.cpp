@@ -46,7 +46,9 @@ void UiLanguage::apply(const QString& choice) {
     }
   } else {
     // English words; numbers as the system writes them, unless it is the bare C locale.
-    locale = system_.language() == QLocale::English ? system_ : QLocale(QLocale::English, QLocale::UnitedStates);
+    locale = system_.language() == QLocale::English
+                 ? system_
+                 : QLocale(QLocale::English, QLocale::UnitedStates);
   }
   QLocale::setDefault(locale);
   if (engine_) engine_->retranslate();

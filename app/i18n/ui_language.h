@@ -36,7 +36,9 @@ class UiLanguage : public QObject {
   Q_INVOKABLE void choose(const QString& choice);  // apply + save
   QString choice() const { return choice_; }
   QString active() const { return active_; }
-  QStringList choices() const { return {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("ko")}; }
+  QStringList choices() const {
+    return {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("ko")};
+  }
 
   // The language a choice resolves to for this system locale: "ko" or "en".
   static QString resolve(const QString& choice, const QLocale& system);

@@ -17,7 +17,8 @@ MemoryState::MemoryState(const QString& data_dir, ConversationStore* store, Engi
     : QObject(parent), data_dir_(data_dir), store_(store), worker_(worker), chat_(chat) {
   if (store_) {
     snapshot_budget_bytes_ =
-        store_->setting(QStringLiteral("snapshot_budget_bytes"), kDefaultSnapshotBudgetBytes).toLongLong();
+        store_->setting(QStringLiteral("snapshot_budget_bytes"), kDefaultSnapshotBudgetBytes)
+            .toLongLong();
   }
   refresh_.setSingleShot(true);
   refresh_.setInterval(kRefreshMs);
@@ -32,7 +33,6 @@ MemoryState::MemoryState(const QString& data_dir, ConversationStore* store, Engi
             if (identity != kv_identity_) return;  // another model is loaded now
             kv_quality_ = figures;
             emit kvQualityChanged();
-            emit testStateChanged();
           });
   connect(&kv_probe_, &KvQualityProbe::failed, this,
           [this](const QString&, const QString& message) { emit kvQualityFailed(message); });
@@ -54,11 +54,13 @@ QVariantMap MemoryState::context_usage() const {
 void MemoryState::on_memory_report(const MemoryFigures& figures) {
   memory_ = figures.to_map();
   const int tokens = figures.report.kv_tokens;
-  if (memory_history_.isEmpty() || memory_history_.back().toMap().value("tokens").toInt() != tokens) {
-    memory_history_.push_back(QVariantMap{{"tokens", tokens},
-                                          {"used", static_cast<qulonglong>(figures.report.kv_used_bytes)},
-                                          {"allocated", static_cast<qulonglong>(figures.report.kv_allocated_bytes)},
-                                          {"turn", false}});
+  if (memory_history_.isEmpty() ||
+      memory_history_.back().toMap().value("tokens").toInt() != tokens) {
+    memory_history_.push_back(
+        QVariantMap{{"tokens", tokens},
+                    {"used", static_cast<qulonglong>(figures.report.kv_used_bytes)},
+                    {"allocated", static_cast<qulonglong>(figures.report.kv_allocated_bytes)},
+                    {"turn", false}});
     if (memory_history_.size() > 4096) memory_history_.pop_front();
   }
   dirty_ = true;
@@ -70,7 +72,6 @@ void MemoryState::flush() {
   if (!dirty_) return;
   dirty_ = false;
   emit memoryChanged();
-  emit figuresShown();
 }
 
 void MemoryState::switch_conversation(qint64 from, qint64 to) {
@@ -79,8 +80,8 @@ void MemoryState::switch_conversation(qint64 from, qint64 to) {
   snapshot_status_.clear();
   snapshot_detail_.clear();
   snapshot_bytes_ = 0;
-  for (const char* key : {"file_bytes", "last_written_bytes", "last_tokens_written", "last_rewritten",
-                          "last_why_rewritten"}) {
+  for (const char* key : {"file_bytes", "last_written_bytes", "last_tokens_written",
+                          "last_rewritten", "last_why_rewritten"}) {
     snapshot_disk_.remove(QLatin1String(key));  // this conversation's figures; the total stays
   }
   emit snapshotChanged();
@@ -119,17 +120,18 @@ void MemoryState::mark_turn_on_timeline() {
 // ---- the KV snapshots ----------------------------------------------------------------------
 
 QString MemoryState::snapshot_path(qint64 conversation) const {
-  return QDir(data_dir_).filePath(QStringLiteral("snapshots/conversation-%1.kvsnap").arg(conversation));
+  return QDir(data_dir_).filePath(
+      QStringLiteral("snapshots/conversation-%1.kvsnap").arg(conversation));
 }
 
 void MemoryState::on_snapshot_saved(const QString& path, qint64 bytes) {
   if (path != snapshot_path(chat_.current_conversation())) return;  // of a conversation left since
   snapshot_bytes_ = bytes;
   snapshot_status_ = tr("Saved after the last reply (%1 on disk): reopening this conversation "
-                        "restores it without computing it again.").arg(hub::format_bytes(bytes));
+                        "restores it without computing it again.")
+                         .arg(hub::format_bytes(bytes));
   snapshot_detail_.clear();
   emit snapshotChanged();
-  emit testStateChanged();
 }
 
 void MemoryState::on_snapshot_disk_usage(const SnapshotDiskUsage& usage) {
@@ -158,14 +160,16 @@ void MemoryState::on_snapshot_restored(bool restored, qint64 bytes, const QStrin
   snapshot_detail_ = reason;
   if (restored) {
     snapshot_status_ = tr("This conversation's memory was restored from the snapshot on disk "
-                          "(%1): nothing had to be computed again.").arg(hub::format_bytes(bytes));
+                          "(%1): nothing had to be computed again.")
+                           .arg(hub::format_bytes(bytes));
   } else if (reason == QCoreApplication::translate("EngineWorker", "no snapshot saved")) {
     snapshot_status_ = tr("No snapshot on disk yet: one is saved after the next reply.");
     snapshot_detail_.clear();
   } else {
-    snapshot_status_ = tr("The snapshot on disk could not be used (made with another model or "
-                          "settings, or damaged): the conversation is computed again with the "
-                          "next message.");
+    snapshot_status_ =
+        tr("The snapshot on disk could not be used (made with another model or "
+           "settings, or damaged): the conversation is computed again with the "
+           "next message.");
   }
   emit snapshotChanged();
   emit snapshotRestored();
@@ -175,8 +179,8 @@ void MemoryState::on_snapshot_restored(bool restored, qint64 bytes, const QStrin
 
 void MemoryState::measure_kv_quality(const QString& identity) {
   kv_identity_ = identity;
-  kv_quality_ = store_ ? store_->setting(QStringLiteral("kv_quality/") + identity).toMap()
-                       : QVariantMap();
+  kv_quality_ =
+      store_ ? store_->setting(QStringLiteral("kv_quality/") + identity).toMap() : QVariantMap();
   emit kvQualityChanged();
   if (!kv_quality_.isEmpty() || identity.isEmpty()) return;
   SessionOptions options = worker_.session_options();

@@ -43,7 +43,8 @@ class MemoryState : public QObject {
   // EngineWorker::snapshotDiskUsage's figures plus budget_bytes.
   Q_PROPERTY(QVariantMap snapshotDisk READ snapshot_disk NOTIFY snapshotChanged)
   // All KV snapshots together; the least recently used go beyond it (0: no limit).
-  Q_PROPERTY(qint64 snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes NOTIFY snapshotChanged)
+  Q_PROPERTY(qint64 snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes
+                 NOTIFY snapshotChanged)
   // The KV types' quality figures measured on the loaded model (KvQualityProbe fields),
   // empty until measured (the panel then shows the demo model's, labelled as such).
   Q_PROPERTY(QVariantMap kvQuality READ kv_quality NOTIFY kvQualityChanged)
@@ -82,8 +83,8 @@ class MemoryState : public QObject {
   // `to` (empty for one not seen in this run); its snapshot lines are cleared.
   void switch_conversation(qint64 from, qint64 to);
   void forget_conversation(qint64 id);  // deleted: its timeline goes
-  void forget_session_figures();  // a model (re)loaded: the old session's timelines, lines
-  void mark_turn_on_timeline();   // a reply begins here
+  void forget_session_figures();        // a model (re)loaded: the old session's timelines, lines
+  void mark_turn_on_timeline();         // a reply begins here
   // The KV types' quality on the loaded model `identity`: stored once measured, else
   // measured now in the background (one thread, sessions of its own; the chat goes on).
   void measure_kv_quality(const QString& identity);
@@ -96,12 +97,8 @@ class MemoryState : public QObject {
   void kvQualityChanged();
   void errorOccurred(const QString& message);
   void kvQualityFailed(const QString& message);  // for the status line
-  // For the end-to-end test's state file: a snapshot saved, the KV quality measured ...
-  void testStateChanged();
-  // ... a snapshot restored (or found unusable): a conversation (re)opened ...
+  // The open conversation's snapshot was restored (or found unusable): it was (re)opened.
   void snapshotRestored();
-  // ... the throttled figures shown.
-  void figuresShown();
 
  private:
   QString data_dir_;

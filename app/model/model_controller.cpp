@@ -21,24 +21,28 @@ constexpr int kRecentCount = 8;
 }  // namespace
 
 ModelController::ModelController(EngineWorker& worker, SettingsAccess& settings,
-                                 const QVariantMap& legacy_engine, const QVariantMap& legacy_sampling,
-                                 QObject* parent)
+                                 const QVariantMap& legacy_engine,
+                                 const QVariantMap& legacy_sampling, QObject* parent)
     : QObject(parent), worker_(worker), settings_(settings) {
-  book_ = ModelSettingsBook(settings_.setting(kModelSettingsKey).toMap(), legacy_engine, legacy_sampling);
-  global_engine_ = {{QStringLiteral("backend"), legacy_engine.value(QStringLiteral("backend"), QStringLiteral("auto"))},
+  book_ = ModelSettingsBook(settings_.setting(kModelSettingsKey).toMap(), legacy_engine,
+                            legacy_sampling);
+  global_engine_ = {{QStringLiteral("backend"),
+                     legacy_engine.value(QStringLiteral("backend"), QStringLiteral("auto"))},
                     {QStringLiteral("threads"), legacy_engine.value(QStringLiteral("threads"), 0)}};
   const QVariantMap global = settings_.setting(kGlobalEngineKey).toMap();
-  for (auto it = global.begin(); it != global.end(); ++it) global_engine_.insert(it.key(), it.value());
+  for (auto it = global.begin(); it != global.end(); ++it)
+    global_engine_.insert(it.key(), it.value());
   show_settings_of(QString());
 
   // Queued: the worker's signals arrive on the GUI thread.
   connect(&worker_, &EngineWorker::modelLoaded, this, &ModelController::on_loaded);
   connect(&worker_, &EngineWorker::modelLoadFailed, this, &ModelController::on_load_failed);
-  connect(&worker_, &EngineWorker::modelInspected, this, [this](const QString& path, const ModelFacts& facts) {
-    book_.set_facts(path, facts);
-    save_book();
-    if (path == settings_model_) emit engineSettingsChanged();
-  });
+  connect(&worker_, &EngineWorker::modelInspected, this,
+          [this](const QString& path, const ModelFacts& facts) {
+            book_.set_facts(path, facts);
+            save_book();
+            if (path == settings_model_) emit engineSettingsChanged();
+          });
   connect(&worker_, &EngineWorker::loadProgress, this, [this](double f) {
     load_progress_ = f;
     emit loadProgressChanged();
@@ -71,7 +75,8 @@ void ModelController::show_settings_of(const QString& model_path) {
 }
 
 ModelFacts ModelController::facts_of(const QString& model_path) const {
-  if (!model_path.isEmpty() && model_path == path_ && !info_.isEmpty()) return ModelFacts::from_info(info_);
+  if (!model_path.isEmpty() && model_path == path_ && !info_.isEmpty())
+    return ModelFacts::from_info(info_);
   return book_.facts(model_path);
 }
 
@@ -96,7 +101,8 @@ void ModelController::setEngineSettings(const QVariantMap& settings) {
   set_engine_settings_for(settings_model_, settings);
 }
 
-void ModelController::set_engine_settings_for(const QString& model_path, const QVariantMap& settings) {
+void ModelController::set_engine_settings_for(const QString& model_path,
+                                              const QVariantMap& settings) {
   QVariantMap engine = book_.engine(model_path);
   for (auto it = settings.begin(); it != settings.end(); ++it) engine.insert(it.key(), it.value());
   // Checked against the model before anything is applied: what it cannot run with is
@@ -108,7 +114,8 @@ void ModelController::set_engine_settings_for(const QString& model_path, const Q
     return;
   }
   for (const char* key : {"backend", "threads"}) {
-    if (settings.contains(QLatin1String(key))) global_engine_.insert(QLatin1String(key), settings.value(QLatin1String(key)));
+    if (settings.contains(QLatin1String(key)))
+      global_engine_.insert(QLatin1String(key), settings.value(QLatin1String(key)));
   }
   settings_.save_setting(kGlobalEngineKey, global_engine_);
   book_.set_engine(model_path, engine);
@@ -161,10 +168,10 @@ void ModelController::loadModel(const QString& path_or_url) {
     on_load_failed(QString::fromStdString(options.message()));
     return;
   }
-  const ModelLoadRequest request{path, *options,
-                                 settings.value(QStringLiteral("chat_template_override")).toString()};
-  QMetaObject::invokeMethod(&worker_, [w = &worker_, request] { w->loadModel(request); },
-                            Qt::QueuedConnection);
+  const ModelLoadRequest request{
+      path, *options, settings.value(QStringLiteral("chat_template_override")).toString()};
+  QMetaObject::invokeMethod(
+      &worker_, [w = &worker_, request] { w->loadModel(request); }, Qt::QueuedConnection);
 }
 
 void ModelController::cancelLoad() {
@@ -223,9 +230,13 @@ QString ModelController::file_change_once() {
 
 // ---- recent models ------------------------------------------------------------------------
 
-QStringList ModelController::recent_models() const { return settings_.setting(kRecentKey).toStringList(); }
+QStringList ModelController::recent_models() const {
+  return settings_.setting(kRecentKey).toStringList();
+}
 
-QVariantMap ModelController::recent_models_used() const { return settings_.setting(kRecentUsedKey).toMap(); }
+QVariantMap ModelController::recent_models_used() const {
+  return settings_.setting(kRecentUsedKey).toMap();
+}
 
 void ModelController::forget_recent_model(const QString& path) {
   QStringList recent = recent_models();

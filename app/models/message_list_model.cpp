@@ -36,9 +36,10 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
-  return {{IdRole, "messageId"}, {RoleRole, "role"}, {ContentRole, "content"},
-          {StateRole, "state"}, {StatsRole, "stats"}, {SavedRole, "saved"},
-          {VersionRole, "version"}, {VersionCountRole, "versionCount"},
+  return {{IdRole, "messageId"},     {RoleRole, "role"},
+          {ContentRole, "content"},  {StateRole, "state"},
+          {StatsRole, "stats"},      {SavedRole, "saved"},
+          {VersionRole, "version"},  {VersionCountRole, "versionCount"},
           {SegmentsRole, "segments"}};
 }
 

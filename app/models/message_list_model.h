@@ -37,7 +37,7 @@ class MessageListModel : public QAbstractListModel {
   void append(const StoredMessage& message, bool saved = true);
   void append_to_last(const QString& text);
   void update_last(MessageState state, const QVariantMap& stats);
-  void truncate(int count);  // keeps the first `count` messages
+  void truncate(int count);                             // keeps the first `count` messages
   void set_row(int row, const StoredMessage& message);  // another version of it, say
   // Unsaved rows: appended with append(m, false), or marked after a failed update.
   void set_unsaved(int row);

@@ -66,10 +66,11 @@ QVector<MessageSegment> split_message(const QString& content) {
 QVariantList message_segments(const QString& content) {
   QVariantList out;
   for (const MessageSegment& s : split_message(content)) {
-    out.append(QVariantMap{{QStringLiteral("kind"), s.code ? QStringLiteral("code") : QStringLiteral("text")},
-                           {QStringLiteral("text"), s.text},
-                           {QStringLiteral("language"), s.language},
-                           {QStringLiteral("closed"), s.closed}});
+    out.append(QVariantMap{
+        {QStringLiteral("kind"), s.code ? QStringLiteral("code") : QStringLiteral("text")},
+        {QStringLiteral("text"), s.text},
+        {QStringLiteral("language"), s.language},
+        {QStringLiteral("closed"), s.closed}});
   }
   return out;
 }

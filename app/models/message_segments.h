@@ -13,8 +13,8 @@ namespace kvchat::app {
 
 struct MessageSegment {
   bool code = false;
-  QString text;      // prose, or the code without its fences (no final newline)
-  QString language;  // code: the fence's first word ("" when none)
+  QString text;        // prose, or the code without its fences (no final newline)
+  QString language;    // code: the fence's first word ("" when none)
   bool closed = true;  // code: its closing fence was there
 };
 

@@ -6,8 +6,11 @@ QVariantMap NoticeCenter::action(const char* id, const QString& label) {
   return {{QStringLiteral("id"), QLatin1String(id)}, {QStringLiteral("label"), label}};
 }
 
-void NoticeCenter::set_notice(const QString& kind, const QString& text, const QVariantList& actions) {
-  notice_ = {{QStringLiteral("kind"), kind}, {QStringLiteral("text"), text}, {QStringLiteral("actions"), actions}};
+void NoticeCenter::set_notice(const QString& kind, const QString& text,
+                              const QVariantList& actions) {
+  notice_ = {{QStringLiteral("kind"), kind},
+             {QStringLiteral("text"), text},
+             {QStringLiteral("actions"), actions}};
   emit noticeChanged();
 }
 
@@ -57,8 +60,8 @@ void NoticeCenter::forget_conversation(qint64 conversation_id) {
 }
 
 void NoticeCenter::show_conversation_message() {
-  const Message shown = messages_.contains(conversation_) ? messages_.value(conversation_)
-                                                          : messages_.value(0);
+  const Message shown =
+      messages_.contains(conversation_) ? messages_.value(conversation_) : messages_.value(0);
   if (shown.text == message_ && shown.error == message_is_error_) return;
   message_ = shown.text;
   message_is_error_ = shown.error;

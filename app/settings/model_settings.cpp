@@ -81,11 +81,13 @@ QString kv_type_problem(const QString& kv_type, const ModelFacts& facts) {
 }
 
 QVector<SettingIssue> check_model_settings(const QVariantMap& engine, const ModelFacts& facts) {
-  return check_model_settings(engine.value(QStringLiteral("kv_type"), QStringLiteral("f16")).toString(),
-                              engine.value(QStringLiteral("ctx"), 0).toInt(), facts);
+  return check_model_settings(
+      engine.value(QStringLiteral("kv_type"), QStringLiteral("f16")).toString(),
+      engine.value(QStringLiteral("ctx"), 0).toInt(), facts);
 }
 
-QVector<SettingIssue> check_model_settings(const QString& kv_type, int ctx, const ModelFacts& facts) {
+QVector<SettingIssue> check_model_settings(const QString& kv_type, int ctx,
+                                           const ModelFacts& facts) {
   QVector<SettingIssue> issues;
   if (const QString why = kv_type_problem(kv_type, facts); !why.isEmpty()) {
     issues.push_back({QStringLiteral("kv_type"), true, why});
@@ -230,8 +232,6 @@ bool ModelSettingsBook::has_own_settings(const QString& model) const {
   return e.contains(QStringLiteral("engine")) || e.contains(QStringLiteral("sampling"));
 }
 
-QVariantMap ModelSettingsBook::to_variant() const {
-  return models_;
-}
+QVariantMap ModelSettingsBook::to_variant() const { return models_; }
 
 }  // namespace kvchat::app

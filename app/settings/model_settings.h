@@ -44,7 +44,8 @@ QString kv_type_problem(const QString& kv_type, const ModelFacts& facts);
 // hold its keys blocks; a context past the trained length warns (positions it never saw).
 QVector<SettingIssue> check_model_settings(const QVariantMap& engine, const ModelFacts& facts);
 // The same for a KV type and context (0: the trained length) already read.
-QVector<SettingIssue> check_model_settings(const QString& kv_type, int ctx, const ModelFacts& facts);
+QVector<SettingIssue> check_model_settings(const QString& kv_type, int ctx,
+                                           const ModelFacts& facts);
 bool has_blocking(const QVector<SettingIssue>& issues);
 // The blocking issues' reasons, one sentence each.
 QString blocking_reasons(const QVector<SettingIssue>& issues);

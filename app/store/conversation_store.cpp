@@ -46,9 +46,7 @@ using sql::exec_plain;
 using sql::set_error;
 using sql::WriteTransaction;
 
-QString version_text(int v) {
-  return QString::number(v);
-}
+QString version_text(int v) { return QString::number(v); }
 
 }  // namespace
 
@@ -154,8 +152,7 @@ QString ConversationStore::check_data_dir(const QString& dir) {
                         .arg(QString::fromStdString(ec.message())));
   }
   // Whether a file can be created there (read-only file systems refuse even root).
-  const std::string probe =
-      (p / (".kvchat-write-test-" + std::to_string(::getpid()))).string();
+  const std::string probe = (p / (".kvchat-write-test-" + std::to_string(::getpid()))).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     const int e = errno;
@@ -222,11 +219,11 @@ std::unique_ptr<ConversationStore> ConversationStore::open(const QString& path,
     QSqlQuery q(db);
     if (!q.exec(QStringLiteral("PRAGMA user_version"))) {
       if (damaged) *damaged = is_damage(q.lastError());
-      set_error(error,
-                QStringLiteral(
-                    "cannot open %1: it is not a kvchat database (not a readable SQLite file: "
-                    "read schema version: %2)")
-                    .arg(path, sql::error_text(q.lastError())));
+      set_error(
+          error,
+          QStringLiteral("cannot open %1: it is not a kvchat database (not a readable SQLite file: "
+                         "read schema version: %2)")
+              .arg(path, sql::error_text(q.lastError())));
       return nullptr;
     }
     version_value = q.next() ? q.value(0) : QVariant();

@@ -75,12 +75,9 @@ StoredConversation conversation_from_row(const QSqlQuery& q) {
 
 QString stored_state_name(MessageState s) {
   switch (s) {
-    case MessageState::Complete:
-      return QStringLiteral("complete");
-    case MessageState::Streaming:
-      return QStringLiteral("streaming");
-    case MessageState::Interrupted:
-      return QStringLiteral("interrupted");
+    case MessageState::Complete: return QStringLiteral("complete");
+    case MessageState::Streaming: return QStringLiteral("streaming");
+    case MessageState::Interrupted: return QStringLiteral("interrupted");
   }
   return QStringLiteral("complete");
 }
@@ -263,7 +260,8 @@ qint64 ConversationStore::append_message(qint64 conversation_id, const QString& 
             QStringLiteral(
                 "INSERT INTO messages (conversation_id, position, role, content, state, stats_json,"
                 " created_at) VALUES (?, ?, ?, ?, ?, '{}', ?)"),
-            {conversation_id, position, role, text_value(content), stored_state_name(state), now_ms()},
+            {conversation_id, position, role, text_value(content), stored_state_name(state),
+             now_ms()},
             what, error))
       return 0;
     id = q.lastInsertId().toLongLong();
@@ -340,7 +338,8 @@ bool ConversationStore::delete_by_position(qint64 message_id, const char* op, co
   {
     QSqlQuery q(db);
     const QString sql =
-        QStringLiteral("DELETE FROM messages WHERE conversation_id = ? AND position %1 ?").arg(QLatin1String(op));
+        QStringLiteral("DELETE FROM messages WHERE conversation_id = ? AND position %1 ?")
+            .arg(QLatin1String(op));
     if (!exec(q, sql, {conversation_id, position}, what, error)) return false;
   }
   return touch_conversation(db, conversation_id, error) && tx.commit(error);

@@ -79,14 +79,10 @@ StoredSummaryJob job_from_row(const QSqlQuery& q) {
 
 QString job_status_name(JobStatus s) {
   switch (s) {
-    case JobStatus::Running:
-      return QStringLiteral("running");
-    case JobStatus::Cancelled:
-      return QStringLiteral("cancelled");
-    case JobStatus::Done:
-      return QStringLiteral("done");
-    case JobStatus::Failed:
-      return QStringLiteral("failed");
+    case JobStatus::Running: return QStringLiteral("running");
+    case JobStatus::Cancelled: return QStringLiteral("cancelled");
+    case JobStatus::Done: return QStringLiteral("done");
+    case JobStatus::Failed: return QStringLiteral("failed");
   }
   return QStringLiteral("running");
 }

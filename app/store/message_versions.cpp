@@ -49,11 +49,12 @@ bool keep_shown_version(QSqlDatabase& db, qint64 message_id, const QString& what
 // `updated` moves as for any message change: now, later than every stored time.
 bool touch(QSqlDatabase& db, qint64 message_id, const QString& what, QString* error) {
   QSqlQuery q(db);
-  return exec(q,
-              QStringLiteral("UPDATE conversations"
-                             " SET updated_at = MAX(?, (SELECT MAX(updated_at) FROM conversations) + 1)"
-                             " WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)"),
-              {now_ms(), message_id}, what, error);
+  return exec(
+      q,
+      QStringLiteral("UPDATE conversations"
+                     " SET updated_at = MAX(?, (SELECT MAX(updated_at) FROM conversations) + 1)"
+                     " WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)"),
+      {now_ms(), message_id}, what, error);
 }
 
 // Moves stored version `version` of the message into its messages row (the one shown).
@@ -61,16 +62,18 @@ bool show_stored_version(QSqlDatabase& db, qint64 message_id, int version, const
                          QString* error) {
   {
     QSqlQuery q(db);
-    if (!exec(q,
-              QStringLiteral("UPDATE messages SET (content, state, stats_json, created_at, version) ="
-                             " (SELECT content, state, stats_json, created_at, version"
-                             "  FROM message_versions WHERE message_id = ? AND version = ?)"
-                             " WHERE id = ?"),
-              {message_id, version, message_id}, what, error))
+    if (!exec(
+            q,
+            QStringLiteral("UPDATE messages SET (content, state, stats_json, created_at, version) ="
+                           " (SELECT content, state, stats_json, created_at, version"
+                           "  FROM message_versions WHERE message_id = ? AND version = ?)"
+                           " WHERE id = ?"),
+            {message_id, version, message_id}, what, error))
       return false;
   }
   QSqlQuery q(db);
-  return exec(q, QStringLiteral("DELETE FROM message_versions WHERE message_id = ? AND version = ?"),
+  return exec(q,
+              QStringLiteral("DELETE FROM message_versions WHERE message_id = ? AND version = ?"),
               {message_id, version}, what, error);
 }
 
@@ -87,10 +90,11 @@ int ConversationStore::add_message_version(qint64 message_id, QString* error) {
     return -1;
   // The new version is the last one: number `count`.
   QSqlQuery q(db);
-  if (!exec(q,
-            QStringLiteral("UPDATE messages SET content = '', state = 'streaming', stats_json = '{}',"
-                           " version = ?, created_at = ? WHERE id = ?"),
-            {count, now_ms(), message_id}, what, error) ||
+  if (!exec(
+          q,
+          QStringLiteral("UPDATE messages SET content = '', state = 'streaming', stats_json = '{}',"
+                         " version = ?, created_at = ? WHERE id = ?"),
+          {count, now_ms(), message_id}, what, error) ||
       !touch(db, message_id, what, error) || !tx.commit(error))
     return -1;
   return count;
@@ -145,13 +149,14 @@ QVector<StoredMessage> ConversationStore::message_versions(qint64 message_id) co
   QVector<StoredMessage> out;
   QSqlQuery q(QSqlDatabase::database(connection_, false));
   if (!exec(q,
-            QStringLiteral("SELECT m.id, m.conversation_id, m.role, v.content, v.state,"
-                           " v.stats_json, v.created_at, v.version"
-                           " FROM (SELECT message_id, version, content, state, stats_json, created_at"
-                           "       FROM message_versions WHERE message_id = ?"
-                           "       UNION ALL SELECT id, version, content, state, stats_json, created_at"
-                           "       FROM messages WHERE id = ?) v"
-                           " JOIN messages m ON m.id = v.message_id ORDER BY v.version"),
+            QStringLiteral(
+                "SELECT m.id, m.conversation_id, m.role, v.content, v.state,"
+                " v.stats_json, v.created_at, v.version"
+                " FROM (SELECT message_id, version, content, state, stats_json, created_at"
+                "       FROM message_versions WHERE message_id = ?"
+                "       UNION ALL SELECT id, version, content, state, stats_json, created_at"
+                "       FROM messages WHERE id = ?) v"
+                " JOIN messages m ON m.id = v.message_id ORDER BY v.version"),
             {message_id, message_id}, {}, nullptr))
     return out;
   while (q.next()) {

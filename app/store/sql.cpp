@@ -21,13 +21,9 @@ QVariant text_value(const QString& s) {
   return s.isNull() ? QVariant(QStringLiteral("")) : QVariant(s);
 }
 
-qint64 now_ms() {
-  return QDateTime::currentMSecsSinceEpoch();
-}
+qint64 now_ms() { return QDateTime::currentMSecsSinceEpoch(); }
 
-QDateTime time_from_ms(qint64 ms) {
-  return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
-}
+QDateTime time_from_ms(qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC); }
 
 QString map_to_json(const QVariantMap& map) {
   return QString::fromUtf8(

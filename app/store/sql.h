@@ -19,7 +19,7 @@ void set_error(QString* error, const QString& message);
 QString error_text(const QSqlError& e);
 // NOT NULL text columns: a null QString would bind as SQL NULL.
 QVariant text_value(const QString& s);
-qint64 now_ms();  // milliseconds since the Unix epoch (UTC)
+qint64 now_ms();                    // milliseconds since the Unix epoch (UTC)
 QDateTime time_from_ms(qint64 ms);  // a stored time, as UTC
 
 // A map as compact JSON text (settings_json, stats_json, options_json, plan_json) and back;

@@ -19,15 +19,18 @@ class TestChatInput : public QObject {
     QSignalSpy errors(&chat, &ChatController::errorOccurred);
     QVERIFY(!chat.send(QStringLiteral("Genesis 1")));
     QCOMPARE(errors.count(), 1);
-    QVERIFY2(errors.at(0).at(0).toString().contains(QStringLiteral("kept")), qPrintable(errors.at(0).at(0).toString()));
+    QVERIFY2(errors.at(0).at(0).toString().contains(QStringLiteral("kept")),
+             qPrintable(errors.at(0).at(0).toString()));
     QCOMPARE(static_cast<kvchat::app::MessageListModel*>(chat.messages())->rowCount(), 0);
 
-    chat.models()->loadModel(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf"));
+    chat.models()->loadModel(
+        QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf"));
     if (chat.models()->loading()) {
       QVERIFY(!chat.send(QStringLiteral("Genesis 1")));  // still loading: kept, said
       QVERIFY(errors.last().at(0).toString().contains(QStringLiteral("loading")));
     }
-    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
     QSignalSpy finished(&chat, &ChatController::replyFinished);
     QVERIFY(chat.send(QStringLiteral("Genesis 1")));
     QVERIFY(finished.wait(60000) || finished.count() > 0);

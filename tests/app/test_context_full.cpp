@@ -17,11 +17,14 @@ namespace {
 
 const QString kDemo = QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf");
 
-const MessageListModel& rows(ChatController& chat) { return *static_cast<MessageListModel*>(chat.messages()); }
+const MessageListModel& rows(ChatController& chat) {
+  return *static_cast<MessageListModel*>(chat.messages());
+}
 
 int empty_replies(ChatController& chat) {
   int n = 0;
-  for (const auto& m : rows(chat).items()) n += m.role == QLatin1String("assistant") && m.content.isEmpty();
+  for (const auto& m : rows(chat).items())
+    n += m.role == QLatin1String("assistant") && m.content.isEmpty();
   return n;
 }
 
@@ -35,7 +38,8 @@ QStringList action_ids(const QVariantMap& notice) {
 
 bool load(ChatController& chat) {
   chat.models()->loadModel(kDemo);
-  return QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
+  return QTest::qWaitFor(
+      [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
 }
 
 // Sends `text` and waits until the reply ended (finished, or dropped with a banner).
@@ -44,9 +48,10 @@ bool send_and_wait(ChatController& chat, const QString& text) {
   return QTest::qWaitFor([&] { return !chat.generating(); }, 120000);
 }
 
-const char* kVerses[] = {"Genesis 1\n1 In the beginning", "Exodus 3\n1 Now Moses kept the flock",
-                         "Psalms 23\n1 The LORD is my shepherd", "John 1\n1 In the beginning was the Word",
-                         "Ruth 1\n1 Now it came to pass", "Isaiah 40\n1 Comfort ye"};
+const char* kVerses[] = {
+    "Genesis 1\n1 In the beginning",        "Exodus 3\n1 Now Moses kept the flock",
+    "Psalms 23\n1 The LORD is my shepherd", "John 1\n1 In the beginning was the Word",
+    "Ruth 1\n1 Now it came to pass",        "Isaiah 40\n1 Comfort ye"};
 
 }  // namespace
 
@@ -56,7 +61,8 @@ class TestContextFull : public QObject {
   void theDefaultPolicyKeepsTheConversationGoing() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    QCOMPARE(chat.models()->engine_settings().value("context_policy").toString(), QStringLiteral("drop-oldest"));
+    QCOMPARE(chat.models()->engine_settings().value("context_policy").toString(),
+             QStringLiteral("drop-oldest"));
     QVERIFY(load(chat));
     const int n_ctx = chat.models()->info().value("n_ctx").toInt();
     QCOMPARE(n_ctx, 512);
@@ -67,12 +73,14 @@ class TestContextFull : public QObject {
       QCOMPARE(rows(chat).rowCount(), 2 * (i + 1));
       const auto& reply = rows(chat).items().back();
       QCOMPARE(reply.role, QStringLiteral("assistant"));
-      QVERIFY2(!reply.content.isEmpty(), qPrintable(QStringLiteral("reply %1 is empty").arg(i + 1)));
+      QVERIFY2(!reply.content.isEmpty(),
+               qPrintable(QStringLiteral("reply %1 is empty").arg(i + 1)));
       generated += reply.stats.value("generated_tokens").toInt();
       QVERIFY(chat.notices()->notice().isEmpty());
     }
     QCOMPARE(empty_replies(chat), 0);
-    QVERIFY2(generated > 2 * n_ctx, qPrintable(QString::number(generated)));  // the context filled several times over
+    QVERIFY2(generated > 2 * n_ctx,
+             qPrintable(QString::number(generated)));  // the context filled several times over
     QVERIFY2(chat.context_notice().startsWith(QStringLiteral("Oldest turns dropped to make room:")),
              qPrintable(chat.context_notice()));
     // A conversation of its own starts with no such note.
@@ -91,8 +99,9 @@ class TestContextFull : public QObject {
       QCOMPARE(rows(chat).rowCount(), 2 * (i + 1));
       QVERIFY(!rows(chat).items().back().content.isEmpty());
     }
-    QVERIFY2(chat.context_notice().startsWith(QStringLiteral("Oldest tokens shifted out to make room:")),
-             qPrintable(chat.context_notice()));
+    QVERIFY2(
+        chat.context_notice().startsWith(QStringLiteral("Oldest tokens shifted out to make room:")),
+        qPrintable(chat.context_notice()));
     QVERIFY(chat.notices()->notice().isEmpty());
   }
 
@@ -104,7 +113,8 @@ class TestContextFull : public QObject {
     QCOMPARE(chat.models()->info().value("n_ctx").toInt(), 128);
     chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
     int sent = 0;
-    while (chat.notices()->notice().value("kind").toString() != QLatin1String("context-full") && sent < 10) {
+    while (chat.notices()->notice().value("kind").toString() != QLatin1String("context-full") &&
+           sent < 10) {
       QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[sent % 6])));
       ++sent;
     }
@@ -132,16 +142,23 @@ class TestContextFull : public QObject {
     const qint64 before = chat.current_conversation();
     const QString unanswered = rows(chat).items().back().content;
     chat.notices()->noticeAction(QStringLiteral("summarize"));
-    QVERIFY(QTest::qWaitFor([&] { return chat.current_conversation() != before || !chat.generating(); }, 120000));
-    QVERIFY2(chat.current_conversation() != before, qPrintable(chat.notices()->notice().value("text").toString()));
-    QVERIFY(chat.system_prompt().startsWith(QStringLiteral("A summary of the conversation so far:")));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return chat.current_conversation() != before || !chat.generating(); }, 120000));
+    QVERIFY2(chat.current_conversation() != before,
+             qPrintable(chat.notices()->notice().value("text").toString()));
+    QVERIFY(
+        chat.system_prompt().startsWith(QStringLiteral("A summary of the conversation so far:")));
     QVERIFY2(chat.system_prompt().size() > 40, qPrintable(chat.system_prompt()));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.generating() && rows(chat).rowCount() == 2; }, 120000));
+    QVERIFY(
+        QTest::qWaitFor([&] { return !chat.generating() && rows(chat).rowCount() == 2; }, 120000));
     QCOMPARE(rows(chat).items().at(0).content, unanswered);
     auto* list = chat.conversation_list()->list_model();
     bool titled = false;
     for (int r = 0; r < list->rowCount(); ++r) {
-      titled |= list->index(r, 0).data(kvchat::app::ConversationListModel::TitleRole).toString().startsWith(QStringLiteral("Continued: "));
+      titled |= list->index(r, 0)
+                    .data(kvchat::app::ConversationListModel::TitleRole)
+                    .toString()
+                    .startsWith(QStringLiteral("Continued: "));
     }
     QVERIFY(titled);
     QVERIFY(!rows(chat).items().at(1).content.isEmpty());
@@ -152,17 +169,20 @@ class TestContextFull : public QObject {
   void aReplyThatFindsRoomEndsTheFullContextBanner() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.models()->set_engine_settings_for(kDemo, {{"context_policy", "drop-oldest"}, {"ctx", 128}});
+    chat.models()->set_engine_settings_for(kDemo,
+                                           {{"context_policy", "drop-oldest"}, {"ctx", 128}});
     QVERIFY(load(chat));
     chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 400}});
     QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[0])));
-    QCOMPARE(rows(chat).items().back().stats.value("stop_reason").toString(), QStringLiteral("context-full"));
+    QCOMPARE(rows(chat).items().back().stats.value("stop_reason").toString(),
+             QStringLiteral("context-full"));
     QCOMPARE(chat.notices()->notice().value("kind").toString(), QStringLiteral("context-full"));
     chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 8}});
     QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[1])));
     QCOMPARE(rows(chat).rowCount(), 4);
     QVERIFY(!rows(chat).items().back().content.isEmpty());
-    QVERIFY2(rows(chat).items().back().stats.value("stop_reason").toString() != QStringLiteral("context-full"),
+    QVERIFY2(rows(chat).items().back().stats.value("stop_reason").toString() !=
+                 QStringLiteral("context-full"),
              qPrintable(rows(chat).items().back().stats.value("stop_reason").toString()));
     QVERIFY2(chat.notices()->notice().value("kind").toString() != QStringLiteral("context-full"),
              qPrintable(chat.notices()->notice().value("text").toString()));
@@ -175,7 +195,9 @@ class TestContextFull : public QObject {
     QVERIFY(load(chat));
     chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
     int sent = 0;
-    while ((rows(chat).rowCount() == 0 || rows(chat).items().back().role != QLatin1String("user")) && sent < 12) {
+    while (
+        (rows(chat).rowCount() == 0 || rows(chat).items().back().role != QLatin1String("user")) &&
+        sent < 12) {
       QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[sent % 6])));
       ++sent;
     }
@@ -183,8 +205,14 @@ class TestContextFull : public QObject {
     QVERIFY(action_ids(chat.notices()->notice()).contains("change_policy"));
     const int count = rows(chat).rowCount();
     chat.notices()->noticeAction(QStringLiteral("change_policy"));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.generating() && rows(chat).rowCount() == count + 1; }, 120000));
-    QCOMPARE(chat.models()->engine_settings().value("context_policy").toString(), QStringLiteral("drop-oldest"));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          return !chat.models()->loading() && !chat.generating() &&
+                 rows(chat).rowCount() == count + 1;
+        },
+        120000));
+    QCOMPARE(chat.models()->engine_settings().value("context_policy").toString(),
+             QStringLiteral("drop-oldest"));
     QVERIFY(!rows(chat).items().back().content.isEmpty());
     QCOMPARE(empty_replies(chat), 0);
   }

@@ -12,8 +12,8 @@ class TestConversationModel : public QObject {
  private slots:
   void theModelRoundTripsAndKeepsTheOtherSettings() {
     const QVariantMap before{{"temperature", 0.7}, {"model_path", "/old.gguf"}};
-    const QVariantMap after =
-        kvchat::app::with_conversation_model(before, ConversationModel{"/m/a.gguf", "00ab00ab00ab00ab"});
+    const QVariantMap after = kvchat::app::with_conversation_model(
+        before, ConversationModel{"/m/a.gguf", "00ab00ab00ab00ab"});
     QCOMPARE(after.value("temperature").toDouble(), 0.7);
     const ConversationModel m = kvchat::app::conversation_model(after);
     QCOMPARE(m.path, QStringLiteral("/m/a.gguf"));
@@ -30,9 +30,11 @@ class TestConversationModel : public QObject {
              QStringLiteral("/asked.gguf"));  // asked for: even when missing (the load says why)
     QCOMPARE(model_to_open_at_start("", "/m/conv.gguf", recent, "/demo.gguf", exists),
              QStringLiteral("/m/conv.gguf"));
-    QCOMPARE(model_to_open_at_start("", "/m/gone.gguf", recent, "/demo.gguf", exists),
-             QStringLiteral("/m/recent2.gguf"));  // the conversation's is gone; the newest that exists
-    QCOMPARE(model_to_open_at_start("", "", {"/m/gone.gguf"}, "/demo.gguf", exists), QStringLiteral("/demo.gguf"));
+    QCOMPARE(
+        model_to_open_at_start("", "/m/gone.gguf", recent, "/demo.gguf", exists),
+        QStringLiteral("/m/recent2.gguf"));  // the conversation's is gone; the newest that exists
+    QCOMPARE(model_to_open_at_start("", "", {"/m/gone.gguf"}, "/demo.gguf", exists),
+             QStringLiteral("/demo.gguf"));
   }
 };
 

@@ -25,27 +25,29 @@ using namespace kvchat::app;
 namespace {
 
 // Messages with Markdown, code, non-ASCII and a line break; stored through the controller.
-const QString kUser1 = QStringLiteral("# not a heading\nShow me `code` and *this*: 한국어, café, naïve — ✓");
-const QString kReply1 = QStringLiteral("Sure:\n\n```cpp\nint main() { return 0; }\n```\n\nÜber 😀 done.");
+const QString kUser1 =
+    QStringLiteral("# not a heading\nShow me `code` and *this*: 한국어, café, naïve — ✓");
+const QString kReply1 =
+    QStringLiteral("Sure:\n\n```cpp\nint main() { return 0; }\n```\n\nÜber 😀 done.");
 const QString kUser2 = QStringLiteral("Zweite Frage: \"quotes\" \\ backslash <tag> & ampersand");
 const QString kReply2 = QStringLiteral("- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |");
 
-ConversationListModel* list(ChatController& chat) {
-  return chat.conversation_list()->list_model();
-}
+ConversationListModel* list(ChatController& chat) { return chat.conversation_list()->list_model(); }
 MessageListModel* messages(ChatController& chat) {
   return static_cast<MessageListModel*>(chat.messages());
 }
 QVector<qint64> listed_ids(ChatController& chat) {
   QVector<qint64> ids;
   for (int row = 0; row < list(chat)->rowCount(); ++row) {
-    ids.push_back(list(chat)->data(list(chat)->index(row), ConversationListModel::IdRole).toLongLong());
+    ids.push_back(
+        list(chat)->data(list(chat)->index(row), ConversationListModel::IdRole).toLongLong());
   }
   return ids;
 }
 
 // A conversation with two exchanges, opened; its id.
-qint64 conversation_with_messages(ChatController& chat, const QString& first, const QString& reply) {
+qint64 conversation_with_messages(ChatController& chat, const QString& first,
+                                  const QString& reply) {
   chat.newConversation();
   const qint64 id = chat.current_conversation();
   QString error;
@@ -65,11 +67,13 @@ qint64 cancelled_summary_job(const QString& data_dir, qint64 conversation, int p
   meta.mime = QStringLiteral("text/plain");
   const QByteArray text("In the beginning.");
   meta.bytes = text.size();
-  meta.sha256 = QString::fromLatin1(QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex());
+  meta.sha256 =
+      QString::fromLatin1(QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex());
   meta.encoding = QStringLiteral("utf-8");
   bool inserted = false;
   const qint64 document = doc_store->add_document(meta, text, &inserted, &error);
-  const qint64 job = document > 0 ? doc_store->create_job(document, conversation, {}, {}, &error) : 0;
+  const qint64 job =
+      document > 0 ? doc_store->create_job(document, conversation, {}, {}, &error) : 0;
   for (int i = 0; job > 0 && i < partials; ++i) {
     StoredPartial p;
     p.index = i;
@@ -86,7 +90,8 @@ qint64 cancelled_summary_job(const QString& data_dir, qint64 conversation, int p
 // The demo model loaded into `chat`; false when it did not load in a minute.
 bool load_demo(ChatController& chat) {
   chat.models()->loadModel(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf"));
-  return QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
+  return QTest::qWaitFor(
+      [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
 }
 
 // Sends `text` in the open conversation; true once the reply finished.
@@ -120,14 +125,16 @@ class TestConversations : public QObject {
     QCOMPARE(stored[0].content, kUser1);
 
     const QString json_path = dir.filePath("out.json");
-    QVERIFY(chat.conversation_list()->exportConversation(id, QUrl::fromLocalFile(json_path).toString()));
+    QVERIFY(chat.conversation_list()->exportConversation(
+        id, QUrl::fromLocalFile(json_path).toString()));
     QJsonParseError parse{};
     const QJsonDocument doc = QJsonDocument::fromJson(read_all(json_path), &parse);
     QCOMPARE(parse.error, QJsonParseError::NoError);
     const QJsonObject root = doc.object();
     QCOMPARE(root.value("format").toString(), QStringLiteral("kvchat-conversation"));
     QCOMPARE(root.value("title").toString(), reader->conversation(id)->title);
-    QCOMPARE(root.value("system_prompt").toString(), QStringLiteral("Be brief.\nAnswer in Korean."));
+    QCOMPARE(root.value("system_prompt").toString(),
+             QStringLiteral("Be brief.\nAnswer in Korean."));
     const QJsonArray rows = root.value("messages").toArray();
     QCOMPARE(rows.size(), stored.size());
     for (int i = 0; i < stored.size(); ++i) {
@@ -139,20 +146,24 @@ class TestConversations : public QObject {
     const QString md_path = dir.filePath("out.md");
     QVERIFY(chat.conversation_list()->exportConversation(id, md_path));
     const QString md = QString::fromUtf8(read_all(md_path));
-    QVERIFY2(md.startsWith(QStringLiteral("# ") + reader->conversation(id)->title + "\n"), qPrintable(md.left(80)));
+    QVERIFY2(md.startsWith(QStringLiteral("# ") + reader->conversation(id)->title + "\n"),
+             qPrintable(md.left(80)));
     QVERIFY(md.contains(QStringLiteral("> Be brief.\n> Answer in Korean.\n")));
     // Every message verbatim, in order, each under its role's heading.
     qsizetype at = 0;
     for (const StoredMessage& m : stored) {
-      const QString heading = m.role == "user" ? QStringLiteral("## You\n\n") : QStringLiteral("## Assistant\n\n");
+      const QString heading =
+          m.role == "user" ? QStringLiteral("## You\n\n") : QStringLiteral("## Assistant\n\n");
       const qsizetype h = md.indexOf(heading + m.content, at);
       QVERIFY2(h >= at, qPrintable(m.content));
       at = h + heading.size() + m.content.size();
     }
     QVERIFY(md.toUtf8().contains("한국어"));  // UTF-8 on disk, not escaped
     // The file name offered: the title without characters file systems refuse.
-    QCOMPARE(export_file_name(QStringLiteral("a/b: c?"), ExportFormat::Json), QStringLiteral("a b c.json"));
-    QCOMPARE(export_file_name(QStringLiteral("  "), ExportFormat::Markdown), QStringLiteral("conversation.md"));
+    QCOMPARE(export_file_name(QStringLiteral("a/b: c?"), ExportFormat::Json),
+             QStringLiteral("a b c.json"));
+    QCOMPARE(export_file_name(QStringLiteral("  "), ExportFormat::Markdown),
+             QStringLiteral("conversation.md"));
     // A place that cannot be written: false, said.
     QSignalSpy errors(chat.notices(), &NoticeCenter::errorShown);
     QVERIFY(!chat.conversation_list()->exportConversation(id, dir.filePath("no/such/dir/out.md")));
@@ -163,7 +174,8 @@ class TestConversations : public QObject {
     QTemporaryDir dir;
     ChatController chat(dir.path());
     const qint64 a = conversation_with_messages(chat, kUser1, kReply1);
-    const qint64 b = conversation_with_messages(chat, QStringLiteral("second"), QStringLiteral("reply"));
+    const qint64 b =
+        conversation_with_messages(chat, QStringLiteral("second"), QStringLiteral("reply"));
     QCOMPARE(listed_ids(chat).size(), 2);
     QCOMPARE(chat.current_conversation(), b);
 
@@ -282,7 +294,8 @@ class TestConversations : public QObject {
     QCOMPARE(docs.job().value("status").toString(), QStringLiteral("cancelled"));
 
     docs.resume();
-    QVERIFY2(chat.notices()->message().contains("Open a model"), qPrintable(chat.notices()->message()));
+    QVERIFY2(chat.notices()->message().contains("Open a model"),
+             qPrintable(chat.notices()->message()));
     QVERIFY(!docs.summarizing());
     QCOMPARE(docs.job().value("status").toString(), QStringLiteral("cancelled"));
 
@@ -335,7 +348,9 @@ class TestConversations : public QObject {
     QVERIFY(a_history.size() >= 2);
     const int a_tokens = a_history.back().toMap().value("tokens").toInt();
     QVERIFY(a_tokens > 5);
-    QVERIFY2(chat.memory_state()->snapshot_status().contains(chat.formatBytes(chat.memory_state()->snapshot_bytes())), qPrintable(chat.memory_state()->snapshot_status()));
+    QVERIFY2(chat.memory_state()->snapshot_status().contains(
+                 chat.formatBytes(chat.memory_state()->snapshot_bytes())),
+             qPrintable(chat.memory_state()->snapshot_status()));
 
     // The panel's "last reply" line is the open conversation's.
     const QVariantMap a_reply = chat.conversation_reply_stats();
@@ -346,18 +361,26 @@ class TestConversations : public QObject {
     QVERIFY(b != a);
     QVERIFY(chat.conversation_reply_stats().isEmpty());
     // B's timeline: its own points only (the cleared session reports 0 tokens).
-    QVERIFY(QTest::qWaitFor([&] { return !chat.memory_state()->memory_history().isEmpty(); }, 10000));
-    for (const QVariant& p : chat.memory_state()->memory_history()) QCOMPARE(p.toMap().value("tokens").toInt(), 0);
+    QVERIFY(
+        QTest::qWaitFor([&] { return !chat.memory_state()->memory_history().isEmpty(); }, 10000));
+    for (const QVariant& p : chat.memory_state()->memory_history())
+      QCOMPARE(p.toMap().value("tokens").toInt(), 0);
     QCOMPARE(chat.memory_state()->snapshot_bytes(), qint64{0});
     QVERIFY(chat.memory_state()->snapshot_status().isEmpty());
 
     chat.selectConversation(a);
     QCOMPARE(chat.conversation_reply_stats(), a_reply);
     QVERIFY(chat.memory_state()->memory_history().size() >= a_history.size());
-    for (int i = 0; i < a_history.size(); ++i) QCOMPARE(chat.memory_state()->memory_history()[i], a_history[i]);
+    for (int i = 0; i < a_history.size(); ++i)
+      QCOMPARE(chat.memory_state()->memory_history()[i], a_history[i]);
     // The restore reports the same tokens: the line says restored, with its size.
-    QVERIFY(QTest::qWaitFor([&] { return chat.memory_state()->snapshot_status().contains("restored from the snapshot"); }, 20000));
-    QCOMPARE(chat.memory_state()->memory_history().back().toMap().value("tokens").toInt(), a_tokens);
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          return chat.memory_state()->snapshot_status().contains("restored from the snapshot");
+        },
+        20000));
+    QCOMPARE(chat.memory_state()->memory_history().back().toMap().value("tokens").toInt(),
+             a_tokens);
   }
 
   void aKvTypeChangeLeavesNoStaleLines() {
@@ -373,11 +396,18 @@ class TestConversations : public QObject {
     QVariantMap settings = chat.models()->engine_settings();
     settings.insert(QStringLiteral("kv_type"), QStringLiteral("q8_0"));
     chat.models()->setEngineSettings(settings);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && chat.memory_state()->memory().value("kv_type") == "q8_0"; }, 60000));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          return !chat.models()->loading() &&
+                 chat.memory_state()->memory().value("kv_type") == "q8_0";
+        },
+        60000));
     // The f16 session's timeline is gone; the snapshot line speaks of this session: the
     // f16 snapshot is restored or refused, never the old "saved" line.
-    QVERIFY(QTest::qWaitFor([&] { return !chat.memory_state()->snapshot_status().isEmpty(); }, 20000));
-    QVERIFY2(chat.memory_state()->snapshot_status() != saved_line, qPrintable(chat.memory_state()->snapshot_status()));
+    QVERIFY(
+        QTest::qWaitFor([&] { return !chat.memory_state()->snapshot_status().isEmpty(); }, 20000));
+    QVERIFY2(chat.memory_state()->snapshot_status() != saved_line,
+             qPrintable(chat.memory_state()->snapshot_status()));
     QVERIFY(chat.memory_state()->memory_history().size() <= 2);
   }
 };

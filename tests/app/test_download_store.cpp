@@ -22,7 +22,9 @@ class TestDownloadStore : public QObject {
     DownloadRecord r;
     r.repo = QStringLiteral("bartowski/Llama-3.2-1B-Instruct-GGUF");
     r.file = QStringLiteral("Llama-3.2-1B-Instruct-Q4_K_M.gguf");
-    r.url = QStringLiteral("https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/") + r.file;
+    r.url = QStringLiteral(
+                "https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/") +
+            r.file;
     r.dest_path = dest;
     r.part_path = dest + QStringLiteral(".part");
     r.expected_size = 807690000;

@@ -32,7 +32,8 @@ constexpr qulonglong kBytesPerToken = 2 * 6 * 2 * 32 * 2;  // K+V x layers x kv 
 ChatTurn message(const QString& role, const QString& content) { return {role, content}; }
 
 ReplySampling greedy(int max_tokens) {
-  return reply_sampling({{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), max_tokens}});
+  return reply_sampling(
+      {{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), max_tokens}});
 }
 
 // A signal argument's typed value as the map the window gets.
@@ -115,7 +116,8 @@ class TestEngineWorker : public QObject {
     // The demo file has no chat template: the named completion format, and the reason.
     QCOMPARE(info.value("chat_format_kind").toString(), QStringLiteral("completion"));
     QCOMPARE(info.value("chat_format_source").toString(), QStringLiteral("builtin"));
-    QVERIFY(info.value("chat_format_description").toString().contains("the file has no chat template"));
+    QVERIFY(
+        info.value("chat_format_description").toString().contains("the file has no chat template"));
     QCOMPARE(info.value("path").toString(), kDemo);
     QVERIFY(info.value("n_params").toULongLong() > 0);
     QVERIFY(info.value("file_bytes").toULongLong() > info.value("weight_bytes").toULongLong());
@@ -144,7 +146,8 @@ class TestEngineWorker : public QObject {
     const QString custom = QStringLiteral(
         "{% for m in messages %}{% if m.role == 'user' %}Genesis 1\n1 {% endif %}"
         "{{ m.content }}{% endfor %}");
-    QMetaObject::invokeMethod(worker_, [w = worker_, custom] { w->setChatTemplateOverride(custom); });
+    QMetaObject::invokeMethod(worker_,
+                              [w = worker_, custom] { w->setChatTemplateOverride(custom); });
     QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 10000);
     const QVariantMap format = map_of<kvchat::app::ChatFormatInfo>(changed.last().at(0));
     QCOMPARE(format.value("chat_format_source").toString(), QStringLiteral("override"));
@@ -155,7 +158,8 @@ class TestEngineWorker : public QObject {
     generate({message("user", "In the beginning")}, greedy(4));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     const QVariantMap stats = map_of<kvchat::app::ReplyStats>(finished.last().at(0));
-    QCOMPARE(stats.value("chat_format").toString(), QStringLiteral("your chat template for this model"));
+    QCOMPARE(stats.value("chat_format").toString(),
+             QStringLiteral("your chat template for this model"));
     const auto model = worker_->shared_model();
     const auto expected = model->tokenizer().encode_with_special(
         kPrompt.toStdString(), model->tokenizer().add_bos_by_default());
@@ -223,7 +227,8 @@ class TestEngineWorker : public QObject {
     generate({message("user", kPrompt)}, greedy(4));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     QCOMPARE(replyFailed.count(), 0);
-    QCOMPARE(map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("generated_tokens").toInt(), 4);
+    QCOMPARE(
+        map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("generated_tokens").toInt(), 4);
   }
 
   // A reply's save appends to the conversation's journal; saving another conversation
@@ -237,7 +242,8 @@ class TestEngineWorker : public QObject {
     QSignalSpy usage(worker_, &EngineWorker::snapshotDiskUsage);
     QSignalSpy finished(worker_, &EngineWorker::replyFinished);
     auto save = [&](const QString& path, qint64 budget) {
-      QMetaObject::invokeMethod(worker_, [w = worker_, path, budget] { w->saveSnapshot(path, budget); });
+      QMetaObject::invokeMethod(worker_,
+                                [w = worker_, path, budget] { w->saveSnapshot(path, budget); });
     };
     const ChatTurns turn1 = {message("user", kPrompt)};
     generate(turn1, greedy(6));
@@ -252,19 +258,23 @@ class TestEngineWorker : public QObject {
 
     // The next turn: only what it added is written.
     const qint64 before = QFileInfo(first).size();
-    const ChatTurns turn2 = {message("user", kPrompt),
-                                message("assistant", map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("text").toString()),
-                                message("user", QStringLiteral("2 And the earth"))};
+    const ChatTurns turn2 = {
+        message("user", kPrompt),
+        message("assistant",
+                map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("text").toString()),
+        message("user", QStringLiteral("2 And the earth"))};
     generate(turn2, greedy(6));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
     save(first, 0);
     QTRY_COMPARE_WITH_TIMEOUT(usage.count(), 2, 30000);
     u = map_of<kvchat::app::SnapshotDiskUsage>(usage.at(1).at(0));
-    QVERIFY2(!u.value("last_rewritten").toBool(), qPrintable(u.value("last_why_rewritten").toString()));
+    QVERIFY2(!u.value("last_rewritten").toBool(),
+             qPrintable(u.value("last_why_rewritten").toString()));
     QCOMPARE(QFileInfo(first).size(), before + u.value("last_written_bytes").toLongLong());
     QVERIFY(u.value("last_tokens_written").toInt() > 6);
     QVERIFY(u.value("last_written_bytes").toLongLong() <
-            u.value("last_tokens_written").toLongLong() * static_cast<qint64>(kBytesPerToken) + 16384);
+            u.value("last_tokens_written").toLongLong() * static_cast<qint64>(kBytesPerToken) +
+                16384);
 
     // Another conversation saved under a budget that fits only itself: the first goes.
     QTest::qWait(20);  // a later modification time than the first's
@@ -291,11 +301,12 @@ class TestEngineWorker : public QObject {
     });
     auto c2 = connect(worker_, &EngineWorker::memoryReport, this,
                       [&](const kvchat::app::MemoryFigures& r) { reports << r.to_map(); });
-    auto c3 = connect(worker_, &EngineWorker::replyFinished, this, [&](const kvchat::app::ReplyStats& reply) {
-      const QVariantMap s = reply.to_map();
-      stats = s;
-      done = true;
-    });
+    auto c3 = connect(worker_, &EngineWorker::replyFinished, this,
+                      [&](const kvchat::app::ReplyStats& reply) {
+                        const QVariantMap s = reply.to_map();
+                        stats = s;
+                        done = true;
+                      });
     QSignalSpy replyFailed(worker_, &EngineWorker::replyFailed);
     constexpr int kMaxTokens = 32;
     generate({message("user", kPrompt)}, greedy(kMaxTokens));
@@ -397,11 +408,12 @@ class TestEngineWorker : public QObject {
           if (emitted.fetch_add(1) == 0) gui_saw_first.tryAcquire(1, 30000);
         },
         Qt::DirectConnection);
-    auto c3 = connect(worker_, &EngineWorker::replyFinished, this, [&](const kvchat::app::ReplyStats& reply) {
-      const QVariantMap s = reply.to_map();
-      stats = s;
-      done = true;
-    });
+    auto c3 = connect(worker_, &EngineWorker::replyFinished, this,
+                      [&](const kvchat::app::ReplyStats& reply) {
+                        const QVariantMap s = reply.to_map();
+                        stats = s;
+                        done = true;
+                      });
     generate({message("user", kPrompt)}, greedy(200));
     QTRY_VERIFY_WITH_TIMEOUT(done, 120000);
     disconnect(c1);
@@ -427,11 +439,11 @@ class TestEngineWorker : public QObject {
     // A sampled reply of 96 tokens: sampled tokens are often not what re-tokenizing
     // their text gives, which is what this test is about.
     generate({message("user", kPrompt)}, reply_sampling({{QStringLiteral("temperature"), 1.0},
-                                          {QStringLiteral("top_k"), 0},
-                                          {QStringLiteral("top_p"), 1.0},
-                                          {QStringLiteral("min_p"), 0.0},
-                                          {QStringLiteral("seed"), 11},
-                                          {QStringLiteral("max_tokens"), 96}}));
+                                                         {QStringLiteral("top_k"), 0},
+                                                         {QStringLiteral("top_p"), 1.0},
+                                                         {QStringLiteral("min_p"), 0.0},
+                                                         {QStringLiteral("seed"), 11},
+                                                         {QStringLiteral("max_tokens"), 96}}));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     const QVariantMap first = map_of<kvchat::app::ReplyStats>(finished.at(0).at(0));
     QCOMPARE(first.value("evaluated_tokens").toInt(), first.value("prompt_tokens").toInt());
@@ -439,7 +451,7 @@ class TestEngineWorker : public QObject {
     QVERIFY(!reply.isEmpty());
 
     const ChatTurns turn2 = {message("user", kPrompt), message("assistant", reply),
-                                message("user", QStringLiteral("\n2 And the earth"))};
+                             message("user", QStringLiteral("\n2 And the earth"))};
     generate(turn2, greedy(8));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
     const QVariantMap second = map_of<kvchat::app::ReplyStats>(finished.at(1).at(0));
@@ -464,23 +476,29 @@ class TestEngineWorker : public QObject {
     // Editing the second user message: only the edited message is evaluated again (the
     // cache is truncated to the end of the first reply, not to an earlier token).
     const ChatTurns edited = {message("user", kPrompt), message("assistant", reply),
-                                 message("user", QStringLiteral("\n2 And the waters"))};
+                              message("user", QStringLiteral("\n2 And the waters"))};
     generate(edited, greedy(4));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 60000);
-    const int edit_evaluated = map_of<kvchat::app::ReplyStats>(finished.at(2).at(0)).value("evaluated_tokens").toInt();
+    const int edit_evaluated =
+        map_of<kvchat::app::ReplyStats>(finished.at(2).at(0)).value("evaluated_tokens").toInt();
     const int edit_appended =
         static_cast<int>((*model)->tokenizer().encode_continuation("\n2 And the waters").size());
     QVERIFY2(edit_evaluated <= edit_appended + 2,
-             qPrintable(QStringLiteral("%1 evaluated, %2 edited").arg(edit_evaluated).arg(edit_appended)));
+             qPrintable(
+                 QStringLiteral("%1 evaluated, %2 edited").arg(edit_evaluated).arg(edit_appended)));
     generate(turn2, greedy(8));  // back to the second turn (its own fork again)
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 4, 60000);
-    QVERIFY(map_of<kvchat::app::ReplyStats>(finished.at(3).at(0)).value("evaluated_tokens").toInt() <= appended + 2);
+    QVERIFY(
+        map_of<kvchat::app::ReplyStats>(finished.at(3).at(0)).value("evaluated_tokens").toInt() <=
+        appended + 2);
 
     // Asking again with nothing new evaluates (almost) nothing: one token at most,
     // to refresh the next-token logits.
     generate(turn2, greedy(1));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 5, 60000);
-    QVERIFY(map_of<kvchat::app::ReplyStats>(finished.at(4).at(0)).value("evaluated_tokens").toInt() <= 1);
+    QVERIFY(
+        map_of<kvchat::app::ReplyStats>(finished.at(4).at(0)).value("evaluated_tokens").toInt() <=
+        1);
 
     // reportMemory answers with the current state.
     memory.clear();
@@ -497,12 +515,14 @@ class TestEngineWorker : public QObject {
     QSignalSpy finished(worker_, &EngineWorker::replyFinished);
     QSignalSpy counted(worker_, &EngineWorker::conversationTokensCounted);
     generate({message("user", kPrompt)}, reply_sampling({{QStringLiteral("temperature"), 1.0},
-                                          {QStringLiteral("seed"), 5},
-                                          {QStringLiteral("max_tokens"), 48}}));
+                                                         {QStringLiteral("seed"), 5},
+                                                         {QStringLiteral("max_tokens"), 48}}));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    const ChatTurns turn2 = {message("user", kPrompt),
-                                message("assistant", map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("text").toString()),
-                                message("user", QStringLiteral("\n2 And the earth"))};
+    const ChatTurns turn2 = {
+        message("user", kPrompt),
+        message("assistant",
+                map_of<kvchat::app::ReplyStats>(finished.at(0).at(0)).value("text").toString()),
+        message("user", QStringLiteral("\n2 And the earth"))};
     QThread* counted_on = nullptr;
     auto c = connect(
         worker_, &EngineWorker::conversationTokensCounted, worker_,
@@ -519,7 +539,10 @@ class TestEngineWorker : public QObject {
     const qint64 tokens = counted.at(0).at(1).toLongLong();
     generate(turn2, greedy(2));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
-    QCOMPARE(static_cast<qint64>(map_of<kvchat::app::ReplyStats>(finished.at(1).at(0)).value("prompt_tokens").toInt()), tokens);
+    QCOMPARE(
+        static_cast<qint64>(
+            map_of<kvchat::app::ReplyStats>(finished.at(1).at(0)).value("prompt_tokens").toInt()),
+        tokens);
   }
 
   void generateWithoutModelFails() {

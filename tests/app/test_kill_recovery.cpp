@@ -141,9 +141,8 @@ class TestKillRecovery : public QObject {
     bool inserted = false;
     const qint64 document = store->add_document(meta, text, &inserted, &error);
     QVERIFY2(document, qPrintable(error));
-    const QVariantMap options =
-        summarize_options_to_map(summarize_options_for(
-            summary_prompt_overhead(model->tokenizer(), default_summarize_options()), kCtx));
+    const QVariantMap options = summarize_options_to_map(summarize_options_for(
+        summary_prompt_overhead(model->tokenizer(), default_summarize_options()), kCtx));
     kvchat::SessionOptions session;
     session.backend = "cpu";
     session.n_threads = 1;

@@ -31,11 +31,13 @@ class ListModelsTest : public QObject {
     model.append_to_last(" beginning");
     QCOMPARE(changed.count(), 2);
     const QModelIndex last = model.index(1);
-    QCOMPARE(model.data(last, MessageListModel::ContentRole).toString(), QString(" In the beginning"));
+    QCOMPARE(model.data(last, MessageListModel::ContentRole).toString(),
+             QString(" In the beginning"));
     QCOMPARE(model.data(last, MessageListModel::StateRole).toString(), QString("streaming"));
     model.update_last(MessageState::Complete, {{"generated_tokens", 3}});
     QCOMPARE(model.data(last, MessageListModel::StateRole).toString(), QString("complete"));
-    QCOMPARE(model.data(last, MessageListModel::StatsRole).toMap().value("generated_tokens").toInt(), 3);
+    QCOMPARE(
+        model.data(last, MessageListModel::StatsRole).toMap().value("generated_tokens").toInt(), 3);
     QCOMPARE(model.roleNames().value(MessageListModel::ContentRole), QByteArray("content"));
     model.truncate(1);
     QCOMPARE(model.rowCount(), 1);
@@ -56,7 +58,8 @@ class ListModelsTest : public QObject {
     b.title = "Ruth";
     model.reset({a, b});
     QCOMPARE(model.rowCount(), 2);
-    QCOMPARE(model.data(model.index(1), ConversationListModel::TitleRole).toString(), QString("Ruth"));
+    QCOMPARE(model.data(model.index(1), ConversationListModel::TitleRole).toString(),
+             QString("Ruth"));
     QCOMPARE(model.row_of(9), 1);
     QCOMPARE(model.row_of(8), -1);
     QCOMPARE(model.roleNames().value(ConversationListModel::IdRole), QByteArray("conversationId"));

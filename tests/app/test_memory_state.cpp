@@ -121,15 +121,15 @@ class TestMemoryState : public QObject {
     FakeChat chat;
     MemoryState memory(dir.path(), nullptr, worker, chat);
     chat.open = 3;
-    QSignalSpy for_test(&memory, &MemoryState::testStateChanged);
+    QSignalSpy changed(&memory, &MemoryState::snapshotChanged);
     memory.on_snapshot_saved(memory.snapshot_path(4), 1000);  // of a conversation left since
     QVERIFY(memory.snapshot_status().isEmpty());
-    QCOMPARE(for_test.count(), 0);
+    QCOMPARE(changed.count(), 0);
     memory.on_snapshot_saved(memory.snapshot_path(3), 2048);
     QCOMPARE(memory.snapshot_bytes(), qint64{2048});
     QVERIFY2(memory.snapshot_status().contains(kvchat::hub::format_bytes(2048)),
              qPrintable(memory.snapshot_status()));
-    QCOMPARE(for_test.count(), 1);
+    QCOMPARE(changed.count(), 1);
     QVERIFY(memory.snapshot_path(3).startsWith(dir.path()));
 
     QSignalSpy restored(&memory, &MemoryState::snapshotRestored);

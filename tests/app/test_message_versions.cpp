@@ -54,8 +54,8 @@ class TestMessageVersions : public QObject {
       auto store = ConversationStore::open(path, &error);
       QVERIFY2(store, qPrintable(error));
       conversation = store->create_conversation(QStringLiteral("t"), {}, &error);
-      user = store->append_message(conversation, QStringLiteral("user"), QStringLiteral("Genesis 1"),
-                                   MessageState::Complete, &error);
+      user = store->append_message(conversation, QStringLiteral("user"),
+                                   QStringLiteral("Genesis 1"), MessageState::Complete, &error);
       reply = store->append_message(conversation, QStringLiteral("assistant"), {},
                                     MessageState::Streaming, &error);
       QVERIFY2(user && reply, qPrintable(error));
@@ -147,11 +147,14 @@ class TestMessageVersions : public QObject {
       conversation = v2->create_conversation(QStringLiteral("old"), {}, &error);
       QVERIFY(v2->append_message(conversation, QStringLiteral("user"), QStringLiteral("hi"),
                                  MessageState::Complete, &error));
-      reply = v2->append_message(conversation, QStringLiteral("assistant"), QStringLiteral("old reply"),
-                                 MessageState::Complete, &error);
+      reply = v2->append_message(conversation, QStringLiteral("assistant"),
+                                 QStringLiteral("old reply"), MessageState::Complete, &error);
       QVERIFY2(reply, qPrintable(error));
     }
-    QCOMPARE(count_rows(path, QStringLiteral("SELECT COUNT(*) FROM sqlite_master WHERE name = 'message_versions'")), 0);
+    QCOMPARE(
+        count_rows(path, QStringLiteral(
+                             "SELECT COUNT(*) FROM sqlite_master WHERE name = 'message_versions'")),
+        0);
     auto store = ConversationStore::open(path, &error);
     QVERIFY2(store, qPrintable(error));
     QCOMPARE(store->schema_version(), ConversationStore::kSchemaVersion);  // every step run
@@ -161,7 +164,8 @@ class TestMessageVersions : public QObject {
     QCOMPARE(shown[1].version_count, 1);
     // And a migrated reply takes versions like a new one.
     QCOMPARE(store->add_message_version(reply, &error), 1);
-    QVERIFY(store->update_message(reply, QStringLiteral("new reply"), MessageState::Complete, {}, &error));
+    QVERIFY(store->update_message(reply, QStringLiteral("new reply"), MessageState::Complete, {},
+                                  &error));
     QCOMPARE(texts(store->message_versions(reply)), (QStringList{"old reply", "new reply"}));
   }
 

@@ -90,7 +90,8 @@ class ModelLibraryTest : public QObject {
     QCOMPARE(stories->facts.name, QString("stories260K"));
     QCOMPARE(stories->facts.architecture, QString("llama"));
     QVERIFY(stories->facts.error.isEmpty());
-    QCOMPARE(stories->facts.size, qint64(QFileInfo(QDir(kShared).filePath("stories260K.gguf")).size()));
+    QCOMPARE(stories->facts.size,
+             qint64(QFileInfo(QDir(kShared).filePath("stories260K.gguf")).size()));
     // The engine's own reading of the shared file: the dominant tensor type and the
     // trained context.
     auto in = kvchat::inspect_gguf_file((kShared + "/stories260K.gguf").toStdString());
@@ -118,7 +119,8 @@ class ModelLibraryTest : public QObject {
       QVERIFY(bad->facts.architecture.isEmpty());
       QCOMPARE(bad->facts.n_ctx_train, 0);
       QCOMPARE(bad->facts.name, QFileInfo(name).completeBaseName());
-      QVERIFY2(!bad->facts.error.contains(models_), qPrintable(bad->facts.error));  // the row names it
+      QVERIFY2(!bad->facts.error.contains(models_),
+               qPrintable(bad->facts.error));  // the row names it
       qInfo("%s: %s", name, qPrintable(bad->facts.error));
     }
     QVERIFY(find(entries, "notes.gguf")->facts.error != find(entries, "cut.gguf")->facts.error);
@@ -132,8 +134,9 @@ class ModelLibraryTest : public QObject {
     const QString outside = QDir(kShared).filePath("stories260K.gguf");
     const QString gone = QDir(data_.path()).filePath("gone.gguf");
     const QDateTime when = QDateTime(QDate(2025, 3, 4), QTime(5, 6, 7), Qt::UTC);
-    const QVector<ModelLibraryEntry> entries = scan_model_library(
-        models_, {same_other_way, gone, outside, inside}, {{same_other_way, when.toString(Qt::ISODate)}});
+    const QVector<ModelLibraryEntry> entries =
+        scan_model_library(models_, {same_other_way, gone, outside, inside},
+                           {{same_other_way, when.toString(Qt::ISODate)}});
     const int shared = QDir(kShared).entryList({"*.gguf"}, QDir::Files).size();
     QCOMPARE(entries.size(), shared + 3 + 1);  // models/ + the outside copy
     QCOMPARE(entries[0].facts.path, QFileInfo(inside).absoluteFilePath());
@@ -196,8 +199,10 @@ class ModelLibraryTest : public QObject {
     QVERIFY(row.value("fit").toMap().value("weights_bytes").toDouble() > 0);
     QVERIFY(!row.value("size_text").toString().isEmpty());
     QCOMPARE(find(library.entries(), "readme.txt"), QVariantMap());
-    QCOMPARE(find(library.entries(), "notes.gguf").value("fit_state").toString(), QString("unreadable"));
-    QCOMPARE(find(library.entries(), "notes.gguf").value("last_used_text").toString(), QString("never"));
+    QCOMPARE(find(library.entries(), "notes.gguf").value("fit_state").toString(),
+             QString("unreadable"));
+    QCOMPARE(find(library.entries(), "notes.gguf").value("last_used_text").toString(),
+             QString("never"));
 
     library.open(stories);
     QCOMPARE(opened, QStringList{stories});

@@ -46,18 +46,20 @@ class TestModelSettings : public QObject {
     QCOMPARE(kvchat::app::kv_type_block_values(QStringLiteral("q8_0")), 32);
     QCOMPARE(kvchat::app::kv_type_block_values(QStringLiteral("f16")), 1);
     const QString why = kvchat::app::kv_type_problem(QStringLiteral("q8_0"), facts(8, 2048));
-    QVERIFY2(why.contains(QStringLiteral("32")) && why.contains(QStringLiteral("8")), qPrintable(why));
+    QVERIFY2(why.contains(QStringLiteral("32")) && why.contains(QStringLiteral("8")),
+             qPrintable(why));
     QVERIFY(!kvchat::app::kv_type_problem(QStringLiteral("q4_0"), facts(8, 2048)).isEmpty());
     QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("f16"), facts(8, 2048)).isEmpty());
     QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), facts(32, 512)).isEmpty());
     QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), facts(64, 512)).isEmpty());
-    QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), facts(48, 512)).contains(QStringLiteral("48")));
+    QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), facts(48, 512))
+                .contains(QStringLiteral("48")));
     // Unknown model: nothing to say yet (the load checks it once the file is read).
     QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), ModelFacts{}).isEmpty());
     QVERIFY(!kvchat::app::kv_type_problem(QStringLiteral("q5_k"), facts(32, 512)).isEmpty());
 
-    const auto issues = kvchat::app::check_model_settings(
-        {{"kv_type", "q8_0"}, {"ctx", 0}}, facts(8, 2048));
+    const auto issues =
+        kvchat::app::check_model_settings({{"kv_type", "q8_0"}, {"ctx", 0}}, facts(8, 2048));
     QCOMPARE(issues.size(), 1);
     QCOMPARE(issues[0].key, QStringLiteral("kv_type"));
     QVERIFY(issues[0].blocking);
@@ -65,27 +67,33 @@ class TestModelSettings : public QObject {
   }
 
   void aContextPastTheTrainedLengthIsWarnedNotRefused() {
-    auto issues = kvchat::app::check_model_settings({{"kv_type", "f16"}, {"ctx", 1024}}, facts(32, 512));
+    auto issues =
+        kvchat::app::check_model_settings({{"kv_type", "f16"}, {"ctx", 1024}}, facts(32, 512));
     QCOMPARE(issues.size(), 1);
     QCOMPARE(issues[0].key, QStringLiteral("ctx"));
     QVERIFY(!issues[0].blocking);
-    QVERIFY2(issues[0].reason.contains(QStringLiteral("1024")) && issues[0].reason.contains(QStringLiteral("512")),
+    QVERIFY2(issues[0].reason.contains(QStringLiteral("1024")) &&
+                 issues[0].reason.contains(QStringLiteral("512")),
              qPrintable(issues[0].reason));
-    QVERIFY(kvchat::app::check_model_settings({{"kv_type", "f16"}, {"ctx", 512}}, facts(32, 512)).isEmpty());
-    QVERIFY(kvchat::app::check_model_settings({{"kv_type", "f16"}, {"ctx", 0}}, facts(32, 512)).isEmpty());
+    QVERIFY(kvchat::app::check_model_settings({{"kv_type", "f16"}, {"ctx", 512}}, facts(32, 512))
+                .isEmpty());
+    QVERIFY(kvchat::app::check_model_settings({{"kv_type", "f16"}, {"ctx", 0}}, facts(32, 512))
+                .isEmpty());
   }
 
   void valuesAreKeptPerModel() {
     // Legacy global settings are every model's defaults; "stop" and seed 0 (the old
     // defaults) are not; another seed, chosen, is.
-    ModelSettingsBook book({}, {{"kv_type", "q4_0"}, {"context_policy", "stop"}, {"backend", "cpu"}},
+    ModelSettingsBook book({},
+                           {{"kv_type", "q4_0"}, {"context_policy", "stop"}, {"backend", "cpu"}},
                            {{"temperature", 0.5}, {"seed", 0}});
     QCOMPARE(book.engine("a").value("kv_type").toString(), QStringLiteral("q4_0"));
     QCOMPARE(book.engine("a").value("context_policy").toString(), QStringLiteral("drop-oldest"));
     QVERIFY(!book.engine("a").contains("backend"));  // machine-wide, not a model's
     QCOMPARE(book.sampling("a").value("temperature").toDouble(), 0.5);
     QCOMPARE(book.sampling("a").value("seed").toLongLong(), qint64{kvchat::app::kRandomSeed});
-    QCOMPARE(ModelSettingsBook({}, {}, {{"seed", 42}}).sampling("a").value("seed").toLongLong(), qint64{42});
+    QCOMPARE(ModelSettingsBook({}, {}, {{"seed", 42}}).sampling("a").value("seed").toLongLong(),
+             qint64{42});
 
     book.set_engine("a", {{"kv_type", "q8_0"}, {"ctx", 4096}, {"backend", "cuda"}});
     book.set_sampling("b", {{"temperature", 1.1}, {"top_k", 100}});
@@ -100,7 +108,8 @@ class TestModelSettings : public QObject {
     QCOMPARE(again.sampling("a").value("temperature").toDouble(), 0.8);
     QCOMPARE(again.facts("b").head_dim, 8);
     QVERIFY(!again.facts("a").known());
-    QVERIFY(again.has_own_settings("a") && again.has_own_settings("b") && !again.has_own_settings("c"));
+    QVERIFY(again.has_own_settings("a") && again.has_own_settings("b") &&
+            !again.has_own_settings("c"));
     QCOMPARE(ModelSettingsBook::sampling_presets().size(), 3);
   }
 
@@ -113,13 +122,15 @@ class TestModelSettings : public QObject {
     chat.models()->set_engine_settings_for(kStories, {{"kv_type", "q8_0"}});
     chat.models()->loadModel(kStories);
     QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading(); }, 60000));
-    QVERIFY2(chat.models()->error().contains(QStringLiteral("head_dim")), qPrintable(chat.models()->error()));
+    QVERIFY2(chat.models()->error().contains(QStringLiteral("head_dim")),
+             qPrintable(chat.models()->error()));
     QVERIFY(chat.models()->info().isEmpty());
     QCOMPARE(chat.notices()->notice().value("kind").toString(), QStringLiteral("load-failed"));
     QVERIFY2(chat.notices()->notice().value("text").toString().contains(QStringLiteral("q8_0")),
              qPrintable(chat.notices()->notice().value("text").toString()));
     const QStringList ids = action_ids(chat.notices()->notice());
-    QVERIFY2(ids.contains("retry") && ids.contains("demo") && ids.contains("settings"), qPrintable(ids.join(',')));
+    QVERIFY2(ids.contains("retry") && ids.contains("demo") && ids.contains("settings"),
+             qPrintable(ids.join(',')));
     // The drawer shows stories260K's settings and facts: q8_0 disabled with the reason.
     QCOMPARE(chat.models()->settings_model(), kStories);
     QCOMPARE(chat.models()->settings_model_facts().value("head_dim").toInt(), 8);
@@ -138,7 +149,8 @@ class TestModelSettings : public QObject {
     QCOMPARE(errors.count(), 1);
     QCOMPARE(chat.models()->engine_settings().value("kv_type").toString(), QStringLiteral("q8_0"));
     chat.models()->setEngineSettings({{"kv_type", "f16"}});
-    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
     QVERIFY(chat.models()->error().isEmpty());
     QCOMPARE(chat.models()->info().value("kv_type").toString(), QStringLiteral("f16"));
     QVERIFY(chat.notices()->notice().isEmpty());
@@ -151,26 +163,35 @@ class TestModelSettings : public QObject {
     chat.models()->set_engine_settings_for(kDemo, {{"kv_type", "q8_0"}});
     chat.notices()->noticeAction(QStringLiteral("demo"));  // no banner now: nothing happens
     chat.models()->loadModel(kDemo);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && chat.models()->info().value("path") == kDemo; }, 60000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !chat.models()->loading() && chat.models()->info().value("path") == kDemo; },
+        60000));
     QCOMPARE(chat.models()->info().value("kv_type").toString(), QStringLiteral("q8_0"));
     QCOMPARE(chat.models()->engine_settings().value("kv_type").toString(), QStringLiteral("q8_0"));
     chat.models()->loadModel(kStories);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && chat.models()->info().value("path") == kStories; }, 60000));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          return !chat.models()->loading() && chat.models()->info().value("path") == kStories;
+        },
+        60000));
     QCOMPARE(chat.models()->info().value("kv_type").toString(), QStringLiteral("f16"));
   }
 
-  // A failed load with another model loaded: "Keep" goes back to it; the demo action loads the demo.
+  // A failed load with another model loaded: "Keep" goes back to it; the demo action loads the
+  // demo.
   void theDemoAndThePreviousModelAreOffered() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
     chat.models()->set_demo_model_path(kDemo);
     chat.models()->loadModel(kStories);
-    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
     chat.models()->loadModel(dir.filePath(QStringLiteral("missing.gguf")));
     QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading(); }, 60000));
     QVERIFY(!chat.models()->error().isEmpty());
     QStringList ids = action_ids(chat.notices()->notice());
-    QVERIFY2(ids.contains("previous") && ids.contains("demo") && ids.contains("retry"), qPrintable(ids.join(',')));
+    QVERIFY2(ids.contains("previous") && ids.contains("demo") && ids.contains("retry"),
+             qPrintable(ids.join(',')));
     chat.notices()->noticeAction(QStringLiteral("previous"));
     QVERIFY(chat.notices()->notice().isEmpty());
     QVERIFY(chat.models()->error().isEmpty());
@@ -179,7 +200,9 @@ class TestModelSettings : public QObject {
     chat.models()->loadModel(dir.filePath(QStringLiteral("missing.gguf")));
     QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading(); }, 60000));
     chat.notices()->noticeAction(QStringLiteral("demo"));
-    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading() && chat.models()->info().value("path") == kDemo; }, 60000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !chat.models()->loading() && chat.models()->info().value("path") == kDemo; },
+        60000));
     QVERIFY(chat.notices()->notice().isEmpty());
   }
 };

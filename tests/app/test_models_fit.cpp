@@ -10,11 +10,15 @@ using kvchat::app::fit_map_for;
 
 namespace {
 
-const QString kDemo = QStringLiteral(KVCHAT_SHARED_DIR "/models/kjv-demo-f16.gguf");     // trained on 512
-const QString kStories = QStringLiteral(KVCHAT_SHARED_DIR "/models/stories260K.gguf");  // trained on 2048
+const QString kDemo =
+    QStringLiteral(KVCHAT_SHARED_DIR "/models/kjv-demo-f16.gguf");  // trained on 512
+const QString kStories =
+    QStringLiteral(KVCHAT_SHARED_DIR "/models/stories260K.gguf");  // trained on 2048
 constexpr qint64 kFree = qint64(1) << 30;
 
-qint64 number(const QVariantMap& m, const char* key) { return qint64(m.value(QLatin1String(key)).toDouble()); }
+qint64 number(const QVariantMap& m, const char* key) {
+  return qint64(m.value(QLatin1String(key)).toDouble());
+}
 
 }  // namespace
 
@@ -51,7 +55,8 @@ class TestModelsFit : public QObject {
     QString error;
     const QVariantMap shorter = fit_map_for(*demo, 256, QStringLiteral("q8_0"), kFree, 0, &error);
     QCOMPARE(number(shorter, "n_ctx"), qint64(256));
-    QCOMPARE(number(shorter, "kv_bytes"), qint64(demo->fit(256, "q8_0", uint64_t(kFree))->kv_bytes));
+    QCOMPARE(number(shorter, "kv_bytes"),
+             qint64(demo->fit(256, "q8_0", uint64_t(kFree))->kv_bytes));
     QCOMPARE(shorter.value(QStringLiteral("ctx_cut_to_trained")).toBool(), false);
     const QVariantMap none = fit_map_for(*demo, 0, QStringLiteral("f16"), kFree, 0, &error);
     QCOMPARE(number(none, "n_ctx"), qint64(512));

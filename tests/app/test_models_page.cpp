@@ -69,7 +69,9 @@ class TestModelsPage : public QObject {
   // approximate, an architecture kvchat runs and a licence for every file.
   void theCatalogIsWellFormed() {
     const QJsonObject root =
-        QJsonDocument::fromJson(read_all(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"))).object();
+        QJsonDocument::fromJson(
+            read_all(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json")))
+            .object();
     const QJsonArray models = root.value(QStringLiteral("models")).toArray();
     QVERIFY(models.size() >= 11);
     QStringList names;
@@ -78,7 +80,8 @@ class TestModelsPage : public QObject {
       const QString repo = m.value(QStringLiteral("repo")).toString();
       names.append(m.value(QStringLiteral("name")).toString());
       QVERIFY2(kvchat::hub::valid_repo_id(repo), qPrintable(repo));
-      QVERIFY(QStringList({"llama", "qwen2", "gemma2", "phi3"}).contains(m.value(QStringLiteral("architecture")).toString()));
+      QVERIFY(QStringList({"llama", "qwen2", "gemma2", "phi3"})
+                  .contains(m.value(QStringLiteral("architecture")).toString()));
       QVERIFY(!m.value(QStringLiteral("license")).toString().isEmpty());
       const QJsonArray files = m.value(QStringLiteral("files")).toArray();
       QVERIFY(!files.isEmpty());
@@ -93,14 +96,17 @@ class TestModelsPage : public QObject {
         QVERIFY(!f.value(QStringLiteral("quant")).toString().isEmpty());
       }
     }
-    for (const char* want : {"Llama 3.2 1B", "Llama 3.2 3B", "Qwen 2.5 0.5B", "Qwen 2.5 7B", "SmolLM2 1.7B",
-                             "Gemma 2 2B", "Phi-3.5 mini", "Mistral 7B", "TinyLlama 1.1B"}) {
+    for (const char* want :
+         {"Llama 3.2 1B", "Llama 3.2 3B", "Qwen 2.5 0.5B", "Qwen 2.5 7B", "SmolLM2 1.7B",
+          "Gemma 2 2B", "Phi-3.5 mini", "Mistral 7B", "TinyLlama 1.1B"}) {
       bool found = false;
       for (const QString& n : names) found |= n.startsWith(QLatin1String(want));
       QVERIFY2(found, want);
     }
-    ModelsPageController c(fresh_data_dir(), ConversationStore::default_path(dir_.filePath(QStringLiteral("data%1").arg(n_))),
-                           QString(), nullptr);
+    ModelsPageController c(
+        fresh_data_dir(),
+        ConversationStore::default_path(dir_.filePath(QStringLiteral("data%1").arg(n_))), QString(),
+        nullptr);
     c.load_catalog_from(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"));
     QCOMPARE(c.catalog().size(), models.size());
   }
@@ -116,17 +122,22 @@ class TestModelsPage : public QObject {
     c.search(QStringLiteral("kjv-demo"));
     QTRY_VERIFY_WITH_TIMEOUT(!c.searching(), 20000);
     QCOMPARE(c.search_results().size(), 1);
-    QCOMPARE(c.search_results()[0].toMap().value(QStringLiteral("id")).toString(), QStringLiteral("kvchat/kjv-demo-GGUF"));
+    QCOMPARE(c.search_results()[0].toMap().value(QStringLiteral("id")).toString(),
+             QStringLiteral("kvchat/kjv-demo-GGUF"));
     c.openRepo(QStringLiteral("kvchat/kjv-demo-GGUF"));
     QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
     QCOMPARE(c.files().size(), 1);  // README.md is not a GGUF
     QVariantMap f = file_entry(c, QStringLiteral("kjv-demo-f16.gguf"));
     const QByteArray demo = read_all(kDemo);
     QCOMPARE(qint64(f.value(QStringLiteral("size")).toDouble()), qint64(demo.size()));
-    QCOMPARE(f.value(QStringLiteral("sha256")).toString(),
-             QString::fromLatin1(QCryptographicHash::hash(demo, QCryptographicHash::Sha256).toHex()));
+    QCOMPARE(
+        f.value(QStringLiteral("sha256")).toString(),
+        QString::fromLatin1(QCryptographicHash::hash(demo, QCryptographicHash::Sha256).toHex()));
     // The fit read from the remote header equals the engine's on the local file.
-    QTRY_VERIFY_WITH_TIMEOUT(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit_state")) != QLatin1String("reading"), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit_state")) !=
+            QLatin1String("reading"),
+        20000);
     f = file_entry(c, QStringLiteral("kjv-demo-f16.gguf"));
     QCOMPARE(f.value(QStringLiteral("fit_state")).toString(), QStringLiteral("done"));
     const QVariantMap fit = f.value(QStringLiteral("fit")).toMap();
@@ -137,31 +148,53 @@ class TestModelsPage : public QObject {
     QCOMPARE(qint64(fit.value(QStringLiteral("n_ctx")).toDouble()), qint64(512));
     QCOMPARE(qint64(fit.value(QStringLiteral("requested_ctx")).toDouble()), qint64(4096));
     QCOMPARE(fit.value(QStringLiteral("ctx_cut_to_trained")).toBool(), true);
-    const auto want = local->fit(512, "f16", uint64_t(fit.value(QStringLiteral("free_bytes")).toDouble()));
+    const auto want =
+        local->fit(512, "f16", uint64_t(fit.value(QStringLiteral("free_bytes")).toDouble()));
     QVERIFY(want);
     QCOMPARE(fit.value(QStringLiteral("runnable")).toBool(), true);
     QCOMPARE(fit.value(QStringLiteral("architecture")).toString(), QStringLiteral("llama"));
-    QCOMPARE(qint64(fit.value(QStringLiteral("weights_bytes")).toDouble()), qint64(want->weights_bytes));
+    QCOMPARE(qint64(fit.value(QStringLiteral("weights_bytes")).toDouble()),
+             qint64(want->weights_bytes));
     QCOMPARE(qint64(fit.value(QStringLiteral("kv_bytes")).toDouble()), qint64(want->kv_bytes));
-    QCOMPARE(qint64(fit.value(QStringLiteral("kv_bytes")).toDouble()), qint64(1536) * 512);  // 2 x 6 x 2 x 32 x 2 bytes per token
+    QCOMPARE(qint64(fit.value(QStringLiteral("kv_bytes")).toDouble()),
+             qint64(1536) * 512);  // 2 x 6 x 2 x 32 x 2 bytes per token
     QCOMPARE(qint64(fit.value(QStringLiteral("max_ctx")).toDouble()), qint64(want->max_ctx));
     QCOMPARE(qint64(fit.value(QStringLiteral("concurrent_conversations")).toDouble()),
              qint64(want->concurrent_conversations));
     // Another context and KV type: the fit again, from the header already read (no request).
     const int requests_before = hub_.requests().size();
     c.setFitOptions(256, QStringLiteral("q8_0"));
-    QTRY_VERIFY_WITH_TIMEOUT(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("kv_type")) == QLatin1String("q8_0"), 20000);
-    QCOMPARE(qint64(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("kv_bytes")).toDouble()),
-             qint64(2 * 6 * 2 * 32 / 32 * 34) * 256);  // q8_0: 34 bytes per 32 values; 256 < 512: as asked
-    QCOMPARE(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap().value(QStringLiteral("ctx_cut_to_trained")).toBool(), false);
+    QTRY_VERIFY_WITH_TIMEOUT(file_entry(c, QStringLiteral("kjv-demo-f16.gguf"))
+                                     .value(QStringLiteral("fit"))
+                                     .toMap()
+                                     .value(QStringLiteral("kv_type")) == QLatin1String("q8_0"),
+                             20000);
+    QCOMPARE(qint64(file_entry(c, QStringLiteral("kjv-demo-f16.gguf"))
+                        .value(QStringLiteral("fit"))
+                        .toMap()
+                        .value(QStringLiteral("kv_bytes"))
+                        .toDouble()),
+             qint64(2 * 6 * 2 * 32 / 32 * 34) *
+                 256);  // q8_0: 34 bytes per 32 values; 256 < 512: as asked
+    QCOMPARE(file_entry(c, QStringLiteral("kjv-demo-f16.gguf"))
+                 .value(QStringLiteral("fit"))
+                 .toMap()
+                 .value(QStringLiteral("ctx_cut_to_trained"))
+                 .toBool(),
+             false);
     QCOMPARE(hub_.requests().size(), requests_before + 1);  // only this look at /__requests
     // With a GPU running the chat, the fit is against its free memory: 5 MB cannot hold the
     // demo's 5.56 MB of weights, so nothing fits; back on the CPU, RAM counts again.
     c.set_gpu_free_bytes(5'000'000);
     QVERIFY(c.free_memory_is_gpu());
     QCOMPARE(qint64(c.free_memory_bytes()), qint64(5'000'000));
-    const auto demo_fit = [&] { return file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("fit")).toMap(); };
-    QTRY_COMPARE_WITH_TIMEOUT(qint64(demo_fit().value(QStringLiteral("free_bytes")).toDouble()), qint64(5'000'000), 20000);
+    const auto demo_fit = [&] {
+      return file_entry(c, QStringLiteral("kjv-demo-f16.gguf"))
+          .value(QStringLiteral("fit"))
+          .toMap();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(qint64(demo_fit().value(QStringLiteral("free_bytes")).toDouble()),
+                              qint64(5'000'000), 20000);
     QCOMPARE(demo_fit().value(QStringLiteral("fits")).toBool(), false);
     QCOMPARE(qint64(demo_fit().value(QStringLiteral("max_ctx")).toDouble()), qint64(0));
     c.set_gpu_free_bytes(0);
@@ -176,11 +209,16 @@ class TestModelsPage : public QObject {
     QCOMPARE(opened, QStringList{path});
     QCOMPARE(read_all(path), demo);
     QCOMPARE(c.downloads().size(), 1);
-    QCOMPARE(c.downloads()[0].toMap().value(QStringLiteral("status")).toString(), QStringLiteral("done"));
+    QCOMPARE(c.downloads()[0].toMap().value(QStringLiteral("status")).toString(),
+             QStringLiteral("done"));
     // A finished download's figures fill its bar: done = total = the file's size.
-    QCOMPARE(qint64(c.downloads()[0].toMap().value(QStringLiteral("done")).toDouble()), qint64(demo.size()));
-    QCOMPARE(qint64(c.downloads()[0].toMap().value(QStringLiteral("total")).toDouble()), qint64(demo.size()));
-    QVERIFY(file_entry(c, QStringLiteral("kjv-demo-f16.gguf")).value(QStringLiteral("downloaded")).toBool());
+    QCOMPARE(qint64(c.downloads()[0].toMap().value(QStringLiteral("done")).toDouble()),
+             qint64(demo.size()));
+    QCOMPARE(qint64(c.downloads()[0].toMap().value(QStringLiteral("total")).toDouble()),
+             qint64(demo.size()));
+    QVERIFY(file_entry(c, QStringLiteral("kjv-demo-f16.gguf"))
+                .value(QStringLiteral("downloaded"))
+                .toBool());
   }
 
   // Issue 24 point 7: a file's 60 MB general.name reaches the page cut (shown as plain
@@ -191,12 +229,19 @@ class TestModelsPage : public QObject {
     c.openRepo(QStringLiteral("kvchat/hostile-name-GGUF"));
     QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
     QCOMPARE(c.files().size(), 1);
-    QTRY_VERIFY_WITH_TIMEOUT(file_entry(c, QStringLiteral("hostile-name.gguf")).value(QStringLiteral("fit_state")) != QLatin1String("reading"), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        file_entry(c, QStringLiteral("hostile-name.gguf")).value(QStringLiteral("fit_state")) !=
+            QLatin1String("reading"),
+        30000);
     const QVariantMap f = file_entry(c, QStringLiteral("hostile-name.gguf"));
     QCOMPARE(f.value(QStringLiteral("fit_state")).toString(), QStringLiteral("done"));
-    const QString name = f.value(QStringLiteral("fit")).toMap().value(QStringLiteral("name")).toString();
-    QVERIFY2(name.startsWith(QStringLiteral("\x1b[31mred")) && name.contains(QStringLiteral("<b>bold</b>")), qPrintable(name.left(100)));
-    QVERIFY2(name.size() < 300 && name.endsWith(QStringLiteral(" bytes)")), qPrintable(QString::number(name.size())));
+    const QString name =
+        f.value(QStringLiteral("fit")).toMap().value(QStringLiteral("name")).toString();
+    QVERIFY2(name.startsWith(QStringLiteral("\x1b[31mred")) &&
+                 name.contains(QStringLiteral("<b>bold</b>")),
+             qPrintable(name.left(100)));
+    QVERIFY2(name.size() < 300 && name.endsWith(QStringLiteral(" bytes)")),
+             qPrintable(QString::number(name.size())));
   }
 
   void unsafeNamesAreLeftOut() {
@@ -206,7 +251,8 @@ class TestModelsPage : public QObject {
     c.openRepo(QStringLiteral("kvchat/traversal-GGUF"));
     QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
     QCOMPARE(c.files().size(), 1);
-    QCOMPARE(c.files()[0].toMap().value(QStringLiteral("path")).toString(), QStringLiteral("kjv-demo-f16.gguf"));
+    QCOMPARE(c.files()[0].toMap().value(QStringLiteral("path")).toString(),
+             QStringLiteral("kjv-demo-f16.gguf"));
     QVERIFY2(c.message().contains(QStringLiteral("../../evil.gguf")), qPrintable(c.message()));
   }
 
@@ -220,7 +266,8 @@ class TestModelsPage : public QObject {
     c.set_setting_saver([&saved](const QString& k, const QVariant& v) { saved[k] = v; });
     c.setEndpoint(QStringLiteral("http://example.com"));
     QVERIFY2(c.message().contains(QStringLiteral("http")), qPrintable(c.message()));
-    QCOMPARE(saved.value(QStringLiteral("hub/endpoint")).toString(), QStringLiteral("http://example.com"));
+    QCOMPARE(saved.value(QStringLiteral("hub/endpoint")).toString(),
+             QStringLiteral("http://example.com"));
     c.search(QStringLiteral("kjv"));
     QTRY_VERIFY_WITH_TIMEOUT(!c.searching(), 20000);
     QVERIFY(c.search_results().isEmpty());  // refused without a request

@@ -20,12 +20,15 @@ namespace {
 
 const QString kDemo = QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf");
 
-MessageListModel& rows(ChatController& chat) { return *static_cast<MessageListModel*>(chat.messages()); }
+MessageListModel& rows(ChatController& chat) {
+  return *static_cast<MessageListModel*>(chat.messages());
+}
 const StoredMessage& last(ChatController& chat) { return rows(chat).items().back(); }
 
 bool load_demo(ChatController& chat) {
   chat.models()->loadModel(kDemo);
-  return QTest::qWaitFor([&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
+  return QTest::qWaitFor(
+      [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
 }
 
 // Runs `action` (which starts a reply) and waits for the reply to finish.

@@ -27,7 +27,9 @@ namespace {
 class HandOver {
  public:
   HandOver(const SingleInstance& launcher, const QStringList& files, int timeout_ms = 1000)
-      : thread_([this, &launcher, files, timeout_ms] { result_ = launcher.hand_over(files, timeout_ms); }) {}
+      : thread_([this, &launcher, files, timeout_ms] {
+          result_ = launcher.hand_over(files, timeout_ms);
+        }) {}
   ~HandOver() {
     if (thread_.joinable()) thread_.join();
   }
@@ -42,7 +44,9 @@ class HandOver {
 };
 
 // Where QLocalServer puts the socket of a name: the temporary directory.
-QString socket_path(const QString& name) { return QDir::cleanPath(QDir::tempPath()) + QLatin1Char('/') + name; }
+QString socket_path(const QString& name) {
+  return QDir::cleanPath(QDir::tempPath()) + QLatin1Char('/') + name;
+}
 
 // A socket file with nobody listening on it, as a killed instance leaves it.
 bool make_stale_socket(const QString& path) {
@@ -72,7 +76,8 @@ class TestSingleInstance : public QObject {
     QSignalSpy received(&first, &SingleInstance::filesReceived);
 
     SingleInstance second(dir.path());
-    const QStringList files = {QStringLiteral("/models/a model.gguf"), QStringLiteral("/docs/notes – é.txt")};
+    const QStringList files = {QStringLiteral("/models/a model.gguf"),
+                               QStringLiteral("/docs/notes – é.txt")};
     HandOver hand_over(second, files);
     QVERIFY(received.wait(5000));
     QVERIFY(hand_over.result());
@@ -104,7 +109,8 @@ class TestSingleInstance : public QObject {
     QVERIFY(name.startsWith(QStringLiteral("kvchat-")));
     // Not yet created: still a stable name.
     const QString later = dir.filePath(QStringLiteral("later"));
-    QCOMPARE(SingleInstance::server_name_for(later), SingleInstance::server_name_for(later + QStringLiteral("/")));
+    QCOMPARE(SingleInstance::server_name_for(later),
+             SingleInstance::server_name_for(later + QStringLiteral("/")));
   }
 
   void differentDataDirsDoNotSeeEachOther() {
@@ -176,7 +182,8 @@ class TestSingleInstance : public QObject {
     SingleInstance first(dir.path());
     QVERIFY(first.listen());
     QSignalSpy received(&first, &SingleInstance::filesReceived);
-    const QByteArray huge = QByteArray("kvc1") + QByteArray("\x7f\x7f\x7f\x7f", 4) + QByteArray(64, 'x');
+    const QByteArray huge =
+        QByteArray("kvc1") + QByteArray("\x7f\x7f\x7f\x7f", 4) + QByteArray(64, 'x');
     for (const QByteArray& junk : {QByteArray(64, '\x7f'), huge}) {
       QLocalSocket socket;
       socket.connectToServer(first.server_name());
@@ -199,8 +206,8 @@ class TestSingleInstance : public QObject {
     QVERIFY(first.listen());
     QSignalSpy received(&first, &SingleInstance::filesReceived);
     const QByteArray payload = QByteArray("/a.gguf") + '\0' + QByteArray("/b c.txt") + '\0';
-    const QByteArray request = QByteArray("kvc1") + QByteArray("\0\0\0", 3) +
-                               char(payload.size()) + payload;
+    const QByteArray request =
+        QByteArray("kvc1") + QByteArray("\0\0\0", 3) + char(payload.size()) + payload;
     QLocalSocket socket;
     socket.connectToServer(first.server_name());
     QVERIFY(socket.waitForConnected(1000));

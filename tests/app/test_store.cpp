@@ -653,7 +653,9 @@ class StoreTest : public QObject {
     }
     error.clear();
     QVERIFY(!ConversationStore::open(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("newer kvchat (schema %1; this version reads up to %2)").arg(kNext).arg(kCurrent)),
+    QVERIFY2(error.contains(QStringLiteral("newer kvchat (schema %1; this version reads up to %2)")
+                                .arg(kNext)
+                                .arg(kCurrent)),
              qPrintable(error));
   }
 
@@ -687,7 +689,9 @@ class StoreTest : public QObject {
         QStringLiteral("THIS IS NOT SQL")});
     QString error;
     QVERIFY(!ConversationStore::open(path, broken, &error));
-    QVERIFY2(error.contains(QStringLiteral("from version %1 to %2 failed").arg(kCurrent).arg(kNext)), qPrintable(error));
+    QVERIFY2(
+        error.contains(QStringLiteral("from version %1 to %2 failed").arg(kCurrent).arg(kNext)),
+        qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("THIS IS NOT SQL")), qPrintable(error));
     {
       RawDb raw(path);
@@ -727,8 +731,10 @@ class StoreTest : public QObject {
     }
     QString error;
     QVERIFY(!ConversationStore::open(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("newer kvchat (schema 99; this version reads up to %1)").arg(kCurrent)),
-             qPrintable(error));
+    QVERIFY2(
+        error.contains(
+            QStringLiteral("newer kvchat (schema 99; this version reads up to %1)").arg(kCurrent)),
+        qPrintable(error));
     RawDb raw(path);
     QCOMPARE(raw.value(QStringLiteral("PRAGMA user_version")).toInt(), 99);
     QCOMPARE(raw.value(QStringLiteral("SELECT COUNT(*) FROM conversations")).toInt(), 1);

@@ -77,8 +77,8 @@ class TestStoreFaults : public QObject {
   std::unique_ptr<ChatController> chat_with_model(const QString& dir) {
     auto chat = std::make_unique<ChatController>(dir);
     chat->models()->loadModel(kDemo);
-    if (!QTest::qWaitFor([&] { return !chat->models()->loading() && !chat->models()->info().isEmpty(); },
-                         60000))
+    if (!QTest::qWaitFor(
+            [&] { return !chat->models()->loading() && !chat->models()->info().isEmpty(); }, 60000))
       return nullptr;
     QVariantMap sampling = chat->models()->sampling();
     sampling[QStringLiteral("temperature")] = 0.0;
@@ -276,7 +276,8 @@ class TestStoreFaults : public QObject {
     for (int r = 0; r < 4; ++r) QCOMPARE(stored[r].content, in_window[r].content);
     QCOMPARE(stored[3].state, MessageState::Complete);
     // Sampling is kept per model (settings/model_settings.h).
-    const kvchat::app::ModelSettingsBook book(store->setting(QStringLiteral("model_settings")).toMap());
+    const kvchat::app::ModelSettingsBook book(
+        store->setting(QStringLiteral("model_settings")).toMap());
     QCOMPARE(book.sampling(model_path).value("top_k").toInt(), 8);
   }
 
@@ -303,8 +304,8 @@ class TestStoreFaults : public QObject {
     QVERIFY(QFile::copy(kDemo, model));
     auto chat = std::make_unique<ChatController>(dir.filePath(QStringLiteral("data")));
     chat->models()->loadModel(model);
-    QVERIFY(QTest::qWaitFor([&] { return !chat->models()->loading() && !chat->models()->info().isEmpty(); },
-                            60000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !chat->models()->loading() && !chat->models()->info().isEmpty(); }, 60000));
     QVariantMap sampling = chat->models()->sampling();
     sampling[QStringLiteral("temperature")] = 0.0;
     sampling[QStringLiteral("max_tokens")] = 6;

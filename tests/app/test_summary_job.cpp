@@ -93,7 +93,7 @@ class TestSummaryJob : public QObject {
     document_ = store_->add_document(meta, text, &inserted, &error);
     QVERIFY2(document_, qPrintable(error));
     options_ = summarize_options_to_map(summarize_options_for(
-            summary_prompt_overhead(model_->tokenizer(), default_summarize_options()), kCtx));
+        summary_prompt_overhead(model_->tokenizer(), default_summarize_options()), kCtx));
     QVERIFY(options_.value(QStringLiteral("summary_tokens")).toInt() < 96);  // made to fit 256
   }
 
@@ -196,7 +196,8 @@ class TestSummaryJob : public QObject {
     auto doc = extract_document(kSample, {}, &error);
     QVERIFY2(doc, qPrintable(error));
     QByteArray text;
-    for (int i = 0; i < repeats; ++i) text += doc->text + QByteArray("\n") + QByteArray::number(i) + "\n";
+    for (int i = 0; i < repeats; ++i)
+      text += doc->text + QByteArray("\n") + QByteArray::number(i) + "\n";
     StoredDocument meta;
     meta.name = QStringLiteral("long-%1.txt").arg(repeats);
     meta.sha256 = QStringLiteral("long-sha-%1").arg(repeats);
@@ -268,7 +269,8 @@ class TestSummaryJob : public QObject {
     ReplySampling greedy;
     greedy.params.temperature = 0;
     greedy.max_tokens = 8;
-    QMetaObject::invokeMethod(worker, [worker, user, greedy] { worker->generate({user}, {}, greedy); });
+    QMetaObject::invokeMethod(worker,
+                              [worker, user, greedy] { worker->generate({user}, {}, greedy); });
     QTRY_COMPARE_WITH_TIMEOUT(replied.count(), 1, 60000);
     QVERIFY(replied[0][0].value<ReplyStats>().prefill_tokens_per_second > 0);
 
@@ -288,10 +290,9 @@ class TestSummaryJob : public QObject {
         Qt::DirectConnection);
     const qint64 job = new_job();
     summary->reset_cancel();
-    QMetaObject::invokeMethod(summary, [summary, job, db = db_, model = worker->shared_model(),
-                                        options = worker->session_options()] {
-      summary->run(job, db, model, options);
-    });
+    QMetaObject::invokeMethod(
+        summary, [summary, job, db = db_, model = worker->shared_model(),
+                  options = worker->session_options()] { summary->run(job, db, model, options); });
     QTRY_VERIFY_WITH_TIMEOUT(job_held.load(), 60000);
     // The job is held inside its first partial: the chat answers meanwhile.
     const ChatTurn assistant{QStringLiteral("assistant"), replied[0][0].value<ReplyStats>().text};
@@ -328,7 +329,8 @@ class TestSummaryJob : public QObject {
     QVERIFY(job_memory.last()[1].value<MemoryFigures>().empty());
 
     memory.clear();
-    QMetaObject::invokeMethod(worker, [worker] { worker->reportMemory(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        worker, [worker] { worker->reportMemory(); }, Qt::QueuedConnection);
     QTRY_COMPARE_WITH_TIMEOUT(memory.count(), 1, 10000);
     const QVariantMap after = memory[0][0].value<MemoryFigures>().to_map();
     for (const char* key : {"n_past", "kv_tokens", "kv_used_bytes"}) {

@@ -11,13 +11,17 @@ class TestUiLanguage : public QObject {
   Q_OBJECT
  private slots:
   void systemFollowsTheLocale() {
-    QCOMPARE(UiLanguage::resolve("system", QLocale(QLocale::Korean, QLocale::SouthKorea)), QString("ko"));
-    QCOMPARE(UiLanguage::resolve("system", QLocale(QLocale::English, QLocale::UnitedKingdom)), QString("en"));
+    QCOMPARE(UiLanguage::resolve("system", QLocale(QLocale::Korean, QLocale::SouthKorea)),
+             QString("ko"));
+    QCOMPARE(UiLanguage::resolve("system", QLocale(QLocale::English, QLocale::UnitedKingdom)),
+             QString("en"));
     QCOMPARE(UiLanguage::resolve("system", QLocale::c()), QString("en"));
-    QCOMPARE(UiLanguage::resolve("system", QLocale(QLocale::German, QLocale::Germany)), QString("en"));
+    QCOMPARE(UiLanguage::resolve("system", QLocale(QLocale::German, QLocale::Germany)),
+             QString("en"));
   }
   void aChoiceBeatsTheLocale() {
-    QCOMPARE(UiLanguage::resolve("en", QLocale(QLocale::Korean, QLocale::SouthKorea)), QString("en"));
+    QCOMPARE(UiLanguage::resolve("en", QLocale(QLocale::Korean, QLocale::SouthKorea)),
+             QString("en"));
     QCOMPARE(UiLanguage::resolve("ko", QLocale::c()), QString("ko"));
   }
   void applySetsTheNumberLocaleAndChooseSaves() {

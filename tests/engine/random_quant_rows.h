@@ -15,7 +15,9 @@
 
 namespace kvchat {
 
-inline gguf::TensorTypeTraits traits(gguf::TensorType t) { return *gguf::tensor_type_traits(static_cast<uint32_t>(t)); }
+inline gguf::TensorTypeTraits traits(gguf::TensorType t) {
+  return *gguf::tensor_type_traits(static_cast<uint32_t>(t));
+}
 
 inline std::vector<float> random_values(int64_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -33,7 +35,8 @@ inline uint16_t random_scale(std::mt19937& rng, bool signed_ok) {
 
 // `n_rows` rows of n values of `type`: random bytes (valid codes for every type) with
 // finite f16 scales; Q8_0/Q4_0 and the float types through quantize_row of random values.
-inline std::vector<uint8_t> random_rows(gguf::TensorType type, int64_t n_rows, int64_t n, uint32_t seed) {
+inline std::vector<uint8_t> random_rows(gguf::TensorType type, int64_t n_rows, int64_t n,
+                                        uint32_t seed) {
   const auto tr = traits(type);
   const uint64_t row_bytes = n / tr.block_elements * tr.block_bytes;
   std::vector<uint8_t> out(n_rows * row_bytes);
@@ -49,20 +52,31 @@ inline std::vector<uint8_t> random_rows(gguf::TensorType type, int64_t n_rows, i
     switch (type) {
       case gguf::TensorType::Q8_0: set(offsetof(BlockQ8_0, d), true); break;
       case gguf::TensorType::Q4_0: set(offsetof(BlockQ4_0, d), true); break;
-      case gguf::TensorType::Q4_1: set(offsetof(BlockQ4_1, d), false), set(offsetof(BlockQ4_1, m), true); break;
+      case gguf::TensorType::Q4_1:
+        set(offsetof(BlockQ4_1, d), false), set(offsetof(BlockQ4_1, m), true);
+        break;
       case gguf::TensorType::Q5_0: set(offsetof(BlockQ5_0, d), true); break;
-      case gguf::TensorType::Q5_1: set(offsetof(BlockQ5_1, d), false), set(offsetof(BlockQ5_1, m), true); break;
+      case gguf::TensorType::Q5_1:
+        set(offsetof(BlockQ5_1, d), false), set(offsetof(BlockQ5_1, m), true);
+        break;
       case gguf::TensorType::IQ4_NL: set(offsetof(BlockIq4Nl, d), true); break;
-      case gguf::TensorType::Q2_K: set(offsetof(BlockQ2_K, d), false), set(offsetof(BlockQ2_K, dmin), false); break;
+      case gguf::TensorType::Q2_K:
+        set(offsetof(BlockQ2_K, d), false), set(offsetof(BlockQ2_K, dmin), false);
+        break;
       case gguf::TensorType::Q3_K: set(offsetof(BlockQ3_K, d), true); break;
-      case gguf::TensorType::Q4_K: set(offsetof(BlockQ4_K, d), false), set(offsetof(BlockQ4_K, dmin), false); break;
-      case gguf::TensorType::Q5_K: set(offsetof(BlockQ5_K, d), false), set(offsetof(BlockQ5_K, dmin), false); break;
+      case gguf::TensorType::Q4_K:
+        set(offsetof(BlockQ4_K, d), false), set(offsetof(BlockQ4_K, dmin), false);
+        break;
+      case gguf::TensorType::Q5_K:
+        set(offsetof(BlockQ5_K, d), false), set(offsetof(BlockQ5_K, dmin), false);
+        break;
       case gguf::TensorType::Q6_K: set(offsetof(BlockQ6_K, d), true); break;
       case gguf::TensorType::IQ4_XS: set(offsetof(BlockIq4Xs, d), true); break;
       default: break;
     }
   }
-  if (type == gguf::TensorType::F32 || type == gguf::TensorType::F16 || type == gguf::TensorType::BF16 || type == gguf::TensorType::Q8_0 ||
+  if (type == gguf::TensorType::F32 || type == gguf::TensorType::F16 ||
+      type == gguf::TensorType::BF16 || type == gguf::TensorType::Q8_0 ||
       type == gguf::TensorType::Q4_0) {  // the types quantize_row writes: real rows
     const auto v = random_values(n_rows * n, seed + 1);
     quantize_row(type, v.data(), out.data(), n_rows * n);

@@ -29,7 +29,7 @@ namespace kvchat {
 namespace {
 
 // |a - b| <= rel x |b|: the tables hold float32 rates.
-#define EXPECT_REL(a, b, rel) EXPECT_NEAR((a), (b), (rel) * std::abs(static_cast<double>(b)))
+#define EXPECT_REL(a, b, rel) EXPECT_NEAR((a), (b), (rel)*std::abs(static_cast<double>(b)))
 
 std::vector<TokenId> test_ids(size_t n, int32_t n_vocab) {
   std::vector<TokenId> ids(n);
@@ -60,7 +60,9 @@ TEST_P(ArchFastVsReference, PrefillAndDecodeAgree) {
   test::TempDir dir;
   // phi3-longrope runs at its trained 512 (> original 64: long factors); -short at 64.
   const bool longrope_short = c.arch == "phi3-longrope-short";
-  auto spec = synthetic_arch_spec(c.arch == "qwen2-yarn" ? "qwen2" : longrope_short ? "phi3-longrope" : c.arch);
+  auto spec = synthetic_arch_spec(c.arch == "qwen2-yarn" ? "qwen2"
+                                  : longrope_short       ? "phi3-longrope"
+                                                         : c.arch);
   ASSERT_TRUE(spec) << spec.message();
   if (c.arch == "qwen2-yarn") {
     spec->rope_scaling = "yarn";
@@ -97,7 +99,8 @@ TEST_P(ArchFastVsReference, PrefillAndDecodeAgree) {
     const TokenId t = static_cast<TokenId>(100 + step);
     ASSERT_TRUE((*fast)->eval(std::span<const TokenId>(&t, 1)));
     ASSERT_TRUE((*ref)->eval(std::span<const TokenId>(&t, 1)));
-    EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), nv), tol) << "step " << step;
+    EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), nv), tol)
+        << "step " << step;
   }
 }
 
@@ -115,7 +118,8 @@ std::vector<ArchCase> arch_cases() {
 INSTANTIATE_TEST_SUITE_P(EveryArchAndKvType, ArchFastVsReference, ::testing::ValuesIn(arch_cases()),
                          [](const auto& info) {
                            std::string n = info.param.arch + "_" + info.param.kv_type;
-                           for (char& ch : n) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           for (char& ch : n)
+                             ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
                            return n;
                          });
 
@@ -229,8 +233,8 @@ TEST(ArchitectureOps, YarnCorrectionRangeBlendAndMagnitude) {
   s.orig_ctx = 32768;
   const RopeTable t = make_rope_table(RopeStyle::Neox, 128, 1e6f, s, nullptr);
   auto base_freq = [](int i) { return std::pow(1e6, -2.0 * i / 128); };
-  EXPECT_REL(t.inv_freq[10], base_freq(10), 1e-6);        // below the range: extrapolated
-  EXPECT_REL(t.inv_freq[50], base_freq(50) / 4, 1e-6);    // above: interpolated (x 1/4)
+  EXPECT_REL(t.inv_freq[10], base_freq(10), 1e-6);      // below the range: extrapolated
+  EXPECT_REL(t.inv_freq[50], base_freq(50) / 4, 1e-6);  // above: interpolated (x 1/4)
   // pair 30: ramp (30 - 23) / 17, mix 1 - 7/17 of extrapolation
   EXPECT_REL(t.inv_freq[30], base_freq(30) * (0.25 * 7 / 17 + 10.0 / 17), 1e-6);
   EXPECT_NEAR(t.mscale, 1 + 0.1 * std::log(4.0), 1e-6);  // 1.138629
@@ -252,7 +256,8 @@ TEST(ArchitectureOps, LoadedDescriptionsCarryTheirNumbers) {
   auto g3 = load_spec(dir, *synthetic_arch_spec("gemma3"), "g3.gguf");
   ASSERT_TRUE(g3);
   const ModelHParams& h3 = g3->hparams();
-  EXPECT_EQ(g3->info().windowed_layers, (std::vector<int32_t>{0, 1, 2, 3, 4}));  // 5 local : 1 global
+  EXPECT_EQ(g3->info().windowed_layers,
+            (std::vector<int32_t>{0, 1, 2, 3, 4}));  // 5 local : 1 global
   EXPECT_EQ(h3.attn_softcap, 0.0f);
   // local layers: base 10000, unscaled; the global layer: base 1e6, linear x 1/8.
   EXPECT_REL(h3.rope(0, 0).inv_freq[1], std::pow(10000.0, -2.0 / 64), 1e-6);
@@ -371,10 +376,12 @@ TEST(SlidingWindow, ATokenBeyondTheWindowDoesNotChangeTheOutput) {
     ASSERT_TRUE((*sa)->eval(a, &la));
     ASSERT_TRUE((*sb)->eval(b, &lb));
     for (int p = 0; p < 8; ++p) {
-      EXPECT_GT(test::max_rel_error(&la[p * nv], &lb[p * nv], nv), 1e-4) << "pos " << p << " sees token 0";
+      EXPECT_GT(test::max_rel_error(&la[p * nv], &lb[p * nv], nv), 1e-4)
+          << "pos " << p << " sees token 0";
     }
     for (int p = 8; p < 24; ++p) {
-      EXPECT_EQ(test::max_rel_error(&la[p * nv], &lb[p * nv], nv), 0.0) << "pos " << p << " is past the window";
+      EXPECT_EQ(test::max_rel_error(&la[p * nv], &lb[p * nv], nv), 0.0)
+          << "pos " << p << " is past the window";
     }
   }
   // Without the window (a llama layer) token 0 reaches every position: the test can fail.
@@ -394,7 +401,8 @@ TEST(SlidingWindow, ATokenBeyondTheWindowDoesNotChangeTheOutput) {
 // ---------------------------------------------------------------- refusal
 
 // Rewrites a GGUF: metadata edited by `edit`, tensors in `drop` left out.
-std::vector<uint8_t> rewrite(const gguf::GgufFile& f, const std::function<void(gguf::GgufWriter&)>& edit,
+std::vector<uint8_t> rewrite(const gguf::GgufFile& f,
+                             const std::function<void(gguf::GgufWriter&)>& edit,
                              const std::vector<std::string>& drop) {
   gguf::GgufWriter w;
   for (const auto& kv : f.metadata()) w.set(kv.key, kv.value);
@@ -419,40 +427,43 @@ TEST(Refusal, OneMessageListsEveryReason) {
 
   // A supported architecture with: an unknown tokenizer, a missing bias and a missing
   // FFN matrix, and two tensors of types kvchat cannot compute with.
-  std::vector<uint8_t> bytes = rewrite(
-      **f, [](gguf::GgufWriter& w) { w.set_string("tokenizer.ggml.model", "mystery"); },
-      {"blk.1.attn_k.bias", "blk.0.ffn_down.weight"});
+  std::vector<uint8_t> bytes =
+      rewrite(**f, [](gguf::GgufWriter& w) { w.set_string("tokenizer.ggml.model", "mystery"); },
+              {"blk.1.attn_k.bias", "blk.0.ffn_down.weight"});
   set_tensor_type(bytes, "blk.0.attn_q.weight", 16);  // IQ2_XXS
   set_tensor_type(bytes, "blk.1.ffn_up.weight", 21);  // IQ3_S
   const std::string path = dir.file("bad.gguf");
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   auto m = Model::load(path);
   ASSERT_FALSE(m);
   const std::string msg = m.message();
   for (const char* fragment :
-       {"bad.gguf", "5 problems", "tensor 'blk.0.attn_q.weight': tensor type IQ2_XXS (id 16) is not supported",
+       {"bad.gguf", "5 problems",
+        "tensor 'blk.0.attn_q.weight': tensor type IQ2_XXS (id 16) is not supported",
         "tensor 'blk.1.ffn_up.weight': tensor type IQ3_S (id 21) is not supported",
-        "missing required tensor 'blk.1.attn_k.bias'", "missing required tensor 'blk.0.ffn_down.weight'",
-        "mystery"}) {
+        "missing required tensor 'blk.1.attn_k.bias'",
+        "missing required tensor 'blk.0.ffn_down.weight'", "mystery"}) {
     EXPECT_NE(msg.find(fragment), std::string::npos) << fragment << "\n" << msg;
   }
   // A tensor of an unsupported type is reported once, not also as missing.
   EXPECT_EQ(msg.find("missing required tensor 'blk.0.attn_q.weight'"), std::string::npos) << msg;
 
   // An unknown architecture: said together with the tokenizer and the tensor types.
-  std::vector<uint8_t> arch_bytes = rewrite(
-      **f,
-      [](gguf::GgufWriter& w) {
-        w.set_string("general.architecture", "mamba");
-        w.set_string("tokenizer.ggml.model", "mystery");
-      },
-      {});
+  std::vector<uint8_t> arch_bytes = rewrite(**f,
+                                            [](gguf::GgufWriter& w) {
+                                              w.set_string("general.architecture", "mamba");
+                                              w.set_string("tokenizer.ggml.model", "mystery");
+                                            },
+                                            {});
   set_tensor_type(arch_bytes, "token_embd.weight", 16);
   const std::string path2 = dir.file("mamba.gguf");
-  std::ofstream(path2, std::ios::binary).write(reinterpret_cast<const char*>(arch_bytes.data()), arch_bytes.size());
+  std::ofstream(path2, std::ios::binary)
+      .write(reinterpret_cast<const char*>(arch_bytes.data()), arch_bytes.size());
   auto m2 = Model::load(path2);
   ASSERT_FALSE(m2);
-  for (const char* fragment : {"3 problems", "architecture 'mamba' is not supported", "llama, qwen2, qwen3, gemma2, gemma3, phi3",
+  for (const char* fragment : {"3 problems", "architecture 'mamba' is not supported",
+                               "llama, qwen2, qwen3, gemma2, gemma3, phi3",
                                "tensor 'token_embd.weight': tensor type IQ2_XXS", "mystery"}) {
     EXPECT_NE(m2.message().find(fragment), std::string::npos) << fragment << "\n" << m2.message();
   }
@@ -471,7 +482,8 @@ TEST(Refusal, CudaRefusesWhatItsKernelsDoNotDoAndAutoFallsBack) {
   ASSERT_FALSE(cuda);
   for (const char* fragment : {"architecture 'gemma2'", "neox (half-split) RoPE", "GELU-tanh GLU",
                                "logit soft-capping", "sliding-window attention"}) {
-    EXPECT_NE(cuda.message().find(fragment), std::string::npos) << fragment << "\n" << cuda.message();
+    EXPECT_NE(cuda.message().find(fragment), std::string::npos) << fragment << "\n"
+                                                                << cuda.message();
   }
   o.backend = "auto";
   auto fallback = Session::create(g2, o);
@@ -484,7 +496,8 @@ TEST(Refusal, CudaRefusesWhatItsKernelsDoNotDoAndAutoFallsBack) {
   o.backend = "cuda";
   auto l3_cuda = Session::create(l3, o);
   ASSERT_FALSE(l3_cuda);
-  EXPECT_NE(l3_cuda.message().find("RoPE frequency factors"), std::string::npos) << l3_cuda.message();
+  EXPECT_NE(l3_cuda.message().find("RoPE frequency factors"), std::string::npos)
+      << l3_cuda.message();
   EXPECT_EQ(l3_cuda.message().find("neox"), std::string::npos) << l3_cuda.message();
   // Plain llama passes the check (then needs a CUDA build and a device).
   auto plain = load_spec(dir, *synthetic_arch_spec("llama"), "l.gguf");
@@ -501,9 +514,11 @@ TEST(LongRope, HalfAFileIsRefusedAndCudaDeclines) {
   ASSERT_TRUE(write_synthetic_model(dir.file("p.gguf"), *synthetic_arch_spec("phi3-longrope")));
   auto f = gguf::GgufFile::open(dir.file("p.gguf"));
   ASSERT_TRUE(f);
-  std::vector<uint8_t> bytes = rewrite(**f, [](gguf::GgufWriter&) {}, {"rope_factors_short.weight"});
+  std::vector<uint8_t> bytes =
+      rewrite(**f, [](gguf::GgufWriter&) {}, {"rope_factors_short.weight"});
   const std::string path = dir.file("half.gguf");
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   auto half = Model::load(path);
   ASSERT_FALSE(half);
   EXPECT_NE(half.message().find("LongRoPE needs both"), std::string::npos) << half.message();
@@ -563,14 +578,16 @@ TEST(ArchitectureCli, MkmodelLogitsDecodeAndInfo) {
   const std::string model = dir.file("g2.gguf");
   auto mk = test::run_cli("mkmodel --arch gemma2 --out " + test::sh_quote(model));
   ASSERT_EQ(mk.exit_code, 0) << mk.err;
-  EXPECT_NE(test::run_cli("mkmodel --arch mamba --out " + test::sh_quote(dir.file("x.gguf"))).exit_code, 0);
+  EXPECT_NE(
+      test::run_cli("mkmodel --arch mamba --out " + test::sh_quote(dir.file("x.gguf"))).exit_code,
+      0);
 
   std::string ids;
   for (TokenId t : test_ids(20, 384)) ids += (ids.empty() ? "" : " ") + std::to_string(t);
   for (const char* backend : {"cpu", "cpu-reference"}) {
     SCOPED_TRACE(backend);
-    const std::string base = "logits --model " + test::sh_quote(model) + " --ids " + test::sh_quote(ids) +
-                             " --all --backend " + backend;
+    const std::string base = "logits --model " + test::sh_quote(model) + " --ids " +
+                             test::sh_quote(ids) + " --all --backend " + backend;
     auto prefill = test::run_cli(base);
     auto decode = test::run_cli(base + " --decode");
     ASSERT_EQ(prefill.exit_code, 0) << prefill.err;
@@ -597,7 +614,8 @@ TEST(ArchitectureCli, MkmodelLogitsDecodeAndInfo) {
   EXPECT_EQ(j["kv_elements_at_train_ctx"], 256u * 3 * 512);
   EXPECT_EQ(j["kv_elements_at_train_ctx_with_window"], 256u * (512 + 2 * 8));
 
-  auto mem = test::run_cli("memory --json --kv-type f32 --ctx 100 --model " + test::sh_quote(model));
+  auto mem =
+      test::run_cli("memory --json --kv-type f32 --ctx 100 --model " + test::sh_quote(model));
   ASSERT_EQ(mem.exit_code, 0) << mem.err;
   const auto m = nlohmann::json::parse(mem.out);
   EXPECT_EQ(m["kv_bytes"], 4u * 256 * 3 * 100);

@@ -4,8 +4,8 @@
 // over [max(0, p - window + 1), p] (the whole causal prefix without a window).
 // K and V come from the cache itself (dequantized by the plain converter), so the
 // reference sees the same stored values; for q8_0/q4_0 keys the query is quantized here
-// to 16 bits per 32 values (scale max|q|/32767, round to nearest) exactly as the kernels promise, and
-// the unquantized query is checked with a looser bound.
+// to 16 bits per 32 values (scale max|q|/32767, round to nearest) exactly as the kernels promise,
+// and the unquantized query is checked with a looser bound.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,14 +33,16 @@ struct Case {
   int32_t n_tokens = 1;
   int32_t window = 0;
   float softcap = 0;
-  bool windowed_cache = false;  // the layer lives in the cache's windowed group, freed rows poisoned
+  bool windowed_cache =
+      false;  // the layer lives in the cache's windowed group, freed rows poisoned
 };
 
 std::string describe(const Case& c, AttentionPath path) {
   return std::string(kv_type_name(c.type)) + " group " + std::to_string(c.group) + " hd " +
-         std::to_string(c.head_dim) + " bt " + std::to_string(c.block_tokens) + " pos0 " + std::to_string(c.pos0) +
-         " tokens " + std::to_string(c.n_tokens) + " window " + std::to_string(c.window) + " cap " +
-         std::to_string(c.softcap) + (path == AttentionPath::Scalar ? " scalar" : " avx2");
+         std::to_string(c.head_dim) + " bt " + std::to_string(c.block_tokens) + " pos0 " +
+         std::to_string(c.pos0) + " tokens " + std::to_string(c.n_tokens) + " window " +
+         std::to_string(c.window) + " cap " + std::to_string(c.softcap) +
+         (path == AttentionPath::Scalar ? " scalar" : " avx2");
 }
 
 // The query quantized to 16 bits per 32 values and back, as the integer kernels see it.
@@ -51,7 +53,9 @@ std::vector<double> quantized_query(const float* q, int64_t n) {
     for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(q[k + j]));
     const float d = amax / 32767.0f;
     for (int j = 0; j < 32; ++j) {
-      out[k + j] = amax == 0 ? 0.0 : double{d} * std::clamp(std::nearbyint(q[k + j] / d), -32767.0f, 32767.0f);
+      out[k + j] = amax == 0
+                       ? 0.0
+                       : double{d} * std::clamp(std::nearbyint(q[k + j] / d), -32767.0f, 32767.0f);
     }
   }
   return out;
@@ -141,13 +145,15 @@ Errors run_case(const Case& c, AttentionPath path) {
     for (int32_t h = 0; h < n_heads; ++h) {
       const int32_t kvh = h / c.group;
       const float* qh = &q[b * stride + h * hd];
-      const std::vector<double> qq = quant ? quantized_query(qh, hd) : std::vector<double>(qh, qh + hd);
+      const std::vector<double> qq =
+          quant ? quantized_query(qh, hd) : std::vector<double>(qh, qh + hd);
       for (int variant = 0; variant < 2; ++variant) {
         std::vector<double> s;
         for (int32_t t = first; t <= pos; ++t) {
           double dot = 0;
           for (int32_t d = 0; d < hd; ++d) {
-            dot += (variant == 0 ? qq[d] : static_cast<double>(qh[d])) * keys[t * kv_dim + kvh * hd + d];
+            dot += (variant == 0 ? qq[d] : static_cast<double>(qh[d])) *
+                   keys[t * kv_dim + kvh * hd + d];
           }
           dot *= a.scale;
           if (c.softcap > 0) dot = c.softcap * std::tanh(dot / c.softcap);
@@ -158,7 +164,8 @@ Errors run_case(const Case& c, AttentionPath path) {
         for (double& x : s) sum += (x = std::exp(x - m));
         for (int32_t d = 0; d < hd; ++d) {
           double o = 0;
-          for (int32_t t = first; t <= pos; ++t) o += s[t - first] / sum * values[t * kv_dim + kvh * hd + d];
+          for (int32_t t = first; t <= pos; ++t)
+            o += s[t - first] / sum * values[t * kv_dim + kvh * hd + d];
           const double got = out[b * stride + h * hd + d];
           double& err = variant == 0 ? r.err_exact : r.err_plain;
           err = std::max(err, std::isfinite(got) ? std::fabs(got - o) : 1e9);
@@ -166,7 +173,8 @@ Errors run_case(const Case& c, AttentionPath path) {
         }
       }
     }
-    for (int64_t i = q_dim; i < stride; ++i) EXPECT_EQ(out[b * stride + i], -77.0f) << "padding written";
+    for (int64_t i = q_dim; i < stride; ++i)
+      EXPECT_EQ(out[b * stride + i], -77.0f) << "padding written";
   }
   return r;
 }

@@ -31,7 +31,9 @@ std::shared_ptr<const Model> user_model() {
   return m;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // ---------------------------------------------------------------- the comparison
 
@@ -119,7 +121,8 @@ class SelfCheck : public ::testing::Test {
     test::fake_cuda_config().fault = fault;
     test::fake_cuda_config().amount = amount;
   }
-  static Result<std::unique_ptr<Session>> create(const std::string& backend, const std::string& demo = kDemo) {
+  static Result<std::unique_ptr<Session>> create(const std::string& backend,
+                                                 const std::string& demo = kDemo) {
     SessionOptions o;
     o.backend = backend;
     o.self_check_model = demo;
@@ -197,8 +200,10 @@ TEST_F(SelfCheck, NaNLogitsAndFailingKernelsFail) {
   auto failing = create("cuda");
   ASSERT_TRUE(failing) << failing.message();
   EXPECT_EQ((*failing)->backend_name(), "cpu");
-  EXPECT_TRUE(contains((*failing)->backend_note(), "could not evaluate the demo model")) << (*failing)->backend_note();
-  EXPECT_TRUE(contains((*failing)->backend_note(), "kernel launch failed (injected)")) << (*failing)->backend_note();
+  EXPECT_TRUE(contains((*failing)->backend_note(), "could not evaluate the demo model"))
+      << (*failing)->backend_note();
+  EXPECT_TRUE(contains((*failing)->backend_note(), "kernel launch failed (injected)"))
+      << (*failing)->backend_note();
 }
 
 // The verdict is remembered: a second session neither reloads nor re-runs anything.
@@ -235,7 +240,8 @@ TEST_F(SelfCheck, WithoutADemoModelAutoStaysOnTheCpuAndCudaRunsUnverified) {
   auto c = create("cuda", missing);
   ASSERT_TRUE(c) << c.message();
   EXPECT_EQ((*c)->backend_name(), "fake-cuda");
-  EXPECT_TRUE(contains((*c)->backend_note(), "using the CUDA backend unverified")) << (*c)->backend_note();
+  EXPECT_TRUE(contains((*c)->backend_note(), "using the CUDA backend unverified"))
+      << (*c)->backend_note();
   EXPECT_TRUE(contains((*c)->backend_note(), "self-check was skipped")) << (*c)->backend_note();
   EXPECT_EQ(test::fake_cuda_config().forward_calls, 0);
 }
@@ -280,15 +286,17 @@ TEST(SelfCheckDemoModel, FoundBesideTheBinary) {
 
 // kvchat-cli loads the stand-in as its CUDA plugin and prints the reason it fell back.
 test::CommandResult cli_with_fake(const std::string& fault, const std::string& backend) {
-  return test::run_command("KVCHAT_CUDA_PLUGIN=" + test::sh_quote(test::bin_path("libkvchat-fake-cuda.so")) +
-                           " KVCHAT_FAKE_CUDA_FAULT=" + fault + " " + test::sh_quote(test::bin_path("kvchat-cli")) +
-                           " generate --model " + test::sh_quote(test::shared_path("models/kjv-demo-f32.gguf")) +
-                           " --self-check-model " + test::sh_quote(kDemo) +
-                           " --prompt 'In the beginning' -n 8 --temp 0 --backend " + backend);
+  return test::run_command(
+      "KVCHAT_CUDA_PLUGIN=" + test::sh_quote(test::bin_path("libkvchat-fake-cuda.so")) +
+      " KVCHAT_FAKE_CUDA_FAULT=" + fault + " " + test::sh_quote(test::bin_path("kvchat-cli")) +
+      " generate --model " + test::sh_quote(test::shared_path("models/kjv-demo-f32.gguf")) +
+      " --self-check-model " + test::sh_quote(kDemo) +
+      " --prompt 'In the beginning' -n 8 --temp 0 --backend " + backend);
 }
 
 TEST(SelfCheckCli, AWrongPluginFallsBackToTheCpuAndSaysWhy) {
-  const auto cpu = test::run_cli("generate --model " + test::sh_quote(test::shared_path("models/kjv-demo-f32.gguf")) +
+  const auto cpu = test::run_cli("generate --model " +
+                                 test::sh_quote(test::shared_path("models/kjv-demo-f32.gguf")) +
                                  " --prompt 'In the beginning' -n 8 --temp 0 --backend cpu");
   ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
   for (const char* backend : {"auto", "cuda"}) {
@@ -309,7 +317,8 @@ TEST(SelfCheckCli, AWrongPluginFallsBackToTheCpuAndSaysWhy) {
   const auto skipped = test::run_command(
       "KVCHAT_CUDA_PLUGIN=" + test::sh_quote(test::bin_path("libkvchat-fake-cuda.so")) + " " +
       test::sh_quote(test::bin_path("kvchat-cli")) + " generate --model " + test::sh_quote(kDemo) +
-      " --self-check-model /nonexistent/demo.gguf --prompt 'In the beginning' -n 4 --temp 0 --backend auto");
+      " --self-check-model /nonexistent/demo.gguf --prompt 'In the beginning' -n 4 --temp 0 "
+      "--backend auto");
   ASSERT_EQ(skipped.exit_code, 0) << skipped.err;
   EXPECT_TRUE(contains(skipped.err, "self-check was skipped")) << skipped.err;
 }

@@ -87,7 +87,7 @@ TEST(BpeModel, LoadsAndRendersTheLlama3TemplateWithSpecialTokens) {
   ASSERT_GE(ids.size(), 4u);
   EXPECT_EQ(ids[0], 128000);
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 128000), 1);
-  EXPECT_EQ(ids[1], 128006);  // <|start_header_id|>
+  EXPECT_EQ(ids[1], 128006);                                 // <|start_header_id|>
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 128009), 2);  // <|eot_id|> after system, user
   const std::vector<TokenId> hello = {9906, 1917};
   EXPECT_NE(std::search(ids.begin(), ids.end(), hello.begin(), hello.end()), ids.end());

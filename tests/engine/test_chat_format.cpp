@@ -79,7 +79,8 @@ TEST(ChatFormat, ATemplateThatRefusesSystemMessagesGetsThePromptInTheFirstUserTu
   // A conversation the template itself refuses is an error with the template's words.
   auto bad = f->render("", {{"assistant", "first"}});
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("Conversation roles must alternate"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("Conversation roles must alternate"), std::string::npos)
+      << bad.message();
 }
 
 TEST(ChatFormat, NoTemplateMeansTheNamedCompletionFormatAndTheWindowIsTold) {
@@ -104,8 +105,10 @@ TEST(ChatFormat, OverridesNameABuiltInOrGiveJinjaAndBadOnesAreRefused) {
             render_chat(ChatTemplateKind::ChatML, "", {{"user", "Hi"}}));
   auto unknown = ChatFormat::create(file, *tok, "builtin:vicuna");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.message().find("known: completion, llama2"), std::string::npos) << unknown.message();
-  auto jinja = ChatFormat::create(file, *tok, "{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}");
+  EXPECT_NE(unknown.message().find("known: completion, llama2"), std::string::npos)
+      << unknown.message();
+  auto jinja = ChatFormat::create(
+      file, *tok, "{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}");
   ASSERT_TRUE(jinja.ok()) << jinja.message();
   EXPECT_EQ(*jinja->render("S", {{"user", "U"}}), "[system] S\n[user] U\n");
   auto broken = ChatFormat::create(file, *tok, "{% if %}");

@@ -47,7 +47,8 @@ TEST_F(ChatTemplateCases, EveryCaseRendersExactly) {
   ASSERT_EQ(cases.size(), 112u);
   size_t passed = 0;
   for (const auto& c : cases) {
-    const std::string source = doc_["templates"][c["template"].get<std::string>()].get<std::string>();
+    const std::string source =
+        doc_["templates"][c["template"].get<std::string>()].get<std::string>();
     auto tpl = ChatTemplate::parse(source);
     ASSERT_TRUE(tpl.ok()) << case_name(c) << ": " << tpl.message();
     auto text = tpl->render_json(c["messages"].dump(), options_of(c));
@@ -56,7 +57,8 @@ TEST_F(ChatTemplateCases, EveryCaseRendersExactly) {
       const std::string want = c["error"].get<std::string>();
       EXPECT_FALSE(text.ok()) << case_name(c);
       if (!text.ok()) {
-        EXPECT_NE(text.message().find(want), std::string::npos) << case_name(c) << ": " << text.message();
+        EXPECT_NE(text.message().find(want), std::string::npos)
+            << case_name(c) << ": " << text.message();
         passed += text.message().find(want) != std::string::npos;
       }
       continue;
@@ -74,8 +76,10 @@ TEST_F(ChatTemplateCases, MessagesAsChatMessagesRenderTheSame) {
   for (const auto& c : doc_["cases"]) {
     if (c["expected"].is_null()) continue;
     std::vector<ChatMessage> messages;
-    for (const auto& m : c["messages"]) messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
-    auto tpl = ChatTemplate::parse(doc_["templates"][c["template"].get<std::string>()].get<std::string>());
+    for (const auto& m : c["messages"])
+      messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
+    auto tpl =
+        ChatTemplate::parse(doc_["templates"][c["template"].get<std::string>()].get<std::string>());
     ASSERT_TRUE(tpl.ok());
     auto text = tpl->render(messages, options_of(c));
     ASSERT_TRUE(text.ok()) << case_name(c) << ": " << text.message();
@@ -84,15 +88,18 @@ TEST_F(ChatTemplateCases, MessagesAsChatMessagesRenderTheSame) {
 }
 
 // Writes the case's template and messages and runs `kvchat-cli template` on them.
-test::CommandResult run_case_cli(const nlohmann::json& doc, const nlohmann::json& c, const test::TempDir& dir,
-                                 bool wrap_messages) {
+test::CommandResult run_case_cli(const nlohmann::json& doc, const nlohmann::json& c,
+                                 const test::TempDir& dir, bool wrap_messages) {
   const std::string tpl = dir.file("t.jinja"), msgs = dir.file("m.json");
-  std::ofstream(tpl, std::ios::binary) << doc["templates"][c["template"].get<std::string>()].get<std::string>();
-  const nlohmann::json messages = wrap_messages ? nlohmann::json{{"messages", c["messages"]}} : c["messages"];
+  std::ofstream(tpl, std::ios::binary)
+      << doc["templates"][c["template"].get<std::string>()].get<std::string>();
+  const nlohmann::json messages =
+      wrap_messages ? nlohmann::json{{"messages", c["messages"]}} : c["messages"];
   std::ofstream(msgs, std::ios::binary) << messages.dump();
-  std::string args = "template --template-file " + test::sh_quote(tpl) + " --messages " + test::sh_quote(msgs) +
-                     " --bos " + test::sh_quote(c["bos_token"].get<std::string>()) + " --eos " +
-                     test::sh_quote(c["eos_token"].get<std::string>()) + " --now " + std::to_string(kCaseTime);
+  std::string args =
+      "template --template-file " + test::sh_quote(tpl) + " --messages " + test::sh_quote(msgs) +
+      " --bos " + test::sh_quote(c["bos_token"].get<std::string>()) + " --eos " +
+      test::sh_quote(c["eos_token"].get<std::string>()) + " --now " + std::to_string(kCaseTime);
   if (c["add_generation_prompt"].get<bool>()) args += " --add-generation-prompt";
   return test::run_cli(args);
 }
@@ -124,15 +131,16 @@ TEST(ChatTemplateCli, SyntaxAndUsageErrors) {
   test::TempDir dir;
   std::ofstream(dir.file("bad.jinja")) << "{% if %}";
   std::ofstream(dir.file("m.json")) << "[]";
-  auto r = test::run_cli("template --template-file " + test::sh_quote(dir.file("bad.jinja")) + " --messages " +
-                         test::sh_quote(dir.file("m.json")));
+  auto r = test::run_cli("template --template-file " + test::sh_quote(dir.file("bad.jinja")) +
+                         " --messages " + test::sh_quote(dir.file("m.json")));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("line 1, column"), std::string::npos) << r.err;
   r = test::run_cli("template --messages " + test::sh_quote(dir.file("m.json")));
   EXPECT_NE(r.exit_code, 0);
-  std::ofstream(dir.file("ok.jinja")) << "{{ messages|length }}{% if add_generation_prompt %}+{% endif %}";
-  r = test::run_cli("template --template-file " + test::sh_quote(dir.file("ok.jinja")) + " --messages " +
-                    test::sh_quote(dir.file("m.json")));
+  std::ofstream(dir.file("ok.jinja"))
+      << "{{ messages|length }}{% if add_generation_prompt %}+{% endif %}";
+  r = test::run_cli("template --template-file " + test::sh_quote(dir.file("ok.jinja")) +
+                    " --messages " + test::sh_quote(dir.file("m.json")));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "0");  // no generation prompt unless asked, no newline added
 }

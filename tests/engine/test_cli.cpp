@@ -28,11 +28,13 @@ std::string join_ids(const std::vector<int>& ids) {
 
 TEST(Cli, LogitsAllMatchTheFloat64Reference) {
   for (const auto& [name, tol] : {std::pair<std::string, double>{"f32", 1e-4}, {"f16", 1e-3}}) {
-    const auto ref = test::load_json(shared_path("reference/kjv-demo/kjv-demo-" + name + ".ref.json"));
+    const auto ref =
+        test::load_json(shared_path("reference/kjv-demo/kjv-demo-" + name + ".ref.json"));
     for (const auto& c : ref["cases"]) {
       const auto ids = c["ids"].get<std::vector<int>>();
-      auto r = run_cli("logits --model " + sh_quote(shared_path("models/kjv-demo-" + name + ".gguf")) +
-                       " --ids " + sh_quote(join_ids(ids)) + " --all");
+      auto r =
+          run_cli("logits --model " + sh_quote(shared_path("models/kjv-demo-" + name + ".gguf")) +
+                  " --ids " + sh_quote(join_ids(ids)) + " --all");
       ASSERT_EQ(r.exit_code, 0) << r.err;
       const auto out = nlohmann::json::parse(r.out);
       ASSERT_EQ(out["n_vocab"].get<int>(), 2048);
@@ -57,7 +59,8 @@ TEST(Cli, LogitsWithoutAllGivesTheLastPosition) {
   ASSERT_EQ(out["logits"].size(), 1u);
   const auto want = c["logits"].back().get<std::vector<double>>();
   ASSERT_EQ(c["positions"].back().get<size_t>(), c["ids"].size() - 1);
-  EXPECT_LE(test::max_rel_error(out["logits"][0].get<std::vector<double>>(), want, want.size()), 1e-4);
+  EXPECT_LE(test::max_rel_error(out["logits"][0].get<std::vector<double>>(), want, want.size()),
+            1e-4);
 }
 
 TEST(Cli, GreedyGenerateReproducesTheReferenceContinuation) {
@@ -100,7 +103,8 @@ TEST(Cli, StopStringEndsTheReplyBeforeIt) {
 }
 
 TEST(Cli, TokenizeAndDetokenizeRoundTrip) {
-  const std::string text = "In the beginning God created the heaven and the earth. 42 émigré 🦙";
+  const std::string text =
+      "In the beginning God created the heaven and the earth. 42 émigré 🦙";
   auto t = run_cli("tokenize --model " + model_f16() + " --text " + sh_quote(text));
   ASSERT_EQ(t.exit_code, 0) << t.err;
   std::istringstream in(t.out);
@@ -130,7 +134,8 @@ TEST(Cli, InfoJsonDescribesTheDemoModel) {
   EXPECT_EQ(j["n_ctx_train"], 512);
   EXPECT_EQ(j["tied_embeddings"], true);
   // 2048*192 + 6*(2*192 + 192*192 + 2*64*192 + 192*192 + 3*192*512) + 192
-  EXPECT_EQ(j["n_params"], 2048 * 192 + 6 * (2 * 192 + 2 * 192 * 192 + 2 * 64 * 192 + 3 * 192 * 512) + 192);
+  EXPECT_EQ(j["n_params"],
+            2048 * 192 + 6 * (2 * 192 + 2 * 192 * 192 + 2 * 64 * 192 + 3 * 192 * 512) + 192);
   EXPECT_EQ(j["weight_bytes_by_type"]["F32"], (6 * 2 * 192 + 192) * 4);
   EXPECT_EQ(j["kv_elements_per_token"], 2 * 6 * 2 * 32);
 }
@@ -173,7 +178,8 @@ TEST(Cli, ErrorsGoToStderrWithNonZeroExit) {
 // Without a CUDA device (CI), --backend cuda says so and fails; auto says why it runs on
 // the CPU and gives the CPU's output. With a device, both run on it.
 TEST(Cli, CudaBackendWithoutADeviceFallsBackUnderAuto) {
-  const std::string args = "generate --model " + model_f16() + " --prompt 'In the beginning' -n 8 --temp 0";
+  const std::string args =
+      "generate --model " + model_f16() + " --prompt 'In the beginning' -n 8 --temp 0";
   auto cpu = run_cli(args + " --backend cpu");
   auto cuda = run_cli(args + " --backend cuda");
   auto automatic = run_cli(args + " --backend auto");
@@ -200,14 +206,16 @@ TEST(Cli, BenchReportsThroughputAndARooflineShare) {
   const double share = j["decode_share_of_copy_bandwidth"].get<double>();
   EXPECT_NEAR(share,
               j["decode_tokens_per_second"].get<double>() *
-                  (j["weight_bytes_per_token"].get<double>() + j["kv_bytes_read_per_token_avg"].get<double>()) /
+                  (j["weight_bytes_per_token"].get<double>() +
+                   j["kv_bytes_read_per_token_avg"].get<double>()) /
                   j["copy_bandwidth_bytes_per_second"].get<double>(),
               1e-9 * share + 1e-12);
 }
 
 // `figure` of one bench run: the median and _min / _max of its samples, whatever their order
 // (the median of an even count is the mean of the middle two). Returns the samples.
-std::vector<double> expect_spread_of_samples(const nlohmann::json& run, const std::string& figure, size_t n) {
+std::vector<double> expect_spread_of_samples(const nlohmann::json& run, const std::string& figure,
+                                             size_t n) {
   std::vector<double> sorted = run["samples"][figure].get<std::vector<double>>();
   EXPECT_EQ(sorted.size(), n) << figure;
   if (sorted.size() != n || n == 0) return sorted;
@@ -224,8 +232,10 @@ std::vector<double> expect_spread_of_samples(const nlohmann::json& run, const st
 
 TEST(Cli, BenchRepeatReportsTheMedianAndRangeOfItsSamples) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = run_cli("bench --json --repeat 3 --model " + model_f16() + " --pp 16 --tg 8 --bw-mib 16");
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto r =
+      run_cli("bench --json --repeat 3 --model " + model_f16() + " --pp 16 --tg 8 --bw-mib 16");
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["repeat"].get<int>(), 3);
@@ -236,7 +246,8 @@ TEST(Cli, BenchRepeatReportsTheMedianAndRangeOfItsSamples) {
   ASSERT_EQ(prefill.size(), 3u);
   ASSERT_EQ(decode.size(), 3u);
   // The top level keeps the first run's figures (medians), as before --repeat existed.
-  for (const char* f : {"prefill_tokens_per_second", "decode_tokens_per_second", "decode_bytes_per_second"}) {
+  for (const char* f :
+       {"prefill_tokens_per_second", "decode_tokens_per_second", "decode_bytes_per_second"}) {
     EXPECT_EQ(j[f], run[f]) << f;
   }
   // Derived rates are the sampled tok/s times a fixed amount: bytes per decoded token, FLOPs
@@ -248,9 +259,13 @@ TEST(Cli, BenchRepeatReportsTheMedianAndRangeOfItsSamples) {
   for (const char* end : {"", "_min", "_max"}) {
     const std::string s = end;
     const double bytes = j["decode_bytes_per_second" + s].get<double>();
-    EXPECT_NEAR(bytes, j["decode_tokens_per_second" + s].get<double>() * bytes_per_token, 1e-9 * bytes) << s;
+    EXPECT_NEAR(bytes, j["decode_tokens_per_second" + s].get<double>() * bytes_per_token,
+                1e-9 * bytes)
+        << s;
     const double flops = j["prefill_flops_per_second" + s].get<double>();
-    EXPECT_NEAR(flops, j["prefill_tokens_per_second" + s].get<double>() * flops_per_token, 1e-9 * flops) << s;
+    EXPECT_NEAR(flops, j["prefill_tokens_per_second" + s].get<double>() * flops_per_token,
+                1e-9 * flops)
+        << s;
   }
   // Every sample is a real timing, and the timed parts fit in the process's wall time.
   double timed_s = 0;
@@ -267,7 +282,8 @@ TEST(Cli, BenchRepeatReportsTheMedianAndRangeOfItsSamples) {
   EXPECT_LT(timed_s, wall_s);
 
   // An even count: the median is the mean of the middle two.
-  auto two = run_cli("bench --json --repeat 2 --model " + model_f16() + " --pp 8 --tg 2 --bw-mib 16");
+  auto two =
+      run_cli("bench --json --repeat 2 --model " + model_f16() + " --pp 8 --tg 2 --bw-mib 16");
   ASSERT_EQ(two.exit_code, 0) << two.err;
   const auto j2 = nlohmann::json::parse(two.out);
   expect_spread_of_samples(j2["runs"][0], "prefill_tokens_per_second", 2);
@@ -278,7 +294,9 @@ TEST(Cli, BenchRepeatTextShowsTheMedianAndRangeAndTheLoadTimes) {
   auto r = run_cli("bench --repeat 3 --model " + model_f16() + " --pp 16 --tg 8 --bw-mib 16");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::regex_search(
-      r.out, std::regex(R"(\nload +model \d+\.\d\d s, session \(backend, weight repacking\) \d+\.\d\d s)")))
+      r.out,
+      std::regex(
+          R"(\nload +model \d+\.\d\d s, session \(backend, weight repacking\) \d+\.\d\d s)")))
       << r.out;
   // The f16 row: "median (min–max)" for prefill and for decode t/s.
   std::smatch row;
@@ -286,7 +304,8 @@ TEST(Cli, BenchRepeatTextShowsTheMedianAndRangeAndTheLoadTimes) {
   const std::string line = row.str();
   const std::regex cell(R"(([0-9.]+) \(([0-9.]+)\xE2\x80\x93([0-9.]+)\))");
   int cells = 0;
-  for (auto it = std::sregex_iterator(line.begin(), line.end(), cell); it != std::sregex_iterator(); ++it, ++cells) {
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), cell); it != std::sregex_iterator();
+       ++it, ++cells) {
     const double median = std::stod((*it)[1]), lo = std::stod((*it)[2]), hi = std::stod((*it)[3]);
     EXPECT_LE(lo, median) << line;
     EXPECT_LE(median, hi) << line;
@@ -297,7 +316,8 @@ TEST(Cli, BenchRepeatTextShowsTheMedianAndRangeAndTheLoadTimes) {
 
 TEST(Cli, BenchRepeatOutsideOneToHundredIsRefused) {
   for (const char* bad : {"0", "x", "101", "-3", ""}) {
-    auto r = run_cli(std::string("bench --repeat '") + bad + "' --model " + model_f16() + " --pp 8 --tg 2");
+    auto r = run_cli(std::string("bench --repeat '") + bad + "' --model " + model_f16() +
+                     " --pp 8 --tg 2");
     EXPECT_NE(r.exit_code, 0) << bad;
     EXPECT_NE(r.err.find("--repeat"), std::string::npos) << bad << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << bad;

@@ -48,13 +48,14 @@ std::string greedy_text(const std::string& prompt) {
 }
 
 TEST(CliChat, TurnsRegenerateEditUndoAndMemory) {
-  auto r = chat("Genesis 1\\n1 In the beginning\n"
-                "\\n2 And the earth\n"
-                "/regenerate\n"
-                "/edit 1 Genesis 1\\n3 And God said\n"
-                "/undo\n"
-                "/edit 1 x\n"
-                "/memory\n");
+  auto r = chat(
+      "Genesis 1\\n1 In the beginning\n"
+      "\\n2 And the earth\n"
+      "/regenerate\n"
+      "/edit 1 Genesis 1\\n3 And God said\n"
+      "/undo\n"
+      "/edit 1 x\n"
+      "/memory\n");
   ASSERT_EQ(r.exit_code, 1) << r.err;  // the /edit of nothing failed (the chat went on)
   const auto ev = events_of(r.out);
   ASSERT_EQ(ev.size(), 7u) << r.out;
@@ -94,8 +95,8 @@ TEST(CliChat, TurnsRegenerateEditUndoAndMemory) {
   EXPECT_EQ(ev[6]["kv_used_bytes"].get<long long>(), 1536LL * n);
   const std::string text = ev[6]["text"].get<std::string>();
   EXPECT_NE(text.find("formula: 2 x 6 layers x " + std::to_string(n) +
-                      " tokens x 2 KV heads x 32 head dim x 2 bytes = " +
-                      std::to_string(1536 * n) + " bytes"),
+                      " tokens x 2 KV heads x 32 head dim x 2 bytes = " + std::to_string(1536 * n) +
+                      " bytes"),
             std::string::npos)
       << text;
 }
@@ -111,8 +112,9 @@ TEST(CliChat, ContinueExtendsTheCutReplyAsOneLongerReply) {
   EXPECT_EQ(ev[1]["event"], "continue");
   EXPECT_EQ(ev[1]["evaluated_tokens"], 1);
   EXPECT_EQ(ev[1]["messages"], 2);
-  auto g = run_cli("generate --model " + model() + " --prompt " +
-                   sh_quote("Genesis 1\n1 In the beginning") + " -n 16 --temp 0 --threads 1 --json");
+  auto g =
+      run_cli("generate --model " + model() + " --prompt " +
+              sh_quote("Genesis 1\n1 In the beginning") + " -n 16 --temp 0 --threads 1 --json");
   ASSERT_EQ(g.exit_code, 0) << g.err;
   const std::string whole = nlohmann::json::parse(g.out)["text"].get<std::string>();
   EXPECT_EQ(ev[0]["text"].get<std::string>() + ev[1]["text"].get<std::string>(), whole);
@@ -193,7 +195,8 @@ TEST(CliChat, ARefusedMessageLeavesTheConversationAsItWas) {
     ASSERT_EQ(ev.size(), 5u) << r.out;
     EXPECT_EQ(ev[0]["event"], "reply");
     EXPECT_EQ(ev[1]["event"], "error");
-    EXPECT_NE(ev[1]["message"].get<std::string>().find("the context is full"), std::string::npos) << ev[1];
+    EXPECT_NE(ev[1]["message"].get<std::string>().find("the context is full"), std::string::npos)
+        << ev[1];
     ASSERT_EQ(ev[2]["event"], "reply") << ev[2];
     EXPECT_EQ(ev[2]["messages"], 4);
     EXPECT_EQ(ev[2]["reused_tokens"], ev[0]["n_past"]);  // the cache as the first reply left it
@@ -227,18 +230,23 @@ TEST(CliChat, ResumeOfAMalformedSaveNamesTheFieldAndExits) {
   struct Case {
     std::string file, expect;
   };
-  const std::string three = R"({"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"},)";
+  const std::string three =
+      R"({"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"},)";
   const std::vector<Case> cases = {
       {R"({"messages":[)" + three + R"({"role":"assistant","content":5}]})",
        "messages[3].content: expected a string, found an integer"},
-      {R"({"messages":[{"role":7,"content":"a"}]})", "messages[0].role: expected a string, found an integer"},
-      {R"({"messages":[{"role":"user","content":null}]})", "messages[0].content: expected a string, found null"},
+      {R"({"messages":[{"role":7,"content":"a"}]})",
+       "messages[0].role: expected a string, found an integer"},
+      {R"({"messages":[{"role":"user","content":null}]})",
+       "messages[0].content: expected a string, found null"},
       {R"({"messages":[{"role":"user"}]})", "messages[0].content: missing"},
-      {R"({"messages":[{"role":"wizard","content":"a"}]})", "messages[0].role: \"wizard\" is not a role"},
+      {R"({"messages":[{"role":"wizard","content":"a"}]})",
+       "messages[0].role: \"wizard\" is not a role"},
       {R"({"messages":["hello"]})", "messages[0]: expected an object, found a string"},
       {R"({"system":["a"],"messages":[]})", "system: expected a string, found an array"},
       {R"({"system":"s"})", "messages: missing"},
-      {R"({"messages":{"role":"user","content":"a"}})", "messages: expected an array, found an object"},
+      {R"({"messages":{"role":"user","content":"a"}})",
+       "messages: expected an array, found an object"},
       {R"([{"role":"user","content":"a"}])", "expected an object, found an array"},
       {R"({"messages":[{"role":"user","content":123456789012345678901234567890}]})",
        "messages[0].content: expected a string, found a number"},
@@ -252,7 +260,8 @@ TEST(CliChat, ResumeOfAMalformedSaveNamesTheFieldAndExits) {
     std::ofstream(saved, std::ios::binary) << c.file;
     auto r = chat("hello\n", "--resume " + sh_quote(saved));
     EXPECT_EQ(r.exit_code, 1) << c.file << ": " << r.err;
-    EXPECT_NE(r.err.find(saved + ": not a conversation saved by /save: " + c.expect), std::string::npos)
+    EXPECT_NE(r.err.find(saved + ": not a conversation saved by /save: " + c.expect),
+              std::string::npos)
         << c.file << " -> " << r.err;
     EXPECT_EQ(r.out, "") << c.file;  // refused before any message
   }
@@ -261,8 +270,8 @@ TEST(CliChat, ResumeOfAMalformedSaveNamesTheFieldAndExits) {
   const std::string fifo = dir.file("chat.fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   for (const std::string& path : {fifo, dir.path()}) {
-    auto r = run_command("timeout 20 " + sh_quote(test::bin_path("kvchat-cli")) + " chat --model " + model() +
-                         " --resume " + sh_quote(path) + " < /dev/null");
+    auto r = run_command("timeout 20 " + sh_quote(test::bin_path("kvchat-cli")) + " chat --model " +
+                         model() + " --resume " + sh_quote(path) + " < /dev/null");
     EXPECT_EQ(r.exit_code, 1) << path << ": " << r.err;
     EXPECT_NE(r.err.find(path + ": not a regular file"), std::string::npos) << r.err;
   }

@@ -14,7 +14,8 @@ using test::sh_quote;
 std::string demo() { return sh_quote(test::shared_path("models/kjv-demo-f16.gguf")); }
 
 nlohmann::json generate_json(const std::string& extra, test::CommandResult* raw = nullptr) {
-  auto r = run_cli("generate --json --temp 0 --model " + demo() + " --prompt 'Ruth 1\n1 Now it came to pass' " + extra);
+  auto r = run_cli("generate --json --temp 0 --model " + demo() +
+                   " --prompt 'Ruth 1\n1 Now it came to pass' " + extra);
   if (raw) *raw = r;
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json{};
@@ -82,7 +83,8 @@ TEST(CliKv, BenchDecodesAtEachDepthFromZero) {
   EXPECT_GT(runs[1]["prefill_tokens_per_second"].get<double>(), 0.0);
   for (const auto& run : runs) EXPECT_GT(run["decode_tokens_per_second"].get<double>(), 0.0);
   // KV read per decoded token grows with the depth.
-  EXPECT_GT(runs[1]["kv_bytes_read_per_token_avg"].get<double>(), runs[0]["kv_bytes_read_per_token_avg"].get<double>());
+  EXPECT_GT(runs[1]["kv_bytes_read_per_token_avg"].get<double>(),
+            runs[0]["kv_bytes_read_per_token_avg"].get<double>());
   for (const char* bad : {"-1", "4,x", ""}) {
     auto b = run_cli(std::string("bench --tg 1 --contexts '") + bad + "' --model " + demo());
     EXPECT_NE(b.exit_code, 0) << bad;

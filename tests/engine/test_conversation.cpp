@@ -67,7 +67,8 @@ GenerateOptions sampled(int n, uint64_t seed) {
 }
 
 size_t common_prefix(const std::vector<TokenId>& a, const std::vector<TokenId>& b) {
-  return static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
+  return static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first -
+                             a.begin());
 }
 
 TEST(Conversation, FirstTurnIsTheFormatsTokenization) {
@@ -83,7 +84,8 @@ TEST(Conversation, FirstTurnIsTheFormatsTokenization) {
   c.set_system_prompt("You are terse.");
   auto chatml = c.tokens();
   ASSERT_TRUE(chatml) << chatml.message();
-  const std::string text = render_chat(ChatTemplateKind::ChatML, "You are terse.", {{"user", kPrompt}});
+  const std::string text =
+      render_chat(ChatTemplateKind::ChatML, "You are terse.", {{"user", kPrompt}});
   EXPECT_EQ(*chatml, c.format().tokenize(text));
   EXPECT_EQ(c.session().tokens_evaluated(), 0u);  // counting evaluates nothing
 }
@@ -100,8 +102,8 @@ TEST(Conversation, SecondTurnKeepsTheSampledIdsAndForwardsOnlyTheNewSuffix) {
   EXPECT_EQ(c.messages()[1].content, first->generated.text);
   // The session holds the prompt and every sampled id but the last.
   const std::vector<TokenId> held = c.session().tokens();
-  ASSERT_EQ(held.size(), static_cast<size_t>(first->prompt.prompt_tokens) +
-                             first->generated.ids.size() - 1);
+  ASSERT_EQ(held.size(),
+            static_cast<size_t>(first->prompt.prompt_tokens) + first->generated.ids.size() - 1);
   EXPECT_TRUE(std::equal(first->generated.ids.begin(), first->generated.ids.end() - 1,
                          held.end() - static_cast<long>(first->generated.ids.size() - 1)));
 
@@ -252,7 +254,8 @@ TEST(Conversation, EditTruncatesAtTheEditAndMatchesAFreshSession) {
   ASSERT_TRUE(fresh->eval(*ids));
   ASSERT_EQ(logits.size(), fresh->last_logits().size());
   float worst = 0;
-  for (size_t i = 0; i < logits.size(); ++i) worst = std::max(worst, std::abs(logits[i] - fresh->last_logits()[i]));
+  for (size_t i = 0; i < logits.size(); ++i)
+    worst = std::max(worst, std::abs(logits[i] - fresh->last_logits()[i]));
   EXPECT_LT(worst, 2e-3f);
 }
 
@@ -294,7 +297,8 @@ TEST(Conversation, PolicyStopRefusesAndLeavesTheMessages) {
 TEST(Conversation, ARefusedMessageLeavesTheConversationAsItWas) {
   std::string huge;
   for (int i = 0; i < 40; ++i) huge += " And God saw the light, that it was good.";
-  for (ContextPolicy policy : {ContextPolicy::Stop, ContextPolicy::DropOldest, ContextPolicy::Shift}) {
+  for (ContextPolicy policy :
+       {ContextPolicy::Stop, ContextPolicy::DropOldest, ContextPolicy::Shift}) {
     SCOPED_TRACE(std::string(context_policy_name(policy)));
     SessionOptions so;
     so.n_ctx = 96;
@@ -308,7 +312,8 @@ TEST(Conversation, ARefusedMessageLeavesTheConversationAsItWas) {
 
     auto refused = c.reply_to(huge, greedy(8));
     ASSERT_FALSE(refused);
-    EXPECT_NE(refused.message().find("the context is full"), std::string::npos) << refused.message();
+    EXPECT_NE(refused.message().find("the context is full"), std::string::npos)
+        << refused.message();
     ASSERT_EQ(c.messages().size(), messages.size());
     EXPECT_EQ(c.messages().back().content, messages.back().content);
     EXPECT_EQ(c.session().tokens(), held);
@@ -350,7 +355,8 @@ TEST(Conversation, AnEditAfterTurnsWereDroppedIsAnsweredFromTheNewestTurns) {
     };
     int turns = 0;
     while (history_tokens() < 130u && turns < 30) {
-      auto r = c.reply_to("\n" + std::to_string(++turns) + " And God said, Let there be light", greedy(24));
+      auto r = c.reply_to("\n" + std::to_string(++turns) + " And God said, Let there be light",
+                          greedy(24));
       ASSERT_TRUE(r) << "turn " << turns << ": " << r.message();
     }
     ASSERT_GE(history_tokens(), 130u);
@@ -411,8 +417,9 @@ TEST(Conversation, SnapshotRestoreReusesTheCacheByIds) {
   ASSERT_TRUE(r) << r.message();
   // Re-tokenized from text (nothing else is known after a restore), the prompt is
   // still found in the cache.
-  EXPECT_GE(r->prompt.reused_tokens,
-            static_cast<int32_t>(demo_model()->tokenizer().encode_with_special(kPrompt, true).size()));
+  EXPECT_GE(
+      r->prompt.reused_tokens,
+      static_cast<int32_t>(demo_model()->tokenizer().encode_with_special(kPrompt, true).size()));
 
   Conversation d = make_conversation();
   EXPECT_FALSE(d.restore_snapshot(dir.file("missing.kvsnap")));
@@ -543,9 +550,9 @@ TEST(Conversation, DescribeMemoryShowsTheFormulaWithThisModelsNumbers) {
   const int n = c.session().n_past();
   const std::string text = describe_memory(c.session());
   // 2 (K and V) x 6 layers x n tokens x 2 KV heads x 32 head dim x 2 bytes (f16).
-  const std::string formula = "2 x 6 layers x " + std::to_string(n) +
-                              " tokens x 2 KV heads x 32 head dim x 2 bytes = " +
-                              std::to_string(1536 * n) + " bytes";
+  const std::string formula =
+      "2 x 6 layers x " + std::to_string(n) +
+      " tokens x 2 KV heads x 32 head dim x 2 bytes = " + std::to_string(1536 * n) + " bytes";
   EXPECT_NE(text.find(formula), std::string::npos) << text;
   EXPECT_NE(text.find("policy stop"), std::string::npos) << text;
   EXPECT_NE(text.find("q4_0"), std::string::npos) << text;

@@ -25,20 +25,23 @@ namespace {
 using gguf::TensorType;
 
 // Whether two logit vectors hold the same bits; the first difference is reported.
-::testing::AssertionResult same_bits(const std::vector<float>& got, const std::vector<float>& want) {
+::testing::AssertionResult same_bits(const std::vector<float>& got,
+                                     const std::vector<float>& want) {
   if (got.size() != want.size()) {
     return ::testing::AssertionFailure() << "sizes " << got.size() << " vs " << want.size();
   }
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0) {
-      return ::testing::AssertionFailure() << "first difference at " << i << ": " << got[i] << " vs " << want[i];
+      return ::testing::AssertionFailure()
+             << "first difference at " << i << ": " << got[i] << " vs " << want[i];
     }
   }
   return ::testing::AssertionSuccess();
 }
 
 // Logits of: a 20-token prompt (every position), a 3-token chunk, then 2 single tokens.
-std::vector<float> run_session(const std::shared_ptr<const Model>& model, int threads, const std::string& kv_type) {
+std::vector<float> run_session(const std::shared_ptr<const Model>& model, int threads,
+                               const std::string& kv_type) {
   SessionOptions o;
   o.n_threads = threads;
   o.kv_type = kv_type;
@@ -80,12 +83,13 @@ TEST_P(CpuThreads, LogitsIndependentOfThreadCount) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, CpuThreads, ::testing::Values("llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"));
+INSTANTIATE_TEST_SUITE_P(Archs, CpuThreads,
+                         ::testing::Values("llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"));
 
 // Logits of a 40-token prefill (every position) and of 10 tokens decoded one by one after it,
 // on `backend` with `threads` threads (f32 KV, so that only the products' split can differ).
-std::vector<float> prefill_and_decode(const std::shared_ptr<const Model>& model, const std::string& backend,
-                                      int threads) {
+std::vector<float> prefill_and_decode(const std::shared_ptr<const Model>& model,
+                                      const std::string& backend, int threads) {
   SessionOptions o;
   o.backend = backend;
   o.n_threads = threads;
@@ -161,13 +165,16 @@ TEST_P(CpuThreadsBitwise, PrefillAndDecodeLogitsSameBitsAtEveryThreadCount) {
   const std::vector<float> ref = prefill_and_decode(model, "cpu-reference", 1);
   ASSERT_EQ(ref.size(), one.size());
   for (size_t p = 0; p < 50; ++p) {
-    EXPECT_LE(test::max_rel_error(&one[p * nv], &ref[p * nv], nv), GetParam().ref_tol) << "position " << p;
+    EXPECT_LE(test::max_rel_error(&one[p * nv], &ref[p * nv], nv), GetParam().ref_tol)
+        << "position " << p;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, CpuThreadsBitwise,
-                         ::testing::Values(ModelCase{"kjv-demo-f32", 1e-4}, ModelCase{"kjv-demo-f16", 1e-4},
-                                           ModelCase{"qwen2-q8_0", 3e-2}, ModelCase{"gemma2-q4_k", 5e-2}),
+                         ::testing::Values(ModelCase{"kjv-demo-f32", 1e-4},
+                                           ModelCase{"kjv-demo-f16", 1e-4},
+                                           ModelCase{"qwen2-q8_0", 3e-2},
+                                           ModelCase{"gemma2-q4_k", 5e-2}),
                          [](const auto& info) {
                            std::string n = info.param.name;
                            for (char& c : n) c = c == '-' ? '_' : c;

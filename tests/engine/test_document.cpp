@@ -18,9 +18,7 @@ using test::TempDir;
 using test::write_file;
 constexpr size_t kBlock = DocumentReader::kReadBlockBytes;
 
-const Tokenizer& tokenizer() {
-  return test::demo_model()->tokenizer();
-}
+const Tokenizer& tokenizer() { return test::demo_model()->tokenizer(); }
 
 // The whole text of a reader, or the error.
 Result<std::string> read_all(DocumentReader& r) {

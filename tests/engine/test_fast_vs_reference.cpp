@@ -76,8 +76,8 @@ TEST_P(FastVsReference, LogitsAgree) {
   // random model for Q8_0 and Q4_0 (float types 1e-6). The rounding itself is checked
   // against its definition in test_quant_dot.cpp and bounded independently in
   // tests/reference (activation_storage.py).
-  const bool int8_activations = spec.type != TensorType::F32 && spec.type != TensorType::F16 &&
-                                spec.type != TensorType::BF16;
+  const bool int8_activations =
+      spec.type != TensorType::F32 && spec.type != TensorType::F16 && spec.type != TensorType::BF16;
   // The K- and XS-types quantize activations per 256 values (one scale for a wider range):
   // up to 3.0e-2 measured here, 1.9-2.4e-2 on tests/reference's tiny-256.
   const double tol = !int8_activations ? 1e-4 : (k ? 5e-2 : 3e-2);
@@ -107,7 +107,8 @@ TEST_P(FastVsReference, LogitsAgree) {
     ASSERT_TRUE((*fast)->eval(std::span<const TokenId>(&t, 1)));
     ASSERT_TRUE((*ref)->eval(std::span<const TokenId>(&t, 1)));
     EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 512), tol);
-    expect_same_greedy((*fast)->last_logits().data(), (*ref)->last_logits().data(), prompt.size() + step);
+    expect_same_greedy((*fast)->last_logits().data(), (*ref)->last_logits().data(),
+                       prompt.size() + step);
   }
   // The float types leave no race undecided; the quantized ones leave a few.
   EXPECT_GE(decided, int8_activations ? 2 : 14);
@@ -115,16 +116,19 @@ TEST_P(FastVsReference, LogitsAgree) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllWeightTypes, FastVsReference,
-    ::testing::Values(WeightCase{TensorType::F32}, WeightCase{TensorType::F16}, WeightCase{TensorType::BF16},
-                      WeightCase{TensorType::Q8_0}, WeightCase{TensorType::Q4_0}, WeightCase{TensorType::Q4_1},
-                      WeightCase{TensorType::Q5_0}, WeightCase{TensorType::Q5_1}, WeightCase{TensorType::IQ4_NL},
-                      WeightCase{TensorType::Q2_K}, WeightCase{TensorType::Q3_K}, WeightCase{TensorType::Q4_K},
-                      WeightCase{TensorType::Q5_K}, WeightCase{TensorType::Q6_K}, WeightCase{TensorType::IQ4_XS},
-                      WeightCase{TensorType::Q3_K, WeightMix::Q3_K_M}, WeightCase{TensorType::Q4_K, WeightMix::Q4_K_M},
-                      WeightCase{TensorType::Q5_K, WeightMix::Q5_K_M}),
+    ::testing::Values(
+        WeightCase{TensorType::F32}, WeightCase{TensorType::F16}, WeightCase{TensorType::BF16},
+        WeightCase{TensorType::Q8_0}, WeightCase{TensorType::Q4_0}, WeightCase{TensorType::Q4_1},
+        WeightCase{TensorType::Q5_0}, WeightCase{TensorType::Q5_1}, WeightCase{TensorType::IQ4_NL},
+        WeightCase{TensorType::Q2_K}, WeightCase{TensorType::Q3_K}, WeightCase{TensorType::Q4_K},
+        WeightCase{TensorType::Q5_K}, WeightCase{TensorType::Q6_K}, WeightCase{TensorType::IQ4_XS},
+        WeightCase{TensorType::Q3_K, WeightMix::Q3_K_M},
+        WeightCase{TensorType::Q4_K, WeightMix::Q4_K_M},
+        WeightCase{TensorType::Q5_K, WeightMix::Q5_K_M}),
     [](const auto& info) {
-      return std::string(info.param.mix == WeightMix::Uniform ? gguf::tensor_type_name(info.param.type)
-                                                              : weight_mix_name(info.param.mix));
+      return std::string(info.param.mix == WeightMix::Uniform
+                             ? gguf::tensor_type_name(info.param.type)
+                             : weight_mix_name(info.param.mix));
     });
 
 // Each kernel path the CPU runs, forced before the model is loaded (its weights are repacked
@@ -137,8 +141,10 @@ class PathsVsReference : public ::testing::TestWithParam<std::tuple<Path, Weight
   void SetUp() override {
     const Path p = std::get<0>(GetParam());
     if (p != Path::Scalar && !cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
-    if (p == Path::AvxVnni && !cpu::cpu_has_avxvnni()) GTEST_SKIP() << "no AVX-VNNI here (or in this build)";
-    if (p == Path::Avx512 && !cpu::cpu_has_avx512vnni()) GTEST_SKIP() << "no AVX-512 here (or in this build)";
+    if (p == Path::AvxVnni && !cpu::cpu_has_avxvnni())
+      GTEST_SKIP() << "no AVX-VNNI here (or in this build)";
+    if (p == Path::Avx512 && !cpu::cpu_has_avx512vnni())
+      GTEST_SKIP() << "no AVX-512 here (or in this build)";
     cpu::force_scalar_kernels(p == Path::Scalar);
     cpu::force_no_avxvnni_kernels(p != Path::AvxVnni);
     cpu::force_no_avx512_kernels(p != Path::Avx512);
@@ -179,7 +185,8 @@ TEST_P(PathsVsReference, LogitsAgree) {
     const TokenId t = static_cast<TokenId>(200 + step);
     ASSERT_TRUE((*fast)->eval(std::span<const TokenId>(&t, 1)));
     ASSERT_TRUE((*ref)->eval(std::span<const TokenId>(&t, 1)));
-    EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 512), tol) << "step " << step;
+    EXPECT_LE(test::max_rel_error((*fast)->last_logits(), (*ref)->last_logits(), 512), tol)
+        << "step " << step;
   }
 }
 
@@ -187,13 +194,20 @@ INSTANTIATE_TEST_SUITE_P(
     EveryPath, PathsVsReference,
     ::testing::Combine(::testing::Values(Path::Scalar, Path::Avx2, Path::AvxVnni, Path::Avx512),
                        ::testing::Values(WeightCase{TensorType::F16}, WeightCase{TensorType::Q8_0},
-                                         WeightCase{TensorType::Q4_0}, WeightCase{TensorType::Q4_K, WeightMix::Q4_K_M},
-                                         WeightCase{TensorType::Q5_K}, WeightCase{TensorType::IQ4_XS})),
+                                         WeightCase{TensorType::Q4_0},
+                                         WeightCase{TensorType::Q4_K, WeightMix::Q4_K_M},
+                                         WeightCase{TensorType::Q5_K},
+                                         WeightCase{TensorType::IQ4_XS})),
     [](const auto& info) {
       const Path p = std::get<0>(info.param);
       const WeightCase wc = std::get<1>(info.param);
-      const std::string path = p == Path::Scalar ? "Scalar" : p == Path::Avx2 ? "Avx2" : p == Path::AvxVnni ? "AvxVnni" : "Avx512";
-      return path + "_" + std::string(wc.mix == WeightMix::Uniform ? gguf::tensor_type_name(wc.type) : weight_mix_name(wc.mix));
+      const std::string path = p == Path::Scalar    ? "Scalar"
+                               : p == Path::Avx2    ? "Avx2"
+                               : p == Path::AvxVnni ? "AvxVnni"
+                                                    : "Avx512";
+      return path + "_" +
+             std::string(wc.mix == WeightMix::Uniform ? gguf::tensor_type_name(wc.type)
+                                                      : weight_mix_name(wc.mix));
     });
 
 TEST(ModelLoad, TiedAndUntiedOutputAndWeightAccounting) {

@@ -32,16 +32,28 @@ std::string describe(const GgufInspection& in) {
   for (const GgufTensorTypeCount& t : in.tensor_types) {
     types.push_back({t.type, t.count, t.bytes, t.supported});
   }
-  return nlohmann::json({{"file_size", in.file_size}, {"header_bytes", in.header_bytes},
-                         {"version", in.gguf_version}, {"name", in.name},
-                         {"architecture", in.architecture}, {"shape_known", in.shape_known},
-                         {"n_layers", in.n_layers}, {"n_embd", in.n_embd}, {"n_heads", in.n_heads},
-                         {"n_kv_heads", in.n_kv_heads}, {"head_dim", in.head_dim}, {"n_ff", in.n_ff},
-                         {"n_vocab", in.n_vocab}, {"n_ctx_train", in.n_ctx_train},
+  return nlohmann::json({{"file_size", in.file_size},
+                         {"header_bytes", in.header_bytes},
+                         {"version", in.gguf_version},
+                         {"name", in.name},
+                         {"architecture", in.architecture},
+                         {"shape_known", in.shape_known},
+                         {"n_layers", in.n_layers},
+                         {"n_embd", in.n_embd},
+                         {"n_heads", in.n_heads},
+                         {"n_kv_heads", in.n_kv_heads},
+                         {"head_dim", in.head_dim},
+                         {"n_ff", in.n_ff},
+                         {"n_vocab", in.n_vocab},
+                         {"n_ctx_train", in.n_ctx_train},
                          {"sliding_window", in.sliding_window},
-                         {"n_windowed_layers", in.n_windowed_layers}, {"n_tensors", in.n_tensors},
-                         {"n_params", in.n_params}, {"weight_bytes", in.weight_bytes},
-                         {"types", types}, {"runnable", in.runnable}, {"why_not", in.why_not}})
+                         {"n_windowed_layers", in.n_windowed_layers},
+                         {"n_tensors", in.n_tensors},
+                         {"n_params", in.n_params},
+                         {"weight_bytes", in.weight_bytes},
+                         {"types", types},
+                         {"runnable", in.runnable},
+                         {"why_not", in.why_not}})
       .dump();
 }
 
@@ -70,7 +82,8 @@ TEST(GgufInspect, EveryPrefixOfTheDemoHeaderAsksForMoreOrAnswersAsTheWholeFile) 
     if (needed > 0) {
       ASSERT_GT(needed, len) << "prefix " << len;
       ASSERT_LE(needed, file.size());
-      ASSERT_EQ(complete_from, 0u) << "prefix " << len << " asks for more after a shorter one answered";
+      ASSERT_EQ(complete_from, 0u)
+          << "prefix " << len << " asks for more after a shorter one answered";
       continue;
     }
     ASSERT_EQ(got, whole) << "prefix " << len;
@@ -217,8 +230,8 @@ TEST(GgufInspect, UnsupportedTensorTypeIsReportedAsTheLoaderDoes) {
   EXPECT_FALSE(in->runnable);
   EXPECT_NE(in->why_not.find("blk.0.ffn_down.weight"), std::string::npos) << in->why_not;
   EXPECT_NE(in->why_not.find("IQ2_XXS"), std::string::npos) << in->why_not;
-  EXPECT_NE(loaded.message().find(in->why_not), std::string::npos)
-      << loaded.message() << "\nvs\n" << in->why_not;
+  EXPECT_NE(loaded.message().find(in->why_not), std::string::npos) << loaded.message() << "\nvs\n"
+                                                                   << in->why_not;
   bool listed = false;
   for (const GgufTensorTypeCount& t : in->tensor_types) {
     if (t.type == "IQ2_XXS") listed = !t.supported && t.count == 1;
@@ -239,7 +252,8 @@ TEST(GgufInspect, UnsupportedArchitectureIsReportedWithWhy) {
   ASSERT_TRUE(in) << in.message();
   EXPECT_EQ(in->architecture, "mamba");
   EXPECT_FALSE(in->runnable);
-  EXPECT_NE(in->why_not.find("architecture 'mamba' is not supported"), std::string::npos) << in->why_not;
+  EXPECT_NE(in->why_not.find("architecture 'mamba' is not supported"), std::string::npos)
+      << in->why_not;
   EXPECT_FALSE(in->shape_known);
   EXPECT_EQ(in->n_tensors, 1u);
   auto fit = in->fit(128, "f16", 1ull << 30);

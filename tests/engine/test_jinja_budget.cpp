@@ -36,8 +36,8 @@ constexpr long kBudgetKiB = 64 * 1024;  // RenderLimits::max_value_bytes
 constexpr long kSlackKiB = 32 * 1024;   // one transient string or list beside the budget
 
 struct Outcome {
-  bool exited = false;   // the child finished (no signal, no alarm)
-  std::string text;      // "ERROR: <message>" or the rendered text
+  bool exited = false;  // the child finished (no signal, no alarm)
+  std::string text;     // "ERROR: <message>" or the rendered text
   long rss_growth_kib = 0;
   double seconds = 0;
 };
@@ -89,7 +89,8 @@ Outcome render_in_child(const std::string& source, double max_seconds = 5.0) {
     const long start_kib = resident_kib();
     const auto t0 = std::chrono::steady_clock::now();
     std::string text = render_here(source, max_seconds);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     if (text.size() > 4096) text = "OUTPUT of " + std::to_string(text.size()) + " bytes";
@@ -116,7 +117,8 @@ Outcome render_in_child(const std::string& source, double max_seconds = 5.0) {
   const size_t a = report.find('\n'), b = a == std::string::npos ? a : report.find('\n', a + 1);
   if (!o.exited || b == std::string::npos) {
     o.exited = false;
-    o.text = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status)) : "no report";
+    o.text =
+        WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status)) : "no report";
     return o;
   }
   o.seconds = std::stod(report.substr(0, a));
@@ -125,8 +127,10 @@ Outcome render_in_child(const std::string& source, double max_seconds = 5.0) {
   return o;
 }
 
-const std::string kBudgetError = "ERROR: template exceeded its memory budget of 64 MiB (values built while rendering)";
-const std::string kSizeError = "ERROR: template output exceeds the size limit of 16 MiB (one string or list)";
+const std::string kBudgetError =
+    "ERROR: template exceeded its memory budget of 64 MiB (values built while rendering)";
+const std::string kSizeError =
+    "ERROR: template output exceeds the size limit of 16 MiB (one string or list)";
 
 // The case ends with `error` (a prefix of the message), within `max_wall` seconds, and
 // its resident memory grew by less than the budget plus the slack.
@@ -137,7 +141,8 @@ void expect_bounded(const std::string& source, const std::string& error, double 
   EXPECT_EQ(o.text.substr(0, error.size()), error) << source;
   EXPECT_LT(o.rss_growth_kib, kBudgetKiB + kSlackKiB) << source;
   EXPECT_LT(o.seconds, max_wall) << source;
-  std::printf("%-100.100s  %6.3f s  %7ld KiB  %s\n", source.c_str(), o.seconds, o.rss_growth_kib, o.text.c_str());
+  std::printf("%-100.100s  %6.3f s  %7ld KiB  %s\n", source.c_str(), o.seconds, o.rss_growth_kib,
+              o.text.c_str());
 }
 
 TEST(JinjaBudget, PaddingFiltersAreBoundedBeforeTheyAllocate) {
@@ -149,24 +154,34 @@ TEST(JinjaBudget, PaddingFiltersAreBoundedBeforeTheyAllocate) {
 }
 
 TEST(JinjaBudget, StringsDoubledInALoopStopAtTheStringLimit) {
-  expect_bounded("{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = '%s%s' % (ns.s, ns.s) %}"
-                 "{% endfor %}{{ ns.s|length }}",
-                 kSizeError);
-  expect_bounded("{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = ns.s.replace('x', 'xx') %}"
-                 "{% endfor %}{{ ns.s|length }}",
-                 kSizeError);
-  expect_bounded("{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}"
-                 "{% endfor %}{{ ns.s|length }}",
-                 kSizeError);
-  expect_bounded("{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = ns.s * 2 %}"
-                 "{% endfor %}{{ ns.s|length }}",
-                 kSizeError);
-  expect_bounded("{% set ns = namespace(s='{0}{0}') %}{% for i in range(64) %}{% set ns.s = ns.s.format(ns.s) %}"
-                 "{% endfor %}{{ ns.s|length }}",
-                 kSizeError);
-  expect_bounded("{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = '%s%s'|format(ns.s, ns.s) %}"
-                 "{% endfor %}{{ ns.s|length }}",
-                 kSizeError);
+  expect_bounded(
+      "{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = '%s%s' % (ns.s, ns.s) "
+      "%}"
+      "{% endfor %}{{ ns.s|length }}",
+      kSizeError);
+  expect_bounded(
+      "{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = ns.s.replace('x', "
+      "'xx') %}"
+      "{% endfor %}{{ ns.s|length }}",
+      kSizeError);
+  expect_bounded(
+      "{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}"
+      "{% endfor %}{{ ns.s|length }}",
+      kSizeError);
+  expect_bounded(
+      "{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = ns.s * 2 %}"
+      "{% endfor %}{{ ns.s|length }}",
+      kSizeError);
+  expect_bounded(
+      "{% set ns = namespace(s='{0}{0}') %}{% for i in range(64) %}{% set ns.s = ns.s.format(ns.s) "
+      "%}"
+      "{% endfor %}{{ ns.s|length }}",
+      kSizeError);
+  expect_bounded(
+      "{% set ns = namespace(s='xx') %}{% for i in range(64) %}{% set ns.s = '%s%s'|format(ns.s, "
+      "ns.s) %}"
+      "{% endfor %}{{ ns.s|length }}",
+      kSizeError);
 }
 
 TEST(JinjaBudget, OneBigResultIsRefusedBeforeItIsBuilt) {
@@ -182,12 +197,15 @@ TEST(JinjaBudget, OneBigResultIsRefusedBeforeItIsBuilt) {
 }
 
 TEST(JinjaBudget, ListsDoubledInALoopStopAtTheListLimit) {
-  expect_bounded("{% set ns = namespace(l=[1]) %}{% for i in range(64) %}{% set ns.l = ns.l + ns.l %}{% endfor %}"
-                 "{{ ns.l|length }}",
-                 kSizeError);
-  expect_bounded("{% set ns = namespace(l=[1]) %}{% for i in range(64) %}{% set ns.l = ns.l * 2 %}{% endfor %}"
-                 "{{ ns.l|length }}",
-                 kSizeError);
+  expect_bounded(
+      "{% set ns = namespace(l=[1]) %}{% for i in range(64) %}{% set ns.l = ns.l + ns.l %}{% "
+      "endfor %}"
+      "{{ ns.l|length }}",
+      kSizeError);
+  expect_bounded(
+      "{% set ns = namespace(l=[1]) %}{% for i in range(64) %}{% set ns.l = ns.l * 2 %}{% endfor %}"
+      "{{ ns.l|length }}",
+      kSizeError);
   // The sandbox refuses methods that modify a list.
   expect_bounded("{% set l = [1] %}{% for i in range(64) %}{% set _ = l.append(l) %}{% endfor %}",
                  "ERROR: access to attribute 'append' of 'list' object is unsafe.");
@@ -197,21 +215,29 @@ TEST(JinjaBudget, ListsDoubledInALoopStopAtTheListLimit) {
 
 // Many values, each within the per-value limit, that stay alive together.
 TEST(JinjaBudget, ValuesKeptAliveTogetherStopAtTheBudget) {
-  expect_bounded("{% set ns = namespace(l=[]) %}{% for i in range(100) %}{% set ns.l = ns.l + [('x' * 8000000) ~ i] %}"
-                 "{% endfor %}{{ ns.l|length }}",
-                 kBudgetError);
-  expect_bounded("{% set a = 'x' * 16000000 %}{% set b = a ~ 'y' %}{% set c = b ~ 'z' %}{% set d = c ~ 'w' %}"
-                 "{% set e = d ~ 'v' %}{{ e|length }}",
-                 kBudgetError);
+  expect_bounded(
+      "{% set ns = namespace(l=[]) %}{% for i in range(100) %}{% set ns.l = ns.l + [('x' * "
+      "8000000) ~ i] %}"
+      "{% endfor %}{{ ns.l|length }}",
+      kBudgetError);
+  expect_bounded(
+      "{% set a = 'x' * 16000000 %}{% set b = a ~ 'y' %}{% set c = b ~ 'z' %}{% set d = c ~ 'w' %}"
+      "{% set e = d ~ 'v' %}{{ e|length }}",
+      kBudgetError);
   // Dicts nested in a namespace, each holding a new string.
-  expect_bounded("{% set ns = namespace(d={}) %}{% for i in range(500) %}"
-                 "{% set ns.d = {'k': ns.d, 'pad': 'x' * 200000 ~ i} %}{% endfor %}{{ ns.d|length }}",
-                 kBudgetError);
+  expect_bounded(
+      "{% set ns = namespace(d={}) %}{% for i in range(500) %}"
+      "{% set ns.d = {'k': ns.d, 'pad': 'x' * 200000 ~ i} %}{% endfor %}{{ ns.d|length }}",
+      kBudgetError);
   // Strings made by map, kept in a list.
-  expect_bounded("{% set big = range(100000)|map('string')|map('center', 1000)|list %}{{ big|length }}", kBudgetError);
+  expect_bounded(
+      "{% set big = range(100000)|map('string')|map('center', 1000)|list %}{{ big|length }}",
+      kBudgetError);
   // A macro recursing with its output held at every level.
-  expect_bounded("{% macro m(n) %}{{ 'x' * 15000000 }}{% if n %}{{ m(n - 1) }}{% endif %}{% endmacro %}{{ m(60) }}",
-                 "ERROR: ");
+  expect_bounded(
+      "{% macro m(n) %}{{ 'x' * 15000000 }}{% if n %}{{ m(n - 1) }}{% endif %}{% endmacro %}{{ "
+      "m(60) }}",
+      "ERROR: ");
   // Iterating a long string makes a value per character.
   expect_bounded("{% set s = 'x' * 16000000 %}{% for c in s %}{% endfor %}", kSizeError);
   expect_bounded("{{ ('a ' * 8000000).split()|length }}", kBudgetError);
@@ -221,12 +247,14 @@ TEST(JinjaBudget, ValuesKeptAliveTogetherStopAtTheBudget) {
 // comparing it are bounded by the string limit or the clock.
 TEST(JinjaBudget, SharedNestedDictsAreBoundedWhenPrintedOrCompared) {
   const std::string doubling =
-      "{% set ns = namespace(d={}, e={}) %}{% for i in range(40) %}{% set ns.d = {'a': ns.d, 'b': ns.d} %}"
+      "{% set ns = namespace(d={}, e={}) %}{% for i in range(40) %}{% set ns.d = {'a': ns.d, 'b': "
+      "ns.d} %}"
       "{% set ns.e = {'a': ns.e, 'b': ns.e} %}{% endfor %}";
   expect_bounded(doubling + "{{ ns.d }}", kSizeError);
   expect_bounded(doubling + "{{ ns.d|tojson }}", kSizeError);
   expect_bounded(doubling + "{{ ns.d|string|length }}", kSizeError);
-  expect_bounded(doubling + "{{ ns.d == ns.e }}", "ERROR: template took longer than 1 s to render", 1.0);
+  expect_bounded(doubling + "{{ ns.d == ns.e }}", "ERROR: template took longer than 1 s to render",
+                 1.0);
 }
 
 // Builtins that loop without allocating much end by the clock (1 s here, 5 s by default).
@@ -235,9 +263,10 @@ TEST(JinjaBudget, QuadraticBuiltinsEndByTheClock) {
                  "ERROR: template took longer than 1 s to render", 1.0);
   expect_bounded("{{ dict((range(100000)|list)|batch(2)|list)|length }}",
                  "ERROR: template took longer than 1 s to render", 1.0);
-  expect_bounded("{% set s = 'x' * 16000000 %}{% for i in range(100000) %}{% set t = s.replace('x', 'y') %}"
-                 "{% endfor %}",
-                 "ERROR: template took longer than 1 s to render", 1.0);
+  expect_bounded(
+      "{% set s = 'x' * 16000000 %}{% for i in range(100000) %}{% set t = s.replace('x', 'y') %}"
+      "{% endfor %}",
+      "ERROR: template took longer than 1 s to render", 1.0);
 }
 
 // Sorting the longest range is fine, and quick.
@@ -265,7 +294,9 @@ TEST(JinjaBudget, RealTemplatesPeakFarBelowTheBudget) {
     Interpreter interpreter(*tree, 1767355200);
     try {
       const std::string text = interpreter.render(vars);
-      EXPECT_EQ(text, c["expected"].is_null() ? std::string("(an error)") : c["expected"].get<std::string>()) << name;
+      EXPECT_EQ(text, c["expected"].is_null() ? std::string("(an error)")
+                                              : c["expected"].get<std::string>())
+          << name;
       ++rendered;
     } catch (const RenderError& e) {
       EXPECT_TRUE(c["expected"].is_null()) << name << ": " << e.what();
@@ -282,8 +313,8 @@ TEST(JinjaBudget, RealTemplatesPeakFarBelowTheBudget) {
   // A conversation of 400 messages of 2 KB each through every template: 800 KB of text.
   std::string messages = "[";
   for (int i = 0; i < 400; ++i) {
-    messages += std::string(i ? "," : "") + R"({"role": ")" + (i % 2 ? "assistant" : "user") + R"(", "content": ")" +
-                std::string(2000, static_cast<char>('a' + i % 26)) + "\"}";
+    messages += std::string(i ? "," : "") + R"({"role": ")" + (i % 2 ? "assistant" : "user") +
+                R"(", "content": ")" + std::string(2000, static_cast<char>('a' + i % 26)) + "\"}";
   }
   messages += "]";
   size_t long_peak = 0;
@@ -298,7 +329,8 @@ TEST(JinjaBudget, RealTemplatesPeakFarBelowTheBudget) {
     try {
       interpreter.render(vars);
     } catch (const RenderError& e) {
-      EXPECT_EQ(std::string(e.what()).find("budget"), std::string::npos) << name << ": " << e.what();
+      EXPECT_EQ(std::string(e.what()).find("budget"), std::string::npos)
+          << name << ": " << e.what();
     }
     long_peak = std::max(long_peak, interpreter.budget().peak());
   }

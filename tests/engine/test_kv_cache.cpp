@@ -54,7 +54,7 @@ TEST(KvCache, PoolGrowsInChunks) {
   EXPECT_EQ(kv.blocks_in_use(), 1);
   EXPECT_EQ(kv.pool_bytes(), 4 * kv.block_bytes());  // one chunk of 4 blocks
   EXPECT_EQ(kv.free_blocks(), 3);
-  ASSERT_TRUE(kv.reserve(65));                        // 5 blocks: a second chunk
+  ASSERT_TRUE(kv.reserve(65));  // 5 blocks: a second chunk
   EXPECT_EQ(kv.pool_bytes(), 8 * kv.block_bytes());
   EXPECT_EQ(kv.free_blocks(), 3);
 }
@@ -79,7 +79,8 @@ TEST(KvCache, RowsOfDifferentPositionsAndLayersDoNotAlias) {
   const int32_t kv_dim = kv.config().kv_dim();
   std::vector<float> row(kv_dim), back(kv_dim);
   auto fill = [&](int32_t l, int32_t p, float sign) {
-    for (int32_t i = 0; i < kv_dim; ++i) row[i] = sign * static_cast<float>(l * 100000 + p * 100 + i);
+    for (int32_t i = 0; i < kv_dim; ++i)
+      row[i] = sign * static_cast<float>(l * 100000 + p * 100 + i);
   };
   for (int32_t l = 0; l < 3; ++l)
     for (int32_t p = 0; p < 40; ++p) {
@@ -209,7 +210,8 @@ TEST_F(SessionKv, MemoryReportFollowsTheFormulaExactly) {
   MemoryReport r0 = (*s)->memory_report();
   EXPECT_EQ(r0.kv_allocated_bytes, 0u);
   EXPECT_EQ(r0.kv_max_tokens, 512);
-  std::vector<TokenId> ids = model_->tokenizer().encode("Genesis 1\n1 In the beginning God created", true);
+  std::vector<TokenId> ids =
+      model_->tokenizer().encode("Genesis 1\n1 In the beginning God created", true);
   ASSERT_TRUE((*s)->eval(ids));
   const MemoryReport r = (*s)->memory_report();
   const uint64_t T = ids.size();

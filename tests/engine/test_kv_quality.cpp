@@ -30,9 +30,10 @@ TEST(KvQuality, MatchesThePerplexityCommandOnTheSameWindow) {
   test::TempDir dir;
   std::ofstream(dir.file("text.txt")) << kv_quality_text();
   for (const KvTypeQuality& q : report->types) {
-    auto r = test::run_cli("perplexity --model " + test::sh_quote(path) + " --file " +
-                           test::sh_quote(dir.file("text.txt")) + " --ctx " +
-                           std::to_string(ids.size()) + " --threads 1 --json --kv-type " + q.kv_type);
+    auto r =
+        test::run_cli("perplexity --model " + test::sh_quote(path) + " --file " +
+                      test::sh_quote(dir.file("text.txt")) + " --ctx " +
+                      std::to_string(ids.size()) + " --threads 1 --json --kv-type " + q.kv_type);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j["windows"], 1);
@@ -65,7 +66,8 @@ TEST(KvQuality, TypesTheModelCannotUseAreListedNotMeasured) {
   ASSERT_EQ(report->unusable.size(), 2u);
   EXPECT_EQ(report->unusable[0].kv_type, "q8_0");
   EXPECT_EQ(report->unusable[1].kv_type, "q4_0");
-  EXPECT_NE(report->unusable[0].reason.find("head_dim is 8"), std::string::npos) << report->unusable[0].reason;
+  EXPECT_NE(report->unusable[0].reason.find("head_dim is 8"), std::string::npos)
+      << report->unusable[0].reason;
 }
 
 TEST(KvQuality, CancelAndTinyLimitsFail) {

@@ -24,12 +24,14 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 std::vector<TokenId> ids(size_t n, int32_t n_vocab, int32_t salt = 0) {
   std::vector<TokenId> out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = static_cast<TokenId>((i * 37 + 11 + salt * 101) % n_vocab);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = static_cast<TokenId>((i * 37 + 11 + salt * 101) % n_vocab);
   return out;
 }
 
 bool bit_identical(std::span<const float> a, std::span<const float> b) {
-  return a.size() == b.size() && !a.empty() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  return a.size() == b.size() && !a.empty() &&
+         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 // ------------------------------------------------------------ the cache by itself
@@ -78,15 +80,19 @@ TEST(KvWindowCache, AllocatedBytesFollowTheFormulaAtEveryLength) {
     // Windowed rows below n - (8 - 1) - 4 are not needed: whole blocks below it go.
     const int64_t first_kept = std::max<int64_t>(0, n - 7 - 4);
     const int64_t windowed_blocks = ceil_div(n, 4) - first_kept / 4;
-    EXPECT_EQ(kv->allocated_bytes(), full_block * ceil_div(n, 4) + windowed_block * windowed_blocks) << n;
+    EXPECT_EQ(kv->allocated_bytes(), full_block * ceil_div(n, 4) + windowed_block * windowed_blocks)
+        << n;
     EXPECT_EQ(kv->windowed_allocated_bytes(), windowed_block * windowed_blocks) << n;
-    EXPECT_EQ(kv->window_freed_bytes(), windowed_block * static_cast<uint64_t>(first_kept / 4)) << n;
+    EXPECT_EQ(kv->window_freed_bytes(), windowed_block * static_cast<uint64_t>(first_kept / 4))
+        << n;
     // Every row a next token reads is there, with its own values.
     for (int32_t p = std::max(0, n - 7); p < n; ++p) {
       for (int32_t l = 0; l < 3; ++l) {
         ASSERT_TRUE(kv->row_present(l, p));
-        EXPECT_EQ(std::memcmp(kv->key_row(l, p), row_values(l, p, 0).data(), row), 0) << l << " " << p;
-        EXPECT_EQ(std::memcmp(kv->value_row(l, p), row_values(l, p, 1).data(), row), 0) << l << " " << p;
+        EXPECT_EQ(std::memcmp(kv->key_row(l, p), row_values(l, p, 0).data(), row), 0)
+            << l << " " << p;
+        EXPECT_EQ(std::memcmp(kv->value_row(l, p), row_values(l, p, 1).data(), row), 0)
+            << l << " " << p;
       }
     }
   }
@@ -116,7 +122,8 @@ TEST(KvWindowCache, TruncationKeepsWhatTheWindowStillHasElseThePinnedPrefix) {
   EXPECT_EQ(kv->size(), 6);
   EXPECT_EQ(kv->reusable_prefix(6), 6);
   append(*kv, 30);
-  for (int32_t p = 29; p < 36; ++p) EXPECT_EQ(std::memcmp(kv->key_row(2, p), row_values(2, p, 0).data(), 16), 0);
+  for (int32_t p = 29; p < 36; ++p)
+    EXPECT_EQ(std::memcmp(kv->key_row(2, p), row_values(2, p, 0).data(), 16), 0);
 }
 
 TEST(KvWindowCache, NeverFreeingAndNoWindowKeepEveryBlock) {
@@ -325,7 +332,8 @@ TEST_F(KvWindowSession, KvTypeChangeWithFreedRowsEqualsANeverFreeingCache) {
 }
 
 TEST_F(KvWindowSession, ShiftPastTheWindowEqualsANeverFreeingCacheWithoutReevaluation) {
-  auto freeing = session(2, 48, ContextPolicy::Shift), keeping = session(-1, 48, ContextPolicy::Shift);
+  auto freeing = session(2, 48, ContextPolicy::Shift),
+       keeping = session(-1, 48, ContextPolicy::Shift);
   ASSERT_TRUE(freeing && keeping);
   const auto system = ids(5, vocab(), 7);
   ASSERT_TRUE(freeing->eval(system));
@@ -333,7 +341,8 @@ TEST_F(KvWindowSession, ShiftPastTheWindowEqualsANeverFreeingCacheWithoutReevalu
   freeing->set_keep(5);
   keeping->set_keep(5);
   int shifts = 0;
-  freeing->set_event_handler([&](const SessionEvent& e) { shifts += e.kind == SessionEvent::Kind::ContextShifted; });
+  freeing->set_event_handler(
+      [&](const SessionEvent& e) { shifts += e.kind == SessionEvent::Kind::ContextShifted; });
   for (TokenId t : ids(150, vocab(), 8)) {
     ASSERT_TRUE(freeing->eval({&t, 1}));
     ASSERT_TRUE(keeping->eval({&t, 1}));
@@ -347,7 +356,8 @@ TEST_F(KvWindowSession, ShiftPastTheWindowEqualsANeverFreeingCacheWithoutReevalu
 }
 
 TEST_F(KvWindowSession, DropOldestPastTheWindowEqualsANeverFreeingCache) {
-  auto freeing = session(2, 48, ContextPolicy::DropOldest), keeping = session(-1, 48, ContextPolicy::DropOldest);
+  auto freeing = session(2, 48, ContextPolicy::DropOldest),
+       keeping = session(-1, 48, ContextPolicy::DropOldest);
   ASSERT_TRUE(freeing && keeping);
   const auto system = ids(5, vocab(), 9);
   ASSERT_TRUE(freeing->eval(system));
@@ -355,7 +365,8 @@ TEST_F(KvWindowSession, DropOldestPastTheWindowEqualsANeverFreeingCache) {
   freeing->set_keep(5);
   keeping->set_keep(5);
   int drops = 0;
-  freeing->set_event_handler([&](const SessionEvent& e) { drops += e.kind == SessionEvent::Kind::TurnsDropped; });
+  freeing->set_event_handler(
+      [&](const SessionEvent& e) { drops += e.kind == SessionEvent::Kind::TurnsDropped; });
   for (int turn = 0; turn < 12; ++turn) {
     freeing->mark_turn();
     keeping->mark_turn();
@@ -366,7 +377,8 @@ TEST_F(KvWindowSession, DropOldestPastTheWindowEqualsANeverFreeingCache) {
     }
   }
   EXPECT_GE(drops, 2);
-  EXPECT_EQ(freeing->tokens_evaluated(), keeping->tokens_evaluated());  // the system prompt stayed cached
+  EXPECT_EQ(freeing->tokens_evaluated(),
+            keeping->tokens_evaluated());  // the system prompt stayed cached
   EXPECT_EQ(freeing->tokens(), keeping->tokens());
 }
 
@@ -417,7 +429,8 @@ TEST(KvWindowLlama, AllocationIsUnchanged) {
   ASSERT_TRUE((*s)->eval(ids(50, (*m)->info().n_vocab)));
   const MemoryReport r = (*s)->memory_report();
   const ModelInfo& info = (*m)->info();
-  const uint64_t row = kv_bytes(KvType::F16, static_cast<uint64_t>(info.n_kv_heads) * info.head_dim);
+  const uint64_t row =
+      kv_bytes(KvType::F16, static_cast<uint64_t>(info.n_kv_heads) * info.head_dim);
   EXPECT_EQ(r.kv_allocated_bytes, 2ull * info.n_layers * 4 * row * 13);  // 13 blocks of all layers
   EXPECT_EQ(r.kv_blocks, 13);
   EXPECT_EQ(r.kv_used_bytes, 2ull * info.n_layers * row * 50);

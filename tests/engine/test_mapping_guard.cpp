@@ -32,9 +32,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string demo_path() {
-  return test::shared_path("models/kjv-demo-f16.gguf");
-}
+std::string demo_path() { return test::shared_path("models/kjv-demo-f16.gguf"); }
 
 std::unique_ptr<Session> make_session(const std::shared_ptr<const Model>& model) {
   SessionOptions o;
@@ -216,9 +214,7 @@ TEST_F(MappingGuard, SigbusOutsideTheGuardedRangesStillKills) {
       ::testing::KilledBySignal(SIGBUS), "");
 }
 
-void previous_handler(int) {
-  std::_Exit(42);
-}
+void previous_handler(int) { std::_Exit(42); }
 
 // Not a MappingGuard test: its SetUp loads a model, which would install the guard first.
 TEST(MappingGuardChain, SigbusOutsideTheGuardedRangesGoesToThePreviousHandler) {

@@ -217,7 +217,8 @@ TEST(ModelPresets, EveryPresetIsASyntheticPreset) {
   for (const ModelPreset& p : model_presets()) {
     auto spec = synthetic_preset(p.name);
     ASSERT_TRUE(spec) << spec.message();
-    EXPECT_EQ(spec->head_dim > 0 ? spec->head_dim : spec->n_embd / spec->n_heads, p.head_dim) << p.name;
+    EXPECT_EQ(spec->head_dim > 0 ? spec->head_dim : spec->n_embd / spec->n_heads, p.head_dim)
+        << p.name;
     EXPECT_EQ(spec->n_ctx, p.n_ctx_train) << p.name;
     EXPECT_EQ(spec->tied, p.tied_embeddings) << p.name;
   }

@@ -24,9 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string demo_path() {
-  return test::shared_path("models/kjv-demo-f16.gguf");
-}
+std::string demo_path() { return test::shared_path("models/kjv-demo-f16.gguf"); }
 
 std::shared_ptr<const Model> load(const std::string& path) {
   auto m = Model::load(path);

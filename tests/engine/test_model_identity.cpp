@@ -59,7 +59,8 @@ TEST_F(ModelIdentity, SameHeaderOtherWeightsIsAnotherModel) {
   // Deterministic: the same file, the same identity (and the parts combine as documented).
   auto ma2 = load(dir_.file("a.gguf"));
   EXPECT_EQ(ma2->info().identity, ma->info().identity);
-  EXPECT_EQ(ma->info().identity, model_identity(gguf_header_hash(**fa), sampled_weights_hash(**fa)));
+  EXPECT_EQ(ma->info().identity,
+            model_identity(gguf_header_hash(**fa), sampled_weights_hash(**fa)));
 }
 
 // One changed byte inside a sampled window of one tensor (the last window ends at the

@@ -29,9 +29,9 @@ TEST(Half, KnownValuesAndRounding) {
   EXPECT_EQ(f16_to_f32(0x3c00), 1.0f);
   EXPECT_EQ(f16_to_f32(0xc000), -2.0f);
   EXPECT_EQ(f16_to_f32(0x7bff), 65504.0f);
-  EXPECT_EQ(f16_to_f32(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
-  EXPECT_EQ(f32_to_f16(65520.0f), 0x7c00);              // rounds up to inf
-  EXPECT_EQ(f32_to_f16(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie -> even (down)
+  EXPECT_EQ(f16_to_f32(0x0001), std::ldexp(1.0f, -24));             // smallest subnormal
+  EXPECT_EQ(f32_to_f16(65520.0f), 0x7c00);                          // rounds up to inf
+  EXPECT_EQ(f32_to_f16(1.0f + std::ldexp(1.0f, -11)), 0x3c00);      // tie -> even (down)
   EXPECT_EQ(f32_to_f16(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);  // tie -> even (up)
   EXPECT_EQ(f32_to_f16(std::ldexp(1.0f, -25)), 0x0000);  // half the smallest subnormal: even
   EXPECT_EQ(f32_to_f16(std::ldexp(3.0f, -26)), 0x0001);
@@ -66,7 +66,8 @@ TEST(BlockQuant, Q8_0ErrorIsWithinHalfAStepOfTheStoredScale) {
     const float d = f16_to_f32(q[b].d), exact = amax / 127;
     EXPECT_LE(std::fabs(d - exact), exact * std::ldexp(1.0f, -11));
     for (int j = 0; j < 32; ++j) {
-      EXPECT_LE(std::fabs(y[b * 32 + j] - x[b * 32 + j]), 0.5f * d + 127 * std::fabs(d - exact) + 1e-6f);
+      EXPECT_LE(std::fabs(y[b * 32 + j] - x[b * 32 + j]),
+                0.5f * d + 127 * std::fabs(d - exact) + 1e-6f);
     }
   }
 }

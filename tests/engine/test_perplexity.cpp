@@ -23,7 +23,8 @@ using test::shared_path;
 const std::string kModelF16 = shared_path("models/kjv-demo-f16.gguf");
 const std::string kModelF32 = shared_path("models/kjv-demo-f32.gguf");
 // Revelation 21-22: held out of the demo model's training text (models/README.md).
-const std::string kHeldOut = std::string(KVCHAT_SOURCE_DIR) + "/tests/data/kjv-revelation-21-22.txt";
+const std::string kHeldOut =
+    std::string(KVCHAT_SOURCE_DIR) + "/tests/data/kjv-revelation-21-22.txt";
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary);
@@ -44,8 +45,8 @@ std::vector<std::vector<double>> all_logits(const std::string& model, const std:
                                             const std::string& kv_type) {
   std::string list;
   for (size_t i = 0; i < ids.size(); ++i) list += (i ? " " : "") + std::to_string(ids[i]);
-  auto r = run_cli("logits --model " + sh_quote(model) + " --ids " + sh_quote(list) + " --all --kv-type " +
-                   kv_type);
+  auto r = run_cli("logits --model " + sh_quote(model) + " --ids " + sh_quote(list) +
+                   " --all --kv-type " + kv_type);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto rows = json::parse(r.out)["logits"].get<std::vector<std::vector<double>>>();
   // The 9 printed digits name a float exactly once read back as a float (as a double they
@@ -82,7 +83,8 @@ struct Expected {
 
 // The documented method, by hand: BOS + chunks of ctx-1 text tokens, each window scored
 // from scratch, the type's distributions against f16's.
-Expected by_hand(const std::string& model, const std::vector<int>& ids, size_t ctx, const std::string& kv_type) {
+Expected by_hand(const std::string& model, const std::vector<int>& ids, size_t ctx,
+                 const std::string& kv_type) {
   Expected e;
   long double nll = 0, base_nll = 0, kl_sum = 0;
   size_t agree = 0;
@@ -115,7 +117,8 @@ Expected by_hand(const std::string& model, const std::vector<int>& ids, size_t c
 }
 
 json perplexity_json(const std::string& model, const std::string& file, const std::string& extra) {
-  auto r = run_cli("perplexity --model " + sh_quote(model) + " --file " + sh_quote(file) + " --json " + extra);
+  auto r = run_cli("perplexity --model " + sh_quote(model) + " --file " + sh_quote(file) +
+                   " --json " + extra);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.exit_code == 0 ? json::parse(r.out) : json::object();
 }
@@ -164,7 +167,8 @@ TEST(Perplexity, KlAndTopOneAgreementMatchAHandComputation) {
     EXPECT_EQ(j["kv_type"], type);
     EXPECT_EQ(j["tokens"].get<size_t>(), e.tokens);
     EXPECT_NEAR(j["perplexity"].get<double>(), e.perplexity, 1e-12 * e.perplexity) << type;
-    EXPECT_NEAR(j["baseline_perplexity"].get<double>(), e.baseline_perplexity, 1e-12 * e.baseline_perplexity);
+    EXPECT_NEAR(j["baseline_perplexity"].get<double>(), e.baseline_perplexity,
+                1e-12 * e.baseline_perplexity);
     EXPECT_NEAR(j["mean_kl"].get<double>(), e.mean_kl, 1e-8 * e.mean_kl + 1e-14) << type;
     EXPECT_NEAR(j["max_kl"].get<double>(), e.max_kl, 1e-8 * e.max_kl + 1e-14) << type;
     EXPECT_DOUBLE_EQ(j["top1_agreement"].get<double>(), e.top1) << type;
@@ -194,14 +198,16 @@ TEST(Perplexity, DemoModelQuantizedKvOnHeldOutText) {
   const double ppl_f16 = f16["perplexity"].get<double>();
   EXPECT_TRUE(std::isfinite(ppl_f16));
   EXPECT_GT(ppl_f16, 1.0);
-  EXPECT_EQ(f16["kv_bytes_per_token"].get<uint64_t>(), 2u * 6 * 2 * 32 * 2);  // layers, KV heads, head_dim
+  EXPECT_EQ(f16["kv_bytes_per_token"].get<uint64_t>(),
+            2u * 6 * 2 * 32 * 2);  // layers, KV heads, head_dim
 
   const json q8 = perplexity_json(kModelF16, kHeldOut, "--ctx 512 --kv-type q8_0");
   ASSERT_FALSE(q8.empty());
   EXPECT_LE(q8["mean_kl"].get<double>(), 1e-3);
   EXPECT_GE(q8["top1_agreement"].get<double>(), 0.99);
   EXPECT_EQ(q8["memory_saved_fraction"].get<double>(), 1.0 - 34.0 / 64.0);
-  EXPECT_EQ(q8["kv_bytes_per_token_f16"].get<uint64_t>(), f16["kv_bytes_per_token"].get<uint64_t>());
+  EXPECT_EQ(q8["kv_bytes_per_token_f16"].get<uint64_t>(),
+            f16["kv_bytes_per_token"].get<uint64_t>());
   EXPECT_EQ(q8["tokens"].get<size_t>(), tokens);
   EXPECT_NEAR(q8["baseline_perplexity"].get<double>(), ppl_f16, 1e-12 * ppl_f16);
   EXPECT_NEAR(q8["perplexity"].get<double>(), ppl_f16, 0.01 * ppl_f16);
@@ -254,13 +260,15 @@ TEST(Perplexity, Errors) {
     EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
   };
   expect_fail(run_cli("perplexity" + m), "--file");
-  expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(dir.file("missing.txt"))), "missing.txt");
+  expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(dir.file("missing.txt"))),
+              "missing.txt");
   const std::string empty = dir.file("empty.txt");
   write_file(empty, "");
   expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(empty)), "empty");
   expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(dir.path())), "directory");
   expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(kHeldOut) + " --ctx 1"), "--ctx");
-  expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(kHeldOut) + " --kv-type q5_1"), "q5_1");
+  expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(kHeldOut) + " --kv-type q5_1"),
+              "q5_1");
   expect_fail(run_cli("perplexity" + m + " --file " + sh_quote(kHeldOut) + " --bogus"), "--bogus");
 }
 

@@ -109,8 +109,7 @@ TEST(PreTokenizer, Gpt4oCasedWords) {
 TEST(PreTokenizer, BloomFamily) {
   // ' ?[^(\s|.,!?…。，、।۔،)]+': the excluded characters are left between words.
   for (const char* name : {"bloom", "gpt3-finnish", "poro-chat"}) {
-    EXPECT_EQ(split(name, "Hello, world. (x)"),
-              (Words{"Hello", ",", " world", ". (", "x", ")"}))
+    EXPECT_EQ(split(name, "Hello, world. (x)"), (Words{"Hello", ",", " world", ". (", "x", ")"}))
         << name;
   }
   EXPECT_EQ(split("viking", "ab12"), (Words{"ab", "1", "2"}));
@@ -130,12 +129,17 @@ TEST(PreTokenizer, WordsCoverTheTextExactly) {
 }
 
 TEST(PreTokenizer, EveryListedNameIsKnown) {
-  for (const char* name :
-       {"default", "gpt-2", "llama-bpe", "llama3", "llama-v3", "qwen2", "deepseek-r1-qwen",
-        "deepseek-llm", "deepseek-coder", "deepseek-v3", "falcon", "falcon3", "starcoder",
-        "refact", "mpt", "smollm", "gpt-4o", "tekken", "command-r", "olmo", "dbrx", "stablelm2",
-        "jais", "poro-chat", "chatglm-bpe", "viking", "bloom", "gpt3-finnish", "exaone",
-        "minerva-7b", "codeshell", "seed-coder", "phi-2"}) {
+  for (const char* name : {"default",          "gpt-2",        "llama-bpe",
+                           "llama3",           "llama-v3",     "qwen2",
+                           "deepseek-r1-qwen", "deepseek-llm", "deepseek-coder",
+                           "deepseek-v3",      "falcon",       "falcon3",
+                           "starcoder",        "refact",       "mpt",
+                           "smollm",           "gpt-4o",       "tekken",
+                           "command-r",        "olmo",         "dbrx",
+                           "stablelm2",        "jais",         "poro-chat",
+                           "chatglm-bpe",      "viking",       "bloom",
+                           "gpt3-finnish",     "exaone",       "minerva-7b",
+                           "codeshell",        "seed-coder",   "phi-2"}) {
     EXPECT_TRUE(pre_tokenizer_spec(name).has_value()) << name;
   }
   EXPECT_FALSE(pre_tokenizer_spec("no-such-pre").has_value());
@@ -199,7 +203,23 @@ namespace {
 // emoji, apostrophes): for every name the words are non-empty and join to the text.
 TEST(PreTokenizer, RandomTextIsCoveredExactlyByEveryName) {
   const std::vector<std::string> alphabet = {
-      " ", "  ", "\n", "\r", "\t", "a", "Z", "s", "T", "'", "1", "7", "!", ".", "/", "$", "~",
+      " ",
+      "  ",
+      "\n",
+      "\r",
+      "\t",
+      "a",
+      "Z",
+      "s",
+      "T",
+      "'",
+      "1",
+      "7",
+      "!",
+      ".",
+      "/",
+      "$",
+      "~",
       "\xC3\xA9",          // é
       "\xCC\x81",          // combining acute
       "\xC7\x85",          // ǅ (Lt)

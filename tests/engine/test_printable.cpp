@@ -21,13 +21,15 @@ TEST(Printable, ControlCharactersAreEscaped) {
   EXPECT_EQ(printable("line1\nline2\ttab\rcr"), "line1\\nline2\\ttab\\rcr");
   EXPECT_EQ(printable(std::string("nul\0del\x7f", 8)), "nul\\x00del\\x7F");
   EXPECT_EQ(printable("back\\slash"), "back\\\\slash");
-  EXPECT_EQ(printable("\xC2\x9B" "31m"), "\\u{9B}31m");  // C1 CSI
+  EXPECT_EQ(printable("\xC2\x9B"
+                      "31m"),
+            "\\u{9B}31m");  // C1 CSI
 }
 
 TEST(Printable, InvalidUtf8IsShownAsBytes) {
   EXPECT_EQ(printable("a\xFF\xC3"), "a\\xFF\\xC3");
-  EXPECT_EQ(printable("\xC0\xAF"), "\\xC0\\xAF");            // overlong '/'
-  EXPECT_EQ(printable("\xED\xA0\x80"), "\\xED\\xA0\\x80");   // a surrogate
+  EXPECT_EQ(printable("\xC0\xAF"), "\\xC0\\xAF");           // overlong '/'
+  EXPECT_EQ(printable("\xED\xA0\x80"), "\\xED\\xA0\\x80");  // a surrogate
 }
 
 TEST(Printable, LongValuesAreCutAtACharacterBoundaryWithTheirSize) {

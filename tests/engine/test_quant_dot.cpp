@@ -20,9 +20,10 @@ namespace {
 
 using gguf::TensorType;
 
-constexpr TensorType kQuantTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
-                                      TensorType::Q5_1, TensorType::IQ4_NL, TensorType::Q2_K, TensorType::Q3_K,
-                                      TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS};
+constexpr TensorType kQuantTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1,
+                                      TensorType::Q5_0, TensorType::Q5_1, TensorType::IQ4_NL,
+                                      TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K,
+                                      TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS};
 constexpr TensorType kFloatTypes[] = {TensorType::F32, TensorType::F16, TensorType::BF16};
 
 // The activations as the kernels see them: d * qs per value.
@@ -30,10 +31,12 @@ std::vector<float> dequantized_activations(TensorType type, const void* act, int
   std::vector<float> out(n);
   if (cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K) {
     const auto* b = static_cast<const BlockQ8_K*>(act);
-    for (int64_t i = 0; i < n; ++i) out[i] = b[i / kSuperBlock].d * b[i / kSuperBlock].qs[i % kSuperBlock];
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = b[i / kSuperBlock].d * b[i / kSuperBlock].qs[i % kSuperBlock];
   } else {
     const auto* b = static_cast<const cpu::BlockQ8_32*>(act);
-    for (int64_t i = 0; i < n; ++i) out[i] = b[i / kQuantBlock].d * b[i / kQuantBlock].qs[i % kQuantBlock];
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = b[i / kQuantBlock].d * b[i / kQuantBlock].qs[i % kQuantBlock];
   }
   return out;
 }
@@ -42,8 +45,9 @@ struct QuantizedActivations {
   std::vector<cpu::BlockQ8_32> q32;
   std::vector<BlockQ8_K> qk;
   const void* data(TensorType type) const {
-    return cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K ? static_cast<const void*>(qk.data())
-                                                                           : static_cast<const void*>(q32.data());
+    return cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K
+               ? static_cast<const void*>(qk.data())
+               : static_cast<const void*>(q32.data());
   }
 };
 
@@ -57,15 +61,19 @@ QuantizedActivations quantize_activations(const std::vector<float>& x) {
   return a;
 }
 
-// The kernel paths: scalar (the definitions), AVX2, AVX2 + AVX-VNNI, AVX-512 (where the CPU has them).
+// The kernel paths: scalar (the definitions), AVX2, AVX2 + AVX-VNNI, AVX-512 (where the CPU has
+// them).
 enum class Kernels { Scalar, Avx2, AvxVnni, Avx512 };
 
 class KernelPaths : public ::testing::TestWithParam<Kernels> {
  protected:
   void SetUp() override {
-    if (GetParam() != Kernels::Scalar && !cpu::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
-    if (GetParam() == Kernels::AvxVnni && !cpu::cpu_has_avxvnni()) GTEST_SKIP() << "no AVX-VNNI here (or in this build)";
-    if (GetParam() == Kernels::Avx512 && !cpu::cpu_has_avx512vnni()) GTEST_SKIP() << "no AVX-512 here (or in this build)";
+    if (GetParam() != Kernels::Scalar && !cpu::cpu_has_avx2())
+      GTEST_SKIP() << "no AVX2 on this CPU";
+    if (GetParam() == Kernels::AvxVnni && !cpu::cpu_has_avxvnni())
+      GTEST_SKIP() << "no AVX-VNNI here (or in this build)";
+    if (GetParam() == Kernels::Avx512 && !cpu::cpu_has_avx512vnni())
+      GTEST_SKIP() << "no AVX-512 here (or in this build)";
     cpu::force_scalar_kernels(GetParam() == Kernels::Scalar);
     cpu::force_no_avxvnni_kernels(GetParam() != Kernels::AvxVnni);
     cpu::force_no_avx512_kernels(GetParam() != Kernels::Avx512);
@@ -113,10 +121,11 @@ TEST(ActivationQuantization, Q8_KBlockByHand) {
   EXPECT_FLOAT_EQ(b[0].d, 155.0f / 127);
   EXPECT_EQ(b[0].qs[255], 127);
   EXPECT_EQ(b[0].qs[100], 0);
-  EXPECT_EQ(b[0].qs[0], -82);   // -100 * 127 / 155 = -81.94
+  EXPECT_EQ(b[0].qs[0], -82);  // -100 * 127 / 155 = -81.94
   EXPECT_EQ(b[0].qs[200], 82);
   EXPECT_EQ(b[0].bsums[0], -1212);  // sum of round((i - 100) * 127 / 155), i = 0..15
-  for (int i = 0; i < 256; ++i) EXPECT_LE(std::fabs(b[0].d * b[0].qs[i] - x[i]), 155.0f / 127 / 2 + 1e-4f);
+  for (int i = 0; i < 256; ++i)
+    EXPECT_LE(std::fabs(b[0].d * b[0].qs[i] - x[i]), 155.0f / 127 / 2 + 1e-4f);
   EXPECT_EQ(b[1].d, 0.0f);
   for (int i = 0; i < 256; ++i) ASSERT_EQ(b[1].qs[i], 0);
 }
@@ -126,7 +135,8 @@ TEST(ActivationQuantization, Avx2QuantizersGiveTheScalarBytes) {
   auto x = random_values(2048, 9);
   x[5] = 0.0f;
   for (int j = 64; j < 96; ++j) x[j] = 0.0f;  // an all-zero block: d = 0
-  for (int j = 96; j < 128; ++j) x[j] = (j % 2 ? 1.0f : -1.0f) * (j - 96) * 0.5f;  // a block of halves
+  for (int j = 96; j < 128; ++j)
+    x[j] = (j % 2 ? 1.0f : -1.0f) * (j - 96) * 0.5f;  // a block of halves
   std::vector<cpu::BlockQ8_32> a(64), b(64);
   cpu::quantize_activations_q8_32_scalar(x.data(), a.data(), 2048);
   cpu::quantize_activations_q8_32_avx2(x.data(), b.data(), 2048);
@@ -173,7 +183,8 @@ TEST_P(KernelPaths, MatmulRowsEqualsPerRowDots) {
   std::vector<TensorType> types(std::begin(kQuantTypes), std::end(kQuantTypes));
   types.insert(types.end(), std::begin(kFloatTypes), std::end(kFloatTypes));
   for (TensorType type : types) {
-    const int64_t cols = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K ? 512 : 96 + 32 * 7;
+    const int64_t cols =
+        cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K ? 512 : 96 + 32 * 7;
     const auto tr = traits(type);
     WeightView w;
     w.type = type;
@@ -201,17 +212,19 @@ TEST_P(KernelPaths, MatmulRowsEqualsPerRowDots) {
             dequantize_row(type, w.row(r), wd.data(), cols);
             double want = 0, mag = 0;
             if (cpu::activation_format_of(type) == cpu::ActivationFormat::F32) {
-              for (int64_t i = 0; i < cols; ++i) want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
+              for (int64_t i = 0; i < cols; ++i)
+                want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
             } else {
               const void* a = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K
                                   ? static_cast<const void*>(act.q8_k(b))
                                   : static_cast<const void*>(act.q8_32(b));
               const auto xq = dequantized_activations(type, a, cols);
-              for (int64_t i = 0; i < cols; ++i) want += double(wd[i]) * xq[i], mag += std::fabs(wd[i] * xq[i]);
+              for (int64_t i = 0; i < cols; ++i)
+                want += double(wd[i]) * xq[i], mag += std::fabs(wd[i] * xq[i]);
             }
             ASSERT_NEAR(got, want, 2e-6 * mag + 1e-6)
-                << gguf::tensor_type_name(type) << " tokens=" << n_tokens << " b=" << b << " r=" << r << " range ["
-                << r0 << "," << r1 << ")";
+                << gguf::tensor_type_name(type) << " tokens=" << n_tokens << " b=" << b
+                << " r=" << r << " range [" << r0 << "," << r1 << ")";
           }
         }
       }
@@ -227,11 +240,13 @@ TEST_P(KernelPaths, MatmulRowsIsBatchInvariant) {
   std::vector<TensorType> types(std::begin(kQuantTypes), std::end(kQuantTypes));
   types.insert(types.end(), std::begin(kFloatTypes), std::end(kFloatTypes));
   for (TensorType type : types) {
-    const int64_t cols = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K ? 768 : 96 + 32 * 7 + 8;
+    const int64_t cols =
+        cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K ? 768 : 96 + 32 * 7 + 8;
     if (cols % traits(type).block_elements) continue;
     const auto tr = traits(type);
     WeightView w;
-    w.type = type, w.rows = rows, w.cols = cols, w.row_bytes = cols / tr.block_elements * tr.block_bytes;
+    w.type = type, w.rows = rows, w.cols = cols,
+    w.row_bytes = cols / tr.block_elements * tr.block_bytes;
     const auto data = random_rows(type, rows, cols, 500 + static_cast<uint32_t>(type));
     w.data = data.data();
     const auto X = random_values(n_tokens * cols, 77);
@@ -258,7 +273,8 @@ TEST_P(KernelPaths, LongFloatRowsAreBatchInvariant) {
   for (TensorType type : kFloatTypes) {
     const auto tr = traits(type);
     WeightView w;
-    w.type = type, w.rows = rows, w.cols = cols, w.row_bytes = cols / tr.block_elements * tr.block_bytes;
+    w.type = type, w.rows = rows, w.cols = cols,
+    w.row_bytes = cols / tr.block_elements * tr.block_bytes;
     const auto data = random_rows(type, rows, cols, 700 + static_cast<uint32_t>(type));
     w.data = data.data();
     const auto X = random_values(n_tokens * cols, 78);
@@ -275,15 +291,18 @@ TEST_P(KernelPaths, LongFloatRowsAreBatchInvariant) {
       for (int64_t r = 0; r < rows; ++r) {
         dequantize_row(type, w.row(r), wd.data(), cols);
         double want = 0, mag = 0;
-        for (int64_t i = 0; i < cols; ++i) want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
-        ASSERT_NEAR(Y[b * rows + r], want, 2e-6 * mag + 1e-6) << gguf::tensor_type_name(type) << " b=" << b << " r=" << r;
+        for (int64_t i = 0; i < cols; ++i)
+          want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
+        ASSERT_NEAR(Y[b * rows + r], want, 2e-6 * mag + 1e-6)
+            << gguf::tensor_type_name(type) << " b=" << b << " r=" << r;
       }
     }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, KernelPaths,
-                         ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni, Kernels::Avx512),
+                         ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni,
+                                           Kernels::Avx512),
                          [](const auto& info) {
                            return std::string(info.param == Kernels::Scalar    ? "Scalar"
                                               : info.param == Kernels::Avx2    ? "Avx2"

@@ -22,7 +22,8 @@ namespace {
 using gguf::TensorType;
 
 // f16 bit patterns of the scales used below.
-constexpr uint16_t kHalf0_25 = 0x3400, kHalf0_5 = 0x3800, kHalf1 = 0x3C00, kHalf2 = 0x4000, kHalfMinus2 = 0xC000;
+constexpr uint16_t kHalf0_25 = 0x3400, kHalf0_5 = 0x3800, kHalf1 = 0x3C00, kHalf2 = 0x4000,
+                   kHalfMinus2 = 0xC000;
 
 template <typename Block>
 std::vector<float> dequant(TensorType t, const Block& b, int n) {
@@ -129,10 +130,10 @@ TEST(QuantLayout, Q3_K) {
   b.scales[8] = 0x02;  // top bits of code 0 (35 >> 4 = 2) at bits 0-1
   b.scales[9] = 0x40;  // top bits of code 13 (27 >> 4 = 1) at bits 6-7
   // Value i: 2-bit low part in qs (as Q2_K), hmask byte i % 32 bit i / 32 set = no -4.
-  b.qs[0] = 0x01;     // value 0: low 1; value 32: low 0
-  b.hmask[0] = 0x01;  // value 0: high set; value 32: clear
-  b.qs[48] = 0x30;    // value 208 (half 1, byte 16, pair 2): 3; value 144 (pair 0): 0
-  b.hmask[16] = 0x40; // value 208: bit 6 set; value 144: bit 4 clear
+  b.qs[0] = 0x01;      // value 0: low 1; value 32: low 0
+  b.hmask[0] = 0x01;   // value 0: high set; value 32: clear
+  b.qs[48] = 0x30;     // value 208 (half 1, byte 16, pair 2): 3; value 144 (pair 0): 0
+  b.hmask[16] = 0x40;  // value 208: bit 6 set; value 144: bit 4 clear
   const auto v = dequant(TensorType::Q3_K, b, 256);
   EXPECT_EQ(v[0], 0.5f * 3 * 1);
   EXPECT_EQ(v[32], 0.5f * -32 * -4);
@@ -203,12 +204,12 @@ TEST(QuantLayout, Q6_K) {
   b.scales[15] = 127;
   // Value i (half c, quarter k, l = i % 32): low 4 bits in ql[64c + 32(k & 1) + l], low
   // nibble for k < 2; high 2 bits in qh[32c + l] at bits 2k; code - 32.
-  b.ql[0] = 0x35;     // value 0 (k 0): 5; value 64 (k 2): 3
-  b.qh[0] = 0x12;     // value 0: high 2; value 64: high 1
-  b.ql[106] = 0x0A;   // value 170 (c 1, k 1, l 10): 10
-  b.qh[42] = 0x04;    // value 170: high 1
-  b.ql[127] = 0xF0;   // value 255 (c 1, k 3, l 31): 15
-  b.qh[63] = 0xC0;    // value 255: high 3
+  b.ql[0] = 0x35;    // value 0 (k 0): 5; value 64 (k 2): 3
+  b.qh[0] = 0x12;    // value 0: high 2; value 64: high 1
+  b.ql[106] = 0x0A;  // value 170 (c 1, k 1, l 10): 10
+  b.qh[42] = 0x04;   // value 170: high 1
+  b.ql[127] = 0xF0;  // value 255 (c 1, k 3, l 31): 15
+  b.qh[63] = 0xC0;   // value 255: high 3
   const auto v = dequant(TensorType::Q6_K, b, 256);
   EXPECT_EQ(v[0], 0.5f * 2 * (37 - 32));
   EXPECT_EQ(v[64], 0.5f * 1 * (19 - 32));
@@ -221,14 +222,14 @@ TEST(QuantLayout, IQ4_XS) {
   BlockIq4Xs b{};
   b.d = kHalf0_5;
   // 6-bit codes (scale + 32): sub-block 0 = 40 (scale 8), 3 = 5 (-27), 7 = 63 (31), rest 0.
-  b.scales_l[0] = 0x08;  // sub-blocks 0 (low nibble) and 1
-  b.scales_l[1] = 0x50;  // sub-block 3 in the high nibble
-  b.scales_l[3] = 0xF0;  // sub-block 7
+  b.scales_l[0] = 0x08;        // sub-blocks 0 (low nibble) and 1
+  b.scales_l[1] = 0x50;        // sub-block 3 in the high nibble
+  b.scales_l[3] = 0xF0;        // sub-block 7
   b.scales_h = 2 | (3 << 14);  // top bits: sub-block 0 = 2, 7 = 3
   // Sub-block s uses qs[16s..16s+15] as IQ4_NL does.
-  b.qs[0] = 0x0F;     // value 0: level 15 (113), value 16: level 0 (-127)
-  b.qs[51] = 0x08;    // value 99: level 8 (1)
-  b.qs[127] = 0x70;   // value 255: level 7 (-10)
+  b.qs[0] = 0x0F;    // value 0: level 15 (113), value 16: level 0 (-127)
+  b.qs[51] = 0x08;   // value 99: level 8 (1)
+  b.qs[127] = 0x70;  // value 255: level 7 (-10)
   const auto v = dequant(TensorType::IQ4_XS, b, 256);
   EXPECT_EQ(v[0], 0.5f * 8 * 113);
   EXPECT_EQ(v[16], 0.5f * 8 * -127);
@@ -255,8 +256,8 @@ std::vector<float> weight_like(int n, uint64_t seed) {
 }
 
 struct RoundTrip {
-  double rms = 0;        // relative to the RMS of the input
-  double worst_step = 0; // largest |error| / (block amax * bound factor)
+  double rms = 0;         // relative to the RMS of the input
+  double worst_step = 0;  // largest |error| / (block amax * bound factor)
 };
 
 // Largest error each format's step allows, as a fraction of the largest magnitude in the
@@ -267,11 +268,11 @@ struct RoundTrip {
 double error_bound(TensorType t) {
   switch (t) {
     case TensorType::Q8_0: return 0.5 / 127 * 1.01;
-    case TensorType::Q4_0: return 1.0 / 8;    // the +7 side clips at 7/8 amax
+    case TensorType::Q4_0: return 1.0 / 8;  // the +7 side clips at 7/8 amax
     case TensorType::Q5_0: return 1.0 / 16;
-    case TensorType::Q4_1: return 1.0 / 15;   // half of (max - min) / 15 <= amax / 15
+    case TensorType::Q4_1: return 1.0 / 15;  // half of (max - min) / 15 <= amax / 15
     case TensorType::Q5_1: return 1.0 / 31;
-    case TensorType::IQ4_NL: return 0.12;     // widest gap 113 - 89 = 24 of 127, halved, + clipping
+    case TensorType::IQ4_NL: return 0.12;  // widest gap 113 - 89 = 24 of 127, halved, + clipping
     case TensorType::IQ4_XS: return 0.14;
     // Affine K-types: half of range / nmax (range <= 2 amax) + the sub-scale and sub-min
     // as stored (the rounded code or a neighbour: up to 1.5 grid steps of maxscale / 2^bits
@@ -298,7 +299,8 @@ RoundTrip round_trip(TensorType t, const std::vector<float>& x) {
   for (int64_t b = 0; b < n / traits.block_elements; ++b) {
     const int64_t first = b * traits.block_elements;
     double amax = 0;
-    for (uint32_t i = 0; i < traits.block_elements; ++i) amax = std::max(amax, std::fabs(double(x[first + i])));
+    for (uint32_t i = 0; i < traits.block_elements; ++i)
+      amax = std::max(amax, std::fabs(double(x[first + i])));
     for (uint32_t i = 0; i < traits.block_elements; ++i) {
       const double e = std::fabs(double(y[first + i]) - x[first + i]);
       se += e * e, sx += double(x[first + i]) * x[first + i];
@@ -309,17 +311,18 @@ RoundTrip round_trip(TensorType t, const std::vector<float>& x) {
   return r;
 }
 
-const TensorType kBlockTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
-                                  TensorType::Q5_1, TensorType::IQ4_NL, TensorType::Q2_K, TensorType::Q3_K,
-                                  TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS};
+const TensorType kBlockTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1,
+                                  TensorType::Q5_0, TensorType::Q5_1, TensorType::IQ4_NL,
+                                  TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K,
+                                  TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS};
 
 TEST(QuantEncode, EveryTypeIsWithinItsStep) {
   const auto x = weight_like(256 * 64, 7);
   for (TensorType t : kBlockTypes) {
     const RoundTrip r = round_trip(t, x);
     EXPECT_LE(r.worst_step, 1.0) << gguf::tensor_type_name(t);
-    std::printf("%-7s rms %.5f  worst/bound %.3f\n", std::string(gguf::tensor_type_name(t)).c_str(), r.rms,
-                r.worst_step);
+    std::printf("%-7s rms %.5f  worst/bound %.3f\n", std::string(gguf::tensor_type_name(t)).c_str(),
+                r.rms, r.worst_step);
   }
 }
 
@@ -365,24 +368,39 @@ TEST(WeightMix, Q4_K_MPutsQ6_KOnTheOutputAndHalfTheVAndDownLayers) {
   int v6 = 0, down6 = 0;
   for (int l = 0; l < n; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
-    v6 += mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, p + "attn_v.weight", n, false) == TensorType::Q6_K;
-    down6 += mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, p + "ffn_down.weight", n, false) == TensorType::Q6_K;
-    EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, p + "attn_q.weight", n, false), TensorType::Q4_K);
-    EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, p + "ffn_up.weight", n, false), TensorType::Q4_K);
+    v6 += mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, p + "attn_v.weight", n, false) ==
+          TensorType::Q6_K;
+    down6 += mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, p + "ffn_down.weight", n,
+                             false) == TensorType::Q6_K;
+    EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, p + "attn_q.weight", n, false),
+              TensorType::Q4_K);
+    EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, p + "ffn_up.weight", n, false),
+              TensorType::Q4_K);
   }
   // First and last eighth (4 + 4) and every third of the 24 between (8): 16 of 32.
   EXPECT_EQ(v6, 16);
   EXPECT_EQ(down6, 16);
-  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "blk.0.attn_v.weight", n, false), TensorType::Q6_K);
-  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "blk.31.ffn_down.weight", n, false), TensorType::Q6_K);
-  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "blk.4.ffn_down.weight", n, false), TensorType::Q4_K);
-  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "output.weight", n, false), TensorType::Q6_K);
-  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "token_embd.weight", n, false), TensorType::Q4_K);
-  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "token_embd.weight", n, true), TensorType::Q6_K);
-  EXPECT_EQ(mix_weight_type(WeightMix::Q3_K_M, TensorType::Q3_K, "blk.1.attn_v.weight", n, false), TensorType::Q5_K);
-  EXPECT_EQ(mix_weight_type(WeightMix::Q3_K_M, TensorType::Q3_K, "blk.2.attn_v.weight", n, false), TensorType::Q4_K);
-  EXPECT_EQ(mix_weight_type(WeightMix::Q3_K_M, TensorType::Q3_K, "blk.9.attn_k.weight", n, false), TensorType::Q3_K);
-  EXPECT_EQ(mix_weight_type(WeightMix::Uniform, TensorType::Q8_0, "output.weight", n, false), TensorType::Q8_0);
+  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "blk.0.attn_v.weight", n, false),
+            TensorType::Q6_K);
+  EXPECT_EQ(
+      mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "blk.31.ffn_down.weight", n, false),
+      TensorType::Q6_K);
+  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "blk.4.ffn_down.weight", n, false),
+            TensorType::Q4_K);
+  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "output.weight", n, false),
+            TensorType::Q6_K);
+  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "token_embd.weight", n, false),
+            TensorType::Q4_K);
+  EXPECT_EQ(mix_weight_type(WeightMix::Q4_K_M, TensorType::Q4_K, "token_embd.weight", n, true),
+            TensorType::Q6_K);
+  EXPECT_EQ(mix_weight_type(WeightMix::Q3_K_M, TensorType::Q3_K, "blk.1.attn_v.weight", n, false),
+            TensorType::Q5_K);
+  EXPECT_EQ(mix_weight_type(WeightMix::Q3_K_M, TensorType::Q3_K, "blk.2.attn_v.weight", n, false),
+            TensorType::Q4_K);
+  EXPECT_EQ(mix_weight_type(WeightMix::Q3_K_M, TensorType::Q3_K, "blk.9.attn_k.weight", n, false),
+            TensorType::Q3_K);
+  EXPECT_EQ(mix_weight_type(WeightMix::Uniform, TensorType::Q8_0, "output.weight", n, false),
+            TensorType::Q8_0);
 }
 
 TEST(WeightMix, RowsThatAreNotWholeSuperBlocksFallBack) {

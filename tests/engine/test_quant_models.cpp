@@ -26,7 +26,8 @@ using test::run_cli;
 using test::sh_quote;
 
 std::vector<int> greedy_ids(const std::string& model, const std::string& backend) {
-  auto r = run_cli("generate --model " + sh_quote(model) + " --prompt 'the word' -n 6 --temp 0 --json --backend " + backend);
+  auto r = run_cli("generate --model " + sh_quote(model) +
+                   " --prompt 'the word' -n 6 --temp 0 --json --backend " + backend);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   if (r.exit_code != 0) return {};
   return nlohmann::json::parse(r.out.substr(0, r.out.find('\n')))["ids"].get<std::vector<int>>();
@@ -38,7 +39,8 @@ std::vector<int> greedy_ids(const std::string& model, const std::string& backend
 // The arg-max must agree where the reference's lead exceeds what that allows to move.
 constexpr double kInt8Tolerance = 5e-2;
 
-void expect_fast_matches_reference(const std::shared_ptr<const Model>& model, const std::string& what) {
+void expect_fast_matches_reference(const std::shared_ptr<const Model>& model,
+                                   const std::string& what) {
   const std::vector<TokenId> prompt = {1, 17, 42, 99, 200, 383};
   SessionOptions fast_opts, ref_opts;
   ref_opts.backend = "cpu-reference";
@@ -65,12 +67,14 @@ TEST(QuantModels, MkmodelWritesEveryTypeAndInfoAndGenerateReadIt) {
   test::TempDir dir;
   // Widths 256 / 512: every matrix is whole super-blocks, so the file is all of that type.
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"q4_1", "Q4_1"}, {"q5_0", "Q5_0"}, {"q5_1", "Q5_1"}, {"iq4_nl", "IQ4_NL"}, {"q2_k", "Q2_K"},
-      {"q3_k", "Q3_K"}, {"q4_k", "Q4_K"}, {"q5_k", "Q5_K"}, {"q6_k", "Q6_K"},     {"iq4_xs", "IQ4_XS"},
-      {"q3_k_m", "Q3_K"}, {"q4_k_m", "Q4_K"}, {"q5_k_m", "Q5_K"}};
+      {"q4_1", "Q4_1"},  {"q5_0", "Q5_0"},     {"q5_1", "Q5_1"},   {"iq4_nl", "IQ4_NL"},
+      {"q2_k", "Q2_K"},  {"q3_k", "Q3_K"},     {"q4_k", "Q4_K"},   {"q5_k", "Q5_K"},
+      {"q6_k", "Q6_K"},  {"iq4_xs", "IQ4_XS"}, {"q3_k_m", "Q3_K"}, {"q4_k_m", "Q4_K"},
+      {"q5_k_m", "Q5_K"}};
   for (const auto& [arg, type] : cases) {
     const std::string path = dir.file(arg + ".gguf");
-    auto mk = run_cli("mkmodel --arch llama --embd 256 --ff 512 --type " + arg + " --out " + sh_quote(path));
+    auto mk = run_cli("mkmodel --arch llama --embd 256 --ff 512 --type " + arg + " --out " +
+                      sh_quote(path));
     ASSERT_EQ(mk.exit_code, 0) << arg << ": " << mk.err;
     auto info = run_cli("info --json --model " + sh_quote(path));
     ASSERT_EQ(info.exit_code, 0) << arg << ": " << info.err;
@@ -102,7 +106,8 @@ TEST(QuantModels, RowsOfOtherLengthsFallBackWithANote) {
   // kjv-demo-shape: rows of 192 (not whole 256-blocks) except ffn_down's 512.
   auto mk = run_cli("mkmodel --preset kjv-demo-shape --type q4_k --out " + sh_quote(path));
   ASSERT_EQ(mk.exit_code, 0) << mk.err;
-  EXPECT_NE(mk.err.find("blk.*.attn_q.weight: rows of 192 values are not whole Q4_K blocks, written as Q5_0 (6 matrices)"),
+  EXPECT_NE(mk.err.find("blk.*.attn_q.weight: rows of 192 values are not whole Q4_K blocks, "
+                        "written as Q5_0 (6 matrices)"),
             std::string::npos)
       << mk.err;
   EXPECT_EQ(mk.err.find("ffn_down"), std::string::npos) << mk.err;
@@ -115,7 +120,8 @@ TEST(QuantModels, RowsOfOtherLengthsFallBackWithANote) {
   auto mem = run_cli("memory --preset kjv-demo-shape --weight-type q4_k --json");
   ASSERT_EQ(mem.exit_code, 0) << mem.err;
   EXPECT_NE(mem.out.find(std::to_string(j["weight_bytes"].get<uint64_t>())), std::string::npos)
-      << mem.out << "\n" << j["weight_bytes"];
+      << mem.out << "\n"
+      << j["weight_bytes"];
   EXPECT_EQ(greedy_ids(path, "cpu"), greedy_ids(path, "cpu-reference"));
 }
 
@@ -127,7 +133,8 @@ TEST(QuantModels, Q4_0WithQ6_KOutputAndEmbeddingRuns) {
   spec.n_embd = 256;
   spec.n_ff = 512;
   spec.type = TensorType::Q4_0;
-  spec.tensor_types = {{"output.weight", TensorType::Q6_K}, {"token_embd.weight", TensorType::Q6_K}};
+  spec.tensor_types = {{"output.weight", TensorType::Q6_K},
+                       {"token_embd.weight", TensorType::Q6_K}};
   const std::string path = dir.file("q4_0.gguf");
   ASSERT_TRUE(write_synthetic_model(path, spec));
   auto model = Model::load(path);
@@ -152,7 +159,8 @@ TEST(QuantModels, PresetWeightBytesCountTheMixAndTheFallbacks) {
   const ModelPreset qwen = *find_model_preset("qwen2.5-0.5b");
   const uint64_t qm = preset_param_count(qwen).matrix, qv = preset_param_count(qwen).vector;
   const uint64_t down = 24ull * 896 * 4864;
-  EXPECT_EQ(*preset_weight_bytes(qwen, TensorType::Q4_K), down / 256 * 144 + (qm - down) / 32 * 22 + qv * 4);
+  EXPECT_EQ(*preset_weight_bytes(qwen, TensorType::Q4_K),
+            down / 256 * 144 + (qm - down) / 32 * 22 + qv * 4);
 }
 
 }  // namespace

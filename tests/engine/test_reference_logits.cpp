@@ -11,8 +11,8 @@ namespace kvchat {
 namespace {
 
 struct RefCase {
-  std::string model;     // "f32" or "f16"
-  double tolerance;      // per row, relative to max |ref|
+  std::string model;  // "f32" or "f16"
+  double tolerance;   // per row, relative to max |ref|
 };
 
 class ReferenceLogits : public ::testing::TestWithParam<RefCase> {};
@@ -21,7 +21,8 @@ TEST_P(ReferenceLogits, MatchFloat64Reference) {
   const RefCase rc = GetParam();
   auto model = Model::load(test::shared_path("models/kjv-demo-" + rc.model + ".gguf"));
   ASSERT_TRUE(model) << model.message();
-  const auto ref = test::load_json(test::shared_path("reference/kjv-demo/kjv-demo-" + rc.model + ".ref.json"));
+  const auto ref =
+      test::load_json(test::shared_path("reference/kjv-demo/kjv-demo-" + rc.model + ".ref.json"));
   const int32_t n_vocab = (*model)->info().n_vocab;
   ASSERT_EQ(n_vocab, 2048);
   ASSERT_EQ(ref["cases"].size(), 4u);
@@ -56,7 +57,8 @@ TEST_P(ReferenceLogits, GreedyContinuationIsIdentical) {
   const RefCase rc = GetParam();
   auto model = Model::load(test::shared_path("models/kjv-demo-" + rc.model + ".gguf"));
   ASSERT_TRUE(model) << model.message();
-  const auto ref = test::load_json(test::shared_path("reference/kjv-demo/kjv-demo-" + rc.model + ".ref.json"));
+  const auto ref =
+      test::load_json(test::shared_path("reference/kjv-demo/kjv-demo-" + rc.model + ".ref.json"));
   for (const auto& c : ref["cases"]) {
     SessionOptions so;
     so.kv_type = "f32";

@@ -46,8 +46,8 @@ bool path_runs(Path p) {
   return false;
 }
 
-using RowsFn = void (*)(TensorType, const uint8_t*, uint64_t, int64_t, int64_t, const void*, uint64_t, int64_t,
-                        int64_t, float*, int64_t);
+using RowsFn = void (*)(TensorType, const uint8_t*, uint64_t, int64_t, int64_t, const void*,
+                        uint64_t, int64_t, int64_t, float*, int64_t);
 
 RowsFn path_fn(Path p) {
   switch (p) {
@@ -69,17 +69,21 @@ struct Tokens {
   uint64_t stride = 0;
 };
 
-Tokens quantized_tokens(TensorType type, const std::vector<float>& X, int64_t n_tokens, int64_t cols) {
+Tokens quantized_tokens(TensorType type, const std::vector<float>& X, int64_t n_tokens,
+                        int64_t cols) {
   Tokens t;
   const bool k = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K;
-  t.stride = k ? cols / kSuperBlock * sizeof(BlockQ8_K) : cols / kQuantBlock * sizeof(cpu::BlockQ8_32);
+  t.stride =
+      k ? cols / kSuperBlock * sizeof(BlockQ8_K) : cols / kQuantBlock * sizeof(cpu::BlockQ8_32);
   t.bytes.resize(n_tokens * t.stride);
   for (int64_t i = 0; i < n_tokens; ++i) {
     if (k) {
-      cpu::quantize_activations_q8_k_scalar(X.data() + i * cols, reinterpret_cast<BlockQ8_K*>(t.bytes.data() + i * t.stride), cols);
+      cpu::quantize_activations_q8_k_scalar(
+          X.data() + i * cols, reinterpret_cast<BlockQ8_K*>(t.bytes.data() + i * t.stride), cols);
     } else {
-      cpu::quantize_activations_q8_32_scalar(X.data() + i * cols,
-                                             reinterpret_cast<cpu::BlockQ8_32*>(t.bytes.data() + i * t.stride), cols);
+      cpu::quantize_activations_q8_32_scalar(
+          X.data() + i * cols, reinterpret_cast<cpu::BlockQ8_32*>(t.bytes.data() + i * t.stride),
+          cols);
     }
   }
   return t;
@@ -121,7 +125,8 @@ TEST(Repack, Q4_0LayoutByHand) {
   }
   const auto& row3 = *reinterpret_cast<const BlockQ4_0*>(plain.data() + 3 * row_bytes);
   EXPECT_EQ(std::memcmp(packed.data() + 16 + 32 + 12, row3.qs + 4, 4), 0);
-  const auto& row2_block1 = *reinterpret_cast<const BlockQ4_0*>(plain.data() + 2 * row_bytes + sizeof(BlockQ4_0));
+  const auto& row2_block1 =
+      *reinterpret_cast<const BlockQ4_0*>(plain.data() + 2 * row_bytes + sizeof(BlockQ4_0));
   uint16_t d;
   std::memcpy(&d, packed.data() + 8 * sizeof(BlockQ4_0) + 4, 2);  // block 1 of the group, row 2's d
   EXPECT_EQ(d, row2_block1.d);
@@ -130,21 +135,24 @@ TEST(Repack, Q4_0LayoutByHand) {
 class RepackedPaths : public ::testing::TestWithParam<Path> {
  protected:
   void SetUp() override {
-    if (!path_runs(GetParam())) GTEST_SKIP() << path_name(GetParam()) << " kernels do not run on this CPU (or build)";
+    if (!path_runs(GetParam()))
+      GTEST_SKIP() << path_name(GetParam()) << " kernels do not run on this CPU (or build)";
   }
 };
 
 // Every (row, token) of a repacked matrix against quant_dot_scalar of the original row:
 // bitwise equal, for rows [8, 24) of 32 (what is outside the range untouched).
-void expect_bitwise_scalar(Path path, TensorType type, const std::vector<uint8_t>& plain, int64_t cols,
-                           const std::vector<float>& X, int64_t n_tokens, const std::string& what) {
+void expect_bitwise_scalar(Path path, TensorType type, const std::vector<uint8_t>& plain,
+                           int64_t cols, const std::vector<float>& X, int64_t n_tokens,
+                           const std::string& what) {
   const int64_t rows = 32, ldy = rows + 3;
   const uint64_t row_bytes = cols / traits(type).block_elements * traits(type).block_bytes;
   std::vector<uint8_t> packed(plain.size());
   cpu::repack_rows(type, plain.data(), row_bytes, rows, packed.data());
   const Tokens a = quantized_tokens(type, X, n_tokens, cols);
   std::vector<float> Y(n_tokens * ldy, -12345.0f);
-  path_fn(path)(type, packed.data(), row_bytes, 8, 24, a.bytes.data(), a.stride, n_tokens, cols, Y.data(), ldy);
+  path_fn(path)(type, packed.data(), row_bytes, 8, 24, a.bytes.data(), a.stride, n_tokens, cols,
+                Y.data(), ldy);
   for (int64_t t = 0; t < n_tokens; ++t) {
     for (int64_t r = 0; r < ldy; ++r) {
       const float got = Y[t * ldy + r];
@@ -152,10 +160,11 @@ void expect_bitwise_scalar(Path path, TensorType type, const std::vector<uint8_t
         ASSERT_EQ(got, -12345.0f) << "wrote outside its rows: r=" << r;
         continue;
       }
-      const float want = cpu::quant_dot_scalar(type, plain.data() + r * row_bytes, a.bytes.data() + t * a.stride, cols);
+      const float want = cpu::quant_dot_scalar(type, plain.data() + r * row_bytes,
+                                               a.bytes.data() + t * a.stride, cols);
       ASSERT_EQ(std::memcmp(&got, &want, sizeof(float)), 0)
-          << path_name(path) << " " << gguf::tensor_type_name(type) << " " << what << " tokens=" << n_tokens
-          << " t=" << t << " r=" << r << ": " << got << " vs " << want;
+          << path_name(path) << " " << gguf::tensor_type_name(type) << " " << what
+          << " tokens=" << n_tokens << " t=" << t << " r=" << r << ": " << got << " vs " << want;
     }
   }
 }
@@ -180,23 +189,28 @@ TEST_P(RepackedPaths, ExtremeCodesAndActivations) {
     auto plain = random_rows(type, 32, cols, 900 + static_cast<uint32_t>(type));
     const auto tr = traits(type);
     const int64_t n_blocks = 32 * cols / tr.block_elements;
-    for (int64_t k = 0; k < n_blocks; ++k) {  // every byte but the f16 scales: 0xFF (Q8_0: 0x80 in half)
+    for (int64_t k = 0; k < n_blocks;
+         ++k) {  // every byte but the f16 scales: 0xFF (Q8_0: 0x80 in half)
       uint8_t* p = plain.data() + k * tr.block_bytes;
       const int d_at = type == TensorType::Q6_K ? 208 : 0;
       const int keep = type == TensorType::Q4_K || type == TensorType::Q5_K ? 4 : 2;
       for (int i = 0; i < static_cast<int>(tr.block_bytes); ++i) {
         if (i >= d_at && i < d_at + keep) continue;
-        p[i] = type == TensorType::Q8_0 && (i + k) % 2 ? 0x80 : type == TensorType::IQ4_XS && i >= 8 ? 0x00 : 0xFF;
+        p[i] = type == TensorType::Q8_0 && (i + k) % 2 ? 0x80
+               : type == TensorType::IQ4_XS && i >= 8  ? 0x00
+                                                       : 0xFF;
       }
     }
     for (float sign : {1.0f, -1.0f}) {
       std::vector<float> X(3 * cols, sign);  // quantized to +-127 everywhere
-      expect_bitwise_scalar(GetParam(), type, plain, cols, X, 3, sign > 0 ? "extreme+" : "extreme-");
+      expect_bitwise_scalar(GetParam(), type, plain, cols, X, 3,
+                            sign > 0 ? "extreme+" : "extreme-");
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, RepackedPaths, ::testing::Values(Path::Scalar, Path::Avx2, Path::AvxVnni, Path::Avx512),
+INSTANTIATE_TEST_SUITE_P(Paths, RepackedPaths,
+                         ::testing::Values(Path::Scalar, Path::Avx2, Path::AvxVnni, Path::Avx512),
                          [](const auto& info) { return path_name(info.param); });
 
 // matmul_rows on a repacked view (WeightView::repacked) goes to the repacked kernels of the
@@ -223,7 +237,8 @@ TEST(RepackedView, MatmulRowsEqualsTheScalarPlainView) {
     act.prepare(X.data(), n_tokens, cols, type);  // the SIMD quantizers give the same bytes
     cpu::matmul_rows(wp, act, 16, rows, got.data(), rows, scratch);
     cpu::matmul_rows(wp, act, 0, 16, got.data(), rows, scratch);
-    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << gguf::tensor_type_name(type);
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+        << gguf::tensor_type_name(type);
   }
 }
 

@@ -74,7 +74,8 @@ TEST(RepackedWeights, TiedEmbeddingsAndTheReferenceAfterwards) {
     EXPECT_EQ(cpu::RepackedWeights::for_model(**model), repacked) << "one copy per model";
     const auto ref_after = logits_of(*model, "cpu-reference", ids);
     ASSERT_EQ(ref_before.size(), ref_after.size());
-    EXPECT_EQ(std::memcmp(ref_before.data(), ref_after.data(), ref_before.size() * sizeof(float)), 0);
+    EXPECT_EQ(std::memcmp(ref_before.data(), ref_after.data(), ref_before.size() * sizeof(float)),
+              0);
     const double tol = type == TensorType::Q4_K ? 5e-2 : 3e-2;
     for (size_t p = 0; p < ids.size(); ++p) {
       EXPECT_LE(test::max_rel_error(&fast[p * 512], &ref_before[p * 512], 512), tol)
@@ -111,7 +112,8 @@ TEST(RepackedWeights, ResidentMemoryStaysTheWeightsSize) {
       };
       touch(w.token_embd), touch(w.output);
       for (const ModelLayerWeights& L : w.layers) {
-        for (const WeightView* v : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) touch(*v);
+        for (const WeightView* v : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down})
+          touch(*v);
       }
       EXPECT_GT(sum, 0u);
     }
@@ -125,9 +127,11 @@ TEST(RepackedWeights, ResidentMemoryStaysTheWeightsSize) {
     EXPECT_GT(repacked->repacked_bytes(), weights * 9 / 10);
     // Beyond the backend's own buffers (activations for 256-token chunks, zeroed: resident).
     const double scratch = static_cast<double>((*s)->memory_report().scratch_bytes);
-    EXPECT_LT(static_cast<double>(after) - static_cast<double>(before), scratch + 0.1 * static_cast<double>(weights))
-        << (read_in ? "read in" : "mapped") << ": resident grew by " << (after - before) / 1e6 << " MB for "
-        << weights / 1e6 << " MB of weights and " << scratch / 1e6 << " MB of scratch";
+    EXPECT_LT(static_cast<double>(after) - static_cast<double>(before),
+              scratch + 0.1 * static_cast<double>(weights))
+        << (read_in ? "read in" : "mapped") << ": resident grew by " << (after - before) / 1e6
+        << " MB for " << weights / 1e6 << " MB of weights and " << scratch / 1e6
+        << " MB of scratch";
     const TokenId one = 5;
     EXPECT_TRUE((*s)->eval(std::span<const TokenId>(&one, 1)));
     EXPECT_TRUE((*model)->check_weights());

@@ -15,7 +15,8 @@ namespace {
 
 std::vector<float> test_vector(int32_t n, int32_t seed) {
   std::vector<float> v(n);
-  for (int32_t i = 0; i < n; ++i) v[i] = std::sin(0.37f * static_cast<float>(i + 1) + static_cast<float>(seed));
+  for (int32_t i = 0; i < n; ++i)
+    v[i] = std::sin(0.37f * static_cast<float>(i + 1) + static_cast<float>(seed));
   return v;
 }
 
@@ -37,15 +38,16 @@ TEST(RopeCosSin, MatchesOnTheFlyRopeBitForBit) {
       cache.cover(1000);
       ASSERT_GE(cache.positions(), 1000);
       ASSERT_GT(cache.positions(), first_size);
-      EXPECT_EQ(std::memcmp(early.data(), cache.at(3), n_rot * sizeof(float)), 0) << "rows kept on growth";
+      EXPECT_EQ(std::memcmp(early.data(), cache.at(3), n_rot * sizeof(float)), 0)
+          << "rows kept on growth";
       for (int32_t pos : {0, 1, 3, 63, 64, 65, 511, 999}) {
         std::vector<float> expected = test_vector(n_heads * head_dim, pos);
         std::vector<float> got = expected;
         cpu::rope(expected.data(), n_heads, head_dim, table, pos);
         cpu::rope_cached(got.data(), n_heads, head_dim, table.style, table.n_rot, cache.at(pos));
         for (int32_t i = 0; i < n_heads * head_dim; ++i) {
-          ASSERT_EQ(got[i], expected[i]) << "style " << static_cast<int>(style) << " n_rot " << n_rot
-                                         << " pos " << pos << " i " << i;
+          ASSERT_EQ(got[i], expected[i]) << "style " << static_cast<int>(style) << " n_rot "
+                                         << n_rot << " pos " << pos << " i " << i;
         }
       }
     }

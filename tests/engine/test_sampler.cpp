@@ -42,36 +42,20 @@ void* counted_alloc_or_abort(std::size_t size) noexcept {
 }
 }  // namespace
 
-[[gnu::noinline]] void* operator new(std::size_t size) {
-  return counted_alloc_or_abort(size);
-}
-[[gnu::noinline]] void* operator new[](std::size_t size) {
-  return counted_alloc_or_abort(size);
-}
+[[gnu::noinline]] void* operator new(std::size_t size) { return counted_alloc_or_abort(size); }
+[[gnu::noinline]] void* operator new[](std::size_t size) { return counted_alloc_or_abort(size); }
 [[gnu::noinline]] void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
   return counted_alloc(size);
 }
 [[gnu::noinline]] void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
   return counted_alloc(size);
 }
-[[gnu::noinline]] void operator delete(void* p) noexcept {
-  std::free(p);
-}
-[[gnu::noinline]] void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
-[[gnu::noinline]] void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  std::free(p);
-}
+[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 

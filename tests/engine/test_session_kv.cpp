@@ -25,7 +25,8 @@ std::shared_ptr<const Model> demo_model() {
   return model;
 }
 
-std::unique_ptr<Session> make(SessionOptions so, std::shared_ptr<const Model> model = demo_model()) {
+std::unique_ptr<Session> make(SessionOptions so,
+                              std::shared_ptr<const Model> model = demo_model()) {
   auto s = Session::create(std::move(model), so);
   EXPECT_TRUE(s) << s.message();
   return s ? std::move(s.value()) : nullptr;
@@ -39,7 +40,9 @@ std::vector<TokenId> random_tokens(size_t n, uint32_t seed, TokenId n_vocab = 20
   return t;
 }
 
-std::vector<float> logits_of(const Session& s) { return {s.last_logits().begin(), s.last_logits().end()}; }
+std::vector<float> logits_of(const Session& s) {
+  return {s.last_logits().begin(), s.last_logits().end()};
+}
 
 struct EventLog {
   std::vector<SessionEvent> events;
@@ -212,7 +215,8 @@ TEST(SessionKv, PolicyShiftKeepsGeneratingAndRotatesKeysCorrectly) {
   std::vector<TokenId> pieces(tokens.begin(), tokens.begin() + 10);
   s->set_keep(10);  // a "system prompt" that must survive the shift
   ASSERT_TRUE(s->eval(pieces));
-  for (size_t i = 10; i < tokens.size(); ++i) ASSERT_TRUE(s->eval(std::span<const TokenId>(&tokens[i], 1)));
+  for (size_t i = 10; i < tokens.size(); ++i)
+    ASSERT_TRUE(s->eval(std::span<const TokenId>(&tokens[i], 1)));
   EXPECT_EQ(s->n_past(), 128);
   const TokenId extra[2] = {7, 8};
   ASSERT_TRUE(s->eval(extra));  // full: shifts instead of failing
@@ -315,7 +319,8 @@ TEST(SessionKv, NoCacheModeGivesIdenticalOutput) {
   EXPECT_EQ(a->ids, b->ids);
   EXPECT_EQ(a->text, b->text);
   // Cached: the prompt once, then one token per step. No cache: the whole sequence per step.
-  const uint64_t P = prompt.size(), N = a->ids.size() - 1;  // the last sampled token is not evaluated
+  const uint64_t P = prompt.size(),
+                 N = a->ids.size() - 1;  // the last sampled token is not evaluated
   EXPECT_EQ(cached->tokens_evaluated(), P + N);
   EXPECT_EQ(uncached->tokens_evaluated(), P + N * P + N * (N + 1) / 2);
 }
@@ -346,7 +351,8 @@ TEST(SessionKv, ChangingTheKvTypeReencodesAndAnnounces) {
   auto s = make({});
   EventLog log;
   s->set_event_handler(log.handler());
-  const auto prompt = demo_model()->tokenizer().encode("Psalms 23\n1 The LORD is my shepherd;", true);
+  const auto prompt =
+      demo_model()->tokenizer().encode("Psalms 23\n1 The LORD is my shepherd;", true);
   ASSERT_TRUE(s->eval(prompt));
   const uint64_t f16_bytes = s->memory_report().kv_used_bytes;
   ASSERT_TRUE(s->set_kv_type("q8_0"));

@@ -35,8 +35,8 @@ std::shared_ptr<const Model> demo_model() {
   return model;
 }
 
-std::unique_ptr<Session> make_session(std::shared_ptr<const Model> model, const std::string& kv_type,
-                                      int32_t n_ctx = 256) {
+std::unique_ptr<Session> make_session(std::shared_ptr<const Model> model,
+                                      const std::string& kv_type, int32_t n_ctx = 256) {
   SessionOptions o;
   o.backend = "cpu";
   o.n_threads = 2;
@@ -87,7 +87,8 @@ void converse(Session& s) {
   ASSERT_TRUE(s.eval(system));
   s.set_keep(static_cast<int32_t>(system.size()));
   s.mark_turn();
-  ASSERT_TRUE(s.eval(encode("1 In the beginning God created the heaven and the earth.\n2 And the", false)));
+  ASSERT_TRUE(
+      s.eval(encode("1 In the beginning God created the heaven and the earth.\n2 And the", false)));
 }
 
 // What a refused load must leave unchanged.
@@ -131,7 +132,8 @@ void expect_refused(Session& s, const std::string& path, const std::string& why)
 
 TEST(SnapshotFormat, Crc64MatchesTheStandardCheckValue) {
   const std::string check = "123456789";
-  EXPECT_EQ(crc64({reinterpret_cast<const uint8_t*>(check.data()), check.size()}), 0x995DC9BBDF1939FAull);
+  EXPECT_EQ(crc64({reinterpret_cast<const uint8_t*>(check.data()), check.size()}),
+            0x995DC9BBDF1939FAull);
   Crc64 split;  // streamed in uneven pieces: the same value
   split.update({reinterpret_cast<const uint8_t*>(check.data()), 2});
   split.update({reinterpret_cast<const uint8_t*>(check.data()) + 2, 7});
@@ -151,7 +153,8 @@ TEST(SnapshotFormat, JournalOfTwoRecordsScansToTheLastStateWithTheDocumentedSize
   // row read from the wrong place cannot match.
   auto fill = [&](int rec, uint32_t first, uint64_t n) {
     return [=](int32_t l, int32_t v, uint8_t* dst) {
-      for (uint64_t k = 0; k < n * rb; ++k) dst[k] = static_cast<uint8_t>(rec * 101 + l * 31 + v * 7 + first + k);
+      for (uint64_t k = 0; k < n * rb; ++k)
+        dst[k] = static_cast<uint8_t>(rec * 101 + l * 31 + v * 7 + first + k);
       return Status{};
     };
   };
@@ -266,7 +269,8 @@ TEST_P(SnapshotRoundTrip, RestoredSessionContinuesBitIdenticallyWithoutReevaluat
   EXPECT_EQ(b->tokens_evaluated(), a->tokens_evaluated() - a_before);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryKvType, SnapshotRoundTrip, ::testing::Values("f32", "f16", "q8_0", "q4_0"),
+INSTANTIATE_TEST_SUITE_P(EveryKvType, SnapshotRoundTrip,
+                         ::testing::Values("f32", "f16", "q8_0", "q4_0"),
                          [](const auto& info) { return std::string(info.param); });
 
 TEST(Snapshot, AnotherKvTypeIsReencodedOnLoadLikeSetKvType) {
@@ -395,7 +399,9 @@ TEST_F(SnapshotRefusal, OneFlippedByteAnywhere) {
     // In the header: its own checks or its checksum; past it, the record's checksum (or
     // its size fields, which no longer add up).
     expect_refused(*target_, with("flip.kvsnap", bad),
-                   at >= 64 + 48 ? "fails its checksum" : at >= 64 ? "no complete record" : "");
+                   at >= 64 + 48 ? "fails its checksum"
+                   : at >= 64    ? "no complete record"
+                                 : "");
   }
 }
 

@@ -57,7 +57,6 @@ bool bit_identical(std::span<const float> a, std::span<const float> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-
 // A system prompt (kept) and a user turn.
 void converse(Session& s) {
   const auto system = encode("Genesis 1\n", true);
@@ -65,7 +64,8 @@ void converse(Session& s) {
   ASSERT_TRUE(s.eval(system));
   s.set_keep(static_cast<int32_t>(system.size()));
   s.mark_turn();
-  ASSERT_TRUE(s.eval(encode("1 In the beginning God created the heaven and the earth.\n2 And the", false)));
+  ASSERT_TRUE(
+      s.eval(encode("1 In the beginning God created the heaven and the earth.\n2 And the", false)));
 }
 
 // A reply of n greedy tokens as a new turn (each evaluated, EOS or not).
@@ -81,7 +81,8 @@ void reply(Session& s, int32_t n) {
 // What one appended record of n new tokens takes (the format's arithmetic).
 uint64_t record_bytes(const Session& s, int32_t n_new) {
   const MemoryReport m = s.memory_report();
-  return 48 + 4 * (n_new + s.turn_starts().size() + s.last_logits().size()) + n_new * m.kv_bytes_per_token + 8;
+  return 48 + 4 * (n_new + s.turn_starts().size() + s.last_logits().size()) +
+         n_new * m.kv_bytes_per_token + 8;
 }
 
 // The whole-file save of a session holding exactly what `s` holds, by a session that
@@ -108,7 +109,8 @@ class SnapshotJournal : public ::testing::Test {
     EXPECT_EQ(b->turn_starts(), want.turn_starts());
     EXPECT_EQ(b->n_keep(), want.n_keep());
     EXPECT_TRUE(bit_identical(b->last_logits(), want.last_logits()));
-    EXPECT_EQ(whole_file(*b, dir_.file("restored.kvsnap")), whole_file(want, dir_.file("live.kvsnap")));
+    EXPECT_EQ(whole_file(*b, dir_.file("restored.kvsnap")),
+              whole_file(want, dir_.file("live.kvsnap")));
   }
 
   test::TempDir dir_;
@@ -118,12 +120,16 @@ class SnapshotJournal : public ::testing::Test {
 TEST_F(SnapshotJournal, AReplyAppendsOnlyItsOwnTokensAndRestoresBitForBit) {
   auto a = make_session();
   converse(*a);
-  ASSERT_TRUE(a->eval(encode(
-      " earth was without form, and void; and darkness was upon the face of the deep. And the Spirit of God "
-      "moved upon the face of the waters.\n3 And God said, Let there be light: and there was light.\n4 And God "
-      "saw the light, that it was good: and God divided the light from the darkness.\n5 And God called the "
-      "light Day, and the darkness he called Night. And the evening and the morning were the first day.\n",
-      false)));
+  ASSERT_TRUE(
+      a->eval(encode(" earth was without form, and void; and darkness was upon the face of the "
+                     "deep. And the Spirit of God "
+                     "moved upon the face of the waters.\n3 And God said, Let there be light: and "
+                     "there was light.\n4 And God "
+                     "saw the light, that it was good: and God divided the light from the "
+                     "darkness.\n5 And God called the "
+                     "light Day, and the darkness he called Night. And the evening and the morning "
+                     "were the first day.\n",
+                     false)));
   ASSERT_GT(a->n_past(), 100);
   ASSERT_TRUE(a->save_snapshot(path_));
   const uint64_t first = fs::file_size(path_);
@@ -254,9 +260,11 @@ TEST_F(SnapshotJournal, ATornOrCorruptLastRecordLoadsThePrefixAndSaysSo) {
   };
   for (uint64_t cut = committed + 1; cut < good.size(); cut += (good.size() - committed) / 13) {
     SCOPED_TRACE("cut at " + std::to_string(cut));
-    check_prefix(std::vector<uint8_t>(good.begin(), good.begin() + static_cast<int64_t>(cut)), "torn");
+    check_prefix(std::vector<uint8_t>(good.begin(), good.begin() + static_cast<int64_t>(cut)),
+                 "torn");
   }
-  for (uint64_t at : {committed + 60, committed + 200, committed + 5000, uint64_t{good.size() - 3}}) {
+  for (uint64_t at :
+       {committed + 60, committed + 200, committed + 5000, uint64_t{good.size() - 3}}) {
     SCOPED_TRACE("flipped byte " + std::to_string(at));
     std::vector<uint8_t> bad = good;
     bad[at] ^= 0x20;
@@ -347,7 +355,8 @@ TEST_F(SnapshotJournal, DiskFullAndIoErrorsAtEveryStepLoseNothingCommitted) {
     }
     Session& writer = f.rewrite ? *fresh : *a;
 
-    file_io::set_fault_hook([&](file_io::FileOp op, const std::string&) { return op == f.op ? f.error : 0; });
+    file_io::set_fault_hook(
+        [&](file_io::FileOp op, const std::string&) { return op == f.op ? f.error : 0; });
     const Status s = writer.save_snapshot(path_);
     file_io::set_fault_hook({});
     ASSERT_FALSE(s);

@@ -30,9 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::sh_quote;
 
-std::string demo_path() {
-  return test::shared_path("models/kjv-demo-f16.gguf");
-}
+std::string demo_path() { return test::shared_path("models/kjv-demo-f16.gguf"); }
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;

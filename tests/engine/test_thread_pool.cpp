@@ -130,7 +130,8 @@ TEST_P(ThreadPoolTest, JobsAfterIdleGapsAndSlowThreads) {
     pool.run([&](int thread, int) {
       // Alternately the caller and the last worker is slow, so the others sleep in the
       // barrier / the end of the job.
-      if (thread == (j % 2 == 0 ? 0 : T - 1)) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      if (thread == (j % 2 == 0 ? 0 : T - 1))
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
       total.fetch_add(1);
       pool.barrier();
       total.fetch_add(1);

@@ -30,8 +30,8 @@ const std::string kKjvGguf = kShared + "/models/kjv-demo-f16.gguf";
 
 using Ids = std::vector<TokenId>;
 
-using test::read_file;
 using test::load_vocab;
+using test::read_file;
 
 const SentencePieceVocab& llama_vocab() {
   static const std::unique_ptr<SentencePieceVocab> vocab = load_vocab(kLlamaSpmGguf);

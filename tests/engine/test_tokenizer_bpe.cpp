@@ -49,7 +49,18 @@ TokenId id_of(const BpeVocab& v, const std::string& text) {
 BpeVocabData tiny(std::string pre, std::vector<std::string> merges) {
   BpeVocabData d;
   // 0..6: a b c ab bc abc aa; 7: Ġ (space); 8: Ġa; 9: control; 10: user-defined
-  d.tokens = {"a", "b", "c", "ab", "bc", "abc", "aa", "\xC4\xA0", "\xC4\xA0" "a", "<|end|>", "<u>"};
+  d.tokens = {"a",
+              "b",
+              "c",
+              "ab",
+              "bc",
+              "abc",
+              "aa",
+              "\xC4\xA0",
+              "\xC4\xA0"
+              "a",
+              "<|end|>",
+              "<u>"};
   d.types.assign(d.tokens.size(), PieceType::NORMAL);
   d.types[9] = PieceType::CONTROL;
   d.types[10] = PieceType::USER_DEFINED;
@@ -202,7 +213,11 @@ TEST(BpeReal, StreamingMultiByteCharactersSplitAcrossTokens) {
 TEST(BpeReal, InvalidUtf8) {
   const BpeVocab& v = vocab("gpt-2");
   // Input: each ill-formed byte becomes U+FFFD, as llama.cpp.
-  EXPECT_EQ(v.decode(v.encode("a\xFF" "b", false)), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(v.decode(v.encode("a\xFF"
+                              "b",
+                              false)),
+            "a\xEF\xBF\xBD"
+            "b");
   // Output: a lone lead byte decodes as U+FFFD, while token_bytes keeps the raw byte.
   const Ids ids = v.encode("\xF0\x9F\xA6\x99", false);
   ASSERT_GE(ids.size(), 2u);
@@ -279,16 +294,18 @@ TEST(BpeLoad, FromGgufAndErrors) {
   EXPECT_EQ((*ok)->bos(), -1);                // llama.cpp's default 11 is out of range here
   EXPECT_TRUE((*ok)->is_eog(3));
 
-  auto bert = tokenizer_from([](gguf::GgufWriter& w) { w.set_string("tokenizer.ggml.model", "bert"); });
+  auto bert =
+      tokenizer_from([](gguf::GgufWriter& w) { w.set_string("tokenizer.ggml.model", "bert"); });
   ASSERT_FALSE(bert.ok());
   EXPECT_NE(bert.message().find("tokenizer.ggml.model 'bert' is not supported (kvchat reads llama "
                                 "(SentencePiece) and gpt2 (BPE))"),
             std::string::npos)
       << bert.message();
-  auto no_merges = tokenizer_from(
-      [](gguf::GgufWriter& w) { w.set_strings("tokenizer.ggml.merges", {}); });
+  auto no_merges =
+      tokenizer_from([](gguf::GgufWriter& w) { w.set_strings("tokenizer.ggml.merges", {}); });
   EXPECT_TRUE(no_merges.ok());
-  auto bad_merges = tokenizer_from([](gguf::GgufWriter& w) { w.set_u32("tokenizer.ggml.merges", 1); });
+  auto bad_merges =
+      tokenizer_from([](gguf::GgufWriter& w) { w.set_u32("tokenizer.ggml.merges", 1); });
   ASSERT_FALSE(bad_merges.ok());
   EXPECT_NE(bad_merges.message().find("tokenizer.ggml.merges must be an array of string"),
             std::string::npos)

@@ -32,8 +32,8 @@ namespace {
 const std::string kShared = KVCHAT_SHARED_DIR;
 using Ids = std::vector<TokenId>;
 
-using test::read_file;
 using test::load_vocab;
+using test::read_file;
 
 std::string show(std::string_view s) {
   std::string out;
@@ -342,9 +342,7 @@ struct ModelPair {
   std::string gguf_path;
 };
 
-void PrintTo(const ModelPair& p, std::ostream* os) {
-  *os << p.name;
-}
+void PrintTo(const ModelPair& p, std::ostream* os) { *os << p.name; }
 
 class VsLibSentencePiece : public ::testing::TestWithParam<ModelPair> {
  protected:

@@ -30,8 +30,9 @@ TEST(WeightTypeTraits, OneRowPerSupportedType) {
     EXPECT_NE(t.quantize_row, nullptr);
   }
   EXPECT_EQ(seen.size(), 15u);
-  EXPECT_EQ(gguf::supported_tensor_type_names(),
-            "F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS");
+  EXPECT_EQ(
+      gguf::supported_tensor_type_names(),
+      "F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS");
 }
 
 TEST(WeightTypeTraits, Facts) {
@@ -44,8 +45,32 @@ TEST(WeightTypeTraits, Facts) {
   for (const WeightTypeTraits& t : weight_types()) {
     if (cpu::repackable(t.type)) repackable.insert(t.type);
   }
-  EXPECT_EQ(repackable, (std::set<TensorType>{TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K,
-                                              TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS}));
+  EXPECT_EQ(repackable,
+            (std::set<TensorType>{TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K,
+                                  TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS}));
+}
+
+// Each row agrees with itself: the activation format its dot product wants matches its block
+// size and the unpacking column it fills (checked here, not by a static_assert: under the
+// sanitizers a function's address is no constant expression).
+TEST(WeightTypeTraits, RowsAreConsistent) {
+  for (const WeightTypeTraits& t : weight_types()) {
+    SCOPED_TRACE(t.name);
+    switch (t.activation) {
+      case ActivationFormat::F32:
+        EXPECT_EQ(t.block_values, 1);
+        EXPECT_TRUE(!t.codes32 && !t.codes_k && !t.repack);
+        break;
+      case ActivationFormat::Q8_32:
+        EXPECT_EQ(t.block_values, 32);
+        EXPECT_TRUE(t.codes32 && !t.codes_k);
+        break;
+      case ActivationFormat::Q8_K:
+        EXPECT_EQ(t.block_values, 256);
+        EXPECT_TRUE(!t.codes32 && t.codes_k);
+        break;
+    }
+  }
 }
 
 TEST(WeightTypeTraits, UnsupportedIdsHaveNoRow) {

@@ -28,7 +28,8 @@
 #endif
 #endif
 #ifdef KVCHAT_FUZZ_HEAP_HOOKS
-extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, size_t),
+extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*,
+                                                                             size_t),
                                                          void (*free_hook)(const volatile void*));
 extern "C" size_t __sanitizer_get_allocated_size(const volatile void* p);
 #endif
@@ -50,7 +51,8 @@ void on_malloc(const volatile void*, size_t n) {
   if (live > g_peak.load(std::memory_order_relaxed)) g_peak.store(live, std::memory_order_relaxed);
 }
 void on_free(const volatile void* p) {
-  g_live.fetch_sub(static_cast<std::int64_t>(__sanitizer_get_allocated_size(p)), std::memory_order_relaxed);
+  g_live.fetch_sub(static_cast<std::int64_t>(__sanitizer_get_allocated_size(p)),
+                   std::memory_order_relaxed);
 }
 const bool g_hooks = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free) != 0;
 #else
@@ -94,7 +96,8 @@ void render_under_small_budget(std::string_view source, std::string_view json) {
   } catch (const std::exception&) {
   }
   if (interpreter.budget().peak() > limits.max_value_bytes) std::abort();
-  if (g_hooks && g_peak.load() - start > static_cast<std::int64_t>(limits.max_value_bytes + KVCHAT_FUZZ_HEAP_SLACK))
+  if (g_hooks && g_peak.load() - start >
+                     static_cast<std::int64_t>(limits.max_value_bytes + KVCHAT_FUZZ_HEAP_SLACK))
     std::abort();
 }
 
@@ -104,15 +107,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const size_t nul = input.find('\0');
   const std::string_view source = input.substr(0, nul);
-  const std::string_view json = nul == std::string_view::npos ? kDefaultMessages : input.substr(nul + 1);
+  const std::string_view json =
+      nul == std::string_view::npos ? kDefaultMessages : input.substr(nul + 1);
 
   auto tpl = kvchat::ChatTemplate::parse(source);
   check(tpl);
   if (!tpl) return 0;
   if (tpl->source() != source) std::abort();
 
-  static const std::vector<kvchat::ChatMessage> messages = {
-      {"system", "You are helpful."}, {"user", "Hi"}, {"assistant", "Hello!"}, {"user", "Bye <|im_end|>"}};
+  static const std::vector<kvchat::ChatMessage> messages = {{"system", "You are helpful."},
+                                                            {"user", "Hi"},
+                                                            {"assistant", "Hello!"},
+                                                            {"user", "Bye <|im_end|>"}};
   kvchat::ChatRenderOptions o;
   o.bos_token = "<s>";
   o.eos_token = "</s>";

@@ -47,9 +47,10 @@ struct LoadedVocab {
 const std::vector<LoadedVocab>& vocabs() {
   static const std::vector<LoadedVocab> loaded = [] {
     std::vector<LoadedVocab> out;
-    for (const char* name : {"llama-bpe", "gpt-2", "deepseek-coder", "llama-spm", "phi-3", "starcoder",
-                             "mpt", "refact"}) {
-      const std::string path = std::string(KVCHAT_SHARED_DIR) + "/vocab/ggml-vocab-" + name + ".gguf";
+    for (const char* name : {"llama-bpe", "gpt-2", "deepseek-coder", "llama-spm", "phi-3",
+                             "starcoder", "mpt", "refact"}) {
+      const std::string path =
+          std::string(KVCHAT_SHARED_DIR) + "/vocab/ggml-vocab-" + name + ".gguf";
       auto file = gguf::GgufFile::open(path);
       if (!file) {
         std::fprintf(stderr, "fuzz_tokenizer: %s\n", file.message().c_str());
@@ -116,7 +117,8 @@ void fuzz_real_vocab(const LoadedVocab& v, std::string_view text) {
 
   const std::vector<TokenId> plain = t.encode(text, true);
   check_ids(t, plain);
-  if (t.bos() >= 0) require(!plain.empty() && plain[0] == t.bos(), "encode(add_bos) does not start with BOS");
+  if (t.bos() >= 0)
+    require(!plain.empty() && plain[0] == t.bos(), "encode(add_bos) does not start with BOS");
   const std::vector<TokenId> ids = t.encode(text, false);
   check_ids(t, ids);
   const std::string decoded = t.decode(ids);
@@ -134,7 +136,8 @@ void fuzz_real_vocab(const LoadedVocab& v, std::string_view text) {
       require(decoded == expected, "SPM decode(encode(s)) != s (U+2581 as space)");
       require(s == expected || s == " " + expected, "SPM streamed token_bytes != [space] s");
     }
-  } else if (v.byte_level && all_bytes && v.byte_has_token[0xEF] && v.byte_has_token[0xBF] && v.byte_has_token[0xBD]) {
+  } else if (v.byte_level && all_bytes && v.byte_has_token[0xEF] && v.byte_has_token[0xBF] &&
+             v.byte_has_token[0xBD]) {
     std::string replaced;
     utf8::append_replacing_invalid(text, replaced);
     require(decoded == replaced, "BPE decode(encode(s)) != s with U+FFFD for ill-formed bytes");
@@ -161,7 +164,8 @@ void fuzz_pre_tokenizer(const uint8_t* data, size_t size) {
   require(spec.has_value(), "a known pre-tokenizer name has no spec");
   const PreTokenizer pre(*spec);
   std::string text;
-  utf8::append_replacing_invalid(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1), text);
+  utf8::append_replacing_invalid(
+      std::string_view(reinterpret_cast<const char*>(data + 1), size - 1), text);
   std::string joined;
   pre.split(text, [&](std::string_view word) {
     require(!word.empty(), "pre-tokenizer emitted an empty word");
@@ -188,9 +192,10 @@ struct Hostile {
 
 Hostile hostile_vocab(std::string_view in) {
   Hostile h;
-  static const char* const kPre[] = {"", "default", "llama3", "gpt-2", "deepseek-coder", "qwen2",
-                                     "gpt-4o", "chatglm-bpe", "falcon", "starcoder", "refact",
-                                     "seed-coder", "no-such-pre"};
+  static const char* const kPre[] = {
+      "",       "default",    "llama3",      "gpt-2",  "deepseek-coder",
+      "qwen2",  "gpt-4o",     "chatglm-bpe", "falcon", "starcoder",
+      "refact", "seed-coder", "no-such-pre"};
   const uint8_t flags = in.empty() ? 0 : static_cast<uint8_t>(in[0]);
   h.spm = flags & 1;
   h.bpe.add_bos = h.sp.add_bos = flags & 2;
@@ -254,7 +259,8 @@ void fuzz_hostile_vocab(std::string_view in) {
   Hostile h = hostile_vocab(in);
   if (h.spm) {
     auto v = SentencePieceVocab::create(std::move(h.sp));
-    if (!v) return require(!v.message().empty(), "SentencePieceVocab::create error without a message");
+    if (!v)
+      return require(!v.message().empty(), "SentencePieceVocab::create error without a message");
     exercise(**v, h.text);
   } else {
     auto v = BpeVocab::create(std::move(h.bpe));

@@ -23,11 +23,11 @@
 #include "numeric/quant_blocks.h"
 #include "random_blocks.h"
 
-#define SKIP_WITHOUT_DEVICE()                                 \
-  do {                                                        \
-    if (!::kvchat::gpu_test::have_device()) {                 \
-      GTEST_SKIP() << "no CUDA device";                       \
-    }                                                         \
+#define SKIP_WITHOUT_DEVICE()                 \
+  do {                                        \
+    if (!::kvchat::gpu_test::have_device()) { \
+      GTEST_SKIP() << "no CUDA device";       \
+    }                                         \
   } while (0)
 
 #define ASSERT_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
@@ -91,12 +91,9 @@ inline const char* name(TensorType t) { return gguf::tensor_type_name(t).data();
 
 inline const char* name(GemvInput m) {
   switch (m) {
-    case GemvInput::Plain:
-      return "Plain";
-    case GemvInput::RmsNorm:
-      return "RmsNorm";
-    case GemvInput::SwiGlu:
-      return "SwiGlu";
+    case GemvInput::Plain: return "Plain";
+    case GemvInput::RmsNorm: return "RmsNorm";
+    case GemvInput::SwiGlu: return "SwiGlu";
   }
   return "?";
 }
@@ -118,7 +115,8 @@ inline HostMatrix make_matrix(TensorType type, int64_t rows, int64_t cols, uint3
   m.values.resize(static_cast<size_t>(rows * cols));
   if (!scale_fields(type).empty()) {
     const auto traits = *gguf::tensor_type_traits(static_cast<uint32_t>(type));
-    fill_random_blocks(type, m.bytes.data(), static_cast<int64_t>(m.bytes.size() / traits.block_bytes), seed);
+    fill_random_blocks(type, m.bytes.data(),
+                       static_cast<int64_t>(m.bytes.size() / traits.block_bytes), seed);
   } else {
     const std::vector<float> src = uniform(static_cast<size_t>(rows * cols), seed);
     for (int64_t r = 0; r < rows; ++r) {
@@ -265,8 +263,8 @@ inline void check_gemv(const GemvCase& c) {
 }
 
 // dequantize_to_f16 is f32_to_f16 of dequantize_row (F16: the bytes themselves).
-inline void check_dequantize_to_f16(TensorType type, int64_t rows, int64_t cols, bool misaligned_dst,
-                                    int w_offset = 0) {
+inline void check_dequantize_to_f16(TensorType type, int64_t rows, int64_t cols,
+                                    bool misaligned_dst, int w_offset = 0) {
   SCOPED_TRACE(std::string(name(type)) + " rows=" + std::to_string(rows) +
                " cols=" + std::to_string(cols) + (misaligned_dst ? " misaligned dst" : "") +
                " w_offset=" + std::to_string(w_offset));

@@ -27,28 +27,17 @@ struct ScaleField {
 
 inline std::vector<ScaleField> scale_fields(TensorType type) {
   switch (type) {
-    case TensorType::Q4_1:
-      return {{0, 1.0f / 8, 1}, {2, 1.0f, -1}};  // d q + m, q 0..15
-    case TensorType::Q5_0:
-      return {{0, 1.0f / 16, 0}};
-    case TensorType::Q5_1:
-      return {{0, 1.0f / 16, 1}, {2, 1.0f, -1}};  // q 0..31
-    case TensorType::IQ4_NL:
-      return {{0, 1.0f / 127, 0}};
-    case TensorType::Q2_K:
-      return {{80, 1.0f / 45, 1}, {82, 1.0f / 30, 1}};  // sc, mn 0..15, q 0..3
-    case TensorType::Q3_K:
-      return {{108, 1.0f / 128, 0}};
-    case TensorType::Q4_K:
-      return {{0, 1.0f / 472, 1}, {2, 1.0f / 63, 1}};  // sc, mn 0..63, q 0..15
-    case TensorType::Q5_K:
-      return {{0, 1.0f / 976, 1}, {2, 1.0f / 63, 1}};  // q 0..31
-    case TensorType::Q6_K:
-      return {{208, 1.0f / 4096, 0}};
-    case TensorType::IQ4_XS:
-      return {{0, 1.0f / 4064, 0}};
-    default:
-      return {};
+    case TensorType::Q4_1: return {{0, 1.0f / 8, 1}, {2, 1.0f, -1}};  // d q + m, q 0..15
+    case TensorType::Q5_0: return {{0, 1.0f / 16, 0}};
+    case TensorType::Q5_1: return {{0, 1.0f / 16, 1}, {2, 1.0f, -1}};  // q 0..31
+    case TensorType::IQ4_NL: return {{0, 1.0f / 127, 0}};
+    case TensorType::Q2_K: return {{80, 1.0f / 45, 1}, {82, 1.0f / 30, 1}};  // sc, mn 0..15, q 0..3
+    case TensorType::Q3_K: return {{108, 1.0f / 128, 0}};
+    case TensorType::Q4_K: return {{0, 1.0f / 472, 1}, {2, 1.0f / 63, 1}};  // sc, mn 0..63, q 0..15
+    case TensorType::Q5_K: return {{0, 1.0f / 976, 1}, {2, 1.0f / 63, 1}};  // q 0..31
+    case TensorType::Q6_K: return {{208, 1.0f / 4096, 0}};
+    case TensorType::IQ4_XS: return {{0, 1.0f / 4064, 0}};
+    default: return {};
   }
 }
 

@@ -26,19 +26,19 @@ namespace {
 
 using gguf::TensorType;
 
-#define CUDA_ASSERT(call)                                                          \
-  do {                                                                             \
-    const cudaError_t cuda_err_ = (call);                                          \
+#define CUDA_ASSERT(call)                                                                \
+  do {                                                                                   \
+    const cudaError_t cuda_err_ = (call);                                                \
     ASSERT_EQ(cuda_err_, cudaSuccess) << #call << ": " << cudaGetErrorString(cuda_err_); \
   } while (0)
 
-#define SKIP_WITHOUT_DEVICE()                                              \
-  do {                                                                     \
-    int device_count_ = 0;                                                 \
+#define SKIP_WITHOUT_DEVICE()                                                      \
+  do {                                                                             \
+    int device_count_ = 0;                                                         \
     if (cudaGetDeviceCount(&device_count_) != cudaSuccess || device_count_ == 0) { \
-      cudaGetLastError();                                                  \
-      GTEST_SKIP() << "no CUDA device";                                    \
-    }                                                                      \
+      cudaGetLastError();                                                          \
+      GTEST_SKIP() << "no CUDA device";                                            \
+    }                                                                              \
   } while (0)
 
 constexpr TensorType kTypes[] = {TensorType::F32, TensorType::F16, TensorType::Q8_0,
@@ -142,8 +142,7 @@ KvData make_kv_data(TensorType type, int n_layers, int n_kv_heads, int head_dim,
   for (size_t r = 0; r < rows; ++r) {
     for (float& x : row) x = dist(rng);
     quantize_row(type, row.data(), d.enc.data() + r * d.row_bytes, d.kv_dim());
-    dequantize_row(type, d.enc.data() + r * d.row_bytes, d.deq.data() + r * d.kv_dim(),
-                   d.kv_dim());
+    dequantize_row(type, d.enc.data() + r * d.row_bytes, d.deq.data() + r * d.kv_dim(), d.kv_dim());
   }
   return d;
 }
@@ -185,7 +184,8 @@ void upload_cache(const KvData& d, int block_tokens, uint32_t seed, DeviceCache*
         for (int i = 0; i < block_tokens; ++i) {
           const int pos = b * block_tokens + i;
           if (pos >= d.n_tokens) break;
-          const uint64_t off = ((static_cast<uint64_t>(layer) * 2 + which) * block_tokens + i) * d.row_bytes;
+          const uint64_t off =
+              ((static_cast<uint64_t>(layer) * 2 + which) * block_tokens + i) * d.row_bytes;
           std::memcpy(image.data() + off, d.enc_row(layer, which, pos), d.row_bytes);
         }
       }
@@ -205,8 +205,8 @@ void upload_cache(const KvData& d, int block_tokens, uint32_t seed, DeviceCache*
 }
 
 // out (n, n_heads, hd): token b over positions [0, positions[b]] of `layer`, in double.
-std::vector<double> reference(const KvData& d, int layer, const std::vector<float>& q,
-                              int n_heads, const std::vector<int32_t>& positions, float scale) {
+std::vector<double> reference(const KvData& d, int layer, const std::vector<float>& q, int n_heads,
+                              const std::vector<int32_t>& positions, float scale) {
   const int hd = d.head_dim, group = n_heads / d.n_kv_heads;
   std::vector<double> out(positions.size() * n_heads * hd, 0.0);
   std::vector<double> s;
@@ -277,8 +277,8 @@ void run_decode(const DeviceCache& c, int layer, const std::vector<float>& q, in
   ASSERT_GT(bytes, 0u);
   CUDA_ASSERT(scratch.alloc(bytes));
   CUDA_ASSERT(scratch.poison());
-  CUDA_ASSERT(attention_decode(c.kv, layer, dq.get(), dout.get(), shape, dpos.get(),
-                               scratch.get(), nullptr));
+  CUDA_ASSERT(attention_decode(c.kv, layer, dq.get(), dout.get(), shape, dpos.get(), scratch.get(),
+                               nullptr));
   CUDA_ASSERT(cudaDeviceSynchronize());
   CUDA_ASSERT(dout.download(out));
 }
@@ -528,16 +528,16 @@ TEST(CudaAttention, RejectsUnsupportedShapes) {
   // n = 0: nothing to do, nothing launched.
   const AttentionShape empty{0, 4, 32, scale_of(64)};
   EXPECT_EQ(attention_decode_scratch_bytes(c.kv, empty), 0u);
-  EXPECT_EQ(attention_decode(c.kv, kLayer, buf.get(), buf.get(), empty, pos.get(), buf.get(),
-                             nullptr),
-            cudaSuccess);
+  EXPECT_EQ(
+      attention_decode(c.kv, kLayer, buf.get(), buf.get(), empty, pos.get(), buf.get(), nullptr),
+      cudaSuccess);
   EXPECT_EQ(attention_prefill(c.kv, kLayer, buf.get(), buf.get(), empty, pos.get(), nullptr),
             cudaSuccess);
 
   auto expect_invalid = [&](const DeviceKv& kv, const AttentionShape& shape, int layer) {
-    EXPECT_EQ(attention_decode(kv, layer, buf.get(), buf.get(), shape, pos.get(), buf.get(),
-                               nullptr),
-              cudaErrorInvalidValue);
+    EXPECT_EQ(
+        attention_decode(kv, layer, buf.get(), buf.get(), shape, pos.get(), buf.get(), nullptr),
+        cudaErrorInvalidValue);
     EXPECT_EQ(attention_prefill(kv, layer, buf.get(), buf.get(), shape, pos.get(), nullptr),
               cudaErrorInvalidValue);
   };
@@ -552,7 +552,7 @@ TEST(CudaAttention, RejectsUnsupportedShapes) {
   bad.type = TensorType::BF16;  // not a KV type
   expect_invalid(bad, ok, kLayer);
   expect_invalid(c.kv, AttentionShape{2, 3, 32, 1.0f}, kLayer);  // 3 heads over 2 KV heads
-  expect_invalid(c.kv, ok, kLayers);                              // no such layer
+  expect_invalid(c.kv, ok, kLayers);                             // no such layer
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 

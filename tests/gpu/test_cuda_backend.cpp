@@ -29,7 +29,8 @@ std::unique_ptr<Session> make(std::shared_ptr<const Model> model, const std::str
                               const std::string& kv_type, int32_t n_ctx = 0) {
   SessionOptions so;
   so.backend = backend;
-  so.backend_self_check = false;  // these tests check the CUDA backend itself (the self-check: below)
+  so.backend_self_check =
+      false;  // these tests check the CUDA backend itself (the self-check: below)
   so.kv_type = kv_type;
   so.n_ctx = n_ctx;
   auto s = Session::create(std::move(model), so);
@@ -50,7 +51,8 @@ TEST(CudaBackend, LogitsMatchFloat64Reference) {
   for (auto [name, tolerance] : {std::pair{"f32", 1e-3}, std::pair{"f16", 5e-3}}) {
     auto model = Model::load(test::shared_path(std::string("models/kjv-demo-") + name + ".gguf"));
     ASSERT_TRUE(model);
-    const auto ref = test::load_json(test::shared_path(std::string("reference/kjv-demo/kjv-demo-") + name + ".ref.json"));
+    const auto ref = test::load_json(
+        test::shared_path(std::string("reference/kjv-demo/kjv-demo-") + name + ".ref.json"));
     const int32_t n_vocab = (*model)->info().n_vocab;
     for (const auto& c : ref["cases"]) {
       SCOPED_TRACE(std::string(name) + ": " + c["prompt"].get<std::string>().substr(0, 30));
@@ -69,8 +71,10 @@ TEST(CudaBackend, LogitsMatchFloat64Reference) {
       for (size_t k = 0; k < positions.size(); ++k) {
         const int pos = positions[k].get<int>();
         const std::vector<double> row = c["logits"][k].get<std::vector<double>>();
-        EXPECT_LE(test::max_rel_error(&all[pos * n_vocab], row, n_vocab), tolerance) << "prefill, position " << pos;
-        EXPECT_LE(test::max_rel_error(steps[pos], row, n_vocab), tolerance) << "decode, position " << pos;
+        EXPECT_LE(test::max_rel_error(&all[pos * n_vocab], row, n_vocab), tolerance)
+            << "prefill, position " << pos;
+        EXPECT_LE(test::max_rel_error(steps[pos], row, n_vocab), tolerance)
+            << "decode, position " << pos;
       }
     }
   }
@@ -111,7 +115,8 @@ void fill_with_random_blocks(const std::string& path, TensorType type) {
     auto file = gguf::GgufFile::open(path);
     ASSERT_TRUE(file) << file.message();
     for (const auto& t : (*file)->tensors()) {
-      if (t.type == type) spans.emplace_back((*file)->data_offset() + t.offset, t.n_bytes, t.dims[0]);
+      if (t.type == type)
+        spans.emplace_back((*file)->data_offset() + t.offset, t.n_bytes, t.dims[0]);
     }
   }
   ASSERT_FALSE(spans.empty());
@@ -120,7 +125,8 @@ void fill_with_random_blocks(const std::string& path, TensorType type) {
   uint32_t seed = 1;
   for (const auto& [at, bytes, cols] : spans) {
     std::vector<uint8_t> data(bytes);
-    gpu_test::fill_random_blocks(type, data.data(), static_cast<int64_t>(bytes / traits.block_bytes), seed++,
+    gpu_test::fill_random_blocks(type, data.data(),
+                                 static_cast<int64_t>(bytes / traits.block_bytes), seed++,
                                  1.0f / std::sqrt(static_cast<float>(cols)));
     io.seekp(static_cast<std::streamoff>(at));
     io.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(bytes));
@@ -172,7 +178,8 @@ TEST_P(CudaVsCpu, LogitsAgree) {
     const TokenId t = static_cast<TokenId>((step * 53 + 7) % 1000);
     ASSERT_TRUE(cpu->eval(std::span<const TokenId>(&t, 1)));
     ASSERT_TRUE(gpu->eval(std::span<const TokenId>(&t, 1)));
-    EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol) << "step " << step;
+    EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol)
+        << "step " << step;
   }
   const std::vector<TokenId> five = test_ids(5, 1000);
   ASSERT_TRUE(cpu->eval(five));
@@ -181,19 +188,21 @@ TEST_P(CudaVsCpu, LogitsAgree) {
 }
 
 const auto kCaseName = [](const auto& info) {
-  return std::string(gguf::tensor_type_name(std::get<0>(info.param))) + "_kv_" + std::get<1>(info.param);
+  return std::string(gguf::tensor_type_name(std::get<0>(info.param))) + "_kv_" +
+         std::get<1>(info.param);
 };
 
-INSTANTIATE_TEST_SUITE_P(
-    WeightAndKvTypes, CudaVsCpu,
-    ::testing::Combine(::testing::Values(TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q8_0,
-                                         TensorType::Q4_0),
-                       ::testing::Values("f32", "f16", "q8_0", "q4_0")),
-    kCaseName);
+INSTANTIATE_TEST_SUITE_P(WeightAndKvTypes, CudaVsCpu,
+                         ::testing::Combine(::testing::Values(TensorType::F32, TensorType::F16,
+                                                              TensorType::BF16, TensorType::Q8_0,
+                                                              TensorType::Q4_0),
+                                            ::testing::Values("f32", "f16", "q8_0", "q4_0")),
+                         kCaseName);
 
 // The other block types (Q4_1 ... IQ4_XS), with an f16 and a q8_0 cache.
 INSTANTIATE_TEST_SUITE_P(BlockTypes, CudaVsCpu,
-                         ::testing::Combine(::testing::ValuesIn(new_block_types()), ::testing::Values("f16", "q8_0")),
+                         ::testing::Combine(::testing::ValuesIn(new_block_types()),
+                                            ::testing::Values("f16", "q8_0")),
                          kCaseName);
 
 // A snapshot saved from device memory restores on the CPU and back, bit for bit.
@@ -226,7 +235,8 @@ TEST(CudaBackend, SnapshotsCrossBackends) {
 // backend passes it, with room to spare, and "auto" then picks it without a note.
 TEST(CudaBackend, PassesTheSelfCheck) {
   SKIP_WITHOUT_DEVICE();
-  const BackendSelfCheck r = run_backend_self_check(BackendKind::Cuda, test::shared_path("models/kjv-demo-f16.gguf"), 0);
+  const BackendSelfCheck r =
+      run_backend_self_check(BackendKind::Cuda, test::shared_path("models/kjv-demo-f16.gguf"), 0);
   std::printf("self-check: %s\n", r.detail.c_str());
   EXPECT_TRUE(r.passed()) << r.detail;
   EXPECT_LE(r.max_rel_diff, kSelfCheckTolerance / 2) << r.detail;
@@ -278,7 +288,8 @@ TEST(CudaBackend, KvBudgetExhaustionKeepsTheSession) {
   auto s = Session::create(*model, so);
   ASSERT_TRUE(s);
   bool oom = false;
-  (*s)->set_event_handler([&](const SessionEvent& e) { oom |= e.kind == SessionEvent::Kind::KvOutOfMemory; });
+  (*s)->set_event_handler(
+      [&](const SessionEvent& e) { oom |= e.kind == SessionEvent::Kind::KvOutOfMemory; });
   ASSERT_TRUE((*s)->eval(test_ids(60, 2048)));
   const std::vector<float> before((*s)->last_logits().begin(), (*s)->last_logits().end());
   EXPECT_FALSE((*s)->eval(test_ids(10, 2048)));

@@ -140,7 +140,8 @@ TEST(CudaGemvPerf, DecodeShapesNearCopyBandwidth) {
   const double copy_gbs = 2.0 * max_bytes / copy_ms / 1e6;
   std::printf("device-to-device copy: %.0f GB/s (read + write)\n", copy_gbs);
   double f16_bytes = 0, f16_ms = 0;
-  std::vector<TensorType> types = {TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q4_0};
+  std::vector<TensorType> types = {TensorType::F16, TensorType::BF16, TensorType::Q8_0,
+                                   TensorType::Q4_0};
   types.insert(types.end(), new_block_types().begin(), new_block_types().end());  // printed only
   for (TensorType type : types) {
     for (GemvInput mode : {GemvInput::Plain, GemvInput::RmsNorm, GemvInput::SwiGlu}) {
@@ -417,21 +418,11 @@ std::vector<float> kv_inputs(int n, int dim, uint32_t seed) {
   for (int blk = 0; blk < n * dim / 32; ++blk) {
     float* x = v.data() + blk * 32;
     switch ((blk + static_cast<int>(seed)) % 12) {
-      case 0:
-        std::fill(x, x + 32, 0.0f);
-        break;
-      case 1:
-        std::fill(x, x + 32, -0.0f);
-        break;
-      case 2:
-        x[3] = -5.0f, x[9] = 5.0f, x[20] = -5.0f;
-        break;
-      case 3:
-        x[3] = 5.0f, x[9] = -5.0f;
-        break;
-      case 4:
-        x[5] = 1e30f;
-        break;
+      case 0: std::fill(x, x + 32, 0.0f); break;
+      case 1: std::fill(x, x + 32, -0.0f); break;
+      case 2: x[3] = -5.0f, x[9] = 5.0f, x[20] = -5.0f; break;
+      case 3: x[3] = 5.0f, x[9] = -5.0f; break;
+      case 4: x[5] = 1e30f; break;
       case 5:
         for (int j = 0; j < 32; ++j) x[j] *= 1e-9f;
         break;
@@ -443,8 +434,7 @@ std::vector<float> kv_inputs(int n, int dim, uint32_t seed) {
         x[0] = -8.0f;
         for (int j = 1; j < 32; ++j) x[j] = static_cast<float>(j % 16 - 8) + 0.5f;
         break;
-      default:
-        break;
+      default: break;
     }
   }
   return v;

@@ -29,7 +29,8 @@ struct Run {
   QByteArray out, err;
 };
 
-Run cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+Run cli(const QStringList& args,
+        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
   QProcess p;
   p.setProcessEnvironment(env);
   p.start(QStringLiteral(KVCHAT_BIN_DIR "/kvchat-cli"), args);
@@ -55,7 +56,8 @@ struct Measured : Run {
 Measured cli_measured(const QStringList& args, const QString& dir) {
   Measured r;
   const QByteArray program = KVCHAT_BIN_DIR "/kvchat-cli";
-  const QByteArray out_path = QFile::encodeName(dir + "/measured.out"), err_path = QFile::encodeName(dir + "/measured.err");
+  const QByteArray out_path = QFile::encodeName(dir + "/measured.out"),
+                   err_path = QFile::encodeName(dir + "/measured.err");
   QList<QByteArray> storage{program};
   for (const QString& a : args) storage.push_back(a.toUtf8());
   std::vector<char*> argv;
@@ -63,8 +65,10 @@ Measured cli_measured(const QStringList& args, const QString& dir) {
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.constData(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.constData(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, program.constData(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -82,8 +86,8 @@ Measured cli_measured(const QStringList& args, const QString& dir) {
 
 // Bytes a terminal acts on: ESC, BEL, CR, NUL, DEL, and the C1 CSI (U+009B as UTF-8).
 bool has_terminal_controls(const QByteArray& text) {
-  return text.contains('\x1b') || text.contains('\x07') || text.contains('\r') || text.contains('\0') ||
-         text.contains('\x7f') || text.contains("\xc2\x9b");
+  return text.contains('\x1b') || text.contains('\x07') || text.contains('\r') ||
+         text.contains('\0') || text.contains('\x7f') || text.contains("\xc2\x9b");
 }
 
 }  // namespace
@@ -100,7 +104,8 @@ class CliModelsTest : public QObject {
   QString download(const QString& repo, const QString& file) {
     QNetworkAccessManager nam;
     QNetworkRequest request(QUrl(endpoint() + "/" + repo + "/resolve/main/" + file));
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::NoLessSafeRedirectPolicy);
     QNetworkReply* reply = nam.get(request);
     if (!QTest::qWaitFor([&] { return reply->isFinished(); }, 60000)) return {};
     const QString path = dir_.filePath(file);
@@ -112,7 +117,8 @@ class CliModelsTest : public QObject {
   }
 
   // `models fit` equals `memory` on the downloaded file, field by field.
-  void compare_fit(const QString& repo, const QString& file, const QString& ctx, const QString& kv) {
+  void compare_fit(const QString& repo, const QString& file, const QString& ctx,
+                   const QString& kv) {
     const QString local = download(repo, file);
     QVERIFY(!local.isEmpty());
     const QString budget = "60000000";
@@ -123,14 +129,15 @@ class CliModelsTest : public QObject {
                             "--budget-bytes", budget, "--json"});
     QVERIFY2(memory.exit_code == 0, memory.err.constData());
     const QJsonObject f = json_of(fit), m = json_of(memory);
-    for (const char* key : {"weights_bytes", "kv_bytes", "kv_allocated_bytes", "total_bytes",
-                            "budget_bytes", "max_ctx", "max_ctx_capped", "concurrent_conversations",
-                            "n_layers", "n_kv_heads", "head_dim", "n_ctx_train", "ctx", "kv_type",
-                            "sliding_window", "n_windowed_layers"}) {
+    for (const char* key :
+         {"weights_bytes", "kv_bytes", "kv_allocated_bytes", "total_bytes", "budget_bytes",
+          "max_ctx", "max_ctx_capped", "concurrent_conversations", "n_layers", "n_kv_heads",
+          "head_dim", "n_ctx_train", "ctx", "kv_type", "sliding_window", "n_windowed_layers"}) {
       QVERIFY2(m.contains(key), key);
       QVERIFY2(f.value(key) == m.value(key),
-               qPrintable(QString("%1 %2: %3 fit %4 vs memory %5").arg(repo, file, key,
-                   QString::number(f.value(key).toDouble()), QString::number(m.value(key).toDouble()))));
+               qPrintable(QString("%1 %2: %3 fit %4 vs memory %5")
+                              .arg(repo, file, key, QString::number(f.value(key).toDouble()),
+                                   QString::number(m.value(key).toDouble()))));
     }
     QCOMPARE(f.value("runnable").toBool(), true);
     QCOMPARE(qint64(f.value("file_size").toDouble()), QFileInfo(local).size());
@@ -147,17 +154,21 @@ class CliModelsTest : public QObject {
   // cap in its message, its peak memory no more than the cap (and some room) above the
   // same search of a small answer.
   void searchOfAnEndlessAnswerStaysSmall() {
-    const Measured small = cli_measured({"models", "search", "kjv", "--endpoint", endpoint()}, dir_.path());
+    const Measured small =
+        cli_measured({"models", "search", "kjv", "--endpoint", endpoint()}, dir_.path());
     QVERIFY2(small.exit_code == 0, small.err.constData());
     QVERIFY(small.max_rss > 0);
-    const Measured endless = cli_measured({"models", "search", "endless", "--endpoint", endpoint()}, dir_.path());
+    const Measured endless =
+        cli_measured({"models", "search", "endless", "--endpoint", endpoint()}, dir_.path());
     const qint64 allowed = small.max_rss + (qint64(16) << 20) + (qint64(64) << 20);
-    qInfo("peak resident memory %lld MiB, a small search %lld MiB", endless.max_rss >> 20, small.max_rss >> 20);
+    qInfo("peak resident memory %lld MiB, a small search %lld MiB", endless.max_rss >> 20,
+          small.max_rss >> 20);
     QVERIFY2(endless.max_rss < allowed, qPrintable(QString("peak %1 MiB, a small search %2 MiB")
                                                        .arg(endless.max_rss >> 20)
                                                        .arg(small.max_rss >> 20)));
     QCOMPARE(endless.exit_code, 1);
-    QVERIFY2(endless.err.contains("16777216 bytes") && endless.err.contains("stopped reading"), endless.err.constData());
+    QVERIFY2(endless.err.contains("16777216 bytes") && endless.err.contains("stopped reading"),
+             endless.err.constData());
   }
 
   // Issue 24 point 7: what the Hub and its files say is printed escaped and cut.
@@ -165,7 +176,7 @@ class CliModelsTest : public QObject {
     const Run r = cli({"models", "search", "hostile", "--endpoint", endpoint()});
     QVERIFY2(r.exit_code == 0, r.err.constData());
     QVERIFY(r.out.contains("kvchat/kjv-demo-GGUF"));  // the good id, listed
-    QCOMPARE(r.err.count("left out: "), 3);         // the three hostile ones, said
+    QCOMPARE(r.err.count("left out: "), 3);           // the three hostile ones, said
     QVERIFY2(!has_terminal_controls(r.out) && !has_terminal_controls(r.err), r.err.constData());
     QVERIFY2(r.err.contains("\\e[31mred"), r.err.constData());  // shown, escaped
     QVERIFY(r.err.size() < 4000);
@@ -176,11 +187,13 @@ class CliModelsTest : public QObject {
   }
 
   void hostileModelNameIsEscapedAndCut() {
-    const QStringList fit = {"models", "fit", "kvchat/hostile-name-GGUF", "hostile-name.gguf", "--endpoint", endpoint(),
-                             "--budget-bytes", "60000000"};
+    const QStringList fit = {
+        "models",     "fit",      "kvchat/hostile-name-GGUF", "hostile-name.gguf",
+        "--endpoint", endpoint(), "--budget-bytes",           "60000000"};
     const Run human = cli(fit);
     QVERIFY2(human.exit_code == 0, human.err.constData());
-    QVERIFY2(human.out.size() < 4000, qPrintable(QString("%1 bytes of output").arg(human.out.size())));
+    QVERIFY2(human.out.size() < 4000,
+             qPrintable(QString("%1 bytes of output").arg(human.out.size())));
     QVERIFY(!has_terminal_controls(human.out));
     QVERIFY2(human.out.contains("\\e[31mred\\e]0;owned\\x07<b>bold</b>"), human.out.constData());
     QVERIFY2(human.out.contains("bytes)"), human.out.constData());  // "… (N bytes)": cut
@@ -190,7 +203,8 @@ class CliModelsTest : public QObject {
     QVERIFY(json.out.size() < 8000);
     const QString name = json_of(json).value("name").toString();
     QVERIFY2(name.startsWith("\\e[31mred") && name.size() < 300, qPrintable(name.left(300)));
-    const Run arch = cli({"models", "fit", "kvchat/hostile-arch-GGUF", "hostile-arch.gguf", "--endpoint", endpoint()});
+    const Run arch = cli({"models", "fit", "kvchat/hostile-arch-GGUF", "hostile-arch.gguf",
+                          "--endpoint", endpoint()});
     QVERIFY2(arch.exit_code == 0, arch.err.constData());
     QVERIFY2(!has_terminal_controls(arch.out), arch.out.constData());
     QVERIFY2(arch.out.contains("mamba\\e[31mred"), arch.out.constData());
@@ -201,7 +215,8 @@ class CliModelsTest : public QObject {
     const Run all = cli({"models", "search", "GGUF", "--endpoint", endpoint(), "--json"});
     QVERIFY2(all.exit_code == 0, all.err.constData());
     QStringList ids;
-    for (const QJsonValue& v : json_of(all).value("models").toArray()) ids << v.toObject().value("id").toString();
+    for (const QJsonValue& v : json_of(all).value("models").toArray())
+      ids << v.toObject().value("id").toString();
     ids.sort();
     QCOMPARE(ids, (QStringList{"kvchat/big-header-GGUF", "kvchat/drop-GGUF", "kvchat/gated-GGUF",
                                "kvchat/kjv-demo-GGUF", "kvchat/ratelimit-GGUF", "kvchat/slow-GGUF",
@@ -227,21 +242,25 @@ class CliModelsTest : public QObject {
   }
 
   void fitHumanOutputAndErrors() {
-    const Run human = cli({"models", "fit", "kvchat/unsupported-GGUF", "mamba-tiny.gguf", "--endpoint", endpoint()});
+    const Run human = cli(
+        {"models", "fit", "kvchat/unsupported-GGUF", "mamba-tiny.gguf", "--endpoint", endpoint()});
     QVERIFY2(human.exit_code == 0, human.err.constData());
     QVERIFY2(human.out.contains("kvchat runs   no:"), human.out.constData());
     QVERIFY2(human.out.contains("architecture 'mamba' is not supported"), human.out.constData());
     QVERIFY(human.out.contains("not predicted"));
-    const Run gated = cli({"models", "fit", "kvchat/gated-GGUF", "kjv-demo-f16.gguf", "--endpoint", endpoint()});
+    const Run gated =
+        cli({"models", "fit", "kvchat/gated-GGUF", "kjv-demo-f16.gguf", "--endpoint", endpoint()});
     QCOMPARE(gated.exit_code, 1);
     QVERIFY2(gated.err.contains("token"), gated.err.constData());
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("HF_TOKEN", kFakeHubToken);
-    const Run with = cli({"models", "fit", "kvchat/gated-GGUF", "kjv-demo-f16.gguf", "--endpoint", endpoint()}, env);
+    const Run with = cli(
+        {"models", "fit", "kvchat/gated-GGUF", "kjv-demo-f16.gguf", "--endpoint", endpoint()}, env);
     QVERIFY2(with.exit_code == 0, with.err.constData());
     QVERIFY(with.out.contains("kvchat runs   yes"));
     QVERIFY(!with.out.contains(kFakeHubToken) && !with.err.contains(kFakeHubToken));
-    const Run traversal = cli({"models", "fit", "kvchat/traversal-GGUF", "../../evil.gguf", "--endpoint", endpoint()});
+    const Run traversal = cli(
+        {"models", "fit", "kvchat/traversal-GGUF", "../../evil.gguf", "--endpoint", endpoint()});
     QCOMPARE(traversal.exit_code, 1);
     QVERIFY(traversal.err.contains(".."));
     const Run plain = cli({"models", "search", "kjv", "--endpoint", "http://example.com"});
@@ -254,20 +273,25 @@ class CliModelsTest : public QObject {
   // arrived, the fit uses it; inside the header, the read resumes and the fit is that of
   // the intact repository; cut off every time, a clear error after the bounded resumes.
   void fitWhenTheConnectionBreaksOff() {
-    const QStringList tail = {"--endpoint", endpoint(), "--ctx", "512", "--kv-type", "q8_0",
-                              "--budget-bytes", "100000000", "--json"};
-    const Run intact = cli(QStringList{"models", "fit", "kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf"} + tail);
+    const QStringList tail = {"--endpoint", endpoint(),       "--ctx",     "512",   "--kv-type",
+                              "q8_0",       "--budget-bytes", "100000000", "--json"};
+    const Run intact =
+        cli(QStringList{"models", "fit", "kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf"} + tail);
     QVERIFY2(intact.exit_code == 0, intact.err.constData());
     for (const QString repo : {"kvchat/cut-after-header-GGUF", "kvchat/cut-mid-header-GGUF"}) {
       const Run cut = cli(QStringList{"models", "fit", repo, "kjv-demo-f16.gguf"} + tail);
       QVERIFY2(cut.exit_code == 0, qPrintable(repo + ": " + QString::fromUtf8(cut.err)));
-      for (const char* key : {"total_bytes", "kv_bytes", "max_ctx", "concurrent_conversations", "header_bytes"}) {
-        QVERIFY2(json_of(cut).value(key) == json_of(intact).value(key), qPrintable(repo + ": " + key));
+      for (const char* key :
+           {"total_bytes", "kv_bytes", "max_ctx", "concurrent_conversations", "header_bytes"}) {
+        QVERIFY2(json_of(cut).value(key) == json_of(intact).value(key),
+                 qPrintable(repo + ": " + key));
       }
     }
-    const Run always = cli(QStringList{"models", "fit", "kvchat/cut-always-GGUF", "kjv-demo-f16.gguf"} + tail);
+    const Run always =
+        cli(QStringList{"models", "fit", "kvchat/cut-always-GGUF", "kjv-demo-f16.gguf"} + tail);
     QCOMPARE(always.exit_code, 1);
-    QVERIFY2(always.err.contains("broke off 4 times while reading the header of kvchat/cut-always-GGUF/kjv-demo-f16.gguf"),
+    QVERIFY2(always.err.contains("broke off 4 times while reading the header of "
+                                 "kvchat/cut-always-GGUF/kjv-demo-f16.gguf"),
              always.err.constData());
     QVERIFY2(always.err.contains("giving up"), always.err.constData());
   }

@@ -87,7 +87,8 @@ class TestDownloadManager : public QObject {
     return m;
   }
 
-  DownloadRequest demo_request(const QString& repo, const QString& file = QStringLiteral("kjv-demo-f16.gguf")) {
+  DownloadRequest demo_request(const QString& repo,
+                               const QString& file = QStringLiteral("kjv-demo-f16.gguf")) {
     DownloadRequest r;
     r.repo = repo;
     r.file = file;
@@ -104,8 +105,9 @@ class TestDownloadManager : public QObject {
     for (const auto& v : hub_.requests()) {
       const QJsonObject o = v.toObject();
       if (o.value(QStringLiteral("path")).toString().contains(part))
-        out.append(o.value(QStringLiteral("range")).isNull() ? QStringLiteral("-")
-                                                              : o.value(QStringLiteral("range")).toString());
+        out.append(o.value(QStringLiteral("range")).isNull()
+                       ? QStringLiteral("-")
+                       : o.value(QStringLiteral("range")).toString());
     }
     return out;
   }
@@ -116,12 +118,14 @@ class TestDownloadManager : public QObject {
 
   // The requests `hub` saw whose path starts with `prefix` and has `tag` in its query (the
   // fake Hub passes a resolve's query on to its redirect, re-encoded).
-  static QList<QJsonObject> seen(const kvchat::test::FakeHubProcess& hub, const QString& prefix, const QString& tag) {
+  static QList<QJsonObject> seen(const kvchat::test::FakeHubProcess& hub, const QString& prefix,
+                                 const QString& tag) {
     QList<QJsonObject> out;
     for (const auto& v : hub.requests()) {
       const QJsonObject o = v.toObject();
       const QString path = o.value(QStringLiteral("path")).toString();
-      if (path.startsWith(prefix) && QUrlQuery(QUrl(path).query()).queryItemValue(QStringLiteral("case")) == tag)
+      if (path.startsWith(prefix) &&
+          QUrlQuery(QUrl(path).query()).queryItemValue(QStringLiteral("case")) == tag)
         out.append(o);
     }
     return out;
@@ -179,21 +183,24 @@ class TestDownloadManager : public QObject {
     QCOMPARE(download::retry_after_seconds("3600", now, 60, 5), 60);
     QCOMPARE(download::retry_after_seconds("soon", now, 60, 5), 5);
     const QUrl from(QStringLiteral("https://huggingface.co/a/b/resolve/main/x.gguf"));
-    QCOMPARE(download::redirect_target(from, "https://cdn.example/x?sig=1").host(), QStringLiteral("cdn.example"));
+    QCOMPARE(download::redirect_target(from, "https://cdn.example/x?sig=1").host(),
+             QStringLiteral("cdn.example"));
     QCOMPARE(download::redirect_target(from, "/other/x.gguf").toString(),
              QStringLiteral("https://huggingface.co/other/x.gguf"));
     QVERIFY(download::redirect_target(from, "http://cdn.example/x").isEmpty());  // no downgrade
     QVERIFY(download::redirect_target(from, "file:///etc/passwd").isEmpty());
-    QVERIFY(!download::redirect_target(QUrl(QStringLiteral("http://127.0.0.1:8/a")), "/cdn/b").isEmpty());
+    QVERIFY(!download::redirect_target(QUrl(QStringLiteral("http://127.0.0.1:8/a")), "/cdn/b")
+                 .isEmpty());
     QString why;
-    QCOMPARE(download::local_file_name(QStringLiteral("sub/model-Q4_K_M.gguf"), &why), QStringLiteral("model-Q4_K_M.gguf"));
-    for (const char* bad : {"../../evil.gguf", "/etc/evil.gguf", "a/../b.gguf", "a\\b.gguf", ".hidden.gguf",
-                            "x\n.gguf", "README.md", ""})
+    QCOMPARE(download::local_file_name(QStringLiteral("sub/model-Q4_K_M.gguf"), &why),
+             QStringLiteral("model-Q4_K_M.gguf"));
+    for (const char* bad : {"../../evil.gguf", "/etc/evil.gguf", "a/../b.gguf", "a\\b.gguf",
+                            ".hidden.gguf", "x\n.gguf", "README.md", ""})
       QVERIFY2(download::local_file_name(QString::fromUtf8(bad), &why).isEmpty(), bad);
     QCOMPARE(download::strong_etag("\"abc\""), QByteArray("\"abc\""));
     QVERIFY(download::strong_etag("W/\"abc\"").isEmpty());
-    QCOMPARE(download::resolve_url(QUrl(QStringLiteral("http://127.0.0.1:9/mirror/")), QStringLiteral("o/r"),
-                                   QStringLiteral("d/a b.gguf"))
+    QCOMPARE(download::resolve_url(QUrl(QStringLiteral("http://127.0.0.1:9/mirror/")),
+                                   QStringLiteral("o/r"), QStringLiteral("d/a b.gguf"))
                  .toString(QUrl::FullyEncoded),
              QStringLiteral("http://127.0.0.1:9/mirror/o/r/resolve/main/d/a%20b.gguf"));
   }
@@ -234,13 +241,15 @@ class TestDownloadManager : public QObject {
     QSignalSpy status(m.get(), &DownloadManager::statusChanged);
     QSignalSpy sent(m.get(), &DownloadManager::requestSent);
     QString error;
-    QVERIFY2(m->start(demo_request(QStringLiteral("kvchat/drop-GGUF")), &error) > 0, qPrintable(error));
+    QVERIFY2(m->start(demo_request(QStringLiteral("kvchat/drop-GGUF")), &error) > 0,
+             qPrintable(error));
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
     QCOMPARE(read_all(done.at(0).at(1).toString()), demo_);
     // What the manager asked: from 0, then from where the drop left it, never back.
     QList<qint64> starts;
     for (const auto& s : sent)
-      if (s.at(1).toUrl().path().startsWith(QLatin1String("/cdn/"))) starts.append(s.at(2).toLongLong());
+      if (s.at(1).toUrl().path().startsWith(QLatin1String("/cdn/")))
+        starts.append(s.at(2).toLongLong());
     QVERIFY(starts.size() >= 2);
     QCOMPARE(starts.first(), 0);
     QVERIFY(starts.contains(1 << 20));
@@ -289,8 +298,10 @@ class TestDownloadManager : public QObject {
     QCOMPARE(read_all(done.at(0).at(1).toString()), demo_);
     QCOMPARE(sent.first().at(2).toLongLong(), qint64(1 << 20));
     for (const auto& s : sent) QVERIFY(s.at(2).toLongLong() >= (1 << 20));  // never from 0 again
-    const QStringList cdn = ranges(QStringLiteral("/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=drop"));
-    QVERIFY2(cdn.contains(QStringLiteral("bytes=1048576-")) && cdn.contains(QStringLiteral("bytes=5242880-")),
+    const QStringList cdn =
+        ranges(QStringLiteral("/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=drop"));
+    QVERIFY2(cdn.contains(QStringLiteral("bytes=1048576-")) &&
+                 cdn.contains(QStringLiteral("bytes=5242880-")),
              qPrintable(cdn.join(u',')));
     QVERIFY(parts_left().isEmpty());
   }
@@ -305,8 +316,9 @@ class TestDownloadManager : public QObject {
     QVERIFY2(m->start(r, &error) > 0, qPrintable(error));
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
     const QString message = failed.at(0).at(1).toString();
-    QVERIFY2(message.contains(QStringLiteral("SHA-256")) && message.contains(QStringLiteral("removed")),
-             qPrintable(message));
+    QVERIFY2(
+        message.contains(QStringLiteral("SHA-256")) && message.contains(QStringLiteral("removed")),
+        qPrintable(message));
     QVERIFY(parts_left().isEmpty());
     QVERIFY(!QFileInfo::exists(QDir(models_).filePath(QStringLiteral("kjv-demo-f16.gguf"))));
     QCOMPARE(m->unfinished().at(0).status, QStringLiteral("failed"));
@@ -318,9 +330,12 @@ class TestDownloadManager : public QObject {
     QVERIFY(m);
     QSignalSpy failed(m.get(), &DownloadManager::failed);
     QString error;
-    QVERIFY(m->start(demo_request(QStringLiteral("kvchat/kjv-demo-GGUF"), QStringLiteral("missing.gguf")), &error) > 0);
+    QVERIFY(m->start(demo_request(QStringLiteral("kvchat/kjv-demo-GGUF"),
+                                  QStringLiteral("missing.gguf")),
+                     &error) > 0);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
-    QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("404")), qPrintable(failed.at(0).at(1).toString()));
+    QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("404")),
+             qPrintable(failed.at(0).at(1).toString()));
     QVERIFY(parts_left().isEmpty());
   }
 
@@ -342,19 +357,22 @@ class TestDownloadManager : public QObject {
              qPrintable(failed.at(0).at(1).toString()));
     QVERIFY(parts_left().isEmpty());
     m->set_access_token(QString::fromLatin1(kvchat::test::kFakeHubToken));
-    QVERIFY2(m->start(demo_request(QStringLiteral("kvchat/gated-GGUF")), &error) > 0, qPrintable(error));
+    QVERIFY2(m->start(demo_request(QStringLiteral("kvchat/gated-GGUF")), &error) > 0,
+             qPrintable(error));
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
     QCOMPARE(read_all(done.at(0).at(1).toString()), demo_);
     m.reset();  // the database closed
     const QByteArray token(kvchat::test::kFakeHubToken);
-    for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm"), QStringLiteral("-journal")}) {
+    for (const QString& suffix :
+         {QString(), QStringLiteral("-wal"), QStringLiteral("-shm"), QStringLiteral("-journal")}) {
       const QByteArray bytes = read_all(db_ + suffix);
       QVERIFY2(!bytes.contains(token), qPrintable(db_ + suffix));
     }
     QVERIFY(read_all(db_).size() > 0);
     QMutexLocker lock(&log_mutex);
     QVERIFY(!log_lines.isEmpty());  // the manager did log (requests, failures)
-    for (const QString& line : log_lines) QVERIFY2(!line.contains(QLatin1String(token)), qPrintable(line));
+    for (const QString& line : log_lines)
+      QVERIFY2(!line.contains(QLatin1String(token)), qPrintable(line));
   }
 
   void rateLimitedWaitsForRetryAfter() {
@@ -369,8 +387,10 @@ class TestDownloadManager : public QObject {
     QString waiting;
     for (const auto& s : status)
       if (s.at(1).toString() == QLatin1String("waiting")) waiting = s.at(2).toString();
-    QVERIFY2(waiting.contains(QStringLiteral("429")) && waiting.contains(QStringLiteral("1 s")), qPrintable(waiting));
-    QCOMPARE(ranges(QStringLiteral("/kvchat/ratelimit-GGUF/resolve/main/")).size(), 2);  // asked again
+    QVERIFY2(waiting.contains(QStringLiteral("429")) && waiting.contains(QStringLiteral("1 s")),
+             qPrintable(waiting));
+    QCOMPARE(ranges(QStringLiteral("/kvchat/ratelimit-GGUF/resolve/main/")).size(),
+             2);  // asked again
   }
 
   void slowTrickleCancelledRemovesThePartial() {
@@ -380,7 +400,8 @@ class TestDownloadManager : public QObject {
     QString error;
     const qint64 id = m->start(demo_request(QStringLiteral("kvchat/slow-GGUF")), &error);
     QVERIFY(id > 0);
-    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(1).toLongLong() >= 16 * 1024, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(1).toLongLong() >= 16 * 1024,
+                             30000);
     QCOMPARE(parts_left().size(), 1);
     m->cancel(id);
     QVERIFY(!m->is_active(id));
@@ -403,7 +424,8 @@ class TestDownloadManager : public QObject {
     QString error;
     const qint64 id = m->start(demo_request(QStringLiteral("kvchat/slow-GGUF")), &error);
     QVERIFY(id > 0);
-    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(1).toLongLong() >= 16 * 1024, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(1).toLongLong() >= 16 * 1024,
+                             30000);
     m->pause(id);
     QVERIFY(!m->is_active(id));
     QCOMPARE(status.last().at(1).toString(), QStringLiteral("paused"));
@@ -420,10 +442,14 @@ class TestDownloadManager : public QObject {
     QJsonObject last;
     for (const auto& v : hub_.requests()) {
       const QJsonObject o = v.toObject();
-      if (o.value(QStringLiteral("path")).toString().startsWith(QLatin1String("/cdn/kvchat/slow-GGUF/"))) last = o;
+      if (o.value(QStringLiteral("path"))
+              .toString()
+              .startsWith(QLatin1String("/cdn/kvchat/slow-GGUF/")))
+        last = o;
     }
     QCOMPARE(last.value(QStringLiteral("range")).toString(), QStringLiteral("bytes=%1-").arg(kept));
-    QCOMPARE(last.value(QStringLiteral("if_range")).toString(), QStringLiteral("\"%1\"").arg(demo_sha_));
+    QCOMPARE(last.value(QStringLiteral("if_range")).toString(),
+             QStringLiteral("\"%1\"").arg(demo_sha_));
     m->cancel(id);
     QVERIFY(parts_left().isEmpty());
   }
@@ -447,7 +473,7 @@ class TestDownloadManager : public QObject {
     QVERIFY(m->start(r, &error) > 0);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
     QCOMPARE(sent.first().at(2).toLongLong(), qint64(1 << 20));  // it asked for the rest
-    QCOMPARE(read_all(done.at(0).at(1).toString()), demo_);       // and took the whole file
+    QCOMPARE(read_all(done.at(0).at(1).toString()), demo_);      // and took the whole file
     QVERIFY(parts_left().isEmpty());
   }
 
@@ -468,7 +494,7 @@ class TestDownloadManager : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
     QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("no data for 300 ms")),
              qPrintable(failed.at(0).at(1).toString()));
-    QVERIFY(parts_left().isEmpty());  // nothing arrived: no empty partial left
+    QVERIFY(parts_left().isEmpty());                 // nothing arrived: no empty partial left
     QCOMPARE(device_not_open_warnings(), warnings);  // no read from the aborted reply
   }
 
@@ -484,15 +510,16 @@ class TestDownloadManager : public QObject {
     const QString here = QStringLiteral("127.0.0.1:%1").arg(hub_.port());
     struct Case {
       const char* name;
-      QString cdn;                               // the redirect's origin ("" = the Hub's own)
+      QString cdn;                                // the redirect's origin ("" = the Hub's own)
       const kvchat::test::FakeHubProcess* lands;  // the server that answers it
-      QString host;                              // the Host header it is asked with
-      bool token;                                // whether it must carry the token
+      QString host;                               // the Host header it is asked with
+      bool token;                                 // whether it must carry the token
     };
     const QList<Case> cases = {
         {"same-origin", QString(), &hub_, here, true},
         {"other-port", QStringLiteral("http://") + other_port, &other_hub_, other_port, false},
-        {"decimal-ip", QStringLiteral("http://2130706433:%1").arg(other_hub_.port()), &other_hub_, other_port, false},
+        {"decimal-ip", QStringLiteral("http://2130706433:%1").arg(other_hub_.port()), &other_hub_,
+         other_port, false},
         {"userinfo", QStringLiteral("http://user@") + here, &hub_, here, false},
         {"localhost", QStringLiteral("http://localhost:%1").arg(hub_.port()), &hub_,
          QStringLiteral("localhost:%1").arg(hub_.port()), false},
@@ -507,21 +534,26 @@ class TestDownloadManager : public QObject {
       q.addQueryItem(QStringLiteral("case"), QLatin1String(c.name));
       r.url.setQuery(q);
       const QString message = run_to_end(m.get(), r);
-      QVERIFY2(message.isEmpty(), qPrintable(QLatin1String(c.name) + QStringLiteral(": ") + message));
+      QVERIFY2(message.isEmpty(),
+               qPrintable(QLatin1String(c.name) + QStringLiteral(": ") + message));
       QCOMPARE(read_all(QDir(models_).filePath(QStringLiteral("kjv-demo-f16.gguf"))), demo_);
       const QString tag = QLatin1String(c.name);
-      const QList<QJsonObject> resolve = seen(hub_, QStringLiteral("/kvchat/gated-GGUF/resolve/main/kjv-demo-f16.gguf?"), tag);
+      const QList<QJsonObject> resolve =
+          seen(hub_, QStringLiteral("/kvchat/gated-GGUF/resolve/main/kjv-demo-f16.gguf?"), tag);
       // (Each request once, unless Qt sent one again on a connection just closed.)
       QVERIFY2(!resolve.isEmpty(), c.name);
       for (const QJsonObject& o : resolve)
         QVERIFY2(o.value(QStringLiteral("bearer")).toBool(), c.name);  // the Hub needs it
-      const QList<QJsonObject> cdn = seen(*c.lands, QStringLiteral("/cdn/kvchat/gated-GGUF/kjv-demo-f16.gguf?"), tag);
+      const QList<QJsonObject> cdn =
+          seen(*c.lands, QStringLiteral("/cdn/kvchat/gated-GGUF/kjv-demo-f16.gguf?"), tag);
       QVERIFY2(!cdn.isEmpty(), c.name);
       for (const QJsonObject& o : cdn) {
         QVERIFY2(o.value(QStringLiteral("host")).toString() == c.host,
-                 qPrintable(QLatin1String(c.name) + QStringLiteral(": Host ") + o.value(QStringLiteral("host")).toString()));
+                 qPrintable(QLatin1String(c.name) + QStringLiteral(": Host ") +
+                            o.value(QStringLiteral("host")).toString()));
         if (o.value(QStringLiteral("bearer")).toBool() != c.token)
-          wrong << QStringLiteral("%1 (%2 the token)").arg(QLatin1String(c.name), c.token ? "without" : "with");
+          wrong << QStringLiteral("%1 (%2 the token)")
+                       .arg(QLatin1String(c.name), c.token ? "without" : "with");
       }
     }
     QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join(QStringLiteral(", "))));
@@ -537,20 +569,25 @@ class TestDownloadManager : public QObject {
     r.url.setQuery(QStringLiteral("fault=norange,drop:1048576&case=norange-drop"));
     QSignalSpy sent(m.get(), &DownloadManager::requestSent);
     const QString message = run_to_end(m.get(), r);
-    QVERIFY2(message.contains(QStringLiteral("ignores Range")) && message.contains(QStringLiteral("5 times")) &&
-                 message.contains(kvchat::hub::format_bytes(1 << 20)) && message.contains(QStringLiteral("giving up")),
+    QVERIFY2(message.contains(QStringLiteral("ignores Range")) &&
+                 message.contains(QStringLiteral("5 times")) &&
+                 message.contains(kvchat::hub::format_bytes(1 << 20)) &&
+                 message.contains(QStringLiteral("giving up")),
              qPrintable(message));
     // max_retries + 1 attempts: the first from 0, each other one asking to resume.
     QList<qint64> starts;
     for (const auto& s : sent)
-      if (s.at(1).toUrl().path().startsWith(QLatin1String("/cdn/"))) starts.append(s.at(2).toLongLong());
+      if (s.at(1).toUrl().path().startsWith(QLatin1String("/cdn/")))
+        starts.append(s.at(2).toLongLong());
     QCOMPARE(starts, (QList<qint64>{0, 1 << 20, 1 << 20, 1 << 20, 1 << 20}));
     // What the server saw: as many (Qt may send one again on a connection the server
     // had just closed, before any answer).
-    const QList<QJsonObject> cdn = seen(hub_, QStringLiteral("/cdn/kvchat/kjv-demo-GGUF/"), QStringLiteral("norange-drop"));
+    const QList<QJsonObject> cdn =
+        seen(hub_, QStringLiteral("/cdn/kvchat/kjv-demo-GGUF/"), QStringLiteral("norange-drop"));
     QVERIFY2(cdn.size() >= 5 && cdn.size() <= 10, qPrintable(QString::number(cdn.size())));
     int resumes = 0;
-    for (const QJsonObject& o : cdn) resumes += o.value(QStringLiteral("range")).toString() == QLatin1String("bytes=1048576-");
+    for (const QJsonObject& o : cdn)
+      resumes += o.value(QStringLiteral("range")).toString() == QLatin1String("bytes=1048576-");
     QVERIFY(resumes >= 4);
     const QStringList parts = parts_left();
     QCOMPARE(parts.size(), 1);
@@ -569,11 +606,14 @@ class TestDownloadManager : public QObject {
     r.url.setQuery(QStringLiteral("fault=norange,stall:1048576&case=norange-stall"));
     QSignalSpy sent(m.get(), &DownloadManager::requestSent);
     const QString message = run_to_end(m.get(), r);
-    QVERIFY2(message.contains(QStringLiteral("no data for 400 ms")) && message.contains(QStringLiteral("ignores Range")) &&
+    QVERIFY2(message.contains(QStringLiteral("no data for 400 ms")) &&
+                 message.contains(QStringLiteral("ignores Range")) &&
                  message.contains(QStringLiteral("3 times")),
              qPrintable(message));
     QCOMPARE(cdn_requests(sent), 3);
-    const int at_server = seen(hub_, QStringLiteral("/cdn/kvchat/kjv-demo-GGUF/"), QStringLiteral("norange-stall")).size();
+    const int at_server =
+        seen(hub_, QStringLiteral("/cdn/kvchat/kjv-demo-GGUF/"), QStringLiteral("norange-stall"))
+            .size();
     QVERIFY2(at_server >= 3 && at_server <= 6, qPrintable(QString::number(at_server)));
     QCOMPARE(device_not_open_warnings(), warnings);  // the timed-out replies were not read
   }
@@ -585,15 +625,16 @@ class TestDownloadManager : public QObject {
       const char* says;
     };
     int n = 0;
-    for (const Case& c : {Case{"cdn=http://example.com", "Refused a redirect"}, Case{"fault=500", "HTTP 500"},
-                          Case{"fault=416", "refused the range"}}) {
+    for (const Case& c : {Case{"cdn=http://example.com", "Refused a redirect"},
+                          Case{"fault=500", "HTTP 500"}, Case{"fault=416", "refused the range"}}) {
       models_ = dir_.filePath(QStringLiteral("empty%1").arg(++n));
       auto m = manager(1);
       QVERIFY(m);
       DownloadRequest r = demo_request(QStringLiteral("kvchat/kjv-demo-GGUF"));
       r.url.setQuery(QLatin1String(c.query));
       const QString message = run_to_end(m.get(), r);
-      QVERIFY2(message.contains(QLatin1String(c.says)), qPrintable(QLatin1String(c.query) + QStringLiteral(": ") + message));
+      QVERIFY2(message.contains(QLatin1String(c.says)),
+               qPrintable(QLatin1String(c.query) + QStringLiteral(": ") + message));
       QVERIFY2(parts_left().isEmpty(), c.query);
     }
   }
@@ -604,7 +645,10 @@ class TestDownloadManager : public QObject {
     const int before = hub_.requests().size();
     for (const char* bad : {"../../evil.gguf", "/etc/evil.gguf"}) {
       QString error;
-      QCOMPARE(m->start(demo_request(QStringLiteral("kvchat/traversal-GGUF"), QString::fromLatin1(bad)), &error), 0);
+      QCOMPARE(
+          m->start(demo_request(QStringLiteral("kvchat/traversal-GGUF"), QString::fromLatin1(bad)),
+                   &error),
+          0);
       QVERIFY2(error.contains(QStringLiteral("Refused file name")), qPrintable(error));
     }
     QString error;

@@ -102,7 +102,8 @@ class HubClientTest : public QObject {
   void endlessSearchStopsAtItsCap() {
     const qint64 before = current_rss();
     QVERIFY(before > 0);
-    QVERIFY2(peak_rss() < before + kAllowedGrowth, "the process was already large: this test would prove nothing");
+    QVERIFY2(peak_rss() < before + kAllowedGrowth,
+             "the process was already large: this test would prove nothing");
     QElapsedTimer clock;
     clock.start();
     const HubSearchResult r = search(client(hub_.url()), "endless");
@@ -112,8 +113,9 @@ class HubClientTest : public QObject {
     QVERIFY2(growth < kAllowedGrowth, qPrintable(QString("grew by %1 MiB").arg(growth >> 20)));
     QVERIFY2(ms < 10000, qPrintable(QString("%1 ms").arg(ms)));  // not the 20 s timeout
     QCOMPARE(r.error.kind, HubError::Kind::BadResponse);
-    QVERIFY2(r.error.message.contains("16777216 bytes") && r.error.message.contains("stopped reading"),
-             qPrintable(r.error.message));
+    QVERIFY2(
+        r.error.message.contains("16777216 bytes") && r.error.message.contains("stopped reading"),
+        qPrintable(r.error.message));
     QVERIFY(r.models.isEmpty());
   }
 
@@ -124,7 +126,8 @@ class HubClientTest : public QObject {
     qInfo("resident memory grew by %lld MiB", growth >> 20);
     QVERIFY2(growth < kAllowedGrowth, qPrintable(QString("grew by %1 MiB").arg(growth >> 20)));
     QCOMPARE(list.error.kind, HubError::Kind::BadResponse);
-    QVERIFY2(list.error.message.contains("kvchat/endless-GGUF") && list.error.message.contains("16777216 bytes"),
+    QVERIFY2(list.error.message.contains("kvchat/endless-GGUF") &&
+                 list.error.message.contains("16777216 bytes"),
              qPrintable(list.error.message));
   }
 
@@ -135,7 +138,8 @@ class HubClientTest : public QObject {
     clock.start();
     const HubSearchResult r = search(client(hub_.url()), "huge-length");
     QCOMPARE(r.error.kind, HubError::Kind::BadResponse);
-    QVERIFY2(r.error.message.contains("16777216 bytes") && r.error.message.contains("announced 1000000000000 bytes"),
+    QVERIFY2(r.error.message.contains("16777216 bytes") &&
+                 r.error.message.contains("announced 1000000000000 bytes"),
              qPrintable(r.error.message));
     QVERIFY2(clock.elapsed() < 4000, qPrintable(QString("%1 ms").arg(clock.elapsed())));
   }
@@ -148,8 +152,10 @@ class HubClientTest : public QObject {
     QCOMPARE(env.source(), QString("HF_ENDPOINT"));
     QCOMPARE(env.resolve_url("a/b", "sub dir/x.gguf").toString(QUrl::FullyEncoded),
              QString("https://mirror.example.org/hf/a/b/resolve/main/sub%20dir/x.gguf"));
-    QCOMPARE(env.tree_url("a/b").toString(), QString("https://mirror.example.org/hf/api/models/a/b/tree/main"));
-    const HubEndpoint setting = HubEndpoint::choose("http://127.0.0.1:8080", "https://mirror.example.org");
+    QCOMPARE(env.tree_url("a/b").toString(),
+             QString("https://mirror.example.org/hf/api/models/a/b/tree/main"));
+    const HubEndpoint setting =
+        HubEndpoint::choose("http://127.0.0.1:8080", "https://mirror.example.org");
     QVERIFY(setting.ok());
     QCOMPARE(setting.source(), QString("setting"));
     QCOMPARE(setting.base().port(), 8080);
@@ -163,7 +169,8 @@ class HubClientTest : public QObject {
     QVERIFY(!HubEndpoint::choose("https://user:pw@hf.co", {}).ok());
     QVERIFY(!HubEndpoint::choose("not a url", {}).ok());
     const QUrl search = env.search_url("llama 3&x=y+z", 5);
-    QCOMPARE(QUrlQuery(search).queryItemValue("search", QUrl::FullyDecoded), QString("llama 3&x=y+z"));
+    QCOMPARE(QUrlQuery(search).queryItemValue("search", QUrl::FullyDecoded),
+             QString("llama 3&x=y+z"));
     QCOMPARE(QUrlQuery(search).queryItemValue("filter"), QString("gguf"));
     QVERIFY(is_loopback_host("127.0.0.9"));
     QVERIFY(!is_loopback_host("127.example.com"));
@@ -174,22 +181,22 @@ class HubClientTest : public QObject {
   void tokenOriginIsSchemeHostAndPort() {
     const QUrl hub("https://huggingface.co");
     QVERIFY(same_origin(QUrl("https://huggingface.co/a/b?x=1"), hub));
-    QVERIFY(same_origin(QUrl("https://HuggingFace.CO:443/a"), hub));   // case, default port
-    QVERIFY(!same_origin(QUrl("http://huggingface.co/a"), hub));       // https -> http
-    QVERIFY(!same_origin(QUrl("http://huggingface.co:443/a"), hub));   // scheme, same port
-    QVERIFY(!same_origin(QUrl("https://huggingface.co:8443/a"), hub)); // another port
-    QVERIFY(!same_origin(QUrl("https://user@huggingface.co/a"), hub)); // user info
+    QVERIFY(same_origin(QUrl("https://HuggingFace.CO:443/a"), hub));    // case, default port
+    QVERIFY(!same_origin(QUrl("http://huggingface.co/a"), hub));        // https -> http
+    QVERIFY(!same_origin(QUrl("http://huggingface.co:443/a"), hub));    // scheme, same port
+    QVERIFY(!same_origin(QUrl("https://huggingface.co:8443/a"), hub));  // another port
+    QVERIFY(!same_origin(QUrl("https://user@huggingface.co/a"), hub));  // user info
     QVERIFY(!same_origin(QUrl("https://huggingface.co@evil.example/a"), hub));
     QVERIFY(!same_origin(QUrl("https://cdn-lfs.huggingface.co/a"), hub));
     QVERIFY(!same_origin(QUrl("https://huggingface.co.evil.example/a"), hub));
     const QUrl local("http://127.0.0.1:8080");
     QVERIFY(same_origin(QUrl("http://127.0.0.1:8080/x"), local));
     QVERIFY(!same_origin(QUrl("http://127.0.0.1:8081/x"), local));
-    QVERIFY(!same_origin(QUrl("http://127.0.0.1/x"), local));          // port 80
+    QVERIFY(!same_origin(QUrl("http://127.0.0.1/x"), local));  // port 80
     QVERIFY(!same_origin(QUrl("https://127.0.0.1:8080/x"), local));
-    QVERIFY(!same_origin(QUrl("http://localhost:8080/x"), local));     // another name
+    QVERIFY(!same_origin(QUrl("http://localhost:8080/x"), local));  // another name
     QVERIFY(!same_origin(QUrl("http://user@127.0.0.1:8080/x"), local));
-    QVERIFY(!same_origin(QUrl("http://2130706433:8081/x"), local));    // 127.0.0.1, decimal
+    QVERIFY(!same_origin(QUrl("http://2130706433:8081/x"), local));  // 127.0.0.1, decimal
     // QUrl writes a decimal IPv4 host in dotted form: on the same port it is this origin.
     QCOMPARE(QUrl("http://2130706433:8080/x").host(), QString("127.0.0.1"));
     QVERIFY(same_origin(QUrl("http://2130706433:8080/x"), local));
@@ -212,7 +219,8 @@ class HubClientTest : public QObject {
       QVERIFY2(!valid_file_path(QString::fromUtf8(bad)), bad);
     }
     QVERIFY(!valid_file_path(QString(256, 'x')));
-    QVERIFY(!valid_file_path(QString("a") + QChar(0x202e) + "fuggg.exe"));  // right-to-left override
+    QVERIFY(
+        !valid_file_path(QString("a") + QChar(0x202e) + "fuggg.exe"));  // right-to-left override
     QVERIFY(file_size_problem(0).isEmpty());
     QVERIFY(!file_size_problem(-1).isEmpty());
     QVERIFY(!file_size_problem(kMaxFileBytes + 1).isEmpty());
@@ -339,13 +347,16 @@ class HubClientTest : public QObject {
     QCOMPARE(r->error().kind, HubError::Kind::RateLimited);
     QCOMPARE(r->error().retry_after_s, 1);
     QVERIFY(r->error().message.contains("429"));
-    QCOMPARE(requests_to(hub_, "/api/models/kvchat/kjv-demo-GGUF/tree/main?fault=429always").size(), 2);
+    QCOMPARE(requests_to(hub_, "/api/models/kvchat/kjv-demo-GGUF/tree/main?fault=429always").size(),
+             2);
     // A Retry-After longer than the client waits: reported at once.
     c->set_max_retry_after_s(0);
     url.setQuery("fault=429always&n=2");
     r = get(c, url);
     QCOMPARE(r->error().kind, HubError::Kind::RateLimited);
-    QCOMPARE(requests_to(hub_, "/api/models/kvchat/kjv-demo-GGUF/tree/main?fault=429always&n=2").size(), 1);
+    QCOMPARE(
+        requests_to(hub_, "/api/models/kvchat/kjv-demo-GGUF/tree/main?fault=429always&n=2").size(),
+        1);
     QCOMPARE(parse_retry_after("120"), 120);
     QCOMPARE(parse_retry_after("soon"), -1);
   }

@@ -85,11 +85,14 @@ QStringList problems(const QString& name, const QString& qml) {
     if (!b.expression.contains(hostile_data())) continue;
     const QString where = QStringLiteral("%1:%2").arg(name).arg(line_of(qml, b.at));
     if (b.tool_tip) {
-      out << where + QStringLiteral(": ToolTip.text shows a string from the Hub or a file (it renders markup)");
+      out << where +
+                 QStringLiteral(
+                     ": ToolTip.text shows a string from the Hub or a file (it renders markup)");
       continue;
     }
     if (!element_around(qml, b.at).contains(QLatin1String("textFormat: Text.PlainText")))
-      out << where + QStringLiteral(": no textFormat: Text.PlainText for ") + b.expression.simplified().left(80);
+      out << where + QStringLiteral(": no textFormat: Text.PlainText for ") +
+                 b.expression.simplified().left(80);
   }
   return out;
 }
@@ -107,18 +110,28 @@ class QmlPlainTextTest : public QObject {
   // The checker itself: it finds the markup-prone bindings it is meant to find.
   void checkerFindsAutoText() {
     QVERIFY(!problems("t.qml", "Label {\n    text: modelData.id\n}\n").isEmpty());
-    QVERIFY(!problems("t.qml", "Label { elide: Text.ElideRight; text: page.hub.message }\n").isEmpty());
-    QVERIFY(!problems("t.qml", "Label {\n    text: cond\n        ? modelData.path\n        : \"\"\n}\n").isEmpty());
-    QVERIFY(!problems("t.qml", "Label {\n    text: \"x\"\n    ToolTip.text: modelData.message\n}\n").isEmpty());
-    QVERIFY(problems("t.qml", "Label {\n    textFormat: Text.PlainText\n    text: modelData.id\n}\n").isEmpty());
-    QVERIFY(problems("t.qml", "Label { textFormat: Text.PlainText; text: infoDialog.i.path }\n").isEmpty());
+    QVERIFY(
+        !problems("t.qml", "Label { elide: Text.ElideRight; text: page.hub.message }\n").isEmpty());
+    QVERIFY(
+        !problems("t.qml", "Label {\n    text: cond\n        ? modelData.path\n        : \"\"\n}\n")
+             .isEmpty());
+    QVERIFY(!problems("t.qml", "Label {\n    text: \"x\"\n    ToolTip.text: modelData.message\n}\n")
+                 .isEmpty());
+    QVERIFY(
+        problems("t.qml", "Label {\n    textFormat: Text.PlainText\n    text: modelData.id\n}\n")
+            .isEmpty());
+    QVERIFY(problems("t.qml", "Label { textFormat: Text.PlainText; text: infoDialog.i.path }\n")
+                .isEmpty());
     QVERIFY(problems("t.qml", "Label {\n    text: qsTr(\"Models\")\n}\n").isEmpty());
     QVERIFY(problems("t.qml",
-                     "ItemDelegate {\n    id: d\n    contentItem: Label { text: d.text; textFormat: Text.PlainText }\n"
+                     "ItemDelegate {\n    id: d\n    contentItem: Label { text: d.text; "
+                     "textFormat: Text.PlainText }\n"
                      "    text: modelData.id\n}\n")
                 .isEmpty());
     // An element nested in another is judged on its own.
-    QVERIFY(!problems("t.qml", "Frame {\n    textFormat: Text.PlainText\n    Label {\n        text: modelData.id\n    }\n}\n")
+    QVERIFY(!problems("t.qml",
+                      "Frame {\n    textFormat: Text.PlainText\n    Label {\n        text: "
+                      "modelData.id\n    }\n}\n")
                  .isEmpty());
   }
 

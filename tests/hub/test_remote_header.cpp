@@ -102,7 +102,8 @@ class RemoteHeaderTest : public QObject {
     QVERIFY2(mamba.error.ok(), qPrintable(mamba.error.message));
     QCOMPARE(mamba.inspection.architecture, std::string("mamba"));
     QVERIFY(!mamba.inspection.runnable);
-    QVERIFY(mamba.inspection.why_not.find("architecture 'mamba' is not supported") != std::string::npos);
+    QVERIFY(mamba.inspection.why_not.find("architecture 'mamba' is not supported") !=
+            std::string::npos);
     QCOMPARE(mamba.bytes_read, mamba.file_size);
   }
 
@@ -121,9 +122,11 @@ class RemoteHeaderTest : public QObject {
     auto demo = kvchat::inspect_gguf_file(shared_model("kjv-demo-f16.gguf").toStdString());
     QVERIFY(demo);
     QCOMPARE(r.inspection.weight_bytes, demo->weight_bytes);
-    QCOMPARE(r.inspection.fit(0, "f16", 1 << 30)->total_bytes, demo->fit(0, "f16", 1 << 30)->total_bytes);
+    QCOMPARE(r.inspection.fit(0, "f16", 1 << 30)->total_bytes,
+             demo->fit(0, "f16", 1 << 30)->total_bytes);
     // Capped: a header past the cap is refused, not read.
-    const RemoteHeaderResult capped = fetch("kvchat/big-header-GGUF", "big-header.gguf", {}, 1 << 20);
+    const RemoteHeaderResult capped =
+        fetch("kvchat/big-header-GGUF", "big-header.gguf", {}, 1 << 20);
     QCOMPARE(capped.error.kind, HubError::Kind::BadResponse);
     QVERIFY2(capped.error.message.contains("larger than 1 MiB"), qPrintable(capped.error.message));
   }
@@ -136,7 +139,8 @@ class RemoteHeaderTest : public QObject {
     url.setQuery(query);
     RemoteHeaderResult out;
     bool done = false;
-    header.fetch_url(url, repo + "/" + file, this, [&](const RemoteHeaderResult& r) { out = r, done = true; });
+    header.fetch_url(url, repo + "/" + file, this,
+                     [&](const RemoteHeaderResult& r) { out = r, done = true; });
     if (!QTest::qWaitFor([&] { return done; }, 60000)) out.error.message = "no answer";
     return out;
   }
@@ -144,7 +148,8 @@ class RemoteHeaderTest : public QObject {
   // A server that ignores Range sends the whole file: the reader stops once it has the
   // header.
   void serverIgnoringRange() {
-    const RemoteHeaderResult whole = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=norange");
+    const RemoteHeaderResult whole =
+        fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=norange");
     QVERIFY2(whole.error.ok(), qPrintable(whole.error.message));
     QVERIFY(whole.inspection.runnable);
     QCOMPARE(whole.file_size, QFileInfo(shared_model("kjv-demo-f16.gguf")).size());
@@ -157,11 +162,13 @@ class RemoteHeaderTest : public QObject {
     auto local = kvchat::inspect_gguf_file(shared_model("kjv-demo-f16.gguf").toStdString());
     QVERIFY(local);
     QVERIFY(local->header_bytes < 65536);
-    const RemoteHeaderResult r = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=drop:65536");
+    const RemoteHeaderResult r =
+        fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=drop:65536");
     QVERIFY2(r.error.ok(), qPrintable(r.error.message));
     QVERIFY(r.inspection.runnable);
     QCOMPARE(r.inspection.header_bytes, local->header_bytes);
-    QCOMPARE(r.inspection.fit(512, "q8_0", 1 << 30)->total_bytes, local->fit(512, "q8_0", 1 << 30)->total_bytes);
+    QCOMPARE(r.inspection.fit(512, "q8_0", 1 << 30)->total_bytes,
+             local->fit(512, "q8_0", 1 << 30)->total_bytes);
     QCOMPARE(r.requests, 1);
     QCOMPARE(r.resumes, 0);
     QCOMPARE(r.bytes_read, qint64(65536));
@@ -172,7 +179,8 @@ class RemoteHeaderTest : public QObject {
   void connectionCutInsideTheHeaderResumes() {
     auto local = kvchat::inspect_gguf_file(shared_model("kjv-demo-f16.gguf").toStdString());
     QVERIFY(local);
-    const RemoteHeaderResult r = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=dropfirst:20000");
+    const RemoteHeaderResult r =
+        fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=dropfirst:20000");
     QVERIFY2(r.error.ok(), qPrintable(r.error.message));
     QVERIFY(r.inspection.runnable);
     QCOMPARE(r.inspection.header_bytes, local->header_bytes);
@@ -186,19 +194,24 @@ class RemoteHeaderTest : public QObject {
   // A connection that breaks off every time: a bounded number of resumes, each from
   // where the last one stopped, then an error saying so.
   void connectionCutEveryTime() {
-    const RemoteHeaderResult r = fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=drop:1000");
+    const RemoteHeaderResult r =
+        fetch_url("kvchat/kjv-demo-GGUF", "kjv-demo-f16.gguf", "fault=drop:1000");
     QVERIFY(!r.error.ok());
     QVERIFY2(r.error.kind == HubError::Kind::Interrupted, qPrintable(r.error.message));
     QCOMPARE(r.resumes, RemoteHeader::kMaxResumes);
     QCOMPARE(r.requests, RemoteHeader::kMaxResumes + 1);
     QStringList expected;
-    for (int i = 0; i <= RemoteHeader::kMaxResumes; ++i) expected << QString("bytes=%1-1048575").arg(i * 1000);
-    QCOMPARE(distinct_ranges(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=drop:1000"), expected);
+    for (int i = 0; i <= RemoteHeader::kMaxResumes; ++i)
+      expected << QString("bytes=%1-1048575").arg(i * 1000);
+    QCOMPARE(distinct_ranges(hub_, "/cdn/kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf?fault=drop:1000"),
+             expected);
     const QString n = QString::number(RemoteHeader::kMaxResumes + 1);
     const QString arrived = QString::number((RemoteHeader::kMaxResumes + 1) * 1000);
     QVERIFY2(r.error.message.contains("broke off " + n + " times"), qPrintable(r.error.message));
-    QVERIFY2(r.error.message.contains(arrived + " of the 1048576 bytes asked for"), qPrintable(r.error.message));
-    QVERIFY2(r.error.message.contains("kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf"), qPrintable(r.error.message));
+    QVERIFY2(r.error.message.contains(arrived + " of the 1048576 bytes asked for"),
+             qPrintable(r.error.message));
+    QVERIFY2(r.error.message.contains("kvchat/kjv-demo-GGUF/kjv-demo-f16.gguf"),
+             qPrintable(r.error.message));
   }
 
   void gatedNotFoundAndBadNames() {

@@ -180,9 +180,7 @@ GgufWriter base_writer(const Spec& spec = {}) {
   return w;
 }
 
-Bytes base_bytes(const Spec& spec = {}) {
-  return base_writer(spec).to_bytes();
-}
+Bytes base_bytes(const Spec& spec = {}) { return base_writer(spec).to_bytes(); }
 
 // ---------------------------------------------------------------------------------------
 // Byte surgery. The writer's layout: a key or tensor name is a u64 length + its bytes;
@@ -647,8 +645,9 @@ TEST(GgufHostile, TensorTypes) {
                   {"tensor 'blk.0.attn_q.weight'", "tensor type Q8_K (id 15) is not supported"});
   // Q4_K is read, but its rows are whole 256-value super-blocks; these rows are 64 long.
   poke<uint32_t>(b, q.type, 12);
-  expect_rejected("type-q4k-row-64", b,
-                  {"tensor 'blk.0.attn_q.weight'", "row length 64 is not a multiple of 256", "Q4_K"});
+  expect_rejected(
+      "type-q4k-row-64", b,
+      {"tensor 'blk.0.attn_q.weight'", "row length 64 is not a multiple of 256", "Q4_K"});
   poke<uint32_t>(b, q.type, 999);
   expect_rejected(
       "type-999", b,

@@ -48,11 +48,11 @@ struct Options {
   int turns = 1000;
   int ctx = 512;
   std::vector<ContextPolicy> policies = {ContextPolicy::DropOldest, ContextPolicy::Shift};
-  double max_rss_slope = 8192;   // bytes per turn
-  double max_heap_slope = 256;   // bytes per turn beyond what the conversation holds
+  double max_rss_slope = 8192;  // bytes per turn
+  double max_heap_slope = 256;  // bytes per turn beyond what the conversation holds
   bool slope_check = true;
-  size_t inject_growth = 0;      // bytes kept per turn outside the conversation (tests the test)
-  size_t inject_leak = 0;        // bytes lost per turn (tests LeakSanitizer's check)
+  size_t inject_growth = 0;  // bytes kept per turn outside the conversation (tests the test)
+  size_t inject_leak = 0;    // bytes lost per turn (tests LeakSanitizer's check)
   std::string json;
 };
 
@@ -87,7 +87,8 @@ struct Checkpoint {
 
 void add_checkpoint(std::vector<Checkpoint>& cps, std::string text, std::vector<TokenId> ids) {
   std::erase_if(cps, [&](const Checkpoint& c) {
-    return c.text == text || c.ids.size() > ids.size() || !std::equal(c.ids.begin(), c.ids.end(), ids.begin());
+    return c.text == text || c.ids.size() > ids.size() ||
+           !std::equal(c.ids.begin(), c.ids.end(), ids.begin());
   });
   cps.push_back({std::move(text), std::move(ids)});
   if (cps.size() > 64) cps.erase(cps.begin());
@@ -95,8 +96,9 @@ void add_checkpoint(std::vector<Checkpoint>& cps, std::string text, std::vector<
 
 // Verses-like user messages that differ from turn to turn.
 std::string user_text(int turn) {
-  static const char* const openings[] = {"And God said", "In the beginning", "And it came to pass",
-                                         "Blessed are the", "The LORD is my", "And the earth"};
+  static const char* const openings[] = {"And God said",        "In the beginning",
+                                         "And it came to pass", "Blessed are the",
+                                         "The LORD is my",      "And the earth"};
   return std::string(openings[turn % 6]) + " (" + std::to_string(turn) + ")";
 }
 
@@ -123,7 +125,8 @@ double slope(const std::vector<double>& x, const std::vector<double>& y) {
   return den != 0 ? (n * sxy - sx * sy) / den : 0;
 }
 
-SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, ContextPolicy policy) {
+SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt,
+                ContextPolicy policy) {
   SoakResult r;
   r.policy = std::string(context_policy_name(policy));
   auto fail = [&](std::string why) { r.failures.push_back(std::move(why)); };
@@ -138,7 +141,8 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
   }
   Session& session = **created;
   session.set_event_handler([&](const SessionEvent& e) {
-    if (e.kind == SessionEvent::Kind::TurnsDropped || e.kind == SessionEvent::Kind::ContextShifted) ++r.drops_or_shifts;
+    if (e.kind == SessionEvent::Kind::TurnsDropped || e.kind == SessionEvent::Kind::ContextShifted)
+      ++r.drops_or_shifts;
   });
   auto format_or = ChatFormat::for_model(*model);
   if (!format_or) {
@@ -159,9 +163,11 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
   // What the loop itself keeps and must keep (the app holds the same): the messages, and
   // the checkpoints' texts and ids (up to 64, each the whole conversation's text).
   auto held_bytes = [&] {
-    uint64_t b = messages.capacity() * sizeof(ChatMessage) + checkpoints.capacity() * sizeof(Checkpoint);
+    uint64_t b =
+        messages.capacity() * sizeof(ChatMessage) + checkpoints.capacity() * sizeof(Checkpoint);
     for (const ChatMessage& m : messages) b += m.role.capacity() + m.content.capacity();
-    for (const Checkpoint& c : checkpoints) b += c.text.capacity() + c.ids.capacity() * sizeof(TokenId);
+    for (const Checkpoint& c : checkpoints)
+      b += c.text.capacity() + c.ids.capacity() * sizeof(TokenId);
     return b;
   };
   std::vector<std::vector<char>> injected;  // --inject-growth: what a leak would keep
@@ -186,18 +192,21 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
       std::vector<TokenId> ids;
       if (base) {
         ids = base->ids;
-        const std::vector<TokenId> more = tok.encode_continuation(std::string_view(text).substr(base->text.size()));
+        const std::vector<TokenId> more =
+            tok.encode_continuation(std::string_view(text).substr(base->text.size()));
         ids.insert(ids.end(), more.begin(), more.end());
       } else {
         ids = format.tokenize(text);
       }
       add_checkpoint(checkpoints, text, ids);
       if (auto e = session.eval_sequence(ids, /*starts_turn=*/true); !e) {
-        fail("turn " + std::to_string(turn) + ": prompt of " + std::to_string(ids.size()) + " tokens: " + e.message());
+        fail("turn " + std::to_string(turn) + ": prompt of " + std::to_string(ids.size()) +
+             " tokens: " + e.message());
         break;
       }
-      const auto shared = std::mismatch(system_ids.begin(), system_ids.end(), ids.begin(), ids.end()).first -
-                          system_ids.begin();
+      const auto shared =
+          std::mismatch(system_ids.begin(), system_ids.end(), ids.begin(), ids.end()).first -
+          system_ids.begin();
       session.set_keep(std::min(static_cast<int32_t>(shared), session.n_past()));
       GenerateOptions go;
       go.max_tokens = 8 + turn % 32;
@@ -210,11 +219,13 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
       }
       r.generated_tokens += static_cast<uint64_t>(reply->stats.generated_tokens);
       std::string held = text;
-      for (size_t i = ids.size(); i < session.tokens().size(); ++i) held += tok.token_bytes(session.tokens()[i]);
+      for (size_t i = ids.size(); i < session.tokens().size(); ++i)
+        held += tok.token_bytes(session.tokens()[i]);
       add_checkpoint(checkpoints, std::move(held), session.tokens());
       messages.push_back({"assistant", reply->text});
       ++r.turns;
-      if (opt.inject_growth > 0) injected.emplace_back(opt.inject_growth, static_cast<char>(turn | 1));
+      if (opt.inject_growth > 0)
+        injected.emplace_back(opt.inject_growth, static_cast<char>(turn | 1));
       if (opt.inject_leak > 0) {  // the previous turn's block becomes unreachable
         leak_sink = new char[opt.inject_leak];
         leak_sink[0] = 1;
@@ -251,7 +262,8 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
 
   if (r.turns < opt.turns) return r;
   if (r.drops_or_shifts == 0) fail("the context never filled: the policy was not exercised");
-  if (r.max_kv_tokens > opt.ctx) fail("the cache held " + std::to_string(r.max_kv_tokens) + " tokens");
+  if (r.max_kv_tokens > opt.ctx)
+    fail("the cache held " + std::to_string(r.max_kv_tokens) + " tokens");
   const int32_t block_tokens = so.kv_block_tokens;
   const int32_t blocks_needed = (opt.ctx + block_tokens - 1) / block_tokens;
   if (r.max_kv_blocks > blocks_needed) {
@@ -259,26 +271,29 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
          std::to_string(blocks_needed));
   }
   if (r.peak_pool_bytes > r.pool_bound_bytes) {
-    fail("the KV pool reached " + std::to_string(r.peak_pool_bytes) + " bytes, over the context's " +
-         std::to_string(r.pool_bound_bytes));
+    fail("the KV pool reached " + std::to_string(r.peak_pool_bytes) +
+         " bytes, over the context's " + std::to_string(r.pool_bound_bytes));
   }
   if (r.pool_bytes_end > r.pool_bytes_after_warmup) {
-    fail("the KV pool grew after the warm-up: " + std::to_string(r.pool_bytes_after_warmup) + " -> " +
-         std::to_string(r.pool_bytes_end) + " bytes");
+    fail("the KV pool grew after the warm-up: " + std::to_string(r.pool_bytes_after_warmup) +
+         " -> " + std::to_string(r.pool_bytes_end) + " bytes");
   }
   // The heap may grow only with what the conversation itself holds; resident memory
   // (which also keeps the allocator's high-water mark) by a few KB per turn at most.
   char buf[200];
-  if (opt.slope_check && r.heap_slope_bytes_per_turn - r.held_slope_bytes_per_turn > opt.max_heap_slope) {
-    std::snprintf(buf, sizeof buf,
-                  "the heap grows %.0f bytes per turn after the warm-up, %.0f beyond the conversation's own "
-                  "text and checkpoints (limit %.0f)",
-                  r.heap_slope_bytes_per_turn, r.heap_slope_bytes_per_turn - r.held_slope_bytes_per_turn,
-                  opt.max_heap_slope);
+  if (opt.slope_check &&
+      r.heap_slope_bytes_per_turn - r.held_slope_bytes_per_turn > opt.max_heap_slope) {
+    std::snprintf(
+        buf, sizeof buf,
+        "the heap grows %.0f bytes per turn after the warm-up, %.0f beyond the conversation's own "
+        "text and checkpoints (limit %.0f)",
+        r.heap_slope_bytes_per_turn, r.heap_slope_bytes_per_turn - r.held_slope_bytes_per_turn,
+        opt.max_heap_slope);
     fail(buf);
   }
   if (opt.slope_check && r.slope_bytes_per_turn > opt.max_rss_slope) {
-    std::snprintf(buf, sizeof buf, "resident memory grows %.0f bytes per turn after the warm-up (limit %.0f)",
+    std::snprintf(buf, sizeof buf,
+                  "resident memory grows %.0f bytes per turn after the warm-up (limit %.0f)",
                   r.slope_bytes_per_turn, opt.max_rss_slope);
     fail(buf);
   }
@@ -287,8 +302,10 @@ SoakResult soak(const std::shared_ptr<const Model>& model, const Options& opt, C
 
 int usage(const char* why) {
   std::fprintf(stderr,
-               "kvchat-soak: %s\nusage: kvchat-soak --model FILE.gguf [--turns 1000] [--policy drop-oldest|shift|both]"
-               " [--ctx 512] [--max-rss-slope 8192] [--max-heap-slope 256] [--no-slope-check] [--json FILE]\n",
+               "kvchat-soak: %s\nusage: kvchat-soak --model FILE.gguf [--turns 1000] [--policy "
+               "drop-oldest|shift|both]"
+               " [--ctx 512] [--max-rss-slope 8192] [--max-heap-slope 256] [--no-slope-check] "
+               "[--json FILE]\n",
                why);
   return 2;
 }
@@ -332,40 +349,48 @@ int main(int argc, char** argv) {
       return usage(("unknown option " + a).c_str());
     }
   }
-  if (opt.model.empty() || opt.turns < 10 || opt.ctx < 64) return usage("--model is required, --turns >= 10, --ctx >= 64");
+  if (opt.model.empty() || opt.turns < 10 || opt.ctx < 64)
+    return usage("--model is required, --turns >= 10, --ctx >= 64");
   auto model = Model::load(opt.model);
   if (!model) return usage(model.message().c_str());
 
   bool ok = true;
   std::string json = "[";
-  std::printf("%-12s %6s %7s %7s %7s %10s %10s %10s %10s %10s %11s %11s %11s %8s\n", "policy", "turns",
-              "events", "kv-max", "blocks", "pool-peak", "pool-bound", "rss-warm", "rss-end", "held-end",
-              "rss B/turn", "heap B/turn", "held B/turn", "seconds");
+  std::printf("%-12s %6s %7s %7s %7s %10s %10s %10s %10s %10s %11s %11s %11s %8s\n", "policy",
+              "turns", "events", "kv-max", "blocks", "pool-peak", "pool-bound", "rss-warm",
+              "rss-end", "held-end", "rss B/turn", "heap B/turn", "held B/turn", "seconds");
   // heap B/turn: the slope of the bytes malloc has handed out (in use, not freed).
   for (ContextPolicy p : opt.policies) {
     const SoakResult r = soak(*model, opt, p);
-    std::printf("%-12s %6d %7d %7d %7d %10llu %10llu %10llu %10llu %10llu %11.1f %11.1f %11.1f %8.1f\n", r.policy.c_str(),
-                r.turns, r.drops_or_shifts, r.max_kv_tokens, r.max_kv_blocks,
-                static_cast<unsigned long long>(r.peak_pool_bytes), static_cast<unsigned long long>(r.pool_bound_bytes),
-                static_cast<unsigned long long>(r.rss_after_warmup), static_cast<unsigned long long>(r.rss_end),
-                static_cast<unsigned long long>(r.held_bytes_end), r.slope_bytes_per_turn,
-                r.heap_slope_bytes_per_turn, r.held_slope_bytes_per_turn, r.seconds);
-    for (const std::string& f : r.failures) std::printf("  FAIL (%s): %s\n", r.policy.c_str(), f.c_str());
+    std::printf(
+        "%-12s %6d %7d %7d %7d %10llu %10llu %10llu %10llu %10llu %11.1f %11.1f %11.1f %8.1f\n",
+        r.policy.c_str(), r.turns, r.drops_or_shifts, r.max_kv_tokens, r.max_kv_blocks,
+        static_cast<unsigned long long>(r.peak_pool_bytes),
+        static_cast<unsigned long long>(r.pool_bound_bytes),
+        static_cast<unsigned long long>(r.rss_after_warmup),
+        static_cast<unsigned long long>(r.rss_end),
+        static_cast<unsigned long long>(r.held_bytes_end), r.slope_bytes_per_turn,
+        r.heap_slope_bytes_per_turn, r.held_slope_bytes_per_turn, r.seconds);
+    for (const std::string& f : r.failures)
+      std::printf("  FAIL (%s): %s\n", r.policy.c_str(), f.c_str());
     ok = ok && r.failures.empty();
     char buf[640];
-    std::snprintf(buf, sizeof buf,
-                  "%s{\"policy\": \"%s\", \"turns\": %d, \"events\": %d, \"kv_tokens_max\": %d, \"kv_blocks_max\": %d, "
-                  "\"kv_pool_peak_bytes\": %llu, \"kv_pool_bound_bytes\": %llu, \"rss_after_warmup\": %llu, "
-                  "\"rss_end\": %llu, \"rss_slope_bytes_per_turn\": %.1f, \"held_bytes_end\": %llu, "
-                  "\"held_slope_bytes_per_turn\": %.1f, \"generated_tokens\": %llu, "
-                  "\"seconds\": %.2f, \"ok\": %s}",
-                  json.size() > 1 ? ", " : "", r.policy.c_str(), r.turns, r.drops_or_shifts, r.max_kv_tokens,
-                  r.max_kv_blocks, static_cast<unsigned long long>(r.peak_pool_bytes),
-                  static_cast<unsigned long long>(r.pool_bound_bytes),
-                  static_cast<unsigned long long>(r.rss_after_warmup), static_cast<unsigned long long>(r.rss_end),
-                  r.slope_bytes_per_turn, static_cast<unsigned long long>(r.held_bytes_end),
-                  r.held_slope_bytes_per_turn, static_cast<unsigned long long>(r.generated_tokens), r.seconds,
-                  r.failures.empty() ? "true" : "false");
+    std::snprintf(
+        buf, sizeof buf,
+        "%s{\"policy\": \"%s\", \"turns\": %d, \"events\": %d, \"kv_tokens_max\": %d, "
+        "\"kv_blocks_max\": %d, "
+        "\"kv_pool_peak_bytes\": %llu, \"kv_pool_bound_bytes\": %llu, \"rss_after_warmup\": %llu, "
+        "\"rss_end\": %llu, \"rss_slope_bytes_per_turn\": %.1f, \"held_bytes_end\": %llu, "
+        "\"held_slope_bytes_per_turn\": %.1f, \"generated_tokens\": %llu, "
+        "\"seconds\": %.2f, \"ok\": %s}",
+        json.size() > 1 ? ", " : "", r.policy.c_str(), r.turns, r.drops_or_shifts, r.max_kv_tokens,
+        r.max_kv_blocks, static_cast<unsigned long long>(r.peak_pool_bytes),
+        static_cast<unsigned long long>(r.pool_bound_bytes),
+        static_cast<unsigned long long>(r.rss_after_warmup),
+        static_cast<unsigned long long>(r.rss_end), r.slope_bytes_per_turn,
+        static_cast<unsigned long long>(r.held_bytes_end), r.held_slope_bytes_per_turn,
+        static_cast<unsigned long long>(r.generated_tokens), r.seconds,
+        r.failures.empty() ? "true" : "false");
     json += buf;
   }
   json += "]\n";

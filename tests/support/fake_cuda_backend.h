@@ -39,13 +39,20 @@ inline FakeCudaConfig& fake_cuda_config() {
 // "none", "offset[:amount]", "decode-only[:amount]", "nan", "fail".
 inline bool parse_fake_fault(const std::string& text, FakeCudaConfig& config) {
   const std::string name = text.substr(0, text.find(':'));
-  if (text.find(':') != std::string::npos) config.amount = std::stod(text.substr(text.find(':') + 1));
-  if (name == "none") config.fault = FakeFault::None;
-  else if (name == "offset") config.fault = FakeFault::Offset;
-  else if (name == "decode-only") config.fault = FakeFault::DecodeOnly;
-  else if (name == "nan") config.fault = FakeFault::NaN;
-  else if (name == "fail") config.fault = FakeFault::FailForward;
-  else return false;
+  if (text.find(':') != std::string::npos)
+    config.amount = std::stod(text.substr(text.find(':') + 1));
+  if (name == "none")
+    config.fault = FakeFault::None;
+  else if (name == "offset")
+    config.fault = FakeFault::Offset;
+  else if (name == "decode-only")
+    config.fault = FakeFault::DecodeOnly;
+  else if (name == "nan")
+    config.fault = FakeFault::NaN;
+  else if (name == "fail")
+    config.fault = FakeFault::FailForward;
+  else
+    return false;
   return true;
 }
 
@@ -57,7 +64,8 @@ class FakeCudaBackend : public Backend {
                  bool all_logits) override {
     FakeCudaConfig& c = fake_cuda_config();
     ++c.forward_calls;
-    if (c.fault == FakeFault::FailForward) return Error{"fake CUDA: kernel launch failed (injected)"};
+    if (c.fault == FakeFault::FailForward)
+      return Error{"fake CUDA: kernel launch failed (injected)"};
     if (auto s = cpu_->forward(tokens, pos0, kv, logits, all_logits); !s) return s;
     const bool perturb = c.fault == FakeFault::Offset || c.fault == FakeFault::NaN ||
                          (c.fault == FakeFault::DecodeOnly && tokens.size() == 1);
@@ -79,7 +87,8 @@ class FakeCudaBackend : public Backend {
   std::unique_ptr<Backend> cpu_;
 };
 
-inline Result<std::unique_ptr<Backend>> make_fake_cuda_backend(const Model& model, const BackendOptions& options) {
+inline Result<std::unique_ptr<Backend>> make_fake_cuda_backend(const Model& model,
+                                                               const BackendOptions& options) {
   ++fake_cuda_config().factory_calls;
   auto cpu = cpu::make_cpu_backend(model, options);
   if (!cpu) return cpu.error();

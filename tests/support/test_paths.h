@@ -15,8 +15,12 @@
 
 namespace kvchat::test {
 
-inline std::string shared_path(const std::string& rel) { return std::string(KVCHAT_SHARED_DIR) + "/" + rel; }
-inline std::string bin_path(const std::string& name) { return std::string(KVCHAT_BIN_DIR) + "/" + name; }
+inline std::string shared_path(const std::string& rel) {
+  return std::string(KVCHAT_SHARED_DIR) + "/" + rel;
+}
+inline std::string bin_path(const std::string& name) {
+  return std::string(KVCHAT_BIN_DIR) + "/" + name;
+}
 
 inline nlohmann::json load_json(const std::string& path) {
   std::ifstream f(path);
@@ -58,7 +62,8 @@ double max_rel_error(const A& got, const B& ref, size_t n) {
   double max_ref = 0, max_diff = 0;
   for (size_t i = 0; i < n; ++i) {
     max_ref = std::max(max_ref, std::abs(static_cast<double>(ref[i])));
-    max_diff = std::max(max_diff, std::abs(static_cast<double>(got[i]) - static_cast<double>(ref[i])));
+    max_diff =
+        std::max(max_diff, std::abs(static_cast<double>(got[i]) - static_cast<double>(ref[i])));
   }
   return max_ref > 0 ? max_diff / max_ref : max_diff;
 }

@@ -58,7 +58,8 @@ Result<double> Args::get_double(const std::string& name, double fallback) const 
   return v;
 }
 
-Result<std::vector<int>> Args::get_positive_ints(const std::string& name, const std::string& fallback) const {
+Result<std::vector<int>> Args::get_positive_ints(const std::string& name,
+                                                 const std::string& fallback) const {
   const std::string text = get(name, fallback);
   std::vector<int> out;
   size_t start = 0;
@@ -69,7 +70,8 @@ Result<std::vector<int>> Args::get_positive_ints(const std::string& name, const 
     char* end = nullptr;
     const long v = std::strtol(item.c_str(), &end, 10);
     if (errno || item.empty() || *end || v < 1 || v > (1 << 30)) {
-      return Error{"option " + name + " expects comma-separated positive integers, got '" + item + "'"};
+      return Error{"option " + name + " expects comma-separated positive integers, got '" + item +
+                   "'"};
     }
     out.push_back(static_cast<int>(v));
     start = comma + 1;

@@ -25,14 +25,17 @@ std::string demo_model_path() {
   // Installed: <prefix>/bin -> <prefix>/share/kvchat/models; the build tree: build/bin ->
   // build/share/kvchat/models.
   const auto path = exe.parent_path() / ".." / "share" / "kvchat" / "models" / "kjv-demo-f16.gguf";
-  return std::filesystem::exists(path, ec) ? std::filesystem::weakly_canonical(path, ec).string() : std::string{};
+  return std::filesystem::exists(path, ec) ? std::filesystem::weakly_canonical(path, ec).string()
+                                           : std::string{};
 }
 
 Result<std::shared_ptr<const Model>> load_model(const Args& args) {
   std::string path = args.get("--model");
   if (path.empty()) {
     path = demo_model_path();
-    if (path.empty()) return Error{"missing required option --model (and no demo model installed beside kvchat-cli)"};
+    if (path.empty())
+      return Error{
+          "missing required option --model (and no demo model installed beside kvchat-cli)"};
     std::fprintf(stderr, "kvchat-cli: no --model: using the demo model %s\n", path.c_str());
   }
   auto model = Model::load(path);
@@ -151,7 +154,8 @@ std::string terminal_lines(std::string_view message) {
   std::string out;
   for (size_t at = 0;;) {
     const size_t end = message.find('\n', at);
-    const std::string_view line = message.substr(at, end == std::string_view::npos ? end : end - at);
+    const std::string_view line =
+        message.substr(at, end == std::string_view::npos ? end : end - at);
     out += line.size() <= kTerminalLineBytes && already_printable(line)
                ? std::string(line)
                : printable(line, kTerminalLineBytes);

@@ -14,9 +14,10 @@
 namespace kvchat::cli {
 
 // Options every model-using command accepts.
-inline const std::set<std::string> kSessionOptions = {"--model", "--backend", "--threads", "--ctx",
-                                                     "--kv-type", "--kv-block", "--kv-budget-bytes",
-                                                     "--context-policy", "--self-check-model"};
+inline const std::set<std::string> kSessionOptions = {
+    "--model",           "--backend",  "--threads",         "--ctx",
+    "--kv-type",         "--kv-block", "--kv-budget-bytes", "--context-policy",
+    "--self-check-model"};
 
 // The model of --model, else the demo model installed beside the executable.
 Result<std::shared_ptr<const Model>> load_model(const Args& args);
@@ -47,9 +48,9 @@ std::string terminal_lines(std::string_view message);
 
 // -n and the sampling options (--temp --seed --top-k --top-p --min-p --repeat-penalty
 // --repeat-last-n) into `go`; unset ones keep the SamplingParams defaults.
-inline const std::set<std::string> kSamplingOptions = {"-n", "--temp", "--seed", "--top-k",
-                                                      "--top-p", "--min-p", "--repeat-penalty",
-                                                      "--repeat-last-n"};
+inline const std::set<std::string> kSamplingOptions = {
+    "-n",      "--temp",  "--seed",           "--top-k",
+    "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n"};
 Status read_sampling_options(const Args& args, GenerateOptions& go);
 
 std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b);

@@ -38,8 +38,8 @@ uint64_t weight_bytes_per_token(const Model& model) {
   uint64_t total = w.token_embd.row_bytes + bytes(w.output_norm) + bytes(w.output);
   for (const ModelLayerWeights& L : w.layers) {
     total += bytes(L.attn_norm) + bytes(L.wq) + bytes(L.wk) + bytes(L.wv) + bytes(L.wo) +
-             bytes(L.ffn_norm) + bytes(L.w_gate) + bytes(L.w_up) + bytes(L.w_down) +
-             bytes(L.bq) + bytes(L.bk) + bytes(L.bv) + bytes(L.q_norm) + bytes(L.k_norm) +
+             bytes(L.ffn_norm) + bytes(L.w_gate) + bytes(L.w_up) + bytes(L.w_down) + bytes(L.bq) +
+             bytes(L.bk) + bytes(L.bv) + bytes(L.q_norm) + bytes(L.k_norm) +
              bytes(L.post_attn_norm) + bytes(L.post_ffw_norm);
   }
   return total;
@@ -48,7 +48,6 @@ uint64_t weight_bytes_per_token(const Model& model) {
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
 
 // Matmul FLOPs of one token through every layer (2 per weight), without the output.
 double matmul_flops_per_token(const ModelHParams& hp) {
@@ -72,15 +71,15 @@ double attention_flops(const ModelHParams& hp, double n) {
 // What one prefill + decode of one (kv type, context) measured.
 struct BenchSample {
   double prefill_tps = 0, decode_tps = 0;  // 0 prefill when the context is 0
-  uint64_t resident_bytes = 0;              // the process's resident memory right after decoding
-  uint64_t kv_allocated_bytes = 0;          // KV blocks held then
+  uint64_t resident_bytes = 0;             // the process's resident memory right after decoding
+  uint64_t kv_allocated_bytes = 0;         // KV blocks held then
 };
 
 // One (kv type, context) over --repeat samples. The rates derived from a sample (bytes/s,
 // FLOP/s) are fixed multiples of its tok/s, so their spread is the tok/s spread scaled.
 struct BenchRun {
   std::string kv_type;
-  int context = 0;  // prompt tokens evaluated before decoding
+  int context = 0;                                      // prompt tokens evaluated before decoding
   std::vector<double> prefill_samples, decode_samples;  // tok/s of each repeat, in run order
   Spread prefill_tps, decode_tps;
   double kv_read = 0;  // average K/V bytes read per decoded token
@@ -90,11 +89,13 @@ struct BenchRun {
 };
 
 // From an empty cache: a prefill of `context` tokens of `prompt`, then `tg` greedy decode steps.
-Result<BenchSample> measure_once(Session& sess, const std::vector<TokenId>& prompt, int context, int64_t tg) {
+Result<BenchSample> measure_once(Session& sess, const std::vector<TokenId>& prompt, int context,
+                                 int64_t tg) {
   sess.truncate(0);
   double t0 = now_seconds();
   if (context > 0) {
-    if (auto s = sess.eval(std::span<const TokenId>(prompt.data(), context)); !s) return Error{s.message()};
+    if (auto s = sess.eval(std::span<const TokenId>(prompt.data(), context)); !s)
+      return Error{s.message()};
   }
   const double prefill_s = now_seconds() - t0;
   TokenId next = context > 0 ? argmax(sess.last_logits()) : prompt[0];
@@ -108,7 +109,8 @@ Result<BenchSample> measure_once(Session& sess, const std::vector<TokenId>& prom
   BenchSample sample;
   sample.prefill_tps = context > 0 ? context / prefill_s : 0;
   sample.decode_tps = tg / decode_s;
-  sample.resident_bytes = read_process_memory().resident_bytes;  // before the ceilings' buffers exist
+  sample.resident_bytes =
+      read_process_memory().resident_bytes;  // before the ceilings' buffers exist
   sample.kv_allocated_bytes = sess.memory_report().kv_allocated_bytes;
   return sample;
 }
@@ -164,12 +166,13 @@ Result<std::vector<int>> parse_contexts(const std::string& text) {
 
 int cmd_bench(const Argv& argv) {
   auto args = Args::parse(argv,
-                          with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts", "--kv-types", "--replies",
-                                                 "--repeat"}),
+                          with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts",
+                                                 "--kv-types", "--replies", "--repeat"}),
                           {"--json", "--compare-no-cache", "--snapshot"});
   if (!args) return fail(args.message());
   if (args->has("--repeat") && (args->has("--compare-no-cache") || args->has("--snapshot"))) {
-    return fail("--repeat applies to the throughput bench, not to --compare-no-cache or --snapshot");
+    return fail(
+        "--repeat applies to the throughput bench, not to --compare-no-cache or --snapshot");
   }
   if (args->has("--compare-no-cache")) return bench_compare_no_cache(*args);
   if (args->has("--snapshot")) return bench_snapshot(*args);
@@ -181,7 +184,8 @@ int cmd_bench(const Argv& argv) {
   // Every (kv type, context) measured this many times; figures are the median (min–max).
   auto repeat = args->get_int("--repeat", 1);
   if (!repeat) return fail(repeat.message());
-  if (*repeat < 1 || *repeat > 100) return fail("--repeat must be between 1 and 100, got " + std::to_string(*repeat));
+  if (*repeat < 1 || *repeat > 100)
+    return fail("--repeat must be between 1 and 100, got " + std::to_string(*repeat));
   // Each context: a prefill of that many tokens, then --tg decoded tokens after it
   // (0: decoding from an empty cache, no prefill measured).
   auto parsed = parse_contexts(args->get("--contexts", std::to_string(*pp)));
@@ -192,24 +196,27 @@ int cmd_bench(const Argv& argv) {
     std::istringstream in(args->get("--kv-types", args->get("--kv-type", "f16")));
     for (std::string t; std::getline(in, t, ',');) kv_types.push_back(t);
   }
-  if (kv_types.empty()) return fail("--kv-types expects comma-separated KV types (f32, f16, q8_0, q4_0)");
+  if (kv_types.empty())
+    return fail("--kv-types expects comma-separated KV types (f32, f16, q8_0, q4_0)");
   double t_start = now_seconds();
   auto model = load_model(*args);
   if (!model) return fail(model.message());
-  const double model_load_s = now_seconds() - t_start;  // a mapping: pages unread here come in at the warm-up
+  const double model_load_s =
+      now_seconds() - t_start;  // a mapping: pages unread here come in at the warm-up
   const ModelInfo& info = (*model)->info();
   const int max_context = *std::max_element(contexts.begin(), contexts.end());
   // Without --ctx, enough context for the run (throughput only; may pass the trained length).
   // Session creation builds the backend: its weight preparation (repacking, a GPU upload
   // and self-check) is timed here.
   t_start = now_seconds();
-  auto session = make_session(*args, *model, {static_cast<int32_t>(max_context + *tg), kv_types[0]});
+  auto session =
+      make_session(*args, *model, {static_cast<int32_t>(max_context + *tg), kv_types[0]});
   if (!session) return fail(session.message());
   const double session_create_s = now_seconds() - t_start;
   Session& sess = **session;
   if (max_context + *tg > sess.n_ctx()) {
-    return fail("the largest context + --tg = " + std::to_string(max_context + *tg) + " exceeds --ctx " +
-                std::to_string(sess.n_ctx()));
+    return fail("the largest context + --tg = " + std::to_string(max_context + *tg) +
+                " exceeds --ctx " + std::to_string(sess.n_ctx()));
   }
   const bool gpu = sess.backend_name() == "cuda";
   const int threads = sess.n_threads();  // --threads, or the CPU backend's default for this model
@@ -250,12 +257,15 @@ int cmd_bench(const Argv& argv) {
       run.prefill_tps = spread_of(run.prefill_samples);
       run.decode_tps = spread_of(run.decode_samples);
       run.kv_read = sess.memory_report().kv_bytes_per_token * (context + *tg / 2.0);
-      run.decode_bytes_per_second = run.decode_tps.scaled(static_cast<double>(wbytes) + run.kv_read);
+      run.decode_bytes_per_second =
+          run.decode_tps.scaled(static_cast<double>(wbytes) + run.kv_read);
       // FLOP/s = FLOPs of the prefill / its seconds = tok/s x FLOPs per prompt token.
       run.prefill_flops_per_second =
-          context > 0 ? run.prefill_tps.scaled((matmul_flops_per_token((*model)->hparams()) * context +
-                                                attention_flops((*model)->hparams(), context)) / context)
-                      : Spread{};
+          context > 0
+              ? run.prefill_tps.scaled((matmul_flops_per_token((*model)->hparams()) * context +
+                                        attention_flops((*model)->hparams(), context)) /
+                                       context)
+              : Spread{};
       runs.push_back(std::move(run));
     }
   }
@@ -288,25 +298,32 @@ int cmd_bench(const Argv& argv) {
           {"kv_type", r.kv_type},
           {"context", r.context},
           {"kv_bytes_read_per_token_avg", r.kv_read},
-          {"samples", {{"prefill_tokens_per_second", r.prefill_samples},
-                       {"decode_tokens_per_second", r.decode_samples}}},
+          {"samples",
+           {{"prefill_tokens_per_second", r.prefill_samples},
+            {"decode_tokens_per_second", r.decode_samples}}},
       };
       put_spread(row, "prefill_tokens_per_second", r.prefill_tps);
       put_spread(row, "prefill_flops_per_second", r.prefill_flops_per_second);
       put_spread(row, "decode_tokens_per_second", r.decode_tps);
       put_spread(row, "decode_bytes_per_second", r.decode_bytes_per_second);
-      put_spread(row, "decode_share_of_copy_bandwidth", r.decode_bytes_per_second.scaled(1 / copy_bw));
+      put_spread(row, "decode_share_of_copy_bandwidth",
+                 r.decode_bytes_per_second.scaled(1 / copy_bw));
       if (read_bw > 0) {
-        put_spread(row, "decode_share_of_read_bandwidth", r.decode_bytes_per_second.scaled(1 / read_bw));
+        put_spread(row, "decode_share_of_read_bandwidth",
+                   r.decode_bytes_per_second.scaled(1 / read_bw));
       }
       if (gemm_rate > 0) {
-        put_spread(row, "prefill_share_of_gemm_rate", r.prefill_flops_per_second.scaled(1 / gemm_rate));
+        put_spread(row, "prefill_share_of_gemm_rate",
+                   r.prefill_flops_per_second.scaled(1 / gemm_rate));
       }
-      if (fma_peak > 0) put_spread(row, "prefill_share_of_fma_peak", r.prefill_flops_per_second.scaled(1 / fma_peak));
+      if (fma_peak > 0)
+        put_spread(row, "prefill_share_of_fma_peak",
+                   r.prefill_flops_per_second.scaled(1 / fma_peak));
       // Resident memory beyond the (mapped) weights and the KV blocks: buffers, code, heap.
       row["resident_bytes"] = r.resident_bytes;
       row["resident_over_weights_and_kv_bytes"] =
-          static_cast<int64_t>(r.resident_bytes) - static_cast<int64_t>(info.weight_bytes() + r.kv_allocated_bytes);
+          static_cast<int64_t>(r.resident_bytes) -
+          static_cast<int64_t>(info.weight_bytes() + r.kv_allocated_bytes);
       rows.push_back(row);
     }
     // The first run's figures at the top level, every run under "runs".
@@ -339,57 +356,72 @@ int cmd_bench(const Argv& argv) {
     std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
   }
-  std::printf("model            %s (%s, %llu weight bytes)\n", printable(info.name).c_str(), info.path.c_str(),
-              static_cast<unsigned long long>(info.weight_bytes()));
+  std::printf("model            %s (%s, %llu weight bytes)\n", printable(info.name).c_str(),
+              info.path.c_str(), static_cast<unsigned long long>(info.weight_bytes()));
   std::printf("backend          %s, %s\n", std::string(sess.backend_name()).c_str(),
               gpu ? device.c_str()
                   : (std::to_string(threads) + " threads" +
-                     (sess.decode_threads() != threads ? " (decode on " + std::to_string(sess.decode_threads()) + ")" : ""))
+                     (sess.decode_threads() != threads
+                          ? " (decode on " + std::to_string(sess.decode_threads()) + ")"
+                          : ""))
                         .c_str());
-  std::printf("load             model %.2f s, session (backend, weight repacking) %.2f s, warm-up (2 evals) %.2f s\n",
-              model_load_s, session_create_s, warmup_s);
+  std::printf(
+      "load             model %.2f s, session (backend, weight repacking) %.2f s, warm-up (2 "
+      "evals) %.2f s\n",
+      model_load_s, session_create_s, warmup_s);
   std::printf("weights/token    %.1f MB\n", wbytes / 1e6);
   if (gpu) {
-    std::printf("ceilings         copy %.1f GB/s (read+write, %llu MiB), cuBLAS f16 GEMM %.1f TFLOP/s (same run)\n",
-                copy_bw / 1e9, static_cast<unsigned long long>(bw_buffer >> 20), gemm_rate / 1e12);
+    std::printf(
+        "ceilings         copy %.1f GB/s (read+write, %llu MiB), cuBLAS f16 GEMM %.1f TFLOP/s "
+        "(same run)\n",
+        copy_bw / 1e9, static_cast<unsigned long long>(bw_buffer >> 20), gemm_rate / 1e12);
   } else {
-    std::printf("memory bandwidth copy %.2f GB/s, read %.2f GB/s (%llu MiB buffers, same run)\n", copy_bw / 1e9,
-                read_bw / 1e9, static_cast<unsigned long long>(bw_buffer >> 20));
+    std::printf("memory bandwidth copy %.2f GB/s, read %.2f GB/s (%llu MiB buffers, same run)\n",
+                copy_bw / 1e9, read_bw / 1e9, static_cast<unsigned long long>(bw_buffer >> 20));
     // The share of the first run with a prefill (context 0 has none).
-    const auto prefilled = std::find_if(runs.begin(), runs.end(), [](const BenchRun& r) { return r.context > 0; });
-    std::printf("f32 FMA peak     %.1f GFLOP/s (%d threads, same run); prefill below at %s of it\n", fma_peak / 1e9,
-                threads,
+    const auto prefilled =
+        std::find_if(runs.begin(), runs.end(), [](const BenchRun& r) { return r.context > 0; });
+    std::printf("f32 FMA peak     %.1f GFLOP/s (%d threads, same run); prefill below at %s of it\n",
+                fma_peak / 1e9, threads,
                 prefilled == runs.end()
                     ? "-"
-                    : (fixed(100 * prefilled->prefill_flops_per_second.median / fma_peak, 0) + "%").c_str());
+                    : (fixed(100 * prefilled->prefill_flops_per_second.median / fma_peak, 0) + "%")
+                          .c_str());
   }
   if (*repeat > 1) {
-    std::printf("repeats          %lld per row: median (min\u2013max); TFLOP/s, GB/s and roofline of the median\n",
-                static_cast<long long>(*repeat));
+    std::printf(
+        "repeats          %lld per row: median (min\u2013max); TFLOP/s, GB/s and roofline of the "
+        "median\n",
+        static_cast<long long>(*repeat));
   }
   // A table whose columns are as wide as their widest cell (ranges make t/s cells long).
-  const std::vector<std::string> header = {"kv",        "context", "prefill t/s", "TFLOP/s",    "decode t/s",
-                                           "KV MB/tok", "GB/s",    "roofline",    "RSS-W-KV MB"};
+  const std::vector<std::string> header = {"kv",      "context",    "prefill t/s",
+                                           "TFLOP/s", "decode t/s", "KV MB/tok",
+                                           "GB/s",    "roofline",   "RSS-W-KV MB"};
   std::vector<size_t> width(header.size(), 0);
   std::vector<std::vector<std::string>> table = {header};
   for (const BenchRun& r : runs) {
-    const double over = (static_cast<double>(r.resident_bytes) - static_cast<double>(info.weight_bytes()) -
-                         static_cast<double>(r.kv_allocated_bytes)) / 1e6;
+    const double over =
+        (static_cast<double>(r.resident_bytes) - static_cast<double>(info.weight_bytes()) -
+         static_cast<double>(r.kv_allocated_bytes)) /
+        1e6;
     const bool prefilled = r.context > 0;
-    table.push_back({r.kv_type, std::to_string(r.context),
-                     prefilled ? spread_cell(r.prefill_tps, 1, *repeat > 1) : "-",
-                     prefilled ? fixed(r.prefill_flops_per_second.median / 1e12, 2) : "-",
-                     spread_cell(r.decode_tps, 2, *repeat > 1), fixed(r.kv_read / 1e6, 2),
-                     fixed(r.decode_bytes_per_second.median / 1e9, 2),
-                     fixed(100 * r.decode_bytes_per_second.median / (gpu ? copy_bw : read_bw), 1) + "%",
-                     fixed(over, 1)});
+    table.push_back(
+        {r.kv_type, std::to_string(r.context),
+         prefilled ? spread_cell(r.prefill_tps, 1, *repeat > 1) : "-",
+         prefilled ? fixed(r.prefill_flops_per_second.median / 1e12, 2) : "-",
+         spread_cell(r.decode_tps, 2, *repeat > 1), fixed(r.kv_read / 1e6, 2),
+         fixed(r.decode_bytes_per_second.median / 1e9, 2),
+         fixed(100 * r.decode_bytes_per_second.median / (gpu ? copy_bw : read_bw), 1) + "%",
+         fixed(over, 1)});
   }
   for (const auto& row : table) {
     for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], columns(row[c]));
   }
   for (const auto& row : table) {
     std::string line;
-    for (size_t c = 0; c < row.size(); ++c) line += (c ? "  " : "") + padded(row[c], width[c], c == 0);
+    for (size_t c = 0; c < row.size(); ++c)
+      line += (c ? "  " : "") + padded(row[c], width[c], c == 0);
     std::printf("%s\n", line.c_str());
   }
   return 0;

@@ -37,7 +37,8 @@ Result<DecodeRun> decode(const Args& args, std::shared_ptr<const Model> model, b
   for (int i = 0; i < n; ++i) {
     const TokenId next = argmax((*session)->last_logits());
     run.ids.push_back(next);
-    if (auto s = (*session)->eval(std::span<const TokenId>(&next, 1)); !s) return Error{s.message()};
+    if (auto s = (*session)->eval(std::span<const TokenId>(&next, 1)); !s)
+      return Error{s.message()};
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   run.evaluated = (*session)->tokens_evaluated() - before;
@@ -88,7 +89,8 @@ int bench_compare_no_cache(const Args& args) {
                   static_cast<unsigned long long>(uncached->evaluated), same ? "yes" : "NO");
     }
   }
-  if (args.has("--json")) std::printf("%s\n", json_text(nlohmann::json{{"compare_no_cache", rows}}, 2).c_str());
+  if (args.has("--json"))
+    std::printf("%s\n", json_text(nlohmann::json{{"compare_no_cache", rows}}, 2).c_str());
   return 0;
 }
 

@@ -79,13 +79,14 @@ int bench_snapshot(const Args& args) {
   nlohmann::json saves = nlohmann::json::array();
   const bool json = args.has("--json");
   if (!json) {
-    std::printf("model %s: %d layers, %d KV heads, head_dim %d, KV %s, %llu bytes per token\n", printable(info.name).c_str(),
-                info.n_layers, info.n_kv_heads, info.head_dim, s.memory_report().kv_type.c_str(),
+    std::printf("model %s: %d layers, %d KV heads, head_dim %d, KV %s, %llu bytes per token\n",
+                printable(info.name).c_str(), info.n_layers, info.n_kv_heads, info.head_dim,
+                s.memory_report().kv_type.c_str(),
                 static_cast<unsigned long long>(s.memory_report().kv_bytes_per_token));
-    std::printf("model identity: %.1f ms (header hash + 4 x 4 KiB of each of %zu tensors)\n", identity_ms,
-                (*file)->tensors().size());
-    std::printf("%-22s %7s %14s %14s %8s %10s %12s\n", "save", "tokens", "bytes written", "whole file v2",
-                "ratio", "save ms", "file bytes");
+    std::printf("model identity: %.1f ms (header hash + 4 x 4 KiB of each of %zu tensors)\n",
+                identity_ms, (*file)->tensors().size());
+    std::printf("%-22s %7s %14s %14s %8s %10s %12s\n", "save", "tokens", "bytes written",
+                "whole file v2", "ratio", "save ms", "file bytes");
   }
   std::string error;
   auto save = [&](const std::string& what) -> bool {
@@ -114,7 +115,8 @@ int bench_snapshot(const Args& args) {
                      {"file_bytes", after}});
     if (!json) {
       std::printf("%-22s %7d %14llu %14llu %7.1f%% %10.1f %12llu\n", what.c_str(), s.n_past(),
-                  static_cast<unsigned long long>(r.bytes_written), static_cast<unsigned long long>(v2),
+                  static_cast<unsigned long long>(r.bytes_written),
+                  static_cast<unsigned long long>(v2),
                   100.0 * static_cast<double>(r.bytes_written) / static_cast<double>(v2), ms,
                   static_cast<unsigned long long>(after));
     }
@@ -145,7 +147,8 @@ int bench_snapshot(const Args& args) {
     ok = false;
   }
   ok = ok && save("prefill " + std::to_string(*pp));
-  for (int64_t r = 0; ok && r < *replies; ++r) ok = decode(*tg) && save("reply " + std::to_string(r + 1));
+  for (int64_t r = 0; ok && r < *replies; ++r)
+    ok = decode(*tg) && save("reply " + std::to_string(r + 1));
   if (ok) {
     s.truncate(s.n_past() - static_cast<int32_t>(*tg));
     ok = decode(*tg) && save("regenerated reply");

@@ -97,13 +97,15 @@ int cmd_bench_tokenize(const Argv& argv) {
 
   if (args->has("--json")) {
     auto j = [](const Timing& t) {
-      return nlohmann::json{{"bytes", t.bytes}, {"tokens", t.tokens}, {"seconds", t.seconds},
+      return nlohmann::json{{"bytes", t.bytes},
+                            {"tokens", t.tokens},
+                            {"seconds", t.seconds},
                             {"mb_per_s", t.mb_per_s()}};
     };
-    nlohmann::json out = {{"model", *path},         {"mixed_1mb", j(t1)},
-                          {"mixed_10mb", j(t10)},    {"time_ratio_10x", ratio},
-                          {"one_word_1mb", j(one_word)}, {"spaces_1mb", j(spaces)},
-                          {"digits_1mb", j(digits)}};
+    nlohmann::json out = {
+        {"model", *path},          {"mixed_1mb", j(t1)},          {"mixed_10mb", j(t10)},
+        {"time_ratio_10x", ratio}, {"one_word_1mb", j(one_word)}, {"spaces_1mb", j(spaces)},
+        {"digits_1mb", j(digits)}};
     std::printf("%s\n", json_text(out, 2).c_str());
     return 0;
   }

@@ -138,16 +138,16 @@ class ChatLoop {
     const GenerateStats& g = r->generated.stats;
     if (json_) {
       std::printf("%s\n", json_text({{"event", kind},
-                                {"text", r->generated.text},
-                                {"ids", r->generated.ids},
-                                {"stop_reason", stop_reason_name(r->generated.stop_reason)},
-                                {"prompt_tokens", p.prompt_tokens},
-                                {"evaluated_tokens", p.evaluated_tokens},
-                                {"reused_tokens", p.reused_tokens},
-                                {"kept_tokens", p.kept_tokens},
-                                {"generated_tokens", g.generated_tokens},
-                                {"n_past", c_.session().n_past()},
-                                {"messages", c_.messages().size()}})
+                                     {"text", r->generated.text},
+                                     {"ids", r->generated.ids},
+                                     {"stop_reason", stop_reason_name(r->generated.stop_reason)},
+                                     {"prompt_tokens", p.prompt_tokens},
+                                     {"evaluated_tokens", p.evaluated_tokens},
+                                     {"reused_tokens", p.reused_tokens},
+                                     {"kept_tokens", p.kept_tokens},
+                                     {"generated_tokens", g.generated_tokens},
+                                     {"n_past", c_.session().n_past()},
+                                     {"messages", c_.messages().size()}})
                               .c_str());
       std::fflush(stdout);
     } else {
@@ -250,7 +250,9 @@ class ChatLoop {
         return;
       }
     }
-    event({{"event", "saved"}, {"path", path}, {"messages", c_.messages().size()},
+    event({{"event", "saved"},
+           {"path", path},
+           {"messages", c_.messages().size()},
            {"kv_tokens", c_.session().n_past()}},
           "[saved " + std::to_string(c_.messages().size()) + " messages to " + path + "]");
   }
@@ -292,7 +294,8 @@ Status resume(Conversation& c, const std::string& path) {
   }
   const uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > kMaxChatSaveBytes) {
-    return Error{path + ": " + std::to_string(size) + " bytes, more than a conversation save may hold (" +
+    return Error{path + ": " + std::to_string(size) +
+                 " bytes, more than a conversation save may hold (" +
                  std::to_string(kMaxChatSaveBytes) + ")"};
   }
   auto text = read_file(path);
@@ -314,10 +317,9 @@ Status resume(Conversation& c, const std::string& path) {
 }  // namespace
 
 int cmd_chat(const Argv& argv) {
-  auto args = Args::parse(argv,
-                          with(with(kSessionOptions, kSamplingOptions),
-                               {"--system", "--template", "--resume"}),
-                          {"--json"});
+  auto args = Args::parse(
+      argv, with(with(kSessionOptions, kSamplingOptions), {"--system", "--template", "--resume"}),
+      {"--json"});
   if (!args) return fail(args.message());
   GenerateOptions go;
   if (auto st = read_sampling_options(*args, go); !st) return fail(st.message());

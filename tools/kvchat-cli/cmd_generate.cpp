@@ -25,8 +25,10 @@ Status read_sampling_options(const Args& args, GenerateOptions& go) {
   auto last_n = args.get_int("--repeat-last-n", sp.repeat_last_n);
   if (!last_n) return last_n.error();
   sp.repeat_last_n = static_cast<int32_t>(*last_n);
-  for (auto [name, field] : {std::pair{"--temp", &sp.temperature}, {"--top-p", &sp.top_p},
-                             {"--min-p", &sp.min_p}, {"--repeat-penalty", &sp.repeat_penalty}}) {
+  for (auto [name, field] : {std::pair{"--temp", &sp.temperature},
+                             {"--top-p", &sp.top_p},
+                             {"--min-p", &sp.min_p},
+                             {"--repeat-penalty", &sp.repeat_penalty}}) {
     auto v = args.get_double(name, *field);
     if (!v) return v.error();
     *field = static_cast<float>(*v);
@@ -36,11 +38,11 @@ Status read_sampling_options(const Args& args, GenerateOptions& go) {
 }
 
 int cmd_generate(const Argv& argv) {
-  auto args = Args::parse(argv,
-                          with(kSessionOptions, {"--prompt", "-n", "--temp", "--seed", "--top-k",
-                                                 "--top-p", "--min-p", "--repeat-penalty",
-                                                 "--repeat-last-n", "--stop"}),
-                          {"--json", "--no-bos", "--no-kv-cache"});
+  auto args = Args::parse(
+      argv,
+      with(kSessionOptions, {"--prompt", "-n", "--temp", "--seed", "--top-k", "--top-p", "--min-p",
+                             "--repeat-penalty", "--repeat-last-n", "--stop"}),
+      {"--json", "--no-bos", "--no-kv-cache"});
   if (!args) return fail(args.message());
   auto prompt = args->require("--prompt");
   if (!prompt) return fail(prompt.message());
@@ -54,7 +56,8 @@ int cmd_generate(const Argv& argv) {
   auto session = make_session(*args, *model);
   if (!session) return fail(session.message());
   const Tokenizer& tok = (*model)->tokenizer();
-  std::vector<TokenId> ids = tok.encode(*prompt, !args->has("--no-bos") && tok.add_bos_by_default());
+  std::vector<TokenId> ids =
+      tok.encode(*prompt, !args->has("--no-bos") && tok.add_bos_by_default());
   if (ids.empty()) return fail("the prompt is empty");
 
   const bool json = args->has("--json");
@@ -91,7 +94,8 @@ int cmd_generate(const Argv& argv) {
                  "\n[%d prompt tokens, %.1f tok/s prefill | %d generated, %.1f tok/s decode | "
                  "stop: %s]\n",
                  st.prompt_tokens, st.prefill_tokens_per_second(), st.generated_tokens,
-                 st.decode_tokens_per_second(), std::string(stop_reason_name(result->stop_reason)).c_str());
+                 st.decode_tokens_per_second(),
+                 std::string(stop_reason_name(result->stop_reason)).c_str());
   }
   return 0;
 }

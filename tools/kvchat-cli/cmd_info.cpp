@@ -42,10 +42,11 @@ int cmd_info(const Argv& argv) {
         {"kv_elements_per_token", m.kv_elements_per_token()},
         {"value_dim", m.value_dim},
         {"rope_style", m.rope_style},
-        {"rope_scaling", {{"type", m.rope_scaling},
-                          {"factor", m.rope_scaling_factor},
-                          {"original_context_length", m.rope_scaling_orig_ctx},
-                          {"freq_factors", m.rope_freq_factors}}},
+        {"rope_scaling",
+         {{"type", m.rope_scaling},
+          {"factor", m.rope_scaling_factor},
+          {"original_context_length", m.rope_scaling_orig_ctx},
+          {"freq_factors", m.rope_freq_factors}}},
         {"ffn_activation", m.ffn_activation},
         {"embed_scale", m.embed_scale},
         {"query_scale", m.query_scale},
@@ -53,21 +54,24 @@ int cmd_info(const Argv& argv) {
         {"final_softcap", m.final_softcap},
         {"sliding_window", m.sliding_window},
         {"windowed_layers", m.windowed_layers},
-        {"kv_elements_at_train_ctx", m.kv_elements_per_token() * static_cast<uint64_t>(m.n_ctx_train)},
-        {"kv_elements_at_train_ctx_with_window", m.kv_elements_with_window(static_cast<uint64_t>(m.n_ctx_train))},
-        {"tokenizer", {{"model", m.tokenizer_model},
-                       {"n_vocab", tok.n_vocab()},
-                       {"bos", tok.bos()},
-                       {"eos", tok.eos()},
-                       {"add_bos", tok.add_bos_by_default()}}},
+        {"kv_elements_at_train_ctx",
+         m.kv_elements_per_token() * static_cast<uint64_t>(m.n_ctx_train)},
+        {"kv_elements_at_train_ctx_with_window",
+         m.kv_elements_with_window(static_cast<uint64_t>(m.n_ctx_train))},
+        {"tokenizer",
+         {{"model", m.tokenizer_model},
+          {"n_vocab", tok.n_vocab()},
+          {"bos", tok.bos()},
+          {"eos", tok.eos()},
+          {"add_bos", tok.add_bos_by_default()}}},
     };
     std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
   }
   // Names from the file: escaped and cut (a hostile general.name is not printed raw).
   std::printf("model         %s (%s)\n", printable(m.name).c_str(), m.path.c_str());
-  std::printf("architecture  %s, GGUF v%u, %llu bytes\n", printable(m.architecture).c_str(), m.gguf_version,
-              static_cast<unsigned long long>(m.file_bytes));
+  std::printf("architecture  %s, GGUF v%u, %llu bytes\n", printable(m.architecture).c_str(),
+              m.gguf_version, static_cast<unsigned long long>(m.file_bytes));
   std::printf("parameters    %llu\n", static_cast<unsigned long long>(m.n_params));
   std::printf("layers %d  dim %d  heads %d  kv_heads %d  head_dim %d  ffn %d\n", m.n_layers,
               m.n_embd, m.n_heads, m.n_kv_heads, m.head_dim, m.n_ff);
@@ -80,7 +84,8 @@ int cmd_info(const Argv& argv) {
   std::printf("vocab         %s, %d tokens, bos %d, eos %d\n", printable(m.tokenizer_model).c_str(),
               tok.n_vocab(), tok.bos(), tok.eos());
   std::printf("attention     rope %s, scaling %s", m.rope_style.c_str(), m.rope_scaling.c_str());
-  if (m.rope_scaling != "none") std::printf(" x%g (original context %d)", m.rope_scaling_factor, m.rope_scaling_orig_ctx);
+  if (m.rope_scaling != "none")
+    std::printf(" x%g (original context %d)", m.rope_scaling_factor, m.rope_scaling_orig_ctx);
   if (m.rope_freq_factors) std::printf(", rope_freqs.weight factors");
   std::printf(", query scale %g", m.query_scale);
   if (m.attn_softcap > 0) std::printf(", score soft-cap %g", m.attn_softcap);
@@ -90,12 +95,14 @@ int cmd_info(const Argv& argv) {
               static_cast<unsigned long long>(m.kv_elements_per_token()));
   if (!m.windowed_layers.empty()) {
     const uint64_t n = static_cast<uint64_t>(m.n_ctx_train);
-    std::printf("sliding window %d tokens on %zu of %d layers: KV at the trained context %llu values full,\n"
-                "              %llu with the window (what the cache keeps: it frees windowed layers' rows\n"
-                "              older than the window + slack)\n",
-                m.sliding_window, m.windowed_layers.size(), m.n_layers,
-                static_cast<unsigned long long>(m.kv_elements_per_token() * n),
-                static_cast<unsigned long long>(m.kv_elements_with_window(n)));
+    std::printf(
+        "sliding window %d tokens on %zu of %d layers: KV at the trained context %llu values "
+        "full,\n"
+        "              %llu with the window (what the cache keeps: it frees windowed layers' rows\n"
+        "              older than the window + slack)\n",
+        m.sliding_window, m.windowed_layers.size(), m.n_layers,
+        static_cast<unsigned long long>(m.kv_elements_per_token() * n),
+        static_cast<unsigned long long>(m.kv_elements_with_window(n)));
   }
   return 0;
 }

@@ -30,14 +30,15 @@ int info_vocab_only(const Args& args, const std::string& load_error) {
   if (args.has("--json")) {
     nlohmann::json j = {{"path", path},
                         {"vocab_only", true},
-                        {"tokenizer", {{"model", model},
-                                       {"pre", pre},
-                                       {"n_vocab", (*tok)->n_vocab()},
-                                       {"bos", (*tok)->bos()},
-                                       {"eos", (*tok)->eos()},
-                                       {"eog", eog},
-                                       {"add_bos", (*tok)->add_bos_by_default()},
-                                       {"warning", std::string((*tok)->warning())}}}};
+                        {"tokenizer",
+                         {{"model", model},
+                          {"pre", pre},
+                          {"n_vocab", (*tok)->n_vocab()},
+                          {"bos", (*tok)->bos()},
+                          {"eos", (*tok)->eos()},
+                          {"eog", eog},
+                          {"add_bos", (*tok)->add_bos_by_default()},
+                          {"warning", std::string((*tok)->warning())}}}};
     std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
   }
@@ -45,8 +46,9 @@ int info_vocab_only(const Args& args, const std::string& load_error) {
   for (const TokenId id : eog) eog_text += (eog_text.empty() ? "" : " ") + std::to_string(id);
   std::printf("vocab-only GGUF (no tensors): %s\n", path.c_str());
   std::printf("vocab         %s%s%s, %d tokens, bos %d, eos %d, add_bos %s\n",
-              printable(model).c_str(), pre.empty() ? "" : ", pre ", printable(pre).c_str(), (*tok)->n_vocab(), (*tok)->bos(),
-              (*tok)->eos(), (*tok)->add_bos_by_default() ? "yes" : "no");
+              printable(model).c_str(), pre.empty() ? "" : ", pre ", printable(pre).c_str(),
+              (*tok)->n_vocab(), (*tok)->bos(), (*tok)->eos(),
+              (*tok)->add_bos_by_default() ? "yes" : "no");
   std::printf("end of gen    %s\n", eog_text.c_str());
   if (!(*tok)->warning().empty()) {
     std::printf("warning       %s\n", terminal_lines((*tok)->warning()).c_str());

@@ -27,9 +27,11 @@ int cmd_logits(const Argv& argv) {
   if (args->has("--decode")) {
     // One token per forward pass: every position after the first reads the paged cache.
     for (size_t k = 0; k < ids->size(); ++k) {
-      if (auto s = (*session)->eval(std::span<const TokenId>(ids->data() + k, 1)); !s) return fail(s.message());
+      if (auto s = (*session)->eval(std::span<const TokenId>(ids->data() + k, 1)); !s)
+        return fail(s.message());
       if (all || k + 1 == ids->size()) {
-        logits.insert(logits.end(), (*session)->last_logits().begin(), (*session)->last_logits().end());
+        logits.insert(logits.end(), (*session)->last_logits().begin(),
+                      (*session)->last_logits().end());
       }
     }
   } else {

@@ -141,9 +141,9 @@ nlohmann::json to_json(const Source& src, const MemoryPlan& plan) {
   nlohmann::json per_type = nlohmann::json::object();
   for (const KvTypePlan& t : plan.per_type) {
     nlohmann::json e = {
-        {"block_values", kv_block_values(t.type)}, {"block_bytes", kv_block_bytes(t.type)},
-        {"kv_bytes_per_token", t.bytes_per_token}, {"kv_bytes", t.used_bytes},
-        {"kv_allocated_bytes", t.allocated_bytes}, {"total_bytes", t.total_bytes},
+        {"block_values", kv_block_values(t.type)},         {"block_bytes", kv_block_bytes(t.type)},
+        {"kv_bytes_per_token", t.bytes_per_token},         {"kv_bytes", t.used_bytes},
+        {"kv_allocated_bytes", t.allocated_bytes},         {"total_bytes", t.total_bytes},
         {"kv_bytes_with_window", t.used_bytes_with_window}};
     if (t.fit) {
       e["max_ctx"] = t.fit->max_ctx;
@@ -210,15 +210,19 @@ void print_human(const Source& src, const MemoryPlan& plan) {
                 formula(in, c.type, plan.allocated_tokens, c.allocated_bytes).c_str());
   }
   if (in.n_windowed_layers > 0) {
-    const uint64_t window_tokens = std::min<uint64_t>(ctx, static_cast<uint64_t>(in.sliding_window));
-    std::printf("  with window %d of the %d layers attend to their last %d tokens only: 2 x (%d layers x %s\n"
-                "             tokens + %d layers x %s tokens) x %d kv_heads x %d head_dim x %s bytes = %s\n"
-                "             (the cache frees windowed layers' blocks older than the window + %d tokens of\n"
-                "             slack, so it allocates about this, rounded up to blocks)\n",
-                in.n_windowed_layers, in.n_layers, in.sliding_window, in.n_layers - in.n_windowed_layers,
-                grouped(ctx).c_str(), in.n_windowed_layers, grouped(window_tokens).c_str(), in.n_kv_heads,
-                in.head_dim, bytes_per_value(c.type).c_str(), bytes_and_units(c.used_bytes_with_window).c_str(),
-                SessionOptions{}.kv_window_slack);
+    const uint64_t window_tokens =
+        std::min<uint64_t>(ctx, static_cast<uint64_t>(in.sliding_window));
+    std::printf(
+        "  with window %d of the %d layers attend to their last %d tokens only: 2 x (%d layers x "
+        "%s\n"
+        "             tokens + %d layers x %s tokens) x %d kv_heads x %d head_dim x %s bytes = %s\n"
+        "             (the cache frees windowed layers' blocks older than the window + %d tokens "
+        "of\n"
+        "             slack, so it allocates about this, rounded up to blocks)\n",
+        in.n_windowed_layers, in.n_layers, in.sliding_window, in.n_layers - in.n_windowed_layers,
+        grouped(ctx).c_str(), in.n_windowed_layers, grouped(window_tokens).c_str(), in.n_kv_heads,
+        in.head_dim, bytes_per_value(c.type).c_str(),
+        bytes_and_units(c.used_bytes_with_window).c_str(), SessionOptions{}.kv_window_slack);
   }
   std::printf("\n  %-6s %-11s %-13s %-31s %-31s %s\n", "type", "bytes/value", "bytes/token",
               "KV used", "KV allocated", "weights + KV allocated");

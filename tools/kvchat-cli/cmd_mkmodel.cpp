@@ -19,11 +19,15 @@ Result<WeightTypeSpec> parse_type(const std::string& s) {
 }  // namespace
 
 int cmd_mkmodel(const Argv& argv) {
-  auto args = Args::parse(argv, {"--preset", "--arch", "--type", "--out", "--layers", "--seed", "--vocab-from", "--embd", "--ff"}, {});
+  auto args = Args::parse(argv,
+                          {"--preset", "--arch", "--type", "--out", "--layers", "--seed",
+                           "--vocab-from", "--embd", "--ff"},
+                          {});
   if (!args) return fail(args.message());
   auto out = args->require("--out");
   if (!out) return fail(out.message());
-  if (args->has("--preset") == args->has("--arch")) return fail("give exactly one of --preset and --arch");
+  if (args->has("--preset") == args->has("--arch"))
+    return fail("give exactly one of --preset and --arch");
   auto spec = args->has("--preset") ? synthetic_preset(args->get("--preset", ""))
                                     : synthetic_arch_spec(args->get("--arch", ""));
   if (!spec) return fail(spec.message());
@@ -40,7 +44,8 @@ int cmd_mkmodel(const Argv& argv) {
     return fail("--embd and --ff must be between 32 and 65536 / 262144");
   }
   if (*embd != spec->n_embd && spec->head_dim == 0 && *embd % spec->n_heads != 0) {
-    return fail("--embd must be a multiple of the head count (" + std::to_string(spec->n_heads) + ")");
+    return fail("--embd must be a multiple of the head count (" + std::to_string(spec->n_heads) +
+                ")");
   }
   spec->n_embd = static_cast<int32_t>(*embd);
   spec->n_ff = static_cast<int32_t>(*ff);

@@ -7,13 +7,15 @@
 namespace kvchat::cli {
 
 int cmd_models(const Argv&) {
-  return fail("models needs the app build (configure with -DKVCHAT_BUILD_APP=ON and Qt 6): the Hub "
-              "client is Qt code");
+  return fail(
+      "models needs the app build (configure with -DKVCHAT_BUILD_APP=ON and Qt 6): the Hub "
+      "client is Qt code");
 }
 
 int cmd_models_pull(const Argv&) {
-  return fail("models pull needs the app build (configure with -DKVCHAT_BUILD_APP=ON and Qt 6): the "
-              "downloads are Qt code");
+  return fail(
+      "models pull needs the app build (configure with -DKVCHAT_BUILD_APP=ON and Qt 6): the "
+      "downloads are Qt code");
 }
 
 }  // namespace kvchat::cli

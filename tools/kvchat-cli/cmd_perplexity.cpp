@@ -57,7 +57,8 @@ int cmd_perplexity(const Argv& argv) {
   auto file = args->require("--file");
   if (!file) return fail(file.message());
   std::error_code ec;
-  if (std::filesystem::is_directory(*file, ec)) return fail(*file + ": is a directory, not a text file");
+  if (std::filesystem::is_directory(*file, ec))
+    return fail(*file + ": is a directory, not a text file");
   auto text = read_file(*file);
   if (!text) return fail(text.message());
   if (text->empty()) return fail(*file + ": the file is empty; perplexity needs some text");
@@ -121,7 +122,8 @@ int cmd_perplexity(const Argv& argv) {
       log_softmax(row, lq);
       nll -= lq[next];
       if (compare) {
-        const std::span<const float> brow(base_logits.data() + i * n_vocab, static_cast<size_t>(n_vocab));
+        const std::span<const float> brow(base_logits.data() + i * n_vocab,
+                                          static_cast<size_t>(n_vocab));
         log_softmax(brow, lp);
         base_nll -= lp[next];
         const double kl = kl_divergence(lp, lq);
@@ -135,7 +137,8 @@ int cmd_perplexity(const Argv& argv) {
   }
 
   const double perplexity = std::exp(nll / static_cast<double>(scored));
-  const double baseline_perplexity = compare ? std::exp(base_nll / static_cast<double>(scored)) : perplexity;
+  const double baseline_perplexity =
+      compare ? std::exp(base_nll / static_cast<double>(scored)) : perplexity;
   const double mean_kl = compare ? kl_sum / static_cast<double>(scored) : 0.0;
   const double top1 = compare ? static_cast<double>(agree) / static_cast<double>(scored) : 1.0;
   const uint64_t bytes = sess.memory_report().kv_bytes_per_token;
@@ -172,9 +175,10 @@ int cmd_perplexity(const Argv& argv) {
   std::printf("perplexity       %s (f16 KV: %s)\n", to_fixed(perplexity, 6).c_str(),
               to_fixed(baseline_perplexity, 6).c_str());
   if (compare) {
-    std::printf("KL vs f16 KV     mean %s, max %s\n", to_fixed(mean_kl, 4).c_str(), to_fixed(kl_max, 4).c_str());
-    std::printf("top-1 agreement  %.2f%% (%llu of %llu)\n", 100 * top1, static_cast<unsigned long long>(agree),
-                static_cast<unsigned long long>(scored));
+    std::printf("KL vs f16 KV     mean %s, max %s\n", to_fixed(mean_kl, 4).c_str(),
+                to_fixed(kl_max, 4).c_str());
+    std::printf("top-1 agreement  %.2f%% (%llu of %llu)\n", 100 * top1,
+                static_cast<unsigned long long>(agree), static_cast<unsigned long long>(scored));
   } else {
     std::printf("KL vs f16 KV     0 (f16 is the baseline itself)\n");
   }

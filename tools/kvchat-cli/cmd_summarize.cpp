@@ -24,9 +24,7 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 
 // The first SIGINT cancels the pipeline; the handler resets, so a second one kills.
-void on_sigint(int) {
-  g_interrupted = 1;
-}
+void on_sigint(int) { g_interrupted = 1; }
 
 void install_sigint() {
   struct sigaction sa {};
@@ -102,7 +100,8 @@ void print_progress(const SummaryProgress& p) {
     return;
   }
   std::fprintf(stderr, "[summarize] %s (%d of about %d summaries, %.0f s, about %.0f s left)\n",
-               terminal_lines(p.stage).c_str(), p.steps_done, p.steps_total, p.seconds_elapsed, p.seconds_left);
+               terminal_lines(p.stage).c_str(), p.steps_done, p.steps_total, p.seconds_elapsed,
+               p.seconds_left);
 }
 
 }  // namespace

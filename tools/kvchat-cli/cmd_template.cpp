@@ -8,8 +8,9 @@
 namespace kvchat::cli {
 
 int cmd_template(const Argv& argv) {
-  auto args = Args::parse(argv, {"--template-file", "--messages", "--bos", "--eos", "--now", "--vars"},
-                          {"--add-generation-prompt"});
+  auto args =
+      Args::parse(argv, {"--template-file", "--messages", "--bos", "--eos", "--now", "--vars"},
+                  {"--add-generation-prompt"});
   if (!args) return fail(args.message());
   auto template_path = args->require("--template-file");
   if (!template_path) return fail(template_path.message());

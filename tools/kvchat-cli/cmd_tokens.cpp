@@ -29,7 +29,8 @@ Result<std::unique_ptr<Tokenizer>> load_vocab(const Args& args) {
 int cmd_tokenize(const Argv& argv) {
   auto args = Args::parse(argv, {"--model", "--text", "--file"}, {"--no-bos"});
   if (!args) return fail(args.message());
-  if (args->has("--text") == args->has("--file")) return fail("give exactly one of --text or --file");
+  if (args->has("--text") == args->has("--file"))
+    return fail("give exactly one of --text or --file");
   auto vocab = load_vocab(*args);
   if (!vocab) return fail(vocab.message());
   std::string text = args->get("--text");

@@ -128,7 +128,8 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   Argv rest(argv + 2, argv + argc);
-  if (cmd == "models" && !rest.empty() && rest[0] == "pull") return cmd_models_pull(Argv(rest.begin() + 1, rest.end()));
+  if (cmd == "models" && !rest.empty() && rest[0] == "pull")
+    return cmd_models_pull(Argv(rest.begin() + 1, rest.end()));
   if (cmd == "info") return cmd_info(rest);
   if (cmd == "tokenize") return cmd_tokenize(rest);
   if (cmd == "detokenize") return cmd_detokenize(rest);

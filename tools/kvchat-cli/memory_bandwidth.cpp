@@ -66,7 +66,8 @@ double measure_fma_peak(int n_threads, int repeats) {
   double best = 0;
   for (int r = 0; r < repeats; ++r) {
     std::vector<double> flops(n_threads);
-    const double s = timed_parallel(n_threads, [&](int t) { flops[t] = cpu::fma_peak_loop(kIterations); });
+    const double s =
+        timed_parallel(n_threads, [&](int t) { flops[t] = cpu::fma_peak_loop(kIterations); });
     double total = 0;
     for (double f : flops) total += f;
     best = std::max(best, total / s);

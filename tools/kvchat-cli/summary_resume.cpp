@@ -45,9 +45,7 @@ ResumeLog::~ResumeLog() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status ResumeLog::append(const PartialSummary& p) {
-  return write_line(partial_to_json(p));
-}
+Status ResumeLog::append(const PartialSummary& p) { return write_line(partial_to_json(p)); }
 
 Status ResumeLog::write_line(const nlohmann::json& j) {
   const std::string line = json_text(j) + "\n";

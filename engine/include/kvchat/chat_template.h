@@ -73,11 +73,13 @@ class ChatTemplate {
 
   // The text for `messages` (role + content each). raise_exception(msg) in the
   // template, and any other render-time error, becomes Error{msg}.
-  Result<std::string> render(const std::vector<ChatMessage>& messages, const ChatRenderOptions& options) const;
+  Result<std::string> render(const std::vector<ChatMessage>& messages,
+                             const ChatRenderOptions& options) const;
   // The same for messages given as JSON: an array of message objects (any keys:
   // tool_calls, nested objects...), or an object {"messages": [...], ...} whose other
   // keys (tools, documents, ...) become template variables too.
-  Result<std::string> render_json(std::string_view messages_json, const ChatRenderOptions& options) const;
+  Result<std::string> render_json(std::string_view messages_json,
+                                  const ChatRenderOptions& options) const;
 
   // Whether the text for the first k messages is a prefix of the text for the first
   // k+1 (both rendered with `options`), i.e. whether a KV cache of the shorter prompt

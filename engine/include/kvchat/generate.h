@@ -25,10 +25,10 @@ enum class StopReason { Eos, StopString, MaxTokens, ContextFull, Cancelled };
 std::string_view stop_reason_name(StopReason r);
 
 struct GenerateStats {
-  int32_t prompt_tokens = 0;     // tokens evaluated in the prefill
+  int32_t prompt_tokens = 0;  // tokens evaluated in the prefill
   int32_t generated_tokens = 0;
   double prefill_seconds = 0;
-  double decode_seconds = 0;     // from the first sampled token to the end
+  double decode_seconds = 0;  // from the first sampled token to the end
   double prefill_tokens_per_second() const;
   double decode_tokens_per_second() const;
 };

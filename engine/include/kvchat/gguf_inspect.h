@@ -17,25 +17,25 @@
 namespace kvchat {
 
 struct GgufTensorTypeCount {
-  std::string type;     // "F16", "Q4_K", or the GGML name of an unsupported type ("IQ2_XXS")
-  uint32_t count = 0;   // tensors of this type
-  uint64_t bytes = 0;   // their data; 0 for an unsupported type (its layout is not known)
+  std::string type;    // "F16", "Q4_K", or the GGML name of an unsupported type ("IQ2_XXS")
+  uint32_t count = 0;  // tensors of this type
+  uint64_t bytes = 0;  // their data; 0 for an unsupported type (its layout is not known)
   bool supported = true;
 };
 
 // Memory at one context length and KV type, and what fits in `free_bytes`.
 struct GgufFit {
-  int64_t n_ctx = 0;               // tokens of one conversation
-  std::string kv_type;             // "f32", "f16", "q8_0", "q4_0"
+  int64_t n_ctx = 0;    // tokens of one conversation
+  std::string kv_type;  // "f32", "f16", "q8_0", "q4_0"
   uint64_t weights_bytes = 0;
-  uint64_t kv_bytes = 0;           // K and V at exactly n_ctx tokens
-  uint64_t kv_allocated_bytes = 0; // at n_ctx rounded up to whole KV blocks
-  uint64_t total_bytes = 0;        // weights + allocated KV (scratch buffers not included)
-  uint64_t free_bytes = 0;         // the memory it was measured against
-  bool fits = false;               // total_bytes <= free_bytes
+  uint64_t kv_bytes = 0;            // K and V at exactly n_ctx tokens
+  uint64_t kv_allocated_bytes = 0;  // at n_ctx rounded up to whole KV blocks
+  uint64_t total_bytes = 0;         // weights + allocated KV (scratch buffers not included)
+  uint64_t free_bytes = 0;          // the memory it was measured against
+  bool fits = false;                // total_bytes <= free_bytes
   // With the weights in free memory (all 0 when the weights alone do not fit):
-  uint64_t max_ctx = 0;            // the longest context whose KV fits (whole blocks)
-  uint64_t max_ctx_capped = 0;     // the same, at most the trained context
+  uint64_t max_ctx = 0;                   // the longest context whose KV fits (whole blocks)
+  uint64_t max_ctx_capped = 0;            // the same, at most the trained context
   uint64_t concurrent_conversations = 0;  // conversations of n_ctx tokens side by side
 };
 
@@ -45,10 +45,10 @@ struct GgufInspection {
   uint64_t bytes_needed = 0;
 
   uint64_t file_size = 0;
-  uint64_t header_bytes = 0;   // where the tensor data starts
+  uint64_t header_bytes = 0;  // where the tensor data starts
   uint32_t gguf_version = 0;
-  std::string name;            // general.name, or ""
-  std::string architecture;    // general.architecture, or "" when absent
+  std::string name;          // general.name, or ""
+  std::string architecture;  // general.architecture, or "" when absent
 
   // Hyper-parameters, when the architecture is supported and its metadata valid
   // (shape_known); else 0.
@@ -57,9 +57,9 @@ struct GgufInspection {
   int32_t n_vocab = 0, n_ctx_train = 0;
   int32_t sliding_window = 0, n_windowed_layers = 0;  // sliding-window layers (gemma2/3)
 
-  uint64_t n_tensors = 0;       // every tensor, of supported types or not
-  uint64_t n_params = 0;        // values in tensors of supported types
-  uint64_t weight_bytes = 0;    // tensor data of supported types
+  uint64_t n_tensors = 0;                         // every tensor, of supported types or not
+  uint64_t n_params = 0;                          // values in tensors of supported types
+  uint64_t weight_bytes = 0;                      // tensor data of supported types
   std::vector<GgufTensorTypeCount> tensor_types;  // by descending bytes, then name
 
   // Whether Model::load would accept the file, with the same checks (architecture,

@@ -13,20 +13,20 @@ struct MemoryReport {
   std::map<std::string, uint64_t> weights_bytes_by_type;  // "F16" -> bytes
   uint64_t weights_bytes = 0;
 
-  std::string kv_type;               // element type of the cache: "f32", "f16", "q8_0", "q4_0"
+  std::string kv_type;  // element type of the cache: "f32", "f16", "q8_0", "q4_0"
   int32_t n_layers = 0;
-  int32_t kv_tokens = 0;             // tokens whose K and V are cached
-  int32_t kv_capacity_tokens = 0;    // tokens the blocks held can take
-  int32_t kv_max_tokens = 0;         // the context length (never reserved up front)
-  int32_t kv_block_tokens = 0;       // tokens per block
-  int32_t kv_blocks = 0;             // blocks held by this conversation
-  int32_t kv_free_blocks = 0;        // blocks in the pool, free for reuse
-  uint64_t kv_bytes_per_token = 0;   // 2 x layers x kv_heads x head_dim x bytes/element
+  int32_t kv_tokens = 0;            // tokens whose K and V are cached
+  int32_t kv_capacity_tokens = 0;   // tokens the blocks held can take
+  int32_t kv_max_tokens = 0;        // the context length (never reserved up front)
+  int32_t kv_block_tokens = 0;      // tokens per block
+  int32_t kv_blocks = 0;            // blocks held by this conversation
+  int32_t kv_free_blocks = 0;       // blocks in the pool, free for reuse
+  uint64_t kv_bytes_per_token = 0;  // 2 x layers x kv_heads x head_dim x bytes/element
   // The rows held: kv_tokens x kv_bytes_per_token, less the windowed layers' freed rows.
   uint64_t kv_used_bytes = 0;
-  uint64_t kv_allocated_bytes = 0;   // kv_blocks x block bytes
-  uint64_t kv_pool_bytes = 0;        // every block allocated (held + free)
-  uint64_t kv_budget_bytes = 0;      // the most the pool may hold; 0 = no limit
+  uint64_t kv_allocated_bytes = 0;  // kv_blocks x block bytes
+  uint64_t kv_pool_bytes = 0;       // every block allocated (held + free)
+  uint64_t kv_budget_bytes = 0;     // the most the pool may hold; 0 = no limit
   uint64_t kv_peak_used_bytes = 0;
   uint64_t kv_peak_allocated_bytes = 0;
 
@@ -38,7 +38,7 @@ struct MemoryReport {
   uint64_t kv_windowed_allocated_bytes = 0;  // part of kv_allocated_bytes
   uint64_t kv_window_freed_bytes = 0;        // windowed layers' blocks returned to the pool
 
-  uint64_t scratch_bytes = 0;        // activations and other per-session buffers
+  uint64_t scratch_bytes = 0;  // activations and other per-session buffers
 
   // What the report is drawn from on this machine (0 where unknown).
   uint64_t process_resident_bytes = 0;  // resident set of the process (mapped weights included)
@@ -46,20 +46,24 @@ struct MemoryReport {
   uint64_t system_available_bytes = 0;
 
   // A GPU backend's device memory (empty / 0 on the CPU backends).
-  std::string device_name;               // "NVIDIA H200"
-  uint64_t device_weights_bytes = 0;     // the weights, uploaded once
-  uint64_t device_kv_bytes = 0;          // the KV block pool (held + free blocks)
-  uint64_t device_scratch_bytes = 0;     // activations, attention partials, dequantized tiles
-  uint64_t device_total_bytes = 0;       // cudaMemGetInfo: the device's memory
-  uint64_t device_free_bytes = 0;        // cudaMemGetInfo: free now (all processes)
+  std::string device_name;            // "NVIDIA H200"
+  uint64_t device_weights_bytes = 0;  // the weights, uploaded once
+  uint64_t device_kv_bytes = 0;       // the KV block pool (held + free blocks)
+  uint64_t device_scratch_bytes = 0;  // activations, attention partials, dequantized tiles
+  uint64_t device_total_bytes = 0;    // cudaMemGetInfo: the device's memory
+  uint64_t device_free_bytes = 0;     // cudaMemGetInfo: free now (all processes)
 
   // Allocated but not (yet) filled: the last block's empty tail.
   uint64_t kv_fragmentation_bytes() const { return kv_allocated_bytes - kv_used_bytes; }
   // What the KV would take if no windowed row were freed.
-  uint64_t kv_bytes_without_window() const { return kv_bytes_per_token * static_cast<uint64_t>(kv_tokens); }
+  uint64_t kv_bytes_without_window() const {
+    return kv_bytes_per_token * static_cast<uint64_t>(kv_tokens);
+  }
   // Every layer holds the same share (an average when windowed rows were freed).
   uint64_t kv_used_bytes_per_layer() const { return n_layers ? kv_used_bytes / n_layers : 0; }
-  uint64_t kv_allocated_bytes_per_layer() const { return n_layers ? kv_allocated_bytes / n_layers : 0; }
+  uint64_t kv_allocated_bytes_per_layer() const {
+    return n_layers ? kv_allocated_bytes / n_layers : 0;
+  }
   uint64_t total_bytes() const { return weights_bytes + kv_pool_bytes + scratch_bytes; }
 };
 

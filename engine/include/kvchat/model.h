@@ -30,26 +30,26 @@ struct ModelInfo {
   uint64_t n_params = 0;
   int32_t n_layers = 0, n_embd = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0, n_ff = 0;
   int32_t n_vocab = 0, n_ctx_train = 0;
-  int32_t value_dim = 0;     // V row width per head (= head_dim, the key length)
+  int32_t value_dim = 0;  // V row width per head (= head_dim, the key length)
   float rms_eps = 0, rope_freq_base = 0;
   bool tied_embeddings = false;
   // What the architecture does with these numbers (see the README's architecture table).
-  std::string rope_style;        // "norm" (adjacent pairs) or "neox" (half split)
-  std::string rope_scaling;      // "none", "linear", "yarn", "llama3" or "longrope"
-  float rope_scaling_factor = 1; // context multiplier (longrope: n_ctx_train / original context)
+  std::string rope_style;         // "norm" (adjacent pairs) or "neox" (half split)
+  std::string rope_scaling;       // "none", "linear", "yarn", "llama3" or "longrope"
+  float rope_scaling_factor = 1;  // context multiplier (longrope: n_ctx_train / original context)
   int32_t rope_scaling_orig_ctx = 0;
   bool rope_freq_factors = false;  // rope_freqs.weight (Llama 3.1+) present
-  std::string ffn_activation;    // "silu-glu" or "gelu-tanh-glu"
-  float embed_scale = 1;         // embeddings multiplied by this (gemma: sqrt(n_embd))
-  float query_scale = 0;         // attention scores = (q . k) x this
-  float attn_softcap = 0;        // 0: none; else scores = cap x tanh(scores / cap)
-  float final_softcap = 0;       // 0: none; else logits = cap x tanh(logits / cap)
-  int32_t sliding_window = 0;    // tokens a windowed layer attends to (its own included); 0: none
-  std::vector<int32_t> windowed_layers;  // the layers that use the sliding window
+  std::string ffn_activation;      // "silu-glu" or "gelu-tanh-glu"
+  float embed_scale = 1;           // embeddings multiplied by this (gemma: sqrt(n_embd))
+  float query_scale = 0;           // attention scores = (q . k) x this
+  float attn_softcap = 0;          // 0: none; else scores = cap x tanh(scores / cap)
+  float final_softcap = 0;         // 0: none; else logits = cap x tanh(logits / cap)
+  int32_t sliding_window = 0;      // tokens a windowed layer attends to (its own included); 0: none
+  std::vector<int32_t> windowed_layers;                  // the layers that use the sliding window
   std::map<std::string, uint64_t> weight_bytes_by_type;  // "F16" -> bytes
   std::map<std::string, int32_t> tensor_count_by_type;   // "F16" -> count
-  std::string tokenizer_model;                            // tokenizer.ggml.model
-  std::string chat_template;                              // tokenizer.chat_template ("" if none)
+  std::string tokenizer_model;                           // tokenizer.ggml.model
+  std::string chat_template;                             // tokenizer.chat_template ("" if none)
   // Identifies the model for KV snapshots: a hash of header_hash and weights_sample_hash,
   // so that two files with the same metadata but other weights (two fine-tunes) differ.
   uint64_t identity = 0;
@@ -107,8 +107,8 @@ class Model {
   // State a backend derives from the weights once and shares between its sessions (the
   // CPU backend's repacked weights): make() on the first call for `key` (under a lock:
   // other callers wait), the same object after, kept while the model lives.
-  std::shared_ptr<const void> backend_state(const std::string& key,
-                                            const std::function<std::shared_ptr<const void>()>& make) const;
+  std::shared_ptr<const void> backend_state(
+      const std::string& key, const std::function<std::shared_ptr<const void>()>& make) const;
 
  private:
   Model();

@@ -41,7 +41,7 @@ struct SessionEvent {
     KvOutOfMemory,   // growing the cache failed; the conversation is unchanged
   };
   Kind kind;
-  std::string message;      // says what happened, with the numbers
+  std::string message;  // says what happened, with the numbers
   int32_t tokens_before = 0;
   int32_t tokens_after = 0;
   int32_t tokens_reevaluated = 0;
@@ -62,14 +62,14 @@ struct SnapshotSaveStats {
 struct SnapshotLoadStats {
   int32_t tokens_restored = 0;
   uint64_t file_bytes = 0;
-  int32_t records = 0;         // the journal records replayed
-  std::string ignored_tail;    // why a torn or corrupt tail was ignored; empty when none was
+  int32_t records = 0;       // the journal records replayed
+  std::string ignored_tail;  // why a torn or corrupt tail was ignored; empty when none was
 };
 
 struct SessionOptions {
-  std::string backend = "cpu";   // "cpu", "cpu-reference", "cuda", or "auto" (cuda, else cpu)
-  int32_t n_threads = 0;         // <= 0: one per physical core (decode of models under 32 MiB on one)
-  int32_t n_ctx = 0;             // <= 0: the model's training context
+  std::string backend = "cpu";  // "cpu", "cpu-reference", "cuda", or "auto" (cuda, else cpu)
+  int32_t n_threads = 0;  // <= 0: one per physical core (decode of models under 32 MiB on one)
+  int32_t n_ctx = 0;      // <= 0: the model's training context
   std::string kv_type = "f16";   // "f32", "f16", "q8_0", "q4_0"
   int32_t kv_block_tokens = 16;  // tokens per KV block
   int32_t kv_chunk_blocks = 4;   // blocks allocated together when the cache grows

@@ -29,7 +29,8 @@ struct SnapshotDiskUsage {
 
 // The regular files ending in `extension` directly in `dir` (a missing directory holds
 // none).
-Result<SnapshotDiskUsage> snapshot_disk_usage(const std::string& dir, const std::string& extension = kSnapshotExtension);
+Result<SnapshotDiskUsage> snapshot_disk_usage(const std::string& dir,
+                                              const std::string& extension = kSnapshotExtension);
 
 struct SnapshotEviction {
   std::vector<std::string> evicted;  // least recently used first

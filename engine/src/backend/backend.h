@@ -28,7 +28,8 @@ std::string_view backend_kind_name(BackendKind kind);
 Result<BackendKind> parse_backend_kind(std::string_view name);
 
 struct BackendOptions {
-  int32_t n_threads = 0;  // CPU threads; <= 0: per physical core (decode of tiny models on one: cpu/default_threads.h)
+  int32_t n_threads = 0;  // CPU threads; <= 0: per physical core (decode of tiny models on one:
+                          // cpu/default_threads.h)
   int32_t n_ctx = 0;      // context length the session will use
 };
 
@@ -44,8 +45,8 @@ class Backend {
   // Evaluates `tokens` at positions [pos0, pos0 + n): reads the K/V of [0, pos0) from `kv`
   // and writes those of the new tokens (the caller has reserved kv for pos0 + n).
   // logits: (n, n_vocab) row-major when all_logits, else (n_vocab) for the last token.
-  virtual Status forward(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv,
-                         float* logits, bool all_logits) = 0;
+  virtual Status forward(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv, float* logits,
+                         bool all_logits) = 0;
 
   // Bytes of activations and other buffers this backend holds.
   virtual uint64_t scratch_bytes() const = 0;

@@ -30,7 +30,8 @@ Result<BackendKind> parse_backend_kind(std::string_view name) {
   for (BackendKind k : {BackendKind::Cpu, BackendKind::CpuReference, BackendKind::Cuda}) {
     if (name == backend_kind_name(k)) return k;
   }
-  return Error{"unknown backend '" + std::string(name) + "' (expected auto, cpu, cpu-reference or cuda)"};
+  return Error{"unknown backend '" + std::string(name) +
+               "' (expected auto, cpu, cpu-reference or cuda)"};
 }
 
 void register_backend(BackendKind kind, BackendFactory factory) {
@@ -44,7 +45,8 @@ Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const Model& mod
     case BackendKind::CpuReference: return cpu::make_reference_backend(model, options);
     case BackendKind::Cuda:
       if (auto s = cuda_can_run(model.hparams()); !s) return Error{"CUDA backend: " + s.message()};
-      if (auto s = cuda_can_read_weights(model.weights()); !s) return Error{"CUDA backend: " + s.message()};
+      if (auto s = cuda_can_read_weights(model.weights()); !s)
+        return Error{"CUDA backend: " + s.message()};
       if (!registry()[static_cast<size_t>(kind)]) {
         if (auto s = load_cuda_plugin(); !s) return Error{"CUDA backend: " + s.message()};
       }

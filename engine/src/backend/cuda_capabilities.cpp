@@ -23,8 +23,10 @@ Status cuda_can_run(const ModelHParams& hp) {
   if (hp.embed_scale != 1.0f) missing.push_back("embedding scaling");
   if (hp.attn_softcap > 0 || hp.final_softcap > 0) missing.push_back("logit soft-capping");
   if (hp.sliding_window > 0) missing.push_back("sliding-window attention");
-  if (hp.query_scale != 1.0f / std::sqrt(static_cast<float>(hp.head_dim))) missing.push_back("a custom query scale");
-  if (hp.head_dim * hp.n_heads != hp.n_embd) missing.push_back("head_dim other than n_embd / n_heads");
+  if (hp.query_scale != 1.0f / std::sqrt(static_cast<float>(hp.head_dim)))
+    missing.push_back("a custom query scale");
+  if (hp.head_dim * hp.n_heads != hp.n_embd)
+    missing.push_back("head_dim other than n_embd / n_heads");
   if (hp.n_rot % 2 != 0 || hp.n_rot > hp.head_dim) missing.push_back("this rope dimension");
   for (int32_t i = 0; i < hp.n_rot / 2; ++i) {
     const double base = std::pow(static_cast<double>(hp.rope_freq_base), -2.0 * i / hp.n_rot);
@@ -34,7 +36,8 @@ Status cuda_can_run(const ModelHParams& hp) {
     }
   }
   if (missing.empty()) return {};
-  std::string message = "architecture '" + std::string(a.name) + "' needs what the CUDA kernels do not implement: ";
+  std::string message =
+      "architecture '" + std::string(a.name) + "' needs what the CUDA kernels do not implement: ";
   for (size_t k = 0; k < missing.size(); ++k) message += (k ? ", " : "") + missing[k];
   return Error{message};
 }
@@ -54,8 +57,9 @@ Status cuda_can_read_weights(const ModelWeights& w) {
     const ModelLayerWeights& L = w.layers[l];
     const std::string blk = "blk." + std::to_string(l) + ".";
     const std::pair<const WeightView*, const char*> matrices[] = {
-        {&L.wq, "attn_q"},        {&L.wk, "attn_k"}, {&L.wv, "attn_v"},      {&L.wo, "attn_output"},
-        {&L.w_gate, "ffn_gate"}, {&L.w_up, "ffn_up"}, {&L.w_down, "ffn_down"}};
+        {&L.wq, "attn_q"},      {&L.wk, "attn_k"},       {&L.wv, "attn_v"},
+        {&L.wo, "attn_output"}, {&L.w_gate, "ffn_gate"}, {&L.w_up, "ffn_up"},
+        {&L.w_down, "ffn_down"}};
     for (const auto& [view, name] : matrices) check(*view, blk + name + ".weight");
   }
   if (unread.empty()) return {};

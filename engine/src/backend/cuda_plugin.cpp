@@ -28,7 +28,8 @@ bool nvidia_driver_loaded() {
 
 Status load_once() {
   std::vector<std::filesystem::path> candidates;
-  if (const char* explicit_path = std::getenv("KVCHAT_CUDA_PLUGIN"); explicit_path && *explicit_path) {
+  if (const char* explicit_path = std::getenv("KVCHAT_CUDA_PLUGIN");
+      explicit_path && *explicit_path) {
     candidates.emplace_back(explicit_path);
   } else {
     if (!nvidia_driver_loaded()) return Error{"no CUDA device (no NVIDIA driver on this machine)"};
@@ -46,8 +47,8 @@ Status load_once() {
     }
     if (dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) != nullptr) return {};
     const char* why = dlerror();
-    return Error{"the CUDA backend plugin " + path.string() + " did not load: " + (why ? why : "unknown error") +
-                 " (are the CUDA runtime and cuBLAS installed?)"};
+    return Error{"the CUDA backend plugin " + path.string() + " did not load: " +
+                 (why ? why : "unknown error") + " (are the CUDA runtime and cuBLAS installed?)"};
   }
   return Error{"this installation of kvchat has no CUDA backend (" + std::string(kCudaPluginFile) +
                " not found: " + tried + ")"};

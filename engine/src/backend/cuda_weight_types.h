@@ -18,22 +18,19 @@ inline KVCHAT_CUDA_HOST_DEVICE int cuda_weight_block_values(gguf::TensorType typ
   switch (type) {
     case gguf::TensorType::F32:
     case gguf::TensorType::F16:
-    case gguf::TensorType::BF16:
-      return 1;
+    case gguf::TensorType::BF16: return 1;
     case gguf::TensorType::Q8_0:
     case gguf::TensorType::Q4_0:
     case gguf::TensorType::Q4_1:
     case gguf::TensorType::Q5_0:
     case gguf::TensorType::Q5_1:
-    case gguf::TensorType::IQ4_NL:
-      return 32;
+    case gguf::TensorType::IQ4_NL: return 32;
     case gguf::TensorType::Q2_K:
     case gguf::TensorType::Q3_K:
     case gguf::TensorType::Q4_K:
     case gguf::TensorType::Q5_K:
     case gguf::TensorType::Q6_K:
-    case gguf::TensorType::IQ4_XS:
-      return 256;
+    case gguf::TensorType::IQ4_XS: return 256;
   }
   return 0;
 }

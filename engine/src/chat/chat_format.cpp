@@ -59,8 +59,9 @@ Result<ChatFormat> ChatFormat::create(std::string_view file_template, const Toke
   const std::string_view source = overridden ? override_text : file_template;
   if (source.empty()) {
     ChatFormat f = built_in(ChatTemplateKind::Completion, tok);
-    f.description_ = "built-in completion format: the file has no chat template, so the "
-                     "conversation is sent as plain text for the model to continue";
+    f.description_ =
+        "built-in completion format: the file has no chat template, so the "
+        "conversation is sent as plain text for the model to continue";
     return f;
   }
   auto parsed = ChatTemplate::parse(source);
@@ -76,7 +77,8 @@ Result<ChatFormat> ChatFormat::create(std::string_view file_template, const Toke
   f.source_ = overridden ? ChatFormatSource::Override : ChatFormatSource::File;
   f.jinja_source_ = std::string(source);
   f.jinja_.emplace(std::move(parsed).value());
-  f.description_ = overridden ? "your chat template for this model" : "the model's own chat template";
+  f.description_ =
+      overridden ? "your chat template for this model" : "the model's own chat template";
   return f;
 }
 

@@ -188,20 +188,13 @@ std::string render_completion(std::string_view system, const std::vector<ChatMes
 
 std::string_view chat_template_name(ChatTemplateKind kind) {
   switch (kind) {
-    case ChatTemplateKind::Completion:
-      return "completion";
-    case ChatTemplateKind::Llama2:
-      return "llama2";
-    case ChatTemplateKind::Llama3:
-      return "llama3";
-    case ChatTemplateKind::ChatML:
-      return "chatml";
-    case ChatTemplateKind::Zephyr:
-      return "zephyr";
-    case ChatTemplateKind::Mistral:
-      return "mistral";
-    case ChatTemplateKind::Gemma:
-      return "gemma";
+    case ChatTemplateKind::Completion: return "completion";
+    case ChatTemplateKind::Llama2: return "llama2";
+    case ChatTemplateKind::Llama3: return "llama3";
+    case ChatTemplateKind::ChatML: return "chatml";
+    case ChatTemplateKind::Zephyr: return "zephyr";
+    case ChatTemplateKind::Mistral: return "mistral";
+    case ChatTemplateKind::Gemma: return "gemma";
   }
   return "completion";
 }
@@ -220,40 +213,26 @@ ChatTemplateKind detect_chat_template(std::string_view jinja) {
 std::string render_chat(ChatTemplateKind kind, std::string_view system_prompt,
                         const std::vector<ChatMessage>& messages) {
   switch (kind) {
-    case ChatTemplateKind::Completion:
-      return render_completion(system_prompt, messages);
-    case ChatTemplateKind::Llama2:
-      return render_llama2(system_prompt, messages);
-    case ChatTemplateKind::Llama3:
-      return render_llama3(system_prompt, messages);
-    case ChatTemplateKind::ChatML:
-      return render_chatml(system_prompt, messages);
-    case ChatTemplateKind::Zephyr:
-      return render_zephyr(system_prompt, messages);
-    case ChatTemplateKind::Mistral:
-      return render_mistral(system_prompt, messages);
-    case ChatTemplateKind::Gemma:
-      return render_gemma(system_prompt, messages);
+    case ChatTemplateKind::Completion: return render_completion(system_prompt, messages);
+    case ChatTemplateKind::Llama2: return render_llama2(system_prompt, messages);
+    case ChatTemplateKind::Llama3: return render_llama3(system_prompt, messages);
+    case ChatTemplateKind::ChatML: return render_chatml(system_prompt, messages);
+    case ChatTemplateKind::Zephyr: return render_zephyr(system_prompt, messages);
+    case ChatTemplateKind::Mistral: return render_mistral(system_prompt, messages);
+    case ChatTemplateKind::Gemma: return render_gemma(system_prompt, messages);
   }
   return render_completion(system_prompt, messages);
 }
 
 std::vector<std::string> chat_stop_strings(ChatTemplateKind kind) {
   switch (kind) {
-    case ChatTemplateKind::Completion:
-      return {};
-    case ChatTemplateKind::Llama2:
-      return {"</s>", "[INST]"};
-    case ChatTemplateKind::Llama3:
-      return {"<|eot_id|>", "<|start_header_id|>"};
-    case ChatTemplateKind::ChatML:
-      return {"<|im_end|>", "<|im_start|>"};
-    case ChatTemplateKind::Zephyr:
-      return {"</s>", "<|user|>", "<|system|>"};
-    case ChatTemplateKind::Mistral:
-      return {"</s>", "[INST]"};
-    case ChatTemplateKind::Gemma:
-      return {"<end_of_turn>", "<start_of_turn>"};
+    case ChatTemplateKind::Completion: return {};
+    case ChatTemplateKind::Llama2: return {"</s>", "[INST]"};
+    case ChatTemplateKind::Llama3: return {"<|eot_id|>", "<|start_header_id|>"};
+    case ChatTemplateKind::ChatML: return {"<|im_end|>", "<|im_start|>"};
+    case ChatTemplateKind::Zephyr: return {"</s>", "<|user|>", "<|system|>"};
+    case ChatTemplateKind::Mistral: return {"</s>", "[INST]"};
+    case ChatTemplateKind::Gemma: return {"<end_of_turn>", "<start_of_turn>"};
   }
   return {};
 }

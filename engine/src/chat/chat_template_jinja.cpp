@@ -34,7 +34,9 @@ jinja::Value messages_value(const std::vector<ChatMessage>& messages) {
 
 std::int64_t now_seconds(const ChatRenderOptions& o) {
   if (o.now_unix_seconds) return *o.now_unix_seconds;
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 void add_json_object(Variables& vars, const jinja::Value& obj, const char* what) {
@@ -42,7 +44,8 @@ void add_json_object(Variables& vars, const jinja::Value& obj, const char* what)
   for (const auto& [k, v] : obj.dict_obj().items) vars[k.str()] = v;
 }
 
-Result<std::string> render_with(const jinja::Template& tree, jinja::Value messages, const jinja::Value* extra_from_messages,
+Result<std::string> render_with(const jinja::Template& tree, jinja::Value messages,
+                                const jinja::Value* extra_from_messages,
                                 const ChatRenderOptions& o) {
   try {
     Variables vars;
@@ -79,11 +82,13 @@ Result<ChatTemplate> ChatTemplate::parse(std::string_view jinja_source) {
   }
 }
 
-Result<std::string> ChatTemplate::render(const std::vector<ChatMessage>& messages, const ChatRenderOptions& options) const {
+Result<std::string> ChatTemplate::render(const std::vector<ChatMessage>& messages,
+                                         const ChatRenderOptions& options) const {
   return render_with(*parsed_->tree, messages_value(messages), nullptr, options);
 }
 
-Result<std::string> ChatTemplate::render_json(std::string_view messages_json, const ChatRenderOptions& options) const {
+Result<std::string> ChatTemplate::render_json(std::string_view messages_json,
+                                              const ChatRenderOptions& options) const {
   jinja::Value doc;
   try {
     doc = jinja::parse_json(messages_json);
@@ -93,7 +98,8 @@ Result<std::string> ChatTemplate::render_json(std::string_view messages_json, co
   if (doc.is_list()) return render_with(*parsed_->tree, doc, nullptr, options);
   if (doc.is_dict()) {
     const jinja::Value* messages = doc.dict_obj().find(std::string_view("messages"));
-    if (!messages || !messages->is_list()) return Error{"messages: the object has no \"messages\" array"};
+    if (!messages || !messages->is_list())
+      return Error{"messages: the object has no \"messages\" array"};
     const jinja::Value list = *messages;
     jinja::Value rest = jinja::Value::dict();
     for (const auto& [k, v] : doc.dict_obj().items)
@@ -105,9 +111,12 @@ Result<std::string> ChatTemplate::render_json(std::string_view messages_json, co
 
 Result<bool> ChatTemplate::is_prefix_stable(const std::vector<ChatMessage>& messages, std::size_t k,
                                             const ChatRenderOptions& options) const {
-  if (k + 1 > messages.size()) return Error{"is_prefix_stable: k must be less than the number of messages"};
-  const std::vector<ChatMessage> shorter(messages.begin(), messages.begin() + static_cast<std::ptrdiff_t>(k));
-  const std::vector<ChatMessage> longer(messages.begin(), messages.begin() + static_cast<std::ptrdiff_t>(k + 1));
+  if (k + 1 > messages.size())
+    return Error{"is_prefix_stable: k must be less than the number of messages"};
+  const std::vector<ChatMessage> shorter(messages.begin(),
+                                         messages.begin() + static_cast<std::ptrdiff_t>(k));
+  const std::vector<ChatMessage> longer(messages.begin(),
+                                        messages.begin() + static_cast<std::ptrdiff_t>(k + 1));
   Result<std::string> a = render(shorter, options);
   if (!a) return a.error();
   Result<std::string> b = render(longer, options);

@@ -33,9 +33,7 @@ void Conversation::set_format(ChatFormat format) {
 
 // ---- messages -------------------------------------------------------------------------
 
-void Conversation::add_user(std::string text) {
-  messages_.push_back({"user", std::move(text)});
-}
+void Conversation::add_user(std::string text) { messages_.push_back({"user", std::move(text)}); }
 
 Status Conversation::edit(size_t index, std::string text) {
   if (index >= messages_.size()) {
@@ -74,8 +72,8 @@ void Conversation::clear() {
 
 // ---- tokens -----------------------------------------------------------------------------
 
-Result<Conversation::Rendered> Conversation::render(std::string_view system,
-                                                    const std::vector<ChatMessage>& messages) const {
+Result<Conversation::Rendered> Conversation::render(
+    std::string_view system, const std::vector<ChatMessage>& messages) const {
   auto text = format_.render(system, messages);
   if (!text) return text.error();
   Rendered out;
@@ -116,7 +114,8 @@ Result<Conversation::Rendered> Conversation::render_open_reply(
   if (!text) return text.error();
   const size_t at = text->find(kMarker);
   if (at == std::string::npos) {
-    return Error{"the chat template does not show the assistant's reply as written: it cannot be continued"};
+    return Error{
+        "the chat template does not show the assistant's reply as written: it cannot be continued"};
   }
   Rendered out;
   out.text = text->substr(0, at) + messages.back().content;
@@ -128,8 +127,8 @@ Result<Conversation::Rendered> Conversation::render_open_reply(
   return out;
 }
 
-Result<std::vector<TokenId>> Conversation::tokens_for(std::string_view system,
-                                                      const std::vector<ChatMessage>& messages) const {
+Result<std::vector<TokenId>> Conversation::tokens_for(
+    std::string_view system, const std::vector<ChatMessage>& messages) const {
   auto r = render(system, messages);
   if (!r) return r.error();
   return std::move(r->ids);
@@ -186,8 +185,9 @@ Result<ConversationReply> Conversation::reply(const GenerateOptions& options,
     std::optional<Rendered> shorter;
     for (size_t i = 1; i < messages_.size(); ++i) {
       if (messages_[i].role != "user") continue;
-      auto r = render(system_, std::vector<ChatMessage>(messages_.begin() + static_cast<std::ptrdiff_t>(i),
-                                                        messages_.end()));
+      auto r =
+          render(system_, std::vector<ChatMessage>(
+                              messages_.begin() + static_cast<std::ptrdiff_t>(i), messages_.end()));
       if (!r) return r.error();
       const auto size = static_cast<int32_t>(r->ids.size());
       if (size >= n_ctx) continue;  // no room for a reply yet
@@ -247,8 +247,7 @@ Result<ConversationReply> Conversation::run(const Rendered& prompt, bool starts_
   // ends the reply unevaluated). After a context policy dropped tokens, the text maps
   // onto the shortened sequence (see the header).
   const Tokenizer& tok = session_->model().tokenizer();
-  const size_t held_generated =
-      out.generated.ids.empty() ? 0 : out.generated.ids.size() - 1;
+  const size_t held_generated = out.generated.ids.empty() ? 0 : out.generated.ids.size() - 1;
   std::string held_text = prompt.text;
   for (size_t i = 0; i < held_generated; ++i) held_text += tok.token_bytes(out.generated.ids[i]);
   // The whole reply as sampled, for a Continue: only when its text is all its ids' bytes

@@ -70,13 +70,13 @@ std::string describe_memory(const Session& session) {
          std::to_string(session.n_keep()) + " kept)\n";
 
   // What each KV type would cost, and how much context would fit in the free memory.
-  const uint64_t available = r.device_free_bytes > 0 ? r.device_free_bytes : r.system_available_bytes;
+  const uint64_t available =
+      r.device_free_bytes > 0 ? r.device_free_bytes : r.system_available_bytes;
   out += "  KV types (bytes/token, max context in " + bytes_text(available) + " free):\n";
   for (const KvTypeCost& c : kv_type_costs()) {
     const uint64_t bpt = info.kv_elements_per_token() * c.bytes_num / c.bytes_den;
-    const uint64_t fit = bpt > 0 ? std::min<uint64_t>(available / bpt,
-                                                      static_cast<uint64_t>(info.n_ctx_train))
-                                 : 0;
+    const uint64_t fit =
+        bpt > 0 ? std::min<uint64_t>(available / bpt, static_cast<uint64_t>(info.n_ctx_train)) : 0;
     char buf[160];
     std::snprintf(buf, sizeof buf, "    %-5s %s %8llu bytes/token  %8llu tokens\n", c.name.c_str(),
                   c.name == r.kv_type ? "*" : " ", static_cast<unsigned long long>(bpt),

@@ -14,9 +14,7 @@
 namespace kvchat::document {
 namespace {
 
-std::string errno_text() {
-  return std::strerror(errno);
-}
+std::string errno_text() { return std::strerror(errno); }
 
 // A file opened once and read with pread, its identity (device, inode) and size checked
 // against the path before every read.

@@ -24,9 +24,7 @@ std::vector<TextChunk> Chunker::feed(std::string_view text) {
   return cut(false);
 }
 
-std::vector<TextChunk> Chunker::finish() {
-  return cut(true);
-}
+std::vector<TextChunk> Chunker::finish() { return cut(true); }
 
 // Cuts every chunk that is decided; keeps the rest (all of it when `final`).
 std::vector<TextChunk> Chunker::cut(bool final) {

@@ -6,36 +6,25 @@
 namespace kvchat::document {
 namespace {
 
-bool is_continuation(char c) {
-  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-}
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n';
-}
-bool is_closer(char c) {
-  return c == '"' || c == '\'' || c == ')' || c == ']';
-}
-bool is_terminal(char c) {
-  return c == '.' || c == '!' || c == '?';
-}
+bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+bool is_closer(char c) { return c == '"' || c == '\'' || c == ')' || c == ']'; }
+bool is_terminal(char c) { return c == '.' || c == '!' || c == '?'; }
 
 }  // namespace
 
 bool is_break(std::string_view text, size_t p, BreakKind kind) {
   if (p == 0 || p > text.size()) return false;
   switch (kind) {
-    case BreakKind::Paragraph:
-      return p >= 2 && text[p - 1] == '\n' && text[p - 2] == '\n';
+    case BreakKind::Paragraph: return p >= 2 && text[p - 1] == '\n' && text[p - 2] == '\n';
     case BreakKind::Sentence: {
       if (p < 2 || !is_space(text[p - 1])) return false;
       size_t q = p - 1;  // the whitespace
       if (q >= 2 && is_closer(text[q - 1])) --q;
       return is_terminal(text[q - 1]);
     }
-    case BreakKind::Space:
-      return is_space(text[p - 1]);
-    case BreakKind::Character:
-      return p == text.size() || !is_continuation(text[p]);
+    case BreakKind::Space: return is_space(text[p - 1]);
+    case BreakKind::Character: return p == text.size() || !is_continuation(text[p]);
   }
   return false;
 }

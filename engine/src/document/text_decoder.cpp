@@ -8,9 +8,7 @@
 namespace kvchat::document {
 namespace {
 
-bool is_continuation(uint8_t b) {
-  return (b & 0xC0) == 0x80;
-}
+bool is_continuation(uint8_t b) { return (b & 0xC0) == 0x80; }
 
 // True when s (shorter than its lead byte says) could still become a well-formed
 // character once more bytes arrive.

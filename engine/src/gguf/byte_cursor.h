@@ -16,7 +16,8 @@ namespace kvchat::gguf {
 
 class ByteCursor {
  public:
-  explicit ByteCursor(std::span<const uint8_t> bytes) : bytes_(bytes), logical_size_(bytes.size()) {}
+  explicit ByteCursor(std::span<const uint8_t> bytes)
+      : bytes_(bytes), logical_size_(bytes.size()) {}
   ByteCursor(std::span<const uint8_t> prefix, uint64_t logical_size)
       : bytes_(prefix), logical_size_(std::max<uint64_t>(logical_size, prefix.size())) {}
 

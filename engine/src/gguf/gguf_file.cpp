@@ -16,13 +16,13 @@ namespace kvchat::gguf {
 
 namespace {
 
-constexpr uint32_t kMaxDims = 4;            // GGML_MAX_DIMS
-constexpr uint32_t kMaxArrayDepth = 8;      // nested arrays deeper than this are hostile
+constexpr uint32_t kMaxDims = 4;        // GGML_MAX_DIMS
+constexpr uint32_t kMaxArrayDepth = 8;  // nested arrays deeper than this are hostile
 // Largest real arrays: ~300k BPE merges, ~150k-token vocabularies. A parsed Value takes
 // ~100 bytes, so these caps bound a hostile file's metadata to ~400 MB of memory.
 constexpr uint64_t kMaxArrayItems = 1ull << 22;
-constexpr uint64_t kMaxMetadataValues = 1ull << 22; // all values in all arrays together
-constexpr uint64_t kMaxStringBytes = 1ull << 26;    // 64 MiB (chat templates are a few KiB)
+constexpr uint64_t kMaxMetadataValues = 1ull << 22;  // all values in all arrays together
+constexpr uint64_t kMaxStringBytes = 1ull << 26;     // 64 MiB (chat templates are a few KiB)
 
 // Smallest encoding of one value of a type, to reject absurd counts before allocating.
 uint64_t min_encoded_size(ValueType t) {
@@ -100,7 +100,8 @@ class Parser {
       case ValueType::BOOL: {
         uint8_t x = 0;
         if (auto s = read_scalar(x, key); !s) return s;
-        if (x > 1) return fail("key '" + key + "': bool value " + std::to_string(x) + " is not 0 or 1");
+        if (x > 1)
+          return fail("key '" + key + "': bool value " + std::to_string(x) + " is not 0 or 1");
         v.u = x;
         break;
       }
@@ -183,12 +184,10 @@ std::string GgufFile::change_on_disk() const {
   return mapping_ ? mapping_->change_on_disk() : std::string();
 }
 
-std::string GgufFile::damage() const {
-  return mapping_ ? mapping_->damage() : std::string();
-}
+std::string GgufFile::damage() const { return mapping_ ? mapping_->damage() : std::string(); }
 
 Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
-                                                bool keep_unsupported_types) {
+                                                 bool keep_unsupported_types) {
   auto mapping = MappedFile::open(path);
   if (!mapping) return mapping.error();
   std::unique_ptr<GgufFile> file(new GgufFile());
@@ -206,7 +205,8 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
   return file;
 }
 
-Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const uint8_t> bytes, std::string name) {
+Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const uint8_t> bytes,
+                                                  std::string name) {
   std::unique_ptr<GgufFile> file(new GgufFile());
   file->name_ = std::move(name);
   file->bytes_ = bytes;
@@ -323,14 +323,14 @@ Status GgufFile::parse_all(uint64_t* bytes_needed) {
       }
       if (!traits) {
         return p.fail(what + ": tensor type " + std::string(ggml_type_name(type_id)) + " (id " +
-                      std::to_string(type_id) +
-                      ") is not supported (kvchat reads " + supported_tensor_type_names() + ")");
+                      std::to_string(type_id) + ") is not supported (kvchat reads " +
+                      supported_tensor_type_names() + ")");
       }
       t.type = traits->type;
       if (t.dims[0] % traits->block_elements != 0) {
-        return p.fail(what + ": row length " + std::to_string(t.dims[0]) + " is not a multiple of " +
-                      std::to_string(traits->block_elements) + " as " + std::string(traits->name) +
-                      " requires");
+        return p.fail(what + ": row length " + std::to_string(t.dims[0]) +
+                      " is not a multiple of " + std::to_string(traits->block_elements) + " as " +
+                      std::string(traits->name) + " requires");
       }
       t.n_bytes = t.n_elements / traits->block_elements * traits->block_bytes;
       if (auto s = p.read_scalar(t.offset, "the data offset of " + what); !s) return s;
@@ -351,8 +351,8 @@ Status GgufFile::parse_all(uint64_t* bytes_needed) {
   data_offset_ = (header_end + alignment_ - 1) / alignment_ * alignment_;
   if (data_offset_ > file_size_ && n_tensors > 0) {
     return Error{name_ + ": truncated: the tensor data section would start at byte " +
-                 std::to_string(data_offset_) + " but the file has " +
-                 std::to_string(file_size_) + " bytes"};
+                 std::to_string(data_offset_) + " but the file has " + std::to_string(file_size_) +
+                 " bytes"};
   }
   const uint64_t data_size = file_size_ > data_offset_ ? file_size_ - data_offset_ : 0;
   for (const TensorInfo& t : tensors_) {

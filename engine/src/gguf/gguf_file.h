@@ -27,11 +27,11 @@ struct TensorInfo {
   std::string name;
   std::vector<uint64_t> dims;  // GGML order: dims[0] is the contiguous (row) length
   TensorType type = TensorType::F32;
-  uint64_t offset = 0;         // from the start of the data section
+  uint64_t offset = 0;  // from the start of the data section
   uint64_t n_elements = 0;
   uint64_t n_bytes = 0;
 
-  uint64_t rows() const;       // product of dims[1..]
+  uint64_t rows() const;  // product of dims[1..]
 };
 
 class MappedFile;
@@ -72,7 +72,9 @@ class GgufFile {
   uint64_t file_size() const { return file_size_; }
   bool header_only() const { return header_only_; }
   // Header, metadata and tensor infos: everything before the tensor data.
-  std::span<const uint8_t> header_bytes() const { return bytes_.first(std::min<uint64_t>(data_offset_, bytes_.size())); }
+  std::span<const uint8_t> header_bytes() const {
+    return bytes_.first(std::min<uint64_t>(data_offset_, bytes_.size()));
+  }
 
   const std::vector<KeyValue>& metadata() const { return metadata_; }
   const Value* find(std::string_view key) const;
@@ -110,7 +112,7 @@ class GgufFile {
   std::string name_;
   std::unique_ptr<MappedFile> mapping_;
   std::span<const uint8_t> bytes_;
-  uint64_t file_size_ = 0;     // bytes_.size(), or the whole file's size for a header-only parse
+  uint64_t file_size_ = 0;  // bytes_.size(), or the whole file's size for a header-only parse
   bool header_only_ = false;
   uint32_t version_ = 0;
   uint64_t alignment_ = 32;

@@ -31,12 +31,12 @@ std::string_view value_type_name(ValueType t);
 struct Value {
   ValueType type = ValueType::UINT8;
   // Exactly one of these is meaningful, chosen by `type`:
-  uint64_t u = 0;               // UINT8..UINT64, BOOL
-  int64_t i = 0;                // INT8..INT64
-  double f = 0;                 // FLOAT32, FLOAT64
-  std::string s;                // STRING
+  uint64_t u = 0;                           // UINT8..UINT64, BOOL
+  int64_t i = 0;                            // INT8..INT64
+  double f = 0;                             // FLOAT32, FLOAT64
+  std::string s;                            // STRING
   ValueType array_type = ValueType::UINT8;  // ARRAY: element type
-  std::vector<Value> array;     // ARRAY: elements
+  std::vector<Value> array;                 // ARRAY: elements
 
   bool is_unsigned() const;
   bool is_signed() const;

@@ -20,9 +20,7 @@ int64_t mtime_ns(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
-std::string errno_text(int e) {
-  return std::strerror(e);
-}
+std::string errno_text(int e) { return std::strerror(e); }
 
 }  // namespace
 
@@ -53,9 +51,7 @@ MappedFile::~MappedFile() {
   ::close(fd_);
 }
 
-bool MappedFile::read_in_complete() const {
-  return read_in_done_.load() >= size_;
-}
+bool MappedFile::read_in_complete() const { return read_in_done_.load() >= size_; }
 
 std::string MappedFile::damage() const {
   const std::lock_guard<std::mutex> lock(damage_mutex_);
@@ -144,7 +140,8 @@ void MappedFile::release_pages(const uint8_t* p, size_t n) {
   // A fresh private mapping of the same file range at the same addresses: the old pages
   // (anonymous after read_in, or file pages already resident) are dropped at once.
   void* at = const_cast<uint8_t*>(data_) + begin;
-  if (::mmap(at, end - begin, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd_, static_cast<off_t>(begin)) != MAP_FAILED) {
+  if (::mmap(at, end - begin, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd_, static_cast<off_t>(begin)) !=
+      MAP_FAILED) {
     released_.store(true);
   }
 }

@@ -76,7 +76,7 @@ class MappedFile {
   // Bytes of the mapping already anonymous; written under mutex_, read without it.
   std::atomic<size_t> read_in_done_{0};
   std::atomic<bool> released_{false};  // some pages mapped from the file again (release_pages)
-  mutable std::mutex mutex_;  // held by read_in() throughout
+  mutable std::mutex mutex_;           // held by read_in() throughout
   dev_t dev_;
   ino_t ino_;
   int64_t mtime_ns_;

@@ -9,12 +9,12 @@ namespace kvchat::gguf {
 namespace {
 // Every GGML type id known at the time of writing, so an unsupported one can be named.
 constexpr std::array<std::string_view, 40> kGgmlNames = {
-    "F32",     "F16",     "Q4_0",   "Q4_1",    "Q4_2",  "Q4_3",    "Q5_0",    "Q5_1",
-    "Q8_0",    "Q8_1",    "Q2_K",   "Q3_K",    "Q4_K",  "Q5_K",    "Q6_K",    "Q8_K",
-    "IQ2_XXS", "IQ2_XS",  "IQ3_XXS", "IQ1_S",  "IQ4_NL", "IQ3_S",  "IQ2_S",   "IQ4_XS",
-    "I8",      "I16",     "I32",    "I64",     "F64",   "IQ1_M",   "BF16",    "Q4_0_4_4",
-    "Q4_0_4_8", "Q4_0_8_8", "TQ1_0", "TQ2_0",  "IQ4_NL_4_4", "IQ4_NL_4_8", "IQ4_NL_8_8",
-    "MXFP4"};
+    "F32",   "F16",        "Q4_0",       "Q4_1",       "Q4_2",     "Q4_3",     "Q5_0",
+    "Q5_1",  "Q8_0",       "Q8_1",       "Q2_K",       "Q3_K",     "Q4_K",     "Q5_K",
+    "Q6_K",  "Q8_K",       "IQ2_XXS",    "IQ2_XS",     "IQ3_XXS",  "IQ1_S",    "IQ4_NL",
+    "IQ3_S", "IQ2_S",      "IQ4_XS",     "I8",         "I16",      "I32",      "I64",
+    "F64",   "IQ1_M",      "BF16",       "Q4_0_4_4",   "Q4_0_4_8", "Q4_0_8_8", "TQ1_0",
+    "TQ2_0", "IQ4_NL_4_4", "IQ4_NL_4_8", "IQ4_NL_8_8", "MXFP4"};
 }  // namespace
 
 // The supported types and their blocks: the weight type table (numeric/weight_type_traits.h).

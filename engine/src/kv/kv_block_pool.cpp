@@ -55,10 +55,14 @@ Status KvBlockPool::grow(uint64_t others_bytes) {
     const uint64_t room = budget_bytes_ > held ? (budget_bytes_ - held) / block_bytes_ : 0;
     n = std::min(n, room);
     if (n == 0) {
-      return Error{"out of memory for the KV cache: its budget of " + std::to_string(budget_bytes_) +
-                   " bytes is used up (" + std::to_string(blocks_.size()) + " blocks of " +
-                   std::to_string(block_bytes_) + " bytes" +
-                   (others_bytes ? " and " + std::to_string(others_bytes) + " bytes held by the other layer group's pool" : "") + ")"};
+      return Error{"out of memory for the KV cache: its budget of " +
+                   std::to_string(budget_bytes_) + " bytes is used up (" +
+                   std::to_string(blocks_.size()) + " blocks of " + std::to_string(block_bytes_) +
+                   " bytes" +
+                   (others_bytes ? " and " + std::to_string(others_bytes) +
+                                       " bytes held by the other layer group's pool"
+                                 : "") +
+                   ")"};
     }
   }
   auto chunk = memory_->allocate(n * block_bytes_);

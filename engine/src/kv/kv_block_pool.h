@@ -49,9 +49,9 @@ class KvBlockPool {
   int32_t chunk_blocks_;
   uint64_t budget_bytes_;
   std::shared_ptr<KvMemory> memory_;
-  std::vector<uint8_t*> chunks_;                    // each holds several blocks
-  std::vector<uint8_t*> blocks_;                    // block id -> memory
-  std::vector<int32_t> free_;                       // ids not handed out
+  std::vector<uint8_t*> chunks_;  // each holds several blocks
+  std::vector<uint8_t*> blocks_;  // block id -> memory
+  std::vector<int32_t> free_;     // ids not handed out
 };
 
 }  // namespace kvchat

@@ -12,7 +12,8 @@ namespace {
 
 // The windowed group is used only when the config names windowed layers and a window.
 bool uses_window(const KvCacheConfig& c) {
-  return c.window > 0 && std::any_of(c.windowed.begin(), c.windowed.end(), [](uint8_t w) { return w != 0; });
+  return c.window > 0 &&
+         std::any_of(c.windowed.begin(), c.windowed.end(), [](uint8_t w) { return w != 0; });
 }
 
 int32_t count_windowed(const KvCacheConfig& c) {
@@ -31,12 +32,13 @@ Result<KvCache> KvCache::create(const KvCacheConfig& c) {
     return Error{"KV cache: block size must be between 1 and 4096 tokens"};
   }
   if (c.head_dim % kv_block_values(c.type) != 0) {
-    return Error{"KV cache: " + std::string(kv_type_name(c.type)) + " needs head_dim to be a multiple of " +
-                 std::to_string(kv_block_values(c.type)) + ", this model has " + std::to_string(c.head_dim)};
+    return Error{"KV cache: " + std::string(kv_type_name(c.type)) +
+                 " needs head_dim to be a multiple of " + std::to_string(kv_block_values(c.type)) +
+                 ", this model has " + std::to_string(c.head_dim)};
   }
   if (!c.windowed.empty() && static_cast<int32_t>(c.windowed.size()) != c.n_layers) {
-    return Error{"KV cache: the windowed-layer list has " + std::to_string(c.windowed.size()) + " entries for " +
-                 std::to_string(c.n_layers) + " layers"};
+    return Error{"KV cache: the windowed-layer list has " + std::to_string(c.windowed.size()) +
+                 " entries for " + std::to_string(c.n_layers) + " layers"};
   }
   return KvCache(c);
 }
@@ -47,10 +49,10 @@ KvCache::KvCache(const KvCacheConfig& c)
       head_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.head_dim))),
       group_(c.n_layers, 0),
       index_(c.n_layers, 0),
-      pools_{KvBlockPool(2ull * (c.n_layers - count_windowed(c)) * c.block_tokens * row_bytes_, c.chunk_blocks,
-                         c.budget_bytes, c.memory),
-             KvBlockPool(2ull * count_windowed(c) * c.block_tokens * row_bytes_, c.chunk_blocks, c.budget_bytes,
-                         c.memory)} {
+      pools_{KvBlockPool(2ull * (c.n_layers - count_windowed(c)) * c.block_tokens * row_bytes_,
+                         c.chunk_blocks, c.budget_bytes, c.memory),
+             KvBlockPool(2ull * count_windowed(c) * c.block_tokens * row_bytes_, c.chunk_blocks,
+                         c.budget_bytes, c.memory)} {
   const bool windows = uses_window(c);
   for (int32_t l = 0; l < c.n_layers; ++l) {
     group_[l] = windows && c.windowed[l] ? 1 : 0;
@@ -131,7 +133,8 @@ void KvCache::free_gap() {
 void KvCache::free_out_of_window() {
   if (group_layers_[1] == 0 || config_.window_slack < 0) return;
   // The next position, n_tokens_, reads [n_tokens_ - window + 1, n_tokens_]; slack more is kept.
-  const int64_t first_kept = static_cast<int64_t>(n_tokens_) - (config_.window - 1) - config_.window_slack;
+  const int64_t first_kept =
+      static_cast<int64_t>(n_tokens_) - (config_.window - 1) - config_.window_slack;
   if (head_ == lo_) head_ = lo_ = std::min(pinned_, n_tokens_);  // contiguous: the pinned rows lead
   if (first_kept <= lo_) return;
   lo_ = static_cast<int32_t>(first_kept);
@@ -168,7 +171,8 @@ void KvCache::truncate(int32_t n_tokens) {
 
 void KvCache::pin_prefix(int32_t n) {
   pinned_ = std::max(0, n);
-  if (head_ != lo_) head_ = std::min(head_, pinned_);  // what is left of [0, n); freed rows stay freed
+  if (head_ != lo_)
+    head_ = std::min(head_, pinned_);  // what is left of [0, n); freed rows stay freed
 }
 
 void KvCache::set_size(int32_t n_tokens, int32_t head, int32_t lo) {
@@ -189,7 +193,8 @@ Status KvCache::export_layer(int32_t layer, int32_t which, uint8_t* dst) const {
   return export_rows(layer, which, lo_, n_tokens_ - lo_, dst + lo_ * row_bytes_);
 }
 
-Status KvCache::export_valid_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const {
+Status KvCache::export_valid_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n,
+                                  uint8_t* dst) const {
   if (group_[layer] == 0 || head_ == lo_) return export_rows(layer, which, pos0, n, dst);
   // Valid: [0, head_) and [lo_, n_tokens_); zeros between.
   const int32_t end = pos0 + n;
@@ -199,7 +204,9 @@ Status KvCache::export_valid_rows(int32_t layer, int32_t which, int32_t pos0, in
     if (auto s = export_rows(layer, which, a0, a1 - a0, dst); !s) return s;
   }
   const int32_t b0 = std::max(pos0, lo_), b1 = end;
-  if (b1 > b0) return export_rows(layer, which, b0, b1 - b0, dst + static_cast<size_t>(b0 - pos0) * row_bytes_);
+  if (b1 > b0)
+    return export_rows(layer, which, b0, b1 - b0,
+                       dst + static_cast<size_t>(b0 - pos0) * row_bytes_);
   return {};
 }
 
@@ -250,22 +257,29 @@ Status KvCache::discard(int32_t keep, int32_t discard,
   return {};
 }
 
-Status KvCache::export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const {
+Status KvCache::export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n,
+                            uint8_t* dst) const {
   const int32_t bt = config_.block_tokens;
   for (int32_t pos = pos0; pos < pos0 + n;) {
     const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);  // rows left in this block
-    if (auto s = pools_[group_[layer]].memory().to_host(dst, row(layer, which, pos), run * row_bytes_); !s) return s;
+    if (auto s =
+            pools_[group_[layer]].memory().to_host(dst, row(layer, which, pos), run * row_bytes_);
+        !s)
+      return s;
     dst += run * row_bytes_;
     pos += run;
   }
   return {};
 }
 
-Status KvCache::import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, const uint8_t* src) {
+Status KvCache::import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n,
+                            const uint8_t* src) {
   const int32_t bt = config_.block_tokens;
   for (int32_t pos = pos0; pos < pos0 + n;) {
     const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);
-    if (auto s = pools_[group_[layer]].memory().from_host(row(layer, which, pos), src, run * row_bytes_); !s) {
+    if (auto s =
+            pools_[group_[layer]].memory().from_host(row(layer, which, pos), src, run * row_bytes_);
+        !s) {
       return s;
     }
     src += run * row_bytes_;

@@ -39,10 +39,10 @@ struct KvCacheConfig {
   int32_t n_layers = 0;
   int32_t n_kv_heads = 0;
   int32_t head_dim = 0;
-  int32_t max_tokens = 0;      // the context length: appending past it is an error
-  int32_t block_tokens = 16;   // tokens per block
-  int32_t chunk_blocks = 4;    // blocks allocated together when the pool grows
-  uint64_t budget_bytes = 0;   // the most the pool may hold; 0 = no limit
+  int32_t max_tokens = 0;     // the context length: appending past it is an error
+  int32_t block_tokens = 16;  // tokens per block
+  int32_t chunk_blocks = 4;   // blocks allocated together when the pool grows
+  uint64_t budget_bytes = 0;  // the most the pool may hold; 0 = no limit
   KvType type = KvType::F16;
   std::shared_ptr<KvMemory> memory;  // where blocks live; null = host memory
   // (n_layers) 1 = the layer attends to its last `window` positions; empty = none do.
@@ -104,7 +104,8 @@ class KvCache {
   Status export_layer(int32_t layer, int32_t which, uint8_t* dst) const;
   // Rows [pos0, pos0 + n) (within [0, size())) of one layer's K or V (n x row_bytes);
   // freed windowed rows come out as zeros.
-  Status export_valid_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const;
+  Status export_valid_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n,
+                           uint8_t* dst) const;
 
   // What a snapshot journal appends: rows [0, stable_rows()) are exactly as they were at
   // the last mark_stable() (truncate and discard lower it; appending never does). A new
@@ -165,12 +166,16 @@ class KvCache {
 
   uint8_t* row(int32_t layer, int32_t kv, int32_t pos) const {
     const int32_t g = group_[layer];
-    uint8_t* block = const_cast<KvBlockPool&>(pools_[g]).block(tables_[g][pos / config_.block_tokens]);
+    uint8_t* block =
+        const_cast<KvBlockPool&>(pools_[g]).block(tables_[g][pos / config_.block_tokens]);
     return block + ((static_cast<int64_t>(index_[layer]) * 2 + kv) * config_.block_tokens +
-                    pos % config_.block_tokens) * row_bytes_;
+                    pos % config_.block_tokens) *
+                       row_bytes_;
   }
   uint64_t group_allocated_bytes(int g) const { return pools_[g].block_bytes() * held_[g]; }
-  int32_t valid_windowed_rows() const { return head_ == lo_ ? n_tokens_ : head_ + (n_tokens_ - lo_); }
+  int32_t valid_windowed_rows() const {
+    return head_ == lo_ ? n_tokens_ : head_ + (n_tokens_ - lo_);
+  }
   Result<int32_t> acquire(int g);
   void release(int g, int32_t b);
   void free_out_of_window();
@@ -180,17 +185,17 @@ class KvCache {
   KvCacheConfig config_;
   uint64_t row_bytes_;
   uint64_t head_bytes_;
-  std::vector<int32_t> group_;   // (n_layers) 0 = full-layer group, 1 = windowed group
-  std::vector<int32_t> index_;   // (n_layers) the layer's index within its group
+  std::vector<int32_t> group_;  // (n_layers) 0 = full-layer group, 1 = windowed group
+  std::vector<int32_t> index_;  // (n_layers) the layer's index within its group
   int32_t group_layers_[2] = {0, 0};
   KvBlockPool pools_[2];
   std::vector<int32_t> tables_[2];  // token block -> pool block id (-1: freed, windowed only)
   int32_t held_[2] = {0, 0};        // blocks held per group
   int32_t n_blocks_ = 0;            // token blocks covered (the tables' length)
   int32_t n_tokens_ = 0;
-  int32_t pinned_ = 0;              // windowed rows of [0, pinned_) are never freed
-  int32_t head_ = 0, lo_ = 0;       // valid windowed rows: [0, head_) and [lo_, n_tokens_)
-  int32_t stable_ = 0;              // rows unchanged since mark_stable()
+  int32_t pinned_ = 0;         // windowed rows of [0, pinned_) are never freed
+  int32_t head_ = 0, lo_ = 0;  // valid windowed rows: [0, head_) and [lo_, n_tokens_)
+  int32_t stable_ = 0;         // rows unchanged since mark_stable()
   uint64_t peak_allocated_ = 0;
   uint64_t peak_used_ = 0;
 };

@@ -107,9 +107,11 @@ bool add_product(uint64_t& acc, uint64_t a, uint64_t b) {
 }
 
 // The payload bytes a record's fields imply, or nullopt when they overflow.
-std::optional<uint64_t> payload_bytes(const JournalHeader& h, uint64_t n_new, uint64_t n_turns, uint64_t n_vocab) {
+std::optional<uint64_t> payload_bytes(const JournalHeader& h, uint64_t n_new, uint64_t n_turns,
+                                      uint64_t n_vocab) {
   uint64_t bytes = 0;
-  if (!add_product(bytes, 4, n_new) || !add_product(bytes, 4, n_turns) || !add_product(bytes, 4, n_vocab) ||
+  if (!add_product(bytes, 4, n_new) || !add_product(bytes, 4, n_turns) ||
+      !add_product(bytes, 4, n_vocab) ||
       !add_product(bytes, 2ull * h.n_layers * n_new, h.row_bytes())) {
     return std::nullopt;
   }
@@ -145,7 +147,8 @@ std::string check_record_fields(const RecordFields& f, const JournalHeader& h, u
   if (f.kind != kRecordKindState) return "unknown record kind " + std::to_string(f.kind);
   if (f.reserved != 0) return "reserved bytes are not zero";
   if (f.first_pos > n_prev) {
-    return "it continues from token " + std::to_string(f.first_pos) + " of a state of " + std::to_string(n_prev);
+    return "it continues from token " + std::to_string(f.first_pos) + " of a state of " +
+           std::to_string(n_prev);
   }
   const uint64_t n = uint64_t{f.first_pos} + f.n_new;
   if (n > 0x7fffffffull) return "it holds too many tokens";
@@ -218,36 +221,43 @@ std::vector<uint8_t> encode_journal_header(const JournalHeader& h) {
   return out;
 }
 
-Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head, const SnapshotTarget& target) {
+Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head,
+                                           const SnapshotTarget& target) {
   if (head.size() >= 8 && std::memcmp(head.data(), kSnapshotV2Magic, 8) == 0) {
-    return Error{"the snapshot was written by an older kvchat (format version 2, rewritten whole at every save; "
-                 "this build reads the version 3 journal): the conversation is re-evaluated once and the next "
-                 "save replaces it"};
+    return Error{
+        "the snapshot was written by an older kvchat (format version 2, rewritten whole at every "
+        "save; "
+        "this build reads the version 3 journal): the conversation is re-evaluated once and the "
+        "next "
+        "save replaces it"};
   }
   const size_t n_magic = std::min<size_t>(head.size(), 8);
   if (n_magic > 0 && std::memcmp(head.data(), kSnapshotMagic, n_magic) != 0) {
     return Error{"not a kvchat KV snapshot (bad magic: the file does not start with \"KVCHATSJ\")"};
   }
   if (head.size() < kJournalHeaderBytes) {
-    return Error{"the snapshot is truncated: " + std::to_string(head.size()) + " bytes, shorter than its " +
-                 std::to_string(kJournalHeaderBytes) + "-byte header"};
+    return Error{"the snapshot is truncated: " + std::to_string(head.size()) +
+                 " bytes, shorter than its " + std::to_string(kJournalHeaderBytes) +
+                 "-byte header"};
   }
   JournalHeader h;
   h.version = static_cast<uint32_t>(load_le(&head[8], 4));
   if (h.version > kSnapshotVersion) {
-    return Error{"the snapshot was written by a newer kvchat (format version " + std::to_string(h.version) +
-                 "; this build reads version " + std::to_string(kSnapshotVersion) + ")"};
+    return Error{"the snapshot was written by a newer kvchat (format version " +
+                 std::to_string(h.version) + "; this build reads version " +
+                 std::to_string(kSnapshotVersion) + ")"};
   }
   if (h.version != kSnapshotVersion) {
-    return Error{"unknown snapshot format version " + std::to_string(h.version) + " (this build reads " +
-                 std::to_string(kSnapshotVersion) + ")"};
+    return Error{"unknown snapshot format version " + std::to_string(h.version) +
+                 " (this build reads " + std::to_string(kSnapshotVersion) + ")"};
   }
   const uint64_t stored = load_le(&head[56], 8), computed = crc64(head.first(56));
   if (stored != computed) {
-    return Error{"the snapshot's header is corrupted: checksum mismatch (stored " + hex(stored) + ", computed " +
-                 hex(computed) + ")"};
+    return Error{"the snapshot's header is corrupted: checksum mismatch (stored " + hex(stored) +
+                 ", computed " + hex(computed) + ")"};
   }
-  if (load_le(&head[12], 4) != kJournalHeaderBytes) return Error{"the snapshot's header size is not 64 bytes"};
+  if (load_le(&head[12], 4) != kJournalHeaderBytes)
+    return Error{"the snapshot's header size is not 64 bytes"};
   h.model_identity = load_le(&head[16], 8);
   if (h.model_identity != target.model_identity) {
     return Error{"this snapshot belongs to another model (model identity " + hex(h.model_identity) +
@@ -263,7 +273,8 @@ Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head, const 
   h.block_tokens = static_cast<uint32_t>(load_le(&head[40], 4));
 
   auto shape = [](uint64_t l, uint64_t kvh, uint64_t d) {
-    return std::to_string(l) + " layers, " + std::to_string(kvh) + " KV heads, head_dim " + std::to_string(d);
+    return std::to_string(l) + " layers, " + std::to_string(kvh) + " KV heads, head_dim " +
+           std::to_string(d);
   };
   if (target.n_layers < 1 || target.n_kv_heads < 1 || target.head_dim < 1 || target.n_ctx < 1 ||
       target.n_vocab < 1) {
@@ -273,7 +284,8 @@ Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head, const 
       h.n_kv_heads != static_cast<uint32_t>(target.n_kv_heads) ||
       h.head_dim != static_cast<uint32_t>(target.head_dim)) {
     return Error{"the snapshot's cache shape (" + shape(h.n_layers, h.n_kv_heads, h.head_dim) +
-                 ") does not match the model's (" + shape(target.n_layers, target.n_kv_heads, target.head_dim) + ")"};
+                 ") does not match the model's (" +
+                 shape(target.n_layers, target.n_kv_heads, target.head_dim) + ")"};
   }
   if (h.head_dim % kv_block_values(h.kv_type) != 0) {
     return Error{"the snapshot's KV type " + std::string(kv_type_name(h.kv_type)) +
@@ -282,11 +294,14 @@ Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head, const 
   return h;
 }
 
-uint64_t journal_record_bytes(const JournalHeader& h, uint64_t n_new, uint64_t n_turns, uint64_t n_vocab) {
-  return kRecordHeaderBytes + payload_bytes(h, n_new, n_turns, n_vocab).value_or(0) + kRecordTrailerBytes;
+uint64_t journal_record_bytes(const JournalHeader& h, uint64_t n_new, uint64_t n_turns,
+                              uint64_t n_vocab) {
+  return kRecordHeaderBytes + payload_bytes(h, n_new, n_turns, n_vocab).value_or(0) +
+         kRecordTrailerBytes;
 }
 
-Status write_journal_record(const JournalHeader& h, const JournalRecordContents& r, const SnapshotSink& sink) {
+Status write_journal_record(const JournalHeader& h, const JournalRecordContents& r,
+                            const SnapshotSink& sink) {
   if constexpr (!kLittleEndianHost) return Error{kBigEndianMessage};
   const uint64_t n_new = r.new_tokens.size();
   if (!r.new_tokens.empty() && !r.rows) return Error{"snapshot: no K/V rows to write"};
@@ -337,7 +352,8 @@ SnapshotReader snapshot_memory_reader(std::span<const uint8_t> bytes) {
   };
 }
 
-Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& target, const SnapshotReader& read) {
+Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& target,
+                                  const SnapshotReader& read) {
   if constexpr (!kLittleEndianHost) return Error{kBigEndianMessage};
   std::vector<uint8_t> head(std::min<uint64_t>(file_size, kJournalHeaderBytes));
   if (auto s = read(0, head); !s) return Error{s.message()};
@@ -404,19 +420,22 @@ Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& targ
     uint8_t trailer[8];
     if (auto s = read(pos, std::span<uint8_t>(trailer, 8)); !s) return Error{s.message()};
     if (load_le(trailer, 8) != crc.value()) {
-      stop("fails its checksum (stored " + hex(load_le(trailer, 8)) + ", computed " + hex(crc.value()) + ")");
+      stop("fails its checksum (stored " + hex(load_le(trailer, 8)) + ", computed " +
+           hex(crc.value()) + ")");
       break;
     }
     const uint32_t n_after = f.first_pos + f.n_new;
     std::string bad;
     for (uint32_t k = 0; k < f.n_new && bad.empty(); ++k) {
       if (new_tokens[k] < 0 || new_tokens[k] >= target.n_vocab) {
-        bad = "its token id " + std::to_string(new_tokens[k]) + " at position " + std::to_string(f.first_pos + k) +
-              " is outside the vocabulary [0, " + std::to_string(target.n_vocab) + ")";
+        bad = "its token id " + std::to_string(new_tokens[k]) + " at position " +
+              std::to_string(f.first_pos + k) + " is outside the vocabulary [0, " +
+              std::to_string(target.n_vocab) + ")";
       }
     }
     for (uint32_t k = 0; k < f.n_turns && bad.empty(); ++k) {
-      if (turns[k] < 0 || static_cast<uint32_t>(turns[k]) > n_after || (k > 0 && turns[k] <= turns[k - 1])) {
+      if (turns[k] < 0 || static_cast<uint32_t>(turns[k]) > n_after ||
+          (k > 0 && turns[k] <= turns[k - 1])) {
         bad = "its turn start " + std::to_string(turns[k]) + " is out of order or outside [0, " +
               std::to_string(n_after) + "]";
       }
@@ -439,11 +458,13 @@ Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& targ
   }
   if (st.tokens.size() > static_cast<size_t>(std::max(target.n_ctx, 0))) {
     return Error{"the snapshot holds " + std::to_string(st.tokens.size()) +
-                 " tokens, more than this session's context of " + std::to_string(target.n_ctx) + " tokens"};
+                 " tokens, more than this session's context of " + std::to_string(target.n_ctx) +
+                 " tokens"};
   }
   if (st.n_keep > static_cast<uint32_t>(std::max(target.n_ctx, 0))) {
     return Error{"the snapshot keeps a prefix of " + std::to_string(st.n_keep) +
-                 " tokens, more than this session's context of " + std::to_string(target.n_ctx) + " tokens"};
+                 " tokens, more than this session's context of " + std::to_string(target.n_ctx) +
+                 " tokens"};
   }
   return st;
 }

@@ -112,7 +112,8 @@ struct SnapshotTarget {
 std::vector<uint8_t> encode_journal_header(const JournalHeader& h);
 // Parses and checks the header (`head`: the file's first min(size, 64) bytes) against
 // the target: magic, version, checksum, model identity, cache shape.
-Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head, const SnapshotTarget& target);
+Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head,
+                                           const SnapshotTarget& target);
 
 // One record to write. rows(layer, which, dst) fills dst with the n_new rows (K: which
 // 0, V: which 1) of one layer, n_new x row_bytes.
@@ -126,11 +127,13 @@ struct JournalRecordContents {
   std::function<Status(int32_t layer, int32_t which, uint8_t* dst)> rows;
 };
 // The bytes a record takes, header and trailer included.
-uint64_t journal_record_bytes(const JournalHeader& h, uint64_t n_new, uint64_t n_turns, uint64_t n_vocab);
+uint64_t journal_record_bytes(const JournalHeader& h, uint64_t n_new, uint64_t n_turns,
+                              uint64_t n_vocab);
 
 using SnapshotSink = std::function<Status(std::span<const uint8_t>)>;
 // Writes one record through `sink` in chunks of at most 1 MiB.
-Status write_journal_record(const JournalHeader& h, const JournalRecordContents& r, const SnapshotSink& sink);
+Status write_journal_record(const JournalHeader& h, const JournalRecordContents& r,
+                            const SnapshotSink& sink);
 
 // Reads bytes [offset, offset + dst.size()) of the file, all of them, or fails.
 using SnapshotReader = std::function<Status(uint64_t offset, std::span<uint8_t> dst)>;
@@ -153,22 +156,23 @@ struct JournalState {
   uint32_t n_keep = 0, window_head = 0, window_lo = 0;
   uint64_t valid_bytes = 0;  // the header and the valid records: where the next append goes
   uint64_t file_bytes = 0;
-  std::string stopped;       // why bytes past valid_bytes were ignored; empty when none were
+  std::string stopped;  // why bytes past valid_bytes were ignored; empty when none were
 };
 
 // Scans a whole journal of `file_size` bytes: the header (refused with a message when
 // bad), then every record while each is whole, checksummed and consistent with the
 // state before it. Token ids are checked against target.n_vocab; the final state's
 // token count against target.n_ctx (the intermediate ones may exceed it).
-Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& target, const SnapshotReader& read);
+Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& target,
+                                  const SnapshotReader& read);
 
 // The rows of the final state, by where they lie in the file: record r supplies the
 // positions [first_pos, first_pos + n) (n <= its n_new) that no later record rewrote.
 struct JournalRowSpan {
   uint64_t rows_offset = 0;  // the record's first K row
   uint32_t record_n_new = 0;
-  uint32_t first_pos = 0;    // = the record's first_pos
-  uint32_t n = 0;            // live rows from first_pos
+  uint32_t first_pos = 0;  // = the record's first_pos
+  uint32_t n = 0;          // live rows from first_pos
 };
 std::vector<JournalRowSpan> journal_live_rows(const JournalState& state);
 

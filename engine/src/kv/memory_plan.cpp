@@ -7,12 +7,8 @@ namespace kvchat {
 
 namespace {
 
-bool mul(uint64_t a, uint64_t b, uint64_t* out) {
-  return !__builtin_mul_overflow(a, b, out);
-}
-bool add(uint64_t a, uint64_t b, uint64_t* out) {
-  return !__builtin_add_overflow(a, b, out);
-}
+bool mul(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+bool add(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_add_overflow(a, b, out); }
 
 const Error kTooLarge{"memory plan: the numbers exceed 64 bits"};
 
@@ -46,7 +42,9 @@ Result<MemoryPlan> plan_memory(const MemoryPlanInput& in) {
   }
   if (in.n_windowed_layers < 0 || in.n_windowed_layers > in.n_layers || in.sliding_window < 0 ||
       (in.n_windowed_layers > 0 && in.sliding_window == 0)) {
-    return Error{"memory plan: windowed layers must be between 0 and the layer count, with a positive window"};
+    return Error{
+        "memory plan: windowed layers must be between 0 and the layer count, with a positive "
+        "window"};
   }
   if (in.ctx <= 0) return Error{"context length must be positive, got " + std::to_string(in.ctx)};
   if (in.budget_bytes && *in.budget_bytes < in.weights_bytes) {

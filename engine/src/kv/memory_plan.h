@@ -21,7 +21,7 @@ inline constexpr int32_t kDefaultKvBlockTokens = 16;
 
 struct MemoryPlanInput {
   int32_t n_layers = 0, n_kv_heads = 0, head_dim = 0;
-  int32_t n_ctx_train = 0;     // caps max_ctx; 0 when unknown (no cap)
+  int32_t n_ctx_train = 0;  // caps max_ctx; 0 when unknown (no cap)
   // Sliding-window attention (gemma2/3): n_windowed_layers of the n_layers attend to
   // their last sliding_window tokens only, so they need at most that many tokens of KV.
   // The cache keeps every layer's K/V for the whole context today, so the figures above

@@ -35,9 +35,9 @@ struct ArchitectureDesc {
   bool post_norms = false;     // blk.N.post_attention_norm / post_ffw_norm on each branch's output
   // Numbers.
   bool embed_scale_sqrt_dim = false;  // x = token_embd[t] * sqrt(n_embd) (gemma)
-  bool softcap = false;               // reads {arch}.attn_logit_softcapping / final_logit_softcapping
-  float default_attn_softcap = 0;     // when the key is absent (llama.cpp's gemma2 defaults: 50)
-  float default_final_softcap = 0;    // (30)
+  bool softcap = false;             // reads {arch}.attn_logit_softcapping / final_logit_softcapping
+  float default_attn_softcap = 0;   // when the key is absent (llama.cpp's gemma2 defaults: 50)
+  float default_final_softcap = 0;  // (30)
   // Sliding-window attention: 0 = none; N = layer l is windowed when l % N < N - 1
   // (gemma2: 2, the even layers; gemma3: 6, five local then one global), with the window
   // {arch}.attention.sliding_window (the last `window` positions, the token's own included).

@@ -68,14 +68,16 @@ GgufInspection inspection_of(const gguf::GgufFile& f) {
     c.type = name;
     in.tensor_types.push_back(c);
   }
-  std::stable_sort(in.tensor_types.begin(), in.tensor_types.end(),
-                   [](const GgufTensorTypeCount& a, const GgufTensorTypeCount& b) { return a.bytes > b.bytes; });
+  std::stable_sort(
+      in.tensor_types.begin(), in.tensor_types.end(),
+      [](const GgufTensorTypeCount& a, const GgufTensorTypeCount& b) { return a.bytes > b.bytes; });
   return in;
 }
 
 }  // namespace
 
-Result<GgufFit> GgufInspection::fit(int64_t n_ctx, std::string_view kv_type, uint64_t free_bytes) const {
+Result<GgufFit> GgufInspection::fit(int64_t n_ctx, std::string_view kv_type,
+                                    uint64_t free_bytes) const {
   if (bytes_needed > 0) return Error{"the GGUF header is incomplete: read more of the file first"};
   if (!shape_known) {
     return Error{"the memory cannot be predicted: the model's shape is not known" +
@@ -121,7 +123,8 @@ Result<GgufInspection> inspect_gguf_prefix(std::span<const uint8_t> prefix, uint
   if (parsed->bytes_needed > 0) {
     GgufInspection in;
     in.file_size = file_size;
-    const uint64_t doubled = std::max<uint64_t>(2 * static_cast<uint64_t>(prefix.size()), kMinRequest);
+    const uint64_t doubled =
+        std::max<uint64_t>(2 * static_cast<uint64_t>(prefix.size()), kMinRequest);
     in.bytes_needed = std::max(parsed->bytes_needed, std::min(file_size, doubled));
     return in;
   }

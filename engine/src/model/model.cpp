@@ -41,12 +41,13 @@ void build_rope_tables(ModelHParams& hp, const ModelWeights& w) {
     hp.rope_global_long = make_rope_table(style, hp.n_rot, hp.rope_freq_base, hp.rope_scaling,
                                           w.rope_factors_long.f32());
   }
-  hp.rope_global = make_rope_table(style, hp.n_rot, hp.rope_freq_base, hp.rope_scaling, freq_factors);
+  hp.rope_global =
+      make_rope_table(style, hp.n_rot, hp.rope_freq_base, hp.rope_scaling, freq_factors);
   if (hp.sliding_window == 0) {
     hp.rope_local = hp.rope_global;  // no windowed layers: one table
     return;
   }
-  const float local_base = hp.rope_freq_base_swa > 0  ? hp.rope_freq_base_swa
+  const float local_base = hp.rope_freq_base_swa > 0    ? hp.rope_freq_base_swa
                            : hp.arch->swa_rope_base > 0 ? hp.arch->swa_rope_base
                                                         : hp.rope_freq_base;
   hp.rope_local = hp.arch->swa_rope_unscaled
@@ -69,7 +70,8 @@ uint64_t ModelInfo::kv_elements_per_token() const {
 uint64_t ModelInfo::kv_elements_with_window(uint64_t n_tokens) const {
   const uint64_t windowed = windowed_layers.size();
   const uint64_t full = static_cast<uint64_t>(n_layers) - windowed;
-  const uint64_t window_tokens = std::min<uint64_t>(n_tokens, static_cast<uint64_t>(sliding_window));
+  const uint64_t window_tokens =
+      std::min<uint64_t>(n_tokens, static_cast<uint64_t>(sliding_window));
   return 2ull * n_kv_heads * head_dim * (full * n_tokens + windowed * window_tokens);
 }
 
@@ -96,8 +98,8 @@ Status Model::check_weights() const {
                "; what was computed from it is discarded: load the model again"};
 }
 
-std::shared_ptr<const void> Model::backend_state(const std::string& key,
-                                                 const std::function<std::shared_ptr<const void>()>& make) const {
+std::shared_ptr<const void> Model::backend_state(
+    const std::string& key, const std::function<std::shared_ptr<const void>()>& make) const {
   const std::lock_guard<std::mutex> lock(backend_state_mutex_);
   std::shared_ptr<const void>& slot = backend_state_[key];
   if (!slot) slot = make();
@@ -122,7 +124,8 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   std::shared_ptr<Model> m(new Model());
   ModelInfo& info = m->info_;
   info.path = path;
-  if (const gguf::Value* v = f.find("general.name"); v && v->as_string()) info.name = *v->as_string();
+  if (const gguf::Value* v = f.find("general.name"); v && v->as_string())
+    info.name = *v->as_string();
   info.architecture = hp->arch->name;
   info.gguf_version = f.version();
   info.file_bytes = f.file_size();
@@ -140,13 +143,16 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path) {
   info.tied_embeddings = weights->tied_embeddings;
   info.rope_style = hp->arch->rope == RopeStyle::Neox ? "neox" : "norm";
   info.rope_scaling = rope_scaling_name(hp->rope_scaling.type);
-  info.rope_scaling_factor = hp->rope_scaling.type == RopeScalingType::None ? 1 : hp->rope_scaling.factor;
+  info.rope_scaling_factor =
+      hp->rope_scaling.type == RopeScalingType::None ? 1 : hp->rope_scaling.factor;
   if (hp->rope_scaling.type == RopeScalingType::LongRope) {
     info.rope_scaling_factor = static_cast<float>(hp->n_ctx_train) / hp->rope_scaling.orig_ctx;
   }
-  info.rope_scaling_orig_ctx = hp->rope_scaling.type == RopeScalingType::None ? 0 : hp->rope_scaling.orig_ctx;
+  info.rope_scaling_orig_ctx =
+      hp->rope_scaling.type == RopeScalingType::None ? 0 : hp->rope_scaling.orig_ctx;
   info.rope_freq_factors = static_cast<bool>(weights->rope_freqs);
-  info.ffn_activation = hp->arch->activation == FfnActivation::GeluTanhGlu ? "gelu-tanh-glu" : "silu-glu";
+  info.ffn_activation =
+      hp->arch->activation == FfnActivation::GeluTanhGlu ? "gelu-tanh-glu" : "silu-glu";
   info.embed_scale = hp->embed_scale;
   info.query_scale = hp->query_scale;
   info.attn_softcap = hp->attn_softcap;

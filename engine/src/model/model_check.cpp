@@ -45,10 +45,11 @@ ModelCheck check_model_file(const gguf::GgufFile& f) {
   return c;
 }
 
-std::string model_problems_message(const std::string& path, const std::vector<std::string>& problems) {
+std::string model_problems_message(const std::string& path,
+                                   const std::vector<std::string>& problems) {
   if (problems.size() == 1) return path + ": " + problems.front();
-  std::string message = path + ": cannot run this model (" + std::to_string(problems.size()) +
-                        " problems):";
+  std::string message =
+      path + ": cannot run this model (" + std::to_string(problems.size()) + " problems):";
   for (const std::string& p : problems) message += "\n  - " + p;
   return message;
 }

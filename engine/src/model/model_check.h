@@ -32,6 +32,7 @@ ModelCheck check_model_file(const gguf::GgufFile& file);
 
 // The message of a failed load: "<path>: <problem>", or "<path>: cannot run this model
 // (N problems):" and one "\n  - <problem>" line each.
-std::string model_problems_message(const std::string& path, const std::vector<std::string>& problems);
+std::string model_problems_message(const std::string& path,
+                                   const std::vector<std::string>& problems);
 
 }  // namespace kvchat

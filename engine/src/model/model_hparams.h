@@ -18,10 +18,10 @@ class GgufFile;
 
 struct ModelHParams {
   const ArchitectureDesc* arch = nullptr;  // never null after from_gguf
-  int32_t n_layers = 0;     // {arch}.block_count
-  int32_t n_embd = 0;       // {arch}.embedding_length (dim)
-  int32_t n_heads = 0;      // {arch}.attention.head_count
-  int32_t n_kv_heads = 0;   // {arch}.attention.head_count_kv (GQA when < n_heads)
+  int32_t n_layers = 0;                    // {arch}.block_count
+  int32_t n_embd = 0;                      // {arch}.embedding_length (dim)
+  int32_t n_heads = 0;                     // {arch}.attention.head_count
+  int32_t n_kv_heads = 0;                  // {arch}.attention.head_count_kv (GQA when < n_heads)
   int32_t head_dim = 0;     // {arch}.attention.key_length (= value_length), else n_embd / n_heads
   int32_t n_ff = 0;         // {arch}.feed_forward_length (gated FFN hidden size)
   int32_t n_vocab = 0;      // rows of token_embd.weight
@@ -30,14 +30,16 @@ struct ModelHParams {
   float rms_eps = 1e-5f;    // {arch}.attention.layer_norm_rms_epsilon
   float rope_freq_base = 10000.0f;  // {arch}.rope.freq_base
   RopeScaling rope_scaling;         // {arch}.rope.scaling.*
-  float rope_freq_base_swa = 0;     // {arch}.rope.freq_base_swa: windowed layers' base (0: the description's)
+  float rope_freq_base_swa =
+      0;  // {arch}.rope.freq_base_swa: windowed layers' base (0: the description's)
 
-  float embed_scale = 1;      // sqrt(n_embd) for gemma
-  float query_scale = 0;      // scores = (q . k) * query_scale
-  float attn_softcap = 0;     // 0: none; else scores = cap * tanh(scores / cap)
-  float final_softcap = 0;    // 0: none; else logits = cap * tanh(logits / cap)
-  int32_t sliding_window = 0; // {arch}.attention.sliding_window, 0 when no layer uses one
-  std::vector<uint8_t> swa_layer;  // (n_layers) 1 = layer attends to its last sliding_window positions
+  float embed_scale = 1;       // sqrt(n_embd) for gemma
+  float query_scale = 0;       // scores = (q . k) * query_scale
+  float attn_softcap = 0;      // 0: none; else scores = cap * tanh(scores / cap)
+  float final_softcap = 0;     // 0: none; else logits = cap * tanh(logits / cap)
+  int32_t sliding_window = 0;  // {arch}.attention.sliding_window, 0 when no layer uses one
+  std::vector<uint8_t>
+      swa_layer;  // (n_layers) 1 = layer attends to its last sliding_window positions
 
   // Filled by Model::load once the weights are known (rope_freqs.weight).
   RopeTable rope_global;  // non-windowed layers
@@ -57,8 +59,9 @@ struct ModelHParams {
   const RopeTable& rope(int32_t layer, int32_t n_ctx) const {
     if (windowed(layer)) return rope_local;
     const int32_t ctx = n_ctx > 0 ? n_ctx : n_ctx_train;
-    return rope_scaling.type == RopeScalingType::LongRope && ctx > rope_scaling.orig_ctx ? rope_global_long
-                                                                                          : rope_global;
+    return rope_scaling.type == RopeScalingType::LongRope && ctx > rope_scaling.orig_ctx
+               ? rope_global_long
+               : rope_global;
   }
   int32_t n_windowed_layers() const;
 

@@ -10,7 +10,8 @@ namespace {
 // num_attention_heads, num_key_value_heads, head_dim = hidden_size / heads,
 // intermediate_size, vocab_size, max_position_embeddings, rope_theta,
 // tie_word_embeddings; gemma2: head_dim and sliding_window). Mistral-7B is v0.2/v0.3's
-// 32k context (v0.1 trained 8k with a 4k sliding window); the vocab is v0.1/v0.2's 32000. kjv-demo-shape is the shape of
+// 32k context (v0.1 trained 8k with a 4k sliding window); the vocab is v0.1/v0.2's 32000.
+// kjv-demo-shape is the shape of
 // ../shared/models/kjv-demo-*.gguf. tiny-256 is no real model: the smallest llama whose
 // every matrix row is a whole number of 256-weight K-quant blocks (reference tests,
 // llama.cpp-quantized fixtures).

@@ -19,9 +19,9 @@ struct ModelPreset {
   int32_t n_layers, n_embd, n_heads, n_kv_heads, head_dim, n_ff, n_vocab;
   int32_t n_ctx_train;  // the trained context length
   float rope_base;
-  bool tied_embeddings;  // no output.weight: the embedding doubles as the output matrix
-  bool qkv_bias;         // q, k and v projections carry biases (qwen2)
-  const char* arch;      // general.architecture a synthetic model of this shape is written as
+  bool tied_embeddings;    // no output.weight: the embedding doubles as the output matrix
+  bool qkv_bias;           // q, k and v projections carry biases (qwen2)
+  const char* arch;        // general.architecture a synthetic model of this shape is written as
   int32_t sliding_window;  // window of the architecture's windowed layers; 0 = none
 };
 

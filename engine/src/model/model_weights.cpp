@@ -103,7 +103,8 @@ bool ModelWeights::from_gguf(const gguf::GgufFile& f, ModelHParams& hp, ModelWei
   const bool has_long = f.find_tensor("rope_factors_long.weight") != nullptr;
   const bool has_short = f.find_tensor("rope_factors_short.weight") != nullptr;
   if (has_long != has_short) {
-    problems.push_back("LongRoPE needs both rope_factors_long.weight and rope_factors_short.weight");
+    problems.push_back(
+        "LongRoPE needs both rope_factors_long.weight and rope_factors_short.weight");
   } else if (has_long) {
     w.rope_factors_long = find.find("rope_factors_long.weight", 1, hp.n_rot / 2, true);
     w.rope_factors_short = find.find("rope_factors_short.weight", 1, hp.n_rot / 2, true);

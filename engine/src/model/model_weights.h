@@ -57,8 +57,8 @@ struct ModelWeights {
   WeightView output_norm;                 // (dim)
   WeightView output;                      // (n_vocab, dim); == token_embd when tied
   WeightView rope_freqs;                  // (n_rot/2) f32 Llama 3 frequency factors, optional
-  WeightView rope_factors_short;          // (n_rot/2) f32 LongRoPE divisors up to orig_ctx, optional
-  WeightView rope_factors_long;           // (n_rot/2) f32 LongRoPE divisors beyond orig_ctx (with short)
+  WeightView rope_factors_short;  // (n_rot/2) f32 LongRoPE divisors up to orig_ctx, optional
+  WeightView rope_factors_long;   // (n_rot/2) f32 LongRoPE divisors beyond orig_ctx (with short)
   bool tied_embeddings = false;
 
   // Finds every tensor the architecture needs, checks its type and shape against hp

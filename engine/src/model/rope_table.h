@@ -16,10 +16,10 @@ enum class RopeScalingType : uint8_t { None, Linear, Yarn, Llama3, LongRope };
 
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::None;
-  float factor = 1;          // {arch}.rope.scaling.factor (context multiplier; freq_scale = 1/factor)
-  int32_t orig_ctx = 0;      // {arch}.rope.scaling.original_context_length
+  float factor = 1;      // {arch}.rope.scaling.factor (context multiplier; freq_scale = 1/factor)
+  int32_t orig_ctx = 0;  // {arch}.rope.scaling.original_context_length
   float yarn_beta_fast = 32, yarn_beta_slow = 1;  // {arch}.rope.scaling.yarn_beta_fast/_slow
-  float attn_factor = 1;     // {arch}.rope.scaling.attn_factor: extra magnitude (YaRN, LongRoPE)
+  float attn_factor = 1;  // {arch}.rope.scaling.attn_factor: extra magnitude (YaRN, LongRoPE)
   float llama3_low_freq_factor = 1, llama3_high_freq_factor = 4;  // Llama 3.1 defaults
 };
 
@@ -46,7 +46,9 @@ class RopeCosSin {
   // Makes positions [0, n_pos) available (amortised growth; earlier rows are kept).
   void cover(int32_t n_pos);
   // (n_rot / 2, 2): {cos, sin} of each pair at pos < positions().
-  const float* at(int32_t pos) const { return cs_.data() + static_cast<int64_t>(pos) * table_->n_rot; }
+  const float* at(int32_t pos) const {
+    return cs_.data() + static_cast<int64_t>(pos) * table_->n_rot;
+  }
   uint64_t bytes() const { return cs_.capacity() * sizeof(float); }
 
  private:

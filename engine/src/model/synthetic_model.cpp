@@ -47,7 +47,8 @@ gguf::GgufWriter::Filler random_matrix(gguf::TensorType type, int64_t cols, floa
         quantize_row(type, row.data(), dst + r * per_row, cols);
       }
     };
-    const int64_t n_threads = n_bytes < (8u << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
+    const int64_t n_threads =
+        n_bytes < (8u << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::thread> threads;
     for (int64_t t = 1; t < n_threads; ++t) {
       threads.emplace_back(fill_rows, n_rows * t / n_threads, n_rows * (t + 1) / n_threads);
@@ -108,9 +109,7 @@ void write_vocab(gguf::GgufWriter& w, int n_vocab) {
 
 }  // namespace
 
-std::vector<std::string> synthetic_preset_names() {
-  return model_preset_names();
-}
+std::vector<std::string> synthetic_preset_names() { return model_preset_names(); }
 
 Result<SyntheticModelSpec> synthetic_preset(const std::string& name) {
   auto p = find_model_preset(name);
@@ -212,13 +211,13 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
   const ArchitectureDesc* a = find_architecture(spec.arch);
   if (!a) return Error{"synthetic model: unknown architecture '" + spec.arch + "'"};
   const int64_t hd = spec.head_dim > 0 ? spec.head_dim : spec.n_embd / spec.n_heads;
-  if ((spec.head_dim == 0 && spec.n_embd % spec.n_heads != 0) || spec.n_heads % spec.n_kv_heads != 0 ||
-      spec.n_embd % 32 != 0 || spec.n_ff % 32 != 0 || (hd * spec.n_heads) % 32 != 0 ||
-      spec.n_vocab < 300) {
+  if ((spec.head_dim == 0 && spec.n_embd % spec.n_heads != 0) ||
+      spec.n_heads % spec.n_kv_heads != 0 || spec.n_embd % 32 != 0 || spec.n_ff % 32 != 0 ||
+      (hd * spec.n_heads) % 32 != 0 || spec.n_vocab < 300) {
     return Error{"synthetic model: inconsistent shape"};
   }
-  const int64_t dim = spec.n_embd, q = hd * spec.n_heads, kv = hd * spec.n_kv_heads,
-                ff = spec.n_ff, nv = spec.n_vocab;
+  const int64_t dim = spec.n_embd, q = hd * spec.n_heads, kv = hd * spec.n_kv_heads, ff = spec.n_ff,
+                nv = spec.n_vocab;
   const gguf::TensorType type = spec.type;
   const std::string ap = spec.arch + ".";
   w.set_string("general.architecture", spec.arch);
@@ -244,15 +243,17 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
     const double orig = spec.rope_orig_ctx > 0 ? spec.rope_orig_ctx : spec.n_ctx;
     const double scale = spec.n_ctx / orig;
     w.set_u32(ap + "rope.scaling.original_context_length", static_cast<uint32_t>(orig));
-    w.set_f32(ap + "rope.scaling.attn_factor",
-              scale > 1 ? static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(orig))) : 1.0f);
+    w.set_f32(
+        ap + "rope.scaling.attn_factor",
+        scale > 1 ? static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(orig))) : 1.0f);
   } else if (!spec.rope_scaling.empty()) {
     w.set_string(ap + "rope.scaling.type", spec.rope_scaling);
     w.set_f32(ap + "rope.scaling.factor", spec.rope_factor);
     scaling.factor = spec.rope_factor;
     scaling.orig_ctx = spec.rope_orig_ctx > 0 ? spec.rope_orig_ctx : spec.n_ctx;
     if (spec.rope_orig_ctx > 0) {
-      w.set_u32(ap + "rope.scaling.original_context_length", static_cast<uint32_t>(spec.rope_orig_ctx));
+      w.set_u32(ap + "rope.scaling.original_context_length",
+                static_cast<uint32_t>(spec.rope_orig_ctx));
     }
     if (spec.rope_scaling == "llama3") {
       w.set_f32(ap + "rope.scaling.low_freq_factor", scaling.llama3_low_freq_factor);
@@ -260,7 +261,8 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
     }
   }
   if (a->swa_pattern > 0) {
-    w.set_u32(ap + "attention.sliding_window", static_cast<uint32_t>(spec.sliding_window > 0 ? spec.sliding_window : 4096));
+    w.set_u32(ap + "attention.sliding_window",
+              static_cast<uint32_t>(spec.sliding_window > 0 ? spec.sliding_window : 4096));
   }
   if (spec.attn_softcap > 0) w.set_f32(ap + "attn_logit_softcapping", spec.attn_softcap);
   if (spec.final_softcap > 0) w.set_f32(ap + "final_logit_softcapping", spec.final_softcap);
@@ -275,7 +277,8 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
     }
     const gguf::TensorType t = fallback_weight_type(wanted, cols);
     if (t != wanted) {
-      const std::string kind = name.starts_with("blk.") ? "blk.*." + name.substr(name.find('.', 4) + 1) : name;
+      const std::string kind =
+          name.starts_with("blk.") ? "blk.*." + name.substr(name.find('.', 4) + 1) : name;
       ++fallbacks[kind + ": rows of " + std::to_string(cols) + " values are not whole " +
                   std::string(gguf::tensor_type_name(wanted)) + " blocks, written as " +
                   std::string(gguf::tensor_type_name(t))];
@@ -286,14 +289,17 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
   // Constant vectors take no seed, so preset models keep the weights they always had.
   auto vec_seed = [&] { return spec.norm_jitter != 0 ? ++s : s; };
   auto norm = [&](const std::string& name, int64_t n) {
-    w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32, uniform_vector(n, 1, spec.norm_jitter, vec_seed()));
+    w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32,
+                 uniform_vector(n, 1, spec.norm_jitter, vec_seed()));
   };
   auto bias = [&](const std::string& name, int64_t n) {
-    w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32, uniform_vector(n, 0, spec.norm_jitter, vec_seed()));
+    w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32,
+                 uniform_vector(n, 0, spec.norm_jitter, vec_seed()));
   };
   mat("token_embd.weight", nv, dim, spec.embd_scale);
   if (spec.rope_scaling == "llama3") {
-    const std::vector<float> factors = llama3_freq_factors(static_cast<int32_t>(hd), spec.rope_base, scaling);
+    const std::vector<float> factors =
+        llama3_freq_factors(static_cast<int32_t>(hd), spec.rope_base, scaling);
     w.add_tensor("rope_freqs.weight", {uint64_t(factors.size())}, gguf::TensorType::F32,
                  std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(factors.data()),
                                           factors.size() * sizeof(float)));
@@ -309,8 +315,9 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
     }
     for (const auto& [name, v] : {std::pair{"rope_factors_long.weight", &long_f},
                                   std::pair{"rope_factors_short.weight", &short_f}}) {
-      w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32,
-                   std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v->data()), n * sizeof(float)));
+      w.add_tensor(
+          name, {uint64_t(n)}, gguf::TensorType::F32,
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v->data()), n * sizeof(float)));
     }
   }
   for (int l = 0; l < spec.n_layers; ++l) {

@@ -40,10 +40,10 @@ std::optional<WeightMix> parse_weight_mix(std::string_view name) {
 
 namespace {
 // Every type a weight matrix can be written in, in the order the help lists them.
-constexpr TensorType kWritable[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16,   TensorType::Q8_0,
-                                    TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,   TensorType::Q5_1,
-                                    TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K,   TensorType::Q5_K,
-                                    TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS};
+constexpr TensorType kWritable[] = {
+    TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q8_0,   TensorType::Q4_0,
+    TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q2_K,   TensorType::Q3_K,
+    TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS};
 
 std::string lower(std::string_view s) {
   std::string out;
@@ -67,8 +67,10 @@ std::optional<WeightTypeSpec> parse_weight_type_spec(std::string_view name) {
 
 std::string weight_type_spec_names() {
   std::string all;
-  for (TensorType t : kWritable) all += (all.empty() ? "" : ", ") + lower(gguf::tensor_type_name(t));
-  for (WeightMix m : {WeightMix::Q3_K_M, WeightMix::Q4_K_M, WeightMix::Q5_K_M}) all += ", " + lower(weight_mix_name(m));
+  for (TensorType t : kWritable)
+    all += (all.empty() ? "" : ", ") + lower(gguf::tensor_type_name(t));
+  for (WeightMix m : {WeightMix::Q3_K_M, WeightMix::Q4_K_M, WeightMix::Q5_K_M})
+    all += ", " + lower(weight_mix_name(m));
   return all;
 }
 
@@ -82,10 +84,10 @@ std::string_view weight_mix_name(WeightMix mix) {
   return "";
 }
 
-TensorType mix_weight_type(WeightMix mix, TensorType uniform, std::string_view tensor, int32_t n_layers,
-                           bool tied) {
+TensorType mix_weight_type(WeightMix mix, TensorType uniform, std::string_view tensor,
+                           int32_t n_layers, bool tied) {
   if (mix == WeightMix::Uniform) return uniform;
-  const TensorType base = mix == WeightMix::Q3_K_M ? TensorType::Q3_K
+  const TensorType base = mix == WeightMix::Q3_K_M   ? TensorType::Q3_K
                           : mix == WeightMix::Q4_K_M ? TensorType::Q4_K
                                                      : TensorType::Q5_K;
   if (tensor == "output.weight" || (tied && tensor == "token_embd.weight")) return TensorType::Q6_K;
@@ -95,12 +97,14 @@ TensorType mix_weight_type(WeightMix mix, TensorType uniform, std::string_view t
   const bool v_or_down = rest == "attn_v.weight" || rest == "ffn_down.weight";
   if (mix == WeightMix::Q3_K_M) {
     if (rest == "attn_v.weight") return layer < 2 ? TensorType::Q5_K : TensorType::Q4_K;
-    if (rest == "ffn_down.weight") return layer < n_layers / 16 ? TensorType::Q5_K : TensorType::Q4_K;
+    if (rest == "ffn_down.weight")
+      return layer < n_layers / 16 ? TensorType::Q5_K : TensorType::Q4_K;
     if (rest == "attn_output.weight" || rest == "attn_qkv.weight") return TensorType::Q4_K;
     return base;
   }
   if (v_or_down && sensitive_layer(layer, n_layers)) return TensorType::Q6_K;
-  if (rest == "attn_qkv.weight") return mix == WeightMix::Q4_K_M ? TensorType::Q5_K : TensorType::Q6_K;
+  if (rest == "attn_qkv.weight")
+    return mix == WeightMix::Q4_K_M ? TensorType::Q5_K : TensorType::Q6_K;
   return base;
 }
 

@@ -33,7 +33,8 @@ void quantize_row(TensorType type, const float* src, void* dst, int64_t n) {
   if (const WeightTypeTraits* t = weight_type_traits(type)) t->quantize_row(src, dst, n);
 }
 
-void convert_rows(TensorType from, const void* src, TensorType to, void* dst, int64_t n_rows, int64_t n) {
+void convert_rows(TensorType from, const void* src, TensorType to, void* dst, int64_t n_rows,
+                  int64_t n) {
   const auto row_bytes = [n](TensorType t) {
     const WeightTypeTraits& traits = *weight_type_traits(t);
     return static_cast<int64_t>(n / traits.block_values * traits.block_bytes);

@@ -49,9 +49,8 @@ void bf16(const void* src, float* dst, int64_t n) {
 }
 
 void q8_0(const void* src, float* dst, int64_t n) {
-  for_blocks<BlockQ8_0>(src, dst, n, kQuantBlock, [](const BlockQ8_0& b, int j) {
-    return f16_to_f32(b.d) * b.qs[j];
-  });
+  for_blocks<BlockQ8_0>(src, dst, n, kQuantBlock,
+                        [](const BlockQ8_0& b, int j) { return f16_to_f32(b.d) * b.qs[j]; });
 }
 
 void q4_0(const void* src, float* dst, int64_t n) {
@@ -127,7 +126,8 @@ void q4_k(const void* src, float* dst, int64_t n) {
 void q5_k(const void* src, float* dst, int64_t n) {
   for_blocks<BlockQ5_K>(src, dst, n, kSuperBlock, [](const BlockQ5_K& b, int i) {
     const uint8_t byte = b.qs[(i / 64) * 32 + i % 32];
-    const int q = ((i % 64) < 32 ? (byte & 0xF) : (byte >> 4)) | (((b.qh[i % 32] >> (i / 32)) & 1) << 4);
+    const int q =
+        ((i % 64) < 32 ? (byte & 0xF) : (byte >> 4)) | (((b.qh[i % 32] >> (i / 32)) & 1) << 4);
     uint8_t sc, mn;
     k_scale_min(i / 32, b.scales, sc, mn);
     return f16_to_f32(b.d) * sc * q - f16_to_f32(b.dmin) * mn;
@@ -150,7 +150,8 @@ void q6_k(const void* src, float* dst, int64_t n) {
 void iq4_xs(const void* src, float* dst, int64_t n) {
   for_blocks<BlockIq4Xs>(src, dst, n, kSuperBlock, [](const BlockIq4Xs& b, int i) {
     const int sub = i / 32;
-    return f16_to_f32(b.d) * (iq4_xs_scale(b, sub) - 32) * kIq4nlValues[nibble(b.qs + 16 * sub, i % 32)];
+    return f16_to_f32(b.d) * (iq4_xs_scale(b, sub) - 32) *
+           kIq4nlValues[nibble(b.qs + 16 * sub, i % 32)];
   });
 }
 }  // namespace dequant

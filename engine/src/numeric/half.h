@@ -38,8 +38,8 @@ inline uint16_t f32_to_f16(float f) {
   x &= 0x7fffffffu;
   if (x >= 0x7f800000u) return sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u);
   if (x >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: overflow to inf
-  if (x < 0x38800000u) {                         // below the smallest normal half: subnormal
-    float v = f32_from_bits(x) * 16777216.0f;    // scale by 2^24, round to integer (nearest even)
+  if (x < 0x38800000u) {                        // below the smallest normal half: subnormal
+    float v = f32_from_bits(x) * 16777216.0f;   // scale by 2^24, round to integer (nearest even)
     uint32_t m = static_cast<uint32_t>(v);
     float frac = v - static_cast<float>(m);
     if (frac > 0.5f || (frac == 0.5f && (m & 1))) ++m;

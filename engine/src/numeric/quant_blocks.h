@@ -26,8 +26,8 @@
 
 namespace kvchat {
 
-constexpr int kQuantBlock = 32;    // values per block of the 32-types
-constexpr int kSuperBlock = 256;   // values per super-block of the K- and XS-types
+constexpr int kQuantBlock = 32;   // values per block of the 32-types
+constexpr int kSuperBlock = 256;  // values per super-block of the K- and XS-types
 
 struct BlockQ8_0 {
   uint16_t d;
@@ -88,22 +88,22 @@ static_assert(sizeof(BlockQ3_K) == 110);
 
 struct BlockQ4_K {
   uint16_t d, dmin;
-  uint8_t scales[12];             // 8 x (6-bit scale, 6-bit min)
-  uint8_t qs[kSuperBlock / 2];    // 4-bit codes
+  uint8_t scales[12];           // 8 x (6-bit scale, 6-bit min)
+  uint8_t qs[kSuperBlock / 2];  // 4-bit codes
 };
 static_assert(sizeof(BlockQ4_K) == 144);
 
 struct BlockQ5_K {
   uint16_t d, dmin;
   uint8_t scales[12];
-  uint8_t qh[kSuperBlock / 8];    // fifth bit of each code
+  uint8_t qh[kSuperBlock / 8];  // fifth bit of each code
   uint8_t qs[kSuperBlock / 2];
 };
 static_assert(sizeof(BlockQ5_K) == 176);
 
 struct BlockQ6_K {
-  uint8_t ql[kSuperBlock / 2];    // low 4 bits
-  uint8_t qh[kSuperBlock / 4];    // high 2 bits
+  uint8_t ql[kSuperBlock / 2];  // low 4 bits
+  uint8_t qh[kSuperBlock / 4];  // high 2 bits
   int8_t scales[kSuperBlock / 16];
   uint16_t d;
 };
@@ -111,8 +111,8 @@ static_assert(sizeof(BlockQ6_K) == 210);
 
 struct BlockIq4Xs {
   uint16_t d;
-  uint16_t scales_h;                     // high 2 bits of the 8 sub-block scales
-  uint8_t scales_l[kSuperBlock / 64];    // low 4 bits, two per byte
+  uint16_t scales_h;                   // high 2 bits of the 8 sub-block scales
+  uint8_t scales_l[kSuperBlock / 64];  // low 4 bits, two per byte
   uint8_t qs[kSuperBlock / 2];
 };
 static_assert(sizeof(BlockIq4Xs) == 136);

@@ -69,7 +69,8 @@ Codes32 q5_0(const uint8_t* block) {
   Codes32 out{};
   const auto& b = *reinterpret_cast<const BlockQ5_0*>(block);
   const uint32_t qh = load_u32(b.qh);
-  for (int j = 0; j < kQuantBlock; ++j) out.code[j] = nibble(b.qs, j) | static_cast<int>(((qh >> j) & 1) << 4);
+  for (int j = 0; j < kQuantBlock; ++j)
+    out.code[j] = nibble(b.qs, j) | static_cast<int>(((qh >> j) & 1) << 4);
   out.d = f16_to_f32(b.d), out.c = -16 * out.d;
   return out;
 }
@@ -78,7 +79,8 @@ Codes32 q5_1(const uint8_t* block) {
   Codes32 out{};
   const auto& b = *reinterpret_cast<const BlockQ5_1*>(block);
   const uint32_t qh = load_u32(b.qh);
-  for (int j = 0; j < kQuantBlock; ++j) out.code[j] = nibble(b.qs, j) | static_cast<int>(((qh >> j) & 1) << 4);
+  for (int j = 0; j < kQuantBlock; ++j)
+    out.code[j] = nibble(b.qs, j) | static_cast<int>(((qh >> j) & 1) << 4);
   out.d = f16_to_f32(b.d), out.c = f16_to_f32(b.m);
   return out;
 }
@@ -94,7 +96,8 @@ Codes32 iq4_nl(const uint8_t* block) {
 CodesK q2_k(const uint8_t* block) {
   CodesK out{};
   const auto& b = *reinterpret_cast<const BlockQ2_K*>(block);
-  for (int i = 0; i < kSuperBlock; ++i) out.code[i] = (b.qs[(i / 128) * 32 + i % 32] >> (2 * ((i % 128) / 32))) & 3;
+  for (int i = 0; i < kSuperBlock; ++i)
+    out.code[i] = (b.qs[(i / 128) * 32 + i % 32] >> (2 * ((i % 128) / 32))) & 3;
   for (int g = 0; g < 16; ++g) out.scale[g] = b.scales[g] & 0xF, out.min[g] = b.scales[g] >> 4;
   out.d = f16_to_f32(b.d), out.dmin = f16_to_f32(b.dmin);
   return out;
@@ -136,7 +139,8 @@ CodesK q6_k(const uint8_t* block) {
 CodesK iq4_xs(const uint8_t* block) {
   CodesK out{};
   const auto& b = *reinterpret_cast<const BlockIq4Xs*>(block);
-  for (int i = 0; i < kSuperBlock; ++i) out.code[i] = kIq4nlValues[nibble(b.qs + 16 * (i / 32), i % 32)];
+  for (int i = 0; i < kSuperBlock; ++i)
+    out.code[i] = kIq4nlValues[nibble(b.qs + 16 * (i / 32), i % 32)];
   for (int g = 0; g < 16; ++g) out.scale[g] = iq4_xs_scale(b, g / 2) - 32;
   out.d = f16_to_f32(b.d);
   return out;

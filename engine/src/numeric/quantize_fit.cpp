@@ -70,7 +70,7 @@ AffineFit fit_affine(const float* x, int n, int nmax) {
       const double det = double(n) * t.sqq - double(t.sq) * t.sq;
       if (det <= 0) break;
       double s = (double(n) * t.sxq - double(t.sq) * sx) / det;
-      double m = -(sx - s * t.sq) / n;  // x ~= s q - m
+      double m = -(sx - s * t.sq) / n;              // x ~= s q - m
       if (m < 0) m = 0, s = double(t.sxq) / t.sqq;  // min must stay >= 0: the slope alone through 0
       if (!(s > 0)) break;
       scale = static_cast<float>(s), min = static_cast<float>(m);
@@ -84,7 +84,8 @@ float fit_symmetric(const float* x, int n, int nneg) {
   if (vmax == 0) return 0;
   float best = vmax / -nneg;
   double best_err = kInf;
-  for (const float target : {-nneg - 0.5f, float(-nneg), -nneg + 0.5f, -nneg + 1.0f, nneg - 1.0f, nneg - 0.5f}) {
+  for (const float target :
+       {-nneg - 0.5f, float(-nneg), -nneg + 0.5f, -nneg + 1.0f, nneg - 1.0f, nneg - 0.5f}) {
     float scale = vmax / target;
     for (int pass = 0; pass < 2; ++pass) {
       const Trial t = symmetric_trial(x, n, nneg, scale);

@@ -41,8 +41,9 @@ float fit_symmetric(const float* x, int n, int nneg);
 // value ~= scale * levels[q] with the 16 sorted levels of IQ4_NL / IQ4_XS.
 float fit_iq4(const float* x, int n);
 // Midpoints between neighbouring IQ4 levels (kIq4nlValues).
-inline constexpr float kIq4Midpoints[15] = {-115.5f, -93.5f, -74.0f, -57.0f, -42.0f, -28.5f, -16.0f, -4.5f,
-                                            7.0f,    19.0f,  31.5f,  45.5f,  61.0f,  79.0f,  101.0f};
+inline constexpr float kIq4Midpoints[15] = {-115.5f, -93.5f, -74.0f, -57.0f, -42.0f,
+                                            -28.5f,  -16.0f, -4.5f,  7.0f,   19.0f,
+                                            31.5f,   45.5f,  61.0f,  79.0f,  101.0f};
 // Index of the level nearest to t (t in level units): how many midpoints lie below t.
 constexpr int nearest_iq4_level(float t) {
   int k = 0;
@@ -59,7 +60,8 @@ struct Iq4LevelTable {
   uint8_t index[2 * kOffset] = {};
   // Cell c holds t in [(c - kOffset) / 2, (c - kOffset + 1) / 2): its centre decides.
   constexpr Iq4LevelTable() {
-    for (int c = 0; c < 2 * kOffset; ++c) index[c] = static_cast<uint8_t>(nearest_iq4_level((c - kOffset + 0.5f) / 2));
+    for (int c = 0; c < 2 * kOffset; ++c)
+      index[c] = static_cast<uint8_t>(nearest_iq4_level((c - kOffset + 0.5f) / 2));
   }
   int operator()(float t) const {
     const float cell = 2 * t + kOffset;

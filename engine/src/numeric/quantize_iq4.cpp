@@ -13,7 +13,8 @@ namespace {
 void pack_levels(const float* x, float scale, uint8_t* qs) {
   const float inv = scale != 0 ? 1.0f / scale : 0.0f;
   int q[kQuantBlock];
-  for (int j = 0; j < kQuantBlock; ++j) q[j] = scale != 0 ? quant::kIq4Level(x[j] * inv) : 8;  // level 1: ~0
+  for (int j = 0; j < kQuantBlock; ++j)
+    q[j] = scale != 0 ? quant::kIq4Level(x[j] * inv) : 8;  // level 1: ~0
   for (int j = 0; j < kQuantBlock / 2; ++j) qs[j] = static_cast<uint8_t>(q[j] | (q[j + 16] << 4));
 }
 

@@ -22,9 +22,11 @@ float inverse(float d) { return d != 0 ? 1.0f / d : 0.0f; }
 // Sub-scale codes of an affine K-type: fits[s] rounded against the f16 super-scales d/dmin
 // (both chosen so the largest sub-scale / sub-min codes to kMaxCode).
 template <int kSubs, int kMaxCode>
-void affine_sub_scales(const quant::AffineFit* fits, uint16_t& d, uint16_t& dmin, int* sc, int* mn) {
+void affine_sub_scales(const quant::AffineFit* fits, uint16_t& d, uint16_t& dmin, int* sc,
+                       int* mn) {
   float max_scale = 0, max_min = 0;
-  for (int s = 0; s < kSubs; ++s) max_scale = std::max(max_scale, fits[s].scale), max_min = std::max(max_min, fits[s].min);
+  for (int s = 0; s < kSubs; ++s)
+    max_scale = std::max(max_scale, fits[s].scale), max_min = std::max(max_min, fits[s].min);
   d = f32_to_f16(max_scale / kMaxCode);
   dmin = f32_to_f16(max_min / kMaxCode);
   const float inv_d = inverse(f16_to_f32(d)), inv_m = inverse(f16_to_f32(dmin));
@@ -42,8 +44,8 @@ void affine_codes(const float* x, int count, float scale, float min, int nmax, i
 
 // The rounded sub-scale and sub-min codes are each one grid step from the fit: try their
 // neighbours (+-1) against the stored d / dmin and keep the pair of least squared error.
-void refine_affine_sub_scale(const float* x, int count, float d, float dmin, int nmax, int max_code, int& sc,
-                             int& mn) {
+void refine_affine_sub_scale(const float* x, int count, float d, float dmin, int nmax, int max_code,
+                             int& sc, int& mn) {
   float best = std::numeric_limits<float>::infinity();
   int best_sc = sc, best_mn = mn;
   for (int s = std::max(sc - 1, 0); s <= std::min(sc + 1, max_code); ++s) {
@@ -74,27 +76,32 @@ void symmetric_sub_scales(const float* scales, int lo, int hi, uint16_t& d, int*
 // Codes in [-nneg, nneg) of `count` values against value = scale * q, offset by nneg.
 void symmetric_codes(const float* x, int count, float scale, int nneg, int* q) {
   const float inv = inverse(scale);
-  for (int i = 0; i < count; ++i) q[i] = (scale != 0 ? round_clamp(x[i] * inv, -nneg, nneg - 1) : 0) + nneg;
+  for (int i = 0; i < count; ++i)
+    q[i] = (scale != 0 ? round_clamp(x[i] * inv, -nneg, nneg - 1) : 0) + nneg;
 }
 
 // The 2-bit codes of Q2_K / Q3_K: value i -> byte 32 (i / 128) + i % 32, bits 2 ((i % 128) / 32).
 void pack_2bit(const int* q, uint8_t* qs) {
   std::memset(qs, 0, kSuperBlock / 4);
-  for (int i = 0; i < kSuperBlock; ++i) qs[(i / 128) * 32 + i % 32] |= static_cast<uint8_t>((q[i] & 3) << (2 * ((i % 128) / 32)));
+  for (int i = 0; i < kSuperBlock; ++i)
+    qs[(i / 128) * 32 + i % 32] |= static_cast<uint8_t>((q[i] & 3) << (2 * ((i % 128) / 32)));
 }
 
 // The 4-bit codes of Q4_K / Q5_K: value i -> byte 32 (i / 64) + i % 32, low nibble for the
 // first 32 values of each 64, high nibble for the next 32.
 void pack_4bit_k(const int* q, uint8_t* qs) {
   for (int c = 0; c < kSuperBlock / 64; ++c) {
-    for (int l = 0; l < 32; ++l) qs[32 * c + l] = static_cast<uint8_t>((q[64 * c + l] & 0xF) | ((q[64 * c + 32 + l] & 0xF) << 4));
+    for (int l = 0; l < 32; ++l)
+      qs[32 * c + l] =
+          static_cast<uint8_t>((q[64 * c + l] & 0xF) | ((q[64 * c + 32 + l] & 0xF) << 4));
   }
 }
 
 // Bit `bit` of code i -> bit i / 32 of byte i % 32 (Q3_K hmask, Q5_K qh).
 void pack_bit_planes(const int* q, int bit, uint8_t* out) {
   std::memset(out, 0, kSuperBlock / 8);
-  for (int i = 0; i < kSuperBlock; ++i) out[i % 32] |= static_cast<uint8_t>(((q[i] >> bit) & 1) << (i / 32));
+  for (int i = 0; i < kSuperBlock; ++i)
+    out[i % 32] |= static_cast<uint8_t>(((q[i] >> bit) & 1) << (i / 32));
 }
 
 // 8 six-bit scales and mins of Q4_K / Q5_K into 12 bytes (the inverse of k_scale_min):
@@ -206,7 +213,8 @@ void quantize_row_q6_k(const float* x, BlockQ6_K* y, int64_t n) {
     std::memset(y[k].qh, 0, sizeof(y[k].qh));
     for (int i = 0; i < kSuperBlock; ++i) {
       const int c = i / 128, quarter = (i % 128) / 32, l = i % 32;
-      y[k].ql[64 * c + 32 * (quarter & 1) + l] |= static_cast<uint8_t>((q[i] & 0xF) << (quarter < 2 ? 0 : 4));
+      y[k].ql[64 * c + 32 * (quarter & 1) + l] |=
+          static_cast<uint8_t>((q[i] & 0xF) << (quarter < 2 ? 0 : 4));
       y[k].qh[32 * c + l] |= static_cast<uint8_t>((q[i] >> 4) << (2 * quarter));
     }
   }

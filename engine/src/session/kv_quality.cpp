@@ -73,7 +73,8 @@ Result<KvQualityReport> measure_kv_quality(std::shared_ptr<const Model> model,
     if (cost.name == "f16") continue;
     // bytes_den values make one block of the type; its rows must be whole blocks.
     if (model->info().head_dim % static_cast<int32_t>(cost.bytes_den) != 0) {
-      report.unusable.push_back({cost.name, cost.name + " stores blocks of " + std::to_string(cost.bytes_den) +
+      report.unusable.push_back({cost.name, cost.name + " stores blocks of " +
+                                                std::to_string(cost.bytes_den) +
                                                 " values; this model's head_dim is " +
                                                 std::to_string(model->info().head_dim)});
       continue;

@@ -70,11 +70,12 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   // that could not run (no demo model) keeps "auto" on the CPU and lets an explicit
   // "cuda" run, unverified, saying so.
   if (s->backend_note_.empty() && *kind == BackendKind::Cuda && options.backend_self_check) {
-    const BackendSelfCheck check = run_backend_self_check(*kind, options.self_check_model, options.n_threads);
+    const BackendSelfCheck check =
+        run_backend_self_check(*kind, options.self_check_model, options.n_threads);
     const bool skipped = check.outcome == BackendSelfCheck::Outcome::Skipped;
     if (check.outcome == BackendSelfCheck::Outcome::Failed || (skipped && asked_auto)) {
-      s->backend_note_ = std::string("using the CPU backend") + (asked_auto ? "" : " instead of cuda") + ": " +
-                         check.detail;
+      s->backend_note_ = std::string("using the CPU backend") +
+                         (asked_auto ? "" : " instead of cuda") + ": " + check.detail;
       backend.value().reset();  // the device's memory back before the CPU backend is made
       backend = make_backend(BackendKind::Cpu, *model, bo);
       if (!backend) return backend.error();
@@ -117,10 +118,11 @@ void Session::check_warning() {
   const bool over = n_past() >= options_.context_warn_fraction * n_ctx_;
   if (over && !warned_) {
     notify({SessionEvent::Kind::ContextWarning,
-          "the context is " + std::to_string(n_past() * 100 / n_ctx_) + "% full (" +
-              std::to_string(n_past()) + " of " + std::to_string(n_ctx_) + " tokens); policy " +
-              std::string(context_policy_name(options_.context_policy)) + " applies when it is full",
-          n_past(), n_past(), 0});
+            "the context is " + std::to_string(n_past() * 100 / n_ctx_) + "% full (" +
+                std::to_string(n_past()) + " of " + std::to_string(n_ctx_) + " tokens); policy " +
+                std::string(context_policy_name(options_.context_policy)) +
+                " applies when it is full",
+            n_past(), n_past(), 0});
   }
   warned_ = over;
 }
@@ -141,7 +143,8 @@ Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all
     with_pending.assign(tokens_.begin() + pos0, tokens_.end());
     with_pending.insert(with_pending.end(), tokens.begin(), tokens.end());
   }
-  const std::span<const TokenId> run = with_pending.empty() ? tokens : std::span<const TokenId>(with_pending);
+  const std::span<const TokenId> run =
+      with_pending.empty() ? tokens : std::span<const TokenId>(with_pending);
   const int32_t n = static_cast<int32_t>(run.size());
   const int32_t n_new = static_cast<int32_t>(tokens.size());
   if (auto s = kv_->reserve(pos0 + n); !s) {
@@ -160,7 +163,8 @@ Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all
     kv_->truncate(pos0);
     return s;
   }
-  if (all_logits && n > n_new) out.erase(out.begin(), out.end() - static_cast<int64_t>(n_new) * n_vocab);
+  if (all_logits && n > n_new)
+    out.erase(out.begin(), out.end() - static_cast<int64_t>(n_new) * n_vocab);
   tokens_evaluated_ += n;
   kv_->set_size(pos0 + n);
   tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
@@ -206,8 +210,9 @@ Status Session::eval(std::span<const TokenId> tokens, std::vector<float>* all_lo
 
 Result<int32_t> Session::eval_sequence(std::span<const TokenId> sequence, bool starts_turn) {
   if (sequence.empty()) return Error{"nothing to evaluate"};
-  const size_t common = std::mismatch(tokens_.begin(), tokens_.end(), sequence.begin(), sequence.end()).first -
-                        tokens_.begin();
+  const size_t common =
+      std::mismatch(tokens_.begin(), tokens_.end(), sequence.begin(), sequence.end()).first -
+      tokens_.begin();
   if (common == sequence.size() && common == tokens_.size() && !last_logits_.empty()) return 0;
   // Keep at least one token to evaluate, so that the next-token logits are fresh.
   const int32_t keep = static_cast<int32_t>(std::min(common, sequence.size() - 1));

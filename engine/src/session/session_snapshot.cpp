@@ -104,8 +104,9 @@ Status Session::save_snapshot(const std::string& path) const {
   h.head_dim = static_cast<uint32_t>(c.head_dim);
   h.block_tokens = static_cast<uint32_t>(c.block_tokens);
   const KvCache& kv = *kv_;
-  const uint64_t live_bytes = kJournalHeaderBytes + journal_record_bytes(h, n_past(), turn_starts_.size(),
-                                                                         last_logits_.size());
+  const uint64_t live_bytes =
+      kJournalHeaderBytes +
+      journal_record_bytes(h, n_past(), turn_starts_.size(), last_logits_.size());
 
   // The record of the state after the first `first` tokens of the journal's last state.
   auto record_from = [&](int32_t first) {
@@ -130,7 +131,8 @@ Status Session::save_snapshot(const std::string& path) const {
   if (journal_ && journal_->path == path) {
     struct stat st {};
     const int32_t first = std::min(kv.stable_rows(), journal_->n_tokens);
-    const uint64_t record = journal_record_bytes(h, n_past() - first, turn_starts_.size(), last_logits_.size());
+    const uint64_t record =
+        journal_record_bytes(h, n_past() - first, turn_starts_.size(), last_logits_.size());
     if (::stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != journal_->device ||
         static_cast<uint64_t>(st.st_ino) != journal_->inode ||
         static_cast<uint64_t>(st.st_size) < journal_->valid_bytes) {
@@ -161,7 +163,8 @@ Status Session::save_snapshot(const std::string& path) const {
     Status s = write_journal_record(h, record_from(*append_from), fd_sink(fd.get(), path, written));
     if (s) s = file_io::sync(fd.get(), path);
     if (!s) {
-      (void)::ftruncate(fd.get(), static_cast<off_t>(at));  // best effort: loading ignores it anyway
+      (void)::ftruncate(fd.get(),
+                        static_cast<off_t>(at));  // best effort: loading ignores it anyway
       return Error{prefix + s.message()};
     }
     if (!fd.close()) return Error{prefix + "cannot close it: " + errno_text()};
@@ -186,12 +189,19 @@ Status Session::save_snapshot(const std::string& path) const {
     return {};
   };
   if (auto s = sink(encode_journal_header(h)); !s) return Error{prefix + s.message()};
-  if (auto s = write_journal_record(h, record_from(0), sink); !s) return Error{prefix + s.message()};
+  if (auto s = write_journal_record(h, record_from(0), sink); !s)
+    return Error{prefix + s.message()};
   if (auto s = out.commit(); !s) return Error{prefix + s.message()};
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return Error{prefix + "cannot stat it after writing: " + errno_text()};
-  journal_ = SnapshotJournal{path, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), written,
-                             live_bytes, n_past(), snapshot_kv_type_code(h.kv_type)};
+  if (::stat(path.c_str(), &st) != 0)
+    return Error{prefix + "cannot stat it after writing: " + errno_text()};
+  journal_ = SnapshotJournal{path,
+                             static_cast<uint64_t>(st.st_dev),
+                             static_cast<uint64_t>(st.st_ino),
+                             written,
+                             live_bytes,
+                             n_past(),
+                             snapshot_kv_type_code(h.kv_type)};
   last_save_.bytes_written = written;
   last_save_.file_bytes = written;
   last_save_.tokens_written = n_past();
@@ -202,7 +212,9 @@ Status Session::save_snapshot(const std::string& path) const {
 }
 
 Status Session::load_snapshot(const std::string& path) {
-  auto refuse = [&](const std::string& why) { return Error{path + ": cannot restore the snapshot: " + why}; };
+  auto refuse = [&](const std::string& why) {
+    return Error{path + ": cannot restore the snapshot: " + why};
+  };
   auto opened = file_io::open_regular_file(path);  // never blocks on a FIFO
   if (!opened) return refuse(opened.message());
   FileDescriptor fd(opened->fd);
@@ -225,7 +237,9 @@ Status Session::load_snapshot(const std::string& path) {
       const ssize_t r = ::pread(raw_fd, p, n, static_cast<off_t>(offset));
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) return Error{"cannot read it: " + errno_text()};
-      if (r == 0) return Error{"the snapshot is truncated: the file ended early (was it changed while being read?)"};
+      if (r == 0)
+        return Error{
+            "the snapshot is truncated: the file ended early (was it changed while being read?)"};
       p += r;
       n -= static_cast<size_t>(r);
       offset += static_cast<uint64_t>(r);
@@ -236,7 +250,8 @@ Status Session::load_snapshot(const std::string& path) {
   if (!scanned) return refuse(scanned.message());
   JournalState& state = *scanned;
   if (state.records.empty()) {
-    return refuse("it holds no complete record" + (state.stopped.empty() ? std::string() : " (" + state.stopped + ")"));
+    return refuse("it holds no complete record" +
+                  (state.stopped.empty() ? std::string() : " (" + state.stopped + ")"));
   }
   const JournalHeader& h = state.header;
   const int32_t n = static_cast<int32_t>(state.tokens.size());
@@ -245,13 +260,15 @@ Status Session::load_snapshot(const std::string& path) {
   auto fresh = KvCache::create(config);
   if (!fresh) return refuse(fresh.message());
   if (auto s = fresh->reserve(n); !s) {
-    notify({SessionEvent::Kind::KvOutOfMemory, "restoring a snapshot of " + std::to_string(n) + " tokens: " + s.message(),
-            n_past(), n_past(), 0});
+    notify({SessionEvent::Kind::KvOutOfMemory,
+            "restoring a snapshot of " + std::to_string(n) + " tokens: " + s.message(), n_past(),
+            n_past(), 0});
     return refuse(s.message());
   }
   const KvType from = h.kv_type;
   const uint64_t file_rb = h.row_bytes();
-  const uint32_t batch = static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{1} << 20) / file_rb));
+  const uint32_t batch =
+      static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{1} << 20) / file_rb));
   std::vector<uint8_t> rows, converted;
   for (const JournalRowSpan& span : journal_live_rows(state)) {
     for (int32_t l = 0; l < config.n_layers; ++l) {
@@ -265,8 +282,8 @@ Status Session::load_snapshot(const std::string& path) {
           const uint8_t* src = rows.data();
           if (from != fresh->type()) {
             converted.resize(cnt * fresh->row_bytes());
-            convert_rows(kv_storage_type(from), rows.data(), kv_storage_type(fresh->type()), converted.data(),
-                         static_cast<int32_t>(cnt), config.kv_dim());
+            convert_rows(kv_storage_type(from), rows.data(), kv_storage_type(fresh->type()),
+                         converted.data(), static_cast<int32_t>(cnt), config.kv_dim());
             src = converted.data();
           }
           const int32_t pos = static_cast<int32_t>(span.first_pos + k0);
@@ -280,7 +297,8 @@ Status Session::load_snapshot(const std::string& path) {
 
   // Everything checked: swap the restored state in.
   fresh->pin_prefix(static_cast<int32_t>(state.n_keep));
-  fresh->set_size(n, static_cast<int32_t>(state.window_head), static_cast<int32_t>(state.window_lo));
+  fresh->set_size(n, static_cast<int32_t>(state.window_head),
+                  static_cast<int32_t>(state.window_lo));
   *kv_ = std::move(fresh.value());
   kv_->mark_stable();
   tokens_ = std::move(state.tokens);
@@ -288,20 +306,23 @@ Status Session::load_snapshot(const std::string& path) {
   last_logits_ = std::move(state.logits);
   n_keep_ = static_cast<int32_t>(state.n_keep);
   warned_ = n_past() >= options_.context_warn_fraction * n_ctx_;
-  last_load_ = {n, static_cast<uint64_t>(st.st_size), static_cast<int32_t>(state.records.size()), state.stopped};
-  journal_ = SnapshotJournal{path,
-                             static_cast<uint64_t>(st.st_dev),
-                             static_cast<uint64_t>(st.st_ino),
-                             state.valid_bytes,
-                             kJournalHeaderBytes + journal_record_bytes(h, n, turn_starts_.size(), last_logits_.size()),
-                             n,
-                             snapshot_kv_type_code(from)};
+  last_load_ = {n, static_cast<uint64_t>(st.st_size), static_cast<int32_t>(state.records.size()),
+                state.stopped};
+  journal_ = SnapshotJournal{
+      path,
+      static_cast<uint64_t>(st.st_dev),
+      static_cast<uint64_t>(st.st_ino),
+      state.valid_bytes,
+      kJournalHeaderBytes + journal_record_bytes(h, n, turn_starts_.size(), last_logits_.size()),
+      n,
+      snapshot_kv_type_code(from)};
   (void)::futimens(fd.get(), nullptr);  // used now: least recently used snapshots are evicted first
   if (from != kv_->type()) {
     notify({SessionEvent::Kind::KvTypeChanged,
-            "restored a snapshot saved with " + std::string(kv_type_name(from)) + " K/V: re-encoded the K/V of " +
-                std::to_string(n) + " tokens to " + std::string(kv_type_name(kv_->type())) + " (" +
-                std::to_string(kv_->used_bytes()) + " bytes now)",
+            "restored a snapshot saved with " + std::string(kv_type_name(from)) +
+                " K/V: re-encoded the K/V of " + std::to_string(n) + " tokens to " +
+                std::string(kv_type_name(kv_->type())) + " (" + std::to_string(kv_->used_bytes()) +
+                " bytes now)",
             n, n, 0});
   }
   return {};

@@ -24,7 +24,8 @@ bool same_file(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-Result<SnapshotDiskUsage> snapshot_disk_usage(const std::string& dir, const std::string& extension) {
+Result<SnapshotDiskUsage> snapshot_disk_usage(const std::string& dir,
+                                              const std::string& extension) {
   SnapshotDiskUsage usage;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return usage;
@@ -35,7 +36,8 @@ Result<SnapshotDiskUsage> snapshot_disk_usage(const std::string& dir, const std:
     const std::string name = it->path().filename().string();
     if (name.size() <= extension.size() || !name.ends_with(extension)) continue;
     struct stat st {};
-    if (::stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // gone meanwhile, or not a file
+    if (::stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      continue;  // gone meanwhile, or not a file
     SnapshotFile f;
     f.path = it->path().string();
     f.bytes = static_cast<uint64_t>(st.st_size);
@@ -43,14 +45,16 @@ Result<SnapshotDiskUsage> snapshot_disk_usage(const std::string& dir, const std:
     usage.total_bytes += f.bytes;
     usage.files.push_back(std::move(f));
   }
-  std::sort(usage.files.begin(), usage.files.end(), [](const SnapshotFile& a, const SnapshotFile& b) {
-    return a.last_used_ns != b.last_used_ns ? a.last_used_ns < b.last_used_ns : a.path < b.path;
-  });
+  std::sort(
+      usage.files.begin(), usage.files.end(), [](const SnapshotFile& a, const SnapshotFile& b) {
+        return a.last_used_ns != b.last_used_ns ? a.last_used_ns < b.last_used_ns : a.path < b.path;
+      });
   return usage;
 }
 
 Result<SnapshotEviction> evict_snapshots(const std::string& dir, uint64_t budget_bytes,
-                                         std::span<const std::string> keep, const std::string& extension) {
+                                         std::span<const std::string> keep,
+                                         const std::string& extension) {
   auto usage = snapshot_disk_usage(dir, extension);
   if (!usage) return usage.error();
   SnapshotEviction e;
@@ -58,7 +62,9 @@ Result<SnapshotEviction> evict_snapshots(const std::string& dir, uint64_t budget
   if (budget_bytes == 0) return e;
   for (const SnapshotFile& f : usage->files) {
     if (e.bytes_after <= budget_bytes) break;
-    if (std::any_of(keep.begin(), keep.end(), [&](const std::string& k) { return same_file(k, f.path); })) continue;
+    if (std::any_of(keep.begin(), keep.end(),
+                    [&](const std::string& k) { return same_file(k, f.path); }))
+      continue;
     if (::unlink(f.path.c_str()) != 0 && errno != ENOENT) {
       return Error{f.path + ": cannot remove the snapshot: " + std::strerror(errno)};
     }

@@ -32,8 +32,8 @@ Status validate(const BpeVocabData& d) {
     return Error{where + std::to_string(n) + " tokens is too many"};
   }
   if (d.types.size() != n) {
-    return Error{where + std::to_string(d.types.size()) + " token types for " +
-                 std::to_string(n) + " tokens"};
+    return Error{where + std::to_string(d.types.size()) + " token types for " + std::to_string(n) +
+                 " tokens"};
   }
   const std::pair<const char*, TokenId> special[] = {
       {"bos", d.bos}, {"eos", d.eos}, {"unk", d.unk}, {"eot", d.eot}, {"eom", d.eom}};
@@ -184,15 +184,15 @@ Result<std::unique_ptr<BpeVocab>> BpeVocab::create(BpeVocabData data) {
   std::string warning;
   std::optional<PreTokenizerSpec> spec = pre_tokenizer_spec(data.pre);
   if (!spec) {
-    warning = data.pre.empty()
-                  ? "tokenizer.ggml.pre is missing: using the default pre-tokenizer; "
-                    "tokens may differ from the model's own tokenizer"
-                  : "tokenizer.ggml.pre '" + printable(data.pre) +
-                        "' is not known to kvchat: using the default pre-tokenizer; "
-                        "tokens may differ from the model's own tokenizer";
+    warning = data.pre.empty() ? "tokenizer.ggml.pre is missing: using the default pre-tokenizer; "
+                                 "tokens may differ from the model's own tokenizer"
+                               : "tokenizer.ggml.pre '" + printable(data.pre) +
+                                     "' is not known to kvchat: using the default pre-tokenizer; "
+                                     "tokens may differ from the model's own tokenizer";
     spec = default_pre_tokenizer_spec();
   }
-  std::unique_ptr<BpeVocab> vocab(new BpeVocab(std::move(data), std::move(*spec), std::move(warning)));
+  std::unique_ptr<BpeVocab> vocab(
+      new BpeVocab(std::move(data), std::move(*spec), std::move(warning)));
   if (Status s = vocab->index_tokens(); !s.ok()) return Error{s.message()};
   return vocab;
 }
@@ -220,14 +220,12 @@ Status BpeVocab::index_tokens() {
         bytes_[i] = text;
         break;
       case PieceType::UNKNOWN:
-      case PieceType::UNUSED:
-        break;
+      case PieceType::UNUSED: break;
       case PieceType::BYTE:
-        if (const int b = parse_byte_token(text, /*lowercase_ok=*/true); b >= 0) bytes_[i] = std::string(1, static_cast<char>(b));
+        if (const int b = parse_byte_token(text, /*lowercase_ok=*/true); b >= 0)
+          bytes_[i] = std::string(1, static_cast<char>(b));
         break;
-      case PieceType::NORMAL:
-        byte_level::decode(text, bytes_[i]);
-        break;
+      case PieceType::NORMAL: byte_level::decode(text, bytes_[i]); break;
     }
   }
   std::sort(special_lengths_.rbegin(), special_lengths_.rend());
@@ -295,9 +293,9 @@ void BpeVocab::encode_segments(std::string_view text, const PieceTable& specials
   size_t segment_start = 0;
   size_t pos = 0;
   while (pos < text.size()) {
-    const auto [len, id] =
-        lengths.empty() ? std::pair<size_t, TokenId>{0, -1}
-                        : match_prefix(text.substr(pos), specials, first_byte, lengths);
+    const auto [len, id] = lengths.empty()
+                               ? std::pair<size_t, TokenId>{0, -1}
+                               : match_prefix(text.substr(pos), specials, first_byte, lengths);
     if (len == 0) {
       ++pos;
       continue;

@@ -91,7 +91,7 @@ class BpeVocab final : public Tokenizer {
   BpeVocabData data_;
   PreTokenizer pre_;
   std::string warning_;
-  PieceTable token_to_id_;          // byte-level text of every token
+  PieceTable token_to_id_;  // byte-level text of every token
   MergeTable merges_;
   TokenId byte_token_[256] = {};    // id of each byte's one-character token, -1 if none
   std::vector<std::string> bytes_;  // (n_vocab) token_bytes of each token

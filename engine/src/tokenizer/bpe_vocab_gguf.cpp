@@ -25,7 +25,8 @@ Status check_model(const GgufFile& file) {
   auto model = read_string(file, kModelKey, "");
   if (!model.ok()) return Error{model.message()};
   if (*model != "gpt2") {
-    return key_error(file, kModelKey, "is \"" + printable(*model) + "\", not \"gpt2\" (byte-level BPE)");
+    return key_error(file, kModelKey,
+                     "is \"" + printable(*model) + "\", not \"gpt2\" (byte-level BPE)");
   }
   return Status::Ok();
 }

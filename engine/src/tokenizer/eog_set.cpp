@@ -9,18 +9,33 @@ namespace {
 
 // llama.cpp's list (llama-vocab.cpp, special_eog_ids).
 constexpr std::string_view kMarkers[] = {
-    "<|eot_id|>",       "<|im_end|>",   "<|end|>",      "<|return|>",
-    "<|call|>",         "<|flush|>",    "<|calls|>",    "<end_of_turn>",
-    "<|endoftext|>",    "<|eom_id|>",   "<EOT>",        "_<EOT>",
-    "[EOT]",            "[EOS]",        "<|end_of_text|>", "<end_of_utterance>",
-    "<\xEF\xBD\x9C" "end\xE2\x96\x81" "of\xE2\x96\x81" "sentence\xEF\xBD\x9C>",  // <｜end▁of▁sentence｜>
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|flush|>",
+    "<|calls|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "<|eom_id|>",
+    "<EOT>",
+    "_<EOT>",
+    "[EOT]",
+    "[EOS]",
+    "<|end_of_text|>",
+    "<end_of_utterance>",
+    "<\xEF\xBD\x9C"
+    "end\xE2\x96\x81"
+    "of\xE2\x96\x81"
+    "sentence\xEF\xBD\x9C>",  // <｜end▁of▁sentence｜>
 };
 
 // Fill-in-the-middle padding, repository and file-separator tokens: llama.cpp ends
 // generation at them too (a code model's document is over).
 constexpr std::string_view kFimMarkers[] = {
-    "<|fim_pad|>", "<fim-pad>",   "<fim_pad>",  "<PAD>",       "[PAD]",        "<|fim_repo|>",
-    "<|repo_name|>", "<fim-repo>", "<REPO>",    "<reponame>",  "<|file_sep|>",
+    "<|fim_pad|>",   "<fim-pad>",  "<fim_pad>", "<PAD>",      "[PAD]",        "<|fim_repo|>",
+    "<|repo_name|>", "<fim-repo>", "<REPO>",    "<reponame>", "<|file_sep|>",
 };
 
 bool is_fim_end_marker(std::string_view text) {

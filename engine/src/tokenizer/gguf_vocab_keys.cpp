@@ -89,7 +89,8 @@ Result<bool> read_bool(const GgufFile& file, const char* key, bool fallback) {
   return *b;
 }
 
-Result<std::string> read_string(const GgufFile& file, const char* key, const std::string& fallback) {
+Result<std::string> read_string(const GgufFile& file, const char* key,
+                                const std::string& fallback) {
   const Value* v = file.find(key);
   if (v == nullptr) return fallback;
   const std::string* s = v->as_string();

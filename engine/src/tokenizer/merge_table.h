@@ -29,7 +29,8 @@ class MergeTable {
   };
   static constexpr uint64_t kEmpty = ~uint64_t{0};
   static uint64_t key(TokenId left, TokenId right) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
+    return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) |
+           static_cast<uint32_t>(right);
   }
   static size_t slot_of(uint64_t key, size_t mask) {
     uint64_t h = key * 0x9E3779B97F4A7C15ull;

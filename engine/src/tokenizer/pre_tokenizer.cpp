@@ -42,8 +42,8 @@ size_t contraction_length(std::string_view text, size_t pos, bool case_insensiti
 
 constexpr uint16_t kUpperish = unicode::kUppercase | unicode::kTitlecase | unicode::kModifier |
                                unicode::kOtherLetter | unicode::kMark;
-constexpr uint16_t kLowerish = unicode::kLowercase | unicode::kModifier |
-                               unicode::kOtherLetter | unicode::kMark;
+constexpr uint16_t kLowerish =
+    unicode::kLowercase | unicode::kModifier | unicode::kOtherLetter | unicode::kMark;
 
 bool in(const Char& c, uint16_t mask) { return c.len != 0 && (c.flags & mask) != 0; }
 
@@ -128,24 +128,23 @@ SpaceRun space_run(std::string_view text, size_t pos) {
 
 size_t match_rule(const Rule& r, std::string_view text, size_t pos, size_t& fail_until) {
   switch (r.kind) {
-    case RuleKind::Run:
-      return match_run(r, text, pos);
+    case RuleKind::Run: return match_run(r, text, pos);
     case RuleKind::Contraction: {
       const size_t n = contraction_length(text, pos, r.case_insensitive);
       return n ? pos + n : kNoMatch;
     }
-    case RuleKind::CasedWord:
-      return match_cased_word(r, text, pos);
+    case RuleKind::CasedWord: return match_cased_word(r, text, pos);
     case RuleKind::SpacesToNewline: {
       // \s* backs off to the last \r or \n of the run; [\r\n]+ ends right after it.
       const SpaceRun run = space_run(text, pos);
-      if (run.last_newline_end == kNoMatch) fail_until = run.end;  // so does every later start in the run
+      if (run.last_newline_end == kNoMatch)
+        fail_until = run.end;  // so does every later start in the run
       return run.last_newline_end;
     }
     case RuleKind::SpacesNotBeforeNonSpace: {
       const SpaceRun run = space_run(text, pos);
       if (run.end == pos) return kNoMatch;
-      if (run.end == text.size()) return run.end;                // nothing follows
+      if (run.end == text.size()) return run.end;               // nothing follows
       return run.last_start > pos ? run.last_start : kNoMatch;  // leave one before the \S
     }
     case RuleKind::SpacesAtEnd: {

@@ -43,9 +43,9 @@ enum class RuleKind : uint8_t {
   // U = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] and L = [\p{Ll}\p{Lm}\p{Lo}\p{M}], then an
   // optional case-insensitive contraction when with_contraction.
   CasedWord,
-  SpacesToNewline,    // \s*[\r\n]+
+  SpacesToNewline,          // \s*[\r\n]+
   SpacesNotBeforeNonSpace,  // \s+(?!\S)
-  SpacesAtEnd,        // \s+$
+  SpacesAtEnd,              // \s+$
 };
 
 struct Rule {

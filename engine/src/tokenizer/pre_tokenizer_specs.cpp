@@ -24,9 +24,9 @@ CharClass chars(Ranges ranges, uint16_t categories = 0) {
   return CharClass{categories, std::move(ranges), false};
 }
 
-const CharClass kLetter = cats(u::kLetter);                                 // \p{L}
-const CharClass kNumber = cats(u::kNumber);                                 // \p{N}
-const CharClass kSpace = cats(u::kWhitespace);                              // \s
+const CharClass kLetter = cats(u::kLetter);                                   // \p{L}
+const CharClass kNumber = cats(u::kNumber);                                   // \p{N}
+const CharClass kSpace = cats(u::kWhitespace);                                // \s
 const CharClass kOther = not_cats(u::kWhitespace | u::kLetter | u::kNumber);  // [^\s\p{L}\p{N}]
 const CharClass kWordPrefix = not_cats(u::kLetter | u::kNumber, {{'\r', '\r'}, {'\n', '\n'}});
 const CharClass kSpaceChar = chars({{' ', ' '}});
@@ -140,9 +140,9 @@ PreTokenizerSpec digits_then_gpt2() { return {{{run(kNumber, 1, 1)}, gpt2_pass()
 
 // falcon: [\p{P}\$\+<=>\^~\|`]+, gpt2's regex, [0-9][0-9][0-9]
 PreTokenizerSpec falcon() {
-  return {{{run(chars({{'$', '$'}, {'+', '+'}, {'<', '>'}, {'^', '^'}, {'~', '~'}, {'|', '|'},
-                       {'`', '`'}},
-                      u::kPunctuation))},
+  return {{{run(chars(
+               {{'$', '$'}, {'+', '+'}, {'<', '>'}, {'^', '^'}, {'~', '~'}, {'|', '|'}, {'`', '`'}},
+               u::kPunctuation))},
            gpt2_pass(),
            {run(kAsciiDigit, 3, 3)}}};
 }
@@ -185,8 +185,12 @@ PreTokenizerSpec deepseek_llm() {
       {0xFF41, 0xFF5A},   {0x10400, 0x1044F}, {0x104B0, 0x104D3}, {0x104D8, 0x104FB},
       {0x10C80, 0x10CB2}, {0x10CC0, 0x10CF2}, {0x118A0, 0x118DF}, {0x1E900, 0x1E943},
   });
-  const CharClass punct = chars({{0x21, 0x2F}, {0x3A, 0x7E}, {0xFF01, 0xFF0F}, {0xFF1A, 0xFF5E},
-                                 {0x2018, 0x201F}, {0x3000, 0x3002}});
+  const CharClass punct = chars({{0x21, 0x2F},
+                                 {0x3A, 0x7E},
+                                 {0xFF01, 0xFF0F},
+                                 {0xFF1A, 0xFF5E},
+                                 {0x2018, 0x201F},
+                                 {0x3000, 0x3002}});
   return {{{run(kCrLf, 1, 1)},
            {prefixed(kSpace, letters)},
            {prefixed(kSpace, punct)},
@@ -213,25 +217,32 @@ PreTokenizerSpec deepseek_v3() {
   punct_word.prefix_optional = false;
   const CharClass letter_mark = cats(u::kLetter | u::kMark);
   const CharClass punct_symbol = cats(u::kPunctuation | u::kSymbol);
-  return {{{run(kNumber, 1, 3)},
-           {run(chars({{0x4E00, 0x9FA5}, {0x3040, 0x309F}, {0x30A0, 0x30FF}}))},
-           {punct_word,
-            prefixed(not_cats(u::kLetter | u::kPunctuation | u::kSymbol,
-                              {{'\r', '\r'}, {'\n', '\n'}}),
-                     letter_mark),
-            with_trailing(prefixed(kSpaceChar, punct_symbol), kCrLf),
-            of_kind(RuleKind::SpacesToNewline), of_kind(RuleKind::SpacesNotBeforeNonSpace),
-            run(kSpace)}}};
+  return {
+      {{run(kNumber, 1, 3)},
+       {run(chars({{0x4E00, 0x9FA5}, {0x3040, 0x309F}, {0x30A0, 0x30FF}}))},
+       {punct_word,
+        prefixed(not_cats(u::kLetter | u::kPunctuation | u::kSymbol, {{'\r', '\r'}, {'\n', '\n'}}),
+                 letter_mark),
+        with_trailing(prefixed(kSpaceChar, punct_symbol), kCrLf),
+        of_kind(RuleKind::SpacesToNewline), of_kind(RuleKind::SpacesNotBeforeNonSpace),
+        run(kSpace)}}};
 }
 
 // bloom, gpt3-finnish, poro-chat:  ?[^(\s|.,!?…。，、।۔،)]+
 Pass bloom_pass() {
-  return {prefixed(kSpaceChar,
-                   not_cats(u::kWhitespace, {{'(', ')'}, {'|', '|'}, {'.', '.'}, {',', ','},
-                                             {'!', '!'}, {'?', '?'}, {0x2026, 0x2026},
-                                             {0x3002, 0x3002}, {0xFF0C, 0xFF0C},
-                                             {0x3001, 0x3001}, {0x0964, 0x0964},
-                                             {0x06D4, 0x06D4}, {0x060C, 0x060C}}))};
+  return {prefixed(kSpaceChar, not_cats(u::kWhitespace, {{'(', ')'},
+                                                         {'|', '|'},
+                                                         {'.', '.'},
+                                                         {',', ','},
+                                                         {'!', '!'},
+                                                         {'?', '?'},
+                                                         {0x2026, 0x2026},
+                                                         {0x3002, 0x3002},
+                                                         {0xFF0C, 0xFF0C},
+                                                         {0x3001, 0x3001},
+                                                         {0x0964, 0x0964},
+                                                         {0x06D4, 0x06D4},
+                                                         {0x060C, 0x060C}}))};
 }
 PreTokenizerSpec bloom() { return {{bloom_pass()}}; }
 // viking: bloom's regex, then \p{N}
@@ -265,31 +276,63 @@ struct Family {
 constexpr Family kFamilies[] = {
     {"default", default_spec},
     // gpt-2's regex
-    {"gpt-2", gpt2}, {"phi-2", gpt2}, {"mpt", gpt2}, {"olmo", gpt2}, {"jais", gpt2},
-    {"jina-es", gpt2}, {"jina-de", gpt2}, {"jina-v2-es", gpt2}, {"jina-v2-de", gpt2},
-    {"gigachat", gpt2}, {"a.x-4.0", gpt2}, {"mellum", gpt2}, {"exaone4", gpt2},
-    {"trillion", gpt2}, {"granite-docling", gpt2},
+    {"gpt-2", gpt2},
+    {"phi-2", gpt2},
+    {"mpt", gpt2},
+    {"olmo", gpt2},
+    {"jais", gpt2},
+    {"jina-es", gpt2},
+    {"jina-de", gpt2},
+    {"jina-v2-es", gpt2},
+    {"jina-v2-de", gpt2},
+    {"gigachat", gpt2},
+    {"a.x-4.0", gpt2},
+    {"mellum", gpt2},
+    {"exaone4", gpt2},
+    {"trillion", gpt2},
+    {"granite-docling", gpt2},
     // llama3's regex, ignore_merges, BOS
-    {"llama-bpe", llama3}, {"llama3", llama3}, {"llama-v3", llama3}, {"falcon3", llama3},
-    {"falcon-h1", llama3}, {"pixtral", llama3}, {"midm-2.0", llama3}, {"lfm2", llama3},
-    {"dbrx", llama3_regex_only}, {"smaug-bpe", llama3_regex_only},
-    {"chatglm-bpe", chatglm}, {"glm4", chatglm},
+    {"llama-bpe", llama3},
+    {"llama3", llama3},
+    {"llama-v3", llama3},
+    {"falcon3", llama3},
+    {"falcon-h1", llama3},
+    {"pixtral", llama3},
+    {"midm-2.0", llama3},
+    {"lfm2", llama3},
+    {"dbrx", llama3_regex_only},
+    {"smaug-bpe", llama3_regex_only},
+    {"chatglm-bpe", chatglm},
+    {"glm4", chatglm},
     // llama3's regex with single digits
-    {"qwen2", qwen2}, {"deepseek-r1-qwen", qwen2}, {"stablelm2", qwen2}, {"megrez", qwen2},
-    {"hunyuan", qwen2}, {"kormo", qwen2}, {"grok-2", qwen2},
+    {"qwen2", qwen2},
+    {"deepseek-r1-qwen", qwen2},
+    {"stablelm2", qwen2},
+    {"megrez", qwen2},
+    {"hunyuan", qwen2},
+    {"kormo", qwen2},
+    {"grok-2", qwen2},
     {"seed-coder", seed_coder},
     // \p{N} then gpt-2's regex
-    {"starcoder", digits_then_gpt2}, {"refact", digits_then_gpt2},
-    {"command-r", digits_then_gpt2}, {"smollm", digits_then_gpt2},
-    {"codeshell", digits_then_gpt2}, {"exaone", digits_then_gpt2},
-    {"minerva-7b", digits_then_gpt2}, {"mellum2", digits_then_gpt2},
+    {"starcoder", digits_then_gpt2},
+    {"refact", digits_then_gpt2},
+    {"command-r", digits_then_gpt2},
+    {"smollm", digits_then_gpt2},
+    {"codeshell", digits_then_gpt2},
+    {"exaone", digits_then_gpt2},
+    {"minerva-7b", digits_then_gpt2},
+    {"mellum2", digits_then_gpt2},
     {"falcon", falcon},
     {"deepseek-llm", deepseek_llm},
     {"deepseek-coder", deepseek_coder},
-    {"deepseek-v3", deepseek_v3}, {"hunyuan-dense", deepseek_v3},
-    {"bloom", bloom}, {"gpt3-finnish", bloom}, {"poro-chat", bloom},
+    {"deepseek-v3", deepseek_v3},
+    {"hunyuan-dense", deepseek_v3},
+    {"bloom", bloom},
+    {"gpt3-finnish", bloom},
+    {"poro-chat", bloom},
     {"viking", viking},
-    {"gpt-4o", gpt4o}, {"llama4", gpt4o},
+    {"gpt-4o", gpt4o},
+    {"llama4", gpt4o},
     {"tekken", tekken},
 };
 

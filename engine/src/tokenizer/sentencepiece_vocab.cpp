@@ -510,10 +510,8 @@ std::string SentencePieceVocab::token_text(TokenId id) const {
 std::string SentencePieceVocab::token_bytes(TokenId id) const {
   if (id < 0 || id >= n_vocab()) return {};
   switch (data_.types[id]) {
-    case PieceType::CONTROL:
-      return {};
-    case PieceType::UNKNOWN:
-      return std::string(kUnknownSurface);
+    case PieceType::CONTROL: return {};
+    case PieceType::UNKNOWN: return std::string(kUnknownSurface);
     case PieceType::BYTE:
       return std::string(1, static_cast<char>(parse_byte_piece(data_.pieces[id])));
     default: {

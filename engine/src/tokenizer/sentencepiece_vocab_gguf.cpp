@@ -40,7 +40,8 @@ Status check_model(const GgufFile& file) {
   const std::string* model = v->as_string();
   if (model == nullptr) return wrong_type(file, kModelKey, "string", *v);
   if (*model != "llama") {
-    return Error{file.name() + ": " + kModelKey + " is \"" + printable(*model) + "\": " + printable(*model) +
+    return Error{file.name() + ": " + kModelKey + " is \"" + printable(*model) +
+                 "\": " + printable(*model) +
                  " tokenizers are not supported yet (only \"llama\", SentencePiece)"};
   }
   return Status::Ok();

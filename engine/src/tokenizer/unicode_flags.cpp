@@ -25,8 +25,9 @@ const std::array<uint16_t, kBmpSize>& bmp_table() {
     for (size_t i = 0; i < kCodepointRangeCount; ++i) {
       const uint32_t first = kCodepointRanges[i].first;
       if (first >= kBmpSize) break;
-      const uint32_t last =
-          i + 1 < kCodepointRangeCount ? std::min(kCodepointRanges[i + 1].first, kBmpSize) : kBmpSize;
+      const uint32_t last = i + 1 < kCodepointRangeCount
+                                ? std::min(kCodepointRanges[i + 1].first, kBmpSize)
+                                : kBmpSize;
       std::fill(t->begin() + first, t->begin() + last, kCodepointRanges[i].flags);
     }
     return t;

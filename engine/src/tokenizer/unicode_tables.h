@@ -52,7 +52,9 @@ inline Char char_at(std::string_view text, size_t pos) {
   if (pos >= text.size()) return {};
   const auto b0 = static_cast<uint8_t>(text[pos]);
   if (b0 < 0x80) return {b0, 1, flags(b0)};
-  auto cont = [&](size_t i) { return static_cast<uint32_t>(static_cast<uint8_t>(text[pos + i]) & 0x3F); };
+  auto cont = [&](size_t i) {
+    return static_cast<uint32_t>(static_cast<uint8_t>(text[pos + i]) & 0x3F);
+  };
   uint32_t cp;
   uint32_t len;
   if (b0 < 0xE0) {

@@ -4,9 +4,7 @@
 namespace kvchat::utf8 {
 namespace {
 
-bool is_continuation(uint8_t b) {
-  return (b & 0xC0) == 0x80;
-}
+bool is_continuation(uint8_t b) { return (b & 0xC0) == 0x80; }
 
 }  // namespace
 

@@ -23,9 +23,7 @@ int injected(FileOp op, const std::string& path) {
   return g_hook ? g_hook(op, path) : 0;
 }
 
-std::string reason(int e) {
-  return std::strerror(e);
-}
+std::string reason(int e) { return std::strerror(e); }
 
 }  // namespace
 
@@ -117,9 +115,7 @@ void sync_parent_directory(const std::string& path) {
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {}
 
-AtomicFile::~AtomicFile() {
-  abandon();
-}
+AtomicFile::~AtomicFile() { abandon(); }
 
 void AtomicFile::abandon() {
   if (fd_ < 0) return;

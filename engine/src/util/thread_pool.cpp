@@ -41,14 +41,16 @@ constexpr int kPausesPerCheck = 8;  // pause instructions between two polls of t
 // yields first); elsewhere std::atomic::wait / notify_all.
 void sleep_while_equal(std::atomic<uint32_t>& word, uint32_t old) {
 #if defined(__linux__)
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, old, nullptr, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, old, nullptr, nullptr,
+          0);
 #else
   word.wait(old, std::memory_order_acquire);
 #endif
 }
 void wake_all(std::atomic<uint32_t>& word) {
 #if defined(__linux__)
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr,
+          nullptr, 0);
 #else
   word.notify_all();
 #endif

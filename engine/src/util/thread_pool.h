@@ -72,8 +72,8 @@ class ThreadPool {
   int n_threads_;
   std::vector<std::thread> workers_;
   const std::function<void(int, int)>* job_ = nullptr;  // written before start_ is bumped
-  bool stop_ = false;                                     // likewise
-  WaitWord start_;  // bumped once per job (and to stop)
+  bool stop_ = false;                                   // likewise
+  WaitWord start_;                                      // bumped once per job (and to stop)
   WaitWord phase_;  // bumped when every thread has arrived (barriers and job ends)
   alignas(64) std::atomic<int32_t> arrived_{0};
 };

@@ -17,9 +17,7 @@
 struct float4 {
   float x, y, z, w;
 };
-inline float4 make_float4(float x, float y, float z, float w) {
-  return {x, y, z, w};
-}
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 struct uint4 {
   unsigned x, y, z, w;
 };
@@ -33,18 +31,10 @@ struct __nv_bfloat16 {
   unsigned short bits;
 };
 
-inline __half __ushort_as_half(unsigned short v) {
-  return {v};
-}
-inline unsigned short __half_as_ushort(__half h) {
-  return h.bits;
-}
-inline float __half2float(__half h) {
-  return kvchat::f16_to_f32(h.bits);
-}
-inline __half __float2half_rn(float f) {
-  return {kvchat::f32_to_f16(f)};
-}
+inline __half __ushort_as_half(unsigned short v) { return {v}; }
+inline unsigned short __half_as_ushort(__half h) { return h.bits; }
+inline float __half2float(__half h) { return kvchat::f16_to_f32(h.bits); }
+inline __half __float2half_rn(float f) { return {kvchat::f32_to_f16(f)}; }
 inline float __uint_as_float(uint32_t u) {
   float f;
   std::memcpy(&f, &u, 4);
@@ -59,9 +49,7 @@ template <class T>
 T __ldg(const T* p) {
   return *p;
 }
-inline uint4 __ldcs(const uint4* p) {
-  return *p;
-}
+inline uint4 __ldcs(const uint4* p) { return *p; }
 // shf.r.clamp: the low 32 bits of (hi:lo) >> min(shift, 32).
 inline uint32_t __funnelshift_r(uint32_t lo, uint32_t hi, uint32_t shift) {
   const uint64_t wide = (static_cast<uint64_t>(hi) << 32) | lo;
@@ -81,9 +69,5 @@ inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s) {
   return r;
 }
 // Rounded products and sums (this target is compiled with -ffp-contract=off).
-inline float __fmul_rn(float a, float b) {
-  return a * b;
-}
-inline float __fadd_rn(float a, float b) {
-  return a + b;
-}
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }

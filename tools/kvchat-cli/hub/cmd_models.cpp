@@ -79,7 +79,8 @@ std::string shown_lines(const std::string& text) {
       out += "\n(more lines left out)";
       break;
     }
-    out += (n ? "\n" : "") + printable(std::string_view(text).substr(start, end - start), kMessageMaxBytes);
+    out += (n ? "\n" : "") +
+           printable(std::string_view(text).substr(start, end - start), kMessageMaxBytes);
     start = end + 1;
   }
   return out;
@@ -95,7 +96,8 @@ int models_search(const Argv& argv) {
   const Split split = split_positional(argv, {"--endpoint", "--limit"});
   auto args = Args::parse(split.options, {"--endpoint", "--limit"}, {"--json"});
   if (!args) return fail(args.message());
-  if (split.positional.size() != 1) return fail("models search takes one QUERY\n" + std::string(kModelsUsage), 2);
+  if (split.positional.size() != 1)
+    return fail("models search takes one QUERY\n" + std::string(kModelsUsage), 2);
   auto limit = args->get_int("--limit", 50);
   if (!limit) return fail(limit.message());
   if (*limit < 1 || *limit > 1000) return fail("--limit must be between 1 and 1000");
@@ -114,8 +116,11 @@ int models_search(const Argv& argv) {
     for (const hub::HubModel& m : result.models) {
       nlohmann::json tags = nlohmann::json::array();
       for (const QString& t : m.tags) tags.push_back(shown(t));
-      models.push_back({{"id", shown(m.id)}, {"downloads", m.downloads}, {"likes", m.likes},
-                        {"gated", m.gated}, {"last_modified", shown(m.last_modified)},
+      models.push_back({{"id", shown(m.id)},
+                        {"downloads", m.downloads},
+                        {"likes", m.likes},
+                        {"gated", m.gated},
+                        {"last_modified", shown(m.last_modified)},
                         {"tags", tags}});
     }
     nlohmann::json rejected = nlohmann::json::array();
@@ -127,13 +132,16 @@ int models_search(const Argv& argv) {
     std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
   }
-  if (result.models.isEmpty()) std::printf("no GGUF repositories match \"%s\"\n", shown(split.positional[0]).c_str());
+  if (result.models.isEmpty())
+    std::printf("no GGUF repositories match \"%s\"\n", shown(split.positional[0]).c_str());
   for (const hub::HubModel& m : result.models) {
     std::printf("%-60s %12s downloads %8s likes%s\n", shown(m.id).c_str(),
                 grouped(static_cast<uint64_t>(m.downloads)).c_str(),
-                grouped(static_cast<uint64_t>(m.likes)).c_str(), m.gated ? "  (gated: needs a token)" : "");
+                grouped(static_cast<uint64_t>(m.likes)).c_str(),
+                m.gated ? "  (gated: needs a token)" : "");
   }
-  for (const QString& r : result.rejected) std::fprintf(stderr, "left out: %s\n", shown(r, kMessageMaxBytes).c_str());
+  for (const QString& r : result.rejected)
+    std::fprintf(stderr, "left out: %s\n", shown(r, kMessageMaxBytes).c_str());
   return 0;
 }
 
@@ -141,7 +149,10 @@ nlohmann::json fit_json(const hub::RemoteHeaderResult& r, const GgufInspection& 
                         const Result<GgufFit>& fit) {
   nlohmann::json types = nlohmann::json::array();
   for (const GgufTensorTypeCount& t : in.tensor_types) {
-    types.push_back({{"type", shown(t.type)}, {"count", t.count}, {"bytes", t.bytes}, {"supported", t.supported}});
+    types.push_back({{"type", shown(t.type)},
+                     {"count", t.count},
+                     {"bytes", t.bytes},
+                     {"supported", t.supported}});
   }
   nlohmann::json j = {
       {"repo", shown(r.repo)},
@@ -185,15 +196,17 @@ nlohmann::json fit_json(const hub::RemoteHeaderResult& r, const GgufInspection& 
   return j;
 }
 
-void print_fit(const hub::RemoteHeaderResult& r, const GgufInspection& in, const Result<GgufFit>& fit,
-               bool budget_given) {
+void print_fit(const hub::RemoteHeaderResult& r, const GgufInspection& in,
+               const Result<GgufFit>& fit, bool budget_given) {
   std::printf("file          %s/%s, %s bytes (header: %s bytes, read with %d range request%s)\n",
               shown(r.repo).c_str(), shown(r.file).c_str(),
               grouped(static_cast<uint64_t>(r.file_size)).c_str(), grouped(in.header_bytes).c_str(),
               r.requests, r.requests == 1 ? "" : "s");
-  std::printf("model         %s%s%s%s\n", in.architecture.empty() ? "(no architecture)" : shown(in.architecture).c_str(),
+  std::printf("model         %s%s%s%s\n",
+              in.architecture.empty() ? "(no architecture)" : shown(in.architecture).c_str(),
               in.name.empty() ? "" : " \"", shown(in.name).c_str(), in.name.empty() ? "" : "\"");
-  std::printf("kvchat runs   %s\n", in.runnable ? "yes" : ("no: " + shown_lines(in.why_not)).c_str());
+  std::printf("kvchat runs   %s\n",
+              in.runnable ? "yes" : ("no: " + shown_lines(in.why_not)).c_str());
   std::string types;
   for (const GgufTensorTypeCount& t : in.tensor_types) {
     types += (types.empty() ? "" : ", ") + shown(t.type) + " x " + std::to_string(t.count) +
@@ -202,21 +215,24 @@ void print_fit(const hub::RemoteHeaderResult& r, const GgufInspection& in, const
   std::printf("tensors       %s\n", types.c_str());
   if (in.shape_known) {
     std::printf("shape         %d layers, %d kv_heads, head_dim %d, trained context %s tokens\n",
-                in.n_layers, in.n_kv_heads, in.head_dim, grouped(static_cast<uint64_t>(in.n_ctx_train)).c_str());
+                in.n_layers, in.n_kv_heads, in.head_dim,
+                grouped(static_cast<uint64_t>(in.n_ctx_train)).c_str());
   }
   if (!fit) {
     std::printf("memory        not predicted: %s\n", shown_lines(fit.message()).c_str());
     return;
   }
-  std::printf("memory        weights %s + KV (%s, %s tokens) %s = %s\n", megabytes(fit->weights_bytes).c_str(),
-              fit->kv_type.c_str(), grouped(static_cast<uint64_t>(fit->n_ctx)).c_str(),
+  std::printf("memory        weights %s + KV (%s, %s tokens) %s = %s\n",
+              megabytes(fit->weights_bytes).c_str(), fit->kv_type.c_str(),
+              grouped(static_cast<uint64_t>(fit->n_ctx)).c_str(),
               megabytes(fit->kv_allocated_bytes).c_str(), megabytes(fit->total_bytes).c_str());
-  std::printf("%-13s %s: %s\n", budget_given ? "budget" : "free memory", megabytes(fit->free_bytes).c_str(),
-              fit->fits ? "fits" : "does not fit");
+  std::printf("%-13s %s: %s\n", budget_given ? "budget" : "free memory",
+              megabytes(fit->free_bytes).c_str(), fit->fits ? "fits" : "does not fit");
   if (fit->max_ctx > 0) {
-    std::printf("largest ctx   %s tokens (%s within the trained context)\n", grouped(fit->max_ctx).c_str(),
-                grouped(fit->max_ctx_capped).c_str());
-    std::printf("side by side  %s conversations of %s tokens\n", grouped(fit->concurrent_conversations).c_str(),
+    std::printf("largest ctx   %s tokens (%s within the trained context)\n",
+                grouped(fit->max_ctx).c_str(), grouped(fit->max_ctx_capped).c_str());
+    std::printf("side by side  %s conversations of %s tokens\n",
+                grouped(fit->concurrent_conversations).c_str(),
                 grouped(static_cast<uint64_t>(fit->n_ctx)).c_str());
   }
 }
@@ -226,10 +242,12 @@ int models_fit(const Argv& argv) {
   const Split split = split_positional(argv, valued);
   auto args = Args::parse(split.options, valued, {"--json"});
   if (!args) return fail(args.message());
-  if (split.positional.size() != 2) return fail("models fit takes REPO FILE\n" + std::string(kModelsUsage), 2);
+  if (split.positional.size() != 2)
+    return fail("models fit takes REPO FILE\n" + std::string(kModelsUsage), 2);
   auto ctx = args->get_int("--ctx", 0);
   if (!ctx) return fail(ctx.message());
-  if (*ctx < 0 || (args->has("--ctx") && *ctx == 0)) return fail("--ctx must be a positive number of tokens");
+  if (*ctx < 0 || (args->has("--ctx") && *ctx == 0))
+    return fail("--ctx must be a positive number of tokens");
   auto budget = args->get_int("--budget-bytes", 0);
   if (!budget) return fail(budget.message());
   if (*budget < 0) return fail("--budget-bytes must not be negative");
@@ -241,12 +259,14 @@ int models_fit(const Argv& argv) {
   hub::RemoteHeader header(&client);
   hub::RemoteHeaderResult result;
   bool done = false;
-  header.fetch(QString::fromStdString(split.positional[0]), QString::fromStdString(split.positional[1]),
-               nullptr, [&](const hub::RemoteHeaderResult& r) { result = r, done = true; });
+  header.fetch(QString::fromStdString(split.positional[0]),
+               QString::fromStdString(split.positional[1]), nullptr,
+               [&](const hub::RemoteHeaderResult& r) { result = r, done = true; });
   wait_for([&] { return done; });
   if (!result.error.ok()) return fail(shown(result.error.message, kMessageMaxBytes));
   const GgufInspection& in = result.inspection;
-  const uint64_t free_bytes = args->has("--budget-bytes") ? static_cast<uint64_t>(*budget) : available_memory_bytes();
+  const uint64_t free_bytes =
+      args->has("--budget-bytes") ? static_cast<uint64_t>(*budget) : available_memory_bytes();
   const Result<GgufFit> fit = in.fit(*ctx, kv_type, free_bytes);
   if (args->has("--json")) {
     std::printf("%s\n", json_text(fit_json(result, in, fit), 2).c_str());

@@ -1,5 +1,5 @@
-// kvchat-cli models pull REPO FILE [--endpoint URL] [--dir D] [--json] [--verbose]: the app's download
-// code (hub::DownloadManager) from a terminal. The file's size and SHA-256 come from the
+// kvchat-cli models pull REPO FILE [--endpoint URL] [--dir D] [--json] [--verbose]: the app's
+// download code (hub::DownloadManager) from a terminal. The file's size and SHA-256 come from the
 // Hub's file tree; redirects, Range resume, retries and the SHA-256 check are the app's.
 // Its state is kept in D/.kvchat-downloads.sqlite, so running the same pull again after
 // an interruption (Ctrl+C, a dropped connection) continues the partial file. The access
@@ -45,8 +45,11 @@ QString default_models_dir() {
 
 int cmd_models_pull(const Argv& argv) {
   if (argv.size() < 2 || argv[0].rfind("--", 0) == 0 || argv[1].rfind("--", 0) == 0)
-    return fail("usage: kvchat-cli models pull REPO FILE [--endpoint URL] [--dir D] [--json] [--verbose]", 2);
-  auto args = Args::parse(Argv(argv.begin() + 2, argv.end()), {"--endpoint", "--dir"}, {"--json", "--verbose"});
+    return fail(
+        "usage: kvchat-cli models pull REPO FILE [--endpoint URL] [--dir D] [--json] [--verbose]",
+        2);
+  auto args = Args::parse(Argv(argv.begin() + 2, argv.end()), {"--endpoint", "--dir"},
+                          {"--json", "--verbose"});
   if (!args) return fail(args.error().message, 2);
   const QString repo = QString::fromStdString(argv[0]);
   const QString file = QString::fromStdString(argv[1]);
@@ -54,13 +57,15 @@ int cmd_models_pull(const Argv& argv) {
 
   // The manager's log (each request, redirect, retry) only with --verbose; its failures
   // are printed once below.
-  if (!args->has("--verbose")) QLoggingCategory::setFilterRules(QStringLiteral("kvchat.download=false"));
+  if (!args->has("--verbose"))
+    QLoggingCategory::setFilterRules(QStringLiteral("kvchat.download=false"));
 
   const auto endpoint = HubCliSession::endpoint(args->get("--endpoint"));
   if (!endpoint) return fail(endpoint.message());
   HubCliSession session(*endpoint);
-  const QString dir = QDir(args->has("--dir") ? QString::fromStdString(args->get("--dir")) : default_models_dir())
-                          .absolutePath();
+  const QString dir =
+      QDir(args->has("--dir") ? QString::fromStdString(args->get("--dir")) : default_models_dir())
+          .absolutePath();
   if (!QDir().mkpath(dir)) return fail("cannot create " + dir.toStdString());
 
   // 1. The file's size and SHA-256 from the Hub's file tree.
@@ -82,7 +87,9 @@ int cmd_models_pull(const Argv& argv) {
     return fail(shown(file) + " is not in " + shown(repo));
   }
   if (entry->sha256.isEmpty())
-    return fail(shown(file) + " has no SHA-256 on the Hub (not an LFS file): kvchat does not accept a file it cannot verify");
+    return fail(shown(file) +
+                " has no SHA-256 on the Hub (not an LFS file): kvchat does not accept a file it "
+                "cannot verify");
 
   // 2. The download, with the app's manager.
   hub::DownloadManager manager;
@@ -107,7 +114,8 @@ int cmd_models_pull(const Argv& argv) {
                    [&](qint64, qint64 done, qint64 total, double speed, double eta) {
                      if (since_print.elapsed() < 1000 && done != total) return;
                      since_print.restart();
-                     std::fprintf(stderr, "%s of %s", bytes_text(double(done)).c_str(), bytes_text(double(total)).c_str());
+                     std::fprintf(stderr, "%s of %s", bytes_text(double(done)).c_str(),
+                                  bytes_text(double(total)).c_str());
                      if (speed > 0) std::fprintf(stderr, ", %s/s", bytes_text(speed).c_str());
                      if (eta >= 0) std::fprintf(stderr, ", %.0f s left", eta);
                      std::fprintf(stderr, "\n");

@@ -17,7 +17,8 @@ class HubCliSession {
  public:
   // The endpoint named by `endpoint_option` ("" = not given), or why it is refused.
   static Result<hub::HubEndpoint> endpoint(const std::string& endpoint_option) {
-    const hub::HubEndpoint e = hub::HubEndpoint::from_setting(QString::fromStdString(endpoint_option));
+    const hub::HubEndpoint e =
+        hub::HubEndpoint::from_setting(QString::fromStdString(endpoint_option));
     if (!e.ok()) return Error{e.error().toStdString()};
     return e;
   }

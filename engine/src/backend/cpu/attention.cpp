@@ -106,7 +106,8 @@ void key_scores_scalar(const KeyScoreArgs& a) {
           } else {
             const auto& b = reinterpret_cast<const BlockQ4_0*>(row)[k];
             for (int i = 0; i < kQ / 2; ++i) {
-              isum += ((b.qs[i] & 0x0f) - 8) * qq[k * kQ + i] + ((b.qs[i] >> 4) - 8) * qq[k * kQ + i + kQ / 2];
+              isum += ((b.qs[i] & 0x0f) - 8) * qq[k * kQ + i] +
+                      ((b.qs[i] >> 4) - 8) * qq[k * kQ + i + kQ / 2];
             }
             d = f16_to_f32(b.d);
           }
@@ -179,12 +180,14 @@ uint64_t AttentionScratch::bytes() const {
 
 int64_t attention_items(const AttentionArgs& args) { return args.n_tokens * args.n_kv_heads; }
 
-void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionScratch& s, AttentionPath path) {
+void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionScratch& s,
+                  AttentionPath path) {
   const KvCache& kv = *args.kv;
   const KvType type = kv.type();
   const int32_t hd = args.head_dim, group = args.n_heads / args.n_kv_heads;
   const int32_t bt = kv.config().block_tokens;
-  const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()), head_bytes = static_cast<int64_t>(kv.head_bytes());
+  const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()),
+                head_bytes = static_cast<int64_t>(kv.head_bytes());
   auto key_scores = key_scores_scalar;
   auto value_sum = value_sum_scalar;
   auto exp_sum = exp_sum_scalar;
@@ -234,7 +237,9 @@ void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionSc
     prefetch_rows(kv.key_head(args.layer, first, kvh), row_bytes, run_at(first), head_bytes);
     for (int32_t t = first; t <= pos;) {
       const int32_t run = run_at(t);
-      if (t + run <= pos) prefetch_rows(kv.key_head(args.layer, t + run, kvh), row_bytes, run_at(t + run), head_bytes);
+      if (t + run <= pos)
+        prefetch_rows(kv.key_head(args.layer, t + run, kvh), row_bytes, run_at(t + run),
+                      head_bytes);
       ka.rows = kv.key_head(args.layer, t, kvh);
       ka.n = run;
       ka.scores = s.scores_.data() + (t - first);
@@ -261,7 +266,9 @@ void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionSc
     va.tile = s.tile_.data();
     for (int32_t t = first; t <= pos;) {
       const int32_t run = run_at(t);
-      if (t + run <= pos) prefetch_rows(kv.value_head(args.layer, t + run, kvh), row_bytes, run_at(t + run), head_bytes);
+      if (t + run <= pos)
+        prefetch_rows(kv.value_head(args.layer, t + run, kvh), row_bytes, run_at(t + run),
+                      head_bytes);
       va.rows = kv.value_head(args.layer, t, kvh);
       va.n = run;
       va.weights = s.scores_.data() + (t - first);

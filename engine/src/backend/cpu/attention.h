@@ -26,16 +26,16 @@ namespace kvchat::cpu {
 struct AttentionArgs {
   const KvCache* kv = nullptr;  // host memory; rows [first, pos0 + n_tokens) of `layer` valid
   int32_t layer = 0;
-  const float* q = nullptr;     // (n_tokens, n_heads * head_dim), row stride q_stride floats
+  const float* q = nullptr;  // (n_tokens, n_heads * head_dim), row stride q_stride floats
   int64_t q_stride = 0;
-  float* out = nullptr;         // (n_tokens, n_heads * head_dim), row stride out_stride floats
+  float* out = nullptr;  // (n_tokens, n_heads * head_dim), row stride out_stride floats
   int64_t out_stride = 0;
-  int32_t pos0 = 0;             // position of token 0
+  int32_t pos0 = 0;  // position of token 0
   int64_t n_tokens = 0;
   int32_t n_heads = 0, n_kv_heads = 0, head_dim = 0;
-  int32_t window = 0;           // > 0: sliding window of that many positions (own included)
-  float scale = 1.0f;           // applied to q.k
-  float softcap = 0.0f;         // > 0: scores become cap * tanh(s / cap)
+  int32_t window = 0;    // > 0: sliding window of that many positions (own included)
+  float scale = 1.0f;    // applied to q.k
+  float softcap = 0.0f;  // > 0: scores become cap * tanh(s / cap)
 };
 
 // Which kernels run: the AVX2/FMA/F16C ones when the CPU has them (Auto), or the scalar
@@ -48,17 +48,19 @@ class AttentionScratch {
  public:
   AttentionScratch() = default;
   // n_ctx: the most positions one token attends to; group: query heads per KV head.
-  AttentionScratch(int32_t n_ctx, int32_t group, int32_t head_dim) { reserve(n_ctx, group, head_dim); }
+  AttentionScratch(int32_t n_ctx, int32_t group, int32_t head_dim) {
+    reserve(n_ctx, group, head_dim);
+  }
   void reserve(int32_t n_ctx, int32_t group, int32_t head_dim);
   uint64_t bytes() const;
 
   // Used by attend_items only.
-  int64_t score_ld_ = 0;            // floats per head's score row
-  std::vector<float> scores_;       // (group, score_ld_) scores, then softmax numerators
-  std::vector<float> tile_;         // (block run, head_dim) K or V rows converted to f32
-  std::vector<int16_t> q_quants_;   // (group, head_dim) query heads quantized to int16
-  std::vector<float> q_scales_;     // (group, head_dim / 32) their per-32 scales
-  std::vector<float> inv_sums_;     // (group) 1 / softmax denominator per head
+  int64_t score_ld_ = 0;           // floats per head's score row
+  std::vector<float> scores_;      // (group, score_ld_) scores, then softmax numerators
+  std::vector<float> tile_;        // (block run, head_dim) K or V rows converted to f32
+  std::vector<int16_t> q_quants_;  // (group, head_dim) query heads quantized to int16
+  std::vector<float> q_scales_;    // (group, head_dim / 32) their per-32 scales
+  std::vector<float> inv_sums_;    // (group) 1 / softmax denominator per head
 };
 
 // Work items of one call: n_tokens * n_kv_heads, token-major (item = b * n_kv_heads + kvh).

@@ -49,7 +49,8 @@ void head_to_f32(KvType type, const uint8_t* src, float* dst, int32_t hd) {
       const auto* h = reinterpret_cast<const uint16_t*>(src);
       int32_t d = 0;
       for (; d + 8 <= hd; d += 8) {
-        _mm256_storeu_ps(dst + d, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + d))));
+        _mm256_storeu_ps(dst + d,
+                         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + d))));
       }
       for (; d < hd; ++d) dst[d] = f16_scalar(h[d]);
       break;
@@ -60,7 +61,8 @@ void head_to_f32(KvType type, const uint8_t* src, float* dst, int32_t hd) {
         const __m256 s = _mm256_set1_ps(f16_scalar(b[k].d));
         for (int c = 0; c < 4; ++c) {
           const __m128i x = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b[k].qs + 8 * c));
-          _mm256_storeu_ps(dst + k * kQ + 8 * c, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(x))));
+          _mm256_storeu_ps(dst + k * kQ + 8 * c,
+                           _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(x))));
         }
       }
       break;
@@ -71,13 +73,18 @@ void head_to_f32(KvType type, const uint8_t* src, float* dst, int32_t hd) {
       for (int32_t k = 0; k < hd / kQ; ++k) {
         const __m256 s = _mm256_set1_ps(f16_scalar(b[k].d));
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[k].qs));
-        const __m128i lo = _mm_sub_epi8(_mm_and_si128(x, low4), eight);                      // values 0..15
-        const __m128i hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(x, 4), low4), eight);  // values 16..31
+        const __m128i lo = _mm_sub_epi8(_mm_and_si128(x, low4), eight);  // values 0..15
+        const __m128i hi =
+            _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(x, 4), low4), eight);  // values 16..31
         float* o = dst + k * kQ;
         _mm256_storeu_ps(o, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo))));
-        _mm256_storeu_ps(o + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)))));
+        _mm256_storeu_ps(
+            o + 8,
+            _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)))));
         _mm256_storeu_ps(o + 16, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi))));
-        _mm256_storeu_ps(o + 24, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)))));
+        _mm256_storeu_ps(
+            o + 24,
+            _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)))));
       }
       break;
     }
@@ -108,7 +115,8 @@ void float_scores(const KeyScoreArgs& a, const T* keys, int64_t kld, int32_t g0,
   }
   for (; d < hd; ++d) {
     for (int p = 0; p < PJ; ++p) {
-      for (int g = 0; g < NG; ++g) sums[p * NG + g] += value_of(keys[(j0 + p) * kld + d]) * a.q[(g0 + g) * hd + d];
+      for (int g = 0; g < NG; ++g)
+        sums[p * NG + g] += value_of(keys[(j0 + p) * kld + d]) * a.q[(g0 + g) * hd + d];
     }
   }
   for (int p = 0; p < PJ; ++p) {
@@ -167,7 +175,8 @@ void quant_scores(const KeyScoreArgs& a, int32_t g0) {
         const __m256i p = _mm256_add_epi32(
             _mm256_madd_epi16(w0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))),
             _mm256_madd_epi16(w1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 16))));
-        acc[g] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(dk * a.qq.scales[qb]), acc[g]);
+        acc[g] =
+            _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(dk * a.qq.scales[qb]), acc[g]);
       }
     }
     for (int g = 0; g < NG; ++g) a.scores[(g0 + g) * a.ld + j] = hsum(acc[g]) * a.scale;
@@ -189,7 +198,8 @@ template <int NH, typename T>
 void value_sum_32(const ValueSumArgs& a, const T* vals, int64_t vld, int32_t g0, int32_t d) {
   __m256 o[NH][4];
   for (int h = 0; h < NH; ++h) {
-    for (int c = 0; c < 4; ++c) o[h][c] = _mm256_loadu_ps(a.out + static_cast<int64_t>(g0 + h) * a.head_dim + d + 8 * c);
+    for (int c = 0; c < 4; ++c)
+      o[h][c] = _mm256_loadu_ps(a.out + static_cast<int64_t>(g0 + h) * a.head_dim + d + 8 * c);
   }
   for (int32_t j = 0; j < a.n; ++j) {
     const T* v = vals + j * vld + d;
@@ -203,7 +213,8 @@ void value_sum_32(const ValueSumArgs& a, const T* vals, int64_t vld, int32_t g0,
     }
   }
   for (int h = 0; h < NH; ++h) {
-    for (int c = 0; c < 4; ++c) _mm256_storeu_ps(a.out + static_cast<int64_t>(g0 + h) * a.head_dim + d + 8 * c, o[h][c]);
+    for (int c = 0; c < 4; ++c)
+      _mm256_storeu_ps(a.out + static_cast<int64_t>(g0 + h) * a.head_dim + d + 8 * c, o[h][c]);
   }
 }
 
@@ -222,7 +233,8 @@ void float_value_sum(const ValueSumArgs& a, const T* vals, int64_t vld) {
     int32_t d = d32;
     for (; d + 8 <= hd; d += 8) {
       __m256 o0 = _mm256_loadu_ps(o + d);
-      for (int32_t j = 0; j < a.n; ++j) o0 = _mm256_fmadd_ps(_mm256_set1_ps(w[j]), load8(vals + j * vld + d), o0);
+      for (int32_t j = 0; j < a.n; ++j)
+        o0 = _mm256_fmadd_ps(_mm256_set1_ps(w[j]), load8(vals + j * vld + d), o0);
       _mm256_storeu_ps(o + d, o0);
     }
     for (; d < hd; ++d) {
@@ -247,7 +259,8 @@ inline __m256 exp_nonpositive(__m256 x) {
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  const __m256i e =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
   return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
@@ -256,10 +269,12 @@ inline __m256 exp_nonpositive(__m256 x) {
 void key_scores_avx2(const KeyScoreArgs& a) {
   switch (a.type) {
     case KvType::F32:
-      float_scores_all(a, reinterpret_cast<const float*>(a.rows), a.stride / static_cast<int64_t>(sizeof(float)));
+      float_scores_all(a, reinterpret_cast<const float*>(a.rows),
+                       a.stride / static_cast<int64_t>(sizeof(float)));
       break;
     case KvType::F16:
-      float_scores_all(a, reinterpret_cast<const uint16_t*>(a.rows), a.stride / static_cast<int64_t>(sizeof(uint16_t)));
+      float_scores_all(a, reinterpret_cast<const uint16_t*>(a.rows),
+                       a.stride / static_cast<int64_t>(sizeof(uint16_t)));
       break;
     case KvType::Q8_0: quant_scores_all<false>(a); break;
     case KvType::Q4_0: quant_scores_all<true>(a); break;
@@ -268,14 +283,17 @@ void key_scores_avx2(const KeyScoreArgs& a) {
 
 void value_sum_avx2(const ValueSumArgs& a) {
   if (a.type == KvType::F32) {
-    float_value_sum(a, reinterpret_cast<const float*>(a.rows), a.stride / static_cast<int64_t>(sizeof(float)));
+    float_value_sum(a, reinterpret_cast<const float*>(a.rows),
+                    a.stride / static_cast<int64_t>(sizeof(float)));
     return;
   }
   if (a.type == KvType::F16) {
-    float_value_sum(a, reinterpret_cast<const uint16_t*>(a.rows), a.stride / static_cast<int64_t>(sizeof(uint16_t)));
+    float_value_sum(a, reinterpret_cast<const uint16_t*>(a.rows),
+                    a.stride / static_cast<int64_t>(sizeof(uint16_t)));
     return;
   }
-  for (int32_t j = 0; j < a.n; ++j) head_to_f32(a.type, a.rows + j * a.stride, a.tile + j * a.head_dim, a.head_dim);
+  for (int32_t j = 0; j < a.n; ++j)
+    head_to_f32(a.type, a.rows + j * a.stride, a.tile + j * a.head_dim, a.head_dim);
   float_value_sum(a, a.tile, a.head_dim);
 }
 

@@ -24,13 +24,13 @@ struct KeyScoreArgs {
   const uint8_t* rows = nullptr;
   int64_t stride = 0;
   int32_t n = 0;
-  const float* q = nullptr;         // (group, head_dim) f32 query heads (f32/f16 keys)
-  QueryQuants qq;                   // the same quantized (q8_0/q4_0 keys)
+  const float* q = nullptr;  // (group, head_dim) f32 query heads (f32/f16 keys)
+  QueryQuants qq;            // the same quantized (q8_0/q4_0 keys)
   int32_t group = 0, head_dim = 0;
   float scale = 1.0f;
   float* scores = nullptr;
   int64_t ld = 0;
-  float* tile = nullptr;            // scratch: (n, head_dim) floats
+  float* tile = nullptr;  // scratch: (n, head_dim) floats
 };
 
 // out[g * head_dim + d] += sum_j weights[g * ld + j] * v_j[d] for the n rows
@@ -43,8 +43,8 @@ struct ValueSumArgs {
   const float* weights = nullptr;
   int64_t ld = 0;
   int32_t group = 0, head_dim = 0;
-  float* out = nullptr;             // (group, head_dim)
-  float* tile = nullptr;            // scratch: (n, head_dim) floats
+  float* out = nullptr;   // (group, head_dim)
+  float* tile = nullptr;  // scratch: (n, head_dim) floats
 };
 
 void key_scores_scalar(const KeyScoreArgs& a);

@@ -35,7 +35,7 @@ struct Batch {
   int64_t n_tokens;  // B
   int32_t pos0;      // positions [pos0, pos0 + B)
   KvCache* kv;
-  float* logits;     // (B, n_vocab) if all_logits, else (n_vocab); null: no logits
+  float* logits;  // (B, n_vocab) if all_logits, else (n_vocab); null: no logits
   bool all_logits;
 };
 
@@ -121,7 +121,7 @@ class CpuBackend final : public Backend {
 
  private:
   struct alignas(64) ThreadBuffers {  // one cache line apart: written by their thread only
-    std::vector<float> xn;       // (kPrivateInputTokens, dim): this thread's normalised x
+    std::vector<float> xn;            // (kPrivateInputTokens, dim): this thread's normalised x
     PreparedActivations in;      // this thread's prepared input (chunks of <= kPrivateInputTokens)
     AttentionScratch attention;  // this thread's attention buffers
   };
@@ -169,18 +169,20 @@ class CpuBackend final : public Backend {
       const ModelLayerWeights& L = w_.layers[l];
       ChunkCounter* counter = &counters_[static_cast<size_t>(l) * kPhasesPerLayer];
       const gguf::TensorType qkv_types[3] = {L.wq.type, L.wk.type, L.wv.type};
-      qkv_share(l, normed_input(x_.data(), B, L.attn_norm, qkv_types, th, nth), bt, counter[kQkv], th, nth);
+      qkv_share(l, normed_input(x_.data(), B, L.attn_norm, qkv_types, th, nth), bt, counter[kQkv],
+                th, nth);
       sync(nth);
       attention_share(l, bt, counter[kAttention], th, nth);
       sync(nth);
-      residual_share(L.wo, input(att_out_.data(), B, hp_.q_dim(), L.wo.type, th, nth), L.post_attn_norm, B,
-                     counter[kWo], th, nth);
+      residual_share(L.wo, input(att_out_.data(), B, hp_.q_dim(), L.wo.type, th, nth),
+                     L.post_attn_norm, B, counter[kWo], th, nth);
       sync(nth);
       const gguf::TensorType ffn_types[2] = {L.w_gate.type, L.w_up.type};
-      gate_up_share(L, normed_input(x_.data(), B, L.ffn_norm, ffn_types, th, nth), counter[kGateUp], th, nth);
+      gate_up_share(L, normed_input(x_.data(), B, L.ffn_norm, ffn_types, th, nth), counter[kGateUp],
+                    th, nth);
       sync(nth);
-      residual_share(L.w_down, input(hb_.data(), B, hp_.n_ff, L.w_down.type, th, nth), L.post_ffw_norm, B,
-                     counter[kDown], th, nth);
+      residual_share(L.w_down, input(hb_.data(), B, hp_.n_ff, L.w_down.type, th, nth),
+                     L.post_ffw_norm, B, counter[kDown], th, nth);
       sync(nth);
     }
     if (bt.logits) logits_share(bt, counters_.back(), th, nth);
@@ -190,16 +192,19 @@ class CpuBackend final : public Backend {
   // for the weight types that read it. Private to the thread for short chunks; otherwise
   // shared (norm split by tokens; barriers inside, so every thread must call it).
   const PreparedActivations& normed_input(const float* x, int64_t n, const WeightView& gain,
-                               std::span<const gguf::TensorType> types, int th, int nth) {
+                                          std::span<const gguf::TensorType> types, int th,
+                                          int nth) {
     const int32_t dim = hp_.n_embd;
     if (n <= kPrivateInputTokens) {
       ThreadBuffers& t = threads_[th];
-      for (int64_t b = 0; b < n; ++b) rmsnorm(&t.xn[b * dim], x + b * dim, f32(gain), dim, hp_.rms_eps);
+      for (int64_t b = 0; b < n; ++b)
+        rmsnorm(&t.xn[b * dim], x + b * dim, f32(gain), dim, hp_.rms_eps);
       t.in.prepare(t.xn.data(), n, dim, types);
       return t.in;
     }
     const auto [b0, b1] = split_range(n, 1, th, nth);
-    for (int64_t b = b0; b < b1; ++b) rmsnorm(&xb_[b * dim], x + b * dim, f32(gain), dim, hp_.rms_eps);
+    for (int64_t b = b0; b < b1; ++b)
+      rmsnorm(&xb_[b * dim], x + b * dim, f32(gain), dim, hp_.rms_eps);
     sync(nth);
     if (th == 0) shared_in_.prepare(xb_.data(), n, dim, types);
     sync(nth);
@@ -207,7 +212,8 @@ class CpuBackend final : public Backend {
   }
 
   // The input of a product: X (n, cols) as it is, prepared for `type` (as normed_input).
-  const PreparedActivations& input(const float* X, int64_t n, int64_t cols, gguf::TensorType type, int th, int nth) {
+  const PreparedActivations& input(const float* X, int64_t n, int64_t cols, gguf::TensorType type,
+                                   int th, int nth) {
     const std::span<const gguf::TensorType> types(&type, 1);
     if (n <= kPrivateInputTokens) {
       threads_[th].in.prepare(X, n, cols, types);
@@ -222,8 +228,8 @@ class CpuBackend final : public Backend {
   // then the n_kv_heads k and v heads, in chunks of whole heads of one matrix (the same head
   // count for all three; a multiple of the heads that make kMatmulRowAlign rows, so that the
   // chunks start on kernel tiles). Chunk c < nq is q's, then k's, then v's.
-  void qkv_share(int32_t l, const PreparedActivations& in, const Batch& bt, ChunkCounter& counter, int th,
-                 int nth) {
+  void qkv_share(int32_t l, const PreparedActivations& in, const Batch& bt, ChunkCounter& counter,
+                 int th, int nth) {
     const int32_t hd = hp_.head_dim, nh = hp_.n_heads, nkv = hp_.n_kv_heads;
     const int64_t heads_per_tile = kMatmulRowAlign / std::gcd(int64_t{hd}, kMatmulRowAlign);
     const int64_t tile_work = heads_per_tile * hd * in.cols() * bt.n_tokens;
@@ -253,7 +259,8 @@ class CpuBackend final : public Backend {
       for (int64_t b = 0; b < bt.n_tokens; ++b) {
         float* q = &q_[b * q_dim + h0 * hd];
         if (L.bq) add_bias(q, L.bq.f32() + h0 * hd, nh * hd);
-        if (L.q_norm) rmsnorm_heads(q, static_cast<int32_t>(nh), hp_.head_dim, f32(L.q_norm), hp_.rms_eps);
+        if (L.q_norm)
+          rmsnorm_heads(q, static_cast<int32_t>(nh), hp_.head_dim, f32(L.q_norm), hp_.rms_eps);
         rope_cached(q, static_cast<int32_t>(nh), hp_.head_dim, rt.style, rt.n_rot,
                     cs.at(bt.pos0 + static_cast<int32_t>(b)));
       }
@@ -266,7 +273,8 @@ class CpuBackend final : public Backend {
         const int32_t pos = bt.pos0 + static_cast<int32_t>(b);
         float* k = &k_[b * kv_dim + h0 * hd];
         if (L.bk) add_bias(k, L.bk.f32() + h0 * hd, nh * hd);
-        if (L.k_norm) rmsnorm_heads(k, static_cast<int32_t>(nh), hp_.head_dim, f32(L.k_norm), hp_.rms_eps);
+        if (L.k_norm)
+          rmsnorm_heads(k, static_cast<int32_t>(nh), hp_.head_dim, f32(L.k_norm), hp_.rms_eps);
         rope_cached(k, static_cast<int32_t>(nh), hp_.head_dim, rt.style, rt.n_rot, cs.at(pos));
         // Heads are whole blocks of every KV type, so a run of heads encodes on its own.
         quantize_row(kv_type, k, bt.kv->key_row(l, pos) + h0 * head_bytes, nh * hd);
@@ -285,11 +293,16 @@ class CpuBackend final : public Backend {
   // Phase 2. att_out (B, n_heads*hd): causal attention (backend/cpu/attention.h), one
   // work item per (token, KV head) for the query heads of its group; chunks of items.
   void attention_share(int32_t l, const Batch& bt, ChunkCounter& counter, int th, int nth) {
-    const AttentionArgs a{bt.kv, l, q_.data(), hp_.q_dim(), att_out_.data(), hp_.q_dim(), bt.pos0, bt.n_tokens,
-                          hp_.n_heads, hp_.n_kv_heads, hp_.head_dim, hp_.window(l), hp_.query_scale,
-                          hp_.attn_softcap};
+    const AttentionArgs a{bt.kv,           l,
+                          q_.data(),       hp_.q_dim(),
+                          att_out_.data(), hp_.q_dim(),
+                          bt.pos0,         bt.n_tokens,
+                          hp_.n_heads,     hp_.n_kv_heads,
+                          hp_.head_dim,    hp_.window(l),
+                          hp_.query_scale, hp_.attn_softcap};
     // An item's work, at most: scores and weighted values over every cached position.
-    const int64_t item_work = int64_t{2} * (bt.pos0 + bt.n_tokens) * (hp_.n_heads / hp_.n_kv_heads) * hp_.head_dim;
+    const int64_t item_work =
+        int64_t{2} * (bt.pos0 + bt.n_tokens) * (hp_.n_heads / hp_.n_kv_heads) * hp_.head_dim;
     const Chunks items = make_chunks(attention_items(a), 1, item_work, nth);
     for_each_claimed(counter, items.count(), [&](int64_t c) {
       const auto [i0, i1] = items[c];
@@ -300,8 +313,9 @@ class CpuBackend final : public Backend {
   // Phases 3 and 5. x (B, dim) += [post_norm](in . W^T): chunks of output rows, each added to
   // x by the thread that computed it; with a post-norm (needs whole rows) after a barrier,
   // split by tokens.
-  void residual_share(const WeightView& W, const PreparedActivations& in, const WeightView& post_norm, int64_t B,
-                      ChunkCounter& counter, int th, int nth) {
+  void residual_share(const WeightView& W, const PreparedActivations& in,
+                      const WeightView& post_norm, int64_t B, ChunkCounter& counter, int th,
+                      int nth) {
     const int32_t dim = hp_.n_embd;
     const Chunks rows = make_chunks(dim, kMatmulRowAlign, kMatmulRowAlign * in.cols() * B, nth);
     for_each_claimed(counter, rows.count(), [&](int64_t c) {
@@ -323,10 +337,11 @@ class CpuBackend final : public Backend {
 
   // Phase 4. hb (B, n_ff) = act(in . w_gate^T) * (in . w_up^T): chunks of rows, the same
   // rows of gate and up, so that a thread gates the rows it computed.
-  void gate_up_share(const ModelLayerWeights& L, const PreparedActivations& in, ChunkCounter& counter, int th,
-                     int nth) {
+  void gate_up_share(const ModelLayerWeights& L, const PreparedActivations& in,
+                     ChunkCounter& counter, int th, int nth) {
     const int64_t n_ff = hp_.n_ff, B = in.n_tokens();
-    const Chunks rows = make_chunks(n_ff, kMatmulRowAlign, 2 * kMatmulRowAlign * in.cols() * B, nth);
+    const Chunks rows =
+        make_chunks(n_ff, kMatmulRowAlign, 2 * kMatmulRowAlign * in.cols() * B, nth);
     for_each_claimed(counter, rows.count(), [&](int64_t c) {
       const auto [r0, r1] = rows[c];
       matmul_.rows(L.w_gate, in, r0, r1, hb_.data(), n_ff, th);
@@ -343,29 +358,33 @@ class CpuBackend final : public Backend {
     const int32_t dim = hp_.n_embd;
     const int64_t first = bt.all_logits ? 0 : bt.n_tokens - 1, n = bt.n_tokens - first;
     const PreparedActivations& in =
-        normed_input(&x_[first * dim], n, w_.output_norm, std::span<const gguf::TensorType>(&w_.output.type, 1),
-                     th, nth);
-    const Chunks rows = make_chunks(hp_.n_vocab, kMatmulRowAlign, kMatmulRowAlign * int64_t{dim} * n, nth);
+        normed_input(&x_[first * dim], n, w_.output_norm,
+                     std::span<const gguf::TensorType>(&w_.output.type, 1), th, nth);
+    const Chunks rows =
+        make_chunks(hp_.n_vocab, kMatmulRowAlign, kMatmulRowAlign * int64_t{dim} * n, nth);
     for_each_claimed(counter, rows.count(), [&](int64_t c) {
       const auto [r0, r1] = rows[c];
       matmul_.rows(w_.output, in, r0, r1, bt.logits, hp_.n_vocab, th);
       if (hp_.final_softcap > 0) {
-        for (int64_t b = 0; b < n; ++b) softcap(bt.logits + b * hp_.n_vocab + r0, r1 - r0, hp_.final_softcap);
+        for (int64_t b = 0; b < n; ++b)
+          softcap(bt.logits + b * hp_.n_vocab + r0, r1 - r0, hp_.final_softcap);
       }
     });
   }
 
   const ModelHParams& hp_;
-  std::shared_ptr<const RepackedWeights> repacked_;  // the model's, shared with its other CPU sessions
-  const ModelWeights& w_;                            // repacked_->weights()
+  std::shared_ptr<const RepackedWeights>
+      repacked_;           // the model's, shared with its other CPU sessions
+  const ModelWeights& w_;  // repacked_->weights()
   ThreadPool pool_;
-  bool one_thread_decode_;  // short chunks on the caller alone (a tiny model, threads not asked for)
+  bool
+      one_thread_decode_;  // short chunks on the caller alone (a tiny model, threads not asked for)
   MatMul matmul_;
-  std::vector<RopeCosSin> rope_cs_;   // one per distinct RoPE table of this session's n_ctx
-  std::vector<int32_t> layer_rope_;   // (n_layers) index into rope_cs_
+  std::vector<RopeCosSin> rope_cs_;  // one per distinct RoPE table of this session's n_ctx
+  std::vector<int32_t> layer_rope_;  // (n_layers) index into rope_cs_
   // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature).
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_out_, hb_, hb2_;
-  PreparedActivations shared_in_;                 // a product's input shared by all threads (long chunks)
+  PreparedActivations shared_in_;       // a product's input shared by all threads (long chunks)
   std::vector<ThreadBuffers> threads_;  // (n_threads)
   // (n_layers * kPhasesPerLayer + 1): the chunk counter of every phase of a layer (index
   // l * kPhasesPerLayer + phase), then the logits'. Each on its own cache line (ChunkCounter).
@@ -374,7 +393,8 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> make_cpu_backend(const Model& model, const BackendOptions& options) {
+Result<std::unique_ptr<Backend>> make_cpu_backend(const Model& model,
+                                                  const BackendOptions& options) {
   return std::unique_ptr<Backend>(new CpuBackend(model, options));
 }
 

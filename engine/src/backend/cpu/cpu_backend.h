@@ -9,6 +9,7 @@
 
 namespace kvchat::cpu {
 
-Result<std::unique_ptr<Backend>> make_cpu_backend(const Model& model, const BackendOptions& options);
+Result<std::unique_ptr<Backend>> make_cpu_backend(const Model& model,
+                                                  const BackendOptions& options);
 
 }  // namespace kvchat::cpu

@@ -24,7 +24,7 @@ inline void rmsnorm(float* out, const float* x, const float* gain, int64_t n, fl
 inline void rope(float* vec, int32_t n_heads, int32_t head_dim, const RopeTable& t, int32_t pos,
                  float mscale) {
   const int32_t half = t.n_rot / 2;
-  const int32_t stride = t.style == RopeStyle::Neox ? 1 : 2;   // index step between pairs
+  const int32_t stride = t.style == RopeStyle::Neox ? 1 : 2;      // index step between pairs
   const int32_t partner = t.style == RopeStyle::Neox ? half : 1;  // offset of a pair's 2nd value
   for (int32_t i = 0; i < half; ++i) {
     const double theta = static_cast<double>(pos) * t.inv_freq[i];
@@ -45,8 +45,8 @@ inline void rope(float* vec, int32_t n_heads, int32_t head_dim, const RopeTable&
 
 // RoPE by cached cos/sin (RopeCosSin::at(pos): {cos, sin} per pair, mscale included):
 // the same rotation, with the same values, as rope() above.        vec: (n_heads, head_dim)
-inline void rope_cached(float* vec, int32_t n_heads, int32_t head_dim, RopeStyle style, int32_t n_rot,
-                        const float* cos_sin) {
+inline void rope_cached(float* vec, int32_t n_heads, int32_t head_dim, RopeStyle style,
+                        int32_t n_rot, const float* cos_sin) {
   const int32_t half = n_rot / 2;
   const int32_t stride = style == RopeStyle::Neox ? 1 : 2;
   const int32_t partner = style == RopeStyle::Neox ? half : 1;
@@ -65,7 +65,8 @@ inline void rope_cached(float* vec, int32_t n_heads, int32_t head_dim, RopeStyle
 // RMSNorm of each of n_heads heads of head_dim values, in place, with one gain (head_dim).
 inline void rmsnorm_heads(float* vec, int32_t n_heads, int32_t head_dim, const float* gain,
                           float eps) {
-  for (int32_t h = 0; h < n_heads; ++h) rmsnorm(vec + h * head_dim, vec + h * head_dim, gain, head_dim, eps);
+  for (int32_t h = 0; h < n_heads; ++h)
+    rmsnorm(vec + h * head_dim, vec + h * head_dim, gain, head_dim, eps);
 }
 
 // x[i] += bias[i]                                                    x, bias: (n)

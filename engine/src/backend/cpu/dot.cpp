@@ -51,7 +51,8 @@ int kernel_cap() {
 }  // namespace
 
 bool use_avx2_kernels() {
-  return cpu_has_avx2() && kernel_cap() >= kCapAvx2 && !g_force_scalar.load(std::memory_order_relaxed);
+  return cpu_has_avx2() && kernel_cap() >= kCapAvx2 &&
+         !g_force_scalar.load(std::memory_order_relaxed);
 }
 void force_scalar_kernels(bool on) { g_force_scalar.store(on, std::memory_order_relaxed); }
 
@@ -72,7 +73,8 @@ bool cpu_has_avxvnni() {
 #endif
 }
 bool use_avxvnni_kernels() {
-  return cpu_has_avxvnni() && use_avx2_kernels() && kernel_cap() >= kCapAvxVnni && !g_no_vnni.load(std::memory_order_relaxed);
+  return cpu_has_avxvnni() && use_avx2_kernels() && kernel_cap() >= kCapAvxVnni &&
+         !g_no_vnni.load(std::memory_order_relaxed);
 }
 void force_no_avxvnni_kernels(bool on) { g_no_vnni.store(on, std::memory_order_relaxed); }
 
@@ -83,8 +85,9 @@ std::atomic<bool> g_no_avx512{false};
 bool cpu_has_avx512vnni() {
 #if defined(__x86_64__) && defined(KVCHAT_HAVE_AVX512_TU)
   // __builtin_cpu_supports checks the OS saves the ZMM and mask registers (XCR0) too.
-  static const bool has = cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+  static const bool has =
+      cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
   return has;
 #else
   return false;
@@ -129,24 +132,29 @@ float float_value(TensorType type, const uint8_t* row, int64_t i) {
 }
 }  // namespace
 
-void float_rows_dot_scalar(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
-                           int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+void float_rows_dot_scalar(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                           const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
+                           int64_t ldy) {
   for (int64_t r = 0; r < n_rows; ++r) {
     for (int64_t t = 0; t < n_tokens; ++t) {
       float sum = 0;
-      for (int64_t i = 0; i < n; ++i) sum += float_value(type, rows + r * row_bytes, i) * X[t * ldx + i];
+      for (int64_t i = 0; i < n; ++i)
+        sum += float_value(type, rows + r * row_bytes, i) * X[t * ldx + i];
       Y[t * ldy + r] = sum;
     }
   }
 }
 
-void float_rows_dot(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
-                    int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+void float_rows_dot(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                    const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
+                    int64_t ldy) {
 #if defined(KVCHAT_HAVE_AVX2_TU)
 #if defined(KVCHAT_HAVE_AVX512_TU)
-  if (use_avx512_kernels()) return float_rows_dot_avx512(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+  if (use_avx512_kernels())
+    return float_rows_dot_avx512(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
 #endif
-  if (use_avx2_kernels()) return float_rows_dot_avx2(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+  if (use_avx2_kernels())
+    return float_rows_dot_avx2(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
 #endif
   float_rows_dot_scalar(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
 }

@@ -15,19 +15,24 @@ namespace kvchat::cpu {
 // rows x up to 3 tokens; every (row, token) is summed in the same order whatever the
 // tile, so a token's result does not depend on the batch it is in (decode = prefill, bit
 // for bit). The scalar version is the definition (one running sum per pair).
-void float_rows_dot(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
-                    int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
-void float_rows_dot_scalar(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
-                           const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
-void float_rows_dot_avx2(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
-                         const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
+void float_rows_dot(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                    const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
+                    int64_t ldy);
+void float_rows_dot_scalar(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes,
+                           int64_t n_rows, const float* X, int64_t ldx, int64_t n_tokens, int64_t n,
+                           float* Y, int64_t ldy);
+void float_rows_dot_avx2(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes,
+                         int64_t n_rows, const float* X, int64_t ldx, int64_t n_tokens, int64_t n,
+                         float* Y, int64_t ldy);
 // 16-lane sums (dot_avx512.cpp), when use_avx512_kernels(): 4 rows x up to 6 tokens.
-void float_rows_dot_avx512(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
-                           const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
+void float_rows_dot_avx512(gguf::TensorType type, const uint8_t* rows, uint64_t row_bytes,
+                           int64_t n_rows, const float* X, int64_t ldx, int64_t n_tokens, int64_t n,
+                           float* Y, int64_t ldy);
 // dst = row as f32; F16 and BF16 use F16C/AVX2 when available.
 void dequantize_row_fast(gguf::TensorType type, const void* row, float* dst, int64_t n);
 
-// The AVX2 conversion (call only when cpu_has_avx2()). Returns false for types it does not convert (the caller falls back to scalar).
+// The AVX2 conversion (call only when cpu_has_avx2()). Returns false for types it does not convert
+// (the caller falls back to scalar).
 bool dequantize_row_avx2(gguf::TensorType type, const void* row, float* dst, int64_t n);
 bool cpu_has_avx2();
 

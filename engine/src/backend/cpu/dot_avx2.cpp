@@ -28,7 +28,6 @@ inline __m256 load_bf16x8(const uint16_t* p) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
 
-
 }  // namespace
 
 bool dequantize_row_avx2(TensorType type, const void* row, float* dst, int64_t n) {
@@ -36,7 +35,8 @@ bool dequantize_row_avx2(TensorType type, const void* row, float* dst, int64_t n
   const auto* h = static_cast<const uint16_t*>(row);
   const bool f16 = type == TensorType::F16;
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, f16 ? load_f16x8(h + i) : load_bf16x8(h + i));
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i, f16 ? load_f16x8(h + i) : load_bf16x8(h + i));
   for (; i < n; ++i) dst[i] = f16 ? f16_to_f32(h[i]) : bf16_to_f32(h[i]);
   return true;
 }
@@ -83,8 +83,8 @@ inline float load_w1(const uint8_t* row, int64_t i) {
 // R rows x T tokens. Per (row, token): one 8-lane running sum over the 8-value chunks in
 // order, then hsum, then the tail values in order: the same for every R and T.
 template <TensorType kType, int R, int T>
-void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx, int64_t n, float* Y,
-                int64_t ldy) {
+void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx, int64_t n,
+                float* Y, int64_t ldy) {
   __m256 acc[R][T];
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r) {
@@ -108,39 +108,50 @@ void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t
 #pragma GCC unroll 4
     for (int t = 0; t < T; ++t) {
       float sum = hsum(acc[r][t]);
-      for (int64_t k = i; k < n; ++k) sum += load_w1<kType>(rows + r * row_bytes, k) * X[t * ldx + k];
+      for (int64_t k = i; k < n; ++k)
+        sum += load_w1<kType>(rows + r * row_bytes, k) * X[t * ldx + k];
       Y[t * ldy + r] = sum;
     }
   }
 }
 
 template <TensorType kType, int R>
-void float_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx, int64_t n_tokens,
-                       int64_t n, float* Y, int64_t ldy) {
+void float_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx,
+                       int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
   int64_t t = 0;
-  for (; t + 3 <= n_tokens; t += 3) float_tile<kType, R, 3>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
-  if (n_tokens - t == 2) float_tile<kType, R, 2>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
-  if (n_tokens - t == 1) float_tile<kType, R, 1>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
+  for (; t + 3 <= n_tokens; t += 3)
+    float_tile<kType, R, 3>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
+  if (n_tokens - t == 2)
+    float_tile<kType, R, 2>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
+  if (n_tokens - t == 1)
+    float_tile<kType, R, 1>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
 }
 
 template <TensorType kType>
-void float_rows(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X, int64_t ldx,
-                int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+void float_rows(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
+                int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
   int64_t r = 0;
-  for (; r + 4 <= n_rows; r += 4) float_tile_tokens<kType, 4>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
-  for (; r < n_rows; ++r) float_tile_tokens<kType, 1>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
+  for (; r + 4 <= n_rows; r += 4)
+    float_tile_tokens<kType, 4>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
+  for (; r < n_rows; ++r)
+    float_tile_tokens<kType, 1>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
 }
 }  // namespace
 
 // A switch to this file's template instances (F32/F16/BF16 loads differ inside the FMA loop;
 // not a column of numeric/weight_type_traits.h), once per call, i.e. per matrix row range.
-void float_rows_dot_avx2(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
-                         int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+void float_rows_dot_avx2(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                         const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
+                         int64_t ldy) {
   switch (type) {
-    case TensorType::F32: return float_rows<TensorType::F32>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
-    case TensorType::F16: return float_rows<TensorType::F16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
-    case TensorType::BF16: return float_rows<TensorType::BF16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
-    default: return float_rows_dot_scalar(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    case TensorType::F32:
+      return float_rows<TensorType::F32>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    case TensorType::F16:
+      return float_rows<TensorType::F16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    case TensorType::BF16:
+      return float_rows<TensorType::BF16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    default:
+      return float_rows_dot_scalar(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
   }
 }
 

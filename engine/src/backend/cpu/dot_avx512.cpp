@@ -25,9 +25,11 @@ inline __m512 load_w16(const uint8_t* row, int64_t i) {
   if constexpr (kType == TensorType::F32) {
     return _mm512_loadu_ps(reinterpret_cast<const float*>(row) + i);
   } else if constexpr (kType == TensorType::F16) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(reinterpret_cast<const uint16_t*>(row) + i)));
+    return _mm512_cvtph_ps(_mm256_loadu_si256(
+        reinterpret_cast<const __m256i*>(reinterpret_cast<const uint16_t*>(row) + i)));
   } else {
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(reinterpret_cast<const uint16_t*>(row) + i));
+    const __m256i h = _mm256_loadu_si256(
+        reinterpret_cast<const __m256i*>(reinterpret_cast<const uint16_t*>(row) + i));
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
   }
 }
@@ -47,8 +49,8 @@ inline float load_w1(const uint8_t* row, int64_t i) {
 // order, then _mm512_reduce_add_ps, then the tail values in order (fused multiply-adds): the
 // same for every R, T.
 template <TensorType kType, int R, int T>
-void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx, int64_t n, float* Y,
-                int64_t ldy) {
+void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx, int64_t n,
+                float* Y, int64_t ldy) {
   __m512 acc[R][T];
   for (int r = 0; r < R; ++r) {
     for (int t = 0; t < T; ++t) acc[r][t] = _mm512_setzero_ps();
@@ -66,7 +68,8 @@ void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t
     for (int t = 0; t < T; ++t) {
       float sum = _mm512_reduce_add_ps(acc[r][t]);
       // Fused explicitly: left to contraction, GCC fuses some rows' tails and not others.
-      for (int64_t k = i; k < n; ++k) sum = __builtin_fmaf(load_w1<kType>(rows + r * row_bytes, k), X[t * ldx + k], sum);
+      for (int64_t k = i; k < n; ++k)
+        sum = __builtin_fmaf(load_w1<kType>(rows + r * row_bytes, k), X[t * ldx + k], sum);
       Y[t * ldy + r] = sum;
     }
   }
@@ -75,11 +78,14 @@ void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t
 // Tokens in tiles of 6 (24 accumulators, 6 token vectors and a weight vector: 31 of the 32
 // registers), then one tile of what is left.
 template <TensorType kType, int R>
-void float_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx, int64_t n_tokens,
-                       int64_t n, float* Y, int64_t ldy) {
+void float_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t ldx,
+                       int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
   int64_t t = 0;
-  for (; t + 6 <= n_tokens; t += 6) float_tile<kType, R, 6>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
-  const auto rest = [&](auto tile) { tile(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy); };
+  for (; t + 6 <= n_tokens; t += 6)
+    float_tile<kType, R, 6>(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
+  const auto rest = [&](auto tile) {
+    tile(rows, row_bytes, X + t * ldx, ldx, n, Y + t * ldy, ldy);
+  };
   switch (n_tokens - t) {
     case 5: return rest(float_tile<kType, R, 5>);
     case 4: return rest(float_tile<kType, R, 4>);
@@ -91,24 +97,31 @@ void float_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const float* X, 
 }
 
 template <TensorType kType>
-void float_rows(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X, int64_t ldx,
-                int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+void float_rows(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
+                int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
   int64_t r = 0;
-  for (; r + 4 <= n_rows; r += 4) float_tile_tokens<kType, 4>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
-  for (; r < n_rows; ++r) float_tile_tokens<kType, 1>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
+  for (; r + 4 <= n_rows; r += 4)
+    float_tile_tokens<kType, 4>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
+  for (; r < n_rows; ++r)
+    float_tile_tokens<kType, 1>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
 }
 
 }  // namespace
 
 // A switch to this file's template instances (F32/F16/BF16 loads differ inside the FMA loop;
 // not a column of numeric/weight_type_traits.h), once per call, i.e. per matrix row range.
-void float_rows_dot_avx512(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
-                           int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+void float_rows_dot_avx512(TensorType type, const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                           const float* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
+                           int64_t ldy) {
   switch (type) {
-    case TensorType::F32: return float_rows<TensorType::F32>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
-    case TensorType::F16: return float_rows<TensorType::F16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
-    case TensorType::BF16: return float_rows<TensorType::BF16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
-    default: return float_rows_dot_scalar(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    case TensorType::F32:
+      return float_rows<TensorType::F32>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    case TensorType::F16:
+      return float_rows<TensorType::F16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    case TensorType::BF16:
+      return float_rows<TensorType::BF16>(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    default:
+      return float_rows_dot_scalar(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
   }
 }
 

@@ -2,8 +2,8 @@
 
 namespace kvchat::cpu {
 
-void MatMul::rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y,
-                  int64_t ldy, int thread) {
+void MatMul::rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1,
+                  float* Y, int64_t ldy, int thread) {
   matmul_rows(w, x, r0, r1, Y, ldy, scratch_[thread]);
 }
 

@@ -19,7 +19,8 @@ namespace kvchat::cpu {
 
 // Thread `thread` of `n_threads`'s share [first, second) of [0, n), handed out in units of
 // `align` (static: for the cheap per-token work, the norms of long chunks).
-inline std::pair<int64_t, int64_t> split_range(int64_t n, int64_t align, int thread, int n_threads) {
+inline std::pair<int64_t, int64_t> split_range(int64_t n, int64_t align, int thread,
+                                               int n_threads) {
   const int64_t units = (n + align - 1) / align;
   const int64_t u0 = units * thread / n_threads, u1 = units * (thread + 1) / n_threads;
   return {std::min(n, u0 * align), std::min(n, u1 * align)};
@@ -47,7 +48,9 @@ constexpr int64_t kMinChunkWork = 64 * 1024;
 struct Chunks {
   int64_t n = 0, size = 1;
   int64_t count() const { return (n + size - 1) / size; }
-  std::pair<int64_t, int64_t> operator[](int64_t c) const { return {c * size, std::min(n, (c + 1) * size)}; }
+  std::pair<int64_t, int64_t> operator[](int64_t c) const {
+    return {c * size, std::min(n, (c + 1) * size)};
+  }
 };
 
 // [0, n) for n_threads in chunks of whole `align`s; align_work: the multiply-adds (or as
@@ -65,7 +68,8 @@ inline Chunks make_chunks(int64_t n, int64_t align, int64_t align_work, int n_th
 }
 
 // The counter of one phase's chunks, alone on its cache line (claims of one phase do not
-// contend with another's line). Zeroed before the pool job that uses it (CpuBackend::forward_batch).
+// contend with another's line). Zeroed before the pool job that uses it
+// (CpuBackend::forward_batch).
 struct alignas(64) ChunkCounter {
   std::atomic<int64_t> next{0};
 };

@@ -77,7 +77,8 @@ float quant_dot_scalar(TensorType type, const void* row, const void* act, int64_
     const auto* a = static_cast<const BlockQ8_32*>(act);
     for (int64_t k = 0; k < n / kQuantBlock; ++k) {
       const Codes32 w = traits.codes32(bytes + k * traits.block_bytes);
-      sum += w.d * a[k].d * static_cast<float>(int_dot(w.code, a[k].qs, kQuantBlock)) + w.c * a[k].s;
+      sum +=
+          w.d * a[k].d * static_cast<float>(int_dot(w.code, a[k].qs, kQuantBlock)) + w.c * a[k].s;
     }
     return sum;
   }
@@ -86,7 +87,8 @@ float quant_dot_scalar(TensorType type, const void* row, const void* act, int64_
     const CodesK w = traits.codes_k(bytes + k * traits.block_bytes);
     int32_t sumi = 0, summ = 0;
     for (int g = 0; g < 16; ++g) {
-      sumi += w.scale[g] * (int_dot(w.code + 16 * g, a[k].qs + 16 * g, 16) - w.offset * a[k].bsums[g]);
+      sumi +=
+          w.scale[g] * (int_dot(w.code + 16 * g, a[k].qs + 16 * g, 16) - w.offset * a[k].bsums[g]);
       summ += w.min[g] * a[k].bsums[g];
     }
     sum += w.d * a[k].d * static_cast<float>(sumi) - w.dmin * a[k].d * static_cast<float>(summ);
@@ -94,8 +96,9 @@ float quant_dot_scalar(TensorType type, const void* row, const void* act, int64_
   return sum;
 }
 
-void quant_dot_tile_scalar(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
-                           uint64_t act_stride, int n_tokens, int64_t n, float* out) {
+void quant_dot_tile_scalar(TensorType type, const void* row, uint64_t row_bytes, int n_rows,
+                           const void* act, uint64_t act_stride, int n_tokens, int64_t n,
+                           float* out) {
   const auto* w = static_cast<const uint8_t*>(row);
   const auto* a = static_cast<const uint8_t*>(act);
   for (int t = 0; t < n_tokens; ++t) {
@@ -143,8 +146,8 @@ QuantTileFn quant_dot_tile_kernel(TensorType type) {
   return quant_dot_tile_scalar;
 }
 
-void quant_dot_tile(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
-                    uint64_t act_stride, int n_tokens, int64_t n, float* out) {
+void quant_dot_tile(TensorType type, const void* row, uint64_t row_bytes, int n_rows,
+                    const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out) {
   quant_dot_tile_kernel(type)(type, row, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
 }
 

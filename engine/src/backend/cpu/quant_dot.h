@@ -54,7 +54,8 @@ float quant_dot_avx2(gguf::TensorType type, const void* row, const void* act, in
 void quant_dot_tile(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
                     const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
 void quant_dot_tile_scalar(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
-                           const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
+                           const void* act, uint64_t act_stride, int n_tokens, int64_t n,
+                           float* out);
 void quant_dot_tile_avx2(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
                          const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
 // A tile function (quant_dot_tile's parameters), chosen once for a matrix by
@@ -63,13 +64,15 @@ void quant_dot_tile_avx2(gguf::TensorType type, const void* row, uint64_t row_by
 // quant_dot_tile_kernel), else quant_dot_tile_scalar. The _avx2 / _avxvnni versions give
 // nullptr for a type they have no kernel for.
 using QuantTileFn = void (*)(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
-                             const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
+                             const void* act, uint64_t act_stride, int n_tokens, int64_t n,
+                             float* out);
 QuantTileFn quant_dot_tile_kernel(gguf::TensorType type);
 QuantTileFn quant_dot_tile_kernel_avx2(gguf::TensorType type);
 QuantTileFn quant_dot_tile_kernel_avxvnni(gguf::TensorType type);
 // The same kernels with AVX-VNNI's dpbusd (quant_dot_avxvnni.cpp), when use_avxvnni_kernels().
 float quant_dot_avxvnni(gguf::TensorType type, const void* row, const void* act, int64_t n);
 void quant_dot_tile_avxvnni(gguf::TensorType type, const void* row, uint64_t row_bytes, int n_rows,
-                            const void* act, uint64_t act_stride, int n_tokens, int64_t n, float* out);
+                            const void* act, uint64_t act_stride, int n_tokens, int64_t n,
+                            float* out);
 
 }  // namespace kvchat::cpu

@@ -46,7 +46,8 @@ inline void round_to_int8(const float* x, float id, int n, int8_t* qs, int32_t* 
     // int32 -> int8 in order: packs interleave 128-bit lanes, a permute restores the order.
     const __m256i w01 = _mm256_packs_epi32(i[0], i[1]), w23 = _mm256_packs_epi32(i[2], i[3]);
     const __m256i b = _mm256_packs_epi16(w01, w23);
-    const __m256i ordered = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    const __m256i ordered =
+        _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(qs + j), ordered);
     const __m256i s01 = _mm256_add_epi32(i[0], i[1]), s23 = _mm256_add_epi32(i[2], i[3]);
     alignas(32) int32_t lanes[16];
@@ -62,7 +63,8 @@ inline void round_to_int8(const float* x, float id, int n, int8_t* qs, int32_t* 
 inline float block_amax(const float* x, int n) {
   __m256 m = _mm256_setzero_ps();
   const __m256 sign = _mm256_set1_ps(-0.0f);
-  for (int j = 0; j < n; j += 8) m = _mm256_max_ps(m, _mm256_andnot_ps(sign, _mm256_loadu_ps(x + j)));
+  for (int j = 0; j < n; j += 8)
+    m = _mm256_max_ps(m, _mm256_andnot_ps(sign, _mm256_loadu_ps(x + j)));
   return hmax_abs(m);
 }
 }  // namespace
@@ -93,8 +95,9 @@ float quant_dot_avx2(TensorType type, const void* row, const void* act, int64_t 
   return dot_one_row(type, row, act, n);
 }
 
-void quant_dot_tile_avx2(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
-                     uint64_t act_stride, int n_tokens, int64_t n, float* out) {
+void quant_dot_tile_avx2(TensorType type, const void* row, uint64_t row_bytes, int n_rows,
+                         const void* act, uint64_t act_stride, int n_tokens, int64_t n,
+                         float* out) {
   dot_tile(type, row, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
 }
 

@@ -24,8 +24,9 @@ float quant_dot_avxvnni(TensorType type, const void* row, const void* act, int64
   return dot_one_row(type, row, act, n);
 }
 
-void quant_dot_tile_avxvnni(TensorType type, const void* row, uint64_t row_bytes, int n_rows, const void* act,
-                     uint64_t act_stride, int n_tokens, int64_t n, float* out) {
+void quant_dot_tile_avxvnni(TensorType type, const void* row, uint64_t row_bytes, int n_rows,
+                            const void* act, uint64_t act_stride, int n_tokens, int64_t n,
+                            float* out) {
   dot_tile(type, row, row_bytes, n_rows, act, act_stride, n_tokens, n, out);
 }
 

@@ -37,8 +37,9 @@ class ReferenceBackend final : public Backend {
   std::string_view name() const override { return "cpu-reference"; }
 
   uint64_t scratch_bytes() const override {
-    return (x_.size() + k_.size() + v_.size() + head_.size() + xb_.size() + xb2_.size() + q_.size() + att_out_.size() + hb_.size() +
-            hb2_.size() + row_.size() + att_.size()) * sizeof(float);
+    return (x_.size() + k_.size() + v_.size() + head_.size() + xb_.size() + xb2_.size() +
+            q_.size() + att_out_.size() + hb_.size() + hb2_.size() + row_.size() + att_.size()) *
+           sizeof(float);
   }
 
   Status forward(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv, float* logits,
@@ -115,7 +116,8 @@ class ReferenceBackend final : public Backend {
 
       // x += [post_attn_norm](wo . att_out)
       matvec(xb2_.data(), L.wo, att_out_.data());
-      if (L.post_attn_norm) rmsnorm(xb2_.data(), xb2_.data(), L.post_attn_norm.f32(), dim, hp_.rms_eps);
+      if (L.post_attn_norm)
+        rmsnorm(xb2_.data(), xb2_.data(), L.post_attn_norm.f32(), dim, hp_.rms_eps);
       for (int32_t i = 0; i < dim; ++i) x_[i] += xb2_[i];
 
       // x += [post_ffw_norm](w_down . (act(w_gate . xb) * (w_up . xb))),  xb = rmsnorm(x)
@@ -124,12 +126,14 @@ class ReferenceBackend final : public Backend {
       matvec(hb2_.data(), L.w_up, xb_.data());
       for (int32_t i = 0; i < hp_.n_ff; ++i) {
         const float g = hb_[i];
-        const float a = hp_.arch->activation == FfnActivation::GeluTanhGlu ? gelu_tanh(g)
-                                                                            : g / (1.0f + std::exp(-g));
+        const float a = hp_.arch->activation == FfnActivation::GeluTanhGlu
+                            ? gelu_tanh(g)
+                            : g / (1.0f + std::exp(-g));
         hb_[i] = a * hb2_[i];
       }
       matvec(xb2_.data(), L.w_down, hb_.data());
-      if (L.post_ffw_norm) rmsnorm(xb2_.data(), xb2_.data(), L.post_ffw_norm.f32(), dim, hp_.rms_eps);
+      if (L.post_ffw_norm)
+        rmsnorm(xb2_.data(), xb2_.data(), L.post_ffw_norm.f32(), dim, hp_.rms_eps);
       for (int32_t i = 0; i < dim; ++i) x_[i] += xb2_[i];
     }
 

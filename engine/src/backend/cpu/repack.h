@@ -33,25 +33,32 @@ bool repackable(gguf::TensorType type);
 
 // src: rows (a multiple of 8) x row_bytes in the original layout -> dst (same size) in the
 // x8 layout. Exact and invertible (unpack_row).
-void repack_rows(gguf::TensorType type, const uint8_t* src, uint64_t row_bytes, int64_t rows, uint8_t* dst);
+void repack_rows(gguf::TensorType type, const uint8_t* src, uint64_t row_bytes, int64_t rows,
+                 uint8_t* dst);
 
 // Row `row` of a repacked matrix back in the original layout (row_bytes into dst).
-void unpack_row(gguf::TensorType type, const uint8_t* packed, uint64_t row_bytes, int64_t row, uint8_t* dst);
+void unpack_row(gguf::TensorType type, const uint8_t* packed, uint64_t row_bytes, int64_t row,
+                uint8_t* dst);
 
 // Y[t * ldy + r] = dot(row r, token t) for r in [r0, r1) (multiples of 8) of a repacked
 // matrix (row_bytes per row, n values), tokens t < n_tokens whose activation blocks
 // (BlockQ8_32 or BlockQ8_K, as activation_format_of) start at act + t * act_stride bytes.
 // Dispatches to the best kernels the CPU runs (dot.h), else the scalar definition.
-void repacked_rows(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,
-                   const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
+void repacked_rows(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0,
+                   int64_t r1, const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n,
+                   float* Y, int64_t ldy);
 // The paths (tests call each the CPU can run; the SIMD ones only where cpu_kernel_level allows).
-void repacked_rows_scalar(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,
-                          const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
-void repacked_rows_avx2(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,
-                        const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
-void repacked_rows_avxvnni(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,
-                           const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
-void repacked_rows_avx512(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,
-                          const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
+void repacked_rows_scalar(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes,
+                          int64_t r0, int64_t r1, const void* act, uint64_t act_stride,
+                          int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
+void repacked_rows_avx2(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0,
+                        int64_t r1, const void* act, uint64_t act_stride, int64_t n_tokens,
+                        int64_t n, float* Y, int64_t ldy);
+void repacked_rows_avxvnni(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes,
+                           int64_t r0, int64_t r1, const void* act, uint64_t act_stride,
+                           int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
+void repacked_rows_avx512(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes,
+                          int64_t r0, int64_t r1, const void* act, uint64_t act_stride,
+                          int64_t n_tokens, int64_t n, float* Y, int64_t ldy);
 
 }  // namespace kvchat::cpu

@@ -1,5 +1,6 @@
-// The x8-repacked integer kernels (repacked_kernels.inl) compiled with -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni -ffp-contract=off
-// (cmake/KvchatEngine.cmake); called only when the CPU has them (repacked_rows, repack.cpp).
+// The x8-repacked integer kernels (repacked_kernels.inl) compiled with -mavx2 -mfma -mf16c
+// -mavx512f -mavx512bw -mavx512vl -mavx512vnni -ffp-contract=off (cmake/KvchatEngine.cmake); called
+// only when the CPU has them (repacked_rows, repack.cpp).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -16,8 +17,9 @@ namespace {
 #include "backend/cpu/repacked_kernels.inl"
 }  // namespace
 
-void repacked_rows_avx512(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,
-                    const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+void repacked_rows_avx512(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes,
+                          int64_t r0, int64_t r1, const void* act, uint64_t act_stride,
+                          int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
   rows_body(type, data, row_bytes, r0, r1, act, act_stride, n_tokens, n, Y, ldy);
 }
 

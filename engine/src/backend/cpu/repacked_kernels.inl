@@ -13,8 +13,12 @@
 // compiled with -ffp-contract=off: no fused multiply-adds), so every result is bit for bit
 // the scalar definition's, for any T: decode and prefill agree exactly.
 
-inline __m256i load256(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
-inline __m128i load128(const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+inline __m256i load256(const uint8_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+inline __m128i load128(const uint8_t* p) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
 // 4 activation bytes in every int32 lane.
 inline __m256i bcast4(const int8_t* p) {
   int32_t v;
@@ -35,14 +39,17 @@ inline __m256i dpbusd(__m256i acc, __m256i u, __m256i s) {
 }
 
 inline __m256i low_nibbles(__m256i w) { return _mm256_and_si256(w, _mm256_set1_epi8(0x0F)); }
-inline __m256i high_nibbles(__m256i w) { return _mm256_and_si256(_mm256_srli_epi16(w, 4), _mm256_set1_epi8(0x0F)); }
+inline __m256i high_nibbles(__m256i w) {
+  return _mm256_and_si256(_mm256_srli_epi16(w, 4), _mm256_set1_epi8(0x0F));
+}
 
 // Byte b (0..3) of each int32 lane, zero-extended to both int16 halves of the lane: a
 // row's scale for madd against the row's two int16 pair sums.
 inline __m256i byte_to_int16_pair(__m256i v, int b) {
   const char i = static_cast<char>(b), z = static_cast<char>(0x80);
-  const __m256i mask = _mm256_setr_epi8(i, z, i, z, i + 4, z, i + 4, z, i + 8, z, i + 8, z, i + 12, z, i + 12, z,  //
-                                        i, z, i, z, i + 4, z, i + 4, z, i + 8, z, i + 8, z, i + 12, z, i + 12, z);
+  const __m256i mask =
+      _mm256_setr_epi8(i, z, i, z, i + 4, z, i + 4, z, i + 8, z, i + 8, z, i + 12, z, i + 12, z,  //
+                       i, z, i, z, i + 4, z, i + 4, z, i + 8, z, i + 8, z, i + 12, z, i + 12, z);
   return _mm256_shuffle_epi8(v, mask);
 }
 
@@ -50,7 +57,8 @@ inline __m256i byte_to_int16_pair(__m256i v, int b) {
 template <int64_t kBytes>
 inline void prefetch_ahead(const uint8_t* b) {
   constexpr int64_t kAhead = 2 * kBytes;
-  for (int64_t line = 0; line < kBytes; line += 64) _mm_prefetch(reinterpret_cast<const char*>(b + kAhead + line), _MM_HINT_T0);
+  for (int64_t line = 0; line < kBytes; line += 64)
+    _mm_prefetch(reinterpret_cast<const char*>(b + kAhead + line), _MM_HINT_T0);
 }
 
 template <int T>
@@ -61,7 +69,8 @@ inline void store_rows(const __m256 (&acc)[T], float* Y, int64_t ldy) {
 // ---- Q4_0 and Q8_0: 32 values per block -------------------------------------------------
 // scalar: sum += (d * a.d) * float(sumi) [+ (-8 d) * a.s for Q4_0]
 template <gguf::TensorType kType, int T>
-void group32(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stride, float* Y, int64_t ldy) {
+void group32(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stride, float* Y,
+             int64_t ldy) {
   constexpr bool kQ4 = kType == gguf::TensorType::Q4_0;
   constexpr int64_t kX8 = kQ4 ? 8 * 18 : 8 * 34;
   __m256 acc[T];
@@ -71,7 +80,8 @@ void group32(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stri
     prefetch_ahead<kX8>(b);
     const uint8_t* qs = b + 16;
     const BlockQ8_32* a[T];
-    for (int t = 0; t < T; ++t) a[t] = reinterpret_cast<const BlockQ8_32*>(act + t * act_stride) + k;
+    for (int t = 0; t < T; ++t)
+      a[t] = reinterpret_cast<const BlockQ8_32*>(act + t * act_stride) + k;
     __m256i sum[T];
     if constexpr (kQ4) {
 #if KVCHAT_RP_VNNI
@@ -103,14 +113,17 @@ void group32(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stri
       for (int c = 0; c < 8; ++c) {
         const __m256i w = load256(qs + 32 * c);
         const __m256i aw = _mm256_abs_epi8(w);
-        for (int t = 0; t < T; ++t) sum[t] = dpbusd(sum[t], aw, _mm256_sign_epi8(bcast4(a[t]->qs + 4 * c), w));
+        for (int t = 0; t < T; ++t)
+          sum[t] = dpbusd(sum[t], aw, _mm256_sign_epi8(bcast4(a[t]->qs + 4 * c), w));
       }
     }
     const __m256 d = f16x8(b);
     for (int t = 0; t < T; ++t) {
-      __m256 term = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(a[t]->d)), _mm256_cvtepi32_ps(sum[t]));
+      __m256 term =
+          _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(a[t]->d)), _mm256_cvtepi32_ps(sum[t]));
       if constexpr (kQ4) {
-        term = _mm256_add_ps(term, _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(-8.0f)), _mm256_set1_ps(a[t]->s)));
+        term = _mm256_add_ps(
+            term, _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(-8.0f)), _mm256_set1_ps(a[t]->s)));
       }
       acc[t] = _mm256_add_ps(acc[t], term);
     }
@@ -119,7 +132,9 @@ void group32(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stri
 }
 
 // ---- K-types and IQ4_XS: 256 values per super-block --------------------------------------
-inline int16_t pair_sum(const int16_t* bsums, int j) { return static_cast<int16_t>(bsums[2 * j] + bsums[2 * j + 1]); }
+inline int16_t pair_sum(const int16_t* bsums, int j) {
+  return static_cast<int16_t>(bsums[2 * j] + bsums[2 * j + 1]);
+}
 inline int32_t two_int16(int16_t lo, int16_t hi) {
   return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint16_t>(lo)) |
                               (static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16));
@@ -128,7 +143,8 @@ inline int32_t two_int16(int16_t lo, int16_t hi) {
 // Q4_K and Q5_K. scalar: sum += (d * a.d) * float(sumi) - (dmin * a.d) * float(summ), with
 // sumi = sum_j scale_j * dot_j and summ = sum_j min_j * (bsums[2j] + bsums[2j+1]).
 template <bool kFive, int T>
-void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stride, float* Y, int64_t ldy) {
+void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stride, float* Y,
+                int64_t ldy) {
   constexpr int64_t kX8 = kFive ? 8 * 176 : 8 * 144;
   constexpr int kQsAt = kFive ? 384 : 128;
   // int16 pair sums stay below 2^15: 8 chunks of 4-bit codes (8 * 3810), 4 of 5-bit (4 * 7874).
@@ -146,15 +162,18 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
     // sc_lo / mn_lo are sub-block j's scale / min (j < 4), of sc_hi / mn_hi sub-block 4 + j.
     const __m256i w0 = load256(b + 32), w1 = load256(b + 64), w2 = load256(b + 96);
     const __m256i sc_lo = _mm256_and_si256(w0, m3f), mn_lo = _mm256_and_si256(w1, m3f);
-    const __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(w2, m0f),
-                                          _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), m03), 4));
-    const __m256i mn_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), m0f),
-                                          _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), m03), 4));
+    const __m256i sc_hi =
+        _mm256_or_si256(_mm256_and_si256(w2, m0f),
+                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), m03), 4));
+    const __m256i mn_hi =
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), m0f),
+                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), m03), 4));
     __m256i sumi[T];
     for (int t = 0; t < T; ++t) sumi[t] = _mm256_setzero_si256();
     for (int q = 0; q < 4; ++q) {  // sub-blocks 2q (low nibbles) and 2q + 1 (high nibbles)
       const __m256i scales = q < 2 ? sc_lo : sc_hi;
-      const __m256i s0 = byte_to_int16_pair(scales, (2 * q) % 4), s1 = byte_to_int16_pair(scales, (2 * q + 1) % 4);
+      const __m256i s0 = byte_to_int16_pair(scales, (2 * q) % 4),
+                    s1 = byte_to_int16_pair(scales, (2 * q + 1) % 4);
       for (int c0 = 0; c0 < 8; c0 += kChunksPerFlush) {
         __m256i plo[T], phi[T];
         for (int t = 0; t < T; ++t) plo[t] = phi[t] = _mm256_setzero_si256();
@@ -163,8 +182,10 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
           __m256i lo = low_nibbles(w), hi = high_nibbles(w);
           if constexpr (kFive) {  // bit j of qh byte l: fifth bit of value 32j + l
             const __m256i h = load256(b + 128 + 32 * c), one = _mm256_set1_epi8(1);
-            lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q), one), 4));
-            hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q + 1), one), 4));
+            lo = _mm256_or_si256(
+                lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q), one), 4));
+            hi = _mm256_or_si256(
+                hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q + 1), one), 4));
           }
           for (int t = 0; t < T; ++t) {
             const int8_t* x = a[t]->qs + 64 * q + 4 * c;
@@ -173,20 +194,30 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
           }
         }
         for (int t = 0; t < T; ++t) {
-          sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(_mm256_madd_epi16(plo[t], s0), _mm256_madd_epi16(phi[t], s1)));
+          sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(_mm256_madd_epi16(plo[t], s0),
+                                                               _mm256_madd_epi16(phi[t], s1)));
         }
       }
     }
     const __m256 d = f16x8(b), dmin = f16x8(b + 16);
     // The mins as int16 pairs (sub-blocks j, j + 2) per row, against the pair sums.
-    const __m256i mlo_e = _mm256_and_si256(mn_lo, even16), mlo_o = _mm256_and_si256(_mm256_srli_epi32(mn_lo, 8), even16);
-    const __m256i mhi_e = _mm256_and_si256(mn_hi, even16), mhi_o = _mm256_and_si256(_mm256_srli_epi32(mn_hi, 8), even16);
+    const __m256i mlo_e = _mm256_and_si256(mn_lo, even16),
+                  mlo_o = _mm256_and_si256(_mm256_srli_epi32(mn_lo, 8), even16);
+    const __m256i mhi_e = _mm256_and_si256(mn_hi, even16),
+                  mhi_o = _mm256_and_si256(_mm256_srli_epi32(mn_hi, 8), even16);
     for (int t = 0; t < T; ++t) {
       const int16_t* bs = a[t]->bsums;
-      __m256i summ = _mm256_madd_epi16(mlo_e, _mm256_set1_epi32(two_int16(pair_sum(bs, 0), pair_sum(bs, 2))));
-      summ = _mm256_add_epi32(summ, _mm256_madd_epi16(mlo_o, _mm256_set1_epi32(two_int16(pair_sum(bs, 1), pair_sum(bs, 3)))));
-      summ = _mm256_add_epi32(summ, _mm256_madd_epi16(mhi_e, _mm256_set1_epi32(two_int16(pair_sum(bs, 4), pair_sum(bs, 6)))));
-      summ = _mm256_add_epi32(summ, _mm256_madd_epi16(mhi_o, _mm256_set1_epi32(two_int16(pair_sum(bs, 5), pair_sum(bs, 7)))));
+      __m256i summ =
+          _mm256_madd_epi16(mlo_e, _mm256_set1_epi32(two_int16(pair_sum(bs, 0), pair_sum(bs, 2))));
+      summ = _mm256_add_epi32(
+          summ,
+          _mm256_madd_epi16(mlo_o, _mm256_set1_epi32(two_int16(pair_sum(bs, 1), pair_sum(bs, 3)))));
+      summ = _mm256_add_epi32(
+          summ,
+          _mm256_madd_epi16(mhi_e, _mm256_set1_epi32(two_int16(pair_sum(bs, 4), pair_sum(bs, 6)))));
+      summ = _mm256_add_epi32(
+          summ,
+          _mm256_madd_epi16(mhi_o, _mm256_set1_epi32(two_int16(pair_sum(bs, 5), pair_sum(bs, 7)))));
       const __m256 ad = _mm256_set1_ps(a[t]->d);
       const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(d, ad), _mm256_cvtepi32_ps(sumi[t]));
       const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dmin, ad), _mm256_cvtepi32_ps(summ));
@@ -199,7 +230,8 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
 // Q6_K. scalar: sum += (d * a.d) * float(sumi - 32 * sum_g scale_g * bsums[g]), sumi =
 // sum_g scale_g * dot_g over the 16 groups of 16 (unsigned 6-bit codes).
 template <int T>
-void group_q6k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stride, float* Y, int64_t ldy) {
+void group_q6k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stride, float* Y,
+               int64_t ldy) {
   constexpr int64_t kX8 = 8 * 210;
   const __m256i m0f = _mm256_set1_epi8(0x0F), m03 = _mm256_set1_epi8(0x03);
   // 8 int8 scales (one per row) -> int16 pairs [s_r, s_r], sign-extended.
@@ -214,11 +246,12 @@ void group_q6k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_st
     for (int t = 0; t < T; ++t) a[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride) + k;
     __m256i sumi[T], off[T];
     for (int t = 0; t < T; ++t) sumi[t] = off[t] = _mm256_setzero_si256();
-    for (int h = 0; h < 2; ++h) {      // values 128h ..
-      for (int kk = 0; kk < 4; ++kk) {  // .. + 32kk ..
+    for (int h = 0; h < 2; ++h) {         // values 128h ..
+      for (int kk = 0; kk < 4; ++kk) {    // .. + 32kk ..
         for (int cq = 0; cq < 2; ++cq) {  // .. + 16cq: group 8h + 2kk + cq
           const int grp = 8 * h + 2 * kk + cq;
-          const __m256i sc = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * grp)), dup));
+          const __m256i sc = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * grp)), dup));
           for (int pp = 0; pp < 2; ++pp) {  // two chunks per int16 sum (2 * 16002 < 2^15)
             __m256i p[T];
             for (int t = 0; t < T; ++t) p[t] = _mm256_setzero_si256();
@@ -226,24 +259,30 @@ void group_q6k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_st
               const int ch = 4 * cq + 2 * pp + cc;  // 4-byte chunk of the 32 values
               const __m256i l = load256(ql + 32 * (8 * (2 * h + (kk & 1)) + ch));
               const __m256i hb = load256(qh + 32 * (8 * h + ch));
-              const __m256i low = kk < 2 ? _mm256_and_si256(l, m0f) : _mm256_and_si256(_mm256_srli_epi16(l, 4), m0f);
+              const __m256i low = kk < 2 ? _mm256_and_si256(l, m0f)
+                                         : _mm256_and_si256(_mm256_srli_epi16(l, 4), m0f);
               const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * kk), m03);
               const __m256i code = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
               for (int t = 0; t < T; ++t) {
-                p[t] = _mm256_add_epi16(p[t], _mm256_maddubs_epi16(code, bcast4(a[t]->qs + 128 * h + 32 * kk + 4 * ch)));
+                p[t] = _mm256_add_epi16(p[t], _mm256_maddubs_epi16(code, bcast4(a[t]->qs + 128 * h +
+                                                                                32 * kk + 4 * ch)));
               }
             }
-            for (int t = 0; t < T; ++t) sumi[t] = _mm256_add_epi32(sumi[t], _mm256_madd_epi16(p[t], sc));
+            for (int t = 0; t < T; ++t)
+              sumi[t] = _mm256_add_epi32(sumi[t], _mm256_madd_epi16(p[t], sc));
           }
           // madd of [s, s] with [bsum, bsum]: 2 * s * bsum per row; 32 * s * bsum = 16 * that.
-          for (int t = 0; t < T; ++t) off[t] = _mm256_add_epi32(off[t], _mm256_madd_epi16(sc, _mm256_set1_epi16(a[t]->bsums[grp])));
+          for (int t = 0; t < T; ++t)
+            off[t] = _mm256_add_epi32(off[t],
+                                      _mm256_madd_epi16(sc, _mm256_set1_epi16(a[t]->bsums[grp])));
         }
       }
     }
     const __m256 d = f16x8(b);
     for (int t = 0; t < T; ++t) {
       const __m256i s = _mm256_sub_epi32(sumi[t], _mm256_slli_epi32(off[t], 4));
-      acc[t] = _mm256_add_ps(acc[t], _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(a[t]->d)), _mm256_cvtepi32_ps(s)));
+      acc[t] = _mm256_add_ps(
+          acc[t], _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(a[t]->d)), _mm256_cvtepi32_ps(s)));
     }
   }
   store_rows<T>(acc, Y, ldy);
@@ -252,9 +291,11 @@ void group_q6k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_st
 // IQ4_XS. scalar: sum += (d * a.d) * float(sum_j (scale6_j - 32) * dot_j), values from the
 // IQ4_NL table (signed: maddubs of |value| with the activation given the value's sign).
 template <int T>
-void group_iq4xs(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stride, float* Y, int64_t ldy) {
+void group_iq4xs(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stride, float* Y,
+                 int64_t ldy) {
   constexpr int64_t kX8 = 8 * 136;
-  const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues)));
+  const __m256i table =
+      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues)));
   __m256 acc[T];
   for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
   for (int64_t k = 0; k < nb; ++k) {
@@ -268,25 +309,31 @@ void group_iq4xs(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_
     for (int j = 0; j < 8; ++j) {
       // Sub-block j's scale per row as iq4_xs_scale - 32, in both int16 halves of lane r.
       const __m256i s = _mm256_sub_epi32(
-          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(sl, 4 * j), _mm256_set1_epi32(0xF)),
-                          _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(sh, 2 * j), _mm256_set1_epi32(3)), 4)),
+          _mm256_or_si256(
+              _mm256_and_si256(_mm256_srli_epi32(sl, 4 * j), _mm256_set1_epi32(0xF)),
+              _mm256_slli_epi32(
+                  _mm256_and_si256(_mm256_srli_epi32(sh, 2 * j), _mm256_set1_epi32(3)), 4)),
           _mm256_set1_epi32(32));
-      const __m256i s16 = _mm256_or_si256(_mm256_and_si256(s, _mm256_set1_epi32(0xFFFF)), _mm256_slli_epi32(s, 16));
+      const __m256i s16 =
+          _mm256_or_si256(_mm256_and_si256(s, _mm256_set1_epi32(0xFFFF)), _mm256_slli_epi32(s, 16));
       for (int c = 0; c < 4; ++c) {
         const __m256i w = load256(b + 64 + 32 * (4 * j + c));
-        const __m256i vlo = _mm256_shuffle_epi8(table, low_nibbles(w)), vhi = _mm256_shuffle_epi8(table, high_nibbles(w));
+        const __m256i vlo = _mm256_shuffle_epi8(table, low_nibbles(w)),
+                      vhi = _mm256_shuffle_epi8(table, high_nibbles(w));
         const __m256i alo = _mm256_abs_epi8(vlo), ahi = _mm256_abs_epi8(vhi);
         for (int t = 0; t < T; ++t) {
           const int8_t* x = a[t]->qs + 32 * j + 4 * c;
           const __m256i plo = _mm256_maddubs_epi16(alo, _mm256_sign_epi8(bcast4(x), vlo));
           const __m256i phi = _mm256_maddubs_epi16(ahi, _mm256_sign_epi8(bcast4(x + 16), vhi));
-          sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(_mm256_madd_epi16(plo, s16), _mm256_madd_epi16(phi, s16)));
+          sumi[t] = _mm256_add_epi32(
+              sumi[t], _mm256_add_epi32(_mm256_madd_epi16(plo, s16), _mm256_madd_epi16(phi, s16)));
         }
       }
     }
     const __m256 d = f16x8(b);
     for (int t = 0; t < T; ++t) {
-      acc[t] = _mm256_add_ps(acc[t], _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(a[t]->d)), _mm256_cvtepi32_ps(sumi[t])));
+      acc[t] = _mm256_add_ps(acc[t], _mm256_mul_ps(_mm256_mul_ps(d, _mm256_set1_ps(a[t]->d)),
+                                                   _mm256_cvtepi32_ps(sumi[t])));
     }
   }
   store_rows<T>(acc, Y, ldy);
@@ -317,10 +364,11 @@ inline int max_tokens(gguf::TensorType type) {
   return k_type && KVCHAT_RP_VNNI != 2 ? 2 : 4;
 }
 
-inline void rows_body(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0, int64_t r1,
-                      const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
-  const GroupKernel kernels[4] = {group_kernel<1>(type), group_kernel<2>(type), group_kernel<3>(type),
-                                  group_kernel<4>(type)};
+inline void rows_body(gguf::TensorType type, const uint8_t* data, uint64_t row_bytes, int64_t r0,
+                      int64_t r1, const void* act, uint64_t act_stride, int64_t n_tokens, int64_t n,
+                      float* Y, int64_t ldy) {
+  const GroupKernel kernels[4] = {group_kernel<1>(type), group_kernel<2>(type),
+                                  group_kernel<3>(type), group_kernel<4>(type)};
   const int64_t nb = n / weight_type_traits(type)->block_values;
   const int tile = max_tokens(type);
   const auto* a = static_cast<const uint8_t*>(act);

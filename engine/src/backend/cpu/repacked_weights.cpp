@@ -18,52 +18,55 @@ void RepackedWeights::Buffer::operator()(uint8_t* p) const { std::free(p); }
 namespace {
 
 bool can_repack(const WeightView& w, int64_t head_dim) {
-  return w && !w.repacked && repackable(w.type) && w.rows % kRepackRows == 0 && head_dim % kRepackRows == 0;
+  return w && !w.repacked && repackable(w.type) && w.rows % kRepackRows == 0 &&
+         head_dim % kRepackRows == 0;
 }
 
 }  // namespace
 
 std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& model) {
-  auto state = model.backend_state("cpu.repacked_weights", [&model]() -> std::shared_ptr<const void> {
-    auto r = std::make_shared<RepackedWeights>();
-    r->weights_ = model.weights();
-    if (!use_avx2_kernels()) return r;
-    const int64_t hd = model.hparams().head_dim;
-    std::vector<WeightView*> todo;
-    for (ModelLayerWeights& L : r->weights_.layers) {
-      for (WeightView* w : {&L.wq, &L.wk, &L.wv}) {
-        if (can_repack(*w, hd)) todo.push_back(w);
-      }
-      for (WeightView* w : {&L.wo, &L.w_gate, &L.w_up, &L.w_down}) {
-        if (can_repack(*w, kRepackRows)) todo.push_back(w);
-      }
-    }
-    if (can_repack(r->weights_.output, kRepackRows)) todo.push_back(&r->weights_.output);
-    for (WeightView* w : todo) {
-      const uint64_t bytes = static_cast<uint64_t>(w->rows) * w->row_bytes;
-      auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-      if (!p) continue;  // out of memory: this matrix stays a view of the file
-      // Rows split over threads: repacking is a memory copy, several cores move it faster.
-      const int64_t groups = w->rows / kRepackRows;
-      const int n_threads = static_cast<int>(std::clamp<int64_t>(groups / 64, 1, 4));
-      std::vector<std::thread> threads;
-      for (int i = 0; i < n_threads; ++i) {
-        threads.emplace_back([&, i] {
-          const int64_t g0 = groups * i / n_threads, g1 = groups * (i + 1) / n_threads;
-          repack_rows(w->type, w->data + g0 * kRepackRows * w->row_bytes, w->row_bytes, (g1 - g0) * kRepackRows,
-                      p + g0 * kRepackRows * w->row_bytes);
-        });
-      }
-      for (std::thread& t : threads) t.join();
-      model.gguf().release_pages(w->data, bytes);  // tied embeddings: looked up in the copy (embedding())
-      w->data = p;
-      w->repacked = true;
-      r->buffers_.emplace_back(p);
-      r->repacked_bytes_ += bytes;
-      ++r->repacked_matrices_;
-    }
-    return r;
-  });
+  auto state =
+      model.backend_state("cpu.repacked_weights", [&model]() -> std::shared_ptr<const void> {
+        auto r = std::make_shared<RepackedWeights>();
+        r->weights_ = model.weights();
+        if (!use_avx2_kernels()) return r;
+        const int64_t hd = model.hparams().head_dim;
+        std::vector<WeightView*> todo;
+        for (ModelLayerWeights& L : r->weights_.layers) {
+          for (WeightView* w : {&L.wq, &L.wk, &L.wv}) {
+            if (can_repack(*w, hd)) todo.push_back(w);
+          }
+          for (WeightView* w : {&L.wo, &L.w_gate, &L.w_up, &L.w_down}) {
+            if (can_repack(*w, kRepackRows)) todo.push_back(w);
+          }
+        }
+        if (can_repack(r->weights_.output, kRepackRows)) todo.push_back(&r->weights_.output);
+        for (WeightView* w : todo) {
+          const uint64_t bytes = static_cast<uint64_t>(w->rows) * w->row_bytes;
+          auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+          if (!p) continue;  // out of memory: this matrix stays a view of the file
+          // Rows split over threads: repacking is a memory copy, several cores move it faster.
+          const int64_t groups = w->rows / kRepackRows;
+          const int n_threads = static_cast<int>(std::clamp<int64_t>(groups / 64, 1, 4));
+          std::vector<std::thread> threads;
+          for (int i = 0; i < n_threads; ++i) {
+            threads.emplace_back([&, i] {
+              const int64_t g0 = groups * i / n_threads, g1 = groups * (i + 1) / n_threads;
+              repack_rows(w->type, w->data + g0 * kRepackRows * w->row_bytes, w->row_bytes,
+                          (g1 - g0) * kRepackRows, p + g0 * kRepackRows * w->row_bytes);
+            });
+          }
+          for (std::thread& t : threads) t.join();
+          model.gguf().release_pages(
+              w->data, bytes);  // tied embeddings: looked up in the copy (embedding())
+          w->data = p;
+          w->repacked = true;
+          r->buffers_.emplace_back(p);
+          r->repacked_bytes_ += bytes;
+          ++r->repacked_matrices_;
+        }
+        return r;
+      });
   return std::static_pointer_cast<const RepackedWeights>(state);
 }
 

@@ -24,12 +24,14 @@ void PreparedActivations::prepare(const float* X, int64_t n_tokens, int64_t cols
   if (has_q8_32_) {
     const int64_t nb = cols / kQuantBlock;
     if (q8_32_.size() < static_cast<size_t>(n_tokens * nb)) q8_32_.resize(n_tokens * nb);
-    for (int64_t t = 0; t < n_tokens; ++t) quantize_activations_q8_32(X + t * cols, q8_32_.data() + t * nb, cols);
+    for (int64_t t = 0; t < n_tokens; ++t)
+      quantize_activations_q8_32(X + t * cols, q8_32_.data() + t * nb, cols);
   }
   if (has_q8_k_) {
     const int64_t nb = cols / kSuperBlock;
     if (q8_k_.size() < static_cast<size_t>(n_tokens * nb)) q8_k_.resize(n_tokens * nb);
-    for (int64_t t = 0; t < n_tokens; ++t) quantize_activations_q8_k(X + t * cols, q8_k_.data() + t * nb, cols);
+    for (int64_t t = 0; t < n_tokens; ++t)
+      quantize_activations_q8_k(X + t * cols, q8_k_.data() + t * nb, cols);
   }
 }
 
@@ -55,10 +57,11 @@ constexpr int64_t kFloatRowTile = 16;  // F16/BF16 rows converted to f32 togethe
 // Float weights, 4-row x 3-token FMA tiles (float_rows_dot). Decode reads the stored rows
 // directly; prefill converts 16 F16/BF16 rows to f32 once (exact) and reuses them for
 // every token. Either way each (row, token) is summed in the same order.
-void float_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy,
-                RowScratch& scratch) {
+void float_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y,
+                int64_t ldy, RowScratch& scratch) {
   if (x.n_tokens() == 1 || w.type == TensorType::F32) {
-    float_rows_dot(w.type, w.row(r0), w.row_bytes, r1 - r0, x.f32(0), w.cols, x.n_tokens(), w.cols, Y + r0, ldy);
+    float_rows_dot(w.type, w.row(r0), w.row_bytes, r1 - r0, x.f32(0), w.cols, x.n_tokens(), w.cols,
+                   Y + r0, ldy);
     return;
   }
   if (scratch.rows_f32.size() < static_cast<size_t>(kFloatRowTile * w.cols)) {
@@ -67,20 +70,24 @@ void float_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, i
   float* tile = scratch.rows_f32.data();  // (rows, w.cols) f32
   for (int64_t t0 = r0; t0 < r1; t0 += kFloatRowTile) {
     const int64_t n = std::min<int64_t>(kFloatRowTile, r1 - t0);
-    for (int64_t r = 0; r < n; ++r) dequantize_row_fast(w.type, w.row(t0 + r), tile + r * w.cols, w.cols);
-    float_rows_dot(TensorType::F32, reinterpret_cast<const uint8_t*>(tile), w.cols * sizeof(float), n, x.f32(0),
-                   w.cols, x.n_tokens(), w.cols, Y + t0, ldy);
+    for (int64_t r = 0; r < n; ++r)
+      dequantize_row_fast(w.type, w.row(t0 + r), tile + r * w.cols, w.cols);
+    float_rows_dot(TensorType::F32, reinterpret_cast<const uint8_t*>(tile), w.cols * sizeof(float),
+                   n, x.f32(0), w.cols, x.n_tokens(), w.cols, Y + t0, ldy);
   }
 }
 
-void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy) {
+void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y,
+                int64_t ldy) {
   const bool k_type = activation_format_of(w.type) == ActivationFormat::Q8_K;
-  const void* act0 = k_type ? static_cast<const void*>(x.q8_k(0)) : static_cast<const void*>(x.q8_32(0));
-  const uint64_t act_stride =
-      k_type ? (w.cols / kSuperBlock) * sizeof(BlockQ8_K) : (w.cols / kQuantBlock) * sizeof(BlockQ8_32);
+  const void* act0 =
+      k_type ? static_cast<const void*>(x.q8_k(0)) : static_cast<const void*>(x.q8_32(0));
+  const uint64_t act_stride = k_type ? (w.cols / kSuperBlock) * sizeof(BlockQ8_K)
+                                     : (w.cols / kQuantBlock) * sizeof(BlockQ8_32);
   const int64_t n_tokens = x.n_tokens();
   if (w.repacked) {
-    return repacked_rows(w.type, w.data, w.row_bytes, r0, r1, act0, act_stride, n_tokens, w.cols, Y, ldy);
+    return repacked_rows(w.type, w.data, w.row_bytes, r0, r1, act0, act_stride, n_tokens, w.cols, Y,
+                         ldy);
   }
   const QuantTileFn tile = quant_dot_tile_kernel(w.type);  // once per row range, not per tile
   float out[kQuantRows * kQuantTokens];
@@ -89,7 +96,7 @@ void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, i
     for (int64_t b = 0; b < n_tokens; b += kQuantTokens) {
       const int nt = static_cast<int>(std::min<int64_t>(kQuantTokens, n_tokens - b));
       tile(w.type, w.row(ra), w.row_bytes, nr, static_cast<const uint8_t*>(act0) + b * act_stride,
-                     act_stride, nt, w.cols, out);
+           act_stride, nt, w.cols, out);
       for (int t = 0; t < nt; ++t) {
         for (int r = 0; r < nr; ++r) Y[(b + t) * ldy + ra + r] = out[t * nr + r];
       }
@@ -99,10 +106,11 @@ void quant_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, i
 
 }  // namespace
 
-void matmul_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y, int64_t ldy,
-                 RowScratch& scratch) {
+void matmul_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1,
+                 float* Y, int64_t ldy, RowScratch& scratch) {
   if (r0 >= r1 || x.n_tokens() == 0) return;
-  if (activation_format_of(w.type) == ActivationFormat::F32) return float_rows(w, x, r0, r1, Y, ldy, scratch);
+  if (activation_format_of(w.type) == ActivationFormat::F32)
+    return float_rows(w, x, r0, r1, Y, ldy, scratch);
   quant_rows(w, x, r0, r1, Y, ldy);
 }
 

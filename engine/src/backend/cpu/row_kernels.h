@@ -56,7 +56,7 @@ struct RowScratch {
 
 // Y[b * ldy + r] = dot(w.row(r), X[b]) for r in [r0, r1), b in [0, x.n_tokens()).
 // Single thread; x must have been prepared for w.type with cols == w.cols.
-void matmul_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1, float* Y,
-                 int64_t ldy, RowScratch& scratch);
+void matmul_rows(const WeightView& w, const PreparedActivations& x, int64_t r0, int64_t r1,
+                 float* Y, int64_t ldy, RowScratch& scratch);
 
 }  // namespace kvchat::cpu

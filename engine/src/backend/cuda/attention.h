@@ -16,11 +16,11 @@
 namespace kvchat::cuda {
 
 struct AttentionShape {
-  int n = 0;          // query tokens
-  int n_heads = 0;    // query heads
-  int max_kv = 0;     // an upper bound of positions[b] + 1 over the batch (sizes the grid,
-                      // so a captured decode graph stays valid while max_kv does not change)
-  float scale = 0;    // 1 / sqrt(head_dim)
+  int n = 0;        // query tokens
+  int n_heads = 0;  // query heads
+  int max_kv = 0;   // an upper bound of positions[b] + 1 over the batch (sizes the grid,
+                    // so a captured decode graph stays valid while max_kv does not change)
+  float scale = 0;  // 1 / sqrt(head_dim)
 };
 
 // ---- attention_decode.cu -------------------------------------------------------------
@@ -30,8 +30,8 @@ struct AttentionShape {
 // partials: device scratch of attention_decode_scratch_bytes(...) bytes.
 size_t attention_decode_scratch_bytes(const DeviceKv& kv, const AttentionShape& shape);
 cudaError_t attention_decode(const DeviceKv& kv, int layer, const float* q, float* out,
-                             const AttentionShape& shape, const int32_t* positions,
-                             void* partials, cudaStream_t stream);
+                             const AttentionShape& shape, const int32_t* positions, void* partials,
+                             cudaStream_t stream);
 
 // ---- attention_prefill.cu ------------------------------------------------------------
 // Tiled causal attention for a batch of consecutive positions pos0 .. pos0 + n - 1 (pos0

@@ -305,8 +305,7 @@ __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArg
 // One block per (token, head), one thread per dim: merges the partitions that hold
 // positions [0, positions[b]].
 __global__ void decode_merge_kernel(const float* ml, const float* acc, const int32_t* positions,
-                                    float* out, int n_heads, int n_parts, int part_tokens,
-                                    int hd) {
+                                    float* out, int n_heads, int n_parts, int part_tokens, int hd) {
   const int row = blockIdx.x;  // b * n_heads + h
   const int d = threadIdx.x;
   const int pos = positions[row / n_heads];
@@ -341,8 +340,8 @@ size_t attention_decode_scratch_bytes(const DeviceKv& kv, const AttentionShape& 
 }
 
 cudaError_t attention_decode(const DeviceKv& kv, int layer, const float* q, float* out,
-                             const AttentionShape& shape, const int32_t* positions,
-                             void* partials, cudaStream_t stream) {
+                             const AttentionShape& shape, const int32_t* positions, void* partials,
+                             cudaStream_t stream) {
   if (shape.n == 0) return cudaSuccess;
   Plan plan;
   if (!make_plan(kv, shape, &plan) || !kv_ok(kv, layer) || q == nullptr || out == nullptr ||

@@ -144,9 +144,11 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillArgs a) {
     for (int d = 0; d < HD; d += 4) {
       float4 qv[QT], kv[KPT];
 #pragma unroll
-      for (int i = 0; i < QT; ++i) qv[i] = *reinterpret_cast<const float4*>(Qs + (qg + 16 * i) * LD + d);
+      for (int i = 0; i < QT; ++i)
+        qv[i] = *reinterpret_cast<const float4*>(Qs + (qg + 16 * i) * LD + d);
 #pragma unroll
-      for (int k = 0; k < KPT; ++k) kv[k] = *reinterpret_cast<const float4*>(Ks + (kg + 8 * k) * LD + d);
+      for (int k = 0; k < KPT; ++k)
+        kv[k] = *reinterpret_cast<const float4*>(Ks + (kg + 8 * k) * LD + d);
 #pragma unroll
       for (int i = 0; i < QT; ++i) {
 #pragma unroll
@@ -249,11 +251,11 @@ cudaError_t attention_prefill(const DeviceKv& kv, int layer, const float* q, flo
   if (shape.n == 0) return cudaSuccess;
   const int slice = kvload::slice_bytes(kv.type, kv.head_dim);
   if (shape.n < 0 || shape.n_heads <= 0 || kv.n_kv_heads <= 0 ||
-      shape.n_heads % kv.n_kv_heads != 0 || slice == 0 ||
-      kv.blocks == nullptr || kv.block_tokens <= 0 || layer < 0 || layer >= kv.n_layers ||
+      shape.n_heads % kv.n_kv_heads != 0 || slice == 0 || kv.blocks == nullptr ||
+      kv.block_tokens <= 0 || layer < 0 || layer >= kv.n_layers ||
       kv.row_bytes < static_cast<uint64_t>(kv.n_kv_heads) * slice ||
-      kv.row_bytes % kvload::slice_align(slice) != 0 || q == nullptr ||
-      out == nullptr || positions == nullptr) {
+      kv.row_bytes % kvload::slice_align(slice) != 0 || q == nullptr || out == nullptr ||
+      positions == nullptr) {
     return cudaErrorInvalidValue;
   }
   PrefillArgs args{};

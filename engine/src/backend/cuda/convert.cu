@@ -119,9 +119,8 @@ cudaError_t dequantize_to_f16(const DeviceMatrix& w, __half* dst, cudaStream_t s
   const uintptr_t d = reinterpret_cast<uintptr_t>(dst);
   const bool dst_ok = w.type == TensorType::F16 ? d % 16 == 0 : d % 8 == 0;
   if (dst_ok && dev::chunk_path_ok(w.type, w.data, w.row_bytes, w.cols)) {
-    return dev::with_chunk(w.type, [&](auto chunk) {
-      return launch_dequant<decltype(chunk)>(w, dst, stream);
-    });
+    return dev::with_chunk(
+        w.type, [&](auto chunk) { return launch_dequant<decltype(chunk)>(w, dst, stream); });
   }
   dequant_scalar_kernel<<<grid_for(w.rows * w.cols), kThreads, 0, stream>>>(
       w.type, static_cast<const uint8_t*>(w.data), w.row_bytes, w.rows, static_cast<int>(w.cols),

@@ -39,21 +39,23 @@ namespace kvchat::cuda {
 
 namespace {
 
-constexpr int kMaxBatch = 1024;    // tokens per prefill chunk: large GEMMs, bounded activations
-constexpr int kLogitRows = 64;     // logits rows computed per pass when all are wanted
+constexpr int kMaxBatch = 1024;     // tokens per prefill chunk: large GEMMs, bounded activations
+constexpr int kLogitRows = 64;      // logits rows computed per pass when all are wanted
 constexpr int kGraphKvStep = 1024;  // the decode graph's attention grid covers KV in these steps
 
 int round_up(int n, int step) { return (n + step - 1) / step * step; }
 
 bool same_cache(const DeviceKv& a, const DeviceKv& b) {
-  return a.blocks == b.blocks && a.type == b.type && a.n_layers == b.n_layers && a.block_tokens == b.block_tokens &&
-         a.n_kv_heads == b.n_kv_heads && a.head_dim == b.head_dim && a.row_bytes == b.row_bytes;
+  return a.blocks == b.blocks && a.type == b.type && a.n_layers == b.n_layers &&
+         a.block_tokens == b.block_tokens && a.n_kv_heads == b.n_kv_heads &&
+         a.head_dim == b.head_dim && a.row_bytes == b.row_bytes;
 }
 
 class CudaBackend final : public Backend {
  public:
   CudaBackend(const Model& model, const BackendOptions& options)
-      : hp_(model.hparams()), n_ctx_(options.n_ctx > 0 ? options.n_ctx : model.hparams().n_ctx_train) {}
+      : hp_(model.hparams()),
+        n_ctx_(options.n_ctx > 0 ? options.n_ctx : model.hparams().n_ctx_train) {}
 
   ~CudaBackend() override {
     if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
@@ -76,7 +78,8 @@ class CudaBackend final : public Backend {
   std::shared_ptr<KvMemory> kv_memory() override { return kv_memory_; }
   // Host buffers only; the device's are in report_device_memory.
   uint64_t scratch_bytes() const override {
-    return 2ull * kMaxBatch * sizeof(int32_t) + static_cast<uint64_t>(kLogitRows) * hp_.n_vocab * sizeof(float);
+    return 2ull * kMaxBatch * sizeof(int32_t) +
+           static_cast<uint64_t>(kLogitRows) * hp_.n_vocab * sizeof(float);
   }
 
   void report_device_memory(MemoryReport& r) const override {
@@ -109,7 +112,9 @@ class CudaBackend final : public Backend {
       const int n = static_cast<int>(std::min<size_t>(kMaxBatch, tokens.size() - start));
       const bool last_chunk = start + n == tokens.size();
       float* out = all_logits ? logits + start * hp_.n_vocab : (last_chunk ? logits : nullptr);
-      if (auto s = forward_chunk(tokens.subspan(start, n), pos0 + static_cast<int32_t>(start), out, all_logits); !s) {
+      if (auto s = forward_chunk(tokens.subspan(start, n), pos0 + static_cast<int32_t>(start), out,
+                                 all_logits);
+          !s) {
         cudaStreamSynchronize(stream_);
         cudaGetLastError();
         return s;
@@ -120,21 +125,23 @@ class CudaBackend final : public Backend {
 
  private:
   struct Activations {
-    float* x = nullptr;      // (B, dim) residual stream
-    float* xb = nullptr;     // (B, dim) normed input (prefill)
-    float* qkv = nullptr;    // (B, q_dim + 2*kv_dim): q (B, q_dim) then k, v (B, kv_dim) each
-    float* att = nullptr;    // (B, q_dim) attention output
-    float* gate_up = nullptr;  // (B, 2*n_ff) per token [gate | up]
-    float* hidden = nullptr;   // (B, n_ff) swiglu output (prefill)
-    float* scale = nullptr;    // (B) RMSNorm scales for the fused GEMVs
-    float* logits = nullptr;   // (kLogitRows, n_vocab)
+    float* x = nullptr;            // (B, dim) residual stream
+    float* xb = nullptr;           // (B, dim) normed input (prefill)
+    float* qkv = nullptr;          // (B, q_dim + 2*kv_dim): q (B, q_dim) then k, v (B, kv_dim) each
+    float* att = nullptr;          // (B, q_dim) attention output
+    float* gate_up = nullptr;      // (B, 2*n_ff) per token [gate | up]
+    float* hidden = nullptr;       // (B, n_ff) swiglu output (prefill)
+    float* scale = nullptr;        // (B) RMSNorm scales for the fused GEMVs
+    float* logits = nullptr;       // (kLogitRows, n_vocab)
     int32_t* tokens = nullptr;     // (B)
     int32_t* positions = nullptr;  // (B)
     float2* rope_cs = nullptr;     // (n_ctx, n_rot/2)
     void* partials = nullptr;      // split-K attention partials
   };
 
-  uint64_t device_scratch_bytes() const { return scratch_.bytes() + gemm_.scratch_bytes() + table_.bytes(); }
+  uint64_t device_scratch_bytes() const {
+    return scratch_.bytes() + gemm_.scratch_bytes() + table_.bytes();
+  }
 
   Status allocate_scratch() {
     const int64_t B = kMaxBatch, dim = hp_.n_embd, qkv = hp_.q_dim() + 2 * hp_.kv_dim();
@@ -148,17 +155,21 @@ class CudaBackend final : public Backend {
     uint64_t partial_bytes = 0;
     for (int n = 1; n <= kGemvMaxTokens; ++n) {
       const AttentionShape shape{n, hp_.n_heads, round_up(n_ctx_ + 4096, kGraphKvStep), 0};
-      partial_bytes = std::max<uint64_t>(partial_bytes, attention_decode_scratch_bytes(shape_kv, shape));
+      partial_bytes =
+          std::max<uint64_t>(partial_bytes, attention_decode_scratch_bytes(shape_kv, shape));
     }
     if (partial_bytes == 0) {
-      return Error{"attention kernels do not support head_dim " + std::to_string(hp_.head_dim) + " with " +
-                   std::to_string(hp_.n_heads) + " heads and " + std::to_string(hp_.n_kv_heads) +
+      return Error{"attention kernels do not support head_dim " + std::to_string(hp_.head_dim) +
+                   " with " + std::to_string(hp_.n_heads) + " heads and " +
+                   std::to_string(hp_.n_kv_heads) +
                    " KV heads (head_dim must be a multiple of 32, at most 256)"};
     }
     const int64_t half_rot = hp_.n_rot / 2;
-    uint64_t floats = B * dim * 2 + B * qkv + B * hp_.q_dim() + B * 2 * hp_.n_ff + B * hp_.n_ff + B +
-                      static_cast<int64_t>(kLogitRows) * hp_.n_vocab + 2 * static_cast<int64_t>(n_ctx_) * half_rot;
-    const uint64_t bytes = floats * sizeof(float) + 2 * B * sizeof(int32_t) + partial_bytes + 16 * 256;
+    uint64_t floats = B * dim * 2 + B * qkv + B * hp_.q_dim() + B * 2 * hp_.n_ff + B * hp_.n_ff +
+                      B + static_cast<int64_t>(kLogitRows) * hp_.n_vocab +
+                      2 * static_cast<int64_t>(n_ctx_) * half_rot;
+    const uint64_t bytes =
+        floats * sizeof(float) + 2 * B * sizeof(int32_t) + partial_bytes + 16 * 256;
     auto scratch = DeviceBuffer::allocate(bytes);
     if (!scratch) return Error{"allocating the CUDA scratch: " + scratch.message()};
     scratch_ = std::move(scratch.value());
@@ -189,10 +200,12 @@ class CudaBackend final : public Backend {
     for (int32_t pos = 0; pos < n_ctx_; ++pos) {
       for (int32_t i = 0; i < half_rot; ++i) {
         const double theta = static_cast<double>(pos) * rope_table.inv_freq[i];
-        cs[static_cast<size_t>(pos) * half_rot + i] = {static_cast<float>(std::cos(theta)), static_cast<float>(std::sin(theta))};
+        cs[static_cast<size_t>(pos) * half_rot + i] = {static_cast<float>(std::cos(theta)),
+                                                       static_cast<float>(std::sin(theta))};
       }
     }
-    KV_CUDA_TRY(cudaMemcpy(a_.rope_cs, cs.data(), cs.size() * sizeof(float2), cudaMemcpyHostToDevice));
+    KV_CUDA_TRY(
+        cudaMemcpy(a_.rope_cs, cs.data(), cs.size() * sizeof(float2), cudaMemcpyHostToDevice));
 
     const int64_t max_x = B * std::max<int64_t>(std::max<int64_t>(dim, hp_.n_ff), hp_.q_dim());
     if (auto s = gemm_.init(stream_, max_x, weights_->largest_matrix_values); !s) return s;
@@ -231,8 +244,9 @@ class CudaBackend final : public Backend {
     if (first_changed < n) {
       // From pageable memory: the call returns once the bytes are staged, so table_host_
       // may change afterwards.
-      KV_CUDA_TRY(cudaMemcpyAsync(table_.get<uint8_t*>() + first_changed, table_host_.data() + first_changed,
-                                  (n - first_changed) * sizeof(uint8_t*), cudaMemcpyHostToDevice, stream_));
+      KV_CUDA_TRY(cudaMemcpyAsync(
+          table_.get<uint8_t*>() + first_changed, table_host_.data() + first_changed,
+          (n - first_changed) * sizeof(uint8_t*), cudaMemcpyHostToDevice, stream_));
     }
     kv_.blocks = table_.get<uint8_t*>();
     kv_.type = kv_storage_type(kv.type());
@@ -247,15 +261,18 @@ class CudaBackend final : public Backend {
 
   // tokens (n) at positions [pos0, pos0 + n). logits: (n, n_vocab) when all_logits, else
   // (n_vocab) for the last token, or null for none.
-  Status forward_chunk(std::span<const TokenId> tokens, int32_t pos0, float* logits, bool all_logits) {
+  Status forward_chunk(std::span<const TokenId> tokens, int32_t pos0, float* logits,
+                       bool all_logits) {
     const int n = static_cast<int>(tokens.size());
     int32_t* io = host_io_.get<int32_t>();
     for (int b = 0; b < n; ++b) {
       io[b] = tokens[b];
       io[kMaxBatch + b] = pos0 + b;
     }
-    KV_CUDA_TRY(cudaMemcpyAsync(a_.tokens, io, n * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
-    KV_CUDA_TRY(cudaMemcpyAsync(a_.positions, io + kMaxBatch, n * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    KV_CUDA_TRY(
+        cudaMemcpyAsync(a_.tokens, io, n * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    KV_CUDA_TRY(cudaMemcpyAsync(a_.positions, io + kMaxBatch, n * sizeof(int32_t),
+                                cudaMemcpyHostToDevice, stream_));
 
     const bool decode = n <= kGemvMaxTokens;
     const int logit_rows = logits ? (all_logits ? n : 1) : 0;
@@ -281,9 +298,10 @@ class CudaBackend final : public Backend {
     }
     for (int r0 = 0; r0 < n; r0 += kLogitRows) {
       const int rows = std::min(kLogitRows, n - r0);
-      KV_CUDA_TRY(rmsnorm(a_.x + static_cast<int64_t>(r0) * hp_.n_embd, weights_->output_norm, a_.xb, rows, hp_.n_embd,
-                          hp_.rms_eps, stream_));
-      if (auto s = gemm_.run(weights_->output, a_.xb, rows, a_.logits, hp_.n_vocab, false); !s) return s;
+      KV_CUDA_TRY(rmsnorm(a_.x + static_cast<int64_t>(r0) * hp_.n_embd, weights_->output_norm,
+                          a_.xb, rows, hp_.n_embd, hp_.rms_eps, stream_));
+      if (auto s = gemm_.run(weights_->output, a_.xb, rows, a_.logits, hp_.n_vocab, false); !s)
+        return s;
       if (auto s = copy_logits(logits + static_cast<int64_t>(r0) * hp_.n_vocab, rows); !s) return s;
     }
     return {};
@@ -340,7 +358,8 @@ class CudaBackend final : public Backend {
     float* q = a_.qkv;
     float* k = q + static_cast<int64_t>(n) * q_dim;
     float* v = k + static_cast<int64_t>(n) * kv_dim;
-    const AttentionShape shape{n, hp_.n_heads, max_kv, 1.0f / std::sqrt(static_cast<float>(hp_.head_dim))};
+    const AttentionShape shape{n, hp_.n_heads, max_kv,
+                               1.0f / std::sqrt(static_cast<float>(hp_.head_dim))};
     KV_CUDA_TRY(embed_rows(weights_->token_embd, a_.tokens, n, a_.x, stream_));
     for (int32_t l = 0; l < hp_.n_layers; ++l) {
       const DeviceLayer& L = weights_->layers[l];
@@ -353,7 +372,8 @@ class CudaBackend final : public Backend {
         KV_CUDA_TRY(gemv(L.wk, a_.x, k, n, normed, stream_));
         KV_CUDA_TRY(gemv(L.wv, a_.x, v, n, normed, stream_));
       }
-      KV_CUDA_TRY(rope(q, hp_.n_heads, k, hp_.n_kv_heads, n, hp_.head_dim, hp_.n_rot, a_.positions, a_.rope_cs, stream_));
+      KV_CUDA_TRY(rope(q, hp_.n_heads, k, hp_.n_kv_heads, n, hp_.head_dim, hp_.n_rot, a_.positions,
+                       a_.rope_cs, stream_));
       KV_CUDA_TRY(kv_write(kv_, l, k, v, n, a_.positions, stream_));
       KV_CUDA_TRY(attention_decode(kv_, l, q, a_.att, shape, a_.positions, a_.partials, stream_));
       KV_CUDA_TRY(gemv(L.wo, a_.att, a_.x, n, {GemvInput::Plain, nullptr, nullptr, true}, stream_));
@@ -368,14 +388,17 @@ class CudaBackend final : public Backend {
           const GemvArgs one{GemvInput::RmsNorm, a_.scale + b, L.ffn_norm, false};
           float* row = a_.gate_up + static_cast<int64_t>(b) * 2 * n_ff;
           KV_CUDA_TRY(gemv(L.w_gate, a_.x + static_cast<int64_t>(b) * dim, row, 1, one, stream_));
-          KV_CUDA_TRY(gemv(L.w_up, a_.x + static_cast<int64_t>(b) * dim, row + n_ff, 1, one, stream_));
+          KV_CUDA_TRY(
+              gemv(L.w_up, a_.x + static_cast<int64_t>(b) * dim, row + n_ff, 1, one, stream_));
         }
       }
       if (n <= 3) {  // SwiGLU fused into the read of w_down's input
-        KV_CUDA_TRY(gemv(L.w_down, a_.gate_up, a_.x, n, {GemvInput::SwiGlu, nullptr, nullptr, true}, stream_));
+        KV_CUDA_TRY(gemv(L.w_down, a_.gate_up, a_.x, n, {GemvInput::SwiGlu, nullptr, nullptr, true},
+                         stream_));
       } else {  // more tokens: recomputing silu per row group would cost more than one pass
         KV_CUDA_TRY(swiglu(a_.gate_up, a_.hidden, n, n_ff, stream_));
-        KV_CUDA_TRY(gemv(L.w_down, a_.hidden, a_.x, n, {GemvInput::Plain, nullptr, nullptr, true}, stream_));
+        KV_CUDA_TRY(gemv(L.w_down, a_.hidden, a_.x, n, {GemvInput::Plain, nullptr, nullptr, true},
+                         stream_));
       }
     }
     return {};
@@ -385,7 +408,8 @@ class CudaBackend final : public Backend {
   Status decode_logits(int first, int rows) {
     const float* x = a_.x + static_cast<int64_t>(first) * hp_.n_embd;
     KV_CUDA_TRY(rms_scale(x, a_.scale, rows, hp_.n_embd, hp_.rms_eps, stream_));
-    KV_CUDA_TRY(gemv(weights_->output, x, a_.logits, rows, {GemvInput::RmsNorm, a_.scale, weights_->output_norm, false}, stream_));
+    KV_CUDA_TRY(gemv(weights_->output, x, a_.logits, rows,
+                     {GemvInput::RmsNorm, a_.scale, weights_->output_norm, false}, stream_));
     return {};
   }
 
@@ -395,7 +419,8 @@ class CudaBackend final : public Backend {
     float* q = a_.qkv;
     float* k = q + static_cast<int64_t>(n) * q_dim;
     float* v = k + static_cast<int64_t>(n) * kv_dim;
-    const AttentionShape shape{n, hp_.n_heads, std::max(kv_capacity_, 1), 1.0f / std::sqrt(static_cast<float>(hp_.head_dim))};
+    const AttentionShape shape{n, hp_.n_heads, std::max(kv_capacity_, 1),
+                               1.0f / std::sqrt(static_cast<float>(hp_.head_dim))};
     KV_CUDA_TRY(embed_rows(weights_->token_embd, a_.tokens, n, a_.x, stream_));
     for (int32_t l = 0; l < hp_.n_layers; ++l) {
       const DeviceLayer& L = weights_->layers[l];
@@ -403,7 +428,8 @@ class CudaBackend final : public Backend {
       if (auto s = gemm_.run(L.wq, a_.xb, n, q, q_dim, false); !s) return s;
       if (auto s = gemm_.run(L.wk, a_.xb, n, k, kv_dim, false); !s) return s;
       if (auto s = gemm_.run(L.wv, a_.xb, n, v, kv_dim, false); !s) return s;
-      KV_CUDA_TRY(rope(q, hp_.n_heads, k, hp_.n_kv_heads, n, hp_.head_dim, hp_.n_rot, a_.positions, a_.rope_cs, stream_));
+      KV_CUDA_TRY(rope(q, hp_.n_heads, k, hp_.n_kv_heads, n, hp_.head_dim, hp_.n_rot, a_.positions,
+                       a_.rope_cs, stream_));
       KV_CUDA_TRY(kv_write(kv_, l, k, v, n, a_.positions, stream_));
       KV_CUDA_TRY(attention_prefill(kv_, l, q, a_.att, shape, a_.positions, stream_));
       if (auto s = gemm_.run(L.wo, a_.att, n, a_.x, dim, true); !s) return s;  // x += wo . att
@@ -417,7 +443,8 @@ class CudaBackend final : public Backend {
         if (auto s = gemm_.run(L.w_up, a_.xb, n, a_.gate_up + n_ff, 2 * n_ff, false); !s) return s;
       }
       KV_CUDA_TRY(swiglu(a_.gate_up, a_.hidden, n, n_ff, stream_));
-      if (auto s = gemm_.run(L.w_down, a_.hidden, n, a_.x, dim, true); !s) return s;  // x += w_down . h
+      if (auto s = gemm_.run(L.w_down, a_.hidden, n, a_.x, dim, true); !s)
+        return s;  // x += w_down . h
     }
     return {};
   }
@@ -425,7 +452,8 @@ class CudaBackend final : public Backend {
   // rows x n_vocab logits from a_.logits to the caller, through pinned memory.
   Status copy_logits(float* dst, int rows) {
     const uint64_t bytes = static_cast<uint64_t>(rows) * hp_.n_vocab * sizeof(float);
-    KV_CUDA_TRY(cudaMemcpyAsync(host_logits_.get(), a_.logits, bytes, cudaMemcpyDeviceToHost, stream_));
+    KV_CUDA_TRY(
+        cudaMemcpyAsync(host_logits_.get(), a_.logits, bytes, cudaMemcpyDeviceToHost, stream_));
     KV_CUDA_TRY(cudaStreamSynchronize(stream_));
     std::memcpy(dst, host_logits_.get(), bytes);
     return {};
@@ -447,8 +475,8 @@ class CudaBackend final : public Backend {
   PinnedBuffer host_logits_;  // (kLogitRows, n_vocab) f32
 
   // The cache as the kernels see it, and its block table.
-  DeviceBuffer table_;                 // (max blocks) block pointers
-  std::vector<uint8_t*> table_host_;   // what table_ holds
+  DeviceBuffer table_;                // (max blocks) block pointers
+  std::vector<uint8_t*> table_host_;  // what table_ holds
   DeviceKv kv_;
   int32_t kv_capacity_ = 0;
 
@@ -460,7 +488,8 @@ class CudaBackend final : public Backend {
   int eager_max_kv_ = 0;
 };
 
-Result<std::unique_ptr<Backend>> make_cuda_backend(const Model& model, const BackendOptions& options) {
+Result<std::unique_ptr<Backend>> make_cuda_backend(const Model& model,
+                                                   const BackendOptions& options) {
   // make_backend has checked the model against the kernels (backend/cuda_capabilities.h).
   int n_devices = 0;
   if (cudaGetDeviceCount(&n_devices) != cudaSuccess || n_devices == 0) {

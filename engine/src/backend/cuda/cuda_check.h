@@ -16,8 +16,8 @@ Status check(cublasStatus_t status, const char* what);
 
 }  // namespace kvchat::cuda
 
-#define KV_CUDA_TRY(call)                                                   \
-  do {                                                                      \
+#define KV_CUDA_TRY(call)                                                    \
+  do {                                                                       \
     if (auto kv_status_ = ::kvchat::cuda::check((call), #call); !kv_status_) \
-      return ::kvchat::Error{kv_status_.message()};                         \
+      return ::kvchat::Error{kv_status_.message()};                          \
   } while (0)

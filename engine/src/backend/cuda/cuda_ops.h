@@ -49,9 +49,8 @@ cudaError_t rms_scale(const float* x, float* scale, int n, int dim, float eps, c
 // and k (n, n_kv_heads, head_dim); either may be null. Token b is at positions[b].
 // rope_cs: (max_pos, n_rot/2) pairs (cos, sin) of pos * base^(-2i/n_rot), computed on
 // the host in double exactly as the CPU does, so both backends rotate identically.
-cudaError_t rope(float* q, int n_q_heads, float* k, int n_kv_heads, int n, int head_dim,
-                 int n_rot, const int32_t* positions, const float2* rope_cs,
-                 cudaStream_t stream);
+cudaError_t rope(float* q, int n_q_heads, float* k, int n_kv_heads, int n, int head_dim, int n_rot,
+                 const int32_t* positions, const float2* rope_cs, cudaStream_t stream);
 
 // ---- swiglu.cu -----------------------------------------------------------------------
 // gate_up: (n, 2*n_ff), each row = [gate (n_ff) | up (n_ff)].

@@ -35,9 +35,7 @@ namespace kvchat::cuda::dev {
 __device__ __forceinline__ float f16_bits_to_f32(uint32_t h) {
   return __half2float(__ushort_as_half(static_cast<unsigned short>(h)));
 }
-__device__ __forceinline__ float bf16_bits_to_f32(uint32_t b) {
-  return __uint_as_float(b << 16);
-}
+__device__ __forceinline__ float bf16_bits_to_f32(uint32_t b) { return __uint_as_float(b << 16); }
 
 // As numeric/half.h f32_to_f16: round to nearest even (cvt.rn, subnormals kept, >= 65520
 // -> inf), and NaN -> sign | 0x7e00 (the hardware would give 0x7fff).
@@ -85,7 +83,8 @@ __device__ __forceinline__ void read_words(const uint8_t* p, uint32_t (&out)[N])
   uint32_t words[N + 1];
 #pragma unroll
   for (int k = 0; k < N; ++k) words[k] = __ldg(w + k);
-  words[N] = shift ? static_cast<uint32_t>(__ldg(reinterpret_cast<const unsigned short*>(w + N))) : 0u;
+  words[N] =
+      shift ? static_cast<uint32_t>(__ldg(reinterpret_cast<const unsigned short*>(w + N))) : 0u;
 #pragma unroll
   for (int k = 0; k < N; ++k) out[k] = __funnelshift_r(words[k], words[k + 1], shift);
 }

@@ -12,8 +12,8 @@ std::string allocation_error(uint64_t bytes, cudaError_t err) {
     where = " (free " + std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
             " bytes on the device)";
   }
-  return "out of device memory: cudaMalloc of " + std::to_string(bytes) + " bytes failed: " +
-         cudaGetErrorString(err) + where;
+  return "out of device memory: cudaMalloc of " + std::to_string(bytes) +
+         " bytes failed: " + cudaGetErrorString(err) + where;
 }
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
@@ -57,7 +57,8 @@ Status PinnedBuffer::allocate(uint64_t bytes) {
 
 Result<uint8_t*> DeviceKvMemory::allocate(uint64_t bytes) {
   void* p = nullptr;
-  if (cudaError_t err = cudaMalloc(&p, bytes); err != cudaSuccess) return Error{allocation_error(bytes, err)};
+  if (cudaError_t err = cudaMalloc(&p, bytes); err != cudaSuccess)
+    return Error{allocation_error(bytes, err)};
   auto* memory = static_cast<uint8_t*>(p);
   sizes_[memory] = bytes;
   held_ += bytes;

@@ -22,7 +22,9 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   ~DeviceBuffer() { reset(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) { o.ptr_ = nullptr, o.bytes_ = 0; }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
+    o.ptr_ = nullptr, o.bytes_ = 0;
+  }
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -31,7 +33,9 @@ class DeviceBuffer {
   void reset();
 
   template <typename T = uint8_t>
-  T* get() const { return static_cast<T*>(ptr_); }
+  T* get() const {
+    return static_cast<T*>(ptr_);
+  }
   uint64_t bytes() const { return bytes_; }
 
  private:
@@ -49,7 +53,9 @@ class PinnedBuffer {
 
   Status allocate(uint64_t bytes);
   template <typename T = uint8_t>
-  T* get() const { return static_cast<T*>(ptr_); }
+  T* get() const {
+    return static_cast<T*>(ptr_);
+  }
 
  private:
   void* ptr_ = nullptr;

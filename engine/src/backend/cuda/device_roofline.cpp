@@ -59,7 +59,9 @@ Result<DeviceRoofline> measure_device_roofline(uint64_t copy_bytes, int m, int n
     if (!a || !b) return Error{a ? b.message() : a.message()};
     KV_CUDA_TRY(cudaMemsetAsync(a->get(), 1, copy_bytes, stream));
     auto ms = best_ms(stream, 10, [&]() -> Status {
-      return check(cudaMemcpyAsync(b->get(), a->get(), copy_bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+      return check(
+          cudaMemcpyAsync(b->get(), a->get(), copy_bytes, cudaMemcpyDeviceToDevice, stream),
+          "cudaMemcpyAsync");
     });
     if (!ms) return ms.error();
     r.copy_bytes_per_second = 2.0 * copy_bytes / (*ms * 1e-3);
@@ -68,7 +70,8 @@ Result<DeviceRoofline> measure_device_roofline(uint64_t copy_bytes, int m, int n
 
   // GEMM rate: f16 inputs (random-ish, not zeros), f32 output and accumulation.
   {
-    const uint64_t na = static_cast<uint64_t>(m) * k, nb = static_cast<uint64_t>(k) * n, nc = static_cast<uint64_t>(m) * n;
+    const uint64_t na = static_cast<uint64_t>(m) * k, nb = static_cast<uint64_t>(k) * n,
+                   nc = static_cast<uint64_t>(m) * n;
     auto a = DeviceBuffer::allocate(na * sizeof(__half));
     auto b = DeviceBuffer::allocate(nb * sizeof(__half));
     auto c = DeviceBuffer::allocate(nc * sizeof(float));
@@ -84,9 +87,9 @@ Result<DeviceRoofline> measure_device_roofline(uint64_t copy_bytes, int m, int n
     KV_CUDA_TRY(cublasSetStream(handle, stream));
     const float alpha = 1, beta = 0;
     auto ms = best_ms(stream, 10, [&]() -> Status {
-      return check(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, a->get(), CUDA_R_16F, k,
-                                b->get(), CUDA_R_16F, k, &beta, c->get(), CUDA_R_32F, m, CUBLAS_COMPUTE_32F,
-                                CUBLAS_GEMM_DEFAULT),
+      return check(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, a->get(),
+                                CUDA_R_16F, k, b->get(), CUDA_R_16F, k, &beta, c->get(), CUDA_R_32F,
+                                m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmEx");
     });
     if (!ms) return ms.error();

@@ -84,12 +84,14 @@ Result<DeviceWeights> DeviceWeights::upload(const ModelWeights& w) {
   auto memory = DeviceBuffer::allocate(layout.size());
   if (!memory) return Error{"uploading the weights: " + memory.message()};
   d.memory = std::move(memory.value());
-  if (auto s = layout.copy_to(d.memory.get()); !s) return Error{"uploading the weights: " + s.message()};
+  if (auto s = layout.copy_to(d.memory.get()); !s)
+    return Error{"uploading the weights: " + s.message()};
 
   const uint8_t* base = d.memory.get();
   auto f32 = [&](uint64_t offset) { return reinterpret_cast<const float*>(base + offset); };
   auto note_size = [&](const DeviceMatrix& m) {  // what a prefill GEMM dequantizes: block types
-    if (m.type != gguf::TensorType::F32 && m.type != gguf::TensorType::F16 && m.type != gguf::TensorType::BF16) {
+    if (m.type != gguf::TensorType::F32 && m.type != gguf::TensorType::F16 &&
+        m.type != gguf::TensorType::BF16) {
       d.largest_matrix_values = std::max(d.largest_matrix_values, m.rows * m.cols);
     }
   };
@@ -119,7 +121,8 @@ Result<DeviceWeights> DeviceWeights::upload(const ModelWeights& w) {
       D.w_gate_up.rows = L.w_gate.rows + L.w_up.rows;
     }
     D.w_down = matrix(L.w_down, base, at[l].w_down);
-    for (const DeviceMatrix* m : {&D.wq, &D.wk, &D.wv, &D.wo, &D.w_gate, &D.w_up, &D.w_gate_up, &D.w_down}) {
+    for (const DeviceMatrix* m :
+         {&D.wq, &D.wk, &D.wv, &D.wo, &D.w_gate, &D.w_up, &D.w_gate_up, &D.w_down}) {
       note_size(*m);
     }
   }

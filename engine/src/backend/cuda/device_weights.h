@@ -23,21 +23,22 @@ struct DeviceLayer {
   DeviceMatrix wq, wk, wv;           // (q_dim, dim), (kv_dim, dim), (kv_dim, dim)
   DeviceMatrix wqkv;                 // (q_dim + 2*kv_dim, dim) when qkv_fused
   bool qkv_fused = false;
-  DeviceMatrix wo;                   // (dim, q_dim)
-  const float* ffn_norm = nullptr;   // (dim)
-  DeviceMatrix w_gate, w_up;         // (n_ff, dim) each
-  DeviceMatrix w_gate_up;            // (2*n_ff, dim) when gate_up_fused
+  DeviceMatrix wo;                  // (dim, q_dim)
+  const float* ffn_norm = nullptr;  // (dim)
+  DeviceMatrix w_gate, w_up;        // (n_ff, dim) each
+  DeviceMatrix w_gate_up;           // (2*n_ff, dim) when gate_up_fused
   bool gate_up_fused = false;
-  DeviceMatrix w_down;               // (dim, n_ff)
+  DeviceMatrix w_down;  // (dim, n_ff)
 };
 
 struct DeviceWeights {
-  DeviceBuffer memory;               // every tensor below points into it
-  DeviceMatrix token_embd;           // (n_vocab, dim)
-  std::vector<DeviceLayer> layers;   // (n_layers)
+  DeviceBuffer memory;                 // every tensor below points into it
+  DeviceMatrix token_embd;             // (n_vocab, dim)
+  std::vector<DeviceLayer> layers;     // (n_layers)
   const float* output_norm = nullptr;  // (dim)
-  DeviceMatrix output;               // (n_vocab, dim); == token_embd when tied
-  int64_t largest_matrix_values = 0;   // rows*cols of the biggest block-quantized matrix (GEMM tiles)
+  DeviceMatrix output;                 // (n_vocab, dim); == token_embd when tied
+  int64_t largest_matrix_values =
+      0;  // rows*cols of the biggest block-quantized matrix (GEMM tiles)
 
   // Copies every tensor of `w` to the device (synchronously).
   static Result<DeviceWeights> upload(const ModelWeights& w);

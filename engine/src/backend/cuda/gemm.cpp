@@ -29,7 +29,8 @@ Status Gemm::init(cudaStream_t stream, int64_t max_x_values, int64_t max_w_value
   return {};
 }
 
-Status Gemm::run(const DeviceMatrix& w, const float* x, int n, float* y, int64_t ldy, bool accumulate) {
+Status Gemm::run(const DeviceMatrix& w, const float* x, int n, float* y, int64_t ldy,
+                 bool accumulate) {
   if (n <= 0) return {};
   const int64_t x_values = static_cast<int64_t>(n) * w.cols;
   if (static_cast<uint64_t>(x_values) * sizeof(__half) > x16_.bytes()) {
@@ -55,7 +56,8 @@ Status Gemm::run(const DeviceMatrix& w, const float* x, int n, float* y, int64_t
       break;
     default:  // the block types (weight_chunks.cuh): dequantized to f16 first
       if (static_cast<uint64_t>(w.rows * w.cols) * sizeof(__half) > w16_.bytes()) {
-        return Error{"GEMM: no room to dequantize a " + std::to_string(w.rows) + "x" + std::to_string(w.cols) + " matrix"};
+        return Error{"GEMM: no room to dequantize a " + std::to_string(w.rows) + "x" +
+                     std::to_string(w.cols) + " matrix"};
       }
       KV_CUDA_TRY(dequantize_to_f16(w, w16_.get<__half>(), stream_));
       KV_CUDA_TRY(f32_to_f16(x, x16_.get<__half>(), x_values, stream_));
@@ -67,9 +69,9 @@ Status Gemm::run(const DeviceMatrix& w, const float* x, int n, float* y, int64_t
   // Leading dimension of A in elements: quantized weights were dequantized densely.
   const int64_t lda = w.cols;
   KV_CUDA_TRY(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(w.rows), n,
-                           static_cast<int>(w.cols), &alpha, a, type, static_cast<int>(lda), b, type,
-                           static_cast<int>(w.cols), &beta, y, CUDA_R_32F, static_cast<int>(ldy),
-                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                           static_cast<int>(w.cols), &alpha, a, type, static_cast<int>(lda), b,
+                           type, static_cast<int>(w.cols), &beta, y, CUDA_R_32F,
+                           static_cast<int>(ldy), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   return {};
 }
 

@@ -42,9 +42,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-bool aligned16(const void* p) {
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
-}
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
@@ -61,28 +59,21 @@ cudaError_t gemv(const DeviceMatrix& w, const float* x, float* y, int n, const G
                        (args.input != GemvInput::RmsNorm || aligned16(args.gain));
   if (chunked) {
     switch (w.type) {
-      case TensorType::F32:
-        return launch_n<dev::ChunkF32>(w, x, y, n, args, stream);
-      case TensorType::F16:
-        return launch_n<dev::ChunkF16>(w, x, y, n, args, stream);
-      case TensorType::BF16:
-        return launch_n<dev::ChunkBF16>(w, x, y, n, args, stream);
-      case TensorType::Q8_0:
-        return launch_n<dev::ChunkQ8_0>(w, x, y, n, args, stream);
-      case TensorType::Q4_0:
-        return launch_n<dev::ChunkQ4_0>(w, x, y, n, args, stream);
+      case TensorType::F32: return launch_n<dev::ChunkF32>(w, x, y, n, args, stream);
+      case TensorType::F16: return launch_n<dev::ChunkF16>(w, x, y, n, args, stream);
+      case TensorType::BF16: return launch_n<dev::ChunkBF16>(w, x, y, n, args, stream);
+      case TensorType::Q8_0: return launch_n<dev::ChunkQ8_0>(w, x, y, n, args, stream);
+      case TensorType::Q4_0: return launch_n<dev::ChunkQ4_0>(w, x, y, n, args, stream);
       case TensorType::Q4_1:
       case TensorType::Q5_0:
       case TensorType::Q5_1:
-      case TensorType::IQ4_NL:
-        return gemv_chunked_q32(w, x, y, n, args, stream);
+      case TensorType::IQ4_NL: return gemv_chunked_q32(w, x, y, n, args, stream);
       case TensorType::Q2_K:
       case TensorType::Q3_K:
       case TensorType::Q4_K:
       case TensorType::Q5_K:
       case TensorType::Q6_K:
-      case TensorType::IQ4_XS:
-        return gemv_chunked_k(w, x, y, n, args, stream);
+      case TensorType::IQ4_XS: return gemv_chunked_k(w, x, y, n, args, stream);
     }
   }
   static const int per_sm = query_blocks_per_sm(gemv_scalar_kernel);

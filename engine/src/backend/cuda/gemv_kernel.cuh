@@ -8,12 +8,12 @@
 // groups, and the grid is sized so that every warp gets the same number of groups or one
 // less. Inside a row group, lane l takes chunks l, l+32, ... of the row (dequant.cuh,
 // quant_chunks.cuh: 4 to 32 values per chunk, read with 16-byte loads for F32/F16/BF16
-// and aligned 4-byte loads for the 2-byte aligned quant blocks), U chunks at a time with all U*R loads
-// issued before any math; dequantization is fused, accumulation is f32 in R x n
-// registers, then a butterfly warp reduction. The 32-value chunks (Q4_1 ... IQ4_XS) sum
-// code * x per 16 values and apply the sub-block's scale (and min) once. R rises with n (x costs 4n/R L1 bytes per
-// weight value) and is 4 for SwiGlu (silu costs two MUFU ops per value and token, shared
-// by the R rows); see Tiling.
+// and aligned 4-byte loads for the 2-byte aligned quant blocks), U chunks at a time with all U*R
+// loads issued before any math; dequantization is fused, accumulation is f32 in R x n registers,
+// then a butterfly warp reduction. The 32-value chunks (Q4_1 ... IQ4_XS) sum code * x per 16 values
+// and apply the sub-block's scale (and min) once. R rises with n (x costs 4n/R L1 bytes per weight
+// value) and is 4 for SwiGlu (silu costs two MUFU ops per value and token, shared by the R rows);
+// see Tiling.
 //
 // y must not overlap x. Rows, x and gain that miss the chunk path's alignment
 // (weight_chunks.cuh chunk_path_ok; x and gain 16-byte aligned) take a scalar fallback in
@@ -40,9 +40,7 @@ using gguf::TensorType;
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
-__device__ __forceinline__ float silu(float g) {
-  return __fdividef(g, 1.0f + __expf(-g));
-}
+__device__ __forceinline__ float silu(float g) { return __fdividef(g, 1.0f + __expf(-g)); }
 
 __device__ __forceinline__ float4 ldg4(const float* p) {
   return __ldg(reinterpret_cast<const float4*>(p));
@@ -77,11 +75,11 @@ struct Tiling {
   // Rows per warp: x costs 4n/R L1 bytes per weight value, so R grows with n; the
   // quantized types (about 1 byte per value) start at 2. SwiGlu: 4, 2 beyond 4 tokens
   // (registers). Wide chunks hold 12 registers each: always 2.
-  static constexpr int R = kWide ? 2
+  static constexpr int R = kWide                    ? 2
                            : M == GemvInput::SwiGlu ? (N <= 4 ? 4 : 2)
-                           : N == 1               ? (kQuant ? 2 : 1)
-                           : N <= 3               ? 2
-                                                  : 4;
+                           : N == 1                 ? (kQuant ? 2 : 1)
+                           : N <= 3                 ? 2
+                                                    : 4;
   // Chunks in flight per row and lane: 4-8 loads per lane at n <= 2; beyond, the R rows and
   // the n tokens' x loads give the parallelism (and more would cost registers). A wide
   // chunk is already 5-17 loads.
@@ -92,7 +90,11 @@ struct Tiling {
   // Groups unrolled: all when the accumulators are few; else fewer, or ptxas hoists every
   // x load and spills (wide chunks: of the 4 groups of a half; a runtime group picks its
   // code word with selects).
-  static constexpr int kGroupUnroll = kWide ? (R * N <= 4 ? 4 : R * N <= 8 ? 2 : 1) : R * N <= 8 ? T::kGroups : 1;
+  static constexpr int kGroupUnroll = kWide        ? (R * N <= 4   ? 4
+                                                      : R * N <= 8 ? 2
+                                                                   : 1)
+                                      : R * N <= 8 ? T::kGroups
+                                                   : 1;
 };
 
 // Chunk path.  w: (rows, row_bytes) bytes of T's type;  x: (N, cols) or (N, 2*cols);
@@ -157,7 +159,8 @@ __global__ void __launch_bounds__(kThreads, Tiling<T, N, M>::kMinBlocks)
               const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
 #pragma unroll
               for (int t = 0; t < N; ++t) {
-                const float4 xv = input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
+                const float4 xv =
+                    input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
                 if constexpr (T::kHasMin) xsum[t] += (xv.x + xv.y) + (xv.z + xv.w);
 #pragma unroll
                 for (int r = 0; r < R; ++r) part[r][t] = dot4(cv[r], xv, part[r][t]);
@@ -182,7 +185,8 @@ __global__ void __launch_bounds__(kThreads, Tiling<T, N, M>::kMinBlocks)
             const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
 #pragma unroll
             for (int t = 0; t < N; ++t) {
-              const float4 xv = input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
+              const float4 xv =
+                  input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
 #pragma unroll
               for (int r = 0; r < R; ++r) acc[r][t] = dot4(wv[r], xv, acc[r][t]);
             }
@@ -208,7 +212,6 @@ __global__ void __launch_bounds__(kThreads, Tiling<T, N, M>::kMinBlocks)
       }
   }
 }
-
 
 // ---- launchers ------------------------------------------------------------------------
 
@@ -255,12 +258,9 @@ template <class T, int N>
 cudaError_t launch_mode(const DeviceMatrix& w, const float* x, float* y, const GemvArgs& a,
                         cudaStream_t stream) {
   switch (a.input) {
-    case GemvInput::Plain:
-      return launch_chunked<T, N, GemvInput::Plain>(w, x, y, a, stream);
-    case GemvInput::RmsNorm:
-      return launch_chunked<T, N, GemvInput::RmsNorm>(w, x, y, a, stream);
-    case GemvInput::SwiGlu:
-      return launch_chunked<T, N, GemvInput::SwiGlu>(w, x, y, a, stream);
+    case GemvInput::Plain: return launch_chunked<T, N, GemvInput::Plain>(w, x, y, a, stream);
+    case GemvInput::RmsNorm: return launch_chunked<T, N, GemvInput::RmsNorm>(w, x, y, a, stream);
+    case GemvInput::SwiGlu: return launch_chunked<T, N, GemvInput::SwiGlu>(w, x, y, a, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -269,26 +269,17 @@ template <class T>
 cudaError_t launch_n(const DeviceMatrix& w, const float* x, float* y, int n, const GemvArgs& a,
                      cudaStream_t stream) {
   switch (n) {
-    case 1:
-      return launch_mode<T, 1>(w, x, y, a, stream);
-    case 2:
-      return launch_mode<T, 2>(w, x, y, a, stream);
-    case 3:
-      return launch_mode<T, 3>(w, x, y, a, stream);
-    case 4:
-      return launch_mode<T, 4>(w, x, y, a, stream);
-    case 5:
-      return launch_mode<T, 5>(w, x, y, a, stream);
-    case 6:
-      return launch_mode<T, 6>(w, x, y, a, stream);
-    case 7:
-      return launch_mode<T, 7>(w, x, y, a, stream);
-    case 8:
-      return launch_mode<T, 8>(w, x, y, a, stream);
+    case 1: return launch_mode<T, 1>(w, x, y, a, stream);
+    case 2: return launch_mode<T, 2>(w, x, y, a, stream);
+    case 3: return launch_mode<T, 3>(w, x, y, a, stream);
+    case 4: return launch_mode<T, 4>(w, x, y, a, stream);
+    case 5: return launch_mode<T, 5>(w, x, y, a, stream);
+    case 6: return launch_mode<T, 6>(w, x, y, a, stream);
+    case 7: return launch_mode<T, 7>(w, x, y, a, stream);
+    case 8: return launch_mode<T, 8>(w, x, y, a, stream);
   }
   return cudaErrorInvalidValue;
 }
-
 
 // The chunk path of the other translation units (w.type must be one of theirs):
 //   gemv_q32.cu: Q4_1, Q5_0, Q5_1, IQ4_NL;  gemv_k.cu: Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS.

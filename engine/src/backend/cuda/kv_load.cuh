@@ -81,8 +81,7 @@ __device__ __forceinline__ float4 load4(const uint8_t* s, int i) {
     const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&w.y));
     return make_float4(a.x, a.y, b.x, b.y);
   } else {
-    return make_float4(value<T>(s, i), value<T>(s, i + 1), value<T>(s, i + 2),
-                       value<T>(s, i + 3));
+    return make_float4(value<T>(s, i), value<T>(s, i + 1), value<T>(s, i + 2), value<T>(s, i + 3));
   }
 }
 
@@ -100,8 +99,8 @@ __device__ __forceinline__ void copy_to_shared(uint8_t* dst, const uint8_t* src)
 }
 
 // The K slice of (layer, pos, kvh); its V slice is kv.block_tokens * kv.row_bytes further.
-__device__ __forceinline__ const uint8_t* k_slice(const DeviceKv& kv, int layer, int pos,
-                                                  int kvh, int slice) {
+__device__ __forceinline__ const uint8_t* k_slice(const DeviceKv& kv, int layer, int pos, int kvh,
+                                                  int slice) {
   return kv.blocks[pos / kv.block_tokens] + kv_row_offset(kv, layer, 0, pos) +
          static_cast<uint64_t>(kvh) * slice;
 }
@@ -117,10 +116,11 @@ using HeadDims = std::integer_sequence<int, 32, 64, 96, 128, 160, 192, 224, 256>
 
 template <TensorType T, class F, int... HD>
 bool dispatch_head_dim(int hd, F& f, std::integer_sequence<int, HD...>) {
-  return ((hd == HD ? (f(std::integral_constant<TensorType, T>{}, std::integral_constant<int, HD>{}),
-                       true)
-                    : false) ||
-          ...);
+  return (
+      (hd == HD
+           ? (f(std::integral_constant<TensorType, T>{}, std::integral_constant<int, HD>{}), true)
+           : false) ||
+      ...);
 }
 
 template <class F>

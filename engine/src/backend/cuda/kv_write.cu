@@ -149,8 +149,7 @@ cudaError_t kv_write(const DeviceKv& kv, int layer, const float* k, const float*
       kv_write_quant_kernel<true>
           <<<grid_for(n * 2 * dim), kThreads, 0, stream>>>(kv, layer, k, v, n, positions);
       return cudaGetLastError();
-    case TensorType::BF16:
-      break;
+    case TensorType::BF16: break;
   }
   return cudaErrorInvalidValue;
 }

@@ -65,18 +65,12 @@ struct Chunk32 {
     const float a = g < 4 ? r.a[0] : r.a[1], b = g < 4 ? r.b[0] : r.b[1];
     return make_float4(value(q.x, a, b), value(q.y, a, b), value(q.z, a, b), value(q.w, a, b));
   }
-  __device__ static int x_offset(int c, int g) {
-    return 32 * c + 4 * g;
-  }
+  __device__ static int x_offset(int c, int g) { return 32 * c + 4 * g; }
 };
 
 // ---- bit helpers -------------------------------------------------------------------------
-__device__ __forceinline__ uint32_t low_nibbles(uint32_t w) {
-  return w & 0x0f0f0f0fu;
-}
-__device__ __forceinline__ uint32_t high_nibbles(uint32_t w) {
-  return (w >> 4) & 0x0f0f0f0fu;
-}
+__device__ __forceinline__ uint32_t low_nibbles(uint32_t w) { return w & 0x0f0f0f0fu; }
+__device__ __forceinline__ uint32_t high_nibbles(uint32_t w) { return (w >> 4) & 0x0f0f0f0fu; }
 // Bits 0..3 of x to bit 0 of bytes 0..3 (the four shifted copies do not overlap).
 __device__ __forceinline__ uint32_t spread_4_bits(uint32_t x) {
   return ((x & 0xfu) * 0x00204081u) & 0x01010101u;
@@ -103,9 +97,7 @@ __device__ __forceinline__ uint32_t iq4_levels_biased(uint32_t n) {
   return ((hi & upper) | (lo & ~upper)) ^ 0x80808080u;
 }
 
-__device__ __forceinline__ int ldg_u8(const uint8_t* p) {
-  return __ldg(p);
-}
+__device__ __forceinline__ int ldg_u8(const uint8_t* p) { return __ldg(p); }
 
 // Codes of a 32-value Q4_0-style nibble block (low nibbles: values 0..15, high: 16..31)
 // from its 16 qs bytes.

@@ -70,7 +70,7 @@ struct Node {
     With,         // with params body
     Break,
     Continue,
-    Scope,        // a block that only groups its body (generation)
+    Scope,  // a block that only groups its body (generation)
   };
   Kind kind = Kind::Text;
   int line = 0, column = 0;
@@ -81,7 +81,8 @@ struct Node {
   bool attribute_target = false;
   std::vector<std::pair<ExprPtr, Body>> branches;
   Body body, else_body;
-  std::vector<std::pair<std::string, ExprPtr>> params;  // Macro/CallBlock params (default may be null); With
+  std::vector<std::pair<std::string, ExprPtr>>
+      params;  // Macro/CallBlock params (default may be null); With
 };
 
 struct Template {

@@ -22,15 +22,18 @@ Value find_method(const Value& obj, const std::string& name);
 void install_globals(Scope& scope);
 
 // Argument helpers shared by the builtins.
-std::int64_t int_arg(const CallArgs& args, size_t index, std::string_view name, std::int64_t fallback);
+std::int64_t int_arg(const CallArgs& args, size_t index, std::string_view name,
+                     std::int64_t fallback);
 bool bool_arg(const CallArgs& args, size_t index, std::string_view name, bool fallback);
-std::string str_arg(const CallArgs& args, size_t index, std::string_view name, const std::string& fallback);
+std::string str_arg(const CallArgs& args, size_t index, std::string_view name,
+                    const std::string& fallback);
 // Python's str.strip(chars) family; `chars` null = whitespace.
 std::string strip_chars(const std::string& s, const std::string* chars, bool left, bool right);
 // Python's str.split / rsplit.
 Value split_string(const std::string& s, const Value* sep, std::int64_t maxsplit, bool from_right);
 // Python's str.replace with an optional count (-1 = all).
-std::string replace_all(const std::string& s, const std::string& from, const std::string& to, std::int64_t count);
+std::string replace_all(const std::string& s, const std::string& from, const std::string& to,
+                        std::int64_t count);
 // Python's str.title / str.capitalize / upper / lower (ASCII letters are changed).
 std::string title_case(const std::string& s);
 std::string capitalize(const std::string& s);

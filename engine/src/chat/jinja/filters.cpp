@@ -17,8 +17,10 @@ Value get_path(Interpreter& in, Value v, const std::string& path) {
   size_t start = 0;
   while (true) {
     const size_t dot = path.find('.', start);
-    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    const bool numeric = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const std::string part =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const bool numeric = !part.empty() && std::all_of(part.begin(), part.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
     v = in.get_item(v, numeric ? Value(static_cast<std::int64_t>(std::stoll(part))) : Value(part));
     if (dot == std::string::npos) return v;
     start = dot + 1;
@@ -41,8 +43,12 @@ Value f_tojson(Interpreter&, const Value& v, const CallArgs& a) {
   JsonDumpOptions o;
   const Value* indent = a.get(0, "indent");
   if (indent && !indent->is_none() && !indent->is_undefined()) {
-    if (!indent->is_string()) check_string_size(static_cast<size_t>(std::max<std::int64_t>(0, indent->as_int())));
-    o.indent = indent->is_string() ? indent->as_string() : std::string(static_cast<size_t>(std::max<std::int64_t>(0, indent->as_int())), ' ');
+    if (!indent->is_string())
+      check_string_size(static_cast<size_t>(std::max<std::int64_t>(0, indent->as_int())));
+    o.indent =
+        indent->is_string()
+            ? indent->as_string()
+            : std::string(static_cast<size_t>(std::max<std::int64_t>(0, indent->as_int())), ' ');
     o.item_separator = ",";
   }
   const Value* seps = a.get(2, "separators");
@@ -61,7 +67,9 @@ Value f_trim(Interpreter&, const Value& v, const CallArgs& a) {
 }
 Value f_upper(Interpreter&, const Value& v, const CallArgs&) { return Value(to_upper(v.str())); }
 Value f_lower(Interpreter&, const Value& v, const CallArgs&) { return Value(to_lower(v.str())); }
-Value f_capitalize(Interpreter&, const Value& v, const CallArgs&) { return Value(capitalize(v.str())); }
+Value f_capitalize(Interpreter&, const Value& v, const CallArgs&) {
+  return Value(capitalize(v.str()));
+}
 // jinja2's title: words begin after whitespace, '-', and opening brackets (not after
 // apostrophes, unlike str.title); each word is capitalized.
 Value f_title(Interpreter&, const Value& v, const CallArgs&) {
@@ -74,13 +82,16 @@ Value f_title(Interpreter&, const Value& v, const CallArgs&) {
       word_start = true;
       continue;
     }
-    c = word_start ? utf8_decode(to_upper(utf8_encode(std::u32string(1, c))))[0] : utf8_decode(to_lower(utf8_encode(std::u32string(1, c))))[0];
+    c = word_start ? utf8_decode(to_upper(utf8_encode(std::u32string(1, c))))[0]
+                   : utf8_decode(to_lower(utf8_encode(std::u32string(1, c))))[0];
     word_start = false;
   }
   return Value(utf8_encode(cps));
 }
 Value f_string(Interpreter&, const Value& v, const CallArgs&) { return Value(v.str()); }
-Value f_safe(Interpreter&, const Value& v, const CallArgs&) { return v.is_string() ? v : Value(v.str()); }
+Value f_safe(Interpreter&, const Value& v, const CallArgs&) {
+  return v.is_string() ? v : Value(v.str());
+}
 Value f_pprint(Interpreter&, const Value& v, const CallArgs&) { return Value(v.repr()); }
 
 Value f_escape(Interpreter&, const Value& v, const CallArgs&) {
@@ -187,10 +198,18 @@ Value select_impl(Interpreter& in, const Value& v, const CallArgs& a, bool by_at
   }
   return out.iterator();
 }
-Value f_select(Interpreter& in, const Value& v, const CallArgs& a) { return select_impl(in, v, a, false, true); }
-Value f_reject(Interpreter& in, const Value& v, const CallArgs& a) { return select_impl(in, v, a, false, false); }
-Value f_selectattr(Interpreter& in, const Value& v, const CallArgs& a) { return select_impl(in, v, a, true, true); }
-Value f_rejectattr(Interpreter& in, const Value& v, const CallArgs& a) { return select_impl(in, v, a, true, false); }
+Value f_select(Interpreter& in, const Value& v, const CallArgs& a) {
+  return select_impl(in, v, a, false, true);
+}
+Value f_reject(Interpreter& in, const Value& v, const CallArgs& a) {
+  return select_impl(in, v, a, false, false);
+}
+Value f_selectattr(Interpreter& in, const Value& v, const CallArgs& a) {
+  return select_impl(in, v, a, true, true);
+}
+Value f_rejectattr(Interpreter& in, const Value& v, const CallArgs& a) {
+  return select_impl(in, v, a, true, false);
+}
 
 Value f_map(Interpreter& in, const Value& v, const CallArgs& a) {
   ListBuilder out;
@@ -222,7 +241,9 @@ Value f_unique(Interpreter& in, const Value& v, const CallArgs& a) {
   for (const Value& item : iterate(v)) {
     const Value key = fold_case(attr ? get_path(in, item, attr->str()) : item, cs);
     // Quadratic, as jinja2's is for unhashable items: the comparisons tick the clock.
-    if (std::any_of(seen_keys.begin(), seen_keys.end(), [&](const Value& s) { return values_equal(s, key); })) continue;
+    if (std::any_of(seen_keys.begin(), seen_keys.end(),
+                    [&](const Value& s) { return values_equal(s, key); }))
+      continue;
     seen.push_back(key);
     seen_keys.push_back(key);
     out.push_back(item);
@@ -235,7 +256,8 @@ Value f_sort(Interpreter& in, const Value& v, const CallArgs& a) {
   const bool cs = bool_arg(a, 1, "case_sensitive", false);
   const Value* attr = a.get(2, "attribute");
   const Items items = iterate(v);
-  const Charge scratch(items.size() * (sizeof(std::pair<Value, Value>) + sizeof(Value)));  // the keys, the result
+  const Charge scratch(items.size() *
+                       (sizeof(std::pair<Value, Value>) + sizeof(Value)));  // the keys, the result
   std::vector<std::pair<Value, Value>> keyed;
   keyed.reserve(items.size());
   for (const Value& item : items)
@@ -278,16 +300,21 @@ Value f_reverse(Interpreter&, const Value& v, const CallArgs&) {
   const Charge scratch(in_order.size() * sizeof(Value));  // the copy, until the list holds it
   std::vector<Value> items = in_order.vector();
   std::reverse(items.begin(), items.end());
-  return iterator ? Value::iterator(std::move(items), "list_reverseiterator") : Value::list(std::move(items));
+  return iterator ? Value::iterator(std::move(items), "list_reverseiterator")
+                  : Value::list(std::move(items));
 }
 
 Value min_max(Interpreter& in, const Value& v, const CallArgs& a, bool want_max) {
   const bool cs = bool_arg(a, 0, "case_sensitive", false);
   const Value* attr = a.get(1, "attribute");
   const Items items = iterate(v);
-  if (items.empty()) return Value::undefined(want_max ? "No aggregated item, sequence was empty." : "No aggregated item, sequence was empty.");
+  if (items.empty())
+    return Value::undefined(want_max ? "No aggregated item, sequence was empty."
+                                     : "No aggregated item, sequence was empty.");
   size_t best = 0;
-  auto key = [&](size_t i) { return fold_case(attr ? get_path(in, items[i], attr->str()) : items[i], cs); };
+  auto key = [&](size_t i) {
+    return fold_case(attr ? get_path(in, items[i], attr->str()) : items[i], cs);
+  };
   for (size_t i = 1; i < items.size(); ++i) {
     if (want_max ? value_less(key(best), key(i)) : value_less(key(i), key(best))) best = i;
   }
@@ -300,7 +327,8 @@ Value f_sum(Interpreter& in, const Value& v, const CallArgs& a) {
   const Value* attr = a.get(0, "attribute");
   const Value* start = a.get(1, "start");
   Value total = start ? *start : Value(std::int64_t{0});
-  for (const Value& item : iterate(v)) total = binary_op("+", total, attr ? get_path(in, item, attr->str()) : item, in);
+  for (const Value& item : iterate(v))
+    total = binary_op("+", total, attr ? get_path(in, item, attr->str()) : item, in);
   return total;
 }
 
@@ -315,7 +343,8 @@ Value f_int(Interpreter&, const Value& v, const CallArgs& a) {
     const long long i = std::strtoll(s.c_str(), &end, base);
     if (!s.empty() && end && *end == '\0') return Value(static_cast<std::int64_t>(i));
     const double d = std::strtod(s.c_str(), &end);
-    if (!s.empty() && end && *end == '\0' && std::isfinite(d)) return Value(static_cast<std::int64_t>(d));
+    if (!s.empty() && end && *end == '\0' && std::isfinite(d))
+      return Value(static_cast<std::int64_t>(d));
   }
   return Value(dflt);
 }
@@ -349,10 +378,14 @@ Value f_round(Interpreter&, const Value& v, const CallArgs& a) {
   const double scale = std::pow(10.0, static_cast<double>(precision));
   const double x = v.as_double() * scale;
   double r;
-  if (method == "ceil") r = std::ceil(x);
-  else if (method == "floor") r = std::floor(x);
-  else if (method == "common") r = std::nearbyint(x);  // Python's round(): ties to even
-  else throw RenderError("method must be common, ceil or floor");
+  if (method == "ceil")
+    r = std::ceil(x);
+  else if (method == "floor")
+    r = std::floor(x);
+  else if (method == "common")
+    r = std::nearbyint(x);  // Python's round(): ties to even
+  else
+    throw RenderError("method must be common, ceil or floor");
   return Value(r / scale);
 }
 
@@ -363,8 +396,11 @@ Value f_indent(Interpreter&, const Value& v, const CallArgs& a) {
   const Value* w = a.get(0, "width");
   if (!(w && w->is_string()))
     check_string_size(static_cast<size_t>(std::max<std::int64_t>(0, int_arg(a, 0, "width", 4))));
-  const std::string prefix = w && w->is_string() ? w->as_string()
-                                                 : std::string(static_cast<size_t>(std::max<std::int64_t>(0, int_arg(a, 0, "width", 4))), ' ');
+  const std::string prefix =
+      w && w->is_string()
+          ? w->as_string()
+          : std::string(static_cast<size_t>(std::max<std::int64_t>(0, int_arg(a, 0, "width", 4))),
+                        ' ');
   const bool first = bool_arg(a, 1, "first", false);
   const bool blank = bool_arg(a, 2, "blank", false);
   const std::string s = v.str() + "\n";
@@ -391,7 +427,8 @@ Value f_wordcount(Interpreter&, const Value& v, const CallArgs&) {
   std::int64_t n = 0;
   bool in_word = false;
   for (char32_t c : utf8_decode(v.str())) {
-    const bool w = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= 0xC0 && !is_python_space(c));
+    const bool w = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z') ||
+                   (c >= 0xC0 && !is_python_space(c));
     if (w && !in_word) ++n;
     in_word = w;
   }
@@ -415,7 +452,9 @@ Value f_batch(Interpreter&, const Value& v, const CallArgs& a) {
   return out.iterator();
 }
 
-Value f_attr(Interpreter& in, const Value& v, const CallArgs& a) { return in.get_attr(v, str_arg(a, 0, "name", "")); }
+Value f_attr(Interpreter& in, const Value& v, const CallArgs& a) {
+  return in.get_attr(v, str_arg(a, 0, "name", ""));
+}
 
 Value f_format(Interpreter&, const Value& v, const CallArgs& a) {
   return Value(percent_format(v.str(), Value::list(a.positional, true)));
@@ -456,21 +495,51 @@ Value f_truncate(Interpreter&, const Value& v, const CallArgs& a) {
 
 const std::unordered_map<std::string_view, FilterFn>& filter_table() {
   static const std::unordered_map<std::string_view, FilterFn> table = {
-      {"tojson", f_tojson},       {"trim", f_trim},           {"upper", f_upper},
-      {"lower", f_lower},         {"capitalize", f_capitalize}, {"title", f_title},
-      {"string", f_string},       {"safe", f_safe},           {"pprint", f_pprint},
-      {"escape", f_escape},       {"e", f_escape},            {"forceescape", f_escape},
-      {"length", f_length},       {"count", f_length},        {"first", f_first},
-      {"last", f_last},           {"join", f_join},           {"default", f_default},
-      {"d", f_default},           {"replace", f_replace},     {"list", f_list},
-      {"items", f_items},         {"select", f_select},       {"reject", f_reject},
-      {"selectattr", f_selectattr}, {"rejectattr", f_rejectattr}, {"map", f_map},
-      {"unique", f_unique},       {"sort", f_sort},           {"dictsort", f_dictsort},
-      {"reverse", f_reverse},     {"min", f_min},             {"max", f_max},
-      {"sum", f_sum},             {"int", f_int},             {"float", f_float},
-      {"abs", f_abs},             {"round", f_round},         {"indent", f_indent},
-      {"wordcount", f_wordcount}, {"batch", f_batch},         {"attr", f_attr},
-      {"format", f_format},       {"center", f_center},       {"truncate", f_truncate},
+      {"tojson", f_tojson},
+      {"trim", f_trim},
+      {"upper", f_upper},
+      {"lower", f_lower},
+      {"capitalize", f_capitalize},
+      {"title", f_title},
+      {"string", f_string},
+      {"safe", f_safe},
+      {"pprint", f_pprint},
+      {"escape", f_escape},
+      {"e", f_escape},
+      {"forceescape", f_escape},
+      {"length", f_length},
+      {"count", f_length},
+      {"first", f_first},
+      {"last", f_last},
+      {"join", f_join},
+      {"default", f_default},
+      {"d", f_default},
+      {"replace", f_replace},
+      {"list", f_list},
+      {"items", f_items},
+      {"select", f_select},
+      {"reject", f_reject},
+      {"selectattr", f_selectattr},
+      {"rejectattr", f_rejectattr},
+      {"map", f_map},
+      {"unique", f_unique},
+      {"sort", f_sort},
+      {"dictsort", f_dictsort},
+      {"reverse", f_reverse},
+      {"min", f_min},
+      {"max", f_max},
+      {"sum", f_sum},
+      {"int", f_int},
+      {"float", f_float},
+      {"abs", f_abs},
+      {"round", f_round},
+      {"indent", f_indent},
+      {"wordcount", f_wordcount},
+      {"batch", f_batch},
+      {"attr", f_attr},
+      {"format", f_format},
+      {"center", f_center},
+      {"truncate", f_truncate},
   };
   return table;
 }

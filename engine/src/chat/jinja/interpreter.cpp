@@ -29,8 +29,10 @@ struct OutputBuffer {
     text += s;
   }
   void append_value(const Value& v, const Interpreter& in) {
-    if (v.is_string()) append_text(v.as_string(), in);
-    else append_text(v.str(), in);
+    if (v.is_string())
+      append_text(v.as_string(), in);
+    else
+      append_text(v.str(), in);
   }
 };
 
@@ -61,7 +63,8 @@ Interpreter::~Interpreter() {
 
 void Interpreter::charge(std::int64_t steps) {
   steps_ += steps;
-  if (steps_ > limits_.max_steps) throw RenderError("template exceeded the step limit (endless loop?)");
+  if (steps_ > limits_.max_steps)
+    throw RenderError("template exceeded the step limit (endless loop?)");
   if (++charges_ % 16 == 0) budget_.check_deadline();
 }
 
@@ -82,7 +85,8 @@ Value Interpreter::lookup(const std::string& name, const ScopePtr& scope) const 
   return Value::undefined("'" + name + "' is undefined");
 }
 
-Interpreter::Flow Interpreter::exec_body(const Body& body, const ScopePtr& scope, OutputBuffer& out) {
+Interpreter::Flow Interpreter::exec_body(const Body& body, const ScopePtr& scope,
+                                         OutputBuffer& out) {
   for (const NodePtr& n : body) {
     const Flow f = exec(*n, scope, out);
     if (f != Flow::Normal) return f;
@@ -218,7 +222,9 @@ void Interpreter::exec_for(const Node& node, const ScopePtr& scope, OutputBuffer
   const auto n = static_cast<std::int64_t>(items.size());
   const Value* outer_loop = scope->find("loop");
   const std::int64_t depth =
-      outer_loop && outer_loop->is_dict() && outer_loop->dict_obj().find("depth") ? outer_loop->dict_obj().find("depth")->as_int() + 1 : 1;
+      outer_loop && outer_loop->is_dict() && outer_loop->dict_obj().find("depth")
+          ? outer_loop->dict_obj().find("depth")->as_int() + 1
+          : 1;
   for (std::int64_t i = 0; i < n; ++i) {
     charge();
     auto iteration = std::make_shared<Scope>();
@@ -252,7 +258,8 @@ void Interpreter::exec_set(const Node& node, const ScopePtr& scope, Value value)
     const Value target = lookup(node.targets[0], scope);
     if (!target.is_dict() || !target.dict_obj().is_namespace)
       throw RenderError("cannot assign attribute on non-namespace object");
-    if (assigned_namespace_set_.insert(&target.dict_obj()).second) assigned_namespaces_.push_back(target);
+    if (assigned_namespace_set_.insert(&target.dict_obj()).second)
+      assigned_namespaces_.push_back(target);
     target.dict_obj().set(Value(node.targets[1]), std::move(value));
     return;
   }
@@ -266,56 +273,61 @@ void Interpreter::exec_set(const Node& node, const ScopePtr& scope, Value value)
 Value Interpreter::make_macro(const Node& node, const ScopePtr& scope) {
   const Node* def = &node;
   std::weak_ptr<Scope> weak = scope;  // the defining scope owns the macro: no cycle
-  return Value::function(node.kind == Node::Kind::Macro ? node.text : "caller",
-                         [def, weak](Interpreter& in, const CallArgs& args) -> Value {
-    ScopePtr parent = weak.lock();
-    if (!parent) throw RenderError("macro called after its scope ended");
-    if (++in.call_depth_ > in.limits_.max_call_depth) {
-      --in.call_depth_;
-      throw RenderError("maximum macro recursion depth exceeded");
-    }
-    struct Leave {
-      int& depth;
-      ~Leave() { --depth; }
-    } leave{in.call_depth_};
-    in.charge();
-    auto local = std::make_shared<Scope>();
-    local->parent = parent;
-    const auto& params = def->params;
-    if (args.positional.size() > params.size())
-      throw RenderError("macro '" + def->text + "' takes not more than " + std::to_string(params.size()) + " argument(s)");
-    std::vector<bool> bound(params.size(), false);
-    for (size_t i = 0; i < args.positional.size(); ++i) {
-      local->vars[params[i].first] = args.positional[i];
-      bound[i] = true;
-    }
-    for (const auto& [key, value] : args.keyword) {
-      size_t i = 0;
-      while (i < params.size() && params[i].first != key) ++i;
-      if (i == params.size()) {
-        if (key == "caller") {
-          local->vars[key] = value;
-          continue;
+  return Value::function(
+      node.kind == Node::Kind::Macro ? node.text : "caller",
+      [def, weak](Interpreter& in, const CallArgs& args) -> Value {
+        ScopePtr parent = weak.lock();
+        if (!parent) throw RenderError("macro called after its scope ended");
+        if (++in.call_depth_ > in.limits_.max_call_depth) {
+          --in.call_depth_;
+          throw RenderError("maximum macro recursion depth exceeded");
         }
-        throw RenderError("macro '" + def->text + "' takes no keyword argument '" + printable(key) + "'");
-      }
-      local->vars[key] = value;
-      bound[i] = true;
-    }
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (bound[i]) continue;
-      local->vars[params[i].first] = params[i].second ? in.eval(*params[i].second, local)
-                                                      : Value::undefined("'" + params[i].first + "' is undefined");
-    }
-    OutputBuffer out;
-    in.exec_body(def->body, local, out);
-    return Value(std::move(out.text));
-  });
+        struct Leave {
+          int& depth;
+          ~Leave() { --depth; }
+        } leave{in.call_depth_};
+        in.charge();
+        auto local = std::make_shared<Scope>();
+        local->parent = parent;
+        const auto& params = def->params;
+        if (args.positional.size() > params.size())
+          throw RenderError("macro '" + def->text + "' takes not more than " +
+                            std::to_string(params.size()) + " argument(s)");
+        std::vector<bool> bound(params.size(), false);
+        for (size_t i = 0; i < args.positional.size(); ++i) {
+          local->vars[params[i].first] = args.positional[i];
+          bound[i] = true;
+        }
+        for (const auto& [key, value] : args.keyword) {
+          size_t i = 0;
+          while (i < params.size() && params[i].first != key) ++i;
+          if (i == params.size()) {
+            if (key == "caller") {
+              local->vars[key] = value;
+              continue;
+            }
+            throw RenderError("macro '" + def->text + "' takes no keyword argument '" +
+                              printable(key) + "'");
+          }
+          local->vars[key] = value;
+          bound[i] = true;
+        }
+        for (size_t i = 0; i < params.size(); ++i) {
+          if (bound[i]) continue;
+          local->vars[params[i].first] =
+              params[i].second ? in.eval(*params[i].second, local)
+                               : Value::undefined("'" + params[i].first + "' is undefined");
+        }
+        OutputBuffer out;
+        in.exec_body(def->body, local, out);
+        return Value(std::move(out.text));
+      });
 }
 
 Value Interpreter::call(const Value& callee, const CallArgs& args) {
   if (callee.is_undefined()) fail_undefined(callee);
-  if (!callee.is_function()) throw RenderError("'" + callee.type_name() + "' object is not callable");
+  if (!callee.is_function())
+    throw RenderError("'" + callee.type_name() + "' object is not callable");
   charge();
   return callee.function_obj().call(*this, args);
 }
@@ -343,15 +355,19 @@ Value Interpreter::get_attr(const Value& obj, const std::string& name) {
         if (!m.is_undefined()) return m;
       }
       if (const Value* v = d.find(std::string_view(name))) return *v;
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + printable(name) + "'");
+      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" +
+                              printable(name) + "'");
     }
     case Value::Kind::String:
     case Value::Kind::List: {
       Value m = find_method(obj, name);
       if (!m.is_undefined()) return m;
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + printable(name) + "'");
+      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" +
+                              printable(name) + "'");
     }
-    default: return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + printable(name) + "'");
+    default:
+      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" +
+                              printable(name) + "'");
   }
 }
 
@@ -375,14 +391,16 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
         Value m = find_method(obj, key.as_string());
         if (!m.is_undefined()) return m;
       }
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute " + repr_for_message(key));
+      return Value::undefined("'" + obj.type_name() + " object' has no attribute " +
+                              repr_for_message(key));
     }
     case Value::Kind::List:
       if (obj.is_iterator()) break;  // not subscriptable: undefined, as jinja2's getitem gives
       if (key.is_int() || key.is_bool()) {
         const std::int64_t i = resolve_index(key, obj.length());
         if (i >= 0) return obj.items()[static_cast<size_t>(i)];
-        return Value::undefined(obj.type_name() + " object has no element " + repr_for_message(key));
+        return Value::undefined(obj.type_name() + " object has no element " +
+                                repr_for_message(key));
       }
       if (key.is_string()) return get_attr(obj, key.as_string());
       break;
@@ -398,13 +416,15 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
       break;
     default: break;
   }
-  return Value::undefined("'" + obj.type_name() + " object' has no attribute " + repr_for_message(key));
+  return Value::undefined("'" + obj.type_name() + " object' has no attribute " +
+                          repr_for_message(key));
 }
 
 namespace {
 
 // Python slice indices for a sequence of length n.
-std::vector<std::int64_t> slice_indices(std::int64_t n, const Value& start, const Value& stop, const Value& step) {
+std::vector<std::int64_t> slice_indices(std::int64_t n, const Value& start, const Value& stop,
+                                        const Value& step) {
   const std::int64_t st = step.is_none() || step.is_undefined() ? 1 : step.as_int();
   if (st == 0) throw RenderError("slice step cannot be zero");
   auto clamp = [&](const Value& v, std::int64_t dflt) {
@@ -434,14 +454,17 @@ std::vector<std::int64_t> slice_indices(std::int64_t n, const Value& start, cons
 
 CallArgs Interpreter::eval_args(const Expr& e, size_t first, const ScopePtr& scope) {
   CallArgs args;
-  for (size_t i = first; i < e.children.size(); ++i) args.positional.push_back(eval(*e.children[i], scope));
+  for (size_t i = first; i < e.children.size(); ++i)
+    args.positional.push_back(eval(*e.children[i], scope));
   for (const auto& [k, v] : e.kwargs) {
     Value value = eval(*v, scope);
     if (k == "*") {  // f(*list)
       for (const Value& item : iterate(value)) args.positional.push_back(item);
     } else if (k == "**") {  // f(**dict)
-      if (!value.is_dict()) throw RenderError("argument after ** must be a mapping, not " + value.type_name());
-      for (const auto& [key, item] : value.dict_obj().items) args.keyword.emplace_back(key.str(), item);
+      if (!value.is_dict())
+        throw RenderError("argument after ** must be a mapping, not " + value.type_name());
+      for (const auto& [key, item] : value.dict_obj().items)
+        args.keyword.emplace_back(key.str(), item);
     } else {
       args.keyword.emplace_back(k, std::move(value));
     }
@@ -466,19 +489,24 @@ Value Interpreter::eval(const Expr& e, const ScopePtr& scope) {
       return d;
     }
     case Expr::Kind::GetAttr: return get_attr(eval(*e.children[0], scope), e.name);
-    case Expr::Kind::GetItem: return get_item(eval(*e.children[0], scope), eval(*e.children[1], scope));
+    case Expr::Kind::GetItem:
+      return get_item(eval(*e.children[0], scope), eval(*e.children[1], scope));
     case Expr::Kind::Slice: {
       const Value obj = eval(*e.children[0], scope);
       Value parts[3];
       for (int k = 0; k < 3; ++k)
-        parts[k] = e.children[static_cast<size_t>(k) + 1] ? eval(*e.children[static_cast<size_t>(k) + 1], scope) : Value::none();
+        parts[k] = e.children[static_cast<size_t>(k) + 1]
+                       ? eval(*e.children[static_cast<size_t>(k) + 1], scope)
+                       : Value::none();
       if (obj.is_undefined()) fail_undefined(obj);
       if (obj.is_string()) {
         // The code points, the indices and the result's code points.
-        const Charge scratch(obj.as_string().size() * (2 * sizeof(char32_t) + sizeof(std::int64_t)));
+        const Charge scratch(obj.as_string().size() *
+                             (2 * sizeof(char32_t) + sizeof(std::int64_t)));
         const std::u32string s = utf8_decode(obj.as_string());
         std::u32string r;
-        for (std::int64_t i : slice_indices(static_cast<std::int64_t>(s.size()), parts[0], parts[1], parts[2]))
+        for (std::int64_t i :
+             slice_indices(static_cast<std::int64_t>(s.size()), parts[0], parts[1], parts[2]))
           r += s[static_cast<size_t>(i)];
         return Value(utf8_encode(r));
       }
@@ -508,7 +536,8 @@ Value Interpreter::eval(const Expr& e, const ScopePtr& scope) {
       const Value v = eval(*e.children[0], scope);
       if (e.name == "not") return Value(!v.truthy());
       if (v.is_undefined()) fail_undefined(v);
-      if (!v.is_number()) throw RenderError("bad operand type for unary " + e.name + ": '" + v.type_name() + "'");
+      if (!v.is_number())
+        throw RenderError("bad operand type for unary " + e.name + ": '" + v.type_name() + "'");
       if (e.name == "+") return v.is_bool() ? Value(v.as_int()) : v;
       return v.is_float() ? Value(-v.as_double()) : Value(-v.as_int());
     }
@@ -525,7 +554,8 @@ Value Interpreter::eval(const Expr& e, const ScopePtr& scope) {
     case Expr::Kind::Conditional: {
       if (eval(*e.children[1], scope).truthy()) return eval(*e.children[0], scope);
       if (e.children[2]) return eval(*e.children[2], scope);
-      return Value::undefined("the inline if expression evaluated to false and no else section was defined");
+      return Value::undefined(
+          "the inline if expression evaluated to false and no else section was defined");
     }
   }
   return Value();

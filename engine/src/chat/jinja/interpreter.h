@@ -43,7 +43,7 @@ struct RenderLimits {
   // Wall time, a backstop for steps made slow by big values (every use of a 16 MiB
   // string copies it); real templates render in milliseconds.
   double max_seconds = KVCHAT_JINJA_MAX_SECONDS;
-  int max_call_depth = 64;                   // nested macro calls (fits a 512 KiB thread stack)
+  int max_call_depth = 64;  // nested macro calls (fits a 512 KiB thread stack)
   // All the strings, lists, dicts and functions alive at once, plus the text being
   // output (see value_budget.h); real templates peak below 1 MiB.
   std::size_t max_value_bytes = KVCHAT_JINJA_MAX_VALUE_BYTES;

@@ -31,7 +31,8 @@ class JsonReader {
   }
 
   void skip_space() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
       ++pos_;
   }
 
@@ -114,10 +115,14 @@ class JsonReader {
     for (int i = 0; i < 4; ++i) {
       const char h = s_[pos_++];
       v <<= 4;
-      if (h >= '0' && h <= '9') v |= static_cast<unsigned>(h - '0');
-      else if (h >= 'a' && h <= 'f') v |= static_cast<unsigned>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') v |= static_cast<unsigned>(h - 'A' + 10);
-      else fail("bad \\u escape");
+      if (h >= '0' && h <= '9')
+        v |= static_cast<unsigned>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        v |= static_cast<unsigned>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        v |= static_cast<unsigned>(h - 'A' + 10);
+      else
+        fail("bad \\u escape");
     }
     return v;
   }
@@ -150,8 +155,10 @@ class JsonReader {
             const size_t save = pos_;
             pos_ += 2;
             const unsigned lo = hex4();
-            if (lo >= 0xDC00 && lo < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            else pos_ = save;
+            if (lo >= 0xDC00 && lo < 0xE000)
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            else
+              pos_ = save;
           }
           utf8::append_code_point(out, cp);
           break;
@@ -232,14 +239,18 @@ class JsonWriter {
       case Value::Kind::Int: out += std::to_string(v.as_int()); return;
       case Value::Kind::Float: {
         const double d = v.as_double();
-        if (std::isnan(d)) out += "NaN";
-        else if (std::isinf(d)) out += d < 0 ? "-Infinity" : "Infinity";
-        else out += format_float(d);
+        if (std::isnan(d))
+          out += "NaN";
+        else if (std::isinf(d))
+          out += d < 0 ? "-Infinity" : "Infinity";
+        else
+          out += format_float(d);
         return;
       }
       case Value::Kind::String: dump_string(out, v.as_string()); return;
       case Value::Kind::List: {
-        if (v.is_iterator()) throw RenderError("Object of type " + v.type_name() + " is not JSON serializable");
+        if (v.is_iterator())
+          throw RenderError("Object of type " + v.type_name() + " is not JSON serializable");
         const auto& items = v.items();
         if (items.empty()) {
           out += "[]";
@@ -271,11 +282,16 @@ class JsonWriter {
           if (i) out += item_sep();
           newline(out, level + 1);
           const Value& k = entries[i]->first;
-          if (k.is_string()) dump_string(out, k.as_string());
-          else if (k.is_none()) out += "\"null\"";
-          else if (k.is_bool()) out += k.as_bool() ? "\"true\"" : "\"false\"";
-          else if (k.is_int() || k.is_float()) out += "\"" + k.str() + "\"";
-          else throw RenderError("keys must be str, int, float, bool or None, not " + k.type_name());
+          if (k.is_string())
+            dump_string(out, k.as_string());
+          else if (k.is_none())
+            out += "\"null\"";
+          else if (k.is_bool())
+            out += k.as_bool() ? "\"true\"" : "\"false\"";
+          else if (k.is_int() || k.is_float())
+            out += "\"" + k.str() + "\"";
+          else
+            throw RenderError("keys must be str, int, float, bool or None, not " + k.type_name());
           out += o_.key_separator;
           write(out, entries[i]->second, level + 1);
         }
@@ -283,8 +299,7 @@ class JsonWriter {
         out += '}';
         return;
       }
-      default:
-        throw RenderError("Object of type " + v.type_name() + " is not JSON serializable");
+      default: throw RenderError("Object of type " + v.type_name() + " is not JSON serializable");
     }
   }
 

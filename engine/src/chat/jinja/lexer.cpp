@@ -18,10 +18,13 @@ std::string at_position(int line, int column, const std::string& what) {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_name_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
 }
 bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 
@@ -203,11 +206,14 @@ class Lexer {
     const char close = is_var ? '}' : '%';
     while (true) {
       while (i < s_.size() && is_space(s_[i])) ++i;
-      if (i >= s_.size()) fail(tag, is_var ? "unexpected end of template, expected '}}'" : "unexpected end of template, expected '%}'");
+      if (i >= s_.size())
+        fail(tag, is_var ? "unexpected end of template, expected '}}'"
+                         : "unexpected end of template, expected '%}'");
       const char c = s_[i];
       if (depth == 0) {
         const std::string end_mark{close, '}'};
-        const bool strip = (c == '-' || (c == '+' && !is_var)) && s_.compare(i + 1, 2, end_mark) == 0;
+        const bool strip =
+            (c == '-' || (c == '+' && !is_var)) && s_.compare(i + 1, 2, end_mark) == 0;
         if (strip || s_.compare(i, 2, end_mark) == 0) {
           emit(is_var ? TokenType::VarEnd : TokenType::BlockEnd, i);
           const size_t end = i + (strip ? 3 : 2);
@@ -259,7 +265,8 @@ class Lexer {
     const size_t start = i;
     std::string digits;
     auto take_digits = [&] {
-      while (i < s_.size() && (is_digit(s_[i]) || (s_[i] == '_' && i + 1 < s_.size() && is_digit(s_[i + 1])))) {
+      while (i < s_.size() &&
+             (is_digit(s_[i]) || (s_[i] == '_' && i + 1 < s_.size() && is_digit(s_[i + 1])))) {
         if (s_[i] != '_') digits += s_[i];
         ++i;
       }
@@ -379,6 +386,8 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> tokenize(std::string_view source) { return Lexer(normalize_source(source)).run(); }
+std::vector<Token> tokenize(std::string_view source) {
+  return Lexer(normalize_source(source)).run();
+}
 
 }  // namespace kvchat::jinja

@@ -23,11 +23,11 @@ enum class TokenType {
   BlockBegin,  // {%
   BlockEnd,    // %}
   Name,
-  String,      // text holds the unescaped value
+  String,  // text holds the unescaped value
   Int,
   Float,
-  Op,          // operators and punctuation: + - * / // % ** ~ == != < <= > >= ( ) [ ] { } , . : | =
-  End,         // end of input
+  Op,   // operators and punctuation: + - * / // % ** ~ == != < <= > >= ( ) [ ] { } , . : | =
+  End,  // end of input
 };
 
 struct Token {

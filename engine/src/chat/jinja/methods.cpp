@@ -12,17 +12,20 @@ namespace {
 using Method = Value (*)(Interpreter&, const Value& self, const CallArgs& args);
 
 const Value& need(const CallArgs& args, size_t i, const char* what) {
-  if (i >= args.positional.size()) throw RenderError(std::string(what) + "() missing a required argument");
+  if (i >= args.positional.size())
+    throw RenderError(std::string(what) + "() missing a required argument");
   return args.positional[i];
 }
 
 // str.startswith/endswith accept a string or a tuple of strings.
 bool affix_match(const std::string& s, const Value& affix, bool at_start) {
   auto one = [&](const Value& a) {
-    if (!a.is_string()) throw RenderError("startswith/endswith first arg must be str or a tuple of str");
+    if (!a.is_string())
+      throw RenderError("startswith/endswith first arg must be str or a tuple of str");
     const std::string& x = a.as_string();
     if (x.size() > s.size()) return false;
-    return at_start ? s.compare(0, x.size(), x) == 0 : s.compare(s.size() - x.size(), x.size(), x) == 0;
+    return at_start ? s.compare(0, x.size(), x) == 0
+                    : s.compare(s.size() - x.size(), x.size(), x) == 0;
   };
   if (affix.is_list()) return std::any_of(affix.items().begin(), affix.items().end(), one);
   return one(affix);
@@ -54,7 +57,8 @@ std::string str_format(const std::string& fmt, const CallArgs& args) {
       const Value* v = nullptr;
       if (field.empty()) {
         v = args.get(auto_index++, "");
-      } else if (std::all_of(field.begin(), field.end(), [](char d) { return d >= '0' && d <= '9'; })) {
+      } else if (std::all_of(field.begin(), field.end(),
+                             [](char d) { return d >= '0' && d <= '9'; })) {
         v = args.get(static_cast<size_t>(std::stoul(field)), "");
       } else {
         for (const auto& [k, val] : args.keyword)
@@ -78,7 +82,8 @@ Value str_method(const std::string& name, const Value& self, Interpreter& in, co
   const Value* first = a.get(0, "");
   if (name == "strip" || name == "lstrip" || name == "rstrip") {
     const std::string chars = first && !first->is_none() ? first->str() : std::string();
-    return Value(strip_chars(s, first && !first->is_none() ? &chars : nullptr, name != "rstrip", name != "lstrip"));
+    return Value(strip_chars(s, first && !first->is_none() ? &chars : nullptr, name != "rstrip",
+                             name != "lstrip"));
   }
   if (name == "split" || name == "rsplit")
     return split_string(s, a.get(0, "sep"), int_arg(a, 1, "maxsplit", -1), name == "rsplit");
@@ -98,7 +103,8 @@ Value str_method(const std::string& name, const Value& self, Interpreter& in, co
   if (name == "startswith") return Value(affix_match(s, need(a, 0, "startswith"), true));
   if (name == "endswith") return Value(affix_match(s, need(a, 0, "endswith"), false));
   if (name == "replace")
-    return Value(replace_all(s, need(a, 0, "replace").str(), need(a, 1, "replace").str(), int_arg(a, 2, "count", -1)));
+    return Value(replace_all(s, need(a, 0, "replace").str(), need(a, 1, "replace").str(),
+                             int_arg(a, 2, "count", -1)));
   if (name == "upper") return Value(to_upper(s));
   if (name == "lower") return Value(to_lower(s));
   if (name == "title") return Value(title_case(s));
@@ -137,9 +143,11 @@ Value str_method(const std::string& name, const Value& self, Interpreter& in, co
     const std::string sep = need(a, 0, name.c_str()).str();
     const size_t at = name[0] == 'r' ? s.rfind(sep) : s.find(sep);
     if (at == std::string::npos) {
-      return name[0] == 'r' ? Value::list({Value(""), Value(""), self}, true) : Value::list({self, Value(""), Value("")}, true);
+      return name[0] == 'r' ? Value::list({Value(""), Value(""), self}, true)
+                            : Value::list({self, Value(""), Value("")}, true);
     }
-    return Value::list({Value(s.substr(0, at)), Value(sep), Value(s.substr(at + sep.size()))}, true);
+    return Value::list({Value(s.substr(0, at)), Value(sep), Value(s.substr(at + sep.size()))},
+                       true);
   }
   auto all = [&](auto pred) {
     const Charge scratch(s.size() * sizeof(char32_t));
@@ -149,7 +157,9 @@ Value str_method(const std::string& name, const Value& self, Interpreter& in, co
   if (name == "isdigit") return all([](char32_t c) { return c >= '0' && c <= '9'; });
   if (name == "isspace") return all([](char32_t c) { return is_python_space(c); });
   if (name == "isalpha") return all([](char32_t c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; });
-  if (name == "isalnum") return all([](char32_t c) { return ((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= '0' && c <= '9'); });
+  if (name == "isalnum")
+    return all(
+        [](char32_t c) { return ((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= '0' && c <= '9'); });
   if (name == "islower") return Value(to_lower(s) == s && to_upper(s) != s);
   if (name == "isupper") return Value(to_upper(s) == s && to_lower(s) != s);
   throw RenderError("'str' object has no attribute '" + name + "'");
@@ -201,14 +211,16 @@ Value list_method(const std::string& name, const Value& self, const CallArgs& a)
 }
 
 bool has_method(const Value& obj, const std::string& name) {
-  static const char* kStr[] = {"strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith",
-                               "endswith", "replace", "upper", "lower", "title", "capitalize", "find", "rfind",
-                               "index", "rindex", "count", "join", "format", "partition", "rpartition",
-                               "isdigit", "isspace", "isalpha", "isalnum", "islower", "isupper"};
+  static const char* kStr[] = {
+      "strip",      "lstrip",  "rstrip",  "split",   "rsplit",  "splitlines", "startswith",
+      "endswith",   "replace", "upper",   "lower",   "title",   "capitalize", "find",
+      "rfind",      "index",   "rindex",  "count",   "join",    "format",     "partition",
+      "rpartition", "isdigit", "isspace", "isalpha", "isalnum", "islower",    "isupper"};
   static const char* kDict[] = {"items", "keys", "values", "get", "copy"};
   static const char* kList[] = {"index", "count", "copy"};
   auto in = [&](const auto& names) {
-    return std::any_of(std::begin(names), std::end(names), [&](const char* n) { return name == n; });
+    return std::any_of(std::begin(names), std::end(names),
+                       [&](const char* n) { return name == n; });
   };
   if (obj.is_string()) return in(kStr);
   if (obj.is_dict()) return in(kDict);
@@ -219,10 +231,12 @@ bool has_method(const Value& obj, const std::string& name) {
 // transformers renders in jinja2's ImmutableSandboxedEnvironment: methods that
 // modify a list or dict are refused.
 bool is_mutating(const Value& obj, const std::string& name) {
-  if (obj.is_list()) return name == "append" || name == "extend" || name == "insert" || name == "pop" ||
-                            name == "remove" || name == "clear" || name == "sort" || name == "reverse";
+  if (obj.is_list())
+    return name == "append" || name == "extend" || name == "insert" || name == "pop" ||
+           name == "remove" || name == "clear" || name == "sort" || name == "reverse";
   if (obj.is_dict() && !obj.dict_obj().is_namespace)
-    return name == "update" || name == "pop" || name == "popitem" || name == "setdefault" || name == "clear";
+    return name == "update" || name == "pop" || name == "popitem" || name == "setdefault" ||
+           name == "clear";
   return false;
 }
 
@@ -231,10 +245,12 @@ bool is_mutating(const Value& obj, const std::string& name) {
 Value find_method(const Value& obj, const std::string& name) {
   if (is_mutating(obj, name)) {
     return Value::function(name, [obj, name](Interpreter&, const CallArgs&) -> Value {
-      throw RenderError("access to attribute '" + name + "' of '" + obj.type_name() + "' object is unsafe.");
+      throw RenderError("access to attribute '" + name + "' of '" + obj.type_name() +
+                        "' object is unsafe.");
     });
   }
-  if (!has_method(obj, name)) return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + name + "'");
+  if (!has_method(obj, name))
+    return Value::undefined("'" + obj.type_name() + " object' has no attribute '" + name + "'");
   return Value::function(name, [obj, name](Interpreter& in, const CallArgs& args) -> Value {
     if (obj.is_string()) return str_method(name, obj, in, args);
     if (obj.is_dict()) return dict_method(name, obj, args);

@@ -8,14 +8,18 @@ namespace kvchat::jinja {
 namespace {
 
 [[noreturn]] void unsupported(const std::string& op, const Value& a, const Value& b) {
-  throw RenderError("unsupported operand type(s) for " + op + ": '" + a.type_name() + "' and '" + b.type_name() + "'");
+  throw RenderError("unsupported operand type(s) for " + op + ": '" + a.type_name() + "' and '" +
+                    b.type_name() + "'");
 }
 
 Value arithmetic(const std::string& op, const Value& a, const Value& b) {
   const bool ints = !a.is_float() && !b.is_float();
-  if (op == "+") return ints ? Value(a.as_int() + b.as_int()) : Value(a.as_double() + b.as_double());
-  if (op == "-") return ints ? Value(a.as_int() - b.as_int()) : Value(a.as_double() - b.as_double());
-  if (op == "*") return ints ? Value(a.as_int() * b.as_int()) : Value(a.as_double() * b.as_double());
+  if (op == "+")
+    return ints ? Value(a.as_int() + b.as_int()) : Value(a.as_double() + b.as_double());
+  if (op == "-")
+    return ints ? Value(a.as_int() - b.as_int()) : Value(a.as_double() - b.as_double());
+  if (op == "*")
+    return ints ? Value(a.as_int() * b.as_int()) : Value(a.as_double() * b.as_double());
   if (op == "/") {
     if (b.as_double() == 0) throw RenderError("division by zero");
     return Value(a.as_double() / b.as_double());
@@ -23,7 +27,9 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
   if (op == "//" || op == "%") {
     if (ints) {
       const std::int64_t x = a.as_int(), y = b.as_int();
-      if (y == 0) throw RenderError(op == "%" ? "integer modulo by zero" : "integer division or modulo by zero");
+      if (y == 0)
+        throw RenderError(op == "%" ? "integer modulo by zero"
+                                    : "integer division or modulo by zero");
       std::int64_t q = x / y, r = x % y;
       if (r != 0 && ((r < 0) != (y < 0))) {
         --q;
@@ -56,14 +62,16 @@ Value repeat(const Value& seq, std::int64_t n, const Interpreter& in) {
   if (n < 0) n = 0;
   // The size of the result, checked without overflow; an empty sequence stays empty
   // however large n is (no n-step loop over nothing).
-  const std::size_t unit = seq.is_string() ? seq.as_string().size() : seq.items().size() * sizeof(Value);
+  const std::size_t unit =
+      seq.is_string() ? seq.as_string().size() : seq.items().size() * sizeof(Value);
   if (unit == 0) n = 0;
   if (unit != 0 && static_cast<std::uint64_t>(n) > in.limits().max_output_bytes / unit) {
     in.check_size(in.limits().max_output_bytes + 1);  // throws
   }
   if (seq.is_string()) {
     in.check_size(seq.as_string().size() * static_cast<std::size_t>(n));
-    const Charge scratch(seq.as_string().size() * static_cast<std::size_t>(n));  // until the value holds it
+    const Charge scratch(seq.as_string().size() *
+                         static_cast<std::size_t>(n));  // until the value holds it
     const std::size_t total = seq.as_string().size() * static_cast<std::size_t>(n);
     std::string out;
     out.reserve(total);
@@ -78,14 +86,16 @@ Value repeat(const Value& seq, std::int64_t n, const Interpreter& in) {
   const Charge scratch(seq.items().size() * static_cast<std::size_t>(n) * sizeof(Value));
   std::vector<Value> out;
   out.reserve(seq.items().size() * static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), seq.items().begin(), seq.items().end());
+  for (std::int64_t i = 0; i < n; ++i)
+    out.insert(out.end(), seq.items().begin(), seq.items().end());
   return Value::list(std::move(out), seq.list_obj().is_tuple);
 }
 
 bool contains(const Value& container, const Value& item) {
   switch (container.kind()) {
     case Value::Kind::String:
-      if (!item.is_string()) throw RenderError("'in <string>' requires string as left operand, not " + item.type_name());
+      if (!item.is_string())
+        throw RenderError("'in <string>' requires string as left operand, not " + item.type_name());
       return container.as_string().find(item.as_string()) != std::string::npos;
     case Value::Kind::List:
       for (const Value& v : iterate(container))
@@ -140,11 +150,14 @@ Value binary_op(const std::string& op, const Value& a, const Value& b, const Int
       return Value::list(std::move(out), a.list_obj().is_tuple);
     }
     if (a.is_string() || b.is_string())
-      throw RenderError("can only concatenate str (not \"" + (a.is_string() ? b : a).type_name() + "\") to str");
+      throw RenderError("can only concatenate str (not \"" + (a.is_string() ? b : a).type_name() +
+                        "\") to str");
   }
   if (op == "*") {
-    if ((a.is_string() || (a.is_list() && !a.is_iterator())) && (b.is_int() || b.is_bool())) return repeat(a, b.as_int(), in);
-    if ((b.is_string() || (b.is_list() && !b.is_iterator())) && (a.is_int() || a.is_bool())) return repeat(b, a.as_int(), in);
+    if ((a.is_string() || (a.is_list() && !a.is_iterator())) && (b.is_int() || b.is_bool()))
+      return repeat(a, b.as_int(), in);
+    if ((b.is_string() || (b.is_list() && !b.is_iterator())) && (a.is_int() || a.is_bool()))
+      return repeat(b, a.as_int(), in);
   }
   if (op == "%" && a.is_string()) return Value(percent_format(a.as_string(), b));
   unsupported(op, a, b);

@@ -46,8 +46,9 @@ class Parser {
       const auto [e, depth] = pending.back();
       pending.pop_back();
       if (depth > kMaxExprDepth) {
-        throw SyntaxError(at_position(e->line, e->column, "expression nested too deeply (more than " +
-                                                              std::to_string(kMaxExprDepth) + " levels)"));
+        throw SyntaxError(at_position(e->line, e->column,
+                                      "expression nested too deeply (more than " +
+                                          std::to_string(kMaxExprDepth) + " levels)"));
       }
       for (const ExprPtr& c : e->children) {
         if (c) pending.emplace_back(c.get(), depth + 1);
@@ -73,7 +74,9 @@ class Parser {
   }
 
   bool is_op(const char* op) const { return cur().type == TokenType::Op && cur().text == op; }
-  bool is_name(const char* name) const { return cur().type == TokenType::Name && cur().text == name; }
+  bool is_name(const char* name) const {
+    return cur().type == TokenType::Name && cur().text == name;
+  }
   bool accept_op(const char* op) {
     if (!is_op(op)) return false;
     ++i_;
@@ -131,7 +134,8 @@ class Parser {
       const Token& tok = cur();
       if (tok.type == TokenType::End) {
         if (ends.size() == 0) return body;
-        fail(tok, std::string("unexpected end of template, expected '") + *std::prev(ends.end()) + "'");
+        fail(tok,
+             std::string("unexpected end of template, expected '") + *std::prev(ends.end()) + "'");
       }
       if (tok.type == TokenType::Text) {
         auto n = std::make_unique<Node>();
@@ -296,7 +300,8 @@ class Parser {
     auto tuple = make(Expr::Kind::Tuple, start);
     tuple->children.push_back(std::move(first));
     while (accept_op(",")) {
-      if (cur().type == TokenType::VarEnd || cur().type == TokenType::BlockEnd || is_name("if")) break;
+      if (cur().type == TokenType::VarEnd || cur().type == TokenType::BlockEnd || is_name("if"))
+        break;
       tuple->children.push_back(with_condexpr ? parse_expression() : parse_or());
     }
     return tuple;
@@ -364,8 +369,8 @@ class Parser {
     std::vector<std::pair<std::string, ExprPtr>> rest;
     while (true) {
       const Token at = cur();
-      if (at.type == TokenType::Op &&
-          (at.text == "==" || at.text == "!=" || at.text == "<" || at.text == ">" || at.text == "<=" || at.text == ">=")) {
+      if (at.type == TokenType::Op && (at.text == "==" || at.text == "!=" || at.text == "<" ||
+                                       at.text == ">" || at.text == "<=" || at.text == ">=")) {
         ++i_;
         rest.emplace_back(at.text, parse_math1());
       } else if (is_name("in")) {
@@ -379,7 +384,8 @@ class Parser {
       }
     }
     if (rest.empty()) return first;
-    if (rest.size() == 1) return binary(start, rest[0].first, std::move(first), std::move(rest[0].second));
+    if (rest.size() == 1)
+      return binary(start, rest[0].first, std::move(first), std::move(rest[0].second));
     auto chain = make(Expr::Kind::Compare, start);
     chain->children.push_back(std::move(first));
     chain->kwargs = std::move(rest);
@@ -616,8 +622,9 @@ class Parser {
         const Token& c = cur();
         if (is_op("(")) {
           parse_args(*t);
-        } else if ((c.type == TokenType::Name || c.type == TokenType::String || c.type == TokenType::Int ||
-                    c.type == TokenType::Float || is_op("[") || is_op("{")) &&
+        } else if ((c.type == TokenType::Name || c.type == TokenType::String ||
+                    c.type == TokenType::Int || c.type == TokenType::Float || is_op("[") ||
+                    is_op("{")) &&
                    !is_name("else") && !is_name("or") && !is_name("and")) {
           if (is_name("is")) fail(c, "you cannot chain multiple tests with is");
           t->children.push_back(parse_postfix(parse_primary()));

@@ -8,7 +8,8 @@
 
 namespace kvchat::jinja {
 
-std::int64_t int_arg(const CallArgs& args, size_t index, std::string_view name, std::int64_t fallback) {
+std::int64_t int_arg(const CallArgs& args, size_t index, std::string_view name,
+                     std::int64_t fallback) {
   const Value* v = args.get(index, name);
   if (!v || v->is_none() || v->is_undefined()) return fallback;
   if (v->is_int() || v->is_bool()) return v->as_int();
@@ -21,7 +22,8 @@ bool bool_arg(const CallArgs& args, size_t index, std::string_view name, bool fa
   return v ? v->truthy() : fallback;
 }
 
-std::string str_arg(const CallArgs& args, size_t index, std::string_view name, const std::string& fallback) {
+std::string str_arg(const CallArgs& args, size_t index, std::string_view name,
+                    const std::string& fallback) {
   const Value* v = args.get(index, name);
   return v && !v->is_undefined() ? v->str() : fallback;
 }
@@ -30,7 +32,9 @@ std::string strip_chars(const std::string& s, const std::string* chars, bool lef
   const Charge scratch((s.size() + (chars ? chars->size() : 0)) * sizeof(char32_t) + s.size());
   const std::u32string cps = utf8_decode(s);
   const std::u32string set = chars ? utf8_decode(*chars) : std::u32string();
-  auto strip = [&](char32_t c) { return chars ? set.find(c) != std::u32string::npos : is_python_space(c); };
+  auto strip = [&](char32_t c) {
+    return chars ? set.find(c) != std::u32string::npos : is_python_space(c);
+  };
   size_t a = 0, b = cps.size();
   if (left)
     while (a < b && strip(cps[a])) ++a;
@@ -111,18 +115,21 @@ Value split_string(const std::string& s, const Value* sep, std::int64_t maxsplit
   }
   rev.push_back(Value(s.substr(0, end)));
   Value reversed = rev.list();
-  for (auto it = reversed.items().rbegin(); it != reversed.items().rend(); ++it) parts.push_back(*it);
+  for (auto it = reversed.items().rbegin(); it != reversed.items().rend(); ++it)
+    parts.push_back(*it);
   return parts.list();
 }
 
 // The result's size is known before it is built: bounded like any string, and charged
 // while it is built (a replacement that doubles a string in a loop stops at the limit).
-std::string replace_all(const std::string& s, const std::string& from, const std::string& to, std::int64_t count) {
+std::string replace_all(const std::string& s, const std::string& from, const std::string& to,
+                        std::int64_t count) {
   std::string out;
   if (from.empty()) {
     // Python inserts `to` between every character (and at both ends).
     std::uint64_t slots = static_cast<std::uint64_t>(Value(s).length()) + 1;
-    if (count >= 0 && static_cast<std::uint64_t>(count) < slots) slots = static_cast<std::uint64_t>(count);
+    if (count >= 0 && static_cast<std::uint64_t>(count) < slots)
+      slots = static_cast<std::uint64_t>(count);
     const std::uint64_t total = s.size() + slots * to.size();  // < 2^49: no overflow
     check_string_size(static_cast<size_t>(total));
     const Charge scratch(static_cast<size_t>(total) + s.size() * sizeof(char32_t));
@@ -139,7 +146,8 @@ std::string replace_all(const std::string& s, const std::string& from, const std
     return out;
   }
   std::uint64_t found = 0;
-  for (size_t at = s.find(from); at != std::string::npos && (count < 0 || found < static_cast<std::uint64_t>(count));
+  for (size_t at = s.find(from);
+       at != std::string::npos && (count < 0 || found < static_cast<std::uint64_t>(count));
        at = s.find(from, at + from.size()))
     ++found;
   const std::uint64_t total = s.size() - found * from.size() + found * to.size();
@@ -163,7 +171,8 @@ std::string replace_all(const std::string& s, const std::string& from, const std
 namespace {
 
 bool is_alpha_cp(char32_t c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c != 0xD7 && c != 0xF7 && !is_python_space(c));
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= 0xC0 && c != 0xD7 && c != 0xF7 && !is_python_space(c));
 }
 char32_t upper_cp(char32_t c) {
   if (c >= 'a' && c <= 'z') return c - 32;
@@ -219,8 +228,10 @@ std::string capitalize(const std::string& s) {
 
 std::string percent_format(const std::string& fmt, const Value& args) {
   std::vector<Value> list;
-  if (args.is_list() && args.list_obj().is_tuple) list = args.items();
-  else list.push_back(args);
+  if (args.is_list() && args.list_obj().is_tuple)
+    list = args.items();
+  else
+    list.push_back(args);
   std::string out;
   size_t next = 0;
   for (size_t i = 0; i < fmt.size(); ++i) {
@@ -232,7 +243,9 @@ std::string percent_format(const std::string& fmt, const Value& args) {
     // Flags, width and precision: kept simple (%05.2f style handled by snprintf).
     size_t j = i + 1;
     std::string spec = "%";
-    while (j < fmt.size() && std::string_view("-+ 0#.0123456789").find(fmt[j]) != std::string_view::npos) spec += fmt[j++];
+    while (j < fmt.size() &&
+           std::string_view("-+ 0#.0123456789").find(fmt[j]) != std::string_view::npos)
+      spec += fmt[j++];
     if (j >= fmt.size()) throw RenderError("incomplete format");
     // snprintf pads into a 512-byte buffer (and glibc allocates a buffer as wide as the
     // width): widths and precisions beyond what it can hold are refused.
@@ -256,15 +269,18 @@ std::string percent_format(const std::string& fmt, const Value& args) {
       case 's':
       case 'r': {  // bounded before it is appended: a %s of a long value, again and again
         std::string text;
-        const std::string& piece =
-            conv == 's' && v.is_string() ? v.as_string() : (text = conv == 's' ? v.str() : v.repr());
+        const std::string& piece = conv == 's' && v.is_string()
+                                       ? v.as_string()
+                                       : (text = conv == 's' ? v.str() : v.repr());
         check_string_size(out.size() + piece.size());
         out += piece;
         break;
       }
       case 'd':
       case 'i':
-        std::snprintf(buf, sizeof buf, (spec + "lld").c_str(), static_cast<long long>(v.is_float() ? static_cast<std::int64_t>(v.as_double()) : v.as_int()));
+        std::snprintf(buf, sizeof buf, (spec + "lld").c_str(),
+                      static_cast<long long>(v.is_float() ? static_cast<std::int64_t>(v.as_double())
+                                                          : v.as_int()));
         out += buf;
         break;
       case 'f':
@@ -273,10 +289,13 @@ std::string percent_format(const std::string& fmt, const Value& args) {
         std::snprintf(buf, sizeof buf, (spec + conv).c_str(), v.as_double());
         out += buf;
         break;
-      default: throw RenderError("unsupported format character '" + printable(std::string_view(&conv, 1)) + "'");
+      default:
+        throw RenderError("unsupported format character '" + printable(std::string_view(&conv, 1)) +
+                          "'");
     }
   }
-  if (next < list.size() && !(args.is_dict())) throw RenderError("not all arguments converted during string formatting");
+  if (next < list.size() && !(args.is_dict()))
+    throw RenderError("not all arguments converted during string formatting");
   return out;
 }
 

@@ -35,8 +35,12 @@ bool t_sequence(Interpreter&, const Value& v, const CallArgs&) {
   return v.is_string() || (v.is_list() && !v.is_iterator()) || v.is_dict();
 }
 bool t_callable(Interpreter&, const Value& v, const CallArgs&) { return v.is_function(); }
-bool t_lower(Interpreter&, const Value& v, const CallArgs&) { return v.is_string() && to_lower(v.as_string()) == v.as_string(); }
-bool t_upper(Interpreter&, const Value& v, const CallArgs&) { return v.is_string() && to_upper(v.as_string()) == v.as_string(); }
+bool t_lower(Interpreter&, const Value& v, const CallArgs&) {
+  return v.is_string() && to_lower(v.as_string()) == v.as_string();
+}
+bool t_upper(Interpreter&, const Value& v, const CallArgs&) {
+  return v.is_string() && to_upper(v.as_string()) == v.as_string();
+}
 
 std::int64_t need_int(const Value& v, const char* test) {
   if (!v.is_int() && !v.is_bool()) {
@@ -53,9 +57,15 @@ bool t_divisibleby(Interpreter&, const Value& v, const CallArgs& a) {
   return need_int(v, "divisibleby") % d == 0;
 }
 
-bool t_in(Interpreter& in, const Value& v, const CallArgs& a) { return binary_op("in", v, arg0(a, "in"), in).truthy(); }
-bool t_eq(Interpreter&, const Value& v, const CallArgs& a) { return values_equal(v, arg0(a, "eq")); }
-bool t_ne(Interpreter&, const Value& v, const CallArgs& a) { return !values_equal(v, arg0(a, "ne")); }
+bool t_in(Interpreter& in, const Value& v, const CallArgs& a) {
+  return binary_op("in", v, arg0(a, "in"), in).truthy();
+}
+bool t_eq(Interpreter&, const Value& v, const CallArgs& a) {
+  return values_equal(v, arg0(a, "eq"));
+}
+bool t_ne(Interpreter&, const Value& v, const CallArgs& a) {
+  return !values_equal(v, arg0(a, "ne"));
+}
 bool t_lt(Interpreter&, const Value& v, const CallArgs& a) { return value_less(v, arg0(a, "lt")); }
 bool t_gt(Interpreter&, const Value& v, const CallArgs& a) { return value_less(arg0(a, "gt"), v); }
 bool t_le(Interpreter&, const Value& v, const CallArgs& a) { return !value_less(arg0(a, "le"), v); }
@@ -70,21 +80,54 @@ bool t_sameas(Interpreter&, const Value& v, const CallArgs& a) {
   return values_equal(v, o);
 }
 
-bool t_filter(Interpreter&, const Value& v, const CallArgs&) { return v.is_string() && find_filter(v.as_string()); }
-bool t_test(Interpreter&, const Value& v, const CallArgs&) { return v.is_string() && find_test(v.as_string()); }
+bool t_filter(Interpreter&, const Value& v, const CallArgs&) {
+  return v.is_string() && find_filter(v.as_string());
+}
+bool t_test(Interpreter&, const Value& v, const CallArgs&) {
+  return v.is_string() && find_test(v.as_string());
+}
 
 const std::unordered_map<std::string_view, TestFn>& test_table() {
   static const std::unordered_map<std::string_view, TestFn> table = {
-      {"defined", t_defined},   {"undefined", t_undefined}, {"none", t_none},         {"None", t_none},
-      {"boolean", t_boolean},   {"true", t_true},           {"false", t_false},       {"integer", t_integer},
-      {"float", t_float},       {"number", t_number},       {"string", t_string},     {"mapping", t_mapping},
-      {"iterable", t_iterable}, {"sequence", t_sequence},   {"callable", t_callable}, {"lower", t_lower},
-      {"upper", t_upper},       {"even", t_even},           {"odd", t_odd},           {"divisibleby", t_divisibleby},
-      {"in", t_in},             {"eq", t_eq},               {"equalto", t_eq},        {"==", t_eq},
-      {"ne", t_ne},             {"!=", t_ne},               {"lt", t_lt},             {"lessthan", t_lt},
-      {"<", t_lt},              {"gt", t_gt},               {"greaterthan", t_gt},    {">", t_gt},
-      {"le", t_le},             {"<=", t_le},               {"ge", t_ge},             {">=", t_ge},
-      {"sameas", t_sameas},     {"filter", t_filter},       {"test", t_test},
+      {"defined", t_defined},
+      {"undefined", t_undefined},
+      {"none", t_none},
+      {"None", t_none},
+      {"boolean", t_boolean},
+      {"true", t_true},
+      {"false", t_false},
+      {"integer", t_integer},
+      {"float", t_float},
+      {"number", t_number},
+      {"string", t_string},
+      {"mapping", t_mapping},
+      {"iterable", t_iterable},
+      {"sequence", t_sequence},
+      {"callable", t_callable},
+      {"lower", t_lower},
+      {"upper", t_upper},
+      {"even", t_even},
+      {"odd", t_odd},
+      {"divisibleby", t_divisibleby},
+      {"in", t_in},
+      {"eq", t_eq},
+      {"equalto", t_eq},
+      {"==", t_eq},
+      {"ne", t_ne},
+      {"!=", t_ne},
+      {"lt", t_lt},
+      {"lessthan", t_lt},
+      {"<", t_lt},
+      {"gt", t_gt},
+      {"greaterthan", t_gt},
+      {">", t_gt},
+      {"le", t_le},
+      {"<=", t_le},
+      {"ge", t_ge},
+      {">=", t_ge},
+      {"sameas", t_sameas},
+      {"filter", t_filter},
+      {"test", t_test},
   };
   return table;
 }
@@ -95,7 +138,8 @@ constexpr std::int64_t kMaxRange = 100000;
 Value g_range(Interpreter& in, const CallArgs& a) {
   std::int64_t start = 0, stop = 0, step = 1;
   auto num = [](const Value& v) {
-    if (!v.is_int() && !v.is_bool()) throw RenderError("range() integer argument expected, got " + v.type_name());
+    if (!v.is_int() && !v.is_bool())
+      throw RenderError("range() integer argument expected, got " + v.type_name());
     return v.as_int();
   };
   const auto& p = a.positional;
@@ -128,7 +172,8 @@ Value make_dict(const CallArgs& a, bool is_namespace) {
     } else {
       for (const Value& pair : iterate(p)) {
         const Items kv = iterate(pair);
-        if (kv.size() != 2) throw RenderError("dictionary update sequence element has the wrong length");
+        if (kv.size() != 2)
+          throw RenderError("dictionary update sequence element has the wrong length");
         d.dict_obj().set(kv[0], kv[1]);
       }
     }
@@ -143,7 +188,8 @@ Value g_namespace(Interpreter&, const CallArgs& a) { return make_dict(a, true); 
 // The template's own words reach the terminal and the window: control characters
 // escaped, cut at kPrintableMaxBytes.
 Value g_raise_exception(Interpreter&, const CallArgs& a) {
-  throw RenderError(a.positional.empty() ? std::string("raise_exception() called") : printable(a.positional[0].str()));
+  throw RenderError(a.positional.empty() ? std::string("raise_exception() called")
+                                         : printable(a.positional[0].str()));
 }
 
 Value g_strftime_now(Interpreter& in, const CallArgs& a) {

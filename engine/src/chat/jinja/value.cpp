@@ -14,7 +14,8 @@ namespace kvchat::jinja {
 StringObject::StringObject(std::string s) : text(std::move(s)) {
   // The object with its shared_ptr control block (one allocation), plus the text
   // where it does not fit the string's own small buffer.
-  charge.add(heap_bytes(sizeof(StringObject) + 16) + (text.capacity() > 15 ? heap_bytes(text.capacity() + 1) : 0));
+  charge.add(heap_bytes(sizeof(StringObject) + 16) +
+             (text.capacity() > 15 ? heap_bytes(text.capacity() + 1) : 0));
 }
 
 std::shared_ptr<const StringObject> Value::make_string(std::string s) {
@@ -45,7 +46,8 @@ namespace {
 // that printing, comparing and freeing them cannot run out of stack.
 int checked_depth(int depth) {
   if (depth > kMaxValueDepth) {
-    throw RenderError("value nested too deeply (more than " + std::to_string(kMaxValueDepth) + " levels)");
+    throw RenderError("value nested too deeply (more than " + std::to_string(kMaxValueDepth) +
+                      " levels)");
   }
   return depth;
 }
@@ -111,7 +113,8 @@ Value Value::dict() {
 
 Value Value::function(std::string name, std::function<Value(Interpreter&, const CallArgs&)> fn) {
   auto f = std::make_shared<FunctionObject>();
-  f->charge.add(heap_bytes(sizeof(FunctionObject) + 16) + heap_bytes(64) + name.capacity());  // + the closure
+  f->charge.add(heap_bytes(sizeof(FunctionObject) + 16) + heap_bytes(64) +
+                name.capacity());  // + the closure
   f->name = std::move(name);
   f->call = std::move(fn);
   return Value(std::move(f));
@@ -139,7 +142,8 @@ std::int64_t Value::length() const {
       for (unsigned char c : as_string()) n += (c & 0xC0) != 0x80;
       return n;
     }
-    case Kind::List: return list_->is_iterator() ? -1 : static_cast<std::int64_t>(list_->items.size());
+    case Kind::List:
+      return list_->is_iterator() ? -1 : static_cast<std::int64_t>(list_->items.size());
     case Kind::Dict: return static_cast<std::int64_t>(dict_->items.size());
     case Kind::Undefined: return 0;
     default: return -1;
@@ -169,7 +173,8 @@ std::string format_float(double v) {
     } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
       out = digits + std::string(static_cast<size_t>(exp) + 1 - digits.size(), '0') + ".0";
     } else {
-      out = digits.substr(0, static_cast<size_t>(exp) + 1) + "." + digits.substr(static_cast<size_t>(exp) + 1);
+      out = digits.substr(0, static_cast<size_t>(exp) + 1) + "." +
+            digits.substr(static_cast<size_t>(exp) + 1);
     }
     return sign + out;
   }
@@ -202,16 +207,24 @@ std::string repr_string(const std::string& s) {
   size_t n = 0;
   for (char32_t cp : utf8_decode(s)) {
     if (++n % 65536 == 0) check_string_size(out.size());  // escapes take up to 10 bytes each
-    if (cp == '\\') out += "\\\\";
-    else if (cp == static_cast<char32_t>(quote)) out += std::string("\\") + quote;
-    else if (cp == '\n') out += "\\n";
-    else if (cp == '\r') out += "\\r";
-    else if (cp == '\t') out += "\\t";
+    if (cp == '\\')
+      out += "\\\\";
+    else if (cp == static_cast<char32_t>(quote))
+      out += std::string("\\") + quote;
+    else if (cp == '\n')
+      out += "\\n";
+    else if (cp == '\r')
+      out += "\\r";
+    else if (cp == '\t')
+      out += "\\t";
     else if (!printable(cp)) {
       char buf[16];
-      if (cp < 0x100) std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
-      else if (cp < 0x10000) std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
-      else std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(cp));
+      if (cp < 0x100)
+        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+      else if (cp < 0x10000)
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      else
+        std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(cp));
       out += buf;
     } else {
       utf8::append_code_point(out, cp);
@@ -248,7 +261,8 @@ std::string Value::repr() const {
 // A dict that holds another twice ({'a': d, 'b': d}, again and again) prints
 // exponentially long: the text is bounded as it grows.
 void Value::append_repr(std::string& out, int depth) const {
-  if (depth > kMaxValueDepth) throw RenderError("value nested too deeply to print (a namespace that holds itself?)");
+  if (depth > kMaxValueDepth)
+    throw RenderError("value nested too deeply to print (a namespace that holds itself?)");
   check_string_size(out.size());
   budget_tick();
   switch (kind_) {
@@ -310,7 +324,8 @@ std::string Value::type_name() const {
     case Kind::Int: return "int";
     case Kind::Float: return "float";
     case Kind::String: return "str";
-    case Kind::List: return list_->is_iterator() ? list_->iterator_type : list_->is_tuple ? "tuple" : "list";
+    case Kind::List:
+      return list_->is_iterator() ? list_->iterator_type : list_->is_tuple ? "tuple" : "list";
     case Kind::Dict: return dict_->is_namespace ? "Namespace" : "dict";
     case Kind::Function: return "function";
   }
@@ -369,7 +384,8 @@ bool less_at(const Value& a, const Value& b, int depth) {
     if (a.is_float() || b.is_float()) return a.as_double() < b.as_double();
     return a.as_int() < b.as_int();
   }
-  if (a.is_string() && b.is_string()) return a.as_string() < b.as_string();  // UTF-8 order = code point order
+  if (a.is_string() && b.is_string())
+    return a.as_string() < b.as_string();  // UTF-8 order = code point order
   if (a.is_list() && b.is_list()) {
     const auto& x = a.items();
     const auto& y = b.items();
@@ -396,16 +412,34 @@ std::u32string utf8_decode(std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     int n = 0;
     char32_t cp = 0;
-    if (c < 0x80) { cp = c; n = 0; }
-    else if ((c & 0xE0) == 0xC0) { cp = c & 0x1F; n = 1; }
-    else if ((c & 0xF0) == 0xE0) { cp = c & 0x0F; n = 2; }
-    else if ((c & 0xF8) == 0xF0) { cp = c & 0x07; n = 3; }
-    else { out += U'\uFFFD'; ++i; continue; }
+    if (c < 0x80) {
+      cp = c;
+      n = 0;
+    } else if ((c & 0xE0) == 0xC0) {
+      cp = c & 0x1F;
+      n = 1;
+    } else if ((c & 0xF0) == 0xE0) {
+      cp = c & 0x0F;
+      n = 2;
+    } else if ((c & 0xF8) == 0xF0) {
+      cp = c & 0x07;
+      n = 3;
+    } else {
+      out += U'\uFFFD';
+      ++i;
+      continue;
+    }
     bool ok = true;
     for (int k = 1; k <= n; ++k) {
-      if (i + static_cast<size_t>(k) >= s.size()) { ok = false; break; }
+      if (i + static_cast<size_t>(k) >= s.size()) {
+        ok = false;
+        break;
+      }
       const auto cc = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
-      if ((cc & 0xC0) != 0x80) { ok = false; break; }
+      if ((cc & 0xC0) != 0x80) {
+        ok = false;
+        break;
+      }
       cp = (cp << 6) | (cc & 0x3F);
     }
     if (!ok) {

@@ -90,15 +90,15 @@ class Value {
     return v;
   }
   static Value none() { return Value(Kind::None); }
-  Value(bool b) : kind_(Kind::Bool), int_(b) {}                                 // NOLINT
-  Value(int v) : kind_(Kind::Int), int_(v) {}                                   // NOLINT
-  Value(std::int64_t v) : kind_(Kind::Int), int_(v) {}                          // NOLINT
-  Value(double v) : kind_(Kind::Float), float_(v) {}                            // NOLINT
-  Value(std::string s) : kind_(Kind::String), str_(make_string(std::move(s))) {}   // NOLINT
-  Value(std::string_view s) : Value(std::string(s)) {}                            // NOLINT
-  Value(const char* s) : Value(std::string(s)) {}                                 // NOLINT
-  Value(std::shared_ptr<ListObject> l) : kind_(Kind::List), list_(std::move(l)) {}      // NOLINT
-  Value(std::shared_ptr<DictObject> d) : kind_(Kind::Dict), dict_(std::move(d)) {}      // NOLINT
+  Value(bool b) : kind_(Kind::Bool), int_(b) {}                                           // NOLINT
+  Value(int v) : kind_(Kind::Int), int_(v) {}                                             // NOLINT
+  Value(std::int64_t v) : kind_(Kind::Int), int_(v) {}                                    // NOLINT
+  Value(double v) : kind_(Kind::Float), float_(v) {}                                      // NOLINT
+  Value(std::string s) : kind_(Kind::String), str_(make_string(std::move(s))) {}          // NOLINT
+  Value(std::string_view s) : Value(std::string(s)) {}                                    // NOLINT
+  Value(const char* s) : Value(std::string(s)) {}                                         // NOLINT
+  Value(std::shared_ptr<ListObject> l) : kind_(Kind::List), list_(std::move(l)) {}        // NOLINT
+  Value(std::shared_ptr<DictObject> d) : kind_(Kind::Dict), dict_(std::move(d)) {}        // NOLINT
   Value(std::shared_ptr<FunctionObject> f) : kind_(Kind::Function), fn_(std::move(f)) {}  // NOLINT
 
   static Value list(std::vector<Value> items = {}, bool tuple = false);
@@ -112,7 +112,9 @@ class Value {
   bool is_bool() const { return kind_ == Kind::Bool; }
   bool is_int() const { return kind_ == Kind::Int; }
   bool is_float() const { return kind_ == Kind::Float; }
-  bool is_number() const { return kind_ == Kind::Int || kind_ == Kind::Float || kind_ == Kind::Bool; }
+  bool is_number() const {
+    return kind_ == Kind::Int || kind_ == Kind::Float || kind_ == Kind::Bool;
+  }
   bool is_string() const { return kind_ == Kind::String; }
   bool is_list() const { return kind_ == Kind::List; }
   bool is_iterator() const { return kind_ == Kind::List && list_->is_iterator(); }
@@ -170,7 +172,9 @@ class ListBuilder {
   // The list (or iterator) value, which charges its own slots; the builder is empty
   // and uncharged afterwards.
   Value list(bool tuple = false) { return done(Value::list(std::move(items_), tuple)); }
-  Value iterator(std::string type = "generator") { return done(Value::iterator(std::move(items_), std::move(type))); }
+  Value iterator(std::string type = "generator") {
+    return done(Value::iterator(std::move(items_), std::move(type)));
+  }
 
  private:
   void grow();

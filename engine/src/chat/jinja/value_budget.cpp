@@ -12,8 +12,10 @@ thread_local ValueBudget* t_current = nullptr;
 
 std::string mib(std::size_t bytes) {
   char buf[32];
-  if (bytes % (1u << 20) == 0) std::snprintf(buf, sizeof buf, "%zu MiB", bytes >> 20);
-  else std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
+  if (bytes % (1u << 20) == 0)
+    std::snprintf(buf, sizeof buf, "%zu MiB", bytes >> 20);
+  else
+    std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
   return buf;
 }
 
@@ -23,8 +25,9 @@ ValueBudget::ValueBudget(std::size_t max_bytes, std::size_t max_string_bytes, do
     : max_bytes_(max_bytes),
       max_string_bytes_(max_string_bytes),
       max_seconds_(max_seconds),
-      deadline_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                       std::chrono::duration<double>(max_seconds))) {}
+      deadline_(std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(max_seconds))) {}
 
 void ValueBudget::fail_time() const {
   char seconds[32];
@@ -39,7 +42,8 @@ void ValueBudget::check_deadline() const {
 void ValueBudget::charge(std::size_t bytes) {
   check_deadline();
   if (bytes > max_bytes_ - used_) {
-    throw RenderError("template exceeded its memory budget of " + mib(max_bytes_) + " (values built while rendering)");
+    throw RenderError("template exceeded its memory budget of " + mib(max_bytes_) +
+                      " (values built while rendering)");
   }
   used_ += bytes;
   if (used_ > peak_) peak_ = used_;
@@ -53,7 +57,8 @@ void ValueBudget::tick() {
 
 void ValueBudget::check_string(std::size_t bytes) const {
   if (bytes > max_string_bytes_) {
-    throw RenderError("template output exceeds the size limit of " + mib(max_string_bytes_) + " (one string or list)");
+    throw RenderError("template output exceeds the size limit of " + mib(max_string_bytes_) +
+                      " (one string or list)");
   }
 }
 

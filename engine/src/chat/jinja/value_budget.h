@@ -95,6 +95,8 @@ void check_string_size(std::size_t bytes);
 
 // What the heap takes for one allocation of `bytes` (malloc's header and rounding),
 // so that many small values are not counted as free.
-inline constexpr std::size_t heap_bytes(std::size_t bytes) { return ((bytes + 15) & ~std::size_t{15}) + 16; }
+inline constexpr std::size_t heap_bytes(std::size_t bytes) {
+  return ((bytes + 15) & ~std::size_t{15}) + 16;
+}
 
 }  // namespace kvchat::jinja
