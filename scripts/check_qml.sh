@@ -167,7 +167,7 @@ for name in files:
 
 if failures:
     print("\n".join(failures[k] for k in sorted(failures)))
-    print(f"check_qml.sh: FAIL: qmllint: {len(failures)} warnings over {len(files)} QML files"
+    print(f"check_qml.sh: FAIL: qmllint: {len(failures)} problems over {len(files)} QML files"
           f" (accepted bare, as context properties of {main_cpp}: {', '.join(context)})")
     sys.exit(1)
 print(f"check_qml.sh: {len(files)} QML files, no qmllint warnings ({accepted} bare reads of"
