@@ -24,6 +24,7 @@ Popup {
     closePolicy: Popup.CloseOnEscape
 
     property var hub: modelHub
+    HubListHeader { id: hubListHeader }  // the header of the Hub list
     property int selectedFile: 0
 
     onOpened: {
@@ -213,11 +214,7 @@ Popup {
                         Layout.fillHeight: true
                         clip: true
                         model: page.hub.searchResults.length > 0 ? page.hub.searchResults : page.hub.catalog
-                        header: Label {
-                            padding: 4
-                            font.bold: true
-                            text: page.hub.searchResults.length > 0 ? qsTr("Search results") : qsTr("Catalog (sizes approximate)")
-                        }
+                        header: hubListHeader.component  // (not inline: see HubListHeader.qml)
                         delegate: ItemDelegate {
                             id: resultItem
                             required property var modelData
