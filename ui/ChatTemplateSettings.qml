@@ -13,7 +13,7 @@ ColumnLayout {
     // Choices: the file's own template, each built-in format, custom Jinja.
     readonly property var choices: [qsTr("The model file's template"), ...builtIns.map(n => qsTr("Built-in: ") + n), qsTr("Custom (Jinja)")]
     function choiceIndex() {
-        var o = info.chat_template_override || ""
+        var o = root.info.chat_template_override || ""
         if (o === "") return 0
         if (o.startsWith("builtin:")) return 1 + Math.max(0, builtIns.indexOf(o.substring(8)))
         return choices.length - 1
@@ -33,7 +33,7 @@ ColumnLayout {
         Layout.fillWidth: true
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
-        text: info.chat_format_description ? qsTr("In use: ") + info.chat_format_description : qsTr("Load a model to see its chat template.")
+        text: root.info.chat_format_description ? qsTr("In use: ") + root.info.chat_format_description : qsTr("Load a model to see its chat template.")
     }
     // The override is kept per model file, like the settings around it; while another
     // model's settings are shown (its load failed), it is the loaded model's that is set here.
@@ -43,16 +43,16 @@ ColumnLayout {
         Layout.fillWidth: true
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
-        visible: !!info.path
-        text: models.settingsModel === info.path
+        visible: !!root.info.path
+        text: models.settingsModel === root.info.path
               ? qsTr("Kept for this model file.")
-              : qsTr("For the loaded model, %1 (kept for that file).").arg((info.path || "").split("/").pop())
+              : qsTr("For the loaded model, %1 (kept for that file).").arg((root.info.path || "").split("/").pop())
     }
     ComboBox {
         id: choice
         Accessible.name: qsTr("Chat template")
         Layout.fillWidth: true
-        enabled: !!info.path
+        enabled: !!root.info.path
         model: root.choices
         currentIndex: root.choiceIndex()
     }
@@ -77,7 +77,7 @@ ColumnLayout {
     }
     Button {
         text: qsTr("Use this template")
-        enabled: !!info.path && root.overrideText() !== (info.chat_template_override || "")
+        enabled: !!root.info.path && root.overrideText() !== (root.info.chat_template_override || "")
         onClicked: models.setChatTemplateOverride(root.overrideText())
     }
 }

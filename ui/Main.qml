@@ -420,6 +420,7 @@ ApplicationWindow {
                         onObjectRemoved: (index, object) => recentMenu.removeItem(object)
                         delegate: MenuItem {
                             id: recentItem
+                            required property var modelData
                             readonly property string path: modelData
                             readonly property string fileName: path.split("/").pop()
                             text: fileName

@@ -120,15 +120,15 @@ Pane {
                 color: Theme.textMuted
                 text: d.total_bytes === undefined ? qsTr("All snapshots: —")
                     : (d.budget_bytes > 0
-                       ? qsTr("All snapshots: %1 of %2 budget").arg(fmt(d.total_bytes)).arg(fmt(d.budget_bytes))
-                       : qsTr("All snapshots: %1 (no budget)").arg(fmt(d.total_bytes)))
+                       ? qsTr("All snapshots: %1 of %2 budget").arg(panel.fmt(d.total_bytes)).arg(panel.fmt(d.budget_bytes))
+                       : qsTr("All snapshots: %1 (no budget)").arg(panel.fmt(d.total_bytes)))
                     + (d.evicted > 0 ? qsTr(" · %1 least recently used removed").arg(Theme.num(d.evicted)) : "")
                 ToolTip.visible: diskMouse.containsMouse && text.length > 0
-                ToolTip.text: (d.file_bytes !== undefined ? qsTr("This conversation's snapshot: %1").arg(fmt(d.file_bytes)) : qsTr("This conversation has no snapshot yet."))
+                ToolTip.text: (d.file_bytes !== undefined ? qsTr("This conversation's snapshot: %1").arg(panel.fmt(d.file_bytes)) : qsTr("This conversation has no snapshot yet."))
                     + (d.last_written_bytes !== undefined
                        ? "\n" + (d.last_rewritten
-                          ? qsTr("Last save rewrote the whole file: %1 (%2)").arg(fmt(d.last_written_bytes)).arg(d.last_why_rewritten)
-                          : qsTr("Last save appended %1 (%2 tokens)").arg(fmt(d.last_written_bytes)).arg(d.last_tokens_written))
+                          ? qsTr("Last save rewrote the whole file: %1 (%2)").arg(panel.fmt(d.last_written_bytes)).arg(d.last_why_rewritten)
+                          : qsTr("Last save appended %1 (%2 tokens)").arg(panel.fmt(d.last_written_bytes)).arg(d.last_tokens_written))
                        : "")
                 MouseArea { id: diskMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
             }
@@ -144,18 +144,18 @@ Pane {
             Label {
                 id: sessions
                 property var j: chat.documents.jobMemory || ({})
-                property real chatKv: m.kv_allocated_bytes || 0
+                property real chatKv: panel.m.kv_allocated_bytes || 0
                 property real jobKv: j.kv_allocated_bytes || 0
-                property real budget: (m.kv_budget_bytes || 0) > 0 ? m.kv_budget_bytes : (m.system_available_bytes || 0) + chatKv + jobKv
+                property real budget: (panel.m.kv_budget_bytes || 0) > 0 ? panel.m.kv_budget_bytes : (panel.m.system_available_bytes || 0) + chatKv + jobKv
                 visible: j.kv_tokens !== undefined
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 text: qsTr("Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9")
-                    .arg(fmt(m.weights_bytes)).arg(fmt(chatKv)).arg(Theme.num(m.kv_tokens))
-                    .arg(fmt(jobKv)).arg(Theme.num(j.kv_tokens)).arg(fmt(chatKv + jobKv)).arg(fmt(budget))
-                    .arg((m.kv_budget_bytes || 0) > 0 ? qsTr("KV budget") : qsTr("available"))
+                    .arg(panel.fmt(panel.m.weights_bytes)).arg(panel.fmt(chatKv)).arg(Theme.num(panel.m.kv_tokens))
+                    .arg(panel.fmt(jobKv)).arg(Theme.num(j.kv_tokens)).arg(panel.fmt(chatKv + jobKv)).arg(panel.fmt(budget))
+                    .arg((panel.m.kv_budget_bytes || 0) > 0 ? qsTr("KV budget") : qsTr("available"))
                     .arg(Theme.num(Math.max(chatKv, jobKv) > 0 ? Math.floor(budget / Math.max(chatKv, jobKv)) : 0))
             }
 

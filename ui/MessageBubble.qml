@@ -5,26 +5,38 @@
 // sampled with (Regenerate with this seed), its versions (‹ 2/3 ›), per-message stats,
 // copy and edit actions. Edit (or Up in the empty message box) edits a user message in
 // place: Enter resends, Shift+Enter is a newline, Esc cancels.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
 Item {
     id: bubble
-    property bool isUser: role === "user"
+    // The roles of ChatView's message list (required: qmllint sees them, and Qt sets them by
+    // name). The row's state is read as model.state: a required "state" would hide Item's.
+    required property var model
+    required property int index
+    required property string role
+    required property var content
+    required property var stats
+    required property var saved
+    required property int version
+    required property int versionCount
+    required property var segments
+    property bool isUser: bubble.role === "user"
     // A document sent whole: shown folded (its first lines) until expanded.
-    readonly property bool isDocument: isUser && stats && stats.document_tokens !== undefined && !stats.summary_request
-    readonly property bool isSummary: !isUser && stats && stats.summary_job_id !== undefined
-    readonly property bool isLast: ListView.view ? index === ListView.view.count - 1 : false
-    readonly property string stopReason: stats && stats.stop_reason !== undefined ? stats.stop_reason : ""
+    readonly property bool isDocument: isUser && bubble.stats && bubble.stats.document_tokens !== undefined && !bubble.stats.summary_request
+    readonly property bool isSummary: !isUser && bubble.stats && bubble.stats.summary_job_id !== undefined
+    readonly property bool isLast: ListView.view ? bubble.index === ListView.view.count - 1 : false
+    readonly property string stopReason: bubble.stats && bubble.stats.stop_reason !== undefined ? bubble.stats.stop_reason : ""
     readonly property bool wasStopped: !isUser && stopReason === "cancelled"
     readonly property bool wasCut: !isUser && stopReason === "max-tokens"
-    readonly property bool hasSeed: !isUser && stats && stats.seed !== undefined
+    readonly property bool hasSeed: !isUser && bubble.stats && bubble.stats.seed !== undefined
     // Cut off by the app's end (killed, or closed while it was written): stored as
     // "interrupted" with no stop reason (and no error) in its stats.
-    readonly property bool wasInterrupted: !isUser && model.state === "interrupted" && stopReason === ""
-                                           && !(stats && stats.error !== undefined)
-    readonly property bool canContinue: isLast && (wasCut || wasStopped || wasInterrupted) && !chat.generating && model.state !== "streaming"
+    readonly property bool wasInterrupted: !isUser && bubble.model.state === "interrupted" && stopReason === ""
+                                           && !(bubble.stats && bubble.stats.error !== undefined)
+    readonly property bool canContinue: isLast && (wasCut || wasStopped || wasInterrupted) && !chat.generating && bubble.model.state !== "streaming"
     // A reply without a seed to regenerate with (an interrupted one) is offered a plain Regenerate.
     readonly property bool canRegenerate: isLast && wasInterrupted && !hasSeed && !chat.generating
     // What the reply's buttons offer (the end-to-end tests read the last one's).
@@ -39,7 +51,7 @@ Item {
     property bool documentExpanded: false
     // Edited in place: the list holds which row (one at a time: ChatView's editingRow).
     // (index >= 0: a bubble the list let go of has index -1, the row of no edit.)
-    readonly property bool editing: isUser && index >= 0 && !!ListView.view && ListView.view.editingRow === index
+    readonly property bool editing: isUser && bubble.index >= 0 && !!ListView.view && ListView.view.editingRow === bubble.index  // qmllint disable type
     readonly property alias editText: editField.text
     readonly property alias editCursor: editField.cursorPosition
     readonly property bool canResend: editing && !chat.generating && editField.text.trim().length > 0
@@ -47,10 +59,10 @@ Item {
 
     // The list starts, resends and cancels the edit (ChatView.qml): it outlives this bubble,
     // which a resend replaces, and gives the focus back to the message box.
-    function startEdit() { if (ListView.view) ListView.view.startEdit(index) }
     // (qmllint: ListView.view is ChatView's list, whose functions it does not see)
+    function startEdit() { if (ListView.view) ListView.view.startEdit(bubble.index) }  // qmllint disable type
     function cancelEdit() { if (ListView.view) ListView.view.cancelEdit() }  // qmllint disable type
-    function resend() { if (bubble.canResend && ListView.view) ListView.view.resendEdit(index, editField.text) }
+    function resend() { if (bubble.canResend && ListView.view) ListView.view.resendEdit(bubble.index, editField.text) }  // qmllint disable type
     // The edit field after a refused resend: the text as it was being edited.
     function restoreEdit(text) { editField.text = text; editField.cursorPosition = editField.length }
     function focusEditor() {
@@ -59,10 +71,12 @@ Item {
         editField.cursorPosition = editField.length
     }
     onEditingChanged: {
-        if (!editing || typeof content !== "string") return
-        editField.text = content  // the text as stored, whole (a folded document too)
+        if (!editing || typeof bubble.content !== "string") return
+        editField.text = bubble.content  // the text as stored, whole (a folded document too)
         editField.cursorPosition = editField.length
-        Qt.callLater(bubble.focusEditor)  // once the field is shown
+        // Once the field is shown. (qmllint 6.4 takes Qt.callLater for a QJSValue property; it
+        // is a method.)
+        Qt.callLater(bubble.focusEditor)  // qmllint disable type
     }
 
     // Chat text keeps its line breaks: every newline becomes a Markdown hard break (a
@@ -77,7 +91,7 @@ Item {
         clipboardHelper.text = ""
     }
     function reportShown() {
-        if (testProbe && bubble.isUser) testProbe.noteShownText(index, userBody.getText(0, userBody.length))
+        if (testProbe && bubble.isUser) testProbe.noteShownText(bubble.index, userBody.getText(0, userBody.length))
     }
     TextEdit { id: clipboardHelper; visible: false; textFormat: TextEdit.PlainText }
 
@@ -101,12 +115,12 @@ Item {
                 font.bold: true
                 color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
                 text: bubble.isDocument
-                    ? qsTr("Document “%1” · %2 tokens, sent whole (its KV stays in the cache)").arg(stats.document_name).arg(Theme.num(stats.document_tokens))
+                    ? qsTr("Document “%1” · %2 tokens, sent whole (its KV stays in the cache)").arg(bubble.stats.document_name).arg(Theme.num(bubble.stats.document_tokens))
                     : bubble.isSummary
                       ? qsTr("Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s")
-                          .arg(Theme.num(stats.summary_partials)).arg(Theme.num(stats.summary_levels))
-                          .arg(stats.summary_resumed > 0 ? qsTr(", resumed after %1").arg(Theme.num(stats.summary_resumed)) : "")
-                          .arg(Theme.num(stats.tokens_evaluated)).arg(Number(stats.seconds || 0).toLocaleString(Qt.locale(), 'f', 1))
+                          .arg(Theme.num(bubble.stats.summary_partials)).arg(Theme.num(bubble.stats.summary_levels))
+                          .arg(bubble.stats.summary_resumed > 0 ? qsTr(", resumed after %1").arg(Theme.num(bubble.stats.summary_resumed)) : "")
+                          .arg(Theme.num(bubble.stats.tokens_evaluated)).arg(Number(bubble.stats.seconds || 0).toLocaleString(Qt.locale(), 'f', 1))
                       : ""
             }
             // The user's text, as typed.
@@ -120,8 +134,8 @@ Item {
                 font.pixelSize: Theme.fontSize  // a TextEdit does not inherit the window's (zoomed) font
                 textFormat: TextEdit.PlainText
                 text: !bubble.isUser ? ""
-                    : bubble.isDocument && !bubble.documentExpanded && content.length > 600 ? content.substring(0, 600) + " …"
-                    : content
+                    : bubble.isDocument && !bubble.documentExpanded && bubble.content.length > 600 ? bubble.content.substring(0, 600) + " …"
+                    : bubble.content
                 color: Theme.text
                 Accessible.role: Accessible.StaticText
                 Accessible.name: text
@@ -195,11 +209,11 @@ Item {
             }
             // A reply: prose as Markdown, code blocks on their own.
             Label {
-                visible: !bubble.isUser && content.length === 0
-                text: model.state === "streaming" ? "…" : ""
+                visible: !bubble.isUser && bubble.content.length === 0
+                text: bubble.model.state === "streaming" ? "…" : ""
             }
             Repeater {
-                model: bubble.isUser ? [] : segments
+                model: bubble.isUser ? [] : bubble.segments
                 delegate: ColumnLayout {
                     id: segment
                     required property var modelData
@@ -268,8 +282,8 @@ Item {
             PartialSummaries {
                 visible: bubble.isSummary
                 Layout.fillWidth: true
-                jobId: bubble.isSummary ? stats.summary_job_id : 0
-                count: bubble.isSummary ? stats.summary_partials : 0
+                jobId: bubble.isSummary ? bubble.stats.summary_job_id : 0
+                count: bubble.isSummary ? bubble.stats.summary_partials : 0
             }
             // How the reply ended when it did not end by itself.
             RowLayout {
@@ -310,57 +324,57 @@ Item {
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 color: Theme.textMuted
-                text: (model.state === "interrupted" && !bubble.wasStopped && !bubble.wasInterrupted) ? qsTr("interrupted")
-                    : (stats && stats.generated_tokens !== undefined)
+                text: (bubble.model.state === "interrupted" && !bubble.wasStopped && !bubble.wasInterrupted) ? qsTr("interrupted")
+                    : (bubble.stats && bubble.stats.generated_tokens !== undefined)
                       ? qsTr("%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated")
-                          .arg(Theme.num(stats.generated_tokens)).arg(Theme.num(Math.round(stats.ttft_ms)))
-                          .arg(Number(stats.tokens_per_second).toLocaleString(Qt.locale(), 'f', 1)).arg(Theme.num(stats.evaluated_tokens))
-                        + (bubble.hasSeed ? qsTr(" · seed %1").arg(String(stats.seed)) : "")
-                        + (stats.continue_seed !== undefined ? qsTr(", continued with seed %1").arg(String(stats.continue_seed)) : "")
+                          .arg(Theme.num(bubble.stats.generated_tokens)).arg(Theme.num(Math.round(bubble.stats.ttft_ms)))
+                          .arg(Number(bubble.stats.tokens_per_second).toLocaleString(Qt.locale(), 'f', 1)).arg(Theme.num(bubble.stats.evaluated_tokens))
+                        + (bubble.hasSeed ? qsTr(" · seed %1").arg(String(bubble.stats.seed)) : "")
+                        + (bubble.stats.continue_seed !== undefined ? qsTr(", continued with seed %1").arg(String(bubble.stats.continue_seed)) : "")
                       : ""
                 ToolTip.visible: statsHover.hovered && text.length > 0
-                ToolTip.text: text + (bubble.hasSeed ? "\n" + qsTr("Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).").arg(String(stats.seed)) : "")
+                ToolTip.text: text + (bubble.hasSeed ? "\n" + qsTr("Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).").arg(String(bubble.stats.seed)) : "")
                 HoverHandler { id: statsHover }
             }
             RowLayout {
                 spacing: 8
                 Layout.fillWidth: true
                 ToolButton {
-                    visible: bubble.isDocument && content.length > 600
-                    text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(Theme.num(content.length))
+                    visible: bubble.isDocument && bubble.content.length > 600
+                    text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(Theme.num(bubble.content.length))
                     font.pixelSize: Theme.smallSize
                     onClicked: bubble.documentExpanded = !bubble.documentExpanded
                 }
                 // The reply's versions: ‹ 2/3 › (the last reply's switch; earlier ones say how many).
                 RowLayout {
-                    visible: !bubble.isUser && versionCount > 1
+                    visible: !bubble.isUser && bubble.versionCount > 1
                     spacing: 0
                     ToolButton {
                         text: "‹"
-                        enabled: bubble.isLast && !chat.generating && version > 0
+                        enabled: bubble.isLast && !chat.generating && bubble.version > 0
                         Accessible.name: qsTr("Previous version")
                         ToolTip.visible: hovered
                         ToolTip.text: qsTr("Previous version (Alt+Left)")
-                        onClicked: chat.selectVersion(index, version - 1)
+                        onClicked: chat.selectVersion(bubble.index, bubble.version - 1)
                     }
                     Label {
                         objectName: "versionLabel"
                         font.pixelSize: Theme.smallSize
-                        text: qsTr("%1/%2").arg(version + 1).arg(versionCount)
-                        Accessible.name: qsTr("Version %1 of %2").arg(version + 1).arg(versionCount)
+                        text: qsTr("%1/%2").arg(bubble.version + 1).arg(bubble.versionCount)
+                        Accessible.name: qsTr("Version %1 of %2").arg(bubble.version + 1).arg(bubble.versionCount)
                     }
                     ToolButton {
                         text: "›"
-                        enabled: bubble.isLast && !chat.generating && version < versionCount - 1
+                        enabled: bubble.isLast && !chat.generating && bubble.version < bubble.versionCount - 1
                         Accessible.name: qsTr("Next version")
                         ToolTip.visible: hovered
                         ToolTip.text: qsTr("Next version (Alt+Right)")
-                        onClicked: chat.selectVersion(index, version + 1)
+                        onClicked: chat.selectVersion(bubble.index, bubble.version + 1)
                     }
                 }
                 Label {
                     // The store refused it (disk full, I/O error): kept here, saved with the next change.
-                    visible: saved === false
+                    visible: bubble.saved === false
                     font.pixelSize: Theme.smallSize
                     color: Theme.error
                     text: qsTr("not saved")
@@ -371,13 +385,13 @@ Item {
                     text: qsTr("Regenerate with this seed")
                     font.pixelSize: Theme.smallSize
                     ToolTip.visible: hovered
-                    ToolTip.text: qsTr("A new version sampled with seed %1").arg(bubble.hasSeed ? String(stats.seed) : "")
-                    onClicked: chat.regenerateWithSeed(stats.seed)
+                    ToolTip.text: qsTr("A new version sampled with seed %1").arg(bubble.hasSeed ? String(bubble.stats.seed) : "")
+                    onClicked: chat.regenerateWithSeed(bubble.stats.seed)
                 }
                 ToolButton {
                     text: qsTr("Copy")
                     font.pixelSize: Theme.smallSize
-                    onClicked: bubble.copyText(content)
+                    onClicked: bubble.copyText(bubble.content)
                 }
                 ToolButton {
                     objectName: "editButton"

@@ -6,6 +6,7 @@
 // Delete removes it from disk after a confirmation naming the file and its size (refused
 // for the loaded model); each row also has Open, Show in folder and Remove buttons.
 // File names, model names and reasons are shown as plain text.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -58,14 +59,14 @@ ColumnLayout {
         font.pixelSize: Theme.smallSize
         textFormat: Text.PlainText
         text: qsTr("The model files in %1 and the models opened before. ↑ ↓ choose, Enter opens, Delete removes from disk.")
-            .arg(library.modelsDir)
+            .arg(lib.library.modelsDir)
     }
     Label {
-        visible: library.message.length > 0
+        visible: lib.library.message.length > 0
         Layout.fillWidth: true
         wrapMode: Text.Wrap
         textFormat: Text.PlainText
-        text: library.message
+        text: lib.library.message
     }
     Label {
         id: refusal
@@ -77,7 +78,7 @@ ColumnLayout {
         textFormat: Text.PlainText
     }
     Label {
-        visible: library.entries.length === 0
+        visible: lib.library.entries.length === 0
         Layout.fillWidth: true
         wrapMode: Text.Wrap
         text: qsTr("No model files yet: download one from the Hub tab, or open one with Ctrl+O.")
@@ -92,7 +93,7 @@ ColumnLayout {
         focus: true
         activeFocusOnTab: true
         keyNavigationEnabled: true
-        model: library.entries
+        model: lib.library.entries
         Accessible.role: Accessible.List
         Accessible.name: qsTr("My models")
         Keys.onReturnPressed: lib.openEntry(lib.currentEntry())
@@ -101,14 +102,16 @@ ColumnLayout {
         onCountChanged: if (currentIndex >= count) currentIndex = count - 1
         delegate: Frame {
             id: row
+            required property var modelData
+            required property int index
             width: ListView.view.width
-            Accessible.name: modelData.name
+            Accessible.name: row.modelData.name
             background: Rectangle {
-                color: index === list.currentIndex ? Qt.rgba(0.19, 0.55, 0.78, list.activeFocus ? 0.2 : 0.1) : "transparent"
-                border.color: index === list.currentIndex && list.activeFocus ? Theme.accent : Qt.rgba(0.5, 0.5, 0.5, 0.4)
+                color: row.index === list.currentIndex ? Qt.rgba(0.19, 0.55, 0.78, list.activeFocus ? 0.2 : 0.1) : "transparent"
+                border.color: row.index === list.currentIndex && list.activeFocus ? Theme.accent : Qt.rgba(0.5, 0.5, 0.5, 0.4)
                 radius: Theme.radiusS
             }
-            TapHandler { onTapped: { list.currentIndex = index; list.forceActiveFocus() } }
+            TapHandler { onTapped: { list.currentIndex = row.index; list.forceActiveFocus() } }
             RowLayout {
                 width: parent.width
                 spacing: Theme.spacingS
@@ -120,22 +123,22 @@ ColumnLayout {
                         wrapMode: Text.Wrap
                         font.bold: true
                         textFormat: Text.PlainText
-                        text: modelData.name + (modelData.loaded ? qsTr(" (loaded)") : "")
+                        text: row.modelData.name + (row.modelData.loaded ? qsTr(" (loaded)") : "")
                     }
                     Label {
                         Layout.fillWidth: true
                         wrapMode: Text.Wrap
                         textFormat: Text.PlainText
-                        color: modelData.error ? "#b36b00" : row.palette.text
-                        text: lib.factsText(modelData)
+                        color: row.modelData.error ? "#b36b00" : row.palette.text
+                        text: lib.factsText(row.modelData)
                     }
                     Label {
                         Layout.fillWidth: true
                         wrapMode: Text.Wrap
-                        visible: !modelData.error
+                        visible: !row.modelData.error
                         textFormat: Text.PlainText
-                        color: modelData.fit_state === "done" && modelData.fit.runnable && modelData.fit.fits ? "#2e7d32" : "#b36b00"
-                        text: lib.page ? lib.page.fitSummary(modelData) : ""
+                        color: row.modelData.fit_state === "done" && row.modelData.fit.runnable && row.modelData.fit.fits ? "#2e7d32" : "#b36b00"
+                        text: lib.page ? lib.page.fitSummary(row.modelData) : ""
                     }
                     Label {
                         Layout.fillWidth: true
@@ -143,21 +146,21 @@ ColumnLayout {
                         opacity: 0.7
                         font.pixelSize: Theme.smallSize
                         textFormat: Text.PlainText
-                        text: qsTr("Last used: %1 · %2").arg(modelData.last_used_text).arg(modelData.path)
+                        text: qsTr("Last used: %1 · %2").arg(row.modelData.last_used_text).arg(row.modelData.path)
                     }
                 }
                 Button {
                     text: qsTr("Open")
-                    enabled: !modelData.error && !modelData.loaded
-                    onClicked: lib.openEntry(modelData)
+                    enabled: !row.modelData.error && !row.modelData.loaded
+                    onClicked: lib.openEntry(row.modelData)
                 }
                 Button {
                     text: qsTr("Show in folder")
-                    onClicked: library.showInFolder(modelData.path)
+                    onClicked: lib.library.showInFolder(row.modelData.path)
                 }
                 Button {
                     text: qsTr("Remove from disk…")
-                    onClicked: { list.currentIndex = index; lib.askRemove(modelData) }
+                    onClicked: { list.currentIndex = row.index; lib.askRemove(row.modelData) }
                 }
             }
         }

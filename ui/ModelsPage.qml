@@ -8,6 +8,7 @@
 // Every text from the Hub or a file (ids, file names, model and architecture names, error
 // messages) is shown with textFormat: Text.PlainText: QML's default AutoText would render
 // "<b>" or "<img src=...>" in a repository's answer as markup (tests/hub/test_qml_plain_text).
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -23,6 +24,7 @@ Popup {
     closePolicy: Popup.CloseOnEscape
 
     property var hub: modelHub
+    HubListHeader { id: hubListHeader }  // the header of the Hub list
     property int selectedFile: 0
 
     onOpened: {
@@ -212,27 +214,24 @@ Popup {
                         Layout.fillHeight: true
                         clip: true
                         model: page.hub.searchResults.length > 0 ? page.hub.searchResults : page.hub.catalog
-                        header: Label {
-                            padding: 4
-                            font.bold: true
-                            text: page.hub.searchResults.length > 0 ? qsTr("Search results") : qsTr("Catalog (sizes approximate)")
-                        }
+                        header: hubListHeader.component  // (not inline: see HubListHeader.qml)
                         delegate: ItemDelegate {
                             id: resultItem
+                            required property var modelData
                             width: ListView.view.width
-                            highlighted: (modelData.repo || modelData.id) === page.hub.currentRepo
+                            highlighted: (resultItem.modelData.repo || resultItem.modelData.id) === page.hub.currentRepo
                             contentItem: Label {
                                 text: resultItem.text
                                 textFormat: Text.PlainText
                                 elide: Text.ElideRight
                                 color: resultItem.highlighted ? resultItem.palette.highlightedText : resultItem.palette.text
                             }
-                            text: modelData.name
-                                ? modelData.name + " — " + modelData.architecture + ", " + modelData.license
-                                  + "\n" + modelData.repo
-                                : modelData.id + (modelData.gated ? qsTr(" (gated: needs a token)") : "")
-                                  + "\n" + qsTr("%1 downloads").arg(Number(modelData.downloads).toLocaleString(Qt.locale(), 'f', 0))
-                            onClicked: { page.selectedFile = 0; page.hub.openRepo(modelData.repo || modelData.id) }
+                            text: resultItem.modelData.name
+                                ? resultItem.modelData.name + " — " + resultItem.modelData.architecture + ", " + resultItem.modelData.license
+                                  + "\n" + resultItem.modelData.repo
+                                : resultItem.modelData.id + (resultItem.modelData.gated ? qsTr(" (gated: needs a token)") : "")
+                                  + "\n" + qsTr("%1 downloads").arg(Number(resultItem.modelData.downloads).toLocaleString(Qt.locale(), 'f', 0))
+                            onClicked: { page.selectedFile = 0; page.hub.openRepo(resultItem.modelData.repo || resultItem.modelData.id) }
                         }
                     }
                 }
@@ -253,20 +252,23 @@ Popup {
                         spacing: 4
                         model: page.hub.files
                         delegate: Frame {
+                            id: fileRow
+                            required property var modelData
+                            required property int index
                             width: ListView.view.width
                             background: Rectangle {
-                                color: index === page.selectedFile ? Qt.rgba(0.19, 0.55, 0.78, 0.12) : "transparent"
+                                color: fileRow.index === page.selectedFile ? Qt.rgba(0.19, 0.55, 0.78, 0.12) : "transparent"
                                 border.color: Qt.rgba(0.5, 0.5, 0.5, 0.4)
                                 radius: 4
                             }
-                            TapHandler { onTapped: page.selectedFile = index }
+                            TapHandler { onTapped: page.selectedFile = fileRow.index }
                             RowLayout {
                                 width: parent.width
                                 ColumnLayout {
                                     Layout.fillWidth: true
                                     Label {
                                         textFormat: Text.PlainText
-                                        text: modelData.path + "  ·  " + page.hub.formatBytes(modelData.size)
+                                        text: fileRow.modelData.path + "  ·  " + page.hub.formatBytes(fileRow.modelData.size)
                                         font.bold: true
                                         elide: Label.ElideMiddle
                                         Layout.fillWidth: true
@@ -274,32 +276,32 @@ Popup {
                                     Label {
                                         Layout.fillWidth: true
                                         wrapMode: Text.Wrap
-                                        visible: modelData.fit_state === "done"
+                                        visible: fileRow.modelData.fit_state === "done"
                                         opacity: 0.8
                                         textFormat: Text.PlainText
-                                        text: modelData.fit.architecture
+                                        text: fileRow.modelData.fit.architecture
                                             ? qsTr("%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6")
-                                                .arg(modelData.fit.architecture).arg(Theme.num(modelData.fit.n_layers))
-                                                .arg(Theme.num(modelData.fit.n_kv_heads)).arg(Theme.num(modelData.fit.head_dim))
-                                                .arg(Theme.num(modelData.fit.n_ctx_train)).arg(modelData.fit.tensor_types_text)
+                                                .arg(fileRow.modelData.fit.architecture).arg(Theme.num(fileRow.modelData.fit.n_layers))
+                                                .arg(Theme.num(fileRow.modelData.fit.n_kv_heads)).arg(Theme.num(fileRow.modelData.fit.head_dim))
+                                                .arg(Theme.num(fileRow.modelData.fit.n_ctx_train)).arg(fileRow.modelData.fit.tensor_types_text)
                                             : ""
                                     }
                                     Label {
                                         Layout.fillWidth: true
                                         wrapMode: Text.Wrap
-                                        color: modelData.fit_state === "done" && modelData.fit.runnable && modelData.fit.fits ? "#2e7d32" : "#b36b00"
+                                        color: fileRow.modelData.fit_state === "done" && fileRow.modelData.fit.runnable && fileRow.modelData.fit.fits ? "#2e7d32" : "#b36b00"
                                         textFormat: Text.PlainText
-                                        text: page.fitSummary(modelData)
+                                        text: page.fitSummary(fileRow.modelData)
                                     }
                                 }
                                 Button {
                                     text: qsTr("Will it fit?")
-                                    onClicked: page.hub.checkFit(modelData.path)
+                                    onClicked: page.hub.checkFit(fileRow.modelData.path)
                                 }
                                 Button {
-                                    text: modelData.downloaded ? qsTr("Downloaded") : qsTr("Download")
-                                    enabled: !modelData.downloaded && modelData.sha256.length === 64
-                                    onClicked: { page.selectedFile = index; page.hub.download(modelData.path) }
+                                    text: fileRow.modelData.downloaded ? qsTr("Downloaded") : qsTr("Download")
+                                    enabled: !fileRow.modelData.downloaded && fileRow.modelData.sha256.length === 64
+                                    onClicked: { page.selectedFile = fileRow.index; page.hub.download(fileRow.modelData.path) }
                                     ToolTip.visible: hovered
                                     ToolTip.text: qsTr("Ctrl+Shift+D downloads the selected file")
                                 }
@@ -315,6 +317,8 @@ Popup {
                         id: downloadRows
                         model: page.hub.downloads
                         delegate: RowLayout {
+                            id: downloadRow
+                            required property var modelData
                             // What the bar shows (for downloadBars()).
                             readonly property var bar: downloadBar
                             Layout.fillWidth: true
@@ -322,7 +326,7 @@ Popup {
                                 Layout.preferredWidth: 260
                                 elide: Label.ElideMiddle
                                 textFormat: Text.PlainText
-                                text: modelData.file || ""
+                                text: downloadRow.modelData.file || ""
                             }
                             // Filled in the accent colour (the window's highlight is the pale
                             // selection tint: a full bar in it looked empty); full once done.
@@ -331,47 +335,47 @@ Popup {
                                 objectName: "downloadBar"
                                 palette.highlight: Theme.accent
                                 Layout.fillWidth: true
-                                from: 0; to: Math.max(1, modelData.total || 1)
-                                value: modelData.status === "done" ? to : (modelData.done || 0)
-                                Accessible.name: modelData.status === "done"
+                                from: 0; to: Math.max(1, downloadRow.modelData.total || 1)
+                                value: downloadRow.modelData.status === "done" ? to : (downloadRow.modelData.done || 0)
+                                Accessible.name: downloadRow.modelData.status === "done"
                                     ? qsTr("Download finished") : qsTr("Download progress")
                             }
                             Label {
                                 Layout.preferredWidth: 320
                                 elide: Label.ElideRight
                                 textFormat: Text.PlainText
-                                text: modelData.status === "running"
-                                    ? qsTr("%1 of %2 · %3/s · %4 left").arg(page.hub.formatBytes(modelData.done || 0))
-                                        .arg(page.hub.formatBytes(modelData.total || 0))
-                                        .arg(modelData.speed > 0 ? page.hub.formatBytes(modelData.speed) : "–")
-                                        .arg(page.duration(modelData.eta))
-                                    : modelData.status === "done" ? qsTr("Downloaded, SHA-256 verified, opened")
-                                    : (modelData.message || modelData.status)
+                                text: downloadRow.modelData.status === "running"
+                                    ? qsTr("%1 of %2 · %3/s · %4 left").arg(page.hub.formatBytes(downloadRow.modelData.done || 0))
+                                        .arg(page.hub.formatBytes(downloadRow.modelData.total || 0))
+                                        .arg(downloadRow.modelData.speed > 0 ? page.hub.formatBytes(downloadRow.modelData.speed) : "–")
+                                        .arg(page.duration(downloadRow.modelData.eta))
+                                    : downloadRow.modelData.status === "done" ? qsTr("Downloaded, SHA-256 verified, opened")
+                                    : (downloadRow.modelData.message || downloadRow.modelData.status)
                                 // Not the attached ToolTip.text: its Text renders markup.
                                 ToolTip {
-                                    visible: hoverArea.hovered && (modelData.message || "").length > 0
+                                    visible: hoverArea.hovered && (downloadRow.modelData.message || "").length > 0
                                     contentItem: Label {
                                         textFormat: Text.PlainText
                                         wrapMode: Text.Wrap
-                                        text: modelData.message || ""
+                                        text: downloadRow.modelData.message || ""
                                     }
                                 }
                                 HoverHandler { id: hoverArea }
                             }
                             Button {
-                                visible: modelData.status === "running" || modelData.status === "waiting" || modelData.status === "verifying"
+                                visible: downloadRow.modelData.status === "running" || downloadRow.modelData.status === "waiting" || downloadRow.modelData.status === "verifying"
                                 text: qsTr("Pause")
-                                onClicked: page.hub.pause(modelData.id)
+                                onClicked: page.hub.pause(downloadRow.modelData.id)
                             }
                             Button {
-                                visible: modelData.status === "paused" || modelData.status === "failed"
+                                visible: downloadRow.modelData.status === "paused" || downloadRow.modelData.status === "failed"
                                 text: qsTr("Resume")
-                                onClicked: page.hub.resume(modelData.id)
+                                onClicked: page.hub.resume(downloadRow.modelData.id)
                             }
                             Button {
-                                visible: modelData.status !== "done"
+                                visible: downloadRow.modelData.status !== "done"
                                 text: qsTr("Cancel")
-                                onClicked: page.hub.cancel(modelData.id)
+                                onClicked: page.hub.cancel(downloadRow.modelData.id)
                             }
                         }
                     }

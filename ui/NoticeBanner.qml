@@ -3,6 +3,7 @@
 // context: New chat, Summarize and continue, another policy; a reply that wrote nothing:
 // Try again), then the documents' and chat actions' error (red) or notice, each with a
 // close button. Nothing in the conversation changes when they appear.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -58,6 +59,7 @@ ColumnLayout {
                     id: actionRepeater
                     model: banner.notice.actions || []
                     Button {
+                        id: actionButton
                         required property var modelData
                         required property int index
                         objectName: "noticeAction_" + modelData.id
@@ -69,9 +71,9 @@ ColumnLayout {
                         ToolTip.text: qsTr("Alt+%1").arg(index + 1)
                         onClicked: notices.noticeAction(modelData.id)
                         Shortcut {
-                            sequence: "Alt+" + (index + 1)
+                            sequence: "Alt+" + (actionButton.index + 1)
                             enabled: banner.hasNotice
-                            onActivated: notices.noticeAction(modelData.id)
+                            onActivated: notices.noticeAction(actionButton.modelData.id)
                         }
                     }
                 }

@@ -1,5 +1,6 @@
 // The partial summaries behind a document's final summary, collapsed by default:
 // "Show partial summaries (N)" lists them by level (0 = chunks of the document).
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -23,6 +24,8 @@ ColumnLayout {
     Repeater {
         model: root.expanded ? root.items : []
         ColumnLayout {
+            id: partial
+            required property var modelData
             Layout.fillWidth: true
             Layout.leftMargin: 12 + 12 * modelData.level
             spacing: 1
@@ -32,16 +35,16 @@ ColumnLayout {
                 font.pixelSize: Theme.smallSize
                 font.bold: true
                 color: Theme.textMuted  // secondary text, contrast-checked (was an opacity)
-                text: modelData.level === 0
-                    ? qsTr("level 0 · chunk %1 · document tokens %2–%3").arg(Theme.num(modelData.index + 1)).arg(Theme.num(modelData.token_begin)).arg(Theme.num(modelData.token_end))
-                    : qsTr("level %1 · merge %2 · of summaries %3–%4").arg(Theme.num(modelData.level)).arg(Theme.num(modelData.index + 1)).arg(Theme.num(modelData.source_begin + 1)).arg(Theme.num(modelData.source_end))
+                text: partial.modelData.level === 0
+                    ? qsTr("level 0 · chunk %1 · document tokens %2–%3").arg(Theme.num(partial.modelData.index + 1)).arg(Theme.num(partial.modelData.token_begin)).arg(Theme.num(partial.modelData.token_end))
+                    : qsTr("level %1 · merge %2 · of summaries %3–%4").arg(Theme.num(partial.modelData.level)).arg(Theme.num(partial.modelData.index + 1)).arg(Theme.num(partial.modelData.source_begin + 1)).arg(Theme.num(partial.modelData.source_end))
             }
             Label {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 textFormat: Text.PlainText  // written from a document: never markup
-                text: modelData.text
+                text: partial.modelData.text
             }
         }
     }

@@ -3,6 +3,7 @@
 // context and its policy are kept per model file (the one named at the top) and checked
 // against that model before they are applied: a KV type it cannot use is disabled with
 // the reason, a context past its trained length is warned.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -131,7 +132,7 @@ Drawer {
                     Accessible.name: qsTr("Sampling preset")
                     textRole: "name"
                     model: [{ "id": "", "name": qsTr("Custom") }].concat(models.samplingPresets)
-                    currentIndex: Math.max(0, model.findIndex(p => p.id === (s.preset !== undefined ? s.preset : drawer.presetOf(s))))
+                    currentIndex: Math.max(0, model.findIndex(p => p.id === (drawer.s.preset !== undefined ? drawer.s.preset : drawer.presetOf(drawer.s))))
                     onActivated: (index) => {
                         var v = model[index].values
                         if (!v) return
@@ -143,13 +144,13 @@ Drawer {
             }
             GridLayout {
                 columns: 2
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("temperature") } SpinBox { id: temp; from: 0; to: 200; value: Math.round((s.temperature ?? 0.8) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-k") } SpinBox { id: topK; from: 0; to: 1000; value: s.top_k ?? 40; editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-p") } SpinBox { id: topP; from: 0; to: 100; value: Math.round((s.top_p ?? 0.95) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("min-p") } SpinBox { id: minP; from: 0; to: 100; value: Math.round((s.min_p ?? 0.05) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("repeat penalty") } SpinBox { id: rep; from: 50; to: 200; value: Math.round((s.repeat_penalty ?? 1.0) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("seed") } SpinBox { id: seed; from: -1; to: 2147483647; value: s.seed ?? -1; editable: true; textFromValue: (v) => v < 0 ? qsTr("random") : String(v); valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1; ToolTip.visible: hovered; ToolTip.text: qsTr("−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.") }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: s.max_tokens ?? 256; editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("temperature") } SpinBox { id: temp; from: 0; to: 200; value: Math.round((drawer.s.temperature ?? 0.8) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-k") } SpinBox { id: topK; from: 0; to: 1000; value: drawer.s.top_k ?? 40; editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-p") } SpinBox { id: topP; from: 0; to: 100; value: Math.round((drawer.s.top_p ?? 0.95) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("min-p") } SpinBox { id: minP; from: 0; to: 100; value: Math.round((drawer.s.min_p ?? 0.05) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("repeat penalty") } SpinBox { id: rep; from: 50; to: 200; value: Math.round((drawer.s.repeat_penalty ?? 1.0) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("seed") } SpinBox { id: seed; from: -1; to: 2147483647; value: drawer.s.seed ?? -1; editable: true; textFromValue: (v) => v < 0 ? qsTr("random") : String(v); valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1; ToolTip.visible: hovered; ToolTip.text: qsTr("−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.") }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: drawer.s.max_tokens ?? 256; editable: true }
             }
 
             ChatTemplateSettings { id: templateSettings; Layout.fillWidth: true }
@@ -159,11 +160,11 @@ Drawer {
                 columns: 2
                 Layout.fillWidth: true
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("backend") }
-                ComboBox { id: backend; model: ["auto", "cpu", "cuda"]; currentIndex: Math.max(0, model.indexOf(e.backend || "auto")) }
+                ComboBox { id: backend; model: ["auto", "cpu", "cuda"]; currentIndex: Math.max(0, model.indexOf(drawer.e.backend || "auto")) }
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("threads (0 = all)") }
-                SpinBox { id: threads; from: 0; to: 256; value: e.threads || 0; editable: true }
+                SpinBox { id: threads; from: 0; to: 256; value: drawer.e.threads || 0; editable: true }
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("context (0 = trained)") }
-                SpinBox { id: ctxSpin; objectName: "contextSpin"; from: 0; to: 1048576; stepSize: 256; value: e.ctx || 0; editable: true
+                SpinBox { id: ctxSpin; objectName: "contextSpin"; from: 0; to: 1048576; stepSize: 256; value: drawer.e.ctx || 0; editable: true
                           Accessible.name: qsTr("Context length") }
                 Label {
                     objectName: "contextWarning"
@@ -185,7 +186,7 @@ Drawer {
                     popup.x: width - popup.width
                     Accessible.name: qsTr("KV type")
                     model: ["f32", "f16", "q8_0", "q4_0"]
-                    currentIndex: Math.max(0, model.indexOf(e.kv_type || "f16"))
+                    currentIndex: Math.max(0, model.indexOf(drawer.e.kv_type || "f16"))
                     // A type this model cannot use is shown disabled, with why beside it.
                     delegate: ItemDelegate {
                         required property string modelData
@@ -218,7 +219,7 @@ Drawer {
                     Accessible.name: qsTr("When the context is full")
                     readonly property var ids: ["drop-oldest", "shift", "stop"]
                     model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("stop and ask")]
-                    currentIndex: Math.max(0, ids.indexOf(e.context_policy || "drop-oldest"))
+                    currentIndex: Math.max(0, ids.indexOf(drawer.e.context_policy || "drop-oldest"))
                 }
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
                 SpinBox { id: snapshotBudget; from: 0; to: 16777216; stepSize: 256; editable: true
@@ -229,18 +230,19 @@ Drawer {
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 text: qsTr("Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.")
-                    .arg(Theme.num(ctxValue())).arg(kvType.currentText)
-                    .arg(chat.formatBytes(kvBytes(kvType.currentText, ctxValue())))
-                    .arg(chat.formatBytes(kvBytes(kvType.currentText, 1)))
-                    .arg(chat.formatBytes(info.weight_bytes || 0))
+                    .arg(Theme.num(drawer.ctxValue())).arg(kvType.currentText)
+                    .arg(chat.formatBytes(drawer.kvBytes(kvType.currentText, drawer.ctxValue())))
+                    .arg(chat.formatBytes(drawer.kvBytes(kvType.currentText, 1)))
+                    .arg(chat.formatBytes(drawer.info.weight_bytes || 0))
             }
             Repeater {
                 model: ["f32", "f16", "q8_0", "q4_0"]
                 Label {
+                    required property string modelData
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
                     font.pixelSize: Theme.smallSize
-                    text: modelData + ": " + chat.formatBytes(kvBytes(modelData, ctxValue())) + qsTr(" at %1 tokens").arg(ctxValue())
+                    text: modelData + ": " + chat.formatBytes(drawer.kvBytes(modelData, drawer.ctxValue())) + qsTr(" at %1 tokens").arg(drawer.ctxValue())
                 }
             }
             RowLayout {

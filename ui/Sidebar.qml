@@ -2,6 +2,7 @@
 // Keyboard: Down from the search field (or Tab) enters the list; Up/Down move, Enter or
 // Space opens, F2 renames, Delete deletes, the Menu key or Shift+F10 opens the context
 // menu; Ctrl+Z brings back the conversation just deleted.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -45,7 +46,10 @@ Pane {
 
     Shortcut { sequence: "F2"; onActivated: root.rename(root.targetId()) }
     Shortcut {
-        sequences: [StandardKey.Undo]
+        // StandardKey.Undo as its number (QKeySequence::Undo): in JavaScript an enum is
+        // that number, so Shortcut reads the platform's Undo keys all the same; qmllint 6.4
+        // cannot resolve the StandardKey type (it reports it as an unqualified access).
+        sequences: [11]  // StandardKey.Undo
         enabled: conversationList.pendingDelete.id !== undefined
         onActivated: conversationList.undoDelete()
     }
@@ -104,16 +108,19 @@ Pane {
             ScrollBar.vertical: ScrollBar {}
             delegate: ItemDelegate {
                 id: entry
+                required property var conversationId
+                required property string title
+                required property int index
                 width: ListView.view.width
-                highlighted: conversationId === chat.currentConversationId
+                highlighted: entry.conversationId === chat.currentConversationId
                 rightPadding: removeButton.width + 8
                 contentItem: Label {
-                    text: title
+                    text: entry.title
                     elide: Text.ElideRight
                     verticalAlignment: Text.AlignVCenter
                     font.bold: entry.highlighted
                 }
-                Accessible.name: title
+                Accessible.name: entry.title
                 // The keyboard cursor of the list (not the open conversation).
                 Rectangle {
                     anchors.fill: parent
@@ -123,11 +130,11 @@ Pane {
                     radius: Theme.radiusS
                     visible: entry.ListView.isCurrentItem && list.activeFocus
                 }
-                onClicked: { list.currentIndex = index; chat.selectConversation(conversationId) }
-                onDoubleClicked: root.rename(conversationId)
+                onClicked: { list.currentIndex = entry.index; chat.selectConversation(entry.conversationId) }
+                onDoubleClicked: root.rename(entry.conversationId)
                 TapHandler {
                     acceptedButtons: Qt.RightButton
-                    onTapped: (point) => contextMenu.openFor(conversationId, entry, point.position.x, point.position.y)
+                    onTapped: (point) => contextMenu.openFor(entry.conversationId, entry, point.position.x, point.position.y)
                 }
                 ToolButton {
                     id: removeButton
@@ -135,10 +142,10 @@ Pane {
                     anchors.verticalCenter: parent.verticalCenter
                     text: "✕"
                     focusPolicy: Qt.NoFocus  // the list's Delete key does this for keyboard users
-                    Accessible.name: qsTr("Delete “%1”").arg(title)
+                    Accessible.name: qsTr("Delete “%1”").arg(entry.title)
                     ToolTip.visible: hovered
                     ToolTip.text: qsTr("Delete (Del) — can be undone for a few seconds")
-                    onClicked: root.remove(conversationId)
+                    onClicked: root.remove(entry.conversationId)
                 }
             }
         }

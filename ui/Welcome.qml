@@ -2,6 +2,7 @@
 // kvchat is, where models come from, what the memory panel shows. Not modal and it does not
 // take the focus: the message box keeps it, so whatever is typed still goes there. Start,
 // Esc (Main.qml) or the first message sent closes it for good.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts

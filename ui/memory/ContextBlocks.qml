@@ -1,11 +1,13 @@
 // The context used, what the context policy last did, and the block map of the paged cache.
 // A section of the memory panel (MemoryPanel.qml), on its figures (panel.m, panel.info).
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import ".."
 
 ColumnLayout {
+    id: section
     required property var panel
     readonly property var m: panel.m
     readonly property var info: panel.info
@@ -27,18 +29,18 @@ ColumnLayout {
     ProgressBar {
         palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
-        from: 0; to: m.kv_max_tokens || 1; value: m.kv_tokens || 0
+        Layout.maximumWidth: section.panel.columnWidth
+        from: 0; to: section.m.kv_max_tokens || 1; value: section.m.kv_tokens || 0
     }
     Label {
-        visible: m.kv_max_tokens > 0 && m.kv_tokens >= 0.9 * m.kv_max_tokens
+        visible: section.m.kv_max_tokens > 0 && section.m.kv_tokens >= 0.9 * section.m.kv_max_tokens
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         wrapMode: Text.Wrap
         color: Theme.error
-        text: qsTr("The context is almost full. Policy “%1”: ").arg(info.context_policy || "stop")
-            + ((info.context_policy === "shift") ? qsTr("the oldest half of the conversation after the system prompt will be discarded.")
-               : (info.context_policy === "drop-oldest") ? qsTr("the oldest whole turns will be dropped and the rest re-evaluated.")
+        text: qsTr("The context is almost full. Policy “%1”: ").arg(section.info.context_policy || "stop")
+            + ((section.info.context_policy === "shift") ? qsTr("the oldest half of the conversation after the system prompt will be discarded.")
+               : (section.info.context_policy === "drop-oldest") ? qsTr("the oldest whole turns will be dropped and the rest re-evaluated.")
                : qsTr("new tokens will be refused; start a new chat or edit an earlier message."))
     }
     // What the context policy last did in this conversation (ChatController::contextNotice).
@@ -46,7 +48,7 @@ ColumnLayout {
         objectName: "contextPolicyNotice"
         visible: chat.contextNotice.length > 0
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         text: chat.contextNotice
@@ -54,7 +56,7 @@ ColumnLayout {
 
     // Block map of the paged cache.
     SectionHeader {
-        text: qsTr("Blocks: %1 used · %2 free in the pool").arg(Theme.num(m.kv_blocks)).arg(Theme.num(m.kv_free_blocks)); bold: false; pixelSize: Theme.smallSize
+        text: qsTr("Blocks: %1 used · %2 free in the pool").arg(Theme.num(section.m.kv_blocks)).arg(Theme.num(section.m.kv_free_blocks)); bold: false; pixelSize: Theme.smallSize
         help: qsTr("The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.")
     }
     // One cell per block of the whole context (at most 512), so the map keeps its
@@ -63,10 +65,10 @@ ColumnLayout {
     Item {
         id: blockMap
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
-        readonly property int blockTokens: m.kv_block_tokens || 16
-        readonly property int cells: Math.min(512, Math.max((m.kv_blocks || 0) + (m.kv_free_blocks || 0),
-                                                            Math.ceil((m.kv_max_tokens || 0) / blockTokens)))
+        Layout.maximumWidth: section.panel.columnWidth
+        readonly property int blockTokens: section.m.kv_block_tokens || 16
+        readonly property int cells: Math.min(512, Math.max((section.m.kv_blocks || 0) + (section.m.kv_free_blocks || 0),
+                                                            Math.ceil((section.m.kv_max_tokens || 0) / blockTokens)))
         readonly property int perRow: Math.max(1, Math.floor(width / 12))
         implicitHeight: Math.ceil(cells / perRow) * 12
         Flow {
@@ -75,13 +77,14 @@ ColumnLayout {
             Repeater {
                 model: blockMap.cells
                 Rectangle {
+                    required property int index
                     width: 10; height: 10
-                    property int blocks: m.kv_blocks || 0
-                    property real lastFill: ((m.kv_tokens || 0) - (blocks - 1) * blockMap.blockTokens) / blockMap.blockTokens
+                    property int blocks: section.m.kv_blocks || 0
+                    property real lastFill: ((section.m.kv_tokens || 0) - (blocks - 1) * blockMap.blockTokens) / blockMap.blockTokens
                     color: index < blocks - 1 ? Theme.chartKvUsed : index === blocks - 1 ? (lastFill >= 1 ? Theme.chartKvUsed : Theme.chartKvAllocated)
-                         : index < blocks + (m.kv_free_blocks || 0) ? Theme.chartEmpty : "transparent"
+                         : index < blocks + (section.m.kv_free_blocks || 0) ? Theme.chartEmpty : "transparent"
                     border.color: Theme.border; border.width: 0.5
-                    opacity: index < blocks + (m.kv_free_blocks || 0) ? 1 : 0.4
+                    opacity: index < blocks + (section.m.kv_free_blocks || 0) ? 1 : 0.4
                 }
             }
         }

@@ -1,12 +1,14 @@
 // The engine's memory on one scale (weights, KV used and allocated, scratch), the KV cache on
 // its own scale, and the machine's memory (RAM, or the GPU's with CUDA).
 // A section of the memory panel (MemoryPanel.qml), on its figures (panel.m, panel.info).
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import ".."
 
 ColumnLayout {
+    id: section
     required property var panel
     readonly property var m: panel.m
     readonly property var info: panel.info
@@ -26,19 +28,20 @@ ColumnLayout {
     Row {
         id: gauge
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         height: 22
         clip: true
-        property real total: (m.weights_bytes || 0) + (m.kv_allocated_bytes || 0) + (m.scratch_bytes || 0)
+        property real total: (section.m.weights_bytes || 0) + (section.m.kv_allocated_bytes || 0) + (section.m.scratch_bytes || 0)
         property var parts: [
-            { name: qsTr("weights"), bytes: m.weights_bytes || 0, color: Theme.chartWeights },
-            { name: qsTr("KV used"), bytes: m.kv_used_bytes || 0, color: Theme.chartKvUsed },
-            { name: qsTr("KV allocated, empty"), bytes: (m.kv_allocated_bytes || 0) - (m.kv_used_bytes || 0), color: Theme.chartKvAllocated },
-            { name: qsTr("scratch"), bytes: m.scratch_bytes || 0, color: Theme.chartScratch }
+            { name: qsTr("weights"), bytes: section.m.weights_bytes || 0, color: Theme.chartWeights },
+            { name: qsTr("KV used"), bytes: section.m.kv_used_bytes || 0, color: Theme.chartKvUsed },
+            { name: qsTr("KV allocated, empty"), bytes: (section.m.kv_allocated_bytes || 0) - (section.m.kv_used_bytes || 0), color: Theme.chartKvAllocated },
+            { name: qsTr("scratch"), bytes: section.m.scratch_bytes || 0, color: Theme.chartScratch }
         ]
         Repeater {
             model: gauge.parts
             Rectangle {
+                required property var modelData
                 height: gauge.height
                 width: gauge.total > 0 ? Math.max(modelData.bytes > 0 ? 2 : 0, gauge.width * modelData.bytes / gauge.total) : 0
                 color: modelData.color
@@ -47,14 +50,16 @@ ColumnLayout {
     }
     Flow {
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         spacing: 10
         Repeater {
             model: gauge.parts
             Row {
+                id: legendItem
+                required property var modelData
                 spacing: 4
-                Rectangle { width: 10; height: 10; color: modelData.color; anchors.verticalCenter: parent.verticalCenter }
-                Label { text: modelData.name + " " + panel.fmt(modelData.bytes); font.pixelSize: Theme.smallSize }
+                Rectangle { width: 10; height: 10; color: legendItem.modelData.color; anchors.verticalCenter: parent.verticalCenter }
+                Label { text: legendItem.modelData.name + " " + section.panel.fmt(legendItem.modelData.bytes); font.pixelSize: Theme.smallSize }
             }
         }
     }
@@ -69,84 +74,84 @@ ColumnLayout {
         id: kvGauge
         objectName: "kvGauge"
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         height: 16
         radius: 2
         color: Theme.chartEmpty
         border.color: Theme.border
         Accessible.role: Accessible.Indicator
         Accessible.name: kvScaleText.text
-        property real contextBytes: (m.kv_max_tokens || 0) * (m.kv_bytes_per_token || 0)
-        property bool budgeted: (m.kv_budget_bytes || 0) > 0 && m.kv_budget_bytes < contextBytes
-        property real scale: Math.max(1, budgeted ? m.kv_budget_bytes : contextBytes, m.kv_allocated_bytes || 0)
+        property real contextBytes: (section.m.kv_max_tokens || 0) * (section.m.kv_bytes_per_token || 0)
+        property bool budgeted: (section.m.kv_budget_bytes || 0) > 0 && section.m.kv_budget_bytes < contextBytes
+        property real scale: Math.max(1, budgeted ? section.m.kv_budget_bytes : contextBytes, section.m.kv_allocated_bytes || 0)
         Rectangle {
             height: parent.height; color: Theme.chartKvAllocated; radius: 2
-            width: parent.width * Math.min(1, (m.kv_allocated_bytes || 0) / kvGauge.scale)
+            width: parent.width * Math.min(1, (section.m.kv_allocated_bytes || 0) / kvGauge.scale)
         }
         Rectangle {
             height: parent.height; color: Theme.chartKvUsed; radius: 2
-            width: Math.max((m.kv_used_bytes || 0) > 0 ? 2 : 0, parent.width * Math.min(1, (m.kv_used_bytes || 0) / kvGauge.scale))
+            width: Math.max((section.m.kv_used_bytes || 0) > 0 ? 2 : 0, parent.width * Math.min(1, (section.m.kv_used_bytes || 0) / kvGauge.scale))
         }
     }
     Label {
         id: kvScaleText
         objectName: "kvScaleText"
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         text: qsTr("KV used %1 · allocated %2 · %3 %4 (%5%)")
-            .arg(panel.fmt(m.kv_used_bytes)).arg(panel.fmt(m.kv_allocated_bytes))
+            .arg(section.panel.fmt(section.m.kv_used_bytes)).arg(section.panel.fmt(section.m.kv_allocated_bytes))
             .arg(kvGauge.budgeted ? qsTr("budget") : qsTr("whole context"))
-            .arg(panel.fmt(kvGauge.budgeted ? m.kv_budget_bytes : kvGauge.contextBytes))
-            .arg(kvGauge.scale > 1 ? (100 * (m.kv_used_bytes || 0) / kvGauge.scale).toFixed(1) : 0)
+            .arg(section.panel.fmt(kvGauge.budgeted ? section.m.kv_budget_bytes : kvGauge.contextBytes))
+            .arg(kvGauge.scale > 1 ? (100 * (section.m.kv_used_bytes || 0) / kvGauge.scale).toFixed(1) : 0)
     }
     // Gauge 2: against the machine — the GPU's memory when the CUDA backend runs.
     Label {
         objectName: "deviceMemory"
-        visible: !!m.device_name
+        visible: !!section.m.device_name
         text: qsTr("%1: weights %2 · KV pool %3 · scratch %4 on the device")
-            .arg(m.device_name || "").arg(panel.fmt(m.device_weights_bytes)).arg(panel.fmt(m.device_kv_bytes))
-            .arg(panel.fmt(m.device_scratch_bytes))
+            .arg(section.m.device_name || "").arg(section.panel.fmt(section.m.device_weights_bytes)).arg(section.panel.fmt(section.m.device_kv_bytes))
+            .arg(section.panel.fmt(section.m.device_scratch_bytes))
         font.pixelSize: Theme.smallSize
         wrapMode: Text.Wrap
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
     }
     Label {
-        text: (m.device_name ? qsTr("VRAM: %2 free of %3 (all processes) · %1 resident in this process")
+        text: (section.m.device_name ? qsTr("VRAM: %2 free of %3 (all processes) · %1 resident in this process")
                              : qsTr("Machine: %1 resident in this process · %2 available of %3"))
-            .arg(panel.fmt(m.process_resident_bytes)).arg(panel.fmt(m.system_available_bytes)).arg(panel.fmt(m.system_total_bytes))
+            .arg(section.panel.fmt(section.m.process_resident_bytes)).arg(section.panel.fmt(section.m.system_available_bytes)).arg(section.panel.fmt(section.m.system_total_bytes))
         font.pixelSize: Theme.smallSize
         wrapMode: Text.Wrap
         Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
     }
     // The bar: memory in use by every process (total − available: MemAvailable for
     // RAM, the device's free memory for VRAM) of the total, said in its caption.
     Label {
         id: machineBarLabel
         objectName: "machineBarLabel"
-        readonly property real used: (m.system_total_bytes || 0) - (m.system_available_bytes || 0)
-        text: (m.device_name ? qsTr("Bar: VRAM in use by all processes, %1 of %2 (%3%)")
+        readonly property real used: (section.m.system_total_bytes || 0) - (section.m.system_available_bytes || 0)
+        text: (section.m.device_name ? qsTr("Bar: VRAM in use by all processes, %1 of %2 (%3%)")
                              : qsTr("Bar: RAM in use on this machine by all processes, %1 of %2 (%3%)"))
-            .arg(panel.fmt(used)).arg(panel.fmt(m.system_total_bytes))
-            .arg((m.system_total_bytes || 0) > 0 ? (100 * used / m.system_total_bytes).toFixed(0) : 0)
+            .arg(section.panel.fmt(used)).arg(section.panel.fmt(section.m.system_total_bytes))
+            .arg((section.m.system_total_bytes || 0) > 0 ? (100 * used / section.m.system_total_bytes).toFixed(0) : 0)
         font.pixelSize: Theme.smallSize
         wrapMode: Text.Wrap
         Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
     }
     ProgressBar {
         id: machineBar
         objectName: "machineBar"
         palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
-        from: 0; to: m.system_total_bytes || 1
+        Layout.maximumWidth: section.panel.columnWidth
+        from: 0; to: section.m.system_total_bytes || 1
         value: machineBarLabel.used
         Accessible.name: machineBarLabel.text
     }

@@ -6,6 +6,7 @@ import QtQuick.Layouts
 import ".."
 
 ColumnLayout {
+    id: section
     required property var panel
     readonly property var m: panel.m
     readonly property var info: panel.info
@@ -22,14 +23,14 @@ ColumnLayout {
         id: timeline
         objectName: "kvTimeline"
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         height: 150
         property var points: memoryState.memoryHistory
         property color ink: Theme.text
         Accessible.role: Accessible.Chart
         Accessible.name: points.length === 0 ? qsTr("KV memory over this conversation: no tokens yet")
             : qsTr("KV memory over this conversation: %1 used at %2 tokens")
-              .arg(panel.fmt(points[points.length - 1].used)).arg(points[points.length - 1].tokens)
+              .arg(section.panel.fmt(points[points.length - 1].used)).arg(points[points.length - 1].tokens)
         onPointsChanged: requestPaint()
         onWidthChanged: requestPaint()
         onInkChanged: requestPaint()
@@ -56,7 +57,7 @@ ColumnLayout {
             }
             // Round ends, the tokens axis at most the whole context.
             maxT = niceCeil(maxT * 1.05)
-            if ((m.kv_max_tokens || 0) > 0 && maxT > m.kv_max_tokens) maxT = Math.max(m.kv_max_tokens, lastTokens, 1)
+            if ((section.m.kv_max_tokens || 0) > 0 && maxT > section.m.kv_max_tokens) maxT = Math.max(section.m.kv_max_tokens, lastTokens, 1)
             maxB = niceCeil(maxB * 1.05)
             function x(t) { return left + w * t / maxT }
             function y(b) { return top + h - h * b / maxB }
@@ -69,7 +70,7 @@ ColumnLayout {
             for (var k = 0; k <= 2; ++k) {
                 var bv = maxB * k / 2, tv = maxT * k / 2
                 ctx.textAlign = "right"
-                ctx.fillText(panel.fmt(bv), left - 4, y(bv) + 3)
+                ctx.fillText(section.panel.fmt(bv), left - 4, y(bv) + 3)
                 ctx.textAlign = k === 0 ? "left" : k === 2 ? "right" : "center"
                 ctx.fillText(Math.round(tv).toLocaleString(Qt.locale(), 'f', 0), x(tv), top + h + 12)
                 ctx.beginPath(); ctx.moveTo(left - 3, y(bv)); ctx.lineTo(left, y(bv)); ctx.stroke()
@@ -113,7 +114,7 @@ ColumnLayout {
     }
     Label {
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         color: Theme.textMuted

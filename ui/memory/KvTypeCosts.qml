@@ -1,12 +1,14 @@
 // What each KV type would cost for this model (bytes per token, the longest context that
 // fits, its measured quality), and how many conversations of this length fit.
 // A section of the memory panel (MemoryPanel.qml), on its figures (panel.m, panel.info).
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import ".."
 
 ColumnLayout {
+    id: section
     required property var panel
     readonly property var m: panel.m
     readonly property var info: panel.info
@@ -20,14 +22,14 @@ ColumnLayout {
     }
     GridLayout {
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         columns: 4
         columnSpacing: 8
         Label { text: qsTr("type"); font.bold: true }
         Label { text: qsTr("bytes/token"); font.bold: true }
         Label { text: qsTr("max context"); font.bold: true }
         Label {
-            text: (memoryState.kvQuality.types || info.is_demo === true) ? qsTr("quality*") : qsTr("quality* (demo model's)")
+            text: (memoryState.kvQuality.types || section.info.is_demo === true) ? qsTr("quality*") : qsTr("quality* (demo model's)")
             font.bold: true
             Layout.fillWidth: true
             wrapMode: Text.Wrap
@@ -49,12 +51,12 @@ ColumnLayout {
                             ["q8_0", quality("q8_0", qsTr("KL 1.9e-5, 99.75%"))],
                             ["q4_0", quality("q4_0", qsTr("KL 6.0e-3, 95.0%"))]]
                 var cells = []
-                var current = panel.kvType
+                var current = section.panel.kvType
                 for (var i = 0; i < rows.length; ++i) {
-                    var t = rows[i][0], bpt = panel.perToken(t)
+                    var t = rows[i][0], bpt = section.panel.perToken(t)
                     cells.push(t + (t === current ? " ●" : ""))
-                    cells.push(panel.fmt(bpt))
-                    cells.push(bpt > 0 ? Math.min(Math.floor(panel.available / bpt), info.n_ctx_train || 0)
+                    cells.push(section.panel.fmt(bpt))
+                    cells.push(bpt > 0 ? Math.min(Math.floor(section.panel.available / bpt), section.info.n_ctx_train || 0)
                                          .toLocaleString(Qt.locale(), 'f', 0) + qsTr(" tokens") : "")
                     cells.push(rows[i][1])
                 }
@@ -62,6 +64,8 @@ ColumnLayout {
             }
             // The quality column takes what is left and wraps in it.
             Label {
+                required property var modelData
+                required property int index
                 text: modelData
                 font.pixelSize: Theme.smallSize
                 Layout.fillWidth: index % 4 === 3
@@ -71,29 +75,29 @@ ColumnLayout {
     }
     Label {
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         text: qsTr("max context: what fits in the available RAM, at most the trained context. ")
               + (memoryState.kvQuality.types
                  ? qsTr("*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.").arg(Theme.num(memoryState.kvQuality.tokens))
                  : qsTr("*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
-                   + (info.is_demo === true ? "" : qsTr(" Not yet measured on the loaded model: its own figures replace these when they are.")))
+                   + (section.info.is_demo === true ? "" : qsTr(" Not yet measured on the loaded model: its own figures replace these when they are.")))
     }
     // Last, under its own header: what this conversation's KV means for how many fit.
     SectionHeader {
-        visible: m.kv_tokens > 0 && m.kv_allocated_bytes > 0
+        visible: section.m.kv_tokens > 0 && section.m.kv_allocated_bytes > 0
         text: qsTr("How many conversations fit"); pixelSize: Theme.smallSize; bold: false
         help: qsTr("Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.")
     }
     Label {
         objectName: "conversationsFit"
-        visible: m.kv_tokens > 0 && m.kv_allocated_bytes > 0
+        visible: section.m.kv_tokens > 0 && section.m.kv_allocated_bytes > 0
         Layout.fillWidth: true
-        Layout.maximumWidth: panel.columnWidth
+        Layout.maximumWidth: section.panel.columnWidth
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         text: qsTr("Conversations of this length that would fit in the available memory: %1")
-              .arg(Math.floor((m.system_available_bytes || 0) / Math.max(1, m.kv_allocated_bytes)).toLocaleString(Qt.locale(), 'f', 0))
+              .arg(Math.floor((section.m.system_available_bytes || 0) / Math.max(1, section.m.kv_allocated_bytes)).toLocaleString(Qt.locale(), 'f', 0))
     }
 }

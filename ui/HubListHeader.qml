@@ -1,0 +1,16 @@
+// The header of the Hub's search and catalog list (ModelsPage.qml): what the list shows.
+// A Component made here, in a document without `pragma ComponentBehavior: Bound`: Qt 6.4
+// does not create a ListView header declared in a Bound document ("QQmlComponent:
+// Component is not ready", no header), and ModelsPage is one (its delegates read the
+// page's id). Its strings keep ModelsPage's translation context.
+import QtQuick
+import QtQuick.Controls
+
+QtObject {
+    readonly property Component component: Label {
+        padding: 4
+        font.bold: true
+        text: modelHub.searchResults.length > 0 ? qsTranslate("ModelsPage", "Search results")
+                                                : qsTranslate("ModelsPage", "Catalog (sizes approximate)")
+    }
+}
