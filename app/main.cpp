@@ -40,7 +40,7 @@
 #include "stall_meter.h"
 #include "test_state_file.h"
 #include "testing/chat_state_probe.h"
-#include "testing/state_probe.h"
+#include "testing/model_pages_probe.h"
 
 namespace {
 
@@ -328,17 +328,11 @@ int main(int argc, char** argv) {
   // The end-to-end tests' view of the window (KVCHAT_TEST_STATE_FILE): an observer of the
   // controllers' signals, made only when testing.
   std::unique_ptr<kvchat::app::ChatStateProbe> probe;
-  std::unique_ptr<kvchat::app::StateProbe> page_probe, library_probe;
+  std::unique_ptr<kvchat::app::ModelPagesProbe> pages_probe;
   if (const QString path = qEnvironmentVariable("KVCHAT_TEST_STATE_FILE"); !path.isEmpty()) {
     probe = std::make_unique<kvchat::app::ChatStateProbe>(chat, path);
     probe->watch(&language);
-    page_probe = std::make_unique<kvchat::app::StateProbe>(
-        path + QStringLiteral(".models.json"), [&model_hub] { return model_hub.test_state(); });
-    page_probe->watch(&model_hub);
-    library_probe = std::make_unique<kvchat::app::StateProbe>(
-        path + QStringLiteral(".library.json"),
-        [&model_library] { return model_library.test_state(); });
-    library_probe->watch(&model_library);
+    pages_probe = std::make_unique<kvchat::app::ModelPagesProbe>(model_hub, model_library, path);
   }
   QQmlApplicationEngine engine;
   engine.rootContext()->setContextProperty(QStringLiteral("chat"), &chat);

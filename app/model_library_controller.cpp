@@ -133,23 +133,12 @@ bool ModelLibraryController::remove(const QString& path) {
     return false;
   }
   cache_.remove(key);
-  removed_.append(path);
+  emit modelRemoved(path);
   if (hooks_.forget_recent) hooks_.forget_recent(path);
   set_message(tr("Removed %1 (%2) from disk.")
                   .arg(QFileInfo(path).fileName(), hub::format_bytes(double(size))));
   refresh();
   return true;
-}
-
-// For the end-to-end test: <KVCHAT_TEST_STATE_FILE>.library.json, what the list shows.
-QVariantMap ModelLibraryController::test_state() const {
-  QStringList shown;
-  for (const QUrl& u : shown_) shown.append(u.toString());
-  return {{"models_dir", models_dir_},
-          {"entries", entries_},
-          {"message", message_},
-          {"shown_folders", shown},
-          {"removed", removed_}};
 }
 
 }  // namespace kvchat::app

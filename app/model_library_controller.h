@@ -29,8 +29,6 @@ class ModelLibraryController : public QObject {
   Q_PROPERTY(QString modelsDir READ models_dir CONSTANT)
 
  public:
-  // What the end-to-end tests read of the library (<KVCHAT_TEST_STATE_FILE>.library.json).
-  QVariantMap test_state() const;
   struct Hooks {
     std::function<QStringList()> recent;                // the recent models, newest first
     std::function<QVariantMap()> used_at;               // path -> when it was last loaded
@@ -63,6 +61,7 @@ class ModelLibraryController : public QObject {
  signals:
   void entriesChanged();
   void messageChanged();
+  void modelRemoved(const QString& path);  // the file is gone from disk
 
  private:
   void rebuild();  // entries_ from scanned_, the fits recomputed
@@ -78,7 +77,6 @@ class ModelLibraryController : public QObject {
   QVariantList entries_;
   QString message_;
   QList<QUrl> shown_;
-  QStringList removed_;
 };
 
 }  // namespace kvchat::app

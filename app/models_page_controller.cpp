@@ -372,7 +372,6 @@ void ModelsPageController::on_finished(qint64 id, const QString& path) {
     files_[i] = f;
     emit filesChanged();
   }
-  opened_.append(path);
   refresh_downloads();
   if (open_model_) open_model_(path);  // opened like any other model (and listed as recent)
   emit modelDownloaded(path);
@@ -385,23 +384,5 @@ QVariantList ModelsPageController::downloads() const {
 }
 
 void ModelsPageController::refresh_downloads() { emit downloadsChanged(); }
-
-QVariantMap ModelsPageController::test_state() const {
-  QVariantList results;
-  for (const QVariant& r : search_results_) results.append(r.toMap().value(QStringLiteral("id")));
-  const QVariantMap state{{"endpoint", endpoint()},
-                          {"catalog", catalog_.size()},
-                          {"search_results", results},
-                          {"current_repo", current_repo_},
-                          {"files", files_},
-                          {"downloads", downloads()},
-                          {"offline_notice", offline_notice_},
-                          {"message", message_},
-                          {"opened", opened_},
-                          {"fit_ctx", fit_ctx_},
-                          {"fit_kv_type", fit_kv_type_},
-                          {"free_memory_bytes", double(free_memory_)}};
-  return state;
-}
 
 }  // namespace kvchat::app

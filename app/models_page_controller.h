@@ -52,8 +52,6 @@ class ModelsPageController : public QObject {
   Q_PROPERTY(QString modelsDir READ models_dir CONSTANT)
 
  public:
-  // What the end-to-end tests read of the page (<KVCHAT_TEST_STATE_FILE>.models.json).
-  QVariantMap test_state() const;
   // data_dir: the app's (models go to data_dir/models); db_path: the app's database,
   // already migrated; open_model: how a finished download is opened (ChatController::loadModel);
   // endpoint_setting: the Hub address from the settings ("" = HF_ENDPOINT or the default).
@@ -166,7 +164,6 @@ class ModelsPageController : public QObject {
   QString fit_kv_type_ = QStringLiteral("f16");
   qint64 free_memory_ = 0;
   qint64 gpu_free_ = 0;  // 0: no GPU runs the chat (RAM is what counts)
-  QStringList opened_;
   int search_serial_ = 0, list_serial_ = 0;
 };
 

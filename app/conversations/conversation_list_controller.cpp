@@ -145,19 +145,4 @@ QString ConversationListController::defaultExportPath(qint64 id, const QString& 
   return QDir(dir).filePath(exportFileName(id, format));
 }
 
-QVariantMap ConversationListController::test_state() const {
-  QStringList titles;  // as listed, newest first
-  for (int row = 0; row < conversations_.rowCount(); ++row) {
-    titles.push_back(
-        conversations_.data(conversations_.index(row), ConversationListModel::TitleRole)
-            .toString());
-  }
-  return {
-      {QStringLiteral("conversations"), conversations_.rowCount()},
-      {QStringLiteral("conversation_titles"), titles},
-      {QStringLiteral("search_text"), search_text_},
-      {QStringLiteral("current_listed"), conversations_.rowOf(chat_.current_conversation()) >= 0},
-      {QStringLiteral("pending_delete"), pending_delete()}};
-}
-
 }  // namespace kvchat::app

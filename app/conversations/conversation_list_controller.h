@@ -55,6 +55,7 @@ class ConversationListController : public QObject {
                              NoticeCenter& notices, QObject* parent = nullptr);
 
   ConversationListModel* list_model() { return &conversations_; }
+  const ConversationListModel& list_model() const { return conversations_; }
   QObject* model() { return &conversations_; }
   QString search_text() const { return search_text_; }
   QVariantMap pending_delete() const;
@@ -70,11 +71,7 @@ class ConversationListController : public QObject {
   void commit_pending_delete();
   // An empty conversation already listed (no messages, no system prompt), 0 if none.
   qint64 empty_conversation() const;
-  qint64 first_listed() const;  // 0: none
-  // For the end-to-end test state file: conversations, conversation_titles, search_text,
-  // current_listed, pending_delete.
-  QVariantMap test_state() const;
-
+  qint64 first_listed() const;
   Q_INVOKABLE void search(const QString& text);
   Q_INVOKABLE void renameConversation(qint64 id, const QString& title);
   // Hides the conversation at once (pendingDelete) and deletes it kUndoDeleteMs later.

@@ -537,18 +537,4 @@ void DocumentController::set_summarizing(bool on) {
   emit jobChanged();
 }
 
-QVariantMap DocumentController::test_state() const {
-  QVariantMap preview = preview_;
-  return {{QStringLiteral("loading"), loading()},
-          {QStringLiteral("preview"), preview},
-          // The message banner (NoticeCenter), under the keys the e2e scripts read.
-          {QStringLiteral("message"), notices_.message()},
-          {QStringLiteral("message_is_error"), notices_.message_is_error()},
-          {QStringLiteral("job"), job_},
-          {QStringLiteral("running_job"), running_job_},
-          {QStringLiteral("summarizing"), summarizing_},
-          {QStringLiteral("sent_whole"), sent_whole_},
-          {QStringLiteral("job_memory"), job_memory_}};
-}
-
 }  // namespace kvchat::app

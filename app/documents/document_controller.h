@@ -63,6 +63,8 @@ class DocumentController : public QObject {
   QString load_stage() const { return load_stage_; }
   QVariantMap preview() const { return preview_; }
   QVariantMap job() const { return job_; }
+  // The job started last, running or finished, in any conversation (empty: none yet).
+  QVariantMap running_job() const { return running_job_; }
   bool summarizing() const { return summarizing_; }
   bool job_running() const;
   // Whether the running job writes into this conversation (it cannot be deleted then).
@@ -87,9 +89,6 @@ class DocumentController : public QObject {
   // token_end, source_begin, source_end, text.
   Q_INVOKABLE QVariantList partials(qint64 job_id) const;
 
-  // For the end-to-end test state file.
-  QVariantMap test_state() const;
-
   // The chat's notifications (ChatController connects its signals to these).
   void on_model_changed();
   void on_conversation_changed();
@@ -104,7 +103,7 @@ class DocumentController : public QObject {
   void jobChanged();
   void sentWholeChanged();
   void jobMemoryChanged();
-  // The job running in another conversation than the open one moved on (test_state).
+  // The job running in another conversation than the open one moved on (running_job).
   void runningJobChanged();
 
  private:

@@ -97,8 +97,7 @@ QVariantMap ChatStateProbe::state() const {
       {"startup_notice", chat_.startup_notice()},
       {"save_error", chat_.save_error()},
       {"unsaved_messages", chat_.unsaved_messages()},
-      {"documents",
-       chat_.document_controller() ? chat_.document_controller()->test_state() : QVariantMap()},
+      {"documents", documents_state()},
       {"last_message", last_message},
       // Per-model settings, a failed load, a full context.
       {"model_error", models.error()},
@@ -126,10 +125,38 @@ QVariantMap ChatStateProbe::state() const {
                    {"memory", QCoreApplication::translate("Main", "Memory")},
                    // false on a first run: the window shows its welcome
                    {"welcome_seen", chat_.uiSetting(QStringLiteral("welcome_seen"), false)}}}};
-  // The sidebar's list: conversations, conversation_titles, search_text, current_listed,
-  // pending_delete.
-  state.insert(chat_.conversation_list()->test_state());
+  state.insert(list_state());
   return state;
+}
+
+QVariantMap ChatStateProbe::list_state() const {
+  const ConversationListController& list = *chat_.conversation_list();
+  const ConversationListModel& listed = list.list_model();
+  QStringList titles;  // as listed, newest first
+  for (int row = 0; row < listed.rowCount(); ++row) {
+    titles.push_back(listed.data(listed.index(row), ConversationListModel::TitleRole).toString());
+  }
+  return {{"conversations", listed.rowCount()},
+          {"conversation_titles", titles},
+          {"search_text", list.search_text()},
+          {"current_listed", listed.rowOf(chat_.current_conversation()) >= 0},
+          {"pending_delete", list.pending_delete()}};
+}
+
+QVariantMap ChatStateProbe::documents_state() const {
+  const DocumentController* docs = chat_.document_controller();
+  if (!docs) return {};
+  const NoticeCenter& notices = *chat_.notices();
+  return {{"loading", docs->loading()},
+          {"preview", docs->preview()},
+          // The message banner (NoticeCenter), under the keys the e2e scripts read.
+          {"message", notices.message()},
+          {"message_is_error", notices.message_is_error()},
+          {"job", docs->job()},
+          {"running_job", docs->running_job()},
+          {"summarizing", docs->summarizing()},
+          {"sent_whole", docs->sent_whole()},
+          {"job_memory", docs->job_memory()}};
 }
 
 }  // namespace kvchat::app

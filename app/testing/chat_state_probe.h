@@ -34,6 +34,10 @@ class ChatStateProbe : public QObject {
 
  private:
   QVariantMap reply_state() const;  // "reply": the last message, what each row shows
+  // The sidebar's list: conversations, conversation_titles, search_text, current_listed,
+  // pending_delete.
+  QVariantMap list_state() const;
+  QVariantMap documents_state() const;  // "documents": the preview, the jobs, the banner
 
   ChatController& chat_;
   // True once a reply has ended (written, refused, or dropped empty) until the next one
