@@ -50,7 +50,8 @@ ChatStateProbe::~ChatStateProbe() = default;
 void ChatStateProbe::watch(QObject* object) { writer_->watch(object); }
 
 void ChatStateProbe::noteShownText(int row, const QString& text) {
-  if (shown_texts_.value(row) == text && shown_texts_.contains(row)) return;
+  if (const auto it = shown_texts_.constFind(row); it != shown_texts_.constEnd() && *it == text)
+    return;
   shown_texts_.insert(row, text);
   writer_->schedule();
 }
