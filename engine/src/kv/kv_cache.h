@@ -118,9 +118,22 @@ class KvCache {
   Status export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const;
   Status import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, const uint8_t* src);
 
-  // The memory of token block b (b < blocks_in_use()) of a cache without windowed
-  // layers: what a device kernel indexes.
-  uint8_t* token_block(int32_t b) { return pools_[0].block(tables_[0][b]); }
+  // Layer groups, what a device kernel indexes: the layers that share one block table and
+  // one pool (group 0: the full-attention layers, group 1: the windowed ones). A layer's
+  // rows sit at index layer_index(layer) of its group's blocks, laid out
+  // [group_layers(g)][2][block_tokens][row_bytes].
+  static constexpr int32_t kGroups = 2;
+  int32_t layer_group(int32_t layer) const { return group_[layer]; }
+  int32_t layer_index(int32_t layer) const { return index_[layer]; }
+  int32_t group_layers(int32_t g) const { return group_layers_[g]; }
+  // The memory of token block b (b < capacity() / block_tokens) of group g; null when the
+  // block was freed (windowed rows out of the window) or the group has no layers.
+  uint8_t* group_block(int32_t g, int32_t b) {
+    const int32_t id = group_layers_[g] > 0 ? tables_[g][b] : -1;
+    return id < 0 ? nullptr : pools_[g].block(id);
+  }
+  // Token blocks covered by the tables (capacity() / block_tokens).
+  int32_t token_blocks() const { return n_blocks_; }
   bool host_accessible() const { return pools_[0].memory().host_accessible(); }
 
   // Host memory only (the CPU backends). Encoded rows (row_bytes() each). pos < capacity().

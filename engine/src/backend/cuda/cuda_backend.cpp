@@ -227,11 +227,11 @@ class CudaBackend final : public Backend {
     // The session reserved the blocks for this step before calling forward. Only the
     // entries that changed (usually none, or the one new block) are copied; nothing is
     // allocated on a decode step.
-    const size_t n = static_cast<size_t>(kv.blocks_in_use());
+    const size_t n = static_cast<size_t>(kv.token_blocks());
     size_t first_changed = n;
     table_host_.resize(n);
     for (size_t b = 0; b < n; ++b) {
-      uint8_t* block = kv.token_block(static_cast<int32_t>(b));
+      uint8_t* block = kv.group_block(0, static_cast<int32_t>(b));
       if (block == table_host_[b]) continue;
       if (reinterpret_cast<uintptr_t>(block) % 16 != 0) {  // the kernels' 16-byte copies
         table_host_.clear();
