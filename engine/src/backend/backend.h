@@ -31,6 +31,11 @@ struct BackendOptions {
   int32_t n_threads = 0;  // CPU threads; <= 0: per physical core (decode of tiny models on one:
                           // cpu/default_threads.h)
   int32_t n_ctx = 0;      // context length the session will use
+  // CUDA: the layers [0, gpu_layers) run on the device, the rest (and the logits, when
+  // any layer stays on the host) on the CPU backend. < 0: auto, as many as the memory
+  // planner fits into the device's free memory (backend/offload_plan.h).
+  int32_t gpu_layers = -1;
+  std::string kv_type = "f16";  // the session's KV type (the planner sizes the KV with it)
 };
 
 class Backend {
@@ -53,6 +58,22 @@ class Backend {
 
   // Where the session's KV blocks must live for this backend; null = host memory.
   virtual std::shared_ptr<KvMemory> kv_memory() { return nullptr; }
+  // Partial offload: only layers [0, kv_memory_layers()) keep their KV in kv_memory(), the
+  // others in host memory (KvCacheConfig::memory_layers). < 0: every layer.
+  virtual int32_t kv_memory_layers() const { return -1; }
+
+  // Partial offload, the host side of a split (the CPU backend implements these; the others
+  // answer an error). x: the residual stream (n, n_embd) in host memory, row-major.
+  //   embed: x = token_embd[tokens] (x embed_scale);
+  //   forward_layers: layers [first, last) over x in place at positions [pos0, pos0 + n),
+  //     reading and writing those layers' K/V in kv (reserved by the caller);
+  //   output_logits: logits of x as forward() writes them ((n, n_vocab) when all_logits,
+  //     else the last row's (n_vocab)).
+  // embed, forward_layers(0, n_layers) and output_logits give forward()'s logits exactly.
+  virtual Status embed(std::span<const TokenId> tokens, float* x);
+  virtual Status forward_layers(float* x, int32_t n, int32_t pos0, int32_t first, int32_t last,
+                                KvCache& kv);
+  virtual Status output_logits(const float* x, int32_t n, float* logits, bool all_logits);
   // Fills the device fields of a report (a GPU backend: bytes per category on the
   // device and the device's total and free memory). The CPU backends leave them 0.
   virtual void report_device_memory(MemoryReport&) const {}

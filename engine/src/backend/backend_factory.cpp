@@ -34,6 +34,14 @@ Result<BackendKind> parse_backend_kind(std::string_view name) {
                "' (expected auto, cpu, cpu-reference or cuda)"};
 }
 
+Status Backend::embed(std::span<const TokenId>, float*) {
+  return Error{"the " + std::string(name()) + " backend does not run part of a model"};
+}
+Status Backend::forward_layers(float*, int32_t, int32_t, int32_t, int32_t, KvCache&) {
+  return embed({}, nullptr);
+}
+Status Backend::output_logits(const float*, int32_t, float*, bool) { return embed({}, nullptr); }
+
 void register_backend(BackendKind kind, BackendFactory factory) {
   registry()[static_cast<size_t>(kind)] = factory;
 }
