@@ -163,7 +163,11 @@ struct DeviceCache {
   DeviceKv kv;
 };
 
-void upload_cache(const KvData& d, int block_tokens, uint32_t seed, DeviceCache* c) {
+// freed_before > 0: blocks wholly before that position point at a spare slot left 0xFF
+// (NaN in every KV type), as blocks a sliding window freed: a kernel that reads one shows
+// NaN in its output.
+void upload_cache(const KvData& d, int block_tokens, uint32_t seed, DeviceCache* c,
+                  int freed_before = 0) {
   const int n_blocks = (d.n_tokens + block_tokens - 1) / block_tokens;
   const uint64_t block_bytes = static_cast<uint64_t>(d.n_layers) * 2 * block_tokens * d.row_bytes;
   const uint64_t slot_bytes = (block_bytes + 255) / 256 * 256;
@@ -190,6 +194,10 @@ void upload_cache(const KvData& d, int block_tokens, uint32_t seed, DeviceCache*
         }
       }
     }
+    if ((b + 1) * block_tokens <= freed_before) {
+      table[b] = c->pool.get() + slot[n_blocks] * slot_bytes;  // a spare: never written
+      continue;
+    }
     table[b] = c->pool.get() + slot[b] * slot_bytes;
     CUDA_ASSERT(cudaMemcpy(table[b], image.data(), block_bytes, cudaMemcpyHostToDevice));
   }
@@ -204,33 +212,37 @@ void upload_cache(const KvData& d, int block_tokens, uint32_t seed, DeviceCache*
   c->kv.row_bytes = d.row_bytes;
 }
 
-// out (n, n_heads, hd): token b over positions [0, positions[b]] of `layer`, in double.
+// out (n, n_heads, hd): token b over positions [lo, positions[b]] of `layer`, in double (lo =
+// positions[b] - window + 1 with a window, else 0), scores soft-capped when softcap > 0.
 std::vector<double> reference(const KvData& d, int layer, const std::vector<float>& q, int n_heads,
-                              const std::vector<int32_t>& positions, float scale) {
+                              const std::vector<int32_t>& positions, float scale, int window = 0,
+                              float softcap = 0) {
   const int hd = d.head_dim, group = n_heads / d.n_kv_heads;
   std::vector<double> out(positions.size() * n_heads * hd, 0.0);
   std::vector<double> s;
   for (size_t b = 0; b < positions.size(); ++b) {
     const int pos = positions[b];
+    const int lo = window > 0 ? std::max(0, pos - window + 1) : 0;
     s.assign(pos + 1, 0.0);
     for (int h = 0; h < n_heads; ++h) {
       const int kvh = h / group;
       const float* qh = &q[(b * n_heads + h) * hd];
       double mx = -INFINITY;
-      for (int t = 0; t <= pos; ++t) {
+      for (int t = lo; t <= pos; ++t) {
         const float* k = d.deq_row(layer, 0, t) + kvh * hd;
         double dot = 0.0;
         for (int i = 0; i < hd; ++i) dot += static_cast<double>(qh[i]) * k[i];
         s[t] = dot * scale;
+        if (softcap > 0) s[t] = softcap * std::tanh(s[t] / softcap);
         mx = std::max(mx, s[t]);
       }
       double sum = 0.0;
-      for (int t = 0; t <= pos; ++t) {
+      for (int t = lo; t <= pos; ++t) {
         s[t] = std::exp(s[t] - mx);
         sum += s[t];
       }
       double* o = &out[(b * n_heads + h) * hd];
-      for (int t = 0; t <= pos; ++t) {
+      for (int t = lo; t <= pos; ++t) {
         const float* v = d.deq_row(layer, 1, t) + kvh * hd;
         const double p = s[t] / sum;
         for (int i = 0; i < hd; ++i) o[i] += p * v[i];
@@ -261,9 +273,10 @@ float scale_of(int head_dim) { return 1.0f / std::sqrt(static_cast<float>(head_d
 // ---- runners --------------------------------------------------------------------------
 
 void run_decode(const DeviceCache& c, int layer, const std::vector<float>& q, int n_heads,
-                const std::vector<int32_t>& positions, int max_kv, std::vector<float>* out) {
+                const std::vector<int32_t>& positions, int max_kv, std::vector<float>* out,
+                int window = 0, float softcap = 0) {
   const int n = static_cast<int>(positions.size());
-  const AttentionShape shape{n, n_heads, max_kv, scale_of(c.kv.head_dim)};
+  const AttentionShape shape{n, n_heads, max_kv, scale_of(c.kv.head_dim), window, softcap};
   DeviceBuffer<float> dq, dout;
   DeviceBuffer<int32_t> dpos;
   DeviceBuffer<uint8_t> scratch;
@@ -284,9 +297,11 @@ void run_decode(const DeviceCache& c, int layer, const std::vector<float>& q, in
 }
 
 void run_prefill(const DeviceCache& c, int layer, const std::vector<float>& q, int n_heads,
-                 const std::vector<int32_t>& positions, std::vector<float>* out) {
+                 const std::vector<int32_t>& positions, std::vector<float>* out, int window = 0,
+                 float softcap = 0) {
   const int n = static_cast<int>(positions.size());
-  const AttentionShape shape{n, n_heads, positions.back() + 1, scale_of(c.kv.head_dim)};
+  const AttentionShape shape{n,      n_heads, positions.back() + 1, scale_of(c.kv.head_dim),
+                             window, softcap};
   DeviceBuffer<float> dq, dout;
   DeviceBuffer<int32_t> dpos;
   CUDA_ASSERT(dq.alloc(q.size()));
@@ -437,6 +452,48 @@ TEST(CudaAttention, PrefillOtherHeadDims) {
 
 // The same data paged (16-position blocks, shuffled) and in one block of every position
 // gives the same output: the block table is followed, not assumed contiguous.
+// Sliding windows (gemma2/3) and score soft-caps, decode and prefill, every KV type: each
+// query attends to its last `window` positions only; the blocks wholly before the first
+// query's window are "freed" (a NaN slot): reading one would show. Windows shorter than a
+// block, than a partition, and longer than the context.
+TEST(CudaAttention, WindowsAndSoftcapsMatchReference) {
+  SKIP_WITHOUT_DEVICE();
+  for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::Q8_0, TensorType::Q4_0}) {
+    for (int hd : {64, 256}) {
+      const KvData d = make_kv_data(type, kLayers, kKvHeads, hd, 2100, 91 + hd);
+      for (int window : {1, 5, 64, 700, 4096}) {
+        for (float softcap : {0.0f, 2.0f}) {
+          SCOPED_TRACE(std::string(gguf::tensor_type_name(type)) + " hd " + std::to_string(hd) +
+                       " window " + std::to_string(window) + " softcap " + std::to_string(softcap));
+          const int n_heads = kKvHeads * 4;
+          // Decode: one token per position set, blocks before the earliest window freed.
+          const std::vector<int32_t> positions = {2099, 1500, 1400 + window / 2};
+          const int earliest = *std::min_element(positions.begin(), positions.end());
+          DeviceCache c;
+          ASSERT_NO_FATAL_FAILURE(upload_cache(d, 16, 7, &c, std::max(0, earliest - window + 1)));
+          const auto q = random_q(positions.size() * n_heads * hd, 3.0f, 5);
+          std::vector<float> got;
+          ASSERT_NO_FATAL_FAILURE(
+              run_decode(c, kLayer, q, n_heads, positions, d.n_tokens, &got, window, softcap));
+          const auto want =
+              reference(d, kLayer, q, n_heads, positions, scale_of(hd), window, softcap);
+          EXPECT_LE(rel_l2(got, want), tolerance(type)) << "decode";
+          // Prefill of 300 consecutive positions from 1700.
+          const auto span = consecutive(1700, 300);
+          DeviceCache cp;
+          ASSERT_NO_FATAL_FAILURE(upload_cache(d, 16, 8, &cp, std::max(0, 1700 - window + 1)));
+          const auto qp = random_q(span.size() * n_heads * hd, 3.0f, 6);
+          ASSERT_NO_FATAL_FAILURE(
+              run_prefill(cp, kLayer, qp, n_heads, span, &got, window, softcap));
+          const auto want_p =
+              reference(d, kLayer, qp, n_heads, span, scale_of(hd), window, softcap);
+          EXPECT_LE(rel_l2(got, want_p), tolerance(type)) << "prefill";
+        }
+      }
+    }
+  }
+}
+
 TEST(CudaAttention, PagedMatchesContiguous) {
   SKIP_WITHOUT_DEVICE();
   for (const TensorType type : kTypes) {

@@ -223,28 +223,24 @@ TEST(CudaRmsNorm, MatchesCpu) {
 
 // ---- rope ------------------------------------------------------------------------------
 
-// rope_cs (max_pos, n_rot/2): entry pos*(n_rot/2) + i = (cos, sin) of
-// theta = pos * t.inv_freq[i], in double then rounded to float, exactly as cpu::rope
-// computes c and s for pair i.
+// rope_cs (max_pos, n_rot/2): the backend's table, RopeCosSin's values (mscale included).
 std::vector<float2> make_rope_cs(int max_pos, const RopeTable& t) {
-  const int half = t.n_rot / 2;
-  std::vector<float2> cs(static_cast<size_t>(max_pos) * half);
-  for (int pos = 0; pos < max_pos; ++pos) {
-    for (int i = 0; i < half; ++i) {
-      const double theta = static_cast<double>(pos) * t.inv_freq[i];
-      cs[static_cast<size_t>(pos) * half + i] = {static_cast<float>(std::cos(theta)),
-                                                 static_cast<float>(std::sin(theta))};
-    }
-  }
-  return cs;
+  RopeCosSin cs(t);
+  cs.cover(max_pos);
+  const auto* first = reinterpret_cast<const float2*>(cs.at(0));
+  return std::vector<float2>(first, first + static_cast<size_t>(max_pos) * (t.n_rot / 2));
 }
 
-void check_rope(int head_dim, int n_rot, float base, bool with_q, bool with_k) {
-  SCOPED_TRACE("head_dim=" + std::to_string(head_dim) + " n_rot=" + std::to_string(n_rot) +
-               " base=" + std::to_string(base) + (with_q ? " q" : "") + (with_k ? " k" : ""));
+void check_rope(RopeStyle style, int head_dim, int n_rot, float base, const RopeScaling& scaling,
+                bool with_q, bool with_k) {
+  SCOPED_TRACE(std::string(style == RopeStyle::Neox ? "neox" : "norm") +
+               " head_dim=" + std::to_string(head_dim) + " n_rot=" + std::to_string(n_rot) +
+               " base=" + std::to_string(base) +
+               " scaling=" + std::to_string(static_cast<int>(scaling.type)) + (with_q ? " q" : "") +
+               (with_k ? " k" : ""));
   const int n = 5, n_q = 8, n_kv = 2, max_pos = 5000;
   const std::vector<int32_t> positions = {0, 1, 17, 4095, 4999};
-  const RopeTable table = make_rope_table(RopeStyle::Norm, n_rot, base, RopeScaling{}, nullptr);
+  const RopeTable table = make_rope_table(style, n_rot, base, scaling, nullptr);
   const std::vector<float2> cs = make_rope_cs(max_pos, table);
   const std::vector<float> q = uniform(n * n_q * head_dim, 31, -2.0f, 2.0f),
                            k = uniform(n * n_kv * head_dim, 32, -2.0f, 2.0f);
@@ -260,7 +256,7 @@ void check_rope(int head_dim, int n_rot, float base, bool with_q, bool with_k) {
   ASSERT_CUDA(dpos.upload(positions));
   ASSERT_CUDA(dcs.upload(cs));
   ASSERT_CUDA(cuda::rope(with_q ? dq.p : nullptr, n_q, with_k ? dk.p : nullptr, n_kv, n, head_dim,
-                         n_rot, dpos.p, dcs.p, nullptr));
+                         n_rot, style == RopeStyle::Neox, dpos.p, dcs.p, nullptr));
   ASSERT_CUDA(cudaDeviceSynchronize());
   std::vector<float> gq, gk;
   ASSERT_CUDA(dq.download(gq));
@@ -283,40 +279,109 @@ void check_rope(int head_dim, int n_rot, float base, bool with_q, bool with_k) {
   EXPECT_EQ(differ, 0u) << "values within 1e-6 but not bit-identical";
 }
 
-TEST(CudaRope, MatchesCpu) {
+TEST(CudaRope, MatchesCpuForEveryStyleAndScaling) {
   SKIP_WITHOUT_DEVICE();
-  check_rope(64, 64, 10000.0f, true, true);
-  check_rope(128, 128, 500000.0f, true, true);
-  check_rope(64, 32, 10000.0f, true, true);  // partial rotation: dims >= n_rot untouched
-  check_rope(64, 64, 10000.0f, true, false);
-  check_rope(64, 64, 10000.0f, false, true);
+  RopeScaling yarn;
+  yarn.type = RopeScalingType::Yarn;
+  yarn.factor = 4;
+  yarn.orig_ctx = 1024;
+  RopeScaling linear;
+  linear.type = RopeScalingType::Linear;
+  linear.factor = 2;
+  for (RopeStyle style : {RopeStyle::Norm, RopeStyle::Neox}) {
+    check_rope(style, 64, 64, 10000.0f, {}, true, true);
+    check_rope(style, 128, 128, 500000.0f, {}, true, true);
+    check_rope(style, 64, 32, 10000.0f, {}, true,
+               true);  // partial rotation: dims >= n_rot untouched
+    check_rope(style, 64, 64, 10000.0f, {}, true, false);
+    check_rope(style, 64, 64, 10000.0f, {}, false, true);
+    check_rope(style, 128, 128, 1000000.0f, yarn, true, true);  // mscale != 1
+    check_rope(style, 96, 96, 10000.0f, linear, true, true);
+  }
 }
 
-// ---- swiglu ----------------------------------------------------------------------------
+// ---- glu ------------------------------------------------------------------------------
 
-TEST(CudaSwiGlu, MatchesCpu) {
+TEST(CudaGlu, SwiGluAndGeGluMatchCpu) {
   SKIP_WITHOUT_DEVICE();
   const int n = 3, n_ff = 1001;
   std::vector<float> gate_up = uniform(n * 2 * n_ff, 41, -12.0f, 12.0f);
   gate_up[0] = -100.0f;  // e^100 overflows: silu -> -0
   gate_up[1] = 100.0f;
-  DevBuf<float> dgu(gate_up.size()), dout(n * n_ff);
-  ASSERT_ALLOC(dgu);
-  ASSERT_ALLOC(dout);
-  ASSERT_CUDA(dgu.upload(gate_up));
-  ASSERT_CUDA(dout.poison());
-  ASSERT_CUDA(cuda::swiglu(dgu.p, dout.p, n, n_ff, nullptr));
-  ASSERT_CUDA(cudaDeviceSynchronize());
-  std::vector<float> got;
-  ASSERT_CUDA(dout.download(got));
-  for (int t = 0; t < n; ++t) {
-    std::vector<float> g(gate_up.begin() + t * 2 * n_ff, gate_up.begin() + t * 2 * n_ff + n_ff);
-    cpu::swiglu(g.data(), gate_up.data() + t * 2 * n_ff + n_ff, n_ff);
-    for (int i = 0; i < n_ff; ++i) {
-      ASSERT_NEAR(got[t * n_ff + i], g[i], 1e-6 * std::fabs(g[i]) + 1e-30)
-          << "t " << t << " i " << i;
+  for (bool gelu : {false, true}) {
+    SCOPED_TRACE(gelu ? "GeGLU" : "SwiGLU");
+    DevBuf<float> dgu(gate_up.size()), dout(n * n_ff);
+    ASSERT_ALLOC(dgu);
+    ASSERT_ALLOC(dout);
+    ASSERT_CUDA(dgu.upload(gate_up));
+    ASSERT_CUDA(dout.poison());
+    ASSERT_CUDA(cuda::glu(gelu, dgu.p, dout.p, n, n_ff, nullptr));
+    ASSERT_CUDA(cudaDeviceSynchronize());
+    std::vector<float> got;
+    ASSERT_CUDA(dout.download(got));
+    for (int t = 0; t < n; ++t) {
+      std::vector<float> g(gate_up.begin() + t * 2 * n_ff, gate_up.begin() + t * 2 * n_ff + n_ff);
+      cpu::gated_activation(gelu ? FfnActivation::GeluTanhGlu : FfnActivation::SiluGlu, g.data(),
+                            gate_up.data() + t * 2 * n_ff + n_ff, n_ff);
+      for (int i = 0; i < n_ff; ++i) {
+        ASSERT_NEAR(got[t * n_ff + i], g[i], 4e-6 * std::fabs(g[i]) + 1e-30)
+            << "t " << t << " i " << i;
+      }
     }
   }
+}
+
+// ---- biases, scales, soft-caps, per-head norms ------------------------------------------
+
+TEST(CudaElementwise, BiasScaleSoftcapAndHeadNormMatchCpu) {
+  SKIP_WITHOUT_DEVICE();
+  const int n = 4, cols = 384, hd = 64;
+  const std::vector<float> x = uniform(n * cols, 61, -40.0f, 40.0f),
+                           bias = uniform(cols, 62, -1, 1);
+  const std::vector<float> gain = uniform(hd, 63, 0.5f, 1.5f);
+  DevBuf<float> dx(x.size()), db(bias.size()), dg(gain.size());
+  ASSERT_ALLOC(dx);
+  ASSERT_ALLOC(db);
+  ASSERT_ALLOC(dg);
+  ASSERT_CUDA(db.upload(bias));
+  ASSERT_CUDA(dg.upload(gain));
+  std::vector<float> got;
+
+  ASSERT_CUDA(dx.upload(x));
+  ASSERT_CUDA(cuda::add_bias(dx.p, db.p, n, cols, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  ASSERT_CUDA(dx.download(got));
+  for (int t = 0; t < n; ++t) {
+    std::vector<float> want(x.begin() + t * cols, x.begin() + (t + 1) * cols);
+    cpu::add_bias(want.data(), bias.data(), cols);
+    for (int i = 0; i < cols; ++i)
+      ASSERT_EQ(got[t * cols + i], want[i]) << "bias " << t << "," << i;
+  }
+
+  ASSERT_CUDA(dx.upload(x));
+  ASSERT_CUDA(cuda::scale_values(dx.p, n * cols, 48.0f, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  ASSERT_CUDA(dx.download(got));
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i] * 48.0f) << "scale " << i;
+
+  ASSERT_CUDA(dx.upload(x));
+  ASSERT_CUDA(cuda::softcap_values(dx.p, n * cols, 30.0f, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  ASSERT_CUDA(dx.download(got));
+  std::vector<float> capped = x;
+  cpu::softcap(capped.data(), static_cast<int64_t>(capped.size()), 30.0f);
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_NEAR(got[i], capped[i], 4e-6 * std::fabs(capped[i])) << "softcap " << i;
+
+  // q/k norms: rmsnorm in place over (n * heads, head_dim) rows, one gain.
+  ASSERT_CUDA(dx.upload(x));
+  ASSERT_CUDA(cuda::rmsnorm(dx.p, dg.p, dx.p, n * cols / hd, hd, 1e-6f, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  ASSERT_CUDA(dx.download(got));
+  std::vector<float> normed = x;
+  cpu::rmsnorm_heads(normed.data(), n * cols / hd, hd, gain.data(), 1e-6f);
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_NEAR(got[i], normed[i], 2e-6 * std::fabs(normed[i]) + 1e-30) << "head norm " << i;
 }
 
 // ---- conversions -----------------------------------------------------------------------

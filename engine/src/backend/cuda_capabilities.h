@@ -12,9 +12,10 @@ namespace kvchat {
 struct ModelHParams;
 struct ModelWeights;
 
-// Ok for the plain llama forward pass (adjacent-pair RoPE without scaling or frequency
-// factors, SiLU-GLU, no biases, q/k norms, post norms, soft-caps or windows, head_dim =
-// n_embd / n_heads); else an error naming everything the kernels lack.
+// Ok for every architecture the CPU runs (every RoPE style and scaling, biases, q/k norms,
+// post norms, GELU, soft-caps, windows, any head_dim) within the attention kernels' head
+// sizes (head_dim a multiple of 32, at most 256; query heads a multiple of the KV heads);
+// else an error naming what the kernels lack.
 Status cuda_can_run(const ModelHParams& hp);
 
 // Whether the CUDA kernels (GEMV, dequantization, embedding: backend/cuda/weight_chunks.cuh)

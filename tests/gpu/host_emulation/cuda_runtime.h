@@ -1,6 +1,7 @@
 // Host emulation of the few CUDA types and intrinsics that the weight chunk readers
-// (engine/src/backend/cuda/dequant.cuh, quant_chunks.cuh, weight_chunks.cuh) use, so
-// test_chunk_decode_host can run them on the CPU of any build machine. Only for that test:
+// (engine/src/backend/cuda/dequant.cuh, quant_chunks.cuh, weight_chunks.cuh) and the
+// per-value arithmetic (value_math.cuh) use, so test_chunk_decode_host and
+// test_value_math_host can run them on the CPU of any build machine. Only for those tests:
 // each intrinsic follows the PTX ISA description of the instruction it stands for.
 #pragma once
 
@@ -14,6 +15,9 @@
 #define __global__
 #define __forceinline__ inline
 
+struct float2 {
+  float x, y;
+};
 struct float4 {
   float x, y, z, w;
 };
@@ -68,6 +72,8 @@ inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s) {
   }
   return r;
 }
-// Rounded products and sums (this target is compiled with -ffp-contract=off).
+// Rounded products, sums and quotients (these targets are compiled with -ffp-contract=off).
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }

@@ -2,9 +2,11 @@
 //
 // q:   (n, n_heads, head_dim) f32, already rotated.
 // out: (n, n_heads, head_dim) f32.
-// Token b attends to the cached K/V of positions [0, positions[b]] of `layer` (its own
-// K/V already written); query head h reads KV head h / (n_heads / n_kv_heads) (GQA).
-// scores = q.k * scale; softmax in f32; quantized K/V are dequantized inside the kernel.
+// Token b attends to the cached K/V of positions [window_first, positions[b]] of `layer`
+// (its own K/V already written; window_first = 0 without a window, value_math.cuh); no
+// other position's block is read, so blocks a window left behind may be freed (null in the
+// table). Query head h reads KV head h / (n_heads / n_kv_heads) (GQA). scores = [softcap](
+// q.k * scale); softmax in f32; quantized K/V are dequantized inside the kernel.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,11 +18,13 @@
 namespace kvchat::cuda {
 
 struct AttentionShape {
-  int n = 0;        // query tokens
-  int n_heads = 0;  // query heads
-  int max_kv = 0;   // an upper bound of positions[b] + 1 over the batch (sizes the grid,
-                    // so a captured decode graph stays valid while max_kv does not change)
-  float scale = 0;  // 1 / sqrt(head_dim)
+  int n = 0;          // query tokens
+  int n_heads = 0;    // query heads
+  int max_kv = 0;     // an upper bound of positions[b] + 1 over the batch (sizes the grid,
+                      // so a captured decode graph stays valid while max_kv does not change)
+  float scale = 0;    // the query scale (1 / sqrt(head_dim) unless the model says otherwise)
+  int window = 0;     // > 0: a query at pos attends to [pos - window + 1, pos] only
+  float softcap = 0;  // > 0: scores = softcap * tanh(scores / softcap) before the softmax
 };
 
 // ---- attention_decode.cu -------------------------------------------------------------

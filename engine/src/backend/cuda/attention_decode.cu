@@ -2,7 +2,8 @@
 //
 // Tensors (f32 unless noted; hd = kv.head_dim):
 //   q         (n, n_heads, hd)           out (n, n_heads, hd)
-//   positions (n) int32, device           token b attends to KV positions [0, positions[b]]
+//   positions (n) int32, device           token b attends to KV positions [lo_b, positions[b]]
+//                                         (lo_b = math::window_first: 0 without a window)
 //   partials  scratch: ml  (n, n_heads, n_parts, 2)  (max, sum of e^(s - max)) per partition
 //                      acc (n, n_heads, n_parts, hd) sum of e^(s - max) * v per partition
 //
@@ -27,8 +28,9 @@
 //             p = e^(s - m), running sum l.
 //     values  warp w adds p * v for its positions into acc[GCT][hd/32] registers.
 //   At the end the 4 warps' accumulators are summed through shared memory and written as
-//   the partition's partial. Partitions that start past positions[b] return at once; the
-//   merge never reads them.
+//   the partition's partial. Partitions that start past positions[b] or end before the
+//   window's first position return at once; the merge never reads them. A partition that
+//   the window cuts starts its slices at the window (no freed block is touched).
 // Kernel 2: grid (n * n_heads), hd threads:
 //   out = sum_p e^(m_p - M) acc_p / sum_p e^(m_p - M) l_p, M = max_p m_p.
 //
@@ -43,6 +45,7 @@
 
 #include "backend/cuda/attention.h"
 #include "backend/cuda/kv_load.cuh"
+#include "backend/cuda/value_math.cuh"
 
 namespace kvchat::cuda {
 
@@ -108,6 +111,8 @@ struct DecodeArgs {
   int part_tokens;
   int n_parts;
   float scale;
+  int window;
+  float softcap;
 };
 
 __device__ __forceinline__ float warp_max(float v) {
@@ -163,10 +168,11 @@ __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArg
   const int part = blockIdx.x;
   const int kvh = blockIdx.y / a.chunks, chunk = blockIdx.y % a.chunks;
   const int b = blockIdx.z;
-  const int start = part * a.part_tokens;
   const int pos = a.positions[b];
-  if (start > pos) return;  // beyond this token's context: the merge skips it
-  const int n_valid = min(a.part_tokens, pos + 1 - start);
+  // Beyond this token's context or before its window: the merge skips it.
+  if (!math::partition_attended(part, pos, a.window, a.part_tokens)) return;
+  const int begin = math::partition_begin(part, pos, a.window, a.part_tokens);
+  const int n_valid = math::partition_end(part, pos, a.part_tokens) - begin;
   const int g0 = chunk * GCT;
   const int gc = min(GCT, a.group - g0);  // live query heads of this block
   const int h0 = kvh * a.group + g0;
@@ -174,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArg
   const uint64_t v_off = static_cast<uint64_t>(a.kv.block_tokens) * a.kv.row_bytes;
 
   for (int i = threadIdx.x; i < n_valid; i += kThreads) {
-    rows[i] = kvload::k_slice(a.kv, a.layer, start + i, kvh, S);
+    rows[i] = kvload::k_slice(a.kv, a.layer, begin + i, kvh, S);
   }
   if (threadIdx.x < GCT) {
     s_m[threadIdx.x] = -INFINITY;
@@ -236,7 +242,8 @@ __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArg
       const float s = reduce_scatter<GCT>(part_dot, lane);
       constexpr int kLanesPerValue = 32 / GCT;
       const int g = lane / kLanesPerValue;
-      if (lane % kLanesPerValue == 0 && g < gc) s_score[g][t] = s * a.scale;
+      if (lane % kLanesPerValue == 0 && g < gc)
+        s_score[g][t] = math::capped_score(s, a.scale, a.softcap);
     }
     __syncthreads();
 
@@ -303,24 +310,26 @@ __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArg
 }
 
 // One block per (token, head), one thread per dim: merges the partitions that hold
-// positions [0, positions[b]].
+// positions [window_first, positions[b]].
 __global__ void decode_merge_kernel(const float* ml, const float* acc, const int32_t* positions,
-                                    float* out, int n_heads, int n_parts, int part_tokens, int hd) {
+                                    float* out, int n_heads, int n_parts, int part_tokens, int hd,
+                                    int window) {
   const int row = blockIdx.x;  // b * n_heads + h
   const int d = threadIdx.x;
   const int pos = positions[row / n_heads];
-  const int np = pos < 0 ? 0 : min(n_parts, pos / part_tokens + 1);
+  const int p0 = pos < 0 ? 0 : math::first_partition(pos, window, part_tokens);
+  const int np = pos < 0 ? 0 : min(n_parts, math::last_partition(pos, part_tokens) + 1);
   const float* m = ml + static_cast<size_t>(row) * n_parts * 2;
   const float* x = acc + static_cast<size_t>(row) * n_parts * hd + d;
   float mx = -INFINITY;
-  for (int p = 0; p < np; ++p) mx = fmaxf(mx, m[2 * p]);
+  for (int p = p0; p < np; ++p) mx = fmaxf(mx, m[2 * p]);
   float l = 0.0f, o = 0.0f;
-  for (int p = 0; p < np; ++p) {
+  for (int p = p0; p < np; ++p) {
     const float w = expf(m[2 * p] - mx);
     l = fmaf(w, m[2 * p + 1], l);
     o = fmaf(w, x[static_cast<size_t>(p) * hd], o);
   }
-  out[static_cast<size_t>(row) * hd + d] = np > 0 ? o / l : 0.0f;
+  out[static_cast<size_t>(row) * hd + d] = np > p0 ? o / l : 0.0f;
 }
 
 bool kv_ok(const DeviceKv& kv, int layer) {
@@ -361,6 +370,8 @@ cudaError_t attention_decode(const DeviceKv& kv, int layer, const float* q, floa
   args.part_tokens = plan.part_tokens;
   args.n_parts = plan.n_parts;
   args.scale = shape.scale;
+  args.window = shape.window;
+  args.softcap = shape.softcap;
 
   const dim3 grid(plan.n_parts, kv.n_kv_heads * plan.chunks, shape.n);
   const bool launched = kvload::dispatch(kv.type, kv.head_dim, [&](auto type_c, auto hd_c) {
@@ -376,8 +387,8 @@ cudaError_t attention_decode(const DeviceKv& kv, int layer, const float* q, floa
   if (!launched) return cudaErrorInvalidValue;
   if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   decode_merge_kernel<<<shape.n * shape.n_heads, kv.head_dim, 0, stream>>>(
-      args.ml, args.acc, positions, out, shape.n_heads, plan.n_parts, plan.part_tokens,
-      kv.head_dim);
+      args.ml, args.acc, positions, out, shape.n_heads, plan.n_parts, plan.part_tokens, kv.head_dim,
+      shape.window);
   return cudaGetLastError();
 }
 

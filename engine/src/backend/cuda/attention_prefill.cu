@@ -3,12 +3,14 @@
 // Tensors (f32; hd = kv.head_dim):
 //   q   (n, n_heads, hd)    out (n, n_heads, hd)
 //   positions: only positions[0] = pos0 is read; query i sits at pos0 + i and attends to
-//   the KV positions [0, pos0 + i] of `layer` (its own K/V already written).
+//   the KV positions [math::window_first(pos0 + i, window), pos0 + i] of `layer` (its own
+//   K/V already written).
 //
 // Tiling: grid (n_heads, ceil(n / BQ)), the last (heaviest) query tiles first; 128 threads.
 //   A block takes BQ queries of one head (BQ = 64 for hd <= 128, 32 above) and loops over
-//   key tiles of BK = 32 positions from 0 to the tile's last query position: nothing past
-//   the causal limit is read or computed beyond the final partial tile.
+//   key tiles of BK = 32 positions from the tile's first query's window start (0 without a
+//   window) to its last query position: nothing outside is read, nothing past the causal
+//   limit computed beyond the final partial tile.
 //   Shared memory (f32, dynamic; rows padded by 4 floats so float4 reads are conflict free):
 //     Qs [BQ][hd+4]   the query tile (loaded once)
 //     Ks [BK][hd+4]   K tile, dequantized from the cache (one float4 per thread and step)
@@ -28,6 +30,7 @@
 
 #include "backend/cuda/attention.h"
 #include "backend/cuda/kv_load.cuh"
+#include "backend/cuda/value_math.cuh"
 
 namespace kvchat::cuda {
 
@@ -60,6 +63,8 @@ struct PrefillArgs {
   int n_heads;
   int group;  // query heads per KV head
   float scale;
+  int window;     // 0: none
+  float softcap;  // 0: none
 };
 
 __device__ __forceinline__ float4 zero4() { return make_float4(0.0f, 0.0f, 0.0f, 0.0f); }
@@ -89,8 +94,9 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillArgs a) {
   const int q0 = (gridDim.y - 1 - blockIdx.y) * BQ;
   const int kvh = h / a.group;
   const int pos0 = a.positions[0];
-  const int q_last = min(q0 + BQ, a.n) - 1;  // last real query of the tile
-  const int kend = pos0 + q_last;            // last key position the tile needs
+  const int q_last = min(q0 + BQ, a.n) - 1;                    // last real query of the tile
+  const int kend = pos0 + q_last;                              // last key position the tile needs
+  const int kbegin = math::window_first(pos0 + q0, a.window);  // the first one
   const int tid = threadIdx.x, qg = tid >> 3, kg = tid & 7;
   const uint64_t v_off = static_cast<uint64_t>(a.kv.block_tokens) * a.kv.row_bytes;
 
@@ -117,13 +123,13 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillArgs a) {
   }
 
   const int n_tiles = kend / BK + 1;
-  for (int tile = 0; tile < n_tiles; ++tile) {
+  for (int tile = kbegin / BK; tile < n_tiles; ++tile) {
     const int k0 = tile * BK;
     __syncthreads();  // the previous tile is consumed (and Qs is written)
     for (int i = tid; i < BK * C4; i += kThreads) {
       const int r = i / C4, c = i - r * C4;
       float4 kv4 = zero4(), vv4 = zero4();
-      if (k0 + r <= kend) {
+      if (k0 + r <= kend && k0 + r >= kbegin) {  // nothing outside is read (freed blocks)
         const uint8_t* ks = kvload::k_slice(a.kv, a.layer, k0 + r, kvh, S);
         kv4 = kvload::load4<KT>(ks, 4 * c);
         vv4 = kvload::load4<KT>(ks + v_off, 4 * c);
@@ -156,25 +162,27 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillArgs a) {
       }
     }
 
-    // Causal mask and online softmax; the row max is shared by the 8 threads of qg.
+    // Causal and window masks, soft-cap, online softmax; the row max is shared by the 8
+    // threads of qg. A window can mask a query's whole tile: m stays -inf, nothing is added.
 #pragma unroll
     for (int i = 0; i < QT; ++i) {
       float mx = -INFINITY;
 #pragma unroll
       for (int k = 0; k < KPT; ++k) {
-        s[i][k] = k0 + kg + 8 * k <= qpos[i] ? s[i][k] * a.scale : -INFINITY;
+        s[i][k] =
+            math::masked_score(s[i][k], a.scale, a.softcap, k0 + kg + 8 * k, qpos[i], a.window);
         mx = fmaxf(mx, s[i][k]);
       }
 #pragma unroll
       for (int off = 1; off < 8; off *= 2) mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, off));
-      // Finite: key 0 is in tile 0 and every query sees it, so m is finite from then on.
       const float m_new = fmaxf(m[i], mx);
-      const float alpha = expf(m[i] - m_new);  // m = -inf on the first tile: 0
+      const bool none_yet = m_new == -INFINITY;                  // every key so far masked
+      const float alpha = none_yet ? 1.0f : expf(m[i] - m_new);  // m = -inf before: 0
       m[i] = m_new;
       l[i] *= alpha;
 #pragma unroll
       for (int k = 0; k < KPT; ++k) {
-        s[i][k] = expf(s[i][k] - m_new);  // masked: e^-inf = 0
+        s[i][k] = none_yet ? 0.0f : expf(s[i][k] - m_new);  // masked: e^-inf = 0
         l[i] += s[i][k];
       }
 #pragma unroll
@@ -268,6 +276,8 @@ cudaError_t attention_prefill(const DeviceKv& kv, int layer, const float* q, flo
   args.n_heads = shape.n_heads;
   args.group = shape.n_heads / kv.n_kv_heads;
   args.scale = shape.scale;
+  args.window = shape.window;
+  args.softcap = shape.softcap;
 
   cudaError_t err = cudaSuccess;
   const bool launched = kvload::dispatch(kv.type, kv.head_dim, [&](auto type_c, auto hd_c) {

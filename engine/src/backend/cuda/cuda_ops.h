@@ -35,9 +35,10 @@ cudaError_t embed_rows(const DeviceMatrix& table, const int32_t* tokens, int n, 
                        cudaStream_t stream);
 
 // ---- rmsnorm.cu ----------------------------------------------------------------------
-// out (n, dim) = x / sqrt(mean(x^2) + eps) * gain.   x: (n, dim), gain: (dim). The sum of
-// squares is accumulated in f32 by a block reduction (the CPU uses double; the relative
-// difference is ~1e-7).
+// out (n, dim) = x / sqrt(mean(x^2) + eps) * gain.   x: (n, dim), gain: (dim); out may be
+// x (the per-head q/k norms run it in place on (n * heads, head_dim)). The sum of squares is
+// accumulated in f32 by a block reduction (the CPU uses double; the relative difference is
+// ~1e-7).
 cudaError_t rmsnorm(const float* x, const float* gain, float* out, int n, int dim, float eps,
                     cudaStream_t stream);
 // scale (n) = 1 / sqrt(mean(x^2) + eps) per row of x (n, dim): what a GEMV that fuses the
@@ -45,17 +46,26 @@ cudaError_t rmsnorm(const float* x, const float* gain, float* out, int n, int di
 cudaError_t rms_scale(const float* x, float* scale, int n, int dim, float eps, cudaStream_t stream);
 
 // ---- rope.cu -------------------------------------------------------------------------
-// RoPE, adjacent-pair convention (as cpu::rope), in place on q (n, n_q_heads, head_dim)
-// and k (n, n_kv_heads, head_dim); either may be null. Token b is at positions[b].
-// rope_cs: (max_pos, n_rot/2) pairs (cos, sin) of pos * base^(-2i/n_rot), computed on
-// the host in double exactly as the CPU does, so both backends rotate identically.
+// RoPE in place on q (n, n_q_heads, head_dim) and k (n, n_kv_heads, head_dim); either may
+// be null. Token b is at positions[b]. Pair i of a head is (2i, 2i+1) (llama) or (i, i +
+// n_rot/2) (neox). rope_cs: (max_pos, n_rot/2) pairs (cos, sin) of the layer's table with
+// its mscale folded in, computed on the host exactly as the CPU's RopeCosSin, so both
+// backends rotate identically (every scaling the model reads is in the table).
 cudaError_t rope(float* q, int n_q_heads, float* k, int n_kv_heads, int n, int head_dim, int n_rot,
-                 const int32_t* positions, const float2* rope_cs, cudaStream_t stream);
+                 bool neox, const int32_t* positions, const float2* rope_cs, cudaStream_t stream);
 
-// ---- swiglu.cu -----------------------------------------------------------------------
+// ---- glu.cu --------------------------------------------------------------------------
 // gate_up: (n, 2*n_ff), each row = [gate (n_ff) | up (n_ff)].
-// out (n, n_ff) = silu(gate) * up,  silu(g) = g / (1 + e^-g).
-cudaError_t swiglu(const float* gate_up, float* out, int n, int n_ff, cudaStream_t stream);
+// out (n, n_ff) = act(gate) * up: GELU-tanh when gelu (GeGLU), else silu (SwiGLU).
+cudaError_t glu(bool gelu, const float* gate_up, float* out, int n, int n_ff, cudaStream_t stream);
+
+// ---- elementwise.cu ------------------------------------------------------------------
+// x (n, cols) += bias (cols) per row.
+cudaError_t add_bias(float* x, const float* bias, int n, int cols, cudaStream_t stream);
+// x (count) *= scale.
+cudaError_t scale_values(float* x, int64_t count, float scale, cudaStream_t stream);
+// x (count) = cap * tanh(x / cap), cap > 0.
+cudaError_t softcap_values(float* x, int64_t count, float cap, cudaStream_t stream);
 
 // ---- gemv.cu (decode: few tokens, weight-bandwidth bound) -----------------------------
 // What the GEMV multiplies W by, computed on the fly from x while it is read:

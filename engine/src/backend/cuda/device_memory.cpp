@@ -51,7 +51,9 @@ PinnedBuffer::~PinnedBuffer() {
 Status PinnedBuffer::allocate(uint64_t bytes) {
   if (ptr_) cudaFreeHost(ptr_);
   ptr_ = nullptr;
+  bytes_ = 0;
   KV_CUDA_TRY(cudaMallocHost(&ptr_, bytes));
+  bytes_ = bytes;
   return {};
 }
 

@@ -56,9 +56,11 @@ class PinnedBuffer {
   T* get() const {
     return static_cast<T*>(ptr_);
   }
+  uint64_t bytes() const { return bytes_; }
 
  private:
   void* ptr_ = nullptr;
+  uint64_t bytes_ = 0;
 };
 
 // The KV block pool's memory on the device; counts what it holds for MemoryReport.

@@ -4,6 +4,7 @@
 // shuffle + shared-memory block reduction gives the sum, and the scale is finished in
 // double as the CPU does (cpu::rmsnorm); out = (x * s) * gain in the CPU's order.
 #include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/value_math.cuh"
 
 namespace kvchat::cuda {
 
@@ -28,7 +29,7 @@ __device__ float row_scale(const float* x, int dim, float eps) {
     if (threadIdx.x == 0) total = v;
   }
   __syncthreads();
-  return static_cast<float>(1.0 / sqrt(static_cast<double>(total) / dim + eps));
+  return math::rms_inverse(total, dim, eps);
 }
 
 // x: (n, dim);  gain: (dim);  out: (n, dim), may be x itself (each row is read before any
@@ -38,7 +39,7 @@ __global__ void __launch_bounds__(kThreads)
   const float* xr = x + static_cast<int64_t>(blockIdx.x) * dim;
   float* o = out + static_cast<int64_t>(blockIdx.x) * dim;
   const float s = row_scale(xr, dim, eps);
-  for (int i = threadIdx.x; i < dim; i += kThreads) o[i] = __fmul_rn(__fmul_rn(xr[i], s), gain[i]);
+  for (int i = threadIdx.x; i < dim; i += kThreads) o[i] = math::rms_apply(xr[i], s, gain[i]);
 }
 
 // x: (n, dim);  scale: (n)
