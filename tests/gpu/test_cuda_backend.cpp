@@ -10,6 +10,7 @@
 #include <fstream>
 #include <tuple>
 
+#include "backend/backend.h"
 #include "cuda_test_support.h"
 #include "gguf/gguf_file.h"
 #include "kvchat/generate.h"
@@ -231,24 +232,33 @@ TEST(CudaBackend, SnapshotsCrossBackends) {
   }
 }
 
-// The self-check "auto" and "cuda" run before trusting the device (issue 12): the real
-// backend passes it, with room to spare, and "auto" then picks it without a note.
+// The self-check "auto" and "cuda" run before trusting the device with a model (issues
+// 12, 27): the real backend passes it on each loaded model, with room to spare, and
+// "auto" then picks it without a note.
 TEST(CudaBackend, PassesTheSelfCheck) {
   SKIP_WITHOUT_DEVICE();
-  const BackendSelfCheck r =
-      run_backend_self_check(BackendKind::Cuda, test::shared_path("models/kjv-demo-f16.gguf"), 0);
-  std::printf("self-check: %s\n", r.detail.c_str());
-  EXPECT_TRUE(r.passed()) << r.detail;
-  EXPECT_LE(r.max_rel_diff, kSelfCheckTolerance / 2) << r.detail;
-  auto model = Model::load(test::shared_path("models/kjv-demo-f32.gguf"));
-  ASSERT_TRUE(model);
-  SessionOptions so;
-  so.backend = "auto";
-  so.self_check_model = test::shared_path("models/kjv-demo-f16.gguf");
-  auto s = Session::create(*model, so);
-  ASSERT_TRUE(s) << s.message();
-  EXPECT_EQ((*s)->backend_name(), "cuda") << (*s)->backend_note();
-  EXPECT_EQ((*s)->backend_note(), "");
+  for (const char* name : {"kjv-demo-f16.gguf", "kjv-demo-f32.gguf", "stories260K.gguf"}) {
+    SCOPED_TRACE(name);
+    auto model = Model::load(test::shared_path(std::string("models/") + name));
+    ASSERT_TRUE(model) << model.message();
+    BackendOptions bo;
+    bo.n_ctx = (*model)->info().n_ctx_train;
+    auto cuda = make_backend(BackendKind::Cuda, **model, bo);
+    ASSERT_TRUE(cuda) << cuda.message();
+    forget_backend_self_checks();
+    const BackendSelfCheck r =
+        run_backend_self_check(BackendKind::Cuda, **cuda, **model, bo.n_ctx, 0);
+    std::printf("self-check: %s\n", r.detail.c_str());
+    EXPECT_TRUE(r.passed()) << r.detail;
+    EXPECT_LE(r.max_rel_diff, kSelfCheckTolerance / 2) << r.detail;
+    cuda.value().reset();
+    SessionOptions so;
+    so.backend = "auto";
+    auto s = Session::create(*model, so);
+    ASSERT_TRUE(s) << s.message();
+    EXPECT_EQ((*s)->backend_name(), "cuda") << (*s)->backend_note();
+    EXPECT_EQ((*s)->backend_note(), "");
+  }
 }
 
 // The shift policy re-rotates keys that live in device memory.

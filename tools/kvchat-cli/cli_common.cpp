@@ -50,7 +50,6 @@ Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<
                                               const SessionDefaults& defaults) {
   SessionOptions so;
   so.backend = args.get("--backend", "cpu");
-  so.self_check_model = args.get("--self-check-model", "");
   so.kv_type = args.get("--kv-type", defaults.kv_type);
   so.no_kv_cache = defaults.no_kv_cache || args.has("--no-kv-cache");
   auto threads = args.get_int("--threads", 0);

@@ -15,9 +15,8 @@ namespace kvchat::cli {
 
 // Options every model-using command accepts.
 inline const std::set<std::string> kSessionOptions = {
-    "--model",           "--backend",  "--threads",         "--ctx",
-    "--kv-type",         "--kv-block", "--kv-budget-bytes", "--context-policy",
-    "--self-check-model"};
+    "--model",   "--backend",  "--threads",         "--ctx",
+    "--kv-type", "--kv-block", "--kv-budget-bytes", "--context-policy"};
 
 // The model of --model, else the demo model installed beside the executable.
 Result<std::shared_ptr<const Model>> load_model(const Args& args);

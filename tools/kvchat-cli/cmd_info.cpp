@@ -1,14 +1,31 @@
-// info: architecture, sizes, tensor types, vocab.
+// info: architecture, sizes, tensor types, vocab, whether the CUDA kernels implement the model.
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
 
+#include "backend/cuda_capabilities.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "json_field.h"
 #include "util/printable.h"
 
 namespace kvchat::cli {
+
+namespace {
+// Whether the CUDA backend's kernels implement this model (its architecture's operations
+// and its weight types): a property of the model and the kernels, not of this machine,
+// which may have no GPU or a build without CUDA. why_not: the first check's error; empty
+// when it runs.
+struct CudaSupport {
+  bool runs = false;
+  std::string why_not;
+};
+CudaSupport cuda_support(const Model& model) {
+  if (auto s = cuda_can_run(model.hparams()); !s) return {false, s.message()};
+  if (auto s = cuda_can_read_weights(model.weights()); !s) return {false, s.message()};
+  return {true, ""};
+}
+}  // namespace
 
 int cmd_info(const Argv& argv) {
   auto args = Args::parse(argv, {"--model"}, {"--json"});
@@ -17,6 +34,7 @@ int cmd_info(const Argv& argv) {
   if (!model) return info_vocab_only(*args, model.message());
   const ModelInfo& m = (*model)->info();
   const Tokenizer& tok = (*model)->tokenizer();
+  const CudaSupport cuda = cuda_support(**model);
   if (args->has("--json")) {
     nlohmann::json j = {
         {"path", m.path},
@@ -64,6 +82,7 @@ int cmd_info(const Argv& argv) {
           {"bos", tok.bos()},
           {"eos", tok.eos()},
           {"add_bos", tok.add_bos_by_default()}}},
+        {"cuda", {{"runs", cuda.runs}, {"why_not", cuda.why_not}}},
     };
     std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
@@ -104,6 +123,8 @@ int cmd_info(const Argv& argv) {
         static_cast<unsigned long long>(m.kv_elements_per_token() * n),
         static_cast<unsigned long long>(m.kv_elements_with_window(n)));
   }
+  // The message names tensors of the file: escaped, and cut where it lists very many.
+  std::printf("CUDA: %s\n", cuda.runs ? "runs" : ("no — " + printable(cuda.why_not, 1000)).c_str());
   return 0;
 }
 

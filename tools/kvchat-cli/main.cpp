@@ -20,7 +20,9 @@ constexpr const char* kUsage = R"(usage: kvchat-cli <command> [options]
        kvchat-cli --version
 
 commands:
-  info        --model M [--json]                      architecture, sizes, tensor types, vocab
+  info        --model M [--json]                      architecture, sizes, tensor types, vocab,
+              whether the CUDA kernels implement the model (not whether this machine has a
+              GPU; --json: "cuda": {"runs": true|false, "why_not": "..."})
   tokenize    --model M (--text T | --file F) [--no-bos]   ids on one line, space-separated
   detokenize  --model M --ids "1 2 3"                 the text of the ids
   logits      --model M --ids "1 2 3" [--all] [--decode] [--backend B] [--kv-type T]
@@ -102,8 +104,8 @@ commands:
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
   --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
   --context-policy stop|drop-oldest|shift (stop)
-  --self-check-model FILE: the demo model the CUDA self-check runs on (default: the one
-  beside the binary); cuda and auto are trusted only when its logits match the CPU's
+  cuda and auto are trusted with a model only when its logits on a few positions (a
+  prefill and decode steps) match the CPU backend's (checked once per process and model)
 generate also takes --no-kv-cache: recompute the whole sequence for every token
 
 models pull REPO FILE [--endpoint URL] [--dir D] [--json] [--verbose]

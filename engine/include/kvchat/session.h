@@ -82,13 +82,11 @@ struct SessionOptions {
   bool no_kv_cache = false;      // recompute the whole sequence for every new token
   ContextPolicy context_policy = ContextPolicy::Stop;
   float context_warn_fraction = 0.9f;  // ContextWarning when this share of n_ctx is used
-  // The CUDA backend ("auto" or "cuda") is trusted only after a self-check: a fixed
-  // prompt on the demo model evaluated by it and by the CPU reference, the logits
-  // compared (once per process). A failure puts the session on the CPU, the reason in
-  // backend_note(). self_check_model: the demo model; empty = the one beside the
-  // executable (../share/kvchat/models/ or, in a build tree, ../../resources/models/).
-  // Without it the check is skipped: "auto" stays on the CPU, "cuda" runs unverified.
-  std::string self_check_model;
+  // The CUDA backend ("auto" or "cuda") is trusted with a model only after a self-check:
+  // a few positions of that model (a prefill and decode steps) evaluated by it and by the
+  // CPU backend, the logits compared (once per process and model). A failure puts the
+  // session on the CPU, the reason in backend_note(). A check that cannot run is
+  // skipped: "auto" stays on the CPU, "cuda" runs unverified.
   bool backend_self_check = true;  // false: trust cuda unchecked (tests of the CUDA backend itself)
 };
 

@@ -6,23 +6,27 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "kv/kv_cache.h"
 #include "kvchat/model.h"
-#include "kvchat/session.h"
 
 namespace kvchat {
 
 namespace {
 
-constexpr const char* kDemoModelFile = "kjv-demo-f16.gguf";
-// The fixed prompt: scripture the demo model was trained on, cut to kMaxPromptTokens
-// (the plain CPU reference takes ~10 ms a token on the demo model).
-constexpr const char* kSelfCheckPrompt =
-    "Genesis 1\n1 In the beginning God created the heaven and the earth.\n"
-    "2 And the earth was without form, and void; and darkness was upon the face of the deep.";
-constexpr int32_t kMaxPromptTokens = 32;
+// The prompt's text: plain English that every tokenizer encodes into more than
+// kSelfCheckPrefillTokens + kSelfCheckDecodeSteps ids.
+constexpr const char* kSelfCheckSentence =
+    "The old man walked slowly down the long road to the village, where the children were "
+    "playing in the warm evening light and their mothers called them home for supper.";
+
+// "1 position", "24 positions".
+std::string counted(int64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
 
 std::string percent(double fraction) {
   char buf[32];
@@ -30,81 +34,102 @@ std::string percent(double fraction) {
   return buf;
 }
 
-// Every position's logits of `ids` on `backend`: (ids.size(), n_vocab), the first
-// ids.size() - kSelfCheckDecodeSteps rows from one prefill call, the rest one token at a
-// time. The session is an ordinary one, its self-check off (this is the check).
-Result<std::vector<float>> evaluate(const std::shared_ptr<const Model>& model,
-                                    std::string_view backend, std::span<const TokenId> ids,
-                                    int32_t n_threads) {
-  SessionOptions o;
-  o.backend = std::string(backend);
-  o.backend_self_check = false;
-  o.n_threads = n_threads;
-  o.n_ctx = static_cast<int32_t>(ids.size());
-  o.kv_type = "f32";  // the comparison is about the forward pass, not KV rounding
-  auto session = Session::create(model, o);
-  if (!session) return session.error();
-  const int32_t n_vocab = model->info().n_vocab;
-  const size_t n_prefill = ids.size() - static_cast<size_t>(kSelfCheckDecodeSteps);
-  std::vector<float> all;
-  if (auto s = (*session)->eval(ids.first(n_prefill), &all); !s) return Error{s.message()};
-  for (size_t i = n_prefill; i < ids.size(); ++i) {
-    if (auto s = (*session)->eval(ids.subspan(i, 1)); !s) return Error{s.message()};
-    const std::span<const float> row = (*session)->last_logits();
-    if (row.size() != static_cast<size_t>(n_vocab)) return Error{"a decode step gave no logits"};
-    all.insert(all.end(), row.begin(), row.end());
+// A cache of n_ctx positions of f32 K/V (the comparison is about the forward pass, not KV
+// rounding) for `model`, its blocks in `memory` (null: host memory), with the model's
+// sliding-window layers as a session has them.
+Result<KvCache> check_cache(const Model& model, int32_t n_ctx, std::shared_ptr<KvMemory> memory) {
+  const ModelInfo& info = model.info();
+  KvCacheConfig kc;
+  kc.n_layers = info.n_layers;
+  kc.n_kv_heads = info.n_kv_heads;
+  kc.head_dim = info.head_dim;
+  kc.max_tokens = n_ctx;
+  kc.type = KvType::F32;
+  kc.memory = std::move(memory);
+  if (info.sliding_window > 0 && !info.windowed_layers.empty()) {
+    kc.windowed.assign(info.n_layers, 0);
+    for (int32_t l : info.windowed_layers) kc.windowed[l] = 1;
+    kc.window = info.sliding_window;
   }
-  if (all.size() != ids.size() * static_cast<size_t>(n_vocab))
-    return Error{"the prefill gave too few logits"};
+  return KvCache::create(kc);
+}
+
+// Every position's logits of `ids` on `backend`: (ids.size(), n_vocab), the first
+// n_prefill rows from one forward call with all logits, the rest one token at a time.
+Result<std::vector<float>> evaluate(Backend& backend, const Model& model, KvCache& kv,
+                                    std::span<const TokenId> ids, size_t n_prefill) {
+  const size_t n_vocab = static_cast<size_t>(model.info().n_vocab);
+  std::vector<float> all(ids.size() * n_vocab);  // (ids.size(), n_vocab)
+  const int32_t n0 = static_cast<int32_t>(n_prefill);
+  if (auto s = kv.reserve(n0); !s) return Error{s.message()};
+  if (auto s = backend.forward(ids.first(n_prefill), 0, kv, all.data(), true); !s)
+    return Error{s.message()};
+  kv.set_size(n0);
+  for (size_t i = n_prefill; i < ids.size(); ++i) {
+    const int32_t pos = static_cast<int32_t>(i);
+    if (auto s = kv.reserve(pos + 1); !s) return Error{s.message()};
+    if (auto s = backend.forward(ids.subspan(i, 1), pos, kv, all.data() + i * n_vocab, false); !s)
+      return Error{"decode step at position " + std::to_string(pos) + ": " + s.message()};
+    kv.set_size(pos + 1);
+  }
+  if (auto s = model.check_weights(); !s) return Error{s.message()};
   return all;
 }
 
-BackendSelfCheck check_now(BackendKind kind, const std::string& asked_path, int32_t n_threads) {
+BackendSelfCheck check_now(BackendKind kind, Backend& candidate, const Model& model, int32_t n_ctx,
+                           int32_t n_threads) {
   BackendSelfCheck r;
   r.backend = std::string(backend_kind_name(kind));
   r.tolerance = kSelfCheckTolerance;
-  std::string tried;
-  r.model_path = asked_path.empty() ? find_demo_model(&tried) : asked_path;
-  const std::string who = "the " + r.backend + " backend's self-check";
-  if (r.model_path.empty()) {
-    r.detail =
-        who + " was skipped: the demo model " + kDemoModelFile + " was not found (" + tried + ")";
+  r.model_path = model.info().path;
+  const std::string file = std::filesystem::path(r.model_path).filename().string();
+  const std::string who = "the " + r.backend + " backend's self-check on " + file;
+  const int32_t n_tokens = std::min(kSelfCheckPrefillTokens + kSelfCheckDecodeSteps, n_ctx);
+  if (n_tokens < 2) {
+    r.detail = who + " was skipped: a context of " + counted(n_ctx, "position") +
+               " has no room for a prefill and a decode step";
     return r;
   }
-  auto model = Model::load(r.model_path);
-  if (!model) {
-    r.detail = who + " was skipped: the demo model cannot be read: " + model.message();
+  const std::vector<TokenId> ids = self_check_prompt(model, n_tokens);
+  const int32_t n_decode = std::min(kSelfCheckDecodeSteps, n_tokens - 1);
+  const size_t n_prefill = ids.size() - static_cast<size_t>(n_decode);
+
+  BackendOptions bo;
+  bo.n_threads = n_threads;
+  bo.n_ctx = n_tokens;
+  auto cpu = make_backend(BackendKind::Cpu, model, bo);
+  if (!cpu) {
+    r.detail = who + " was skipped: the CPU backend cannot be made: " + cpu.message();
     return r;
   }
-  std::vector<TokenId> ids = (*model)->tokenizer().encode(kSelfCheckPrompt, true);
-  if (ids.size() > static_cast<size_t>(kMaxPromptTokens)) ids.resize(kMaxPromptTokens);
-  if (ids.size() <= static_cast<size_t>(kSelfCheckDecodeSteps)) {
-    r.detail = who + " was skipped: the prompt is only " + std::to_string(ids.size()) +
-               " tokens on " + r.model_path;
+  auto host_kv = check_cache(model, n_tokens, nullptr);
+  if (!host_kv) {
+    r.detail = who + " was skipped: no KV cache for the CPU backend: " + host_kv.message();
     return r;
   }
-  auto reference = evaluate(*model, backend_kind_name(BackendKind::CpuReference), ids, n_threads);
+  auto reference = evaluate(**cpu, model, *host_kv, ids, n_prefill);
   if (!reference) {
-    r.detail = who + " was skipped: the CPU reference could not evaluate the demo model: " +
-               reference.message();
+    r.detail =
+        who + " was skipped: the CPU backend could not evaluate the prompt: " + reference.message();
     return r;
   }
-  auto candidate = evaluate(*model, r.backend, ids, n_threads);
-  if (!candidate) {
+  cpu.value().reset();  // its buffers back before the candidate runs
+  auto candidate_kv = check_cache(model, n_tokens, candidate.kv_memory());
+  Result<std::vector<float>> logits =
+      candidate_kv ? evaluate(candidate, model, *candidate_kv, ids, n_prefill)
+                   : Result<std::vector<float>>(candidate_kv.error());
+  if (!logits) {
     r.outcome = BackendSelfCheck::Outcome::Failed;
-    r.detail = "the " + r.backend +
-               " backend failed its self-check: it could not evaluate the demo model (" +
-               r.model_path + "): " + candidate.message();
+    r.detail = "the " + r.backend + " backend failed its self-check: it could not evaluate " +
+               file + ": " + logits.message();
     return r;
   }
-  BackendSelfCheck compared =
-      compare_self_check_logits(*candidate, *reference, (*model)->info().n_vocab);
+  BackendSelfCheck compared = compare_self_check_logits(*logits, *reference, model.info().n_vocab);
   compared.backend = r.backend;
   compared.model_path = r.model_path;
-  const std::string what = " its self-check on the demo model (" +
-                           std::filesystem::path(r.model_path).filename().string() + ", " +
-                           std::to_string(compared.positions) +
-                           " positions against the CPU reference): ";
+  const std::string what = " its self-check on " + file + " (" +
+                           counted(static_cast<int64_t>(n_prefill), "prefill position") + " and " +
+                           counted(n_decode, "decode step") + " against the CPU backend): ";
   compared.detail = "the " + r.backend + " backend " + (compared.passed() ? "passed" : "failed") +
                     what + compared.detail;
   return compared;
@@ -167,45 +192,52 @@ BackendSelfCheck compare_self_check_logits(std::span<const float> candidate,
   return r;
 }
 
-std::string find_demo_model(std::string* tried) {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) {
-    if (tried) *tried = "the executable's directory is unknown";
-    return {};
+std::vector<TokenId> self_check_prompt(const Model& model, int32_t n_tokens) {
+  const int32_t n_vocab = model.info().n_vocab;
+  const Tokenizer& tok = model.tokenizer();
+  std::vector<TokenId> ids = tok.encode(kSelfCheckSentence, tok.bos() >= 0);
+  const bool in_vocab =
+      std::all_of(ids.begin(), ids.end(), [&](TokenId t) { return t >= 0 && t < n_vocab; });
+  if (!in_vocab || ids.size() < static_cast<size_t>(n_tokens)) {
+    ids.resize(static_cast<size_t>(n_tokens));
+    for (int32_t i = 0; i < n_tokens; ++i) ids[i] = (i + 1) % n_vocab;
   }
-  const std::filesystem::path dir = exe.parent_path();
-  std::string looked;
-  for (const auto& candidate : {dir / ".." / "share" / "kvchat" / "models" / kDemoModelFile,
-                                dir / ".." / ".." / "resources" / "models" / kDemoModelFile}) {
-    if (std::filesystem::is_regular_file(candidate, ec)) {
-      return std::filesystem::weakly_canonical(candidate, ec).string();
-    }
-    looked += (looked.empty() ? "looked at " : ", ") + candidate.lexically_normal().string();
-  }
-  if (tried) *tried = looked;
-  return {};
+  ids.resize(static_cast<size_t>(n_tokens));
+  return ids;
 }
 
 namespace {
+// What a verdict holds for: the backend kind, the model's identity and how many of its
+// layers the candidate keeps on the device (kv_memory_layers(); -1: all of them).
+using VerdictKey = std::tuple<BackendKind, uint64_t, int32_t>;
 std::mutex& verdicts_mutex() {
   static std::mutex m;
   return m;
 }
-std::map<std::pair<BackendKind, std::string>, BackendSelfCheck>& verdicts() {
-  static std::map<std::pair<BackendKind, std::string>, BackendSelfCheck> v;
+std::map<VerdictKey, BackendSelfCheck>& verdicts() {
+  static std::map<VerdictKey, BackendSelfCheck> v;
   return v;
+}
+int& checks_run() {
+  static int n = 0;
+  return n;
 }
 }  // namespace
 
-BackendSelfCheck run_backend_self_check(BackendKind kind, const std::string& demo_model_path,
-                                        int32_t n_threads) {
+BackendSelfCheck run_backend_self_check(BackendKind kind, Backend& candidate, const Model& model,
+                                        int32_t n_ctx, int32_t n_threads) {
   const std::lock_guard<std::mutex> lock(verdicts_mutex());
-  const auto key = std::make_pair(kind, demo_model_path);
+  const VerdictKey key{kind, model.info().identity, candidate.kv_memory_layers()};
   if (auto it = verdicts().find(key); it != verdicts().end()) return it->second;
-  BackendSelfCheck r = check_now(kind, demo_model_path, n_threads);
+  BackendSelfCheck r = check_now(kind, candidate, model, n_ctx, n_threads);
+  ++checks_run();
   verdicts().emplace(key, r);
   return r;
+}
+
+int backend_self_checks_run() {
+  const std::lock_guard<std::mutex> lock(verdicts_mutex());
+  return checks_run();
 }
 
 void forget_backend_self_checks() {

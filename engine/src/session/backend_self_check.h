@@ -1,29 +1,46 @@
-// The self-check a backend passes before a session trusts it: a fixed prompt evaluated
-// on the embedded demo model by the candidate backend and by the plain CPU reference,
-// the logits compared position by position. Under backend "auto" (and an explicit
+// The self-check a backend passes before a session trusts it with a model: a few
+// positions of *that* model evaluated by the candidate (the backend made for the session,
+// on a temporary KvCache in its kv_memory()) and by the fast CPU backend
+// (BackendKind::Cpu, on a host KvCache), the logits compared position by position: a
+// prefill of kSelfCheckPrefillTokens positions (every position's logits) and then
+// kSelfCheckDecodeSteps one-token decode steps. Under backend "auto" (and an explicit
 // "cuda") a failed check puts the session on the CPU with the numbers in its
-// backend_note(). The verdict is computed once per process for each (backend kind, demo
-// model) and remembered: the check costs one demo-model load and 32 tokens on each of the
-// two backends (~0.3 s, most of it the plain reference).
+// backend_note().
+//
+// The verdict is computed once per process for each (backend kind, model identity
+// (ModelInfo::identity), the candidate's device layers (kv_memory_layers())) and
+// remembered, so a second session on the same model (or on another copy of the same
+// file) runs nothing.
+//
+// Cost, once per model: the CPU side runs only the ~30 prompt tokens (one 24-token
+// prefill and 6 decode steps: about 30 x 2 x n_params flops and 6 passes over the
+// weights, ~1 s for a 7B model on a desktop CPU; milliseconds for the demo model), the
+// candidate the same on the device. Making the CPU backend repacks the model's weights
+// for its SIMD kernels once (cpu/repacked_weights.h: a copy of the repackable matrices
+// that replaces their file pages, kept with the model and shared with its CPU sessions
+// and the host layers of a split). The two caches hold f32 K/V of those ~30 positions only.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 
 namespace kvchat {
 
+class Model;
+
 struct BackendSelfCheck {
   enum class Outcome {
     Passed,   // every compared position within the tolerance
     Failed,   // a mismatch, non-finite logits, or the candidate could not evaluate the prompt
-    Skipped,  // no demo model to run it on (not found, unreadable): nothing was verified
+    Skipped,  // the check could not run (no CPU backend, a context too short): nothing verified
   };
   Outcome outcome = Outcome::Skipped;
   std::string backend;            // "cuda"
-  std::string model_path;         // the demo model it ran on (empty when none was found)
+  std::string model_path;         // the model it ran on (ModelInfo::path)
   int32_t positions = 0;          // prompt positions compared (prefill rows, then decode steps)
   double max_rel_diff = 0;        // max over positions of max|cand - ref| / max|ref| (that row's)
   int32_t worst_position = -1;    // where max_rel_diff was seen
@@ -36,12 +53,14 @@ struct BackendSelfCheck {
 };
 
 // max|cand - ref| / max|ref| allowed at every position. The CUDA tests hold f16 weights to
-// 5e-3 of the float64 reference (tests/gpu); the CPU reference is within ~1e-5 of it, so a
-// correct backend is within ~5e-3 of the CPU reference. Twice that is allowed; a wrong
+// 5e-3 of the float64 reference (tests/gpu); the CPU backend is within ~1e-5 of it, so a
+// correct backend is within ~5e-3 of the CPU's logits. Twice that is allowed; a wrong
 // kernel (a missing layer, a wrong RoPE, a bad reduction) is off by 10% and more.
 inline constexpr double kSelfCheckTolerance = 1e-2;
-// The last tokens of the prompt are evaluated one at a time (the decode path), the
-// others in one call with every position's logits (the prefill path).
+// The prompt: kSelfCheckPrefillTokens positions in one call with every position's logits
+// (the prefill path), then kSelfCheckDecodeSteps tokens one at a time (the decode path);
+// fewer when the session's context is shorter (the decode steps keep at most n_ctx - 1).
+inline constexpr int32_t kSelfCheckPrefillTokens = 24;
 inline constexpr int32_t kSelfCheckDecodeSteps = 6;
 
 // Compares candidate logits with the reference's, both (n_rows, n_vocab) row-major; fills
@@ -53,17 +72,21 @@ BackendSelfCheck compare_self_check_logits(std::span<const float> candidate,
                                            std::span<const float> reference, int32_t n_vocab,
                                            double tolerance = kSelfCheckTolerance);
 
-// The demo model the app ships beside its binary: <exe dir>/../share/kvchat/models/ or, in
-// a build tree, <exe dir>/../../resources/models/ (kjv-demo-f16.gguf). Empty when neither
-// exists; *tried (if given) lists the paths looked at.
-std::string find_demo_model(std::string* tried = nullptr);
+// The check's prompt for `model`: BOS (when the vocabulary has one), then the ids of a
+// fixed English sentence in the model's tokenizer, cut to n_tokens; ids 1..n_tokens (mod
+// n_vocab) when the sentence gives too few. Deterministic: the same ids for the same model.
+std::vector<TokenId> self_check_prompt(const Model& model, int32_t n_tokens);
 
-// Runs the check of `kind` against BackendKind::CpuReference on the model at
-// demo_model_path (empty: find_demo_model()), or returns the remembered verdict for this
-// (kind, path). Thread-safe: concurrent callers wait for the one check.
-BackendSelfCheck run_backend_self_check(BackendKind kind, const std::string& demo_model_path,
-                                        int32_t n_threads);
+// Checks `candidate`, a backend of `kind` made for `model` with a context of n_ctx
+// positions, against BackendKind::Cpu (n_threads threads), or returns the remembered
+// verdict for this (kind, model identity, candidate.kv_memory_layers()). The candidate
+// runs the prompt on a KvCache of its own that is dropped afterwards. Thread-safe:
+// concurrent callers wait for the one check.
+BackendSelfCheck run_backend_self_check(BackendKind kind, Backend& candidate, const Model& model,
+                                        int32_t n_ctx, int32_t n_threads);
 
+// How many checks have run (not answered from memory) in this process.
+int backend_self_checks_run();
 // Forgets every remembered verdict (tests that register another fake backend).
 void forget_backend_self_checks();
 

@@ -65,13 +65,13 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
     backend = make_backend(BackendKind::Cpu, *model, bo);
   }
   if (!backend) return backend.error();
-  // CUDA is trusted only once its logits on the demo model match the CPU reference's. A
-  // failed check puts the session on the CPU, asked for "auto" or "cuda" alike; a check
-  // that could not run (no demo model) keeps "auto" on the CPU and lets an explicit
-  // "cuda" run, unverified, saying so.
+  // CUDA is trusted with this model only once its logits on a few positions of it match
+  // the CPU backend's. A failed check puts the session on the CPU, asked for "auto" or
+  // "cuda" alike; a check that could not run keeps "auto" on the CPU and lets an
+  // explicit "cuda" run, unverified, saying so.
   if (s->backend_note_.empty() && *kind == BackendKind::Cuda && options.backend_self_check) {
     const BackendSelfCheck check =
-        run_backend_self_check(*kind, options.self_check_model, options.n_threads);
+        run_backend_self_check(*kind, **backend, *model, s->n_ctx_, options.n_threads);
     const bool skipped = check.outcome == BackendSelfCheck::Outcome::Skipped;
     if (check.outcome == BackendSelfCheck::Outcome::Failed || (skipped && asked_auto)) {
       s->backend_note_ = std::string("using the CPU backend") +
