@@ -108,15 +108,25 @@ class LayerSplit : public ::testing::TestWithParam<ModelCase> {
     model_ = *m;
     ASSERT_GE(model_->info().n_ctx_train, kCtx);
   }
+  void check_split_equals_forward(int32_t threads);
+
   test::TempDir dir_;
   std::shared_ptr<const Model> model_;
 };
 
 TEST_P(LayerSplit, EmbedLayerRangesAndLogitsEqualForwardBitForBit) {
+  // 2 threads, and the default (a tiny model decodes on the caller's thread alone).
+  for (int32_t threads : {2, 0}) {
+    SCOPED_TRACE("n_threads " + std::to_string(threads));
+    check_split_equals_forward(threads);
+  }
+}
+
+void LayerSplit::check_split_equals_forward(int32_t threads) {
   const ModelInfo& info = model_->info();
   const int32_t L = info.n_layers, nv = info.n_vocab, dim = info.n_embd;
   BackendOptions bo;
-  bo.n_threads = 2;
+  bo.n_threads = threads;
   bo.n_ctx = kCtx;
   auto backend = cpu::make_cpu_backend(*model_, bo);
   ASSERT_TRUE(backend) << backend.message();
@@ -138,7 +148,16 @@ TEST_P(LayerSplit, EmbedLayerRangesAndLogitsEqualForwardBitForBit) {
     ASSERT_TRUE(cpu.forward({&more[i], 1}, pos, whole, want_decode.back().data(), false));
     whole.set_size(pos + 1);
   }
-  if (!info.windowed_layers.empty()) ASSERT_GT(whole.window_freed_bytes(), 0u);
+  // The prefill's last row alone, as forward() computes it without every row's.
+  std::vector<float> want_last(nv);
+  {
+    KvCache last_only = make_cache(kv_config(info, -1, nullptr));
+    ASSERT_TRUE(last_only.reserve(kPrefill));
+    ASSERT_TRUE(cpu.forward(prompt, 0, last_only, want_last.data(), false));
+  }
+  if (!info.windowed_layers.empty()) {
+    ASSERT_GT(whole.window_freed_bytes(), 0u);  // the windowed layers freed rows
+  }
 
   for (int32_t k : std::set<int32_t>{0, 1, L / 2, L}) {
     SCOPED_TRACE("split at layer " + std::to_string(k) + " of " + std::to_string(L));
@@ -154,6 +173,8 @@ TEST_P(LayerSplit, EmbedLayerRangesAndLogitsEqualForwardBitForBit) {
     ASSERT_TRUE(cpu.output_logits(x.data(), kPrefill, logits.data(), true));
     split.set_size(kPrefill);
     EXPECT_TRUE(bit_identical(logits.data(), want_prefill.data(), logits.size()));
+    ASSERT_TRUE(cpu.output_logits(x.data(), kPrefill, logits.data(), false));
+    EXPECT_TRUE(bit_identical(logits.data(), want_last.data(), nv));
     // Decode: the last row's logits.
     for (int32_t i = 0; i < kDecode; ++i) {
       const int32_t pos = split.size();
@@ -206,7 +227,8 @@ TEST_P(LayerSplit, RefusesLayersItCannotRun) {
   EXPECT_NE(refused.message().find("layer 0"), std::string::npos) << refused.message();
   EXPECT_TRUE((*backend)->forward_layers(x.data(), 4, 0, 1, L, kv));
   EXPECT_FALSE((*backend)->forward_layers(x.data(), 4, 0, 1, L + 1, kv));
-  EXPECT_FALSE((*backend)->forward_layers(x.data(), 8, 0, 1, L, kv));  // past the reservation
+  // Past the reservation (refused before x is read).
+  EXPECT_FALSE((*backend)->forward_layers(x.data(), kv.capacity() + 1, 0, 1, L, kv));
   EXPECT_FALSE((*backend)->embed(std::vector<TokenId>{info.n_vocab}, x.data()));
 }
 
