@@ -163,8 +163,8 @@ class KvCache {
   // Whether it may for every layer.
   bool host_accessible() const;
 
-  // Layers on the host only (layer_on_host; the CPU backends). Encoded rows (row_bytes() each). pos
-  // < capacity().
+  // Layers on the host only (layer_on_host; the CPU backends). Encoded rows (row_bytes()
+  // each). pos < capacity().
   uint8_t* key_row(int32_t layer, int32_t pos) { return row(layer, 0, pos); }
   uint8_t* value_row(int32_t layer, int32_t pos) { return row(layer, 1, pos); }
   const uint8_t* key_row(int32_t layer, int32_t pos) const { return row(layer, 0, pos); }
