@@ -4,10 +4,13 @@
 
 #include <cstring>
 #include <deque>
+#include <functional>
+#include <string>
 
 #include "kv/kv_cache.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
+#include "support/counting_kv_memory.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -190,6 +193,206 @@ TEST(KvCache, RefusesToGrowPastTheContextOrTheBudget) {
   EXPECT_NE(full.message().find("budget"), std::string::npos);
   EXPECT_EQ(small.blocks_in_use(), 2);  // the failed grow left nothing behind
   EXPECT_EQ(small.pool_bytes(), c.budget_bytes);
+}
+
+// ------------------------------------------------------------ a cache split at a layer
+
+// 5 layers, rows of 2 x 32 f32 values, blocks of 4 tokens.
+KvCacheConfig split_config(int32_t memory_layers, std::shared_ptr<KvMemory> memory) {
+  KvCacheConfig c = small_config(KvType::F32, 1);
+  c.n_layers = 5;
+  c.block_tokens = 4;
+  c.memory_layers = memory_layers;
+  c.memory = std::move(memory);
+  return c;
+}
+
+// The value i of the K (which = 0) or V row of (layer, pos): names all three.
+float row_value(int32_t l, int32_t pos, int32_t which, int32_t i) {
+  return static_cast<float>((which ? -1 : 1) * (l * 100000 + pos * 100 + i));
+}
+
+void write_rows(KvCache& kv, int32_t pos0, int32_t pos1) {
+  const int32_t kv_dim = kv.config().kv_dim();
+  for (int32_t l = 0; l < kv.config().n_layers; ++l) {
+    for (int32_t p = pos0; p < pos1; ++p) {
+      float* k = reinterpret_cast<float*>(kv.key_row(l, p));
+      float* v = reinterpret_cast<float*>(kv.value_row(l, p));
+      for (int32_t i = 0; i < kv_dim; ++i) {
+        k[i] = row_value(l, p, 0, i);
+        v[i] = row_value(l, p, 1, i);
+      }
+    }
+  }
+}
+
+// Every layer's K and V rows [0, size()) of a and b, compared through export_rows.
+void expect_same_rows(const KvCache& a, const KvCache& b) {
+  ASSERT_EQ(a.size(), b.size());
+  const size_t bytes = static_cast<size_t>(a.size()) * a.row_bytes();
+  std::vector<uint8_t> ra(bytes), rb(bytes);
+  for (int32_t l = 0; l < a.config().n_layers; ++l) {
+    for (int32_t which : {0, 1}) {
+      ASSERT_TRUE(a.export_rows(l, which, 0, a.size(), ra.data()));
+      ASSERT_TRUE(b.export_rows(l, which, 0, b.size(), rb.data()));
+      EXPECT_EQ(ra, rb) << "layer " << l << (which ? " V" : " K");
+    }
+  }
+}
+
+TEST(KvCacheSplit, RowsReadBackAndLiveOnTheirSideOfTheSplit) {
+  for (int32_t k : {-1, 0, 1, 2, 4, 5, 9}) {
+    SCOPED_TRACE("memory_layers " + std::to_string(k));
+    auto counting = std::make_shared<test::CountingKvMemory>();
+    KvCache kv = make_cache(split_config(k, counting));
+    const int32_t in_memory = k < 0 || k >= 5 ? 5 : k;  // layers in the counting memory
+    EXPECT_EQ(kv.memory_layers(), in_memory);
+    ASSERT_TRUE(kv.reserve(10));  // 3 token blocks
+    write_rows(kv, 0, 10);
+    kv.set_size(10);
+    const uint64_t row = kv.row_bytes();
+    for (int32_t l = 0; l < 5; ++l) {
+      const bool device_side = l < in_memory;
+      EXPECT_EQ(kv.layer_group(l), device_side ? 0 : 2) << l;
+      EXPECT_EQ(kv.layer_index(l), device_side ? l : l - in_memory) << l;
+      EXPECT_TRUE(kv.layer_on_host(l));
+      for (int32_t p = 0; p < 10; ++p) {
+        EXPECT_EQ(counting->holds(kv.key_row(l, p), row), device_side) << l << " " << p;
+        EXPECT_EQ(counting->holds(kv.value_row(l, p), row), device_side) << l << " " << p;
+        const float* key = reinterpret_cast<const float*>(kv.key_row(l, p));
+        const float* value = reinterpret_cast<const float*>(kv.value_row(l, p));
+        for (int32_t i = 0; i < kv.config().kv_dim(); ++i) {
+          ASSERT_EQ(key[i], row_value(l, p, 0, i)) << l << " " << p << " " << i;
+          ASSERT_EQ(value[i], row_value(l, p, 1, i)) << l << " " << p << " " << i;
+        }
+      }
+    }
+    EXPECT_EQ(kv.group_layers(0), in_memory);
+    EXPECT_EQ(kv.group_layers(2), 5 - in_memory);
+    // The counting memory holds 3 blocks of the first layers: 2 x layers x 4 tokens x row.
+    EXPECT_EQ(counting->live_bytes, 3ull * 2 * in_memory * 4 * row);
+    EXPECT_EQ(kv.allocated_bytes(), 3ull * 2 * 5 * 4 * row);  // as an unsplit cache
+    EXPECT_EQ(kv.block_bytes(), 2ull * 5 * 4 * row);
+    EXPECT_EQ(kv.allocated_bytes_on(true), kv.allocated_bytes());  // both sides host memory
+    EXPECT_TRUE(kv.host_accessible());
+    for (int32_t b = 0; b < 3; ++b) {
+      EXPECT_EQ(kv.group_block(0, b) != nullptr, in_memory > 0) << b;
+      EXPECT_EQ(kv.group_block(1, b), nullptr);  // no windowed layers
+    }
+  }
+}
+
+TEST(KvCacheSplit, DeviceSideCountsApartAndOnlyTheHostSideIsReadInPlace) {
+  auto device = std::make_shared<CopyOnlyMemory>();
+  KvCache kv = make_cache(split_config(2, device));
+  ASSERT_TRUE(kv.reserve(9));  // 3 token blocks
+  const uint64_t row = kv.row_bytes();
+  EXPECT_FALSE(kv.host_accessible());
+  for (int32_t l = 0; l < 5; ++l) EXPECT_EQ(kv.layer_on_host(l), l >= 2) << l;
+  EXPECT_EQ(kv.allocated_bytes_on(false), 3ull * 2 * 2 * 4 * row);  // layers 0, 1
+  EXPECT_EQ(kv.allocated_bytes_on(true), 3ull * 2 * 3 * 4 * row);   // layers 2, 3, 4
+  EXPECT_EQ(kv.pool_bytes_on(false) + kv.pool_bytes_on(true), kv.pool_bytes());
+  EXPECT_EQ(kv.allocated_bytes(), 3ull * 2 * 5 * 4 * row);
+  // Rows of every layer still move through export_rows / import_rows.
+  std::vector<float> rows(9 * kv.config().kv_dim()), back(rows.size());
+  for (int32_t l = 0; l < 5; ++l) {
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<float>(l * 1000 + i);
+    ASSERT_TRUE(kv.import_rows(l, 1, 0, 9, reinterpret_cast<const uint8_t*>(rows.data())));
+  }
+  for (int32_t l = 0; l < 5; ++l) {
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<float>(l * 1000 + i);
+    ASSERT_TRUE(kv.export_rows(l, 1, 0, 9, reinterpret_cast<uint8_t*>(back.data())));
+    EXPECT_EQ(back, rows) << l;
+  }
+}
+
+TEST(KvCacheSplit, ReserveTruncateAndDiscardMatchAnUnsplitCache) {
+  for (int32_t k : {0, 1, 3, 4}) {
+    SCOPED_TRACE("memory_layers " + std::to_string(k));
+    auto counting = std::make_shared<test::CountingKvMemory>();
+    KvCache split = make_cache(split_config(k, counting));
+    KvCache plain = make_cache(split_config(-1, nullptr));
+    const auto both = [&](const std::function<void(KvCache&)>& step) {
+      step(split);
+      step(plain);
+      EXPECT_EQ(split.size(), plain.size());
+      EXPECT_EQ(split.capacity(), plain.capacity());
+      EXPECT_EQ(split.used_bytes(), plain.used_bytes());
+      EXPECT_EQ(split.allocated_bytes(), plain.allocated_bytes());
+      EXPECT_EQ(split.pool_bytes(), plain.pool_bytes());
+      EXPECT_EQ(split.stable_rows(), plain.stable_rows());
+      // Groups 0 and 2 grow together (chunks of one block): the counting memory holds the
+      // first k layers' share of every pool block.
+      EXPECT_EQ(counting->live_bytes,
+                split.pool_bytes() / split.block_bytes() * split.group_block_bytes(0));
+      expect_same_rows(split, plain);
+    };
+    const auto append = [](int32_t n) {
+      return [n](KvCache& kv) {
+        const int32_t pos0 = kv.size();
+        ASSERT_TRUE(kv.reserve(pos0 + n));
+        write_rows(kv, pos0, pos0 + n);
+        kv.set_size(pos0 + n);
+      };
+    };
+    both(append(7));
+    both([](KvCache& kv) { kv.mark_stable(); });
+    both(append(13));
+    both([](KvCache& kv) { kv.truncate(9); });
+    both(append(1));
+    // Context shift: drop [3, 8), re-keying every layer's keys by a function of the layer.
+    both([](KvCache& kv) {
+      ASSERT_TRUE(kv.discard(3, 5, [](int32_t layer, uint8_t* rows, int32_t n) {
+        float* f = reinterpret_cast<float*>(rows);
+        for (int32_t i = 0; i < n * 64; ++i) f[i] = f[i] * 2 + static_cast<float>(layer);
+      }));
+    });
+    both(append(22));
+    both([](KvCache& kv) { kv.truncate(0); });
+    both(append(5));
+  }
+}
+
+TEST(KvCacheSplit, ABudgetFailureLeavesBothSidesUnchanged) {
+  for (int32_t k : {1, 3}) {
+    SCOPED_TRACE("memory_layers " + std::to_string(k));
+    auto counting = std::make_shared<test::CountingKvMemory>();
+    KvCacheConfig c = split_config(k, counting);
+    const uint64_t row = 2 * 32 * sizeof(float);
+    const uint64_t device_block = 2ull * k * 4 * row, host_block = 2ull * (5 - k) * 4 * row;
+    // Room for two token blocks and one more device block: the third token block's device
+    // block fits, its host block does not.
+    c.budget_bytes = 2 * (device_block + host_block) + device_block;
+    KvCache kv = make_cache(c);
+    ASSERT_TRUE(kv.reserve(8));
+    write_rows(kv, 0, 8);
+    kv.set_size(8);
+    const std::vector<uint8_t> before_rows = [&] {
+      std::vector<uint8_t> r(8 * kv.row_bytes());
+      EXPECT_TRUE(kv.export_rows(k, 0, 0, 8, r.data()));
+      return r;
+    }();
+    const int allocations = counting->allocations;
+    const uint64_t device_bytes = counting->live_bytes;
+    const uint64_t host_pool = kv.pool_bytes_on(true) - device_bytes;
+
+    auto s = kv.reserve(9);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("budget"), std::string::npos) << s.message();
+    EXPECT_EQ(kv.capacity(), 8);
+    EXPECT_EQ(kv.token_blocks(), 2);
+    EXPECT_EQ(kv.blocks_in_use(), 4);  // two per token block
+    EXPECT_EQ(kv.free_blocks(), 0);
+    EXPECT_EQ(counting->allocations, allocations + 1);  // it grew for the device block ...
+    EXPECT_EQ(counting->live_bytes, device_bytes);      // ... and gave it back
+    EXPECT_EQ(kv.pool_bytes_on(true) - counting->live_bytes, host_pool);
+    EXPECT_EQ(kv.pool_bytes(), 2 * (device_block + host_block));
+    std::vector<uint8_t> after_rows(before_rows.size());
+    ASSERT_TRUE(kv.export_rows(k, 0, 0, 8, after_rows.data()));
+    EXPECT_EQ(after_rows, before_rows);
+    // What fits still does.
+    ASSERT_TRUE(kv.reserve(8));
+  }
 }
 
 class SessionKv : public ::testing::Test {

@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "kv/kv_cache.h"
@@ -15,6 +18,7 @@
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "model/synthetic_model.h"
+#include "support/counting_kv_memory.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -141,6 +145,89 @@ TEST(KvWindowCache, NeverFreeingAndNoWindowKeepEveryBlock) {
   EXPECT_EQ(keep_all->allocated_bytes(), all_layers_block * 13);  // two groups, same bytes
   EXPECT_EQ(keep_all->window_freed_bytes(), 0u);
   EXPECT_EQ(plain->used_bytes(), 50 * plain->bytes_per_token());
+}
+
+// Two caches hold the same: sizes, bytes, windowed ranges, and every layer's valid rows.
+void expect_same_cache(const KvCache& a, const KvCache& b) {
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(a.capacity(), b.capacity());
+  EXPECT_EQ(a.window_head(), b.window_head());
+  EXPECT_EQ(a.window_lo(), b.window_lo());
+  EXPECT_EQ(a.used_bytes(), b.used_bytes());
+  EXPECT_EQ(a.allocated_bytes(), b.allocated_bytes());
+  EXPECT_EQ(a.windowed_allocated_bytes(), b.windowed_allocated_bytes());
+  EXPECT_EQ(a.window_freed_bytes(), b.window_freed_bytes());
+  EXPECT_EQ(a.stable_rows(), b.stable_rows());
+  const int32_t n = a.size();
+  std::vector<uint8_t> ra(static_cast<size_t>(n) * a.row_bytes()), rb(ra.size());
+  for (int32_t l = 0; l < a.config().n_layers; ++l) {
+    for (int32_t p = 0; p < n; ++p) EXPECT_EQ(a.row_present(l, p), b.row_present(l, p)) << l;
+    for (int32_t which : {0, 1}) {
+      ASSERT_TRUE(a.export_valid_rows(l, which, 0, n, ra.data()));
+      ASSERT_TRUE(b.export_valid_rows(l, which, 0, n, rb.data()));
+      EXPECT_EQ(ra, rb) << "layer " << l << (which ? " V" : " K");
+    }
+  }
+}
+
+// Layers 0 and 2 windowed, split after layer k: the windowed layers on both sides free
+// and take back their blocks exactly as one cache does, through appends, a pinned
+// prefix, truncation into freed rows, a context shift and a set_size of imported rows.
+TEST(KvWindowCache, SplitAtAnyLayerHoldsWhatOneCacheHolds) {
+  for (int32_t k : {0, 1, 2}) {
+    SCOPED_TRACE("memory_layers " + std::to_string(k));
+    auto counting = std::make_shared<test::CountingKvMemory>();
+    KvCacheConfig sc = window_config(4);
+    sc.memory_layers = k;
+    sc.memory = counting;
+    auto split = KvCache::create(sc);
+    auto plain = KvCache::create(window_config(4));
+    ASSERT_TRUE(split && plain);
+    // Layer 0 (windowed) and 1 (full): in the counting memory when below k.
+    EXPECT_EQ(split->layer_group(0), k > 0 ? 1 : 3);
+    EXPECT_EQ(split->layer_group(1), k > 1 ? 0 : 2);
+    EXPECT_EQ(split->layer_group(2), 3);
+    EXPECT_EQ(split->windowed_layers(), 2);
+    const auto both = [&](const std::function<void(KvCache&)>& step) {
+      step(*split);
+      step(*plain);
+      expect_same_cache(*split, *plain);
+    };
+    both([](KvCache& kv) { kv.pin_prefix(5); });
+    for (int32_t i = 0; i < 30; ++i) both([](KvCache& kv) { append(kv, 1); });
+    ASSERT_GT(split->window_freed_bytes(), 0u);
+    // The windowed rows of layer 0 that are still held sit in the counting memory iff k > 0.
+    EXPECT_EQ(counting->holds(split->key_row(0, 29), 16), k > 0);
+    EXPECT_EQ(counting->holds(split->key_row(1, 0), 16), k > 1);
+    EXPECT_FALSE(counting->holds(split->key_row(2, 29), 16));
+    both([](KvCache& kv) { kv.mark_stable(); });
+    both([](KvCache& kv) { kv.truncate(25); });  // its window is held
+    both([](KvCache& kv) { append(kv, 3); });
+    both([](KvCache& kv) { kv.truncate(12); });  // into freed rows: the pinned prefix
+    both([](KvCache& kv) { append(kv, 40); });
+    both([](KvCache& kv) {
+      ASSERT_TRUE(kv.discard(5, 20, [](int32_t layer, uint8_t* rows, int32_t n) {
+        float* f = reinterpret_cast<float*>(rows);
+        for (int32_t i = 0; i < n * 4; ++i) f[i] += static_cast<float>(layer + 1);
+      }));
+    });
+    both([](KvCache& kv) { append(kv, 9); });
+    // A cache filled by import_rows: the windowed rows valid in [0, 3) and [20, 30).
+    both([](KvCache& kv) {
+      kv.truncate(0);
+      ASSERT_TRUE(kv.reserve(30));
+      for (int32_t l = 0; l < 3; ++l) {
+        for (int32_t p = 0; p < 30; ++p) {
+          if (kv.config().windowed[l] && p >= 3 && p < 20) continue;
+          for (int32_t which : {0, 1}) {
+            const std::vector<float> r = row_values(l, p, which);
+            ASSERT_TRUE(kv.import_rows(l, which, p, 1, reinterpret_cast<const uint8_t*>(r.data())));
+          }
+        }
+      }
+      kv.set_size(30, 3, 20);
+    });
+  }
 }
 
 // ------------------------------------------------------------ sessions on gemma models

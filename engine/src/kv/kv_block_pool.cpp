@@ -20,9 +20,11 @@ KvBlockPool::KvBlockPool(KvBlockPool&& other) noexcept
       budget_bytes_(other.budget_bytes_),
       memory_(other.memory_),
       chunks_(std::move(other.chunks_)),
+      chunk_first_(std::move(other.chunk_first_)),
       blocks_(std::move(other.blocks_)),
       free_(std::move(other.free_)) {
   other.chunks_.clear();
+  other.chunk_first_.clear();
   other.blocks_.clear();
   other.free_.clear();
 }
@@ -35,9 +37,11 @@ KvBlockPool& KvBlockPool::operator=(KvBlockPool&& other) noexcept {
   budget_bytes_ = other.budget_bytes_;
   memory_ = other.memory_;
   chunks_ = std::move(other.chunks_);
+  chunk_first_ = std::move(other.chunk_first_);
   blocks_ = std::move(other.blocks_);
   free_ = std::move(other.free_);
   other.chunks_.clear();
+  other.chunk_first_.clear();
   other.blocks_.clear();
   other.free_.clear();
   return *this;
@@ -46,6 +50,7 @@ KvBlockPool& KvBlockPool::operator=(KvBlockPool&& other) noexcept {
 void KvBlockPool::release_chunks() {
   for (uint8_t* chunk : chunks_) memory_->release(chunk);
   chunks_.clear();
+  chunk_first_.clear();
 }
 
 Status KvBlockPool::grow(uint64_t others_bytes) {
@@ -60,7 +65,7 @@ Status KvBlockPool::grow(uint64_t others_bytes) {
                    std::to_string(blocks_.size()) + " blocks of " + std::to_string(block_bytes_) +
                    " bytes" +
                    (others_bytes ? " and " + std::to_string(others_bytes) +
-                                       " bytes held by the other layer group's pool"
+                                       " bytes held by the other layer groups' pools"
                                  : "") +
                    ")"};
     }
@@ -70,6 +75,7 @@ Status KvBlockPool::grow(uint64_t others_bytes) {
     return Error{"out of memory growing the KV cache by " + std::to_string(n * block_bytes_) +
                  " bytes (" + std::to_string(pool_bytes()) + " bytes held): " + chunk.message()};
   }
+  chunk_first_.push_back(static_cast<int32_t>(blocks_.size()));
   for (uint64_t k = 0; k < n; ++k) {
     blocks_.push_back(*chunk + k * block_bytes_);
     free_.push_back(static_cast<int32_t>(blocks_.size() - 1));
@@ -90,5 +96,19 @@ Result<int32_t> KvBlockPool::acquire(uint64_t others_bytes) {
 }
 
 void KvBlockPool::release(int32_t id) { free_.push_back(id); }
+
+void KvBlockPool::shrink_to(int32_t total_blocks) {
+  while (!chunks_.empty() && chunk_first_.back() >= total_blocks) {
+    const int32_t first = chunk_first_.back();
+    const auto in_chunk = [first](int32_t id) { return id >= first; };
+    const auto free_in_chunk = std::count_if(free_.begin(), free_.end(), in_chunk);
+    if (free_in_chunk != static_cast<int64_t>(blocks_.size()) - first) return;  // some handed out
+    free_.erase(std::remove_if(free_.begin(), free_.end(), in_chunk), free_.end());
+    blocks_.resize(static_cast<size_t>(first));
+    memory_->release(chunks_.back());
+    chunks_.pop_back();
+    chunk_first_.pop_back();
+  }
+}
 
 }  // namespace kvchat

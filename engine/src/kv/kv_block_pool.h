@@ -31,6 +31,9 @@ class KvBlockPool {
   // others_bytes: what other pools sharing the same budget hold (counted against it).
   Result<int32_t> acquire(uint64_t others_bytes = 0);
   void release(int32_t id);
+  // Gives the chunks grown since the pool held `total_blocks` blocks back to the memory,
+  // when none of their blocks is handed out (a caller undoing a failed reservation).
+  void shrink_to(int32_t total_blocks);
   uint8_t* block(int32_t id) { return blocks_[id]; }
   const uint8_t* block(int32_t id) const { return blocks_[id]; }
 
@@ -49,9 +52,10 @@ class KvBlockPool {
   int32_t chunk_blocks_;
   uint64_t budget_bytes_;
   std::shared_ptr<KvMemory> memory_;
-  std::vector<uint8_t*> chunks_;  // each holds several blocks
-  std::vector<uint8_t*> blocks_;  // block id -> memory
-  std::vector<int32_t> free_;     // ids not handed out
+  std::vector<uint8_t*> chunks_;      // each holds several blocks
+  std::vector<int32_t> chunk_first_;  // (chunks) the id of each chunk's first block
+  std::vector<uint8_t*> blocks_;      // block id -> memory
+  std::vector<int32_t> free_;         // ids not handed out
 };
 
 }  // namespace kvchat

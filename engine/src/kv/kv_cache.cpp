@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "numeric/convert.h"
 
@@ -16,10 +17,27 @@ bool uses_window(const KvCacheConfig& c) {
          std::any_of(c.windowed.begin(), c.windowed.end(), [](uint8_t w) { return w != 0; });
 }
 
-int32_t count_windowed(const KvCacheConfig& c) {
-  return uses_window(c) ? static_cast<int32_t>(std::count_if(c.windowed.begin(), c.windowed.end(),
-                                                             [](uint8_t w) { return w != 0; }))
-                        : 0;
+// The split is used only when memory_layers leaves some layers in `memory` and some not.
+bool splits(const KvCacheConfig& c) { return c.memory_layers >= 0 && c.memory_layers < c.n_layers; }
+
+// The group of layer l: windowed | on_host << 1 (kv_cache.h).
+int32_t group_of(const KvCacheConfig& c, bool windows, int32_t l) {
+  const bool windowed = windows && c.windowed[l] != 0;
+  const bool on_host = splits(c) && l >= c.memory_layers;
+  return (windowed ? 1 : 0) | (on_host ? 2 : 0);
+}
+
+int32_t count_group(const KvCacheConfig& c, int32_t g) {
+  const bool windows = uses_window(c);
+  int32_t n = 0;
+  for (int32_t l = 0; l < c.n_layers; ++l) n += group_of(c, windows, l) == g ? 1 : 0;
+  return n;
+}
+
+// The pool of group g: blocks of its layers, in config.memory or (past the split) host memory.
+KvBlockPool make_pool(const KvCacheConfig& c, uint64_t row_bytes, int32_t g) {
+  return KvBlockPool(2ull * count_group(c, g) * c.block_tokens * row_bytes, c.chunk_blocks,
+                     c.budget_bytes, KvCache::group_on_host(g) ? host_kv_memory() : c.memory);
 }
 
 }  // namespace
@@ -47,29 +65,82 @@ KvCache::KvCache(const KvCacheConfig& c)
     : config_(c),
       row_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.kv_dim()))),
       head_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.head_dim))),
+      memory_layers_(splits(c) ? c.memory_layers : c.n_layers),
       group_(c.n_layers, 0),
       index_(c.n_layers, 0),
-      pools_{KvBlockPool(2ull * (c.n_layers - count_windowed(c)) * c.block_tokens * row_bytes_,
-                         c.chunk_blocks, c.budget_bytes, c.memory),
-             KvBlockPool(2ull * count_windowed(c) * c.block_tokens * row_bytes_, c.chunk_blocks,
-                         c.budget_bytes, c.memory)} {
+      pools_{make_pool(c, row_bytes_, 0), make_pool(c, row_bytes_, 1), make_pool(c, row_bytes_, 2),
+             make_pool(c, row_bytes_, 3)} {
   const bool windows = uses_window(c);
   for (int32_t l = 0; l < c.n_layers; ++l) {
-    group_[l] = windows && c.windowed[l] ? 1 : 0;
+    group_[l] = group_of(c, windows, l);
     index_[l] = group_layers_[group_[l]]++;
   }
 }
 
-Result<int32_t> KvCache::acquire(int g) { return pools_[g].acquire(pools_[1 - g].pool_bytes()); }
+Result<int32_t> KvCache::acquire(int g) {
+  uint64_t others = 0;  // what the other pools hold, counted against the shared budget
+  for (int h = 0; h < kGroups; ++h) others += h == g ? 0 : pools_[h].pool_bytes();
+  return pools_[g].acquire(others);
+}
 
 void KvCache::release(int g, int32_t b) {
   if (tables_[g][b] < 0) return;
-  if (config_.poison_freed && pools_[g].memory().host_accessible()) {
+  if (config_.poison_freed && group_in_host_memory(g)) {
     std::memset(pools_[g].block(tables_[g][b]), 0xff, pools_[g].block_bytes());
   }
   pools_[g].release(tables_[g][b]);
   tables_[g][b] = -1;
   --held_[g];
+}
+
+bool KvCache::host_accessible() const {
+  for (int g = 0; g < kGroups; ++g) {
+    if (group_layers_[g] > 0 && !group_in_host_memory(g)) return false;
+  }
+  return true;
+}
+
+uint64_t KvCache::allocated_bytes() const {
+  uint64_t bytes = 0;
+  for (int g = 0; g < kGroups; ++g) bytes += group_allocated_bytes(g);
+  return bytes;
+}
+
+uint64_t KvCache::pool_bytes() const {
+  uint64_t bytes = 0;
+  for (int g = 0; g < kGroups; ++g) bytes += pools_[g].pool_bytes();
+  return bytes;
+}
+
+uint64_t KvCache::allocated_bytes_on(bool host) const {
+  uint64_t bytes = 0;
+  for (int g = 0; g < kGroups; ++g)
+    bytes += group_in_host_memory(g) == host ? group_allocated_bytes(g) : 0;
+  return bytes;
+}
+
+uint64_t KvCache::pool_bytes_on(bool host) const {
+  uint64_t bytes = 0;
+  for (int g = 0; g < kGroups; ++g)
+    bytes += group_in_host_memory(g) == host ? pools_[g].pool_bytes() : 0;
+  return bytes;
+}
+
+uint64_t KvCache::block_bytes() const {
+  const int w = group_layers_[0] + group_layers_[2] > 0 ? 0 : 1;  // full layers, else windowed
+  return pools_[w].block_bytes() + pools_[w + 2].block_bytes();
+}
+
+int32_t KvCache::blocks_in_use() const {
+  int32_t n = 0;
+  for (int g = 0; g < kGroups; ++g) n += held_[g];
+  return n;
+}
+
+int32_t KvCache::free_blocks() const {
+  int32_t n = 0;
+  for (int g = 0; g < kGroups; ++g) n += pools_[g].free_blocks();
+  return n;
 }
 
 void KvCache::note_peaks() {
@@ -78,13 +149,17 @@ void KvCache::note_peaks() {
 }
 
 uint64_t KvCache::used_bytes() const {
+  const uint64_t full_layers = static_cast<uint64_t>(config_.n_layers - windowed_layers());
   return 2ull * row_bytes_ *
-         (static_cast<uint64_t>(group_layers_[0]) * n_tokens_ +
-          static_cast<uint64_t>(group_layers_[1]) * valid_windowed_rows());
+         (full_layers * n_tokens_ +
+          static_cast<uint64_t>(windowed_layers()) * valid_windowed_rows());
 }
 
 uint64_t KvCache::window_freed_bytes() const {
-  return pools_[1].block_bytes() * static_cast<uint64_t>(n_blocks_ - held_[1]);
+  uint64_t bytes = 0;
+  for (int g : {1, 3})
+    bytes += pools_[g].block_bytes() * static_cast<uint64_t>(n_blocks_ - held_[g]);
+  return bytes;
 }
 
 Status KvCache::reserve(int32_t n_tokens) {
@@ -94,17 +169,20 @@ Status KvCache::reserve(int32_t n_tokens) {
   }
   const int32_t need = (n_tokens + config_.block_tokens - 1) / config_.block_tokens;
   const int32_t had = n_blocks_;
+  int32_t pool_blocks[kGroups];  // what each pool held before: grown chunks go back on failure
+  for (int g = 0; g < kGroups; ++g) pool_blocks[g] = pools_[g].total_blocks();
   while (n_blocks_ < need) {
-    for (int g = 0; g < 2; ++g) {
+    for (int g = 0; g < kGroups; ++g) {
       if (group_layers_[g] == 0) continue;
       auto id = acquire(g);
       if (!id) {
         // Roll back: the cache is exactly as it was.
-        for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < kGroups; ++h) {
           while (static_cast<int32_t>(tables_[h].size()) > had) {
             release(h, static_cast<int32_t>(tables_[h].size()) - 1);
             tables_[h].pop_back();
           }
+          pools_[h].shrink_to(pool_blocks[h]);
         }
         n_blocks_ = had;
         return Error{id.message()};
@@ -127,11 +205,15 @@ void KvCache::set_size(int32_t n_tokens) {
 // Frees the windowed blocks wholly inside the gap [head_, lo_), sparing pinned rows.
 void KvCache::free_gap() {
   const int32_t bt = config_.block_tokens;
-  for (int32_t b = (head_ + bt - 1) / bt; (b + 1) * bt <= lo_ && b < n_blocks_; ++b) release(1, b);
+  for (int32_t b = (head_ + bt - 1) / bt; (b + 1) * bt <= lo_ && b < n_blocks_; ++b) {
+    for (int g : {1, 3}) {
+      if (group_layers_[g] > 0) release(g, b);
+    }
+  }
 }
 
 void KvCache::free_out_of_window() {
-  if (group_layers_[1] == 0 || config_.window_slack < 0) return;
+  if (windowed_layers() == 0 || config_.window_slack < 0) return;
   // The next position, n_tokens_, reads [n_tokens_ - window + 1, n_tokens_]; slack more is kept.
   const int64_t first_kept =
       static_cast<int64_t>(n_tokens_) - (config_.window - 1) - config_.window_slack;
@@ -143,12 +225,12 @@ void KvCache::free_out_of_window() {
 
 bool KvCache::row_present(int32_t layer, int32_t pos) const {
   if (pos < 0 || pos >= n_tokens_) return false;
-  return group_[layer] == 0 || head_ == lo_ || pos < head_ || pos >= lo_;
+  return !group_windowed(group_[layer]) || head_ == lo_ || pos < head_ || pos >= lo_;
 }
 
 int32_t KvCache::reusable_prefix(int32_t n) const {
   n = std::clamp(n, 0, n_tokens_);
-  if (group_layers_[1] == 0 || head_ == lo_) return n;
+  if (windowed_layers() == 0 || head_ == lo_) return n;
   const int32_t first_read = std::max(0, n - config_.window + 1);
   if (first_read >= lo_ || n <= head_) return n;
   return head_;  // the longest prefix whose windows are whole: within the pinned rows
@@ -160,7 +242,7 @@ void KvCache::truncate(int32_t n_tokens) {
   stable_ = std::min(stable_, m);
   if (head_ != lo_ && m <= head_) head_ = lo_ = m;  // [0, m) is all valid now
   const int32_t keep = (m + config_.block_tokens - 1) / config_.block_tokens;
-  for (int g = 0; g < 2; ++g) {
+  for (int g = 0; g < kGroups; ++g) {
     while (static_cast<int32_t>(tables_[g].size()) > keep) {
       release(g, static_cast<int32_t>(tables_[g].size()) - 1);
       tables_[g].pop_back();
@@ -178,7 +260,7 @@ void KvCache::pin_prefix(int32_t n) {
 void KvCache::set_size(int32_t n_tokens, int32_t head, int32_t lo) {
   n_tokens_ = std::clamp(n_tokens, 0, capacity());
   note_peaks();
-  if (group_layers_[1] == 0) return;
+  if (windowed_layers() == 0) return;
   head_ = std::clamp(head, 0, n_tokens_);
   lo_ = std::clamp(lo, head_, n_tokens_);
   if (head_ == lo_) head_ = lo_ = 0;
@@ -187,7 +269,8 @@ void KvCache::set_size(int32_t n_tokens, int32_t head, int32_t lo) {
 }
 
 Status KvCache::export_layer(int32_t layer, int32_t which, uint8_t* dst) const {
-  if (group_[layer] == 0 || head_ == lo_) return export_rows(layer, which, 0, n_tokens_, dst);
+  if (!group_windowed(group_[layer]) || head_ == lo_)
+    return export_rows(layer, which, 0, n_tokens_, dst);
   std::fill(dst + head_ * row_bytes_, dst + lo_ * row_bytes_, uint8_t{0});
   if (auto s = export_rows(layer, which, 0, head_, dst); !s) return s;
   return export_rows(layer, which, lo_, n_tokens_ - lo_, dst + lo_ * row_bytes_);
@@ -195,7 +278,8 @@ Status KvCache::export_layer(int32_t layer, int32_t which, uint8_t* dst) const {
 
 Status KvCache::export_valid_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n,
                                   uint8_t* dst) const {
-  if (group_[layer] == 0 || head_ == lo_) return export_rows(layer, which, pos0, n, dst);
+  if (!group_windowed(group_[layer]) || head_ == lo_)
+    return export_rows(layer, which, pos0, n, dst);
   // Valid: [0, head_) and [lo_, n_tokens_); zeros between.
   const int32_t end = pos0 + n;
   std::fill(dst, dst + static_cast<size_t>(n) * row_bytes_, uint8_t{0});
@@ -219,27 +303,31 @@ Status KvCache::discard(int32_t keep, int32_t discard,
   if (discard > 0) stable_ = std::min(stable_, keep);  // the rows after keep are rewritten
   const int32_t bt = config_.block_tokens;
   // Windowed layers: the valid rows of [first, before) move to [src_lo - discard, after).
-  const bool gap = group_layers_[1] > 0 && head_ != lo_;
+  const bool gap = windowed_layers() > 0 && head_ != lo_;
   const int32_t src_lo = gap ? std::max(first, lo_) : first;
   const int32_t dst_lo = src_lo - discard;
-  if (group_layers_[1] > 0) {
-    // The destination blocks the windowed group freed are taken again first.
-    std::vector<int32_t> taken;
+  // The destination blocks the windowed groups freed are taken again first.
+  std::vector<std::pair<int, int32_t>> taken;  // (group, token block)
+  const int32_t pool_blocks[2] = {pools_[1].total_blocks(), pools_[3].total_blocks()};
+  for (int g : {1, 3}) {
+    if (group_layers_[g] == 0) continue;
     for (int32_t b = dst_lo / bt; b * bt < after; ++b) {
-      if (tables_[1][b] >= 0) continue;
-      auto id = acquire(1);
+      if (tables_[g][b] >= 0) continue;
+      auto id = acquire(g);
       if (!id) {
-        for (int32_t t : taken) release(1, t);
+        for (const auto& [tg, tb] : taken) release(tg, tb);
+        pools_[1].shrink_to(pool_blocks[0]);
+        pools_[3].shrink_to(pool_blocks[1]);
         return Error{id.message()};
       }
-      tables_[1][b] = *id;
-      ++held_[1];
-      taken.push_back(b);
+      tables_[g][b] = *id;
+      ++held_[g];
+      taken.emplace_back(g, b);
     }
   }
   std::vector<uint8_t> rows(static_cast<size_t>(std::max(0, before - first)) * row_bytes_);
   for (int32_t l = 0; l < config_.n_layers; ++l) {
-    const int32_t from = group_[l] == 1 ? src_lo : first;
+    const int32_t from = group_windowed(group_[l]) ? src_lo : first;
     const int32_t n = before - from;
     if (n <= 0) continue;
     for (int32_t which : {0, 1}) {

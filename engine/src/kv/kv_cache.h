@@ -7,21 +7,31 @@
 // kv_dim = n_kv_heads * head_dim values of one token, encoded as the KvType.
 // The block table maps token block b = pos / block_tokens to a pool block id.
 //
-// Sliding-window layers (gemma2/3): with config.windowed set, the windowed layers form a
-// second group with its own blocks, [windowed layers][2][block_tokens][row_bytes], its
-// own block table and its own pool (the budget covers both pools). A windowed layer at
-// position pos reads [pos - window + 1, pos] only, so after each append the windowed
-// group's blocks that lie wholly before size() - (window - 1) - window_slack go back to
-// the pool, except blocks holding the pinned prefix (the session's kept system prompt).
-// The windowed rows that are still valid are [0, head) and [lo, size()) (all of
-// [0, size()) when head == lo). Truncating to a length whose window is no longer
-// present keeps the longest prefix that is still usable (the pinned one, or 0): the
-// caller re-evaluates the rest (size() tells how much was kept). Models without windowed
-// layers have one group, exactly as before (token_block(b) is that group's block b).
+// Layer groups: the layers are split into up to kGroups = 4 groups, each with its own
+// blocks [group layers][2][block_tokens][row_bytes], its own block table and its own
+// pool (the budget covers all pools together). Group g holds the layers with
+//   windowed = g & 1: sliding-window layers (gemma2/3; config.windowed and a window);
+//   on_host  = g >> 1: layers at or past config.memory_layers when that splits the model
+//            (0 <= memory_layers < n_layers), kept in host memory; the others are in
+//            config.memory.
+// Every group covers the same token blocks [0, capacity() / block_tokens); reserve grows
+// every non-empty group's table together. A model without windowed layers and without a
+// split has one group (0), exactly as before.
 //
-// The blocks live in the config's KvMemory: host memory (the CPU backends read rows in
-// place through key_row/key_head/write_key) or device memory (the CUDA backend's kernels
-// read them; host code moves rows only through export_rows / import_rows).
+// Sliding-window layers: a windowed layer at position pos reads [pos - window + 1, pos]
+// only, so after each append the windowed groups' blocks that lie wholly before
+// size() - (window - 1) - window_slack go back to the pool, except blocks holding the
+// pinned prefix (the session's kept system prompt). The windowed rows that are still
+// valid are [0, head) and [lo, size()) (all of [0, size()) when head == lo). Truncating
+// to a length whose window is no longer present keeps the longest prefix that is still
+// usable (the pinned one, or 0): the caller re-evaluates the rest (size() tells how much
+// was kept).
+//
+// Partial offload: the layers [0, memory_layers) run on a device and keep their blocks in
+// config.memory (the device's; groups 0 and 1, what its kernels index), the layers
+// [memory_layers, n_layers) run on the CPU and keep theirs in host memory (groups 2 and
+// 3, read in place through key_row). Host code moves rows of any layer with
+// export_rows / import_rows; layer_on_host(layer) tells whether key_row may be used.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +55,10 @@ struct KvCacheConfig {
   uint64_t budget_bytes = 0;  // the most the pool may hold; 0 = no limit
   KvType type = KvType::F16;
   std::shared_ptr<KvMemory> memory;  // where blocks live; null = host memory
+  // Layers [0, memory_layers) keep their blocks in `memory`, layers [memory_layers,
+  // n_layers) in host memory (host_kv_memory()). < 0 or >= n_layers: every layer in
+  // `memory`.
+  int32_t memory_layers = -1;
   // (n_layers) 1 = the layer attends to its last `window` positions; empty = none do.
   std::vector<uint8_t> windowed;
   int32_t window = 0;
@@ -91,7 +105,7 @@ class KvCache {
                  const std::function<void(int32_t layer, uint8_t* rows, int32_t n)>& rekey);
 
   // Windowed layers: whether the row of pos (< size()) is held, and the valid ranges.
-  bool has_windowed_layers() const { return group_layers_[1] > 0; }
+  bool has_windowed_layers() const { return windowed_layers() > 0; }
   bool row_present(int32_t layer, int32_t pos) const;
   int32_t window_head() const { return head_; }
   int32_t window_lo() const { return lo_; }
@@ -118,11 +132,14 @@ class KvCache {
   Status export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const;
   Status import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, const uint8_t* src);
 
-  // Layer groups, what a device kernel indexes: the layers that share one block table and
-  // one pool (group 0: the full-attention layers, group 1: the windowed ones). A layer's
-  // rows sit at index layer_index(layer) of its group's blocks, laid out
-  // [group_layers(g)][2][block_tokens][row_bytes].
-  static constexpr int32_t kGroups = 2;
+  // Layer groups, what a device kernel indexes (the header comment): the layers that share
+  // one block table and one pool. Group g holds windowed layers when g & 1, layers past
+  // the split (in host memory) when g >> 1: a device backend indexes groups 0 (full
+  // attention) and 1 (windowed). A layer's rows sit at index layer_index(layer) of its
+  // group's blocks, laid out [group_layers(g)][2][block_tokens][row_bytes].
+  static constexpr int32_t kGroups = 4;
+  static constexpr bool group_windowed(int32_t g) { return (g & 1) != 0; }
+  static constexpr bool group_on_host(int32_t g) { return (g >> 1) != 0; }
   int32_t layer_group(int32_t layer) const { return group_[layer]; }
   int32_t layer_index(int32_t layer) const { return index_[layer]; }
   int32_t group_layers(int32_t g) const { return group_layers_[g]; }
@@ -132,11 +149,22 @@ class KvCache {
     const int32_t id = group_layers_[g] > 0 ? tables_[g][b] : -1;
     return id < 0 ? nullptr : pools_[g].block(id);
   }
+  // Bytes of one block of group g: 2 x group_layers(g) x block_tokens x row_bytes.
+  uint64_t group_block_bytes(int32_t g) const { return pools_[g].block_bytes(); }
   // Token blocks covered by the tables (capacity() / block_tokens).
   int32_t token_blocks() const { return n_blocks_; }
-  bool host_accessible() const { return pools_[0].memory().host_accessible(); }
+  // The layers [0, memory_layers()) keep their rows in config().memory, the others in host
+  // memory (n_layers when the cache is not split).
+  int32_t memory_layers() const { return memory_layers_; }
+  // Whether host code may read and write the rows of `layer` in place (key_row, write_key).
+  bool layer_on_host(int32_t layer) const {
+    return pools_[group_[layer]].memory().host_accessible();
+  }
+  // Whether it may for every layer.
+  bool host_accessible() const;
 
-  // Host memory only (the CPU backends). Encoded rows (row_bytes() each). pos < capacity().
+  // Layers on the host only (layer_on_host; the CPU backends). Encoded rows (row_bytes()
+  // each). pos < capacity().
   uint8_t* key_row(int32_t layer, int32_t pos) { return row(layer, 0, pos); }
   uint8_t* value_row(int32_t layer, int32_t pos) { return row(layer, 1, pos); }
   const uint8_t* key_row(int32_t layer, int32_t pos) const { return row(layer, 0, pos); }
@@ -149,7 +177,7 @@ class KvCache {
     return value_row(layer, pos) + kvh * head_bytes_;
   }
 
-  // Host memory only. Encodes one row of kv_dim f32 values.
+  // Layers on the host only. Encodes one row of kv_dim f32 values.
   void write_key(int32_t layer, int32_t pos, const float* src);
   void write_value(int32_t layer, int32_t pos, const float* src);
 
@@ -159,19 +187,27 @@ class KvCache {
   uint64_t bytes_per_token() const { return 2ull * config_.n_layers * row_bytes_; }
   // The rows held: full layers x size() + windowed layers x valid windowed rows.
   uint64_t used_bytes() const;
-  uint64_t allocated_bytes() const { return group_allocated_bytes(0) + group_allocated_bytes(1); }
-  uint64_t pool_bytes() const { return pools_[0].pool_bytes() + pools_[1].pool_bytes(); }
-  // A full-layer block (a windowed one when every layer is windowed).
-  uint64_t block_bytes() const { return pools_[group_layers_[0] > 0 ? 0 : 1].block_bytes(); }
+  // Bytes of the blocks held by every group, and the blocks every pool holds (held + free).
+  uint64_t allocated_bytes() const;
+  uint64_t pool_bytes() const;
+  // The same, of the groups whose memory host code may read (host = true: host memory) or
+  // not (host = false: a device's): what a memory report gives as KV on either side.
+  uint64_t allocated_bytes_on(bool host) const;
+  uint64_t pool_bytes_on(bool host) const;
+  // The blocks of one token block of the full-attention layers (of the windowed ones when
+  // every layer is windowed), summed over the two sides of a split.
+  uint64_t block_bytes() const;
   uint64_t peak_allocated_bytes() const { return peak_allocated_; }
   uint64_t peak_used_bytes() const { return peak_used_; }
-  // Blocks held by both groups; token blocks of the full-layer group (the CUDA table).
-  int32_t blocks_in_use() const { return held_[0] + held_[1]; }
-  int32_t free_blocks() const { return pools_[0].free_blocks() + pools_[1].free_blocks(); }
+  // Blocks held by every group; blocks free in every pool.
+  int32_t blocks_in_use() const;
+  int32_t free_blocks() const;
   // Windowed layers: their blocks, and the bytes of their blocks returned to the pool
   // (of the blocks covering [0, size()); what a cache that never frees would hold more).
-  int32_t windowed_layers() const { return group_layers_[1]; }
-  uint64_t windowed_allocated_bytes() const { return group_allocated_bytes(1); }
+  int32_t windowed_layers() const { return group_layers_[1] + group_layers_[3]; }
+  uint64_t windowed_allocated_bytes() const {
+    return group_allocated_bytes(1) + group_allocated_bytes(3);
+  }
   uint64_t window_freed_bytes() const;
 
  private:
@@ -186,6 +222,7 @@ class KvCache {
                        row_bytes_;
   }
   uint64_t group_allocated_bytes(int g) const { return pools_[g].block_bytes() * held_[g]; }
+  bool group_in_host_memory(int g) const { return pools_[g].memory().host_accessible(); }
   int32_t valid_windowed_rows() const {
     return head_ == lo_ ? n_tokens_ : head_ + (n_tokens_ - lo_);
   }
@@ -198,13 +235,15 @@ class KvCache {
   KvCacheConfig config_;
   uint64_t row_bytes_;
   uint64_t head_bytes_;
-  std::vector<int32_t> group_;  // (n_layers) 0 = full-layer group, 1 = windowed group
+  int32_t memory_layers_;       // layers [0, memory_layers_) are in config_.memory
+  std::vector<int32_t> group_;  // (n_layers) the layer's group (windowed | on_host << 1)
   std::vector<int32_t> index_;  // (n_layers) the layer's index within its group
-  int32_t group_layers_[2] = {0, 0};
-  KvBlockPool pools_[2];
-  std::vector<int32_t> tables_[2];  // token block -> pool block id (-1: freed, windowed only)
-  int32_t held_[2] = {0, 0};        // blocks held per group
-  int32_t n_blocks_ = 0;            // token blocks covered (the tables' length)
+  int32_t group_layers_[kGroups] = {0, 0, 0, 0};
+  KvBlockPool pools_[kGroups];
+  // (kGroups) token block -> pool block id (-1: freed, windowed groups only)
+  std::vector<int32_t> tables_[kGroups];
+  int32_t held_[kGroups] = {0, 0, 0, 0};  // blocks held per group
+  int32_t n_blocks_ = 0;                  // token blocks covered (the tables' length)
   int32_t n_tokens_ = 0;
   int32_t pinned_ = 0;         // windowed rows of [0, pinned_) are never freed
   int32_t head_ = 0, lo_ = 0;  // valid windowed rows: [0, head_) and [lo_, n_tokens_)

@@ -96,6 +96,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   kc.budget_bytes = options.kv_budget_bytes;
   kc.type = *kv_type;
   kc.memory = s->backend_->kv_memory();
+  kc.memory_layers = s->backend_->kv_memory_layers();  // partial offload: the rest on the host
   kc.poison_freed = options.kv_poison_freed;
   if (info.sliding_window > 0 && !info.windowed_layers.empty()) {
     kc.windowed.assign(info.n_layers, 0);

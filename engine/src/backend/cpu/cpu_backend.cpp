@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "backend/cpu/attention.h"
@@ -30,16 +31,22 @@ constexpr int64_t kPrivateInputTokens = 8;
 enum Phase : int32_t { kQkv, kAttention, kWo, kGateUp, kDown, kPhasesPerLayer };
 enum class QkvPart { kQ, kK, kV };  // which of the three products a chunk of phase kQkv is
 
-// One forward chunk, as every thread of the pool sees it.
+// One forward chunk, as every thread of the pool sees it: layers [first, last) over x, then
+// the logits when asked for.
 struct Batch {
-  int64_t n_tokens;  // B
-  int32_t pos0;      // positions [pos0, pos0 + B)
-  KvCache* kv;
-  float* logits;  // (B, n_vocab) if all_logits, else (n_vocab); null: no logits
+  float* x;             // (B, n_embd) the residual stream, updated in place
+  int64_t n_tokens;     // B
+  int32_t pos0;         // positions [pos0, pos0 + B)
+  int32_t first, last;  // the layers run
+  KvCache* kv;          // null when no layer is run
+  float* logits;        // (B, n_vocab) if all_logits, else (n_vocab); null: no logits
   bool all_logits;
 };
 
-// The forward pass as one ThreadPool::run per chunk of tokens. Per layer five parallel
+// The forward pass as one ThreadPool::run per chunk of tokens (run_chunk): forward() is
+// embed, then per chunk of kMaxBatch tokens every layer and the logits in one job; the
+// pieces of a split (embed, forward_layers, output_logits) run the same chunks through the
+// same job, so that their composition equals forward() bit for bit. Per layer five parallel
 // phases, each ended by one barrier. In each, the threads claim chunks of the work from the
 // phase's counter (matmul.h: for_each_claimed) and finish every chunk they claim:
 //   1. q, k, v = x_norm . {wq, wk, wv}^T by chunks of whole heads of one of the three; a
@@ -113,8 +120,60 @@ class CpuBackend final : public Backend {
       const size_t n = std::min<size_t>(kMaxBatch, tokens.size() - start);
       const bool last_chunk = start + n == tokens.size();
       float* out = all_logits ? logits + start * hp_.n_vocab : (last_chunk ? logits : nullptr);
-      forward_batch(tokens.subspan(start, n), pos0 + static_cast<int32_t>(start), kv, out,
-                    all_logits);
+      embed_rows(tokens.subspan(start, n), x_.data());
+      run_chunk({x_.data(), static_cast<int64_t>(n), pos0 + static_cast<int32_t>(start), 0,
+                 hp_.n_layers, &kv, out, all_logits});
+    }
+    return {};
+  }
+
+  Status embed(std::span<const TokenId> tokens, float* x) override {
+    for (TokenId t : tokens) {
+      if (t < 0 || t >= hp_.n_vocab)
+        return Error{"token " + std::to_string(t) + " is not in the vocabulary"};
+    }
+    embed_rows(tokens, x);
+    return {};
+  }
+
+  Status forward_layers(float* x, int32_t n, int32_t pos0, int32_t first, int32_t last,
+                        KvCache& kv) override {
+    if (first < 0 || first > last || last > hp_.n_layers || n < 0 || pos0 < 0) {
+      return Error{"the CPU backend cannot run layers [" + std::to_string(first) + ", " +
+                   std::to_string(last) + ") of " + std::to_string(hp_.n_layers)};
+    }
+    if (pos0 + n > kv.capacity()) {
+      return Error{"the KV cache holds " + std::to_string(kv.capacity()) + " positions, not " +
+                   std::to_string(pos0 + n)};
+    }
+    for (int32_t l = first; l < last; ++l) {
+      if (!kv.layer_on_host(l)) {
+        return Error{"the K/V of layer " + std::to_string(l) + " is not in host memory"};
+      }
+    }
+    if (first == last) return {};
+    const int64_t dim = hp_.n_embd;
+    for (int32_t start = 0; start < n; start += kMaxBatch) {
+      const int32_t b = std::min(kMaxBatch, n - start);
+      run_chunk({x + start * dim, b, pos0 + start, first, last, &kv, nullptr, false});
+    }
+    return {};
+  }
+
+  Status output_logits(const float* x, int32_t n, float* logits, bool all_logits) override {
+    if (n < 1) return Error{"no rows to compute logits of"};
+    const int64_t dim = hp_.n_embd;
+    // No layer runs: the logits phase only reads the chunk's x.
+    float* rows = const_cast<float*>(x);
+    if (!all_logits) {  // the last row's, in the chunk forward() computes it in
+      const int32_t start = (n - 1) / kMaxBatch * kMaxBatch;
+      run_chunk({rows + start * dim, n - start, 0, 0, 0, nullptr, logits, false});
+      return {};
+    }
+    for (int32_t start = 0; start < n; start += kMaxBatch) {
+      const int32_t b = std::min(kMaxBatch, n - start);
+      run_chunk(
+          {rows + start * dim, b, 0, 0, 0, nullptr, logits + start * int64_t{hp_.n_vocab}, true});
     }
     return {};
   }
@@ -128,20 +187,23 @@ class CpuBackend final : public Backend {
 
   const float* f32(const WeightView& w) { return reinterpret_cast<const float*>(w.data); }
 
-  // tokens (B) at positions [pos0, pos0+B). logits: (B, n_vocab) if all_logits, else (n_vocab).
-  void forward_batch(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv, float* logits,
-                     bool all_logits) {
-    const int64_t B = static_cast<int64_t>(tokens.size());
+  // x (n, dim) = token_embd[tokens] * embed_scale
+  void embed_rows(std::span<const TokenId> tokens, float* x) {
+    const int64_t n = static_cast<int64_t>(tokens.size());
     const int32_t dim = hp_.n_embd;
-    // x (B, dim) = token_embd[tokens] * embed_scale
-    for (int64_t b = 0; b < B; ++b) {
-      repacked_->embedding(tokens[b], &x_[b * dim]);
-    }
+    for (int64_t b = 0; b < n; ++b) repacked_->embedding(tokens[b], &x[b * dim]);
     if (hp_.embed_scale != 1.0f) {
-      for (int64_t i = 0; i < B * dim; ++i) x_[i] *= hp_.embed_scale;
+      for (int64_t i = 0; i < n * dim; ++i) x[i] *= hp_.embed_scale;
     }
-    for (RopeCosSin& r : rope_cs_) r.cover(pos0 + static_cast<int32_t>(B));
-    const Batch batch{B, pos0, &kv, logits, all_logits};
+  }
+
+  // One chunk (B <= kMaxBatch tokens): layers [first, last) over batch.x, then the logits
+  // when batch.logits is set, as one pool job (or on the caller, for short chunks).
+  void run_chunk(const Batch& batch) {
+    const int64_t B = batch.n_tokens;
+    if (batch.first < batch.last) {
+      for (RopeCosSin& r : rope_cs_) r.cover(batch.pos0 + static_cast<int32_t>(B));
+    }
     // Every counter of this job is zeroed before it starts; none is reused inside the job.
     // Safe without more synchronisation: the previous job's last claims came before its
     // threads arrived at its end, which run() waited for, and the job start's release
@@ -165,24 +227,24 @@ class CpuBackend final : public Backend {
   // The whole chunk, as thread `th` of `nth` runs it.
   void forward_thread(const Batch& bt, int th, int nth) {
     const int64_t B = bt.n_tokens;
-    for (int32_t l = 0; l < hp_.n_layers; ++l) {
+    for (int32_t l = bt.first; l < bt.last; ++l) {
       const ModelLayerWeights& L = w_.layers[l];
       ChunkCounter* counter = &counters_[static_cast<size_t>(l) * kPhasesPerLayer];
       const gguf::TensorType qkv_types[3] = {L.wq.type, L.wk.type, L.wv.type};
-      qkv_share(l, normed_input(x_.data(), B, L.attn_norm, qkv_types, th, nth), bt, counter[kQkv],
-                th, nth);
+      qkv_share(l, normed_input(bt.x, B, L.attn_norm, qkv_types, th, nth), bt, counter[kQkv], th,
+                nth);
       sync(nth);
       attention_share(l, bt, counter[kAttention], th, nth);
       sync(nth);
       residual_share(L.wo, input(att_out_.data(), B, hp_.q_dim(), L.wo.type, th, nth),
-                     L.post_attn_norm, B, counter[kWo], th, nth);
+                     L.post_attn_norm, bt.x, B, counter[kWo], th, nth);
       sync(nth);
       const gguf::TensorType ffn_types[2] = {L.w_gate.type, L.w_up.type};
-      gate_up_share(L, normed_input(x_.data(), B, L.ffn_norm, ffn_types, th, nth), counter[kGateUp],
-                    th, nth);
+      gate_up_share(L, normed_input(bt.x, B, L.ffn_norm, ffn_types, th, nth), counter[kGateUp], th,
+                    nth);
       sync(nth);
       residual_share(L.w_down, input(hb_.data(), B, hp_.n_ff, L.w_down.type, th, nth),
-                     L.post_ffw_norm, B, counter[kDown], th, nth);
+                     L.post_ffw_norm, bt.x, B, counter[kDown], th, nth);
       sync(nth);
     }
     if (bt.logits) logits_share(bt, counters_.back(), th, nth);
@@ -314,8 +376,8 @@ class CpuBackend final : public Backend {
   // x by the thread that computed it; with a post-norm (needs whole rows) after a barrier,
   // split by tokens.
   void residual_share(const WeightView& W, const PreparedActivations& in,
-                      const WeightView& post_norm, int64_t B, ChunkCounter& counter, int th,
-                      int nth) {
+                      const WeightView& post_norm, float* x, int64_t B, ChunkCounter& counter,
+                      int th, int nth) {
     const int32_t dim = hp_.n_embd;
     const Chunks rows = make_chunks(dim, kMatmulRowAlign, kMatmulRowAlign * in.cols() * B, nth);
     for_each_claimed(counter, rows.count(), [&](int64_t c) {
@@ -323,7 +385,7 @@ class CpuBackend final : public Backend {
       matmul_.rows(W, in, r0, r1, xb2_.data(), dim, th);
       if (post_norm) return;
       for (int64_t b = 0; b < B; ++b) {
-        for (int64_t r = r0; r < r1; ++r) x_[b * dim + r] += xb2_[b * dim + r];
+        for (int64_t r = r0; r < r1; ++r) x[b * dim + r] += xb2_[b * dim + r];
       }
     });
     if (!post_norm) return;
@@ -331,7 +393,7 @@ class CpuBackend final : public Backend {
     const auto [b0, b1] = split_range(B, 1, th, nth);
     for (int64_t b = b0; b < b1; ++b) {
       rmsnorm(&xb2_[b * dim], &xb2_[b * dim], f32(post_norm), dim, hp_.rms_eps);
-      for (int32_t i = 0; i < dim; ++i) x_[b * dim + i] += xb2_[b * dim + i];
+      for (int32_t i = 0; i < dim; ++i) x[b * dim + i] += xb2_[b * dim + i];
     }
   }
 
@@ -358,7 +420,7 @@ class CpuBackend final : public Backend {
     const int32_t dim = hp_.n_embd;
     const int64_t first = bt.all_logits ? 0 : bt.n_tokens - 1, n = bt.n_tokens - first;
     const PreparedActivations& in =
-        normed_input(&x_[first * dim], n, w_.output_norm,
+        normed_input(bt.x + first * dim, n, w_.output_norm,
                      std::span<const gguf::TensorType>(&w_.output.type, 1), th, nth);
     const Chunks rows =
         make_chunks(hp_.n_vocab, kMatmulRowAlign, kMatmulRowAlign * int64_t{dim} * n, nth);
@@ -382,7 +444,8 @@ class CpuBackend final : public Backend {
   MatMul matmul_;
   std::vector<RopeCosSin> rope_cs_;  // one per distinct RoPE table of this session's n_ctx
   std::vector<int32_t> layer_rope_;  // (n_layers) index into rope_cs_
-  // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature).
+  // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature); x_
+  // (kMaxBatch, n_embd) is forward()'s residual stream (a split's is the caller's).
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_out_, hb_, hb2_;
   PreparedActivations shared_in_;       // a product's input shared by all threads (long chunks)
   std::vector<ThreadBuffers> threads_;  // (n_threads)
