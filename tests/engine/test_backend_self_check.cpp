@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include "backend/backend.h"
@@ -14,6 +15,7 @@
 #include "session/backend_self_check.h"
 #include "support/fake_cuda_backend.h"
 #include "support/run_command.h"
+#include "support/synthetic_model_file.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -26,13 +28,18 @@ std::shared_ptr<const Model> load(const std::string& name) {
   EXPECT_TRUE(r) << r.message();
   return r ? std::move(r).value() : nullptr;
 }
-// The demo model (llama, GQA, 2048 tokens) and a story model of other shapes (512 tokens).
+// The demo model (llama, GQA, 2048 tokens) and a model of another architecture and other
+// shapes (synthetic gemma2: windows, soft-caps, GeGLU, 384 tokens).
 std::shared_ptr<const Model> demo_model() {
   static std::shared_ptr<const Model> m = load("kjv-demo-f32.gguf");
   return m;
 }
-std::shared_ptr<const Model> stories_model() {
-  static std::shared_ptr<const Model> m = load("stories260K.gguf");
+std::shared_ptr<const Model> other_model() {
+  static std::shared_ptr<const Model> m = [] {
+    auto r = Model::load(test::synthetic_model_file("gemma2"));
+    EXPECT_TRUE(r) << r.message();
+    return r ? std::move(r).value() : nullptr;
+  }();
   return m;
 }
 
@@ -114,7 +121,7 @@ TEST(SelfCheckCompare, NonFiniteLogitsFail) {
 // BOS, then the sentence's ids in the model's own vocabulary: the same every time, as many
 // as asked for, each a token of the model.
 TEST(SelfCheckPrompt, IsBosThenTextIdsOfTheModelsVocabulary) {
-  for (const auto& model : {demo_model(), stories_model()}) {
+  for (const auto& model : {demo_model(), other_model()}) {
     ASSERT_TRUE(model);
     SCOPED_TRACE(model->info().path);
     const int32_t n = kSelfCheckPrefillTokens + kSelfCheckDecodeSteps;
@@ -173,7 +180,7 @@ class SelfCheck : public ::testing::Test {
 // the tolerance; the session really is on the CPU and works.
 TEST_F(SelfCheck, AutoAndCudaFallBackToTheCpuFromAWrongBackendSayingWhy) {
   inject(FakeFault::Offset, 0.05);
-  for (const auto& model : {demo_model(), stories_model()}) {
+  for (const auto& model : {demo_model(), other_model()}) {
     const std::string file = model->info().path.substr(model->info().path.rfind('/') + 1);
     for (const char* asked : {"auto", "cuda"}) {
       SCOPED_TRACE(file + " " + asked);
@@ -200,7 +207,7 @@ TEST_F(SelfCheck, AutoAndCudaFallBackToTheCpuFromAWrongBackendSayingWhy) {
 // model, with no difference at all, and the session uses it.
 TEST_F(SelfCheck, ACorrectBackendPassesOnTheLoadedModelAndIsUsed) {
   inject(FakeFault::None);
-  for (const auto& model : {demo_model(), stories_model()}) {
+  for (const auto& model : {demo_model(), other_model()}) {
     SCOPED_TRACE(model->info().path);
     auto s = create("auto", model);
     ASSERT_TRUE(s) << s.message();
@@ -234,7 +241,7 @@ TEST_F(SelfCheck, TheToleranceSeparatesRoundingFromAWrongResult) {
 // there (the prefill rows are exact).
 TEST_F(SelfCheck, ABrokenDecodePathIsCaught) {
   inject(FakeFault::DecodeOnly, 0.05);
-  for (const auto& model : {demo_model(), stories_model()}) {
+  for (const auto& model : {demo_model(), other_model()}) {
     SCOPED_TRACE(model->info().path);
     auto s = create("auto", model);
     ASSERT_TRUE(s) << s.message();
@@ -291,9 +298,9 @@ TEST_F(SelfCheck, TheVerdictIsRememberedPerModelIdentity) {
   auto f16 = create("auto", load("kjv-demo-f16.gguf"));
   ASSERT_TRUE(f16);
   EXPECT_EQ(test::fake_cuda_config().forward_calls, 2 * (1 + kSelfCheckDecodeSteps));
-  auto stories = create("auto", stories_model());
-  ASSERT_TRUE(stories);
-  EXPECT_EQ((*stories)->backend_name(), "fake-cuda");
+  auto other = create("auto", other_model());
+  ASSERT_TRUE(other);
+  EXPECT_EQ((*other)->backend_name(), "fake-cuda");
   EXPECT_EQ(test::fake_cuda_config().forward_calls, 3 * (1 + kSelfCheckDecodeSteps));
   EXPECT_EQ(backend_self_checks_run(), runs0 + 3);
   // A wrong backend registered later is not re-checked on a model already checked until
@@ -371,20 +378,23 @@ TEST_F(SelfCheck, CpuBackendsAreNotChecked) {
 // ---------------------------------------------------------------- kvchat-cli
 
 // kvchat-cli loads the stand-in as its CUDA plugin and prints the reason it fell back.
+// model: a path.
 test::CommandResult cli_with_fake(const std::string& fault, const std::string& backend,
-                                  const std::string& model = "kjv-demo-f32.gguf") {
+                                  const std::string& model) {
   return test::run_command(
       "KVCHAT_CUDA_PLUGIN=" + test::sh_quote(test::bin_path("libkvchat-fake-cuda.so")) +
       " KVCHAT_FAKE_CUDA_FAULT=" + fault + " " + test::sh_quote(test::bin_path("kvchat-cli")) +
-      " generate --model " + test::sh_quote(test::shared_path("models/" + model)) +
+      " generate --model " + test::sh_quote(model) +
       " --prompt 'In the beginning' -n 8 --temp 0 --backend " + backend);
 }
 
 TEST(SelfCheckCli, AWrongPluginFallsBackToTheCpuAndSaysWhy) {
-  for (const char* model : {"kjv-demo-f32.gguf", "stories260K.gguf"}) {
+  for (const std::string& model :
+       {test::shared_path("models/kjv-demo-f32.gguf"), test::synthetic_model_file("gemma2")}) {
     SCOPED_TRACE(model);
+    const std::string file = std::filesystem::path(model).filename().string();
     const auto cpu = test::run_cli(
-        "generate --model " + test::sh_quote(test::shared_path(std::string("models/") + model)) +
+        "generate --model " + test::sh_quote(model) +
         " --prompt 'In the beginning' -n 8 --temp 0 --backend cpu");
     ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
     for (const char* backend : {"auto", "cuda"}) {
@@ -393,7 +403,7 @@ TEST(SelfCheckCli, AWrongPluginFallsBackToTheCpuAndSaysWhy) {
       ASSERT_EQ(r.exit_code, 0) << r.err;
       EXPECT_TRUE(contains(r.err, "[kvchat backend] using the CPU backend")) << r.err;
       EXPECT_TRUE(
-          contains(r.err, std::string("the cuda backend failed its self-check on ") + model))
+          contains(r.err, std::string("the cuda backend failed its self-check on ") + file))
           << r.err;
       EXPECT_TRUE(contains(r.err, "up to 5%")) << r.err;
       EXPECT_EQ(r.out, cpu.out);  // the CPU's own greedy text

@@ -23,6 +23,7 @@
 #include "kvchat/session.h"
 #include "model/synthetic_model.h"
 #include "support/counting_kv_memory.h"
+#include "support/synthetic_model_file.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -317,9 +318,11 @@ class SplitSession : public ::testing::Test {
 };
 
 TEST_F(SplitSession, KvPastTheSplitIsOnTheHostAndLogitsEqualACpuSession) {
-  for (const char* file : {"kjv-demo-f32.gguf", "stories260K.gguf"}) {
+  // The demo model, and gemma2 (windowed layers on both sides of the split).
+  for (const std::string& file :
+       {test::shared_path("models/kjv-demo-f32.gguf"), test::synthetic_model_file("gemma2")}) {
     SCOPED_TRACE(file);
-    auto m = Model::load(test::shared_path(std::string("models/") + file));
+    auto m = Model::load(file);
     ASSERT_TRUE(m) << m.message();
     const std::shared_ptr<const Model> model = *m;
     const int32_t L = model->info().n_layers, nv = model->info().n_vocab;

@@ -37,7 +37,10 @@ std::string percent(double fraction) {
 // A cache of n_ctx positions of f32 K/V (the comparison is about the forward pass, not KV
 // rounding) for `model`, its blocks in `memory` (null: host memory), with the model's
 // sliding-window layers as a session has them.
-Result<KvCache> check_cache(const Model& model, int32_t n_ctx, std::shared_ptr<KvMemory> memory) {
+// memory_layers: the layers whose KV lives in `memory` (the rest on the host; < 0: all), as
+// the backend's sessions place them.
+Result<KvCache> check_cache(const Model& model, int32_t n_ctx, std::shared_ptr<KvMemory> memory,
+                            int32_t memory_layers = -1) {
   const ModelInfo& info = model.info();
   KvCacheConfig kc;
   kc.n_layers = info.n_layers;
@@ -46,6 +49,7 @@ Result<KvCache> check_cache(const Model& model, int32_t n_ctx, std::shared_ptr<K
   kc.max_tokens = n_ctx;
   kc.type = KvType::F32;
   kc.memory = std::move(memory);
+  kc.memory_layers = memory_layers;
   if (info.sliding_window > 0 && !info.windowed_layers.empty()) {
     kc.windowed.assign(info.n_layers, 0);
     for (int32_t l : info.windowed_layers) kc.windowed[l] = 1;
@@ -114,7 +118,8 @@ BackendSelfCheck check_now(BackendKind kind, Backend& candidate, const Model& mo
     return r;
   }
   cpu.value().reset();  // its buffers back before the candidate runs
-  auto candidate_kv = check_cache(model, n_tokens, candidate.kv_memory());
+  auto candidate_kv =
+      check_cache(model, n_tokens, candidate.kv_memory(), candidate.kv_memory_layers());
   Result<std::vector<float>> logits =
       candidate_kv ? evaluate(candidate, model, *candidate_kv, ids, n_prefill)
                    : Result<std::vector<float>>(candidate_kv.error());
