@@ -6,7 +6,9 @@
 
 #include "backend/offload_plan.h"
 #include "kvchat/gguf_inspect.h"
+#include "kvchat/memory_report.h"
 #include "kvchat/model.h"
+#include "kvchat/session.h"
 #include "model/model_hparams.h"
 #include "model/model_presets.h"
 #include "model/model_weights.h"
@@ -65,7 +67,9 @@ TEST(OffloadPlan, AutoPicksTheLargestFittingCountAtEachBoundary) {
   ASSERT_TRUE(model);
   const int32_t ctx = 512;
   const OffloadShape s = offload_shape(model->hparams(), model->weights());
-  const uint64_t scratch = device_scratch_estimate(s, ctx);
+  const uint64_t scratch = device_scratch_estimate(s, ctx, 1);
+  EXPECT_EQ(device_scratch_estimate(s, ctx, 6), scratch);  // no quantized output tile
+  EXPECT_EQ(device_scratch_estimate(s, ctx, 0), 0u);
   // The estimate of the file comment, by hand: activations of 1024 tokens (x, xb 192;
   // q|k|v 320; attention 192; gate|up, hidden 1536; a scale), 64 logits rows of 2048, the
   // RoPE table (512 x 16 pairs); 1024 x 2 int32; partials 8 tokens x 6 heads x 20
@@ -245,7 +249,10 @@ TEST(OffloadPlan, Llama8bAtHalfItsLayers) {
   EXPECT_EQ(embd + 32 * layer + output, *predicted);
   // 8192 tokens in f16: 2 x 8192 x 1024 x 2 bytes = 32 MiB a layer.
   const uint64_t layer_kv = 2ull * 8192 * 1024 * 2;
-  const uint64_t scratch = device_scratch_estimate(s, 8192);
+  const uint64_t scratch = device_scratch_estimate(s, 8192, 16);
+  // All 32 layers add the output's f16 tile (128256 x 4096 values) to the largest layer
+  // matrix's (14336 x 4096).
+  EXPECT_EQ(device_scratch_estimate(s, 8192, 32) - scratch, (128256ull - 14336) * 4096 * 2);
   // The smallest budget of 16 layers: what they need + max(256 MiB, 5% of the budget).
   const uint64_t without_reserve = embd + 16 * layer + 16 * layer_kv + scratch;
   uint64_t free = without_reserve + 256 * kMiB;
@@ -284,6 +291,26 @@ TEST(OffloadPlan, AFileHeaderAloneGivesTheLoadedModelsShape) {
       plan_offload(model->hparams(), model->weights(), 512, KvType::F16, 300 * kMiB, -1);
   EXPECT_EQ(from_header.gpu_layers, from_model.gpu_layers);
   EXPECT_EQ(from_header.summary, from_model.summary);
+}
+
+// Without a GPU the session's report puts every layer, weight and KV block on the host.
+TEST(OffloadPlan, CpuSessionReportsEverythingOnTheHost) {
+  auto model = demo();
+  ASSERT_TRUE(model);
+  SessionOptions so;
+  so.n_ctx = 64;
+  so.gpu_layers = 3;  // no device: nothing to split
+  auto session = Session::create(model, so);
+  ASSERT_TRUE(session) << session.message();
+  const std::vector<TokenId> tokens = {1, 5, 9, 12, 20};
+  ASSERT_TRUE((*session)->eval(tokens)) << "eval";
+  const MemoryReport r = (*session)->memory_report();
+  EXPECT_EQ(r.gpu_layers, 0);
+  EXPECT_FALSE(r.layers_split());
+  EXPECT_EQ(r.n_layers, 6);
+  EXPECT_EQ(r.host_weights_bytes, kDemoEmbdBytes + kLayers * kDemoLayerBytes + kDemoOutputBytes);
+  EXPECT_EQ(r.host_kv_bytes, r.kv_allocated_bytes);
+  EXPECT_GT(r.host_kv_bytes, 0u);
 }
 
 }  // namespace

@@ -93,10 +93,8 @@ OffloadShape offload_shape(const ModelHParams& hp, const ModelWeights& w) {
       }
     }
   }
-  if (!w.tied_embeddings && needs_dequant_tile(w.output)) {
-    s.largest_quantized_matrix_values =
-        std::max(s.largest_quantized_matrix_values, matrix_values(w.output));
-  }
+  const WeightView& output = w.tied_embeddings ? w.token_embd : w.output;
+  if (needs_dequant_tile(output)) s.quantized_output_values = matrix_values(output);
   s.layer_weight_bytes.resize(static_cast<size_t>(std::max(0, hp.n_layers)), 0);
   s.windowed.assign(static_cast<size_t>(std::max(0, hp.n_layers)), 0);
   for (size_t i = 0; i < hp.swa_layer.size() && i < s.windowed.size(); ++i) {
@@ -126,7 +124,8 @@ uint64_t layer_kv_bytes(const OffloadShape& shape, int32_t layer, int32_t n_ctx,
                         static_cast<uint64_t>(shape.head_dim));
 }
 
-uint64_t device_scratch_estimate(const OffloadShape& s, int32_t n_ctx) {
+uint64_t device_scratch_estimate(const OffloadShape& s, int32_t n_ctx, int32_t gpu_layers) {
+  if (gpu_layers <= 0) return 0;
   const uint64_t B = kPrefillTokens, dim = static_cast<uint64_t>(s.n_embd),
                  q_dim = static_cast<uint64_t>(s.n_heads) * static_cast<uint64_t>(s.head_dim),
                  kv_dim = static_cast<uint64_t>(s.n_kv_heads) * static_cast<uint64_t>(s.head_dim),
@@ -144,7 +143,10 @@ uint64_t device_scratch_estimate(const OffloadShape& s, int32_t n_ctx) {
                             (static_cast<uint64_t>(s.head_dim) + 2) * 4;
   // f16 tiles: x rounded to f16 for the GEMMs, one dequantized matrix.
   const uint64_t x16 = B * std::max({dim, n_ff, q_dim}) * 2;
-  const uint64_t w16 = s.largest_quantized_matrix_values * 2;
+  const uint64_t w16 =
+      std::max(s.largest_quantized_matrix_values,
+               gpu_layers >= s.n_layers ? s.quantized_output_values : uint64_t{0}) *
+      2;
   return floats * 4 + 2 * B * 4 + partials + x16 + w16 + kCublasWorkspace;
 }
 
@@ -177,7 +179,6 @@ OffloadPlan plan_offload(const OffloadShape& s, int32_t n_ctx, KvType kv_type,
   p.requested = requested_gpu_layers >= 0;
   p.device_free_bytes = device_free_bytes;
   p.device_reserve_bytes = device_reserve(device_free_bytes);
-  const uint64_t scratch = device_scratch_estimate(s, n_ctx);
   // kv_before[g]: the KV of layers [0, g).
   std::vector<uint64_t> kv_before(static_cast<size_t>(p.n_layers) + 1, 0);
   for (int32_t l = 0; l < p.n_layers; ++l) {
@@ -185,7 +186,8 @@ OffloadPlan plan_offload(const OffloadShape& s, int32_t n_ctx, KvType kv_type,
   }
   auto device_total = [&](int32_t g) -> uint64_t {
     if (g == 0) return 0;
-    return split_weights(s, g).device + kv_before[g] + scratch + p.device_reserve_bytes;
+    return split_weights(s, g).device + kv_before[g] + device_scratch_estimate(s, n_ctx, g) +
+           p.device_reserve_bytes;
   };
   int32_t g = 0;
   if (p.requested) {
@@ -200,7 +202,7 @@ OffloadPlan plan_offload(const OffloadShape& s, int32_t n_ctx, KvType kv_type,
   p.host_weight_bytes = w.host;
   p.device_kv_bytes = kv_before[g];
   p.host_kv_bytes = kv_before[p.n_layers] - kv_before[g];
-  p.device_scratch_bytes = g > 0 ? scratch : 0;
+  p.device_scratch_bytes = device_scratch_estimate(s, n_ctx, g);
   p.fits = device_total(g) <= device_free_bytes;
   p.summary = summary_of(p);
   return p;

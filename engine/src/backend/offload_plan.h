@@ -39,7 +39,10 @@ struct OffloadShape {
   uint64_t token_embd_bytes = 0;             // (n_vocab, dim)
   uint64_t output_bytes = 0;  // output_norm (dim) + output (n_vocab, dim); the norm only when tied
   bool tied_embeddings = false;  // the logits read token_embd (so the host needs it too)
-  uint64_t largest_quantized_matrix_values = 0;  // rows x cols of the largest non-F16/F32 matrix
+  // rows x cols of the largest layer matrix that is not F16/BF16/F32 (the GEMMs dequantize
+  // it to an f16 tile), and of the output matrix when it is such (0 otherwise).
+  uint64_t largest_quantized_matrix_values = 0;
+  uint64_t quantized_output_values = 0;
   std::vector<uint8_t> windowed;  // (n_layers) 1 = the layer attends to its last window tokens
   int32_t window = 0;             // the sliding window in tokens; 0: none
   int32_t window_slack = 256;     // rows the cache keeps beyond the window (< 0: never freed)
@@ -74,8 +77,9 @@ OffloadShape offload_shape(const ModelHParams& hp, const ModelWeights& weights);
 // window + slack), and its K and V bytes in kv_type.
 uint64_t layer_kv_tokens(const OffloadShape& shape, int32_t layer, int32_t n_ctx);
 uint64_t layer_kv_bytes(const OffloadShape& shape, int32_t layer, int32_t n_ctx, KvType kv_type);
-// The device buffers a GPU backend allocates besides weights and KV (see the file comment).
-uint64_t device_scratch_estimate(const OffloadShape& shape, int32_t n_ctx);
+// The device buffers a GPU backend allocates besides weights and KV (see the file comment)
+// with gpu_layers layers there (the output's f16 tile only when all are); 0 for none.
+uint64_t device_scratch_estimate(const OffloadShape& shape, int32_t n_ctx, int32_t gpu_layers);
 // max(256 MiB, 5% of free).
 uint64_t device_reserve(uint64_t device_free_bytes);
 
