@@ -445,6 +445,11 @@
 <context>
     <name>EngineGauges</name>
     <message>
+        <location filename="../ui/memory/EngineGauges.qml" line="126"/>
+        <source>GPU: %1 of %2 layers · on the GPU: weights %3, KV %4 · on the CPU: weights %5, KV %6</source>
+        <translation>GPU: 레이어 %2개 중 %1개 · GPU: 가중치 %3, KV %4 · CPU: 가중치 %5, KV %6</translation>
+    </message>
+    <message>
         <location filename="../ui/memory/EngineGauges.qml" line="23"/>
         <source>This conversation&apos;s engine memory</source>
         <translation>이 대화의 엔진 메모리</translation>
@@ -1983,6 +1988,22 @@
 </context>
 <context>
     <name>SettingsDrawer</name>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="218"/>
+        <location filename="../ui/SettingsDrawer.qml" line="223"/>
+        <source>GPU layers</source>
+        <translation>GPU 레이어</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="221"/>
+        <source>auto</source>
+        <translation>자동</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="229"/>
+        <source>With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU&apos;s free memory at this context and KV type.</source>
+        <translation>CUDA 백엔드에서 GPU에서 실행할 레이어 수입니다. 나머지는 CPU에서 실행됩니다. 자동은 이 컨텍스트와 KV 타입에서 GPU의 여유 메모리에 들어가는 만큼 올립니다.</translation>
+    </message>
     <message>
         <location filename="../ui/SettingsDrawer.qml" line="69"/>
         <location filename="../ui/SettingsDrawer.qml" line="73"/>

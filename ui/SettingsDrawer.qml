@@ -210,6 +210,19 @@ Drawer {
                     visible: text.length > 0
                     text: { var i = drawer.issueFor("kv_type"); return i ? "✕ " + i.reason : "" }
                 }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("GPU layers") }
+                SpinBox { id: gpuLayers; objectName: "gpuLayersSpin"; from: -1; to: 1024; editable: true
+                          value: drawer.e.gpu_layers ?? -1
+                          textFromValue: (v) => v < 0 ? qsTr("auto") : String(v)
+                          valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1
+                          Accessible.name: qsTr("GPU layers") }
+                Label {
+                    Layout.columnSpan: 2
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    text: qsTr("With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU's free memory at this context and KV type.")
+                }
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("when the context is full") }
                 ComboBox {
                     id: policy
@@ -260,7 +273,8 @@ Drawer {
                                           "seed": seed.value, "max_tokens": maxTokens.value,
                                           "preset": drawer.matchingPreset() }
                         var engine = { "backend": backend.currentText, "threads": threads.value, "ctx": ctxSpin.value,
-                                       "kv_type": kvType.currentText, "context_policy": policy.ids[policy.currentIndex] }
+                                       "kv_type": kvType.currentText, "context_policy": policy.ids[policy.currentIndex],
+                                       "gpu_layers": gpuLayers.value }
                         var current = models.engineSettings
                         var changed = Object.keys(engine).some(k => String(engine[k]) !== String(current[k]))
                         // A changed setting reloads the model; after a failed load it retries.

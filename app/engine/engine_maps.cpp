@@ -60,6 +60,8 @@ Result<SessionOptions> session_options(const QVariantMap& settings) {
       settings.value(QStringLiteral("backend"), QStringLiteral("auto")).toString().toStdString();
   o.n_threads = settings.value(QStringLiteral("threads"), 0).toInt();
   o.n_ctx = settings.value(QStringLiteral("ctx"), 0).toInt();
+  o.gpu_layers = settings.value(QStringLiteral("gpu_layers"), -1).toInt();
+  if (o.gpu_layers < 0) o.gpu_layers = -1;  // auto
   const QString kv_type = settings.value(QStringLiteral("kv_type")).toString();
   if (!kv_type.isEmpty()) o.kv_type = kv_type.toStdString();
   if (settings.contains(QStringLiteral("kv_budget_bytes"))) {

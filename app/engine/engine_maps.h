@@ -15,8 +15,8 @@
 namespace kvchat::app {
 
 // settings (the Settings drawer's map): "backend", "threads", "ctx", "kv_type",
-// "context_policy", "kv_budget_bytes", "kv_block_tokens", "no_kv_cache",
-// "context_warn_fraction".
+// "gpu_layers" (-1 or absent: auto), "context_policy", "kv_budget_bytes", "kv_block_tokens",
+// "no_kv_cache", "context_warn_fraction".
 Result<SessionOptions> session_options(const QVariantMap& settings);
 // sampling (the Settings drawer's map): SamplingParams fields and "max_tokens".
 ReplySampling reply_sampling(const QVariantMap& sampling);

@@ -174,6 +174,10 @@ QVariantMap MemoryFigures::to_map() const {
   m.insert(QStringLiteral("device_scratch_bytes"), u64(r.device_scratch_bytes));
   m.insert(QStringLiteral("device_total_bytes"), u64(r.device_total_bytes));
   m.insert(QStringLiteral("device_free_bytes"), u64(r.device_free_bytes));
+  // Partial offload: layers [0, gpu_layers) on the GPU, the host's share of the rest.
+  m.insert(QStringLiteral("gpu_layers"), r.gpu_layers);
+  m.insert(QStringLiteral("host_weights_bytes"), u64(r.host_weights_bytes));
+  m.insert(QStringLiteral("host_kv_bytes"), u64(r.host_kv_bytes));
   m.insert(QStringLiteral("kv_fragmentation_bytes"), u64(r.kv_fragmentation_bytes()));
   m.insert(QStringLiteral("kv_used_bytes_per_layer"), u64(r.kv_used_bytes_per_layer()));
   m.insert(QStringLiteral("kv_allocated_bytes_per_layer"), u64(r.kv_allocated_bytes_per_layer()));

@@ -67,6 +67,16 @@ void MemoryState::on_memory_report(const MemoryFigures& figures) {
   if (!refresh_.isActive()) refresh_.start();
 }
 
+QVariantMap MemoryState::layer_split() const {
+  if (memory_.value(QStringLiteral("gpu_layers")).toInt() <= 0) return {};
+  QVariantMap m;
+  for (const char* key : {"gpu_layers", "n_layers", "device_weights_bytes", "device_kv_bytes",
+                          "host_weights_bytes", "host_kv_bytes"}) {
+    m.insert(QLatin1String(key), memory_.value(QLatin1String(key)));
+  }
+  return m;
+}
+
 void MemoryState::flush() {
   refresh_.stop();
   if (!dirty_) return;

@@ -45,6 +45,10 @@ class MemoryState : public QObject {
   // All KV snapshots together; the least recently used go beyond it (0: no limit).
   Q_PROPERTY(qint64 snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes
                  NOTIFY snapshotChanged)
+  // The layers split between GPU and CPU (the report's gpu_layers > 0): gpu_layers,
+  // n_layers, and the weights and KV on each side (device_weights_bytes, device_kv_bytes,
+  // host_weights_bytes, host_kv_bytes); empty when every layer runs on the CPU.
+  Q_PROPERTY(QVariantMap layerSplit READ layer_split NOTIFY memoryChanged)
   // The KV types' quality figures measured on the loaded model (KvQualityProbe fields),
   // empty until measured (the panel then shows the demo model's, labelled as such).
   Q_PROPERTY(QVariantMap kvQuality READ kv_quality NOTIFY kvQualityChanged)
@@ -63,6 +67,7 @@ class MemoryState : public QObject {
   QVariantMap memory() const { return memory_; }
   QVariantList memory_history() const { return memory_history_; }
   QVariantMap context_usage() const;
+  QVariantMap layer_split() const;
   QString snapshot_status() const { return snapshot_status_; }
   QString snapshot_detail() const { return snapshot_detail_; }
   qint64 snapshot_bytes() const { return snapshot_bytes_; }

@@ -153,14 +153,15 @@ ModelSettingsBook::ModelSettingsBook(const QVariantMap& stored, const QVariantMa
 
 const QStringList& ModelSettingsBook::engine_keys() {
   static const QStringList keys{QStringLiteral("kv_type"), QStringLiteral("ctx"),
-                                QStringLiteral("context_policy")};
+                                QStringLiteral("context_policy"), QStringLiteral("gpu_layers")};
   return keys;
 }
 
 QVariantMap ModelSettingsBook::default_engine() {
   return {{QStringLiteral("kv_type"), QStringLiteral("f16")},
           {QStringLiteral("ctx"), 0},
-          {QStringLiteral("context_policy"), QStringLiteral("drop-oldest")}};
+          {QStringLiteral("context_policy"), QStringLiteral("drop-oldest")},
+          {QStringLiteral("gpu_layers"), -1}};
 }
 
 QVariantMap ModelSettingsBook::default_sampling() {

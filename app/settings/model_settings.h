@@ -62,7 +62,8 @@ class ModelSettingsBook {
 
   // The engine settings kept per model, and their defaults: kv_type f16, ctx 0 (the
   // trained context), context_policy drop-oldest (a full context drops the oldest turns
-  // instead of refusing the next message).
+  // instead of refusing the next message), gpu_layers -1 (auto: as many layers on the GPU
+  // as fit its free memory; a number: that many, the rest on the CPU).
   static const QStringList& engine_keys();
   static QVariantMap default_engine();
   static QVariantMap default_sampling();

@@ -85,6 +85,35 @@ class TestMemoryState : public QObject {
     QCOMPARE(shown.count(), 2);
   }
 
+  // Issue 27: a report of 20 of 32 layers on the GPU gives the panel both sides' weights
+  // and KV; one without a GPU layer gives nothing to show.
+  void theLayerSplitIsExposedFromTheReport() {
+    QTemporaryDir dir;
+    EngineWorker worker;
+    FakeChat chat;
+    MemoryState memory(dir.path(), nullptr, worker, chat);
+    MemoryFigures f = figures(100);
+    f.report.n_layers = 32;
+    f.report.gpu_layers = 20;
+    f.report.device_name = "NVIDIA H200";
+    f.report.device_weights_bytes = 2749825024;
+    f.report.device_kv_bytes = 671088640;
+    f.report.host_weights_bytes = 1768112128;
+    f.report.host_kv_bytes = 402653184;
+    memory.on_memory_report(f);
+    const QVariantMap split = memory.layer_split();
+    QCOMPARE(split.value("gpu_layers").toInt(), 20);
+    QCOMPARE(split.value("n_layers").toInt(), 32);
+    QCOMPARE(split.value("device_weights_bytes").toULongLong(), 2749825024ull);
+    QCOMPARE(split.value("device_kv_bytes").toULongLong(), 671088640ull);
+    QCOMPARE(split.value("host_weights_bytes").toULongLong(), 1768112128ull);
+    QCOMPARE(split.value("host_kv_bytes").toULongLong(), 402653184ull);
+    QCOMPARE(memory.property("layerSplit").toMap(), split);
+    QCOMPARE(memory.memory().value("gpu_layers").toInt(), 20);
+    memory.on_memory_report(figures(101));  // the CPU backend: no layer on a GPU
+    QVERIFY(memory.layer_split().isEmpty());
+  }
+
   void eachConversationKeepsItsTimeline() {
     QTemporaryDir dir;
     EngineWorker worker;

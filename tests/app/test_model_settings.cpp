@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "chat_controller.h"
+#include "engine/engine_maps.h"
 #include "engine/sampling_settings.h"
 #include "settings/model_settings.h"
 
@@ -111,6 +112,32 @@ class TestModelSettings : public QObject {
     QVERIFY(again.has_own_settings("a") && again.has_own_settings("b") &&
             !again.has_own_settings("c"));
     QCOMPARE(ModelSettingsBook::sampling_presets().size(), 3);
+  }
+
+  // GPU layers (issue 27): auto (-1) unless the model has its own number, which is stored,
+  // read back and is what the session is made with.
+  void gpuLayersAreKeptPerModelAndReachTheSessionOptions() {
+    ModelSettingsBook book;
+    QCOMPARE(book.engine("a").value("gpu_layers").toInt(), -1);
+    book.set_engine("a", {{"kv_type", "q8_0"}, {"gpu_layers", 12}});
+    book.set_engine("b", {{"gpu_layers", 0}});
+    ModelSettingsBook again(book.to_variant());
+    QCOMPARE(again.engine("a").value("gpu_layers").toInt(), 12);
+    QCOMPARE(again.engine("b").value("gpu_layers").toInt(), 0);
+    QCOMPARE(again.engine("c").value("gpu_layers").toInt(), -1);
+    QVariantMap settings = again.engine("a");
+    settings.insert("backend", "cuda");  // machine-wide, beside the model's own
+    auto a = kvchat::app::session_options(settings);
+    QVERIFY(a);
+    QCOMPARE(a->gpu_layers, 12);
+    QCOMPARE(QString::fromStdString(a->kv_type), QStringLiteral("q8_0"));
+    auto b = kvchat::app::session_options(again.engine("b"));
+    QVERIFY(b);
+    QCOMPARE(b->gpu_layers, 0);
+    auto c = kvchat::app::session_options(again.engine("c"));
+    QVERIFY(c);
+    QCOMPARE(c->gpu_layers, -1);
+    QCOMPARE(kvchat::app::session_options({})->gpu_layers, -1);  // older settings: auto
   }
 
   // stories260K with q8_0: refused with the reason, the banner offers Retry, the demo

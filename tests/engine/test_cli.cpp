@@ -231,6 +231,29 @@ TEST(Cli, ErrorsGoToStderrWithNonZeroExit) {
   }
 }
 
+// --gpu-layers: auto or a number of layers (more than the model has means all); anything
+// else is refused before the model runs, naming the value. The CPU ignores it.
+TEST(Cli, GpuLayersTakesANumberOrAuto) {
+  const std::string args =
+      "generate --model " + model_f16() + " --prompt 'In the beginning' -n 4 --temp 0";
+  for (const std::string bad : {"abc", "-1", "3x", "''"}) {
+    auto r = run_cli(args + " --gpu-layers " + bad);
+    EXPECT_NE(r.exit_code, 0) << bad;
+    EXPECT_NE(r.err.find("--gpu-layers takes a number of layers (0 or more) or auto"),
+              std::string::npos)
+        << bad << " -> " << r.err;
+  }
+  auto plain = run_cli(args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  for (const std::string good : {"auto", "0", "3", "99"}) {
+    auto r = run_cli(args + " --gpu-layers " + good);
+    EXPECT_EQ(r.exit_code, 0) << good << " -> " << r.err;
+    EXPECT_EQ(r.out, plain.out) << good;
+  }
+  auto help = run_cli("--help");
+  EXPECT_NE(help.out.find("--gpu-layers N|auto"), std::string::npos);
+}
+
 // Without a CUDA device (CI), --backend cuda says so and fails; auto says why it runs on
 // the CPU and gives the CPU's output. With a device, both run on it.
 TEST(Cli, CudaBackendWithoutADeviceFallsBackUnderAuto) {

@@ -301,6 +301,53 @@ TEST(MemoryCli, HumanOutputShowsTheFormula) {
       << r.out;
 }
 
+// --gpu-memory: the offload planner's split of llama-3-8b (f16 weights, f16 KV at 8192
+// tokens), by hand. A layer: 2 norms of 4096 f32 + (wq, wo 4096^2, wk, wv 1024 x 4096,
+// gate, up, down 14336 x 4096) x 2 bytes = 436,240,384 bytes, and 2 x 8192 x 1024 x 2 =
+// 33,554,432 bytes of KV; token_embd and output 128256 x 4096 x 2 = 1,050,673,152 each.
+TEST(MemoryCli, GpuMemoryShowsTheLayersThatFitAndTheSplit) {
+  const uint64_t layer = 436240384, layer_kv = 33554432, embd = 1050673152;
+  const uint64_t output = embd + 4096 * 4;  // with output_norm
+  ASSERT_EQ(embd + 32 * layer + output, 16061054976u);
+  auto asked = memory_json("--preset llama-3-8b --ctx 8192 --gpu-memory 10 --gpu-layers 16");
+  const auto& g = asked["gpu"];
+  EXPECT_EQ(g["gpu_layers"].get<int>(), 16);
+  EXPECT_EQ(g["n_layers"].get<int>(), 32);
+  EXPECT_TRUE(g["gpu_layers_requested"].get<bool>());
+  EXPECT_EQ(g["device_weights_bytes"].get<uint64_t>(), embd + 16 * layer);
+  EXPECT_EQ(g["host_weights_bytes"].get<uint64_t>(), 16 * layer + output);
+  EXPECT_EQ(g["device_kv_bytes"].get<uint64_t>(), 16 * layer_kv);
+  EXPECT_EQ(g["host_kv_bytes"].get<uint64_t>(), 16 * layer_kv);
+  EXPECT_EQ(g["device_free_bytes"].get<uint64_t>(), 10ull << 30);
+  // Auto in 10 GiB: less a 512 MiB reserve (5%), token_embd and 358,002,688 bytes of
+  // scratch (activations of 1024 tokens 288,690,176, token ids 8,192, attention partials
+  // 6,389,760, x in f16 29,360,128, cuBLAS 32 MiB): 8,791,871,488 bytes for layers of
+  // 469,794,816 with their KV: 18 of them.
+  auto fit = memory_json("--preset llama-3-8b --ctx 8192 --gpu-memory 10");
+  EXPECT_EQ(fit["gpu"]["gpu_layers"].get<int>(), 18);
+  EXPECT_FALSE(fit["gpu"]["gpu_layers_requested"].get<bool>());
+  EXPECT_EQ(fit["gpu"]["device_scratch_bytes"].get<uint64_t>(), 358002688u);
+  EXPECT_EQ(fit["gpu"]["device_reserve_bytes"].get<uint64_t>(), 512ull << 20);
+  EXPECT_FALSE(memory_json("--preset llama-3-8b --ctx 8192").contains("gpu"));
+  // The text: the summary and both sides.
+  auto r = run_cli("memory --preset llama-3-8b --ctx 8192 --gpu-memory 10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("18 of 32 layers on the GPU"), std::string::npos) << r.out;
+  // The CPU: 14 layers and the output, 14 x 436,240,384 + 1,050,689,536.
+  EXPECT_NE(r.out.find("CPU         weights 7,158,054,912 bytes"), std::string::npos) << r.out;
+  // The demo model from its file: 6 layers fit in 1 GiB, none in 0.25 GiB (the reserve).
+  const std::string demo = "--model " + sh_quote(shared_path("models/kjv-demo-f16.gguf"));
+  EXPECT_EQ(memory_json(demo + " --gpu-memory 1")["gpu"]["gpu_layers"].get<int>(), 6);
+  EXPECT_EQ(memory_json(demo + " --gpu-memory 0.25")["gpu"]["gpu_layers"].get<int>(), 0);
+  for (const std::string bad :
+       {" --gpu-layers 3", " --gpu-memory abc", " --gpu-memory 0",
+        " --gpu-memory 4 --gpu-layers -2", " --gpu-memory 4 --gpu-layers x"}) {
+    auto e = run_cli("memory " + demo + bad);
+    EXPECT_EQ(e.exit_code, 1) << bad;
+    EXPECT_NE(e.err.find("--gpu-"), std::string::npos) << bad << " -> " << e.err;
+  }
+}
+
 TEST(MemoryCli, Errors) {
   const std::string model = sh_quote(shared_path("models/kjv-demo-f16.gguf"));
   for (const std::string& args :

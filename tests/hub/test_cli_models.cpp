@@ -122,11 +122,12 @@ class CliModelsTest : public QObject {
     const QString local = download(repo, file);
     QVERIFY(!local.isEmpty());
     const QString budget = "60000000";
-    const Run fit = cli({"models", "fit", repo, file, "--endpoint", endpoint(), "--ctx", ctx,
-                         "--kv-type", kv, "--budget-bytes", budget, "--json"});
+    const Run fit =
+        cli({"models", "fit", repo, file, "--endpoint", endpoint(), "--ctx", ctx, "--kv-type", kv,
+             "--budget-bytes", budget, "--gpu-memory", "0.3", "--json"});
     QVERIFY2(fit.exit_code == 0, fit.err.constData());
     const Run memory = cli({"memory", "--model", local, "--ctx", ctx, "--kv-type", kv,
-                            "--budget-bytes", budget, "--json"});
+                            "--budget-bytes", budget, "--gpu-memory", "0.3", "--json"});
     QVERIFY2(memory.exit_code == 0, memory.err.constData());
     const QJsonObject f = json_of(fit), m = json_of(memory);
     for (const char* key :
@@ -139,6 +140,10 @@ class CliModelsTest : public QObject {
                               .arg(repo, file, key, QString::number(f.value(key).toDouble()),
                                    QString::number(m.value(key).toDouble()))));
     }
+    // The GPU planner's answer from the header alone is the one of the whole file.
+    QVERIFY(f.value("gpu").isObject());
+    QCOMPARE(f.value("gpu").toObject(), m.value("gpu").toObject());
+    QVERIFY(f.value("gpu").toObject().value("gpu_layers").toInt() > 0);
     QCOMPARE(f.value("runnable").toBool(), true);
     QCOMPARE(qint64(f.value("file_size").toDouble()), QFileInfo(local).size());
     QVERIFY(f.value("bytes_read").toDouble() < QFileInfo(local).size());  // not downloaded

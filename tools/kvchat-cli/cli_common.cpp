@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -46,6 +47,19 @@ Result<std::shared_ptr<const Model>> load_model(const Args& args) {
   return model;
 }
 
+Result<int32_t> parse_gpu_layers(const std::string& text) {
+  if (text == "auto") return -1;
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || errno || *end || v < 0 || v > (1 << 20) ||
+      !std::isdigit(static_cast<unsigned char>(text[0]))) {
+    return Error{"--gpu-layers takes a number of layers (0 or more) or auto, got '" +
+                 printable(text) + "'"};
+  }
+  return static_cast<int32_t>(v);
+}
+
 Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,
                                               const SessionDefaults& defaults) {
   SessionOptions so;
@@ -62,6 +76,9 @@ Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<
   auto budget = args.get_int("--kv-budget-bytes", 0);
   if (!budget) return budget.error();
   if (*budget < 0) return Error{"--kv-budget-bytes must be >= 0"};
+  auto gpu_layers = parse_gpu_layers(args.get("--gpu-layers", "auto"));
+  if (!gpu_layers) return gpu_layers.error();
+  so.gpu_layers = *gpu_layers;
   auto policy = parse_context_policy(args.get("--context-policy", "stop"));
   if (!policy) return policy.error();
   so.n_threads = static_cast<int32_t>(*threads);

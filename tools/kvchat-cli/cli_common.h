@@ -16,8 +16,10 @@ namespace kvchat::cli {
 // Options every model-using command accepts.
 inline const std::set<std::string> kSessionOptions = {
     "--model",   "--backend",  "--threads",         "--ctx",
-    "--kv-type", "--kv-block", "--kv-budget-bytes", "--context-policy"};
+    "--kv-type", "--kv-block", "--kv-budget-bytes", "--context-policy", "--gpu-layers"};
 
+// --gpu-layers: "auto" -> -1, else a number of layers >= 0 (more than the model has: all).
+Result<int32_t> parse_gpu_layers(const std::string& text);
 // The model of --model, else the demo model installed beside the executable.
 Result<std::shared_ptr<const Model>> load_model(const Args& args);
 // <executable>/../share/kvchat/models/kjv-demo-f16.gguf when it exists, else "".

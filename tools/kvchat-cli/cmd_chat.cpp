@@ -92,6 +92,12 @@ class ChatLoop {
              {"kv_allocated_bytes", r.kv_allocated_bytes},
              {"kv_bytes_per_token", r.kv_bytes_per_token},
              {"weights_bytes", r.weights_bytes},
+             {"gpu_layers", r.gpu_layers},
+             {"n_layers", r.n_layers},
+             {"device_weights_bytes", r.device_weights_bytes},
+             {"device_kv_bytes", r.device_kv_bytes},
+             {"host_weights_bytes", r.host_weights_bytes},
+             {"host_kv_bytes", r.host_kv_bytes},
              {"n_past", c_.session().n_past()},
              {"n_ctx", c_.session().n_ctx()}},
             text);

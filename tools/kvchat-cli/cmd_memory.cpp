@@ -2,6 +2,8 @@
 // for every KV type with the formula filled in, and what fits in a budget.
 #include <cctype>
 #include <algorithm>
+#include <climits>
+#include <optional>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,7 +13,9 @@
 #include "json_field.h"
 #include "kv/memory_plan.h"
 #include "kvchat/session.h"
+#include "model/architecture.h"
 #include "model/model_presets.h"
+#include "offload_report.h"
 #include "util/printable.h"
 
 namespace kvchat::cli {
@@ -26,7 +30,55 @@ struct Source {
   std::string weight_type;  // "f16", ... for a preset; "file" for a real model
   uint64_t n_params = 0;
   MemoryPlanInput input;
+  OffloadShape offload;  // what the GPU planner needs of the shape
 };
+
+// A preset's per-layer bytes without a file: the difference a layer makes to
+// preset_weight_bytes, and what the untied output adds (every layer is alike).
+Result<OffloadShape> preset_offload_shape(const ModelPreset& p, const WeightTypeSpec& type) {
+  auto bytes_of = [&](int32_t layers, bool tied) {
+    ModelPreset q = p;
+    q.n_layers = layers;
+    q.tied_embeddings = tied;
+    return preset_weight_bytes(q, type.type, type.mix);
+  };
+  auto one = bytes_of(1, true), two = bytes_of(2, true), untied = bytes_of(1, false);
+  if (!one) return one.error();
+  if (!two) return two.error();
+  if (!untied) return untied.error();
+  OffloadShape s;
+  s.n_layers = p.n_layers;
+  s.n_embd = p.n_embd;
+  s.n_heads = p.n_heads;
+  s.n_kv_heads = p.n_kv_heads;
+  s.head_dim = p.head_dim;
+  s.n_ff = p.n_ff;
+  s.n_vocab = p.n_vocab;
+  s.n_rot = p.head_dim;
+  s.tied_embeddings = p.tied_embeddings;
+  const uint64_t layer = *two - *one, norm = static_cast<uint64_t>(p.n_embd) * 4;
+  s.layer_weight_bytes.assign(static_cast<size_t>(p.n_layers), layer);
+  s.token_embd_bytes = *one - layer - norm;
+  s.output_bytes = norm + (p.tied_embeddings ? 0 : *untied - *one);
+  const bool unquantized = type.type == gguf::TensorType::F16 ||
+                           type.type == gguf::TensorType::F32 ||
+                           type.type == gguf::TensorType::BF16;
+  if (!unquantized || type.mix != WeightMix::Uniform) {
+    s.largest_quantized_matrix_values =
+        static_cast<uint64_t>(p.n_ff) * static_cast<uint64_t>(p.n_embd);
+    s.quantized_output_values = static_cast<uint64_t>(p.n_vocab) * static_cast<uint64_t>(p.n_embd);
+  }
+  s.windowed.assign(static_cast<size_t>(p.n_layers), 0);
+  // The architecture's pattern, as preset_windowed_layers counts it.
+  if (const ArchitectureDesc* a = find_architecture(p.arch);
+      a && a->swa_pattern > 0 && p.sliding_window > 0) {
+    for (int32_t l = 0; l < p.n_layers; ++l) {
+      s.windowed[l] = l % a->swa_pattern < a->swa_pattern - 1 ? 1 : 0;
+    }
+  }
+  s.window = p.sliding_window;
+  return s;
+}
 
 Result<WeightTypeSpec> parse_weight_type(const std::string& s) {
   if (auto t = parse_weight_type_spec(s)) return *t;
@@ -51,6 +103,9 @@ Result<Source> from_preset(const Args& args) {
   s.input.sliding_window = preset->sliding_window;
   s.input.n_windowed_layers = preset_windowed_layers(*preset);
   s.input.weights_bytes = *weights;
+  auto offload = preset_offload_shape(*preset, *type);
+  if (!offload) return offload.error();
+  s.offload = std::move(offload.value());
   return s;
 }
 
@@ -71,6 +126,7 @@ Result<Source> from_model(const Args& args) {
   s.input.sliding_window = m.sliding_window;
   s.input.n_windowed_layers = static_cast<int32_t>(m.windowed_layers.size());
   s.input.weights_bytes = m.weight_bytes();
+  s.offload = offload_shape((*model)->hparams(), (*model)->weights());
   return s;
 }
 
@@ -261,17 +317,31 @@ void print_human(const Source& src, const MemoryPlan& plan) {
 int cmd_memory(const Argv& argv) {
   auto args = Args::parse(argv,
                           {"--model", "--preset", "--ctx", "--kv-type", "--budget-bytes",
-                           "--weight-type", "--kv-block"},
+                           "--weight-type", "--kv-block", "--gpu-memory", "--gpu-layers"},
                           {"--json"});
   if (!args) return fail(args.message());
   auto src = resolve(*args);
   if (!src) return fail(src.message());
   auto plan = plan_memory(src->input);
   if (!plan) return fail(plan.message());
+  auto gpu = read_offload_request(*args);
+  if (!gpu) return fail(gpu.message());
+  std::optional<OffloadPlan> offload;
+  if (*gpu) {
+    const int32_t ctx = static_cast<int32_t>(std::min<int64_t>(src->input.ctx, INT32_MAX));
+    offload = plan_offload(src->offload, ctx, src->input.kv_type, (*gpu)->device_free_bytes,
+                           (*gpu)->gpu_layers);
+  }
   if (args->has("--json")) {
-    std::printf("%s\n", json_text(to_json(*src, *plan), 2).c_str());
+    nlohmann::json j = to_json(*src, *plan);
+    if (offload) j["gpu"] = offload_json(*offload);
+    std::printf("%s\n", json_text(j, 2).c_str());
   } else {
     print_human(*src, *plan);
+    if (offload) {
+      std::printf("\n");
+      print_offload(*offload);
+    }
   }
   return 0;
 }

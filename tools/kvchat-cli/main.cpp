@@ -69,12 +69,14 @@ commands:
               a vocab-only file of ../shared/vocab, instead of a synthetic one, and
               --embd N / --ff N: other widths (e.g. 256 / 512: every matrix a K-type)
   memory      (--model M | --preset NAME) [--ctx N] [--kv-type T] [--budget-bytes B]
-              [--kv-block N] [--weight-type T] [--json]
+              [--kv-block N] [--weight-type T] [--gpu-memory GiB [--gpu-layers N|auto]] [--json]
               predicted weights + KV cache at a context length for each KV type (f32 f16
               q8_0 q4_0, default f16; --ctx defaults to the trained context), the max
               context and the number of such conversations that fit in a budget. Presets:
               llama-3-8b, llama-3.2-1b, tinyllama-1.1b, mistral-7b, qwen2.5-0.5b,
               gemma2-2b, kjv-demo-shape, tiny-256; --weight-type (preset only, default f16) as for mkmodel
+              --gpu-memory: also how many layers fit on a GPU with that much free memory
+              (or --gpu-layers N), the GPU and CPU shares of weights and KV
   perplexity  --model M --file F [--ctx N] [--kv-type T] [--json]
               perplexity of the text (BOS + non-overlapping windows of --ctx tokens); for
               --kv-type f32|q8_0|q4_0 also mean/max KL divergence and top-1 agreement
@@ -97,6 +99,8 @@ commands:
               reads only the GGUF header of REPO's FILE (HTTP Range requests): architecture,
               tensor types, whether kvchat runs it, and weights + KV at --ctx (default: the
               trained context) against free memory (or B): as `memory` on the downloaded file.
+              --gpu-memory GiB [--gpu-layers N|auto]: how many layers fit on a GPU with that
+              much free memory, the GPU and CPU shares of weights and KV (JSON: "gpu")
               The Hub: --endpoint, else $HF_ENDPOINT, else https://huggingface.co; $HF_TOKEN
               is sent for gated repositories. Needs the app build (Qt)
 
@@ -104,6 +108,8 @@ commands:
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
   --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
   --context-policy stop|drop-oldest|shift (stop)
+  --gpu-layers N|auto: cuda runs layers [0, N) on the GPU and the rest on the CPU; auto
+  (the default) as many as fit the device's free memory at --ctx and --kv-type
   cuda and auto are trusted with a model only when its logits on a few positions (a
   prefill and decode steps) match the CPU backend's (checked once per process and model)
 generate also takes --no-kv-cache: recompute the whole sequence for every token

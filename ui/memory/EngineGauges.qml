@@ -119,6 +119,20 @@ ColumnLayout {
         Layout.fillWidth: true
         Layout.maximumWidth: section.panel.columnWidth
     }
+    // Partial offload: the layers on the GPU, and what each side holds.
+    Label {
+        objectName: "layerSplit"
+        readonly property var split: memoryState.layerSplit
+        visible: split.gpu_layers !== undefined
+        text: visible ? qsTr("GPU: %1 of %2 layers · on the GPU: weights %3, KV %4 · on the CPU: weights %5, KV %6")
+            .arg(Theme.num(split.gpu_layers)).arg(Theme.num(split.n_layers))
+            .arg(section.panel.fmt(split.device_weights_bytes)).arg(section.panel.fmt(split.device_kv_bytes))
+            .arg(section.panel.fmt(split.host_weights_bytes)).arg(section.panel.fmt(split.host_kv_bytes)) : ""
+        font.pixelSize: Theme.smallSize
+        wrapMode: Text.Wrap
+        Layout.fillWidth: true
+        Layout.maximumWidth: section.panel.columnWidth
+    }
     Label {
         text: (section.m.device_name ? qsTr("VRAM: %2 free of %3 (all processes) · %1 resident in this process")
                              : qsTr("Machine: %1 resident in this process · %2 available of %3"))

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,6 +16,8 @@
 #include "kvchat/result.h"
 
 namespace kvchat {
+
+struct OffloadShape;  // backend/offload_plan.h (engine-internal)
 
 struct GgufTensorTypeCount {
   std::string type;    // "F16", "Q4_K", or the GGML name of an unsupported type ("IQ2_XXS")
@@ -56,6 +59,10 @@ struct GgufInspection {
   int32_t n_layers = 0, n_embd = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0, n_ff = 0;
   int32_t n_vocab = 0, n_ctx_train = 0;
   int32_t sliding_window = 0, n_windowed_layers = 0;  // sliding-window layers (gemma2/3)
+
+  // What the partial-offload planner needs (plan_offload in backend/offload_plan.h): the
+  // per-layer weight bytes of the tensors found; null when the shape is not known.
+  std::shared_ptr<const OffloadShape> offload_shape;
 
   uint64_t n_tensors = 0;                         // every tensor, of supported types or not
   uint64_t n_params = 0;                          // values in tensors of supported types

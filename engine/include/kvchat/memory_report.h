@@ -53,6 +53,14 @@ struct MemoryReport {
   uint64_t device_total_bytes = 0;    // cudaMemGetInfo: the device's memory
   uint64_t device_free_bytes = 0;     // cudaMemGetInfo: free now (all processes)
 
+  // Partial offload (a GPU backend's report_device_memory sets gpu_layers; 0 on the CPU
+  // backends): layers [0, gpu_layers) of n_layers run on the device, their weights and KV
+  // in device_weights_bytes / device_kv_bytes; the host runs the others and the logits.
+  int32_t gpu_layers = 0;
+  uint64_t host_weights_bytes = 0;  // the weights the host runs from (all of them without a GPU)
+  uint64_t host_kv_bytes = 0;       // the host layers' KV blocks (all of them without a GPU)
+  bool layers_split() const { return gpu_layers > 0 && gpu_layers < n_layers; }
+
   // Allocated but not (yet) filled: the last block's empty tail.
   uint64_t kv_fragmentation_bytes() const { return kv_allocated_bytes - kv_used_bytes; }
   // What the KV would take if no windowed row were freed.

@@ -70,7 +70,10 @@ struct SessionOptions {
   std::string backend = "cpu";  // "cpu", "cpu-reference", "cuda", or "auto" (cuda, else cpu)
   int32_t n_threads = 0;  // <= 0: one per physical core (decode of models under 32 MiB on one)
   int32_t n_ctx = 0;      // <= 0: the model's training context
-  std::string kv_type = "f16";   // "f32", "f16", "q8_0", "q4_0"
+  std::string kv_type = "f16";  // "f32", "f16", "q8_0", "q4_0"
+  // CUDA: layers [0, gpu_layers) on the device, the rest on the CPU; < 0: auto, as many
+  // as fit the device's free memory at n_ctx and kv_type (the offload planner).
+  int32_t gpu_layers = -1;
   int32_t kv_block_tokens = 16;  // tokens per KV block
   int32_t kv_chunk_blocks = 4;   // blocks allocated together when the cache grows
   uint64_t kv_budget_bytes = 0;  // the most the KV pool may hold; 0 = no limit

@@ -48,6 +48,15 @@ std::string describe_memory(const Session& session) {
   out += line("KV empty", r.kv_fragmentation_bytes());
   out += line("scratch", r.scratch_bytes);
   out += line("total", r.total_bytes());
+  if (r.gpu_layers > 0) {
+    out += "  GPU: " + std::to_string(r.gpu_layers) + " of " + std::to_string(r.n_layers) +
+           " layers" + (r.device_name.empty() ? "" : " on " + r.device_name) + "\n";
+    out += line("GPU weights", r.device_weights_bytes);
+    out += line("GPU KV", r.device_kv_bytes);
+    out += line("GPU scratch", r.device_scratch_bytes);
+    out += line("CPU weights", r.host_weights_bytes);
+    out += line("CPU KV", r.host_kv_bytes);
+  }
 
   // KV bytes = 2 (K and V) x layers x tokens x kv_heads x head_dim x bytes/element.
   uint32_t num = 0, den = 1;

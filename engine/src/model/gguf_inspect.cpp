@@ -1,10 +1,11 @@
 // inspect_gguf_prefix: GgufFile::parse_header for the header, check_model_file for the
-// loader's verdict, plan_memory for the figures.
+// loader's verdict, plan_memory for the figures, offload_shape for the planner's.
 #include "kvchat/gguf_inspect.h"
 
 #include <algorithm>
 #include <map>
 
+#include "backend/offload_plan.h"
 #include "gguf/gguf_file.h"
 #include "kv/kv_type.h"
 #include "kv/memory_plan.h"
@@ -48,6 +49,7 @@ GgufInspection inspection_of(const gguf::GgufFile& f) {
     in.n_ctx_train = hp.n_ctx_train;
     in.sliding_window = hp.sliding_window;
     in.n_windowed_layers = hp.n_windowed_layers();
+    in.offload_shape = std::make_shared<const OffloadShape>(offload_shape(hp, *check.weights));
   }
 
   std::map<std::string, GgufTensorTypeCount> types;

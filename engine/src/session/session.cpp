@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backend/backend.h"
+#include "backend/offload_plan.h"
 #include "kv/kv_cache.h"
 #include "session/backend_self_check.h"
 #include "util/process_memory.h"
@@ -58,6 +59,8 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   BackendOptions bo;
   bo.n_threads = options.n_threads;
   bo.n_ctx = s->n_ctx_;
+  bo.gpu_layers = options.gpu_layers;
+  bo.kv_type = std::string(kv_type_name(*kv_type));
   const bool asked_auto = options.backend == "auto";
   auto backend = make_backend(*kind, *model, bo);
   if (!backend && asked_auto) {
@@ -278,6 +281,16 @@ MemoryReport Session::memory_report() const {
   r.system_total_bytes = pm.total_bytes;
   r.system_available_bytes = pm.available_bytes;
   backend_->report_device_memory(r);
+  // The host side of a split: the weights of layers [gpu_layers, n_layers) and the logits,
+  // and those layers' share of the KV blocks (every layer holds as many; windowed ones
+  // may hold fewer). Without a GPU the host holds everything.
+  const int32_t g = std::clamp(r.gpu_layers, 0, r.n_layers);
+  r.host_weights_bytes =
+      g > 0 ? split_weights(offload_shape(model_->hparams(), model_->weights()), g).host
+            : r.weights_bytes;
+  r.host_kv_bytes = r.n_layers > 0 ? r.kv_allocated_bytes * static_cast<uint64_t>(r.n_layers - g) /
+                                         static_cast<uint64_t>(r.n_layers)
+                                   : 0;
   return r;
 }
 

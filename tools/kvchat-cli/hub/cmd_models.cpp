@@ -21,6 +21,7 @@
 #include "hub_cli_session.h"
 #include "json_field.h"
 #include "kvchat/gguf_inspect.h"
+#include "offload_report.h"
 #include "util/printable.h"
 
 namespace kvchat::cli {
@@ -30,7 +31,8 @@ namespace {
 constexpr const char* kModelsUsage =
     "usage: kvchat-cli models search QUERY [--limit N] [--endpoint URL] [--json]\n"
     "       kvchat-cli models fit REPO FILE [--ctx N] [--kv-type T] [--budget-bytes B]\n"
-    "                             [--endpoint URL] [--json]\n"
+    "                             [--gpu-memory GiB [--gpu-layers N|auto]] [--endpoint URL]\n"
+    "                             [--json]\n"
     "The Hub is --endpoint, else $HF_ENDPOINT, else https://huggingface.co; $HF_TOKEN is\n"
     "sent (in the Authorization header only) for gated repositories.\n";
 
@@ -238,7 +240,8 @@ void print_fit(const hub::RemoteHeaderResult& r, const GgufInspection& in,
 }
 
 int models_fit(const Argv& argv) {
-  const std::set<std::string> valued = {"--endpoint", "--ctx", "--kv-type", "--budget-bytes"};
+  const std::set<std::string> valued = {"--endpoint",     "--ctx",        "--kv-type",
+                                        "--budget-bytes", "--gpu-memory", "--gpu-layers"};
   const Split split = split_positional(argv, valued);
   auto args = Args::parse(split.options, valued, {"--json"});
   if (!args) return fail(args.message());
@@ -268,10 +271,22 @@ int models_fit(const Argv& argv) {
   const uint64_t free_bytes =
       args->has("--budget-bytes") ? static_cast<uint64_t>(*budget) : available_memory_bytes();
   const Result<GgufFit> fit = in.fit(*ctx, kv_type, free_bytes);
+  // The GPU side: what layers fit in --gpu-memory at the same context and KV type.
+  auto gpu = read_offload_request(*args);
+  if (!gpu) return fail(gpu.message());
+  std::optional<OffloadPlan> offload;
+  if (*gpu && fit && in.offload_shape) {
+    offload =
+        plan_offload(*in.offload_shape, static_cast<int32_t>(fit->n_ctx),
+                     *parse_kv_type(fit->kv_type), (*gpu)->device_free_bytes, (*gpu)->gpu_layers);
+  }
   if (args->has("--json")) {
-    std::printf("%s\n", json_text(fit_json(result, in, fit), 2).c_str());
+    nlohmann::json j = fit_json(result, in, fit);
+    if (offload) j["gpu"] = offload_json(*offload);
+    std::printf("%s\n", json_text(j, 2).c_str());
   } else {
     print_fit(result, in, fit, args->has("--budget-bytes"));
+    if (offload) print_offload(*offload);
   }
   return 0;
 }
