@@ -393,17 +393,15 @@ TEST(SelfCheckCli, AWrongPluginFallsBackToTheCpuAndSaysWhy) {
        {test::shared_path("models/kjv-demo-f32.gguf"), test::synthetic_model_file("gemma2")}) {
     SCOPED_TRACE(model);
     const std::string file = std::filesystem::path(model).filename().string();
-    const auto cpu = test::run_cli(
-        "generate --model " + test::sh_quote(model) +
-        " --prompt 'In the beginning' -n 8 --temp 0 --backend cpu");
+    const auto cpu = test::run_cli("generate --model " + test::sh_quote(model) +
+                                   " --prompt 'In the beginning' -n 8 --temp 0 --backend cpu");
     ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
     for (const char* backend : {"auto", "cuda"}) {
       SCOPED_TRACE(backend);
       const auto r = cli_with_fake("offset:0.05", backend, model);
       ASSERT_EQ(r.exit_code, 0) << r.err;
       EXPECT_TRUE(contains(r.err, "[kvchat backend] using the CPU backend")) << r.err;
-      EXPECT_TRUE(
-          contains(r.err, std::string("the cuda backend failed its self-check on ") + file))
+      EXPECT_TRUE(contains(r.err, std::string("the cuda backend failed its self-check on ") + file))
           << r.err;
       EXPECT_TRUE(contains(r.err, "up to 5%")) << r.err;
       EXPECT_EQ(r.out, cpu.out);  // the CPU's own greedy text

@@ -2,11 +2,14 @@
 # The GPU check, in one device call of under 8 minutes (H200, sm_90):
 #   1. build the engine, kvchat-cli and the `gpu` tests for sm_90 (KVCHAT_GPU_CHECK mode:
 #      dependencies from .gpu-deps, filled here beforehand by tests/gpu/prepare.sh);
-#   2. run the `gpu` ctest suite;
+#   2. run the `gpu` ctest suite (every architecture against the CPU, windows, rope
+#      scalings, partial offload: test_cuda_architectures; kernels and backend);
 #   3. kvchat-cli bench --backend cuda on synthetic models of real shapes (mkmodel,
 #      random weights) and print one table: decode tok/s, bytes read per token, GB/s and
 #      share of the device-to-device copy bandwidth; prefill tok/s and TFLOP/s against a
-#      cuBLAS GEMM, all measured in the same process.
+#      cuBLAS GEMM, all measured in the same process;
+#   4. partial offload: the 8B Q4_0 file with half its layers on the GPU against the CPU
+#      backend alone (decode tok/s, the issue's target: the split is faster).
 # Everything it prints and the JSON of each bench lands in $OUT (or /tmp/kvchat-gpu).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,12 +44,21 @@ bench() {  # name preset type [bench args...]
   $cli bench --backend cuda --model "$m" --json --bw-mib 2048 "$@" >"$out/bench-$name.json" 2>"$out/bench-$name.err" ||
     { tail -5 "$out/bench-$name.err"; return 1; }
 }
+split_bench() {  # name backend [bench args...]: decode only, into split-NAME.json
+  local name=$1 backend=$2
+  shift 2
+  log "split bench $name"
+  $cli bench --backend "$backend" --model "$models/llama-3-8b-q4_0.gguf" --json --contexts 0 "$@" \
+    >"$out/split-$name.json" 2>"$out/split-$name.err" || { tail -5 "$out/split-$name.err"; return 1; }
+}
 bench llama-3.2-1b-f16 llama-3.2-1b f16 --contexts 512 --tg 256
 bench llama-3-8b-f16 llama-3-8b f16 --contexts 512,4096,16384 --kv-types f16,q8_0 --tg 128
 bench llama-3-8b-f16-pp2048 llama-3-8b f16 --contexts 2048 --tg 8
 rm -f "$models/llama-3-8b-f16.gguf"  # disk: 16 GB
 bench llama-3-8b-q8_0 llama-3-8b q8_0 --contexts 512 --tg 128
 bench llama-3-8b-q4_0 llama-3-8b q4_0 --contexts 512 --tg 128
+split_bench gpu16 cuda --gpu-layers 16 --tg 64
+split_bench cpu cpu --tg 32
 # The K-types (skipped, with mkmodel's message, where mkmodel cannot write them yet).
 bench llama-3.2-1b-q4_k llama-3.2-1b q4_k --contexts 512 --tg 128
 bench llama-3.2-1b-q6_k llama-3.2-1b q6_k --contexts 512 --tg 128
@@ -68,6 +80,17 @@ for r in j["runs"]:
         100 * r.get("prefill_share_of_gemm_rate", 0)))
 print("%-22s copy %.0f GB/s (read+write), cuBLAS f16 GEMM %.0f TFLOP/s, %s" % (
     "", j["copy_bandwidth_bytes_per_second"] / 1e9, j.get("gemm_flops_per_second", 0) / 1e12, j["device"]))
+PY
+  done
+  for f in "$out"/split-*.json; do
+    [ -f "$f" ] || continue
+    python3 - "$f" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = j["runs"][0]
+print("%-22s %-5s decode %.1f tok/s (llama-3-8b q4_0, %s)" % (
+    "split " + sys.argv[1].rsplit("split-", 1)[1][:-5], r["kv_type"], r["decode_tokens_per_second"],
+    j.get("backend", "?")))
 PY
   done
 } | tee "$out/table.txt"

@@ -282,15 +282,12 @@ MemoryReport Session::memory_report() const {
   r.system_available_bytes = pm.available_bytes;
   backend_->report_device_memory(r);
   // The host side of a split: the weights of layers [gpu_layers, n_layers) and the logits,
-  // and those layers' share of the KV blocks (every layer holds as many; windowed ones
-  // may hold fewer). Without a GPU the host holds everything.
+  // and the KV blocks in host memory. Without a GPU the host holds everything.
   const int32_t g = std::clamp(r.gpu_layers, 0, r.n_layers);
   r.host_weights_bytes =
       g > 0 ? split_weights(offload_shape(model_->hparams(), model_->weights()), g).host
             : r.weights_bytes;
-  r.host_kv_bytes = r.n_layers > 0 ? r.kv_allocated_bytes * static_cast<uint64_t>(r.n_layers - g) /
-                                         static_cast<uint64_t>(r.n_layers)
-                                   : 0;
+  r.host_kv_bytes = kv_->allocated_bytes_on(true);
   return r;
 }
 

@@ -13,7 +13,9 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/device_roofline.h"
 #include "backend/cuda_plugin.h"
+#include "backend/offload_plan.h"
 #include "kv/kv_cache.h"
+#include "kv/kv_type.h"
 #include "kvchat/memory_report.h"
 #include "kvchat/model.h"
 #include "model/model_weights.h"
@@ -78,6 +80,7 @@ void CudaBackend::report_device_memory(MemoryReport& r) const {
   r.device_weights_bytes = weights_->memory.bytes();  // shared with the model's other sessions
   r.device_kv_bytes = kv_memory_->bytes_held();
   r.device_scratch_bytes = device_scratch_bytes();
+  r.gpu_layers = gpu_layers_;
   // The device's totals, asked for at most every 250 ms (a report follows every token),
   // like the host's in recent_process_memory().
   const auto now = std::chrono::steady_clock::now();
@@ -260,11 +263,20 @@ Status CudaBackend::forward(std::span<const TokenId> tokens, int32_t pos0, KvCac
 
 namespace {
 
-// The layers on the device: every one when asked for (< 0: auto) or more than there are;
-// else the number asked for.
-int32_t device_layers_for(const ModelHParams& hp, const BackendOptions& options) {
-  if (options.gpu_layers < 0 || options.gpu_layers > hp.n_layers) return hp.n_layers;
-  return options.gpu_layers;
+// The layers on the device: the number asked for (more than there are: all), or under
+// auto the planner's, against the device's free memory now at the session's context and
+// KV type (backend/offload_plan.h); an error when auto fits none.
+Result<int32_t> device_layers_for(const Model& model, const BackendOptions& options) {
+  const ModelHParams& hp = model.hparams();
+  if (options.gpu_layers >= 0) return std::min(options.gpu_layers, hp.n_layers);
+  size_t free_bytes = 0, total_bytes = 0;
+  KV_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const KvType kv_type = parse_kv_type(options.kv_type).value_or(KvType::F16);
+  const int32_t n_ctx = options.n_ctx > 0 ? options.n_ctx : hp.n_ctx_train;
+  const OffloadPlan plan =
+      plan_offload(hp, model.weights(), n_ctx, kv_type, free_bytes, options.gpu_layers);
+  if (plan.gpu_layers == 0) return Error{"no layer fits the GPU's free memory: " + plan.summary};
+  return plan.gpu_layers;
 }
 
 Result<std::unique_ptr<Backend>> make_cuda_backend(const Model& model,
@@ -275,8 +287,10 @@ Result<std::unique_ptr<Backend>> make_cuda_backend(const Model& model,
     cudaGetLastError();  // clear the sticky "no device" error
     return Error{"no CUDA device"};
   }
-  const int32_t gpu_layers = device_layers_for(model.hparams(), options);
-  if (gpu_layers == 0) return cpu::make_cpu_backend(model, options);  // nothing on the device
+  auto layers = device_layers_for(model, options);
+  if (!layers) return Error{"CUDA backend: " + layers.message()};
+  const int32_t gpu_layers = *layers;
+  if (gpu_layers == 0) return cpu::make_cpu_backend(model, options);  // asked for none
   std::unique_ptr<Backend> host;
   if (gpu_layers < model.hparams().n_layers) {
     auto cpu = cpu::make_cpu_backend(model, options);

@@ -55,6 +55,9 @@ class CudaBackend final : public Backend {
   Status init(const Model& model, int32_t gpu_layers, std::unique_ptr<Backend> host);
 
   std::string_view name() const override { return "cuda"; }
+  // The CPU part's threads when the layers are split; 1 otherwise.
+  int32_t threads() const override { return host_ ? host_->threads() : 1; }
+  int32_t decode_threads() const override { return host_ ? host_->decode_threads() : 1; }
   std::shared_ptr<KvMemory> kv_memory() override { return kv_memory_; }
   int32_t kv_memory_layers() const override { return split() ? gpu_layers_ : -1; }
   uint64_t scratch_bytes() const override;  // host buffers (and the CPU part's)
