@@ -84,6 +84,33 @@ TEST(RepackedWeights, TiedEmbeddingsAndTheReferenceAfterwards) {
   }
 }
 
+// The host part of a split repacks only its own layers (and the output); with every layer
+// elsewhere (the self-check's CPU side) nothing is copied. Each range is its own copy, and
+// a backend on it still computes the model: a range's fast session agrees with the reference.
+TEST(RepackedWeights, OnlyTheLayersFromTheFirstOneAsked) {
+  if (!cpu::use_avx2_kernels()) GTEST_SKIP() << "weights are repacked for the SIMD kernels only";
+  test::TempDir dir;
+  const std::string path = dir.file("m.gguf");
+  auto spec = spec_of(TensorType::Q8_0, /*tied=*/false);
+  spec.n_layers = 3;
+  ASSERT_TRUE(write_synthetic_model(path, spec));
+  auto model = Model::load(path);
+  ASSERT_TRUE(model) << model.message();
+  for (int32_t from : {0, 1, 2, 3}) {
+    SCOPED_TRACE(from);
+    const auto r = cpu::RepackedWeights::for_model(**model, from);
+    EXPECT_EQ(r->repacked_matrices(), 7 * (3 - from) + (from < 3 ? 1 : 0));
+    for (int32_t l = 0; l < 3; ++l) {
+      EXPECT_EQ(r->weights().layers[l].wq.repacked, l >= from) << "layer " << l;
+      EXPECT_EQ(r->weights().layers[l].w_down.repacked, l >= from) << "layer " << l;
+    }
+    EXPECT_EQ(r->weights().output.repacked, from < 3);
+    EXPECT_EQ(cpu::RepackedWeights::for_model(**model, from), r) << "one copy per range";
+  }
+  EXPECT_NE(cpu::RepackedWeights::for_model(**model, 1),
+            cpu::RepackedWeights::for_model(**model, 2));
+}
+
 // Resident memory after creating a session: the repacked copy replaces the file's pages.
 // Without giving them back, the copy would add the weights' size (here ~40 MB) again.
 TEST(RepackedWeights, ResidentMemoryStaysTheWeightsSize) {

@@ -36,6 +36,11 @@ struct BackendOptions {
   // planner fits into the device's free memory (backend/offload_plan.h).
   int32_t gpu_layers = -1;
   std::string kv_type = "f16";  // the session's KV type (the planner sizes the KV with it)
+  // CPU: the matrices of layers [repack_from_layer, n_layers) (and the output, unless that
+  // is n_layers) are repacked for the SIMD kernels (cpu/repacked_weights.h); the others are
+  // read from the file as they are. A split's host part repacks only its own layers (the
+  // device layers' file pages stay given back), the self-check's CPU side none.
+  int32_t repack_from_layer = 0;
 };
 
 class Backend {

@@ -101,6 +101,9 @@ BackendSelfCheck check_now(BackendKind kind, Backend& candidate, const Model& mo
   BackendOptions bo;
   bo.n_threads = n_threads;
   bo.n_ctx = n_tokens;
+  // The file's weights as they are: ~30 tokens do not pay for a repacked copy of a model
+  // that is meant to run on the GPU.
+  bo.repack_from_layer = model.info().n_layers;
   auto cpu = make_backend(BackendKind::Cpu, model, bo);
   if (!cpu) {
     r.detail = who + " was skipped: the CPU backend cannot be made: " + cpu.message();

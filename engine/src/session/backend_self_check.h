@@ -15,10 +15,10 @@
 // Cost, once per model: the CPU side runs only the ~30 prompt tokens (one 24-token
 // prefill and 6 decode steps: about 30 x 2 x n_params flops and 6 passes over the
 // weights, ~1 s for a 7B model on a desktop CPU; milliseconds for the demo model), the
-// candidate the same on the device. Making the CPU backend repacks the model's weights
-// for its SIMD kernels once (cpu/repacked_weights.h: a copy of the repackable matrices
-// that replaces their file pages, kept with the model and shared with its CPU sessions
-// and the host layers of a split). The two caches hold f32 K/V of those ~30 positions only.
+// candidate the same on the device. The CPU side reads the file's weights as they are
+// (BackendOptions::repack_from_layer = n_layers: no repacked copy is made for a model
+// meant for the GPU; the passes read the mapped file, which the upload has just paged
+// in). The two caches hold f32 K/V of those ~30 positions only.
 #pragma once
 
 #include <cstdint>

@@ -66,7 +66,7 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend(const Model& model, const BackendOptions& options)
       : hp_(model.hparams()),
-        repacked_(RepackedWeights::for_model(model)),
+        repacked_(RepackedWeights::for_model(model, options.repack_from_layer)),
         w_(repacked_->weights()),
         pool_(options.n_threads),
         one_thread_decode_(decode_on_one_thread(options.n_threads, model.info().weight_bytes())),

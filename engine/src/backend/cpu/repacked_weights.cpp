@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
 #include "backend/cpu/dot.h"
@@ -24,15 +25,21 @@ bool can_repack(const WeightView& w, int64_t head_dim) {
 
 }  // namespace
 
-std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& model) {
+std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& model,
+                                                                  int32_t from_layer) {
+  const int32_t n_layers = static_cast<int32_t>(model.weights().layers.size());
+  from_layer = std::clamp(from_layer, 0, n_layers);
+  const std::string key = from_layer == 0 ? "cpu.repacked_weights"
+                                          : "cpu.repacked_weights." + std::to_string(from_layer);
   auto state =
-      model.backend_state("cpu.repacked_weights", [&model]() -> std::shared_ptr<const void> {
+      model.backend_state(key, [&model, from_layer, n_layers]() -> std::shared_ptr<const void> {
         auto r = std::make_shared<RepackedWeights>();
         r->weights_ = model.weights();
         if (!use_avx2_kernels()) return r;
         const int64_t hd = model.hparams().head_dim;
         std::vector<WeightView*> todo;
-        for (ModelLayerWeights& L : r->weights_.layers) {
+        for (int32_t l = from_layer; l < n_layers; ++l) {
+          ModelLayerWeights& L = r->weights_.layers[l];
           for (WeightView* w : {&L.wq, &L.wk, &L.wv}) {
             if (can_repack(*w, hd)) todo.push_back(w);
           }
@@ -40,7 +47,8 @@ std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& m
             if (can_repack(*w, kRepackRows)) todo.push_back(w);
           }
         }
-        if (can_repack(r->weights_.output, kRepackRows)) todo.push_back(&r->weights_.output);
+        if (from_layer < n_layers && can_repack(r->weights_.output, kRepackRows))
+          todo.push_back(&r->weights_.output);
         for (WeightView* w : todo) {
           const uint64_t bytes = static_cast<uint64_t>(w->rows) * w->row_bytes;
           auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));

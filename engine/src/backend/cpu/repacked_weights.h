@@ -18,10 +18,13 @@ namespace kvchat::cpu {
 
 class RepackedWeights {
  public:
-  // The model's shared repacked weights (made on first use). Matrices are repacked when
-  // the SIMD kernels run (use_avx2_kernels()), their type has an x8 layout, their rows
-  // are whole groups of 8 and (q, k, v) each head is too; the rest stay views of the file.
-  static std::shared_ptr<const RepackedWeights> for_model(const Model& model);
+  // The model's shared repacked weights for layers [from_layer, n_layers) (made on first
+  // use for each from_layer). Matrices of those layers, and the output when from_layer <
+  // n_layers, are repacked when the SIMD kernels run (use_avx2_kernels()), their type has
+  // an x8 layout, their rows are whole groups of 8 and (q, k, v) each head is too; the
+  // rest stay views of the file.
+  static std::shared_ptr<const RepackedWeights> for_model(const Model& model,
+                                                          int32_t from_layer = 0);
 
   const ModelWeights& weights() const { return weights_; }
   uint64_t repacked_bytes() const { return repacked_bytes_; }

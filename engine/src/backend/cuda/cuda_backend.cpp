@@ -264,11 +264,13 @@ Status CudaBackend::forward(std::span<const TokenId> tokens, int32_t pos0, KvCac
 namespace {
 
 // The layers on the device: the number asked for (more than there are: all), or under
-// auto the planner's, against the device's free memory now at the session's context and
-// KV type (backend/offload_plan.h); an error when auto fits none.
+// auto those of another session's live upload of the model, else the planner's, against
+// the device's free memory now at the session's context and KV type
+// (backend/offload_plan.h); an error when auto fits none.
 Result<int32_t> device_layers_for(const Model& model, const BackendOptions& options) {
   const ModelHParams& hp = model.hparams();
   if (options.gpu_layers >= 0) return std::min(options.gpu_layers, hp.n_layers);
+  if (const int32_t live = uploaded_device_layers(model.weights()); live > 0) return live;
   size_t free_bytes = 0, total_bytes = 0;
   KV_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
   const KvType kv_type = parse_kv_type(options.kv_type).value_or(KvType::F16);
@@ -293,7 +295,9 @@ Result<std::unique_ptr<Backend>> make_cuda_backend(const Model& model,
   if (gpu_layers == 0) return cpu::make_cpu_backend(model, options);  // asked for none
   std::unique_ptr<Backend> host;
   if (gpu_layers < model.hparams().n_layers) {
-    auto cpu = cpu::make_cpu_backend(model, options);
+    BackendOptions host_options = options;
+    host_options.repack_from_layer = gpu_layers;  // the host part's own layers only
+    auto cpu = cpu::make_cpu_backend(model, host_options);
     if (!cpu) return Error{"CUDA backend: the CPU part of the split: " + cpu.message()};
     host = std::move(cpu.value());
   }

@@ -157,12 +157,31 @@ Result<DeviceWeights> DeviceWeights::upload(const ModelWeights& w, int32_t devic
   return d;
 }
 
+namespace {
+std::mutex& uploads_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+// (model weights, device layers) -> the live upload.
+std::map<std::pair<const ModelWeights*, int32_t>, std::weak_ptr<const DeviceWeights>>& uploads() {
+  static std::map<std::pair<const ModelWeights*, int32_t>, std::weak_ptr<const DeviceWeights>> m;
+  return m;
+}
+}  // namespace
+
+int32_t uploaded_device_layers(const ModelWeights& w) {
+  std::lock_guard<std::mutex> lock(uploads_mutex());
+  int32_t most = -1;
+  for (const auto& [key, weak] : uploads()) {
+    if (key.first == &w && !weak.expired()) most = std::max(most, key.second);
+  }
+  return most;
+}
+
 Result<std::shared_ptr<const DeviceWeights>> shared_device_weights(const ModelWeights& w,
                                                                    int32_t device_layers) {
-  static std::mutex mutex;
-  static std::map<std::pair<const ModelWeights*, int32_t>, std::weak_ptr<const DeviceWeights>>
-      uploaded;
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(uploads_mutex());
+  auto& uploaded = uploads();
   const auto key = std::make_pair(&w, device_layers);
   if (auto live = uploaded[key].lock()) return live;
   auto fresh = DeviceWeights::upload(w, device_layers);

@@ -57,5 +57,9 @@ struct DeviceWeights {
 // the last user lets go.
 Result<std::shared_ptr<const DeviceWeights>> shared_device_weights(const ModelWeights& w,
                                                                    int32_t device_layers);
+// The most device layers of a live upload of `w` (another session's), or -1 when none: a
+// new session under auto takes the same split instead of planning against the memory that
+// upload already holds (and uploading a second copy).
+int32_t uploaded_device_layers(const ModelWeights& w);
 
 }  // namespace kvchat::cuda
