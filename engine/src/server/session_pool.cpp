@@ -57,6 +57,13 @@ Result<SessionPool::Acquired> SessionPool::acquire(std::span<const TokenId> prom
     if (prefix > best_prefix) best = i, best_prefix = prefix;
     if (lru < 0 || s.last_used < slots_[static_cast<size_t>(lru)].last_used) lru = i;
   }
+  // With a free slot, a session is taken only when the prompt keeps at least half of what
+  // it holds (a continued conversation): a prefix of only the template's header would
+  // throw another conversation's KV away while a slot sits empty.
+  if (best >= 0 && empty >= 0 &&
+      2 * best_prefix < slots_[static_cast<size_t>(best)].session->n_past()) {
+    best = -1;
+  }
   const int32_t chosen = best >= 0 ? best : (empty >= 0 ? empty : lru);
   if (chosen < 0) return Acquired{std::nullopt, true};
   Slot& slot = slots_[static_cast<size_t>(chosen)];

@@ -1,7 +1,8 @@
 // SessionPool: N sessions over one model for concurrent requests (no HTTP here).
 // acquire(prompt) leases the idle session whose token history shares the longest prefix
-// with the prompt (its KV for that prefix is reused), else an empty slot (a new session),
-// else the least recently used idle one; none when every slot is busy (the caller says
+// with the prompt (its KV for that prefix is reused; while a slot is free, only when that
+// prefix is at least half of what the session holds), else an empty slot (a new
+// session), else the least recently used idle one; none when every slot is busy (the caller says
 // 503). Idle sessions keep their KV; when the KV allocated by all sessions exceeds the
 // budget, the least recently used idle sessions are dropped until it fits.
 #pragma once
