@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -331,6 +334,39 @@ TEST(ServerHttp, StopCancelsGenerationsInFlight) {
   s->stop();
   stream.thread.join();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0);
+}
+
+TEST(ServerHttp, ModelFileCutShortGives503NotACrash) {
+  // A copy of the demo model, cut to half its size while the server runs on it.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kvchat-serve-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path copy = dir / "kjv-demo-f16.gguf";
+  std::filesystem::copy_file(test::shared_path("models/kjv-demo-f16.gguf"), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  auto model = Model::load(copy.string());
+  ASSERT_TRUE(model) << model.message();
+  ServerOptions o;
+  o.port = 0;
+  o.session.n_ctx = 256;
+  auto s = Server::start(*model, o);
+  ASSERT_TRUE(s) << s.message();
+  const json body = chat_body({user("In the beginning")}, {{"max_tokens", 4}});
+  EXPECT_EQ(post(**s, "/v1/chat/completions", body).status, 200);
+  std::filesystem::resize_file(copy, std::filesystem::file_size(copy) / 2);
+  Reply cut = post(**s, "/v1/chat/completions", body);
+  expect_error(cut, 503);
+  EXPECT_EQ(cut.body["error"]["code"], "model_unavailable") << cut.raw;
+  json streamed_body = body;
+  streamed_body["stream"] = true;
+  expect_error(post(**s, "/v1/chat/completions", streamed_body), 503);
+  httplib::Client c("127.0.0.1", (*s)->port());
+  auto health = c.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 503);
+  EXPECT_EQ(json::parse(health->body)["status"], "error");
+  (*s)->stop();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
