@@ -11,6 +11,8 @@ packages=(
   unicode-data                        # scripts/gen_unicode_tables.py (BPE pre-tokenizer tables)
   python3-regex                       # scripts/gen_pre_tokenizer_golden.py (pre-tokenizer truth)
   nlohmann-json3-dev                  # kvchat-cli JSON output, reference parsing
+  libcpp-httplib-dev                  # kvchat-cli serve: the OpenAI-compatible HTTP server
+  nodejs npm                          # tests/server: the official OpenAI JavaScript SDK
   bible-kjv                           # `bible`: the Book of Genesis for the summarize end-to-end test
   python3-numpy                       # tests/reference: the float64 forward pass per architecture
   # The desktop app: Qt 6 Core/Sql/Quick/QML, SQLite driver, Qt Quick Controls 2

@@ -60,8 +60,8 @@ Result<int32_t> parse_gpu_layers(const std::string& text) {
   return static_cast<int32_t>(v);
 }
 
-Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,
-                                              const SessionDefaults& defaults) {
+Result<SessionOptions> session_options(const Args& args, const Model& model,
+                                       const SessionDefaults& defaults) {
   SessionOptions so;
   so.backend = args.get("--backend", "cpu");
   so.kv_type = args.get("--kv-type", defaults.kv_type);
@@ -83,11 +83,18 @@ Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<
   if (!policy) return policy.error();
   so.n_threads = static_cast<int32_t>(*threads);
   so.n_ctx = static_cast<int32_t>(*ctx);
-  if (so.n_ctx == 0 && defaults.n_ctx > model->info().n_ctx_train) so.n_ctx = defaults.n_ctx;
+  if (so.n_ctx == 0 && defaults.n_ctx > model.info().n_ctx_train) so.n_ctx = defaults.n_ctx;
   so.kv_block_tokens = static_cast<int32_t>(*block);
   so.kv_budget_bytes = static_cast<uint64_t>(*budget);
   so.context_policy = *policy;
-  auto session = Session::create(std::move(model), so);
+  return so;
+}
+
+Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,
+                                              const SessionDefaults& defaults) {
+  auto so = session_options(args, *model, defaults);
+  if (!so) return so.error();
+  auto session = Session::create(std::move(model), *so);
   if (!session) return session.error();
   if (!(*session)->backend_note().empty()) {
     std::fprintf(stderr, "[kvchat backend] %s\n", (*session)->backend_note().c_str());

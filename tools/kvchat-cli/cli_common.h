@@ -29,6 +29,9 @@ struct SessionDefaults {
   std::string kv_type = "f16";  // without --kv-type
   bool no_kv_cache = false;     // also set by --no-kv-cache
 };
+// The SessionOptions of kSessionOptions (and --no-kv-cache).
+Result<SessionOptions> session_options(const Args& args, const Model& model,
+                                       const SessionDefaults& defaults = {});
 // A session from kSessionOptions (and --no-kv-cache); events are printed to stderr.
 Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,
                                               const SessionDefaults& defaults = {});

@@ -16,6 +16,8 @@ int cmd_detokenize(const Argv& args);
 int cmd_logits(const Argv& args);
 int cmd_generate(const Argv& args);
 int cmd_chat(const Argv& args);
+// serve: the OpenAI-compatible HTTP server (kvchat/server.h) until SIGINT/SIGTERM.
+int cmd_serve(const Argv& args);
 int cmd_bench(const Argv& args);
 int cmd_bench_tokenize(const Argv& args);
 int cmd_mkmodel(const Argv& args);

@@ -39,6 +39,14 @@ commands:
               --json: one JSON line per event on stdout. A message the template or the
               context refuses is not kept. Exit status 0 when every message and command
               succeeded, 1 when any failed (each error is reported as it happens)
+  serve       --model M [--host 127.0.0.1] [--port 8080] [--api-key K] [--parallel 4]
+              [--ctx N] [--kv-type T] [--kv-budget-bytes B] [--backend B] [--cors]
+              [--max-body-bytes 8388608] [--max-tokens N] [--model-id NAME]
+              a local OpenAI-compatible HTTP server (/v1/chat/completions, /v1/completions,
+              /v1/models, /health): prints "listening on URL" and serves until SIGINT or
+              SIGTERM; --api-key (or $KVCHAT_API_KEY): every route needs "Authorization:
+              Bearer K"; --kv-budget-bytes: idle sessions' KV is dropped (least recently
+              used first) beyond this total
   bench       --model M [--pp 512] [--tg 128] [--contexts 0,4096] [--kv-types f16,q8_0]
               [--repeat N] [--bw-mib 1024] [--threads N] [--backend B] [--json]
               prefill/decode tok/s, weight bytes per token, measured memory bandwidth and
@@ -144,6 +152,7 @@ int main(int argc, char** argv) {
   if (cmd == "logits") return cmd_logits(rest);
   if (cmd == "generate") return cmd_generate(rest);
   if (cmd == "chat") return cmd_chat(rest);
+  if (cmd == "serve") return cmd_serve(rest);
   if (cmd == "bench") return cmd_bench(rest);
   if (cmd == "bench-tokenize") return cmd_bench_tokenize(rest);
   if (cmd == "mkmodel") return cmd_mkmodel(rest);

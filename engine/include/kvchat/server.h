@@ -1,0 +1,77 @@
+// Server: a local OpenAI-compatible HTTP server on one loaded model (kvchat-cli serve; the
+// app may embed it). Routes: GET /v1/models, POST /v1/chat/completions (streamed as
+// server-sent events or not), POST /v1/completions, GET /health. Up to `parallel`
+// requests generate at once, each on its own Session (paged KV over the shared weights)
+// taken from a pool that prefers the idle session holding the longest common prefix of
+// the request's prompt tokens. Closed by default: 127.0.0.1, a body limit, an optional
+// bearer key, no CORS headers unless asked for. No exceptions cross this API.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kvchat/model.h"
+#include "kvchat/result.h"
+#include "kvchat/session.h"
+
+namespace kvchat {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;                       // 0: the OS chooses (port() says which)
+  std::string api_key;                   // "" = no key; else every route needs "Bearer <key>"
+  int32_t parallel = 4;                  // sessions, i.e. requests generating at once
+  uint64_t kv_budget_bytes = 0;          // idle sessions' KV dropped (LRU) beyond it; 0 = none
+  uint64_t max_body_bytes = 8ull << 20;  // larger request bodies get 413
+  bool cors = false;                     // Access-Control-Allow-* headers on every response
+  std::string model_id;                  // the name clients use; "" = the file's stem
+  SessionOptions session;                // backend, n_ctx, kv_type, ... of every session
+  int32_t max_tokens_default = 0;        // without max_tokens: <= 0 = until the context ends
+};
+
+// One pooled session, for /health and the app's memory panel.
+struct ServerSessionStats {
+  int32_t index = 0;
+  bool busy = false;
+  bool created = false;  // false: the slot holds no session yet (or it was dropped)
+  int32_t tokens = 0;    // tokens whose history (and KV) the session holds
+  uint64_t kv_allocated_bytes = 0;
+  int64_t last_used_unix_ms = 0;  // 0: never used
+  uint64_t requests = 0;          // requests served on it
+};
+
+struct ServerStats {
+  std::string model_id;
+  int32_t busy = 0, idle = 0;       // idle counts every slot not busy (created or not)
+  uint64_t kv_allocated_bytes = 0;  // the sum over sessions
+  uint64_t kv_budget_bytes = 0;
+  uint64_t requests = 0;       // completions started
+  uint64_t rejected_busy = 0;  // 503s: every session busy
+  std::vector<ServerSessionStats> sessions;
+};
+
+class Server {
+ public:
+  // Binds host:port and serves on background threads until stop() or destruction.
+  static Result<std::unique_ptr<Server>> start(std::shared_ptr<const Model> model,
+                                               ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  std::string url() const;  // "http://127.0.0.1:8080"
+  int port() const;
+  // Stops accepting, cancels generations in flight, waits for the threads. Idempotent.
+  void stop();
+  ServerStats stats() const;
+
+  struct Impl;
+
+ private:
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kvchat

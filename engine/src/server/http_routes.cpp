@@ -1,0 +1,343 @@
+// The HTTP routes: OpenAI's /v1/models, /v1/chat/completions, /v1/completions and
+// /health, the bearer key check before every route, JSON error bodies for every status.
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+
+#include "server/auth.h"
+#include "server/generation.h"
+#include "server/openai_request.h"
+#include "server/openai_response.h"
+#include "server/server_impl.h"
+
+namespace kvchat::server {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kJson = "application/json";
+
+void send_error(httplib::Response& res, const ApiError& e) {
+  res.status = e.status;
+  res.set_content(error_body(e), kJson);
+}
+
+ApiError server_error(int status, std::string message, std::string code) {
+  ApiError e;
+  e.status = status;
+  e.type = "server_error";
+  e.message = std::move(message);
+  e.code = std::move(code);
+  return e;
+}
+
+int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A weights file cut short or replaced under the server: 503 with what happened.
+std::optional<ApiError> weights_error(const Model& model) {
+  if (auto w = model.check_weights(); !w) {
+    return server_error(503, "the model is unavailable: " + w.message(), "model_unavailable");
+  }
+  return std::nullopt;
+}
+
+// The error a failed generation step gets: 503 when the weights went bad under it.
+ApiError generation_error(const Model& model, const std::string& message) {
+  if (auto w = weights_error(model)) return *w;
+  return server_error(500, "generation failed: " + message, "generation_failed");
+}
+
+// Messages -> prompt tokens with the model's chat format (system messages first).
+Result<std::vector<TokenId>> prompt_tokens(const Server::Impl& impl, const CompletionRequest& r) {
+  const ChatFormat& format = *impl.format;
+  if (r.endpoint == Endpoint::Completions) return format.tokenize(r.prompt);
+  std::string system;
+  std::vector<ChatMessage> turns;
+  for (const ChatMessage& m : r.messages) {
+    if (m.role == "system") {
+      if (!system.empty()) system += "\n\n";
+      system += m.content;
+    } else {
+      turns.push_back(m);
+    }
+  }
+  if (turns.empty()) return Error{"'messages' needs a user message"};
+  auto rendered = format.render(system, turns);
+  if (!rendered) return Error{"the chat template refused the messages: " + rendered.message()};
+  return format.tokenize(*rendered);
+}
+
+GenerationRequest generation_request(const Server::Impl& impl, const CompletionRequest& r,
+                                     std::vector<TokenId> prompt) {
+  GenerationRequest g;
+  g.prompt = std::move(prompt);
+  g.max_tokens = r.max_tokens > 0 ? r.max_tokens : impl.options.max_tokens_default;
+  g.sampling.temperature = r.temperature;
+  g.sampling.top_p = r.top_p;
+  g.sampling.top_k = r.top_k;
+  g.sampling.min_p = r.min_p;
+  g.sampling.repeat_penalty = 1.0f;
+  g.sampling.seed = r.seed ? *r.seed : std::random_device{}();
+  g.frequency_penalty = r.frequency_penalty;
+  g.presence_penalty = r.presence_penalty;
+  g.stop_strings = r.stop;
+  if (r.endpoint == Endpoint::ChatCompletions) {
+    for (auto& s : impl.format->stop_strings()) g.stop_strings.push_back(s);
+  }
+  return g;
+}
+
+// What a streaming response's provider owns: the lease (back to the pool when the
+// response is done or the connection drops) and the request.
+struct StreamJob {
+  std::optional<SessionLease> lease;
+  GenerationRequest generation;
+  ResponseHead head;
+  bool include_usage = false;
+};
+
+void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httplib::Response& res) {
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("X-Accel-Buffering", "no");
+  Server::Impl* srv = &impl;
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [srv, job](size_t, httplib::DataSink& sink) {
+        const bool chat = job->head.endpoint == Endpoint::ChatCompletions;
+        bool client_gone = false;
+        auto write = [&](const std::string& event) {
+          if (client_gone) return false;
+          if (!sink.is_writable() || !sink.write(event.data(), event.size())) client_gone = true;
+          return !client_gone;
+        };
+        auto chunk = [&](ChunkFields f) {
+          f.usage_null = job->include_usage;
+          return write(sse_event(chunk_body(job->head, f)));
+        };
+        ChunkFields first;
+        first.role = true;
+        first.text = std::string();
+        if (chat && !chunk(first)) return false;
+        auto outcome = run_generation(job->lease->session(), job->generation, srv->stopping,
+                                      [&](std::string_view text) {
+                                        ChunkFields f;
+                                        f.text = std::string(text);
+                                        return chunk(f);
+                                      });
+        if (client_gone) return false;  // closes the connection; the lease goes back
+        if (!outcome) {
+          write(sse_event(error_body(generation_error(*srv->model, outcome.message()))));
+        } else {
+          ChunkFields last;
+          last.finish = outcome->finish;
+          chunk(last);
+          if (job->include_usage) {
+            ChunkFields u;
+            u.usage =
+                Usage{outcome->prompt_tokens, outcome->completion_tokens, outcome->cached_tokens};
+            write(sse_event(chunk_body(job->head, u)));
+          }
+        }
+        write(std::string(sse_done()));
+        job->lease.reset();  // idle before the client reads the end
+        sink.done();
+        return true;
+      },
+      [job](bool) { job->lease.reset(); });
+}
+
+void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib::Response& res,
+                       Endpoint endpoint) {
+  ParsedRequest parsed = parse_completion_request(req.body, endpoint);
+  if (!parsed.request) return send_error(res, parsed.error);
+  const CompletionRequest& r = *parsed.request;
+  if (r.model != impl.options.model_id) {
+    ApiError e;
+    e.status = 404;
+    e.param = "model";
+    e.code = "model_not_found";
+    e.message = "The model '" + r.model + "' does not exist; this server serves '" +
+                impl.options.model_id + "'";
+    return send_error(res, e);
+  }
+  if (auto w = weights_error(*impl.model)) return send_error(res, *w);
+  auto tokens = prompt_tokens(impl, r);
+  if (!tokens) {
+    ApiError e;
+    e.param = endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
+    e.message = tokens.message();
+    return send_error(res, e);
+  }
+  auto acquired = impl.pool->acquire(*tokens);
+  if (!acquired) {
+    return send_error(res,
+                      server_error(500, "no session: " + acquired.message(), "session_failed"));
+  }
+  if (acquired->busy) {
+    ++impl.rejected_busy;
+    res.set_header("Retry-After", "1");
+    return send_error(res,
+                      server_error(503,
+                                   "every session is busy (" + std::to_string(impl.pool->size()) +
+                                       " generate at once); retry shortly",
+                                   "server_busy"));
+  }
+  SessionLease& lease = *acquired->lease;
+  const int32_t n_ctx = lease.session().n_ctx();
+  if (static_cast<int32_t>(tokens->size()) >= n_ctx) {
+    ApiError e;
+    e.param = endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
+    e.code = "context_length_exceeded";
+    e.message = "the prompt has " + std::to_string(tokens->size()) + " tokens; the context holds " +
+                std::to_string(n_ctx);
+    return send_error(res, e);
+  }
+  ++impl.requests;
+  ResponseHead head{new_completion_id(endpoint), unix_now(), impl.options.model_id, endpoint};
+  GenerationRequest generation = generation_request(impl, r, std::move(tokens).value());
+  if (r.stream) {
+    auto job = std::make_shared<StreamJob>();
+    job->lease.emplace(std::move(lease));
+    acquired->lease.reset();
+    job->generation = std::move(generation);
+    job->head = std::move(head);
+    job->include_usage = r.include_usage;
+    return stream_completion(impl, std::move(job), res);
+  }
+  auto outcome = run_generation(lease.session(), generation, impl.stopping, {});
+  acquired->lease.reset();
+  if (!outcome) return send_error(res, generation_error(*impl.model, outcome.message()));
+  if (outcome->finish == FinishReason::Cancelled) {
+    return send_error(res, server_error(503, "the server is shutting down", "shutting_down"));
+  }
+  res.set_content(completion_body(head, outcome->text, outcome->finish,
+                                  Usage{outcome->prompt_tokens, outcome->completion_tokens,
+                                        outcome->cached_tokens}),
+                  kJson);
+}
+
+json health_json(const Server::Impl& impl, const ServerStats& stats, const std::string& problem) {
+  json sessions = json::array();
+  for (const ServerSessionStats& s : stats.sessions) {
+    sessions.push_back({{"index", s.index},
+                        {"state", s.busy ? "busy" : "idle"},
+                        {"tokens", s.tokens},
+                        {"kv_allocated_bytes", s.kv_allocated_bytes},
+                        {"last_used_unix_ms", s.last_used_unix_ms},
+                        {"requests", s.requests}});
+  }
+  json j = {
+      {"status", problem.empty() ? "ok" : "error"},
+      {"model", impl.options.model_id},
+      {"sessions", {{"busy", stats.busy}, {"idle", stats.idle}, {"total", stats.sessions.size()}}},
+      {"kv_allocated_bytes", stats.kv_allocated_bytes},
+      {"kv_budget_bytes", stats.kv_budget_bytes},
+      {"requests", stats.requests},
+      {"rejected_busy", stats.rejected_busy},
+      {"session_stats", sessions}};
+  if (!problem.empty()) j["error"] = problem;
+  return j;
+}
+
+std::string status_message(int status) {
+  switch (status) {
+    case 404: return "Unknown route";
+    case 413: return "The request body is too large";
+    case 400: return "Bad request";
+    default: return "HTTP error " + std::to_string(status);
+  }
+}
+
+}  // namespace
+
+void install_routes(Server::Impl& impl) {
+  httplib::Server& http = impl.http;
+  Server::Impl* srv = &impl;
+  if (impl.options.cors) {
+    http.set_default_headers({{"Access-Control-Allow-Origin", "*"},
+                              {"Access-Control-Allow-Headers", "Authorization, Content-Type"},
+                              {"Access-Control-Allow-Methods", "GET, POST, OPTIONS"}});
+  }
+  http.set_pre_routing_handler([srv](const httplib::Request& req, httplib::Response& res) {
+    if (srv->options.cors && req.method == "OPTIONS") {
+      res.status = 204;
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (!authorized(req.get_header_value("Authorization"), srv->options.api_key)) {
+      ApiError e;
+      e.status = 401;
+      e.code = "invalid_api_key";
+      e.message = req.has_header("Authorization")
+                      ? "Incorrect API key provided"
+                      : "Missing API key: send the header 'Authorization: Bearer <key>'";
+      send_error(res, e);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  // Statuses httplib sets itself (404 unknown route, 413 body too large, 400 bad request
+  // line) get OpenAI's error body; the routes' own errors already have one.
+  http.set_error_handler(
+      httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        ApiError e;
+        e.status = res.status;
+        e.message = status_message(res.status);
+        if (res.status == 404) e.message += ": " + req.method + " " + req.path;
+        if (res.status == 404) e.code = "unknown_url";
+        send_error(res, e);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+  http.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        send_error(res, server_error(500, "internal error", "internal_error"));
+      });
+
+  http.Get("/v1/models", [srv](const httplib::Request&, httplib::Response& res) {
+    res.set_content(models_body(srv->options.model_id, srv->started_unix), kJson);
+  });
+  http.Get(R"(/v1/models/(.+))", [srv](const httplib::Request& req, httplib::Response& res) {
+    if (req.matches[1] != srv->options.model_id) {
+      ApiError e;
+      e.status = 404;
+      e.param = "model";
+      e.code = "model_not_found";
+      e.message = "The model '" + std::string(req.matches[1]) + "' does not exist";
+      return send_error(res, e);
+    }
+    json j = {{"id", srv->options.model_id},
+              {"object", "model"},
+              {"created", srv->started_unix},
+              {"owned_by", "kvchat"}};
+    res.set_content(j.dump(), kJson);
+  });
+  http.Post("/v1/chat/completions", [srv](const httplib::Request& req, httplib::Response& res) {
+    handle_completion(*srv, req, res, Endpoint::ChatCompletions);
+  });
+  http.Post("/v1/completions", [srv](const httplib::Request& req, httplib::Response& res) {
+    handle_completion(*srv, req, res, Endpoint::Completions);
+  });
+  http.Get("/health", [srv](const httplib::Request&, httplib::Response& res) {
+    std::string problem;
+    if (auto w = srv->model->check_weights(); !w) problem = w.message();
+    ServerStats stats;
+    stats.model_id = srv->options.model_id;
+    stats.sessions = srv->pool->stats();
+    for (const auto& st : stats.sessions) {
+      (st.busy ? stats.busy : stats.idle) += 1;
+      stats.kv_allocated_bytes += st.kv_allocated_bytes;
+    }
+    stats.kv_budget_bytes = srv->options.kv_budget_bytes;
+    stats.requests = srv->requests.load();
+    stats.rejected_busy = srv->rejected_busy.load();
+    if (!problem.empty()) res.status = 503;
+    res.set_content(health_json(*srv, stats, problem).dump(), kJson);
+  });
+}
+
+}  // namespace kvchat::server

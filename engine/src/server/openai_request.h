@@ -1,0 +1,58 @@
+// The OpenAI request bodies kvchat serves, parsed and validated (no HTTP here): the
+// function the fuzz target drives. Every error names the field (message and param).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvchat/chat_template.h"
+
+namespace kvchat::server {
+
+// An error in OpenAI's shape: {"error": {"message", "type", "param", "code"}}.
+struct ApiError {
+  int status = 400;
+  std::string message;
+  std::string type = "invalid_request_error";
+  std::string param;  // the field, "" = null
+  std::string code;   // "" = null
+};
+
+enum class Endpoint { ChatCompletions, Completions };
+
+struct CompletionRequest {
+  Endpoint endpoint = Endpoint::ChatCompletions;
+  std::string model;
+  std::vector<ChatMessage> messages;  // chat: system, user, assistant turns in order
+  std::string prompt;                 // completions
+  bool stream = false;
+  bool include_usage = false;  // stream_options.include_usage
+  int32_t max_tokens = 0;      // 0: unset (the server's default)
+  float temperature = 1.0f;
+  float top_p = 1.0f;
+  int32_t top_k = 0;  // 0: off
+  float min_p = 0.0f;
+  float frequency_penalty = 0.0f;
+  float presence_penalty = 0.0f;
+  std::optional<uint64_t> seed;
+  std::vector<std::string> stop;
+};
+
+inline constexpr int kMaxJsonDepth = 32;
+inline constexpr size_t kMaxStopStrings = 16;
+inline constexpr size_t kMaxStopBytes = 256;
+
+struct ParsedRequest {
+  std::optional<CompletionRequest> request;
+  ApiError error;  // when !request
+};
+ParsedRequest parse_completion_request(std::string_view body, Endpoint endpoint);
+
+// Deepest nesting of arrays/objects in JSON text (strings skipped); stops counting past
+// `limit` (returns limit + 1).
+int json_nesting_depth(std::string_view text, int limit);
+
+}  // namespace kvchat::server

@@ -1,0 +1,104 @@
+#include "kvchat/server.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "server/server_impl.h"
+
+namespace kvchat {
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Server::~Server() { stop(); }
+
+Result<std::unique_ptr<Server>> Server::start(std::shared_ptr<const Model> model,
+                                              ServerOptions options) {
+  if (!model) return Error{"no model"};
+  if (options.parallel < 1) return Error{"--parallel must be at least 1"};
+  if (options.port < 0 || options.port > 65535) {
+    return Error{"--port must be between 0 and 65535, got " + std::to_string(options.port)};
+  }
+  auto impl = std::make_unique<Impl>();
+  if (options.model_id.empty()) {
+    options.model_id = std::filesystem::path(model->info().path).stem().string();
+    if (options.model_id.empty()) options.model_id = "kvchat";
+  }
+  auto format = ChatFormat::for_model(*model);
+  if (!format) return Error{"the model's chat format: " + format.message()};
+  impl->format = std::move(format).value();
+  server::SessionPoolOptions pool_options;
+  pool_options.n_sessions = options.parallel;
+  pool_options.kv_budget_bytes = options.kv_budget_bytes;
+  pool_options.session = options.session;
+  auto pool = server::SessionPool::create(model, pool_options);
+  if (!pool) return Error{pool.message()};
+  impl->pool = std::move(pool).value();
+  impl->model = std::move(model);
+  impl->options = std::move(options);
+  impl->started_unix = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+
+  httplib::Server& http = impl->http;
+  // Room for every generating request and as many waiting or refused ones again (and the
+  // health checks) beside them.
+  const size_t threads = static_cast<size_t>(impl->options.parallel) * 2 + 16;
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http.set_payload_max_length(impl->options.max_body_bytes);
+  http.set_keep_alive_max_count(100);
+  http.set_read_timeout(10);
+  http.set_write_timeout(10);
+  server::install_routes(*impl);
+
+  const std::string& host = impl->options.host;
+  if (impl->options.port == 0) {
+    impl->port = http.bind_to_any_port(host);
+    if (impl->port < 0) return Error{"cannot listen on " + host + " (any port)"};
+  } else {
+    if (!http.bind_to_port(host, impl->options.port)) {
+      return Error{"cannot listen on " + host + ":" + std::to_string(impl->options.port) +
+                   " (in use, or not an address of this machine)"};
+    }
+    impl->port = impl->options.port;
+  }
+  Impl* raw = impl.get();
+  impl->listener = std::thread([raw] {
+    raw->http.listen_after_bind();
+    raw->listener_done = true;
+  });
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+std::string Server::url() const {
+  const std::string& host = impl_->options.host;
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(impl_->port);
+}
+
+int Server::port() const { return impl_->port; }
+
+void Server::stop() {
+  if (!impl_) return;
+  impl_->stopping = true;
+  // stop() does nothing until listen_after_bind() has begun: repeat it until it returns.
+  while (impl_->listener.joinable() && !impl_->listener_done.load()) {
+    impl_->http.stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (impl_->listener.joinable()) impl_->listener.join();
+}
+
+ServerStats Server::stats() const {
+  ServerStats s;
+  s.model_id = impl_->options.model_id;
+  s.sessions = impl_->pool->stats();
+  for (const auto& st : s.sessions) {
+    (st.busy ? s.busy : s.idle) += 1;
+    s.kv_allocated_bytes += st.kv_allocated_bytes;
+  }
+  s.kv_budget_bytes = impl_->options.kv_budget_bytes;
+  s.requests = impl_->requests.load();
+  s.rejected_busy = impl_->rejected_busy.load();
+  return s;
+}
+
+}  // namespace kvchat

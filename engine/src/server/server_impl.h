@@ -1,0 +1,37 @@
+// Server::Impl: what the routes and the lifecycle share (engine-internal).
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "kvchat/chat_format.h"
+#include "kvchat/server.h"
+#include "server/session_pool.h"
+
+namespace kvchat {
+
+struct Server::Impl {
+  std::shared_ptr<const Model> model;
+  ServerOptions options;
+  std::optional<ChatFormat> format;
+  std::unique_ptr<server::SessionPool> pool;
+  httplib::Server http;
+  std::thread listener;
+  std::atomic<bool> listener_done{false};
+  int port = 0;
+  int64_t started_unix = 0;
+  std::atomic<bool> stopping{false};  // every generation checks it before each step
+  std::atomic<uint64_t> requests{0};
+  std::atomic<uint64_t> rejected_busy{0};
+};
+
+namespace server {
+// Installs the routes, the key check, the error bodies and (with --cors) the CORS headers.
+void install_routes(Server::Impl& impl);
+}  // namespace server
+
+}  // namespace kvchat

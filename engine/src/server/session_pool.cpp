@@ -1,0 +1,142 @@
+#include "server/session_pool.h"
+
+#include <algorithm>
+
+namespace kvchat::server {
+namespace {
+
+int32_t common_prefix_length(std::span<const TokenId> a, std::span<const TokenId> b) {
+  const auto end = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+  return static_cast<int32_t>(end.first - a.begin());
+}
+
+int64_t unix_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+SessionLease::SessionLease(SessionLease&& other) noexcept
+    : pool_(other.pool_),
+      index_(other.index_),
+      session_(other.session_),
+      common_prefix_(other.common_prefix_) {
+  other.pool_ = nullptr;
+}
+
+SessionLease::~SessionLease() {
+  if (pool_) pool_->release(index_);
+}
+
+Result<std::unique_ptr<SessionPool>> SessionPool::create(std::shared_ptr<const Model> model,
+                                                         const SessionPoolOptions& options) {
+  if (!model) return Error{"no model"};
+  if (options.n_sessions < 1) return Error{"the pool needs at least one session"};
+  std::unique_ptr<SessionPool> pool(new SessionPool());
+  pool->model_ = std::move(model);
+  pool->options_ = options;
+  pool->slots_.resize(static_cast<size_t>(options.n_sessions));
+  return pool;
+}
+
+Result<SessionPool::Acquired> SessionPool::acquire(std::span<const TokenId> prompt) {
+  std::unique_lock lock(mu_);
+  int32_t best = -1, best_prefix = 0;  // the idle session with the longest common prefix
+  int32_t empty = -1;                  // a slot without a session
+  int32_t lru = -1;                    // the least recently used idle session
+  for (int32_t i = 0; i < size(); ++i) {
+    const Slot& s = slots_[static_cast<size_t>(i)];
+    if (s.busy) continue;
+    if (!s.session) {
+      if (empty < 0) empty = i;
+      continue;
+    }
+    const int32_t prefix = common_prefix_length(s.session->tokens(), prompt);
+    if (prefix > best_prefix) best = i, best_prefix = prefix;
+    if (lru < 0 || s.last_used < slots_[static_cast<size_t>(lru)].last_used) lru = i;
+  }
+  // With a free slot, a session is taken only when the prompt keeps at least half of what
+  // it holds (a continued conversation): a prefix of only the template's header would
+  // throw another conversation's KV away while a slot sits empty.
+  if (best >= 0 && empty >= 0 &&
+      2 * best_prefix < slots_[static_cast<size_t>(best)].session->n_past()) {
+    best = -1;
+  }
+  const int32_t chosen = best >= 0 ? best : (empty >= 0 ? empty : lru);
+  if (chosen < 0) return Acquired{std::nullopt, true};
+  Slot& slot = slots_[static_cast<size_t>(chosen)];
+  slot.busy = true;
+  if (!slot.session) {
+    lock.unlock();  // creating a session may take a while (the backend's weights)
+    auto created = Session::create(model_, options_.session);
+    lock.lock();
+    if (!created) {
+      slot.busy = false;
+      return Error{created.message()};
+    }
+    slot.session = std::move(created).value();
+  }
+  ++slot.requests;
+  return Acquired{SessionLease(this, chosen, slot.session.get(), best >= 0 ? best_prefix : 0),
+                  false};
+}
+
+void SessionPool::release(int32_t index) {
+  std::lock_guard lock(mu_);
+  Slot& slot = slots_[static_cast<size_t>(index)];
+  slot.busy = false;
+  slot.last_used = std::chrono::steady_clock::now();
+  slot.last_used_unix_ms = unix_ms_now();
+  slot.tokens = slot.session ? slot.session->n_past() : 0;
+  slot.kv_bytes = slot.session ? slot.session->memory_report().kv_allocated_bytes : 0;
+  enforce_budget_locked();
+}
+
+void SessionPool::enforce_budget_locked() {
+  if (options_.kv_budget_bytes == 0) return;
+  auto total = [&] {
+    uint64_t sum = 0;
+    for (const Slot& s : slots_) sum += s.kv_bytes;
+    return sum;
+  };
+  while (total() > options_.kv_budget_bytes) {
+    Slot* victim = nullptr;
+    for (Slot& s : slots_) {
+      if (s.busy || !s.session || s.kv_bytes == 0) continue;
+      if (!victim || s.last_used < victim->last_used) victim = &s;
+    }
+    if (!victim) return;      // only busy sessions hold KV
+    victim->session.reset();  // frees its KV blocks; the slot makes a new session when needed
+    victim->tokens = 0;
+    victim->kv_bytes = 0;
+  }
+}
+
+std::vector<ServerSessionStats> SessionPool::stats() const {
+  std::lock_guard lock(mu_);
+  std::vector<ServerSessionStats> out;
+  for (int32_t i = 0; i < size(); ++i) {
+    const Slot& s = slots_[static_cast<size_t>(i)];
+    ServerSessionStats st;
+    st.index = i;
+    st.busy = s.busy;
+    st.created = s.session != nullptr;
+    st.tokens = s.tokens;
+    st.kv_allocated_bytes = s.kv_bytes;
+    st.last_used_unix_ms = s.last_used_unix_ms;
+    st.requests = s.requests;
+    out.push_back(st);
+  }
+  return out;
+}
+
+uint64_t SessionPool::kv_allocated_bytes() const {
+  std::lock_guard lock(mu_);
+  uint64_t sum = 0;
+  for (const Slot& s : slots_) sum += s.kv_bytes;
+  return sum;
+}
+
+}  // namespace kvchat::server

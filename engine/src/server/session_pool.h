@@ -1,0 +1,94 @@
+// SessionPool: N sessions over one model for concurrent requests (no HTTP here).
+// acquire(prompt) leases the idle session whose token history shares the longest prefix
+// with the prompt (its KV for that prefix is reused; while a slot is free, only when that
+// prefix is at least half of what the session holds), else an empty slot (a new
+// session), else the least recently used idle one; none when every slot is busy (the caller says
+// 503). Idle sessions keep their KV; when the KV allocated by all sessions exceeds the
+// budget, the least recently used idle sessions are dropped until it fits.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "kvchat/result.h"
+#include "kvchat/server.h"
+#include "kvchat/session.h"
+
+namespace kvchat::server {
+
+struct SessionPoolOptions {
+  int32_t n_sessions = 4;
+  uint64_t kv_budget_bytes = 0;  // 0: no limit
+  SessionOptions session;
+};
+
+class SessionPool;
+
+// A leased session; returns it to the pool (idle, KV kept) when destroyed.
+class SessionLease {
+ public:
+  SessionLease(SessionLease&& other) noexcept;
+  SessionLease& operator=(SessionLease&&) = delete;
+  SessionLease(const SessionLease&) = delete;
+  ~SessionLease();
+
+  Session& session() { return *session_; }
+  int32_t index() const { return index_; }
+  // Tokens of the prompt the session already held when it was leased (its reusable prefix).
+  int32_t common_prefix() const { return common_prefix_; }
+
+ private:
+  friend class SessionPool;
+  SessionLease(SessionPool* pool, int32_t index, Session* session, int32_t common_prefix)
+      : pool_(pool), index_(index), session_(session), common_prefix_(common_prefix) {}
+  SessionPool* pool_;
+  int32_t index_;
+  Session* session_;
+  int32_t common_prefix_;
+};
+
+class SessionPool {
+ public:
+  static Result<std::unique_ptr<SessionPool>> create(std::shared_ptr<const Model> model,
+                                                     const SessionPoolOptions& options);
+
+  // nullopt with busy = true when every session is busy; an Error when a new session
+  // could not be created.
+  struct Acquired {
+    std::optional<SessionLease> lease;
+    bool busy = false;
+  };
+  Result<Acquired> acquire(std::span<const TokenId> prompt);
+
+  std::vector<ServerSessionStats> stats() const;
+  uint64_t kv_allocated_bytes() const;
+  int32_t size() const { return static_cast<int32_t>(slots_.size()); }
+
+ private:
+  friend class SessionLease;
+  struct Slot {
+    std::unique_ptr<Session> session;
+    bool busy = false;
+    std::chrono::steady_clock::time_point last_used{};
+    int64_t last_used_unix_ms = 0;
+    uint64_t requests = 0;
+    // Cached while idle (a busy session's are read only by its own thread).
+    int32_t tokens = 0;
+    uint64_t kv_bytes = 0;
+  };
+  SessionPool() = default;
+  void release(int32_t index);
+  void enforce_budget_locked();  // mu_ held
+
+  std::shared_ptr<const Model> model_;
+  SessionPoolOptions options_;
+  mutable std::mutex mu_;
+  std::vector<Slot> slots_;
+};
+
+}  // namespace kvchat::server

@@ -1,0 +1,154 @@
+// The OpenAI request parsing and validation of kvchat serve (server/openai_request.h):
+// every field read, every error naming its field in message and param.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "server/auth.h"
+#include "server/openai_request.h"
+
+namespace kvchat::server {
+namespace {
+
+ParsedRequest chat(const std::string& body) {
+  return parse_completion_request(body, Endpoint::ChatCompletions);
+}
+
+// Expects a 400 whose param is `param` and whose message names it.
+void expect_error(const std::string& body, const std::string& param,
+                  Endpoint endpoint = Endpoint::ChatCompletions) {
+  ParsedRequest p = parse_completion_request(body, endpoint);
+  ASSERT_FALSE(p.request) << body;
+  EXPECT_EQ(p.error.status, 400) << body;
+  EXPECT_EQ(p.error.type, "invalid_request_error");
+  EXPECT_EQ(p.error.param, param) << body << " -> " << p.error.message;
+  if (!param.empty()) {
+    EXPECT_NE(p.error.message.find("'" + param + "'"), std::string::npos)
+        << body << " -> " << p.error.message;
+  }
+}
+
+const std::string kHead = R"({"model":"m","messages":[{"role":"user","content":"hi"}])";
+std::string with(const std::string& field) { return kHead + "," + field + "}"; }
+
+TEST(ServerRequest, ReadsEveryField) {
+  ParsedRequest p =
+      chat(R"({"model":"m","messages":[{"role":"system","content":"be brief"},)"
+           R"({"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},)"
+           R"({"role":"assistant","content":null},{"role":"developer","content":"d"}],)"
+           R"("stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":7,)"
+           R"("temperature":0.5,"top_p":0.9,"top_k":12,"min_p":0.1,"frequency_penalty":0.25,)"
+           R"("presence_penalty":-0.5,"seed":42,"stop":["x","yz"],"n":1,"user":"ignored"})");
+  ASSERT_TRUE(p.request) << p.error.message;
+  const CompletionRequest& r = *p.request;
+  EXPECT_EQ(r.model, "m");
+  ASSERT_EQ(r.messages.size(), 4u);
+  EXPECT_EQ(r.messages[0].role, "system");
+  EXPECT_EQ(r.messages[1].content, "ab");
+  EXPECT_EQ(r.messages[2].role, "assistant");
+  EXPECT_EQ(r.messages[2].content, "");
+  EXPECT_EQ(r.messages[3].role, "system");  // developer = system
+  EXPECT_TRUE(r.stream);
+  EXPECT_TRUE(r.include_usage);
+  EXPECT_EQ(r.max_tokens, 7);
+  EXPECT_FLOAT_EQ(r.temperature, 0.5f);
+  EXPECT_FLOAT_EQ(r.top_p, 0.9f);
+  EXPECT_EQ(r.top_k, 12);
+  EXPECT_FLOAT_EQ(r.min_p, 0.1f);
+  EXPECT_FLOAT_EQ(r.frequency_penalty, 0.25f);
+  EXPECT_FLOAT_EQ(r.presence_penalty, -0.5f);
+  ASSERT_TRUE(r.seed);
+  EXPECT_EQ(*r.seed, 42u);
+  EXPECT_EQ(r.stop, (std::vector<std::string>{"x", "yz"}));
+}
+
+TEST(ServerRequest, DefaultsAndNulls) {
+  ParsedRequest p = chat(with(R"("temperature":null,"stop":"END","max_tokens":null)"));
+  ASSERT_TRUE(p.request) << p.error.message;
+  EXPECT_FLOAT_EQ(p.request->temperature, 1.0f);  // OpenAI's default
+  EXPECT_EQ(p.request->max_tokens, 0);
+  EXPECT_FALSE(p.request->stream);
+  EXPECT_FALSE(p.request->seed);
+  EXPECT_EQ(p.request->stop, std::vector<std::string>{"END"});
+}
+
+TEST(ServerRequest, CompletionsPrompt) {
+  auto p = parse_completion_request(R"({"model":"m","prompt":"In the beginning"})",
+                                    Endpoint::Completions);
+  ASSERT_TRUE(p.request) << p.error.message;
+  EXPECT_EQ(p.request->prompt, "In the beginning");
+  expect_error(R"({"model":"m"})", "prompt", Endpoint::Completions);
+  expect_error(R"({"model":"m","prompt":["a"]})", "prompt", Endpoint::Completions);
+}
+
+TEST(ServerRequest, MalformedBodies) {
+  expect_error("", "");
+  expect_error("{", "");
+  expect_error("[1,2]", "");
+  expect_error("\"text\"", "");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":"a)"
+               "\xff"
+               R"("}]})",
+               "");
+  // Deep nesting is refused before the parse.
+  expect_error(std::string(10000, '[') + std::string(10000, ']'), "");
+  EXPECT_EQ(json_nesting_depth(R"({"a":[{"b":"[[[["}]})", 100), 3);
+}
+
+TEST(ServerRequest, WrongTypesNameTheField) {
+  expect_error(R"({"messages":[]})", "model");
+  expect_error(R"({"model":3,"messages":[]})", "model");
+  expect_error(R"({"model":"m"})", "messages");
+  expect_error(R"({"model":"m","messages":{}})", "messages");
+  expect_error(R"({"model":"m","messages":[]})", "messages");
+  expect_error(R"({"model":"m","messages":[3]})", "messages[0]");
+  expect_error(R"({"model":"m","messages":[{"content":"x"}]})", "messages[0].role");
+  expect_error(R"({"model":"m","messages":[{"role":"robot","content":"x"}]})", "messages[0].role");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":5}]})", "messages[0].content");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url"}]}]})",
+               "messages[0].content[0].type");
+  expect_error(with(R"("temperature":"hot")"), "temperature");
+  expect_error(with(R"("stream":"yes")"), "stream");
+  expect_error(with(R"("stream_options":{"include_usage":1})"), "stream_options.include_usage");
+  expect_error(with(R"("max_tokens":1.5)"), "max_tokens");
+  expect_error(with(R"("max_completion_tokens":"9")"), "max_completion_tokens");
+  expect_error(with(R"("seed":"1")"), "seed");
+  expect_error(with(R"("stop":5)"), "stop");
+  expect_error(with(R"("stop":["a",3])"), "stop[1]");
+  expect_error(with(R"("top_k":-1)"), "top_k");
+}
+
+TEST(ServerRequest, BadValuesNameTheField) {
+  expect_error(with(R"("temperature":2.5)"), "temperature");
+  expect_error(with(R"("temperature":-0.1)"), "temperature");
+  expect_error(with(R"("top_p":0)"), "top_p");
+  expect_error(with(R"("top_p":1.1)"), "top_p");
+  expect_error(with(R"("min_p":2)"), "min_p");
+  expect_error(with(R"("max_tokens":0)"), "max_tokens");
+  expect_error(with(R"("frequency_penalty":3)"), "frequency_penalty");
+  expect_error(with(R"("presence_penalty":-2.5)"), "presence_penalty");
+  expect_error(with(R"("stop":"")"), "stop");
+  expect_error(with(R"("stop":[)" + std::string(17 * 4, ' ') +
+                    R"("a","a","a","a","a","a","a","a","a","a","a","a","a","a","a","a","a"])"),
+               "stop");
+  expect_error(with(R"("n":2)"), "n");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":"a\u0000b"}]})",
+               "messages[0].content");
+}
+
+TEST(ServerAuth, BearerKeyInConstantTime) {
+  EXPECT_TRUE(authorized("", ""));  // no key set: every request
+  EXPECT_TRUE(authorized("Bearer s3cret", "s3cret"));
+  EXPECT_FALSE(authorized("", "s3cret"));
+  EXPECT_FALSE(authorized("Bearer s3cre", "s3cret"));
+  EXPECT_FALSE(authorized("Bearer s3cretX", "s3cret"));
+  EXPECT_FALSE(authorized("Basic s3cret", "s3cret"));
+  EXPECT_FALSE(authorized("s3cret", "s3cret"));
+  EXPECT_TRUE(constant_time_equal("abc", "abc"));
+  EXPECT_FALSE(constant_time_equal("abc", "abd"));
+  EXPECT_FALSE(constant_time_equal("abc", "ab"));
+  EXPECT_FALSE(constant_time_equal("", "a"));
+}
+
+}  // namespace
+}  // namespace kvchat::server

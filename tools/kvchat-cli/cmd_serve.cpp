@@ -1,0 +1,81 @@
+// kvchat-cli serve: the OpenAI-compatible HTTP server (kvchat/server.h) on one model,
+// until SIGINT or SIGTERM (then in-flight generations are cancelled and it exits 0).
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "kvchat/server.h"
+
+namespace kvchat::cli {
+namespace {
+
+// The signal only records itself; the main thread waits on it with sigwait.
+sigset_t termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+}  // namespace
+
+int cmd_serve(const Argv& argv) {
+  auto args = Args::parse(argv,
+                          with(kSessionOptions, {"--host", "--port", "--api-key", "--parallel",
+                                                 "--max-body-bytes", "--max-tokens", "--model-id"}),
+                          {"--cors"});
+  if (!args) return fail(args.message());
+  ServerOptions so;
+  so.host = args->get("--host", so.host);
+  auto port = args->get_int("--port", so.port);
+  if (!port) return fail(port.message());
+  if (*port < 0 || *port > 65535) return fail("--port must be between 0 and 65535");
+  so.port = static_cast<int>(*port);
+  so.api_key = args->get("--api-key");
+  if (so.api_key.empty()) {
+    if (const char* env = std::getenv("KVCHAT_API_KEY")) so.api_key = env;
+  }
+  auto parallel = args->get_int("--parallel", so.parallel);
+  if (!parallel) return fail(parallel.message());
+  if (*parallel < 1 || *parallel > 256) return fail("--parallel must be between 1 and 256");
+  so.parallel = static_cast<int32_t>(*parallel);
+  auto body = args->get_int("--max-body-bytes", static_cast<long long>(so.max_body_bytes));
+  if (!body) return fail(body.message());
+  if (*body < 1) return fail("--max-body-bytes must be at least 1");
+  so.max_body_bytes = static_cast<uint64_t>(*body);
+  auto max_tokens = args->get_int("--max-tokens", 0);
+  if (!max_tokens) return fail(max_tokens.message());
+  so.max_tokens_default = static_cast<int32_t>(*max_tokens);
+  so.cors = args->has("--cors");
+  so.model_id = args->get("--model-id");
+
+  auto model = load_model(*args);
+  if (!model) return fail(model.message());
+  auto session = session_options(*args, **model);
+  if (!session) return fail(session.message());
+  so.kv_budget_bytes = session->kv_budget_bytes;  // the pool's total, not one session's
+  session->kv_budget_bytes = 0;
+  so.session = *session;
+
+  // Block the signals before the server's threads start, so that they all inherit the mask
+  // and only sigwait below receives them.
+  const sigset_t signals = termination_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  auto server = Server::start(*model, so);
+  if (!server) return fail(server.message());
+  std::printf("listening on %s\nport %d\n", (*server)->url().c_str(), (*server)->port());
+  std::fflush(stdout);
+  std::fprintf(stderr, "[kvchat serve] model '%s', %d sessions, OpenAI base URL %s/v1%s\n",
+               (*server)->stats().model_id.c_str(), so.parallel, (*server)->url().c_str(),
+               so.api_key.empty() ? "" : " (key required)");
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::fprintf(stderr, "[kvchat serve] %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  (*server)->stop();
+  return 0;
+}
+
+}  // namespace kvchat::cli
