@@ -58,6 +58,11 @@ commands:
               KV snapshot journal: bytes each save writes after a prefill of --pp tokens
               and --replies replies of --tg tokens (and a regenerated one), against a
               whole-file rewrite; save/load times, model identity time
+  bench-serve --model M [--parallel 1,2,4,8] [--tg 32] [--prompt-tokens 64] [--runs 3]
+              [--threads N] [--kv-type T] [--json]   batched decode across sessions: for each
+              N, N sessions with distinct prompts decode --tg tokens together (one forward
+              pass per step); aggregate and per-session tok/s, best of --runs alternating
+              runs, the ratio to one session, threads and the CPU model
   bench-tokenize --model M [--json]   tokenizer MB/s on 1 MB and 10 MB of mixed text (and
               the 10x/1x time ratio), 1 MB worst cases; vocab-only GGUFs work
   mkmodel     --preset NAME --type T --out FILE [--layers N] [--seed S]
@@ -155,6 +160,7 @@ int main(int argc, char** argv) {
   if (cmd == "serve") return cmd_serve(rest);
   if (cmd == "bench") return cmd_bench(rest);
   if (cmd == "bench-tokenize") return cmd_bench_tokenize(rest);
+  if (cmd == "bench-serve") return cmd_bench_serve(rest);
   if (cmd == "mkmodel") return cmd_mkmodel(rest);
   if (cmd == "memory") return cmd_memory(rest);
   if (cmd == "perplexity") return cmd_perplexity(rest);

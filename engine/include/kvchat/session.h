@@ -104,6 +104,16 @@ class Session {
   // all_logits, *all_logits gets (tokens.size(), n_vocab) row-major. On error the
   // session is unchanged.
   Status eval(std::span<const TokenId> tokens, std::vector<float>* all_logits = nullptr);
+  // Batched decode: appends tokens[i] to sessions[i] and evaluates all of them in one
+  // forward pass where the backend can (the CPU backend reads every weight once for all
+  // sessions; attention per session over its own cache), exactly as each session's
+  // eval({tokens[i]}) would: n_past, last_logits, the KV and tokens_evaluated afterwards are
+  // those. The sessions must be distinct, of the same model, not no_kv_cache, and have room
+  // for one token (a full one is refused: call make_room(1) first, which applies its
+  // policy). On any error (a KV reservation that fails included) no session is changed.
+  // Sessions may join and leave between calls.
+  static Status decode_together(std::span<Session* const> sessions,
+                                std::span<const TokenId> tokens);
   // Prefix reuse: makes the session hold exactly `sequence`, evaluating only what
   // differs from what it holds (truncating to the fork point first). Returns the number
   // of tokens evaluated. With starts_turn, what is evaluated is marked as a new turn

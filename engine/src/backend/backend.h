@@ -43,6 +43,15 @@ struct BackendOptions {
   int32_t repack_from_layer = 0;
 };
 
+// One token of one sequence in a forward over several (Backend::forward_steps): the token
+// at position `pos` of the sequence whose K/V `kv` holds (rows [0, pos) valid, reserved by
+// the caller for pos + 1).
+struct SequenceStep {
+  TokenId token = 0;
+  int32_t pos = 0;
+  KvCache* kv = nullptr;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -57,6 +66,13 @@ class Backend {
   // logits: (n, n_vocab) row-major when all_logits, else (n_vocab) for the last token.
   virtual Status forward(std::span<const TokenId> tokens, int32_t pos0, KvCache& kv, float* logits,
                          bool all_logits) = 0;
+
+  // Batched decode: evaluates every step's token at its position in its own cache, as one
+  // forward pass where the backend can (the CPU reads every weight once for all steps);
+  // each step's logits equal those of forward({token}, pos, *kv) alone. Steps of one cache
+  // must come in increasing positions. logits: (steps, n_vocab) row-major. The default
+  // runs forward() per step.
+  virtual Status forward_steps(std::span<const SequenceStep> steps, int32_t n_vocab, float* logits);
 
   // Bytes of activations and other buffers this backend holds.
   virtual uint64_t scratch_bytes() const = 0;

@@ -34,6 +34,17 @@ Result<BackendKind> parse_backend_kind(std::string_view name) {
                "' (expected auto, cpu, cpu-reference or cuda)"};
 }
 
+Status Backend::forward_steps(std::span<const SequenceStep> steps, int32_t n_vocab, float* logits) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const SequenceStep& s = steps[i];
+    if (auto st = forward(std::span<const TokenId>(&s.token, 1), s.pos, *s.kv,
+                          logits + static_cast<int64_t>(i) * n_vocab, false);
+        !st)
+      return st;
+  }
+  return {};
+}
+
 Status Backend::embed(std::span<const TokenId>, float*) {
   return Error{"the " + std::string(name()) + " backend does not run part of a model"};
 }

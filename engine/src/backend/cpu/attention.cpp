@@ -182,12 +182,8 @@ int64_t attention_items(const AttentionArgs& args) { return args.n_tokens * args
 
 void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionScratch& s,
                   AttentionPath path) {
-  const KvCache& kv = *args.kv;
-  const KvType type = kv.type();
+  if (i0 >= i1) return;
   const int32_t hd = args.head_dim, group = args.n_heads / args.n_kv_heads;
-  const int32_t bt = kv.config().block_tokens;
-  const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()),
-                head_bytes = static_cast<int64_t>(kv.head_bytes());
   auto key_scores = key_scores_scalar;
   auto value_sum = value_sum_scalar;
   auto exp_sum = exp_sum_scalar;
@@ -201,9 +197,17 @@ void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionSc
   }
 #endif
 
-  const int32_t last_pos = args.pos0 + static_cast<int32_t>(args.n_tokens) - 1;
+  // Token b's cache and position.
+  auto cache_of = [&](int64_t b) -> const KvCache& {
+    return args.steps ? *args.steps[b].kv : *args.kv;
+  };
+  auto pos_of = [&](int64_t b) {
+    return args.steps ? args.steps[b].pos : args.pos0 + static_cast<int32_t>(b);
+  };
+  int32_t last_pos = 0;  // the latest position of the items' tokens
+  for (int64_t b = i0 / args.n_kv_heads; b <= (i1 - 1) / args.n_kv_heads; ++b)
+    last_pos = std::max(last_pos, pos_of(b));
   s.reserve(last_pos + 1, group, hd);
-  if (s.tile_.size() < static_cast<size_t>(bt) * hd) s.tile_.resize(static_cast<size_t>(bt) * hd);
   const int64_t ld = s.score_ld_;
   if (s.inv_sums_.size() < static_cast<size_t>(group)) s.inv_sums_.resize(group);
   float* inv_sum = s.inv_sums_.data();
@@ -211,7 +215,13 @@ void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionSc
   for (int64_t item = i0; item < i1; ++item) {
     const int64_t b = item / args.n_kv_heads;
     const int32_t kvh = static_cast<int32_t>(item % args.n_kv_heads);
-    const int32_t pos = args.pos0 + static_cast<int32_t>(b);
+    const KvCache& kv = cache_of(b);
+    const KvType type = kv.type();
+    const int32_t bt = kv.config().block_tokens;
+    const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()),
+                  head_bytes = static_cast<int64_t>(kv.head_bytes());
+    if (s.tile_.size() < static_cast<size_t>(bt) * hd) s.tile_.resize(static_cast<size_t>(bt) * hd);
+    const int32_t pos = pos_of(b);
     const int32_t first = args.window > 0 ? std::max(0, pos - args.window + 1) : 0;
     const int32_t n = pos + 1 - first;
     // The group's query heads and outputs are contiguous: heads kvh*group .. +group-1.

@@ -9,17 +9,15 @@
 // same runs and accumulates the weighted sum for all the group's heads at once.
 //
 // Semantics (the definition, as the reference backend computes it): token b sits at
-// position p = pos0 + b and attends to [first, p], first = window > 0 ? max(0, p-window+1)
-// : 0. For query head h (KV head h / group): s_t = dot(q_h, k_t) * scale, s_t = cap *
-// tanh(s_t / cap) when softcap > 0, a = softmax(s), out_h = sum_t a_t v_t.
+// position p = pos0 + b (or steps[b].pos, over steps[b].kv) and attends to [first, p], first =
+// window > 0 ? max(0, p-window+1) : 0. For query head h (KV head h / group): s_t = dot(q_h, k_t) *
+// scale, s_t = cap * tanh(s_t / cap) when softcap > 0, a = softmax(s), out_h = sum_t a_t v_t.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-namespace kvchat {
-class KvCache;
-}
+#include "backend/backend.h"
 
 namespace kvchat::cpu {
 
@@ -32,6 +30,9 @@ struct AttentionArgs {
   int64_t out_stride = 0;
   int32_t pos0 = 0;  // position of token 0
   int64_t n_tokens = 0;
+  // (n_tokens) or null: token b's own cache and position (batched decode across sequences;
+  // kv and pos0 are then not read). Null: every token in kv, token b at pos0 + b.
+  const SequenceStep* steps = nullptr;
   int32_t n_heads = 0, n_kv_heads = 0, head_dim = 0;
   int32_t window = 0;    // > 0: sliding window of that many positions (own included)
   float scale = 1.0f;    // applied to q.k

@@ -32,15 +32,18 @@ enum Phase : int32_t { kQkv, kAttention, kWo, kGateUp, kDown, kPhasesPerLayer };
 enum class QkvPart { kQ, kK, kV };  // which of the three products a chunk of phase kQkv is
 
 // One forward chunk, as every thread of the pool sees it: layers [first, last) over x, then
-// the logits when asked for.
+// the logits when asked for. Token b sits at steps[b].pos of the sequence steps[b].kv holds:
+// one sequence's consecutive positions (forward, a split's layers) or the next tokens of
+// several sequences (forward_steps) alike.
 struct Batch {
-  float* x;             // (B, n_embd) the residual stream, updated in place
-  int64_t n_tokens;     // B
-  int32_t pos0;         // positions [pos0, pos0 + B)
-  int32_t first, last;  // the layers run
-  KvCache* kv;          // null when no layer is run
-  float* logits;        // (B, n_vocab) if all_logits, else (n_vocab); null: no logits
+  float* x;                             // (B, n_embd) the residual stream, updated in place
+  int64_t n_tokens;                     // B
+  std::span<const SequenceStep> steps;  // (B) each token's position and cache; empty when no
+                                        // layer is run (steps[b].token is not read)
+  int32_t first, last;                  // the layers run
+  float* logits;  // (B, n_vocab) if all_logits, else (n_vocab); null: no logits
   bool all_logits;
+  int32_t end_pos = 0;  // 1 + the latest position of steps (run_chunk sets it)
 };
 
 // The forward pass as one ThreadPool::run per chunk of tokens (run_chunk): forward() is
@@ -82,6 +85,8 @@ class CpuBackend final : public Backend {
     att_out_.resize(B * hp_.q_dim());
     hb_.resize(B * hp_.n_ff);
     hb2_.resize(B * hp_.n_ff);
+    steps_.resize(B);
+    tokens_.resize(B);
     const int32_t n_ctx = options.n_ctx > 0 ? options.n_ctx : hp_.n_ctx_train;
     threads_.resize(pool_.size());
     for (ThreadBuffers& t : threads_) {
@@ -121,8 +126,32 @@ class CpuBackend final : public Backend {
       const bool last_chunk = start + n == tokens.size();
       float* out = all_logits ? logits + start * hp_.n_vocab : (last_chunk ? logits : nullptr);
       embed_rows(tokens.subspan(start, n), x_.data());
-      run_chunk({x_.data(), static_cast<int64_t>(n), pos0 + static_cast<int32_t>(start), 0,
-                 hp_.n_layers, &kv, out, all_logits});
+      run_chunk({x_.data(), static_cast<int64_t>(n),
+                 consecutive_steps(pos0 + static_cast<int32_t>(start), n, kv), 0, hp_.n_layers, out,
+                 all_logits});
+    }
+    return {};
+  }
+
+  Status forward_steps(std::span<const SequenceStep> steps, int32_t n_vocab,
+                       float* logits) override {
+    if (n_vocab != hp_.n_vocab) {
+      return Error{"logits of " + std::to_string(n_vocab) + " values asked of a model of " +
+                   std::to_string(hp_.n_vocab)};
+    }
+    for (const SequenceStep& s : steps) {
+      if (s.token < 0 || s.token >= hp_.n_vocab)
+        return Error{"token " + std::to_string(s.token) + " is not in the vocabulary"};
+      if (!s.kv || s.pos < 0 || s.pos >= s.kv->capacity())
+        return Error{"a step's position " + std::to_string(s.pos) + " is not reserved"};
+    }
+    for (size_t start = 0; start < steps.size(); start += kMaxBatch) {
+      const size_t n = std::min<size_t>(kMaxBatch, steps.size() - start);
+      const std::span<const SequenceStep> chunk = steps.subspan(start, n);
+      for (size_t b = 0; b < n; ++b) tokens_[b] = chunk[b].token;
+      embed_rows(std::span<const TokenId>(tokens_.data(), n), x_.data());
+      run_chunk({x_.data(), static_cast<int64_t>(n), chunk, 0, hp_.n_layers,
+                 logits + static_cast<int64_t>(start) * hp_.n_vocab, true});
     }
     return {};
   }
@@ -155,7 +184,8 @@ class CpuBackend final : public Backend {
     const int64_t dim = hp_.n_embd;
     for (int32_t start = 0; start < n; start += kMaxBatch) {
       const int32_t b = std::min(kMaxBatch, n - start);
-      run_chunk({x + start * dim, b, pos0 + start, first, last, &kv, nullptr, false});
+      run_chunk({x + start * dim, b, consecutive_steps(pos0 + start, b, kv), first, last, nullptr,
+                 false});
     }
     return {};
   }
@@ -167,13 +197,12 @@ class CpuBackend final : public Backend {
     float* rows = const_cast<float*>(x);
     if (!all_logits) {  // the last row's, in the chunk forward() computes it in
       const int32_t start = (n - 1) / kMaxBatch * kMaxBatch;
-      run_chunk({rows + start * dim, n - start, 0, 0, 0, nullptr, logits, false});
+      run_chunk({rows + start * dim, n - start, {}, 0, 0, logits, false});
       return {};
     }
     for (int32_t start = 0; start < n; start += kMaxBatch) {
       const int32_t b = std::min(kMaxBatch, n - start);
-      run_chunk(
-          {rows + start * dim, b, 0, 0, 0, nullptr, logits + start * int64_t{hp_.n_vocab}, true});
+      run_chunk({rows + start * dim, b, {}, 0, 0, logits + start * int64_t{hp_.n_vocab}, true});
     }
     return {};
   }
@@ -187,6 +216,12 @@ class CpuBackend final : public Backend {
 
   const float* f32(const WeightView& w) { return reinterpret_cast<const float*>(w.data); }
 
+  // steps_[0, n): positions [pos0, pos0 + n) of the sequence in kv (tokens not set).
+  std::span<const SequenceStep> consecutive_steps(int32_t pos0, int64_t n, KvCache& kv) {
+    for (int64_t b = 0; b < n; ++b) steps_[b] = {0, pos0 + static_cast<int32_t>(b), &kv};
+    return std::span<const SequenceStep>(steps_.data(), static_cast<size_t>(n));
+  }
+
   // x (n, dim) = token_embd[tokens] * embed_scale
   void embed_rows(std::span<const TokenId> tokens, float* x) {
     const int64_t n = static_cast<int64_t>(tokens.size());
@@ -199,10 +234,11 @@ class CpuBackend final : public Backend {
 
   // One chunk (B <= kMaxBatch tokens): layers [first, last) over batch.x, then the logits
   // when batch.logits is set, as one pool job (or on the caller, for short chunks).
-  void run_chunk(const Batch& batch) {
+  void run_chunk(Batch batch) {
     const int64_t B = batch.n_tokens;
+    for (const SequenceStep& s : batch.steps) batch.end_pos = std::max(batch.end_pos, s.pos + 1);
     if (batch.first < batch.last) {
-      for (RopeCosSin& r : rope_cs_) r.cover(batch.pos0 + static_cast<int32_t>(B));
+      for (RopeCosSin& r : rope_cs_) r.cover(batch.end_pos);
     }
     // Every counter of this job is zeroed before it starts; none is reused inside the job.
     // Safe without more synchronisation: the previous job's last claims came before its
@@ -306,15 +342,13 @@ class CpuBackend final : public Backend {
   }
 
   // The heads [h.first, h.second) of q, k or v (`part`), finished: bias, per-head norm and
-  // RoPE (q, k); K and V heads into the cache at positions pos0 + b.
+  // RoPE (q, k); K and V heads into each token's cache at its position (bt.steps).
   void qkv_heads(int32_t l, const PreparedActivations& in, const Batch& bt, QkvPart part,
                  std::pair<int64_t, int64_t> h, int th) {
     const ModelLayerWeights& L = w_.layers[l];
     const int64_t hd = hp_.head_dim, h0 = h.first, nh = h.second - h.first;
     const RopeCosSin& cs = rope_cs_[layer_rope_[l]];
     const RopeTable& rt = cs.table();
-    const gguf::TensorType kv_type = kv_storage_type(bt.kv->type());
-    const uint64_t head_bytes = bt.kv->head_bytes();
     if (part == QkvPart::kQ) {
       const int32_t q_dim = hp_.q_dim();
       matmul_.rows(L.wq, in, h0 * hd, h.second * hd, q_.data(), q_dim, th);
@@ -324,7 +358,7 @@ class CpuBackend final : public Backend {
         if (L.q_norm)
           rmsnorm_heads(q, static_cast<int32_t>(nh), hp_.head_dim, f32(L.q_norm), hp_.rms_eps);
         rope_cached(q, static_cast<int32_t>(nh), hp_.head_dim, rt.style, rt.n_rot,
-                    cs.at(bt.pos0 + static_cast<int32_t>(b)));
+                    cs.at(bt.steps[b].pos));
       }
       return;
     }
@@ -332,39 +366,48 @@ class CpuBackend final : public Backend {
     if (part == QkvPart::kK) {
       matmul_.rows(L.wk, in, h0 * hd, h.second * hd, k_.data(), kv_dim, th);
       for (int64_t b = 0; b < bt.n_tokens; ++b) {
-        const int32_t pos = bt.pos0 + static_cast<int32_t>(b);
+        const auto [token, pos, kv] = bt.steps[b];
         float* k = &k_[b * kv_dim + h0 * hd];
         if (L.bk) add_bias(k, L.bk.f32() + h0 * hd, nh * hd);
         if (L.k_norm)
           rmsnorm_heads(k, static_cast<int32_t>(nh), hp_.head_dim, f32(L.k_norm), hp_.rms_eps);
         rope_cached(k, static_cast<int32_t>(nh), hp_.head_dim, rt.style, rt.n_rot, cs.at(pos));
         // Heads are whole blocks of every KV type, so a run of heads encodes on its own.
-        quantize_row(kv_type, k, bt.kv->key_row(l, pos) + h0 * head_bytes, nh * hd);
+        quantize_row(kv_storage_type(kv->type()), k, kv->key_row(l, pos) + h0 * kv->head_bytes(),
+                     nh * hd);
       }
       return;
     }
     matmul_.rows(L.wv, in, h0 * hd, h.second * hd, v_.data(), kv_dim, th);
     for (int64_t b = 0; b < bt.n_tokens; ++b) {
-      const int32_t pos = bt.pos0 + static_cast<int32_t>(b);
+      const auto [token, pos, kv] = bt.steps[b];
       float* v = &v_[b * kv_dim + h0 * hd];
       if (L.bv) add_bias(v, L.bv.f32() + h0 * hd, nh * hd);
-      quantize_row(kv_type, v, bt.kv->value_row(l, pos) + h0 * head_bytes, nh * hd);
+      quantize_row(kv_storage_type(kv->type()), v, kv->value_row(l, pos) + h0 * kv->head_bytes(),
+                   nh * hd);
     }
   }
 
   // Phase 2. att_out (B, n_heads*hd): causal attention (backend/cpu/attention.h), one
   // work item per (token, KV head) for the query heads of its group; chunks of items.
   void attention_share(int32_t l, const Batch& bt, ChunkCounter& counter, int th, int nth) {
-    const AttentionArgs a{bt.kv,           l,
-                          q_.data(),       hp_.q_dim(),
-                          att_out_.data(), hp_.q_dim(),
-                          bt.pos0,         bt.n_tokens,
-                          hp_.n_heads,     hp_.n_kv_heads,
-                          hp_.head_dim,    hp_.window(l),
-                          hp_.query_scale, hp_.attn_softcap};
+    AttentionArgs a;
+    a.layer = l;
+    a.q = q_.data();
+    a.q_stride = hp_.q_dim();
+    a.out = att_out_.data();
+    a.out_stride = hp_.q_dim();
+    a.n_tokens = bt.n_tokens;
+    a.steps = bt.steps.data();
+    a.n_heads = hp_.n_heads;
+    a.n_kv_heads = hp_.n_kv_heads;
+    a.head_dim = hp_.head_dim;
+    a.window = hp_.window(l);
+    a.scale = hp_.query_scale;
+    a.softcap = hp_.attn_softcap;
     // An item's work, at most: scores and weighted values over every cached position.
     const int64_t item_work =
-        int64_t{2} * (bt.pos0 + bt.n_tokens) * (hp_.n_heads / hp_.n_kv_heads) * hp_.head_dim;
+        int64_t{2} * bt.end_pos * (hp_.n_heads / hp_.n_kv_heads) * hp_.head_dim;
     const Chunks items = make_chunks(attention_items(a), 1, item_work, nth);
     for_each_claimed(counter, items.count(), [&](int64_t c) {
       const auto [i0, i1] = items[c];
@@ -447,6 +490,8 @@ class CpuBackend final : public Backend {
   // Activations for one batch of up to kMaxBatch tokens, row-major (token, feature); x_
   // (kMaxBatch, n_embd) is forward()'s residual stream (a split's is the caller's).
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_out_, hb_, hb2_;
+  std::vector<SequenceStep> steps_;     // (kMaxBatch) a chunk's steps of one sequence (forward)
+  std::vector<TokenId> tokens_;         // (kMaxBatch) a chunk's tokens (forward_steps)
   PreparedActivations shared_in_;       // a product's input shared by all threads (long chunks)
   std::vector<ThreadBuffers> threads_;  // (n_threads)
   // (n_layers * kPhasesPerLayer + 1): the chunk counter of every phase of a layer (index
