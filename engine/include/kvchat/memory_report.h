@@ -38,6 +38,14 @@ struct MemoryReport {
   uint64_t kv_windowed_allocated_bytes = 0;  // part of kv_allocated_bytes
   uint64_t kv_window_freed_bytes = 0;        // windowed layers' blocks returned to the pool
 
+  // Shared prefix blocks (SessionOptions::kv_share_prefix; 0 otherwise): the bytes of this
+  // conversation's blocks that another conversation holds too (part of
+  // kv_allocated_bytes), the tokens whose K/V it adopted instead of evaluating them, and
+  // the bytes of every block its store shares between conversations (each counted once).
+  uint64_t kv_shared_bytes = 0;
+  uint64_t kv_prefix_hit_tokens = 0;
+  uint64_t kv_store_shared_bytes = 0;
+
   uint64_t scratch_bytes = 0;  // activations and other per-session buffers
 
   // What the report is drawn from on this machine (0 where unknown).

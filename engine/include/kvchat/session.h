@@ -21,6 +21,8 @@ namespace kvchat {
 
 class Backend;
 class KvCache;
+class KvPrefixStore;
+struct KvCacheConfig;
 
 // What to do when the next tokens do not fit in the context.
 enum class ContextPolicy {
@@ -83,6 +85,11 @@ struct SessionOptions {
   int32_t kv_window_slack = 256;
   bool kv_poison_freed = false;  // tests: freed KV blocks are overwritten (NaN)
   bool no_kv_cache = false;      // recompute the whole sequence for every new token
+  // Shared prefix blocks: the KV blocks of a token prefix this session evaluates are
+  // shared with the other sessions of the same model, KV configuration and backend
+  // (reference-counted, copied on write): a prompt that begins like one another session
+  // holds adopts those blocks instead of evaluating them (src/kv/kv_prefix_store.h).
+  bool kv_share_prefix = false;
   ContextPolicy context_policy = ContextPolicy::Stop;
   float context_warn_fraction = 0.9f;  // ContextWarning when this share of n_ctx is used
   // The CUDA backend ("auto" or "cuda") is trusted with a model only after a self-check:
@@ -163,6 +170,8 @@ class Session {
   const std::vector<int32_t>& turn_starts() const { return turn_starts_; }
   // Tokens run through the forward pass since the session was created.
   uint64_t tokens_evaluated() const { return tokens_evaluated_; }
+  // Tokens whose K/V were adopted from another session's blocks (kv_share_prefix).
+  uint64_t prefix_hit_tokens() const { return prefix_hit_tokens_; }
   const Model& model() const { return *model_; }
   const SessionOptions& options() const { return options_; }
   std::string_view backend_name() const;
@@ -188,6 +197,9 @@ class Session {
   Status check_fits(std::span<const TokenId> sequence, int32_t keep) const;
   void notify(SessionEvent event);
   void check_warning();
+  // The store a cache of `config` takes its blocks from: the shared one with
+  // kv_share_prefix, else null (a store of its own).
+  std::shared_ptr<KvPrefixStore> kv_store_for(const KvCacheConfig& config) const;
 
   std::shared_ptr<const Model> model_;
   SessionOptions options_;
@@ -202,6 +214,8 @@ class Session {
   int32_t n_ctx_ = 0;
   int32_t n_keep_ = 0;
   uint64_t tokens_evaluated_ = 0;
+  uint64_t prefix_hit_tokens_ = 0;  // tokens whose K/V were adopted from another session
+  int32_t published_blocks_ = 0;    // whole blocks last offered to the shared store
   bool warned_ = false;
   // The journal file the last save or load used, while it still holds its last state.
   struct SnapshotJournal {

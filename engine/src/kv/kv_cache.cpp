@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -34,15 +35,16 @@ int32_t count_group(const KvCacheConfig& c, int32_t g) {
   return n;
 }
 
-// The pool of group g: blocks of its layers, in config.memory or (past the split) host memory.
-KvBlockPool make_pool(const KvCacheConfig& c, uint64_t row_bytes, int32_t g) {
-  return KvBlockPool(2ull * count_group(c, g) * c.block_tokens * row_bytes, c.chunk_blocks,
-                     c.budget_bytes, KvCache::group_on_host(g) ? host_kv_memory() : c.memory);
-}
-
 }  // namespace
 
-Result<KvCache> KvCache::create(const KvCacheConfig& c) {
+int32_t KvCache::group_layers_of(const KvCacheConfig& c, int32_t g) { return count_group(c, g); }
+
+uint64_t KvCache::group_block_bytes_of(const KvCacheConfig& c, int32_t g) {
+  return 2ull * count_group(c, g) * c.block_tokens *
+         kv_bytes(c.type, static_cast<uint64_t>(c.kv_dim()));
+}
+
+Result<KvCache> KvCache::create(const KvCacheConfig& c, std::shared_ptr<KvPrefixStore> store) {
   if (c.n_layers < 1 || c.n_kv_heads < 1 || c.head_dim < 1 || c.max_tokens < 1) {
     return Error{"KV cache: layers, heads, head_dim and context must be positive"};
   }
@@ -58,18 +60,20 @@ Result<KvCache> KvCache::create(const KvCacheConfig& c) {
     return Error{"KV cache: the windowed-layer list has " + std::to_string(c.windowed.size()) +
                  " entries for " + std::to_string(c.n_layers) + " layers"};
   }
-  return KvCache(c);
+  if (store && !store->fits(c)) {
+    return Error{"KV cache: the shared prefix store holds blocks of another layout"};
+  }
+  return KvCache(c, store ? std::move(store) : std::make_shared<KvPrefixStore>(c));
 }
 
-KvCache::KvCache(const KvCacheConfig& c)
+KvCache::KvCache(const KvCacheConfig& c, std::shared_ptr<KvPrefixStore> store)
     : config_(c),
       row_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.kv_dim()))),
       head_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.head_dim))),
       memory_layers_(splits(c) ? c.memory_layers : c.n_layers),
       group_(c.n_layers, 0),
       index_(c.n_layers, 0),
-      pools_{make_pool(c, row_bytes_, 0), make_pool(c, row_bytes_, 1), make_pool(c, row_bytes_, 2),
-             make_pool(c, row_bytes_, 3)} {
+      store_(std::move(store)) {
   const bool windows = uses_window(c);
   for (int32_t l = 0; l < c.n_layers; ++l) {
     group_[l] = group_of(c, windows, l);
@@ -77,20 +81,135 @@ KvCache::KvCache(const KvCacheConfig& c)
   }
 }
 
-Result<int32_t> KvCache::acquire(int g) {
-  uint64_t others = 0;  // what the other pools hold, counted against the shared budget
-  for (int h = 0; h < kGroups; ++h) others += h == g ? 0 : pools_[h].pool_bytes();
-  return pools_[g].acquire(others);
+KvCache::~KvCache() { release_all(); }
+
+KvCache::KvCache(KvCache&& o) noexcept
+    : config_(std::move(o.config_)),
+      row_bytes_(o.row_bytes_),
+      head_bytes_(o.head_bytes_),
+      memory_layers_(o.memory_layers_),
+      group_(std::move(o.group_)),
+      index_(std::move(o.index_)),
+      store_(std::move(o.store_)),
+      n_blocks_(o.n_blocks_),
+      n_tokens_(o.n_tokens_),
+      pinned_(o.pinned_),
+      head_(o.head_),
+      lo_(o.lo_),
+      stable_(o.stable_),
+      peak_allocated_(o.peak_allocated_),
+      peak_used_(o.peak_used_) {
+  for (int g = 0; g < kGroups; ++g) {
+    group_layers_[g] = o.group_layers_[g];
+    tables_[g] = std::move(o.tables_[g]);
+    ptrs_[g] = std::move(o.ptrs_[g]);
+    held_[g] = o.held_[g];
+    o.tables_[g].clear();
+    o.ptrs_[g].clear();
+    o.held_[g] = 0;
+  }
+  o.n_blocks_ = 0;
 }
+
+KvCache& KvCache::operator=(KvCache&& o) noexcept {
+  if (this == &o) return *this;
+  release_all();
+  this->~KvCache();
+  new (this) KvCache(std::move(o));
+  return *this;
+}
+
+// Every block back to the store (a shared one stays with its other holders).
+void KvCache::release_all() {
+  if (!store_) return;
+  for (int g = 0; g < kGroups; ++g) {
+    for (int32_t b = 0; b < static_cast<int32_t>(tables_[g].size()); ++b) release(g, b);
+    tables_[g].clear();
+    ptrs_[g].clear();
+  }
+  n_blocks_ = 0;
+}
+
+Result<KvPrefixStore::Block> KvCache::acquire(int g) { return store_->acquire(g); }
 
 void KvCache::release(int g, int32_t b) {
   if (tables_[g][b] < 0) return;
-  if (config_.poison_freed && group_in_host_memory(g)) {
-    std::memset(pools_[g].block(tables_[g][b]), 0xff, pools_[g].block_bytes());
-  }
-  pools_[g].release(tables_[g][b]);
+  store_->release(g, tables_[g][b], config_.poison_freed);
   tables_[g][b] = -1;
+  ptrs_[g][b] = nullptr;
   --held_[g];
+}
+
+Status KvCache::make_writable(int32_t pos0, int32_t pos1) {
+  const int32_t bt = config_.block_tokens;
+  const int32_t end = std::min(n_blocks_, (pos1 + bt - 1) / bt);
+  std::vector<uint8_t> staging;  // a block on its way between two non-host blocks
+  for (int32_t b = std::max(0, pos0) / bt; b < end; ++b) {
+    for (int g = 0; g < kGroups; ++g) {
+      if (group_layers_[g] == 0 || tables_[g][b] < 0) continue;
+      if (store_->claim(g, tables_[g][b]) <= 1) continue;  // ours alone (and unindexed now)
+      auto copy = acquire(g);
+      if (!copy) return Error{copy.message()};
+      const uint64_t bytes = pool(g).block_bytes();
+      KvMemory& memory = pool(g).memory();
+      if (memory.host_accessible()) {
+        std::memcpy(copy->data, ptrs_[g][b], bytes);
+      } else {
+        staging.resize(bytes);
+        Status s = memory.to_host(staging.data(), ptrs_[g][b], bytes);
+        if (s) s = memory.from_host(copy->data, staging.data(), bytes);
+        if (!s) {
+          store_->release(g, copy->id, false);
+          return s;
+        }
+      }
+      store_->release(g, tables_[g][b], false);  // others still hold it
+      tables_[g][b] = copy->id;
+      ptrs_[g][b] = copy->data;
+    }
+  }
+  return {};
+}
+
+int32_t KvCache::adopt_prefix(std::span<const int32_t> tokens, int32_t limit) {
+  const int32_t bt = config_.block_tokens;
+  if (n_tokens_ % bt != 0 || n_blocks_ != n_tokens_ / bt) return 0;
+  const int32_t max_blocks =
+      std::min(static_cast<int32_t>(tokens.size()), std::min(limit, config_.max_tokens)) / bt;
+  if (max_blocks <= n_blocks_) return 0;
+  std::vector<KvPrefixStore::Block> got[kGroups];
+  const int32_t n = store_->adopt(tokens, n_blocks_, max_blocks, got);
+  if (n == 0) return 0;
+  for (int g = 0; g < kGroups; ++g) {
+    for (const KvPrefixStore::Block& block : got[g]) {
+      tables_[g].push_back(block.id);
+      ptrs_[g].push_back(block.data);
+      ++held_[g];
+    }
+  }
+  n_blocks_ += n;
+  set_size(n_blocks_ * bt);
+  return n * bt;
+}
+
+void KvCache::publish_prefix(std::span<const int32_t> tokens) {
+  const int32_t n = std::min(n_tokens_, static_cast<int32_t>(tokens.size()));
+  store_->publish(tokens.first(static_cast<size_t>(n)), n / config_.block_tokens, tables_);
+}
+
+uint64_t KvCache::shared_bytes() const {
+  uint64_t bytes = 0;
+  for (int g = 0; g < kGroups; ++g) {
+    for (int32_t id : tables_[g]) {
+      if (id >= 0 && store_->refs(g, id) > 1) bytes += pool(g).block_bytes();
+    }
+  }
+  return bytes;
+}
+
+int32_t KvCache::block_refs(int32_t g, int32_t b) const {
+  if (b < 0 || b >= static_cast<int32_t>(tables_[g].size()) || tables_[g][b] < 0) return 0;
+  return store_->refs(g, tables_[g][b]);
 }
 
 bool KvCache::host_accessible() const {
@@ -108,7 +227,7 @@ uint64_t KvCache::allocated_bytes() const {
 
 uint64_t KvCache::pool_bytes() const {
   uint64_t bytes = 0;
-  for (int g = 0; g < kGroups; ++g) bytes += pools_[g].pool_bytes();
+  for (int g = 0; g < kGroups; ++g) bytes += pool(g).pool_bytes();
   return bytes;
 }
 
@@ -122,13 +241,13 @@ uint64_t KvCache::allocated_bytes_on(bool host) const {
 uint64_t KvCache::pool_bytes_on(bool host) const {
   uint64_t bytes = 0;
   for (int g = 0; g < kGroups; ++g)
-    bytes += group_in_host_memory(g) == host ? pools_[g].pool_bytes() : 0;
+    bytes += group_in_host_memory(g) == host ? pool(g).pool_bytes() : 0;
   return bytes;
 }
 
 uint64_t KvCache::block_bytes() const {
   const int w = group_layers_[0] + group_layers_[2] > 0 ? 0 : 1;  // full layers, else windowed
-  return pools_[w].block_bytes() + pools_[w + 2].block_bytes();
+  return pool(w).block_bytes() + pool(w + 2).block_bytes();
 }
 
 int32_t KvCache::blocks_in_use() const {
@@ -139,7 +258,7 @@ int32_t KvCache::blocks_in_use() const {
 
 int32_t KvCache::free_blocks() const {
   int32_t n = 0;
-  for (int g = 0; g < kGroups; ++g) n += pools_[g].free_blocks();
+  for (int g = 0; g < kGroups; ++g) n += pool(g).free_blocks();
   return n;
 }
 
@@ -157,8 +276,7 @@ uint64_t KvCache::used_bytes() const {
 
 uint64_t KvCache::window_freed_bytes() const {
   uint64_t bytes = 0;
-  for (int g : {1, 3})
-    bytes += pools_[g].block_bytes() * static_cast<uint64_t>(n_blocks_ - held_[g]);
+  for (int g : {1, 3}) bytes += pool(g).block_bytes() * static_cast<uint64_t>(n_blocks_ - held_[g]);
   return bytes;
 }
 
@@ -169,8 +287,10 @@ Status KvCache::reserve(int32_t n_tokens) {
   }
   const int32_t need = (n_tokens + config_.block_tokens - 1) / config_.block_tokens;
   const int32_t had = n_blocks_;
+  // The blocks about to be written become this cache's own first (copy on write).
+  if (auto s = make_writable(n_tokens_, n_tokens); !s) return s;
   int32_t pool_blocks[kGroups];  // what each pool held before: grown chunks go back on failure
-  for (int g = 0; g < kGroups; ++g) pool_blocks[g] = pools_[g].total_blocks();
+  for (int g = 0; g < kGroups; ++g) pool_blocks[g] = pool(g).total_blocks();
   while (n_blocks_ < need) {
     for (int g = 0; g < kGroups; ++g) {
       if (group_layers_[g] == 0) continue;
@@ -181,13 +301,15 @@ Status KvCache::reserve(int32_t n_tokens) {
           while (static_cast<int32_t>(tables_[h].size()) > had) {
             release(h, static_cast<int32_t>(tables_[h].size()) - 1);
             tables_[h].pop_back();
+            ptrs_[h].pop_back();
           }
-          pools_[h].shrink_to(pool_blocks[h]);
+          store_->shrink_to(h, pool_blocks[h]);
         }
         n_blocks_ = had;
         return Error{id.message()};
       }
-      tables_[g].push_back(*id);
+      tables_[g].push_back(id->id);
+      ptrs_[g].push_back(id->data);
       ++held_[g];
     }
     ++n_blocks_;
@@ -246,6 +368,7 @@ void KvCache::truncate(int32_t n_tokens) {
     while (static_cast<int32_t>(tables_[g].size()) > keep) {
       release(g, static_cast<int32_t>(tables_[g].size()) - 1);
       tables_[g].pop_back();
+      ptrs_[g].pop_back();
     }
   }
   n_blocks_ = std::min(n_blocks_, keep);
@@ -307,8 +430,12 @@ Status KvCache::discard(int32_t keep, int32_t discard,
   const int32_t src_lo = gap ? std::max(first, lo_) : first;
   const int32_t dst_lo = src_lo - discard;
   // The destination blocks the windowed groups freed are taken again first.
+  // The rows rewritten, [keep, before), become this cache's own first (copy on write).
+  if (discard > 0) {
+    if (auto s = make_writable(keep, before); !s) return s;
+  }
   std::vector<std::pair<int, int32_t>> taken;  // (group, token block)
-  const int32_t pool_blocks[2] = {pools_[1].total_blocks(), pools_[3].total_blocks()};
+  const int32_t pool_blocks[2] = {pool(1).total_blocks(), pool(3).total_blocks()};
   for (int g : {1, 3}) {
     if (group_layers_[g] == 0) continue;
     for (int32_t b = dst_lo / bt; b * bt < after; ++b) {
@@ -316,11 +443,12 @@ Status KvCache::discard(int32_t keep, int32_t discard,
       auto id = acquire(g);
       if (!id) {
         for (const auto& [tg, tb] : taken) release(tg, tb);
-        pools_[1].shrink_to(pool_blocks[0]);
-        pools_[3].shrink_to(pool_blocks[1]);
+        store_->shrink_to(1, pool_blocks[0]);
+        store_->shrink_to(3, pool_blocks[1]);
         return Error{id.message()};
       }
-      tables_[g][b] = *id;
+      tables_[g][b] = id->id;
+      ptrs_[g][b] = id->data;
       ++held_[g];
       taken.emplace_back(g, b);
     }
@@ -351,7 +479,7 @@ Status KvCache::export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t 
   for (int32_t pos = pos0; pos < pos0 + n;) {
     const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);  // rows left in this block
     if (auto s =
-            pools_[group_[layer]].memory().to_host(dst, row(layer, which, pos), run * row_bytes_);
+            pool(group_[layer]).memory().to_host(dst, row(layer, which, pos), run * row_bytes_);
         !s)
       return s;
     dst += run * row_bytes_;
@@ -362,11 +490,12 @@ Status KvCache::export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t 
 
 Status KvCache::import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n,
                             const uint8_t* src) {
+  if (auto s = make_writable(pos0, pos0 + n); !s) return s;
   const int32_t bt = config_.block_tokens;
   for (int32_t pos = pos0; pos < pos0 + n;) {
     const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);
     if (auto s =
-            pools_[group_[layer]].memory().from_host(row(layer, which, pos), src, run * row_bytes_);
+            pool(group_[layer]).memory().from_host(row(layer, which, pos), src, run * row_bytes_);
         !s) {
       return s;
     }

@@ -32,14 +32,24 @@
 // [memory_layers, n_layers) run on the CPU and keep theirs in host memory (groups 2 and
 // 3, read in place through key_row). Host code moves rows of any layer with
 // export_rows / import_rows; layer_on_host(layer) tells whether key_row may be used.
+//
+// Shared prefix blocks: a cache takes its blocks from a KvPrefixStore (kv_prefix_store.h),
+// its own one unless create() is given the store of the sessions it shares with. A block
+// may then be in several caches' tables (reference-counted): adopt_prefix() takes the
+// indexed blocks of a token prefix, publish_prefix() indexes this cache's whole blocks.
+// A shared block is never written: reserve() (for [size(), n_tokens)), discard() and
+// import_rows() copy it first (copy on write); truncate, discard and the window's
+// freeing drop references (the last one frees the block).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "kv/kv_block_pool.h"
+#include "kv/kv_prefix_store.h"
 #include "kv/kv_type.h"
 #include "kvchat/result.h"
 
@@ -75,7 +85,31 @@ struct KvCacheConfig {
 class KvCache {
  public:
   // type must divide head_dim into whole blocks (head_dim % 32 == 0 for q8_0/q4_0).
-  static Result<KvCache> create(const KvCacheConfig& config);
+  // store: where the blocks come from (null: a store of its own); it must fit config.
+  static Result<KvCache> create(const KvCacheConfig& config,
+                                std::shared_ptr<KvPrefixStore> store = nullptr);
+  ~KvCache();
+  KvCache(KvCache&& other) noexcept;
+  KvCache& operator=(KvCache&& other) noexcept;
+  KvCache(const KvCache&) = delete;
+  KvCache& operator=(const KvCache&) = delete;
+
+  // Shared prefix blocks (the header comment). tokens: the sequence whose K/V this cache
+  // holds or is about to hold ([0, size()) the cache's, then the rest).
+  // adopt_prefix: when size() is block-aligned and every table ends there, takes the
+  // indexed blocks that follow, whole blocks only and none past position `limit`, and
+  // sets size() past them. Returns the tokens adopted (0: none).
+  int32_t adopt_prefix(std::span<const int32_t> tokens, int32_t limit);
+  // Indexes the whole blocks of [0, size()) (tokens.size() >= size()) not indexed yet.
+  void publish_prefix(std::span<const int32_t> tokens);
+  const std::shared_ptr<KvPrefixStore>& store() const { return store_; }
+  // Bytes of this cache's blocks that another cache holds too.
+  uint64_t shared_bytes() const;
+  // The holders of token block b of group g (0 when freed).
+  int32_t block_refs(int32_t g, int32_t b) const;
+  // The layers of group g and the bytes of one of its blocks, for `config`.
+  static int32_t group_layers_of(const KvCacheConfig& config, int32_t g);
+  static uint64_t group_block_bytes_of(const KvCacheConfig& config, int32_t g);
 
   const KvCacheConfig& config() const { return config_; }
   KvType type() const { return config_.type; }
@@ -146,20 +180,17 @@ class KvCache {
   // The memory of token block b (b < capacity() / block_tokens) of group g; null when the
   // block was freed (windowed rows out of the window) or the group has no layers.
   uint8_t* group_block(int32_t g, int32_t b) {
-    const int32_t id = group_layers_[g] > 0 ? tables_[g][b] : -1;
-    return id < 0 ? nullptr : pools_[g].block(id);
+    return group_layers_[g] > 0 ? ptrs_[g][b] : nullptr;
   }
   // Bytes of one block of group g: 2 x group_layers(g) x block_tokens x row_bytes.
-  uint64_t group_block_bytes(int32_t g) const { return pools_[g].block_bytes(); }
+  uint64_t group_block_bytes(int32_t g) const { return pool(g).block_bytes(); }
   // Token blocks covered by the tables (capacity() / block_tokens).
   int32_t token_blocks() const { return n_blocks_; }
   // The layers [0, memory_layers()) keep their rows in config().memory, the others in host
   // memory (n_layers when the cache is not split).
   int32_t memory_layers() const { return memory_layers_; }
   // Whether host code may read and write the rows of `layer` in place (key_row, write_key).
-  bool layer_on_host(int32_t layer) const {
-    return pools_[group_[layer]].memory().host_accessible();
-  }
+  bool layer_on_host(int32_t layer) const { return pool(group_[layer]).memory().host_accessible(); }
   // Whether it may for every layer.
   bool host_accessible() const;
 
@@ -211,23 +242,26 @@ class KvCache {
   uint64_t window_freed_bytes() const;
 
  private:
-  explicit KvCache(const KvCacheConfig& config);
+  KvCache(const KvCacheConfig& config, std::shared_ptr<KvPrefixStore> store);
 
+  const KvBlockPool& pool(int g) const { return store_->pool(g); }
   uint8_t* row(int32_t layer, int32_t kv, int32_t pos) const {
     const int32_t g = group_[layer];
-    uint8_t* block =
-        const_cast<KvBlockPool&>(pools_[g]).block(tables_[g][pos / config_.block_tokens]);
+    uint8_t* block = ptrs_[g][pos / config_.block_tokens];
     return block + ((static_cast<int64_t>(index_[layer]) * 2 + kv) * config_.block_tokens +
                     pos % config_.block_tokens) *
                        row_bytes_;
   }
-  uint64_t group_allocated_bytes(int g) const { return pools_[g].block_bytes() * held_[g]; }
-  bool group_in_host_memory(int g) const { return pools_[g].memory().host_accessible(); }
+  uint64_t group_allocated_bytes(int g) const { return pool(g).block_bytes() * held_[g]; }
+  bool group_in_host_memory(int g) const { return pool(g).memory().host_accessible(); }
   int32_t valid_windowed_rows() const {
     return head_ == lo_ ? n_tokens_ : head_ + (n_tokens_ - lo_);
   }
-  Result<int32_t> acquire(int g);
+  Result<KvPrefixStore::Block> acquire(int g);
   void release(int g, int32_t b);
+  void release_all();
+  // Makes the blocks holding [pos0, pos1) private (copy on write) before a write.
+  Status make_writable(int32_t pos0, int32_t pos1);
   void free_out_of_window();
   void free_gap();
   void note_peaks();
@@ -239,9 +273,11 @@ class KvCache {
   std::vector<int32_t> group_;  // (n_layers) the layer's group (windowed | on_host << 1)
   std::vector<int32_t> index_;  // (n_layers) the layer's index within its group
   int32_t group_layers_[kGroups] = {0, 0, 0, 0};
-  KvBlockPool pools_[kGroups];
+  std::shared_ptr<KvPrefixStore> store_;  // the pools the blocks come from
   // (kGroups) token block -> pool block id (-1: freed, windowed groups only)
   std::vector<int32_t> tables_[kGroups];
+  // (kGroups) token block -> the block's memory (null: freed); read without the store's lock
+  std::vector<uint8_t*> ptrs_[kGroups];
   int32_t held_[kGroups] = {0, 0, 0, 0};  // blocks held per group
   int32_t n_blocks_ = 0;                  // token blocks covered (the tables' length)
   int32_t n_tokens_ = 0;

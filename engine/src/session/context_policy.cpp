@@ -169,7 +169,7 @@ Status Session::set_kv_type(std::string_view name) {
   KvCacheConfig c = kv_->config();
   const KvType old_type = c.type;
   c.type = *type;
-  auto fresh = KvCache::create(c);
+  auto fresh = KvCache::create(c, kv_store_for(c));
   if (!fresh) return fresh.error();
   const int32_t n = kv_->size();  // less than n_past() while tokens wait for re-evaluation
   if (auto s = fresh->reserve(n); !s) {
@@ -191,6 +191,7 @@ Status Session::set_kv_type(std::string_view name) {
   fresh->pin_prefix(n_keep_);
   fresh->set_size(n, kv_->window_head(), kv_->window_lo());
   *kv_ = std::move(fresh.value());
+  published_blocks_ = 0;  // offered to the new store at the next step
   options_.kv_type = std::string(name);
   notify({SessionEvent::Kind::KvTypeChanged,
           "re-encoded the K/V of " + std::to_string(n_past()) + " tokens from " +

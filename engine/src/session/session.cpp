@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "backend/offload_plan.h"
 #include "kv/kv_cache.h"
+#include "kv/kv_prefix_store.h"
 #include "session/backend_self_check.h"
 #include "util/process_memory.h"
 
@@ -107,11 +108,20 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
     kc.window = info.sliding_window;
     kc.window_slack = options.kv_window_slack;
   }
-  auto kv = KvCache::create(kc);
+  s->model_ = std::move(model);
+  auto kv = KvCache::create(kc, s->kv_store_for(kc));
   if (!kv) return kv.error();
   s->kv_ = std::make_unique<KvCache>(std::move(kv.value()));
-  s->model_ = std::move(model);
   return s;
+}
+
+std::shared_ptr<KvPrefixStore> Session::kv_store_for(const KvCacheConfig& config) const {
+  if (!options_.kv_share_prefix || options_.no_kv_cache) return nullptr;
+  // Sessions share K/V only when their backends compute the same values for the same tokens.
+  const std::string tag = std::string(backend_->name()) +
+                          "/threads=" + std::to_string(backend_->threads()) + "/" +
+                          std::to_string(backend_->decode_threads());
+  return shared_kv_prefix_store(*model_, config, tag);
 }
 
 void Session::notify(SessionEvent event) {
@@ -147,11 +157,27 @@ Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all
     with_pending.assign(tokens_.begin() + pos0, tokens_.end());
     with_pending.insert(with_pending.end(), tokens.begin(), tokens.end());
   }
-  const std::span<const TokenId> run =
+  std::span<const TokenId> run =
       with_pending.empty() ? tokens : std::span<const TokenId>(with_pending);
-  const int32_t n = static_cast<int32_t>(run.size());
+  int32_t n = static_cast<int32_t>(run.size());
   const int32_t n_new = static_cast<int32_t>(tokens.size());
-  if (auto s = kv_->reserve(pos0 + n); !s) {
+  // Shared prefix blocks: whole blocks another session holds for the same tokens are
+  // adopted instead of evaluated (the last token is always evaluated: its logits).
+  int32_t adopted = 0;
+  const int32_t bt = kv_->config().block_tokens;
+  if (options_.kv_share_prefix && !all_logits && pos0 % bt == 0 &&
+      (pos0 + n - 1) / bt > pos0 / bt) {
+    std::vector<TokenId> sequence(tokens_.begin(), tokens_.begin() + pos0);
+    sequence.insert(sequence.end(), run.begin(), run.end());
+    adopted = kv_->adopt_prefix(sequence, pos0 + n - 1);
+  }
+  const int32_t pos = pos0 + adopted;  // where the evaluated tokens start
+  if (adopted > 0) {
+    run = run.subspan(static_cast<size_t>(adopted));
+    n -= adopted;
+  }
+  if (auto s = kv_->reserve(pos + n); !s) {
+    kv_->truncate(pos0);
     notify({SessionEvent::Kind::KvOutOfMemory, s.message(), n_past(), n_past(), 0});
     return s;
   }
@@ -159,7 +185,7 @@ Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all
   // decode step allocates nothing and a failure leaves the session unchanged.
   std::vector<float>& out = all_logits ? *all_logits : logits_buffer_;
   out.resize(static_cast<size_t>(all_logits ? n : 1) * n_vocab);
-  if (auto s = backend_->forward(run, pos0, *kv_, out.data(), all_logits != nullptr); !s) {
+  if (auto s = backend_->forward(run, pos, *kv_, out.data(), all_logits != nullptr); !s) {
     kv_->truncate(pos0);
     return s;
   }
@@ -170,8 +196,13 @@ Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all
   if (all_logits && n > n_new)
     out.erase(out.begin(), out.end() - static_cast<int64_t>(n_new) * n_vocab);
   tokens_evaluated_ += n;
-  kv_->set_size(pos0 + n);
+  prefix_hit_tokens_ += adopted;
+  kv_->set_size(pos + n);
   tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
+  if (options_.kv_share_prefix && kv_->size() / bt != published_blocks_) {
+    kv_->publish_prefix(tokens_);  // this session's whole blocks, for the others
+    published_blocks_ = kv_->size() / bt;
+  }
   if (all_logits) {
     last_logits_.assign(out.end() - n_vocab, out.end());
   } else {
@@ -274,6 +305,11 @@ MemoryReport Session::memory_report() const {
     r.kv_windowed_layers = kv_->windowed_layers();
     r.kv_windowed_allocated_bytes = kv_->windowed_allocated_bytes();
     r.kv_window_freed_bytes = kv_->window_freed_bytes();
+  }
+  if (options_.kv_share_prefix) {
+    r.kv_shared_bytes = kv_->shared_bytes();
+    r.kv_prefix_hit_tokens = prefix_hit_tokens_;
+    r.kv_store_shared_bytes = kv_->store()->shared_bytes();
   }
   r.scratch_bytes = backend_->scratch_bytes() + last_logits_.capacity() * sizeof(float);
   const ProcessMemory pm = recent_process_memory();

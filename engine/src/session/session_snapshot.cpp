@@ -257,7 +257,7 @@ Status Session::load_snapshot(const std::string& path) {
   const int32_t n = static_cast<int32_t>(state.tokens.size());
 
   // Stage the final state's rows in a fresh cache; the session is untouched until then.
-  auto fresh = KvCache::create(config);
+  auto fresh = KvCache::create(config, kv_store_for(config));
   if (!fresh) return refuse(fresh.message());
   if (auto s = fresh->reserve(n); !s) {
     notify({SessionEvent::Kind::KvOutOfMemory,
@@ -300,6 +300,7 @@ Status Session::load_snapshot(const std::string& path) {
   fresh->set_size(n, static_cast<int32_t>(state.window_head),
                   static_cast<int32_t>(state.window_lo));
   *kv_ = std::move(fresh.value());
+  published_blocks_ = 0;  // offered to the store at the next step
   kv_->mark_stable();
   tokens_ = std::move(state.tokens);
   turn_starts_ = std::move(state.turn_starts);
