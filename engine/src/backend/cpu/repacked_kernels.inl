@@ -172,6 +172,39 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
     for (int t = 0; t < T; ++t) sumi[t] = _mm256_setzero_si256();
     for (int q = 0; q < 4; ++q) {  // sub-blocks 2q (low nibbles) and 2q + 1 (high nibbles)
       const __m256i scales = q < 2 ? sc_lo : sc_hi;
+#if KVCHAT_RP_VNNI
+      // VNNI: dpbusd sums each sub-block's code x activation products in int32 directly (no
+      // int16 pair sums to flush), then one multiply by the row's scale: the same integer
+      // sumi (exact: |dot_j| < 2^16, scale < 64), a third of the instructions per token.
+      {
+        const __m256i m_ff = _mm256_set1_epi32(0xff);
+        const __m256i s0 = _mm256_and_si256(_mm256_srli_epi32(scales, 8 * ((2 * q) % 4)), m_ff),
+                      s1 = _mm256_and_si256(_mm256_srli_epi32(scales, 8 * ((2 * q + 1) % 4)), m_ff);
+        __m256i dlo[T], dhi[T];
+        for (int t = 0; t < T; ++t) dlo[t] = dhi[t] = _mm256_setzero_si256();
+        for (int c = 0; c < 8; ++c) {
+          const __m256i w = load256(b + kQsAt + 32 * (8 * q + c));
+          __m256i lo = low_nibbles(w), hi = high_nibbles(w);
+          if constexpr (kFive) {  // bit j of qh byte l: fifth bit of value 32j + l
+            const __m256i h = load256(b + 128 + 32 * c), one = _mm256_set1_epi8(1);
+            lo = _mm256_or_si256(
+                lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q), one), 4));
+            hi = _mm256_or_si256(
+                hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q + 1), one), 4));
+          }
+          for (int t = 0; t < T; ++t) {
+            const int8_t* x = a[t]->qs + 64 * q + 4 * c;
+            dlo[t] = dpbusd(dlo[t], lo, bcast4(x));
+            dhi[t] = dpbusd(dhi[t], hi, bcast4(x + 32));
+          }
+        }
+        for (int t = 0; t < T; ++t) {
+          sumi[t] = _mm256_add_epi32(sumi[t], _mm256_add_epi32(_mm256_mullo_epi32(dlo[t], s0),
+                                                               _mm256_mullo_epi32(dhi[t], s1)));
+        }
+        continue;
+      }
+#endif
       const __m256i s0 = byte_to_int16_pair(scales, (2 * q) % 4),
                     s1 = byte_to_int16_pair(scales, (2 * q + 1) % 4);
       for (int c0 = 0; c0 < 8; c0 += kChunksPerFlush) {
