@@ -800,6 +800,10 @@
         <translation>레이어 %2개 중 %1개가 %3 토큰 창을 사용: 창 덕분에 %4 절약, 창이 없다면 KV는 %5</translation>
     </message>
     <message>
+        <source>%1 of this conversation&apos;s KV is shared with another conversation (%2 tokens reused, not evaluated); %3 shared in all</source>
+        <translation>이 대화의 KV 중 %1을(를) 다른 대화와 공유 (토큰 %2개를 다시 계산하지 않고 재사용), 전체 공유량 %3</translation>
+    </message>
+    <message>
         <location filename="../ui/memory/KvCacheFigures.qml" line="52"/>
         <source>KV used</source>
         <translation>사용 중인 KV</translation>

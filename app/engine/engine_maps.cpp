@@ -56,6 +56,8 @@ QString format_source_name(ChatFormatSource source) {
 
 Result<SessionOptions> session_options(const QVariantMap& settings) {
   SessionOptions o;
+  // The chat and a summary job beside it on the same model hold a common prefix's KV once.
+  o.kv_share_prefix = true;
   o.backend =
       settings.value(QStringLiteral("backend"), QStringLiteral("auto")).toString().toStdString();
   o.n_threads = settings.value(QStringLiteral("threads"), 0).toInt();

@@ -164,6 +164,11 @@ QVariantMap MemoryFigures::to_map() const {
   m.insert(QStringLiteral("kv_windowed_allocated_bytes"), u64(r.kv_windowed_allocated_bytes));
   m.insert(QStringLiteral("kv_window_freed_bytes"), u64(r.kv_window_freed_bytes));
   m.insert(QStringLiteral("kv_bytes_without_window"), u64(r.kv_bytes_without_window()));
+  // Shared prefix blocks: this conversation's blocks another one holds too, the tokens it
+  // adopted, every block the model's conversations share (each counted once).
+  m.insert(QStringLiteral("kv_shared_bytes"), u64(r.kv_shared_bytes));
+  m.insert(QStringLiteral("kv_prefix_hit_tokens"), u64(r.kv_prefix_hit_tokens));
+  m.insert(QStringLiteral("kv_store_shared_bytes"), u64(r.kv_store_shared_bytes));
   m.insert(QStringLiteral("scratch_bytes"), u64(r.scratch_bytes));
   m.insert(QStringLiteral("process_resident_bytes"), u64(r.process_resident_bytes));
   m.insert(QStringLiteral("system_total_bytes"), u64(r.system_total_bytes));

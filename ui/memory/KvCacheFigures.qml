@@ -43,6 +43,19 @@ ColumnLayout {
             .arg(Number(section.m.kv_window || 0).toLocaleString(Qt.locale(), 'f', 0))
             .arg(section.panel.fmt(section.m.kv_window_freed_bytes)).arg(section.panel.fmt(section.m.kv_bytes_without_window))
     }
+    // Shared prefix blocks: a prompt that begins like another conversation's (a document,
+    // a system prompt) holds those blocks once.
+    Label {
+        objectName: "kvShared"
+        visible: (section.m.kv_shared_bytes || 0) > 0 || (section.m.kv_prefix_hit_tokens || 0) > 0
+        Layout.fillWidth: true
+        Layout.maximumWidth: section.panel.columnWidth
+        wrapMode: Text.WordWrap
+        text: qsTr("%1 of this conversation's KV is shared with another conversation (%2 tokens reused, not evaluated); %3 shared in all")
+            .arg(section.panel.fmt(section.m.kv_shared_bytes))
+            .arg(Number(section.m.kv_prefix_hit_tokens || 0).toLocaleString(Qt.locale(), 'f', 0))
+            .arg(section.panel.fmt(section.m.kv_store_shared_bytes))
+    }
     // The figures wrap to the panel's width (a label that does not fill its cell keeps
     // its one-line width and pushes the panel's right edge out when zoomed).
     GridLayout {
