@@ -48,21 +48,12 @@ bool bit_identical(const float* a, const float* b, size_t n) {
 // `memory`); a small window slack, so that windowed rows are freed during the run.
 KvCacheConfig kv_config(const ModelInfo& info, int32_t memory_layers,
                         std::shared_ptr<KvMemory> memory) {
-  KvCacheConfig c;
-  c.n_layers = info.n_layers;
-  c.n_kv_heads = info.n_kv_heads;
-  c.head_dim = info.head_dim;
-  c.max_tokens = kCtx;
+  KvCacheConfig c = KvCacheConfig::for_model(info, kCtx);
   c.type = KvType::F16;
   c.memory = std::move(memory);
   c.memory_layers = memory_layers;
   c.poison_freed = true;
-  if (info.sliding_window > 0 && !info.windowed_layers.empty()) {
-    c.windowed.assign(info.n_layers, 0);
-    for (int32_t l : info.windowed_layers) c.windowed[l] = 1;
-    c.window = info.sliding_window;
-    c.window_slack = 4;
-  }
+  c.window_slack = 4;
   return c;
 }
 

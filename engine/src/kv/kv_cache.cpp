@@ -6,9 +6,24 @@
 #include <string>
 #include <utility>
 
+#include "kvchat/model.h"
 #include "numeric/convert.h"
 
 namespace kvchat {
+
+KvCacheConfig KvCacheConfig::for_model(const ModelInfo& info, int32_t max_tokens) {
+  KvCacheConfig c;
+  c.n_layers = info.n_layers;
+  c.n_kv_heads = info.n_kv_heads;
+  c.head_dim = info.head_dim;
+  c.max_tokens = max_tokens;
+  if (info.sliding_window > 0 && !info.windowed_layers.empty()) {
+    c.windowed.assign(info.n_layers, 0);
+    for (int32_t l : info.windowed_layers) c.windowed[l] = 1;
+    c.window = info.sliding_window;
+  }
+  return c;
+}
 
 namespace {
 

@@ -55,6 +55,8 @@
 
 namespace kvchat {
 
+struct ModelInfo;
+
 struct KvCacheConfig {
   int32_t n_layers = 0;
   int32_t n_kv_heads = 0;
@@ -80,6 +82,10 @@ struct KvCacheConfig {
   bool poison_freed = false;
 
   int32_t kv_dim() const { return n_kv_heads * head_dim; }
+
+  // The shape of a model's cache: its layers, KV heads and head size, and its windowed
+  // layers and window, for max_tokens tokens; every other field at its default.
+  static KvCacheConfig for_model(const ModelInfo& info, int32_t max_tokens);
 };
 
 class KvCache {

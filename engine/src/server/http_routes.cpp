@@ -325,16 +325,7 @@ void install_routes(Server::Impl& impl) {
   http.Get("/health", [srv](const httplib::Request&, httplib::Response& res) {
     std::string problem;
     if (auto w = srv->model->check_weights(); !w) problem = w.message();
-    ServerStats stats;
-    stats.model_id = srv->options.model_id;
-    stats.sessions = srv->pool->stats();
-    for (const auto& st : stats.sessions) {
-      (st.busy ? stats.busy : stats.idle) += 1;
-      stats.kv_allocated_bytes += st.kv_allocated_bytes;
-    }
-    stats.kv_budget_bytes = srv->options.kv_budget_bytes;
-    stats.requests = srv->requests.load();
-    stats.rejected_busy = srv->rejected_busy.load();
+    const ServerStats stats = collect_stats(*srv);
     if (!problem.empty()) res.status = 503;
     res.set_content(health_json(*srv, stats, problem).dump(), kJson);
   });

@@ -87,18 +87,20 @@ void Server::stop() {
   if (impl_->listener.joinable()) impl_->listener.join();
 }
 
-ServerStats Server::stats() const {
+ServerStats server::collect_stats(const Server::Impl& impl) {
   ServerStats s;
-  s.model_id = impl_->options.model_id;
-  s.sessions = impl_->pool->stats();
+  s.model_id = impl.options.model_id;
+  s.sessions = impl.pool->stats();
   for (const auto& st : s.sessions) {
     (st.busy ? s.busy : s.idle) += 1;
     s.kv_allocated_bytes += st.kv_allocated_bytes;
   }
-  s.kv_budget_bytes = impl_->options.kv_budget_bytes;
-  s.requests = impl_->requests.load();
-  s.rejected_busy = impl_->rejected_busy.load();
+  s.kv_budget_bytes = impl.options.kv_budget_bytes;
+  s.requests = impl.requests.load();
+  s.rejected_busy = impl.rejected_busy.load();
   return s;
 }
+
+ServerStats Server::stats() const { return server::collect_stats(*impl_); }
 
 }  // namespace kvchat

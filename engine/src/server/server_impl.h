@@ -32,6 +32,8 @@ struct Server::Impl {
 namespace server {
 // Installs the routes, the key check, the error bodies and (with --cors) the CORS headers.
 void install_routes(Server::Impl& impl);
+// The pool's sessions and the counters, as Server::stats() and /health report them.
+ServerStats collect_stats(const Server::Impl& impl);
 }  // namespace server
 
 }  // namespace kvchat

@@ -41,20 +41,10 @@ std::string percent(double fraction) {
 // the backend's sessions place them.
 Result<KvCache> check_cache(const Model& model, int32_t n_ctx, std::shared_ptr<KvMemory> memory,
                             int32_t memory_layers = -1) {
-  const ModelInfo& info = model.info();
-  KvCacheConfig kc;
-  kc.n_layers = info.n_layers;
-  kc.n_kv_heads = info.n_kv_heads;
-  kc.head_dim = info.head_dim;
-  kc.max_tokens = n_ctx;
+  KvCacheConfig kc = KvCacheConfig::for_model(model.info(), n_ctx);
   kc.type = KvType::F32;
   kc.memory = std::move(memory);
   kc.memory_layers = memory_layers;
-  if (info.sliding_window > 0 && !info.windowed_layers.empty()) {
-    kc.windowed.assign(info.n_layers, 0);
-    for (int32_t l : info.windowed_layers) kc.windowed[l] = 1;
-    kc.window = info.sliding_window;
-  }
   return KvCache::create(kc);
 }
 

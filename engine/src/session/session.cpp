@@ -90,11 +90,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   s->backend_ = std::move(backend.value());
   if (auto w = model->check_weights(); !w) return Error{w.message()};  // a backend copies weights
 
-  KvCacheConfig kc;
-  kc.n_layers = info.n_layers;
-  kc.n_kv_heads = info.n_kv_heads;
-  kc.head_dim = info.head_dim;
-  kc.max_tokens = s->n_ctx_;
+  KvCacheConfig kc = KvCacheConfig::for_model(info, s->n_ctx_);
   kc.block_tokens = options.kv_block_tokens;
   kc.chunk_blocks = options.kv_chunk_blocks;
   kc.budget_bytes = options.kv_budget_bytes;
@@ -102,12 +98,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   kc.memory = s->backend_->kv_memory();
   kc.memory_layers = s->backend_->kv_memory_layers();  // partial offload: the rest on the host
   kc.poison_freed = options.kv_poison_freed;
-  if (info.sliding_window > 0 && !info.windowed_layers.empty()) {
-    kc.windowed.assign(info.n_layers, 0);
-    for (int32_t l : info.windowed_layers) kc.windowed[l] = 1;
-    kc.window = info.sliding_window;
-    kc.window_slack = options.kv_window_slack;
-  }
+  kc.window_slack = options.kv_window_slack;
   s->model_ = std::move(model);
   auto kv = KvCache::create(kc, s->kv_store_for(kc));
   if (!kv) return kv.error();
