@@ -12,7 +12,6 @@ packages=(
   python3-regex                       # scripts/gen_pre_tokenizer_golden.py (pre-tokenizer truth)
   nlohmann-json3-dev                  # kvchat-cli JSON output, reference parsing
   libcpp-httplib-dev                  # kvchat-cli serve: the OpenAI-compatible HTTP server
-  nodejs npm                          # tests/server: the official OpenAI JavaScript SDK
   bible-kjv                           # `bible`: the Book of Genesis for the summarize end-to-end test
   python3-numpy                       # tests/reference: the float64 forward pass per architecture
   # The desktop app: Qt 6 Core/Sql/Quick/QML, SQLite driver, Qt Quick Controls 2
@@ -35,6 +34,12 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# tests/server runs the official OpenAI JavaScript SDK: Node.js and npm. A
+# machine may already have them from outside Debian (NodeSource's nodejs
+# bundles npm and conflicts with Debian's npm package), so ask for the
+# commands, not the packages.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
