@@ -22,7 +22,9 @@
 #include "model/synthetic_model.h"
 #include "support/run_command.h"
 #include "support/gguf_patch.h"
+#include "support/arch_cases.h"
 #include "support/test_paths.h"
+#include "support/test_tokens.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,12 +33,6 @@ namespace {
 
 // |a - b| <= rel x |b|: the tables hold float32 rates.
 #define EXPECT_REL(a, b, rel) EXPECT_NEAR((a), (b), (rel)*std::abs(static_cast<double>(b)))
-
-std::vector<TokenId> test_ids(size_t n, int32_t n_vocab) {
-  std::vector<TokenId> ids(n);
-  for (size_t i = 0; i < n; ++i) ids[i] = static_cast<TokenId>((i * 37 + 11) % n_vocab);
-  return ids;
-}
 
 std::shared_ptr<const Model> load_spec(const test::TempDir& dir, const SyntheticModelSpec& spec,
                                        const std::string& file) {
@@ -59,28 +55,19 @@ class ArchFastVsReference : public ::testing::TestWithParam<ArchCase> {};
 TEST_P(ArchFastVsReference, PrefillAndDecodeAgree) {
   const ArchCase& c = GetParam();
   test::TempDir dir;
-  // phi3-longrope runs at its trained 512 (> original 64: long factors); -short at 64.
-  const bool longrope_short = c.arch == "phi3-longrope-short";
-  auto spec = synthetic_arch_spec(c.arch == "qwen2-yarn" ? "qwen2"
-                                  : longrope_short       ? "phi3-longrope"
-                                                         : c.arch);
+  auto spec = test::arch_case_spec(c.arch);
   ASSERT_TRUE(spec) << spec.message();
-  if (c.arch == "qwen2-yarn") {
-    spec->rope_scaling = "yarn";
-    spec->rope_factor = 4;
-    spec->rope_orig_ctx = 128;
-  }
   spec->type = gguf::TensorType::F16;
   auto model = load_spec(dir, *spec, "m.gguf");
   ASSERT_TRUE(model);
   const int32_t nv = model->info().n_vocab;
 
   // 40 prompt tokens (five times the window of 8), then 5 decoded one by one.
-  const std::vector<TokenId> prompt = test_ids(40, nv);
+  const std::vector<TokenId> prompt = test::test_ids(40, nv);
   SessionOptions fast_opts, ref_opts;
   fast_opts.n_threads = 2;
   fast_opts.kv_type = ref_opts.kv_type = c.kv_type;
-  if (longrope_short) fast_opts.n_ctx = ref_opts.n_ctx = 64;
+  fast_opts.n_ctx = ref_opts.n_ctx = test::arch_case_ctx(c.arch);
   ref_opts.backend = "cpu-reference";
   auto fast = Session::create(model, fast_opts);
   auto ref = Session::create(model, ref_opts);
@@ -107,10 +94,7 @@ TEST_P(ArchFastVsReference, PrefillAndDecodeAgree) {
 
 std::vector<ArchCase> arch_cases() {
   std::vector<ArchCase> cases;
-  std::vector<std::string> archs = synthetic_arch_names();
-  archs.push_back("qwen2-yarn");
-  archs.push_back("phi3-longrope-short");
-  for (const std::string& a : archs) {
+  for (const std::string& a : test::arch_case_names()) {
     for (const char* kv : {"f32", "f16", "q8_0", "q4_0"}) cases.push_back({a, kv});
   }
   return cases;
@@ -134,7 +118,7 @@ TEST(Architectures, PrefillEqualsDecodeForEveryArch) {
     auto model = load_spec(dir, *spec, "m.gguf");
     ASSERT_TRUE(model);
     const int32_t nv = model->info().n_vocab;
-    const std::vector<TokenId> ids = test_ids(20, nv);
+    const std::vector<TokenId> ids = test::test_ids(20, nv);
     SessionOptions o;
     o.kv_type = "f32";
     o.n_threads = 2;
@@ -323,7 +307,7 @@ TEST(LongRope, ShortAndLongFactorsGiveDifferentLogits) {
   auto m = load_spec(dir, *synthetic_arch_spec("phi3-longrope"), "p.gguf");
   ASSERT_TRUE(m);
   const int32_t nv = m->info().n_vocab;
-  const std::vector<TokenId> ids = test_ids(20, nv);
+  const std::vector<TokenId> ids = test::test_ids(20, nv);
   std::vector<float> logits[3];
   const int32_t ctx[3] = {32, 64, 256};
   for (int k = 0; k < 3; ++k) {
@@ -363,7 +347,7 @@ TEST(SlidingWindow, ATokenBeyondTheWindowDoesNotChangeTheOutput) {
   ASSERT_TRUE(model);
   ASSERT_EQ(model->info().windowed_layers, (std::vector<int32_t>{0}));
   const int32_t nv = model->info().n_vocab;
-  std::vector<TokenId> a = test_ids(24, nv), b = a;
+  std::vector<TokenId> a = test::test_ids(24, nv), b = a;
   b[0] = static_cast<TokenId>((a[0] + 100) % nv);
   for (const char* backend : {"cpu", "cpu-reference"}) {
     SCOPED_TRACE(backend);
@@ -578,7 +562,7 @@ TEST(ArchitectureCli, MkmodelLogitsDecodeAndInfo) {
       0);
 
   std::string ids;
-  for (TokenId t : test_ids(20, 384)) ids += (ids.empty() ? "" : " ") + std::to_string(t);
+  for (TokenId t : test::test_ids(20, 384)) ids += (ids.empty() ? "" : " ") + std::to_string(t);
   for (const char* backend : {"cpu", "cpu-reference"}) {
     SCOPED_TRACE(backend);
     const std::string base = "logits --model " + test::sh_quote(model) + " --ids " +

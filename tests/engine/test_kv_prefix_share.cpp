@@ -15,6 +15,7 @@
 #include "kvchat/session.h"
 #include "model/synthetic_model.h"
 #include "support/test_paths.h"
+#include "support/test_tokens.h"
 
 namespace kvchat {
 namespace {
@@ -286,18 +287,6 @@ TEST(KvPrefixShare, AHashCollisionDoesNotShare) {
 
 // ------------------------------------------------------------------ sessions
 
-std::vector<TokenId> ids(size_t n, int32_t n_vocab, int32_t salt) {
-  std::vector<TokenId> out(n);
-  for (size_t i = 0; i < n; ++i)
-    out[i] = static_cast<TokenId>((i * 37 + 11 + salt * 101) % n_vocab);
-  return out;
-}
-
-bool bit_identical(std::span<const float> a, std::span<const float> b) {
-  return a.size() == b.size() && !a.empty() &&
-         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
 // A evaluates prefix + 20 tokens; B prefix + 30 others: B adopts the prefix's 100 tokens
 // (blocks of 4) and evaluates its 30; its logits through prefill and 5 greedy steps equal
 // an unshared session's bit for bit.
@@ -310,9 +299,9 @@ void check_session_share(std::shared_ptr<const Model> model, const std::string& 
   o.kv_share_prefix = true;
   SessionOptions alone = o;
   alone.kv_share_prefix = false;
-  const std::vector<TokenId> prefix = ids(100, nv, 0);
+  const std::vector<TokenId> prefix = test::test_ids(100, nv, 0);
   std::vector<TokenId> pa = prefix, pb = prefix;
-  const std::vector<TokenId> ra = ids(20, nv, 1), rb = ids(30, nv, 2);
+  const std::vector<TokenId> ra = test::test_ids(20, nv, 1), rb = test::test_ids(30, nv, 2);
   pa.insert(pa.end(), ra.begin(), ra.end());
   pb.insert(pb.end(), rb.begin(), rb.end());
 
@@ -330,7 +319,7 @@ void check_session_share(std::shared_ptr<const Model> model, const std::string& 
   auto nu = (*u)->eval_sequence(pb);
   ASSERT_TRUE(nu);
   EXPECT_EQ(*nu, 130);
-  EXPECT_TRUE(bit_identical((*b)->last_logits(), (*u)->last_logits()));
+  EXPECT_TRUE(test::bit_identical((*b)->last_logits(), (*u)->last_logits()));
   const MemoryReport rb_report = (*b)->memory_report();
   const uint64_t block_bytes = rb_report.kv_bytes_per_token * 4;
   EXPECT_EQ(rb_report.kv_prefix_hit_tokens, 100u);
@@ -347,7 +336,7 @@ void check_session_share(std::shared_ptr<const Model> model, const std::string& 
     const TokenId one[1] = {next};
     ASSERT_TRUE((*b)->eval(one));
     ASSERT_TRUE((*u)->eval(one));
-    EXPECT_TRUE(bit_identical((*b)->last_logits(), (*u)->last_logits())) << "step " << step;
+    EXPECT_TRUE(test::bit_identical((*b)->last_logits(), (*u)->last_logits())) << "step " << step;
   }
   // A still continues exactly like an unshared session of its own tokens.
   auto ua = Session::create(model, alone);
@@ -355,15 +344,15 @@ void check_session_share(std::shared_ptr<const Model> model, const std::string& 
   const TokenId one[1] = {3};
   ASSERT_TRUE((*a)->eval(one));
   ASSERT_TRUE((*ua)->eval(one));
-  EXPECT_TRUE(bit_identical((*a)->last_logits(), (*ua)->last_logits()));
+  EXPECT_TRUE(test::bit_identical((*a)->last_logits(), (*ua)->last_logits()));
   // A regenerates inside the shared prefix (copy on write): B is unchanged.
   (*a)->truncate(98);
-  const std::vector<TokenId> other = ids(10, nv, 7);
+  const std::vector<TokenId> other = test::test_ids(10, nv, 7);
   ASSERT_TRUE((*a)->eval(other));
   const TokenId two[1] = {5};
   ASSERT_TRUE((*b)->eval(two));
   ASSERT_TRUE((*u)->eval(two));
-  EXPECT_TRUE(bit_identical((*b)->last_logits(), (*u)->last_logits()));
+  EXPECT_TRUE(test::bit_identical((*b)->last_logits(), (*u)->last_logits()));
 }
 
 TEST(KvPrefixShareSession, DemoModelAdoptsThePrefixBitExact) {
@@ -396,7 +385,7 @@ TEST(KvPrefixShareSession, SessionsWithoutTheOptionOrOtherThreadsDoNotShare) {
   auto a = Session::create(*model, o);
   auto b = Session::create(*model, other_threads);
   ASSERT_TRUE(a && b);
-  const std::vector<TokenId> p = ids(64, nv, 0);
+  const std::vector<TokenId> p = test::test_ids(64, nv, 0);
   ASSERT_TRUE((*a)->eval_sequence(p));
   auto n = (*b)->eval_sequence(p);
   ASSERT_TRUE(n);

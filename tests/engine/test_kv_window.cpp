@@ -20,23 +20,12 @@
 #include "model/synthetic_model.h"
 #include "support/counting_kv_memory.h"
 #include "support/test_paths.h"
+#include "support/test_tokens.h"
 
 namespace kvchat {
 namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-std::vector<TokenId> ids(size_t n, int32_t n_vocab, int32_t salt = 0) {
-  std::vector<TokenId> out(n);
-  for (size_t i = 0; i < n; ++i)
-    out[i] = static_cast<TokenId>((i * 37 + 11 + salt * 101) % n_vocab);
-  return out;
-}
-
-bool bit_identical(std::span<const float> a, std::span<const float> b) {
-  return a.size() == b.size() && !a.empty() &&
-         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 // ------------------------------------------------------------ the cache by itself
 
@@ -267,17 +256,18 @@ class KvWindowSession : public ::testing::Test {
 TEST_F(KvWindowSession, PrefillAndDecodePastTheWindowEqualANeverFreeingCacheBitForBit) {
   auto freeing = session(2), keeping = session(-1);
   ASSERT_TRUE(freeing && keeping);
-  const auto prompt = ids(30, vocab());
+  const auto prompt = test::test_ids(30, vocab());
   ASSERT_TRUE(freeing->eval(prompt));
   ASSERT_TRUE(keeping->eval(prompt));
-  EXPECT_TRUE(bit_identical(freeing->last_logits(), keeping->last_logits()));
-  const auto more = ids(60, vocab(), 1);
+  EXPECT_TRUE(test::bit_identical(freeing->last_logits(), keeping->last_logits()));
+  const auto more = test::test_ids(60, vocab(), 1);
   const MemoryReport r0 = keeping->memory_report();
   const uint64_t row_pair = r0.kv_bytes_per_token / 3;  // K + V of one layer and token
   for (size_t i = 0; i < more.size(); ++i) {
     ASSERT_TRUE(freeing->eval({&more[i], 1}));
     ASSERT_TRUE(keeping->eval({&more[i], 1}));
-    ASSERT_TRUE(bit_identical(freeing->last_logits(), keeping->last_logits())) << "step " << i;
+    ASSERT_TRUE(test::bit_identical(freeing->last_logits(), keeping->last_logits()))
+        << "step " << i;
     const int64_t n = freeing->n_past();
     const MemoryReport r = freeing->memory_report();
     // By hand: 1 full layer x all blocks + 2 windowed layers x the blocks from
@@ -301,22 +291,22 @@ TEST_F(KvWindowSession, PrefillAndDecodePastTheWindowEqualANeverFreeingCacheBitF
 TEST_F(KvWindowSession, RegenerateWithinTheSlackReusesBeyondItReevaluatesIdentically) {
   auto freeing = session(6), keeping = session(-1);
   ASSERT_TRUE(freeing && keeping);
-  std::vector<TokenId> seq = ids(70, vocab());
+  std::vector<TokenId> seq = test::test_ids(70, vocab());
   ASSERT_TRUE(freeing->eval(seq));
   ASSERT_TRUE(keeping->eval(seq));
   // Regenerate the last 5 tokens: windowed rows [70 - 7 - 6, 70) = [57, 70) are held, and
   // position 65 reads [58, 65].
   std::vector<TokenId> edit(seq.begin(), seq.begin() + 65);
-  for (TokenId t : ids(5, vocab(), 2)) edit.push_back(t);
+  for (TokenId t : test::test_ids(5, vocab(), 2)) edit.push_back(t);
   auto a = freeing->eval_sequence(edit);
   auto b = keeping->eval_sequence(edit);
   ASSERT_TRUE(a && b);
   EXPECT_EQ(*a, 5);
   EXPECT_EQ(*b, 5);
-  EXPECT_TRUE(bit_identical(freeing->last_logits(), keeping->last_logits()));
+  EXPECT_TRUE(test::bit_identical(freeing->last_logits(), keeping->last_logits()));
   // Edit at 30: the windowed rows there were freed, so everything is evaluated again.
   std::vector<TokenId> far(edit.begin(), edit.begin() + 30);
-  for (TokenId t : ids(12, vocab(), 3)) far.push_back(t);
+  for (TokenId t : test::test_ids(12, vocab(), 3)) far.push_back(t);
   auto c = freeing->eval_sequence(far);
   auto d = keeping->eval_sequence(far);
   ASSERT_TRUE(c && d);
@@ -327,10 +317,10 @@ TEST_F(KvWindowSession, RegenerateWithinTheSlackReusesBeyondItReevaluatesIdentic
   // Equal to a fresh evaluation of the same sequence (the same batch from 0).
   auto fresh = session(6);
   ASSERT_TRUE(fresh->eval(far));
-  EXPECT_TRUE(bit_identical(freeing->last_logits(), fresh->last_logits()));
+  EXPECT_TRUE(test::bit_identical(freeing->last_logits(), fresh->last_logits()));
   EXPECT_EQ(freeing->memory_report().kv_allocated_bytes, fresh->memory_report().kv_allocated_bytes);
   // A plain truncate into freed rows keeps the tokens; the next eval re-evaluates them.
-  for (TokenId t : ids(30, vocab(), 4)) ASSERT_TRUE(freeing->eval({&t, 1}));
+  for (TokenId t : test::test_ids(30, vocab(), 4)) ASSERT_TRUE(freeing->eval({&t, 1}));
   freeing->truncate(40);
   EXPECT_EQ(freeing->n_past(), 40);
   EXPECT_EQ(freeing->kv_tokens(), 0);
@@ -341,15 +331,15 @@ TEST_F(KvWindowSession, RegenerateWithinTheSlackReusesBeyondItReevaluatesIdentic
   std::vector<TokenId> expect(freeing->tokens());
   auto again = session(6);
   ASSERT_TRUE(again->eval(expect));
-  EXPECT_TRUE(bit_identical(freeing->last_logits(), again->last_logits()));
-  EXPECT_TRUE(bit_identical(all, again->last_logits()));
+  EXPECT_TRUE(test::bit_identical(freeing->last_logits(), again->last_logits()));
+  EXPECT_TRUE(test::bit_identical(all, again->last_logits()));
 }
 
 TEST_F(KvWindowSession, SnapshotOfFreedRowsRestoresAndContinuesBitForBit) {
   auto a = session(2);
   ASSERT_TRUE(a);
   a->set_keep(4);
-  ASSERT_TRUE(a->eval(ids(50, vocab())));
+  ASSERT_TRUE(a->eval(test::test_ids(50, vocab())));
   const MemoryReport before = a->memory_report();
   ASSERT_GT(before.kv_window_freed_bytes, 0u);
   const std::string path = dir_.file("w.kvsnap");
@@ -359,15 +349,15 @@ TEST_F(KvWindowSession, SnapshotOfFreedRowsRestoresAndContinuesBitForBit) {
   const Status loaded = b->load_snapshot(path);
   ASSERT_TRUE(loaded) << loaded.message();
   EXPECT_EQ(b->tokens_evaluated(), 0u);
-  EXPECT_TRUE(bit_identical(a->last_logits(), b->last_logits()));
+  EXPECT_TRUE(test::bit_identical(a->last_logits(), b->last_logits()));
   const MemoryReport after = b->memory_report();
   EXPECT_EQ(after.kv_allocated_bytes, before.kv_allocated_bytes);
   EXPECT_EQ(after.kv_used_bytes, before.kv_used_bytes);
   EXPECT_EQ(after.kv_window_freed_bytes, before.kv_window_freed_bytes);
-  for (TokenId t : ids(20, vocab(), 5)) {
+  for (TokenId t : test::test_ids(20, vocab(), 5)) {
     ASSERT_TRUE(a->eval({&t, 1}));
     ASSERT_TRUE(b->eval({&t, 1}));
-    ASSERT_TRUE(bit_identical(a->last_logits(), b->last_logits()));
+    ASSERT_TRUE(test::bit_identical(a->last_logits(), b->last_logits()));
   }
   // The pinned prefix came back too: truncating into freed rows keeps it.
   b->truncate(20);
@@ -380,10 +370,10 @@ TEST_F(KvWindowSession, AppendedSnapshotAcrossFreedRowsRestoresAndContinuesBitFo
   auto a = session(2);
   ASSERT_TRUE(a);
   a->set_keep(4);
-  ASSERT_TRUE(a->eval(ids(30, vocab())));
+  ASSERT_TRUE(a->eval(test::test_ids(30, vocab())));
   const std::string path = dir_.file("w.kvsnap");
   ASSERT_TRUE(a->save_snapshot(path));
-  for (TokenId t : ids(25, vocab(), 3)) ASSERT_TRUE(a->eval({&t, 1}));
+  for (TokenId t : test::test_ids(25, vocab(), 3)) ASSERT_TRUE(a->eval({&t, 1}));
   ASSERT_TRUE(a->save_snapshot(path));
   ASSERT_FALSE(a->last_snapshot_save().rewritten) << a->last_snapshot_save().why_rewritten;
   EXPECT_EQ(a->last_snapshot_save().tokens_written, 25);
@@ -393,28 +383,28 @@ TEST_F(KvWindowSession, AppendedSnapshotAcrossFreedRowsRestoresAndContinuesBitFo
   ASSERT_TRUE(loaded) << loaded.message();
   EXPECT_EQ(b->last_snapshot_load().records, 2);
   EXPECT_EQ(b->tokens_evaluated(), 0u);
-  EXPECT_TRUE(bit_identical(a->last_logits(), b->last_logits()));
+  EXPECT_TRUE(test::bit_identical(a->last_logits(), b->last_logits()));
   EXPECT_EQ(b->memory_report().kv_allocated_bytes, a->memory_report().kv_allocated_bytes);
   EXPECT_EQ(b->memory_report().kv_window_freed_bytes, a->memory_report().kv_window_freed_bytes);
-  for (TokenId t : ids(20, vocab(), 7)) {
+  for (TokenId t : test::test_ids(20, vocab(), 7)) {
     ASSERT_TRUE(a->eval({&t, 1}));
     ASSERT_TRUE(b->eval({&t, 1}));
-    ASSERT_TRUE(bit_identical(a->last_logits(), b->last_logits()));
+    ASSERT_TRUE(test::bit_identical(a->last_logits(), b->last_logits()));
   }
 }
 
 TEST_F(KvWindowSession, KvTypeChangeWithFreedRowsEqualsANeverFreeingCache) {
   auto freeing = session(1), keeping = session(-1);
   ASSERT_TRUE(freeing && keeping);
-  ASSERT_TRUE(freeing->eval(ids(40, vocab())));
-  ASSERT_TRUE(keeping->eval(ids(40, vocab())));
+  ASSERT_TRUE(freeing->eval(test::test_ids(40, vocab())));
+  ASSERT_TRUE(keeping->eval(test::test_ids(40, vocab())));
   ASSERT_TRUE(freeing->set_kv_type("q8_0"));
   ASSERT_TRUE(keeping->set_kv_type("q8_0"));
   EXPECT_GT(freeing->memory_report().kv_window_freed_bytes, 0u);
-  for (TokenId t : ids(20, vocab(), 6)) {
+  for (TokenId t : test::test_ids(20, vocab(), 6)) {
     ASSERT_TRUE(freeing->eval({&t, 1}));
     ASSERT_TRUE(keeping->eval({&t, 1}));
-    ASSERT_TRUE(bit_identical(freeing->last_logits(), keeping->last_logits()));
+    ASSERT_TRUE(test::bit_identical(freeing->last_logits(), keeping->last_logits()));
   }
 }
 
@@ -422,7 +412,7 @@ TEST_F(KvWindowSession, ShiftPastTheWindowEqualsANeverFreeingCacheWithoutReevalu
   auto freeing = session(2, 48, ContextPolicy::Shift),
        keeping = session(-1, 48, ContextPolicy::Shift);
   ASSERT_TRUE(freeing && keeping);
-  const auto system = ids(5, vocab(), 7);
+  const auto system = test::test_ids(5, vocab(), 7);
   ASSERT_TRUE(freeing->eval(system));
   ASSERT_TRUE(keeping->eval(system));
   freeing->set_keep(5);
@@ -430,10 +420,11 @@ TEST_F(KvWindowSession, ShiftPastTheWindowEqualsANeverFreeingCacheWithoutReevalu
   int shifts = 0;
   freeing->set_event_handler(
       [&](const SessionEvent& e) { shifts += e.kind == SessionEvent::Kind::ContextShifted; });
-  for (TokenId t : ids(150, vocab(), 8)) {
+  for (TokenId t : test::test_ids(150, vocab(), 8)) {
     ASSERT_TRUE(freeing->eval({&t, 1}));
     ASSERT_TRUE(keeping->eval({&t, 1}));
-    ASSERT_TRUE(bit_identical(freeing->last_logits(), keeping->last_logits())) << freeing->n_past();
+    ASSERT_TRUE(test::bit_identical(freeing->last_logits(), keeping->last_logits()))
+        << freeing->n_past();
     ASSERT_EQ(freeing->kv_tokens(), freeing->n_past());
   }
   EXPECT_GE(shifts, 3);
@@ -446,7 +437,7 @@ TEST_F(KvWindowSession, DropOldestPastTheWindowEqualsANeverFreeingCache) {
   auto freeing = session(2, 48, ContextPolicy::DropOldest),
        keeping = session(-1, 48, ContextPolicy::DropOldest);
   ASSERT_TRUE(freeing && keeping);
-  const auto system = ids(5, vocab(), 9);
+  const auto system = test::test_ids(5, vocab(), 9);
   ASSERT_TRUE(freeing->eval(system));
   ASSERT_TRUE(keeping->eval(system));
   freeing->set_keep(5);
@@ -457,10 +448,10 @@ TEST_F(KvWindowSession, DropOldestPastTheWindowEqualsANeverFreeingCache) {
   for (int turn = 0; turn < 12; ++turn) {
     freeing->mark_turn();
     keeping->mark_turn();
-    for (TokenId t : ids(9, vocab(), 10 + turn)) {
+    for (TokenId t : test::test_ids(9, vocab(), 10 + turn)) {
       ASSERT_TRUE(freeing->eval({&t, 1}));
       ASSERT_TRUE(keeping->eval({&t, 1}));
-      ASSERT_TRUE(bit_identical(freeing->last_logits(), keeping->last_logits())) << turn;
+      ASSERT_TRUE(test::bit_identical(freeing->last_logits(), keeping->last_logits())) << turn;
     }
   }
   EXPECT_GE(drops, 2);
@@ -485,13 +476,13 @@ TEST_F(KvWindowSession, Gemma3FiveWindowedLayersOfSix) {
   o.kv_window_slack = -1;
   auto keeping = Session::create(*m, o);
   ASSERT_TRUE(freeing && keeping);
-  const auto seq = ids(64, (*m)->info().n_vocab);
+  const auto seq = test::test_ids(64, (*m)->info().n_vocab);
   ASSERT_TRUE((*freeing)->eval({seq.data(), 20}));
   ASSERT_TRUE((*keeping)->eval({seq.data(), 20}));
   for (size_t i = 20; i < seq.size(); ++i) {
     ASSERT_TRUE((*freeing)->eval({&seq[i], 1}));
     ASSERT_TRUE((*keeping)->eval({&seq[i], 1}));
-    ASSERT_TRUE(bit_identical((*freeing)->last_logits(), (*keeping)->last_logits())) << i;
+    ASSERT_TRUE(test::bit_identical((*freeing)->last_logits(), (*keeping)->last_logits())) << i;
   }
   const MemoryReport r = (*freeing)->memory_report();
   const uint64_t row_pair = r.kv_bytes_per_token / 6;
@@ -513,7 +504,7 @@ TEST(KvWindowLlama, AllocationIsUnchanged) {
   o.kv_block_tokens = 4;
   auto s = Session::create(*m, o);
   ASSERT_TRUE(s);
-  ASSERT_TRUE((*s)->eval(ids(50, (*m)->info().n_vocab)));
+  ASSERT_TRUE((*s)->eval(test::test_ids(50, (*m)->info().n_vocab)));
   const MemoryReport r = (*s)->memory_report();
   const ModelInfo& info = (*m)->info();
   const uint64_t row =

@@ -25,6 +25,7 @@
 #include "support/counting_kv_memory.h"
 #include "support/synthetic_model_file.h"
 #include "support/test_paths.h"
+#include "support/test_tokens.h"
 
 namespace kvchat {
 namespace {
@@ -32,13 +33,6 @@ namespace {
 constexpr int32_t kPrefill = 300;  // more than the CPU backend's 256-token chunk
 constexpr int32_t kDecode = 4;
 constexpr int32_t kCtx = 320;
-
-std::vector<TokenId> test_ids(size_t n, int32_t n_vocab, int32_t salt = 0) {
-  std::vector<TokenId> ids(n);
-  for (size_t i = 0; i < n; ++i)
-    ids[i] = static_cast<TokenId>((i * 37 + 11 + salt * 101) % n_vocab);
-  return ids;
-}
 
 bool bit_identical(const float* a, const float* b, size_t n) {
   return std::memcmp(a, b, n * sizeof(float)) == 0;
@@ -123,8 +117,8 @@ void LayerSplit::check_split_equals_forward(int32_t threads) {
   auto backend = cpu::make_cpu_backend(*model_, bo);
   ASSERT_TRUE(backend) << backend.message();
   Backend& cpu = **backend;
-  const std::vector<TokenId> prompt = test_ids(kPrefill, nv);
-  const std::vector<TokenId> more = test_ids(kDecode, nv, 1);
+  const std::vector<TokenId> prompt = test::test_ids(kPrefill, nv);
+  const std::vector<TokenId> more = test::test_ids(kDecode, nv, 1);
 
   // The whole forward, as the session runs it: reserve, forward, set_size.
   KvCache whole = make_cache(kv_config(info, -1, nullptr));
@@ -213,7 +207,7 @@ TEST_P(LayerSplit, RefusesLayersItCannotRun) {
   KvCache kv = make_cache(kv_config(info, 1, std::make_shared<DeviceOnly>()));
   ASSERT_TRUE(kv.reserve(4));
   std::vector<float> x(4 * static_cast<size_t>(info.n_embd));
-  ASSERT_TRUE((*backend)->embed(test_ids(4, info.n_vocab), x.data()));
+  ASSERT_TRUE((*backend)->embed(test::test_ids(4, info.n_vocab), x.data()));
   auto refused = (*backend)->forward_layers(x.data(), 4, 0, 0, L, kv);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.message().find("layer 0"), std::string::npos) << refused.message();
@@ -323,13 +317,13 @@ TEST_F(SplitSession, KvPastTheSplitIsOnTheHostAndLogitsEqualACpuSession) {
     auto plain = session(model, "cpu", 400, ContextPolicy::Stop);
     ASSERT_TRUE(split && plain);
     ASSERT_EQ(split->backend_name(), "split");
-    const std::vector<TokenId> prompt = test_ids(kPrefill, nv);
+    const std::vector<TokenId> prompt = test::test_ids(kPrefill, nv);
     std::vector<float> all_split, all_plain;
     ASSERT_TRUE(split->eval(prompt, &all_split));
     ASSERT_TRUE(plain->eval(prompt, &all_plain));
     ASSERT_EQ(all_split.size(), all_plain.size());
     EXPECT_TRUE(bit_identical(all_split.data(), all_plain.data(), all_plain.size()));
-    for (TokenId t : test_ids(kDecode, nv, 2)) {
+    for (TokenId t : test::test_ids(kDecode, nv, 2)) {
       ASSERT_TRUE(split->eval({&t, 1}));
       ASSERT_TRUE(plain->eval({&t, 1}));
       ASSERT_TRUE(bit_identical(split->last_logits().data(), plain->last_logits().data(), nv));
@@ -356,10 +350,10 @@ TEST_F(SplitSession, ContextShiftAcrossTheSplitEqualsACpuSession) {
   int shifts = 0;
   split->set_event_handler(
       [&](const SessionEvent& e) { shifts += e.kind == SessionEvent::Kind::ContextShifted; });
-  const std::vector<TokenId> prompt = test_ids(40, nv);
+  const std::vector<TokenId> prompt = test::test_ids(40, nv);
   ASSERT_TRUE(split->eval(prompt));
   ASSERT_TRUE(plain->eval(prompt));
-  for (TokenId t : test_ids(100, nv, 3)) {
+  for (TokenId t : test::test_ids(100, nv, 3)) {
     ASSERT_TRUE(split->eval({&t, 1}));
     ASSERT_TRUE(plain->eval({&t, 1}));
     ASSERT_TRUE(bit_identical(split->last_logits().data(), plain->last_logits().data(), nv));

@@ -778,3 +778,34 @@ TEST(SamplerAllocations, CounterSeesAllocations) {
 }
 
 }  // namespace
+
+namespace kvchat {
+namespace {
+
+// OpenAI's penalties over what the sampler returned, by hand on four greedy picks of the
+// logits {5, 4, 3.5}:
+//   frequency 0.75: 0 (5); 0 (4.25 > 4); 1 (0 is at 3.5 < 4); then 0: 3.5, 1: 3.25, 2: 3.5,
+//                   a tie that the lowest id wins: 0, 0, 1, 0;
+//   presence 1.2 (once per returned id): 0; 1 (3.8 < 4); 0 (3.8 > 3.5 > 2.8); 0: 0, 1, 0, 0;
+//   none: always 0.
+TEST(SamplerPenalties, FrequencyAndPresenceCountTheReturnedTokens) {
+  auto picks = [](float frequency, float presence) {
+    SamplingParams p;
+    p.temperature = 0;
+    p.frequency_penalty = frequency;
+    p.presence_penalty = presence;
+    Sampler s(p);
+    std::vector<TokenId> out;
+    for (int i = 0; i < 4; ++i) {
+      std::vector<float> logits = {5.0f, 4.0f, 3.5f};
+      out.push_back(s.sample(logits, {}));
+    }
+    return out;
+  };
+  EXPECT_EQ(picks(0.75f, 0), (std::vector<TokenId>{0, 0, 1, 0}));
+  EXPECT_EQ(picks(0, 1.2f), (std::vector<TokenId>{0, 1, 0, 0}));
+  EXPECT_EQ(picks(0, 0), (std::vector<TokenId>{0, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace kvchat

@@ -336,6 +336,128 @@ TEST(ServerHttp, StopCancelsGenerationsInFlight) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0);
 }
 
+// A non-streamed request whose client hangs up: its generation stops at once (not after its
+// 30000 tokens), the generated tokens' KV is given back and the hang-up is counted.
+TEST(ServerHttp, NonStreamedClientHangUpCancelsItsGeneration) {
+  ServerOptions o;
+  o.parallel = 1;
+  o.session.n_ctx = 32768;
+  auto s = start(o);
+  ASSERT_TRUE(s);
+  std::thread client([port = s->port()] {
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(0, 300000);  // gives up (closes the socket) after 0.3 s
+    c.Post(
+        "/v1/chat/completions",
+        chat_body({user("In the beginning")}, {{"max_tokens", 30000}, {"stop", "@@none@@"}}).dump(),
+        "application/json");
+  });
+  client.join();
+  const auto hung_up = std::chrono::steady_clock::now();
+  while (s->stats().client_hang_ups == 0 &&
+         std::chrono::steady_clock::now() - hung_up < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - hung_up).count();
+  const ServerStats stats = s->stats();
+  EXPECT_EQ(stats.client_hang_ups, 1u);
+  EXPECT_EQ(stats.busy, 0);
+  EXPECT_LT(seconds, 1.0);
+  // What it generated was given back: the session holds only the prompt.
+  EXPECT_LT(stats.sessions[0].tokens, 64) << stats.sessions[0].tokens;
+  EXPECT_EQ(post(*s, "/v1/chat/completions", chat_body({user("x")}, {{"max_tokens", 1}})).status,
+            200);
+}
+
+// Four clients at once: every one answered completely, their decode steps computed in
+// shared forward passes (/health says how many and how large).
+TEST(ServerHttp, ConcurrentRequestsDecodeTogether) {
+  ServerOptions o;
+  o.parallel = 4;
+  auto s = start(o);
+  ASSERT_TRUE(s);
+  std::vector<Reply> replies(4);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.emplace_back([&, i] {
+      replies[static_cast<size_t>(i)] =
+          post(*s, "/v1/chat/completions",
+               chat_body(
+                   {user("And God said " + std::to_string(i))},
+                   {{"max_tokens", 200}, {"stop", "@@none@@"}, {"seed", i}, {"temperature", 0.8}}));
+    });
+  }
+  for (auto& c : clients) c.join();
+  for (const Reply& r : replies) {
+    ASSERT_EQ(r.status, 200) << r.raw;
+    EXPECT_TRUE(r.body["choices"][0]["finish_reason"].is_string()) << r.raw;
+    EXPECT_GT(r.body["usage"]["completion_tokens"].get<int>(), 0) << r.raw;
+  }
+  const ServerStats stats = s->stats();
+  EXPECT_GT(stats.decode_batches, 0u);
+  EXPECT_GE(stats.max_decode_batch, 2) << "the requests overlapped but never shared a pass";
+  EXPECT_LT(stats.decode_batches, stats.decode_steps);
+  httplib::Client c("127.0.0.1", s->port());
+  auto health = c.Get("/health");
+  ASSERT_TRUE(health);
+  const json h = json::parse(health->body);
+  EXPECT_EQ(h["batched_decode"]["steps"].get<uint64_t>(), stats.decode_steps);
+  EXPECT_EQ(h["batched_decode"]["max_batch"].get<int>(), stats.max_decode_batch);
+}
+
+// Two sessions whose prompts begin with the same system prompt hold its KV blocks once:
+// the second adopts the first's blocks, and the pool and /health report the shared bytes.
+TEST(ServerHttp, SessionsShareTheirCommonPrefixBlocks) {
+  ServerOptions o;
+  o.parallel = 2;
+  o.session.n_ctx = 32768;
+  auto s = start(o);
+  ASSERT_TRUE(s);
+  std::string system;
+  for (int i = 0; i < 12; ++i) system += "In the beginning God created the heaven and the earth. ";
+  const json messages = {{{"role", "system"}, {"content", system}}, user("And the earth")};
+  // The first request streams (its session busy, its prompt's blocks published once text
+  // arrives: the first event, the role, is sent before the prompt is evaluated) ...
+  std::atomic<int> events{0};
+  std::atomic<bool> hang_up{false};
+  std::thread first([&] {
+    httplib::Client c("127.0.0.1", s->port());
+    c.set_read_timeout(60);
+    httplib::Request req;
+    req.method = "POST";
+    req.path = "/v1/chat/completions";
+    req.body =
+        chat_body(messages, {{"max_tokens", 30000}, {"stream", true}, {"stop", "@@none@@"}}).dump();
+    req.set_header("Content-Type", "application/json");
+    req.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
+      ++events;
+      return !hang_up.load();
+    };
+    c.send(req);
+  });
+  for (int i = 0; i < 500 && events < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GE(events.load(), 3);
+  // ... while the second, on the other session, begins with the same system prompt.
+  json second_messages = messages;
+  second_messages[1] = user("And God said");
+  Reply second = post(*s, "/v1/chat/completions", chat_body(second_messages, {{"max_tokens", 4}}));
+  EXPECT_EQ(second.status, 200) << second.raw;
+  const ServerStats stats = s->stats();
+  hang_up = true;
+  first.join();
+  EXPECT_GT(stats.kv_shared_bytes, 0u);
+  uint64_t shared_in_sessions = 0;
+  for (const auto& st : stats.sessions) shared_in_sessions += st.kv_shared_bytes;
+  EXPECT_GT(shared_in_sessions, 0u);
+  EXPECT_LE(stats.kv_shared_bytes, stats.kv_allocated_bytes);
+  httplib::Client c("127.0.0.1", s->port());
+  auto health = c.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_GT(json::parse(health->body)["kv_shared_bytes"].get<uint64_t>(), 0u) << health->body;
+}
+
 TEST(ServerHttp, ModelFileCutShortGives503NotACrash) {
   // A copy of the demo model, cut to half its size while the server runs on it.
   const std::filesystem::path dir =

@@ -16,7 +16,9 @@
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "model/synthetic_model.h"
+#include "support/arch_cases.h"
 #include "support/test_paths.h"
+#include "support/test_tokens.h"
 
 namespace kvchat {
 namespace {
@@ -26,28 +28,14 @@ struct GpuArchCase {
   std::string kv_type;  // f32, f16, q8_0
 };
 
-std::vector<TokenId> test_ids(size_t n, int32_t n_vocab) {
-  std::vector<TokenId> ids(n);
-  for (size_t i = 0; i < n; ++i) ids[i] = static_cast<TokenId>((i * 37 + 11) % n_vocab);
-  return ids;
-}
-
 class CudaArchitectures : public ::testing::TestWithParam<GpuArchCase> {};
 
 TEST_P(CudaArchitectures, LogitsWithinOneThousandthOfTheCpu) {
   SKIP_WITHOUT_DEVICE();
   const GpuArchCase& c = GetParam();
   test::TempDir dir;
-  const bool longrope_short = c.arch == "phi3-longrope-short";
-  auto spec = synthetic_arch_spec(c.arch == "qwen2-yarn" ? "qwen2"
-                                  : longrope_short       ? "phi3-longrope"
-                                                         : c.arch);
+  auto spec = test::arch_case_spec(c.arch);
   ASSERT_TRUE(spec) << spec.message();
-  if (c.arch == "qwen2-yarn") {
-    spec->rope_scaling = "yarn";
-    spec->rope_factor = 4;
-    spec->rope_orig_ctx = 128;
-  }
   spec->type = gguf::TensorType::F32;  // f32 GEMMs: no f16 rounding of the activations
   ASSERT_TRUE(write_synthetic_model(dir.file("m.gguf"), *spec));
   auto model = Model::load(dir.file("m.gguf"));
@@ -58,7 +46,7 @@ TEST_P(CudaArchitectures, LogitsWithinOneThousandthOfTheCpu) {
   o.kv_type = c.kv_type;
   o.kv_window_slack = 0;  // free windowed blocks as soon as they leave the window
   o.backend_self_check = false;
-  if (longrope_short) o.n_ctx = 64;
+  o.n_ctx = test::arch_case_ctx(c.arch);
   o.backend = "cpu";
   auto cpu = Session::create(*model, o);
   o.backend = "cuda";
@@ -68,7 +56,7 @@ TEST_P(CudaArchitectures, LogitsWithinOneThousandthOfTheCpu) {
   ASSERT_EQ((*gpu)->backend_name(), "cuda");
 
   const double tol = c.kv_type == "q8_0" ? 3e-3 : 1e-3;
-  const std::vector<TokenId> prompt = test_ids(40, nv);
+  const std::vector<TokenId> prompt = test::test_ids(40, nv);
   std::vector<float> cpu_all, gpu_all;
   ASSERT_TRUE((*cpu)->eval(prompt, &cpu_all));
   ASSERT_TRUE((*gpu)->eval(prompt, &gpu_all));
@@ -82,7 +70,7 @@ TEST_P(CudaArchitectures, LogitsWithinOneThousandthOfTheCpu) {
     EXPECT_LE(test::max_rel_error((*gpu)->last_logits(), (*cpu)->last_logits(), nv), tol)
         << "decode step " << step;
   }
-  const std::vector<TokenId> five = test_ids(5, nv);
+  const std::vector<TokenId> five = test::test_ids(5, nv);
   ASSERT_TRUE((*cpu)->eval(five));
   ASSERT_TRUE((*gpu)->eval(five));
   EXPECT_LE(test::max_rel_error((*gpu)->last_logits(), (*cpu)->last_logits(), nv), tol)
@@ -90,11 +78,8 @@ TEST_P(CudaArchitectures, LogitsWithinOneThousandthOfTheCpu) {
 }
 
 std::vector<GpuArchCase> gpu_arch_cases() {
-  std::vector<std::string> archs = synthetic_arch_names();
-  archs.push_back("qwen2-yarn");
-  archs.push_back("phi3-longrope-short");
   std::vector<GpuArchCase> cases;
-  for (const std::string& a : archs) {
+  for (const std::string& a : test::arch_case_names()) {
     cases.push_back({a, "f32"});
     cases.push_back({a, "q8_0"});
   }
@@ -138,7 +123,7 @@ TEST_P(CudaPartialOffload, SplitLayersAgreeWithTheCpu) {
   o.gpu_layers = g;
   auto gpu = Session::create(*model, o);
   ASSERT_TRUE(cpu && gpu) << gpu.message();
-  const std::vector<TokenId> prompt = test_ids(40, nv);
+  const std::vector<TokenId> prompt = test::test_ids(40, nv);
   std::vector<float> cpu_all, gpu_all;
   ASSERT_TRUE((*cpu)->eval(prompt, &cpu_all));
   ASSERT_TRUE((*gpu)->eval(prompt, &gpu_all));

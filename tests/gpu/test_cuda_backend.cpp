@@ -19,6 +19,7 @@
 #include "model/synthetic_model.h"
 #include "session/backend_self_check.h"
 #include "support/test_paths.h"
+#include "support/test_tokens.h"
 
 namespace kvchat {
 namespace {
@@ -37,12 +38,6 @@ std::unique_ptr<Session> make(std::shared_ptr<const Model> model, const std::str
   auto s = Session::create(std::move(model), so);
   EXPECT_TRUE(s) << s.message();
   return s ? std::move(s).value() : nullptr;
-}
-
-std::vector<TokenId> test_ids(size_t n, int32_t n_vocab) {
-  std::vector<TokenId> ids(n);
-  for (size_t i = 0; i < n; ++i) ids[i] = static_cast<TokenId>((i * 37 + 11) % n_vocab);
-  return ids;
 }
 
 // f32 within 1e-3 x max|ref|, f16 within 5e-3 x max|ref| (the thresholds),
@@ -168,7 +163,7 @@ TEST_P(CudaVsCpu, LogitsAgree) {
   auto cpu = make(*model, new_type ? "cpu-reference" : "cpu", kv_type);
   auto gpu = make(*model, "cuda", kv_type);
   ASSERT_TRUE(cpu && gpu);
-  const std::vector<TokenId> prompt = test_ids(300, 1000);
+  const std::vector<TokenId> prompt = test::test_ids(300, 1000);
   ASSERT_TRUE(cpu->eval(prompt));
   ASSERT_TRUE(gpu->eval(prompt));
   // The prefill path rounds activations to f16 for tensor cores (except F32 weights).
@@ -182,7 +177,7 @@ TEST_P(CudaVsCpu, LogitsAgree) {
     EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol)
         << "step " << step;
   }
-  const std::vector<TokenId> five = test_ids(5, 1000);
+  const std::vector<TokenId> five = test::test_ids(5, 1000);
   ASSERT_TRUE(cpu->eval(five));
   ASSERT_TRUE(gpu->eval(five));
   EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol);
@@ -214,7 +209,7 @@ TEST(CudaBackend, SnapshotsCrossBackends) {
   ASSERT_TRUE(model);
   for (const char* kv_type : {"f16", "q8_0"}) {
     auto gpu = make(*model, "cuda", kv_type);
-    ASSERT_TRUE(gpu->eval(test_ids(120, 2048)));
+    ASSERT_TRUE(gpu->eval(test::test_ids(120, 2048)));
     ASSERT_TRUE(gpu->save_snapshot(dir.file("g.kvs")));
     auto cpu = make(*model, "cpu", kv_type);
     ASSERT_TRUE(cpu->load_snapshot(dir.file("g.kvs")));
@@ -278,7 +273,7 @@ TEST(CudaBackend, ContextShiftMatchesCpu) {
   ASSERT_TRUE(cpu && gpu);
   (*cpu)->set_keep(4);
   (*gpu)->set_keep(4);
-  for (const TokenId t : test_ids(200, 2048)) {
+  for (const TokenId t : test::test_ids(200, 2048)) {
     ASSERT_TRUE((*cpu)->eval(std::span<const TokenId>(&t, 1)));
     ASSERT_TRUE((*gpu)->eval(std::span<const TokenId>(&t, 1)));
   }
@@ -300,9 +295,9 @@ TEST(CudaBackend, KvBudgetExhaustionKeepsTheSession) {
   bool oom = false;
   (*s)->set_event_handler(
       [&](const SessionEvent& e) { oom |= e.kind == SessionEvent::Kind::KvOutOfMemory; });
-  ASSERT_TRUE((*s)->eval(test_ids(60, 2048)));
+  ASSERT_TRUE((*s)->eval(test::test_ids(60, 2048)));
   const std::vector<float> before((*s)->last_logits().begin(), (*s)->last_logits().end());
-  EXPECT_FALSE((*s)->eval(test_ids(10, 2048)));
+  EXPECT_FALSE((*s)->eval(test::test_ids(10, 2048)));
   EXPECT_TRUE(oom);
   EXPECT_EQ((*s)->n_past(), 60);
   EXPECT_EQ(std::vector<float>((*s)->last_logits().begin(), (*s)->last_logits().end()), before);
@@ -315,7 +310,7 @@ TEST(CudaBackend, MemoryReportCountsDeviceBytes) {
   auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
   ASSERT_TRUE(model);
   auto s = make(*model, "cuda", "f16");
-  ASSERT_TRUE(s->eval(test_ids(100, 2048)));
+  ASSERT_TRUE(s->eval(test::test_ids(100, 2048)));
   const MemoryReport r = s->memory_report();
   EXPECT_EQ(r.backend, "cuda");
   EXPECT_FALSE(r.device_name.empty());

@@ -2,6 +2,7 @@
 // string, the token limit, the context end, or the caller says stop.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -19,6 +20,11 @@ struct GenerateOptions {
   int32_t max_tokens = 128;
   SamplingParams sampling;
   std::vector<std::string> stop_strings;  // generation ends before the first occurrence
+  // Checked before each step (another thread may set it): set, the reply ends Cancelled.
+  const std::atomic<bool>* cancel = nullptr;
+  // Evaluates each sampled token after the session (after make_room(1)); empty:
+  // session.eval({token}). The server decodes its requests together through it.
+  std::function<Status(Session&, TokenId)> decode_step;
 };
 
 enum class StopReason { Eos, StopString, MaxTokens, ContextFull, Cancelled };

@@ -18,6 +18,9 @@ struct SamplingParams {
   float min_p = 0.05f;          // <= 0: off; keeps p >= min_p * p_max
   float repeat_penalty = 1.0f;  // 1: off (default); llama.cpp rule: logit>0 ? logit/pen : logit*pen
   int32_t repeat_last_n = 64;   // how many recent tokens the penalty looks at
+  // OpenAI's penalties over the tokens this sampler has returned (c times each):
+  // logit -= c * frequency_penalty + (c > 0) * presence_penalty. 0: off.
+  float frequency_penalty = 0, presence_penalty = 0;
   uint64_t seed = 0;
 };
 
@@ -33,10 +36,14 @@ class Sampler {
 
  private:
   double next_uniform();  // [0, 1), 53 random bits
+  // sample() after the frequency/presence penalties.
+  TokenId pick(std::span<float> logits, std::span<const TokenId> history);
 
   SamplingParams params_;
   uint64_t rng_state_[4];  // xoshiro256** state, seeded by splitmix64(seed)
   std::vector<std::pair<float, TokenId>> candidates_;  // scratch, reused
+  // With frequency/presence penalties: how often each id was returned.   (n_vocab)
+  std::vector<int32_t> returned_;
 };
 
 // Index of the largest value; the lowest index on ties.

@@ -29,6 +29,9 @@ struct ServerOptions {
   std::string model_id;                  // the name clients use; "" = the file's stem
   SessionOptions session;                // backend, n_ctx, kv_type, ... of every session
   int32_t max_tokens_default = 0;        // without max_tokens: <= 0 = until the context ends
+  // Sessions whose prompts begin alike hold those KV blocks once (reference-counted,
+  // copied on write: SessionOptions::kv_share_prefix).
+  bool share_prefix_blocks = true;
 };
 
 // One pooled session, for /health and the app's memory panel.
@@ -38,6 +41,7 @@ struct ServerSessionStats {
   bool created = false;  // false: the slot holds no session yet (or it was dropped)
   int32_t tokens = 0;    // tokens whose history (and KV) the session holds
   uint64_t kv_allocated_bytes = 0;
+  uint64_t kv_shared_bytes = 0;   // of those, blocks another session holds too
   int64_t last_used_unix_ms = 0;  // 0: never used
   uint64_t requests = 0;          // requests served on it
 };
@@ -45,10 +49,17 @@ struct ServerSessionStats {
 struct ServerStats {
   std::string model_id;
   int32_t busy = 0, idle = 0;       // idle counts every slot not busy (created or not)
-  uint64_t kv_allocated_bytes = 0;  // the sum over sessions
+  uint64_t kv_allocated_bytes = 0;  // the sum over sessions (a shared block in each)
+  uint64_t kv_shared_bytes = 0;     // the blocks held by more than one session, once each
   uint64_t kv_budget_bytes = 0;
-  uint64_t requests = 0;       // completions started
-  uint64_t rejected_busy = 0;  // 503s: every session busy
+  uint64_t requests = 0;         // completions started
+  uint64_t rejected_busy = 0;    // 503s: every session busy
+  uint64_t client_hang_ups = 0;  // generations cancelled because the client went away
+  // Batched decode: forward passes run for the generating requests' steps, and the steps
+  // they computed (decode_steps / decode_batches: the mean batch).
+  uint64_t decode_batches = 0;
+  uint64_t decode_steps = 0;
+  int32_t max_decode_batch = 0;
   std::vector<ServerSessionStats> sessions;
 };
 

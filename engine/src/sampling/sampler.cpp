@@ -115,6 +115,20 @@ double Sampler::next_uniform() {
 }
 
 TokenId Sampler::sample(std::span<float> logits, std::span<const TokenId> history) {
+  const bool counted = params_.frequency_penalty != 0 || params_.presence_penalty != 0;
+  if (!counted) return pick(logits, history);
+  if (returned_.size() < logits.size()) returned_.resize(logits.size(), 0);
+  for (size_t id = 0; id < logits.size(); ++id) {
+    if (const int32_t c = returned_[id]; c > 0) {
+      logits[id] -= static_cast<float>(c) * params_.frequency_penalty + params_.presence_penalty;
+    }
+  }
+  const TokenId next = pick(logits, history);
+  if (next >= 0 && static_cast<size_t>(next) < returned_.size()) ++returned_[next];
+  return next;
+}
+
+TokenId Sampler::pick(std::span<float> logits, std::span<const TokenId> history) {
   // TokenId is 32-bit: ids beyond its range cannot be returned.
   if (logits.size() > static_cast<size_t>(std::numeric_limits<TokenId>::max())) {
     logits = logits.first(static_cast<size_t>(std::numeric_limits<TokenId>::max()));

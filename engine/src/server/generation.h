@@ -1,6 +1,7 @@
-// One request's generation on one leased session: prefix reuse, sampling (with OpenAI's
-// frequency/presence penalties), stop strings held back while streaming, cancellation.
-// Kept in one function so that a batched decode across sessions can replace it.
+// One request's generation on one leased session: the prompt with prefix reuse
+// (Session::eval_sequence), then kvchat::generate (sampling with OpenAI's penalties, stop
+// strings held back while streaming, cancellation), its decode steps batched with the
+// other requests' (DecodeBatcher), in OpenAI's terms.
 #pragma once
 
 #include <atomic>
@@ -13,14 +14,14 @@
 #include "kvchat/result.h"
 #include "kvchat/sampler.h"
 #include "kvchat/session.h"
+#include "server/decode_batcher.h"
 
 namespace kvchat::server {
 
 struct GenerationRequest {
   std::vector<TokenId> prompt;  // the whole prompt; what the session holds of it is reused
   int32_t max_tokens = 0;       // <= 0: until the context ends
-  SamplingParams sampling;
-  float frequency_penalty = 0, presence_penalty = 0;
+  SamplingParams sampling;      // frequency/presence penalties included
   std::vector<std::string> stop_strings;
 };
 
@@ -35,9 +36,11 @@ struct GenerationOutcome {
 };
 
 // on_text gets safe text pieces (whole UTF-8 characters, no possible stop-string
-// prefix); returning false cancels. `cancel` is checked before every step.
+// prefix); returning false cancels. `cancel` is checked before every step. Without a
+// batcher each step is the session's own eval. A cancelled generation gives back the
+// KV of what it generated (the session keeps the prompt, for a retry to reuse).
 Result<GenerationOutcome> run_generation(Session& session, const GenerationRequest& request,
-                                         const std::atomic<bool>& cancel,
+                                         const std::atomic<bool>& cancel, DecodeBatcher* batcher,
                                          const std::function<bool(std::string_view)>& on_text);
 
 }  // namespace kvchat::server

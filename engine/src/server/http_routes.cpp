@@ -6,6 +6,7 @@
 #include <string>
 
 #include "server/auth.h"
+#include "server/client_socket.h"
 #include "server/generation.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
@@ -83,8 +84,8 @@ GenerationRequest generation_request(const Server::Impl& impl, const CompletionR
   g.sampling.min_p = r.min_p;
   g.sampling.repeat_penalty = 1.0f;
   g.sampling.seed = r.seed ? *r.seed : std::random_device{}();
-  g.frequency_penalty = r.frequency_penalty;
-  g.presence_penalty = r.presence_penalty;
+  g.sampling.frequency_penalty = r.frequency_penalty;
+  g.sampling.presence_penalty = r.presence_penalty;
   g.stop_strings = r.stop;
   if (r.endpoint == Endpoint::ChatCompletions) {
     for (auto& s : impl.format->stop_strings()) g.stop_strings.push_back(s);
@@ -124,12 +125,15 @@ void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httpl
         first.text = std::string();
         if (chat && !chunk(first)) return false;
         auto outcome = run_generation(job->lease->session(), job->generation, srv->stopping,
-                                      [&](std::string_view text) {
+                                      &srv->batcher, [&](std::string_view text) {
                                         ChunkFields f;
                                         f.text = std::string(text);
                                         return chunk(f);
                                       });
-        if (client_gone) return false;  // closes the connection; the lease goes back
+        if (client_gone) {  // closes the connection; the lease goes back
+          ++srv->client_hang_ups;
+          return false;
+        }
         if (!outcome) {
           write(sse_event(error_body(generation_error(*srv->model, outcome.message()))));
         } else {
@@ -209,8 +213,19 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
     job->include_usage = r.include_usage;
     return stream_completion(impl, std::move(job), res);
   }
-  auto outcome = run_generation(lease.session(), generation, impl.stopping, {});
+  // A client that hangs up cancels its generation at the next piece of text.
+  const int client = find_client_socket(req.remote_addr, req.remote_port, req.local_port);
+  bool hung_up = false;
+  auto outcome = run_generation(lease.session(), generation, impl.stopping, &impl.batcher,
+                                [&](std::string_view) {
+                                  hung_up = hung_up || client_hung_up(client);
+                                  return !hung_up;
+                                });
   acquired->lease.reset();
+  if (hung_up) {
+    ++impl.client_hang_ups;
+    return;  // nobody reads the answer
+  }
   if (!outcome) return send_error(res, generation_error(*impl.model, outcome.message()));
   if (outcome->finish == FinishReason::Cancelled) {
     return send_error(res, server_error(503, "the server is shutting down", "shutting_down"));
@@ -228,6 +243,7 @@ json health_json(const Server::Impl& impl, const ServerStats& stats, const std::
                         {"state", s.busy ? "busy" : "idle"},
                         {"tokens", s.tokens},
                         {"kv_allocated_bytes", s.kv_allocated_bytes},
+                        {"kv_shared_bytes", s.kv_shared_bytes},
                         {"last_used_unix_ms", s.last_used_unix_ms},
                         {"requests", s.requests}});
   }
@@ -236,9 +252,15 @@ json health_json(const Server::Impl& impl, const ServerStats& stats, const std::
       {"model", impl.options.model_id},
       {"sessions", {{"busy", stats.busy}, {"idle", stats.idle}, {"total", stats.sessions.size()}}},
       {"kv_allocated_bytes", stats.kv_allocated_bytes},
+      {"kv_shared_bytes", stats.kv_shared_bytes},
       {"kv_budget_bytes", stats.kv_budget_bytes},
       {"requests", stats.requests},
       {"rejected_busy", stats.rejected_busy},
+      {"client_hang_ups", stats.client_hang_ups},
+      {"batched_decode",
+       {{"batches", stats.decode_batches},
+        {"steps", stats.decode_steps},
+        {"max_batch", stats.max_decode_batch}}},
       {"session_stats", sessions}};
   if (!problem.empty()) j["error"] = problem;
   return j;

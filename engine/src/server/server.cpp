@@ -29,6 +29,7 @@ Result<std::unique_ptr<Server>> Server::start(std::shared_ptr<const Model> model
   pool_options.n_sessions = options.parallel;
   pool_options.kv_budget_bytes = options.kv_budget_bytes;
   pool_options.session = options.session;
+  pool_options.session.kv_share_prefix = options.share_prefix_blocks;
   auto pool = server::SessionPool::create(model, pool_options);
   if (!pool) return Error{pool.message()};
   impl->pool = std::move(pool).value();
@@ -95,9 +96,15 @@ ServerStats server::collect_stats(const Server::Impl& impl) {
     (st.busy ? s.busy : s.idle) += 1;
     s.kv_allocated_bytes += st.kv_allocated_bytes;
   }
+  s.kv_shared_bytes = impl.pool->kv_shared_bytes();
   s.kv_budget_bytes = impl.options.kv_budget_bytes;
   s.requests = impl.requests.load();
   s.rejected_busy = impl.rejected_busy.load();
+  s.client_hang_ups = impl.client_hang_ups.load();
+  const server::DecodeBatchStats batches = impl.batcher.stats();
+  s.decode_batches = batches.batches;
+  s.decode_steps = batches.steps;
+  s.max_decode_batch = batches.max_batch;
   return s;
 }
 

@@ -10,6 +10,7 @@
 
 #include "kvchat/chat_format.h"
 #include "kvchat/server.h"
+#include "server/decode_batcher.h"
 #include "server/session_pool.h"
 
 namespace kvchat {
@@ -27,6 +28,8 @@ struct Server::Impl {
   std::atomic<bool> stopping{false};  // every generation checks it before each step
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> rejected_busy{0};
+  std::atomic<uint64_t> client_hang_ups{0};
+  server::DecodeBatcher batcher;  // the generating requests' decode steps, one forward pass each
 };
 
 namespace server {

@@ -89,8 +89,11 @@ void SessionPool::release(int32_t index) {
   slot.busy = false;
   slot.last_used = std::chrono::steady_clock::now();
   slot.last_used_unix_ms = unix_ms_now();
+  const MemoryReport report = slot.session ? slot.session->memory_report() : MemoryReport{};
   slot.tokens = slot.session ? slot.session->n_past() : 0;
-  slot.kv_bytes = slot.session ? slot.session->memory_report().kv_allocated_bytes : 0;
+  slot.kv_bytes = report.kv_allocated_bytes;
+  slot.kv_shared_bytes = report.kv_shared_bytes;
+  store_shared_bytes_ = report.kv_store_shared_bytes;
   enforce_budget_locked();
 }
 
@@ -111,6 +114,7 @@ void SessionPool::enforce_budget_locked() {
     victim->session.reset();  // frees its KV blocks; the slot makes a new session when needed
     victim->tokens = 0;
     victim->kv_bytes = 0;
+    victim->kv_shared_bytes = 0;
   }
 }
 
@@ -125,6 +129,7 @@ std::vector<ServerSessionStats> SessionPool::stats() const {
     st.created = s.session != nullptr;
     st.tokens = s.tokens;
     st.kv_allocated_bytes = s.kv_bytes;
+    st.kv_shared_bytes = s.kv_shared_bytes;
     st.last_used_unix_ms = s.last_used_unix_ms;
     st.requests = s.requests;
     out.push_back(st);
@@ -137,6 +142,13 @@ uint64_t SessionPool::kv_allocated_bytes() const {
   uint64_t sum = 0;
   for (const Slot& s : slots_) sum += s.kv_bytes;
   return sum;
+}
+
+uint64_t SessionPool::kv_shared_bytes() const {
+  std::lock_guard lock(mu_);
+  bool any = false;
+  for (const Slot& s : slots_) any = any || s.kv_shared_bytes > 0;
+  return any ? store_shared_bytes_ : 0;
 }
 
 }  // namespace kvchat::server

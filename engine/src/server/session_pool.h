@@ -67,6 +67,8 @@ class SessionPool {
 
   std::vector<ServerSessionStats> stats() const;
   uint64_t kv_allocated_bytes() const;
+  // The blocks shared between sessions, each counted once (as of the last release).
+  uint64_t kv_shared_bytes() const;
   int32_t size() const { return static_cast<int32_t>(slots_.size()); }
 
  private:
@@ -80,6 +82,7 @@ class SessionPool {
     // Cached while idle (a busy session's are read only by its own thread).
     int32_t tokens = 0;
     uint64_t kv_bytes = 0;
+    uint64_t kv_shared_bytes = 0;
   };
   SessionPool() = default;
   void release(int32_t index);
@@ -89,6 +92,7 @@ class SessionPool {
   SessionPoolOptions options_;
   mutable std::mutex mu_;
   std::vector<Slot> slots_;
+  uint64_t store_shared_bytes_ = 0;  // MemoryReport::kv_store_shared_bytes at the last release
 };
 
 }  // namespace kvchat::server

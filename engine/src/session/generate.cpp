@@ -54,6 +54,10 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
 
   result.stop_reason = StopReason::MaxTokens;
   while (static_cast<int32_t>(result.ids.size()) < options.max_tokens) {
+    if (options.cancel && options.cancel->load()) {
+      result.stop_reason = StopReason::Cancelled;
+      break;
+    }
     logits.assign(session.last_logits().begin(), session.last_logits().end());
     const TokenId next = sampler.sample(logits, session.tokens());
     result.ids.push_back(next);
@@ -76,7 +80,9 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
       break;
     }
     const TokenId one[1] = {next};
-    if (auto s = session.eval(one); !s) return Error{s.message()};
+    const Status evaluated =
+        options.decode_step ? options.decode_step(session, next) : session.eval(one);
+    if (!evaluated) return Error{evaluated.message()};
   }
   if (!stream.stopped()) show(stream.finish());
   result.text = stream.text();
