@@ -283,6 +283,35 @@ void group_q6k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_st
       for (int kk = 0; kk < 4; ++kk) {    // .. + 32kk ..
         for (int cq = 0; cq < 2; ++cq) {  // .. + 16cq: group 8h + 2kk + cq
           const int grp = 8 * h + 2 * kk + cq;
+#if KVCHAT_RP_VNNI
+          // VNNI: the group's 16 code x activation products summed in int32 by dpbusd, then
+          // one multiply by the row's scale (the same exact integer sums: |dot| < 2^14 * 63).
+          {
+            const __m256i sc32 = _mm256_cvtepi8_epi32(
+                _mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * grp)));
+            __m256i dot[T];
+            for (int t = 0; t < T; ++t) dot[t] = _mm256_setzero_si256();
+            for (int cc = 0; cc < 4; ++cc) {
+              const int ch = 4 * cq + cc;  // 4-byte chunk of the 32 values
+              const __m256i l = load256(ql + 32 * (8 * (2 * h + (kk & 1)) + ch));
+              const __m256i hb = load256(qh + 32 * (8 * h + ch));
+              const __m256i low = kk < 2 ? _mm256_and_si256(l, m0f)
+                                         : _mm256_and_si256(_mm256_srli_epi16(l, 4), m0f);
+              const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * kk), m03);
+              const __m256i code = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+              for (int t = 0; t < T; ++t)
+                dot[t] = dpbusd(dot[t], code, bcast4(a[t]->qs + 128 * h + 32 * kk + 4 * ch));
+            }
+            // off counts 2 * s * bsum per group, as the madd below does.
+            const __m256i sc2 = _mm256_add_epi32(sc32, sc32);
+            for (int t = 0; t < T; ++t) {
+              sumi[t] = _mm256_add_epi32(sumi[t], _mm256_mullo_epi32(dot[t], sc32));
+              off[t] = _mm256_add_epi32(
+                  off[t], _mm256_mullo_epi32(sc2, _mm256_set1_epi32(a[t]->bsums[grp])));
+            }
+            continue;
+          }
+#endif
           const __m256i sc = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
               _mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * grp)), dup));
           for (int pp = 0; pp < 2; ++pp) {  // two chunks per int16 sum (2 * 16002 < 2^15)
