@@ -77,6 +77,8 @@ class ChatController : public QObject,
   ModelController* models() { return models_.get(); }
   const ModelController* models() const { return models_.get(); }
   DocumentController* document_controller() { return documents_.get(); }
+  // The engine thread's worker (its thread-safe model and session options: the local server).
+  const EngineWorker* engine_worker() const { return worker_; }
   // The memory panel's figures: the memory reports, the timelines, the snapshot lines, the
   // KV quality (QML: memoryState).
   MemoryState* memory_state() const override { return memory_state_.get(); }

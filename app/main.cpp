@@ -34,8 +34,10 @@
 #include "chat_controller.h"
 #include "i18n/ui_language.h"
 #include "documents/document_controller.h"
+#include "engine/engine_worker.h"
 #include "model_library_controller.h"
 #include "models_page_controller.h"
+#include "server/local_server_controller.h"
 #include "single_instance.h"
 #include "stall_meter.h"
 #include "test_state_file.h"
@@ -324,6 +326,24 @@ int main(int argc, char** argv) {
                    &kvchat::app::ModelLibraryController::refresh,
                    Qt::QueuedConnection);  // after the recent list is saved
 
+  // Settings → Local server (issue 28): the window's model over the OpenAI API.
+  kvchat::app::LocalServerController::Hooks server_hooks;
+  server_hooks.model = [&chat] { return chat.engine_worker()->shared_model(); };
+  server_hooks.session_options = [&chat] { return chat.engine_worker()->session_options(); };
+  server_hooks.load_setting = [&chat](const QString& key, const QVariant& fallback) {
+    return chat.uiSetting(key, fallback);
+  };
+  server_hooks.save_setting = [&chat](const QString& key, const QVariant& value) {
+    chat.setUiSetting(key, value);
+  };
+  server_hooks.available_bytes = [memory] {
+    return static_cast<uint64_t>(
+        memory->memory().value(QStringLiteral("system_available_bytes")).toLongLong());
+  };
+  kvchat::app::LocalServerController local_server(server_hooks);
+  QObject::connect(chat.models(), &kvchat::app::ModelController::modelChanged, &local_server,
+                   &kvchat::app::LocalServerController::model_changed);
+
   UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
   // The end-to-end tests' view of the window (KVCHAT_TEST_STATE_FILE): an observer of the
   // controllers' signals, made only when testing.
@@ -344,6 +364,7 @@ int main(int argc, char** argv) {
   engine.rootContext()->setContextProperty(QStringLiteral("models"), chat.models());
   engine.rootContext()->setContextProperty(QStringLiteral("modelHub"), &model_hub);
   engine.rootContext()->setContextProperty(QStringLiteral("modelLibrary"), &model_library);
+  engine.rootContext()->setContextProperty(QStringLiteral("localServer"), &local_server);
   engine.rootContext()->setContextProperty(QStringLiteral("language"), &language);
   engine.rootContext()->setContextProperty(QStringLiteral("uiTestState"), &ui_test_state);
   engine.rootContext()->setContextProperty(QStringLiteral("testProbe"),

@@ -9,22 +9,22 @@
         <translation>내장 이어 쓰기 형식: 파일에 채팅 템플릿이 없어 대화를 모델이 이어 쓸 평문으로 보냅니다</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="26"/>
+        <location filename="../app/engine/engine_maps.cpp" line="27"/>
         <source>your chat template for this model</source>
         <translation>이 모델에 지정한 채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="27"/>
+        <location filename="../app/engine/engine_maps.cpp" line="28"/>
         <source>the model&apos;s own chat template</source>
         <translation>모델 자체의 채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="36"/>
+        <location filename="../app/engine/engine_maps.cpp" line="38"/>
         <source>built-in %1 format</source>
         <translation>내장 %1 형식</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="37"/>
+        <location filename="../app/engine/engine_maps.cpp" line="39"/>
         <source>built-in %1 format (your override for this model)</source>
         <translation>내장 %1 형식 (이 모델에 직접 지정)</translation>
     </message>
@@ -92,83 +92,83 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../ui/ChatView.qml" line="58"/>
+        <location filename="../ui/ChatView.qml" line="59"/>
         <source>Messages</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="136"/>
+        <location filename="../ui/ChatView.qml" line="138"/>
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="139"/>
+        <location filename="../ui/ChatView.qml" line="141"/>
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="143"/>
+        <location filename="../ui/ChatView.qml" line="145"/>
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="169"/>
+        <location filename="../ui/ChatView.qml" line="171"/>
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="170"/>
+        <location filename="../ui/ChatView.qml" line="172"/>
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="184"/>
+        <location filename="../ui/ChatView.qml" line="186"/>
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="185"/>
+        <location filename="../ui/ChatView.qml" line="187"/>
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="187"/>
+        <location filename="../ui/ChatView.qml" line="189"/>
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="188"/>
+        <location filename="../ui/ChatView.qml" line="190"/>
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="225"/>
+        <location filename="../ui/ChatView.qml" line="227"/>
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="233"/>
+        <location filename="../ui/ChatView.qml" line="235"/>
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="233"/>
-        <location filename="../app/chat_controller_test_state.cpp" line="64"/>
+        <location filename="../ui/ChatView.qml" line="235"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="124"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="234"/>
+        <location filename="../ui/ChatView.qml" line="236"/>
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="234"/>
+        <location filename="../ui/ChatView.qml" line="236"/>
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="224"/>
+        <location filename="../ui/ChatView.qml" line="226"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
@@ -176,47 +176,47 @@
 <context>
     <name>ContextBlocks</name>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="18"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="20"/>
         <source>Context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="19"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="21"/>
         <source>The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.</source>
         <translation>컨텍스트는 모델이 한 번에 볼 수 있는 토큰 수로, 사용자의 메시지와 모델의 답변을 합친 것입니다. 가득 차면 설정에서 고른 정책에 따라 멈추거나, 가장 오래된 차례를 빼거나, 오래된 절반을 넘겨 창을 옮깁니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="25"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="27"/>
         <source>Context: %1</source>
         <translation>컨텍스트: %1</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="39"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="41"/>
         <source>The context is almost full. Policy “%1”: </source>
         <translation>컨텍스트가 거의 찼습니다. 정책 “%1”: </translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="40"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="42"/>
         <source>the oldest half of the conversation after the system prompt will be discarded.</source>
         <translation>시스템 프롬프트 뒤의 가장 오래된 대화 절반을 버립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="41"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="43"/>
         <source>the oldest whole turns will be dropped and the rest re-evaluated.</source>
         <translation>가장 오래된 차례들을 통째로 빼고 나머지를 다시 계산합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="42"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="44"/>
         <source>new tokens will be refused; start a new chat or edit an earlier message.</source>
         <translation>새 토큰을 받지 않습니다. 새 대화를 시작하거나 이전 메시지를 고치세요.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="57"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="59"/>
         <source>Blocks: %1 used · %2 free in the pool</source>
         <translation>블록: 사용 %1 · 풀의 여유 %2</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="58"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="60"/>
         <source>The KV cache is not reserved for the whole context up front: it grows in small blocks of a fixed number of tokens as the conversation lengthens (paging). Only the last block can be partly empty, so almost no memory is lost to fragmentation, and blocks freed by a shorter conversation return to the pool for the next one.</source>
         <translation>KV 캐시는 컨텍스트 전체만큼 미리 잡아 두지 않고, 대화가 길어짐에 따라 정해진 토큰 수의 작은 블록 단위로 늘어납니다(페이징). 마지막 블록만 일부 비어 있을 수 있어 단편화로 버려지는 메모리가 거의 없고, 짧아진 대화가 내놓은 블록은 풀로 돌아가 다음 대화가 씁니다.</translation>
     </message>
@@ -369,27 +369,27 @@
 <context>
     <name>DocumentLoader</name>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="93"/>
+        <location filename="../app/documents/document_loader.cpp" line="87"/>
         <source>Cannot read “%1” as a PDF: %2.</source>
         <translation>“%1”을(를) PDF로 읽을 수 없습니다: %2.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="148"/>
+        <location filename="../app/documents/document_loader.cpp" line="143"/>
         <source>Cannot open “%1”: %2.</source>
         <translation>“%1”을(를) 열 수 없습니다: %2.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="181"/>
+        <location filename="../app/documents/document_loader.cpp" line="177"/>
         <source>Pasted text</source>
         <translation>붙여 넣은 텍스트</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="285"/>
+        <location filename="../app/documents/document_loader.cpp" line="282"/>
         <source>The stored document %1 cannot be read back.</source>
         <translation>저장된 문서 %1을(를) 다시 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="342"/>
+        <location filename="../app/documents/document_loader.cpp" line="341"/>
         <source>Document %1 is not stored.</source>
         <translation>문서 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
@@ -399,7 +399,7 @@
         <translation>문서를 불러오지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="396"/>
+        <location filename="../app/documents/document_loader.cpp" line="398"/>
         <source>Loading the document failed.</source>
         <translation>문서를 불러오지 못했습니다.</translation>
     </message>
@@ -407,37 +407,37 @@
 <context>
     <name>DownloadNames</name>
     <message>
-        <location filename="../app/hub/download_http.cpp" line="69"/>
+        <location filename="../app/hub/download_http.cpp" line="73"/>
         <source>an empty file name</source>
         <translation>빈 파일 이름</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_http.cpp" line="71"/>
+        <location filename="../app/hub/download_http.cpp" line="75"/>
         <source>an absolute path or a backslash</source>
         <translation>절대 경로 또는 백슬래시</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_http.cpp" line="75"/>
+        <location filename="../app/hub/download_http.cpp" line="79"/>
         <source>a path that leaves its directory (&quot;..&quot; or an empty part)</source>
         <translation>디렉터리를 벗어나는 경로 (&quot;..&quot; 또는 빈 부분)</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_http.cpp" line="78"/>
+        <location filename="../app/hub/download_http.cpp" line="84"/>
         <source>a control character</source>
         <translation>제어 문자</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_http.cpp" line="81"/>
+        <location filename="../app/hub/download_http.cpp" line="88"/>
         <source>a hidden file name</source>
         <translation>숨김 파일 이름</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_http.cpp" line="82"/>
+        <location filename="../app/hub/download_http.cpp" line="90"/>
         <source>a file name over 200 bytes</source>
         <translation>200바이트를 넘는 파일 이름</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_http.cpp" line="84"/>
+        <location filename="../app/hub/download_http.cpp" line="92"/>
         <source>not a .gguf file</source>
         <translation>.gguf 파일이 아님</translation>
     </message>
@@ -445,87 +445,87 @@
 <context>
     <name>EngineGauges</name>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="126"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="127"/>
         <source>GPU: %1 of %2 layers · on the GPU: weights %3, KV %4 · on the CPU: weights %5, KV %6</source>
         <translation>GPU: 레이어 %2개 중 %1개 · GPU: 가중치 %3, KV %4 · CPU: 가중치 %5, KV %6</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="23"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="25"/>
         <source>This conversation&apos;s engine memory</source>
         <translation>이 대화의 엔진 메모리</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="24"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="26"/>
         <source>The bar divides the memory this conversation uses. The weights are what the model learned: fixed in size and shared by every conversation. The KV cache is the model&apos;s working notes for this conversation, the keys and values of every token so far: it grows with each token. Reserved but empty KV blocks, and scratch buffers for one step of computation, make up the rest. With a large model the KV cache is a sliver of this bar: the bar below shows it on its own scale.</source>
         <translation>막대는 이 대화가 쓰는 메모리를 나눠 보여 줍니다. 가중치는 모델이 학습한 내용으로, 크기가 정해져 있고 모든 대화가 함께 씁니다. KV 캐시는 이 대화를 위한 모델의 작업 메모로, 지금까지의 모든 토큰의 Key와 Value이며 토큰마다 늘어납니다. 나머지는 예약했지만 아직 빈 KV 블록과, 한 단계 계산에 쓰는 작업 버퍼입니다. 큰 모델에서는 KV 캐시가 이 막대의 아주 작은 조각이라, 아래 막대가 KV 캐시만 따로 척도를 맞춰 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="34"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="36"/>
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="35"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="37"/>
         <source>KV used</source>
         <translation>사용 중인 KV</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="36"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="38"/>
         <source>KV allocated, empty</source>
         <translation>할당되었지만 빈 KV</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="37"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="39"/>
         <source>scratch</source>
         <translation>작업 버퍼</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="65"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="70"/>
         <source>KV cache on its own scale</source>
         <translation>KV 캐시 (자체 척도)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="66"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="71"/>
         <source>The same KV cache as in the bar above, drawn against the most it can take: the whole context at this KV type, or the KV budget set in Settings when that is smaller. Orange is used, light orange reserved but still empty.</source>
         <translation>위 막대와 같은 KV 캐시를, 차지할 수 있는 최대 크기에 대비해 그립니다. 최대 크기는 이 KV 형식에서의 전체 컨텍스트이며, 설정의 KV 예산이 더 작으면 그 예산입니다. 주황색은 사용 중, 연한 주황색은 예약되었지만 아직 비어 있는 부분입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="99"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="104"/>
         <source>KV used %1 · allocated %2 · %3 %4 (%5%)</source>
         <translation>KV 사용 %1 · 할당 %2 · %3 %4 (%5%)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="101"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="106"/>
         <source>budget</source>
         <translation>예산</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="101"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="106"/>
         <source>whole context</source>
         <translation>전체 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="109"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="114"/>
         <source>%1: weights %2 · KV pool %3 · scratch %4 on the device</source>
         <translation>%1: 장치의 가중치 %2 · KV 풀 %3 · 작업 버퍼 %4</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="118"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="137"/>
         <source>VRAM: %2 free of %3 (all processes) · %1 resident in this process</source>
         <translation>VRAM: %3 중 %2 여유 (모든 프로세스) · 이 프로세스가 %1 사용</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="119"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="138"/>
         <source>Machine: %1 resident in this process · %2 available of %3</source>
         <translation>컴퓨터: 이 프로세스가 %1 사용 · %3 중 %2 사용 가능</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="133"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="152"/>
         <source>Bar: VRAM in use by all processes, %1 of %2 (%3%)</source>
         <translation>막대: 모든 프로세스가 쓰는 VRAM, %2 중 %1 (%3%)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/EngineGauges.qml" line="134"/>
+        <location filename="../ui/memory/EngineGauges.qml" line="153"/>
         <source>Bar: RAM in use on this machine by all processes, %1 of %2 (%3%)</source>
         <translation>막대: 이 컴퓨터의 모든 프로세스가 쓰는 RAM, %2 중 %1 (%3%)</translation>
     </message>
@@ -533,7 +533,7 @@
 <context>
     <name>EngineMaps</name>
     <message>
-        <location filename="../app/engine/worker_values.cpp" line="101"/>
+        <location filename="../app/engine/worker_values.cpp" line="100"/>
         <source>%1: %2 tensors</source>
         <translation>%1: 텐서 %2개</translation>
     </message>
@@ -541,30 +541,30 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="159"/>
-        <location filename="../app/engine/engine_worker.cpp" line="218"/>
-        <location filename="../app/engine/engine_worker.cpp" line="244"/>
+        <location filename="../app/engine/engine_worker.cpp" line="162"/>
+        <location filename="../app/engine/engine_worker.cpp" line="224"/>
+        <location filename="../app/engine/engine_worker.cpp" line="250"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="278"/>
+        <location filename="../app/engine/engine_worker.cpp" line="285"/>
         <source>Stopped: no summary was written.</source>
         <translation>중지됨: 요약을 쓰지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="297"/>
+        <location filename="../app/engine/engine_worker.cpp" line="305"/>
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="315"/>
+        <location filename="../app/engine/engine_worker.cpp" line="325"/>
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="339"/>
-        <location filename="../app/memory/memory_state.cpp" line="162"/>
+        <location filename="../app/engine/engine_worker.cpp" line="351"/>
+        <location filename="../app/memory/memory_state.cpp" line="175"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
     </message>
@@ -572,12 +572,12 @@
 <context>
     <name>HubClient</name>
     <message>
-        <location filename="../app/hub/hub_client.cpp" line="16"/>
+        <location filename="../app/hub/hub_client.cpp" line="17"/>
         <source>The Hub&apos;s answer for %1 is not the JSON expected.</source>
         <translation>%1에 대한 Hub의 응답이 예상한 JSON이 아닙니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_client.cpp" line="80"/>
+        <location filename="../app/hub/hub_client.cpp" line="83"/>
         <source>the search for &quot;%1&quot;</source>
         <translation>&quot;%1&quot; 검색</translation>
     </message>
@@ -585,17 +585,17 @@
 <context>
     <name>HubEndpoint</name>
     <message>
-        <location filename="../app/hub/hub_endpoint.cpp" line="56"/>
+        <location filename="../app/hub/hub_endpoint.cpp" line="57"/>
         <source>The Hub address &quot;%1&quot; (%2) is not an http(s) URL.</source>
         <translation>Hub 주소 &quot;%1&quot; (%2)은(는) http(s) URL이 아닙니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_endpoint.cpp" line="60"/>
+        <location filename="../app/hub/hub_endpoint.cpp" line="63"/>
         <source>The Hub address (%1) must not contain a user name, a password, a query or a fragment.</source>
         <translation>Hub 주소(%1)에는 사용자 이름, 비밀번호, 쿼리, 프래그먼트가 들어갈 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_endpoint.cpp" line="65"/>
+        <location filename="../app/hub/hub_endpoint.cpp" line="71"/>
         <source>The Hub address &quot;%1&quot; (%2) uses plain http: only https is allowed, except for this computer (localhost).</source>
         <translation>Hub 주소 &quot;%1&quot; (%2)은(는) 일반 http를 사용합니다. 이 컴퓨터(localhost)를 제외하면 https만 허용됩니다.</translation>
     </message>
@@ -603,88 +603,88 @@
 <context>
     <name>HubNames</name>
     <message>
-        <location filename="../app/hub/names.cpp" line="24"/>
+        <location filename="../app/hub/names.cpp" line="25"/>
         <source>The repository name is empty.</source>
         <translation>저장소 이름이 비어 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="25"/>
+        <location filename="../app/hub/names.cpp" line="27"/>
         <source>The repository name is too long.</source>
         <translation>저장소 이름이 너무 깁니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="28"/>
-        <location filename="../app/hub/names.cpp" line="31"/>
+        <location filename="../app/hub/names.cpp" line="30"/>
+        <location filename="../app/hub/names.cpp" line="35"/>
         <source>The repository name must be owner/name, with exactly one &apos;/&apos;.</source>
         <translation>저장소 이름은 &apos;/&apos;가 정확히 하나인 owner/name 형식이어야 합니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="34"/>
+        <location filename="../app/hub/names.cpp" line="39"/>
         <source>The repository name may only contain letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;.</source>
         <translation>저장소 이름에는 문자, 숫자, &apos;-&apos;, &apos;_&apos;, &apos;.&apos;만 쓸 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="38"/>
+        <location filename="../app/hub/names.cpp" line="44"/>
         <source>Each part of the repository name must start with a letter or a digit.</source>
         <translation>저장소 이름의 각 부분은 문자나 숫자로 시작해야 합니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="41"/>
+        <location filename="../app/hub/names.cpp" line="48"/>
         <source>The repository name must not contain &apos;..&apos; or &apos;--&apos;.</source>
         <translation>저장소 이름에 &apos;..&apos; 또는 &apos;--&apos;가 들어갈 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="48"/>
+        <location filename="../app/hub/names.cpp" line="56"/>
         <source>The file name is empty.</source>
         <translation>파일 이름이 비어 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="49"/>
+        <location filename="../app/hub/names.cpp" line="58"/>
         <source>The file name is too long.</source>
         <translation>파일 이름이 너무 깁니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="53"/>
+        <location filename="../app/hub/names.cpp" line="62"/>
         <source>The file name contains control characters.</source>
         <translation>파일 이름에 제어 문자가 들어 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="55"/>
+        <location filename="../app/hub/names.cpp" line="65"/>
         <source>The file name must not contain &apos;\&apos; or &apos;:&apos;.</source>
         <translation>파일 이름에 &apos;\&apos; 또는 &apos;:&apos;가 들어갈 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="57"/>
+        <location filename="../app/hub/names.cpp" line="68"/>
         <source>The file name must not be an absolute path.</source>
         <translation>파일 이름은 절대 경로일 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="60"/>
+        <location filename="../app/hub/names.cpp" line="71"/>
         <source>The file name must not contain empty, &apos;.&apos; or &apos;..&apos; parts.</source>
         <translation>파일 이름에 빈 부분, &apos;.&apos; 또는 &apos;..&apos; 부분이 들어갈 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="62"/>
+        <location filename="../app/hub/names.cpp" line="75"/>
         <source>A part of the file name is too long.</source>
         <translation>파일 이름의 한 부분이 너무 깁니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="68"/>
+        <location filename="../app/hub/names.cpp" line="81"/>
         <source>The file size is negative.</source>
         <translation>파일 크기가 음수입니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="69"/>
+        <location filename="../app/hub/names.cpp" line="83"/>
         <source>The file size is absurdly large.</source>
         <translation>파일 크기가 터무니없이 큽니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="74"/>
+        <location filename="../app/hub/names.cpp" line="89"/>
         <source>The SHA-256 must be 64 hexadecimal digits.</source>
         <translation>SHA-256은 16진수 64자리여야 합니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/names.cpp" line="78"/>
+        <location filename="../app/hub/names.cpp" line="93"/>
         <source>The SHA-256 must be 64 lowercase hexadecimal digits.</source>
         <translation>SHA-256은 소문자 16진수 64자리여야 합니다.</translation>
     </message>
@@ -697,80 +697,80 @@
         <translation>Hub가 %1에 대한 액세스 토큰을 거부했습니다 (HTTP 401). 설정에서 토큰을 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="70"/>
+        <location filename="../app/hub/hub_request.cpp" line="73"/>
         <source>%1 is gated or private (HTTP 401): accept its terms on the Hub and set an access token in Settings.</source>
         <translation>%1은(는) 접근이 제한되었거나 비공개입니다 (HTTP 401). Hub에서 약관에 동의하고 설정에서 액세스 토큰을 지정하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="74"/>
+        <location filename="../app/hub/hub_request.cpp" line="80"/>
         <source>Access to %1 was denied (HTTP 403): accept the repository&apos;s terms on the Hub with the account of your access token.</source>
         <translation>%1에 대한 접근이 거부되었습니다 (HTTP 403). 액세스 토큰의 계정으로 Hub에서 저장소 약관에 동의하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="78"/>
+        <location filename="../app/hub/hub_request.cpp" line="87"/>
         <source>%1 was not found on the Hub (HTTP 404).</source>
         <translation>Hub에서 %1을(를) 찾을 수 없습니다 (HTTP 404).</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="83"/>
+        <location filename="../app/hub/hub_request.cpp" line="94"/>
         <source>The Hub is limiting requests (HTTP 429): try again in %1 seconds.</source>
         <translation>Hub가 요청을 제한하고 있습니다 (HTTP 429). %1초 후에 다시 시도하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="85"/>
+        <location filename="../app/hub/hub_request.cpp" line="97"/>
         <source>The Hub is limiting requests (HTTP 429): try again later.</source>
         <translation>Hub가 요청을 제한하고 있습니다 (HTTP 429). 나중에 다시 시도하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="88"/>
+        <location filename="../app/hub/hub_request.cpp" line="101"/>
         <source>The Hub had a server error (HTTP %1) for %2: try again later.</source>
         <translation>%2에 대해 Hub에서 서버 오류가 발생했습니다 (HTTP %1). 나중에 다시 시도하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="93"/>
+        <location filename="../app/hub/hub_request.cpp" line="107"/>
         <source>The Hub answered HTTP %1 for %2.</source>
         <translation>Hub가 %2에 대해 HTTP %1(으)로 응답했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="143"/>
-        <location filename="../app/hub/hub_request.cpp" line="322"/>
+        <location filename="../app/hub/hub_request.cpp" line="161"/>
+        <location filename="../app/hub/hub_request.cpp" line="358"/>
         <source>Cancelled.</source>
         <translation>취소되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="150"/>
+        <location filename="../app/hub/hub_request.cpp" line="169"/>
         <source>kvchat does not fetch %1: only https, or plain http to this computer.</source>
         <translation>kvchat은 %1을(를) 가져오지 않습니다. https 또는 이 컴퓨터로의 일반 http만 허용됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="226"/>
-        <location filename="../app/hub/hub_request.cpp" line="256"/>
-        <location filename="../app/hub/hub_request.cpp" line="319"/>
+        <location filename="../app/hub/hub_request.cpp" line="249"/>
+        <location filename="../app/hub/hub_request.cpp" line="280"/>
+        <location filename="../app/hub/hub_request.cpp" line="353"/>
         <source>The Hub did not answer in time (%1).</source>
         <translation>Hub가 제때 응답하지 않았습니다 (%1).</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="260"/>
+        <location filename="../app/hub/hub_request.cpp" line="287"/>
         <source>The Hub&apos;s answer for %1 is larger than the %2 (%3 bytes) kvchat reads of an answer: it stopped reading.</source>
         <translation>%1에 대한 Hub의 응답이 kvchat이 응답에서 읽는 한도인 %2(%3바이트)보다 커서 읽기를 멈췄습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="268"/>
+        <location filename="../app/hub/hub_request.cpp" line="295"/>
         <source>(It announced %1 bytes.)</source>
         <translation>(%1바이트라고 알렸습니다.)</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="275"/>
+        <location filename="../app/hub/hub_request.cpp" line="305"/>
         <source>Too many redirects for %1.</source>
         <translation>%1의 리디렉션이 너무 많습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="313"/>
+        <location filename="../app/hub/hub_request.cpp" line="344"/>
         <source>Cannot reach the Hub at %1 (%2): you may be offline. Local models keep working.</source>
         <translation>%1의 Hub에 연결할 수 없습니다 (%2). 오프라인 상태일 수 있습니다. 로컬 모델은 계속 작동합니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="328"/>
+        <location filename="../app/hub/hub_request.cpp" line="364"/>
         <source>The connection to %1 broke off (%2).</source>
         <translation>%1과(와)의 연결이 끊어졌습니다 (%2).</translation>
     </message>
@@ -778,78 +778,79 @@
 <context>
     <name>KvCacheFigures</name>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="18"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="19"/>
         <source>KV cache</source>
         <translation>KV 캐시</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="19"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="20"/>
         <source>To write each new token the model looks back at every earlier token through its key and value vectors. Keeping them (the KV cache) instead of computing them again turns work that grows with the square of the length into a lookup, at a price in memory that grows with every token: 2 (K and V) × layers × tokens × KV heads × head size × bytes per value. The line below is this model&apos;s formula with its numbers.</source>
         <translation>모델은 새 토큰을 하나 만들 때마다 앞선 모든 토큰을 그 Key와 Value 벡터로 다시 살펴봅니다. 이를 다시 계산하지 않고 보관해 두면(KV 캐시) 길이의 제곱으로 늘어나는 계산이 조회로 바뀌는 대신, 토큰마다 늘어나는 메모리를 치릅니다: 2 (K와 V) × 레이어 × 토큰 × KV 헤드 × 헤드 크기 × 값당 바이트. 아래 줄은 이 모델의 숫자를 넣은 식입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="27"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="28"/>
         <source>2 × %1 layers × %2 tokens × %3 KV heads × %4 values per head × %5 bytes (%6)
 = %7 bytes (%8)</source>
         <translation>2 × 레이어 %1 × 토큰 %2 × KV 헤드 %3 × 헤드당 값 %4 × %5 바이트 (%6)
 = %7 바이트 (%8)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="40"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="41"/>
         <source>%1 of %2 layers use a %3-token window: %4 freed by the window; without it the KV would be %5</source>
         <translation>레이어 %2개 중 %1개가 %3 토큰 창을 사용: 창 덕분에 %4 절약, 창이 없다면 KV는 %5</translation>
     </message>
     <message>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="54"/>
         <source>%1 of this conversation&apos;s KV is shared with another conversation (%2 tokens reused, not evaluated); %3 shared in all</source>
         <translation>이 대화의 KV 중 %1을(를) 다른 대화와 공유 (토큰 %2개를 다시 계산하지 않고 재사용), 전체 공유량 %3</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="52"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="66"/>
         <source>KV used</source>
         <translation>사용 중인 KV</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="53"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="67"/>
         <source>KV allocated</source>
         <translation>할당된 KV</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="53"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="67"/>
         <source>%1  (%2 blocks of %3 tokens)</source>
         <translation>%1  (%3 토큰짜리 블록 %2개)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="54"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="68"/>
         <source>reserved, empty</source>
         <translation>예약됨, 비어 있음</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="55"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="69"/>
         <source>per token</source>
         <translation>토큰당</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="56"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="70"/>
         <source>per layer</source>
         <translation>레이어당</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="56"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="70"/>
         <source> used in each of %1 layers</source>
         <translation> (레이어 %1개 각각에서 사용)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="57"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="71"/>
         <source>peak</source>
         <translation>최고치</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="57"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="71"/>
         <source> allocated</source>
         <translation> 할당</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvCacheFigures.qml" line="73"/>
+        <location filename="../ui/memory/KvCacheFigures.qml" line="87"/>
         <source>Document “%1”: %2 tokens × %3 = %4, %5% of the KV used (%6)</source>
         <translation>문서 “%1”: %2 토큰 × %3 = %4, 사용 중인 KV의 %5% (%6)</translation>
     </message>
@@ -862,7 +863,7 @@
         <translation>KV 형식 측정에 실패했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/kv_quality_probe.cpp" line="62"/>
+        <location filename="../app/engine/kv_quality_probe.cpp" line="63"/>
         <source>Measuring the KV types failed: an unknown exception</source>
         <translation>KV 형식 측정에 실패했습니다: 알 수 없는 예외</translation>
     </message>
@@ -870,42 +871,42 @@
 <context>
     <name>KvTimeline</name>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="18"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="19"/>
         <source>KV memory over this conversation</source>
         <translation>이 대화 동안의 KV 메모리</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="19"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="20"/>
         <source>Each point is the KV cache after a token: the bytes used (orange) and reserved (light orange), against the number of tokens in the context. A dashed line marks where a reply began. A conversation&apos;s timeline is its own: it starts empty in a new chat and comes back when you return to a conversation (it is not kept after the app closes).</source>
         <translation>각 점은 토큰 하나가 지난 뒤의 KV 캐시를 컨텍스트 안의 토큰 수에 대해 나타냅니다: 사용한 바이트(주황색)와 예약한 바이트(연한 주황색). 점선은 답변이 시작된 곳을 표시합니다. 타임라인은 대화마다 따로 있습니다. 새 대화에서는 비어 있게 시작하고, 대화로 돌아오면 다시 나타납니다 (앱을 닫으면 유지되지 않습니다).</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="30"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="31"/>
         <source>KV memory over this conversation: no tokens yet</source>
         <translation>이 대화 동안의 KV 메모리: 아직 토큰 없음</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="31"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="32"/>
         <source>KV memory over this conversation: %1 used at %2 tokens</source>
         <translation>이 대화 동안의 KV 메모리: 토큰 %2개에서 %1 사용</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="79"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="80"/>
         <source>KV bytes</source>
         <translation>KV 바이트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="81"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="82"/>
         <source>→ tokens in context</source>
         <translation>→ 컨텍스트 안의 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="84"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="85"/>
         <source>No tokens yet in this conversation</source>
         <translation>이 대화에는 아직 토큰이 없습니다</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTimeline.qml" line="120"/>
+        <location filename="../ui/memory/KvTimeline.qml" line="121"/>
         <source>orange: used · light orange: reserved · dashed: a reply began (%1 so far)</source>
         <translation>주황색: 사용 · 연한 주황색: 예약 · 점선: 답변 시작 (지금까지 %1)</translation>
     </message>
@@ -913,109 +914,208 @@
 <context>
     <name>KvTypeCosts</name>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="18"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="20"/>
         <source>What each KV type would cost</source>
         <translation>KV 형식별 비용</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="19"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="21"/>
         <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same.</source>
         <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다. q8_0은 f16의 약 절반, q4_0은 약 4분의 1 메모리만 써서 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다. 품질 열은 다음 토큰 확률이 얼마나 달라지는지(KL 발산)와 가장 그럴듯한 토큰이 얼마나 자주 그대로인지를 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="26"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="28"/>
         <source>type</source>
         <translation>형식</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="27"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="29"/>
         <source>bytes/token</source>
         <translation>바이트/토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="28"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="30"/>
         <source>max context</source>
         <translation>최대 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="30"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="32"/>
         <source>quality*</source>
         <translation>품질*</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="30"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="32"/>
         <source>quality* (demo model&apos;s)</source>
         <translation>품질* (데모 모델 기준)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="43"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="45"/>
         <source>not for this model</source>
         <translation>이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="45"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="47"/>
         <source>KL %1, %2%</source>
         <translation>KL %1, %2%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="48"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="50"/>
         <source>KL 4e-8, 100%</source>
         <translation>KL 4e-8, 100%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="48"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="50"/>
         <source>baseline</source>
         <translation>기준</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="49"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="51"/>
         <source>KL 1.9e-5, 99.75%</source>
         <translation>KL 1.9e-5, 99.75%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="50"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="52"/>
         <source>KL 6.0e-3, 95.0%</source>
         <translation>KL 6.0e-3, 95.0%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="58"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="60"/>
         <source> tokens</source>
         <translation> 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="77"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="81"/>
         <source>max context: what fits in the available RAM, at most the trained context. </source>
         <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. </translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="79"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="83"/>
         <source>*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.</source>
         <translation>*이 모델에서 내장 텍스트 %1 토큰으로 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="80"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="84"/>
         <source>*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
         <translation>*데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="81"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="85"/>
         <source> Not yet measured on the loaded model: its own figures replace these when they are.</source>
         <translation> 불러온 모델에서는 아직 측정하지 않았습니다. 측정되면 그 값으로 바뀝니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="86"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="90"/>
         <source>How many conversations fit</source>
         <translation>몇 개의 대화가 들어가는가</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="87"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="91"/>
         <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
         <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="96"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="100"/>
         <source>Conversations of this length that would fit in the available memory: %1</source>
         <translation>사용 가능한 메모리에 들어가는 이 길이의 대화 수: %1</translation>
+    </message>
+</context>
+<context>
+    <name>LocalServerSettings</name>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="23"/>
+        <source>Local server</source>
+        <translation>로컬 서버</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="28"/>
+        <source>Serve the loaded model to other programs (OpenAI API)</source>
+        <translation>불러온 모델을 다른 프로그램에 제공 (OpenAI API)</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="35"/>
+        <source>address</source>
+        <translation>주소</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="37"/>
+        <source>Server address</source>
+        <translation>서버 주소</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="38"/>
+        <source>port</source>
+        <translation>포트</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="41"/>
+        <source>Server port</source>
+        <translation>서버 포트</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="42"/>
+        <source>sessions at once</source>
+        <translation>동시 세션 수</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="44"/>
+        <source>Sessions at once</source>
+        <translation>동시 세션 수</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="45"/>
+        <location filename="../ui/LocalServerSettings.qml" line="49"/>
+        <source>API key</source>
+        <translation>API 키</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="49"/>
+        <source>none</source>
+        <translation>없음</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="50"/>
+        <source>New</source>
+        <translation>새로 만들기</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="51"/>
+        <source>A new random key</source>
+        <translation>새 임의 키</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="60"/>
+        <source>⚠ Other machines on the network can reach this address. Set an API key.</source>
+        <translation>⚠ 네트워크의 다른 컴퓨터가 이 주소에 접속할 수 있습니다. API 키를 설정하세요.</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="70"/>
+        <source>Serving %1 at %2%3</source>
+        <translation>%1을(를) %2에서 제공 중%3</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="71"/>
+        <source> (key required)</source>
+        <translation> (키 필요)</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="73"/>
+        <source>Off.</source>
+        <translation>꺼짐.</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="87"/>
+        <source>Copy URL</source>
+        <translation>URL 복사</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="88"/>
+        <source>Copy key</source>
+        <translation>키 복사</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="90"/>
+        <source>Restart</source>
+        <translation>다시 시작</translation>
     </message>
 </context>
 <context>
@@ -1192,38 +1292,38 @@
         <translation>최근 모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="455"/>
+        <location filename="../ui/Main.qml" line="456"/>
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="456"/>
+        <location filename="../ui/Main.qml" line="457"/>
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="463"/>
-        <location filename="../app/chat_controller_test_state.cpp" line="66"/>
+        <location filename="../ui/Main.qml" line="464"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="126"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="464"/>
+        <location filename="../ui/Main.qml" line="465"/>
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="485"/>
+        <location filename="../ui/Main.qml" line="486"/>
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="486"/>
+        <location filename="../ui/Main.qml" line="487"/>
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="487"/>
+        <location filename="../ui/Main.qml" line="488"/>
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -1334,208 +1434,208 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="102"/>
+        <location filename="../ui/MessageBubble.qml" line="118"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="104"/>
+        <location filename="../ui/MessageBubble.qml" line="120"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="106"/>
+        <location filename="../ui/MessageBubble.qml" line="122"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="238"/>
-        <location filename="../ui/MessageBubble.qml" line="245"/>
+        <location filename="../ui/MessageBubble.qml" line="254"/>
+        <location filename="../ui/MessageBubble.qml" line="261"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="243"/>
+        <location filename="../ui/MessageBubble.qml" line="259"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="245"/>
+        <location filename="../ui/MessageBubble.qml" line="261"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="283"/>
+        <location filename="../ui/MessageBubble.qml" line="299"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="285"/>
+        <location filename="../ui/MessageBubble.qml" line="301"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="297"/>
+        <location filename="../ui/MessageBubble.qml" line="313"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="300"/>
+        <location filename="../ui/MessageBubble.qml" line="316"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="284"/>
+        <location filename="../ui/MessageBubble.qml" line="300"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="289"/>
+        <location filename="../ui/MessageBubble.qml" line="305"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="292"/>
+        <location filename="../ui/MessageBubble.qml" line="308"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="316"/>
+        <location filename="../ui/MessageBubble.qml" line="332"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="317"/>
+        <location filename="../ui/MessageBubble.qml" line="333"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="320"/>
+        <location filename="../ui/MessageBubble.qml" line="336"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="328"/>
+        <location filename="../ui/MessageBubble.qml" line="344"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="328"/>
+        <location filename="../ui/MessageBubble.qml" line="344"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="339"/>
+        <location filename="../ui/MessageBubble.qml" line="355"/>
         <source>Previous version</source>
         <translation>이전 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="341"/>
+        <location filename="../ui/MessageBubble.qml" line="357"/>
         <source>Previous version (Alt+Left)</source>
         <translation>이전 버전 (Alt+Left)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="347"/>
+        <location filename="../ui/MessageBubble.qml" line="363"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="348"/>
+        <location filename="../ui/MessageBubble.qml" line="364"/>
         <source>Version %1 of %2</source>
         <translation>버전 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="353"/>
+        <location filename="../ui/MessageBubble.qml" line="369"/>
         <source>Next version</source>
         <translation>다음 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="355"/>
+        <location filename="../ui/MessageBubble.qml" line="371"/>
         <source>Next version (Alt+Right)</source>
         <translation>다음 버전 (Alt+Right)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="364"/>
+        <location filename="../ui/MessageBubble.qml" line="380"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="311"/>
+        <location filename="../ui/MessageBubble.qml" line="327"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="313"/>
+        <location filename="../ui/MessageBubble.qml" line="329"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="369"/>
+        <location filename="../ui/MessageBubble.qml" line="385"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="372"/>
+        <location filename="../ui/MessageBubble.qml" line="388"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="376"/>
+        <location filename="../ui/MessageBubble.qml" line="392"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="383"/>
+        <location filename="../ui/MessageBubble.qml" line="399"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="385"/>
+        <location filename="../ui/MessageBubble.qml" line="401"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="387"/>
+        <location filename="../ui/MessageBubble.qml" line="403"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="147"/>
+        <location filename="../ui/MessageBubble.qml" line="163"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="148"/>
+        <location filename="../ui/MessageBubble.qml" line="164"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="175"/>
+        <location filename="../ui/MessageBubble.qml" line="191"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="179"/>
+        <location filename="../ui/MessageBubble.qml" line="195"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="181"/>
+        <location filename="../ui/MessageBubble.qml" line="197"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="186"/>
+        <location filename="../ui/MessageBubble.qml" line="202"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="188"/>
+        <location filename="../ui/MessageBubble.qml" line="204"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="190"/>
+        <location filename="../ui/MessageBubble.qml" line="206"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -1543,77 +1643,77 @@
 <context>
     <name>ModelLibrary</name>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="46"/>
+        <location filename="../ui/ModelLibrary.qml" line="47"/>
         <source>Cannot be read: %1</source>
         <translation>읽을 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="47"/>
+        <location filename="../ui/ModelLibrary.qml" line="48"/>
         <source>%1 · %2 · %3 · trained on %4 tokens</source>
         <translation>%1 · %2 · %3 · %4 토큰으로 학습</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="48"/>
+        <location filename="../ui/ModelLibrary.qml" line="49"/>
         <source>unknown architecture</source>
         <translation>알 수 없는 아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="60"/>
+        <location filename="../ui/ModelLibrary.qml" line="61"/>
         <source>The model files in %1 and the models opened before. ↑ ↓ choose, Enter opens, Delete removes from disk.</source>
         <translation>%1의 모델 파일과 전에 연 모델입니다. ↑ ↓ 선택, Enter 열기, Delete 디스크에서 삭제.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="83"/>
+        <location filename="../ui/ModelLibrary.qml" line="84"/>
         <source>No model files yet: download one from the Hub tab, or open one with Ctrl+O.</source>
         <translation>아직 모델 파일이 없습니다: 허브 탭에서 내려받거나 Ctrl+O로 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="97"/>
+        <location filename="../ui/ModelLibrary.qml" line="98"/>
         <source>My models</source>
         <translation>내 모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="123"/>
+        <location filename="../ui/ModelLibrary.qml" line="126"/>
         <source> (loaded)</source>
         <translation> (불러옴)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="146"/>
+        <location filename="../ui/ModelLibrary.qml" line="149"/>
         <source>Last used: %1 · %2</source>
         <translation>마지막 사용: %1 · %2</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="150"/>
+        <location filename="../ui/ModelLibrary.qml" line="153"/>
         <source>Open</source>
         <translation>열기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="155"/>
+        <location filename="../ui/ModelLibrary.qml" line="158"/>
         <source>Show in folder</source>
         <translation>폴더에서 보기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="159"/>
+        <location filename="../ui/ModelLibrary.qml" line="162"/>
         <source>Remove from disk…</source>
         <translation>디스크에서 삭제…</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="177"/>
+        <location filename="../ui/ModelLibrary.qml" line="180"/>
         <source>Remove from disk?</source>
         <translation>디스크에서 삭제할까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="187"/>
+        <location filename="../ui/ModelLibrary.qml" line="190"/>
         <source>Remove %1 (%2) from disk? The file is deleted; this cannot be undone.</source>
         <translation>%1(%2)을(를) 디스크에서 삭제할까요? 파일이 지워지며 되돌릴 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="194"/>
+        <location filename="../ui/ModelLibrary.qml" line="197"/>
         <source>Remove from disk</source>
         <translation>디스크에서 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="203"/>
+        <location filename="../ui/ModelLibrary.qml" line="206"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -1626,17 +1726,17 @@
         <translation>파일이 없습니다</translation>
     </message>
     <message>
-        <location filename="../app/model_library.cpp" line="98"/>
+        <location filename="../app/model_library.cpp" line="100"/>
         <source>%1 is the model loaded now: open another model first, then remove it.</source>
         <translation>%1은(는) 지금 불러온 모델입니다: 다른 모델을 먼저 연 뒤 삭제하세요.</translation>
     </message>
     <message>
-        <location filename="../app/model_library.cpp" line="100"/>
+        <location filename="../app/model_library.cpp" line="105"/>
         <source>%1 is not there any more.</source>
         <translation>%1이(가) 더 이상 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/model_library.cpp" line="102"/>
+        <location filename="../app/model_library.cpp" line="109"/>
         <source>%1 could not be removed: %2</source>
         <translation>%1을(를) 삭제할 수 없습니다: %2</translation>
     </message>
@@ -1654,27 +1754,27 @@
         <translation>%1은(는) 키를 값 %2개 단위의 블록으로 저장하지만, 이 모델의 헤드는 값이 %3개입니다 (head_dim %3이(가) %2의 배수가 아님). 이 모델에서는 쓸 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="96"/>
+        <location filename="../app/settings/model_settings.cpp" line="98"/>
         <source>The context cannot be negative (0 = the trained length).</source>
         <translation>컨텍스트는 음수일 수 없습니다 (0 = 학습 길이).</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="100"/>
+        <location filename="../app/settings/model_settings.cpp" line="102"/>
         <source>A context of %1 tokens is longer than the %2 this model was trained for: past %2 it sees positions it never learned, and replies usually turn to noise.</source>
         <translation>%1 토큰의 컨텍스트는 이 모델이 학습한 %2 토큰보다 깁니다. %2 토큰을 넘어서면 학습한 적 없는 위치를 보게 되어 답변이 대개 무의미해집니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="183"/>
+        <location filename="../app/settings/model_settings.cpp" line="186"/>
         <source>Balanced</source>
         <translation>균형</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="186"/>
+        <location filename="../app/settings/model_settings.cpp" line="189"/>
         <source>Precise (factual, repeatable)</source>
         <translation>정확 (사실적, 재현 가능)</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="188"/>
+        <location filename="../app/settings/model_settings.cpp" line="191"/>
         <source>Creative (varied)</source>
         <translation>창의적 (다양함)</translation>
     </message>
@@ -1682,223 +1782,223 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="36"/>
+        <location filename="../ui/ModelsPage.qml" line="38"/>
         <source>%1 s</source>
         <translation>%1초</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="37"/>
+        <location filename="../ui/ModelsPage.qml" line="39"/>
         <source>%1 min</source>
         <translation>%1분</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="38"/>
+        <location filename="../ui/ModelsPage.qml" line="40"/>
         <source>%1 h</source>
         <translation>%1시간</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="41"/>
+        <location filename="../ui/ModelsPage.qml" line="43"/>
         <source>Reading its header…</source>
         <translation>헤더 읽는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="42"/>
+        <location filename="../ui/ModelsPage.qml" line="44"/>
         <source>Fit unknown: %1</source>
         <translation>들어갈지 알 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="45"/>
+        <location filename="../ui/ModelsPage.qml" line="47"/>
         <source>kvchat cannot run it: %1</source>
         <translation>kvchat에서 실행할 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="47"/>
+        <location filename="../ui/ModelsPage.qml" line="49"/>
         <source>Does not fit: the weights alone need %1, %2 free</source>
         <translation>들어가지 않음: 가중치만 %1 필요, 여유 %2</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="48"/>
+        <location filename="../ui/ModelsPage.qml" line="50"/>
         <source>Fits</source>
         <translation>들어감</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="48"/>
+        <location filename="../ui/ModelsPage.qml" line="50"/>
         <source>Does not fit at this context</source>
         <translation>이 컨텍스트에서는 들어가지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="49"/>
+        <location filename="../ui/ModelsPage.qml" line="51"/>
         <source>: %1 weights + %2 KV at %3 tokens (%4) of %5 free; the longest context that fits: %6 tokens; %7 such conversations side by side</source>
         <translation>: 가중치 %1 + %3 토큰의 KV %2 (%4), 여유 %5 중; 들어가는 가장 긴 컨텍스트: %6 토큰; 이런 대화를 동시에 %7개</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="107"/>
+        <location filename="../ui/ModelsPage.qml" line="109"/>
         <source>Models</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="108"/>
-        <location filename="../ui/ModelsPage.qml" line="135"/>
+        <location filename="../ui/ModelsPage.qml" line="110"/>
+        <location filename="../ui/ModelsPage.qml" line="137"/>
         <source>Hub</source>
         <translation>Hub</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="116"/>
+        <location filename="../ui/ModelsPage.qml" line="118"/>
         <source>The Hub&apos;s address (from %1). Empty: HF_ENDPOINT, else https://huggingface.co; plain http only to this computer. Enter saves it.</source>
         <translation>Hub 주소 (%1에서 가져옴). 비워 두면 HF_ENDPOINT, 없으면 https://huggingface.co를 씁니다. 일반 http는 이 컴퓨터로만 허용됩니다. Enter를 누르면 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="124"/>
+        <location filename="../ui/ModelsPage.qml" line="126"/>
         <source>models go to %1</source>
         <translation>모델 저장 위치: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="126"/>
+        <location filename="../ui/ModelsPage.qml" line="128"/>
         <source>Close</source>
         <translation>닫기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="163"/>
+        <location filename="../ui/ModelsPage.qml" line="165"/>
         <source>Will it fit? Context</source>
         <translation>들어갈까? 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="170"/>
+        <location filename="../ui/ModelsPage.qml" line="172"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="180"/>
+        <location filename="../ui/ModelsPage.qml" line="182"/>
         <source>free GPU memory now: %1</source>
         <translation>현재 여유 GPU 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="181"/>
+        <location filename="../ui/ModelsPage.qml" line="183"/>
         <source>free memory now: %1</source>
         <translation>현재 여유 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="187"/>
+        <location filename="../ui/ModelsPage.qml" line="189"/>
         <source>access token set</source>
         <translation>액세스 토큰 설정됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="187"/>
+        <location filename="../ui/ModelsPage.qml" line="189"/>
         <source>access token (gated models)</source>
         <translation>액세스 토큰 (접근 제한 모델)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="190"/>
+        <location filename="../ui/ModelsPage.qml" line="192"/>
         <source>Kept in memory only, never saved nor logged; HF_TOKEN is read at start.</source>
         <translation>메모리에만 보관하며 저장하거나 기록하지 않습니다. HF_TOKEN은 시작할 때 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="206"/>
+        <location filename="../ui/ModelsPage.qml" line="208"/>
         <source>Search the Hub for GGUF models (Enter)</source>
         <translation>Hub에서 GGUF 모델 검색 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="218"/>
+        <location filename="../ui/HubListHeader.qml" line="13"/>
         <source>Search results</source>
         <translation>검색 결과</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="218"/>
+        <location filename="../ui/HubListHeader.qml" line="14"/>
         <source>Catalog (sizes approximate)</source>
         <translation>카탈로그 (크기는 대략적)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="233"/>
+        <location filename="../ui/ModelsPage.qml" line="232"/>
         <source> (gated: needs a token)</source>
         <translation> (접근 제한: 토큰 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="234"/>
+        <location filename="../ui/ModelsPage.qml" line="233"/>
         <source>%1 downloads</source>
         <translation>다운로드 %1회</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="245"/>
+        <location filename="../ui/ModelsPage.qml" line="244"/>
         <source>Choose a model on the left</source>
         <translation>왼쪽에서 모델을 선택하세요</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="281"/>
+        <location filename="../ui/ModelsPage.qml" line="283"/>
         <source>%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6</source>
         <translation>%1, 레이어 %2개, KV 헤드 %3개 × %4, %5 토큰으로 학습; 텐서: %6</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="296"/>
+        <location filename="../ui/ModelsPage.qml" line="298"/>
         <source>Will it fit?</source>
         <translation>들어갈까?</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="300"/>
+        <location filename="../ui/ModelsPage.qml" line="302"/>
         <source>Downloaded</source>
         <translation>다운로드됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="300"/>
+        <location filename="../ui/ModelsPage.qml" line="302"/>
         <source>Download</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="304"/>
+        <location filename="../ui/ModelsPage.qml" line="306"/>
         <source>Ctrl+Shift+D downloads the selected file</source>
         <translation>Ctrl+Shift+D로 선택한 파일을 다운로드합니다</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="312"/>
+        <location filename="../ui/ModelsPage.qml" line="314"/>
         <source>Downloads</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="344"/>
+        <location filename="../ui/ModelsPage.qml" line="348"/>
         <source>%1 of %2 · %3/s · %4 left</source>
         <translation>%1 / %2 · %3/s · %4 남음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="348"/>
+        <location filename="../ui/ModelsPage.qml" line="352"/>
         <source>Downloaded, SHA-256 verified, opened</source>
         <translation>다운로드, SHA-256 확인, 열기 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="363"/>
+        <location filename="../ui/ModelsPage.qml" line="367"/>
         <source>Pause</source>
         <translation>일시 중지</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="368"/>
+        <location filename="../ui/ModelsPage.qml" line="372"/>
         <source>Resume</source>
         <translation>이어서 하기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="373"/>
+        <location filename="../ui/ModelsPage.qml" line="377"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="56"/>
+        <location filename="../ui/ModelsPage.qml" line="58"/>
         <source> (%1 tokens is the context it was trained on, used instead of the %2 asked for)</source>
         <translation> (%1 토큰은 이 모델이 학습된 컨텍스트로, 요청한 %2 대신 쓰입니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="337"/>
+        <location filename="../ui/ModelsPage.qml" line="341"/>
         <source>Download finished</source>
         <translation>다운로드 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="337"/>
+        <location filename="../ui/ModelsPage.qml" line="341"/>
         <source>Download progress</source>
         <translation>다운로드 진행률</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="137"/>
+        <location filename="../ui/ModelsPage.qml" line="139"/>
         <source>My models</source>
         <translation>내 모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="140"/>
+        <location filename="../ui/ModelsPage.qml" line="142"/>
         <source>The model files on this computer (Ctrl+PgDown / Ctrl+PgUp switch tabs)</source>
         <translation>이 컴퓨터의 모델 파일 (Ctrl+PgDown / Ctrl+PgUp으로 탭 전환)</translation>
     </message>
@@ -1906,17 +2006,17 @@
 <context>
     <name>NoticeBanner</name>
     <message>
-        <location filename="../ui/NoticeBanner.qml" line="49"/>
+        <location filename="../ui/NoticeBanner.qml" line="50"/>
         <source>Dismiss</source>
         <translation>닫기</translation>
     </message>
     <message>
-        <location filename="../ui/NoticeBanner.qml" line="69"/>
+        <location filename="../ui/NoticeBanner.qml" line="71"/>
         <source>Alt+%1</source>
         <translation>Alt+%1</translation>
     </message>
     <message>
-        <location filename="../ui/NoticeBanner.qml" line="102"/>
+        <location filename="../ui/NoticeBanner.qml" line="104"/>
         <source>Dismiss the message</source>
         <translation>메시지 닫기</translation>
     </message>
@@ -1924,22 +2024,22 @@
 <context>
     <name>PartialSummaries</name>
     <message>
-        <location filename="../ui/PartialSummaries.qml" line="16"/>
+        <location filename="../ui/PartialSummaries.qml" line="17"/>
         <source>Hide partial summaries (%1)</source>
         <translation>부분 요약 숨기기 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/PartialSummaries.qml" line="16"/>
+        <location filename="../ui/PartialSummaries.qml" line="17"/>
         <source>Show partial summaries (%1)</source>
         <translation>부분 요약 보기 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/PartialSummaries.qml" line="36"/>
+        <location filename="../ui/PartialSummaries.qml" line="39"/>
         <source>level 0 · chunk %1 · document tokens %2–%3</source>
         <translation>0단계 · 조각 %1 · 문서 토큰 %2–%3</translation>
     </message>
     <message>
-        <location filename="../ui/PartialSummaries.qml" line="37"/>
+        <location filename="../ui/PartialSummaries.qml" line="40"/>
         <source>level %1 · merge %2 · of summaries %3–%4</source>
         <translation>%1단계 · 병합 %2 · 요약 %3–%4</translation>
     </message>
@@ -1947,32 +2047,32 @@
 <context>
     <name>RemoteHeader</name>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="54"/>
+        <location filename="../app/hub/remote_header.cpp" line="58"/>
         <source>The server sent another byte range than asked for %1.</source>
         <translation>서버가 %1에 대해 요청과 다른 바이트 범위를 보냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="97"/>
+        <location filename="../app/hub/remote_header.cpp" line="104"/>
         <source>The server did not say how large %1 is.</source>
         <translation>서버가 %1의 크기를 알려 주지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="109"/>
+        <location filename="../app/hub/remote_header.cpp" line="118"/>
         <source>The server sent %1 of %2 bytes of %3.</source>
         <translation>서버가 %3의 %2바이트 중 %1바이트를 보냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="123"/>
+        <location filename="../app/hub/remote_header.cpp" line="133"/>
         <source>%1 is not a GGUF kvchat can read: %2</source>
         <translation>%1은(는) kvchat이 읽을 수 있는 GGUF가 아닙니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="140"/>
+        <location filename="../app/hub/remote_header.cpp" line="151"/>
         <source>The GGUF header of %1 is larger than %2 MiB: kvchat does not read it.</source>
         <translation>%1의 GGUF 헤더가 %2 MiB보다 큽니다. kvchat은 이 헤더를 읽지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="158"/>
+        <location filename="../app/hub/remote_header.cpp" line="171"/>
         <source>The connection broke off %1 times while reading the header of %2 (%3 of the %4 bytes asked for had arrived): giving up; try again later. The last time: %5</source>
         <translation>%2의 헤더를 읽는 동안 연결이 %1번 끊겼습니다(요청한 %4바이트 중 %3바이트가 도착함). 중단합니다. 나중에 다시 시도하세요. 마지막 오류: %5</translation>
     </message>
@@ -1980,237 +2080,295 @@
 <context>
     <name>SectionHeader</name>
     <message>
-        <location filename="../ui/SectionHeader.qml" line="43"/>
+        <location filename="../ui/SectionHeader.qml" line="44"/>
         <source>What is this? %1</source>
         <translation>이것은 무엇인가요? %1</translation>
     </message>
     <message>
-        <location filename="../ui/SectionHeader.qml" line="45"/>
+        <location filename="../ui/SectionHeader.qml" line="46"/>
         <source>What is this?</source>
         <translation>이것은 무엇인가요?</translation>
     </message>
 </context>
 <context>
+    <name>ServerUsers</name>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="20"/>
+        <source>Local server: its users</source>
+        <translation>로컬 서버: 사용자</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="21"/>
+        <source>Each program talking to the local server gets a session of its own: its own KV cache over the same weights, growing with its conversation, kept while idle so a follow-up reuses it. Sessions whose prompts begin alike (a system prompt, a document) hold those KV blocks once. The last line divides the memory left by the average session&apos;s KV.</source>
+        <translation>로컬 서버와 대화하는 프로그램마다 자기 세션을 받습니다. 같은 가중치 위에 자기 KV 캐시가 있고, 대화와 함께 커지며, 쉬는 동안에도 남아 있어 이어지는 요청이 다시 씁니다. 프롬프트의 시작이 같은 세션들(시스템 프롬프트, 문서)은 그 KV 블록을 한 번만 가집니다. 마지막 줄은 남은 메모리를 세션 평균 KV로 나눈 값입니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="29"/>
+        <source>%1 of %2 sessions in use · %3 busy · KV %4 · shared between sessions %5 · %6 requests</source>
+        <translation>세션 %2개 중 %1개 사용 · %3개 작업 중 · KV %4 · 세션 간 공유 %5 · 요청 %6건</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="42"/>
+        <source>#%1 · %2 · %3 tokens · KV %4%5 · %6 requests</source>
+        <translation>#%1 · %2 · %3 토큰 · KV %4%5 · 요청 %6건</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="43"/>
+        <source>busy</source>
+        <translation>작업 중</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="43"/>
+        <source>idle</source>
+        <translation>대기</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="45"/>
+        <source> (%1 shared)</source>
+        <translation> (%1 공유)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="56"/>
+        <source>More users of this size that fit: — (no session holds KV yet)</source>
+        <translation>이 크기의 사용자를 더 받을 수 있는 수: — (아직 KV를 가진 세션이 없음)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="57"/>
+        <source>More users of this size that fit: %1 (in the %2)</source>
+        <translation>이 크기의 사용자를 더 받을 수 있는 수: %1 (%2 기준)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="58"/>
+        <source>server&apos;s KV budget</source>
+        <translation>서버의 KV 예산</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="58"/>
+        <source>memory available</source>
+        <translation>사용 가능한 메모리</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDrawer</name>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="218"/>
-        <location filename="../ui/SettingsDrawer.qml" line="223"/>
+        <location filename="../ui/SettingsDrawer.qml" line="215"/>
+        <location filename="../ui/SettingsDrawer.qml" line="220"/>
         <source>GPU layers</source>
         <translation>GPU 레이어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="221"/>
+        <location filename="../ui/SettingsDrawer.qml" line="218"/>
         <source>auto</source>
         <translation>자동</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="229"/>
+        <location filename="../ui/SettingsDrawer.qml" line="226"/>
         <source>With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU&apos;s free memory at this context and KV type.</source>
         <translation>CUDA 백엔드에서 GPU에서 실행할 레이어 수입니다. 나머지는 CPU에서 실행됩니다. 자동은 이 컨텍스트와 KV 타입에서 GPU의 여유 메모리에 들어가는 만큼 올립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="69"/>
-        <location filename="../ui/SettingsDrawer.qml" line="73"/>
+        <location filename="../ui/SettingsDrawer.qml" line="70"/>
+        <location filename="../ui/SettingsDrawer.qml" line="74"/>
         <source>Language</source>
         <translation>언어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="75"/>
+        <location filename="../ui/SettingsDrawer.qml" line="76"/>
         <source>System (%1)</source>
         <translation>시스템 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="80"/>
+        <location filename="../ui/SettingsDrawer.qml" line="81"/>
         <source>Conversation</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="81"/>
-        <location filename="../ui/SettingsDrawer.qml" line="84"/>
+        <location filename="../ui/SettingsDrawer.qml" line="82"/>
+        <location filename="../ui/SettingsDrawer.qml" line="85"/>
         <source>System prompt</source>
         <translation>시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="92"/>
+        <location filename="../ui/SettingsDrawer.qml" line="93"/>
         <source>Optional instructions for this conversation</source>
         <translation>이 대화에 줄 지시 (선택)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="101"/>
+        <location filename="../ui/SettingsDrawer.qml" line="102"/>
         <source>For %1</source>
         <translation>대상: %1</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="109"/>
+        <location filename="../ui/SettingsDrawer.qml" line="110"/>
         <source>Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다 (헤드 크기 %1, %2 토큰으로 학습).</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="110"/>
+        <location filename="../ui/SettingsDrawer.qml" line="111"/>
         <source>Sampling, KV type, context and its policy below are kept for this model.</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="120"/>
+        <location filename="../ui/SettingsDrawer.qml" line="121"/>
         <source>Choose another value under Engine below and Apply: the model is loaded again.</source>
         <translation>아래 엔진에서 다른 값을 고르고 적용하세요. 모델을 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="123"/>
+        <location filename="../ui/SettingsDrawer.qml" line="124"/>
         <source>Sampling</source>
         <translation>샘플링</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="126"/>
+        <location filename="../ui/SettingsDrawer.qml" line="127"/>
         <source>preset</source>
         <translation>프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="131"/>
+        <location filename="../ui/SettingsDrawer.qml" line="132"/>
         <source>Sampling preset</source>
         <translation>샘플링 프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="133"/>
+        <location filename="../ui/SettingsDrawer.qml" line="134"/>
         <source>Custom</source>
         <translation>사용자 지정</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="146"/>
+        <location filename="../ui/SettingsDrawer.qml" line="147"/>
         <source>temperature</source>
         <translation>온도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="147"/>
+        <location filename="../ui/SettingsDrawer.qml" line="148"/>
         <source>top-k</source>
         <translation>top-k</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="148"/>
+        <location filename="../ui/SettingsDrawer.qml" line="149"/>
         <source>top-p</source>
         <translation>top-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="149"/>
+        <location filename="../ui/SettingsDrawer.qml" line="150"/>
         <source>min-p</source>
         <translation>min-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="150"/>
+        <location filename="../ui/SettingsDrawer.qml" line="151"/>
         <source>repeat penalty</source>
         <translation>반복 페널티</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="151"/>
+        <location filename="../ui/SettingsDrawer.qml" line="152"/>
         <source>seed</source>
         <translation>시드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="151"/>
+        <location filename="../ui/SettingsDrawer.qml" line="152"/>
         <source>random</source>
         <translation>무작위</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="151"/>
+        <location filename="../ui/SettingsDrawer.qml" line="152"/>
         <source>−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.</source>
         <translation>−1 또는 “무작위”: 답변마다 새 시드 (각 답변에 그 시드가 표시됨). 숫자: 모든 답변을 그 시드로 샘플링.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="152"/>
+        <location filename="../ui/SettingsDrawer.qml" line="153"/>
         <source>max tokens</source>
         <translation>최대 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="157"/>
+        <location filename="../ui/SettingsDrawer.qml" line="160"/>
         <source>Engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="161"/>
+        <location filename="../ui/SettingsDrawer.qml" line="164"/>
         <source>backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="163"/>
+        <location filename="../ui/SettingsDrawer.qml" line="166"/>
         <source>threads (0 = all)</source>
         <translation>스레드 (0 = 전부)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="165"/>
+        <location filename="../ui/SettingsDrawer.qml" line="168"/>
         <source>context (0 = trained)</source>
         <translation>컨텍스트 (0 = 학습 길이)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="167"/>
+        <location filename="../ui/SettingsDrawer.qml" line="170"/>
         <source>Context length</source>
         <translation>컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="178"/>
-        <location filename="../ui/SettingsDrawer.qml" line="186"/>
+        <location filename="../ui/SettingsDrawer.qml" line="181"/>
+        <location filename="../ui/SettingsDrawer.qml" line="189"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="195"/>
+        <location filename="../ui/SettingsDrawer.qml" line="198"/>
         <source>%1 — not for this model</source>
         <translation>%1 — 이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="212"/>
+        <location filename="../ui/SettingsDrawer.qml" line="228"/>
         <source>when the context is full</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="218"/>
+        <location filename="../ui/SettingsDrawer.qml" line="234"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="220"/>
-        <location filename="../app/chat_controller_status.cpp" line="23"/>
+        <location filename="../ui/SettingsDrawer.qml" line="236"/>
+        <location filename="../app/chat_controller_status.cpp" line="24"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="220"/>
+        <location filename="../ui/SettingsDrawer.qml" line="236"/>
         <location filename="../app/chat_controller_status.cpp" line="21"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="220"/>
-        <location filename="../app/chat_controller_status.cpp" line="22"/>
+        <location filename="../ui/SettingsDrawer.qml" line="236"/>
+        <location filename="../app/chat_controller_status.cpp" line="23"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="223"/>
+        <location filename="../ui/SettingsDrawer.qml" line="239"/>
         <source>KV snapshots on disk, MiB (0 = no limit)</source>
         <translation>디스크의 KV 스냅숏, MiB (0 = 제한 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="231"/>
+        <location filename="../ui/SettingsDrawer.qml" line="247"/>
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="243"/>
+        <location filename="../ui/SettingsDrawer.qml" line="260"/>
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="249"/>
+        <location filename="../ui/SettingsDrawer.qml" line="266"/>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="252"/>
+        <location filename="../ui/SettingsDrawer.qml" line="269"/>
         <source>This model cannot use these settings: see the reason above.</source>
         <translation>이 모델은 이 설정을 쓸 수 없습니다. 위의 이유를 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="269"/>
+        <location filename="../ui/SettingsDrawer.qml" line="287"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -2218,144 +2376,144 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../ui/Sidebar.qml" line="57"/>
-        <location filename="../app/chat_controller_test_state.cpp" line="65"/>
+        <location filename="../ui/Sidebar.qml" line="61"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="125"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="63"/>
+        <location filename="../ui/Sidebar.qml" line="67"/>
         <source>New chat (Ctrl+N)</source>
         <translation>새 대화 (Ctrl+N)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="68"/>
+        <location filename="../ui/Sidebar.qml" line="72"/>
         <source>Search (Ctrl+F)</source>
         <translation>검색 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="69"/>
+        <location filename="../ui/Sidebar.qml" line="73"/>
         <source>Search conversations</source>
         <translation>대화 검색</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="90"/>
+        <location filename="../ui/Sidebar.qml" line="94"/>
         <source>Conversations</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="138"/>
+        <location filename="../ui/Sidebar.qml" line="145"/>
         <source>Delete “%1”</source>
         <translation>“%1” 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="140"/>
+        <location filename="../ui/Sidebar.qml" line="147"/>
         <source>Delete (Del) — can be undone for a few seconds</source>
         <translation>삭제 (Del) — 몇 초 동안 되돌릴 수 있음</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="179"/>
+        <location filename="../ui/Sidebar.qml" line="186"/>
         <source>Deleted “%1”</source>
         <translation>“%1”을(를) 삭제했습니다</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="185"/>
+        <location filename="../ui/Sidebar.qml" line="192"/>
         <source>Undo</source>
         <translation>실행 취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="186"/>
+        <location filename="../ui/Sidebar.qml" line="193"/>
         <source>Undo delete (Ctrl+Z)</source>
         <translation>삭제 취소 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="188"/>
+        <location filename="../ui/Sidebar.qml" line="195"/>
         <source>Bring it back with its messages (Ctrl+Z)</source>
         <translation>메시지와 함께 되돌리기 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="202"/>
+        <location filename="../ui/Sidebar.qml" line="209"/>
         <source>Rename…  (F2)</source>
         <translation>이름 바꾸기…  (F2)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="203"/>
+        <location filename="../ui/Sidebar.qml" line="210"/>
         <source>Export as Markdown…</source>
         <translation>Markdown으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="204"/>
+        <location filename="../ui/Sidebar.qml" line="211"/>
         <source>Export as JSON…</source>
         <translation>JSON으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="206"/>
+        <location filename="../ui/Sidebar.qml" line="213"/>
         <source>Delete  (Del)</source>
         <translation>삭제  (Del)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="216"/>
-        <location filename="../ui/Sidebar.qml" line="277"/>
+        <location filename="../ui/Sidebar.qml" line="223"/>
+        <location filename="../ui/Sidebar.qml" line="285"/>
         <source>Export the conversation</source>
         <translation>대화 내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="235"/>
+        <location filename="../ui/Sidebar.qml" line="243"/>
         <source>Export</source>
         <translation>내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="236"/>
+        <location filename="../ui/Sidebar.qml" line="244"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="243"/>
+        <location filename="../ui/Sidebar.qml" line="251"/>
         <source>Markdown, to read</source>
         <translation>Markdown, 읽기용</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="248"/>
+        <location filename="../ui/Sidebar.qml" line="256"/>
         <source>JSON, every stored field</source>
         <translation>JSON, 저장된 모든 필드</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="253"/>
+        <location filename="../ui/Sidebar.qml" line="261"/>
         <source>Save as</source>
         <translation>저장 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="260"/>
+        <location filename="../ui/Sidebar.qml" line="268"/>
         <source>File to write</source>
         <translation>저장할 파일</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="265"/>
+        <location filename="../ui/Sidebar.qml" line="273"/>
         <source>Browse…</source>
         <translation>찾아보기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="279"/>
+        <location filename="../ui/Sidebar.qml" line="287"/>
         <source>Choose</source>
         <translation>선택</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="280"/>
+        <location filename="../ui/Sidebar.qml" line="288"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="280"/>
+        <location filename="../ui/Sidebar.qml" line="288"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="293"/>
+        <location filename="../ui/Sidebar.qml" line="301"/>
         <source>Rename conversation</source>
         <translation>대화 이름 바꾸기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="309"/>
+        <location filename="../ui/Sidebar.qml" line="317"/>
         <source>New name</source>
         <translation>새 이름</translation>
     </message>
@@ -2368,37 +2526,37 @@
         <translation>들어감 — 통째로 보냄</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="99"/>
+        <location filename="../app/documents/summary_job.cpp" line="102"/>
         <source>%1 chunks of about %2 tokens, %3 level of merging, about %4 tokens to process</source>
         <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="101"/>
+        <location filename="../app/documents/summary_job.cpp" line="105"/>
         <source>%1 chunks of about %2 tokens, %3 levels of merging, about %4 tokens to process</source>
         <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="106"/>
+        <location filename="../app/documents/summary_job.cpp" line="111"/>
         <source>, about %1 s at the measured speed</source>
         <translation>, 측정된 속도로 약 %1초</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="188"/>
+        <location filename="../app/documents/summary_job.cpp" line="194"/>
         <source>Summary job %1 is not stored.</source>
         <translation>요약 작업 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="192"/>
+        <location filename="../app/documents/summary_job.cpp" line="198"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="211"/>
+        <location filename="../app/documents/summary_job.cpp" line="218"/>
         <source>The job&apos;s document (%1) is not stored.</source>
         <translation>작업의 문서(%1)가 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="221"/>
+        <location filename="../app/documents/summary_job.cpp" line="229"/>
         <source>Summarize “%1”</source>
         <translation>“%1” 요약</translation>
     </message>
@@ -2497,52 +2655,52 @@
 <context>
     <name>Welcome</name>
     <message>
-        <location filename="../ui/Welcome.qml" line="45"/>
+        <location filename="../ui/Welcome.qml" line="46"/>
         <source>Welcome to kvchat</source>
         <translation>kvchat에 오신 것을 환영합니다</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="22"/>
+        <location filename="../ui/Welcome.qml" line="23"/>
         <source>kvchat runs a language model on this computer: nothing you type leaves it. While the model answers, the memory panel on the right shows where the memory goes.</source>
         <translation>kvchat은 이 컴퓨터에서 언어 모델을 실행합니다. 입력한 내용은 밖으로 나가지 않습니다. 모델이 답하는 동안 오른쪽 메모리 패널이 메모리가 어디에 쓰이는지 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="24"/>
+        <location filename="../ui/Welcome.qml" line="25"/>
         <source>A model is being loaded; its name appears at the top left when it is ready.</source>
         <translation>모델을 불러오는 중입니다. 준비되면 왼쪽 위에 이름이 나타납니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="26"/>
+        <location filename="../ui/Welcome.qml" line="27"/>
         <source>A small demo model is already loaded. It was trained on the King James Bible and continues verses rather than answering questions: type “Genesis 1”, then Shift+Enter, “1 In the beginning” and Enter.</source>
         <translation>작은 데모 모델이 이미 불러와져 있습니다. 킹 제임스 성경으로 학습해 질문에 답하기보다 구절을 이어 씁니다. “Genesis 1”을 입력하고 Shift+Enter, “1 In the beginning”을 입력한 뒤 Enter를 눌러 보세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="28"/>
+        <location filename="../ui/Welcome.qml" line="29"/>
         <source>%1 is loaded: type a message and press Enter.</source>
         <translation>%1 모델을 불러왔습니다. 메시지를 입력하고 Enter를 누르세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="29"/>
+        <location filename="../ui/Welcome.qml" line="30"/>
         <source>No model is loaded yet: open one (below), or pick the demo model under “Recent”.</source>
         <translation>아직 불러온 모델이 없습니다. 아래 방법으로 모델을 열거나 “최근”에서 데모 모델을 고르세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="30"/>
+        <location filename="../ui/Welcome.qml" line="31"/>
         <source>Other models: open a GGUF file with “Open model…” (Ctrl+O) or drop one on the window. GGUF files of Llama, Mistral, Qwen, Gemma and Phi models are published on Hugging Face; Q4_K_M files are a good first choice on a CPU.</source>
         <translation>다른 모델: “모델 열기…”(Ctrl+O)로 GGUF 파일을 열거나 창에 끌어다 놓으세요. Llama, Mistral, Qwen, Gemma, Phi 모델의 GGUF 파일은 Hugging Face에 공개되어 있으며, CPU에서는 Q4_K_M 파일로 시작하기를 권합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="31"/>
+        <location filename="../ui/Welcome.qml" line="32"/>
         <source>The memory panel: the weights (fixed, shared), the KV cache (the keys and values of every token, growing as the conversation lengthens), the formula behind its size, the blocks it grows in, what other KV types would cost, and how many conversations of this length would fit. Each section has a “?” that explains it.</source>
         <translation>메모리 패널: 가중치(크기 고정, 공유), KV 캐시(모든 토큰의 Key와 Value, 대화가 길어질수록 늘어남), 그 크기를 정하는 식, 캐시가 늘어나는 블록, 다른 KV 형식의 비용, 이 길이의 대화가 몇 개 들어가는지를 보여 줍니다. 각 부분의 “?”를 누르면 설명이 나옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="65"/>
+        <location filename="../ui/Welcome.qml" line="66"/>
         <source>Start</source>
         <translation>시작하기</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="70"/>
+        <location filename="../ui/Welcome.qml" line="71"/>
         <source>Close the welcome (Esc)</source>
         <translation>환영 화면 닫기 (Esc)</translation>
     </message>
@@ -2550,97 +2708,97 @@
 <context>
     <name>kvchat::app::ChatController</name>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="50"/>
+        <location filename="../app/chat_controller_status.cpp" line="54"/>
         <source>Chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="51"/>
+        <location filename="../app/chat_controller_status.cpp" line="55"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="52"/>
+        <location filename="../app/chat_controller_status.cpp" line="56"/>
         <source>Snapshot</source>
         <translation>스냅숏</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="53"/>
+        <location filename="../app/chat_controller_status.cpp" line="57"/>
         <source>KV quality</source>
         <translation>KV 품질</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="54"/>
+        <location filename="../app/chat_controller_status.cpp" line="58"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="55"/>
+        <location filename="../app/chat_controller_status.cpp" line="59"/>
         <source>KV memory</source>
         <translation>KV 메모리</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="65"/>
+        <location filename="../app/chat_controller_status.cpp" line="69"/>
         <source>The context is almost full: %1 in use. When it is full: %2.</source>
         <translation>컨텍스트가 거의 찼습니다: %1 사용 중. 가득 차면: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="69"/>
+        <location filename="../app/chat_controller_status.cpp" line="74"/>
         <source>The context has no room for more tokens: %1 in use.</source>
         <translation>컨텍스트에 토큰을 더 넣을 자리가 없습니다: %1 사용 중.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="71"/>
+        <location filename="../app/chat_controller_status.cpp" line="76"/>
         <source>%1 Context now: %2.</source>
         <translation>%1 현재 컨텍스트: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="72"/>
+        <location filename="../app/chat_controller_status.cpp" line="77"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="228"/>
+        <location filename="../app/chat_controller_models.cpp" line="238"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="57"/>
+        <location filename="../app/chat_controller.cpp" line="56"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="180"/>
+        <location filename="../app/chat_controller.cpp" line="173"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="180"/>
+        <location filename="../app/chat_controller.cpp" line="173"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="188"/>
+        <location filename="../app/chat_controller.cpp" line="181"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="215"/>
+        <location filename="../app/chat_controller.cpp" line="208"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="234"/>
+        <location filename="../app/chat_controller.cpp" line="227"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="47"/>
+        <location filename="../app/chat_controller_models.cpp" line="45"/>
         <source>The conversation comes to %1 tokens; the context holds %2.</source>
         <translation>대화는 %1 토큰인데 컨텍스트에는 %2 토큰이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="40"/>
+        <location filename="../app/chat_controller_models.cpp" line="38"/>
         <source>settings</source>
         <translation>설정</translation>
     </message>
@@ -2670,156 +2828,156 @@
         <translation>%1 유지</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="64"/>
+        <location filename="../app/chat_controller_conversation_model.cpp" line="65"/>
         <source>This conversation</source>
         <translation>이 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="64"/>
+        <location filename="../app/chat_controller_conversation_model.cpp" line="65"/>
         <source>“%1”</source>
         <translation>“%1”</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="69"/>
+        <location filename="../app/chat_controller_conversation_model.cpp" line="70"/>
         <source>%1 was written with %2. Its next message goes to %3, which reads the conversation again.</source>
         <translation>%1 대화는 %2 모델로 작성되었습니다. 다음 메시지는 %3 모델로 가며, 대화를 처음부터 다시 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="71"/>
-        <location filename="../app/chat_controller_models.cpp" line="100"/>
+        <location filename="../app/chat_controller_conversation_model.cpp" line="74"/>
+        <location filename="../app/chat_controller_models.cpp" line="101"/>
         <source>Open %1</source>
         <translation>%1 열기</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="75"/>
+        <location filename="../app/chat_controller_conversation_model.cpp" line="78"/>
         <source>%1 was written with %2, which is no longer at %3. Its next message goes to %4 unless you open that model again.</source>
         <translation>%1 대화는 %2 모델로 작성되었지만 그 파일이 더 이상 %3에 없습니다. 그 모델을 다시 열지 않으면 다음 메시지는 %4 모델로 갑니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="78"/>
+        <location filename="../app/chat_controller_conversation_model.cpp" line="82"/>
         <source>Open a model file…</source>
         <translation>모델 파일 열기…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="79"/>
+        <location filename="../app/chat_controller_conversation_model.cpp" line="83"/>
         <source>Find it on the Models page</source>
         <translation>모델 페이지에서 찾기</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="108"/>
+        <location filename="../app/chat_controller_models.cpp" line="109"/>
         <source>Demo model</source>
         <translation>데모 모델</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="110"/>
+        <location filename="../app/chat_controller_models.cpp" line="112"/>
         <source>Settings for %1…</source>
         <translation>%1 설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="173"/>
+        <location filename="../app/chat_controller_models.cpp" line="176"/>
         <source>The context is full: there is no room for a reply. Your message is kept.</source>
         <translation>컨텍스트가 가득 찼습니다. 답변할 공간이 없습니다. 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="176"/>
+        <location filename="../app/chat_controller_models.cpp" line="180"/>
         <source>No reply was written: %1 Your message is kept.</source>
         <translation>답변을 쓰지 않았습니다: %1 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="177"/>
+        <location filename="../app/chat_controller_models.cpp" line="181"/>
         <source>Try again</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="195"/>
+        <location filename="../app/chat_controller_models.cpp" line="199"/>
         <source>The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, or give this model a longer context in Settings.</source>
         <translation>컨텍스트가 가득 찼습니다(%2 토큰 중 %1 토큰). 이 답변이 컨텍스트 전체를 차지하고 있고 버릴 수 있는 이전 턴이 없어 이어서 쓸 수 없습니다. 새 대화를 시작하거나, 요약하고 이어가거나, 설정에서 이 모델의 컨텍스트를 늘리세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="204"/>
-        <location filename="../app/chat_controller_models.cpp" line="280"/>
+        <location filename="../app/chat_controller_models.cpp" line="209"/>
+        <location filename="../app/chat_controller_models.cpp" line="298"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="206"/>
+        <location filename="../app/chat_controller_models.cpp" line="212"/>
         <source>Drop oldest turns and retry</source>
         <translation>가장 오래된 차례를 버리고 다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="208"/>
+        <location filename="../app/chat_controller_models.cpp" line="214"/>
         <source>Settings…</source>
         <translation>설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="225"/>
+        <location filename="../app/chat_controller_models.cpp" line="234"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3, %4 다시 계산).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="223"/>
+        <location filename="../app/chat_controller_models.cpp" line="231"/>
         <source>Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="240"/>
+        <location filename="../app/chat_controller_models.cpp" line="250"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="263"/>
+        <location filename="../app/chat_controller_models.cpp" line="277"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="269"/>
+        <location filename="../app/chat_controller_models.cpp" line="285"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="269"/>
+        <location filename="../app/chat_controller_models.cpp" line="286"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="272"/>
+        <location filename="../app/chat_controller_models.cpp" line="289"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="279"/>
+        <location filename="../app/chat_controller_models.cpp" line="296"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="43"/>
+        <location filename="../app/chat_controller_conversations.cpp" line="44"/>
         <source>The conversation is deleted but its KV snapshot %1 could not be removed.</source>
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="302"/>
+        <location filename="../app/chat_controller.cpp" line="292"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="306"/>
+        <location filename="../app/chat_controller.cpp" line="298"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="30"/>
-        <location filename="../app/chat_replies.cpp" line="38"/>
-        <location filename="../app/chat_replies.cpp" line="54"/>
+        <location filename="../app/chat_replies.cpp" line="32"/>
+        <location filename="../app/chat_replies.cpp" line="40"/>
+        <location filename="../app/chat_replies.cpp" line="55"/>
         <source>Cannot regenerate now: %1</source>
         <translation>지금은 다시 생성할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="70"/>
+        <location filename="../app/chat_replies.cpp" line="71"/>
         <source>Cannot show that version: %1</source>
         <translation>그 버전을 표시할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="145"/>
+        <location filename="../app/chat_replies.cpp" line="142"/>
         <source>%1: the version before it is shown again.</source>
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
@@ -2834,31 +2992,31 @@
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="135"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="136"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="136"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="137"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="141"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="142"/>
         <source>The context is full: the reply was cut where it ran out of room.</source>
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="87"/>
+        <location filename="../app/chat_controller_status.cpp" line="92"/>
         <source>Backend: %1</source>
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="147"/>
-        <location filename="../app/chat_controller.cpp" line="262"/>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="81"/>
-        <location filename="../app/chat_controller_models.cpp" line="203"/>
-        <location filename="../app/chat_controller_models.cpp" line="280"/>
+        <location filename="../app/chat_controller.cpp" line="140"/>
+        <location filename="../app/chat_controller.cpp" line="255"/>
+        <location filename="../app/chat_controller_conversation_model.cpp" line="85"/>
+        <location filename="../app/chat_controller_models.cpp" line="208"/>
+        <location filename="../app/chat_controller_models.cpp" line="297"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -2878,7 +3036,7 @@
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="314"/>
+        <location filename="../app/chat_controller.cpp" line="307"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -2886,17 +3044,17 @@
 <context>
     <name>kvchat::app::ConversationListController</name>
     <message>
-        <location filename="../app/conversations/conversation_list_controller.cpp" line="107"/>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="104"/>
         <source>The conversation was not deleted: %1</source>
         <translation>대화를 삭제하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/conversations/conversation_list_controller.cpp" line="138"/>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="134"/>
         <source>export</source>
         <translation>내보내기</translation>
     </message>
     <message>
-        <location filename="../app/conversations/conversation_list_controller.cpp" line="138"/>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="134"/>
         <source>“%1” written to %2</source>
         <translation>“%1”을(를) %2에 저장했습니다</translation>
     </message>
@@ -2909,18 +3067,18 @@
 <context>
     <name>kvchat::app::DocumentController</name>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="101"/>
-        <location filename="../app/documents/document_controller.cpp" line="117"/>
+        <location filename="../app/documents/document_controller.cpp" line="94"/>
+        <location filename="../app/documents/document_controller.cpp" line="110"/>
         <source>Documents cannot be stored: %1</source>
         <translation>문서를 저장할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="107"/>
+        <location filename="../app/documents/document_controller.cpp" line="101"/>
         <source>“%1” will be loaded when the model is ready.</source>
         <translation>모델이 준비되면 “%1”을(를) 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="169"/>
+        <location filename="../app/documents/document_controller.cpp" line="162"/>
         <source>Loading the document was cancelled.</source>
         <translation>문서 불러오기를 취소했습니다.</translation>
     </message>
@@ -2946,56 +3104,64 @@
         <translation>요약할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="253"/>
+        <location filename="../app/documents/document_controller.cpp" line="246"/>
         <source>“%1” does not fit the context window whole: summarize it instead.</source>
         <translation>“%1”은(는) 컨텍스트 창에 통째로 들어가지 않습니다. 대신 요약하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="264"/>
+        <location filename="../app/documents/document_controller.cpp" line="257"/>
         <source>The stored text of “%1” cannot be read.</source>
         <translation>저장된 “%1”의 텍스트를 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="305"/>
+        <location filename="../app/documents/document_controller.cpp" line="298"/>
         <source>Another summary is being written (in “%1”): one job runs at a time. Resume this one when it is done, or cancel that one first.</source>
         <translation>다른 요약을 쓰는 중입니다 (“%1”에서). 작업은 한 번에 하나만 실행됩니다. 그 작업이 끝나면 이 작업을 재개하거나, 먼저 그 작업을 취소하세요.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/documents/document_controller.cpp" line="314"/>
+        <location filename="../app/documents/document_controller.cpp" line="308"/>
         <source>Open a model to resume this summary; the %n summaries written so far are kept.</source>
         <translation>
             <numerusform>이 요약을 재개하려면 모델을 여세요. 지금까지 쓴 요약 %n개는 보관됩니다.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="339"/>
+        <location filename="../app/documents/document_controller.cpp" line="334"/>
         <source>resuming after %1 summaries</source>
         <translation>요약 %1개 이후부터 재개</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="339"/>
+        <location filename="../app/documents/document_controller.cpp" line="334"/>
         <source>counting chunks</source>
         <translation>조각 세는 중</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="412"/>
+        <location filename="../app/documents/document_controller.cpp" line="406"/>
         <source>The summary is stored with its job but could not be added to the conversation: %1</source>
         <translation>요약은 작업과 함께 저장되었지만 대화에 추가하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="420"/>
+        <location filename="../app/documents/document_controller.cpp" line="413"/>
         <source>cancelled after %1 summaries</source>
         <translation>요약 %1개 이후 취소됨</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="423"/>
+        <location filename="../app/documents/document_controller.cpp" line="416"/>
         <source>Summarizing “%1” failed: %2</source>
         <translation>“%1” 요약 실패: %2</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="478"/>
+        <location filename="../app/documents/document_controller.cpp" line="471"/>
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
+    </message>
+</context>
+<context>
+    <name>kvchat::app::LocalServerController</name>
+    <message>
+        <location filename="../app/server/local_server_controller.cpp" line="95"/>
+        <source>No model is loaded: the server starts once one is.</source>
+        <translation>불러온 모델이 없습니다. 모델을 불러오면 서버가 시작됩니다.</translation>
     </message>
 </context>
 <context>
@@ -3006,22 +3172,22 @@
         <translation>%2 토큰 중 %1 토큰 (%3%)</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="128"/>
+        <location filename="../app/memory/memory_state.cpp" line="140"/>
         <source>Saved after the last reply (%1 on disk): reopening this conversation restores it without computing it again.</source>
         <translation>마지막 답변 후 저장했습니다 (디스크 %1). 이 대화를 다시 열면 다시 계산하지 않고 복원합니다.</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="160"/>
+        <location filename="../app/memory/memory_state.cpp" line="172"/>
         <source>This conversation&apos;s memory was restored from the snapshot on disk (%1): nothing had to be computed again.</source>
         <translation>이 대화의 메모리를 디스크의 스냅숏에서 복원했습니다 (%1). 다시 계산할 것이 없었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="163"/>
+        <location filename="../app/memory/memory_state.cpp" line="176"/>
         <source>No snapshot on disk yet: one is saved after the next reply.</source>
         <translation>디스크에 아직 스냅숏이 없습니다. 다음 답변 후에 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="166"/>
+        <location filename="../app/memory/memory_state.cpp" line="180"/>
         <source>The snapshot on disk could not be used (made with another model or settings, or damaged): the conversation is computed again with the next message.</source>
         <translation>디스크의 스냅숏을 쓸 수 없었습니다 (다른 모델이나 설정으로 만들었거나 손상됨). 다음 메시지와 함께 대화를 다시 계산합니다.</translation>
     </message>
@@ -3029,12 +3195,12 @@
 <context>
     <name>kvchat::app::ModelController</name>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="52"/>
+        <location filename="../app/model/model_controller.cpp" line="56"/>
         <source>Chat template: %1</source>
         <translation>채팅 템플릿: %1</translation>
     </message>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="106"/>
+        <location filename="../app/model/model_controller.cpp" line="112"/>
         <source>Not applied: %1</source>
         <translation>적용하지 않음: %1</translation>
     </message>
@@ -3042,32 +3208,32 @@
 <context>
     <name>kvchat::app::ModelLibraryController</name>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="44"/>
+        <location filename="../app/model_library_controller.cpp" line="48"/>
         <source>the last one used</source>
         <translation>마지막으로 사용한 모델</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="46"/>
+        <location filename="../app/model_library_controller.cpp" line="50"/>
         <source>recently (%1 other models since)</source>
         <translation>최근 (그 뒤로 다른 모델 %1개)</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="48"/>
+        <location filename="../app/model_library_controller.cpp" line="52"/>
         <source>never</source>
         <translation>사용 안 함</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="97"/>
+        <location filename="../app/model_library_controller.cpp" line="103"/>
         <source>%1 is not there any more.</source>
         <translation>%1이(가) 더 이상 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="115"/>
+        <location filename="../app/model_library_controller.cpp" line="120"/>
         <source>%1 is the model loaded now: open another model first, then remove it.</source>
         <translation>%1은(는) 지금 불러온 모델입니다: 다른 모델을 먼저 연 뒤 삭제하세요.</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="133"/>
+        <location filename="../app/model_library_controller.cpp" line="138"/>
         <source>Removed %1 (%2) from disk.</source>
         <translation>%1(%2)을(를) 디스크에서 삭제했습니다.</translation>
     </message>
@@ -3080,27 +3246,27 @@
         <translation>다운로드를 사용할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="115"/>
+        <location filename="../app/models_page_controller.cpp" line="116"/>
         <source>%1 The catalog stays listed; search and downloads work again once the Hub can be reached.</source>
         <translation>%1 카탈로그는 계속 표시됩니다. Hub에 연결되면 검색과 다운로드가 다시 작동합니다.</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="147"/>
+        <location filename="../app/models_page_controller.cpp" line="148"/>
         <source>No GGUF repository matches “%1”.</source>
         <translation>“%1”과(와) 일치하는 GGUF 저장소가 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="180"/>
+        <location filename="../app/models_page_controller.cpp" line="182"/>
         <source>Left out (unsafe names): %1</source>
         <translation>제외됨 (안전하지 않은 이름): %1</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="182"/>
+        <location filename="../app/models_page_controller.cpp" line="184"/>
         <source>%1 has no GGUF file.</source>
         <translation>%1에는 GGUF 파일이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="210"/>
+        <location filename="../app/models_page_controller.cpp" line="211"/>
         <source>The fit cannot be checked in this build.</source>
         <translation>이 빌드에서는 들어가는지 확인할 수 없습니다.</translation>
     </message>
@@ -3108,22 +3274,22 @@
 <context>
     <name>kvchat::hub::DownloadManager</name>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="108"/>
+        <location filename="../app/hub/download_manager.cpp" line="107"/>
         <source>The download state database is not open.</source>
         <translation>다운로드 상태 데이터베이스가 열려 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="112"/>
+        <location filename="../app/hub/download_manager.cpp" line="111"/>
         <source>Refused repository name “%1”: %2</source>
         <translation>저장소 이름 “%1”을(를) 거부했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="114"/>
+        <location filename="../app/hub/download_manager.cpp" line="113"/>
         <source>Refused file name “%1”: %2</source>
         <translation>파일 이름 “%1”을(를) 거부했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="117"/>
+        <location filename="../app/hub/download_manager.cpp" line="116"/>
         <source>Refused file name “%1”: %2.</source>
         <translation>파일 이름 “%1”을(를) 거부했습니다: %2.</translation>
     </message>
@@ -3138,187 +3304,187 @@
         <translation>%1 거부: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="125"/>
+        <location filename="../app/hub/download_manager.cpp" line="126"/>
         <source>Refused URL %1: https only (plain http only to this computer).</source>
         <translation>URL %1 거부: https만 허용 (일반 http는 이 컴퓨터로만).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="127"/>
+        <location filename="../app/hub/download_manager.cpp" line="128"/>
         <source>Cannot create the models directory %1.</source>
         <translation>모델 디렉터리 %1을(를) 만들 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="131"/>
+        <location filename="../app/hub/download_manager.cpp" line="134"/>
         <source>%1 is already in the models directory.</source>
         <translation>%1은(는) 이미 모델 디렉터리에 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="156"/>
-        <location filename="../app/hub/download_manager.cpp" line="191"/>
+        <location filename="../app/hub/download_manager.cpp" line="160"/>
+        <location filename="../app/hub/download_manager.cpp" line="196"/>
         <source>Not enough disk space for %1: %2 needed, %3 free in %4.</source>
         <translation>%1을(를) 위한 디스크 공간이 부족합니다: %2 필요, %4의 여유 공간 %3.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="178"/>
+        <location filename="../app/hub/download_manager.cpp" line="182"/>
         <source>No such download.</source>
         <translation>해당 다운로드가 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="182"/>
+        <location filename="../app/hub/download_manager.cpp" line="186"/>
         <source>%1 is already downloaded.</source>
         <translation>%1은(는) 이미 다운로드되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="212"/>
-        <location filename="../app/hub/download_manager_http.cpp" line="138"/>
+        <location filename="../app/hub/download_manager.cpp" line="217"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="142"/>
         <source>Cannot write %1: %2</source>
         <translation>%1을(를) 쓸 수 없습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="243"/>
+        <location filename="../app/hub/download_manager.cpp" line="249"/>
         <source>Checking the %1 already downloaded</source>
         <translation>이미 다운로드된 %1 확인 중</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="90"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="91"/>
         <source>The server answered with another byte range (%1) than asked (from %2).</source>
         <translation>서버가 요청한 범위(%2부터)와 다른 바이트 범위(%1)로 응답했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="99"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="100"/>
         <source>The server&apos;s file has %1 bytes, the Hub said %2.</source>
         <translation>서버의 파일은 %1바이트인데, Hub는 %2바이트라고 했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="103"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="106"/>
         <source>Refused: an absurd size (%1 bytes).</source>
         <translation>거부됨: 터무니없는 크기 (%1바이트).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="134"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="137"/>
         <source>The server sent more than the %1 bytes the Hub said.</source>
         <translation>서버가 Hub가 알려 준 %1바이트보다 많이 보냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="165"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="170"/>
         <source>Refused a redirect to %1 (https only).</source>
         <translation>%1(으)로의 리디렉션을 거부했습니다 (https만 허용).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="170"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="176"/>
         <source>Too many redirects.</source>
         <translation>리디렉션이 너무 많습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="181"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="188"/>
         <source>The Hub refused the access token for %1 (HTTP %2): accept the model&apos;s licence on its page, or check the token.</source>
         <translation>Hub가 %1에 대한 액세스 토큰을 거부했습니다 (HTTP %2). 모델 페이지에서 라이선스에 동의하거나 토큰을 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="184"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="192"/>
         <source>%1 is in a gated repository (HTTP %2): it needs a Hugging Face access token.</source>
         <translation>%1은(는) 접근이 제한된 저장소에 있습니다 (HTTP %2). Hugging Face 액세스 토큰이 필요합니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="191"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="199"/>
         <source>%1 was not found on the Hub (HTTP 404).</source>
         <translation>Hub에서 %1을(를) 찾을 수 없습니다 (HTTP 404).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="202"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="210"/>
         <source>The server refused the range: starting over</source>
         <translation>서버가 범위 요청을 거부했습니다: 처음부터 다시 시작</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager_http.cpp" line="209"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="218"/>
         <source>The Hub asks to wait (HTTP 429): retrying in %n s</source>
         <translation>
             <numerusform>Hub가 기다려 달라고 요청했습니다 (HTTP 429): %n초 후 다시 시도</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="213"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="223"/>
         <source>The Hub refused %1 (HTTP %2).</source>
         <translation>Hub가 %1을(를) 거부했습니다 (HTTP %2).</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="218"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="228"/>
         <source>Server error (HTTP %1): retrying</source>
         <translation>서버 오류 (HTTP %1): 다시 시도하는 중</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="224"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="236"/>
         <source>no data for %1 ms</source>
         <translation>%1 ms 동안 데이터 없음</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="225"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="238"/>
         <source>the connection ended early</source>
         <translation>연결이 일찍 끝남</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager_http.cpp" line="227"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="240"/>
         <source>Connection lost (%1): resuming</source>
         <translation>연결 끊김 (%1): 재개하는 중</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager_http.cpp" line="237"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="251"/>
         <source>%1 — gave up after %n attempts; resume to try again.</source>
         <translation>
             <numerusform>%1 — %n번 시도 후 포기했습니다. 다시 시도하려면 재개하세요.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager_http.cpp" line="239"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="253"/>
         <source>%1 — the server stopped at %2 or before %n times in a row and ignores Range (it sends the file from its start again): giving up; resume to try again.</source>
         <translation>
             <numerusform>%1 — 서버가 %n번 연속으로 %2 이하에서 멈췄고 Range를 무시합니다(파일을 처음부터 다시 보냅니다). 포기합니다. 다시 시도하려면 재개하세요.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/hub/download_manager_http.cpp" line="244"/>
+        <location filename="../app/hub/download_manager_http.cpp" line="260"/>
         <source>%1 — %n attempts in a row got no further than %2: giving up; resume to try again.</source>
         <translation>
             <numerusform>%1 — %n번 연속으로 시도했지만 %2보다 더 진행하지 못했습니다. 포기합니다. 다시 시도하려면 재개하세요.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="268"/>
+        <location filename="../app/hub/download_manager.cpp" line="274"/>
         <source>Checking the SHA-256</source>
         <translation>SHA-256 확인 중</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="272"/>
+        <location filename="../app/hub/download_manager.cpp" line="279"/>
         <source>%1 has %2 bytes, the Hub said %3: removed.</source>
         <translation>%1은(는) %2바이트인데 Hub는 %3바이트라고 했습니다: 삭제했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="277"/>
+        <location filename="../app/hub/download_manager.cpp" line="289"/>
         <source>%1 is not the Hub&apos;s file (SHA-256 %2, expected %3): the download was removed.</source>
         <translation>%1은(는) Hub의 파일이 아닙니다 (SHA-256 %2, 예상 값 %3). 다운로드를 삭제했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="284"/>
+        <location filename="../app/hub/download_manager.cpp" line="297"/>
         <source>%1 appeared in the models directory meanwhile: the download was removed.</source>
         <translation>그사이 모델 디렉터리에 %1이(가) 생겼습니다. 다운로드를 삭제했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="289"/>
+        <location filename="../app/hub/download_manager.cpp" line="304"/>
         <source>Cannot move the download to %1.</source>
         <translation>다운로드를 %1(으)로 옮길 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="297"/>
+        <location filename="../app/hub/download_manager.cpp" line="313"/>
         <source>Downloaded and verified</source>
         <translation>다운로드 및 확인 완료</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="339"/>
+        <location filename="../app/hub/download_manager.cpp" line="355"/>
         <source>Paused</source>
         <translation>일시 중지됨</translation>
     </message>
     <message>
-        <location filename="../app/hub/download_manager.cpp" line="353"/>
+        <location filename="../app/hub/download_manager.cpp" line="370"/>
         <source>Cancelled: the partial file was removed</source>
         <translation>취소됨: 일부만 받은 파일을 삭제했습니다</translation>
     </message>

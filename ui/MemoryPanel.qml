@@ -159,6 +159,7 @@ Pane {
                     .arg(Theme.num(Math.max(chatKv, jobKv) > 0 ? Math.floor(budget / Math.max(chatKv, jobKv)) : 0))
             }
 
+            ServerUsers { panel: panel; Layout.maximumWidth: column.width }
             EngineGauges { id: gauges; panel: panel; Layout.maximumWidth: column.width }
             KvCacheFigures { panel: panel; Layout.maximumWidth: column.width }
             ContextBlocks { id: contextSection; panel: panel; Layout.maximumWidth: column.width }

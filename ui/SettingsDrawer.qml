@@ -155,6 +155,8 @@ Drawer {
 
             ChatTemplateSettings { id: templateSettings; Layout.fillWidth: true }
 
+            LocalServerSettings { Layout.fillWidth: true }
+
             Label { text: qsTr("Engine"); font.bold: true }
             GridLayout {
                 columns: 2

@@ -130,6 +130,6 @@ continued() { [ "$(state .conversations)" -eq $((conversations + 1)) ] && [ "$(s
 wait_for 60 continued || fail "summarize and continue did not answer in a new conversation: $(state .conversations) conversations, $(state .messages) messages, notice $(state .notice)"
 kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
 prompt=$(sqlite3 "$data/kvchat.sqlite" "select system_prompt from conversations where title like 'Continued: %'")
-echo "$prompt" | grep -q "A summary of the conversation so far:" || fail "the new conversation's system prompt is not the summary: '$prompt'"
+grep -q "A summary of the conversation so far:" <<<"$prompt" || fail "the new conversation's system prompt is not the summary: '$prompt'"
 echo "e2e: summarized into a new conversation (system prompt of ${#prompt} characters), the message answered there"
 echo "1 passed, 0 failed"

@@ -458,6 +458,19 @@ TEST(ServerHttp, SessionsShareTheirCommonPrefixBlocks) {
   EXPECT_GT(json::parse(health->body)["kv_shared_bytes"].get<uint64_t>(), 0u) << health->body;
 }
 
+// A second server on a port in use is refused with the port named (never sharing it).
+TEST(ServerHttp, APortInUseIsRefused) {
+  auto first = start();
+  ASSERT_TRUE(first);
+  ServerOptions o;
+  o.port = first->port();
+  o.session.n_ctx = 256;
+  auto second = Server::start(demo(), o);
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.message().find(std::to_string(first->port())), std::string::npos)
+      << second.message();
+}
+
 TEST(ServerHttp, ModelFileCutShortGives503NotACrash) {
   // A copy of the demo model, cut to half its size while the server runs on it.
   const std::filesystem::path dir =

@@ -46,6 +46,12 @@ Result<std::unique_ptr<Server>> Server::start(std::shared_ptr<const Model> model
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(impl->options.max_body_bytes);
   http.set_keep_alive_max_count(100);
+  // SO_REUSEADDR only (a restart rebinds at once), not httplib's default SO_REUSEPORT,
+  // with which a second server on the same port would silently share its connections.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
+  });
   http.set_read_timeout(10);
   http.set_write_timeout(10);
   server::install_routes(*impl);

@@ -1,0 +1,200 @@
+// Settings → Local server (app/server/local_server_controller.h) on the real demo model:
+// it serves the window's model over HTTP (real requests with Qt Network), requires the
+// key when one is set, says why it cannot listen, stops when switched off, keeps its
+// choices and starts again with the model; the memory panel's "more users fit" by hand.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "kvchat/model.h"
+#include "server/local_server_controller.h"
+#include "server/server_users.h"
+
+using kvchat::app::LocalServerController;
+
+namespace {
+
+std::shared_ptr<const kvchat::Model> demo() {
+  static auto model = kvchat::Model::load(KVCHAT_SHARED_DIR "/models/kjv-demo-f16.gguf");
+  return model ? *model : nullptr;
+}
+
+struct Reply {
+  int status = 0;  // 0: no HTTP answer (refused)
+  QByteArray body;
+};
+
+Reply request(const QString& url, const QByteArray& post = {}, const QString& key = {}) {
+  QNetworkAccessManager net;
+  QNetworkRequest req{QUrl(url)};
+  req.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+  if (!key.isEmpty()) req.setRawHeader("Authorization", "Bearer " + key.toUtf8());
+  QNetworkReply* r = post.isEmpty() ? net.get(req) : net.post(req, post);
+  QSignalSpy done(r, &QNetworkReply::finished);
+  if (!done.wait(30000)) return {};
+  Reply out;
+  out.status = r->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+  out.body = r->readAll();
+  r->deleteLater();
+  return out;
+}
+
+// A controller on a settings map (the app keeps them in its store).
+struct Fixture {
+  QVariantMap settings;
+  std::shared_ptr<const kvchat::Model> model = demo();
+  std::unique_ptr<LocalServerController> make() {
+    LocalServerController::Hooks h;
+    h.model = [this] { return model; };
+    h.session_options = [] {
+      kvchat::SessionOptions o;
+      o.n_ctx = 512;
+      return o;
+    };
+    h.load_setting = [this](const QString& k, const QVariant& fallback) {
+      return settings.value(k, fallback);
+    };
+    h.save_setting = [this](const QString& k, const QVariant& v) { settings.insert(k, v); };
+    h.available_bytes = [] { return uint64_t{1} << 30; };
+    return std::make_unique<LocalServerController>(h);
+  }
+};
+
+}  // namespace
+
+class TestLocalServer : public QObject {
+  Q_OBJECT
+ private slots:
+  void moreUsersFitByHand() {
+    using kvchat::app::more_users_fit;
+    // No budget: the available memory over the average held (sessions without KV skipped).
+    QCOMPARE(more_users_fit(0, 1000, {100, 300, 0}), int64_t{5});
+    // A budget: what is left of it (1000 - 400) over the average 200.
+    QCOMPARE(more_users_fit(1000, 1u << 30, {100, 300}), int64_t{3});
+    QCOMPARE(more_users_fit(300, 1u << 30, {100, 300}), int64_t{0});
+    QCOMPARE(more_users_fit(0, 1000, {}), int64_t{-1});
+    QCOMPARE(more_users_fit(0, 1000, {0, 0}), int64_t{-1});
+  }
+
+  void offByDefault() {
+    Fixture f;
+    auto c = f.make();
+    QVERIFY(!c->enabled());
+    c->model_changed();
+    QVERIFY(!c->running());
+    QCOMPARE(c->host(), QStringLiteral("127.0.0.1"));
+    QVERIFY(c->url().isEmpty());
+  }
+
+  void servesTheWindowsModelAndStops() {
+    Fixture f;
+    QVERIFY(f.model);
+    auto c = f.make();
+    c->apply(true, QStringLiteral("127.0.0.1"), 0, QString(), 2);  // port 0: the OS chooses
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    const QString url = c->url();
+    QVERIFY(url.startsWith(QStringLiteral("http://127.0.0.1:")));
+    QVERIFY(url.endsWith(QStringLiteral("/v1")));
+    QCOMPARE(c->model_id(), QStringLiteral("kjv-demo-f16"));
+
+    const Reply models = request(url + QStringLiteral("/models"));
+    QCOMPARE(models.status, 200);
+    QCOMPARE(QJsonDocument::fromJson(models.body)["data"][0]["id"].toString(),
+             QStringLiteral("kjv-demo-f16"));
+    const QByteArray chat =
+        R"({"model":"kjv-demo-f16","max_tokens":4,"messages":[{"role":"user","content":"In the beginning"}]})";
+    const Reply reply = request(url + QStringLiteral("/chat/completions"), chat);
+    QCOMPARE(reply.status, 200);
+    QCOMPARE(QJsonDocument::fromJson(reply.body)["usage"]["completion_tokens"].toInt(), 4);
+
+    // The panel's users: one session that holds KV, polled once a second.
+    QSignalSpy polled(c.get(), &LocalServerController::statsChanged);
+    QVERIFY(polled.wait(3000));
+    const QVariantList sessions = c->stats().value(QStringLiteral("sessions")).toList();
+    QCOMPARE(sessions.size(), 1);
+    QVERIFY(sessions[0].toMap().value(QStringLiteral("kv_bytes")).toLongLong() > 0);
+    QCOMPARE(sessions[0].toMap().value(QStringLiteral("requests")).toLongLong(), 1);
+    QCOMPARE(c->stats().value(QStringLiteral("requests")).toLongLong(), 1);
+    QVERIFY(c->stats().value(QStringLiteral("more_users")).toLongLong() > 0);
+
+    c->apply(false, c->host(), c->port(), QString(), 2);
+    QVERIFY(!c->running());
+    QCOMPARE(request(url + QStringLiteral("/models")).status, 0);  // refused
+  }
+
+  void theKeyIsRequiredWhenSet() {
+    Fixture f;
+    auto c = f.make();
+    const QString key = c->generateKey();
+    QCOMPARE(key.size(), 32);
+    QVERIFY(key != c->generateKey());
+    c->apply(true, QStringLiteral("127.0.0.1"), 0, key, 1);
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    QCOMPARE(request(c->url() + QStringLiteral("/models")).status, 401);
+    QCOMPARE(request(c->url() + QStringLiteral("/models"), {}, QStringLiteral("wrong")).status,
+             401);
+    QCOMPARE(request(c->url() + QStringLiteral("/models"), {}, key).status, 200);
+  }
+
+  void aPortInUseIsSaid() {
+    Fixture f;
+    auto first = f.make();
+    first->apply(true, QStringLiteral("127.0.0.1"), 0, QString(), 1);
+    QVERIFY(first->running());
+    const int port = QUrl(first->url()).port();
+    Fixture g;
+    auto second = g.make();
+    second->apply(true, QStringLiteral("127.0.0.1"), port, QString(), 1);
+    QVERIFY(!second->running());
+    QVERIFY2(second->error().contains(QString::number(port)), qPrintable(second->error()));
+    QVERIFY(first->running());
+  }
+
+  void choicesAreKeptAndItStartsWithTheModel() {
+    Fixture f;
+    {
+      auto c = f.make();
+      c->apply(true, QStringLiteral("127.0.0.1"), 0, QStringLiteral("k3y"), 3);
+      QVERIFY(c->running());
+    }
+    // The next start of the app: no model yet, then the window loads one.
+    f.model = nullptr;
+    auto c = f.make();
+    QVERIFY(c->enabled());
+    QCOMPARE(c->api_key(), QStringLiteral("k3y"));
+    QCOMPARE(c->parallel(), 3);
+    c->model_changed();
+    QVERIFY(!c->running());
+    QVERIFY(c->error().contains(QStringLiteral("No model")));
+    f.model = demo();
+    c->model_changed();
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    QVERIFY(c->error().isEmpty());
+    // Another model loaded: served from then on (the same file again stands in for it).
+    auto other = kvchat::Model::load(KVCHAT_SHARED_DIR "/models/kjv-demo-f32.gguf");
+    QVERIFY(other);
+    f.model = *other;
+    c->model_changed();
+    QVERIFY(c->running());
+    QCOMPARE(c->model_id(), QStringLiteral("kjv-demo-f32"));
+    // The window unloads: the server stops and says why.
+    f.model = nullptr;
+    c->model_changed();
+    QVERIFY(!c->running());
+  }
+
+  void loopbackAddresses() {
+    QVERIFY(LocalServerController::isLoopback(QStringLiteral("127.0.0.1")));
+    QVERIFY(LocalServerController::isLoopback(QStringLiteral(" localhost ")));
+    QVERIFY(LocalServerController::isLoopback(QStringLiteral("::1")));
+    QVERIFY(!LocalServerController::isLoopback(QStringLiteral("0.0.0.0")));
+    QVERIFY(!LocalServerController::isLoopback(QStringLiteral("192.168.1.5")));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLocalServer)
+#include "test_local_server.moc"

@@ -1,0 +1,60 @@
+// The local server's sessions as users of the same weights (Settings → Local server):
+// each one's KV and requests, the KV blocks they share, and how many more such users fit.
+// A section of the memory panel (MemoryPanel.qml); shown while the server runs.
+pragma ComponentBehavior: Bound
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import ".."
+
+ColumnLayout {
+    id: section
+    required property var panel
+    readonly property var st: localServer.stats
+    readonly property var sessions: st.sessions || []
+    visible: localServer.running
+    Layout.fillWidth: true
+    spacing: 6
+
+    SectionHeader {
+        text: qsTr("Local server: its users")
+        help: qsTr("Each program talking to the local server gets a session of its own: its own KV cache over the same weights, growing with its conversation, kept while idle so a follow-up reuses it. Sessions whose prompts begin alike (a system prompt, a document) hold those KV blocks once. The last line divides the memory left by the average session's KV.")
+    }
+    Label {
+        objectName: "serverUsersSummary"
+        Layout.fillWidth: true
+        Layout.maximumWidth: section.panel.columnWidth
+        wrapMode: Text.Wrap
+        font.pixelSize: Theme.smallSize
+        text: qsTr("%1 of %2 sessions in use · %3 busy · KV %4 · shared between sessions %5 · %6 requests")
+              .arg(Theme.num(section.sessions.length)).arg(Theme.num(section.st.slots || 0))
+              .arg(Theme.num(section.st.busy || 0)).arg(section.panel.fmt(section.st.kv_allocated_bytes))
+              .arg(section.panel.fmt(section.st.kv_shared_bytes)).arg(Theme.num(section.st.requests || 0))
+    }
+    Repeater {
+        model: section.sessions
+        delegate: Label {
+            required property var modelData
+            Layout.fillWidth: true
+            Layout.maximumWidth: section.panel.columnWidth
+            wrapMode: Text.Wrap
+            font.pixelSize: Theme.smallSize
+            text: qsTr("#%1 · %2 · %3 tokens · KV %4%5 · %6 requests")
+                  .arg(modelData.index + 1).arg(modelData.busy ? qsTr("busy") : qsTr("idle"))
+                  .arg(Theme.num(modelData.tokens)).arg(section.panel.fmt(modelData.kv_bytes))
+                  .arg(modelData.shared_bytes > 0 ? qsTr(" (%1 shared)").arg(section.panel.fmt(modelData.shared_bytes)) : "")
+                  .arg(Theme.num(modelData.requests))
+        }
+    }
+    Label {
+        objectName: "serverMoreUsers"
+        Layout.fillWidth: true
+        Layout.maximumWidth: section.panel.columnWidth
+        wrapMode: Text.Wrap
+        font.pixelSize: Theme.smallSize
+        text: (section.st.more_users ?? -1) < 0
+              ? qsTr("More users of this size that fit: — (no session holds KV yet)")
+              : qsTr("More users of this size that fit: %1 (in the %2)").arg(Theme.num(section.st.more_users))
+                .arg((section.st.kv_budget_bytes || 0) > 0 ? qsTr("server's KV budget") : qsTr("memory available"))
+    }
+}
