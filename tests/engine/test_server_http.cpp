@@ -264,20 +264,22 @@ TEST(ServerHttp, ErrorStatuses) {
 struct LongStream {
   std::thread thread;
   std::atomic<bool> started{false};
+  std::atomic<int> events{0};  // reads of the body (the first is the role, sent before the prompt)
   std::atomic<bool> hang_up{false};
-  void run(int port) {
-    thread = std::thread([this, port] {
+  void run(int port, json messages = {user("In the beginning")}) {
+    thread = std::thread([this, port, messages] {
       httplib::Client c("127.0.0.1", port);
       c.set_read_timeout(60);
       httplib::Request req;
       req.method = "POST";
       req.path = "/v1/chat/completions";
-      req.body = chat_body({user("In the beginning")},
-                           {{"max_tokens", 30000}, {"stream", true}, {"stop", "@@none@@"}})
-                     .dump();
+      req.body =
+          chat_body(messages, {{"max_tokens", 30000}, {"stream", true}, {"stop", "@@none@@"}})
+              .dump();
       req.set_header("Content-Type", "application/json");
       req.content_receiver = [this](const char*, size_t, uint64_t, uint64_t) {
         started = true;
+        ++events;
         return !hang_up.load();
       };
       c.send(req);
@@ -419,34 +421,19 @@ TEST(ServerHttp, SessionsShareTheirCommonPrefixBlocks) {
   const json messages = {{{"role", "system"}, {"content", system}}, user("And the earth")};
   // The first request streams (its session busy, its prompt's blocks published once text
   // arrives: the first event, the role, is sent before the prompt is evaluated) ...
-  std::atomic<int> events{0};
-  std::atomic<bool> hang_up{false};
-  std::thread first([&] {
-    httplib::Client c("127.0.0.1", s->port());
-    c.set_read_timeout(60);
-    httplib::Request req;
-    req.method = "POST";
-    req.path = "/v1/chat/completions";
-    req.body =
-        chat_body(messages, {{"max_tokens", 30000}, {"stream", true}, {"stop", "@@none@@"}}).dump();
-    req.set_header("Content-Type", "application/json");
-    req.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
-      ++events;
-      return !hang_up.load();
-    };
-    c.send(req);
-  });
-  for (int i = 0; i < 500 && events < 3; ++i)
+  LongStream first;
+  first.run(s->port(), messages);
+  for (int i = 0; i < 500 && first.events < 3; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_GE(events.load(), 3);
+  ASSERT_GE(first.events.load(), 3);
   // ... while the second, on the other session, begins with the same system prompt.
   json second_messages = messages;
   second_messages[1] = user("And God said");
   Reply second = post(*s, "/v1/chat/completions", chat_body(second_messages, {{"max_tokens", 4}}));
   EXPECT_EQ(second.status, 200) << second.raw;
   const ServerStats stats = s->stats();
-  hang_up = true;
-  first.join();
+  first.hang_up = true;
+  first.thread.join();
   EXPECT_GT(stats.kv_shared_bytes, 0u);
   uint64_t shared_in_sessions = 0;
   for (const auto& st : stats.sessions) shared_in_sessions += st.kv_shared_bytes;
