@@ -1028,92 +1028,93 @@
     </message>
     <message>
         <location filename="../ui/LocalServerSettings.qml" line="28"/>
+        <location filename="../ui/LocalServerSettings.qml" line="35"/>
         <source>Serve the loaded model to other programs (OpenAI API)</source>
         <translation>불러온 모델을 다른 프로그램에 제공 (OpenAI API)</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="35"/>
+        <location filename="../ui/LocalServerSettings.qml" line="41"/>
         <source>address</source>
         <translation>주소</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="37"/>
+        <location filename="../ui/LocalServerSettings.qml" line="43"/>
         <source>Server address</source>
         <translation>서버 주소</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="38"/>
+        <location filename="../ui/LocalServerSettings.qml" line="44"/>
         <source>port</source>
         <translation>포트</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="41"/>
+        <location filename="../ui/LocalServerSettings.qml" line="47"/>
         <source>Server port</source>
         <translation>서버 포트</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="42"/>
+        <location filename="../ui/LocalServerSettings.qml" line="48"/>
         <source>sessions at once</source>
         <translation>동시 세션 수</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="44"/>
+        <location filename="../ui/LocalServerSettings.qml" line="50"/>
         <source>Sessions at once</source>
         <translation>동시 세션 수</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="45"/>
-        <location filename="../ui/LocalServerSettings.qml" line="49"/>
+        <location filename="../ui/LocalServerSettings.qml" line="51"/>
+        <location filename="../ui/LocalServerSettings.qml" line="55"/>
         <source>API key</source>
         <translation>API 키</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="49"/>
+        <location filename="../ui/LocalServerSettings.qml" line="55"/>
         <source>none</source>
         <translation>없음</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="50"/>
+        <location filename="../ui/LocalServerSettings.qml" line="56"/>
         <source>New</source>
         <translation>새로 만들기</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="51"/>
+        <location filename="../ui/LocalServerSettings.qml" line="57"/>
         <source>A new random key</source>
         <translation>새 임의 키</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="60"/>
+        <location filename="../ui/LocalServerSettings.qml" line="66"/>
         <source>⚠ Other machines on the network can reach this address. Set an API key.</source>
         <translation>⚠ 네트워크의 다른 컴퓨터가 이 주소에 접속할 수 있습니다. API 키를 설정하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="70"/>
+        <location filename="../ui/LocalServerSettings.qml" line="76"/>
         <source>Serving %1 at %2%3</source>
         <translation>%1을(를) %2에서 제공 중%3</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="71"/>
+        <location filename="../ui/LocalServerSettings.qml" line="77"/>
         <source> (key required)</source>
         <translation> (키 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="73"/>
+        <location filename="../ui/LocalServerSettings.qml" line="79"/>
         <source>Off.</source>
         <translation>꺼짐.</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="87"/>
+        <location filename="../ui/LocalServerSettings.qml" line="93"/>
         <source>Copy URL</source>
         <translation>URL 복사</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="88"/>
+        <location filename="../ui/LocalServerSettings.qml" line="94"/>
         <source>Copy key</source>
         <translation>키 복사</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="90"/>
+        <location filename="../ui/LocalServerSettings.qml" line="96"/>
         <source>Restart</source>
         <translation>다시 시작</translation>
     </message>
@@ -2104,13 +2105,13 @@
     </message>
     <message>
         <location filename="../ui/memory/ServerUsers.qml" line="29"/>
-        <source>%1 of %2 sessions in use · %3 busy · KV %4 · shared between sessions %5 · %6 requests</source>
-        <translation>세션 %2개 중 %1개 사용 · %3개 작업 중 · KV %4 · 세션 간 공유 %5 · 요청 %6건</translation>
+        <source>%1 of %2 sessions in use · %3 busy · KV %4 · shared between sessions %5 · requests served: %6</source>
+        <translation>세션 %2개 중 %1개 사용 · %3개 작업 중 · KV %4 · 세션 간 공유 %5 · 처리한 요청: %6</translation>
     </message>
     <message>
         <location filename="../ui/memory/ServerUsers.qml" line="42"/>
-        <source>#%1 · %2 · %3 tokens · KV %4%5 · %6 requests</source>
-        <translation>#%1 · %2 · %3 토큰 · KV %4%5 · 요청 %6건</translation>
+        <source>#%1 · %2 · %3 tokens · KV %4%5 · requests: %6</source>
+        <translation>#%1 · %2 · %3 토큰 · KV %4%5 · 요청: %6</translation>
     </message>
     <message>
         <location filename="../ui/memory/ServerUsers.qml" line="43"/>

@@ -26,7 +26,7 @@ ColumnLayout {
         Layout.maximumWidth: section.panel.columnWidth
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
-        text: qsTr("%1 of %2 sessions in use · %3 busy · KV %4 · shared between sessions %5 · %6 requests")
+        text: qsTr("%1 of %2 sessions in use · %3 busy · KV %4 · shared between sessions %5 · requests served: %6")
               .arg(Theme.num(section.sessions.length)).arg(Theme.num(section.st.slots || 0))
               .arg(Theme.num(section.st.busy || 0)).arg(section.panel.fmt(section.st.kv_allocated_bytes))
               .arg(section.panel.fmt(section.st.kv_shared_bytes)).arg(Theme.num(section.st.requests || 0))
@@ -39,7 +39,7 @@ ColumnLayout {
             Layout.maximumWidth: section.panel.columnWidth
             wrapMode: Text.Wrap
             font.pixelSize: Theme.smallSize
-            text: qsTr("#%1 · %2 · %3 tokens · KV %4%5 · %6 requests")
+            text: qsTr("#%1 · %2 · %3 tokens · KV %4%5 · requests: %6")
                   .arg(modelData.index + 1).arg(modelData.busy ? qsTr("busy") : qsTr("idle"))
                   .arg(Theme.num(modelData.tokens)).arg(section.panel.fmt(modelData.kv_bytes))
                   .arg(modelData.shared_bytes > 0 ? qsTr(" (%1 shared)").arg(section.panel.fmt(modelData.shared_bytes)) : "")
