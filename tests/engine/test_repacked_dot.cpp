@@ -141,22 +141,23 @@ class RepackedPaths : public ::testing::TestWithParam<Path> {
 };
 
 // Every (row, token) of a repacked matrix against quant_dot_scalar of the original row:
-// bitwise equal, for rows [8, 24) of 32 (what is outside the range untouched).
+// bitwise equal, for rows [r0, r1) of 32 (what is outside the range untouched). [8, 24): two
+// groups (the AVX-512 build's 16-row kernels); [0, 24): 16 rows and an 8-row group after them.
 void expect_bitwise_scalar(Path path, TensorType type, const std::vector<uint8_t>& plain,
                            int64_t cols, const std::vector<float>& X, int64_t n_tokens,
-                           const std::string& what) {
+                           const std::string& what, int64_t r0 = 8, int64_t r1 = 24) {
   const int64_t rows = 32, ldy = rows + 3;
   const uint64_t row_bytes = cols / traits(type).block_elements * traits(type).block_bytes;
   std::vector<uint8_t> packed(plain.size());
   cpu::repack_rows(type, plain.data(), row_bytes, rows, packed.data());
   const Tokens a = quantized_tokens(type, X, n_tokens, cols);
   std::vector<float> Y(n_tokens * ldy, -12345.0f);
-  path_fn(path)(type, packed.data(), row_bytes, 8, 24, a.bytes.data(), a.stride, n_tokens, cols,
+  path_fn(path)(type, packed.data(), row_bytes, r0, r1, a.bytes.data(), a.stride, n_tokens, cols,
                 Y.data(), ldy);
   for (int64_t t = 0; t < n_tokens; ++t) {
     for (int64_t r = 0; r < ldy; ++r) {
       const float got = Y[t * ldy + r];
-      if (r < 8 || r >= 24) {
+      if (r < r0 || r >= r1) {
         ASSERT_EQ(got, -12345.0f) << "wrote outside its rows: r=" << r;
         continue;
       }
@@ -176,6 +177,7 @@ TEST_P(RepackedPaths, BitForBitTheScalarDefinition) {
     for (int64_t n_tokens : {1, 2, 3, 4, 5, 7, 9}) {
       const auto X = random_values(n_tokens * cols, 7 + static_cast<uint32_t>(n_tokens));
       expect_bitwise_scalar(GetParam(), type, plain, cols, X, n_tokens, "random");
+      expect_bitwise_scalar(GetParam(), type, plain, cols, X, n_tokens, "random", 0, 24);
     }
   }
 }

@@ -10,6 +10,11 @@
 #include "backend/cpu/repack.h"
 
 #define KVCHAT_RP_VNNI 2
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as the unused merge operand of their
+// masked builtins, which -Wmaybe-uninitialized reports once inlined: not a real read.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace kvchat::cpu {
 

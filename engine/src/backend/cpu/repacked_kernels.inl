@@ -402,6 +402,219 @@ void group_iq4xs(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_
 }
 
 // ---- driver --------------------------------------------------------------------------------
+#if KVCHAT_RP_VNNI == 2
+// Two groups (16 rows) in 512-bit registers: lanes 0..7 are group g's rows, lanes 8..15
+// group g + 1's, each lane exactly the 8-row kernel's arithmetic (so bit-exact with it); one
+// broadcast activation word feeds 16 rows and every instruction does twice the work.
+inline __m512i load2x256(const uint8_t* p0, const uint8_t* p1) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(load256(p0)), load256(p1), 1);
+}
+inline __m512i bcast4_x16(const int8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return _mm512_set1_epi32(v);
+}
+inline __m512 f16x16(const uint8_t* p0, const uint8_t* p1) {
+  return _mm512_cvtph_ps(
+      _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p0)), load128(p1), 1));
+}
+
+// Q4_0, 16 rows: group32<Q4_0, T>'s operations on both groups at once.
+template <int T>
+void group32_q4_0_x16(const uint8_t* g0, const uint8_t* g1, int64_t nb, const uint8_t* act,
+                      uint64_t act_stride, float* Y, int64_t ldy) {
+  constexpr int64_t kX8 = 8 * 18;
+  const __m512i m0f = _mm512_set1_epi8(0x0F);
+  __m512 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < nb; ++k) {
+    const uint8_t *b0 = g0 + k * kX8, *b1 = g1 + k * kX8;
+    prefetch_ahead<kX8>(b0);
+    prefetch_ahead<kX8>(b1);
+    const BlockQ8_32* a[T];
+    for (int t = 0; t < T; ++t)
+      a[t] = reinterpret_cast<const BlockQ8_32*>(act + t * act_stride) + k;
+    __m512i sum[T];
+    for (int t = 0; t < T; ++t) sum[t] = _mm512_setzero_si512();
+    for (int c = 0; c < 4; ++c) {
+      const __m512i w = load2x256(b0 + 16 + 32 * c, b1 + 16 + 32 * c);
+      const __m512i lo = _mm512_and_si512(w, m0f);
+      const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), m0f);
+      for (int t = 0; t < T; ++t) {
+        sum[t] = _mm512_dpbusd_epi32(sum[t], lo, bcast4_x16(a[t]->qs + 4 * c));
+        sum[t] = _mm512_dpbusd_epi32(sum[t], hi, bcast4_x16(a[t]->qs + 16 + 4 * c));
+      }
+    }
+    const __m512 d = f16x16(b0, b1);
+    const __m512 d8 = _mm512_mul_ps(d, _mm512_set1_ps(-8.0f));
+    for (int t = 0; t < T; ++t) {
+      __m512 term =
+          _mm512_mul_ps(_mm512_mul_ps(d, _mm512_set1_ps(a[t]->d)), _mm512_cvtepi32_ps(sum[t]));
+      term = _mm512_add_ps(term, _mm512_mul_ps(d8, _mm512_set1_ps(a[t]->s)));
+      acc[t] = _mm512_add_ps(acc[t], term);
+    }
+  }
+  for (int t = 0; t < T; ++t) _mm512_storeu_ps(Y + t * ldy, acc[t]);
+}
+
+// Q4_K and Q5_K, 16 rows: group_q45k<kFive, T>'s VNNI operations on both groups at once.
+template <bool kFive, int T>
+void group_q45k_x16(const uint8_t* g0, const uint8_t* g1, int64_t nb, const uint8_t* act,
+                    uint64_t act_stride, float* Y, int64_t ldy) {
+  constexpr int64_t kX8 = kFive ? 8 * 176 : 8 * 144;
+  constexpr int kQsAt = kFive ? 384 : 128;
+  const __m512i m3f = _mm512_set1_epi32(0x3f3f3f3f), m0f = _mm512_set1_epi32(0x0f0f0f0f);
+  const __m512i m03 = _mm512_set1_epi32(0x03030303), even16 = _mm512_set1_epi32(0x00ff00ff);
+  const __m512i nib = _mm512_set1_epi8(0x0F), one = _mm512_set1_epi8(1),
+                m_ff = _mm512_set1_epi32(0xff);
+  __m512 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < nb; ++k) {
+    const uint8_t *b0 = g0 + k * kX8, *b1 = g1 + k * kX8;
+    prefetch_ahead<kX8>(b0);
+    prefetch_ahead<kX8>(b1);
+    const BlockQ8_K* a[T];
+    for (int t = 0; t < T; ++t) a[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride) + k;
+    const __m512i w0 = load2x256(b0 + 32, b1 + 32), w1 = load2x256(b0 + 64, b1 + 64),
+                  w2 = load2x256(b0 + 96, b1 + 96);
+    const __m512i sc_lo = _mm512_and_si512(w0, m3f), mn_lo = _mm512_and_si512(w1, m3f);
+    const __m512i sc_hi =
+        _mm512_or_si512(_mm512_and_si512(w2, m0f),
+                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(w0, 6), m03), 4));
+    const __m512i mn_hi =
+        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(w2, 4), m0f),
+                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(w1, 6), m03), 4));
+    __m512i sumi[T];
+    for (int t = 0; t < T; ++t) sumi[t] = _mm512_setzero_si512();
+    for (int q = 0; q < 4; ++q) {  // sub-blocks 2q (low nibbles) and 2q + 1 (high nibbles)
+      const __m512i scales = q < 2 ? sc_lo : sc_hi;
+      const __m512i s0 = _mm512_and_si512(_mm512_srli_epi32(scales, 8 * ((2 * q) % 4)), m_ff),
+                    s1 = _mm512_and_si512(_mm512_srli_epi32(scales, 8 * ((2 * q + 1) % 4)), m_ff);
+      __m512i dlo[T], dhi[T];
+      for (int t = 0; t < T; ++t) dlo[t] = dhi[t] = _mm512_setzero_si512();
+      for (int c = 0; c < 8; ++c) {
+        const int at = kQsAt + 32 * (8 * q + c);
+        const __m512i w = load2x256(b0 + at, b1 + at);
+        __m512i lo = _mm512_and_si512(w, nib), hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), nib);
+        if constexpr (kFive) {  // bit j of qh byte l: fifth bit of value 32j + l
+          const __m512i h = load2x256(b0 + 128 + 32 * c, b1 + 128 + 32 * c);
+          lo = _mm512_or_si512(
+              lo, _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(h, 2 * q), one), 4));
+          hi = _mm512_or_si512(
+              hi, _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(h, 2 * q + 1), one), 4));
+        }
+        for (int t = 0; t < T; ++t) {
+          const int8_t* x = a[t]->qs + 64 * q + 4 * c;
+          dlo[t] = _mm512_dpbusd_epi32(dlo[t], lo, bcast4_x16(x));
+          dhi[t] = _mm512_dpbusd_epi32(dhi[t], hi, bcast4_x16(x + 32));
+        }
+      }
+      for (int t = 0; t < T; ++t) {
+        sumi[t] = _mm512_add_epi32(sumi[t], _mm512_add_epi32(_mm512_mullo_epi32(dlo[t], s0),
+                                                             _mm512_mullo_epi32(dhi[t], s1)));
+      }
+    }
+    const __m512 d = f16x16(b0, b1), dmin = f16x16(b0 + 16, b1 + 16);
+    const __m512i mlo_e = _mm512_and_si512(mn_lo, even16),
+                  mlo_o = _mm512_and_si512(_mm512_srli_epi32(mn_lo, 8), even16);
+    const __m512i mhi_e = _mm512_and_si512(mn_hi, even16),
+                  mhi_o = _mm512_and_si512(_mm512_srli_epi32(mn_hi, 8), even16);
+    for (int t = 0; t < T; ++t) {
+      const int16_t* bs = a[t]->bsums;
+      __m512i summ =
+          _mm512_madd_epi16(mlo_e, _mm512_set1_epi32(two_int16(pair_sum(bs, 0), pair_sum(bs, 2))));
+      summ = _mm512_add_epi32(
+          summ,
+          _mm512_madd_epi16(mlo_o, _mm512_set1_epi32(two_int16(pair_sum(bs, 1), pair_sum(bs, 3)))));
+      summ = _mm512_add_epi32(
+          summ,
+          _mm512_madd_epi16(mhi_e, _mm512_set1_epi32(two_int16(pair_sum(bs, 4), pair_sum(bs, 6)))));
+      summ = _mm512_add_epi32(
+          summ,
+          _mm512_madd_epi16(mhi_o, _mm512_set1_epi32(two_int16(pair_sum(bs, 5), pair_sum(bs, 7)))));
+      const __m512 ad = _mm512_set1_ps(a[t]->d);
+      const __m512 t1 = _mm512_mul_ps(_mm512_mul_ps(d, ad), _mm512_cvtepi32_ps(sumi[t]));
+      const __m512 t2 = _mm512_mul_ps(_mm512_mul_ps(dmin, ad), _mm512_cvtepi32_ps(summ));
+      acc[t] = _mm512_add_ps(acc[t], _mm512_sub_ps(t1, t2));
+    }
+  }
+  for (int t = 0; t < T; ++t) _mm512_storeu_ps(Y + t * ldy, acc[t]);
+}
+
+// Q6_K, 16 rows: group_q6k<T>'s VNNI operations on both groups at once.
+template <int T>
+void group_q6k_x16(const uint8_t* g0, const uint8_t* g1, int64_t nb, const uint8_t* act,
+                   uint64_t act_stride, float* Y, int64_t ldy) {
+  constexpr int64_t kX8 = 8 * 210;
+  const __m512i m0f = _mm512_set1_epi8(0x0F), m03 = _mm512_set1_epi8(0x03);
+  __m512 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < nb; ++k) {
+    const uint8_t *b0 = g0 + k * kX8, *b1 = g1 + k * kX8;
+    prefetch_ahead<kX8>(b0);
+    prefetch_ahead<kX8>(b1);
+    const BlockQ8_K* a[T];
+    for (int t = 0; t < T; ++t) a[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride) + k;
+    __m512i sumi[T], off[T];
+    for (int t = 0; t < T; ++t) sumi[t] = off[t] = _mm512_setzero_si512();
+    for (int h = 0; h < 2; ++h) {
+      for (int kk = 0; kk < 4; ++kk) {
+        for (int cq = 0; cq < 2; ++cq) {
+          const int grp = 8 * h + 2 * kk + cq;
+          const __m512i sc32 = _mm512_cvtepi8_epi32(_mm_unpacklo_epi64(
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b0 + 16 + 8 * grp)),
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b1 + 16 + 8 * grp))));
+          __m512i dot[T];
+          for (int t = 0; t < T; ++t) dot[t] = _mm512_setzero_si512();
+          for (int cc = 0; cc < 4; ++cc) {
+            const int ch = 4 * cq + cc;
+            const int l_at = 144 + 32 * (8 * (2 * h + (kk & 1)) + ch),
+                      h_at = 1168 + 32 * (8 * h + ch);
+            const __m512i l = load2x256(b0 + l_at, b1 + l_at);
+            const __m512i hb = load2x256(b0 + h_at, b1 + h_at);
+            const __m512i low =
+                kk < 2 ? _mm512_and_si512(l, m0f) : _mm512_and_si512(_mm512_srli_epi16(l, 4), m0f);
+            const __m512i high = _mm512_and_si512(_mm512_srli_epi16(hb, 2 * kk), m03);
+            const __m512i code = _mm512_or_si512(low, _mm512_slli_epi16(high, 4));
+            for (int t = 0; t < T; ++t)
+              dot[t] = _mm512_dpbusd_epi32(dot[t], code,
+                                           bcast4_x16(a[t]->qs + 128 * h + 32 * kk + 4 * ch));
+          }
+          const __m512i sc2 = _mm512_add_epi32(sc32, sc32);
+          for (int t = 0; t < T; ++t) {
+            sumi[t] = _mm512_add_epi32(sumi[t], _mm512_mullo_epi32(dot[t], sc32));
+            off[t] = _mm512_add_epi32(off[t],
+                                      _mm512_mullo_epi32(sc2, _mm512_set1_epi32(a[t]->bsums[grp])));
+          }
+        }
+      }
+    }
+    const __m512 d = f16x16(b0, b1);
+    for (int t = 0; t < T; ++t) {
+      const __m512i sv = _mm512_sub_epi32(sumi[t], _mm512_slli_epi32(off[t], 4));
+      acc[t] = _mm512_add_ps(
+          acc[t], _mm512_mul_ps(_mm512_mul_ps(d, _mm512_set1_ps(a[t]->d)), _mm512_cvtepi32_ps(sv)));
+    }
+  }
+  for (int t = 0; t < T; ++t) _mm512_storeu_ps(Y + t * ldy, acc[t]);
+}
+
+using GroupKernelX16 = void (*)(const uint8_t*, const uint8_t*, int64_t, const uint8_t*, uint64_t,
+                                float*, int64_t);
+
+// The type's 16-row kernel for T tokens, or null where there is none (8-row groups then).
+template <int T>
+GroupKernelX16 group_kernel_x16(gguf::TensorType type) {
+  switch (type) {
+    case gguf::TensorType::Q4_0: return group32_q4_0_x16<T>;
+    case gguf::TensorType::Q4_K: return group_q45k_x16<false, T>;
+    case gguf::TensorType::Q5_K: return group_q45k_x16<true, T>;
+    case gguf::TensorType::Q6_K: return group_q6k_x16<T>;
+    default: return nullptr;
+  }
+}
+#endif
+
 using GroupKernel = void (*)(const uint8_t*, int64_t, const uint8_t*, uint64_t, float*, int64_t);
 
 // The type's x8 kernel for T tokens: a switch to this ISA file's template instances (they
@@ -434,7 +647,25 @@ inline void rows_body(gguf::TensorType type, const uint8_t* data, uint64_t row_b
   const int64_t nb = n / weight_type_traits(type)->block_values;
   const int tile = max_tokens(type);
   const auto* a = static_cast<const uint8_t*>(act);
-  for (int64_t r = r0; r < r1; r += kRepackRows) {
+  int64_t r = r0;
+#if KVCHAT_RP_VNNI == 2
+  const GroupKernelX16 kernels16[4] = {group_kernel_x16<1>(type), group_kernel_x16<2>(type),
+                                       group_kernel_x16<3>(type), group_kernel_x16<4>(type)};
+  // Only for more than 4 tokens: up to 4 the 8-row kernels read the two groups' streams one
+  // after the other, faster where the step is bound by memory (bench-serve on an AMD EPYC:
+  // one session 56 -> 40 tok/s with 16 rows); beyond 4 the arithmetic bounds it (8 sessions
+  // +20-40%).
+  const bool sixteen = kernels16[0] && n_tokens > 4;
+  for (; sixteen && r + 2 * kRepackRows <= r1; r += 2 * kRepackRows) {
+    const uint8_t* group = data + r * row_bytes;
+    for (int64_t t = 0; t < n_tokens; t += 4) {
+      const int nt = static_cast<int>(std::min<int64_t>(4, n_tokens - t));
+      kernels16[nt - 1](group, group + kRepackRows * row_bytes, nb, a + t * act_stride, act_stride,
+                        Y + t * ldy + r, ldy);
+    }
+  }
+#endif
+  for (; r < r1; r += kRepackRows) {
     const uint8_t* group = data + r * row_bytes;  // group r / 8 starts at (r / 8) * 8 * row_bytes
     for (int64_t t = 0; t < n_tokens; t += tile) {
       const int nt = static_cast<int>(std::min<int64_t>(tile, n_tokens - t));
