@@ -42,8 +42,10 @@ sql "insert or replace into settings values ('sampling', '[{\"temperature\":0.8,
 saved_streaming() { [ "$(sql "select length(content) from messages where role = 'assistant' and state = 'streaming'")" -gt 0 ]; }
 ended() { [ "$(sql "select count(*) from messages where role = 'assistant' and state = 'complete'")" -gt 0 ]; }
 streaming_or_ended() { saved_streaming || ended; }
+#    A context of 4096 (kept for the model): on a fast machine the demo model fills its own 512
+#    in 0.27 s, about one save interval (250 ms), so the reply could end before it was saved.
 for attempt in 1 2 3; do
-  start_app
+  start_app --ctx 4096
   wait_for 30 model_loaded || fail "the demo model did not load on start $((attempt + 1))"
   xdotool type --delay 15 "Genesis 1"
   xdotool key Return
