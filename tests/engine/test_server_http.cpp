@@ -260,6 +260,15 @@ TEST(ServerHttp, ErrorStatuses) {
   EXPECT_FALSE(health->has_header("Access-Control-Allow-Origin"));  // no CORS unless --cors
 }
 
+// Waits until done() holds (at most 5 s); the seconds that took.
+template <class Done>
+double seconds_until(Done done) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!done() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // A long streamed generation on the only session, read by a client that can hang up.
 struct LongStream {
   std::thread thread;
@@ -303,15 +312,9 @@ TEST(ServerHttp, BusyGets503WithRetryAfterAndDisconnectFreesTheSession) {
   EXPECT_EQ(header(busy, "Retry-After"), "1");
   EXPECT_EQ(s->stats().busy, 1);
 
-  const auto hung_up = std::chrono::steady_clock::now();
   stream.hang_up = true;
   stream.thread.join();
-  while (s->stats().busy != 0 &&
-         std::chrono::steady_clock::now() - hung_up < std::chrono::seconds(5)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - hung_up).count();
+  const double seconds = seconds_until([&] { return s->stats().busy == 0; });
   ServerStats stats = s->stats();
   EXPECT_EQ(stats.busy, 0);
   EXPECT_LT(seconds, 1.0);
@@ -355,13 +358,7 @@ TEST(ServerHttp, NonStreamedClientHangUpCancelsItsGeneration) {
         "application/json");
   });
   client.join();
-  const auto hung_up = std::chrono::steady_clock::now();
-  while (s->stats().client_hang_ups == 0 &&
-         std::chrono::steady_clock::now() - hung_up < std::chrono::seconds(5)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - hung_up).count();
+  const double seconds = seconds_until([&] { return s->stats().client_hang_ups > 0; });
   const ServerStats stats = s->stats();
   EXPECT_EQ(stats.client_hang_ups, 1u);
   EXPECT_EQ(stats.busy, 0);
