@@ -272,7 +272,6 @@ double seconds_until(Done done) {
 // A long streamed generation on the only session, read by a client that can hang up.
 struct LongStream {
   std::thread thread;
-  std::atomic<bool> started{false};
   std::atomic<int> events{0};  // reads of the body (the first is the role, sent before the prompt)
   std::atomic<bool> hang_up{false};
   void run(int port, json messages = {user("In the beginning")}) {
@@ -287,12 +286,16 @@ struct LongStream {
               .dump();
       req.set_header("Content-Type", "application/json");
       req.content_receiver = [this](const char*, size_t, uint64_t, uint64_t) {
-        started = true;
         ++events;
         return !hang_up.load();
       };
       c.send(req);
     });
+  }
+  // Waits (at most 5 s) until the body has been read `n` times; whether it was.
+  bool wait_events(int n = 1) {
+    seconds_until([&] { return events >= n; });
+    return events >= n;
   }
 };
 
@@ -304,9 +307,7 @@ TEST(ServerHttp, BusyGets503WithRetryAfterAndDisconnectFreesTheSession) {
   ASSERT_TRUE(s);
   LongStream stream;
   stream.run(s->port());
-  for (int i = 0; i < 500 && !stream.started; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(stream.started);
+  ASSERT_TRUE(stream.wait_events());
   Reply busy = post(*s, "/v1/chat/completions", chat_body({user("x")}, {{"max_tokens", 1}}));
   expect_error(busy, 503);
   EXPECT_EQ(header(busy, "Retry-After"), "1");
@@ -332,9 +333,7 @@ TEST(ServerHttp, StopCancelsGenerationsInFlight) {
   ASSERT_TRUE(s);
   LongStream stream;
   stream.run(s->port());
-  for (int i = 0; i < 500 && !stream.started; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(stream.started);
+  ASSERT_TRUE(stream.wait_events());
   const auto t0 = std::chrono::steady_clock::now();
   s->stop();
   stream.thread.join();
@@ -420,9 +419,7 @@ TEST(ServerHttp, SessionsShareTheirCommonPrefixBlocks) {
   // arrives: the first event, the role, is sent before the prompt is evaluated) ...
   LongStream first;
   first.run(s->port(), messages);
-  for (int i = 0; i < 500 && first.events < 3; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_GE(first.events.load(), 3);
+  ASSERT_TRUE(first.wait_events(3));
   // ... while the second, on the other session, begins with the same system prompt.
   json second_messages = messages;
   second_messages[1] = user("And God said");
