@@ -204,9 +204,11 @@ TEST_P(RepackedPaths, ExtremeCodesAndActivations) {
       }
     }
     for (float sign : {1.0f, -1.0f}) {
-      std::vector<float> X(3 * cols, sign);  // quantized to +-127 everywhere
-      expect_bitwise_scalar(GetParam(), type, plain, cols, X, 3,
-                            sign > 0 ? "extreme+" : "extreme-");
+      for (int64_t n_tokens : {3, 4}) {  // 4: the 4-token kernels (repacked_quad_kernels.inl)
+        std::vector<float> X(n_tokens * cols, sign);  // quantized to +-127 everywhere
+        expect_bitwise_scalar(GetParam(), type, plain, cols, X, n_tokens,
+                              sign > 0 ? "extreme+" : "extreme-");
+      }
     }
   }
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "backend/cpu/quant_dot.h"
 #include "backend/cpu/repack.h"

@@ -615,6 +615,10 @@ GroupKernelX16 group_kernel_x16(gguf::TensorType type) {
 }
 #endif
 
+#if KVCHAT_RP_VNNI
+#include "backend/cpu/repacked_quad_kernels.inl"
+#endif
+
 using GroupKernel = void (*)(const uint8_t*, int64_t, const uint8_t*, uint64_t, float*, int64_t);
 
 // The type's x8 kernel for T tokens: a switch to this ISA file's template instances (they
@@ -651,11 +655,39 @@ inline void rows_body(gguf::TensorType type, const uint8_t* data, uint64_t row_b
 #if KVCHAT_RP_VNNI == 2
   const GroupKernelX16 kernels16[4] = {group_kernel_x16<1>(type), group_kernel_x16<2>(type),
                                        group_kernel_x16<3>(type), group_kernel_x16<4>(type)};
-  // Only for more than 4 tokens: up to 4 the 8-row kernels read the two groups' streams one
-  // after the other, faster where the step is bound by memory (bench-serve on an AMD EPYC:
-  // one session 56 -> 40 tok/s with 16 rows); beyond 4 the arithmetic bounds it (8 sessions
-  // +20-40%).
+  // Only for more than 4 tokens: up to 4 the 8-row (and quad) kernels read the two groups'
+  // streams one after the other, faster where the step is bound by memory (bench-serve on an
+  // AMD EPYC: one session 56 -> 40 tok/s with 16 rows); beyond 4 the arithmetic bounds it (8
+  // sessions +20-40%; prefill also beats the quad kernels: 158-174% vs 118-130% of FMA peak).
   const bool sixteen = kernels16[0] && n_tokens > 4;
+#else
+  [[maybe_unused]] constexpr bool sixteen = false;
+#endif
+  int64_t t_done = 0;  // tokens already computed for all rows [r0, r1)
+#if KVCHAT_RP_VNNI
+  // Each full tile of 4 tokens by the quad kernels, the activations interleaved once per
+  // call, at most kQuadTiles tiles at a time (a long prompt then reads the rows again per
+  // 64 tokens, while arithmetic bounds it).
+  if (const QuadKernel quad = quad_kernel(type); quad && !sixteen && n_tokens >= 4) {
+    constexpr int64_t kQuadTiles = 16;
+    const int64_t tiles = n_tokens / 4, tile_bytes = quad_tile_bytes(type, nb);
+    thread_local std::vector<uint8_t> quad_act;
+    quad_act.resize(std::min(tiles, kQuadTiles) * tile_bytes);
+    for (int64_t i0 = 0; i0 < tiles; i0 += kQuadTiles) {
+      const int64_t n_tiles = std::min(kQuadTiles, tiles - i0);
+      for (int64_t i = 0; i < n_tiles; ++i)
+        interleave_tile(type, a + 4 * (i0 + i) * act_stride, act_stride, nb,
+                        quad_act.data() + i * tile_bytes);
+      for (int64_t rq = r0; rq < r1; rq += kRepackRows) {
+        const uint8_t* group = data + rq * row_bytes;
+        for (int64_t i = 0; i < n_tiles; ++i)
+          quad(group, nb, quad_act.data() + i * tile_bytes, Y + 4 * (i0 + i) * ldy + rq, ldy);
+      }
+    }
+    t_done = 4 * tiles;
+  }
+#endif
+#if KVCHAT_RP_VNNI == 2
   for (; sixteen && r + 2 * kRepackRows <= r1; r += 2 * kRepackRows) {
     const uint8_t* group = data + r * row_bytes;
     for (int64_t t = 0; t < n_tokens; t += 4) {
@@ -667,7 +699,7 @@ inline void rows_body(gguf::TensorType type, const uint8_t* data, uint64_t row_b
 #endif
   for (; r < r1; r += kRepackRows) {
     const uint8_t* group = data + r * row_bytes;  // group r / 8 starts at (r / 8) * 8 * row_bytes
-    for (int64_t t = 0; t < n_tokens; t += tile) {
+    for (int64_t t = t_done; t < n_tokens; t += tile) {
       const int nt = static_cast<int>(std::min<int64_t>(tile, n_tokens - t));
       kernels[nt - 1](group, nb, a + t * act_stride, act_stride, Y + t * ldy + r, ldy);
     }

@@ -1,0 +1,312 @@
+// Four tokens at once over x8-repacked weights, with the activations interleaved by token
+// ("quad" activations): included by repacked_kernels.inl where dpbusd exists (KVCHAT_RP_VNNI
+// 1 or 2), inside its anonymous namespace.
+//
+// The 8-row kernels broadcast 4 activation bytes of one token to all 8 lanes for every
+// dpbusd: a broadcast load per multiply, which on an AMD EPYC (Zen 4) halves the rate
+// dpbusd issues at. Here one 16-byte load brings the same 4-byte chunk of all 4 tokens,
+// [t0 t1 t2 t3], repeated in both 128-bit halves, and the weights are shuffled instead:
+// vpshufd picks row j's 4 bytes within each half, [r_j x4 | r_j+4 x4], so
+//   dpbusd(acc[j], shuffle(codes, j), chunk) -> lanes (row j, t0..t3 | row j+4, t0..t3).
+// acc[j] (j = 0..3) holds rows j and j + 4 for the 4 tokens; the per-row scales are
+// shuffled the same way and the per-token ones come interleaved; the end is a 4x4 transpose
+// in each half back to Y[t][8 rows]. Per lane the integer sums and the float operations are
+// those of the 8-row kernels (so of quant_dot_scalar), bit for bit.
+
+// One 4-byte activation chunk of tokens 0..3, or 4 per-token 32-bit values.
+struct QuadChunk {
+  int8_t b[4][4];  // [token][byte]
+};
+// BlockQ8_K of 4 tokens: d, the pair sums Q4_K/Q5_K's mins use, the 16 bsums Q6_K uses, qs.
+struct QuadQ8_K {
+  float d[4];
+  int32_t min_pairs[4][4];  // [p][token]: two_int16 of pair sums (0,2) (1,3) (4,6) (5,7)
+  int32_t bsums[16][4];     // [group][token]
+  QuadChunk qs[kSuperBlock / 4];
+};
+// BlockQ8_32 of 4 tokens.
+struct QuadQ8_32 {
+  float d[4];
+  float s[4];
+  QuadChunk qs[kQuantBlock / 4];
+};
+
+inline __m256i bcast16(const void* p) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128(static_cast<const __m128i*>(p)));
+}
+inline __m256 bcast16_ps(const float* p) {
+  return _mm256_broadcast_ps(reinterpret_cast<const __m128*>(p));
+}
+
+// Row j's and row j + 4's lane of v, each in all four lanes of its half.
+template <int J>
+inline __m256i rows_of(__m256i v) {
+  return _mm256_shuffle_epi32(v, J * 0x55);
+}
+template <int J>
+inline __m256 rows_of(__m256 v) {
+  return _mm256_shuffle_ps(v, v, J * 0x55);
+}
+
+// acc[j] += the products of codes (8 rows x 4 bytes) with chunk (4 tokens x 4 bytes).
+inline void quad_dot(__m256i (&acc)[4], __m256i codes, __m256i chunk) {
+  acc[0] = dpbusd(acc[0], rows_of<0>(codes), chunk);
+  acc[1] = dpbusd(acc[1], rows_of<1>(codes), chunk);
+  acc[2] = dpbusd(acc[2], rows_of<2>(codes), chunk);
+  acc[3] = dpbusd(acc[3], rows_of<3>(codes), chunk);
+}
+// acc[j] = acc[j] + rows_of<j>(scale) * v[j] (exact int32).
+inline void add_scaled(__m256i (&acc)[4], const __m256i (&v)[4], __m256i scale) {
+  acc[0] = _mm256_add_epi32(acc[0], _mm256_mullo_epi32(v[0], rows_of<0>(scale)));
+  acc[1] = _mm256_add_epi32(acc[1], _mm256_mullo_epi32(v[1], rows_of<1>(scale)));
+  acc[2] = _mm256_add_epi32(acc[2], _mm256_mullo_epi32(v[2], rows_of<2>(scale)));
+  acc[3] = _mm256_add_epi32(acc[3], _mm256_mullo_epi32(v[3], rows_of<3>(scale)));
+}
+
+// acc[j] (rows j, j + 4 x tokens 0..3) -> Y[t * ldy + 0..7].
+inline void store_quad(const __m256 (&acc)[4], float* Y, int64_t ldy) {
+  const __m256 u0 = _mm256_unpacklo_ps(acc[0], acc[1]), u1 = _mm256_unpackhi_ps(acc[0], acc[1]);
+  const __m256 u2 = _mm256_unpacklo_ps(acc[2], acc[3]), u3 = _mm256_unpackhi_ps(acc[2], acc[3]);
+  _mm256_storeu_ps(Y, _mm256_shuffle_ps(u0, u2, 0x44));
+  _mm256_storeu_ps(Y + ldy, _mm256_shuffle_ps(u0, u2, 0xEE));
+  _mm256_storeu_ps(Y + 2 * ldy, _mm256_shuffle_ps(u1, u3, 0x44));
+  _mm256_storeu_ps(Y + 3 * ldy, _mm256_shuffle_ps(u1, u3, 0xEE));
+}
+
+// ---- activations: 4 tokens' blocks (act + t * act_stride) -> nb interleaved blocks --------
+// 16 bytes (4 chunks) of each token -> the 4 chunks' QuadChunks: a 4x4 transpose of dwords.
+inline void interleave_16(const int8_t* const (&src)[4], QuadChunk* out) {
+  const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[0]));
+  const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[1]));
+  const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[2]));
+  const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[3]));
+  const __m128i u0 = _mm_unpacklo_epi32(r0, r1), u1 = _mm_unpackhi_epi32(r0, r1);
+  const __m128i u2 = _mm_unpacklo_epi32(r2, r3), u3 = _mm_unpackhi_epi32(r2, r3);
+  auto* o = reinterpret_cast<__m128i*>(out);
+  _mm_storeu_si128(o + 0, _mm_unpacklo_epi64(u0, u2));
+  _mm_storeu_si128(o + 1, _mm_unpackhi_epi64(u0, u2));
+  _mm_storeu_si128(o + 2, _mm_unpacklo_epi64(u1, u3));
+  _mm_storeu_si128(o + 3, _mm_unpackhi_epi64(u1, u3));
+}
+
+inline void interleave_q8_k(const uint8_t* act, uint64_t act_stride, int64_t nb, QuadQ8_K* out) {
+  for (int64_t k = 0; k < nb; ++k) {
+    QuadQ8_K& o = out[k];
+    const BlockQ8_K* a[4];
+    for (int t = 0; t < 4; ++t) {
+      a[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride) + k;
+      o.d[t] = a[t]->d;
+      const int16_t* bs = a[t]->bsums;
+      o.min_pairs[0][t] = two_int16(pair_sum(bs, 0), pair_sum(bs, 2));
+      o.min_pairs[1][t] = two_int16(pair_sum(bs, 1), pair_sum(bs, 3));
+      o.min_pairs[2][t] = two_int16(pair_sum(bs, 4), pair_sum(bs, 6));
+      o.min_pairs[3][t] = two_int16(pair_sum(bs, 5), pair_sum(bs, 7));
+      for (int grp = 0; grp < 16; ++grp) o.bsums[grp][t] = bs[grp];
+    }
+    for (int c = 0; c < kSuperBlock / 4; c += 4) {
+      const int8_t* const src[4] = {a[0]->qs + 4 * c, a[1]->qs + 4 * c, a[2]->qs + 4 * c,
+                                    a[3]->qs + 4 * c};
+      interleave_16(src, &o.qs[c]);
+    }
+  }
+}
+inline void interleave_q8_32(const uint8_t* act, uint64_t act_stride, int64_t nb, QuadQ8_32* out) {
+  for (int64_t k = 0; k < nb; ++k) {
+    QuadQ8_32& o = out[k];
+    const BlockQ8_32* a[4];
+    for (int t = 0; t < 4; ++t) {
+      a[t] = reinterpret_cast<const BlockQ8_32*>(act + t * act_stride) + k;
+      o.d[t] = a[t]->d;
+      o.s[t] = a[t]->s;
+    }
+    for (int c = 0; c < kQuantBlock / 4; c += 4) {
+      const int8_t* const src[4] = {a[0]->qs + 4 * c, a[1]->qs + 4 * c, a[2]->qs + 4 * c,
+                                    a[3]->qs + 4 * c};
+      interleave_16(src, &o.qs[c]);
+    }
+  }
+}
+
+// ---- kernels: one 8-row group x 4 tokens ----------------------------------------------------
+// Q4_0 (group32<Q4_0>'s operations).
+void quad_q4_0(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+  constexpr int64_t kX8 = 8 * 18;
+  const auto* qa = static_cast<const QuadQ8_32*>(quad_act);
+  __m256 acc[4];
+  for (auto& v : acc) v = _mm256_setzero_ps();
+  for (int64_t k = 0; k < nb; ++k) {
+    const uint8_t* b = g + k * kX8;
+    prefetch_ahead<kX8>(b);
+    const QuadQ8_32& a = qa[k];
+    __m256i sum[4], sum_hi[4];  // two dependency chains per lane
+    for (int j = 0; j < 4; ++j) sum[j] = sum_hi[j] = _mm256_setzero_si256();
+    for (int c = 0; c < 4; ++c) {
+      const __m256i w = load256(b + 16 + 32 * c);
+      quad_dot(sum, low_nibbles(w), bcast16(&a.qs[c]));
+      quad_dot(sum_hi, high_nibbles(w), bcast16(&a.qs[4 + c]));
+    }
+    for (int j = 0; j < 4; ++j) sum[j] = _mm256_add_epi32(sum[j], sum_hi[j]);
+    const __m256 d = f16x8(b), ad = bcast16_ps(a.d), as = bcast16_ps(a.s);
+    const __m256 dj[4] = {rows_of<0>(d), rows_of<1>(d), rows_of<2>(d), rows_of<3>(d)};
+    for (int j = 0; j < 4; ++j) {
+      __m256 term = _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sum[j]));
+      term = _mm256_add_ps(term, _mm256_mul_ps(_mm256_mul_ps(dj[j], _mm256_set1_ps(-8.0f)), as));
+      acc[j] = _mm256_add_ps(acc[j], term);
+    }
+  }
+  store_quad(acc, Y, ldy);
+}
+
+// Q4_K and Q5_K (group_q45k's VNNI operations).
+template <bool kFive>
+void quad_q45k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+  constexpr int64_t kX8 = kFive ? 8 * 176 : 8 * 144;
+  constexpr int kQsAt = kFive ? 384 : 128;
+  const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
+  const __m256i m3f = _mm256_set1_epi32(0x3f3f3f3f), m0f = _mm256_set1_epi32(0x0f0f0f0f);
+  const __m256i m03 = _mm256_set1_epi32(0x03030303), even16 = _mm256_set1_epi32(0x00ff00ff);
+  const __m256i m_ff = _mm256_set1_epi32(0xff);
+  __m256 acc[4];
+  for (auto& v : acc) v = _mm256_setzero_ps();
+  for (int64_t k = 0; k < nb; ++k) {
+    const uint8_t* b = g + k * kX8;
+    prefetch_ahead<kX8>(b);
+    const QuadQ8_K& a = qa[k];
+    // Per row (lane r) as in group_q45k: byte j of sc_lo / mn_lo is sub-block j's scale /
+    // min (j < 4), of sc_hi / mn_hi sub-block 4 + j's.
+    const __m256i w0 = load256(b + 32), w1 = load256(b + 64), w2 = load256(b + 96);
+    const __m256i sc_lo = _mm256_and_si256(w0, m3f), mn_lo = _mm256_and_si256(w1, m3f);
+    const __m256i sc_hi =
+        _mm256_or_si256(_mm256_and_si256(w2, m0f),
+                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), m03), 4));
+    const __m256i mn_hi =
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), m0f),
+                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), m03), 4));
+    __m256i sumi[4];
+    for (auto& v : sumi) v = _mm256_setzero_si256();
+    for (int q = 0; q < 4; ++q) {  // sub-blocks 2q (low nibbles) and 2q + 1 (high nibbles)
+      const __m256i scales = q < 2 ? sc_lo : sc_hi;
+      const __m256i s0 = _mm256_and_si256(_mm256_srli_epi32(scales, 8 * ((2 * q) % 4)), m_ff),
+                    s1 = _mm256_and_si256(_mm256_srli_epi32(scales, 8 * ((2 * q + 1) % 4)), m_ff);
+      __m256i dlo[4], dhi[4];
+      for (int j = 0; j < 4; ++j) dlo[j] = dhi[j] = _mm256_setzero_si256();
+      for (int c = 0; c < 8; ++c) {
+        const __m256i w = load256(b + kQsAt + 32 * (8 * q + c));
+        __m256i lo = low_nibbles(w), hi = high_nibbles(w);
+        if constexpr (kFive) {  // bit j of qh byte l: fifth bit of value 32j + l
+          const __m256i h = load256(b + 128 + 32 * c), one = _mm256_set1_epi8(1);
+          lo = _mm256_or_si256(
+              lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q), one), 4));
+          hi = _mm256_or_si256(
+              hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q + 1), one), 4));
+        }
+        quad_dot(dlo, lo, bcast16(&a.qs[16 * q + c]));
+        quad_dot(dhi, hi, bcast16(&a.qs[16 * q + 8 + c]));
+      }
+      add_scaled(sumi, dlo, s0);
+      add_scaled(sumi, dhi, s1);
+    }
+    const __m256 d = f16x8(b), dmin = f16x8(b + 16), ad = bcast16_ps(a.d);
+    // The mins as int16 pairs (sub-blocks j, j + 2) per row, against the tokens' pair sums.
+    const __m256i mins[4] = {
+        _mm256_and_si256(mn_lo, even16), _mm256_and_si256(_mm256_srli_epi32(mn_lo, 8), even16),
+        _mm256_and_si256(mn_hi, even16), _mm256_and_si256(_mm256_srli_epi32(mn_hi, 8), even16)};
+    __m256i summ[4];
+    for (auto& v : summ) v = _mm256_setzero_si256();
+    for (int p = 0; p < 4; ++p) {
+      const __m256i pairs = bcast16(a.min_pairs[p]);
+      summ[0] = _mm256_add_epi32(summ[0], _mm256_madd_epi16(rows_of<0>(mins[p]), pairs));
+      summ[1] = _mm256_add_epi32(summ[1], _mm256_madd_epi16(rows_of<1>(mins[p]), pairs));
+      summ[2] = _mm256_add_epi32(summ[2], _mm256_madd_epi16(rows_of<2>(mins[p]), pairs));
+      summ[3] = _mm256_add_epi32(summ[3], _mm256_madd_epi16(rows_of<3>(mins[p]), pairs));
+    }
+    const __m256 dj[4] = {rows_of<0>(d), rows_of<1>(d), rows_of<2>(d), rows_of<3>(d)};
+    const __m256 mj[4] = {rows_of<0>(dmin), rows_of<1>(dmin), rows_of<2>(dmin), rows_of<3>(dmin)};
+    for (int j = 0; j < 4; ++j) {
+      const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sumi[j]));
+      const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(mj[j], ad), _mm256_cvtepi32_ps(summ[j]));
+      acc[j] = _mm256_add_ps(acc[j], _mm256_sub_ps(t1, t2));
+    }
+  }
+  store_quad(acc, Y, ldy);
+}
+
+// Q6_K (group_q6k's VNNI operations).
+void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+  constexpr int64_t kX8 = 8 * 210;
+  const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
+  const __m256i m0f = _mm256_set1_epi8(0x0F), m03 = _mm256_set1_epi8(0x03);
+  __m256 acc[4];
+  for (auto& v : acc) v = _mm256_setzero_ps();
+  for (int64_t k = 0; k < nb; ++k) {
+    const uint8_t* b = g + k * kX8;
+    prefetch_ahead<kX8>(b);
+    const uint8_t *scales = b + 16, *ql = b + 144, *qh = b + 1168;
+    const QuadQ8_K& a = qa[k];
+    __m256i sumi[4], off[4];
+    for (int j = 0; j < 4; ++j) sumi[j] = off[j] = _mm256_setzero_si256();
+    for (int h = 0; h < 2; ++h) {         // values 128h ..
+      for (int kk = 0; kk < 4; ++kk) {    // .. + 32kk ..
+        for (int cq = 0; cq < 2; ++cq) {  // .. + 16cq: group 8h + 2kk + cq
+          const int grp = 8 * h + 2 * kk + cq;
+          const __m256i sc32 = _mm256_cvtepi8_epi32(
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * grp)));
+          __m256i dot_s[2][4];  // two dependency chains per lane (cc even, odd)
+          for (auto& d2 : dot_s)
+            for (auto& v : d2) v = _mm256_setzero_si256();
+          for (int cc = 0; cc < 4; ++cc) {
+            const int ch = 4 * cq + cc;  // 4-byte chunk of the 32 values
+            const __m256i l = load256(ql + 32 * (8 * (2 * h + (kk & 1)) + ch));
+            const __m256i hb = load256(qh + 32 * (8 * h + ch));
+            const __m256i low =
+                kk < 2 ? _mm256_and_si256(l, m0f) : _mm256_and_si256(_mm256_srli_epi16(l, 4), m0f);
+            const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * kk), m03);
+            const __m256i code = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+            quad_dot(dot_s[cc % 2], code, bcast16(&a.qs[32 * h + 8 * kk + ch]));
+          }
+          __m256i dot[4];
+          for (int j = 0; j < 4; ++j) dot[j] = _mm256_add_epi32(dot_s[0][j], dot_s[1][j]);
+          add_scaled(sumi, dot, sc32);
+          // off counts 2 * s * bsum per group, as group_q6k does.
+          const __m256i bs = bcast16(a.bsums[grp]);
+          const __m256i bsx[4] = {bs, bs, bs, bs};
+          add_scaled(off, bsx, _mm256_add_epi32(sc32, sc32));
+        }
+      }
+    }
+    const __m256 d = f16x8(b), ad = bcast16_ps(a.d);
+    const __m256 dj[4] = {rows_of<0>(d), rows_of<1>(d), rows_of<2>(d), rows_of<3>(d)};
+    for (int j = 0; j < 4; ++j) {
+      const __m256i sv = _mm256_sub_epi32(sumi[j], _mm256_slli_epi32(off[j], 4));
+      acc[j] =
+          _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sv)));
+    }
+  }
+  store_quad(acc, Y, ldy);
+}
+
+using QuadKernel = void (*)(const uint8_t*, int64_t, const void*, float*, int64_t);
+
+// The type's 4-token kernel, or null where there is none (Q8_0, IQ4_XS: 8-row kernels).
+inline QuadKernel quad_kernel(gguf::TensorType type) {
+  switch (type) {
+    case gguf::TensorType::Q4_0: return quad_q4_0;
+    case gguf::TensorType::Q4_K: return quad_q45k<false>;
+    case gguf::TensorType::Q5_K: return quad_q45k<true>;
+    case gguf::TensorType::Q6_K: return quad_q6k;
+    default: return nullptr;
+  }
+}
+
+// Bytes of one 4-token tile of interleaved activations for nb blocks of `type`.
+inline int64_t quad_tile_bytes(gguf::TensorType type, int64_t nb) {
+  return nb *
+         (type == gguf::TensorType::Q4_0 ? int64_t{sizeof(QuadQ8_32)} : int64_t{sizeof(QuadQ8_K)});
+}
+inline void interleave_tile(gguf::TensorType type, const uint8_t* act, uint64_t act_stride,
+                            int64_t nb, uint8_t* out) {
+  if (type == gguf::TensorType::Q4_0)
+    interleave_q8_32(act, act_stride, nb, reinterpret_cast<QuadQ8_32*>(out));
+  else
+    interleave_q8_k(act, act_stride, nb, reinterpret_cast<QuadQ8_K*>(out));
+}
