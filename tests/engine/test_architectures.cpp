@@ -255,6 +255,61 @@ TEST(ArchitectureOps, LoadedDescriptionsCarryTheirNumbers) {
   EXPECT_REL(l3->hparams().rope(0, 0).inv_freq[15], std::pow(500000.0, -30.0 / 32) / 8, 1e-6);
 }
 
+// {arch}.attention.sliding_window_pattern, as llama.cpp reads it, over the architecture's
+// default (gemma3: 5 local layers, then a global one).
+TEST(SlidingWindowPattern, TheFilesPatternOverTheArchitecturesDefault) {
+  test::TempDir dir;
+  auto windowed = [&](std::vector<int32_t> pattern) {
+    auto spec = synthetic_arch_spec("gemma3");
+    spec->swa_pattern = std::move(pattern);
+    auto m = load_spec(dir, *spec, "p.gguf");
+    return m ? m->info().windowed_layers : std::vector<int32_t>{-1};
+  };
+  EXPECT_EQ(windowed({}), (std::vector<int32_t>{0, 1, 2, 3, 4}));  // no key: period 6
+  EXPECT_EQ(windowed({3}), (std::vector<int32_t>{0, 1, 3, 4}));    // l % 3 < 2
+  EXPECT_EQ(windowed({2}), (std::vector<int32_t>{0, 2, 4}));
+  EXPECT_EQ(windowed({0}), (std::vector<int32_t>{0, 1, 2, 3, 4, 5}));        // 0: every layer
+  EXPECT_EQ(windowed({1}), (std::vector<int32_t>{}));                        // 1: none
+  EXPECT_EQ(windowed({0, 1, 1, 0, 0, 1}), (std::vector<int32_t>{1, 2, 5}));  // per layer
+}
+
+TEST(SlidingWindowPattern, ABadPatternIsRefusedByName) {
+  test::TempDir dir;
+  auto spec = synthetic_arch_spec("gemma3");
+  spec->swa_pattern = {1, 0, 1};  // 3 values, 6 layers
+  const std::string path = dir.file("bad.gguf");
+  ASSERT_TRUE(write_synthetic_model(path, *spec));
+  auto model = Model::load(path);
+  ASSERT_FALSE(model);
+  EXPECT_NE(model.message().find("gemma3.attention.sliding_window_pattern' has 3 values for 6"),
+            std::string::npos)
+      << model.message();
+}
+
+// The pattern reaches the forward pass: the file's own pattern equal to the default gives the
+// same logits bit for bit, another pattern (its own windows and RoPE bases) other logits.
+TEST(SlidingWindowPattern, ThePatternDecidesTheLogits) {
+  test::TempDir dir;
+  auto logits = [&](std::vector<int32_t> pattern, const char* file) {
+    auto spec = synthetic_arch_spec("gemma3");
+    spec->swa_pattern = std::move(pattern);
+    auto m = load_spec(dir, *spec, file);
+    SessionOptions o;
+    o.kv_type = "f32";
+    auto s = Session::create(m, o);
+    std::vector<float> out;
+    EXPECT_TRUE(s && (*s)->eval(test::test_ids(24, m->info().n_vocab), &out));
+    return out;
+  };
+  const std::vector<float> by_default = logits({}, "d.gguf");
+  const std::vector<float> same = logits({1, 1, 1, 1, 1, 0}, "s.gguf");
+  const std::vector<float> other = logits({2}, "o.gguf");
+  ASSERT_EQ(by_default.size(), other.size());
+  EXPECT_EQ(by_default, same);
+  const int64_t nv = static_cast<int64_t>(by_default.size()) / 24;
+  EXPECT_GT(test::max_rel_error(&by_default[20 * nv], &other[20 * nv], nv), 1e-3);
+}
+
 // ---------------------------------------------------------------- LongRoPE
 
 // The factors as stored in the file (n_rot/2 F32 values).

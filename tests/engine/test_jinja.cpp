@@ -463,6 +463,9 @@ TEST(Jinja, MoreEdgeCases) {
   EXPECT_EQ(
       render("{{ [] is sequence }}{{ 'abc' is iterable }}{{ 1 is iterable }}{{ none is defined }}"),
       "TrueTrueFalseTrue");
+  // jinja2's Undefined has a length and item access: a sequence (and iterable), none is not.
+  EXPECT_EQ(render("{{ tools is sequence }}{{ tools is iterable }}{{ none is sequence }}"),
+            "TrueTrueFalse");
   EXPECT_EQ(render("{{ range(3)|reverse|list }}{{ range(3)|sum }}{{ range(3)|max }}"),
             "[2, 1, 0]32");
   EXPECT_EQ(render("{% set a = [1,2,3] %}{{ a[1:]|list }}{{ a|length > 2 }}{{ a[0] + a[-1] }}"),

@@ -113,6 +113,12 @@ void GgufWriter::set_i32s(const std::string& key, const std::vector<int32_t>& v)
   set(key, std::move(x));
 }
 
+void GgufWriter::set_bools(const std::string& key, const std::vector<bool>& v) {
+  Value x = array_of(ValueType::BOOL, v.size());
+  for (size_t k = 0; k < v.size(); ++k) x.array[k].u = v[k] ? 1 : 0;
+  set(key, std::move(x));
+}
+
 void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> dims, TensorType type,
                             Filler fill) {
   auto traits = tensor_type_traits(static_cast<uint32_t>(type));

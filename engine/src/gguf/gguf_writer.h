@@ -29,6 +29,7 @@ class GgufWriter {
   void set_strings(const std::string& key, const std::vector<std::string>& v);
   void set_f32s(const std::string& key, const std::vector<float>& v);
   void set_i32s(const std::string& key, const std::vector<int32_t>& v);
+  void set_bools(const std::string& key, const std::vector<bool>& v);
 
   // dims in GGML order (dims[0] = row length).
   void add_tensor(const std::string& name, std::vector<uint64_t> dims, TensorType type,

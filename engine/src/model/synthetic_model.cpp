@@ -264,6 +264,14 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
     w.set_u32(ap + "attention.sliding_window",
               static_cast<uint32_t>(spec.sliding_window > 0 ? spec.sliding_window : 4096));
   }
+  if (spec.swa_pattern.size() == 1) {
+    w.set_u32(ap + "attention.sliding_window_pattern",
+              static_cast<uint32_t>(spec.swa_pattern.front()));
+  } else if (!spec.swa_pattern.empty()) {
+    std::vector<bool> windowed;
+    for (int32_t v : spec.swa_pattern) windowed.push_back(v != 0);
+    w.set_bools(ap + "attention.sliding_window_pattern", windowed);
+  }
   if (spec.attn_softcap > 0) w.set_f32(ap + "attn_logit_softcapping", spec.attn_softcap);
   if (spec.final_softcap > 0) w.set_f32(ap + "final_logit_softcapping", spec.final_softcap);
   if (spec.vocab_from.empty()) write_vocab(w, spec.n_vocab);

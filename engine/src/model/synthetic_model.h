@@ -29,7 +29,10 @@ struct SyntheticModelSpec {
   std::string rope_scaling;
   float rope_factor = 1;
   int32_t rope_orig_ctx = 0;
-  int32_t sliding_window = 0;                 // written for architectures with windowed layers
+  int32_t sliding_window = 0;  // written for architectures with windowed layers
+  // {arch}.attention.sliding_window_pattern: not written when empty; one value: the period
+  // (written as an integer); else one per layer (written as booleans, nonzero = windowed).
+  std::vector<int32_t> swa_pattern;
   float attn_softcap = 0, final_softcap = 0;  // written when > 0
   bool tied = true;  // no output.weight: the embedding doubles as the output matrix
   gguf::TensorType type = gguf::TensorType::F16;  // every 2-D weight; norms are F32

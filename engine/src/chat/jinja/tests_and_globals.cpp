@@ -32,7 +32,8 @@ bool t_iterable(Interpreter&, const Value& v, const CallArgs&) {
   return v.is_string() || v.is_list() || v.is_dict() || v.is_undefined();
 }
 bool t_sequence(Interpreter&, const Value& v, const CallArgs&) {
-  return v.is_string() || (v.is_list() && !v.is_iterator()) || v.is_dict();
+  // Undefined too, as in jinja2 (it has __len__ and __getitem__).
+  return v.is_string() || (v.is_list() && !v.is_iterator()) || v.is_dict() || v.is_undefined();
 }
 bool t_callable(Interpreter&, const Value& v, const CallArgs&) { return v.is_function(); }
 bool t_lower(Interpreter&, const Value& v, const CallArgs&) {
