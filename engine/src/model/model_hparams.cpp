@@ -17,6 +17,8 @@ class MetadataReader {
       : f_(f), prefix_(std::move(prefix)), problems_(problems) {}
 
   bool has(const std::string& key) const { return f_.find(prefix_ + key) != nullptr; }
+  const gguf::Value* find(const std::string& key) const { return f_.find(prefix_ + key); }
+  std::string full_key(const std::string& key) const { return prefix_ + key; }
 
   void read_int(const std::string& key, int32_t& out, bool required, int64_t min_value,
                 int64_t max_value) {
@@ -102,41 +104,33 @@ void read_rope_scaling(MetadataReader& r, ModelHParams& hp, std::vector<std::str
 // is a period n (layer l windowed when l % n < n - 1: n - 1 local layers, then a global
 // one; 0 = every layer windowed) or one boolean (or integer) per layer; without the key,
 // the architecture's period.
-void read_swa_layers(const gguf::GgufFile& f, const std::string& prefix, int32_t default_period,
-                     ModelHParams& hp, std::vector<std::string>& problems) {
-  const std::string key = prefix + "attention.sliding_window_pattern";
-  const gguf::Value* v = f.find(key);
-  auto by_period = [&](int64_t n) {
-    for (int32_t l = 0; l < hp.n_layers; ++l) hp.swa_layer[l] = n == 0 || l % n < n - 1 ? 1 : 0;
-  };
-  if (!v) return by_period(default_period);
-  if (const auto* layers = v->as_array()) {
-    if (static_cast<int64_t>(layers->size()) != hp.n_layers) {
-      problems.push_back("metadata key '" + key + "' has " + std::to_string(layers->size()) +
-                         " values for " + std::to_string(hp.n_layers) + " layers");
+void read_swa_layers(MetadataReader& r, int32_t default_period, ModelHParams& hp,
+                     std::vector<std::string>& problems) {
+  const std::string key = "attention.sliding_window_pattern";
+  if (const gguf::Value* v = r.find(key); v && v->as_array()) {
+    const std::vector<gguf::Value>& layers = *v->as_array();
+    if (static_cast<int64_t>(layers.size()) != hp.n_layers) {
+      problems.push_back("metadata key '" + r.full_key(key) + "' has " +
+                         std::to_string(layers.size()) + " values for " +
+                         std::to_string(hp.n_layers) + " layers");
       return;
     }
     for (int32_t l = 0; l < hp.n_layers; ++l) {
-      const gguf::Value& x = (*layers)[l];
-      const auto b = x.as_bool();
-      const auto i = x.as_int();
+      const auto b = layers[l].as_bool();
+      const auto i = layers[l].as_int();
       if (!b && !i) {
-        problems.push_back("metadata key '" + key + "' must hold booleans or integers, got " +
-                           std::string(gguf::value_type_name(x.type)));
+        problems.push_back("metadata key '" + r.full_key(key) +
+                           "' must hold booleans or integers, got " +
+                           std::string(gguf::value_type_name(layers[l].type)));
         return;
       }
       hp.swa_layer[l] = (b ? *b : *i != 0) ? 1 : 0;
     }
     return;
   }
-  const auto n = v->as_int();
-  if (!n || *n < 0 || *n > (1 << 20)) {
-    problems.push_back("metadata key '" + key +
-                       "' must be a period >= 0 or one boolean per layer, got " +
-                       v->to_display_string());
-    return;
-  }
-  by_period(*n);
+  int32_t n = default_period;
+  r.read_int(key, n, false, 0, 1 << 20);
+  for (int32_t l = 0; l < hp.n_layers; ++l) hp.swa_layer[l] = n == 0 || l % n < n - 1 ? 1 : 0;
 }
 
 }  // namespace
@@ -225,7 +219,7 @@ bool ModelHParams::from_gguf(const gguf::GgufFile& f, ModelHParams& hp,
     hp.sliding_window = a.default_sliding_window;
     r.read_int("attention.sliding_window", hp.sliding_window, false, 0, 1 << 24);
   }
-  if (hp.sliding_window > 0) read_swa_layers(f, name + ".", a.swa_pattern, hp, problems);
+  if (hp.sliding_window > 0) read_swa_layers(r, a.swa_pattern, hp, problems);
   return problems.size() == problems_before;
 }
 

@@ -132,6 +132,50 @@ void group32(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stri
 }
 
 // ---- K-types and IQ4_XS: 256 values per super-block --------------------------------------
+// The three scale words of an x8 Q4_K / Q5_K block per row (lane r), unpacked as
+// k_scale_min: byte j of sc_lo / mn_lo is sub-block j's scale / min (j < 4), of sc_hi /
+// mn_hi sub-block 4 + j's.
+struct KScaleWords {
+  __m256i sc_lo, mn_lo, sc_hi, mn_hi;
+};
+inline KScaleWords k_scale_words(const uint8_t* b) {
+  const __m256i m3f = _mm256_set1_epi32(0x3f3f3f3f), m0f = _mm256_set1_epi32(0x0f0f0f0f);
+  const __m256i m03 = _mm256_set1_epi32(0x03030303);
+  const __m256i w0 = load256(b + 32), w1 = load256(b + 64), w2 = load256(b + 96);
+  return {_mm256_and_si256(w0, m3f), _mm256_and_si256(w1, m3f),
+          _mm256_or_si256(_mm256_and_si256(w2, m0f),
+                          _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), m03), 4)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), m0f),
+                          _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), m03), 4))};
+}
+// Sub-block j's scale (byte j % 4 of each lane of sc_lo / sc_hi) as int32.
+inline __m256i sub_block_scale(__m256i scales, int j) {
+  return _mm256_and_si256(_mm256_srli_epi32(scales, 8 * (j % 4)), _mm256_set1_epi32(0xff));
+}
+// The mins as int16 pairs per row: sub-blocks (0, 2), (1, 3), (4, 6), (5, 7).
+inline void k_min_pairs(const KScaleWords& w, __m256i (&out)[4]) {
+  const __m256i even16 = _mm256_set1_epi32(0x00ff00ff);
+  out[0] = _mm256_and_si256(w.mn_lo, even16);
+  out[1] = _mm256_and_si256(_mm256_srli_epi32(w.mn_lo, 8), even16);
+  out[2] = _mm256_and_si256(w.mn_hi, even16);
+  out[3] = _mm256_and_si256(_mm256_srli_epi32(w.mn_hi, 8), even16);
+}
+// Q5_K: 4-bit codes with bit `bit` of the qh bytes h as their fifth bit (bit j of qh byte l
+// is the fifth bit of value 32j + l).
+inline __m256i with_fifth_bit(__m256i nibbles, __m256i h, int bit) {
+  return _mm256_or_si256(
+      nibbles,
+      _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, bit), _mm256_set1_epi8(1)), 4));
+}
+// Q6_K: the unsigned 6-bit codes of values 32kk.. of a 128-value half: the low 4 bits from
+// ql (low nibbles for kk < 2, else high), the top 2 from bits 2kk of qh.
+inline __m256i q6_codes(__m256i l, __m256i hb, int kk) {
+  const __m256i m0f = _mm256_set1_epi8(0x0F), m03 = _mm256_set1_epi8(0x03);
+  const __m256i low =
+      kk < 2 ? _mm256_and_si256(l, m0f) : _mm256_and_si256(_mm256_srli_epi16(l, 4), m0f);
+  const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * kk), m03);
+  return _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+}
 inline int16_t pair_sum(const int16_t* bsums, int j) {
   return static_cast<int16_t>(bsums[2 * j] + bsums[2 * j + 1]);
 }
@@ -149,8 +193,6 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
   constexpr int kQsAt = kFive ? 384 : 128;
   // int16 pair sums stay below 2^15: 8 chunks of 4-bit codes (8 * 3810), 4 of 5-bit (4 * 7874).
   constexpr int kChunksPerFlush = kFive ? 4 : 8;
-  const __m256i m3f = _mm256_set1_epi32(0x3f3f3f3f), m0f = _mm256_set1_epi32(0x0f0f0f0f);
-  const __m256i m03 = _mm256_set1_epi32(0x03030303), even16 = _mm256_set1_epi32(0x00ff00ff);
   __m256 acc[T];
   for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
   for (int64_t k = 0; k < nb; ++k) {
@@ -158,39 +200,26 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
     prefetch_ahead<kX8>(b);
     const BlockQ8_K* a[T];
     for (int t = 0; t < T; ++t) a[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride) + k;
-    // The three scale words of each row (lane r), unpacked as k_scale_min: bytes j of
-    // sc_lo / mn_lo are sub-block j's scale / min (j < 4), of sc_hi / mn_hi sub-block 4 + j.
-    const __m256i w0 = load256(b + 32), w1 = load256(b + 64), w2 = load256(b + 96);
-    const __m256i sc_lo = _mm256_and_si256(w0, m3f), mn_lo = _mm256_and_si256(w1, m3f);
-    const __m256i sc_hi =
-        _mm256_or_si256(_mm256_and_si256(w2, m0f),
-                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), m03), 4));
-    const __m256i mn_hi =
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), m0f),
-                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), m03), 4));
+    const KScaleWords sw = k_scale_words(b);
     __m256i sumi[T];
     for (int t = 0; t < T; ++t) sumi[t] = _mm256_setzero_si256();
     for (int q = 0; q < 4; ++q) {  // sub-blocks 2q (low nibbles) and 2q + 1 (high nibbles)
-      const __m256i scales = q < 2 ? sc_lo : sc_hi;
+      const __m256i scales = q < 2 ? sw.sc_lo : sw.sc_hi;
 #if KVCHAT_RP_VNNI
       // VNNI: dpbusd sums each sub-block's code x activation products in int32 directly (no
       // int16 pair sums to flush), then one multiply by the row's scale: the same integer
       // sumi (exact: |dot_j| < 2^16, scale < 64), a third of the instructions per token.
       {
-        const __m256i m_ff = _mm256_set1_epi32(0xff);
-        const __m256i s0 = _mm256_and_si256(_mm256_srli_epi32(scales, 8 * ((2 * q) % 4)), m_ff),
-                      s1 = _mm256_and_si256(_mm256_srli_epi32(scales, 8 * ((2 * q + 1) % 4)), m_ff);
+        const __m256i s0 = sub_block_scale(scales, 2 * q), s1 = sub_block_scale(scales, 2 * q + 1);
         __m256i dlo[T], dhi[T];
         for (int t = 0; t < T; ++t) dlo[t] = dhi[t] = _mm256_setzero_si256();
         for (int c = 0; c < 8; ++c) {
           const __m256i w = load256(b + kQsAt + 32 * (8 * q + c));
           __m256i lo = low_nibbles(w), hi = high_nibbles(w);
-          if constexpr (kFive) {  // bit j of qh byte l: fifth bit of value 32j + l
-            const __m256i h = load256(b + 128 + 32 * c), one = _mm256_set1_epi8(1);
-            lo = _mm256_or_si256(
-                lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q), one), 4));
-            hi = _mm256_or_si256(
-                hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q + 1), one), 4));
+          if constexpr (kFive) {
+            const __m256i h = load256(b + 128 + 32 * c);
+            lo = with_fifth_bit(lo, h, 2 * q);
+            hi = with_fifth_bit(hi, h, 2 * q + 1);
           }
           for (int t = 0; t < T; ++t) {
             const int8_t* x = a[t]->qs + 64 * q + 4 * c;
@@ -213,12 +242,10 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
         for (int c = c0; c < c0 + kChunksPerFlush; ++c) {
           const __m256i w = load256(b + kQsAt + 32 * (8 * q + c));
           __m256i lo = low_nibbles(w), hi = high_nibbles(w);
-          if constexpr (kFive) {  // bit j of qh byte l: fifth bit of value 32j + l
-            const __m256i h = load256(b + 128 + 32 * c), one = _mm256_set1_epi8(1);
-            lo = _mm256_or_si256(
-                lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q), one), 4));
-            hi = _mm256_or_si256(
-                hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q + 1), one), 4));
+          if constexpr (kFive) {
+            const __m256i h = load256(b + 128 + 32 * c);
+            lo = with_fifth_bit(lo, h, 2 * q);
+            hi = with_fifth_bit(hi, h, 2 * q + 1);
           }
           for (int t = 0; t < T; ++t) {
             const int8_t* x = a[t]->qs + 64 * q + 4 * c;
@@ -234,10 +261,9 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
     }
     const __m256 d = f16x8(b), dmin = f16x8(b + 16);
     // The mins as int16 pairs (sub-blocks j, j + 2) per row, against the pair sums.
-    const __m256i mlo_e = _mm256_and_si256(mn_lo, even16),
-                  mlo_o = _mm256_and_si256(_mm256_srli_epi32(mn_lo, 8), even16);
-    const __m256i mhi_e = _mm256_and_si256(mn_hi, even16),
-                  mhi_o = _mm256_and_si256(_mm256_srli_epi32(mn_hi, 8), even16);
+    __m256i mins[4];
+    k_min_pairs(sw, mins);
+    const __m256i mlo_e = mins[0], mlo_o = mins[1], mhi_e = mins[2], mhi_o = mins[3];
     for (int t = 0; t < T; ++t) {
       const int16_t* bs = a[t]->bsums;
       __m256i summ =
@@ -266,7 +292,6 @@ template <int T>
 void group_q6k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_stride, float* Y,
                int64_t ldy) {
   constexpr int64_t kX8 = 8 * 210;
-  const __m256i m0f = _mm256_set1_epi8(0x0F), m03 = _mm256_set1_epi8(0x03);
   // 8 int8 scales (one per row) -> int16 pairs [s_r, s_r], sign-extended.
   const __m128i dup = _mm_setr_epi8(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
   __m256 acc[T];
@@ -293,12 +318,8 @@ void group_q6k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_st
             for (int t = 0; t < T; ++t) dot[t] = _mm256_setzero_si256();
             for (int cc = 0; cc < 4; ++cc) {
               const int ch = 4 * cq + cc;  // 4-byte chunk of the 32 values
-              const __m256i l = load256(ql + 32 * (8 * (2 * h + (kk & 1)) + ch));
-              const __m256i hb = load256(qh + 32 * (8 * h + ch));
-              const __m256i low = kk < 2 ? _mm256_and_si256(l, m0f)
-                                         : _mm256_and_si256(_mm256_srli_epi16(l, 4), m0f);
-              const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * kk), m03);
-              const __m256i code = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+              const __m256i code = q6_codes(load256(ql + 32 * (8 * (2 * h + (kk & 1)) + ch)),
+                                            load256(qh + 32 * (8 * h + ch)), kk);
               for (int t = 0; t < T; ++t)
                 dot[t] = dpbusd(dot[t], code, bcast4(a[t]->qs + 128 * h + 32 * kk + 4 * ch));
             }
@@ -319,12 +340,8 @@ void group_q6k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_st
             for (int t = 0; t < T; ++t) p[t] = _mm256_setzero_si256();
             for (int cc = 0; cc < 2; ++cc) {
               const int ch = 4 * cq + 2 * pp + cc;  // 4-byte chunk of the 32 values
-              const __m256i l = load256(ql + 32 * (8 * (2 * h + (kk & 1)) + ch));
-              const __m256i hb = load256(qh + 32 * (8 * h + ch));
-              const __m256i low = kk < 2 ? _mm256_and_si256(l, m0f)
-                                         : _mm256_and_si256(_mm256_srli_epi16(l, 4), m0f);
-              const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * kk), m03);
-              const __m256i code = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+              const __m256i code = q6_codes(load256(ql + 32 * (8 * (2 * h + (kk & 1)) + ch)),
+                                            load256(qh + 32 * (8 * h + ch)), kk);
               for (int t = 0; t < T; ++t) {
                 p[t] = _mm256_add_epi16(p[t], _mm256_maddubs_epi16(code, bcast4(a[t]->qs + 128 * h +
                                                                                 32 * kk + 4 * ch)));

@@ -13,7 +13,7 @@
 // in each half back to Y[t][8 rows]. Per lane the integer sums and the float operations are
 // those of the 8-row kernels (so of quant_dot_scalar), bit for bit.
 
-// One 4-byte activation chunk of tokens 0..3, or 4 per-token 32-bit values.
+// One 4-byte activation chunk of tokens 0..3.
 struct QuadChunk {
   int8_t b[4][4];  // [token][byte]
 };
@@ -163,42 +163,27 @@ void quad_q45k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int
   constexpr int64_t kX8 = kFive ? 8 * 176 : 8 * 144;
   constexpr int kQsAt = kFive ? 384 : 128;
   const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
-  const __m256i m3f = _mm256_set1_epi32(0x3f3f3f3f), m0f = _mm256_set1_epi32(0x0f0f0f0f);
-  const __m256i m03 = _mm256_set1_epi32(0x03030303), even16 = _mm256_set1_epi32(0x00ff00ff);
-  const __m256i m_ff = _mm256_set1_epi32(0xff);
   __m256 acc[4];
   for (auto& v : acc) v = _mm256_setzero_ps();
   for (int64_t k = 0; k < nb; ++k) {
     const uint8_t* b = g + k * kX8;
     prefetch_ahead<kX8>(b);
     const QuadQ8_K& a = qa[k];
-    // Per row (lane r) as in group_q45k: byte j of sc_lo / mn_lo is sub-block j's scale /
-    // min (j < 4), of sc_hi / mn_hi sub-block 4 + j's.
-    const __m256i w0 = load256(b + 32), w1 = load256(b + 64), w2 = load256(b + 96);
-    const __m256i sc_lo = _mm256_and_si256(w0, m3f), mn_lo = _mm256_and_si256(w1, m3f);
-    const __m256i sc_hi =
-        _mm256_or_si256(_mm256_and_si256(w2, m0f),
-                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), m03), 4));
-    const __m256i mn_hi =
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), m0f),
-                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), m03), 4));
+    const KScaleWords sw = k_scale_words(b);
     __m256i sumi[4];
     for (auto& v : sumi) v = _mm256_setzero_si256();
     for (int q = 0; q < 4; ++q) {  // sub-blocks 2q (low nibbles) and 2q + 1 (high nibbles)
-      const __m256i scales = q < 2 ? sc_lo : sc_hi;
-      const __m256i s0 = _mm256_and_si256(_mm256_srli_epi32(scales, 8 * ((2 * q) % 4)), m_ff),
-                    s1 = _mm256_and_si256(_mm256_srli_epi32(scales, 8 * ((2 * q + 1) % 4)), m_ff);
+      const __m256i scales = q < 2 ? sw.sc_lo : sw.sc_hi;
+      const __m256i s0 = sub_block_scale(scales, 2 * q), s1 = sub_block_scale(scales, 2 * q + 1);
       __m256i dlo[4], dhi[4];
       for (int j = 0; j < 4; ++j) dlo[j] = dhi[j] = _mm256_setzero_si256();
       for (int c = 0; c < 8; ++c) {
         const __m256i w = load256(b + kQsAt + 32 * (8 * q + c));
         __m256i lo = low_nibbles(w), hi = high_nibbles(w);
-        if constexpr (kFive) {  // bit j of qh byte l: fifth bit of value 32j + l
-          const __m256i h = load256(b + 128 + 32 * c), one = _mm256_set1_epi8(1);
-          lo = _mm256_or_si256(
-              lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q), one), 4));
-          hi = _mm256_or_si256(
-              hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * q + 1), one), 4));
+        if constexpr (kFive) {
+          const __m256i h = load256(b + 128 + 32 * c);
+          lo = with_fifth_bit(lo, h, 2 * q);
+          hi = with_fifth_bit(hi, h, 2 * q + 1);
         }
         quad_dot(dlo, lo, bcast16(&a.qs[16 * q + c]));
         quad_dot(dhi, hi, bcast16(&a.qs[16 * q + 8 + c]));
@@ -208,9 +193,8 @@ void quad_q45k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int
     }
     const __m256 d = f16x8(b), dmin = f16x8(b + 16), ad = bcast16_ps(a.d);
     // The mins as int16 pairs (sub-blocks j, j + 2) per row, against the tokens' pair sums.
-    const __m256i mins[4] = {
-        _mm256_and_si256(mn_lo, even16), _mm256_and_si256(_mm256_srli_epi32(mn_lo, 8), even16),
-        _mm256_and_si256(mn_hi, even16), _mm256_and_si256(_mm256_srli_epi32(mn_hi, 8), even16)};
+    __m256i mins[4];
+    k_min_pairs(sw, mins);
     __m256i summ[4];
     for (auto& v : summ) v = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {
@@ -235,7 +219,6 @@ void quad_q45k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int
 void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 210;
   const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
-  const __m256i m0f = _mm256_set1_epi8(0x0F), m03 = _mm256_set1_epi8(0x03);
   __m256 acc[4];
   for (auto& v : acc) v = _mm256_setzero_ps();
   for (int64_t k = 0; k < nb; ++k) {
@@ -256,12 +239,8 @@ void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int6
             for (auto& v : d2) v = _mm256_setzero_si256();
           for (int cc = 0; cc < 4; ++cc) {
             const int ch = 4 * cq + cc;  // 4-byte chunk of the 32 values
-            const __m256i l = load256(ql + 32 * (8 * (2 * h + (kk & 1)) + ch));
-            const __m256i hb = load256(qh + 32 * (8 * h + ch));
-            const __m256i low =
-                kk < 2 ? _mm256_and_si256(l, m0f) : _mm256_and_si256(_mm256_srli_epi16(l, 4), m0f);
-            const __m256i high = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * kk), m03);
-            const __m256i code = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+            const __m256i code = q6_codes(load256(ql + 32 * (8 * (2 * h + (kk & 1)) + ch)),
+                                          load256(qh + 32 * (8 * h + ch)), kk);
             quad_dot(dot_s[cc % 2], code, bcast16(&a.qs[32 * h + 8 * kk + ch]));
           }
           __m256i dot[4];
