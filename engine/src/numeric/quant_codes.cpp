@@ -53,7 +53,7 @@ Codes32 q4_0(const uint8_t* block) {
   Codes32 out{};
   const auto& b = *reinterpret_cast<const BlockQ4_0*>(block);
   for (int j = 0; j < kQuantBlock; ++j) out.code[j] = nibble(b.qs, j);
-  out.d = f16_to_f32(b.d), out.c = -8 * out.d;
+  out.d = f16_to_f32(b.d), out.offset = 8;
   return out;
 }
 
@@ -61,7 +61,7 @@ Codes32 q4_1(const uint8_t* block) {
   Codes32 out{};
   const auto& b = *reinterpret_cast<const BlockQ4_1*>(block);
   for (int j = 0; j < kQuantBlock; ++j) out.code[j] = nibble(b.qs, j);
-  out.d = f16_to_f32(b.d), out.c = f16_to_f32(b.m);
+  out.d = f16_to_f32(b.d), out.m = f16_to_f32(b.m);
   return out;
 }
 
@@ -71,7 +71,7 @@ Codes32 q5_0(const uint8_t* block) {
   const uint32_t qh = load_u32(b.qh);
   for (int j = 0; j < kQuantBlock; ++j)
     out.code[j] = nibble(b.qs, j) | static_cast<int>(((qh >> j) & 1) << 4);
-  out.d = f16_to_f32(b.d), out.c = -16 * out.d;
+  out.d = f16_to_f32(b.d), out.offset = 16;
   return out;
 }
 
@@ -81,7 +81,7 @@ Codes32 q5_1(const uint8_t* block) {
   const uint32_t qh = load_u32(b.qh);
   for (int j = 0; j < kQuantBlock; ++j)
     out.code[j] = nibble(b.qs, j) | static_cast<int>(((qh >> j) & 1) << 4);
-  out.d = f16_to_f32(b.d), out.c = f16_to_f32(b.m);
+  out.d = f16_to_f32(b.d), out.m = f16_to_f32(b.m);
   return out;
 }
 

@@ -9,11 +9,13 @@
 
 namespace kvchat {
 
-// One 32-value weight block: codes (unsigned, or signed values for Q8_0/IQ4_NL), weight
-// scale d and the coefficient c of the activation block sum: value = d * code + c.
+// One 32-value weight block: codes (unsigned, or signed values for Q8_0/IQ4_NL), their
+// integer offset (Q4_0 8, Q5_0 16), weight scale d and min m (Q4_1, Q5_1):
+// value = d * (code - offset) + m.
 struct Codes32 {
   int code[kQuantBlock];
-  float d, c;
+  int offset;
+  float d, m;
 };
 
 // One 256-value weight super-block: value[i] = d * scale[i / 16] * (code[i] - offset)

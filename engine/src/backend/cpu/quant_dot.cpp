@@ -39,9 +39,8 @@ void quantize_activations_q8_32_scalar(const float* x, BlockQ8_32* out, int64_t 
   for (int64_t k = 0; k < n / kQuantBlock; ++k, x += kQuantBlock) {
     BlockQ8_32& b = out[k];
     b.d = quantize_block_int8(x, b.qs, kQuantBlock);
-    int sum = 0;
-    for (int j = 0; j < kQuantBlock; ++j) sum += b.qs[j];
-    b.s = b.d * static_cast<float>(sum);
+    b.sum = 0;
+    for (int j = 0; j < kQuantBlock; ++j) b.sum += b.qs[j];
   }
 }
 
@@ -68,7 +67,8 @@ inline int32_t int_dot(const int* code, const int8_t* qs, int n) {
 
 }  // namespace
 
-// The integer definition: per block an exact int32 sum of code * activation, scaled once.
+// The integer definition: per block an exact int32 sum of (code - offset) * activation,
+// scaled once (and a min times the activation sum).
 float quant_dot_scalar(TensorType type, const void* row, const void* act, int64_t n) {
   const WeightTypeTraits& traits = *weight_type_traits(type);
   const auto* bytes = static_cast<const uint8_t*>(row);
@@ -77,8 +77,10 @@ float quant_dot_scalar(TensorType type, const void* row, const void* act, int64_
     const auto* a = static_cast<const BlockQ8_32*>(act);
     for (int64_t k = 0; k < n / kQuantBlock; ++k) {
       const Codes32 w = traits.codes32(bytes + k * traits.block_bytes);
-      sum +=
-          w.d * a[k].d * static_cast<float>(int_dot(w.code, a[k].qs, kQuantBlock)) + w.c * a[k].s;
+      const int32_t dot = int_dot(w.code, a[k].qs, kQuantBlock) - w.offset * a[k].sum;
+      float term = w.d * a[k].d * static_cast<float>(dot);
+      if (w.m != 0) term += w.m * (a[k].d * static_cast<float>(a[k].sum));
+      sum += term;
     }
     return sum;
   }

@@ -3,7 +3,8 @@
 // Each weight type pairs with one activation format (activation_format_of):
 //   F32, F16, BF16                       -> f32 activations (FMA dots, dot.h)
 //   Q8_0 Q4_0 Q4_1 Q5_0 Q5_1 IQ4_NL      -> BlockQ8_32: 32 int8 per block, f32 scale d and
-//                                           s = d * sum(qs) (pays the weight's offset or min)
+//                                           the int sum(qs) (pays the weight's integer
+//                                           offset exactly, and with d its min)
 //   Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_XS      -> BlockQ8_K: 256 int8, f32 scale, 16 partial sums
 //                                           (bsums: the sub-block mins and offsets use them)
 // The dot of a weight row with quantized activations equals, up to float rounding,
@@ -24,8 +25,8 @@ using kvchat::ActivationFormat;  // numeric/weight_type_traits.h
 
 // Activation block of the 32-value weight types.
 struct BlockQ8_32 {
-  float d;  // value[j] = d * qs[j]
-  float s;  // d * sum(qs)
+  float d;      // value[j] = d * qs[j]
+  int32_t sum;  // sum(qs)
   int8_t qs[kQuantBlock];
 };
 static_assert(sizeof(BlockQ8_32) == 40);

@@ -75,7 +75,7 @@ void quantize_activations_q8_32_avx2(const float* x, BlockQ8_32* out, int64_t n)
     b.d = block_amax(x, kQuantBlock) / 127.0f;
     int32_t sums[2];
     round_to_int8(x, b.d > 0 ? 1.0f / b.d : 0.0f, kQuantBlock, b.qs, sums);
-    b.s = b.d * static_cast<float>(sums[0] + sums[1]);
+    b.sum = sums[0] + sums[1];
   }
 }
 

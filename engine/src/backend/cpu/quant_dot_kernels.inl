@@ -59,9 +59,10 @@ template <TensorType kType_>
 struct Kind32 {
   static constexpr TensorType kType = kType_;
   // Q8_0 and IQ4_NL values are signed (sign trick); the others are unsigned codes whose
-  // offset (Q4_0 -8, Q5_0 -16) or min (Q4_1, Q5_1) is paid with the activation sum s.
+  // integer offset (Q4_0 8, Q5_0 16) or min (Q4_1, Q5_1) is paid with the activation sum.
   static constexpr bool kSigned = kType == TensorType::Q8_0 || kType == TensorType::IQ4_NL;
-  static constexpr bool kHasC = !kSigned;
+  static constexpr int kOffset = kType == TensorType::Q4_0 ? 8 : kType == TensorType::Q5_0 ? 16 : 0;
+  static constexpr bool kHasMin = kType == TensorType::Q4_1 || kType == TensorType::Q5_1;
 
   static inline void unpack(const uint8_t* block, Unpacked32& u) {
     u.mh = 0;
@@ -95,36 +96,33 @@ struct Kind32 {
     if constexpr (kSigned) u.q = _mm256_abs_epi8(u.sgn);
   }
 
-  // The coefficients c of the activation sums of 4 rows (value = d * code + c).
-  static inline __m128 c_of(__m128 d4, __m128i mh4) {
-    if constexpr (kType == TensorType::Q4_0) return _mm_mul_ps(d4, _mm_set1_ps(-8.0f));
-    if constexpr (kType == TensorType::Q5_0) return _mm_mul_ps(d4, _mm_set1_ps(-16.0f));
-    if constexpr (kType == TensorType::Q4_1 || kType == TensorType::Q5_1) return _mm_cvtph_ps(mh4);
-    return _mm_setzero_ps();
-  }
-
   using Act = BlockQ8_32;
   using Unpacked = Unpacked32;
   static constexpr int kBlockValues = kQuantBlock;
 
-  // Per token and block: the activation bytes and d in every lane, loaded once for R rows.
+  // Per token and block: the activation bytes and d in every lane, the offset times the
+  // activation sum in lane 0 (subtracted from one lane of the code sums, which are added up
+  // at the end) and d * sum (the min's coefficient), loaded once for R rows.
   struct Token {
     __m256i x;
     __m256 d;
+    __m256i offset_sum;
     float s;
   };
   static inline Token load_token(const BlockQ8_32& a) {
-    return {load256(a.qs), _mm256_set1_ps(a.d), a.s};
+    return {load256(a.qs), _mm256_set1_ps(a.d),
+            _mm256_setr_epi32(kOffset * a.sum, 0, 0, 0, 0, 0, 0, 0),
+            a.d * static_cast<float>(a.sum)};
   }
 
   static inline void dot(const Unpacked32& u, const Token& a, __m256& acc, float& cacc) {
     __m256i x = a.x;
     if constexpr (kSigned) x = _mm256_sign_epi8(x, u.sgn);
-    const __m256i sum = dot_u8s8(u.q, x);
+    __m256i sum = dot_u8s8(u.q, x);
+    if constexpr (kOffset != 0) sum = _mm256_sub_epi32(sum, a.offset_sum);
     const __m128 d = _mm_set1_ps(h2f(u.dh));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(_mm256_set_m128(d, d), a.d), acc);
-    if constexpr (kHasC)
-      cacc += _mm_cvtss_f32(c_of(d, _mm_set1_epi16(static_cast<int16_t>(u.mh)))) * a.s;
+    if constexpr (kHasMin) cacc += h2f(u.mh) * a.s;
   }
 };
 
@@ -501,7 +499,7 @@ template <class Kind, int T>
 void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const uint8_t* act,
                uint64_t act_stride, int64_t n_blocks, float* out) {
   using Act = typename Kind::Act;
-  __m256 acc[T], cacc[T];  // the d * code sums and the offset/min terms: two dependency chains
+  __m256 acc[T], cacc[T];  // the d * code sums and the min terms: two dependency chains
 #pragma GCC unroll 8
   for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps(), cacc[t] = _mm256_setzero_ps();
   for (int64_t k = 0; k < n_blocks; ++k) {
@@ -514,17 +512,16 @@ void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const
     typename Kind::Unpacked u[4];
 #pragma GCC unroll 8
     for (int r = 0; r < 4; ++r) Kind::unpack(w + r * row_bytes + k * block_bytes, u[r]);
-    // [d0 d1 d2 d3 d0 d1 d2 d3] and [c0 c1 c2 c3 0 0 0 0] (the offset/min term, added once:
-    // the two halves are summed at the end).
+    // [d0 d1 d2 d3 d0 d1 d2 d3] and [m0 m1 m2 m3 0 0 0 0] (the min term, added once: the two
+    // halves are summed at the end).
     const auto h = [](uint16_t v) { return static_cast<int16_t>(v); };
     const __m128 d4 =
         _mm_cvtph_ps(_mm_setr_epi16(h(u[0].dh), h(u[1].dh), h(u[2].dh), h(u[3].dh), 0, 0, 0, 0));
     const __m256 drows = _mm256_set_m128(d4, d4);
-    __m256 crows = _mm256_setzero_ps();
-    if constexpr (Kind::kHasC) {
-      const __m128i mh4 =
-          _mm_setr_epi16(h(u[0].mh), h(u[1].mh), h(u[2].mh), h(u[3].mh), 0, 0, 0, 0);
-      crows = _mm256_castps128_ps256(Kind::c_of(d4, mh4));
+    __m256 mrows = _mm256_setzero_ps();
+    if constexpr (Kind::kHasMin) {
+      mrows = _mm256_castps128_ps256(
+          _mm_cvtph_ps(_mm_setr_epi16(h(u[0].mh), h(u[1].mh), h(u[2].mh), h(u[3].mh), 0, 0, 0, 0)));
     }
 #pragma GCC unroll 8
     for (int t = 0; t < T; ++t) {
@@ -537,9 +534,15 @@ void tile32_r4(const uint8_t* w, uint64_t row_bytes, uint64_t block_bytes, const
         if constexpr (Kind::kSigned) xs = _mm256_sign_epi8(x, u[r].sgn);
         v[r] = dot_u8s8(u[r].q, xs);
       }
-      if constexpr (Kind::kHasC) cacc[t] = _mm256_fmadd_ps(crows, _mm256_set1_ps(a.s), cacc[t]);
-      const __m256i h =
-          _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+      if constexpr (Kind::kHasMin) {
+        const float s = a.d * static_cast<float>(a.sum);
+        cacc[t] = _mm256_fmadd_ps(mrows, _mm256_set1_ps(s), cacc[t]);
+      }
+      __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+      if constexpr (Kind::kOffset != 0) {  // from the low half's 4 rows (the halves are summed)
+        const int os = Kind::kOffset * a.sum;
+        h = _mm256_sub_epi32(h, _mm256_setr_epi32(os, os, os, os, 0, 0, 0, 0));
+      }
       acc[t] =
           _mm256_fmadd_ps(_mm256_cvtepi32_ps(h), _mm256_mul_ps(drows, _mm256_set1_ps(a.d)), acc[t]);
     }

@@ -24,10 +24,10 @@ struct QuadQ8_K {
   int32_t bsums[16][4];     // [group][token]
   QuadChunk qs[kSuperBlock / 4];
 };
-// BlockQ8_32 of 4 tokens.
+// BlockQ8_32 of 4 tokens, with -8 * sum: Q4_0's offset.
 struct QuadQ8_32 {
   float d[4];
-  float s[4];
+  int32_t offset_sum[4];
   QuadChunk qs[kQuantBlock / 4];
 };
 
@@ -117,7 +117,7 @@ inline void interleave_q8_32(const uint8_t* act, uint64_t act_stride, int64_t nb
     for (int t = 0; t < 4; ++t) {
       a[t] = reinterpret_cast<const BlockQ8_32*>(act + t * act_stride) + k;
       o.d[t] = a[t]->d;
-      o.s[t] = a[t]->s;
+      o.offset_sum[t] = -8 * a[t]->sum;
     }
     for (int c = 0; c < kQuantBlock / 4; c += 4) {
       const int8_t* const src[4] = {a[0]->qs + 4 * c, a[1]->qs + 4 * c, a[2]->qs + 4 * c,
@@ -138,19 +138,21 @@ void quad_q4_0(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int
     const uint8_t* b = g + k * kX8;
     prefetch_ahead<kX8>(b);
     const QuadQ8_32& a = qa[k];
-    __m256i sum[4], sum_hi[4];  // two dependency chains per lane
-    for (int j = 0; j < 4; ++j) sum[j] = sum_hi[j] = _mm256_setzero_si256();
+    __m256i sum[4], sum_hi[4];  // two dependency chains per lane; the offset paid first
+    for (int j = 0; j < 4; ++j) {
+      sum[j] = bcast16(a.offset_sum);
+      sum_hi[j] = _mm256_setzero_si256();
+    }
     for (int c = 0; c < 4; ++c) {
       const __m256i w = load256(b + 16 + 32 * c);
       quad_dot(sum, low_nibbles(w), bcast16(&a.qs[c]));
       quad_dot(sum_hi, high_nibbles(w), bcast16(&a.qs[4 + c]));
     }
     for (int j = 0; j < 4; ++j) sum[j] = _mm256_add_epi32(sum[j], sum_hi[j]);
-    const __m256 d = f16x8(b), ad = bcast16_ps(a.d), as = bcast16_ps(a.s);
+    const __m256 d = f16x8(b), ad = bcast16_ps(a.d);
     const __m256 dj[4] = {rows_of<0>(d), rows_of<1>(d), rows_of<2>(d), rows_of<3>(d)};
     for (int j = 0; j < 4; ++j) {
-      __m256 term = _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sum[j]));
-      term = _mm256_add_ps(term, _mm256_mul_ps(_mm256_mul_ps(dj[j], _mm256_set1_ps(-8.0f)), as));
+      const __m256 term = _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sum[j]));
       acc[j] = _mm256_add_ps(acc[j], term);
     }
   }
