@@ -277,5 +277,59 @@ TEST(CliChat, ResumeOfAMalformedSaveNamesTheFieldAndExits) {
   }
 }
 
+// ---- reasoning ------------------------------------------------------------------------
+
+std::string real_template(const std::string& name) {
+  static const nlohmann::json doc = test::load_json(shared_path("templates/cases.json"));
+  return doc["templates"][name].get<std::string>();
+}
+
+// DeepSeek-R1's template opens <think> in its prompt: the reply (cut at -n 8) is all
+// reasoning, streamed as "thinking" delta events, reported apart from the (empty) text
+// with its tokens and KV bytes (2 x 6 layers x 2 KV heads x 32 dims x 2 bytes per token).
+TEST(CliChat, JsonReportsThinkingApartFromText) {
+  auto r = chat(
+      "Genesis 1\n",
+      "--template " + sh_quote(real_template("deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto ev = events_of(r.out);
+  ASSERT_GE(ev.size(), 2u) << r.out;
+  std::string streamed;
+  for (size_t i = 0; i + 1 < ev.size(); ++i) {
+    EXPECT_EQ(ev[i]["event"], "thinking") << ev[i];
+    streamed += ev[i]["delta"].get<std::string>();
+  }
+  const auto& reply = ev.back();
+  EXPECT_EQ(reply["event"], "reply");
+  EXPECT_EQ(reply["text"], "");
+  EXPECT_FALSE(reply["thinking"].get<std::string>().empty());
+  EXPECT_EQ(reply["thinking"], streamed);
+  EXPECT_EQ(reply["thinking_closed"], false);
+  EXPECT_EQ(reply["thinking_tokens"], reply["generated_tokens"]);
+  EXPECT_EQ(reply["thinking_tokens"], 8);
+  EXPECT_EQ(reply["thinking_kv_bytes"].get<long long>(), 8LL * 1536);
+  EXPECT_TRUE(reply["raw_text"].is_string());
+  EXPECT_EQ(reply["released_tokens"], 0);
+}
+
+TEST(CliChat, EnableThinkingSwitch) {
+  const std::string qwen = sh_quote(real_template("Qwen-Qwen3-0.6B.jinja"));
+  auto on = chat("x\n", "--template " + qwen);
+  auto off = chat("x\n", "--template " + qwen + " --enable-thinking off");
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  const auto a = events_of(on.out), b = events_of(off.out);
+  ASSERT_EQ(a.size(), 1u) << on.out;  // no reasoning: no thinking events
+  ASSERT_EQ(b.size(), 1u) << off.out;
+  EXPECT_EQ(b[0]["thinking"], "");
+  EXPECT_EQ(b[0]["thinking_tokens"], 0);
+  EXPECT_FALSE(b[0].contains("raw_text"));
+  // Off renders the closed empty block: more prompt tokens.
+  EXPECT_GT(b[0]["prompt_tokens"].get<int>(), a[0]["prompt_tokens"].get<int>());
+  auto bad = chat("x\n", "--template " + qwen + " --enable-thinking maybe");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--enable-thinking must be on or off"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace kvchat

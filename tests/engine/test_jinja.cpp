@@ -722,5 +722,100 @@ TEST(Jinja, ErrorMessagesQuotingTemplateValuesArePrintableAndShort) {
   EXPECT_NE(bad.message().find("\\e"), std::string::npos) << bad.message();
 }
 
+// None and undefined where tool-calling templates meet them (tools=None, missing keys).
+// Each expectation is what jinja2 3.1.6 renders (or raises) for the same template.
+namespace {
+
+std::string render_tools_none_when_absent(const std::string& source) {
+  auto tpl = ChatTemplate::parse(source);
+  if (!tpl) return "PARSE ERROR: " + tpl.message();
+  ChatRenderOptions o;
+  o.add_generation_prompt = false;
+  o.tools_none_when_absent = true;
+  auto text = tpl->render_json(kMessages, o);
+  return text ? *text : "ERROR: " + text.message();
+}
+
+}  // namespace
+
+TEST(Jinja, SelectAndMapOfAFalseValueAreEmpty) {
+  // jinja2's map / select / reject / selectattr / rejectattr start with `if value:`.
+  EXPECT_EQ(render("{{ none | selectattr('type', 'equalto', 'x') | list }}"), "[]");
+  EXPECT_EQ(
+      render("{{ tools | selectattr('type') | list | length }}", kMessages, R"({"tools": null})"),
+      "0");
+  EXPECT_EQ(render("{{ undefined_var | rejectattr('type') | list }}"), "[]");
+  EXPECT_EQ(render("{{ none | map(attribute='function') | list }}|{{ 0 | select | list }}|{{ '' "
+                   "| reject | list }}"),
+            "[]|[]|[]");
+  // The arguments are not even looked at.
+  EXPECT_EQ(render("{{ none | map() | list }}{{ [] | map() | list }}"), "[][]");
+  // Iterating None itself still fails, as in Python.
+  EXPECT_EQ(render_error("{% for t in none %}x{% endfor %}"), "'NoneType' object is not iterable");
+}
+
+TEST(Jinja, ToolsNoneWhenAbsent) {
+  // As transformers' apply_chat_template passes them: tools=None, documents=None.
+  EXPECT_EQ(render_tools_none_when_absent(
+                "{{ tools is defined }}|{{ tools is none }}|{{ tools is iterable }}|{{ "
+                "documents is none }}"),
+            "True|True|False|True");
+  EXPECT_EQ(render("{{ tools is defined }}|{{ tools is iterable }}"), "False|True");
+  EXPECT_EQ(render_tools_none_when_absent("{% for t in tools %}x{% endfor %}"),
+            "ERROR: 'NoneType' object is not iterable");
+  EXPECT_EQ(render("{% for t in tools %}x{% else %}none{% endfor %}"), "none");
+}
+
+TEST(Jinja, FiltersOnNoneAndUndefinedFailAsJinja2s) {
+  EXPECT_EQ(render_error("{{ [[1], [1]] | unique | list }}"), "unhashable type: 'list'");
+  EXPECT_EQ(render_error("{{ [{'a': 1}] | unique | list }}"), "unhashable type: 'dict'");
+  EXPECT_EQ(render("{{ [(1, 2), (1, 2)] | unique | list }}"), "[(1, 2)]");
+  EXPECT_EQ(render("{{ undefined_var is callable }}|{{ none is callable }}"), "True|False");
+  EXPECT_EQ(render_error("{{ undefined_var | int }}"), "'undefined_var' is undefined");
+  EXPECT_EQ(render_error("{{ undefined_var | float }}"), "'undefined_var' is undefined");
+  EXPECT_EQ(render("{{ none | int }}|{{ none | float }}"), "0|0.0");
+  EXPECT_EQ(render_error("{{ none | indent }}"),
+            "unsupported operand type(s) for +=: 'NoneType' and 'str'");
+  EXPECT_EQ(render_error("{{ 5 | indent }}"),
+            "unsupported operand type(s) for +=: 'int' and 'str'");
+  EXPECT_EQ(render_error("{{ none | truncate(5) }}"), "object of type 'NoneType' has no len()");
+  EXPECT_EQ(render("{{ undefined_var | truncate(5) }}|{{ 'abcdefghij' | truncate(5, leeway=0) }}"),
+            "|ab...");
+  EXPECT_EQ(render_error("{{ 'x' | truncate(2) }}"), "expected length >= 3, got 2");
+  EXPECT_EQ(render_error("{{ none | dictsort }}"), "'NoneType' object has no attribute 'items'");
+  EXPECT_EQ(render_error("{{ undefined_var | dictsort }}"), "'undefined_var' is undefined");
+  EXPECT_EQ(render_error("{{ none | reverse }}"), "argument must be iterable");
+  EXPECT_EQ(render_error("{{ none | items | list }}"), "Can only get item pairs from a mapping.");
+  EXPECT_EQ(render_error("{{ none | round }}"), "type NoneType doesn't define __round__ method");
+  EXPECT_EQ(render_error("{{ range(none) }}"),
+            "'NoneType' object cannot be interpreted as an integer");
+}
+
+TEST(Jinja, MissingAttributesOfNoneAndOperandErrorsAsJinja2s) {
+  EXPECT_EQ(render_error("{{ none.strip() }}"), "'None' has no attribute 'strip'");
+  EXPECT_EQ(render_error("{{ none['x'] + 1 }}"), "'None' has no attribute 'x'");
+  EXPECT_EQ(render_error("{{ none[0] + 1 }}"), "None has no element 0");
+  EXPECT_EQ(render_error("{{ {'a': 1}[0] + 1 }}"), "dict object has no element 0");
+  EXPECT_EQ(render_error("{{ none + 'x' }}"),
+            "unsupported operand type(s) for +: 'NoneType' and 'str'");
+  EXPECT_EQ(render_error("{{ [1] + none }}"),
+            "can only concatenate list (not \"NoneType\") to list");
+  EXPECT_EQ(render_error("{{ [1] + (2,) }}"), "can only concatenate list (not \"tuple\") to list");
+}
+
+TEST(Jinja, SafeStringsAreMarkup) {
+  // |safe gives a markupsafe.Markup: `+` escapes the plain string on either side
+  // (functionary v3.1 builds its tool list so, the JSON coming out HTML-escaped).
+  EXPECT_EQ(render("{{ \"'\"|safe + \"<a href='x'>\" }}"), "'&lt;a href=&#39;x&#39;&gt;");
+  EXPECT_EQ(render("{{ '<b>' + ('&'|safe) }}"), "&lt;b&gt;&");
+  EXPECT_EQ(render("{{ ('<'|safe) ~ '>' }}|{{ ('<'|e) }}|{{ ('<'|e|e) }}|{{ "
+                   "('&lt;'|safe|forceescape) }}"),
+            "<>|&lt;|&lt;|&amp;lt;");
+  EXPECT_EQ(render("{{ ('a'|safe + {'k': '\"v\"'} | tojson) }}"),
+            "a{&#34;k&#34;: &#34;\\&#34;v\\&#34;&#34;}");
+  EXPECT_EQ(render("{{ ('a'|safe|string) + '<' }}"), "a&lt;");
+  EXPECT_EQ(render("{{ ('a'|safe) == 'a' }}|{{ ('<'|safe|length) }}"), "True|1");
+}
+
 }  // namespace
 }  // namespace kvchat

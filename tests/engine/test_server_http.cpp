@@ -485,5 +485,100 @@ TEST(ServerHttp, ModelFileCutShortGives503NotACrash) {
   std::filesystem::remove_all(dir);
 }
 
+// ---- reasoning: message.reasoning_content / delta.reasoning_content ----------------------
+
+std::string real_template(const std::string& name) {
+  static const json doc = test::load_json(test::shared_path("templates/cases.json"));
+  return doc["templates"][name].get<std::string>();
+}
+
+// DeepSeek-R1's template (as the server's override) opens <think> in its generation prompt:
+// the demo model's greedy reply, cut at max_tokens, is all reasoning, returned apart from
+// the (empty) content, streamed as reasoning_content deltas with the same text.
+TEST(ServerHttp, ReasoningContentApartFromContent) {
+  ServerOptions o;
+  o.chat_template = real_template("deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja");
+  auto s = start(o);
+  ASSERT_TRUE(s);
+  const json extra = {{"max_tokens", 10}, {"temperature", 0}};
+  Reply plain = post(*s, "/v1/chat/completions", chat_body({user("In the beginning")}, extra));
+  ASSERT_EQ(plain.status, 200) << plain.raw;
+  const json& message = plain.body["choices"][0]["message"];
+  ASSERT_TRUE(message.contains("reasoning_content")) << plain.raw;
+  const std::string reasoning = message["reasoning_content"].get<std::string>();
+  EXPECT_FALSE(reasoning.empty());
+  EXPECT_EQ(reasoning.find("<think>"), std::string::npos);
+  EXPECT_EQ(message["content"], "");
+  EXPECT_EQ(plain.body["choices"][0]["finish_reason"], "length");
+
+  json stream_extra = extra;
+  stream_extra["stream"] = true;
+  Reply streamed =
+      post(*s, "/v1/chat/completions", chat_body({user("In the beginning")}, stream_extra));
+  ASSERT_EQ(streamed.status, 200);
+  std::string streamed_reasoning;
+  for (const json& e : sse_events(streamed.raw)) {
+    if (!e.is_object() || e["choices"].empty()) continue;
+    const json& delta = e["choices"][0]["delta"];
+    if (delta.contains("reasoning_content")) {
+      streamed_reasoning += delta["reasoning_content"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(streamed_reasoning, reasoning);
+  EXPECT_EQ(streamed_text(sse_events(streamed.raw)), "");  // no answer content
+
+  // The completions endpoint is raw text: no reasoning is split off there.
+  Reply comp = post(*s, "/v1/completions",
+                    json{{"model", "kjv-demo-f16"}, {"prompt", "And God said"}, {"max_tokens", 4}});
+  ASSERT_EQ(comp.status, 200) << comp.raw;
+  EXPECT_FALSE(comp.body["choices"][0].contains("reasoning_content"));
+}
+
+// No reasoning: no reasoning_content key. Qwen 3's chat_template_kwargs.enable_thinking
+// is accepted (its prompt then closes an empty block); a wrong type is a 400 naming it.
+TEST(ServerHttp, ChatTemplateKwargsEnableThinking) {
+  ServerOptions o;
+  o.chat_template = real_template("Qwen-Qwen3-0.6B.jinja");
+  auto s = start(o);
+  ASSERT_TRUE(s);
+  for (const json& kwargs : {json::object(), json{{"enable_thinking", false}},
+                             json{{"enable_thinking", true}, {"other", 1}}}) {
+    Reply r = post(*s, "/v1/chat/completions",
+                   chat_body({user("In the beginning")},
+                             {{"max_tokens", 4}, {"chat_template_kwargs", kwargs}}));
+    ASSERT_EQ(r.status, 200) << r.raw;
+    const json& message = r.body["choices"][0]["message"];
+    EXPECT_FALSE(message.contains("reasoning_content")) << r.raw;
+    EXPECT_FALSE(message["content"].get<std::string>().empty()) << r.raw;
+  }
+  // enable_thinking false renders the closed block: the prompt is longer by its tokens.
+  Reply on = post(*s, "/v1/chat/completions", chat_body({user("x")}, {{"max_tokens", 1}}));
+  Reply off =
+      post(*s, "/v1/chat/completions",
+           chat_body({user("x")},
+                     {{"max_tokens", 1}, {"chat_template_kwargs", {{"enable_thinking", false}}}}));
+  ASSERT_EQ(on.status, 200) << on.raw;
+  ASSERT_EQ(off.status, 200) << off.raw;
+  EXPECT_GT(off.body["usage"]["prompt_tokens"].get<int>(),
+            on.body["usage"]["prompt_tokens"].get<int>());
+
+  expect_error(
+      post(*s, "/v1/chat/completions",
+           chat_body({user("x")}, {{"chat_template_kwargs", {{"enable_thinking", "no"}}}})),
+      400, "chat_template_kwargs.enable_thinking");
+  expect_error(
+      post(*s, "/v1/chat/completions", chat_body({user("x")}, {{"chat_template_kwargs", 3}})), 400,
+      "chat_template_kwargs");
+}
+
+TEST(ServerHttp, NoReasoningContentWithoutReasoning) {
+  auto s = start();
+  ASSERT_TRUE(s);
+  Reply r =
+      post(*s, "/v1/chat/completions", chat_body({user("In the beginning")}, {{"max_tokens", 4}}));
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_FALSE(r.body["choices"][0]["message"].contains("reasoning_content")) << r.raw;
+}
+
 }  // namespace
 }  // namespace kvchat

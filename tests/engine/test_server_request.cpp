@@ -2,10 +2,12 @@
 // every field read, every error naming its field in message and param.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "server/auth.h"
 #include "server/openai_request.h"
+#include "server/openai_response.h"
 
 namespace kvchat::server {
 namespace {
@@ -148,6 +150,50 @@ TEST(ServerAuth, BearerKeyInConstantTime) {
   EXPECT_FALSE(constant_time_equal("abc", "abd"));
   EXPECT_FALSE(constant_time_equal("abc", "ab"));
   EXPECT_FALSE(constant_time_equal("", "a"));
+}
+
+TEST(ServerRequest, ChatTemplateKwargsEnableThinking) {
+  EXPECT_FALSE(chat(kHead + "}").request->enable_thinking.has_value());
+  ParsedRequest p = chat(with(R"("chat_template_kwargs":{"enable_thinking":false,"x":[1]})"));
+  ASSERT_TRUE(p.request) << p.error.message;
+  EXPECT_EQ(p.request->enable_thinking, std::optional<bool>(false));
+  p = chat(with(R"("chat_template_kwargs":{"enable_thinking":true})"));
+  ASSERT_TRUE(p.request) << p.error.message;
+  EXPECT_EQ(p.request->enable_thinking, std::optional<bool>(true));
+  p = chat(with(R"("chat_template_kwargs":{})"));
+  ASSERT_TRUE(p.request) << p.error.message;
+  EXPECT_FALSE(p.request->enable_thinking.has_value());
+  p = chat(with(R"("chat_template_kwargs":null)"));
+  ASSERT_TRUE(p.request) << p.error.message;
+  expect_error(with(R"("chat_template_kwargs":{"enable_thinking":"false"})"),
+               "chat_template_kwargs.enable_thinking");
+  expect_error(with(R"("chat_template_kwargs":{"enable_thinking":0})"),
+               "chat_template_kwargs.enable_thinking");
+  expect_error(with(R"("chat_template_kwargs":[true])"), "chat_template_kwargs");
+  expect_error(with(R"("chat_template_kwargs":"enable_thinking")"), "chat_template_kwargs");
+}
+
+// The response bodies: reasoning_content beside content (absent when empty), and the
+// stream's reasoning_content deltas.
+TEST(ServerResponse, ReasoningContent) {
+  const ResponseHead head{"chatcmpl-x", 1, "m", Endpoint::ChatCompletions};
+  auto body = nlohmann::json::parse(
+      completion_body(head, "The answer.", FinishReason::Stop, Usage{3, 5, 0}, "Let me see."));
+  EXPECT_EQ(body["choices"][0]["message"]["content"], "The answer.");
+  EXPECT_EQ(body["choices"][0]["message"]["reasoning_content"], "Let me see.");
+  body = nlohmann::json::parse(completion_body(head, "Hi", FinishReason::Stop, Usage{}));
+  EXPECT_FALSE(body["choices"][0]["message"].contains("reasoning_content"));
+
+  ChunkFields f;
+  f.reasoning = "step";
+  auto chunk = nlohmann::json::parse(chunk_body(head, f));
+  EXPECT_EQ(chunk["choices"][0]["delta"]["reasoning_content"], "step");
+  EXPECT_FALSE(chunk["choices"][0]["delta"].contains("content"));
+  ChunkFields g;
+  g.text = "answer";
+  chunk = nlohmann::json::parse(chunk_body(head, g));
+  EXPECT_EQ(chunk["choices"][0]["delta"]["content"], "answer");
+  EXPECT_FALSE(chunk["choices"][0]["delta"].contains("reasoning_content"));
 }
 
 }  // namespace

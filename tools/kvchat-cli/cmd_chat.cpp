@@ -15,7 +15,12 @@
 //   /save FILE     the conversation (JSON: system prompt and messages) to FILE and its KV
 //                  state to FILE.kvsnap; `--resume FILE` continues it (nothing re-evaluated)
 //   /quit          (or end of input)
-// Replies stream to stdout; with --json each event is one JSON line on stdout instead.
+// Replies stream to stdout; a reply's reasoning (<think>...</think>, or what the template's
+// generation prompt opened) streams apart, between "[thinking]" and "[/thinking]" (dimmed
+// on a terminal), before the answer. With --json each event is one JSON line on stdout
+// instead: the reply's "text" is its answer, "thinking" its reasoning, and each piece of
+// reasoning as it streams is a {"event": "thinking", "delta": ...} line before the reply's.
+// --enable-thinking on|off passes enable_thinking to the chat template (Qwen 3's switch).
 // A message or command that fails leaves the conversation as it was (a message the
 // template or the context refuses is not kept) and makes the exit status 1.
 #include <unistd.h>
@@ -124,15 +129,38 @@ class ChatLoop {
   // The reply to `user_text` (a new user message, kept only when it is answered), or with
   // none the reply to the conversation as it is. False when it failed.
   bool reply(const char* kind, std::optional<std::string> user_text = std::nullopt) {
-    TextCallback stream;
-    if (!json_) {
-      stream = [](std::string_view piece) {
+    TextCallback stream, thinking;
+    bool in_thinking = false;  // plain mode: the reasoning's header printed, not yet closed
+    if (json_) {
+      thinking = [](std::string_view piece) {
+        std::printf("%s\n",
+                    json_text({{"event", "thinking"}, {"delta", std::string(piece)}}).c_str());
+        std::fflush(stdout);
+        return true;
+      };
+    } else {
+      const bool dim = isatty(1);
+      stream = [&in_thinking, dim](std::string_view piece) {
+        if (in_thinking) {
+          std::fputs(dim ? "\x1b[0m\n[/thinking]\n" : "\n[/thinking]\n", stdout);
+          in_thinking = false;
+        }
+        std::fwrite(piece.data(), 1, piece.size(), stdout);
+        std::fflush(stdout);
+        return true;
+      };
+      thinking = [&in_thinking, dim](std::string_view piece) {
+        if (!in_thinking) {
+          std::fputs(dim ? "[thinking]\n\x1b[2m" : "[thinking]\n", stdout);
+          in_thinking = true;
+        }
         std::fwrite(piece.data(), 1, piece.size(), stdout);
         std::fflush(stdout);
         return true;
       };
     }
-    const ReplyCallbacks callbacks{.on_prompt = {}, .on_text = stream, .cancelled = {}};
+    const ReplyCallbacks callbacks{
+        .on_prompt = {}, .on_text = stream, .cancelled = {}, .on_thinking = thinking};
     auto r = user_text ? c_.reply_to(std::move(*user_text), options_, callbacks)
              : std::string_view(kind) == "continue" ? c_.continue_reply(options_, callbacks)
                                                     : c_.reply(options_, callbacks);
@@ -142,28 +170,54 @@ class ChatLoop {
     }
     const PromptStats& p = r->prompt;
     const GenerateStats& g = r->generated.stats;
+    const ReasoningStats& rs = r->reasoning;
     if (json_) {
-      std::printf("%s\n", json_text({{"event", kind},
-                                     {"text", r->generated.text},
-                                     {"ids", r->generated.ids},
-                                     {"stop_reason", stop_reason_name(r->generated.stop_reason)},
-                                     {"prompt_tokens", p.prompt_tokens},
-                                     {"evaluated_tokens", p.evaluated_tokens},
-                                     {"reused_tokens", p.reused_tokens},
-                                     {"kept_tokens", p.kept_tokens},
-                                     {"generated_tokens", g.generated_tokens},
-                                     {"n_past", c_.session().n_past()},
-                                     {"messages", c_.messages().size()}})
-                              .c_str());
+      json ev = {{"event", kind},
+                 {"text", rs.answer},
+                 {"thinking", rs.thinking},
+                 {"thinking_tokens", rs.thinking_tokens},
+                 {"thinking_seconds", rs.thinking_seconds},
+                 {"thinking_kv_bytes", rs.thinking_kv_bytes},
+                 {"thinking_closed", rs.closed},
+                 {"ids", r->generated.ids},
+                 {"stop_reason", stop_reason_name(r->generated.stop_reason)},
+                 {"prompt_tokens", p.prompt_tokens},
+                 {"evaluated_tokens", p.evaluated_tokens},
+                 {"reused_tokens", p.reused_tokens},
+                 {"released_tokens", p.released_tokens},
+                 {"released_kv_bytes", p.released_kv_bytes},
+                 {"kept_tokens", p.kept_tokens},
+                 {"generated_tokens", g.generated_tokens},
+                 {"n_past", c_.session().n_past()},
+                 {"messages", c_.messages().size()}};
+      // The sampled text with its markers, as messages() keeps it, when it differs.
+      if (rs.opened) ev["raw_text"] = r->generated.text;
+      std::printf("%s\n", json_text(ev).c_str());
       std::fflush(stdout);
     } else {
+      if (in_thinking) std::fputs(isatty(1) ? "\x1b[0m\n[/thinking]" : "\n[/thinking]", stdout);
       std::printf("\n");
       std::fflush(stdout);
+      std::string thought;
+      if (rs.opened) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, " | thinking: %d tokens, %.1f s, %llu KV bytes%s",
+                      rs.thinking_tokens, rs.thinking_seconds,
+                      static_cast<unsigned long long>(rs.thinking_kv_bytes),
+                      rs.closed ? "" : " (not closed)");
+        thought = buf;
+      }
+      std::string released;
+      if (p.released_tokens > 0) {
+        released = ", " + std::to_string(p.released_tokens) + " released (" +
+                   std::to_string(p.released_kv_bytes) + " KV bytes)";
+      }
       std::fprintf(stderr,
-                   "[%d prompt tokens: %d evaluated, %d reused from the cache | %d generated, "
-                   "%.1f tok/s | %d of %d tokens in context | stop: %s]\n",
-                   p.prompt_tokens, p.evaluated_tokens, p.reused_tokens, g.generated_tokens,
-                   g.decode_tokens_per_second(), c_.session().n_past(), c_.session().n_ctx(),
+                   "[%d prompt tokens: %d evaluated, %d reused from the cache%s | %d generated, "
+                   "%.1f tok/s%s | %d of %d tokens in context | stop: %s]\n",
+                   p.prompt_tokens, p.evaluated_tokens, p.reused_tokens, released.c_str(),
+                   g.generated_tokens, g.decode_tokens_per_second(), thought.c_str(),
+                   c_.session().n_past(), c_.session().n_ctx(),
                    std::string(stop_reason_name(r->generated.stop_reason)).c_str());
     }
     return true;
@@ -323,9 +377,10 @@ Status resume(Conversation& c, const std::string& path) {
 }  // namespace
 
 int cmd_chat(const Argv& argv) {
-  auto args = Args::parse(
-      argv, with(with(kSessionOptions, kSamplingOptions), {"--system", "--template", "--resume"}),
-      {"--json"});
+  auto args = Args::parse(argv,
+                          with(with(kSessionOptions, kSamplingOptions),
+                               {"--system", "--template", "--resume", "--enable-thinking"}),
+                          {"--json"});
   if (!args) return fail(args.message());
   GenerateOptions go;
   if (auto st = read_sampling_options(*args, go); !st) return fail(st.message());
@@ -335,6 +390,12 @@ int cmd_chat(const Argv& argv) {
   if (!model) return fail(model.message());
   auto format = ChatFormat::for_model(**model, args->get("--template"));
   if (!format) return fail(format.message());
+  if (args->has("--enable-thinking")) {
+    const std::string v = args->get("--enable-thinking");
+    if (v != "on" && v != "off")
+      return fail("--enable-thinking must be on or off, got '" + v + "'");
+    format->set_enable_thinking(v == "on");
+  }
   go.stop_strings = format->stop_strings();
   auto session = make_session(*args, *model);
   if (!session) return fail(session.message());

@@ -23,10 +23,11 @@ sigset_t termination_signals() {
 }  // namespace
 
 int cmd_serve(const Argv& argv) {
-  auto args = Args::parse(argv,
-                          with(kSessionOptions, {"--host", "--port", "--api-key", "--parallel",
-                                                 "--max-body-bytes", "--max-tokens", "--model-id"}),
-                          {"--cors"});
+  auto args = Args::parse(
+      argv,
+      with(kSessionOptions, {"--host", "--port", "--api-key", "--parallel", "--max-body-bytes",
+                             "--max-tokens", "--model-id", "--template", "--enable-thinking"}),
+      {"--cors"});
   if (!args) return fail(args.message());
   ServerOptions so;
   so.host = args->get("--host", so.host);
@@ -51,6 +52,13 @@ int cmd_serve(const Argv& argv) {
   so.max_tokens_default = static_cast<int32_t>(*max_tokens);
   so.cors = args->has("--cors");
   so.model_id = args->get("--model-id");
+  so.chat_template = args->get("--template");
+  if (args->has("--enable-thinking")) {
+    const std::string v = args->get("--enable-thinking");
+    if (v != "on" && v != "off")
+      return fail("--enable-thinking must be on or off, got '" + v + "'");
+    so.enable_thinking = v == "on";
+  }
 
   auto model = load_model(*args);
   if (!model) return fail(model.message());

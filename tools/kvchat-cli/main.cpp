@@ -31,22 +31,29 @@ commands:
   generate    --model M --prompt P [-n N] [--temp T] [--seed S] [--top-k K] [--top-p P]
               [--min-p P] [--repeat-penalty R] [--stop S] [--ctx N] [--threads N]
               [--backend B] [--json]
-  chat        --model M [--system S] [--template T] [--resume FILE] [-n N] [--temp T] ...
+  chat        --model M [--system S] [--template T] [--enable-thinking on|off]
+              [--resume FILE] [-n N] [--temp T] ...
               [--json]   an interactive chat on stdin (the app's conversation logic):
               each line is a user message ("\n" = line break) or /regenerate, /continue,
               /edit N TEXT, /undo, /summarize FILE (added as an exchange), /memory (the
               memory panel's figures), /messages, /save FILE, /quit;
-              --json: one JSON line per event on stdout. A message the template or the
+              a reply's reasoning (<think>...</think>) between [thinking] and [/thinking];
+              --json: one JSON line per event on stdout (a reply's "thinking" apart from
+              its "text"; {"event":"thinking","delta":...} as it streams); --enable-thinking:
+              the template's enable_thinking (Qwen 3). A message the template or the
               context refuses is not kept. Exit status 0 when every message and command
               succeeded, 1 when any failed (each error is reported as it happens)
   serve       --model M [--host 127.0.0.1] [--port 8080] [--api-key K] [--parallel 4]
               [--ctx N] [--kv-type T] [--kv-budget-bytes B] [--backend B] [--cors]
               [--max-body-bytes 8388608] [--max-tokens N] [--model-id NAME]
+              [--template T] [--enable-thinking on|off]
               a local OpenAI-compatible HTTP server (/v1/chat/completions, /v1/completions,
               /v1/models, /health): prints "listening on URL" and serves until SIGINT or
               SIGTERM; --api-key (or $KVCHAT_API_KEY): every route needs "Authorization:
               Bearer K"; --kv-budget-bytes: idle sessions' KV is dropped (least recently
-              used first) beyond this total
+              used first) beyond this total; a chat reply's reasoning is returned as
+              message.reasoning_content (streamed: delta.reasoning_content), the request's
+              chat_template_kwargs.enable_thinking overriding --enable-thinking
   bench       --model M [--pp 512] [--tg 128] [--contexts 0,4096] [--kv-types f16,q8_0]
               [--repeat N] [--bw-mib 1024] [--threads N] [--backend B] [--json]
               prefill/decode tok/s, weight bytes per token, measured memory bandwidth and

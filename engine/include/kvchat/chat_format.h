@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kvchat/chat_template.h"
+#include "kvchat/reasoning.h"
 #include "kvchat/result.h"
 #include "kvchat/tokenizer.h"
 
@@ -59,6 +60,20 @@ class ChatFormat {
   // Strings that end a reply besides the end-of-generation tokens.
   std::vector<std::string> stop_strings() const;
 
+  // ---- reasoning ("thinking" models) ----------------------------------------------------
+  // The template's `enable_thinking` switch (Qwen 3's; transformers passes it as
+  // apply_chat_template(enable_thinking=...)): set, every render() passes the variable
+  // `enable_thinking` with this value; unset (the default), it is not passed and the
+  // template's own default applies (Qwen 3: thinking on). A per-model setting of the app.
+  // Built-in formats ignore it.
+  void set_enable_thinking(std::optional<bool> enabled) { enable_thinking_ = enabled; }
+  std::optional<bool> enable_thinking() const { return enable_thinking_; }
+  // Whether the switch means something here: the Jinja source mentions enable_thinking or
+  // the open marker (<think>). False for built-in formats.
+  bool declares_thinking() const;
+  // The markers replies' reasoning sits between (<think> ... </think>).
+  const ReasoningMarkers& reasoning_markers() const { return markers_; }
+
  private:
   ChatFormat() = default;
   const Tokenizer* tokenizer_ = nullptr;
@@ -68,6 +83,8 @@ class ChatFormat {
   std::string jinja_source_;
   std::optional<ChatTemplate> jinja_;  // the parsed Jinja template, when one is used
   std::string bos_text_, eos_text_;
+  std::optional<bool> enable_thinking_;  // unset: the variable is not passed
+  ReasoningMarkers markers_;
 };
 
 }  // namespace kvchat

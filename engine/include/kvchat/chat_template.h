@@ -61,6 +61,14 @@ struct ChatRenderOptions {
   // Extra template variables as a JSON object, e.g. {"tools": [...],
   // "enable_thinking": false}. Empty = none.
   std::string extra_variables_json;
+  // transformers' apply_chat_template always passes `tools` and `documents`, None when
+  // the caller has none, so there `tools is none` holds and `tools is defined` too.
+  // true: the same here (tools and documents are none unless given); false: only the
+  // variables given are defined, as jinja2's Template.render(messages=...) leaves them
+  // (how shared/templates/cases.json was rendered). A tool_use template that loops over
+  // tools unconditionally (Hermes-2-Pro's, Command-R's) fails with tools=None, in
+  // transformers as here.
+  bool tools_none_when_absent = false;
 };
 
 // A parsed Jinja chat template (from tokenizer.chat_template or a user override).

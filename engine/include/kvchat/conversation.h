@@ -26,6 +26,7 @@
 #include "kvchat/chat_format.h"
 #include "kvchat/chat_template.h"
 #include "kvchat/generate.h"
+#include "kvchat/reasoning.h"
 #include "kvchat/result.h"
 #include "kvchat/session.h"
 #include "kvchat/summarize.h"
@@ -39,17 +40,50 @@ struct PromptStats {
   int32_t reused_tokens = 0;     // prompt_tokens - evaluated_tokens: found in the cache
   int32_t kept_tokens = 0;       // the system prompt's, never dropped or shifted out
   double seconds = 0;            // the prefill's wall time
+  // The tokens the session held beyond the prefix this prompt shares with them (its first
+  // differing token on), dropped to evaluate it, and their KV (x the session's
+  // kv_bytes_per_token). On the turn after a reasoning reply of a template that leaves
+  // earlier reasoning out (Qwen 3, DeepSeek-R1), what the reasoning's leaving freed.
+  int32_t released_tokens = 0;
+  uint64_t released_kv_bytes = 0;
+  // The prompt opened the reply's reasoning (prompt_opens_reasoning: DeepSeek-R1's ends
+  // "<think>\n"): the reply's text starts inside it.
+  bool opens_reasoning = false;
+};
+
+// A reply's reasoning apart from its answer (kvchat/reasoning.h), for the new text of the
+// reply (a continue_reply(): what it added). The reply's text in messages() stays the raw
+// sampled text, markers included: the template decides how history renders it.
+struct ReasoningStats {
+  std::string thinking;  // the reasoning, without its markers and surrounding whitespace
+  std::string answer;    // the rest: what the user reads as the reply
+  // Sampled tokens whose bytes lie in the reasoning (its markers included); the others
+  // count as the answer's.
+  int32_t thinking_tokens = 0;
+  // From the first sampled token until the reasoning closed (or the reply ended while it
+  // was open); 0 without reasoning.
+  double thinking_seconds = 0;
+  // The KV the reasoning's tokens take: thinking_tokens x the session's kv_bytes_per_token
+  // (the KV type in use).
+  uint64_t thinking_kv_bytes = 0;
+  bool opened = false;  // the reply had reasoning (it opened it, or the prompt did)
+  bool closed = false;  // ... and it ended with the close marker (false: cut while thinking)
 };
 
 struct ConversationReply {
   PromptStats prompt;
   GenerateResult generated;  // text cut before a stop string; stats of the decode
+  ReasoningStats reasoning;
 };
 
 struct ReplyCallbacks {
   std::function<void(const PromptStats&)> on_prompt;  // after the prompt is evaluated
-  TextCallback on_text;                               // streamed reply; false stops
+  // The streamed reply; false stops. Without on_thinking it gets the raw text (reasoning
+  // and markers included); with it, only the answer's text.
+  TextCallback on_text;
   std::function<bool()> cancelled;  // checked after the prompt: true = no token sampled
+  // Set: the reasoning's text streams here (without markers), the answer's to on_text.
+  TextCallback on_thinking;
 };
 
 class Conversation {
@@ -159,8 +193,11 @@ class Conversation {
   // tokenization).
   std::vector<TokenId> ids_for(const std::string& text) const;
   // Prompt evaluation and generation shared by reply() and continue_reply().
+  // `reply_so_far`: the text of the reply being continued, at the end of prompt.text
+  // (where the reasoning state starts from); empty for a new reply.
   Result<ConversationReply> run(const Rendered& prompt, bool starts_turn,
-                                const GenerateOptions& options, const ReplyCallbacks& callbacks);
+                                const GenerateOptions& options, const ReplyCallbacks& callbacks,
+                                std::string_view reply_so_far = {});
   void add_checkpoint(std::string text, std::vector<TokenId> ids);
   int32_t system_prompt_tokens(std::span<const TokenId> ids) const;
 

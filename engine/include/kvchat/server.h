@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct ServerOptions {
   // Sessions whose prompts begin alike hold those KV blocks once (reference-counted,
   // copied on write: SessionOptions::kv_share_prefix).
   bool share_prefix_blocks = true;
+  // The chat template: "" = the file's, else as ChatFormat::for_model's override_text
+  // ("builtin:<name>" or Jinja source).
+  std::string chat_template;
+  // The template's enable_thinking (ChatFormat::set_enable_thinking); a request's
+  // chat_template_kwargs.enable_thinking overrides it. Unset: not passed.
+  std::optional<bool> enable_thinking;
 };
 
 // One pooled session, for /health and the app's memory panel.

@@ -93,6 +93,10 @@ Result<std::string> ChatFormat::render(std::string_view system_prompt,
   options.add_generation_prompt = !messages.empty() && messages.back().role != "assistant";
   options.bos_token = bos_text_;
   options.eos_token = eos_text_;
+  if (enable_thinking_) {
+    options.extra_variables_json =
+        *enable_thinking_ ? R"({"enable_thinking": true})" : R"({"enable_thinking": false})";
+  }
   auto text = jinja_->render(all, options);
   if (!text && !system_prompt.empty() && !messages.empty() && messages.front().role == "user") {
     std::vector<ChatMessage> merged(messages);
@@ -110,5 +114,11 @@ std::vector<TokenId> ChatFormat::tokenize(std::string_view rendered) const {
 }
 
 std::vector<std::string> ChatFormat::stop_strings() const { return chat_stop_strings(kind_); }
+
+bool ChatFormat::declares_thinking() const {
+  if (!jinja_) return false;
+  return jinja_source_.find("enable_thinking") != std::string::npos ||
+         (!markers_.open.empty() && jinja_source_.find(markers_.open) != std::string::npos);
+}
 
 }  // namespace kvchat

@@ -1,6 +1,13 @@
 // ChatTemplate: a Jinja chat template parsed once and rendered with the variables
 // transformers' apply_chat_template passes: messages, add_generation_prompt,
 // bos_token, eos_token (plus any extra variables the caller gives).
+//
+// transformers (tokenization_utils_base.apply_chat_template -> render_jinja_template)
+// renders with template.render(messages=chat, tools=tool_schemas, documents=documents,
+// add_generation_prompt=..., **special_tokens_map, **kwargs), tool_schemas and
+// documents being None when the caller passes none: `tools` and `documents` are always
+// defined there. ChatRenderOptions::tools_none_when_absent does the same; without it
+// they stay undefined unless given (jinja2's plain Template.render).
 #include <chrono>
 #include <unordered_map>
 
@@ -49,6 +56,10 @@ Result<std::string> render_with(const jinja::Template& tree, jinja::Value messag
                                 const ChatRenderOptions& o) {
   try {
     Variables vars;
+    if (o.tools_none_when_absent) {  // overridden by what the caller gives below
+      vars["tools"] = jinja::Value::none();
+      vars["documents"] = jinja::Value::none();
+    }
     if (!o.extra_variables_json.empty())
       add_json_object(vars, jinja::parse_json(o.extra_variables_json), "extra_variables_json");
     if (extra_from_messages) add_json_object(vars, *extra_from_messages, "the messages object");

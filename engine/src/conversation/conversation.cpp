@@ -16,6 +16,33 @@ constexpr size_t kMaxCheckpoints = 64;
 
 bool is_user(const ChatMessage& m) { return m.role == "user"; }
 
+// The sampled tokens whose bytes lie in the reasoning (markers included), the reply's
+// earlier text `before` (a continued reply) setting where it starts. An end-of-generation
+// token (no text) goes with the token before it.
+int32_t thinking_token_count(const Tokenizer& tok, const std::vector<TokenId>& ids,
+                             const ReasoningMarkers& markers, bool starts_in_thinking,
+                             std::string_view before) {
+  std::string raw(before);
+  std::vector<std::pair<size_t, size_t>> ranges;  // each token's bytes in raw
+  ranges.reserve(ids.size());
+  for (TokenId id : ids) {
+    const size_t begin = raw.size();
+    if (!tok.is_eog(id)) raw += tok.token_bytes(id);
+    ranges.emplace_back(begin, raw.size());
+  }
+  const std::vector<ReasoningSpan> spans = reasoning_spans(raw, markers, starts_in_thinking);
+  int32_t count = 0;
+  bool last = starts_in_thinking;
+  for (const auto& [begin, end] : ranges) {
+    if (begin < end) {
+      last = std::any_of(spans.begin(), spans.end(),
+                         [&](const ReasoningSpan& s) { return s.begin < end && begin < s.end; });
+    }
+    count += last ? 1 : 0;
+  }
+  return count;
+}
+
 }  // namespace
 
 Conversation::Conversation(std::unique_ptr<Session> session, ChatFormat format)
@@ -207,7 +234,7 @@ Result<ConversationReply> Conversation::continue_reply(const GenerateOptions& op
   auto rendered = render_open_reply(system_, messages_);
   if (!rendered) return rendered.error();
   // The same turn goes on: nothing new is marked for drop-oldest.
-  auto out = run(*rendered, /*starts_turn=*/false, options, callbacks);
+  auto out = run(*rendered, /*starts_turn=*/false, options, callbacks, messages_.back().content);
   if (!out) return out.error();
   messages_.back().content += out->generated.text;
   return out;
@@ -215,12 +242,21 @@ Result<ConversationReply> Conversation::continue_reply(const GenerateOptions& op
 
 Result<ConversationReply> Conversation::run(const Rendered& prompt, bool starts_turn,
                                             const GenerateOptions& options,
-                                            const ReplyCallbacks& callbacks) {
+                                            const ReplyCallbacks& callbacks,
+                                            std::string_view reply_so_far) {
   using Clock = std::chrono::steady_clock;
   if (prompt.ids.empty()) return Error{"nothing to continue from: the conversation is empty"};
   // Prefix reuse: the session keeps what it holds up to the first differing token and
   // evaluates the rest (a new turn marked so: drop-oldest drops whole turns).
   ConversationReply out;
+  const uint64_t kv_bytes_per_token = session_->memory_report().kv_bytes_per_token;
+  // What the cache holds beyond the prefix the prompt shares with it is dropped.
+  const std::vector<TokenId>& held = session_->tokens();
+  const auto shared = static_cast<int32_t>(
+      std::mismatch(held.begin(), held.end(), prompt.ids.begin(), prompt.ids.end()).first -
+      held.begin());
+  const int32_t released =
+      std::max(0, std::min(session_->kv_tokens(), session_->n_past()) - shared);
   const Clock::time_point eval_start = Clock::now();
   // A prompt no policy can fit is refused before the cache is cut back (the session's
   // check), and it is no checkpoint: a refused message leaves everything as it was.
@@ -231,22 +267,67 @@ Result<ConversationReply> Conversation::run(const Rendered& prompt, bool starts_
   out.prompt.prompt_tokens = static_cast<int32_t>(prompt.ids.size());
   out.prompt.evaluated_tokens = *evaluated;
   out.prompt.reused_tokens = out.prompt.prompt_tokens - *evaluated;
+  out.prompt.released_tokens = released;
+  out.prompt.released_kv_bytes = static_cast<uint64_t>(released) * kv_bytes_per_token;
   // The system prompt is never dropped or shifted out by the context policies.
   out.prompt.kept_tokens = std::min(system_prompt_tokens(prompt.ids), session_->n_past());
   session_->set_keep(out.prompt.kept_tokens);
+  // The reasoning: the reply starts inside it when the prompt (before the reply being
+  // continued) opened it; a continued reply's text sets where the splitter stands.
+  const ReasoningMarkers& markers = format_.reasoning_markers();
+  const bool starts_in_thinking = prompt_opens_reasoning(
+      std::string_view(prompt.text).substr(0, prompt.text.size() - reply_so_far.size()), markers);
+  out.prompt.opens_reasoning = starts_in_thinking;
   if (callbacks.on_prompt) callbacks.on_prompt(out.prompt);
+
+  ReasoningSplitter splitter(markers, starts_in_thinking);
+  splitter.feed(reply_so_far);  // shown before; only its state matters
+  const bool split_stream = static_cast<bool>(callbacks.on_thinking);
+  const Clock::time_point decode_start = Clock::now();
+  std::optional<Clock::time_point> thinking_end;
+  auto deliver = [&](const ReasoningParts& d) {
+    out.reasoning.thinking += d.thinking;
+    out.reasoning.answer += d.answer;
+    bool go_on = true;
+    if (split_stream) {
+      if (!d.thinking.empty()) go_on = callbacks.on_thinking(d.thinking) && go_on;
+      if (!d.answer.empty() && callbacks.on_text) go_on = callbacks.on_text(d.answer) && go_on;
+    }
+    return go_on;
+  };
+  const TextCallback on_piece = [&](std::string_view piece) {
+    bool go_on = true;
+    if (!split_stream && callbacks.on_text) go_on = callbacks.on_text(piece);
+    const bool was_thinking = splitter.in_thinking();
+    const ReasoningParts d = splitter.feed(piece);
+    if (was_thinking && !splitter.in_thinking()) thinking_end = Clock::now();
+    return deliver(d) && go_on;
+  };
 
   if (callbacks.cancelled && callbacks.cancelled()) {
     out.generated.stop_reason = StopReason::Cancelled;
   } else {
-    auto r = generate(*session_, {}, options, callbacks.on_text);
+    auto r = generate(*session_, {}, options, on_piece);
     if (!r) return r.error();
     out.generated = std::move(r).value();
   }
+  deliver(splitter.finish());
+  const Tokenizer& tok = session_->model().tokenizer();
+  ReasoningStats& rs = out.reasoning;
+  rs.opened = splitter.saw_thinking();
+  rs.closed = splitter.thinking_closed();
+  if (rs.opened) {
+    const Clock::time_point end =
+        splitter.in_thinking() || !thinking_end ? Clock::now() : *thinking_end;
+    rs.thinking_seconds = std::chrono::duration<double>(end - decode_start).count();
+  }
+  rs.thinking_tokens =
+      thinking_token_count(tok, out.generated.ids, markers, starts_in_thinking, reply_so_far);
+  rs.thinking_kv_bytes = static_cast<uint64_t>(rs.thinking_tokens) * kv_bytes_per_token;
+
   // What the session holds now: the prompt, then every sampled token but the last (it
   // ends the reply unevaluated). After a context policy dropped tokens, the text maps
   // onto the shortened sequence (see the header).
-  const Tokenizer& tok = session_->model().tokenizer();
   const size_t held_generated = out.generated.ids.empty() ? 0 : out.generated.ids.size() - 1;
   std::string held_text = prompt.text;
   for (size_t i = 0; i < held_generated; ++i) held_text += tok.token_bytes(out.generated.ids[i]);

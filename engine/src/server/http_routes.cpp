@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "kvchat/reasoning.h"
 #include "server/auth.h"
 #include "server/client_socket.h"
 #include "server/generation.h"
@@ -53,10 +54,18 @@ ApiError generation_error(const Model& model, const std::string& message) {
   return server_error(500, "generation failed: " + message, "generation_failed");
 }
 
-// Messages -> prompt tokens with the model's chat format (system messages first).
-Result<std::vector<TokenId>> prompt_tokens(const Server::Impl& impl, const CompletionRequest& r) {
-  const ChatFormat& format = *impl.format;
-  if (r.endpoint == Endpoint::Completions) return format.tokenize(r.prompt);
+// A request's prompt, and whether its text leaves the reply inside reasoning.
+struct Prompt {
+  std::vector<TokenId> ids;
+  bool starts_in_thinking = false;
+};
+
+// Messages -> prompt tokens with the model's chat format (system messages first), the
+// request's enable_thinking passed to its template.
+Result<Prompt> prompt_tokens(const Server::Impl& impl, const CompletionRequest& r) {
+  if (r.endpoint == Endpoint::Completions) return Prompt{impl.format->tokenize(r.prompt), false};
+  ChatFormat format = *impl.format;  // cheap: the parsed template is shared
+  if (r.enable_thinking) format.set_enable_thinking(r.enable_thinking);
   std::string system;
   std::vector<ChatMessage> turns;
   for (const ChatMessage& m : r.messages) {
@@ -70,7 +79,8 @@ Result<std::vector<TokenId>> prompt_tokens(const Server::Impl& impl, const Compl
   if (turns.empty()) return Error{"'messages' needs a user message"};
   auto rendered = format.render(system, turns);
   if (!rendered) return Error{"the chat template refused the messages: " + rendered.message()};
-  return format.tokenize(*rendered);
+  return Prompt{format.tokenize(*rendered),
+                prompt_opens_reasoning(*rendered, format.reasoning_markers())};
 }
 
 GenerationRequest generation_request(const Server::Impl& impl, const CompletionRequest& r,
@@ -100,6 +110,7 @@ struct StreamJob {
   GenerationRequest generation;
   ResponseHead head;
   bool include_usage = false;
+  bool starts_in_thinking = false;  // the prompt opened the reply's reasoning
 };
 
 void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httplib::Response& res) {
@@ -124,12 +135,30 @@ void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httpl
         first.role = true;
         first.text = std::string();
         if (chat && !chunk(first)) return false;
+        // Chat: the reasoning's pieces as delta.reasoning_content, the answer's as content.
+        ReasoningSplitter splitter(srv->format->reasoning_markers(), job->starts_in_thinking);
+        auto send_parts = [&](const ReasoningParts& d) {
+          bool ok = true;
+          if (!d.thinking.empty()) {
+            ChunkFields f;
+            f.reasoning = d.thinking;
+            ok = chunk(f) && ok;
+          }
+          if (!d.answer.empty()) {
+            ChunkFields f;
+            f.text = d.answer;
+            ok = chunk(f) && ok;
+          }
+          return ok;
+        };
         auto outcome = run_generation(job->lease->session(), job->generation, srv->stopping,
                                       &srv->batcher, [&](std::string_view text) {
+                                        if (chat) return send_parts(splitter.feed(text));
                                         ChunkFields f;
                                         f.text = std::string(text);
                                         return chunk(f);
                                       });
+        if (chat && !client_gone) send_parts(splitter.finish());
         if (client_gone) {  // closes the connection; the lease goes back
           ++srv->client_hang_ups;
           return false;
@@ -177,7 +206,7 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
     e.message = tokens.message();
     return send_error(res, e);
   }
-  auto acquired = impl.pool->acquire(*tokens);
+  auto acquired = impl.pool->acquire(tokens->ids);
   if (!acquired) {
     return send_error(res,
                       server_error(500, "no session: " + acquired.message(), "session_failed"));
@@ -193,17 +222,18 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   }
   SessionLease& lease = *acquired->lease;
   const int32_t n_ctx = lease.session().n_ctx();
-  if (static_cast<int32_t>(tokens->size()) >= n_ctx) {
+  if (static_cast<int32_t>(tokens->ids.size()) >= n_ctx) {
     ApiError e;
     e.param = endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
     e.code = "context_length_exceeded";
-    e.message = "the prompt has " + std::to_string(tokens->size()) + " tokens; the context holds " +
-                std::to_string(n_ctx);
+    e.message = "the prompt has " + std::to_string(tokens->ids.size()) +
+                " tokens; the context holds " + std::to_string(n_ctx);
     return send_error(res, e);
   }
   ++impl.requests;
   ResponseHead head{new_completion_id(endpoint), unix_now(), impl.options.model_id, endpoint};
-  GenerationRequest generation = generation_request(impl, r, std::move(tokens).value());
+  const bool starts_in_thinking = tokens->starts_in_thinking;
+  GenerationRequest generation = generation_request(impl, r, std::move(tokens->ids));
   if (r.stream) {
     auto job = std::make_shared<StreamJob>();
     job->lease.emplace(std::move(lease));
@@ -211,6 +241,7 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
     job->generation = std::move(generation);
     job->head = std::move(head);
     job->include_usage = r.include_usage;
+    job->starts_in_thinking = starts_in_thinking;
     return stream_completion(impl, std::move(job), res);
   }
   // A client that hangs up cancels its generation at the next piece of text.
@@ -230,10 +261,16 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   if (outcome->finish == FinishReason::Cancelled) {
     return send_error(res, server_error(503, "the server is shutting down", "shutting_down"));
   }
-  res.set_content(completion_body(head, outcome->text, outcome->finish,
-                                  Usage{outcome->prompt_tokens, outcome->completion_tokens,
-                                        outcome->cached_tokens}),
-                  kJson);
+  const Usage usage{outcome->prompt_tokens, outcome->completion_tokens, outcome->cached_tokens};
+  if (endpoint == Endpoint::ChatCompletions) {
+    // content is the answer; the reasoning, when there is one, is reasoning_content.
+    const ReasoningParts parts =
+        split_reasoning(outcome->text, impl.format->reasoning_markers(), starts_in_thinking);
+    res.set_content(completion_body(head, parts.answer, outcome->finish, usage, parts.thinking),
+                    kJson);
+  } else {
+    res.set_content(completion_body(head, outcome->text, outcome->finish, usage), kJson);
+  }
 }
 
 json health_json(const Server::Impl& impl, const ServerStats& stats, const std::string& problem) {

@@ -167,6 +167,22 @@ std::optional<ApiError> read_stop(const json& body, CompletionRequest& r) {
   return std::nullopt;
 }
 
+// chat_template_kwargs: an object; of its keys only enable_thinking (a boolean) is used,
+// the others are ignored.
+std::optional<ApiError> read_template_kwargs(const json& body, CompletionRequest& r) {
+  auto it = body.find("chat_template_kwargs");
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_object()) return wrong_type("chat_template_kwargs", "an object", *it);
+  bool enabled = false;
+  auto flag = it->find("enable_thinking");
+  if (flag == it->end() || flag->is_null()) return std::nullopt;
+  if (auto e = read_bool(*it, "chat_template_kwargs.enable_thinking", "enable_thinking", enabled)) {
+    return e;
+  }
+  r.enable_thinking = enabled;
+  return std::nullopt;
+}
+
 std::optional<ApiError> read_fields(const json& body, CompletionRequest& r) {
   auto model = body.find("model");
   if (model == body.end() || model->is_null()) return bad("model", "'model' is required");
@@ -220,6 +236,7 @@ std::optional<ApiError> read_fields(const json& body, CompletionRequest& r) {
     return e;
   }
   if (has_seed) r.seed = static_cast<uint64_t>(seed);
+  if (auto e = read_template_kwargs(body, r)) return e;
   return read_stop(body, r);
 }
 

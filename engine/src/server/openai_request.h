@@ -39,6 +39,9 @@ struct CompletionRequest {
   float presence_penalty = 0.0f;
   std::optional<uint64_t> seed;
   std::vector<std::string> stop;
+  // chat_template_kwargs.enable_thinking (llama.cpp's server takes it so): the template's
+  // enable_thinking for this request; unset = the server's setting.
+  std::optional<bool> enable_thinking;
 };
 
 inline constexpr int kMaxJsonDepth = 32;

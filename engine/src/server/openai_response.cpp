@@ -63,12 +63,13 @@ std::string models_body(std::string_view model_id, int64_t created) {
 }
 
 std::string completion_body(const ResponseHead& head, std::string_view text, FinishReason finish,
-                            const Usage& usage) {
+                            const Usage& usage, std::string_view reasoning) {
   json j = head_json(head, false);
   json choice = {
       {"index", 0}, {"finish_reason", finish_reason_name(finish)}, {"logprobs", nullptr}};
   if (head.endpoint == Endpoint::ChatCompletions) {
     choice["message"] = {{"role", "assistant"}, {"content", text}, {"refusal", nullptr}};
+    if (!reasoning.empty()) choice["message"]["reasoning_content"] = reasoning;
   } else {
     choice["text"] = text;
   }
@@ -90,6 +91,7 @@ std::string chunk_body(const ResponseHead& head, const ChunkFields& f) {
   if (head.endpoint == Endpoint::ChatCompletions) {
     json delta = json::object();
     if (f.role) delta["role"] = "assistant";
+    if (f.reasoning) delta["reasoning_content"] = *f.reasoning;
     if (f.text) delta["content"] = *f.text;
     choice["delta"] = delta;
   } else {

@@ -29,15 +29,18 @@ struct Usage {
 
 std::string error_body(const ApiError& e);
 std::string models_body(std::string_view model_id, int64_t created);
-// A whole (non-streamed) completion.
+// A whole (non-streamed) completion. Chat: `text` is message.content (the answer), and a
+// non-empty `reasoning` is message.reasoning_content (absent when empty).
 std::string completion_body(const ResponseHead& head, std::string_view text, FinishReason finish,
-                            const Usage& usage);
-// A stream chunk: the first carries the role (chat), the content ones text, the last the
+                            const Usage& usage, std::string_view reasoning = {});
+// A stream chunk: the first carries the role (chat), the content ones text (chat: the
+// reasoning's pieces as delta.reasoning_content, then the answer's as delta.content), the last the
 // finish reason; with include_usage every chunk has "usage": null and a final one with
 // empty choices carries it.
 struct ChunkFields {
   bool role = false;
   std::optional<std::string> text;
+  std::optional<std::string> reasoning;  // chat: delta.reasoning_content
   std::optional<FinishReason> finish;
   bool usage_null = false;
   std::optional<Usage> usage;  // the usage-only chunk (choices: [])

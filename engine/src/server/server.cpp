@@ -22,8 +22,9 @@ Result<std::unique_ptr<Server>> Server::start(std::shared_ptr<const Model> model
     options.model_id = std::filesystem::path(model->info().path).stem().string();
     if (options.model_id.empty()) options.model_id = "kvchat";
   }
-  auto format = ChatFormat::for_model(*model);
+  auto format = ChatFormat::for_model(*model, options.chat_template);
   if (!format) return Error{"the model's chat format: " + format.message()};
+  format->set_enable_thinking(options.enable_thinking);
   impl->format = std::move(format).value();
   server::SessionPoolOptions pool_options;
   pool_options.n_sessions = options.parallel;

@@ -39,6 +39,8 @@ std::string title_case(const std::string& s);
 std::string capitalize(const std::string& s);
 std::string to_upper(std::string s);
 std::string to_lower(std::string s);
+// markupsafe.escape's text: & < > " ' as &amp; &lt; &gt; &#34; &#39; (bounded).
+std::string html_escape(const std::string& s);
 // printf-style `fmt % args` (%s %d %i %f %r %%).
 std::string percent_format(const std::string& fmt, const Value& args);
 

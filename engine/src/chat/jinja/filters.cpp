@@ -88,14 +88,28 @@ Value f_title(Interpreter&, const Value& v, const CallArgs&) {
   }
   return Value(utf8_encode(cps));
 }
-Value f_string(Interpreter&, const Value& v, const CallArgs&) { return Value(v.str()); }
-Value f_safe(Interpreter&, const Value& v, const CallArgs&) {
+// jinja2's soft_str: a string (a Markup too) is returned as it is.
+Value f_string(Interpreter&, const Value& v, const CallArgs&) {
   return v.is_string() ? v : Value(v.str());
+}
+Value f_safe(Interpreter&, const Value& v, const CallArgs&) {
+  if (v.is_markup()) return v;
+  return Value::markup(v.str());
 }
 Value f_pprint(Interpreter&, const Value& v, const CallArgs&) { return Value(v.repr()); }
 
+// escape / e: a Markup is already escaped; forceescape escapes it again.
 Value f_escape(Interpreter&, const Value& v, const CallArgs&) {
-  const std::string s = v.str();
+  if (v.is_markup()) return v;
+  return Value::markup(html_escape(v.str()));
+}
+Value f_forceescape(Interpreter&, const Value& v, const CallArgs&) {
+  return Value::markup(html_escape(v.str()));
+}
+
+}  // namespace
+
+std::string html_escape(const std::string& s) {
   size_t size = s.size();  // known before it is built: '&' takes 5 bytes
   for (char c : s) size += c == '&' ? 4 : c == '<' || c == '>' ? 3 : c == '"' || c == '\'' ? 4 : 0;
   check_string_size(size);
@@ -112,8 +126,10 @@ Value f_escape(Interpreter&, const Value& v, const CallArgs&) {
       default: out += c;
     }
   }
-  return Value(std::move(out));
+  return out;
 }
+
+namespace {
 
 Value f_length(Interpreter&, const Value& v, const CallArgs&) {
   const std::int64_t n = v.length();
@@ -173,14 +189,17 @@ Value f_list(Interpreter&, const Value& v, const CallArgs&) {
 
 Value f_items(Interpreter&, const Value& v, const CallArgs&) {
   if (v.is_undefined()) return Value::iterator({});
-  if (!v.is_dict()) throw RenderError("can only get item pairs from a mapping");
+  if (!v.is_dict()) throw RenderError("Can only get item pairs from a mapping.");
   std::vector<Value> out;
   for (const auto& [k, val] : v.dict_obj().items) out.push_back(Value::list({k, val}, true));
   return Value::iterator(std::move(out));
 }
 
-// select / reject / selectattr / rejectattr.
+// select / reject / selectattr / rejectattr. As in jinja2 (`if value:` before anything
+// else), a false value -- none, undefined, 0, "" -- selects nothing, whatever the
+// arguments: `tools | selectattr(...)` with tools=None is an empty generator.
 Value select_impl(Interpreter& in, const Value& v, const CallArgs& a, bool by_attr, bool keep_if) {
+  if (!v.truthy()) return Value::iterator({});
   size_t next = 0;
   std::string attr;
   if (by_attr) {
@@ -211,7 +230,10 @@ Value f_rejectattr(Interpreter& in, const Value& v, const CallArgs& a) {
   return select_impl(in, v, a, true, false);
 }
 
+// map: like select, a false value maps to an empty generator before the arguments
+// are looked at.
 Value f_map(Interpreter& in, const Value& v, const CallArgs& a) {
+  if (!v.truthy()) return Value::iterator({});
   ListBuilder out;
   const Value* attr = nullptr;
   const Value* dflt = nullptr;
@@ -233,6 +255,15 @@ Value f_map(Interpreter& in, const Value& v, const CallArgs& a) {
   return out.iterator();
 }
 
+// Python's hash(): lists and dicts (and tuples holding them) are unhashable.
+void require_hashable(const Value& v) {
+  if (v.is_dict() || (v.is_list() && !v.is_iterator() && !v.list_obj().is_tuple))
+    throw RenderError("unhashable type: '" + v.type_name() + "'");
+  if (v.is_list() && v.list_obj().is_tuple)
+    for (const Value& item : v.items()) require_hashable(item);
+}
+
+// unique keeps a set of the keys seen, so a key must be hashable, as in jinja2.
 Value f_unique(Interpreter& in, const Value& v, const CallArgs& a) {
   const bool cs = bool_arg(a, 0, "case_sensitive", false);
   const Value* attr = a.get(1, "attribute");
@@ -240,6 +271,7 @@ Value f_unique(Interpreter& in, const Value& v, const CallArgs& a) {
   std::vector<Value> seen_keys;  // the same keys as `seen` (charged there), to search
   for (const Value& item : iterate(v)) {
     const Value key = fold_case(attr ? get_path(in, item, attr->str()) : item, cs);
+    require_hashable(key);
     // Quadratic, as jinja2's is for unhashable items: the comparisons tick the clock.
     if (std::any_of(seen_keys.begin(), seen_keys.end(),
                     [&](const Value& s) { return values_equal(s, key); }))
@@ -271,7 +303,9 @@ Value f_sort(Interpreter& in, const Value& v, const CallArgs& a) {
 }
 
 Value f_dictsort(Interpreter&, const Value& v, const CallArgs& a) {
-  if (!v.is_dict()) throw RenderError("dictsort needs a mapping");
+  // jinja2 calls value.items(): undefined fails as undefined, other types lack items.
+  if (v.is_undefined()) fail_undefined(v);
+  if (!v.is_dict()) throw RenderError("'" + v.type_name() + "' object has no attribute 'items'");
   const bool cs = bool_arg(a, 0, "case_sensitive", false);
   const std::string by = str_arg(a, 1, "by", "key");
   const bool reverse = bool_arg(a, 2, "reverse", false);
@@ -295,6 +329,8 @@ Value f_reverse(Interpreter&, const Value& v, const CallArgs&) {
     return Value(utf8_encode(s));
   }
   // reversed(list) is an iterator; other iterables become a reversed list.
+  if (!v.is_list() && !v.is_dict() && !v.is_undefined())
+    throw RenderError("argument must be iterable");
   const bool iterator = v.is_list() && !v.is_iterator();
   const Items in_order = iterate(v);
   const Charge scratch(in_order.size() * sizeof(Value));  // the copy, until the list holds it
@@ -332,7 +368,10 @@ Value f_sum(Interpreter& in, const Value& v, const CallArgs& a) {
   return total;
 }
 
+// int() and float() of an undefined value fail (jinja2's Undefined defines __int__ and
+// __float__ to raise); other values that do not convert give the default.
 Value f_int(Interpreter&, const Value& v, const CallArgs& a) {
+  if (v.is_undefined()) fail_undefined(v);
   const std::int64_t dflt = int_arg(a, 0, "default", 0);
   if (v.is_int() || v.is_bool()) return Value(v.as_int());
   if (v.is_float()) return Value(static_cast<std::int64_t>(v.as_double()));
@@ -350,6 +389,7 @@ Value f_int(Interpreter&, const Value& v, const CallArgs& a) {
 }
 
 Value f_float(Interpreter&, const Value& v, const CallArgs& a) {
+  if (v.is_undefined()) fail_undefined(v);
   const Value* d = a.get(0, "default");
   const Value dflt = d ? *d : Value(0.0);
   if (v.is_number()) return Value(v.as_double());
@@ -369,9 +409,16 @@ Value f_abs(Interpreter&, const Value& v, const CallArgs&) {
 }
 
 Value f_round(Interpreter&, const Value& v, const CallArgs& a) {
-  if (!v.is_number()) throw RenderError("round needs a number");
   const std::int64_t precision = int_arg(a, 0, "precision", 0);
   const std::string method = str_arg(a, 1, "method", "common");
+  if (method != "common" && method != "ceil" && method != "floor")
+    throw RenderError("method must be common, ceil or floor");
+  if (!v.is_number()) {  // Python's round(x) / math.ceil(x * 10**p)
+    if (method == "common")
+      throw RenderError("type " + v.type_name() + " doesn't define __round__ method");
+    if (v.is_undefined()) fail_undefined(v);
+    throw RenderError("unsupported operand type(s) for *: '" + v.type_name() + "' and 'int'");
+  }
   if (method == "common" && (v.is_int() || v.is_bool())) {
     if (precision >= 0) return Value(v.as_int());  // Python's round(int) stays an int
   }
@@ -403,7 +450,13 @@ Value f_indent(Interpreter&, const Value& v, const CallArgs& a) {
                         ' ');
   const bool first = bool_arg(a, 1, "first", false);
   const bool blank = bool_arg(a, 2, "blank", false);
-  const std::string s = v.str() + "\n";
+  // jinja2 appends "\n" to the value itself: only a string can take it.
+  if (v.is_undefined()) fail_undefined(v);
+  if (v.is_list() && !v.is_iterator() && !v.list_obj().is_tuple)
+    throw RenderError("'list' object has no attribute 'splitlines'");
+  if (!v.is_string())
+    throw RenderError("unsupported operand type(s) for +=: '" + v.type_name() + "' and 'str'");
+  const std::string s = v.as_string() + "\n";
   std::string out;
   if (first) out = prefix;
   size_t start = 0, line = 0;
@@ -476,12 +529,25 @@ Value f_center(Interpreter&, const Value& v, const CallArgs& a) {
 }
 
 Value f_truncate(Interpreter&, const Value& v, const CallArgs& a) {
-  const Charge scratch(v.str().size() * (sizeof(char32_t) + 1));
-  const std::u32string s = utf8_decode(v.str());
   const std::int64_t length = int_arg(a, 0, "length", 255);
   const bool killwords = bool_arg(a, 1, "killwords", false);
   const std::string end = str_arg(a, 2, "end", "...");
   const std::int64_t leeway = int_arg(a, 3, "leeway", 5);
+  // jinja2 asserts the arguments, then takes len(value): an undefined value has length 0
+  // and comes back as it is; a value without len() fails.
+  if (length < Value(end).length())
+    throw RenderError("expected length >= " + std::to_string(Value(end).length()) + ", got " +
+                      std::to_string(length));
+  if (leeway < 0) throw RenderError("expected leeway >= 0, got " + std::to_string(leeway));
+  if (v.is_undefined()) return v;
+  if (v.length() < 0) throw RenderError("object of type '" + v.type_name() + "' has no len()");
+  if (!v.is_string()) {  // a list or dict: returned whole when short enough
+    if (v.length() <= length + leeway) return v;
+    throw RenderError("can only concatenate " + v.type_name() + " (not \"str\") to " +
+                      v.type_name());
+  }
+  const Charge scratch(v.str().size() * (sizeof(char32_t) + 1));
+  const std::u32string s = utf8_decode(v.str());
   const auto n = static_cast<std::int64_t>(s.size());
   if (n <= length + leeway) return Value(utf8_encode(s));
   const std::int64_t keep = std::max<std::int64_t>(0, length - Value(end).length());
@@ -506,7 +572,7 @@ const std::unordered_map<std::string_view, FilterFn>& filter_table() {
       {"pprint", f_pprint},
       {"escape", f_escape},
       {"e", f_escape},
-      {"forceescape", f_escape},
+      {"forceescape", f_forceescape},
       {"length", f_length},
       {"count", f_length},
       {"first", f_first},

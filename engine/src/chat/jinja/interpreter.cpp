@@ -345,6 +345,23 @@ bool Interpreter::test(const std::string& name, const Value& operand, const Call
   return t(*this, operand, args);
 }
 
+namespace {
+
+// jinja2's message for a missing attribute or item: object_type_repr(obj) is "None" for
+// None and "<type> object" otherwise; a string key is an attribute ('x' quoted, the type
+// too), any other key an element.
+Value missing_attribute(const Value& obj, const std::string& name) {
+  const std::string type = obj.is_none() ? "None" : obj.type_name() + " object";
+  return Value::undefined("'" + type + "' has no attribute " + repr_for_message(Value(name)));
+}
+Value missing_item(const Value& obj, const Value& key) {
+  if (key.is_string()) return missing_attribute(obj, key.as_string());
+  const std::string type = obj.is_none() ? "None" : obj.type_name() + " object";
+  return Value::undefined(type + " has no element " + repr_for_message(key));
+}
+
+}  // namespace
+
 Value Interpreter::get_attr(const Value& obj, const std::string& name) {
   switch (obj.kind()) {
     case Value::Kind::Undefined: fail_undefined(obj);
@@ -355,19 +372,15 @@ Value Interpreter::get_attr(const Value& obj, const std::string& name) {
         if (!m.is_undefined()) return m;
       }
       if (const Value* v = d.find(std::string_view(name))) return *v;
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" +
-                              printable(name) + "'");
+      return missing_attribute(obj, name);
     }
     case Value::Kind::String:
     case Value::Kind::List: {
       Value m = find_method(obj, name);
       if (!m.is_undefined()) return m;
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" +
-                              printable(name) + "'");
+      return missing_attribute(obj, name);
     }
-    default:
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute '" +
-                              printable(name) + "'");
+    default: return missing_attribute(obj, name);
   }
 }
 
@@ -391,8 +404,7 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
         Value m = find_method(obj, key.as_string());
         if (!m.is_undefined()) return m;
       }
-      return Value::undefined("'" + obj.type_name() + " object' has no attribute " +
-                              repr_for_message(key));
+      return missing_item(obj, key);
     }
     case Value::Kind::List:
       if (obj.is_iterator()) break;  // not subscriptable: undefined, as jinja2's getitem gives
@@ -416,8 +428,7 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
       break;
     default: break;
   }
-  return Value::undefined("'" + obj.type_name() + " object' has no attribute " +
-                          repr_for_message(key));
+  return missing_item(obj, key);
 }
 
 namespace {

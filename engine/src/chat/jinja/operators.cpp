@@ -134,12 +134,21 @@ Value binary_op(const std::string& op, const Value& a, const Value& b, const Int
   if (op == ">=") return Value(!value_less(a, b));
   if (a.is_number() && b.is_number()) return arithmetic(op, a, b);
   if (op == "+") {
+    if ((a.is_markup() && b.is_string()) || (a.is_string() && b.is_markup())) {
+      // Markup + str escapes the str, str + Markup too: the result is Markup.
+      const std::string left = a.is_markup() ? a.as_string() : html_escape(a.as_string());
+      const std::string right = b.is_markup() ? b.as_string() : html_escape(b.as_string());
+      in.check_size(left.size() + right.size());
+      const Charge scratch(left.size() + right.size());
+      return Value::markup(left + right);
+    }
     if (a.is_string() && b.is_string()) {
       in.check_size(a.as_string().size() + b.as_string().size());
       const Charge scratch(a.as_string().size() + b.as_string().size());
       return Value(a.as_string() + b.as_string());
     }
-    if (a.is_list() && b.is_list() && !a.is_iterator() && !b.is_iterator()) {
+    if (a.is_list() && b.is_list() && !a.is_iterator() && !b.is_iterator() &&
+        a.list_obj().is_tuple == b.list_obj().is_tuple) {
       const size_t n = a.items().size() + b.items().size();
       in.check_size(n * sizeof(Value));
       const Charge scratch(n * sizeof(Value));
@@ -149,9 +158,11 @@ Value binary_op(const std::string& op, const Value& a, const Value& b, const Int
       out.insert(out.end(), b.items().begin(), b.items().end());
       return Value::list(std::move(out), a.list_obj().is_tuple);
     }
-    if (a.is_string() || b.is_string())
-      throw RenderError("can only concatenate str (not \"" + (a.is_string() ? b : a).type_name() +
-                        "\") to str");
+    // Python: a sequence on the left refuses what it cannot concatenate; anything else
+    // on the left (None + "x", 1 + "x") is an unsupported operand pair.
+    if (a.is_string() || (a.is_list() && !a.is_iterator()))
+      throw RenderError("can only concatenate " + a.type_name() + " (not \"" + b.type_name() +
+                        "\") to " + a.type_name());
   }
   if (op == "*") {
     if ((a.is_string() || (a.is_list() && !a.is_iterator())) && (b.is_int() || b.is_bool()))

@@ -35,7 +35,10 @@ bool t_sequence(Interpreter&, const Value& v, const CallArgs&) {
   // Undefined too, as in jinja2 (it has __len__ and __getitem__).
   return v.is_string() || (v.is_list() && !v.is_iterator()) || v.is_dict() || v.is_undefined();
 }
-bool t_callable(Interpreter&, const Value& v, const CallArgs&) { return v.is_function(); }
+// jinja2's Undefined defines __call__ (to raise), so callable() is true for it.
+bool t_callable(Interpreter&, const Value& v, const CallArgs&) {
+  return v.is_function() || v.is_undefined();
+}
 bool t_lower(Interpreter&, const Value& v, const CallArgs&) {
   return v.is_string() && to_lower(v.as_string()) == v.as_string();
 }
@@ -140,7 +143,7 @@ Value g_range(Interpreter& in, const CallArgs& a) {
   std::int64_t start = 0, stop = 0, step = 1;
   auto num = [](const Value& v) {
     if (!v.is_int() && !v.is_bool())
-      throw RenderError("range() integer argument expected, got " + v.type_name());
+      throw RenderError("'" + v.type_name() + "' object cannot be interpreted as an integer");
     return v.as_int();
   };
   const auto& p = a.positional;

@@ -90,6 +90,14 @@ class Value {
     return v;
   }
   static Value none() { return Value(Kind::None); }
+  // A markupsafe.Markup string, what |safe and |escape return: `+` with a plain string
+  // escapes the plain side (Markup.__add__ / __radd__), |string keeps it Markup; it
+  // prints, compares and serializes as its text. Other operations give plain strings.
+  static Value markup(std::string s) {
+    Value v(std::move(s));
+    v.markup_ = true;
+    return v;
+  }
   Value(bool b) : kind_(Kind::Bool), int_(b) {}                                           // NOLINT
   Value(int v) : kind_(Kind::Int), int_(v) {}                                             // NOLINT
   Value(std::int64_t v) : kind_(Kind::Int), int_(v) {}                                    // NOLINT
@@ -116,6 +124,7 @@ class Value {
     return kind_ == Kind::Int || kind_ == Kind::Float || kind_ == Kind::Bool;
   }
   bool is_string() const { return kind_ == Kind::String; }
+  bool is_markup() const { return kind_ == Kind::String && markup_; }
   bool is_list() const { return kind_ == Kind::List; }
   bool is_iterator() const { return kind_ == Kind::List && list_->is_iterator(); }
   bool is_dict() const { return kind_ == Kind::Dict; }
@@ -150,6 +159,7 @@ class Value {
   static const std::string& empty_string();
   void append_repr(std::string& out, int depth) const;
   Kind kind_ = Kind::Undefined;
+  bool markup_ = false;  // String: a Markup
   std::int64_t int_ = 0;
   double float_ = 0;
   std::shared_ptr<const StringObject> str_;  // the string, or the undefined value's hint
