@@ -51,6 +51,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect_model_signals();   // loading, per-model settings, a full context
   connect_status_signals();  // the status line: the chat format, the context's figures
   connect(worker_, &EngineWorker::replyChunk, this, &ChatController::on_reply_chunk);
+  connect(worker_, &EngineWorker::replyOpensThinking, this,
+          &ChatController::on_reply_opens_thinking);
   // A regenerated version that wrote nothing goes (the one before it is shown again).
   connect(worker_, &EngineWorker::replyFinished, this, [this](const ReplyStats& stats) {
     if (!discard_empty_version(tr("The model ended its reply without writing anything")))

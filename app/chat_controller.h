@@ -182,6 +182,7 @@ class ChatController : public QObject,
   // The model's load ended (ModelController::loaded / loadFailed): the chat follows.
   void on_model_loaded(const LoadedModel& model);
   void on_model_load_failed(const QString& path, const QString& message);
+  void on_reply_opens_thinking();
   void on_reply_chunk(const QString& text);
   void on_reply_finished(const QVariantMap& stats);
   void on_reply_failed(const QString& message);
@@ -199,7 +200,8 @@ class ChatController : public QObject,
   void start_reply(bool append_row = true, qint64 seed = -1, bool continuing = false);
   void regenerate_reply(qint64 seed);
   // A Continue in progress: the reply's stats before it (kept while streaming, merged at
-  // the end); empty for a new reply.
+  // the end); for a new reply, what is known of it while it streams (its prompt opened
+  // the reasoning).
   bool continuing_ = false;
   QVariantMap reply_base_stats_;
   QVariantMap over_reply_base(const QVariantMap& stats) const;  // stats over the base

@@ -18,6 +18,7 @@ constexpr int kPersistEveryMs = 250;  // a streaming reply is saved at least thi
 void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) {
   const int rows = messages_.rowCount();
   continuing_ = continuing;
+  if (!continuing) reply_base_stats_.clear();
   const ChatTurns messages =
       chat_turns(messages_.items(), continuing || append_row ? rows : rows - 1);
   if (append_row) {
@@ -95,11 +96,19 @@ int ChatController::lastUserRow() const {
 void ChatController::persist_reply(MessageState state, const QVariantMap& stats) {
   if (!store_ || messages_.rowCount() == 0) return;
   const int last = messages_.rowCount() - 1;
-  messages_.update_last(state, continuing_ ? over_reply_base(stats) : stats);
+  messages_.update_last(state, over_reply_base(stats));
   messages_.set_unsaved(last);
   QString error;
   note_save(save_unsaved(&error), error);
   since_persist_.restart();
+}
+
+void ChatController::on_reply_opens_thinking() {
+  // Kept with the streaming row's stats (and so saved with it): the bubble splits the text
+  // from its start as reasoning.
+  reply_base_stats_.insert(QStringLiteral("thinking_opened_by_prompt"), true);
+  if (!messages_.items().isEmpty())
+    messages_.update_last(MessageState::Streaming, over_reply_base(messages_.items().back().stats));
 }
 
 void ChatController::on_reply_chunk(const QString& text) {

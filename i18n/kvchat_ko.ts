@@ -32,61 +32,91 @@
 <context>
     <name>ChatTemplateSettings</name>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="14"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="15"/>
         <source>The model file&apos;s template</source>
         <translation>모델 파일의 템플릿</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="14"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="15"/>
         <source>Built-in: </source>
         <translation>내장: </translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="14"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="15"/>
         <source>Custom (Jinja)</source>
         <translation>사용자 지정 (Jinja)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="28"/>
-        <location filename="../ui/ChatTemplateSettings.qml" line="53"/>
-        <location filename="../ui/ChatTemplateSettings.qml" line="65"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="29"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="54"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="66"/>
         <source>Chat template</source>
         <translation>채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="36"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="37"/>
         <source>In use: </source>
         <translation>사용 중: </translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="36"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="37"/>
         <source>Load a model to see its chat template.</source>
         <translation>모델을 불러오면 채팅 템플릿을 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="48"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="49"/>
         <source>Kept for this model file.</source>
         <translation>이 모델 파일에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="49"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="50"/>
         <source>For the loaded model, %1 (kept for that file).</source>
         <translation>불러온 모델에는 %1 (그 파일에 대해 유지됨).</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="73"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="74"/>
         <source>(the file has no chat template)</source>
         <translation>(파일에 채팅 템플릿이 없습니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="73"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="74"/>
         <source>{% for m in messages %}…{% endfor %}</source>
         <translation>{% for m in messages %}…{% endfor %}</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="79"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="80"/>
         <source>Use this template</source>
         <translation>이 템플릿 사용</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatTemplateSettings.qml" line="92"/>
+        <source>Thinking (the template&apos;s enable_thinking)</source>
+        <translation>생각하기 (템플릿의 enable_thinking)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatTemplateSettings.qml" line="98"/>
+        <source>Thinking</source>
+        <translation>생각</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
+        <source>Template&apos;s default</source>
+        <translation>템플릿 기본값</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
+        <source>On</source>
+        <translation>켜기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
+        <source>Off</source>
+        <translation>끄기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatTemplateSettings.qml" line="103"/>
+        <source>Off asks the template for an answer without reasoning (Qwen 3 writes an empty &lt;think&gt;&lt;/think&gt; into the prompt)</source>
+        <translation>끄면 템플릿에 추론 없이 답하도록 요청합니다 (Qwen 3은 프롬프트에 빈 &lt;think&gt;&lt;/think&gt;를 씁니다)</translation>
     </message>
 </context>
 <context>
@@ -97,78 +127,78 @@
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="138"/>
+        <location filename="../ui/ChatView.qml" line="147"/>
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="141"/>
+        <location filename="../ui/ChatView.qml" line="150"/>
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="145"/>
+        <location filename="../ui/ChatView.qml" line="154"/>
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="171"/>
+        <location filename="../ui/ChatView.qml" line="180"/>
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="172"/>
+        <location filename="../ui/ChatView.qml" line="181"/>
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="186"/>
+        <location filename="../ui/ChatView.qml" line="195"/>
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="187"/>
+        <location filename="../ui/ChatView.qml" line="196"/>
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="189"/>
+        <location filename="../ui/ChatView.qml" line="198"/>
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="190"/>
+        <location filename="../ui/ChatView.qml" line="199"/>
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="227"/>
+        <location filename="../ui/ChatView.qml" line="236"/>
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="235"/>
+        <location filename="../ui/ChatView.qml" line="244"/>
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="235"/>
+        <location filename="../ui/ChatView.qml" line="244"/>
         <location filename="../app/testing/chat_state_probe.cpp" line="124"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="236"/>
+        <location filename="../ui/ChatView.qml" line="245"/>
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="236"/>
+        <location filename="../ui/ChatView.qml" line="245"/>
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="226"/>
+        <location filename="../ui/ChatView.qml" line="235"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
@@ -533,7 +563,7 @@
 <context>
     <name>EngineMaps</name>
     <message>
-        <location filename="../app/engine/worker_values.cpp" line="100"/>
+        <location filename="../app/engine/worker_values.cpp" line="102"/>
         <source>%1: %2 tensors</source>
         <translation>%1: 텐서 %2개</translation>
     </message>
@@ -541,29 +571,29 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="162"/>
-        <location filename="../app/engine/engine_worker.cpp" line="224"/>
-        <location filename="../app/engine/engine_worker.cpp" line="250"/>
+        <location filename="../app/engine/engine_worker.cpp" line="163"/>
+        <location filename="../app/engine/engine_worker.cpp" line="237"/>
+        <location filename="../app/engine/engine_worker.cpp" line="263"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="285"/>
+        <location filename="../app/engine/engine_worker.cpp" line="298"/>
         <source>Stopped: no summary was written.</source>
         <translation>중지됨: 요약을 쓰지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="305"/>
+        <location filename="../app/engine/engine_worker.cpp" line="318"/>
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="325"/>
+        <location filename="../app/engine/engine_worker.cpp" line="338"/>
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="351"/>
+        <location filename="../app/engine/engine_worker.cpp" line="364"/>
         <location filename="../app/memory/memory_state.cpp" line="175"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
@@ -1337,32 +1367,32 @@
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="131"/>
+        <location filename="../ui/MemoryPanel.qml" line="150"/>
         <source>Last save appended %1 (%2 tokens)</source>
         <translation>마지막 저장: %1 추가 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="123"/>
+        <location filename="../ui/MemoryPanel.qml" line="142"/>
         <source>All snapshots: %1 of %2 budget</source>
         <translation>모든 스냅숏: 예산 %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="124"/>
+        <location filename="../ui/MemoryPanel.qml" line="143"/>
         <source>All snapshots: %1 (no budget)</source>
         <translation>모든 스냅숏: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="155"/>
+        <location filename="../ui/MemoryPanel.qml" line="174"/>
         <source>Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9</source>
         <translation>두 세션이 가중치(%1)를 함께 씁니다: 채팅 KV %2 (%3 토큰) · 요약 작업 KV %4 (%5 토큰) · 합계 %6 / %7 %8 · 더 큰 쪽 크기로 들어가는 세션 수: %9</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="158"/>
+        <location filename="../ui/MemoryPanel.qml" line="177"/>
         <source>KV budget</source>
         <translation>KV 예산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="158"/>
+        <location filename="../ui/MemoryPanel.qml" line="177"/>
         <source>available</source>
         <translation>사용 가능</translation>
     </message>
@@ -1387,47 +1417,57 @@
         <translation>마지막 답변 (%5 KV): %1 토큰/초 · 첫 토큰까지 %2 ms · 프롬프트 토큰 %4개 중 %3개 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="94"/>
+        <location filename="../ui/MemoryPanel.qml" line="106"/>
+        <source>Its reasoning: %1 tokens, %2 of KV</source>
+        <translation>추론: 토큰 %1개, KV %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="108"/>
+        <source>freed at its prompt: %1 (%2 tokens the cache held past the first changed token, earlier reasoning among them)</source>
+        <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개, 이전 추론 포함)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="113"/>
         <source>Snapshot on disk</source>
         <translation>디스크의 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="95"/>
+        <location filename="../ui/MemoryPanel.qml" line="114"/>
         <source>After each reply the conversation&apos;s KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.</source>
         <translation>답변이 끝날 때마다 대화의 KV 캐시를 디스크에 저장해 두어, 나중에 대화를 다시 열 때 앞선 토큰을 모두 다시 계산하지 않고 복원합니다. 이 줄은 이 대화에서 마지막으로 일어난 일을 알려 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="106"/>
+        <location filename="../ui/MemoryPanel.qml" line="125"/>
         <source>Nothing saved or restored yet for this conversation.</source>
         <translation>이 대화에서는 아직 저장하거나 복원한 것이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="108"/>
+        <location filename="../ui/MemoryPanel.qml" line="127"/>
         <source>Details: %1</source>
         <translation>자세히: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="121"/>
+        <location filename="../ui/MemoryPanel.qml" line="140"/>
         <source>All snapshots: —</source>
         <translation>모든 스냅숏: —</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="125"/>
+        <location filename="../ui/MemoryPanel.qml" line="144"/>
         <source> · %1 least recently used removed</source>
         <translation> · 가장 오래 쓰지 않은 %1 삭제됨</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="127"/>
+        <location filename="../ui/MemoryPanel.qml" line="146"/>
         <source>This conversation&apos;s snapshot: %1</source>
         <translation>이 대화의 스냅숏: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="127"/>
+        <location filename="../ui/MemoryPanel.qml" line="146"/>
         <source>This conversation has no snapshot yet.</source>
         <translation>이 대화에는 아직 스냅숏이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="130"/>
+        <location filename="../ui/MemoryPanel.qml" line="149"/>
         <source>Last save rewrote the whole file: %1 (%2)</source>
         <translation>마지막 저장에서 파일 전체를 다시 썼습니다: %1 (%2)</translation>
     </message>
@@ -1435,208 +1475,253 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="118"/>
+        <location filename="../ui/MessageBubble.qml" line="143"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="120"/>
+        <location filename="../ui/MessageBubble.qml" line="145"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="122"/>
+        <location filename="../ui/MessageBubble.qml" line="147"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="254"/>
-        <location filename="../ui/MessageBubble.qml" line="261"/>
+        <location filename="../ui/MessageBubble.qml" line="326"/>
+        <location filename="../ui/MessageBubble.qml" line="333"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="259"/>
+        <location filename="../ui/MessageBubble.qml" line="331"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="261"/>
+        <location filename="../ui/MessageBubble.qml" line="333"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="299"/>
+        <location filename="../ui/MessageBubble.qml" line="371"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="301"/>
+        <location filename="../ui/MessageBubble.qml" line="373"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="313"/>
+        <location filename="../ui/MessageBubble.qml" line="385"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="316"/>
+        <location filename="../ui/MessageBubble.qml" line="388"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="300"/>
+        <location filename="../ui/MessageBubble.qml" line="372"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="305"/>
+        <location filename="../ui/MessageBubble.qml" line="68"/>
+        <source>Thinking…</source>
+        <translation>생각하는 중…</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="70"/>
+        <source>Thinking</source>
+        <translation>생각</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="71"/>
+        <source>Thought for %1 s · %2 tokens</source>
+        <translation>%1초 동안 생각 · 토큰 %2개</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="73"/>
+        <source> · %1 of KV</source>
+        <translation> · KV %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="74"/>
+        <source> · not finished</source>
+        <translation> · 끝나지 않음</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="259"/>
+        <source>Fold the model&apos;s reasoning</source>
+        <translation>모델의 추론 접기</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="259"/>
+        <source>Show the model&apos;s reasoning</source>
+        <translation>모델의 추론 보기</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="262"/>
+        <source>The model&apos;s reasoning before its answer (Ctrl+Shift+T opens or folds the last one&apos;s). Templates that leave it out of later turns (Qwen 3, DeepSeek-R1) free its KV at the next message.</source>
+        <translation>답하기 전 모델의 추론입니다 (Ctrl+Shift+T로 마지막 답의 추론을 열거나 접습니다). 이후 차례에서 추론을 빼는 템플릿(Qwen 3, DeepSeek-R1)은 다음 메시지에서 그 KV를 해제합니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="377"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="308"/>
+        <location filename="../ui/MessageBubble.qml" line="380"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="332"/>
+        <location filename="../ui/MessageBubble.qml" line="404"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="333"/>
+        <location filename="../ui/MessageBubble.qml" line="405"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="336"/>
+        <location filename="../ui/MessageBubble.qml" line="408"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="344"/>
+        <location filename="../ui/MessageBubble.qml" line="416"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="344"/>
+        <location filename="../ui/MessageBubble.qml" line="416"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="355"/>
+        <location filename="../ui/MessageBubble.qml" line="427"/>
         <source>Previous version</source>
         <translation>이전 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="357"/>
+        <location filename="../ui/MessageBubble.qml" line="429"/>
         <source>Previous version (Alt+Left)</source>
         <translation>이전 버전 (Alt+Left)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="363"/>
+        <location filename="../ui/MessageBubble.qml" line="435"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="364"/>
+        <location filename="../ui/MessageBubble.qml" line="436"/>
         <source>Version %1 of %2</source>
         <translation>버전 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="369"/>
+        <location filename="../ui/MessageBubble.qml" line="441"/>
         <source>Next version</source>
         <translation>다음 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="371"/>
+        <location filename="../ui/MessageBubble.qml" line="443"/>
         <source>Next version (Alt+Right)</source>
         <translation>다음 버전 (Alt+Right)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="380"/>
+        <location filename="../ui/MessageBubble.qml" line="452"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="327"/>
+        <location filename="../ui/MessageBubble.qml" line="399"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="329"/>
+        <location filename="../ui/MessageBubble.qml" line="401"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="385"/>
+        <location filename="../ui/MessageBubble.qml" line="457"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="388"/>
+        <location filename="../ui/MessageBubble.qml" line="460"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="392"/>
+        <location filename="../ui/MessageBubble.qml" line="464"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="399"/>
+        <location filename="../ui/MessageBubble.qml" line="467"/>
+        <source>Copies the answer (not the reasoning)</source>
+        <translation>답을 복사합니다 (추론은 제외)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="473"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="401"/>
+        <location filename="../ui/MessageBubble.qml" line="475"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="403"/>
+        <location filename="../ui/MessageBubble.qml" line="477"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="163"/>
+        <location filename="../ui/MessageBubble.qml" line="188"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="164"/>
+        <location filename="../ui/MessageBubble.qml" line="189"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="191"/>
+        <location filename="../ui/MessageBubble.qml" line="216"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="195"/>
+        <location filename="../ui/MessageBubble.qml" line="220"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="197"/>
+        <location filename="../ui/MessageBubble.qml" line="222"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="202"/>
+        <location filename="../ui/MessageBubble.qml" line="227"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="204"/>
+        <location filename="../ui/MessageBubble.qml" line="229"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="206"/>
+        <location filename="../ui/MessageBubble.qml" line="231"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -2764,32 +2849,32 @@
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="56"/>
+        <location filename="../app/chat_controller.cpp" line="58"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="173"/>
+        <location filename="../app/chat_controller.cpp" line="175"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="173"/>
+        <location filename="../app/chat_controller.cpp" line="175"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="181"/>
+        <location filename="../app/chat_controller.cpp" line="183"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="208"/>
+        <location filename="../app/chat_controller.cpp" line="210"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="227"/>
+        <location filename="../app/chat_controller.cpp" line="229"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
@@ -2956,12 +3041,12 @@
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="292"/>
+        <location filename="../app/chat_controller.cpp" line="294"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="298"/>
+        <location filename="../app/chat_controller.cpp" line="300"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
@@ -2983,27 +3068,27 @@
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="73"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="74"/>
         <source>Cannot edit now: %1</source>
         <translation>지금은 고칠 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="79"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="80"/>
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="136"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="145"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="137"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="146"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="142"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="151"/>
         <source>The context is full: the reply was cut where it ran out of room.</source>
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
@@ -3013,8 +3098,8 @@
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="140"/>
-        <location filename="../app/chat_controller.cpp" line="255"/>
+        <location filename="../app/chat_controller.cpp" line="142"/>
+        <location filename="../app/chat_controller.cpp" line="257"/>
         <location filename="../app/chat_controller_conversation_model.cpp" line="85"/>
         <location filename="../app/chat_controller_models.cpp" line="208"/>
         <location filename="../app/chat_controller_models.cpp" line="297"/>
@@ -3037,7 +3122,7 @@
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="307"/>
+        <location filename="../app/chat_controller.cpp" line="309"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>

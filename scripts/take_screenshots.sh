@@ -2,7 +2,8 @@
 # The README's window screenshots (docs/screenshots/): the demo chat after one reply at
 # 1000x700 (the memory panel as a drawer: closed in light, open in dark) and 1600x1000
 # (docked), light and dark, plus chat-light.png / chat-dark.png at 1280x800, and both sizes
-# at 150% zoom (chat-THEME-SIZE-zoom150.png).
+# at 150% zoom (chat-THEME-SIZE-zoom150.png), and a reasoning reply (thinking-THEME-*.png;
+# KVCHAT_SCREENSHOTS_ONLY=thinking takes only those).
 # Usage: scripts/take_screenshots.sh [KVCHAT_BINARY] [OUT_DIR]   (needs xvfb-run, xdotool,
 # imagemagick; default build/bin/kvchat and docs/screenshots)
 set -euo pipefail
@@ -52,5 +53,46 @@ shoot() {  # shoot THEME: one run, the four sizes
   xdotool key ctrl+q
   wait "$app_pid" || true
 }
+# A reply through a reasoning template (DeepSeek-R1's generation prompt opens "<think>", so the
+# demo model's whole reply is its reasoning, cut at the length limit): thinking-THEME-folded.png
+# (the block folded, as it is once a reply ends) and thinking-THEME-open.png (Ctrl+Shift+T).
+# The template is the model's override in the settings table, written between two starts.
+shoot_thinking() {
+  local theme=$1 model
+  rm -rf "$data"/*
+  start_app --theme "$theme"
+  wait_for 60 model_loaded || fail "no model loaded"
+  model=$(state .model_path)
+  xdotool key ctrl+q
+  wait "$app_pid" || true
+  jq -r '.templates["deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja"]' \
+    "$root/../shared/templates/cases.json" > "$data/r1.jinja"
+  sqlite3 "$data/kvchat.sqlite" "INSERT INTO settings (key, value_json) VALUES
+    ('chat_template_override/$model', json_array(CAST(readfile('$data/r1.jinja') AS TEXT)))
+    ON CONFLICT(key) DO UPDATE SET value_json = excluded.value_json"
+  start_app --theme "$theme"
+  wait_for 60 model_loaded || fail "no model loaded"
+  xdotool windowsize "$window" 1280 800
+  xdotool type --delay 15 "Genesis 1"
+  xdotool key shift+Return
+  xdotool type --delay 15 "1 In the beginning"
+  xdotool key Return
+  wait_for 60 eval '[ "$(state .reply_finished)" = true ]' || fail "no reply"
+  sleep 1
+  import -window "$window" "$out/thinking-$theme-folded.png"
+  xdotool key --clearmodifiers ctrl+shift+t
+  sleep 1
+  import -window "$window" "$out/thinking-$theme-open.png"
+  echo "screenshots: $out/thinking-$theme-folded.png, thinking-$theme-open.png"
+  xdotool key ctrl+q
+  wait "$app_pid" || true
+}
+if [ "${KVCHAT_SCREENSHOTS_ONLY:-}" = thinking ]; then
+  shoot_thinking light
+  shoot_thinking dark
+  exit 0
+fi
 shoot light
 shoot dark
+shoot_thinking light
+shoot_thinking dark

@@ -1,5 +1,6 @@
-// The loaded model's chat template: which one is in use and why, the template text, and
-// an override kept for this model file (a built-in format or Jinja of your own).
+// The loaded model's chat template: which one is in use and why, the template text, an
+// override kept for this model file (a built-in format or Jinja of your own), and for a
+// template with reasoning its enable_thinking switch (Qwen 3's), kept per file too.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -79,5 +80,27 @@ ColumnLayout {
         text: qsTr("Use this template")
         enabled: !!root.info.path && root.overrideText() !== (root.info.chat_template_override || "")
         onClicked: models.setChatTemplateOverride(root.overrideText())
+    }
+    // enable_thinking: passed to the template only when set (else its own default applies).
+    RowLayout {
+        visible: !!root.info.chat_declares_thinking
+        Layout.fillWidth: true
+        spacing: Theme.spacingS
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            text: qsTr("Thinking (the template's enable_thinking)")
+        }
+        ComboBox {
+            id: thinkingChoice
+            objectName: "enableThinkingChoice"
+            readonly property var modes: ["", "on", "off"]
+            Accessible.name: qsTr("Thinking")
+            model: [qsTr("Template's default"), qsTr("On"), qsTr("Off")]
+            currentIndex: Math.max(0, modes.indexOf(root.info.chat_enable_thinking || ""))
+            onActivated: (index) => models.setEnableThinking(modes[index])
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Off asks the template for an answer without reasoning (Qwen 3 writes an empty <think></think> into the prompt)")
+        }
     }
 }

@@ -107,6 +107,15 @@ Pane {
                 }
             }
             Timer { id: scrollAgain; interval: 50; onTriggered: messageList.positionViewAtEnd() }
+            // Ctrl+Shift+T opens or folds the last reply's reasoning (its Thinking block).
+            Shortcut {
+                sequence: "Ctrl+Shift+T"
+                onActivated: {
+                    // (qmllint: itemAtIndex() gives an Item; the delegates are MessageBubbles)
+                    var last = messageList.count > 0 ? messageList.itemAtIndex(messageList.count - 1) : null
+                    if (last && last.hasThinking) last.toggleThinking()  // qmllint disable type
+                }
+            }
             // A focus ring when the list itself has the keyboard focus.
             Rectangle {
                 anchors.fill: parent

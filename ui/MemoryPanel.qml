@@ -89,6 +89,25 @@ Pane {
                     .arg(Number(st.tokens_per_second).toLocaleString(Qt.locale(), 'f', 1)).arg(Theme.num(Math.round(st.ttft_ms)))
                     .arg(Theme.num(st.evaluated_tokens)).arg(Theme.num(st.prompt_tokens)).arg(st.kv_type || panel.kvType)
             }
+            // The last reply's reasoning in KV, and what this turn's prompt freed: a template that
+            // leaves earlier reasoning out of the history (Qwen 3, DeepSeek-R1) makes the cache
+            // differ from that reasoning's first token on. Set when a reply ends (no jump mid-reply).
+            Label {
+                objectName: "reasoningKvLine"
+                property var st: chat.lastReplyStats
+                readonly property bool thought: st.thinking_tokens !== undefined && st.thinking_tokens > 0
+                readonly property bool freed: st.released_kv_bytes !== undefined && st.released_kv_bytes > 0
+                visible: panel.hasModel && (thought || freed)
+                Layout.fillWidth: true
+                Layout.maximumWidth: column.width
+                wrapMode: Text.Wrap
+                font.pixelSize: Theme.smallSize
+                color: Theme.textMuted
+                text: (thought ? qsTr("Its reasoning: %1 tokens, %2 of KV").arg(Theme.num(st.thinking_tokens)).arg(panel.fmt(st.thinking_kv_bytes)) : "")
+                    + (thought && freed ? " · " : "")
+                    + (freed ? qsTr("freed at its prompt: %1 (%2 tokens the cache held past the first changed token, earlier reasoning among them)")
+                               .arg(panel.fmt(st.released_kv_bytes)).arg(Theme.num(st.released_tokens)) : "")
+            }
             SectionHeader {
                 visible: panel.hasModel
                 text: qsTr("Snapshot on disk"); pixelSize: Theme.smallSize

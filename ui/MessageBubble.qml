@@ -1,4 +1,6 @@
-// One message: the user's text exactly as typed (plain text: "# x" stays "# x"); a reply
+// One message: the user's text exactly as typed (plain text: "# x" stays "# x"); a reply's
+// reasoning (<think>…</think>) in a "Thinking" block above it, open while the model thinks,
+// folded once the answer starts (its tokens, time and KV said on its header); a reply
 // as Markdown with its code blocks on their own background, with the fence's language and
 // a copy button; its state (stopped, cut at the length limit, interrupted by the app's end —
 // Continue; interrupted — Regenerate too), the seed it was
@@ -23,6 +25,8 @@ Item {
     required property int version
     required property int versionCount
     required property var segments
+    required property string thinking
+    required property string answer
     property bool isUser: bubble.role === "user"
     // A document sent whole: shown folded (its first lines) until expanded.
     readonly property bool isDocument: isUser && bubble.stats && bubble.stats.document_tokens !== undefined && !bubble.stats.summary_request
@@ -49,6 +53,27 @@ Item {
         return out
     }
     property bool documentExpanded: false
+    // The Thinking block: open while only reasoning has come, folded once the answer starts,
+    // unless the user opened or folded it (thinkingToggled: their choice stands).
+    readonly property bool hasThinking: !isUser && bubble.thinking.length > 0
+    readonly property bool thinkingNow: bubble.model.state === "streaming" && bubble.answer.length === 0
+    property bool thinkingToggled: false
+    property bool thinkingChoice: false
+    readonly property bool thinkingOpen: thinkingToggled ? thinkingChoice : thinkingNow
+    function toggleThinking() {
+        bubble.thinkingChoice = !bubble.thinkingOpen
+        bubble.thinkingToggled = true
+    }
+    function thinkingSummary() {
+        if (bubble.thinkingNow) return qsTr("Thinking…")
+        var s = bubble.stats
+        if (!s || s.thinking_tokens === undefined) return qsTr("Thinking")
+        var line = qsTr("Thought for %1 s · %2 tokens").arg(Number(s.thinking_seconds || 0).toLocaleString(Qt.locale(), 'f', 1))
+                                                       .arg(Theme.num(s.thinking_tokens))
+        if (s.thinking_kv_bytes !== undefined) line += qsTr(" · %1 of KV").arg(chat.formatBytes(s.thinking_kv_bytes))
+        if (s.thinking_closed === false) line += qsTr(" · not finished")
+        return line
+    }
     // Edited in place: the list holds which row (one at a time: ChatView's editingRow).
     // (index >= 0: a bubble the list let go of has index -1, the row of no edit.)
     readonly property bool editing: isUser && bubble.index >= 0 && !!ListView.view && ListView.view.editingRow === bubble.index  // qmllint disable type
@@ -207,9 +232,56 @@ Item {
                     onClicked: bubble.cancelEdit()
                 }
             }
+            // The reply's reasoning: a header that opens and folds it, its text in plain type.
+            Rectangle {
+                objectName: "thinkingBlock"
+                visible: bubble.hasThinking
+                Layout.fillWidth: true
+                implicitHeight: thinkingColumn.implicitHeight
+                radius: Theme.radiusS
+                color: Theme.codeBackground
+                border.color: Theme.border
+                ColumnLayout {
+                    id: thinkingColumn
+                    anchors.left: parent.left
+                    anchors.right: parent.right
+                    spacing: 0
+                    ToolButton {
+                        objectName: "thinkingToggle"
+                        Layout.fillWidth: true
+                        contentItem: Label {
+                            text: (bubble.thinkingOpen ? "▾ " : "▸ ") + bubble.thinkingSummary()
+                            font.pixelSize: Theme.smallSize
+                            color: Theme.textMuted
+                            elide: Text.ElideRight
+                            horizontalAlignment: Text.AlignLeft
+                        }
+                        Accessible.name: bubble.thinkingOpen ? qsTr("Fold the model's reasoning") : qsTr("Show the model's reasoning")
+                        Accessible.description: bubble.thinkingSummary()
+                        ToolTip.visible: hovered
+                        ToolTip.text: qsTr("The model's reasoning before its answer (Ctrl+Shift+T opens or folds the last one's). Templates that leave it out of later turns (Qwen 3, DeepSeek-R1) free its KV at the next message.")
+                        onClicked: bubble.toggleThinking()
+                    }
+                    TextEdit {
+                        objectName: "thinkingText"
+                        visible: bubble.thinkingOpen
+                        Layout.fillWidth: true
+                        Layout.margins: 8
+                        Layout.topMargin: 0
+                        readOnly: true
+                        selectByMouse: true
+                        wrapMode: TextEdit.Wrap
+                        textFormat: TextEdit.PlainText
+                        font.pixelSize: Theme.smallSize
+                        font.italic: true
+                        text: bubble.thinkingOpen ? bubble.thinking : ""
+                        color: Theme.textMuted
+                    }
+                }
+            }
             // A reply: prose as Markdown, code blocks on their own.
             Label {
-                visible: !bubble.isUser && bubble.content.length === 0
+                visible: !bubble.isUser && bubble.answer.length === 0 && !bubble.hasThinking
                 text: bubble.model.state === "streaming" ? "…" : ""
             }
             Repeater {
@@ -391,7 +463,9 @@ Item {
                 ToolButton {
                     text: qsTr("Copy")
                     font.pixelSize: Theme.smallSize
-                    onClicked: bubble.copyText(bubble.content)
+                    ToolTip.visible: hovered && bubble.hasThinking
+                    ToolTip.text: qsTr("Copies the answer (not the reasoning)")
+                    onClicked: bubble.copyText(bubble.isUser ? bubble.content : bubble.answer)
                 }
                 ToolButton {
                     objectName: "editButton"

@@ -100,8 +100,24 @@ ReplySampling reply_sampling(const QVariantMap& s) {
 }
 
 ChatFormatInfo chat_format_info(const ChatFormat& f, const QString& override_text) {
-  return ChatFormatInfo{chat_format_text(f.description()), format_source_name(f.source()),
-                        qstr(chat_template_name(f.kind())), override_text};
+  const std::optional<bool> thinking = f.enable_thinking();
+  return ChatFormatInfo{chat_format_text(f.description()),
+                        format_source_name(f.source()),
+                        qstr(chat_template_name(f.kind())),
+                        override_text,
+                        f.declares_thinking(),
+                        thinking_switch_name(thinking)};
+}
+
+QString thinking_switch_name(std::optional<bool> enabled) {
+  if (!enabled) return {};
+  return *enabled ? QStringLiteral("on") : QStringLiteral("off");
+}
+
+std::optional<bool> thinking_switch(const QString& name) {
+  if (name == QLatin1String("on")) return true;
+  if (name == QLatin1String("off")) return false;
+  return std::nullopt;
 }
 
 LoadedModel loaded_model(const Session& session, const ChatFormatInfo& format) {

@@ -24,6 +24,10 @@ ReplySampling reply_sampling(const QVariantMap& sampling);
 GenerateOptions generate_options(const ReplySampling& sampling, const ChatFormat& format);
 // What the window shows of a chat format (its description in the window's language).
 ChatFormatInfo chat_format_info(const ChatFormat& format, const QString& override_text);
+// The template's enable_thinking switch as the settings keep it: "" unset (the template's
+// default), "on", "off"; anything else reads as unset.
+QString thinking_switch_name(std::optional<bool> enabled);
+std::optional<bool> thinking_switch(const QString& name);
 // The session's model and options, and its chat format.
 LoadedModel loaded_model(const Session& session, const ChatFormatInfo& format);
 

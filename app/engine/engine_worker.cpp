@@ -96,6 +96,7 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
         return;
       }
     }
+    format->set_enable_thinking(thinking_switch(request.enable_thinking));
     // Read the weights in now, with progress and a way out, rather than on the first
     // token (the mapping itself is instant; the pages come from disk as they are used).
     auto prefetched = loaded->prefetch([this](double fraction) {
@@ -171,7 +172,10 @@ void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_pr
 
     double ttft_ms = -1;
     ReplyCallbacks callbacks;
-    callbacks.on_prompt = [this](const PromptStats&) { report_memory(); };
+    callbacks.on_prompt = [this](const PromptStats& prompt) {
+      if (prompt.opens_reasoning) emit replyOpensThinking();
+      report_memory();
+    };
     callbacks.cancelled = [this] { return stop_.load(); };
     callbacks.on_text = [&](std::string_view piece) {
       if (ttft_ms < 0) ttft_ms = ms_between(t0, Clock::now());
@@ -211,6 +215,15 @@ void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_pr
     stats.text = qstr(result.text);
     stats.n_past = conversation.session().n_past();
     stats.chat_format = qstr(conversation.format().description());
+    stats.released_tokens = prompt.released_tokens;
+    stats.released_kv_bytes = static_cast<qint64>(prompt.released_kv_bytes);
+    const ReasoningStats& reasoning = reply->reasoning;
+    stats.thinking_opened_by_prompt = prompt.opens_reasoning;
+    stats.thinking = reasoning.opened;
+    stats.thinking_tokens = reasoning.thinking_tokens;
+    stats.thinking_seconds = reasoning.thinking_seconds;
+    stats.thinking_kv_bytes = static_cast<qint64>(reasoning.thinking_kv_bytes);
+    stats.thinking_closed = reasoning.closed;
     emit replyFinished(stats);
   } catch (...) {
     emit replyFailed(thrown("Generation failed"));
@@ -394,13 +407,15 @@ int32_t EngineWorker::summary_prompt_overhead() const {
   return summary_prompt_overhead_;
 }
 
-void EngineWorker::setChatTemplateOverride(const QString& override_text) {
+void EngineWorker::setChatTemplateOverride(const QString& override_text,
+                                           const QString& enable_thinking) {
   if (!model_ || !conversation_) return;
   auto format = ChatFormat::for_model(*model_, override_text.toStdString());
   if (!format) {
     emit chatFormatFailed(qstr(format.message()));
     return;
   }
+  format->set_enable_thinking(thinking_switch(enable_thinking));
   {
     const std::lock_guard<std::mutex> lock(model_mutex_);
     format_ = *format;

@@ -54,9 +54,10 @@ class EngineWorker : public QObject {
  public slots:
   // On failure the previous model stays loaded and usable.
   void loadModel(const ModelLoadRequest& request);
-  // Replaces the loaded model's chat format by `override_text` (as in loadModel); emits
+  // Replaces the loaded model's chat format by `override_text` (as in loadModel) with the
+  // template's enable_thinking switch ("" its default, "on", "off"); emits
   // chatFormatChanged, or chatFormatFailed with the reason while the old one stays.
-  void setChatTemplateOverride(const QString& override_text);
+  void setChatTemplateOverride(const QString& override_text, const QString& enable_thinking = {});
   // messages: the conversation, the last one the user's; system_prompt may be empty. The
   // conversation is rendered with the model's chat template and only what differs from
   // the cache is evaluated.
@@ -109,6 +110,9 @@ class EngineWorker : public QObject {
   void loadProgress(double fraction);  // weights read into memory, 0..1
   void replyStarted();
   void replyChunk(const QString& text);  // complete UTF-8 characters
+  // After the prompt, before the first chunk: its template opened the reply's reasoning
+  // (DeepSeek-R1's ends "<think>\n"), so the text that follows starts inside it.
+  void replyOpensThinking();
   void replyFinished(const ReplyStats& stats);
   void replyFailed(const QString& message);
   // Before replyFailed when the conversation's prompt does not fit the context (under any

@@ -53,7 +53,9 @@ QVariantMap ChatFormatInfo::to_map() const {
   return {{QStringLiteral("chat_format_description"), description},
           {QStringLiteral("chat_format_source"), source},
           {QStringLiteral("chat_format_kind"), kind},
-          {QStringLiteral("chat_template_override"), override_text}};
+          {QStringLiteral("chat_template_override"), override_text},
+          {QStringLiteral("chat_declares_thinking"), declares_thinking},
+          {QStringLiteral("chat_enable_thinking"), enable_thinking}};
 }
 
 QString LoadedModel::identity() const {
@@ -218,19 +220,29 @@ QVariantMap MemoryFigures::to_map() const {
 }
 
 QVariantMap ReplyStats::to_map() const {
-  return {{QStringLiteral("prompt_tokens"), prompt_tokens},
-          {QStringLiteral("evaluated_tokens"), evaluated_tokens},
-          {QStringLiteral("reused_tokens"), reused_tokens},
-          {QStringLiteral("generated_tokens"), generated_tokens},
-          {QStringLiteral("ttft_ms"), ttft_ms},
-          {QStringLiteral("tokens_per_second"), tokens_per_second},
-          {QStringLiteral("prefill_tokens_per_second"), prefill_tokens_per_second},
-          {QStringLiteral("decode_seconds"), decode_seconds},
-          {QStringLiteral("stop_reason"), stop_reason},
-          {QStringLiteral("seed"), seed},
-          {QStringLiteral("text"), text},
-          {QStringLiteral("n_past"), n_past},
-          {QStringLiteral("chat_format"), chat_format}};
+  QVariantMap m{{QStringLiteral("prompt_tokens"), prompt_tokens},
+                {QStringLiteral("evaluated_tokens"), evaluated_tokens},
+                {QStringLiteral("reused_tokens"), reused_tokens},
+                {QStringLiteral("generated_tokens"), generated_tokens},
+                {QStringLiteral("ttft_ms"), ttft_ms},
+                {QStringLiteral("tokens_per_second"), tokens_per_second},
+                {QStringLiteral("prefill_tokens_per_second"), prefill_tokens_per_second},
+                {QStringLiteral("decode_seconds"), decode_seconds},
+                {QStringLiteral("stop_reason"), stop_reason},
+                {QStringLiteral("seed"), seed},
+                {QStringLiteral("text"), text},
+                {QStringLiteral("n_past"), n_past},
+                {QStringLiteral("chat_format"), chat_format},
+                {QStringLiteral("released_tokens"), released_tokens},
+                {QStringLiteral("released_kv_bytes"), released_kv_bytes}};
+  if (thinking_opened_by_prompt) m.insert(QStringLiteral("thinking_opened_by_prompt"), true);
+  if (thinking) {
+    m.insert(QStringLiteral("thinking_tokens"), thinking_tokens);
+    m.insert(QStringLiteral("thinking_seconds"), thinking_seconds);
+    m.insert(QStringLiteral("thinking_kv_bytes"), thinking_kv_bytes);
+    m.insert(QStringLiteral("thinking_closed"), thinking_closed);
+  }
+  return m;
 }
 
 QVariantMap SnapshotDiskUsage::to_map() const {

@@ -35,6 +35,7 @@ struct ModelLoadRequest {
   QString path;
   SessionOptions session;
   QString chat_template_override;
+  QString enable_thinking;  // the template's switch: "" (its default), "on" or "off"
 };
 
 // How one reply is sampled: the sampler's parameters (its seed already chosen) and the
@@ -50,7 +51,10 @@ struct ChatFormatInfo {
   QString source;       // "file" | "override" | "builtin"
   QString kind;         // the built-in format's name ("llama3", "completion", ...)
   QString override_text;
-  // chat_format_description, chat_format_source, chat_format_kind, chat_template_override.
+  bool declares_thinking = false;  // the template has reasoning (ChatFormat::declares_thinking)
+  QString enable_thinking;         // "" (the template's default), "on" or "off"
+  // chat_format_description, chat_format_source, chat_format_kind, chat_template_override,
+  // chat_declares_thinking, chat_enable_thinking.
   QVariantMap to_map() const;
 };
 
@@ -99,7 +103,20 @@ struct ReplyStats {
   qint64 seed = 0;      // the sampling's: a regenerate with it writes the same text
   QString text;
   int n_past = 0;
-  QString chat_format;         // the format's description
+  QString chat_format;  // the format's description
+  // The reply's reasoning (kvchat::ReasoningStats): whether the prompt opened it (the reply's
+  // text then starts inside it: how the bubble splits the stored text), its tokens, time and
+  // KV, and whether it closed; absent from to_map() without reasoning.
+  bool thinking_opened_by_prompt = false;
+  bool thinking = false;
+  int thinking_tokens = 0;
+  double thinking_seconds = 0;
+  qint64 thinking_kv_bytes = 0;
+  bool thinking_closed = false;
+  // What the prompt dropped from the cache past its first differing token (earlier
+  // reasoning a template leaves out of the history, an edited message...).
+  int released_tokens = 0;
+  qint64 released_kv_bytes = 0;
   QVariantMap to_map() const;  // the same names: a message's stored stats
 };
 

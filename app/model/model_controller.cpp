@@ -132,11 +132,30 @@ QString ModelController::template_override_key(const QString& model_path) {
   return QStringLiteral("chat_template_override/") + model_path;
 }
 
+QString ModelController::enable_thinking_key(const QString& model_path) {
+  return QStringLiteral("enable_thinking/") + model_path;
+}
+
 void ModelController::setChatTemplateOverride(const QString& override_text) {
   if (path_.isEmpty()) return;
   settings_.save_setting(template_override_key(path_), override_text);
+  send_chat_template();
+}
+
+void ModelController::setEnableThinking(const QString& mode) {
+  if (path_.isEmpty()) return;
+  settings_.save_setting(enable_thinking_key(path_), thinking_switch_name(thinking_switch(mode)));
+  send_chat_template();
+}
+
+void ModelController::send_chat_template() {
+  const QString override_text = settings_.setting(template_override_key(path_)).toString();
+  const QString thinking = settings_.setting(enable_thinking_key(path_)).toString();
   QMetaObject::invokeMethod(
-      &worker_, [w = &worker_, override_text] { w->setChatTemplateOverride(override_text); },
+      &worker_,
+      [w = &worker_, override_text, thinking] {
+        w->setChatTemplateOverride(override_text, thinking);
+      },
       Qt::QueuedConnection);
 }
 
@@ -169,7 +188,8 @@ void ModelController::loadModel(const QString& path_or_url) {
     return;
   }
   const ModelLoadRequest request{
-      path, *options, settings.value(QStringLiteral("chat_template_override")).toString()};
+      path, *options, settings.value(QStringLiteral("chat_template_override")).toString(),
+      settings_.setting(enable_thinking_key(path)).toString()};
   QMetaObject::invokeMethod(
       &worker_, [w = &worker_, request] { w->loadModel(request); }, Qt::QueuedConnection);
 }

@@ -95,6 +95,9 @@ class ModelController : public QObject {
   // template, "builtin:<name>" or Jinja text. Applied at once (no reload); a template that
   // does not parse is refused with errorOccurred and the current one stays.
   Q_INVOKABLE void setChatTemplateOverride(const QString& override_text);
+  // The loaded model's template switch enable_thinking (Qwen 3's): "" the template's
+  // default, "on", "off"; kept per model file like the override.
+  Q_INVOKABLE void setEnableThinking(const QString& mode);
   // After a failed load, back to the model still loaded and its settings.
   void keep_loaded_model();
 
@@ -121,6 +124,9 @@ class ModelController : public QObject {
   void show_settings_of(const QString& model_path);  // settings_model_, engine_settings_, sampling
   ModelFacts facts_of(const QString& model_path) const;
   static QString template_override_key(const QString& model_path);
+  static QString enable_thinking_key(const QString& model_path);
+  // The loaded model's template override and enable_thinking, to the worker.
+  void send_chat_template();
   void save_book();
 
   EngineWorker& worker_;

@@ -1,8 +1,17 @@
 #include "models/message_list_model.h"
 
+#include "kvchat/reasoning.h"
 #include "models/message_segments.h"
 
 namespace kvchat::app {
+
+ReplyParts reply_parts(const StoredMessage& m) {
+  if (m.role != QLatin1String("assistant")) return {{}, m.content};
+  const bool opened = m.stats.value(QStringLiteral("thinking_opened_by_prompt")).toBool();
+  if (!opened && !m.content.contains(QLatin1String("<think>"))) return {{}, m.content};
+  const ReasoningParts parts = split_reasoning(m.content.toStdString(), {}, opened);
+  return {QString::fromStdString(parts.thinking), QString::fromStdString(parts.answer)};
+}
 
 QString message_state_name(MessageState s) {
   switch (s) {
@@ -30,17 +39,20 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case SavedRole: return !unsaved_[index.row()];
     case VersionRole: return m.version;
     case VersionCountRole: return m.version_count;
-    case SegmentsRole: return message_segments(m.content);
+    case SegmentsRole: return message_segments(reply_parts(m).answer);
+    case ThinkingRole: return reply_parts(m).thinking;
+    case AnswerRole: return reply_parts(m).answer;
     default: return {};
   }
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
-  return {{IdRole, "messageId"},     {RoleRole, "role"},
-          {ContentRole, "content"},  {StateRole, "state"},
-          {StatsRole, "stats"},      {SavedRole, "saved"},
-          {VersionRole, "version"},  {VersionCountRole, "versionCount"},
-          {SegmentsRole, "segments"}};
+  return {{IdRole, "messageId"},      {RoleRole, "role"},
+          {ContentRole, "content"},   {StateRole, "state"},
+          {StatsRole, "stats"},       {SavedRole, "saved"},
+          {VersionRole, "version"},   {VersionCountRole, "versionCount"},
+          {SegmentsRole, "segments"}, {ThinkingRole, "thinking"},
+          {AnswerRole, "answer"}};
 }
 
 void MessageListModel::reset(QVector<StoredMessage> messages) {
@@ -75,7 +87,7 @@ void MessageListModel::append_to_last(const QString& text) {
   if (items_.isEmpty()) return;
   items_.back().content += text;
   const QModelIndex i = index(static_cast<int>(items_.size()) - 1);
-  emit dataChanged(i, i, {ContentRole, SegmentsRole});
+  emit dataChanged(i, i, {ContentRole, SegmentsRole, ThinkingRole, AnswerRole});
 }
 
 void MessageListModel::update_last(MessageState state, const QVariantMap& stats) {
@@ -83,7 +95,7 @@ void MessageListModel::update_last(MessageState state, const QVariantMap& stats)
   items_.back().state = state;
   items_.back().stats = stats;
   const QModelIndex i = index(static_cast<int>(items_.size()) - 1);
-  emit dataChanged(i, i, {StateRole, StatsRole});
+  emit dataChanged(i, i, {StateRole, StatsRole, SegmentsRole, ThinkingRole, AnswerRole});
 }
 
 void MessageListModel::set_row(int row, const StoredMessage& message) {

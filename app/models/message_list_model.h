@@ -15,7 +15,8 @@ class MessageListModel : public QAbstractListModel {
   Q_OBJECT
  public:
   // version / versionCount: which reply version the row shows (0-based) of how many.
-  // segments: the text split at fenced code blocks (message_segments.h), for the bubble.
+  // thinking / answer: a reply's reasoning and the rest (reply_parts()); segments: the
+  // answer (a user's text) split at fenced code blocks (message_segments.h), for the bubble.
   enum Roles {
     IdRole = Qt::UserRole + 1,
     RoleRole,
@@ -25,7 +26,9 @@ class MessageListModel : public QAbstractListModel {
     SavedRole,
     VersionRole,
     VersionCountRole,
-    SegmentsRole
+    SegmentsRole,
+    ThinkingRole,
+    AnswerRole
   };
   using QAbstractListModel::QAbstractListModel;
 
@@ -53,5 +56,14 @@ class MessageListModel : public QAbstractListModel {
 };
 
 QString message_state_name(MessageState s);
+
+// A message's text as the bubble shows it: a reply's reasoning (kvchat/reasoning.h; it
+// starts inside it when its stats say the prompt opened it: "thinking_opened_by_prompt")
+// apart from its answer; a user's text is all answer. The stored content stays the raw
+// sampled text (the model's template decides how history renders it).
+struct ReplyParts {
+  QString thinking, answer;
+};
+ReplyParts reply_parts(const StoredMessage& m);
 
 }  // namespace kvchat::app

@@ -1,7 +1,10 @@
 // Tests of EngineWorker (app/engine/): the worker lives on its own QThread, requests
 // arrive as queued calls, results come back as signals delivered on the GUI thread.
 // Uses the demo model (KJV, 6 layers, 2 KV heads x 32, f16 cache: 1536 bytes/token).
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMetaObject>
 #include <QSemaphore>
 #include <QSignalSpy>
@@ -12,6 +15,8 @@
 
 #include "engine/engine_maps.h"
 #include "engine/engine_worker.h"
+#include "models/message_list_model.h"
+#include "kvchat/chat_format.h"
 #include "kvchat/chat_template.h"
 #include "kvchat/generate.h"
 #include "kvchat/model.h"
@@ -36,6 +41,18 @@ ReplySampling greedy(int max_tokens) {
       {{QStringLiteral("temperature"), 0.0}, {QStringLiteral("max_tokens"), max_tokens}});
 }
 
+// A chat template of the shared cases (templates/cases.json, real published templates).
+QString shared_template(const QString& name) {
+  QFile f(QStringLiteral(KVCHAT_SHARED_DIR "/templates/cases.json"));
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(f.readAll())
+      .object()
+      .value(QStringLiteral("templates"))
+      .toObject()
+      .value(name)
+      .toString();
+}
+
 // A signal argument's typed value as the map the window gets.
 template <class T>
 QVariantMap map_of(const QVariant& v) {
@@ -57,7 +74,7 @@ class TestEngineWorker : public QObject {
       kvchat::SessionOptions options;
       options.backend = "auto";
       options.n_threads = 2;
-      w->loadModel({path, options, QString()});
+      w->loadModel({path, options, QString(), QString()});
     });
   }
   void generate(const ChatTurns& messages, const ReplySampling& sampling) {
@@ -543,6 +560,84 @@ class TestEngineWorker : public QObject {
         static_cast<qint64>(
             map_of<kvchat::app::ReplyStats>(finished.at(1).at(0)).value("prompt_tokens").toInt()),
         tokens);
+  }
+
+  // A reasoning template (DeepSeek-R1's, from the shared cases): its generation prompt opens
+  // "<think>\n", so the whole reply of the demo model (which never writes "</think>") is
+  // reasoning, cut at the length limit; the worker says so before the first chunk.
+  void reasoningTemplateReplyIsThinkingWithItsKv() {
+    reload();
+    QSignalSpy changed(worker_, &EngineWorker::chatFormatChanged);
+    const QString deepseek = shared_template("deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja");
+    QVERIFY(!deepseek.isEmpty());
+    QMetaObject::invokeMethod(worker_,
+                              [w = worker_, deepseek] { w->setChatTemplateOverride(deepseek); });
+    QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 10000);
+    QVERIFY(map_of<kvchat::app::ChatFormatInfo>(changed.last().at(0))
+                .value("chat_declares_thinking")
+                .toBool());
+    QSignalSpy opens(worker_, &EngineWorker::replyOpensThinking);
+    QSignalSpy chunk(worker_, &EngineWorker::replyChunk);
+    QSignalSpy finished(worker_, &EngineWorker::replyFinished);
+    generate({message("user", kPrompt)}, greedy(12));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(opens.count(), 1);
+    const QVariantMap stats = map_of<kvchat::app::ReplyStats>(finished.last().at(0));
+    QCOMPARE(stats.value("thinking_opened_by_prompt").toBool(), true);
+    QCOMPARE(stats.value("stop_reason").toString(), QStringLiteral("max-tokens"));
+    QCOMPARE(stats.value("thinking_tokens").toInt(), 12);
+    QCOMPARE(stats.value("thinking_tokens").toInt(), stats.value("generated_tokens").toInt());
+    QCOMPARE(stats.value("thinking_kv_bytes").toULongLong(), 12 * kBytesPerToken);
+    QCOMPARE(stats.value("thinking_closed").toBool(), false);
+    QVERIFY(stats.value("thinking_seconds").toDouble() > 0);
+    // The stored text is the raw reply; shown, it is all reasoning (reply_parts()).
+    kvchat::app::StoredMessage m;
+    m.role = QStringLiteral("assistant");
+    m.content = stats.value("text").toString();
+    m.stats = stats;
+    QVERIFY(!m.content.isEmpty());
+    QCOMPARE(kvchat::app::reply_parts(m).answer, QString());
+    QCOMPARE(kvchat::app::reply_parts(m).thinking, m.content.trimmed());
+    reload();
+  }
+
+  // Qwen 3's enable_thinking: "off" is passed to the template, which then writes an empty
+  // reasoning block into the generation prompt ("<think>\n\n</think>\n\n"); "" leaves the
+  // template's default (no block). The worker's counts equal the token counts of the texts
+  // the engine's format renders in each mode, and "off"'s text is the default's plus the block.
+  void enableThinkingSwitchReachesTheTemplate() {
+    reload();
+    const QString qwen = shared_template("Qwen-Qwen3-0.6B.jinja");
+    QVERIFY(!qwen.isEmpty());
+    QSignalSpy changed(worker_, &EngineWorker::chatFormatChanged);
+    QSignalSpy counted(worker_, &EngineWorker::conversationTokensCounted);
+    const ChatTurns turn = {message("user", kPrompt)};
+    const auto model = worker_->shared_model();
+    auto format = kvchat::ChatFormat::for_model(*model, qwen.toStdString());
+    QVERIFY(format.ok());
+    const QString modes[2] = {QString(), QStringLiteral("off")};
+    std::string rendered[2];
+    for (int i = 0; i < 2; ++i) {
+      QMetaObject::invokeMethod(worker_, [w = worker_, qwen, mode = modes[i]] {
+        w->setChatTemplateOverride(qwen, mode);
+      });
+      QTRY_COMPARE_WITH_TIMEOUT(changed.count(), i + 1, 10000);
+      const QVariantMap info = map_of<kvchat::app::ChatFormatInfo>(changed.last().at(0));
+      QCOMPARE(info.value("chat_enable_thinking").toString(), modes[i]);
+      QVERIFY(info.value("chat_declares_thinking").toBool());
+      QMetaObject::invokeMethod(worker_, [w = worker_, turn] {
+        w->countConversationTokens(turn, QString(), QStringLiteral("t"));
+      });
+      QTRY_COMPARE_WITH_TIMEOUT(counted.count(), i + 1, 30000);
+      format->set_enable_thinking(i == 0 ? std::nullopt : std::optional<bool>(false));
+      auto text = format->render({}, {{"user", kPrompt.toStdString()}});
+      QVERIFY(text.ok());
+      rendered[i] = *text;
+      QCOMPARE(counted.last().at(1).toLongLong(),
+               static_cast<qint64>(format->tokenize(rendered[i]).size()));
+    }
+    QCOMPARE(rendered[1], rendered[0] + "<think>\n\n</think>\n\n");
+    reload();
   }
 
   void generateWithoutModelFails() {

@@ -260,7 +260,7 @@ class TestSummaryJob : public QObject {
       options.backend = "cpu";
       options.n_threads = 1;
       options.n_ctx = kCtx;
-      worker->loadModel({kDemo, options, QString()});
+      worker->loadModel({kDemo, options, QString(), QString()});
     });
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
     QVERIFY(worker->shared_model());
