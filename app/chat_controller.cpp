@@ -83,6 +83,10 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(list, &ConversationListController::conversationDeleted, this,
           &ChatController::on_conversation_deleted);
   connect(list, &ConversationListController::statusEvent, this, &ChatController::on_session_event);
+  // The system prompt library follows the open conversation (its link to a saved prompt).
+  system_prompts_ = std::make_unique<SystemPromptController>(*this, *this, store_.get(), notices_);
+  connect(this, &ChatController::currentConversationChanged, system_prompts_.get(),
+          &SystemPromptController::on_conversation_changed);
   // The banners show the open conversation's notices (before the documents half hears of it).
   connect(this, &ChatController::currentConversationChanged, &notices_,
           [this] { notices_.set_conversation(current_); });
@@ -241,15 +245,20 @@ QVariant ChatController::uiSetting(const QString& key, const QVariant& fallback)
 
 void ChatController::newConversation() {
   if (!store_ || generating_) return;
-  // An empty conversation is reused rather than listed twice.
-  if (current_ && messages_.rowCount() == 0 && system_prompt().isEmpty()) {
+  // An empty conversation is reused rather than listed twice (its prompt: none, or the
+  // one a new conversation starts with, which it gets when it has none).
+  const QString fresh_prompt = system_prompts_->new_conversation_prompt();
+  if (current_ && messages_.rowCount() == 0 &&
+      (system_prompt().isEmpty() || system_prompt() == fresh_prompt)) {
     conversation_list_->clear_search();
+    system_prompts_->start_conversation(current_);
     emit currentConversationChanged();  // the window focuses the message box
     return;
   }
   if (!can_leave_conversation()) return;
   conversation_list_->clear_search();
-  if (const qint64 empty = conversation_list_->empty_conversation()) {
+  if (const qint64 empty = conversation_list_->empty_conversation(fresh_prompt)) {
+    system_prompts_->start_conversation(empty);
     selectConversation(empty);
     return;
   }
@@ -259,6 +268,7 @@ void ChatController::newConversation() {
     emit errorOccurred(error);
     return;
   }
+  system_prompts_->start_conversation(id);
   memory_state_->switch_conversation(current_, id);
   current_ = id;
   messages_.reset({});

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "conversations/conversation_list_controller.h"
+#include "conversations/system_prompt_controller.h"
 #include "display_text.h"
 #include "documents/conversation_host.h"
 #include "engine/worker_values.h"
@@ -36,7 +37,8 @@ class EngineWorker;
 class ChatController : public QObject,
                        public ConversationHost,
                        public ConversationListHost,
-                       public SettingsAccess {
+                       public SettingsAccess,
+                       public SystemPromptHost {
   Q_OBJECT
   Q_PROPERTY(QObject* messages READ messages CONSTANT)
   Q_PROPERTY(
@@ -69,6 +71,8 @@ class ChatController : public QObject,
 
   // The sidebar's list: search, delete and undo, rename, export (`conversationList` in QML).
   ConversationListController* conversation_list() { return conversation_list_.get(); }
+  // The saved system prompts, picked per conversation (`systemPrompts` in QML).
+  SystemPromptController* system_prompts() { return system_prompts_.get(); }
   QObject* messages() { return &messages_; }
   QObject* documents();
   // Every banner of the window (`notices` in QML).
@@ -86,7 +90,7 @@ class ChatController : public QObject,
   const QVector<StoredMessage>& message_items() const override { return messages_.items(); }
   qint64 current_conversation() const override { return current_; }
   QString system_prompt() const override;
-  void set_system_prompt(const QString& prompt);
+  void set_system_prompt(const QString& prompt) override;
   bool model_loading() const override;
   bool generating() const override { return generating_; }
   QString last_event() const;
@@ -122,19 +126,25 @@ class ChatController : public QObject,
                        const QVariantMap& reply_stats, QString* error) override;
   // Stops the reply being written, else a running summary job; false when neither ran.
   Q_INVOKABLE bool stop();
-  // Regenerate: the last reply gets a new version (the earlier ones are kept, ‹ 2/3 ›),
+  // Regenerate: the last reply gets a new branch (its earlier ones are kept, ‹ 2/3 ›),
   // sampled with the settings' seed (random per reply by default), or with `seed` (a
   // reply's own, shown beside it: the same text again).
   Q_INVOKABLE void regenerate();
   Q_INVOKABLE void regenerateWithSeed(qint64 seed);
-  // Shows version `version` (0-based) of the reply at `row` (the last one): the next turn
-  // continues from it.
+  // The reply at `row` (any, not only the last) is written again as a new branch: it and
+  // the messages after it stay as the other branch.
+  Q_INVOKABLE void regenerateMessage(int row);
+  // Shows sibling `version` (0-based) of the message at `row` (any message with siblings)
+  // and the branch that follows it; stored, and the next turn continues from it. The KV
+  // snapshot on disk follows the branch shown (cut to the prefix it shares with it).
   Q_INVOKABLE void selectVersion(int row, int version);
-  // The last reply's previous (step -1) or next (+1) version (Alt+Left / Alt+Right).
-  Q_INVOKABLE void showAdjacentVersion(int step);
+  // The previous (step -1) or next (+1) sibling of the message at `row`; row -1: of the
+  // last message that has siblings (Alt+Left / Alt+Right).
+  Q_INVOKABLE void showAdjacentVersion(int step, int row = -1);
   // Generates more of the last reply (cut at the length limit, or stopped), in place.
   Q_INVOKABLE void continueReply();
-  // The user message at `row` gets `text` (the replies after it are dropped) and is resent.
+  // The user message at `row` (any) gets `text` as a new branch (the old text and what
+  // follows it stay as the other branch, ‹ 1/2 ›) and is resent.
   // False when it was not: a reply is being written, no such user message, an empty
   // (whitespace-only) text, or the store refused it (errorOccurred says why).
   Q_INVOKABLE bool editMessage(int row, const QString& text);
@@ -199,6 +209,13 @@ class ChatController : public QObject,
   // continuing: the last row is a reply to write more of (Continue).
   void start_reply(bool append_row = true, qint64 seed = -1, bool continuing = false);
   void regenerate_reply(qint64 seed);
+  // A new branch of the reply at `row` (one past the last row: the answer the last
+  // message lacks), then writes it.
+  void regenerate_row(int row, qint64 seed);
+  // The rows from `row` on again from the store's shown path (after a branch change).
+  void show_stored_path_from(int row);
+  // The KV snapshot on disk made to describe the branch shown (chat_replies.cpp).
+  void follow_shown_branch();
   // A Continue in progress: the reply's stats before it (kept while streaming, merged at
   // the end); for a new reply, what is known of it while it streams (its prompt opened
   // the reasoning).
@@ -254,6 +271,7 @@ class ChatController : public QObject,
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
   NoticeCenter notices_;  // before documents_ and the list, which show their messages there
   std::unique_ptr<ConversationListController> conversation_list_;
+  std::unique_ptr<SystemPromptController> system_prompts_;  // after store_ and notices_
   std::unique_ptr<ModelController> models_;
   // After store_ (it shares its connection) and worker_: destroyed before them.
   std::unique_ptr<DocumentController> documents_;

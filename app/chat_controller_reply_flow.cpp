@@ -74,13 +74,12 @@ bool ChatController::editMessage(int row, const QString& text) {
     emit errorOccurred(tr("Cannot edit now: %1").arg(error));
     return false;
   }
-  const qint64 id = items[row].id;
-  if (!store_->delete_messages_after(id, &error) ||
-      !store_->update_message(id, text, MessageState::Complete, {}, &error)) {
+  // A new branch at the message: the old text and what follows it stay as the other one.
+  if (!store_->add_branch(items[row].id, text, MessageState::Complete, &error)) {
     emit errorOccurred(tr("The edit was not saved: %1").arg(error));
     return false;
   }
-  messages_.reset(store_->messages(current_));
+  show_stored_path_from(row);
   start_reply();  // the engine re-evaluates only from the edited message on
   return true;
 }
@@ -175,6 +174,8 @@ void ChatController::on_reply_failed(const QString& message) {
   if (context_full_seen_ && continuing_) return keep_reply_after_refused_continue();
   persist_reply(MessageState::Interrupted, {{"error", message}});
   set_generating(false);
+  // The session may hold less than the snapshot on disk now (an edit's fork point).
+  if (models_->loaded()) follow_shown_branch();
   emit errorOccurred(message);
 }
 

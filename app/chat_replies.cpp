@@ -1,10 +1,13 @@
-// ChatController's replies beyond the first answer: regenerate (a new version of the
-// last reply, with the settings' seed or a reply's own), switching versions, Continue
-// (more of the last reply, in place), and what the end-to-end test reads of them.
+// ChatController's replies beyond the first answer: regenerate (a new branch of any reply,
+// with the settings' seed or a reply's own), switching branches (‹ 2/3 › under any message
+// with siblings; the KV snapshot follows the branch shown), Continue (more of the last
+// reply, in place), and what the end-to-end test reads of them.
 #include <QCoreApplication>
+#include <QFile>
 #include <algorithm>
 
 #include "chat_controller.h"
+#include "engine/engine_worker.h"
 
 namespace kvchat::app {
 
@@ -14,17 +17,19 @@ void ChatController::regenerateWithSeed(qint64 seed) {
   regenerate_reply(std::max<qint64>(0, seed));
 }
 
+void ChatController::regenerateMessage(int row) { regenerate_row(row, -1); }
+
 void ChatController::regenerate_reply(qint64 seed) {
+  const int last_user = lastUserRow();
+  if (last_user >= 0) regenerate_row(last_user + 1, seed);
+}
+
+void ChatController::regenerate_row(int row, qint64 seed) {
   if (!store_ || generating_) return;
   const auto& items = messages_.items();
-  int last_user = -1;
-  for (int i = static_cast<int>(items.size()) - 1; i >= 0; --i) {
-    if (items[i].role == QStringLiteral("user")) {
-      last_user = i;
-      break;
-    }
-  }
-  if (last_user < 0) return;
+  // The reply at `row` (or, one past the last row, the answer the last message lacks).
+  if (row < 1 || row > items.size() || items[row - 1].role != QStringLiteral("user")) return;
+  if (row < items.size() && items[row].role != QStringLiteral("assistant")) return;
   QString error;
   // The rows kept must be stored first: the changes below are by their ids.
   if (!save_unsaved(&error)) {
@@ -32,56 +37,82 @@ void ChatController::regenerate_reply(qint64 seed) {
     emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
     return;
   }
-  const int reply_row = last_user + 1;
-  if (reply_row == items.size() - 1 && items[reply_row].role == QStringLiteral("assistant")) {
-    // The reply keeps its versions: the one shown is kept, a new one is written.
-    const int version = store_->add_message_version(items[reply_row].id, &error);
-    if (version < 0) {
-      emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
-      return;
-    }
-    StoredMessage reply = items[reply_row];
-    reply.content.clear();
-    reply.state = MessageState::Streaming;
-    reply.stats.clear();
-    reply.version = version;
-    reply.version_count = version + 1;
-    messages_.set_row(reply_row, reply);
-    start_reply(/*append_row=*/false, seed);
+  if (row == items.size()) {
+    start_reply(/*append_row=*/true, seed);
     return;
   }
-  if (!store_->delete_messages_after(items[last_user].id, &error)) {
-    note_save(false, error);
+  // A new sibling of the reply: it and what follows it stay, as the other branch.
+  if (!store_->add_branch(items[row].id, {}, MessageState::Streaming, &error)) {
     emit errorOccurred(tr("Cannot regenerate now: %1").arg(error));
     return;
   }
-  messages_.truncate(last_user + 1);
-  start_reply(/*append_row=*/true, seed);
+  show_stored_path_from(row);
+  start_reply(/*append_row=*/false, seed);
+}
+
+void ChatController::show_stored_path_from(int row) {
+  const QVector<StoredMessage> stored = store_->messages(current_);
+  messages_.truncate(row);
+  for (int r = row; r < stored.size(); ++r) messages_.append(stored[r]);
 }
 
 void ChatController::selectVersion(int row, int version) {
   if (!store_ || generating_) return;
   const auto& items = messages_.items();
-  // Only the last reply switches: the next turn continues from the version shown.
-  if (row != items.size() - 1 || row < 0 || items[row].role != QStringLiteral("assistant") ||
-      !items[row].id || version == items[row].version)
+  if (row < 0 || row >= items.size() || !items[row].id || version == items[row].version ||
+      version < 0 || version >= items[row].version_count)
     return;
   QString error;
-  if (!store_->select_message_version(items[row].id, version, &error)) {
+  // The rows after it leave the window: they must be stored first.
+  if (!save_unsaved(&error)) {
+    note_save(false, error);
     emit errorOccurred(tr("Cannot show that version: %1").arg(error));
     return;
   }
-  const QVector<StoredMessage> stored = store_->messages(current_);
-  if (row < stored.size()) messages_.set_row(row, stored[row]);
-  last_reply_stats_ = stored.value(row).stats;
+  const QVector<StoredMessage> siblings = store_->branches(items[row].id);
+  if (version >= siblings.size()) return;
+  if (!store_->select_branch(siblings[version].id, &error)) {
+    emit errorOccurred(tr("Cannot show that version: %1").arg(error));
+    return;
+  }
+  // The branch chosen and what follows it there; the next turn continues from it.
+  show_stored_path_from(row);
+  const auto& shown = messages_.items();
+  last_reply_stats_ = !shown.isEmpty() && shown.back().role == QStringLiteral("assistant")
+                          ? shown.back().stats
+                          : QVariantMap();
+  emit lastReplyStatsChanged();
+  emit conversationsChanged();
+  follow_shown_branch();
 }
 
-void ChatController::showAdjacentVersion(int step) {
+void ChatController::follow_shown_branch() {
+  const QString path = memory_state_->snapshot_path(current_);
+  if (!models_->loaded()) {
+    // Nothing to cut it to: a snapshot of the other branch must not come back as this one.
+    QFile::remove(path);
+    return;
+  }
+  QMetaObject::invokeMethod(
+      worker_,
+      [w = worker_, turns = chat_turns(messages_.items()), prompt = system_prompt(), path,
+       budget = memory_state_->snapshot_budget_bytes()] {
+        w->followBranch(turns, prompt, path, budget);
+      },
+      Qt::QueuedConnection);
+}
+
+void ChatController::showAdjacentVersion(int step, int row) {
   const auto& items = messages_.items();
-  if (items.isEmpty()) return;
-  const int version = items.back().version + step;
-  if (version >= 0 && version < items.back().version_count)
-    selectVersion(static_cast<int>(items.size()) - 1, version);
+  if (row < 0) {
+    // The last message that has siblings.
+    for (int r = static_cast<int>(items.size()) - 1; r >= 0 && row < 0; --r) {
+      if (items[r].version_count > 1) row = r;
+    }
+  }
+  if (row < 0 || row >= items.size()) return;
+  const int version = items[row].version + step;
+  if (version >= 0 && version < items[row].version_count) selectVersion(row, version);
 }
 
 void ChatController::continueReply() {
@@ -130,13 +161,13 @@ bool ChatController::discard_empty_version(const QString& why) {
       reply.version_count < 2 || !reply.id)
     return false;
   QString error;
-  if (!store_->discard_shown_version(reply.id, &error)) {
+  // Its siblings stay: the last of them is shown again, with what follows it.
+  if (!store_->delete_message(reply.id, &error)) {
     emit errorOccurred(error);
     return false;  // it stays, as an empty version
   }
-  const QVector<StoredMessage> stored = store_->messages(current_);
-  if (row < stored.size()) messages_.set_row(row, stored[row]);
-  last_reply_stats_ = stored.value(row).stats;
+  show_stored_path_from(row);
+  last_reply_stats_ = messages_.items().value(row).stats;
   set_generating(false);
   emit conversationsChanged();
   emit errorOccurred(tr("%1: the version before it is shown again.").arg(why));

@@ -359,6 +359,8 @@ int main(int argc, char** argv) {
   engine.rootContext()->setContextProperty(QStringLiteral("notices"), chat.notices());
   engine.rootContext()->setContextProperty(QStringLiteral("conversationList"),
                                            chat.conversation_list());
+  // The saved system prompts, picked per conversation (conversations/system_prompt_controller.h).
+  engine.rootContext()->setContextProperty(QStringLiteral("systemPrompts"), chat.system_prompts());
   // The memory panel's figures, the snapshot lines, the KV quality (memory/memory_state.h).
   engine.rootContext()->setContextProperty(QStringLiteral("memoryState"), chat.memory_state());
   engine.rootContext()->setContextProperty(QStringLiteral("models"), chat.models());

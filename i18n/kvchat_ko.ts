@@ -571,29 +571,29 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="163"/>
-        <location filename="../app/engine/engine_worker.cpp" line="237"/>
-        <location filename="../app/engine/engine_worker.cpp" line="263"/>
+        <location filename="../app/engine/engine_worker.cpp" line="164"/>
+        <location filename="../app/engine/engine_worker.cpp" line="238"/>
+        <location filename="../app/engine/engine_worker.cpp" line="264"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="298"/>
+        <location filename="../app/engine/engine_worker.cpp" line="299"/>
         <source>Stopped: no summary was written.</source>
         <translation>중지됨: 요약을 쓰지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="318"/>
+        <location filename="../app/engine/engine_worker.cpp" line="319"/>
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="338"/>
+        <location filename="../app/engine/engine_worker.cpp" line="339"/>
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="364"/>
+        <location filename="../app/engine/engine_worker.cpp" line="365"/>
         <location filename="../app/memory/memory_state.cpp" line="175"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
@@ -1475,253 +1475,259 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="143"/>
+        <location filename="../ui/MessageBubble.qml" line="145"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="145"/>
+        <location filename="../ui/MessageBubble.qml" line="147"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="147"/>
+        <location filename="../ui/MessageBubble.qml" line="149"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="326"/>
-        <location filename="../ui/MessageBubble.qml" line="333"/>
+        <location filename="../ui/MessageBubble.qml" line="328"/>
+        <location filename="../ui/MessageBubble.qml" line="335"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="331"/>
+        <location filename="../ui/MessageBubble.qml" line="333"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="333"/>
+        <location filename="../ui/MessageBubble.qml" line="335"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="371"/>
+        <location filename="../ui/MessageBubble.qml" line="373"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="373"/>
+        <location filename="../ui/MessageBubble.qml" line="375"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="385"/>
+        <location filename="../ui/MessageBubble.qml" line="387"/>
+        <location filename="../ui/MessageBubble.qml" line="461"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="388"/>
+        <location filename="../ui/MessageBubble.qml" line="390"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="372"/>
+        <location filename="../ui/MessageBubble.qml" line="464"/>
+        <source>Write this reply again as a new branch: the messages after it stay on the other branch (‹ ›)</source>
+        <translation>이 답변을 새 분기로 다시 씁니다: 그 뒤의 메시지는 다른 분기에 남습니다 (‹ ›)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="374"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="68"/>
+        <location filename="../ui/MessageBubble.qml" line="70"/>
         <source>Thinking…</source>
         <translation>생각하는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="70"/>
+        <location filename="../ui/MessageBubble.qml" line="72"/>
         <source>Thinking</source>
         <translation>생각</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="71"/>
+        <location filename="../ui/MessageBubble.qml" line="73"/>
         <source>Thought for %1 s · %2 tokens</source>
         <translation>%1초 동안 생각 · 토큰 %2개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="73"/>
+        <location filename="../ui/MessageBubble.qml" line="75"/>
         <source> · %1 of KV</source>
         <translation> · KV %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="74"/>
+        <location filename="../ui/MessageBubble.qml" line="76"/>
         <source> · not finished</source>
         <translation> · 끝나지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="259"/>
+        <location filename="../ui/MessageBubble.qml" line="261"/>
         <source>Fold the model&apos;s reasoning</source>
         <translation>모델의 추론 접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="259"/>
+        <location filename="../ui/MessageBubble.qml" line="261"/>
         <source>Show the model&apos;s reasoning</source>
         <translation>모델의 추론 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="262"/>
+        <location filename="../ui/MessageBubble.qml" line="264"/>
         <source>The model&apos;s reasoning before its answer (Ctrl+Shift+T opens or folds the last one&apos;s). Templates that leave it out of later turns (Qwen 3, DeepSeek-R1) free its KV at the next message.</source>
         <translation>답하기 전 모델의 추론입니다 (Ctrl+Shift+T로 마지막 답의 추론을 열거나 접습니다). 이후 차례에서 추론을 빼는 템플릿(Qwen 3, DeepSeek-R1)은 다음 메시지에서 그 KV를 해제합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="377"/>
+        <location filename="../ui/MessageBubble.qml" line="379"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="380"/>
+        <location filename="../ui/MessageBubble.qml" line="382"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="404"/>
+        <location filename="../ui/MessageBubble.qml" line="406"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="405"/>
+        <location filename="../ui/MessageBubble.qml" line="407"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="408"/>
+        <location filename="../ui/MessageBubble.qml" line="410"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="416"/>
+        <location filename="../ui/MessageBubble.qml" line="418"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="416"/>
+        <location filename="../ui/MessageBubble.qml" line="418"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="427"/>
+        <location filename="../ui/MessageBubble.qml" line="430"/>
         <source>Previous version</source>
         <translation>이전 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="429"/>
+        <location filename="../ui/MessageBubble.qml" line="432"/>
         <source>Previous version (Alt+Left)</source>
         <translation>이전 버전 (Alt+Left)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="435"/>
+        <location filename="../ui/MessageBubble.qml" line="438"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="436"/>
+        <location filename="../ui/MessageBubble.qml" line="439"/>
         <source>Version %1 of %2</source>
         <translation>버전 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="441"/>
+        <location filename="../ui/MessageBubble.qml" line="444"/>
         <source>Next version</source>
         <translation>다음 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="443"/>
+        <location filename="../ui/MessageBubble.qml" line="446"/>
         <source>Next version (Alt+Right)</source>
         <translation>다음 버전 (Alt+Right)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="452"/>
+        <location filename="../ui/MessageBubble.qml" line="455"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="399"/>
+        <location filename="../ui/MessageBubble.qml" line="401"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="401"/>
+        <location filename="../ui/MessageBubble.qml" line="403"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="457"/>
+        <location filename="../ui/MessageBubble.qml" line="469"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="460"/>
+        <location filename="../ui/MessageBubble.qml" line="472"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="464"/>
+        <location filename="../ui/MessageBubble.qml" line="476"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="467"/>
+        <location filename="../ui/MessageBubble.qml" line="479"/>
         <source>Copies the answer (not the reasoning)</source>
         <translation>답을 복사합니다 (추론은 제외)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="473"/>
+        <location filename="../ui/MessageBubble.qml" line="485"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="475"/>
+        <location filename="../ui/MessageBubble.qml" line="487"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="477"/>
+        <location filename="../ui/MessageBubble.qml" line="489"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="188"/>
+        <location filename="../ui/MessageBubble.qml" line="190"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="189"/>
+        <location filename="../ui/MessageBubble.qml" line="191"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="216"/>
+        <location filename="../ui/MessageBubble.qml" line="218"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="220"/>
+        <location filename="../ui/MessageBubble.qml" line="222"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="222"/>
+        <location filename="../ui/MessageBubble.qml" line="224"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="227"/>
+        <location filename="../ui/MessageBubble.qml" line="229"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="229"/>
+        <location filename="../ui/MessageBubble.qml" line="231"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="231"/>
+        <location filename="../ui/MessageBubble.qml" line="233"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -2237,18 +2243,18 @@
 <context>
     <name>SettingsDrawer</name>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="215"/>
-        <location filename="../ui/SettingsDrawer.qml" line="220"/>
+        <location filename="../ui/SettingsDrawer.qml" line="288"/>
+        <location filename="../ui/SettingsDrawer.qml" line="293"/>
         <source>GPU layers</source>
         <translation>GPU 레이어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="218"/>
+        <location filename="../ui/SettingsDrawer.qml" line="291"/>
         <source>auto</source>
         <translation>자동</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="226"/>
+        <location filename="../ui/SettingsDrawer.qml" line="299"/>
         <source>With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU&apos;s free memory at this context and KV type.</source>
         <translation>CUDA 백엔드에서 GPU에서 실행할 레이어 수입니다. 나머지는 CPU에서 실행됩니다. 자동은 이 컨텍스트와 KV 타입에서 GPU의 여유 메모리에 들어가는 만큼 올립니다.</translation>
     </message>
@@ -2270,193 +2276,263 @@
     </message>
     <message>
         <location filename="../ui/SettingsDrawer.qml" line="82"/>
-        <location filename="../ui/SettingsDrawer.qml" line="85"/>
+        <location filename="../ui/SettingsDrawer.qml" line="140"/>
         <source>System prompt</source>
         <translation>시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="93"/>
+        <location filename="../ui/SettingsDrawer.qml" line="148"/>
         <source>Optional instructions for this conversation</source>
         <translation>이 대화에 줄 지시 (선택)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="102"/>
+        <location filename="../ui/SettingsDrawer.qml" line="175"/>
         <source>For %1</source>
         <translation>대상: %1</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="110"/>
+        <location filename="../ui/SettingsDrawer.qml" line="183"/>
         <source>Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다 (헤드 크기 %1, %2 토큰으로 학습).</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="111"/>
+        <location filename="../ui/SettingsDrawer.qml" line="184"/>
         <source>Sampling, KV type, context and its policy below are kept for this model.</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="121"/>
+        <location filename="../ui/SettingsDrawer.qml" line="194"/>
         <source>Choose another value under Engine below and Apply: the model is loaded again.</source>
         <translation>아래 엔진에서 다른 값을 고르고 적용하세요. 모델을 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="124"/>
+        <location filename="../ui/SettingsDrawer.qml" line="197"/>
         <source>Sampling</source>
         <translation>샘플링</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="127"/>
+        <location filename="../ui/SettingsDrawer.qml" line="200"/>
         <source>preset</source>
         <translation>프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="132"/>
+        <location filename="../ui/SettingsDrawer.qml" line="205"/>
         <source>Sampling preset</source>
         <translation>샘플링 프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="134"/>
+        <location filename="../ui/SettingsDrawer.qml" line="207"/>
         <source>Custom</source>
         <translation>사용자 지정</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="147"/>
+        <location filename="../ui/SettingsDrawer.qml" line="220"/>
         <source>temperature</source>
         <translation>온도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="148"/>
+        <location filename="../ui/SettingsDrawer.qml" line="221"/>
         <source>top-k</source>
         <translation>top-k</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="149"/>
+        <location filename="../ui/SettingsDrawer.qml" line="222"/>
         <source>top-p</source>
         <translation>top-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="150"/>
+        <location filename="../ui/SettingsDrawer.qml" line="223"/>
         <source>min-p</source>
         <translation>min-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="151"/>
+        <location filename="../ui/SettingsDrawer.qml" line="224"/>
         <source>repeat penalty</source>
         <translation>반복 페널티</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="152"/>
+        <location filename="../ui/SettingsDrawer.qml" line="225"/>
         <source>seed</source>
         <translation>시드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="152"/>
+        <location filename="../ui/SettingsDrawer.qml" line="225"/>
         <source>random</source>
         <translation>무작위</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="152"/>
+        <location filename="../ui/SettingsDrawer.qml" line="225"/>
         <source>−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.</source>
         <translation>−1 또는 “무작위”: 답변마다 새 시드 (각 답변에 그 시드가 표시됨). 숫자: 모든 답변을 그 시드로 샘플링.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="153"/>
+        <location filename="../ui/SettingsDrawer.qml" line="226"/>
         <source>max tokens</source>
         <translation>최대 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="160"/>
+        <location filename="../ui/SettingsDrawer.qml" line="233"/>
         <source>Engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="164"/>
+        <location filename="../ui/SettingsDrawer.qml" line="237"/>
         <source>backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="166"/>
+        <location filename="../ui/SettingsDrawer.qml" line="239"/>
         <source>threads (0 = all)</source>
         <translation>스레드 (0 = 전부)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="168"/>
+        <location filename="../ui/SettingsDrawer.qml" line="241"/>
         <source>context (0 = trained)</source>
         <translation>컨텍스트 (0 = 학습 길이)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="170"/>
+        <location filename="../ui/SettingsDrawer.qml" line="243"/>
         <source>Context length</source>
         <translation>컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="181"/>
-        <location filename="../ui/SettingsDrawer.qml" line="189"/>
+        <location filename="../ui/SettingsDrawer.qml" line="254"/>
+        <location filename="../ui/SettingsDrawer.qml" line="262"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="198"/>
+        <location filename="../ui/SettingsDrawer.qml" line="271"/>
         <source>%1 — not for this model</source>
         <translation>%1 — 이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="228"/>
+        <location filename="../ui/SettingsDrawer.qml" line="301"/>
         <source>when the context is full</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="234"/>
+        <location filename="../ui/SettingsDrawer.qml" line="307"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="236"/>
+        <location filename="../ui/SettingsDrawer.qml" line="309"/>
         <location filename="../app/chat_controller_status.cpp" line="24"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="236"/>
+        <location filename="../ui/SettingsDrawer.qml" line="309"/>
         <location filename="../app/chat_controller_status.cpp" line="21"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="236"/>
+        <location filename="../ui/SettingsDrawer.qml" line="309"/>
         <location filename="../app/chat_controller_status.cpp" line="23"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="239"/>
+        <location filename="../ui/SettingsDrawer.qml" line="312"/>
         <source>KV snapshots on disk, MiB (0 = no limit)</source>
         <translation>디스크의 KV 스냅숏, MiB (0 = 제한 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="247"/>
+        <location filename="../ui/SettingsDrawer.qml" line="320"/>
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="260"/>
+        <location filename="../ui/SettingsDrawer.qml" line="333"/>
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="266"/>
+        <location filename="../ui/SettingsDrawer.qml" line="339"/>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="269"/>
+        <location filename="../ui/SettingsDrawer.qml" line="342"/>
         <source>This model cannot use these settings: see the reason above.</source>
         <translation>이 모델은 이 설정을 쓸 수 없습니다. 위의 이유를 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="287"/>
+        <location filename="../ui/SettingsDrawer.qml" line="360"/>
         <source>Cancel</source>
         <translation>취소</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="90"/>
+        <source>Saved system prompt</source>
+        <translation>저장된 시스템 프롬프트</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="93"/>
+        <source>None (this conversation&apos;s own text)</source>
+        <translation>없음 (이 대화의 자체 텍스트)</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="101"/>
+        <source>Save as…</source>
+        <translation>다른 이름으로 저장…</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="102"/>
+        <source>Save the system prompt as a new saved prompt</source>
+        <translation>시스템 프롬프트를 새 저장 프롬프트로 저장</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="107"/>
+        <source>Edit…</source>
+        <translation>편집…</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="108"/>
+        <source>Edit the saved prompt</source>
+        <translation>저장된 프롬프트 편집</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="114"/>
+        <source>Delete…</source>
+        <translation>삭제…</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="115"/>
+        <source>Delete the saved prompt</source>
+        <translation>저장된 프롬프트 삭제</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="128"/>
+        <source>“%1” has changed since this conversation took it; the text below is this conversation&apos;s.</source>
+        <translation>“%1”은(는) 이 대화가 가져온 뒤 바뀌었습니다. 아래 텍스트는 이 대화의 것입니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="133"/>
+        <source>Use the saved text</source>
+        <translation>저장된 텍스트 사용</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="134"/>
+        <source>Use the saved prompt&apos;s current text in this conversation</source>
+        <translation>저장된 프롬프트의 현재 텍스트를 이 대화에 사용</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="154"/>
+        <source>New conversations start with</source>
+        <translation>새 대화의 시작 프롬프트</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="160"/>
+        <source>System prompt of new conversations</source>
+        <translation>새 대화의 시스템 프롬프트</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="163"/>
+        <source>No system prompt</source>
+        <translation>시스템 프롬프트 없음</translation>
     </message>
 </context>
 <context>
@@ -2739,6 +2815,119 @@
     </message>
 </context>
 <context>
+    <name>SystemPromptDialog</name>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="27"/>
+        <source>Save as a new system prompt</source>
+        <translation>새 시스템 프롬프트로 저장</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="28"/>
+        <source>Edit the saved system prompt</source>
+        <translation>저장된 시스템 프롬프트 편집</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="29"/>
+        <source>Delete the saved system prompt</source>
+        <translation>저장된 시스템 프롬프트 삭제</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="68"/>
+        <source>Delete</source>
+        <translation>삭제</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="68"/>
+        <source>Save</source>
+        <translation>저장</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="69"/>
+        <source>Delete the saved prompt</source>
+        <translation>저장된 프롬프트 삭제</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="69"/>
+        <source>Save the prompt</source>
+        <translation>프롬프트 저장</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="76"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="77"/>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../ui/SystemPromptDialog.qml" line="97"/>
+        <source>Delete “%1”? The %n conversation(s) that use it keep their text.</source>
+        <translation>
+            <numerusform>“%1”을(를) 삭제할까요? 이 프롬프트를 쓰는 대화 %n개는 텍스트를 그대로 유지합니다.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="98"/>
+        <source>Delete “%1”? No conversation uses it.</source>
+        <translation>“%1”을(를) 삭제할까요? 이 프롬프트를 쓰는 대화는 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="102"/>
+        <source>Name</source>
+        <translation>이름</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="108"/>
+        <source>Prompt name</source>
+        <translation>프롬프트 이름</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="109"/>
+        <source>For example: Code reviewer</source>
+        <translation>예: 코드 리뷰어</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="125"/>
+        <source>Text</source>
+        <translation>텍스트</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="133"/>
+        <source>Prompt text</source>
+        <translation>프롬프트 텍스트</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="135"/>
+        <source>Instructions the model reads before every conversation that uses this prompt</source>
+        <translation>이 프롬프트를 쓰는 모든 대화에서 모델이 먼저 읽는 지시</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="149"/>
+        <source>Apply the new text to</source>
+        <translation>새 텍스트를 적용할 곳</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../ui/SystemPromptDialog.qml" line="158"/>
+        <source>Every conversation that uses it (%n)</source>
+        <translation>
+            <numerusform>이 프롬프트를 쓰는 모든 대화 (%n개)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="167"/>
+        <source>Only this conversation</source>
+        <translation>이 대화만</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="167"/>
+        <source>Only this conversation (it then uses this prompt)</source>
+        <translation>이 대화만 (이후 이 프롬프트를 사용)</translation>
+    </message>
+    <message>
+        <location filename="../ui/SystemPromptDialog.qml" line="176"/>
+        <source>No conversation: they keep their text</source>
+        <translation>적용 안 함: 대화들은 텍스트를 유지</translation>
+    </message>
+</context>
+<context>
     <name>Welcome</name>
     <message>
         <location filename="../ui/Welcome.qml" line="46"/>
@@ -2854,27 +3043,27 @@
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="175"/>
+        <location filename="../app/chat_controller.cpp" line="179"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="175"/>
+        <location filename="../app/chat_controller.cpp" line="179"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="183"/>
+        <location filename="../app/chat_controller.cpp" line="187"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="210"/>
+        <location filename="../app/chat_controller.cpp" line="214"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="229"/>
+        <location filename="../app/chat_controller.cpp" line="233"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
@@ -3041,29 +3230,29 @@
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="294"/>
+        <location filename="../app/chat_controller.cpp" line="304"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="300"/>
+        <location filename="../app/chat_controller.cpp" line="310"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="32"/>
-        <location filename="../app/chat_replies.cpp" line="40"/>
-        <location filename="../app/chat_replies.cpp" line="55"/>
+        <location filename="../app/chat_replies.cpp" line="37"/>
+        <location filename="../app/chat_replies.cpp" line="46"/>
         <source>Cannot regenerate now: %1</source>
         <translation>지금은 다시 생성할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="71"/>
+        <location filename="../app/chat_replies.cpp" line="69"/>
+        <location filename="../app/chat_replies.cpp" line="75"/>
         <source>Cannot show that version: %1</source>
         <translation>그 버전을 표시할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="142"/>
+        <location filename="../app/chat_replies.cpp" line="173"/>
         <source>%1: the version before it is shown again.</source>
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
@@ -3073,22 +3262,22 @@
         <translation>지금은 고칠 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="80"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="79"/>
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="145"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="144"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="146"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="145"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="151"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="150"/>
         <source>The context is full: the reply was cut where it ran out of room.</source>
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
@@ -3098,8 +3287,8 @@
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="142"/>
-        <location filename="../app/chat_controller.cpp" line="257"/>
+        <location filename="../app/chat_controller.cpp" line="146"/>
+        <location filename="../app/chat_controller.cpp" line="266"/>
         <location filename="../app/chat_controller_conversation_model.cpp" line="85"/>
         <location filename="../app/chat_controller_models.cpp" line="208"/>
         <location filename="../app/chat_controller_models.cpp" line="297"/>
@@ -3122,7 +3311,7 @@
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="309"/>
+        <location filename="../app/chat_controller.cpp" line="319"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -3130,22 +3319,22 @@
 <context>
     <name>kvchat::app::ConversationListController</name>
     <message>
-        <location filename="../app/conversations/conversation_list_controller.cpp" line="104"/>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="106"/>
         <source>The conversation was not deleted: %1</source>
         <translation>대화를 삭제하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/conversations/conversation_list_controller.cpp" line="134"/>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="137"/>
         <source>export</source>
         <translation>내보내기</translation>
     </message>
     <message>
-        <location filename="../app/conversations/conversation_list_controller.cpp" line="134"/>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="137"/>
         <source>“%1” written to %2</source>
         <translation>“%1”을(를) %2에 저장했습니다</translation>
     </message>
     <message>
-        <location filename="../app/conversations/conversation_list_controller.cpp" line="63"/>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="65"/>
         <source>The new name was not saved: %1</source>
         <translation>새 이름을 저장하지 못했습니다: %1</translation>
     </message>
@@ -3355,6 +3544,51 @@
         <location filename="../app/models_page_controller.cpp" line="211"/>
         <source>The fit cannot be checked in this build.</source>
         <translation>이 빌드에서는 들어가는지 확인할 수 없습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>kvchat::app::SystemPromptController</name>
+    <message>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="72"/>
+        <source>The default system prompt was not applied: %1</source>
+        <translation>기본 시스템 프롬프트를 적용하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="79"/>
+        <source>Give the prompt a name.</source>
+        <translation>프롬프트 이름을 입력하세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="82"/>
+        <source>A saved prompt is already named “%1”. Choose another name.</source>
+        <translation>“%1”(이)라는 저장된 프롬프트가 이미 있습니다. 다른 이름을 고르세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="95"/>
+        <source>Nothing can be saved: the database could not be opened.</source>
+        <translation>저장할 수 없습니다: 데이터베이스를 열지 못했습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="105"/>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="149"/>
+        <source>The prompt was not saved: %1</source>
+        <translation>프롬프트를 저장하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="120"/>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="133"/>
+        <source>The system prompt was not changed: %1</source>
+        <translation>시스템 프롬프트를 바꾸지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="159"/>
+        <source>The prompt is saved, but its conversations keep their old text: %1</source>
+        <translation>프롬프트는 저장되었지만 대화들은 이전 텍스트를 유지합니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/conversations/system_prompt_controller.cpp" line="176"/>
+        <source>The prompt was not deleted: %1</source>
+        <translation>프롬프트를 삭제하지 못했습니다: %1</translation>
     </message>
 </context>
 <context>

@@ -2,8 +2,9 @@
 # The README's window screenshots (docs/screenshots/): the demo chat after one reply at
 # 1000x700 (the memory panel as a drawer: closed in light, open in dark) and 1600x1000
 # (docked), light and dark, plus chat-light.png / chat-dark.png at 1280x800, and both sizes
-# at 150% zoom (chat-THEME-SIZE-zoom150.png), and a reasoning reply (thinking-THEME-*.png;
-# KVCHAT_SCREENSHOTS_ONLY=thinking takes only those).
+# at 150% zoom (chat-THEME-SIZE-zoom150.png), a reasoning reply (thinking-THEME-*.png) and a
+# branched conversation (branches-THEME.png); KVCHAT_SCREENSHOTS_ONLY=thinking|branches takes
+# only those.
 # Usage: scripts/take_screenshots.sh [KVCHAT_BINARY] [OUT_DIR]   (needs xvfb-run, xdotool,
 # imagemagick; default build/bin/kvchat and docs/screenshots)
 set -euo pipefail
@@ -87,12 +88,43 @@ shoot_thinking() {
   xdotool key ctrl+q
   wait "$app_pid" || true
 }
-if [ "${KVCHAT_SCREENSHOTS_ONLY:-}" = thinking ]; then
-  shoot_thinking light
-  shoot_thinking dark
-  exit 0
-fi
+# A branched conversation: the first reply regenerated (Ctrl+R: a second branch), then a second
+# turn on it, so ‹ 2/2 › stands under an earlier message (branches-THEME.png).
+shoot_branches() {
+  local theme=$1
+  rm -rf "$data"/*
+  start_app --theme "$theme"
+  wait_for 60 model_loaded || fail "no model loaded"
+  xdotool windowsize "$window" 1280 800
+  finished() {  # N messages, the last a finished reply showing branch $2 (0-based) of $3
+    [ "$(state .messages)" = "$1" ] && [ "$(state .reply.state)" = complete ] &&
+      [ "$(state .reply.version)" = "$2" ] && [ "$(state .reply.version_count)" = "$3" ]
+  }
+  xdotool type --delay 15 "Genesis 1"
+  xdotool key shift+Return
+  xdotool type --delay 15 "1 In the beginning"
+  xdotool key Return
+  wait_for 60 finished 2 0 1 || fail "no reply"
+  xdotool key ctrl+r
+  wait_for 60 finished 2 1 2 || fail "Ctrl+R made no second branch"
+  xdotool type --delay 15 "Exodus 1"
+  xdotool key shift+Return
+  xdotool type --delay 15 "1 Now these are the names"
+  xdotool key Return
+  wait_for 60 finished 4 0 1 || fail "no second reply"
+  sleep 1
+  import -window "$window" "$out/branches-$theme.png"
+  echo "screenshots: $out/branches-$theme.png"
+  xdotool key ctrl+q
+  wait "$app_pid" || true
+}
+case "${KVCHAT_SCREENSHOTS_ONLY:-}" in
+  thinking) shoot_thinking light; shoot_thinking dark; exit 0 ;;
+  branches) shoot_branches light; shoot_branches dark; exit 0 ;;
+esac
 shoot light
 shoot dark
 shoot_thinking light
 shoot_thinking dark
+shoot_branches light
+shoot_branches dark

@@ -4,7 +4,9 @@
 // as Markdown with its code blocks on their own background, with the fence's language and
 // a copy button; its state (stopped, cut at the length limit, interrupted by the app's end —
 // Continue; interrupted — Regenerate too), the seed it was
-// sampled with (Regenerate with this seed), its versions (‹ 2/3 ›), per-message stats,
+// sampled with (Regenerate with this seed), its branches (‹ 2/3 › under any message that
+// has siblings: an edited message, a regenerated reply; it switches the branch that
+// follows it), Regenerate on an earlier reply (a new branch), per-message stats,
 // copy and edit actions. Edit (or Up in the empty message box) edits a user message in
 // place: Enter resends, Shift+Enter is a newline, Esc cancels.
 pragma ComponentBehavior: Bound
@@ -417,13 +419,14 @@ Item {
                     font.pixelSize: Theme.smallSize
                     onClicked: bubble.documentExpanded = !bubble.documentExpanded
                 }
-                // The reply's versions: ‹ 2/3 › (the last reply's switch; earlier ones say how many).
+                // The message's branches: ‹ 2/3 › switches it and what follows it.
                 RowLayout {
-                    visible: !bubble.isUser && bubble.versionCount > 1
+                    objectName: "branchSwitch"
+                    visible: bubble.versionCount > 1
                     spacing: 0
                     ToolButton {
                         text: "‹"
-                        enabled: bubble.isLast && !chat.generating && bubble.version > 0
+                        enabled: !chat.generating && bubble.version > 0
                         Accessible.name: qsTr("Previous version")
                         ToolTip.visible: hovered
                         ToolTip.text: qsTr("Previous version (Alt+Left)")
@@ -437,7 +440,7 @@ Item {
                     }
                     ToolButton {
                         text: "›"
-                        enabled: bubble.isLast && !chat.generating && bubble.version < bubble.versionCount - 1
+                        enabled: !chat.generating && bubble.version < bubble.versionCount - 1
                         Accessible.name: qsTr("Next version")
                         ToolTip.visible: hovered
                         ToolTip.text: qsTr("Next version (Alt+Right)")
@@ -452,6 +455,15 @@ Item {
                     text: qsTr("not saved")
                 }
                 Item { Layout.fillWidth: true }
+                ToolButton {
+                    objectName: "regenerateBranchButton"
+                    visible: !bubble.isUser && !bubble.isLast && !chat.generating && !bubble.isSummary
+                    text: qsTr("Regenerate")
+                    font.pixelSize: Theme.smallSize
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Write this reply again as a new branch: the messages after it stay on the other branch (‹ ›)")
+                    onClicked: chat.regenerateMessage(bubble.index)
+                }
                 ToolButton {
                     visible: bubble.hasSeed && bubble.isLast && !chat.generating
                     text: qsTr("Regenerate with this seed")

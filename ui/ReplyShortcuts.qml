@@ -1,5 +1,6 @@
 // The last reply's keys, wherever the focus is in the window: Ctrl+R regenerates it (a
-// new version, a fresh seed), Alt+Left / Alt+Right show its previous / next version,
+// new branch, a fresh seed), Alt+Left / Alt+Right show the previous / next branch of the
+// last message that has siblings,
 // Ctrl+Shift+E continues it (a reply cut at the length limit, or stopped).
 import QtQuick
 

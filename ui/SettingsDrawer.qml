@@ -80,8 +80,63 @@ Drawer {
 
             Label { text: qsTr("Conversation"); font.bold: true }
             Label { text: qsTr("System prompt"); font.pixelSize: Theme.smallSize }
+            // The library of saved prompts (SystemPromptDialog.qml): a pick sets this
+            // conversation's prompt at once (and it remembers which one); Save as… keeps the
+            // text below under a name; Edit… and Delete act on the saved prompt shown.
+            ComboBox {
+                id: savedPrompt
+                objectName: "savedPromptChoice"
+                Layout.fillWidth: true
+                Accessible.name: qsTr("Saved system prompt")
+                textRole: "name"
+                valueRole: "id"
+                model: [{ "id": 0, "name": qsTr("None (this conversation's own text)") }].concat(systemPrompts.prompts)
+                currentIndex: Math.max(0, model.findIndex(p => p.id === systemPrompts.currentPromptId))
+                onActivated: (index) => systemPrompts.pick(model[index].id)
+            }
+            RowLayout {
+                Layout.fillWidth: true
+                Button {
+                    objectName: "savePromptAs"
+                    text: qsTr("Save as…")
+                    Accessible.name: qsTr("Save the system prompt as a new saved prompt")
+                    onClicked: promptDialog.openFor("save", 0, systemPrompt.text)
+                }
+                Button {
+                    objectName: "editSavedPrompt"
+                    text: qsTr("Edit…")
+                    Accessible.name: qsTr("Edit the saved prompt")
+                    enabled: systemPrompts.currentPromptId > 0
+                    onClicked: promptDialog.openFor("edit", systemPrompts.currentPromptId, "")
+                }
+                Button {
+                    objectName: "deleteSavedPrompt"
+                    text: qsTr("Delete…")
+                    Accessible.name: qsTr("Delete the saved prompt")
+                    enabled: systemPrompts.currentPromptId > 0
+                    onClicked: promptDialog.openFor("delete", systemPrompts.currentPromptId, "")
+                }
+            }
+            // Picked from a saved prompt edited since: this conversation kept its text.
+            Label {
+                objectName: "savedPromptDiffers"
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: Theme.smallSize
+                color: Theme.textMuted
+                visible: systemPrompts.currentDiffers
+                text: qsTr("“%1” has changed since this conversation took it; the text below is this conversation's.").arg(systemPrompts.currentPromptName)
+            }
+            Button {
+                objectName: "useSavedPromptText"
+                visible: systemPrompts.currentDiffers
+                text: qsTr("Use the saved text")
+                Accessible.name: qsTr("Use the saved prompt's current text in this conversation")
+                onClicked: systemPrompts.pick(systemPrompts.currentPromptId)
+            }
             TextArea {
                 id: systemPrompt
+                objectName: "systemPromptField"
                 Accessible.name: qsTr("System prompt")
                 // Tab moves on (a keyboard user is not trapped in the text).
                 Keys.onTabPressed: (event) => nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
@@ -92,6 +147,24 @@ Drawer {
                 text: chat.systemPrompt
                 placeholderText: qsTr("Optional instructions for this conversation")
             }
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: Theme.smallSize
+                text: qsTr("New conversations start with")
+            }
+            ComboBox {
+                id: defaultPrompt
+                objectName: "defaultPromptChoice"
+                Layout.fillWidth: true
+                Accessible.name: qsTr("System prompt of new conversations")
+                textRole: "name"
+                valueRole: "id"
+                model: [{ "id": 0, "name": qsTr("No system prompt") }].concat(systemPrompts.prompts)
+                currentIndex: Math.max(0, model.findIndex(p => p.id === systemPrompts.defaultPromptId))
+                onActivated: (index) => systemPrompts.defaultPromptId = model[index].id
+            }
+            SystemPromptDialog { id: promptDialog }
 
             Label {
                 objectName: "settingsModelLabel"

@@ -43,10 +43,12 @@ void ConversationListController::refresh() {
   conversations_.reset(std::move(listed));
 }
 
-qint64 ConversationListController::empty_conversation() const {
+qint64 ConversationListController::empty_conversation(const QString& fresh_prompt) const {
   if (!store_) return 0;
   for (const StoredConversation& c : store_->conversations()) {
-    if (c.id == pending_delete_id_ || !c.system_prompt.isEmpty()) continue;
+    if (c.id == pending_delete_id_ ||
+        (!c.system_prompt.isEmpty() && c.system_prompt != fresh_prompt))
+      continue;
     if (store_->messages(c.id).isEmpty()) return c.id;
   }
   return 0;
@@ -120,11 +122,12 @@ bool ConversationListController::exportConversation(qint64 id, const QString& pa
   const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
   const auto conversation = store_ ? store_->conversation(id) : std::nullopt;
   if (!conversation || path.isEmpty()) return false;
-  // The open conversation's rows as the window shows them (an unsaved one included).
+  // The open conversation's rows as the window shows them (an unsaved one included): the
+  // branch shown; JSON adds the whole tree as stored.
   const QVector<StoredMessage> rows =
       id == chat_.current_conversation() ? chat_.message_items() : store_->messages(id);
   const QByteArray bytes = export_format_for(path) == ExportFormat::Json
-                               ? conversation_to_json(*conversation, rows)
+                               ? conversation_to_json(*conversation, rows, store_->message_tree(id))
                                : conversation_to_markdown(*conversation, rows);
   QString error;
   if (!write_export_file(path, bytes, &error)) {

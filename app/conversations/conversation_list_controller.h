@@ -69,8 +69,9 @@ class ConversationListController : public QObject {
   void clear_search();
   // The pending delete done now (the timer's end, the window's; tests call it).
   void commit_pending_delete();
-  // An empty conversation already listed (no messages, no system prompt), 0 if none.
-  qint64 empty_conversation() const;
+  // An empty conversation already listed (no messages, no system prompt or `fresh_prompt`:
+  // the one a new conversation starts with), 0 if none.
+  qint64 empty_conversation(const QString& fresh_prompt = {}) const;
   qint64 first_listed() const;
   Q_INVOKABLE void search(const QString& text);
   Q_INVOKABLE void renameConversation(qint64 id, const QString& title);

@@ -5,6 +5,7 @@
 #include "engine/engine_worker.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QFileInfo>
 
 #include <algorithm>
@@ -379,6 +380,37 @@ void EngineWorker::restoreSnapshot(const QString& path) {
   report_memory();  // first, so the restored numbers are shown
   emit snapshotRestored(restored, restored ? QFileInfo(path).size() : 0, why);
   report_snapshot_disk(path, 0, false);
+}
+
+void EngineWorker::followBranch(const ChatTurns& messages, const QString& system_prompt,
+                                const QString& path, qint64 budget_bytes) {
+  if (!conversation_) {
+    QFile::remove(path);
+    emit branchFollowed(0);
+    return;
+  }
+  int32_t kept = 0;
+  try {
+    Session& session = conversation_->session();
+    auto ids = conversation_->tokens_for(system_prompt.toStdString(), chat_messages(messages));
+    const std::vector<TokenId>& held = session.tokens();
+    if (ids) {
+      const size_t n = std::min(held.size(), ids->size());
+      while (static_cast<size_t>(kept) < n && held[kept] == (*ids)[kept]) ++kept;
+    }
+    if (kept < session.n_past()) session.truncate(kept);
+    kept = session.n_past();
+  } catch (...) {
+    conversation_->clear();
+    kept = 0;
+  }
+  report_memory();
+  if (kept == 0) {
+    QFile::remove(path);
+  } else {
+    saveSnapshot(path, budget_bytes);
+  }
+  emit branchFollowed(kept);
 }
 
 void EngineWorker::clearSession() {

@@ -80,6 +80,14 @@ class EngineWorker : public QObject {
   void restoreSnapshot(const QString& path);
   // Empties the cache (a conversation without a usable snapshot was opened).
   void clearSession();
+  // Another branch of the conversation is shown (`messages` as in generate(), its last one
+  // may be a reply): the session keeps only the prefix its tokens share with that branch's
+  // (nothing is evaluated; the next reply evaluates the rest) and the snapshot at `path`
+  // is saved from that (removed when nothing is shared), so that reopening the
+  // conversation never restores the other branch as if it were this one. Emits
+  // branchFollowed with the tokens kept.
+  void followBranch(const ChatTurns& messages, const QString& system_prompt, const QString& path,
+                    qint64 budget_bytes);
   // The number of tokens `messages` (as in generate) after `system_prompt` come to with
   // the loaded model's format, the reply's turn opened (the document preview's
   // conversation share): counted here, off the GUI thread, with the conversation's own
@@ -121,6 +129,7 @@ class EngineWorker : public QObject {
   void memoryReport(const MemoryFigures& figures);  // after every token
   void sessionEvent(const QString& kind, const QString& message);
   void snapshotSaved(const QString& path, qint64 bytes);
+  void branchFollowed(int kept_tokens);
   // restored: true when the KV state came from the file; false with the reason why not.
   // (restored with a non-empty reason: a damaged tail of the journal was ignored.)
   void snapshotRestored(bool restored, qint64 bytes, const QString& reason);

@@ -61,25 +61,42 @@ QByteArray conversation_to_markdown(const StoredConversation& conversation,
   return out.toUtf8();
 }
 
+namespace {
+QJsonObject message_json(const StoredMessage& m) {
+  return QJsonObject{{QStringLiteral("role"), m.role},
+                     {QStringLiteral("content"), m.content},
+                     {QStringLiteral("state"), message_state_name(m.state)},
+                     {QStringLiteral("created"), iso_utc(m.created)},
+                     {QStringLiteral("stats"), QJsonObject::fromVariantMap(m.stats)}};
+}
+}  // namespace
+
 QByteArray conversation_to_json(const StoredConversation& conversation,
-                                const QVector<StoredMessage>& messages) {
+                                const QVector<StoredMessage>& messages,
+                                const QVector<StoredMessage>& tree) {
   QJsonArray list;
-  for (const StoredMessage& m : messages) {
-    list.append(QJsonObject{{QStringLiteral("role"), m.role},
-                            {QStringLiteral("content"), m.content},
-                            {QStringLiteral("state"), message_state_name(m.state)},
-                            {QStringLiteral("created"), iso_utc(m.created)},
-                            {QStringLiteral("stats"), QJsonObject::fromVariantMap(m.stats)}});
+  for (const StoredMessage& m : messages) list.append(message_json(m));
+  QJsonArray nodes;
+  for (const StoredMessage& m : tree) {
+    QJsonObject node = message_json(m);
+    node.insert(QStringLiteral("id"), m.id);
+    node.insert(QStringLiteral("parent"), m.parent_id ? QJsonValue(m.parent_id) : QJsonValue());
+    node.insert(QStringLiteral("branch"), m.version);
+    node.insert(QStringLiteral("branches"), m.version_count);
+    node.insert(QStringLiteral("selected"), m.selected);
+    node.insert(QStringLiteral("shown"), m.shown);
+    nodes.append(node);
   }
   const QJsonObject root{
       {QStringLiteral("format"), QStringLiteral("kvchat-conversation")},
-      {QStringLiteral("version"), 1},
+      {QStringLiteral("version"), 2},
       {QStringLiteral("title"), conversation.title},
       {QStringLiteral("system_prompt"), conversation.system_prompt},
       {QStringLiteral("created"), iso_utc(conversation.created)},
       {QStringLiteral("updated"), iso_utc(conversation.updated)},
       {QStringLiteral("settings"), QJsonObject::fromVariantMap(conversation.settings)},
-      {QStringLiteral("messages"), list}};
+      {QStringLiteral("messages"), list},
+      {QStringLiteral("tree"), nodes}};
   return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 

@@ -18,16 +18,22 @@ enum class ExportFormat { Markdown, Json };
 ExportFormat export_format_for(const QString& path_or_suffix);
 
 // "# <title>", an export line, the system prompt (when set) as a quote, then one
-// "## You" / "## Assistant" section per message with its text exactly as stored (a reply
-// that was stopped or cut short is marked after its text). UTF-8.
+// "## You" / "## Assistant" section per message of `messages` (the branch shown) with its text
+// exactly as stored (a reply that was stopped or cut short is marked after its text). UTF-8.
 QByteArray conversation_to_markdown(const StoredConversation& conversation,
                                     const QVector<StoredMessage>& messages);
 
-// {"format": "kvchat-conversation", "version": 1, "title", "system_prompt", "created",
-//  "updated", "settings", "messages": [{"role", "content", "state", "created", "stats"}]}
-// (times in ISO 8601 UTC). Indented UTF-8.
+// {"format": "kvchat-conversation", "version": 2, "title", "system_prompt", "created",
+//  "updated", "settings", "messages": [{"role", "content", "state", "created", "stats"}],
+//  "tree": [{"id", "parent", "branch", "branches", "selected", "shown", "role", "content",
+//  "state", "created", "stats"}]} (times in ISO 8601 UTC). "messages" is the branch shown
+// (as version 1 had it); "tree" every message of every branch (`tree`, the store's
+// message_tree: parents before their children; "parent" null for a first message;
+// "branch" its 0-based place among its siblings, "branches" how many there are;
+// "selected" the sibling shown; "shown" on the branch shown). Indented UTF-8.
 QByteArray conversation_to_json(const StoredConversation& conversation,
-                                const QVector<StoredMessage>& messages);
+                                const QVector<StoredMessage>& messages,
+                                const QVector<StoredMessage>& tree = {});
 
 // A file name for the export: the title without characters file systems refuse, at most
 // 60 characters, "conversation" when nothing is left, and the format's suffix.

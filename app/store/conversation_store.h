@@ -28,6 +28,16 @@ struct StoredConversation {
   QDateTime updated;
 };
 
+// A saved system prompt of the library (store/system_prompt_store.cpp, schema 4 -> 5).
+struct StoredSystemPrompt {
+  qint64 id = 0;
+  QString name;  // unique (compared without case), never empty
+  QString text;
+  QDateTime created;
+  QDateTime updated;
+  int used_by = 0;  // how many conversations were picked from it (system_prompt_id)
+};
+
 enum class MessageState { Complete, Streaming, Interrupted };
 // As the store writes a state: "complete", "streaming", "interrupted" (and back; an
 // unknown name reads as Complete).
@@ -42,19 +52,26 @@ struct StoredMessage {
   MessageState state = MessageState::Complete;
   QVariantMap stats;  // tokens, time to first token, tok/s ... stored as JSON
   QDateTime created;
-  // Reply versions (regenerate keeps the earlier ones): which one this is, 0-based, of
-  // how many.
+  // Branches (store/message_branches.cpp): which of its siblings this is (an edited user
+  // message, a regenerated reply), 0-based, of how many; 1 of 1 without siblings.
   int version = 0;
   int version_count = 1;
+  // The message it follows in the tree (0: a first message); whether it is the one of its
+  // siblings shown (selected) and on the path the window shows (shown).
+  qint64 parent_id = 0;
+  bool selected = true;
+  bool shown = true;
 };
 
-// A message from a query's columns 0-7 (id, conversation_id, role, content, state,
-// stats_json, created_at, version); version_count is left for the caller.
+// A message from a query's columns 0-10 (id, conversation_id, role, content, state,
+// stats_json, created_at, version, parent_id, selected, shown); version_count is left for
+// the caller. kMessageColumns names them (for a messages table aliased "m").
 StoredMessage stored_message_from_row(const QSqlQuery& q);
+extern const char* const kMessageColumns;
 
 class ConversationStore {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 6;
 
   // Opens or creates the database at `path`, migrating older schemas. nullptr and
   // *error set when the file cannot be opened, is not a kvchat database, or is newer.
@@ -102,6 +119,8 @@ class ConversationStore {
   // reused. Failures return 0 / false with *error set (the SQL error text included).
   qint64 create_conversation(const QString& title, const QString& system_prompt, QString* error);
   bool rename_conversation(qint64 id, const QString& title, QString* error);
+  // The conversation's own text. Its link to a saved prompt (system_prompt_id) stays when
+  // the text is unchanged or is that prompt's text; other text (typed by hand) unlinks it.
   bool set_system_prompt(qint64 id, const QString& system_prompt, QString* error);
   bool set_conversation_settings(qint64 id, const QVariantMap& settings, QString* error);
   bool delete_conversation(qint64 id, QString* error);  // its messages go with it
@@ -110,30 +129,57 @@ class ConversationStore {
   QVector<StoredConversation> search(const QString& text) const;
   std::optional<StoredConversation> conversation(qint64 id) const;
 
-  // Messages, in conversation order.
+  // Messages: the path shown (from the first message down each group of siblings' selected
+  // one), in conversation order. append_message adds a message after the last one shown.
   qint64 append_message(qint64 conversation_id, const QString& role, const QString& content,
                         MessageState state, QString* error);
   // Updates a message's text/state/stats (a streaming reply is saved as it grows).
   bool update_message(qint64 id, const QString& content, MessageState state,
                       const QVariantMap& stats, QString* error);
-  // Deletes every message after `message_id` in its conversation (edit / regenerate).
+  // Deletes every message after `message_id` in the tree (its children on every branch and
+  // theirs).
   bool delete_messages_after(qint64 message_id, QString* error);
+  // Deletes the message and every message after it; when it was the sibling shown, the
+  // last of its other siblings (if any) is shown instead and the later ones' numbers close
+  // the gap.
   bool delete_message(qint64 message_id, QString* error);
   QVector<StoredMessage> messages(qint64 conversation_id) const;
 
-  // Reply versions (store/message_versions.cpp). add_message_version keeps the message's
-  // text, state and stats as a version and makes it a new, empty, streaming one (the
-  // last): its number, or -1 with *error. select_message_version shows version `version`
-  // (0-based) in the message's row, keeping the one shown until now. message_versions
-  // lists every version in order (the one shown included), with version / version_count
-  // set.
-  int add_message_version(qint64 message_id, QString* error);
-  bool select_message_version(qint64 message_id, int version, QString* error);
-  QVector<StoredMessage> message_versions(qint64 message_id) const;
-  // Drops the version shown (a regenerated reply that wrote nothing) and shows the last
-  // of the others; the later versions' numbers close the gap. False with *error when the
-  // message has no other version (delete the message instead).
-  bool discard_shown_version(qint64 message_id, QString* error);
+  // Branches (store/message_branches.cpp, schema step 5 -> 6). add_branch makes a new
+  // sibling of `message_id` (same parent, role and place; the last of its siblings) with
+  // `content` and `state`, and shows it: the message and everything after it stay as the
+  // other branch. Its id, 0 with *error. select_branch shows `message_id` among its
+  // siblings and, below it, the branch each message there last showed. branches lists a
+  // message's siblings in order (the message included). message_tree lists every message
+  // of the conversation on every branch (parents before their children, siblings in order).
+  qint64 add_branch(qint64 message_id, const QString& content, MessageState state, QString* error);
+  bool select_branch(qint64 message_id, QString* error);
+  QVector<StoredMessage> branches(qint64 message_id) const;
+  QVector<StoredMessage> message_tree(qint64 conversation_id) const;
+
+  // ---- the system prompt library (store/system_prompt_store.cpp) ----
+  // Saved prompts, each a name and a text; a conversation keeps its own copy of the text
+  // and which saved prompt it was picked from. Names are trimmed; an empty one, or one
+  // another saved prompt has (without regard to case), is refused with *error.
+  // create_system_prompt: the new id, 0 with *error.
+  qint64 create_system_prompt(const QString& name, const QString& text, QString* error);
+  // A new name and text; the conversations picked from it keep theirs (see
+  // apply_system_prompt_text).
+  bool update_system_prompt(qint64 id, const QString& name, const QString& text, QString* error);
+  // The conversations picked from it keep their text; their link becomes NULL.
+  bool delete_system_prompt(qint64 id, QString* error);
+  QVector<StoredSystemPrompt> system_prompts() const;  // by name, case folded
+  std::optional<StoredSystemPrompt> system_prompt(qint64 id) const;
+  // The saved prompt a conversation was picked from; 0 when none (or no such conversation).
+  qint64 conversation_system_prompt_id(qint64 conversation_id) const;
+  // Links the conversation to saved prompt `prompt_id` (0: unlinks), its text untouched.
+  bool set_conversation_system_prompt_id(qint64 conversation_id, qint64 prompt_id, QString* error);
+  // The conversation's text becomes the saved prompt's, linked to it (one transaction).
+  bool use_system_prompt(qint64 conversation_id, qint64 prompt_id, QString* error);
+  // The saved prompt's text copied into every conversation picked from it: how many
+  // changed, -1 with *error.
+  int apply_system_prompt_text(qint64 prompt_id, QString* error);
+  // ---- end of the system prompt library ----
 
   // At start-up: replies left Streaming by a killed process become Interrupted. Returns
   // how many were marked, -1 on a database error.
@@ -147,7 +193,6 @@ class ConversationStore {
  private:
   explicit ConversationStore(QString connection_name);
   QString run_check(const QString& pragma) const;
-  bool delete_by_position(qint64 message_id, const char* op, const QString& what, QString* error);
   QString connection_;
 };
 

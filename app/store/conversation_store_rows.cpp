@@ -98,8 +98,15 @@ StoredMessage stored_message_from_row(const QSqlQuery& q) {
   m.stats = map_from_json(q.value(5).toString());
   m.created = time_from_ms(q.value(6).toLongLong());
   m.version = q.value(7).toInt();
+  m.parent_id = q.value(8).toLongLong();
+  m.selected = q.value(9).toInt() != 0;
+  m.shown = q.value(10).toInt() != 0;
   return m;
 }
+
+const char* const kMessageColumns =
+    "m.id, m.conversation_id, m.role, m.content, m.state, m.stats_json, m.created_at,"
+    " m.version, m.parent_id, m.selected, m.shown";
 
 // ---- conversations ----------------------------------------------------------------------
 
@@ -151,9 +158,27 @@ bool ConversationStore::rename_conversation(qint64 id, const QString& title, QSt
 }
 
 bool ConversationStore::set_system_prompt(qint64 id, const QString& system_prompt, QString* error) {
-  return update_conversation_column(QSqlDatabase::database(connection_, false), id, "system_prompt",
-                                    text_value(system_prompt), QStringLiteral("set system prompt"),
-                                    error);
+  const QString what = QStringLiteral("set system prompt");
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
+  WriteTransaction tx(db);
+  if (!tx.begin(error)) return false;
+  // SET expressions read the row's old values: the link stays when the text is unchanged
+  // or is the linked prompt's text (the library, store/system_prompt_store.cpp).
+  QSqlQuery q(db);
+  if (!exec(q,
+            QStringLiteral("UPDATE conversations SET system_prompt = ?,"
+                           " system_prompt_id = CASE WHEN system_prompt = ? THEN system_prompt_id"
+                           " ELSE (SELECT p.id FROM system_prompts p"
+                           " WHERE p.id = conversations.system_prompt_id AND p.text = ?) END"
+                           " WHERE id = ?"),
+            {text_value(system_prompt), text_value(system_prompt), text_value(system_prompt), id},
+            what, error))
+    return false;
+  if (q.numRowsAffected() != 1) {
+    set_error(error, QStringLiteral("%1: no conversation %2").arg(what, QString::number(id)));
+    return false;
+  }
+  return tx.commit(error);
 }
 
 bool ConversationStore::set_conversation_settings(qint64 id, const QVariantMap& settings,
@@ -235,14 +260,10 @@ qint64 ConversationStore::append_message(qint64 conversation_id, const QString& 
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   WriteTransaction tx(db);
   if (!tx.begin(error)) return 0;
-  qint64 position = 0;
   {
     QSqlQuery q(db);
-    if (!exec(q,
-              QStringLiteral(
-                  "SELECT (SELECT COUNT(*) FROM conversations WHERE id = ?),"
-                  " COALESCE((SELECT MAX(position) FROM messages WHERE conversation_id = ?), 0)"),
-              {conversation_id, conversation_id}, what, error))
+    if (!exec(q, QStringLiteral("SELECT COUNT(*) FROM conversations WHERE id = ?"),
+              {conversation_id}, what, error))
       return 0;
     if (!q.next() || q.value(0).toInt() != 1) {
       set_error(
@@ -250,7 +271,40 @@ qint64 ConversationStore::append_message(qint64 conversation_id, const QString& 
           QStringLiteral("%1: no conversation %2").arg(what, QString::number(conversation_id)));
       return 0;
     }
-    position = q.value(1).toLongLong() + 1;
+  }
+  // After the last message shown: its child, one place further down the tree.
+  QVariant parent;  // NULL: a first message
+  qint64 position = 1;
+  {
+    QSqlQuery q(db);
+    if (!exec(q,
+              QStringLiteral("SELECT id, position FROM messages WHERE conversation_id = ?"
+                             " AND shown = 1 ORDER BY position DESC LIMIT 1"),
+              {conversation_id}, what, error))
+      return 0;
+    if (q.next()) {
+      parent = q.value(0).toLongLong();
+      position = q.value(1).toLongLong() + 1;
+    }
+  }
+  // Any children it has already (none while the tree is whole) stay, as other branches.
+  int version = 0;
+  {
+    QSqlQuery q(db);
+    if (!exec(q,
+              QStringLiteral("SELECT COUNT(*) FROM messages WHERE conversation_id = ?"
+                             " AND position = ? AND parent_id IS ?"),
+              {conversation_id, position, parent}, what, error))
+      return 0;
+    if (q.next()) version = q.value(0).toInt();
+  }
+  if (version > 0) {
+    QSqlQuery q(db);
+    if (!exec(q,
+              QStringLiteral("UPDATE messages SET selected = 0, shown = 0 WHERE conversation_id = ?"
+                             " AND position = ? AND parent_id IS ?"),
+              {conversation_id, position, parent}, what, error))
+      return 0;
   }
   qint64 id = 0;
   {
@@ -259,9 +313,10 @@ qint64 ConversationStore::append_message(qint64 conversation_id, const QString& 
             q,
             QStringLiteral(
                 "INSERT INTO messages (conversation_id, position, role, content, state, stats_json,"
-                " created_at) VALUES (?, ?, ?, ?, ?, '{}', ?)"),
+                " created_at, version, parent_id, selected, shown)"
+                " VALUES (?, ?, ?, ?, ?, '{}', ?, ?, ?, 1, 1)"),
             {conversation_id, position, role, text_value(content), stored_state_name(state),
-             now_ms()},
+             now_ms(), version, parent},
             what, error))
       return 0;
     id = q.lastInsertId().toLongLong();
@@ -300,65 +355,23 @@ bool ConversationStore::update_message(qint64 id, const QString& content, Messag
   return touch_conversation(db, conversation_id, error) && tx.commit(error);
 }
 
-namespace {
-// conversation_id and position of a message; false + message when there is none.
-bool locate_message(QSqlDatabase& db, qint64 id, qint64* conversation_id, qint64* position,
-                    const QString& what, QString* error) {
-  QSqlQuery q(db);
-  if (!exec(q, QStringLiteral("SELECT conversation_id, position FROM messages WHERE id = ?"), {id},
-            what, error))
-    return false;
-  if (!q.next()) {
-    set_error(error, QStringLiteral("%1: no message %2").arg(what, QString::number(id)));
-    return false;
-  }
-  *conversation_id = q.value(0).toLongLong();
-  *position = q.value(1).toLongLong();
-  return true;
-}
-}  // namespace
-
-bool ConversationStore::delete_messages_after(qint64 message_id, QString* error) {
-  return delete_by_position(message_id, ">", QStringLiteral("delete messages"), error);
-}
-
-bool ConversationStore::delete_message(qint64 message_id, QString* error) {
-  return delete_by_position(message_id, "=", QStringLiteral("delete message"), error);
-}
-
-// Deletes the messages of `message_id`'s conversation whose position compares with its
-// position by `op` ("=": the message itself; ">": every later one), in one transaction.
-bool ConversationStore::delete_by_position(qint64 message_id, const char* op, const QString& what,
-                                           QString* error) {
-  QSqlDatabase db = QSqlDatabase::database(connection_, false);
-  WriteTransaction tx(db);
-  if (!tx.begin(error)) return false;
-  qint64 conversation_id = 0, position = 0;
-  if (!locate_message(db, message_id, &conversation_id, &position, what, error)) return false;
-  {
-    QSqlQuery q(db);
-    const QString sql =
-        QStringLiteral("DELETE FROM messages WHERE conversation_id = ? AND position %1 ?")
-            .arg(QLatin1String(op));
-    if (!exec(q, sql, {conversation_id, position}, what, error)) return false;
-  }
-  return touch_conversation(db, conversation_id, error) && tx.commit(error);
-}
-
 QVector<StoredMessage> ConversationStore::messages(qint64 conversation_id) const {
   QVector<StoredMessage> out;
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  if (!exec(
-          q,
-          QStringLiteral("SELECT id, conversation_id, role, content, state, stats_json, created_at,"
-                         " version, (SELECT COUNT(*) FROM message_versions v"
-                         "           WHERE v.message_id = messages.id) + 1"
-                         " FROM messages WHERE conversation_id = ? ORDER BY position"),
-          {conversation_id}, {}, nullptr))
+  // The shown path by the partial index messages_shown_path; the siblings by
+  // messages_by_conversation (siblings share their place).
+  if (!exec(q,
+            QStringLiteral("SELECT %1, (SELECT COUNT(*) FROM messages AS s"
+                           "  WHERE s.conversation_id = m.conversation_id"
+                           "    AND s.position = m.position AND s.parent_id IS m.parent_id)"
+                           " FROM messages AS m WHERE m.conversation_id = ? AND m.shown = 1"
+                           " ORDER BY m.position")
+                .arg(QLatin1String(kMessageColumns)),
+            {conversation_id}, {}, nullptr))
     return out;
   while (q.next()) {
     StoredMessage m = stored_message_from_row(q);
-    m.version_count = q.value(8).toInt();
+    m.version_count = q.value(11).toInt();
     out.append(std::move(m));
   }
   return out;

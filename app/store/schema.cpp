@@ -126,6 +126,63 @@ QVector<MigrationStep> migrations() {
   // stored here. status: queued, running, paused, failed, done.
   steps.append(downloads_table_v1());
 
+  // 4 -> 5: the system prompt library (issue 29): saved prompts, each with a name and its
+  // text. A conversation keeps its own copy of the text it uses (conversations.system_prompt,
+  // as before) and which saved prompt it was picked from (system_prompt_id; NULL when typed
+  // by hand or when that prompt was deleted), so editing a saved prompt can offer to update
+  // the conversations that use it. updated_at: milliseconds since the epoch.
+  steps.append(MigrationStep{
+      QStringLiteral("CREATE TABLE system_prompts ("
+                     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                     " name TEXT NOT NULL,"
+                     " text TEXT NOT NULL DEFAULT '',"
+                     " created_at INTEGER NOT NULL,"
+                     " updated_at INTEGER NOT NULL)"),
+      QStringLiteral("CREATE UNIQUE INDEX system_prompts_by_name ON system_prompts(name)"),
+      QStringLiteral("ALTER TABLE conversations ADD COLUMN system_prompt_id INTEGER"
+                     " REFERENCES system_prompts(id) ON DELETE SET NULL"),
+  });
+
+  // 5 -> 6: branches (issue 29). A conversation's messages form a tree: parent_id is the
+  // message a message answers or follows (NULL for a first message), and the children of
+  // one parent are sibling branches (an edited user message, a regenerated reply), ordered
+  // by `version` (0-based, in the order they were made). `selected` marks, in every group
+  // of siblings, the one shown (exactly one per group, stored: the ‹ 2/3 › choice). `shown`
+  // is 1 for the messages of the path the window shows (from the first message down each
+  // group's selected one), kept by every write, so the message list and the sidebar read
+  // the shown path as before: by (conversation_id, position) WHERE shown = 1, `position`
+  // being the depth of a message in the tree (a child's is its parent's + 1; siblings
+  // share theirs). parent_id is not a foreign key: the store deletes a subtree itself
+  // (one recursive query; cascading down a long chain would run into SQLite's trigger
+  // depth), and a conversation's messages still go with it by conversation_id.
+  // The reply versions of step 2 -> 3 become branches: each message's parent is the one
+  // before it by position, the version shown keeps its row, its id and the messages after
+  // it, and every message_versions row becomes a new sibling row (its version number,
+  // text, state, stats and time kept) with nothing after it; message_versions goes.
+  steps.append(MigrationStep{
+      QStringLiteral("ALTER TABLE messages ADD COLUMN parent_id INTEGER"),
+      QStringLiteral("ALTER TABLE messages ADD COLUMN selected INTEGER NOT NULL DEFAULT 1"),
+      QStringLiteral("ALTER TABLE messages ADD COLUMN shown INTEGER NOT NULL DEFAULT 1"),
+      QStringLiteral("UPDATE messages SET parent_id ="
+                     " (SELECT p.id FROM messages AS p"
+                     "  WHERE p.conversation_id = messages.conversation_id"
+                     "    AND p.position < messages.position"
+                     "  ORDER BY p.position DESC LIMIT 1)"),
+      QStringLiteral("DROP INDEX messages_by_conversation"),
+      QStringLiteral(
+          "CREATE INDEX messages_by_conversation ON messages(conversation_id, position)"),
+      QStringLiteral("INSERT INTO messages (conversation_id, position, role, content, state,"
+                     " stats_json, created_at, version, parent_id, selected, shown)"
+                     " SELECT m.conversation_id, m.position, m.role, v.content, v.state,"
+                     " v.stats_json, v.created_at, v.version, m.parent_id, 0, 0"
+                     " FROM message_versions AS v JOIN messages AS m ON m.id = v.message_id"
+                     " ORDER BY v.message_id, v.version"),
+      QStringLiteral("DROP TABLE message_versions"),
+      QStringLiteral("CREATE UNIQUE INDEX messages_shown_path"
+                     " ON messages(conversation_id, position) WHERE shown = 1"),
+      QStringLiteral("CREATE INDEX messages_by_parent ON messages(parent_id)"),
+  });
+
   return steps;
 }
 

@@ -48,6 +48,11 @@ QVariant value_from_json(const QString& json, const QVariant& fallback) {
 
 bool exec(QSqlQuery& q, const QString& sql, std::initializer_list<QVariant> binds,
           const QString& what, QString* error) {
+  return exec(q, sql, QVariantList(binds), what, error);
+}
+
+bool exec(QSqlQuery& q, const QString& sql, const QVariantList& binds, const QString& what,
+          QString* error) {
   if (!q.prepare(sql)) {
     set_error(error, QStringLiteral("%1: %2").arg(what, error_text(q.lastError())));
     return false;

@@ -34,6 +34,8 @@ QVariant value_from_json(const QString& json, const QVariant& fallback);
 // Prepares and runs `sql` with positional `binds`; on failure *error = "<what>: <SQL error>".
 bool exec(QSqlQuery& q, const QString& sql, std::initializer_list<QVariant> binds,
           const QString& what, QString* error);
+bool exec(QSqlQuery& q, const QString& sql, const QVariantList& binds, const QString& what,
+          QString* error);
 // Runs a statement without bind values (pragmas, BEGIN/COMMIT, migration steps).
 bool exec_plain(QSqlDatabase& db, const QString& sql, const QString& what, QString* error,
                 QVariant* first_value = nullptr);

@@ -68,7 +68,7 @@ wait_for 5 eval '[ "$(ui .editing_row)" = 2 ]' || fail "Up did not edit the last
 key ctrl+a
 xdotool type --delay 15 "And the earth was"
 key Return
-last_user() { sqlite3 "$data/kvchat.sqlite" "SELECT content FROM messages WHERE role = 'user' ORDER BY position DESC LIMIT 1"; }
+last_user() { sqlite3 "$data/kvchat.sqlite" "SELECT content FROM messages WHERE role = 'user' AND shown = 1 ORDER BY position DESC LIMIT 1"; }
 edited() { finished 4 && [ "$(last_user)" = "And the earth was" ]; }
 wait_for 60 edited || fail "the edited message got no reply (last user message '$(last_user)'): $(state .notice.text)"
 state .notice.text | grep -q "no room for a reply" && fail "the edit was refused: $(state .notice.text)"

@@ -28,7 +28,8 @@ db="$data/kvchat.sqlite"
 ui() { jq -r "$@" "$ui_file" 2>/dev/null; }
 is_ui() { [ "$(ui "$1")" = "$2" ]; }
 focused() { ui .focus.object_name; }
-stored_user() { sqlite3 "$db" "select content from messages where role='user' order by id"; }
+# The user message shown (the path shown; an edit keeps the old text as another branch).
+stored_user() { sqlite3 "$db" "select content from messages where role='user' and shown = 1 order by id"; }
 # The last reply is finished (not streaming) and there are two messages.
 replied() {
   [ "$(state .messages)" = 2 ] && [ "$(state .reply.role)" = assistant ] &&
@@ -79,7 +80,8 @@ xdotool key Return
 edited_and_replied() { replied && [ "$(state '.reply.shown_texts[0]')" = "$edited" ] && [ "$(state .reply.content)" != "$reply1" ]; }
 wait_for 60 edited_and_replied || fail "Enter did not resend the edited text with a new reply"
 [ "$(stored_user)" = "$edited" ] || fail "the stored user message is '$(stored_user)'"
-[ "$(sqlite3 "$db" 'select count(*) from messages')" = 2 ] || fail "not two stored messages"
+[ "$(sqlite3 "$db" 'select count(*) from messages where shown = 1')" = 2 ] || fail "not two stored messages shown"
+[ "$(sqlite3 "$db" "select count(*) from messages where shown = 0 and content = '$first'")" = 1 ] || fail "the text before the edit is not kept as the other branch"
 wait_for 5 is_ui .editing_row -1 || fail "the edit field stayed open after resending"
 wait_for 5 is_ui .focus.object_name messageInput || fail "after resending the focus is on $(focused), not the message box"
 sleep 0.3

@@ -67,8 +67,8 @@ echo "e2e: Alt+Left / Alt+Right switch the versions"
 
 # 4. Restart: the versions and the one shown are stored.
 kill "$app_pid"; wait "$app_pid" 2>/dev/null || true
-[ "$(sqlite3 "$db" 'select count(*) from message_versions')" -eq 1 ] || fail "the other version is not stored"
-[ "$(sqlite3 "$db" "select version from messages where role='assistant'")" -eq 0 ] || fail "the version shown is not stored"
+[ "$(sqlite3 "$db" "select count(*) from messages where role='assistant' and shown = 0")" -eq 1 ] || fail "the other version is not stored"
+[ "$(sqlite3 "$db" "select version from messages where role='assistant' and shown = 1")" -eq 0 ] || fail "the version shown is not stored"
 # A short length limit for the next replies (the settings as the window saves them).
 sqlite3 "$db" "insert or replace into settings values ('sampling', '[{\"temperature\":0.8,\"top_k\":40,\"top_p\":0.95,\"min_p\":0.05,\"repeat_penalty\":1.0,\"seed\":-1,\"max_tokens\":16}]')"
 start_app

@@ -90,6 +90,7 @@ choose_template() {
   done
   wait_for 2 on_template || fail "Tab did not reach the Chat template choice (at '$(ui .focus.name)')"
   xdotool key "$@"
+  sleep 0.5  # the choice enables "Use this template": Tab skips it while it is disabled
   for _ in $(seq 20); do
     [ "$(ui .focus.name)" = "Use this template" ] && break
     xdotool key Tab

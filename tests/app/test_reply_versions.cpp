@@ -168,7 +168,8 @@ class TestReplyVersions : public QObject {
   }
 
   // Editing a user message (Enter in its bubble): refused while a reply is written, for an
-  // empty or whitespace-only text, for a reply's row; taken, it replaces the replies after it.
+  // empty or whitespace-only text, for a reply's row; taken, it is a new branch (the old
+  // text and its reply stay as the other one, ‹ 1/2 ›) and is resent.
   void editMessageResendsAndRefusesWhatItCannotTake() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
@@ -179,6 +180,7 @@ class TestReplyVersions : public QObject {
     QCOMPARE(chat.lastUserRow(), -1);
     QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1")); }));
     QCOMPARE(chat.lastUserRow(), 0);
+    const QString first_reply = last(chat).content;
     QVERIFY(!chat.editMessage(0, QString()));
     QVERIFY(!chat.editMessage(0, QStringLiteral(" \n\t ")));
     QVERIFY(!chat.editMessage(1, QStringLiteral("a reply")));
@@ -194,9 +196,16 @@ class TestReplyVersions : public QObject {
     QCOMPARE(rows(chat).items()[0].content, QStringLiteral("Exodus 1\n1 Now"));
     QCOMPARE(last(chat).role, QStringLiteral("assistant"));
     QCOMPARE(chat.lastUserRow(), 0);
+    QCOMPARE(rows(chat).items()[0].version, 1);
+    QCOMPARE(rows(chat).items()[0].version_count, 2);
     ChatController again(dir.path());
     QCOMPARE(rows(again).rowCount(), 2);
     QCOMPARE(rows(again).items()[0].content, QStringLiteral("Exodus 1\n1 Now"));
+    // The text before the edit, with its reply, is the other branch.
+    again.selectVersion(0, 0);
+    QCOMPARE(rows(again).rowCount(), 2);
+    QCOMPARE(rows(again).items()[0].content, QStringLiteral("Genesis 1"));
+    QCOMPARE(rows(again).items()[1].content, first_reply);
   }
 
   void messagesSplitAtTheirCodeBlocks() {
