@@ -1613,13 +1613,13 @@
     </message>
     <message>
         <location filename="../ui/MessageBubble.qml" line="430"/>
-        <source>Previous version</source>
-        <translation>이전 버전</translation>
+        <source>Previous branch</source>
+        <translation>이전 분기</translation>
     </message>
     <message>
         <location filename="../ui/MessageBubble.qml" line="432"/>
-        <source>Previous version (Alt+Left)</source>
-        <translation>이전 버전 (Alt+Left)</translation>
+        <source>Previous branch (Alt+Left switches the last message that has branches)</source>
+        <translation>이전 분기 (Alt+Left는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
         <location filename="../ui/MessageBubble.qml" line="438"/>
@@ -1628,18 +1628,18 @@
     </message>
     <message>
         <location filename="../ui/MessageBubble.qml" line="439"/>
-        <source>Version %1 of %2</source>
-        <translation>버전 %1/%2</translation>
+        <source>Branch %1 of %2</source>
+        <translation>분기 %1/%2</translation>
     </message>
     <message>
         <location filename="../ui/MessageBubble.qml" line="444"/>
-        <source>Next version</source>
-        <translation>다음 버전</translation>
+        <source>Next branch</source>
+        <translation>다음 분기</translation>
     </message>
     <message>
         <location filename="../ui/MessageBubble.qml" line="446"/>
-        <source>Next version (Alt+Right)</source>
-        <translation>다음 버전 (Alt+Right)</translation>
+        <source>Next branch (Alt+Right switches the last message that has branches)</source>
+        <translation>다음 분기 (Alt+Right는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
         <location filename="../ui/MessageBubble.qml" line="455"/>

@@ -427,23 +427,23 @@ Item {
                     ToolButton {
                         text: "‹"
                         enabled: !chat.generating && bubble.version > 0
-                        Accessible.name: qsTr("Previous version")
+                        Accessible.name: qsTr("Previous branch")
                         ToolTip.visible: hovered
-                        ToolTip.text: qsTr("Previous version (Alt+Left)")
+                        ToolTip.text: qsTr("Previous branch (Alt+Left switches the last message that has branches)")
                         onClicked: chat.selectVersion(bubble.index, bubble.version - 1)
                     }
                     Label {
                         objectName: "versionLabel"
                         font.pixelSize: Theme.smallSize
                         text: qsTr("%1/%2").arg(bubble.version + 1).arg(bubble.versionCount)
-                        Accessible.name: qsTr("Version %1 of %2").arg(bubble.version + 1).arg(bubble.versionCount)
+                        Accessible.name: qsTr("Branch %1 of %2").arg(bubble.version + 1).arg(bubble.versionCount)
                     }
                     ToolButton {
                         text: "›"
                         enabled: !chat.generating && bubble.version < bubble.versionCount - 1
-                        Accessible.name: qsTr("Next version")
+                        Accessible.name: qsTr("Next branch")
                         ToolTip.visible: hovered
-                        ToolTip.text: qsTr("Next version (Alt+Right)")
+                        ToolTip.text: qsTr("Next branch (Alt+Right switches the last message that has branches)")
                         onClicked: chat.selectVersion(bubble.index, bubble.version + 1)
                     }
                 }
