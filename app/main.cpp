@@ -34,6 +34,7 @@
 #include "chat_controller.h"
 #include "i18n/ui_language.h"
 #include "documents/document_controller.h"
+#include "engine/engine_maps.h"
 #include "engine/engine_worker.h"
 #include "model_library_controller.h"
 #include "models_page_controller.h"
@@ -330,6 +331,14 @@ int main(int argc, char** argv) {
   kvchat::app::LocalServerController::Hooks server_hooks;
   server_hooks.model = [&chat] { return chat.engine_worker()->shared_model(); };
   server_hooks.session_options = [&chat] { return chat.engine_worker()->session_options(); };
+  server_hooks.chat_template = [&chat] {
+    kvchat::app::LocalServerController::ChatTemplateChoice choice;
+    if (const auto format = chat.engine_worker()->chat_format()) {
+      choice.override_text = kvchat::app::override_text_of(*format);
+      choice.enable_thinking = format->enable_thinking();
+    }
+    return choice;
+  };
   server_hooks.load_setting = [&chat](const QString& key, const QVariant& fallback) {
     return chat.uiSetting(key, fallback);
   };
@@ -343,6 +352,9 @@ int main(int argc, char** argv) {
   kvchat::app::LocalServerController local_server(server_hooks);
   QObject::connect(chat.models(), &kvchat::app::ModelController::modelChanged, &local_server,
                    &kvchat::app::LocalServerController::model_changed);
+  QObject::connect(chat.engine_worker(), &kvchat::app::EngineWorker::chatFormatChanged,
+                   &local_server, &kvchat::app::LocalServerController::chat_template_changed,
+                   Qt::QueuedConnection);
 
   UiTestState ui_test_state;  // before the engine: outlives the QML that uses it
   // The end-to-end tests' view of the window (KVCHAT_TEST_STATE_FILE): an observer of the

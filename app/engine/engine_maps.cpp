@@ -109,6 +109,12 @@ ChatFormatInfo chat_format_info(const ChatFormat& f, const QString& override_tex
                         thinking_switch_name(thinking)};
 }
 
+std::string override_text_of(const ChatFormat& format) {
+  if (format.source() != ChatFormatSource::Override) return {};  // the file's (or its fallback)
+  if (!format.template_source().empty()) return format.template_source();
+  return "builtin:" + std::string(chat_template_name(format.kind()));
+}
+
 QString thinking_switch_name(std::optional<bool> enabled) {
   if (!enabled) return {};
   return *enabled ? QStringLiteral("on") : QStringLiteral("off");

@@ -24,6 +24,10 @@ ReplySampling reply_sampling(const QVariantMap& sampling);
 GenerateOptions generate_options(const ReplySampling& sampling, const ChatFormat& format);
 // What the window shows of a chat format (its description in the window's language).
 ChatFormatInfo chat_format_info(const ChatFormat& format, const QString& override_text);
+// What ChatFormat::for_model takes to make `format` again: "" unless it is an override (the
+// file's template, or the built-in format chosen for a file without one), "builtin:<name>"
+// for a built-in format the user chose, else the Jinja source in use.
+std::string override_text_of(const ChatFormat& format);
 // The template's enable_thinking switch as the settings keep it: "" unset (the template's
 // default), "on", "off"; anything else reads as unset.
 QString thinking_switch_name(std::optional<bool> enabled);

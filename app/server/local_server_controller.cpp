@@ -78,6 +78,11 @@ void LocalServerController::model_changed() {
   restart();
 }
 
+void LocalServerController::chat_template_changed() {
+  if (!server_ || !hooks_.chat_template || hooks_.chat_template() == served_template_) return;
+  restart();
+}
+
 void LocalServerController::stop() {
   poll_timer_.stop();
   if (server_) server_->stop();  // cancels the generations in flight, waits for them
@@ -101,6 +106,9 @@ void LocalServerController::restart() {
       o.parallel = parallel_;
       if (hooks_.session_options) o.session = hooks_.session_options();
       o.session.kv_budget_bytes = 0;  // each session grows on demand; the pool has no budget
+      served_template_ = hooks_.chat_template ? hooks_.chat_template() : ChatTemplateChoice{};
+      o.chat_template = served_template_.override_text;
+      o.enable_thinking = served_template_.enable_thinking;
       auto started = Server::start(model, o);
       if (started) {
         server_ = std::move(started).value();

@@ -14,6 +14,8 @@
 #include <QVariantMap>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "kvchat/server.h"
 
@@ -38,9 +40,18 @@ class LocalServerController : public QObject {
   Q_PROPERTY(QVariantMap stats READ stats NOTIFY statsChanged)
 
  public:
+  // How the window renders its conversations, so that clients get the same prompts: the
+  // override as ChatFormat::for_model takes it ("" = the file's template, "builtin:<name>",
+  // or Jinja source) and the template's enable_thinking switch.
+  struct ChatTemplateChoice {
+    std::string override_text;
+    std::optional<bool> enable_thinking;
+    bool operator==(const ChatTemplateChoice&) const = default;
+  };
   struct Hooks {
     std::function<std::shared_ptr<const Model>()> model;  // the window's; null: none
     std::function<SessionOptions()> session_options;      // the window's sessions' options
+    std::function<ChatTemplateChoice()> chat_template;    // the window's; unset: the file's
     std::function<QVariant(const QString&, const QVariant&)> load_setting;
     std::function<void(const QString&, const QVariant&)> save_setting;
     std::function<uint64_t()> available_bytes;  // the machine's free memory, for more_users
@@ -68,6 +79,9 @@ class LocalServerController : public QObject {
   Q_INVOKABLE static bool isLoopback(const QString& host);
   // The window's model changed (loaded, replaced, unloaded): serve the new one.
   void model_changed();
+  // The window's chat template or its Thinking switch changed: a running server restarts
+  // with it (the generations in flight are cancelled, as for a model change).
+  void chat_template_changed();
 
  signals:
   void changed();
@@ -86,6 +100,7 @@ class LocalServerController : public QObject {
   int parallel_ = 4;
   QString error_;
   std::shared_ptr<const Model> served_;  // the model the server runs on
+  ChatTemplateChoice served_template_;   // and the template it renders with
   std::unique_ptr<Server> server_;
   QVariantMap stats_;
   QTimer poll_timer_;

@@ -2,6 +2,7 @@
 // it serves the window's model over HTTP (real requests with Qt Network), requires the
 // key when one is set, says why it cannot listen, stops when switched off, keeps its
 // choices and starts again with the model; the memory panel's "more users fit" by hand.
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -10,6 +11,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "engine/engine_maps.h"
+#include "kvchat/chat_format.h"
 #include "kvchat/model.h"
 #include "server/local_server_controller.h"
 #include "server/server_users.h"
@@ -43,13 +46,22 @@ Reply request(const QString& url, const QByteArray& post = {}, const QString& ke
   return out;
 }
 
+// A chat template of the shared cases (templates/cases.json, real published templates).
+std::string shared_template(const QString& name) {
+  QFile f(QStringLiteral(KVCHAT_SHARED_DIR "/templates/cases.json"));
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(f.readAll())["templates"][name].toString().toStdString();
+}
+
 // A controller on a settings map (the app keeps them in its store).
 struct Fixture {
   QVariantMap settings;
   std::shared_ptr<const kvchat::Model> model = demo();
+  LocalServerController::ChatTemplateChoice chat_template;  // the window's
   std::unique_ptr<LocalServerController> make() {
     LocalServerController::Hooks h;
     h.model = [this] { return model; };
+    h.chat_template = [this] { return chat_template; };
     h.session_options = [] {
       kvchat::SessionOptions o;
       o.n_ctx = 512;
@@ -124,6 +136,53 @@ class TestLocalServer : public QObject {
     c->apply(false, c->host(), c->port(), QString(), 2);
     QVERIFY(!c->running());
     QCOMPARE(request(url + QStringLiteral("/models")).status, 0);  // refused
+  }
+
+  // The server renders as the window does: its template override and Thinking switch.
+  // DeepSeek-R1's generation prompt opens "<think>", so the demo model's reply comes back
+  // as reasoning_content; the file's own template (after the window changes back) has none.
+  void servesWithTheWindowsChatTemplate() {
+    Fixture f;
+    f.chat_template.override_text =
+        shared_template(QStringLiteral("deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja"));
+    QVERIFY(!f.chat_template.override_text.empty());
+    auto c = f.make();
+    c->apply(true, QStringLiteral("127.0.0.1"), 0, QString(), 1);
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    const QByteArray chat =
+        R"({"model":"kjv-demo-f16","max_tokens":6,"messages":[{"role":"user","content":"In the beginning"}]})";
+    Reply reply = request(c->url() + QStringLiteral("/chat/completions"), chat);
+    QCOMPARE(reply.status, 200);
+    QJsonObject message = QJsonDocument::fromJson(reply.body)["choices"][0]["message"].toObject();
+    QVERIFY(!message.value(QStringLiteral("reasoning_content")).toString().isEmpty());
+    QCOMPARE(message.value(QStringLiteral("content")).toString(), QString());
+
+    // Unchanged: no restart (the same URL keeps answering); changed: restarted with it.
+    const QString url = c->url();
+    c->chat_template_changed();
+    QCOMPARE(c->url(), url);
+    f.chat_template = {};
+    c->chat_template_changed();
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    reply = request(c->url() + QStringLiteral("/chat/completions"), chat);
+    QCOMPARE(reply.status, 200);
+    message = QJsonDocument::fromJson(reply.body)["choices"][0]["message"].toObject();
+    QVERIFY(!message.contains(QStringLiteral("reasoning_content")));
+    QVERIFY(!message.value(QStringLiteral("content")).toString().isEmpty());
+  }
+
+  // The window's format as the override that makes it again.
+  void overrideTextOfAFormat() {
+    const auto model = demo();
+    QVERIFY(model);
+    auto file = kvchat::ChatFormat::for_model(*model);
+    auto builtin = kvchat::ChatFormat::for_model(*model, "builtin:llama3");
+    const std::string jinja = "{% for m in messages %}{{ m.content }}{% endfor %}";
+    auto custom = kvchat::ChatFormat::for_model(*model, jinja);
+    QVERIFY(file && builtin && custom);
+    QCOMPARE(kvchat::app::override_text_of(*file), std::string());
+    QCOMPARE(kvchat::app::override_text_of(*builtin), std::string("builtin:llama3"));
+    QCOMPARE(kvchat::app::override_text_of(*custom), jinja);
   }
 
   void theKeyIsRequiredWhenSet() {
