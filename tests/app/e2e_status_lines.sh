@@ -78,6 +78,14 @@ echo "e2e-status-lines: stories260K: '$(ui .panel_status.last_reply)'; status: '
 
 # 2. A template override, by keyboard: both lines say llama3 now.
 on_template() { [ "$(ui .focus.name)" = "Chat template" ] && [ "$(ui .focus.type)" = ComboBox ]; }
+# tab: Tab, then wait until the state file shows the focus moved (a loaded machine writes it
+# late; reading the old focus would press Tab again and skip past the control looked for).
+tab() {
+  local before
+  before=$(ui -c .focus || true)
+  xdotool key Tab
+  wait_for 2 eval '[ "$(ui -c .focus)" != "$before" ]' || true
+}
 # choose_template KEY...: Ctrl+, then Tab to the Chat template choice, KEY... there, Tab to
 # "Use this template", Space, Escape.
 choose_template() {
@@ -85,16 +93,14 @@ choose_template() {
   wait_for 5 eval '[ "$(ui .settings_open)" = true ]' || fail "Ctrl+, did not open Settings"
   for _ in $(seq 120); do
     on_template && break
-    xdotool key Tab
-    sleep 0.15
+    tab
   done
   wait_for 2 on_template || fail "Tab did not reach the Chat template choice (at '$(ui .focus.name)')"
   xdotool key "$@"
   sleep 0.5  # the choice enables "Use this template": Tab skips it while it is disabled
   for _ in $(seq 20); do
     [ "$(ui .focus.name)" = "Use this template" ] && break
-    xdotool key Tab
-    sleep 0.15
+    tab
   done
   [ "$(ui .focus.name)" = "Use this template" ] || fail "Tab did not reach 'Use this template' (at '$(ui .focus.name)')"
   xdotool key space
