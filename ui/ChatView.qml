@@ -92,7 +92,11 @@ Pane {
                 // (qmllint 6.4 takes Qt.callLater for a QJSValue property; it is a method)
                 Qt.callLater(positionViewAtEnd)  // qmllint disable type
             }
-            onContentHeightChanged: if (atYEnd || chat.generating) Qt.callLater(positionViewAtEnd)
+            // Just opened: the delegates' heights keep arriving (later on a loaded machine),
+            // so the list stays at its end until they settle or the user scrolls.
+            property bool settling: false
+            onMovementStarted: settling = false
+            onContentHeightChanged: if (atYEnd || chat.generating || settling) Qt.callLater(positionViewAtEnd)  // qmllint disable type
             delegate: MessageBubble {
                 width: ListView.view.width
             }
@@ -103,10 +107,13 @@ Pane {
                 function onCurrentConversationChanged() {
                     messageList.editingRow = -1
                     Qt.callLater(messageList.positionViewAtEnd)  // qmllint disable type
+                    messageList.settling = true
                     scrollAgain.restart()
+                    settled.restart()
                 }
             }
             Timer { id: scrollAgain; interval: 50; onTriggered: messageList.positionViewAtEnd() }
+            Timer { id: settled; interval: 2000; onTriggered: messageList.settling = false }
             // Ctrl+Shift+T opens or folds the last reply's reasoning (its Thinking block).
             Shortcut {
                 sequence: "Ctrl+Shift+T"
