@@ -2,7 +2,12 @@
 function(kvchat_strict_warnings target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} PRIVATE
-      $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Werror -Wno-unused-parameter>)
+      $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>)
+    # The GPU check builds with the device machine's compiler, whatever its version:
+    # its new warnings are read in the log there, not fatal.
+    if(NOT KVCHAT_GPU_CHECK)
+      target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+    endif()
   endif()
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     # GCC 12 reports false -Wrestrict/-Wstringop-overflow on std::string operator+ at -O3

@@ -31,8 +31,14 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKVCHAT_CUDA=ON \
 cmake --build build-gpu -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" "$out/build.log" | head -40; exit 1; }
 
 log "gpu tests"
-(cd build-gpu && ctest -L gpu --output-on-failure --timeout 240) 2>&1 | tee "$out/ctest.log" | tail -40
+(cd build-gpu && ctest -L gpu --output-on-failure -j "${GPU_TEST_JOBS:-4}" --timeout "${GPU_TEST_TIMEOUT:-240}") 2>&1 |
+  tee "$out/ctest.log" | tail -60
 tests_rc=${PIPESTATUS[0]}
+# GPU_BENCH=0: the tests only (a first look, or a rerun after a fix).
+if [ "${GPU_BENCH:-1}" = 0 ]; then
+  log "done (gpu tests rc=$tests_rc; benches skipped: GPU_BENCH=0)"
+  exit "$tests_rc"
+fi
 
 cli=build-gpu/bin/kvchat-cli
 bench() {  # name preset type [bench args...]

@@ -163,8 +163,8 @@ Status Session::save_snapshot(const std::string& path) const {
     Status s = write_journal_record(h, record_from(*append_from), fd_sink(fd.get(), path, written));
     if (s) s = file_io::sync(fd.get(), path);
     if (!s) {
-      (void)::ftruncate(fd.get(),
-                        static_cast<off_t>(at));  // best effort: loading ignores it anyway
+      // Best effort: loading ignores a torn tail anyway.
+      if (::ftruncate(fd.get(), static_cast<off_t>(at)) != 0) errno = 0;
       return Error{prefix + s.message()};
     }
     if (!fd.close()) return Error{prefix + "cannot close it: " + errno_text()};
