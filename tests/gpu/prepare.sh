@@ -11,6 +11,7 @@ rm -rf "$deps"
 mkdir -p "$deps/include" "$deps/shared/models" "$deps/shared/reference"
 cp -r /usr/src/googletest "$deps/googletest"
 cp -r /usr/include/nlohmann "$deps/include/nlohmann"
-cp "$shared"/models/kjv-demo-f32.gguf "$shared"/models/kjv-demo-f16.gguf "$deps/shared/models/"
+cp "$shared"/models/kjv-demo-f32.gguf "$shared"/models/kjv-demo-f16.gguf "$shared"/models/stories260K.gguf \
+  "$deps/shared/models/"
 cp -r "$shared"/reference/kjv-demo "$deps/shared/reference/"
 du -sh "$deps"

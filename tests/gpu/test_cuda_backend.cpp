@@ -151,36 +151,51 @@ TEST_P(CudaVsCpu, LogitsAgree) {
   spec.tied = false;
   spec.type = type;
   ASSERT_TRUE(write_synthetic_model(dir.file("m.gguf"), spec));
-  // The other block types: random valid blocks, against the reference backend (plain
-  // dequantization, float accumulation) rather than the fast CPU paths.
-  const bool new_type = is_new_block_type(type);
-  if (new_type) {
+  // The other block types: random valid blocks.
+  if (is_new_block_type(type)) {
     fill_with_random_blocks(dir.file("m.gguf"), type);
     if (HasFatalFailure()) return;
   }
   auto model = Model::load(dir.file("m.gguf"));
   ASSERT_TRUE(model) << model.message();
-  auto cpu = make(*model, new_type ? "cpu-reference" : "cpu", kv_type);
+  // Against the reference backend (plain dequantization, float accumulation), not the fast
+  // CPU paths: those round Q8_0/Q4_0 activations to 8 bits, 1.6-1.9% of max|logit| away
+  // from the reference on this random model (an H200 run found the device within 0.5%).
+  auto cpu = make(*model, "cpu-reference", kv_type);
   auto gpu = make(*model, "cuda", kv_type);
-  ASSERT_TRUE(cpu && gpu);
-  const std::vector<TokenId> prompt = test::test_ids(300, 1000);
-  ASSERT_TRUE(cpu->eval(prompt));
-  ASSERT_TRUE(gpu->eval(prompt));
+  // A quantized cache turns the backends' last-bit differences in K and V into whole
+  // quantization steps: the same model with an f32 cache says how much that cache costs
+  // here, and the device may be off by that much more.
+  const bool quantized_kv = kv_type != "f32" && kv_type != "f16";
+  auto unquantized = quantized_kv ? make(*model, "cpu-reference", "f32") : nullptr;
+  ASSERT_TRUE(cpu && gpu && (!quantized_kv || unquantized));
   // The prefill path rounds activations to f16 for tensor cores (except F32 weights).
-  const double prefill_tol = type == TensorType::F32 ? 1e-4 : 5e-3;
-  EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol);
+  const double base_tol = type == TensorType::F32 ? 1e-4 : 5e-3;
+  auto eval_all = [&](std::span<const TokenId> tokens) {
+    ASSERT_TRUE(cpu->eval(tokens));
+    ASSERT_TRUE(gpu->eval(tokens));
+    if (unquantized) {
+      ASSERT_TRUE(unquantized->eval(tokens));
+    }
+  };
+  auto tolerance = [&] {
+    return base_tol +
+           (unquantized ? test::max_rel_error(cpu->last_logits(), unquantized->last_logits(), 1000)
+                        : 0.0);
+  };
+  const std::vector<TokenId> prompt = test::test_ids(300, 1000);
+  ASSERT_NO_FATAL_FAILURE(eval_all(prompt));
+  EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), tolerance());
   // Decode: 1 token at a time (the CUDA graph), then 5 at once (batched GEMV).
   for (int step = 0; step < 20; ++step) {
     const TokenId t = static_cast<TokenId>((step * 53 + 7) % 1000);
-    ASSERT_TRUE(cpu->eval(std::span<const TokenId>(&t, 1)));
-    ASSERT_TRUE(gpu->eval(std::span<const TokenId>(&t, 1)));
-    EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol)
+    ASSERT_NO_FATAL_FAILURE(eval_all(std::span<const TokenId>(&t, 1)));
+    EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), tolerance())
         << "step " << step;
   }
   const std::vector<TokenId> five = test::test_ids(5, 1000);
-  ASSERT_TRUE(cpu->eval(five));
-  ASSERT_TRUE(gpu->eval(five));
-  EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), prefill_tol);
+  ASSERT_NO_FATAL_FAILURE(eval_all(five));
+  EXPECT_LE(test::max_rel_error(gpu->last_logits(), cpu->last_logits(), 1000), tolerance());
 }
 
 const auto kCaseName = [](const auto& info) {
@@ -239,6 +254,19 @@ TEST(CudaBackend, PassesTheSelfCheck) {
     BackendOptions bo;
     bo.n_ctx = (*model)->info().n_ctx_train;
     auto cuda = make_backend(BackendKind::Cuda, **model, bo);
+    if (std::string(name) == "stories260K.gguf") {
+      // Its head_dim of 8 is below what the attention kernels take (an H200 run): refused
+      // by name, and "auto" runs it on the CPU and says why.
+      ASSERT_FALSE(cuda);
+      EXPECT_NE(cuda.message().find("head_dim 8"), std::string::npos) << cuda.message();
+      SessionOptions so;
+      so.backend = "auto";
+      auto s = Session::create(*model, so);
+      ASSERT_TRUE(s) << s.message();
+      EXPECT_EQ((*s)->backend_name(), "cpu");
+      EXPECT_NE((*s)->backend_note().find("head_dim 8"), std::string::npos) << (*s)->backend_note();
+      continue;
+    }
     ASSERT_TRUE(cuda) << cuda.message();
     forget_backend_self_checks();
     const BackendSelfCheck r =

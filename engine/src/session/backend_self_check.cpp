@@ -12,6 +12,7 @@
 
 #include "kv/kv_cache.h"
 #include "kvchat/model.h"
+#include "numeric/weight_type_traits.h"
 
 namespace kvchat {
 
@@ -74,7 +75,7 @@ BackendSelfCheck check_now(BackendKind kind, Backend& candidate, const Model& mo
                            int32_t n_threads) {
   BackendSelfCheck r;
   r.backend = std::string(backend_kind_name(kind));
-  r.tolerance = kSelfCheckTolerance;
+  r.tolerance = self_check_tolerance(model);
   r.model_path = model.info().path;
   const std::string file = std::filesystem::path(r.model_path).filename().string();
   const std::string who = "the " + r.backend + " backend's self-check on " + file;
@@ -122,7 +123,8 @@ BackendSelfCheck check_now(BackendKind kind, Backend& candidate, const Model& mo
                file + ": " + logits.message();
     return r;
   }
-  BackendSelfCheck compared = compare_self_check_logits(*logits, *reference, model.info().n_vocab);
+  BackendSelfCheck compared =
+      compare_self_check_logits(*logits, *reference, model.info().n_vocab, r.tolerance);
   compared.backend = r.backend;
   compared.model_path = r.model_path;
   const std::string what = " its self-check on " + file + " (" +
@@ -134,6 +136,17 @@ BackendSelfCheck check_now(BackendKind kind, Backend& candidate, const Model& mo
 }
 
 }  // namespace
+
+double self_check_tolerance(const Model& model) {
+  for (const auto& [name, bytes] : model.info().weight_bytes_by_type) {
+    for (const WeightTypeTraits& t : weight_types()) {
+      if (t.name == name && bytes > 0 && t.activation != ActivationFormat::F32) {
+        return kSelfCheckQuantizedTolerance;
+      }
+    }
+  }
+  return kSelfCheckTolerance;
+}
 
 BackendSelfCheck compare_self_check_logits(std::span<const float> candidate,
                                            std::span<const float> reference, int32_t n_vocab,
