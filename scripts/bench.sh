@@ -35,3 +35,7 @@ if [ -z "${BENCH_NO_DEPTH:-}" ]; then
   echo "== tinyllama-1.1b shape, f16, decode after 4096 tokens of context (f16 KV)"
   "$cli" bench --model "$m" --contexts 0,4096 --tg 32
 fi
+
+echo
+echo "== kvchat-cli serve, GET /health latency (kept-alive connection vs fresh ones)"
+python3 tests/server/latency.py "$cli" resources/models/kjv-demo-f16.gguf --requests 200

@@ -65,5 +65,51 @@ if grep -q k3y "$out/stderr"; then
 fi
 kill -TERM $pid
 wait $pid
-echo "serve exited $?; $fails failures"
-[[ $fails == 0 ]]
+status=$?
+
+# Beyond loopback (issue 40 point 5): refused without a key unless --allow-no-key, and a
+# warning whenever the bind is beyond loopback. The key from a file or the environment
+# (never on the command line, where /proc/PID/cmdline shows it to every user).
+# serve_once NAME ARGS...: starts serve, waits for "port" or its exit, stops it.
+serve_once() {
+  local name=$1
+  shift
+  "$@" >"$out/$name.out" 2>"$out/$name.err" &
+  local p=$!
+  for _ in $(seq 100); do
+    grep -q '^port ' "$out/$name.out" 2>/dev/null && break
+    kill -0 $p 2>/dev/null || break
+    sleep 0.05
+  done
+  kill -TERM $p 2>/dev/null || true
+  wait $p 2>/dev/null
+}
+expect() {  # expect NAME CONDITION-COMMAND...
+  local name=$1
+  shift
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+serve_once open "$cli" serve --model "$model" --host 0.0.0.0 --port 0 || true
+expect "0.0.0.0 without a key is refused" \
+  bash -c "! grep -q '^port ' '$out/open.out' && grep -q 'without an API key' '$out/open.err'"
+serve_once consent "$cli" serve --model "$model" --host 0.0.0.0 --port 0 --allow-no-key || true
+expect "0.0.0.0 --allow-no-key serves, with a warning" \
+  bash -c "grep -q '^port ' '$out/consent.out' && grep -q 'warning: listening on 0.0.0.0' '$out/consent.err'"
+printf 'f1le-k3y\n' >"$out/key"
+chmod 600 "$out/key"
+serve_once keyfile "$cli" serve --model "$model" --host 0.0.0.0 --port 0 --api-key-file "$out/key" || true
+expect "0.0.0.0 with --api-key-file serves, with a warning" \
+  bash -c "grep -q '^port ' '$out/keyfile.out' && grep -q 'warning: listening on 0.0.0.0' '$out/keyfile.err'"
+KVCHAT_API_KEY=env-k3y "$cli" serve --model "$model" --port 0 >"$out/env.out" 2>"$out/env.err" &
+envpid=$!
+for _ in $(seq 100); do grep -q '^port ' "$out/env.out" && break; sleep 0.05; done
+envport=$(sed -n 's/^port //p' "$out/env.out")
+expect "KVCHAT_API_KEY is the key" bash -c "
+  [[ \$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer env-k3y' http://127.0.0.1:$envport/v1/models) == 200 ]] &&
+  [[ \$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$envport/v1/models) == 401 ]]"
+expect "the key is not in the command line" bash -c "! tr '\\0' ' ' </proc/$envpid/cmdline | grep -q env-k3y"
+kill -TERM $envpid
+wait $envpid || true
+
+echo "serve exited $status; $fails failures"
+[[ $status == 0 && $fails == 0 ]]

@@ -8,15 +8,23 @@ prompt (shared prefix blocks); a few abort a stream half way. Every one of their
 must be answered completely: 200 with a finish_reason and usage (non-streamed), or a
 stream that ends with data: [DONE] (streamed); a 503 is retried after its Retry-After.
 Hostile requests (malformed, huge, deeply nested, non-UTF-8 JSON, wrong types and
-values, unknown routes, wrong keys, bodies cut short, garbage instead of HTTP) must get
-their 4xx status, or have the connection closed, and never kill the server.
+values, unknown routes, wrong keys, bodies cut short, garbage instead of HTTP, a foreign
+Host or Origin, a non-JSON content type) must get their 4xx status, or have the connection
+closed, and never kill the server.
+
+Slow clients (--slow N, slowloris): N connections from other loopback addresses
+(127.0.0.2 ...) that each send a request header one byte a second, reconnecting whenever
+the server closes them, are held through the middle half of the run; meanwhile a probe
+sends GET /health every half second from 127.0.0.1 and its slowest answer must come within
+--health-latency seconds (default 1), and the well-behaved clients must be answered as
+before.
 
 The server's resident memory (/proc/PID/status VmRSS) is sampled every second; "flat"
 means the mean of the last quarter of the run is within --rss-growth (default 10%) of the
 mean of the second quarter (the first quarter is warm-up: sessions and KV pools filling).
 
 Usage: load.py KVCHAT_CLI MODEL [--clients 16] [--seconds 180] [--hostile 1000]
-       [--json OUT.json]. Exit 0 when every check held; the summary goes to stdout.
+       [--slow 200] [--health-latency 1] [--json OUT.json]. Exit 0 when every check held; the summary goes to stdout.
 """
 import argparse
 import http.client
@@ -229,9 +237,11 @@ def hostile_requests(port, rng):
          {0, 400}),
         ("garbage request line", lambda: raw_send(port, b"BREW /pot HTCPCP/1.0\r\n\r\n"), {0, 400, 404}),
         ("body cut short", lambda: raw_send(
-            port, b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n"
+            port, b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000\r\n"
+                  b"Content-Type: application/json\r\n"
                   b"Authorization: Bearer " + KEY.encode() + b"\r\n\r\n{\"model\":"), {0, 400}),
-        ("no messages", lambda: http_raw(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x",
+        ("no messages", lambda: http_raw(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1"
+                                          b"\r\nContent-Type: application/json",
                                           b'{"model":"' + MODEL_ID.encode() + b'"}' + b" " * 100),
          {400}),
         ("NUL in JSON", lambda: post(b'{"model":"\x00","messages":[]}'), {400}),
@@ -241,8 +251,63 @@ def hostile_requests(port, rng):
                                               "max_tokens": -1}), {400}),
         ("stop list of numbers", lambda: post({"model": MODEL_ID, "messages": msg,
                                                "stop": [1, 2]}), {400}),
+        ("foreign Host", lambda: http_raw(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: attacker.example\r\n"
+            b"Content-Type: application/json",
+            json.dumps({"model": MODEL_ID, "messages": msg}).encode()), {403, 421}),
+        ("foreign Origin", lambda: http_raw(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Origin: https://attacker.example\r\nContent-Type: application/json",
+            json.dumps({"model": MODEL_ID, "messages": msg}).encode()), {403}),
+        ("text/plain body", lambda: http_raw(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: text/plain",
+            json.dumps({"model": MODEL_ID, "messages": msg}).encode()), {415}),
     ]
     return cases
+
+
+def slow_client(port, index, stop, counters):
+    """Slowloris: a request header one byte a second from 127.0.0.(2 + index % 50), a new
+    connection whenever the server closes (or refuses) this one."""
+    source = f"127.0.0.{2 + index % 50}"
+    header = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+              b"Authorization: Bearer " + KEY.encode() + b"\r\nX-Pad: " + b"a" * 4096)
+    while not stop.is_set():
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5,
+                                         source_address=(source, 0))
+        except OSError:
+            counters.add("slow_connect_refused")
+            stop.wait(0.5)
+            continue
+        counters.add("slow_connections")
+        try:
+            for i in range(len(header)):
+                if stop.is_set():
+                    break
+                s.sendall(header[i:i + 1])
+                stop.wait(1.0)
+        except OSError:
+            counters.add("slow_closed_by_server")
+        finally:
+            s.close()
+
+
+def health_probe(port, stop, counters, latencies):
+    """GET /health every half second on a fresh connection; each answer's seconds."""
+    while not stop.is_set():
+        t0 = time.time()
+        try:
+            conn, res = request(port, "GET", "/health", timeout=30)
+            res.read()
+            conn.close()
+            if res.status != 200:
+                counters.fail(f"/health beside the slow clients: status {res.status}")
+        except OSError as e:
+            counters.fail(f"/health beside the slow clients: {e}")
+        latencies.append(time.time() - t0)
+        stop.wait(0.5)
 
 
 def hostile_client(port, n, rng, counters):
@@ -270,6 +335,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=180)
     ap.add_argument("--hostile", type=int, default=1000)
     ap.add_argument("--rss-growth", type=float, default=0.10)
+    ap.add_argument("--slow", type=int, default=200)
+    ap.add_argument("--health-latency", type=float, default=1.0)
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -310,9 +377,30 @@ def main():
     hostile = threading.Thread(target=lambda: (time.sleep(args.seconds * 0.2),
                                                hostile_client(port, args.hostile,
                                                               random.Random(99), counters)))
-    for t in clients + [hostile]:
+    # The slow clients and the /health probe through the middle half of the run.
+    stop_slow = threading.Event()
+    health_latencies = []
+    slow = [threading.Thread(target=slow_client, args=(port, i, stop_slow, counters))
+            for i in range(args.slow)]
+    probe = threading.Thread(target=health_probe,
+                             args=(port, stop_slow, counters, health_latencies))
+
+    def slow_phase():
+        time.sleep(args.seconds * 0.25)
+        for t in slow:
+            t.start()
+        time.sleep(2.0)  # every slow connection open before the probe starts
+        probe.start()
+        time.sleep(max(args.seconds * 0.5 - 2.0, 1.0))
+        stop_slow.set()
+        probe.join()
+        for t in slow:
+            t.join()
+
+    slow_runner = threading.Thread(target=slow_phase)
+    for t in clients + [hostile, slow_runner]:
         t.start()
-    for t in clients + [hostile]:
+    for t in clients + [hostile, slow_runner]:
         t.join()
     stop_sampling.set()
     sampler.join()
@@ -341,6 +429,9 @@ def main():
         "health": {k: health.get(k) for k in ("requests", "rejected_busy", "client_hang_ups",
                                               "kv_allocated_bytes", "kv_shared_bytes",
                                               "kv_budget_bytes", "batched_decode")},
+        "slow_clients": args.slow,
+        "health_beside_slow_clients_max_s": round(max(health_latencies, default=0), 3),
+        "health_beside_slow_clients_probes": len(health_latencies),
         "failures_first": counters.failures[:10],
     }
     print(json.dumps(summary, indent=2))
@@ -350,7 +441,9 @@ def main():
             json.dump(summary, f, indent=2)
     ok = (alive and server.returncode == 0 and counters.values.get("failures", 0) == 0
           and counters.values.get("hostile_refused", 0) == args.hostile
-          and counters.values.get("answered", 0) > 0 and growth <= args.rss_growth)
+          and counters.values.get("answered", 0) > 0 and growth <= args.rss_growth
+          and (args.slow == 0 or (health_latencies and
+                                  max(health_latencies) <= args.health_latency)))
     print("load test:", "ok" if ok else "FAILED")
     return 0 if ok else 1
 

@@ -1,8 +1,12 @@
 // kvchat-cli serve: the OpenAI-compatible HTTP server (kvchat/server.h) on one model,
 // until SIGINT or SIGTERM (then in-flight generations are cancelled and it exits 0).
+#include <sys/stat.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -20,14 +24,46 @@ sigset_t termination_signals() {
   return set;
 }
 
+// --api-key-file: the first line, its line ending stripped. A file others may read is
+// used with a warning (the key is as secret as the file).
+Result<std::string> read_key_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{"--api-key-file: cannot read '" + path + "'"};
+  std::string line;
+  std::getline(in, line);
+  if (in.bad()) return Error{"--api-key-file: cannot read '" + path + "'"};
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
+  if (line.empty())
+    return Error{"--api-key-file: '" + path + "' is empty (its first line is the key)"};
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    std::fprintf(stderr, "[kvchat serve] warning: %s can be read by other users (chmod 600 it)\n",
+                 path.c_str());
+  }
+  return line;
+}
+
+// "a,b,c" -> {"a", "b", "c"}, spaces around each dropped, empty items skipped.
+std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_serve(const Argv& argv) {
   auto args = Args::parse(
       argv,
-      with(kSessionOptions, {"--host", "--port", "--api-key", "--parallel", "--max-body-bytes",
-                             "--max-tokens", "--model-id", "--template", "--enable-thinking"}),
-      {"--cors"});
+      with(kSessionOptions,
+           {"--host", "--port", "--api-key", "--api-key-file", "--parallel", "--max-body-bytes",
+            "--max-tokens", "--model-id", "--template", "--enable-thinking", "--allowed-origins"}),
+      {"--cors", "--allow-no-key"});
   if (!args) return fail(args.message());
   ServerOptions so;
   so.host = args->get("--host", so.host);
@@ -35,10 +71,22 @@ int cmd_serve(const Argv& argv) {
   if (!port) return fail(port.message());
   if (*port < 0 || *port > 65535) return fail("--port must be between 0 and 65535");
   so.port = static_cast<int>(*port);
+  // The key: --api-key (visible to every user in /proc/PID/cmdline), --api-key-file, or
+  // $KVCHAT_API_KEY.
+  if (args->has("--api-key") && args->has("--api-key-file")) {
+    return fail("give --api-key or --api-key-file, not both");
+  }
   so.api_key = args->get("--api-key");
+  if (args->has("--api-key-file")) {
+    auto key = read_key_file(args->get("--api-key-file"));
+    if (!key) return fail(key.message());
+    so.api_key = *key;
+  }
   if (so.api_key.empty()) {
     if (const char* env = std::getenv("KVCHAT_API_KEY")) so.api_key = env;
   }
+  so.allow_no_key = args->has("--allow-no-key");
+  so.allowed_origins = comma_list(args->get("--allowed-origins"));
   auto parallel = args->get_int("--parallel", so.parallel);
   if (!parallel) return fail(parallel.message());
   if (*parallel < 1 || *parallel > 256) return fail("--parallel must be between 1 and 256");
@@ -74,6 +122,14 @@ int cmd_serve(const Argv& argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   auto server = Server::start(*model, so);
   if (!server) return fail(server.message());
+  if (!server_host_is_loopback(so.host)) {
+    std::fprintf(stderr,
+                 "[kvchat serve] warning: listening on %s, beyond this machine: anyone who can "
+                 "reach it%s\n",
+                 so.host.empty() ? "all addresses" : so.host.c_str(),
+                 so.api_key.empty() ? " can use the model (no API key: --allow-no-key)"
+                                    : " and has the key can use the model");
+  }
   std::printf("listening on %s\nport %d\n", (*server)->url().c_str(), (*server)->port());
   std::fflush(stdout);
   std::fprintf(stderr, "[kvchat serve] model '%s', %d sessions, OpenAI base URL %s/v1%s\n",

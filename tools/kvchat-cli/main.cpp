@@ -43,14 +43,16 @@ commands:
               the template's enable_thinking (Qwen 3). A message the template or the
               context refuses is not kept. Exit status 0 when every message and command
               succeeded, 1 when any failed (each error is reported as it happens)
-  serve       --model M [--host 127.0.0.1] [--port 8080] [--api-key K] [--parallel 4]
-              [--ctx N] [--kv-type T] [--kv-budget-bytes B] [--backend B] [--cors]
-              [--max-body-bytes 8388608] [--max-tokens N] [--model-id NAME]
-              [--template T] [--enable-thinking on|off]
+  serve       --model M [--host 127.0.0.1] [--port 8080] [--api-key K | --api-key-file F]
+              [--allow-no-key] [--parallel 4] [--ctx N] [--kv-type T] [--kv-budget-bytes B]
+              [--backend B] [--cors] [--allowed-origins O,O] [--max-body-bytes 8388608]
+              [--max-tokens N] [--model-id NAME] [--template T] [--enable-thinking on|off]
               a local OpenAI-compatible HTTP server (/v1/chat/completions, /v1/completions,
               /v1/models, /health): prints "listening on URL" and serves until SIGINT or
-              SIGTERM; --api-key (or $KVCHAT_API_KEY): every route needs "Authorization:
-              Bearer K"; --kv-budget-bytes: idle sessions' KV is dropped (least recently
+              SIGTERM; --api-key, --api-key-file (its first line) or $KVCHAT_API_KEY: every
+              route needs "Authorization: Bearer K" (a host beyond loopback needs one, or
+              --allow-no-key); browser Origins are refused unless listed in
+              --allowed-origins (--cors: any); --kv-budget-bytes: idle sessions' KV is dropped (least recently
               used first) beyond this total; a chat reply's reasoning is returned as
               message.reasoning_content (streamed: delta.reasoning_content), the request's
               chat_template_kwargs.enable_thinking overriding --enable-thinking

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "kvchat/tokenizer.h"
@@ -21,6 +22,10 @@ struct SamplingParams {
   // OpenAI's penalties over the tokens this sampler has returned (c times each):
   // logit -= c * frequency_penalty + (c > 0) * presence_penalty. 0: off.
   float frequency_penalty = 0, presence_penalty = 0;
+  // OpenAI's logit_bias: (token id, bias) added to that token's logit before anything
+  // else; a bias of -100 or less bans the token (its logit becomes -inf). Ids outside
+  // the vocabulary are ignored.
+  std::vector<std::pair<TokenId, float>> logit_bias{};
   uint64_t seed = 0;
 };
 

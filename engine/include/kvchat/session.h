@@ -172,6 +172,12 @@ class Session {
   uint64_t tokens_evaluated() const { return tokens_evaluated_; }
   // Tokens whose K/V were adopted from another session's blocks (kv_share_prefix).
   uint64_t prefix_hit_tokens() const { return prefix_hit_tokens_; }
+  // kv_share_prefix: the sessions that share prefix blocks are those of one scope (0 by
+  // default; the server gives each client identity its own). Another scope than the
+  // current one first drops what the session holds (truncate(0)): none of its K/V is
+  // kept, adopted or published across scopes.
+  void set_kv_share_scope(uint64_t scope);
+  uint64_t kv_share_scope() const;
   const Model& model() const { return *model_; }
   const SessionOptions& options() const { return options_; }
   std::string_view backend_name() const;

@@ -106,6 +106,7 @@ KvCache::KvCache(KvCache&& o) noexcept
       group_(std::move(o.group_)),
       index_(std::move(o.index_)),
       store_(std::move(o.store_)),
+      share_scope_(o.share_scope_),
       n_blocks_(o.n_blocks_),
       n_tokens_(o.n_tokens_),
       pinned_(o.pinned_),
@@ -193,7 +194,7 @@ int32_t KvCache::adopt_prefix(std::span<const int32_t> tokens, int32_t limit) {
       std::min(static_cast<int32_t>(tokens.size()), std::min(limit, config_.max_tokens)) / bt;
   if (max_blocks <= n_blocks_) return 0;
   std::vector<KvPrefixStore::Block> got[kGroups];
-  const int32_t n = store_->adopt(tokens, n_blocks_, max_blocks, got);
+  const int32_t n = store_->adopt(tokens, n_blocks_, max_blocks, got, share_scope_);
   if (n == 0) return 0;
   for (int g = 0; g < kGroups; ++g) {
     for (const KvPrefixStore::Block& block : got[g]) {
@@ -209,7 +210,8 @@ int32_t KvCache::adopt_prefix(std::span<const int32_t> tokens, int32_t limit) {
 
 void KvCache::publish_prefix(std::span<const int32_t> tokens) {
   const int32_t n = std::min(n_tokens_, static_cast<int32_t>(tokens.size()));
-  store_->publish(tokens.first(static_cast<size_t>(n)), n / config_.block_tokens, tables_);
+  store_->publish(tokens.first(static_cast<size_t>(n)), n / config_.block_tokens, tables_,
+                  share_scope_);
 }
 
 uint64_t KvCache::shared_bytes() const {

@@ -108,6 +108,9 @@ class KvCache {
   int32_t adopt_prefix(std::span<const int32_t> tokens, int32_t limit);
   // Indexes the whole blocks of [0, size()) (tokens.size() >= size()) not indexed yet.
   void publish_prefix(std::span<const int32_t> tokens);
+  // The store scope adopt_prefix and publish_prefix use (KvPrefixStore: 0 by default).
+  void set_share_scope(uint64_t scope) { share_scope_ = scope; }
+  uint64_t share_scope() const { return share_scope_; }
   const std::shared_ptr<KvPrefixStore>& store() const { return store_; }
   // Bytes of this cache's blocks that another cache holds too.
   uint64_t shared_bytes() const;
@@ -280,6 +283,7 @@ class KvCache {
   std::vector<int32_t> index_;  // (n_layers) the layer's index within its group
   int32_t group_layers_[kGroups] = {0, 0, 0, 0};
   std::shared_ptr<KvPrefixStore> store_;  // the pools the blocks come from
+  uint64_t share_scope_ = 0;              // the store scope of adopt/publish_prefix
   // (kGroups) token block -> pool block id (-1: freed, windowed groups only)
   std::vector<int32_t> tables_[kGroups];
   // (kGroups) token block -> the block's memory (null: freed); read without the store's lock

@@ -22,6 +22,11 @@ uint64_t mix(uint64_t x) {  // splitmix64's finalizer
   return x ^ (x >> 31);
 }
 
+// hash(-1) of a scope's chains: the fixed seed for scope 0 (what tests pin), else mixed.
+uint64_t chain_seed(uint64_t scope) {
+  return scope == 0 ? kChainSeed : mix(kChainSeed ^ mix(scope));
+}
+
 uint64_t default_hash(uint64_t prev, std::span<const int32_t> block) {
   uint64_t h = mix(prev + 0x9e3779b97f4a7c15ull);
   for (int32_t t : block) h = mix(h ^ static_cast<uint32_t>(t));
@@ -122,17 +127,18 @@ void KvPrefixStore::unindex_locked(uint64_t hash) {
 }
 
 std::vector<const KvPrefixStore::Entry*> KvPrefixStore::walk_locked(
-    std::span<const int32_t> tokens, int32_t max_blocks, std::vector<uint64_t>* hashes) const {
+    std::span<const int32_t> tokens, int32_t max_blocks, uint64_t scope,
+    std::vector<uint64_t>* hashes) const {
   std::vector<const Entry*> chain;
-  uint64_t h = kChainSeed, parent = 0;
+  uint64_t h = chain_seed(scope), parent = 0;
   const int32_t whole = static_cast<int32_t>(tokens.size()) / block_tokens_;
   for (int32_t b = 0; b < std::min(whole, max_blocks); ++b) {
     const auto block = tokens.subspan(static_cast<size_t>(b) * block_tokens_, block_tokens_);
     h = chain_hash(h, block);
     if (hashes) hashes->push_back(h);
     auto it = index_.find(h);
-    // Verified, never trusted: the same tokens after the same verified parent.
-    if (it == index_.end() || it->second.parent != parent ||
+    // Verified, never trusted: the same tokens after the same verified parent, same scope.
+    if (it == index_.end() || it->second.parent != parent || it->second.scope != scope ||
         !std::equal(block.begin(), block.end(), it->second.tokens.begin(), it->second.tokens.end()))
       break;
     chain.push_back(&it->second);
@@ -142,9 +148,9 @@ std::vector<const KvPrefixStore::Entry*> KvPrefixStore::walk_locked(
 }
 
 int32_t KvPrefixStore::adopt(std::span<const int32_t> tokens, int32_t from_block,
-                             int32_t max_blocks, std::vector<Block> out[kGroups]) {
+                             int32_t max_blocks, std::vector<Block> out[kGroups], uint64_t scope) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  const std::vector<const Entry*> chain = walk_locked(tokens, max_blocks, nullptr);
+  const std::vector<const Entry*> chain = walk_locked(tokens, max_blocks, scope, nullptr);
   int32_t adopted = 0;
   for (size_t b = static_cast<size_t>(std::max(0, from_block)); b < chain.size(); ++b) {
     for (int g = 0; g < kGroups; ++g) {
@@ -160,13 +166,13 @@ int32_t KvPrefixStore::adopt(std::span<const int32_t> tokens, int32_t from_block
 }
 
 int32_t KvPrefixStore::publish(std::span<const int32_t> tokens, int32_t n_blocks,
-                               const std::vector<int32_t> tables[kGroups]) {
+                               const std::vector<int32_t> tables[kGroups], uint64_t scope) {
   const std::lock_guard<std::mutex> lock(mutex_);
   std::vector<uint64_t> hashes;
-  const std::vector<const Entry*> chain = walk_locked(tokens, n_blocks, &hashes);
+  const std::vector<const Entry*> chain = walk_locked(tokens, n_blocks, scope, &hashes);
   int32_t covered = static_cast<int32_t>(chain.size());
   uint64_t parent = chain.empty() ? 0 : chain.back()->id;
-  uint64_t h = chain.empty() ? kChainSeed : hashes[chain.size() - 1];
+  uint64_t h = chain.empty() ? chain_seed(scope) : hashes[chain.size() - 1];
   for (int32_t b = covered; b < n_blocks; ++b) {
     const auto block = tokens.subspan(static_cast<size_t>(b) * block_tokens_, block_tokens_);
     h = b < static_cast<int32_t>(hashes.size()) ? hashes[b] : chain_hash(h, block);
@@ -187,6 +193,7 @@ int32_t KvPrefixStore::publish(std::span<const int32_t> tokens, int32_t n_blocks
     }
     e.id = next_entry_++;
     e.parent = parent;
+    e.scope = scope;
     e.tokens.assign(block.begin(), block.end());
     for (int g = 0; g < kGroups; ++g) {
       if (e.block[g] < 0) continue;

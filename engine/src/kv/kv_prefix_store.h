@@ -17,6 +17,11 @@
 // what follows it, so a cache that adopts an entry's blocks holds what it would have
 // computed.
 //
+// Scopes: adopt and publish take a scope (0 by default); an entry published in one scope
+// is found only by walks in the same scope (its chain starts from a seed derived from the
+// scope, and the entry records the scope it was published in), so callers that must not
+// see each other's prefixes (the server's clients) share blocks only within their own.
+//
 // Copy on write: a block held by more than one cache is never written; a cache about to
 // write into one (KvCache::reserve, discard, import_rows) copies it first. A block with
 // one holder that is indexed leaves the index before it is written.
@@ -86,12 +91,12 @@ class KvPrefixStore {
   // [from_block, max_blocks) retains their blocks and appends them to out[g] (ids and
   // memory). Returns the blocks adopted (0 when the chain breaks before from_block).
   int32_t adopt(std::span<const int32_t> tokens, int32_t from_block, int32_t max_blocks,
-                std::vector<Block> out[kGroups]);
+                std::vector<Block> out[kGroups], uint64_t scope = 0);
   // Indexes the whole blocks [0, n_blocks) of tokens that are not indexed yet with the
   // cache's blocks (stopping at the first block a group no longer holds, or a hash slot
   // another prefix took). Returns the blocks the chain covers afterwards.
   int32_t publish(std::span<const int32_t> tokens, int32_t n_blocks,
-                  const std::vector<int32_t> tables[kGroups]);
+                  const std::vector<int32_t> tables[kGroups], uint64_t scope = 0);
 
   // Bytes of the blocks held by more than one cache (each counted once), and the indexed
   // entries (tests).
@@ -105,6 +110,7 @@ class KvPrefixStore {
   struct Entry {
     uint64_t id = 0;                            // never reused; 0 = none
     uint64_t parent = 0;                        // the entry of the block before (0 for block 0)
+    uint64_t scope = 0;                         // the scope it was published in
     std::vector<int32_t> tokens;                // (block_tokens) the block's token ids
     int32_t block[kGroups] = {-1, -1, -1, -1};  // pool block per group (-1: no layers)
   };
@@ -117,7 +123,7 @@ class KvPrefixStore {
   void unindex_locked(uint64_t hash);
   // The entries matching tokens' blocks [0, ...) in order (at most max_blocks).
   std::vector<const Entry*> walk_locked(std::span<const int32_t> tokens, int32_t max_blocks,
-                                        std::vector<uint64_t>* hashes) const;
+                                        uint64_t scope, std::vector<uint64_t>* hashes) const;
 
   mutable std::mutex mutex_;
   int32_t block_tokens_;

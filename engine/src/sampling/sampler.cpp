@@ -2,6 +2,9 @@
 //
 // Semantics of Sampler::sample(logits, history), in this order:
 //
+//  0. logit_bias: each (id, bias) with id in [0, n_vocab) adds bias to that logit (in
+//     place); bias <= -100 sets it to -inf (the token is never picked, unless every
+//     logit is -inf: see the edge cases). Then the frequency/presence penalties.
 //  1. Repetition penalty. When repeat_penalty != 1 (and > 0) and repeat_last_n > 0,
 //     every DISTINCT token id among the last repeat_last_n entries of `history` is
 //     penalized once (even if it occurs several times), in place in `logits`, by the
@@ -115,6 +118,11 @@ double Sampler::next_uniform() {
 }
 
 TokenId Sampler::sample(std::span<float> logits, std::span<const TokenId> history) {
+  for (const auto& [id, bias] : params_.logit_bias) {
+    if (id < 0 || static_cast<size_t>(id) >= logits.size()) continue;
+    logits[static_cast<size_t>(id)] = bias <= -100.0f ? -std::numeric_limits<float>::infinity()
+                                                      : logits[static_cast<size_t>(id)] + bias;
+  }
   const bool counted = params_.frequency_penalty != 0 || params_.presence_penalty != 0;
   if (!counted) return pick(logits, history);
   if (returned_.size() < logits.size()) returned_.resize(logits.size(), 0);

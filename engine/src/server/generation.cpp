@@ -23,6 +23,7 @@ Result<GenerationOutcome> run_generation(Session& session, const GenerationReque
   }
   auto evaluated = session.eval_sequence(request.prompt, /*starts_turn=*/true);
   if (!evaluated) return Error{evaluated.message()};
+  out.evaluated_tokens = *evaluated;
   out.cached_tokens = std::max(out.prompt_tokens - *evaluated, 0);
 
   GenerateOptions options;

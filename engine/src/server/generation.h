@@ -31,7 +31,8 @@ struct GenerationOutcome {
   std::string text;  // cut before a stop string
   FinishReason finish = FinishReason::Stop;
   int32_t prompt_tokens = 0;
-  int32_t cached_tokens = 0;  // prompt tokens whose KV the session already held
+  int32_t cached_tokens = 0;     // prompt tokens whose KV the session already held
+  int32_t evaluated_tokens = 0;  // prompt tokens run through the model (the rest: cached)
   int32_t completion_tokens = 0;
 };
 

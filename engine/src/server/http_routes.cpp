@@ -1,5 +1,6 @@
 // The HTTP routes: OpenAI's /v1/models, /v1/chat/completions, /v1/completions and
-// /health, the bearer key check before every route, JSON error bodies for every status.
+// /health, the Host/Origin checks and the bearer key check before every route, JSON
+// error bodies for every status.
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -9,8 +10,10 @@
 #include "server/auth.h"
 #include "server/client_socket.h"
 #include "server/generation.h"
+#include "server/guarded_http_server.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
+#include "server/request_origin.h"
 #include "server/server_impl.h"
 
 namespace kvchat::server {
@@ -96,6 +99,7 @@ GenerationRequest generation_request(const Server::Impl& impl, const CompletionR
   g.sampling.seed = r.seed ? *r.seed : std::random_device{}();
   g.sampling.frequency_penalty = r.frequency_penalty;
   g.sampling.presence_penalty = r.presence_penalty;
+  g.sampling.logit_bias = r.logit_bias;
   g.stop_strings = r.stop;
   if (r.endpoint == Endpoint::ChatCompletions) {
     for (auto& s : impl.format->stop_strings()) g.stop_strings.push_back(s);
@@ -163,6 +167,8 @@ void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httpl
           ++srv->client_hang_ups;
           return false;
         }
+        if (outcome)
+          srv->prompt_tokens_evaluated += static_cast<uint64_t>(outcome->evaluated_tokens);
         if (!outcome) {
           write(sse_event(error_body(generation_error(*srv->model, outcome.message()))));
         } else {
@@ -189,6 +195,16 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   ParsedRequest parsed = parse_completion_request(req.body, endpoint);
   if (!parsed.request) return send_error(res, parsed.error);
   const CompletionRequest& r = *parsed.request;
+  const int32_t n_vocab = impl.model->info().n_vocab;
+  for (const auto& [id, bias] : r.logit_bias) {
+    if (id >= n_vocab) {
+      ApiError e;
+      e.param = "logit_bias";
+      e.message = "'logit_bias' names token " + std::to_string(id) +
+                  ", outside this model's vocabulary [0, " + std::to_string(n_vocab) + ")";
+      return send_error(res, e);
+    }
+  }
   if (r.model != impl.options.model_id) {
     ApiError e;
     e.status = 404;
@@ -206,7 +222,10 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
     e.message = tokens.message();
     return send_error(res, e);
   }
-  auto acquired = impl.pool->acquire(tokens->ids);
+  // Reuse (and prefix sharing) only within the caller's identity: nothing another client
+  // sent changes what this one is told or how long it waits.
+  auto acquired =
+      impl.pool->acquire(tokens->ids, client_identity(impl.options.api_key, req.remote_addr));
   if (!acquired) {
     return send_error(res,
                       server_error(500, "no session: " + acquired.message(), "session_failed"));
@@ -258,6 +277,7 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
     return;  // nobody reads the answer
   }
   if (!outcome) return send_error(res, generation_error(*impl.model, outcome.message()));
+  impl.prompt_tokens_evaluated += static_cast<uint64_t>(outcome->evaluated_tokens);
   if (outcome->finish == FinishReason::Cancelled) {
     return send_error(res, server_error(503, "the server is shutting down", "shutting_down"));
   }
@@ -271,6 +291,14 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   } else {
     res.set_content(completion_body(head, outcome->text, outcome->finish, usage), kJson);
   }
+}
+
+// Without the key (or on a server without one): liveness only. Per-session detail goes
+// only to a caller with the key, and only that identity's sessions.
+json liveness_json(const Server::Impl& impl, const std::string& problem) {
+  json j = {{"status", problem.empty() ? "ok" : "error"}, {"model", impl.options.model_id}};
+  if (!problem.empty()) j["error"] = problem;
+  return j;
 }
 
 json health_json(const Server::Impl& impl, const ServerStats& stats, const std::string& problem) {
@@ -294,6 +322,7 @@ json health_json(const Server::Impl& impl, const ServerStats& stats, const std::
       {"requests", stats.requests},
       {"rejected_busy", stats.rejected_busy},
       {"client_hang_ups", stats.client_hang_ups},
+      {"prompt_tokens_evaluated", stats.prompt_tokens_evaluated},
       {"batched_decode",
        {{"batches", stats.decode_batches},
         {"steps", stats.decode_steps},
@@ -301,6 +330,79 @@ json health_json(const Server::Impl& impl, const ServerStats& stats, const std::
       {"session_stats", sessions}};
   if (!problem.empty()) j["error"] = problem;
   return j;
+}
+
+// Host (on a loopback bind) and Origin: 421 / 403 written into res when refused. A listed
+// origin gets its CORS headers.
+bool refuse_host_or_origin(const Server::Impl& impl, const httplib::Request& req,
+                           httplib::Response& res, bool& listed_origin) {
+  listed_origin = false;
+  if (server_host_is_loopback(impl.options.host) && req.has_header("Host") &&
+      !loopback_host_header(req.get_header_value("Host"), impl.port)) {
+    ApiError e;
+    e.status = 421;
+    e.code = "host_not_allowed";
+    e.message = "this server answers only to localhost, 127.0.0.1 or [::1] (port " +
+                std::to_string(impl.port) + "), not Host '" + req.get_header_value("Host") + "'";
+    send_error(res, e);
+    return true;
+  }
+  if (!req.has_header("Origin") || impl.options.cors) return false;
+  const std::string origin = req.get_header_value("Origin");
+  if (!origin_listed(origin, impl.options.allowed_origins)) {
+    ApiError e;
+    e.status = 403;
+    e.code = "origin_not_allowed";
+    e.message = "requests from web pages of origin '" + origin +
+                "' are refused (allow it with --allowed-origins, or any with --cors)";
+    send_error(res, e);
+    return true;
+  }
+  listed_origin = true;
+  res.set_header("Access-Control-Allow-Origin", origin);
+  res.set_header("Vary", "Origin");
+  res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+  res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+  return false;
+}
+
+// The checks before a route runs (its body unread): Host and Origin (421, 403, or a
+// preflight's 204), the key (401; /health without Authorization is let through to answer
+// liveness only), JSON content on the completion routes (415: a "simple" cross-site POST
+// of text/plain or form data needs no preflight). True when res holds the answer.
+bool refused_before_body(const Server::Impl& impl, const httplib::Request& req,
+                         httplib::Response& res) {
+  bool listed_origin = false;
+  if (refuse_host_or_origin(impl, req, res, listed_origin)) return true;
+  if ((impl.options.cors || listed_origin) && req.method == "OPTIONS") {
+    res.status = 204;
+    return true;
+  }
+  if (req.path == "/health" && !req.has_header("Authorization")) return false;
+  if (!authorized(req.get_header_value("Authorization"), impl.options.api_key)) {
+    ApiError e;
+    e.status = 401;
+    e.code = "invalid_api_key";
+    e.message = req.has_header("Authorization")
+                    ? "Incorrect API key provided"
+                    : "Missing API key: send the header 'Authorization: Bearer <key>'";
+    send_error(res, e);
+    return true;
+  }
+  const bool json_route = req.path == "/v1/chat/completions" || req.path == "/v1/completions";
+  if (req.method == "POST" && json_route &&
+      !json_content_type(req.get_header_value("Content-Type"))) {
+    ApiError e;
+    e.status = 415;
+    e.code = "unsupported_media_type";
+    e.message = "the request body must be JSON: send 'Content-Type: application/json'" +
+                (req.has_header("Content-Type")
+                     ? std::string(", not '") + req.get_header_value("Content-Type") + "'"
+                     : std::string());
+    send_error(res, e);
+    return true;
+  }
+  return false;
 }
 
 std::string status_message(int status) {
@@ -322,22 +424,15 @@ void install_routes(Server::Impl& impl) {
                               {"Access-Control-Allow-Headers", "Authorization, Content-Type"},
                               {"Access-Control-Allow-Methods", "GET, POST, OPTIONS"}});
   }
+  // Before the body is read: a refusal here closes the connection after its answer (the
+  // unread body must not be taken for the next request).
   http.set_pre_routing_handler([srv](const httplib::Request& req, httplib::Response& res) {
-    if (srv->options.cors && req.method == "OPTIONS") {
-      res.status = 204;
-      return httplib::Server::HandlerResponse::Handled;
+    if (!refused_before_body(*srv, req, res)) return httplib::Server::HandlerResponse::Unhandled;
+    if (res.status >= 400) {
+      res.set_header("Connection", "close");
+      close_connection_after_response();
     }
-    if (!authorized(req.get_header_value("Authorization"), srv->options.api_key)) {
-      ApiError e;
-      e.status = 401;
-      e.code = "invalid_api_key";
-      e.message = req.has_header("Authorization")
-                      ? "Incorrect API key provided"
-                      : "Missing API key: send the header 'Authorization: Bearer <key>'";
-      send_error(res, e);
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
+    return httplib::Server::HandlerResponse::Handled;
   });
   // Statuses httplib sets itself (404 unknown route, 413 body too large, 400 bad request
   // line) get OpenAI's error body; the routes' own errors already have one.
@@ -381,11 +476,18 @@ void install_routes(Server::Impl& impl) {
   http.Post("/v1/completions", [srv](const httplib::Request& req, httplib::Response& res) {
     handle_completion(*srv, req, res, Endpoint::Completions);
   });
-  http.Get("/health", [srv](const httplib::Request&, httplib::Response& res) {
+  http.Get("/health", [srv](const httplib::Request& req, httplib::Response& res) {
     std::string problem;
     if (auto w = srv->model->check_weights(); !w) problem = w.message();
-    const ServerStats stats = collect_stats(*srv);
     if (!problem.empty()) res.status = 503;
+    // The pre-routing check let a request without Authorization through (only here).
+    const std::string& key = srv->options.api_key;
+    if (key.empty() || !authorized(req.get_header_value("Authorization"), key)) {
+      res.set_content(liveness_json(*srv, problem).dump(), kJson);
+      return;
+    }
+    ServerStats stats = collect_stats(*srv);
+    stats.sessions = srv->pool->stats_for(client_identity(key, req.remote_addr));
     res.set_content(health_json(*srv, stats, problem).dump(), kJson);
   });
 }

@@ -183,6 +183,39 @@ std::optional<ApiError> read_template_kwargs(const json& body, CompletionRequest
   return std::nullopt;
 }
 
+// logit_bias: {"<token id>": bias, ...}, ids decimal (no sign, no leading zeros), biases
+// numbers in [-100, 100].
+std::optional<ApiError> read_logit_bias(const json& body, CompletionRequest& r) {
+  auto it = body.find("logit_bias");
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_object()) return wrong_type("logit_bias", "an object of token ids to biases", *it);
+  if (it->size() > kMaxLogitBias) {
+    return bad("logit_bias", "'logit_bias' may hold at most " + std::to_string(kMaxLogitBias) +
+                                 " tokens, got " + std::to_string(it->size()));
+  }
+  for (const auto& [key, value] : it->items()) {
+    const bool digits = !key.empty() && key.size() <= 10 &&
+                        key.find_first_not_of("0123456789") == std::string::npos &&
+                        (key.size() == 1 || key[0] != '0');
+    const long long id = digits ? std::stoll(key) : -1;
+    if (!digits || id > std::numeric_limits<int32_t>::max()) {
+      return bad("logit_bias",
+                 "'logit_bias' keys must be token ids (decimal integers), got " + json(key).dump());
+    }
+    if (!value.is_number()) {
+      return bad("logit_bias", "'logit_bias' values must be numbers, got " +
+                                   std::string(type_name(value)) + " for token " + key);
+    }
+    const double v = value.get<double>();
+    if (!std::isfinite(v) || v < -100 || v > 100) {
+      return bad("logit_bias", "'logit_bias' values must be between -100 and 100, got " +
+                                   value.dump() + " for token " + key);
+    }
+    r.logit_bias.emplace_back(static_cast<int32_t>(id), static_cast<float>(v));
+  }
+  return std::nullopt;
+}
+
 std::optional<ApiError> read_fields(const json& body, CompletionRequest& r) {
   auto model = body.find("model");
   if (model == body.end() || model->is_null()) return bad("model", "'model' is required");
@@ -237,6 +270,7 @@ std::optional<ApiError> read_fields(const json& body, CompletionRequest& r) {
   }
   if (has_seed) r.seed = static_cast<uint64_t>(seed);
   if (auto e = read_template_kwargs(body, r)) return e;
+  if (auto e = read_logit_bias(body, r)) return e;
   return read_stop(body, r);
 }
 

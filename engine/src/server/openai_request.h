@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kvchat/chat_template.h"
@@ -39,6 +40,9 @@ struct CompletionRequest {
   float presence_penalty = 0.0f;
   std::optional<uint64_t> seed;
   std::vector<std::string> stop;
+  // logit_bias: token id -> bias in [-100, 100] added to its logit before sampling (-100
+  // bans it); ids checked against the vocabulary by the route (the model is not known here).
+  std::vector<std::pair<int32_t, float>> logit_bias;
   // chat_template_kwargs.enable_thinking (llama.cpp's server takes it so): the template's
   // enable_thinking for this request; unset = the server's setting.
   std::optional<bool> enable_thinking;
@@ -47,6 +51,7 @@ struct CompletionRequest {
 inline constexpr int kMaxJsonDepth = 32;
 inline constexpr size_t kMaxStopStrings = 16;
 inline constexpr size_t kMaxStopBytes = 256;
+inline constexpr size_t kMaxLogitBias = 1024;  // entries
 
 struct ParsedRequest {
   std::optional<CompletionRequest> request;

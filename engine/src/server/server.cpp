@@ -14,8 +14,25 @@ Result<std::unique_ptr<Server>> Server::start(std::shared_ptr<const Model> model
                                               ServerOptions options) {
   if (!model) return Error{"no model"};
   if (options.parallel < 1) return Error{"--parallel must be at least 1"};
+  // At most 768: Debian's httplib waits with select(), blind past descriptor 1024.
+  if (options.max_connections < 1 || options.max_connections > 768 ||
+      options.max_connections_per_address < 1) {
+    return Error{"the connection caps must be positive (at most 768 in all), got " +
+                 std::to_string(options.max_connections) + " in all and " +
+                 std::to_string(options.max_connections_per_address) + " per address"};
+  }
+  if (options.header_timeout_ms < 1 || options.body_timeout_ms < 1 ||
+      options.keep_alive_idle_ms < 1) {
+    return Error{"the header, body and keep-alive timeouts must be positive"};
+  }
   if (options.port < 0 || options.port > 65535) {
     return Error{"--port must be between 0 and 65535, got " + std::to_string(options.port)};
+  }
+  if (options.api_key.empty() && !options.allow_no_key && !server_host_is_loopback(options.host)) {
+    return Error{"refusing to serve on " + (options.host.empty() ? "all addresses" : options.host) +
+                 " without an API key: other machines could use the model and read the "
+                 "conversations; set a key (--api-key, --api-key-file or KVCHAT_API_KEY) or "
+                 "say --allow-no-key"};
   }
   auto impl = std::make_unique<Impl>();
   if (options.model_id.empty()) {
@@ -40,13 +57,15 @@ Result<std::unique_ptr<Server>> Server::start(std::shared_ptr<const Model> model
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
 
-  httplib::Server& http = impl->http;
-  // Room for every generating request and as many waiting or refused ones again (and the
-  // health checks) beside them.
-  const size_t threads = static_cast<size_t>(impl->options.parallel) * 2 + 16;
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server::GuardedHttpServer& http = impl->http;
+  server::ConnectionLimits limits;
+  limits.header_timeout = std::chrono::milliseconds(impl->options.header_timeout_ms);
+  limits.body_timeout = std::chrono::milliseconds(impl->options.body_timeout_ms);
+  limits.keep_alive_idle = std::chrono::milliseconds(impl->options.keep_alive_idle_ms);
+  http.configure(impl->options.max_connections, impl->options.max_connections_per_address, limits);
   http.set_payload_max_length(impl->options.max_body_bytes);
   http.set_keep_alive_max_count(100);
+  http.set_keep_alive_timeout((impl->options.keep_alive_idle_ms + 999) / 1000);  // its header
   // SO_REUSEADDR only (a restart rebinds at once), not httplib's default SO_REUSEPORT,
   // with which a second server on the same port would silently share its connections.
   http.set_socket_options([](socket_t sock) {
@@ -68,6 +87,7 @@ Result<std::unique_ptr<Server>> Server::start(std::shared_ptr<const Model> model
     }
     impl->port = impl->options.port;
   }
+  http.widen_backlog();
   Impl* raw = impl.get();
   impl->listener = std::thread([raw] {
     raw->http.listen_after_bind();
@@ -108,6 +128,10 @@ ServerStats server::collect_stats(const Server::Impl& impl) {
   s.requests = impl.requests.load();
   s.rejected_busy = impl.rejected_busy.load();
   s.client_hang_ups = impl.client_hang_ups.load();
+  s.prompt_tokens_evaluated = impl.prompt_tokens_evaluated.load();
+  s.connections_open = impl.http.guard().open();
+  s.connections_refused = impl.http.counters().refused.load();
+  s.requests_timed_out = impl.http.counters().timed_out.load();
   const server::DecodeBatchStats batches = impl.batcher.stats();
   s.decode_batches = batches.batches;
   s.decode_steps = batches.steps;

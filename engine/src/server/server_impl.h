@@ -11,6 +11,7 @@
 #include "kvchat/chat_format.h"
 #include "kvchat/server.h"
 #include "server/decode_batcher.h"
+#include "server/guarded_http_server.h"
 #include "server/session_pool.h"
 
 namespace kvchat {
@@ -20,7 +21,7 @@ struct Server::Impl {
   ServerOptions options;
   std::optional<ChatFormat> format;
   std::unique_ptr<server::SessionPool> pool;
-  httplib::Server http;
+  server::GuardedHttpServer http;  // admits, bounds and times its connections
   std::thread listener;
   std::atomic<bool> listener_done{false};
   int port = 0;
@@ -29,6 +30,7 @@ struct Server::Impl {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> rejected_busy{0};
   std::atomic<uint64_t> client_hang_ups{0};
+  std::atomic<uint64_t> prompt_tokens_evaluated{0};  // prompt tokens run through the model
   server::DecodeBatcher batcher;  // the generating requests' decode steps, one forward pass each
 };
 

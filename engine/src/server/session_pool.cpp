@@ -41,9 +41,17 @@ Result<std::unique_ptr<SessionPool>> SessionPool::create(std::shared_ptr<const M
   return pool;
 }
 
-Result<SessionPool::Acquired> SessionPool::acquire(std::span<const TokenId> prompt) {
+uint64_t SessionPool::scope_for_locked(const std::string& identity) {
+  for (const Slot& s : slots_) {
+    if (s.scope != 0 && s.owner == identity) return s.scope;
+  }
+  return next_scope_++;
+}
+
+Result<SessionPool::Acquired> SessionPool::acquire(std::span<const TokenId> prompt,
+                                                   const std::string& identity) {
   std::unique_lock lock(mu_);
-  int32_t best = -1, best_prefix = 0;  // the idle session with the longest common prefix
+  int32_t best = -1, best_prefix = 0;  // this identity's idle session, longest common prefix
   int32_t empty = -1;                  // a slot without a session
   int32_t lru = -1;                    // the least recently used idle session
   for (int32_t i = 0; i < size(); ++i) {
@@ -53,9 +61,10 @@ Result<SessionPool::Acquired> SessionPool::acquire(std::span<const TokenId> prom
       if (empty < 0) empty = i;
       continue;
     }
+    if (lru < 0 || s.last_used < slots_[static_cast<size_t>(lru)].last_used) lru = i;
+    if (s.owner != identity) continue;  // another client's KV: never a prefix to reuse
     const int32_t prefix = common_prefix_length(s.session->tokens(), prompt);
     if (prefix > best_prefix) best = i, best_prefix = prefix;
-    if (lru < 0 || s.last_used < slots_[static_cast<size_t>(lru)].last_used) lru = i;
   }
   // With a free slot, a session is taken only when the prompt keeps at least half of what
   // it holds (a continued conversation): a prefix of only the template's header would
@@ -67,7 +76,10 @@ Result<SessionPool::Acquired> SessionPool::acquire(std::span<const TokenId> prom
   const int32_t chosen = best >= 0 ? best : (empty >= 0 ? empty : lru);
   if (chosen < 0) return Acquired{std::nullopt, true};
   Slot& slot = slots_[static_cast<size_t>(chosen)];
+  const uint64_t scope = scope_for_locked(identity);
   slot.busy = true;
+  slot.owner = identity;
+  slot.scope = scope;
   if (!slot.session) {
     lock.unlock();  // creating a session may take a while (the backend's weights)
     auto created = Session::create(model_, options_.session);
@@ -78,6 +90,8 @@ Result<SessionPool::Acquired> SessionPool::acquire(std::span<const TokenId> prom
     }
     slot.session = std::move(created).value();
   }
+  // Another identity's session is emptied here (its KV released before anything adopts).
+  slot.session->set_kv_share_scope(scope);
   ++slot.requests;
   return Acquired{SessionLease(this, chosen, slot.session.get(), best >= 0 ? best_prefix : 0),
                   false};
@@ -133,6 +147,22 @@ std::vector<ServerSessionStats> SessionPool::stats() const {
     st.last_used_unix_ms = s.last_used_unix_ms;
     st.requests = s.requests;
     out.push_back(st);
+  }
+  return out;
+}
+
+std::vector<ServerSessionStats> SessionPool::stats_for(const std::string& identity) const {
+  std::vector<ServerSessionStats> all = stats();
+  std::vector<bool> mine(all.size(), false);
+  {
+    std::lock_guard lock(mu_);
+    for (size_t i = 0; i < slots_.size() && i < all.size(); ++i) {
+      mine[i] = slots_[i].scope != 0 && slots_[i].owner == identity;
+    }
+  }
+  std::vector<ServerSessionStats> out;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (mine[i]) out.push_back(all[i]);
   }
   return out;
 }

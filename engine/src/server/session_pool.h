@@ -5,6 +5,12 @@
 // session), else the least recently used idle one; none when every slot is busy (the caller says
 // 503). Idle sessions keep their KV; when the KV allocated by all sessions exceeds the
 // budget, the least recently used idle sessions are dropped until it fits.
+// Client identities (the caller's: API key or address): a session's KV is reused, and its
+// prefix blocks shared, only within the identity that last used it. Another identity may
+// take it as the least recently used one, but it is emptied first (a full re-evaluation,
+// nothing cached), and each identity's sessions share prefix blocks in a store scope of
+// their own (Session::set_kv_share_scope), so which session a prompt gets and how much
+// of it is evaluated never depends on another identity's prompts.
 #pragma once
 
 #include <chrono>
@@ -13,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kvchat/result.h"
@@ -63,9 +70,11 @@ class SessionPool {
     std::optional<SessionLease> lease;
     bool busy = false;
   };
-  Result<Acquired> acquire(std::span<const TokenId> prompt);
+  Result<Acquired> acquire(std::span<const TokenId> prompt, const std::string& identity = "");
 
   std::vector<ServerSessionStats> stats() const;
+  // The sessions `identity` used last (the others are left out).
+  std::vector<ServerSessionStats> stats_for(const std::string& identity) const;
   uint64_t kv_allocated_bytes() const;
   // The blocks shared between sessions, each counted once (as of the last release).
   uint64_t kv_shared_bytes() const;
@@ -79,6 +88,8 @@ class SessionPool {
     std::chrono::steady_clock::time_point last_used{};
     int64_t last_used_unix_ms = 0;
     uint64_t requests = 0;
+    std::string owner;   // the identity that leased it last
+    uint64_t scope = 0;  // its sessions' prefix-sharing scope (0: not yet leased)
     // Cached while idle (a busy session's are read only by its own thread).
     int32_t tokens = 0;
     uint64_t kv_bytes = 0;
@@ -87,12 +98,15 @@ class SessionPool {
   SessionPool() = default;
   void release(int32_t index);
   void enforce_budget_locked();  // mu_ held
+  // The share scope of `identity`: that of a slot it owns, else a new one.  mu_ held
+  uint64_t scope_for_locked(const std::string& identity);
 
   std::shared_ptr<const Model> model_;
   SessionPoolOptions options_;
   mutable std::mutex mu_;
   std::vector<Slot> slots_;
   uint64_t store_shared_bytes_ = 0;  // MemoryReport::kv_store_shared_bytes at the last release
+  uint64_t next_scope_ = 1;
 };
 
 }  // namespace kvchat::server

@@ -190,6 +190,7 @@ Status Session::set_kv_type(std::string_view name) {
   }
   fresh->pin_prefix(n_keep_);
   fresh->set_size(n, kv_->window_head(), kv_->window_lo());
+  fresh->set_share_scope(kv_->share_scope());
   *kv_ = std::move(fresh.value());
   published_blocks_ = 0;  // offered to the new store at the next step
   options_.kv_type = std::string(name);

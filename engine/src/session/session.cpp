@@ -261,6 +261,15 @@ void Session::truncate(int32_t n) {
   warned_ = n_past() >= options_.context_warn_fraction * n_ctx_;
 }
 
+void Session::set_kv_share_scope(uint64_t scope) {
+  if (scope == kv_->share_scope()) return;
+  truncate(0);
+  published_blocks_ = 0;
+  kv_->set_share_scope(scope);
+}
+
+uint64_t Session::kv_share_scope() const { return kv_->share_scope(); }
+
 void Session::mark_turn() {
   if (turn_starts_.empty() || turn_starts_.back() < n_past()) turn_starts_.push_back(n_past());
 }
