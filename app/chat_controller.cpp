@@ -36,6 +36,11 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
     startup_notice_ += (startup_notice_.isEmpty() ? QString() : QStringLiteral(" ")) +
                        tr("Replies cut short by the last exit could not be marked interrupted.");
   }
+  // A branch tree with a cycle (a corrupt database) was mended at open: say what was done.
+  if (store_ && !store_->tree_repair_report().isEmpty()) {
+    startup_notice_ += (startup_notice_.isEmpty() ? QString() : QStringLiteral(" ")) +
+                       store_->tree_repair_report();
+  }
   if (!store_error_.isEmpty()) qWarning("kvchat: %s", qPrintable(store_error_));
   if (!startup_notice_.isEmpty()) qWarning("kvchat: %s", qPrintable(startup_notice_));
 

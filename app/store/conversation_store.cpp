@@ -24,6 +24,7 @@
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +35,7 @@
 #include <initializer_list>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace kvchat::app {
 
@@ -47,6 +49,60 @@ using sql::set_error;
 using sql::WriteTransaction;
 
 QString version_text(int v) { return QString::number(v); }
+
+// ---- private files: the database holds the local server's API key ------------------------
+
+// Creates `dir` and every missing parent 0700 (what the XDG base directory spec asks of a
+// missing data directory); an existing one is left as it is. ec set on a failure.
+void make_private_dirs(const std::filesystem::path& dir, std::error_code& ec) {
+  ec.clear();
+  std::vector<std::filesystem::path> missing;
+  for (std::filesystem::path p = dir.lexically_normal(); !p.empty();
+       p = p.has_relative_path() ? p.parent_path() : std::filesystem::path()) {
+    if (std::filesystem::exists(p, ec) || ec) break;
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  if (ec) return;
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    const std::string native = it->string();
+    if (native.empty()) continue;
+    if (::mkdir(native.c_str(), 0700) == 0) {
+      ::chmod(native.c_str(), 0700);  // whatever the umask took away; ours, just made
+    } else if (errno != EEXIST) {
+      ec = std::error_code(errno, std::generic_category());
+      return;
+    }
+  }
+  if (!std::filesystem::is_directory(dir, ec) && !ec)
+    ec = std::make_error_code(std::errc::not_a_directory);
+}
+
+// Takes group's and others' permissions off `path` when it exists and is the user's own.
+void drop_group_and_other_bits(const QString& path) {
+  const QByteArray native = QFile::encodeName(path);
+  struct stat st {};
+  if (::stat(native.constData(), &st) != 0 || st.st_uid != ::geteuid()) return;
+  if ((st.st_mode & 077) != 0) ::chmod(native.constData(), st.st_mode & 07700);
+}
+
+// The database file made before SQLite opens it: created 0600 when missing (an empty file
+// is a new database to SQLite, and its -wal, -shm and -journal files take the database's
+// mode), else tightened as drop_group_and_other_bits says, its journal files too.
+void prepare_private_database(const QString& path) {
+  if (path.isEmpty() || path == QLatin1String(":memory:") ||
+      path.startsWith(QLatin1String("file:")))
+    return;
+  const QByteArray native = QFile::encodeName(path);
+  const int fd = ::open(native.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+    return;
+  }
+  for (const QString& suffix :
+       {QString(), QStringLiteral("-wal"), QStringLiteral("-shm"), QStringLiteral("-journal")})
+    drop_group_and_other_bits(path + suffix);
+}
 
 }  // namespace
 
@@ -146,10 +202,13 @@ QString ConversationStore::check_data_dir(const QString& dir) {
   if (std::filesystem::exists(p, ec) && !std::filesystem::is_directory(p, ec))
     return refuse(QStringLiteral("it is a file, not a directory"));
   if (!std::filesystem::is_directory(p, ec)) {
-    std::filesystem::create_directories(p, ec);
+    make_private_dirs(p, ec);
     if (ec)
       return refuse(QStringLiteral("the directory is missing and cannot be created (%1)")
                         .arg(QString::fromStdString(ec.message())));
+  } else if (QDir::cleanPath(QFileInfo(dir).absoluteFilePath()) ==
+             QDir::cleanPath(QFileInfo(default_path({})).absolutePath())) {
+    drop_group_and_other_bits(dir);  // kvchat's own directory: nobody else's business
   }
   // Whether a file can be created there (read-only file systems refuse even root).
   const std::string probe = (p / (".kvchat-write-test-" + std::to_string(::getpid()))).string();
@@ -196,10 +255,17 @@ std::unique_ptr<ConversationStore> ConversationStore::open(const QString& path,
     set_error(error, QStringLiteral("cannot open %1: it is a directory").arg(path));
     return nullptr;
   }
-  if (!QDir().mkpath(info.absolutePath())) {
-    set_error(error, QStringLiteral("cannot create the directory %1").arg(info.absolutePath()));
-    return nullptr;
+  {
+    std::error_code ec;
+    make_private_dirs(std::filesystem::path(QFile::encodeName(info.absolutePath()).toStdString()),
+                      ec);
+    if (ec) {
+      set_error(error, QStringLiteral("cannot create the directory %1 (%2)")
+                           .arg(info.absolutePath(), QString::fromStdString(ec.message())));
+      return nullptr;
+    }
   }
+  prepare_private_database(path);
 
   // From here on the store owns the connection: any early return removes it.
   const QString name = QStringLiteral("kvchat-store-%1").arg(++g_connection_serial);
@@ -317,6 +383,18 @@ std::unique_ptr<ConversationStore> ConversationStore::open(const QString& path,
                     QStringLiteral("set schema version"), error) ||
         !tx.commit(error))
       return nullptr;
+  }
+  // A damaged branch tree is mended, not refused: the store opens either way, and a
+  // failure to mend it is said the same way (the queries are bounded regardless).
+  constexpr int kBranchSchema = 6;  // messages.parent_id exists from step 5 -> 6 on
+  if (target >= kBranchSchema) {
+    QString repair_error;
+    store->tree_repair_report_ = store->repair_message_trees(&repair_error);
+    if (!repair_error.isEmpty()) {
+      store->tree_repair_report_ =
+          QStringLiteral("The message tree in %1 is damaged and could not be mended: %2")
+              .arg(path, repair_error);
+    }
   }
   return store;
 }

@@ -75,6 +75,10 @@ class ConversationStore {
 
   // Opens or creates the database at `path`, migrating older schemas. nullptr and
   // *error set when the file cannot be opened, is not a kvchat database, or is newer.
+  // Private files: a missing directory is created 0700, the database is created 0600 (its
+  // -wal, -shm and -journal files take its mode), and an existing one of the user's (and
+  // its journal files) that grants group or others anything loses those bits. The branch
+  // tree is checked (tree_repair_report()).
   static std::unique_ptr<ConversationStore> open(const QString& path, QString* error);
   // The same with an explicit schema history: steps[i] migrates version i to i+1, and the
   // store reads up to steps.size(). open(path, error) uses migrations(); tests inject
@@ -95,6 +99,11 @@ class ConversationStore {
   // Whether `dir` can hold kvchat's data: it exists (created when missing) and a file can
   // be created in it. Empty when it can; else a message for the window naming the
   // directory and the reason (read-only, not a directory, permission denied, ...).
+  // The data is private (it holds the local server's API key): a missing directory and
+  // its missing parents are created 0700; the default one ($XDG_DATA_HOME/kvchat) when it
+  // exists, is the user's own and grants group or others anything, loses those bits. A
+  // --data-dir that already exists is the user's choice and keeps its mode (the database
+  // files in it are 0600 all the same, see open()).
   static QString check_data_dir(const QString& dir);
   // `PRAGMA integrity_check` / `PRAGMA quick_check` (O(size), no index cross-check): "ok",
   // or SQLite's list of problems (or its error).
@@ -156,6 +165,18 @@ class ConversationStore {
   bool select_branch(qint64 message_id, QString* error);
   QVector<StoredMessage> branches(qint64 message_id) const;
   QVector<StoredMessage> message_tree(qint64 conversation_id) const;
+  // The branch tree as open() found it (store/message_branches.cpp). kvchat never writes a
+  // message that is its own parent, parents in a loop, or a parent that is missing or in
+  // another conversation, but a damaged or hand-edited file can hold them: the messages
+  // there are reached from no first message. open() re-attaches each such part where it
+  // fits (the loop cut at its earliest message, which becomes a branch after the message
+  // shown one place above it, or a first message), every message kept, and says so here
+  // for the window: empty when the tree was whole. (Every recursive query of the store
+  // visits a message at most once, so a loop made later cannot hang it either.)
+  const QString& tree_repair_report() const { return tree_repair_report_; }
+  // The check and repair themselves (open() runs them; one transaction, only when a fault
+  // is found): the report as above, empty when nothing was wrong; *error on a failure.
+  QString repair_message_trees(QString* error);
 
   // ---- the system prompt library (store/system_prompt_store.cpp) ----
   // Saved prompts, each a name and a text; a conversation keeps its own copy of the text
@@ -194,6 +215,7 @@ class ConversationStore {
   explicit ConversationStore(QString connection_name);
   QString run_check(const QString& pragma) const;
   QString connection_;
+  QString tree_repair_report_;
 };
 
 }  // namespace kvchat::app

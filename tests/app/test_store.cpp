@@ -1,6 +1,7 @@
 // ConversationStore: CRUD, ordering, search, settings, schema migrations, refusals, and
 // crash safety (this binary re-runs itself as a writer child that is SIGKILLed mid-reply).
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <QCoreApplication>
 #include <QFile>
@@ -70,6 +71,13 @@ class RawDb {
   QString name_;
   bool ok_ = false;
 };
+
+// A file's permission bits (-1: no such file).
+int mode_of(const QString& path) {
+  struct stat st {};
+  if (::stat(QFile::encodeName(path).constData(), &st) != 0) return -1;
+  return int(st.st_mode & 07777);
+}
 
 QByteArray file_bytes(const QString& path) {
   QFile f(path);
@@ -570,6 +578,65 @@ class StoreTest : public QObject {
     QCOMPARE(msgs[0].id, m);
     QCOMPARE(msgs[0].content, QStringLiteral("answer!"));
     QCOMPARE(msgs[0].stats.value(QStringLiteral("tokens")).toInt(), 3);
+  }
+
+  // Issue 40 point 10a: the database holds the local server's API key. Under a umask of 022
+  // the old store made its directory 0755 and the file 0644, readable by every local user.
+  void dataDirectoryAndDatabaseArePrivate() {
+    const mode_t old_umask = ::umask(022);
+    const QString path = fresh_path();  // its directory does not exist yet
+    const QString dir = QFileInfo(path).absolutePath();
+    {
+      auto store = open_ok(path);
+      QVERIFY(store);
+      QString error;
+      QVERIFY(store->set_setting(QStringLiteral("server_key"), QStringLiteral("s3cret"), &error));
+      QCOMPARE(mode_of(dir), 0700);
+      QCOMPARE(mode_of(path), 0600);
+      QCOMPARE(mode_of(path + QStringLiteral("-wal")), 0600);  // WAL mode: both exist now
+      QCOMPARE(mode_of(path + QStringLiteral("-shm")), 0600);
+    }
+    // A file an older kvchat made 0644 (and its WAL) is tightened when opened.
+    QVERIFY(::chmod(QFile::encodeName(path).constData(), 0644) == 0);
+    {
+      auto store = open_ok(path);
+      QVERIFY(store);
+      QCOMPARE(mode_of(path), 0600);
+      QCOMPARE(mode_of(path + QStringLiteral("-wal")), 0600);
+      QCOMPARE(store->setting(QStringLiteral("server_key")).toString(), QStringLiteral("s3cret"));
+    }
+    // check_data_dir: what it creates is 0700, parents included.
+    const QString nested = dir_.filePath(QStringLiteral("private/a/b/kvchat"));
+    QVERIFY(ConversationStore::check_data_dir(nested).isEmpty());
+    for (const QString& d : {dir_.filePath(QStringLiteral("private")),
+                             dir_.filePath(QStringLiteral("private/a")), nested})
+      QCOMPARE(mode_of(d), 0700);
+    // The default data directory ($XDG_DATA_HOME/kvchat), there already and open to others,
+    // is tightened; a --data-dir that exists is the user's choice and keeps its mode.
+    const QByteArray old_xdg = qgetenv("XDG_DATA_HOME");
+    const QString xdg = dir_.filePath(QStringLiteral("xdg"));
+    qputenv("XDG_DATA_HOME", QFile::encodeName(xdg));
+    const QString own = QFileInfo(ConversationStore::default_path()).absolutePath();
+    QCOMPARE(own, xdg + QStringLiteral("/kvchat"));
+    QVERIFY(QDir().mkpath(own));
+    QVERIFY(::chmod(QFile::encodeName(own).constData(), 0755) == 0);
+    QVERIFY(ConversationStore::check_data_dir(own).isEmpty());
+    QCOMPARE(mode_of(own), 0700);
+    const QString chosen = dir_.filePath(QStringLiteral("chosen"));
+    QVERIFY(QDir().mkpath(chosen));
+    QVERIFY(::chmod(QFile::encodeName(chosen).constData(), 0755) == 0);
+    QVERIFY(ConversationStore::check_data_dir(chosen).isEmpty());
+    QCOMPARE(mode_of(chosen), 0755);
+    {
+      auto store = open_ok(QDir(chosen).filePath(QStringLiteral("kvchat.sqlite")));
+      QVERIFY(store);
+      QCOMPARE(mode_of(QDir(chosen).filePath(QStringLiteral("kvchat.sqlite"))), 0600);
+    }
+    if (old_xdg.isNull())
+      qunsetenv("XDG_DATA_HOME");
+    else
+      qputenv("XDG_DATA_HOME", old_xdg);
+    ::umask(old_umask);
   }
 
   void twoStoresOnOneFile() {

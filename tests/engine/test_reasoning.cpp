@@ -188,6 +188,82 @@ TEST(ReasoningSpans, MarkersAndLeadingWhitespaceIncluded) {
   EXPECT_EQ(spans[1].end, 33u);
 }
 
+// ---- adversarial streams: linear work ------------------------------------------------------
+
+// A stream that makes the splitter hold bytes back piece after piece: `prefix` once, then
+// `piece` `count` times, then `suffix`.
+struct Stream {
+  std::string name, prefix, piece, suffix;
+  bool starts_in_thinking = false;
+  size_t count = 200000;
+};
+
+const std::vector<Stream>& hostile_streams() {
+  static const std::vector<Stream> s = {
+      {"whitespace at the reply's start", "", " ", "", false},
+      {"newlines at the reply's start, then a partial open marker", "", "\n", "<thi", false},
+      {"whitespace at the start, then reasoning", "", " \n", "<think>x</think>y", false},
+      {"whitespace inside reasoning", "<think>x", " ", "", false},
+      {"whitespace inside reasoning, then the close marker", "<think>x", "\n", "</think>a", false},
+      {"whitespace inside reasoning the prompt opened", "x", "\t", "", true},
+      {"whitespace at a block's start", "<think>", " ", "y</think>", false},
+      {"whitespace after the close marker", "<think>x</think>", " ", "z", false},
+      {"partial open markers at the start", "", "<thi", "", false},
+      {"partial close markers inside reasoning", "<think>", "</thin", "", false},
+      {"close marker prefixes and whitespace", "<think>a", " </think", "", false},
+      {"whitespace and a partial close marker", "<think>a", "\n</thi", "</think>b", false},
+      {"one block after another", "", "<think>a</think>\n", "b", false},
+  };
+  return s;
+}
+
+// Every byte is looked at a bounded number of times: the work stays within a small constant
+// of the bytes fed (the old splitter rescanned held-back whitespace on every piece, ~n^2/2,
+// 200k whitespace pieces took 22-24 s). Streamed and whole agree.
+TEST(ReasoningSplitter, WorkIsLinearInTheBytesFed) {
+  for (const Stream& st : hostile_streams()) {
+    ReasoningSplitter s({}, st.starts_in_thinking);
+    ReasoningParts streamed;
+    std::string whole;
+    size_t fed = 0;
+    auto feed = [&](std::string_view piece) {
+      const ReasoningParts d = s.feed(piece);
+      streamed.thinking += d.thinking;
+      streamed.answer += d.answer;
+      whole.append(piece);
+      fed += piece.size();
+    };
+    feed(st.prefix);
+    for (size_t i = 0; i < st.count; ++i) feed(st.piece);
+    feed(st.suffix);
+    const ReasoningParts rest = s.finish();
+    streamed.thinking += rest.thinking;
+    streamed.answer += rest.answer;
+    EXPECT_LE(s.work(), 8 * fed) << st.name << ": " << s.work() << " for " << fed << " bytes";
+    const ReasoningParts one = split_reasoning(whole, {}, st.starts_in_thinking);
+    EXPECT_EQ(streamed.thinking, one.thinking) << st.name;
+    EXPECT_EQ(streamed.answer, one.answer) << st.name;
+  }
+}
+
+// The same streams, short, against a plain reference of the rules: what the old splitter
+// did (whole text at once) must not change.
+TEST(ReasoningSplitter, HostileStreamsCutEveryWay) {
+  for (Stream st : hostile_streams()) {
+    st.count = 6;
+    std::string text = st.prefix;
+    for (size_t i = 0; i < st.count; ++i) text += st.piece;
+    text += st.suffix;
+    const ReasoningParts want = split_reasoning(text, {}, st.starts_in_thinking);
+    const Case c{st.name, text, st.starts_in_thinking, want.thinking, want.answer};
+    std::vector<size_t> cuts;
+    for (size_t i = 1; i < text.size(); ++i) cuts.push_back(i);
+    const Outcome o = run(c, cuts);
+    EXPECT_EQ(o.parts.thinking, want.thinking) << st.name << " (byte by byte)";
+    EXPECT_EQ(o.parts.answer, want.answer) << st.name << " (byte by byte)";
+  }
+}
+
 // ---- prompts of real templates -----------------------------------------------------------
 
 std::string real_template(const std::string& name) {

@@ -62,6 +62,11 @@ class ReasoningSplitter {
   // The reasoning's byte ranges in the raw text fed so far (the last one, still open,
   // ends at the bytes fed so far).
   std::vector<ReasoningSpan> spans() const;
+  // Bytes of held-back text appended, scanned, moved or emitted so far: what feed() costs
+  // beyond a marker's length per piece. Every byte is looked at a bounded number of times
+  // (held-back whitespace is not rescanned as pieces arrive), so this stays within a small
+  // multiple of the bytes fed; tests check that instead of timing.
+  size_t work() const { return work_; }
 
  private:
   enum class State {
@@ -73,11 +78,27 @@ class ReasoningSplitter {
   void run(ReasoningParts& out, bool at_end);
   // Emits reasoning text, holding back (or, at a close, dropping) its trailing whitespace.
   void emit_thinking(ReasoningParts& out, std::string_view text);
+  // The raw bytes not yet assigned to a part: buf_ from head_ on.
+  std::string_view pending() const { return std::string_view(buf_).substr(head_); }
+  // Drops the first n pending bytes (buf_ is compacted once the dropped half outweighs it).
+  void consume(size_t n);
+  // How many of the pending bytes are whitespace from the start (scanning only past what
+  // is known already).
+  size_t leading_space();
+  // The size of pending()[0, n) without its trailing whitespace (scanning only down to
+  // what is known already).
+  size_t trimmed_size(size_t n);
 
   ReasoningMarkers m_;
   State state_ = State::Start;
-  std::string pending_;       // raw bytes not yet assigned to a part
-  size_t pending_start_ = 0;  // the raw offset of pending_[0]
+  std::string buf_;  // pending bytes from head_ on; those before it are assigned
+  size_t head_ = 0;
+  size_t pending_start_ = 0;  // the raw offset of pending()[0]
+  // Facts about the pending bytes that stay true as more are appended, so that whitespace
+  // held back piece after piece is scanned once, not once per piece:
+  size_t space_prefix_ = 0;   // pending()[0, space_prefix_) is all whitespace
+  size_t close_checked_ = 0;  // no close marker starts before pending()[close_checked_]
+  size_t work_ = 0;           // see work()
   bool block_start_ = false;  // Thinking: nothing but whitespace of this block seen yet
   bool saw_thinking_ = false;
   bool closed_ = false;
