@@ -10,7 +10,9 @@
 //
 // One window per data directory (single_instance.h): launched again on the same one, kvchat
 // hands its files to the running window, which opens them and comes to the front, and
-// exits 0. A running window that does not answer within a second is not waited for.
+// exits 0. A running window that does not answer within a second is not waited for; one
+// of another user (its socket or its process not this user's) is never trusted: the window
+// then opens on its own and its banner says why.
 #include <QAccessible>
 #include <QCommandLineParser>
 #include <QDesktopServices>
@@ -279,12 +281,20 @@ int main(int argc, char** argv) {
   const QStringList files = files_to_open(cli.value(model), positional);
 
   // Already running on this data directory: the files go to that window (a benchmark run
-  // measures a window of its own).
+  // measures a window of its own). A socket of another user's is never trusted
+  // (single_instance.h): this window then opens on its own and says why, on stderr and
+  // (below) in the window.
   kvchat::app::SingleInstance instance(dir);
+  QString untrusted, not_listening;
   if (!cli.isSet(stalls)) {
-    if (instance.hand_over(files)) return 0;
+    if (instance.hand_over(files, 1000, &untrusted)) return 0;
+    if (!untrusted.isEmpty()) {
+      std::fprintf(stderr, "kvchat: another instance was not trusted (%s): opening a window\n",
+                   qPrintable(untrusted));
+    }
     if (!instance.listen()) {
-      std::fprintf(stderr, "kvchat: not single-instance (%s)\n", qPrintable(instance.error()));
+      not_listening = instance.error();
+      std::fprintf(stderr, "kvchat: not single-instance (%s)\n", qPrintable(not_listening));
     }
   }
   kvchat::app::ChatController chat(dir);
@@ -292,6 +302,20 @@ int main(int argc, char** argv) {
   kvchat::app::UiLanguage language(
       [&chat](const QString& choice) { chat.setUiSetting(QStringLiteral("language"), choice); });
   language.apply(chat.uiSetting(QStringLiteral("language"), QStringLiteral("system")).toString());
+  // Why this window is on its own, for the whole window (conversation 0) until dismissed.
+  if (!untrusted.isEmpty()) {
+    chat.notices()->set_message(
+        QCoreApplication::translate("main",
+                                    "Another kvchat on this data folder was not trusted, so this "
+                                    "window opened on its own: %1.")
+            .arg(untrusted),
+        true, 0);
+  } else if (!not_listening.isEmpty()) {
+    chat.notices()->set_message(
+        QCoreApplication::translate("main", "Files opened later will not come to this window: %1.")
+            .arg(not_listening),
+        true, 0);
+  }
 
   // The Models page (issue 15): the catalog, the Hub search, "Will it fit?", downloads;
   // a finished download opens like any other model.

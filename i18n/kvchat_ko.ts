@@ -122,83 +122,105 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../ui/ChatView.qml" line="59"/>
+        <location filename="../ui/ChatView.qml" line="61"/>
         <source>Messages</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="147"/>
+        <location filename="../ui/ChatView.qml" line="160"/>
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="150"/>
+        <location filename="../ui/ChatView.qml" line="163"/>
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="154"/>
+        <location filename="../ui/ChatView.qml" line="167"/>
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="180"/>
+        <location filename="../ui/ChatView.qml" line="193"/>
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="181"/>
+        <location filename="../ui/ChatView.qml" line="194"/>
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="195"/>
+        <location filename="../ui/ChatView.qml" line="208"/>
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="196"/>
+        <location filename="../ui/ChatView.qml" line="209"/>
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="198"/>
+        <location filename="../ui/ChatView.qml" line="211"/>
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="199"/>
+        <location filename="../ui/ChatView.qml" line="212"/>
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="236"/>
+        <location filename="../ui/ChatView.qml" line="249"/>
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="244"/>
+        <location filename="../ui/ChatView.qml" line="257"/>
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="244"/>
+        <location filename="../ui/ChatView.qml" line="257"/>
         <location filename="../app/testing/chat_state_probe.cpp" line="124"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="245"/>
+        <location filename="../ui/ChatView.qml" line="258"/>
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="245"/>
+        <location filename="../ui/ChatView.qml" line="258"/>
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="235"/>
+        <location filename="../ui/ChatView.qml" line="300"/>
+        <location filename="../ui/ChatView.qml" line="320"/>
+        <source>The model&apos;s reasoning, whole</source>
+        <translation>모델의 추론 전체</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatView.qml" line="300"/>
+        <location filename="../ui/ChatView.qml" line="320"/>
+        <source>The whole message</source>
+        <translation>메시지 전체</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatView.qml" line="303"/>
+        <source>Copy</source>
+        <translation>복사</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatView.qml" line="307"/>
+        <source>Close</source>
+        <translation>닫기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatView.qml" line="248"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
@@ -399,37 +421,39 @@
 <context>
     <name>DocumentLoader</name>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="87"/>
+        <location filename="../app/documents/document_loader.cpp" line="155"/>
         <source>Cannot read “%1” as a PDF: %2.</source>
         <translation>“%1”을(를) PDF로 읽을 수 없습니다: %2.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="143"/>
+        <location filename="../app/documents/document_loader.cpp" line="62"/>
+        <location filename="../app/documents/document_loader.cpp" line="70"/>
+        <location filename="../app/documents/document_loader.cpp" line="84"/>
         <source>Cannot open “%1”: %2.</source>
         <translation>“%1”을(를) 열 수 없습니다: %2.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="177"/>
+        <location filename="../app/documents/document_loader.cpp" line="236"/>
         <source>Pasted text</source>
         <translation>붙여 넣은 텍스트</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="282"/>
+        <location filename="../app/documents/document_loader.cpp" line="341"/>
         <source>The stored document %1 cannot be read back.</source>
         <translation>저장된 문서 %1을(를) 다시 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="341"/>
+        <location filename="../app/documents/document_loader.cpp" line="457"/>
         <source>Document %1 is not stored.</source>
         <translation>문서 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="394"/>
+        <location filename="../app/documents/document_loader.cpp" line="525"/>
         <source>Loading the document failed: %1</source>
         <translation>문서를 불러오지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="398"/>
+        <location filename="../app/documents/document_loader.cpp" line="529"/>
         <source>Loading the document failed.</source>
         <translation>문서를 불러오지 못했습니다.</translation>
     </message>
@@ -1119,32 +1143,37 @@
         <translation>⚠ 네트워크의 다른 컴퓨터가 이 주소에 접속할 수 있습니다. API 키를 설정하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="76"/>
+        <location filename="../ui/LocalServerSettings.qml" line="75"/>
+        <source>Serve without a key anyway: anyone on the network can use the model and read what it is asked</source>
+        <translation>키 없이 그래도 제공: 네트워크의 누구나 모델을 사용하고 질문 내용을 읽을 수 있습니다</translation>
+    </message>
+    <message>
+        <location filename="../ui/LocalServerSettings.qml" line="86"/>
         <source>Serving %1 at %2%3</source>
         <translation>%1을(를) %2에서 제공 중%3</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="77"/>
+        <location filename="../ui/LocalServerSettings.qml" line="87"/>
         <source> (key required)</source>
         <translation> (키 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="79"/>
+        <location filename="../ui/LocalServerSettings.qml" line="89"/>
         <source>Off.</source>
         <translation>꺼짐.</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="93"/>
+        <location filename="../ui/LocalServerSettings.qml" line="103"/>
         <source>Copy URL</source>
         <translation>URL 복사</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="94"/>
+        <location filename="../ui/LocalServerSettings.qml" line="104"/>
         <source>Copy key</source>
         <translation>키 복사</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="96"/>
+        <location filename="../ui/LocalServerSettings.qml" line="106"/>
         <source>Restart</source>
         <translation>다시 시작</translation>
     </message>
@@ -1475,259 +1504,259 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="145"/>
+        <location filename="../ui/MessageBubble.qml" line="195"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="147"/>
+        <location filename="../ui/MessageBubble.qml" line="197"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="149"/>
+        <location filename="../ui/MessageBubble.qml" line="199"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="328"/>
-        <location filename="../ui/MessageBubble.qml" line="335"/>
+        <location filename="../ui/MessageBubble.qml" line="384"/>
+        <location filename="../ui/MessageBubble.qml" line="391"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="333"/>
+        <location filename="../ui/MessageBubble.qml" line="389"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="335"/>
+        <location filename="../ui/MessageBubble.qml" line="391"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="373"/>
+        <location filename="../ui/MessageBubble.qml" line="439"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="375"/>
+        <location filename="../ui/MessageBubble.qml" line="441"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="387"/>
-        <location filename="../ui/MessageBubble.qml" line="461"/>
+        <location filename="../ui/MessageBubble.qml" line="453"/>
+        <location filename="../ui/MessageBubble.qml" line="527"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="390"/>
+        <location filename="../ui/MessageBubble.qml" line="456"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="464"/>
+        <location filename="../ui/MessageBubble.qml" line="530"/>
         <source>Write this reply again as a new branch: the messages after it stay on the other branch (‹ ›)</source>
         <translation>이 답변을 새 분기로 다시 씁니다: 그 뒤의 메시지는 다른 분기에 남습니다 (‹ ›)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="374"/>
+        <location filename="../ui/MessageBubble.qml" line="440"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="70"/>
+        <location filename="../ui/MessageBubble.qml" line="82"/>
         <source>Thinking…</source>
         <translation>생각하는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="72"/>
+        <location filename="../ui/MessageBubble.qml" line="84"/>
         <source>Thinking</source>
         <translation>생각</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="73"/>
+        <location filename="../ui/MessageBubble.qml" line="85"/>
         <source>Thought for %1 s · %2 tokens</source>
         <translation>%1초 동안 생각 · 토큰 %2개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="75"/>
+        <location filename="../ui/MessageBubble.qml" line="87"/>
         <source> · %1 of KV</source>
         <translation> · KV %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="76"/>
+        <location filename="../ui/MessageBubble.qml" line="88"/>
         <source> · not finished</source>
         <translation> · 끝나지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="261"/>
+        <location filename="../ui/MessageBubble.qml" line="309"/>
         <source>Fold the model&apos;s reasoning</source>
         <translation>모델의 추론 접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="261"/>
+        <location filename="../ui/MessageBubble.qml" line="309"/>
         <source>Show the model&apos;s reasoning</source>
         <translation>모델의 추론 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="264"/>
+        <location filename="../ui/MessageBubble.qml" line="312"/>
         <source>The model&apos;s reasoning before its answer (Ctrl+Shift+T opens or folds the last one&apos;s). Templates that leave it out of later turns (Qwen 3, DeepSeek-R1) free its KV at the next message.</source>
         <translation>답하기 전 모델의 추론입니다 (Ctrl+Shift+T로 마지막 답의 추론을 열거나 접습니다). 이후 차례에서 추론을 빼는 템플릿(Qwen 3, DeepSeek-R1)은 다음 메시지에서 그 KV를 해제합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="379"/>
+        <location filename="../ui/MessageBubble.qml" line="445"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="382"/>
+        <location filename="../ui/MessageBubble.qml" line="448"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="406"/>
+        <location filename="../ui/MessageBubble.qml" line="472"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="407"/>
+        <location filename="../ui/MessageBubble.qml" line="473"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="410"/>
+        <location filename="../ui/MessageBubble.qml" line="476"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="418"/>
+        <location filename="../ui/MessageBubble.qml" line="484"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="418"/>
+        <location filename="../ui/MessageBubble.qml" line="484"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="430"/>
+        <location filename="../ui/MessageBubble.qml" line="496"/>
         <source>Previous branch</source>
         <translation>이전 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="432"/>
+        <location filename="../ui/MessageBubble.qml" line="498"/>
         <source>Previous branch (Alt+Left switches the last message that has branches)</source>
         <translation>이전 분기 (Alt+Left는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="438"/>
+        <location filename="../ui/MessageBubble.qml" line="504"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="439"/>
+        <location filename="../ui/MessageBubble.qml" line="505"/>
         <source>Branch %1 of %2</source>
         <translation>분기 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="444"/>
+        <location filename="../ui/MessageBubble.qml" line="510"/>
         <source>Next branch</source>
         <translation>다음 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="446"/>
+        <location filename="../ui/MessageBubble.qml" line="512"/>
         <source>Next branch (Alt+Right switches the last message that has branches)</source>
         <translation>다음 분기 (Alt+Right는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="455"/>
+        <location filename="../ui/MessageBubble.qml" line="521"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="401"/>
+        <location filename="../ui/MessageBubble.qml" line="467"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="403"/>
+        <location filename="../ui/MessageBubble.qml" line="469"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="469"/>
+        <location filename="../ui/MessageBubble.qml" line="535"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="472"/>
+        <location filename="../ui/MessageBubble.qml" line="538"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="476"/>
+        <location filename="../ui/MessageBubble.qml" line="542"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="479"/>
+        <location filename="../ui/MessageBubble.qml" line="545"/>
         <source>Copies the answer (not the reasoning)</source>
         <translation>답을 복사합니다 (추론은 제외)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="485"/>
+        <location filename="../ui/MessageBubble.qml" line="551"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="487"/>
+        <location filename="../ui/MessageBubble.qml" line="553"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="489"/>
+        <location filename="../ui/MessageBubble.qml" line="555"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="190"/>
+        <location filename="../ui/MessageBubble.qml" line="238"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="191"/>
+        <location filename="../ui/MessageBubble.qml" line="239"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="218"/>
+        <location filename="../ui/MessageBubble.qml" line="266"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="222"/>
+        <location filename="../ui/MessageBubble.qml" line="270"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="224"/>
+        <location filename="../ui/MessageBubble.qml" line="272"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="229"/>
+        <location filename="../ui/MessageBubble.qml" line="277"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="231"/>
+        <location filename="../ui/MessageBubble.qml" line="279"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="233"/>
+        <location filename="../ui/MessageBubble.qml" line="281"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -2093,6 +2122,24 @@
         <location filename="../ui/ModelsPage.qml" line="142"/>
         <source>The model files on this computer (Ctrl+PgDown / Ctrl+PgUp switch tabs)</source>
         <translation>이 컴퓨터의 모델 파일 (Ctrl+PgDown / Ctrl+PgUp으로 탭 전환)</translation>
+    </message>
+</context>
+<context>
+    <name>MoreText</name>
+    <message>
+        <location filename="../ui/MoreText.qml" line="14"/>
+        <source>… %1 more characters</source>
+        <translation>… %1자 더 있음</translation>
+    </message>
+    <message>
+        <location filename="../ui/MoreText.qml" line="20"/>
+        <source>Show all</source>
+        <translation>모두 보기</translation>
+    </message>
+    <message>
+        <location filename="../ui/MoreText.qml" line="23"/>
+        <source>The whole text, in pieces that scroll</source>
+        <translation>전체 텍스트를 스크롤되는 조각으로 보기</translation>
     </message>
 </context>
 <context>
@@ -3038,32 +3085,32 @@
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="58"/>
+        <location filename="../app/chat_controller.cpp" line="63"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="179"/>
+        <location filename="../app/chat_controller.cpp" line="184"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="179"/>
+        <location filename="../app/chat_controller.cpp" line="184"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="187"/>
+        <location filename="../app/chat_controller.cpp" line="192"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="214"/>
+        <location filename="../app/chat_controller.cpp" line="219"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="233"/>
+        <location filename="../app/chat_controller.cpp" line="238"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
@@ -3230,12 +3277,12 @@
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="304"/>
+        <location filename="../app/chat_controller.cpp" line="309"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="310"/>
+        <location filename="../app/chat_controller.cpp" line="315"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
@@ -3287,8 +3334,8 @@
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="146"/>
-        <location filename="../app/chat_controller.cpp" line="266"/>
+        <location filename="../app/chat_controller.cpp" line="151"/>
+        <location filename="../app/chat_controller.cpp" line="271"/>
         <location filename="../app/chat_controller_conversation_model.cpp" line="85"/>
         <location filename="../app/chat_controller_models.cpp" line="208"/>
         <location filename="../app/chat_controller_models.cpp" line="297"/>
@@ -3311,7 +3358,7 @@
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="319"/>
+        <location filename="../app/chat_controller.cpp" line="324"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -3353,7 +3400,7 @@
         <translation>모델이 준비되면 “%1”을(를) 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="162"/>
+        <location filename="../app/documents/document_controller.cpp" line="164"/>
         <source>Loading the document was cancelled.</source>
         <translation>문서 불러오기를 취소했습니다.</translation>
     </message>
@@ -3379,54 +3426,54 @@
         <translation>요약할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="246"/>
+        <location filename="../app/documents/document_controller.cpp" line="248"/>
         <source>“%1” does not fit the context window whole: summarize it instead.</source>
         <translation>“%1”은(는) 컨텍스트 창에 통째로 들어가지 않습니다. 대신 요약하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="257"/>
+        <location filename="../app/documents/document_controller.cpp" line="259"/>
         <source>The stored text of “%1” cannot be read.</source>
         <translation>저장된 “%1”의 텍스트를 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="298"/>
+        <location filename="../app/documents/document_controller.cpp" line="300"/>
         <source>Another summary is being written (in “%1”): one job runs at a time. Resume this one when it is done, or cancel that one first.</source>
         <translation>다른 요약을 쓰는 중입니다 (“%1”에서). 작업은 한 번에 하나만 실행됩니다. 그 작업이 끝나면 이 작업을 재개하거나, 먼저 그 작업을 취소하세요.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/documents/document_controller.cpp" line="308"/>
+        <location filename="../app/documents/document_controller.cpp" line="310"/>
         <source>Open a model to resume this summary; the %n summaries written so far are kept.</source>
         <translation>
             <numerusform>이 요약을 재개하려면 모델을 여세요. 지금까지 쓴 요약 %n개는 보관됩니다.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="334"/>
+        <location filename="../app/documents/document_controller.cpp" line="336"/>
         <source>resuming after %1 summaries</source>
         <translation>요약 %1개 이후부터 재개</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="334"/>
+        <location filename="../app/documents/document_controller.cpp" line="336"/>
         <source>counting chunks</source>
         <translation>조각 세는 중</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="406"/>
+        <location filename="../app/documents/document_controller.cpp" line="408"/>
         <source>The summary is stored with its job but could not be added to the conversation: %1</source>
         <translation>요약은 작업과 함께 저장되었지만 대화에 추가하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="413"/>
+        <location filename="../app/documents/document_controller.cpp" line="415"/>
         <source>cancelled after %1 summaries</source>
         <translation>요약 %1개 이후 취소됨</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="416"/>
+        <location filename="../app/documents/document_controller.cpp" line="418"/>
         <source>Summarizing “%1” failed: %2</source>
         <translation>“%1” 요약 실패: %2</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="471"/>
+        <location filename="../app/documents/document_controller.cpp" line="473"/>
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
     </message>
@@ -3434,9 +3481,14 @@
 <context>
     <name>kvchat::app::LocalServerController</name>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="95"/>
+        <location filename="../app/server/local_server_controller.cpp" line="103"/>
         <source>No model is loaded: the server starts once one is.</source>
         <translation>불러온 모델이 없습니다. 모델을 불러오면 서버가 시작됩니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/server/local_server_controller.cpp" line="118"/>
+        <source>Not serving on %1 without an API key: other machines could use the model and read the conversations. Set a key, or tick &quot;Serve without a key anyway&quot;.</source>
+        <translation>API 키 없이 %1에서 제공하지 않습니다: 다른 컴퓨터가 모델을 사용하고 대화를 읽을 수 있습니다. 키를 설정하거나 &quot;키 없이 그래도 제공&quot;을 선택하세요.</translation>
     </message>
 </context>
 <context>
@@ -3807,6 +3859,19 @@
         <location filename="../app/hub/download_manager.cpp" line="370"/>
         <source>Cancelled: the partial file was removed</source>
         <translation>취소됨: 일부만 받은 파일을 삭제했습니다</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../app/main.cpp" line="308"/>
+        <source>Another kvchat on this data folder was not trusted, so this window opened on its own: %1.</source>
+        <translation>이 데이터 폴더의 다른 kvchat 인스턴스를 신뢰할 수 없어 이 창을 따로 열었습니다: %1.</translation>
+    </message>
+    <message>
+        <location filename="../app/main.cpp" line="315"/>
+        <source>Files opened later will not come to this window: %1.</source>
+        <translation>나중에 여는 파일은 이 창으로 오지 않습니다: %1.</translation>
     </message>
 </context>
 </TS>

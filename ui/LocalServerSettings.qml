@@ -10,7 +10,7 @@ ColumnLayout {
     id: root
     spacing: 6
     function applyWith(on) {
-        localServer.apply(on, host.text, port.value, key.text, parallel.value)
+        localServer.apply(on, host.text, port.value, key.text, parallel.value, allowNoKey.checked)
     }
     function copy(text) {
         clipboardHelper.text = text
@@ -65,6 +65,16 @@ ColumnLayout {
         visible: !localServer.isLoopback(host.text)
         text: qsTr("⚠ Other machines on the network can reach this address. Set an API key.")
     }
+    // Beyond loopback without a key the server refuses to start unless this is ticked.
+    CheckBox {
+        id: allowNoKey
+        objectName: "localServerAllowNoKey"
+        Layout.fillWidth: true
+        visible: !localServer.isLoopback(host.text) && key.text.trim().length === 0
+        checked: localServer.allowNoKey
+        text: qsTr("Serve without a key anyway: anyone on the network can use the model and read what it is asked")
+        Accessible.name: text
+    }
     Label {
         objectName: "localServerStatus"
         Layout.fillWidth: true
@@ -96,6 +106,7 @@ ColumnLayout {
             text: qsTr("Restart")
             enabled: host.text !== localServer.host || port.value !== localServer.port
                      || key.text !== localServer.apiKey || parallel.value !== localServer.parallel
+                     || allowNoKey.checked !== localServer.allowNoKey
             onClicked: root.applyWith(true)
         }
     }

@@ -139,7 +139,9 @@ void DocumentController::begin_loading() {
 void DocumentController::cancelLoad() {
   pending_path_.clear();
   pending_text_.clear();
-  loader_.cancel();
+  // At once, even when the load is stuck in a read that never returns: its result, if it
+  // ever comes, is dropped (on_load_failed says it was cancelled).
+  loader_.abandon();
 }
 
 void DocumentController::on_loaded(const QVariantMap& document) {

@@ -74,9 +74,12 @@ class DocumentController : public QObject {
   SummaryWorker* summary_worker() { return summary_worker_; }
 
   // A local path or a file:// URL (file dialog, drop, --attach). While the model loads
-  // the document waits for it (its tokens are counted with that model).
+  // the document waits for it (its tokens are counted with that model). A document
+  // attached while another loads replaces it, even one stuck in a read that never returns
+  // (DocumentLoader: the old result is dropped).
   Q_INVOKABLE void attach(const QString& path_or_url);
   Q_INVOKABLE void attachText(const QString& text);  // a long paste
+  // Ends the load at once ("cancelled"), stuck or not.
   Q_INVOKABLE void cancelLoad();
   Q_INVOKABLE void dismissPreview();
   // Only when the preview says it fits: the text becomes a user message, and a reply.

@@ -1,5 +1,9 @@
 #include "documents/document_loader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QFile>
@@ -8,6 +12,12 @@
 #include <QPdfSelection>
 #include <QtConcurrent>
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <iterator>
+#include <mutex>
 #include <string>
 
 #include "kvchat/document.h"
@@ -23,6 +33,64 @@ QString qstr(const std::string& s) {
 }
 
 QString cancelled_text() { return QStringLiteral("cancelled"); }
+
+// What a path that is not a regular file is, for a message ("“x” is a FIFO ...").
+QString file_type_text(mode_t mode) {
+  if (S_ISFIFO(mode)) return QStringLiteral("a FIFO (named pipe)");
+  if (S_ISDIR(mode)) return QStringLiteral("a folder");
+  if (S_ISCHR(mode)) return QStringLiteral("a character device");
+  if (S_ISBLK(mode)) return QStringLiteral("a block device");
+  if (S_ISSOCK(mode)) return QStringLiteral("a socket");
+  return QStringLiteral("of an unknown type (not a regular file)");
+}
+
+// The first bytes of a regular file, and its size. Opened without blocking (O_NONBLOCK: a
+// FIFO would wait for a writer, for ever), its type checked on the descriptor (fstat: the
+// file itself, nothing swapped in between) before a byte is read: a FIFO, a device, a
+// socket are refused with what they are, at once.
+bool read_magic(const QString& path, qsizetype n, QByteArray* magic, qint64* size, QString* error) {
+  const int fd =
+      ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    struct stat st {};
+    if (::stat(QFile::encodeName(path).constData(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      // What open() cannot open at all (a socket: ENXIO) is named too.
+      *error = QStringLiteral("“%1” is %2, not a document: nothing was read.")
+                   .arg(path, file_type_text(st.st_mode));
+    } else {
+      *error = QCoreApplication::translate("DocumentLoader", "Cannot open “%1”: %2.")
+                   .arg(path, QString::fromLocal8Bit(std::strerror(e)));
+    }
+    return false;
+  }
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0;
+  if (!ok) {
+    *error = QCoreApplication::translate("DocumentLoader", "Cannot open “%1”: %2.")
+                 .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+  } else if (!S_ISREG(st.st_mode)) {
+    *error = QStringLiteral("“%1” is %2, not a document: nothing was read.")
+                 .arg(path, file_type_text(st.st_mode));
+    ok = false;
+  } else {
+    *size = static_cast<qint64>(st.st_size);
+    magic->resize(n);
+    ssize_t got = -1;
+    do {
+      got = ::read(fd, magic->data(), static_cast<size_t>(n));
+    } while (got < 0 && errno == EINTR);
+    if (got < 0) {
+      *error = QCoreApplication::translate("DocumentLoader", "Cannot open “%1”: %2.")
+                   .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+      ok = false;
+    } else {
+      magic->resize(static_cast<qsizetype>(got));
+    }
+  }
+  ::close(fd);
+  return ok;
+}
 
 // Decodes everything `reader` yields into doc->text, hashing it as it goes.
 bool decode_all(DocumentReader& reader, const LoadProgress& progress, ExtractedDocument* doc,
@@ -137,16 +205,7 @@ std::optional<ExtractedDocument> extract_document(const QString& path, const Loa
     return std::nullopt;
   }
   QByteArray magic;
-  {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-      *error = QCoreApplication::translate("DocumentLoader", "Cannot open “%1”: %2.")
-                   .arg(path, f.errorString());
-      return std::nullopt;
-    }
-    magic = f.read(5);
-    doc.bytes = f.size();
-  }
+  if (!read_magic(path, 5, &magic, &doc.bytes, error)) return std::nullopt;
   if (magic == "%PDF-" ||
       (doc.bytes == 0 && info.suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) == 0)) {
     doc.mime = QStringLiteral("application/pdf");
@@ -292,25 +351,82 @@ Outcome store_document(const QString& db_path, ExtractedDocument doc, qint64 con
 
 }  // namespace
 
+namespace {
+
+// The pools of loaders destroyed while a task was stuck: never deleted (a thread of theirs
+// may still run), kept reachable from here so a leak checker does not count them.
+QThreadPool* g_left_behind[16] = {};
+std::atomic<int> g_left_behind_count{0};
+
+}  // namespace
+
+struct DocumentLoader::Link {
+  std::mutex mutex;
+  DocumentLoader* loader = nullptr;  // null once it is destroyed
+};
+
+struct DocumentLoader::TaskEnd {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool ended = false;
+  void end() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      ended = true;
+    }
+    cv.notify_all();
+  }
+  void wait_for(int ms) {
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait_for(lock, std::chrono::milliseconds(ms), [this] { return ended; });
+  }
+};
+
 DocumentLoader::DocumentLoader(QString database_path, QObject* parent)
-    : QObject(parent), database_path_(std::move(database_path)) {
-  pool_.setMaxThreadCount(1);  // one load at a time: a superseded one ends first
+    : QObject(parent),
+      database_path_(std::move(database_path)),
+      pool_(new QThreadPool),
+      link_(std::make_shared<Link>()) {
+  link_->loader = this;
+  // One load runs at a time (each waits for the one it superseded, see start); the other
+  // threads are for loads stuck in a read, which must not hold up the next.
+  pool_->setMaxThreadCount(kMaxThreads);
 }
 
 DocumentLoader::~DocumentLoader() {
   cancel();
-  pool_.waitForDone();
+  {
+    const std::lock_guard<std::mutex> lock(link_->mutex);
+    link_->loader = nullptr;  // no task reaches this object from now on
+  }
+  if (pool_->waitForDone(kExitWaitMs)) {
+    delete pool_;
+  } else {
+    // A read that never returns (its thread cannot be stopped): left behind, not waited for.
+    qWarning("kvchat: a document load did not end; not waiting for it");
+    const int i = g_left_behind_count.fetch_add(1);
+    if (i < static_cast<int>(std::size(g_left_behind))) g_left_behind[i] = pool_;
+  }
 }
 
 void DocumentLoader::cancel() {
   if (cancel_) cancel_->store(true);
 }
 
+void DocumentLoader::abandon() {
+  if (!watcher_) return;
+  cancel();
+  ++generation_;       // whatever it reports from now on is dropped
+  watcher_ = nullptr;  // it deletes itself if it ever ends
+  emit failed(cancelled_text());
+}
+
 void DocumentLoader::load_file(const QString& path, qint64 conversation_id,
                                std::shared_ptr<const Model> model) {
   const QString db = database_path_;
-  start([path, db, conversation_id, model](const LoadProgress& reading,
-                                           const LoadProgress& counting) {
+  start([path, db, conversation_id, model, hook = before_read_](const LoadProgress& reading,
+                                                                const LoadProgress& counting) {
+    if (hook) hook(path);
     QString error;
     auto doc = extract_document(path, reading, &error);
     if (!doc) return failure(error);
@@ -357,15 +473,23 @@ void DocumentLoader::start(Task task) {
   cancel();
   auto flag = std::make_shared<std::atomic<bool>>(false);
   cancel_ = flag;
+  auto previous_end = std::move(last_end_);
+  auto end = std::make_shared<TaskEnd>();
+  last_end_ = end;
   const quint64 generation = ++generation_;
-  auto reporter = [this, flag, generation](QString stage) -> LoadProgress {
-    return [this, flag, generation, stage](qint64 done, qint64 total) {
-      QMetaObject::invokeMethod(
-          this,
-          [this, generation, done, total, stage] {
-            if (generation == generation_) emit progress(done, total, stage);
-          },
-          Qt::QueuedConnection);
+  auto reporter = [link = link_, flag, generation](QString stage) -> LoadProgress {
+    return [link, flag, generation, stage](qint64 done, qint64 total) {
+      {
+        const std::lock_guard<std::mutex> lock(link->mutex);
+        if (DocumentLoader* loader = link->loader) {
+          QMetaObject::invokeMethod(
+              loader,
+              [loader, generation, done, total, stage] {
+                if (generation == loader->generation_) emit loader->progress(done, total, stage);
+              },
+              Qt::QueuedConnection);
+        }
+      }
       return !flag->load();
     };
   };
@@ -385,18 +509,28 @@ void DocumentLoader::start(Task task) {
     }
   });
   watcher->setFuture(QtConcurrent::run(
-      &pool_, [task = std::move(task), reading = reporter(QStringLiteral("reading")),
-               counting = reporter(QStringLiteral("counting tokens"))] {
-        try {
-          return task(reading, counting);
-        } catch (const std::exception& e) {
-          return failure(
-              QCoreApplication::translate("DocumentLoader", "Loading the document failed: %1")
-                  .arg(QString::fromUtf8(e.what())));
-        } catch (...) {
-          return failure(
-              QCoreApplication::translate("DocumentLoader", "Loading the document failed."));
+      pool_, [task = std::move(task), reading = reporter(QStringLiteral("reading")),
+              counting = reporter(QStringLiteral("counting tokens")), flag, previous_end, end] {
+        // The task this one superseded ends first (cancelled, it stops at its next block),
+        // unless it is stuck: then this one goes ahead without it.
+        if (previous_end) previous_end->wait_for(kSupersededWaitMs);
+        Outcome o;
+        if (flag->load()) {
+          o = failure(cancelled_text());
+        } else {
+          try {
+            o = task(reading, counting);
+          } catch (const std::exception& e) {
+            o = failure(
+                QCoreApplication::translate("DocumentLoader", "Loading the document failed: %1")
+                    .arg(QString::fromUtf8(e.what())));
+          } catch (...) {
+            o = failure(
+                QCoreApplication::translate("DocumentLoader", "Loading the document failed."));
+          }
         }
+        end->end();
+        return o;
       }));
 }
 

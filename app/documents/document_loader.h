@@ -45,8 +45,10 @@ struct ExtractedDocument {
 using LoadProgress = std::function<bool(qint64 done, qint64 total)>;
 
 // Blocking, any thread. nullopt with *error (a sentence naming the file) when the file
-// cannot be read, is binary, empty, an encrypted or image-only PDF, changes or vanishes
-// while read, or when progress() cancelled ("cancelled").
+// cannot be read, is not a regular file (a FIFO, a device, a socket: refused at once, on
+// the descriptor opened with O_NONBLOCK, before a byte is read), is binary, empty, an
+// encrypted or image-only PDF, changes or vanishes while read, or when progress()
+// cancelled ("cancelled").
 std::optional<ExtractedDocument> extract_document(const QString& path, const LoadProgress& progress,
                                                   QString* error);
 // Pasted text, through the same decoder (line ends, refusals).
@@ -66,17 +68,37 @@ class DocumentLoader : public QObject {
   Q_OBJECT
  public:
   explicit DocumentLoader(QString database_path, QObject* parent = nullptr);
-  ~DocumentLoader() override;  // cancels the running task and waits for it
+  // Cancels the running task and waits for it, a bounded time (kExitWaitMs): a task stuck
+  // in a read that never returns is left behind, it can no longer reach this object.
+  ~DocumentLoader() override;
 
-  // One task at a time: starting one cancels the one running. `model` may be null (the
-  // tokens are then counted later with count_tokens). conversation_id: where it is
-  // attached (0: none), recorded when the document is stored for the first time.
+  // One task at a time: starting one cancels the one running and drops its result. The
+  // new one starts once the cancelled one has ended, or after kSupersededWaitMs if that one
+  // is stuck (in a read that never returns): a stuck load never holds up the next.
+  // `model` may be null (the tokens are then counted later with count_tokens).
+  // conversation_id: where it is attached (0: none), recorded when the document is stored
+  // for the first time.
   void load_file(const QString& path, qint64 conversation_id, std::shared_ptr<const Model> model);
   void load_text(const QString& text, qint64 conversation_id, std::shared_ptr<const Model> model);
   // Counts a stored document's tokens with another model.
   void count_tokens(qint64 document_id, std::shared_ptr<const Model> model);
+  // Asks the running task to stop; it ends with failed("cancelled") when it notices.
   void cancel();
+  // Cancels the running task and drops it now, whether or not it ever ends: busy() is false
+  // and failed("cancelled") is emitted before this returns (nothing when none runs).
+  void abandon();
   bool busy() const { return watcher_ != nullptr; }
+
+  static constexpr int kSupersededWaitMs = 500;
+  static constexpr int kExitWaitMs = 3000;
+  // Loads stuck at once beyond which a new one waits for a thread.
+  static constexpr int kMaxThreads = 4;
+
+  // Tests only: called on the loading thread with the path before a file is read (a hook
+  // that blocks stands for a read that never returns).
+  void set_before_read_for_testing(std::function<void(const QString& path)> hook) {
+    before_read_ = std::move(hook);
+  }
 
  signals:
   // stage: "reading" (bytes of the file; a PDF: pages), "counting tokens" (bytes of text).
@@ -91,16 +113,24 @@ class DocumentLoader : public QObject {
     bool inserted = false;
     QString error;  // when !document
   };
+  // Shared by this loader and its tasks: where their progress goes (null once the loader
+  // is gone), and whether each task has ended.
+  struct Link;
+  struct TaskEnd;
 
  private:
   using Task = std::function<Outcome(const LoadProgress& reading, const LoadProgress& counting)>;
   // A superseded task is cancelled; its result is dropped (generation_).
   void start(Task task);
   QString database_path_;
-  QThreadPool pool_;  // one thread: a superseded task ends before the next starts
+  // Heap-held: left behind (never destroyed) when a stuck task outlives the loader.
+  QThreadPool* pool_;
+  std::shared_ptr<Link> link_;
   std::shared_ptr<std::atomic<bool>> cancel_;
+  std::shared_ptr<TaskEnd> last_end_;  // the running (or last) task's
   QFutureWatcher<Outcome>* watcher_ = nullptr;
   quint64 generation_ = 0;
+  std::function<void(const QString&)> before_read_;
 };
 
 }  // namespace kvchat::app

@@ -14,6 +14,7 @@ const QString kHost = QStringLiteral("server/host");
 const QString kPort = QStringLiteral("server/port");
 const QString kKey = QStringLiteral("server/api_key");
 const QString kParallel = QStringLiteral("server/parallel");
+const QString kAllowNoKey = QStringLiteral("server/allow_no_key");
 
 }  // namespace
 
@@ -25,6 +26,7 @@ LocalServerController::LocalServerController(Hooks hooks, QObject* parent)
     port_ = hooks_.load_setting(kPort, port_).toInt();
     api_key_ = hooks_.load_setting(kKey, QString()).toString();
     parallel_ = hooks_.load_setting(kParallel, parallel_).toInt();
+    allow_no_key_ = hooks_.load_setting(kAllowNoKey, false).toBool();
   }
   poll_timer_.setInterval(1000);
   connect(&poll_timer_, &QTimer::timeout, this, &LocalServerController::poll);
@@ -41,13 +43,15 @@ QString LocalServerController::model_id() const {
 }
 
 void LocalServerController::apply(bool enabled, const QString& host, int port,
-                                  const QString& api_key, int parallel) {
+                                  const QString& api_key, int parallel, bool allow_no_key) {
   enabled_ = enabled;
   host_ = host.trimmed().isEmpty() ? QStringLiteral("127.0.0.1") : host.trimmed();
   port_ = port;
   api_key_ = api_key.trimmed();
   parallel_ = parallel;
+  allow_no_key_ = allow_no_key;
   if (hooks_.save_setting) {
+    hooks_.save_setting(kAllowNoKey, allow_no_key_);
     hooks_.save_setting(kEnabled, enabled_);
     hooks_.save_setting(kHost, host_);
     hooks_.save_setting(kPort, port_);
@@ -67,9 +71,8 @@ QString LocalServerController::generateKey() const {
 }
 
 bool LocalServerController::isLoopback(const QString& host) {
-  const QString h = host.trimmed().toLower();
-  return h == QStringLiteral("127.0.0.1") || h == QStringLiteral("::1") ||
-         h == QStringLiteral("localhost") || h.isEmpty();
+  const QString h = host.trimmed();
+  return h.isEmpty() || server_host_is_loopback(h.toStdString());  // empty: 127.0.0.1
 }
 
 void LocalServerController::model_changed() {
@@ -103,6 +106,7 @@ void LocalServerController::restart() {
       o.host = host_.toStdString();
       o.port = port_;
       o.api_key = api_key_.toStdString();
+      o.allow_no_key = allow_no_key_;
       o.parallel = parallel_;
       if (hooks_.session_options) o.session = hooks_.session_options();
       o.session.kv_budget_bytes = 0;  // each session grows on demand; the pool has no budget
@@ -110,6 +114,13 @@ void LocalServerController::restart() {
       o.chat_template = served_template_.override_text;
       o.enable_thinking = served_template_.enable_thinking;
       auto started = Server::start(model, o);
+      if (!started && o.api_key.empty() && !o.allow_no_key && !isLoopback(host_)) {
+        started = Error{tr("Not serving on %1 without an API key: other machines could use the "
+                           "model and read the conversations. Set a key, or tick \"Serve "
+                           "without a key anyway\".")
+                            .arg(host_)
+                            .toStdString()};
+      }
       if (started) {
         server_ = std::move(started).value();
         served_ = std::move(model);

@@ -27,6 +27,9 @@ class LocalServerController : public QObject {
   Q_PROPERTY(QString host READ host NOTIFY changed)
   Q_PROPERTY(int port READ port NOTIFY changed)
   Q_PROPERTY(QString apiKey READ api_key NOTIFY changed)
+  // An address beyond loopback without a key is served only when the user ticked this
+  // (ServerOptions::allow_no_key; the server refuses otherwise and error says why).
+  Q_PROPERTY(bool allowNoKey READ allow_no_key NOTIFY changed)
   Q_PROPERTY(int parallel READ parallel NOTIFY changed)
   Q_PROPERTY(bool running READ running NOTIFY changed)
   // The base URL clients use ("http://127.0.0.1:8080/v1"); empty while not serving.
@@ -63,6 +66,7 @@ class LocalServerController : public QObject {
   QString host() const { return host_; }
   int port() const { return port_; }
   QString api_key() const { return api_key_; }
+  bool allow_no_key() const { return allow_no_key_; }
   int parallel() const { return parallel_; }
   bool running() const { return server_ != nullptr; }
   QString url() const;
@@ -72,10 +76,11 @@ class LocalServerController : public QObject {
 
   // Saves the choices and starts, restarts or stops the server accordingly.
   Q_INVOKABLE void apply(bool enabled, const QString& host, int port, const QString& api_key,
-                         int parallel);
+                         int parallel, bool allow_no_key = false);
   // A random key of 32 letters and digits (the system's random source).
   Q_INVOKABLE QString generateKey() const;
-  // True for 127.0.0.1, ::1, localhost: only this machine can connect.
+  // True for 127.0.0.0/8, ::1, localhost (server_host_is_loopback): only this machine
+  // can connect.
   Q_INVOKABLE static bool isLoopback(const QString& host);
   // The window's model changed (loaded, replaced, unloaded): serve the new one.
   void model_changed();
@@ -97,6 +102,7 @@ class LocalServerController : public QObject {
   QString host_ = QStringLiteral("127.0.0.1");
   int port_ = 8080;
   QString api_key_;
+  bool allow_no_key_ = false;
   int parallel_ = 4;
   QString error_;
   std::shared_ptr<const Model> served_;  // the model the server runs on

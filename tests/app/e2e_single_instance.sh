@@ -5,7 +5,11 @@
 #   2. `--model RELATIVE` the same way: the path handed over is absolute;
 #   3. another data directory is another instance (a window of its own);
 #   4. the running window frozen (SIGSTOP): a new launch does not wait for it, it starts;
-#   5. the window killed (SIGKILL, its socket file left behind): a new launch starts.
+#   5. the window killed (SIGKILL, its socket file left behind): a new launch starts;
+#   6. (issue 40) the user's socket directory planted by "another user" (mode 0777, a
+#      listener in it, one more on the old predictable name in the shared temporary
+#      directory, no $XDG_RUNTIME_DIR): the launch hands nothing over (the listeners get 0
+#      bytes), opens its own window and says why (banner and stderr).
 # Usage: e2e_single_instance.sh KVCHAT_BINARY ARTIFACT_DIR STORIES260K_GGUF DEMO_GGUF
 set -euo pipefail
 app=$1
@@ -92,4 +96,55 @@ wait_for 30 loaded "$stories" || fail "no start after a killed instance: $(state
 hand_over "$demo"
 wait_for 30 loaded "$demo" || fail "the restarted instance does not take hand-overs"
 quit "$app_pid"
+
+# 6. Another user's listener (simulated: another user could make /tmp/kvchat-<uid> 0777
+#    and listen in it, or listen on the old name /tmp/kvchat-<hash>).
+shared=$(mktemp -d -p "$data")  # stands for /tmp
+chmod 1777 "$shared"
+own="$shared/kvchat-$(id -u)"
+mkdir -m 0777 "$own"
+hash=$(printf '%s' "$(realpath "$data")" | sha256sum | cut -c1-24)
+echo 0 >"$data/hostile-bytes"
+python3 - "$own/kvchat-$hash" "$shared/kvchat-$hash" "$data/hostile-bytes" <<'PY' &
+import select, socket, sys
+total, listeners = 0, []
+for path in sys.argv[1:3]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.listen(8)
+    listeners.append(s)
+open(sys.argv[3] + ".ready", "w").close()
+conns = []
+while True:
+    ready, _, _ = select.select(listeners + conns, [], [], 60)
+    if not ready:
+        break
+    for r in ready:
+        if r in listeners:
+            conns.append(r.accept()[0])
+            continue
+        data = r.recv(65536)
+        if not data:
+            conns.remove(r)
+            r.close()
+            continue
+        total += len(data)
+        r.sendall(b"k")  # acknowledge, as a hostile listener would
+        with open(sys.argv[3], "w") as f:
+            f.write(str(total))
+PY
+hostile_pid=$!
+wait_for 10 test -e "$data/hostile-bytes.ready" || fail "the hostile listener did not start"
+rm -f "$KVCHAT_TEST_STATE_FILE"
+env -u XDG_RUNTIME_DIR TMPDIR="$shared" "$app" --data-dir "$data" "$stories" 2>"$data/untrusted.err" &
+untrusted_pid=$!
+wait_for 30 loaded "$stories" || fail "no window of its own beside an untrusted listener: $(state .model_path) $(state .model_error)"
+kill -0 "$untrusted_pid" || fail "the launch exited beside an untrusted listener (handed over?)"
+wait_for 10 eval '[[ "$(state .documents.message)" == *"not trusted"* ]]' ||
+  fail "the window does not say why: '$(state .documents.message)'"
+grep -q "not trusted" "$data/untrusted.err" || fail "stderr does not say why: $(cat "$data/untrusted.err")"
+[ "$(cat "$data/hostile-bytes")" = 0 ] || fail "the untrusted listeners received $(cat "$data/hostile-bytes") bytes"
+quit "$untrusted_pid"
+kill "$hostile_pid" 2>/dev/null || true
+echo "e2e-single-instance: an untrusted listener gets nothing; the window says why"
 echo "e2e-single-instance: PASS"

@@ -3,16 +3,31 @@
 // encrypted and image-only PDFs), a PDF's text layer, token counts with the demo model's
 // tokenizer, and DocumentLoader: off the GUI thread (the event loop keeps running),
 // progress, storage deduplicated by content hash.
+//
+// Issue 40: a FIFO (or a device, a socket) named as a document is refused at once, never
+// waited on; a load stuck in a read that never returns does not hold up the next one.
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <thread>
 
 #include "documents/document_loader.h"
 #include "kvchat/model.h"
@@ -70,6 +85,40 @@ QByteArray encrypted_pdf() {
       " /ID [<00112233445566778899aabbccddeeff><00112233445566778899aabbccddeeff>] >>\n";
   pdf += "startxref\n" + QByteArray::number(xref) + "\n%%EOF\n";
   return pdf;
+}
+
+// A FIFO at `path`, and its writer end opened (and closed) by unblock(): what frees a
+// reader stuck in open() on it (the code before issue 40), so that a test failing on that
+// code fails in seconds instead of hanging.
+class Fifo {
+ public:
+  explicit Fifo(const QString& path) : path_(QFile::encodeName(path)) {
+    ok_ = ::mkfifo(path_.constData(), 0600) == 0;
+  }
+  ~Fifo() { ::unlink(path_.constData()); }
+  bool ok() const { return ok_; }
+  void unblock() const {
+    const int fd = ::open(path_.constData(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+  }
+
+ private:
+  QByteArray path_;
+  bool ok_ = false;
+};
+
+// A Unix socket file at `path` (nobody listening).
+bool make_socket_file(const QString& path) {
+  const QByteArray p = QFile::encodeName(path);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (static_cast<size_t>(p.size()) >= sizeof(addr.sun_path)) return false;
+  std::memcpy(addr.sun_path, p.constData(), static_cast<size_t>(p.size()));
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  const bool ok = ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return ok;
 }
 
 }  // namespace
@@ -355,6 +404,171 @@ class TestDocumentLoader : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
     QCOMPARE(failed[0][0].toString(), QStringLiteral("cancelled"));
     QCOMPARE(store.document_count(), 2);
+  }
+
+  // ---- issue 40: what is not a regular file ----------------------------------------------
+
+  // A FIFO named as a document: refused at once, naming what it is (before: open() waited
+  // for a writer for ever). A device and a socket the same way.
+  void fifoDeviceAndSocketAreRefusedAtOnce_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("FIFO") << "fifo"
+                          << "a FIFO (named pipe)";
+    QTest::newRow("character device") << "/dev/null"
+                                      << "a character device";
+    QTest::newRow("socket") << "socket"
+                            << "a socket";
+  }
+  void fifoDeviceAndSocketAreRefusedAtOnce() {
+    QFETCH(QString, kind);
+    QFETCH(QString, named);
+    std::unique_ptr<Fifo> fifo;
+    QString file = kind;
+    if (kind == QLatin1String("fifo")) {
+      file = path(QStringLiteral("notes-fifo.txt"));
+      fifo = std::make_unique<Fifo>(file);
+      QVERIFY(fifo->ok());
+    } else if (kind == QLatin1String("socket")) {
+      file = path(QStringLiteral("notes-socket.txt"));
+      QFile::remove(file);
+      QVERIFY(make_socket_file(file));
+    }
+    std::atomic<bool> done{false};
+    QString error;
+    QElapsedTimer timer;
+    timer.start();
+    std::thread reader([&] {
+      auto doc = extract_document(file, {}, &error);
+      if (doc) error = QStringLiteral("<loaded>");
+      done = true;
+    });
+    while (!done && timer.elapsed() < 2000) QThread::msleep(5);
+    const bool in_time = done;
+    if (!in_time && fifo) fifo->unblock();  // the old code: stuck in open()
+    reader.join();
+    if (kind == QLatin1String("socket")) QFile::remove(file);
+    QVERIFY2(in_time, "extract_document waited on it (no answer in 2 s)");
+    QVERIFY2(error.contains(QStringLiteral("is %1, not a document").arg(named)), qPrintable(error));
+    QVERIFY(error.contains(file));
+  }
+
+  // The same through DocumentLoader: "failed" within 2 s, and the next document loads
+  // (before: the one loading thread stayed in open() for good, nothing loaded after it).
+  void loaderRefusesAFifoAndLoadsTheNextDocument() {
+    const QString db = path("fifo/kvchat.sqlite");
+    QVERIFY(QDir().mkpath(path("fifo")));
+    const Fifo fifo(path("fifo/pipe.md"));
+    QVERIFY(fifo.ok());
+    DocumentLoader loader(db);
+    QSignalSpy finished(&loader, &DocumentLoader::finished);
+    QSignalSpy failed(&loader, &DocumentLoader::failed);
+    loader.load_file(path("fifo/pipe.md"), 0, model_);
+    QElapsedTimer timer;
+    timer.start();
+    while (failed.isEmpty() && finished.isEmpty() && timer.elapsed() < 2000) QTest::qWait(10);
+    if (failed.isEmpty() && finished.isEmpty()) {
+      fifo.unblock();  // the old code: free its thread so that this fails instead of hanging
+      QTRY_VERIFY_WITH_TIMEOUT(!loader.busy(), 10000);
+      QFAIL("the load of a FIFO did not end within 2 s");
+    }
+    QCOMPARE(failed.size(), 1);
+    QVERIFY2(failed[0][0].toString().contains(QStringLiteral("FIFO")),
+             qPrintable(failed[0][0].toString()));
+    QVERIFY(!loader.busy());
+    loader.load_file(kSample, 0, nullptr);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+    QCOMPARE(finished[0][0].toMap().value(QStringLiteral("name")).toString(),
+             QFileInfo(kSample).fileName());
+  }
+
+  // A load stuck in a read that never returns (a hook that blocks stands for it: a hung
+  // network file system; a FIFO is refused now): the next document starts anyway, within
+  // about kSupersededWaitMs, and loads; the stuck one's result, once it comes, is dropped.
+  void newDocumentReplacesAStuckLoad() {
+    QVERIFY(QDir().mkpath(path("stuck")));
+    write_file(path("stuck/stuck.txt"), "a document that is slow to read\n");
+    QSemaphore entered, gate;
+    {
+      DocumentLoader loader(path("stuck/kvchat.sqlite"));
+      loader.set_before_read_for_testing([&](const QString& p) {
+        if (!p.endsWith(QLatin1String("stuck.txt"))) return;
+        entered.release();
+        gate.acquire();
+      });
+      // Whatever fails below, the stuck task is let go before the loader is destroyed.
+      const std::unique_ptr<QSemaphore, void (*)(QSemaphore*)> let_go(
+          &gate, [](QSemaphore* g) { g->release(100); });
+      QSignalSpy finished(&loader, &DocumentLoader::finished);
+      QSignalSpy failed(&loader, &DocumentLoader::failed);
+      loader.load_file(path("stuck/stuck.txt"), 0, nullptr);
+      QVERIFY(entered.tryAcquire(1, 5000));
+      QTest::qWait(100);
+      QVERIFY(loader.busy());
+      QElapsedTimer timer;
+      timer.start();
+      loader.load_file(kSample, 0, nullptr);
+      QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 5000);
+      // kSupersededWaitMs, then a small file read (bounded loosely: a loaded machine).
+      QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed())));
+      QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed[0][0].toString()));
+      QCOMPARE(finished[0][0].toMap().value(QStringLiteral("name")).toString(),
+               QFileInfo(kSample).fileName());
+      QVERIFY(!loader.busy());
+      // The stuck one ends at last: nothing of it comes out.
+      gate.release();
+      QTest::qWait(500);
+      QCOMPARE(finished.size(), 1);
+      QCOMPARE(failed.size(), 0);
+      QVERIFY(!loader.busy());
+
+      // Cancelled while stuck: "cancelled" at once, not busy, and the next one loads.
+      loader.load_file(path("stuck/stuck.txt"), 0, nullptr);
+      QVERIFY(entered.tryAcquire(1, 5000));
+      QVERIFY(loader.busy());
+      loader.abandon();
+      QCOMPARE(failed.size(), 1);
+      QCOMPARE(failed[0][0].toString(), QStringLiteral("cancelled"));
+      QVERIFY(!loader.busy());
+      loader.load_text(QStringLiteral("pasted after a stuck load"), 0, nullptr);
+      QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 5000);
+      gate.release();
+      QTest::qWait(300);
+      QCOMPARE(finished.size(), 2);
+      QCOMPARE(failed.size(), 1);
+    }
+  }
+
+  // The loader destroyed while a load is stuck (the window closed): it does not wait for
+  // ever, and the stuck task, when it ends, reaches nothing of it.
+  void destroyedWhileALoadIsStuck() {
+    QVERIFY(QDir().mkpath(path("gone")));
+    write_file(path("gone/stuck.txt"), "never read in time\n");
+    auto entered = std::make_shared<QSemaphore>();
+    auto gate = std::make_shared<QSemaphore>();
+    auto loader = std::make_unique<DocumentLoader>(path("gone/kvchat.sqlite"));
+    loader->set_before_read_for_testing([entered, gate](const QString&) {
+      entered->release();
+      gate->acquire();
+    });
+    loader->load_file(path("gone/stuck.txt"), 0, nullptr);
+    QVERIFY(entered->tryAcquire(1, 5000));
+    // Lets the stuck task go after 3 s more than the loader should wait (or when told):
+    // a loader that waits for ever fails here instead of hanging.
+    QSemaphore told;
+    std::thread releaser([&told, gate] {
+      told.tryAcquire(1, DocumentLoader::kExitWaitMs + 3000);
+      gate->release();
+    });
+    QElapsedTimer timer;
+    timer.start();
+    QTest::ignoreMessage(QtWarningMsg, "kvchat: a document load did not end; not waiting for it");
+    loader.reset();
+    const qint64 waited = timer.elapsed();
+    told.release();  // it goes on: reads, stores, reports to no one
+    releaser.join();
+    QTest::qWait(500);  // (a crash here would be a use after free)
+    QVERIFY2(waited < DocumentLoader::kExitWaitMs + 1000, qPrintable(QString::number(waited)));
   }
 };
 

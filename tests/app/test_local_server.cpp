@@ -185,6 +185,21 @@ class TestLocalServer : public QObject {
     QCOMPARE(kvchat::app::override_text_of(*custom), jinja);
   }
 
+  // Beyond loopback without a key: refused (the reason says how to allow it) unless the
+  // user ticked "Serve without a key anyway".
+  void anOpenAddressWithoutAKeyNeedsConsent() {
+    Fixture f;
+    auto c = f.make();
+    c->apply(true, QStringLiteral("0.0.0.0"), 0, QString(), 1);
+    QVERIFY(!c->running());
+    QVERIFY2(c->error().contains(QStringLiteral("without an API key")), qPrintable(c->error()));
+    c->apply(true, QStringLiteral("0.0.0.0"), 0, QString(), 1, /*allow_no_key=*/true);
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    QVERIFY(c->allow_no_key());
+    c->apply(true, QStringLiteral("0.0.0.0"), 0, QStringLiteral("k3y"), 1);
+    QVERIFY2(c->running(), qPrintable(c->error()));  // with a key: no consent needed
+  }
+
   void theKeyIsRequiredWhenSet() {
     Fixture f;
     auto c = f.make();
