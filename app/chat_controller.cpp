@@ -151,7 +151,7 @@ bool ChatController::save_unsaved(QString* error) {
       QString title = tr("New chat");
       for (const StoredMessage& m : messages_.items()) {
         if (m.role == QLatin1String("user")) {
-          title = m.content.simplified().left(40);
+          title = m.content.left(400).simplified().left(40);  // a bounded look at a long one
           break;
         }
       }

@@ -42,6 +42,7 @@
 #include "models_page_controller.h"
 #include "server/local_server_controller.h"
 #include "single_instance.h"
+#include "long_message_benchmark.h"
 #include "stall_meter.h"
 #include "test_state_file.h"
 #include "testing/chat_state_probe.h"
@@ -244,6 +245,10 @@ int main(int argc, char** argv) {
                             QStringLiteral("Load the model, generate N tokens, print the longest "
                                            "event-loop stalls as JSON and quit."),
                             QStringLiteral("N"));
+  QCommandLineOption long_messages(
+      {QStringLiteral("benchmark-long-messages")},
+      QStringLiteral("Open every conversation, page through and copy its long messages, print "
+                     "the longest event-loop stall of each as JSON and quit (no model)."));
   QCommandLineOption attach({QStringLiteral("attach")},
                             QStringLiteral("Load this document (text, Markdown, PDF) and show its "
                                            "cost preview."),
@@ -268,6 +273,7 @@ int main(int argc, char** argv) {
   cli.addOption(model);
   cli.addOption(theme);
   cli.addOption(stalls);
+  cli.addOption(long_messages);
   cli.addPositionalArgument(QStringLiteral("FILE"),
                             QStringLiteral("A GGUF model to open, or a document to attach."),
                             QStringLiteral("[FILE...]"));
@@ -286,7 +292,8 @@ int main(int argc, char** argv) {
   // (below) in the window.
   kvchat::app::SingleInstance instance(dir);
   QString untrusted, not_listening;
-  if (!cli.isSet(stalls)) {
+  const bool benchmark = cli.isSet(stalls) || cli.isSet(long_messages);
+  if (!benchmark) {
     if (instance.hand_over(files, 1000, &untrusted)) return 0;
     if (!untrusted.isEmpty()) {
       std::fprintf(stderr, "kvchat: another instance was not trusted (%s): opening a window\n",
@@ -428,6 +435,7 @@ int main(int argc, char** argv) {
   }
   const QString path = chat.model_to_open_at_start(asked, embedded_demo_model());
   if (cli.isSet(stalls)) return benchmark_stalls(app, chat, path, cli.value(stalls).toInt());
+  if (cli.isSet(long_messages)) return kvchat::app::benchmark_long_messages(app, chat, engine);
   chat.models()->set_demo_model_path(embedded_demo_model());  // offered when a load fails
   if (cli.isSet(ctx) || cli.isSet(kv_type) || cli.isSet(context_policy)) {
     QVariantMap settings;

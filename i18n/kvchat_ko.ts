@@ -122,105 +122,83 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../ui/ChatView.qml" line="61"/>
+        <location filename="../ui/ChatView.qml" line="59"/>
         <source>Messages</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="160"/>
+        <location filename="../ui/ChatView.qml" line="157"/>
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="163"/>
+        <location filename="../ui/ChatView.qml" line="160"/>
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="167"/>
+        <location filename="../ui/ChatView.qml" line="164"/>
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="193"/>
+        <location filename="../ui/ChatView.qml" line="190"/>
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="194"/>
+        <location filename="../ui/ChatView.qml" line="191"/>
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="208"/>
+        <location filename="../ui/ChatView.qml" line="205"/>
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="209"/>
+        <location filename="../ui/ChatView.qml" line="206"/>
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="211"/>
+        <location filename="../ui/ChatView.qml" line="208"/>
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="212"/>
+        <location filename="../ui/ChatView.qml" line="209"/>
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="249"/>
+        <location filename="../ui/ChatView.qml" line="246"/>
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="257"/>
+        <location filename="../ui/ChatView.qml" line="254"/>
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="257"/>
+        <location filename="../ui/ChatView.qml" line="254"/>
         <location filename="../app/testing/chat_state_probe.cpp" line="124"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="258"/>
+        <location filename="../ui/ChatView.qml" line="255"/>
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="258"/>
+        <location filename="../ui/ChatView.qml" line="255"/>
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="300"/>
-        <location filename="../ui/ChatView.qml" line="320"/>
-        <source>The model&apos;s reasoning, whole</source>
-        <translation>모델의 추론 전체</translation>
-    </message>
-    <message>
-        <location filename="../ui/ChatView.qml" line="300"/>
-        <location filename="../ui/ChatView.qml" line="320"/>
-        <source>The whole message</source>
-        <translation>메시지 전체</translation>
-    </message>
-    <message>
-        <location filename="../ui/ChatView.qml" line="303"/>
-        <source>Copy</source>
-        <translation>복사</translation>
-    </message>
-    <message>
-        <location filename="../ui/ChatView.qml" line="307"/>
-        <source>Close</source>
-        <translation>닫기</translation>
-    </message>
-    <message>
-        <location filename="../ui/ChatView.qml" line="248"/>
+        <location filename="../ui/ChatView.qml" line="245"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
@@ -1504,259 +1482,269 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="195"/>
+        <location filename="../ui/MessageBubble.qml" line="151"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="197"/>
+        <location filename="../ui/MessageBubble.qml" line="153"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="199"/>
+        <location filename="../ui/MessageBubble.qml" line="155"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="384"/>
-        <location filename="../ui/MessageBubble.qml" line="391"/>
+        <location filename="../ui/MessageBubble.qml" line="342"/>
+        <location filename="../ui/MessageBubble.qml" line="349"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="389"/>
+        <location filename="../ui/MessageBubble.qml" line="347"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="391"/>
+        <location filename="../ui/MessageBubble.qml" line="349"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="439"/>
+        <location filename="../ui/MessageBubble.qml" line="406"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="441"/>
+        <location filename="../ui/MessageBubble.qml" line="408"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="453"/>
-        <location filename="../ui/MessageBubble.qml" line="527"/>
+        <location filename="../ui/MessageBubble.qml" line="420"/>
+        <location filename="../ui/MessageBubble.qml" line="494"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="456"/>
+        <location filename="../ui/MessageBubble.qml" line="423"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="530"/>
+        <location filename="../ui/MessageBubble.qml" line="497"/>
         <source>Write this reply again as a new branch: the messages after it stay on the other branch (‹ ›)</source>
         <translation>이 답변을 새 분기로 다시 씁니다: 그 뒤의 메시지는 다른 분기에 남습니다 (‹ ›)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="440"/>
+        <location filename="../ui/MessageBubble.qml" line="407"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="82"/>
+        <location filename="../ui/MessageBubble.qml" line="78"/>
         <source>Thinking…</source>
         <translation>생각하는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="84"/>
+        <location filename="../ui/MessageBubble.qml" line="80"/>
         <source>Thinking</source>
         <translation>생각</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="85"/>
+        <location filename="../ui/MessageBubble.qml" line="81"/>
         <source>Thought for %1 s · %2 tokens</source>
         <translation>%1초 동안 생각 · 토큰 %2개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="87"/>
+        <location filename="../ui/MessageBubble.qml" line="83"/>
         <source> · %1 of KV</source>
         <translation> · KV %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="88"/>
+        <location filename="../ui/MessageBubble.qml" line="84"/>
         <source> · not finished</source>
         <translation> · 끝나지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="309"/>
+        <location filename="../ui/MessageBubble.qml" line="267"/>
         <source>Fold the model&apos;s reasoning</source>
         <translation>모델의 추론 접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="309"/>
+        <location filename="../ui/MessageBubble.qml" line="267"/>
         <source>Show the model&apos;s reasoning</source>
         <translation>모델의 추론 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="312"/>
+        <location filename="../ui/MessageBubble.qml" line="270"/>
         <source>The model&apos;s reasoning before its answer (Ctrl+Shift+T opens or folds the last one&apos;s). Templates that leave it out of later turns (Qwen 3, DeepSeek-R1) free its KV at the next message.</source>
         <translation>답하기 전 모델의 추론입니다 (Ctrl+Shift+T로 마지막 답의 추론을 열거나 접습니다). 이후 차례에서 추론을 빼는 템플릿(Qwen 3, DeepSeek-R1)은 다음 메시지에서 그 KV를 해제합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="445"/>
+        <location filename="../ui/MessageBubble.qml" line="342"/>
+        <source> (continued)</source>
+        <translation> (이어짐)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="386"/>
+        <source>This message is too long to edit here (%1 characters; up to %2 can be). Copy it, shorten it, and send it as a new message.</source>
+        <translation>이 메시지는 여기서 편집하기에 너무 깁니다(%1자, 최대 %2자까지 가능). 복사해서 줄인 뒤 새 메시지로 보내세요.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="412"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="448"/>
+        <location filename="../ui/MessageBubble.qml" line="415"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="472"/>
+        <location filename="../ui/MessageBubble.qml" line="439"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="473"/>
+        <location filename="../ui/MessageBubble.qml" line="440"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="476"/>
+        <location filename="../ui/MessageBubble.qml" line="443"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="484"/>
+        <location filename="../ui/MessageBubble.qml" line="451"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="484"/>
+        <location filename="../ui/MessageBubble.qml" line="451"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="496"/>
+        <location filename="../ui/MessageBubble.qml" line="463"/>
         <source>Previous branch</source>
         <translation>이전 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="498"/>
+        <location filename="../ui/MessageBubble.qml" line="465"/>
         <source>Previous branch (Alt+Left switches the last message that has branches)</source>
         <translation>이전 분기 (Alt+Left는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="504"/>
+        <location filename="../ui/MessageBubble.qml" line="471"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="505"/>
+        <location filename="../ui/MessageBubble.qml" line="472"/>
         <source>Branch %1 of %2</source>
         <translation>분기 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="510"/>
+        <location filename="../ui/MessageBubble.qml" line="477"/>
         <source>Next branch</source>
         <translation>다음 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="512"/>
+        <location filename="../ui/MessageBubble.qml" line="479"/>
         <source>Next branch (Alt+Right switches the last message that has branches)</source>
         <translation>다음 분기 (Alt+Right는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="521"/>
+        <location filename="../ui/MessageBubble.qml" line="488"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="467"/>
+        <location filename="../ui/MessageBubble.qml" line="434"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="469"/>
+        <location filename="../ui/MessageBubble.qml" line="436"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="535"/>
+        <location filename="../ui/MessageBubble.qml" line="502"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="538"/>
+        <location filename="../ui/MessageBubble.qml" line="505"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="542"/>
+        <location filename="../ui/MessageBubble.qml" line="509"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="545"/>
+        <location filename="../ui/MessageBubble.qml" line="512"/>
         <source>Copies the answer (not the reasoning)</source>
         <translation>답을 복사합니다 (추론은 제외)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="551"/>
+        <location filename="../ui/MessageBubble.qml" line="518"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="553"/>
+        <location filename="../ui/MessageBubble.qml" line="520"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="555"/>
+        <location filename="../ui/MessageBubble.qml" line="522"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="238"/>
+        <location filename="../ui/MessageBubble.qml" line="196"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="239"/>
+        <location filename="../ui/MessageBubble.qml" line="197"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="266"/>
+        <location filename="../ui/MessageBubble.qml" line="224"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="270"/>
+        <location filename="../ui/MessageBubble.qml" line="228"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="272"/>
+        <location filename="../ui/MessageBubble.qml" line="230"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="277"/>
+        <location filename="../ui/MessageBubble.qml" line="235"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="279"/>
+        <location filename="../ui/MessageBubble.qml" line="237"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="281"/>
+        <location filename="../ui/MessageBubble.qml" line="239"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -2125,24 +2113,6 @@
     </message>
 </context>
 <context>
-    <name>MoreText</name>
-    <message>
-        <location filename="../ui/MoreText.qml" line="14"/>
-        <source>… %1 more characters</source>
-        <translation>… %1자 더 있음</translation>
-    </message>
-    <message>
-        <location filename="../ui/MoreText.qml" line="20"/>
-        <source>Show all</source>
-        <translation>모두 보기</translation>
-    </message>
-    <message>
-        <location filename="../ui/MoreText.qml" line="23"/>
-        <source>The whole text, in pieces that scroll</source>
-        <translation>전체 텍스트를 스크롤되는 조각으로 보기</translation>
-    </message>
-</context>
-<context>
     <name>NoticeBanner</name>
     <message>
         <location filename="../ui/NoticeBanner.qml" line="50"/>
@@ -2158,6 +2128,34 @@
         <location filename="../ui/NoticeBanner.qml" line="104"/>
         <source>Dismiss the message</source>
         <translation>메시지 닫기</translation>
+    </message>
+</context>
+<context>
+    <name>PageSwitch</name>
+    <message>
+        <location filename="../ui/PageSwitch.qml" line="19"/>
+        <source>Previous page</source>
+        <translation>이전 페이지</translation>
+    </message>
+    <message>
+        <location filename="../ui/PageSwitch.qml" line="28"/>
+        <source>Page %1 of %2 · %3 characters</source>
+        <translation>%2페이지 중 %1페이지 · %3자</translation>
+    </message>
+    <message>
+        <location filename="../ui/PageSwitch.qml" line="34"/>
+        <source>Next page</source>
+        <translation>다음 페이지</translation>
+    </message>
+    <message>
+        <location filename="../ui/PageSwitch.qml" line="41"/>
+        <source>Last</source>
+        <translation>마지막</translation>
+    </message>
+    <message>
+        <location filename="../ui/PageSwitch.qml" line="43"/>
+        <source>Last page</source>
+        <translation>마지막 페이지</translation>
     </message>
 </context>
 <context>
@@ -3864,12 +3862,12 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/main.cpp" line="308"/>
+        <location filename="../app/main.cpp" line="315"/>
         <source>Another kvchat on this data folder was not trusted, so this window opened on its own: %1.</source>
         <translation>이 데이터 폴더의 다른 kvchat 인스턴스를 신뢰할 수 없어 이 창을 따로 열었습니다: %1.</translation>
     </message>
     <message>
-        <location filename="../app/main.cpp" line="315"/>
+        <location filename="../app/main.cpp" line="322"/>
         <source>Files opened later will not come to this window: %1.</source>
         <translation>나중에 여는 파일은 이 창으로 오지 않습니다: %1.</translation>
     </message>

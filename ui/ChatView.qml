@@ -70,6 +70,9 @@ Pane {
             function startEdit(row) {
                 if (row < 0 || row >= count || chat.generating) return
                 if (!itemAtIndex(row)) positionViewAtIndex(row, ListView.Contain)  // its bubble exists
+                // Too long for a text field: the bubble says so instead (and how to go on).
+                var bubble = itemAtIndex(row)
+                if (bubble && bubble.tooLongToEdit) { bubble.editRefused = true; return }  // qmllint disable type
                 editingRow = row
             }
             function cancelEdit() {

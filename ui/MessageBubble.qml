@@ -8,7 +8,10 @@
 // has siblings: an edited message, a regenerated reply; it switches the branch that
 // follows it), Regenerate on an earlier reply (a new branch), per-message stats,
 // copy and edit actions. Edit (or Up in the empty message box) edits a user message in
-// place: Enter resends, Shift+Enter is a newline, Esc cancels.
+// place: Enter resends, Shift+Enter is a newline, Esc cancels. A long message (or
+// reasoning) is shown a page of at most 4,096 characters at a time (PageSwitch): the
+// bubble never lays out more, so a 50 MiB message cannot hold up the window; Copy copies
+// all of it, from the model (chat.messages), not through a text field.
 pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
@@ -21,14 +24,19 @@ Item {
     required property var model
     required property int index
     required property string role
-    required property var content
     required property var stats
     required property var saved
     required property int version
     required property int versionCount
     required property var segments
-    required property string thinking
-    required property string answer
+    required property string thinking  // the page shown of it
+    required property int thinkingPage
+    required property int thinkingPageCount
+    required property real thinkingLength
+    required property real answerLength
+    required property int page
+    required property int pageCount
+    required property string shownText  // the page shown of the answer (a user's text)
     property bool isUser: bubble.role === "user"
     // A document sent whole: shown folded (its first lines) until expanded.
     readonly property bool isDocument: isUser && bubble.stats && bubble.stats.document_tokens !== undefined && !bubble.stats.summary_request
@@ -58,7 +66,7 @@ Item {
     // The Thinking block: open while only reasoning has come, folded once the answer starts,
     // unless the user opened or folded it (thinkingToggled: their choice stands).
     readonly property bool hasThinking: !isUser && bubble.thinking.length > 0
-    readonly property bool thinkingNow: bubble.model.state === "streaming" && bubble.answer.length === 0
+    readonly property bool thinkingNow: bubble.model.state === "streaming" && bubble.answerLength === 0
     property bool thinkingToggled: false
     property bool thinkingChoice: false
     readonly property bool thinkingOpen: thinkingToggled ? thinkingChoice : thinkingNow
@@ -82,6 +90,10 @@ Item {
     readonly property alias editText: editField.text
     readonly property alias editCursor: editField.cursorPosition
     readonly property bool canResend: editing && !chat.generating && editField.text.trim().length > 0
+    // Edited in place up to this length (a text field lays out all it holds).
+    readonly property int editMaxChars: 65536
+    readonly property bool tooLongToEdit: bubble.answerLength > bubble.editMaxChars
+    property bool editRefused: false
     implicitHeight: column.implicitHeight + 16
 
     // The list starts, resends and cancels the edit (ChatView.qml): it outlives this bubble,
@@ -98,8 +110,9 @@ Item {
         editField.cursorPosition = editField.length
     }
     onEditingChanged: {
-        if (!editing || typeof bubble.content !== "string") return
-        editField.text = bubble.content  // the text as stored, whole (a folded document too)
+        if (!editing) return
+        // The text as stored, whole (a folded document, every page).
+        editField.text = chat.messages.textOf(bubble.index, "content")
         editField.cursorPosition = editField.length
         // Once the field is shown. (qmllint 6.4 takes Qt.callLater for a QJSValue property; it
         // is a method.)
@@ -111,16 +124,9 @@ Item {
     function markdown(text) {
         return text.replace(/([^\n])\n(?!\n)/g, "$1  \n")
     }
-    function copyText(text) {
-        clipboardHelper.text = text
-        clipboardHelper.selectAll()
-        clipboardHelper.copy()
-        clipboardHelper.text = ""
-    }
     function reportShown() {
         if (testProbe && bubble.isUser) testProbe.noteShownText(bubble.index, userBody.getText(0, userBody.length))
     }
-    TextEdit { id: clipboardHelper; visible: false; textFormat: TextEdit.PlainText }
 
     Rectangle {
         anchors.fill: parent
@@ -161,8 +167,8 @@ Item {
                 font.pixelSize: Theme.fontSize  // a TextEdit does not inherit the window's (zoomed) font
                 textFormat: TextEdit.PlainText
                 text: !bubble.isUser ? ""
-                    : bubble.isDocument && !bubble.documentExpanded && bubble.content.length > 600 ? bubble.content.substring(0, 600) + " …"
-                    : bubble.content
+                    : bubble.isDocument && !bubble.documentExpanded && bubble.answerLength > 600 ? bubble.shownText.substring(0, 600) + " …"
+                    : bubble.shownText
                 color: Theme.text
                 Accessible.role: Accessible.StaticText
                 Accessible.name: text
@@ -279,11 +285,19 @@ Item {
                         text: bubble.thinkingOpen ? bubble.thinking : ""
                         color: Theme.textMuted
                     }
+                    PageSwitch {
+                        visible: bubble.thinkingOpen && count > 1
+                        Layout.leftMargin: 8
+                        page: bubble.thinkingPage
+                        count: bubble.thinkingPageCount
+                        length: bubble.thinkingLength
+                        onPageRequested: (page) => chat.messages.showThinkingPage(bubble.index, page)
+                    }
                 }
             }
             // A reply: prose as Markdown, code blocks on their own.
             Label {
-                visible: !bubble.isUser && bubble.answer.length === 0 && !bubble.hasThinking
+                visible: !bubble.isUser && bubble.answerLength === 0 && !bubble.hasThinking
                 text: bubble.model.state === "streaming" ? "…" : ""
             }
             Repeater {
@@ -325,7 +339,7 @@ Item {
                                 Layout.leftMargin: 8
                                 Label {
                                     Layout.fillWidth: true
-                                    text: segment.modelData.language || qsTr("code")
+                                    text: (segment.modelData.language || qsTr("code")) + (segment.modelData.continued ? qsTr(" (continued)") : "")
                                     font.pixelSize: Theme.smallSize
                                     color: Theme.textMuted
                                 }
@@ -333,7 +347,8 @@ Item {
                                     text: qsTr("Copy code")
                                     font.pixelSize: Theme.smallSize
                                     Accessible.name: qsTr("Copy the %1 code").arg(segment.modelData.language || qsTr("code"))
-                                    onClicked: bubble.copyText(segment.modelData.text)
+                                    // The whole block, on every page it spans.
+                                    onClicked: chat.messages.copyCode(bubble.index, segment.modelData.index)
                                 }
                             }
                             TextEdit {
@@ -352,6 +367,24 @@ Item {
                         }
                     }
                 }
+            }
+            // A message longer than a page: which page, the others a click away.
+            PageSwitch {
+                objectName: "messagePages"
+                visible: count > 1 && (!bubble.isDocument || bubble.documentExpanded) && !bubble.editing
+                page: bubble.page
+                count: bubble.pageCount
+                length: bubble.answerLength
+                onPageRequested: (page) => chat.messages.showPage(bubble.index, page)
+            }
+            Label {
+                visible: bubble.editRefused && bubble.tooLongToEdit
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: Theme.smallSize
+                color: Theme.warning
+                text: qsTr("This message is too long to edit here (%1 characters; up to %2 can be). Copy it, shorten it, and send it as a new message.")
+                          .arg(Theme.num(bubble.answerLength)).arg(Theme.num(bubble.editMaxChars))
             }
             PartialSummaries {
                 visible: bubble.isSummary
@@ -414,8 +447,8 @@ Item {
                 spacing: 8
                 Layout.fillWidth: true
                 ToolButton {
-                    visible: bubble.isDocument && bubble.content.length > 600
-                    text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(Theme.num(bubble.content.length))
+                    visible: bubble.isDocument && bubble.answerLength > 600
+                    text: bubble.documentExpanded ? qsTr("Fold") : qsTr("Show all %1 characters").arg(Theme.num(bubble.answerLength))
                     font.pixelSize: Theme.smallSize
                     onClicked: bubble.documentExpanded = !bubble.documentExpanded
                 }
@@ -477,7 +510,7 @@ Item {
                     font.pixelSize: Theme.smallSize
                     ToolTip.visible: hovered && bubble.hasThinking
                     ToolTip.text: qsTr("Copies the answer (not the reasoning)")
-                    onClicked: bubble.copyText(bubble.isUser ? bubble.content : bubble.answer)
+                    onClicked: chat.messages.copy(bubble.index, bubble.isUser ? "content" : "answer")
                 }
                 ToolButton {
                     objectName: "editButton"

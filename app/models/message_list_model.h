@@ -1,12 +1,16 @@
 // MessageListModel: the messages of the open conversation, for QML. The streaming reply
-// grows in place (append_to_last). A row the store could not take yet (disk full, I/O
-// error) stays, marked unsaved (role "saved" false; id 0 when it was never written) until
-// the controller's next save writes it. Mutated only on the GUI thread.
+// grows in place (append_to_last). A long message reaches the bubble a page at a time
+// (models/text_pages.h: at most kPageChars laid out, however long it is); each row keeps
+// the page it shows of its answer and of its reasoning, and what it was split into (its
+// reasoning, its code blocks) is worked out once per change, not per role read. A row the store
+// could not take yet (disk full, I/O error) stays, marked unsaved (role "saved" false; id 0 when it
+// was never written) until the controller's next save writes it. Mutated only on the GUI thread.
 #pragma once
 
 #include <QAbstractListModel>
 #include <QVector>
 
+#include "models/message_segments.h"
 #include "store/conversation_store.h"
 
 namespace kvchat::app {
@@ -15,8 +19,13 @@ class MessageListModel : public QAbstractListModel {
   Q_OBJECT
  public:
   // version / versionCount: which reply version the row shows (0-based) of how many.
-  // thinking / answer: a reply's reasoning and the rest (reply_parts()); segments: the
-  // answer (a user's text) split at fenced code blocks (message_segments.h), for the bubble.
+  // answer: a reply's text after its reasoning (a user's: all of it), answerLength its
+  // length; page / pageCount: the page of it the bubble shows (0-based) of how many;
+  // shownText: that page; segments: that page split at fenced code blocks
+  // (message_segments.h; a reply's only): {kind: "text"|"code", text, language, closed,
+  // index (of the block in the whole answer, for copyCode), continued (it began on an
+  // earlier page)}. thinking: the page shown of a reply's reasoning, thinkingPage /
+  // thinkingPageCount / thinkingLength the same for it.
   enum Roles {
     IdRole = Qt::UserRole + 1,
     RoleRole,
@@ -28,7 +37,14 @@ class MessageListModel : public QAbstractListModel {
     VersionCountRole,
     SegmentsRole,
     ThinkingRole,
-    AnswerRole
+    AnswerRole,
+    AnswerLengthRole,
+    PageRole,
+    PageCountRole,
+    ShownTextRole,
+    ThinkingPageRole,
+    ThinkingPageCountRole,
+    ThinkingLengthRole
   };
   using QAbstractListModel::QAbstractListModel;
 
@@ -50,9 +66,36 @@ class MessageListModel : public QAbstractListModel {
 
   const QVector<StoredMessage>& items() const { return items_; }
 
+  // The page a row shows of its answer, of its reasoning (clamped to those there are).
+  Q_INVOKABLE void showPage(int row, int page);
+  Q_INVOKABLE void showThinkingPage(int row, int page);
+  // To the clipboard, whole however long: a message as stored ("content"), its answer
+  // ("answer") or its reasoning ("thinking"); copyCode: code block `index` of its answer.
+  // (Passing such a text through QML would lay it out.)
+  Q_INVOKABLE void copy(int row, const QString& what) const;
+  Q_INVOKABLE void copyCode(int row, int index) const;
+  // The text copy() puts on the clipboard ("" for an unknown row or part).
+  Q_INVOKABLE QString textOf(int row, const QString& what) const;
+
  private:
+  // What a row's bubble is drawn from, worked out from its content when first read after a
+  // change (the page numbers survive the change).
+  struct RowView {
+    bool valid = false;
+    QString thinking, answer;        // reply_parts(); answer shares the content without reasoning
+    QVector<SegmentRange> segments;  // of the answer (a reply's)
+    qsizetype page = 0, thinking_page = 0;
+    // On the last page as the text grows: a reply streaming in (set by append()), or one
+    // whose reader was on its last page. Kept across a change, like the pages.
+    bool follow = false, thinking_follow = false;
+  };
+  const RowView& view(int row) const;
+  void changed(int row);  // its content changed: worked out again, the pages followed
+  QVariantList page_segments(const RowView& v, const StoredMessage& m) const;
+
   QVector<StoredMessage> items_;
-  QVector<bool> unsaved_;  // per row
+  QVector<bool> unsaved_;           // per row
+  mutable QVector<RowView> views_;  // per row
 };
 
 QString message_state_name(MessageState s);

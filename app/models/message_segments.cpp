@@ -1,77 +1,85 @@
 #include "models/message_segments.h"
 
-#include <QStringList>
-#include <QVariantMap>
-
 namespace kvchat::app {
 
 namespace {
 
-// The fence a line opens or closes ("```", "~~~~", ...), or "" when it is no fence.
-// *info gets what follows the fence on the line.
-QString fence_of(const QString& line, QString* info) {
-  int i = 0;
-  while (i < line.size() && i < 3 && line[i] == QLatin1Char(' ')) ++i;
-  if (i >= line.size() || (line[i] != QLatin1Char('`') && line[i] != QLatin1Char('~'))) return {};
+// The fence a line opens or closes ("```", "~~~~", ...), or an empty view when it is no
+// fence. *info gets what follows the fence on the line.
+QStringView fence_of(QStringView line, QStringView* info) {
+  qsizetype i = 0;
+  while (i < line.size() && i < 3 && line[i] == u' ') ++i;
+  if (i >= line.size() || (line[i] != u'`' && line[i] != u'~')) return {};
   const QChar c = line[i];
-  int n = i;
+  qsizetype n = i;
   while (n < line.size() && line[n] == c) ++n;
   if (n - i < 3) return {};
-  if (info) *info = line.mid(n).trimmed();
+  *info = line.mid(n).trimmed();
   return line.mid(i, n - i);
 }
 
-void add_prose(QVector<MessageSegment>* out, QStringList* lines) {
-  const QString text = lines->join(QLatin1Char('\n'));
-  lines->clear();
-  if (text.trimmed().isEmpty()) return;
-  out->append(MessageSegment{false, text, {}, true});
+bool blank(QStringView text) {
+  for (const QChar c : text) {
+    if (!c.isSpace()) return false;
+  }
+  return true;
 }
 
 }  // namespace
 
-QVector<MessageSegment> split_message(const QString& content) {
-  QVector<MessageSegment> out;
-  QStringList lines;  // of the segment being read
-  QString open;       // the fence of the code block being read ("" in prose)
+QVector<SegmentRange> segment_ranges(QStringView content) {
+  QVector<SegmentRange> out;
+  const qsizetype none = -1;
+  qsizetype first = 0, last_end = none;  // the segment being read: its first line, last line's end
+  QStringView open;                      // the fence of the code block being read (empty: prose)
   QString language;
-  for (const QString& line : content.split(QLatin1Char('\n'))) {
-    QString info;
-    const QString fence = fence_of(line, &info);
+  auto add_prose = [&] {
+    if (last_end != none && !blank(content.mid(first, last_end - first)))
+      out.append(SegmentRange{false, first, last_end, {}, true});
+  };
+  qsizetype start = 0;
+  while (start <= content.size()) {
+    qsizetype end = content.indexOf(u'\n', start);
+    if (end < 0) end = content.size();
+    const QStringView line = content.mid(start, end - start);
+    const qsizetype next = end + 1;
+    QStringView info;
+    const QStringView fence = fence_of(line, &info);
     if (open.isEmpty()) {
       if (fence.isEmpty()) {
-        lines.append(line);
-        continue;
+        if (last_end == none) first = start;
+        last_end = end;
+      } else {
+        add_prose();
+        open = fence;
+        language = info.toString().section(QLatin1Char(' '), 0, 0);
+        first = next;
+        last_end = none;
       }
-      add_prose(&out, &lines);
-      open = fence;
-      language = info.section(QLatin1Char(' '), 0, 0);
     } else if (!fence.isEmpty() && info.isEmpty() && fence[0] == open[0] &&
                fence.size() >= open.size()) {
-      out.append(MessageSegment{true, lines.join(QLatin1Char('\n')), language, true});
-      lines.clear();
-      open.clear();
+      const qsizetype body_end = last_end == none ? first : last_end;
+      out.append(SegmentRange{true, first, body_end, language, true});
+      open = {};
+      last_end = none;
     } else {
-      lines.append(line);
+      last_end = end;
     }
+    start = next;
   }
   if (open.isEmpty()) {
-    add_prose(&out, &lines);
+    add_prose();
   } else {
-    out.append(MessageSegment{true, lines.join(QLatin1Char('\n')), language, false});
+    const qsizetype begin = std::min(first, content.size());
+    out.append(SegmentRange{true, begin, last_end == none ? begin : last_end, language, false});
   }
   return out;
 }
 
-QVariantList message_segments(const QString& content) {
-  QVariantList out;
-  for (const MessageSegment& s : split_message(content)) {
-    out.append(QVariantMap{
-        {QStringLiteral("kind"), s.code ? QStringLiteral("code") : QStringLiteral("text")},
-        {QStringLiteral("text"), s.text},
-        {QStringLiteral("language"), s.language},
-        {QStringLiteral("closed"), s.closed}});
-  }
+QVector<MessageSegment> split_message(const QString& content) {
+  QVector<MessageSegment> out;
+  for (const SegmentRange& r : segment_ranges(content))
+    out.append(MessageSegment{r.code, content.mid(r.begin, r.end - r.begin), r.language, r.closed});
   return out;
 }
 

@@ -6,10 +6,22 @@
 #pragma once
 
 #include <QString>
-#include <QVariantList>
+#include <QStringView>
 #include <QVector>
 
 namespace kvchat::app {
+
+// Where a segment lies in the text: [begin, end) in UTF-16 units. Prose runs from its
+// first line's start to its last line's end; code from the line after its opening fence to
+// the end of the line before its closing one (no final newline). One pass, no copies of
+// the text: linear in its length, whatever its lines.
+struct SegmentRange {
+  bool code = false;
+  qsizetype begin = 0, end = 0;
+  QString language;    // code: the fence's first word ("" when none)
+  bool closed = true;  // code: its closing fence was there
+};
+QVector<SegmentRange> segment_ranges(QStringView content);
 
 struct MessageSegment {
   bool code = false;
@@ -17,9 +29,6 @@ struct MessageSegment {
   QString language;    // code: the fence's first word ("" when none)
   bool closed = true;  // code: its closing fence was there
 };
-
 QVector<MessageSegment> split_message(const QString& content);
-// The same as a list of maps for QML: {kind: "text"|"code", text, language, closed}.
-QVariantList message_segments(const QString& content);
 
 }  // namespace kvchat::app

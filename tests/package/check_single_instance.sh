@@ -15,9 +15,18 @@ wait_loaded() {  # wait_loaded PATH: up to 30 s
 }
 "$app" --data-dir "$data" &
 first=$!
-# Killed at the end, the first leaves its socket file: ${TMPDIR:-/tmp}/kvchat-<the first 24
-# hex digits of the SHA-256 of the data directory's path> (SingleInstance::server_name_for).
-socket_file() { echo "${TMPDIR:-/tmp}/kvchat-$(printf %s "$(realpath "$data")" | sha256sum | cut -c1-24)"; }
+# Killed at the end, the first leaves its socket file, kvchat-<the first 24 hex digits of the
+# SHA-256 of the data directory's path>, in a 0700 directory of the user's own: $XDG_RUNTIME_DIR
+# when it is set and private, else ${TMPDIR:-/tmp}/kvchat-<uid> (SingleInstance::server_name_for).
+socket_dir() {
+  if [ -n "${XDG_RUNTIME_DIR:-}" ] && [ ! -L "$XDG_RUNTIME_DIR" ] && [ -d "$XDG_RUNTIME_DIR" ] && [ -O "$XDG_RUNTIME_DIR" ] &&
+     [ "$(stat -c %a "$XDG_RUNTIME_DIR")" = 700 ]; then
+    echo "$XDG_RUNTIME_DIR"
+  else
+    echo "${TMPDIR:-/tmp}/kvchat-$(id -u)"
+  fi
+}
+socket_file() { echo "$(socket_dir)/kvchat-$(printf %s "$(realpath "$data")" | sha256sum | cut -c1-24)"; }
 cleanup() {
   kill "$first" 2>/dev/null || true
   wait "$first" 2>/dev/null || true
