@@ -45,6 +45,7 @@
 
 #include "backend/cuda/attention.h"
 #include "backend/cuda/kv_load.cuh"
+#include "backend/cuda/launch.cuh"
 #include "backend/cuda/value_math.cuh"
 
 namespace kvchat::cuda {
@@ -159,11 +160,13 @@ __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArg
   constexpr int kRedBytes = kWarps * GCT * HD * 4;
   static_assert(kMinPart % T == 0 && T <= 32, "tiles");
 
-  __shared__ __align__(16) uint8_t smem[kRawBytes > kRedBytes ? kRawBytes : kRedBytes];
-  __shared__ const uint8_t* rows[kMaxPart];  // K slice of each position of the partition
-  __shared__ float s_score[GCT][T];
-  __shared__ __align__(16) float s_p[T][GCT];
-  __shared__ float s_m[GCT], s_l[GCT], s_alpha[GCT];
+  KV_SHARED_ALIGNED(16, uint8_t, smem, [kRawBytes > kRedBytes ? kRawBytes : kRedBytes]);
+  KV_SHARED(const uint8_t*, rows, [kMaxPart]);  // K slice of each position of the partition
+  KV_SHARED(float, s_score, [GCT][T]);
+  KV_SHARED_ALIGNED(16, float, s_p, [T][GCT]);
+  KV_SHARED(float, s_m, [GCT]);
+  KV_SHARED(float, s_l, [GCT]);
+  KV_SHARED(float, s_alpha, [GCT]);
 
   const int part = blockIdx.x;
   const int kvh = blockIdx.y / a.chunks, chunk = blockIdx.y % a.chunks;
@@ -255,6 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArg
       const float p = s == -INFINITY ? 0.0f : expf(s - m_new);
       const float sum = warp_sum(p);
       if (lane < T) s_p[lane][g] = p;
+      __syncwarp();  // every lane has read s_m[g] before lane 0 rewrites it
       if (lane == 0) {
         const float alpha = m_old == -INFINITY ? 0.0f : expf(m_old - m_new);
         s_alpha[g] = alpha;
@@ -374,22 +378,30 @@ cudaError_t attention_decode(const DeviceKv& kv, int layer, const float* q, floa
   args.softcap = shape.softcap;
 
   const dim3 grid(plan.n_parts, kv.n_kv_heads * plan.chunks, shape.n);
+  cudaError_t err = cudaSuccess;
   const bool launched = kvload::dispatch(kv.type, kv.head_dim, [&](auto type_c, auto hd_c) {
     constexpr TensorType KT = decltype(type_c)::value;
     constexpr int HD = decltype(hd_c)::value;
     switch (plan.gct) {
-      case 1: decode_partition_kernel<KT, HD, 1><<<grid, kThreads, 0, stream>>>(args); break;
-      case 2: decode_partition_kernel<KT, HD, 2><<<grid, kThreads, 0, stream>>>(args); break;
-      case 4: decode_partition_kernel<KT, HD, 4><<<grid, kThreads, 0, stream>>>(args); break;
-      default: decode_partition_kernel<KT, HD, 8><<<grid, kThreads, 0, stream>>>(args); break;
+      case 1:
+        err = launch<decode_partition_kernel<KT, HD, 1>>(grid, kThreads, 0, stream, args);
+        break;
+      case 2:
+        err = launch<decode_partition_kernel<KT, HD, 2>>(grid, kThreads, 0, stream, args);
+        break;
+      case 4:
+        err = launch<decode_partition_kernel<KT, HD, 4>>(grid, kThreads, 0, stream, args);
+        break;
+      default:
+        err = launch<decode_partition_kernel<KT, HD, 8>>(grid, kThreads, 0, stream, args);
+        break;
     }
   });
   if (!launched) return cudaErrorInvalidValue;
-  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-  decode_merge_kernel<<<shape.n * shape.n_heads, kv.head_dim, 0, stream>>>(
-      args.ml, args.acc, positions, out, shape.n_heads, plan.n_parts, plan.part_tokens, kv.head_dim,
-      shape.window);
-  return cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  return launch<decode_merge_kernel>(shape.n * shape.n_heads, kv.head_dim, 0, stream, args.ml,
+                                     args.acc, positions, out, shape.n_heads, plan.n_parts,
+                                     plan.part_tokens, kv.head_dim, shape.window);
 }
 
 }  // namespace kvchat::cuda

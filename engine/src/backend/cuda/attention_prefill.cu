@@ -30,6 +30,7 @@
 
 #include "backend/cuda/attention.h"
 #include "backend/cuda/kv_load.cuh"
+#include "backend/cuda/launch.cuh"
 #include "backend/cuda/value_math.cuh"
 
 namespace kvchat::cuda {
@@ -84,7 +85,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillArgs a) {
   constexpr int S = kvload::slice_bytes(KT, HD);
   constexpr int C4 = HD / 4;  // float4 per row
 
-  extern __shared__ float4 smem4[];
+  KV_DYNAMIC_SHARED(float4, smem4);
   float* Qs = reinterpret_cast<float*>(smem4);
   float* Ks = Qs + BQ * LD;
   float* Vs = Ks + BK * LD;
@@ -293,8 +294,7 @@ cudaError_t attention_prefill(const DeviceKv& kv, int layer, const float* q, flo
       err = cudaErrorInvalidValue;
       return;
     }
-    kernel<<<grid, kThreads, C::kSmemBytes, stream>>>(args);
-    err = cudaGetLastError();
+    err = launch<prefill_kernel<KT, HD>>(grid, kThreads, C::kSmemBytes, stream, args);
   });
   if (!launched) return cudaErrorInvalidValue;
   return err;

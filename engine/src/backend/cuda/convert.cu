@@ -10,6 +10,7 @@
 
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/weight_chunks.cuh"
+#include "backend/cuda/launch.cuh"
 
 namespace kvchat::cuda {
 
@@ -89,9 +90,9 @@ __global__ void __launch_bounds__(kThreads)
 template <class T>
 cudaError_t launch_dequant(const DeviceMatrix& w, __half* dst, cudaStream_t stream) {
   const int64_t work = w.rows * (w.cols / T::kValues);
-  dequant_chunk_kernel<T><<<grid_for(work), kThreads, 0, stream>>>(
-      static_cast<const uint8_t*>(w.data), w.row_bytes, w.rows, static_cast<int>(w.cols), dst);
-  return cudaGetLastError();
+  return launch<dequant_chunk_kernel<T>>(grid_for(work), kThreads, 0, stream,
+                                         static_cast<const uint8_t*>(w.data), w.row_bytes, w.rows,
+                                         static_cast<int>(w.cols), dst);
 }
 
 }  // namespace
@@ -99,15 +100,13 @@ cudaError_t launch_dequant(const DeviceMatrix& w, __half* dst, cudaStream_t stre
 cudaError_t f32_to_f16(const float* src, __half* dst, int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (n < 0) return cudaErrorInvalidValue;
-  f16_kernel<<<grid_for(n), kThreads, 0, stream>>>(src, dst, n);
-  return cudaGetLastError();
+  return launch<f16_kernel>(grid_for(n), kThreads, 0, stream, src, dst, n);
 }
 
 cudaError_t f32_to_bf16(const float* src, __nv_bfloat16* dst, int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (n < 0) return cudaErrorInvalidValue;
-  bf16_kernel<<<grid_for(n), kThreads, 0, stream>>>(src, dst, n);
-  return cudaGetLastError();
+  return launch<bf16_kernel>(grid_for(n), kThreads, 0, stream, src, dst, n);
 }
 
 cudaError_t dequantize_to_f16(const DeviceMatrix& w, __half* dst, cudaStream_t stream) {
@@ -122,17 +121,15 @@ cudaError_t dequantize_to_f16(const DeviceMatrix& w, __half* dst, cudaStream_t s
     return dev::with_chunk(
         w.type, [&](auto chunk) { return launch_dequant<decltype(chunk)>(w, dst, stream); });
   }
-  dequant_scalar_kernel<<<grid_for(w.rows * w.cols), kThreads, 0, stream>>>(
-      w.type, static_cast<const uint8_t*>(w.data), w.row_bytes, w.rows, static_cast<int>(w.cols),
-      dst);
-  return cudaGetLastError();
+  return launch<dequant_scalar_kernel>(grid_for(w.rows * w.cols), kThreads, 0, stream, w.type,
+                                       static_cast<const uint8_t*>(w.data), w.row_bytes, w.rows,
+                                       static_cast<int>(w.cols), dst);
 }
 
 cudaError_t add_inplace(float* y, const float* x, int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (n < 0) return cudaErrorInvalidValue;
-  add_kernel<<<grid_for(n), kThreads, 0, stream>>>(y, x, n);
-  return cudaGetLastError();
+  return launch<add_kernel>(grid_for(n), kThreads, 0, stream, y, x, n);
 }
 
 }  // namespace kvchat::cuda

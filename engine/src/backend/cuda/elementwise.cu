@@ -7,6 +7,7 @@
 
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/value_math.cuh"
+#include "backend/cuda/launch.cuh"
 
 namespace kvchat::cuda {
 
@@ -50,22 +51,19 @@ cudaError_t add_bias(float* x, const float* bias, int n, int cols, cudaStream_t 
   if (n == 0 || cols == 0) return cudaSuccess;
   if (n < 0 || cols < 0 || x == nullptr || bias == nullptr) return cudaErrorInvalidValue;
   const int64_t total = static_cast<int64_t>(n) * cols;
-  add_bias_kernel<<<grid_for(total), kThreads, 0, stream>>>(x, bias, total, cols);
-  return cudaGetLastError();
+  return launch<add_bias_kernel>(grid_for(total), kThreads, 0, stream, x, bias, total, cols);
 }
 
 cudaError_t scale_values(float* x, int64_t count, float scale, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   if (count < 0 || x == nullptr) return cudaErrorInvalidValue;
-  scale_kernel<<<grid_for(count), kThreads, 0, stream>>>(x, count, scale);
-  return cudaGetLastError();
+  return launch<scale_kernel>(grid_for(count), kThreads, 0, stream, x, count, scale);
 }
 
 cudaError_t softcap_values(float* x, int64_t count, float cap, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   if (count < 0 || x == nullptr || !(cap > 0)) return cudaErrorInvalidValue;
-  softcap_kernel<<<grid_for(count), kThreads, 0, stream>>>(x, count, cap);
-  return cudaGetLastError();
+  return launch<softcap_kernel>(grid_for(count), kThreads, 0, stream, x, count, cap);
 }
 
 }  // namespace kvchat::cuda

@@ -6,6 +6,7 @@
 
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/weight_chunks.cuh"
+#include "backend/cuda/launch.cuh"
 
 namespace kvchat::cuda {
 
@@ -51,12 +52,10 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <class T>
-cudaError_t launch(const DeviceMatrix& t, const int32_t* tokens, int n, float* out,
-                   cudaStream_t stream) {
-  embed_chunk_kernel<T><<<n, kThreads, 0, stream>>>(static_cast<const uint8_t*>(t.data),
-                                                    t.row_bytes, t.rows, static_cast<int>(t.cols),
-                                                    tokens, out);
-  return cudaGetLastError();
+cudaError_t launch_chunks(const DeviceMatrix& t, const int32_t* tokens, int n, float* out,
+                          cudaStream_t stream) {
+  return launch<embed_chunk_kernel<T>>(n, kThreads, 0, stream, static_cast<const uint8_t*>(t.data),
+                                       t.row_bytes, t.rows, static_cast<int>(t.cols), tokens, out);
 }
 
 }  // namespace
@@ -71,13 +70,12 @@ cudaError_t embed_rows(const DeviceMatrix& table, const int32_t* tokens, int n, 
   if (dev::chunk_path_ok(table.type, table.data, table.row_bytes, table.cols) &&
       reinterpret_cast<uintptr_t>(out) % 16 == 0) {
     return dev::with_chunk(table.type, [&](auto chunk) {
-      return launch<decltype(chunk)>(table, tokens, n, out, stream);
+      return launch_chunks<decltype(chunk)>(table, tokens, n, out, stream);
     });
   }
-  embed_scalar_kernel<<<n, kThreads, 0, stream>>>(
-      table.type, static_cast<const uint8_t*>(table.data), table.row_bytes, table.rows,
-      static_cast<int>(table.cols), tokens, out);
-  return cudaGetLastError();
+  return launch<embed_scalar_kernel>(n, kThreads, 0, stream, table.type,
+                                     static_cast<const uint8_t*>(table.data), table.row_bytes,
+                                     table.rows, static_cast<int>(table.cols), tokens, out);
 }
 
 }  // namespace kvchat::cuda

@@ -6,6 +6,7 @@
 
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/gemv_kernel.cuh"
+#include "backend/cuda/launch.cuh"
 
 namespace kvchat::cuda {
 
@@ -82,10 +83,10 @@ cudaError_t gemv(const DeviceMatrix& w, const float* x, float* y, int n, const G
   const int64_t jobs = w.rows * n;
   const int64_t grid =
       std::min<int64_t>((jobs + kWarps - 1) / kWarps, static_cast<int64_t>(sms) * per_sm);
-  gemv_scalar_kernel<<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(
-      w.type, static_cast<const uint8_t*>(w.data), w.row_bytes, static_cast<int>(w.rows),
-      static_cast<int>(w.cols), n, x, args.input, args.scale, args.gain, y, args.accumulate);
-  return cudaGetLastError();
+  return launch<gemv_scalar_kernel>(static_cast<unsigned>(grid), kThreads, 0, stream, w.type,
+                                    static_cast<const uint8_t*>(w.data), w.row_bytes,
+                                    static_cast<int>(w.rows), static_cast<int>(w.cols), n, x,
+                                    args.input, args.scale, args.gain, y, args.accumulate);
 }
 
 }  // namespace kvchat::cuda

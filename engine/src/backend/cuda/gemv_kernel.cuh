@@ -30,6 +30,7 @@
 
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/weight_chunks.cuh"
+#include "backend/cuda/launch.cuh"
 
 namespace kvchat::cuda::gemv_detail {
 
@@ -248,10 +249,10 @@ cudaError_t launch_chunked(const DeviceMatrix& w, const float* x, float* y, cons
   const int64_t per_warp = (groups + max_warps - 1) / max_warps;
   const int64_t warps = (groups + per_warp - 1) / per_warp;
   const int64_t grid = (warps + kWarps - 1) / kWarps;
-  kernel<<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(
-      static_cast<const uint8_t*>(w.data), w.row_bytes, static_cast<int>(w.rows),
-      static_cast<int>(w.cols), x, a.scale, a.gain, y, a.accumulate);
-  return cudaGetLastError();
+  return launch<gemv_kernel<T, N, M>>(static_cast<unsigned>(grid), kThreads, 0, stream,
+                                      static_cast<const uint8_t*>(w.data), w.row_bytes,
+                                      static_cast<int>(w.rows), static_cast<int>(w.cols), x,
+                                      a.scale, a.gain, y, a.accumulate);
 }
 
 template <class T, int N>

@@ -6,6 +6,7 @@
 
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/value_math.cuh"
+#include "backend/cuda/launch.cuh"
 
 namespace kvchat::cuda {
 
@@ -31,8 +32,7 @@ cudaError_t glu(bool gelu, const float* gate_up, float* out, int n, int n_ff, cu
   const int64_t total = static_cast<int64_t>(n) * n_ff;
   const int64_t blocks = (total + kThreads - 1) / kThreads;
   const unsigned grid = static_cast<unsigned>(blocks < 65536 ? blocks : 65536);
-  glu_kernel<<<grid, kThreads, 0, stream>>>(gate_up, out, total, n_ff, gelu);
-  return cudaGetLastError();
+  return launch<glu_kernel>(grid, kThreads, 0, stream, gate_up, out, total, n_ff, gelu);
 }
 
 }  // namespace kvchat::cuda

@@ -12,6 +12,7 @@
 
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/dequant.cuh"
+#include "backend/cuda/launch.cuh"
 
 namespace kvchat::cuda {
 
@@ -132,24 +133,20 @@ cudaError_t kv_write(const DeviceKv& kv, int layer, const float* k, const float*
     return cudaErrorInvalidValue;
   switch (kv.type) {
     case TensorType::F32:
-      kv_write_plain_kernel<false>
-          <<<grid_for(n * 2 * dim), kThreads, 0, stream>>>(kv, layer, k, v, n, positions);
-      return cudaGetLastError();
+      return launch<kv_write_plain_kernel<false>>(grid_for(n * 2 * dim), kThreads, 0, stream, kv,
+                                                  layer, k, v, n, positions);
     case TensorType::F16:
-      kv_write_plain_kernel<true>
-          <<<grid_for(n * 2 * dim), kThreads, 0, stream>>>(kv, layer, k, v, n, positions);
-      return cudaGetLastError();
+      return launch<kv_write_plain_kernel<true>>(grid_for(n * 2 * dim), kThreads, 0, stream, kv,
+                                                 layer, k, v, n, positions);
     case TensorType::Q8_0:
       if (dim % 32 != 0) return cudaErrorInvalidValue;
-      kv_write_quant_kernel<false>
-          <<<grid_for(n * 2 * dim), kThreads, 0, stream>>>(kv, layer, k, v, n, positions);
-      return cudaGetLastError();
+      return launch<kv_write_quant_kernel<false>>(grid_for(n * 2 * dim), kThreads, 0, stream, kv,
+                                                  layer, k, v, n, positions);
     case TensorType::Q4_0:
       if (dim % 32 != 0) return cudaErrorInvalidValue;
-      kv_write_quant_kernel<true>
-          <<<grid_for(n * 2 * dim), kThreads, 0, stream>>>(kv, layer, k, v, n, positions);
-      return cudaGetLastError();
-    case TensorType::BF16: break;
+      return launch<kv_write_quant_kernel<true>>(grid_for(n * 2 * dim), kThreads, 0, stream, kv,
+                                                 layer, k, v, n, positions);
+    default: break;  // BF16 and the weight-only types: no KV storage
   }
   return cudaErrorInvalidValue;
 }

@@ -5,6 +5,7 @@
 // double as the CPU does (cpu::rmsnorm); out = (x * s) * gain in the CPU's order.
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/value_math.cuh"
+#include "backend/cuda/launch.cuh"
 
 namespace kvchat::cuda {
 
@@ -14,8 +15,8 @@ constexpr int kThreads = 256;
 
 // The row's 1 / sqrt(mean(x^2) + eps), in every thread.   x: (dim)
 __device__ float row_scale(const float* x, int dim, float eps) {
-  __shared__ float partial[kThreads / 32];
-  __shared__ float total;
+  KV_SHARED(float, partial, [kThreads / 32]);
+  KV_SHARED(float, total, );
   float ss = 0.0f;
   for (int i = threadIdx.x; i < dim; i += kThreads) ss = fmaf(x[i], x[i], ss);
 #pragma unroll
@@ -55,16 +56,14 @@ cudaError_t rmsnorm(const float* x, const float* gain, float* out, int n, int di
                     cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (n < 0 || dim <= 0) return cudaErrorInvalidValue;
-  rmsnorm_kernel<<<n, kThreads, 0, stream>>>(x, gain, out, dim, eps);
-  return cudaGetLastError();
+  return launch<rmsnorm_kernel>(n, kThreads, 0, stream, x, gain, out, dim, eps);
 }
 
 cudaError_t rms_scale(const float* x, float* scale, int n, int dim, float eps,
                       cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (n < 0 || dim <= 0) return cudaErrorInvalidValue;
-  rms_scale_kernel<<<n, kThreads, 0, stream>>>(x, scale, dim, eps);
-  return cudaGetLastError();
+  return launch<rms_scale_kernel>(n, kThreads, 0, stream, x, scale, dim, eps);
 }
 
 }  // namespace kvchat::cuda

@@ -6,6 +6,7 @@
 
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/value_math.cuh"
+#include "backend/cuda/launch.cuh"
 
 namespace kvchat::cuda {
 
@@ -39,9 +40,8 @@ cudaError_t rope(float* q, int n_q_heads, float* k, int n_kv_heads, int n, int h
   const int64_t total = static_cast<int64_t>(n) * (n_q_heads + n_kv_heads) * (n_rot / 2);
   const int64_t blocks = (total + kThreads - 1) / kThreads;
   const unsigned grid = static_cast<unsigned>(blocks < 65536 ? blocks : 65536);
-  rope_kernel<<<grid, kThreads, 0, stream>>>(q, n_q_heads, k, n_kv_heads, n, head_dim, n_rot, neox,
-                                             positions, rope_cs);
-  return cudaGetLastError();
+  return launch<rope_kernel>(grid, kThreads, 0, stream, q, n_q_heads, k, n_kv_heads, n, head_dim,
+                             n_rot, neox, positions, rope_cs);
 }
 
 }  // namespace kvchat::cuda

@@ -1,7 +1,7 @@
 // The per-value arithmetic of the CUDA kernels that are not matrix products (RoPE, the
 // norms, the gated activations, soft-caps, biases, scales, sliding-window bounds), written
 // once as device functions: the kernels call them, and test_value_math_host
-// runs the same functions on the CPU (tests/gpu/host_emulation/ supplies the intrinsics)
+// runs the same functions on the CPU (tests/cuda_host/include supplies the intrinsics)
 // against the CPU backend's ops (backend/cpu/cpu_ops.h), so every build checks what a
 // device computes without a device. Products and sums are rounded one by one (__fmul_rn,
 // __fadd_rn: no FMA contraction) in the CPU's order, so the rotations, norms' products,
