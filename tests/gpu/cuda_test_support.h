@@ -30,6 +30,20 @@
     }                                         \
   } while (0)
 
+// The host twins (tests/cuda_host: test_cuda_*_host, KVCHAT_CUDA_HOST_EMULATION) run the same
+// kernels through the grid emulator on the CPU, thousands of times slower than a device: they
+// take smaller shapes that keep every path (chunk and scalar, tails, alignments) and leave out
+// what only a device measures (speed).
+#ifdef KVCHAT_CUDA_HOST_EMULATION
+#define KVCHAT_ON_DEVICE_OR_HOST(device, host) (host)
+#else
+#define KVCHAT_ON_DEVICE_OR_HOST(device, host) (device)
+#endif
+#define SKIP_ON_HOST_EMULATION(why)                                 \
+  do {                                                              \
+    if (KVCHAT_ON_DEVICE_OR_HOST(false, true)) GTEST_SKIP() << why; \
+  } while (0)
+
 #define ASSERT_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
 #define ASSERT_ALLOC(buf) ASSERT_EQ((buf).err, cudaSuccess) << "cudaMalloc " #buf
 

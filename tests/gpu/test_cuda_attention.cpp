@@ -26,6 +26,14 @@ namespace {
 
 using gguf::TensorType;
 
+// The host twin (tests/cuda_host, KVCHAT_CUDA_HOST_EMULATION) takes smaller sizes of the
+// same cases: its grid emulator runs every thread on the CPU.
+#ifdef KVCHAT_CUDA_HOST_EMULATION
+#define KVCHAT_ON_DEVICE_OR_HOST(device, host) (host)
+#else
+#define KVCHAT_ON_DEVICE_OR_HOST(device, host) (device)
+#endif
+
 #define CUDA_ASSERT(call)                                                                \
   do {                                                                                   \
     const cudaError_t cuda_err_ = (call);                                                \
@@ -422,16 +430,20 @@ TEST(CudaAttention, PrefillMatchesReference) {
       const KvData d = make_kv_data(type, kLayers, kKvHeads, hd, 1300, 9);
       DeviceCache c;
       ASSERT_NO_FATAL_FAILURE(upload_cache(d, 16, 10, &c));
+      // Host emulation: a context of 250 (8 key tiles) instead of 1000, 100 queries (2 tiles
+      // and a part) instead of 300.
+      const int far = KVCHAT_ON_DEVICE_OR_HOST(1000, 250);
+      const int many = KVCHAT_ON_DEVICE_OR_HOST(300, 100);
       for (const int group : {1, 4, 8}) {
         SCOPED_TRACE("group " + std::to_string(group));
         ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, group, 0, 64, 11));
-        ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, group, 1000, 7, 12));
+        ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, group, far, 7, 12));
       }
       // The remaining sizes once per type and head_dim (the reference is the slow part).
       ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, 4, 0, 1, 13));
-      ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, 4, 1000, 1, 14));
-      ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, 4, 0, 300, 15));
-      ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, 4, 1000, 300, 16));
+      ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, 4, far, 1, 14));
+      ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, 4, 0, many, 15));
+      ASSERT_NO_FATAL_FAILURE(check_prefill(d, c, 4, far, many, 16));
     }
   }
 }
@@ -479,10 +491,11 @@ TEST(CudaAttention, WindowsAndSoftcapsMatchReference) {
           const auto want =
               reference(d, kLayer, q, n_heads, positions, scale_of(hd), window, softcap);
           EXPECT_LE(rel_l2(got, want), tolerance(type)) << "decode";
-          // Prefill of 300 consecutive positions from 1700.
-          const auto span = consecutive(1700, 300);
+          // Prefill of 300 consecutive positions from 1700 (host emulation: 70 from 1930).
+          const int span_n = KVCHAT_ON_DEVICE_OR_HOST(300, 70), span_0 = 2000 - span_n;
+          const auto span = consecutive(span_0, span_n);
           DeviceCache cp;
-          ASSERT_NO_FATAL_FAILURE(upload_cache(d, 16, 8, &cp, std::max(0, 1700 - window + 1)));
+          ASSERT_NO_FATAL_FAILURE(upload_cache(d, 16, 8, &cp, std::max(0, span_0 - window + 1)));
           const auto qp = random_q(span.size() * n_heads * hd, 3.0f, 6);
           ASSERT_NO_FATAL_FAILURE(
               run_prefill(cp, kLayer, qp, n_heads, span, &got, window, softcap));

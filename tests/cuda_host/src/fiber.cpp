@@ -125,6 +125,13 @@ void finish(Fiber& f) {
   __builtin_unreachable();
 }
 
+void hand_off(Fiber& from, Fiber& to) { kvchat_emu_switch(&from.sp, to.sp); }
+
+void finish_to(Fiber& from, Fiber& to) {
+  kvchat_emu_switch(&from.sp, to.sp);
+  __builtin_unreachable();
+}
+
 void scrub(int count) {
 #if KVCHAT_EMU_ASAN
   for (int i = 0; i < count && i < static_cast<int>(g_fibers.size()); ++i)

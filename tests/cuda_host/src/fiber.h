@@ -38,6 +38,19 @@ void resume(Fiber& f);
 void suspend(Fiber& f);
 // From inside a fiber that is done: back to the scheduler for good.
 [[noreturn]] void finish(Fiber& f);
+// From inside fiber `from`: straight on to fiber `to` (which then runs as if resumed by the
+// scheduler); resume(from) later continues after this call. Both fibers suspend and resume
+// at the same call sites, so the CPU predicts the returns: several times faster than a
+// round trip through the scheduler. Not under AddressSanitizer (hand_off_allowed()).
+void hand_off(Fiber& from, Fiber& to);
+[[noreturn]] void finish_to(Fiber& from, Fiber& to);
+constexpr bool hand_off_allowed() {
+#if KVCHAT_EMU_ASAN
+  return false;
+#else
+  return true;
+#endif
+}
 // Announces the start of a fiber's first run (AddressSanitizer); called first in `entry`.
 void started(Fiber& f);
 // After a fiber was abandoned mid-run (a failed launch), its stack may hold poisoned frames:

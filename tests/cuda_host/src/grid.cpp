@@ -147,9 +147,24 @@ void record_failure(cudaError_t err, const std::string& what) {
   set_sticky(err, where + ": " + what);
 }
 
+// The next thread after `after` that can run, or -1.
+int next_runnable(int after) {
+  if (!fiber::hand_off_allowed() || g_run.failed) return -1;
+  for (int i = after + 1; i < g_run.threads; ++i) {
+    if (g_lanes[i].wait == Wait::None) return i;
+  }
+  return -1;
+}
+
 void suspend_current() {
   Lane& me = *g_lane;
-  fiber::suspend(fiber::at(me.tid));
+  if (const int next = next_runnable(me.tid); next >= 0) {
+    g_lane = &g_lanes[next];
+    g_thread = &g_lane->state;
+    fiber::hand_off(fiber::at(me.tid), fiber::at(next));
+  } else {
+    fiber::suspend(fiber::at(me.tid));
+  }
   g_lane = &me;  // the scheduler set it to whichever thread it resumed
   g_thread = &me.state;
 }
@@ -258,8 +273,14 @@ void fiber_entry() {
   Lane& me = *g_lane;
   fiber::started(fiber::at(me.tid));
   (*g_body)();
-  on_exit(*g_lane);
-  fiber::finish(fiber::at(g_lane->tid));
+  Lane& done = *g_lane;
+  on_exit(done);
+  if (const int next = next_runnable(done.tid); next >= 0) {
+    g_lane = &g_lanes[next];
+    g_thread = &g_lane->state;
+    fiber::finish_to(fiber::at(done.tid), fiber::at(next));
+  }
+  fiber::finish(fiber::at(done.tid));
 }
 
 // Runs block `idx`; false when the launch failed.
