@@ -44,6 +44,10 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   if (!store_error_.isEmpty()) qWarning("kvchat: %s", qPrintable(store_error_));
   if (!startup_notice_.isEmpty()) qWarning("kvchat: %s", qPrintable(startup_notice_));
 
+  if (store_) {
+    loader_ = std::make_unique<MessageLoader>(store_->path());
+    connect(loader_.get(), &MessageLoader::loaded, this, &ChatController::on_messages_loaded);
+  }
   worker_ = new EngineWorker();
   worker_->moveToThread(&engine_thread_);
   memory_state_ = std::make_unique<MemoryState>(data_dir_, store_.get(), *worker_, *this);
@@ -104,6 +108,8 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect(models_.get(), &ModelController::modelChanged, docs,
           &DocumentController::on_model_changed);
   connect(this, &ChatController::currentConversationChanged, docs,
+          &DocumentController::on_conversation_changed);
+  connect(this, &ChatController::conversationOpened, docs,
           &DocumentController::on_conversation_changed);
   connect(memory, &MemoryState::memoryChanged, docs, &DocumentController::on_chat_memory_changed);
   connect(this, &ChatController::replyFinished, docs, &DocumentController::on_reply_finished);
@@ -276,7 +282,7 @@ void ChatController::newConversation() {
   system_prompts_->start_conversation(id);
   memory_state_->switch_conversation(current_, id);
   current_ = id;
-  messages_.reset({});
+  show_messages({});
   emit conversationsChanged();
   QMetaObject::invokeMethod(
       worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
@@ -290,7 +296,7 @@ void ChatController::selectConversation(qint64 id) {
   }
   memory_state_->switch_conversation(current_, id);
   current_ = id;
-  messages_.reset(store_->messages(id));
+  open_messages(id);
   if (models_->loaded()) {
     QMetaObject::invokeMethod(
         worker_,
@@ -302,6 +308,59 @@ void ChatController::selectConversation(qint64 id) {
 }
 
 QObject* ChatController::documents() { return documents_.get(); }
+
+void ChatController::show_messages(QVector<StoredMessage> rows) {
+  MessageListModel::PreparedRows prepared{std::move(rows), {}};
+  show_prepared(std::move(prepared), false);
+}
+
+void ChatController::show_prepared(MessageListModel::PreparedRows rows, bool prepared) {
+  const bool was_opening = opening();
+  opening_ticket_ = 0;  // whatever was being read is no longer wanted
+  QVector<StoredMessage> shown = messages_.items();  // a reference, freed on the loader's thread
+  if (prepared)
+    messages_.reset(std::move(rows));
+  else
+    messages_.reset(std::move(rows.items));
+  if (loader_) loader_->dispose(std::move(shown));
+  if (was_opening) emit openingChanged();
+}
+
+void ChatController::open_messages(qint64 id) {
+  if (!loader_ || store_->shown_message_chars(id) <= kOpenInPlaceChars) {
+    show_messages(store_->messages(id));
+    return;
+  }
+  show_messages({});
+  opening_ticket_ = ++next_ticket_;
+  loader_->load(opening_ticket_, id);
+  emit openingChanged();
+}
+
+void ChatController::on_messages_loaded(quint64 ticket, qint64 id,
+                                        const QSharedPointer<MessageListModel::PreparedRows>& rows,
+                                        const QString& error) {
+  if (ticket != opening_ticket_ || id != current_) {
+    if (loader_) loader_->dispose(std::move(rows->items));  // another conversation is open by now
+    return;
+  }
+  if (!error.isEmpty()) {
+    // The loader's own connection failed: read here, slow but whole.
+    qWarning("kvchat: %s", qPrintable(error));
+    show_messages(store_->messages(id));
+  } else {
+    show_prepared(std::move(*rows), true);
+  }
+  emit conversationOpened();
+  emit lastReplyStatsChanged();
+}
+
+bool ChatController::refuse_while_opening() {
+  if (!opening()) return false;
+  emit errorOccurred(tr("This conversation's messages are still being read (they are long): "
+                        "nothing was sent or changed; try again in a moment."));
+  return true;
+}
 
 bool ChatController::send(const QString& text) {
   if (text.trimmed().isEmpty() || generating_) return false;
@@ -330,6 +389,7 @@ bool ChatController::send(const QString& text) {
 
 bool ChatController::send_with_stats(const QString& text, const QVariantMap& stats) {
   if (!store_ || generating_ || text.trimmed().isEmpty() || !models_->loaded()) return false;
+  if (refuse_while_opening()) return false;
   // A new conversation the store refuses (disk full) is created with the next save.
   if (!current_ && messages_.rowCount() == 0) newConversation();
   // A model file cut short or replaced since it was loaded: said once (the copy read into
@@ -363,7 +423,7 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
     return false;
   }
   // The first exchange of a conversation names it, as the first message sent does.
-  if (store_->messages(conversation_id).isEmpty() &&
+  if (!store_->has_messages(conversation_id) &&
       !store_->rename_conversation(conversation_id, user_text.simplified().left(40), error)) {
     return false;
   }

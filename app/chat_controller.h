@@ -23,6 +23,7 @@
 #include "engine/worker_values.h"
 #include "memory/memory_state.h"
 #include "models/message_list_model.h"
+#include "models/message_loader.h"
 #include "notices/notice_center.h"
 #include "model/model_controller.h"
 #include "settings/model_settings.h"
@@ -63,6 +64,9 @@ class ChatController : public QObject,
   // What the context policy last did in this conversation ("Oldest turns dropped to make
   // room: N tokens"); empty when it has done nothing yet.
   Q_PROPERTY(QString contextNotice READ context_notice NOTIFY contextNoticeChanged)
+  // A conversation whose messages are being read on the loader's thread (too long to read
+  // on the window's: store/message_loader.h): its list is empty until conversationOpened.
+  Q_PROPERTY(bool opening READ opening NOTIFY openingChanged)
 
  public:
   // data_dir holds the database (and later settings and snapshots).
@@ -88,6 +92,7 @@ class ChatController : public QObject,
   MemoryState* memory_state() const override { return memory_state_.get(); }
   // The open conversation's messages, in order.
   const QVector<StoredMessage>& message_items() const override { return messages_.items(); }
+  bool opening() const override { return opening_ticket_ != 0; }
   qint64 current_conversation() const override { return current_; }
   QString system_prompt() const override;
   void set_system_prompt(const QString& prompt) override;
@@ -180,6 +185,9 @@ class ChatController : public QObject,
   void modelsPageRequested();  // ... the Models page
   void lastReplyStatsChanged();
   void conversationsChanged();  // titles or order changed: the list refreshes
+  void openingChanged();
+  // The messages of a conversation opened on the loader's thread are in the list now.
+  void conversationOpened();
 
  private:
   // The conversation's model (chat_controller_conversation_model.cpp): recorded when a
@@ -243,6 +251,22 @@ class ChatController : public QObject,
   // A conversation deleted for good: its snapshot, timeline, document and notices go.
   void on_conversation_deleted(qint64 id);
   void set_generating(bool on);
+  // Conversations whose shown messages come to more than this many characters are read on
+  // the loader's thread (a 5 MiB text costs the window's thread ~0.15 s to read).
+  static constexpr qint64 kOpenInPlaceChars = 256 * 1024;
+  // The list shows `rows`; the rows it showed are freed on the loader's thread.
+  void show_messages(QVector<StoredMessage> rows);
+  void show_prepared(MessageListModel::PreparedRows rows, bool prepared);
+  // Reads conversation `id`'s messages into the list: at once, or on the loader's thread
+  // (opening() until they arrive) when they are long.
+  void open_messages(qint64 id);
+  void on_messages_loaded(quint64 ticket, qint64 id,
+                          const QSharedPointer<MessageListModel::PreparedRows>& rows,
+                          const QString& error);
+  // True (and the banner says so) while the open conversation's messages are still read.
+  bool refuse_while_opening();
+  quint64 opening_ticket_ = 0;  // the load under way (0: none)
+  quint64 next_ticket_ = 0;
 
   std::unique_ptr<ConversationStore> store_;
   QString store_error_;
@@ -275,6 +299,7 @@ class ChatController : public QObject,
   std::unique_ptr<ModelController> models_;
   // After store_ (it shares its connection) and worker_: destroyed before them.
   std::unique_ptr<DocumentController> documents_;
+  std::unique_ptr<MessageLoader> loader_;  // null without a store
 
   // ---- per-model settings, model loading, a full context (chat_controller_models.cpp) ----
   void connect_model_signals();  // the worker's loading and context signals

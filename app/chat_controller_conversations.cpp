@@ -26,7 +26,7 @@ void ChatController::leave_deleted_conversation() {
   note_save(save_unsaved(&error), error);
   memory_state_->switch_conversation(current_, 0);
   current_ = 0;
-  messages_.reset({});
+  show_messages({});
   // Its KV goes from the session too (Undo restores it from its snapshot, kept till then).
   QMetaObject::invokeMethod(
       worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);

@@ -243,7 +243,9 @@ void ChatController::on_context_policy_applied(const QString& kind, int before, 
 // ---- summarize and continue ---------------------------------------------------------------
 
 void ChatController::summarizeAndContinue() {
-  if (generating_ || !models_->loaded() || !current_ || messages_.rowCount() == 0) return;
+  if (generating_ || !models_->loaded() || !current_ || refuse_while_opening() ||
+      messages_.rowCount() == 0)
+    return;
   const ChatTurns history = chat_turns(messages_.items());
   summarizing_from_ = current_;
   notices_.set_notice(QStringLiteral("summarizing"),

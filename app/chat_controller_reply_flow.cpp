@@ -16,6 +16,7 @@ constexpr int kPersistEveryMs = 250;  // a streaming reply is saved at least thi
 }  // namespace
 
 void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) {
+  if (refuse_while_opening()) return;
   const int rows = messages_.rowCount();
   continuing_ = continuing;
   if (!continuing) reply_base_stats_.clear();

@@ -33,21 +33,28 @@ qint64 proc_status_bytes(const char* field) {
   return 0;
 }
 
-// Steps run one after another on the GUI thread, each `ms` after the last.
+// Steps run one after another on the GUI thread, each `ms` after the last; a step added
+// with until() is tried again every 50 ms until it says it is done.
 class Script {
  public:
-  void add(int ms, std::function<void()> step) { steps_.push_back({ms, std::move(step)}); }
+  void add(int ms, std::function<void()> step) {
+    steps_.push_back({ms, [step = std::move(step)] {
+                        step();
+                        return true;
+                      }});
+  }
+  void until(std::function<bool()> done) { steps_.push_back({50, std::move(done)}); }
   void run(QObject* context) {
     if (next_ >= steps_.size()) return;
-    const auto [ms, step] = steps_[next_++];
+    const auto [ms, step] = steps_[next_];
     QTimer::singleShot(ms, context, [this, context, step] {
-      step();
+      if (step()) ++next_;
       run(context);
     });
   }
 
  private:
-  std::vector<std::pair<int, std::function<void()>>> steps_;
+  std::vector<std::pair<int, std::function<bool()>>> steps_;
   size_t next_ = 0;
 };
 
@@ -80,6 +87,8 @@ int benchmark_long_messages(QGuiApplication& app, ChatController& chat,
       meter->start();
       chat.selectConversation(id);
     });
+    // Long messages are read on the loader's thread: the window goes on meanwhile.
+    script->until([&chat] { return !chat.property("opening").toBool(); });
     script->add(1500, [list] { QMetaObject::invokeMethod(list, "positionViewAtBeginning"); });
     // Every long message paged through, copied and offered for editing (refused, said).
     for (int step = 0; step < 4; ++step) {

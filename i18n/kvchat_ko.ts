@@ -127,78 +127,83 @@
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="157"/>
+        <location filename="../ui/ChatView.qml" line="130"/>
+        <source>Opening the conversation: its messages are long</source>
+        <translation>대화를 여는 중: 메시지가 깁니다</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatView.qml" line="170"/>
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="160"/>
+        <location filename="../ui/ChatView.qml" line="173"/>
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="164"/>
+        <location filename="../ui/ChatView.qml" line="177"/>
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="190"/>
+        <location filename="../ui/ChatView.qml" line="203"/>
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="191"/>
+        <location filename="../ui/ChatView.qml" line="204"/>
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="205"/>
+        <location filename="../ui/ChatView.qml" line="218"/>
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="206"/>
+        <location filename="../ui/ChatView.qml" line="219"/>
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="208"/>
+        <location filename="../ui/ChatView.qml" line="221"/>
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="209"/>
+        <location filename="../ui/ChatView.qml" line="222"/>
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="246"/>
+        <location filename="../ui/ChatView.qml" line="259"/>
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="254"/>
+        <location filename="../ui/ChatView.qml" line="267"/>
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="254"/>
+        <location filename="../ui/ChatView.qml" line="267"/>
         <location filename="../app/testing/chat_state_probe.cpp" line="124"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="255"/>
+        <location filename="../ui/ChatView.qml" line="268"/>
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="255"/>
+        <location filename="../ui/ChatView.qml" line="268"/>
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="245"/>
+        <location filename="../ui/ChatView.qml" line="258"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
@@ -1482,64 +1487,64 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="151"/>
+        <location filename="../ui/MessageBubble.qml" line="157"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="153"/>
+        <location filename="../ui/MessageBubble.qml" line="159"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="155"/>
+        <location filename="../ui/MessageBubble.qml" line="161"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="342"/>
-        <location filename="../ui/MessageBubble.qml" line="349"/>
+        <location filename="../ui/MessageBubble.qml" line="348"/>
+        <location filename="../ui/MessageBubble.qml" line="355"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="347"/>
+        <location filename="../ui/MessageBubble.qml" line="353"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="349"/>
+        <location filename="../ui/MessageBubble.qml" line="355"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="406"/>
+        <location filename="../ui/MessageBubble.qml" line="412"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="408"/>
+        <location filename="../ui/MessageBubble.qml" line="414"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="420"/>
-        <location filename="../ui/MessageBubble.qml" line="494"/>
+        <location filename="../ui/MessageBubble.qml" line="426"/>
+        <location filename="../ui/MessageBubble.qml" line="500"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="423"/>
+        <location filename="../ui/MessageBubble.qml" line="429"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="497"/>
+        <location filename="../ui/MessageBubble.qml" line="503"/>
         <source>Write this reply again as a new branch: the messages after it stay on the other branch (‹ ›)</source>
         <translation>이 답변을 새 분기로 다시 씁니다: 그 뒤의 메시지는 다른 분기에 남습니다 (‹ ›)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="407"/>
+        <location filename="../ui/MessageBubble.qml" line="413"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
@@ -1569,182 +1574,182 @@
         <translation> · 끝나지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="267"/>
+        <location filename="../ui/MessageBubble.qml" line="273"/>
         <source>Fold the model&apos;s reasoning</source>
         <translation>모델의 추론 접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="267"/>
+        <location filename="../ui/MessageBubble.qml" line="273"/>
         <source>Show the model&apos;s reasoning</source>
         <translation>모델의 추론 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="270"/>
+        <location filename="../ui/MessageBubble.qml" line="276"/>
         <source>The model&apos;s reasoning before its answer (Ctrl+Shift+T opens or folds the last one&apos;s). Templates that leave it out of later turns (Qwen 3, DeepSeek-R1) free its KV at the next message.</source>
         <translation>답하기 전 모델의 추론입니다 (Ctrl+Shift+T로 마지막 답의 추론을 열거나 접습니다). 이후 차례에서 추론을 빼는 템플릿(Qwen 3, DeepSeek-R1)은 다음 메시지에서 그 KV를 해제합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="342"/>
+        <location filename="../ui/MessageBubble.qml" line="348"/>
         <source> (continued)</source>
         <translation> (이어짐)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="386"/>
+        <location filename="../ui/MessageBubble.qml" line="392"/>
         <source>This message is too long to edit here (%1 characters; up to %2 can be). Copy it, shorten it, and send it as a new message.</source>
         <translation>이 메시지는 여기서 편집하기에 너무 깁니다(%1자, 최대 %2자까지 가능). 복사해서 줄인 뒤 새 메시지로 보내세요.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="412"/>
+        <location filename="../ui/MessageBubble.qml" line="418"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="415"/>
+        <location filename="../ui/MessageBubble.qml" line="421"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="439"/>
+        <location filename="../ui/MessageBubble.qml" line="445"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="440"/>
+        <location filename="../ui/MessageBubble.qml" line="446"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="443"/>
+        <location filename="../ui/MessageBubble.qml" line="449"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="451"/>
+        <location filename="../ui/MessageBubble.qml" line="457"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="451"/>
+        <location filename="../ui/MessageBubble.qml" line="457"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="463"/>
+        <location filename="../ui/MessageBubble.qml" line="469"/>
         <source>Previous branch</source>
         <translation>이전 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="465"/>
+        <location filename="../ui/MessageBubble.qml" line="471"/>
         <source>Previous branch (Alt+Left switches the last message that has branches)</source>
         <translation>이전 분기 (Alt+Left는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="471"/>
+        <location filename="../ui/MessageBubble.qml" line="477"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="472"/>
+        <location filename="../ui/MessageBubble.qml" line="478"/>
         <source>Branch %1 of %2</source>
         <translation>분기 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="477"/>
+        <location filename="../ui/MessageBubble.qml" line="483"/>
         <source>Next branch</source>
         <translation>다음 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="479"/>
+        <location filename="../ui/MessageBubble.qml" line="485"/>
         <source>Next branch (Alt+Right switches the last message that has branches)</source>
         <translation>다음 분기 (Alt+Right는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="488"/>
+        <location filename="../ui/MessageBubble.qml" line="494"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="434"/>
+        <location filename="../ui/MessageBubble.qml" line="440"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="436"/>
+        <location filename="../ui/MessageBubble.qml" line="442"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="502"/>
+        <location filename="../ui/MessageBubble.qml" line="508"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="505"/>
+        <location filename="../ui/MessageBubble.qml" line="511"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="509"/>
+        <location filename="../ui/MessageBubble.qml" line="515"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="512"/>
+        <location filename="../ui/MessageBubble.qml" line="518"/>
         <source>Copies the answer (not the reasoning)</source>
         <translation>답을 복사합니다 (추론은 제외)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="518"/>
+        <location filename="../ui/MessageBubble.qml" line="524"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="520"/>
+        <location filename="../ui/MessageBubble.qml" line="526"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="522"/>
+        <location filename="../ui/MessageBubble.qml" line="528"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="196"/>
+        <location filename="../ui/MessageBubble.qml" line="202"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="197"/>
+        <location filename="../ui/MessageBubble.qml" line="203"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="224"/>
+        <location filename="../ui/MessageBubble.qml" line="230"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="228"/>
+        <location filename="../ui/MessageBubble.qml" line="234"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="230"/>
+        <location filename="../ui/MessageBubble.qml" line="236"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="235"/>
+        <location filename="../ui/MessageBubble.qml" line="241"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="237"/>
+        <location filename="../ui/MessageBubble.qml" line="243"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="239"/>
+        <location filename="../ui/MessageBubble.qml" line="245"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -3083,34 +3088,39 @@
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="63"/>
+        <location filename="../app/chat_controller.cpp" line="67"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="184"/>
+        <location filename="../app/chat_controller.cpp" line="190"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="184"/>
+        <location filename="../app/chat_controller.cpp" line="190"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="192"/>
+        <location filename="../app/chat_controller.cpp" line="198"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="219"/>
+        <location filename="../app/chat_controller.cpp" line="225"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="238"/>
+        <location filename="../app/chat_controller.cpp" line="244"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat_controller.cpp" line="360"/>
+        <source>This conversation&apos;s messages are still being read (they are long): nothing was sent or changed; try again in a moment.</source>
+        <translation>이 대화의 메시지를 아직 읽는 중입니다(메시지가 깁니다): 아무것도 보내거나 바꾸지 않았습니다. 잠시 후 다시 시도하세요.</translation>
     </message>
     <message>
         <location filename="../app/chat_controller_models.cpp" line="45"/>
@@ -3215,7 +3225,7 @@
     </message>
     <message>
         <location filename="../app/chat_controller_models.cpp" line="209"/>
-        <location filename="../app/chat_controller_models.cpp" line="298"/>
+        <location filename="../app/chat_controller_models.cpp" line="300"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
@@ -3240,32 +3250,32 @@
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="250"/>
+        <location filename="../app/chat_controller_models.cpp" line="252"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="277"/>
+        <location filename="../app/chat_controller_models.cpp" line="279"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="285"/>
+        <location filename="../app/chat_controller_models.cpp" line="287"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="286"/>
+        <location filename="../app/chat_controller_models.cpp" line="288"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="289"/>
+        <location filename="../app/chat_controller_models.cpp" line="291"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="296"/>
+        <location filename="../app/chat_controller_models.cpp" line="298"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
@@ -3275,12 +3285,12 @@
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="309"/>
+        <location filename="../app/chat_controller.cpp" line="368"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="315"/>
+        <location filename="../app/chat_controller.cpp" line="374"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
@@ -3302,27 +3312,27 @@
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="74"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="75"/>
         <source>Cannot edit now: %1</source>
         <translation>지금은 고칠 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="79"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="80"/>
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="144"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="145"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="145"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="146"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="150"/>
+        <location filename="../app/chat_controller_reply_flow.cpp" line="151"/>
         <source>The context is full: the reply was cut where it ran out of room.</source>
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
@@ -3332,11 +3342,11 @@
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="151"/>
-        <location filename="../app/chat_controller.cpp" line="271"/>
+        <location filename="../app/chat_controller.cpp" line="157"/>
+        <location filename="../app/chat_controller.cpp" line="277"/>
         <location filename="../app/chat_controller_conversation_model.cpp" line="85"/>
         <location filename="../app/chat_controller_models.cpp" line="208"/>
-        <location filename="../app/chat_controller_models.cpp" line="297"/>
+        <location filename="../app/chat_controller_models.cpp" line="299"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -3356,7 +3366,7 @@
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="324"/>
+        <location filename="../app/chat_controller.cpp" line="383"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -3369,12 +3379,12 @@
         <translation>대화를 삭제하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/conversations/conversation_list_controller.cpp" line="137"/>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="138"/>
         <source>export</source>
         <translation>내보내기</translation>
     </message>
     <message>
-        <location filename="../app/conversations/conversation_list_controller.cpp" line="137"/>
+        <location filename="../app/conversations/conversation_list_controller.cpp" line="138"/>
         <source>“%1” written to %2</source>
         <translation>“%1”을(를) %2에 저장했습니다</translation>
     </message>

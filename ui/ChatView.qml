@@ -72,7 +72,8 @@ Pane {
                 if (!itemAtIndex(row)) positionViewAtIndex(row, ListView.Contain)  // its bubble exists
                 // Too long for a text field: the bubble says so instead (and how to go on).
                 var bubble = itemAtIndex(row)
-                if (bubble && bubble.tooLongToEdit) { bubble.editRefused = true; return }  // qmllint disable type
+                if (!bubble) return  // not laid out (the list is moving): nothing to edit in
+                if (bubble.tooLongToEdit) { bubble.editRefused = true; return }  // qmllint disable type
                 editingRow = row
             }
             function cancelEdit() {
@@ -109,13 +110,25 @@ Pane {
                 target: chat
                 function onCurrentConversationChanged() {
                     messageList.editingRow = -1
-                    Qt.callLater(messageList.positionViewAtEnd)  // qmllint disable type
-                    messageList.settling = true
-                    scrollAgain.restart()
-                    settled.restart()
+                    messageList.openAtEnd()
                 }
+                // Long messages read on the loader's thread have arrived.
+                function onConversationOpened() { messageList.openAtEnd() }
+            }
+            function openAtEnd() {
+                Qt.callLater(positionViewAtEnd)  // qmllint disable type
+                settling = true
+                scrollAgain.restart()
+                settled.restart()
             }
             Timer { id: scrollAgain; interval: 50; onTriggered: messageList.positionViewAtEnd() }
+            // Its messages are long and still being read (on the loader's thread).
+            BusyIndicator {
+                anchors.centerIn: parent
+                running: chat.opening
+                visible: running
+                Accessible.name: qsTr("Opening the conversation: its messages are long")
+            }
             Timer { id: settled; interval: 2000; onTriggered: messageList.settling = false }
             // Ctrl+Shift+T opens or folds the last reply's reasoning (its Thinking block).
             Shortcut {

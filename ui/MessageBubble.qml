@@ -111,6 +111,12 @@ Item {
     }
     onEditingChanged: {
         if (!editing) return
+        // Never a text field of a giant text (its layout would hold the window for minutes).
+        if (bubble.tooLongToEdit) {
+            bubble.editRefused = true
+            if (ListView.view) ListView.view.cancelEdit()  // qmllint disable type
+            return
+        }
         // The text as stored, whole (a folded document, every page).
         editField.text = chat.messages.textOf(bubble.index, "content")
         editField.cursorPosition = editField.length

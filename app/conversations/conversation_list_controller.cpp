@@ -49,7 +49,7 @@ qint64 ConversationListController::empty_conversation(const QString& fresh_promp
     if (c.id == pending_delete_id_ ||
         (!c.system_prompt.isEmpty() && c.system_prompt != fresh_prompt))
       continue;
-    if (store_->messages(c.id).isEmpty()) return c.id;
+    if (!store_->has_messages(c.id)) return c.id;
   }
   return 0;
 }
@@ -125,7 +125,8 @@ bool ConversationListController::exportConversation(qint64 id, const QString& pa
   // The open conversation's rows as the window shows them (an unsaved one included): the
   // branch shown; JSON adds the whole tree as stored.
   const QVector<StoredMessage> rows =
-      id == chat_.current_conversation() ? chat_.message_items() : store_->messages(id);
+      id == chat_.current_conversation() && !chat_.opening() ? chat_.message_items()
+                                                              : store_->messages(id);
   const QByteArray bytes = export_format_for(path) == ExportFormat::Json
                                ? conversation_to_json(*conversation, rows, store_->message_tree(id))
                                : conversation_to_markdown(*conversation, rows);

@@ -28,6 +28,8 @@ class ConversationListHost {
   virtual qint64 current_conversation() const = 0;
   // The open conversation's rows as the window shows them (unsaved ones included).
   virtual const QVector<StoredMessage>& message_items() const = 0;
+  // Whether those rows are still being read (message_items() is empty until they arrive).
+  virtual bool opening() const = 0;
   // Whether `id` may be deleted now; false when not (a reply or a summary being written
   // into it), said to the user where it needs saying.
   virtual bool may_delete_conversation(qint64 id) = 0;

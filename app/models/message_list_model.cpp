@@ -78,10 +78,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
   }
 }
 
-const MessageListModel::RowView& MessageListModel::view(int row) const {
-  RowView& v = views_[row];
-  if (v.valid) return v;
-  const StoredMessage& m = items_[row];
+void MessageListModel::work_out(RowView& v, const StoredMessage& m) {
   ReplyParts parts = reply_parts(m);
   v.thinking = std::move(parts.thinking);
   v.answer = std::move(parts.answer);
@@ -90,7 +87,19 @@ const MessageListModel::RowView& MessageListModel::view(int row) const {
   v.page = std::clamp<qsizetype>(v.page, 0, page_count(v.answer.size()) - 1);
   v.thinking_page = std::clamp<qsizetype>(v.thinking_page, 0, page_count(v.thinking.size()) - 1);
   v.valid = true;
+}
+
+const MessageListModel::RowView& MessageListModel::view(int row) const {
+  RowView& v = views_[row];
+  if (!v.valid) work_out(v, items_[row]);
   return v;
+}
+
+MessageListModel::PreparedRows MessageListModel::prepare(QVector<StoredMessage> messages) {
+  PreparedRows rows{std::move(messages), {}};
+  rows.views.resize(rows.items.size());
+  for (qsizetype i = 0; i < rows.items.size(); ++i) work_out(rows.views[i], rows.items[i]);
+  return rows;
 }
 
 void MessageListModel::changed(int row) {
@@ -204,6 +213,14 @@ void MessageListModel::reset(QVector<StoredMessage> messages) {
   items_ = std::move(messages);
   unsaved_ = QVector<bool>(items_.size(), false);
   views_ = QVector<RowView>(items_.size());
+  endResetModel();
+}
+
+void MessageListModel::reset(PreparedRows rows) {
+  beginResetModel();
+  items_ = std::move(rows.items);
+  unsaved_ = QVector<bool>(items_.size(), false);
+  views_ = std::move(rows.views);
   endResetModel();
 }
 

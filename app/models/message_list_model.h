@@ -53,6 +53,12 @@ class MessageListModel : public QAbstractListModel {
   QHash<int, QByteArray> roleNames() const override;
 
   void reset(QVector<StoredMessage> messages);
+  // Rows worked out before they are shown (what the bubbles are drawn from: reasoning split
+  // off, code blocks found): prepare() touches nothing of a model, so a thread other than
+  // the window's may run it on texts of many MiB (models/message_loader.h).
+  struct PreparedRows;
+  static PreparedRows prepare(QVector<StoredMessage> messages);
+  void reset(PreparedRows rows);
   void append(const StoredMessage& message, bool saved = true);
   void append_to_last(const QString& text);
   void update_last(MessageState state, const QVariantMap& stats);
@@ -89,6 +95,7 @@ class MessageListModel : public QAbstractListModel {
     // whose reader was on its last page. Kept across a change, like the pages.
     bool follow = false, thinking_follow = false;
   };
+  static void work_out(RowView& v, const StoredMessage& m);  // v from m's text
   const RowView& view(int row) const;
   void changed(int row);  // its content changed: worked out again, the pages followed
   QVariantList page_segments(const RowView& v, const StoredMessage& m) const;
@@ -96,6 +103,11 @@ class MessageListModel : public QAbstractListModel {
   QVector<StoredMessage> items_;
   QVector<bool> unsaved_;           // per row
   mutable QVector<RowView> views_;  // per row
+};
+
+struct MessageListModel::PreparedRows {
+  QVector<StoredMessage> items;
+  QVector<RowView> views;  // one per item, worked out
 };
 
 QString message_state_name(MessageState s);

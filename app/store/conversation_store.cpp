@@ -227,6 +227,10 @@ QString ConversationStore::quick_check() const {
   return run_check(QStringLiteral("PRAGMA quick_check"));
 }
 
+QString ConversationStore::path() const {
+  return QSqlDatabase::database(connection_, false).databaseName();
+}
+
 QString ConversationStore::integrity_check() const {
   return run_check(QStringLiteral("PRAGMA integrity_check"));
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QDateTime>
+#include <QSqlDatabase>
 #include <QString>
 #include <QStringList>
 #include <QVariantMap>
@@ -68,10 +69,15 @@ struct StoredMessage {
 // the caller. kMessageColumns names them (for a messages table aliased "m").
 StoredMessage stored_message_from_row(const QSqlQuery& q);
 extern const char* const kMessageColumns;
+// The shown path of a conversation (ConversationStore::messages) read through `db`, a
+// connection of the calling thread's own (the window's store, or the loader's): empty when
+// there is none or the query fails (*error says why when given).
+QVector<StoredMessage> read_shown_messages(const QSqlDatabase& db, qint64 conversation_id,
+                                           QString* error = nullptr);
 
 class ConversationStore {
  public:
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   // Opens or creates the database at `path`, migrating older schemas. nullptr and
   // *error set when the file cannot be opened, is not a kvchat database, or is newer.
@@ -122,6 +128,7 @@ class ConversationStore {
   int schema_version() const;
   // The QtSql connection this store owns (DocumentStore shares it on the same thread).
   const QString& connection_name() const { return connection_; }
+  QString path() const;  // the database file
 
   // Conversations (listed most recently updated first; `updated` moves when a message is
   // added, updated or deleted, not on rename / prompt / settings changes). Ids are never
@@ -153,6 +160,12 @@ class ConversationStore {
   // the gap.
   bool delete_message(qint64 message_id, QString* error);
   QVector<StoredMessage> messages(qint64 conversation_id) const;
+  // The length of the shown messages' texts together (UTF-8 characters, as SQLite counts
+  // them), read from an index without reading the texts (schema step 6 -> 7): what tells
+  // the window whether a conversation is opened at once or on the loader's thread.
+  qint64 shown_message_chars(qint64 conversation_id) const;
+  // Whether the conversation has any message (none of them read).
+  bool has_messages(qint64 conversation_id) const;
 
   // Branches (store/message_branches.cpp, schema step 5 -> 6). add_branch makes a new
   // sibling of `message_id` (same parent, role and place; the last of its siblings) with

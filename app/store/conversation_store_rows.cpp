@@ -355,9 +355,11 @@ bool ConversationStore::update_message(qint64 id, const QString& content, Messag
   return touch_conversation(db, conversation_id, error) && tx.commit(error);
 }
 
-QVector<StoredMessage> ConversationStore::messages(qint64 conversation_id) const {
+QVector<StoredMessage> read_shown_messages(const QSqlDatabase& db, qint64 conversation_id,
+                                           QString* error) {
   QVector<StoredMessage> out;
-  QSqlQuery q(QSqlDatabase::database(connection_, false));
+  QSqlQuery q(db);
+  q.setForwardOnly(true);  // each row once: a giant text is not kept twice
   // The shown path by the partial index messages_shown_path; the siblings by
   // messages_by_conversation (siblings share their place).
   if (!exec(q,
@@ -367,7 +369,7 @@ QVector<StoredMessage> ConversationStore::messages(qint64 conversation_id) const
                            " FROM messages AS m WHERE m.conversation_id = ? AND m.shown = 1"
                            " ORDER BY m.position")
                 .arg(QLatin1String(kMessageColumns)),
-            {conversation_id}, {}, nullptr))
+            {conversation_id}, QStringLiteral("read messages"), error))
     return out;
   while (q.next()) {
     StoredMessage m = stored_message_from_row(q);
@@ -375,6 +377,31 @@ QVector<StoredMessage> ConversationStore::messages(qint64 conversation_id) const
     out.append(std::move(m));
   }
   return out;
+}
+
+QVector<StoredMessage> ConversationStore::messages(qint64 conversation_id) const {
+  return read_shown_messages(QSqlDatabase::database(connection_, false), conversation_id);
+}
+
+qint64 ConversationStore::shown_message_chars(qint64 conversation_id) const {
+  QSqlQuery q(QSqlDatabase::database(connection_, false));
+  // Answered from messages_content_length alone: no text is read.
+  if (!exec(q,
+            QStringLiteral("SELECT SUM(length(content)) FROM messages"
+                           " INDEXED BY messages_content_length"
+                           " WHERE conversation_id = ? AND shown = 1"),
+            {conversation_id}, {}, nullptr) ||
+      !q.next())
+    return 0;
+  return q.value(0).toLongLong();
+}
+
+bool ConversationStore::has_messages(qint64 conversation_id) const {
+  QSqlQuery q(QSqlDatabase::database(connection_, false));
+  return exec(q,
+              QStringLiteral("SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?)"),
+              {conversation_id}, {}, nullptr) &&
+         q.next() && q.value(0).toBool();
 }
 
 int ConversationStore::mark_streaming_interrupted() {

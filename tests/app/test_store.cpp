@@ -810,18 +810,18 @@ class StoreTest : public QObject {
   }
 
   void refusesNewerSchemaWithoutTouchingIt() {
-    // A fresh rollback-journal file at user_version 7: refused before WAL is switched on.
+    // A fresh rollback-journal file at a newer user_version: refused before WAL is switched on.
     const QString path = fresh_path();
     QVERIFY(QDir().mkpath(QFileInfo(path).absolutePath()));
     {
       RawDb raw(path);
       QVERIFY(raw.exec(QStringLiteral("CREATE TABLE t (x)")));
-      QVERIFY(raw.exec(QStringLiteral("PRAGMA user_version = 7")));
+      QVERIFY(raw.exec(QStringLiteral("PRAGMA user_version = %1").arg(kNext)));
     }
     const QByteArray bytes = file_bytes(path);
     QString error;
     QVERIFY(!ConversationStore::open(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("schema 7; this version reads up to %1").arg(kCurrent)),
+    QVERIFY2(error.contains(QStringLiteral("schema %1; this version reads up to %2").arg(kNext).arg(kCurrent)),
              qPrintable(error));
     QCOMPARE(file_bytes(path), bytes);
     QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
