@@ -6,9 +6,9 @@
 # to its first message, pages through every long message, copies it whole and asks to
 # edit it, with the StallMeter on the GUI thread. Before bubbles were paged, a 0.5 MiB
 # message without spaces stopped the window for 49 s, 5 MiB for 115 s, 50 MiB took 2.4 GB.
-# Asserts: every conversation up to 5 MiB under 100 ms; the 50 MiB ones under 1 s (the
-# synchronous read of a 50 MiB message from SQLite on the GUI thread after another one
-# costs ~0.6 s: see docs/RELIABILITY.md); peak RSS under 1 GiB; the event loop ran.
+# Conversations longer than 256 Ki characters are read on the loader's thread
+# (app/models/message_loader.h); the benchmark waits while one is read. Asserts: every
+# conversation, 50 MiB included, under 100 ms; peak RSS under 1 GiB; the event loop ran.
 # Usage: e2e_long_messages.sh KVCHAT FIXTURE ARTIFACT_DIR   (run under xvfb-run)
 set -euo pipefail
 app=$1 fixture=$2 artifacts=$3
@@ -27,11 +27,8 @@ while read -r row; do
   title=$(echo "$row" | jq -r .title) ms=$(echo "$row" | jq .longest_stall_ms)
   chars=$(echo "$row" | jq .longest_message_chars) ticks=$(echo "$row" | jq .ticks)
   [ "$ticks" -gt 500 ] || fail "$title: the event loop ran only $ticks times"
-  if [ "$chars" -le $((6 * 1024 * 1024 + 1024 * 1024)) ]; then
-    jq -e -n "$ms < 100" >/dev/null || fail "$title: the window stalled $ms ms (target: under 100)"
-  else
-    jq -e -n "$ms < 1000" >/dev/null || fail "$title: the window stalled $ms ms (bound: under 1000)"
-  fi
+  [ "$chars" -gt 0 ] || fail "$title: no message was read"
+  jq -e -n "$ms < 100" >/dev/null || fail "$title: the window stalled $ms ms (target: under 100)"
 done < <(echo "$out" | jq -c '.conversations[]')
 peak=$(echo "$out" | jq .peak_rss_bytes)
 [ "$peak" -lt $((1024 * 1024 * 1024)) ] || fail "peak RSS $peak bytes (bound: 1 GiB)"
