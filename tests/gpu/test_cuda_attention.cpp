@@ -472,15 +472,18 @@ TEST(CudaAttention, WindowsAndSoftcapsMatchReference) {
   SKIP_WITHOUT_DEVICE();
   for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::Q8_0, TensorType::Q4_0}) {
     for (int hd : {64, 256}) {
-      const KvData d = make_kv_data(type, kLayers, kKvHeads, hd, 2100, 91 + hd);
+      // Host emulation: a context of 700 (windows of 700 and 4096 then cover all of it).
+      const int ctx = KVCHAT_ON_DEVICE_OR_HOST(2100, 700);
+      const KvData d = make_kv_data(type, kLayers, kKvHeads, hd, ctx, 91 + hd);
       for (int window : {1, 5, 64, 700, 4096}) {
         for (float softcap : {0.0f, 2.0f}) {
           SCOPED_TRACE(std::string(gguf::tensor_type_name(type)) + " hd " + std::to_string(hd) +
                        " window " + std::to_string(window) + " softcap " + std::to_string(softcap));
           const int n_heads = kKvHeads * 4;
           // Decode: one token per position set, blocks before the earliest window freed.
-          // (Within the 2100 cached positions: a window longer than the context.)
-          const std::vector<int32_t> positions = {2099, 1500, std::min(1400 + window / 2, 2098)};
+          // (Within the ctx cached positions: a window longer than the context.)
+          const std::vector<int32_t> positions = {ctx - 1, ctx * 5 / 7,
+                                                  std::min(ctx * 2 / 3 + window / 2, ctx - 2)};
           const int earliest = *std::min_element(positions.begin(), positions.end());
           DeviceCache c;
           ASSERT_NO_FATAL_FAILURE(upload_cache(d, 16, 7, &c, std::max(0, earliest - window + 1)));
@@ -491,8 +494,8 @@ TEST(CudaAttention, WindowsAndSoftcapsMatchReference) {
           const auto want =
               reference(d, kLayer, q, n_heads, positions, scale_of(hd), window, softcap);
           EXPECT_LE(rel_l2(got, want), tolerance(type)) << "decode";
-          // Prefill of 300 consecutive positions from 1700 (host emulation: 70 from 1930).
-          const int span_n = KVCHAT_ON_DEVICE_OR_HOST(300, 70), span_0 = 2000 - span_n;
+          // Prefill of 300 consecutive positions from 1700 (host emulation: 70 from 530).
+          const int span_n = KVCHAT_ON_DEVICE_OR_HOST(300, 70), span_0 = ctx - 100 - span_n;
           const auto span = consecutive(span_0, span_n);
           DeviceCache cp;
           ASSERT_NO_FATAL_FAILURE(upload_cache(d, 16, 8, &cp, std::max(0, span_0 - window + 1)));

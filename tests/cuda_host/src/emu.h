@@ -39,15 +39,13 @@ int max_dynamic_smem(const void* func);
 extern uintptr_t g_shared_lo;
 extern uintptr_t g_shared_span;
 
-// For the checker (grid.cpp): the running thread's linear index and warp, a warp's count of
-// completed __syncwarp, the current barrier phase (unique across blocks and launches), whether
-// byte `offset` of the arena belongs to an array, and the failure of the running launch (which
-// never returns to the faulting thread).
-int current_tid();
-int current_warp();
-uint32_t warp_generation(int warp);
-uint32_t barrier_phase();
-bool shared_byte_valid(size_t offset);
+// For the checker (grid.cpp): the current barrier phase (unique across blocks and launches),
+// each warp's count of completed __syncwarp, which bytes of the arena belong to an array, a
+// description of an arena offset, and the failure of the running launch (which never
+// returns to the faulting thread). The running thread is g_thread (kernel_api.h).
+extern uint32_t g_phase;
+extern uint32_t g_warp_generation[32];
+extern uint8_t g_shared_valid[];
 std::string describe_shared(size_t offset);
 [[noreturn]] void fail_thread(cudaError_t err, const std::string& what);
 
@@ -55,6 +53,6 @@ std::string describe_shared(size_t offset);
 // copies: cp.async completions).
 void note_shared_access(const void* p, size_t bytes, bool write);
 // Whether the race check runs (KVCHAT_EMU_RACECHECK=0 turns it off; bounds stay checked).
-bool race_check_enabled();
+extern const bool g_race_check;
 
 }  // namespace kvchat_emu

@@ -38,6 +38,8 @@ ThreadState* g_thread = nullptr;
 BlockState g_block{};
 uintptr_t g_shared_lo = 0;
 uintptr_t g_shared_span = 0;
+uint32_t g_phase = 0;
+uint32_t g_warp_generation[32];
 
 namespace {
 
@@ -73,7 +75,6 @@ struct WarpSync {
   const char* what = "";
   uint64_t value[32];
   int src[32];
-  uint32_t generation = 0;  // completed __syncwarp
 };
 
 struct Array {
@@ -93,13 +94,10 @@ struct Run {  // the launch being executed
 };
 
 alignas(64) uint8_t g_arena[kArenaBytes];
-uint8_t g_valid[kArenaBytes];
 std::vector<Lane> g_lanes(kMaxThreads);
 WarpSync g_warps[kMaxThreads / 32];
 Lane* g_lane = nullptr;
 Run g_run;
-uint32_t g_phase = 0;
-
 const std::function<void()>* g_body = nullptr;
 
 std::string coords(uint3 v) {
@@ -118,7 +116,7 @@ size_t place(size_t bytes) {
   const size_t offset = (g_run.used + kRedzone + 15) / 16 * 16;
   g_run.used = offset + bytes;
   if (g_run.used + kRedzone > kArenaBytes) return SIZE_MAX;
-  std::memset(g_valid + offset, 1, bytes);
+  std::memset(g_shared_valid + offset, 1, bytes);
 #if KVCHAT_EMU_ASAN
   ASAN_UNPOISON_MEMORY_REGION(g_arena + offset, bytes);
 #endif
@@ -127,7 +125,7 @@ size_t place(size_t bytes) {
 }
 
 void begin_launch_arena() {
-  std::memset(g_valid, 0, std::min(kArenaBytes, g_run.used + kRedzone));
+  std::memset(g_shared_valid, 0, std::min(kArenaBytes, g_run.used + kRedzone));
   g_run.used = 0;
   g_run.arrays.clear();
 #if KVCHAT_EMU_ASAN
@@ -245,7 +243,7 @@ void gather(int kind, unsigned mask, const char* what, uint64_t value, int src) 
     t.wait = Wait::None;
   }
   w.open = false;
-  if (kind == 0) ++w.generation;
+  if (kind == 0) ++g_warp_generation[me.warp];
 }
 
 void complete_batch(Lane& me) {
@@ -294,15 +292,18 @@ bool run_block(uint3 idx) {
     Lane& l = g_lanes[i];
     l.state.idx = {static_cast<unsigned>(i) % b.x, static_cast<unsigned>(i) / b.x % b.y,
                    static_cast<unsigned>(i) / (b.x * b.y)};
-    l.tid = i;
-    l.warp = i / 32;
+    l.tid = l.state.tid = i;
+    l.warp = l.state.warp = i / 32;
     l.lane = i % 32;
     l.wait = Wait::None;
     l.open_batch.clear();
     l.batches.clear();
     fiber::prepare(fiber::at(i), &fiber_entry);
   }
-  for (int w = 0; w < (g_run.threads + 31) / 32; ++w) g_warps[w] = WarpSync{};
+  for (int w = 0; w < (g_run.threads + 31) / 32; ++w) {
+    g_warps[w] = WarpSync{};
+    g_warp_generation[w] = 0;
+  }
   g_run.live = g_run.threads;
   g_run.at_barrier = 0;
   while (g_run.live > 0 && !g_run.failed) {
@@ -379,11 +380,7 @@ void execute(const char* name, dim3 grid, dim3 block, size_t dynamic,
 }  // namespace
 
 // ---- what the checker asks -----------------------------------------------------------------
-int current_tid() { return g_lane ? g_lane->tid : -1; }
-int current_warp() { return g_lane ? g_lane->warp : -1; }
-uint32_t warp_generation(int warp) { return g_warps[warp].generation; }
-uint32_t barrier_phase() { return g_phase; }
-bool shared_byte_valid(size_t offset) { return offset < kArenaBytes && g_valid[offset]; }
+uint8_t g_shared_valid[kArenaBytes];
 
 std::string describe_shared(size_t offset) {
   for (const Array& a : g_run.arrays) {
@@ -481,8 +478,8 @@ void pipeline_memcpy_async(void* dst, const void* src, size_t bytes, size_t zfil
                                             " mod 16: cp.async needs 4, 8 or 16 aligned bytes");
   }
   const size_t off = d - g_shared_lo;
-  if (d < g_shared_lo || off + bytes > kArenaBytes || !shared_byte_valid(off) ||
-      !shared_byte_valid(off + bytes - 1)) {
+  if (d < g_shared_lo || off + bytes > kArenaBytes || !g_shared_valid[off] ||
+      !g_shared_valid[off + bytes - 1]) {
     fail_thread(cudaErrorIllegalAddress,
                 "__pipeline_memcpy_async to a destination outside shared memory (" +
                     (d >= g_shared_lo && off < kArenaBytes ? describe_shared(off)

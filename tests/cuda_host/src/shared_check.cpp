@@ -34,10 +34,7 @@ struct Cell {
   uint8_t w_mask = 0;              // bytes of the word written in w_phase
 };
 
-std::vector<Cell>& cells() {
-  static std::vector<Cell> c;
-  return c;
-}
+std::vector<Cell> g_cells;  // per 4-byte word of the arena
 
 bool race_check_from_env() {
   const char* v = std::getenv("KVCHAT_EMU_RACECHECK");
@@ -56,7 +53,7 @@ bool race_check_from_env() {
 // generation `gen` in the same phase: the same thread, or one warp and a __syncwarp since.
 bool ordered(int tid, int warp, int other, int other_warp, uint32_t gen) {
   if (other == tid) return true;
-  return other != kMany && other_warp == warp && warp_generation(warp) != gen;
+  return other != kMany && other_warp == warp && g_warp_generation[warp] != gen;
 }
 
 void check(uintptr_t addr, size_t bytes, bool write) {
@@ -64,16 +61,16 @@ void check(uintptr_t addr, size_t bytes, bool write) {
   // Arrays are contiguous and redzones (64 bytes) wider than any access: the first and the
   // last byte tell whether an access leaves its array.
   for (const size_t at : {offset, offset + bytes - 1}) {
-    if (!shared_byte_valid(at)) {
+    if (at >= g_shared_span || !g_shared_valid[at]) {
       fail_thread(cudaErrorIllegalAddress,
                   std::string(write ? "write" : "read") + " of " + std::to_string(bytes) +
                       " bytes of shared memory out of bounds (" + describe_shared(at) + ")");
     }
   }
-  if (!race_check_enabled()) return;
-  const int tid = current_tid(), warp = current_warp();
-  const uint32_t phase = barrier_phase(), gen = warp_generation(warp);
-  std::vector<Cell>& cs = cells();
+  if (!g_race_check) return;
+  const int tid = g_thread->tid, warp = g_thread->warp;
+  const uint32_t phase = g_phase, gen = g_warp_generation[warp];
+  std::vector<Cell>& cs = g_cells;
   if (cs.empty()) cs.resize(g_shared_span / 4 + 1);
   for (size_t w = offset / 4; w <= (offset + bytes - 1) / 4; ++w) {
     const size_t lo = std::max(offset, w * 4), hi = std::min(offset + bytes, w * 4 + 4);
@@ -85,7 +82,7 @@ void check(uintptr_t addr, size_t bytes, bool write) {
     }
     if (write) {
       if (c.r_phase == phase && !ordered(tid, warp, c.r_tid, c.r_warp, c.r_gen) &&
-          !(c.r_tid == kMany && c.r_warp == warp && warp_generation(warp) != c.r_gen)) {
+          !(c.r_tid == kMany && c.r_warp == warp && g_warp_generation[warp] != c.r_gen)) {
         race(lo, "written after a read by", c.r_tid);
       }
       if (written && c.w_tid != tid) {
@@ -119,10 +116,7 @@ inline void access(const void* p, size_t bytes, bool write) {
 
 }  // namespace
 
-bool race_check_enabled() {
-  static const bool on = race_check_from_env();
-  return on;
-}
+const bool g_race_check = race_check_from_env();
 
 void note_shared_access(const void* p, size_t bytes, bool write) { access(p, bytes, write); }
 

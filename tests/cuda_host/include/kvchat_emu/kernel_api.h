@@ -23,6 +23,7 @@ namespace kvchat_emu {
 // The emulated thread now running and its block (valid only inside a kernel).
 struct ThreadState {
   uint3 idx;
+  int tid, warp;  // linear index in the block, and its warp
 };
 struct BlockState {
   uint3 idx;
