@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/cuda_capabilities.h"
+#include "backend/cuda_plugin.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "json_field.h"
@@ -16,14 +17,35 @@ namespace {
 // and its weight types): a property of the model and the kernels, not of this machine,
 // which may have no GPU or a build without CUDA. why_not: the first check's error; empty
 // when it runs.
+// plugin: the CUDA backend plugin of this machine, loaded where there is an NVIDIA driver
+// or $KVCHAT_CUDA_PLUGIN names one (the host emulation, say); plugin_error: why none was.
 struct CudaSupport {
   bool runs = false;
   std::string why_not;
+  CudaPluginInfo plugin;
+  std::string plugin_error;
 };
 CudaSupport cuda_support(const Model& model) {
-  if (auto s = cuda_can_run(model.hparams()); !s) return {false, s.message()};
-  if (auto s = cuda_can_read_weights(model.weights()); !s) return {false, s.message()};
-  return {true, ""};
+  CudaSupport out;
+  if (auto s = load_cuda_plugin(); !s) out.plugin_error = s.message();
+  out.plugin = cuda_plugin_info();
+  if (auto s = cuda_can_run(model.hparams()); !s) {
+    out.why_not = s.message();
+  } else if (auto w = cuda_can_read_weights(model.weights()); !w) {
+    out.why_not = w.message();
+  } else {
+    out.runs = true;
+  }
+  return out;
+}
+
+nlohmann::json cuda_json(const CudaSupport& cuda) {
+  return {{"runs", cuda.runs},
+          {"why_not", cuda.why_not},
+          {"plugin",
+           {{"path", cuda.plugin.path},
+            {"host_emulation", cuda.plugin.host_emulation},
+            {"error", cuda.plugin_error}}}};
 }
 }  // namespace
 
@@ -82,7 +104,7 @@ int cmd_info(const Argv& argv) {
           {"bos", tok.bos()},
           {"eos", tok.eos()},
           {"add_bos", tok.add_bos_by_default()}}},
-        {"cuda", {{"runs", cuda.runs}, {"why_not", cuda.why_not}}},
+        {"cuda", cuda_json(cuda)},
     };
     std::printf("%s\n", json_text(j, 2).c_str());
     return 0;
@@ -125,6 +147,13 @@ int cmd_info(const Argv& argv) {
   }
   // The message names tensors of the file: escaped, and cut where it lists very many.
   std::printf("CUDA: %s\n", cuda.runs ? "runs" : ("no — " + printable(cuda.why_not, 1000)).c_str());
+  if (!cuda.plugin.path.empty()) {
+    std::printf("CUDA plugin   %s%s\n", cuda.plugin.path.c_str(),
+                cuda.plugin.host_emulation
+                    ? " (the host emulation: the kernels run by a grid emulator on the CPU; "
+                      "it proves behaviour, not speed)"
+                    : "");
+  }
   return 0;
 }
 

@@ -11,6 +11,11 @@
 namespace kvchat {
 
 namespace {
+CudaPluginInfo& loaded_info() {
+  static CudaPluginInfo info;
+  return info;
+}
+
 CudaRooflineFn& roofline_fn() {
   static CudaRooflineFn fn = nullptr;
   return fn;
@@ -45,7 +50,10 @@ Status load_once() {
       tried += (tried.empty() ? "" : ", ") + path.string() + " (absent)";
       continue;
     }
-    if (dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) != nullptr) return {};
+    if (void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      loaded_info() = {path.string(), dlsym(handle, kCudaHostEmulationSymbol) != nullptr};
+      return {};
+    }
     const char* why = dlerror();
     return Error{"the CUDA backend plugin " + path.string() + " did not load: " +
                  (why ? why : "unknown error") + " (are the CUDA runtime and cuBLAS installed?)"};
@@ -61,6 +69,8 @@ Status load_cuda_plugin() {
   std::call_once(once, [] { outcome = load_once(); });
   return outcome;
 }
+
+CudaPluginInfo cuda_plugin_info() { return loaded_info(); }
 
 void register_cuda_roofline(CudaRooflineFn fn) { roofline_fn() = fn; }
 

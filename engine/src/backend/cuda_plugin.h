@@ -23,6 +23,17 @@ inline constexpr const char* kCudaPluginFile = "libkvchat-cuda.so";
 // $KVCHAT_CUDA_PLUGIN names the file explicitly.
 Status load_cuda_plugin();
 
+// The plugin load_cuda_plugin() loaded: its file, and whether it is the host emulation
+// (tests/cuda_host: the same sources run by a grid emulator on the CPU, test equipment
+// that proves behaviour, never speed), which says so by exporting kCudaHostEmulationSymbol.
+// Empty path: none loaded (yet, or it failed).
+struct CudaPluginInfo {
+  std::string path;
+  bool host_emulation = false;
+};
+CudaPluginInfo cuda_plugin_info();
+inline constexpr const char* kCudaHostEmulationSymbol = "kvchat_cuda_host_emulation";
+
 using CudaRooflineFn = Result<cuda::DeviceRoofline> (*)(uint64_t copy_bytes, int m, int n, int k);
 // Called by the plugin's static initializer.
 void register_cuda_roofline(CudaRooflineFn fn);
