@@ -316,7 +316,7 @@ void ChatController::show_messages(QVector<StoredMessage> rows) {
 
 void ChatController::show_prepared(MessageListModel::PreparedRows rows, bool prepared) {
   const bool was_opening = opening();
-  opening_ticket_ = 0;  // whatever was being read is no longer wanted
+  opening_ticket_ = 0;                               // whatever was being read is no longer wanted
   QVector<StoredMessage> shown = messages_.items();  // a reference, freed on the loader's thread
   if (prepared)
     messages_.reset(std::move(rows));
@@ -357,8 +357,9 @@ void ChatController::on_messages_loaded(quint64 ticket, qint64 id,
 
 bool ChatController::refuse_while_opening() {
   if (!opening()) return false;
-  emit errorOccurred(tr("This conversation's messages are still being read (they are long): "
-                        "nothing was sent or changed; try again in a moment."));
+  emit errorOccurred(
+      tr("This conversation's messages are still being read (they are long): "
+         "nothing was sent or changed; try again in a moment."));
   return true;
 }
 

@@ -124,9 +124,9 @@ bool ConversationListController::exportConversation(qint64 id, const QString& pa
   if (!conversation || path.isEmpty()) return false;
   // The open conversation's rows as the window shows them (an unsaved one included): the
   // branch shown; JSON adds the whole tree as stored.
-  const QVector<StoredMessage> rows =
-      id == chat_.current_conversation() && !chat_.opening() ? chat_.message_items()
-                                                              : store_->messages(id);
+  const QVector<StoredMessage> rows = id == chat_.current_conversation() && !chat_.opening()
+                                          ? chat_.message_items()
+                                          : store_->messages(id);
   const QByteArray bytes = export_format_for(path) == ExportFormat::Json
                                ? conversation_to_json(*conversation, rows, store_->message_tree(id))
                                : conversation_to_markdown(*conversation, rows);

@@ -1,10 +1,10 @@
 // MessageLoader: reads a conversation's messages on a thread of its own and works out what
 // their bubbles are drawn from (MessageListModel::prepare), so that opening a conversation
 // holding giant texts (a 50 MiB paste: ~0.3-1.2 s of SQLite reading and UTF-16 conversion, a
-// 6 MiB reply with reasoning ~0.1 s to split) never holds up the window (issue 40 point 8). It has its own read-only SQLite
-// connection to the store's file (WAL: it reads while the window's connection writes), opened
-// on its thread at the first load. The window's own texts are freed there too (dispose): a
-// 50 MiB message is 100 MB of UTF-16 pages to unmap.
+// 6 MiB reply with reasoning ~0.1 s to split) never holds up the window (issue 40 point 8). It has
+// its own read-only SQLite connection to the store's file (WAL: it reads while the window's
+// connection writes), opened on its thread at the first load. The window's own texts are freed
+// there too (dispose): a 50 MiB message is 100 MB of UTF-16 pages to unmap.
 #pragma once
 
 #include <QObject>

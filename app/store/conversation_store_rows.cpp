@@ -398,8 +398,7 @@ qint64 ConversationStore::shown_message_chars(qint64 conversation_id) const {
 
 bool ConversationStore::has_messages(qint64 conversation_id) const {
   QSqlQuery q(QSqlDatabase::database(connection_, false));
-  return exec(q,
-              QStringLiteral("SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?)"),
+  return exec(q, QStringLiteral("SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?)"),
               {conversation_id}, {}, nullptr) &&
          q.next() && q.value(0).toBool();
 }

@@ -45,11 +45,10 @@ Written write_conversations(const QString& dir) {
   w.long_reply_answer = QStringLiteral("The answer: ") + unbroken(200 * 1024);
   store->append_message(w.long_id, QStringLiteral("user"), w.long_user, MessageState::Complete,
                         &error);
-  store->append_message(
-      w.long_id, QStringLiteral("assistant"),
-      QStringLiteral("<think>") + w.long_reply_thinking + QStringLiteral("</think>") +
-          w.long_reply_answer,
-      MessageState::Complete, &error);
+  store->append_message(w.long_id, QStringLiteral("assistant"),
+                        QStringLiteral("<think>") + w.long_reply_thinking +
+                            QStringLiteral("</think>") + w.long_reply_answer,
+                        MessageState::Complete, &error);
   w.short_id = store->create_conversation(QStringLiteral("short"), {}, &error);
   store->append_message(w.short_id, QStringLiteral("user"), QStringLiteral("Genesis 1"),
                         MessageState::Complete, &error);

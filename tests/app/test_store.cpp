@@ -821,7 +821,8 @@ class StoreTest : public QObject {
     const QByteArray bytes = file_bytes(path);
     QString error;
     QVERIFY(!ConversationStore::open(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("schema %1; this version reads up to %2").arg(kNext).arg(kCurrent)),
+    QVERIFY2(error.contains(
+                 QStringLiteral("schema %1; this version reads up to %2").arg(kNext).arg(kCurrent)),
              qPrintable(error));
     QCOMPARE(file_bytes(path), bytes);
     QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));

@@ -145,18 +145,19 @@ std::vector<double> reference(const Stored& a, cublasOperation_t ta, const Store
     for (int i = 0; i < m; ++i) {
       double s = 0;
       for (int p = 0; p < k; ++p) s += op_at(a, ta, i, p) * op_at(b, tb, p, j);
-      const double old = beta == 0 ? 0 : beta * c[static_cast<size_t>(i) + static_cast<size_t>(j) * ldc];
+      const double old =
+          beta == 0 ? 0 : beta * c[static_cast<size_t>(i) + static_cast<size_t>(j) * ldc];
       out[static_cast<size_t>(i) + static_cast<size_t>(j) * m] = alpha * s + old;
     }
   }
   return out;
 }
 
-cublasStatus_t gemm_f32(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
-                        int n, int k, float alpha, const float* a, int lda, const float* b,
-                        int ldb, float beta, float* c, int ldc) {
-  return cublasGemmEx(h, ta, tb, m, n, k, &alpha, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &beta,
-                      c, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+cublasStatus_t gemm_f32(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                        int k, float alpha, const float* a, int lda, const float* b, int ldb,
+                        float beta, float* c, int ldc) {
+  return cublasGemmEx(h, ta, tb, m, n, k, &alpha, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &beta, c,
+                      CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
 // ---- handles ------------------------------------------------------------------------------
@@ -198,8 +199,8 @@ TEST_F(CublasEmulation, NullOrDestroyedHandleIsNotInitialized) {
   float one = 1, zero = 0;
   DeviceArray<float> a(1), b(1), c(1);
   EXPECT_EQ(cublasGemmEx(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a.get(), CUDA_R_32F, 1,
-                         b.get(), CUDA_R_32F, 1, &zero, c.get(), CUDA_R_32F, 1,
-                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                         b.get(), CUDA_R_32F, 1, &zero, c.get(), CUDA_R_32F, 1, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_NOT_INITIALIZED);
   EXPECT_EQ(cublasSetStream(nullptr, nullptr), CUBLAS_STATUS_NOT_INITIALIZED);
   EXPECT_EQ(cublasSetMathMode(nullptr, CUBLAS_DEFAULT_MATH), CUBLAS_STATUS_NOT_INITIALIZED);
@@ -210,8 +211,8 @@ TEST_F(CublasEmulation, NullOrDestroyedHandleIsNotInitialized) {
   ASSERT_EQ(cublasCreate(&other), CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(cublasDestroy(other), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(cublasGemmEx(other, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a.get(), CUDA_R_32F, 1,
-                         b.get(), CUDA_R_32F, 1, &zero, c.get(), CUDA_R_32F, 1,
-                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                         b.get(), CUDA_R_32F, 1, &zero, c.get(), CUDA_R_32F, 1, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_NOT_INITIALIZED);
   EXPECT_TRUE(device().submitted.empty());
 
@@ -356,9 +357,11 @@ TEST_F(CublasEmulation, HalfAndBfloat16InputsWithFloatAndSameTypeOutput) {
         for (auto& v : a16) v = to16(real(rng), t);
         for (auto& v : b16) v = to16(real(rng), t);
         for (int c = 0; c < a.cols; ++c)
-          for (int r = a.rows; r < lda; ++r) a16[static_cast<size_t>(r) + static_cast<size_t>(c) * lda] = to16(kNaN, t);
+          for (int r = a.rows; r < lda; ++r)
+            a16[static_cast<size_t>(r) + static_cast<size_t>(c) * lda] = to16(kNaN, t);
         for (int c = 0; c < b.cols; ++c)
-          for (int r = b.rows; r < ldb; ++r) b16[static_cast<size_t>(r) + static_cast<size_t>(c) * ldb] = to16(kNaN, t);
+          for (int r = b.rows; r < ldb; ++r)
+            b16[static_cast<size_t>(r) + static_cast<size_t>(c) * ldb] = to16(kNaN, t);
         for (uint16_t h : a16) a.v.push_back(from16(h, t));
         for (uint16_t h : b16) b.v.push_back(from16(h, t));
         std::vector<float> cvals(static_cast<size_t>(ldc) * n);
@@ -370,10 +373,10 @@ TEST_F(CublasEmulation, HalfAndBfloat16InputsWithFloatAndSameTypeOutput) {
         std::vector<float> got(static_cast<size_t>(m) * n);
         if (ct == CUDA_R_32F) {
           DeviceArray<float> dc(cvals);
-          ASSERT_EQ(cublasGemmEx(handle_, oc.ta, oc.tb, m, n, k, &alpha, da.get(), t, lda,
-                                 db.get(), t, ldb, &beta, dc.get(), ct, ldc, CUBLAS_COMPUTE_32F,
-                                 CUBLAS_GEMM_DEFAULT),
-                    CUBLAS_STATUS_SUCCESS);
+          ASSERT_EQ(
+              cublasGemmEx(handle_, oc.ta, oc.tb, m, n, k, &alpha, da.get(), t, lda, db.get(), t,
+                           ldb, &beta, dc.get(), ct, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+              CUBLAS_STATUS_SUCCESS);
           for (int j = 0; j < n; ++j)
             for (int i = 0; i < m; ++i)
               EXPECT_NEAR(dc[static_cast<size_t>(i) + static_cast<size_t>(j) * ldc],
@@ -382,10 +385,10 @@ TEST_F(CublasEmulation, HalfAndBfloat16InputsWithFloatAndSameTypeOutput) {
           std::vector<uint16_t> c16(cvals.size());
           for (size_t i = 0; i < c16.size(); ++i) c16[i] = to16(cvals[i], t);
           DeviceArray<uint16_t> dc(c16);
-          ASSERT_EQ(cublasGemmEx(handle_, oc.ta, oc.tb, m, n, k, &alpha, da.get(), t, lda,
-                                 db.get(), t, ldb, &beta, dc.get(), ct, ldc, CUBLAS_COMPUTE_32F,
-                                 CUBLAS_GEMM_DEFAULT),
-                    CUBLAS_STATUS_SUCCESS);
+          ASSERT_EQ(
+              cublasGemmEx(handle_, oc.ta, oc.tb, m, n, k, &alpha, da.get(), t, lda, db.get(), t,
+                           ldb, &beta, dc.get(), ct, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+              CUBLAS_STATUS_SUCCESS);
           // Rounded once to the 16-bit type: within half an ulp of it (plus float's error).
           const double ulp = t == CUDA_R_16F ? 1.0 / 1024 : 1.0 / 128;
           for (int j = 0; j < n; ++j) {
@@ -407,10 +410,10 @@ TEST_F(CublasEmulation, HalfAndBfloat16InputsWithFloatAndSameTypeOutput) {
 float one_product(cublasHandle_t h, float a, float b, cublasComputeType_t compute) {
   DeviceArray<float> da(std::vector<float>{a}), db(std::vector<float>{b}), dc(1);
   const float one = 1, zero = 0;
-  EXPECT_EQ(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, da.get(), CUDA_R_32F, 1,
-                         db.get(), CUDA_R_32F, 1, &zero, dc.get(), CUDA_R_32F, 1, compute,
-                         CUBLAS_GEMM_DEFAULT),
-            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(
+      cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, da.get(), CUDA_R_32F, 1, db.get(),
+                   CUDA_R_32F, 1, &zero, dc.get(), CUDA_R_32F, 1, compute, CUBLAS_GEMM_DEFAULT),
+      CUBLAS_STATUS_SUCCESS);
   return dc[0];
 }
 
@@ -442,19 +445,20 @@ TEST_F(CublasEmulation, InputRoundingFollowsComputeTypeAndMathMode) {
 
 TEST_F(CublasEmulation, Compute16FAccumulatesInHalf) {
   // 2048 + 1 + 1 in half: 2049 is a tie between 2048 and 2050 and goes to even 2048, twice.
-  std::vector<uint16_t> a = {kvchat::f32_to_f16(2048), kvchat::f32_to_f16(1), kvchat::f32_to_f16(1)};
+  std::vector<uint16_t> a = {kvchat::f32_to_f16(2048), kvchat::f32_to_f16(1),
+                             kvchat::f32_to_f16(1)};
   std::vector<uint16_t> b(3, kvchat::f32_to_f16(1));
   DeviceArray<uint16_t> da(a), db(b), dc(std::vector<uint16_t>{kvchat::f32_to_f16(kNaN)});
   const uint16_t one = kvchat::f32_to_f16(1), zero = kvchat::f32_to_f16(0);
-  ASSERT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 3, &one, da.get(), CUDA_R_16F,
-                         1, db.get(), CUDA_R_16F, 3, &zero, dc.get(), CUDA_R_16F, 1,
+  ASSERT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 3, &one, da.get(), CUDA_R_16F, 1,
+                         db.get(), CUDA_R_16F, 3, &zero, dc.get(), CUDA_R_16F, 1,
                          CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(kvchat::f16_to_f32(dc[0]), 2048.0f);
   // The same with 32F compute keeps the ones: 2050, exact in half.
   const float onef = 1, zerof = 0;
-  ASSERT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 3, &onef, da.get(), CUDA_R_16F,
-                         1, db.get(), CUDA_R_16F, 3, &zerof, dc.get(), CUDA_R_16F, 1,
+  ASSERT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 3, &onef, da.get(), CUDA_R_16F, 1,
+                         db.get(), CUDA_R_16F, 3, &zerof, dc.get(), CUDA_R_16F, 1,
                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(kvchat::f16_to_f32(dc[0]), 2050.0f);
@@ -466,9 +470,9 @@ TEST_F(CublasEmulation, Compute64FAnd32I) {
   DeviceArray<double> c(std::vector<double>{100, 200});
   const double alpha = 2, beta = 1;
   // A (2x2) = [1 3; 2 4], x = [0.5 0.25]: A x = [1.25; 2]; C = 2 A x + C.
-  ASSERT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 2, 1, 2, &alpha, a.get(), CUDA_R_64F,
-                         2, b.get(), CUDA_R_64F, 2, &beta, c.get(), CUDA_R_64F, 2,
-                         CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT),
+  ASSERT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 2, 1, 2, &alpha, a.get(), CUDA_R_64F, 2,
+                         b.get(), CUDA_R_64F, 2, &beta, c.get(), CUDA_R_64F, 2, CUBLAS_COMPUTE_64F,
+                         CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(c.to_vector(), (std::vector<double>{102.5, 204}));
 
@@ -500,9 +504,8 @@ TEST_F(CublasEmulation, RefusesWhatCublasRefuses) {
   const float one = 1;
   auto call = [&](cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const void* al,
                   int lda, int ldb, const void* be, int ldc) {
-    return cublasGemmEx(handle_, ta, tb, m, n, k, al, a.get(), CUDA_R_32F, lda, b.get(),
-                        CUDA_R_32F, ldb, be, c.get(), CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
-                        CUBLAS_GEMM_DEFAULT);
+    return cublasGemmEx(handle_, ta, tb, m, n, k, al, a.get(), CUDA_R_32F, lda, b.get(), CUDA_R_32F,
+                        ldb, be, c.get(), CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   };
   const auto N = CUBLAS_OP_N, T = CUBLAS_OP_T;
   EXPECT_EQ(call(N, N, 4, 2, 3, &one, 4, 3, &one, 4), CUBLAS_STATUS_SUCCESS);
@@ -527,31 +530,32 @@ TEST_F(CublasEmulation, RefusesWhatCublasRefuses) {
     cudaDataType_t at, bt, ct;
     cublasComputeType_t compute;
   };
-  for (Combo cb : {Combo{CUDA_R_16F, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F},
-                   Combo{CUDA_R_32F, CUDA_R_32F, CUDA_R_16F, CUBLAS_COMPUTE_32F},
-                   Combo{CUDA_R_16F, CUDA_R_16F, CUDA_R_16BF, CUBLAS_COMPUTE_32F},
-                   Combo{CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_16F},
-                   Combo{CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_16F},
-                   Combo{CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_64F},
-                   Combo{CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32},
-                   Combo{CUDA_R_16F, CUDA_R_16F, CUDA_R_32I, CUBLAS_COMPUTE_32I},
-                   Combo{CUDA_R_8I, CUDA_R_8I, CUDA_R_32F, CUBLAS_COMPUTE_32I},
-                   Combo{CUDA_C_32F, CUDA_C_32F, CUDA_C_32F, CUBLAS_COMPUTE_32F},
-                   Combo{CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, static_cast<cublasComputeType_t>(0)}}) {
+  for (Combo cb :
+       {Combo{CUDA_R_16F, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F},
+        Combo{CUDA_R_32F, CUDA_R_32F, CUDA_R_16F, CUBLAS_COMPUTE_32F},
+        Combo{CUDA_R_16F, CUDA_R_16F, CUDA_R_16BF, CUBLAS_COMPUTE_32F},
+        Combo{CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_16F},
+        Combo{CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_16F},
+        Combo{CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_64F},
+        Combo{CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32},
+        Combo{CUDA_R_16F, CUDA_R_16F, CUDA_R_32I, CUBLAS_COMPUTE_32I},
+        Combo{CUDA_R_8I, CUDA_R_8I, CUDA_R_32F, CUBLAS_COMPUTE_32I},
+        Combo{CUDA_C_32F, CUDA_C_32F, CUDA_C_32F, CUBLAS_COMPUTE_32F},
+        Combo{CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, static_cast<cublasComputeType_t>(0)}}) {
     SCOPED_TRACE(std::to_string(cb.at) + "," + std::to_string(cb.bt) + "," + std::to_string(cb.ct) +
                  " compute " + std::to_string(cb.compute));
-    EXPECT_EQ(cublasGemmEx(handle_, N, N, 2, 2, 2, &one, h.get(), cb.at, 2, h.get(), cb.bt, 2,
-                           &one, c.get(), cb.ct, 2, cb.compute, CUBLAS_GEMM_DEFAULT),
+    EXPECT_EQ(cublasGemmEx(handle_, N, N, 2, 2, 2, &one, h.get(), cb.at, 2, h.get(), cb.bt, 2, &one,
+                           c.get(), cb.ct, 2, cb.compute, CUBLAS_GEMM_DEFAULT),
               CUBLAS_STATUS_NOT_SUPPORTED);
   }
-  EXPECT_EQ(cublasGemmEx(handle_, N, N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, b.get(),
-                         CUDA_R_32F, 2, &one, c.get(), CUDA_R_32F, 2, CUBLAS_COMPUTE_32F,
+  EXPECT_EQ(cublasGemmEx(handle_, N, N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, b.get(), CUDA_R_32F,
+                         2, &one, c.get(), CUDA_R_32F, 2, CUBLAS_COMPUTE_32F,
                          static_cast<cublasGemmAlgo_t>(50)),
             CUBLAS_STATUS_NOT_SUPPORTED);
-  EXPECT_EQ(cublasGemmEx(handle_, N, N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, b.get(),
-                         CUDA_R_32F, 2, &one, c.get(), CUDA_R_32F, 2, CUBLAS_COMPUTE_32F,
-                         CUBLAS_GEMM_DEFAULT_TENSOR_OP),
-            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(
+      cublasGemmEx(handle_, N, N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, b.get(), CUDA_R_32F, 2,
+                   &one, c.get(), CUDA_R_32F, 2, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP),
+      CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(device().submitted.size(), 3u);
   EXPECT_TRUE(device().faults.empty());
 }
@@ -587,9 +591,9 @@ TEST_F(CublasEmulation, ExtentsOutsideDeviceMemoryFault) {
                      c.get(), 4),
             CUBLAS_STATUS_EXECUTION_FAILED);  // A 16 > 12 and B 8 > 6
   float host[8] = {};
-  EXPECT_EQ(gemm_f32(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 4, 2, 3, 1, a.get(), 4, b.get(), 3, 0,
-                     host, 4),
-            CUBLAS_STATUS_EXECUTION_FAILED);
+  EXPECT_EQ(
+      gemm_f32(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 4, 2, 3, 1, a.get(), 4, b.get(), 3, 0, host, 4),
+      CUBLAS_STATUS_EXECUTION_FAILED);
   EXPECT_EQ(gemm_f32(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 4, 2, 3, 1, a.get(), 4, b.get(), 3, 0,
                      c.get() + 1, 4),
             CUBLAS_STATUS_EXECUTION_FAILED);
@@ -604,9 +608,9 @@ TEST_F(CublasEmulation, DeferredWorkReadsScalesAtTheCall) {
   DeviceArray<float> a(std::vector<float>{2}), b(std::vector<float>{5}), c(std::vector<float>{1});
   device().defer = true;
   float alpha = 3, beta = 1;
-  ASSERT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &alpha, a.get(), CUDA_R_32F,
-                         1, b.get(), CUDA_R_32F, 1, &beta, c.get(), CUDA_R_32F, 1,
-                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+  ASSERT_EQ(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &alpha, a.get(), CUDA_R_32F, 1,
+                         b.get(), CUDA_R_32F, 1, &beta, c.get(), CUDA_R_32F, 1, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
   alpha = 100;
   beta = 0;
@@ -644,8 +648,8 @@ cublasStatus_t backend_gemm(cublasHandle_t h, const void* w, const void* x, cuda
                             int lda_override = 0, cublasOperation_t ta = CUBLAS_OP_T) {
   const float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   const int lda = lda_override ? lda_override : cols;
-  return cublasGemmEx(h, ta, CUBLAS_OP_N, rows, n, cols, &alpha, w, type, lda, x, type, cols,
-                      &beta, y, CUDA_R_32F, static_cast<int>(ldy), CUBLAS_COMPUTE_32F,
+  return cublasGemmEx(h, ta, CUBLAS_OP_N, rows, n, cols, &alpha, w, type, lda, x, type, cols, &beta,
+                      y, CUDA_R_32F, static_cast<int>(ldy), CUBLAS_COMPUTE_32F,
                       CUBLAS_GEMM_DEFAULT);
 }
 
@@ -664,7 +668,8 @@ TEST_F(CublasEmulation, BackendCallIsRowMajorXTimesWTransposed) {
         for (auto& v : x) v = real(rng);
         std::vector<float> y0(static_cast<size_t>(n) * bc.ldy, kNaN);
         for (int t = 0; t < n; ++t)
-          for (int r = 0; r < rows; ++r) y0[static_cast<size_t>(t) * bc.ldy + r] = accumulate ? real(rng) : kNaN;
+          for (int r = 0; r < rows; ++r)
+            y0[static_cast<size_t>(t) * bc.ldy + r] = accumulate ? real(rng) : kNaN;
         // The device sees 16-bit weights and x as the backend converts them.
         if (type != CUDA_R_32F) {
           for (auto& v : w) v = from16(to16(v, type), type);
@@ -676,23 +681,25 @@ TEST_F(CublasEmulation, BackendCallIsRowMajorXTimesWTransposed) {
           for (int r = 0; r < rows; ++r) {
             double s = 0;
             for (int c = 0; c < cols; ++c)
-              s += static_cast<double>(x[static_cast<size_t>(t) * cols + c]) * w[static_cast<size_t>(r) * cols + c];
-            want[static_cast<size_t>(t) * rows + r] = s + (accumulate ? y0[static_cast<size_t>(t) * bc.ldy + r] : 0.0);
+              s += static_cast<double>(x[static_cast<size_t>(t) * cols + c]) *
+                   w[static_cast<size_t>(r) * cols + c];
+            want[static_cast<size_t>(t) * rows + r] =
+                s + (accumulate ? y0[static_cast<size_t>(t) * bc.ldy + r] : 0.0);
           }
         }
         DeviceArray<float> dy(y0);
         if (type == CUDA_R_32F) {
           DeviceArray<float> dw(w), dx(x);
-          ASSERT_EQ(backend_gemm(handle_, dw.get(), dx.get(), type, rows, cols, n, dy.get(),
-                                 bc.ldy, accumulate),
+          ASSERT_EQ(backend_gemm(handle_, dw.get(), dx.get(), type, rows, cols, n, dy.get(), bc.ldy,
+                                 accumulate),
                     CUBLAS_STATUS_SUCCESS);
         } else {
           std::vector<uint16_t> w16(w.size()), x16(x.size());
           for (size_t i = 0; i < w.size(); ++i) w16[i] = to16(w[i], type);
           for (size_t i = 0; i < x.size(); ++i) x16[i] = to16(x[i], type);
           DeviceArray<uint16_t> dw(w16), dx(x16);
-          ASSERT_EQ(backend_gemm(handle_, dw.get(), dx.get(), type, rows, cols, n, dy.get(),
-                                 bc.ldy, accumulate),
+          ASSERT_EQ(backend_gemm(handle_, dw.get(), dx.get(), type, rows, cols, n, dy.get(), bc.ldy,
+                                 accumulate),
                     CUBLAS_STATUS_SUCCESS);
         }
         const auto got = dy.to_vector();
@@ -735,7 +742,8 @@ TEST_F(CublasEmulation, WrongLeadingDimensionOrOpIsNotForgiven) {
   for (int t = 0; t < n; ++t) {
     for (int r = 0; r < rows; ++r) {
       double s = 0;
-      for (int c = 0; c < cols; ++c) s += x[static_cast<size_t>(t) * cols + c] * w[static_cast<size_t>(r) * cols + c];
+      for (int c = 0; c < cols; ++c)
+        s += x[static_cast<size_t>(t) * cols + c] * w[static_cast<size_t>(r) * cols + c];
       EXPECT_EQ(right[static_cast<size_t>(t) * rows + r], s);
     }
   }
@@ -744,16 +752,16 @@ TEST_F(CublasEmulation, WrongLeadingDimensionOrOpIsNotForgiven) {
   EXPECT_TRUE(device().faults.empty());
   // And a wrong ldy writes other places of y.
   DeviceArray<float> dy(static_cast<size_t>(n) * (rows + 1));
-  ASSERT_EQ(backend_gemm(handle_, dw.get(), dx.get(), CUDA_R_32F, rows, cols, n, dy.get(),
-                         rows + 1, false),
+  ASSERT_EQ(backend_gemm(handle_, dw.get(), dx.get(), CUDA_R_32F, rows, cols, n, dy.get(), rows + 1,
+                         false),
             CUBLAS_STATUS_SUCCESS);
   const auto wrong_ldy = dy.to_vector();
   EXPECT_NE(std::vector<float>(wrong_ldy.begin(), wrong_ldy.begin() + n * rows), right);
   // With the exact-size W of the backend, lda = cols + 1 runs past it: a fault.
   DeviceArray<float> exact(std::vector<float>(w.begin(), w.begin() + rows * cols));
   DeviceArray<float> dy2(static_cast<size_t>(n) * rows);
-  EXPECT_EQ(backend_gemm(handle_, exact.get(), dx.get(), CUDA_R_32F, rows, cols, n, dy2.get(),
-                         rows, false, cols + 1),
+  EXPECT_EQ(backend_gemm(handle_, exact.get(), dx.get(), CUDA_R_32F, rows, cols, n, dy2.get(), rows,
+                         false, cols + 1),
             CUBLAS_STATUS_EXECUTION_FAILED);
   EXPECT_EQ(device().faults.size(), 1u);
 }
@@ -766,9 +774,9 @@ TEST_F(CublasEmulation, PrefillSizedProductIsQuick) {
   DeviceArray<uint16_t> dw(w), dx(x);
   DeviceArray<float> dy(static_cast<size_t>(n) * rows);
   const auto start = std::chrono::steady_clock::now();
-  ASSERT_EQ(backend_gemm(handle_, dw.get(), dx.get(), CUDA_R_16F, rows, cols, n, dy.get(), rows,
-                         false),
-            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(
+      backend_gemm(handle_, dw.get(), dx.get(), CUDA_R_16F, rows, cols, n, dy.get(), rows, false),
+      CUBLAS_STATUS_SUCCESS);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(dy[0], 64.0f);

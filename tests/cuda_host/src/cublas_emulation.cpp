@@ -212,8 +212,7 @@ void pack_widened(const Operand& x, int64_t r0, int64_t rows, int64_t k, float* 
     case CUDA_R_16F: {
       const float* table = f16_table();
       const auto* p = static_cast<const uint16_t*>(x.p);
-      pack_rows(x, r0, rows, k, dst, dst_row, dst_k,
-                [=](int64_t i) { return round(table[p[i]]); });
+      pack_rows(x, r0, rows, k, dst, dst_row, dst_k, [=](int64_t i) { return round(table[p[i]]); });
       break;
     }
     case CUDA_R_16BF: {
@@ -237,8 +236,8 @@ void pack_widened(const Operand& x, int64_t r0, int64_t rows, int64_t k, float* 
   }
 }
 
-void pack_float(const Operand& x, int64_t r0, int64_t rows, int64_t k, float* dst,
-                int64_t dst_row, int64_t dst_k, InputRounding rounding) {
+void pack_float(const Operand& x, int64_t r0, int64_t rows, int64_t k, float* dst, int64_t dst_row,
+                int64_t dst_k, InputRounding rounding) {
   switch (rounding) {
     case InputRounding::none: pack_widened(x, r0, rows, k, dst, dst_row, dst_k, KeepInput{}); break;
     case InputRounding::tf32: pack_widened(x, r0, rows, k, dst, dst_row, dst_k, ToTf32{}); break;
