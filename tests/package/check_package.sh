@@ -44,6 +44,9 @@ for f in usr/bin/kvchat usr/bin/kvchat-cli usr/share/kvchat/models/kjv-demo-f16.
          usr/share/doc/kvchat/copyright usr/share/doc/kvchat/changelog.gz; do
   [ -e "$root/$f" ] || fail "/$f is not in the package"
 done
+# The CUDA host emulation (tests/cuda_host) is test equipment: in no package.
+emulation=$(find "$root" -name 'libkvchat-cuda-host*' | head -1)
+[ -z "$emulation" ] || fail "the CUDA host emulation is packaged: $emulation"
 
 echo "== metadata"
 appstreamcli validate --no-net --pedantic "$root/usr/share/metainfo/io.github.kvchat.kvchat.metainfo.xml" || fail "appstreamcli"
