@@ -47,26 +47,10 @@ inline float2 __half22float2(__half2 h) { return {__half2float(h.x), __half2floa
 inline float __bfloat162float(__nv_bfloat16 b) { return kvchat::bf16_to_f32(b.bits); }
 
 // ---- bit reinterpretation -----------------------------------------------------------------
-inline float __uint_as_float(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-inline uint32_t __float_as_uint(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float __int_as_float(int32_t i) {
-  float f;
-  std::memcpy(&f, &i, 4);
-  return f;
-}
-inline int32_t __float_as_int(float f) {
-  int32_t i;
-  std::memcpy(&i, &f, 4);
-  return i;
-}
+inline float __uint_as_float(uint32_t u) { return kvchat::f32_from_bits(u); }
+inline uint32_t __float_as_uint(float f) { return kvchat::bits_from_f32(f); }
+inline float __int_as_float(int32_t i) { return kvchat::f32_from_bits(static_cast<uint32_t>(i)); }
+inline int32_t __float_as_int(float f) { return static_cast<int32_t>(kvchat::bits_from_f32(f)); }
 
 // ---- loads --------------------------------------------------------------------------------
 // ld.global.nc / ld.global.cs: plain loads of the same value on the emulated device.
