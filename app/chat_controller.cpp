@@ -319,7 +319,7 @@ void ChatController::show_prepared(MessageListModel::PreparedRows rows, bool pre
   opening_ticket_ = 0;                               // whatever was being read is no longer wanted
   QVector<StoredMessage> shown = messages_.items();  // a reference, freed on the loader's thread
   if (prepared)
-    messages_.reset(std::move(rows));
+    messages_.reset_prepared(std::move(rows));
   else
     messages_.reset(std::move(rows.items));
   if (loader_) loader_->dispose(std::move(shown));

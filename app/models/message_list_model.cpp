@@ -216,7 +216,7 @@ void MessageListModel::reset(QVector<StoredMessage> messages) {
   endResetModel();
 }
 
-void MessageListModel::reset(PreparedRows rows) {
+void MessageListModel::reset_prepared(PreparedRows rows) {
   beginResetModel();
   items_ = std::move(rows.items);
   unsaved_ = QVector<bool>(items_.size(), false);

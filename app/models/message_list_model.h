@@ -58,7 +58,7 @@ class MessageListModel : public QAbstractListModel {
   // the window's may run it on texts of many MiB (models/message_loader.h).
   struct PreparedRows;
   static PreparedRows prepare(QVector<StoredMessage> messages);
-  void reset(PreparedRows rows);
+  void reset_prepared(PreparedRows rows);
   void append(const StoredMessage& message, bool saved = true);
   void append_to_last(const QString& text);
   void update_last(MessageState state, const QVariantMap& stats);
