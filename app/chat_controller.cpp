@@ -309,26 +309,18 @@ void ChatController::selectConversation(qint64 id) {
 
 QObject* ChatController::documents() { return documents_.get(); }
 
-void ChatController::show_messages(QVector<StoredMessage> rows) {
-  MessageListModel::PreparedRows prepared{std::move(rows), {}};
-  show_prepared(std::move(prepared), false);
-}
-
-void ChatController::show_prepared(MessageListModel::PreparedRows rows, bool prepared) {
+void ChatController::show_messages(MessageListModel::PreparedRows rows) {
   const bool was_opening = opening();
   opening_ticket_ = 0;                               // whatever was being read is no longer wanted
   QVector<StoredMessage> shown = messages_.items();  // a reference, freed on the loader's thread
-  if (prepared)
-    messages_.reset_prepared(std::move(rows));
-  else
-    messages_.reset(std::move(rows.items));
+  messages_.reset_prepared(std::move(rows));
   if (loader_) loader_->dispose(std::move(shown));
   if (was_opening) emit openingChanged();
 }
 
 void ChatController::open_messages(qint64 id) {
   if (!loader_ || store_->shown_message_chars(id) <= kOpenInPlaceChars) {
-    show_messages(store_->messages(id));
+    show_messages({store_->messages(id), {}});
     return;
   }
   show_messages({});
@@ -347,9 +339,9 @@ void ChatController::on_messages_loaded(quint64 ticket, qint64 id,
   if (!error.isEmpty()) {
     // The loader's own connection failed: read here, slow but whole.
     qWarning("kvchat: %s", qPrintable(error));
-    show_messages(store_->messages(id));
+    show_messages({store_->messages(id), {}});
   } else {
-    show_prepared(std::move(*rows), true);
+    show_messages(std::move(*rows));
   }
   emit conversationOpened();
   emit lastReplyStatsChanged();

@@ -65,7 +65,7 @@ class ChatController : public QObject,
   // room: N tokens"); empty when it has done nothing yet.
   Q_PROPERTY(QString contextNotice READ context_notice NOTIFY contextNoticeChanged)
   // A conversation whose messages are being read on the loader's thread (too long to read
-  // on the window's: store/message_loader.h): its list is empty until conversationOpened.
+  // on the window's: models/message_loader.h): its list is empty until conversationOpened.
   Q_PROPERTY(bool opening READ opening NOTIFY openingChanged)
 
  public:
@@ -254,9 +254,9 @@ class ChatController : public QObject,
   // Conversations whose shown messages come to more than this many characters are read on
   // the loader's thread (a 5 MiB text costs the window's thread ~0.15 s to read).
   static constexpr qint64 kOpenInPlaceChars = 256 * 1024;
-  // The list shows `rows`; the rows it showed are freed on the loader's thread.
-  void show_messages(QVector<StoredMessage> rows);
-  void show_prepared(MessageListModel::PreparedRows rows, bool prepared);
+  // The list shows `rows` (prepared or not); the rows it showed are freed on the loader's
+  // thread.
+  void show_messages(MessageListModel::PreparedRows rows);
   // Reads conversation `id`'s messages into the list: at once, or on the loader's thread
   // (opening() until they arrive) when they are long.
   void open_messages(qint64 id);

@@ -209,18 +209,16 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
 }
 
 void MessageListModel::reset(QVector<StoredMessage> messages) {
-  beginResetModel();
-  items_ = std::move(messages);
-  unsaved_ = QVector<bool>(items_.size(), false);
-  views_ = QVector<RowView>(items_.size());
-  endResetModel();
+  reset_prepared({std::move(messages), {}});
 }
 
 void MessageListModel::reset_prepared(PreparedRows rows) {
   beginResetModel();
   items_ = std::move(rows.items);
   unsaved_ = QVector<bool>(items_.size(), false);
-  views_ = std::move(rows.views);
+  // Rows not prepared are worked out when first read.
+  views_ =
+      rows.views.size() == items_.size() ? std::move(rows.views) : QVector<RowView>(items_.size());
   endResetModel();
 }
 

@@ -55,7 +55,8 @@ class MessageListModel : public QAbstractListModel {
   void reset(QVector<StoredMessage> messages);
   // Rows worked out before they are shown (what the bubbles are drawn from: reasoning split
   // off, code blocks found): prepare() touches nothing of a model, so a thread other than
-  // the window's may run it on texts of many MiB (models/message_loader.h).
+  // the window's may run it on texts of many MiB (models/message_loader.h). reset() is
+  // reset_prepared() of rows not prepared (their views worked out when first read).
   struct PreparedRows;
   static PreparedRows prepare(QVector<StoredMessage> messages);
   void reset_prepared(PreparedRows rows);
@@ -107,7 +108,7 @@ class MessageListModel : public QAbstractListModel {
 
 struct MessageListModel::PreparedRows {
   QVector<StoredMessage> items;
-  QVector<RowView> views;  // one per item, worked out
+  QVector<RowView> views;  // one per item, worked out; or none
 };
 
 QString message_state_name(MessageState s);

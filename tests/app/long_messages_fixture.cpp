@@ -10,17 +10,11 @@
 #include <cstdio>
 
 #include "store/conversation_store.h"
+#include "unbroken_text.h"
 
 using namespace kvchat::app;
 
 namespace {
-
-// `bytes` of one letter after another, no space, no line break.
-QString unbroken(qsizetype bytes) {
-  QString s(bytes, Qt::Uninitialized);
-  for (qsizetype i = 0; i < bytes; ++i) s[i] = QChar(char16_t(u'a' + i % 26));
-  return s;
-}
 
 // Markdown: paragraphs, lists, emphasis, links, and a fenced code block longer than a page
 // every so often, to `bytes`.
@@ -91,13 +85,15 @@ int main(int argc, char** argv) {
   }
   const qsizetype MiB = 1 << 20;
   const bool ok =
-      add(*store, QStringLiteral("half a MiB pasted"), QStringLiteral("user"), unbroken(MiB / 2)) &&
-      add(*store, QStringLiteral("5 MiB pasted"), QStringLiteral("user"), unbroken(5 * MiB)) &&
+      add(*store, QStringLiteral("half a MiB pasted"), QStringLiteral("user"),
+          unbroken_text(MiB / 2)) &&
+      add(*store, QStringLiteral("5 MiB pasted"), QStringLiteral("user"), unbroken_text(5 * MiB)) &&
       add(*store, QStringLiteral("5 MiB reply without a space"), QStringLiteral("assistant"),
-          unbroken(5 * MiB)) &&
+          unbroken_text(5 * MiB)) &&
       add(*store, QStringLiteral("5 MiB of Markdown after 1 MiB of reasoning"),
           QStringLiteral("assistant"), markdown(5 * MiB), markdown(MiB)) &&
-      add(*store, QStringLiteral("50 MiB pasted"), QStringLiteral("user"), unbroken(50 * MiB)) &&
+      add(*store, QStringLiteral("50 MiB pasted"), QStringLiteral("user"),
+          unbroken_text(50 * MiB)) &&
       add(*store, QStringLiteral("50 MiB reply"), QStringLiteral("assistant"), markdown(50 * MiB));
   return ok ? 0 : 1;
 }

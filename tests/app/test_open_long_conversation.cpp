@@ -15,17 +15,11 @@
 #include "chat_controller.h"
 #include "models/message_list_model.h"
 #include "store/conversation_store.h"
+#include "unbroken_text.h"
 
 using namespace kvchat::app;
 
 namespace {
-
-// `chars` of letters, no space.
-QString unbroken(qsizetype chars) {
-  QString s(chars, Qt::Uninitialized);
-  for (qsizetype i = 0; i < chars; ++i) s[i] = QChar(char16_t(u'a' + i % 26));
-  return s;
-}
 
 struct Written {
   qint64 short_id = 0, long_id = 0;
@@ -40,9 +34,9 @@ Written write_conversations(const QString& dir) {
   auto store = ConversationStore::open(ConversationStore::default_path(dir), &error);
   if (!store) qFatal("%s", qPrintable(error));
   w.long_id = store->create_conversation(QStringLiteral("long"), {}, &error);
-  w.long_user = unbroken(600 * 1024);
-  w.long_reply_thinking = QStringLiteral("Let me think. ") + unbroken(300 * 1024);
-  w.long_reply_answer = QStringLiteral("The answer: ") + unbroken(200 * 1024);
+  w.long_user = unbroken_text(600 * 1024);
+  w.long_reply_thinking = QStringLiteral("Let me think. ") + unbroken_text(300 * 1024);
+  w.long_reply_answer = QStringLiteral("The answer: ") + unbroken_text(200 * 1024);
   store->append_message(w.long_id, QStringLiteral("user"), w.long_user, MessageState::Complete,
                         &error);
   store->append_message(w.long_id, QStringLiteral("assistant"),
