@@ -4,27 +4,27 @@
 <context>
     <name>ChatFormat</name>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="23"/>
+        <location filename="../app/engine/engine_maps.cpp" line="24"/>
         <source>built-in completion format: the file has no chat template, so the conversation is sent as plain text for the model to continue</source>
         <translation>내장 이어 쓰기 형식: 파일에 채팅 템플릿이 없어 대화를 모델이 이어 쓸 평문으로 보냅니다</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="27"/>
+        <location filename="../app/engine/engine_maps.cpp" line="28"/>
         <source>your chat template for this model</source>
         <translation>이 모델에 지정한 채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="28"/>
+        <location filename="../app/engine/engine_maps.cpp" line="29"/>
         <source>the model&apos;s own chat template</source>
         <translation>모델 자체의 채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="38"/>
+        <location filename="../app/engine/engine_maps.cpp" line="39"/>
         <source>built-in %1 format</source>
         <translation>내장 %1 형식</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="39"/>
+        <location filename="../app/engine/engine_maps.cpp" line="40"/>
         <source>built-in %1 format (your override for this model)</source>
         <translation>내장 %1 형식 (이 모델에 직접 지정)</translation>
     </message>
@@ -32,89 +32,89 @@
 <context>
     <name>ChatTemplateSettings</name>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="15"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="16"/>
         <source>The model file&apos;s template</source>
         <translation>모델 파일의 템플릿</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="15"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="16"/>
         <source>Built-in: </source>
         <translation>내장: </translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="15"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="16"/>
         <source>Custom (Jinja)</source>
         <translation>사용자 지정 (Jinja)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="29"/>
-        <location filename="../ui/ChatTemplateSettings.qml" line="54"/>
-        <location filename="../ui/ChatTemplateSettings.qml" line="66"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="30"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="55"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="67"/>
         <source>Chat template</source>
         <translation>채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="37"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="38"/>
         <source>In use: </source>
         <translation>사용 중: </translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="37"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="38"/>
         <source>Load a model to see its chat template.</source>
         <translation>모델을 불러오면 채팅 템플릿을 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="49"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="50"/>
         <source>Kept for this model file.</source>
         <translation>이 모델 파일에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="50"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="51"/>
         <source>For the loaded model, %1 (kept for that file).</source>
         <translation>불러온 모델에는 %1 (그 파일에 대해 유지됨).</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="74"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="75"/>
         <source>(the file has no chat template)</source>
         <translation>(파일에 채팅 템플릿이 없습니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="74"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="75"/>
         <source>{% for m in messages %}…{% endfor %}</source>
         <translation>{% for m in messages %}…{% endfor %}</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="80"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="81"/>
         <source>Use this template</source>
         <translation>이 템플릿 사용</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="92"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="93"/>
         <source>Thinking (the template&apos;s enable_thinking)</source>
         <translation>생각하기 (템플릿의 enable_thinking)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="98"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
         <source>Thinking</source>
         <translation>생각</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="100"/>
         <source>Template&apos;s default</source>
         <translation>템플릿 기본값</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="100"/>
         <source>On</source>
         <translation>켜기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="100"/>
         <source>Off</source>
         <translation>끄기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="103"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="104"/>
         <source>Off asks the template for an answer without reasoning (Qwen 3 writes an empty &lt;think&gt;&lt;/think&gt; into the prompt)</source>
         <translation>끄면 템플릿에 추론 없이 답하도록 요청합니다 (Qwen 3은 프롬프트에 빈 &lt;think&gt;&lt;/think&gt;를 씁니다)</translation>
     </message>
@@ -122,88 +122,88 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../ui/ChatView.qml" line="59"/>
+        <location filename="../ui/ChatView.qml" line="60"/>
         <source>Messages</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="130"/>
+        <location filename="../ui/ChatView.qml" line="131"/>
         <source>Opening the conversation: its messages are long</source>
         <translation>대화를 여는 중: 메시지가 깁니다</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="170"/>
+        <location filename="../ui/ChatView.qml" line="171"/>
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="173"/>
+        <location filename="../ui/ChatView.qml" line="174"/>
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="177"/>
+        <location filename="../ui/ChatView.qml" line="178"/>
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="203"/>
+        <location filename="../ui/ChatView.qml" line="204"/>
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="204"/>
+        <location filename="../ui/ChatView.qml" line="205"/>
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="218"/>
+        <location filename="../ui/ChatView.qml" line="219"/>
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="219"/>
+        <location filename="../ui/ChatView.qml" line="220"/>
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="221"/>
+        <location filename="../ui/ChatView.qml" line="222"/>
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="222"/>
+        <location filename="../ui/ChatView.qml" line="223"/>
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="259"/>
+        <location filename="../ui/ChatView.qml" line="260"/>
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="267"/>
+        <location filename="../ui/ChatView.qml" line="268"/>
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="267"/>
+        <location filename="../ui/ChatView.qml" line="268"/>
         <location filename="../app/testing/chat_state_probe.cpp" line="124"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="268"/>
+        <location filename="../ui/ChatView.qml" line="269"/>
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="268"/>
+        <location filename="../ui/ChatView.qml" line="269"/>
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="258"/>
+        <location filename="../ui/ChatView.qml" line="259"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
@@ -259,144 +259,144 @@
 <context>
     <name>DocumentCard</name>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="32"/>
+        <location filename="../ui/DocumentCard.qml" line="33"/>
         <source>Loading document: %1 %2%</source>
         <translation>문서 불러오는 중: %1 %2%</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="34"/>
+        <location filename="../ui/DocumentCard.qml" line="35"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="34"/>
+        <location filename="../ui/DocumentCard.qml" line="35"/>
         <source>Cancel loading the document</source>
         <translation>문서 불러오기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="46"/>
+        <location filename="../ui/DocumentCard.qml" line="47"/>
         <source>Document “%1”</source>
         <translation>문서 “%1”</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="53"/>
+        <location filename="../ui/DocumentCard.qml" line="54"/>
         <source>already stored (same content)</source>
         <translation>이미 저장됨 (같은 내용)</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="57"/>
+        <location filename="../ui/DocumentCard.qml" line="58"/>
         <source>Close the document preview</source>
         <translation>문서 미리 보기 닫기</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="60"/>
+        <location filename="../ui/DocumentCard.qml" line="61"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="69"/>
+        <location filename="../ui/DocumentCard.qml" line="70"/>
         <source>Encoding: %1</source>
         <translation>인코딩: %1</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="75"/>
+        <location filename="../ui/DocumentCard.qml" line="76"/>
         <source>tokens</source>
         <translation>토큰</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="78"/>
+        <location filename="../ui/DocumentCard.qml" line="79"/>
         <source>%1 (this model&apos;s tokenizer)</source>
         <translation>%1 (이 모델의 토크나이저 기준)</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="78"/>
+        <location filename="../ui/DocumentCard.qml" line="79"/>
         <source>not counted yet</source>
         <translation>아직 세지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="80"/>
+        <location filename="../ui/DocumentCard.qml" line="81"/>
         <source>KV cache</source>
         <translation>KV 캐시</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="82"/>
+        <location filename="../ui/DocumentCard.qml" line="83"/>
         <source>%1 tokens × %2 per token (%3) = %4</source>
         <translation>%1 토큰 × 토큰당 %2 (%3) = %4</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="86"/>
+        <location filename="../ui/DocumentCard.qml" line="87"/>
         <source>context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="90"/>
+        <location filename="../ui/DocumentCard.qml" line="91"/>
         <source>needs %1 of %2 tokens with this conversation: %3</source>
         <translation>이 대화와 함께 %2 토큰 중 %1 토큰 필요: %3</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="92"/>
-        <location filename="../ui/DocumentCard.qml" line="100"/>
+        <location filename="../ui/DocumentCard.qml" line="93"/>
+        <location filename="../ui/DocumentCard.qml" line="101"/>
         <source>fits</source>
         <translation>들어감</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="92"/>
-        <location filename="../ui/DocumentCard.qml" line="100"/>
+        <location filename="../ui/DocumentCard.qml" line="93"/>
+        <location filename="../ui/DocumentCard.qml" line="101"/>
         <source>does not fit</source>
         <translation>들어가지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="95"/>
+        <location filename="../ui/DocumentCard.qml" line="96"/>
         <source>memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="98"/>
+        <location filename="../ui/DocumentCard.qml" line="99"/>
         <source>%1 free (%2): %3</source>
         <translation>%1 여유 (%2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="99"/>
+        <location filename="../ui/DocumentCard.qml" line="100"/>
         <source>device</source>
         <translation>장치</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="99"/>
+        <location filename="../ui/DocumentCard.qml" line="100"/>
         <source>RAM</source>
         <translation>RAM</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="102"/>
+        <location filename="../ui/DocumentCard.qml" line="103"/>
         <source>plan</source>
         <translation>계획</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="109"/>
+        <location filename="../ui/DocumentCard.qml" line="110"/>
         <source> (no time estimate before a reply has measured the speed)</source>
         <translation> (답변으로 속도를 재기 전에는 시간을 추정하지 않습니다)</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="114"/>
+        <location filename="../ui/DocumentCard.qml" line="115"/>
         <source>Send whole</source>
         <translation>통째로 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="117"/>
+        <location filename="../ui/DocumentCard.qml" line="118"/>
         <source>The text becomes your message; its KV stays in the cache for follow-up questions (Ctrl+Shift+W).</source>
         <translation>텍스트가 메시지가 되고, 그 KV는 이어지는 질문을 위해 캐시에 남습니다 (Ctrl+Shift+W).</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="118"/>
+        <location filename="../ui/DocumentCard.qml" line="119"/>
         <source>Only when it fits the context window and the free memory.</source>
         <translation>컨텍스트 창과 여유 메모리에 들어갈 때만 가능합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="122"/>
+        <location filename="../ui/DocumentCard.qml" line="123"/>
         <source>Summarize</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="126"/>
+        <location filename="../ui/DocumentCard.qml" line="127"/>
         <source>Chunk, summarize, merge (Ctrl+Shift+S). Cancel at any point; it resumes where it stopped.</source>
         <translation>나누고, 요약하고, 합칩니다 (Ctrl+Shift+S). 언제든 취소할 수 있고, 멈춘 곳에서 다시 이어집니다.</translation>
     </message>
@@ -578,29 +578,29 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="164"/>
-        <location filename="../app/engine/engine_worker.cpp" line="238"/>
-        <location filename="../app/engine/engine_worker.cpp" line="264"/>
+        <location filename="../app/engine/engine_worker.cpp" line="154"/>
+        <location filename="../app/engine/engine_worker.cpp" line="228"/>
+        <location filename="../app/engine/engine_worker.cpp" line="254"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="299"/>
+        <location filename="../app/engine/engine_worker.cpp" line="289"/>
         <source>Stopped: no summary was written.</source>
         <translation>중지됨: 요약을 쓰지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="319"/>
+        <location filename="../app/engine/engine_worker.cpp" line="309"/>
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="339"/>
+        <location filename="../app/engine/engine_worker.cpp" line="329"/>
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="365"/>
+        <location filename="../app/engine/engine_worker.cpp" line="355"/>
         <location filename="../app/memory/memory_state.cpp" line="175"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
@@ -729,85 +729,85 @@
 <context>
     <name>HubRequest</name>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="68"/>
+        <location filename="../app/hub/hub_request.cpp" line="127"/>
         <source>The Hub refused the access token for %1 (HTTP 401). Check the token in Settings.</source>
         <translation>Hub가 %1에 대한 액세스 토큰을 거부했습니다 (HTTP 401). 설정에서 토큰을 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="73"/>
+        <location filename="../app/hub/hub_request.cpp" line="132"/>
         <source>%1 is gated or private (HTTP 401): accept its terms on the Hub and set an access token in Settings.</source>
         <translation>%1은(는) 접근이 제한되었거나 비공개입니다 (HTTP 401). Hub에서 약관에 동의하고 설정에서 액세스 토큰을 지정하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="80"/>
+        <location filename="../app/hub/hub_request.cpp" line="139"/>
         <source>Access to %1 was denied (HTTP 403): accept the repository&apos;s terms on the Hub with the account of your access token.</source>
         <translation>%1에 대한 접근이 거부되었습니다 (HTTP 403). 액세스 토큰의 계정으로 Hub에서 저장소 약관에 동의하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="87"/>
+        <location filename="../app/hub/hub_request.cpp" line="146"/>
         <source>%1 was not found on the Hub (HTTP 404).</source>
         <translation>Hub에서 %1을(를) 찾을 수 없습니다 (HTTP 404).</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="94"/>
+        <location filename="../app/hub/hub_request.cpp" line="153"/>
         <source>The Hub is limiting requests (HTTP 429): try again in %1 seconds.</source>
         <translation>Hub가 요청을 제한하고 있습니다 (HTTP 429). %1초 후에 다시 시도하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="97"/>
+        <location filename="../app/hub/hub_request.cpp" line="156"/>
         <source>The Hub is limiting requests (HTTP 429): try again later.</source>
         <translation>Hub가 요청을 제한하고 있습니다 (HTTP 429). 나중에 다시 시도하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="101"/>
+        <location filename="../app/hub/hub_request.cpp" line="160"/>
         <source>The Hub had a server error (HTTP %1) for %2: try again later.</source>
         <translation>%2에 대해 Hub에서 서버 오류가 발생했습니다 (HTTP %1). 나중에 다시 시도하세요.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="107"/>
+        <location filename="../app/hub/hub_request.cpp" line="166"/>
         <source>The Hub answered HTTP %1 for %2.</source>
         <translation>Hub가 %2에 대해 HTTP %1(으)로 응답했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="161"/>
-        <location filename="../app/hub/hub_request.cpp" line="358"/>
+        <location filename="../app/hub/hub_request.cpp" line="77"/>
+        <location filename="../app/hub/hub_request.cpp" line="220"/>
         <source>Cancelled.</source>
         <translation>취소되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="169"/>
+        <location filename="../app/hub/hub_request.cpp" line="228"/>
         <source>kvchat does not fetch %1: only https, or plain http to this computer.</source>
         <translation>kvchat은 %1을(를) 가져오지 않습니다. https 또는 이 컴퓨터로의 일반 http만 허용됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="249"/>
-        <location filename="../app/hub/hub_request.cpp" line="280"/>
-        <location filename="../app/hub/hub_request.cpp" line="353"/>
+        <location filename="../app/hub/hub_request.cpp" line="73"/>
+        <location filename="../app/hub/hub_request.cpp" line="308"/>
+        <location filename="../app/hub/hub_request.cpp" line="339"/>
         <source>The Hub did not answer in time (%1).</source>
         <translation>Hub가 제때 응답하지 않았습니다 (%1).</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="287"/>
+        <location filename="../app/hub/hub_request.cpp" line="34"/>
         <source>The Hub&apos;s answer for %1 is larger than the %2 (%3 bytes) kvchat reads of an answer: it stopped reading.</source>
         <translation>%1에 대한 Hub의 응답이 kvchat이 응답에서 읽는 한도인 %2(%3바이트)보다 커서 읽기를 멈췄습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="295"/>
+        <location filename="../app/hub/hub_request.cpp" line="42"/>
         <source>(It announced %1 bytes.)</source>
         <translation>(%1바이트라고 알렸습니다.)</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="305"/>
+        <location filename="../app/hub/hub_request.cpp" line="352"/>
         <source>Too many redirects for %1.</source>
         <translation>%1의 리디렉션이 너무 많습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="344"/>
+        <location filename="../app/hub/hub_request.cpp" line="65"/>
         <source>Cannot reach the Hub at %1 (%2): you may be offline. Local models keep working.</source>
         <translation>%1의 Hub에 연결할 수 없습니다 (%2). 오프라인 상태일 수 있습니다. 로컬 모델은 계속 작동합니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/hub_request.cpp" line="364"/>
+        <location filename="../app/hub/hub_request.cpp" line="82"/>
         <source>The connection to %1 broke off (%2).</source>
         <translation>%1과(와)의 연결이 끊어졌습니다 (%2).</translation>
     </message>
@@ -1059,104 +1059,104 @@
 <context>
     <name>LocalServerSettings</name>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="23"/>
+        <location filename="../ui/LocalServerSettings.qml" line="24"/>
         <source>Local server</source>
         <translation>로컬 서버</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="28"/>
-        <location filename="../ui/LocalServerSettings.qml" line="35"/>
+        <location filename="../ui/LocalServerSettings.qml" line="29"/>
+        <location filename="../ui/LocalServerSettings.qml" line="36"/>
         <source>Serve the loaded model to other programs (OpenAI API)</source>
         <translation>불러온 모델을 다른 프로그램에 제공 (OpenAI API)</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="41"/>
+        <location filename="../ui/LocalServerSettings.qml" line="42"/>
         <source>address</source>
         <translation>주소</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="43"/>
+        <location filename="../ui/LocalServerSettings.qml" line="44"/>
         <source>Server address</source>
         <translation>서버 주소</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="44"/>
+        <location filename="../ui/LocalServerSettings.qml" line="45"/>
         <source>port</source>
         <translation>포트</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="47"/>
+        <location filename="../ui/LocalServerSettings.qml" line="48"/>
         <source>Server port</source>
         <translation>서버 포트</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="48"/>
+        <location filename="../ui/LocalServerSettings.qml" line="49"/>
         <source>sessions at once</source>
         <translation>동시 세션 수</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="50"/>
+        <location filename="../ui/LocalServerSettings.qml" line="51"/>
         <source>Sessions at once</source>
         <translation>동시 세션 수</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="51"/>
-        <location filename="../ui/LocalServerSettings.qml" line="55"/>
+        <location filename="../ui/LocalServerSettings.qml" line="52"/>
+        <location filename="../ui/LocalServerSettings.qml" line="56"/>
         <source>API key</source>
         <translation>API 키</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="55"/>
+        <location filename="../ui/LocalServerSettings.qml" line="56"/>
         <source>none</source>
         <translation>없음</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="56"/>
+        <location filename="../ui/LocalServerSettings.qml" line="57"/>
         <source>New</source>
         <translation>새로 만들기</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="57"/>
+        <location filename="../ui/LocalServerSettings.qml" line="58"/>
         <source>A new random key</source>
         <translation>새 임의 키</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="66"/>
+        <location filename="../ui/LocalServerSettings.qml" line="67"/>
         <source>⚠ Other machines on the network can reach this address. Set an API key.</source>
         <translation>⚠ 네트워크의 다른 컴퓨터가 이 주소에 접속할 수 있습니다. API 키를 설정하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="75"/>
+        <location filename="../ui/LocalServerSettings.qml" line="76"/>
         <source>Serve without a key anyway: anyone on the network can use the model and read what it is asked</source>
         <translation>키 없이 그래도 제공: 네트워크의 누구나 모델을 사용하고 질문 내용을 읽을 수 있습니다</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="86"/>
+        <location filename="../ui/LocalServerSettings.qml" line="87"/>
         <source>Serving %1 at %2%3</source>
         <translation>%1을(를) %2에서 제공 중%3</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="87"/>
+        <location filename="../ui/LocalServerSettings.qml" line="88"/>
         <source> (key required)</source>
         <translation> (키 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="89"/>
+        <location filename="../ui/LocalServerSettings.qml" line="90"/>
         <source>Off.</source>
         <translation>꺼짐.</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="103"/>
+        <location filename="../ui/LocalServerSettings.qml" line="104"/>
         <source>Copy URL</source>
         <translation>URL 복사</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="104"/>
+        <location filename="../ui/LocalServerSettings.qml" line="105"/>
         <source>Copy key</source>
         <translation>키 복사</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="106"/>
+        <location filename="../ui/LocalServerSettings.qml" line="107"/>
         <source>Restart</source>
         <translation>다시 시작</translation>
     </message>
@@ -1164,209 +1164,209 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/Main.qml" line="102"/>
+        <location filename="../ui/Main.qml" line="103"/>
         <source>Open a GGUF model</source>
         <translation>GGUF 모델 열기</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="103"/>
+        <location filename="../ui/Main.qml" line="104"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 모델 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="103"/>
-        <location filename="../ui/Main.qml" line="109"/>
+        <location filename="../ui/Main.qml" line="104"/>
+        <location filename="../ui/Main.qml" line="110"/>
         <source>All files (*)</source>
         <translation>모든 파일 (*)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="108"/>
+        <location filename="../ui/Main.qml" line="109"/>
         <source>Attach a document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="109"/>
+        <location filename="../ui/Main.qml" line="110"/>
         <source>Documents (*.txt *.md *.markdown *.pdf)</source>
         <translation>문서 (*.txt *.md *.markdown *.pdf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="142"/>
+        <location filename="../ui/Main.qml" line="143"/>
         <source>Model</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="149"/>
+        <location filename="../ui/Main.qml" line="150"/>
         <source>file</source>
         <translation>파일</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="150"/>
+        <location filename="../ui/Main.qml" line="151"/>
         <source>architecture</source>
         <translation>아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="150"/>
+        <location filename="../ui/Main.qml" line="151"/>
         <source>, tokenizer </source>
         <translation>, 토크나이저 </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="151"/>
+        <location filename="../ui/Main.qml" line="152"/>
         <source>chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="152"/>
+        <location filename="../ui/Main.qml" line="153"/>
         <source>parameters</source>
         <translation>매개변수</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="153"/>
+        <location filename="../ui/Main.qml" line="154"/>
         <source>shape</source>
         <translation>구조</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="153"/>
+        <location filename="../ui/Main.qml" line="154"/>
         <source>%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7</source>
         <translation>레이어 %1개, 차원 %2, 헤드 %3개 / KV 헤드 %4개 × %5, FFN %6, 어휘 %7</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="156"/>
+        <location filename="../ui/Main.qml" line="157"/>
         <source>details</source>
         <translation>세부 사항</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="156"/>
+        <location filename="../ui/Main.qml" line="157"/>
         <source>RoPE %1 (scaling %2), FFN %3</source>
         <translation>RoPE %1 (스케일링 %2), FFN %3</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="157"/>
+        <location filename="../ui/Main.qml" line="158"/>
         <source>, score soft-cap %1</source>
         <translation>, 점수 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="158"/>
+        <location filename="../ui/Main.qml" line="159"/>
         <source>, logit soft-cap %1</source>
         <translation>, 로짓 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="159"/>
+        <location filename="../ui/Main.qml" line="160"/>
         <source>, %1 of %2 layers use a %3-token window</source>
         <translation>, 레이어 %2개 중 %1개가 %3 토큰 창 사용</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="160"/>
+        <location filename="../ui/Main.qml" line="161"/>
         <source>context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="160"/>
+        <location filename="../ui/Main.qml" line="161"/>
         <source>%1 tokens trained, %2 in use</source>
         <translation>학습 %1 토큰, 사용 중 %2</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="161"/>
+        <location filename="../ui/Main.qml" line="162"/>
         <source>tensor types</source>
         <translation>텐서 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="162"/>
+        <location filename="../ui/Main.qml" line="163"/>
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="163"/>
+        <location filename="../ui/Main.qml" line="164"/>
         <source>engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="343"/>
+        <location filename="../ui/Main.qml" line="344"/>
         <source>Loading model… %1%</source>
         <translation>모델 불러오는 중… %1%</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="346"/>
+        <location filename="../ui/Main.qml" line="347"/>
         <source>No model</source>
         <translation>모델 없음</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="358"/>
+        <location filename="../ui/Main.qml" line="359"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="370"/>
+        <location filename="../ui/Main.qml" line="371"/>
         <source>Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.</source>
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="380"/>
+        <location filename="../ui/Main.qml" line="381"/>
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="387"/>
+        <location filename="../ui/Main.qml" line="388"/>
         <source>Open model…</source>
         <translation>모델 열기…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="388"/>
+        <location filename="../ui/Main.qml" line="389"/>
         <source>Open a GGUF model (Ctrl+O)</source>
         <translation>GGUF 모델 열기 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="395"/>
+        <location filename="../ui/Main.qml" line="396"/>
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="396"/>
+        <location filename="../ui/Main.qml" line="397"/>
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="403"/>
+        <location filename="../ui/Main.qml" line="404"/>
         <source>Recent</source>
         <translation>최근</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="404"/>
+        <location filename="../ui/Main.qml" line="405"/>
         <source>Recent models</source>
         <translation>최근 모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="456"/>
+        <location filename="../ui/Main.qml" line="457"/>
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="457"/>
+        <location filename="../ui/Main.qml" line="458"/>
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="464"/>
+        <location filename="../ui/Main.qml" line="465"/>
         <location filename="../app/testing/chat_state_probe.cpp" line="126"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="465"/>
+        <location filename="../ui/Main.qml" line="466"/>
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="486"/>
+        <location filename="../ui/Main.qml" line="487"/>
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="487"/>
+        <location filename="../ui/Main.qml" line="488"/>
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="488"/>
+        <location filename="../ui/Main.qml" line="489"/>
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -1487,269 +1487,269 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="157"/>
+        <location filename="../ui/MessageBubble.qml" line="158"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="159"/>
+        <location filename="../ui/MessageBubble.qml" line="160"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="161"/>
+        <location filename="../ui/MessageBubble.qml" line="162"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="348"/>
-        <location filename="../ui/MessageBubble.qml" line="355"/>
+        <location filename="../ui/MessageBubble.qml" line="349"/>
+        <location filename="../ui/MessageBubble.qml" line="356"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="353"/>
+        <location filename="../ui/MessageBubble.qml" line="354"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="355"/>
+        <location filename="../ui/MessageBubble.qml" line="356"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="412"/>
+        <location filename="../ui/MessageBubble.qml" line="413"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="414"/>
+        <location filename="../ui/MessageBubble.qml" line="415"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="426"/>
-        <location filename="../ui/MessageBubble.qml" line="500"/>
+        <location filename="../ui/MessageBubble.qml" line="427"/>
+        <location filename="../ui/MessageBubble.qml" line="501"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="429"/>
+        <location filename="../ui/MessageBubble.qml" line="430"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="503"/>
+        <location filename="../ui/MessageBubble.qml" line="504"/>
         <source>Write this reply again as a new branch: the messages after it stay on the other branch (‹ ›)</source>
         <translation>이 답변을 새 분기로 다시 씁니다: 그 뒤의 메시지는 다른 분기에 남습니다 (‹ ›)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="413"/>
+        <location filename="../ui/MessageBubble.qml" line="414"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="78"/>
+        <location filename="../ui/MessageBubble.qml" line="79"/>
         <source>Thinking…</source>
         <translation>생각하는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="80"/>
+        <location filename="../ui/MessageBubble.qml" line="81"/>
         <source>Thinking</source>
         <translation>생각</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="81"/>
+        <location filename="../ui/MessageBubble.qml" line="82"/>
         <source>Thought for %1 s · %2 tokens</source>
         <translation>%1초 동안 생각 · 토큰 %2개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="83"/>
+        <location filename="../ui/MessageBubble.qml" line="84"/>
         <source> · %1 of KV</source>
         <translation> · KV %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="84"/>
+        <location filename="../ui/MessageBubble.qml" line="85"/>
         <source> · not finished</source>
         <translation> · 끝나지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="273"/>
+        <location filename="../ui/MessageBubble.qml" line="274"/>
         <source>Fold the model&apos;s reasoning</source>
         <translation>모델의 추론 접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="273"/>
+        <location filename="../ui/MessageBubble.qml" line="274"/>
         <source>Show the model&apos;s reasoning</source>
         <translation>모델의 추론 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="276"/>
+        <location filename="../ui/MessageBubble.qml" line="277"/>
         <source>The model&apos;s reasoning before its answer (Ctrl+Shift+T opens or folds the last one&apos;s). Templates that leave it out of later turns (Qwen 3, DeepSeek-R1) free its KV at the next message.</source>
         <translation>답하기 전 모델의 추론입니다 (Ctrl+Shift+T로 마지막 답의 추론을 열거나 접습니다). 이후 차례에서 추론을 빼는 템플릿(Qwen 3, DeepSeek-R1)은 다음 메시지에서 그 KV를 해제합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="348"/>
+        <location filename="../ui/MessageBubble.qml" line="349"/>
         <source> (continued)</source>
         <translation> (이어짐)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="392"/>
+        <location filename="../ui/MessageBubble.qml" line="393"/>
         <source>This message is too long to edit here (%1 characters; up to %2 can be). Copy it, shorten it, and send it as a new message.</source>
         <translation>이 메시지는 여기서 편집하기에 너무 깁니다(%1자, 최대 %2자까지 가능). 복사해서 줄인 뒤 새 메시지로 보내세요.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="418"/>
+        <location filename="../ui/MessageBubble.qml" line="419"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="421"/>
+        <location filename="../ui/MessageBubble.qml" line="422"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="445"/>
+        <location filename="../ui/MessageBubble.qml" line="446"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="446"/>
+        <location filename="../ui/MessageBubble.qml" line="447"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="449"/>
+        <location filename="../ui/MessageBubble.qml" line="450"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="457"/>
+        <location filename="../ui/MessageBubble.qml" line="458"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="457"/>
+        <location filename="../ui/MessageBubble.qml" line="458"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="469"/>
+        <location filename="../ui/MessageBubble.qml" line="470"/>
         <source>Previous branch</source>
         <translation>이전 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="471"/>
+        <location filename="../ui/MessageBubble.qml" line="472"/>
         <source>Previous branch (Alt+Left switches the last message that has branches)</source>
         <translation>이전 분기 (Alt+Left는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="477"/>
+        <location filename="../ui/MessageBubble.qml" line="478"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="478"/>
+        <location filename="../ui/MessageBubble.qml" line="479"/>
         <source>Branch %1 of %2</source>
         <translation>분기 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="483"/>
+        <location filename="../ui/MessageBubble.qml" line="484"/>
         <source>Next branch</source>
         <translation>다음 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="485"/>
+        <location filename="../ui/MessageBubble.qml" line="486"/>
         <source>Next branch (Alt+Right switches the last message that has branches)</source>
         <translation>다음 분기 (Alt+Right는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="494"/>
+        <location filename="../ui/MessageBubble.qml" line="495"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="440"/>
+        <location filename="../ui/MessageBubble.qml" line="441"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="442"/>
+        <location filename="../ui/MessageBubble.qml" line="443"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="508"/>
+        <location filename="../ui/MessageBubble.qml" line="509"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="511"/>
+        <location filename="../ui/MessageBubble.qml" line="512"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="515"/>
+        <location filename="../ui/MessageBubble.qml" line="516"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="518"/>
+        <location filename="../ui/MessageBubble.qml" line="519"/>
         <source>Copies the answer (not the reasoning)</source>
         <translation>답을 복사합니다 (추론은 제외)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="524"/>
+        <location filename="../ui/MessageBubble.qml" line="525"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="526"/>
+        <location filename="../ui/MessageBubble.qml" line="527"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="528"/>
+        <location filename="../ui/MessageBubble.qml" line="529"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="202"/>
+        <location filename="../ui/MessageBubble.qml" line="203"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="203"/>
+        <location filename="../ui/MessageBubble.qml" line="204"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="230"/>
+        <location filename="../ui/MessageBubble.qml" line="231"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="234"/>
+        <location filename="../ui/MessageBubble.qml" line="235"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="236"/>
+        <location filename="../ui/MessageBubble.qml" line="237"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="241"/>
+        <location filename="../ui/MessageBubble.qml" line="242"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="243"/>
+        <location filename="../ui/MessageBubble.qml" line="244"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="245"/>
+        <location filename="../ui/MessageBubble.qml" line="246"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -1757,77 +1757,77 @@
 <context>
     <name>ModelLibrary</name>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="47"/>
+        <location filename="../ui/ModelLibrary.qml" line="48"/>
         <source>Cannot be read: %1</source>
         <translation>읽을 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="48"/>
+        <location filename="../ui/ModelLibrary.qml" line="49"/>
         <source>%1 · %2 · %3 · trained on %4 tokens</source>
         <translation>%1 · %2 · %3 · %4 토큰으로 학습</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="49"/>
+        <location filename="../ui/ModelLibrary.qml" line="50"/>
         <source>unknown architecture</source>
         <translation>알 수 없는 아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="61"/>
+        <location filename="../ui/ModelLibrary.qml" line="62"/>
         <source>The model files in %1 and the models opened before. ↑ ↓ choose, Enter opens, Delete removes from disk.</source>
         <translation>%1의 모델 파일과 전에 연 모델입니다. ↑ ↓ 선택, Enter 열기, Delete 디스크에서 삭제.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="84"/>
+        <location filename="../ui/ModelLibrary.qml" line="85"/>
         <source>No model files yet: download one from the Hub tab, or open one with Ctrl+O.</source>
         <translation>아직 모델 파일이 없습니다: 허브 탭에서 내려받거나 Ctrl+O로 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="98"/>
+        <location filename="../ui/ModelLibrary.qml" line="99"/>
         <source>My models</source>
         <translation>내 모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="126"/>
+        <location filename="../ui/ModelLibrary.qml" line="127"/>
         <source> (loaded)</source>
         <translation> (불러옴)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="149"/>
+        <location filename="../ui/ModelLibrary.qml" line="150"/>
         <source>Last used: %1 · %2</source>
         <translation>마지막 사용: %1 · %2</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="153"/>
+        <location filename="../ui/ModelLibrary.qml" line="154"/>
         <source>Open</source>
         <translation>열기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="158"/>
+        <location filename="../ui/ModelLibrary.qml" line="159"/>
         <source>Show in folder</source>
         <translation>폴더에서 보기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="162"/>
+        <location filename="../ui/ModelLibrary.qml" line="163"/>
         <source>Remove from disk…</source>
         <translation>디스크에서 삭제…</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="180"/>
+        <location filename="../ui/ModelLibrary.qml" line="181"/>
         <source>Remove from disk?</source>
         <translation>디스크에서 삭제할까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="190"/>
+        <location filename="../ui/ModelLibrary.qml" line="191"/>
         <source>Remove %1 (%2) from disk? The file is deleted; this cannot be undone.</source>
         <translation>%1(%2)을(를) 디스크에서 삭제할까요? 파일이 지워지며 되돌릴 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="197"/>
+        <location filename="../ui/ModelLibrary.qml" line="198"/>
         <source>Remove from disk</source>
         <translation>디스크에서 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="206"/>
+        <location filename="../ui/ModelLibrary.qml" line="207"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -1835,22 +1835,22 @@
 <context>
     <name>ModelLibraryFacts</name>
     <message>
-        <location filename="../app/model_library.cpp" line="28"/>
+        <location filename="../app/library/model_library.cpp" line="28"/>
         <source>the file is not there</source>
         <translation>파일이 없습니다</translation>
     </message>
     <message>
-        <location filename="../app/model_library.cpp" line="100"/>
+        <location filename="../app/library/model_library.cpp" line="100"/>
         <source>%1 is the model loaded now: open another model first, then remove it.</source>
         <translation>%1은(는) 지금 불러온 모델입니다: 다른 모델을 먼저 연 뒤 삭제하세요.</translation>
     </message>
     <message>
-        <location filename="../app/model_library.cpp" line="105"/>
+        <location filename="../app/library/model_library.cpp" line="105"/>
         <source>%1 is not there any more.</source>
         <translation>%1이(가) 더 이상 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/model_library.cpp" line="109"/>
+        <location filename="../app/library/model_library.cpp" line="109"/>
         <source>%1 could not be removed: %2</source>
         <translation>%1을(를) 삭제할 수 없습니다: %2</translation>
     </message>
@@ -1858,37 +1858,37 @@
 <context>
     <name>ModelSettings</name>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="70"/>
+        <location filename="../app/settings/model_settings.cpp" line="68"/>
         <source>%1 is not a KV type (f32, f16, q8_0 or q4_0).</source>
         <translation>%1은(는) KV 형식이 아닙니다 (f32, f16, q8_0, q4_0).</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="74"/>
+        <location filename="../app/settings/model_settings.cpp" line="72"/>
         <source>%1 stores keys in blocks of %2 values, but this model&apos;s heads have %3 (head_dim %3 is not a multiple of %2): it cannot be used with this model.</source>
         <translation>%1은(는) 키를 값 %2개 단위의 블록으로 저장하지만, 이 모델의 헤드는 값이 %3개입니다 (head_dim %3이(가) %2의 배수가 아님). 이 모델에서는 쓸 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="98"/>
+        <location filename="../app/settings/model_settings.cpp" line="80"/>
         <source>The context cannot be negative (0 = the trained length).</source>
         <translation>컨텍스트는 음수일 수 없습니다 (0 = 학습 길이).</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="102"/>
+        <location filename="../app/settings/model_settings.cpp" line="83"/>
         <source>A context of %1 tokens is longer than the %2 this model was trained for: past %2 it sees positions it never learned, and replies usually turn to noise.</source>
         <translation>%1 토큰의 컨텍스트는 이 모델이 학습한 %2 토큰보다 깁니다. %2 토큰을 넘어서면 학습한 적 없는 위치를 보게 되어 답변이 대개 무의미해집니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="186"/>
+        <location filename="../app/settings/model_settings.cpp" line="201"/>
         <source>Balanced</source>
         <translation>균형</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="189"/>
+        <location filename="../app/settings/model_settings.cpp" line="204"/>
         <source>Precise (factual, repeatable)</source>
         <translation>정확 (사실적, 재현 가능)</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="191"/>
+        <location filename="../app/settings/model_settings.cpp" line="206"/>
         <source>Creative (varied)</source>
         <translation>창의적 (다양함)</translation>
     </message>
@@ -1896,223 +1896,223 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="38"/>
+        <location filename="../ui/ModelsPage.qml" line="39"/>
         <source>%1 s</source>
         <translation>%1초</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="39"/>
+        <location filename="../ui/ModelsPage.qml" line="40"/>
         <source>%1 min</source>
         <translation>%1분</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="40"/>
+        <location filename="../ui/ModelsPage.qml" line="41"/>
         <source>%1 h</source>
         <translation>%1시간</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="43"/>
+        <location filename="../ui/ModelsPage.qml" line="44"/>
         <source>Reading its header…</source>
         <translation>헤더 읽는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="44"/>
+        <location filename="../ui/ModelsPage.qml" line="45"/>
         <source>Fit unknown: %1</source>
         <translation>들어갈지 알 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="47"/>
+        <location filename="../ui/ModelsPage.qml" line="48"/>
         <source>kvchat cannot run it: %1</source>
         <translation>kvchat에서 실행할 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="49"/>
+        <location filename="../ui/ModelsPage.qml" line="50"/>
         <source>Does not fit: the weights alone need %1, %2 free</source>
         <translation>들어가지 않음: 가중치만 %1 필요, 여유 %2</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="50"/>
+        <location filename="../ui/ModelsPage.qml" line="51"/>
         <source>Fits</source>
         <translation>들어감</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="50"/>
+        <location filename="../ui/ModelsPage.qml" line="51"/>
         <source>Does not fit at this context</source>
         <translation>이 컨텍스트에서는 들어가지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="51"/>
+        <location filename="../ui/ModelsPage.qml" line="52"/>
         <source>: %1 weights + %2 KV at %3 tokens (%4) of %5 free; the longest context that fits: %6 tokens; %7 such conversations side by side</source>
         <translation>: 가중치 %1 + %3 토큰의 KV %2 (%4), 여유 %5 중; 들어가는 가장 긴 컨텍스트: %6 토큰; 이런 대화를 동시에 %7개</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="109"/>
+        <location filename="../ui/ModelsPage.qml" line="110"/>
         <source>Models</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="110"/>
-        <location filename="../ui/ModelsPage.qml" line="137"/>
+        <location filename="../ui/ModelsPage.qml" line="111"/>
+        <location filename="../ui/ModelsPage.qml" line="138"/>
         <source>Hub</source>
         <translation>Hub</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="118"/>
+        <location filename="../ui/ModelsPage.qml" line="119"/>
         <source>The Hub&apos;s address (from %1). Empty: HF_ENDPOINT, else https://huggingface.co; plain http only to this computer. Enter saves it.</source>
         <translation>Hub 주소 (%1에서 가져옴). 비워 두면 HF_ENDPOINT, 없으면 https://huggingface.co를 씁니다. 일반 http는 이 컴퓨터로만 허용됩니다. Enter를 누르면 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="126"/>
+        <location filename="../ui/ModelsPage.qml" line="127"/>
         <source>models go to %1</source>
         <translation>모델 저장 위치: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="128"/>
+        <location filename="../ui/ModelsPage.qml" line="129"/>
         <source>Close</source>
         <translation>닫기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="165"/>
+        <location filename="../ui/ModelsPage.qml" line="166"/>
         <source>Will it fit? Context</source>
         <translation>들어갈까? 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="172"/>
+        <location filename="../ui/ModelsPage.qml" line="173"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="182"/>
+        <location filename="../ui/ModelsPage.qml" line="183"/>
         <source>free GPU memory now: %1</source>
         <translation>현재 여유 GPU 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="183"/>
+        <location filename="../ui/ModelsPage.qml" line="184"/>
         <source>free memory now: %1</source>
         <translation>현재 여유 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="189"/>
+        <location filename="../ui/ModelsPage.qml" line="190"/>
         <source>access token set</source>
         <translation>액세스 토큰 설정됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="189"/>
+        <location filename="../ui/ModelsPage.qml" line="190"/>
         <source>access token (gated models)</source>
         <translation>액세스 토큰 (접근 제한 모델)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="192"/>
+        <location filename="../ui/ModelsPage.qml" line="193"/>
         <source>Kept in memory only, never saved nor logged; HF_TOKEN is read at start.</source>
         <translation>메모리에만 보관하며 저장하거나 기록하지 않습니다. HF_TOKEN은 시작할 때 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="208"/>
+        <location filename="../ui/ModelsPage.qml" line="209"/>
         <source>Search the Hub for GGUF models (Enter)</source>
         <translation>Hub에서 GGUF 모델 검색 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/HubListHeader.qml" line="13"/>
+        <location filename="../ui/HubListHeader.qml" line="14"/>
         <source>Search results</source>
         <translation>검색 결과</translation>
     </message>
     <message>
-        <location filename="../ui/HubListHeader.qml" line="14"/>
+        <location filename="../ui/HubListHeader.qml" line="15"/>
         <source>Catalog (sizes approximate)</source>
         <translation>카탈로그 (크기는 대략적)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="232"/>
+        <location filename="../ui/ModelsPage.qml" line="233"/>
         <source> (gated: needs a token)</source>
         <translation> (접근 제한: 토큰 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="233"/>
+        <location filename="../ui/ModelsPage.qml" line="234"/>
         <source>%1 downloads</source>
         <translation>다운로드 %1회</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="244"/>
+        <location filename="../ui/ModelsPage.qml" line="245"/>
         <source>Choose a model on the left</source>
         <translation>왼쪽에서 모델을 선택하세요</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="283"/>
+        <location filename="../ui/ModelsPage.qml" line="284"/>
         <source>%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6</source>
         <translation>%1, 레이어 %2개, KV 헤드 %3개 × %4, %5 토큰으로 학습; 텐서: %6</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="298"/>
+        <location filename="../ui/ModelsPage.qml" line="299"/>
         <source>Will it fit?</source>
         <translation>들어갈까?</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="302"/>
+        <location filename="../ui/ModelsPage.qml" line="303"/>
         <source>Downloaded</source>
         <translation>다운로드됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="302"/>
+        <location filename="../ui/ModelsPage.qml" line="303"/>
         <source>Download</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="306"/>
+        <location filename="../ui/ModelsPage.qml" line="307"/>
         <source>Ctrl+Shift+D downloads the selected file</source>
         <translation>Ctrl+Shift+D로 선택한 파일을 다운로드합니다</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="314"/>
+        <location filename="../ui/ModelsPage.qml" line="315"/>
         <source>Downloads</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="348"/>
+        <location filename="../ui/ModelsPage.qml" line="349"/>
         <source>%1 of %2 · %3/s · %4 left</source>
         <translation>%1 / %2 · %3/s · %4 남음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="352"/>
+        <location filename="../ui/ModelsPage.qml" line="353"/>
         <source>Downloaded, SHA-256 verified, opened</source>
         <translation>다운로드, SHA-256 확인, 열기 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="367"/>
+        <location filename="../ui/ModelsPage.qml" line="368"/>
         <source>Pause</source>
         <translation>일시 중지</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="372"/>
+        <location filename="../ui/ModelsPage.qml" line="373"/>
         <source>Resume</source>
         <translation>이어서 하기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="377"/>
+        <location filename="../ui/ModelsPage.qml" line="378"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="58"/>
+        <location filename="../ui/ModelsPage.qml" line="59"/>
         <source> (%1 tokens is the context it was trained on, used instead of the %2 asked for)</source>
         <translation> (%1 토큰은 이 모델이 학습된 컨텍스트로, 요청한 %2 대신 쓰입니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="341"/>
+        <location filename="../ui/ModelsPage.qml" line="342"/>
         <source>Download finished</source>
         <translation>다운로드 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="341"/>
+        <location filename="../ui/ModelsPage.qml" line="342"/>
         <source>Download progress</source>
         <translation>다운로드 진행률</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="139"/>
+        <location filename="../ui/ModelsPage.qml" line="140"/>
         <source>My models</source>
         <translation>내 모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="142"/>
+        <location filename="../ui/ModelsPage.qml" line="143"/>
         <source>The model files on this computer (Ctrl+PgDown / Ctrl+PgUp switch tabs)</source>
         <translation>이 컴퓨터의 모델 파일 (Ctrl+PgDown / Ctrl+PgUp으로 탭 전환)</translation>
     </message>
@@ -2120,17 +2120,17 @@
 <context>
     <name>NoticeBanner</name>
     <message>
-        <location filename="../ui/NoticeBanner.qml" line="50"/>
+        <location filename="../ui/NoticeBanner.qml" line="51"/>
         <source>Dismiss</source>
         <translation>닫기</translation>
     </message>
     <message>
-        <location filename="../ui/NoticeBanner.qml" line="71"/>
+        <location filename="../ui/NoticeBanner.qml" line="72"/>
         <source>Alt+%1</source>
         <translation>Alt+%1</translation>
     </message>
     <message>
-        <location filename="../ui/NoticeBanner.qml" line="104"/>
+        <location filename="../ui/NoticeBanner.qml" line="105"/>
         <source>Dismiss the message</source>
         <translation>메시지 닫기</translation>
     </message>
@@ -2138,27 +2138,27 @@
 <context>
     <name>PageSwitch</name>
     <message>
-        <location filename="../ui/PageSwitch.qml" line="19"/>
+        <location filename="../ui/PageSwitch.qml" line="20"/>
         <source>Previous page</source>
         <translation>이전 페이지</translation>
     </message>
     <message>
-        <location filename="../ui/PageSwitch.qml" line="28"/>
+        <location filename="../ui/PageSwitch.qml" line="29"/>
         <source>Page %1 of %2 · %3 characters</source>
         <translation>%2페이지 중 %1페이지 · %3자</translation>
     </message>
     <message>
-        <location filename="../ui/PageSwitch.qml" line="34"/>
+        <location filename="../ui/PageSwitch.qml" line="35"/>
         <source>Next page</source>
         <translation>다음 페이지</translation>
     </message>
     <message>
-        <location filename="../ui/PageSwitch.qml" line="41"/>
+        <location filename="../ui/PageSwitch.qml" line="42"/>
         <source>Last</source>
         <translation>마지막</translation>
     </message>
     <message>
-        <location filename="../ui/PageSwitch.qml" line="43"/>
+        <location filename="../ui/PageSwitch.qml" line="44"/>
         <source>Last page</source>
         <translation>마지막 페이지</translation>
     </message>
@@ -2166,22 +2166,22 @@
 <context>
     <name>PartialSummaries</name>
     <message>
-        <location filename="../ui/PartialSummaries.qml" line="17"/>
+        <location filename="../ui/PartialSummaries.qml" line="18"/>
         <source>Hide partial summaries (%1)</source>
         <translation>부분 요약 숨기기 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/PartialSummaries.qml" line="17"/>
+        <location filename="../ui/PartialSummaries.qml" line="18"/>
         <source>Show partial summaries (%1)</source>
         <translation>부분 요약 보기 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/PartialSummaries.qml" line="39"/>
+        <location filename="../ui/PartialSummaries.qml" line="40"/>
         <source>level 0 · chunk %1 · document tokens %2–%3</source>
         <translation>0단계 · 조각 %1 · 문서 토큰 %2–%3</translation>
     </message>
     <message>
-        <location filename="../ui/PartialSummaries.qml" line="40"/>
+        <location filename="../ui/PartialSummaries.qml" line="41"/>
         <source>level %1 · merge %2 · of summaries %3–%4</source>
         <translation>%1단계 · 병합 %2 · 요약 %3–%4</translation>
     </message>
@@ -2222,12 +2222,12 @@
 <context>
     <name>SectionHeader</name>
     <message>
-        <location filename="../ui/SectionHeader.qml" line="44"/>
+        <location filename="../ui/SectionHeader.qml" line="45"/>
         <source>What is this? %1</source>
         <translation>이것은 무엇인가요? %1</translation>
     </message>
     <message>
-        <location filename="../ui/SectionHeader.qml" line="46"/>
+        <location filename="../ui/SectionHeader.qml" line="47"/>
         <source>What is this?</source>
         <translation>이것은 무엇인가요?</translation>
     </message>
@@ -2293,294 +2293,294 @@
 <context>
     <name>SettingsDrawer</name>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="288"/>
-        <location filename="../ui/SettingsDrawer.qml" line="293"/>
+        <location filename="../ui/SettingsDrawer.qml" line="289"/>
+        <location filename="../ui/SettingsDrawer.qml" line="294"/>
         <source>GPU layers</source>
         <translation>GPU 레이어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="291"/>
+        <location filename="../ui/SettingsDrawer.qml" line="292"/>
         <source>auto</source>
         <translation>자동</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="299"/>
+        <location filename="../ui/SettingsDrawer.qml" line="300"/>
         <source>With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU&apos;s free memory at this context and KV type.</source>
         <translation>CUDA 백엔드에서 GPU에서 실행할 레이어 수입니다. 나머지는 CPU에서 실행됩니다. 자동은 이 컨텍스트와 KV 타입에서 GPU의 여유 메모리에 들어가는 만큼 올립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="70"/>
-        <location filename="../ui/SettingsDrawer.qml" line="74"/>
+        <location filename="../ui/SettingsDrawer.qml" line="71"/>
+        <location filename="../ui/SettingsDrawer.qml" line="75"/>
         <source>Language</source>
         <translation>언어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="76"/>
+        <location filename="../ui/SettingsDrawer.qml" line="77"/>
         <source>System (%1)</source>
         <translation>시스템 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="81"/>
+        <location filename="../ui/SettingsDrawer.qml" line="82"/>
         <source>Conversation</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="82"/>
-        <location filename="../ui/SettingsDrawer.qml" line="140"/>
+        <location filename="../ui/SettingsDrawer.qml" line="83"/>
+        <location filename="../ui/SettingsDrawer.qml" line="141"/>
         <source>System prompt</source>
         <translation>시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="148"/>
+        <location filename="../ui/SettingsDrawer.qml" line="149"/>
         <source>Optional instructions for this conversation</source>
         <translation>이 대화에 줄 지시 (선택)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="175"/>
+        <location filename="../ui/SettingsDrawer.qml" line="176"/>
         <source>For %1</source>
         <translation>대상: %1</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="183"/>
+        <location filename="../ui/SettingsDrawer.qml" line="184"/>
         <source>Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다 (헤드 크기 %1, %2 토큰으로 학습).</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="184"/>
+        <location filename="../ui/SettingsDrawer.qml" line="185"/>
         <source>Sampling, KV type, context and its policy below are kept for this model.</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="194"/>
+        <location filename="../ui/SettingsDrawer.qml" line="195"/>
         <source>Choose another value under Engine below and Apply: the model is loaded again.</source>
         <translation>아래 엔진에서 다른 값을 고르고 적용하세요. 모델을 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="197"/>
+        <location filename="../ui/SettingsDrawer.qml" line="198"/>
         <source>Sampling</source>
         <translation>샘플링</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="200"/>
+        <location filename="../ui/SettingsDrawer.qml" line="201"/>
         <source>preset</source>
         <translation>프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="205"/>
+        <location filename="../ui/SettingsDrawer.qml" line="206"/>
         <source>Sampling preset</source>
         <translation>샘플링 프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="207"/>
+        <location filename="../ui/SettingsDrawer.qml" line="208"/>
         <source>Custom</source>
         <translation>사용자 지정</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="220"/>
+        <location filename="../ui/SettingsDrawer.qml" line="221"/>
         <source>temperature</source>
         <translation>온도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="221"/>
+        <location filename="../ui/SettingsDrawer.qml" line="222"/>
         <source>top-k</source>
         <translation>top-k</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="222"/>
+        <location filename="../ui/SettingsDrawer.qml" line="223"/>
         <source>top-p</source>
         <translation>top-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="223"/>
+        <location filename="../ui/SettingsDrawer.qml" line="224"/>
         <source>min-p</source>
         <translation>min-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="224"/>
+        <location filename="../ui/SettingsDrawer.qml" line="225"/>
         <source>repeat penalty</source>
         <translation>반복 페널티</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="225"/>
+        <location filename="../ui/SettingsDrawer.qml" line="226"/>
         <source>seed</source>
         <translation>시드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="225"/>
+        <location filename="../ui/SettingsDrawer.qml" line="226"/>
         <source>random</source>
         <translation>무작위</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="225"/>
+        <location filename="../ui/SettingsDrawer.qml" line="226"/>
         <source>−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.</source>
         <translation>−1 또는 “무작위”: 답변마다 새 시드 (각 답변에 그 시드가 표시됨). 숫자: 모든 답변을 그 시드로 샘플링.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="226"/>
+        <location filename="../ui/SettingsDrawer.qml" line="227"/>
         <source>max tokens</source>
         <translation>최대 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="233"/>
+        <location filename="../ui/SettingsDrawer.qml" line="234"/>
         <source>Engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="237"/>
+        <location filename="../ui/SettingsDrawer.qml" line="238"/>
         <source>backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="239"/>
+        <location filename="../ui/SettingsDrawer.qml" line="240"/>
         <source>threads (0 = all)</source>
         <translation>스레드 (0 = 전부)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="241"/>
+        <location filename="../ui/SettingsDrawer.qml" line="242"/>
         <source>context (0 = trained)</source>
         <translation>컨텍스트 (0 = 학습 길이)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="243"/>
+        <location filename="../ui/SettingsDrawer.qml" line="244"/>
         <source>Context length</source>
         <translation>컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="254"/>
-        <location filename="../ui/SettingsDrawer.qml" line="262"/>
+        <location filename="../ui/SettingsDrawer.qml" line="255"/>
+        <location filename="../ui/SettingsDrawer.qml" line="263"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="271"/>
+        <location filename="../ui/SettingsDrawer.qml" line="272"/>
         <source>%1 — not for this model</source>
         <translation>%1 — 이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="301"/>
+        <location filename="../ui/SettingsDrawer.qml" line="302"/>
         <source>when the context is full</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="307"/>
+        <location filename="../ui/SettingsDrawer.qml" line="308"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="309"/>
-        <location filename="../app/chat_controller_status.cpp" line="24"/>
+        <location filename="../ui/SettingsDrawer.qml" line="310"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="24"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="309"/>
-        <location filename="../app/chat_controller_status.cpp" line="21"/>
+        <location filename="../ui/SettingsDrawer.qml" line="310"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="21"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="309"/>
-        <location filename="../app/chat_controller_status.cpp" line="23"/>
+        <location filename="../ui/SettingsDrawer.qml" line="310"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="23"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="312"/>
+        <location filename="../ui/SettingsDrawer.qml" line="313"/>
         <source>KV snapshots on disk, MiB (0 = no limit)</source>
         <translation>디스크의 KV 스냅숏, MiB (0 = 제한 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="320"/>
+        <location filename="../ui/SettingsDrawer.qml" line="321"/>
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="333"/>
+        <location filename="../ui/SettingsDrawer.qml" line="334"/>
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="339"/>
+        <location filename="../ui/SettingsDrawer.qml" line="340"/>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="342"/>
+        <location filename="../ui/SettingsDrawer.qml" line="343"/>
         <source>This model cannot use these settings: see the reason above.</source>
         <translation>이 모델은 이 설정을 쓸 수 없습니다. 위의 이유를 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="360"/>
+        <location filename="../ui/SettingsDrawer.qml" line="361"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="90"/>
+        <location filename="../ui/SettingsDrawer.qml" line="91"/>
         <source>Saved system prompt</source>
         <translation>저장된 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="93"/>
+        <location filename="../ui/SettingsDrawer.qml" line="94"/>
         <source>None (this conversation&apos;s own text)</source>
         <translation>없음 (이 대화의 자체 텍스트)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="101"/>
+        <location filename="../ui/SettingsDrawer.qml" line="102"/>
         <source>Save as…</source>
         <translation>다른 이름으로 저장…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="102"/>
+        <location filename="../ui/SettingsDrawer.qml" line="103"/>
         <source>Save the system prompt as a new saved prompt</source>
         <translation>시스템 프롬프트를 새 저장 프롬프트로 저장</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="107"/>
+        <location filename="../ui/SettingsDrawer.qml" line="108"/>
         <source>Edit…</source>
         <translation>편집…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="108"/>
+        <location filename="../ui/SettingsDrawer.qml" line="109"/>
         <source>Edit the saved prompt</source>
         <translation>저장된 프롬프트 편집</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="114"/>
+        <location filename="../ui/SettingsDrawer.qml" line="115"/>
         <source>Delete…</source>
         <translation>삭제…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="115"/>
+        <location filename="../ui/SettingsDrawer.qml" line="116"/>
         <source>Delete the saved prompt</source>
         <translation>저장된 프롬프트 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="128"/>
+        <location filename="../ui/SettingsDrawer.qml" line="129"/>
         <source>“%1” has changed since this conversation took it; the text below is this conversation&apos;s.</source>
         <translation>“%1”은(는) 이 대화가 가져온 뒤 바뀌었습니다. 아래 텍스트는 이 대화의 것입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="133"/>
+        <location filename="../ui/SettingsDrawer.qml" line="134"/>
         <source>Use the saved text</source>
         <translation>저장된 텍스트 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="134"/>
+        <location filename="../ui/SettingsDrawer.qml" line="135"/>
         <source>Use the saved prompt&apos;s current text in this conversation</source>
         <translation>저장된 프롬프트의 현재 텍스트를 이 대화에 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="154"/>
+        <location filename="../ui/SettingsDrawer.qml" line="155"/>
         <source>New conversations start with</source>
         <translation>새 대화의 시작 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="160"/>
+        <location filename="../ui/SettingsDrawer.qml" line="161"/>
         <source>System prompt of new conversations</source>
         <translation>새 대화의 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="163"/>
+        <location filename="../ui/SettingsDrawer.qml" line="164"/>
         <source>No system prompt</source>
         <translation>시스템 프롬프트 없음</translation>
     </message>
@@ -2588,144 +2588,144 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../ui/Sidebar.qml" line="61"/>
+        <location filename="../ui/Sidebar.qml" line="62"/>
         <location filename="../app/testing/chat_state_probe.cpp" line="125"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="67"/>
+        <location filename="../ui/Sidebar.qml" line="68"/>
         <source>New chat (Ctrl+N)</source>
         <translation>새 대화 (Ctrl+N)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="72"/>
+        <location filename="../ui/Sidebar.qml" line="73"/>
         <source>Search (Ctrl+F)</source>
         <translation>검색 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="73"/>
+        <location filename="../ui/Sidebar.qml" line="74"/>
         <source>Search conversations</source>
         <translation>대화 검색</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="94"/>
+        <location filename="../ui/Sidebar.qml" line="95"/>
         <source>Conversations</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="145"/>
+        <location filename="../ui/Sidebar.qml" line="146"/>
         <source>Delete “%1”</source>
         <translation>“%1” 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="147"/>
+        <location filename="../ui/Sidebar.qml" line="148"/>
         <source>Delete (Del) — can be undone for a few seconds</source>
         <translation>삭제 (Del) — 몇 초 동안 되돌릴 수 있음</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="186"/>
+        <location filename="../ui/Sidebar.qml" line="187"/>
         <source>Deleted “%1”</source>
         <translation>“%1”을(를) 삭제했습니다</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="192"/>
+        <location filename="../ui/Sidebar.qml" line="193"/>
         <source>Undo</source>
         <translation>실행 취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="193"/>
+        <location filename="../ui/Sidebar.qml" line="194"/>
         <source>Undo delete (Ctrl+Z)</source>
         <translation>삭제 취소 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="195"/>
+        <location filename="../ui/Sidebar.qml" line="196"/>
         <source>Bring it back with its messages (Ctrl+Z)</source>
         <translation>메시지와 함께 되돌리기 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="209"/>
+        <location filename="../ui/Sidebar.qml" line="210"/>
         <source>Rename…  (F2)</source>
         <translation>이름 바꾸기…  (F2)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="210"/>
+        <location filename="../ui/Sidebar.qml" line="211"/>
         <source>Export as Markdown…</source>
         <translation>Markdown으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="211"/>
+        <location filename="../ui/Sidebar.qml" line="212"/>
         <source>Export as JSON…</source>
         <translation>JSON으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="213"/>
+        <location filename="../ui/Sidebar.qml" line="214"/>
         <source>Delete  (Del)</source>
         <translation>삭제  (Del)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="223"/>
-        <location filename="../ui/Sidebar.qml" line="285"/>
+        <location filename="../ui/Sidebar.qml" line="224"/>
+        <location filename="../ui/Sidebar.qml" line="286"/>
         <source>Export the conversation</source>
         <translation>대화 내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="243"/>
+        <location filename="../ui/Sidebar.qml" line="244"/>
         <source>Export</source>
         <translation>내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="244"/>
+        <location filename="../ui/Sidebar.qml" line="245"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="251"/>
+        <location filename="../ui/Sidebar.qml" line="252"/>
         <source>Markdown, to read</source>
         <translation>Markdown, 읽기용</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="256"/>
+        <location filename="../ui/Sidebar.qml" line="257"/>
         <source>JSON, every stored field</source>
         <translation>JSON, 저장된 모든 필드</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="261"/>
+        <location filename="../ui/Sidebar.qml" line="262"/>
         <source>Save as</source>
         <translation>저장 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="268"/>
+        <location filename="../ui/Sidebar.qml" line="269"/>
         <source>File to write</source>
         <translation>저장할 파일</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="273"/>
+        <location filename="../ui/Sidebar.qml" line="274"/>
         <source>Browse…</source>
         <translation>찾아보기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="287"/>
+        <location filename="../ui/Sidebar.qml" line="288"/>
         <source>Choose</source>
         <translation>선택</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="288"/>
+        <location filename="../ui/Sidebar.qml" line="289"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="288"/>
+        <location filename="../ui/Sidebar.qml" line="289"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="301"/>
+        <location filename="../ui/Sidebar.qml" line="302"/>
         <source>Rename conversation</source>
         <translation>대화 이름 바꾸기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="317"/>
+        <location filename="../ui/Sidebar.qml" line="318"/>
         <source>New name</source>
         <translation>새 이름</translation>
     </message>
@@ -2753,22 +2753,22 @@
         <translation>, 측정된 속도로 약 %1초</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="194"/>
+        <location filename="../app/documents/summary_job.cpp" line="311"/>
         <source>Summary job %1 is not stored.</source>
         <translation>요약 작업 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="198"/>
+        <location filename="../app/documents/summary_job.cpp" line="315"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="218"/>
+        <location filename="../app/documents/summary_job.cpp" line="199"/>
         <source>The job&apos;s document (%1) is not stored.</source>
         <translation>작업의 문서(%1)가 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="229"/>
+        <location filename="../app/documents/summary_job.cpp" line="209"/>
         <source>Summarize “%1”</source>
         <translation>“%1” 요약</translation>
     </message>
@@ -2776,77 +2776,77 @@
 <context>
     <name>SummaryJobView</name>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="37"/>
+        <location filename="../ui/SummaryJobView.qml" line="38"/>
         <source>Summarizing “%1”</source>
         <translation>“%1” 요약 중</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="38"/>
+        <location filename="../ui/SummaryJobView.qml" line="39"/>
         <source>Summary of “%1” written</source>
         <translation>“%1” 요약 완료</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="39"/>
+        <location filename="../ui/SummaryJobView.qml" line="40"/>
         <source>Summary of “%1” was interrupted</source>
         <translation>“%1” 요약이 중단되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="40"/>
+        <location filename="../ui/SummaryJobView.qml" line="41"/>
         <source>Summary of “%1” failed</source>
         <translation>“%1” 요약 실패</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="41"/>
+        <location filename="../ui/SummaryJobView.qml" line="42"/>
         <source>Summary of “%1” cancelled</source>
         <translation>“%1” 요약 취소됨</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="45"/>
+        <location filename="../ui/SummaryJobView.qml" line="46"/>
         <source>Cancelling…</source>
         <translation>취소하는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="45"/>
+        <location filename="../ui/SummaryJobView.qml" line="46"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="51"/>
+        <location filename="../ui/SummaryJobView.qml" line="52"/>
         <source>Resume</source>
         <translation>이어서 하기</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="55"/>
+        <location filename="../ui/SummaryJobView.qml" line="56"/>
         <source>Another summary is being written: one job runs at a time.</source>
         <translation>다른 요약을 쓰는 중입니다. 작업은 한 번에 하나만 실행됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="76"/>
+        <location filename="../ui/SummaryJobView.qml" line="77"/>
         <source>%1 of about %2 summaries</source>
         <translation>약 %2개 중 %1개 요약</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="77"/>
+        <location filename="../ui/SummaryJobView.qml" line="78"/>
         <source>about %1 left</source>
         <translation>약 %1 남음</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="78"/>
+        <location filename="../ui/SummaryJobView.qml" line="79"/>
         <source>%1 elapsed</source>
         <translation>%1 지남</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="79"/>
+        <location filename="../ui/SummaryJobView.qml" line="80"/>
         <source>%1 kept from before</source>
         <translation>이전 것 %1개 유지</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="80"/>
+        <location filename="../ui/SummaryJobView.qml" line="81"/>
         <source>took %1</source>
         <translation>%1 걸림</translation>
     </message>
     <message>
-        <location filename="../ui/SummaryJobView.qml" line="90"/>
+        <location filename="../ui/SummaryJobView.qml" line="91"/>
         <source>Plan: %1</source>
         <translation>계획: %1</translation>
     </message>
@@ -2867,112 +2867,112 @@
 <context>
     <name>SystemPromptDialog</name>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="27"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="28"/>
         <source>Save as a new system prompt</source>
         <translation>새 시스템 프롬프트로 저장</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="28"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="29"/>
         <source>Edit the saved system prompt</source>
         <translation>저장된 시스템 프롬프트 편집</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="29"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="30"/>
         <source>Delete the saved system prompt</source>
         <translation>저장된 시스템 프롬프트 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="68"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="69"/>
         <source>Delete</source>
         <translation>삭제</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="68"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="69"/>
         <source>Save</source>
         <translation>저장</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="69"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="70"/>
         <source>Delete the saved prompt</source>
         <translation>저장된 프롬프트 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="69"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="70"/>
         <source>Save the prompt</source>
         <translation>프롬프트 저장</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="76"/>
         <location filename="../ui/SystemPromptDialog.qml" line="77"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="78"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message numerus="yes">
-        <location filename="../ui/SystemPromptDialog.qml" line="97"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="98"/>
         <source>Delete “%1”? The %n conversation(s) that use it keep their text.</source>
         <translation>
             <numerusform>“%1”을(를) 삭제할까요? 이 프롬프트를 쓰는 대화 %n개는 텍스트를 그대로 유지합니다.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="98"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="99"/>
         <source>Delete “%1”? No conversation uses it.</source>
         <translation>“%1”을(를) 삭제할까요? 이 프롬프트를 쓰는 대화는 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="102"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="103"/>
         <source>Name</source>
         <translation>이름</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="108"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="109"/>
         <source>Prompt name</source>
         <translation>프롬프트 이름</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="109"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="110"/>
         <source>For example: Code reviewer</source>
         <translation>예: 코드 리뷰어</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="125"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="126"/>
         <source>Text</source>
         <translation>텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="133"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="134"/>
         <source>Prompt text</source>
         <translation>프롬프트 텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="135"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="136"/>
         <source>Instructions the model reads before every conversation that uses this prompt</source>
         <translation>이 프롬프트를 쓰는 모든 대화에서 모델이 먼저 읽는 지시</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="149"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="150"/>
         <source>Apply the new text to</source>
         <translation>새 텍스트를 적용할 곳</translation>
     </message>
     <message numerus="yes">
-        <location filename="../ui/SystemPromptDialog.qml" line="158"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="159"/>
         <source>Every conversation that uses it (%n)</source>
         <translation>
             <numerusform>이 프롬프트를 쓰는 모든 대화 (%n개)</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="167"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="168"/>
         <source>Only this conversation</source>
         <translation>이 대화만</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="167"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="168"/>
         <source>Only this conversation (it then uses this prompt)</source>
         <translation>이 대화만 (이후 이 프롬프트를 사용)</translation>
     </message>
     <message>
-        <location filename="../ui/SystemPromptDialog.qml" line="176"/>
+        <location filename="../ui/SystemPromptDialog.qml" line="177"/>
         <source>No conversation: they keep their text</source>
         <translation>적용 안 함: 대화들은 텍스트를 유지</translation>
     </message>
@@ -2980,52 +2980,52 @@
 <context>
     <name>Welcome</name>
     <message>
-        <location filename="../ui/Welcome.qml" line="46"/>
+        <location filename="../ui/Welcome.qml" line="47"/>
         <source>Welcome to kvchat</source>
         <translation>kvchat에 오신 것을 환영합니다</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="23"/>
+        <location filename="../ui/Welcome.qml" line="24"/>
         <source>kvchat runs a language model on this computer: nothing you type leaves it. While the model answers, the memory panel on the right shows where the memory goes.</source>
         <translation>kvchat은 이 컴퓨터에서 언어 모델을 실행합니다. 입력한 내용은 밖으로 나가지 않습니다. 모델이 답하는 동안 오른쪽 메모리 패널이 메모리가 어디에 쓰이는지 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="25"/>
+        <location filename="../ui/Welcome.qml" line="26"/>
         <source>A model is being loaded; its name appears at the top left when it is ready.</source>
         <translation>모델을 불러오는 중입니다. 준비되면 왼쪽 위에 이름이 나타납니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="27"/>
+        <location filename="../ui/Welcome.qml" line="28"/>
         <source>A small demo model is already loaded. It was trained on the King James Bible and continues verses rather than answering questions: type “Genesis 1”, then Shift+Enter, “1 In the beginning” and Enter.</source>
         <translation>작은 데모 모델이 이미 불러와져 있습니다. 킹 제임스 성경으로 학습해 질문에 답하기보다 구절을 이어 씁니다. “Genesis 1”을 입력하고 Shift+Enter, “1 In the beginning”을 입력한 뒤 Enter를 눌러 보세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="29"/>
+        <location filename="../ui/Welcome.qml" line="30"/>
         <source>%1 is loaded: type a message and press Enter.</source>
         <translation>%1 모델을 불러왔습니다. 메시지를 입력하고 Enter를 누르세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="30"/>
+        <location filename="../ui/Welcome.qml" line="31"/>
         <source>No model is loaded yet: open one (below), or pick the demo model under “Recent”.</source>
         <translation>아직 불러온 모델이 없습니다. 아래 방법으로 모델을 열거나 “최근”에서 데모 모델을 고르세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="31"/>
+        <location filename="../ui/Welcome.qml" line="32"/>
         <source>Other models: open a GGUF file with “Open model…” (Ctrl+O) or drop one on the window. GGUF files of Llama, Mistral, Qwen, Gemma and Phi models are published on Hugging Face; Q4_K_M files are a good first choice on a CPU.</source>
         <translation>다른 모델: “모델 열기…”(Ctrl+O)로 GGUF 파일을 열거나 창에 끌어다 놓으세요. Llama, Mistral, Qwen, Gemma, Phi 모델의 GGUF 파일은 Hugging Face에 공개되어 있으며, CPU에서는 Q4_K_M 파일로 시작하기를 권합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="32"/>
+        <location filename="../ui/Welcome.qml" line="33"/>
         <source>The memory panel: the weights (fixed, shared), the KV cache (the keys and values of every token, growing as the conversation lengthens), the formula behind its size, the blocks it grows in, what other KV types would cost, and how many conversations of this length would fit. Each section has a “?” that explains it.</source>
         <translation>메모리 패널: 가중치(크기 고정, 공유), KV 캐시(모든 토큰의 Key와 Value, 대화가 길어질수록 늘어남), 그 크기를 정하는 식, 캐시가 늘어나는 블록, 다른 KV 형식의 비용, 이 길이의 대화가 몇 개 들어가는지를 보여 줍니다. 각 부분의 “?”를 누르면 설명이 나옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="66"/>
+        <location filename="../ui/Welcome.qml" line="67"/>
         <source>Start</source>
         <translation>시작하기</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="71"/>
+        <location filename="../ui/Welcome.qml" line="72"/>
         <source>Close the welcome (Esc)</source>
         <translation>환영 화면 닫기 (Esc)</translation>
     </message>
@@ -3033,340 +3033,340 @@
 <context>
     <name>kvchat::app::ChatController</name>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="54"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="54"/>
         <source>Chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="55"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="55"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="56"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="56"/>
         <source>Snapshot</source>
         <translation>스냅숏</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="57"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="57"/>
         <source>KV quality</source>
         <translation>KV 품질</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="58"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="58"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="59"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="59"/>
         <source>KV memory</source>
         <translation>KV 메모리</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="69"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="69"/>
         <source>The context is almost full: %1 in use. When it is full: %2.</source>
         <translation>컨텍스트가 거의 찼습니다: %1 사용 중. 가득 차면: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="74"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="74"/>
         <source>The context has no room for more tokens: %1 in use.</source>
         <translation>컨텍스트에 토큰을 더 넣을 자리가 없습니다: %1 사용 중.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="76"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="76"/>
         <source>%1 Context now: %2.</source>
         <translation>%1 현재 컨텍스트: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="77"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="77"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="238"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="238"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="67"/>
+        <location filename="../app/chat/chat_controller.cpp" line="83"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="190"/>
+        <location filename="../app/chat/chat_controller.cpp" line="206"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="190"/>
+        <location filename="../app/chat/chat_controller.cpp" line="206"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="198"/>
+        <location filename="../app/chat/chat_controller.cpp" line="214"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="225"/>
+        <location filename="../app/chat/chat_controller.cpp" line="241"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="244"/>
+        <location filename="../app/chat/chat_controller.cpp" line="260"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="360"/>
+        <location filename="../app/chat/chat_controller.cpp" line="369"/>
         <source>This conversation&apos;s messages are still being read (they are long): nothing was sent or changed; try again in a moment.</source>
         <translation>이 대화의 메시지를 아직 읽는 중입니다(메시지가 깁니다): 아무것도 보내거나 바꾸지 않았습니다. 잠시 후 다시 시도하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="45"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="45"/>
         <source>The conversation comes to %1 tokens; the context holds %2.</source>
         <translation>대화는 %1 토큰인데 컨텍스트에는 %2 토큰이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="38"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="38"/>
         <source>settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="72"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="72"/>
         <source>chat</source>
         <translation>채팅</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="92"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="92"/>
         <source>Retry</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="93"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="93"/>
         <source>%1 could not be loaded: %2</source>
         <translation>%1을(를) 불러오지 못했습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="95"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="95"/>
         <source>%1 is still loaded.</source>
         <translation>%1은(는) 아직 불러와져 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="96"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="96"/>
         <source>Keep %1</source>
         <translation>%1 유지</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="65"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="65"/>
         <source>This conversation</source>
         <translation>이 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="65"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="65"/>
         <source>“%1”</source>
         <translation>“%1”</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="70"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="70"/>
         <source>%1 was written with %2. Its next message goes to %3, which reads the conversation again.</source>
         <translation>%1 대화는 %2 모델로 작성되었습니다. 다음 메시지는 %3 모델로 가며, 대화를 처음부터 다시 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="74"/>
-        <location filename="../app/chat_controller_models.cpp" line="101"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="74"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="101"/>
         <source>Open %1</source>
         <translation>%1 열기</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="78"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="78"/>
         <source>%1 was written with %2, which is no longer at %3. Its next message goes to %4 unless you open that model again.</source>
         <translation>%1 대화는 %2 모델로 작성되었지만 그 파일이 더 이상 %3에 없습니다. 그 모델을 다시 열지 않으면 다음 메시지는 %4 모델로 갑니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="82"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="82"/>
         <source>Open a model file…</source>
         <translation>모델 파일 열기…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="83"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="83"/>
         <source>Find it on the Models page</source>
         <translation>모델 페이지에서 찾기</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="109"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="109"/>
         <source>Demo model</source>
         <translation>데모 모델</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="112"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="112"/>
         <source>Settings for %1…</source>
         <translation>%1 설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="176"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="176"/>
         <source>The context is full: there is no room for a reply. Your message is kept.</source>
         <translation>컨텍스트가 가득 찼습니다. 답변할 공간이 없습니다. 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="180"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="180"/>
         <source>No reply was written: %1 Your message is kept.</source>
         <translation>답변을 쓰지 않았습니다: %1 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="181"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="181"/>
         <source>Try again</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="199"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="199"/>
         <source>The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, or give this model a longer context in Settings.</source>
         <translation>컨텍스트가 가득 찼습니다(%2 토큰 중 %1 토큰). 이 답변이 컨텍스트 전체를 차지하고 있고 버릴 수 있는 이전 턴이 없어 이어서 쓸 수 없습니다. 새 대화를 시작하거나, 요약하고 이어가거나, 설정에서 이 모델의 컨텍스트를 늘리세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="209"/>
-        <location filename="../app/chat_controller_models.cpp" line="300"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="209"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="300"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="212"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="212"/>
         <source>Drop oldest turns and retry</source>
         <translation>가장 오래된 차례를 버리고 다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="214"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="214"/>
         <source>Settings…</source>
         <translation>설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="234"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="234"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3, %4 다시 계산).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="231"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="231"/>
         <source>Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="252"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="252"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="279"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="279"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="287"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="287"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="288"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="288"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="291"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="291"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_models.cpp" line="298"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="298"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="44"/>
+        <location filename="../app/chat/chat_controller_conversations.cpp" line="44"/>
         <source>The conversation is deleted but its KV snapshot %1 could not be removed.</source>
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="368"/>
+        <location filename="../app/chat/chat_controller.cpp" line="377"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="374"/>
+        <location filename="../app/chat/chat_controller.cpp" line="383"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="37"/>
-        <location filename="../app/chat_replies.cpp" line="46"/>
+        <location filename="../app/chat/chat_replies.cpp" line="37"/>
+        <location filename="../app/chat/chat_replies.cpp" line="46"/>
         <source>Cannot regenerate now: %1</source>
         <translation>지금은 다시 생성할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="69"/>
-        <location filename="../app/chat_replies.cpp" line="75"/>
+        <location filename="../app/chat/chat_replies.cpp" line="69"/>
+        <location filename="../app/chat/chat_replies.cpp" line="75"/>
         <source>Cannot show that version: %1</source>
         <translation>그 버전을 표시할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_replies.cpp" line="173"/>
+        <location filename="../app/chat/chat_replies.cpp" line="173"/>
         <source>%1: the version before it is shown again.</source>
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="75"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="75"/>
         <source>Cannot edit now: %1</source>
         <translation>지금은 고칠 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="80"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="80"/>
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="145"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="145"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="146"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="146"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_reply_flow.cpp" line="151"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="151"/>
         <source>The context is full: the reply was cut where it ran out of room.</source>
         <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_status.cpp" line="92"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="92"/>
         <source>Backend: %1</source>
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="157"/>
-        <location filename="../app/chat_controller.cpp" line="277"/>
-        <location filename="../app/chat_controller_conversation_model.cpp" line="85"/>
-        <location filename="../app/chat_controller_models.cpp" line="208"/>
-        <location filename="../app/chat_controller_models.cpp" line="299"/>
+        <location filename="../app/chat/chat_controller.cpp" line="173"/>
+        <location filename="../app/chat/chat_controller.cpp" line="293"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="85"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="208"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="299"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="30"/>
+        <location filename="../app/chat/chat_controller.cpp" line="59"/>
         <source>The database %1 was damaged and could not be read. It was moved aside, nothing deleted, to %2; a fresh database was created.</source>
         <translation>데이터베이스 %1이(가) 손상되어 읽을 수 없었습니다. 지우지 않고 %2(으)로 옮겨 두었으며, 새 데이터베이스를 만들었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="37"/>
+        <location filename="../app/chat/chat_controller.cpp" line="66"/>
         <source>Replies cut short by the last exit could not be marked interrupted.</source>
         <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller_conversations.cpp" line="17"/>
+        <location filename="../app/chat/chat_controller_conversations.cpp" line="17"/>
         <source>A summary is being written into this conversation: cancel it first.</source>
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat_controller.cpp" line="383"/>
+        <location filename="../app/chat/chat_controller.cpp" line="392"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -3414,12 +3414,12 @@
     </message>
     <message>
         <location filename="../app/documents/document_preview.cpp" line="59"/>
-        <location filename="../app/documents/document_preview.cpp" line="85"/>
+        <location filename="../app/documents/document_preview.cpp" line="88"/>
         <source>Counting tokens…</source>
         <translation>토큰 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="125"/>
+        <location filename="../app/documents/document_preview.cpp" line="130"/>
         <source>Counting chunks…</source>
         <translation>청크 세는 중…</translation>
     </message>
@@ -3429,7 +3429,7 @@
         <translation>토큰을 세려면 모델을 불러오세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="143"/>
+        <location filename="../app/documents/document_preview.cpp" line="146"/>
         <source>Cannot summarize: %1</source>
         <translation>요약할 수 없습니다: %1</translation>
     </message>
@@ -3530,12 +3530,17 @@
 <context>
     <name>kvchat::app::ModelController</name>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="56"/>
+        <location filename="../app/model/model_controller.cpp" line="58"/>
         <source>Chat template: %1</source>
         <translation>채팅 템플릿: %1</translation>
     </message>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="112"/>
+        <location filename="../app/model/model_controller.cpp" line="98"/>
+        <source>Not applied: %1 %2.</source>
+        <translation>적용하지 않음: %1 %2.</translation>
+    </message>
+    <message>
+        <location filename="../app/model/model_controller.cpp" line="122"/>
         <source>Not applied: %1</source>
         <translation>적용하지 않음: %1</translation>
     </message>
@@ -3543,32 +3548,32 @@
 <context>
     <name>kvchat::app::ModelLibraryController</name>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="48"/>
+        <location filename="../app/library/model_library_controller.cpp" line="48"/>
         <source>the last one used</source>
         <translation>마지막으로 사용한 모델</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="50"/>
+        <location filename="../app/library/model_library_controller.cpp" line="50"/>
         <source>recently (%1 other models since)</source>
         <translation>최근 (그 뒤로 다른 모델 %1개)</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="52"/>
+        <location filename="../app/library/model_library_controller.cpp" line="52"/>
         <source>never</source>
         <translation>사용 안 함</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="103"/>
+        <location filename="../app/library/model_library_controller.cpp" line="103"/>
         <source>%1 is not there any more.</source>
         <translation>%1이(가) 더 이상 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="120"/>
+        <location filename="../app/library/model_library_controller.cpp" line="120"/>
         <source>%1 is the model loaded now: open another model first, then remove it.</source>
         <translation>%1은(는) 지금 불러온 모델입니다: 다른 모델을 먼저 연 뒤 삭제하세요.</translation>
     </message>
     <message>
-        <location filename="../app/model_library_controller.cpp" line="138"/>
+        <location filename="../app/library/model_library_controller.cpp" line="138"/>
         <source>Removed %1 (%2) from disk.</source>
         <translation>%1(%2)을(를) 디스크에서 삭제했습니다.</translation>
     </message>
@@ -3576,32 +3581,32 @@
 <context>
     <name>kvchat::app::ModelsPageController</name>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="63"/>
+        <location filename="../app/library/models_page_controller.cpp" line="63"/>
         <source>Downloads are not available: %1</source>
         <translation>다운로드를 사용할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="116"/>
+        <location filename="../app/library/models_page_controller.cpp" line="116"/>
         <source>%1 The catalog stays listed; search and downloads work again once the Hub can be reached.</source>
         <translation>%1 카탈로그는 계속 표시됩니다. Hub에 연결되면 검색과 다운로드가 다시 작동합니다.</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="148"/>
+        <location filename="../app/library/models_page_controller.cpp" line="148"/>
         <source>No GGUF repository matches “%1”.</source>
         <translation>“%1”과(와) 일치하는 GGUF 저장소가 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="182"/>
+        <location filename="../app/library/models_page_controller.cpp" line="182"/>
         <source>Left out (unsafe names): %1</source>
         <translation>제외됨 (안전하지 않은 이름): %1</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="184"/>
+        <location filename="../app/library/models_page_controller.cpp" line="184"/>
         <source>%1 has no GGUF file.</source>
         <translation>%1에는 GGUF 파일이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/models_page_controller.cpp" line="211"/>
+        <location filename="../app/library/models_page_controller.cpp" line="211"/>
         <source>The fit cannot be checked in this build.</source>
         <translation>이 빌드에서는 들어가는지 확인할 수 없습니다.</translation>
     </message>
@@ -3872,12 +3877,12 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/main.cpp" line="315"/>
+        <location filename="../app/window/app_window.cpp" line="124"/>
         <source>Another kvchat on this data folder was not trusted, so this window opened on its own: %1.</source>
         <translation>이 데이터 폴더의 다른 kvchat 인스턴스를 신뢰할 수 없어 이 창을 따로 열었습니다: %1.</translation>
     </message>
     <message>
-        <location filename="../app/main.cpp" line="322"/>
+        <location filename="../app/window/app_window.cpp" line="131"/>
         <source>Files opened later will not come to this window: %1.</source>
         <translation>나중에 여는 파일은 이 창으로 오지 않습니다: %1.</translation>
     </message>

@@ -1,37 +1,30 @@
 #!/usr/bin/env bash
 # Fails (exit 1) when qmllint (Qt 6.4, /usr/lib/qt6/bin/qmllint) warns about any QML file
-# of ui/ (every *.qml under it). Run by `make test` as the ctest style_qmllint (label
-# style). QMLLINT=... picks another binary.
+# of ui/ (every *.qml under it): every warning of every category, unqualified access
+# included, with no exception. Run by `make test` as the ctest style_qmllint (label style):
+#   scripts/check_qml.sh BUILD_DIR/app
+# BUILD_DIR/app holds the QML module kvchat as the build writes it (kvchat/qmldir and
+# kvchat/kvchat.qmltypes: the controllers as typed singletons, app/window/qml_singletons.h),
+# so qmllint checks every `Chat.…`, `Models.…` against the C++ types. QMLLINT=... picks
+# another binary.
 #
-# Its types come from the qmltypes files of the QML modules imported: QtQml's
+# Its types also come from the qmltypes files of the QML modules imported: QtQml's
 # (qml6-module-qtqml: Timer, Connections, Binding, the Qt namespace's enums) and
 # QtQml.Models' (qml6-module-qtqml-models: Instantiator) are not pulled in by the QtQuick
 # packages; without them qmllint reports ~90 false warnings (scripts/install-deps.sh
-# installs both).
-#
-# The rule: every qmllint warning of every category fails, unqualified access included
-# (delegates read their model roles as `required property`, ids are qualified with the
-# component that owns them, a file gets what it needs from another as properties). ONE
-# exception: an "Unqualified access" whose identifier is a C++ context property that
-# app/main.cpp sets (each `setContextProperty(QStringLiteral("NAME")` there, extracted on
-# every run, so the list follows main.cpp). Why those: qmllint 6.4 knows only the types
-# of QML modules with qmltypes; it cannot see a context property set from C++ at run
-# time, so every bare `chat`, `modelHub`, ... reads to it as unqualified. Making them
-# visible would mean typed singletons in a QML module (qt_add_qml_module, generated
-# qmltypes): a C++ change of its own.
-# A `// qmllint disable` comment that turns unqualified access off (named, or by
-# disabling every category) fails too: the exception above is the only one.
-#
-# How: qmllint writes JSON (--json); the identifier of an unqualified access is the
-# source text at its line/column/length. qmllint 6.4 reports only the FIRST unqualified
-# access of each binding or function, so a binding that starts with an accepted
-# `chat.` could hide a bare name after it: a second run lints a copy of ui/ in which each
-# bare context property is replaced by `Object` (a global qmllint knows: reads through it
-# give a "method" warning but do not end the analysis), and every unqualified access it
-# finds fails, at its place in the real file.
+# installs both). A `// qmllint disable` comment that turns unqualified access off (by name,
+# or by naming no category) fails too; one naming another category (Qt 6.4's "type" and
+# "deferred-property-id" false positives, on that line) is read as it says.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+module_dir="${1:-}"
+if [ -z "$module_dir" ] || [ ! -f "$module_dir/kvchat/qmldir" ]; then
+  echo "check_qml.sh: FAIL: give the build's app directory (BUILD_DIR/app, holding" \
+    "kvchat/qmldir: build the target kvchat first)" >&2
+  exit 1
+fi
+module_dir=$(cd "$module_dir" && pwd)
 qmllint="${QMLLINT:-/usr/lib/qt6/bin/qmllint}"
 if ! command -v "$qmllint" >/dev/null 2>&1; then
   echo "check_qml.sh: FAIL: $qmllint not found: install qt6-declarative-dev" \
@@ -58,118 +51,62 @@ if [ ${#files[@]} -eq 0 ]; then
   exit 1
 fi
 
-exec python3 - "$qmllint" app/main.cpp "${files[@]}" <<'PY'
-import json, os, re, shutil, subprocess, sys, tempfile
+exec python3 - "$qmllint" "$module_dir" "${files[@]}" <<'PY'
+import filecmp, json, os, re, subprocess, sys, tempfile
 
-qmllint, main_cpp, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-with open(main_cpp, encoding="utf-8") as f:
-    context = sorted(set(re.findall(
-        r'setContextProperty\(\s*QStringLiteral\(\s*"(\w+)"\s*\)', f.read())))
-if not context:
-    sys.exit(f"check_qml.sh: FAIL: no setContextProperty(QStringLiteral(\"...\")) in {main_cpp}")
+qmllint, module_dir, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+# qmllint reads the module's own copies (module_dir/kvchat/..., with its qmldir: the
+# Theme singleton, the C++ types); each must be the file of ui/ as it is now.
+copies = os.path.join(module_dir, "kvchat")
+rel = {f: os.path.relpath(f, "ui") for f in files}
+stale = [f for f in files if not os.path.isfile(os.path.join(copies, rel[f]))
+         or not filecmp.cmp(f, os.path.join(copies, rel[f]), shallow=False)]
+if stale:
+    sys.exit(f"check_qml.sh: FAIL: the build's copies of {', '.join(stale)} are not the sources:"
+             " build the target kvchat first")
 
-def lint(root):
-    """qmllint over the files under root; its JSON report, by path relative to root."""
-    fd, out = tempfile.mkstemp(suffix=".json"); os.close(fd)
-    try:
-        # It exits non-zero on a warning: the JSON says which, so its status is not used.
-        subprocess.run([qmllint, "--ignore-settings", "--unqualified", "warning", "--json", out]
-                       + [os.path.join(root, f) for f in files],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        with open(out, encoding="utf-8") as f:
-            report = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f"check_qml.sh: FAIL: qmllint wrote no readable JSON ({e})")
-    finally:
-        os.remove(out)
-    return {os.path.relpath(e.get("filename", "?"), root): e for e in report.get("files", [])}
-
-def read_lines(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read().split("\n")
+fd, out = tempfile.mkstemp(suffix=".json"); os.close(fd)
+try:
+    # It exits non-zero on a warning: the JSON says which, so its status is not used.
+    subprocess.run([qmllint, "--ignore-settings", "--unqualified", "warning", "-I", module_dir,
+                    "--json", out] + [rel[f] for f in files], cwd=copies,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    with open(out, encoding="utf-8") as f:
+        report = json.load(f)
+except (OSError, ValueError) as e:
+    sys.exit(f"check_qml.sh: FAIL: qmllint wrote no readable JSON ({e})")
+finally:
+    os.remove(out)
+by_file = {os.path.join("ui", os.path.relpath(e.get("filename", "?"), copies))
+           if os.path.isabs(e.get("filename", "")) else os.path.join("ui", e.get("filename", "?")): e
+           for e in report.get("files", [])}
 
 def hints(w):
     h = [s["message"].split("\n")[0].strip() for s in w.get("suggestions", []) if s.get("message")]
     return f" ({'; '.join(h)})" if h else ""
 
-failures, accepted = {}, 0
-sources = {f: read_lines(f) for f in files}
-
-# 1. The files as they are: everything fails but a bare context property.
-report = lint(".")
-for name in files:
-    entry = report.get(name)
-    if entry is None:
-        failures[(name, 0, 0)] = f"{name}: qmllint did not report on it"
-        continue
-    if not entry.get("success", True) and not entry.get("warnings"):
-        failures[(name, 0, 0)] = f"{name}: qmllint failed on it"
-    for w in entry.get("warnings", []):
-        line, col, msg = w.get("line", 0), w.get("column", 0), w.get("message", "")
-        if msg == "Unqualified access":
-            text = sources[name][line - 1] if 0 < line <= len(sources[name]) else ""
-            ident = text[col - 1:col - 1 + w.get("length", 0)] if col > 0 else ""
-            if ident in context:
-                accepted += 1
-                continue
-            msg = f"Unqualified access: {ident or '?'}"
-        failures[(name, line, col)] = f"{name}:{line}:{col}: {w.get('type', 'warning')}: {msg}{hints(w)}"
-
-# 2. A copy with each bare context property as `Object`: the unqualified accesses that
-# the accepted ones hid. Strings and comments are left as they are.
-token = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|`[^`]*`|//.*$')
-bare = re.compile(r'(?<![.\w$])(' + '|'.join(context) + r')\b(?!\s*:(?!:))')
-tmp = tempfile.mkdtemp(prefix="check_qml.")
-shifts = {}  # (file, line) -> [(column in the copy, columns added)]
-try:
-    shutil.copytree("ui", os.path.join(tmp, "ui"))
-    for name in files:
-        lines = list(sources[name])
-        for i, text in enumerate(lines):
-            out, pos, moved = [], 0, []
-            def code(seg, base):
-                def sub(m):
-                    at = base + m.start() + sum(d for _, d in moved)
-                    moved.append((at, len("Object") - len(m.group(1))))
-                    return "Object"
-                return bare.sub(sub, seg)
-            for m in token.finditer(text):
-                out += [code(text[pos:m.start()], pos), m.group(0)]
-                pos = m.end()
-            out.append(code(text[pos:], pos))
-            lines[i] = "".join(out)
-            if moved:
-                shifts[(name, i + 1)] = moved
-        with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
-            f.write("\n".join(lines))
-    report = lint(tmp)
-finally:
-    shutil.rmtree(tmp, ignore_errors=True)
-for name in files:
-    for w in (report.get(name) or {}).get("warnings", []):
-        if w.get("message") != "Unqualified access":
-            continue
-        line, col = w.get("line", 0), w.get("column", 0)
-        col -= sum(d for at, d in shifts.get((name, line), []) if at < col - 1)
-        text = sources[name][line - 1] if 0 < line <= len(sources[name]) else ""
-        ident = re.match(r"[\w$]*", text[col - 1:]).group(0) if col > 0 else ""
-        failures.setdefault((name, line, col),
-                            f"{name}:{line}:{col}: warning: Unqualified access: {ident or '?'}{hints(w)}")
-
-# 3. No comment may switch unqualified access off.
+failures = []
 directive = re.compile(r"//\s*qmllint\s+disable\b(.*)$")
 for name in files:
-    for i, text in enumerate(sources[name]):
-        m = directive.search(text)
-        if m and (not m.group(1).split() or "unqualified" in m.group(1).split()):
-            failures[(name, i + 1, m.start() + 1)] = \
-                f"{name}:{i + 1}:{m.start() + 1}: a qmllint directive disables unqualified access"
+    entry = by_file.get(name)
+    if entry is None:
+        failures.append(f"{name}: qmllint did not report on it")
+        continue
+    if not entry.get("success", True) and not entry.get("warnings"):
+        failures.append(f"{name}: qmllint failed on it")
+    for w in entry.get("warnings", []):
+        failures.append(f"{name}:{w.get('line', 0)}:{w.get('column', 0)}: "
+                        f"{w.get('type', 'warning')}: {w.get('message', '')}{hints(w)}")
+    with open(name, encoding="utf-8") as f:
+        for i, text in enumerate(f.read().split("\n")):
+            m = directive.search(text)
+            if m and (not m.group(1).split() or "unqualified" in m.group(1).split()):
+                failures.append(f"{name}:{i + 1}: a qmllint directive switches unqualified"
+                                " access (or every check) off")
 
 if failures:
-    print("\n".join(failures[k] for k in sorted(failures)))
-    print(f"check_qml.sh: FAIL: qmllint: {len(failures)} problems over {len(files)} QML files"
-          f" (accepted bare, as context properties of {main_cpp}: {', '.join(context)})")
+    print("\n".join(failures))
+    print(f"check_qml.sh: FAIL: qmllint: {len(failures)} problems over {len(files)} QML files")
     sys.exit(1)
-print(f"check_qml.sh: {len(files)} QML files, no qmllint warnings ({accepted} bare reads of"
-      f" the {len(context)} context properties of {main_cpp} accepted)")
+print(f"check_qml.sh: {len(files)} QML files, no qmllint warnings")
 PY

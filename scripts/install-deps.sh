@@ -28,6 +28,7 @@ packages=(
   fonts-nanum                         # Korean glyphs for the Korean window and its screenshot
   lintian desktop-file-utils appstream  # `make test` checks the .deb and its metadata
   clang-format-14                     # `make test` checks the C++ style (scripts/check_format.sh)
+  universal-ctags                     # ... and the functions' lengths (scripts/long_functions.sh)
 )
 
 missing=()

@@ -4,12 +4,13 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 ColumnLayout {
     id: root
     // The "In use" line as shown (for the end-to-end tests).
     readonly property string inUseText: inUse.text
-    property var info: models.modelInfo
+    property var info: Models.modelInfo
     readonly property var builtIns: ["completion", "llama2", "llama3", "chatml", "zephyr", "mistral", "gemma"]
     // Choices: the file's own template, each built-in format, custom Jinja.
     readonly property var choices: [qsTr("The model file's template"), ...builtIns.map(n => qsTr("Built-in: ") + n), qsTr("Custom (Jinja)")]
@@ -45,7 +46,7 @@ ColumnLayout {
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         visible: !!root.info.path
-        text: models.settingsModel === root.info.path
+        text: Models.settingsModel === root.info.path
               ? qsTr("Kept for this model file.")
               : qsTr("For the loaded model, %1 (kept for that file).").arg((root.info.path || "").split("/").pop())
     }
@@ -79,7 +80,7 @@ ColumnLayout {
     Button {
         text: qsTr("Use this template")
         enabled: !!root.info.path && root.overrideText() !== (root.info.chat_template_override || "")
-        onClicked: models.setChatTemplateOverride(root.overrideText())
+        onClicked: Models.setChatTemplateOverride(root.overrideText())
     }
     // enable_thinking: passed to the template only when set (else its own default applies).
     RowLayout {
@@ -98,7 +99,7 @@ ColumnLayout {
             Accessible.name: qsTr("Thinking")
             model: [qsTr("Template's default"), qsTr("On"), qsTr("Off")]
             currentIndex: Math.max(0, modes.indexOf(root.info.chat_enable_thinking || ""))
-            onActivated: (index) => models.setEnableThinking(modes[index])
+            onActivated: (index) => Models.setEnableThinking(modes[index])
             ToolTip.visible: hovered
             ToolTip.text: qsTr("Off asks the template for an answer without reasoning (Qwen 3 writes an empty <think></think> into the prompt)")
         }

@@ -7,9 +7,13 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 Pane {
     id: root
+    // The loaded model's figures, a JS object (read as var: qmllint types a QVariantMap's
+    // keys as missing).
+    readonly property var modelInfo: Models.modelInfo
     padding: 0
     signal attachRequested()
     ReplyShortcuts {}
@@ -53,7 +57,7 @@ Pane {
             Layout.topMargin: Theme.spacingS
             clip: true
             spacing: Theme.spacingS
-            model: chat.messages
+            model: Chat.messages
             activeFocusOnTab: true
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Messages")
@@ -68,7 +72,7 @@ Pane {
             // The user message edited in place (its row; -1: none): one at a time.
             property int editingRow: -1
             function startEdit(row) {
-                if (row < 0 || row >= count || chat.generating) return
+                if (row < 0 || row >= count || Chat.generating) return
                 if (!itemAtIndex(row)) positionViewAtIndex(row, ListView.Contain)  // its bubble exists
                 // Too long for a text field: the bubble says so instead (and how to go on).
                 var bubble = itemAtIndex(row)
@@ -83,9 +87,9 @@ Pane {
             // Closed before the resend (it replaces the bubbles); opened again with its text
             // when the controller refused it (a store error, said in a dialog).
             function resendEdit(row, text) {
-                if (chat.generating || text.trim().length === 0) return
+                if (Chat.generating || text.trim().length === 0) return
                 editingRow = -1
-                if (chat.editMessage(row, text)) { root.focusInput(); return }
+                if (Chat.editMessage(row, text)) { root.focusInput(); return }
                 editingRow = row
                 var bubble = itemAtIndex(row)
                 if (bubble) bubble.restoreEdit(text)
@@ -100,14 +104,14 @@ Pane {
             // so the list stays at its end until they settle or the user scrolls.
             property bool settling: false
             onMovementStarted: settling = false
-            onContentHeightChanged: if (atYEnd || chat.generating || settling) Qt.callLater(positionViewAtEnd)  // qmllint disable type
+            onContentHeightChanged: if (atYEnd || Chat.generating || settling) Qt.callLater(positionViewAtEnd)  // qmllint disable type
             delegate: MessageBubble {
                 width: ListView.view.width
             }
             // A conversation opens at its newest message (twice: once laid out, once the
             // delegates' real heights are known).
             Connections {
-                target: chat
+                target: Chat
                 function onCurrentConversationChanged() {
                     messageList.editingRow = -1
                     messageList.openAtEnd()
@@ -125,7 +129,7 @@ Pane {
             // Its messages are long and still being read (on the loader's thread).
             BusyIndicator {
                 anchors.centerIn: parent
-                running: chat.opening
+                running: Chat.opening
                 visible: running
                 Accessible.name: qsTr("Opening the conversation: its messages are long")
             }
@@ -172,7 +176,7 @@ Pane {
                     Button {
                         text: qsTr("Treat as document")
                         highlighted: true
-                        onClicked: { chat.documents.attachText(input.text); input.text = ""; pasteOffer.visible = false }
+                        onClicked: { Chat.documents.attachText(input.text); input.text = ""; pasteOffer.visible = false }
                     }
                     Button { text: qsTr("Keep as message"); onClicked: pasteOffer.visible = false }
                 }
@@ -202,7 +206,7 @@ Pane {
                     iconName: "attach"
                     text: qsTr("Attach document")
                     toolTip: qsTr("Text, Markdown or PDF (Ctrl+D), or drop a file on the window")
-                    enabled: !chat.documents.loading
+                    enabled: !Chat.documents.loading
                     onClicked: root.attachRequested()
                     Layout.alignment: Qt.AlignBottom
                 }
@@ -217,7 +221,7 @@ Pane {
                         background: null
                         Accessible.name: qsTr("Message")
                         Accessible.description: qsTr("Enter sends, Shift+Enter starts a new line, Tab leaves the box")
-                        placeholderText: models.modelInfo.is_demo
+                        placeholderText: root.modelInfo.is_demo
                             ? qsTr("Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline")
                             : qsTr("Message — Enter sends, Shift+Enter newline")
                         Keys.onReturnPressed: (event) => {
@@ -228,8 +232,8 @@ Pane {
                         // Up in the empty box edits the last user message (as in Slack or
                         // ChatGPT); elsewhere Up moves the cursor.
                         Keys.onUpPressed: (event) => {
-                            if (input.length > 0 || event.modifiers !== Qt.NoModifier || chat.generating) { event.accepted = false; return }
-                            var row = chat.lastUserRow()
+                            if (input.length > 0 || event.modifiers !== Qt.NoModifier || Chat.generating) { event.accepted = false; return }
+                            var row = Chat.lastUserRow()
                             if (row < 0) { event.accepted = false; return }
                             messageList.startEdit(row)
                         }
@@ -257,17 +261,17 @@ Pane {
                     iconName: "regenerate"
                     text: qsTr("Regenerate")
                     toolTip: qsTr("Regenerate the last reply")
-                    enabled: !chat.generating && messageList.count > 0
-                    onClicked: chat.regenerate()
+                    enabled: !Chat.generating && messageList.count > 0
+                    onClicked: Chat.regenerate()
                     Layout.alignment: Qt.AlignBottom
                 }
                 IconButton {
                     objectName: "sendButton"
-                    iconName: chat.generating ? "stop" : "send"
-                    text: chat.generating ? qsTr("Stop") : qsTr("Send")
-                    toolTip: chat.generating ? qsTr("Stop the reply (Esc)") : qsTr("Send (Enter)")
+                    iconName: Chat.generating ? "stop" : "send"
+                    text: Chat.generating ? qsTr("Stop") : qsTr("Send")
+                    toolTip: Chat.generating ? qsTr("Stop the reply (Esc)") : qsTr("Send (Enter)")
                     accent: true
-                    onClicked: chat.generating ? chat.stop() : root.sendInput()
+                    onClicked: Chat.generating ? Chat.stop() : root.sendInput()
                     Layout.alignment: Qt.AlignBottom
                 }
             }
@@ -275,10 +279,10 @@ Pane {
     }
 
     function sendInput() {
-        if (chat.generating || input.text.trim().length === 0) return
+        if (Chat.generating || input.text.trim().length === 0) return
         pasteOffer.visible = false
         // Cleared only once the message is taken: a refused one stays, with the reason shown.
-        if (chat.send(input.text)) input.text = ""
+        if (Chat.send(input.text)) input.text = ""
     }
     Component.onCompleted: input.forceActiveFocus()
 }

@@ -4,13 +4,14 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 Frame {
     id: card
-    property var docs: chat.documents
+    property var docs: Chat.documents
     property var p: docs.preview
     visible: docs.loading || (p.id !== undefined)
-    function fmt(b) { return chat.formatBytes(b || 0) }
+    function fmt(b) { return Chat.formatBytes(b || 0) }
     function num(n) { return Number(n || 0).toLocaleString(Qt.locale(), 'f', 0) }
     readonly property color good: Theme.success
     readonly property color bad: Theme.error
@@ -112,7 +113,7 @@ Frame {
             RowLayout {
                 Button {
                     text: qsTr("Send whole")
-                    enabled: card.p.can_send_whole === true && !chat.generating
+                    enabled: card.p.can_send_whole === true && !Chat.generating
                     ToolTip.visible: hovered
                     ToolTip.text: enabled ? qsTr("The text becomes your message; its KV stays in the cache for follow-up questions (Ctrl+Shift+W).")
                                           : qsTr("Only when it fits the context window and the free memory.")

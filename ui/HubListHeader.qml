@@ -5,12 +5,13 @@
 // page's id). Its strings keep ModelsPage's translation context.
 import QtQuick
 import QtQuick.Controls
+import kvchat
 
 QtObject {
     readonly property Component component: Label {
         padding: 4
         font.bold: true
-        text: modelHub.searchResults.length > 0 ? qsTranslate("ModelsPage", "Search results")
+        text: ModelHub.searchResults.length > 0 ? qsTranslate("ModelsPage", "Search results")
                                                 : qsTranslate("ModelsPage", "Catalog (sizes approximate)")
     }
 }

@@ -3,6 +3,7 @@
 // beside the icon, `accent` fills it with the accent colour (the primary action).
 import QtQuick
 import QtQuick.Controls
+import kvchat
 
 ToolButton {
     id: button

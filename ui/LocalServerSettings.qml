@@ -5,12 +5,13 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 ColumnLayout {
     id: root
     spacing: 6
     function applyWith(on) {
-        localServer.apply(on, host.text, port.value, key.text, parallel.value, allowNoKey.checked)
+        LocalServer.apply(on, host.text, port.value, key.text, parallel.value, allowNoKey.checked)
     }
     function copy(text) {
         clipboardHelper.text = text
@@ -26,7 +27,7 @@ ColumnLayout {
         Switch {
             objectName: "localServerSwitch"
             Accessible.name: qsTr("Serve the loaded model to other programs (OpenAI API)")
-            checked: localServer.enabled
+            checked: LocalServer.enabled
             onToggled: root.applyWith(checked)
         }
         Label {
@@ -39,21 +40,21 @@ ColumnLayout {
         columns: 2
         Layout.fillWidth: true
         Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("address") }
-        TextField { id: host; objectName: "localServerHost"; Layout.fillWidth: true; text: localServer.host
+        TextField { id: host; objectName: "localServerHost"; Layout.fillWidth: true; text: LocalServer.host
                     Accessible.name: qsTr("Server address") }
         Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("port") }
-        SpinBox { id: port; objectName: "localServerPort"; from: 1; to: 65535; editable: true; value: localServer.port
+        SpinBox { id: port; objectName: "localServerPort"; from: 1; to: 65535; editable: true; value: LocalServer.port
                   textFromValue: (v) => String(v); valueFromText: (t) => parseInt(t) || 8080
                   Accessible.name: qsTr("Server port") }
         Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("sessions at once") }
-        SpinBox { id: parallel; from: 1; to: 64; editable: true; value: localServer.parallel
+        SpinBox { id: parallel; from: 1; to: 64; editable: true; value: LocalServer.parallel
                   Accessible.name: qsTr("Sessions at once") }
         Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("API key") }
         RowLayout {
             Layout.fillWidth: true
-            TextField { id: key; objectName: "localServerKey"; Layout.fillWidth: true; text: localServer.apiKey
+            TextField { id: key; objectName: "localServerKey"; Layout.fillWidth: true; text: LocalServer.apiKey
                         placeholderText: qsTr("none"); Accessible.name: qsTr("API key") }
-            Button { text: qsTr("New"); onClicked: key.text = localServer.generateKey()
+            Button { text: qsTr("New"); onClicked: key.text = LocalServer.generateKey()
                      ToolTip.visible: hovered; ToolTip.text: qsTr("A new random key") }
         }
     }
@@ -62,7 +63,7 @@ ColumnLayout {
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         color: Theme.error
-        visible: !localServer.isLoopback(host.text)
+        visible: !LocalServer.isLoopback(host.text)
         text: qsTr("⚠ Other machines on the network can reach this address. Set an API key.")
     }
     // Beyond loopback without a key the server refuses to start unless this is ticked.
@@ -70,8 +71,8 @@ ColumnLayout {
         id: allowNoKey
         objectName: "localServerAllowNoKey"
         Layout.fillWidth: true
-        visible: !localServer.isLoopback(host.text) && key.text.trim().length === 0
-        checked: localServer.allowNoKey
+        visible: !LocalServer.isLoopback(host.text) && key.text.trim().length === 0
+        checked: LocalServer.allowNoKey
         text: qsTr("Serve without a key anyway: anyone on the network can use the model and read what it is asked")
         Accessible.name: text
     }
@@ -81,11 +82,11 @@ ColumnLayout {
         wrapMode: Text.Wrap
         textFormat: Text.PlainText
         font.pixelSize: Theme.smallSize
-        color: localServer.error.length > 0 ? Theme.error : Theme.text
-        text: localServer.running
-              ? qsTr("Serving %1 at %2%3").arg(localServer.modelId).arg(localServer.url)
-                .arg(localServer.apiKey.length > 0 ? qsTr(" (key required)") : "")
-              : localServer.error.length > 0 ? "✕ " + localServer.error
+        color: LocalServer.error.length > 0 ? Theme.error : Theme.text
+        text: LocalServer.running
+              ? qsTr("Serving %1 at %2%3").arg(LocalServer.modelId).arg(LocalServer.url)
+                .arg(LocalServer.apiKey.length > 0 ? qsTr(" (key required)") : "")
+              : LocalServer.error.length > 0 ? "✕ " + LocalServer.error
               : qsTr("Off.")
     }
     Label {
@@ -94,19 +95,19 @@ ColumnLayout {
         textFormat: Text.PlainText
         font.pixelSize: Theme.smallSize
         font.family: "monospace"
-        visible: localServer.running
-        text: "curl " + localServer.url + "/models"
-              + (localServer.apiKey.length > 0 ? " -H 'Authorization: Bearer " + localServer.apiKey + "'" : "")
+        visible: LocalServer.running
+        text: "curl " + LocalServer.url + "/models"
+              + (LocalServer.apiKey.length > 0 ? " -H 'Authorization: Bearer " + LocalServer.apiKey + "'" : "")
     }
     RowLayout {
-        visible: localServer.running
-        Button { text: qsTr("Copy URL"); onClicked: root.copy(localServer.url) }
-        Button { text: qsTr("Copy key"); visible: localServer.apiKey.length > 0; onClicked: root.copy(localServer.apiKey) }
+        visible: LocalServer.running
+        Button { text: qsTr("Copy URL"); onClicked: root.copy(LocalServer.url) }
+        Button { text: qsTr("Copy key"); visible: LocalServer.apiKey.length > 0; onClicked: root.copy(LocalServer.apiKey) }
         Button {
             text: qsTr("Restart")
-            enabled: host.text !== localServer.host || port.value !== localServer.port
-                     || key.text !== localServer.apiKey || parallel.value !== localServer.parallel
-                     || allowNoKey.checked !== localServer.allowNoKey
+            enabled: host.text !== LocalServer.host || port.value !== LocalServer.port
+                     || key.text !== LocalServer.apiKey || parallel.value !== LocalServer.parallel
+                     || allowNoKey.checked !== LocalServer.allowNoKey
             onClicked: root.applyWith(true)
         }
     }

@@ -7,19 +7,23 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import QtQuick.Dialogs
+import kvchat
 
 ApplicationWindow {
     id: window
+    // The loaded model's figures, a JS object (read as var: qmllint types a QVariantMap's
+    // keys as missing).
+    readonly property var modelInfo: Models.modelInfo
     width: 1280
     height: 800
     minimumWidth: 640
     minimumHeight: 480
     visible: true
-    title: models.modelInfo.display_name ? "kvchat — " + models.modelInfo.display_name : "kvchat"
+    title: window.modelInfo.display_name ? "kvchat — " + window.modelInfo.display_name : "kvchat"
 
     // Light/dark: main.cpp resolves "system" from the platform palette; the colours, type
     // sizes and spacing are Theme's (ui/Theme.qml).
-    Binding { target: Theme; property: "dark"; value: themeName === "dark" }
+    Binding { target: Theme; property: "dark"; value: WindowTheme.name === "dark" }
     font.pixelSize: Theme.fontSize
     color: Theme.window
     palette.window: Theme.window
@@ -50,7 +54,7 @@ ApplicationWindow {
     }
 
     // A new chat takes what is typed next: the focus goes to its message box.
-    Shortcut { sequence: "Ctrl+N"; onActivated: { chat.newConversation(); chatView.focusInput() } }
+    Shortcut { sequence: "Ctrl+N"; onActivated: { Chat.newConversation(); chatView.focusInput() } }
     Shortcut { sequence: "Ctrl+Q"; context: Qt.ApplicationShortcut; onActivated: window.close() }
     Shortcut { sequences: ["Ctrl+=", "Ctrl++"]; onActivated: Theme.zoomIn() }
     Shortcut { sequence: "Ctrl+-"; onActivated: Theme.zoomOut() }
@@ -66,7 +70,7 @@ ApplicationWindow {
             if (Theme.helpPopupsOpen > 0) Theme.closeHelpPopups()
             else if (settings.opened) settings.close()
             else if (memoryDrawer.visible) memoryDrawer.close()
-            else if (!chat.stop() && welcome.visible) welcome.dismiss()
+            else if (!Chat.stop() && welcome.visible) welcome.dismiss()
         }
     }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
@@ -75,44 +79,44 @@ ApplicationWindow {
     // The Models page: find, check the fit of, and download models (issue 15).
     Shortcut { sequence: "Ctrl+Shift+M"; onActivated: modelsPage.opened ? modelsPage.close() : modelsPage.open() }
     // Send the previewed document whole (when it fits) or summarize it; resume the job shown.
-    Shortcut { sequence: "Ctrl+Shift+W"; onActivated: chat.documents.sendWhole() }
-    Shortcut { sequence: "Ctrl+Shift+S"; onActivated: chat.documents.summarize() }
-    Shortcut { sequence: "Ctrl+Shift+R"; onActivated: chat.documents.resume() }
+    Shortcut { sequence: "Ctrl+Shift+W"; onActivated: Chat.documents.sendWhole() }
+    Shortcut { sequence: "Ctrl+Shift+S"; onActivated: Chat.documents.summarize() }
+    Shortcut { sequence: "Ctrl+Shift+R"; onActivated: Chat.documents.resume() }
 
     // Window geometry, panes and zoom are remembered between runs.
     Component.onCompleted: {
-        var g = chat.uiSetting("geometry", null)
+        var g = Chat.uiSetting("geometry", null)
         if (g) { x = g.x; y = g.y; width = g.width; height = g.height }
-        var p = chat.uiSetting("panes", null)
+        var p = Chat.uiSetting("panes", null)
         if (p) { sidebar.SplitView.preferredWidth = p.sidebar; memoryDock.SplitView.preferredWidth = p.memory; memoryDocked = p.memoryVisible }
-        Theme.zoom = chat.uiSetting("zoom", 1.0)
-        if (!chat.uiSetting("welcome_seen", false)) welcome.open()
+        Theme.zoom = Chat.uiSetting("zoom", 1.0)
+        if (!Chat.uiSetting("welcome_seen", false)) welcome.open()
     }
     Connections {
         target: Theme
-        function onZoomChanged() { chat.setUiSetting("zoom", Theme.zoom) }
+        function onZoomChanged() { Chat.setUiSetting("zoom", Theme.zoom) }
     }
     onClosing: {
-        chat.setUiSetting("geometry", { "x": x, "y": y, "width": width, "height": height })
-        chat.setUiSetting("panes", { "sidebar": sidebar.SplitView.preferredWidth, "memory": memoryDock.SplitView.preferredWidth, "memoryVisible": memoryDocked })
+        Chat.setUiSetting("geometry", { "x": x, "y": y, "width": width, "height": height })
+        Chat.setUiSetting("panes", { "sidebar": sidebar.SplitView.preferredWidth, "memory": memoryDock.SplitView.preferredWidth, "memoryVisible": memoryDocked })
     }
 
     FileDialog {
         id: openDialog
         title: qsTr("Open a GGUF model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
-        onAccepted: models.loadModel(selectedFile)
+        onAccepted: Models.loadModel(selectedFile)
     }
     FileDialog {
         id: documentDialog
         title: qsTr("Attach a document")
         nameFilters: [qsTr("Documents (*.txt *.md *.markdown *.pdf)"), qsTr("All files (*)")]
-        onAccepted: chat.documents.attach(selectedFile)
+        onAccepted: Chat.documents.attach(selectedFile)
     }
     SettingsDrawer { id: settings; height: window.height }
     // A banner action (a failed load, a full context) opens the settings of that model.
     Connections {
-        target: chat
+        target: Chat
         function onSettingsRequested() { settings.open() }
         function onOpenModelRequested() { openDialog.open() }
         function onModelsPageRequested() { modelsPage.open() }
@@ -129,8 +133,8 @@ ApplicationWindow {
     }
     // The first message sent is as good as "Start": the welcome steps aside for the reply.
     Connections {
-        target: chat
-        function onGeneratingChanged() { if (chat.generating && welcome.opened) welcome.dismiss() }
+        target: Chat
+        function onGeneratingChanged() { if (Chat.generating && welcome.opened) welcome.dismiss() }
     }
 
     // Errors the controller reports (a chat template that does not parse, a store error) are
@@ -142,11 +146,11 @@ ApplicationWindow {
         title: qsTr("Model")
         standardButtons: Dialog.Close
         anchors.centerIn: Overlay.overlay
-        property var i: models.modelInfo
+        property var i: Models.modelInfo
         GridLayout {
             columns: 2
             columnSpacing: 12
-            Label { text: qsTr("file") } Label { textFormat: Text.PlainText; text: (infoDialog.i.path || "") + " (" + chat.formatBytes(infoDialog.i.file_bytes) + ")" }
+            Label { text: qsTr("file") } Label { textFormat: Text.PlainText; text: (infoDialog.i.path || "") + " (" + Chat.formatBytes(infoDialog.i.file_bytes) + ")" }
             Label { text: qsTr("architecture") } Label { textFormat: Text.PlainText; text: (infoDialog.i.architecture || "") + qsTr(", tokenizer ") + (infoDialog.i.tokenizer_model || "") }
             Label { text: qsTr("chat format") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; textFormat: Text.PlainText; text: infoDialog.i.chat_format_description || "" }
             Label { text: qsTr("parameters") } Label { text: Number(infoDialog.i.n_params || 0).toLocaleString(Qt.locale(), 'f', 0) }
@@ -159,7 +163,7 @@ ApplicationWindow {
                 + (infoDialog.i.n_windowed_layers > 0 ? qsTr(", %1 of %2 layers use a %3-token window").arg(Theme.num(infoDialog.i.n_windowed_layers)).arg(Theme.num(infoDialog.i.n_layers)).arg(Theme.num(infoDialog.i.sliding_window)) : "") }
             Label { text: qsTr("context") } Label { text: qsTr("%1 tokens trained, %2 in use").arg(Theme.num(infoDialog.i.n_ctx_train)).arg(Theme.num(infoDialog.i.n_ctx)) }
             Label { text: qsTr("tensor types") } Label { Layout.maximumWidth: 560; wrapMode: Text.Wrap; text: infoDialog.i.tensor_types_text || "" }
-            Label { text: qsTr("weights") } Label { text: chat.formatBytes(infoDialog.i.weight_bytes) }
+            Label { text: qsTr("weights") } Label { text: Chat.formatBytes(infoDialog.i.weight_bytes) }
             Label { text: qsTr("engine") } Label { text: (infoDialog.i.backend || "") + ", KV " + (infoDialog.i.kv_type || "") + ", policy " + (infoDialog.i.context_policy || "") }
         }
     }
@@ -172,8 +176,8 @@ ApplicationWindow {
         onDropped: (drop) => {
             if (!drop.hasUrls) return
             var url = drop.urls[0].toString()
-            if (/\.gguf$/i.test(url)) models.loadModel(url)
-            else chat.documents.attach(url)
+            if (/\.gguf$/i.test(url)) Models.loadModel(url)
+            else Chat.documents.attach(url)
         }
     }
 
@@ -254,14 +258,14 @@ ApplicationWindow {
     // What the end-to-end tests read (only when KVCHAT_TEST_STATE_FILE is set): the layout,
     // the zoom, the focus and the Tab order (main.cpp adds the last two).
     Timer {
-        running: uiTestState.enabled
+        running: UiTestState.enabled
         interval: 200
         repeat: true
         onTriggered: {
             var chatX = chatView.mapToItem(null, 0, 0).x
             var memoryX = memoryPanel.visible ? memoryPanel.mapToItem(null, 0, 0).x : -1
             var edit = chatView.editState()
-            uiTestState.report({
+            UiTestState.report({
                 "window_width": window.width, "window_height": window.height,
                 "sidebar_width": sidebar.width,
                 "chat_x": chatX, "chat_width": chatView.width,
@@ -298,7 +302,7 @@ ApplicationWindow {
                 },
                 // The header's last button: its right edge is inside the window (not cut).
                 "header_right": panelToggle.mapToItem(null, panelToggle.width, 0).x,
-                "conversation": chat.currentConversationId,
+                "conversation": Chat.currentConversationId,
                 // The sidebar's search field, as shown.
                 "sidebar_search_text": sidebar.searchText,
                 // What the last message's bubble offers ("continue", "regenerate", ...).
@@ -340,28 +344,28 @@ ApplicationWindow {
                 font.bold: true
                 textFormat: Text.PlainText  // the file's name and general.name
                 Layout.minimumWidth: Math.min(implicitWidth, Theme.px(100))
-                text: models.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * models.loadProgress))
-                    : models.modelInfo.display_name ? models.modelInfo.display_name + "  ·  " + chat.formatBytes(models.modelInfo.file_bytes)
-                        + "  ·  " + (models.modelInfo.backend || "cpu")
+                text: Models.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * Models.loadProgress))
+                    : window.modelInfo.display_name ? window.modelInfo.display_name + "  ·  " + Chat.formatBytes(window.modelInfo.file_bytes)
+                        + "  ·  " + (window.modelInfo.backend || "cpu")
                     : qsTr("No model")
                 elide: Label.ElideRight
                 Layout.fillWidth: true
             }
             ProgressBar {
                 palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
-                visible: models.modelLoading
-                from: 0; to: 1; value: models.loadProgress
+                visible: Models.modelLoading
+                from: 0; to: 1; value: Models.loadProgress
                 Layout.preferredWidth: 160
             }
             ToolButton {
-                visible: models.modelLoading
+                visible: Models.modelLoading
                 text: qsTr("Cancel")
-                onClicked: models.cancelLoad()
+                onClicked: Models.cancelLoad()
             }
             Label {
                 id: demoNotice
                 objectName: "demoNotice"
-                visible: models.modelInfo.is_demo === true
+                visible: window.modelInfo.is_demo === true
                 // The whole notice on hover: the line is cut when the window is narrow.
                 ToolTip.visible: demoNoticeHover.hovered
                 ToolTip.text: text
@@ -378,7 +382,7 @@ ApplicationWindow {
                 objectName: "modelInfoButton"
                 iconName: "info"
                 text: qsTr("Model info")
-                enabled: models.modelInfo.name !== undefined
+                enabled: window.modelInfo.name !== undefined
                 onClicked: infoDialog.open()
             }
             IconButton {
@@ -402,7 +406,7 @@ ApplicationWindow {
                 iconName: "recent"
                 text: qsTr("Recent")
                 toolTip: qsTr("Recent models")
-                enabled: models.recentModels.length > 0
+                enabled: Models.recentModels.length > 0
                 onClicked: recentMenu.open()
                 // Each model by its file's name, its folder under it (cut in the middle, whole
                 // on hover); never wider than the window, and kept inside it.
@@ -415,7 +419,7 @@ ApplicationWindow {
                     // Filled by an Instantiator (Qt's way to fill a Menu from a model: items
                     // inserted and removed as the list changes).
                     Instantiator {
-                        model: models.recentModels
+                        model: Models.recentModels
                         onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
                         onObjectRemoved: (index, object) => recentMenu.removeItem(object)
                         delegate: MenuItem {
@@ -445,7 +449,7 @@ ApplicationWindow {
                                     color: Theme.textMuted
                                 }
                             }
-                            onTriggered: models.loadModel(modelData)
+                            onTriggered: Models.loadModel(modelData)
                         }
                     }
                 }
@@ -483,11 +487,11 @@ ApplicationWindow {
             Rectangle { width: parent.width; height: 1; color: Theme.border }
         }
         textFormat: Text.PlainText
-        text: models.modelError ? qsTr("Model error: ") + models.modelError
-            : storeError ? qsTr("Database error: ") + storeError
-            : chat.saveError ? qsTr("Not saved: ") + chat.saveError
-            : chat.lastEvent
-        color: models.modelError || storeError || chat.saveError ? Theme.error : Theme.textMuted
+        text: Models.modelError ? qsTr("Model error: ") + Models.modelError
+            : Chat.storeError ? qsTr("Database error: ") + Chat.storeError
+            : Chat.saveError ? qsTr("Not saved: ") + Chat.saveError
+            : Chat.lastEvent
+        color: Models.modelError || Chat.storeError || Chat.saveError ? Theme.error : Theme.textMuted
         elide: Label.ElideRight
     }
 }

@@ -3,19 +3,19 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import "memory"
+import kvchat
 
 Pane {
     id: panel
     clip: true
-    property var m: memoryState.memory
-    property var info: models.modelInfo
-    readonly property bool hasModel: !!info.name && !models.modelLoading
+    property var m: MemoryState.memory
+    property var info: Models.modelInfo
+    readonly property bool hasModel: !!info.name && !Models.modelLoading
     property string kvType: m.kv_type || "f16"
     // Bytes per K/V value of each type: q8_0 and q4_0 count their f16 block scales.
     // What one value / one token costs in each KV type, from the engine (model info).
     readonly property var kvTypes: info.kv_types || ({})
-    function fmt(b) { return chat.formatBytes(b || 0) }
+    function fmt(b) { return Chat.formatBytes(b || 0) }
     // The width every line of the panel wraps to (the sections in memory/ use it).
     readonly property real columnWidth: column.width
     // The bar under "Machine:" as shown (for the end-to-end tests): its caption, whether
@@ -68,7 +68,7 @@ Pane {
                 Layout.maximumWidth: column.width
                 wrapMode: Text.Wrap
                 color: Theme.textMuted
-                text: models.modelLoading
+                text: Models.modelLoading
                     ? qsTr("Loading the model… Its memory is shown here once it is ready.")
                     : qsTr("No model is loaded. Open a GGUF model (Ctrl+O), or the demo model under “Recent”, to see how its weights and this conversation's memory share the machine.")
             }
@@ -77,7 +77,7 @@ Pane {
             Label {
                 id: lastReplyLine
                 objectName: "lastReply"
-                property var st: chat.lastReplyStats
+                property var st: Chat.lastReplyStats
                 visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
@@ -94,7 +94,7 @@ Pane {
             // differ from that reasoning's first token on. Set when a reply ends (no jump mid-reply).
             Label {
                 objectName: "reasoningKvLine"
-                property var st: chat.lastReplyStats
+                property var st: Chat.lastReplyStats
                 readonly property bool thought: st.thinking_tokens !== undefined && st.thinking_tokens > 0
                 readonly property bool freed: st.released_kv_bytes !== undefined && st.released_kv_bytes > 0
                 visible: panel.hasModel && (thought || freed)
@@ -122,15 +122,15 @@ Pane {
                 Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
-                text: memoryState.snapshotStatus.length > 0 ? memoryState.snapshotStatus : qsTr("Nothing saved or restored yet for this conversation.")
-                ToolTip.visible: snapshotMouse.containsMouse && memoryState.snapshotDetail.length > 0
-                ToolTip.text: memoryState.snapshotStatus + (memoryState.snapshotDetail.length > 0 ? "\n\n" + qsTr("Details: %1").arg(memoryState.snapshotDetail) : "")
+                text: MemoryState.snapshotStatus.length > 0 ? MemoryState.snapshotStatus : qsTr("Nothing saved or restored yet for this conversation.")
+                ToolTip.visible: snapshotMouse.containsMouse && MemoryState.snapshotDetail.length > 0
+                ToolTip.text: MemoryState.snapshotStatus + (MemoryState.snapshotDetail.length > 0 ? "\n\n" + qsTr("Details: %1").arg(MemoryState.snapshotDetail) : "")
                 MouseArea { id: snapshotMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
             }
             FontMetrics { id: fontMetrics; font.pixelSize: Theme.smallSize }
             // All snapshots against their budget; what the last save wrote on hover.
             Label {
-                property var d: memoryState.snapshotDisk
+                property var d: MemoryState.snapshotDisk
                 visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
@@ -162,7 +162,7 @@ Pane {
             // and the memory they share (the KV budget when one is set, else what is free).
             Label {
                 id: sessions
-                property var j: chat.documents.jobMemory || ({})
+                property var j: Chat.documents.jobMemory || ({})
                 property real chatKv: panel.m.kv_allocated_bytes || 0
                 property real jobKv: j.kv_allocated_bytes || 0
                 property real budget: (panel.m.kv_budget_bytes || 0) > 0 ? panel.m.kv_budget_bytes : (panel.m.system_available_bytes || 0) + chatKv + jobKv

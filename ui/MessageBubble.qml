@@ -16,6 +16,7 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 Item {
     id: bubble
@@ -50,16 +51,16 @@ Item {
     // "interrupted" with no stop reason (and no error) in its stats.
     readonly property bool wasInterrupted: !isUser && bubble.model.state === "interrupted" && stopReason === ""
                                            && !(bubble.stats && bubble.stats.error !== undefined)
-    readonly property bool canContinue: isLast && (wasCut || wasStopped || wasInterrupted) && !chat.generating && bubble.model.state !== "streaming"
+    readonly property bool canContinue: isLast && (wasCut || wasStopped || wasInterrupted) && !Chat.generating && bubble.model.state !== "streaming"
     // A reply without a seed to regenerate with (an interrupted one) is offered a plain Regenerate.
-    readonly property bool canRegenerate: isLast && wasInterrupted && !hasSeed && !chat.generating
+    readonly property bool canRegenerate: isLast && wasInterrupted && !hasSeed && !Chat.generating
     // What the reply's buttons offer (the end-to-end tests read the last one's).
     function offeredActions() {
         var out = []
         // (qmllint 6.4 types this [] as void*)
         if (canContinue) out.push("continue")  // qmllint disable type
         if (canRegenerate) out.push("regenerate")
-        if (hasSeed && isLast && !chat.generating) out.push("regenerate_with_seed")
+        if (hasSeed && isLast && !Chat.generating) out.push("regenerate_with_seed")
         return out
     }
     property bool documentExpanded: false
@@ -80,7 +81,7 @@ Item {
         if (!s || s.thinking_tokens === undefined) return qsTr("Thinking")
         var line = qsTr("Thought for %1 s · %2 tokens").arg(Number(s.thinking_seconds || 0).toLocaleString(Qt.locale(), 'f', 1))
                                                        .arg(Theme.num(s.thinking_tokens))
-        if (s.thinking_kv_bytes !== undefined) line += qsTr(" · %1 of KV").arg(chat.formatBytes(s.thinking_kv_bytes))
+        if (s.thinking_kv_bytes !== undefined) line += qsTr(" · %1 of KV").arg(Chat.formatBytes(s.thinking_kv_bytes))
         if (s.thinking_closed === false) line += qsTr(" · not finished")
         return line
     }
@@ -89,7 +90,7 @@ Item {
     readonly property bool editing: isUser && bubble.index >= 0 && !!ListView.view && ListView.view.editingRow === bubble.index  // qmllint disable type
     readonly property alias editText: editField.text
     readonly property alias editCursor: editField.cursorPosition
-    readonly property bool canResend: editing && !chat.generating && editField.text.trim().length > 0
+    readonly property bool canResend: editing && !Chat.generating && editField.text.trim().length > 0
     // Edited in place up to this length (a text field lays out all it holds).
     readonly property int editMaxChars: 65536
     readonly property bool tooLongToEdit: bubble.answerLength > bubble.editMaxChars
@@ -118,7 +119,7 @@ Item {
             return
         }
         // The text as stored, whole (a folded document, every page).
-        editField.text = chat.messages.textOf(bubble.index, "content")
+        editField.text = Chat.messages.textOf(bubble.index, "content")
         editField.cursorPosition = editField.length
         // Once the field is shown. (qmllint 6.4 takes Qt.callLater for a QJSValue property; it
         // is a method.)
@@ -131,7 +132,7 @@ Item {
         return text.replace(/([^\n])\n(?!\n)/g, "$1  \n")
     }
     function reportShown() {
-        if (testProbe && bubble.isUser) testProbe.noteShownText(bubble.index, userBody.getText(0, userBody.length))
+        if (UiTestState.enabled && bubble.isUser) UiTestState.noteShownText(bubble.index, userBody.getText(0, userBody.length))
     }
 
     Rectangle {
@@ -297,7 +298,7 @@ Item {
                         page: bubble.thinkingPage
                         count: bubble.thinkingPageCount
                         length: bubble.thinkingLength
-                        onPageRequested: (page) => chat.messages.showThinkingPage(bubble.index, page)
+                        onPageRequested: (page) => Chat.messages.showThinkingPage(bubble.index, page)
                     }
                 }
             }
@@ -354,7 +355,7 @@ Item {
                                     font.pixelSize: Theme.smallSize
                                     Accessible.name: qsTr("Copy the %1 code").arg(segment.modelData.language || qsTr("code"))
                                     // The whole block, on every page it spans.
-                                    onClicked: chat.messages.copyCode(bubble.index, segment.modelData.index)
+                                    onClicked: Chat.messages.copyCode(bubble.index, segment.modelData.index)
                                 }
                             }
                             TextEdit {
@@ -381,7 +382,7 @@ Item {
                 page: bubble.page
                 count: bubble.pageCount
                 length: bubble.answerLength
-                onPageRequested: (page) => chat.messages.showPage(bubble.index, page)
+                onPageRequested: (page) => Chat.messages.showPage(bubble.index, page)
             }
             Label {
                 visible: bubble.editRefused && bubble.tooLongToEdit
@@ -419,7 +420,7 @@ Item {
                     font.pixelSize: Theme.smallSize
                     ToolTip.visible: hovered
                     ToolTip.text: qsTr("Write more of this reply (Ctrl+Shift+E)")
-                    onClicked: chat.continueReply()
+                    onClicked: Chat.continueReply()
                 }
                 Button {
                     visible: bubble.canRegenerate
@@ -427,7 +428,7 @@ Item {
                     font.pixelSize: Theme.smallSize
                     ToolTip.visible: hovered
                     ToolTip.text: qsTr("Write this reply again, as a new version (Ctrl+R)")
-                    onClicked: chat.regenerate()
+                    onClicked: Chat.regenerate()
                 }
             }
             // Tokens, speed and the seed the reply was sampled with.
@@ -465,11 +466,11 @@ Item {
                     spacing: 0
                     ToolButton {
                         text: "‹"
-                        enabled: !chat.generating && bubble.version > 0
+                        enabled: !Chat.generating && bubble.version > 0
                         Accessible.name: qsTr("Previous branch")
                         ToolTip.visible: hovered
                         ToolTip.text: qsTr("Previous branch (Alt+Left switches the last message that has branches)")
-                        onClicked: chat.selectVersion(bubble.index, bubble.version - 1)
+                        onClicked: Chat.selectVersion(bubble.index, bubble.version - 1)
                     }
                     Label {
                         objectName: "versionLabel"
@@ -479,11 +480,11 @@ Item {
                     }
                     ToolButton {
                         text: "›"
-                        enabled: !chat.generating && bubble.version < bubble.versionCount - 1
+                        enabled: !Chat.generating && bubble.version < bubble.versionCount - 1
                         Accessible.name: qsTr("Next branch")
                         ToolTip.visible: hovered
                         ToolTip.text: qsTr("Next branch (Alt+Right switches the last message that has branches)")
-                        onClicked: chat.selectVersion(bubble.index, bubble.version + 1)
+                        onClicked: Chat.selectVersion(bubble.index, bubble.version + 1)
                     }
                 }
                 Label {
@@ -496,31 +497,31 @@ Item {
                 Item { Layout.fillWidth: true }
                 ToolButton {
                     objectName: "regenerateBranchButton"
-                    visible: !bubble.isUser && !bubble.isLast && !chat.generating && !bubble.isSummary
+                    visible: !bubble.isUser && !bubble.isLast && !Chat.generating && !bubble.isSummary
                     text: qsTr("Regenerate")
                     font.pixelSize: Theme.smallSize
                     ToolTip.visible: hovered
                     ToolTip.text: qsTr("Write this reply again as a new branch: the messages after it stay on the other branch (‹ ›)")
-                    onClicked: chat.regenerateMessage(bubble.index)
+                    onClicked: Chat.regenerateMessage(bubble.index)
                 }
                 ToolButton {
-                    visible: bubble.hasSeed && bubble.isLast && !chat.generating
+                    visible: bubble.hasSeed && bubble.isLast && !Chat.generating
                     text: qsTr("Regenerate with this seed")
                     font.pixelSize: Theme.smallSize
                     ToolTip.visible: hovered
                     ToolTip.text: qsTr("A new version sampled with seed %1").arg(bubble.hasSeed ? String(bubble.stats.seed) : "")
-                    onClicked: chat.regenerateWithSeed(bubble.stats.seed)
+                    onClicked: Chat.regenerateWithSeed(bubble.stats.seed)
                 }
                 ToolButton {
                     text: qsTr("Copy")
                     font.pixelSize: Theme.smallSize
                     ToolTip.visible: hovered && bubble.hasThinking
                     ToolTip.text: qsTr("Copies the answer (not the reasoning)")
-                    onClicked: chat.messages.copy(bubble.index, bubble.isUser ? "content" : "answer")
+                    onClicked: Chat.messages.copy(bubble.index, bubble.isUser ? "content" : "answer")
                 }
                 ToolButton {
                     objectName: "editButton"
-                    visible: bubble.isUser && !chat.generating && !bubble.editing
+                    visible: bubble.isUser && !Chat.generating && !bubble.editing
                     text: qsTr("Edit")
                     font.pixelSize: Theme.smallSize
                     Accessible.name: qsTr("Edit your message")

@@ -10,11 +10,12 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 ColumnLayout {
     id: lib
     property var page          // the ModelsPage (its fitSummary, close)
-    property var library: modelLibrary
+    property var library: Library
     spacing: Theme.spacingS
 
     function focusList() { list.forceActiveFocus() }

@@ -12,6 +12,7 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 Popup {
     id: page
@@ -23,12 +24,12 @@ Popup {
     height: parent ? parent.height - 40 : 760
     closePolicy: Popup.CloseOnEscape
 
-    property var hub: modelHub
+    property var hub: ModelHub
     HubListHeader { id: hubListHeader }  // the header of the Hub list
     property int selectedFile: 0
 
     onOpened: {
-        if (tabs.currentIndex === 1) { modelLibrary.refresh(); library.focusList() }
+        if (tabs.currentIndex === 1) { Library.refresh(); library.focusList() }
         else searchField.forceActiveFocus()
     }
 
@@ -131,7 +132,7 @@ Popup {
             id: tabs
             Layout.fillWidth: true
             onCurrentIndexChanged: {
-                if (currentIndex === 1) { modelLibrary.refresh(); library.focusList() }
+                if (currentIndex === 1) { Library.refresh(); library.focusList() }
                 else searchField.forceActiveFocus()
             }
             TabButton { text: qsTr("Hub"); width: implicitWidth }

@@ -7,14 +7,15 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 ColumnLayout {
     id: banner
     // Every banner is NoticeCenter's (`notices`): the action banner and the message banner.
-    property var notice: notices.notice
+    property var notice: Notices.notice
     // (Not the children's `visible`: a child of a hidden item reads as hidden.)
     readonly property bool hasNotice: !!notice.text
-    readonly property bool hasMessage: notices.message.length > 0
+    readonly property bool hasMessage: Notices.message.length > 0
     visible: hasNotice || hasMessage
     spacing: 4
 
@@ -48,7 +49,7 @@ ColumnLayout {
                     text: "✕"
                     visible: banner.notice.kind !== "summarizing"
                     Accessible.name: qsTr("Dismiss")
-                    onClicked: notices.dismissNotice()
+                    onClicked: Notices.dismissNotice()
                 }
             }
             Flow {
@@ -69,11 +70,11 @@ ColumnLayout {
                         Accessible.name: modelData.label
                         ToolTip.visible: hovered
                         ToolTip.text: qsTr("Alt+%1").arg(index + 1)
-                        onClicked: notices.noticeAction(modelData.id)
+                        onClicked: Notices.noticeAction(modelData.id)
                         Shortcut {
                             sequence: "Alt+" + (actionButton.index + 1)
                             enabled: banner.hasNotice
-                            onActivated: notices.noticeAction(actionButton.modelData.id)
+                            onActivated: Notices.noticeAction(actionButton.modelData.id)
                         }
                     }
                 }
@@ -86,8 +87,8 @@ ColumnLayout {
         visible: banner.hasMessage
         Layout.fillWidth: true
         implicitHeight: row.implicitHeight + 12
-        color: notices.messageIsError ? Theme.errorBackground : Theme.warningBackground
-        border.color: notices.messageIsError ? Theme.error : Theme.warning
+        color: Notices.messageIsError ? Theme.errorBackground : Theme.warningBackground
+        border.color: Notices.messageIsError ? Theme.error : Theme.warning
         radius: 4
         RowLayout {
             id: row
@@ -97,11 +98,11 @@ ColumnLayout {
                 objectName: "noticeText"
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
-                color: notices.messageIsError ? Theme.error : Theme.text
+                color: Notices.messageIsError ? Theme.error : Theme.text
                 textFormat: Text.PlainText
-                text: notices.message
+                text: Notices.message
             }
-            ToolButton { text: "✕"; Accessible.name: qsTr("Dismiss the message"); onClicked: notices.dismissMessage() }
+            ToolButton { text: "✕"; Accessible.name: qsTr("Dismiss the message"); onClicked: Notices.dismissMessage() }
         }
     }
 }

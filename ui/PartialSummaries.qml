@@ -4,6 +4,7 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 ColumnLayout {
     id: root
@@ -18,7 +19,7 @@ ColumnLayout {
         font.pixelSize: Theme.smallSize
         onClicked: {
             root.expanded = !root.expanded
-            if (root.expanded) root.items = chat.documents.partials(root.jobId)
+            if (root.expanded) root.items = Chat.documents.partials(root.jobId)
         }
     }
     Repeater {

@@ -3,10 +3,11 @@
 // last message that has siblings,
 // Ctrl+Shift+E continues it (a reply cut at the length limit, or stopped).
 import QtQuick
+import kvchat
 
 Item {
-    Shortcut { sequence: "Ctrl+R"; enabled: !chat.generating; onActivated: chat.regenerate() }
-    Shortcut { sequence: "Alt+Left"; enabled: !chat.generating; onActivated: chat.showAdjacentVersion(-1) }
-    Shortcut { sequence: "Alt+Right"; enabled: !chat.generating; onActivated: chat.showAdjacentVersion(1) }
-    Shortcut { sequence: "Ctrl+Shift+E"; enabled: !chat.generating; onActivated: chat.continueReply() }
+    Shortcut { sequence: "Ctrl+R"; enabled: !Chat.generating; onActivated: Chat.regenerate() }
+    Shortcut { sequence: "Alt+Left"; enabled: !Chat.generating; onActivated: Chat.showAdjacentVersion(-1) }
+    Shortcut { sequence: "Alt+Right"; enabled: !Chat.generating; onActivated: Chat.showAdjacentVersion(1) }
+    Shortcut { sequence: "Ctrl+Shift+E"; enabled: !Chat.generating; onActivated: Chat.continueReply() }
 }

@@ -7,6 +7,7 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 Drawer {
     id: drawer
@@ -21,9 +22,9 @@ Drawer {
     // labels fill their cells and wrap: a layout keeps a label that does not at its one-line
     // width, pushing the row past the drawer's edge).
     width: Math.min(Theme.px(400), parent ? parent.width : Theme.px(400))
-    property var info: models.modelInfo
-    property var s: models.sampling
-    property var e: models.engineSettings
+    property var info: Models.modelInfo
+    property var s: Models.sampling
+    property var e: Models.engineSettings
     // KV bytes of `tokens` tokens in `type`, from the engine's per-type cost (model info).
     function kvBytes(type, tokens) {
         var c = (info.kv_types || {})[type]
@@ -31,13 +32,13 @@ Drawer {
     }
     function ctxValue() { return ctxSpin.value > 0 ? ctxSpin.value : (info.n_ctx_train || facts.n_ctx_train || 0) }
     // The model these settings are for, and what it is (head_dim, trained context).
-    property var facts: models.settingsModelFacts
+    property var facts: Models.settingsModelFacts
     // The chat template's "In use" line as shown (for the end-to-end tests).
     readonly property string chatFormatLine: templateSettings.inUseText
-    readonly property string modelFile: models.settingsModel.split("/").pop()
+    readonly property string modelFile: Models.settingsModel.split("/").pop()
     // The engine choices' problems with that model ({key, blocking, reason}); `facts` is
     // named so that the list is recomputed when the model changes.
-    readonly property var issues: (facts, models.checkEngineSettings({ "kv_type": kvType.currentText, "ctx": ctxSpin.value }))
+    readonly property var issues: (facts, Models.checkEngineSettings({ "kv_type": kvType.currentText, "ctx": ctxSpin.value }))
     function issueFor(key) {
         for (var i = 0; i < issues.length; ++i) if (issues[i].key === key) return issues[i]
         return null
@@ -46,7 +47,7 @@ Drawer {
     // The preset whose values `v` holds ("" when none: edited by hand).
     function presetOf(v) {
         var r = (x) => Math.round(x * 100)
-        var p = models.samplingPresets.find(p => r(p.values.temperature) === r(v.temperature) && p.values.top_k === v.top_k
+        var p = Models.samplingPresets.find(p => r(p.values.temperature) === r(v.temperature) && p.values.top_k === v.top_k
             && r(p.values.top_p) === r(v.top_p) && r(p.values.min_p) === r(v.min_p)
             && r(p.values.repeat_penalty) === r(v.repeat_penalty))
         return p ? p.id : ""
@@ -56,7 +57,7 @@ Drawer {
         return presetOf({ "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
                           "min_p": minP.value / 100, "repeat_penalty": rep.value / 100 })
     }
-    readonly property color problemColor: themeName === "dark" ? "#ff8a80" : "#b03a2e"
+    readonly property color problemColor: WindowTheme.name === "dark" ? "#ff8a80" : "#b03a2e"
 
     ScrollView {
         id: scroll
@@ -73,9 +74,9 @@ Drawer {
                 Layout.fillWidth: true
                 Accessible.name: qsTr("Language")
                 // Each language in its own words; the system entry says what it resolves to.
-                model: [qsTr("System (%1)").arg(language.active === "ko" ? "한국어" : "English"), "English", "한국어"]
-                currentIndex: Math.max(0, language.choices.indexOf(language.choice))
-                onActivated: (index) => language.choose(language.choices[index])
+                model: [qsTr("System (%1)").arg(Language.active === "ko" ? "한국어" : "English"), "English", "한국어"]
+                currentIndex: Math.max(0, Array.from(Language.choices).indexOf(Language.choice))
+                onActivated: (index) => Language.choose(Language.choices[index])
             }
 
             Label { text: qsTr("Conversation"); font.bold: true }
@@ -90,9 +91,9 @@ Drawer {
                 Accessible.name: qsTr("Saved system prompt")
                 textRole: "name"
                 valueRole: "id"
-                model: [{ "id": 0, "name": qsTr("None (this conversation's own text)") }].concat(systemPrompts.prompts)
-                currentIndex: Math.max(0, model.findIndex(p => p.id === systemPrompts.currentPromptId))
-                onActivated: (index) => systemPrompts.pick(model[index].id)
+                model: Array.of({ "id": 0, "name": qsTr("None (this conversation's own text)") }).concat(SystemPrompts.prompts)
+                currentIndex: Math.max(0, model.findIndex(p => p.id === SystemPrompts.currentPromptId))
+                onActivated: (index) => SystemPrompts.pick(model[index].id)
             }
             RowLayout {
                 Layout.fillWidth: true
@@ -106,15 +107,15 @@ Drawer {
                     objectName: "editSavedPrompt"
                     text: qsTr("Edit…")
                     Accessible.name: qsTr("Edit the saved prompt")
-                    enabled: systemPrompts.currentPromptId > 0
-                    onClicked: promptDialog.openFor("edit", systemPrompts.currentPromptId, "")
+                    enabled: SystemPrompts.currentPromptId > 0
+                    onClicked: promptDialog.openFor("edit", SystemPrompts.currentPromptId, "")
                 }
                 Button {
                     objectName: "deleteSavedPrompt"
                     text: qsTr("Delete…")
                     Accessible.name: qsTr("Delete the saved prompt")
-                    enabled: systemPrompts.currentPromptId > 0
-                    onClicked: promptDialog.openFor("delete", systemPrompts.currentPromptId, "")
+                    enabled: SystemPrompts.currentPromptId > 0
+                    onClicked: promptDialog.openFor("delete", SystemPrompts.currentPromptId, "")
                 }
             }
             // Picked from a saved prompt edited since: this conversation kept its text.
@@ -124,15 +125,15 @@ Drawer {
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 color: Theme.textMuted
-                visible: systemPrompts.currentDiffers
-                text: qsTr("“%1” has changed since this conversation took it; the text below is this conversation's.").arg(systemPrompts.currentPromptName)
+                visible: SystemPrompts.currentDiffers
+                text: qsTr("“%1” has changed since this conversation took it; the text below is this conversation's.").arg(SystemPrompts.currentPromptName)
             }
             Button {
                 objectName: "useSavedPromptText"
-                visible: systemPrompts.currentDiffers
+                visible: SystemPrompts.currentDiffers
                 text: qsTr("Use the saved text")
                 Accessible.name: qsTr("Use the saved prompt's current text in this conversation")
-                onClicked: systemPrompts.pick(systemPrompts.currentPromptId)
+                onClicked: SystemPrompts.pick(SystemPrompts.currentPromptId)
             }
             TextArea {
                 id: systemPrompt
@@ -144,7 +145,7 @@ Drawer {
                 Layout.fillWidth: true
                 Layout.preferredHeight: 70
                 wrapMode: TextArea.Wrap
-                text: chat.systemPrompt
+                text: Chat.systemPrompt
                 placeholderText: qsTr("Optional instructions for this conversation")
             }
             Label {
@@ -160,9 +161,9 @@ Drawer {
                 Accessible.name: qsTr("System prompt of new conversations")
                 textRole: "name"
                 valueRole: "id"
-                model: [{ "id": 0, "name": qsTr("No system prompt") }].concat(systemPrompts.prompts)
-                currentIndex: Math.max(0, model.findIndex(p => p.id === systemPrompts.defaultPromptId))
-                onActivated: (index) => systemPrompts.defaultPromptId = model[index].id
+                model: Array.of({ "id": 0, "name": qsTr("No system prompt") }).concat(SystemPrompts.prompts)
+                currentIndex: Math.max(0, model.findIndex(p => p.id === SystemPrompts.defaultPromptId))
+                onActivated: (index) => SystemPrompts.defaultPromptId = model[index].id
             }
             SystemPromptDialog { id: promptDialog }
 
@@ -171,14 +172,14 @@ Drawer {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 font.bold: true
-                visible: models.settingsModel.length > 0
+                visible: Models.settingsModel.length > 0
                 text: qsTr("For %1").arg(drawer.modelFile)
             }
             Label {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
-                visible: models.settingsModel.length > 0
+                visible: Models.settingsModel.length > 0
                 text: (drawer.facts.head_dim > 0
                        ? qsTr("Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).").arg(Theme.num(drawer.facts.head_dim)).arg(Theme.num(drawer.facts.n_ctx_train))
                        : qsTr("Sampling, KV type, context and its policy below are kept for this model."))
@@ -204,7 +205,7 @@ Drawer {
                     Layout.fillWidth: true
                     Accessible.name: qsTr("Sampling preset")
                     textRole: "name"
-                    model: [{ "id": "", "name": qsTr("Custom") }].concat(models.samplingPresets)
+                    model: Array.of({ "id": "", "name": qsTr("Custom") }).concat(Models.samplingPresets)
                     currentIndex: Math.max(0, model.findIndex(p => p.id === (drawer.s.preset !== undefined ? drawer.s.preset : drawer.presetOf(drawer.s))))
                     onActivated: (index) => {
                         var v = model[index].values
@@ -266,7 +267,7 @@ Drawer {
                     delegate: ItemDelegate {
                         required property string modelData
                         required property int index
-                        readonly property string problem: (drawer.facts, models.kvTypeProblem(modelData))
+                        readonly property string problem: (drawer.facts, Models.kvTypeProblem(modelData))
                         width: ListView.view ? ListView.view.width : implicitWidth
                         text: problem ? qsTr("%1 — not for this model").arg(modelData) : modelData
                         enabled: problem.length === 0
@@ -311,7 +312,7 @@ Drawer {
                 }
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
                 SpinBox { id: snapshotBudget; from: 0; to: 16777216; stepSize: 256; editable: true
-                          value: Math.round(memoryState.snapshotBudgetBytes / 1048576) }
+                          value: Math.round(MemoryState.snapshotBudgetBytes / 1048576) }
             }
             Label {
                 Layout.fillWidth: true
@@ -319,9 +320,9 @@ Drawer {
                 font.pixelSize: Theme.smallSize
                 text: qsTr("Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.")
                     .arg(Theme.num(drawer.ctxValue())).arg(kvType.currentText)
-                    .arg(chat.formatBytes(drawer.kvBytes(kvType.currentText, drawer.ctxValue())))
-                    .arg(chat.formatBytes(drawer.kvBytes(kvType.currentText, 1)))
-                    .arg(chat.formatBytes(drawer.info.weight_bytes || 0))
+                    .arg(Chat.formatBytes(drawer.kvBytes(kvType.currentText, drawer.ctxValue())))
+                    .arg(Chat.formatBytes(drawer.kvBytes(kvType.currentText, 1)))
+                    .arg(Chat.formatBytes(drawer.info.weight_bytes || 0))
             }
             Repeater {
                 model: ["f32", "f16", "q8_0", "q4_0"]
@@ -330,7 +331,7 @@ Drawer {
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
                     font.pixelSize: Theme.smallSize
-                    text: modelData + ": " + chat.formatBytes(drawer.kvBytes(modelData, drawer.ctxValue())) + qsTr(" at %1 tokens").arg(drawer.ctxValue())
+                    text: modelData + ": " + Chat.formatBytes(drawer.kvBytes(modelData, drawer.ctxValue())) + qsTr(" at %1 tokens").arg(drawer.ctxValue())
                 }
             }
             RowLayout {
@@ -341,19 +342,19 @@ Drawer {
                     ToolTip.visible: hovered && drawer.blocked
                     ToolTip.text: qsTr("This model cannot use these settings: see the reason above.")
                     onClicked: {
-                        chat.systemPrompt = systemPrompt.text
-                        memoryState.snapshotBudgetBytes = snapshotBudget.value * 1048576
-                        models.sampling = { "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
+                        Chat.systemPrompt = systemPrompt.text
+                        MemoryState.snapshotBudgetBytes = snapshotBudget.value * 1048576
+                        Models.sampling = { "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
                                           "min_p": minP.value / 100, "repeat_penalty": rep.value / 100,
                                           "seed": seed.value, "max_tokens": maxTokens.value,
                                           "preset": drawer.matchingPreset() }
                         var engine = { "backend": backend.currentText, "threads": threads.value, "ctx": ctxSpin.value,
                                        "kv_type": kvType.currentText, "context_policy": policy.ids[policy.currentIndex],
                                        "gpu_layers": gpuLayers.value }
-                        var current = models.engineSettings
+                        var current = Models.engineSettings
                         var changed = Object.keys(engine).some(k => String(engine[k]) !== String(current[k]))
                         // A changed setting reloads the model; after a failed load it retries.
-                        if (changed || models.modelError) models.setEngineSettings(engine)
+                        if (changed || Models.modelError) Models.setEngineSettings(engine)
                         drawer.close()
                     }
                 }

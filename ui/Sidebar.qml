@@ -7,40 +7,43 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import QtQuick.Dialogs
+import kvchat
 
 Pane {
     id: root
+    // The conversation whose deletion can still be undone ({} when none), as a JS object.
+    readonly property var pendingDelete: ConversationList.pendingDelete
     padding: 6
     function focusSearch() { searchField.forceActiveFocus() }
     readonly property string searchText: searchField.text
     function focusList() {
-        var row = conversationList.model.rowOf(chat.currentConversationId)
+        var row = ConversationList.model.rowOf(Chat.currentConversationId)
         list.currentIndex = row >= 0 ? row : 0
         list.forceActiveFocus()
     }
     // The conversation an action is for: the one under the keyboard cursor when the list
     // has the focus, else the open one.
     function targetId() {
-        if (list.activeFocus && list.currentIndex >= 0) return conversationList.model.idAt(list.currentIndex)
-        return chat.currentConversationId
+        if (list.activeFocus && list.currentIndex >= 0) return ConversationList.model.idAt(list.currentIndex)
+        return Chat.currentConversationId
     }
     function rename(id) {
         if (!id) return
         renameDialog.conversation = id
-        renameField.text = conversationList.conversationTitle(id)
+        renameField.text = ConversationList.conversationTitle(id)
         renameDialog.open()
     }
     function remove(id) {
         if (!id) return
         var row = list.currentIndex
-        conversationList.deleteConversation(id)
+        ConversationList.deleteConversation(id)
         list.currentIndex = Math.min(row, list.count - 1)
     }
     function exportAs(id, format) {
         if (!id) return
         exportDialog.conversation = id
         exportDialog.format = format
-        pathField.text = conversationList.defaultExportPath(id, format)
+        pathField.text = ConversationList.defaultExportPath(id, format)
         exportDialog.open()
     }
 
@@ -50,8 +53,8 @@ Pane {
         // that number, so Shortcut reads the platform's Undo keys all the same; qmllint 6.4
         // cannot resolve the StandardKey type (it reports it as an unqualified access).
         sequences: [11]  // StandardKey.Undo
-        enabled: conversationList.pendingDelete.id !== undefined
-        onActivated: conversationList.undoDelete()
+        enabled: root.pendingDelete.id !== undefined
+        onActivated: ConversationList.undoDelete()
     }
 
     ColumnLayout {
@@ -65,19 +68,19 @@ Pane {
             icon.color: Theme.text
             Layout.fillWidth: true
             Accessible.name: qsTr("New chat (Ctrl+N)")
-            onClicked: chat.newConversation()
+            onClicked: Chat.newConversation()
         }
         TextField {
             id: searchField
             placeholderText: qsTr("Search (Ctrl+F)")
             Accessible.name: qsTr("Search conversations")
             Layout.fillWidth: true
-            onTextChanged: conversationList.search(text)
+            onTextChanged: ConversationList.search(text)
             Keys.onDownPressed: root.focusList()
             // New chat clears the search (the new conversation matches none): the field follows.
             Connections {
-                target: conversationList
-                function onSearchTextChanged() { if (searchField.text !== conversationList.searchText) searchField.text = conversationList.searchText }
+                target: ConversationList
+                function onSearchTextChanged() { if (searchField.text !== ConversationList.searchText) searchField.text = ConversationList.searchText }
             }
         }
         ListView {
@@ -89,19 +92,19 @@ Pane {
             activeFocusOnTab: true
             keyNavigationEnabled: true
             highlightMoveDuration: 0
-            model: conversationList.model
+            model: ConversationList.model
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Conversations")
             onActiveFocusChanged: if (activeFocus && currentIndex < 0 && count > 0) root.focusList()
-            Keys.onReturnPressed: chat.selectConversation(conversationList.model.idAt(currentIndex))
-            Keys.onEnterPressed: chat.selectConversation(conversationList.model.idAt(currentIndex))
-            Keys.onSpacePressed: chat.selectConversation(conversationList.model.idAt(currentIndex))
-            Keys.onDeletePressed: root.remove(conversationList.model.idAt(currentIndex))
+            Keys.onReturnPressed: Chat.selectConversation(ConversationList.model.idAt(currentIndex))
+            Keys.onEnterPressed: Chat.selectConversation(ConversationList.model.idAt(currentIndex))
+            Keys.onSpacePressed: Chat.selectConversation(ConversationList.model.idAt(currentIndex))
+            Keys.onDeletePressed: root.remove(ConversationList.model.idAt(currentIndex))
             Keys.onUpPressed: (event) => { if (currentIndex <= 0) searchField.forceActiveFocus(); else decrementCurrentIndex() }
             Keys.onPressed: (event) => {
                 if (event.key === Qt.Key_Menu || (event.key === Qt.Key_F10 && (event.modifiers & Qt.ShiftModifier))) {
                     var item = list.currentItem
-                    if (item) contextMenu.openFor(conversationList.model.idAt(currentIndex), item, 12, item.height / 2)
+                    if (item) contextMenu.openFor(ConversationList.model.idAt(currentIndex), item, 12, item.height / 2)
                     event.accepted = true
                 }
             }
@@ -112,7 +115,7 @@ Pane {
                 required property string title
                 required property int index
                 width: ListView.view.width
-                highlighted: entry.conversationId === chat.currentConversationId
+                highlighted: entry.conversationId === Chat.currentConversationId
                 rightPadding: removeButton.width + 8
                 contentItem: Label {
                     text: entry.title
@@ -130,7 +133,7 @@ Pane {
                     radius: Theme.radiusS
                     visible: entry.ListView.isCurrentItem && list.activeFocus
                 }
-                onClicked: { list.currentIndex = entry.index; chat.selectConversation(entry.conversationId) }
+                onClicked: { list.currentIndex = entry.index; Chat.selectConversation(entry.conversationId) }
                 onDoubleClicked: root.rename(entry.conversationId)
                 TapHandler {
                     acceptedButtons: Qt.RightButton
@@ -154,7 +157,7 @@ Pane {
         Frame {
             id: undoBar
             objectName: "undoDelete"
-            visible: conversationList.pendingDelete.id !== undefined
+            visible: root.pendingDelete.id !== undefined
             Layout.fillWidth: true
             padding: 6
             background: Rectangle {  // qmllint disable deferred-property-id
@@ -169,21 +172,21 @@ Pane {
                     color: Theme.accent
                     NumberAnimation on width {
                         id: countdown
-                        from: undoBar.width; to: 0; duration: conversationList.undoDeleteMs
+                        from: undoBar.width; to: 0; duration: ConversationList.undoDeleteMs
                         running: false
                     }
                 }
             }
             Connections {
-                target: conversationList
-                function onPendingDeleteChanged() { if (conversationList.pendingDelete.id !== undefined) countdown.restart() }
+                target: ConversationList
+                function onPendingDeleteChanged() { if (root.pendingDelete.id !== undefined) countdown.restart() }
             }
             RowLayout {
                 anchors.fill: parent
                 Label {
                     Layout.fillWidth: true
                     elide: Text.ElideRight
-                    text: qsTr("Deleted “%1”").arg(conversationList.pendingDelete.title || "")
+                    text: qsTr("Deleted “%1”").arg(root.pendingDelete.title || "")
                     ToolTip.visible: deletedMouse.containsMouse && truncated
                     ToolTip.text: text
                     MouseArea { id: deletedMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
@@ -193,7 +196,7 @@ Pane {
                     Accessible.name: qsTr("Undo delete (Ctrl+Z)")
                     ToolTip.visible: hovered
                     ToolTip.text: qsTr("Bring it back with its messages (Ctrl+Z)")
-                    onClicked: conversationList.undoDelete()
+                    onClicked: ConversationList.undoDelete()
                 }
             }
         }
@@ -235,7 +238,7 @@ Pane {
             var path = pathField.text.trim()
             if (path.length === 0) return
             if (!/\.(md|markdown|json)$/i.test(path)) path += format === "json" ? ".json" : ".md"
-            conversationList.exportConversation(conversation, path)
+            ConversationList.exportConversation(conversation, path)
         }
         onClosed: list.forceActiveFocus()
         footer: DialogButtonBox {
@@ -307,7 +310,7 @@ Pane {
         onOpened: { renameField.forceActiveFocus(); renameField.selectAll() }
         onAccepted: {
             var name = renameField.text.trim()
-            if (name.length > 0) conversationList.renameConversation(conversation, name)
+            if (name.length > 0) ConversationList.renameConversation(conversation, name)
         }
         onClosed: if (list.activeFocus === false) list.forceActiveFocus()
         TextField {

@@ -3,10 +3,11 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 Frame {
     id: view
-    property var docs: chat.documents
+    property var docs: Chat.documents
     property var j: docs.job
     // This conversation's job is the one running (another conversation's may run meanwhile).
     readonly property bool running: docs.jobRunning
@@ -50,7 +51,7 @@ Frame {
                 visible: view.resumable
                 text: qsTr("Resume")
                 highlighted: true
-                enabled: !chat.generating && !view.docs.summarizing
+                enabled: !Chat.generating && !view.docs.summarizing
                 ToolTip.visible: hovered && view.docs.summarizing
                 ToolTip.text: qsTr("Another summary is being written: one job runs at a time.")
                 onClicked: view.docs.resume()

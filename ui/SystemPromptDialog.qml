@@ -8,6 +8,7 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 Dialog {
     id: dialog
@@ -17,10 +18,10 @@ Dialog {
     property var promptId: 0
     // Said when the store refused (the controller's lastError), until the next change.
     property string refusal: ""
-    readonly property int usedBy: (systemPrompts.prompts, systemPrompts.usedBy(dialog.promptId))
-    readonly property bool openUsesIt: systemPrompts.currentPromptId === dialog.promptId && dialog.promptId > 0
+    readonly property int usedBy: (SystemPrompts.prompts, SystemPrompts.usedBy(dialog.promptId))
+    readonly property bool openUsesIt: SystemPrompts.currentPromptId === dialog.promptId && dialog.promptId > 0
     readonly property string problem: mode === "delete" ? ""
-        : (systemPrompts.prompts, systemPrompts.nameProblem(nameField.text, mode === "edit" ? promptId : 0))
+        : (SystemPrompts.prompts, SystemPrompts.nameProblem(nameField.text, mode === "edit" ? promptId : 0))
     // "all", "current" or "none": what an edit's new text goes to.
     readonly property string applyTo: applyAll.checked ? "all" : (applyCurrent.checked ? "current" : "none")
 
@@ -37,7 +38,7 @@ Dialog {
         mode = kind
         promptId = id
         refusal = ""
-        var p = systemPrompts.prompts.find(x => x.id === id)
+        var p = Array.from(SystemPrompts.prompts).find(x => x.id === id)
         nameField.text = kind === "save" ? "" : (p ? p.name : "")
         textField.text = kind === "save" ? text : (p ? p.text : "")
         // An edit goes to every conversation that uses it when one does, else to none.
@@ -46,15 +47,15 @@ Dialog {
     }
     function save() {
         if (mode === "delete") {
-            if (systemPrompts.remove(promptId)) close()
-            else refusal = systemPrompts.lastError
+            if (SystemPrompts.remove(promptId)) close()
+            else refusal = SystemPrompts.lastError
             return
         }
         if (problem.length > 0) { nameField.forceActiveFocus(); return }
-        var ok = mode === "save" ? systemPrompts.saveAs(nameField.text, textField.text) > 0
-                                 : systemPrompts.edit(promptId, nameField.text, textField.text, applyTo)
+        var ok = mode === "save" ? SystemPrompts.saveAs(nameField.text, textField.text) > 0
+                                 : SystemPrompts.edit(promptId, nameField.text, textField.text, applyTo)
         if (ok) close()
-        else refusal = systemPrompts.lastError
+        else refusal = SystemPrompts.lastError
     }
     onOpened: {
         if (mode === "delete") deleteButton.forceActiveFocus()
@@ -91,7 +92,7 @@ Dialog {
             visible: dialog.mode === "delete"
             color: Theme.text
             text: {
-                var p = systemPrompts.prompts.find(x => x.id === dialog.promptId)
+                var p = Array.from(SystemPrompts.prompts).find(x => x.id === dialog.promptId)
                 var name = p ? p.name : ""
                 return dialog.usedBy > 0
                     ? qsTr("Delete “%1”? The %n conversation(s) that use it keep their text.", "", dialog.usedBy).arg(name)

@@ -6,9 +6,13 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import kvchat
 
 Popup {
     id: welcome
+    // The loaded model's figures, a JS object (read as var: qmllint types a QVariantMap's
+    // keys as missing).
+    readonly property var modelInfo: Models.modelInfo
     modal: false
     focus: false
     closePolicy: Popup.NoAutoClose
@@ -18,15 +22,15 @@ Popup {
         color: Theme.surface
         border.color: Theme.border
     }
-    function dismiss() { chat.setUiSetting("welcome_seen", true); close() }
+    function dismiss() { Chat.setUiSetting("welcome_seen", true); close() }
     readonly property var paragraphs: [
         qsTr("kvchat runs a language model on this computer: nothing you type leaves it. While the model answers, the memory panel on the right shows where the memory goes."),
         // What is loaded now, as the header says it (a load may have failed).
-        models.modelLoading ? qsTr("A model is being loaded; its name appears at the top left when it is ready.")
-        : models.modelInfo.is_demo === true
+        Models.modelLoading ? qsTr("A model is being loaded; its name appears at the top left when it is ready.")
+        : welcome.modelInfo.is_demo === true
         ? qsTr("A small demo model is already loaded. It was trained on the King James Bible and continues verses rather than answering questions: type “Genesis 1”, then Shift+Enter, “1 In the beginning” and Enter.")
-        : models.modelInfo.display_name
-        ? qsTr("%1 is loaded: type a message and press Enter.").arg(models.modelInfo.display_name)
+        : welcome.modelInfo.display_name
+        ? qsTr("%1 is loaded: type a message and press Enter.").arg(welcome.modelInfo.display_name)
         : qsTr("No model is loaded yet: open one (below), or pick the demo model under “Recent”."),
         qsTr("Other models: open a GGUF file with “Open model…” (Ctrl+O) or drop one on the window. GGUF files of Llama, Mistral, Qwen, Gemma and Phi models are published on Hugging Face; Q4_K_M files are a good first choice on a CPU."),
         qsTr("The memory panel: the weights (fixed, shared), the KV cache (the keys and values of every token, growing as the conversation lengthens), the formula behind its size, the blocks it grows in, what other KV types would cost, and how many conversations of this length would fit. Each section has a “?” that explains it.")

@@ -12,7 +12,7 @@
 #include <QString>
 #include <QVariantList>
 
-#include "models/system_prompt_list_model.h"
+#include "conversations/system_prompt_list_model.h"
 #include "store/conversation_store.h"
 
 namespace kvchat::app {
@@ -35,11 +35,12 @@ class SystemPromptHost {
 
 class SystemPromptController : public QObject {
   Q_OBJECT
-  Q_PROPERTY(QObject* model READ model CONSTANT)
+  Q_PROPERTY(kvchat::app::SystemPromptListModel* model READ model CONSTANT)
   // The same for a ComboBox: [{id, name, text, usedBy}], by name.
   Q_PROPERTY(QVariantList prompts READ prompts NOTIFY promptsChanged)
   // The saved prompt the open conversation was picked from (0: none, its own text).
-  Q_PROPERTY(qint64 currentPromptId READ current_prompt_id NOTIFY currentPromptChanged)
+  // A double for QML (qmllint 6.4 has no qlonglong): ids stay far below 2^53.
+  Q_PROPERTY(double currentPromptId READ current_prompt_id NOTIFY currentPromptChanged)
   Q_PROPERTY(QString currentPromptName READ current_prompt_name NOTIFY currentPromptChanged)
   // Picked from a saved prompt whose text has changed since (edited without applying).
   Q_PROPERTY(bool currentDiffers READ current_differs NOTIFY currentPromptChanged)
@@ -59,7 +60,7 @@ class SystemPromptController : public QObject {
                          NoticeCenter& notices, QObject* parent = nullptr);
 
   SystemPromptListModel* list_model() { return &prompts_; }
-  QObject* model() { return &prompts_; }
+  SystemPromptListModel* model() { return &prompts_; }
   QVariantList prompts() const;
   qint64 current_prompt_id() const { return current_prompt_id_; }
   QString current_prompt_name() const;

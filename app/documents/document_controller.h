@@ -20,7 +20,7 @@
 #include <memory>
 #include <optional>
 
-#include "documents/conversation_host.h"
+#include "conversations/conversation_host.h"
 #include "documents/document_loader.h"
 #include "documents/summary_job.h"
 #include "kvchat/summarize.h"
@@ -115,6 +115,12 @@ class DocumentController : public QObject {
   void on_loaded(const QVariantMap& document);
   void on_load_failed(const QString& message);
   void rebuild_preview();  // document_preview.cpp
+  // The preview's figures of the document sent whole into `p`; false (and `p` saying so)
+  // while the conversation's tokens are being counted.
+  bool preview_whole(QVariantMap& p, qint64 tokens, int n_ctx);
+  // The preview's summary plan into `p` (or that its chunks are being counted).
+  void preview_summary(QVariantMap& p, const Model& model, int n_ctx, const QString& kv_type,
+                       qint64 bpt);
   // The summary plan of document_ for these figures, counted on a pool thread
   // (document_summary_plan, as the job plans): measured_plan_ once it is in.
   void count_plan(const QString& key, int32_t n_ctx, const QString& kv_type, qint64 bpt,

@@ -57,11 +57,14 @@ void DocumentController::rebuild_preview() {
     p.insert(QStringLiteral("can_summarize"), false);
     p.insert(QStringLiteral("plan_text"),
              model ? tr("Counting tokens…") : tr("Load a model to count the tokens."));
-    preview_ = p;
-    emit previewChanged();
-    return;
+  } else if (preview_whole(p, tokens, n_ctx)) {
+    preview_summary(p, *model, n_ctx, kv_type, bpt);
   }
+  preview_ = p;
+  emit previewChanged();
+}
 
+bool DocumentController::preview_whole(QVariantMap& p, qint64 tokens, int n_ctx) {
   // Sent whole: the conversation as the model sees it, the document as a new user turn,
   // and room for a reply. Its tokens are counted on the engine thread (with the chat's
   // own token checkpoints); until they arrive the preview says it is counting.
@@ -83,9 +86,7 @@ void DocumentController::rebuild_preview() {
     p.insert(QStringLiteral("can_send_whole"), false);
     p.insert(QStringLiteral("can_summarize"), false);
     p.insert(QStringLiteral("plan_text"), tr("Counting tokens…"));
-    preview_ = p;
-    emit previewChanged();
-    return;
+    return false;
   }
   if (conversation_tokens_ < 0) {
     // A template that refuses this conversation: the document alone is counted.
@@ -99,7 +100,11 @@ void DocumentController::rebuild_preview() {
   p.insert(QStringLiteral("fits_context"), fits_context);
   p.insert(QStringLiteral("can_send_whole"),
            fits_context && p.value(QStringLiteral("fits_memory")).toBool());
+  return true;
+}
 
+void DocumentController::preview_summary(QVariantMap& p, const Model& model, int n_ctx,
+                                         const QString& kv_type, qint64 bpt) {
   // Summarized: the engine's plan, timed at the last reply's measured speeds.
   const int32_t overhead = worker_.summary_prompt_overhead();
   SummarizeOptions options = summarize_options_for(overhead, n_ctx);
@@ -115,7 +120,7 @@ void DocumentController::rebuild_preview() {
   // at the last reply's speeds with those counts.
   const QString plan_key = QStringLiteral("%1|%2|%3|%4|%5|%6")
                                .arg(document_.value(QStringLiteral("id")).toLongLong())
-                               .arg(model_identity(*model))
+                               .arg(model_identity(model))
                                .arg(n_ctx)
                                .arg(kv_type)
                                .arg(bpt)
@@ -124,8 +129,6 @@ void DocumentController::rebuild_preview() {
     if (plan_asked_key_ != plan_key) count_plan(plan_key, n_ctx, kv_type, bpt, options);
     p.insert(QStringLiteral("plan_text"), tr("Counting chunks…"));
     p.insert(QStringLiteral("can_summarize"), false);
-    preview_ = p;
-    emit previewChanged();
     return;
   }
   Result<SummaryPlan> plan = Error{measured_plan_error_.toStdString()};
@@ -143,8 +146,6 @@ void DocumentController::rebuild_preview() {
     p.insert(QStringLiteral("plan_text"), tr("Cannot summarize: %1").arg(qstr(plan.message())));
     p.insert(QStringLiteral("can_summarize"), false);
   }
-  preview_ = p;
-  emit previewChanged();
 }
 
 void DocumentController::count_plan(const QString& key, int32_t n_ctx, const QString& kv_type,

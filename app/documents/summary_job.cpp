@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/sampling_settings.h"
+#include "settings/sampling_settings.h"
 #include "kvchat/conversation.h"
 #include "kvchat/document.h"
 #include "kvchat/model.h"
@@ -163,6 +163,134 @@ SummaryJobOutcome failed_outcome(const QString& error) {
   return o;
 }
 
+namespace {
+
+// A job's run: the store and job it writes to, and its outcome so far.
+struct JobRun {
+  DocumentStore& store;
+  qint64 job_id;
+  const QElapsedTimer& clock;  // started with the run
+  SummaryJobOutcome& out;
+
+  // The outcome with `status`, once written to the job's row (a failure to write it fails
+  // a run that had not failed already).
+  SummaryJobOutcome finish(JobStatus status) const {
+    out.status = status;
+    out.seconds = static_cast<double>(clock.elapsed()) / 1000.0;
+    out.partials = static_cast<int>(store.partials(job_id).size());
+    QString write_error;
+    if (!store.set_job_status(job_id, status, out.summary, out.error, &write_error) &&
+        status != JobStatus::Failed) {
+      out.status = JobStatus::Failed;
+      out.error = write_error;
+    }
+    return out;
+  }
+};
+
+// The job's stored document, read; `request` is set to the user's message of the exchange
+// the summary is added as. Null with run.out.error set when it is not stored or unreadable.
+std::unique_ptr<DocumentReader> read_job_document(const JobRun& run, qint64 document_id,
+                                                  QString* request) {
+  const QByteArray text = run.store.document_text(document_id);
+  const auto doc = run.store.document(document_id);
+  if (!doc || text.isEmpty()) {
+    run.out.error =
+        QCoreApplication::translate("SummaryJob", "The job's document (%1) is not stored.")
+            .arg(document_id);
+    return nullptr;
+  }
+  auto r = DocumentReader::from_bytes(
+      std::string(text.constData(), static_cast<size_t>(text.size())), doc->name.toStdString());
+  if (!r) {
+    run.out.error = QString::fromStdString(r.message());
+    return nullptr;
+  }
+  *request = QCoreApplication::translate("SummaryJob", "Summarize “%1”").arg(doc->name);
+  return std::move(r).value();
+}
+
+// The summarizer's callbacks for a run: each partial stored as it arrives (`write_error`
+// set, and the run cancelled, when one cannot be), the plan stored, and the hooks called.
+SummarizeCallbacks job_callbacks(const JobRun& run, const SummaryJobHooks& hooks,
+                                 const Conversation& conversation, QString& write_error) {
+  DocumentStore& store = run.store;
+  const qint64 job_id = run.job_id;
+  SummarizeCallbacks callbacks;
+  callbacks.on_summary = [&store, job_id, &hooks, &write_error](const PartialSummary& p) {
+    if (!write_error.isEmpty()) return;
+    const StoredPartial s = stored_partial(p);
+    if (!store.save_partial(job_id, s, &write_error)) return;
+    if (hooks.partial) hooks.partial(s);
+  };
+  callbacks.on_plan = [&store, job_id, &hooks](const SummaryPlan& plan) {
+    QString plan_error;  // the stored estimate stays if this fails; nothing else depends on it
+    store.set_job_plan(job_id, plan_to_map(plan), &plan_error);
+    if (hooks.plan) hooks.plan(plan);
+  };
+  callbacks.on_progress = [&hooks, &conversation](const SummaryProgress& p) {
+    if (hooks.progress) hooks.progress(p, conversation.session());
+  };
+  callbacks.cancelled = [&hooks, &write_error] {
+    return !write_error.isEmpty() || (hooks.cancelled && hooks.cancelled());
+  };
+  return callbacks;
+}
+
+// The summary of a job marked running: its document summarized in a conversation on a
+// session of its own, resuming from the partials an earlier run stored.
+SummaryJobOutcome summarize_job(const JobRun& run, const StoredSummaryJob& job,
+                                const std::shared_ptr<const Model>& model,
+                                const SessionOptions& session_options,
+                                const SummaryJobHooks& hooks) {
+  SummaryJobOutcome& out = run.out;
+  // What an earlier run of this job already wrote is not redone.
+  std::vector<PartialSummary> done;
+  for (const StoredPartial& p : run.store.partials(run.job_id)) done.push_back(engine_partial(p));
+  out.resumed = static_cast<int>(done.size());
+
+  QString request;  // the user's message of the exchange the summary is added as
+  const std::unique_ptr<DocumentReader> reader = read_job_document(run, job.document_id, &request);
+  if (!reader) return run.finish(JobStatus::Failed);
+
+  // A conversation on a session of its own: the chat's KV cache is not disturbed.
+  auto session = Session::create(model, session_options);
+  if (!session) {
+    out.error = QString::fromStdString(session.message());
+    return run.finish(JobStatus::Failed);
+  }
+  auto format = ChatFormat::for_model(*model);
+  if (!format) {
+    out.error = QString::fromStdString(format.message());
+    return run.finish(JobStatus::Failed);
+  }
+  Conversation conversation(std::move(session).value(), std::move(format).value());
+
+  QString write_error;  // a partial that could not be stored stops the job
+  const SummarizeCallbacks callbacks = job_callbacks(run, hooks, conversation, write_error);
+  const SummarizeOptions options = summarize_options_from_map(job.options);
+  auto result =
+      conversation.summarize_document(*reader, request.toStdString(), options, done, callbacks);
+  if (!write_error.isEmpty()) {
+    out.error = write_error;
+    return run.finish(JobStatus::Failed);
+  }
+  if (!result) {
+    out.error = QString::fromStdString(result.message());
+    return run.finish(JobStatus::Failed);
+  }
+  out.levels = result->plan.n_levels;
+  out.tokens_evaluated = static_cast<qint64>(result->tokens_evaluated);
+  out.peak_kv_bytes = static_cast<qint64>(result->peak_kv_bytes);
+  if (result->cancelled) return run.finish(JobStatus::Cancelled);
+  // The exchange the conversation appended: the request and the summary.
+  out.request = qstr(conversation.messages().end()[-2].content);
+  out.summary = qstr(conversation.messages().back().content);
+  return run.finish(JobStatus::Done);
+}
+
+}  // namespace
+
 SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
                                   std::shared_ptr<const Model> model,
                                   const SessionOptions& session_options,
@@ -176,18 +304,7 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
     out.error = error;
     return out;  // the job row cannot be written either
   }
-  const auto finish = [&](JobStatus status) {
-    out.status = status;
-    out.seconds = static_cast<double>(clock.elapsed()) / 1000.0;
-    out.partials = static_cast<int>(store->partials(job_id).size());
-    QString write_error;
-    if (!store->set_job_status(job_id, status, out.summary, out.error, &write_error) &&
-        status != JobStatus::Failed) {
-      out.status = JobStatus::Failed;
-      out.error = write_error;
-    }
-    return out;
-  };
+  const JobRun run{*store, job_id, clock, out};
   const auto job = store->job(job_id);
   if (!job) {
     out.error =
@@ -196,91 +313,13 @@ SummaryJobOutcome run_summary_job(const QString& db_path, qint64 job_id,
   }
   if (!model) {
     out.error = QCoreApplication::translate("SummaryJob", "No model is loaded.");
-    return finish(JobStatus::Failed);
+    return run.finish(JobStatus::Failed);
   }
   if (!store->set_job_status(job_id, JobStatus::Running, {}, {}, &error)) {
     out.error = error;
-    return finish(JobStatus::Failed);
+    return run.finish(JobStatus::Failed);
   }
-
-  // What an earlier run of this job already wrote is not redone.
-  std::vector<PartialSummary> done;
-  for (const StoredPartial& p : store->partials(job_id)) done.push_back(engine_partial(p));
-  out.resumed = static_cast<int>(done.size());
-
-  std::unique_ptr<DocumentReader> reader;
-  QString request;  // the user's message of the exchange the summary is added as
-  {
-    const QByteArray text = store->document_text(job->document_id);
-    const auto doc = store->document(job->document_id);
-    if (!doc || text.isEmpty()) {
-      out.error =
-          QCoreApplication::translate("SummaryJob", "The job's document (%1) is not stored.")
-              .arg(job->document_id);
-      return finish(JobStatus::Failed);
-    }
-    auto r = DocumentReader::from_bytes(
-        std::string(text.constData(), static_cast<size_t>(text.size())), doc->name.toStdString());
-    if (!r) {
-      out.error = QString::fromStdString(r.message());
-      return finish(JobStatus::Failed);
-    }
-    reader = std::move(r).value();
-    request = QCoreApplication::translate("SummaryJob", "Summarize “%1”").arg(doc->name);
-  }
-
-  // A conversation on a session of its own: the chat's KV cache is not disturbed.
-  auto session = Session::create(model, session_options);
-  if (!session) {
-    out.error = QString::fromStdString(session.message());
-    return finish(JobStatus::Failed);
-  }
-  auto format = ChatFormat::for_model(*model);
-  if (!format) {
-    out.error = QString::fromStdString(format.message());
-    return finish(JobStatus::Failed);
-  }
-  Conversation conversation(std::move(session).value(), std::move(format).value());
-
-  QString write_error;  // a partial that could not be stored stops the job
-  SummarizeCallbacks callbacks;
-  callbacks.on_summary = [&](const PartialSummary& p) {
-    if (!write_error.isEmpty()) return;
-    const StoredPartial s = stored_partial(p);
-    if (!store->save_partial(job_id, s, &write_error)) return;
-    if (hooks.partial) hooks.partial(s);
-  };
-  callbacks.on_plan = [&](const SummaryPlan& plan) {
-    QString plan_error;  // the stored estimate stays if this fails; nothing else depends on it
-    store->set_job_plan(job_id, plan_to_map(plan), &plan_error);
-    if (hooks.plan) hooks.plan(plan);
-  };
-  callbacks.on_progress = [&](const SummaryProgress& p) {
-    if (hooks.progress) hooks.progress(p, conversation.session());
-  };
-  callbacks.cancelled = [&] {
-    return !write_error.isEmpty() || (hooks.cancelled && hooks.cancelled());
-  };
-
-  const SummarizeOptions options = summarize_options_from_map(job->options);
-  auto result =
-      conversation.summarize_document(*reader, request.toStdString(), options, done, callbacks);
-  if (!write_error.isEmpty()) {
-    out.error = write_error;
-    return finish(JobStatus::Failed);
-  }
-  if (!result) {
-    out.error = QString::fromStdString(result.message());
-    return finish(JobStatus::Failed);
-  }
-  out.levels = result->plan.n_levels;
-  out.tokens_evaluated = static_cast<qint64>(result->tokens_evaluated);
-  out.peak_kv_bytes = static_cast<qint64>(result->peak_kv_bytes);
-  if (result->cancelled) return finish(JobStatus::Cancelled);
-  // The exchange the conversation appended: the request and the summary.
-  out.request = qstr(conversation.messages().end()[-2].content);
-  out.summary = qstr(conversation.messages().back().content);
-  return finish(JobStatus::Done);
+  return summarize_job(run, *job, model, session_options, hooks);
 }
 
 }  // namespace kvchat::app

@@ -5,7 +5,8 @@
 #include <QCoreApplication>
 #include <QRegularExpression>
 
-#include "engine/sampling_settings.h"
+#include "settings/sampling_settings.h"
+#include "kvchat/chat_model.h"
 #include "kvchat/model.h"
 
 namespace kvchat::app {
@@ -116,14 +117,12 @@ std::string override_text_of(const ChatFormat& format) {
 }
 
 QString thinking_switch_name(std::optional<bool> enabled) {
-  if (!enabled) return {};
-  return *enabled ? QStringLiteral("on") : QStringLiteral("off");
+  return qstr(kvchat::thinking_switch_name(enabled));
 }
 
 std::optional<bool> thinking_switch(const QString& name) {
-  if (name == QLatin1String("on")) return true;
-  if (name == QLatin1String("off")) return false;
-  return std::nullopt;
+  auto parsed = parse_thinking_switch(name.toStdString());
+  return parsed ? *parsed : std::nullopt;  // anything else: the template's default
 }
 
 LoadedModel loaded_model(const Session& session, const ChatFormatInfo& format) {

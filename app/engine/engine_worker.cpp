@@ -16,6 +16,7 @@
 
 #include "engine/engine_maps.h"
 #include "settings/model_settings.h"
+#include "kvchat/chat_model.h"
 #include "kvchat/conversation.h"
 #include "kvchat/document.h"
 #include "kvchat/model.h"
@@ -66,49 +67,39 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
   try {
     const QString& path = request.path;
     const SessionOptions& options = request.session;
-    auto model = Model::load(path.toStdString());
-    if (!model) {
-      emit modelLoadFailed(qstr(model.message()));
-      return;
-    }
-    std::shared_ptr<const Model> loaded = std::move(model).value();
-    // The settings checked against what the model is before anything is allocated for
-    // it: a KV type its heads cannot use fails here with the reason, not deep in the cache.
-    ModelFacts facts;
-    facts.name = qstr(loaded->info().name);
-    facts.head_dim = loaded->info().head_dim;
-    facts.n_ctx_train = loaded->info().n_ctx_train;
-    emit modelInspected(path, facts);
-    const QVector<SettingIssue> issues =
-        check_model_settings(qstr(options.kv_type), options.n_ctx, facts);
-    if (has_blocking(issues)) {
-      emit modelLoadFailed(blocking_reasons(issues));
-      return;
-    }
-    const QString& override_text = request.chat_template_override;
-    auto format = ChatFormat::for_model(*loaded, override_text.toStdString());
-    if (!format) {
-      // A broken override must not lock the user out of the model: the file's own
-      // format is used and the reason shown.
-      emit chatFormatFailed(qstr(format.message()));
-      format = ChatFormat::for_model(*loaded);
-      if (!format) {
-        emit modelLoadFailed(qstr(format.message()));
-        return;
-      }
-    }
-    format->set_enable_thinking(thinking_switch(request.enable_thinking));
-    // Read the weights in now, with progress and a way out, rather than on the first
-    // token (the mapping itself is instant; the pages come from disk as they are used).
-    auto prefetched = loaded->prefetch([this](double fraction) {
+    ChatModelOptions open;
+    open.path = path.toStdString();
+    open.chat_template = request.chat_template_override.toStdString();
+    open.enable_thinking = thinking_switch(request.enable_thinking);
+    open.kv_type = options.kv_type;
+    open.n_ctx = options.n_ctx;
+    // Read the weights in now, with progress and a way out, rather than on the first token.
+    open.progress = [this](double fraction) {
       emit loadProgress(fraction);
       return !cancel_load_.load();
+    };
+    ModelFacts facts;
+    auto opened = open_chat_model(open, [&](const Model& m) {
+      facts.name = qstr(m.info().name);
+      facts.head_dim = m.info().head_dim;
+      facts.n_ctx_train = m.info().n_ctx_train;
+      emit modelInspected(path, facts);
     });
     cancel_load_.store(false);
-    if (!prefetched) {
-      emit modelLoadFailed(qstr(prefetched.message()));
+    if (!opened) {
+      // A setting the model cannot take, in the window's words; else the engine's.
+      const QVector<SettingIssue> issues =
+          check_model_settings(qstr(options.kv_type), options.n_ctx, facts);
+      emit modelLoadFailed(has_blocking(issues) ? blocking_reasons(issues)
+                                                : qstr(opened.message()));
       return;
     }
+    // A broken override must not lock the user out of the model: the file's own format is
+    // used and the reason shown.
+    if (!opened->format_error.empty()) emit chatFormatFailed(qstr(opened->format_error));
+    std::shared_ptr<const Model> loaded = opened->model;
+    ChatFormat format = std::move(opened->format);
+    const QString& override_text = request.chat_template_override;
 
     auto session = Session::create(loaded, options);
     if (!session) {
@@ -129,14 +120,14 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
     });
 
     // Only now is the previous model replaced: a failure above leaves it usable.
-    conversation_ = std::make_unique<Conversation>(std::move(s), *format);
+    conversation_ = std::make_unique<Conversation>(std::move(s), format);
     const int32_t overhead =
         kvchat::summary_prompt_overhead(loaded->tokenizer(), SummarizeOptions{});
     {
       const std::lock_guard<std::mutex> lock(model_mutex_);
       summary_prompt_overhead_ = overhead;
       model_ = std::move(loaded);
-      format_ = std::move(format).value();
+      format_ = std::move(format);
       session_options_ = options;
     }
     emit modelLoaded(
@@ -442,12 +433,12 @@ int32_t EngineWorker::summary_prompt_overhead() const {
 void EngineWorker::setChatTemplateOverride(const QString& override_text,
                                            const QString& enable_thinking) {
   if (!model_ || !conversation_) return;
-  auto format = ChatFormat::for_model(*model_, override_text.toStdString());
+  auto format =
+      chat_format_for(*model_, override_text.toStdString(), thinking_switch(enable_thinking));
   if (!format) {
     emit chatFormatFailed(qstr(format.message()));
     return;
   }
-  format->set_enable_thinking(thinking_switch(enable_thinking));
   {
     const std::lock_guard<std::mutex> lock(model_mutex_);
     format_ = *format;

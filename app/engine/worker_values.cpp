@@ -5,7 +5,7 @@
 #include <QStringList>
 #include <mutex>
 
-#include "display_text.h"
+#include "util/display_text.h"
 #include "store/conversation_store.h"
 #include "kvchat/kv_types.h"
 

@@ -8,7 +8,7 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 
-#include "models/message_list_model.h"
+#include "messages/message_list_model.h"
 
 namespace kvchat::app {
 

@@ -20,7 +20,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cstdio>
 
-#include "hub/byte_size.h"
+#include "util/byte_size.h"
 #include "hub/download_http.h"
 #include "hub/download_job.h"
 #include "hub/hub_endpoint.h"
@@ -158,8 +158,8 @@ qint64 DownloadManager::start(const DownloadRequest& request, QString* error) {
   const qint64 free = free_bytes(request.models_dir);
   if (free >= 0 && free < remaining + options_.disk_margin_bytes)
     return refuse(tr("Not enough disk space for %1: %2 needed, %3 free in %4.")
-                      .arg(name, format_bytes(remaining + options_.disk_margin_bytes),
-                           format_bytes(free), request.models_dir));
+                      .arg(name, util::format_bytes(remaining + options_.disk_margin_bytes),
+                           util::format_bytes(free), request.models_dir));
 
   QString db_error;
   rec.id = store_->upsert(rec, &db_error);
@@ -192,10 +192,10 @@ bool DownloadManager::resume(qint64 id, QString* error) {
   const qint64 free = free_bytes(dir);
   if (free >= 0 && free < remaining + options_.disk_margin_bytes) {
     if (error)
-      *error =
-          tr("Not enough disk space for %1: %2 needed, %3 free in %4.")
-              .arg(QFileInfo(rec->dest_path).fileName(),
-                   format_bytes(remaining + options_.disk_margin_bytes), format_bytes(free), dir);
+      *error = tr("Not enough disk space for %1: %2 needed, %3 free in %4.")
+                   .arg(QFileInfo(rec->dest_path).fileName(),
+                        util::format_bytes(remaining + options_.disk_margin_bytes),
+                        util::format_bytes(free), dir);
     return false;
   }
   auto j = std::make_unique<Job>();
@@ -246,7 +246,7 @@ bool DownloadManager::prepare(Job& j, QString* error) {
 void DownloadManager::begin_rehash(Job& j) {
   qCInfo(lcDownload).noquote() << "rehashing" << j.bytes << "bytes of" << j.rec.part_path;
   set_status(j, QStringLiteral("verifying"),
-             tr("Checking the %1 already downloaded").arg(format_bytes(j.bytes)));
+             tr("Checking the %1 already downloaded").arg(util::format_bytes(j.bytes)));
   auto* watcher = new QFutureWatcher<Rehash>(this);
   j.rehash = watcher;
   const qint64 id = j.rec.id;

@@ -6,7 +6,7 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 
-#include "hub/byte_size.h"
+#include "util/byte_size.h"
 #include "hub/download_job.h"
 #include "hub/download_manager.h"
 #include "hub/hub_endpoint.h"
@@ -254,12 +254,12 @@ void DownloadManager::retry_later(Job& j, int delay_ms, const QString& why, bool
                    "(it sends the file "
                    "from its start again): giving up; resume to try again.",
                    nullptr, j.failures)
-                    .arg(why, format_bytes(double(j.best)));
+                    .arg(why, util::format_bytes(double(j.best)));
     } else {
       message =
           tr("%1 — %n attempts in a row got no further than %2: giving up; resume to try again.",
              nullptr, j.failures)
-              .arg(why, format_bytes(double(j.best)));
+              .arg(why, util::format_bytes(double(j.best)));
     }
     fail(j, message, false);
     return;

@@ -6,8 +6,8 @@
 #include <QSqlQuery>
 #include <QVariant>
 
-#include "store/schema.h"
-#include "store/sql.h"
+#include "hub/download_schema.h"
+#include "util/sql.h"
 
 namespace kvchat::hub {
 
@@ -67,7 +67,7 @@ std::unique_ptr<DownloadStore> DownloadStore::open(const QString& db_path, Table
           why = QStringLiteral("no downloads table (the database was not migrated)");
         } else {
           QSqlQuery create(db);
-          for (const QString& statement : app::schema::downloads_table_v1()) {
+          for (const QString& statement : downloads_table_v1()) {
             if (!(ok = exec(create, statement, {}, QStringLiteral("create the downloads table"),
                             &why)))
               break;

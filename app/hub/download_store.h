@@ -1,8 +1,7 @@
 // DownloadStore: the state of model downloads in SQLite (table `downloads`), so that a
 // partial file resumes after a restart. In the app the table lives in kvchat.sqlite,
 // created by its schema migration 3 -> 4; kvchat-cli keeps its own small state file, where
-// open() creates the table. Its DDL is in the schema (store/schema.cpp,
-// app::schema::downloads_table_v1()). One row per
+// open() creates the table. Its DDL is the hub's (hub/download_schema.h). One row per
 // destination file. No access token is ever stored: a token lives only in memory
 // (DownloadManager::set_access_token) or in the HF_TOKEN environment variable.
 // A store (its own QtSql connection) is used only on the thread that opened it.

@@ -4,7 +4,7 @@
 #include <QDateTime>
 #include <QNetworkAccessManager>
 
-#include "hub/byte_size.h"
+#include "util/byte_size.h"
 #include "hub/hub_endpoint.h"
 
 namespace kvchat::hub {
@@ -23,6 +23,65 @@ constexpr qint64 kReadBufferBytes = qint64(1) << 20;
 // (a CDN's signature) nor user info.
 QString shown(const QUrl& url) {
   return url.toString(QUrl::RemoveQuery | QUrl::RemoveUserInfo | QUrl::RemoveFragment);
+}
+
+// The error of an answer for `what` refused for being larger than `max_body_bytes`
+// (announced_bytes: its Content-Length when that is what refused it, else -1).
+HubError too_large_error(const QString& what, qint64 max_body_bytes, qint64 announced_bytes,
+                         int status) {
+  using K = HubError::Kind;
+  const QString cap =
+      QCoreApplication::translate("HubRequest",
+                                  "The Hub's answer for %1 is larger than the %2 (%3 bytes) "
+                                  "kvchat reads of an answer: it stopped reading.")
+          .arg(what, util::format_bytes(double(max_body_bytes)))
+          .arg(max_body_bytes);
+  return HubError::make(K::BadResponse,
+                        announced_bytes < 0 ? cap
+                                            : cap + u' ' +
+                                                  QCoreApplication::translate(
+                                                      "HubRequest", "(It announced %1 bytes.)")
+                                                      .arg(announced_bytes),
+                        status);
+}
+
+// The HubError of an answer `reply` that broke off with a network error (not NoError):
+// offline (before any status), a timeout, a cancel, or an interruption.
+HubError network_failure(const QNetworkReply& reply, int status, const QUrl& url,
+                         const QString& what) {
+  using K = HubError::Kind;
+  const QString host = url.host();
+  switch (reply.error()) {
+    case QNetworkReply::ConnectionRefusedError:
+    case QNetworkReply::HostNotFoundError:
+    case QNetworkReply::TemporaryNetworkFailureError:
+    case QNetworkReply::NetworkSessionFailedError:
+    case QNetworkReply::UnknownNetworkError:
+    case QNetworkReply::ProxyConnectionRefusedError:
+    case QNetworkReply::ProxyNotFoundError:
+    case QNetworkReply::ProxyTimeoutError:
+      if (status == 0) {
+        return HubError::make(K::Offline,
+                              QCoreApplication::translate(
+                                  "HubRequest",
+                                  "Cannot reach the Hub at %1 (%2): you may be offline. Local "
+                                  "models keep working.")
+                                  .arg(host, reply.errorString()));
+      }
+      break;
+    case QNetworkReply::TimeoutError:
+      return HubError::make(K::Timeout, QCoreApplication::translate(
+                                            "HubRequest", "The Hub did not answer in time (%1).")
+                                            .arg(what));
+    case QNetworkReply::OperationCanceledError:
+      return HubError::make(K::Cancelled, QCoreApplication::translate("HubRequest", "Cancelled."));
+    default: break;
+  }
+  return HubError::make(
+      K::Interrupted,
+      QCoreApplication::translate("HubRequest", "The connection to %1 broke off (%2).")
+          .arg(host, reply.errorString()),
+      status);
 }
 
 }  // namespace
@@ -283,19 +342,7 @@ void HubRequest::on_finished() {
     return;
   }
   if (too_large_) {
-    const QString cap =
-        QCoreApplication::translate("HubRequest",
-                                    "The Hub's answer for %1 is larger than the %2 (%3 bytes) "
-                                    "kvchat reads of an answer: it stopped reading.")
-            .arg(options_.what, format_bytes(double(options_.max_body_bytes)))
-            .arg(options_.max_body_bytes);
-    finish(HubError::make(K::BadResponse,
-                          announced_bytes_ < 0 ? cap
-                                               : cap + u' ' +
-                                                     QCoreApplication::translate(
-                                                         "HubRequest", "(It announced %1 bytes.)")
-                                                         .arg(announced_bytes_),
-                          status_));
+    finish(too_large_error(options_.what, options_.max_body_bytes, announced_bytes_, status_));
     return;
   }
   // Redirects, by hand: the token must not follow to another origin.
@@ -324,46 +371,11 @@ void HubRequest::on_finished() {
                                 parse_retry_after(reply->rawHeader("Retry-After"))));
     return;
   }
-  const QNetworkReply::NetworkError network_error = reply->error();
-  if (network_error == QNetworkReply::NoError) {
+  if (reply->error() == QNetworkReply::NoError) {
     finish({});
     return;
   }
-  const QString host = url_.host();
-  switch (network_error) {
-    case QNetworkReply::ConnectionRefusedError:
-    case QNetworkReply::HostNotFoundError:
-    case QNetworkReply::TemporaryNetworkFailureError:
-    case QNetworkReply::NetworkSessionFailedError:
-    case QNetworkReply::UnknownNetworkError:
-    case QNetworkReply::ProxyConnectionRefusedError:
-    case QNetworkReply::ProxyNotFoundError:
-    case QNetworkReply::ProxyTimeoutError:
-      if (status_ == 0) {
-        finish(HubError::make(K::Offline,
-                              QCoreApplication::translate(
-                                  "HubRequest",
-                                  "Cannot reach the Hub at %1 (%2): you may be offline. Local "
-                                  "models keep working.")
-                                  .arg(host, reply->errorString())));
-        return;
-      }
-      break;
-    case QNetworkReply::TimeoutError:
-      finish(HubError::make(K::Timeout, QCoreApplication::translate(
-                                            "HubRequest", "The Hub did not answer in time (%1).")
-                                            .arg(options_.what)));
-      return;
-    case QNetworkReply::OperationCanceledError:
-      finish(HubError::make(K::Cancelled, QCoreApplication::translate("HubRequest", "Cancelled.")));
-      return;
-    default: break;
-  }
-  finish(HubError::make(
-      K::Interrupted,
-      QCoreApplication::translate("HubRequest", "The connection to %1 broke off (%2).")
-          .arg(host, reply->errorString()),
-      status_));
+  finish(network_failure(*reply, status_, url_, options_.what));
 }
 
 void HubRequest::finish(HubError error) {

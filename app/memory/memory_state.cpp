@@ -4,10 +4,10 @@
 #include <QDir>
 #include <algorithm>
 
-#include "display_text.h"
-#include "documents/conversation_host.h"
+#include "util/display_text.h"
+#include "conversations/conversation_host.h"
 #include "engine/engine_worker.h"
-#include "hub/byte_size.h"
+#include "util/byte_size.h"
 #include "store/conversation_store.h"
 
 namespace kvchat::app {
@@ -139,7 +139,7 @@ void MemoryState::on_snapshot_saved(const QString& path, qint64 bytes) {
   snapshot_bytes_ = bytes;
   snapshot_status_ = tr("Saved after the last reply (%1 on disk): reopening this conversation "
                         "restores it without computing it again.")
-                         .arg(hub::format_bytes(bytes));
+                         .arg(util::format_bytes(bytes));
   snapshot_detail_.clear();
   emit snapshotChanged();
 }
@@ -171,7 +171,7 @@ void MemoryState::on_snapshot_restored(bool restored, qint64 bytes, const QStrin
   if (restored) {
     snapshot_status_ = tr("This conversation's memory was restored from the snapshot on disk "
                           "(%1): nothing had to be computed again.")
-                           .arg(hub::format_bytes(bytes));
+                           .arg(util::format_bytes(bytes));
   } else if (reason == QCoreApplication::translate("EngineWorker", "no snapshot saved")) {
     snapshot_status_ = tr("No snapshot on disk yet: one is saved after the next reply.");
     snapshot_detail_.clear();

@@ -43,7 +43,8 @@ class MemoryState : public QObject {
   // EngineWorker::snapshotDiskUsage's figures plus budget_bytes.
   Q_PROPERTY(QVariantMap snapshotDisk READ snapshot_disk NOTIFY snapshotChanged)
   // All KV snapshots together; the least recently used go beyond it (0: no limit).
-  Q_PROPERTY(qint64 snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes
+  // A double for QML (qmllint 6.4 has no qlonglong): byte counts stay far below 2^53.
+  Q_PROPERTY(double snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes
                  NOTIFY snapshotChanged)
   // The layers split between GPU and CPU (the report's gpu_layers > 0): gpu_layers,
   // n_layers, and the weights and KV on each side (device_weights_bytes, device_kv_bytes,

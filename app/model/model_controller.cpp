@@ -1,5 +1,7 @@
 #include "model/model_controller.h"
 
+#include "settings/sampling_settings.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QUrl>
@@ -91,6 +93,14 @@ QString ModelController::kvTypeProblem(const QString& kv_type) const {
 }
 
 void ModelController::set_sampling(const QVariantMap& sampling) {
+  // Checked by the engine's ranges (kvchat/sampling_config.h) before it is kept.
+  if (const auto problem = sampling_problem(sampling)) {
+    emit errorOccurred(
+        tr("Not applied: %1 %2.")
+            .arg(QString::fromStdString(problem->field), QString::fromStdString(problem->problem)));
+    emit samplingChanged();  // the drawer shows the values in force again
+    return;
+  }
   book_.set_sampling(settings_model_, sampling);
   save_book();
   reply_sampling_ = book_.sampling(path_.isEmpty() ? settings_model_ : path_);

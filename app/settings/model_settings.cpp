@@ -2,7 +2,8 @@
 
 #include <QCoreApplication>
 
-#include "engine/sampling_settings.h"
+#include "settings/sampling_settings.h"
+#include "kvchat/chat_model.h"
 #include "kvchat/kv_types.h"
 
 namespace kvchat::app {
@@ -56,6 +57,45 @@ QVariantMap SettingIssue::to_map() const {
 
 // ---- validation -----------------------------------------------------------------------
 
+namespace {
+
+ModelShape shape_of(const ModelFacts& facts) {
+  return ModelShape{facts.head_dim, facts.n_ctx_train};
+}
+
+// An engine's setting problem (kvchat/chat_model.h) in the window's words.
+QString problem_text(const SettingProblem& p, const QString& kv_type, int ctx,
+                     const ModelFacts& facts) {
+  switch (p.kind) {
+    case SettingProblem::Kind::UnknownKvType:
+      return QCoreApplication::translate("ModelSettings",
+                                         "%1 is not a KV type (f32, f16, q8_0 or q4_0).")
+          .arg(kv_type);
+    case SettingProblem::Kind::KvTypeBlock:
+      return QCoreApplication::translate(
+                 "ModelSettings",
+                 "%1 stores keys in blocks of %2 values, but this model's heads have %3 (head_dim "
+                 "%3 is not a multiple of %2): it cannot be used with this model.")
+          .arg(kv_type)
+          .arg(p.block)
+          .arg(facts.head_dim);
+    case SettingProblem::Kind::NegativeContext:
+      return QCoreApplication::translate(
+          "ModelSettings", "The context cannot be negative (0 = the trained length).");
+    case SettingProblem::Kind::ContextBeyondTraining:
+      return QCoreApplication::translate(
+                 "ModelSettings",
+                 "A context of %1 tokens is longer than the %2 this model was trained "
+                 "for: past %2 it sees positions it never learned, and replies usually "
+                 "turn to noise.")
+          .arg(ctx)
+          .arg(facts.n_ctx_train);
+  }
+  return QString::fromStdString(p.error.problem);
+}
+
+}  // namespace
+
 int kv_type_block_values(const QString& kv_type) {
   // The engine's costs are per block: bytes_num bytes hold bytes_den values.
   for (const KvTypeCost& c : kv_type_costs()) {
@@ -65,19 +105,10 @@ int kv_type_block_values(const QString& kv_type) {
 }
 
 QString kv_type_problem(const QString& kv_type, const ModelFacts& facts) {
-  const int block = kv_type_block_values(kv_type);
-  if (block == 0)
-    return QCoreApplication::translate("ModelSettings",
-                                       "%1 is not a KV type (f32, f16, q8_0 or q4_0).")
-        .arg(kv_type);
-  if (!facts.known() || facts.head_dim % block == 0) return {};
-  return QCoreApplication::translate(
-             "ModelSettings",
-             "%1 stores keys in blocks of %2 values, but this model's heads have %3 (head_dim "
-             "%3 is not a multiple of %2): it cannot be used with this model.")
-      .arg(kv_type)
-      .arg(block)
-      .arg(facts.head_dim);
+  for (const SettingIssue& issue : check_model_settings(kv_type, 0, facts)) {
+    if (issue.key == QLatin1String("kv_type")) return issue.reason;
+  }
+  return {};
 }
 
 QVector<SettingIssue> check_model_settings(const QVariantMap& engine, const ModelFacts& facts) {
@@ -89,23 +120,10 @@ QVector<SettingIssue> check_model_settings(const QVariantMap& engine, const Mode
 QVector<SettingIssue> check_model_settings(const QString& kv_type, int ctx,
                                            const ModelFacts& facts) {
   QVector<SettingIssue> issues;
-  if (const QString why = kv_type_problem(kv_type, facts); !why.isEmpty()) {
-    issues.push_back({QStringLiteral("kv_type"), true, why});
-  }
-  if (ctx < 0) {
+  for (const SettingProblem& p :
+       check_session_settings(kv_type.toStdString(), ctx, shape_of(facts))) {
     issues.push_back(
-        {QStringLiteral("ctx"), true,
-         QCoreApplication::translate("ModelSettings",
-                                     "The context cannot be negative (0 = the trained length).")});
-  } else if (facts.n_ctx_train > 0 && ctx > facts.n_ctx_train) {
-    issues.push_back({QStringLiteral("ctx"), false,
-                      QCoreApplication::translate(
-                          "ModelSettings",
-                          "A context of %1 tokens is longer than the %2 this model was trained "
-                          "for: past %2 it sees positions it never learned, and replies usually "
-                          "turn to noise.")
-                          .arg(ctx)
-                          .arg(facts.n_ctx_train)});
+        {QString::fromStdString(p.error.field), p.blocking, problem_text(p, kv_type, ctx, facts)});
   }
   return issues;
 }
@@ -160,14 +178,22 @@ const QStringList& ModelSettingsBook::engine_keys() {
 QVariantMap ModelSettingsBook::default_engine() {
   return {{QStringLiteral("kv_type"), QStringLiteral("f16")},
           {QStringLiteral("ctx"), 0},
-          {QStringLiteral("context_policy"), QStringLiteral("drop-oldest")},
+          {QStringLiteral("context_policy"),
+           QString::fromStdString(std::string(context_policy_name(kDefaultChatContextPolicy)))},
           {QStringLiteral("gpu_layers"), -1}};
 }
 
 QVariantMap ModelSettingsBook::default_sampling() {
-  return {{QStringLiteral("temperature"), 0.8},    {QStringLiteral("top_k"), 40},
-          {QStringLiteral("top_p"), 0.95},         {QStringLiteral("min_p"), 0.05},
-          {QStringLiteral("repeat_penalty"), 1.0}, {QStringLiteral("seed"), kRandomSeed},
+  // The engine's defaults (kvchat::SamplingParams), as the decimals they were written as
+  // (0.8f is 0.800000011920929 as a double), and a fresh seed for every reply.
+  const SamplingParams d;
+  auto decimal = [](float v) { return QString::number(static_cast<double>(v), 'g', 6).toDouble(); };
+  return {{QStringLiteral("temperature"), decimal(d.temperature)},
+          {QStringLiteral("top_k"), d.top_k},
+          {QStringLiteral("top_p"), decimal(d.top_p)},
+          {QStringLiteral("min_p"), decimal(d.min_p)},
+          {QStringLiteral("repeat_penalty"), decimal(d.repeat_penalty)},
+          {QStringLiteral("seed"), static_cast<qint64>(kRandomSeed)},
           {QStringLiteral("max_tokens"), 256}};
 }
 

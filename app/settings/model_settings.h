@@ -40,8 +40,9 @@ int kv_type_block_values(const QString& kv_type);
 // Why this model's keys cannot be cached in `kv_type` (a block type needs head_dim to be a
 // multiple of its block); empty when they can or the model is not known yet.
 QString kv_type_problem(const QString& kv_type, const ModelFacts& facts);
-// The engine settings ("kv_type", "ctx") checked against the model: a KV type that cannot
-// hold its keys blocks; a context past the trained length warns (positions it never saw).
+// The engine settings ("kv_type", "ctx") checked against the model by the engine
+// (kvchat::check_session_settings), in the window's words: a KV type that cannot hold its
+// keys blocks; a context past the trained length warns (positions it never saw).
 QVector<SettingIssue> check_model_settings(const QVariantMap& engine, const ModelFacts& facts);
 // The same for a KV type and context (0: the trained length) already read.
 QVector<SettingIssue> check_model_settings(const QString& kv_type, int ctx,

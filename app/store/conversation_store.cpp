@@ -14,7 +14,7 @@
 // processes on one file wait on the busy timeout instead of failing a lock upgrade).
 #include "store/conversation_store.h"
 
-#include "store/sql.h"
+#include "util/sql.h"
 
 #include <QDir>
 #include <QFile>
@@ -243,32 +243,172 @@ QString ConversationStore::run_check(const QString& pragma) const {
   return rows.isEmpty() ? QStringLiteral("no answer") : rows.join(QLatin1Char('\n'));
 }
 
+namespace {
+
+// The error for a file of a schema newer than `target`, the newest this version reads.
+void refuse_newer(const QString& path, int version, int target, QString* error) {
+  set_error(error, QStringLiteral(
+                       "cannot open %1: this database was written by a newer kvchat (schema %2; "
+                       "this version reads up to %3). Update kvchat, or move the file aside.")
+                       .arg(path, version_text(version), version_text(target)));
+}
+
+// Whether SQLite may open `path`: the driver is there, the path is not a directory, and its
+// directory exists (made private where missing).
+bool check_openable(const QString& path, QString* error) {
+  if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE"))) {
+    set_error(error,
+              QStringLiteral("cannot open %1: the Qt SQLite driver (QSQLITE) is not installed")
+                  .arg(path));
+    return false;
+  }
+  const QFileInfo info(path);
+  if (info.isDir()) {
+    set_error(error, QStringLiteral("cannot open %1: it is a directory").arg(path));
+    return false;
+  }
+  std::error_code ec;
+  make_private_dirs(std::filesystem::path(QFile::encodeName(info.absolutePath()).toStdString()),
+                    ec);
+  if (ec) {
+    set_error(error, QStringLiteral("cannot create the directory %1 (%2)")
+                         .arg(info.absolutePath(), QString::fromStdString(ec.message())));
+    return false;
+  }
+  return true;
+}
+
+// The first read of the file (SQLite checks its header here): its schema version, once it
+// is known to be a kvchat database (or an empty one) of a schema no newer than `target`.
+// `damaged`: whether SQLite found the file damaged.
+bool read_schema_version(QSqlDatabase& db, const QString& path, int target, int* version,
+                         QString* error, bool* damaged) {
+  QVariant version_value;
+  {
+    QSqlQuery q(db);
+    if (!q.exec(QStringLiteral("PRAGMA user_version"))) {
+      if (damaged) *damaged = is_damage(q.lastError());
+      set_error(
+          error,
+          QStringLiteral("cannot open %1: it is not a kvchat database (not a readable SQLite file: "
+                         "read schema version: %2)")
+              .arg(path, sql::error_text(q.lastError())));
+      return false;
+    }
+    version_value = q.next() ? q.value(0) : QVariant();
+  }
+  *version = version_value.toInt();
+  QVariant app_id;
+  if (!exec_plain(db, QStringLiteral("PRAGMA application_id"),
+                  QStringLiteral("read application id"), error, &app_id))
+    return false;
+  if (app_id.toInt() != 0 && app_id.toInt() != ConversationStore::kApplicationId) {
+    set_error(error,
+              QStringLiteral("cannot open %1: it is an SQLite database of another application "
+                             "(application_id %2), not a kvchat database")
+                  .arg(path, QString::number(app_id.toInt())));
+    return false;
+  }
+  if (*version > target) {  // checked before anything is written to the file
+    refuse_newer(path, *version, target, error);
+    return false;
+  }
+  return true;
+}
+
+// Connection settings (none of them can change inside a transaction).
+bool set_connection_pragmas(QSqlDatabase& db, const QString& path, QString* error) {
+  QVariant mode;
+  if (!exec_plain(db, QStringLiteral("PRAGMA journal_mode=WAL"), QStringLiteral("set WAL journal"),
+                  error, &mode))
+    return false;
+  const QString mode_name = mode.toString().toLower();
+  if (mode_name != QLatin1String("wal") && mode_name != QLatin1String("memory")) {
+    set_error(error,
+              QStringLiteral("cannot open %1: SQLite refused the WAL journal (journal_mode is %2)")
+                  .arg(path, mode_name));
+    return false;
+  }
+  return exec_plain(db, QStringLiteral("PRAGMA synchronous=NORMAL"),
+                    QStringLiteral("set synchronous"), error) &&
+         exec_plain(db, QStringLiteral("PRAGMA foreign_keys=ON"),
+                    QStringLiteral("enable foreign keys"), error);
+}
+
+// Version 0 is an empty file; tables without a version belong to someone else.
+bool check_no_tables(QSqlDatabase& db, const QString& path, QString* error) {
+  QVariant objects;
+  if (!exec_plain(db, QStringLiteral("SELECT COUNT(*) FROM sqlite_master"),
+                  QStringLiteral("read schema"), error, &objects))
+    return false;
+  if (objects.toInt() > 0) {
+    set_error(
+        error,
+        QStringLiteral("cannot open %1: it is an SQLite database with tables but no kvchat schema "
+                       "version, not a kvchat database")
+            .arg(path));
+    return false;
+  }
+  return true;
+}
+
+// The statements of steps[from] to the last, in order (in the caller's transaction).
+bool run_steps(QSqlDatabase& db, const QString& path, const QVector<MigrationStep>& steps, int from,
+               QString* error) {
+  const int target = int(steps.size());
+  for (int v = from; v < target; ++v) {
+    for (const QString& statement : steps[v]) {
+      QString step_error;
+      if (!exec_plain(db, statement, QStringLiteral("statement"), &step_error)) {
+        set_error(
+            error,
+            QStringLiteral("cannot open %1: migrating the schema from version %2 to %3 failed, the "
+                           "file is unchanged (%4; in: %5)")
+                .arg(path, version_text(v), version_text(v + 1), step_error, statement));
+        return false;  // ~WriteTransaction rolls every step back
+      }
+    }
+  }
+  return true;
+}
+
+// The pending steps and the new schema version (and, on a new file, the application id) in
+// one write transaction: all of them or, on a failure, none.
+bool migrate(QSqlDatabase& db, const QString& path, const QVector<MigrationStep>& steps,
+             QString* error) {
+  const int target = int(steps.size());
+  WriteTransaction tx(db);
+  if (!tx.begin(error)) return false;
+  // Read again under the write lock: another process may have migrated meanwhile.
+  QVariant version_value;
+  if (!exec_plain(db, QStringLiteral("PRAGMA user_version"), QStringLiteral("read schema version"),
+                  error, &version_value))
+    return false;
+  const int version = version_value.toInt();
+  if (version > target) {
+    refuse_newer(path, version, target, error);
+    return false;
+  }
+  if (version == 0 && !check_no_tables(db, path, error)) return false;
+  if (!run_steps(db, path, steps, version, error)) return false;
+  if (version == 0 &&
+      !exec_plain(db,
+                  QStringLiteral("PRAGMA application_id=%1").arg(ConversationStore::kApplicationId),
+                  QStringLiteral("set application id"), error))
+    return false;
+  return exec_plain(db, QStringLiteral("PRAGMA user_version=%1").arg(target),
+                    QStringLiteral("set schema version"), error) &&
+         tx.commit(error);
+}
+
+}  // namespace
+
 std::unique_ptr<ConversationStore> ConversationStore::open(const QString& path,
                                                            const QVector<MigrationStep>& steps,
                                                            QString* error, bool* damaged) {
   if (damaged) *damaged = false;
   const int target = int(steps.size());
-  if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE"))) {
-    set_error(error,
-              QStringLiteral("cannot open %1: the Qt SQLite driver (QSQLITE) is not installed")
-                  .arg(path));
-    return nullptr;
-  }
-  const QFileInfo info(path);
-  if (info.isDir()) {
-    set_error(error, QStringLiteral("cannot open %1: it is a directory").arg(path));
-    return nullptr;
-  }
-  {
-    std::error_code ec;
-    make_private_dirs(std::filesystem::path(QFile::encodeName(info.absolutePath()).toStdString()),
-                      ec);
-    if (ec) {
-      set_error(error, QStringLiteral("cannot create the directory %1 (%2)")
-                           .arg(info.absolutePath(), QString::fromStdString(ec.message())));
-      return nullptr;
-    }
-  }
+  if (!check_openable(path, error)) return nullptr;
   prepare_private_database(path);
 
   // From here on the store owns the connection: any early return removes it.
@@ -282,112 +422,11 @@ std::unique_ptr<ConversationStore> ConversationStore::open(const QString& path,
               QStringLiteral("cannot open %1: %2").arg(path, sql::error_text(db.lastError())));
     return nullptr;
   }
-
-  // The first read of the file: SQLite checks its header here.
-  QVariant version_value;
-  {
-    QSqlQuery q(db);
-    if (!q.exec(QStringLiteral("PRAGMA user_version"))) {
-      if (damaged) *damaged = is_damage(q.lastError());
-      set_error(
-          error,
-          QStringLiteral("cannot open %1: it is not a kvchat database (not a readable SQLite file: "
-                         "read schema version: %2)")
-              .arg(path, sql::error_text(q.lastError())));
-      return nullptr;
-    }
-    version_value = q.next() ? q.value(0) : QVariant();
-  }
-  int version = version_value.toInt();
-  QVariant app_id;
-  if (!exec_plain(db, QStringLiteral("PRAGMA application_id"),
-                  QStringLiteral("read application id"), error, &app_id))
+  int version = 0;
+  if (!read_schema_version(db, path, target, &version, error, damaged) ||
+      !set_connection_pragmas(db, path, error))
     return nullptr;
-  if (app_id.toInt() != 0 && app_id.toInt() != kApplicationId) {
-    set_error(error,
-              QStringLiteral("cannot open %1: it is an SQLite database of another application "
-                             "(application_id %2), not a kvchat database")
-                  .arg(path, QString::number(app_id.toInt())));
-    return nullptr;
-  }
-  const auto refuse_newer = [&](int v) {
-    set_error(error, QStringLiteral(
-                         "cannot open %1: this database was written by a newer kvchat (schema %2; "
-                         "this version reads up to %3). Update kvchat, or move the file aside.")
-                         .arg(path, version_text(v), version_text(target)));
-  };
-  if (version > target) {  // checked before anything is written to the file
-    refuse_newer(version);
-    return nullptr;
-  }
-
-  // Connection settings (none of them can change inside a transaction).
-  QVariant mode;
-  if (!exec_plain(db, QStringLiteral("PRAGMA journal_mode=WAL"), QStringLiteral("set WAL journal"),
-                  error, &mode))
-    return nullptr;
-  const QString mode_name = mode.toString().toLower();
-  if (mode_name != QLatin1String("wal") && mode_name != QLatin1String("memory")) {
-    set_error(error,
-              QStringLiteral("cannot open %1: SQLite refused the WAL journal (journal_mode is %2)")
-                  .arg(path, mode_name));
-    return nullptr;
-  }
-  if (!exec_plain(db, QStringLiteral("PRAGMA synchronous=NORMAL"),
-                  QStringLiteral("set synchronous"), error) ||
-      !exec_plain(db, QStringLiteral("PRAGMA foreign_keys=ON"),
-                  QStringLiteral("enable foreign keys"), error))
-    return nullptr;
-
-  if (version < target) {
-    WriteTransaction tx(db);
-    if (!tx.begin(error)) return nullptr;
-    // Read again under the write lock: another process may have migrated meanwhile.
-    if (!exec_plain(db, QStringLiteral("PRAGMA user_version"),
-                    QStringLiteral("read schema version"), error, &version_value))
-      return nullptr;
-    version = version_value.toInt();
-    if (version > target) {
-      refuse_newer(version);
-      return nullptr;
-    }
-    if (version == 0) {
-      // Version 0 is an empty file; tables without a version belong to someone else.
-      QVariant objects;
-      if (!exec_plain(db, QStringLiteral("SELECT COUNT(*) FROM sqlite_master"),
-                      QStringLiteral("read schema"), error, &objects))
-        return nullptr;
-      if (objects.toInt() > 0) {
-        set_error(error,
-                  QStringLiteral(
-                      "cannot open %1: it is an SQLite database with tables but no kvchat schema "
-                      "version, not a kvchat database")
-                      .arg(path));
-        return nullptr;
-      }
-    }
-    for (int v = version; v < target; ++v) {
-      for (const QString& statement : steps[v]) {
-        QString step_error;
-        if (!exec_plain(db, statement, QStringLiteral("statement"), &step_error)) {
-          set_error(error,
-                    QStringLiteral(
-                        "cannot open %1: migrating the schema from version %2 to %3 failed, the "
-                        "file is unchanged (%4; in: %5)")
-                        .arg(path, version_text(v), version_text(v + 1), step_error, statement));
-          return nullptr;  // ~WriteTransaction rolls every step back
-        }
-      }
-    }
-    if (version == 0 &&
-        !exec_plain(db, QStringLiteral("PRAGMA application_id=%1").arg(kApplicationId),
-                    QStringLiteral("set application id"), error))
-      return nullptr;
-    if (!exec_plain(db, QStringLiteral("PRAGMA user_version=%1").arg(target),
-                    QStringLiteral("set schema version"), error) ||
-        !tx.commit(error))
-      return nullptr;
-  }
+  if (version < target && !migrate(db, path, steps, error)) return nullptr;
   // A damaged branch tree is mended, not refused: the store opens either way, and a
   // failure to mend it is said the same way (the queries are bounded regardless).
   constexpr int kBranchSchema = 6;  // messages.parent_id exists from step 5 -> 6 on

@@ -6,7 +6,7 @@
 #include <QSqlQuery>
 
 #include "store/conversation_store.h"
-#include "store/sql.h"
+#include "util/sql.h"
 
 namespace kvchat::app {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "store/conversation_store.h"
-#include "store/sql.h"
+#include "util/sql.h"
 
 namespace kvchat::app {
 

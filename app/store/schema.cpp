@@ -1,7 +1,8 @@
 // kvchat's SQLite schema history. Entry i of migrations() takes a file from schema
 // version i to i+1 (one SQL statement per string); ConversationStore::open runs the
 // pending entries in one transaction and then sets `PRAGMA user_version`. Every table's
-// DDL is here, the downloads table of app/hub too (store/schema.h).
+// DDL is here but the downloads table's, which app/hub owns (hub/download_schema.h: it is
+// also kvchat-cli's state file) and step 3 -> 4 takes from there.
 //
 // Rules for adding version N+1: append a step, bump ConversationStore::kSchemaVersion,
 // never edit a step that has shipped (files in the wild were built by it), and make the
@@ -9,14 +10,16 @@
 // the new table, copy, drop, rename).
 #include "store/schema.h"
 
+#include "hub/download_schema.h"
+
 namespace kvchat::app::schema {
 
-QVector<MigrationStep> migrations() {
-  QVector<MigrationStep> steps;
+namespace {
 
-  // 0 -> 1: the first schema. Times are milliseconds since the Unix epoch (UTC).
-  // AUTOINCREMENT so that an id is never reused after a delete (the UI holds ids).
-  steps.append(MigrationStep{
+// 0 -> 1: the first schema. Times are milliseconds since the Unix epoch (UTC).
+// AUTOINCREMENT so that an id is never reused after a delete (the UI holds ids).
+MigrationStep first_schema() {
+  return {
       QStringLiteral("CREATE TABLE conversations ("
                      " id INTEGER PRIMARY KEY AUTOINCREMENT,"
                      " title TEXT NOT NULL DEFAULT '',"
@@ -48,14 +51,16 @@ QVector<MigrationStep> migrations() {
       QStringLiteral("CREATE TABLE settings ("
                      " key TEXT PRIMARY KEY NOT NULL,"
                      " value_json TEXT NOT NULL)"),
-  });
+  };
+}
 
-  // 1 -> 2: long documents (issue 6). A document is stored once per content (sha256 of
-  // its extracted UTF-8 text); n_tokens is counted with the model named by tokens_model
-  // (ModelInfo::identity, hex). A summary job keeps its options and plan as JSON and its
-  // partial summaries one row each, written as they arrive, so a cancelled or crashed job
-  // resumes with what is there. updated_at / written_at: milliseconds since the epoch.
-  steps.append(MigrationStep{
+// 1 -> 2: long documents (issue 6). A document is stored once per content (sha256 of
+// its extracted UTF-8 text); n_tokens is counted with the model named by tokens_model
+// (ModelInfo::identity, hex). A summary job keeps its options and plan as JSON and its
+// partial summaries one row each, written as they arrive, so a cancelled or crashed job
+// resumes with what is there. updated_at / written_at: milliseconds since the epoch.
+MigrationStep documents() {
+  return {
       QStringLiteral("CREATE TABLE documents ("
                      " id INTEGER PRIMARY KEY AUTOINCREMENT,"
                      " conversation_id INTEGER"
@@ -99,13 +104,15 @@ QVector<MigrationStep> migrations() {
                      " text TEXT NOT NULL DEFAULT '',"
                      " written_at INTEGER NOT NULL,"
                      " PRIMARY KEY (job_id, level, idx))"),
-  });
+  };
+}
 
-  // 2 -> 3: reply versions (issue 13). A regenerated reply keeps its earlier texts: the
-  // messages row holds the version shown (the one the next turn continues from), its
-  // `version` column its 0-based number; message_versions holds the others under theirs
-  // (0..count-1 with the shown one's number missing). Switching swaps a row in and out.
-  steps.append(MigrationStep{
+// 2 -> 3: reply versions (issue 13). A regenerated reply keeps its earlier texts: the
+// messages row holds the version shown (the one the next turn continues from), its
+// `version` column its 0-based number; message_versions holds the others under theirs
+// (0..count-1 with the shown one's number missing). Switching swaps a row in and out.
+MigrationStep reply_versions() {
+  return {
       QStringLiteral("ALTER TABLE messages ADD COLUMN version INTEGER NOT NULL DEFAULT 0"),
       QStringLiteral("CREATE TABLE message_versions ("
                      " message_id INTEGER NOT NULL"
@@ -117,21 +124,16 @@ QVector<MigrationStep> migrations() {
                      " stats_json TEXT NOT NULL DEFAULT '{}',"
                      " created_at INTEGER NOT NULL,"
                      " PRIMARY KEY (message_id, version))"),
-  });
-  // 3 -> 4: model downloads (issue 15), one row per file being fetched into the models
-  // directory, so that a download resumes after a restart: where it comes from (url: the
-  // Hub's resolve URL), where it goes (dest_path, and part_path: the partial file beside
-  // it), what it must be (expected_size, sha256: the Hub's LFS hash, lowercase hex), the
-  // validator for If-Range (etag) and the bytes written so far. No access token is ever
-  // stored here. status: queued, running, paused, failed, done.
-  steps.append(downloads_table_v1());
+  };
+}
 
-  // 4 -> 5: the system prompt library (issue 29): saved prompts, each with a name and its
-  // text. A conversation keeps its own copy of the text it uses (conversations.system_prompt,
-  // as before) and which saved prompt it was picked from (system_prompt_id; NULL when typed
-  // by hand or when that prompt was deleted), so editing a saved prompt can offer to update
-  // the conversations that use it. updated_at: milliseconds since the epoch.
-  steps.append(MigrationStep{
+// 4 -> 5: the system prompt library (issue 29): saved prompts, each with a name and its
+// text. A conversation keeps its own copy of the text it uses (conversations.system_prompt,
+// as before) and which saved prompt it was picked from (system_prompt_id; NULL when typed
+// by hand or when that prompt was deleted), so editing a saved prompt can offer to update
+// the conversations that use it. updated_at: milliseconds since the epoch.
+MigrationStep system_prompt_library() {
+  return {
       QStringLiteral("CREATE TABLE system_prompts ("
                      " id INTEGER PRIMARY KEY AUTOINCREMENT,"
                      " name TEXT NOT NULL,"
@@ -141,25 +143,27 @@ QVector<MigrationStep> migrations() {
       QStringLiteral("CREATE UNIQUE INDEX system_prompts_by_name ON system_prompts(name)"),
       QStringLiteral("ALTER TABLE conversations ADD COLUMN system_prompt_id INTEGER"
                      " REFERENCES system_prompts(id) ON DELETE SET NULL"),
-  });
+  };
+}
 
-  // 5 -> 6: branches (issue 29). A conversation's messages form a tree: parent_id is the
-  // message a message answers or follows (NULL for a first message), and the children of
-  // one parent are sibling branches (an edited user message, a regenerated reply), ordered
-  // by `version` (0-based, in the order they were made). `selected` marks, in every group
-  // of siblings, the one shown (exactly one per group, stored: the ‹ 2/3 › choice). `shown`
-  // is 1 for the messages of the path the window shows (from the first message down each
-  // group's selected one), kept by every write, so the message list and the sidebar read
-  // the shown path as before: by (conversation_id, position) WHERE shown = 1, `position`
-  // being the depth of a message in the tree (a child's is its parent's + 1; siblings
-  // share theirs). parent_id is not a foreign key: the store deletes a subtree itself
-  // (one recursive query; cascading down a long chain would run into SQLite's trigger
-  // depth), and a conversation's messages still go with it by conversation_id.
-  // The reply versions of step 2 -> 3 become branches: each message's parent is the one
-  // before it by position, the version shown keeps its row, its id and the messages after
-  // it, and every message_versions row becomes a new sibling row (its version number,
-  // text, state, stats and time kept) with nothing after it; message_versions goes.
-  steps.append(MigrationStep{
+// 5 -> 6: branches (issue 29). A conversation's messages form a tree: parent_id is the
+// message a message answers or follows (NULL for a first message), and the children of
+// one parent are sibling branches (an edited user message, a regenerated reply), ordered
+// by `version` (0-based, in the order they were made). `selected` marks, in every group
+// of siblings, the one shown (exactly one per group, stored: the ‹ 2/3 › choice). `shown`
+// is 1 for the messages of the path the window shows (from the first message down each
+// group's selected one), kept by every write, so the message list and the sidebar read
+// the shown path as before: by (conversation_id, position) WHERE shown = 1, `position`
+// being the depth of a message in the tree (a child's is its parent's + 1; siblings
+// share theirs). parent_id is not a foreign key: the store deletes a subtree itself
+// (one recursive query; cascading down a long chain would run into SQLite's trigger
+// depth), and a conversation's messages still go with it by conversation_id.
+// The reply versions of step 2 -> 3 become branches: each message's parent is the one
+// before it by position, the version shown keeps its row, its id and the messages after
+// it, and every message_versions row becomes a new sibling row (its version number,
+// text, state, stats and time kept) with nothing after it; message_versions goes.
+MigrationStep message_branches() {
+  return {
       QStringLiteral("ALTER TABLE messages ADD COLUMN parent_id INTEGER"),
       QStringLiteral("ALTER TABLE messages ADD COLUMN selected INTEGER NOT NULL DEFAULT 1"),
       QStringLiteral("ALTER TABLE messages ADD COLUMN shown INTEGER NOT NULL DEFAULT 1"),
@@ -181,39 +185,39 @@ QVector<MigrationStep> migrations() {
       QStringLiteral("CREATE UNIQUE INDEX messages_shown_path"
                      " ON messages(conversation_id, position) WHERE shown = 1"),
       QStringLiteral("CREATE INDEX messages_by_parent ON messages(parent_id)"),
-  });
-
-  // 6 -> 7: how long a conversation's shown messages are, without reading them (issue 40
-  // point 8). SQLite keeps length(content) in this index at every write, so
-  // ConversationStore::shown_message_chars() sums it from the index alone (a 50 MiB text
-  // is not read, ~0 ms) and the window knows before opening a conversation whether its
-  // messages are read on the GUI thread or on the loader's (store/message_loader.h).
-  steps.append(MigrationStep{
-      QStringLiteral("CREATE INDEX messages_content_length"
-                     " ON messages(conversation_id, shown, length(content))"),
-  });
-
-  return steps;
+  };
 }
 
-MigrationStep downloads_table_v1() {
+// 6 -> 7: how long a conversation's shown messages are, without reading them (issue 40
+// point 8). SQLite keeps length(content) in this index at every write, so
+// ConversationStore::shown_message_chars() sums it from the index alone (a 50 MiB text
+// is not read, ~0 ms) and the window knows before opening a conversation whether its
+// messages are read on the GUI thread or on the loader's (store/message_loader.h).
+MigrationStep content_length_index() {
   return {
-      QStringLiteral("CREATE TABLE downloads ("
-                     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-                     " repo TEXT NOT NULL,"
-                     " file TEXT NOT NULL,"
-                     " url TEXT NOT NULL,"
-                     " dest_path TEXT NOT NULL UNIQUE,"
-                     " part_path TEXT NOT NULL,"
-                     " expected_size INTEGER NOT NULL DEFAULT 0,"
-                     " sha256 TEXT NOT NULL DEFAULT '',"
-                     " etag TEXT NOT NULL DEFAULT '',"
-                     " bytes_done INTEGER NOT NULL DEFAULT 0,"
-                     " status TEXT NOT NULL DEFAULT 'queued'"
-                     "   CHECK (status IN ('queued', 'running', 'paused', 'failed', 'done')),"
-                     " error TEXT NOT NULL DEFAULT '',"
-                     " created_at INTEGER NOT NULL,"
-                     " updated_at INTEGER NOT NULL)")};
+      QStringLiteral("CREATE INDEX messages_content_length"
+                     " ON messages(conversation_id, shown, length(content))"),
+  };
+}
+
+}  // namespace
+
+QVector<MigrationStep> migrations() {
+  QVector<MigrationStep> steps;
+  steps.append(first_schema());    // 0 -> 1
+  steps.append(documents());       // 1 -> 2
+  steps.append(reply_versions());  // 2 -> 3
+  // 3 -> 4: model downloads (issue 15), one row per file being fetched into the models
+  // directory, so that a download resumes after a restart: where it comes from (url: the
+  // Hub's resolve URL), where it goes (dest_path, and part_path: the partial file beside
+  // it), what it must be (expected_size, sha256: the Hub's LFS hash, lowercase hex), the
+  // validator for If-Range (etag) and the bytes written so far. No access token is ever
+  // stored here. status: queued, running, paused, failed, done.
+  steps.append(hub::downloads_table_v1());
+  steps.append(system_prompt_library());  // 4 -> 5
+  steps.append(message_branches());       // 5 -> 6
+  steps.append(content_length_index());   // 6 -> 7
+  return steps;
 }
 
 }  // namespace kvchat::app::schema

@@ -1,8 +1,6 @@
-// kvchat's SQLite schema: the DDL of every table, here and nowhere else. migrations() is
-// the history of kvchat.sqlite (ConversationStore::open runs it); downloads_table_v1() is
-// one of its steps and also what hub::DownloadStore creates in kvchat-cli's own state
-// file. In the library kvchat_sql (app/CMakeLists.txt), which kvchat_app_core and
-// kvchat_hub both link.
+// kvchat's SQLite schema: the DDL of every table of kvchat.sqlite but the downloads table
+// (app/hub/download_schema.h, one of its steps, also kvchat-cli's own state file).
+// migrations() is the history of kvchat.sqlite (ConversationStore::open runs it).
 #pragma once
 
 #include <QStringList>
@@ -21,9 +19,6 @@ namespace schema {
 // kvchat.sqlite's history: entry i takes a file from schema version i to i+1; its size()
 // is ConversationStore::kSchemaVersion.
 QVector<MigrationStep> migrations();
-// The table `downloads` (step 3 -> 4 of migrations(); hub::DownloadStore's state file).
-// A shipped step: never edit; a later change is a new step.
-MigrationStep downloads_table_v1();
 
 }  // namespace schema
 }  // namespace kvchat::app

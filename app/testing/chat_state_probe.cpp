@@ -5,10 +5,10 @@
 #include <QLocale>
 #include <algorithm>
 
-#include "chat_controller.h"
+#include "chat/chat_controller.h"
 #include "conversations/conversation_list_controller.h"
 #include "documents/document_controller.h"
-#include "hub/byte_size.h"
+#include "util/byte_size.h"
 #include "memory/memory_state.h"
 #include "model/model_controller.h"
 #include "notices/notice_center.h"
@@ -39,8 +39,9 @@ ChatStateProbe::ChatStateProbe(ChatController& chat, const QString& path, QObjec
   for (QObject* object :
        {static_cast<QObject*>(&chat_), static_cast<QObject*>(chat_.models()),
         static_cast<QObject*>(chat_.memory_state()), static_cast<QObject*>(chat_.notices()),
-        static_cast<QObject*>(chat_.conversation_list()), chat_.documents(), chat_.messages(),
-        chat_.conversation_list()->model()}) {
+        static_cast<QObject*>(chat_.conversation_list()), static_cast<QObject*>(chat_.documents()),
+        static_cast<QObject*>(chat_.messages()),
+        static_cast<QObject*>(chat_.conversation_list()->model())}) {
     writer_->watch(object);
   }
 }
@@ -85,7 +86,7 @@ QVariantMap ChatStateProbe::state() const {
       {"reply_finished", reply_finished_},
       {"messages", static_cast<int>(items.size())},
       {"memory", memory.memory()},
-      {"kv_used_text", hub::format_bytes(memory.memory().value("kv_used_bytes").toDouble())},
+      {"kv_used_text", util::format_bytes(memory.memory().value("kv_used_bytes").toDouble())},
       {"snapshot_status", memory.snapshot_status()},
       {"snapshot_bytes", memory.snapshot_bytes()},
       {"current_conversation", chat_.current_conversation()},

@@ -2,8 +2,8 @@
 
 #include <QUrl>
 
-#include "model_library_controller.h"
-#include "models_page_controller.h"
+#include "library/model_library_controller.h"
+#include "library/models_page_controller.h"
 #include "testing/state_probe.h"
 
 namespace kvchat::app {

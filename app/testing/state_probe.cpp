@@ -2,7 +2,7 @@
 
 #include <QMetaMethod>
 
-#include "test_state_file.h"
+#include "testing/test_state_file.h"
 
 namespace kvchat::app {
 

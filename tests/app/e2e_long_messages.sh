@@ -7,7 +7,7 @@
 # edit it, with the StallMeter on the GUI thread. Before bubbles were paged, a 0.5 MiB
 # message without spaces stopped the window for 49 s, 5 MiB for 115 s, 50 MiB took 2.4 GB.
 # Conversations longer than 256 Ki characters are read on the loader's thread
-# (app/models/message_loader.h); the benchmark waits while one is read. Asserts: every
+# (app/messages/message_loader.h); the benchmark waits while one is read. Asserts: every
 # conversation, 50 MiB included, under 100 ms; peak RSS under 1 GiB; the event loop ran.
 # Usage: e2e_long_messages.sh KVCHAT FIXTURE ARTIFACT_DIR   (run under xvfb-run)
 set -euo pipefail

@@ -15,11 +15,11 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "chat_controller.h"
+#include "chat/chat_controller.h"
 #include "documents/summary_job.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
-#include "models/message_list_model.h"
+#include "messages/message_list_model.h"
 
 using namespace kvchat::app;
 

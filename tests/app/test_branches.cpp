@@ -13,9 +13,9 @@
 #include <QtTest>
 #include <functional>
 
-#include "chat_controller.h"
+#include "chat/chat_controller.h"
 #include "engine/engine_worker.h"
-#include "models/message_list_model.h"
+#include "messages/message_list_model.h"
 
 using kvchat::app::ChatController;
 using kvchat::app::EngineWorker;

@@ -7,8 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_controller.h"
-#include "models/message_list_model.h"
+#include "chat/chat_controller.h"
+#include "messages/message_list_model.h"
 
 using kvchat::app::ChatController;
 using kvchat::app::MessageListModel;

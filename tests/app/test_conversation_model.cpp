@@ -3,7 +3,7 @@
 #include <QSet>
 #include <QtTest>
 
-#include "conversation_model.h"
+#include "conversations/conversation_model.h"
 
 using kvchat::app::ConversationModel;
 

@@ -12,11 +12,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_controller.h"
+#include "chat/chat_controller.h"
 #include "documents/document_controller.h"
 #include "export/conversation_export.h"
-#include "models/conversation_list_model.h"
-#include "models/message_list_model.h"
+#include "conversations/conversation_list_model.h"
+#include "messages/message_list_model.h"
 #include "store/conversation_store.h"
 #include "store/document_store.h"
 

@@ -6,8 +6,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_controller.h"
-#include "display_text.h"
+#include "chat/chat_controller.h"
+#include "util/display_text.h"
 
 using namespace kvchat::app;
 

@@ -15,7 +15,7 @@
 
 #include "engine/engine_maps.h"
 #include "engine/engine_worker.h"
-#include "models/message_list_model.h"
+#include "messages/message_list_model.h"
 #include "kvchat/chat_format.h"
 #include "kvchat/chat_template.h"
 #include "kvchat/generate.h"

@@ -4,8 +4,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-#include "models/conversation_list_model.h"
-#include "models/message_list_model.h"
+#include "conversations/conversation_list_model.h"
+#include "messages/message_list_model.h"
 
 using namespace kvchat::app;
 

@@ -7,8 +7,8 @@
 // blocks. The window's stall with giant messages is measured by app_e2e_long_messages.
 #include <QtTest>
 
-#include "models/message_list_model.h"
-#include "models/text_pages.h"
+#include "messages/message_list_model.h"
+#include "messages/text_pages.h"
 
 using namespace kvchat::app;
 

@@ -6,9 +6,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "documents/conversation_host.h"
+#include "conversations/conversation_host.h"
 #include "engine/engine_worker.h"
-#include "hub/byte_size.h"
+#include "util/byte_size.h"
 #include "memory/memory_state.h"
 #include "store/conversation_store.h"
 
@@ -156,7 +156,7 @@ class TestMemoryState : public QObject {
     QCOMPARE(changed.count(), 0);
     memory.on_snapshot_saved(memory.snapshot_path(3), 2048);
     QCOMPARE(memory.snapshot_bytes(), qint64{2048});
-    QVERIFY2(memory.snapshot_status().contains(kvchat::hub::format_bytes(2048)),
+    QVERIFY2(memory.snapshot_status().contains(kvchat::util::format_bytes(2048)),
              qPrintable(memory.snapshot_status()));
     QCOMPARE(changed.count(), 1);
     QVERIFY(memory.snapshot_path(3).startsWith(dir.path()));

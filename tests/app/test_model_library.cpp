@@ -9,8 +9,8 @@
 #include <QtTest>
 
 #include "kvchat/gguf_inspect.h"
-#include "model_library.h"
-#include "model_library_controller.h"
+#include "library/model_library.h"
+#include "library/model_library_controller.h"
 
 using namespace kvchat::app;
 

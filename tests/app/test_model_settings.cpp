@@ -7,9 +7,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_controller.h"
+#include "chat/chat_controller.h"
 #include "engine/engine_maps.h"
-#include "engine/sampling_settings.h"
+#include "settings/sampling_settings.h"
 #include "settings/model_settings.h"
 
 using kvchat::app::ChatController;

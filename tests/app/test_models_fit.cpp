@@ -4,7 +4,7 @@
 #include <QtTest>
 
 #include "kvchat/gguf_inspect.h"
-#include "models_fit.h"
+#include "library/models_fit.h"
 
 using kvchat::app::fit_map_for;
 

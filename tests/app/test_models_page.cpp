@@ -18,7 +18,7 @@
 #include "hub/fake_hub_process.h"
 #include "hub/names.h"
 #include "kvchat/gguf_inspect.h"
-#include "models_page_controller.h"
+#include "library/models_page_controller.h"
 #include "store/conversation_store.h"
 
 using kvchat::app::ConversationStore;

@@ -12,8 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_controller.h"
-#include "models/message_list_model.h"
+#include "chat/chat_controller.h"
+#include "messages/message_list_model.h"
 #include "store/conversation_store.h"
 #include "unbroken_text.h"
 

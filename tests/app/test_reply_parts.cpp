@@ -6,7 +6,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-#include "models/message_list_model.h"
+#include "messages/message_list_model.h"
 
 using namespace kvchat::app;
 

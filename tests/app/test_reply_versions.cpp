@@ -6,9 +6,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_controller.h"
-#include "models/message_list_model.h"
-#include "models/message_segments.h"
+#include "chat/chat_controller.h"
+#include "messages/message_list_model.h"
+#include "messages/message_segments.h"
 
 using kvchat::app::ChatController;
 using kvchat::app::MessageListModel;

@@ -29,7 +29,7 @@
 #include <memory>
 #include <thread>
 
-#include "single_instance.h"
+#include "platform/single_instance.h"
 
 using kvchat::app::SingleInstance;
 

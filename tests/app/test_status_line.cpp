@@ -7,7 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_controller.h"
+#include "chat/chat_controller.h"
 #include "documents/summary_job.h"
 
 using kvchat::app::ChatController;

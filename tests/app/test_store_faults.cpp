@@ -22,8 +22,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_controller.h"
-#include "models/message_list_model.h"
+#include "chat/chat_controller.h"
+#include "messages/message_list_model.h"
 #include "settings/model_settings.h"
 #include "sqlite_fault_vfs.h"
 #include "store/conversation_store.h"

@@ -12,9 +12,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_controller.h"
+#include "chat/chat_controller.h"
 #include "conversations/system_prompt_controller.h"
-#include "models/system_prompt_list_model.h"
+#include "conversations/system_prompt_list_model.h"
 #include "store/conversation_store.h"
 
 using namespace kvchat::app;

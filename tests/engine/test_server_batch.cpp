@@ -7,10 +7,10 @@
 #include <thread>
 
 #include "kvchat/generate.h"
-#include "server/decode_batcher.h"
+#include "serving/decode_batcher.h"
 #include "support/test_paths.h"
 
-namespace kvchat::server {
+namespace kvchat::serving {
 namespace {
 
 std::shared_ptr<const Model> demo() {
@@ -131,4 +131,4 @@ TEST(DecodeBatcher, ASessionThatCannotGrowFailsAlone) {
 }
 
 }  // namespace
-}  // namespace kvchat::server
+}  // namespace kvchat::serving

@@ -5,10 +5,10 @@
 
 #include <thread>
 
-#include "server/session_pool.h"
+#include "serving/session_pool.h"
 #include "support/test_paths.h"
 
-namespace kvchat::server {
+namespace kvchat::serving {
 namespace {
 
 std::shared_ptr<const Model> demo() {
@@ -114,4 +114,4 @@ TEST(ServerPool, BudgetDropsLeastRecentlyUsedIdleSessions) {
 }
 
 }  // namespace
-}  // namespace kvchat::server
+}  // namespace kvchat::serving

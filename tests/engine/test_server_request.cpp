@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kvchat/server.h"
 #include "server/auth.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
@@ -53,12 +54,12 @@ TEST(ServerRequest, ReadsEveryField) {
   EXPECT_TRUE(r.stream);
   EXPECT_TRUE(r.include_usage);
   EXPECT_EQ(r.max_tokens, 7);
-  EXPECT_FLOAT_EQ(r.temperature, 0.5f);
-  EXPECT_FLOAT_EQ(r.top_p, 0.9f);
-  EXPECT_EQ(r.top_k, 12);
-  EXPECT_FLOAT_EQ(r.min_p, 0.1f);
-  EXPECT_FLOAT_EQ(r.frequency_penalty, 0.25f);
-  EXPECT_FLOAT_EQ(r.presence_penalty, -0.5f);
+  EXPECT_FLOAT_EQ(r.sampling.temperature, 0.5f);
+  EXPECT_FLOAT_EQ(r.sampling.top_p, 0.9f);
+  EXPECT_EQ(r.sampling.top_k, 12);
+  EXPECT_FLOAT_EQ(r.sampling.min_p, 0.1f);
+  EXPECT_FLOAT_EQ(r.sampling.frequency_penalty, 0.25f);
+  EXPECT_FLOAT_EQ(r.sampling.presence_penalty, -0.5f);
   ASSERT_TRUE(r.seed);
   EXPECT_EQ(*r.seed, 42u);
   EXPECT_EQ(r.stop, (std::vector<std::string>{"x", "yz"}));
@@ -67,7 +68,7 @@ TEST(ServerRequest, ReadsEveryField) {
 TEST(ServerRequest, DefaultsAndNulls) {
   ParsedRequest p = chat(with(R"("temperature":null,"stop":"END","max_tokens":null)"));
   ASSERT_TRUE(p.request) << p.error.message;
-  EXPECT_FLOAT_EQ(p.request->temperature, 1.0f);  // OpenAI's default
+  EXPECT_FLOAT_EQ(p.request->sampling.temperature, 1.0f);  // OpenAI's default
   EXPECT_EQ(p.request->max_tokens, 0);
   EXPECT_FALSE(p.request->stream);
   EXPECT_FALSE(p.request->seed);
@@ -194,6 +195,39 @@ TEST(ServerResponse, ReasoningContent) {
   chunk = nlohmann::json::parse(chunk_body(head, g));
   EXPECT_EQ(chunk["choices"][0]["delta"]["content"], "answer");
   EXPECT_FALSE(chunk["choices"][0]["delta"].contains("reasoning_content"));
+}
+
+// The server's options checked in neutral words naming the field (ServerOptions' member),
+// which kvchat-cli serve says as its flag and the window as its setting.
+TEST(ServerRequest, OptionsAreCheckedByField) {
+  EXPECT_FALSE(check_server_options(ServerOptions{}));
+  auto field_of = [](auto set) {
+    ServerOptions o;
+    set(o);
+    auto e = check_server_options(o);
+    return e ? e->field + " " + e->problem : std::string();
+  };
+  EXPECT_EQ(field_of([](ServerOptions& o) { o.parallel = 0; }),
+            "parallel must be between 1 and 256, got 0");
+  EXPECT_EQ(field_of([](ServerOptions& o) { o.parallel = 257; }),
+            "parallel must be between 1 and 256, got 257");
+  EXPECT_EQ(field_of([](ServerOptions& o) { o.port = 65536; }),
+            "port must be between 0 and 65535, got 65536");
+  EXPECT_EQ(field_of([](ServerOptions& o) { o.max_connections = 769; }),
+            "max_connections must be between 1 and 768, got 769");
+  EXPECT_EQ(field_of([](ServerOptions& o) { o.body_timeout_ms = 0; }),
+            "body_timeout_ms must be positive, got 0");
+  EXPECT_EQ(field_of([](ServerOptions& o) { o.max_body_bytes = 0; }),
+            "max_body_bytes must be at least 1");
+}
+
+// A negative seed asks for a fresh random one (kvchat::resolve_seed), like no seed.
+TEST(ServerRequest, ANegativeSeedIsRandom) {
+  ParsedRequest p = parse_completion_request(
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"seed":-5})",
+      Endpoint::ChatCompletions);
+  ASSERT_TRUE(p.request) << p.error.message;
+  EXPECT_FALSE(p.request->seed);
 }
 
 }  // namespace

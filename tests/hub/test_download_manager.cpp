@@ -15,7 +15,7 @@
 #include <QtTest>
 #include <algorithm>
 
-#include "hub/byte_size.h"
+#include "util/byte_size.h"
 #include "hub/download_http.h"
 #include "hub/download_manager.h"
 #include "hub/fake_hub_process.h"
@@ -571,7 +571,7 @@ class TestDownloadManager : public QObject {
     const QString message = run_to_end(m.get(), r);
     QVERIFY2(message.contains(QStringLiteral("ignores Range")) &&
                  message.contains(QStringLiteral("5 times")) &&
-                 message.contains(kvchat::hub::format_bytes(1 << 20)) &&
+                 message.contains(kvchat::util::format_bytes(1 << 20)) &&
                  message.contains(QStringLiteral("giving up")),
              qPrintable(message));
     // max_retries + 1 attempts: the first from 0, each other one asking to resume.

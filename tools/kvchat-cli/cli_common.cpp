@@ -19,32 +19,59 @@ std::set<std::string> with(std::set<std::string> a, const std::set<std::string>&
   return a;
 }
 
-std::string demo_model_path() {
+Result<std::string> model_path(const Args& args) {
+  std::string path = args.get("--model");
+  if (!path.empty()) return path;
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  // Installed: <prefix>/bin -> <prefix>/share/kvchat/models; the build tree: build/bin ->
-  // build/share/kvchat/models.
-  const auto path = exe.parent_path() / ".." / "share" / "kvchat" / "models" / "kjv-demo-f16.gguf";
-  return std::filesystem::exists(path, ec) ? std::filesystem::weakly_canonical(path, ec).string()
-                                           : std::string{};
+  if (!ec) path = kvchat::demo_model_path(exe.string());
+  if (path.empty()) {
+    return Error{"missing required option --model (and no demo model installed beside kvchat-cli)"};
+  }
+  std::fprintf(stderr, "kvchat-cli: no --model: using the demo model %s\n", path.c_str());
+  return path;
 }
 
-Result<std::shared_ptr<const Model>> load_model(const Args& args) {
-  std::string path = args.get("--model");
-  if (path.empty()) {
-    path = demo_model_path();
-    if (path.empty())
-      return Error{
-          "missing required option --model (and no demo model installed beside kvchat-cli)"};
-    std::fprintf(stderr, "kvchat-cli: no --model: using the demo model %s\n", path.c_str());
-  }
-  auto model = Model::load(path);
-  if (model && !(*model)->tokenizer().warning().empty()) {
-    const std::string_view w = (*model)->tokenizer().warning();
+namespace {
+
+void print_tokenizer_warning(const Model& model) {
+  if (const std::string_view w = model.tokenizer().warning(); !w.empty()) {
     std::fprintf(stderr, "warning: %s\n", terminal_lines(w).c_str());
   }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Model>> load_model(const Args& args) {
+  auto path = model_path(args);
+  if (!path) return path.error();
+  auto model = Model::load(*path);
+  if (model) print_tokenizer_warning(**model);
   return model;
+}
+
+Result<ChatModel> open_chat_model(const Args& args) {
+  auto path = model_path(args);
+  if (!path) return path.error();
+  auto thinking = parse_thinking_switch(args.get("--enable-thinking"));
+  if (!thinking) return Error{"--enable-thinking " + thinking.message()};
+  auto ctx = args.get_int("--ctx", 0);
+  if (!ctx) return ctx.error();
+  ChatModelOptions o;
+  o.path = *path;
+  o.chat_template = args.get("--template");
+  o.enable_thinking = *thinking;
+  o.kv_type = args.get("--kv-type", o.kv_type);
+  o.n_ctx = *ctx;
+  o.prefetch = false;  // the pages come in as the first prompt uses them
+  auto opened = kvchat::open_chat_model(o, print_tokenizer_warning);
+  if (!opened) return opened.error();
+  // The user named this template: one that does not work is an error, not a fallback.
+  if (!opened->format_error.empty()) return Error{opened->format_error};
+  for (const SettingProblem& w : opened->warnings) {
+    std::fprintf(stderr, "warning: --%s %s\n", w.error.field.c_str(), w.error.problem.c_str());
+  }
+  return opened;
 }
 
 Result<int32_t> parse_gpu_layers(const std::string& text) {
@@ -79,7 +106,8 @@ Result<SessionOptions> session_options(const Args& args, const Model& model,
   auto gpu_layers = parse_gpu_layers(args.get("--gpu-layers", "auto"));
   if (!gpu_layers) return gpu_layers.error();
   so.gpu_layers = *gpu_layers;
-  auto policy = parse_context_policy(args.get("--context-policy", "stop"));
+  auto policy = args.has("--context-policy") ? parse_context_policy(args.get("--context-policy"))
+                                             : Result<ContextPolicy>(defaults.context_policy);
   if (!policy) return policy.error();
   so.n_threads = static_cast<int32_t>(*threads);
   so.n_ctx = static_cast<int32_t>(*ctx);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "args.h"
+#include "kvchat/chat_model.h"
 #include "kvchat/generate.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
@@ -20,14 +21,22 @@ inline const std::set<std::string> kSessionOptions = {
 
 // --gpu-layers: "auto" -> -1, else a number of layers >= 0 (more than the model has: all).
 Result<int32_t> parse_gpu_layers(const std::string& text);
-// The model of --model, else the demo model installed beside the executable.
+// --model, else the demo model installed beside the executable (kvchat::demo_model_path;
+// said on stderr).
+Result<std::string> model_path(const Args& args);
+// The model of model_path() (its tokenizer's warning on stderr).
 Result<std::shared_ptr<const Model>> load_model(const Args& args);
-// <executable>/../share/kvchat/models/kjv-demo-f16.gguf when it exists, else "".
-std::string demo_model_path();
+// The model of model_path() opened for chatting (kvchat::open_chat_model): --template (one
+// that does not work is an error: the user named it), --enable-thinking, and --kv-type and
+// --ctx checked against the model (warnings on stderr). The weights are not prefetched.
+Result<ChatModel> open_chat_model(const Args& args);
 struct SessionDefaults {
   int32_t n_ctx = 0;            // used without --ctx when larger than the trained context
   std::string kv_type = "f16";  // without --kv-type
   bool no_kv_cache = false;     // also set by --no-kv-cache
+  // Without --context-policy: Stop for one-shot runs; chat and serve pass
+  // kvchat::kDefaultChatContextPolicy.
+  ContextPolicy context_policy = ContextPolicy::Stop;
 };
 // The SessionOptions of kSessionOptions (and --no-kv-cache).
 Result<SessionOptions> session_options(const Args& args, const Model& model,
@@ -51,7 +60,8 @@ inline constexpr size_t kTerminalLineBytes = 1000;
 std::string terminal_lines(std::string_view message);
 
 // -n and the sampling options (--temp --seed --top-k --top-p --min-p --repeat-penalty
-// --repeat-last-n) into `go`; unset ones keep the SamplingParams defaults.
+// --repeat-last-n: kvchat/sampling_config.h's fields and ranges) into `go`; unset ones keep
+// the SamplingParams defaults, --seed 0 (a negative seed: a fresh random one).
 inline const std::set<std::string> kSamplingOptions = {
     "-n",      "--temp",  "--seed",           "--top-k",
     "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n"};

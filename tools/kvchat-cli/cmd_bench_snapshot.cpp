@@ -44,6 +44,131 @@ uint64_t whole_file_v2_bytes(const Session& s) {
          m.kv_bytes_per_token * static_cast<uint64_t>(s.n_past()) + 8;
 }
 
+// A snapshot bench in progress: its session and snapshot file, and the saves measured so far.
+struct SnapshotBench {
+  SnapshotBench(Session& session, const std::string& file, bool json_report)
+      : s(session), path(file), json(json_report) {}
+  Session& s;
+  const std::string& path;
+  bool json;  // else each save is printed as it is measured
+  nlohmann::json saves = nlohmann::json::array();
+  double load_ms = 0;
+  std::string error;  // why the step that returned false failed
+};
+
+// The text report's lines above the saves: the model, its identity's cost, the column heads.
+void print_header(const ModelInfo& info, const Session& s, double identity_ms, size_t n_tensors) {
+  std::printf("model %s: %d layers, %d KV heads, head_dim %d, KV %s, %llu bytes per token\n",
+              printable(info.name).c_str(), info.n_layers, info.n_kv_heads, info.head_dim,
+              s.memory_report().kv_type.c_str(),
+              static_cast<unsigned long long>(s.memory_report().kv_bytes_per_token));
+  std::printf("model identity: %.1f ms (header hash + 4 x 4 KiB of each of %zu tensors)\n",
+              identity_ms, n_tensors);
+  std::printf("%-22s %7s %14s %14s %8s %10s %12s\n", "save", "tokens", "bytes written",
+              "whole file v2", "ratio", "save ms", "file bytes");
+}
+
+// One save named `what`: timed, its counted bytes checked against the file's growth,
+// recorded (and printed without --json).
+bool save(SnapshotBench& b, const std::string& what) {
+  Session& s = b.s;
+  const uint64_t before = file_size(b.path);
+  const auto t = std::chrono::steady_clock::now();
+  if (auto st = s.save_snapshot(b.path); !st) {
+    b.error = st.message();
+    return false;
+  }
+  const double ms = seconds_since(t) * 1e3;
+  const SnapshotSaveStats& r = s.last_snapshot_save();
+  const uint64_t after = file_size(b.path);
+  if (!r.rewritten && after - before != r.bytes_written) {
+    b.error = "the file grew by " + std::to_string(after - before) + " bytes, the save counted " +
+              std::to_string(r.bytes_written);
+    return false;
+  }
+  const uint64_t v2 = whole_file_v2_bytes(s);
+  b.saves.push_back({{"save", what},
+                     {"tokens", s.n_past()},
+                     {"tokens_written", r.tokens_written},
+                     {"bytes_written", r.bytes_written},
+                     {"whole_file_v2_bytes", v2},
+                     {"rewritten", r.rewritten},
+                     {"save_ms", ms},
+                     {"file_bytes", after}});
+  if (!b.json) {
+    std::printf("%-22s %7d %14llu %14llu %7.1f%% %10.1f %12llu\n", what.c_str(), s.n_past(),
+                static_cast<unsigned long long>(r.bytes_written),
+                static_cast<unsigned long long>(v2),
+                100.0 * static_cast<double>(r.bytes_written) / static_cast<double>(v2), ms,
+                static_cast<unsigned long long>(after));
+  }
+  return true;
+}
+
+// A new turn of `n` greedy tokens.
+bool decode(SnapshotBench& b, int64_t n) {
+  Session& s = b.s;
+  s.mark_turn();
+  for (int64_t k = 0; k < n; ++k) {
+    // (after the truncation before a regenerated reply the logits are unknown: any token)
+    const TokenId next = s.last_logits().empty() ? 100 : argmax(s.last_logits());
+    if (auto st = s.eval(std::span<const TokenId>(&next, 1)); !st) {
+      b.error = st.message();
+      return false;
+    }
+  }
+  return true;
+}
+
+// --pp random tokens after BOS (from a fixed seed).
+std::vector<TokenId> random_prompt(const Model& model, long long pp) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<TokenId> pick(3, model.info().n_vocab - 1);
+  std::vector<TokenId> prompt(static_cast<size_t>(pp));
+  for (TokenId& t : prompt) t = pick(rng);
+  prompt[0] = model.tokenizer().bos();
+  return prompt;
+}
+
+// The prefill of `prompt`, `replies` replies of `tg` tokens and one regenerated reply, each
+// followed by a save.
+bool run_saves(SnapshotBench& b, const std::vector<TokenId>& prompt, long long pp, long long tg,
+               long long replies) {
+  b.s.mark_turn();
+  if (auto st = b.s.eval(prompt); !st) {
+    b.error = st.message();
+    return false;
+  }
+  if (!save(b, "prefill " + std::to_string(pp))) return false;
+  for (int64_t r = 0; r < replies; ++r) {
+    if (!decode(b, tg) || !save(b, "reply " + std::to_string(r + 1))) return false;
+  }
+  b.s.truncate(b.s.n_past() - static_cast<int32_t>(tg));
+  return decode(b, tg) && save(b, "regenerated reply");
+}
+
+// The snapshot loaded into a fresh session made like the bench's: timed, its tokens checked.
+bool time_load(SnapshotBench& b, const Args& args, const std::shared_ptr<const Model>& model,
+               const SessionDefaults& d) {
+  auto other = make_session(args, model, d);
+  if (!other) {
+    b.error = other.message();
+    return false;
+  }
+  const auto t = std::chrono::steady_clock::now();
+  const Status st = (*other)->load_snapshot(b.path);
+  b.load_ms = seconds_since(t) * 1e3;
+  if (!st) {
+    b.error = st.message();
+    return false;
+  }
+  if ((*other)->tokens() != b.s.tokens()) {
+    b.error = "the restored tokens differ";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int bench_snapshot(const Args& args) {
@@ -76,111 +201,19 @@ int bench_snapshot(const Args& args) {
   const std::string dir = tmpl;
   const std::string path = dir + "/chat.kvsnap";
 
-  nlohmann::json saves = nlohmann::json::array();
-  const bool json = args.has("--json");
-  if (!json) {
-    std::printf("model %s: %d layers, %d KV heads, head_dim %d, KV %s, %llu bytes per token\n",
-                printable(info.name).c_str(), info.n_layers, info.n_kv_heads, info.head_dim,
-                s.memory_report().kv_type.c_str(),
-                static_cast<unsigned long long>(s.memory_report().kv_bytes_per_token));
-    std::printf("model identity: %.1f ms (header hash + 4 x 4 KiB of each of %zu tensors)\n",
-                identity_ms, (*file)->tensors().size());
-    std::printf("%-22s %7s %14s %14s %8s %10s %12s\n", "save", "tokens", "bytes written",
-                "whole file v2", "ratio", "save ms", "file bytes");
-  }
-  std::string error;
-  auto save = [&](const std::string& what) -> bool {
-    const uint64_t before = file_size(path);
-    const auto t = std::chrono::steady_clock::now();
-    if (auto st = s.save_snapshot(path); !st) {
-      error = st.message();
-      return false;
-    }
-    const double ms = seconds_since(t) * 1e3;
-    const SnapshotSaveStats& r = s.last_snapshot_save();
-    const uint64_t after = file_size(path);
-    if (!r.rewritten && after - before != r.bytes_written) {
-      error = "the file grew by " + std::to_string(after - before) + " bytes, the save counted " +
-              std::to_string(r.bytes_written);
-      return false;
-    }
-    const uint64_t v2 = whole_file_v2_bytes(s);
-    saves.push_back({{"save", what},
-                     {"tokens", s.n_past()},
-                     {"tokens_written", r.tokens_written},
-                     {"bytes_written", r.bytes_written},
-                     {"whole_file_v2_bytes", v2},
-                     {"rewritten", r.rewritten},
-                     {"save_ms", ms},
-                     {"file_bytes", after}});
-    if (!json) {
-      std::printf("%-22s %7d %14llu %14llu %7.1f%% %10.1f %12llu\n", what.c_str(), s.n_past(),
-                  static_cast<unsigned long long>(r.bytes_written),
-                  static_cast<unsigned long long>(v2),
-                  100.0 * static_cast<double>(r.bytes_written) / static_cast<double>(v2), ms,
-                  static_cast<unsigned long long>(after));
-    }
-    return true;
-  };
-  auto decode = [&](int64_t n) -> bool {
-    s.mark_turn();
-    for (int64_t k = 0; k < n; ++k) {
-      // (after the truncation before a regenerated reply the logits are unknown: any token)
-      const TokenId next = s.last_logits().empty() ? 100 : argmax(s.last_logits());
-      if (auto st = s.eval(std::span<const TokenId>(&next, 1)); !st) {
-        error = st.message();
-        return false;
-      }
-    }
-    return true;
-  };
-
-  std::mt19937 rng(7);
-  std::uniform_int_distribution<TokenId> pick(3, info.n_vocab - 1);
-  std::vector<TokenId> prompt(static_cast<size_t>(*pp));
-  for (TokenId& t : prompt) t = pick(rng);
-  prompt[0] = (*model)->tokenizer().bos();
-  bool ok = true;
-  s.mark_turn();
-  if (auto st = s.eval(prompt); !st) {
-    error = st.message();
-    ok = false;
-  }
-  ok = ok && save("prefill " + std::to_string(*pp));
-  for (int64_t r = 0; ok && r < *replies; ++r)
-    ok = decode(*tg) && save("reply " + std::to_string(r + 1));
-  if (ok) {
-    s.truncate(s.n_past() - static_cast<int32_t>(*tg));
-    ok = decode(*tg) && save("regenerated reply");
-  }
-  double load_ms = 0;
-  if (ok) {
-    auto other = make_session(args, *model, d);
-    if (!other) {
-      error = other.message();
-      ok = false;
-    } else {
-      const auto t = std::chrono::steady_clock::now();
-      if (auto st = (*other)->load_snapshot(path); !st) {
-        error = st.message();
-        ok = false;
-      }
-      load_ms = seconds_since(t) * 1e3;
-      if (ok && (*other)->tokens() != s.tokens()) {
-        error = "the restored tokens differ";
-        ok = false;
-      }
-    }
-  }
+  SnapshotBench b(s, path, args.has("--json"));
+  if (!b.json) print_header(info, s, identity_ms, (*file)->tensors().size());
+  const std::vector<TokenId> prompt = random_prompt(**model, *pp);
+  const bool ok = run_saves(b, prompt, *pp, *tg, *replies) && time_load(b, args, *model, d);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
-  if (!ok) return fail(error);
-  if (json) {
+  if (!ok) return fail(b.error);
+  if (b.json) {
     const nlohmann::json j = {
-        {"snapshot", {{"saves", saves}, {"load_ms", load_ms}, {"identity_ms", identity_ms}}}};
+        {"snapshot", {{"saves", b.saves}, {"load_ms", b.load_ms}, {"identity_ms", identity_ms}}}};
     std::printf("%s\n", json_text(j, 2).c_str());
   } else {
-    std::printf("load of the journal (%d tokens): %.1f ms\n", s.n_past(), load_ms);
+    std::printf("load of the journal (%d tokens): %.1f ms\n", s.n_past(), b.load_ms);
   }
   return 0;
 }

@@ -386,20 +386,14 @@ int cmd_chat(const Argv& argv) {
   if (auto st = read_sampling_options(*args, go); !st) return fail(st.message());
   if (!args->has("-n")) go.max_tokens = 256;
 
-  auto model = load_model(*args);
-  if (!model) return fail(model.message());
-  auto format = ChatFormat::for_model(**model, args->get("--template"));
-  if (!format) return fail(format.message());
-  if (args->has("--enable-thinking")) {
-    const std::string v = args->get("--enable-thinking");
-    if (v != "on" && v != "off")
-      return fail("--enable-thinking must be on or off, got '" + v + "'");
-    format->set_enable_thinking(v == "on");
-  }
-  go.stop_strings = format->stop_strings();
-  auto session = make_session(*args, *model);
+  auto opened = open_chat_model(*args);
+  if (!opened) return fail(opened.message());
+  go.stop_strings = opened->format.stop_strings();
+  SessionDefaults defaults;
+  defaults.context_policy = kDefaultChatContextPolicy;
+  auto session = make_session(*args, opened->model, defaults);
   if (!session) return fail(session.message());
-  Conversation conversation(std::move(session).value(), std::move(format).value());
+  Conversation conversation(std::move(session).value(), std::move(opened->format));
   conversation.set_system_prompt(unescape_newlines(args->get("--system")));
   if (args->has("--resume")) {
     if (auto st = resume(conversation, args->get("--resume")); !st) return fail(st.message());

@@ -7,42 +7,39 @@
 #include "commands.h"
 #include "json_field.h"
 #include "kvchat/generate.h"
+#include "kvchat/sampling_config.h"
 
 namespace kvchat::cli {
 
 Status read_sampling_options(const Args& args, GenerateOptions& go) {
-  SamplingParams& sp = go.sampling;
   auto n = args.get_int("-n", 128);
   if (!n) return n.error();
   if (*n < 0) return Error{"-n must be >= 0"};
   go.max_tokens = static_cast<int32_t>(*n);
   auto seed = args.get_int("--seed", 0);
   if (!seed) return seed.error();
-  sp.seed = static_cast<uint64_t>(*seed);
-  auto top_k = args.get_int("--top-k", sp.top_k);
-  if (!top_k) return top_k.error();
-  sp.top_k = static_cast<int32_t>(*top_k);
-  auto last_n = args.get_int("--repeat-last-n", sp.repeat_last_n);
-  if (!last_n) return last_n.error();
-  sp.repeat_last_n = static_cast<int32_t>(*last_n);
-  for (auto [name, field] : {std::pair{"--temp", &sp.temperature},
-                             {"--top-p", &sp.top_p},
-                             {"--min-p", &sp.min_p},
-                             {"--repeat-penalty", &sp.repeat_penalty}}) {
-    auto v = args.get_double(name, *field);
+  go.sampling.seed = resolve_seed(*seed);
+  // Each flag and the sampling field it sets (kvchat/sampling_config.h checks the value).
+  for (auto [flag, field] : {std::pair{"--temp", "temperature"},
+                             {"--top-k", "top_k"},
+                             {"--top-p", "top_p"},
+                             {"--min-p", "min_p"},
+                             {"--repeat-penalty", "repeat_penalty"},
+                             {"--repeat-last-n", "repeat_last_n"}}) {
+    if (!args.has(flag)) continue;
+    auto v = args.get_double(flag, 0);
     if (!v) return v.error();
-    *field = static_cast<float>(*v);
+    if (auto e = set_sampling_field(go.sampling, field, *v)) {
+      return Error{std::string(flag) + " " + e->problem};
+    }
   }
-  if (sp.repeat_penalty <= 0) return Error{"--repeat-penalty must be > 0"};
   return {};
 }
 
 int cmd_generate(const Argv& argv) {
-  auto args = Args::parse(
-      argv,
-      with(kSessionOptions, {"--prompt", "-n", "--temp", "--seed", "--top-k", "--top-p", "--min-p",
-                             "--repeat-penalty", "--repeat-last-n", "--stop"}),
-      {"--json", "--no-bos", "--no-kv-cache"});
+  auto args =
+      Args::parse(argv, with(with(kSessionOptions, kSamplingOptions), {"--prompt", "--stop"}),
+                  {"--json", "--no-bos", "--no-kv-cache"});
   if (!args) return fail(args.message());
   auto prompt = args->require("--prompt");
   if (!prompt) return fail(prompt.message());

@@ -47,68 +47,61 @@ nlohmann::json cuda_json(const CudaSupport& cuda) {
             {"host_emulation", cuda.plugin.host_emulation},
             {"error", cuda.plugin_error}}}};
 }
-}  // namespace
 
-int cmd_info(const Argv& argv) {
-  auto args = Args::parse(argv, {"--model"}, {"--json"});
-  if (!args) return fail(args.message());
-  auto model = load_model(*args);
-  if (!model) return info_vocab_only(*args, model.message());
-  const ModelInfo& m = (*model)->info();
-  const Tokenizer& tok = (*model)->tokenizer();
-  const CudaSupport cuda = cuda_support(**model);
-  if (args->has("--json")) {
-    nlohmann::json j = {
-        {"path", m.path},
-        {"name", m.name},
-        {"architecture", m.architecture},
-        {"gguf_version", m.gguf_version},
-        {"file_bytes", m.file_bytes},
-        {"n_params", m.n_params},
-        {"n_layers", m.n_layers},
-        {"n_embd", m.n_embd},
-        {"n_heads", m.n_heads},
-        {"n_kv_heads", m.n_kv_heads},
-        {"head_dim", m.head_dim},
-        {"n_ff", m.n_ff},
-        {"n_vocab", m.n_vocab},
-        {"n_ctx_train", m.n_ctx_train},
-        {"rms_eps", m.rms_eps},
-        {"rope_freq_base", m.rope_freq_base},
-        {"tied_embeddings", m.tied_embeddings},
-        {"weight_bytes", m.weight_bytes()},
-        {"weight_bytes_by_type", m.weight_bytes_by_type},
-        {"tensor_count_by_type", m.tensor_count_by_type},
-        {"kv_elements_per_token", m.kv_elements_per_token()},
-        {"value_dim", m.value_dim},
-        {"rope_style", m.rope_style},
-        {"rope_scaling",
-         {{"type", m.rope_scaling},
-          {"factor", m.rope_scaling_factor},
-          {"original_context_length", m.rope_scaling_orig_ctx},
-          {"freq_factors", m.rope_freq_factors}}},
-        {"ffn_activation", m.ffn_activation},
-        {"embed_scale", m.embed_scale},
-        {"query_scale", m.query_scale},
-        {"attn_softcap", m.attn_softcap},
-        {"final_softcap", m.final_softcap},
-        {"sliding_window", m.sliding_window},
-        {"windowed_layers", m.windowed_layers},
-        {"kv_elements_at_train_ctx",
-         m.kv_elements_per_token() * static_cast<uint64_t>(m.n_ctx_train)},
-        {"kv_elements_at_train_ctx_with_window",
-         m.kv_elements_with_window(static_cast<uint64_t>(m.n_ctx_train))},
-        {"tokenizer",
-         {{"model", m.tokenizer_model},
-          {"n_vocab", tok.n_vocab()},
-          {"bos", tok.bos()},
-          {"eos", tok.eos()},
-          {"add_bos", tok.add_bos_by_default()}}},
-        {"cuda", cuda_json(cuda)},
-    };
-    std::printf("%s\n", json_text(j, 2).c_str());
-    return 0;
-  }
+// --json: every field of the model info, its tokenizer's and the CUDA support.
+nlohmann::json info_json(const ModelInfo& m, const Tokenizer& tok, const CudaSupport& cuda) {
+  return {
+      {"path", m.path},
+      {"name", m.name},
+      {"architecture", m.architecture},
+      {"gguf_version", m.gguf_version},
+      {"file_bytes", m.file_bytes},
+      {"n_params", m.n_params},
+      {"n_layers", m.n_layers},
+      {"n_embd", m.n_embd},
+      {"n_heads", m.n_heads},
+      {"n_kv_heads", m.n_kv_heads},
+      {"head_dim", m.head_dim},
+      {"n_ff", m.n_ff},
+      {"n_vocab", m.n_vocab},
+      {"n_ctx_train", m.n_ctx_train},
+      {"rms_eps", m.rms_eps},
+      {"rope_freq_base", m.rope_freq_base},
+      {"tied_embeddings", m.tied_embeddings},
+      {"weight_bytes", m.weight_bytes()},
+      {"weight_bytes_by_type", m.weight_bytes_by_type},
+      {"tensor_count_by_type", m.tensor_count_by_type},
+      {"kv_elements_per_token", m.kv_elements_per_token()},
+      {"value_dim", m.value_dim},
+      {"rope_style", m.rope_style},
+      {"rope_scaling",
+       {{"type", m.rope_scaling},
+        {"factor", m.rope_scaling_factor},
+        {"original_context_length", m.rope_scaling_orig_ctx},
+        {"freq_factors", m.rope_freq_factors}}},
+      {"ffn_activation", m.ffn_activation},
+      {"embed_scale", m.embed_scale},
+      {"query_scale", m.query_scale},
+      {"attn_softcap", m.attn_softcap},
+      {"final_softcap", m.final_softcap},
+      {"sliding_window", m.sliding_window},
+      {"windowed_layers", m.windowed_layers},
+      {"kv_elements_at_train_ctx",
+       m.kv_elements_per_token() * static_cast<uint64_t>(m.n_ctx_train)},
+      {"kv_elements_at_train_ctx_with_window",
+       m.kv_elements_with_window(static_cast<uint64_t>(m.n_ctx_train))},
+      {"tokenizer",
+       {{"model", m.tokenizer_model},
+        {"n_vocab", tok.n_vocab()},
+        {"bos", tok.bos()},
+        {"eos", tok.eos()},
+        {"add_bos", tok.add_bos_by_default()}}},
+      {"cuda", cuda_json(cuda)},
+  };
+}
+
+// The text report.
+void print_info(const ModelInfo& m, const Tokenizer& tok, const CudaSupport& cuda) {
   // Names from the file: escaped and cut (a hostile general.name is not printed raw).
   std::printf("model         %s (%s)\n", printable(m.name).c_str(), m.path.c_str());
   std::printf("architecture  %s, GGUF v%u, %llu bytes\n", printable(m.architecture).c_str(),
@@ -154,6 +147,22 @@ int cmd_info(const Argv& argv) {
                       "it proves behaviour, not speed)"
                     : "");
   }
+}
+}  // namespace
+
+int cmd_info(const Argv& argv) {
+  auto args = Args::parse(argv, {"--model"}, {"--json"});
+  if (!args) return fail(args.message());
+  auto model = load_model(*args);
+  if (!model) return info_vocab_only(*args, model.message());
+  const ModelInfo& m = (*model)->info();
+  const Tokenizer& tok = (*model)->tokenizer();
+  const CudaSupport cuda = cuda_support(**model);
+  if (args->has("--json")) {
+    std::printf("%s\n", json_text(info_json(m, tok, cuda), 2).c_str());
+    return 0;
+  }
+  print_info(m, tok, cuda);
   return 0;
 }
 

@@ -2,6 +2,8 @@
 // until SIGINT or SIGTERM (then in-flight generations are cancelled and it exits 0).
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +57,12 @@ std::vector<std::string> comma_list(const std::string& text) {
   return out;
 }
 
+// A ServerOptions field as its flag: max_body_bytes -> max-body-bytes.
+std::string flag_name(std::string field) {
+  std::replace(field.begin(), field.end(), '_', '-');
+  return field;
+}
+
 }  // namespace
 
 int cmd_serve(const Argv& argv) {
@@ -69,8 +77,7 @@ int cmd_serve(const Argv& argv) {
   so.host = args->get("--host", so.host);
   auto port = args->get_int("--port", so.port);
   if (!port) return fail(port.message());
-  if (*port < 0 || *port > 65535) return fail("--port must be between 0 and 65535");
-  so.port = static_cast<int>(*port);
+  so.port = static_cast<int>(std::clamp<long long>(*port, INT_MIN, INT_MAX));  // checked below
   // The key: --api-key (visible to every user in /proc/PID/cmdline), --api-key-file, or
   // $KVCHAT_API_KEY.
   if (args->has("--api-key") && args->has("--api-key-file")) {
@@ -89,28 +96,27 @@ int cmd_serve(const Argv& argv) {
   so.allowed_origins = comma_list(args->get("--allowed-origins"));
   auto parallel = args->get_int("--parallel", so.parallel);
   if (!parallel) return fail(parallel.message());
-  if (*parallel < 1 || *parallel > 256) return fail("--parallel must be between 1 and 256");
-  so.parallel = static_cast<int32_t>(*parallel);
+  so.parallel = static_cast<int32_t>(std::clamp<long long>(*parallel, INT_MIN, INT_MAX));
   auto body = args->get_int("--max-body-bytes", static_cast<long long>(so.max_body_bytes));
   if (!body) return fail(body.message());
-  if (*body < 1) return fail("--max-body-bytes must be at least 1");
-  so.max_body_bytes = static_cast<uint64_t>(*body);
+  so.max_body_bytes = static_cast<uint64_t>(std::max<long long>(*body, 0));
   auto max_tokens = args->get_int("--max-tokens", 0);
   if (!max_tokens) return fail(max_tokens.message());
   so.max_tokens_default = static_cast<int32_t>(*max_tokens);
   so.cors = args->has("--cors");
   so.model_id = args->get("--model-id");
-  so.chat_template = args->get("--template");
-  if (args->has("--enable-thinking")) {
-    const std::string v = args->get("--enable-thinking");
-    if (v != "on" && v != "off")
-      return fail("--enable-thinking must be on or off, got '" + v + "'");
-    so.enable_thinking = v == "on";
+  // The server's options in its own words (check_server_options), said as the flags.
+  if (auto e = check_server_options(so)) {
+    return fail("--" + flag_name(e->field) + " " + e->problem);
   }
 
-  auto model = load_model(*args);
-  if (!model) return fail(model.message());
-  auto session = session_options(*args, **model);
+  auto opened = open_chat_model(*args);
+  if (!opened) return fail(opened.message());
+  so.chat_template = args->get("--template");
+  so.enable_thinking = opened->format.enable_thinking();
+  SessionDefaults defaults;
+  defaults.context_policy = kDefaultChatContextPolicy;
+  auto session = session_options(*args, *opened->model, defaults);
   if (!session) return fail(session.message());
   so.kv_budget_bytes = session->kv_budget_bytes;  // the pool's total, not one session's
   session->kv_budget_bytes = 0;
@@ -120,7 +126,7 @@ int cmd_serve(const Argv& argv) {
   // and only sigwait below receives them.
   const sigset_t signals = termination_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  auto server = Server::start(*model, so);
+  auto server = Server::start(opened->model, so);
   if (!server) return fail(server.message());
   if (!server_host_is_loopback(so.host)) {
     std::fprintf(stderr,

@@ -4,10 +4,11 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import ".."
+import kvchat
 
 ColumnLayout {
     id: section
+    readonly property var contextUsage: MemoryState.contextUsage  // a JS object
     required property var panel
     readonly property var m: panel.m
     readonly property var info: panel.info
@@ -24,7 +25,7 @@ ColumnLayout {
         id: contextLine
         objectName: "contextLine"
         // One computation for this line and the status line (ChatController::contextUsage).
-        text: qsTr("Context: %1").arg(memoryState.contextUsage.text || "")
+        text: qsTr("Context: %1").arg(section.contextUsage.text || "")
     }
     ProgressBar {
         palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
@@ -46,12 +47,12 @@ ColumnLayout {
     // What the context policy last did in this conversation (ChatController::contextNotice).
     Label {
         objectName: "contextPolicyNotice"
-        visible: chat.contextNotice.length > 0
+        visible: Chat.contextNotice.length > 0
         Layout.fillWidth: true
         Layout.maximumWidth: section.panel.columnWidth
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
-        text: chat.contextNotice
+        text: Chat.contextNotice
     }
 
     // Block map of the paged cache.

@@ -5,7 +5,7 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import ".."
+import kvchat
 
 ColumnLayout {
     id: section
@@ -122,7 +122,7 @@ ColumnLayout {
     // Partial offload: the layers on the GPU, and what each side holds.
     Label {
         objectName: "layerSplit"
-        readonly property var split: memoryState.layerSplit
+        readonly property var split: MemoryState.layerSplit
         visible: split.gpu_layers !== undefined
         text: visible ? qsTr("GPU: %1 of %2 layers · on the GPU: weights %3, KV %4 · on the CPU: weights %5, KV %6")
             .arg(Theme.num(split.gpu_layers)).arg(Theme.num(split.n_layers))

@@ -4,7 +4,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import ".."
+import kvchat
 
 ColumnLayout {
     id: section
@@ -73,7 +73,7 @@ ColumnLayout {
 
     // A document sent whole: its share of the KV cache.
     ColumnLayout {
-        property var d: chat.documents.sentWhole
+        property var d: Chat.documents.sentWhole
         property real docBytes: (d.tokens || 0) * (section.m.kv_bytes_per_token || 0)
         visible: (d.tokens || 0) > 0 && (section.m.kv_tokens || 0) > 0
         Layout.fillWidth: true

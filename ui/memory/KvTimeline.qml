@@ -3,7 +3,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import ".."
+import kvchat
 
 ColumnLayout {
     id: section
@@ -25,7 +25,7 @@ ColumnLayout {
         Layout.fillWidth: true
         Layout.maximumWidth: section.panel.columnWidth
         height: 150
-        property var points: memoryState.memoryHistory
+        property var points: MemoryState.memoryHistory
         property color ink: Theme.text
         Accessible.role: Accessible.Chart
         Accessible.name: points.length === 0 ? qsTr("KV memory over this conversation: no tokens yet")
@@ -119,6 +119,6 @@ ColumnLayout {
         font.pixelSize: Theme.smallSize
         color: Theme.textMuted
         text: qsTr("orange: used · light orange: reserved · dashed: a reply began (%1 so far)")
-            .arg(Theme.num(memoryState.memoryHistory.filter(function(p) { return p.turn }).length))
+            .arg(Theme.num(Array.from(MemoryState.memoryHistory).filter(function(p) { return p.turn }).length))
     }
 }

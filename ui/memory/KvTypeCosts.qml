@@ -5,10 +5,11 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import ".."
+import kvchat
 
 ColumnLayout {
     id: section
+    readonly property var quality: MemoryState.kvQuality  // the measured KL per type, a JS object
     required property var panel
     readonly property var m: panel.m
     readonly property var info: panel.info
@@ -29,7 +30,7 @@ ColumnLayout {
         Label { text: qsTr("bytes/token"); font.bold: true }
         Label { text: qsTr("max context"); font.bold: true }
         Label {
-            text: (memoryState.kvQuality.types || section.info.is_demo === true) ? qsTr("quality*") : qsTr("quality* (demo model's)")
+            text: (section.quality.types || section.info.is_demo === true) ? qsTr("quality*") : qsTr("quality* (demo model's)")
             font.bold: true
             Layout.fillWidth: true
             wrapMode: Text.Wrap
@@ -39,10 +40,10 @@ ColumnLayout {
             // are not safe in Qt 6.4.
             model: {
                 // Measured on the loaded model when that is done, else the demo model's.
-                var q = memoryState.kvQuality.types
+                var q = section.quality.types
                 function quality(t, demo) {
                     // A type this model cannot use (its head size is not whole blocks).
-                    if ((memoryState.kvQuality.unusable || {})[t]) return qsTr("not for this model")
+                    if ((section.quality.unusable || {})[t]) return qsTr("not for this model")
                     if (!q || !q[t]) return demo
                     return qsTr("KL %1, %2%").arg(Number(q[t].mean_kl).toExponential(1))
                                              .arg((100 * q[t].top1_agreement).toFixed(1))
@@ -79,8 +80,8 @@ ColumnLayout {
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         text: qsTr("max context: what fits in the available RAM, at most the trained context. ")
-              + (memoryState.kvQuality.types
-                 ? qsTr("*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.").arg(Theme.num(memoryState.kvQuality.tokens))
+              + (section.quality.types
+                 ? qsTr("*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.").arg(Theme.num(section.quality.tokens))
                  : qsTr("*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).")
                    + (section.info.is_demo === true ? "" : qsTr(" Not yet measured on the loaded model: its own figures replace these when they are.")))
     }

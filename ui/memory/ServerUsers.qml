@@ -5,14 +5,14 @@ pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import ".."
+import kvchat
 
 ColumnLayout {
     id: section
     required property var panel
-    readonly property var st: localServer.stats
+    readonly property var st: LocalServer.stats
     readonly property var sessions: st.sessions || []
-    visible: localServer.running
+    visible: LocalServer.running
     Layout.fillWidth: true
     spacing: 6
 

@@ -86,6 +86,25 @@ struct ReplyCallbacks {
   TextCallback on_thinking;
 };
 
+// An OpenAI-style message list (system or developer turns anywhere among the others) as a
+// Conversation holds it: the system turns joined in order, a blank line apart, into the
+// system prompt; every other turn in order after it.
+struct SystemAndTurns {
+  std::string system;
+  std::vector<ChatMessage> turns;
+};
+SystemAndTurns split_system_turns(const std::vector<ChatMessage>& messages);
+
+// A prompt as a Conversation renders it for a new reply, without a session: the text of
+// system + messages through the format (the assistant's turn opened after a user message),
+// its ids (the format's tokenization: no checkpoints), and whether it leaves the reply
+// inside reasoning (prompt_opens_reasoning with the format's markers).
+struct RenderedPrompt {
+  std::string text;
+  std::vector<TokenId> ids;
+  bool opens_reasoning = false;
+};
+
 class Conversation {
  public:
   // `format` is `session`'s model's (it refers to that model's tokenizer, which the
@@ -125,6 +144,11 @@ class Conversation {
   Result<std::vector<TokenId>> tokens_for(std::string_view system,
                                           const std::vector<ChatMessage>& messages) const;
   Result<std::vector<TokenId>> tokens() const { return tokens_for(system_, messages_); }
+  // What tokens_for() renders, for a caller that holds its sessions itself (the server's
+  // pool): `messages` after `system` through `format`; a template that refuses them, or no
+  // turn to answer, is an error.
+  static Result<RenderedPrompt> prompt_for(const ChatFormat& format, std::string_view system,
+                                           const std::vector<ChatMessage>& messages);
 
   // Evaluates the conversation's prompt, reusing the cache up to the first differing
   // token, then generates the assistant's reply and appends it to messages() (also a

@@ -43,6 +43,60 @@ int32_t thinking_token_count(const Tokenizer& tok, const std::vector<TokenId>& i
   return count;
 }
 
+using Clock = std::chrono::steady_clock;
+
+// Generates the reply (unless cancelled before it starts) into out.generated, its text
+// streamed through a ReasoningSplitter standing where reply_so_far (shown before) left
+// it: the callbacks get the raw pieces, or with on_thinking the reasoning and the answer
+// apart. out.reasoning gets each part's text, whether the reasoning opened and closed,
+// and how long it ran.
+Status stream_reply(Session& session, const GenerateOptions& options,
+                    const ReplyCallbacks& callbacks, const ReasoningMarkers& markers,
+                    bool starts_in_thinking, std::string_view reply_so_far,
+                    ConversationReply& out) {
+  ReasoningSplitter splitter(markers, starts_in_thinking);
+  splitter.feed(reply_so_far);  // shown before; only its state matters
+  const bool split_stream = static_cast<bool>(callbacks.on_thinking);
+  const Clock::time_point decode_start = Clock::now();
+  std::optional<Clock::time_point> thinking_end;
+  auto deliver = [&](const ReasoningParts& d) {
+    out.reasoning.thinking += d.thinking;
+    out.reasoning.answer += d.answer;
+    bool go_on = true;
+    if (split_stream) {
+      if (!d.thinking.empty()) go_on = callbacks.on_thinking(d.thinking) && go_on;
+      if (!d.answer.empty() && callbacks.on_text) go_on = callbacks.on_text(d.answer) && go_on;
+    }
+    return go_on;
+  };
+  const TextCallback on_piece = [&](std::string_view piece) {
+    bool go_on = true;
+    if (!split_stream && callbacks.on_text) go_on = callbacks.on_text(piece);
+    const bool was_thinking = splitter.in_thinking();
+    const ReasoningParts d = splitter.feed(piece);
+    if (was_thinking && !splitter.in_thinking()) thinking_end = Clock::now();
+    return deliver(d) && go_on;
+  };
+
+  if (callbacks.cancelled && callbacks.cancelled()) {
+    out.generated.stop_reason = StopReason::Cancelled;
+  } else {
+    auto r = generate(session, {}, options, on_piece);
+    if (!r) return r.error();
+    out.generated = std::move(r).value();
+  }
+  deliver(splitter.finish());
+  ReasoningStats& rs = out.reasoning;
+  rs.opened = splitter.saw_thinking();
+  rs.closed = splitter.thinking_closed();
+  if (rs.opened) {
+    const Clock::time_point end =
+        splitter.in_thinking() || !thinking_end ? Clock::now() : *thinking_end;
+    rs.thinking_seconds = std::chrono::duration<double>(end - decode_start).count();
+  }
+  return {};
+}
+
 }  // namespace
 
 Conversation::Conversation(std::unique_ptr<Session> session, ChatFormat format)
@@ -154,6 +208,31 @@ Result<Conversation::Rendered> Conversation::render_open_reply(
   return out;
 }
 
+SystemAndTurns split_system_turns(const std::vector<ChatMessage>& messages) {
+  SystemAndTurns out;
+  for (const ChatMessage& m : messages) {
+    if (m.role == "system") {
+      if (!out.system.empty()) out.system += "\n\n";
+      out.system += m.content;
+    } else {
+      out.turns.push_back(m);
+    }
+  }
+  return out;
+}
+
+Result<RenderedPrompt> Conversation::prompt_for(const ChatFormat& format, std::string_view system,
+                                                const std::vector<ChatMessage>& messages) {
+  if (messages.empty()) return Error{"no message to answer"};
+  auto text = format.render(system, messages);
+  if (!text) return text.error();
+  RenderedPrompt out;
+  out.ids = format.tokenize(*text);
+  out.opens_reasoning = prompt_opens_reasoning(*text, format.reasoning_markers());
+  out.text = std::move(text).value();
+  return out;
+}
+
 Result<std::vector<TokenId>> Conversation::tokens_for(
     std::string_view system, const std::vector<ChatMessage>& messages) const {
   auto r = render(system, messages);
@@ -244,7 +323,6 @@ Result<ConversationReply> Conversation::run(const Rendered& prompt, bool starts_
                                             const GenerateOptions& options,
                                             const ReplyCallbacks& callbacks,
                                             std::string_view reply_so_far) {
-  using Clock = std::chrono::steady_clock;
   if (prompt.ids.empty()) return Error{"nothing to continue from: the conversation is empty"};
   // Prefix reuse: the session keeps what it holds up to the first differing token and
   // evaluates the rest (a new turn marked so: drop-oldest drops whole turns).
@@ -280,47 +358,11 @@ Result<ConversationReply> Conversation::run(const Rendered& prompt, bool starts_
   out.prompt.opens_reasoning = starts_in_thinking;
   if (callbacks.on_prompt) callbacks.on_prompt(out.prompt);
 
-  ReasoningSplitter splitter(markers, starts_in_thinking);
-  splitter.feed(reply_so_far);  // shown before; only its state matters
-  const bool split_stream = static_cast<bool>(callbacks.on_thinking);
-  const Clock::time_point decode_start = Clock::now();
-  std::optional<Clock::time_point> thinking_end;
-  auto deliver = [&](const ReasoningParts& d) {
-    out.reasoning.thinking += d.thinking;
-    out.reasoning.answer += d.answer;
-    bool go_on = true;
-    if (split_stream) {
-      if (!d.thinking.empty()) go_on = callbacks.on_thinking(d.thinking) && go_on;
-      if (!d.answer.empty() && callbacks.on_text) go_on = callbacks.on_text(d.answer) && go_on;
-    }
-    return go_on;
-  };
-  const TextCallback on_piece = [&](std::string_view piece) {
-    bool go_on = true;
-    if (!split_stream && callbacks.on_text) go_on = callbacks.on_text(piece);
-    const bool was_thinking = splitter.in_thinking();
-    const ReasoningParts d = splitter.feed(piece);
-    if (was_thinking && !splitter.in_thinking()) thinking_end = Clock::now();
-    return deliver(d) && go_on;
-  };
-
-  if (callbacks.cancelled && callbacks.cancelled()) {
-    out.generated.stop_reason = StopReason::Cancelled;
-  } else {
-    auto r = generate(*session_, {}, options, on_piece);
-    if (!r) return r.error();
-    out.generated = std::move(r).value();
-  }
-  deliver(splitter.finish());
+  const Status streamed =
+      stream_reply(*session_, options, callbacks, markers, starts_in_thinking, reply_so_far, out);
+  if (!streamed) return Error{streamed.message()};
   const Tokenizer& tok = session_->model().tokenizer();
   ReasoningStats& rs = out.reasoning;
-  rs.opened = splitter.saw_thinking();
-  rs.closed = splitter.thinking_closed();
-  if (rs.opened) {
-    const Clock::time_point end =
-        splitter.in_thinking() || !thinking_end ? Clock::now() : *thinking_end;
-    rs.thinking_seconds = std::chrono::duration<double>(end - decode_start).count();
-  }
   rs.thinking_tokens =
       thinking_token_count(tok, out.generated.ids, markers, starts_in_thinking, reply_so_far);
   rs.thinking_kv_bytes = static_cast<uint64_t>(rs.thinking_tokens) * kv_bytes_per_token;

@@ -151,10 +151,159 @@ class Parser {
     return {};
   }
 
+  // The fixed header: magic, version and the two counts, each count checked against what
+  // a file of file_size bytes could hold.
+  Status read_counts(uint32_t& version, uint64_t& n_tensors, uint64_t& n_kv, uint64_t file_size) {
+    uint32_t magic = 0;
+    if (!cur_.read(magic)) return fail("truncated: too short for a GGUF header");
+    if (magic != 0x46554747u) {  // "GGUF" little-endian
+      return fail("not a GGUF file (bad magic; expected the bytes 'GGUF')");
+    }
+    if (auto s = read_scalar(version, "the GGUF version"); !s) return s;
+    if (version != 2 && version != 3) {
+      return fail("unsupported GGUF version " + std::to_string(version) + " (expected 2 or 3)");
+    }
+    if (auto s = read_scalar(n_tensors, "the tensor count"); !s) return s;
+    if (auto s = read_scalar(n_kv, "the metadata count"); !s) return s;
+    // A key-value pair takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info
+    // at least 8 + 4 + 4 + 8.
+    if (n_kv > cur_.remaining() / 13) {
+      return fail("absurd metadata count " + std::to_string(n_kv) + " for a file of " +
+                  std::to_string(file_size) + " bytes");
+    }
+    if (n_tensors > cur_.remaining() / 24) {
+      return fail("absurd tensor count " + std::to_string(n_tensors) + " for a file of " +
+                  std::to_string(file_size) + " bytes");
+    }
+    return {};
+  }
+
+  // The n_kv key-value pairs, appended to metadata; keys must be unique.
+  Status read_metadata(uint64_t n_kv, std::vector<KeyValue>& metadata) {
+    // Grown entry by entry: a prefix's counts are judged against the whole file's size,
+    // which its server declares, so they bound nothing in memory.
+    metadata.reserve(std::min<uint64_t>(n_kv, 1024));
+    std::unordered_set<std::string> keys;
+    for (uint64_t k = 0; k < n_kv; ++k) {
+      KeyValue& kv = metadata.emplace_back();
+      if (auto s = read_string(kv.key, "metadata key #" + std::to_string(k)); !s) return s;
+      if (!keys.insert(kv.key).second) return fail("duplicate metadata key '" + kv.key + "'");
+      uint32_t type = 0;
+      if (auto s = read_scalar(type, "the value type of key '" + kv.key + "'"); !s) return s;
+      if (!valid_value_type(type)) {
+        return fail("key '" + kv.key + "': unknown value type " + std::to_string(type));
+      }
+      if (auto s = read_value(static_cast<ValueType>(type), kv.value, kv.key, 0); !s) return s;
+    }
+    return {};
+  }
+
+  // The n_tensors tensor infos, appended to tensors; names must be unique. With
+  // keep_unsupported, a tensor of a type kvchat cannot compute with goes to unsupported
+  // instead of failing the parse.
+  Status read_tensor_infos(uint64_t n_tensors, uint64_t alignment, bool keep_unsupported,
+                           std::vector<TensorInfo>& tensors,
+                           std::vector<GgufFile::UnsupportedTensor>& unsupported) {
+    tensors.reserve(std::min<uint64_t>(n_tensors, 1024));
+    std::unordered_set<std::string> names;
+    for (uint64_t k = 0; k < n_tensors; ++k) {
+      TensorInfo& t = tensors.emplace_back();  // left out again when its type is unsupported
+      if (auto s = read_string(t.name, "the name of tensor #" + std::to_string(k)); !s) return s;
+      if (!names.insert(t.name).second) return fail("duplicate tensor name '" + t.name + "'");
+      const std::string what = "tensor '" + t.name + "'";
+      if (auto s = read_tensor_dims(t, what); !s) return s;
+      uint32_t type_id = 0;
+      if (auto s = read_scalar(type_id, "the type of " + what); !s) return s;
+      auto traits = tensor_type_traits(type_id);
+      if (!traits && keep_unsupported) {
+        uint64_t offset = 0;
+        if (auto s = read_scalar(offset, "the data offset of " + what); !s) return s;
+        unsupported.push_back({t.name, type_id});
+        tensors.pop_back();
+        continue;
+      }
+      if (!traits) {
+        return fail(what + ": tensor type " + std::string(ggml_type_name(type_id)) + " (id " +
+                    std::to_string(type_id) + ") is not supported (kvchat reads " +
+                    supported_tensor_type_names() + ")");
+      }
+      if (auto s = read_tensor_extent(t, what, *traits, alignment); !s) return s;
+    }
+    return {};
+  }
+
+  // A tensor's dimension count and dimensions into t.dims and t.n_elements.
+  Status read_tensor_dims(TensorInfo& t, const std::string& what) {
+    uint32_t n_dims = 0;
+    if (auto s = read_scalar(n_dims, "the dimension count of " + what); !s) return s;
+    if (n_dims == 0 || n_dims > kMaxDims) {
+      return fail(what + ": " + std::to_string(n_dims) + " dimensions (expected 1 to 4)");
+    }
+    t.dims.resize(n_dims);
+    t.n_elements = 1;
+    for (uint32_t d = 0; d < n_dims; ++d) {
+      if (auto s = read_scalar(t.dims[d], "dimension " + std::to_string(d) + " of " + what); !s)
+        return s;
+      if (t.dims[d] == 0 || t.dims[d] > (1ull << 40) || t.n_elements > (1ull << 50) / t.dims[d]) {
+        return fail(what + ": dimension " + std::to_string(d) + " = " + std::to_string(t.dims[d]) +
+                    " is zero or absurdly large");
+      }
+      t.n_elements *= t.dims[d];
+    }
+    return {};
+  }
+
+  // A supported tensor's type, byte size and data offset (read here, aligned).
+  Status read_tensor_extent(TensorInfo& t, const std::string& what, const TensorTypeTraits& traits,
+                            uint64_t alignment) {
+    t.type = traits.type;
+    if (t.dims[0] % traits.block_elements != 0) {
+      return fail(what + ": row length " + std::to_string(t.dims[0]) + " is not a multiple of " +
+                  std::to_string(traits.block_elements) + " as " + std::string(traits.name) +
+                  " requires");
+    }
+    t.n_bytes = t.n_elements / traits.block_elements * traits.block_bytes;
+    if (auto s = read_scalar(t.offset, "the data offset of " + what); !s) return s;
+    if (t.offset % alignment != 0) {
+      return fail(what + ": data offset " + std::to_string(t.offset) +
+                  " is not a multiple of the alignment " + std::to_string(alignment));
+    }
+    return {};
+  }
+
   ByteCursor cur_;
   const std::string& name_;
   uint64_t total_values_ = 0;
 };
+
+// Every tensor's data lies inside the data section of data_size bytes.
+Status check_tensors_in_data(const std::string& name, const std::vector<TensorInfo>& tensors,
+                             uint64_t data_size) {
+  for (const TensorInfo& t : tensors) {
+    if (t.offset > data_size || t.n_bytes > data_size - t.offset) {
+      return Error{name + ": tensor '" + t.name + "': data [" + std::to_string(t.offset) + ", " +
+                   std::to_string(t.offset + t.n_bytes) + ") lies outside the data section of " +
+                   std::to_string(data_size) + " bytes (file truncated?)"};
+    }
+  }
+  return {};
+}
+
+// No two tensors' data overlap.
+Status check_tensors_disjoint(const std::string& name, const std::vector<TensorInfo>& tensors) {
+  std::vector<const TensorInfo*> by_offset;
+  for (const TensorInfo& t : tensors) by_offset.push_back(&t);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const TensorInfo* a, const TensorInfo* b) { return a->offset < b->offset; });
+  for (size_t k = 1; k < by_offset.size(); ++k) {
+    const TensorInfo* prev = by_offset[k - 1];
+    if (prev->offset + prev->n_bytes > by_offset[k]->offset) {
+      return Error{name + ": tensors '" + prev->name + "' and '" + by_offset[k]->name +
+                   "' overlap in the data section"};
+    }
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -239,46 +388,11 @@ Result<GgufFile::HeaderParse> GgufFile::parse_header(std::span<const uint8_t> pr
 
 Status GgufFile::parse_all(uint64_t* bytes_needed) {
   Parser p(bytes_, file_size_, name_);
-  uint64_t n_tensors = 0, n_kv = 0;
+  uint64_t n_tensors = 0;
   auto parse = [&]() -> Status {
-    uint32_t magic = 0;
-    if (!p.cur_.read(magic)) return p.fail("truncated: too short for a GGUF header");
-    if (magic != 0x46554747u) {  // "GGUF" little-endian
-      return p.fail("not a GGUF file (bad magic; expected the bytes 'GGUF')");
-    }
-    if (auto s = p.read_scalar(version_, "the GGUF version"); !s) return s;
-    if (version_ != 2 && version_ != 3) {
-      return p.fail("unsupported GGUF version " + std::to_string(version_) + " (expected 2 or 3)");
-    }
-    if (auto s = p.read_scalar(n_tensors, "the tensor count"); !s) return s;
-    if (auto s = p.read_scalar(n_kv, "the metadata count"); !s) return s;
-    // A key-value pair takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info
-    // at least 8 + 4 + 4 + 8.
-    if (n_kv > p.cur_.remaining() / 13) {
-      return p.fail("absurd metadata count " + std::to_string(n_kv) + " for a file of " +
-                    std::to_string(file_size_) + " bytes");
-    }
-    if (n_tensors > p.cur_.remaining() / 24) {
-      return p.fail("absurd tensor count " + std::to_string(n_tensors) + " for a file of " +
-                    std::to_string(file_size_) + " bytes");
-    }
-
-    // Grown entry by entry: a prefix's counts are judged against the whole file's size,
-    // which its server declares, so they bound nothing in memory.
-    metadata_.reserve(std::min<uint64_t>(n_kv, 1024));
-    std::unordered_set<std::string> keys;
-    for (uint64_t k = 0; k < n_kv; ++k) {
-      KeyValue& kv = metadata_.emplace_back();
-      if (auto s = p.read_string(kv.key, "metadata key #" + std::to_string(k)); !s) return s;
-      if (!keys.insert(kv.key).second) return p.fail("duplicate metadata key '" + kv.key + "'");
-      uint32_t type = 0;
-      if (auto s = p.read_scalar(type, "the value type of key '" + kv.key + "'"); !s) return s;
-      if (!valid_value_type(type)) {
-        return p.fail("key '" + kv.key + "': unknown value type " + std::to_string(type));
-      }
-      if (auto s = p.read_value(static_cast<ValueType>(type), kv.value, kv.key, 0); !s) return s;
-    }
-
+    uint64_t n_kv = 0;
+    if (auto s = p.read_counts(version_, n_tensors, n_kv, file_size_); !s) return s;
+    if (auto s = p.read_metadata(n_kv, metadata_); !s) return s;
     if (const Value* a = find("general.alignment")) {
       auto al = a->as_uint();
       if (!al || *al == 0 || (*al & (*al - 1)) != 0 || *al > (1u << 20)) {
@@ -287,59 +401,7 @@ Status GgufFile::parse_all(uint64_t* bytes_needed) {
       }
       alignment_ = *al;
     }
-
-    tensors_.reserve(std::min<uint64_t>(n_tensors, 1024));
-    std::unordered_set<std::string> names;
-    for (uint64_t k = 0; k < n_tensors; ++k) {
-      TensorInfo& t = tensors_.emplace_back();  // left out again when its type is unsupported
-      if (auto s = p.read_string(t.name, "the name of tensor #" + std::to_string(k)); !s) return s;
-      if (!names.insert(t.name).second) return p.fail("duplicate tensor name '" + t.name + "'");
-      const std::string what = "tensor '" + t.name + "'";
-      uint32_t n_dims = 0;
-      if (auto s = p.read_scalar(n_dims, "the dimension count of " + what); !s) return s;
-      if (n_dims == 0 || n_dims > kMaxDims) {
-        return p.fail(what + ": " + std::to_string(n_dims) + " dimensions (expected 1 to 4)");
-      }
-      t.dims.resize(n_dims);
-      t.n_elements = 1;
-      for (uint32_t d = 0; d < n_dims; ++d) {
-        if (auto s = p.read_scalar(t.dims[d], "dimension " + std::to_string(d) + " of " + what); !s)
-          return s;
-        if (t.dims[d] == 0 || t.dims[d] > (1ull << 40) || t.n_elements > (1ull << 50) / t.dims[d]) {
-          return p.fail(what + ": dimension " + std::to_string(d) + " = " +
-                        std::to_string(t.dims[d]) + " is zero or absurdly large");
-        }
-        t.n_elements *= t.dims[d];
-      }
-      uint32_t type_id = 0;
-      if (auto s = p.read_scalar(type_id, "the type of " + what); !s) return s;
-      auto traits = tensor_type_traits(type_id);
-      if (!traits && keep_unsupported_) {
-        uint64_t offset = 0;
-        if (auto s = p.read_scalar(offset, "the data offset of " + what); !s) return s;
-        unsupported_.push_back({t.name, type_id});
-        tensors_.pop_back();
-        continue;
-      }
-      if (!traits) {
-        return p.fail(what + ": tensor type " + std::string(ggml_type_name(type_id)) + " (id " +
-                      std::to_string(type_id) + ") is not supported (kvchat reads " +
-                      supported_tensor_type_names() + ")");
-      }
-      t.type = traits->type;
-      if (t.dims[0] % traits->block_elements != 0) {
-        return p.fail(what + ": row length " + std::to_string(t.dims[0]) +
-                      " is not a multiple of " + std::to_string(traits->block_elements) + " as " +
-                      std::string(traits->name) + " requires");
-      }
-      t.n_bytes = t.n_elements / traits->block_elements * traits->block_bytes;
-      if (auto s = p.read_scalar(t.offset, "the data offset of " + what); !s) return s;
-      if (t.offset % alignment_ != 0) {
-        return p.fail(what + ": data offset " + std::to_string(t.offset) +
-                      " is not a multiple of the alignment " + std::to_string(alignment_));
-      }
-    }
-    return {};
+    return p.read_tensor_infos(n_tensors, alignment_, keep_unsupported_, tensors_, unsupported_);
   };
   if (auto s = parse(); !s) {
     // A failure that only needed more of the prefix: the offset it needed.
@@ -355,25 +417,8 @@ Status GgufFile::parse_all(uint64_t* bytes_needed) {
                  " bytes"};
   }
   const uint64_t data_size = file_size_ > data_offset_ ? file_size_ - data_offset_ : 0;
-  for (const TensorInfo& t : tensors_) {
-    if (t.offset > data_size || t.n_bytes > data_size - t.offset) {
-      return Error{name_ + ": tensor '" + t.name + "': data [" + std::to_string(t.offset) + ", " +
-                   std::to_string(t.offset + t.n_bytes) + ") lies outside the data section of " +
-                   std::to_string(data_size) + " bytes (file truncated?)"};
-    }
-  }
-  std::vector<const TensorInfo*> by_offset;
-  for (const TensorInfo& t : tensors_) by_offset.push_back(&t);
-  std::sort(by_offset.begin(), by_offset.end(),
-            [](const TensorInfo* a, const TensorInfo* b) { return a->offset < b->offset; });
-  for (size_t k = 1; k < by_offset.size(); ++k) {
-    const TensorInfo* prev = by_offset[k - 1];
-    if (prev->offset + prev->n_bytes > by_offset[k]->offset) {
-      return Error{name_ + ": tensors '" + prev->name + "' and '" + by_offset[k]->name +
-                   "' overlap in the data section"};
-    }
-  }
-  return {};
+  if (auto s = check_tensors_in_data(name_, tensors_, data_size); !s) return s;
+  return check_tensors_disjoint(name_, tensors_);
 }
 
 const Value* GgufFile::find(std::string_view key) const {

@@ -165,6 +165,99 @@ std::string check_record_fields(const RecordFields& f, const JournalHeader& h, u
   return {};
 }
 
+// One record's arrays, reused from record to record with the read buffer.
+struct RecordArrays {
+  std::vector<uint8_t> buf;
+  std::vector<int32_t> new_tokens, turns;
+  std::vector<float> logits;
+};
+
+// Reads n little-endian 32-bit words at pos into out (as T) through crc; pos moves past them.
+template <class T>
+Status read_words(const SnapshotReader& read, uint64_t& pos, uint32_t n, Crc64& crc,
+                  std::vector<uint8_t>& buf, std::vector<T>& out) {
+  buf.resize(4ull * n);
+  if (auto s = read(pos, buf); !s) return s;
+  crc.update(buf);
+  pos += buf.size();
+  out.resize(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t v = static_cast<uint32_t>(load_le(&buf[4ull * k], 4));
+    out[k] = std::bit_cast<T>(v);
+  }
+  return {};
+}
+
+// Reads the payload of a record of fields f from pos (just past its header): the small
+// arrays into a, then the rows in chunks, all through crc. pos ends at the trailer;
+// rows_offset: where the rows start.
+Status read_record_payload(const SnapshotReader& read, const RecordFields& f, uint64_t& pos,
+                           Crc64& crc, RecordArrays& a, uint64_t& rows_offset) {
+  const uint64_t end_rows = pos + f.payload;
+  if (auto s = read_words(read, pos, f.n_new, crc, a.buf, a.new_tokens); !s) return s;
+  if (auto s = read_words(read, pos, f.n_turns, crc, a.buf, a.turns); !s) return s;
+  if (auto s = read_words(read, pos, f.n_vocab, crc, a.buf, a.logits); !s) return s;
+  rows_offset = pos;
+  while (pos < end_rows) {
+    a.buf.resize(std::min<uint64_t>(kChunkBytes, end_rows - pos));
+    if (auto s = read(pos, a.buf); !s) return s;
+    crc.update(a.buf);
+    pos += a.buf.size();
+  }
+  return {};
+}
+
+// Why a checksummed record's token ids (against the vocabulary of n_vocab) or turn
+// starts (ascending, within its tokens) are invalid; empty when they are valid.
+std::string check_record_arrays(const RecordFields& f, const RecordArrays& a, int32_t n_vocab) {
+  const uint32_t n_after = f.first_pos + f.n_new;
+  std::string bad;
+  for (uint32_t k = 0; k < f.n_new && bad.empty(); ++k) {
+    if (a.new_tokens[k] < 0 || a.new_tokens[k] >= n_vocab) {
+      bad = "its token id " + std::to_string(a.new_tokens[k]) + " at position " +
+            std::to_string(f.first_pos + k) + " is outside the vocabulary [0, " +
+            std::to_string(n_vocab) + ")";
+    }
+  }
+  for (uint32_t k = 0; k < f.n_turns && bad.empty(); ++k) {
+    if (a.turns[k] < 0 || static_cast<uint32_t>(a.turns[k]) > n_after ||
+        (k > 0 && a.turns[k] <= a.turns[k - 1])) {
+      bad = "its turn start " + std::to_string(a.turns[k]) + " is out of order or outside [0, " +
+            std::to_string(n_after) + "]";
+    }
+  }
+  return bad;
+}
+
+// Makes the state of a whole, consistent record (at byte `at`, rows from rows_offset) the
+// journal's state.
+void apply_record(JournalState& st, const RecordFields& f, const RecordArrays& a, uint64_t at,
+                  uint64_t rows_offset) {
+  st.tokens.resize(f.first_pos);
+  st.tokens.insert(st.tokens.end(), a.new_tokens.begin(), a.new_tokens.end());
+  st.turn_starts = a.turns;
+  st.logits = a.logits;
+  st.n_keep = f.n_keep;
+  st.window_head = f.window_head;
+  st.window_lo = f.window_lo;
+  st.records.push_back({at, rows_offset, f.first_pos, f.n_new});
+}
+
+// The final state must fit a context of n_ctx tokens.
+Status check_state_fits(const JournalState& st, int32_t n_ctx) {
+  if (st.tokens.size() > static_cast<size_t>(std::max(n_ctx, 0))) {
+    return Error{"the snapshot holds " + std::to_string(st.tokens.size()) +
+                 " tokens, more than this session's context of " + std::to_string(n_ctx) +
+                 " tokens"};
+  }
+  if (st.n_keep > static_cast<uint32_t>(std::max(n_ctx, 0))) {
+    return Error{"the snapshot keeps a prefix of " + std::to_string(st.n_keep) +
+                 " tokens, more than this session's context of " + std::to_string(n_ctx) +
+                 " tokens"};
+  }
+  return {};
+}
+
 }  // namespace
 
 uint32_t snapshot_kv_type_code(KvType t) {
@@ -365,9 +458,7 @@ Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& targ
   st.valid_bytes = kJournalHeaderBytes;
   const JournalHeader& h = st.header;
 
-  std::vector<uint8_t> buf;
-  std::vector<int32_t> new_tokens, turns;
-  std::vector<float> logits;
+  RecordArrays arrays;
   uint64_t at = kJournalHeaderBytes;
   auto stop = [&](const std::string& why) {
     st.stopped = "the record at byte " + std::to_string(at) + " " + why + "; the " +
@@ -393,30 +484,9 @@ Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& targ
     Crc64 crc;
     crc.update(std::span<const uint8_t>(rh, sizeof rh));
     uint64_t pos = at + kRecordHeaderBytes;
-    // The small arrays, then the rows in chunks: all through the checksum.
-    auto read_words = [&](uint32_t n, auto& out) -> Status {
-      buf.resize(4ull * n);
-      if (auto s = read(pos, buf); !s) return s;
-      crc.update(buf);
-      pos += buf.size();
-      out.resize(n);
-      for (uint32_t k = 0; k < n; ++k) {
-        const uint32_t v = static_cast<uint32_t>(load_le(&buf[4ull * k], 4));
-        out[k] = std::bit_cast<std::remove_reference_t<decltype(out[0])>>(v);
-      }
-      return {};
-    };
-    if (auto s = read_words(f.n_new, new_tokens); !s) return Error{s.message()};
-    if (auto s = read_words(f.n_turns, turns); !s) return Error{s.message()};
-    if (auto s = read_words(f.n_vocab, logits); !s) return Error{s.message()};
-    const uint64_t rows_offset = pos;
-    const uint64_t end_rows = at + kRecordHeaderBytes + f.payload;
-    while (pos < end_rows) {
-      buf.resize(std::min<uint64_t>(kChunkBytes, end_rows - pos));
-      if (auto s = read(pos, buf); !s) return Error{s.message()};
-      crc.update(buf);
-      pos += buf.size();
-    }
+    uint64_t rows_offset = 0;
+    if (auto s = read_record_payload(read, f, pos, crc, arrays, rows_offset); !s)
+      return Error{s.message()};
     uint8_t trailer[8];
     if (auto s = read(pos, std::span<uint8_t>(trailer, 8)); !s) return Error{s.message()};
     if (load_le(trailer, 8) != crc.value()) {
@@ -424,48 +494,16 @@ Result<JournalState> scan_journal(uint64_t file_size, const SnapshotTarget& targ
            hex(crc.value()) + ")");
       break;
     }
-    const uint32_t n_after = f.first_pos + f.n_new;
-    std::string bad;
-    for (uint32_t k = 0; k < f.n_new && bad.empty(); ++k) {
-      if (new_tokens[k] < 0 || new_tokens[k] >= target.n_vocab) {
-        bad = "its token id " + std::to_string(new_tokens[k]) + " at position " +
-              std::to_string(f.first_pos + k) + " is outside the vocabulary [0, " +
-              std::to_string(target.n_vocab) + ")";
-      }
-    }
-    for (uint32_t k = 0; k < f.n_turns && bad.empty(); ++k) {
-      if (turns[k] < 0 || static_cast<uint32_t>(turns[k]) > n_after ||
-          (k > 0 && turns[k] <= turns[k - 1])) {
-        bad = "its turn start " + std::to_string(turns[k]) + " is out of order or outside [0, " +
-              std::to_string(n_after) + "]";
-      }
-    }
-    if (!bad.empty()) {
+    if (std::string bad = check_record_arrays(f, arrays, target.n_vocab); !bad.empty()) {
       stop("is corrupt (" + bad + ")");
       break;
     }
     // The record is whole and consistent: its state is the journal's state now.
-    st.tokens.resize(f.first_pos);
-    st.tokens.insert(st.tokens.end(), new_tokens.begin(), new_tokens.end());
-    st.turn_starts = turns;
-    st.logits = logits;
-    st.n_keep = f.n_keep;
-    st.window_head = f.window_head;
-    st.window_lo = f.window_lo;
-    st.records.push_back({at, rows_offset, f.first_pos, f.n_new});
+    apply_record(st, f, arrays, at, rows_offset);
     at = pos + kRecordTrailerBytes;
     st.valid_bytes = at;
   }
-  if (st.tokens.size() > static_cast<size_t>(std::max(target.n_ctx, 0))) {
-    return Error{"the snapshot holds " + std::to_string(st.tokens.size()) +
-                 " tokens, more than this session's context of " + std::to_string(target.n_ctx) +
-                 " tokens"};
-  }
-  if (st.n_keep > static_cast<uint32_t>(std::max(target.n_ctx, 0))) {
-    return Error{"the snapshot keeps a prefix of " + std::to_string(st.n_keep) +
-                 " tokens, more than this session's context of " + std::to_string(target.n_ctx) +
-                 " tokens"};
-  }
+  if (auto s = check_state_fits(st, target.n_ctx); !s) return Error{s.message()};
   return st;
 }
 

@@ -107,6 +107,195 @@ void write_vocab(gguf::GgufWriter& w, int n_vocab) {
   w.set_bool("tokenizer.ggml.add_bos_token", true);
 }
 
+// The model's dimensions: n_embd, query heads x head_dim, KV heads x head_dim, n_ff,
+// n_vocab, head_dim.
+struct Shape {
+  int64_t dim, q, kv, ff, nv, hd;
+};
+
+// general.* and the {arch}.* hyperparameters up to the RoPE dimension count.
+void write_hparams(gguf::GgufWriter& w, const SyntheticModelSpec& spec, const ArchitectureDesc& a,
+                   int64_t hd) {
+  const std::string ap = spec.arch + ".";
+  w.set_string("general.architecture", spec.arch);
+  const std::string_view type_name = spec.mix == WeightMix::Uniform
+                                         ? gguf::tensor_type_name(spec.type)
+                                         : weight_mix_name(spec.mix);
+  w.set_string("general.name", spec.name + "-random-" + std::string(type_name));
+  w.set_u32(ap + "block_count", static_cast<uint32_t>(spec.n_layers));
+  w.set_u32(ap + "context_length", static_cast<uint32_t>(spec.n_ctx));
+  w.set_u32(ap + "embedding_length", static_cast<uint32_t>(spec.n_embd));
+  w.set_u32(ap + "feed_forward_length", static_cast<uint32_t>(spec.n_ff));
+  w.set_u32(ap + "attention.head_count", static_cast<uint32_t>(spec.n_heads));
+  w.set_u32(ap + "attention.head_count_kv", static_cast<uint32_t>(spec.n_kv_heads));
+  if (spec.head_dim > 0) {
+    w.set_u32(ap + "attention.key_length", static_cast<uint32_t>(hd));
+    w.set_u32(ap + "attention.value_length", static_cast<uint32_t>(hd));
+  }
+  w.set_f32(ap + "attention.layer_norm_rms_epsilon", a.embed_scale_sqrt_dim ? 1e-6f : 1e-5f);
+  w.set_f32(ap + "rope.freq_base", spec.rope_base);
+  w.set_u32(ap + "rope.dimension_count", static_cast<uint32_t>(hd));
+}
+
+// The rope.scaling.* keys; returns the scaling they describe (factor and original context
+// of linear, yarn and llama3; the defaults for none and longrope).
+RopeScaling write_rope_scaling(gguf::GgufWriter& w, const SyntheticModelSpec& spec) {
+  const std::string ap = spec.arch + ".";
+  RopeScaling scaling;
+  if (spec.rope_scaling == "longrope") {
+    // As convert_hf_to_gguf's Phi-3: no type, no factor; the tensors below say LongRoPE.
+    const double orig = spec.rope_orig_ctx > 0 ? spec.rope_orig_ctx : spec.n_ctx;
+    const double scale = spec.n_ctx / orig;
+    w.set_u32(ap + "rope.scaling.original_context_length", static_cast<uint32_t>(orig));
+    w.set_f32(
+        ap + "rope.scaling.attn_factor",
+        scale > 1 ? static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(orig))) : 1.0f);
+  } else if (!spec.rope_scaling.empty()) {
+    w.set_string(ap + "rope.scaling.type", spec.rope_scaling);
+    w.set_f32(ap + "rope.scaling.factor", spec.rope_factor);
+    scaling.factor = spec.rope_factor;
+    scaling.orig_ctx = spec.rope_orig_ctx > 0 ? spec.rope_orig_ctx : spec.n_ctx;
+    if (spec.rope_orig_ctx > 0) {
+      w.set_u32(ap + "rope.scaling.original_context_length",
+                static_cast<uint32_t>(spec.rope_orig_ctx));
+    }
+    if (spec.rope_scaling == "llama3") {
+      w.set_f32(ap + "rope.scaling.low_freq_factor", scaling.llama3_low_freq_factor);
+      w.set_f32(ap + "rope.scaling.high_freq_factor", scaling.llama3_high_freq_factor);
+    }
+  }
+  return scaling;
+}
+
+// The sliding window, its pattern and the softcaps.
+void write_attention_extras(gguf::GgufWriter& w, const SyntheticModelSpec& spec,
+                            const ArchitectureDesc& a) {
+  const std::string ap = spec.arch + ".";
+  if (a.swa_pattern > 0) {
+    w.set_u32(ap + "attention.sliding_window",
+              static_cast<uint32_t>(spec.sliding_window > 0 ? spec.sliding_window : 4096));
+  }
+  if (spec.swa_pattern.size() == 1) {
+    w.set_u32(ap + "attention.sliding_window_pattern",
+              static_cast<uint32_t>(spec.swa_pattern.front()));
+  } else if (!spec.swa_pattern.empty()) {
+    std::vector<bool> windowed;
+    for (int32_t v : spec.swa_pattern) windowed.push_back(v != 0);
+    w.set_bools(ap + "attention.sliding_window_pattern", windowed);
+  }
+  if (spec.attn_softcap > 0) w.set_f32(ap + "attn_logit_softcapping", spec.attn_softcap);
+  if (spec.final_softcap > 0) w.set_f32(ap + "final_logit_softcapping", spec.final_softcap);
+}
+
+// The RoPE factor tensors: rope_freqs.weight (hd/2) for llama3 scaling, and for longrope
+// rope_factors_long/short.weight (hd/2 each): short 1 + 0.1 t, long 1 + 39 t^2,
+// t = i / (hd/2 - 1): like Phi-3.5's.
+void add_rope_factors(gguf::GgufWriter& w, const SyntheticModelSpec& spec, int64_t hd,
+                      const RopeScaling& scaling) {
+  if (spec.rope_scaling == "llama3") {
+    const std::vector<float> factors =
+        llama3_freq_factors(static_cast<int32_t>(hd), spec.rope_base, scaling);
+    w.add_tensor("rope_freqs.weight", {uint64_t(factors.size())}, gguf::TensorType::F32,
+                 std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(factors.data()),
+                                          factors.size() * sizeof(float)));
+  }
+  if (spec.rope_scaling == "longrope") {
+    const int64_t n = hd / 2;
+    std::vector<float> short_f(n), long_f(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const double t = n > 1 ? static_cast<double>(i) / (n - 1) : 0;
+      short_f[i] = static_cast<float>(1 + 0.1 * t);
+      long_f[i] = static_cast<float>(1 + 39 * t * t);
+    }
+    for (const auto& [name, v] : {std::pair{"rope_factors_long.weight", &long_f},
+                                  std::pair{"rope_factors_short.weight", &short_f}}) {
+      w.add_tensor(
+          name, {uint64_t(n)}, gguf::TensorType::F32,
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v->data()), n * sizeof(float)));
+    }
+  }
+}
+
+// Adds random tensors to w, each random one with the next seed, and counts the matrices
+// whose type fell back (fallback_weight_type) by note.
+class RandomTensors {
+ public:
+  RandomTensors(gguf::GgufWriter& w, const SyntheticModelSpec& spec)
+      : w_(w), spec_(spec), s_(spec.seed * 1000003) {}
+
+  // A (rows, cols) matrix uniform in +-scale/sqrt(cols), of the type the spec gives it.
+  void mat(const std::string& name, int64_t rows, int64_t cols, float scale = 1) {
+    gguf::TensorType wanted =
+        mix_weight_type(spec_.mix, spec_.type, name, spec_.n_layers, spec_.tied);
+    for (const auto& [tensor, t] : spec_.tensor_types) {
+      if (tensor == name) wanted = t;
+    }
+    const gguf::TensorType t = fallback_weight_type(wanted, cols);
+    if (t != wanted) {
+      const std::string kind =
+          name.starts_with("blk.") ? "blk.*." + name.substr(name.find('.', 4) + 1) : name;
+      ++fallbacks_[kind + ": rows of " + std::to_string(cols) + " values are not whole " +
+                   std::string(gguf::tensor_type_name(wanted)) + " blocks, written as " +
+                   std::string(gguf::tensor_type_name(t))];
+    }
+    w_.add_tensor(name, {uint64_t(cols), uint64_t(rows)}, t,
+                  random_matrix(t, cols, scale / std::sqrt(static_cast<float>(cols)), ++s_));
+  }
+  // A norm weight (n) around 1.
+  void norm(const std::string& name, int64_t n) {
+    w_.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32,
+                  uniform_vector(n, 1, spec_.norm_jitter, vec_seed()));
+  }
+  // A bias (n) around 0.
+  void bias(const std::string& name, int64_t n) {
+    w_.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32,
+                  uniform_vector(n, 0, spec_.norm_jitter, vec_seed()));
+  }
+  const std::map<std::string, int>& fallbacks() const { return fallbacks_; }
+
+ private:
+  // Constant vectors take no seed, so preset models keep the weights they always had.
+  uint64_t vec_seed() { return spec_.norm_jitter != 0 ? ++s_ : s_; }
+
+  gguf::GgufWriter& w_;
+  const SyntheticModelSpec& spec_;
+  uint64_t s_;
+  std::map<std::string, int> fallbacks_;  // note -> how many matrices
+};
+
+// The tensors of layer l: attention (fused or not, biases, q/k norms), then the FFN.
+void add_layer(RandomTensors& r, const ArchitectureDesc& a, int l, const Shape& sh) {
+  const std::string p = "blk." + std::to_string(l) + ".";
+  r.norm(p + "attn_norm.weight", sh.dim);
+  if (a.fused_qkv) {
+    r.mat(p + "attn_qkv.weight", sh.q + 2 * sh.kv, sh.dim);
+  } else {
+    r.mat(p + "attn_q.weight", sh.q, sh.dim);
+    r.mat(p + "attn_k.weight", sh.kv, sh.dim);
+    r.mat(p + "attn_v.weight", sh.kv, sh.dim);
+  }
+  if (a.qkv_bias) {
+    r.bias(p + "attn_q.bias", sh.q);
+    r.bias(p + "attn_k.bias", sh.kv);
+    r.bias(p + "attn_v.bias", sh.kv);
+  }
+  if (a.qk_norm) {
+    r.norm(p + "attn_q_norm.weight", sh.hd);
+    r.norm(p + "attn_k_norm.weight", sh.hd);
+  }
+  r.mat(p + "attn_output.weight", sh.dim, sh.q);
+  if (a.post_norms) r.norm(p + "post_attention_norm.weight", sh.dim);
+  r.norm(p + "ffn_norm.weight", sh.dim);
+  if (a.fused_gate_up) {
+    r.mat(p + "ffn_up.weight", 2 * sh.ff, sh.dim);
+  } else {
+    r.mat(p + "ffn_gate.weight", sh.ff, sh.dim);
+    r.mat(p + "ffn_up.weight", sh.ff, sh.dim);
+  }
+  r.mat(p + "ffn_down.weight", sh.dim, sh.ff);
+  if (a.post_norms) r.norm(p + "post_ffw_norm.weight", sh.dim);
+}
+
 }  // namespace
 
 std::vector<std::string> synthetic_preset_names() { return model_preset_names(); }
@@ -216,153 +405,25 @@ Status write_synthetic_model(const std::string& path, const SyntheticModelSpec& 
       (hd * spec.n_heads) % 32 != 0 || spec.n_vocab < 300) {
     return Error{"synthetic model: inconsistent shape"};
   }
-  const int64_t dim = spec.n_embd, q = hd * spec.n_heads, kv = hd * spec.n_kv_heads, ff = spec.n_ff,
-                nv = spec.n_vocab;
-  const gguf::TensorType type = spec.type;
-  const std::string ap = spec.arch + ".";
-  w.set_string("general.architecture", spec.arch);
-  const std::string_view type_name =
-      spec.mix == WeightMix::Uniform ? gguf::tensor_type_name(type) : weight_mix_name(spec.mix);
-  w.set_string("general.name", spec.name + "-random-" + std::string(type_name));
-  w.set_u32(ap + "block_count", static_cast<uint32_t>(spec.n_layers));
-  w.set_u32(ap + "context_length", static_cast<uint32_t>(spec.n_ctx));
-  w.set_u32(ap + "embedding_length", static_cast<uint32_t>(spec.n_embd));
-  w.set_u32(ap + "feed_forward_length", static_cast<uint32_t>(spec.n_ff));
-  w.set_u32(ap + "attention.head_count", static_cast<uint32_t>(spec.n_heads));
-  w.set_u32(ap + "attention.head_count_kv", static_cast<uint32_t>(spec.n_kv_heads));
-  if (spec.head_dim > 0) {
-    w.set_u32(ap + "attention.key_length", static_cast<uint32_t>(hd));
-    w.set_u32(ap + "attention.value_length", static_cast<uint32_t>(hd));
-  }
-  w.set_f32(ap + "attention.layer_norm_rms_epsilon", a->embed_scale_sqrt_dim ? 1e-6f : 1e-5f);
-  w.set_f32(ap + "rope.freq_base", spec.rope_base);
-  w.set_u32(ap + "rope.dimension_count", static_cast<uint32_t>(hd));
-  RopeScaling scaling;
-  if (spec.rope_scaling == "longrope") {
-    // As convert_hf_to_gguf's Phi-3: no type, no factor; the tensors below say LongRoPE.
-    const double orig = spec.rope_orig_ctx > 0 ? spec.rope_orig_ctx : spec.n_ctx;
-    const double scale = spec.n_ctx / orig;
-    w.set_u32(ap + "rope.scaling.original_context_length", static_cast<uint32_t>(orig));
-    w.set_f32(
-        ap + "rope.scaling.attn_factor",
-        scale > 1 ? static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(orig))) : 1.0f);
-  } else if (!spec.rope_scaling.empty()) {
-    w.set_string(ap + "rope.scaling.type", spec.rope_scaling);
-    w.set_f32(ap + "rope.scaling.factor", spec.rope_factor);
-    scaling.factor = spec.rope_factor;
-    scaling.orig_ctx = spec.rope_orig_ctx > 0 ? spec.rope_orig_ctx : spec.n_ctx;
-    if (spec.rope_orig_ctx > 0) {
-      w.set_u32(ap + "rope.scaling.original_context_length",
-                static_cast<uint32_t>(spec.rope_orig_ctx));
-    }
-    if (spec.rope_scaling == "llama3") {
-      w.set_f32(ap + "rope.scaling.low_freq_factor", scaling.llama3_low_freq_factor);
-      w.set_f32(ap + "rope.scaling.high_freq_factor", scaling.llama3_high_freq_factor);
-    }
-  }
-  if (a->swa_pattern > 0) {
-    w.set_u32(ap + "attention.sliding_window",
-              static_cast<uint32_t>(spec.sliding_window > 0 ? spec.sliding_window : 4096));
-  }
-  if (spec.swa_pattern.size() == 1) {
-    w.set_u32(ap + "attention.sliding_window_pattern",
-              static_cast<uint32_t>(spec.swa_pattern.front()));
-  } else if (!spec.swa_pattern.empty()) {
-    std::vector<bool> windowed;
-    for (int32_t v : spec.swa_pattern) windowed.push_back(v != 0);
-    w.set_bools(ap + "attention.sliding_window_pattern", windowed);
-  }
-  if (spec.attn_softcap > 0) w.set_f32(ap + "attn_logit_softcapping", spec.attn_softcap);
-  if (spec.final_softcap > 0) w.set_f32(ap + "final_logit_softcapping", spec.final_softcap);
+  const Shape sh{.dim = spec.n_embd,
+                 .q = hd * spec.n_heads,
+                 .kv = hd * spec.n_kv_heads,
+                 .ff = spec.n_ff,
+                 .nv = spec.n_vocab,
+                 .hd = hd};
+  write_hparams(w, spec, *a, hd);
+  const RopeScaling scaling = write_rope_scaling(w, spec);
+  write_attention_extras(w, spec, *a);
   if (spec.vocab_from.empty()) write_vocab(w, spec.n_vocab);
 
-  uint64_t s = spec.seed * 1000003;
-  std::map<std::string, int> fallbacks;  // note -> how many matrices
-  auto mat = [&](const std::string& name, int64_t rows, int64_t cols, float scale = 1) {
-    gguf::TensorType wanted = mix_weight_type(spec.mix, type, name, spec.n_layers, spec.tied);
-    for (const auto& [tensor, t] : spec.tensor_types) {
-      if (tensor == name) wanted = t;
-    }
-    const gguf::TensorType t = fallback_weight_type(wanted, cols);
-    if (t != wanted) {
-      const std::string kind =
-          name.starts_with("blk.") ? "blk.*." + name.substr(name.find('.', 4) + 1) : name;
-      ++fallbacks[kind + ": rows of " + std::to_string(cols) + " values are not whole " +
-                  std::string(gguf::tensor_type_name(wanted)) + " blocks, written as " +
-                  std::string(gguf::tensor_type_name(t))];
-    }
-    w.add_tensor(name, {uint64_t(cols), uint64_t(rows)}, t,
-                 random_matrix(t, cols, scale / std::sqrt(static_cast<float>(cols)), ++s));
-  };
-  // Constant vectors take no seed, so preset models keep the weights they always had.
-  auto vec_seed = [&] { return spec.norm_jitter != 0 ? ++s : s; };
-  auto norm = [&](const std::string& name, int64_t n) {
-    w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32,
-                 uniform_vector(n, 1, spec.norm_jitter, vec_seed()));
-  };
-  auto bias = [&](const std::string& name, int64_t n) {
-    w.add_tensor(name, {uint64_t(n)}, gguf::TensorType::F32,
-                 uniform_vector(n, 0, spec.norm_jitter, vec_seed()));
-  };
-  mat("token_embd.weight", nv, dim, spec.embd_scale);
-  if (spec.rope_scaling == "llama3") {
-    const std::vector<float> factors =
-        llama3_freq_factors(static_cast<int32_t>(hd), spec.rope_base, scaling);
-    w.add_tensor("rope_freqs.weight", {uint64_t(factors.size())}, gguf::TensorType::F32,
-                 std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(factors.data()),
-                                          factors.size() * sizeof(float)));
-  }
-  if (spec.rope_scaling == "longrope") {
-    // (hd/2) each: short 1 + 0.1 t, long 1 + 39 t^2, t = i / (hd/2 - 1): like Phi-3.5's.
-    const int64_t n = hd / 2;
-    std::vector<float> short_f(n), long_f(n);
-    for (int64_t i = 0; i < n; ++i) {
-      const double t = n > 1 ? static_cast<double>(i) / (n - 1) : 0;
-      short_f[i] = static_cast<float>(1 + 0.1 * t);
-      long_f[i] = static_cast<float>(1 + 39 * t * t);
-    }
-    for (const auto& [name, v] : {std::pair{"rope_factors_long.weight", &long_f},
-                                  std::pair{"rope_factors_short.weight", &short_f}}) {
-      w.add_tensor(
-          name, {uint64_t(n)}, gguf::TensorType::F32,
-          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v->data()), n * sizeof(float)));
-    }
-  }
-  for (int l = 0; l < spec.n_layers; ++l) {
-    const std::string p = "blk." + std::to_string(l) + ".";
-    norm(p + "attn_norm.weight", dim);
-    if (a->fused_qkv) {
-      mat(p + "attn_qkv.weight", q + 2 * kv, dim);
-    } else {
-      mat(p + "attn_q.weight", q, dim);
-      mat(p + "attn_k.weight", kv, dim);
-      mat(p + "attn_v.weight", kv, dim);
-    }
-    if (a->qkv_bias) {
-      bias(p + "attn_q.bias", q);
-      bias(p + "attn_k.bias", kv);
-      bias(p + "attn_v.bias", kv);
-    }
-    if (a->qk_norm) {
-      norm(p + "attn_q_norm.weight", hd);
-      norm(p + "attn_k_norm.weight", hd);
-    }
-    mat(p + "attn_output.weight", dim, q);
-    if (a->post_norms) norm(p + "post_attention_norm.weight", dim);
-    norm(p + "ffn_norm.weight", dim);
-    if (a->fused_gate_up) {
-      mat(p + "ffn_up.weight", 2 * ff, dim);
-    } else {
-      mat(p + "ffn_gate.weight", ff, dim);
-      mat(p + "ffn_up.weight", ff, dim);
-    }
-    mat(p + "ffn_down.weight", dim, ff);
-    if (a->post_norms) norm(p + "post_ffw_norm.weight", dim);
-  }
-  norm("output_norm.weight", dim);
-  if (!spec.tied) mat("output.weight", nv, dim, spec.embd_scale);
+  RandomTensors r(w, spec);
+  r.mat("token_embd.weight", sh.nv, sh.dim, spec.embd_scale);
+  add_rope_factors(w, spec, hd, scaling);
+  for (int l = 0; l < spec.n_layers; ++l) add_layer(r, *a, l, sh);
+  r.norm("output_norm.weight", sh.dim);
+  if (!spec.tied) r.mat("output.weight", sh.nv, sh.dim, spec.embd_scale);
   if (notes) {
-    for (const auto& [note, count] : fallbacks) {
+    for (const auto& [note, count] : r.fallbacks()) {
       notes->push_back(note + (count > 1 ? " (" + std::to_string(count) + " matrices)" : ""));
     }
   }

@@ -107,6 +107,164 @@ void apply_repeat_penalty(std::span<float> logits, std::span<const TokenId> hist
   }
 }
 
+// top-k: candidates becomes the k best (sanitized logit, id) of logits, in no particular
+// order. A bounded heap whose front is the worst kept candidate: most ids are rejected
+// by one float comparison. Ids arrive in increasing order, so a logit equal to the worst
+// kept one loses the tie.
+void select_top_k(std::span<const float> logits, size_t k, std::vector<Candidate>& candidates) {
+  const CandidateOrder order;
+  candidates.resize(k);
+  for (size_t i = 0; i < k; ++i) candidates[i] = {sanitize(logits[i]), static_cast<TokenId>(i)};
+  std::make_heap(candidates.begin(), candidates.end(), order);
+  float worst = candidates.front().first;  // the heap front's logit, kept in a register
+  for (size_t i = k; i < logits.size(); ++i) {
+    if (!(logits[i] > worst)) continue;  // NaN: rejected here
+    const float logit = sanitize(logits[i]);
+    if (!(logit > worst)) continue;  // +inf vs FLT_MAX
+    std::pop_heap(candidates.begin(), candidates.end(), order);
+    candidates.back() = {logit, static_cast<TokenId>(i)};
+    std::push_heap(candidates.begin(), candidates.end(), order);
+    worst = candidates.front().first;
+  }
+}
+
+// No top-k: candidates becomes every (sanitized logit, id) of logits, in id order.
+void fill_candidates(std::span<const float> logits, std::vector<Candidate>& candidates) {
+  candidates.resize(logits.size());
+  for (size_t i = 0; i < logits.size(); ++i)
+    candidates[i] = {sanitize(logits[i]), static_cast<TokenId>(i)};
+}
+
+// The kept prefix of the ordered candidates after top-p / min-p: its length and its
+// total weight.
+struct KeptPrefix {
+  size_t length;
+  double weight;
+};
+
+// The m candidates kept by top-k (all of them without top-k), with their softmax
+// weights w = exp((logit - shift) / temperature), shift the maximum logit, and a lazily
+// sorted prefix. Lives for one pick; candidates is Sampler::candidates_.
+class KeptCandidates {
+ public:
+  KeptCandidates(std::vector<Candidate>& candidates, std::span<const float> logits, bool use_top_k,
+                 float max_logit, double temperature)
+      : candidates_(candidates),
+        logits_(logits),
+        m_(candidates.size()),
+        use_top_k_(use_top_k),
+        boundary_(candidates.front()),
+        shift_(max_logit),
+        temperature_(temperature) {}
+
+  // top-p / min-p: the kept prefix of the ordered candidates (all m when both are off).
+  KeptPrefix truncate(const SamplingParams& params) {
+    const bool use_top_p = params.top_p < 1.0f;  // false for NaN: off
+    const bool use_min_p = params.min_p > 0.0f;  // false for NaN: off
+    if (!use_top_p && !use_min_p) return {m_, total_weight()};
+    const double min_p_threshold = static_cast<double>(params.min_p) * (1.0 - kMinPRelativeSlack);
+    const double z = use_top_p ? total_weight() : 0.0;
+    const double top_p_target = static_cast<double>(params.top_p) - kTopPSlack;
+    double cumulative = 0.0;
+    size_t kept = 0;
+    for (size_t i = 0; i < m_; ++i) {
+      ensure_sorted(i + 1);
+      const double w = weight(candidates_[i].first);
+      if (use_min_p && i > 0 && w < min_p_threshold) break;
+      cumulative += w;
+      kept = i + 1;
+      if (use_top_p && cumulative / z >= top_p_target) break;
+    }
+    return {kept, cumulative};
+  }
+
+  // Draw: first candidate of the prefix whose cumulative weight exceeds u * total.
+  TokenId draw(double u, const KeptPrefix& prefix) {
+    const double target = u * prefix.weight;
+    double cumulative = 0.0;
+    size_t last_positive = 0;
+    for (size_t i = 0; i < prefix.length; ++i) {
+      ensure_sorted(i + 1);
+      const double w = weight(candidates_[i].first);
+      cumulative += w;
+      if (target < cumulative) return candidates_[i].second;
+      if (w > 0.0) last_positive = i;
+    }
+    return candidates_[last_positive].second;
+  }
+
+ private:
+  // Softmax weight of a sanitized logit: 0 for -inf.
+  double weight(float logit) const {
+    if (logit == -std::numeric_limits<float>::infinity()) return 0.0;
+    return std::exp((static_cast<double>(logit) - shift_) / temperature_);
+  }
+
+  // Extends the sorted prefix of candidates_[0, m) to at least upto. A new chunk is
+  // opened with a cheap partition that moves every remaining candidate within `step`
+  // nats (of the temperature-scaled logit) of the maximum to the front; step doubles
+  // per chunk and past kMaxStep (weights there are exactly 0 in double) the chunk is all
+  // the rest. Chunk members precede all non-members in the total order, so taking the
+  // best of the chunk (nth_element when the chunk is larger than needed) and sorting
+  // them extends the prefix exactly as a full sort would.
+  void ensure_sorted(size_t upto) {
+    const auto base = candidates_.begin();
+    while (sorted_ < upto) {
+      if (sorted_ == chunk_end_) {
+        auto mid = base + static_cast<ptrdiff_t>(m_);
+        if (step_ <= kMaxStep) {
+          const double threshold = shift_ - temperature_ * step_;
+          mid = std::partition(base + static_cast<ptrdiff_t>(sorted_), mid,
+                               [threshold](const Candidate& c) {
+                                 return static_cast<double>(c.first) >= threshold;
+                               });
+          step_ *= 2.0;
+        }
+        chunk_end_ = static_cast<size_t>(mid - base);
+        continue;  // an empty chunk just widens the step
+      }
+      const size_t want = std::min(chunk_end_, std::max({upto, 2 * sorted_, kMinSortChunk}));
+      if (want < chunk_end_) {
+        std::nth_element(base + static_cast<ptrdiff_t>(sorted_),
+                         base + static_cast<ptrdiff_t>(want),
+                         base + static_cast<ptrdiff_t>(chunk_end_), order_);
+      }
+      std::sort(base + static_cast<ptrdiff_t>(sorted_), base + static_cast<ptrdiff_t>(want),
+                order_);
+      sorted_ = want;
+    }
+  }
+
+  // Total weight of the kept candidates, summed in a deterministic order: the sorted
+  // order when top-k keeps few candidates, id order otherwise.
+  double total_weight() {
+    double z = 0.0;
+    if (use_top_k_ && m_ <= kSortedSumMaxK) {
+      ensure_sorted(m_);
+      for (const Candidate& c : candidates_) z += weight(c.first);
+      return z;
+    }
+    for (size_t i = 0; i < logits_.size(); ++i) {
+      const Candidate c{sanitize(logits_[i]), static_cast<TokenId>(i)};
+      if (use_top_k_ && order_(boundary_, c)) continue;  // outside the top k
+      z += weight(c.first);
+    }
+    return z;
+  }
+
+  std::vector<Candidate>& candidates_;
+  const std::span<const float> logits_;
+  const size_t m_;
+  const bool use_top_k_;
+  const Candidate boundary_;  // with top-k: the worst kept candidate (the heap front)
+  const double shift_;
+  const double temperature_;
+  const CandidateOrder order_{};
+  size_t sorted_ = 0;  // candidates_[0, sorted_) is in the total order
+  size_t chunk_end_ = 0;
+  double step_ = 1.0;
+};
+
 }  // namespace
 
 Sampler::Sampler(const SamplingParams& params) : params_(params) {
@@ -157,136 +315,21 @@ TokenId Sampler::pick(std::span<float> logits, std::span<const TokenId> history)
   if (greedy) return argmax(logits);
 
   const double u = next_uniform();
-  const double temperature = params_.temperature;
-  const CandidateOrder order;
 
-  // top-k: the first m entries of candidates_ become the kept candidates (in no
-  // particular order). A bounded heap whose front is the worst kept candidate: most
-  // ids are rejected by one float comparison. Ids arrive in increasing order, so a
-  // logit equal to the worst kept one loses the tie.
-  size_t m = n_vocab;
   const bool use_top_k = params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n_vocab;
   if (use_top_k) {
-    m = static_cast<size_t>(params_.top_k);
-    candidates_.resize(m);
-    for (size_t i = 0; i < m; ++i) candidates_[i] = {sanitize(logits[i]), static_cast<TokenId>(i)};
-    std::make_heap(candidates_.begin(), candidates_.end(), order);
-    for (size_t i = m; i < n_vocab; ++i) {
-      if (!(logits[i] > candidates_.front().first)) continue;  // NaN: rejected here
-      const float logit = sanitize(logits[i]);
-      if (!(logit > candidates_.front().first)) continue;  // +inf vs FLT_MAX
-      std::pop_heap(candidates_.begin(), candidates_.end(), order);
-      candidates_.back() = {logit, static_cast<TokenId>(i)};
-      std::push_heap(candidates_.begin(), candidates_.end(), order);
-    }
+    select_top_k(logits, static_cast<size_t>(params_.top_k), candidates_);
   } else {
-    candidates_.resize(n_vocab);
-    for (size_t i = 0; i < n_vocab; ++i)
-      candidates_[i] = {sanitize(logits[i]), static_cast<TokenId>(i)};
+    fill_candidates(logits, candidates_);
   }
-  // With top-k: the worst kept candidate (the heap front).
-  const Candidate boundary = candidates_.front();
 
   float max_logit = -std::numeric_limits<float>::infinity();
   for (const Candidate& c : candidates_) max_logit = std::max(max_logit, c.first);
   if (max_logit == -std::numeric_limits<float>::infinity()) return argmax(logits);
-  const double shift = max_logit;
 
-  auto weight = [&](float logit) -> double {
-    if (logit == -std::numeric_limits<float>::infinity()) return 0.0;
-    return std::exp((static_cast<double>(logit) - shift) / temperature);
-  };
-
-  // Lazily sorted prefix of candidates_[0, m). A new chunk is opened with a cheap
-  // partition that moves every remaining candidate within `step` nats (of the
-  // temperature-scaled logit) of the maximum to the front; step doubles per chunk and
-  // past kMaxStep (weights there are exactly 0 in double) the chunk is all the rest.
-  // Chunk members precede all non-members in the total order, so taking the best of
-  // the chunk (nth_element when the chunk is larger than needed) and sorting them
-  // extends the prefix exactly as a full sort would.
-  size_t sorted = 0;
-  size_t chunk_end = 0;
-  double step = 1.0;
-  auto ensure_sorted = [&](size_t upto) {
-    const auto base = candidates_.begin();
-    while (sorted < upto) {
-      if (sorted == chunk_end) {
-        auto mid = base + static_cast<ptrdiff_t>(m);
-        if (step <= kMaxStep) {
-          const double threshold = shift - temperature * step;
-          mid = std::partition(base + static_cast<ptrdiff_t>(sorted), mid,
-                               [threshold](const Candidate& c) {
-                                 return static_cast<double>(c.first) >= threshold;
-                               });
-          step *= 2.0;
-        }
-        chunk_end = static_cast<size_t>(mid - base);
-        continue;  // an empty chunk just widens the step
-      }
-      const size_t want = std::min(chunk_end, std::max({upto, 2 * sorted, kMinSortChunk}));
-      if (want < chunk_end) {
-        std::nth_element(base + static_cast<ptrdiff_t>(sorted), base + static_cast<ptrdiff_t>(want),
-                         base + static_cast<ptrdiff_t>(chunk_end), order);
-      }
-      std::sort(base + static_cast<ptrdiff_t>(sorted), base + static_cast<ptrdiff_t>(want), order);
-      sorted = want;
-    }
-  };
-
-  // Total weight of the kept candidates, summed in a deterministic order: the sorted
-  // order when top-k keeps few candidates, id order otherwise.
-  auto total_weight = [&]() -> double {
-    double z = 0.0;
-    if (use_top_k && m <= kSortedSumMaxK) {
-      ensure_sorted(m);
-      for (const Candidate& c : candidates_) z += weight(c.first);
-      return z;
-    }
-    for (size_t i = 0; i < n_vocab; ++i) {
-      const Candidate c{sanitize(logits[i]), static_cast<TokenId>(i)};
-      if (use_top_k && order(boundary, c)) continue;  // outside the top k
-      z += weight(c.first);
-    }
-    return z;
-  };
-
-  const bool use_top_p = params_.top_p < 1.0f;  // false for NaN: off
-  const bool use_min_p = params_.min_p > 0.0f;  // false for NaN: off
-  const double min_p_threshold = static_cast<double>(params_.min_p) * (1.0 - kMinPRelativeSlack);
-
-  // kept: length of the kept prefix; kept_weight: its total weight.
-  size_t kept = m;
-  double kept_weight = 0.0;
-  if (use_top_p || use_min_p) {
-    const double z = use_top_p ? total_weight() : 0.0;
-    const double top_p_target = static_cast<double>(params_.top_p) - kTopPSlack;
-    double cumulative = 0.0;
-    kept = 0;
-    for (size_t i = 0; i < m; ++i) {
-      ensure_sorted(i + 1);
-      const double w = weight(candidates_[i].first);
-      if (use_min_p && i > 0 && w < min_p_threshold) break;
-      cumulative += w;
-      kept = i + 1;
-      if (use_top_p && cumulative / z >= top_p_target) break;
-    }
-    kept_weight = cumulative;
-  } else {
-    kept_weight = total_weight();
-  }
-
-  // Draw: first candidate whose cumulative weight exceeds u * total.
-  const double target = u * kept_weight;
-  double cumulative = 0.0;
-  size_t last_positive = 0;
-  for (size_t i = 0; i < kept; ++i) {
-    ensure_sorted(i + 1);
-    const double w = weight(candidates_[i].first);
-    cumulative += w;
-    if (target < cumulative) return candidates_[i].second;
-    if (w > 0.0) last_positive = i;
-  }
-  return candidates_[last_positive].second;
+  KeptCandidates kept(candidates_, logits, use_top_k, max_logit, params_.temperature);
+  const KeptPrefix prefix = kept.truncate(params_);
+  return kept.draw(u, prefix);
 }
 
 TokenId argmax(std::span<const float> logits) {

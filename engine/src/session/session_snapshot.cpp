@@ -82,6 +82,166 @@ SnapshotSink fd_sink(int fd, const std::string& name, uint64_t& written) {
   };
 }
 
+// The journal header of a cache: its model, KV type and shape.
+JournalHeader journal_header(const KvCache& kv, uint64_t model_identity) {
+  const KvCacheConfig& c = kv.config();
+  JournalHeader h;
+  h.model_identity = model_identity;
+  h.kv_type = kv.type();
+  h.n_layers = static_cast<uint32_t>(c.n_layers);
+  h.n_kv_heads = static_cast<uint32_t>(c.n_kv_heads);
+  h.head_dim = static_cast<uint32_t>(c.head_dim);
+  h.block_tokens = static_cast<uint32_t>(c.block_tokens);
+  return h;
+}
+
+// The record of the state after the first `first` tokens of the journal's last state:
+// the tokens from `first` on and their K/V rows in kv, the turn marks and the logits.
+JournalRecordContents journal_record(const KvCache& kv, std::span<const int32_t> tokens,
+                                     std::span<const int32_t> turn_starts,
+                                     std::span<const float> logits, int32_t n_keep, int32_t first) {
+  JournalRecordContents r;
+  r.first_pos = static_cast<uint32_t>(first);
+  r.n_keep = static_cast<uint32_t>(std::max(n_keep, 0));
+  r.window_head = static_cast<uint32_t>(kv.window_head());
+  r.window_lo = static_cast<uint32_t>(kv.window_lo());
+  r.new_tokens = tokens.subspan(static_cast<size_t>(first));
+  r.turn_starts = turn_starts;
+  r.logits = logits;
+  const int32_t n = static_cast<int32_t>(tokens.size()) - first;
+  r.rows = [&kv, first, n](int32_t layer, int32_t which, uint8_t* dst) {
+    return kv.export_valid_rows(layer, which, first, n, dst);
+  };
+  return r;
+}
+
+// Whether the file at path is no longer the journal left at (device, inode) with
+// valid_bytes bytes: gone, replaced or shorter.
+bool journal_file_changed(const std::string& path, uint64_t device, uint64_t inode,
+                          uint64_t valid_bytes) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != device ||
+         static_cast<uint64_t>(st.st_ino) != inode ||
+         static_cast<uint64_t>(st.st_size) < valid_bytes;
+}
+
+// Appends record r to the journal at path whose valid records end at byte `at` (a torn
+// tail is cut off first), then syncs it; `written`: the record's bytes. On failure the
+// file is cut back to `at` (best effort) and the error starts with prefix.
+Status append_journal_record(const std::string& path, uint64_t at, const JournalHeader& h,
+                             const JournalRecordContents& r, const std::string& prefix,
+                             uint64_t& written) {
+  std::string open_error;
+  FileDescriptor fd(file_io::open_file(path, O_WRONLY, 0, &open_error));
+  if (fd.get() < 0) return Error{prefix + open_error};
+  // A torn record left by a failed or interrupted save goes first.
+  if (::ftruncate(fd.get(), static_cast<off_t>(at)) != 0) {
+    return Error{prefix + "cannot cut it to its last valid record: " + errno_text()};
+  }
+  if (::lseek(fd.get(), static_cast<off_t>(at), SEEK_SET) < 0) {
+    return Error{prefix + "cannot seek in it: " + errno_text()};
+  }
+  Status s = write_journal_record(h, r, fd_sink(fd.get(), path, written));
+  if (s) s = file_io::sync(fd.get(), path);
+  if (!s) {
+    // Best effort: loading ignores a torn tail anyway.
+    if (::ftruncate(fd.get(), static_cast<off_t>(at)) != 0) errno = 0;
+    return Error{prefix + s.message()};
+  }
+  if (!fd.close()) return Error{prefix + "cannot close it: " + errno_text()};
+  return {};
+}
+
+// Writes the whole journal (header and record r) to path + ".tmp", syncs it and renames
+// it over path (file_io's AtomicFile); until the rename the old journal is untouched, on
+// failure no temp is left. `written`: the file's bytes. Errors start with prefix.
+Status rewrite_journal(const std::string& path, const JournalHeader& h,
+                       const JournalRecordContents& r, const std::string& prefix,
+                       uint64_t& written) {
+  file_io::AtomicFile out(path);
+  if (auto s = out.open(); !s) return Error{prefix + s.message()};
+  const SnapshotSink sink = [&out, &written](std::span<const uint8_t> bytes) -> Status {
+    if (auto s = out.write(bytes); !s) return s;
+    written += bytes.size();
+    return {};
+  };
+  if (auto s = sink(encode_journal_header(h)); !s) return Error{prefix + s.message()};
+  if (auto s = write_journal_record(h, r, sink); !s) return Error{prefix + s.message()};
+  if (auto s = out.commit(); !s) return Error{prefix + s.message()};
+  return {};
+}
+
+// What a session of `config` and the model's identity and vocabulary, with a context of
+// n_ctx tokens, requires of a snapshot.
+SnapshotTarget snapshot_target(const KvCacheConfig& config, uint64_t model_identity,
+                               int32_t n_vocab, int32_t n_ctx) {
+  SnapshotTarget target;
+  target.model_identity = model_identity;
+  target.n_layers = config.n_layers;
+  target.n_kv_heads = config.n_kv_heads;
+  target.head_dim = config.head_dim;
+  target.n_vocab = n_vocab;
+  target.n_ctx = n_ctx;
+  return target;
+}
+
+// A reader of the file open as fd (pread, so the offset of fd is left alone).
+SnapshotReader fd_reader(int fd) {
+  return [fd](uint64_t offset, std::span<uint8_t> dst) -> Status {
+    uint8_t* p = dst.data();
+    size_t n = dst.size();
+    while (n > 0) {
+      const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(offset));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return Error{"cannot read it: " + errno_text()};
+      if (r == 0)
+        return Error{
+            "the snapshot is truncated: the file ended early (was it changed while being read?)"};
+      p += r;
+      n -= static_cast<size_t>(r);
+      offset += static_cast<uint64_t>(r);
+    }
+    return {};
+  };
+}
+
+// Reads the rows that the journal's final state holds into `fresh` (a cache of
+// `config`), re-encoded into its KV type when the journal's differs, about 1 MiB at a
+// time.
+Status import_live_rows(const JournalState& state, const SnapshotReader& reader,
+                        const KvCacheConfig& config, KvCache& fresh) {
+  const KvType from = state.header.kv_type;
+  const uint64_t file_rb = state.header.row_bytes();
+  const uint32_t batch =
+      static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{1} << 20) / file_rb));
+  std::vector<uint8_t> rows, converted;
+  for (const JournalRowSpan& span : journal_live_rows(state)) {
+    for (int32_t l = 0; l < config.n_layers; ++l) {
+      for (int32_t which : {0, 1}) {
+        // This layer's K (or V) rows of the record: n_new rows from rows_offset.
+        const uint64_t base = span.rows_offset + (2ull * l + which) * span.record_n_new * file_rb;
+        for (uint32_t k0 = 0; k0 < span.n; k0 += batch) {
+          const uint32_t cnt = std::min(batch, span.n - k0);
+          rows.resize(cnt * file_rb);
+          if (auto s = reader(base + uint64_t{k0} * file_rb, rows); !s) return s;
+          const uint8_t* src = rows.data();
+          if (from != fresh.type()) {
+            converted.resize(cnt * fresh.row_bytes());
+            convert_rows(kv_storage_type(from), rows.data(), kv_storage_type(fresh.type()),
+                         converted.data(), static_cast<int32_t>(cnt), config.kv_dim());
+            src = converted.data();
+          }
+          const int32_t pos = static_cast<int32_t>(span.first_pos + k0);
+          if (auto s = fresh.import_rows(l, which, pos, static_cast<int32_t>(cnt), src); !s) {
+            return Error{"cannot write the KV cache: " + s.message()};
+          }
+        }
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Status Session::save_snapshot(const std::string& path) const {
@@ -95,47 +255,20 @@ Status Session::save_snapshot(const std::string& path) const {
     return Error{prefix + "the session holds " + std::to_string(last_logits_.size()) +
                  " logits for a vocabulary of " + std::to_string(n_vocab)};
   }
-  const KvCacheConfig& c = kv_->config();
-  JournalHeader h;
-  h.model_identity = model_->info().identity;
-  h.kv_type = kv_->type();
-  h.n_layers = static_cast<uint32_t>(c.n_layers);
-  h.n_kv_heads = static_cast<uint32_t>(c.n_kv_heads);
-  h.head_dim = static_cast<uint32_t>(c.head_dim);
-  h.block_tokens = static_cast<uint32_t>(c.block_tokens);
+  const JournalHeader h = journal_header(*kv_, model_->info().identity);
   const KvCache& kv = *kv_;
   const uint64_t live_bytes =
       kJournalHeaderBytes +
       journal_record_bytes(h, n_past(), turn_starts_.size(), last_logits_.size());
 
-  // The record of the state after the first `first` tokens of the journal's last state.
-  auto record_from = [&](int32_t first) {
-    JournalRecordContents r;
-    r.first_pos = static_cast<uint32_t>(first);
-    r.n_keep = static_cast<uint32_t>(std::max(n_keep_, 0));
-    r.window_head = static_cast<uint32_t>(kv.window_head());
-    r.window_lo = static_cast<uint32_t>(kv.window_lo());
-    r.new_tokens = std::span<const int32_t>(tokens_).subspan(static_cast<size_t>(first));
-    r.turn_starts = turn_starts_;
-    r.logits = last_logits_;
-    const int32_t n = n_past() - first;
-    r.rows = [&kv, first, n](int32_t layer, int32_t which, uint8_t* dst) {
-      return kv.export_valid_rows(layer, which, first, n, dst);
-    };
-    return r;
-  };
-
   // Append when the file is still the journal we left.
   std::string why_rewrite = "first save of this session to this file";
   std::optional<int32_t> append_from;
   if (journal_ && journal_->path == path) {
-    struct stat st {};
     const int32_t first = std::min(kv.stable_rows(), journal_->n_tokens);
     const uint64_t record =
         journal_record_bytes(h, n_past() - first, turn_starts_.size(), last_logits_.size());
-    if (::stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != journal_->device ||
-        static_cast<uint64_t>(st.st_ino) != journal_->inode ||
-        static_cast<uint64_t>(st.st_size) < journal_->valid_bytes) {
+    if (journal_file_changed(path, journal_->device, journal_->inode, journal_->valid_bytes)) {
       why_rewrite = "the file changed since this session last saved or loaded it";
     } else if (journal_->kv_type_code != snapshot_kv_type_code(h.kv_type)) {
       why_rewrite = "the KV type changed";
@@ -147,27 +280,12 @@ Status Session::save_snapshot(const std::string& path) const {
   }
 
   last_save_ = {};
+  uint64_t written = 0;
   if (append_from) {
-    std::string open_error;
-    FileDescriptor fd(file_io::open_file(path, O_WRONLY, 0, &open_error));
-    if (fd.get() < 0) return Error{prefix + open_error};
     const uint64_t at = journal_->valid_bytes;
-    // A torn record left by a failed or interrupted save goes first.
-    if (::ftruncate(fd.get(), static_cast<off_t>(at)) != 0) {
-      return Error{prefix + "cannot cut it to its last valid record: " + errno_text()};
-    }
-    if (::lseek(fd.get(), static_cast<off_t>(at), SEEK_SET) < 0) {
-      return Error{prefix + "cannot seek in it: " + errno_text()};
-    }
-    uint64_t written = 0;
-    Status s = write_journal_record(h, record_from(*append_from), fd_sink(fd.get(), path, written));
-    if (s) s = file_io::sync(fd.get(), path);
-    if (!s) {
-      // Best effort: loading ignores a torn tail anyway.
-      if (::ftruncate(fd.get(), static_cast<off_t>(at)) != 0) errno = 0;
-      return Error{prefix + s.message()};
-    }
-    if (!fd.close()) return Error{prefix + "cannot close it: " + errno_text()};
+    const JournalRecordContents r =
+        journal_record(kv, tokens_, turn_starts_, last_logits_, n_keep_, *append_from);
+    if (auto s = append_journal_record(path, at, h, r, prefix, written); !s) return s;
     journal_->valid_bytes = at + written;
     journal_->n_tokens = n_past();
     journal_->live_bytes = live_bytes;
@@ -178,20 +296,9 @@ Status Session::save_snapshot(const std::string& path) const {
     return {};
   }
 
-  // The whole file: written to path + ".tmp", synced, renamed over path (file_io's
-  // AtomicFile); until the rename the old journal is untouched, on failure no temp is left.
-  file_io::AtomicFile out(path);
-  if (auto s = out.open(); !s) return Error{prefix + s.message()};
-  uint64_t written = 0;
-  const SnapshotSink sink = [&out, &written](std::span<const uint8_t> bytes) -> Status {
-    if (auto s = out.write(bytes); !s) return s;
-    written += bytes.size();
-    return {};
-  };
-  if (auto s = sink(encode_journal_header(h)); !s) return Error{prefix + s.message()};
-  if (auto s = write_journal_record(h, record_from(0), sink); !s)
-    return Error{prefix + s.message()};
-  if (auto s = out.commit(); !s) return Error{prefix + s.message()};
+  const JournalRecordContents r =
+      journal_record(kv, tokens_, turn_starts_, last_logits_, n_keep_, 0);
+  if (auto s = rewrite_journal(path, h, r, prefix, written); !s) return s;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     return Error{prefix + "cannot stat it after writing: " + errno_text()};
@@ -221,31 +328,9 @@ Status Session::load_snapshot(const std::string& path) {
   const struct stat& st = opened->st;
 
   const KvCacheConfig& config = kv_->config();
-  SnapshotTarget target;
-  target.model_identity = model_->info().identity;
-  target.n_layers = config.n_layers;
-  target.n_kv_heads = config.n_kv_heads;
-  target.head_dim = config.head_dim;
-  target.n_vocab = model_->info().n_vocab;
-  target.n_ctx = n_ctx_;
-
-  const int raw_fd = fd.get();
-  const SnapshotReader reader = [raw_fd](uint64_t offset, std::span<uint8_t> dst) -> Status {
-    uint8_t* p = dst.data();
-    size_t n = dst.size();
-    while (n > 0) {
-      const ssize_t r = ::pread(raw_fd, p, n, static_cast<off_t>(offset));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) return Error{"cannot read it: " + errno_text()};
-      if (r == 0)
-        return Error{
-            "the snapshot is truncated: the file ended early (was it changed while being read?)"};
-      p += r;
-      n -= static_cast<size_t>(r);
-      offset += static_cast<uint64_t>(r);
-    }
-    return {};
-  };
+  const SnapshotTarget target =
+      snapshot_target(config, model_->info().identity, model_->info().n_vocab, n_ctx_);
+  const SnapshotReader reader = fd_reader(fd.get());
   auto scanned = scan_journal(static_cast<uint64_t>(st.st_size), target, reader);
   if (!scanned) return refuse(scanned.message());
   JournalState& state = *scanned;
@@ -265,35 +350,8 @@ Status Session::load_snapshot(const std::string& path) {
             n_past(), 0});
     return refuse(s.message());
   }
+  if (auto s = import_live_rows(state, reader, config, *fresh); !s) return refuse(s.message());
   const KvType from = h.kv_type;
-  const uint64_t file_rb = h.row_bytes();
-  const uint32_t batch =
-      static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{1} << 20) / file_rb));
-  std::vector<uint8_t> rows, converted;
-  for (const JournalRowSpan& span : journal_live_rows(state)) {
-    for (int32_t l = 0; l < config.n_layers; ++l) {
-      for (int32_t which : {0, 1}) {
-        // This layer's K (or V) rows of the record: n_new rows from rows_offset.
-        const uint64_t base = span.rows_offset + (2ull * l + which) * span.record_n_new * file_rb;
-        for (uint32_t k0 = 0; k0 < span.n; k0 += batch) {
-          const uint32_t cnt = std::min(batch, span.n - k0);
-          rows.resize(cnt * file_rb);
-          if (auto s = reader(base + uint64_t{k0} * file_rb, rows); !s) return refuse(s.message());
-          const uint8_t* src = rows.data();
-          if (from != fresh->type()) {
-            converted.resize(cnt * fresh->row_bytes());
-            convert_rows(kv_storage_type(from), rows.data(), kv_storage_type(fresh->type()),
-                         converted.data(), static_cast<int32_t>(cnt), config.kv_dim());
-            src = converted.data();
-          }
-          const int32_t pos = static_cast<int32_t>(span.first_pos + k0);
-          if (auto s = fresh->import_rows(l, which, pos, static_cast<int32_t>(cnt), src); !s) {
-            return refuse("cannot write the KV cache: " + s.message());
-          }
-        }
-      }
-    }
-  }
 
   // Everything checked: swap the restored state in.
   fresh->pin_prefix(static_cast<int32_t>(state.n_keep));

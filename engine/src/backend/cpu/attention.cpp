@@ -180,115 +180,168 @@ uint64_t AttentionScratch::bytes() const {
 
 int64_t attention_items(const AttentionArgs& args) { return args.n_tokens * args.n_kv_heads; }
 
+namespace {
+
+// The kernels of one path: the scalar ones, or the AVX2 ones when built and available.
+struct Kernels {
+  void (*key_scores)(const KeyScoreArgs&) = key_scores_scalar;
+  void (*value_sum)(const ValueSumArgs&) = value_sum_scalar;
+  float (*exp_sum)(float*, int64_t, float) = exp_sum_scalar;
+  float (*row_max)(const float*, int64_t) = max_scalar;
+};
+
+// The kernels `path` runs.
+inline Kernels kernels_for(AttentionPath path) {
+  Kernels k;
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (use_avx2(path)) {
+    k.key_scores = key_scores_avx2;
+    k.value_sum = value_sum_avx2;
+    k.exp_sum = exp_sum_avx2;
+    k.row_max = max_avx2;
+  }
+#endif
+  return k;
+}
+
+// Token b's cache and position.
+inline const KvCache& cache_of(const AttentionArgs& args, int64_t b) {
+  return args.steps ? *args.steps[b].kv : *args.kv;
+}
+inline int32_t pos_of(const AttentionArgs& args, int64_t b) {
+  return args.steps ? args.steps[b].pos : args.pos0 + static_cast<int32_t>(b);
+}
+
+// The rows [first, pos] of one KV head of one layer, walked in runs that stay inside one
+// KV block (the next run's rows fetched meanwhile: blocks are not adjacent in memory).
+struct HeadRows {
+  const KvCache& kv;
+  int32_t layer, kvh, first, pos, block_tokens;
+  int64_t row_bytes, head_bytes;
+
+  // The run from position t: to the end of its KV block, or to pos.
+  int32_t run_at(int32_t t) const { return std::min(pos + 1 - t, block_tokens - t % block_tokens); }
+};
+
+// Pass 1: scores (group, ld) of every position of h, from `scores`; ka holds everything
+// but rows, n and scores.
+inline void score_keys(const HeadRows& h, KeyScoreArgs& ka, float* scores,
+                       void (*key_scores)(const KeyScoreArgs&)) {
+  prefetch_rows(h.kv.key_head(h.layer, h.first, h.kvh), h.row_bytes, h.run_at(h.first),
+                h.head_bytes);
+  for (int32_t t = h.first; t <= h.pos;) {
+    const int32_t run = h.run_at(t);
+    if (t + run <= h.pos)
+      prefetch_rows(h.kv.key_head(h.layer, t + run, h.kvh), h.row_bytes, h.run_at(t + run),
+                    h.head_bytes);
+    ka.rows = h.kv.key_head(h.layer, t, h.kvh);
+    ka.n = run;
+    ka.scores = scores + (t - h.first);
+    key_scores(ka);
+    t += run;
+  }
+}
+
+// Pass 2: out (group, head_dim) += sum_t e_t v_t over every position of h, V rows read
+// once for all the group's heads, e (group, ld) from `weights`; va holds everything but
+// rows, n and weights. The first run's rows are already fetched.
+inline void sum_values(const HeadRows& h, ValueSumArgs& va, const float* weights,
+                       void (*value_sum)(const ValueSumArgs&)) {
+  for (int32_t t = h.first; t <= h.pos;) {
+    const int32_t run = h.run_at(t);
+    if (t + run <= h.pos)
+      prefetch_rows(h.kv.value_head(h.layer, t + run, h.kvh), h.row_bytes, h.run_at(t + run),
+                    h.head_bytes);
+    va.rows = h.kv.value_head(h.layer, t, h.kvh);
+    va.n = run;
+    va.weights = weights + (t - h.first);
+    value_sum(va);
+    t += run;
+  }
+}
+
+// Softcap and softmax numerators of the n scores of each of the group's heads (group,
+// ld), in place; inv_sum (group): 1 / each head's sum, the division coming at the end.
+inline void softmax_numerators(float* scores, int64_t ld, int32_t group, int32_t n,
+                               float softcap_value, float* inv_sum, const Kernels& k) {
+  for (int32_t g = 0; g < group; ++g) {
+    float* sc = scores + g * ld;
+    if (softcap_value > 0) softcap(sc, n, softcap_value);
+    const float sum = k.exp_sum(sc, n, k.row_max(sc, n));
+    inv_sum[g] = 1.0f / sum;
+  }
+}
+
+// One item: token b's KV head kvh, for the group's query heads. s is reserved for the
+// latest position and the group; ld: its score row length; inv_sum (group).
+inline void attend_item(const AttentionArgs& args, int64_t item, AttentionScratch& s,
+                        const Kernels& k, int64_t ld, float* inv_sum) {
+  const int32_t hd = args.head_dim, group = args.n_heads / args.n_kv_heads;
+  const int64_t b = item / args.n_kv_heads;
+  const int32_t kvh = static_cast<int32_t>(item % args.n_kv_heads);
+  const KvCache& kv = cache_of(args, b);
+  const KvType type = kv.type();
+  const int32_t bt = kv.config().block_tokens;
+  const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()),
+                head_bytes = static_cast<int64_t>(kv.head_bytes());
+  if (s.tile_.size() < static_cast<size_t>(bt) * hd) s.tile_.resize(static_cast<size_t>(bt) * hd);
+  const int32_t pos = pos_of(args, b);
+  const int32_t first = args.window > 0 ? std::max(0, pos - args.window + 1) : 0;
+  const int32_t n = pos + 1 - first;
+  // The group's query heads and outputs are contiguous: heads kvh*group .. +group-1.
+  const float* q = args.q + b * args.q_stride + static_cast<int64_t>(kvh) * group * hd;
+  float* out = args.out + b * args.out_stride + static_cast<int64_t>(kvh) * group * hd;
+  const HeadRows rows{kv, args.layer, kvh, first, pos, bt, row_bytes, head_bytes};
+
+  KeyScoreArgs ka;
+  ka.type = type;
+  ka.stride = row_bytes;
+  ka.q = q;
+  ka.group = group;
+  ka.head_dim = hd;
+  ka.scale = args.scale;
+  ka.ld = ld;
+  ka.tile = s.tile_.data();
+  if (quantized(type)) {
+    quantize_query(q, static_cast<int64_t>(group) * hd, s.q_quants_.data(), s.q_scales_.data());
+    ka.qq = {s.q_quants_.data(), s.q_scales_.data()};
+  }
+  score_keys(rows, ka, s.scores_.data(), k.key_scores);
+  // The first run of V rows is fetched while the scores become softmax numerators.
+  prefetch_rows(kv.value_head(args.layer, first, kvh), row_bytes, rows.run_at(first), head_bytes);
+  softmax_numerators(s.scores_.data(), ld, group, n, args.softcap, inv_sum, k);
+  std::fill_n(out, static_cast<int64_t>(group) * hd, 0.0f);
+  ValueSumArgs va;
+  va.type = type;
+  va.stride = row_bytes;
+  va.ld = ld;
+  va.group = group;
+  va.head_dim = hd;
+  va.out = out;
+  va.tile = s.tile_.data();
+  sum_values(rows, va, s.scores_.data(), k.value_sum);
+  for (int32_t g = 0; g < group; ++g) {
+    for (int32_t d = 0; d < hd; ++d) out[g * hd + d] *= inv_sum[g];
+  }
+}
+
+}  // namespace
+
 void attend_items(const AttentionArgs& args, int64_t i0, int64_t i1, AttentionScratch& s,
                   AttentionPath path) {
   if (i0 >= i1) return;
   const int32_t hd = args.head_dim, group = args.n_heads / args.n_kv_heads;
-  auto key_scores = key_scores_scalar;
-  auto value_sum = value_sum_scalar;
-  auto exp_sum = exp_sum_scalar;
-  auto row_max = max_scalar;
-#if defined(KVCHAT_HAVE_AVX2_TU)
-  if (use_avx2(path)) {
-    key_scores = key_scores_avx2;
-    value_sum = value_sum_avx2;
-    exp_sum = exp_sum_avx2;
-    row_max = max_avx2;
-  }
-#endif
+  const Kernels k = kernels_for(path);
 
-  // Token b's cache and position.
-  auto cache_of = [&](int64_t b) -> const KvCache& {
-    return args.steps ? *args.steps[b].kv : *args.kv;
-  };
-  auto pos_of = [&](int64_t b) {
-    return args.steps ? args.steps[b].pos : args.pos0 + static_cast<int32_t>(b);
-  };
   int32_t last_pos = 0;  // the latest position of the items' tokens
   for (int64_t b = i0 / args.n_kv_heads; b <= (i1 - 1) / args.n_kv_heads; ++b)
-    last_pos = std::max(last_pos, pos_of(b));
+    last_pos = std::max(last_pos, pos_of(args, b));
   s.reserve(last_pos + 1, group, hd);
   const int64_t ld = s.score_ld_;
   if (s.inv_sums_.size() < static_cast<size_t>(group)) s.inv_sums_.resize(group);
   float* inv_sum = s.inv_sums_.data();
 
-  for (int64_t item = i0; item < i1; ++item) {
-    const int64_t b = item / args.n_kv_heads;
-    const int32_t kvh = static_cast<int32_t>(item % args.n_kv_heads);
-    const KvCache& kv = cache_of(b);
-    const KvType type = kv.type();
-    const int32_t bt = kv.config().block_tokens;
-    const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()),
-                  head_bytes = static_cast<int64_t>(kv.head_bytes());
-    if (s.tile_.size() < static_cast<size_t>(bt) * hd) s.tile_.resize(static_cast<size_t>(bt) * hd);
-    const int32_t pos = pos_of(b);
-    const int32_t first = args.window > 0 ? std::max(0, pos - args.window + 1) : 0;
-    const int32_t n = pos + 1 - first;
-    // The group's query heads and outputs are contiguous: heads kvh*group .. +group-1.
-    const float* q = args.q + b * args.q_stride + static_cast<int64_t>(kvh) * group * hd;
-    float* out = args.out + b * args.out_stride + static_cast<int64_t>(kvh) * group * hd;
-
-    KeyScoreArgs ka;
-    ka.type = type;
-    ka.stride = row_bytes;
-    ka.q = q;
-    ka.group = group;
-    ka.head_dim = hd;
-    ka.scale = args.scale;
-    ka.ld = ld;
-    ka.tile = s.tile_.data();
-    if (quantized(type)) {
-      quantize_query(q, static_cast<int64_t>(group) * hd, s.q_quants_.data(), s.q_scales_.data());
-      ka.qq = {s.q_quants_.data(), s.q_scales_.data()};
-    }
-    // Pass 1: scores of every position, one run of rows inside a KV block at a time
-    // (the next run's rows fetched meanwhile: blocks are not adjacent in memory).
-    auto run_at = [&](int32_t t) { return std::min(pos + 1 - t, bt - t % bt); };
-    prefetch_rows(kv.key_head(args.layer, first, kvh), row_bytes, run_at(first), head_bytes);
-    for (int32_t t = first; t <= pos;) {
-      const int32_t run = run_at(t);
-      if (t + run <= pos)
-        prefetch_rows(kv.key_head(args.layer, t + run, kvh), row_bytes, run_at(t + run),
-                      head_bytes);
-      ka.rows = kv.key_head(args.layer, t, kvh);
-      ka.n = run;
-      ka.scores = s.scores_.data() + (t - first);
-      key_scores(ka);
-      t += run;
-    }
-    prefetch_rows(kv.value_head(args.layer, first, kvh), row_bytes, run_at(first), head_bytes);
-    // Softcap and softmax numerators per head; the division by the sum comes at the end.
-    for (int32_t g = 0; g < group; ++g) {
-      float* sc = s.scores_.data() + g * ld;
-      if (args.softcap > 0) softcap(sc, n, args.softcap);
-      const float sum = exp_sum(sc, n, row_max(sc, n));
-      inv_sum[g] = 1.0f / sum;
-    }
-    // Pass 2: out = sum_t e_t v_t for all the group's heads, V rows read once.
-    std::fill_n(out, static_cast<int64_t>(group) * hd, 0.0f);
-    ValueSumArgs va;
-    va.type = type;
-    va.stride = row_bytes;
-    va.ld = ld;
-    va.group = group;
-    va.head_dim = hd;
-    va.out = out;
-    va.tile = s.tile_.data();
-    for (int32_t t = first; t <= pos;) {
-      const int32_t run = run_at(t);
-      if (t + run <= pos)
-        prefetch_rows(kv.value_head(args.layer, t + run, kvh), row_bytes, run_at(t + run),
-                      head_bytes);
-      va.rows = kv.value_head(args.layer, t, kvh);
-      va.n = run;
-      va.weights = s.scores_.data() + (t - first);
-      value_sum(va);
-      t += run;
-    }
-    for (int32_t g = 0; g < group; ++g) {
-      for (int32_t d = 0; d < hd; ++d) out[g * hd + d] *= inv_sum[g];
-    }
-  }
+  for (int64_t item = i0; item < i1; ++item) attend_item(args, item, s, k, ld, inv_sum);
 }
 
 }  // namespace kvchat::cpu

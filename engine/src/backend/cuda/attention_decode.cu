@@ -149,11 +149,170 @@ __device__ __forceinline__ float reduce_scatter(float (&v)[N], int lane) {
   return s;
 }
 
+// rows[i] = the K slice of position begin + i (i < n_valid) of KV head kvh; the running max
+// and sum of the GCT heads start at -inf and 0.
+template <int S, int GCT>
+__device__ __forceinline__ void init_partition(const DecodeArgs& a, int begin, int n_valid, int kvh,
+                                               const uint8_t* (&rows)[kMaxPart], float (&s_m)[GCT],
+                                               float (&s_l)[GCT]) {
+  for (int i = threadIdx.x; i < n_valid; i += kThreads) {
+    rows[i] = kvload::k_slice(a.kv, a.layer, begin + i, kvh, S);
+  }
+  if (threadIdx.x < GCT) {
+    s_m[threadIdx.x] = -INFINITY;
+    s_l[threadIdx.x] = 0.0f;
+  }
+}
+
+// qr[g][j] = dim j * 32 + lane of query head h0 + g of token b (q: (n, n_heads, hd); 0 past
+// the gc live heads); acc = 0.
+template <int HD, int GCT>
+__device__ __forceinline__ void load_queries(const DecodeArgs& a, int b, int h0, int gc, int lane,
+                                             float (&qr)[GCT][HD / 32],
+                                             float (&acc)[GCT][HD / 32]) {
+#pragma unroll
+  for (int g = 0; g < GCT; ++g) {
+    const float* qh = a.q + (static_cast<size_t>(b) * a.n_heads + h0 + g) * HD;
+#pragma unroll
+    for (int j = 0; j < HD / 32; ++j) {
+      qr[g][j] = g < gc ? qh[j * 32 + lane] : 0.0f;
+      acc[g][j] = 0.0f;
+    }
+  }
+}
+
+// Starts copying tile `tile` of the partition (the slices rows[tile * T ..], below n_valid)
+// into buffer tile & 1 of smem [buffer][K, V][T][S] (one cp.async group per call).
+template <int S>
+__device__ __forceinline__ void issue_tile(int tile, int n_valid, const uint8_t* const* rows,
+                                           uint64_t v_off, uint8_t* smem) {
+  constexpr int A = kvload::slice_align(S);  // copy unit
+  constexpr int W = S / A;                   // copy units per slice
+  constexpr int T = tile_tokens(S);          // positions per tile
+  const int t0 = tile * T;
+  const int tv = min(T, n_valid - t0);
+  uint8_t* dk = smem + (tile & 1) * 2 * T * S;
+  uint8_t* dv = dk + T * S;
+  for (int i = threadIdx.x; i < tv * W; i += kThreads) {
+    const int r = i / W, w = i - r * W;
+    const uint8_t* src = rows[t0 + r] + w * A;
+    kvload::copy_to_shared<A>(dk + r * S + w * A, src);
+    kvload::copy_to_shared<A>(dv + r * S + w * A, src + v_off);
+  }
+  __pipeline_commit();
+}
+
+// Scores s_score[g][t] = scale * q_g . k_t (capped) of the tv positions of the K tile kt
+// ([T][S] bytes) and the gc live heads; warp w takes positions w, w+4, ...
+template <TensorType KT, int HD, int GCT, int T>
+__device__ __forceinline__ void tile_scores(const DecodeArgs& a, const uint8_t* kt, int tv, int gc,
+                                            int lane, int warp, const float (&qr)[GCT][HD / 32],
+                                            float (&s_score)[GCT][T]) {
+  constexpr int S = kvload::slice_bytes(KT, HD);
+  for (int t = warp; t < tv; t += kWarps) {
+    float part_dot[GCT];
+#pragma unroll
+    for (int g = 0; g < GCT; ++g) part_dot[g] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < HD / 32; ++j) {
+      const float k = kvload::value<KT>(kt + t * S, j * 32 + lane);
+#pragma unroll
+      for (int g = 0; g < GCT; ++g) part_dot[g] = fmaf(qr[g][j], k, part_dot[g]);
+    }
+    const float s = reduce_scatter<GCT>(part_dot, lane);
+    constexpr int kLanesPerValue = 32 / GCT;
+    const int g = lane / kLanesPerValue;
+    if (lane % kLanesPerValue == 0 && g < gc)
+      s_score[g][t] = math::capped_score(s, a.scale, a.softcap);
+  }
+}
+
+// Online softmax over the tile's tv scores, one warp per head: tile max, running max s_m,
+// rescale s_alpha = e^(m_old - m), probabilities s_p[t][g] = e^(s - m), running sum s_l.
+template <int GCT, int T>
+__device__ __forceinline__ void tile_softmax(int tv, int gc, int lane, int warp,
+                                             const float (&s_score)[GCT][T], float (&s_p)[T][GCT],
+                                             float (&s_m)[GCT], float (&s_l)[GCT],
+                                             float (&s_alpha)[GCT]) {
+  for (int g = warp; g < GCT; g += kWarps) {
+    const float s = (lane < tv && g < gc) ? s_score[g][lane] : -INFINITY;
+    const float m_old = s_m[g];
+    const float m_new = fmaxf(m_old, warp_max(s));
+    const float p = s == -INFINITY ? 0.0f : expf(s - m_new);
+    const float sum = warp_sum(p);
+    if (lane < T) s_p[lane][g] = p;
+    __syncwarp();  // every lane has read s_m[g] before lane 0 rewrites it
+    if (lane == 0) {
+      const float alpha = m_old == -INFINITY ? 0.0f : expf(m_old - m_new);
+      s_alpha[g] = alpha;
+      s_m[g] = m_new;
+      s_l[g] = s_l[g] * alpha + sum;
+    }
+  }
+}
+
+// acc = acc * alpha + sum_t p_t v_t over the tv positions of the V tile vt ([T][S] bytes);
+// warp w takes positions w, w+4, ...
+template <TensorType KT, int HD, int GCT, int T>
+__device__ __forceinline__ void accumulate_values(const uint8_t* vt, int tv, int lane, int warp,
+                                                  const float (&s_alpha)[GCT],
+                                                  const float (&s_p)[T][GCT],
+                                                  float (&acc)[GCT][HD / 32]) {
+  constexpr int S = kvload::slice_bytes(KT, HD);
+#pragma unroll
+  for (int g = 0; g < GCT; ++g) {
+    const float alpha = s_alpha[g];
+#pragma unroll
+    for (int j = 0; j < HD / 32; ++j) acc[g][j] *= alpha;
+  }
+  for (int t = warp; t < tv; t += kWarps) {
+    float p[GCT];
+#pragma unroll
+    for (int g = 0; g < GCT; ++g) p[g] = s_p[t][g];
+#pragma unroll
+    for (int j = 0; j < HD / 32; ++j) {
+      const float v = kvload::value<KT>(vt + t * S, j * 32 + lane);
+#pragma unroll
+      for (int g = 0; g < GCT; ++g) acc[g][j] = fmaf(p[g], v, acc[g][j]);
+    }
+  }
+}
+
+// red[kWarps][GCT][HD] = each warp's accumulators.
+template <int HD, int GCT>
+__device__ __forceinline__ void stage_accumulators(float* red, int lane, int warp,
+                                                   const float (&acc)[GCT][HD / 32]) {
+#pragma unroll
+  for (int g = 0; g < GCT; ++g) {
+#pragma unroll
+    for (int j = 0; j < HD / 32; ++j) red[(warp * GCT + g) * HD + j * 32 + lane] = acc[g][j];
+  }
+}
+
+// The partition's partial of the gc live heads h0 + g of token b: acc = the 4 warps'
+// accumulators (red) summed, ml = (s_m, s_l).
+template <int HD, int GCT>
+__device__ __forceinline__ void write_partial(const DecodeArgs& a, int b, int h0, int part, int gc,
+                                              const float* red, const float (&s_m)[GCT],
+                                              const float (&s_l)[GCT]) {
+  const size_t first = (static_cast<size_t>(b) * a.n_heads + h0) * a.n_parts + part;
+  for (int i = threadIdx.x; i < gc * HD; i += kThreads) {
+    const int g = i / HD, d = i - g * HD;
+    float sum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) sum += red[(w * GCT + g) * HD + d];
+    a.acc[(first + static_cast<size_t>(g) * a.n_parts) * HD + d] = sum;
+  }
+  if (threadIdx.x < gc) {
+    const size_t row = first + static_cast<size_t>(threadIdx.x) * a.n_parts;
+    a.ml[row * 2] = s_m[threadIdx.x];
+    a.ml[row * 2 + 1] = s_l[threadIdx.x];
+  }
+}
+
 template <TensorType KT, int HD, int GCT>
 __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArgs a) {
   constexpr int S = kvload::slice_bytes(KT, HD);  // bytes of one head slice
-  constexpr int A = kvload::slice_align(S);       // copy unit
-  constexpr int W = S / A;                        // copy units per slice
   constexpr int T = tile_tokens(S);               // positions per tile
   constexpr int DPL = HD / 32;                    // dims per lane
   constexpr int kRawBytes = 2 * 2 * T * S;        // [buffer][K, V][T][S]
@@ -182,46 +341,17 @@ __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArg
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint64_t v_off = static_cast<uint64_t>(a.kv.block_tokens) * a.kv.row_bytes;
 
-  for (int i = threadIdx.x; i < n_valid; i += kThreads) {
-    rows[i] = kvload::k_slice(a.kv, a.layer, begin + i, kvh, S);
-  }
-  if (threadIdx.x < GCT) {
-    s_m[threadIdx.x] = -INFINITY;
-    s_l[threadIdx.x] = 0.0f;
-  }
+  init_partition<S>(a, begin, n_valid, kvh, rows, s_m, s_l);
   float qr[GCT][DPL];
   float acc[GCT][DPL];
-#pragma unroll
-  for (int g = 0; g < GCT; ++g) {
-    const float* qh = a.q + (static_cast<size_t>(b) * a.n_heads + h0 + g) * HD;
-#pragma unroll
-    for (int j = 0; j < DPL; ++j) {
-      qr[g][j] = g < gc ? qh[j * 32 + lane] : 0.0f;
-      acc[g][j] = 0.0f;
-    }
-  }
+  load_queries<HD>(a, b, h0, gc, lane, qr, acc);
   __syncthreads();
 
-  // Starts copying tile `tile` into buffer tile & 1 (one cp.async group per call).
-  auto issue = [&](int tile) {
-    const int t0 = tile * T;
-    const int tv = min(T, n_valid - t0);
-    uint8_t* dk = smem + (tile & 1) * 2 * T * S;
-    uint8_t* dv = dk + T * S;
-    for (int i = threadIdx.x; i < tv * W; i += kThreads) {
-      const int r = i / W, w = i - r * W;
-      const uint8_t* src = rows[t0 + r] + w * A;
-      kvload::copy_to_shared<A>(dk + r * S + w * A, src);
-      kvload::copy_to_shared<A>(dv + r * S + w * A, src + v_off);
-    }
-    __pipeline_commit();
-  };
-
   const int n_tiles = (n_valid + T - 1) / T;
-  issue(0);
+  issue_tile<S>(0, n_valid, rows, v_off, smem);
   for (int tile = 0; tile < n_tiles; ++tile) {
     if (tile + 1 < n_tiles) {
-      issue(tile + 1);
+      issue_tile<S>(tile + 1, n_valid, rows, v_off, smem);
     } else {
       __pipeline_commit();  // an empty group keeps the wait count uniform
     }
@@ -231,86 +361,20 @@ __global__ void __launch_bounds__(kThreads, 1) decode_partition_kernel(DecodeArg
     const uint8_t* vt = kt + T * S;
     const int tv = min(T, n_valid - tile * T);
 
-    // Scores s[g][t] = scale * q_g . k_t.
-    for (int t = warp; t < tv; t += kWarps) {
-      float part_dot[GCT];
-#pragma unroll
-      for (int g = 0; g < GCT; ++g) part_dot[g] = 0.0f;
-#pragma unroll
-      for (int j = 0; j < DPL; ++j) {
-        const float k = kvload::value<KT>(kt + t * S, j * 32 + lane);
-#pragma unroll
-        for (int g = 0; g < GCT; ++g) part_dot[g] = fmaf(qr[g][j], k, part_dot[g]);
-      }
-      const float s = reduce_scatter<GCT>(part_dot, lane);
-      constexpr int kLanesPerValue = 32 / GCT;
-      const int g = lane / kLanesPerValue;
-      if (lane % kLanesPerValue == 0 && g < gc)
-        s_score[g][t] = math::capped_score(s, a.scale, a.softcap);
-    }
+    tile_scores<KT, HD>(a, kt, tv, gc, lane, warp, qr, s_score);
     __syncthreads();
-
-    // Online softmax over the tile, one warp per head.
-    for (int g = warp; g < GCT; g += kWarps) {
-      const float s = (lane < tv && g < gc) ? s_score[g][lane] : -INFINITY;
-      const float m_old = s_m[g];
-      const float m_new = fmaxf(m_old, warp_max(s));
-      const float p = s == -INFINITY ? 0.0f : expf(s - m_new);
-      const float sum = warp_sum(p);
-      if (lane < T) s_p[lane][g] = p;
-      __syncwarp();  // every lane has read s_m[g] before lane 0 rewrites it
-      if (lane == 0) {
-        const float alpha = m_old == -INFINITY ? 0.0f : expf(m_old - m_new);
-        s_alpha[g] = alpha;
-        s_m[g] = m_new;
-        s_l[g] = s_l[g] * alpha + sum;
-      }
-    }
+    tile_softmax(tv, gc, lane, warp, s_score, s_p, s_m, s_l, s_alpha);
     __syncthreads();
-
-    // acc = acc * alpha + sum_t p_t v_t.
-#pragma unroll
-    for (int g = 0; g < GCT; ++g) {
-      const float alpha = s_alpha[g];
-#pragma unroll
-      for (int j = 0; j < DPL; ++j) acc[g][j] *= alpha;
-    }
-    for (int t = warp; t < tv; t += kWarps) {
-      float p[GCT];
-#pragma unroll
-      for (int g = 0; g < GCT; ++g) p[g] = s_p[t][g];
-#pragma unroll
-      for (int j = 0; j < DPL; ++j) {
-        const float v = kvload::value<KT>(vt + t * S, j * 32 + lane);
-#pragma unroll
-        for (int g = 0; g < GCT; ++g) acc[g][j] = fmaf(p[g], v, acc[g][j]);
-      }
-    }
+    accumulate_values<KT, HD>(vt, tv, lane, warp, s_alpha, s_p, acc);
     __syncthreads();  // the next iteration's copy overwrites this buffer
   }
   __pipeline_wait_prior(0);
 
   // Sum the 4 warps' accumulators and write the partial.
   float* red = reinterpret_cast<float*>(smem);  // [kWarps][GCT][HD]
-#pragma unroll
-  for (int g = 0; g < GCT; ++g) {
-#pragma unroll
-    for (int j = 0; j < DPL; ++j) red[(warp * GCT + g) * HD + j * 32 + lane] = acc[g][j];
-  }
+  stage_accumulators<HD>(red, lane, warp, acc);
   __syncthreads();
-  const size_t first = (static_cast<size_t>(b) * a.n_heads + h0) * a.n_parts + part;
-  for (int i = threadIdx.x; i < gc * HD; i += kThreads) {
-    const int g = i / HD, d = i - g * HD;
-    float sum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) sum += red[(w * GCT + g) * HD + d];
-    a.acc[(first + static_cast<size_t>(g) * a.n_parts) * HD + d] = sum;
-  }
-  if (threadIdx.x < gc) {
-    const size_t row = first + static_cast<size_t>(threadIdx.x) * a.n_parts;
-    a.ml[row * 2] = s_m[threadIdx.x];
-    a.ml[row * 2 + 1] = s_l[threadIdx.x];
-  }
+  write_partial<HD>(a, b, h0, part, gc, red, s_m, s_l);
 }
 
 // One block per (token, head), one thread per dim: merges the partitions that hold

@@ -98,6 +98,121 @@ struct Tiling {
                                                    : 1;
 };
 
+// One 32-value chunk c (quant_chunks.cuh) of the R rows (raw: the chunk of each row) into
+// acc[R][N]: per 16-value half h, sum code * x, then scale once:
+//   sum(value * x) = a[h] * sum(code * x) + b[h] * sum(x)   (b: kMin types).
+// sum(x) does not depend on the row, so the R rows share it.
+template <class T, int N, GemvInput M>
+__device__ __forceinline__ void accumulate_wide_chunk(
+    const typename T::Raw (&raw)[Tiling<T, N, M>::R], int c, const float* __restrict__ x,
+    int x_stride, int cols, const float (&s)[N], const float* __restrict__ gain,
+    float (&acc)[Tiling<T, N, M>::R][N]) {
+  constexpr int R = Tiling<T, N, M>::R;
+  constexpr int kGroupUnroll = Tiling<T, N, M>::kGroupUnroll;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float part[R][N], xsum[N];
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      xsum[t] = 0.0f;
+#pragma unroll
+      for (int r = 0; r < R; ++r) part[r][t] = 0.0f;
+    }
+#pragma unroll kGroupUnroll
+    for (int g = 4 * h; g < 4 * h + 4; ++g) {
+      const int o = T::x_offset(c, g);
+      float4 cv[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) cv[r] = T::codes(raw[r], g);
+      const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
+#pragma unroll
+      for (int t = 0; t < N; ++t) {
+        const float4 xv = input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
+        if constexpr (T::kHasMin) xsum[t] += (xv.x + xv.y) + (xv.z + xv.w);
+#pragma unroll
+        for (int r = 0; r < R; ++r) part[r][t] = dot4(cv[r], xv, part[r][t]);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int t = 0; t < N; ++t) {
+        acc[r][t] = fmaf(raw[r].a[h], part[r][t], acc[r][t]);
+        if constexpr (T::kHasMin) acc[r][t] = fmaf(raw[r].b[h], xsum[t], acc[r][t]);
+      }
+  }
+}
+
+// One chunk c of groups of 4 dequantized values (dequant.cuh) of the R rows (raw: the chunk
+// of each row) into acc[R][N]. Many accumulators: one group at a time, or ptxas hoists every
+// x load and spills.
+template <class T, int N, GemvInput M>
+__device__ __forceinline__ void accumulate_chunk(const typename T::Raw (&raw)[Tiling<T, N, M>::R],
+                                                 int c, const float* __restrict__ x, int x_stride,
+                                                 int cols, const float (&s)[N],
+                                                 const float* __restrict__ gain,
+                                                 float (&acc)[Tiling<T, N, M>::R][N]) {
+  constexpr int R = Tiling<T, N, M>::R;
+  constexpr int kGroupUnroll = Tiling<T, N, M>::kGroupUnroll;
+#pragma unroll kGroupUnroll
+  for (int g = 0; g < T::kGroups; ++g) {
+    const int o = T::x_offset(c, g);
+    float4 wv[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) wv[r] = T::group(raw[r], g);
+    const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      const float4 xv = input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
+#pragma unroll
+      for (int r = 0; r < R; ++r) acc[r][t] = dot4(wv[r], xv, acc[r][t]);
+    }
+  }
+}
+
+// UU chunks c, c+32, ..., c+32*(UU-1) of the R rows wr, all inside the row, into acc[R][N]:
+// all UU*R loads are issued before any math.
+template <class T, int N, GemvInput M, int UU>
+__device__ __forceinline__ void accumulate_chunks(const uint8_t* const (&wr)[Tiling<T, N, M>::R],
+                                                  int c, const float* __restrict__ x, int x_stride,
+                                                  int cols, const float (&s)[N],
+                                                  const float* __restrict__ gain,
+                                                  float (&acc)[Tiling<T, N, M>::R][N]) {
+  constexpr int R = Tiling<T, N, M>::R;
+  typename T::Raw raw[UU][R];
+#pragma unroll
+  for (int u = 0; u < UU; ++u)
+#pragma unroll
+    for (int r = 0; r < R; ++r) raw[u][r] = T::load(wr[r], c + 32 * u);
+#pragma unroll
+  for (int u = 0; u < UU; ++u) {
+    if constexpr (Tiling<T, N, M>::kWide) {
+      accumulate_wide_chunk<T, N, M>(raw[u], c + 32 * u, x, x_stride, cols, s, gain, acc);
+    } else {
+      accumulate_chunk<T, N, M>(raw[u], c + 32 * u, x, x_stride, cols, s, gain, acc);
+    }
+  }
+}
+
+// y (N, rows) [+]= the warp sums of acc[R][N] (butterfly reduction) for rows r0 .. r0 + R - 1
+// below `rows`; lane (r * N + t) % 32 writes the value of row r0 + r, token t.
+template <int R, int N>
+__device__ __forceinline__ void store_rows(const float (&acc)[R][N], int lane, int r0, int rows,
+                                           float* __restrict__ y, bool accumulate) {
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int t = 0; t < N; ++t) {
+      float v = acc[r][t];
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+      if (lane == ((r * N + t) & 31) && r0 + r < rows) {
+        float* out = y + static_cast<int64_t>(t) * rows + r0 + r;
+        *out = accumulate ? *out + v : v;
+      }
+    }
+}
+
 // Chunk path.  w: (rows, row_bytes) bytes of T's type;  x: (N, cols) or (N, 2*cols);
 // scale: (N) [RmsNorm];  gain: (cols) [RmsNorm];  y: (N, rows).
 template <class T, int N, GemvInput M>
@@ -106,7 +221,6 @@ __global__ void __launch_bounds__(kThreads, Tiling<T, N, M>::kMinBlocks)
                 const float* __restrict__ x, const float* __restrict__ scale,
                 const float* __restrict__ gain, float* __restrict__ y, bool accumulate) {
   constexpr int R = Tiling<T, N, M>::R, U = Tiling<T, N, M>::U;
-  constexpr int kGroupUnroll = Tiling<T, N, M>::kGroupUnroll;
   const int lane = threadIdx.x & 31;
   const int warp = (blockIdx.x * kThreads + threadIdx.x) >> 5;
   const int n_warps = gridDim.x * kWarps;
@@ -128,89 +242,13 @@ __global__ void __launch_bounds__(kThreads, Tiling<T, N, M>::kMinBlocks)
 #pragma unroll
       for (int t = 0; t < N; ++t) acc[r][t] = 0.0f;
 
-    // UU chunks c, c+32, ..., c+32*(UU-1), all inside the row.
-    auto step = [&](int c, auto uu) {
-      constexpr int UU = decltype(uu)::value;
-      typename T::Raw raw[UU][R];
-#pragma unroll
-      for (int u = 0; u < UU; ++u)
-#pragma unroll
-        for (int r = 0; r < R; ++r) raw[u][r] = T::load(wr[r], c + 32 * u);
-#pragma unroll
-      for (int u = 0; u < UU; ++u) {
-        if constexpr (Tiling<T, N, M>::kWide) {
-          // 32-value chunks: per 16-value half h, sum code * x, then scale once:
-          //   sum(value * x) = a[h] * sum(code * x) + b[h] * sum(x)   (b: kMin types).
-          // sum(x) does not depend on the row, so the R rows share it.
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            float part[R][N], xsum[N];
-#pragma unroll
-            for (int t = 0; t < N; ++t) {
-              xsum[t] = 0.0f;
-#pragma unroll
-              for (int r = 0; r < R; ++r) part[r][t] = 0.0f;
-            }
-#pragma unroll kGroupUnroll
-            for (int g = 4 * h; g < 4 * h + 4; ++g) {
-              const int o = T::x_offset(c + 32 * u, g);
-              float4 cv[R];
-#pragma unroll
-              for (int r = 0; r < R; ++r) cv[r] = T::codes(raw[u][r], g);
-              const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
-#pragma unroll
-              for (int t = 0; t < N; ++t) {
-                const float4 xv =
-                    input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
-                if constexpr (T::kHasMin) xsum[t] += (xv.x + xv.y) + (xv.z + xv.w);
-#pragma unroll
-                for (int r = 0; r < R; ++r) part[r][t] = dot4(cv[r], xv, part[r][t]);
-              }
-            }
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-              for (int t = 0; t < N; ++t) {
-                acc[r][t] = fmaf(raw[u][r].a[h], part[r][t], acc[r][t]);
-                if constexpr (T::kHasMin) acc[r][t] = fmaf(raw[u][r].b[h], xsum[t], acc[r][t]);
-              }
-          }
-        } else {
-          // Many accumulators: one group at a time, or ptxas hoists every x load and spills.
-#pragma unroll kGroupUnroll
-          for (int g = 0; g < T::kGroups; ++g) {
-            const int o = T::x_offset(c + 32 * u, g);
-            float4 wv[R];
-#pragma unroll
-            for (int r = 0; r < R; ++r) wv[r] = T::group(raw[u][r], g);
-            const float4 gn = M == GemvInput::RmsNorm ? ldg4(gain + o) : make_float4(0, 0, 0, 0);
-#pragma unroll
-            for (int t = 0; t < N; ++t) {
-              const float4 xv =
-                  input4<M>(x + static_cast<int64_t>(t) * x_stride, o, cols, s[t], gn);
-#pragma unroll
-              for (int r = 0; r < R; ++r) acc[r][t] = dot4(wv[r], xv, acc[r][t]);
-            }
-          }
-        }
-      }
-    };
     int c = lane;
-    for (; c + 32 * (U - 1) < n_chunks; c += 32 * U) step(c, std::integral_constant<int, U>{});
-    for (; c < n_chunks; c += 32) step(c, std::integral_constant<int, 1>{});
+    for (; c + 32 * (U - 1) < n_chunks; c += 32 * U)
+      accumulate_chunks<T, N, M, U>(wr, c, x, x_stride, cols, s, gain, acc);
+    for (; c < n_chunks; c += 32)
+      accumulate_chunks<T, N, M, 1>(wr, c, x, x_stride, cols, s, gain, acc);
 
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-      for (int t = 0; t < N; ++t) {
-        float v = acc[r][t];
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-        if (lane == ((r * N + t) & 31) && r0 + r < rows) {
-          float* out = y + static_cast<int64_t>(t) * rows + r0 + r;
-          *out = accumulate ? *out + v : v;
-        }
-      }
+    store_rows(acc, lane, r0, rows, y, accumulate);
   }
 }
 

@@ -180,59 +180,11 @@ class Parser {
     const std::string& name = tag.text;
     std::string end;
     if (name == "if") {
-      n->kind = Node::Kind::If;
-      ExprPtr cond = parse_expression();
-      while (true) {
-        expect_block_end();
-        Body body = parse_body({"elif", "else", "endif"}, end);
-        n->branches.emplace_back(std::move(cond), std::move(body));
-        if (end == "elif") {
-          cond = parse_expression();
-          continue;
-        }
-        if (end == "else") {
-          expect_block_end();
-          n->branches.emplace_back(nullptr, parse_body({"endif"}, end));
-        }
-        expect_block_end();
-        break;
-      }
+      parse_if(*n);
     } else if (name == "for") {
-      n->kind = Node::Kind::For;
-      do {
-        n->targets.push_back(expect_name());
-      } while (accept_op(","));
-      if (!accept_name("in")) fail(cur(), "expected 'in', got " + describe(cur()));
-      n->expr = parse_tuple_or_expression(false);
-      if (accept_name("if")) n->filter = parse_expression();
-      if (is_name("recursive")) fail(cur(), "recursive loops are not supported");
-      expect_block_end();
-      n->body = parse_body({"else", "endfor"}, end);
-      if (end == "else") {
-        expect_block_end();
-        n->else_body = parse_body({"endfor"}, end);
-      }
-      expect_block_end();
+      parse_for(*n);
     } else if (name == "set") {
-      n->targets.push_back(expect_name());
-      if (accept_op(".")) {
-        n->attribute_target = true;
-        n->targets.push_back(expect_name());
-      } else {
-        while (accept_op(",")) n->targets.push_back(expect_name());
-      }
-      if (accept_op("=")) {
-        n->kind = Node::Kind::Set;
-        n->expr = parse_tuple_or_expression();
-        expect_block_end();
-      } else {
-        if (n->attribute_target || n->targets.size() != 1) fail(cur(), "expected '='");
-        n->kind = Node::Kind::SetBlock;
-        if (is_op("|")) n->filter = parse_filter_chain(nullptr);
-        expect_block_end();
-        n->body = parse_body({"endset"}, end);
-        expect_block_end();
-      }
+      parse_set(*n);
     } else if (name == "macro") {
       n->kind = Node::Kind::Macro;
       n->text = expect_name();
@@ -256,16 +208,7 @@ class Parser {
       n->body = parse_body({"endfilter"}, end);
       expect_block_end();
     } else if (name == "with") {
-      n->kind = Node::Kind::With;
-      while (cur().type == TokenType::Name) {
-        std::string var = expect_name();
-        expect_op("=");
-        n->params.emplace_back(std::move(var), parse_expression());
-        if (!accept_op(",")) break;
-      }
-      expect_block_end();
-      n->body = parse_body({"endwith"}, end);
-      expect_block_end();
+      parse_with(*n);
     } else if (name == "break" || name == "continue") {
       n->kind = name == "break" ? Node::Kind::Break : Node::Kind::Continue;
       expect_block_end();
@@ -278,6 +221,89 @@ class Parser {
       fail(tag, "encountered unknown tag '" + printable(name) + "'");
     }
     return n;
+  }
+
+  // {% if cond %} ... {% elif cond %} ... {% else %} ... {% endif %}: one branch per
+  // condition, the else branch with a null one.
+  void parse_if(Node& n) {
+    std::string end;
+    n.kind = Node::Kind::If;
+    ExprPtr cond = parse_expression();
+    while (true) {
+      expect_block_end();
+      Body body = parse_body({"elif", "else", "endif"}, end);
+      n.branches.emplace_back(std::move(cond), std::move(body));
+      if (end == "elif") {
+        cond = parse_expression();
+        continue;
+      }
+      if (end == "else") {
+        expect_block_end();
+        n.branches.emplace_back(nullptr, parse_body({"endif"}, end));
+      }
+      expect_block_end();
+      break;
+    }
+  }
+
+  // {% for a, b in items if filter %} ... {% else %} ... {% endfor %}.
+  void parse_for(Node& n) {
+    std::string end;
+    n.kind = Node::Kind::For;
+    do {
+      n.targets.push_back(expect_name());
+    } while (accept_op(","));
+    if (!accept_name("in")) fail(cur(), "expected 'in', got " + describe(cur()));
+    n.expr = parse_tuple_or_expression(false);
+    if (accept_name("if")) n.filter = parse_expression();
+    if (is_name("recursive")) fail(cur(), "recursive loops are not supported");
+    expect_block_end();
+    n.body = parse_body({"else", "endfor"}, end);
+    if (end == "else") {
+      expect_block_end();
+      n.else_body = parse_body({"endfor"}, end);
+    }
+    expect_block_end();
+  }
+
+  // {% set a = x %}, {% set a, b = x %}, {% set ns.attr = x %}, or the block form
+  // {% set a | filters %} ... {% endset %}.
+  void parse_set(Node& n) {
+    std::string end;
+    n.targets.push_back(expect_name());
+    if (accept_op(".")) {
+      n.attribute_target = true;
+      n.targets.push_back(expect_name());
+    } else {
+      while (accept_op(",")) n.targets.push_back(expect_name());
+    }
+    if (accept_op("=")) {
+      n.kind = Node::Kind::Set;
+      n.expr = parse_tuple_or_expression();
+      expect_block_end();
+    } else {
+      if (n.attribute_target || n.targets.size() != 1) fail(cur(), "expected '='");
+      n.kind = Node::Kind::SetBlock;
+      if (is_op("|")) n.filter = parse_filter_chain(nullptr);
+      expect_block_end();
+      n.body = parse_body({"endset"}, end);
+      expect_block_end();
+    }
+  }
+
+  // {% with a = x, b = y %} ... {% endwith %}.
+  void parse_with(Node& n) {
+    std::string end;
+    n.kind = Node::Kind::With;
+    while (cur().type == TokenType::Name) {
+      std::string var = expect_name();
+      expect_op("=");
+      n.params.emplace_back(std::move(var), parse_expression());
+      if (!accept_op(",")) break;
+    }
+    expect_block_end();
+    n.body = parse_body({"endwith"}, end);
+    expect_block_end();
   }
 
   void parse_params(std::vector<std::pair<std::string, ExprPtr>>& params) {

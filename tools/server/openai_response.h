@@ -1,0 +1,59 @@
+// The OpenAI response bodies: completions, stream chunks, usage, errors, the model list;
+// and the server-sent-event framing of a chunk.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "serving/generation.h"
+#include "server/openai_request.h"
+
+namespace kvchat::server {
+
+// What the serving layer (engine/src/serving) says of a generation, in the server's words.
+using serving::FinishReason;
+using serving::GenerationOutcome;
+using serving::GenerationRequest;
+
+// The fields every response of one request shares.
+struct ResponseHead {
+  std::string id;       // "chatcmpl-…" or "cmpl-…"
+  int64_t created = 0;  // unix seconds
+  std::string model;
+  Endpoint endpoint = Endpoint::ChatCompletions;
+};
+
+std::string new_completion_id(Endpoint endpoint);     // random, 24 hex digits after the prefix
+std::string_view finish_reason_name(FinishReason f);  // "stop", "length" (cancelled: "stop")
+
+struct Usage {
+  int32_t prompt_tokens = 0, completion_tokens = 0, cached_tokens = 0;
+};
+
+std::string error_body(const ApiError& e);
+std::string models_body(std::string_view model_id, int64_t created);
+// A whole (non-streamed) completion. Chat: `text` is message.content (the answer), and a
+// non-empty `reasoning` is message.reasoning_content (absent when empty).
+std::string completion_body(const ResponseHead& head, std::string_view text, FinishReason finish,
+                            const Usage& usage, std::string_view reasoning = {});
+// A stream chunk: the first carries the role (chat), the content ones text (chat: the
+// reasoning's pieces as delta.reasoning_content, then the answer's as delta.content), the last the
+// finish reason; with include_usage every chunk has "usage": null and a final one with
+// empty choices carries it.
+struct ChunkFields {
+  bool role = false;
+  std::optional<std::string> text;
+  std::optional<std::string> reasoning;  // chat: delta.reasoning_content
+  std::optional<FinishReason> finish;
+  bool usage_null = false;
+  std::optional<Usage> usage;  // the usage-only chunk (choices: [])
+};
+std::string chunk_body(const ResponseHead& head, const ChunkFields& fields);
+
+// "data: <json>\n\n"; sse_done() is "data: [DONE]\n\n".
+std::string sse_event(std::string_view json);
+std::string_view sse_done();
+
+}  // namespace kvchat::server
