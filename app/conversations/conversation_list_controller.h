@@ -42,7 +42,7 @@ class ConversationListHost {
 
 class ConversationListController : public QObject {
   Q_OBJECT
-  Q_PROPERTY(kvchat::app::ConversationListModel* model READ model CONSTANT)
+  Q_PROPERTY(kvchat::app::ConversationListModel* model READ list_model CONSTANT)
   // The sidebar's search (what search() was given); the search field follows it.
   Q_PROPERTY(QString searchText READ search_text NOTIFY searchTextChanged)
   // The conversation deleted last, for kUndoDeleteMs: {id, title} (empty when none). It is
@@ -58,7 +58,6 @@ class ConversationListController : public QObject {
 
   ConversationListModel* list_model() { return &conversations_; }
   const ConversationListModel& list_model() const { return conversations_; }
-  ConversationListModel* model() { return &conversations_; }
   QString search_text() const { return search_text_; }
   QVariantMap pending_delete() const;
   qint64 pending_delete_id() const { return pending_delete_id_; }

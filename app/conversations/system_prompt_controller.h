@@ -35,7 +35,7 @@ class SystemPromptHost {
 
 class SystemPromptController : public QObject {
   Q_OBJECT
-  Q_PROPERTY(kvchat::app::SystemPromptListModel* model READ model CONSTANT)
+  Q_PROPERTY(kvchat::app::SystemPromptListModel* model READ list_model CONSTANT)
   // The same for a ComboBox: [{id, name, text, usedBy}], by name.
   Q_PROPERTY(QVariantList prompts READ prompts NOTIFY promptsChanged)
   // The saved prompt the open conversation was picked from (0: none, its own text).
@@ -60,7 +60,6 @@ class SystemPromptController : public QObject {
                          NoticeCenter& notices, QObject* parent = nullptr);
 
   SystemPromptListModel* list_model() { return &prompts_; }
-  SystemPromptListModel* model() { return &prompts_; }
   QVariantList prompts() const;
   qint64 current_prompt_id() const { return current_prompt_id_; }
   QString current_prompt_name() const;

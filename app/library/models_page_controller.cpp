@@ -12,7 +12,6 @@
 #include "hub/hub_client.h"
 #include "hub/names.h"
 #include "kvchat/gguf_inspect.h"
-#include "library/models_fit.h"
 
 namespace kvchat::app {
 

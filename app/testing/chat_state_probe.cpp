@@ -41,7 +41,7 @@ ChatStateProbe::ChatStateProbe(ChatController& chat, const QString& path, QObjec
         static_cast<QObject*>(chat_.memory_state()), static_cast<QObject*>(chat_.notices()),
         static_cast<QObject*>(chat_.conversation_list()), static_cast<QObject*>(chat_.documents()),
         static_cast<QObject*>(chat_.messages()),
-        static_cast<QObject*>(chat_.conversation_list()->model())}) {
+        static_cast<QObject*>(chat_.conversation_list()->list_model())}) {
     writer_->watch(object);
   }
 }
