@@ -4,7 +4,6 @@
 
 #include "settings/sampling_settings.h"
 #include "kvchat/chat_model.h"
-#include "kvchat/kv_types.h"
 
 namespace kvchat::app {
 
@@ -97,11 +96,7 @@ QString problem_text(const SettingProblem& p, const QString& kv_type, int ctx,
 }  // namespace
 
 int kv_type_block_values(const QString& kv_type) {
-  // The engine's costs are per block: bytes_num bytes hold bytes_den values.
-  for (const KvTypeCost& c : kv_type_costs()) {
-    if (QString::fromStdString(c.name) == kv_type) return static_cast<int>(c.bytes_den);
-  }
-  return 0;
+  return kvchat::kv_type_block_values(kv_type.toStdString());
 }
 
 QString kv_type_problem(const QString& kv_type, const ModelFacts& facts) {

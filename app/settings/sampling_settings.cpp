@@ -3,12 +3,20 @@
 #include "kvchat/sampling_config.h"
 
 namespace kvchat::app {
+namespace {
+
+// A sampling field's key in the settings map: its own name.
+QString key_of(const SamplingField& f) {
+  return QString::fromUtf8(f.name.data(), static_cast<qsizetype>(f.name.size()));
+}
+
+}  // namespace
 
 SamplingParams sampling_params(const QVariantMap& s, SamplingParams p) {
   // The fields of kvchat/sampling_config.h under their own names; a value out of its range
   // keeps the default (the Settings page refused it already: sampling_problem()).
   for (const SamplingField& f : sampling_fields()) {
-    const QString key = QString::fromUtf8(f.name.data(), static_cast<qsizetype>(f.name.size()));
+    const QString key = key_of(f);
     if (s.contains(key)) (void)set_sampling_field(p, f.name, s.value(key).toDouble());
   }
   const QString seed_key = QStringLiteral("seed");
@@ -19,7 +27,7 @@ SamplingParams sampling_params(const QVariantMap& s, SamplingParams p) {
 std::optional<FieldError> sampling_problem(const QVariantMap& s) {
   SamplingParams p;
   for (const SamplingField& f : sampling_fields()) {
-    const QString key = QString::fromUtf8(f.name.data(), static_cast<qsizetype>(f.name.size()));
+    const QString key = key_of(f);
     if (!s.contains(key)) continue;
     bool number = false;
     const double v = s.value(key).toDouble(&number);

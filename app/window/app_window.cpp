@@ -155,11 +155,12 @@ bool AppWindow::load() {
 int AppWindow::run(QGuiApplication& app, SingleInstance& instance) {
   // Asked for (--model, else the last .gguf named), else the reopened conversation's model,
   // else the last one used, else the demo.
-  const QString path = chat_.model_to_open_at_start(options_.asked_model(), embedded_demo_model());
+  const QString demo = embedded_demo_model();
+  const QString path = chat_.model_to_open_at_start(options_.asked_model(), demo);
   if (options_.benchmark_stall_tokens)
     return benchmark_stalls(app, chat_, path, *options_.benchmark_stall_tokens);
   if (options_.benchmark_long_messages) return benchmark_long_messages(app, chat_, engine_);
-  chat_.models()->set_demo_model_path(embedded_demo_model());  // offered when a load fails
+  chat_.models()->set_demo_model_path(demo);  // offered when a load fails
   // --ctx, --kv-type, --context-policy: this model's; used by the load below.
   if (!options_.engine_settings.isEmpty())
     chat_.models()->set_engine_settings_for(path, options_.engine_settings);

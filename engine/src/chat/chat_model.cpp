@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "kvchat/kv_types.h"
+#include "kv/kv_type.h"
 
 namespace kvchat {
 
@@ -18,17 +18,18 @@ std::string_view thinking_switch_name(std::optional<bool> enabled) {
   return *enabled ? "on" : "off";
 }
 
+int32_t kv_type_block_values(std::string_view kv_type) {
+  const std::optional<KvType> type = parse_kv_type(kv_type);
+  return type ? kv_block_values(*type) : 0;
+}
+
 ModelShape model_shape(const ModelInfo& info) { return {info.head_dim, info.n_ctx_train}; }
 
 std::vector<SettingProblem> check_session_settings(std::string_view kv_type, int64_t n_ctx,
                                                    const ModelShape& shape) {
   using Kind = SettingProblem::Kind;
   std::vector<SettingProblem> problems;
-  // The engine's costs are per block: bytes_num bytes hold bytes_den values.
-  int64_t block = 0;
-  for (const KvTypeCost& c : kv_type_costs()) {
-    if (c.name == kv_type) block = c.bytes_den;
-  }
+  const int64_t block = kv_type_block_values(kv_type);
   const std::string type(kv_type);
   if (block == 0) {
     problems.push_back({Kind::UnknownKvType,
