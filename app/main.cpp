@@ -11,11 +11,15 @@
 #include <QQuickStyle>
 #include <cstdio>
 
+#include "platform/file_dialogs.h"
 #include "platform/single_instance.h"
 #include "window/app_window.h"
 #include "window/launch_options.h"
 
 int main(int argc, char** argv) {
+  // The desktop's own file dialogs (the XDG portal) where they are there: decided before
+  // the application object, which loads the platform theme (platform/file_dialogs.h).
+  kvchat::app::prefer_platform_file_dialogs();
   QGuiApplication app(argc, argv);
   app.setApplicationName(QStringLiteral("kvchat"));
   app.setApplicationVersion(QStringLiteral(KVCHAT_VERSION));

@@ -32,89 +32,99 @@
 <context>
     <name>ChatTemplateSettings</name>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="16"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="20"/>
         <source>The model file&apos;s template</source>
         <translation>모델 파일의 템플릿</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="16"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="20"/>
         <source>Built-in: </source>
         <translation>내장: </translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="16"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="20"/>
         <source>Custom (Jinja)</source>
         <translation>사용자 지정 (Jinja)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="30"/>
-        <location filename="../ui/ChatTemplateSettings.qml" line="55"/>
-        <location filename="../ui/ChatTemplateSettings.qml" line="67"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="43"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="68"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="91"/>
         <source>Chat template</source>
         <translation>채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="38"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="51"/>
         <source>In use: </source>
         <translation>사용 중: </translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="38"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="51"/>
         <source>Load a model to see its chat template.</source>
         <translation>모델을 불러오면 채팅 템플릿을 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="50"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="63"/>
         <source>Kept for this model file.</source>
         <translation>이 모델 파일에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="51"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="64"/>
         <source>For the loaded model, %1 (kept for that file).</source>
         <translation>불러온 모델에는 %1 (그 파일에 대해 유지됨).</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="75"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="82"/>
+        <source>Write the template, then “Use this template”. A running local server restarts with it.</source>
+        <translation>템플릿을 작성한 뒤 “이 템플릿 사용”을 누르세요. 실행 중인 로컬 서버는 이 템플릿으로 다시 시작합니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatTemplateSettings.qml" line="83"/>
+        <source>A choice applies at once. A running local server restarts with it.</source>
+        <translation>고르면 바로 적용됩니다. 실행 중인 로컬 서버는 새 템플릿으로 다시 시작합니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
         <source>(the file has no chat template)</source>
         <translation>(파일에 채팅 템플릿이 없습니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="75"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
         <source>{% for m in messages %}…{% endfor %}</source>
         <translation>{% for m in messages %}…{% endfor %}</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="81"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="107"/>
         <source>Use this template</source>
         <translation>이 템플릿 사용</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="93"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="120"/>
         <source>Thinking (the template&apos;s enable_thinking)</source>
         <translation>생각하기 (템플릿의 enable_thinking)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="99"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="126"/>
         <source>Thinking</source>
         <translation>생각</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="100"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="127"/>
         <source>Template&apos;s default</source>
         <translation>템플릿 기본값</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="100"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="127"/>
         <source>On</source>
         <translation>켜기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="100"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="127"/>
         <source>Off</source>
         <translation>끄기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatTemplateSettings.qml" line="104"/>
+        <location filename="../ui/ChatTemplateSettings.qml" line="131"/>
         <source>Off asks the template for an answer without reasoning (Qwen 3 writes an empty &lt;think&gt;&lt;/think&gt; into the prompt)</source>
         <translation>끄면 템플릿에 추론 없이 답하도록 요청합니다 (Qwen 3은 프롬프트에 빈 &lt;think&gt;&lt;/think&gt;를 씁니다)</translation>
     </message>
@@ -122,88 +132,88 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../ui/ChatView.qml" line="60"/>
+        <location filename="../ui/ChatView.qml" line="69"/>
         <source>Messages</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="131"/>
+        <location filename="../ui/ChatView.qml" line="140"/>
         <source>Opening the conversation: its messages are long</source>
         <translation>대화를 여는 중: 메시지가 깁니다</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="171"/>
+        <location filename="../ui/ChatView.qml" line="180"/>
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="174"/>
+        <location filename="../ui/ChatView.qml" line="183"/>
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="178"/>
+        <location filename="../ui/ChatView.qml" line="187"/>
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="204"/>
+        <location filename="../ui/ChatView.qml" line="212"/>
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="205"/>
+        <location filename="../ui/ChatView.qml" line="213"/>
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="219"/>
+        <location filename="../ui/ChatView.qml" line="227"/>
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="220"/>
+        <location filename="../ui/ChatView.qml" line="228"/>
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="222"/>
+        <location filename="../ui/ChatView.qml" line="230"/>
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="223"/>
+        <location filename="../ui/ChatView.qml" line="231"/>
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="260"/>
+        <location filename="../ui/ChatView.qml" line="269"/>
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="268"/>
+        <location filename="../ui/ChatView.qml" line="277"/>
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="268"/>
-        <location filename="../app/testing/chat_state_probe.cpp" line="124"/>
+        <location filename="../ui/ChatView.qml" line="277"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="125"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="269"/>
+        <location filename="../ui/ChatView.qml" line="278"/>
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="269"/>
+        <location filename="../ui/ChatView.qml" line="278"/>
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="259"/>
+        <location filename="../ui/ChatView.qml" line="268"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
@@ -211,39 +221,19 @@
 <context>
     <name>ContextBlocks</name>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="20"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="21"/>
         <source>Context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="21"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="22"/>
         <source>The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.</source>
         <translation>컨텍스트는 모델이 한 번에 볼 수 있는 토큰 수로, 사용자의 메시지와 모델의 답변을 합친 것입니다. 가득 차면 설정에서 고른 정책에 따라 멈추거나, 가장 오래된 차례를 빼거나, 오래된 절반을 넘겨 창을 옮깁니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="27"/>
+        <location filename="../ui/memory/ContextBlocks.qml" line="28"/>
         <source>Context: %1</source>
         <translation>컨텍스트: %1</translation>
-    </message>
-    <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="41"/>
-        <source>The context is almost full. Policy “%1”: </source>
-        <translation>컨텍스트가 거의 찼습니다. 정책 “%1”: </translation>
-    </message>
-    <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="42"/>
-        <source>the oldest half of the conversation after the system prompt will be discarded.</source>
-        <translation>시스템 프롬프트 뒤의 가장 오래된 대화 절반을 버립니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="43"/>
-        <source>the oldest whole turns will be dropped and the rest re-evaluated.</source>
-        <translation>가장 오래된 차례들을 통째로 빼고 나머지를 다시 계산합니다.</translation>
-    </message>
-    <message>
-        <location filename="../ui/memory/ContextBlocks.qml" line="44"/>
-        <source>new tokens will be refused; start a new chat or edit an earlier message.</source>
-        <translation>새 토큰을 받지 않습니다. 새 대화를 시작하거나 이전 메시지를 고치세요.</translation>
     </message>
     <message>
         <location filename="../ui/memory/ContextBlocks.qml" line="59"/>
@@ -257,146 +247,200 @@
     </message>
 </context>
 <context>
+    <name>ContextMeterBar</name>
+    <message>
+        <location filename="../ui/ContextMeterBar.qml" line="21"/>
+        <source>when full: shift out the oldest half</source>
+        <translation>가득 차면: 오래된 절반을 밀어냄</translation>
+    </message>
+    <message>
+        <location filename="../ui/ContextMeterBar.qml" line="22"/>
+        <source>when full: stop</source>
+        <translation>가득 차면: 멈춤</translation>
+    </message>
+    <message>
+        <location filename="../ui/ContextMeterBar.qml" line="23"/>
+        <source>when full: drop the oldest turns</source>
+        <translation>가득 차면: 가장 오래된 턴 삭제</translation>
+    </message>
+    <message>
+        <location filename="../ui/ContextMeterBar.qml" line="28"/>
+        <source>Context meter</source>
+        <translation>컨텍스트 미터</translation>
+    </message>
+    <message>
+        <location filename="../ui/ContextMeterBar.qml" line="66"/>
+        <source>%1 / %2 tokens</source>
+        <translation>%1 / %2 토큰</translation>
+    </message>
+    <message>
+        <location filename="../ui/ContextMeterBar.qml" line="67"/>
+        <source>this message %1</source>
+        <translation>이 메시지 %1</translation>
+    </message>
+</context>
+<context>
     <name>DocumentCard</name>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="33"/>
+        <location filename="../ui/DocumentCard.qml" line="35"/>
         <source>Loading document: %1 %2%</source>
         <translation>문서 불러오는 중: %1 %2%</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="35"/>
+        <location filename="../ui/DocumentCard.qml" line="37"/>
+        <location filename="../ui/DocumentCard.qml" line="138"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="35"/>
+        <location filename="../ui/DocumentCard.qml" line="37"/>
         <source>Cancel loading the document</source>
         <translation>문서 불러오기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="47"/>
+        <location filename="../ui/DocumentCard.qml" line="49"/>
         <source>Document “%1”</source>
         <translation>문서 “%1”</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="54"/>
+        <location filename="../ui/DocumentCard.qml" line="56"/>
         <source>already stored (same content)</source>
         <translation>이미 저장됨 (같은 내용)</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="58"/>
+        <location filename="../ui/DocumentCard.qml" line="60"/>
         <source>Close the document preview</source>
         <translation>문서 미리 보기 닫기</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="61"/>
+        <location filename="../ui/DocumentCard.qml" line="63"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="70"/>
+        <location filename="../ui/DocumentCard.qml" line="72"/>
         <source>Encoding: %1</source>
         <translation>인코딩: %1</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="76"/>
+        <location filename="../ui/DocumentCard.qml" line="78"/>
         <source>tokens</source>
         <translation>토큰</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="79"/>
+        <location filename="../ui/DocumentCard.qml" line="81"/>
         <source>%1 (this model&apos;s tokenizer)</source>
         <translation>%1 (이 모델의 토크나이저 기준)</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="79"/>
+        <location filename="../ui/DocumentCard.qml" line="81"/>
         <source>not counted yet</source>
         <translation>아직 세지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="81"/>
+        <location filename="../ui/DocumentCard.qml" line="83"/>
         <source>KV cache</source>
         <translation>KV 캐시</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="83"/>
+        <location filename="../ui/DocumentCard.qml" line="85"/>
         <source>%1 tokens × %2 per token (%3) = %4</source>
         <translation>%1 토큰 × 토큰당 %2 (%3) = %4</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="87"/>
+        <location filename="../ui/DocumentCard.qml" line="89"/>
         <source>context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="91"/>
+        <location filename="../ui/DocumentCard.qml" line="93"/>
         <source>needs %1 of %2 tokens with this conversation: %3</source>
         <translation>이 대화와 함께 %2 토큰 중 %1 토큰 필요: %3</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="93"/>
-        <location filename="../ui/DocumentCard.qml" line="101"/>
+        <location filename="../ui/DocumentCard.qml" line="95"/>
+        <location filename="../ui/DocumentCard.qml" line="103"/>
         <source>fits</source>
         <translation>들어감</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="93"/>
-        <location filename="../ui/DocumentCard.qml" line="101"/>
+        <location filename="../ui/DocumentCard.qml" line="95"/>
+        <location filename="../ui/DocumentCard.qml" line="103"/>
         <source>does not fit</source>
         <translation>들어가지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="96"/>
+        <location filename="../ui/DocumentCard.qml" line="98"/>
         <source>memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="99"/>
+        <location filename="../ui/DocumentCard.qml" line="101"/>
         <source>%1 free (%2): %3</source>
         <translation>%1 여유 (%2): %3</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="100"/>
+        <location filename="../ui/DocumentCard.qml" line="102"/>
         <source>device</source>
         <translation>장치</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="100"/>
+        <location filename="../ui/DocumentCard.qml" line="102"/>
         <source>RAM</source>
         <translation>RAM</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="103"/>
+        <location filename="../ui/DocumentCard.qml" line="105"/>
         <source>plan</source>
         <translation>계획</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="110"/>
+        <location filename="../ui/DocumentCard.qml" line="112"/>
         <source> (no time estimate before a reply has measured the speed)</source>
         <translation> (답변으로 속도를 재기 전에는 시간을 추정하지 않습니다)</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="115"/>
+        <location filename="../ui/DocumentCard.qml" line="131"/>
+        <source>Summarize anyway</source>
+        <translation>그래도 요약</translation>
+    </message>
+    <message>
+        <location filename="../ui/DocumentCard.qml" line="133"/>
+        <source>Or Ctrl+Shift+S again</source>
+        <translation>또는 Ctrl+Shift+S를 한 번 더</translation>
+    </message>
+    <message>
+        <location filename="../ui/DocumentCard.qml" line="139"/>
+        <source>Do not summarize</source>
+        <translation>요약하지 않기</translation>
+    </message>
+    <message>
+        <location filename="../ui/DocumentCard.qml" line="154"/>
+        <source>Once the reply is written.</source>
+        <translation>답변이 끝난 뒤에 할 수 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/DocumentCard.qml" line="160"/>
         <source>Send whole</source>
         <translation>통째로 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="118"/>
+        <location filename="../ui/DocumentCard.qml" line="153"/>
         <source>The text becomes your message; its KV stays in the cache for follow-up questions (Ctrl+Shift+W).</source>
         <translation>텍스트가 메시지가 되고, 그 KV는 이어지는 질문을 위해 캐시에 남습니다 (Ctrl+Shift+W).</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="119"/>
+        <location filename="../ui/DocumentCard.qml" line="155"/>
         <source>Only when it fits the context window and the free memory.</source>
         <translation>컨텍스트 창과 여유 메모리에 들어갈 때만 가능합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="123"/>
+        <location filename="../ui/DocumentCard.qml" line="170"/>
         <source>Summarize</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../ui/DocumentCard.qml" line="127"/>
+        <location filename="../ui/DocumentCard.qml" line="175"/>
         <source>Chunk, summarize, merge (Ctrl+Shift+S). Cancel at any point; it resumes where it stopped.</source>
         <translation>나누고, 요약하고, 합칩니다 (Ctrl+Shift+S). 언제든 취소할 수 있고, 멈춘 곳에서 다시 이어집니다.</translation>
     </message>
@@ -570,7 +614,7 @@
 <context>
     <name>EngineMaps</name>
     <message>
-        <location filename="../app/engine/worker_values.cpp" line="102"/>
+        <location filename="../app/engine/worker_values.cpp" line="103"/>
         <source>%1: %2 tensors</source>
         <translation>%1: 텐서 %2개</translation>
     </message>
@@ -578,29 +622,29 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="154"/>
-        <location filename="../app/engine/engine_worker.cpp" line="228"/>
-        <location filename="../app/engine/engine_worker.cpp" line="254"/>
+        <location filename="../app/engine/engine_worker.cpp" line="155"/>
+        <location filename="../app/engine/engine_worker.cpp" line="229"/>
+        <location filename="../app/engine/engine_worker.cpp" line="255"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="289"/>
+        <location filename="../app/engine/engine_worker.cpp" line="290"/>
         <source>Stopped: no summary was written.</source>
         <translation>중지됨: 요약을 쓰지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="309"/>
+        <location filename="../app/engine/engine_worker.cpp" line="310"/>
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="329"/>
+        <location filename="../app/engine/engine_worker.cpp" line="330"/>
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="355"/>
+        <location filename="../app/engine/engine_worker.cpp" line="356"/>
         <location filename="../app/memory/memory_state.cpp" line="175"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
@@ -951,107 +995,107 @@
 <context>
     <name>KvTypeCosts</name>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="20"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="21"/>
         <source>What each KV type would cost</source>
         <translation>KV 형식별 비용</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="21"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="22"/>
         <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same.</source>
         <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다. q8_0은 f16의 약 절반, q4_0은 약 4분의 1 메모리만 써서 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다. 품질 열은 다음 토큰 확률이 얼마나 달라지는지(KL 발산)와 가장 그럴듯한 토큰이 얼마나 자주 그대로인지를 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="28"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="29"/>
         <source>type</source>
         <translation>형식</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="29"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="30"/>
         <source>bytes/token</source>
         <translation>바이트/토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="30"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="31"/>
         <source>max context</source>
         <translation>최대 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="32"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="33"/>
         <source>quality*</source>
         <translation>품질*</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="32"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="33"/>
         <source>quality* (demo model&apos;s)</source>
         <translation>품질* (데모 모델 기준)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="45"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="46"/>
         <source>not for this model</source>
         <translation>이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="47"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="48"/>
         <source>KL %1, %2%</source>
         <translation>KL %1, %2%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="50"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="51"/>
         <source>KL 4e-8, 100%</source>
         <translation>KL 4e-8, 100%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="50"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="51"/>
         <source>baseline</source>
         <translation>기준</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="51"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="52"/>
         <source>KL 1.9e-5, 99.75%</source>
         <translation>KL 1.9e-5, 99.75%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="52"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="53"/>
         <source>KL 6.0e-3, 95.0%</source>
         <translation>KL 6.0e-3, 95.0%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="60"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="61"/>
         <source> tokens</source>
         <translation> 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="81"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="82"/>
         <source>max context: what fits in the available RAM, at most the trained context. </source>
         <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. </translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="83"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="84"/>
         <source>*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.</source>
         <translation>*이 모델에서 내장 텍스트 %1 토큰으로 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="84"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="85"/>
         <source>*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
         <translation>*데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="85"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="86"/>
         <source> Not yet measured on the loaded model: its own figures replace these when they are.</source>
         <translation> 불러온 모델에서는 아직 측정하지 않았습니다. 측정되면 그 값으로 바뀝니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="90"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="91"/>
         <source>How many conversations fit</source>
         <translation>몇 개의 대화가 들어가는가</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="91"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="92"/>
         <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
         <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="100"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="101"/>
         <source>Conversations of this length that would fit in the available memory: %1</source>
         <translation>사용 가능한 메모리에 들어가는 이 길이의 대화 수: %1</translation>
     </message>
@@ -1059,104 +1103,104 @@
 <context>
     <name>LocalServerSettings</name>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="24"/>
+        <location filename="../ui/LocalServerSettings.qml" line="25"/>
         <source>Local server</source>
         <translation>로컬 서버</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="29"/>
-        <location filename="../ui/LocalServerSettings.qml" line="36"/>
+        <location filename="../ui/LocalServerSettings.qml" line="32"/>
+        <location filename="../ui/LocalServerSettings.qml" line="39"/>
         <source>Serve the loaded model to other programs (OpenAI API)</source>
         <translation>불러온 모델을 다른 프로그램에 제공 (OpenAI API)</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="42"/>
+        <location filename="../ui/LocalServerSettings.qml" line="45"/>
         <source>address</source>
         <translation>주소</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="44"/>
+        <location filename="../ui/LocalServerSettings.qml" line="47"/>
         <source>Server address</source>
         <translation>서버 주소</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="45"/>
+        <location filename="../ui/LocalServerSettings.qml" line="48"/>
         <source>port</source>
         <translation>포트</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="48"/>
+        <location filename="../ui/LocalServerSettings.qml" line="51"/>
         <source>Server port</source>
         <translation>서버 포트</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="49"/>
+        <location filename="../ui/LocalServerSettings.qml" line="52"/>
         <source>sessions at once</source>
         <translation>동시 세션 수</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="51"/>
+        <location filename="../ui/LocalServerSettings.qml" line="54"/>
         <source>Sessions at once</source>
         <translation>동시 세션 수</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="52"/>
-        <location filename="../ui/LocalServerSettings.qml" line="56"/>
+        <location filename="../ui/LocalServerSettings.qml" line="55"/>
+        <location filename="../ui/LocalServerSettings.qml" line="59"/>
         <source>API key</source>
         <translation>API 키</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="56"/>
+        <location filename="../ui/LocalServerSettings.qml" line="59"/>
         <source>none</source>
         <translation>없음</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="57"/>
+        <location filename="../ui/LocalServerSettings.qml" line="60"/>
         <source>New</source>
         <translation>새로 만들기</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="58"/>
+        <location filename="../ui/LocalServerSettings.qml" line="61"/>
         <source>A new random key</source>
         <translation>새 임의 키</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="67"/>
+        <location filename="../ui/LocalServerSettings.qml" line="70"/>
         <source>⚠ Other machines on the network can reach this address. Set an API key.</source>
         <translation>⚠ 네트워크의 다른 컴퓨터가 이 주소에 접속할 수 있습니다. API 키를 설정하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="76"/>
+        <location filename="../ui/LocalServerSettings.qml" line="79"/>
         <source>Serve without a key anyway: anyone on the network can use the model and read what it is asked</source>
         <translation>키 없이 그래도 제공: 네트워크의 누구나 모델을 사용하고 질문 내용을 읽을 수 있습니다</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="87"/>
+        <location filename="../ui/LocalServerSettings.qml" line="90"/>
         <source>Serving %1 at %2%3</source>
         <translation>%1을(를) %2에서 제공 중%3</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="88"/>
+        <location filename="../ui/LocalServerSettings.qml" line="91"/>
         <source> (key required)</source>
         <translation> (키 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="90"/>
+        <location filename="../ui/LocalServerSettings.qml" line="93"/>
         <source>Off.</source>
         <translation>꺼짐.</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="104"/>
+        <location filename="../ui/LocalServerSettings.qml" line="107"/>
         <source>Copy URL</source>
         <translation>URL 복사</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="105"/>
+        <location filename="../ui/LocalServerSettings.qml" line="108"/>
         <source>Copy key</source>
         <translation>키 복사</translation>
     </message>
     <message>
-        <location filename="../ui/LocalServerSettings.qml" line="107"/>
+        <location filename="../ui/LocalServerSettings.qml" line="110"/>
         <source>Restart</source>
         <translation>다시 시작</translation>
     </message>
@@ -1164,175 +1208,150 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/Main.qml" line="103"/>
+        <location filename="../ui/Main.qml" line="131"/>
         <source>Open a GGUF model</source>
         <translation>GGUF 모델 열기</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="104"/>
+        <location filename="../ui/Main.qml" line="132"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 모델 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="104"/>
-        <location filename="../ui/Main.qml" line="110"/>
+        <location filename="../ui/Main.qml" line="132"/>
+        <location filename="../ui/Main.qml" line="139"/>
         <source>All files (*)</source>
         <translation>모든 파일 (*)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="109"/>
+        <location filename="../ui/Main.qml" line="138"/>
         <source>Attach a document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="110"/>
+        <location filename="../ui/Main.qml" line="139"/>
         <source>Documents (*.txt *.md *.markdown *.pdf)</source>
         <translation>문서 (*.txt *.md *.markdown *.pdf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="143"/>
+        <location filename="../ui/Main.qml" line="174"/>
         <source>Model</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="150"/>
+        <location filename="../ui/Main.qml" line="181"/>
         <source>file</source>
         <translation>파일</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="151"/>
+        <location filename="../ui/Main.qml" line="182"/>
         <source>architecture</source>
         <translation>아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="151"/>
+        <location filename="../ui/Main.qml" line="182"/>
         <source>, tokenizer </source>
         <translation>, 토크나이저 </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="152"/>
+        <location filename="../ui/Main.qml" line="183"/>
         <source>chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="153"/>
+        <location filename="../ui/Main.qml" line="184"/>
         <source>parameters</source>
         <translation>매개변수</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="154"/>
+        <location filename="../ui/Main.qml" line="185"/>
         <source>shape</source>
         <translation>구조</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="154"/>
+        <location filename="../ui/Main.qml" line="185"/>
         <source>%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7</source>
         <translation>레이어 %1개, 차원 %2, 헤드 %3개 / KV 헤드 %4개 × %5, FFN %6, 어휘 %7</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="157"/>
+        <location filename="../ui/Main.qml" line="188"/>
         <source>details</source>
         <translation>세부 사항</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="157"/>
+        <location filename="../ui/Main.qml" line="188"/>
         <source>RoPE %1 (scaling %2), FFN %3</source>
         <translation>RoPE %1 (스케일링 %2), FFN %3</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="158"/>
+        <location filename="../ui/Main.qml" line="189"/>
         <source>, score soft-cap %1</source>
         <translation>, 점수 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="159"/>
+        <location filename="../ui/Main.qml" line="190"/>
         <source>, logit soft-cap %1</source>
         <translation>, 로짓 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="160"/>
+        <location filename="../ui/Main.qml" line="191"/>
         <source>, %1 of %2 layers use a %3-token window</source>
         <translation>, 레이어 %2개 중 %1개가 %3 토큰 창 사용</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="161"/>
+        <location filename="../ui/Main.qml" line="192"/>
         <source>context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="161"/>
+        <location filename="../ui/Main.qml" line="192"/>
         <source>%1 tokens trained, %2 in use</source>
         <translation>학습 %1 토큰, 사용 중 %2</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="162"/>
+        <location filename="../ui/Main.qml" line="193"/>
         <source>tensor types</source>
         <translation>텐서 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="163"/>
+        <location filename="../ui/Main.qml" line="194"/>
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="164"/>
+        <location filename="../ui/Main.qml" line="195"/>
         <source>engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="344"/>
-        <source>Loading model… %1%</source>
-        <translation>모델 불러오는 중… %1%</translation>
-    </message>
-    <message>
-        <location filename="../ui/Main.qml" line="347"/>
-        <source>No model</source>
-        <translation>모델 없음</translation>
-    </message>
-    <message>
-        <location filename="../ui/Main.qml" line="359"/>
+        <location filename="../ui/Main.qml" line="414"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="371"/>
+        <location filename="../ui/Main.qml" line="57"/>
         <source>Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.</source>
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="381"/>
+        <location filename="../ui/Main.qml" line="427"/>
+        <source>Demo model: it does not chat</source>
+        <translation>데모 모델: 대화용이 아님</translation>
+    </message>
+    <message>
+        <location filename="../ui/Main.qml" line="438"/>
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="388"/>
-        <source>Open model…</source>
-        <translation>모델 열기…</translation>
-    </message>
-    <message>
-        <location filename="../ui/Main.qml" line="389"/>
-        <source>Open a GGUF model (Ctrl+O)</source>
-        <translation>GGUF 모델 열기 (Ctrl+O)</translation>
-    </message>
-    <message>
-        <location filename="../ui/Main.qml" line="396"/>
+        <location filename="../ui/Main.qml" line="445"/>
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="397"/>
+        <location filename="../ui/Main.qml" line="446"/>
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
-    </message>
-    <message>
-        <location filename="../ui/Main.qml" line="404"/>
-        <source>Recent</source>
-        <translation>최근</translation>
-    </message>
-    <message>
-        <location filename="../ui/Main.qml" line="405"/>
-        <source>Recent models</source>
-        <translation>최근 모델</translation>
     </message>
     <message>
         <location filename="../ui/Main.qml" line="457"/>
@@ -1346,7 +1365,7 @@
     </message>
     <message>
         <location filename="../ui/Main.qml" line="465"/>
-        <location filename="../app/testing/chat_state_probe.cpp" line="126"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="127"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
@@ -1379,32 +1398,32 @@
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="150"/>
+        <location filename="../ui/MemoryPanel.qml" line="184"/>
         <source>Last save appended %1 (%2 tokens)</source>
         <translation>마지막 저장: %1 추가 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="142"/>
+        <location filename="../ui/MemoryPanel.qml" line="176"/>
         <source>All snapshots: %1 of %2 budget</source>
         <translation>모든 스냅숏: 예산 %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="143"/>
+        <location filename="../ui/MemoryPanel.qml" line="177"/>
         <source>All snapshots: %1 (no budget)</source>
         <translation>모든 스냅숏: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="174"/>
+        <location filename="../ui/MemoryPanel.qml" line="139"/>
         <source>Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9</source>
         <translation>두 세션이 가중치(%1)를 함께 씁니다: 채팅 KV %2 (%3 토큰) · 요약 작업 KV %4 (%5 토큰) · 합계 %6 / %7 %8 · 더 큰 쪽 크기로 들어가는 세션 수: %9</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="177"/>
+        <location filename="../ui/MemoryPanel.qml" line="142"/>
         <source>KV budget</source>
         <translation>KV 예산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="177"/>
+        <location filename="../ui/MemoryPanel.qml" line="142"/>
         <source>available</source>
         <translation>사용 가능</translation>
     </message>
@@ -1419,67 +1438,62 @@
         <translation>불러온 모델이 없습니다. GGUF 모델(Ctrl+O)이나 “최근” 아래의 데모 모델을 열면 가중치와 이 대화의 메모리가 컴퓨터를 어떻게 나눠 쓰는지 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="87"/>
-        <source>Last reply: —</source>
-        <translation>마지막 답변: —</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="88"/>
+        <location filename="../ui/MemoryPanel.qml" line="100"/>
         <source>Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed</source>
         <translation>마지막 답변 (%5 KV): %1 토큰/초 · 첫 토큰까지 %2 ms · 프롬프트 토큰 %4개 중 %3개 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="106"/>
+        <location filename="../ui/MemoryPanel.qml" line="118"/>
         <source>Its reasoning: %1 tokens, %2 of KV</source>
         <translation>추론: 토큰 %1개, KV %2</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="108"/>
+        <location filename="../ui/MemoryPanel.qml" line="121"/>
         <source>freed at its prompt: %1 (%2 tokens the cache held past the first changed token, earlier reasoning among them)</source>
         <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개, 이전 추론 포함)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="113"/>
+        <location filename="../ui/MemoryPanel.qml" line="123"/>
+        <source>freed at its prompt: %1 (%2 tokens the cache held past the first changed token)</source>
+        <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="149"/>
         <source>Snapshot on disk</source>
         <translation>디스크의 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="114"/>
+        <location filename="../ui/MemoryPanel.qml" line="150"/>
         <source>After each reply the conversation&apos;s KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.</source>
         <translation>답변이 끝날 때마다 대화의 KV 캐시를 디스크에 저장해 두어, 나중에 대화를 다시 열 때 앞선 토큰을 모두 다시 계산하지 않고 복원합니다. 이 줄은 이 대화에서 마지막으로 일어난 일을 알려 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="125"/>
+        <location filename="../ui/MemoryPanel.qml" line="160"/>
         <source>Nothing saved or restored yet for this conversation.</source>
         <translation>이 대화에서는 아직 저장하거나 복원한 것이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="127"/>
+        <location filename="../ui/MemoryPanel.qml" line="162"/>
         <source>Details: %1</source>
         <translation>자세히: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="140"/>
-        <source>All snapshots: —</source>
-        <translation>모든 스냅숏: —</translation>
-    </message>
-    <message>
-        <location filename="../ui/MemoryPanel.qml" line="144"/>
+        <location filename="../ui/MemoryPanel.qml" line="178"/>
         <source> · %1 least recently used removed</source>
         <translation> · 가장 오래 쓰지 않은 %1 삭제됨</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="146"/>
+        <location filename="../ui/MemoryPanel.qml" line="180"/>
         <source>This conversation&apos;s snapshot: %1</source>
         <translation>이 대화의 스냅숏: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="146"/>
+        <location filename="../ui/MemoryPanel.qml" line="180"/>
         <source>This conversation has no snapshot yet.</source>
         <translation>이 대화에는 아직 스냅숏이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="149"/>
+        <location filename="../ui/MemoryPanel.qml" line="183"/>
         <source>Last save rewrote the whole file: %1 (%2)</source>
         <translation>마지막 저장에서 파일 전체를 다시 썼습니다: %1 (%2)</translation>
     </message>
@@ -1487,269 +1501,299 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="158"/>
+        <location filename="../ui/MessageBubble.qml" line="170"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="160"/>
+        <location filename="../ui/MessageBubble.qml" line="172"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="162"/>
+        <location filename="../ui/MessageBubble.qml" line="174"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="349"/>
-        <location filename="../ui/MessageBubble.qml" line="356"/>
+        <location filename="../ui/MessageBubble.qml" line="361"/>
+        <location filename="../ui/MessageBubble.qml" line="368"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="354"/>
+        <location filename="../ui/MessageBubble.qml" line="366"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="356"/>
+        <location filename="../ui/MessageBubble.qml" line="368"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="413"/>
+        <location filename="../ui/MessageBubble.qml" line="427"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="415"/>
+        <location filename="../ui/MessageBubble.qml" line="429"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="427"/>
-        <location filename="../ui/MessageBubble.qml" line="501"/>
+        <location filename="../ui/MessageBubble.qml" line="441"/>
+        <location filename="../ui/MessageBubble.qml" line="515"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="430"/>
+        <location filename="../ui/MessageBubble.qml" line="444"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="504"/>
+        <location filename="../ui/MessageBubble.qml" line="518"/>
         <source>Write this reply again as a new branch: the messages after it stay on the other branch (‹ ›)</source>
         <translation>이 답변을 새 분기로 다시 씁니다: 그 뒤의 메시지는 다른 분기에 남습니다 (‹ ›)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="414"/>
+        <location filename="../ui/MessageBubble.qml" line="428"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="79"/>
+        <location filename="../ui/MessageBubble.qml" line="83"/>
         <source>Thinking…</source>
         <translation>생각하는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="81"/>
+        <location filename="../ui/MessageBubble.qml" line="85"/>
         <source>Thinking</source>
         <translation>생각</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="82"/>
+        <location filename="../ui/MessageBubble.qml" line="86"/>
         <source>Thought for %1 s · %2 tokens</source>
         <translation>%1초 동안 생각 · 토큰 %2개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="84"/>
+        <location filename="../ui/MessageBubble.qml" line="88"/>
         <source> · %1 of KV</source>
         <translation> · KV %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="85"/>
+        <location filename="../ui/MessageBubble.qml" line="89"/>
         <source> · not finished</source>
         <translation> · 끝나지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="274"/>
+        <location filename="../ui/MessageBubble.qml" line="94"/>
+        <source>No answer yet: the reply reached the length limit while still reasoning.</source>
+        <translation>아직 답이 없습니다: 추론하는 도중에 답변이 길이 제한에 도달했습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="95"/>
+        <source>No answer yet: the context filled up while the model was still reasoning.</source>
+        <translation>아직 답이 없습니다: 모델이 추론하는 도중에 컨텍스트가 가득 찼습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="96"/>
+        <source>No answer yet: the reply was stopped while still reasoning.</source>
+        <translation>아직 답이 없습니다: 추론하는 도중에 답변이 중지되었습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="97"/>
+        <source>No answer yet: the app closed while the model was still reasoning.</source>
+        <translation>아직 답이 없습니다: 모델이 추론하는 도중에 앱이 종료되었습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="98"/>
+        <source>No answer yet: the reply ended while still reasoning.</source>
+        <translation>아직 답이 없습니다: 추론하는 도중에 답변이 끝났습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="286"/>
         <source>Fold the model&apos;s reasoning</source>
         <translation>모델의 추론 접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="274"/>
+        <location filename="../ui/MessageBubble.qml" line="286"/>
         <source>Show the model&apos;s reasoning</source>
         <translation>모델의 추론 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="277"/>
+        <location filename="../ui/MessageBubble.qml" line="289"/>
         <source>The model&apos;s reasoning before its answer (Ctrl+Shift+T opens or folds the last one&apos;s). Templates that leave it out of later turns (Qwen 3, DeepSeek-R1) free its KV at the next message.</source>
         <translation>답하기 전 모델의 추론입니다 (Ctrl+Shift+T로 마지막 답의 추론을 열거나 접습니다). 이후 차례에서 추론을 빼는 템플릿(Qwen 3, DeepSeek-R1)은 다음 메시지에서 그 KV를 해제합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="349"/>
+        <location filename="../ui/MessageBubble.qml" line="361"/>
         <source> (continued)</source>
         <translation> (이어짐)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="393"/>
+        <location filename="../ui/MessageBubble.qml" line="405"/>
         <source>This message is too long to edit here (%1 characters; up to %2 can be). Copy it, shorten it, and send it as a new message.</source>
         <translation>이 메시지는 여기서 편집하기에 너무 깁니다(%1자, 최대 %2자까지 가능). 복사해서 줄인 뒤 새 메시지로 보내세요.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="419"/>
+        <location filename="../ui/MessageBubble.qml" line="433"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="422"/>
+        <location filename="../ui/MessageBubble.qml" line="436"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="446"/>
+        <location filename="../ui/MessageBubble.qml" line="460"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="447"/>
+        <location filename="../ui/MessageBubble.qml" line="461"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="450"/>
+        <location filename="../ui/MessageBubble.qml" line="464"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="458"/>
+        <location filename="../ui/MessageBubble.qml" line="472"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="458"/>
+        <location filename="../ui/MessageBubble.qml" line="472"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="470"/>
+        <location filename="../ui/MessageBubble.qml" line="484"/>
         <source>Previous branch</source>
         <translation>이전 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="472"/>
+        <location filename="../ui/MessageBubble.qml" line="486"/>
         <source>Previous branch (Alt+Left switches the last message that has branches)</source>
         <translation>이전 분기 (Alt+Left는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="478"/>
+        <location filename="../ui/MessageBubble.qml" line="492"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="479"/>
+        <location filename="../ui/MessageBubble.qml" line="493"/>
         <source>Branch %1 of %2</source>
         <translation>분기 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="484"/>
+        <location filename="../ui/MessageBubble.qml" line="498"/>
         <source>Next branch</source>
         <translation>다음 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="486"/>
+        <location filename="../ui/MessageBubble.qml" line="500"/>
         <source>Next branch (Alt+Right switches the last message that has branches)</source>
         <translation>다음 분기 (Alt+Right는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="495"/>
+        <location filename="../ui/MessageBubble.qml" line="509"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="441"/>
+        <location filename="../ui/MessageBubble.qml" line="455"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="443"/>
+        <location filename="../ui/MessageBubble.qml" line="457"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="509"/>
+        <location filename="../ui/MessageBubble.qml" line="523"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="512"/>
+        <location filename="../ui/MessageBubble.qml" line="526"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="516"/>
+        <location filename="../ui/MessageBubble.qml" line="530"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="519"/>
+        <location filename="../ui/MessageBubble.qml" line="533"/>
+        <source>Copies the reasoning (there is no answer yet)</source>
+        <translation>추론을 복사합니다 (아직 답이 없습니다)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MessageBubble.qml" line="534"/>
         <source>Copies the answer (not the reasoning)</source>
         <translation>답을 복사합니다 (추론은 제외)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="525"/>
+        <location filename="../ui/MessageBubble.qml" line="541"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="527"/>
+        <location filename="../ui/MessageBubble.qml" line="543"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="529"/>
+        <location filename="../ui/MessageBubble.qml" line="545"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="203"/>
+        <location filename="../ui/MessageBubble.qml" line="215"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="204"/>
+        <location filename="../ui/MessageBubble.qml" line="216"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="231"/>
+        <location filename="../ui/MessageBubble.qml" line="243"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="235"/>
+        <location filename="../ui/MessageBubble.qml" line="247"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="237"/>
+        <location filename="../ui/MessageBubble.qml" line="249"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="242"/>
+        <location filename="../ui/MessageBubble.qml" line="254"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="244"/>
+        <location filename="../ui/MessageBubble.qml" line="256"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="246"/>
+        <location filename="../ui/MessageBubble.qml" line="258"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -1757,77 +1801,98 @@
 <context>
     <name>ModelLibrary</name>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="48"/>
+        <location filename="../ui/ModelLibrary.qml" line="59"/>
         <source>Cannot be read: %1</source>
         <translation>읽을 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="49"/>
+        <location filename="../ui/ModelLibrary.qml" line="60"/>
         <source>%1 · %2 · %3 · trained on %4 tokens</source>
         <translation>%1 · %2 · %3 · %4 토큰으로 학습</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="50"/>
+        <location filename="../ui/ModelLibrary.qml" line="61"/>
         <source>unknown architecture</source>
         <translation>알 수 없는 아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="62"/>
-        <source>The model files in %1 and the models opened before. ↑ ↓ choose, Enter opens, Delete removes from disk.</source>
-        <translation>%1의 모델 파일과 전에 연 모델입니다. ↑ ↓ 선택, Enter 열기, Delete 디스크에서 삭제.</translation>
+        <location filename="../ui/ModelLibrary.qml" line="73"/>
+        <source>The model files in %1 and the models opened before. ↑ ↓ choose, Enter opens, Delete removes a file of that folder from disk or takes another off the list.</source>
+        <translation>%1의 모델 파일과 전에 연 모델입니다. ↑ ↓ 선택, Enter 열기, Delete는 그 폴더의 파일이면 디스크에서 삭제하고 다른 파일이면 목록에서 뺍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="85"/>
+        <location filename="../ui/ModelLibrary.qml" line="96"/>
         <source>No model files yet: download one from the Hub tab, or open one with Ctrl+O.</source>
         <translation>아직 모델 파일이 없습니다: 허브 탭에서 내려받거나 Ctrl+O로 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="99"/>
+        <location filename="../ui/ModelLibrary.qml" line="110"/>
         <source>My models</source>
         <translation>내 모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="127"/>
+        <location filename="../ui/ModelLibrary.qml" line="138"/>
         <source> (loaded)</source>
         <translation> (불러옴)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="150"/>
+        <location filename="../ui/ModelLibrary.qml" line="161"/>
         <source>Last used: %1 · %2</source>
         <translation>마지막 사용: %1 · %2</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="154"/>
+        <location filename="../ui/ModelLibrary.qml" line="165"/>
         <source>Open</source>
         <translation>열기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="159"/>
+        <location filename="../ui/ModelLibrary.qml" line="170"/>
         <source>Show in folder</source>
         <translation>폴더에서 보기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="163"/>
+        <location filename="../ui/ModelLibrary.qml" line="175"/>
         <source>Remove from disk…</source>
         <translation>디스크에서 삭제…</translation>
     </message>
     <message>
+        <location filename="../ui/ModelLibrary.qml" line="180"/>
+        <location filename="../ui/ModelLibrary.qml" line="221"/>
+        <source>Forget</source>
+        <translation>목록에서 빼기</translation>
+    </message>
+    <message>
         <location filename="../ui/ModelLibrary.qml" line="181"/>
+        <source>Takes it off the list; the file stays on disk.</source>
+        <translation>목록에서 뺍니다. 파일은 디스크에 그대로 남습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="202"/>
         <source>Remove from disk?</source>
         <translation>디스크에서 삭제할까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="191"/>
+        <location filename="../ui/ModelLibrary.qml" line="202"/>
+        <source>Forget this model?</source>
+        <translation>이 모델을 목록에서 뺄까요?</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="213"/>
+        <source>Forget takes %1 off the list; the file stays on disk.</source>
+        <translation>“목록에서 빼기”는 %1을(를) 목록에서만 빼고, 파일은 디스크에 그대로 둡니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelLibrary.qml" line="214"/>
         <source>Remove %1 (%2) from disk? The file is deleted; this cannot be undone.</source>
         <translation>%1(%2)을(를) 디스크에서 삭제할까요? 파일이 지워지며 되돌릴 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="198"/>
+        <location filename="../ui/ModelLibrary.qml" line="221"/>
         <source>Remove from disk</source>
         <translation>디스크에서 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/ModelLibrary.qml" line="207"/>
+        <location filename="../ui/ModelLibrary.qml" line="234"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -1835,60 +1900,228 @@
 <context>
     <name>ModelLibraryFacts</name>
     <message>
-        <location filename="../app/library/model_library.cpp" line="28"/>
+        <location filename="../app/library/model_library.cpp" line="50"/>
         <source>the file is not there</source>
         <translation>파일이 없습니다</translation>
     </message>
     <message>
-        <location filename="../app/library/model_library.cpp" line="100"/>
+        <location filename="../app/library/model_library.cpp" line="136"/>
+        <source>%1 is the demo model that comes with kvchat: kvchat does not delete it. Use Forget to take it off the list.</source>
+        <translation>%1은(는) kvchat에 함께 들어 있는 데모 모델이라 kvchat이 삭제하지 않습니다. 목록에서 없애려면 “목록에서 빼기”를 누르세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library.cpp" line="146"/>
+        <source>%1 is a file outside kvchat&apos;s models folder (%2) that a link there points to: kvchat deletes neither the link nor the file. Delete the link yourself to take it off the list.</source>
+        <translation>%1은(는) kvchat 모델 폴더(%2) 밖에 있는 파일로, 그 폴더 안의 링크가 가리키고 있습니다. kvchat은 링크도 파일도 삭제하지 않습니다. 목록에서 없애려면 링크를 직접 지우세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library.cpp" line="152"/>
+        <source>%1 is not in kvchat&apos;s models folder (%2): kvchat only deletes files it downloaded or that you moved there. Use Forget to take it off the list.</source>
+        <translation>%1은(는) kvchat 모델 폴더(%2)에 있지 않습니다. kvchat은 직접 내려받았거나 사용자가 그 폴더로 옮긴 파일만 삭제합니다. 목록에서 없애려면 “목록에서 빼기”를 누르세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library.cpp" line="161"/>
         <source>%1 is the model loaded now: open another model first, then remove it.</source>
         <translation>%1은(는) 지금 불러온 모델입니다: 다른 모델을 먼저 연 뒤 삭제하세요.</translation>
     </message>
     <message>
-        <location filename="../app/library/model_library.cpp" line="105"/>
+        <location filename="../app/library/model_library.cpp" line="133"/>
         <source>%1 is not there any more.</source>
         <translation>%1이(가) 더 이상 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/library/model_library.cpp" line="109"/>
+        <location filename="../app/library/model_library.cpp" line="181"/>
         <source>%1 could not be removed: %2</source>
         <translation>%1을(를) 삭제할 수 없습니다: %2</translation>
     </message>
 </context>
 <context>
+    <name>ModelPicker</name>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="33"/>
+        <source>Loading model… %1%</source>
+        <translation>모델 불러오는 중… %1%</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="34"/>
+        <source>No model</source>
+        <translation>모델 없음</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="44"/>
+        <source>Model: %1</source>
+        <translation>모델: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="45"/>
+        <source>Choose a model and its load options (Ctrl+O)</source>
+        <translation>모델과 불러오기 옵션 고르기 (Ctrl+O)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="87"/>
+        <source>My models</source>
+        <translation>내 모델</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="89"/>
+        <source>No model files in %1 yet: the Models page (Ctrl+Shift+M) downloads them.</source>
+        <translation>%1에 아직 모델 파일이 없습니다. 모델 페이지(Ctrl+Shift+M)에서 내려받을 수 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="91"/>
+        <source>Recent</source>
+        <translation>최근</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="142"/>
+        <source>Cannot be read: %1</source>
+        <translation>읽을 수 없음: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="145"/>
+        <source>kvchat cannot run it</source>
+        <translation>kvchat에서 실행할 수 없음</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="146"/>
+        <source>Fits: %1 at %2 tokens of %3, %4 free</source>
+        <translation>들어감: %2 토큰 %3에서 %1, 여유 %4</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="146"/>
+        <source>Does not fit: %1 at %2 tokens of %3, %4 free</source>
+        <translation>들어가지 않음: %2 토큰 %3에서 %1, 여유 %4</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="205"/>
+        <source>Models to load</source>
+        <translation>불러올 모델</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="243"/>
+        <source>Load %1</source>
+        <translation>%1 불러오기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="257"/>
+        <source>Context (tokens)</source>
+        <translation>컨텍스트 (토큰)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="265"/>
+        <source>Context length in tokens</source>
+        <translation>토큰 단위 컨텍스트 길이</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="267"/>
+        <location filename="../ui/ModelPicker.qml" line="272"/>
+        <source>KV type</source>
+        <translation>KV 형식</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="274"/>
+        <source>GPU layers</source>
+        <translation>GPU 레이어</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="282"/>
+        <source>auto</source>
+        <translation>자동</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="284"/>
+        <source>GPU layers (auto: as many as fit)</source>
+        <translation>GPU 레이어 (자동: 들어가는 만큼)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="286"/>
+        <location filename="../ui/ModelPicker.qml" line="293"/>
+        <source>When the context is full</source>
+        <translation>컨텍스트가 가득 차면</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="292"/>
+        <source>drop the oldest turns</source>
+        <translation>가장 오래된 차례 버리기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="292"/>
+        <source>shift out the oldest half</source>
+        <translation>가장 오래된 절반 밀어내기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="292"/>
+        <source>stop and ask</source>
+        <translation>멈추고 묻기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="310"/>
+        <source>KV cache = 2 (keys and values) × %1 layers × %2 tokens × %3 KV heads × %4 values per head, in %5: %6</source>
+        <translation>KV 캐시 = 2 (키와 값) × 레이어 %1개 × 토큰 %2개 × KV 헤드 %3개 × 헤드당 값 %4개, %5 형식: %6</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="318"/>
+        <source>Load</source>
+        <translation>불러오기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="325"/>
+        <source>Back</source>
+        <translation>뒤로</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPickerRow</name>
+    <message>
+        <location filename="../ui/ModelPickerRow.qml" line="44"/>
+        <source>Open file…</source>
+        <translation>파일 열기…</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPickerRow.qml" line="45"/>
+        <source> (loaded)</source>
+        <translation> (불러옴)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPickerRow.qml" line="56"/>
+        <source>A GGUF model anywhere on this computer; its load options come next.</source>
+        <translation>이 컴퓨터 어디에 있든 GGUF 모델을 엽니다. 다음 단계에서 불러오기 옵션을 고릅니다.</translation>
+    </message>
+</context>
+<context>
     <name>ModelSettings</name>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="68"/>
+        <location filename="../app/settings/model_settings.cpp" line="70"/>
         <source>%1 is not a KV type (f32, f16, q8_0 or q4_0).</source>
         <translation>%1은(는) KV 형식이 아닙니다 (f32, f16, q8_0, q4_0).</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="72"/>
+        <location filename="../app/settings/model_settings.cpp" line="74"/>
         <source>%1 stores keys in blocks of %2 values, but this model&apos;s heads have %3 (head_dim %3 is not a multiple of %2): it cannot be used with this model.</source>
         <translation>%1은(는) 키를 값 %2개 단위의 블록으로 저장하지만, 이 모델의 헤드는 값이 %3개입니다 (head_dim %3이(가) %2의 배수가 아님). 이 모델에서는 쓸 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="80"/>
+        <location filename="../app/settings/model_settings.cpp" line="82"/>
         <source>The context cannot be negative (0 = the trained length).</source>
         <translation>컨텍스트는 음수일 수 없습니다 (0 = 학습 길이).</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="83"/>
+        <location filename="../app/settings/model_settings.cpp" line="85"/>
         <source>A context of %1 tokens is longer than the %2 this model was trained for: past %2 it sees positions it never learned, and replies usually turn to noise.</source>
         <translation>%1 토큰의 컨텍스트는 이 모델이 학습한 %2 토큰보다 깁니다. %2 토큰을 넘어서면 학습한 적 없는 위치를 보게 되어 답변이 대개 무의미해집니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="201"/>
+        <location filename="../app/settings/model_settings.cpp" line="207"/>
         <source>Balanced</source>
         <translation>균형</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="204"/>
+        <location filename="../app/settings/model_settings.cpp" line="210"/>
         <source>Precise (factual, repeatable)</source>
         <translation>정확 (사실적, 재현 가능)</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="206"/>
+        <location filename="../app/settings/model_settings.cpp" line="212"/>
         <source>Creative (varied)</source>
         <translation>창의적 (다양함)</translation>
     </message>
@@ -1916,203 +2149,223 @@
         <translation>헤더 읽는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="45"/>
+        <location filename="../ui/ModelsPage.qml" line="46"/>
         <source>Fit unknown: %1</source>
         <translation>들어갈지 알 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="48"/>
+        <location filename="../ui/ModelsPage.qml" line="49"/>
         <source>kvchat cannot run it: %1</source>
         <translation>kvchat에서 실행할 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="50"/>
+        <location filename="../ui/ModelsPage.qml" line="51"/>
         <source>Does not fit: the weights alone need %1, %2 free</source>
         <translation>들어가지 않음: 가중치만 %1 필요, 여유 %2</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="51"/>
+        <location filename="../ui/ModelsPage.qml" line="52"/>
         <source>Fits</source>
         <translation>들어감</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="51"/>
+        <location filename="../ui/ModelsPage.qml" line="52"/>
         <source>Does not fit at this context</source>
         <translation>이 컨텍스트에서는 들어가지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="52"/>
+        <location filename="../ui/ModelsPage.qml" line="53"/>
         <source>: %1 weights + %2 KV at %3 tokens (%4) of %5 free; the longest context that fits: %6 tokens; %7 such conversations side by side</source>
         <translation>: 가중치 %1 + %3 토큰의 KV %2 (%4), 여유 %5 중; 들어가는 가장 긴 컨텍스트: %6 토큰; 이런 대화를 동시에 %7개</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="110"/>
+        <location filename="../ui/ModelsPage.qml" line="67"/>
+        <source>From the catalog: the file alone (%1) fits in the %2 free; the KV cache is counted once its header can be read</source>
+        <translation>카탈로그 기준: 파일만으로는(%1) 여유 %2에 들어갑니다. KV 캐시는 헤더를 읽을 수 있게 되면 계산됩니다</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="69"/>
+        <source>From the catalog: the file alone (%1) does not fit in the %2 free</source>
+        <translation>카탈로그 기준: 파일만으로도(%1) 여유 %2에 들어가지 않습니다</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="119"/>
         <source>Models</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="111"/>
-        <location filename="../ui/ModelsPage.qml" line="138"/>
+        <location filename="../ui/ModelsPage.qml" line="120"/>
+        <location filename="../ui/ModelsPage.qml" line="147"/>
         <source>Hub</source>
         <translation>Hub</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="119"/>
+        <location filename="../ui/ModelsPage.qml" line="128"/>
         <source>The Hub&apos;s address (from %1). Empty: HF_ENDPOINT, else https://huggingface.co; plain http only to this computer. Enter saves it.</source>
         <translation>Hub 주소 (%1에서 가져옴). 비워 두면 HF_ENDPOINT, 없으면 https://huggingface.co를 씁니다. 일반 http는 이 컴퓨터로만 허용됩니다. Enter를 누르면 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="127"/>
+        <location filename="../ui/ModelsPage.qml" line="136"/>
         <source>models go to %1</source>
         <translation>모델 저장 위치: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="129"/>
+        <location filename="../ui/ModelsPage.qml" line="138"/>
         <source>Close</source>
         <translation>닫기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="166"/>
+        <location filename="../ui/ModelsPage.qml" line="175"/>
         <source>Will it fit? Context</source>
         <translation>들어갈까? 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="173"/>
+        <location filename="../ui/ModelsPage.qml" line="182"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="183"/>
+        <location filename="../ui/ModelsPage.qml" line="192"/>
         <source>free GPU memory now: %1</source>
         <translation>현재 여유 GPU 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="184"/>
+        <location filename="../ui/ModelsPage.qml" line="193"/>
         <source>free memory now: %1</source>
         <translation>현재 여유 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="190"/>
+        <location filename="../ui/ModelsPage.qml" line="199"/>
         <source>access token set</source>
         <translation>액세스 토큰 설정됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="190"/>
+        <location filename="../ui/ModelsPage.qml" line="199"/>
         <source>access token (gated models)</source>
         <translation>액세스 토큰 (접근 제한 모델)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="193"/>
+        <location filename="../ui/ModelsPage.qml" line="202"/>
         <source>Kept in memory only, never saved nor logged; HF_TOKEN is read at start.</source>
         <translation>메모리에만 보관하며 저장하거나 기록하지 않습니다. HF_TOKEN은 시작할 때 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="209"/>
+        <location filename="../ui/ModelsPage.qml" line="218"/>
         <source>Search the Hub for GGUF models (Enter)</source>
         <translation>Hub에서 GGUF 모델 검색 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/HubListHeader.qml" line="14"/>
+        <location filename="../ui/HubListHeader.qml" line="15"/>
         <source>Search results</source>
         <translation>검색 결과</translation>
     </message>
     <message>
-        <location filename="../ui/HubListHeader.qml" line="15"/>
+        <location filename="../ui/HubListHeader.qml" line="16"/>
         <source>Catalog (sizes approximate)</source>
         <translation>카탈로그 (크기는 대략적)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="233"/>
+        <location filename="../ui/HubListHeader.qml" line="17"/>
+        <source>Catalog</source>
+        <translation>카탈로그</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="243"/>
         <source> (gated: needs a token)</source>
         <translation> (접근 제한: 토큰 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="234"/>
+        <location filename="../ui/ModelsPage.qml" line="244"/>
         <source>%1 downloads</source>
         <translation>다운로드 %1회</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="245"/>
+        <location filename="../ui/ModelsPage.qml" line="255"/>
         <source>Choose a model on the left</source>
         <translation>왼쪽에서 모델을 선택하세요</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="284"/>
+        <location filename="../ui/ModelsPage.qml" line="272"/>
+        <source>Try again</source>
+        <translation>다시 시도</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="313"/>
         <source>%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6</source>
         <translation>%1, 레이어 %2개, KV 헤드 %3개 × %4, %5 토큰으로 학습; 텐서: %6</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="299"/>
+        <location filename="../ui/ModelsPage.qml" line="328"/>
         <source>Will it fit?</source>
         <translation>들어갈까?</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="303"/>
+        <location filename="../ui/ModelsPage.qml" line="332"/>
         <source>Downloaded</source>
         <translation>다운로드됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="303"/>
+        <location filename="../ui/ModelsPage.qml" line="332"/>
         <source>Download</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="307"/>
+        <location filename="../ui/ModelsPage.qml" line="336"/>
         <source>Ctrl+Shift+D downloads the selected file</source>
         <translation>Ctrl+Shift+D로 선택한 파일을 다운로드합니다</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="315"/>
+        <location filename="../ui/ModelsPage.qml" line="344"/>
         <source>Downloads</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="349"/>
+        <location filename="../ui/ModelsPage.qml" line="378"/>
         <source>%1 of %2 · %3/s · %4 left</source>
         <translation>%1 / %2 · %3/s · %4 남음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="353"/>
+        <location filename="../ui/ModelsPage.qml" line="382"/>
         <source>Downloaded, SHA-256 verified, opened</source>
         <translation>다운로드, SHA-256 확인, 열기 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="368"/>
+        <location filename="../ui/ModelsPage.qml" line="397"/>
         <source>Pause</source>
         <translation>일시 중지</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="373"/>
+        <location filename="../ui/ModelsPage.qml" line="402"/>
         <source>Resume</source>
         <translation>이어서 하기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="378"/>
+        <location filename="../ui/ModelsPage.qml" line="407"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="59"/>
+        <location filename="../ui/ModelsPage.qml" line="60"/>
         <source> (%1 tokens is the context it was trained on, used instead of the %2 asked for)</source>
         <translation> (%1 토큰은 이 모델이 학습된 컨텍스트로, 요청한 %2 대신 쓰입니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="342"/>
+        <location filename="../ui/ModelsPage.qml" line="371"/>
         <source>Download finished</source>
         <translation>다운로드 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="342"/>
+        <location filename="../ui/ModelsPage.qml" line="371"/>
         <source>Download progress</source>
         <translation>다운로드 진행률</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="140"/>
+        <location filename="../ui/ModelsPage.qml" line="149"/>
         <source>My models</source>
         <translation>내 모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="143"/>
+        <location filename="../ui/ModelsPage.qml" line="152"/>
         <source>The model files on this computer (Ctrl+PgDown / Ctrl+PgUp switch tabs)</source>
         <translation>이 컴퓨터의 모델 파일 (Ctrl+PgDown / Ctrl+PgUp으로 탭 전환)</translation>
     </message>
@@ -2189,32 +2442,32 @@
 <context>
     <name>RemoteHeader</name>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="58"/>
+        <location filename="../app/hub/remote_header.cpp" line="59"/>
         <source>The server sent another byte range than asked for %1.</source>
         <translation>서버가 %1에 대해 요청과 다른 바이트 범위를 보냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="104"/>
+        <location filename="../app/hub/remote_header.cpp" line="105"/>
         <source>The server did not say how large %1 is.</source>
         <translation>서버가 %1의 크기를 알려 주지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="118"/>
+        <location filename="../app/hub/remote_header.cpp" line="119"/>
         <source>The server sent %1 of %2 bytes of %3.</source>
         <translation>서버가 %3의 %2바이트 중 %1바이트를 보냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="133"/>
+        <location filename="../app/hub/remote_header.cpp" line="134"/>
         <source>%1 is not a GGUF kvchat can read: %2</source>
         <translation>%1은(는) kvchat이 읽을 수 있는 GGUF가 아닙니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="151"/>
-        <source>The GGUF header of %1 is larger than %2 MiB: kvchat does not read it.</source>
-        <translation>%1의 GGUF 헤더가 %2 MiB보다 큽니다. kvchat은 이 헤더를 읽지 않습니다.</translation>
+        <location filename="../app/hub/remote_header.cpp" line="152"/>
+        <source>The GGUF header of %1 is larger than %2: kvchat does not read it.</source>
+        <translation>%1의 GGUF 헤더가 %2보다 큽니다. kvchat은 이 헤더를 읽지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/hub/remote_header.cpp" line="171"/>
+        <location filename="../app/hub/remote_header.cpp" line="170"/>
         <source>The connection broke off %1 times while reading the header of %2 (%3 of the %4 bytes asked for had arrived): giving up; try again later. The last time: %5</source>
         <translation>%2의 헤더를 읽는 동안 연결이 %1번 끊겼습니다(요청한 %4바이트 중 %3바이트가 도착함). 중단합니다. 나중에 다시 시도하세요. 마지막 오류: %5</translation>
     </message>
@@ -2233,354 +2486,615 @@
     </message>
 </context>
 <context>
+    <name>ServerIndicator</name>
+    <message>
+        <location filename="../ui/ServerIndicator.qml" line="18"/>
+        <source>Server on · %1 busy</source>
+        <translation>서버 켜짐 · %1개 작업 중</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerIndicator.qml" line="19"/>
+        <source>Server not serving</source>
+        <translation>서버가 제공하지 않음</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerIndicator.qml" line="20"/>
+        <source>Server off</source>
+        <translation>서버 꺼짐</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerIndicator.qml" line="26"/>
+        <source>Local server at %1. Click for its sessions and requests.</source>
+        <translation>로컬 서버 주소: %1. 클릭하면 세션과 요청을 볼 수 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerIndicator.qml" line="28"/>
+        <source>The local server is off. Click for the server view.</source>
+        <translation>로컬 서버가 꺼져 있습니다. 클릭하면 서버 화면을 엽니다.</translation>
+    </message>
+</context>
+<context>
+    <name>ServerRequestLog</name>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="16"/>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="21"/>
+        <source>time</source>
+        <translation>시각</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="22"/>
+        <source>route</source>
+        <translation>경로</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="23"/>
+        <source>status</source>
+        <translation>상태</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="24"/>
+        <source>tokens in → out</source>
+        <translation>토큰 입력 → 출력</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="25"/>
+        <source>duration</source>
+        <translation>소요 시간</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="26"/>
+        <source>client</source>
+        <translation>클라이언트</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="38"/>
+        <source>Requests to the local server</source>
+        <translation>로컬 서버에 온 요청</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="46"/>
+        <source>No request yet.</source>
+        <translation>아직 요청이 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="56"/>
+        <source>status %1</source>
+        <translation>상태 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerRequestLog.qml" line="67"/>
+        <source>%1 ms</source>
+        <translation>%1ms</translation>
+    </message>
+</context>
+<context>
     <name>ServerUsers</name>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="20"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="21"/>
         <source>Local server: its users</source>
         <translation>로컬 서버: 사용자</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="21"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="22"/>
         <source>Each program talking to the local server gets a session of its own: its own KV cache over the same weights, growing with its conversation, kept while idle so a follow-up reuses it. Sessions whose prompts begin alike (a system prompt, a document) hold those KV blocks once. The last line divides the memory left by the average session&apos;s KV.</source>
         <translation>로컬 서버와 대화하는 프로그램마다 자기 세션을 받습니다. 같은 가중치 위에 자기 KV 캐시가 있고, 대화와 함께 커지며, 쉬는 동안에도 남아 있어 이어지는 요청이 다시 씁니다. 프롬프트의 시작이 같은 세션들(시스템 프롬프트, 문서)은 그 KV 블록을 한 번만 가집니다. 마지막 줄은 남은 메모리를 세션 평균 KV로 나눈 값입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="29"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="30"/>
         <source>%1 of %2 sessions in use · %3 busy · KV %4 · shared between sessions %5 · requests served: %6</source>
         <translation>세션 %2개 중 %1개 사용 · %3개 작업 중 · KV %4 · 세션 간 공유 %5 · 처리한 요청: %6</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="42"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="46"/>
         <source>#%1 · %2 · %3 tokens · KV %4%5 · requests: %6</source>
         <translation>#%1 · %2 · %3 토큰 · KV %4%5 · 요청: %6</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="43"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="47"/>
         <source>busy</source>
         <translation>작업 중</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="43"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="47"/>
         <source>idle</source>
         <translation>대기</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="45"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="49"/>
         <source> (%1 shared)</source>
         <translation> (%1 공유)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="56"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="52"/>
+        <source>no client yet</source>
+        <translation>아직 클라이언트 없음</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ServerUsers.qml" line="62"/>
         <source>More users of this size that fit: — (no session holds KV yet)</source>
         <translation>이 크기의 사용자를 더 받을 수 있는 수: — (아직 KV를 가진 세션이 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="57"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="63"/>
         <source>More users of this size that fit: %1 (in the %2)</source>
         <translation>이 크기의 사용자를 더 받을 수 있는 수: %1 (%2 기준)</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="58"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="64"/>
         <source>server&apos;s KV budget</source>
         <translation>서버의 KV 예산</translation>
     </message>
     <message>
-        <location filename="../ui/memory/ServerUsers.qml" line="58"/>
+        <location filename="../ui/memory/ServerUsers.qml" line="64"/>
         <source>memory available</source>
         <translation>사용 가능한 메모리</translation>
     </message>
 </context>
 <context>
+    <name>ServerView</name>
+    <message>
+        <location filename="../ui/ServerView.qml" line="21"/>
+        <source>Local server</source>
+        <translation>로컬 서버</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="32"/>
+        <source>Serving %1 at %2</source>
+        <translation>%1을(를) %2에서 제공 중</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="33"/>
+        <source>Off.</source>
+        <translation>꺼짐.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="36"/>
+        <source>No restart since the app started.</source>
+        <translation>앱을 시작한 뒤로 다시 시작한 적이 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="37"/>
+        <source>Last restart at %1: %2 (the counters and the log were kept).</source>
+        <translation>마지막 다시 시작 %1: %2 (카운터와 기록은 유지됨).</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="38"/>
+        <source>Last restart at %1: %2 (the counters started again).</source>
+        <translation>마지막 다시 시작 %1: %2 (카운터를 처음부터 다시 셈).</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="66"/>
+        <source>Requests served: %1 · refused, every session busy: %2 · clients that hung up: %3 · prompt tokens evaluated: %4</source>
+        <translation>처리한 요청: %1 · 모든 세션이 작업 중이라 거절: %2 · 연결을 끊은 클라이언트: %3 · 계산한 프롬프트 토큰: %4</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="80"/>
+        <source>Endpoints</source>
+        <translation>엔드포인트</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="92"/>
+        <source>Sessions and their clients</source>
+        <translation>세션과 클라이언트</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="97"/>
+        <source>No client has been served yet.</source>
+        <translation>아직 처리한 클라이언트가 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="103"/>
+        <source>client</source>
+        <translation>클라이언트</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="104"/>
+        <source>user agent</source>
+        <translation>사용자 에이전트</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="105"/>
+        <source>model</source>
+        <translation>모델</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="106"/>
+        <source>state</source>
+        <translation>상태</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="107"/>
+        <source>tokens</source>
+        <translation>토큰</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="108"/>
+        <source>KV</source>
+        <translation>KV</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="109"/>
+        <source>shared</source>
+        <translation>공유</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="122"/>
+        <source>busy</source>
+        <translation>작업 중</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="122"/>
+        <source>idle</source>
+        <translation>대기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="129"/>
+        <source>Requests (the last 200, newest first)</source>
+        <translation>요청 (최근 200개, 최신순)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="136"/>
+        <source>Log the text of each request&apos;s last message</source>
+        <translation>각 요청의 마지막 메시지 내용을 기록</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="143"/>
+        <source>Log the text of each request&apos;s last message (its first 200 characters). Off: the log holds routes, statuses and token counts, never what clients wrote nor their keys.</source>
+        <translation>각 요청의 마지막 메시지 내용(앞 200자)을 기록합니다. 끄면 기록에는 경로, 상태, 토큰 수만 남고, 클라이언트가 쓴 내용이나 키는 절대 남지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ServerView.qml" line="151"/>
+        <source>Server settings…</source>
+        <translation>서버 설정…</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDrawer</name>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="289"/>
-        <location filename="../ui/SettingsDrawer.qml" line="294"/>
+        <location filename="../ui/SettingsDrawer.qml" line="464"/>
+        <location filename="../ui/SettingsDrawer.qml" line="469"/>
         <source>GPU layers</source>
         <translation>GPU 레이어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="292"/>
+        <location filename="../ui/SettingsDrawer.qml" line="467"/>
         <source>auto</source>
         <translation>자동</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="300"/>
+        <location filename="../ui/SettingsDrawer.qml" line="475"/>
         <source>With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU&apos;s free memory at this context and KV type.</source>
         <translation>CUDA 백엔드에서 GPU에서 실행할 레이어 수입니다. 나머지는 CPU에서 실행됩니다. 자동은 이 컨텍스트와 KV 타입에서 GPU의 여유 메모리에 들어가는 만큼 올립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="71"/>
-        <location filename="../ui/SettingsDrawer.qml" line="75"/>
+        <location filename="../ui/SettingsDrawer.qml" line="198"/>
+        <location filename="../ui/SettingsDrawer.qml" line="202"/>
         <source>Language</source>
         <translation>언어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="77"/>
+        <location filename="../ui/SettingsDrawer.qml" line="99"/>
+        <source>no limit</source>
+        <translation>제한 없음</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="157"/>
+        <source>No engine change waits: the settings above are in force.</source>
+        <translation>적용을 기다리는 엔진 변경이 없습니다. 위의 설정이 쓰이고 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="158"/>
+        <source>Apply keeps these engine settings for %1: it is loaded with them.</source>
+        <translation>적용하면 이 엔진 설정을 %1에 맞춰 저장합니다. 이 모델은 이 설정으로 불러옵니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="159"/>
+        <source>Apply loads %1 again with these engine settings.</source>
+        <translation>적용하면 이 엔진 설정으로 %1을(를) 다시 불러옵니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="160"/>
+        <source>Apply reloads %1 with these engine settings: the conversation is computed again.</source>
+        <translation>적용하면 이 엔진 설정으로 %1을(를) 다시 불러옵니다. 대화는 처음부터 다시 계산됩니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="184"/>
+        <source>Changes here apply at once. The engine&apos;s choices reload the model, so they wait for Apply at the bottom.</source>
+        <translation>여기서 바꾼 설정은 바로 적용됩니다. 엔진 설정은 모델을 다시 불러오므로 아래의 적용을 누를 때까지 기다립니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="204"/>
         <source>System (%1)</source>
         <translation>시스템 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="82"/>
+        <location filename="../ui/SettingsDrawer.qml" line="209"/>
         <source>Conversation</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="83"/>
-        <location filename="../ui/SettingsDrawer.qml" line="141"/>
+        <location filename="../ui/SettingsDrawer.qml" line="210"/>
+        <location filename="../ui/SettingsDrawer.qml" line="268"/>
         <source>System prompt</source>
         <translation>시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="149"/>
+        <location filename="../ui/SettingsDrawer.qml" line="276"/>
         <source>Optional instructions for this conversation</source>
         <translation>이 대화에 줄 지시 (선택)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="176"/>
+        <location filename="../ui/SettingsDrawer.qml" line="307"/>
         <source>For %1</source>
         <translation>대상: %1</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="184"/>
+        <location filename="../ui/SettingsDrawer.qml" line="315"/>
         <source>Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다 (헤드 크기 %1, %2 토큰으로 학습).</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="185"/>
+        <location filename="../ui/SettingsDrawer.qml" line="316"/>
         <source>Sampling, KV type, context and its policy below are kept for this model.</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="195"/>
+        <location filename="../ui/SettingsDrawer.qml" line="326"/>
         <source>Choose another value under Engine below and Apply: the model is loaded again.</source>
         <translation>아래 엔진에서 다른 값을 고르고 적용하세요. 모델을 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="198"/>
+        <location filename="../ui/SettingsDrawer.qml" line="329"/>
         <source>Sampling</source>
         <translation>샘플링</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="201"/>
+        <location filename="../ui/SettingsDrawer.qml" line="332"/>
         <source>preset</source>
         <translation>프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="206"/>
+        <location filename="../ui/SettingsDrawer.qml" line="337"/>
         <source>Sampling preset</source>
         <translation>샘플링 프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="208"/>
+        <location filename="../ui/SettingsDrawer.qml" line="339"/>
         <source>Custom</source>
         <translation>사용자 지정</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="221"/>
+        <location filename="../ui/SettingsDrawer.qml" line="347"/>
         <source>temperature</source>
         <translation>온도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="222"/>
+        <location filename="../ui/SettingsDrawer.qml" line="351"/>
         <source>top-k</source>
         <translation>top-k</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="223"/>
+        <location filename="../ui/SettingsDrawer.qml" line="355"/>
         <source>top-p</source>
         <translation>top-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="224"/>
+        <location filename="../ui/SettingsDrawer.qml" line="359"/>
         <source>min-p</source>
         <translation>min-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="225"/>
+        <location filename="../ui/SettingsDrawer.qml" line="363"/>
         <source>repeat penalty</source>
         <translation>반복 페널티</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="226"/>
+        <location filename="../ui/SettingsDrawer.qml" line="367"/>
         <source>seed</source>
         <translation>시드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="226"/>
+        <location filename="../ui/SettingsDrawer.qml" line="368"/>
         <source>random</source>
         <translation>무작위</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="226"/>
+        <location filename="../ui/SettingsDrawer.qml" line="368"/>
         <source>−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.</source>
         <translation>−1 또는 “무작위”: 답변마다 새 시드 (각 답변에 그 시드가 표시됨). 숫자: 모든 답변을 그 시드로 샘플링.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="227"/>
+        <location filename="../ui/SettingsDrawer.qml" line="371"/>
         <source>max tokens</source>
         <translation>최대 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="234"/>
+        <location filename="../ui/SettingsDrawer.qml" line="382"/>
+        <source>KV snapshots</source>
+        <translation>KV 스냅숏</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="385"/>
+        <source>on disk at most (0 = no limit)</source>
+        <translation>디스크 사용 한도 (0 = 제한 없음)</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="389"/>
+        <source>KV snapshots on disk at most</source>
+        <translation>디스크의 KV 스냅숏 사용 한도</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="400"/>
         <source>Engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="238"/>
+        <location filename="../ui/SettingsDrawer.qml" line="405"/>
+        <source>These reload the model: they wait for Apply at the bottom.</source>
+        <translation>이 설정은 모델을 다시 불러오므로 아래의 적용을 누를 때까지 기다립니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="412"/>
         <source>backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="240"/>
+        <location filename="../ui/SettingsDrawer.qml" line="413"/>
+        <source>Backend</source>
+        <translation>백엔드</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="414"/>
         <source>threads (0 = all)</source>
         <translation>스레드 (0 = 전부)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="242"/>
+        <location filename="../ui/SettingsDrawer.qml" line="417"/>
         <source>context (0 = trained)</source>
         <translation>컨텍스트 (0 = 학습 길이)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="244"/>
+        <location filename="../ui/SettingsDrawer.qml" line="420"/>
         <source>Context length</source>
         <translation>컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="255"/>
-        <location filename="../ui/SettingsDrawer.qml" line="263"/>
+        <location filename="../ui/SettingsDrawer.qml" line="431"/>
+        <location filename="../ui/SettingsDrawer.qml" line="439"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="272"/>
+        <location filename="../ui/SettingsDrawer.qml" line="447"/>
         <source>%1 — not for this model</source>
         <translation>%1 — 이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="302"/>
+        <location filename="../ui/SettingsDrawer.qml" line="477"/>
         <source>when the context is full</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="308"/>
+        <location filename="../ui/SettingsDrawer.qml" line="483"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="310"/>
-        <location filename="../app/chat/chat_controller_status.cpp" line="24"/>
+        <location filename="../ui/SettingsDrawer.qml" line="485"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="310"/>
-        <location filename="../app/chat/chat_controller_status.cpp" line="21"/>
+        <location filename="../ui/SettingsDrawer.qml" line="485"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="310"/>
-        <location filename="../app/chat/chat_controller_status.cpp" line="23"/>
+        <location filename="../ui/SettingsDrawer.qml" line="485"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="313"/>
-        <source>KV snapshots on disk, MiB (0 = no limit)</source>
-        <translation>디스크의 KV 스냅숏, MiB (0 = 제한 없음)</translation>
+        <location filename="../ui/SettingsDrawer.qml" line="548"/>
+        <source>Cancel the engine changes</source>
+        <translation>엔진 변경 취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="321"/>
+        <location filename="../ui/SettingsDrawer.qml" line="492"/>
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="334"/>
+        <location filename="../ui/SettingsDrawer.qml" line="505"/>
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="340"/>
+        <location filename="../ui/SettingsDrawer.qml" line="540"/>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="343"/>
+        <location filename="../ui/SettingsDrawer.qml" line="156"/>
         <source>This model cannot use these settings: see the reason above.</source>
         <translation>이 모델은 이 설정을 쓸 수 없습니다. 위의 이유를 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="361"/>
+        <location filename="../ui/SettingsDrawer.qml" line="547"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="91"/>
+        <location filename="../ui/SettingsDrawer.qml" line="218"/>
         <source>Saved system prompt</source>
         <translation>저장된 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="94"/>
+        <location filename="../ui/SettingsDrawer.qml" line="221"/>
         <source>None (this conversation&apos;s own text)</source>
         <translation>없음 (이 대화의 자체 텍스트)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="102"/>
+        <location filename="../ui/SettingsDrawer.qml" line="229"/>
         <source>Save as…</source>
         <translation>다른 이름으로 저장…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="103"/>
+        <location filename="../ui/SettingsDrawer.qml" line="230"/>
         <source>Save the system prompt as a new saved prompt</source>
         <translation>시스템 프롬프트를 새 저장 프롬프트로 저장</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="108"/>
+        <location filename="../ui/SettingsDrawer.qml" line="235"/>
         <source>Edit…</source>
         <translation>편집…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="109"/>
+        <location filename="../ui/SettingsDrawer.qml" line="236"/>
         <source>Edit the saved prompt</source>
         <translation>저장된 프롬프트 편집</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="115"/>
+        <location filename="../ui/SettingsDrawer.qml" line="242"/>
         <source>Delete…</source>
         <translation>삭제…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="116"/>
+        <location filename="../ui/SettingsDrawer.qml" line="243"/>
         <source>Delete the saved prompt</source>
         <translation>저장된 프롬프트 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="129"/>
+        <location filename="../ui/SettingsDrawer.qml" line="256"/>
         <source>“%1” has changed since this conversation took it; the text below is this conversation&apos;s.</source>
         <translation>“%1”은(는) 이 대화가 가져온 뒤 바뀌었습니다. 아래 텍스트는 이 대화의 것입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="134"/>
+        <location filename="../ui/SettingsDrawer.qml" line="261"/>
         <source>Use the saved text</source>
         <translation>저장된 텍스트 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="135"/>
+        <location filename="../ui/SettingsDrawer.qml" line="262"/>
         <source>Use the saved prompt&apos;s current text in this conversation</source>
         <translation>저장된 프롬프트의 현재 텍스트를 이 대화에 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="155"/>
+        <location filename="../ui/SettingsDrawer.qml" line="286"/>
         <source>New conversations start with</source>
         <translation>새 대화의 시작 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="161"/>
+        <location filename="../ui/SettingsDrawer.qml" line="292"/>
         <source>System prompt of new conversations</source>
         <translation>새 대화의 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="164"/>
+        <location filename="../ui/SettingsDrawer.qml" line="295"/>
         <source>No system prompt</source>
         <translation>시스템 프롬프트 없음</translation>
     </message>
@@ -2588,144 +3102,144 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../ui/Sidebar.qml" line="62"/>
-        <location filename="../app/testing/chat_state_probe.cpp" line="125"/>
+        <location filename="../ui/Sidebar.qml" line="64"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="126"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="68"/>
+        <location filename="../ui/Sidebar.qml" line="70"/>
         <source>New chat (Ctrl+N)</source>
         <translation>새 대화 (Ctrl+N)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="73"/>
+        <location filename="../ui/Sidebar.qml" line="75"/>
         <source>Search (Ctrl+F)</source>
         <translation>검색 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="74"/>
+        <location filename="../ui/Sidebar.qml" line="76"/>
         <source>Search conversations</source>
         <translation>대화 검색</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="95"/>
+        <location filename="../ui/Sidebar.qml" line="97"/>
         <source>Conversations</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="146"/>
+        <location filename="../ui/Sidebar.qml" line="148"/>
         <source>Delete “%1”</source>
         <translation>“%1” 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="148"/>
+        <location filename="../ui/Sidebar.qml" line="150"/>
         <source>Delete (Del) — can be undone for a few seconds</source>
         <translation>삭제 (Del) — 몇 초 동안 되돌릴 수 있음</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="187"/>
+        <location filename="../ui/Sidebar.qml" line="189"/>
         <source>Deleted “%1”</source>
         <translation>“%1”을(를) 삭제했습니다</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="193"/>
+        <location filename="../ui/Sidebar.qml" line="195"/>
         <source>Undo</source>
         <translation>실행 취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="194"/>
+        <location filename="../ui/Sidebar.qml" line="196"/>
         <source>Undo delete (Ctrl+Z)</source>
         <translation>삭제 취소 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="196"/>
+        <location filename="../ui/Sidebar.qml" line="198"/>
         <source>Bring it back with its messages (Ctrl+Z)</source>
         <translation>메시지와 함께 되돌리기 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="210"/>
+        <location filename="../ui/Sidebar.qml" line="212"/>
         <source>Rename…  (F2)</source>
         <translation>이름 바꾸기…  (F2)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="211"/>
+        <location filename="../ui/Sidebar.qml" line="213"/>
         <source>Export as Markdown…</source>
         <translation>Markdown으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="212"/>
+        <location filename="../ui/Sidebar.qml" line="214"/>
         <source>Export as JSON…</source>
         <translation>JSON으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="214"/>
+        <location filename="../ui/Sidebar.qml" line="216"/>
         <source>Delete  (Del)</source>
         <translation>삭제  (Del)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="224"/>
-        <location filename="../ui/Sidebar.qml" line="286"/>
+        <location filename="../ui/Sidebar.qml" line="226"/>
+        <location filename="../ui/Sidebar.qml" line="288"/>
         <source>Export the conversation</source>
         <translation>대화 내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="244"/>
+        <location filename="../ui/Sidebar.qml" line="246"/>
         <source>Export</source>
         <translation>내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="245"/>
+        <location filename="../ui/Sidebar.qml" line="247"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="252"/>
+        <location filename="../ui/Sidebar.qml" line="254"/>
         <source>Markdown, to read</source>
         <translation>Markdown, 읽기용</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="257"/>
+        <location filename="../ui/Sidebar.qml" line="259"/>
         <source>JSON, every stored field</source>
         <translation>JSON, 저장된 모든 필드</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="262"/>
+        <location filename="../ui/Sidebar.qml" line="264"/>
         <source>Save as</source>
         <translation>저장 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="269"/>
+        <location filename="../ui/Sidebar.qml" line="271"/>
         <source>File to write</source>
         <translation>저장할 파일</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="274"/>
+        <location filename="../ui/Sidebar.qml" line="276"/>
         <source>Browse…</source>
         <translation>찾아보기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="288"/>
+        <location filename="../ui/Sidebar.qml" line="290"/>
         <source>Choose</source>
         <translation>선택</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="289"/>
+        <location filename="../ui/Sidebar.qml" line="291"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="289"/>
+        <location filename="../ui/Sidebar.qml" line="291"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="302"/>
+        <location filename="../ui/Sidebar.qml" line="304"/>
         <source>Rename conversation</source>
         <translation>대화 이름 바꾸기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="318"/>
+        <location filename="../ui/Sidebar.qml" line="320"/>
         <source>New name</source>
         <translation>새 이름</translation>
     </message>
@@ -2980,145 +3494,248 @@
 <context>
     <name>Welcome</name>
     <message>
-        <location filename="../ui/Welcome.qml" line="47"/>
+        <location filename="../ui/Welcome.qml" line="85"/>
         <source>Welcome to kvchat</source>
         <translation>kvchat에 오신 것을 환영합니다</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="24"/>
+        <location filename="../ui/Welcome.qml" line="58"/>
         <source>kvchat runs a language model on this computer: nothing you type leaves it. While the model answers, the memory panel on the right shows where the memory goes.</source>
         <translation>kvchat은 이 컴퓨터에서 언어 모델을 실행합니다. 입력한 내용은 밖으로 나가지 않습니다. 모델이 답하는 동안 오른쪽 메모리 패널이 메모리가 어디에 쓰이는지 보여 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="26"/>
+        <location filename="../ui/Welcome.qml" line="39"/>
         <source>A model is being loaded; its name appears at the top left when it is ready.</source>
         <translation>모델을 불러오는 중입니다. 준비되면 왼쪽 위에 이름이 나타납니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="28"/>
-        <source>A small demo model is already loaded. It was trained on the King James Bible and continues verses rather than answering questions: type “Genesis 1”, then Shift+Enter, “1 In the beginning” and Enter.</source>
-        <translation>작은 데모 모델이 이미 불러와져 있습니다. 킹 제임스 성경으로 학습해 질문에 답하기보다 구절을 이어 씁니다. “Genesis 1”을 입력하고 Shift+Enter, “1 In the beginning”을 입력한 뒤 Enter를 눌러 보세요.</translation>
-    </message>
-    <message>
-        <location filename="../ui/Welcome.qml" line="30"/>
+        <location filename="../ui/Welcome.qml" line="46"/>
         <source>%1 is loaded: type a message and press Enter.</source>
         <translation>%1 모델을 불러왔습니다. 메시지를 입력하고 Enter를 누르세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="31"/>
-        <source>No model is loaded yet: open one (below), or pick the demo model under “Recent”.</source>
-        <translation>아직 불러온 모델이 없습니다. 아래 방법으로 모델을 열거나 “최근”에서 데모 모델을 고르세요.</translation>
+        <location filename="../ui/Welcome.qml" line="41"/>
+        <source>A small demo model is loaded. Trained on the King James Bible, it continues verses: type “Genesis 1”, then Shift+Enter, “1 In the beginning” and Enter. It does not follow instructions: it cannot answer questions or summarize (asked to, it writes more scripture). For that, download a chat model below.</source>
+        <translation>작은 데모 모델이 불러와져 있습니다. 킹 제임스 성경으로 학습해 구절을 이어 씁니다. “Genesis 1”을 입력하고 Shift+Enter, “1 In the beginning”을 입력한 뒤 Enter를 눌러 보세요. 지시를 따르지는 못해서 질문에 답하거나 요약할 수 없습니다(시키면 성경 구절을 더 씁니다). 그런 일에는 아래에서 채팅 모델을 내려받으세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="32"/>
-        <source>Other models: open a GGUF file with “Open model…” (Ctrl+O) or drop one on the window. GGUF files of Llama, Mistral, Qwen, Gemma and Phi models are published on Hugging Face; Q4_K_M files are a good first choice on a CPU.</source>
-        <translation>다른 모델: “모델 열기…”(Ctrl+O)로 GGUF 파일을 열거나 창에 끌어다 놓으세요. Llama, Mistral, Qwen, Gemma, Phi 모델의 GGUF 파일은 Hugging Face에 공개되어 있으며, CPU에서는 Q4_K_M 파일로 시작하기를 권합니다.</translation>
+        <location filename="../ui/Welcome.qml" line="43"/>
+        <source>No model is loaded yet: download one below, or open one with the model button at the top left (Ctrl+O): it lists your models, the recent ones and the demo model.</source>
+        <translation>아직 불러온 모델이 없습니다. 아래에서 모델을 내려받거나, 왼쪽 위의 모델 버튼(Ctrl+O)으로 여세요. 내 모델, 최근 모델, 데모 모델이 그곳에 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="33"/>
+        <location filename="../ui/Welcome.qml" line="45"/>
+        <source>%1 is loaded. Its file has no chat template: it continues text rather than following instructions, so it will not answer questions or summarize. A chat model (below) does.</source>
+        <translation>%1 모델을 불러왔습니다. 이 파일에는 채팅 템플릿이 없어 지시를 따르기보다 글을 이어 쓰므로, 질문에 답하거나 요약하지 못합니다. 아래의 채팅 모델은 할 수 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/Welcome.qml" line="49"/>
+        <source>The catalog of models could not be read: open a GGUF file you have with the model button at the top left (Ctrl+O).</source>
+        <translation>모델 카탈로그를 읽을 수 없습니다. 가지고 있는 GGUF 파일을 왼쪽 위의 모델 버튼(Ctrl+O)으로 여세요.</translation>
+    </message>
+    <message>
+        <location filename="../ui/Welcome.qml" line="51"/>
+        <source>No chat model of the catalog fits the free memory now (%1). Close other programs, or open a smaller GGUF file with the model button at the top left (Ctrl+O).</source>
+        <translation>카탈로그의 채팅 모델 중 지금의 여유 메모리(%1)에 들어가는 것이 없습니다. 다른 프로그램을 닫거나, 더 작은 GGUF 파일을 왼쪽 위의 모델 버튼(Ctrl+O)으로 여세요.</translation>
+    </message>
+    <message>
+        <location filename="../ui/Welcome.qml" line="53"/>
+        <source>The Hub cannot be reached now, so nothing can be downloaded: open a GGUF file you have with the model button at the top left (Ctrl+O). These chat models fit this computer once it is online:</source>
+        <translation>지금은 Hub에 연결할 수 없어 아무것도 내려받을 수 없습니다. 가지고 있는 GGUF 파일을 왼쪽 위의 모델 버튼(Ctrl+O)으로 여세요. 온라인이 되면 이 컴퓨터에 맞는 채팅 모델은 다음과 같습니다:</translation>
+    </message>
+    <message>
+        <location filename="../ui/Welcome.qml" line="54"/>
+        <source>Chat models that fit this computer, smallest first: one click downloads the file (its SHA-256 checked) and opens it. The download goes on if this closes; the Models page (Ctrl+Shift+M) shows it and lists more.</source>
+        <translation>이 컴퓨터에 들어가는 채팅 모델입니다(작은 것부터). 한 번 누르면 파일을 내려받아(SHA-256 확인) 엽니다. 이 창을 닫아도 다운로드는 계속되며, 모델 페이지(Ctrl+Shift+M)에서 진행 상황과 더 많은 모델을 볼 수 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/Welcome.qml" line="57"/>
+        <source>kvchat runs a language model on this computer: nothing you type leaves it. While the model answers, the memory panel (the Memory button at the top right, or Ctrl+M) shows where the memory goes.</source>
+        <translation>kvchat은 이 컴퓨터에서 언어 모델을 실행합니다. 입력한 내용은 밖으로 나가지 않습니다. 모델이 답하는 동안 메모리 패널(오른쪽 위 메모리 버튼 또는 Ctrl+M)이 메모리가 어디에 쓰이는지 보여 줍니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/Welcome.qml" line="61"/>
+        <source>Other models: the model button at the top left (Ctrl+O) lists yours with what each takes in memory, and opens any GGUF file; or drop one on the window. GGUF files of Llama, Mistral, Qwen, Gemma and Phi models are published on Hugging Face; Q4_K_M files are a good first choice on a CPU.</source>
+        <translation>다른 모델: 왼쪽 위의 모델 버튼(Ctrl+O)은 가진 모델을 각각 차지할 메모리와 함께 보여 주고, 어떤 GGUF 파일이든 엽니다. 창에 파일을 끌어다 놓아도 됩니다. Llama, Mistral, Qwen, Gemma, Phi 모델의 GGUF 파일은 Hugging Face에 공개되어 있으며, CPU에서는 Q4_K_M 파일이 처음 고르기에 좋습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/Welcome.qml" line="62"/>
         <source>The memory panel: the weights (fixed, shared), the KV cache (the keys and values of every token, growing as the conversation lengthens), the formula behind its size, the blocks it grows in, what other KV types would cost, and how many conversations of this length would fit. Each section has a “?” that explains it.</source>
         <translation>메모리 패널: 가중치(크기 고정, 공유), KV 캐시(모든 토큰의 Key와 Value, 대화가 길어질수록 늘어남), 그 크기를 정하는 식, 캐시가 늘어나는 블록, 다른 KV 형식의 비용, 이 길이의 대화가 몇 개 들어가는지를 보여 줍니다. 각 부분의 “?”를 누르면 설명이 나옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="67"/>
+        <location filename="../ui/Welcome.qml" line="95"/>
+        <source>Recommended for this computer</source>
+        <translation>이 컴퓨터에 추천하는 모델</translation>
+    </message>
+    <message>
+        <location filename="../ui/Welcome.qml" line="113"/>
         <source>Start</source>
         <translation>시작하기</translation>
     </message>
     <message>
-        <location filename="../ui/Welcome.qml" line="72"/>
+        <location filename="../ui/Welcome.qml" line="118"/>
         <source>Close the welcome (Esc)</source>
         <translation>환영 화면 닫기 (Esc)</translation>
     </message>
 </context>
 <context>
+    <name>WelcomeRecommendation</name>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="30"/>
+        <source>%1 (%2, %3)</source>
+        <translation>%1 (%2, %3)</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="37"/>
+        <source>%1 download · %2</source>
+        <translation>다운로드 %1 · %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="46"/>
+        <source>Downloading %1</source>
+        <translation>%1 내려받는 중</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="55"/>
+        <source>Looking up the file on the Hub…</source>
+        <translation>Hub에서 파일을 찾는 중…</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="57"/>
+        <source>Downloading: %1 of %2</source>
+        <translation>내려받는 중: %2 중 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="58"/>
+        <source>Checking the SHA-256…</source>
+        <translation>SHA-256 확인 중…</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="59"/>
+        <source>Paused: the button resumes it.</source>
+        <translation>일시 중지됨: 버튼을 누르면 이어서 받습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="60"/>
+        <source>The download failed.</source>
+        <translation>다운로드에 실패했습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="61"/>
+        <source>Downloaded and verified: it is opened.</source>
+        <translation>내려받아 확인했습니다. 모델을 엽니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="69"/>
+        <source>Open</source>
+        <translation>열기</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="70"/>
+        <source>Resume and open</source>
+        <translation>이어 받고 열기</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="71"/>
+        <source>Try again</source>
+        <translation>다시 시도</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="72"/>
+        <source>Download and open</source>
+        <translation>내려받고 열기</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="75"/>
+        <source>Already downloaded: open it now.</source>
+        <translation>이미 내려받았습니다. 지금 엽니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/WelcomeRecommendation.qml" line="76"/>
+        <source>Download it (%1) from the Hugging Face Hub into the models folder, then open it.</source>
+        <translation>Hugging Face Hub에서 모델 폴더로 내려받은(%1) 뒤 엽니다.</translation>
+    </message>
+</context>
+<context>
     <name>kvchat::app::ChatController</name>
     <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="54"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="51"/>
         <source>Chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="55"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="52"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="56"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="53"/>
         <source>Snapshot</source>
         <translation>스냅숏</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="57"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="54"/>
         <source>KV quality</source>
         <translation>KV 품질</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="58"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="55"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="59"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="56"/>
         <source>KV memory</source>
         <translation>KV 메모리</translation>
     </message>
     <message>
+        <location filename="../app/chat/chat_controller_status.cpp" line="68"/>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
         <location filename="../app/chat/chat_controller_status.cpp" line="69"/>
-        <source>The context is almost full: %1 in use. When it is full: %2.</source>
-        <translation>컨텍스트가 거의 찼습니다: %1 사용 중. 가득 차면: %2.</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="74"/>
-        <source>The context has no room for more tokens: %1 in use.</source>
-        <translation>컨텍스트에 토큰을 더 넣을 자리가 없습니다: %1 사용 중.</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="76"/>
-        <source>%1 Context now: %2.</source>
-        <translation>%1 현재 컨텍스트: %2.</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="77"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="238"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="241"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="83"/>
+        <location filename="../app/chat/chat_controller.cpp" line="86"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="206"/>
+        <location filename="../app/chat/chat_controller.cpp" line="210"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="206"/>
+        <location filename="../app/chat/chat_controller.cpp" line="210"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="214"/>
+        <location filename="../app/chat/chat_controller.cpp" line="218"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="241"/>
+        <location filename="../app/chat/chat_controller.cpp" line="245"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="260"/>
+        <location filename="../app/chat/chat_controller.cpp" line="264"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="369"/>
+        <location filename="../app/chat/chat_controller.cpp" line="371"/>
         <source>This conversation&apos;s messages are still being read (they are long): nothing was sent or changed; try again in a moment.</source>
         <translation>이 대화의 메시지를 아직 읽는 중입니다(메시지가 깁니다): 아무것도 보내거나 바꾸지 않았습니다. 잠시 후 다시 시도하세요.</translation>
     </message>
@@ -3204,78 +3821,83 @@
         <translation>%1 설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="176"/>
-        <source>The context is full: there is no room for a reply. Your message is kept.</source>
-        <translation>컨텍스트가 가득 찼습니다. 답변할 공간이 없습니다. 메시지는 그대로 남아 있습니다.</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="180"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="181"/>
         <source>No reply was written: %1 Your message is kept.</source>
         <translation>답변을 쓰지 않았습니다: %1 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="181"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="182"/>
         <source>Try again</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="199"/>
-        <source>The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, or give this model a longer context in Settings.</source>
-        <translation>컨텍스트가 가득 찼습니다(%2 토큰 중 %1 토큰). 이 답변이 컨텍스트 전체를 차지하고 있고 버릴 수 있는 이전 턴이 없어 이어서 쓸 수 없습니다. 새 대화를 시작하거나, 요약하고 이어가거나, 설정에서 이 모델의 컨텍스트를 늘리세요.</translation>
-    </message>
-    <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="209"/>
-        <location filename="../app/chat/chat_controller_models.cpp" line="300"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="212"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="303"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="212"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="215"/>
         <source>Drop oldest turns and retry</source>
         <translation>가장 오래된 차례를 버리고 다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="214"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="217"/>
         <source>Settings…</source>
         <translation>설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="234"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="237"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3, %4 다시 계산).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="231"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="234"/>
         <source>Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="252"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="176"/>
+        <source>There is no room in the context for a reply (%1). Your message is kept.</source>
+        <translation>컨텍스트에 답변할 자리가 없습니다 (%1). 메시지는 보존되었습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_models.cpp" line="197"/>
+        <source>This reply cannot be continued (%1): it is all the context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, or give this model a longer context in Settings.</source>
+        <translation>이 답변은 이어 쓸 수 없습니다 (%1): 컨텍스트가 담을 수 있는 전부이며 삭제할 이전 턴이 없습니다. 새 대화를 시작하거나, 요약하고 계속하거나, 설정에서 이 모델의 컨텍스트를 늘리세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_models.cpp" line="209"/>
+        <source>%1 Next message: %2.</source>
+        <translation>%1 다음 메시지: %2.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_models.cpp" line="255"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="279"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="282"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="287"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="290"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="288"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="291"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="291"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="294"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="298"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="301"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
@@ -3285,29 +3907,34 @@
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="377"/>
+        <location filename="../app/chat/chat_controller.cpp" line="379"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="383"/>
+        <location filename="../app/chat/chat_controller.cpp" line="385"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_replies.cpp" line="37"/>
-        <location filename="../app/chat/chat_replies.cpp" line="46"/>
+        <location filename="../app/chat/chat_replies.cpp" line="38"/>
+        <location filename="../app/chat/chat_replies.cpp" line="47"/>
         <source>Cannot regenerate now: %1</source>
         <translation>지금은 다시 생성할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_replies.cpp" line="69"/>
-        <location filename="../app/chat/chat_replies.cpp" line="75"/>
+        <location filename="../app/chat/chat_replies.cpp" line="70"/>
+        <location filename="../app/chat/chat_replies.cpp" line="76"/>
         <source>Cannot show that version: %1</source>
         <translation>그 버전을 표시할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_replies.cpp" line="173"/>
+        <location filename="../app/chat/chat_replies.cpp" line="100"/>
+        <source>The conversation&apos;s title was not updated: %1</source>
+        <translation>대화 제목을 바꾸지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_replies.cpp" line="190"/>
         <source>%1: the version before it is shown again.</source>
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
@@ -3322,41 +3949,41 @@
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="145"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="146"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="146"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="147"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="151"/>
-        <source>The context is full: the reply was cut where it ran out of room.</source>
-        <translation>컨텍스트가 가득 찼습니다. 공간이 바닥난 곳에서 답변이 잘렸습니다.</translation>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="152"/>
+        <source>The reply was cut where the context ran out of room (%1).</source>
+        <translation>컨텍스트에 자리가 없어 답변이 잘렸습니다 (%1).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_status.cpp" line="92"/>
+        <location filename="../app/chat/chat_controller_status.cpp" line="87"/>
         <source>Backend: %1</source>
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="173"/>
-        <location filename="../app/chat/chat_controller.cpp" line="293"/>
+        <location filename="../app/chat/chat_controller.cpp" line="183"/>
+        <location filename="../app/chat/chat_controller.cpp" line="297"/>
         <location filename="../app/chat/chat_controller_conversation_model.cpp" line="85"/>
-        <location filename="../app/chat/chat_controller_models.cpp" line="208"/>
-        <location filename="../app/chat/chat_controller_models.cpp" line="299"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="211"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="302"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="59"/>
+        <location filename="../app/chat/chat_controller.cpp" line="62"/>
         <source>The database %1 was damaged and could not be read. It was moved aside, nothing deleted, to %2; a fresh database was created.</source>
         <translation>데이터베이스 %1이(가) 손상되어 읽을 수 없었습니다. 지우지 않고 %2(으)로 옮겨 두었으며, 새 데이터베이스를 만들었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="66"/>
+        <location filename="../app/chat/chat_controller.cpp" line="69"/>
         <source>Replies cut short by the last exit could not be marked interrupted.</source>
         <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
     </message>
@@ -3366,7 +3993,7 @@
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="392"/>
+        <location filename="../app/chat/chat_controller.cpp" line="394"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -3397,91 +4024,112 @@
 <context>
     <name>kvchat::app::DocumentController</name>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="94"/>
-        <location filename="../app/documents/document_controller.cpp" line="110"/>
+        <location filename="../app/documents/document_controller.cpp" line="95"/>
+        <location filename="../app/documents/document_controller.cpp" line="111"/>
         <source>Documents cannot be stored: %1</source>
         <translation>문서를 저장할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="101"/>
+        <location filename="../app/documents/document_controller.cpp" line="102"/>
         <source>“%1” will be loaded when the model is ready.</source>
         <translation>모델이 준비되면 “%1”을(를) 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="164"/>
+        <location filename="../app/documents/document_controller.cpp" line="166"/>
         <source>Loading the document was cancelled.</source>
         <translation>문서 불러오기를 취소했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="59"/>
-        <location filename="../app/documents/document_preview.cpp" line="88"/>
+        <location filename="../app/documents/document_preview.cpp" line="84"/>
+        <location filename="../app/documents/document_preview.cpp" line="114"/>
+        <location filename="../app/documents/document_preview.cpp" line="115"/>
         <source>Counting tokens…</source>
         <translation>토큰 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="130"/>
+        <location filename="../app/documents/document_preview.cpp" line="158"/>
         <source>Counting chunks…</source>
         <translation>청크 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="59"/>
+        <location filename="../app/documents/document_preview.cpp" line="84"/>
         <source>Load a model to count the tokens.</source>
         <translation>토큰을 세려면 모델을 불러오세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="146"/>
+        <location filename="../app/documents/document_preview.cpp" line="33"/>
+        <source>Sent whole it needs %1 tokens with this conversation; the context holds %2. Summarize it instead.</source>
+        <translation>통째로 보내면 이 대화와 함께 %1 토큰이 필요하지만 컨텍스트는 %2 토큰까지 담습니다. 대신 요약하세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_preview.cpp" line="38"/>
+        <source>Its KV cache (%1) needs more than the free memory (%2). Summarize it instead.</source>
+        <translation>KV 캐시(%1)가 여유 메모리(%2)보다 큽니다. 대신 요약하세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_preview.cpp" line="174"/>
         <source>Cannot summarize: %1</source>
         <translation>요약할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="248"/>
+        <location filename="../app/documents/document_controller.cpp" line="251"/>
         <source>“%1” does not fit the context window whole: summarize it instead.</source>
         <translation>“%1”은(는) 컨텍스트 창에 통째로 들어가지 않습니다. 대신 요약하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="259"/>
+        <location filename="../app/documents/document_controller.cpp" line="262"/>
         <source>The stored text of “%1” cannot be read.</source>
         <translation>저장된 “%1”의 텍스트를 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="300"/>
+        <location filename="../app/documents/document_controller.cpp" line="327"/>
+        <source>The demo model was not trained to follow instructions: it continues King James verses, so its summary will not be a summary.</source>
+        <translation>데모 모델은 지시를 따르도록 학습되지 않았습니다. 킹 제임스 성경 구절을 이어 쓸 뿐이라 요약을 시켜도 요약이 나오지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_controller.cpp" line="330"/>
+        <source>This model was not trained to follow instructions (its file has no chat template): its summary may not be a summary.</source>
+        <translation>이 모델은 지시를 따르도록 학습되지 않았습니다(파일에 채팅 템플릿이 없음). 요약을 시켜도 요약이 아닐 수 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/documents/document_controller.cpp" line="338"/>
         <source>Another summary is being written (in “%1”): one job runs at a time. Resume this one when it is done, or cancel that one first.</source>
         <translation>다른 요약을 쓰는 중입니다 (“%1”에서). 작업은 한 번에 하나만 실행됩니다. 그 작업이 끝나면 이 작업을 재개하거나, 먼저 그 작업을 취소하세요.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/documents/document_controller.cpp" line="310"/>
+        <location filename="../app/documents/document_controller.cpp" line="348"/>
         <source>Open a model to resume this summary; the %n summaries written so far are kept.</source>
         <translation>
             <numerusform>이 요약을 재개하려면 모델을 여세요. 지금까지 쓴 요약 %n개는 보관됩니다.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="336"/>
+        <location filename="../app/documents/document_controller.cpp" line="374"/>
         <source>resuming after %1 summaries</source>
         <translation>요약 %1개 이후부터 재개</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="336"/>
+        <location filename="../app/documents/document_controller.cpp" line="374"/>
         <source>counting chunks</source>
         <translation>조각 세는 중</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="408"/>
+        <location filename="../app/documents/document_controller.cpp" line="446"/>
         <source>The summary is stored with its job but could not be added to the conversation: %1</source>
         <translation>요약은 작업과 함께 저장되었지만 대화에 추가하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="415"/>
+        <location filename="../app/documents/document_controller.cpp" line="453"/>
         <source>cancelled after %1 summaries</source>
         <translation>요약 %1개 이후 취소됨</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="418"/>
+        <location filename="../app/documents/document_controller.cpp" line="456"/>
         <source>Summarizing “%1” failed: %2</source>
         <translation>“%1” 요약 실패: %2</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_controller.cpp" line="473"/>
+        <location filename="../app/documents/document_controller.cpp" line="511"/>
         <source>%1 of about %2 summaries written</source>
         <translation>약 %2개 중 %1개 요약 완료</translation>
     </message>
@@ -3489,14 +4137,39 @@
 <context>
     <name>kvchat::app::LocalServerController</name>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="103"/>
+        <location filename="../app/server/local_server_controller.cpp" line="119"/>
+        <source>The local server stopped to take the new chat template and did not start again: %1</source>
+        <translation>로컬 서버가 새 채팅 템플릿을 적용하려고 멈춘 뒤 다시 시작하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/server/local_server_controller.cpp" line="155"/>
         <source>No model is loaded: the server starts once one is.</source>
         <translation>불러온 모델이 없습니다. 모델을 불러오면 서버가 시작됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="118"/>
+        <location filename="../app/server/local_server_controller.cpp" line="173"/>
         <source>Not serving on %1 without an API key: other machines could use the model and read the conversations. Set a key, or tick &quot;Serve without a key anyway&quot;.</source>
         <translation>API 키 없이 %1에서 제공하지 않습니다: 다른 컴퓨터가 모델을 사용하고 대화를 읽을 수 있습니다. 키를 설정하거나 &quot;키 없이 그래도 제공&quot;을 선택하세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/server/local_server_controller.cpp" line="192"/>
+        <source>the chat template changed</source>
+        <translation>채팅 템플릿이 바뀜</translation>
+    </message>
+    <message>
+        <location filename="../app/server/local_server_controller.cpp" line="193"/>
+        <source>another model was loaded</source>
+        <translation>다른 모델을 불러옴</translation>
+    </message>
+    <message>
+        <location filename="../app/server/local_server_controller.cpp" line="194"/>
+        <source>settings changed (Restart)</source>
+        <translation>설정 변경(다시 시작)</translation>
+    </message>
+    <message>
+        <location filename="../app/server/local_server_controller.cpp" line="196"/>
+        <source>The local server restarted: %1.</source>
+        <translation>로컬 서버가 다시 시작되었습니다: %1.</translation>
     </message>
 </context>
 <context>
@@ -3530,50 +4203,105 @@
 <context>
     <name>kvchat::app::ModelController</name>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="58"/>
+        <location filename="../app/model/model_controller.cpp" line="61"/>
         <source>Chat template: %1</source>
         <translation>채팅 템플릿: %1</translation>
     </message>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="98"/>
+        <location filename="../app/model/model_controller.cpp" line="102"/>
         <source>Not applied: %1 %2.</source>
         <translation>적용하지 않음: %1 %2.</translation>
     </message>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="122"/>
+        <location filename="../app/model/model_controller.cpp" line="125"/>
         <source>Not applied: %1</source>
         <translation>적용하지 않음: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/model/model_controller.cpp" line="152"/>
+        <source>Reloading %1 with the new engine settings: the conversation is computed again.</source>
+        <translation>새 엔진 설정으로 %1을(를) 다시 불러오는 중입니다. 대화는 처음부터 다시 계산됩니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/model/model_controller.cpp" line="155"/>
+        <source>Loading %1 again with the new engine settings.</source>
+        <translation>새 엔진 설정으로 %1을(를) 다시 불러오는 중입니다.</translation>
     </message>
 </context>
 <context>
     <name>kvchat::app::ModelLibraryController</name>
     <message>
-        <location filename="../app/library/model_library_controller.cpp" line="48"/>
+        <location filename="../app/library/model_library_controller.cpp" line="77"/>
+        <source>kvchat cannot run it: %1</source>
+        <translation>kvchat에서 실행할 수 없음: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library_controller.cpp" line="78"/>
+        <source>The memory cannot be computed: %1</source>
+        <translation>메모리를 계산할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library_controller.cpp" line="84"/>
+        <source>%1 weights + %2 KV cache at %3 tokens = %4 (the free memory is not known).</source>
+        <translation>가중치 %1 + %3 토큰의 KV 캐시 %2 = %4 (여유 메모리는 알 수 없음).</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library_controller.cpp" line="86"/>
+        <source>%1 weights + %2 KV cache at %3 tokens = %4, of %5 free on the GPU: it fits.</source>
+        <translation>가중치 %1 + %3 토큰의 KV 캐시 %2 = %4, GPU 여유 메모리 %5 안에 들어갑니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library_controller.cpp" line="87"/>
+        <source>%1 weights + %2 KV cache at %3 tokens = %4, of %5 free in RAM: it fits.</source>
+        <translation>가중치 %1 + %3 토큰의 KV 캐시 %2 = %4, RAM 여유 메모리 %5 안에 들어갑니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library_controller.cpp" line="89"/>
+        <source>%1 weights + %2 KV cache at %3 tokens = %4, but only %5 is free on the GPU: it does not fit.</source>
+        <translation>가중치 %1 + %3 토큰의 KV 캐시 %2 = %4인데 GPU 여유 메모리는 %5뿐이라 들어가지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library_controller.cpp" line="91"/>
+        <source>%1 weights + %2 KV cache at %3 tokens = %4, but only %5 is free in RAM: it does not fit.</source>
+        <translation>가중치 %1 + %3 토큰의 KV 캐시 %2 = %4인데 RAM 여유 메모리는 %5뿐이라 들어가지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library_controller.cpp" line="113"/>
         <source>the last one used</source>
         <translation>마지막으로 사용한 모델</translation>
     </message>
     <message>
-        <location filename="../app/library/model_library_controller.cpp" line="50"/>
+        <location filename="../app/library/model_library_controller.cpp" line="115"/>
         <source>recently (%1 other models since)</source>
         <translation>최근 (그 뒤로 다른 모델 %1개)</translation>
     </message>
     <message>
-        <location filename="../app/library/model_library_controller.cpp" line="52"/>
+        <location filename="../app/library/model_library_controller.cpp" line="117"/>
         <source>never</source>
         <translation>사용 안 함</translation>
     </message>
     <message>
-        <location filename="../app/library/model_library_controller.cpp" line="103"/>
+        <location filename="../app/library/model_library_controller.cpp" line="172"/>
         <source>%1 is not there any more.</source>
         <translation>%1이(가) 더 이상 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/library/model_library_controller.cpp" line="120"/>
-        <source>%1 is the model loaded now: open another model first, then remove it.</source>
-        <translation>%1은(는) 지금 불러온 모델입니다: 다른 모델을 먼저 연 뒤 삭제하세요.</translation>
+        <location filename="../app/library/model_library_controller.cpp" line="213"/>
+        <source>%1 is in kvchat&apos;s models folder (%2), which is always listed: Forget only takes off models opened from elsewhere.</source>
+        <translation>%1은(는) 항상 목록에 나오는 kvchat 모델 폴더(%2)에 있습니다. “목록에서 빼기”는 다른 곳에서 연 모델에만 쓸 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/library/model_library_controller.cpp" line="138"/>
+        <location filename="../app/library/model_library_controller.cpp" line="224"/>
+        <source>%1 is not in the recent list.</source>
+        <translation>%1은(는) 최근 목록에 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library_controller.cpp" line="229"/>
+        <source>%1 is off the list; the file stays on disk.</source>
+        <translation>%1을(를) 목록에서 뺐습니다. 파일은 디스크에 그대로 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/model_library_controller.cpp" line="204"/>
         <source>Removed %1 (%2) from disk.</source>
         <translation>%1(%2)을(를) 디스크에서 삭제했습니다.</translation>
     </message>
@@ -3581,32 +4309,66 @@
 <context>
     <name>kvchat::app::ModelsPageController</name>
     <message>
-        <location filename="../app/library/models_page_controller.cpp" line="63"/>
+        <location filename="../app/library/models_page_controller.cpp" line="65"/>
         <source>Downloads are not available: %1</source>
         <translation>다운로드를 사용할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/library/models_page_controller.cpp" line="116"/>
+        <location filename="../app/library/models_page_controller.cpp" line="122"/>
+        <source>about %1</source>
+        <translation>약 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/library/models_page_controller.cpp" line="129"/>
+        <source>fits: about %1 with a %2-token conversation, of %3 free on the GPU</source>
+        <translation>들어감: %2토큰 대화에 약 %1, GPU 여유 %3 중</translation>
+    </message>
+    <message>
+        <location filename="../app/library/models_page_controller.cpp" line="131"/>
+        <source>fits: about %1 with a %2-token conversation, of %3 free</source>
+        <translation>들어감: %2토큰 대화에 약 %1, 여유 메모리 %3 중</translation>
+    </message>
+    <message>
+        <location filename="../app/library/models_page_controller.cpp" line="184"/>
+        <source>%1 is no longer in %2 on the Hub.</source>
+        <translation>Hub의 %2에 더 이상 %1 파일이 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/models_page_controller.cpp" line="200"/>
         <source>%1 The catalog stays listed; search and downloads work again once the Hub can be reached.</source>
         <translation>%1 카탈로그는 계속 표시됩니다. Hub에 연결되면 검색과 다운로드가 다시 작동합니다.</translation>
     </message>
     <message>
-        <location filename="../app/library/models_page_controller.cpp" line="148"/>
+        <location filename="../app/library/models_page_controller.cpp" line="232"/>
         <source>No GGUF repository matches “%1”.</source>
         <translation>“%1”과(와) 일치하는 GGUF 저장소가 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/library/models_page_controller.cpp" line="182"/>
+        <location filename="../app/library/models_page_controller.cpp" line="268"/>
         <source>Left out (unsafe names): %1</source>
         <translation>제외됨 (안전하지 않은 이름): %1</translation>
     </message>
     <message>
-        <location filename="../app/library/models_page_controller.cpp" line="184"/>
+        <location filename="../app/library/models_page_controller.cpp" line="270"/>
         <source>%1 has no GGUF file.</source>
         <translation>%1에는 GGUF 파일이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/library/models_page_controller.cpp" line="211"/>
+        <location filename="../app/library/models_page_controller.cpp" line="282"/>
+        <source>The Hub could not list the files of %1: %2
+“Try again” asks it again.</source>
+        <translation>Hub에서 %1의 파일 목록을 가져오지 못했습니다: %2
+“다시 시도”를 누르면 다시 요청합니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/models_page_controller.cpp" line="289"/>
+        <source>The Hub could not list the files of %1 (%2): %3
+Shown below is what the catalog knows: each file&apos;s size and whether that file alone fits in the free memory (the KV cache is counted once the file&apos;s header can be read). Downloads need the Hub: “Try again” asks it again.</source>
+        <translation>Hub에서 %1(%2)의 파일 목록을 가져오지 못했습니다: %3
+아래에는 카탈로그에 있는 정보가 표시됩니다: 각 파일의 크기와, 그 파일만으로 여유 메모리에 들어가는지 여부(KV 캐시는 파일 헤더를 읽을 수 있게 되면 계산됩니다). 다운로드에는 Hub가 필요합니다: “다시 시도”를 누르면 다시 요청합니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/library/models_page_controller.cpp" line="316"/>
         <source>The fit cannot be checked in this build.</source>
         <translation>이 빌드에서는 들어가는지 확인할 수 없습니다.</translation>
     </message>
@@ -3705,7 +4467,7 @@
     </message>
     <message>
         <location filename="../app/hub/download_manager.cpp" line="160"/>
-        <location filename="../app/hub/download_manager.cpp" line="196"/>
+        <location filename="../app/hub/download_manager.cpp" line="195"/>
         <source>Not enough disk space for %1: %2 needed, %3 free in %4.</source>
         <translation>%1을(를) 위한 디스크 공간이 부족합니다: %2 필요, %4의 여유 공간 %3.</translation>
     </message>
@@ -3877,12 +4639,12 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/window/app_window.cpp" line="124"/>
+        <location filename="../app/window/app_window.cpp" line="136"/>
         <source>Another kvchat on this data folder was not trusted, so this window opened on its own: %1.</source>
         <translation>이 데이터 폴더의 다른 kvchat 인스턴스를 신뢰할 수 없어 이 창을 따로 열었습니다: %1.</translation>
     </message>
     <message>
-        <location filename="../app/window/app_window.cpp" line="131"/>
+        <location filename="../app/window/app_window.cpp" line="143"/>
         <source>Files opened later will not come to this window: %1.</source>
         <translation>나중에 여는 파일은 이 창으로 오지 않습니다: %1.</translation>
     </message>

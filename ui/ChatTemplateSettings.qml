@@ -1,6 +1,10 @@
 // The loaded model's chat template: which one is in use and why, the template text, an
 // override kept for this model file (a built-in format or Jinja of your own), and for a
 // template with reasoning its enable_thinking switch (Qwen 3's), kept per file too.
+// Applied at once, as everything in Settings but the engine (issue 43): a choice of the
+// file's template or a built-in one a moment after it is made (the arrow keys walk through
+// the list without applying each), custom Jinja with "Use this template" once it is
+// written; a running local server restarts with the new template (the status line says so).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -20,11 +24,20 @@ ColumnLayout {
         if (o.startsWith("builtin:")) return 1 + Math.max(0, builtIns.indexOf(o.substring(8)))
         return choices.length - 1
     }
-    function overrideText() {
-        if (choice.currentIndex === 0) return ""
-        if (choice.currentIndex <= builtIns.length) return "builtin:" + builtIns[choice.currentIndex - 1]
+    function overrideFor(index) {
+        if (index === 0) return ""
+        if (index <= builtIns.length) return "builtin:" + builtIns[index - 1]
         return templateText.text
     }
+    function overrideText() { return root.overrideFor(choice.currentIndex) }
+    readonly property bool customChosen: choice.currentIndex === root.choices.length - 1
+    // The choice made (not custom Jinja), applied unless it is the one in force.
+    function applyPendingChoice() {
+        choicePause.stop()
+        if (!root.info.path || root.customChosen) return
+        if (root.overrideText() !== (root.info.chat_template_override || "")) Models.setChatTemplateOverride(root.overrideText())
+    }
+    Timer { id: choicePause; interval: 600; onTriggered: root.applyPendingChoice() }
     spacing: 6
 
     Label { text: qsTr("Chat template"); font.bold: true }
@@ -57,6 +70,17 @@ ColumnLayout {
         enabled: !!root.info.path
         model: root.choices
         currentIndex: root.choiceIndex()
+        onActivated: choicePause.restart()
+    }
+    Label {
+        objectName: "chatTemplateApplyNote"
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        font.pixelSize: Theme.smallSize
+        color: Theme.textMuted
+        text: root.customChosen
+              ? qsTr("Write the template, then “Use this template”. A running local server restarts with it.")
+              : qsTr("A choice applies at once. A running local server restarts with it.")
     }
     ScrollView {
         Layout.fillWidth: true
@@ -73,12 +97,15 @@ ColumnLayout {
             wrapMode: TextArea.WrapAnywhere
             readOnly: choice.currentIndex === 0
             placeholderText: choice.currentIndex === 0 ? qsTr("(the file has no chat template)") : qsTr("{% for m in messages %}…{% endfor %}")
+            background: FieldBackground { control: templateText }
             text: choice.currentIndex === 0 ? (root.info.chat_template || "")
                 : ((root.info.chat_template_override || "").startsWith("builtin:") ? (root.info.chat_template || "") : (root.info.chat_template_override || root.info.chat_template || ""))
         }
     }
     Button {
+        objectName: "useChatTemplate"
         text: qsTr("Use this template")
+        visible: root.customChosen
         enabled: !!root.info.path && root.overrideText() !== (root.info.chat_template_override || "")
         onClicked: Models.setChatTemplateOverride(root.overrideText())
     }

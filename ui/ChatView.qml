@@ -24,6 +24,12 @@ Pane {
     readonly property alias messageListWidth: messageList.width
     readonly property alias messageListView: messageList  // for the end-to-end tests' ui.json
     readonly property alias inputText: input.text
+    // The context meter as shown: its line, its whole sentence, whether it is visible.
+    function contextMeterState() {
+        return { "text": contextMeterBar.text, "summary": contextMeterBar.summary,
+                 "visible": contextMeterBar.visible, "level": Chat.contextMeter.level,
+                 "sentence": Chat.contextMeter.sentence }
+    }
     readonly property alias inputItem: input
     // The user message being edited in place (-1: none) and its edit field's text, cursor and
     // whether it can be resent, for the end-to-end tests' ui.json.
@@ -189,7 +195,6 @@ Pane {
             Layout.preferredWidth: root.columnWidth
             Layout.alignment: Qt.AlignHCenter
             Layout.topMargin: Theme.spacingS
-            Layout.bottomMargin: Theme.spacingM
             implicitHeight: composerRow.implicitHeight + 2 * Theme.spacingS
             radius: Theme.radiusL
             color: Theme.window
@@ -250,6 +255,7 @@ Pane {
                         }
                         property int previousLength: 0
                         onTextChanged: {
+                            Chat.contextMeter.setDraft(text)
                             if (text.length - previousLength > root.longPasteChars) pasteOffer.visible = true
                             else if (text.length === 0) pasteOffer.visible = false
                             previousLength = text.length
@@ -275,6 +281,12 @@ Pane {
                     Layout.alignment: Qt.AlignBottom
                 }
             }
+        }
+        ContextMeterBar {
+            id: contextMeterBar
+            Layout.preferredWidth: root.columnWidth
+            Layout.alignment: Qt.AlignHCenter
+            Layout.bottomMargin: Theme.spacingS
         }
     }
 

@@ -1,6 +1,8 @@
 // A loaded document before anything is sent: what it will cost (tokens, KV bytes at the
 // current KV type, context and free memory) and the summary plan; "Send whole" only when
-// it fits, "Summarize" (Ctrl+Shift+S) otherwise. While the file is read: its progress.
+// it fits (drawn off otherwise, its tooltip saying why), "Summarize" (Ctrl+Shift+S)
+// otherwise, after a warning with a model not trained to follow instructions. While the
+// file is read: its progress.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -110,21 +112,68 @@ Frame {
                         + ((card.p.counted && !(card.p.prefill_tps > 0)) ? qsTr(" (no time estimate before a reply has measured the speed)") : "")
                 }
             }
+            // A model that continues text rather than following it (the KJV demo, a base
+            // model): Summarize asks first (DocumentController::summarize).
+            ColumnLayout {
+                objectName: "documentSummaryWarning"
+                visible: card.p.summary_confirm === true
+                Layout.fillWidth: true
+                spacing: Theme.spacingXs
+                Label {
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: card.width - 24
+                    wrapMode: Text.Wrap
+                    color: Theme.warning
+                    text: card.p.summary_warning || ""
+                }
+                RowLayout {
+                    Button {
+                        text: qsTr("Summarize anyway")
+                        ToolTip.visible: hovered
+                        ToolTip.text: qsTr("Or Ctrl+Shift+S again")
+                        Accessible.description: ToolTip.text
+                        onClicked: card.docs.summarizeAnyway()
+                    }
+                    Button {
+                        text: qsTr("Cancel")
+                        Accessible.name: qsTr("Do not summarize")
+                        onClicked: card.docs.cancelSummaryWarning()
+                    }
+                }
+            }
             RowLayout {
-                Button {
-                    text: qsTr("Send whole")
-                    enabled: card.p.can_send_whole === true && !Chat.generating
-                    ToolTip.visible: hovered
-                    ToolTip.text: enabled ? qsTr("The text becomes your message; its KV stays in the cache for follow-up questions (Ctrl+Shift+W).")
-                                          : qsTr("Only when it fits the context window and the free memory.")
-                    onClicked: card.docs.sendWhole()
+                // A disabled button gets no hover: the box around it shows why it is off.
+                Item {
+                    id: sendWholeBox
+                    implicitWidth: sendWholeButton.implicitWidth
+                    implicitHeight: sendWholeButton.implicitHeight
+                    HoverHandler { id: sendWholeHover }
+                    ToolTip.visible: sendWholeHover.hovered
+                    ToolTip.text: sendWholeButton.enabled
+                        ? qsTr("The text becomes your message; its KV stays in the cache for follow-up questions (Ctrl+Shift+W).")
+                        : card.p.can_send_whole === true ? qsTr("Once the reply is written.")
+                        : (card.p.send_whole_why_not || qsTr("Only when it fits the context window and the free memory."))
+                    Button {
+                        id: sendWholeButton
+                        objectName: "documentSendWhole"
+                        anchors.fill: parent
+                        text: qsTr("Send whole")
+                        enabled: card.p.can_send_whole === true && !Chat.generating
+                        // Plainly off when it does not fit: Fusion's disabled button still
+                        // looks like one to press.
+                        opacity: enabled ? 1 : 0.4
+                        Accessible.description: sendWholeBox.ToolTip.text
+                        onClicked: card.docs.sendWhole()
+                    }
                 }
                 Button {
                     text: qsTr("Summarize")
                     highlighted: card.p.can_send_whole !== true
                     enabled: card.p.can_summarize === true && !card.docs.summarizing
                     ToolTip.visible: hovered
-                    ToolTip.text: qsTr("Chunk, summarize, merge (Ctrl+Shift+S). Cancel at any point; it resumes where it stopped.")
+                    ToolTip.text: (card.p.summary_warning ? card.p.summary_warning + "\n" : "")
+                        + qsTr("Chunk, summarize, merge (Ctrl+Shift+S). Cancel at any point; it resumes where it stopped.")
+                    Accessible.description: ToolTip.text
                     onClicked: card.docs.summarize()
                 }
             }

@@ -11,7 +11,9 @@ QtObject {
     readonly property Component component: Label {
         padding: 4
         font.bold: true
+        // "sizes approximate" only where the catalog shows such sizes.
         text: ModelHub.searchResults.length > 0 ? qsTranslate("ModelsPage", "Search results")
-                                                : qsTranslate("ModelsPage", "Catalog (sizes approximate)")
+              : ModelHub.catalogSizesApproximate ? qsTranslate("ModelsPage", "Catalog (sizes approximate)")
+              : qsTranslate("ModelsPage", "Catalog")
     }
 }

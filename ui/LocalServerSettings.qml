@@ -20,11 +20,14 @@ ColumnLayout {
         clipboardHelper.text = ""
     }
     TextEdit { id: clipboardHelper; visible: false; textFormat: TextEdit.PlainText }
+    function focusSwitch() { serverSwitch.forceActiveFocus(Qt.TabFocusReason) }
 
     Label { text: qsTr("Local server"); font.bold: true }
     RowLayout {
         Layout.fillWidth: true
-        Switch {
+        // Drawn in the theme's colours: Fusion's switch was barely visible in the dark theme.
+        ThemedSwitch {
+            id: serverSwitch
             objectName: "localServerSwitch"
             Accessible.name: qsTr("Serve the loaded model to other programs (OpenAI API)")
             checked: LocalServer.enabled

@@ -39,6 +39,11 @@ ApplicationWindow {
     palette.placeholderText: Theme.placeholder
     palette.link: Theme.link
     palette.mid: Theme.border
+    // The roles Qt Quick Dialogs' own file dialog draws with (its path field and rows are
+    // palette.light): without them the platform's light ones show in the dark theme.
+    palette.light: Theme.surface
+    palette.midlight: Theme.surfaceAlt
+    palette.dark: Theme.fieldBorder
     palette.toolTipBase: Theme.raised
     palette.toolTipText: Theme.text
 
@@ -46,6 +51,25 @@ ApplicationWindow {
     // keep their words only while there is room for them (at the zoomed type size).
     readonly property bool roomyHeader: width >= Theme.px(1000)
     readonly property bool narrow: width < Theme.dockedMemoryMinWindowWidth
+    // The header's demo notice (issue 43 point 10): never cut. Whole, wrapped, where the
+    // header has room for it in about two lines; else a short line (the whole notice in its
+    // tooltip and atop the model picker's list).
+    readonly property string demoNoticeText: qsTr("Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.")
+    TextMetrics { id: demoNoticeMetrics; font: demoNotice.font; text: window.demoNoticeText }
+    readonly property real demoNoticeMinRoom: Math.max(Theme.px(280), Math.ceil(demoNoticeMetrics.advanceWidth / 2) + Theme.px(24))
+    readonly property bool demoNoticeCompact: headerRoomForNotice() < demoNoticeMinRoom
+    // The header row's width less what its other items take (the notice gives way first).
+    function headerRoomForNotice() {
+        var used = 0
+        var shown = 0
+        for (var i = 0; i < headerRow.children.length; ++i) {
+            var c = headerRow.children[i]
+            if (c === demoNotice || !c.visible) continue
+            used += c.implicitWidth
+            ++shown
+        }
+        return headerRow.width - used - shown * headerRow.spacing
+    }
     // The memory panel's column is shown (wide windows; saved with the panes).
     property bool memoryDocked: true
     function toggleMemory() {
@@ -74,7 +98,8 @@ ApplicationWindow {
         }
     }
     Shortcut { sequence: "Ctrl+F"; onActivated: sidebar.focusSearch() }
-    Shortcut { sequence: "Ctrl+O"; onActivated: openDialog.open() }
+    // The model picker, on "Open file…" (Enter opens the file dialog; ↑ ↓ the models).
+    Shortcut { sequence: "Ctrl+O"; onActivated: modelPicker.openList(true) }
     Shortcut { sequence: "Ctrl+D"; onActivated: documentDialog.open() }
     // The Models page: find, check the fit of, and download models (issue 15).
     Shortcut { sequence: "Ctrl+Shift+M"; onActivated: modelsPage.opened ? modelsPage.close() : modelsPage.open() }
@@ -105,7 +130,8 @@ ApplicationWindow {
         id: openDialog
         title: qsTr("Open a GGUF model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
-        onAccepted: Models.loadModel(selectedFile)
+        // Its load options first, in the model picker (issue 43).
+        onAccepted: modelPicker.showOptions(selectedFile)
     }
     FileDialog {
         id: documentDialog
@@ -113,7 +139,8 @@ ApplicationWindow {
         nameFilters: [qsTr("Documents (*.txt *.md *.markdown *.pdf)"), qsTr("All files (*)")]
         onAccepted: Chat.documents.attach(selectedFile)
     }
-    SettingsDrawer { id: settings; height: window.height }
+    // Under the header: its buttons stay seen and usable while Settings is open.
+    SettingsDrawer { id: settings; y: window.header ? window.header.height : 0; height: window.height - y }
     // A banner action (a failed load, a full context) opens the settings of that model.
     Connections {
         target: Chat
@@ -125,6 +152,7 @@ ApplicationWindow {
     // First run: over the top of the chat, without taking the focus from the message box.
     Welcome {
         id: welcome
+        memoryIsDrawer: window.narrow
         parent: chatView
         x: Math.max(12, (chatView.width - width) / 2)
         y: 12
@@ -255,6 +283,21 @@ ApplicationWindow {
         return out
     }
 
+    // The header as shown (for the end-to-end tests): each visible item's name, text, right
+    // edge, and whether it is cut (a label elided, or an item squeezed under its own width).
+    function headerState() {
+        var items = []
+        for (var i = 0; i < headerRow.children.length; ++i) {
+            var c = headerRow.children[i]
+            if (!c.visible || c.width <= 0) continue
+            var cut = c.truncated === true || window.overflowOf(c).elided.length > 0
+                || (c !== demoNotice && c.width + 1 < c.implicitWidth)
+            items.push({ "name": c.objectName || ("item " + i), "text": String(c.text !== undefined ? c.text : ""),
+                         "right": c.mapToItem(null, c.width, 0).x, "cut": cut })
+        }
+        return { "items": items, "height": headerBar.height }
+    }
+
     // What the end-to-end tests read (only when KVCHAT_TEST_STATE_FILE is set): the layout,
     // the zoom, the focus and the Tab order (main.cpp adds the last two).
     Timer {
@@ -289,16 +332,21 @@ ApplicationWindow {
                 "editing_row": chatView.editingRow,
                 "edit_text": edit.text, "edit_cursor": edit.cursor, "edit_can_resend": edit.can_resend,
                 "settings_open": settings.opened,
-                // The Recent models menu: where it is drawn, and the names it lists.
-                "recent_menu": { "opened": recentMenu.opened, "x": recentMenu.opened ? recentMenu.contentItem.mapToItem(null, 0, 0).x : -1,
-                                 "width": recentMenu.width, "height": recentMenu.height, "count": recentMenu.count,
-                                 "items": Array.from({ length: recentMenu.count }, (_, i) => recentMenu.itemAt(i).text) },
+                // The model picker: its button's text, where its list is drawn, the files it
+                // lists (by file name) and their sections, the load options shown.
+                "model_picker": modelPicker.testState(),
+                // The header: each item's right edge and whether it is cut.
+                "header": window.headerState(),
                 "welcome_text": welcome.visible ? welcome.paragraphs.join("\n") : "",
                 "settings_width": settings.width,
+                // Settings' drawer, dimming and Apply bar against the header's bottom (issue 43).
+                "settings_layout": settings.layoutState(), "header_bottom": window.header.mapToItem(null, 0, window.header.height).y,
                 "overflow": {
                     "settings": settings.opened ? window.overflowOf(settings.contentItem) : null,
                     "memory": window.overflowOf(memoryPanel),
-                    "sidebar": window.overflowOf(sidebar)
+                    "sidebar": window.overflowOf(sidebar),
+                    "header": window.overflowOf(headerBar.contentItem),
+                    "picker": modelPicker.popupOpened ? window.overflowOf(modelPicker.popupContent) : null
                 },
                 // The header's last button: its right edge is inside the window (not cut).
                 "header_right": panelToggle.mapToItem(null, panelToggle.width, 0).x,
@@ -311,6 +359,7 @@ ApplicationWindow {
                 "demo_notice_visible": demoNotice.visible,
                 "demo_notice_text": demoNotice.text,
                 "demo_notice_elided": demoNotice.truncated,
+                "demo_notice_compact": window.demoNoticeCompact,
                 "demo_notice_tooltip": demoNotice.ToolTip.text,
                 // The Models page's download bars: status, filled fraction, fill colour.
                 "download_bars": modelsPage.downloadBars(),
@@ -321,6 +370,8 @@ ApplicationWindow {
                 // The status lines (issue 26 point 8): the footer, Settings' chat format,
                 // the panel's last reply and context lines, and every text the panel shows.
                 "status_line": statusLine.text,
+                // The context meter beside the message box (issue 43 point 1).
+                "context_meter": chatView.contextMeterState(),
                 "chat_format_line": settings.chatFormatLine,
                 "panel_status": memoryPanel.statusTexts()
             }, chatView.inputItem)
@@ -328,6 +379,7 @@ ApplicationWindow {
     }
 
     header: ToolBar {
+        id: headerBar
         topPadding: Theme.spacingXs
         bottomPadding: Theme.spacingXs
         background: Rectangle {
@@ -335,29 +387,29 @@ ApplicationWindow {
             Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: Theme.border }
         }
         RowLayout {
+            id: headerRow
             anchors.fill: parent
-            anchors.leftMargin: Theme.spacingM
+            anchors.leftMargin: Theme.spacingS
             anchors.rightMargin: Theme.spacingS
             spacing: Theme.spacingXs
-            Label {
-                objectName: "modelLabel"
-                font.bold: true
-                textFormat: Text.PlainText  // the file's name and general.name
-                Layout.minimumWidth: Math.min(implicitWidth, Theme.px(100))
-                text: Models.modelLoading ? qsTr("Loading model… %1%").arg(Math.round(100 * Models.loadProgress))
-                    : window.modelInfo.display_name ? window.modelInfo.display_name + "  ·  " + Chat.formatBytes(window.modelInfo.file_bytes)
-                        + "  ·  " + (window.modelInfo.backend || "cpu")
-                    : qsTr("No model")
-                elide: Label.ElideRight
-                Layout.fillWidth: true
+            // The loaded model's name, opening the models to load with their load options
+            // (issue 43): never cut at the window's sizes, its details dropped first.
+            ModelPicker {
+                id: modelPicker
+                compact: !window.roomyHeader
+                nameMaxWidth: Math.max(Theme.px(120), window.width * 0.3)
+                notice: demoNotice.visible && window.demoNoticeCompact ? window.demoNoticeText : ""
+                onOpenFileRequested: openDialog.open()
             }
             ProgressBar {
+                objectName: "loadProgress"
                 palette.highlight: Theme.accent  // the fill (the window's highlight is the selection tint)
                 visible: Models.modelLoading
                 from: 0; to: 1; value: Models.loadProgress
                 Layout.preferredWidth: 160
             }
             ToolButton {
+                objectName: "cancelLoadButton"
                 visible: Models.modelLoading
                 text: qsTr("Cancel")
                 onClicked: Models.cancelLoad()
@@ -366,32 +418,26 @@ ApplicationWindow {
                 id: demoNotice
                 objectName: "demoNotice"
                 visible: window.modelInfo.is_demo === true
-                // The whole notice on hover: the line is cut when the window is narrow.
+                // Whole and wrapped where the header has room for it in about two lines; else
+                // a short line, the whole notice in its tooltip and atop the picker's list.
                 ToolTip.visible: demoNoticeHover.hovered
-                ToolTip.text: text
+                ToolTip.text: window.demoNoticeText
                 ToolTip.delay: 300
                 HoverHandler { id: demoNoticeHover }
-                text: qsTr("Tiny demo model (2.8M parameters, King James Bible): it continues scripture, it does not answer. Open a real GGUF to chat.")
+                text: window.demoNoticeCompact ? qsTr("Demo model: it does not chat") : window.demoNoticeText
                 color: Theme.warning
-                elide: Label.ElideRight
-                // Gives way first when the window narrows (the buttons are never cut).
+                wrapMode: Text.Wrap
+                verticalAlignment: Text.AlignVCenter
                 Layout.fillWidth: true
-                Layout.maximumWidth: 520
+                Layout.maximumWidth: window.demoNoticeMinRoom
             }
+            Item { Layout.fillWidth: true }  // the buttons to the right
             IconButton {
                 objectName: "modelInfoButton"
                 iconName: "info"
                 text: qsTr("Model info")
                 enabled: window.modelInfo.name !== undefined
                 onClicked: infoDialog.open()
-            }
-            IconButton {
-                objectName: "openModelButton"
-                iconName: "open-model"
-                text: qsTr("Open model…")
-                toolTip: qsTr("Open a GGUF model (Ctrl+O)")
-                showText: window.roomyHeader
-                onClicked: openDialog.open()
             }
             IconButton {
                 objectName: "modelsButton"
@@ -401,58 +447,9 @@ ApplicationWindow {
                 showText: window.roomyHeader
                 onClicked: modelsPage.open()
             }
-            IconButton {
-                objectName: "recentButton"
-                iconName: "recent"
-                text: qsTr("Recent")
-                toolTip: qsTr("Recent models")
-                enabled: Models.recentModels.length > 0
-                onClicked: recentMenu.open()
-                // Each model by its file's name, its folder under it (cut in the middle, whole
-                // on hover); never wider than the window, and kept inside it.
-                Menu {
-                    id: recentMenu
-                    objectName: "recentMenu"
-                    width: Math.min(Theme.px(460), window.width - 2 * Theme.spacingS)
-                    y: parent ? parent.height : 0  // under the button
-                    margins: Theme.spacingS
-                    // Filled by an Instantiator (Qt's way to fill a Menu from a model: items
-                    // inserted and removed as the list changes).
-                    Instantiator {
-                        model: Models.recentModels
-                        onObjectAdded: (index, object) => recentMenu.insertItem(index, object)
-                        onObjectRemoved: (index, object) => recentMenu.removeItem(object)
-                        delegate: MenuItem {
-                            id: recentItem
-                            required property var modelData
-                            readonly property string path: modelData
-                            readonly property string fileName: path.split("/").pop()
-                            text: fileName
-                            Accessible.name: fileName
-                            ToolTip.visible: hovered
-                            ToolTip.text: modelData
-                            implicitHeight: contentItem.implicitHeight + topPadding + bottomPadding
-                            contentItem: ColumnLayout {
-                                spacing: 0
-                                Label {
-                                    Layout.fillWidth: true
-                                    text: recentItem.fileName
-                                    textFormat: Text.PlainText
-                                    elide: Text.ElideMiddle
-                                }
-                                Label {
-                                    Layout.fillWidth: true
-                                    text: recentItem.path.slice(0, recentItem.path.length - recentItem.fileName.length)
-                                    textFormat: Text.PlainText
-                                    elide: Text.ElideMiddle
-                                    font.pixelSize: Theme.smallSize
-                                    color: Theme.textMuted
-                                }
-                            }
-                            onTriggered: Models.loadModel(modelData)
-                        }
-                    }
-                }
+            ServerIndicator {
+                showText: window.roomyHeader
+                onSettingsRequested: settings.openServerSection()
             }
             IconButton {
                 objectName: "settingsButton"

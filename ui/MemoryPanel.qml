@@ -72,118 +72,120 @@ Pane {
                     ? qsTr("Loading the model… Its memory is shown here once it is ready.")
                     : qsTr("No model is loaded. Open a GGUF model (Ctrl+O), or the demo model under “Recent”, to see how its weights and this conversation's memory share the machine.")
             }
-            // The header lines are always there (a dash until known): nothing above the
-            // figures appears or vanishes while a reply is written, so the panel does not jump.
-            Label {
-                id: lastReplyLine
-                objectName: "lastReply"
-                property var st: Chat.lastReplyStats
-                visible: panel.hasModel
-                Layout.fillWidth: true
-                Layout.maximumWidth: column.width
-                Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
-                wrapMode: Text.Wrap
-                font.pixelSize: Theme.smallSize
-                text: st.generated_tokens === undefined ? qsTr("Last reply: —")
-                    : qsTr("Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed")
-                    .arg(Number(st.tokens_per_second).toLocaleString(Qt.locale(), 'f', 1)).arg(Theme.num(Math.round(st.ttft_ms)))
-                    .arg(Theme.num(st.evaluated_tokens)).arg(Theme.num(st.prompt_tokens)).arg(st.kv_type || panel.kvType)
-            }
-            // The last reply's reasoning in KV, and what this turn's prompt freed: a template that
-            // leaves earlier reasoning out of the history (Qwen 3, DeepSeek-R1) makes the cache
-            // differ from that reasoning's first token on. Set when a reply ends (no jump mid-reply).
-            Label {
-                objectName: "reasoningKvLine"
-                property var st: Chat.lastReplyStats
-                readonly property bool thought: st.thinking_tokens !== undefined && st.thinking_tokens > 0
-                readonly property bool freed: st.released_kv_bytes !== undefined && st.released_kv_bytes > 0
-                visible: panel.hasModel && (thought || freed)
-                Layout.fillWidth: true
-                Layout.maximumWidth: column.width
-                wrapMode: Text.Wrap
-                font.pixelSize: Theme.smallSize
-                color: Theme.textMuted
-                text: (thought ? qsTr("Its reasoning: %1 tokens, %2 of KV").arg(Theme.num(st.thinking_tokens)).arg(panel.fmt(st.thinking_kv_bytes)) : "")
-                    + (thought && freed ? " · " : "")
-                    + (freed ? qsTr("freed at its prompt: %1 (%2 tokens the cache held past the first changed token, earlier reasoning among them)")
-                               .arg(panel.fmt(st.released_kv_bytes)).arg(Theme.num(st.released_tokens)) : "")
-            }
-            SectionHeader {
-                visible: panel.hasModel
-                text: qsTr("Snapshot on disk"); pixelSize: Theme.smallSize
-                help: qsTr("After each reply the conversation's KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.")
-            }
-            // One line for this conversation's snapshot (the engine's reason on hover).
-            Label {
-                objectName: "snapshotLine"
-                visible: panel.hasModel
-                Layout.fillWidth: true
-                Layout.maximumWidth: column.width
-                Layout.preferredHeight: Math.max(implicitHeight, 2 * fontMetrics.height)  // whole, never cut
-                wrapMode: Text.Wrap
-                font.pixelSize: Theme.smallSize
-                text: MemoryState.snapshotStatus.length > 0 ? MemoryState.snapshotStatus : qsTr("Nothing saved or restored yet for this conversation.")
-                ToolTip.visible: snapshotMouse.containsMouse && MemoryState.snapshotDetail.length > 0
-                ToolTip.text: MemoryState.snapshotStatus + (MemoryState.snapshotDetail.length > 0 ? "\n\n" + qsTr("Details: %1").arg(MemoryState.snapshotDetail) : "")
-                MouseArea { id: snapshotMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
-            }
-            FontMetrics { id: fontMetrics; font.pixelSize: Theme.smallSize }
-            // All snapshots against their budget; what the last save wrote on hover.
-            Label {
-                property var d: MemoryState.snapshotDisk
-                visible: panel.hasModel
-                Layout.fillWidth: true
-                Layout.maximumWidth: column.width
-                wrapMode: Text.Wrap
-                font.pixelSize: Theme.smallSize
-                color: Theme.textMuted
-                text: d.total_bytes === undefined ? qsTr("All snapshots: —")
-                    : (d.budget_bytes > 0
-                       ? qsTr("All snapshots: %1 of %2 budget").arg(panel.fmt(d.total_bytes)).arg(panel.fmt(d.budget_bytes))
-                       : qsTr("All snapshots: %1 (no budget)").arg(panel.fmt(d.total_bytes)))
-                    + (d.evicted > 0 ? qsTr(" · %1 least recently used removed").arg(Theme.num(d.evicted)) : "")
-                ToolTip.visible: diskMouse.containsMouse && text.length > 0
-                ToolTip.text: (d.file_bytes !== undefined ? qsTr("This conversation's snapshot: %1").arg(panel.fmt(d.file_bytes)) : qsTr("This conversation has no snapshot yet."))
-                    + (d.last_written_bytes !== undefined
-                       ? "\n" + (d.last_rewritten
-                          ? qsTr("Last save rewrote the whole file: %1 (%2)").arg(panel.fmt(d.last_written_bytes)).arg(d.last_why_rewritten)
-                          : qsTr("Last save appended %1 (%2 tokens)").arg(panel.fmt(d.last_written_bytes)).arg(d.last_tokens_written))
-                       : "")
-                MouseArea { id: diskMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
-            }
-
             ColumnLayout {
-            visible: panel.hasModel
-            Layout.fillWidth: true
-            Layout.maximumWidth: column.width
-            spacing: 10
-
-            // Both sessions on the shared weights while a summary job runs: each one's KV,
-            // and the memory they share (the KV budget when one is set, else what is free).
-            Label {
-                id: sessions
-                property var j: Chat.documents.jobMemory || ({})
-                property real chatKv: panel.m.kv_allocated_bytes || 0
-                property real jobKv: j.kv_allocated_bytes || 0
-                property real budget: (panel.m.kv_budget_bytes || 0) > 0 ? panel.m.kv_budget_bytes : (panel.m.system_available_bytes || 0) + chatKv + jobKv
-                visible: j.kv_tokens !== undefined
+                visible: panel.hasModel
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
-                wrapMode: Text.Wrap
-                font.pixelSize: Theme.smallSize
-                text: qsTr("Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9")
-                    .arg(panel.fmt(panel.m.weights_bytes)).arg(panel.fmt(chatKv)).arg(Theme.num(panel.m.kv_tokens))
-                    .arg(panel.fmt(jobKv)).arg(Theme.num(j.kv_tokens)).arg(panel.fmt(chatKv + jobKv)).arg(panel.fmt(budget))
-                    .arg((panel.m.kv_budget_bytes || 0) > 0 ? qsTr("KV budget") : qsTr("available"))
-                    .arg(Theme.num(Math.max(chatKv, jobKv) > 0 ? Math.floor(budget / Math.max(chatKv, jobKv)) : 0))
-            }
+                spacing: 10
 
-            ServerUsers { panel: panel; Layout.maximumWidth: column.width }
-            EngineGauges { id: gauges; panel: panel; Layout.maximumWidth: column.width }
-            KvCacheFigures { panel: panel; Layout.maximumWidth: column.width }
-            ContextBlocks { id: contextSection; panel: panel; Layout.maximumWidth: column.width }
-            KvTimeline { panel: panel; Layout.maximumWidth: column.width }
-            KvTypeCosts { panel: panel; Layout.maximumWidth: column.width }
+                // What a user asks first (issue 43 point 2): how full the context is and how the
+                // KV grows; then the weights against the KV; what fits; the last reply's figures;
+                // other users of the weights; and last the snapshots on disk.
+                ContextBlocks { id: contextSection; panel: panel; Layout.maximumWidth: column.width }
+                KvTimeline { panel: panel; Layout.maximumWidth: column.width }
+                EngineGauges { id: gauges; panel: panel; Layout.maximumWidth: column.width }
+                KvCacheFigures { panel: panel; Layout.maximumWidth: column.width }
+                KvTypeCosts { panel: panel; Layout.maximumWidth: column.width }
+                // The last reply's figures, once there is one (set when it ends: no jump mid-reply).
+                Label {
+                    id: lastReplyLine
+                    objectName: "lastReply"
+                    property var st: Chat.lastReplyStats
+                    visible: panel.hasModel && st.generated_tokens !== undefined
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: column.width
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    text: st.generated_tokens === undefined ? ""
+                        : qsTr("Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed")
+                        .arg(Number(st.tokens_per_second).toLocaleString(Qt.locale(), 'f', 1)).arg(Theme.num(Math.round(st.ttft_ms)))
+                        .arg(Theme.num(st.evaluated_tokens)).arg(Theme.num(st.prompt_tokens)).arg(st.kv_type || panel.kvType)
+                }
+                // The last reply's reasoning in KV, and what this turn's prompt freed: a template that
+                // leaves earlier reasoning out of the history (Qwen 3, DeepSeek-R1) makes the cache
+                // differ from that reasoning's first token on. Set when a reply ends (no jump mid-reply).
+                Label {
+                    objectName: "reasoningKvLine"
+                    property var st: Chat.lastReplyStats
+                    readonly property bool thought: st.thinking_tokens !== undefined && st.thinking_tokens > 0
+                    readonly property bool freed: st.released_kv_bytes !== undefined && st.released_kv_bytes > 0
+                    visible: panel.hasModel && (thought || freed)
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: column.width
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    color: Theme.textMuted
+                    text: (thought ? qsTr("Its reasoning: %1 tokens, %2 of KV").arg(Theme.num(st.thinking_tokens)).arg(panel.fmt(st.thinking_kv_bytes)) : "")
+                        + (thought && freed ? " · " : "")
+                        + (!freed ? "" : panel.info.chat_declares_thinking === true
+                           ? qsTr("freed at its prompt: %1 (%2 tokens the cache held past the first changed token, earlier reasoning among them)")
+                                   .arg(panel.fmt(st.released_kv_bytes)).arg(Theme.num(st.released_tokens))
+                           : qsTr("freed at its prompt: %1 (%2 tokens the cache held past the first changed token)")
+                                   .arg(panel.fmt(st.released_kv_bytes)).arg(Theme.num(st.released_tokens)))
+                }
+                // Both sessions on the shared weights while a summary job runs: each one's KV,
+                // and the memory they share (the KV budget when one is set, else what is free).
+                Label {
+                    id: sessions
+                    property var j: Chat.documents.jobMemory || ({})
+                    property real chatKv: panel.m.kv_allocated_bytes || 0
+                    property real jobKv: j.kv_allocated_bytes || 0
+                    property real budget: (panel.m.kv_budget_bytes || 0) > 0 ? panel.m.kv_budget_bytes : (panel.m.system_available_bytes || 0) + chatKv + jobKv
+                    visible: j.kv_tokens !== undefined
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: column.width
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    text: qsTr("Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9")
+                        .arg(panel.fmt(panel.m.weights_bytes)).arg(panel.fmt(chatKv)).arg(Theme.num(panel.m.kv_tokens))
+                        .arg(panel.fmt(jobKv)).arg(Theme.num(j.kv_tokens)).arg(panel.fmt(chatKv + jobKv)).arg(panel.fmt(budget))
+                        .arg((panel.m.kv_budget_bytes || 0) > 0 ? qsTr("KV budget") : qsTr("available"))
+                        .arg(Theme.num(Math.max(chatKv, jobKv) > 0 ? Math.floor(budget / Math.max(chatKv, jobKv)) : 0))
+                }
+
+                ServerUsers { panel: panel; Layout.maximumWidth: column.width }
+                SectionHeader {
+                    visible: panel.hasModel
+                    text: qsTr("Snapshot on disk"); pixelSize: Theme.smallSize
+                    help: qsTr("After each reply the conversation's KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.")
+                }
+                // One line for this conversation's snapshot (the engine's reason on hover).
+                Label {
+                    objectName: "snapshotLine"
+                    visible: panel.hasModel
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: column.width
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    text: MemoryState.snapshotStatus.length > 0 ? MemoryState.snapshotStatus : qsTr("Nothing saved or restored yet for this conversation.")
+                    ToolTip.visible: snapshotMouse.containsMouse && MemoryState.snapshotDetail.length > 0
+                    ToolTip.text: MemoryState.snapshotStatus + (MemoryState.snapshotDetail.length > 0 ? "\n\n" + qsTr("Details: %1").arg(MemoryState.snapshotDetail) : "")
+                    MouseArea { id: snapshotMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
+                }
+                // All snapshots against their budget; what the last save wrote on hover.
+                Label {
+                    property var d: MemoryState.snapshotDisk
+                    visible: panel.hasModel && d.total_bytes !== undefined
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: column.width
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    color: Theme.textMuted
+                    text: d.total_bytes === undefined ? ""
+                        : (d.budget_bytes > 0
+                           ? qsTr("All snapshots: %1 of %2 budget").arg(panel.fmt(d.total_bytes)).arg(panel.fmt(d.budget_bytes))
+                           : qsTr("All snapshots: %1 (no budget)").arg(panel.fmt(d.total_bytes)))
+                        + (d.evicted > 0 ? qsTr(" · %1 least recently used removed").arg(Theme.num(d.evicted)) : "")
+                    ToolTip.visible: diskMouse.containsMouse && text.length > 0
+                    ToolTip.text: (d.file_bytes !== undefined ? qsTr("This conversation's snapshot: %1").arg(panel.fmt(d.file_bytes)) : qsTr("This conversation has no snapshot yet."))
+                        + (d.last_written_bytes !== undefined
+                           ? "\n" + (d.last_rewritten
+                              ? qsTr("Last save rewrote the whole file: %1 (%2)").arg(panel.fmt(d.last_written_bytes)).arg(d.last_why_rewritten)
+                              : qsTr("Last save appended %1 (%2 tokens)").arg(panel.fmt(d.last_written_bytes)).arg(d.last_tokens_written))
+                           : "")
+                    MouseArea { id: diskMouse; anchors.fill: parent; hoverEnabled: true; acceptedButtons: Qt.NoButton }
+                }
+
             }  // hasModel
         }
     }

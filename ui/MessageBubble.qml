@@ -1,6 +1,7 @@
 // One message: the user's text exactly as typed (plain text: "# x" stays "# x"); a reply's
 // reasoning (<think>…</think>) in a "Thinking" block above it, open while the model thinks,
-// folded once the answer starts (its tokens, time and KV said on its header); a reply
+// folded once the answer starts (its tokens, time and KV said on its header), kept open
+// when the reply ended with no answer ("No answer yet", how it ended, Continue); a reply
 // as Markdown with its code blocks on their own background, with the fence's language and
 // a copy button; its state (stopped, cut at the length limit, interrupted by the app's end —
 // Continue; interrupted — Regenerate too), the seed it was
@@ -11,7 +12,8 @@
 // place: Enter resends, Shift+Enter is a newline, Esc cancels. A long message (or
 // reasoning) is shown a page of at most 4,096 characters at a time (PageSwitch): the
 // bubble never lays out more, so a 50 MiB message cannot hold up the window; Copy copies
-// all of it, from the model (chat.messages), not through a text field.
+// all of it, from the model (chat.messages), not through a text field: what the bubble shows
+// (the answer; the reasoning of a reply that has no answer).
 pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
@@ -37,6 +39,7 @@ Item {
     required property real answerLength
     required property int page
     required property int pageCount
+    required property bool answerMissing  // finished with reasoning and no answer
     required property string shownText  // the page shown of the answer (a user's text)
     property bool isUser: bubble.role === "user"
     // A document sent whole: shown folded (its first lines) until expanded.
@@ -65,12 +68,13 @@ Item {
     }
     property bool documentExpanded: false
     // The Thinking block: open while only reasoning has come, folded once the answer starts,
+    // open still when the reply ended with no answer (the reasoning is all it has),
     // unless the user opened or folded it (thinkingToggled: their choice stands).
     readonly property bool hasThinking: !isUser && bubble.thinking.length > 0
     readonly property bool thinkingNow: bubble.model.state === "streaming" && bubble.answerLength === 0
     property bool thinkingToggled: false
     property bool thinkingChoice: false
-    readonly property bool thinkingOpen: thinkingToggled ? thinkingChoice : thinkingNow
+    readonly property bool thinkingOpen: thinkingToggled ? thinkingChoice : (thinkingNow || bubble.answerMissing)
     function toggleThinking() {
         bubble.thinkingChoice = !bubble.thinkingOpen
         bubble.thinkingToggled = true
@@ -84,6 +88,14 @@ Item {
         if (s.thinking_kv_bytes !== undefined) line += qsTr(" · %1 of KV").arg(Chat.formatBytes(s.thinking_kv_bytes))
         if (s.thinking_closed === false) line += qsTr(" · not finished")
         return line
+    }
+    // A reply that ended while still reasoning: how it ended, in words true to its stop reason.
+    function noAnswerText() {
+        if (bubble.wasCut) return qsTr("No answer yet: the reply reached the length limit while still reasoning.")
+        if (bubble.stopReason === "context-full") return qsTr("No answer yet: the context filled up while the model was still reasoning.")
+        if (bubble.wasStopped) return qsTr("No answer yet: the reply was stopped while still reasoning.")
+        if (bubble.wasInterrupted) return qsTr("No answer yet: the app closed while the model was still reasoning.")
+        return qsTr("No answer yet: the reply ended while still reasoning.")
     }
     // Edited in place: the list holds which row (one at a time: ChatView's editingRow).
     // (index >= 0: a bubble the list let go of has index -1, the row of no edit.)
@@ -399,9 +411,10 @@ Item {
                 jobId: bubble.isSummary ? bubble.stats.summary_job_id : 0
                 count: bubble.isSummary ? bubble.stats.summary_partials : 0
             }
-            // How the reply ended when it did not end by itself.
+            // How the reply ended when it did not end by itself, or with no answer (then right
+            // under its reasoning: there is no answer between them).
             RowLayout {
-                visible: bubble.wasStopped || bubble.wasCut || bubble.wasInterrupted
+                visible: bubble.wasStopped || bubble.wasCut || bubble.wasInterrupted || bubble.answerMissing
                 spacing: 8
                 Layout.fillWidth: true
                 Label {
@@ -410,7 +423,8 @@ Item {
                     font.pixelSize: Theme.smallSize
                     font.italic: true
                     color: Theme.warning
-                    text: bubble.wasCut ? qsTr("cut at the length limit")
+                    text: bubble.answerMissing ? bubble.noAnswerText()
+                        : bubble.wasCut ? qsTr("cut at the length limit")
                         : bubble.wasStopped ? qsTr("stopped")
                         : qsTr("interrupted: the app closed while this reply was written")
                 }
@@ -516,8 +530,10 @@ Item {
                     text: qsTr("Copy")
                     font.pixelSize: Theme.smallSize
                     ToolTip.visible: hovered && bubble.hasThinking
-                    ToolTip.text: qsTr("Copies the answer (not the reasoning)")
-                    onClicked: Chat.messages.copy(bubble.index, bubble.isUser ? "content" : "answer")
+                    ToolTip.text: bubble.answerMissing || bubble.thinkingNow ? qsTr("Copies the reasoning (there is no answer yet)")
+                                                                              : qsTr("Copies the answer (not the reasoning)")
+                    // What the bubble shows: the answer, or the reasoning of a reply with none.
+                    onClicked: Chat.messages.copy(bubble.index, "shown")
                 }
                 ToolButton {
                     objectName: "editButton"

@@ -5,6 +5,9 @@
 // cannot be read says why instead. Up / Down choose a row, Enter opens it (like Ctrl+O),
 // Delete removes it from disk after a confirmation naming the file and its size (refused
 // for the loaded model); each row also has Open, Show in folder and Remove buttons.
+// kvchat deletes only its own files, those in its models folder (issue 43): a file kept
+// elsewhere, or the demo model, is offered Forget instead (off the recent list, left on
+// disk), and Delete on it asks whether to forget it, saying why it is not deleted.
 // File names, model names and reasons are shown as plain text.
 pragma ComponentBehavior: Bound
 import QtQuick
@@ -28,11 +31,18 @@ ColumnLayout {
         library.open(entry.path)
         page.close()
     }
+    // Off the recent list is all that can be done to a file not kvchat's, listed because it
+    // was opened (one in the models folder, even through a link, stays listed).
+    function forgettable(entry) {
+        return !entry.owned && !entry.in_models_dir && entry.recent_rank >= 0
+    }
     function askRemove(entry) {
         if (!entry) return
         var problem = library.removalProblem(entry.path)
-        if (problem.length > 0) { refusal.text = problem; refusal.visible = true; return }
+        confirm.forgetting = lib.forgettable(entry)
+        if (problem.length > 0 && !confirm.forgetting) { refusal.text = problem; refusal.visible = true; return }
         refusal.visible = false
+        confirm.reason = problem
         confirm.path = entry.path
         confirm.fileName = entry.file_name
         confirm.sizeText = entry.size_text
@@ -41,6 +51,7 @@ ColumnLayout {
     // For the UI state file (e2e): the confirmation as shown.
     function confirmState() {
         return { "visible": confirm.visible, "text": confirmText.text, "focus_on_remove": removeButton.activeFocus,
+                 "forgetting": confirm.forgetting,
                  "current_index": list.currentIndex, "list_focus": list.activeFocus,
                  "refusal": refusal.visible ? refusal.text : "" }
     }
@@ -59,7 +70,7 @@ ColumnLayout {
         opacity: 0.8
         font.pixelSize: Theme.smallSize
         textFormat: Text.PlainText
-        text: qsTr("The model files in %1 and the models opened before. ↑ ↓ choose, Enter opens, Delete removes from disk.")
+        text: qsTr("The model files in %1 and the models opened before. ↑ ↓ choose, Enter opens, Delete removes a file of that folder from disk or takes another off the list.")
             .arg(lib.library.modelsDir)
     }
     Label {
@@ -160,25 +171,35 @@ ColumnLayout {
                     onClicked: lib.library.showInFolder(row.modelData.path)
                 }
                 Button {
+                    visible: row.modelData.owned
                     text: qsTr("Remove from disk…")
                     onClicked: { list.currentIndex = row.index; lib.askRemove(row.modelData) }
+                }
+                Button {
+                    visible: lib.forgettable(row.modelData)
+                    text: qsTr("Forget")
+                    Accessible.description: qsTr("Takes it off the list; the file stays on disk.")
+                    onClicked: { list.currentIndex = row.index; lib.library.forget(row.modelData.path) }
                 }
             }
         }
     }
 
-    // The confirmation: the file and its size named; the focus starts on Cancel.
+    // The confirmation: the file and its size named; the focus starts on Cancel. For a
+    // file kvchat does not own (forgetting), why it is not deleted and Forget instead.
     Dialog {
         id: confirm
         objectName: "removeModelDialog"
         property string path
         property string fileName
         property string sizeText
+        property bool forgetting: false
+        property string reason
         parent: Overlay.overlay
         anchors.centerIn: parent
         modal: true
         width: Math.min(Theme.px(520), parent ? parent.width - Theme.px(40) : Theme.px(520))
-        title: qsTr("Remove from disk?")
+        title: confirm.forgetting ? qsTr("Forget this model?") : qsTr("Remove from disk?")
         onOpened: cancelButton.forceActiveFocus()
         onClosed: list.forceActiveFocus()
         contentItem: ColumnLayout {  // qmllint disable deferred-property-id
@@ -188,19 +209,25 @@ ColumnLayout {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 textFormat: Text.PlainText
-                text: qsTr("Remove %1 (%2) from disk? The file is deleted; this cannot be undone.")
-                    .arg(confirm.fileName).arg(confirm.sizeText)
+                text: confirm.forgetting
+                    ? confirm.reason + "\n" + qsTr("Forget takes %1 off the list; the file stays on disk.").arg(confirm.fileName)
+                    : qsTr("Remove %1 (%2) from disk? The file is deleted; this cannot be undone.")
+                        .arg(confirm.fileName).arg(confirm.sizeText)
             }
             RowLayout {
                 Layout.alignment: Qt.AlignRight
                 Button {
                     id: removeButton
-                    text: qsTr("Remove from disk")
+                    text: confirm.forgetting ? qsTr("Forget") : qsTr("Remove from disk")
                     KeyNavigation.tab: cancelButton
                     KeyNavigation.backtab: cancelButton
                     Keys.onReturnPressed: clicked()
                     Keys.onEnterPressed: clicked()
-                    onClicked: { confirm.close(); lib.library.remove(confirm.path) }
+                    onClicked: {
+                        confirm.close()
+                        if (confirm.forgetting) lib.library.forget(confirm.path)
+                        else lib.library.remove(confirm.path)
+                    }
                 }
                 Button {
                     id: cancelButton

@@ -42,6 +42,7 @@ Popup {
     }
     function fitSummary(f) {
         if (f.fit_state === "reading") return qsTr("Reading its header…")
+        if (f.fit_state === "estimate") return catalogFitSummary(f.fit)
         if (f.fit_state === "error") return qsTr("Fit unknown: %1").arg(f.fit_error)
         if (f.fit_state !== "done") return ""
         var x = f.fit
@@ -59,6 +60,14 @@ Popup {
                ? qsTr(" (%1 tokens is the context it was trained on, used instead of the %2 asked for)")
                    .arg(Number(x.n_ctx).toLocaleString(Qt.locale(), 'f', 0))
                    .arg(Number(x.requested_ctx).toLocaleString(Qt.locale(), 'f', 0)) : "")
+    }
+    // A catalog file's fit without the Hub (ModelHub.filesMessage says why): its size alone.
+    function catalogFitSummary(x) {
+        return x.fits
+            ? qsTr("From the catalog: the file alone (%1) fits in the %2 free; the KV cache is counted once its header can be read")
+                .arg(hub.formatBytes(x.weights_bytes)).arg(hub.formatBytes(x.free_bytes))
+            : qsTr("From the catalog: the file alone (%1) does not fit in the %2 free")
+                .arg(hub.formatBytes(x.weights_bytes)).arg(hub.formatBytes(x.free_bytes))
     }
     // The download bars as shown (for the end-to-end test): each one's status, filled
     // fraction and fill colour.
@@ -230,6 +239,7 @@ Popup {
                             text: resultItem.modelData.name
                                 ? resultItem.modelData.name + " — " + resultItem.modelData.architecture + ", " + resultItem.modelData.license
                                   + "\n" + resultItem.modelData.repo
+                                  + (resultItem.modelData.size_text ? "  ·  " + resultItem.modelData.size_text : "")
                                 : resultItem.modelData.id + (resultItem.modelData.gated ? qsTr(" (gated: needs a token)") : "")
                                   + "\n" + qsTr("%1 downloads").arg(Number(resultItem.modelData.downloads).toLocaleString(Qt.locale(), 'f', 0))
                             onClicked: { page.selectedFile = 0; page.hub.openRepo(resultItem.modelData.repo || resultItem.modelData.id) }
@@ -245,6 +255,24 @@ Popup {
                         text: page.hub.currentRepo ? page.hub.currentRepo : qsTr("Choose a model on the left")
                     }
                     BusyIndicator { visible: page.hub.listing; running: visible; Layout.preferredHeight: 24 }
+                    // The Hub could not list the files (offline): why, what is shown instead.
+                    RowLayout {
+                        Layout.fillWidth: true
+                        visible: page.hub.filesMessage.length > 0
+                        Label {
+                            objectName: "modelsFilesMessage"
+                            Layout.fillWidth: true
+                            wrapMode: Text.Wrap
+                            color: "#b36b00"
+                            textFormat: Text.PlainText
+                            text: page.hub.filesMessage
+                        }
+                        Button {
+                            objectName: "modelsRetryFiles"
+                            text: qsTr("Try again")
+                            onClicked: page.hub.openRepo(page.hub.currentRepo)
+                        }
+                    }
                     ListView {
                         id: fileList
                         Layout.fillWidth: true
@@ -269,7 +297,8 @@ Popup {
                                     Layout.fillWidth: true
                                     Label {
                                         textFormat: Text.PlainText
-                                        text: fileRow.modelData.path + "  ·  " + page.hub.formatBytes(fileRow.modelData.size)
+                                        text: fileRow.modelData.path + "  ·  " + (fileRow.modelData.size_approx ? "≈ " : "")
+                                              + page.hub.formatBytes(fileRow.modelData.size)
                                         font.bold: true
                                         elide: Label.ElideMiddle
                                         Layout.fillWidth: true

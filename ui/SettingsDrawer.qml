@@ -3,6 +3,11 @@
 // context and its policy are kept per model file (the one named at the top) and checked
 // against that model before they are applied: a KV type it cannot use is disabled with
 // the reason, a context past its trained length is warned.
+//
+// One rule for applying (issue 43), said at the top: every change applies at once, except
+// the engine's choices (backend, threads, context, KV type, GPU layers, the context's
+// policy), which reload the model: those wait for the Apply bar pinned at the bottom,
+// which says what Apply will do. What restarts is said when it happens (the status line).
 pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
@@ -22,6 +27,21 @@ Drawer {
     // labels fill their cells and wrap: a layout keeps a label that does not at its one-line
     // width, pushing the row past the drawer's edge).
     width: Math.min(Theme.px(400), parent ? parent.width : Theme.px(400))
+    // The dimming, seen in both themes (Fusion's is black at 7%), and under the header only:
+    // the drawer starts below it (Main.qml), and its buttons stay as they are.
+    Overlay.modeless: Item {
+        Rectangle {
+            anchors.fill: parent
+            anchors.topMargin: drawer.y
+            color: Theme.dim
+        }
+    }
+    // A drawer dragged or clicked shut keeps nothing unsaid: the prompt being typed and a
+    // template choice still waiting apply now.
+    onAboutToHide: {
+        drawer.applySystemPrompt()
+        templateSettings.applyPendingChoice()
+    }
     property var info: Models.modelInfo
     property var s: Models.sampling
     property var e: Models.engineSettings
@@ -44,6 +64,9 @@ Drawer {
         return null
     }
     readonly property bool blocked: issues.some(i => i.blocking)
+    readonly property color problemColor: Theme.error
+
+    // ---- applied at once ----------------------------------------------------------------
     // The preset whose values `v` holds ("" when none: edited by hand).
     function presetOf(v) {
         var r = (x) => Math.round(x * 100)
@@ -52,22 +75,126 @@ Drawer {
             && r(p.values.repeat_penalty) === r(v.repeat_penalty))
         return p ? p.id : ""
     }
-    // The preset the sampling boxes hold now.
-    function matchingPreset() {
-        return presetOf({ "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
-                          "min_p": minP.value / 100, "repeat_penalty": rep.value / 100 })
+    // The sampling the boxes hold now.
+    function shownSampling() {
+        return { "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
+                 "min_p": minP.value / 100, "repeat_penalty": rep.value / 100,
+                 "seed": seed.value, "max_tokens": maxTokens.value }
     }
-    readonly property color problemColor: WindowTheme.name === "dark" ? "#ff8a80" : "#b03a2e"
+    // Sampling applies at once (no reload): `changes` over what the boxes hold.
+    function applySampling(changes) {
+        var v = Object.assign(drawer.shownSampling(), changes || {})
+        v.preset = drawer.presetOf(v)
+        Models.sampling = v
+    }
+    // The system prompt applies as it is typed (a pause, leaving the field, closing the
+    // drawer); the same text is not written again (nor a conversation opened for it).
+    function applySystemPrompt() {
+        promptPause.stop()
+        if (systemPrompt.text !== Chat.systemPrompt) Chat.systemPrompt = systemPrompt.text
+    }
+    Timer { id: promptPause; interval: 700; onTriggered: drawer.applySystemPrompt() }
+    // The KV snapshots' budget: a field in MB (decimal, as every byte figure of the window),
+    // shown and typed as the window writes sizes ("4.29 GB"; "500 MB" and "2 GB" typed).
+    function budgetText(mb) { return mb > 0 ? Chat.formatBytes(mb * 1e6) : qsTr("no limit") }
+    function budgetFromText(text, current) {
+        if (text.trim() === drawer.budgetText(current)) return current
+        var loc = Qt.locale()
+        var m = /^\s*([0-9][0-9.,\s]*)\s*([KMGT]?B)?\s*$/i.exec(text.split(loc.groupSeparator).join(""))
+        if (!m) return current
+        var n = parseFloat(m[1].replace(loc.decimalPoint, ".").replace(/\s/g, ""))
+        // The units util::format_bytes writes, read back from what is typed.
+        var mbPer = { "B": 1e-6, "KB": 1e-3, "MB": 1, "GB": 1e3, "TB": 1e6 }[(m[2] || "MB").toUpperCase()]  // byte-units: ok
+        return isNaN(n) ? current : Math.round(n * mbPer)
+    }
 
+    // Opens at the local server's section, its switch focused (the server view's button).
+    function openServerSection() {
+        open()
+        const bar = scroll.ScrollBar.vertical
+        bar.position = Math.max(0, Math.min(serverSettings.y / Math.max(1, scroll.contentHeight), 1 - bar.size))
+        serverSettings.focusSwitch()
+    }
+
+    // ---- pending until Apply: the engine's choices, which reload the model ------------------
+    // The engine settings in force, with the defaults the boxes show for keys not set.
+    readonly property var engineInForce: ({
+        "backend": drawer.e.backend || "auto", "threads": drawer.e.threads || 0, "ctx": drawer.e.ctx || 0,
+        "kv_type": drawer.e.kv_type || "f16", "context_policy": drawer.e.context_policy || "drop-oldest",
+        "gpu_layers": drawer.e.gpu_layers ?? -1 })
+    // What the engine boxes hold now.
+    readonly property var engineChoice: ({
+        "backend": backend.currentText, "threads": threads.value, "ctx": ctxSpin.value,
+        "kv_type": kvType.currentText, "context_policy": policy.ids[policy.currentIndex],
+        "gpu_layers": gpuLayers.value })
+    readonly property bool enginePending: Object.keys(engineChoice).some(k => String(engineChoice[k]) !== String(engineInForce[k]))
+    // Whether Apply loads the model: the settings model is the loaded one, or its load failed.
+    readonly property bool applyLoads: Models.settingsModel.length > 0
+        && (drawer.info.path === Models.settingsModel || Models.modelError.length > 0)
+    // The engine boxes back to the settings in force (Cancel; another model's settings).
+    function resetEngine() {
+        var v = drawer.engineInForce
+        backend.currentIndex = Math.max(0, backend.model.indexOf(v.backend))
+        threads.value = v.threads
+        ctxSpin.value = v.ctx
+        kvType.currentIndex = Math.max(0, kvType.model.indexOf(v.kv_type))
+        policy.currentIndex = Math.max(0, policy.ids.indexOf(v.context_policy))
+        gpuLayers.value = v.gpu_layers
+    }
+    Component.onCompleted: resetEngine()
+    Connections {
+        target: Models
+        function onEngineSettingsChanged() { drawer.resetEngine() }
+    }
+    function applyEngine() {
+        // A changed setting reloads the model; after a failed load, Apply retries it.
+        if (drawer.enginePending || Models.modelError) Models.setEngineSettings(drawer.engineChoice)
+        drawer.close()
+    }
+    // What the Apply bar says Apply will do (or that nothing waits for it).
+    readonly property string applyNote: drawer.blocked
+        ? qsTr("This model cannot use these settings: see the reason above.")
+        : !drawer.enginePending && !Models.modelError ? qsTr("No engine change waits: the settings above are in force.")
+        : !drawer.applyLoads ? qsTr("Apply keeps these engine settings for %1: it is loaded with them.").arg(drawer.modelFile)
+        : Models.modelError ? qsTr("Apply loads %1 again with these engine settings.").arg(drawer.modelFile)
+        : qsTr("Apply reloads %1 with these engine settings: the conversation is computed again.").arg(drawer.modelFile)
+
+    // Where the drawer, its dimming and its Apply bar are (for the end-to-end tests).
+    function layoutState() {
+        var top = drawer.contentItem.mapToItem(null, 0, 0).y
+        var bar = applyBar.mapToItem(null, 0, 0).y
+        return { "opened": drawer.opened, "top": top, "bottom": top + drawer.contentItem.height,
+                 "dim_top": drawer.y, "dim_alpha": Theme.dim.a,
+                 "rule": ruleLine.text, "apply_bar_top": bar, "apply_bar_bottom": bar + applyBar.height,
+                 "apply_note": drawer.applyNote, "apply_enabled": applyButton.enabled,
+                 "engine_pending": drawer.enginePending }
+    }
+
+    // The rule, at the top where it is read first; the Apply bar pinned at the bottom.
+    Label {
+        id: ruleLine
+        objectName: "settingsApplyRule"
+        anchors.top: parent.top
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.margins: Theme.spacingM
+        wrapMode: Text.Wrap
+        font.pixelSize: Theme.smallSize
+        color: Theme.textMuted
+        text: qsTr("Changes here apply at once. The engine's choices reload the model, so they wait for Apply at the bottom.")
+    }
     ScrollView {
         id: scroll
-        anchors.fill: parent
+        anchors.top: ruleLine.bottom
+        anchors.topMargin: Theme.spacingXs
+        anchors.bottom: applyBar.top
+        anchors.left: parent.left
+        anchors.right: parent.right
         contentWidth: availableWidth
         ColumnLayout {
             width: scroll.availableWidth - 24
             x: 12
             spacing: 8
-
             Label { text: qsTr("Language"); font.bold: true; topPadding: 8 }
             ComboBox {
                 id: languageChoice
@@ -147,6 +274,10 @@ Drawer {
                 wrapMode: TextArea.Wrap
                 text: Chat.systemPrompt
                 placeholderText: qsTr("Optional instructions for this conversation")
+                background: FieldBackground { control: systemPrompt }
+                // Applied at once: after a pause in the typing, and on leaving the field.
+                onTextChanged: if (activeFocus) promptPause.restart()
+                onEditingFinished: drawer.applySystemPrompt()
             }
             Label {
                 Layout.fillWidth: true
@@ -207,40 +338,85 @@ Drawer {
                     textRole: "name"
                     model: Array.of({ "id": "", "name": qsTr("Custom") }).concat(Models.samplingPresets)
                     currentIndex: Math.max(0, model.findIndex(p => p.id === (drawer.s.preset !== undefined ? drawer.s.preset : drawer.presetOf(drawer.s))))
-                    onActivated: (index) => {
-                        var v = model[index].values
-                        if (!v) return
-                        temp.value = Math.round(v.temperature * 100); topK.value = v.top_k
-                        topP.value = Math.round(v.top_p * 100); minP.value = Math.round(v.min_p * 100)
-                        rep.value = Math.round(v.repeat_penalty * 100)
-                    }
+                    // Applied at once; the boxes below follow (bound to the sampling in force).
+                    onActivated: (index) => { if (model[index].values) drawer.applySampling(model[index].values) }
                 }
             }
             GridLayout {
                 columns: 2
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("temperature") } SpinBox { id: temp; from: 0; to: 200; value: Math.round((drawer.s.temperature ?? 0.8) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-k") } SpinBox { id: topK; from: 0; to: 1000; value: drawer.s.top_k ?? 40; editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-p") } SpinBox { id: topP; from: 0; to: 100; value: Math.round((drawer.s.top_p ?? 0.95) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("min-p") } SpinBox { id: minP; from: 0; to: 100; value: Math.round((drawer.s.min_p ?? 0.05) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("repeat penalty") } SpinBox { id: rep; from: 50; to: 200; value: Math.round((drawer.s.repeat_penalty ?? 1.0) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("seed") } SpinBox { id: seed; from: -1; to: 2147483647; value: drawer.s.seed ?? -1; editable: true; textFromValue: (v) => v < 0 ? qsTr("random") : String(v); valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1; ToolTip.visible: hovered; ToolTip.text: qsTr("−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.") }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("max tokens") } SpinBox { id: maxTokens; from: 1; to: 100000; value: drawer.s.max_tokens ?? 256; editable: true }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("temperature") }
+                SpinBox { id: temp; from: 0; to: 200; value: Math.round((drawer.s.temperature ?? 0.8) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true
+                          background: FieldBackground { control: temp }
+                          onValueModified: drawer.applySampling() }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-k") }
+                SpinBox { id: topK; from: 0; to: 1000; value: drawer.s.top_k ?? 40; editable: true
+                          background: FieldBackground { control: topK }
+                          onValueModified: drawer.applySampling() }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("top-p") }
+                SpinBox { id: topP; from: 0; to: 100; value: Math.round((drawer.s.top_p ?? 0.95) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true
+                          background: FieldBackground { control: topP }
+                          onValueModified: drawer.applySampling() }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("min-p") }
+                SpinBox { id: minP; from: 0; to: 100; value: Math.round((drawer.s.min_p ?? 0.05) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true
+                          background: FieldBackground { control: minP }
+                          onValueModified: drawer.applySampling() }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("repeat penalty") }
+                SpinBox { id: rep; from: 50; to: 200; value: Math.round((drawer.s.repeat_penalty ?? 1.0) * 100); textFromValue: (v) => (v / 100).toFixed(2); valueFromText: (t) => Math.round(parseFloat(t) * 100); editable: true
+                          background: FieldBackground { control: rep }
+                          onValueModified: drawer.applySampling() }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("seed") }
+                SpinBox { id: seed; from: -1; to: 2147483647; value: drawer.s.seed ?? -1; editable: true; textFromValue: (v) => v < 0 ? qsTr("random") : String(v); valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1; ToolTip.visible: hovered; ToolTip.text: qsTr("−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.")
+                          background: FieldBackground { control: seed }
+                          onValueModified: drawer.applySampling() }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("max tokens") }
+                SpinBox { id: maxTokens; from: 1; to: 100000; value: drawer.s.max_tokens ?? 256; editable: true
+                          background: FieldBackground { control: maxTokens }
+                          onValueModified: drawer.applySampling() }
             }
 
             ChatTemplateSettings { id: templateSettings; Layout.fillWidth: true }
 
-            LocalServerSettings { Layout.fillWidth: true }
+            LocalServerSettings { id: serverSettings; Layout.fillWidth: true }
+
+            // The KV snapshots' budget applies at once (nothing is reloaded).
+            Label { text: qsTr("KV snapshots"); font.bold: true }
+            RowLayout {
+                Layout.fillWidth: true
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("on disk at most (0 = no limit)") }
+                SpinBox {
+                    id: snapshotBudget
+                    objectName: "snapshotBudgetSpin"
+                    Accessible.name: qsTr("KV snapshots on disk at most")
+                    from: 0; to: 16777216; stepSize: 500; editable: true
+                    value: Math.round(MemoryState.snapshotBudgetBytes / 1e6)
+                    textFromValue: (v) => drawer.budgetText(v)
+                    valueFromText: (t) => drawer.budgetFromText(t, snapshotBudget.value)
+                    validator: null  // sizes with their unit ("2 GB"), not only digits
+                    background: FieldBackground { control: snapshotBudget }
+                    onValueModified: MemoryState.snapshotBudgetBytes = value * 1e6
+                }
+            }
 
             Label { text: qsTr("Engine"); font.bold: true }
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.pixelSize: Theme.smallSize
+                text: qsTr("These reload the model: they wait for Apply at the bottom.")
+            }
             GridLayout {
                 columns: 2
                 Layout.fillWidth: true
+                // No bindings to the settings in force: resetEngine() sets these (Cancel,
+                // another model's settings), so what is chosen here stays until Apply.
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("backend") }
-                ComboBox { id: backend; model: ["auto", "cpu", "cuda"]; currentIndex: Math.max(0, model.indexOf(drawer.e.backend || "auto")) }
+                ComboBox { id: backend; objectName: "backendChoice"; model: ["auto", "cpu", "cuda"]; Accessible.name: qsTr("Backend") }
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("threads (0 = all)") }
-                SpinBox { id: threads; from: 0; to: 256; value: drawer.e.threads || 0; editable: true }
+                SpinBox { id: threads; from: 0; to: 256; editable: true
+                          background: FieldBackground { control: threads } }
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("context (0 = trained)") }
-                SpinBox { id: ctxSpin; objectName: "contextSpin"; from: 0; to: 1048576; stepSize: 256; value: drawer.e.ctx || 0; editable: true
+                SpinBox { id: ctxSpin; objectName: "contextSpin"; from: 0; to: 1048576; stepSize: 256; editable: true
+                          background: FieldBackground { control: ctxSpin }
                           Accessible.name: qsTr("Context length") }
                 Label {
                     objectName: "contextWarning"
@@ -262,7 +438,6 @@ Drawer {
                     popup.x: width - popup.width
                     Accessible.name: qsTr("KV type")
                     model: ["f32", "f16", "q8_0", "q4_0"]
-                    currentIndex: Math.max(0, model.indexOf(drawer.e.kv_type || "f16"))
                     // A type this model cannot use is shown disabled, with why beside it.
                     delegate: ItemDelegate {
                         required property string modelData
@@ -288,7 +463,7 @@ Drawer {
                 }
                 Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("GPU layers") }
                 SpinBox { id: gpuLayers; objectName: "gpuLayersSpin"; from: -1; to: 1024; editable: true
-                          value: drawer.e.gpu_layers ?? -1
+                          background: FieldBackground { control: gpuLayers }
                           textFromValue: (v) => v < 0 ? qsTr("auto") : String(v)
                           valueFromText: (t) => /^[0-9]+$/.test(t.trim()) ? parseInt(t) : -1
                           Accessible.name: qsTr("GPU layers") }
@@ -308,11 +483,7 @@ Drawer {
                     Accessible.name: qsTr("When the context is full")
                     readonly property var ids: ["drop-oldest", "shift", "stop"]
                     model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("stop and ask")]
-                    currentIndex: Math.max(0, ids.indexOf(drawer.e.context_policy || "drop-oldest"))
                 }
-                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("KV snapshots on disk, MiB (0 = no limit)") }
-                SpinBox { id: snapshotBudget; from: 0; to: 16777216; stepSize: 256; editable: true
-                          value: Math.round(MemoryState.snapshotBudgetBytes / 1048576) }
             }
             Label {
                 Layout.fillWidth: true
@@ -331,34 +502,53 @@ Drawer {
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
                     font.pixelSize: Theme.smallSize
-                    text: modelData + ": " + Chat.formatBytes(drawer.kvBytes(modelData, drawer.ctxValue())) + qsTr(" at %1 tokens").arg(drawer.ctxValue())
+                    text: modelData + ": " + Chat.formatBytes(drawer.kvBytes(modelData, drawer.ctxValue())) + qsTr(" at %1 tokens").arg(Theme.num(drawer.ctxValue()))
                 }
+            }
+        }
+    }
+    // The Apply bar: pinned (never scrolled away), saying what Apply does.
+    Rectangle {
+        id: applyBar
+        objectName: "settingsApplyBar"
+        anchors.bottom: parent.bottom
+        anchors.left: parent.left
+        anchors.right: parent.right
+        height: applyColumn.implicitHeight + 2 * Theme.spacingS
+        color: Theme.surfaceAlt
+        Rectangle { width: parent.width; height: 1; color: Theme.border }
+        ColumnLayout {
+            id: applyColumn
+            anchors.fill: parent
+            anchors.margins: Theme.spacingS
+            anchors.leftMargin: Theme.spacingM
+            anchors.rightMargin: Theme.spacingM
+            spacing: Theme.spacingXs
+            Label {
+                objectName: "settingsApplyNote"
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                textFormat: Text.PlainText  // names a file
+                font.pixelSize: Theme.smallSize
+                color: drawer.blocked ? Theme.error : Theme.text
+                text: drawer.applyNote
             }
             RowLayout {
                 Button {
+                    id: applyButton
                     objectName: "applySettings"
                     text: qsTr("Apply")
-                    enabled: !drawer.blocked
-                    ToolTip.visible: hovered && drawer.blocked
-                    ToolTip.text: qsTr("This model cannot use these settings: see the reason above.")
-                    onClicked: {
-                        Chat.systemPrompt = systemPrompt.text
-                        MemoryState.snapshotBudgetBytes = snapshotBudget.value * 1048576
-                        Models.sampling = { "temperature": temp.value / 100, "top_k": topK.value, "top_p": topP.value / 100,
-                                          "min_p": minP.value / 100, "repeat_penalty": rep.value / 100,
-                                          "seed": seed.value, "max_tokens": maxTokens.value,
-                                          "preset": drawer.matchingPreset() }
-                        var engine = { "backend": backend.currentText, "threads": threads.value, "ctx": ctxSpin.value,
-                                       "kv_type": kvType.currentText, "context_policy": policy.ids[policy.currentIndex],
-                                       "gpu_layers": gpuLayers.value }
-                        var current = Models.engineSettings
-                        var changed = Object.keys(engine).some(k => String(engine[k]) !== String(current[k]))
-                        // A changed setting reloads the model; after a failed load it retries.
-                        if (changed || Models.modelError) Models.setEngineSettings(engine)
-                        drawer.close()
-                    }
+                    Accessible.description: drawer.applyNote
+                    enabled: !drawer.blocked && (drawer.enginePending || Models.modelError.length > 0)
+                    onClicked: drawer.applyEngine()
                 }
-                Button { text: qsTr("Cancel"); onClicked: drawer.close() }
+                Button {
+                    objectName: "cancelEngineSettings"
+                    text: qsTr("Cancel")
+                    Accessible.name: qsTr("Cancel the engine changes")
+                    enabled: drawer.enginePending
+                    onClicked: drawer.resetEngine()
+                }
             }
         }
     }

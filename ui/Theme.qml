@@ -2,7 +2,9 @@
 // designed), spacing, corner radii and type sizes, scaled by the zoom (Ctrl+= / Ctrl+- /
 // Ctrl+0, remembered). Every QML file uses Theme.<token>; nothing else names a colour.
 // The colour sets are plain "name": "#rrggbb" lines: tests/app/check_contrast.py reads
-// them and checks every text colour over every background it is drawn on (WCAG ≥ 4.5:1).
+// them and checks every text colour over every background it is drawn on (WCAG ≥ 4.5:1),
+// the field borders against what they are drawn on (≥ 3:1, WCAG 1.4.11) and that the
+// dimming behind a drawer changes the window or its text enough to be seen.
 pragma Singleton
 import QtQuick
 
@@ -37,6 +39,8 @@ QtObject {
         "success": "#1b6329",
         // lines and marks (not text)
         "border": "#c5cbd3",
+        // the outline of a text field (≥ 3:1 on the field and around it: it is seen)
+        "fieldBorder": "#78808b",
         "focusRing": "#2456c0",
         "selection": "#d9e6fb",
         "chartWeights": "#5b7db1",
@@ -44,7 +48,9 @@ QtObject {
         "chartKvAllocated": "#f3c99f",
         "chartScratch": "#9aa5b1",
         "chartEmpty": "#d5d8dc",
-        "chartDocument": "#8e5ba8"
+        "chartDocument": "#8e5ba8",
+        // behind an open drawer: black at this opacity over the window
+        "dimOpacity": 0.35
     })
     readonly property var darkColors: ({
         // backgrounds
@@ -70,6 +76,7 @@ QtObject {
         "success": "#7fd891",
         // lines and marks (not text)
         "border": "#474c55",
+        "fieldBorder": "#767d88",
         "focusRing": "#93b6ff",
         "selection": "#223758",
         "chartWeights": "#7b9bd0",
@@ -77,13 +84,18 @@ QtObject {
         "chartKvAllocated": "#8a6440",
         "chartScratch": "#7d8794",
         "chartEmpty": "#3a3f46",
-        "chartDocument": "#a77bc0"
+        "chartDocument": "#a77bc0",
+        // more than in light: black over a dark window shows in its text, dimmed
+        "dimOpacity": 0.55
     })
     // Which text colours are drawn on which backgrounds (the contrast test's pairs).
     readonly property var textColors: ["text", "textMuted", "placeholder", "link", "error", "warning", "success"]
     readonly property var textBackgrounds: ["window", "surface", "surfaceAlt", "raised", "userBubble",
         "assistantBubble", "codeBackground", "infoBackground", "warningBackground", "errorBackground", "selection"]
     readonly property var accentPairs: [["onAccent", "accent"]]
+    // Marks that are not text (WCAG 1.4.11, ≥ 3:1): each against what it is drawn on.
+    readonly property var uiPairs: [["fieldBorder", "surface"], ["fieldBorder", "window"],
+        ["fieldBorder", "surfaceAlt"], ["fieldBorder", "raised"]]
 
     readonly property var colors: dark ? darkColors : lightColors
     readonly property color window: colors.window
@@ -106,6 +118,9 @@ QtObject {
     readonly property color warning: colors.warning
     readonly property color success: colors.success
     readonly property color border: colors.border
+    readonly property color fieldBorder: colors.fieldBorder
+    // The window behind an open drawer, dimmed (Overlay.modeless of SettingsDrawer).
+    readonly property color dim: Qt.rgba(0, 0, 0, colors.dimOpacity)
     readonly property color focusRing: colors.focusRing
     readonly property color selection: colors.selection
     readonly property color chartWeights: colors.chartWeights

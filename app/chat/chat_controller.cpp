@@ -32,6 +32,9 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   models_ = std::make_unique<ModelController>(
       *worker_, *this, store_ ? store_->setting(QStringLiteral("engine")).toMap() : QVariantMap(),
       store_ ? store_->setting(QStringLiteral("sampling")).toMap() : QVariantMap());
+  context_meter_ = std::make_unique<ContextMeter>(*memory_state_, *worker_, [this] {
+    return models_->info().value(QStringLiteral("context_policy")).toString();
+  });
   // Queued: the slots run on the GUI thread, the only one that touches the models.
   connect_model_signals();   // loading, per-model settings, a full context
   connect_status_signals();  // the status line: the chat format, the context's figures
@@ -170,13 +173,14 @@ bool ChatController::save_unsaved(QString* error) {
     if (messages_.saved(row)) continue;
     if (!current_) {
       // The conversation itself could not be created: now, named by its first message.
-      QString title = tr("New chat");
+      QString title;
       for (const StoredMessage& m : messages_.items()) {
         if (m.role == QLatin1String("user")) {
-          title = m.content.left(400).simplified().left(40);  // a bounded look at a long one
+          title = conversation_title_from_message(m.content);
           break;
         }
       }
+      if (title.isEmpty()) title = tr("New chat");
       const qint64 id = store_->create_conversation(title, {}, error);
       if (!id) return false;
       current_ = id;
@@ -413,8 +417,8 @@ bool ChatController::send_with_stats(const QString& text, const QVariantMap& sta
   QString error;
   bool ok = save_unsaved(&error);
   if (ok && messages_.rowCount() == 1) {
-    // The first words of the first message name the conversation.
-    ok = store_->rename_conversation(current_, text.simplified().left(40), &error);
+    // The first words of the first message name the conversation (unless the user did).
+    ok = store_->retitle_from_first_message(current_, text, &error);
   }
   note_save(ok, error);
   if (ok) remember_conversation_model(current_);
@@ -431,7 +435,7 @@ bool ChatController::append_exchange(qint64 conversation_id, const QString& user
   }
   // The first exchange of a conversation names it, as the first message sent does.
   if (!store_->has_messages(conversation_id) &&
-      !store_->rename_conversation(conversation_id, user_text.simplified().left(40), error)) {
+      !store_->retitle_from_first_message(conversation_id, user_text, error)) {
     return false;
   }
   StoredMessage user, answer;

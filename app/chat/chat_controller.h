@@ -22,6 +22,7 @@
 #include "conversations/conversation_host.h"
 #include "documents/document_controller.h"
 #include "engine/worker_values.h"
+#include "memory/context_meter.h"
 #include "memory/memory_state.h"
 #include "messages/message_list_model.h"
 #include "messages/message_loader.h"
@@ -66,6 +67,9 @@ class ChatController : public QObject,
   // What the context policy last did in this conversation ("Oldest turns dropped to make
   // room: N tokens"); empty when it has done nothing yet.
   Q_PROPERTY(QString contextNotice READ context_notice NOTIFY contextNoticeChanged)
+  // How full the context is, in the same words everywhere (the meter beside the message
+  // box, the status line, the panel, the banners), with the typed message's cost.
+  Q_PROPERTY(kvchat::app::ContextMeter* contextMeter READ context_meter CONSTANT)
   // A conversation whose messages are being read on the loader's thread (too long to read
   // on the window's: models/message_loader.h): its list is empty until conversationOpened.
   Q_PROPERTY(bool opening READ opening NOTIFY openingChanged)
@@ -81,6 +85,7 @@ class ChatController : public QObject,
   SystemPromptController* system_prompts() { return system_prompts_.get(); }
   MessageListModel* messages() { return &messages_; }
   DocumentController* documents() { return documents_.get(); }
+  ContextMeter* context_meter() { return context_meter_.get(); }
   // Every banner of the window (`notices` in QML).
   NoticeCenter* notices() { return &notices_; }
   // The model and its per-model settings (`models` in QML).
@@ -226,6 +231,9 @@ class ChatController : public QObject,
   void show_stored_path_from(int row);
   // The KV snapshot on disk made to describe the branch shown (chat_replies.cpp).
   void follow_shown_branch();
+  // After the message at `row` got another branch shown (an edit, ‹ 2/3 ›): when that is
+  // the first user message, the title follows it unless the user named the conversation.
+  void follow_first_message_title(int row);
   // A Continue in progress: the reply's stats before it (kept while streaming, merged at
   // the end); for a new reply, what is known of it while it streams (its prompt opened
   // the reasoning).
@@ -293,6 +301,7 @@ class ChatController : public QObject,
   void flush_now();
   // Created after worker_ (the KV quality probe measures its model).
   std::unique_ptr<MemoryState> memory_state_;
+  std::unique_ptr<ContextMeter> context_meter_;  // on memory_state_'s figures
   QThread engine_thread_;
   EngineWorker* worker_ = nullptr;  // lives on engine_thread_
   NoticeCenter notices_;  // before documents_ and the list, which show their messages there
@@ -318,7 +327,9 @@ class ChatController : public QObject,
   // A reply that wrote nothing: its empty bubble is removed (the user message stays) and
   // the banner says why. True when it was empty.
   bool drop_empty_reply(const QString& why, bool context_full);
-  void offer_context_actions(const QString& text);
+  // The banner of a full context: what happened, then (say_next) what the next message
+  // meets under the policy; the meter says "full" from now on.
+  void offer_context_actions(const QString& what_happened, bool say_next = true);
   void retry_unanswered();  // the last message is the user's: ask for its reply again
   void on_context_policy_applied(const QString& kind, int before, int after, int reevaluated);
   void on_conversation_summarized(const QString& summary, const ConversationSummaryStats& stats);

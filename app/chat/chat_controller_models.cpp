@@ -173,7 +173,8 @@ bool ChatController::drop_empty_reply(const QString& why, bool context_full) {
   emit conversationsChanged();
   if (context_full) {
     offer_context_actions(
-        tr("The context is full: there is no room for a reply. Your message is kept.") +
+        tr("There is no room in the context for a reply (%1). Your message is kept.")
+            .arg(context_meter_->usage_text()) +
         (context_full_detail_.isEmpty() ? QString() : QLatin1Char(' ') + context_full_detail_));
   } else {
     notices_.set_notice(QStringLiteral("no-reply"),
@@ -192,19 +193,21 @@ void ChatController::keep_reply_after_refused_continue() {
   continuing_ = false;
   reply_base_stats_.clear();
   set_generating(false);
-  const QVariantMap memory = memory_state_->memory();
-  const int used = memory.value(QStringLiteral("kv_tokens")).toInt();
-  const int n_ctx = memory.value(QStringLiteral("n_ctx")).toInt();
   offer_context_actions(
-      tr("The context is full (%1 of %2 tokens): this reply cannot be continued, as it is all the "
-         "context holds and there is no earlier turn to drop. Start a new chat, summarize and "
-         "continue, "
-         "or give this model a longer context in Settings.")
-          .arg(count_text(used), count_text(n_ctx)));
+      tr("This reply cannot be continued (%1): it is all the context holds and there is no "
+         "earlier turn to drop. Start a new chat, summarize and continue, or give this model a "
+         "longer context in Settings.")
+          .arg(context_meter_->usage_text()),
+      /*say_next=*/false);
   emit replyEnded();
 }
 
-void ChatController::offer_context_actions(const QString& text) {
+void ChatController::offer_context_actions(const QString& what_happened, bool say_next) {
+  // What happened, then what the next message will meet: the meter's words.
+  context_meter_->mark_full();
+  const QString text =
+      say_next ? tr("%1 Next message: %2.").arg(what_happened, context_meter_->when_full())
+               : what_happened;
   QVariantList actions{NoticeCenter::action("new_chat", tr("New chat")),
                        NoticeCenter::action("summarize", tr("Summarize and continue"))};
   if (models_->engine_settings().value(QStringLiteral("context_policy")).toString() ==

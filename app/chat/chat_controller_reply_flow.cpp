@@ -81,6 +81,7 @@ bool ChatController::editMessage(int row, const QString& text) {
     return false;
   }
   show_stored_path_from(row);
+  follow_first_message_title(row);
   start_reply();  // the engine re-evaluates only from the edited message on
   return true;
 }
@@ -148,7 +149,8 @@ void ChatController::on_reply_finished(const QVariantMap& stats) {
     return;
   }
   if (context_full) {
-    offer_context_actions(tr("The context is full: the reply was cut where it ran out of room."));
+    offer_context_actions(tr("The reply was cut where the context ran out of room (%1).")
+                              .arg(context_meter_->usage_text()));
   } else if (notices_.notice_kind() == QLatin1String("context-full")) {
     notices_.dismissNotice();  // this reply found room: the full context is behind us
   }

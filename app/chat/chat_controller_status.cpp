@@ -1,7 +1,7 @@
 // The window's status line (issue 26 point 8): one sentence per event with a short label
 // (never an internal event name), the chat format said again when an override changes it,
-// and the context's fill from the memory panel's own figures (MemoryState::context_usage),
-// live while a reply streams.
+// and a context line in the context meter's words (ContextMeter: the same figures as the
+// panel and the banners), live while a reply streams.
 #include <QCoreApplication>
 
 #include "chat/chat_controller.h"
@@ -15,14 +15,6 @@ bool is_context_event(const QString& kind) {
          kind == QLatin1String("context-policy");
 }
 
-// The policy as the Settings drawer names it (its translations).
-QString policy_label(const QString& policy) {
-  if (policy == QLatin1String("shift"))
-    return QCoreApplication::translate("SettingsDrawer", "shift out the oldest half");
-  if (policy == QLatin1String("stop"))
-    return QCoreApplication::translate("SettingsDrawer", "stop and ask");
-  return QCoreApplication::translate("SettingsDrawer", "drop the oldest turns");
-}
 }  // namespace
 
 void ChatController::connect_status_signals() {
@@ -41,8 +33,13 @@ void ChatController::connect_status_signals() {
       emit lastEventChanged();
     }
   });
-  // A context line follows the figures (the panel's), also while a reply streams.
-  connect(memory_state_.get(), &MemoryState::memoryChanged, this, [this] {
+  // The context meter and a context line follow the figures, also while a reply streams,
+  // and the loaded model's policy.
+  connect(memory_state_.get(), &MemoryState::memoryChanged, context_meter_.get(),
+          &ContextMeter::refresh);
+  connect(models_.get(), &ModelController::modelChanged, context_meter_.get(),
+          &ContextMeter::refresh);
+  connect(context_meter_.get(), &ContextMeter::changed, this, [this] {
     if (is_context_event(last_event_kind_)) emit lastEventChanged();
   });
   // A reply's figures belong to its model: another model loaded, the panel's line changes.
@@ -64,21 +61,19 @@ QString ChatController::event_label(const QString& kind) {
 QString ChatController::last_event() const {
   const QString kind = last_event_kind_;
   if (kind.isEmpty()) return {};
-  const QString usage = memory_state_->context_usage().value(QStringLiteral("text")).toString();
-  if (kind == QLatin1String("context-warning")) {
-    return tr("The context is almost full: %1 in use. When it is full: %2.")
-        .arg(usage,
-             policy_label(models_->info().value(QStringLiteral("context_policy")).toString()));
-  }
-  if (kind == QLatin1String("context-full"))
-    return tr("The context has no room for more tokens: %1 in use.").arg(usage);
+  // A context line is the meter's, live: never a figure or a "full" gone stale.
+  if (kind == QLatin1String("context-warning") || kind == QLatin1String("context-full"))
+    return context_meter_->sentence();
   if (kind == QLatin1String("context-policy"))
-    return tr("%1 Context now: %2.").arg(last_event_message_, usage);
+    return tr("%1 %2").arg(last_event_message_, context_meter_->sentence());
   return tr("%1: %2").arg(event_label(kind), last_event_message_);
 }
 
 void ChatController::on_session_event(const QString& kind, const QString& message) {
-  if (kind == QLatin1String("context-full") && generating_) context_full_seen_ = true;
+  if (kind == QLatin1String("context-full")) {
+    if (generating_) context_full_seen_ = true;
+    context_meter_->mark_full();
+  }
   // What a policy did is said by its notice (contextPolicyApplied follows with the figures).
   if (kind == QLatin1String("turns-dropped") || kind == QLatin1String("context-shifted")) return;
   last_event_kind_ = kind;

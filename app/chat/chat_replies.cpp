@@ -1,7 +1,8 @@
 // ChatController's replies beyond the first answer: regenerate (a new branch of any reply,
 // with the settings' seed or a reply's own), switching branches (‹ 2/3 › under any message
-// with siblings; the KV snapshot follows the branch shown), Continue (more of the last
-// reply, in place), and what the end-to-end test reads of them.
+// with siblings; the KV snapshot follows the branch shown, the title the first message
+// shown), Continue (more of the last reply, in place), and what the end-to-end test reads
+// of them.
 #include <QCoreApplication>
 #include <QFile>
 #include <algorithm>
@@ -77,6 +78,7 @@ void ChatController::selectVersion(int row, int version) {
   }
   // The branch chosen and what follows it there; the next turn continues from it.
   show_stored_path_from(row);
+  follow_first_message_title(row);
   const auto& shown = messages_.items();
   last_reply_stats_ = !shown.isEmpty() && shown.back().role == QStringLiteral("assistant")
                           ? shown.back().stats
@@ -84,6 +86,21 @@ void ChatController::selectVersion(int row, int version) {
   emit lastReplyStatsChanged();
   emit conversationsChanged();
   follow_shown_branch();
+}
+
+void ChatController::follow_first_message_title(int row) {
+  const auto& items = messages_.items();
+  const auto first = std::find_if(items.begin(), items.end(), [](const StoredMessage& m) {
+    return m.role == QLatin1String("user");
+  });
+  if (first == items.end() || row > first - items.begin()) return;  // a later one changed
+  QString error;
+  bool changed = false;
+  if (!store_->retitle_from_first_message(current_, first->content, &error, &changed)) {
+    emit errorOccurred(tr("The conversation's title was not updated: %1").arg(error));
+    return;
+  }
+  if (changed) emit conversationsChanged();  // the sidebar shows the new title
 }
 
 void ChatController::follow_shown_branch() {

@@ -10,6 +10,7 @@
 #include "documents/summary_worker.h"
 #include "engine/engine_worker.h"
 #include "memory/memory_state.h"
+#include "model/instruction_tuned.h"
 #include "kvchat/model.h"
 #include "kvchat/summarize.h"
 #include "notices/notice_center.h"
@@ -128,6 +129,7 @@ void DocumentController::start_load(const QString& path) {
 
 void DocumentController::begin_loading() {
   loading_conversation_ = chat_.current_conversation();
+  summary_confirm_document_ = 0;
   notices_.dismissMessage();
   document_.clear();
   preview_.clear();
@@ -224,6 +226,7 @@ void DocumentController::dismissPreview() {
   document_.clear();
   preview_.clear();
   preview_inputs_.clear();
+  summary_confirm_document_ = 0;
   emit previewChanged();
 }
 
@@ -278,6 +281,15 @@ void DocumentController::summarize() {
     notices_.set_message(preview.value(QStringLiteral("plan_text")).toString(), true);
     return;
   }
+  // A model that continues text rather than following it: the card asks first.
+  const qint64 document = preview.value(QStringLiteral("id")).toLongLong();
+  if (!summary_warning().isEmpty() && summary_confirm_document_ != document) {
+    summary_confirm_document_ = document;
+    preview_.insert(QStringLiteral("summary_confirm"), true);
+    emit previewChanged();
+    return;
+  }
+  summary_confirm_document_ = 0;
   if (!chat_.current_conversation()) chat_.newConversation();
   const qint64 conversation = chat_.current_conversation();
   QString error;
@@ -292,6 +304,32 @@ void DocumentController::summarize() {
   const QString name = preview.value(QStringLiteral("name")).toString();
   dismissPreview();
   start_job(job, name, conversation);
+}
+
+void DocumentController::summarizeAnyway() {
+  if (preview_.isEmpty()) return;
+  summary_confirm_document_ = preview_.value(QStringLiteral("id")).toLongLong();
+  summarize();
+}
+
+void DocumentController::cancelSummaryWarning() {
+  summary_confirm_document_ = 0;
+  if (preview_.isEmpty()) return;
+  preview_.insert(QStringLiteral("summary_confirm"), false);
+  emit previewChanged();
+}
+
+QString DocumentController::summary_warning() const {
+  const auto model = worker_.shared_model();
+  const auto format = worker_.chat_format();
+  if (!model || !format || instruction_tuned(*model, *format)) return {};
+  if (model->info().name == "kjv-demo")
+    return tr(
+        "The demo model was not trained to follow instructions: it continues King James "
+        "verses, so its summary will not be a summary.");
+  return tr(
+      "This model was not trained to follow instructions (its file has no chat "
+      "template): its summary may not be a summary.");
 }
 
 void DocumentController::resume() {

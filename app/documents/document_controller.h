@@ -84,7 +84,17 @@ class DocumentController : public QObject {
   Q_INVOKABLE void dismissPreview();
   // Only when the preview says it fits: the text becomes a user message, and a reply.
   Q_INVOKABLE void sendWhole();
+  // With a model not trained to follow instructions (summary_warning() not empty) the first
+  // call only asks (the preview's summary_confirm: the card shows the warning with
+  // "Summarize anyway" and "Cancel"); a second call while it asks, or summarizeAnyway(),
+  // starts the job. Otherwise it starts at once.
   Q_INVOKABLE void summarize();
+  Q_INVOKABLE void summarizeAnyway();
+  Q_INVOKABLE void cancelSummaryWarning();
+  // Why a summary by the loaded model may not be a summary: "" for a model trained to
+  // follow instructions (model/instruction_tuned.h) or without a model. In the preview as
+  // summary_warning.
+  QString summary_warning() const;
   Q_INVOKABLE void resume();  // the job shown, when it was cancelled, failed or interrupted
   Q_INVOKABLE void cancelSummary();
   Q_INVOKABLE void dismissJob();  // hides a finished or resumable job (it stays stored)
@@ -173,6 +183,7 @@ class DocumentController : public QObject {
   QVariantMap running_job_;  // the job started last, running or finished, in any conversation
   bool summarizing_ = false;
   QVariantMap sent_whole_;
+  qint64 summary_confirm_document_ = 0;  // the document whose summary warning asks (0: none)
 };
 
 }  // namespace kvchat::app

@@ -1,6 +1,7 @@
 // DocumentController's preview (see document_controller.h): what the document costs sent
 // whole and summarized. The summary's chunks are counted by document_summary_plan, the
 // function the job plans with, on a pool thread; the preview says "Counting chunks…" meanwhile.
+#include <QLocale>
 #include <QtConcurrent>
 #include <algorithm>
 
@@ -9,6 +10,7 @@
 #include "documents/summary_preview.h"
 #include "engine/engine_worker.h"
 #include "memory/memory_state.h"
+#include "util/byte_size.h"
 #include "kvchat/model.h"
 #include "kvchat/summarize.h"
 
@@ -21,6 +23,23 @@ constexpr qint64 kReplyRoomTokens = 64;
 
 QString qstr(const std::string& s) {
   return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+// Why "Send whole" is not offered ("" when it is): the tokens it needs against the
+// context's, else its KV cache against the free memory.
+QString send_whole_why_not(const QVariantMap& p, qint64 needed, int n_ctx) {
+  const QLocale locale;
+  if (n_ctx <= 0 || needed > n_ctx)
+    return DocumentController::tr(
+               "Sent whole it needs %1 tokens with this conversation; the context holds %2. "
+               "Summarize it instead.")
+        .arg(locale.toString(needed), locale.toString(n_ctx));
+  if (!p.value(QStringLiteral("fits_memory")).toBool())
+    return DocumentController::tr(
+               "Its KV cache (%1) needs more than the free memory (%2). Summarize it instead.")
+        .arg(util::format_bytes(p.value(QStringLiteral("kv_bytes")).toDouble()),
+             util::format_bytes(p.value(QStringLiteral("free_bytes")).toDouble()));
+  return {};
 }
 
 }  // namespace
@@ -50,6 +69,12 @@ void DocumentController::rebuild_preview() {
   p.insert(QStringLiteral("free_bytes"), free);
   p.insert(QStringLiteral("free_is_device"), device_free > 0);
   p.insert(QStringLiteral("fits_memory"), free <= 0 || kv_bytes <= free);
+  // Summarize asks first with a model that continues text rather than following it.
+  const QString warning = summary_warning();
+  p.insert(QStringLiteral("summary_warning"), warning);
+  p.insert(QStringLiteral("summary_confirm"),
+           !warning.isEmpty() && summary_confirm_document_ != 0 &&
+               summary_confirm_document_ == document_.value(QStringLiteral("id")).toLongLong());
 
   if (!counted) {
     p.insert(QStringLiteral("fits_context"), false);
@@ -57,6 +82,7 @@ void DocumentController::rebuild_preview() {
     p.insert(QStringLiteral("can_summarize"), false);
     p.insert(QStringLiteral("plan_text"),
              model ? tr("Counting tokens…") : tr("Load a model to count the tokens."));
+    p.insert(QStringLiteral("send_whole_why_not"), p.value(QStringLiteral("plan_text")));
   } else if (preview_whole(p, tokens, n_ctx)) {
     preview_summary(p, *model, n_ctx, kv_type, bpt);
   }
@@ -86,6 +112,7 @@ bool DocumentController::preview_whole(QVariantMap& p, qint64 tokens, int n_ctx)
     p.insert(QStringLiteral("can_send_whole"), false);
     p.insert(QStringLiteral("can_summarize"), false);
     p.insert(QStringLiteral("plan_text"), tr("Counting tokens…"));
+    p.insert(QStringLiteral("send_whole_why_not"), tr("Counting tokens…"));
     return false;
   }
   if (conversation_tokens_ < 0) {
@@ -98,8 +125,9 @@ bool DocumentController::preview_whole(QVariantMap& p, qint64 tokens, int n_ctx)
   p.insert(QStringLiteral("conversation_tokens"), conversation_tokens);
   p.insert(QStringLiteral("context_needed"), needed);
   p.insert(QStringLiteral("fits_context"), fits_context);
-  p.insert(QStringLiteral("can_send_whole"),
-           fits_context && p.value(QStringLiteral("fits_memory")).toBool());
+  const bool fits_memory = p.value(QStringLiteral("fits_memory")).toBool();
+  p.insert(QStringLiteral("can_send_whole"), fits_context && fits_memory);
+  p.insert(QStringLiteral("send_whole_why_not"), send_whole_why_not(p, needed, n_ctx));
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include "util/display_text.h"
 #include "store/conversation_store.h"
 #include "kvchat/kv_types.h"
+#include "model/instruction_tuned.h"
 
 namespace kvchat::app {
 
@@ -123,6 +124,7 @@ QVariantMap LoadedModel::to_map() const {
   m.insert(QStringLiteral("kv_type"), kv_type);
   m.insert(QStringLiteral("context_policy"), context_policy);
   m.insert(format.to_map());
+  m.insert(QStringLiteral("instruction_tuned"), instruction_tuned(m));
   return m;
 }
 

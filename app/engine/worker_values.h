@@ -69,7 +69,7 @@ struct LoadedModel {
   QString identity() const;  // info.identity as 16 hex digits (a JS number loses bits)
   // ModelInfo fields (path, name, display_name, architecture, n_layers ... identity,
   // is_demo), the KV types' costs per token (kv_types), the session's backend, n_ctx,
-  // kv_type, context_policy, and format's fields.
+  // kv_type, context_policy, format's fields, and instruction_tuned (model/instruction_tuned.h).
   QVariantMap to_map() const;
 };
 

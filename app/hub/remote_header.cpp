@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "hub/names.h"
+#include "util/byte_size.h"
 
 namespace kvchat::hub {
 
@@ -149,10 +150,8 @@ class HeaderJob : public QObject {
       fail(HubError::make(
           HubError::Kind::BadResponse,
           QCoreApplication::translate(
-              "RemoteHeader",
-              "The GGUF header of %1 is larger than %2 MiB: kvchat does not read it.")
-              .arg(what_)
-              .arg(cap_ >> 20)));
+              "RemoteHeader", "The GGUF header of %1 is larger than %2: kvchat does not read it.")
+              .arg(what_, util::format_bytes(double(cap_)))));
       return;
     }
     request_range(have, next);

@@ -9,6 +9,28 @@
 #include "util/display_text.h"
 
 namespace kvchat::app {
+namespace {
+
+// The model files the list shows from the models folder (links there followed), by name.
+QFileInfoList model_files_in(const QString& models_dir) {
+  return QDir(models_dir)
+      .entryInfoList({QStringLiteral("*.gguf"), QStringLiteral("*.GGUF")}, QDir::Files, QDir::Name);
+}
+
+// The folder with its links resolved ("" when it is not there: then nothing lies in it).
+QString canonical_dir(const QString& dir) {
+  return dir.isEmpty() ? QString() : QDir(dir).canonicalPath();
+}
+
+// Whether the canonical path lies under the canonical folder (both resolved, so that
+// "models/../elsewhere" and links cannot pass for it).
+bool lies_under(const QString& canonical, const QString& dir) {
+  if (canonical.isEmpty() || dir.isEmpty()) return false;
+  const QString prefix = dir.endsWith(QLatin1Char('/')) ? dir : dir + QLatin1Char('/');
+  return canonical.startsWith(prefix);
+}
+
+}  // namespace
 
 QString model_file_key(const QString& path) {
   const QFileInfo info(path);
@@ -72,10 +94,7 @@ QVector<ModelLibraryEntry> scan_model_library(const QString& models_dir, const Q
     by_key.insert(key, out.size());
     out.append(e);
   }
-  const QDir dir(models_dir);
-  const QFileInfoList files = dir.entryInfoList(
-      {QStringLiteral("*.gguf"), QStringLiteral("*.GGUF")}, QDir::Files, QDir::Name);
-  for (const QFileInfo& info : files) {
+  for (const QFileInfo& info : model_files_in(models_dir)) {
     const QString key = model_file_key(info.absoluteFilePath());
     if (const auto it = by_key.constFind(key); it != by_key.constEnd()) {
       out[*it].in_models_dir = true;
@@ -90,21 +109,74 @@ QVector<ModelLibraryEntry> scan_model_library(const QString& models_dir, const Q
   return out;
 }
 
-bool remove_model_file(const QString& path, const QString& loaded_path, QString* error) {
+ModelFileOwner model_file_owner(const QString& path, const QString& models_dir,
+                                const QString& demo_path) {
+  if (!demo_path.isEmpty() && model_file_key(demo_path) == model_file_key(path))
+    return ModelFileOwner::Demo;
+  if (lies_under(QFileInfo(path).canonicalFilePath(), canonical_dir(models_dir)))
+    return ModelFileOwner::Kvchat;
+  return ModelFileOwner::Elsewhere;
+}
+
+bool listed_from_models_dir(const QString& path, const QString& models_dir) {
+  const QString key = model_file_key(path);
+  for (const QFileInfo& info : model_files_in(models_dir))
+    if (model_file_key(info.absoluteFilePath()) == key) return true;
+  return false;
+}
+
+QString model_removal_problem(const QString& path, const QString& loaded_path,
+                              const QString& models_dir, const QString& demo_path) {
   const QFileInfo info(path);
+  const QString name = info.fileName();
+  if (!info.isFile())
+    return QCoreApplication::translate("ModelLibraryFacts", "%1 is not there any more.").arg(name);
+  switch (model_file_owner(path, models_dir, demo_path)) {
+    case ModelFileOwner::Demo:
+      return QCoreApplication::translate("ModelLibraryFacts",
+                                         "%1 is the demo model that comes with kvchat: kvchat "
+                                         "does not delete it. Use Forget to take it off the list.")
+          .arg(name);
+    case ModelFileOwner::Elsewhere: {
+      const QString models = canonical_dir(models_dir);
+      const QString shown_models = models.isEmpty() ? QDir::cleanPath(models_dir) : models;
+      // Outside, yet found in the models folder: through a link there, which the list
+      // shows as long as it is there; kvchat deletes neither the link nor the file.
+      if (listed_from_models_dir(path, models_dir))
+        return QCoreApplication::translate(
+                   "ModelLibraryFacts",
+                   "%1 is a file outside kvchat's models folder (%2) that a link there points "
+                   "to: kvchat deletes neither the link nor the file. Delete the link yourself "
+                   "to take it off the list.")
+            .arg(name, shown_models);
+      return QCoreApplication::translate(
+                 "ModelLibraryFacts",
+                 "%1 is not in kvchat's models folder (%2): kvchat only deletes files it "
+                 "downloaded or that you moved there. Use Forget to take it off the list.")
+          .arg(name, shown_models);
+    }
+    case ModelFileOwner::Kvchat: break;
+  }
+  if (!loaded_path.isEmpty() && model_file_key(loaded_path) == model_file_key(path))
+    return QCoreApplication::translate(
+               "ModelLibraryFacts",
+               "%1 is the model loaded now: open another model first, then remove it.")
+        .arg(name);
+  return {};
+}
+
+bool remove_model_file(const QString& path, const QString& loaded_path, const QString& models_dir,
+                       const QString& demo_path, QString* error) {
   auto fail = [error](const QString& why) {
     if (error) *error = why;
     return false;
   };
-  if (!loaded_path.isEmpty() && model_file_key(loaded_path) == model_file_key(path))
-    return fail(QCoreApplication::translate(
-                    "ModelLibraryFacts",
-                    "%1 is the model loaded now: open another model first, then remove it.")
-                    .arg(info.fileName()));
-  if (!info.isFile())
-    return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 is not there any more.")
-                    .arg(info.fileName()));
-  QFile file(path);
+  const QString problem = model_removal_problem(path, loaded_path, models_dir, demo_path);
+  if (!problem.isEmpty()) return fail(problem);
+  // The resolved file, the one found in the models folder: never a link's own path,
+  // which may lie outside it.
+  const QFileInfo info(path);
+  QFile file(info.canonicalFilePath());
   if (!file.remove())
     return fail(QCoreApplication::translate("ModelLibraryFacts", "%1 could not be removed: %2")
                     .arg(info.fileName(), file.errorString()));

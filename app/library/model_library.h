@@ -56,8 +56,39 @@ QVector<ModelLibraryEntry> scan_model_library(const QString& models_dir, const Q
                                               const QVariantMap& used_at,
                                               const ModelFactsReader& read = {});
 
-// Removes the file from disk; refused (false, *error says why) for the loaded model, a
-// file that is not there, or a file the system does not let go.
-bool remove_model_file(const QString& path, const QString& loaded_path, QString* error);
+// Whose a model file is (issue 43). kvchat deletes only what it owns: the files in its
+// models folder (downloaded there, or moved there by the user). A file opened from
+// elsewhere is the user's, and so is whatever a link in the models folder points to
+// outside it (links are resolved first); the demo model that comes with kvchat is never
+// deleted, wherever it lies.
+enum class ModelFileOwner {
+  Kvchat,     // in the models folder, once resolved
+  Elsewhere,  // outside it (or not there): only taken off the list (Forget)
+  Demo,       // the bundled demo model (demo_path), the same file however named
+};
+ModelFileOwner model_file_owner(const QString& path, const QString& models_dir,
+                                const QString& demo_path);
+inline bool kvchat_owns_model_file(const QString& path, const QString& models_dir,
+                                   const QString& demo_path) {
+  return model_file_owner(path, models_dir, demo_path) == ModelFileOwner::Kvchat;
+}
+
+// Whether the list shows the file because models_dir holds it (a *.gguf there, or a link
+// there to it): then taking it off the recent list does not take it off the list.
+bool listed_from_models_dir(const QString& path, const QString& models_dir);
+
+// Why remove_model_file would refuse the file ("" = it would not): not there, the demo
+// model, not kvchat's (outside the models folder, or a link there to a file outside), or
+// the model loaded now.
+QString model_removal_problem(const QString& path, const QString& loaded_path,
+                              const QString& models_dir, const QString& demo_path);
+
+// Removes the file from disk: the resolved file, in the models folder (a link to it is
+// left, dangling, wherever it is). Refused (false, *error says why) for what
+// model_removal_problem names, and a file the system does not let go. The refusal of a
+// file kvchat does not own is here too, not only in the window, so that no caller
+// deletes the user's files.
+bool remove_model_file(const QString& path, const QString& loaded_path, const QString& models_dir,
+                       const QString& demo_path, QString* error);
 
 }  // namespace kvchat::app

@@ -1,17 +1,17 @@
 #include "library/models_page_controller.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <QLocale>
+#include <algorithm>
 
 #include "util/byte_size.h"
 #include "hub/download_manager.h"
+#include "library/models_catalog.h"
 #include "hub/hub_client.h"
 #include "hub/names.h"
 #include "kvchat/gguf_inspect.h"
+#include "library/model_recommendation.h"
 
 namespace kvchat::app {
 
@@ -42,6 +42,9 @@ ModelsPageController::ModelsPageController(const QString& data_dir, const QStrin
   client_->set_token(token_);
   header_reader_ = remote_header_reader(client_);
   if (!endpoint_.ok()) set_message(endpoint_.error());
+  // A recommendation shows its download's progress.
+  connect(this, &ModelsPageController::downloadsChanged, this,
+          &ModelsPageController::recommendedChanged);
 
   // The downloads run on a thread of their own: file writes, hashing and SQLite never
   // touch the GUI thread.
@@ -91,15 +94,97 @@ QString ModelsPageController::endpoint() const {
 }
 
 void ModelsPageController::load_catalog_from(const QString& path) {
-  catalog_.clear();
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return;
-  const QJsonArray models =
-      QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("models")).toArray();
-  for (const QJsonValue& m : models) {
-    const QVariantMap entry = m.toObject().toVariantMap();
-    if (hub::valid_repo_id(entry.value(QStringLiteral("repo")).toString())) catalog_.append(entry);
+  catalog_ = read_models_catalog(path);
+  refreshRecommended();
+}
+
+bool ModelsPageController::catalog_sizes_approximate() const {
+  return app::catalog_sizes_approximate(catalog_);
+}
+
+void ModelsPageController::refreshRecommended() {
+  recommended_free_ = gpu_free_ > 0 ? gpu_free_ : available_memory();
+  recommended_ = recommend_catalog_models(catalog_, recommended_free_);
+  emit recommendedChanged();
+}
+
+QVariantList ModelsPageController::recommended() const {
+  QVariantList out;
+  for (const QVariant& r : recommended_) out.append(recommendation_view(r.toMap()));
+  return out;
+}
+
+QVariantMap ModelsPageController::recommendation_view(QVariantMap r) const {
+  const QString repo = r.value(QStringLiteral("repo")).toString();
+  const QString file = r.value(QStringLiteral("file")).toString();
+  const QString size = util::format_bytes(r.value(QStringLiteral("size")).toDouble());
+  r[QStringLiteral("size_text")] =
+      r.value(QStringLiteral("size_approx")).toBool() ? tr("about %1").arg(size) : size;
+  const QVariantMap fit = r.value(QStringLiteral("fit")).toMap();
+  const QString total = util::format_bytes(fit.value(QStringLiteral("total_bytes")).toDouble());
+  const QString free = util::format_bytes(fit.value(QStringLiteral("free_bytes")).toDouble());
+  const QString tokens = QLocale().toString(r.value(QStringLiteral("n_ctx")).toInt());
+  r[QStringLiteral("fit_text")] =
+      gpu_free_ > 0
+          ? tr("fits: about %1 with a %2-token conversation, of %3 free on the GPU")
+                .arg(total, tokens, free)
+          : tr("fits: about %1 with a %2-token conversation, of %3 free").arg(total, tokens, free);
+  const QString local = QDir(models_dir_).filePath(QFileInfo(file).fileName());
+  r[QStringLiteral("downloaded")] = QFileInfo::exists(local);
+  r[QStringLiteral("path")] = local;
+  QVariantMap d;  // its latest download
+  for (qint64 id : download_order_) {
+    const QVariantMap x = downloads_.value(id);
+    if (x.value(QStringLiteral("repo")).toString() == repo &&
+        x.value(QStringLiteral("file")).toString() == file)
+      d = x;
   }
+  const QString key = repo + QLatin1Char('\n') + file;
+  const bool listing = catalog_file_listing_.contains(key);
+  QString status =
+      listing ? QStringLiteral("starting") : d.value(QStringLiteral("status")).toString();
+  QString message = d.value(QStringLiteral("message")).toString();
+  if (status.isEmpty() && catalog_file_errors_.contains(key)) {
+    status = QStringLiteral("failed");  // its file tree could not be read
+    message = catalog_file_errors_.value(key);
+  }
+  r[QStringLiteral("download_status")] = status;
+  r[QStringLiteral("download_id")] = d.value(QStringLiteral("id"), 0);
+  r[QStringLiteral("download_done")] = d.value(QStringLiteral("done"), 0.0);
+  r[QStringLiteral("download_total")] =
+      d.value(QStringLiteral("total"), r.value(QStringLiteral("size")));
+  r[QStringLiteral("download_message")] = message;
+  return r;
+}
+
+void ModelsPageController::downloadCatalogFile(const QString& repo, const QString& file) {
+  const QString local = QDir(models_dir_).filePath(QFileInfo(file).fileName());
+  if (QFileInfo::exists(local)) {
+    if (open_model_) open_model_(local);
+    return;
+  }
+  const QString key = repo + QLatin1Char('\n') + file;
+  if (catalog_file_listing_.contains(key)) return;
+  catalog_file_listing_.insert(key);
+  catalog_file_errors_.remove(key);
+  emit recommendedChanged();
+  // The catalog's sizes are approximate and it holds no SHA-256: the Hub's file tree has both.
+  client_->list_files(repo, this, [this, repo, file, key](const hub::HubFileList& r) {
+    catalog_file_listing_.remove(key);
+    if (!r.error.ok()) {
+      catalog_file_errors_.insert(key, r.error.message);
+      report_error(r.error);
+    } else {
+      const QList<hub::HubFile> files = r.gguf_files();
+      const auto it = std::find_if(files.begin(), files.end(),
+                                   [&file](const hub::HubFile& f) { return f.path == file; });
+      if (it != files.end())
+        start_download(repo, it->path, it->size, it->sha256);
+      else
+        catalog_file_errors_.insert(key, tr("%1 is no longer in %2 on the Hub.").arg(file, repo));
+    }
+    emit recommendedChanged();
+  });
 }
 
 void ModelsPageController::set_message(const QString& text) {
@@ -155,13 +240,15 @@ void ModelsPageController::openRepo(const QString& repo) {
   const int serial = ++list_serial_;
   current_repo_ = repo;
   files_.clear();
+  files_message_.clear();
   listing_ = true;
   emit filesChanged();
-  client_->list_files(repo, this, [this, serial](const hub::HubFileList& r) {
+  client_->list_files(repo, this, [this, serial, repo](const hub::HubFileList& r) {
     if (serial != list_serial_) return;
     listing_ = false;
     if (!r.error.ok()) {
       report_error(r.error);
+      show_listing_failure(repo, r.error);
       emit filesChanged();
       return;
     }
@@ -185,6 +272,25 @@ void ModelsPageController::openRepo(const QString& repo) {
     for (int i = 0; i < files_.size() && i < kAutoFitFiles; ++i)
       checkFit(files_[i].toMap().value(QStringLiteral("path")).toString());
   });
+}
+
+// Not an empty pane: what failed and how to ask again, and for a catalog model what the
+// catalog knows (its name, each file's size, whether that file alone fits).
+void ModelsPageController::show_listing_failure(const QString& repo, const hub::HubError& error) {
+  const QVariantMap entry = catalog_entry(catalog_, repo);
+  if (entry.isEmpty()) {
+    files_message_ = tr("The Hub could not list the files of %1: %2\n“Try again” asks it again.")
+                         .arg(repo, error.message);
+    return;
+  }
+  free_memory_ = gpu_free_ > 0 ? gpu_free_ : available_memory();
+  files_ = catalog_file_rows(entry, models_dir_, free_memory_);
+  files_message_ =
+      tr("The Hub could not list the files of %1 (%2): %3\nShown below is what the "
+         "catalog knows: each file's size and whether that file alone fits in "
+         "the free memory (the KV cache is counted once the file's header can be read). "
+         "Downloads need the Hub: “Try again” asks it again.")
+          .arg(entry.value(QStringLiteral("name")).toString(), repo, error.message);
 }
 
 int ModelsPageController::file_index(const QString& path) const {
@@ -250,7 +356,10 @@ void ModelsPageController::set_gpu_free_bytes(qint64 bytes) {
   emit fitOptionsChanged();
   // Each new report moves the figure a little: the fits are checked again only when the
   // device comes or goes (a check re-reads nothing: the headers are kept).
-  if (was_gpu != (gpu_free_ > 0)) setFitOptions(fit_ctx_, fit_kv_type_);
+  if (was_gpu != (gpu_free_ > 0)) {
+    setFitOptions(fit_ctx_, fit_kv_type_);
+    refreshRecommended();
+  }
 }
 
 void ModelsPageController::setFitOptions(int ctx, const QString& kv_type) {
@@ -265,19 +374,27 @@ void ModelsPageController::download(const QString& path) {
   const int i = file_index(path);
   if (i < 0) return;
   const QVariantMap f = files_[i].toMap();
+  start_download(current_repo_, path, qint64(f.value(QStringLiteral("size")).toDouble()),
+                 f.value(QStringLiteral("sha256")).toString());
+}
+
+void ModelsPageController::start_download(const QString& repo, const QString& path, qint64 size,
+                                          const QString& sha256) {
   hub::DownloadRequest request;
-  request.repo = current_repo_;
+  request.repo = repo;
   request.file = path;
-  request.url = endpoint_.resolve_url(current_repo_, path);
+  request.url = endpoint_.resolve_url(repo, path);
   request.models_dir = models_dir_;
-  request.expected_size = qint64(f.value(QStringLiteral("size")).toDouble());
-  request.sha256 = f.value(QStringLiteral("sha256")).toString();
+  request.expected_size = size;
+  request.sha256 = sha256;
   QMetaObject::invokeMethod(manager_, [this, m = manager_, request] {
     QString error;
     const qint64 id = m->start(request, &error);
     QMetaObject::invokeMethod(this, [this, id, error, request] {
       if (id == 0) {
+        catalog_file_errors_.insert(request.repo + QLatin1Char('\n') + request.file, error);
         set_message(error);
+        emit recommendedChanged();
         return;
       }
       QVariantMap d = downloads_.value(id);

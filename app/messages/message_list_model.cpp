@@ -13,12 +13,12 @@ namespace kvchat::app {
 namespace {
 // What a change of a row's text changes.
 const QList<int> kTextRoles = {
-    MessageListModel::ContentRole,       MessageListModel::SegmentsRole,
-    MessageListModel::ThinkingRole,      MessageListModel::AnswerRole,
-    MessageListModel::AnswerLengthRole,  MessageListModel::PageRole,
-    MessageListModel::PageCountRole,     MessageListModel::ShownTextRole,
-    MessageListModel::ThinkingPageRole,  MessageListModel::ThinkingPageCountRole,
-    MessageListModel::ThinkingLengthRole};
+    MessageListModel::ContentRole,        MessageListModel::SegmentsRole,
+    MessageListModel::ThinkingRole,       MessageListModel::AnswerRole,
+    MessageListModel::AnswerLengthRole,   MessageListModel::PageRole,
+    MessageListModel::PageCountRole,      MessageListModel::ShownTextRole,
+    MessageListModel::ThinkingPageRole,   MessageListModel::ThinkingPageCountRole,
+    MessageListModel::ThinkingLengthRole, MessageListModel::AnswerMissingRole};
 }  // namespace
 
 ReplyParts reply_parts(const StoredMessage& m) {
@@ -27,6 +27,13 @@ ReplyParts reply_parts(const StoredMessage& m) {
   if (!opened && !m.content.contains(QLatin1String("<think>"))) return {{}, m.content};
   const ReasoningParts parts = split_reasoning(m.content.toStdString(), {}, opened);
   return {QString::fromStdString(parts.thinking), QString::fromStdString(parts.answer)};
+}
+
+bool reasoning_only(const ReplyParts& parts) {
+  if (parts.thinking.isEmpty()) return false;
+  // Stops at the answer's first letter (no trimmed() copy of a long answer).
+  return std::all_of(parts.answer.cbegin(), parts.answer.cend(),
+                     [](QChar c) { return c.isSpace(); });
 }
 
 QString message_state_name(MessageState s) {
@@ -74,12 +81,15 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case ThinkingPageCountRole:
       return static_cast<int>(page_count(view(index.row()).thinking.size()));
     case ThinkingLengthRole: return static_cast<qint64>(view(index.row()).thinking.size());
+    case AnswerMissingRole:
+      return m.state != MessageState::Streaming && view(index.row()).reasoning_only;
     default: return {};
   }
 }
 
 void MessageListModel::work_out(RowView& v, const StoredMessage& m) {
   ReplyParts parts = reply_parts(m);
+  v.reasoning_only = reasoning_only(parts);
   v.thinking = std::move(parts.thinking);
   v.answer = std::move(parts.answer);
   v.segments =
@@ -166,7 +176,15 @@ QString MessageListModel::textOf(int row, const QString& what) const {
   if (what == QLatin1String("content")) return items_[row].content;
   if (what == QLatin1String("answer")) return view(row).answer;
   if (what == QLatin1String("thinking")) return view(row).thinking;
+  if (what == QLatin1String("shown")) return copy_text(row);
   return {};
+}
+
+QString MessageListModel::copy_text(int row) const {
+  if (row < 0 || row >= items_.size()) return {};
+  if (items_[row].role != QLatin1String("assistant")) return items_[row].content;
+  const RowView& v = view(row);
+  return v.reasoning_only ? v.thinking : v.answer;
 }
 
 namespace {
@@ -205,7 +223,8 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
           {ShownTextRole, "shownText"},
           {ThinkingPageRole, "thinkingPage"},
           {ThinkingPageCountRole, "thinkingPageCount"},
-          {ThinkingLengthRole, "thinkingLength"}};
+          {ThinkingLengthRole, "thinkingLength"},
+          {AnswerMissingRole, "answerMissing"}};
 }
 
 void MessageListModel::reset(QVector<StoredMessage> messages) {

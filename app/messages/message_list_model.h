@@ -25,7 +25,9 @@ class MessageListModel : public QAbstractListModel {
   // (message_segments.h; a reply's only): {kind: "text"|"code", text, language, closed,
   // index (of the block in the whole answer, for copyCode), continued (it began on an
   // earlier page)}. thinking: the page shown of a reply's reasoning, thinkingPage /
-  // thinkingPageCount / thinkingLength the same for it.
+  // thinkingPageCount / thinkingLength the same for it. answerMissing: a finished reply
+  // (not streaming) with reasoning and no answer (reasoning_only()): one that ended, was cut
+  // or stopped while still reasoning; its bubble keeps its reasoning open and says so.
   enum Roles {
     IdRole = Qt::UserRole + 1,
     RoleRole,
@@ -44,7 +46,8 @@ class MessageListModel : public QAbstractListModel {
     ShownTextRole,
     ThinkingPageRole,
     ThinkingPageCountRole,
-    ThinkingLengthRole
+    ThinkingLengthRole,
+    AnswerMissingRole
   };
   using QAbstractListModel::QAbstractListModel;
 
@@ -77,12 +80,17 @@ class MessageListModel : public QAbstractListModel {
   Q_INVOKABLE void showPage(int row, int page);
   Q_INVOKABLE void showThinkingPage(int row, int page);
   // To the clipboard, whole however long: a message as stored ("content"), its answer
-  // ("answer") or its reasoning ("thinking"); copyCode: code block `index` of its answer.
-  // (Passing such a text through QML would lay it out.)
+  // ("answer"), its reasoning ("thinking") or what its bubble shows ("shown": copy_text());
+  // copyCode: code block `index` of its answer. (Passing such a text through QML would lay
+  // it out.)
   Q_INVOKABLE void copy(int row, const QString& what) const;
   Q_INVOKABLE void copyCode(int row, int index) const;
   // The text copy() puts on the clipboard ("" for an unknown row or part).
   Q_INVOKABLE QString textOf(int row, const QString& what) const;
+  // What the bubble's Copy copies: what it shows. A user's text as stored; a reply's answer
+  // (not its reasoning), or its reasoning when it has no answer (reasoning_only()): copying
+  // an empty answer of a reply that is all reasoning would copy nothing of what is shown.
+  QString copy_text(int row) const;
 
  private:
   // What a row's bubble is drawn from, worked out from its content when first read after a
@@ -91,6 +99,7 @@ class MessageListModel : public QAbstractListModel {
     bool valid = false;
     QString thinking, answer;        // reply_parts(); answer shares the content without reasoning
     QVector<SegmentRange> segments;  // of the answer (a reply's)
+    bool reasoning_only = false;     // reasoning_only() of its parts
     qsizetype page = 0, thinking_page = 0;
     // On the last page as the text grows: a reply streaming in (set by append()), or one
     // whose reader was on its last page. Kept across a change, like the pages.
@@ -121,5 +130,8 @@ struct ReplyParts {
   QString thinking, answer;
 };
 ReplyParts reply_parts(const StoredMessage& m);
+// A reply that has reasoning and no answer (nothing but white space after it): its bubble
+// shows only the reasoning.
+bool reasoning_only(const ReplyParts& parts);
 
 }  // namespace kvchat::app

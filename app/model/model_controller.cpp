@@ -4,11 +4,13 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QFileInfo>
 #include <QUrl>
 
 #include "engine/engine_maps.h"
 #include "engine/engine_worker.h"
 #include "kvchat/model.h"
+#include "model/instruction_tuned.h"
 
 namespace kvchat::app {
 
@@ -51,6 +53,7 @@ ModelController::ModelController(EngineWorker& worker, SettingsAccess& settings,
   });
   connect(&worker_, &EngineWorker::chatFormatChanged, this, [this](const ChatFormatInfo& format) {
     info_.insert(format.to_map());
+    info_.insert(QStringLiteral("instruction_tuned"), instruction_tuned(info_));
     emit modelChanged();
     emit chatFormatChanged(format.description);
   });
@@ -111,7 +114,7 @@ void ModelController::setEngineSettings(const QVariantMap& settings) {
   set_engine_settings_for(settings_model_, settings);
 }
 
-void ModelController::set_engine_settings_for(const QString& model_path,
+bool ModelController::set_engine_settings_for(const QString& model_path,
                                               const QVariantMap& settings) {
   QVariantMap engine = book_.engine(model_path);
   for (auto it = settings.begin(); it != settings.end(); ++it) engine.insert(it.key(), it.value());
@@ -121,7 +124,7 @@ void ModelController::set_engine_settings_for(const QString& model_path,
   if (has_blocking(issues)) {
     emit errorOccurred(tr("Not applied: %1").arg(blocking_reasons(issues)));
     emit engineSettingsChanged();  // the drawer shows the values in force again
-    return;
+    return false;
   }
   for (const char* key : {"backend", "threads"}) {
     if (settings.contains(QLatin1String(key)))
@@ -131,11 +134,46 @@ void ModelController::set_engine_settings_for(const QString& model_path,
   book_.set_engine(model_path, engine);
   save_book();
   if (model_path == settings_model_) show_settings_of(model_path);
-  for (const SettingIssue& issue : issues) emit settingNote(issue.reason);
-  if (model_path.isEmpty() || loading_) return;
   // Fixing the setting of a model that failed to load retries it; the loaded model's
-  // session is reloaded with its new settings.
-  if (failed_path_ == model_path || model_path == path_) loadModel(model_path);
+  // session is reloaded with its new settings. What is reloaded is said as it starts
+  // (the status line), after the warnings about the values.
+  const bool reload = !model_path.isEmpty() && !loading_ && !reply_running_ &&
+                      (failed_path_ == model_path || model_path == path_);
+  QStringList notes;
+  for (const SettingIssue& issue : issues) notes << issue.reason;
+  if (reload) notes << reload_note(model_path, model_path == path_);
+  if (!notes.isEmpty()) emit settingNote(notes.join(QLatin1Char(' ')));
+  if (reload) loadModel(model_path);
+  return true;
+}
+
+QString ModelController::reload_note(const QString& model_path, bool loaded) {
+  const QString file = QFileInfo(model_path).fileName();
+  return loaded ? tr("Reloading %1 with the new engine settings: the conversation is computed "
+                     "again.")
+                      .arg(file)
+                : tr("Loading %1 again with the new engine settings.").arg(file);
+}
+
+QVariantMap ModelController::engineSettingsOf(const QString& path_or_url) const {
+  const QUrl url(path_or_url);
+  const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
+  QVariantMap engine = book_.engine(path);
+  for (auto it = global_engine_.begin(); it != global_engine_.end(); ++it)
+    engine.insert(it.key(), it.value());
+  engine.insert(QStringLiteral("has_own_settings"), book_.has_own_settings(path));
+  return engine;
+}
+
+bool ModelController::loadModelWith(const QString& path_or_url, const QVariantMap& settings) {
+  const QUrl url(path_or_url);
+  const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
+  if (reply_running_ || path.isEmpty()) return false;
+  // A load of this file already under way runs with its old settings: loaded again below.
+  const bool was_loading_it = loading_ && loading_path_ == path;
+  if (!set_engine_settings_for(path, settings)) return false;
+  if (was_loading_it || !loading_ || loading_path_ != path) loadModel(path);
+  return true;
 }
 
 QString ModelController::template_override_key(const QString& model_path) {

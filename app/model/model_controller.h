@@ -84,8 +84,19 @@ class ModelController : public QObject {
   // the loaded model's session is reloaded with them; a model that failed is retried.
   Q_INVOKABLE void setEngineSettings(const QVariantMap& settings);
   // setEngineSettings for a given model file (main.cpp's --ctx / --kv-type before its
-  // load, a banner's "drop the oldest turns").
-  void set_engine_settings_for(const QString& model_path, const QVariantMap& settings);
+  // load, a banner's "drop the oldest turns", the model picker's Load); false when the
+  // model cannot use them (refused with errorOccurred, nothing kept). A reload it starts is
+  // said (settingNote).
+  bool set_engine_settings_for(const QString& model_path, const QVariantMap& settings);
+  // A model file's engine settings as its next load would use them (its own, else the
+  // defaults) with the machine's backend and threads, and has_own_settings: the model
+  // picker's starting values.
+  Q_INVOKABLE QVariantMap engineSettingsOf(const QString& path_or_url) const;
+  // The model picker's Load: `settings` (ctx, kv_type, gpu_layers, context_policy) become
+  // the model's own (set_engine_settings_for), then it is loaded, once (the loaded model,
+  // or one whose load failed, is reloaded by the new settings themselves). False, and no
+  // load, when the model cannot use them or a reply is being written.
+  Q_INVOKABLE bool loadModelWith(const QString& path_or_url, const QVariantMap& settings);
   // The engine settings' problems with the settings model (SettingIssue maps: key,
   // blocking, reason): the drawer shows them before anything is applied.
   Q_INVOKABLE QVariantList checkEngineSettings(const QVariantMap& settings) const;
@@ -100,6 +111,12 @@ class ModelController : public QObject {
   Q_INVOKABLE void setEnableThinking(const QString& mode);
   // After a failed load, back to the model still loaded and its settings.
   void keep_loaded_model();
+  // Something a setting restarted elsewhere (the local server after a template change),
+  // said like the settings' own notes: the status line.
+  void note_setting(const QString& note) { emit settingNote(note); }
+  // What the status line says when new engine settings reload a model (`loaded`: the
+  // loaded one; else one whose load failed, retried).
+  static QString reload_note(const QString& model_path, bool loaded);
 
  signals:
   void modelChanged();  // also recentModels' notification

@@ -27,7 +27,14 @@ struct StoredConversation {
   QVariantMap settings;  // sampling settings etc., stored as JSON
   QDateTime created;
   QDateTime updated;
+  // The user named it (rename_conversation): its title no longer follows its first message.
+  bool title_named = false;
 };
+
+// A conversation's title from its first user message: the first 40 characters of the
+// message's first 400 after leading white space, white space made single spaces (a bounded
+// look at a long one). Empty when the message is only white space.
+QString conversation_title_from_message(const QString& message);
 
 // A saved system prompt of the library (store/system_prompt_store.cpp, schema 4 -> 5).
 struct StoredSystemPrompt {
@@ -77,7 +84,7 @@ QVector<StoredMessage> read_shown_messages(const QSqlDatabase& db, qint64 conver
 
 class ConversationStore {
  public:
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
 
   // Opens or creates the database at `path`, migrating older schemas. nullptr and
   // *error set when the file cannot be opened, is not a kvchat database, or is newer.
@@ -134,7 +141,13 @@ class ConversationStore {
   // added, updated or deleted, not on rename / prompt / settings changes). Ids are never
   // reused. Failures return 0 / false with *error set (the SQL error text included).
   qint64 create_conversation(const QString& title, const QString& system_prompt, QString* error);
+  // The user's name for it (title_named, schema step 7 -> 8): kept from then on.
   bool rename_conversation(qint64 id, const QString& title, QString* error);
+  // The title kvchat gives it: conversation_title_from_message(first_message), unless the
+  // user named it (then, or when that title is empty or already the one, nothing changes).
+  // *changed (when given) says whether the title changed; false with *error on a failure.
+  bool retitle_from_first_message(qint64 id, const QString& first_message, QString* error,
+                                  bool* changed = nullptr);
   // The conversation's own text. Its link to a saved prompt (system_prompt_id) stays when
   // the text is unchanged or is that prompt's text; other text (typed by hand) unlinks it.
   bool set_system_prompt(qint64 id, const QString& system_prompt, QString* error);

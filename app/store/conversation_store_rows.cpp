@@ -58,7 +58,7 @@ bool touch_conversation(QSqlDatabase& db, qint64 conversation_id, QString* error
 }
 
 const char* kConversationColumns =
-    "id, title, system_prompt, settings_json, created_at, updated_at";
+    "id, title, system_prompt, settings_json, created_at, updated_at, title_named";
 
 StoredConversation conversation_from_row(const QSqlQuery& q) {
   StoredConversation c;
@@ -68,10 +68,17 @@ StoredConversation conversation_from_row(const QSqlQuery& q) {
   c.settings = map_from_json(q.value(3).toString());
   c.created = time_from_ms(q.value(4).toLongLong());
   c.updated = time_from_ms(q.value(5).toLongLong());
+  c.title_named = q.value(6).toInt() != 0;
   return c;
 }
 
 }  // namespace
+
+QString conversation_title_from_message(const QString& message) {
+  qsizetype start = 0;
+  while (start < message.size() && message.at(start).isSpace()) ++start;
+  return message.mid(start, 400).simplified().left(40);
+}
 
 QString stored_state_name(MessageState s) {
   switch (s) {
@@ -132,16 +139,17 @@ qint64 ConversationStore::create_conversation(const QString& title, const QStrin
 }
 
 namespace {
-// UPDATE conversations SET <column> = value WHERE id; false + message when no such row.
-bool update_conversation_column(QSqlDatabase db, qint64 id, const char* column,
+// UPDATE conversations SET <assignments> WHERE id, `value` bound to the assignments' one
+// `?`; false + message when no such row.
+bool update_conversation_column(QSqlDatabase db, qint64 id, const char* assignments,
                                 const QVariant& value, const QString& what, QString* error) {
   WriteTransaction tx(db);
   if (!tx.begin(error)) return false;
   QSqlQuery q(db);
-  if (!exec(
-          q,
-          QStringLiteral("UPDATE conversations SET %1 = ? WHERE id = ?").arg(QLatin1String(column)),
-          {value, id}, what, error))
+  if (!exec(q,
+            QStringLiteral("UPDATE conversations SET %1 WHERE id = ?")
+                .arg(QLatin1String(assignments)),
+            {value, id}, what, error))
     return false;
   if (q.numRowsAffected() != 1) {
     set_error(error, QStringLiteral("%1: no conversation %2").arg(what, QString::number(id)));
@@ -152,9 +160,30 @@ bool update_conversation_column(QSqlDatabase db, qint64 id, const char* column,
 }  // namespace
 
 bool ConversationStore::rename_conversation(qint64 id, const QString& title, QString* error) {
-  return update_conversation_column(QSqlDatabase::database(connection_, false), id, "title",
-                                    text_value(title), QStringLiteral("rename conversation"),
-                                    error);
+  return update_conversation_column(QSqlDatabase::database(connection_, false), id,
+                                    "title = ?, title_named = 1", text_value(title),
+                                    QStringLiteral("rename conversation"), error);
+}
+
+bool ConversationStore::retitle_from_first_message(qint64 id, const QString& first_message,
+                                                   QString* error, bool* changed) {
+  if (changed) *changed = false;
+  const QString title = conversation_title_from_message(first_message);
+  if (title.isEmpty()) return true;  // nothing to name it by: the title it has stays
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
+  WriteTransaction tx(db);
+  if (!tx.begin(error)) return false;
+  QSqlQuery q(db);
+  if (!exec(q,
+            QStringLiteral("UPDATE conversations SET title = ?"
+                           " WHERE id = ? AND title_named = 0 AND title <> ?"),
+            {title, id, title}, QStringLiteral("retitle conversation"), error))
+    return false;
+  const bool did = q.numRowsAffected() > 0;
+  q.finish();
+  if (!tx.commit(error)) return false;
+  if (changed) *changed = did;
+  return true;
 }
 
 bool ConversationStore::set_system_prompt(qint64 id, const QString& system_prompt, QString* error) {
@@ -183,8 +212,8 @@ bool ConversationStore::set_system_prompt(qint64 id, const QString& system_promp
 
 bool ConversationStore::set_conversation_settings(qint64 id, const QVariantMap& settings,
                                                   QString* error) {
-  return update_conversation_column(QSqlDatabase::database(connection_, false), id, "settings_json",
-                                    map_to_json(settings),
+  return update_conversation_column(QSqlDatabase::database(connection_, false), id,
+                                    "settings_json = ?", map_to_json(settings),
                                     QStringLiteral("set conversation settings"), error);
 }
 

@@ -200,6 +200,35 @@ MigrationStep content_length_index() {
   };
 }
 
+// 7 -> 8: whether the user named a conversation (issue 43 point 11). kvchat titles a
+// conversation with the first words of its first user message and follows that message
+// when it is edited or another branch of it is shown (conversation_title_from_message);
+// a name the user gave it (a rename in the sidebar) is kept: title_named = 1.
+// Conversations of older files: a title that is the first words of none of the
+// conversation's first user messages (any branch) was given by the user (or is kvchat's
+// "Continued: ..."), and stays. The first words as SQL sees them: the first 400
+// characters, tabs and line breaks made spaces, runs of spaces (up to 16) made one,
+// trimmed, cut to 40 (as the app's left(400).simplified().left(40)); where the two differ
+// (other white space, characters beyond the BMP) the title counts as named: kept, as
+// before this step.
+MigrationStep conversation_title_named() {
+  const QString first_words = QStringLiteral(
+      "substr(trim(replace(replace(replace(replace(replace(replace(replace("
+      "substr(m.content, 1, 400), char(13), ' '), char(10), ' '), char(9), ' '),"
+      " '  ', ' '), '  ', ' '), '  ', ' '), '  ', ' ')), 1, 40)");
+  return {
+      QStringLiteral("ALTER TABLE conversations ADD COLUMN title_named INTEGER NOT NULL DEFAULT 0"),
+      QStringLiteral("UPDATE conversations SET title_named = 1"
+                     " WHERE EXISTS (SELECT 1 FROM messages AS m"
+                     "   WHERE m.conversation_id = conversations.id AND m.parent_id IS NULL"
+                     "     AND m.role = 'user')"
+                     " AND title NOT IN (SELECT %1 FROM messages AS m"
+                     "   WHERE m.conversation_id = conversations.id AND m.parent_id IS NULL"
+                     "     AND m.role = 'user')")
+          .arg(first_words),
+  };
+}
+
 }  // namespace
 
 QVector<MigrationStep> migrations() {
@@ -214,9 +243,10 @@ QVector<MigrationStep> migrations() {
   // validator for If-Range (etag) and the bytes written so far. No access token is ever
   // stored here. status: queued, running, paused, failed, done.
   steps.append(hub::downloads_table_v1());
-  steps.append(system_prompt_library());  // 4 -> 5
-  steps.append(message_branches());       // 5 -> 6
-  steps.append(content_length_index());   // 6 -> 7
+  steps.append(system_prompt_library());     // 4 -> 5
+  steps.append(message_branches());          // 5 -> 6
+  steps.append(content_length_index());      // 6 -> 7
+  steps.append(conversation_title_named());  // 7 -> 8
   return steps;
 }
 

@@ -22,6 +22,8 @@
 namespace kvchat::app {
 namespace {
 
+QString embedded_demo_model();  // below
+
 // My models (issue 26): the model files on disk, opened and forgotten through the chat.
 ModelLibraryController::Hooks library_hooks(ChatController& chat) {
   ModelLibraryController::Hooks h;
@@ -30,6 +32,7 @@ ModelLibraryController::Hooks library_hooks(ChatController& chat) {
   h.loaded_path = [&chat] { return chat.models()->path(); };
   h.open_model = [&chat](const QString& path) { chat.models()->loadModel(path); };
   h.forget_recent = [&chat](const QString& path) { chat.models()->forget_recent_model(path); };
+  h.demo_path = [] { return embedded_demo_model(); };  // never deleted (issue 43)
   // Under test the folder is only recorded (in the state file), never opened.
   if (qEnvironmentVariableIsEmpty("KVCHAT_TEST_STATE_FILE"))
     h.open_folder = [](const QUrl& url) { QDesktopServices::openUrl(url); };
@@ -113,8 +116,18 @@ void AppWindow::wire() {
                    Qt::QueuedConnection);  // after the recent list is saved
   QObject::connect(chat_.models(), &ModelController::modelChanged, &server_,
                    &LocalServerController::model_changed);
-  QObject::connect(chat_.engine_worker(), &EngineWorker::chatFormatChanged, &server_,
-                   &LocalServerController::chat_template_changed, Qt::QueuedConnection);
+  // A running server restarts with a new template; every restart is said with its reason
+  // in the status line (its clients' generations in flight were cancelled), and one that
+  // did not serve again says why.
+  QObject::connect(
+      chat_.engine_worker(), &EngineWorker::chatFormatChanged, &server_,
+      [this] {
+        const QString note = server_.chat_template_changed();
+        if (!note.isEmpty() && !server_.running()) chat_.models()->note_setting(note);
+      },
+      Qt::QueuedConnection);
+  QObject::connect(&server_, &LocalServerController::restarted, chat_.models(),
+                   [this](const QString& message) { chat_.models()->note_setting(message); });
 }
 
 void AppWindow::say_why_alone(const QString& untrusted, const QString& not_listening) {

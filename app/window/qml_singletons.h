@@ -130,11 +130,16 @@ struct WindowThemeSingleton : Instance<WindowTheme> {
   QML_SINGLETON
 };
 
-// The types the singletons' properties hand out (Chat.documents, Chat.messages,
+// The types the singletons' properties hand out (Chat.documents, Chat.contextMeter, Chat.messages,
 // ConversationList.model, SystemPrompts.model): known to QML by their members, made only by C++.
 struct DocumentControllerType {
   Q_GADGET
   QML_FOREIGN(kvchat::app::DocumentController)
+  QML_ANONYMOUS
+};
+struct ContextMeterType {
+  Q_GADGET
+  QML_FOREIGN(kvchat::app::ContextMeter)
   QML_ANONYMOUS
 };
 struct MessageListModelType {

@@ -7,6 +7,10 @@
 #   3. a new message is answered (the oldest turn dropped);
 #   4. editing that message (Up in the empty box, Enter) is answered too, not refused with
 #      "no room for a reply"; never a second banner (the message banner stays empty).
+# At every step (issue 43 point 1) the context meter beside the message box, the status
+# line and the banner say one figure: the status line's context sentence is the meter's,
+# live (never a "full" or a percentage from before), and the banner names the meter's
+# figure; what is typed shows its cost on the meter before it is sent.
 # Usage: e2e_context_full.sh KVCHAT_BINARY ARTIFACT_DIR   (run under xvfb-run)
 set -euo pipefail
 app=$1
@@ -26,6 +30,18 @@ finished() {  # finished N: N messages, the last a reply that ended
   [ "$(state .messages)" = "$1" ] && [ "$(state .last_message.role)" = assistant ] &&
     [ "$(state .last_message.stats.stop_reason)" != null ]
 }
+# The status line, when it speaks of the context, says the meter's sentence now.
+same_context_words() {  # same_context_words STEP
+  local line sentence
+  wait_for 5 eval '[ "$(ui .context_meter.visible)" = true ]' || fail "$1: no context meter: $(ui -c .context_meter)"
+  sentence=$(ui .context_meter.sentence)
+  [ -n "$sentence" ] || fail "$1: the meter says nothing"
+  line=$(ui .status_line)
+  case "$line" in
+    *%*) [[ "$line" == *"$sentence" ]] || fail "$1: the status line says '$line', the meter '$sentence'" ;;
+  esac
+  ui .context_meter.text | grep -qE '^[0-9,]+ / 128 tokens' || fail "$1: the meter reads '$(ui .context_meter.text)'"
+}
 one_banner() { [ -z "$(state .documents.message)" ] || fail "$1: a second banner: $(state .documents.message)"; }
 
 start_app --ctx 128
@@ -39,6 +55,10 @@ wait_for 60 finished 2 || fail "no reply"
 [ "$(state .last_message.stats.stop_reason)" = context-full ] || fail "the reply ended by $(state .last_message.stats.stop_reason), not a full context"
 [ "$(state .notice.kind)" = context-full ] || fail "no full-context banner: $(state .notice)"
 one_banner "a full reply"
+wait_for 5 eval '[ "$(ui .context_meter.level)" = full ]' || fail "the meter says '$(ui .context_meter.level)' after a full reply"
+same_context_words "a full reply"
+usage=$(ui .context_meter.sentence | grep -oE '[0-9,]+ of 128 tokens \([0-9]+%\)')
+state .notice.text | grep -qF "$usage" || fail "the banner '$(state .notice.text)' does not say the meter's '$usage'"
 chars=$(state .last_message.chars)
 
 # 2. Continue: no room. Typing meanwhile goes on in the box.
@@ -52,6 +72,10 @@ wait_for 5 eval '[ "$(ui .input_text)" = abc ]' || fail "what was typed is '$(ui
 [ "$(state .last_message.stats.error)" = null ] || fail "the reply carries an error: $(state .last_message.stats.error)"
 [ "$(state .reply.state)" != interrupted ] || fail "the reply is marked interrupted"
 one_banner "a refused Continue"
+same_context_words "a refused Continue"
+# What is typed shows its cost, and that it does not fit in a full context.
+wait_for 5 eval 'ui .context_meter.text | grep -q "this message +"' || fail "the meter shows no cost for what is typed: '$(ui .context_meter.text)'"
+ui .context_meter.summary | grep -q "more than the 0 left" || fail "the meter does not say the message will not fit: '$(ui .context_meter.summary)'"
 sleep 0.3
 import -window root "$artifacts/e2e-context-full-continue.png"
 
@@ -61,6 +85,7 @@ xdotool type --delay 15 "And God said"
 key Return
 wait_for 60 finished 4 || fail "the new message got no reply"
 one_banner "a new message"
+same_context_words "a new message"
 
 # 4. Its edit is answered too.
 key Up
@@ -73,4 +98,5 @@ edited() { finished 4 && [ "$(last_user)" = "And the earth was" ]; }
 wait_for 60 edited || fail "the edited message got no reply (last user message '$(last_user)'): $(state .notice.text)"
 state .notice.text | grep -q "no room for a reply" && fail "the edit was refused: $(state .notice.text)"
 one_banner "an edit"
+same_context_words "an edit"
 echo "e2e-context-full: PASS"

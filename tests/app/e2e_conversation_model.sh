@@ -4,8 +4,9 @@
 #   2. kvchat started again without --model opens that model (not the demo) and the
 #      conversation's KV snapshot is restored, not thrown away;
 #   3. started on the demo model (--model), the banner says the conversation was written with
-#      the other one and offers to open it; the Recent models menu (Tab, Space) lists both by
-#      file name inside the window; Alt+1 loads it and the snapshot restores;
+#      the other one and offers to open it; the model picker (Tab, Space) lists both under
+#      Recent by file name inside the window, and Enter on the other one shows its load
+#      options and what they take, loading nothing; Alt+1 loads it and the snapshot restores;
 #   4. the model file removed: kvchat starts on the last model that still exists and the
 #      banner names the missing path, offering to pick a file or the Models page.
 # Usage: e2e_conversation_model.sh KVCHAT_BINARY ARTIFACT_DIR STORIES260K_GGUF DEMO_GGUF
@@ -69,21 +70,37 @@ state .notice.text | grep -q "story-model.gguf" || fail "the banner does not nam
 [ "$(state '.notice.actions[0].id')" = conversation_model ] || fail "first action: $(state '.notice.actions[0]')"
 sleep 0.3
 import -window root "$artifacts/e2e-conversation-model-other.png"
-# The Recent models menu by keys (Tab to its button, Space): inside the window, by file name.
+# The model picker by keys (Tab to its button, Space; issue 43): drawn inside the window,
+# both models under Recent by file name (neither is in the data folder's models/).
 ui_file="$KVCHAT_TEST_STATE_FILE.ui.json"
 ui() { jq -r "$1" "$ui_file" 2>/dev/null; }
-n=$(ui '[.tab_order[].name] | index("Recent")')
-[ "$n" != null ] || fail "no Recent button in the Tab order"
+n=$(ui '[.tab_order[].object_name] | index("modelPicker")')
+[ "$n" != null ] || fail "no model picker in the Tab order"
 for _ in $(seq 1 "$n"); do xdotool key --clearmodifiers Tab; sleep 0.05; done
-wait_for 5 eval '[ "$(ui .focus.name)" = Recent ]' || fail "$n Tabs reached '$(ui .focus.name)'"
+wait_for 5 eval '[ "$(ui .focus.object_name)" = modelPicker ]' || fail "$n Tabs reached '$(ui .focus.name)'"
 xdotool key --clearmodifiers space
-wait_for 5 eval '[ "$(ui .recent_menu.opened)" = true ]' || fail "Space did not open the Recent menu"
-x=$(ui .recent_menu.x | cut -d. -f1); w=$(ui .recent_menu.width | cut -d. -f1); ww=$(ui .window_width)
-[ "$x" -ge 0 ] && [ $((x + w)) -le "$ww" ] || fail "the Recent menu is drawn at x=$x, $w wide, in a $ww px window"
-[ "$(ui '.recent_menu.items | join(",")')" = "kjv-demo-f16.gguf,story-model.gguf" ] || fail "Recent lists $(jq -c .recent_menu "$ui_file")"
-import -window root "$artifacts/e2e-conversation-model-recent.png"; jq -c .recent_menu "$ui_file" >&2
+wait_for 5 eval '[ "$(ui .model_picker.opened)" = true ]' || fail "Space did not open the model picker"
+x=$(ui .model_picker.x | cut -d. -f1); w=$(ui .model_picker.width | cut -d. -f1); ww=$(ui .window_width)
+[ "$x" -ge 0 ] && [ $((x + w)) -le "$ww" ] || fail "the model picker is drawn at x=$x, $w wide, in a $ww px window"
+[ "$(ui '.model_picker.items | join(",")')" = "kjv-demo-f16.gguf,story-model.gguf" ] || fail "the picker lists $(jq -c .model_picker "$ui_file")"
+[ "$(ui '.model_picker.sections | join(",")')" = "recent,recent" ] || fail "the picker's sections: $(ui -c .model_picker.sections)"
+# Opened on the loaded model; Down goes to the other one, Enter shows its load options
+# with what they take (its trained context at most, f16 by default) before any load.
+[ "$(ui .model_picker.current)" = model ] || fail "the picker opened on '$(ui .model_picker.current)', not the loaded model"
+import -window root "$artifacts/e2e-conversation-model-picker.png"
+xdotool key --clearmodifiers Down
+sleep 0.2
+xdotool key --clearmodifiers Return
+wait_for 5 eval '[ "$(ui .model_picker.view)" = options ]' || fail "Enter did not show the load options"
+[ "$(basename "$(ui .model_picker.options.path)")" = story-model.gguf ] || fail "the options are for $(ui .model_picker.options.path)"
+[ "$(ui .model_picker.options.kv_type)" = f16 ] || fail "KV type $(ui .model_picker.options.kv_type)"
+awk "BEGIN { exit !($(ui .model_picker.options.total_bytes) > $(ui .model_picker.options.kv_bytes) && $(ui .model_picker.options.kv_bytes) > 0) }" \
+  || fail "the options' memory: $(ui -c .model_picker.options)"
+[ -n "$(ui .model_picker.options.fit_text)" ] || fail "no sentence on what the options take"
+[ "$(state .model_path)" = "$demo" ] || fail "choosing a model loaded it before Load: $(state .model_path)"
+import -window root "$artifacts/e2e-conversation-model-options.png"; jq -c .model_picker "$ui_file" >&2
 xdotool key Escape
-wait_for 5 eval '[ "$(ui .recent_menu.opened)" = false ]' || fail "Esc did not close the Recent menu"
+wait_for 5 eval '[ "$(ui .model_picker.opened)" = false ]' || fail "Esc did not close the model picker"
 xdotool key alt+1
 wait_for 30 loaded "$model" || fail "Alt+1 did not load the conversation's model: $(state .model_path)"
 wait_for 20 restored || fail "the snapshot was not restored after Alt+1: $(state .snapshot_status)"

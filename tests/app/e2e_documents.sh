@@ -3,7 +3,8 @@
 #   1. start kvchat (demo model, context 256) with --attach LONG.txt: the same path as the
 #      "Attach document" button (synthetic drag-and-drop under Xvfb is unreliable);
 #   2. see the cost preview: tokens, KV bytes = tokens x 1536, does not fit, the plan;
-#   3. Summarize (Ctrl+Shift+S), cancel after a few partial summaries (Esc);
+#   3. Summarize (Ctrl+Shift+S): the demo model does not follow instructions, so it warns
+#      first; Ctrl+Shift+S again summarizes anyway; cancel after a few partial summaries (Esc);
 #   4. quit, restart with the same file attached again: stored once (same content hash),
 #      the cancelled job offered for resume; Resume (Ctrl+Shift+R); kill -9 the app
 #      mid-job (a crash), restart: offered as interrupted; Resume again;
@@ -13,7 +14,8 @@
 #   6. a binary file: a clear message in the window, the conversation untouched;
 #   7. a short document that fits: Send whole (Ctrl+Shift+W); the memory panel shows its
 #      share of the KV cache.
-# Screenshots: documents-preview.png, documents-chat-during-summary.png,
+# Screenshots: documents-preview.png, documents-summary-warning.png,
+# documents-chat-during-summary.png,
 # documents-summary.png, documents-error.png,
 # documents-sent-whole.png (ARTIFACTS).
 # Usage: e2e_documents.sh KVCHAT_BINARY ARTIFACT_DIR TEXT_FILE   (run under xvfb-run)
@@ -52,6 +54,9 @@ tokens=$(state .documents.preview.n_tokens)
 [ "$(state .documents.preview.kv_bytes)" -eq $((1536 * tokens)) ] || fail "KV bytes $(state .documents.preview.kv_bytes) != 1536 x $tokens"
 is .documents.preview.fits_context false || fail "a $tokens-token document said to fit a 256-token context"
 is .documents.preview.can_send_whole false || fail "Send whole offered for a document that does not fit"
+# Why it is off (the button's tooltip): the tokens it needs against the context's 256.
+state .documents.preview.send_whole_why_not | grep -q "the context holds 256" \
+  || fail "Send whole's reason: $(state .documents.preview.send_whole_why_not)"
 is .documents.preview.encoding utf-8 || fail "encoding $(state .documents.preview.encoding)"
 # The chunks are counted as the job will cut them (off the window's thread): wait for them.
 planned() { state .documents.preview.plan_text | grep -Eq '^[0-9]+ chunks of about [0-9]+ tokens, [0-9]+ levels? of merging'; }
@@ -63,6 +68,15 @@ sleep 0.3
 import -window root "$artifacts/documents-preview.png"
 
 # 3. Summarize, then cancel once a few partial summaries are stored.
+# The demo model does not follow instructions: Ctrl+Shift+S warns first, starts nothing;
+# Ctrl+Shift+S again is "Summarize anyway".
+xdotool key ctrl+shift+s
+wait_for 10 is .documents.preview.summary_confirm true || fail "Ctrl+Shift+S with the demo model did not warn first"
+state .documents.preview.summary_warning | grep -q "not trained to follow instructions" \
+  || fail "the warning: $(state .documents.preview.summary_warning)"
+is .documents.summarizing false || fail "the summary started before the warning was answered"
+sleep 0.3
+import -window root "$artifacts/documents-summary-warning.png"
 xdotool key ctrl+shift+s
 wait_for 20 is .documents.summarizing true || fail "Ctrl+Shift+S did not start the summary"
 wait_for 60 at_least .documents.job.partials 3 || fail "no partial summaries"

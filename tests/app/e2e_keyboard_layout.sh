@@ -70,7 +70,7 @@ stops=$(ui '.tab_order | length')
 # A name says something in words ("✕" or "?" alone does not).
 unnamed=$(ui '[.tab_order[] | select(.name | test("\\p{L}") | not)] | map(.type + " " + .object_name + " \u0027" + .name + "\u0027") | join(", ")')
 [ -z "$unnamed" ] || fail "controls without an accessible name: $unnamed"
-for control in messageInput sendButton attachButton regenerateButton messageList openModelButton \
+for control in messageInput sendButton attachButton regenerateButton messageList modelPicker \
                settingsButton memoryButton modelInfoButton; do
   [ "$(ui "[.tab_order[] | select(.object_name == \"$control\")] | length")" -ge 1 ] \
     || fail "$control is not on the Tab order"

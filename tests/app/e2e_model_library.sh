@@ -9,6 +9,9 @@
 #      refused, with the reason, the file kept; Delete on the copy of kjv-demo-f16 asks
 #      (the file and its size named, the focus on Cancel), Tab + Enter removes it: the
 #      file is gone and so is its row.
+#   4. (issue 43) The demo model is never offered for deletion: its row is not kvchat's
+#      (owned false, demo true); Delete on it asks to Forget it instead, saying why it is
+#      not deleted; Tab + Enter takes it off the list and leaves the file on disk.
 # Usage: e2e_model_library.sh KVCHAT SHARED_MODELS_DIR ARTIFACT_DIR (under xvfb-run)
 set -euo pipefail
 app=$1
@@ -80,6 +83,10 @@ copy_row() { lstate ".entries[] | select(.path == \"$copy\") | $1"; }
 [ "$(copy_row .loaded)" = false ] || fail "the copy is said to be loaded"
 [ "$(lstate '.entries[0].loaded')" = true ] || fail "the loaded demo model is not first: $(lstate '.entries[0].path')"
 [ "$(lstate '.entries[0].recent_rank')" = 0 ] || fail "the first row is not the last one used"
+demo=$(state .model_path)
+[ "$(lstate '.entries[0].demo')" = true ] || fail "the demo model's row is not marked demo"
+[ "$(lstate '.entries[0].owned')" = false ] || fail "the demo model is offered for deletion"
+[ "$(copy_row .owned)" = true ] || fail "the copy in models/ is not kvchat's"
 import -window root "$artifacts/e2e-model-library-list.png"
 echo "e2e: listed: $(lstate '[.entries[] | "\(.name) \(.architecture) \(.quantization) \(.size_text) ctx \(.n_ctx_train) last used \(.last_used_text)"] | join("; ")')"
 
@@ -126,4 +133,21 @@ sqlite3 "$data/kvchat.sqlite" "select value_json from settings where key='recent
   && fail "the removed file is still a recent model"
 echo "e2e: removed: $(lstate .message)"
 import -window root "$artifacts/e2e-model-library-removed.png"
+
+# 4. The demo model: Forget, never Remove from disk.
+demo_index() { lstate "[.entries[].path] | index(\"$demo\")"; }
+select_row "$(demo_index)"
+xdotool key Delete
+wait_for 5 asked || fail "no question for the demo model (refusal: $(ui .model_library.refusal))"
+[ "$(ui .model_library.forgetting)" = true ] || fail "the demo model is offered for deletion: $(ui .model_library.text)"
+ui .model_library.text | grep -qF "demo" || fail "the question does not say it is the demo model: $(ui .model_library.text)"
+[ "$(ui .model_library.focus_on_remove)" = false ] || fail "the focus starts on Forget"
+xdotool key Tab
+sleep 0.4
+[ "$(ui .model_library.focus_on_remove)" = true ] || fail "Tab did not reach Forget"
+xdotool key Return
+demo_gone() { [ "$(demo_index)" = null ]; }
+wait_for 5 demo_gone || fail "the forgotten demo model is still listed"
+[ -f "$demo" ] || fail "the demo model's file was deleted"
+echo "e2e: forgot the demo model: $(lstate .message)"
 echo "1 passed, 0 failed"

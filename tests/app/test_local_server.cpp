@@ -1,7 +1,9 @@
 // Settings → Local server (app/server/local_server_controller.h) on the real demo model:
 // it serves the window's model over HTTP (real requests with Qt Network), requires the
 // key when one is set, says why it cannot listen, stops when switched off, keeps its
-// choices and starts again with the model; the memory panel's "more users fit" by hand.
+// choices and starts again with the model; the memory panel's "more users fit" by hand;
+// the server view's request log and sessions' clients, a restart said with its reason and
+// the counters kept across a restart of the same server (issue 43).
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -31,10 +33,12 @@ struct Reply {
   QByteArray body;
 };
 
-Reply request(const QString& url, const QByteArray& post = {}, const QString& key = {}) {
+Reply request(const QString& url, const QByteArray& post = {}, const QString& key = {},
+              const QByteArray& user_agent = {}) {
   QNetworkAccessManager net;
   QNetworkRequest req{QUrl(url)};
   req.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+  if (!user_agent.isEmpty()) req.setRawHeader("User-Agent", user_agent);
   if (!key.isEmpty()) req.setRawHeader("Authorization", "Bearer " + key.toUtf8());
   QNetworkReply* r = post.isEmpty() ? net.get(req) : net.post(req, post);
   QSignalSpy done(r, &QNetworkReply::finished);
@@ -98,6 +102,7 @@ class TestLocalServer : public QObject {
     QVERIFY(!c->enabled());
     c->model_changed();
     QVERIFY(!c->running());
+    QVERIFY(c->chat_template_changed().isEmpty());  // not running: nothing restarts
     QCOMPARE(c->host(), QStringLiteral("127.0.0.1"));
     QVERIFY(c->url().isEmpty());
   }
@@ -157,13 +162,16 @@ class TestLocalServer : public QObject {
     QVERIFY(!message.value(QStringLiteral("reasoning_content")).toString().isEmpty());
     QCOMPARE(message.value(QStringLiteral("content")).toString(), QString());
 
-    // Unchanged: no restart (the same URL keeps answering); changed: restarted with it.
+    // Unchanged: no restart (the same URL keeps answering), nothing to say; changed:
+    // restarted with it, and said (the window's status line, issue 43).
     const QString url = c->url();
-    c->chat_template_changed();
+    QVERIFY(c->chat_template_changed().isEmpty());
     QCOMPARE(c->url(), url);
     f.chat_template = {};
-    c->chat_template_changed();
+    const QString note = c->chat_template_changed();
     QVERIFY2(c->running(), qPrintable(c->error()));
+    QVERIFY2(note.contains(QStringLiteral("restarted: the chat template changed")),
+             qPrintable(note));
     reply = request(c->url() + QStringLiteral("/chat/completions"), chat);
     QCOMPARE(reply.status, 200);
     message = QJsonDocument::fromJson(reply.body)["choices"][0]["message"].toObject();
@@ -259,6 +267,112 @@ class TestLocalServer : public QObject {
     f.model = nullptr;
     c->model_changed();
     QVERIFY(!c->running());
+  }
+
+  // Issue 43: a restart for a new chat template keeps the counters and the request log
+  // (the same server, the same model), says why (lastRestart, restarted), and the sessions
+  // name their client; the log holds routes, statuses and tokens, not the message.
+  void countersAndLogSurviveAChatTemplateRestart() {
+    Fixture f;
+    auto c = f.make();
+    QSignalSpy restarted(c.get(), &LocalServerController::restarted);
+    c->apply(true, QStringLiteral("127.0.0.1"), 0, QString(), 1);
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    QVERIFY(c->last_restart().isEmpty());  // a start is no restart
+    QCOMPARE(restarted.count(), 0);
+    QVERIFY(c->endpoints().contains(QStringLiteral("POST /v1/chat/completions")));
+    const QByteArray chat =
+        R"({"model":"kjv-demo-f16","max_tokens":4,"messages":[{"role":"user","content":"zebra quokka"}]})";
+    QCOMPARE(request(c->url() + QStringLiteral("/chat/completions"), chat, {}, "editor-plugin/2.3")
+                 .status,
+             200);
+    QTRY_COMPARE(c->stats().value(QStringLiteral("requests")).toLongLong(), 1);
+    QTRY_COMPARE(c->request_log().size(), 1);
+    const QVariantMap first = c->request_log()[0].toMap();
+    QCOMPARE(first.value(QStringLiteral("route")).toString(),
+             QStringLiteral("/v1/chat/completions"));
+    QCOMPARE(first.value(QStringLiteral("status")).toInt(), 200);
+    QCOMPARE(first.value(QStringLiteral("completion_tokens")).toInt(), 4);
+    QVERIFY(first.value(QStringLiteral("prompt_tokens")).toInt() > 0);
+    QCOMPARE(first.value(QStringLiteral("user_agent")).toString(),
+             QStringLiteral("editor-plugin/2.3"));
+    QVERIFY(first.value(QStringLiteral("message_text")).toString().isEmpty());
+    const QVariantList sessions = c->stats().value(QStringLiteral("sessions")).toList();
+    QCOMPARE(sessions.size(), 1);
+    QCOMPARE(sessions[0].toMap().value(QStringLiteral("user_agent")).toString(),
+             QStringLiteral("editor-plugin/2.3"));
+    QCOMPARE(sessions[0].toMap().value(QStringLiteral("client_address")).toString(),
+             QStringLiteral("127.0.0.1"));
+
+    f.chat_template.enable_thinking = false;  // another template choice: a restart
+    c->chat_template_changed();
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    QCOMPARE(restarted.count(), 1);
+    QVERIFY(restarted[0][0].toString().contains(QStringLiteral("the chat template changed")));
+    QCOMPARE(c->last_restart().value(QStringLiteral("reason")).toString(),
+             QStringLiteral("the chat template changed"));
+    QVERIFY(c->last_restart().value(QStringLiteral("counters_kept")).toBool());
+    QVERIFY(c->last_restart().value(QStringLiteral("time")).toLongLong() > 0);
+    QCOMPARE(c->stats().value(QStringLiteral("requests")).toLongLong(), 1);  // kept
+    QCOMPARE(c->request_log().size(), 1);
+    QCOMPARE(request(c->url() + QStringLiteral("/chat/completions"), chat).status, 200);
+    QTRY_COMPARE(c->stats().value(QStringLiteral("requests")).toLongLong(), 2);
+    QTRY_COMPARE(c->request_log().size(), 2);
+    QCOMPARE(c->request_log()[1].toMap().value(QStringLiteral("user_agent")).toString(),
+             QStringLiteral("editor-plugin/2.3"));  // the older one, from before the restart
+  }
+
+  // Settings' Restart keeps them too; another model or the switch turned off starts again.
+  void countersStartAgainWithAnotherModelOrOff() {
+    Fixture f;
+    auto c = f.make();
+    c->apply(true, QStringLiteral("127.0.0.1"), 0, QString(), 1);
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    QCOMPARE(request(c->url() + QStringLiteral("/models")).status, 200);
+    QTRY_COMPARE(c->request_log().size(), 1);
+    c->apply(true, QStringLiteral("127.0.0.1"), 0, QString(), 2);  // Restart
+    QCOMPARE(c->last_restart().value(QStringLiteral("reason")).toString(),
+             QStringLiteral("settings changed (Restart)"));
+    QCOMPARE(c->request_log().size(), 1);
+
+    auto other = kvchat::Model::load(KVCHAT_SHARED_DIR "/models/kjv-demo-f32.gguf");
+    QVERIFY(other);
+    f.model = *other;
+    c->model_changed();
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    QCOMPARE(c->last_restart().value(QStringLiteral("reason")).toString(),
+             QStringLiteral("another model was loaded"));
+    QVERIFY(!c->last_restart().value(QStringLiteral("counters_kept")).toBool());
+    QCOMPARE(c->request_log().size(), 0);
+
+    QCOMPARE(request(c->url() + QStringLiteral("/models")).status, 200);
+    QTRY_COMPARE(c->request_log().size(), 1);
+    c->apply(false, c->host(), c->port(), QString(), 2);
+    c->apply(true, c->host(), c->port(), QString(), 2);
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    QCOMPARE(c->request_log().size(), 0);
+    QCOMPARE(c->stats().value(QStringLiteral("requests")).toLongLong(), 0);
+  }
+
+  // The message's text is logged only once the user turns it on (saved), and dropped from
+  // the log when turned off again.
+  void theMessageTextOnlyWhenTurnedOn() {
+    Fixture f;
+    auto c = f.make();
+    QVERIFY(!c->log_message_text());
+    c->apply(true, QStringLiteral("127.0.0.1"), 0, QString(), 1);
+    QVERIFY2(c->running(), qPrintable(c->error()));
+    const QByteArray chat =
+        R"({"model":"kjv-demo-f16","max_tokens":2,"messages":[{"role":"user","content":"zebra quokka"}]})";
+    c->setLogMessageText(true);
+    QCOMPARE(f.settings.value(QStringLiteral("server/log_message_text")).toBool(), true);
+    QCOMPARE(request(c->url() + QStringLiteral("/chat/completions"), chat).status, 200);
+    QTRY_COMPARE(c->request_log().size(), 1);
+    QCOMPARE(c->request_log()[0].toMap().value(QStringLiteral("message_text")).toString(),
+             QStringLiteral("zebra quokka"));
+    c->setLogMessageText(false);
+    QCOMPARE(c->request_log().size(), 1);
+    QVERIFY(c->request_log()[0].toMap().value(QStringLiteral("message_text")).toString().isEmpty());
   }
 
   void loopbackAddresses() {

@@ -1,7 +1,9 @@
 // My models (issue 26): the model files found in a data directory's models/ and the recent
 // list, with real files (the shared models copied into a temporary data directory, plus
 // a truncated copy and a file that is not GGUF): names, architecture, quantization, size,
-// trained context, the unreadable files' reasons, one row per file, removal.
+// trained context, the unreadable files' reasons, one row per file, removal; and whose a
+// file is (issue 43): only the files in the models folder, links resolved, are deleted,
+// never the demo model nor a file kept elsewhere, which are only forgotten.
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -28,6 +30,23 @@ QVariantMap find(const QVariantList& entries, const QString& file_name) {
   for (const QVariant& v : entries)
     if (v.toMap().value("file_name").toString() == file_name) return v.toMap();
   return {};
+}
+
+// The row of this path (as the row writes it: absolute, cleaned), {} when not listed.
+QVariantMap find_path(const QVariantList& entries, const QString& path) {
+  const QString want = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+  for (const QVariant& v : entries)
+    if (v.toMap().value("path").toString() == want) return v.toMap();
+  return {};
+}
+
+// A copy of a shared model at `to` (its folder made; an older one replaced).
+QString copy_shared(const QString& file_name, const QString& to) {
+  QDir().mkpath(QFileInfo(to).absolutePath());
+  QFile::remove(to);
+  if (!QFile::copy(QDir(kShared).filePath(file_name), to)) return {};
+  QFile(to).setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+  return to;
 }
 
 }  // namespace
@@ -162,13 +181,171 @@ class ModelLibraryTest : public QObject {
     const QString loaded = QDir(models_).filePath("stories260K.gguf");
     const QString other = QDir(models_).filePath("kjv-demo-f16.gguf");
     QString error;
-    QVERIFY(!remove_model_file(models_ + "/./stories260K.gguf", loaded, &error));
+    QVERIFY(!remove_model_file(models_ + "/./stories260K.gguf", loaded, models_, {}, &error));
     QVERIFY2(error.contains("stories260K.gguf") && error.contains("loaded"), qPrintable(error));
     QVERIFY(QFileInfo::exists(loaded));
-    QVERIFY(remove_model_file(other, loaded, &error));
+    QVERIFY(remove_model_file(other, loaded, models_, {}, &error));
     QVERIFY(!QFileInfo::exists(other));
-    QVERIFY(!remove_model_file(other, loaded, &error));  // already gone
+    QVERIFY(!remove_model_file(other, loaded, models_, {}, &error));  // already gone
     QVERIFY(!error.isEmpty());
+  }
+
+  // Issue 43: whose a file is, decided on the resolved path.
+  void ownershipOfFiles() {
+    const QString elsewhere = QDir(data_.path()).filePath("elsewhere");
+    const QString inside = QDir(models_).filePath("stories260K.gguf");
+    const QString outside = copy_shared("stories260K.gguf", elsewhere + "/outside.gguf");
+    // A folder whose name begins like the models folder's is not in it.
+    const QString beside = copy_shared("stories260K.gguf", models_ + "-old/beside.gguf");
+    QVERIFY(!outside.isEmpty() && !beside.isEmpty());
+    const QString link_out = QDir(models_).filePath("link-out.gguf");
+    QVERIFY(QFile::link(outside, link_out));
+    const QString link_in = elsewhere + "/link-in.gguf";  // outside, to a file inside
+    QFile::remove(link_in);
+    QVERIFY(QFile::link(inside, link_in));
+
+    QCOMPARE(model_file_owner(inside, models_, {}), ModelFileOwner::Kvchat);
+    QVERIFY(kvchat_owns_model_file(models_ + "/../models/./stories260K.gguf", models_, {}));
+    QVERIFY(kvchat_owns_model_file(link_in, models_, {}));  // the resolved file is inside
+    QCOMPARE(model_file_owner(outside, models_, {}), ModelFileOwner::Elsewhere);
+    QVERIFY(!kvchat_owns_model_file(models_ + "/../elsewhere/outside.gguf", models_, {}));
+    QVERIFY(!kvchat_owns_model_file(beside, models_, {}));
+    QCOMPARE(model_file_owner(link_out, models_, {}), ModelFileOwner::Elsewhere);
+    QVERIFY(!kvchat_owns_model_file(QDir(models_).filePath("gone.gguf"), models_, {}));
+    QVERIFY(!kvchat_owns_model_file(inside, QDir(data_.path()).filePath("no-such-dir"), {}));
+
+    // The demo model is never kvchat's to delete: not even in the models folder, nor
+    // named through a link or another way.
+    QCOMPARE(model_file_owner(inside, models_, inside), ModelFileOwner::Demo);
+    QVERIFY(!kvchat_owns_model_file(inside, models_, models_ + "/./stories260K.gguf"));
+    QCOMPARE(model_file_owner(link_in, models_, inside), ModelFileOwner::Demo);
+    QCOMPARE(model_file_owner(outside, models_, outside), ModelFileOwner::Demo);
+    QCOMPARE(model_file_owner(link_out, models_, outside), ModelFileOwner::Demo);
+  }
+
+  // remove_model_file itself refuses what kvchat does not own, whoever calls it.
+  void removeRefusesFilesNotKvchats() {
+    const QString elsewhere = QDir(data_.path()).filePath("elsewhere");
+    const QString outside = copy_shared("stories260K.gguf", elsewhere + "/outside.gguf");
+    QVERIFY(!outside.isEmpty());
+    QString error;
+    QVERIFY(!remove_model_file(outside, {}, models_, {}, &error));
+    QVERIFY2(error.contains("outside.gguf") && error.contains("models folder") &&
+                 error.contains(QDir(models_).canonicalPath()) && error.contains("Forget"),
+             qPrintable(error));
+    QVERIFY(QFileInfo::exists(outside));
+    QVERIFY(!remove_model_file(models_ + "/../elsewhere/outside.gguf", {}, models_, {}, &error));
+    QVERIFY(QFileInfo::exists(outside));
+
+    // A link in the models folder to the file outside: neither the link nor the file goes.
+    const QString link = QDir(models_).filePath("link-out.gguf");
+    QVERIFY(QFile::link(outside, link));
+    error.clear();
+    QVERIFY(!remove_model_file(link, {}, models_, {}, &error));
+    QVERIFY2(error.contains("link"), qPrintable(error));
+    QVERIFY(QFileInfo(link).isSymLink());
+    QVERIFY(QFileInfo::exists(outside));
+    QVERIFY(!remove_model_file(outside, {}, models_, {}, &error));  // listed through the link
+    QVERIFY2(error.contains("link"), qPrintable(error));
+    QVERIFY(QFileInfo::exists(outside));
+
+    // The demo model, even a copy in the models folder named as the demo.
+    const QString demo = QDir(models_).filePath("kjv-demo-f16.gguf");
+    error.clear();
+    QVERIFY(!remove_model_file(demo, {}, models_, demo, &error));
+    QVERIFY2(error.contains("demo"), qPrintable(error));
+    QVERIFY(QFileInfo::exists(demo));
+    QVERIFY(!model_removal_problem(demo, {}, models_, demo).isEmpty());
+
+    // A file in the models folder is removed; named through a link from elsewhere, the
+    // file in the models folder goes and the link (not kvchat's) is left.
+    const QString inside = QDir(models_).filePath("stories260K.gguf");
+    QVERIFY(model_removal_problem(inside, {}, models_, demo).isEmpty());
+    const QString link_in = elsewhere + "/link-in.gguf";
+    QFile::remove(link_in);
+    QVERIFY(QFile::link(inside, link_in));
+    QVERIFY2(remove_model_file(link_in, {}, models_, demo, &error), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(inside));
+    QVERIFY(QFileInfo(link_in).isSymLink());
+    QVERIFY(remove_model_file(QDir(models_).filePath("notes.gguf"), {}, models_, demo, &error));
+    QVERIFY(!QFileInfo::exists(QDir(models_).filePath("notes.gguf")));
+  }
+
+  // The controller's rows say whose each file is; Remove is refused and Forget offered
+  // for the files kept elsewhere and the demo model.
+  void controllerRemovesOnlyItsOwnFiles() {
+    const QString elsewhere = QDir(data_.path()).filePath("elsewhere");
+    const QString outside = copy_shared("stories260K.gguf", elsewhere + "/outside.gguf");
+    const QString linked = copy_shared("stories260K.gguf", elsewhere + "/linked.gguf");
+    const QString demo =
+        copy_shared("kjv-demo-f16.gguf", QDir(data_.path()).filePath("share/demo-f16.gguf"));
+    QVERIFY(!outside.isEmpty() && !linked.isEmpty() && !demo.isEmpty());
+    const QString link = QDir(models_).filePath("link-out.gguf");
+    QVERIFY(QFile::link(linked, link));
+    const QString inside = QDir(models_).filePath("stories260K.gguf");
+    // The outside file is in the recent list twice, written two ways.
+    QStringList recent{outside, demo, inside, elsewhere + "/../elsewhere/outside.gguf"};
+    QStringList forgotten;
+    ModelLibraryController::Hooks hooks;
+    hooks.recent = [&] { return recent; };
+    hooks.loaded_path = [] { return QString(); };
+    hooks.forget_recent = [&](const QString& p) {
+      forgotten.append(p);
+      recent.removeAll(p);
+    };
+    hooks.demo_path = [&] { return demo; };
+    ModelLibraryController library(models_, nullptr, hooks);
+    library.refresh();
+
+    const QVariantMap out_row = find_path(library.entries(), outside);
+    QVERIFY(!out_row.isEmpty());
+    QCOMPARE(out_row.value("owned"), QVariant(false));
+    QCOMPARE(out_row.value("demo"), QVariant(false));
+    QCOMPARE(out_row.value("in_models_dir"), QVariant(false));
+    const QVariantMap demo_row = find_path(library.entries(), demo);
+    QCOMPARE(demo_row.value("owned"), QVariant(false));
+    QCOMPARE(demo_row.value("demo"), QVariant(true));
+    const QVariantMap in_row = find_path(library.entries(), inside);
+    QCOMPARE(in_row.value("owned"), QVariant(true));
+    QCOMPARE(in_row.value("demo"), QVariant(false));
+    const QVariantMap link_row = find_path(library.entries(), link);
+    QCOMPARE(link_row.value("owned"), QVariant(false));
+    QCOMPARE(link_row.value("in_models_dir"), QVariant(true));
+    QCOMPARE(find(library.entries(), "notes.gguf").value("owned"), QVariant(true));
+
+    // Remove from disk: refused, with the reason, for all but the file in models/.
+    QVERIFY(library.removalProblem(outside).contains("Forget"));
+    QVERIFY(library.removalProblem(demo).contains("demo"));
+    QVERIFY(library.removalProblem(link).contains("link"));
+    QVERIFY(library.removalProblem(inside).isEmpty());
+    QVERIFY(!library.remove(outside));
+    QVERIFY2(library.message().contains("models folder"), qPrintable(library.message()));
+    QVERIFY(!library.remove(demo));
+    QVERIFY(!library.remove(link));
+    QVERIFY(QFileInfo::exists(outside) && QFileInfo::exists(demo) && QFileInfo::exists(linked));
+    QVERIFY(QFileInfo(link).isSymLink());
+    QVERIFY(forgotten.isEmpty());
+
+    // Forget: off the recent list (every way it is written there), the file kept.
+    QVERIFY(library.forget(outside));
+    QCOMPARE(forgotten, QStringList({outside, elsewhere + "/../elsewhere/outside.gguf"}));
+    QVERIFY(QFileInfo::exists(outside));
+    QVERIFY(find_path(library.entries(), outside).isEmpty());
+    QVERIFY(library.message().contains("outside.gguf"));
+    QVERIFY(library.forget(demo));
+    QVERIFY(QFileInfo::exists(demo));
+    QVERIFY(find_path(library.entries(), demo).isEmpty());
+    // What the models folder shows stays listed: Forget is refused there.
+    forgotten.clear();
+    QVERIFY(!library.forget(inside));
+    QVERIFY(!library.forget(link));
+    QVERIFY(library.message().contains("models folder"));
+    QVERIFY(forgotten.isEmpty());
+    QVERIFY(!find_path(library.entries(), link).isEmpty());
+    QVERIFY(!library.forget(outside));  // no longer recent
+
+    QVERIFY(library.remove(inside));
+    QVERIFY(!QFileInfo::exists(inside));
   }
 
   // The controller: rows as QML sees them, the fit at the page's options, the actions.

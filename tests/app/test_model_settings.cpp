@@ -232,6 +232,42 @@ class TestModelSettings : public QObject {
         60000));
     QVERIFY(chat.notices()->notice().isEmpty());
   }
+
+  // Issue 43: new engine settings reload the loaded model, and the status line says so as
+  // it starts (the settings' note); settings that are not the loaded model's reload nothing
+  // and say nothing; sampling applies without a reload.
+  void aReloadIsSaidAsItStarts() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    chat.models()->loadModel(kDemo);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000));
+    QSignalSpy notes(chat.models(), &kvchat::app::ModelController::settingNote);
+    QSignalSpy loads(chat.models(), &kvchat::app::ModelController::loadStarted);
+    chat.models()->setEngineSettings({{"ctx", 256}});
+    QCOMPARE(loads.count(), 1);
+    QCOMPARE(notes.count(), 1);
+    const QString note = notes.at(0).at(0).toString();
+    QVERIFY2(note.contains(QStringLiteral("Reloading kjv-demo-f16.gguf")) &&
+                 note.contains(QStringLiteral("computed again")),
+             qPrintable(note));
+    QVERIFY2(chat.last_event().contains(note), qPrintable(chat.last_event()));
+    QVERIFY(QTest::qWaitFor([&] { return !chat.models()->loading(); }, 60000));
+    QCOMPARE(chat.models()->info().value("n_ctx").toInt(), 256);
+
+    // Another file's settings: kept for it, nothing reloaded, nothing said.
+    notes.clear();
+    loads.clear();
+    chat.models()->set_engine_settings_for(kStories, {{"ctx", 128}});
+    QCOMPARE(loads.count(), 0);
+    QCOMPARE(notes.count(), 0);
+    // Sampling: applied at once, no reload.
+    QVariantMap sampling = chat.models()->sampling();
+    sampling.insert(QStringLiteral("temperature"), 0.3);
+    chat.models()->set_sampling(sampling);
+    QCOMPARE(loads.count(), 0);
+    QCOMPARE(chat.models()->reply_sampling().value("temperature").toDouble(), 0.3);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestModelSettings)

@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -20,6 +21,7 @@
 #include "kvchat/gguf_inspect.h"
 #include "library/models_page_controller.h"
 #include "store/conversation_store.h"
+#include "util/byte_size.h"
 
 using kvchat::app::ConversationStore;
 using kvchat::app::ModelsPageController;
@@ -279,6 +281,70 @@ class TestModelsPage : public QObject {
     QCOMPARE(c.search_results().size(), 1);
   }
 
+  // The welcome's recommendations (issue 43 point 8) from the shipped catalog against the
+  // free memory (here the GPU's, a given figure): three chat models that fit, smallest
+  // first, with their size and fit said; none downloaded in a fresh data directory.
+  void theRecommendationsOfThisComputer() {
+    const QString data = fresh_data_dir();
+    ModelsPageController c(data, ConversationStore::default_path(data), QString(), nullptr);
+    c.load_catalog_from(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"));
+    QSignalSpy changed(&c, &ModelsPageController::recommendedChanged);
+    c.set_gpu_free_bytes(8'000'000'000);
+    QVERIFY(changed.count() >= 1);
+    QCOMPARE(qint64(c.recommended_free_bytes()), qint64(8'000'000'000));
+    const QVariantList r = c.recommended();
+    QCOMPARE(r.size(), 3);
+    double previous = 0;
+    for (const QVariant& v : r) {
+      const QVariantMap m = v.toMap();
+      QVERIFY(m.value(QStringLiteral("fits")).toBool());
+      QVERIFY(m.value(QStringLiteral("size")).toDouble() >= previous);
+      previous = m.value(QStringLiteral("size")).toDouble();
+      QVERIFY2(m.value(QStringLiteral("size_text")).toString().startsWith(QStringLiteral("about ")),
+               qPrintable(m.value(QStringLiteral("size_text")).toString()));
+      const QString fit = m.value(QStringLiteral("fit_text")).toString();
+      QVERIFY2(fit.startsWith(QStringLiteral("fits: about ")) &&
+                   fit.contains(QLocale().toString(4096)) &&
+                   fit.contains(QStringLiteral("on the GPU")),
+               qPrintable(fit));
+      QCOMPARE(m.value(QStringLiteral("downloaded")).toBool(), false);
+      QCOMPARE(m.value(QStringLiteral("download_status")).toString(), QString());
+    }
+    // 300 MB of GPU memory: nothing of the catalog fits.
+    c.set_gpu_free_bytes(0);
+    c.set_gpu_free_bytes(300'000'000);
+    QVERIFY(c.recommended().isEmpty());
+  }
+
+  // "Download and open" for a catalog file: its size and SHA-256 from the Hub's file tree,
+  // the download, then the file handed to the opener; already on disk, it opens at once.
+  void aCatalogFileIsDownloadedAndOpened() {
+    const QString data = fresh_data_dir();
+    QStringList opened;
+    ModelsPageController c(data, ConversationStore::default_path(data), QString(),
+                           [&opened](const QString& p) { opened.append(p); });
+    QSignalSpy downloaded(&c, &ModelsPageController::modelDownloaded);
+    c.downloadCatalogFile(QStringLiteral("kvchat/kjv-demo-GGUF"),
+                          QStringLiteral("kjv-demo-f16.gguf"));
+    QTRY_COMPARE_WITH_TIMEOUT(downloaded.count(), 1, 60000);
+    const QString path = QDir(data).filePath(QStringLiteral("models/kjv-demo-f16.gguf"));
+    QCOMPARE(opened, QStringList{path});
+    QCOMPARE(read_all(path), read_all(kDemo));
+    QCOMPARE(c.downloads().size(), 1);
+    QCOMPARE(c.downloads()[0].toMap().value(QStringLiteral("repo")).toString(),
+             QStringLiteral("kvchat/kjv-demo-GGUF"));
+    // Again: on disk, so opened without a download.
+    c.downloadCatalogFile(QStringLiteral("kvchat/kjv-demo-GGUF"),
+                          QStringLiteral("kjv-demo-f16.gguf"));
+    QCOMPARE(opened, QStringList({path, path}));
+    QCOMPARE(c.downloads().size(), 1);
+    // A file the repository does not have: nothing starts, nothing opens.
+    c.downloadCatalogFile(QStringLiteral("kvchat/kjv-demo-GGUF"), QStringLiteral("missing.gguf"));
+    QTest::qWait(2000);
+    QCOMPARE(c.downloads().size(), 1);
+    QCOMPARE(opened.size(), 2);
+  }
+
   // No Hub: one notice, no error per request; the catalog stays.
   void anUnreachableHubIsSaidOnce() {
     QTcpServer closed;  // a port nobody listens on once it is closed
@@ -299,6 +365,101 @@ class TestModelsPage : public QObject {
     QCOMPARE(notices.count(), after_first);  // said once
     QVERIFY(c.message().isEmpty());
     QVERIFY(!c.catalog().isEmpty());
+  }
+
+  // Issue 43 point 11: the catalog's heading says "sizes approximate": each entry the page
+  // lists carries its files' sizes (the smallest to the largest, "≈" when approximate); a
+  // catalog without sizes claims none, and exact sizes are not called approximate.
+  void catalogEntriesCarryTheirSizes() {
+    const QString data = fresh_data_dir();
+    ModelsPageController c(data, ConversationStore::default_path(data), QString(), nullptr);
+    c.load_catalog_from(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"));
+    QVERIFY(!c.catalog().isEmpty());
+    QVERIFY(c.catalog_sizes_approximate());
+    for (const QVariant& v : c.catalog()) {
+      const QVariantMap entry = v.toMap();
+      double smallest = 1e300, largest = 0;
+      for (const QVariant& f : entry.value(QStringLiteral("files")).toList()) {
+        smallest = std::min(smallest, f.toMap().value(QStringLiteral("size")).toDouble());
+        largest = std::max(largest, f.toMap().value(QStringLiteral("size")).toDouble());
+      }
+      const QString text = entry.value(QStringLiteral("size_text")).toString();
+      QVERIFY2(text.startsWith(QStringLiteral("≈ ")), qPrintable(text));
+      QVERIFY2(text.contains(kvchat::util::format_bytes(smallest)), qPrintable(text));
+      QVERIFY2(text.contains(kvchat::util::format_bytes(largest)), qPrintable(text));
+    }
+    const QString path = dir_.filePath(QStringLiteral("sizes.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"models": [
+      {"name": "No sizes", "repo": "org/none-GGUF", "files": [{"quant": "Q4_K_M", "file": "n.gguf"}]},
+      {"name": "Exact", "repo": "org/exact-GGUF", "files": [{"quant": "Q8_0", "file": "e.gguf", "size": 1500000000}]}
+    ]})");
+    f.close();
+    c.load_catalog_from(path);
+    QCOMPARE(c.catalog().size(), 2);
+    QCOMPARE(c.catalog()[0].toMap().value(QStringLiteral("size_text")).toString(), QString());
+    QCOMPARE(c.catalog()[1].toMap().value(QStringLiteral("size_text")).toString(),
+             kvchat::util::format_bytes(1.5e9));
+    QVERIFY(!c.catalog_sizes_approximate());  // the heading claims no approximate sizes
+  }
+
+  // Offline, a catalog model chosen: not an empty pane, but what failed, how to ask again,
+  // and the catalog's own files with their sizes and whether each alone fits; a repository
+  // the catalog does not know gets the message alone; asking again clears it.
+  void anOfflineCatalogModelShowsWhatTheCatalogKnows() {
+    QTcpServer closed;  // a port nobody listens on once it is closed
+    QVERIFY(closed.listen(QHostAddress::LocalHost));
+    const quint16 port = closed.serverPort();
+    closed.close();
+    const QString data = fresh_data_dir();
+    ModelsPageController c(data, ConversationStore::default_path(data),
+                           QStringLiteral("http://127.0.0.1:%1").arg(port), nullptr);
+    c.load_catalog_from(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"));
+    const QVariantMap entry = c.catalog().value(0).toMap();
+    const QString repo = entry.value(QStringLiteral("repo")).toString();
+    QVERIFY(!repo.isEmpty());
+    c.openRepo(repo);
+    QVERIFY(c.listing());
+    QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
+    const QString message = c.files_message();
+    QVERIFY2(message.contains(repo) &&
+                 message.contains(entry.value(QStringLiteral("name")).toString()) &&
+                 message.contains(QStringLiteral("Try again")),
+             qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("127.0.0.1")), qPrintable(message));  // what failed
+    const QVariantList catalog_files = entry.value(QStringLiteral("files")).toList();
+    QCOMPARE(c.files().size(), catalog_files.size());
+    for (int i = 0; i < c.files().size(); ++i) {
+      const QVariantMap row = c.files()[i].toMap();
+      const QVariantMap listed = catalog_files[i].toMap();
+      QCOMPARE(row.value(QStringLiteral("path")).toString(),
+               listed.value(QStringLiteral("file")).toString());
+      QCOMPARE(row.value(QStringLiteral("size")).toDouble(),
+               listed.value(QStringLiteral("size")).toDouble());
+      QVERIFY(row.value(QStringLiteral("size_approx")).toBool());
+      QCOMPARE(row.value(QStringLiteral("fit_state")).toString(), QStringLiteral("estimate"));
+      const QVariantMap fit = row.value(QStringLiteral("fit")).toMap();
+      QCOMPARE(fit.value(QStringLiteral("weights_bytes")).toDouble(),
+               listed.value(QStringLiteral("size")).toDouble());
+      QVERIFY(fit.value(QStringLiteral("free_bytes")).toDouble() > 0);
+      QCOMPARE(fit.value(QStringLiteral("fits")).toBool(),
+               fit.value(QStringLiteral("weights_bytes")).toDouble() <=
+                   fit.value(QStringLiteral("free_bytes")).toDouble());
+      QVERIFY(row.value(QStringLiteral("sha256")).toString().isEmpty());  // no download
+    }
+    // Not in the catalog: the message, no rows.
+    c.openRepo(QStringLiteral("someone/elsewhere-GGUF"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
+    QVERIFY(c.files().isEmpty());
+    QVERIFY2(c.files_message().contains(QStringLiteral("someone/elsewhere-GGUF")),
+             qPrintable(c.files_message()));
+    // Asking again: the message goes while the Hub is asked.
+    c.openRepo(repo);
+    QVERIFY(c.files_message().isEmpty());
+    QVERIFY(c.listing());
+    QTRY_VERIFY_WITH_TIMEOUT(!c.listing(), 20000);
+    QVERIFY(!c.files_message().isEmpty());
   }
 };
 

@@ -1,6 +1,6 @@
 // The HTTP routes: OpenAI's /v1/models, /v1/chat/completions, /v1/completions and
 // /health, the Host/Origin checks and the bearer key check before every route, JSON
-// error bodies for every status.
+// error bodies for every status, and a record of every answer in the request log.
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,6 +23,70 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kJson = "application/json";
+
+// What the request log records of the request this thread answers: begun when its header
+// has arrived (the pre-routing handler), filled by the completion routes, taken by the
+// logger httplib calls once the answer is written. One thread answers a connection's
+// requests one after another, a streamed body included, so a thread_local holds it.
+struct RequestNotes {
+  bool begun = false;
+  std::chrono::steady_clock::time_point start;
+  int64_t start_unix_ms = 0;
+  int32_t prompt_tokens = 0;
+  int32_t completion_tokens = 0;
+  int32_t session = -1;
+  std::string model;
+  std::string message_text;
+  bool hung_up = false;
+};
+thread_local RequestNotes t_notes;
+
+int64_t unix_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void begin_notes() {
+  t_notes = RequestNotes{};
+  t_notes.begun = true;
+  t_notes.start = std::chrono::steady_clock::now();
+  t_notes.start_unix_ms = unix_ms_now();
+}
+
+// The record of an answered request, from its notes (a request answered before its
+// header was whole has none: its time is now). The key and the body are never read here.
+ServerRequestRecord request_record(const httplib::Request& req, const httplib::Response& res,
+                                   const RequestNotes& notes, bool with_text) {
+  ServerRequestRecord r;
+  const auto now = std::chrono::steady_clock::now();
+  r.time_unix_ms = notes.begun ? notes.start_unix_ms : unix_ms_now();
+  r.duration_ms =
+      notes.begun ? std::chrono::duration_cast<std::chrono::milliseconds>(now - notes.start).count()
+                  : 0;
+  r.method = shown_text(req.method, 16);
+  r.route = shown_text(std::string_view(req.path).substr(0, req.path.find('?')));
+  r.status = notes.hung_up ? 499 : res.status;
+  r.prompt_tokens = notes.prompt_tokens;
+  r.completion_tokens = notes.completion_tokens;
+  r.client_address = req.remote_addr;
+  r.user_agent = shown_text(req.get_header_value("User-Agent"));
+  r.model = notes.model;
+  r.session = notes.session;
+  if (with_text) r.message_text = notes.message_text;
+  return r;
+}
+
+// The text a request's log line may show when the user asked for it: the last user
+// message (chat) or the prompt (completions), its first 200 characters.
+std::string message_text_of(const CompletionRequest& r) {
+  if (r.endpoint == Endpoint::Completions)
+    return first_characters(r.prompt, kMaxLoggedMessageChars);
+  for (auto it = r.messages.rbegin(); it != r.messages.rend(); ++it) {
+    if (it->role == "user") return first_characters(it->content, kMaxLoggedMessageChars);
+  }
+  return {};
+}
 
 void send_error(httplib::Response& res, const ApiError& e) {
   res.status = e.status;
@@ -150,10 +214,14 @@ void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httpl
         if (chat && !client_gone) send_parts(splitter.finish());
         if (client_gone) {  // closes the connection; the lease goes back
           ++srv->client_hang_ups;
+          t_notes.hung_up = true;
           return false;
         }
-        if (outcome)
+        if (outcome) {
           srv->prompt_tokens_evaluated += static_cast<uint64_t>(outcome->evaluated_tokens);
+          t_notes.prompt_tokens = outcome->prompt_tokens;
+          t_notes.completion_tokens = outcome->completion_tokens;
+        }
         if (!outcome) {
           write(sse_event(error_body(generation_error(*srv->model, outcome.message()))));
         } else {
@@ -215,10 +283,13 @@ void answer_whole(Server::Impl& impl, const httplib::Request& req, httplib::Resp
   held.reset();
   if (hung_up) {
     ++impl.client_hang_ups;
+    t_notes.hung_up = true;
     return;  // nobody reads the answer
   }
   if (!outcome) return send_error(res, generation_error(*impl.model, outcome.message()));
   impl.prompt_tokens_evaluated += static_cast<uint64_t>(outcome->evaluated_tokens);
+  t_notes.prompt_tokens = outcome->prompt_tokens;
+  t_notes.completion_tokens = outcome->completion_tokens;
   if (outcome->finish == FinishReason::Cancelled) {
     return send_error(res, server_error(503, "the server is shutting down", "shutting_down"));
   }
@@ -239,6 +310,8 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   ParsedRequest parsed = parse_completion_request(req.body, endpoint);
   if (!parsed.request) return send_error(res, parsed.error);
   const CompletionRequest& r = *parsed.request;
+  t_notes.model = shown_text(r.model);
+  if (impl.log_message_text) t_notes.message_text = message_text_of(r);
   if (auto e = refusal(impl, r)) return send_error(res, *e);
   const char* prompt_param = endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
   auto tokens = prompt_tokens(impl, r);
@@ -275,6 +348,10 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
     return send_error(res, e);
   }
   ++impl.requests;
+  t_notes.session = acquired->lease->index();
+  impl.log.set_session_client(
+      t_notes.session,
+      {req.remote_addr, shown_text(req.get_header_value("User-Agent")), t_notes.model});
   ResponseHead head{new_completion_id(endpoint), unix_now(), impl.options.model_id, endpoint};
   const bool starts_in_thinking = tokens->starts_in_thinking;
   GenerationRequest generation = generation_request(impl, r, std::move(tokens->ids));
@@ -425,6 +502,7 @@ void install_routes(Server::Impl& impl) {
   // Before the body is read: a refusal here closes the connection after its answer (the
   // unread body must not be taken for the next request).
   http.set_pre_routing_handler([srv](const httplib::Request& req, httplib::Response& res) {
+    begin_notes();
     if (!refused_before_body(*srv, req, res)) return httplib::Server::HandlerResponse::Unhandled;
     if (res.status >= 400) {
       res.set_header("Connection", "close");
@@ -445,6 +523,12 @@ void install_routes(Server::Impl& impl) {
         send_error(res, e);
         return httplib::Server::HandlerResponse::Handled;
       }));
+  // Once each answer is written (a stream's last event included): its record, and the
+  // notes cleared for the connection's next request.
+  http.set_logger([srv](const httplib::Request& req, const httplib::Response& res) {
+    srv->log.add(request_record(req, res, t_notes, srv->log_message_text.load()));
+    t_notes = RequestNotes{};
+  });
   http.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
         send_error(res, server_error(500, "internal error", "internal_error"));
@@ -485,7 +569,8 @@ void install_routes(Server::Impl& impl) {
       return;
     }
     ServerStats stats = collect_stats(*srv);
-    stats.sessions = srv->pool->stats_for(client_identity(key, req.remote_addr));
+    stats.sessions =
+        with_clients(*srv, srv->pool->stats_for(client_identity(key, req.remote_addr)));
     res.set_content(health_json(*srv, stats, problem).dump(), kJson);
   });
 }

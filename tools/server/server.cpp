@@ -64,6 +64,8 @@ Result<std::unique_ptr<Server>> Server::start(std::shared_ptr<const Model> model
   if (!pool) return Error{pool.message()};
   impl->pool = std::move(pool).value();
   impl->model = std::move(model);
+  impl->log.set_capacity(options.request_log_size);
+  impl->log_message_text = options.log_message_text;
   impl->options = std::move(options);
   impl->started_unix = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch())
@@ -127,10 +129,26 @@ void Server::stop() {
   if (impl_->listener.joinable()) impl_->listener.join();
 }
 
+std::vector<ServerSessionStats> server::with_clients(
+    const Server::Impl& impl, const std::vector<PooledSessionStats>& sessions) {
+  std::vector<ServerSessionStats> out;
+  out.reserve(sessions.size());
+  for (const PooledSessionStats& pooled : sessions) {
+    ServerSessionStats st;
+    static_cast<PooledSessionStats&>(st) = pooled;
+    SessionClient client = impl.log.session_client(pooled.index);
+    st.client_address = std::move(client.address);
+    st.user_agent = std::move(client.user_agent);
+    st.model = std::move(client.model);
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
 ServerStats server::collect_stats(const Server::Impl& impl) {
   ServerStats s;
   s.model_id = impl.options.model_id;
-  s.sessions = impl.pool->stats();
+  s.sessions = with_clients(impl, impl.pool->stats());
   for (const auto& st : s.sessions) {
     (st.busy ? s.busy : s.idle) += 1;
     s.kv_allocated_bytes += st.kv_allocated_bytes;
@@ -152,5 +170,20 @@ ServerStats server::collect_stats(const Server::Impl& impl) {
 }
 
 ServerStats Server::stats() const { return server::collect_stats(*impl_); }
+
+std::vector<ServerRequestRecord> Server::recent_requests(size_t max) const {
+  return impl_->log.recent(max);
+}
+
+void Server::set_log_message_text(bool on) {
+  impl_->log_message_text = on;
+  if (!on) impl_->log.drop_message_texts();
+}
+
+std::vector<std::string> server_endpoints() {
+  // As install_routes (http_routes.cpp) registers them.
+  return {"GET /v1/models", "GET /v1/models/{id}", "POST /v1/chat/completions",
+          "POST /v1/completions", "GET /health"};
+}
 
 }  // namespace kvchat

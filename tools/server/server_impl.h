@@ -13,6 +13,7 @@
 #include "serving/decode_batcher.h"
 #include "serving/generation.h"
 #include "server/guarded_http_server.h"
+#include "server/request_log.h"
 #include "serving/session_pool.h"
 
 namespace kvchat {
@@ -33,6 +34,8 @@ struct Server::Impl {
   std::atomic<uint64_t> client_hang_ups{0};
   std::atomic<uint64_t> prompt_tokens_evaluated{0};  // prompt tokens run through the model
   serving::DecodeBatcher batcher;  // the generating requests' decode steps, one forward pass each
+  server::RequestLog log;          // the last requests answered, each session's last client
+  std::atomic<bool> log_message_text{false};  // ServerOptions::log_message_text, as set now
 };
 
 namespace server {
@@ -43,6 +46,9 @@ using serving::SessionLease;
 void install_routes(Server::Impl& impl);
 // The pool's sessions and the counters, as Server::stats() and /health report them.
 ServerStats collect_stats(const Server::Impl& impl);
+// The pool's figures of these sessions with each one's last client.
+std::vector<ServerSessionStats> with_clients(const Server::Impl& impl,
+                                             const std::vector<PooledSessionStats>& sessions);
 }  // namespace server
 
 }  // namespace kvchat

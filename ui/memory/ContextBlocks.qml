@@ -33,16 +33,15 @@ ColumnLayout {
         Layout.maximumWidth: section.panel.columnWidth
         from: 0; to: section.m.kv_max_tokens || 1; value: section.m.kv_tokens || 0
     }
+    // Almost full or full: the context meter's words (the status line's and the banners').
     Label {
-        visible: section.m.kv_max_tokens > 0 && section.m.kv_tokens >= 0.9 * section.m.kv_max_tokens
+        objectName: "contextLevelLine"
+        visible: Chat.contextMeter.level === "almost" || Chat.contextMeter.level === "full"
         Layout.fillWidth: true
         Layout.maximumWidth: section.panel.columnWidth
         wrapMode: Text.Wrap
-        color: Theme.error
-        text: qsTr("The context is almost full. Policy “%1”: ").arg(section.info.context_policy || "stop")
-            + ((section.info.context_policy === "shift") ? qsTr("the oldest half of the conversation after the system prompt will be discarded.")
-               : (section.info.context_policy === "drop-oldest") ? qsTr("the oldest whole turns will be dropped and the rest re-evaluated.")
-               : qsTr("new tokens will be refused; start a new chat or edit an earlier message."))
+        color: Chat.contextMeter.level === "full" ? Theme.error : Theme.warning
+        text: Chat.contextMeter.sentence
     }
     // What the context policy last did in this conversation (ChatController::contextNotice).
     Label {

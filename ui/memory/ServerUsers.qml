@@ -1,5 +1,6 @@
 // The local server's sessions as users of the same weights (Settings → Local server):
-// each one's KV and requests, the KV blocks they share, and how many more such users fit.
+// each one's client (User-Agent, address), KV and requests, the KV blocks they share, and
+// how many more such users fit.
 // A section of the memory panel (MemoryPanel.qml); shown while the server runs.
 pragma ComponentBehavior: Bound
 import QtQuick
@@ -39,11 +40,16 @@ ColumnLayout {
             Layout.maximumWidth: section.panel.columnWidth
             wrapMode: Text.Wrap
             font.pixelSize: Theme.smallSize
+            // Who it serves: the last client's User-Agent and address, after the figures (a
+            // client's text never goes through arg(): a "%1" in it would be replaced).
+            textFormat: Text.PlainText
             text: qsTr("#%1 · %2 · %3 tokens · KV %4%5 · requests: %6")
                   .arg(modelData.index + 1).arg(modelData.busy ? qsTr("busy") : qsTr("idle"))
                   .arg(Theme.num(modelData.tokens)).arg(section.panel.fmt(modelData.kv_bytes))
                   .arg(modelData.shared_bytes > 0 ? qsTr(" (%1 shared)").arg(section.panel.fmt(modelData.shared_bytes)) : "")
                   .arg(Theme.num(modelData.requests))
+                  + " · " + (modelData.user_agent ? modelData.user_agent + " (" + modelData.client_address + ")"
+                                                  : (modelData.client_address || qsTr("no client yet")))
         }
     }
     Label {

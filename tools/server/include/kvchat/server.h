@@ -3,10 +3,14 @@
 // server-sent events or not), POST /v1/completions, GET /health. Up to `parallel`
 // requests generate at once, each on its own Session (paged KV over the shared weights)
 // taken from a pool that prefers the idle session holding the longest common prefix of
-// the request's prompt tokens. Closed by default: 127.0.0.1, a body limit, an optional
-// bearer key, no CORS headers unless asked for. No exceptions cross this API.
+// the request's prompt tokens. Every answer is recorded in a bounded request log
+// (recent_requests: route, status, tokens, duration, the client; never its key or its
+// messages unless log_message_text), and each session keeps its last client (stats()).
+// Closed by default: 127.0.0.1, a body limit, an optional bearer key, no CORS headers
+// unless asked for. No exceptions cross this API.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -60,10 +64,44 @@ struct ServerOptions {
   // The template's enable_thinking (ChatFormat::set_enable_thinking); a request's
   // chat_template_kwargs.enable_thinking overrides it. Unset: not passed.
   std::optional<bool> enable_thinking;
+  // The request log (Server::recent_requests) keeps this many of the last requests.
+  size_t request_log_size = 200;
+  // The log records the last user message's (or the prompt's) first 200 characters too.
+  // Off unless the user turns it on: the log otherwise holds nothing a client wrote beyond
+  // its route, model and User-Agent (never the key, never a message).
+  bool log_message_text = false;
 };
 
-// One pooled session, for /health and the app's memory panel.
-using ServerSessionStats = PooledSessionStats;
+// One pooled session, for /health and the app's server view: the pool's figures and the
+// client that last used it (each as that client said: its peer address, its User-Agent
+// header cut to 200 bytes, the model its request named).
+struct ServerSessionStats : PooledSessionStats {
+  std::string client_address;  // "" = no request yet
+  std::string user_agent;
+  std::string model;
+};
+
+// One request the server answered, for the app's live log. Never the Authorization
+// header or key, never the body (message_text only with ServerOptions::log_message_text).
+struct ServerRequestRecord {
+  int64_t time_unix_ms = 0;  // when its header had arrived
+  std::string method;        // "GET", "POST", ...
+  std::string route;         // the path only, no query string
+  // The answer's status; 499 (nginx's "client closed request") when the client hung up
+  // before the whole answer was written.
+  int status = 0;
+  int32_t prompt_tokens = 0;  // completions: the prompt's, and the tokens generated
+  int32_t completion_tokens = 0;
+  int64_t duration_ms = 0;  // from its header to the answer's last byte (a stream's end)
+  std::string client_address;
+  std::string user_agent;    // at most 200 bytes
+  std::string model;         // the model a completion named; "" for other routes
+  int32_t session = -1;      // the pooled session that served it; -1: none
+  std::string message_text;  // "" unless log_message_text was on
+};
+
+// The routes the server offers, "METHOD /path" ({id}: a model's id).
+std::vector<std::string> server_endpoints();
 
 struct ServerStats {
   std::string model_id;
@@ -111,6 +149,11 @@ class Server {
   // Stops accepting, cancels generations in flight, waits for the threads. Idempotent.
   void stop();
   ServerStats stats() const;
+  // The last `max` requests answered (at most ServerOptions::request_log_size), newest first.
+  std::vector<ServerRequestRecord> recent_requests(size_t max = 200) const;
+  // ServerOptions::log_message_text while serving; turned off, the texts already
+  // recorded are dropped too.
+  void set_log_message_text(bool on);
 
   struct Impl;
 
