@@ -1324,7 +1324,7 @@
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="414"/>
+        <location filename="../ui/Main.qml" line="418"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -1334,58 +1334,58 @@
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="427"/>
+        <location filename="../ui/Main.qml" line="431"/>
         <source>Demo model: it does not chat</source>
         <translation>데모 모델: 대화용이 아님</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="438"/>
+        <location filename="../ui/Main.qml" line="442"/>
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="445"/>
+        <location filename="../ui/Main.qml" line="449"/>
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="446"/>
+        <location filename="../ui/Main.qml" line="450"/>
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="457"/>
+        <location filename="../ui/Main.qml" line="462"/>
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="458"/>
+        <location filename="../ui/Main.qml" line="463"/>
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="465"/>
+        <location filename="../ui/Main.qml" line="470"/>
         <location filename="../app/testing/chat_state_probe.cpp" line="127"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="466"/>
+        <location filename="../ui/Main.qml" line="471"/>
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="487"/>
+        <location filename="../ui/Main.qml" line="492"/>
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="488"/>
+        <location filename="../ui/Main.qml" line="493"/>
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="489"/>
+        <location filename="../ui/Main.qml" line="494"/>
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -2755,346 +2755,346 @@
 <context>
     <name>SettingsDrawer</name>
     <message>
+        <location filename="../ui/SettingsDrawer.qml" line="459"/>
         <location filename="../ui/SettingsDrawer.qml" line="464"/>
-        <location filename="../ui/SettingsDrawer.qml" line="469"/>
         <source>GPU layers</source>
         <translation>GPU 레이어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="467"/>
+        <location filename="../ui/SettingsDrawer.qml" line="462"/>
         <source>auto</source>
         <translation>자동</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="475"/>
+        <location filename="../ui/SettingsDrawer.qml" line="470"/>
         <source>With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU&apos;s free memory at this context and KV type.</source>
         <translation>CUDA 백엔드에서 GPU에서 실행할 레이어 수입니다. 나머지는 CPU에서 실행됩니다. 자동은 이 컨텍스트와 KV 타입에서 GPU의 여유 메모리에 들어가는 만큼 올립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="198"/>
-        <location filename="../ui/SettingsDrawer.qml" line="202"/>
+        <location filename="../ui/SettingsDrawer.qml" line="193"/>
+        <location filename="../ui/SettingsDrawer.qml" line="197"/>
         <source>Language</source>
         <translation>언어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="99"/>
+        <location filename="../ui/SettingsDrawer.qml" line="94"/>
         <source>no limit</source>
         <translation>제한 없음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="157"/>
+        <location filename="../ui/SettingsDrawer.qml" line="152"/>
         <source>No engine change waits: the settings above are in force.</source>
         <translation>적용을 기다리는 엔진 변경이 없습니다. 위의 설정이 쓰이고 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="158"/>
+        <location filename="../ui/SettingsDrawer.qml" line="153"/>
         <source>Apply keeps these engine settings for %1: it is loaded with them.</source>
         <translation>적용하면 이 엔진 설정을 %1에 맞춰 저장합니다. 이 모델은 이 설정으로 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="159"/>
+        <location filename="../ui/SettingsDrawer.qml" line="154"/>
         <source>Apply loads %1 again with these engine settings.</source>
         <translation>적용하면 이 엔진 설정으로 %1을(를) 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="160"/>
+        <location filename="../ui/SettingsDrawer.qml" line="155"/>
         <source>Apply reloads %1 with these engine settings: the conversation is computed again.</source>
         <translation>적용하면 이 엔진 설정으로 %1을(를) 다시 불러옵니다. 대화는 처음부터 다시 계산됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="184"/>
+        <location filename="../ui/SettingsDrawer.qml" line="179"/>
         <source>Changes here apply at once. The engine&apos;s choices reload the model, so they wait for Apply at the bottom.</source>
         <translation>여기서 바꾼 설정은 바로 적용됩니다. 엔진 설정은 모델을 다시 불러오므로 아래의 적용을 누를 때까지 기다립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="204"/>
+        <location filename="../ui/SettingsDrawer.qml" line="199"/>
         <source>System (%1)</source>
         <translation>시스템 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="209"/>
+        <location filename="../ui/SettingsDrawer.qml" line="204"/>
         <source>Conversation</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="210"/>
-        <location filename="../ui/SettingsDrawer.qml" line="268"/>
+        <location filename="../ui/SettingsDrawer.qml" line="205"/>
+        <location filename="../ui/SettingsDrawer.qml" line="263"/>
         <source>System prompt</source>
         <translation>시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="276"/>
+        <location filename="../ui/SettingsDrawer.qml" line="271"/>
         <source>Optional instructions for this conversation</source>
         <translation>이 대화에 줄 지시 (선택)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="307"/>
+        <location filename="../ui/SettingsDrawer.qml" line="302"/>
         <source>For %1</source>
         <translation>대상: %1</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="315"/>
+        <location filename="../ui/SettingsDrawer.qml" line="310"/>
         <source>Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다 (헤드 크기 %1, %2 토큰으로 학습).</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="316"/>
+        <location filename="../ui/SettingsDrawer.qml" line="311"/>
         <source>Sampling, KV type, context and its policy below are kept for this model.</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="326"/>
+        <location filename="../ui/SettingsDrawer.qml" line="321"/>
         <source>Choose another value under Engine below and Apply: the model is loaded again.</source>
         <translation>아래 엔진에서 다른 값을 고르고 적용하세요. 모델을 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="329"/>
+        <location filename="../ui/SettingsDrawer.qml" line="324"/>
         <source>Sampling</source>
         <translation>샘플링</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="332"/>
+        <location filename="../ui/SettingsDrawer.qml" line="327"/>
         <source>preset</source>
         <translation>프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="337"/>
+        <location filename="../ui/SettingsDrawer.qml" line="332"/>
         <source>Sampling preset</source>
         <translation>샘플링 프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="339"/>
+        <location filename="../ui/SettingsDrawer.qml" line="334"/>
         <source>Custom</source>
         <translation>사용자 지정</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="347"/>
+        <location filename="../ui/SettingsDrawer.qml" line="342"/>
         <source>temperature</source>
         <translation>온도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="351"/>
+        <location filename="../ui/SettingsDrawer.qml" line="346"/>
         <source>top-k</source>
         <translation>top-k</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="355"/>
+        <location filename="../ui/SettingsDrawer.qml" line="350"/>
         <source>top-p</source>
         <translation>top-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="359"/>
+        <location filename="../ui/SettingsDrawer.qml" line="354"/>
         <source>min-p</source>
         <translation>min-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="363"/>
+        <location filename="../ui/SettingsDrawer.qml" line="358"/>
         <source>repeat penalty</source>
         <translation>반복 페널티</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="367"/>
+        <location filename="../ui/SettingsDrawer.qml" line="362"/>
         <source>seed</source>
         <translation>시드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="368"/>
+        <location filename="../ui/SettingsDrawer.qml" line="363"/>
         <source>random</source>
         <translation>무작위</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="368"/>
+        <location filename="../ui/SettingsDrawer.qml" line="363"/>
         <source>−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.</source>
         <translation>−1 또는 “무작위”: 답변마다 새 시드 (각 답변에 그 시드가 표시됨). 숫자: 모든 답변을 그 시드로 샘플링.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="371"/>
+        <location filename="../ui/SettingsDrawer.qml" line="366"/>
         <source>max tokens</source>
         <translation>최대 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="382"/>
+        <location filename="../ui/SettingsDrawer.qml" line="377"/>
         <source>KV snapshots</source>
         <translation>KV 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="385"/>
+        <location filename="../ui/SettingsDrawer.qml" line="380"/>
         <source>on disk at most (0 = no limit)</source>
         <translation>디스크 사용 한도 (0 = 제한 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="389"/>
+        <location filename="../ui/SettingsDrawer.qml" line="384"/>
         <source>KV snapshots on disk at most</source>
         <translation>디스크의 KV 스냅숏 사용 한도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="400"/>
+        <location filename="../ui/SettingsDrawer.qml" line="395"/>
         <source>Engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="405"/>
+        <location filename="../ui/SettingsDrawer.qml" line="400"/>
         <source>These reload the model: they wait for Apply at the bottom.</source>
         <translation>이 설정은 모델을 다시 불러오므로 아래의 적용을 누를 때까지 기다립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="412"/>
+        <location filename="../ui/SettingsDrawer.qml" line="407"/>
         <source>backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="413"/>
+        <location filename="../ui/SettingsDrawer.qml" line="408"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="414"/>
+        <location filename="../ui/SettingsDrawer.qml" line="409"/>
         <source>threads (0 = all)</source>
         <translation>스레드 (0 = 전부)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="417"/>
+        <location filename="../ui/SettingsDrawer.qml" line="412"/>
         <source>context (0 = trained)</source>
         <translation>컨텍스트 (0 = 학습 길이)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="420"/>
+        <location filename="../ui/SettingsDrawer.qml" line="415"/>
         <source>Context length</source>
         <translation>컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="431"/>
-        <location filename="../ui/SettingsDrawer.qml" line="439"/>
+        <location filename="../ui/SettingsDrawer.qml" line="426"/>
+        <location filename="../ui/SettingsDrawer.qml" line="434"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="447"/>
+        <location filename="../ui/SettingsDrawer.qml" line="442"/>
         <source>%1 — not for this model</source>
         <translation>%1 — 이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="477"/>
+        <location filename="../ui/SettingsDrawer.qml" line="472"/>
         <source>when the context is full</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="483"/>
+        <location filename="../ui/SettingsDrawer.qml" line="478"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="485"/>
+        <location filename="../ui/SettingsDrawer.qml" line="480"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="485"/>
+        <location filename="../ui/SettingsDrawer.qml" line="480"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="485"/>
+        <location filename="../ui/SettingsDrawer.qml" line="480"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="548"/>
+        <location filename="../ui/SettingsDrawer.qml" line="543"/>
         <source>Cancel the engine changes</source>
         <translation>엔진 변경 취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="492"/>
+        <location filename="../ui/SettingsDrawer.qml" line="487"/>
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="505"/>
+        <location filename="../ui/SettingsDrawer.qml" line="500"/>
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="540"/>
+        <location filename="../ui/SettingsDrawer.qml" line="535"/>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="156"/>
+        <location filename="../ui/SettingsDrawer.qml" line="151"/>
         <source>This model cannot use these settings: see the reason above.</source>
         <translation>이 모델은 이 설정을 쓸 수 없습니다. 위의 이유를 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="547"/>
+        <location filename="../ui/SettingsDrawer.qml" line="542"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="218"/>
+        <location filename="../ui/SettingsDrawer.qml" line="213"/>
         <source>Saved system prompt</source>
         <translation>저장된 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="221"/>
+        <location filename="../ui/SettingsDrawer.qml" line="216"/>
         <source>None (this conversation&apos;s own text)</source>
         <translation>없음 (이 대화의 자체 텍스트)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="229"/>
+        <location filename="../ui/SettingsDrawer.qml" line="224"/>
         <source>Save as…</source>
         <translation>다른 이름으로 저장…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="230"/>
+        <location filename="../ui/SettingsDrawer.qml" line="225"/>
         <source>Save the system prompt as a new saved prompt</source>
         <translation>시스템 프롬프트를 새 저장 프롬프트로 저장</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="235"/>
+        <location filename="../ui/SettingsDrawer.qml" line="230"/>
         <source>Edit…</source>
         <translation>편집…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="236"/>
+        <location filename="../ui/SettingsDrawer.qml" line="231"/>
         <source>Edit the saved prompt</source>
         <translation>저장된 프롬프트 편집</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="242"/>
+        <location filename="../ui/SettingsDrawer.qml" line="237"/>
         <source>Delete…</source>
         <translation>삭제…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="243"/>
+        <location filename="../ui/SettingsDrawer.qml" line="238"/>
         <source>Delete the saved prompt</source>
         <translation>저장된 프롬프트 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="256"/>
+        <location filename="../ui/SettingsDrawer.qml" line="251"/>
         <source>“%1” has changed since this conversation took it; the text below is this conversation&apos;s.</source>
         <translation>“%1”은(는) 이 대화가 가져온 뒤 바뀌었습니다. 아래 텍스트는 이 대화의 것입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="261"/>
+        <location filename="../ui/SettingsDrawer.qml" line="256"/>
         <source>Use the saved text</source>
         <translation>저장된 텍스트 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="262"/>
+        <location filename="../ui/SettingsDrawer.qml" line="257"/>
         <source>Use the saved prompt&apos;s current text in this conversation</source>
         <translation>저장된 프롬프트의 현재 텍스트를 이 대화에 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="286"/>
+        <location filename="../ui/SettingsDrawer.qml" line="281"/>
         <source>New conversations start with</source>
         <translation>새 대화의 시작 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="292"/>
+        <location filename="../ui/SettingsDrawer.qml" line="287"/>
         <source>System prompt of new conversations</source>
         <translation>새 대화의 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="295"/>
+        <location filename="../ui/SettingsDrawer.qml" line="290"/>
         <source>No system prompt</source>
         <translation>시스템 프롬프트 없음</translation>
     </message>

@@ -284,7 +284,10 @@ Pane {
         }
         ContextMeterBar {
             id: contextMeterBar
+            // The message box's width, under it (a layout holding a filling row would fill).
+            Layout.fillWidth: false
             Layout.preferredWidth: root.columnWidth
+            Layout.maximumWidth: root.columnWidth
             Layout.alignment: Qt.AlignHCenter
             Layout.bottomMargin: Theme.spacingS
         }

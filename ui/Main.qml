@@ -370,6 +370,10 @@ ApplicationWindow {
                 // The status lines (issue 26 point 8): the footer, Settings' chat format,
                 // the panel's last reply and context lines, and every text the panel shows.
                 "status_line": statusLine.text,
+                // The server indicator's words and the server view's texts (issue 43 point 4).
+                "server_indicator": serverIndicator.text,
+                "server_view": { "open": serverIndicator.view.opened,
+                                 "texts": serverIndicator.view.opened ? memoryPanel.visibleTexts(serverIndicator.view.contentItem, []) : [] },
                 // The context meter beside the message box (issue 43 point 1).
                 "context_meter": chatView.contextMeterState(),
                 "chat_format_line": settings.chatFormatLine,
@@ -448,6 +452,7 @@ ApplicationWindow {
                 onClicked: modelsPage.open()
             }
             ServerIndicator {
+                id: serverIndicator
                 showText: window.roomyHeader
                 onSettingsRequested: settings.openServerSection()
             }

@@ -51,6 +51,8 @@ ToolButton {
         border.width: indicator.visualFocus ? 2 : 0
     }
     onClicked: view.open()
+    // The view as shown (for the end-to-end tests): open or not, and every text it shows.
+    readonly property alias view: view
 
     ServerView {
         id: view

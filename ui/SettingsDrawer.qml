@@ -29,13 +29,8 @@ Drawer {
     width: Math.min(Theme.px(400), parent ? parent.width : Theme.px(400))
     // The dimming, seen in both themes (Fusion's is black at 7%), and under the header only:
     // the drawer starts below it (Main.qml), and its buttons stay as they are.
-    Overlay.modeless: Item {
-        Rectangle {
-            anchors.fill: parent
-            anchors.topMargin: drawer.y
-            color: Theme.dim
-        }
-    }
+    // (Qt places a drawer's dimming at the drawer's own y: it starts under the header.)
+    Overlay.modeless: Rectangle { color: Theme.dim }
     // A drawer dragged or clicked shut keeps nothing unsaid: the prompt being typed and a
     // template choice still waiting apply now.
     onAboutToHide: {
