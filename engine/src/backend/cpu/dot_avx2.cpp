@@ -91,18 +91,38 @@ void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t
 #pragma GCC unroll 4
     for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps();
   }
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
+  const auto step = [&](int64_t at) {
     __m256 x[T];
 #pragma GCC unroll 4
-    for (int t = 0; t < T; ++t) x[t] = _mm256_loadu_ps(X + t * ldx + i);
-#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t) x[t] = _mm256_loadu_ps(X + t * ldx + at);
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      const __m256 w = load_w8<kType>(rows + r * row_bytes, i);
+      const __m256 w = load_w8<kType>(rows + r * row_bytes, at);
 #pragma GCC unroll 4
       for (int t = 0; t < T; ++t) acc[r][t] = _mm256_fmadd_ps(w, x[t], acc[r][t]);
     }
+  };
+  int64_t i = 0;
+  if constexpr (T == 1) {
+    // Decode: the next tile's lines fetched while this one is summed (dot_avx512.cpp says
+    // why); 32 values a step, the same sums.
+    constexpr int kBytes = kType == TensorType::F32 ? 4 : 2;
+    const uint8_t* next_tile = rows + R * row_bytes;
+    for (; i + 32 <= n; i += 32) {
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        const uint8_t* ahead = next_tile + r * row_bytes + i * kBytes;
+        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+        if constexpr (kBytes == 4)
+          _mm_prefetch(reinterpret_cast<const char*>(ahead + 64), _MM_HINT_T0);
+      }
+      step(i);
+      step(i + 8);
+      step(i + 16);
+      step(i + 24);
+    }
   }
+  for (; i + 8 <= n; i += 8) step(i);
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
@@ -131,6 +151,12 @@ template <TensorType kType>
 void float_rows(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
                 int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
   int64_t r = 0;
+  // Decode: 8 rows at a time (8 streams and 8 sums in flight; a row's sum is the same
+  // whatever the tile's height).
+  if (n_tokens == 1) {
+    for (; r + 8 <= n_rows; r += 8)
+      float_tile<kType, 8, 1>(rows + r * row_bytes, row_bytes, X, ldx, n, Y + r, ldy);
+  }
   for (; r + 4 <= n_rows; r += 4)
     float_tile_tokens<kType, 4>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
   for (; r < n_rows; ++r)
