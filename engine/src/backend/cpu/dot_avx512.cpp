@@ -11,6 +11,8 @@
 #endif
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include "backend/cpu/dot.h"
 #include "numeric/half.h"
 
@@ -116,21 +118,8 @@ void float_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const float* X, 
   }
 }
 
-template <TensorType kType>
-void float_rows(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, const float* X,
-                int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
-  int64_t r = 0;
-  // Decode: 8 rows at a time (8 streams and 8 sums in flight; a row's sum is the same
-  // whatever the tile's height).
-  if (n_tokens == 1) {
-    for (; r + 8 <= n_rows; r += 8)
-      float_tile<kType, 8, 1>(rows + r * row_bytes, row_bytes, X, ldx, n, Y + r, ldy);
-  }
-  for (; r + 4 <= n_rows; r += 4)
-    float_tile_tokens<kType, 4>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
-  for (; r < n_rows; ++r)
-    float_tile_tokens<kType, 1>(rows + r * row_bytes, row_bytes, X, ldx, n_tokens, n, Y + r, ldy);
-}
+constexpr int64_t kTokenTile = 6;
+#include "backend/cpu/float_rows.inl"
 
 }  // namespace
 
