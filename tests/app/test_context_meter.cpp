@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "chat/chat_controller.h"
+#include "demo_chat.h"
 #include "kvchat/model.h"
 #include "kvchat/tokenizer.h"
 #include "memory/context_meter.h"
@@ -14,10 +15,10 @@
 using kvchat::app::ChatController;
 using kvchat::app::ContextFigures;
 using kvchat::app::describe_context;
+using kvchat::app::testing::kDemoModel;
+using kvchat::app::testing::load_demo;
 
 namespace {
-
-const QString kDemo = QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf");
 
 ContextFigures figures(qint64 tokens, qint64 max, const QString& policy = "drop-oldest") {
   ContextFigures f;
@@ -26,12 +27,6 @@ ContextFigures figures(qint64 tokens, qint64 max, const QString& policy = "drop-
   f.usage_text = QStringLiteral("%1 of %2 tokens").arg(tokens).arg(max);
   f.policy = policy;
   return f;
-}
-
-bool load(ChatController& chat) {
-  chat.models()->loadModel(kDemo);
-  return QTest::qWaitFor(
-      [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
 }
 
 bool send_and_wait(ChatController& chat, const QString& text) {
@@ -91,8 +86,8 @@ class TestContextMeter : public QObject {
   void theStatusLineIsLiveAfterAnEdit() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    chat.models()->set_engine_settings_for(kDemo, {{"context_policy", "stop"}, {"ctx", 128}});
-    QVERIFY(load(chat));
+    chat.models()->set_engine_settings_for(kDemoModel, {{"context_policy", "stop"}, {"ctx", 128}});
+    QVERIFY(load_demo(chat));
     auto* meter = chat.context_meter();
     chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 1000}});
     QVERIFY(send_and_wait(chat, QStringLiteral("Genesis 1\n1 In the beginning")));
@@ -125,14 +120,14 @@ class TestContextMeter : public QObject {
   void theDraftIsCountedWithTheModelsFormat() {
     QTemporaryDir dir;
     ChatController chat(dir.path());
-    QVERIFY(load(chat));
+    QVERIFY(load_demo(chat));
     auto* meter = chat.context_meter();
     QCOMPARE(meter->draft_tokens(), -1);
     const QString text =
         QStringLiteral("Genesis 2\n1 Thus the heavens and the earth were finished");
     meter->setDraft(text);
     QVERIFY(QTest::qWaitFor([&] { return meter->draft_tokens() > 0; }, 5000));
-    auto model = kvchat::Model::load(kDemo.toStdString());
+    auto model = kvchat::Model::load(kDemoModel.toStdString());
     QVERIFY(model);
     const int own =
         static_cast<int>((*model)->tokenizer().encode(text.toStdString(), false).size());

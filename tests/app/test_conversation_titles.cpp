@@ -9,23 +9,18 @@
 #include <functional>
 
 #include "chat/chat_controller.h"
+#include "demo_chat.h"
 #include "conversations/conversation_list_model.h"
 #include "messages/message_list_model.h"
 #include "store/conversation_store.h"
 
 using namespace kvchat::app;
+using kvchat::app::testing::load_demo;
 
 namespace {
 
-const QString kDemo = QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf");
 const QString kGenesis = QStringLiteral("Genesis 1 1 In the beginning");
 const QString kPsalm = QStringLiteral("Psalm 23 The Lord is my shepherd");
-
-bool load_demo(ChatController& chat) {
-  chat.models()->loadModel(kDemo);
-  return QTest::qWaitFor(
-      [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
-}
 
 // Greedy and short: the replies take little time.
 void short_greedy(ChatController& chat) {

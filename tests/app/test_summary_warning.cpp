@@ -10,15 +10,16 @@
 #include <QtTest>
 
 #include "chat/chat_controller.h"
+#include "demo_chat.h"
 #include "documents/document_controller.h"
 #include "model/instruction_tuned.h"
 #include "model/model_controller.h"
 
 using namespace kvchat::app;
+using kvchat::app::testing::load_demo;
 
 namespace {
 
-const QString kDemo = QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models/kjv-demo-f16.gguf");
 const QString kTemplate = QStringLiteral(
     "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}");
 
@@ -28,12 +29,6 @@ QVariantMap info(const QString& file_template, const QString& source, const QStr
           {"chat_format_source", source},
           {"chat_format_kind", kind},
           {"chat_template_override", override_text}};
-}
-
-bool load_demo(ChatController& chat) {
-  chat.models()->loadModel(kDemo);
-  return QTest::qWaitFor(
-      [&] { return !chat.models()->loading() && !chat.models()->info().isEmpty(); }, 60000);
 }
 
 // A preview whose summary plan is counted (Summarize can start).
