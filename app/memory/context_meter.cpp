@@ -134,6 +134,7 @@ void ContextMeter::mark_full() {
 }
 
 void ContextMeter::refresh() {
+  const ContextFigures before = figures_;
   const QVariantMap usage = memory_.context_usage();
   figures_.tokens = usage.value(QStringLiteral("tokens")).toLongLong();
   figures_.max = usage.value(QStringLiteral("max")).toLongLong();
@@ -144,7 +145,11 @@ void ContextMeter::refresh() {
   if (full_at_tokens_ >= 0 && (figures_.max == 0 || figures_.tokens < full_at_tokens_))
     full_at_tokens_ = -1;
   figures_.full = full_at_tokens_ >= 0;
-  view_ = describe_context(figures_);
+  // The memory reports come ~30 times a second while a reply streams; the window's
+  // bindings are reevaluated only when something the meter says changed.
+  ContextMeterView view = describe_context(figures_);
+  if (figures_ == before && view == view_) return;
+  view_ = std::move(view);
   emit changed();
 }
 

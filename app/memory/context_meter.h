@@ -26,6 +26,7 @@ struct ContextFigures {
   bool full = false;             // a reply ran out of room and nothing was freed since
   qint64 draft_tokens = -1;      // the typed message's cost; -1: none typed or not known yet
   bool draft_estimated = false;  // counted from its bytes (a very long text), not tokenized
+  bool operator==(const ContextFigures&) const = default;
 };
 
 // The meter's words and level, computed once for every place that shows them.
@@ -37,6 +38,7 @@ struct ContextMeterView {
   QString draft_text;  // "+14 tokens", "" without a draft
   bool draft_overflows = false;  // the draft does not fit in what is left
   QString draft_sentence;        // its cost in words, and what sending it will do
+  bool operator==(const ContextMeterView&) const = default;
 };
 
 ContextMeterView describe_context(const ContextFigures& figures);

@@ -41,6 +41,16 @@ QVariantMap file_entry(const ModelsPageController& c, const QString& path) {
   return {};
 }
 
+// A Hub address nobody answers at: a local port listened on, then closed ("" when no port
+// could be had).
+QString unreachable_hub_url() {
+  QTcpServer closed;
+  if (!closed.listen(QHostAddress::LocalHost)) return {};
+  const quint16 port = closed.serverPort();
+  closed.close();
+  return QStringLiteral("http://127.0.0.1:%1").arg(port);
+}
+
 }  // namespace
 
 class TestModelsPage : public QObject {
@@ -347,13 +357,10 @@ class TestModelsPage : public QObject {
 
   // No Hub: one notice, no error per request; the catalog stays.
   void anUnreachableHubIsSaidOnce() {
-    QTcpServer closed;  // a port nobody listens on once it is closed
-    QVERIFY(closed.listen(QHostAddress::LocalHost));
-    const quint16 port = closed.serverPort();
-    closed.close();
+    const QString hub = unreachable_hub_url();
+    QVERIFY(!hub.isEmpty());
     const QString data = fresh_data_dir();
-    ModelsPageController c(data, ConversationStore::default_path(data),
-                           QStringLiteral("http://127.0.0.1:%1").arg(port), nullptr);
+    ModelsPageController c(data, ConversationStore::default_path(data), hub, nullptr);
     c.load_catalog_from(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"));
     QSignalSpy notices(&c, &ModelsPageController::noticeChanged);
     c.search(QStringLiteral("qwen"));
@@ -408,13 +415,10 @@ class TestModelsPage : public QObject {
   // and the catalog's own files with their sizes and whether each alone fits; a repository
   // the catalog does not know gets the message alone; asking again clears it.
   void anOfflineCatalogModelShowsWhatTheCatalogKnows() {
-    QTcpServer closed;  // a port nobody listens on once it is closed
-    QVERIFY(closed.listen(QHostAddress::LocalHost));
-    const quint16 port = closed.serverPort();
-    closed.close();
+    const QString hub = unreachable_hub_url();
+    QVERIFY(!hub.isEmpty());
     const QString data = fresh_data_dir();
-    ModelsPageController c(data, ConversationStore::default_path(data),
-                           QStringLiteral("http://127.0.0.1:%1").arg(port), nullptr);
+    ModelsPageController c(data, ConversationStore::default_path(data), hub, nullptr);
     c.load_catalog_from(QStringLiteral(KVCHAT_SOURCE_DIR "/resources/models_catalog.json"));
     const QVariantMap entry = c.catalog().value(0).toMap();
     const QString repo = entry.value(QStringLiteral("repo")).toString();

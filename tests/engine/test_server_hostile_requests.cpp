@@ -17,6 +17,7 @@
 #include "kvchat/server.h"
 #include "server/openai_request.h"
 #include "server/request_origin.h"
+#include "support/demo_server.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -24,19 +25,8 @@ namespace {
 
 using nlohmann::json;
 
-std::shared_ptr<const Model> demo() {
-  static auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
-  EXPECT_TRUE(model) << model.message();
-  return model ? *model : nullptr;
-}
-
-std::unique_ptr<Server> start(ServerOptions o = {}) {
-  o.port = 0;
-  if (o.session.n_ctx == 0) o.session.n_ctx = 1024;
-  auto s = Server::start(demo(), o);
-  EXPECT_TRUE(s) << s.message();
-  return s ? std::move(s).value() : nullptr;
-}
+std::shared_ptr<const Model> demo() { return test::demo_model(); }
+std::unique_ptr<Server> start(ServerOptions o = {}) { return test::start_demo_server(o, 1024); }
 
 struct Reply {
   int status = 0;  // 0: no answer

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "kvchat/server.h"
+#include "support/demo_server.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -21,19 +22,8 @@ namespace {
 
 using nlohmann::json;
 
-std::shared_ptr<const Model> demo() {
-  static auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
-  EXPECT_TRUE(model) << model.message();
-  return model ? *model : nullptr;
-}
-
-std::unique_ptr<Server> start(ServerOptions o = {}) {
-  o.port = 0;
-  if (o.session.n_ctx == 0) o.session.n_ctx = 512;
-  auto s = Server::start(demo(), o);
-  EXPECT_TRUE(s) << s.message();
-  return s ? std::move(s).value() : nullptr;
-}
+std::shared_ptr<const Model> demo() { return test::demo_model(); }
+std::unique_ptr<Server> start(ServerOptions o = {}) { return test::start_demo_server(o, 512); }
 
 json user(const std::string& text) { return {{"role", "user"}, {"content", text}}; }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kvchat/server.h"
+#include "support/demo_server.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -22,19 +23,7 @@ namespace {
 
 using nlohmann::json;
 
-std::shared_ptr<const Model> demo() {
-  static auto model = Model::load(test::shared_path("models/kjv-demo-f16.gguf"));
-  EXPECT_TRUE(model) << model.message();
-  return model ? *model : nullptr;
-}
-
-std::unique_ptr<Server> start(ServerOptions o = {}) {
-  o.port = 0;
-  o.session.n_ctx = 512;
-  auto s = Server::start(demo(), o);
-  EXPECT_TRUE(s) << s.message();
-  return s ? std::move(s).value() : nullptr;
-}
+std::unique_ptr<Server> start(ServerOptions o = {}) { return test::start_demo_server(o, 512); }
 
 std::string chat(const std::string& text, bool stream = false) {
   json b = {{"model", "kjv-demo-f16"},

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "backend/cpu/dot.h"
+#include "backend/cpu/float_prefetch.h"
 #include "numeric/half.h"
 
 namespace kvchat::cpu {
@@ -105,19 +106,9 @@ void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t
     }
   };
   int64_t i = 0;
-  if constexpr (T == 1) {
-    // Decode: the next tile's lines fetched while this one is summed (dot_avx512.cpp says
-    // why); 32 values a step, the same sums.
-    constexpr int kBytes = kType == TensorType::F32 ? 4 : 2;
-    const uint8_t* next_tile = rows + R * row_bytes;
+  if constexpr (T == 1) {  // decode (float_prefetch.h)
     for (; i + 32 <= n; i += 32) {
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) {
-        const uint8_t* ahead = next_tile + r * row_bytes + i * kBytes;
-        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
-        if constexpr (kBytes == 4)
-          _mm_prefetch(reinterpret_cast<const char*>(ahead + 64), _MM_HINT_T0);
-      }
+      prefetch_next_tile<kType, R>(rows, row_bytes, i);
       step(i);
       step(i + 8);
       step(i + 16);

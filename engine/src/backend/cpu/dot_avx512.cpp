@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "backend/cpu/dot.h"
+#include "backend/cpu/float_prefetch.h"
 #include "numeric/half.h"
 
 namespace kvchat::cpu {
@@ -66,21 +67,9 @@ void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t
     }
   };
   int64_t i = 0;
-  if constexpr (T == 1) {
-    // Decode reads every weight once: 32 values a step (a 64-byte line of each 16-bit row)
-    // with the line at the same place in the next tile's rows fetched meanwhile. The rows
-    // are short (a few KB, a stream each) and the hardware prefetcher, which stops at each
-    // 4 KB page, left a third of the DRAM bandwidth unused. The sums are the same. (Prefill
-    // computes long enough per line not to need it, and runs slower with it.)
-    constexpr int kBytes = kType == TensorType::F32 ? 4 : 2;
-    const uint8_t* next_tile = rows + R * row_bytes;
+  if constexpr (T == 1) {  // decode (float_prefetch.h); prefill runs slower with it
     for (; i + 32 <= n; i += 32) {
-      for (int r = 0; r < R; ++r) {
-        const uint8_t* ahead = next_tile + r * row_bytes + i * kBytes;
-        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
-        if constexpr (kBytes == 4)
-          _mm_prefetch(reinterpret_cast<const char*>(ahead + 64), _MM_HINT_T0);
-      }
+      prefetch_next_tile<kType, R>(rows, row_bytes, i);
       step(i);
       step(i + 16);
     }
