@@ -12,9 +12,11 @@
 
 #define KVCHAT_RP_VNNI 2
 // GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as the unused merge operand of their
-// masked builtins, which -Wmaybe-uninitialized reports once inlined: not a real read.
+// masked builtins, which -Wmaybe-uninitialized (and for the 256-bit extracts
+// -Wuninitialized) reports once inlined: not a real read.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace kvchat::cpu {

@@ -128,6 +128,43 @@ inline void interleave_q8_32(const uint8_t* act, uint64_t act_stride, int64_t nb
 }
 
 // ---- kernels: one 8-row group x 4 tokens ----------------------------------------------------
+// Q4_K / Q5_K, the end of x8 block b: acc[j] += (d * a.d) * sumi - (dmin * a.d) * summ, the
+// mins as int16 pairs (sub-blocks j, j + 2) per row against the tokens' pair sums.
+inline void q45k_block_end(const uint8_t* b, const QuadQ8_K& a, const KScaleWords& sw,
+                           const __m256i (&sumi)[4], __m256 (&acc)[4]) {
+  const __m256 d = f16x8(b), dmin = f16x8(b + 16), ad = bcast16_ps(a.d);
+  __m256i mins[4];
+  k_min_pairs(sw, mins);
+  __m256i summ[4];
+  for (auto& v : summ) v = _mm256_setzero_si256();
+  for (int p = 0; p < 4; ++p) {
+    const __m256i pairs = bcast16(a.min_pairs[p]);
+    summ[0] = _mm256_add_epi32(summ[0], _mm256_madd_epi16(rows_of<0>(mins[p]), pairs));
+    summ[1] = _mm256_add_epi32(summ[1], _mm256_madd_epi16(rows_of<1>(mins[p]), pairs));
+    summ[2] = _mm256_add_epi32(summ[2], _mm256_madd_epi16(rows_of<2>(mins[p]), pairs));
+    summ[3] = _mm256_add_epi32(summ[3], _mm256_madd_epi16(rows_of<3>(mins[p]), pairs));
+  }
+  const __m256 dj[4] = {rows_of<0>(d), rows_of<1>(d), rows_of<2>(d), rows_of<3>(d)};
+  const __m256 mj[4] = {rows_of<0>(dmin), rows_of<1>(dmin), rows_of<2>(dmin), rows_of<3>(dmin)};
+  for (int j = 0; j < 4; ++j) {
+    const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sumi[j]));
+    const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(mj[j], ad), _mm256_cvtepi32_ps(summ[j]));
+    acc[j] = _mm256_add_ps(acc[j], _mm256_sub_ps(t1, t2));
+  }
+}
+
+// Q6_K, the end of x8 block b: acc[j] += (d * a.d) * (sumi - 16 * off).
+inline void q6k_block_end(const uint8_t* b, const QuadQ8_K& a, const __m256i (&sumi)[4],
+                          const __m256i (&off)[4], __m256 (&acc)[4]) {
+  const __m256 d = f16x8(b), ad = bcast16_ps(a.d);
+  const __m256 dj[4] = {rows_of<0>(d), rows_of<1>(d), rows_of<2>(d), rows_of<3>(d)};
+  for (int j = 0; j < 4; ++j) {
+    const __m256i sv = _mm256_sub_epi32(sumi[j], _mm256_slli_epi32(off[j], 4));
+    acc[j] = _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sv)));
+  }
+}
+
+#if KVCHAT_RP_VNNI == 1  // (AVX-512: the 512-bit kernels of repacked_quad_kernels_512.inl)
 // Q4_0 (group32<Q4_0>'s operations).
 void quad_q4_0(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 18;
@@ -193,26 +230,7 @@ void quad_q45k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int
       add_scaled(sumi, dlo, s0);
       add_scaled(sumi, dhi, s1);
     }
-    const __m256 d = f16x8(b), dmin = f16x8(b + 16), ad = bcast16_ps(a.d);
-    // The mins as int16 pairs (sub-blocks j, j + 2) per row, against the tokens' pair sums.
-    __m256i mins[4];
-    k_min_pairs(sw, mins);
-    __m256i summ[4];
-    for (auto& v : summ) v = _mm256_setzero_si256();
-    for (int p = 0; p < 4; ++p) {
-      const __m256i pairs = bcast16(a.min_pairs[p]);
-      summ[0] = _mm256_add_epi32(summ[0], _mm256_madd_epi16(rows_of<0>(mins[p]), pairs));
-      summ[1] = _mm256_add_epi32(summ[1], _mm256_madd_epi16(rows_of<1>(mins[p]), pairs));
-      summ[2] = _mm256_add_epi32(summ[2], _mm256_madd_epi16(rows_of<2>(mins[p]), pairs));
-      summ[3] = _mm256_add_epi32(summ[3], _mm256_madd_epi16(rows_of<3>(mins[p]), pairs));
-    }
-    const __m256 dj[4] = {rows_of<0>(d), rows_of<1>(d), rows_of<2>(d), rows_of<3>(d)};
-    const __m256 mj[4] = {rows_of<0>(dmin), rows_of<1>(dmin), rows_of<2>(dmin), rows_of<3>(dmin)};
-    for (int j = 0; j < 4; ++j) {
-      const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sumi[j]));
-      const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(mj[j], ad), _mm256_cvtepi32_ps(summ[j]));
-      acc[j] = _mm256_add_ps(acc[j], _mm256_sub_ps(t1, t2));
-    }
+    q45k_block_end(b, a, sw, sumi, acc);
   }
   store_quad(acc, Y, ldy);
 }
@@ -255,21 +273,28 @@ void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int6
         }
       }
     }
-    const __m256 d = f16x8(b), ad = bcast16_ps(a.d);
-    const __m256 dj[4] = {rows_of<0>(d), rows_of<1>(d), rows_of<2>(d), rows_of<3>(d)};
-    for (int j = 0; j < 4; ++j) {
-      const __m256i sv = _mm256_sub_epi32(sumi[j], _mm256_slli_epi32(off[j], 4));
-      acc[j] =
-          _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sv)));
-    }
+    q6k_block_end(b, a, sumi, off, acc);
   }
   store_quad(acc, Y, ldy);
 }
+
+#else
+#include "backend/cpu/repacked_quad_kernels_512.inl"
+#endif
 
 using QuadKernel = void (*)(const uint8_t*, int64_t, const void*, float*, int64_t);
 
 // The type's 4-token kernel, or null where there is none (Q8_0, IQ4_XS: 8-row kernels).
 inline QuadKernel quad_kernel(gguf::TensorType type) {
+#if KVCHAT_RP_VNNI == 2
+  switch (type) {
+    case gguf::TensorType::Q4_0: return quad_q4_0_512;
+    case gguf::TensorType::Q4_K: return quad_q45k_512<false>;
+    case gguf::TensorType::Q5_K: return quad_q45k_512<true>;
+    case gguf::TensorType::Q6_K: return quad_q6k_512;
+    default: return nullptr;
+  }
+#else
   switch (type) {
     case gguf::TensorType::Q4_0: return quad_q4_0;
     case gguf::TensorType::Q4_K: return quad_q45k<false>;
@@ -277,6 +302,7 @@ inline QuadKernel quad_kernel(gguf::TensorType type) {
     case gguf::TensorType::Q6_K: return quad_q6k;
     default: return nullptr;
   }
+#endif
 }
 
 // Bytes of one 4-token tile of interleaved activations for nb blocks of `type`.

@@ -5,6 +5,9 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
+
+#include <sys/mman.h>
 
 #include "backend/cpu/dot.h"
 #include "backend/cpu/repack.h"
@@ -23,6 +26,75 @@ bool can_repack(const WeightView& w, int64_t head_dim) {
          head_dim % kRepackRows == 0;
 }
 
+// A float matrix that the SIMD float kernels stream: copied as it is (no x8 layout), unless
+// the file was read in (gguf::MappedFile::read_in: already on huge pages, and independent
+// of the file on disk, which a copy giving the pages back to the file would undo).
+bool can_move(const WeightView& w, bool read_in) {
+  using gguf::TensorType;
+  return w && !w.repacked && !read_in &&
+         (w.type == TensorType::F16 || w.type == TensorType::BF16 || w.type == TensorType::F32);
+}
+
+// bytes in 2 MiB-aligned memory that the kernel is asked to back with transparent huge
+// pages (freed with std::free). Decode streams every matrix once per token: with 4 KiB
+// pages each page of a matrix costs a TLB walk, and the hardware prefetcher stops at
+// every page's end. One block for all matrices, so rounding up wastes at most 2 MiB.
+uint8_t* huge_page_alloc(uint64_t bytes) {
+  constexpr uint64_t kHuge = 2u << 20;
+  const uint64_t size = (bytes + kHuge - 1) / kHuge * kHuge;
+  void* p = nullptr;
+  if (posix_memalign(&p, kHuge, size) != 0) return nullptr;
+#ifdef MADV_HUGEPAGE
+  ::madvise(p, size, MADV_HUGEPAGE);  // advice only: 4 KiB pages where the kernel has none
+#endif
+  return static_cast<uint8_t*>(p);
+}
+
+uint64_t matrix_bytes(const WeightView& w) {
+  return (static_cast<uint64_t>(w.rows) * w.row_bytes + 63) / 64 * 64;
+}
+
+// w's rows into dst: repacked into the x8 layout, or copied as they are (a float matrix),
+// split over up to 4 threads (a memory copy: several cores move it faster).
+void fill_copy(const WeightView& w, bool repack, uint8_t* dst) {
+  const int64_t groups = w.rows / kRepackRows, rest = w.rows % kRepackRows;
+  const int n_threads = static_cast<int>(std::clamp<int64_t>(groups / 64, 1, 4));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n_threads; ++i) {
+    threads.emplace_back([&, i] {
+      const int64_t g0 = groups * i / n_threads, g1 = groups * (i + 1) / n_threads;
+      const uint64_t at = g0 * kRepackRows * w.row_bytes;
+      const int64_t rows = (g1 - g0) * kRepackRows + (i == n_threads - 1 ? rest : 0);
+      if (repack)
+        repack_rows(w.type, w.data + at, w.row_bytes, rows, dst + at);
+      else
+        std::memcpy(dst + at, w.data + at, rows * w.row_bytes);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+// The matrices of layers [from_layer, n_layers) (and the output) that the CPU backend
+// keeps copies of, and whether each is repacked (else copied as it is).
+std::vector<std::pair<WeightView*, bool>> matrices_to_copy(ModelWeights& weights, int64_t head_dim,
+                                                           int32_t from_layer, bool read_in) {
+  std::vector<std::pair<WeightView*, bool>> todo;
+  const auto add = [&todo, read_in](WeightView* w, int64_t rows_unit) {
+    if (can_repack(*w, rows_unit))
+      todo.emplace_back(w, true);
+    else if (can_move(*w, read_in))
+      todo.emplace_back(w, false);
+  };
+  const int32_t n_layers = static_cast<int32_t>(weights.layers.size());
+  for (int32_t l = from_layer; l < n_layers; ++l) {
+    ModelLayerWeights& L = weights.layers[l];
+    for (WeightView* w : {&L.wq, &L.wk, &L.wv}) add(w, head_dim);
+    for (WeightView* w : {&L.wo, &L.w_gate, &L.w_up, &L.w_down}) add(w, kRepackRows);
+  }
+  if (from_layer < n_layers) add(&weights.output, kRepackRows);
+  return todo;
+}
+
 }  // namespace
 
 std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& model,
@@ -31,50 +103,33 @@ std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& m
   from_layer = std::clamp(from_layer, 0, n_layers);
   const std::string key = from_layer == 0 ? "cpu.repacked_weights"
                                           : "cpu.repacked_weights." + std::to_string(from_layer);
-  auto state =
-      model.backend_state(key, [&model, from_layer, n_layers]() -> std::shared_ptr<const void> {
-        auto r = std::make_shared<RepackedWeights>();
-        r->weights_ = model.weights();
-        if (!use_avx2_kernels()) return r;
-        const int64_t hd = model.hparams().head_dim;
-        std::vector<WeightView*> todo;
-        for (int32_t l = from_layer; l < n_layers; ++l) {
-          ModelLayerWeights& L = r->weights_.layers[l];
-          for (WeightView* w : {&L.wq, &L.wk, &L.wv}) {
-            if (can_repack(*w, hd)) todo.push_back(w);
-          }
-          for (WeightView* w : {&L.wo, &L.w_gate, &L.w_up, &L.w_down}) {
-            if (can_repack(*w, kRepackRows)) todo.push_back(w);
-          }
-        }
-        if (from_layer < n_layers && can_repack(r->weights_.output, kRepackRows))
-          todo.push_back(&r->weights_.output);
-        for (WeightView* w : todo) {
-          const uint64_t bytes = static_cast<uint64_t>(w->rows) * w->row_bytes;
-          auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-          if (!p) continue;  // out of memory: this matrix stays a view of the file
-          // Rows split over threads: repacking is a memory copy, several cores move it faster.
-          const int64_t groups = w->rows / kRepackRows;
-          const int n_threads = static_cast<int>(std::clamp<int64_t>(groups / 64, 1, 4));
-          std::vector<std::thread> threads;
-          for (int i = 0; i < n_threads; ++i) {
-            threads.emplace_back([&, i] {
-              const int64_t g0 = groups * i / n_threads, g1 = groups * (i + 1) / n_threads;
-              repack_rows(w->type, w->data + g0 * kRepackRows * w->row_bytes, w->row_bytes,
-                          (g1 - g0) * kRepackRows, p + g0 * kRepackRows * w->row_bytes);
-            });
-          }
-          for (std::thread& t : threads) t.join();
-          model.gguf().release_pages(
-              w->data, bytes);  // tied embeddings: looked up in the copy (embedding())
-          w->data = p;
-          w->repacked = true;
-          r->buffers_.emplace_back(p);
-          r->repacked_bytes_ += bytes;
-          ++r->repacked_matrices_;
-        }
-        return r;
-      });
+  auto state = model.backend_state(key, [&model, from_layer]() -> std::shared_ptr<const void> {
+    auto r = std::make_shared<RepackedWeights>();
+    r->weights_ = model.weights();
+    if (!use_avx2_kernels()) return r;
+    const auto todo = matrices_to_copy(r->weights_, model.hparams().head_dim, from_layer,
+                                       model.gguf().read_in_complete());
+    uint64_t total = 0;
+    for (const auto& [w, repack] : todo) total += matrix_bytes(*w);
+    uint8_t* block = total ? huge_page_alloc(total) : nullptr;
+    if (!block) return r;  // out of memory: every matrix stays a view of the file
+    r->buffer_.reset(block);
+    uint8_t* at = block;
+    for (const auto& [w, repack] : todo) {
+      fill_copy(*w, repack, at);
+      const uint64_t bytes = static_cast<uint64_t>(w->rows) * w->row_bytes;
+      model.gguf().release_pages(w->data, bytes);  // tied embeddings: read in the copy
+      w->data = at;
+      w->repacked = repack;
+      at += matrix_bytes(*w);
+      r->copied_bytes_ += bytes;
+      if (repack) {
+        r->repacked_bytes_ += bytes;
+        ++r->repacked_matrices_;
+      }
+    }
+    return r;
+  });
   return std::static_pointer_cast<const RepackedWeights>(state);
 }
 
@@ -89,7 +144,8 @@ void RepackedWeights::embedding(int32_t token, float* out) const {
     dequantize_row(o.type, row.data(), out, o.cols);
     return;
   }
-  dequantize_row(e.type, e.row(token), out, e.cols);
+  const WeightView& from = weights_.tied_embeddings ? o : e;  // o: maybe the moved copy
+  dequantize_row(from.type, from.row(token), out, from.cols);
 }
 
 }  // namespace kvchat::cpu

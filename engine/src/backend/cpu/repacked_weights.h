@@ -1,12 +1,13 @@
 // The CPU backend's weights: the model's views, with every matrix that the x8 kernels read
-// repacked (repack.h) into memory of its own, and the model file's pages that each
-// repacked matrix replaces given back (gguf::MappedFile::release_pages), so the resident
-// weights stay the file's size. Built once per model and shared by all its CPU sessions.
+// repacked (repack.h), and every F16/BF16/F32 matrix of a file not read in copied as it is
+// (a read-in file is on huge pages already: gguf::MappedFile::read_in), into one block of
+// memory of its own on transparent huge pages; the model file's pages that each copy
+// replaces are given back (gguf::MappedFile::release_pages), so the resident weights stay
+// the file's size. Built once per model and shared by all its CPU sessions.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "model/model_weights.h"
 
@@ -21,13 +22,14 @@ class RepackedWeights {
   // The model's shared repacked weights for layers [from_layer, n_layers) (made on first
   // use for each from_layer). Matrices of those layers, and the output when from_layer <
   // n_layers, are repacked when the SIMD kernels run (use_avx2_kernels()), their type has
-  // an x8 layout, their rows are whole groups of 8 and (q, k, v) each head is too; the
-  // rest stay views of the file.
+  // an x8 layout, their rows are whole groups of 8 and (q, k, v) each head is too; float
+  // matrices are then copied as they are; the rest stay views of the file.
   static std::shared_ptr<const RepackedWeights> for_model(const Model& model,
                                                           int32_t from_layer = 0);
 
   const ModelWeights& weights() const { return weights_; }
   uint64_t repacked_bytes() const { return repacked_bytes_; }
+  uint64_t copied_bytes() const { return copied_bytes_; }  // repacked or copied as they are
   int repacked_matrices() const { return repacked_matrices_; }
 
   // token's embedding row (n_embd values) into out: from the file's view, or from the
@@ -40,8 +42,9 @@ class RepackedWeights {
     void operator()(uint8_t* p) const;
   };
   ModelWeights weights_;
-  std::vector<std::unique_ptr<uint8_t, Buffer>> buffers_;  // one per repacked matrix
+  std::unique_ptr<uint8_t, Buffer> buffer_;  // every copied matrix, one after the other
   uint64_t repacked_bytes_ = 0;
+  uint64_t copied_bytes_ = 0;
   int repacked_matrices_ = 0;
 };
 
