@@ -185,6 +185,28 @@ inline int32_t two_int16(int16_t lo, int16_t hi) {
                               (static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16));
 }
 
+// Q4_K / Q5_K, one token's end of a block: acc += (d * a.d) * sumi - (dmin * a.d) * summ,
+// the mins as int16 pairs (sub-blocks j, j + 2) per row against the token's pair sums.
+inline void q45k_token_end(__m256 d, __m256 dmin, const __m256i (&mins)[4], const BlockQ8_K& a,
+                           __m256i sumi, __m256& acc) {
+  const int16_t* bs = a.bsums;
+  __m256i summ =
+      _mm256_madd_epi16(mins[0], _mm256_set1_epi32(two_int16(pair_sum(bs, 0), pair_sum(bs, 2))));
+  summ = _mm256_add_epi32(
+      summ,
+      _mm256_madd_epi16(mins[1], _mm256_set1_epi32(two_int16(pair_sum(bs, 1), pair_sum(bs, 3)))));
+  summ = _mm256_add_epi32(
+      summ,
+      _mm256_madd_epi16(mins[2], _mm256_set1_epi32(two_int16(pair_sum(bs, 4), pair_sum(bs, 6)))));
+  summ = _mm256_add_epi32(
+      summ,
+      _mm256_madd_epi16(mins[3], _mm256_set1_epi32(two_int16(pair_sum(bs, 5), pair_sum(bs, 7)))));
+  const __m256 ad = _mm256_set1_ps(a.d);
+  const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(d, ad), _mm256_cvtepi32_ps(sumi));
+  const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dmin, ad), _mm256_cvtepi32_ps(summ));
+  acc = _mm256_add_ps(acc, _mm256_sub_ps(t1, t2));
+}
+
 // Q4_K and Q5_K. scalar: sum += (d * a.d) * float(sumi) - (dmin * a.d) * float(summ), with
 // sumi = sum_j scale_j * dot_j and summ = sum_j min_j * (bsums[2j] + bsums[2j+1]).
 template <bool kFive, int T>
@@ -261,28 +283,9 @@ void group_q45k(const uint8_t* g, int64_t nb, const uint8_t* act, uint64_t act_s
       }
     }
     const __m256 d = f16x8(b), dmin = f16x8(b + 16);
-    // The mins as int16 pairs (sub-blocks j, j + 2) per row, against the pair sums.
     __m256i mins[4];
     k_min_pairs(sw, mins);
-    const __m256i mlo_e = mins[0], mlo_o = mins[1], mhi_e = mins[2], mhi_o = mins[3];
-    for (int t = 0; t < T; ++t) {
-      const int16_t* bs = a[t]->bsums;
-      __m256i summ =
-          _mm256_madd_epi16(mlo_e, _mm256_set1_epi32(two_int16(pair_sum(bs, 0), pair_sum(bs, 2))));
-      summ = _mm256_add_epi32(
-          summ,
-          _mm256_madd_epi16(mlo_o, _mm256_set1_epi32(two_int16(pair_sum(bs, 1), pair_sum(bs, 3)))));
-      summ = _mm256_add_epi32(
-          summ,
-          _mm256_madd_epi16(mhi_e, _mm256_set1_epi32(two_int16(pair_sum(bs, 4), pair_sum(bs, 6)))));
-      summ = _mm256_add_epi32(
-          summ,
-          _mm256_madd_epi16(mhi_o, _mm256_set1_epi32(two_int16(pair_sum(bs, 5), pair_sum(bs, 7)))));
-      const __m256 ad = _mm256_set1_ps(a[t]->d);
-      const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(d, ad), _mm256_cvtepi32_ps(sumi[t]));
-      const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dmin, ad), _mm256_cvtepi32_ps(summ));
-      acc[t] = _mm256_add_ps(acc[t], _mm256_sub_ps(t1, t2));
-    }
+    for (int t = 0; t < T; ++t) q45k_token_end(d, dmin, mins, *a[t], sumi[t], acc[t]);
   }
   store_rows<T>(acc, Y, ldy);
 }
@@ -641,6 +644,12 @@ using GroupKernel = void (*)(const uint8_t*, int64_t, const uint8_t*, uint64_t, 
 // cannot be a column of numeric/weight_type_traits.h), run once per row range (rows_body).
 template <int T>
 GroupKernel group_kernel(gguf::TensorType type) {
+#if KVCHAT_RP_VNNI == 2
+  if constexpr (T == 1) {  // one token: two chunks per zmm (repacked_kernels_512.inl)
+    if (type == gguf::TensorType::Q4_K) return group_q45k_512<false>;
+    if (type == gguf::TensorType::Q5_K) return group_q45k_512<true>;
+  }
+#endif
   switch (type) {
     case gguf::TensorType::Q4_0: return group32<gguf::TensorType::Q4_0, T>;
     case gguf::TensorType::Q8_0: return group32<gguf::TensorType::Q8_0, T>;

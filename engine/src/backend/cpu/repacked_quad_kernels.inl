@@ -164,7 +164,7 @@ inline void q6k_block_end(const uint8_t* b, const QuadQ8_K& a, const __m256i (&s
   }
 }
 
-#if KVCHAT_RP_VNNI == 1  // (AVX-512: the 512-bit kernels of repacked_quad_kernels_512.inl)
+#if KVCHAT_RP_VNNI == 1  // (AVX-512: the 512-bit kernels of repacked_kernels_512.inl)
 // Q4_0 (group32<Q4_0>'s operations).
 void quad_q4_0(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 18;
@@ -279,7 +279,7 @@ void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int6
 }
 
 #else
-#include "backend/cpu/repacked_quad_kernels_512.inl"
+#include "backend/cpu/repacked_kernels_512.inl"
 #endif
 
 using QuadKernel = void (*)(const uint8_t*, int64_t, const void*, float*, int64_t);
