@@ -135,6 +135,16 @@ TEST(RepackedWeights, OneBlockOnHugePageBoundaries) {
     for (const WeightView* v : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down})
       views.push_back(v);
   }
+  // Each copy holds the file's bytes (read with pread from the file, not the mapping).
+  const ModelWeights& file = (*model)->weights();
+  EXPECT_EQ(std::memcmp(r->weights().output.data, file.output.data,
+                        file.output.rows * file.output.row_bytes),
+            0);
+  for (size_t l = 0; l < file.layers.size(); ++l) {
+    const WeightView &copy = r->weights().layers[l].w_down, &orig = file.layers[l].w_down;
+    EXPECT_NE(copy.data, orig.data);
+    EXPECT_EQ(std::memcmp(copy.data, orig.data, orig.rows * orig.row_bytes), 0) << l;
+  }
   std::sort(views.begin(), views.end(),
             [](const WeightView* a, const WeightView* b) { return a->data < b->data; });
   EXPECT_EQ(reinterpret_cast<uintptr_t>(views.front()->data) % (2u << 20), 0u);

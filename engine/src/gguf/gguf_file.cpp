@@ -7,6 +7,7 @@
 #include "gguf/gguf_file.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_set>
 
 #include "gguf/byte_cursor.h"
@@ -325,6 +326,11 @@ Status GgufFile::read_in(const std::function<bool(double)>& progress) const {
 
 void GgufFile::release_pages(const uint8_t* p, uint64_t n) const {
   if (mapping_) mapping_->release_pages(p, static_cast<size_t>(n));
+}
+
+void GgufFile::copy_out(const uint8_t* p, uint64_t n, uint8_t* dst) const {
+  if (mapping_ && mapping_->copy_out(p, static_cast<size_t>(n), dst)) return;
+  std::memcpy(dst, p, n);
 }
 
 bool GgufFile::read_in_complete() const { return !mapping_ || mapping_->read_in_complete(); }

@@ -95,6 +95,9 @@ class GgufFile {
   Status read_in(const std::function<bool(double)>& progress) const;
   // MappedFile::release_pages for bytes of this file's tensors; nothing for parse()d bytes.
   void release_pages(const uint8_t* p, uint64_t n) const;
+  // n bytes of this file's tensors at p into dst: MappedFile::copy_out (pread, no faults on
+  // the mapping), else a copy from the bytes (parse()d bytes, or pread failed).
+  void copy_out(const uint8_t* p, uint64_t n, uint8_t* dst) const;
   bool read_in_complete() const;
   std::string change_on_disk() const;
   std::string damage() const;

@@ -183,6 +183,18 @@ void MappedFile::release_pages(const uint8_t* p, size_t n) {
   }
 }
 
+bool MappedFile::copy_out(const uint8_t* p, size_t n, uint8_t* dst) const {
+  if (p < data_ || n > size_ || static_cast<size_t>(p - data_) > size_ - n) return false;
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd_, dst + got, n - got, static_cast<off_t>(p - data_ + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<size_t>(r);
+  }
+  return true;
+}
+
 std::string MappedFile::change_on_disk() const {
   struct stat now {};
   if (::stat(path_.c_str(), &now) != 0) {

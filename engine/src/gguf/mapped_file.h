@@ -53,6 +53,12 @@ class MappedFile {
   // failure the pages just stay as they were.
   void release_pages(const uint8_t* p, size_t n);
 
+  // The n bytes at p (a part of bytes()) into dst with pread from the file, not through
+  // the mapping: no page faults on the mapping (4 KiB each) and nothing left resident in
+  // it. False when [p, p + n) is not inside the mapping or the file no longer gives those
+  // bytes (the caller copies from bytes() then, which damage() watches).
+  bool copy_out(const uint8_t* p, size_t n, uint8_t* dst) const;
+
   // Whether the file at the path still is the one opened, unchanged: empty when it is,
   // else what happened ("cut short from N to M bytes", "replaced by another file",
   // "deleted", "modified"), for a message.

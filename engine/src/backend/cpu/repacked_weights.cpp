@@ -54,9 +54,11 @@ uint64_t matrix_bytes(const WeightView& w) {
   return (static_cast<uint64_t>(w.rows) * w.row_bytes + 63) / 64 * 64;
 }
 
-// w's rows into dst: repacked into the x8 layout, or copied as they are (a float matrix),
-// split over up to 4 threads (a memory copy: several cores move it faster).
-void fill_copy(const WeightView& w, bool repack, uint8_t* dst) {
+// w's rows into dst: repacked into the x8 layout, or copied as they are (a float matrix:
+// read from the file, which skips a page fault per 4 KiB of the mapping: TinyLlama-shape
+// F16, 2.2 GB, session start best of 4 1.31 s copied from the mapping, 0.46 s read), split
+// over up to 4 threads (several cores move memory faster).
+void fill_copy(const gguf::GgufFile& file, const WeightView& w, bool repack, uint8_t* dst) {
   const int64_t groups = w.rows / kRepackRows, rest = w.rows % kRepackRows;
   const int n_threads = static_cast<int>(std::clamp<int64_t>(groups / 64, 1, 4));
   std::vector<std::thread> threads;
@@ -68,7 +70,7 @@ void fill_copy(const WeightView& w, bool repack, uint8_t* dst) {
       if (repack)
         repack_rows(w.type, w.data + at, w.row_bytes, rows, dst + at);
       else
-        std::memcpy(dst + at, w.data + at, rows * w.row_bytes);
+        file.copy_out(w.data + at, rows * w.row_bytes, dst + at);
     });
   }
   for (std::thread& t : threads) t.join();
@@ -116,7 +118,7 @@ std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& m
     r->buffer_.reset(block);
     uint8_t* at = block;
     for (const auto& [w, repack] : todo) {
-      fill_copy(*w, repack, at);
+      fill_copy(model.gguf(), *w, repack, at);
       const uint64_t bytes = static_cast<uint64_t>(w->rows) * w->row_bytes;
       model.gguf().release_pages(w->data, bytes);  // tied embeddings: read in the copy
       w->data = at;
