@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "gguf/mapping_guard.h"
+#include "util/huge_pages.h"
 #include "util/file_io.h"
 
 namespace kvchat::gguf {
@@ -22,41 +23,28 @@ int64_t mtime_ns(const struct stat& st) {
 
 std::string errno_text(int e) { return std::strerror(e); }
 
-// Transparent huge pages: a 2 MiB page needs 2 MiB-aligned addresses, and read_in() moves
-// its chunks (multiples of 2 MiB) to the same offsets of the mapping, so the mapping starts
-// on such a boundary and each chunk is read into 2 MiB-aligned memory advised to use them.
-// Decode reads every weight once per token: with 4 KiB pages each page costs a TLB walk.
-constexpr size_t kHugePage = 2u << 20;
-
-// mmap(..., extra) with its start rounded up to a multiple of kHugePage: `size + kHugePage`
-// of address space reserved, then the slack on both sides given back. MAP_FAILED on failure.
-void* map_huge_aligned(size_t size, int prot, int flags, int fd) {
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t mapped = (size + page - 1) / page * page;
-  void* reserve = ::mmap(nullptr, mapped + kHugePage, PROT_NONE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (reserve == MAP_FAILED) return ::mmap(nullptr, size, prot, flags, fd, 0);
-  const auto base = reinterpret_cast<uintptr_t>(reserve);
-  const uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = ::mmap(reinterpret_cast<void*>(aligned), size, prot, flags | MAP_FIXED, fd, 0);
-  if (p == MAP_FAILED) {
-    ::munmap(reserve, mapped + kHugePage);
-    return MAP_FAILED;
-  }
-  if (aligned > base) ::munmap(reserve, aligned - base);
-  const uintptr_t tail = aligned + mapped, end = base + mapped + kHugePage;
-  if (end > tail) ::munmap(reinterpret_cast<void*>(tail), end - tail);
+// len bytes of anonymous read-write memory for read_in(), on huge pages where the kernel
+// gives them: read_in() moves its chunks (multiples of kHugePageBytes) to the same offsets
+// of a mapping that starts on a huge-page boundary (open()), so they stay huge pages there.
+void* anonymous_chunk(size_t len) {
+  void* p = map_huge_aligned(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+  if (p != MAP_FAILED) advise_huge_pages(p, len);
   return p;
 }
 
-// len bytes of anonymous read-write memory for read_in(), on huge pages where the kernel
-// gives them (advice only).
-void* anonymous_chunk(size_t len) {
-  void* p = map_huge_aligned(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
-#ifdef MADV_HUGEPAGE
-  if (p != MAP_FAILED) ::madvise(p, len, MADV_HUGEPAGE);
-#endif
-  return p;
+// pread until n bytes are in dst or the file gives no more: got says how many arrived; the
+// last pread's result is returned (n > 0 when all came, 0 at the end of the file, < 0 on
+// an error, errno set). EINTR is retried.
+ssize_t pread_full(int fd, uint8_t* dst, size_t n, size_t at, size_t& got) {
+  got = 0;
+  ssize_t r = 1;
+  while (got < n) {
+    r = ::pread(fd, dst + got, n - got, static_cast<off_t>(at + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return r;
 }
 
 }  // namespace
@@ -118,7 +106,7 @@ std::string MappedFile::damage() const {
 Status MappedFile::read_in(const std::function<bool(double)>& progress) {
   const std::lock_guard<std::mutex> lock(mutex_);
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  constexpr size_t kChunk = 4 * kHugePage;  // 8 MiB per step (a multiple of the page size)
+  constexpr size_t kChunk = 4 * kHugePageBytes;  // 8 MiB per step (whole huge pages)
   const size_t mapped = (size_ + page - 1) / page * page;
   while (read_in_done_ < size_) {
     const size_t at = read_in_done_;
@@ -129,25 +117,19 @@ Status MappedFile::read_in(const std::function<bool(double)>& progress) {
       return Error{path_ + ": cannot allocate memory for the weights: " + errno_text(errno)};
     }
     size_t got = 0;
-    while (got < want) {
-      const ssize_t n =
-          ::pread(fd_, static_cast<uint8_t*>(buf) + got, want - got, static_cast<off_t>(at + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const int e = errno;
-        ::munmap(buf, len);
-        struct stat st {};
-        const bool shorter =
-            n == 0 && ::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) < size_;
-        if (shorter) {
-          return Error{path_ + ": the model file was cut short while it was being read (" +
-                       std::to_string(size_) + " bytes when opened, " + std::to_string(st.st_size) +
-                       " now); load it again once it is complete"};
-        }
-        return Error{path_ + ": reading the weights failed at byte " + std::to_string(at + got) +
-                     ": " + (n == 0 ? std::string("unexpected end of file") : errno_text(e))};
+    if (const ssize_t n = pread_full(fd_, static_cast<uint8_t*>(buf), want, at, got); got < want) {
+      const int e = errno;
+      ::munmap(buf, len);
+      struct stat st {};
+      const bool shorter =
+          n == 0 && ::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) < size_;
+      if (shorter) {
+        return Error{path_ + ": the model file was cut short while it was being read (" +
+                     std::to_string(size_) + " bytes when opened, " + std::to_string(st.st_size) +
+                     " now); load it again once it is complete"};
       }
-      got += static_cast<size_t>(n);
+      return Error{path_ + ": reading the weights failed at byte " + std::to_string(at + got) +
+                   ": " + (n == 0 ? std::string("unexpected end of file") : errno_text(e))};
     }
     ::mprotect(buf, len, PROT_READ);
     // Atomically puts the copy where the file's pages were (the old pages are unmapped).
@@ -186,13 +168,8 @@ void MappedFile::release_pages(const uint8_t* p, size_t n) {
 bool MappedFile::copy_out(const uint8_t* p, size_t n, uint8_t* dst) const {
   if (p < data_ || n > size_ || static_cast<size_t>(p - data_) > size_ - n) return false;
   size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::pread(fd_, dst + got, n - got, static_cast<off_t>(p - data_ + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    got += static_cast<size_t>(r);
-  }
-  return true;
+  pread_full(fd_, dst, n, static_cast<size_t>(p - data_), got);
+  return got == n;
 }
 
 std::string MappedFile::change_on_disk() const {

@@ -435,6 +435,26 @@ inline __m512i bcast4_x16(const int8_t* p) {
   std::memcpy(&v, p, 4);
   return _mm512_set1_epi32(v);
 }
+inline __m512i load512(const uint8_t* p) { return _mm512_loadu_si512(p); }
+// The 256-bit code helpers above on 512 bits (the 16-row kernels here and the kernels of
+// repacked_kernels_512.inl).
+inline __m512i low_nibbles(__m512i w) { return _mm512_and_si512(w, _mm512_set1_epi8(0x0F)); }
+inline __m512i high_nibbles(__m512i w) {
+  return _mm512_and_si512(_mm512_srli_epi16(w, 4), _mm512_set1_epi8(0x0F));
+}
+inline __m512i with_fifth_bit(__m512i nibbles, __m512i h, int bit) {
+  return _mm512_or_si512(
+      nibbles,
+      _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(h, bit), _mm512_set1_epi8(1)), 4));
+}
+inline __m512i q6_codes(__m512i l, __m512i hb, int kk) {
+  const __m512i m0f = _mm512_set1_epi8(0x0F), m03 = _mm512_set1_epi8(0x03);
+  const __m512i low =
+      kk < 2 ? _mm512_and_si512(l, m0f) : _mm512_and_si512(_mm512_srli_epi16(l, 4), m0f);
+  const __m512i high = _mm512_and_si512(_mm512_srli_epi16(hb, 2 * kk), m03);
+  return _mm512_or_si512(low, _mm512_slli_epi16(high, 4));
+}
+
 inline __m512 f16x16(const uint8_t* p0, const uint8_t* p1) {
   return _mm512_cvtph_ps(
       _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p0)), load128(p1), 1));
@@ -445,7 +465,6 @@ template <int T>
 void group32_q4_0_x16(const uint8_t* g0, const uint8_t* g1, int64_t nb, const uint8_t* act,
                       uint64_t act_stride, float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 18;
-  const __m512i m0f = _mm512_set1_epi8(0x0F);
   __m512 acc[T];
   for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
   for (int64_t k = 0; k < nb; ++k) {
@@ -459,8 +478,7 @@ void group32_q4_0_x16(const uint8_t* g0, const uint8_t* g1, int64_t nb, const ui
     for (int t = 0; t < T; ++t) sum[t] = _mm512_set1_epi32(-8 * a[t]->sum);
     for (int c = 0; c < 4; ++c) {
       const __m512i w = load2x256(b0 + 16 + 32 * c, b1 + 16 + 32 * c);
-      const __m512i lo = _mm512_and_si512(w, m0f);
-      const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), m0f);
+      const __m512i lo = low_nibbles(w), hi = high_nibbles(w);
       for (int t = 0; t < T; ++t) {
         sum[t] = _mm512_dpbusd_epi32(sum[t], lo, bcast4_x16(a[t]->qs + 4 * c));
         sum[t] = _mm512_dpbusd_epi32(sum[t], hi, bcast4_x16(a[t]->qs + 16 + 4 * c));
@@ -484,8 +502,7 @@ void group_q45k_x16(const uint8_t* g0, const uint8_t* g1, int64_t nb, const uint
   constexpr int kQsAt = kFive ? 384 : 128;
   const __m512i m3f = _mm512_set1_epi32(0x3f3f3f3f), m0f = _mm512_set1_epi32(0x0f0f0f0f);
   const __m512i m03 = _mm512_set1_epi32(0x03030303), even16 = _mm512_set1_epi32(0x00ff00ff);
-  const __m512i nib = _mm512_set1_epi8(0x0F), one = _mm512_set1_epi8(1),
-                m_ff = _mm512_set1_epi32(0xff);
+  const __m512i m_ff = _mm512_set1_epi32(0xff);
   __m512 acc[T];
   for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
   for (int64_t k = 0; k < nb; ++k) {
@@ -514,13 +531,11 @@ void group_q45k_x16(const uint8_t* g0, const uint8_t* g1, int64_t nb, const uint
       for (int c = 0; c < 8; ++c) {
         const int at = kQsAt + 32 * (8 * q + c);
         const __m512i w = load2x256(b0 + at, b1 + at);
-        __m512i lo = _mm512_and_si512(w, nib), hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), nib);
-        if constexpr (kFive) {  // bit j of qh byte l: fifth bit of value 32j + l
+        __m512i lo = low_nibbles(w), hi = high_nibbles(w);
+        if constexpr (kFive) {
           const __m512i h = load2x256(b0 + 128 + 32 * c, b1 + 128 + 32 * c);
-          lo = _mm512_or_si512(
-              lo, _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(h, 2 * q), one), 4));
-          hi = _mm512_or_si512(
-              hi, _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(h, 2 * q + 1), one), 4));
+          lo = with_fifth_bit(lo, h, 2 * q);
+          hi = with_fifth_bit(hi, h, 2 * q + 1);
         }
         for (int t = 0; t < T; ++t) {
           const int8_t* x = a[t]->qs + 64 * q + 4 * c;
@@ -565,7 +580,6 @@ template <int T>
 void group_q6k_x16(const uint8_t* g0, const uint8_t* g1, int64_t nb, const uint8_t* act,
                    uint64_t act_stride, float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 210;
-  const __m512i m0f = _mm512_set1_epi8(0x0F), m03 = _mm512_set1_epi8(0x03);
   __m512 acc[T];
   for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
   for (int64_t k = 0; k < nb; ++k) {
@@ -591,10 +605,7 @@ void group_q6k_x16(const uint8_t* g0, const uint8_t* g1, int64_t nb, const uint8
                       h_at = 1168 + 32 * (8 * h + ch);
             const __m512i l = load2x256(b0 + l_at, b1 + l_at);
             const __m512i hb = load2x256(b0 + h_at, b1 + h_at);
-            const __m512i low =
-                kk < 2 ? _mm512_and_si512(l, m0f) : _mm512_and_si512(_mm512_srli_epi16(l, 4), m0f);
-            const __m512i high = _mm512_and_si512(_mm512_srli_epi16(hb, 2 * kk), m03);
-            const __m512i code = _mm512_or_si512(low, _mm512_slli_epi16(high, 4));
+            const __m512i code = q6_codes(l, hb, kk);
             for (int t = 0; t < T; ++t)
               dot[t] = _mm512_dpbusd_epi32(dot[t], code,
                                            bcast4_x16(a[t]->qs + 128 * h + 32 * kk + 4 * ch));

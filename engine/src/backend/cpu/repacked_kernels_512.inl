@@ -12,8 +12,6 @@
 // CPU executes 512-bit operations whole (AMD Zen 5, Intel), four sessions' decode step,
 // bound by these kernels, takes fewer cycles.
 
-inline __m512i load512(const uint8_t* p) { return _mm512_loadu_si512(p); }
-
 // Chunks c and c + 1 of 4 tokens (32 bytes at p) as [c | c | c+1 | c+1] by 128-bit lane.
 inline __m512i chunk_pair(const QuadChunk* p) {
   const __m512i v = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
@@ -23,23 +21,6 @@ inline __m512i chunk_pair(const QuadChunk* p) {
 template <int J>
 inline __m512i rows_of(__m512i v) {
   return _mm512_shuffle_epi32(v, static_cast<_MM_PERM_ENUM>(J * 0x55));
-}
-
-inline __m512i low_nibbles(__m512i w) { return _mm512_and_si512(w, _mm512_set1_epi8(0x0F)); }
-inline __m512i high_nibbles(__m512i w) {
-  return _mm512_and_si512(_mm512_srli_epi16(w, 4), _mm512_set1_epi8(0x0F));
-}
-inline __m512i with_fifth_bit(__m512i nibbles, __m512i h, int bit) {
-  return _mm512_or_si512(
-      nibbles,
-      _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(h, bit), _mm512_set1_epi8(1)), 4));
-}
-inline __m512i q6_codes(__m512i l, __m512i hb, int kk) {
-  const __m512i m0f = _mm512_set1_epi8(0x0F), m03 = _mm512_set1_epi8(0x03);
-  const __m512i low =
-      kk < 2 ? _mm512_and_si512(l, m0f) : _mm512_and_si512(_mm512_srli_epi16(l, 4), m0f);
-  const __m512i high = _mm512_and_si512(_mm512_srli_epi16(hb, 2 * kk), m03);
-  return _mm512_or_si512(low, _mm512_slli_epi16(high, 4));
 }
 
 inline void quad_dot(__m512i (&acc)[4], __m512i codes, __m512i chunks) {

@@ -7,13 +7,12 @@
 #include <thread>
 #include <utility>
 
-#include <sys/mman.h>
-
 #include "backend/cpu/dot.h"
 #include "backend/cpu/repack.h"
 #include "gguf/gguf_file.h"
 #include "kvchat/model.h"
 #include "numeric/convert.h"
+#include "util/huge_pages.h"
 
 namespace kvchat::cpu {
 
@@ -33,21 +32,6 @@ bool can_move(const WeightView& w, bool read_in) {
   using gguf::TensorType;
   return w && !w.repacked && !read_in &&
          (w.type == TensorType::F16 || w.type == TensorType::BF16 || w.type == TensorType::F32);
-}
-
-// bytes in 2 MiB-aligned memory that the kernel is asked to back with transparent huge
-// pages (freed with std::free). Decode streams every matrix once per token: with 4 KiB
-// pages each page of a matrix costs a TLB walk, and the hardware prefetcher stops at
-// every page's end. One block for all matrices, so rounding up wastes at most 2 MiB.
-uint8_t* huge_page_alloc(uint64_t bytes) {
-  constexpr uint64_t kHuge = 2u << 20;
-  const uint64_t size = (bytes + kHuge - 1) / kHuge * kHuge;
-  void* p = nullptr;
-  if (posix_memalign(&p, kHuge, size) != 0) return nullptr;
-#ifdef MADV_HUGEPAGE
-  ::madvise(p, size, MADV_HUGEPAGE);  // advice only: 4 KiB pages where the kernel has none
-#endif
-  return static_cast<uint8_t*>(p);
 }
 
 uint64_t matrix_bytes(const WeightView& w) {
@@ -113,7 +97,8 @@ std::shared_ptr<const RepackedWeights> RepackedWeights::for_model(const Model& m
                                        model.gguf().read_in_complete());
     uint64_t total = 0;
     for (const auto& [w, repack] : todo) total += matrix_bytes(*w);
-    uint8_t* block = total ? huge_page_alloc(total) : nullptr;
+    // One block for all matrices, so rounding up to huge pages wastes at most 2 MiB.
+    uint8_t* block = total ? alloc_huge_pages(total) : nullptr;
     if (!block) return r;  // out of memory: every matrix stays a view of the file
     r->buffer_.reset(block);
     uint8_t* at = block;
