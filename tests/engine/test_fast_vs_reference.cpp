@@ -78,9 +78,13 @@ TEST_P(FastVsReference, LogitsAgree) {
   // tests/reference (activation_storage.py).
   const bool int8_activations =
       spec.type != TensorType::F32 && spec.type != TensorType::F16 && spec.type != TensorType::BF16;
+  // BF16 weights on a CPU with AVX512-BF16 are dotted with activations rounded to BF16
+  // (bf16_dot.h, as llama.cpp does): measured 2.2e-3 to 5.4e-3 here; tests/reference derives
+  // its bound from the same rounding on the float64 reference.
+  const bool bf16_activations = spec.type == TensorType::BF16 && cpu::use_avx512bf16_kernels();
   // The K- and XS-types quantize activations per 256 values (one scale for a wider range):
   // up to 3.0e-2 measured here, 1.9-2.4e-2 on tests/reference's tiny-256.
-  const double tol = !int8_activations ? 1e-4 : (k ? 5e-2 : 3e-2);
+  const double tol = bf16_activations ? 1e-2 : !int8_activations ? 1e-4 : (k ? 5e-2 : 3e-2);
   std::vector<float> fast_all, ref_all;
   ASSERT_TRUE((*fast)->eval(prompt, &fast_all));
   ASSERT_TRUE((*ref)->eval(prompt, &ref_all));
@@ -110,8 +114,8 @@ TEST_P(FastVsReference, LogitsAgree) {
     expect_same_greedy((*fast)->last_logits().data(), (*ref)->last_logits().data(),
                        prompt.size() + step);
   }
-  // The float types leave no race undecided; the quantized ones leave a few.
-  EXPECT_GE(decided, int8_activations ? 2 : 14);
+  // F32/F16 leave no race undecided; rounded activations leave a few (BF16 decides 7 of 14).
+  EXPECT_GE(decided, int8_activations ? 2 : bf16_activations ? 5 : 14);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -41,6 +41,14 @@ std::vector<float> dequantized_activations(TensorType type, const void* act, int
   return out;
 }
 
+// Value i of token b's activations as a float kernel sees it: rounded to BF16 where BF16
+// weights are dotted with AVX512-BF16 (bf16_dot.h), else as given.
+float float_activation(const cpu::PreparedActivations& act, TensorType type, const float* X,
+                       int64_t cols, int64_t b, int64_t i) {
+  if (type == TensorType::BF16 && act.has_bf16()) return bf16_to_f32(act.bf16(b)[i]);
+  return X[b * cols + i];
+}
+
 struct QuantizedActivations {
   std::vector<cpu::BlockQ8_32> q32;
   std::vector<BlockQ8_K> qk;
@@ -61,9 +69,9 @@ QuantizedActivations quantize_activations(const std::vector<float>& x) {
   return a;
 }
 
-// The kernel paths: scalar (the definitions), AVX2, AVX2 + AVX-VNNI, AVX-512 (where the CPU has
-// them).
-enum class Kernels { Scalar, Avx2, AvxVnni, Avx512 };
+// The kernel paths: scalar (the definitions), AVX2, AVX2 + AVX-VNNI, AVX-512, AVX-512 with
+// AVX512-BF16 (where the CPU has them).
+enum class Kernels { Scalar, Avx2, AvxVnni, Avx512, Avx512Bf16 };
 
 class KernelPaths : public ::testing::TestWithParam<Kernels> {
  protected:
@@ -72,18 +80,23 @@ class KernelPaths : public ::testing::TestWithParam<Kernels> {
       GTEST_SKIP() << "no AVX2 on this CPU";
     if (GetParam() == Kernels::AvxVnni && !cpu::cpu_has_avxvnni())
       GTEST_SKIP() << "no AVX-VNNI here (or in this build)";
-    if (GetParam() == Kernels::Avx512 && !cpu::cpu_has_avx512vnni())
-      GTEST_SKIP() << "no AVX-512 here (or in this build)";
+    const bool avx512 = GetParam() == Kernels::Avx512 || GetParam() == Kernels::Avx512Bf16;
+    if (avx512 && !cpu::cpu_has_avx512vnni()) GTEST_SKIP() << "no AVX-512 here (or in this build)";
+    if (GetParam() == Kernels::Avx512Bf16 && !cpu::cpu_has_avx512bf16())
+      GTEST_SKIP() << "no AVX512-BF16 here (or in this build)";
     cpu::force_scalar_kernels(GetParam() == Kernels::Scalar);
     cpu::force_no_avxvnni_kernels(GetParam() != Kernels::AvxVnni);
-    cpu::force_no_avx512_kernels(GetParam() != Kernels::Avx512);
+    cpu::force_no_avx512_kernels(!avx512);
+    cpu::force_no_avx512bf16_kernels(GetParam() != Kernels::Avx512Bf16);
     EXPECT_EQ(cpu::use_avxvnni_kernels(), GetParam() == Kernels::AvxVnni);
-    EXPECT_EQ(cpu::use_avx512_kernels(), GetParam() == Kernels::Avx512);
+    EXPECT_EQ(cpu::use_avx512_kernels(), avx512);
+    EXPECT_EQ(cpu::use_avx512bf16_kernels(), GetParam() == Kernels::Avx512Bf16);
   }
   void TearDown() override {
     cpu::force_scalar_kernels(false);
     cpu::force_no_avxvnni_kernels(false);
     cpu::force_no_avx512_kernels(false);
+    cpu::force_no_avx512bf16_kernels(false);
   }
 };
 
@@ -212,8 +225,10 @@ TEST_P(KernelPaths, MatmulRowsEqualsPerRowDots) {
             dequantize_row(type, w.row(r), wd.data(), cols);
             double want = 0, mag = 0;
             if (cpu::activation_format_of(type) == cpu::ActivationFormat::F32) {
-              for (int64_t i = 0; i < cols; ++i)
-                want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
+              for (int64_t i = 0; i < cols; ++i) {
+                const float xi = float_activation(act, type, X.data(), cols, b, i);
+                want += double(wd[i]) * xi, mag += std::fabs(wd[i] * xi);
+              }
             } else {
               const void* a = cpu::activation_format_of(type) == cpu::ActivationFormat::Q8_K
                                   ? static_cast<const void*>(act.q8_k(b))
@@ -291,8 +306,10 @@ TEST_P(KernelPaths, LongFloatRowsAreBatchInvariant) {
       for (int64_t r = 0; r < rows; ++r) {
         dequantize_row(type, w.row(r), wd.data(), cols);
         double want = 0, mag = 0;
-        for (int64_t i = 0; i < cols; ++i)
-          want += double(wd[i]) * X[b * cols + i], mag += std::fabs(wd[i] * X[b * cols + i]);
+        for (int64_t i = 0; i < cols; ++i) {
+          const float xi = float_activation(all, type, X.data(), cols, b, i);
+          want += double(wd[i]) * xi, mag += std::fabs(wd[i] * xi);
+        }
         ASSERT_NEAR(Y[b * rows + r], want, 2e-6 * mag + 1e-6)
             << gguf::tensor_type_name(type) << " b=" << b << " r=" << r;
       }
@@ -302,12 +319,13 @@ TEST_P(KernelPaths, LongFloatRowsAreBatchInvariant) {
 
 INSTANTIATE_TEST_SUITE_P(Paths, KernelPaths,
                          ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni,
-                                           Kernels::Avx512),
+                                           Kernels::Avx512, Kernels::Avx512Bf16),
                          [](const auto& info) {
                            return std::string(info.param == Kernels::Scalar    ? "Scalar"
                                               : info.param == Kernels::Avx2    ? "Avx2"
                                               : info.param == Kernels::AvxVnni ? "AvxVnni"
-                                                                               : "Avx512");
+                                              : info.param == Kernels::Avx512  ? "Avx512"
+                                                                               : "Avx512Bf16");
                          });
 
 }  // namespace

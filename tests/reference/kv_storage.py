@@ -1,5 +1,6 @@
 """What a KV cache stored as f16 / q8_0 / q4_0 gives back, for deriving tolerances (and
-roundtrip_act_q8: 8-bit activations of integer dot products, likewise).
+roundtrip_act: activations as dot products see them, likewise: 8-bit for integer dots,
+BF16 for BF16 weights on AVX512-BF16).
 
 The reference itself keeps K and V in float64 (exact). To know how far an engine's
 logits may move because its cache stores K/V coarser, check_architectures.py runs the
@@ -47,6 +48,23 @@ def roundtrip_f16(x: np.ndarray) -> np.ndarray:
 
 
 ROUNDTRIP = {"f16": roundtrip_f16, "q8_0": roundtrip_q8_0, "q4_0": roundtrip_q4_0}
+
+
+def roundtrip_act_bf16(x: np.ndarray) -> np.ndarray:
+    """Activations rounded to BF16 as vcvtneps2bf16 rounds (an AVX512-BF16 engine's BF16
+    dots, engine/src/backend/cpu/bf16_dot.h): f32, then to nearest even on the top 16 bits,
+    subnormals to zero."""
+    b = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    b = np.where((b & 0x7F800000) == 0, b & 0x80000000, b)
+    b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+    return b.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def roundtrip_act(x: np.ndarray, block: int) -> np.ndarray:
+    """The input of a matmul whose weights pair with activation block `block`
+    (reference_forward.act_block): BF16-rounded for ACT_BF16, else 8-bit blocks."""
+    from reference_forward import ACT_BF16
+    return roundtrip_act_bf16(x) if block == ACT_BF16 else roundtrip_act_q8(x, block)
 
 
 def roundtrip_act_q8(x: np.ndarray, block: int) -> np.ndarray:

@@ -4,11 +4,12 @@ The reference dequantizes exactly the blocks the file stores (gguf_reader.py,
 ggml_blocks.py), so a backend that multiplies those values in f32 agrees within the f32
 bound. A backend that quantizes the activation rows to 8 bits for its integer dot
 products (as llama.cpp does: 32-value blocks with Q4_0..Q8_0/IQ4_NL weights, 256-value
-blocks with the K-quants/IQ4_XS) moves the logits further; that movement is measured on
-the reference (the reference rerun with every quantized matmul's input rounded so,
-kv_storage.roundtrip_act_q8) and the backend gets ACT_FACTOR times it:
+blocks with the K-quants/IQ4_XS) moves the logits further, and so does one that rounds the
+input of BF16 matmuls to BF16 (vdpbf16ps on CPUs with AVX512-BF16, as llama.cpp does); that
+movement is measured on the reference (the reference rerun with every such matmul's input
+rounded so, kv_storage.roundtrip_act) and the backend gets ACT_FACTOR times it:
     cpu-reference:     F32_TOL                      (plain dequantization, f32)
-    any other backend: F32_TOL + ACT_FACTOR * E_act (E_act 0 for float weights)
+    any other backend: F32_TOL + ACT_FACTOR * E_act (E_act 0 for F32/F16 weights)
 Wrong readings: for each block type in the file with an entry in block_mutations.py, the
 reference with that deliberately wrong dequantization must be farther than the bound from
 each backend's prefill logits (the bound tells that layout mistake apart).
@@ -25,7 +26,7 @@ import numpy as np
 import ggml_blocks
 from block_mutations import BLOCK_MUTATIONS
 from engine_cli import Failures, engine_logits, rel_errors
-from kv_storage import roundtrip_act_q8
+from kv_storage import roundtrip_act
 from reference_forward import ReferenceModel
 
 F32_TOL = 1e-4
@@ -35,8 +36,9 @@ PLAIN_BACKENDS = {"cpu-reference"}     # dequantize to f32, activations not quan
 
 def activation_emulation(model: ReferenceModel, ids: list[int]) -> np.ndarray:
     """The reference's logits with each quantized matmul's input rounded to 8 bits per
-    activation block (what a llama.cpp-style integer dot product multiplies)."""
-    model.act_store = roundtrip_act_q8
+    activation block (what a llama.cpp-style integer dot product multiplies), each BF16
+    matmul's to BF16."""
+    model.act_store = roundtrip_act
     try:
         emu, _ = model.run(ids)
     finally:
@@ -46,7 +48,8 @@ def activation_emulation(model: ReferenceModel, ids: list[int]) -> np.ndarray:
 
 def activation_error(model: ReferenceModel, ids: list[int], ref: np.ndarray) -> float:
     """E_act: the largest per-position relative movement of the reference's logits when
-    each quantized matmul's input is rounded to 8 bits per activation block."""
+    each quantized matmul's input is rounded to 8 bits per activation block (BF16 ones'
+    to BF16)."""
     return float(rel_errors(activation_emulation(model, ids), ref).max())
 
 
@@ -74,7 +77,7 @@ def compare_quantized(cli: str, name: str, path: str, prompt: list[int], greedy_
     top2 = np.sort(ref[tail], axis=1)[:, -2:]
     rel_margin = (top2[:, 1] - top2[:, 0]) / np.abs(ref[tail]).max(axis=1)
     print(f"{name}: {stored_types(model)}; greedy {greedy}; min top-2 margin {rel_margin.min():.3f} of max|logit|; "
-          f"8-bit activations move the reference by {e_act:.2e}", flush=True)
+          f"rounded activations move the reference by {e_act:.2e}", flush=True)
     if strict_greedy and rel_margin.min() <= 2 * F32_TOL:
         fail.add(f"{name}: the prompt's greedy tail has a top-2 margin of {rel_margin.min():.1e}: "
                  f"not every position is decidable even under the f32 bound")
@@ -96,8 +99,8 @@ def compare_quantized(cli: str, name: str, path: str, prompt: list[int], greedy_
             e = float(errs.max())
             worst[(backend, mode)] = e
             status = "ok"
-            if backend not in PLAIN_BACKENDS and e_act > 0:   # how closely it follows 8-bit activations
-                status += f" (vs 8-bit emulation {float(rel_errors(got, emu).max()):.1e})"
+            if backend not in PLAIN_BACKENDS and e_act > 0:   # how closely it follows rounded activations
+                status += f" (vs rounded-activation emulation {float(rel_errors(got, emu).max()):.1e})"
             if e > bound:
                 status = f"FAIL at pos {int(errs.argmax())}"
                 fail.add(f"{name} {backend} {mode}: max rel {e:.2e} > {bound:.1e} ({stored_types(model)})")

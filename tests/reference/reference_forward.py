@@ -228,13 +228,17 @@ def softcap(x: np.ndarray, cap: Optional[float]) -> np.ndarray:
 
 
 # Weight types whose fast dot products pair with 8-bit activations in 32-value blocks
-# (Q8_0-like) or 256-value blocks (Q8_K-like, the K-quants and IQ4_XS); float weights: none.
+# (Q8_0-like) or 256-value blocks (Q8_K-like, the K-quants and IQ4_XS); BF16 weights with
+# activations rounded to BF16 (ACT_BF16: on CPUs with AVX512-BF16); F32/F16 weights: none.
 _ACT_BLOCK_32 = {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "IQ4_NL"}
 _ACT_BLOCK_256 = {"Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_XS"}
+ACT_BF16 = 1
 
 
 def act_block(type_name: str) -> int:
-    """The activation block (32, 256, or 0 for float weights) that a weight type pairs with."""
+    """The activation block (32, 256, ACT_BF16, or 0 for F32/F16) a weight type pairs with."""
+    if type_name == "BF16":
+        return ACT_BF16
     return 32 if type_name in _ACT_BLOCK_32 else 256 if type_name in _ACT_BLOCK_256 else 0
 
 

@@ -447,9 +447,18 @@ class QuantBlocks(unittest.TestCase):
         y[0], y[200] = 3.1, -254.0
         got = roundtrip_act_q8(y, 256)
         self.assertEqual((got[0], got[200]), (4.0, -254.0))
-        from reference_forward import act_block
-        self.assertEqual([act_block(t) for t in ("F16", "Q4_0", "IQ4_NL", "Q4_K", "IQ4_XS", "Q6_K")],
-                         [0, 32, 32, 256, 256, 256])
+        from reference_forward import ACT_BF16, act_block
+        self.assertEqual([act_block(t) for t in ("F16", "Q4_0", "IQ4_NL", "Q4_K", "IQ4_XS", "Q6_K", "BF16")],
+                         [0, 32, 32, 256, 256, 256, ACT_BF16])
+
+    def test_bf16_activation_rounding(self):
+        from kv_storage import roundtrip_act
+        from reference_forward import ACT_BF16
+        # 1 + 2^-8 is halfway between 1 and 1 + 2^-7 (to even: 1); 1 + 3 * 2^-8 halfway
+        # between 1 + 2^-7 and 1 + 2^-6 (to even: 1 + 2^-6); past halfway rounds up; a
+        # subnormal goes to zero.
+        x = np.array([1 + 2.0**-8, 1 + 3 * 2.0**-8, 1 + 2.0**-8 + 2.0**-20, -2.5, 2.0**-130])
+        np.testing.assert_array_equal(roundtrip_act(x, ACT_BF16), [1.0, 1 + 2.0**-6, 1 + 2.0**-7, -2.5, 0.0])
 
     def test_blocks_are_independent(self):
         # Two Q4_1 blocks in a row: the second block's values come from its own d and m.

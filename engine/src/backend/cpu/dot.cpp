@@ -33,10 +33,11 @@ bool cpu_has_avx2() {
 namespace {
 std::atomic<bool> g_force_scalar{false};
 
-// The widest kernel set the environment allows: KVCHAT_CPU_KERNELS=scalar|avx2|avxvnni|avx512
-// (unset or anything else: all the CPU has). For benchmarks and tests that stand in for a
+// The widest kernel set the environment allows:
+// KVCHAT_CPU_KERNELS=scalar|avx2|avxvnni|avx512|avx512bf16 (unset or anything else: all the CPU
+// has). For benchmarks and tests that stand in for a
 // CPU class without the wider instructions (an AVX2-only AMD on an AVX-512 Intel).
-enum KernelCap { kCapScalar, kCapAvx2, kCapAvxVnni, kCapAvx512 };
+enum KernelCap { kCapScalar, kCapAvx2, kCapAvxVnni, kCapAvx512, kCapAvx512Bf16 };
 int kernel_cap() {
   static const int cap = [] {
     const char* v = std::getenv("KVCHAT_CPU_KERNELS");
@@ -44,7 +45,8 @@ int kernel_cap() {
     if (s == "scalar") return kCapScalar;
     if (s == "avx2") return kCapAvx2;
     if (s == "avxvnni") return kCapAvxVnni;
-    return kCapAvx512;
+    if (s == "avx512") return kCapAvx512;
+    return kCapAvx512Bf16;
   }();
   return cap;
 }
@@ -98,6 +100,24 @@ bool use_avx512_kernels() {
          !g_no_avx512.load(std::memory_order_relaxed);
 }
 void force_no_avx512_kernels(bool on) { g_no_avx512.store(on, std::memory_order_relaxed); }
+
+namespace {
+std::atomic<bool> g_no_avx512bf16{false};
+}  // namespace
+
+bool cpu_has_avx512bf16() {
+#if defined(__x86_64__) && defined(KVCHAT_HAVE_AVX512BF16_TU)
+  static const bool has = cpu_has_avx512vnni() && __builtin_cpu_supports("avx512bf16");
+  return has;
+#else
+  return false;
+#endif
+}
+bool use_avx512bf16_kernels() {
+  return cpu_has_avx512bf16() && use_avx512_kernels() && kernel_cap() >= kCapAvx512Bf16 &&
+         !g_no_avx512bf16.load(std::memory_order_relaxed);
+}
+void force_no_avx512bf16_kernels(bool on) { g_no_avx512bf16.store(on, std::memory_order_relaxed); }
 
 void dequantize_row_fast(TensorType type, const void* row, float* dst, int64_t n) {
 #if defined(KVCHAT_HAVE_AVX2_TU)

@@ -44,8 +44,8 @@ double fma_peak_loop(int64_t iterations);
 double fma_peak_loop_avx2(int64_t iterations);
 double fma_peak_loop_avx512(int64_t iterations);  // 16-wide, when use_avx512_kernels()
 // True when the AVX2 kernels run: cpu_has_avx2() and not forced off (also not by the
-// environment: KVCHAT_CPU_KERNELS=scalar|avx2|avxvnni|avx512 caps every use_* below, so a
-// benchmark can stand in for a CPU without the wider instructions). Tests force the scalar
+// environment: KVCHAT_CPU_KERNELS=scalar|avx2|avxvnni|avx512|avx512bf16 caps every use_* below,
+// so a benchmark can stand in for a CPU without the wider instructions). Tests force the scalar
 // kernels (the definitions) with force_scalar_kernels(true) to check both paths.
 bool use_avx2_kernels();
 void force_scalar_kernels(bool on);
@@ -60,5 +60,11 @@ void force_no_avxvnni_kernels(bool on);
 bool cpu_has_avx512vnni();
 bool use_avx512_kernels();
 void force_no_avx512_kernels(bool on);
+// AVX512-BF16 (vdpbf16ps) on top of the AVX-512 kernels: BF16 matrices are dotted with
+// activations rounded to BF16 (bf16_dot.h) when the CPU and the build have it and it is not
+// forced off (KVCHAT_CPU_KERNELS=avx512 stands in for an AVX-512 CPU without it).
+bool cpu_has_avx512bf16();
+bool use_avx512bf16_kernels();
+void force_no_avx512bf16_kernels(bool on);
 
 }  // namespace kvchat::cpu

@@ -20,8 +20,9 @@ namespace kvchat::cpu {
 constexpr int64_t kMatmulRowAlign = 16;
 
 // Activations X (n_tokens, cols) f32, plus X quantized once to the 8-bit block format that
-// each weight type pairs with (activation_format_of). prepare() keeps a pointer to X: X
-// must stay alive and unchanged while matmul_rows uses this object.
+// each weight type pairs with (activation_format_of), and rounded to BF16 for BF16 weights
+// where the AVX512-BF16 kernels run (bf16_dot.h). prepare() keeps a pointer to X: X must stay
+// alive and unchanged while matmul_rows uses this object.
 class PreparedActivations {
  public:
   // Single-threaded. cols must be a multiple of the block size of every weight type given.
@@ -37,15 +38,19 @@ class PreparedActivations {
   const float* f32(int64_t t) const { return x_ + t * cols_; }
   const BlockQ8_32* q8_32(int64_t t) const { return q8_32_.data() + t * (cols_ / kQuantBlock); }
   const BlockQ8_K* q8_k(int64_t t) const { return q8_k_.data() + t * (cols_ / kSuperBlock); }
+  // Token t rounded to BF16: (cols) values, when has_bf16().
+  const uint16_t* bf16(int64_t t) const { return bf16_.data() + t * cols_; }
   bool has(ActivationFormat f) const;
+  bool has_bf16() const { return has_bf16_; }
   uint64_t scratch_bytes() const;
 
  private:
   const float* x_ = nullptr;
   int64_t n_tokens_ = 0, cols_ = 0;
-  bool has_q8_32_ = false, has_q8_k_ = false;
+  bool has_q8_32_ = false, has_q8_k_ = false, has_bf16_ = false;
   std::vector<BlockQ8_32> q8_32_;  // (n_tokens, cols / 32)
   std::vector<BlockQ8_K> q8_k_;    // (n_tokens, cols / 256)
+  std::vector<uint16_t> bf16_;     // (n_tokens, cols)
 };
 
 // Per-thread buffers of matmul_rows (grown on first use, reused after).

@@ -1,0 +1,135 @@
+// AVX512-BF16 kernels of bf16_dot.h: vdpbf16ps over 32 BF16 values per instruction, and
+// vcvtneps2bf16 for the activations. This file alone is compiled with -mavx512bf16
+// (cmake/KvchatEngine.cmake); bf16_dot.cpp calls it only when use_avx512bf16_kernels().
+// Bit for bit the definition in bf16_dot.h: vdpbf16ps adds lane j's odd product, then its
+// even product, each rounded, subnormals flushed (checked on this CPU by test_bf16_dot).
+// GCC 12 warns that its own _mm512_extractf64x4_pd reads an undefined vector (the intrinsic
+// starts from _mm256_undefined_pd): a false positive, as in dot_avx512.cpp.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "backend/cpu/bf16_dot.h"
+#include "backend/cpu/float_prefetch.h"
+
+namespace kvchat::cpu {
+
+namespace {
+
+// Step 3 of the definition: lanes j and j + 8, then + 4, + 2, + 1.
+inline float fold_halves(__m512 v) {
+  const __m256 lo = _mm512_castps512_ps256(v);
+  const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  const __m256 s8 = _mm256_add_ps(lo, hi);
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+
+inline __m512bh load32(const uint16_t* p) { return (__m512bh)_mm512_loadu_si512(p); }
+inline __m512bh load32(const uint16_t* p, __mmask32 m) {
+  return (__m512bh)_mm512_maskz_loadu_epi16(m, p);
+}
+
+// R rows x T tokens; acc[r][t] lane j is the definition's s_j; the tail chunk is read
+// with its missing values as zeros (the definition's padding).
+template <int R, int T>
+void bf16_tile(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64_t ldx, int64_t n,
+               float* Y, int64_t ldy) {
+  __m512 acc[R][T];
+  for (int r = 0; r < R; ++r) {
+    for (int t = 0; t < T; ++t) acc[r][t] = _mm512_setzero_ps();
+  }
+  const auto row = [&](int r) { return reinterpret_cast<const uint16_t*>(rows + r * row_bytes); };
+  const auto step = [&](int64_t at, auto load) {
+    __m512bh x[T];
+    for (int t = 0; t < T; ++t) x[t] = load(X + t * ldx + at);
+    for (int r = 0; r < R; ++r) {
+      const __m512bh w = load(row(r) + at);
+      for (int t = 0; t < T; ++t) acc[r][t] = _mm512_dpbf16_ps(acc[r][t], w, x[t]);
+    }
+  };
+  const auto full = [](const uint16_t* p) { return load32(p); };
+  int64_t i = 0;
+  if constexpr (T == 1) {  // decode: the next tile's lines fetched (float_prefetch.h)
+    for (; i + 64 <= n; i += 64) {
+      prefetch_next_tile<gguf::TensorType::BF16, R>(rows, row_bytes, i);
+      prefetch_next_tile<gguf::TensorType::BF16, R>(rows, row_bytes, i + 32);
+      step(i, full);
+      step(i + 32, full);
+    }
+  }
+  for (; i + 32 <= n; i += 32) step(i, full);
+  if (i < n) {
+    const __mmask32 m = _cvtu32_mask32((1u << (n - i)) - 1);
+    step(i, [m](const uint16_t* p) { return load32(p, m); });
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int t = 0; t < T; ++t) Y[t * ldy + r] = fold_halves(acc[r][t]);
+  }
+}
+
+// Tokens in tiles of 6 (24 accumulators, 6 token vectors and a weight vector: 31 of the 32
+// registers), then one tile of what is left.
+constexpr int64_t kTokenTile = 6;
+template <int R>
+void bf16_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64_t ldx,
+                      int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
+  const auto run = [&](auto tile) { tile(rows, row_bytes, X, ldx, n, Y, ldy); };
+  switch (n_tokens) {
+    case 6: return run(bf16_tile<R, 6>);
+    case 5: return run(bf16_tile<R, 5>);
+    case 4: return run(bf16_tile<R, 4>);
+    case 3: return run(bf16_tile<R, 3>);
+    case 2: return run(bf16_tile<R, 2>);
+    case 1: return run(bf16_tile<R, 1>);
+    default: return;
+  }
+}
+
+}  // namespace
+
+// The loop order of float_rows.inl: decode 8 rows at a time; prefill in blocks of 16 rows,
+// each block's 4-row tiles over one token tile after another (the token tile's activations
+// stay in L1, the block's rows in L2).
+void bf16_rows_dot_avx512bf16(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                              const uint16_t* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
+                              int64_t ldy) {
+  int64_t r = 0;
+  if (n_tokens == 1) {
+    for (; r + 8 <= n_rows; r += 8)
+      bf16_tile<8, 1>(rows + r * row_bytes, row_bytes, X, ldx, n, Y + r, ldy);
+  }
+  constexpr int64_t kRowBlock = 16;
+  for (int64_t rb = r; rb < n_rows; rb += kRowBlock) {
+    const int64_t re = std::min(n_rows, rb + kRowBlock);
+    for (int64_t t = 0; t < n_tokens; t += kTokenTile) {
+      const int64_t nt = std::min(kTokenTile, n_tokens - t);
+      const uint16_t* Xt = X + t * ldx;
+      float* Yt = Y + t * ldy;
+      int64_t q = rb;
+      for (; q + 4 <= re; q += 4)
+        bf16_tile_tokens<4>(rows + q * row_bytes, row_bytes, Xt, ldx, nt, n, Yt + q, ldy);
+      for (; q < re; ++q)
+        bf16_tile_tokens<1>(rows + q * row_bytes, row_bytes, Xt, ldx, nt, n, Yt + q, ldy);
+    }
+  }
+}
+
+void round_activations_bf16_avx512bf16(const float* x, uint16_t* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
+                        (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = _cvtu32_mask16((1u << (n - i)) - 1);
+    const __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, x + i));
+    _mm256_mask_storeu_epi16(dst + i, m, (__m256i)h);
+  }
+}
+
+}  // namespace kvchat::cpu
