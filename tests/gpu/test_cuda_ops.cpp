@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_ops.h"
+#include "backend/cpu/dot.h"
 #include "backend/cuda/cuda_ops.h"
 #include "cuda_test_support.h"
 #include "gguf/tensor_type.h"
@@ -327,8 +328,10 @@ TEST(CudaGlu, SwiGluAndGeGluMatchCpu) {
     ASSERT_CUDA(dout.download(got));
     for (int t = 0; t < n; ++t) {
       std::vector<float> g(gate_up.begin() + t * 2 * n_ff, gate_up.begin() + t * 2 * n_ff + n_ff);
+      cpu::force_scalar_kernels(true);  // the scalar definition (expf per value)
       cpu::gated_activation(gelu ? FfnActivation::GeluTanhGlu : FfnActivation::SiluGlu, g.data(),
                             gate_up.data() + t * 2 * n_ff + n_ff, n_ff);
+      cpu::force_scalar_kernels(false);
       for (int i = 0; i < n_ff; ++i) {
         // GeGLU's 1 + tanh(u) cancels where tanh(u) is near -1: the device's and glibc's
         // tanhf (a few ulp of 1 apart) then differ by that much times 0.5 x up.
