@@ -380,7 +380,7 @@ int cmd_chat(const Argv& argv) {
   auto args = Args::parse(argv,
                           with(with(kSessionOptions, kSamplingOptions),
                                {"--system", "--template", "--resume", "--enable-thinking"}),
-                          {"--json"});
+                          {"--json", "--json-object"});
   if (!args) return fail(args.message());
   GenerateOptions go;
   if (auto st = read_sampling_options(*args, go); !st) return fail(st.message());

@@ -1,5 +1,7 @@
 // generate: stream a continuation of a prompt.
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -7,6 +9,7 @@
 #include "commands.h"
 #include "json_field.h"
 #include "kvchat/generate.h"
+#include "kvchat/grammar.h"
 #include "kvchat/sampling_config.h"
 
 namespace kvchat::cli {
@@ -33,13 +36,33 @@ Status read_sampling_options(const Args& args, GenerateOptions& go) {
       return Error{std::string(flag) + " " + e->problem};
     }
   }
+  return read_grammar_options(args, go);
+}
+
+Status read_grammar_options(const Args& args, GenerateOptions& go) {
+  if (args.has("--grammar") && args.has("--json-object"))
+    return Error{"--grammar and --json-object: give one or the other"};
+  if (args.has("--grammar")) {
+    const std::string path = args.get("--grammar");
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream text;
+    if (!(f && text << f.rdbuf())) return Error{"--grammar: cannot read " + path};
+    auto g = compile_grammar(text.str());
+    if (!g) return Error{"--grammar " + path + ": " + g.message()};
+    go.grammar = *g;
+  }
+  if (args.has("--json-object")) {
+    auto g = compile_grammar(json_object_gbnf());
+    if (!g) return Error{"the JSON grammar: " + g.message()};  // a defect if ever seen
+    go.grammar = *g;
+  }
   return {};
 }
 
 int cmd_generate(const Argv& argv) {
   auto args =
       Args::parse(argv, with(with(kSessionOptions, kSamplingOptions), {"--prompt", "--stop"}),
-                  {"--json", "--no-bos", "--no-kv-cache"});
+                  {"--json", "--json-object", "--no-bos", "--no-kv-cache"});
   if (!args) return fail(args.message());
   auto prompt = args->require("--prompt");
   if (!prompt) return fail(prompt.message());

@@ -5,11 +5,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "kvchat/grammar.h"
 #include "kvchat/result.h"
 #include "kvchat/sampler.h"
 #include "kvchat/session.h"
@@ -25,6 +27,9 @@ struct GenerateOptions {
   // Evaluates each sampled token after the session (after make_room(1)); empty:
   // session.eval({token}). The server decodes its requests together through it.
   std::function<Status(Session&, TokenId)> decode_step;
+  // Set: every token continues a sentence of this grammar (kvchat/grammar.h), and the
+  // reply ends with an end-of-generation token only where a sentence is complete.
+  std::shared_ptr<const grammar::Grammar> grammar;
 };
 
 enum class StopReason { Eos, StopString, MaxTokens, ContextFull, Cancelled };

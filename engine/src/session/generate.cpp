@@ -1,11 +1,27 @@
 #include "kvchat/generate.h"
 
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <vector>
 
+#include "grammar/token_mask.h"
 #include "session/text_stream.h"
 
 namespace kvchat {
+
+namespace {
+
+// The vocabulary's token trie, built on first use and kept with the model.
+std::shared_ptr<const grammar::TokenTrie> token_trie(const Model& model) {
+  return std::static_pointer_cast<const grammar::TokenTrie>(
+      model.backend_state("grammar.token_trie", [&model] {
+        return std::shared_ptr<const void>(
+            std::make_shared<const grammar::TokenTrie>(model.tokenizer()));
+      }));
+}
+
+}  // namespace
 
 std::string_view stop_reason_name(StopReason r) {
   switch (r) {
@@ -45,6 +61,12 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
   result.stats.prefill_seconds = seconds(t0, t1);
 
   Sampler sampler(options.sampling);
+  std::optional<grammar::GrammarConstraint> constraint;
+  if (options.grammar) {
+    auto c = grammar::GrammarConstraint::create(options.grammar, token_trie(session.model()), tok);
+    if (!c) return Error{"grammar: " + c.message()};
+    constraint.emplace(std::move(*c));
+  }
   TextStream stream(options.stop_strings);
   std::vector<float> logits;
   bool cancelled = false;
@@ -59,7 +81,13 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
       break;
     }
     logits.assign(session.last_logits().begin(), session.last_logits().end());
+    if (constraint) {
+      if (Status s = constraint->mask(logits); !s) return Error{"grammar: " + s.message()};
+    }
     const TokenId next = sampler.sample(logits, session.tokens());
+    if (constraint) {
+      if (Status s = constraint->accept(next); !s) return Error{"grammar: " + s.message()};
+    }
     result.ids.push_back(next);
     if (tok.is_eog(next)) {
       result.stop_reason = StopReason::Eos;

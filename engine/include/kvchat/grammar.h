@@ -1,0 +1,28 @@
+// Grammar-constrained generation. A grammar in llama.cpp's GBNF syntax is compiled once
+// and handed to generate() (GenerateOptions::grammar): at every step the tokens whose
+// bytes cannot continue a sentence of the grammar are masked before sampling, and the
+// reply can end (an end-of-generation token) only where a sentence is complete. Works
+// with every tokenizer the engine reads (SentencePiece with byte fallback, byte-level BPE).
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "kvchat/result.h"
+
+namespace kvchat {
+
+namespace grammar {
+struct Grammar;
+}
+
+// Compiles GBNF text: rules `name ::= ...`, alternation, groups, * + ? {m,n}, "literals",
+// [character classes] with ranges and negation, UTF-8 and \x \u \U escapes, # comments.
+// Errors name the line and column, an undefined rule, a missing root or left recursion.
+Result<std::shared_ptr<const grammar::Grammar>> compile_grammar(std::string_view gbnf);
+
+// GBNF of one JSON object (RFC 8259 syntax; whitespace between tokens limited so that a
+// model cannot pad forever): what `--json` and response_format json_object ask for.
+std::string_view json_object_gbnf();
+
+}  // namespace kvchat

@@ -1,0 +1,137 @@
+#include "grammar/token_mask.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace kvchat::grammar {
+
+TokenTrie::TokenTrie(const Tokenizer& tokenizer) : n_vocab_(tokenizer.n_vocab()) {
+  std::vector<std::pair<std::string, TokenId>> entries;  // (bytes, id), sorted by bytes
+  for (TokenId id = 0; id < n_vocab_; ++id) {
+    if (tokenizer.is_eog(id)) {
+      eog_.push_back(id);
+      continue;
+    }
+    if (tokenizer.is_control(id)) continue;
+    std::string bytes = tokenizer.token_bytes(id);
+    if (!bytes.empty()) entries.emplace_back(std::move(bytes), id);
+  }
+  std::sort(entries.begin(), entries.end());
+  // Breadth first, so that each node's children are contiguous: the node, its entries
+  // [lo, hi) (all sharing the node's `depth` first bytes).
+  struct Pending {
+    uint32_t node;
+    size_t lo, hi, depth;
+  };
+  nodes_.push_back(Node{});
+  std::deque<Pending> queue{{0, 0, entries.size(), 0}};
+  while (!queue.empty()) {
+    const Pending p = queue.front();
+    queue.pop_front();
+    size_t i = p.lo;
+    nodes_[p.node].first_token = static_cast<uint32_t>(tokens_.size());
+    for (; i < p.hi && entries[i].first.size() == p.depth; ++i)
+      tokens_.push_back(entries[i].second);
+    nodes_[p.node].n_tokens = static_cast<uint32_t>(tokens_.size()) - nodes_[p.node].first_token;
+    nodes_[p.node].first_child = static_cast<uint32_t>(nodes_.size());
+    while (i < p.hi) {
+      const auto byte = static_cast<uint8_t>(entries[i].first[p.depth]);
+      size_t j = i;
+      while (j < p.hi && static_cast<uint8_t>(entries[j].first[p.depth]) == byte) ++j;
+      Node child;
+      child.byte = byte;
+      queue.push_back({static_cast<uint32_t>(nodes_.size()), i, j, p.depth + 1});
+      nodes_.push_back(child);
+      i = j;
+    }
+    nodes_[p.node].n_children = static_cast<uint32_t>(nodes_.size()) - nodes_[p.node].first_child;
+  }
+}
+
+Status allowed_tokens(const GrammarMatcher& matcher, const TokenTrie& trie,
+                      std::vector<uint8_t>& allowed) {
+  allowed.assign(static_cast<size_t>(trie.n_vocab()), 0);
+  if (matcher.can_end()) {
+    for (TokenId id : trie.eog()) allowed[id] = 1;
+  }
+  const auto& nodes = trie.nodes();
+  const auto& tokens = trie.tokens();
+  Status status;
+  // Depth first from node's children; false once a limit error is recorded.
+  const auto walk = [&](const auto& self, const TokenTrie::Node& node,
+                        const MatchState& state) -> bool {
+    for (uint32_t c = node.first_child; c < node.first_child + node.n_children; ++c) {
+      const TokenTrie::Node& child = nodes[c];
+      MatchState s = state;
+      auto ok = matcher.advance(s, child.byte);
+      if (!ok) {
+        status = ok.error();
+        return false;
+      }
+      if (!*ok) continue;  // no token below continues the text
+      for (uint32_t t = child.first_token; t < child.first_token + child.n_tokens; ++t)
+        allowed[tokens[t]] = 1;
+      if (child.n_children > 0 && !self(self, child, s)) return false;
+    }
+    return true;
+  };
+  walk(walk, nodes[0], matcher.state());
+  return status;
+}
+
+Result<GrammarConstraint> GrammarConstraint::create(std::shared_ptr<const Grammar> grammar,
+                                                    std::shared_ptr<const TokenTrie> trie,
+                                                    const Tokenizer& tokenizer,
+                                                    const MatcherLimits& limits) {
+  auto m = GrammarMatcher::create(std::move(grammar), limits);
+  if (!m) return m.error();
+  return GrammarConstraint(std::move(*m), std::move(trie), tokenizer);
+}
+
+Result<bool> GrammarConstraint::allows(TokenId id) const {
+  if (id < 0 || id >= tokenizer_->n_vocab()) return false;
+  if (tokenizer_->is_eog(id)) return matcher_.can_end();
+  if (tokenizer_->is_control(id)) return false;
+  const std::string bytes = tokenizer_->token_bytes(id);
+  if (bytes.empty()) return false;
+  MatchState s = matcher_.state();
+  for (char c : bytes) {
+    auto ok = matcher_.advance(s, static_cast<uint8_t>(c));
+    if (!ok || !*ok) return ok;
+  }
+  return true;
+}
+
+Status GrammarConstraint::mask(std::span<float> logits) {
+  if (Status s = allowed_tokens(matcher_, *trie_, allowed_); !s) return s;
+  bool any = false;
+  const size_t n = std::min(logits.size(), allowed_.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (allowed_[i]) {
+      any = true;
+    } else {
+      logits[i] = -std::numeric_limits<float>::infinity();
+    }
+  }
+  for (size_t i = n; i < logits.size(); ++i) logits[i] = -std::numeric_limits<float>::infinity();
+  if (!any) return Error{"no token of the vocabulary can continue the grammar here"};
+  return Status::Ok();
+}
+
+Status GrammarConstraint::accept(TokenId id) {
+  auto ok = allows(id);
+  if (!ok) return ok.error();
+  if (!*ok) {
+    return Error{"token " + std::to_string(id) + " ('" + tokenizer_->token_text(id) +
+                 "') cannot continue the grammar here"};
+  }
+  if (tokenizer_->is_eog(id)) return Status::Ok();
+  auto advanced = matcher_.accept(tokenizer_->token_bytes(id));
+  if (!advanced) return advanced.error();
+  return Status::Ok();
+}
+
+}  // namespace kvchat::grammar
