@@ -14,7 +14,9 @@
 #include <map>
 #include <new>
 #include <numeric>
+#include <random>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "kvchat/sampler.h"
@@ -805,6 +807,66 @@ TEST(SamplerPenalties, FrequencyAndPresenceCountTheReturnedTokens) {
   EXPECT_EQ(picks(0.75f, 0), (std::vector<TokenId>{0, 0, 1, 0}));
   EXPECT_EQ(picks(0, 1.2f), (std::vector<TokenId>{0, 1, 0, 0}));
   EXPECT_EQ(picks(0, 0), (std::vector<TokenId>{0, 0, 0, 0}));
+}
+
+// A filter allowing a fixed set of ids (every third id, or a handful), counting its masks.
+class SetFilter final : public TokenFilter {
+ public:
+  explicit SetFilter(std::vector<char> allowed) : allowed_(std::move(allowed)) {}
+  bool allows(TokenId id) override { return allowed_[static_cast<size_t>(id)] != 0; }
+  void mask(std::span<float> logits) override {
+    ++masks;
+    for (size_t i = 0; i < logits.size(); ++i) {
+      if (!allowed_[i]) logits[i] = -std::numeric_limits<float>::infinity();
+    }
+  }
+  int masks = 0;
+
+ private:
+  std::vector<char> allowed_;
+};
+
+// Sampling with a filter draws exactly what sampling the masked logits draws, for every
+// kind of sampling, with the same seed; it masks the whole vocabulary only when the best
+// candidates hold too few allowed ones.
+TEST(SamplerFilter, EqualsSamplingTheMaskedLogits) {
+  const size_t n = 5000;
+  std::mt19937 rng(9);
+  std::normal_distribution<float> logit(0.0f, 4.0f);
+  for (int allowed_kind = 0; allowed_kind < 2; ++allowed_kind) {
+    std::vector<char> allowed(n, 0);
+    for (size_t i = 0; i < n; ++i) allowed[i] = allowed_kind == 0 ? i % 3 == 0 : i % 997 == 5;
+    for (int params_kind = 0; params_kind < 5; ++params_kind) {
+      SamplingParams p;
+      p.seed = 77 + static_cast<uint64_t>(params_kind);
+      if (params_kind == 0) p.temperature = 0;                     // greedy
+      if (params_kind == 2) p.top_k = 0, p.top_p = 0.9f;           // no top-k
+      if (params_kind == 3) p.top_k = 1000, p.min_p = 0.0f;        // a wide top-k
+      if (params_kind == 4) p.repeat_penalty = 1.3f, p.top_k = 5;  // penalties first
+      Sampler with(p), masked(p);
+      SetFilter filter(allowed), reference(allowed);
+      std::vector<TokenId> history;
+      for (int step = 0; step < 60; ++step) {
+        std::vector<float> a(n);
+        for (float& x : a) x = logit(rng);
+        std::vector<float> b = a;
+        reference.mask(b);
+        const TokenId got = with.sample(a, history, &filter);
+        const TokenId want = masked.sample(b, history);
+        ASSERT_EQ(got, want) << "allowed " << allowed_kind << " params " << params_kind << " step "
+                             << step;
+        ASSERT_TRUE(allowed[static_cast<size_t>(got)]);
+        history.push_back(got);
+      }
+      // A third of the ids allowed: the best candidates always hold enough with top-k.
+      if (allowed_kind == 0 && params_kind != 2) {
+        EXPECT_EQ(filter.masks, 0) << params_kind;
+      }
+      if (params_kind == 2) {
+        EXPECT_EQ(filter.masks, 60);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -126,7 +126,8 @@ TEST(TokenMask, TokensEndingInsideAUtf8SequenceAreAllowedWhereTheyCanContinue) {
 }
 
 // Greedy decoding of random logits under the mask: whatever the logits, the text is a
-// sentence, and it ends with an end-of-generation token only where the grammar may end.
+// sentence, and it ends with an end-of-generation token only where the grammar may end;
+// each step's mask (from transitions cached over the steps) equals a fresh walk's.
 TEST(TokenMask, ConstrainedGenerationAlwaysYieldsASentence) {
   const auto g = compile(kQuoted);
   for (const char* rel : kVocabs) {
@@ -147,6 +148,14 @@ TEST(TokenMask, ConstrainedGenerationAlwaysYieldsASentence) {
         if (step > 6)
           for (TokenId id : v.tok->eog_ids()) logits[id] += 20.0f;
         ASSERT_TRUE(c->mask(logits));
+        // The constraint's cached transitions (kept across steps) give the mask a fresh
+        // walk gives.
+        std::vector<uint8_t> fresh;
+        ASSERT_TRUE(allowed_tokens(c->matcher(), *v.trie, fresh));
+        for (size_t id = 0; id < fresh.size(); ++id) {
+          ASSERT_EQ(fresh[id] != 0, logits[id] != -std::numeric_limits<float>::infinity())
+              << "step " << step << " token " << id;
+        }
         const auto best =
             static_cast<TokenId>(std::max_element(logits.begin(), logits.end()) - logits.begin());
         ASSERT_TRUE(*c->allows(best));

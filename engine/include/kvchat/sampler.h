@@ -29,20 +29,33 @@ struct SamplingParams {
   uint64_t seed = 0;
 };
 
+// Which tokens may come next (a grammar: kvchat/grammar.h). allows() checks one token;
+// mask() sets the logit of every token that may not come next to -inf.
+class TokenFilter {
+ public:
+  virtual ~TokenFilter() = default;
+  virtual bool allows(TokenId id) = 0;
+  virtual void mask(std::span<float> logits) = 0;
+};
+
 class Sampler {
  public:
   explicit Sampler(const SamplingParams& params);
 
   // Chooses the next token. `logits` (n_vocab) is modified in place (penalty,
-  // temperature); `history` is every token so far (prompt and generated).
-  TokenId sample(std::span<float> logits, std::span<const TokenId> history);
+  // temperature); `history` is every token so far (prompt and generated). With a filter:
+  // exactly the token sampling the masked logits would choose (same seed, same draw), found
+  // by checking the best candidates one by one (greedy, top-k up to 1024) and masking the
+  // whole vocabulary only when too few of them are allowed.
+  TokenId sample(std::span<float> logits, std::span<const TokenId> history,
+                 TokenFilter* filter = nullptr);
 
   const SamplingParams& params() const { return params_; }
 
  private:
   double next_uniform();  // [0, 1), 53 random bits
   // sample() after the frequency/presence penalties.
-  TokenId pick(std::span<float> logits, std::span<const TokenId> history);
+  TokenId pick(std::span<float> logits, std::span<const TokenId> history, TokenFilter* filter);
 
   SamplingParams params_;
   uint64_t rng_state_[4];  // xoshiro256** state, seeded by splitmix64(seed)

@@ -51,35 +51,37 @@ TokenTrie::TokenTrie(const Tokenizer& tokenizer) : n_vocab_(tokenizer.n_vocab())
   }
 }
 
-Status allowed_tokens(const GrammarMatcher& matcher, const TokenTrie& trie,
+Status allowed_tokens(StateCache& cache, int32_t start, const TokenTrie& trie,
                       std::vector<uint8_t>& allowed) {
   allowed.assign(static_cast<size_t>(trie.n_vocab()), 0);
-  if (matcher.can_end()) {
+  if (cache.can_end(start)) {
     for (TokenId id : trie.eog()) allowed[id] = 1;
   }
   const auto& nodes = trie.nodes();
   const auto& tokens = trie.tokens();
-  Status status;
-  // Depth first from node's children; false once a limit error is recorded.
-  const auto walk = [&](const auto& self, const TokenTrie::Node& node,
-                        const MatchState& state) -> bool {
+  // Depth first: (node, the state its bytes lead to).
+  std::vector<std::pair<uint32_t, int32_t>> todo{{0u, start}};
+  while (!todo.empty()) {
+    const auto [n, state] = todo.back();
+    todo.pop_back();
+    const TokenTrie::Node& node = nodes[n];
     for (uint32_t c = node.first_child; c < node.first_child + node.n_children; ++c) {
       const TokenTrie::Node& child = nodes[c];
-      MatchState s = state;
-      auto ok = matcher.advance(s, child.byte);
-      if (!ok) {
-        status = ok.error();
-        return false;
-      }
-      if (!*ok) continue;  // no token below continues the text
+      auto next = cache.step(state, child.byte);
+      if (!next) return next.error();
+      if (*next == StateCache::kDead) continue;  // no token below continues the text
       for (uint32_t t = child.first_token; t < child.first_token + child.n_tokens; ++t)
         allowed[tokens[t]] = 1;
-      if (child.n_children > 0 && !self(self, child, s)) return false;
+      if (child.n_children > 0) todo.emplace_back(c, *next);
     }
-    return true;
-  };
-  walk(walk, nodes[0], matcher.state());
-  return status;
+  }
+  return Status::Ok();
+}
+
+Status allowed_tokens(const GrammarMatcher& matcher, const TokenTrie& trie,
+                      std::vector<uint8_t>& allowed) {
+  StateCache cache(matcher);
+  return allowed_tokens(cache, cache.intern(matcher.state()), trie, allowed);
 }
 
 Result<GrammarConstraint> GrammarConstraint::create(std::shared_ptr<const Grammar> grammar,
@@ -91,22 +93,31 @@ Result<GrammarConstraint> GrammarConstraint::create(std::shared_ptr<const Gramma
   return GrammarConstraint(std::move(*m), std::move(trie), tokenizer);
 }
 
+int32_t GrammarConstraint::current() const {
+  const size_t before = cache_->size();
+  cache_->trim();
+  if (cache_->size() < before) state_id_ = cache_->intern(matcher_.state());
+  return state_id_;
+}
+
 Result<bool> GrammarConstraint::allows(TokenId id) const {
   if (id < 0 || id >= tokenizer_->n_vocab()) return false;
   if (tokenizer_->is_eog(id)) return matcher_.can_end();
   if (tokenizer_->is_control(id)) return false;
   const std::string bytes = tokenizer_->token_bytes(id);
   if (bytes.empty()) return false;
-  MatchState s = matcher_.state();
+  int32_t state = current();
   for (char c : bytes) {
-    auto ok = matcher_.advance(s, static_cast<uint8_t>(c));
-    if (!ok || !*ok) return ok;
+    auto next = cache_->step(state, static_cast<uint8_t>(c));
+    if (!next) return next.error();
+    if (*next == StateCache::kDead) return false;
+    state = *next;
   }
   return true;
 }
 
 Status GrammarConstraint::mask(std::span<float> logits) {
-  if (Status s = allowed_tokens(matcher_, *trie_, allowed_); !s) return s;
+  if (Status s = allowed_tokens(*cache_, current(), *trie_, allowed_); !s) return s;
   bool any = false;
   const size_t n = std::min(logits.size(), allowed_.size());
   for (size_t i = 0; i < n; ++i) {
@@ -131,6 +142,7 @@ Status GrammarConstraint::accept(TokenId id) {
   if (tokenizer_->is_eog(id)) return Status::Ok();
   auto advanced = matcher_.accept(tokenizer_->token_bytes(id));
   if (!advanced) return advanced.error();
+  state_id_ = cache_->intern(matcher_.state());
   return Status::Ok();
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "grammar/grammar_matcher.h"
+#include "grammar/state_cache.h"
 #include "kvchat/result.h"
 #include "kvchat/tokenizer.h"
 
@@ -48,6 +49,9 @@ class TokenTrie {
 // (allowed is resized to the vocabulary). An error when the grammar's limits are hit.
 Status allowed_tokens(const GrammarMatcher& matcher, const TokenTrie& trie,
                       std::vector<uint8_t>& allowed);
+// The same from state `start` of a cache that outlives the call (its transitions reused).
+Status allowed_tokens(StateCache& cache, int32_t start, const TokenTrie& trie,
+                      std::vector<uint8_t>& allowed);
 
 // A grammar applied to one generation: mask the logits, accept the chosen token.
 class GrammarConstraint {
@@ -71,11 +75,19 @@ class GrammarConstraint {
  private:
   GrammarConstraint(GrammarMatcher m, std::shared_ptr<const TokenTrie> trie,
                     const Tokenizer& tokenizer)
-      : matcher_(std::move(m)), trie_(std::move(trie)), tokenizer_(&tokenizer) {}
+      : matcher_(std::move(m)),
+        trie_(std::move(trie)),
+        tokenizer_(&tokenizer),
+        cache_(std::make_unique<StateCache>(matcher_)),
+        state_id_(cache_->intern(matcher_.state())) {}
+  // The current state's id in the cache (trimmed first when it grew too large).
+  int32_t current() const;
 
   GrammarMatcher matcher_;
   std::shared_ptr<const TokenTrie> trie_;
   const Tokenizer* tokenizer_;
+  std::unique_ptr<StateCache> cache_;  // transitions seen so far, reused step after step
+  mutable int32_t state_id_;
   std::vector<uint8_t> allowed_;  // scratch of mask()
 };
 

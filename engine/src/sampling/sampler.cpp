@@ -33,6 +33,12 @@
 //     rounding lets the walk run off the end, the last kept candidate with w > 0 is
 //     returned.
 //
+// With a TokenFilter the result is that of the logits with every disallowed token at -inf
+// (applied after 1). Greedy and top-k (k <= 1024) first take the best max(4k, 256)
+// candidates in the total order and keep the first k the filter allows: the top k of the
+// masked logits, so everything after is unchanged; only when fewer are allowed (or the
+// candidates run into -inf) is the whole vocabulary masked. Without top-k it is masked.
+//
 // Edge cases: empty logits return -1 (no RNG draw). If every logit is -inf or NaN the
 // non-greedy path returns argmax(logits) (after consuming its uniform draw).
 //
@@ -126,6 +132,24 @@ void select_top_k(std::span<const float> logits, size_t k, std::vector<Candidate
     std::push_heap(candidates.begin(), candidates.end(), order);
     worst = candidates.front().first;
   }
+}
+
+// With a filter: candidates becomes the first k allowed of the best max(4k, 256) candidates,
+// in the total order (the top k of the masked logits); false when fewer are allowed there
+// or the candidates reach -inf (then only masking the whole vocabulary decides).
+bool allowed_top_k(std::span<const float> logits, size_t k, TokenFilter& filter,
+                   std::vector<Candidate>& candidates) {
+  const size_t m = std::min(logits.size(), std::max<size_t>(4 * k, 256));
+  select_top_k(logits, m, candidates);
+  std::sort(candidates.begin(), candidates.end(), CandidateOrder{});
+  size_t kept = 0;
+  for (size_t i = 0; i < m && kept < k; ++i) {
+    if (candidates[i].first == -std::numeric_limits<float>::infinity()) break;
+    if (filter.allows(candidates[i].second)) candidates[kept++] = candidates[i];
+  }
+  if (kept < k) return false;
+  candidates.resize(k);
+  return true;
 }
 
 // No top-k: candidates becomes every (sanitized logit, id) of logits, in id order.
@@ -275,26 +299,28 @@ double Sampler::next_uniform() {
   return sampling::uniform53(sampling::xoshiro256ss_next(rng_state_));
 }
 
-TokenId Sampler::sample(std::span<float> logits, std::span<const TokenId> history) {
+TokenId Sampler::sample(std::span<float> logits, std::span<const TokenId> history,
+                        TokenFilter* filter) {
   for (const auto& [id, bias] : params_.logit_bias) {
     if (id < 0 || static_cast<size_t>(id) >= logits.size()) continue;
     logits[static_cast<size_t>(id)] = bias <= -100.0f ? -std::numeric_limits<float>::infinity()
                                                       : logits[static_cast<size_t>(id)] + bias;
   }
   const bool counted = params_.frequency_penalty != 0 || params_.presence_penalty != 0;
-  if (!counted) return pick(logits, history);
+  if (!counted) return pick(logits, history, filter);
   if (returned_.size() < logits.size()) returned_.resize(logits.size(), 0);
   for (size_t id = 0; id < logits.size(); ++id) {
     if (const int32_t c = returned_[id]; c > 0) {
       logits[id] -= static_cast<float>(c) * params_.frequency_penalty + params_.presence_penalty;
     }
   }
-  const TokenId next = pick(logits, history);
+  const TokenId next = pick(logits, history, filter);
   if (next >= 0 && static_cast<size_t>(next) < returned_.size()) ++returned_[next];
   return next;
 }
 
-TokenId Sampler::pick(std::span<float> logits, std::span<const TokenId> history) {
+TokenId Sampler::pick(std::span<float> logits, std::span<const TokenId> history,
+                      TokenFilter* filter) {
   // TokenId is 32-bit: ids beyond its range cannot be returned.
   if (logits.size() > static_cast<size_t>(std::numeric_limits<TokenId>::max())) {
     logits = logits.first(static_cast<size_t>(std::numeric_limits<TokenId>::max()));
@@ -312,15 +338,25 @@ TokenId Sampler::pick(std::span<float> logits, std::span<const TokenId> history)
 
   apply_repeat_penalty(logits, history, params_, candidates_);
 
-  if (greedy) return argmax(logits);
+  if (greedy) {
+    if (filter && allowed_top_k(logits, 1, *filter, candidates_)) return candidates_[0].second;
+    if (filter) filter->mask(logits);
+    return argmax(logits);
+  }
 
   const double u = next_uniform();
 
   const bool use_top_k = params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n_vocab;
-  if (use_top_k) {
-    select_top_k(logits, static_cast<size_t>(params_.top_k), candidates_);
-  } else {
-    fill_candidates(logits, candidates_);
+  const auto k = static_cast<size_t>(params_.top_k);
+  const bool checked =
+      filter && use_top_k && k <= kSortedSumMaxK && allowed_top_k(logits, k, *filter, candidates_);
+  if (!checked) {  // (else candidates_ holds the top k of the masked logits already)
+    if (filter) filter->mask(logits);
+    if (use_top_k) {
+      select_top_k(logits, k, candidates_);
+    } else {
+      fill_candidates(logits, candidates_);
+    }
   }
 
   float max_logit = -std::numeric_limits<float>::infinity();

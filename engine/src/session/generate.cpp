@@ -21,6 +21,25 @@ std::shared_ptr<const grammar::TokenTrie> token_trie(const Model& model) {
       }));
 }
 
+// The grammar as the sampler's filter; the first error is kept for the loop to report.
+class GrammarFilter final : public TokenFilter {
+ public:
+  explicit GrammarFilter(grammar::GrammarConstraint& c) : c_(c) {}
+  bool allows(TokenId id) override {
+    auto ok = c_.allows(id);
+    if (!ok && error_.ok()) error_ = ok.error();
+    return ok && *ok;
+  }
+  void mask(std::span<float> logits) override {
+    if (Status s = c_.mask(logits); !s && error_.ok()) error_ = s;
+  }
+  const Status& error() const { return error_; }
+
+ private:
+  grammar::GrammarConstraint& c_;
+  Status error_;
+};
+
 }  // namespace
 
 std::string_view stop_reason_name(StopReason r) {
@@ -81,11 +100,11 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
       break;
     }
     logits.assign(session.last_logits().begin(), session.last_logits().end());
+    std::optional<GrammarFilter> filter;
+    if (constraint) filter.emplace(*constraint);
+    const TokenId next = sampler.sample(logits, session.tokens(), filter ? &*filter : nullptr);
     if (constraint) {
-      if (Status s = constraint->mask(logits); !s) return Error{"grammar: " + s.message()};
-    }
-    const TokenId next = sampler.sample(logits, session.tokens());
-    if (constraint) {
+      if (!filter->error()) return Error{"grammar: " + filter->error().message()};
       if (Status s = constraint->accept(next); !s) return Error{"grammar: " + s.message()};
     }
     result.ids.push_back(next);
