@@ -64,10 +64,11 @@ FUZZ_FLAGS   ?= -timeout=5 -rss_limit_mb=2048
 fuzz: deps
 	cmake -S . -B build-fuzz $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DKVCHAT_FUZZ=ON -DKVCHAT_CUDA=OFF
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_gguf fuzz_jinja fuzz_tokenizer fuzz_snapshot fuzz_gguf_inspect fuzz_resume fuzz_request fuzz_grammar
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_gguf fuzz_jinja fuzz_tokenizer fuzz_snapshot fuzz_gguf_inspect fuzz_resume fuzz_request fuzz_grammar fuzz_json_schema
 	mkdir -p tests/fuzz/corpus-work/gguf tests/fuzz/corpus-work/jinja tests/fuzz/corpus-work/tokenizer \
 	  tests/fuzz/corpus-work/snapshot tests/fuzz/corpus-work/gguf_inspect tests/fuzz/corpus-work/resume \
-	  tests/fuzz/corpus-work/request tests/fuzz/corpus-work/grammar
+	  tests/fuzz/corpus-work/request tests/fuzz/corpus-work/grammar \
+	  tests/fuzz/corpus-work/json_schema
 	build-fuzz/bin/fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(FUZZ_FLAGS) \
 	  -artifact_prefix=tests/fuzz/regressions/ tests/fuzz/corpus-work/gguf tests/fuzz/corpus
 	build-fuzz/bin/fuzz_jinja -max_total_time=$(FUZZ_SECONDS) -max_len=20000 $(FUZZ_FLAGS) \
@@ -90,6 +91,9 @@ fuzz: deps
 	build-fuzz/bin/fuzz_grammar -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(FUZZ_FLAGS) \
 	  -artifact_prefix=tests/fuzz/regressions-grammar/ tests/fuzz/corpus-work/grammar \
 	  tests/fuzz/corpus-grammar
+	build-fuzz/bin/fuzz_json_schema -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(FUZZ_FLAGS) \
+	  -artifact_prefix=tests/fuzz/regressions-json-schema/ tests/fuzz/corpus-work/json_schema \
+	  tests/fuzz/corpus-json-schema
 
 clean:
 	rm -rf $(BUILD) build-fuzz

@@ -63,6 +63,34 @@ TEST(CliGrammar, JsonObjectParses) {
   std::printf("%d of 4 replies ended within 300 tokens\n", finished);
 }
 
+// A schema whose instances are bounded (enums, a bounded integer, at most 3 items): every
+// reply ends, and is valid against it (checked on the parsed JSON here).
+TEST(CliGrammar, JsonSchemaRepliesValidate) {
+  test::TempDir dir;
+  const std::string path = dir.file("verse.json");
+  std::ofstream(path) << R"({"type": "object", "properties": {
+      "book": {"enum": ["Genesis", "Exodus"]}, "chapter": {"type": "integer"},
+      "words": {"type": "array", "items": {"enum": ["light", "day", "night"]}, "minItems": 1,
+                "maxItems": 3}},
+    "required": ["book", "chapter", "words"], "additionalProperties": false})";
+  for (int seed = 1; seed <= 4; ++seed) {
+    const Generated g = generate_json("-n 1000 --json-schema " + sh_quote(path), seed);
+    ASSERT_EQ(g.stop_reason, "eos") << g.text;
+    nlohmann::json j;
+    ASSERT_NO_THROW(j = nlohmann::json::parse(g.text)) << g.text;
+    EXPECT_EQ(j.size(), 3u) << g.text;
+    EXPECT_TRUE(j["book"] == "Genesis" || j["book"] == "Exodus") << g.text;
+    EXPECT_TRUE(j["chapter"].is_number_integer()) << g.text;
+    ASSERT_TRUE(j["words"].is_array() && !j["words"].empty() && j["words"].size() <= 3) << g.text;
+    for (const auto& w : j["words"])
+      EXPECT_TRUE(w == "light" || w == "day" || w == "night") << g.text;
+  }
+  auto r = run_cli("generate --model " + sh_quote(shared_path("models/kjv-demo-f32.gguf")) +
+                   " --prompt x --json-schema " + sh_quote(path) + " --json-object");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("give one of them"), std::string::npos) << r.err;
+}
+
 TEST(CliGrammar, MalformedGrammarIsRefusedWithItsPlace) {
   test::TempDir dir;
   const std::string path = dir.file("bad.gbnf");

@@ -111,6 +111,14 @@ TEST(Grammar, Utf8LiteralsEscapesAndSplitCodePoints) {
   EXPECT_FALSE(m->can_end());
   EXPECT_FALSE(prefix(g, "\xFF"));
   EXPECT_FALSE(prefix(g, "\x80"));
+  // ED A0..BF can only become a surrogate (U+D800..U+DFFF): not a prefix, even where any
+  // character is allowed; ED 9F can (U+D7C0..U+D7FF).
+  const auto any = compile("root ::= .*\n");
+  EXPECT_FALSE(prefix(any, "\xED\xA0"));
+  EXPECT_TRUE(prefix(any, "\xED\x9F"));
+  EXPECT_TRUE(prefix(any, "\xED"));
+  EXPECT_FALSE(prefix(any, "\xE0\x80"));  // overlong
+  EXPECT_FALSE(prefix(any, "\xF4\x90"));  // beyond U+10FFFF
 }
 
 TEST(Grammar, RulesRecursionCommentsAndLineContinuation) {

@@ -63,10 +63,11 @@ std::string terminal_lines(std::string_view message);
 // --repeat-last-n: kvchat/sampling_config.h's fields and ranges) into `go`; unset ones keep
 // the SamplingParams defaults, --seed 0 (a negative seed: a fresh random one).
 inline const std::set<std::string> kSamplingOptions = {
-    "-n",      "--temp",           "--seed",          "--top-k",  "--top-p",
-    "--min-p", "--repeat-penalty", "--repeat-last-n", "--grammar"};
+    "-n",      "--temp",           "--seed",          "--top-k",   "--top-p",
+    "--min-p", "--repeat-penalty", "--repeat-last-n", "--grammar", "--json-schema"};
 Status read_sampling_options(const Args& args, GenerateOptions& go);
-// --grammar FILE (GBNF) or the flag --json-object (where the command takes it):
+// --grammar FILE (GBNF), --json-schema FILE or the flag --json-object (where the command
+// takes it):
 // GenerateOptions::grammar. Part of read_sampling_options.
 Status read_grammar_options(const Args& args, GenerateOptions& go);
 

@@ -40,15 +40,17 @@ Status read_sampling_options(const Args& args, GenerateOptions& go) {
 }
 
 Status read_grammar_options(const Args& args, GenerateOptions& go) {
-  if (args.has("--grammar") && args.has("--json-object"))
-    return Error{"--grammar and --json-object: give one or the other"};
-  if (args.has("--grammar")) {
-    const std::string path = args.get("--grammar");
+  if (args.has("--grammar") + args.has("--json-schema") + args.has("--json-object") > 1)
+    return Error{"--grammar, --json-schema and --json-object: give one of them"};
+  for (const char* flag : {"--grammar", "--json-schema"}) {
+    if (!args.has(flag)) continue;
+    const std::string path = args.get(flag);
     std::ifstream f(path, std::ios::binary);
     std::stringstream text;
-    if (!(f && text << f.rdbuf())) return Error{"--grammar: cannot read " + path};
-    auto g = compile_grammar(text.str());
-    if (!g) return Error{"--grammar " + path + ": " + g.message()};
+    if (!(f && text << f.rdbuf())) return Error{std::string(flag) + ": cannot read " + path};
+    auto g = std::string(flag) == "--grammar" ? compile_grammar(text.str())
+                                              : compile_json_schema(text.str());
+    if (!g) return Error{std::string(flag) + " " + path + ": " + g.message()};
     go.grammar = *g;
   }
   if (args.has("--json-object")) {

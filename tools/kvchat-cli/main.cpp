@@ -30,12 +30,13 @@ commands:
               --decode evaluates one token per forward pass through the KV cache
   generate    --model M --prompt P [-n N] [--temp T] [--seed S] [--top-k K] [--top-p P]
               [--min-p P] [--repeat-penalty R] [--stop S] [--ctx N] [--threads N]
-              [--backend B] [--grammar FILE.gbnf | --json-object] [--json]
+              [--backend B] [--grammar FILE.gbnf | --json-schema FILE | --json-object] [--json]
               --grammar: every token continues a sentence of that GBNF grammar (llama.cpp's
-              syntax) and the text ends only where one is complete; --json-object: one JSON
-              object (--json is the output format: a JSON result)
+              syntax) and the text ends only where one is complete; --json-schema: a JSON
+              value valid against that schema (OpenAI's strict subset); --json-object: one
+              JSON object (--json is the output format: a JSON result)
   chat        --model M [--system S] [--template T] [--enable-thinking on|off]
-              [--resume FILE] [-n N] [--temp T] ... [--grammar FILE | --json-object]
+              [--resume FILE] [-n N] [--temp T] ... [--grammar F | --json-schema F | --json-object]
               [--json]   an interactive chat on stdin (the app's conversation logic):
               each line is a user message ("\n" = line break) or /regenerate, /continue,
               /edit N TEXT, /undo, /summarize FILE (added as an exchange), /memory (the

@@ -21,6 +21,11 @@ struct Grammar;
 // Errors name the line and column, an undefined rule, a missing root or left recursion.
 Result<std::shared_ptr<const grammar::Grammar>> compile_grammar(std::string_view gbnf);
 
+// A JSON Schema (the subset OpenAI's strict structured outputs accept: see
+// engine/src/grammar/json_schema.h) as a grammar whose sentences are its valid instances.
+// What the schema uses that is not supported is named in the error.
+Result<std::shared_ptr<const grammar::Grammar>> compile_json_schema(std::string_view schema);
+
 // GBNF of one JSON object (RFC 8259 syntax; whitespace between tokens limited so that a
 // model cannot pad forever): what `--json` and response_format json_object ask for.
 std::string_view json_object_gbnf();

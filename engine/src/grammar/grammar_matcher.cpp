@@ -108,11 +108,16 @@ Result<bool> GrammarMatcher::advance(MatchState& s, uint8_t byte) const {
     const int bits = 6 * s.partial_left;
     const uint32_t lo = std::max(s.partial << bits, kMinOfLength[s.partial_len]);
     const uint32_t hi = std::min(((s.partial + 1) << bits) - 1, kMaxOfLength[s.partial_len]);
-    if (lo > hi) return false;
-    for (const auto& st : s.stacks) {
-      if (!st.empty() && grammar_->matches_any(st.back(), lo, hi)) return true;
-    }
-    return false;
+    // The code points it can become, less the surrogates (never valid UTF-8): a token
+    // ending in ED A0 must not be let in when no continuation can complete it.
+    const auto viable = [&](uint32_t a, uint32_t b) {
+      if (a > b) return false;
+      for (const auto& st : s.stacks) {
+        if (!st.empty() && grammar_->matches_any(st.back(), a, b)) return true;
+      }
+      return false;
+    };
+    return viable(lo, std::min(hi, 0xD7FFu)) || viable(std::max(lo, 0xE000u), hi);
   }
   if (s.partial_len > 1) {
     const bool overlong = cp < kMinOfLength[s.partial_len];

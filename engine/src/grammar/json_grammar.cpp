@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "grammar/grammar.h"
+#include "grammar/json_schema.h"
 #include "kvchat/grammar.h"
 
 namespace kvchat {
@@ -11,6 +12,14 @@ Result<std::shared_ptr<const grammar::Grammar>> compile_grammar(std::string_view
   if (!g) return g.error();
   return std::shared_ptr<const grammar::Grammar>(
       std::make_shared<const grammar::Grammar>(std::move(*g)));
+}
+
+Result<std::shared_ptr<const grammar::Grammar>> compile_json_schema(std::string_view schema) {
+  auto gbnf = grammar::json_schema_to_gbnf(schema);
+  if (!gbnf) return gbnf.error();
+  auto g = compile_grammar(*gbnf);
+  if (!g) return Error{"the grammar made of the schema: " + g.message()};
+  return g;
 }
 
 // RFC 8259: a string is '"', then unescaped characters (not '"', '\' or U+0000..U+001F)

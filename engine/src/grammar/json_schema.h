@@ -1,0 +1,25 @@
+// JSON Schema to GBNF: the subset OpenAI's strict structured outputs accept, so that a
+// constrained reply always parses and validates against the schema.
+//
+// Supported: type (one or a list) object / string / number / integer / boolean / null /
+// array; properties (emitted in their order), required (the others optional),
+// additionalProperties false or absent (nothing beyond the listed properties is written);
+// items, minItems, maxItems; enum; const; anyOf; $ref to "#", "#/$defs/..." or
+// "#/definitions/..." (recursion allowed); nested schemas; the annotations title,
+// description, $schema, $id, $comment, examples and default. An empty schema (or
+// {"type": "object"} without properties) admits any JSON value (object).
+// Anything else (pattern, format, minLength, minimum, oneOf, allOf, not, ...) is refused
+// with its name and where it is, never silently dropped.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "kvchat/result.h"
+
+namespace kvchat::grammar {
+
+// GBNF text whose root is the schema's instances (JSON text without surrounding space).
+Result<std::string> json_schema_to_gbnf(std::string_view schema_json);
+
+}  // namespace kvchat::grammar
