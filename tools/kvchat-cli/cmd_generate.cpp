@@ -54,7 +54,7 @@ Status read_grammar_options(const Args& args, GenerateOptions& go) {
     go.grammar = *g;
   }
   if (args.has("--json-object")) {
-    auto g = compile_grammar(json_object_gbnf());
+    auto g = compile_json_schema(kJsonObjectSchema);
     if (!g) return Error{"the JSON grammar: " + g.message()};  // a defect if ever seen
     go.grammar = *g;
   }

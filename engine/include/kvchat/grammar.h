@@ -26,8 +26,8 @@ Result<std::shared_ptr<const grammar::Grammar>> compile_grammar(std::string_view
 // What the schema uses that is not supported is named in the error.
 Result<std::shared_ptr<const grammar::Grammar>> compile_json_schema(std::string_view schema);
 
-// GBNF of one JSON object (RFC 8259 syntax; whitespace between tokens limited so that a
-// model cannot pad forever): what `--json` and response_format json_object ask for.
-std::string_view json_object_gbnf();
+// The schema that asks for one JSON object, any members (what `--json-object` and
+// response_format json_object mean): compile_json_schema(kJsonObjectSchema).
+inline constexpr std::string_view kJsonObjectSchema = R"({"type": "object"})";
 
 }  // namespace kvchat

@@ -1,4 +1,4 @@
-// The JSON grammar of kvchat/grammar.h, and compile_grammar.
+// compile_grammar and compile_json_schema of kvchat/grammar.h.
 #include <utility>
 
 #include "grammar/grammar.h"
@@ -20,22 +20,6 @@ Result<std::shared_ptr<const grammar::Grammar>> compile_json_schema(std::string_
   auto g = compile_grammar(*gbnf);
   if (!g) return Error{"the grammar made of the schema: " + g.message()};
   return g;
-}
-
-// RFC 8259: a string is '"', then unescaped characters (not '"', '\' or U+0000..U+001F)
-// or escapes, then '"'; a number is an optional minus, an integer without leading
-// zeros, an optional fraction and exponent. Whitespace: at most one newline and 20
-// spaces or tabs between tokens.
-std::string_view json_object_gbnf() {
-  return R"GBNF(root    ::= object
-value   ::= object | array | string | number | "true" | "false" | "null"
-object  ::= "{" ws ( member ( "," ws member )* )? "}"
-member  ::= string ws ":" ws value ws
-array   ::= "[" ws ( value ws ( "," ws value ws )* )? "]"
-string  ::= "\"" ( [^"\\\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} ) )* "\""
-number  ::= "-"? ( "0" | [1-9] [0-9]{0,15} ) ( "." [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?
-ws      ::= [ \t]{0,20} ( "\n" [ \t]{0,20} )?
-)GBNF";
 }
 
 }  // namespace kvchat

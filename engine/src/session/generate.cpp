@@ -81,10 +81,12 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
 
   Sampler sampler(options.sampling);
   std::optional<grammar::GrammarConstraint> constraint;
+  std::optional<GrammarFilter> filter;  // the constraint as the sampler sees it
   if (options.grammar) {
     auto c = grammar::GrammarConstraint::create(options.grammar, token_trie(session.model()), tok);
     if (!c) return Error{"grammar: " + c.message()};
     constraint.emplace(std::move(*c));
+    filter.emplace(*constraint);
   }
   TextStream stream(options.stop_strings);
   std::vector<float> logits;
@@ -100,8 +102,6 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
       break;
     }
     logits.assign(session.last_logits().begin(), session.last_logits().end());
-    std::optional<GrammarFilter> filter;
-    if (constraint) filter.emplace(*constraint);
     const TokenId next = sampler.sample(logits, session.tokens(), filter ? &*filter : nullptr);
     if (constraint) {
       if (!filter->error()) return Error{"grammar: " + filter->error().message()};
