@@ -168,6 +168,15 @@ ws ::= | " " | "\n" [ \t]{0,20}
   EXPECT_TRUE(prefix(g, R"({"a": tru)"));
 }
 
+// The rules the parser makes for groups and repetitions never take a name the text
+// defines later (the JSON Schema converter names its rules "x-2", "x-3", ...).
+TEST(Grammar, GroupRulesDoNotClashWithRulesDefinedLater) {
+  const auto g = compile("root ::= (\"a\" | \"b\") root-1 [0-9]{1,2}\nroot-1 ::= \"c\"\n");
+  EXPECT_TRUE(sentence(g, "ac7"));
+  EXPECT_TRUE(sentence(g, "bc42"));
+  EXPECT_FALSE(sentence(g, "a7"));
+}
+
 TEST(Grammar, ErrorsNameTheLineAndColumn) {
   EXPECT_EQ(error_of("root ::= \"a\"\nfoo ::= [a-z\n"),
             "line 2, column 9: unterminated character class");

@@ -87,6 +87,28 @@ TEST(JsonSchema, ArraysConstAnyOfAndRecursiveRefs) {
   EXPECT_TRUE(instance(any, R"([1, {"a": null}, "s"])"));
 }
 
+TEST(JsonSchema, StringLengthsAndTypeLists) {
+  const auto code = compile_schema(R"({"type": "string", "minLength": 2, "maxLength": 3})");
+  EXPECT_FALSE(instance(code, R"("a")"));
+  EXPECT_TRUE(instance(code, R"("ab")"));
+  EXPECT_TRUE(instance(code, R"("a\u00e9c")"));          // an escape is one character
+  EXPECT_TRUE(instance(code, "\"\xC3\xA9t\xC3\xA9\""));  // and so is a code point
+  EXPECT_FALSE(instance(code, R"("abcd")"));
+  const auto at_least = compile_schema(R"({"type": "string", "minLength": 1})");
+  EXPECT_FALSE(instance(at_least, R"("")"));
+  EXPECT_TRUE(instance(at_least, R"("a long one")"));
+  // A type's keywords apply to its instances only.
+  const auto nullable = compile_schema(R"({"type": ["string", "null"], "maxLength": 2})");
+  EXPECT_TRUE(instance(nullable, "null"));
+  EXPECT_TRUE(instance(nullable, R"("ab")"));
+  EXPECT_FALSE(instance(nullable, R"("abc")"));
+  EXPECT_EQ(error_of(R"({"type": "string", "maxLength": 5000})"),
+            "schema at /maxLength: above 1024 is not supported");
+  EXPECT_EQ(error_of(R"({"type": "string", "minLength": 3, "maxLength": 2})"),
+            "schema: minLength is greater than maxLength");
+  EXPECT_EQ(error_of(R"({"type": "integer", "maxLength": 2})"), "schema: 'maxLength' on a integer");
+}
+
 TEST(JsonSchema, UnsupportedKeywordsAreNamedWithTheirPlace) {
   EXPECT_EQ(error_of(R"({"type": "string", "format": "date"})"),
             "schema: 'format' is not supported");

@@ -232,3 +232,150 @@ TEST(ServerRequest, ANegativeSeedIsRandom) {
 
 }  // namespace
 }  // namespace kvchat::server
+
+namespace kvchat::server {
+namespace {
+
+const std::string kTool =
+    R"({"type":"function","function":{"name":"get_weather","description":"d",)"
+    R"("parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"strict":true}})";
+
+TEST(ServerRequest, ToolsAndToolChoice) {
+  ParsedRequest p =
+      chat(with(R"("tools":[)" + kTool +
+                R"(],"tool_choice":{"type":"function","function":{"name":"get_weather"}},)"
+                R"("parallel_tool_calls":false)"));
+  ASSERT_TRUE(p.request) << p.error.message;
+  const ToolRequest& t = p.request->tools;
+  ASSERT_EQ(t.tools.size(), 1u);
+  EXPECT_EQ(t.tools[0].name, "get_weather");
+  EXPECT_EQ(t.tools[0].description, "d");
+  EXPECT_TRUE(t.tools[0].strict);
+  EXPECT_EQ(nlohmann::json::parse(t.tools[0].parameters_json)["required"][0], "city");
+  EXPECT_EQ(t.choice.mode, ToolChoiceMode::Named);
+  EXPECT_EQ(t.choice.name, "get_weather");
+  EXPECT_FALSE(t.parallel);
+  for (const auto& [choice, mode] :
+       {std::pair{"\"auto\"", ToolChoiceMode::Auto}, std::pair{"\"none\"", ToolChoiceMode::None},
+        std::pair{"\"required\"", ToolChoiceMode::Required}}) {
+    ParsedRequest q = chat(with(R"("tools":[)" + kTool + R"(],"tool_choice":)" + choice));
+    ASSERT_TRUE(q.request) << q.error.message;
+    EXPECT_EQ(q.request->tools.choice.mode, mode);
+  }
+  // A function without parameters takes none.
+  ParsedRequest bare = chat(with(R"("tools":[{"type":"function","function":{"name":"now"}}])"));
+  ASSERT_TRUE(bare.request) << bare.error.message;
+  EXPECT_EQ(nlohmann::json::parse(bare.request->tools.tools[0].parameters_json)["properties"],
+            nlohmann::json::object());
+}
+
+TEST(ServerRequest, ToolErrorsNameTheField) {
+  expect_error(with(R"("tools":{})"), "tools");
+  expect_error(with(R"("tools":[{"type":"function","function":{"name":"f"},"extra":1}])"),
+               "tools[0].extra");
+  expect_error(with(R"("tools":[{"type":"function","function":{"name":"f","paramters":{}}}])"),
+               "tools[0].function.paramters");
+  expect_error(with(R"("tools":[{"type":"retrieval","function":{"name":"f"}}])"), "tools[0].type");
+  expect_error(with(R"("tools":[{"type":"function","function":{"name":"bad name"}}])"),
+               "tools[0].function.name");
+  expect_error(with(R"("tools":[{"type":"function","function":{"name":"f","parameters":[]}}])"),
+               "tools[0].function.parameters");
+  expect_error(with(R"("tools":[)" + kTool + "," + kTool + "]"), "tools[1].function.name");
+  expect_error(with(R"("tool_choice":"auto")"), "tool_choice");  // without tools
+  expect_error(with(R"("tools":[)" + kTool + R"(],"tool_choice":"sometimes")"), "tool_choice");
+  expect_error(with(R"("tools":[)" + kTool +
+                    R"(],"tool_choice":{"type":"function","function":{"name":"other"}})"),
+               "tool_choice.function.name");
+  expect_error(with(R"("tools":[)" + kTool + R"(],"parallel_tool_calls":"yes")"),
+               "parallel_tool_calls");
+  expect_error(R"({"model":"m","prompt":"p","tools":[)" + kTool + "]}", "tools",
+               Endpoint::Completions);
+}
+
+TEST(ServerRequest, ResponseFormat) {
+  ParsedRequest text = chat(with(R"("response_format":{"type":"text"})"));
+  ASSERT_TRUE(text.request);
+  EXPECT_EQ(text.request->response_schema, "");
+  ParsedRequest object = chat(with(R"("response_format":{"type":"json_object"})"));
+  ASSERT_TRUE(object.request);
+  EXPECT_EQ(object.request->response_schema, kJsonObjectSchema);
+  ParsedRequest schema = chat(with(
+      R"("response_format":{"type":"json_schema","json_schema":{"name":"answer","strict":true,)"
+      R"("schema":{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}}})"));
+  ASSERT_TRUE(schema.request) << schema.error.message;
+  EXPECT_EQ(nlohmann::json::parse(schema.request->response_schema)["properties"]["a"]["type"],
+            "integer");
+  expect_error(with(R"("response_format":{"type":"xml"})"), "response_format.type");
+  expect_error(with(R"("response_format":{"type":"json_object","schema":{}})"),
+               "response_format.schema");
+  expect_error(with(R"("response_format":{"type":"json_schema"})"), "response_format.json_schema");
+  expect_error(with(R"("response_format":{"type":"json_schema","json_schema":{"schema":{}}})"),
+               "response_format.json_schema.name");
+  expect_error(
+      with(R"("response_format":{"type":"json_schema","json_schema":{"name":"a","shema":{}}})"),
+      "response_format.json_schema.shema");
+  expect_error(with(R"("tools":[)" + kTool + R"(],"response_format":{"type":"json_object"})"),
+               "response_format");
+}
+
+TEST(ServerRequest, ToolMessagesAndCalls) {
+  ParsedRequest p =
+      chat(R"({"model":"m","messages":[{"role":"user","content":"weather?"},)"
+           R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",)"
+           R"("function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},)"
+           R"({"role":"tool","tool_call_id":"call_1","content":"21 degrees"}]})");
+  ASSERT_TRUE(p.request) << p.error.message;
+  const auto& m = p.request->messages;
+  ASSERT_EQ(m.size(), 3u);
+  ASSERT_EQ(m[1].tool_calls.size(), 1u);
+  EXPECT_EQ(m[1].content, "");
+  EXPECT_EQ(m[1].tool_calls[0].id, "call_1");
+  EXPECT_EQ(m[1].tool_calls[0].name, "get_weather");
+  EXPECT_EQ(m[1].tool_calls[0].arguments, R"({"city":"Paris"})");
+  EXPECT_EQ(m[2].role, "tool");
+  EXPECT_EQ(m[2].tool_call_id, "call_1");
+  EXPECT_EQ(m[2].content, "21 degrees");
+  expect_error(R"({"model":"m","messages":[{"role":"tool","content":"x"}]})",
+               "messages[0].tool_call_id");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":"x","tool_calls":[]}]})",
+               "messages[0].tool_calls");
+  expect_error(
+      R"({"model":"m","messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f"}}]}]})",
+      "messages[0].tool_calls[0].function.arguments");
+}
+
+TEST(ServerResponse, ToolCallsInTheBodyAndTheChunks) {
+  ResponseHead head{"chatcmpl-1", 1, "m", Endpoint::ChatCompletions};
+  const auto body = nlohmann::json::parse(completion_body(
+      head, "", FinishReason::Stop, {}, {}, {{"call_1", "get_weather", R"({"city":"Oslo"})"}}));
+  const auto& choice = body["choices"][0];
+  EXPECT_EQ(choice["finish_reason"], "tool_calls");
+  EXPECT_TRUE(choice["message"]["content"].is_null());
+  EXPECT_EQ(choice["message"]["tool_calls"][0]["id"], "call_1");
+  EXPECT_EQ(choice["message"]["tool_calls"][0]["type"], "function");
+  EXPECT_EQ(choice["message"]["tool_calls"][0]["function"]["name"], "get_weather");
+  EXPECT_EQ(choice["message"]["tool_calls"][0]["function"]["arguments"], R"({"city":"Oslo"})");
+  ChunkFields first;
+  first.call = ToolCallDelta{0, "call_1", "get_weather", ""};
+  const auto a =
+      nlohmann::json::parse(chunk_body(head, first))["choices"][0]["delta"]["tool_calls"][0];
+  EXPECT_EQ(a["index"], 0);
+  EXPECT_EQ(a["id"], "call_1");
+  EXPECT_EQ(a["type"], "function");
+  EXPECT_EQ(a["function"]["name"], "get_weather");
+  ChunkFields next;
+  next.call = ToolCallDelta{0, std::nullopt, std::nullopt, R"({"city")"};
+  const auto b =
+      nlohmann::json::parse(chunk_body(head, next))["choices"][0]["delta"]["tool_calls"][0];
+  EXPECT_FALSE(b.contains("id"));
+  EXPECT_FALSE(b["function"].contains("name"));
+  EXPECT_EQ(b["function"]["arguments"], R"({"city")");
+  ChunkFields last;
+  last.finish = FinishReason::Stop;
+  last.finish_tool_calls = true;
+  EXPECT_EQ(nlohmann::json::parse(chunk_body(head, last))["choices"][0]["finish_reason"],
+            "tool_calls");
+}
+
+}  // namespace
+}  // namespace kvchat::server

@@ -460,10 +460,11 @@ void print_text_table(const BenchReport& rep, const BenchOptions& o, const Model
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
-  auto args = Args::parse(argv,
-                          with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts",
-                                                 "--kv-types", "--replies", "--repeat"}),
-                          {"--json", "--compare-no-cache", "--snapshot"});
+  auto args =
+      Args::parse(argv,
+                  with(kSessionOptions, {"--pp", "--tg", "--bw-mib", "--contexts", "--kv-types",
+                                         "--replies", "--repeat", "--json-schema", "--tools"}),
+                  {"--json", "--compare-no-cache", "--snapshot"});
   if (!args) return fail(args.message());
   if (args->has("--repeat") && (args->has("--compare-no-cache") || args->has("--snapshot"))) {
     return fail(
@@ -471,6 +472,7 @@ int cmd_bench(const Argv& argv) {
   }
   if (args->has("--compare-no-cache")) return bench_compare_no_cache(*args);
   if (args->has("--snapshot")) return bench_snapshot(*args);
+  if (args->has("--json-schema") || args->has("--tools")) return bench_grammar(*args);
   auto opts = parse_bench_options(*args);
   if (!opts) return fail(opts.message());
   const BenchOptions& o = *opts;

@@ -66,12 +66,13 @@ std::string flag_name(std::string field) {
 }  // namespace
 
 int cmd_serve(const Argv& argv) {
-  auto args = Args::parse(
-      argv,
-      with(kSessionOptions,
-           {"--host", "--port", "--api-key", "--api-key-file", "--parallel", "--max-body-bytes",
-            "--max-tokens", "--model-id", "--template", "--enable-thinking", "--allowed-origins"}),
-      {"--cors", "--allow-no-key"});
+  auto args =
+      Args::parse(argv,
+                  with(kSessionOptions,
+                       {"--host", "--port", "--api-key", "--api-key-file", "--parallel",
+                        "--max-body-bytes", "--max-tokens", "--model-id", "--template",
+                        "--enable-thinking", "--allowed-origins", "--grammar", "--json-schema"}),
+                  {"--cors", "--allow-no-key", "--json-object"});
   if (!args) return fail(args.message());
   ServerOptions so;
   so.host = args->get("--host", so.host);
@@ -105,6 +106,10 @@ int cmd_serve(const Argv& argv) {
   so.max_tokens_default = static_cast<int32_t>(*max_tokens);
   so.cors = args->has("--cors");
   so.model_id = args->get("--model-id");
+  // The default grammar of requests that ask for no response_format and offer no tools.
+  GenerateOptions grammar_only;
+  if (Status g = read_grammar_options(*args, grammar_only); !g) return fail(g.message());
+  so.default_grammar = grammar_only.grammar;
   // The server's options in its own words (check_server_options), said as the flags.
   if (auto e = check_server_options(so)) {
     return fail("--" + flag_name(e->field) + " " + e->problem);

@@ -33,6 +33,8 @@ int cmd_models(const Argv& args);
 int bench_compare_no_cache(const class Args& args);
 // bench --snapshot: bytes each KV snapshot save writes (journal append vs whole file).
 int bench_snapshot(const class Args& args);
+// bench --json-schema F | --tools F: grammar compile time, constrained vs free decode.
+int bench_grammar(const class Args& args);
 
 // models pull REPO FILE: the app's download manager (hub/cmd_models_pull.cpp when
 // kvchat_hub is built; argv starts with REPO).

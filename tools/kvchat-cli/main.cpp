@@ -51,6 +51,7 @@ commands:
               [--allow-no-key] [--parallel 4] [--ctx N] [--kv-type T] [--kv-budget-bytes B]
               [--backend B] [--cors] [--allowed-origins O,O] [--max-body-bytes 8388608]
               [--max-tokens N] [--model-id NAME] [--template T] [--enable-thinking on|off]
+              [--grammar F | --json-schema F | --json-object]
               a local OpenAI-compatible HTTP server (/v1/chat/completions, /v1/completions,
               /v1/models, /health): prints "listening on URL" and serves until SIGINT or
               SIGTERM; --api-key, --api-key-file (its first line) or $KVCHAT_API_KEY: every
@@ -59,7 +60,12 @@ commands:
               --allowed-origins (--cors: any); --kv-budget-bytes: idle sessions' KV is dropped (least recently
               used first) beyond this total; a chat reply's reasoning is returned as
               message.reasoning_content (streamed: delta.reasoning_content), the request's
-              chat_template_kwargs.enable_thinking overriding --enable-thinking
+              chat_template_kwargs.enable_thinking overriding --enable-thinking;
+              response_format (json_object, json_schema) and tools (tool_choice auto, none,
+              required or a function; parallel_tool_calls) constrain replies by grammar, the
+              calls parsed into message.tool_calls in the template's call format (Hermes,
+              Llama 3, Mistral, else a generic JSON form); --grammar, --json-schema,
+              --json-object: the grammar of requests that ask for neither
   bench       --model M [--pp 512] [--tg 128] [--contexts 0,4096] [--kv-types f16,q8_0]
               [--repeat N] [--bw-mib 1024] [--threads N] [--backend B] [--json]
               prefill/decode tok/s, weight bytes per token, measured memory bandwidth and
@@ -71,6 +77,10 @@ commands:
               KV snapshot journal: bytes each save writes after a prefill of --pp tokens
               and --replies replies of --tg tokens (and a regenerated one), against a
               whole-file rewrite; save/load times, model identity time
+  bench       --model M --json-schema F | --tools F [--pp 64] [--tg 128] [--repeat 3] [--json]
+              what a grammar costs: its compile time (a JSON Schema, or an OpenAI tools array's
+              call grammar with tool_choice required) and constrained against free decode
+              speed, alternated runs, best against best
   bench-serve --model M [--parallel 1,2,4,8] [--tg 32] [--prompt-tokens 64] [--runs 3]
               [--threads N] [--kv-type T] [--json]   batched decode across sessions: for each
               N, N sessions with distinct prompts decode --tg tokens together (one forward

@@ -2,10 +2,13 @@
 // /health, the Host/Origin checks and the bearer key check before every route, JSON
 // error bodies for every status, and a record of every answer in the request log.
 #include <chrono>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "kvchat/conversation.h"
+#include "kvchat/grammar.h"
+#include "kvchat/tool_calls.h"
 #include "kvchat/reasoning.h"
 #include "kvchat/sampling_config.h"
 #include "server/auth.h"
@@ -136,9 +139,35 @@ Result<Prompt> prompt_tokens(const Server::Impl& impl, const CompletionRequest& 
   if (r.enable_thinking) format.set_enable_thinking(r.enable_thinking);
   const SystemAndTurns request = split_system_turns(r.messages);
   if (request.turns.empty()) return Error{"'messages' needs a user message"};
-  auto rendered = Conversation::prompt_for(format, request.system, request.turns);
+  auto rendered = Conversation::prompt_for(format, request.system, request.turns, r.tools);
   if (!rendered) return Error{"the chat template refused the messages: " + rendered.message()};
   return Prompt{std::move(rendered->ids), rendered->opens_reasoning};
+}
+
+// The request's grammar: its tools' calls, its response format, or the server's default.
+std::optional<ApiError> reply_constraint(const Server::Impl& impl, const CompletionRequest& r,
+                                         ReplyConstraint& out) {
+  ApiError e;
+  if (r.tools.active()) {
+    auto c = tool_call_constraint(r.tools, detect_tool_call_format(*impl.format));
+    if (!c) return e.param = "tools", e.message = "'tools': " + c.message(), e;
+    out = std::move(*c);
+  } else if (!r.response_schema.empty()) {
+    auto g = compile_json_schema(r.response_schema);
+    if (!g) return e.param = "response_format", e.message = "'response_format': " + g.message(), e;
+    out.grammar = std::move(*g);
+  } else {
+    out.grammar = impl.options.default_grammar;
+  }
+  return std::nullopt;
+}
+
+// A reply's calls with their ids (new ones, or the ones the model wrote for Mistral).
+std::vector<ToolCall> with_ids(std::vector<ToolCall> calls, ToolCallFormat format) {
+  thread_local uint64_t rng = std::random_device{}() * 0x9E3779B97F4A7C15ull + 1;
+  for (ToolCall& c : calls)
+    if (c.id.empty() || format != ToolCallFormat::Mistral) c.id = new_tool_call_id(format, rng);
+  return calls;
 }
 
 GenerationRequest generation_request(const Server::Impl& impl, const CompletionRequest& r,
@@ -163,8 +192,33 @@ struct StreamJob {
   GenerationRequest generation;
   ResponseHead head;
   bool include_usage = false;
-  bool starts_in_thinking = false;  // the prompt opened the reply's reasoning
+  bool starts_in_thinking = false;      // the prompt opened the reply's reasoning
+  std::optional<ToolCallFormat> tools;  // set: the reply may hold calls in this format
 };
+
+// The end of a streamed chat reply that may hold calls: the text not yet shown, then each
+// call as two pieces (id, type and name; then its arguments), as the OpenAI SDK joins them.
+// Whether there were calls.
+template <typename Send>
+bool stream_tool_calls(ToolCallStream& calls, ToolCallFormat format, Send&& chunk) {
+  ToolCallReply reply = calls.finish();
+  if (!reply.content.empty()) {
+    ChunkFields f;
+    f.text = reply.content;
+    chunk(f);
+  }
+  reply.calls = with_ids(std::move(reply.calls), format);
+  for (size_t i = 0; i < reply.calls.size(); ++i) {
+    ChunkFields head;
+    head.call = ToolCallDelta{static_cast<int>(i), reply.calls[i].id, reply.calls[i].name, ""};
+    chunk(head);
+    ChunkFields args;
+    args.call =
+        ToolCallDelta{static_cast<int>(i), std::nullopt, std::nullopt, reply.calls[i].arguments};
+    chunk(args);
+  }
+  return !reply.calls.empty();
+}
 
 void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httplib::Response& res) {
   res.set_header("Cache-Control", "no-cache");
@@ -188,8 +242,11 @@ void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httpl
         first.role = true;
         first.text = std::string();
         if (chat && !chunk(first)) return false;
-        // Chat: the reasoning's pieces as delta.reasoning_content, the answer's as content.
+        // Chat: the reasoning's pieces as delta.reasoning_content, the answer's as content
+        // (up to where a call may begin, when the request offers tools).
         ReasoningSplitter splitter(srv->format->reasoning_markers(), job->starts_in_thinking);
+        std::optional<ToolCallStream> calls;
+        if (job->tools) calls.emplace(*job->tools);
         auto send_parts = [&](const ReasoningParts& d) {
           bool ok = true;
           if (!d.thinking.empty()) {
@@ -197,9 +254,10 @@ void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httpl
             f.reasoning = d.thinking;
             ok = chunk(f) && ok;
           }
-          if (!d.answer.empty()) {
+          const std::string answer = calls ? calls->feed(d.answer) : d.answer;
+          if (!answer.empty()) {
             ChunkFields f;
-            f.text = d.answer;
+            f.text = answer;
             ok = chunk(f) && ok;
           }
           return ok;
@@ -212,6 +270,8 @@ void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httpl
                                         return chunk(f);
                                       });
         if (chat && !client_gone) send_parts(splitter.finish());
+        const bool made_calls =
+            calls && !client_gone && stream_tool_calls(*calls, *job->tools, chunk);
         if (client_gone) {  // closes the connection; the lease goes back
           ++srv->client_hang_ups;
           t_notes.hung_up = true;
@@ -227,6 +287,7 @@ void stream_completion(Server::Impl& impl, std::shared_ptr<StreamJob> job, httpl
         } else {
           ChunkFields last;
           last.finish = outcome->finish;
+          last.finish_tool_calls = made_calls;
           chunk(last);
           if (job->include_usage) {
             ChunkFields u;
@@ -271,7 +332,8 @@ std::optional<ApiError> refusal(const Server::Impl& impl, const CompletionReques
 // The whole answer at once, generated on `held`'s session (given back before answering).
 void answer_whole(Server::Impl& impl, const httplib::Request& req, httplib::Response& res,
                   std::optional<SessionLease>& held, const GenerationRequest& generation,
-                  const ResponseHead& head, bool starts_in_thinking) {
+                  const ResponseHead& head, bool starts_in_thinking,
+                  std::optional<ToolCallFormat> tools) {
   // A client that hangs up cancels its generation at the next piece of text.
   const int client = find_client_socket(req.remote_addr, req.remote_port, req.local_port);
   bool hung_up = false;
@@ -298,8 +360,12 @@ void answer_whole(Server::Impl& impl, const httplib::Request& req, httplib::Resp
     // content is the answer; the reasoning, when there is one, is reasoning_content.
     const ReasoningParts parts =
         split_reasoning(outcome->text, impl.format->reasoning_markers(), starts_in_thinking);
-    res.set_content(completion_body(head, parts.answer, outcome->finish, usage, parts.thinking),
-                    kJson);
+    ToolCallReply reply{parts.answer, {}};
+    if (tools) reply = parse_tool_calls(parts.answer, *tools);
+    res.set_content(
+        completion_body(head, reply.content, outcome->finish, usage, parts.thinking,
+                        with_ids(std::move(reply.calls), tools.value_or(ToolCallFormat::Generic))),
+        kJson);
   } else {
     res.set_content(completion_body(head, outcome->text, outcome->finish, usage), kJson);
   }
@@ -313,6 +379,8 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   t_notes.model = shown_text(r.model);
   if (impl.log_message_text) t_notes.message_text = message_text_of(r);
   if (auto e = refusal(impl, r)) return send_error(res, *e);
+  ReplyConstraint constraint;
+  if (auto e = reply_constraint(impl, r, constraint)) return send_error(res, *e);
   const char* prompt_param = endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
   auto tokens = prompt_tokens(impl, r);
   if (!tokens) {
@@ -355,8 +423,12 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   ResponseHead head{new_completion_id(endpoint), unix_now(), impl.options.model_id, endpoint};
   const bool starts_in_thinking = tokens->starts_in_thinking;
   GenerationRequest generation = generation_request(impl, r, std::move(tokens->ids));
+  generation.constraint = std::move(constraint);
+  std::optional<ToolCallFormat> tools;
+  if (r.tools.active()) tools = detect_tool_call_format(*impl.format);
   if (!r.stream) {
-    return answer_whole(impl, req, res, acquired->lease, generation, head, starts_in_thinking);
+    return answer_whole(impl, req, res, acquired->lease, generation, head, starts_in_thinking,
+                        tools);
   }
   auto job = std::make_shared<StreamJob>();
   job->lease.emplace(std::move(*acquired->lease));
@@ -365,6 +437,7 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   job->head = std::move(head);
   job->include_usage = r.include_usage;
   job->starts_in_thinking = starts_in_thinking;
+  job->tools = tools;
   stream_completion(impl, std::move(job), res);
 }
 

@@ -1,15 +1,15 @@
 #include "server/openai_request.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "kvchat/sampling_config.h"
+#include "server/request_json.h"
 #include "tokenizer/utf8.h"
 
 namespace kvchat::server {
-namespace {
-
 using nlohmann::json;
 
 ApiError bad(std::string param, std::string message) {
@@ -35,6 +35,25 @@ const char* type_name(const json& v) {
 ApiError wrong_type(const std::string& param, const char* expected, const json& v) {
   return bad(param, "'" + param + "' must be " + expected + ", got " + type_name(v));
 }
+
+std::optional<ApiError> checked_text(const std::string& param, const std::string& s) {
+  if (!utf8::is_well_formed(s)) return bad(param, "'" + param + "' is not valid UTF-8");
+  if (s.find('\0') != std::string::npos) {
+    return bad(param, "'" + param + "' contains a NUL character");
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> only_known_keys(const json& obj, const std::string& param,
+                                        std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : obj.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    return bad(param + "." + key, "'" + param + "." + key + "' is not a field kvchat knows");
+  }
+  return std::nullopt;
+}
+
+namespace {
 
 // Each reader: nullopt error on success, the value written to `out`; absent or null
 // fields leave `out` untouched.
@@ -84,14 +103,6 @@ std::optional<ApiError> read_bool(const json& obj, const std::string& param, con
   return std::nullopt;
 }
 
-std::optional<ApiError> checked_text(const std::string& param, const std::string& s) {
-  if (!utf8::is_well_formed(s)) return bad(param, "'" + param + "' is not valid UTF-8");
-  if (s.find('\0') != std::string::npos) {
-    return bad(param, "'" + param + "' contains a NUL character");
-  }
-  return std::nullopt;
-}
-
 // content: a string, null, or an array of {"type": "text", "text": ...} parts.
 std::optional<ApiError> read_content(const json& msg, const std::string& param, std::string& out) {
   auto it = msg.find("content");
@@ -133,11 +144,13 @@ std::optional<ApiError> read_messages(const json& body, CompletionRequest& r) {
     ChatMessage msg;
     msg.role = role->get<std::string>();
     if (msg.role == "developer") msg.role = "system";
-    if (msg.role != "system" && msg.role != "user" && msg.role != "assistant") {
-      return bad(p + ".role", "'" + p + ".role' must be \"system\", \"developer\", \"user\" or " +
-                                  "\"assistant\", got " + role->dump());
+    if (msg.role != "system" && msg.role != "user" && msg.role != "assistant" &&
+        msg.role != "tool") {
+      return bad(p + ".role", "'" + p + ".role' must be \"system\", \"developer\", \"user\", " +
+                                  "\"assistant\" or \"tool\", got " + role->dump());
     }
     if (auto e = read_content(m, p + ".content", msg.content)) return e;
+    if (auto e = read_message_tool_fields(m, p, msg)) return e;
     r.messages.push_back(std::move(msg));
   }
   return std::nullopt;
@@ -265,6 +278,8 @@ std::optional<ApiError> read_fields(const json& body, CompletionRequest& r) {
   if (has_seed && seed >= 0) r.seed = static_cast<uint64_t>(seed);
   if (auto e = read_template_kwargs(body, r)) return e;
   if (auto e = read_logit_bias(body, r)) return e;
+  if (auto e = read_tools(body, r)) return e;
+  if (auto e = read_response_format(body, r)) return e;
   return read_stop(body, r);
 }
 

@@ -11,6 +11,7 @@
 
 #include "kvchat/chat_template.h"
 #include "kvchat/sampler.h"
+#include "kvchat/tool_calls.h"
 
 namespace kvchat::server {
 
@@ -57,12 +58,19 @@ struct CompletionRequest {
   // chat_template_kwargs.enable_thinking (llama.cpp's server takes it so): the template's
   // enable_thinking for this request; unset = the server's setting.
   std::optional<bool> enable_thinking;
+  // tools, tool_choice, parallel_tool_calls (chat only): the functions the reply may call.
+  ToolRequest tools;
+  // response_format: the JSON Schema the reply must be an instance of (json_object:
+  // kJsonObjectSchema); "" = text.
+  std::string response_schema;
 };
 
 inline constexpr int kMaxJsonDepth = 32;
 inline constexpr size_t kMaxStopStrings = 16;
 inline constexpr size_t kMaxStopBytes = 256;
 inline constexpr size_t kMaxLogitBias = 1024;  // entries
+inline constexpr size_t kMaxTools = 128;
+inline constexpr size_t kMaxToolCalls = 128;  // in one assistant message
 
 struct ParsedRequest {
   std::optional<CompletionRequest> request;

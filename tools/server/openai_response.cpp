@@ -63,13 +63,25 @@ std::string models_body(std::string_view model_id, int64_t created) {
 }
 
 std::string completion_body(const ResponseHead& head, std::string_view text, FinishReason finish,
-                            const Usage& usage, std::string_view reasoning) {
+                            const Usage& usage, std::string_view reasoning,
+                            const std::vector<ToolCall>& calls) {
   json j = head_json(head, false);
-  json choice = {
-      {"index", 0}, {"finish_reason", finish_reason_name(finish)}, {"logprobs", nullptr}};
+  json choice = {{"index", 0},
+                 {"finish_reason", calls.empty() ? finish_reason_name(finish) : "tool_calls"},
+                 {"logprobs", nullptr}};
   if (head.endpoint == Endpoint::ChatCompletions) {
-    choice["message"] = {{"role", "assistant"}, {"content", text}, {"refusal", nullptr}};
+    json content = text.empty() && !calls.empty() ? json(nullptr) : json(text);
+    choice["message"] = {{"role", "assistant"}, {"content", content}, {"refusal", nullptr}};
     if (!reasoning.empty()) choice["message"]["reasoning_content"] = reasoning;
+    if (!calls.empty()) {
+      json list = json::array();
+      for (const ToolCall& c : calls) {
+        list.push_back({{"id", c.id},
+                        {"type", "function"},
+                        {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
+      }
+      choice["message"]["tool_calls"] = std::move(list);
+    }
   } else {
     choice["text"] = text;
   }
@@ -85,14 +97,22 @@ std::string chunk_body(const ResponseHead& head, const ChunkFields& f) {
     j["usage"] = usage_json(*f.usage);
     return dump(j);
   }
-  json choice = {{"index", 0},
-                 {"finish_reason", f.finish ? json(finish_reason_name(*f.finish)) : json(nullptr)},
-                 {"logprobs", nullptr}};
+  json finish = nullptr;
+  if (f.finish) finish = f.finish_tool_calls ? "tool_calls" : finish_reason_name(*f.finish);
+  json choice = {{"index", 0}, {"finish_reason", finish}, {"logprobs", nullptr}};
   if (head.endpoint == Endpoint::ChatCompletions) {
     json delta = json::object();
     if (f.role) delta["role"] = "assistant";
     if (f.reasoning) delta["reasoning_content"] = *f.reasoning;
     if (f.text) delta["content"] = *f.text;
+    if (f.call) {
+      json call = {{"index", f.call->index}};
+      if (f.call->id) call["id"] = *f.call->id, call["type"] = "function";
+      json function = {{"arguments", f.call->arguments}};
+      if (f.call->name) function["name"] = *f.call->name;
+      call["function"] = std::move(function);
+      delta["tool_calls"] = json::array({call});
+    }
     choice["delta"] = delta;
   } else {
     choice["text"] = f.text.value_or("");

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "serving/generation.h"
 #include "server/openai_request.h"
@@ -35,9 +36,18 @@ struct Usage {
 std::string error_body(const ApiError& e);
 std::string models_body(std::string_view model_id, int64_t created);
 // A whole (non-streamed) completion. Chat: `text` is message.content (the answer), and a
-// non-empty `reasoning` is message.reasoning_content (absent when empty).
+// non-empty `reasoning` is message.reasoning_content (absent when empty); calls are
+// message.tool_calls (content null when there is no text) with finish_reason "tool_calls".
 std::string completion_body(const ResponseHead& head, std::string_view text, FinishReason finish,
-                            const Usage& usage, std::string_view reasoning = {});
+                            const Usage& usage, std::string_view reasoning = {},
+                            const std::vector<ToolCall>& calls = {});
+// One piece of a streamed call, as the OpenAI SDK assembles them: the first piece of call
+// `index` carries its id, type and name, the next ones pieces of its arguments.
+struct ToolCallDelta {
+  int index = 0;
+  std::optional<std::string> id, name;
+  std::string arguments;
+};
 // A stream chunk: the first carries the role (chat), the content ones text (chat: the
 // reasoning's pieces as delta.reasoning_content, then the answer's as delta.content), the last the
 // finish reason; with include_usage every chunk has "usage": null and a final one with
@@ -46,7 +56,9 @@ struct ChunkFields {
   bool role = false;
   std::optional<std::string> text;
   std::optional<std::string> reasoning;  // chat: delta.reasoning_content
+  std::optional<ToolCallDelta> call;     // chat: delta.tool_calls[0]
   std::optional<FinishReason> finish;
+  bool finish_tool_calls = false;  // with finish: "tool_calls"
   bool usage_null = false;
   std::optional<Usage> usage;  // the usage-only chunk (choices: [])
 };

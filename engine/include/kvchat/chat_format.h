@@ -52,8 +52,12 @@ class ChatFormat {
   // assistant's, the text ends with that reply. A template's raise_exception() is an Error
   // with its message. A template that refuses a system message (Gemma's) gets the system
   // prompt at the head of the first user message instead, as its own docs advise.
+  // `tools_json`: OpenAI's tools array (JSON text) for the template's `tools` variable;
+  // "" = not passed. Built-in formats ignore it (kvchat/tool_calls.h words the tools into
+  // the system prompt for them).
   Result<std::string> render(std::string_view system_prompt,
-                             const std::vector<ChatMessage>& messages) const;
+                             const std::vector<ChatMessage>& messages,
+                             std::string_view tools_json = {}) const;
   // Token ids of a rendered prompt: special tokens parsed; BOS added when the tokenizer
   // adds one and the text does not already begin with the BOS token's text.
   std::vector<TokenId> tokenize(std::string_view rendered) const;

@@ -24,9 +24,19 @@ enum class ChatTemplateKind {
   Gemma,       // <start_of_turn>user ... <end_of_turn>
 };
 
+// A function call the assistant made (OpenAI's tool_calls[i]).
+struct ToolCall {
+  std::string id;         // what the tool's result names (tool_call_id)
+  std::string name;       // the function
+  std::string arguments;  // JSON text (an object)
+};
+
 struct ChatMessage {
-  std::string role;  // "system", "user" or "assistant"
+  std::string role;  // "system", "user", "assistant" or "tool"
   std::string content;
+  std::vector<ToolCall> tool_calls{};  // assistant: the calls it made (content may be empty)
+  std::string tool_call_id{};          // tool: the call this message is the result of
+  std::string name{};                  // tool: the function that was called
 };
 
 std::string_view chat_template_name(ChatTemplateKind kind);

@@ -30,6 +30,7 @@
 #include "kvchat/result.h"
 #include "kvchat/session.h"
 #include "kvchat/summarize.h"
+#include "kvchat/tool_calls.h"
 
 namespace kvchat {
 
@@ -147,8 +148,11 @@ class Conversation {
   // What tokens_for() renders, for a caller that holds its sessions itself (the server's
   // pool): `messages` after `system` through `format`; a template that refuses them, or no
   // turn to answer, is an error.
+  // `tools`: the functions the reply may call (kvchat/tool_calls.h: rendered as the
+  // template's call format asks; earlier calls and results in `messages` rendered back).
   static Result<RenderedPrompt> prompt_for(const ChatFormat& format, std::string_view system,
-                                           const std::vector<ChatMessage>& messages);
+                                           const std::vector<ChatMessage>& messages,
+                                           const ToolRequest& tools = {});
 
   // Evaluates the conversation's prompt, reusing the cache up to the first differing
   // token, then generates the assistant's reply and appends it to messages() (also a

@@ -18,6 +18,14 @@
 
 namespace kvchat {
 
+// A lazy grammar's trigger: the grammar applies from the first occurrence of `text` in
+// the reply (the text from it on must be a sentence), the reply before it is free.
+// at_start: only where the reply, leading whitespace aside, begins with it.
+struct GrammarTrigger {
+  std::string text;
+  bool at_start = false;
+};
+
 struct GenerateOptions {
   int32_t max_tokens = 128;
   SamplingParams sampling;
@@ -30,6 +38,14 @@ struct GenerateOptions {
   // Set: every token continues a sentence of this grammar (kvchat/grammar.h), and the
   // reply ends with an end-of-generation token only where a sentence is complete.
   std::shared_ptr<const grammar::Grammar> grammar;
+  // Set: the grammar waits for the first of these triggers (a tool call's marker) and the
+  // reply is free until then; an occurrence whose continuation (in the same token) cannot
+  // continue the grammar is passed over (" then" is not the trigger " the").
+  std::vector<GrammarTrigger> grammar_triggers;
+  // Special tokens, by their text ("[TOOL_CALLS]", "<|python_tag|>"), that the grammar and
+  // the reply's text see as that text while a grammar is given (control tokens otherwise
+  // have no text, and a grammar never allows them).
+  std::vector<std::string> grammar_special_tokens;
 };
 
 enum class StopReason { Eos, StopString, MaxTokens, ContextFull, Cancelled };

@@ -83,7 +83,8 @@ Result<ChatFormat> ChatFormat::create(std::string_view file_template, const Toke
 }
 
 Result<std::string> ChatFormat::render(std::string_view system_prompt,
-                                       const std::vector<ChatMessage>& messages) const {
+                                       const std::vector<ChatMessage>& messages,
+                                       std::string_view tools_json) const {
   if (!jinja_) return render_chat(kind_, system_prompt, messages);
   std::vector<ChatMessage> all;
   all.reserve(messages.size() + 1);
@@ -93,10 +94,13 @@ Result<std::string> ChatFormat::render(std::string_view system_prompt,
   options.add_generation_prompt = !messages.empty() && messages.back().role != "assistant";
   options.bos_token = bos_text_;
   options.eos_token = eos_text_;
-  if (enable_thinking_) {
-    options.extra_variables_json =
-        *enable_thinking_ ? R"({"enable_thinking": true})" : R"({"enable_thinking": false})";
-  }
+  std::string variables;
+  if (enable_thinking_)
+    variables = *enable_thinking_ ? R"("enable_thinking": true)" : R"("enable_thinking": false)";
+  if (!tools_json.empty())
+    variables +=
+        (variables.empty() ? "" : ", ") + std::string(R"("tools": )") + std::string(tools_json);
+  if (!variables.empty()) options.extra_variables_json = "{" + variables + "}";
   auto text = jinja_->render(all, options);
   if (!text && !system_prompt.empty() && !messages.empty() && messages.front().role == "user") {
     std::vector<ChatMessage> merged(messages);

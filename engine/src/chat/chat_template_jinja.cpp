@@ -28,12 +28,45 @@ namespace {
 
 using Variables = std::unordered_map<std::string, jinja::Value>;
 
+// A call as OpenAI clients send it back ({id, type, function: {name, arguments}}), the
+// arguments as the object they encode: the templates that print them (tojson) expect
+// the mapping transformers documents; text that is not JSON stays a string.
+jinja::Value tool_call_value(const ToolCall& call) {
+  jinja::Value arguments;
+  try {
+    arguments = jinja::parse_json(call.arguments);
+  } catch (const jinja::RenderError&) {
+    arguments = jinja::Value(call.arguments);
+  }
+  jinja::Value function = jinja::Value::dict();
+  function.dict_obj().set(jinja::Value("name"), jinja::Value(call.name));
+  function.dict_obj().set(jinja::Value("arguments"), std::move(arguments));
+  jinja::Value d = jinja::Value::dict();
+  d.dict_obj().set(jinja::Value("id"), jinja::Value(call.id));
+  d.dict_obj().set(jinja::Value("type"), jinja::Value("function"));
+  d.dict_obj().set(jinja::Value("function"), std::move(function));
+  return d;
+}
+
+// Each message as the dict transformers passes: role and content; an assistant's calls
+// as tool_calls (its content none when it has no text, as OpenAI clients send it); a
+// tool result's tool_call_id and name.
 jinja::Value messages_value(const std::vector<ChatMessage>& messages) {
   std::vector<jinja::Value> list;
   for (const ChatMessage& m : messages) {
     jinja::Value d = jinja::Value::dict();
     d.dict_obj().set(jinja::Value("role"), jinja::Value(m.role));
-    d.dict_obj().set(jinja::Value("content"), jinja::Value(m.content));
+    const bool no_text = m.content.empty() && !m.tool_calls.empty();
+    d.dict_obj().set(jinja::Value("content"),
+                     no_text ? jinja::Value::none() : jinja::Value(m.content));
+    if (!m.tool_calls.empty()) {
+      std::vector<jinja::Value> calls;
+      for (const ToolCall& c : m.tool_calls) calls.push_back(tool_call_value(c));
+      d.dict_obj().set(jinja::Value("tool_calls"), jinja::Value::list(std::move(calls)));
+    }
+    if (!m.tool_call_id.empty())
+      d.dict_obj().set(jinja::Value("tool_call_id"), jinja::Value(m.tool_call_id));
+    if (!m.name.empty()) d.dict_obj().set(jinja::Value("name"), jinja::Value(m.name));
     list.push_back(std::move(d));
   }
   return jinja::Value::list(std::move(list));

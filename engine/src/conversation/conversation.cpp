@@ -222,9 +222,10 @@ SystemAndTurns split_system_turns(const std::vector<ChatMessage>& messages) {
 }
 
 Result<RenderedPrompt> Conversation::prompt_for(const ChatFormat& format, std::string_view system,
-                                                const std::vector<ChatMessage>& messages) {
+                                                const std::vector<ChatMessage>& messages,
+                                                const ToolRequest& tools) {
   if (messages.empty()) return Error{"no message to answer"};
-  auto text = format.render(system, messages);
+  auto text = render_with_tools(format, system, messages, tools, detect_tool_call_format(format));
   if (!text) return text.error();
   RenderedPrompt out;
   out.ids = format.tokenize(*text);

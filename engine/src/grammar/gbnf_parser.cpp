@@ -111,11 +111,12 @@ class Parser {
     ids_.emplace(name, id);
     return id;
   }
-  // A rule for a group or a repetition inside `origin`: "origin-N".
+  // A rule for a group or a repetition inside `origin`: "origin#N" ('#' is not a name
+  // character, so no rule defined later in the text can have the same name).
   uint32_t new_rule(const std::string& origin) {
     std::string name;
     do {
-      name = origin + "-" + std::to_string(++synthetic_);
+      name = origin + "#" + std::to_string(++synthetic_);
     } while (ids_.count(name));
     const uint32_t id = rule_id(name, p_);
     rules_[id].defined = true;

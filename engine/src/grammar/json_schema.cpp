@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,10 +18,12 @@ using Json = nlohmann::ordered_json;
 // The JSON pieces every schema shares (RFC 8259), written once when first used.
 const std::map<std::string, std::string>& primitives() {
   static const std::map<std::string, std::string> p = {
-      {"ws", "[ \\t]{0,20} ( \"\\n\" [ \\t]{0,20} )?"},
-      {"string",
-       "\"\\\"\" ( [^\"\\\\\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} ) )* "
-       "\"\\\"\""},
+      // One space, or a line break and an indent (pretty-printed JSON): no more, so that a
+      // small model cannot spend its tokens on blanks.
+      {"ws", "( \" \" | \"\\n\" [ \\t]{0,20} )?"},
+      {"string", "\"\\\"\" char* \"\\\"\""},
+      {"char",  // one character of a JSON string: a code point or an escape
+       "[^\"\\\\\\x00-\\x1F] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} )"},
       {"integer", "\"-\"? ( \"0\" | [1-9] [0-9]{0,15} )"},
       {"number", "integer ( \".\" [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?"},
       {"boolean", "\"true\" | \"false\""},
@@ -35,6 +38,7 @@ const std::map<std::string, std::string>& primitives() {
 // What each primitive refers to (so that using one brings in the others).
 const std::map<std::string, std::vector<std::string>>& primitive_uses() {
   static const std::map<std::string, std::vector<std::string>> u = {
+      {"string", {"char"}},
       {"number", {"integer"}},
       {"value", {"object", "array", "string", "number", "boolean", "null"}},
       {"object", {"ws", "member"}},
@@ -44,8 +48,9 @@ const std::map<std::string, std::vector<std::string>>& primitive_uses() {
   return u;
 }
 
-// A GBNF literal of `text` (UTF-8 passes through; quotes, backslashes and controls escaped).
-std::string literal(const std::string& text) {
+}  // namespace
+
+std::string gbnf_literal(std::string_view text) {
   std::string out = "\"";
   for (unsigned char c : text) {
     if (c == '"' || c == '\\') {
@@ -60,22 +65,25 @@ std::string literal(const std::string& text) {
   return out + "\"";
 }
 
+namespace {
+
 const std::set<std::string> kAnnotations = {"title",    "description", "$schema", "$id",
                                             "$comment", "examples",    "default", "strict"};
 const std::set<std::string> kUnderstood = {
-    "type",       "properties", "required", "additionalProperties",
-    "items",      "minItems",   "maxItems", "enum",
-    "const",      "anyOf",      "$ref",     "$defs",
-    "definitions"};
+    "type",        "properties", "required", "additionalProperties",
+    "items",       "minItems",   "maxItems", "enum",
+    "const",       "anyOf",      "$ref",     "$defs",
+    "definitions", "minLength",  "maxLength"};
 
 class Converter {
  public:
-  explicit Converter(const Json& root) : root_(root) {}
+  Converter(const Json& root, std::string root_name)
+      : root_(root), root_name_(std::move(root_name)) {}
 
   Result<std::string> run() {
     const std::string root = rule_for(root_, "root-value", "");
     if (error_) return Error{*error_};
-    std::string out = "root ::= " + root + "\n";
+    std::string out = root_name_ + " ::= " + root + "\n";
     for (const auto& [name, body] : rules_) out += name + " ::= " + body + "\n";
     return out;
   }
@@ -94,11 +102,11 @@ class Converter {
   }
 
   std::string new_rule(const std::string& hint, std::string body) {
-    std::string base;
+    std::string base = root_name_ == "root" ? "" : root_name_ + "-";
     for (char c : hint) base += (std::isalnum(static_cast<unsigned char>(c)) ? c : '-');
     if (base.empty()) base = "s";
     std::string name = base;
-    for (int i = 2; rules_.count(name) || primitives().count(name) || name == "root"; ++i)
+    for (int i = 2; rules_.count(name) || primitives().count(name) || name == root_name_; ++i)
       name = base + "-" + std::to_string(i);
     rules_[name] = std::move(body);
     return name;
@@ -123,7 +131,7 @@ class Converter {
       }
     }
     if (s.contains("$ref")) return ref_rule(s["$ref"], at);
-    if (s.contains("const")) return literal(s["const"].dump());
+    if (s.contains("const")) return gbnf_literal(s["const"].dump());
     if (s.contains("enum")) return enum_rule(s["enum"], hint, at);
     if (s.contains("anyOf")) return any_of_rule(s["anyOf"], hint, at);
     if (!s.contains("type")) return use_primitive("value"), "value";
@@ -133,6 +141,14 @@ class Converter {
       for (const auto& t : type) {
         Json one = s;
         one["type"] = t;
+        // A type's own keywords say nothing of the others' instances.
+        const std::string name = t.is_string() ? t.get<std::string>() : "";
+        if (name != "object")
+          for (const char* k : {"properties", "required", "additionalProperties"}) one.erase(k);
+        if (name != "array")
+          for (const char* k : {"items", "minItems", "maxItems"}) one.erase(k);
+        if (name != "string")
+          for (const char* k : {"minLength", "maxLength"}) one.erase(k);
         body += (body.empty() ? "" : " | ") + rule_for(one, hint, at);
       }
       if (body.empty()) fail(at, "an empty list of types");
@@ -153,8 +169,13 @@ class Converter {
     for (const char* key : {"items", "minItems", "maxItems"}) {
       if (s.contains(key) && type != "array") fail(at, std::string("'") + key + "' on a " + type);
     }
+    for (const char* key : {"minLength", "maxLength"}) {
+      if (s.contains(key) && type != "string") fail(at, std::string("'") + key + "' on a " + type);
+    }
     if (type == "object") return object_rule(s, hint, at);
     if (type == "array") return array_rule(s, hint, at);
+    if (type == "string" && (s.contains("minLength") || s.contains("maxLength")))
+      return bounded_string_rule(s, hint, at);
     if (type == "string" || type == "integer" || type == "number" || type == "boolean" ||
         type == "null") {
       use_primitive(type);
@@ -162,6 +183,33 @@ class Converter {
     }
     fail(at + "/type", "unknown type '" + type + "'");
     return "null";
+  }
+
+  // A string of minLength to maxLength characters (code points or escapes).
+  std::string bounded_string_rule(const Json& s, const std::string& hint, const std::string& at) {
+    constexpr int64_t kMaxBound = 1024;  // a bound is written out as that many grammar elements
+    int64_t lo = 0, hi = -1;
+    for (const auto& [key, out] : {std::pair{"minLength", &lo}, std::pair{"maxLength", &hi}}) {
+      if (!s.contains(key)) continue;
+      const Json& v = s.at(key);
+      if (!v.is_number_integer() || v.get<int64_t>() < 0) {
+        fail(at + "/" + key, "must be a non-negative integer");
+        return "null";
+      }
+      if (v.get<int64_t>() > kMaxBound) {
+        fail(at + "/" + key, "above " + std::to_string(kMaxBound) + " is not supported");
+        return "null";
+      }
+      *out = v.get<int64_t>();
+    }
+    if (hi >= 0 && lo > hi) {
+      fail(at, "minLength is greater than maxLength");
+      return "null";
+    }
+    use_primitive("char");
+    const std::string bounds =
+        "{" + std::to_string(lo) + "," + (hi >= 0 ? std::to_string(hi) : "") + "}";
+    return new_rule(hint, "\"\\\"\" char" + bounds + " \"\\\"\"");
   }
 
   std::string object_rule(const Json& s, const std::string& hint, const std::string& at) {
@@ -195,7 +243,7 @@ class Converter {
     std::vector<bool> req;
     for (const auto& [name, sub] : props.items()) {
       const std::string value = rule_for(sub, hint + "-" + name, at + "/properties/" + name);
-      kv.push_back(literal(Json(name).dump()) + " ws \":\" ws " + value + " ws");
+      kv.push_back(gbnf_literal(Json(name).dump()) + " ws \":\" ws " + value + " ws");
       req.push_back(required.count(name) > 0);
     }
     std::string first_next = "", after_next = "";  // first_n and after_n: nothing
@@ -254,7 +302,7 @@ class Converter {
       return "null";
     }
     std::string body;
-    for (const auto& v : values) body += (body.empty() ? "" : " | ") + literal(v.dump());
+    for (const auto& v : values) body += (body.empty() ? "" : " | ") + gbnf_literal(v.dump());
     return new_rule(hint, body);
   }
 
@@ -304,6 +352,7 @@ class Converter {
   }
 
   const Json& root_;
+  const std::string root_name_;
   std::map<std::string, std::string> rules_;  // name -> body
   std::map<std::string, std::string> refs_;   // $ref -> its rule
   std::optional<std::string> error_;
@@ -311,7 +360,8 @@ class Converter {
 
 }  // namespace
 
-Result<std::string> json_schema_to_gbnf(std::string_view schema_json) {
+Result<std::string> json_schema_to_gbnf(std::string_view schema_json,
+                                        const std::string& root_name) {
   Json schema;
   try {
     schema = Json::parse(schema_json);
@@ -319,7 +369,7 @@ Result<std::string> json_schema_to_gbnf(std::string_view schema_json) {
     return Error{std::string("schema: not JSON: ") + e.what()};
   }
   try {
-    return Converter(schema).run();
+    return Converter(schema, root_name).run();
   } catch (const std::exception& e) {  // nlohmann's type errors on malformed schemas
     return Error{std::string("schema: ") + e.what()};
   }

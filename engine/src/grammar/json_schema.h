@@ -20,6 +20,13 @@
 namespace kvchat::grammar {
 
 // GBNF text whose root is the schema's instances (JSON text without surrounding space).
-Result<std::string> json_schema_to_gbnf(std::string_view schema_json);
+// With another root_name the root rule is called so and every rule the schema needs is
+// prefixed with "<root_name>-" (the JSON primitives ws, string, number, ... excepted: their
+// bodies are the same in every conversion), so that several schemas share one grammar.
+// A GBNF literal of `text` (UTF-8 passes through; quotes, backslashes and controls escaped).
+std::string gbnf_literal(std::string_view text);
+
+Result<std::string> json_schema_to_gbnf(std::string_view schema_json,
+                                        const std::string& root_name = "root");
 
 }  // namespace kvchat::grammar

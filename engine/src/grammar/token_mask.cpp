@@ -100,11 +100,17 @@ int32_t GrammarConstraint::current() const {
   return state_id_;
 }
 
+std::string GrammarConstraint::bytes_of(TokenId id) const {
+  for (const auto& [special, text] : special_texts_)
+    if (special == id) return text;
+  if (tokenizer_->is_control(id)) return {};
+  return tokenizer_->token_bytes(id);
+}
+
 Result<bool> GrammarConstraint::allows(TokenId id) const {
   if (id < 0 || id >= tokenizer_->n_vocab()) return false;
   if (tokenizer_->is_eog(id)) return matcher_.can_end();
-  if (tokenizer_->is_control(id)) return false;
-  const std::string bytes = tokenizer_->token_bytes(id);
+  const std::string bytes = bytes_of(id);
   if (bytes.empty()) return false;
   int32_t state = current();
   for (char c : bytes) {
@@ -118,6 +124,12 @@ Result<bool> GrammarConstraint::allows(TokenId id) const {
 
 Status GrammarConstraint::mask(std::span<float> logits) {
   if (Status s = allowed_tokens(*cache_, current(), *trie_, allowed_); !s) return s;
+  for (const auto& [special, text] : special_texts_) {  // not in the trie: no bytes of their own
+    if (static_cast<size_t>(special) >= allowed_.size()) continue;
+    auto ok = allows(special);
+    if (!ok) return ok.error();
+    allowed_[static_cast<size_t>(special)] = *ok ? 1 : 0;
+  }
   bool any = false;
   const size_t n = std::min(logits.size(), allowed_.size());
   for (size_t i = 0; i < n; ++i) {
@@ -140,8 +152,13 @@ Status GrammarConstraint::accept(TokenId id) {
                  "') cannot continue the grammar here"};
   }
   if (tokenizer_->is_eog(id)) return Status::Ok();
-  auto advanced = matcher_.accept(tokenizer_->token_bytes(id));
+  return accept_text(bytes_of(id));
+}
+
+Status GrammarConstraint::accept_text(std::string_view bytes) {
+  auto advanced = matcher_.accept(bytes);
   if (!advanced) return advanced.error();
+  if (!*advanced) return Error{"the text cannot continue the grammar here"};
   state_id_ = cache_->intern(matcher_.state());
   return Status::Ok();
 }

@@ -15,6 +15,9 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "grammar/grammar_matcher.h"
@@ -68,6 +71,14 @@ class GrammarConstraint {
   Status mask(std::span<float> logits);
   // Advances past `id`; an error if it cannot come next.
   Status accept(TokenId id);
+  // Advances past text (a lazy grammar's trigger and what followed it in the same token);
+  // an error, the state unchanged, if the text cannot continue the grammar.
+  Status accept_text(std::string_view bytes);
+  // Special tokens (control tokens, which have no bytes) that count as their text here:
+  // a tool call's marker such as [TOOL_CALLS]. Other control tokens are never allowed.
+  void set_special_texts(std::vector<std::pair<TokenId, std::string>> texts) {
+    special_texts_ = std::move(texts);
+  }
   // Whether the text so far is a whole sentence.
   bool can_end() const { return matcher_.can_end(); }
   const GrammarMatcher& matcher() const { return matcher_; }
@@ -82,6 +93,8 @@ class GrammarConstraint {
         state_id_(cache_->intern(matcher_.state())) {}
   // The current state's id in the cache (trimmed first when it grew too large).
   int32_t current() const;
+  // The bytes a token contributes to the text the grammar sees.
+  std::string bytes_of(TokenId id) const;
 
   GrammarMatcher matcher_;
   std::shared_ptr<const TokenTrie> trie_;
@@ -89,6 +102,7 @@ class GrammarConstraint {
   std::unique_ptr<StateCache> cache_;  // transitions seen so far, reused step after step
   mutable int32_t state_id_;
   std::vector<uint8_t> allowed_;  // scratch of mask()
+  std::vector<std::pair<TokenId, std::string>> special_texts_;
 };
 
 }  // namespace kvchat::grammar

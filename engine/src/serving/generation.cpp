@@ -32,6 +32,7 @@ Result<GenerationOutcome> run_generation(Session& session, const GenerationReque
   options.sampling = request.sampling;
   options.stop_strings = request.stop_strings;
   options.cancel = &cancel;
+  apply_constraint(request.constraint, options);
   std::optional<DecodeBatchMembership> member;
   if (batcher) {
     member.emplace(*batcher);

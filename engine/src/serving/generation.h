@@ -14,6 +14,7 @@
 #include "kvchat/result.h"
 #include "kvchat/sampler.h"
 #include "kvchat/session.h"
+#include "kvchat/tool_calls.h"
 #include "serving/decode_batcher.h"
 
 namespace kvchat::serving {
@@ -23,6 +24,7 @@ struct GenerationRequest {
   int32_t max_tokens = 0;       // <= 0: until the context ends
   SamplingParams sampling;      // frequency/presence penalties included
   std::vector<std::string> stop_strings;
+  ReplyConstraint constraint;  // a response format's or a tool call's grammar; none by default
 };
 
 enum class FinishReason { Stop, Length, Cancelled };

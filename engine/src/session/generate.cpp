@@ -5,42 +5,10 @@
 #include <optional>
 #include <vector>
 
-#include "grammar/token_mask.h"
+#include "session/reply_grammar.h"
 #include "session/text_stream.h"
 
 namespace kvchat {
-
-namespace {
-
-// The vocabulary's token trie, built on first use and kept with the model.
-std::shared_ptr<const grammar::TokenTrie> token_trie(const Model& model) {
-  return std::static_pointer_cast<const grammar::TokenTrie>(
-      model.backend_state("grammar.token_trie", [&model] {
-        return std::shared_ptr<const void>(
-            std::make_shared<const grammar::TokenTrie>(model.tokenizer()));
-      }));
-}
-
-// The grammar as the sampler's filter; the first error is kept for the loop to report.
-class GrammarFilter final : public TokenFilter {
- public:
-  explicit GrammarFilter(grammar::GrammarConstraint& c) : c_(c) {}
-  bool allows(TokenId id) override {
-    auto ok = c_.allows(id);
-    if (!ok && error_.ok()) error_ = ok.error();
-    return ok && *ok;
-  }
-  void mask(std::span<float> logits) override {
-    if (Status s = c_.mask(logits); !s && error_.ok()) error_ = s;
-  }
-  const Status& error() const { return error_; }
-
- private:
-  grammar::GrammarConstraint& c_;
-  Status error_;
-};
-
-}  // namespace
 
 std::string_view stop_reason_name(StopReason r) {
   switch (r) {
@@ -80,14 +48,8 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
   result.stats.prefill_seconds = seconds(t0, t1);
 
   Sampler sampler(options.sampling);
-  std::optional<grammar::GrammarConstraint> constraint;
-  std::optional<GrammarFilter> filter;  // the constraint as the sampler sees it
-  if (options.grammar) {
-    auto c = grammar::GrammarConstraint::create(options.grammar, token_trie(session.model()), tok);
-    if (!c) return Error{"grammar: " + c.message()};
-    constraint.emplace(std::move(*c));
-    filter.emplace(*constraint);
-  }
+  auto grammar = ReplyGrammar::create(options, session.model());
+  if (!grammar) return grammar.error();
   TextStream stream(options.stop_strings);
   std::vector<float> logits;
   bool cancelled = false;
@@ -102,17 +64,22 @@ Result<GenerateResult> generate(Session& session, std::span<const TokenId> promp
       break;
     }
     logits.assign(session.last_logits().begin(), session.last_logits().end());
-    const TokenId next = sampler.sample(logits, session.tokens(), filter ? &*filter : nullptr);
-    if (constraint) {
-      if (!filter->error()) return Error{"grammar: " + filter->error().message()};
-      if (Status s = constraint->accept(next); !s) return Error{"grammar: " + s.message()};
+    const TokenId next =
+        sampler.sample(logits, session.tokens(), *grammar ? (*grammar)->filter() : nullptr);
+    std::string bytes;
+    if (*grammar) {
+      auto accepted = (*grammar)->accept(next);
+      if (!accepted) return accepted.error();
+      bytes = std::move(*accepted);
+    } else if (!tok.is_eog(next)) {
+      bytes = tok.token_bytes(next);
     }
     result.ids.push_back(next);
     if (tok.is_eog(next)) {
       result.stop_reason = StopReason::Eos;
       break;
     }
-    show(stream.push(tok.token_bytes(next)));
+    show(stream.push(bytes));
     if (stream.stopped()) {
       result.stop_reason = StopReason::StopString;
       break;

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kvchat/grammar.h"
 #include "kvchat/model.h"
 #include "kvchat/result.h"
 #include "kvchat/sampling_config.h"
@@ -64,6 +65,9 @@ struct ServerOptions {
   // The template's enable_thinking (ChatFormat::set_enable_thinking); a request's
   // chat_template_kwargs.enable_thinking overrides it. Unset: not passed.
   std::optional<bool> enable_thinking;
+  // The grammar of every reply whose request asks for no response_format and offers no
+  // tools (kvchat-cli serve --grammar, --json-schema, --json-object); null: free text.
+  std::shared_ptr<const grammar::Grammar> default_grammar;
   // The request log (Server::recent_requests) keeps this many of the last requests.
   size_t request_log_size = 200;
   // The log records the last user message's (or the prompt's) first 200 characters too.
