@@ -37,7 +37,9 @@ Parser lit(std::string s) {
 }
 // One byte for which `ok` holds.
 Parser byte_if(std::function<bool(char)> ok) {
-  return [ok](const std::string& t, size_t i) { return i < t.size() && ok(t[i]) ? Ends{i + 1} : Ends{}; };
+  return [ok](const std::string& t, size_t i) {
+    return i < t.size() && ok(t[i]) ? Ends{i + 1} : Ends{};
+  };
 }
 Parser chars(const std::string& set) {
   return byte_if([set](char c) { return set.find(c) != std::string::npos; });
@@ -101,11 +103,13 @@ const std::string kDigits = "0123456789", kLower = "abcdefghijklmnopqrstuvwxyz";
 
 Parser arithmetic() {
   Later expr;
-  const Parser number = seq({rep(chars(kDigits), 1, 6), opt(seq({lit("."), rep(chars(kDigits), 1, 3)}))});
+  const Parser number =
+      seq({rep(chars(kDigits), 1, 6), opt(seq({lit("."), rep(chars(kDigits), 1, 3)}))});
   const Parser name = seq({chars(kLower), rep(chars(kLower + kDigits + "_"), 0, 7)});
   const Parser sp = opt(lit(" "));
   Later factor;
-  *factor.p = alt({number, name, seq({lit("("), expr.ref(), lit(")")}), seq({lit("-"), factor.ref()})});
+  *factor.p =
+      alt({number, name, seq({lit("("), expr.ref(), lit(")")}), seq({lit("-"), factor.ref()})});
   const Parser term = seq({factor.ref(), rep(seq({sp, chars("*/"), sp, factor.ref()}), 0, kMany)});
   *expr.p = seq({term, rep(seq({sp, chars("-+"), sp, term}), 0, kMany)});
   return rep(seq({expr.ref(), lit(" = "), number, lit("\n")}), 1, 4);
@@ -116,12 +120,13 @@ Parser list() { return rep(seq({lit("- "), rep(not_newline(), 1, 60), lit("\n")}
 Parser chess() {
   const Parser square = seq({chars("abcdefgh"), chars("12345678")});
   const Parser castle = seq({lit("O-O"), opt(lit("-O"))});
-  const Parser piece = seq({chars("KQRBN"), opt(chars("abcdefgh")), opt(chars("12345678")),
-                            opt(lit("x")), square});
-  const Parser pawn = seq({opt(seq({chars("abcdefgh"), lit("x")})), square,
-                           opt(seq({lit("="), chars("QRBN")}))});
+  const Parser piece =
+      seq({chars("KQRBN"), opt(chars("abcdefgh")), opt(chars("12345678")), opt(lit("x")), square});
+  const Parser pawn =
+      seq({opt(seq({chars("abcdefgh"), lit("x")})), square, opt(seq({lit("="), chars("QRBN")}))});
   const Parser move = seq({alt({castle, piece, pawn}), opt(chars("+#"))});
-  const Parser turn = seq({chars("123456789"), opt(chars(kDigits)), lit(". "), move, lit(" "), move});
+  const Parser turn =
+      seq({chars("123456789"), opt(chars(kDigits)), lit(". "), move, lit(" "), move});
   return seq({turn, rep(seq({lit(" "), turn}), 0, 9)});
 }
 
@@ -129,15 +134,16 @@ Parser small_c() {
   const Parser type = alt({lit("int"), lit("char"), lit("float"), lit("void")});
   const Parser ident = seq({chars(kLower + "_"), rep(chars(kLower + kDigits + "_"), 0, 7)});
   Later expr;
-  const Parser call = seq({ident, lit("("),
-                           opt(seq({expr.ref(), rep(seq({lit(", "), expr.ref()}), 0, 2)})), lit(")")});
+  const Parser call = seq(
+      {ident, lit("("), opt(seq({expr.ref(), rep(seq({lit(", "), expr.ref()}), 0, 2)})), lit(")")});
   const Parser operand = alt({call, ident, rep(chars(kDigits), 1, 5)});
   *expr.p = seq({operand, rep(seq({lit(" "), chars("-+*/"), lit(" "), operand}), 0, 4)});
   const Parser decl = seq({type, lit(" "), ident, opt(seq({lit(" = "), expr.ref()}))});
   const Parser assign = seq({ident, lit(" = "), expr.ref()});
   const Parser ret = seq({lit("return"), opt(seq({lit(" "), expr.ref()}))});
   const Parser statement = seq({lit("  "), alt({decl, assign, ret}), lit(";\n")});
-  const Parser params = seq({type, lit(" "), ident, rep(seq({lit(", "), type, lit(" "), ident}), 0, 3)});
+  const Parser params =
+      seq({type, lit(" "), ident, rep(seq({lit(", "), type, lit(" "), ident}), 0, 3)});
   const Parser function = seq({type, lit(" "), ident, lit("("), opt(params), lit(") {\n"),
                                rep(statement, 0, 6), lit("}\n")});
   return rep(function, 1, 3);
@@ -158,19 +164,25 @@ struct Case {
 std::vector<Case> cases() {
   auto by = [](Parser p) { return [p](const std::string& t) { return whole(p, t); }; };
   return {
-      {"arithmetic.gbnf", by(arithmetic()),
+      {"arithmetic.gbnf",
+       by(arithmetic()),
        {"1 + 2 = 3\n", "(a*b)/-c - 4.5 = 0\n", "x = 1\n", "2*(3+4) = 14\n-1 = 1\n"},
        {"1 + = 3\n", "1 + 2 = x\n", "(1 = 1\n", "1 = 1"}},
-      {"list.gbnf", by(list()),
+      {"list.gbnf",
+       by(list()),
        {"- milk\n", "- bread and butter\n- eggs\n", "- caf\xC3\xA9\n"},
        {"- \n", "milk\n", "- milk", "-milk\n"}},
-      {"chess.gbnf", by(chess()),
+      {"chess.gbnf",
+       by(chess()),
        {"1. e4 e5", "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6", "12. O-O-O Qxd8+", "40. e8=Q# Kxe8"},
        {"1. e4", "1. e9 e5", "1.e4 e5", "1. Pe4 e5"}},
-      {"c.gbnf", by(small_c()),
-       {"int main() {\n  return 0;\n}\n", "void f(int a, char b) {\n  int x = g(a, 2) * b;\n  x = x + 1;\n  return;\n}\n"},
+      {"c.gbnf",
+       by(small_c()),
+       {"int main() {\n  return 0;\n}\n",
+        "void f(int a, char b) {\n  int x = g(a, 2) * b;\n  x = x + 1;\n  return;\n}\n"},
        {"int main() {\n  return 0\n}\n", "int main {\n}\n", "main() {\n}\n"}},
-      {"json.gbnf", json_object,
+      {"json.gbnf",
+       json_object,
        {R"({"a": [1, 2.5, -3e2], "b": {"c": null, "d": "\u00e9\n"}})", "{}", "{\n  \"k\": true\n}"},
        {"[1, 2]", R"({"a": 01})", R"({"a": "x)", "{'a': 1}"}},
   };
@@ -184,7 +196,8 @@ std::string read_text(const std::string& path) {
 }
 
 std::shared_ptr<const grammar::Grammar> load(const std::string& file) {
-  auto g = compile_grammar(read_text(std::string(KVCHAT_SOURCE_DIR) + "/tests/data/grammars/" + file));
+  auto g =
+      compile_grammar(read_text(std::string(KVCHAT_SOURCE_DIR) + "/tests/data/grammars/" + file));
   EXPECT_TRUE(g) << file << ": " << g.message();
   return g ? *g : nullptr;
 }

@@ -156,7 +156,8 @@ TEST(ToolCalls, GenericPromptSaysTheToolsAndTheAnswerShape) {
   messages.push_back(result);
   auto text = render_with_tools(f, "Be brief.", messages, r, ToolCallFormat::Generic);
   ASSERT_TRUE(text) << text.message();
-  EXPECT_NE(text->find("<|im_start|>system\nBe brief.\n\nYou can call these tools"), std::string::npos)
+  EXPECT_NE(text->find("<|im_start|>system\nBe brief.\n\nYou can call these tools"),
+            std::string::npos)
       << *text;
   EXPECT_NE(text->find(R"("name":"get_weather")"), std::string::npos);
   EXPECT_EQ(text->find("to answer directly"), std::string::npos);  // required: calls only
@@ -185,11 +186,17 @@ TEST(ToolCalls, ParsesEachFormat) {
        "Let me look.",
        {{"get_weather", R"({"location":"Paris"})"}, {"get_time", "{}"}}},
       // Cut short at the end: the call still parses; a block that is not JSON stays text.
-      {ToolCallFormat::Hermes, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}", "",
+      {ToolCallFormat::Hermes,
+       "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}",
+       "",
        {{"f", R"({"a":1})"}}},
-      {ToolCallFormat::Hermes, "<tool_call>not json</tool_call>", "<tool_call>not json</tool_call>",
+      {ToolCallFormat::Hermes,
+       "<tool_call>not json</tool_call>",
+       "<tool_call>not json</tool_call>",
        {}},
-      {ToolCallFormat::Llama3, R"({"name": "get_weather", "parameters": {"location": "Oslo"}})", "",
+      {ToolCallFormat::Llama3,
+       R"({"name": "get_weather", "parameters": {"location": "Oslo"}})",
+       "",
        {{"get_weather", R"({"location":"Oslo"})"}}},
       {ToolCallFormat::Llama3,
        R"(<|python_tag|>{"name": "a", "parameters": {"s": "x;y"}}; {"name": "b", "parameters": {}})",
@@ -200,7 +207,9 @@ TEST(ToolCalls, ParsesEachFormat) {
        R"([TOOL_CALLS][{"name": "get_weather", "arguments": {"location": "Rome"}, "id": "abcDEF123"}])",
        "",
        {{"get_weather", R"({"location":"Rome"})"}}},
-      {ToolCallFormat::Mistral, R"([{"name": "f", "arguments": "{\"a\": 2}"}])", "",
+      {ToolCallFormat::Mistral,
+       R"([{"name": "f", "arguments": "{\"a\": 2}"}])",
+       "",
        {{"f", R"({"a": 2})"}}},
       {ToolCallFormat::Mistral, "[1, 2] are numbers", "[1, 2] are numbers", {}},
       {ToolCallFormat::Generic,
@@ -274,20 +283,24 @@ bool grammar_accepts(const ReplyConstraint& c, const std::string& text) {
 }
 
 TEST(ToolCalls, GrammarAdmitsWellFormedCallsOnly) {
-  const std::string weather = R"({"name": "get_weather", "arguments": {"location": "Paris", "unit": "celsius"}})";
+  const std::string weather =
+      R"({"name": "get_weather", "arguments": {"location": "Paris", "unit": "celsius"}})";
   const std::string time = R"({"name": "get_time", "arguments": {}})";
   ToolRequest r{weather_tools(), {ToolChoiceMode::Required, ""}, true};
   auto hermes = tool_call_constraint(r, ToolCallFormat::Hermes);
   ASSERT_TRUE(hermes) << hermes.message();
   EXPECT_TRUE(hermes->triggers.empty());  // required: from the first token
   EXPECT_TRUE(grammar_accepts(*hermes, "<tool_call>\n" + weather + "\n</tool_call>"));
-  EXPECT_TRUE(grammar_accepts(*hermes, "<tool_call>" + weather + "</tool_call>\n<tool_call>" +
-                                           time + "</tool_call>"));
-  EXPECT_FALSE(grammar_accepts(*hermes, "<tool_call>{\"name\": \"get_wether\", \"arguments\": {}}</tool_call>"));
+  EXPECT_TRUE(grammar_accepts(
+      *hermes, "<tool_call>" + weather + "</tool_call>\n<tool_call>" + time + "</tool_call>"));
+  EXPECT_FALSE(grammar_accepts(
+      *hermes, "<tool_call>{\"name\": \"get_wether\", \"arguments\": {}}</tool_call>"));
   EXPECT_FALSE(grammar_accepts(  // unit outside the enum
-      *hermes, R"(<tool_call>{"name": "get_weather", "arguments": {"location": "Paris", "unit": "kelvin"}}</tool_call>)"));
+      *hermes,
+      R"(<tool_call>{"name": "get_weather", "arguments": {"location": "Paris", "unit": "kelvin"}}</tool_call>)"));
   EXPECT_FALSE(grammar_accepts(  // location over maxLength
-      *hermes, R"(<tool_call>{"name": "get_weather", "arguments": {"location": "Paris, France!", "unit": "celsius"}}</tool_call>)"));
+      *hermes,
+      R"(<tool_call>{"name": "get_weather", "arguments": {"location": "Paris, France!", "unit": "celsius"}}</tool_call>)"));
   EXPECT_FALSE(grammar_accepts(*hermes, "Hello"));
 
   r.parallel = false;
@@ -302,7 +315,8 @@ TEST(ToolCalls, GrammarAdmitsWellFormedCallsOnly) {
   EXPECT_TRUE(grammar_accepts(*named, R"({"name": "get_time", "parameters": {}})"));
   EXPECT_TRUE(grammar_accepts(*named, R"(<|python_tag|>{"name": "get_time", "parameters": {}})"));
   EXPECT_FALSE(grammar_accepts(
-      *named, R"({"name": "get_weather", "parameters": {"location": "Paris", "unit": "celsius"}})"));
+      *named,
+      R"({"name": "get_weather", "parameters": {"location": "Paris", "unit": "celsius"}})"));
 
   r.choice = {ToolChoiceMode::Auto, ""};
   auto generic = tool_call_constraint(r, ToolCallFormat::Generic);
@@ -322,9 +336,11 @@ TEST(ToolCalls, GrammarAdmitsWellFormedCallsOnly) {
 }
 
 TEST(ToolCalls, UnsupportedSchemaIsNamed) {
-  ToolRequest r{{{"f", "", R"({"type": "object", "properties": {"d": {"type": "string", "format": "date"}}})", true}},
-                {ToolChoiceMode::Required, ""},
-                true};
+  ToolRequest r{
+      {{"f", "", R"({"type": "object", "properties": {"d": {"type": "string", "format": "date"}}})",
+        true}},
+      {ToolChoiceMode::Required, ""},
+      true};
   auto c = tool_call_constraint(r, ToolCallFormat::Hermes);
   ASSERT_FALSE(c);
   EXPECT_NE(c.message().find("tools[0] (f)"), std::string::npos) << c.message();
@@ -337,7 +353,8 @@ TEST(ToolCalls, UnsupportedSchemaIsNamed) {
 TEST(ToolCalls, DemoModelCallsAlwaysParseAndValidate) {
   auto model = demo_model();
   ASSERT_TRUE(model);
-  const auto prompt = model->tokenizer().encode("And the LORD said unto Moses, what is the weather", true);
+  const auto prompt =
+      model->tokenizer().encode("And the LORD said unto Moses, what is the weather", true);
   for (ToolCallFormat format : {ToolCallFormat::Hermes, ToolCallFormat::Llama3,
                                 ToolCallFormat::Mistral, ToolCallFormat::Generic}) {
     for (uint64_t seed = 1; seed <= 4; ++seed) {
@@ -397,7 +414,8 @@ TEST(ToolCalls, LazyGrammarStartsAtItsTrigger) {
   go.sampling.temperature = 0;
   go.grammar = *g;
   go.grammar_triggers = {{" the", false}};
-  auto reply = generate(**session, model->tokenizer().encode("In the beginning God created", true), go);
+  auto reply =
+      generate(**session, model->tokenizer().encode("In the beginning God created", true), go);
   ASSERT_TRUE(reply) << reply.message();
   EXPECT_EQ(reply->stop_reason, StopReason::Eos) << reply->text;
   ASSERT_GE(reply->text.size(), 8u);

@@ -15,10 +15,9 @@ using nlohmann::json;
 
 // OpenAI's function names: letters, digits, '_' and '-', at most 64.
 bool valid_function_name(const std::string& name) {
-  return !name.empty() && name.size() <= 64 &&
-         std::all_of(name.begin(), name.end(), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-         });
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
 }
 
 std::optional<ApiError> read_string(const json& obj, const std::string& param, const char* key,
@@ -86,9 +85,10 @@ std::optional<ApiError> read_tool_choice(const json& body, CompletionRequest& r)
     } else if (mode == "required") {
       c.mode = ToolChoiceMode::Required;
     } else {
-      return bad("tool_choice", "'tool_choice' must be \"auto\", \"none\", \"required\" or " +
-                                    std::string("{\"type\": \"function\", \"function\": {\"name\": ...}}, got ") +
-                                    it->dump());
+      return bad("tool_choice",
+                 "'tool_choice' must be \"auto\", \"none\", \"required\" or " +
+                     std::string("{\"type\": \"function\", \"function\": {\"name\": ...}}, got ") +
+                     it->dump());
     }
   } else if (it->is_object()) {
     if (auto e = only_known_keys(*it, "tool_choice", {"type", "function"})) return e;

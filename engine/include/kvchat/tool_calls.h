@@ -79,7 +79,7 @@ struct ReplyConstraint {
 // the format's call marker for an auto choice (the model may answer in words first). A
 // schema the converter does not support is an error naming it.
 Result<ReplyConstraint> tool_call_constraint(const ToolRequest& request,
-                                                ToolCallFormat call_format);
+                                             ToolCallFormat call_format);
 // The constraint set into `options` (grammar, triggers, special tokens).
 void apply_constraint(const ReplyConstraint& constraint, GenerateOptions& options);
 
@@ -107,7 +107,7 @@ class ToolCallStream {
 
  private:
   ToolCallFormat format_;
-  std::string held_;    // text from a possible call's start
+  std::string held_;  // text from a possible call's start
   bool holding_all_ = false;
   bool started_ = false;  // some non-space text seen
 };

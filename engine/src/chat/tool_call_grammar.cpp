@@ -49,8 +49,8 @@ std::string root_rule(ToolCallFormat format, const ToolRequest& r) {
     case ToolCallFormat::Hermes:
       return repeated("\"<tool_call>\" tc-ws tc-call tc-ws \"</tool_call>\"", "tc-ws", r.parallel);
     case ToolCallFormat::Mistral:
-      return "\"[TOOL_CALLS]\"? \"[\" tc-ws " + repeated("tc-call", "tc-ws \",\" tc-ws", r.parallel) +
-             " tc-ws \"]\"";
+      return "\"[TOOL_CALLS]\"? \"[\" tc-ws " +
+             repeated("tc-call", "tc-ws \",\" tc-ws", r.parallel) + " tc-ws \"]\"";
     case ToolCallFormat::Llama3: return "\"<|python_tag|>\"? tc-call";
     case ToolCallFormat::Generic: {
       std::string calls = "\"{\" tc-ws " + grammar::gbnf_literal("\"tool_calls\"") +
@@ -89,7 +89,7 @@ std::vector<std::string> special_tokens(ToolCallFormat format) {
 }  // namespace
 
 Result<ReplyConstraint> tool_call_constraint(const ToolRequest& request,
-                                                ToolCallFormat call_format) {
+                                             ToolCallFormat call_format) {
   ReplyConstraint out;
   if (!request.active()) return out;
   std::map<std::string, std::string> rules;
@@ -100,14 +100,16 @@ Result<ReplyConstraint> tool_call_constraint(const ToolRequest& request,
     if (request.choice.mode == ToolChoiceMode::Named && tool.name != request.choice.name) continue;
     const std::string args_rule = "tool" + std::to_string(i) + "-args";
     auto gbnf = grammar::json_schema_to_gbnf(tool.parameters_json, args_rule);
-    if (!gbnf) return Error{"tools[" + std::to_string(i) + "] (" + tool.name + "): " + gbnf.message()};
+    if (!gbnf)
+      return Error{"tools[" + std::to_string(i) + "] (" + tool.name + "): " + gbnf.message()};
     merge_rules(*gbnf, rules);
     const std::string call_rule = "tc-call-" + std::to_string(i);
     rules[call_rule] = call_body(tool, args_key, args_rule);
     calls += (calls.empty() ? "" : " | ") + call_rule;
   }
-  if (calls.empty()) return Error{"tool_choice names the function '" + request.choice.name +
-                                  "', which is not among the tools"};
+  if (calls.empty())
+    return Error{"tool_choice names the function '" + request.choice.name +
+                 "', which is not among the tools"};
   rules["tc-call"] = calls;
   rules["tc-ws"] = "[ \\n]?";  // one space or newline: how models write calls
   if (call_format == ToolCallFormat::Generic && request.choice.mode == ToolChoiceMode::Auto) {

@@ -27,7 +27,8 @@ Json parse(std::string_view text) {
 std::optional<ToolCall> call_of(const Json& v) {
   if (!v.is_object()) return std::nullopt;
   auto name = v.find("name");
-  if (name == v.end() || !name->is_string() || name->get<std::string>().empty()) return std::nullopt;
+  if (name == v.end() || !name->is_string() || name->get<std::string>().empty())
+    return std::nullopt;
   ToolCall call;
   call.name = name->get<std::string>();
   auto args = v.find("arguments");
@@ -102,10 +103,12 @@ ToolCallReply llama3(std::string_view text) {
   size_t start = 0;
   while (start < t.size()) {
     size_t end = t.find(';', start);
-    Json v = parse(t.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    Json v = parse(
+        t.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
     while (v.is_discarded() && end != std::string_view::npos) {  // a ';' inside a string
       end = t.find(';', end + 1);
-      v = parse(t.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+      v = parse(
+          t.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
     }
     auto call = call_of(v);
     if (!call) return {std::string(text), {}};
@@ -186,7 +189,8 @@ std::string ToolCallStream::feed(std::string_view piece) {
   }
   // Keep back an end that may be the marker's beginning.
   size_t keep = std::min(held_.size(), marker.size() - 1);
-  while (keep > 0 && !marker.starts_with(std::string_view(held_).substr(held_.size() - keep))) --keep;
+  while (keep > 0 && !marker.starts_with(std::string_view(held_).substr(held_.size() - keep)))
+    --keep;
   std::string shown = held_.substr(0, held_.size() - keep);
   held_.erase(0, held_.size() - keep);
   return shown;

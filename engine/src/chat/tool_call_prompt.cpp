@@ -36,8 +36,10 @@ std::string generic_tools_prompt(const ToolRequest& r) {
   std::string out =
       "You can call these tools (each one's arguments are described by a JSON Schema):\n" +
       tools_array(offered).dump() + "\n\nReply with one JSON object and nothing else: ";
-  const std::string calls = r.parallel ? R"({"tool_calls": [{"name": "<tool name>", "arguments": {<its arguments>}}, ...]})"
-                                       : R"({"tool_calls": [{"name": "<tool name>", "arguments": {<its arguments>}}]})";
+  const std::string calls =
+      r.parallel
+          ? R"({"tool_calls": [{"name": "<tool name>", "arguments": {<its arguments>}}, ...]})"
+          : R"({"tool_calls": [{"name": "<tool name>", "arguments": {<its arguments>}}]})";
   if (r.choice.mode == ToolChoiceMode::Auto) {
     out += calls + " to call tools, or {\"response\": \"<your answer>\"} to answer directly.";
   } else {
@@ -58,9 +60,11 @@ std::vector<ChatMessage> generic_history(const std::vector<ChatMessage>& message
         calls.push_back({{"name", c.name}, {"arguments", parsed_or_string(c.arguments)}});
       out.push_back({"assistant", Json{{"tool_calls", std::move(calls)}}.dump()});
     } else if (m.role == "tool") {
-      Json result = {{"tool_response", {{"name", m.name}, {"tool_call_id", m.tool_call_id},
-                                        {"content", m.content}}}};
-      if (!out.empty() && out.back().role == "user" && out.back().content.starts_with("{\"tool_response\"")) {
+      Json result = {
+          {"tool_response",
+           {{"name", m.name}, {"tool_call_id", m.tool_call_id}, {"content", m.content}}}};
+      if (!out.empty() && out.back().role == "user" &&
+          out.back().content.starts_with("{\"tool_response\"")) {
         out.back().content += "\n" + result.dump();
       } else {
         out.push_back({"user", result.dump()});
@@ -94,7 +98,9 @@ ToolCallFormat detect_tool_call_format(const ChatFormat& format) {
   return ToolCallFormat::Generic;
 }
 
-std::string tools_json(const std::vector<ToolDefinition>& tools) { return tools_array(tools).dump(); }
+std::string tools_json(const std::vector<ToolDefinition>& tools) {
+  return tools_array(tools).dump();
+}
 
 Result<std::string> render_with_tools(const ChatFormat& format, std::string_view system,
                                       const std::vector<ChatMessage>& messages,

@@ -1,5 +1,7 @@
 #include "grammar/json_schema.h"
 
+#include "grammar/json_pattern.h"
+
 #include <cctype>
 #include <map>
 #include <optional>
@@ -70,10 +72,10 @@ namespace {
 const std::set<std::string> kAnnotations = {"title",    "description", "$schema", "$id",
                                             "$comment", "examples",    "default", "strict"};
 const std::set<std::string> kUnderstood = {
-    "type",        "properties", "required", "additionalProperties",
-    "items",       "minItems",   "maxItems", "enum",
-    "const",       "anyOf",      "$ref",     "$defs",
-    "definitions", "minLength",  "maxLength"};
+    "type",        "properties", "required",  "additionalProperties",
+    "items",       "minItems",   "maxItems",  "enum",
+    "const",       "anyOf",      "$ref",      "$defs",
+    "definitions", "minLength",  "maxLength", "pattern"};
 
 class Converter {
  public:
@@ -148,7 +150,7 @@ class Converter {
         if (name != "array")
           for (const char* k : {"items", "minItems", "maxItems"}) one.erase(k);
         if (name != "string")
-          for (const char* k : {"minLength", "maxLength"}) one.erase(k);
+          for (const char* k : {"minLength", "maxLength", "pattern"}) one.erase(k);
         body += (body.empty() ? "" : " | ") + rule_for(one, hint, at);
       }
       if (body.empty()) fail(at, "an empty list of types");
@@ -169,11 +171,12 @@ class Converter {
     for (const char* key : {"items", "minItems", "maxItems"}) {
       if (s.contains(key) && type != "array") fail(at, std::string("'") + key + "' on a " + type);
     }
-    for (const char* key : {"minLength", "maxLength"}) {
+    for (const char* key : {"minLength", "maxLength", "pattern"}) {
       if (s.contains(key) && type != "string") fail(at, std::string("'") + key + "' on a " + type);
     }
     if (type == "object") return object_rule(s, hint, at);
     if (type == "array") return array_rule(s, hint, at);
+    if (type == "string" && s.contains("pattern")) return pattern_rule(s, hint, at);
     if (type == "string" && (s.contains("minLength") || s.contains("maxLength")))
       return bounded_string_rule(s, hint, at);
     if (type == "string" || type == "integer" || type == "number" || type == "boolean" ||
@@ -183,6 +186,24 @@ class Converter {
     }
     fail(at + "/type", "unknown type '" + type + "'");
     return "null";
+  }
+
+  // A string whose value the pattern matches (grammar/json_pattern.h).
+  std::string pattern_rule(const Json& s, const std::string& hint, const std::string& at) {
+    if (s.contains("minLength") || s.contains("maxLength")) {
+      fail(at, "'pattern' together with minLength or maxLength is not supported");
+      return "null";
+    }
+    if (!s.at("pattern").is_string()) {
+      fail(at + "/pattern", "'pattern' must be a string");
+      return "null";
+    }
+    auto body = pattern_to_gbnf(s.at("pattern").get<std::string>());
+    if (!body) {
+      fail(at + "/pattern", body.message());
+      return "null";
+    }
+    return new_rule(hint, "\"\\\"\" " + *body + " \"\\\"\"");
   }
 
   // A string of minLength to maxLength characters (code points or escapes).

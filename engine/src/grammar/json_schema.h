@@ -4,11 +4,12 @@
 // Supported: type (one or a list) object / string / number / integer / boolean / null /
 // array; properties (emitted in their order), required (the others optional),
 // additionalProperties false or absent (nothing beyond the listed properties is written);
-// items, minItems, maxItems; enum; const; anyOf; $ref to "#", "#/$defs/..." or
+// items, minItems, maxItems; enum; const; anyOf; minLength, maxLength; pattern
+// (grammar/json_pattern.h); $ref to "#", "#/$defs/..." or
 // "#/definitions/..." (recursion allowed); nested schemas; the annotations title,
 // description, $schema, $id, $comment, examples and default. An empty schema (or
 // {"type": "object"} without properties) admits any JSON value (object).
-// Anything else (pattern, format, minLength, minimum, oneOf, allOf, not, ...) is refused
+// Anything else (format, minimum, oneOf, allOf, not, ...) is refused
 // with its name and where it is, never silently dropped.
 #pragma once
 

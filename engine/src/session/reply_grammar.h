@@ -50,8 +50,8 @@ class ReplyGrammar {
   std::vector<GrammarTrigger> triggers_;
   std::vector<std::pair<TokenId, std::string>> specials_;
   const Tokenizer& tok_;
-  bool active_ = false;    // the grammar constrains the next token
-  std::string reply_;      // the reply so far, while a lazy grammar waits
+  bool active_ = false;     // the grammar constrains the next token
+  std::string reply_;       // the reply so far, while a lazy grammar waits
   size_t search_from_ = 0;  // triggers before this offset were tried and did not fit
 };
 
