@@ -65,11 +65,13 @@ const std::vector<std::string> kPatterns = {
 
 TEST(JsonPattern, AgreesWithStdRegexOnHandPickedValues) {
   const std::vector<std::string> values = {
-      "", "12345", "1234", "123456", "New York", "new york", "New  York", "555-1234", "abbbc",
-      "xxabcxx", "ac", "cat", "cats", "dogs", "cow", "no quotes", "a\"b", "a\\b", "me@host.com",
-      "me@host.net", "ab", "abcd", "abcde", "  word  ", "two words", "xy", "yxz", "xyzz",
-      "a-b-c", "abd", "AB", "AB\t", "AB\n", "A", "(12).*", "(12)x*", "2026-07", "2026-13",
-      "aa", "aaaa", "a", "\"quoted\"", "quoted", "Q", "q", "endq", "line\nq", "tab\tq"};
+      "",         "12345",     "1234",     "123456",    "New York",    "new york",    "New  York",
+      "555-1234", "abbbc",     "xxabcxx",  "ac",        "cat",         "cats",        "dogs",
+      "cow",      "no quotes", "a\"b",     "a\\b",      "me@host.com", "me@host.net", "ab",
+      "abcd",     "abcde",     "  word  ", "two words", "xy",          "yxz",         "xyzz",
+      "a-b-c",    "abd",       "AB",       "AB\t",      "AB\n",        "A",           "(12).*",
+      "(12)x*",   "2026-07",   "2026-13",  "aa",        "aaaa",        "a",           "\"quoted\"",
+      "quoted",   "Q",         "q",        "endq",      "line\nq",     "tab\tq"};
   for (const std::string& p : kPatterns) {
     SCOPED_TRACE(p);
     const auto g = string_grammar(p);
@@ -121,8 +123,9 @@ std::string error_of_schema(const std::string& schema) {
 }
 
 TEST(JsonPattern, UnsupportedConstructsAreNamed) {
-  EXPECT_EQ(error_of("^(?=a)a$"),
-            "schema at /pattern: 'pattern' at offset 2: lookaround (?=, ?!, ?<=, ?<!) is not supported");
+  EXPECT_EQ(
+      error_of("^(?=a)a$"),
+      "schema at /pattern: 'pattern' at offset 2: lookaround (?=, ?!, ?<=, ?<!) is not supported");
   EXPECT_NE(error_of("(a)\\1").find("a backreference is not supported"), std::string::npos);
   EXPECT_NE(error_of("\\bword").find("a word boundary \\b is not supported"), std::string::npos);
   EXPECT_NE(error_of("\\p{L}").find("\\p{...} is not supported"), std::string::npos);

@@ -399,28 +399,56 @@ TEST(ToolCalls, DemoModelCallsAlwaysParseAndValidate) {
   }
 }
 
-// A lazy grammar: the reply is free until the trigger, then follows the grammar to its end.
-TEST(ToolCalls, LazyGrammarStartsAtItsTrigger) {
+// The demo model's greedy reply to "In the beginning God created" under `gbnf`, lazily
+// from `trigger`.
+GenerateResult lazy_reply(const char* gbnf, GrammarTrigger trigger) {
   auto model = demo_model();
-  ASSERT_TRUE(model);
-  auto g = compile_grammar(R"(root ::= " the" " end")");
-  ASSERT_TRUE(g);
+  auto g = compile_grammar(gbnf);
+  EXPECT_TRUE(g) << g.message();
   SessionOptions so;
   so.n_ctx = 256;
   auto session = Session::create(model, so);
-  ASSERT_TRUE(session);
+  EXPECT_TRUE(session) << session.message();
   GenerateOptions go;
   go.max_tokens = 100;
   go.sampling.temperature = 0;
   go.grammar = *g;
-  go.grammar_triggers = {{" the", false}};
+  go.grammar_triggers = {std::move(trigger)};
   auto reply =
       generate(**session, model->tokenizer().encode("In the beginning God created", true), go);
-  ASSERT_TRUE(reply) << reply.message();
-  EXPECT_EQ(reply->stop_reason, StopReason::Eos) << reply->text;
-  ASSERT_GE(reply->text.size(), 8u);
-  EXPECT_EQ(reply->text.substr(reply->text.size() - 8), " the end") << reply->text;
-  EXPECT_EQ(reply->text.find(" the"), reply->text.size() - 8) << reply->text;  // the first one
+  EXPECT_TRUE(reply) << reply.message();
+  return reply ? std::move(*reply) : GenerateResult{};
+}
+
+// A lazy grammar: the reply is free until the trigger, then follows the grammar to its end.
+TEST(ToolCalls, LazyGrammarStartsAtItsTrigger) {
+  const GenerateResult reply = lazy_reply(R"(root ::= " the" " end")", {" the", false});
+  EXPECT_EQ(reply.stop_reason, StopReason::Eos) << reply.text;
+  ASSERT_GE(reply.text.size(), 8u);
+  EXPECT_EQ(reply.text.substr(reply.text.size() - 8), " the end") << reply.text;
+  EXPECT_EQ(reply.text.find(" the"), reply.text.size() - 8) << reply.text;  // the first one
+}
+
+// `after`: the grammar shapes what follows the trigger (a reasoning's end marker), not the
+// trigger itself.
+TEST(ToolCalls, LazyGrammarAfterItsTrigger) {
+  const GenerateResult reply = lazy_reply(R"(root ::= " end")", {" the", false, /*after=*/true});
+  EXPECT_EQ(reply.stop_reason, StopReason::Eos) << reply.text;
+  ASSERT_GE(reply.text.size(), 8u);
+  EXPECT_EQ(reply.text.substr(reply.text.size() - 8), " the end") << reply.text;
+}
+
+TEST(ToolCalls, AGrammarFromTheStartWaitsForTheReasoningsEnd) {
+  std::vector<GrammarTrigger> from_start;
+  defer_past_reasoning(from_start, ReasoningMarkers{});
+  ASSERT_EQ(from_start.size(), 1u);
+  EXPECT_EQ(from_start[0].text, "</think>");
+  EXPECT_TRUE(from_start[0].after);
+  EXPECT_FALSE(from_start[0].at_start);
+  std::vector<GrammarTrigger> lazy = {{"<tool_call>", false, false}};
+  defer_past_reasoning(lazy, ReasoningMarkers{});
+  ASSERT_EQ(lazy.size(), 1u);  // already lazy: unchanged
+  EXPECT_EQ(lazy[0].text, "<tool_call>");
 }
 
 }  // namespace

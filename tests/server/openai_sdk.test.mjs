@@ -4,7 +4,7 @@
 // KVCHAT_CLI and KVCHAT_MODEL in the environment (tests/CMakeLists.txt sets them).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { startServe, stopServe } from './serve.mjs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(process.env.KVCHAT_NODE_MODULES + '/');
@@ -14,25 +14,14 @@ let server, client, port;
 const model = 'kjv-demo-f16';
 
 before(async () => {
-  server = spawn(process.env.KVCHAT_CLI, ['serve', '--model', process.env.KVCHAT_MODEL, '--port', '0',
-                                          '--api-key', 'test-key', '--parallel', '4', '--ctx', '32768'],
-                 { stdio: ['ignore', 'pipe', 'inherit'] });
-  port = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/^port (\d+)$/m);
-      if (m) resolve(Number(m[1]));
-    });
-    server.on('exit', (code) => reject(new Error('serve exited ' + code)));
-  });
+  ({ server, port } = startServe(['--model', process.env.KVCHAT_MODEL, '--api-key', 'test-key',
+                                  '--parallel', '4', '--ctx', '32768']));
+  port = await port;
   client = new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'test-key', maxRetries: 0 });
 });
 
 after(async () => {
-  const exited = new Promise((resolve) => server.on('exit', (code) => resolve(code)));
-  server.kill('SIGTERM');
-  assert.equal(await exited, 0);
+  assert.equal(await stopServe(server), 0);
 });
 
 test('models.list', async () => {

@@ -10,7 +10,7 @@
 // KVCHAT_TEMPLATES (tests/data/templates) and KVCHAT_SCHEMAS (tests/server/schemas.json).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { startServe, stopServe } from './serve.mjs';
 import { createRequire } from 'node:module';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -34,21 +34,10 @@ const servers = {};
 const clients = {};
 let scratch;
 
-function start(template, modelFile = process.env.KVCHAT_MODEL, id = model) {
-  const args = ['serve', '--model', modelFile, '--model-id', id, '--port', '0', '--parallel', '2',
-                '--ctx', '4096'];
+function start(template, modelFile = process.env.KVCHAT_MODEL) {
+  const args = ['--model', modelFile, '--model-id', model, '--parallel', '2', '--ctx', '4096'];
   if (template) args.push('--template', readFileSync(`${process.env.KVCHAT_TEMPLATES}/${template}`, 'utf8'));
-  const server = spawn(process.env.KVCHAT_CLI, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/^port (\d+)$/m);
-      if (m) resolve(Number(m[1]));
-    });
-    server.on('exit', (code) => reject(new Error('serve exited ' + code)));
-  });
-  return { server, port };
+  return startServe(args);
 }
 
 // Besides the demo model: random weights over Llama 2's 32k vocabulary (kvchat-cli mkmodel).
@@ -59,7 +48,7 @@ before(async () => {
   execFileSync(process.env.KVCHAT_CLI, ['mkmodel', '--arch', 'llama', '--vocab-from', vocab,
                                         '--out', random, '--seed', '7']);
   const all = Object.entries(formats).map(([name, template]) => [name, start(template)]);
-  all.push(['random', start('', random, model)]);
+  all.push(['random', start('', random)]);
   for (const [name, { server, port }] of all) {
     servers[name] = server;
     clients[name] = new OpenAI({ baseURL: `http://127.0.0.1:${await port}/v1`, apiKey: 'none',
@@ -68,11 +57,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const server of Object.values(servers)) {
-    const exited = new Promise((resolve) => server.on('exit', (code) => resolve(code)));
-    server.kill('SIGTERM');
-    assert.equal(await exited, 0);
-  }
+  for (const server of Object.values(servers)) assert.equal(await stopServe(server), 0);
   rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -423,6 +423,8 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   ResponseHead head{new_completion_id(endpoint), unix_now(), impl.options.model_id, endpoint};
   const bool starts_in_thinking = tokens->starts_in_thinking;
   GenerationRequest generation = generation_request(impl, r, std::move(tokens->ids));
+  if (starts_in_thinking && constraint.grammar)
+    defer_past_reasoning(constraint.triggers, impl.format->reasoning_markers());
   generation.constraint = std::move(constraint);
   std::optional<ToolCallFormat> tools;
   if (r.tools.active()) tools = detect_tool_call_format(*impl.format);

@@ -20,10 +20,12 @@ namespace kvchat {
 
 // A lazy grammar's trigger: the grammar applies from the first occurrence of `text` in
 // the reply (the text from it on must be a sentence), the reply before it is free.
-// at_start: only where the reply, leading whitespace aside, begins with it.
+// at_start: only where the reply, leading whitespace aside, begins with it. after: the
+// grammar applies after the trigger's text instead (a reasoning's end marker).
 struct GrammarTrigger {
   std::string text;
   bool at_start = false;
+  bool after = false;
 };
 
 struct GenerateOptions {

@@ -82,6 +82,11 @@ Result<ReplyConstraint> tool_call_constraint(const ToolRequest& request,
                                              ToolCallFormat call_format);
 // The constraint set into `options` (grammar, triggers, special tokens).
 void apply_constraint(const ReplyConstraint& constraint, GenerateOptions& options);
+// For a reply that starts inside the model's reasoning (the prompt opened it: DeepSeek R1's
+// templates): a grammar that would apply from the first token applies after the reasoning's
+// end marker instead, so that the reasoning stays free and the answer is what the grammar
+// shapes (else the whole constrained text would be taken for reasoning).
+void defer_past_reasoning(std::vector<GrammarTrigger>& triggers, const ReasoningMarkers& markers);
 
 // A reply split into its text and its calls (ids not set: see new_tool_call_id). Text that
 // only looks like a call (not JSON, no name) stays text.

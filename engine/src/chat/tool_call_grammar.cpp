@@ -127,6 +127,10 @@ Result<ReplyConstraint> tool_call_constraint(const ToolRequest& request,
   return out;
 }
 
+void defer_past_reasoning(std::vector<GrammarTrigger>& triggers, const ReasoningMarkers& markers) {
+  if (triggers.empty() && !markers.close.empty()) triggers.push_back({markers.close, false, true});
+}
+
 void apply_constraint(const ReplyConstraint& constraint, GenerateOptions& options) {
   options.grammar = constraint.grammar;
   options.grammar_triggers = constraint.triggers;

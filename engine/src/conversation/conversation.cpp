@@ -359,8 +359,11 @@ Result<ConversationReply> Conversation::run(const Rendered& prompt, bool starts_
   out.prompt.opens_reasoning = starts_in_thinking;
   if (callbacks.on_prompt) callbacks.on_prompt(out.prompt);
 
-  const Status streamed =
-      stream_reply(*session_, options, callbacks, markers, starts_in_thinking, reply_so_far, out);
+  GenerateOptions constrained = options;
+  if (starts_in_thinking && options.grammar)
+    defer_past_reasoning(constrained.grammar_triggers, markers);
+  const Status streamed = stream_reply(*session_, constrained, callbacks, markers,
+                                       starts_in_thinking, reply_so_far, out);
   if (!streamed) return Error{streamed.message()};
   const Tokenizer& tok = session_->model().tokenizer();
   ReasoningStats& rs = out.reasoning;

@@ -54,9 +54,16 @@ CharSet complement(const CharSet& s) {
 const CharSet kDigit = {{'0', '9'}};
 const CharSet kWord = {{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}};
 // ECMA-262 WhiteSpace and LineTerminator.
-const CharSet kSpace = normalized({{0x09, 0x0D}, {0x20, 0x20}, {0xA0, 0xA0}, {0x1680, 0x1680},
-                                   {0x2000, 0x200A}, {0x2028, 0x2029}, {0x202F, 0x202F},
-                                   {0x205F, 0x205F}, {0x3000, 0x3000}, {0xFEFF, 0xFEFF}});
+const CharSet kSpace = normalized({{0x09, 0x0D},
+                                   {0x20, 0x20},
+                                   {0xA0, 0xA0},
+                                   {0x1680, 0x1680},
+                                   {0x2000, 0x200A},
+                                   {0x2028, 0x2029},
+                                   {0x202F, 0x202F},
+                                   {0x205F, 0x205F},
+                                   {0x3000, 0x3000},
+                                   {0xFEFF, 0xFEFF}});
 const CharSet kLineTerminators = {{0x0A, 0x0A}, {0x0D, 0x0D}, {0x2028, 0x2029}};
 
 std::string hex_escape(uint32_t c) {
@@ -71,7 +78,8 @@ std::string json_chars(const CharSet& set) {
   std::string raw;  // the class of characters written as themselves
   for (const auto& [lo, hi] : normalized(set)) {
     for (uint32_t c = lo; c <= std::min<uint32_t>(hi, 0x1F); ++c) {  // controls: escaped
-      static const char* const kShort[] = {"", "", "", "", "", "", "", "", "b", "t", "n", "", "f", "r"};
+      static const char* const kShort[] = {"", "",  "",  "",  "", "",  "",
+                                           "", "b", "t", "n", "", "f", "r"};
       char buf[16];
       if (c < 14 && kShort[c][0]) {
         std::snprintf(buf, sizeof buf, "\"\\\\%s\"", kShort[c]);
@@ -177,8 +185,8 @@ class PatternParser {
     }
     nullable_ = atom_nullable || q == "*" || q == "?" || q.starts_with("{0,");
     if (!at_end() && p_[i_] == '?') ++i_;  // lazy: the same language
-    if (!at_end() && (p_[i_] == '*' || p_[i_] == '+' || p_[i_] == '?' ||
-                      (p_[i_] == '{' && count_at(i_)))) {
+    if (!at_end() &&
+        (p_[i_] == '*' || p_[i_] == '+' || p_[i_] == '?' || (p_[i_] == '{' && count_at(i_)))) {
       fail("a quantifier after a quantifier");
     }
     return "( " + a + " )" + q;

@@ -90,7 +90,7 @@ void ReplyGrammar::look_for_trigger() {
   // from one continues the grammar (" then" holds the trigger " the" but need not).
   const size_t lead = reply_.find_first_not_of(" \t\r\n");
   while (true) {
-    size_t first = std::string::npos;
+    size_t first = std::string::npos, skip = 0;  // skip: the trigger's text, for `after`
     for (const GrammarTrigger& t : triggers_) {
       size_t at = std::string::npos;
       if (t.at_start) {
@@ -100,10 +100,10 @@ void ReplyGrammar::look_for_trigger() {
       } else {
         at = reply_.find(t.text, search_from_);
       }
-      first = std::min(first, at);
+      if (at < first) first = at, skip = t.after ? t.text.size() : 0;
     }
     if (first == std::string::npos) return;
-    if (constraint_.accept_text(std::string_view(reply_).substr(first))) {
+    if (constraint_.accept_text(std::string_view(reply_).substr(first + skip))) {
       active_ = true;
       reply_.clear();
       return;
