@@ -103,7 +103,7 @@ TEST(JsonSchema, StringLengthsAndTypeLists) {
   EXPECT_TRUE(instance(nullable, R"("ab")"));
   EXPECT_FALSE(instance(nullable, R"("abc")"));
   EXPECT_EQ(error_of(R"({"type": "string", "maxLength": 5000})"),
-            "schema at /maxLength: above 1024 is not supported");
+            "schema at /maxLength: above 1000 is not supported");
   EXPECT_EQ(error_of(R"({"type": "string", "minLength": 3, "maxLength": 2})"),
             "schema: minLength is greater than maxLength");
   EXPECT_EQ(error_of(R"({"type": "integer", "maxLength": 2})"), "schema: 'maxLength' on a integer");

@@ -180,6 +180,16 @@ test('response_format json_schema: unsupported keywords are refused by name', as
   }
 });
 
+test('a schema whose grammar is too ambiguous to follow is a 400, at once', async () => {
+  const started = Date.now();
+  await assert.rejects(clients.generic.chat.completions.create({
+    model, max_tokens: 60, messages: ask,
+    response_format: { type: 'json_schema', json_schema: { name: 'a',
+      schema: { type: 'string', pattern: '^(.{0,50}){0,50}$' } } } }),
+  (e) => e.status === 400 && e.message.includes('could not be followed'));
+  assert.ok(Date.now() - started < 10000);
+});
+
 test('response_format json_object: a JSON object', async () => {
   for (const seed of [1, 2, 3]) {
     const r = await clients.generic.chat.completions.create({

@@ -119,9 +119,19 @@ std::optional<ApiError> weights_error(const Model& model) {
   return std::nullopt;
 }
 
-// The error a failed generation step gets: 503 when the weights went bad under it.
+// The error a failed generation step gets: 503 when the weights went bad under it; 400
+// when the reply's grammar (response_format, tools, the server's default) could not be
+// followed (too ambiguous, or asking for what no token spells).
 ApiError generation_error(const Model& model, const std::string& message) {
   if (auto w = weights_error(model)) return *w;
+  if (message.starts_with("grammar: ")) {
+    ApiError e;
+    e.message =
+        "the reply's grammar (response_format, tools or the server's default) could not "
+        "be followed: " +
+        message.substr(9);
+    return e;
+  }
   return server_error(500, "generation failed: " + message, "generation_failed");
 }
 

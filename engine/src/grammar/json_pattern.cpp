@@ -1,5 +1,7 @@
 #include "grammar/json_pattern.h"
 
+#include "grammar/grammar.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -12,7 +14,8 @@ namespace kvchat::grammar {
 namespace {
 
 constexpr uint32_t kMaxCodePoint = 0x10FFFF;
-constexpr int kMaxCount = 1024;  // a count is written out as that many grammar elements
+// A count is written out as that many grammar elements: the grammar's repeat limit.
+const int kMaxCount = static_cast<int>(GrammarLimits{}.max_repeat);
 
 // A set of code points: sorted, disjoint, non-adjacent closed ranges.
 using CharSet = std::vector<std::pair<uint32_t, uint32_t>>;

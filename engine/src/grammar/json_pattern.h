@@ -4,7 +4,8 @@
 // syntax characters), classes with ranges and negation, . \d \D \w \W \s \S, groups ( )
 // (?: ) (?<name> ), alternation, the quantifiers * + ? {n} {n,} {n,m} (lazy ones too: the
 // language is the same), ^ at the start and $ at the end. Refused, by name: lookaround,
-// backreferences, word boundaries, \p{...}, \cX, anchors elsewhere, counts above 1024.
+// backreferences, word boundaries, \p{...}, \cX, anchors elsewhere, counts above 1000
+// (the grammar's repeat limit), an unbounded loop over what can match "".
 //
 // Each character the value may hold is written as JSON writes it: itself, or \" \\ and
 // the control characters escaped (\b \t \n \f \r, else \u00XX), so that every sentence is a

@@ -1,5 +1,6 @@
 #include "grammar/json_schema.h"
 
+#include "grammar/grammar.h"
 #include "grammar/json_pattern.h"
 
 #include <cctype>
@@ -208,7 +209,8 @@ class Converter {
 
   // A string of minLength to maxLength characters (code points or escapes).
   std::string bounded_string_rule(const Json& s, const std::string& hint, const std::string& at) {
-    constexpr int64_t kMaxBound = 1024;  // a bound is written out as that many grammar elements
+    // A bound is written out as that many grammar elements: the grammar's repeat limit.
+    const int64_t kMaxBound = GrammarLimits{}.max_repeat;
     int64_t lo = 0, hi = -1;
     for (const auto& [key, out] : {std::pair{"minLength", &lo}, std::pair{"maxLength", &hi}}) {
       if (!s.contains(key)) continue;
