@@ -87,6 +87,8 @@ TEST(ToolCalls, FormatOfPublishedTemplates) {
       {"mistralai-Mistral-Nemo-Instruct-2407.jinja", ToolCallFormat::Mistral},
       {"ibm-granite-granite-3.3-2B-Instruct.jinja", ToolCallFormat::Generic},
       {"CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja", ToolCallFormat::Generic},
+      {"meetkai-functionary-medium-v3.1.jinja", ToolCallFormat::Generic},  // <function=...>
+      {"llama-cpp-deepseek-r1.jinja", ToolCallFormat::Generic},
   };
   for (const auto& [name, format] : expected) {
     EXPECT_EQ(detect_tool_call_format(format_of(name)), format) << name;
@@ -97,13 +99,13 @@ TEST(ToolCalls, FormatOfPublishedTemplates) {
 }
 
 // The templates with a call format, given the tools and a conversation with a call and its
-// result as kvchat holds them (arguments as JSON text, content none beside calls), render
-// what jinja2 rendered for the same conversation.
+// result as kvchat holds them (arguments as JSON text, content "" beside calls), render
+// what jinja2 rendered for the same conversation (arguments as objects).
 TEST(ToolCalls, ToolsAndCallsRenderAsJinja2Does) {
   const Json doc = Json::parse(read_text(template_path("tool_cases.json")));
   int compared = 0;
   for (const Json& c : doc["cases"]) {
-    if (c["setting"] != "one_tool" || c["conversation"] != "tool-round-null-content") continue;
+    if (c["setting"] != "one_tool" || c["conversation"] != "tool-round-object-args") continue;
     const std::string name = c["template"].get<std::string>();
     auto parsed = ChatTemplate::parse(read_text(template_path(name)));
     ASSERT_TRUE(parsed) << name;
@@ -138,7 +140,7 @@ TEST(ToolCalls, ToolsAndCallsRenderAsJinja2Does) {
     EXPECT_EQ(*text, c["expected"].get<std::string>()) << name;
     ++compared;
   }
-  EXPECT_GE(compared, 5);  // Qwen 2.5, Qwen 3, Hermes 2 Pro, Llama 3.1, 3.2, Mistral Nemo
+  EXPECT_EQ(compared, 6);  // Qwen 2.5, Qwen 3, Hermes 2 Pro, Llama 3.1, 3.2, Mistral Nemo
 }
 
 // The generic format (no call format in the template) says the tools in the system prompt

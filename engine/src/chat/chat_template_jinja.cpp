@@ -48,17 +48,15 @@ jinja::Value tool_call_value(const ToolCall& call) {
   return d;
 }
 
-// Each message as the dict transformers passes: role and content; an assistant's calls
-// as tool_calls (its content none when it has no text, as OpenAI clients send it); a
-// tool result's tool_call_id and name.
+// Each message as the dict transformers passes: role and content (a string, "" beside
+// calls without text: Qwen 3's template, among others, fails on none there); an
+// assistant's calls as tool_calls; a tool result's tool_call_id and name.
 jinja::Value messages_value(const std::vector<ChatMessage>& messages) {
   std::vector<jinja::Value> list;
   for (const ChatMessage& m : messages) {
     jinja::Value d = jinja::Value::dict();
     d.dict_obj().set(jinja::Value("role"), jinja::Value(m.role));
-    const bool no_text = m.content.empty() && !m.tool_calls.empty();
-    d.dict_obj().set(jinja::Value("content"),
-                     no_text ? jinja::Value::none() : jinja::Value(m.content));
+    d.dict_obj().set(jinja::Value("content"), jinja::Value(m.content));
     if (!m.tool_calls.empty()) {
       std::vector<jinja::Value> calls;
       for (const ToolCall& c : m.tool_calls) calls.push_back(tool_call_value(c));

@@ -93,7 +93,9 @@ ToolCallFormat detect_tool_call_format(const ChatFormat& format) {
   auto has = [&src](std::string_view s) { return src.find(s) != std::string::npos; };
   if (has("<tool_call>")) return ToolCallFormat::Hermes;
   if (has("[TOOL_CALLS]")) return ToolCallFormat::Mistral;
-  if (has("<|start_header_id|>") && (has("<|python_tag|>") || has("ipython")))
+  // Llama 3.x's own templates; functionary's (Llama 3 based) writes <function=name> calls,
+  // a format of its own: generic.
+  if (has("<|start_header_id|>") && (has("<|python_tag|>") || has("ipython")) && !has("<function="))
     return ToolCallFormat::Llama3;
   return ToolCallFormat::Generic;
 }
