@@ -14,19 +14,13 @@
 
 #include "kvchat/conversation.h"
 #include "kvchat/model.h"
+#include "support/demo_model.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
 namespace {
 
-std::shared_ptr<const Model> demo_model() {
-  static std::shared_ptr<const Model> model = [] {
-    auto m = Model::load(test::shared_path("models/kjv-demo-f32.gguf"));
-    EXPECT_TRUE(m) << m.message();
-    return m ? *m : nullptr;
-  }();
-  return model;
-}
+using test::demo_model;
 
 std::string real_template(const std::string& name) {
   static const nlohmann::json doc = test::load_json(test::shared_path("templates/cases.json"));

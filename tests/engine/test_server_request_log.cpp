@@ -74,7 +74,9 @@ TEST(ServerRequestLog, RecordsRouteStatusTokensDurationAndClient) {
   ASSERT_TRUE(c.Get("/v1/models?limit=5"));
   const httplib::Headers agent = {{"User-Agent", "log-test-agent/1.0"}};
   ASSERT_EQ(post(*s, "/v1/chat/completions", chat("In the beginning"), agent), 200);
+  records(*s, 2);  // each logged before the next is sent: the order below is theirs
   ASSERT_EQ(post(*s, "/v1/chat/completions", chat("And the earth", true), agent), 200);
+  records(*s, 3);
   ASSERT_TRUE(c.Get("/v1/nowhere"));
 
   const auto log = records(*s, 4);
@@ -144,10 +146,13 @@ TEST(ServerRequestLog, NeverTheKeyNorTheMessageUnlessAskedFor) {
   ASSERT_TRUE(s);
   const httplib::Headers auth = {{"Authorization", "Bearer " + key}};
   ASSERT_EQ(post(*s, "/v1/chat/completions", chat(message), auth), 200);
+  records(*s, 1);  // each logged before the next is sent: the order below is theirs
   ASSERT_EQ(post(*s, "/v1/chat/completions", chat(message, true), auth), 200);
+  records(*s, 2);
   ASSERT_EQ(post(*s, "/v1/chat/completions", chat(message),
                  {{"Authorization", "Bearer " + key + "-wrong"}}),
             401);
+  records(*s, 3);
   httplib::Client c("127.0.0.1", s->port());
   ASSERT_TRUE(c.Get(("/v1/models?api_key=" + key).c_str(), auth));
   const auto log = records(*s, 4);

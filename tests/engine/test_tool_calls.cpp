@@ -16,6 +16,7 @@
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "kvchat/tool_calls.h"
+#include "support/demo_model.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -34,14 +35,7 @@ std::string template_path(const std::string& name) {
   return std::string(KVCHAT_SOURCE_DIR) + "/tests/data/templates/" + name;
 }
 
-std::shared_ptr<const Model> demo_model() {
-  static std::shared_ptr<const Model> model = [] {
-    auto m = Model::load(test::shared_path("models/kjv-demo-f32.gguf"));
-    EXPECT_TRUE(m) << m.message();
-    return m ? *m : nullptr;
-  }();
-  return model;
-}
+using test::demo_model;
 
 ChatFormat format_of(const std::string& template_name) {
   auto f = ChatFormat::create(read_text(template_path(template_name)), demo_model()->tokenizer());
