@@ -6,8 +6,6 @@
 // ends (its grammar complete) before --tg tokens is measured over the tokens it has.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -26,13 +24,6 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream text;
-  if (!(f && text << f.rdbuf())) return Error{"cannot read " + path};
-  return text.str();
 }
 
 // An OpenAI tools array (JSON text) as definitions.

@@ -156,10 +156,10 @@ Result<Prompt> prompt_tokens(const Server::Impl& impl, const CompletionRequest& 
 
 // The request's grammar: its tools' calls, its response format, or the server's default.
 std::optional<ApiError> reply_constraint(const Server::Impl& impl, const CompletionRequest& r,
-                                         ReplyConstraint& out) {
+                                         ToolCallFormat call_format, ReplyConstraint& out) {
   ApiError e;
   if (r.tools.active()) {
-    auto c = tool_call_constraint(r.tools, detect_tool_call_format(*impl.format));
+    auto c = tool_call_constraint(r.tools, call_format);
     if (!c) return e.param = "tools", e.message = "'tools': " + c.message(), e;
     out = std::move(*c);
   } else if (!r.response_schema.empty()) {
@@ -389,8 +389,9 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
   t_notes.model = shown_text(r.model);
   if (impl.log_message_text) t_notes.message_text = message_text_of(r);
   if (auto e = refusal(impl, r)) return send_error(res, *e);
+  const ToolCallFormat call_format = detect_tool_call_format(*impl.format);
   ReplyConstraint constraint;
-  if (auto e = reply_constraint(impl, r, constraint)) return send_error(res, *e);
+  if (auto e = reply_constraint(impl, r, call_format, constraint)) return send_error(res, *e);
   const char* prompt_param = endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
   auto tokens = prompt_tokens(impl, r);
   if (!tokens) {
@@ -437,7 +438,7 @@ void handle_completion(Server::Impl& impl, const httplib::Request& req, httplib:
     defer_past_reasoning(constraint.triggers, impl.format->reasoning_markers());
   generation.constraint = std::move(constraint);
   std::optional<ToolCallFormat> tools;
-  if (r.tools.active()) tools = detect_tool_call_format(*impl.format);
+  if (r.tools.active()) tools = call_format;
   if (!r.stream) {
     return answer_whole(impl, req, res, acquired->lease, generation, head, starts_in_thinking,
                         tools);

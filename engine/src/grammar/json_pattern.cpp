@@ -163,15 +163,26 @@ class PatternParser {
     return out.empty() ? "\"\"" : out;
   }
 
+  // A quantifier: at least lo, at most hi (-1: no bound), as GBNF.
+  struct Count {
+    int lo = 0, hi = -1;
+    size_t end = 0;  // the offset after it
+    std::string gbnf() const {
+      if (lo == 0 && hi < 0) return "*";
+      if (lo == 1 && hi < 0) return "+";
+      if (lo == 0 && hi == 1) return "?";
+      return "{" + std::to_string(lo) + "," + (hi >= 0 ? std::to_string(hi) : "") + "}";
+    }
+  };
+
   std::string quantified() {
     std::string a = atom();
     if (error_ || at_end()) return a;
     const bool atom_nullable = nullable_;
-    std::string q;
+    Count q;
     const char c = p_[i_];
     if (c == '*' || c == '+' || c == '?') {
-      q = std::string(1, c);
-      ++i_;
+      q = {c == '+' ? 1 : 0, c == '?' ? 1 : -1, ++i_};
     } else if (c == '{') {
       auto bounds = count();
       if (!bounds) return a;  // not a count: '{' is a literal (ECMA-262 Annex B)
@@ -181,22 +192,21 @@ class PatternParser {
     }
     // The grammar engine refuses a loop over something that can match "" (it would never
     // have to advance); "(a|)*" is "a*", but such patterns are refused rather than rewritten.
-    const bool unbounded = q == "*" || q == "+" || q.ends_with(",}");
-    if (atom_nullable && unbounded) {
+    if (atom_nullable && q.hi < 0) {
       fail("an unbounded repetition of something that can match the empty string");
       return "";
     }
-    nullable_ = atom_nullable || q == "*" || q == "?" || q.starts_with("{0,");
+    nullable_ = atom_nullable || q.lo == 0;
     if (!at_end() && p_[i_] == '?') ++i_;  // lazy: the same language
     if (!at_end() &&
         (p_[i_] == '*' || p_[i_] == '+' || p_[i_] == '?' || (p_[i_] == '{' && count_at(i_)))) {
       fail("a quantifier after a quantifier");
     }
-    return "( " + a + " )" + q;
+    return "( " + a + " )" + q.gbnf();
   }
 
-  // "{n}", "{n,}" or "{n,m}" at `at` as GBNF, with the offset after it.
-  std::optional<std::pair<std::string, size_t>> count_at(size_t at) const {
+  // "{n}", "{n,}" or "{n,m}" at `at` (a count above kMaxCount reads as kMaxCount + 1).
+  std::optional<Count> count_at(size_t at) const {
     size_t j = at + 1;
     auto number = [&](int& out) {
       const size_t start = j;
@@ -207,34 +217,30 @@ class PatternParser {
       out = static_cast<int>(v);
       return j > start;
     };
-    int lo = 0, hi = -1;
-    if (!number(lo)) return std::nullopt;
+    Count c;
+    if (!number(c.lo)) return std::nullopt;
     if (j < p_.size() && p_[j] == ',') {
       ++j;
-      if (!number(hi)) hi = -1;
+      if (!number(c.hi)) c.hi = -1;
     } else {
-      hi = lo;
+      c.hi = c.lo;
     }
     if (j >= p_.size() || p_[j] != '}') return std::nullopt;
-    const std::string text =
-        "{" + std::to_string(lo) + "," + (hi >= 0 ? std::to_string(hi) : "") + "}";
-    return std::pair{text, j + 1};
+    c.end = j + 1;
+    return c;
   }
 
-  std::optional<std::string> count() {
+  // The count at i_, checked, i_ past it; nullopt when '{' does not start one.
+  std::optional<Count> count() {
     auto c = count_at(i_);
     if (!c) return std::nullopt;
-    const std::string& text = c->first;
-    const size_t comma = text.find(',');
-    const int lo = std::stoi(text.substr(1, comma - 1));
-    const int hi = text[comma + 1] == '}' ? -1 : std::stoi(text.substr(comma + 1));
-    if (lo > kMaxCount || hi > kMaxCount) {
+    if (c->lo > kMaxCount || c->hi > kMaxCount) {
       fail("a count above " + std::to_string(kMaxCount) + " is not supported");
-    } else if (hi >= 0 && lo > hi) {
+    } else if (c->hi >= 0 && c->lo > c->hi) {
       fail("a count {n,m} with n greater than m");
     }
-    i_ = c->second;
-    return text;
+    i_ = c->end;
+    return c;
   }
 
   std::string atom() {
