@@ -144,6 +144,45 @@ Pane {
                 }
 
                 ServerUsers { panel: panel; Layout.maximumWidth: column.width }
+                // The three places the KV lives: the live cache, the RAM tier, the disk.
+                SectionHeader {
+                    visible: panel.hasModel
+                    text: qsTr("Where the KV lives"); pixelSize: Theme.smallSize
+                    help: qsTr("Live: the open conversation's KV, what the next reply reads. RAM tier: the KV of conversations and branches you left, of summary jobs between runs and of the local server's idle users, kept within its budget (Settings) so that going back to them computes nothing again; the least recently used leave RAM when the budget is reached. Disk: the snapshots, read back when a conversation is no longer in RAM.")
+                }
+                Label {
+                    objectName: "kvTiersLine"
+                    property var t: panel.m.ram_tier || ({})
+                    property var d: MemoryState.snapshotDisk
+                    visible: panel.hasModel
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: column.width
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    text: qsTr("Live: %1 (%2 tokens)").arg(panel.fmt(panel.m.kv_allocated_bytes || 0)).arg(Theme.num(panel.m.kv_tokens || 0))
+                        + "\n" + qsTr("RAM tier: %1 of %2 · %3 conversations, %4 branches, %5 summaries, %6 server sessions")
+                              .arg(panel.fmt(t.used_bytes || 0)).arg(panel.fmt(t.budget_bytes || 0))
+                              .arg(Theme.num(t.conversations || 0)).arg(Theme.num(t.branches || 0))
+                              .arg(Theme.num(t.summaries || 0)).arg(Theme.num(t.server_sessions || 0))
+                        + ((t.shared_live_bytes || 0) > 0 ? qsTr(" (and %1 shared with the live KV, counted there)").arg(panel.fmt(t.shared_live_bytes)) : "")
+                        + ((t.evictions || 0) > 0 ? qsTr(" · %1 left RAM for the budget").arg(Theme.num(t.evictions)) : "")
+                        + "\n" + (d.total_bytes === undefined ? qsTr("Disk: no snapshot written in this run yet")
+                                   : (d.budget_bytes > 0 ? qsTr("Disk: %1 of %2").arg(panel.fmt(d.total_bytes)).arg(panel.fmt(d.budget_bytes))
+                                                         : qsTr("Disk: %1 (no budget)").arg(panel.fmt(d.total_bytes))))
+                }
+                Label {
+                    objectName: "kvTiersLesson"
+                    property var t: panel.m.ram_tier || ({})
+                    visible: panel.hasModel && (panel.m.kv_bytes_per_token || 0) > 0
+                    Layout.fillWidth: true
+                    Layout.maximumWidth: column.width
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    color: Theme.textMuted
+                    text: qsTr("Memory decides how many of your conversations come back instantly: at %1 per token, the RAM tier's budget holds about %2 tokens of conversations you left; beyond it the oldest come back from disk, or are computed again.")
+                        .arg(panel.fmt(panel.m.kv_bytes_per_token || 0))
+                        .arg(Theme.num(Math.floor((t.budget_bytes || 0) / Math.max(1, panel.m.kv_bytes_per_token || 1))))
+                }
                 SectionHeader {
                     visible: panel.hasModel
                     text: qsTr("Snapshot on disk"); pixelSize: Theme.smallSize

@@ -392,6 +392,24 @@ Drawer {
                 }
             }
 
+            // The RAM tier's budget applies at once: conversations past it leave RAM.
+            RowLayout {
+                Layout.fillWidth: true
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("in RAM at most, for conversations you left (0 = none kept)") }
+                SpinBox {
+                    id: ramTierBudget
+                    objectName: "ramTierBudgetSpin"
+                    Accessible.name: qsTr("KV of conversations you left, in RAM at most")
+                    from: 0; to: 16777216; stepSize: 500; editable: true
+                    value: Math.round(MemoryState.ramTierBudgetBytes / 1e6)
+                    textFromValue: (v) => drawer.budgetText(v)
+                    valueFromText: (t) => drawer.budgetFromText(t, ramTierBudget.value)
+                    validator: null
+                    background: FieldBackground { control: ramTierBudget }
+                    onValueModified: MemoryState.ramTierBudgetBytes = value * 1e6
+                }
+            }
+
             Label { text: qsTr("Engine"); font.bold: true }
             Label {
                 Layout.fillWidth: true

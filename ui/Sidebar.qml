@@ -117,13 +117,29 @@ Pane {
                 width: ListView.view.width
                 highlighted: entry.conversationId === Chat.currentConversationId
                 rightPadding: removeButton.width + 8
-                contentItem: Label {
-                    text: entry.title
-                    elide: Text.ElideRight
-                    verticalAlignment: Text.AlignVCenter
-                    font.bold: entry.highlighted
+                // Where its KV is and what coming back costs (MemoryState.kvPlace).
+                readonly property var kv: { MemoryState.memory; MemoryState.snapshotDisk; return MemoryState.kvPlace(entry.conversationId) }
+                contentItem: ColumnLayout {
+                    spacing: 0
+                    Label {
+                        Layout.fillWidth: true
+                        text: entry.title
+                        elide: Text.ElideRight
+                        verticalAlignment: Text.AlignVCenter
+                        font.bold: entry.highlighted
+                    }
+                    Label {
+                        objectName: "kvPlace"
+                        Layout.fillWidth: true
+                        visible: (entry.kv.text || "").length > 0
+                        text: entry.kv.text || ""
+                        elide: Text.ElideRight
+                        font.pixelSize: Theme.smallSize
+                        color: Theme.textMuted
+                    }
                 }
                 Accessible.name: entry.title
+                Accessible.description: entry.kv.text || ""
                 // The keyboard cursor of the list (not the open conversation).
                 Rectangle {
                     anchors.fill: parent

@@ -8,6 +8,7 @@
 #include "conversations/conversation_list_controller.h"
 #include "documents/document_controller.h"
 #include "engine/engine_worker.h"
+#include "memory/ram_tier.h"
 #include "util/byte_size.h"
 #include "kvchat/model.h"
 
@@ -95,6 +96,7 @@ void ChatController::connect_reply_signals() {
   connect(worker_, &EngineWorker::memoryReport, memory, &MemoryState::on_memory_report);
   connect(worker_, &EngineWorker::snapshotSaved, memory, &MemoryState::on_snapshot_saved);
   connect(worker_, &EngineWorker::snapshotRestored, memory, &MemoryState::on_snapshot_restored);
+  connect(worker_, &EngineWorker::kvResumedFromRam, memory, &MemoryState::on_kv_resumed_from_ram);
   connect(worker_, &EngineWorker::snapshotDiskUsage, memory, &MemoryState::on_snapshot_disk_usage);
   connect(memory, &MemoryState::errorOccurred, this, &ChatController::errorOccurred);
   connect(memory, &MemoryState::kvQualityFailed, this, [this](const QString& message) {
@@ -301,11 +303,15 @@ void ChatController::newConversation() {
   }
   system_prompts_->start_conversation(id);
   memory_state_->switch_conversation(current_, id);
+  // The one left waits in RAM; the new one starts empty.
+  QMetaObject::invokeMethod(
+      worker_,
+      [w = worker_, leave = current_ ? ram_tier_prefix(current_) : QString(),
+       enter = ram_tier_prefix(id)] { w->switchConversation(leave, enter, {}); },
+      Qt::QueuedConnection);
   current_ = id;
   show_messages({});
   emit conversationsChanged();
-  QMetaObject::invokeMethod(
-      worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
   emit currentConversationChanged();
 }
 
@@ -315,14 +321,17 @@ void ChatController::selectConversation(qint64 id) {
     return;
   }
   memory_state_->switch_conversation(current_, id);
-  current_ = id;
-  open_messages(id);
   if (models_->loaded()) {
+    // The one left waits in RAM; this one comes back from RAM, else from its snapshot.
     QMetaObject::invokeMethod(
         worker_,
-        [w = worker_, path = memory_state_->snapshot_path(id)] { w->restoreSnapshot(path); },
+        [w = worker_, leave = current_ ? ram_tier_prefix(current_) : QString(),
+         enter = ram_tier_prefix(id),
+         path = memory_state_->snapshot_path(id)] { w->switchConversation(leave, enter, path); },
         Qt::QueuedConnection);
   }
+  current_ = id;
+  open_messages(id);
   emit currentConversationChanged();
   follow_conversation_model();
 }

@@ -8,6 +8,7 @@
 #include "conversations/conversation_model.h"
 #include "documents/document_controller.h"
 #include "engine/engine_worker.h"
+#include "memory/ram_tier.h"
 
 namespace kvchat::app {
 
@@ -25,11 +26,17 @@ void ChatController::leave_deleted_conversation() {
   QString error;
   note_save(save_unsaved(&error), error);
   memory_state_->switch_conversation(current_, 0);
+  // Its KV goes from the session and from RAM too (Undo restores it from its snapshot,
+  // kept till then).
+  QMetaObject::invokeMethod(
+      worker_,
+      [w = worker_, prefix = ram_tier_prefix(current_)] {
+        w->clearSession();
+        w->forgetConversation(prefix);
+      },
+      Qt::QueuedConnection);
   current_ = 0;
   show_messages({});
-  // Its KV goes from the session too (Undo restores it from its snapshot, kept till then).
-  QMetaObject::invokeMethod(
-      worker_, [w = worker_] { w->clearSession(); }, Qt::QueuedConnection);
   emit currentConversationChanged();
 }
 
@@ -39,6 +46,9 @@ void ChatController::reopen_undeleted_conversation(qint64 id) {
 }
 
 void ChatController::on_conversation_deleted(qint64 id) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, prefix = ram_tier_prefix(id)] { w->forgetConversation(prefix); },
+      Qt::QueuedConnection);
   const QString snapshot = memory_state_->snapshot_path(id);
   if (QFile::exists(snapshot) && !QFile::remove(snapshot)) {
     emit errorOccurred(tr("The conversation is deleted but its KV snapshot %1 could not be "

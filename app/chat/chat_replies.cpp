@@ -9,6 +9,7 @@
 
 #include "chat/chat_controller.h"
 #include "engine/engine_worker.h"
+#include "memory/ram_tier.h"
 
 namespace kvchat::app {
 
@@ -113,8 +114,8 @@ void ChatController::follow_shown_branch() {
   QMetaObject::invokeMethod(
       worker_,
       [w = worker_, turns = chat_turns(messages_.items()), prompt = system_prompt(), path,
-       budget = memory_state_->snapshot_budget_bytes()] {
-        w->followBranch(turns, prompt, path, budget);
+       budget = memory_state_->snapshot_budget_bytes(), prefix = ram_tier_prefix(current_)] {
+        w->followBranch(turns, prompt, path, budget, prefix);
       },
       Qt::QueuedConnection);
 }

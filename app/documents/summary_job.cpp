@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "memory/ram_tier.h"
 #include "settings/sampling_settings.h"
 #include "kvchat/conversation.h"
 #include "kvchat/document.h"
@@ -265,6 +266,12 @@ SummaryJobOutcome summarize_job(const JobRun& run, const StoredSummaryJob& job,
     return run.finish(JobStatus::Failed);
   }
   Conversation conversation(std::move(session).value(), std::move(format).value());
+  // A run of this job stopped earlier left its KV in the RAM tier: taken back (the next
+  // chunk's prompt reuses what it shares with it).
+  const std::string tier_key = "summary/" + std::to_string(run.job_id);
+  if (ParkedKvPtr parked = app_ram_tier()->take(tier_key)) {
+    (void)conversation.resume(std::move(parked));  // another model or settings: not reused
+  }
 
   QString write_error;  // a partial that could not be stored stops the job
   const SummarizeCallbacks callbacks = job_callbacks(run, hooks, conversation, write_error);
@@ -282,7 +289,11 @@ SummaryJobOutcome summarize_job(const JobRun& run, const StoredSummaryJob& job,
   out.levels = result->plan.n_levels;
   out.tokens_evaluated = static_cast<qint64>(result->tokens_evaluated);
   out.peak_kv_bytes = static_cast<qint64>(result->peak_kv_bytes);
-  if (result->cancelled) return run.finish(JobStatus::Cancelled);
+  if (result->cancelled) {
+    // Resumed later: its KV waits in RAM meanwhile (within the tier's budget).
+    app_ram_tier()->put(tier_key, KvTierKind::Summary, conversation.park());
+    return run.finish(JobStatus::Cancelled);
+  }
   // The exchange the conversation appended: the request and the summary.
   out.request = qstr(conversation.messages().end()[-2].content);
   out.summary = qstr(conversation.messages().back().content);

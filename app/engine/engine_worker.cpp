@@ -22,6 +22,7 @@
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "kvchat/snapshot_store.h"
+#include "memory/ram_tier.h"
 #include "kvchat/summarize.h"
 
 namespace kvchat::app {
@@ -119,8 +120,11 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
       }
     });
 
-    // Only now is the previous model replaced: a failure above leaves it usable.
+    // Only now is the previous model replaced: a failure above leaves it usable. The chat's
+    // and the summaries' KV in RAM was the old model's (the server's goes with its pool).
     conversation_ = std::make_unique<Conversation>(std::move(s), format);
+    app_ram_tier()->erase_prefix("c");
+    app_ram_tier()->erase_prefix("summary/");
     const int32_t overhead =
         kvchat::summary_prompt_overhead(loaded->tokenizer(), SummarizeOptions{});
     {
@@ -374,22 +378,31 @@ void EngineWorker::restoreSnapshot(const QString& path) {
 }
 
 void EngineWorker::followBranch(const ChatTurns& messages, const QString& system_prompt,
-                                const QString& path, qint64 budget_bytes) {
+                                const QString& path, qint64 budget_bytes, const QString& prefix) {
   if (!conversation_) {
     QFile::remove(path);
     emit branchFollowed(0);
     return;
   }
   int32_t kept = 0;
+  bool from_ram = false;
   try {
     Session& session = conversation_->session();
     auto ids = conversation_->tokens_for(system_prompt.toStdString(), chat_messages(messages));
-    const std::vector<TokenId>& held = session.tokens();
-    if (ids) {
-      const size_t n = std::min(held.size(), ids->size());
-      while (static_cast<size_t>(kept) < n && held[kept] == (*ids)[kept]) ++kept;
+    if (ids && !prefix.isEmpty()) {
+      // The branch left waits in RAM; the one shown comes back from it when it is there.
+      const std::string key = prefix.toStdString() + "b" + std::to_string(++parked_branches_);
+      const KvSwitch sw =
+          switch_branch_kv(*app_ram_tier(), *conversation_, key, prefix.toStdString(), *ids);
+      from_ram = sw.from_ram;
+    } else {
+      const std::vector<TokenId>& held = session.tokens();
+      if (ids) {
+        const size_t n = std::min(held.size(), ids->size());
+        while (static_cast<size_t>(kept) < n && held[kept] == (*ids)[kept]) ++kept;
+      }
+      if (kept < session.n_past()) session.truncate(kept);
     }
-    if (kept < session.n_past()) session.truncate(kept);
     kept = session.n_past();
   } catch (...) {
     conversation_->clear();
@@ -401,7 +414,35 @@ void EngineWorker::followBranch(const ChatTurns& messages, const QString& system
   } else {
     saveSnapshot(path, budget_bytes);
   }
+  if (from_ram) emit kvResumedFromRam(kept);
   emit branchFollowed(kept);
+}
+
+void EngineWorker::switchConversation(const QString& leave_prefix, const QString& enter_prefix,
+                                      const QString& path) {
+  if (!conversation_) return;
+  try {
+    const std::string leave = leave_prefix.isEmpty() ? "" : leave_prefix.toStdString() + "live";
+    const KvSwitch sw =
+        switch_conversation_kv(*app_ram_tier(), *conversation_, leave, enter_prefix.toStdString());
+    if (sw.from_ram) {
+      report_memory();
+      emit kvResumedFromRam(sw.held_tokens);
+      return;
+    }
+  } catch (...) {
+    conversation_->clear();
+  }
+  if (path.isEmpty()) {
+    report_memory();
+  } else {
+    restoreSnapshot(path);
+  }
+}
+
+void EngineWorker::forgetConversation(const QString& prefix) {
+  if (!prefix.isEmpty()) app_ram_tier()->erase_prefix(prefix.toStdString());
+  report_memory();
 }
 
 void EngineWorker::clearSession() {
@@ -453,7 +494,12 @@ void EngineWorker::reportMemory() { report_memory(); }
 void EngineWorker::report_memory() {
   if (!conversation_) return;
   try {
-    emit memoryReport(memory_figures(conversation_->session()));
+    MemoryFigures figures = memory_figures(conversation_->session());
+    const std::shared_ptr<KvRamTier> tier = app_ram_tier();
+    tier->enforce();  // what the session let go of since counts as the tier's
+    figures.ram_tier = tier->stats();
+    figures.ram_conversations = ram_tier_conversations(*tier);
+    emit memoryReport(figures);
   } catch (...) {
     emit engineError(thrown("The memory report could not be built"));
   }

@@ -80,14 +80,25 @@ class EngineWorker : public QObject {
   void restoreSnapshot(const QString& path);
   // Empties the cache (a conversation without a usable snapshot was opened).
   void clearSession();
+  // Another conversation is opened (memory/ram_tier.h keys): what the session holds is
+  // parked in the app's RAM tier under `leave_prefix` (a "c<id>/" prefix; empty: nothing
+  // is kept), then the KV last parked under `enter_prefix` comes back from RAM (0 tokens
+  // evaluated; emits kvResumedFromRam) or, when the tier no longer holds it, from its
+  // snapshot at `path` as restoreSnapshot() does (an empty path: the session stays empty).
+  void switchConversation(const QString& leave_prefix, const QString& enter_prefix,
+                          const QString& path);
+  // A conversation is deleted: its entries leave the RAM tier.
+  void forgetConversation(const QString& prefix);
   // Another branch of the conversation is shown (`messages` as in generate(), its last one
   // may be a reply): the session keeps only the prefix its tokens share with that branch's
   // (nothing is evaluated; the next reply evaluates the rest) and the snapshot at `path`
   // is saved from that (removed when nothing is shared), so that reopening the
   // conversation never restores the other branch as if it were this one. Emits
   // branchFollowed with the tokens kept.
+  // The branch left is parked in the app's RAM tier under `prefix` (the conversation's), and
+  // the branch shown comes back from it whole when the tier holds it (0 tokens evaluated).
   void followBranch(const ChatTurns& messages, const QString& system_prompt, const QString& path,
-                    qint64 budget_bytes);
+                    qint64 budget_bytes, const QString& prefix = {});
   // The number of tokens `messages` (as in generate) after `system_prompt` come to with
   // the loaded model's format, the reply's turn opened (the document preview's
   // conversation share): counted here, off the GUI thread, with the conversation's own
@@ -130,6 +141,9 @@ class EngineWorker : public QObject {
   void sessionEvent(const QString& kind, const QString& message);
   void snapshotSaved(const QString& path, qint64 bytes);
   void branchFollowed(int kept_tokens);
+  // The KV of the conversation (or branch) shown came back from the RAM tier: `tokens`
+  // held, none evaluated.
+  void kvResumedFromRam(int tokens);
   // restored: true when the KV state came from the file; false with the reason why not.
   // (restored with a non-empty reason: a damaged tail of the journal was ignored.)
   void snapshotRestored(bool restored, qint64 bytes, const QString& reason);
@@ -153,6 +167,7 @@ class EngineWorker : public QObject {
   int32_t summary_prompt_overhead_ = 0;  // model_'s; guarded by model_mutex_
   // The chat: its messages, token checkpoints and session (prefix reuse, context policy).
   std::unique_ptr<Conversation> conversation_;
+  uint64_t parked_branches_ = 0;  // numbers the RAM tier keys of branches left
   std::atomic<bool> stop_{false};
   std::atomic<bool> cancel_load_{false};
   mutable std::mutex model_mutex_;  // guards model_ against shared_model() readers

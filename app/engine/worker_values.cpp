@@ -218,6 +218,18 @@ QVariantMap MemoryFigures::to_map() const {
           .arg(per_element)
           .arg(static_cast<qulonglong>(r.kv_bytes_without_window())));
   m.insert(QStringLiteral("formula"), f);
+  m.insert(QStringLiteral("ram_tier"),
+           QVariantMap{{QStringLiteral("budget_bytes"), u64(ram_tier.budget_bytes)},
+                       {QStringLiteral("used_bytes"), u64(ram_tier.used_bytes)},
+                       {QStringLiteral("shared_live_bytes"), u64(ram_tier.shared_live_bytes)},
+                       {QStringLiteral("conversations"), ram_tier.conversations},
+                       {QStringLiteral("branches"), ram_tier.branches},
+                       {QStringLiteral("summaries"), ram_tier.summaries},
+                       {QStringLiteral("server_sessions"), ram_tier.server_sessions},
+                       {QStringLiteral("evictions"), u64(ram_tier.evictions)}});
+  QVariantList ids;
+  for (qint64 id : ram_conversations) ids << id;
+  m.insert(QStringLiteral("ram_conversations"), ids);
   return m;
 }
 

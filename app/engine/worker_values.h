@@ -10,6 +10,7 @@
 #include <QString>
 #include <QVariantMap>
 
+#include "kvchat/kv_ram_tier.h"
 #include "kvchat/memory_report.h"
 #include "kvchat/model.h"
 #include "kvchat/sampler.h"
@@ -82,8 +83,12 @@ struct MemoryFigures {
   int n_layers = 0;
   int n_kv_heads = 0;
   int head_dim = 0;
-  // MemoryReport fields, n_past, n_ctx, and "formula" (the KV formula with these numbers
-  // and its text). Empty for a default-constructed value (no session).
+  // The app's RAM tier (memory/ram_tier.h): its figures and the conversations it holds.
+  KvRamTierStats ram_tier;
+  QList<qint64> ram_conversations;
+  // MemoryReport fields, n_past, n_ctx, "formula" (the KV formula with these numbers and
+  // its text), "ram_tier" (its figures) and "ram_conversations". Empty for a
+  // default-constructed value (no session).
   QVariantMap to_map() const;
   bool empty() const { return n_layers == 0; }
 };

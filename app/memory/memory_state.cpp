@@ -2,11 +2,13 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <algorithm>
 
 #include "util/display_text.h"
 #include "conversations/conversation_host.h"
 #include "engine/engine_worker.h"
+#include "memory/ram_tier.h"
 #include "util/byte_size.h"
 #include "store/conversation_store.h"
 
@@ -20,6 +22,11 @@ MemoryState::MemoryState(const QString& data_dir, ConversationStore* store, Engi
         store_->setting(QStringLiteral("snapshot_budget_bytes"), kDefaultSnapshotBudgetBytes)
             .toLongLong();
   }
+  // The RAM tier's budget as this data directory's settings have it (else the default).
+  const qint64 ram_default = static_cast<qint64>(KvRamTier::default_budget_bytes());
+  app_ram_tier()->set_budget(static_cast<uint64_t>(std::max<qint64>(
+      0, store_ ? store_->setting(QStringLiteral("ram_tier_budget_bytes"), ram_default).toLongLong()
+                : ram_default)));
   refresh_.setSingleShot(true);
   refresh_.setInterval(kRefreshMs);
   connect(&refresh_, &QTimer::timeout, this, &MemoryState::flush);
@@ -181,6 +188,58 @@ void MemoryState::on_snapshot_restored(bool restored, qint64 bytes, const QStrin
            "settings, or damaged): the conversation is computed again with the "
            "next message.");
   }
+  emit snapshotChanged();
+  emit snapshotRestored();
+}
+
+qint64 MemoryState::ram_tier_budget_bytes() const {
+  return static_cast<qint64>(app_ram_tier()->budget_bytes());
+}
+
+void MemoryState::setRamTierBudgetBytes(qint64 bytes) {
+  bytes = std::max<qint64>(0, bytes);
+  if (bytes == ram_tier_budget_bytes()) return;
+  app_ram_tier()->set_budget(static_cast<uint64_t>(bytes));  // evicts down to it now
+  QString error;
+  if (store_) store_->set_setting(QStringLiteral("ram_tier_budget_bytes"), bytes, &error);
+  if (!error.isEmpty()) emit errorOccurred(error);
+  QMetaObject::invokeMethod(
+      &worker_, [w = &worker_] { w->reportMemory(); }, Qt::QueuedConnection);
+}
+
+QVariantMap MemoryState::kvPlace(qint64 id) const {
+  const auto place = [](const char* where, const QString& text) {
+    return QVariantMap{{QStringLiteral("place"), QLatin1String(where)},
+                       {QStringLiteral("text"), text}};
+  };
+  if (memory_.isEmpty()) return {};
+  const int n_past = memory_.value(QStringLiteral("n_past")).toInt();
+  if (id == chat_.current_conversation()) {
+    return n_past > 0 ? place("live", tr("KV live: %n token(s)", nullptr, n_past))
+                      : place("none", tr("No KV yet"));
+  }
+  if (memory_.value(QStringLiteral("ram_conversations")).toList().contains(QVariant(id))) {
+    return place("ram", tr("KV in RAM: back with 0 tokens to evaluate"));
+  }
+  const QFileInfo snapshot(snapshot_path(id));
+  if (snapshot.exists()) {
+    return place("disk",
+                 tr("KV on disk: back with a load of %1").arg(util::format_bytes(snapshot.size())));
+  }
+  const QVariantList timeline = memory_histories_.value(id);
+  const int tokens =
+      timeline.isEmpty() ? 0 : timeline.back().toMap().value(QStringLiteral("tokens")).toInt();
+  return tokens > 0 ? place("none", tr("No KV kept: %n token(s) to evaluate", nullptr, tokens))
+                    : place("none", tr("No KV kept: evaluated again when opened"));
+}
+
+void MemoryState::on_kv_resumed_from_ram(int tokens) {
+  snapshot_bytes_ = 0;
+  snapshot_detail_.clear();
+  snapshot_status_ =
+      tr("This conversation's memory came back from RAM (%n token(s) held): "
+         "nothing had to be computed or read again.",
+         nullptr, tokens);
   emit snapshotChanged();
   emit snapshotRestored();
 }

@@ -46,6 +46,9 @@ class MemoryState : public QObject {
   // A double for QML (qmllint 6.4 has no qlonglong): byte counts stay far below 2^53.
   Q_PROPERTY(double snapshotBudgetBytes READ snapshot_budget_bytes WRITE setSnapshotBudgetBytes
                  NOTIFY snapshotChanged)
+  // The app's RAM tier budget (memory/ram_tier.h; Settings), bytes as a double for QML.
+  Q_PROPERTY(double ramTierBudgetBytes READ ram_tier_budget_bytes WRITE setRamTierBudgetBytes NOTIFY
+                 memoryChanged)
   // The layers split between GPU and CPU (the report's gpu_layers > 0): gpu_layers,
   // n_layers, and the weights and KV on each side (device_weights_bytes, device_kv_bytes,
   // host_weights_bytes, host_kv_bytes); empty when every layer runs on the CPU.
@@ -76,6 +79,12 @@ class MemoryState : public QObject {
   qint64 snapshot_budget_bytes() const { return snapshot_budget_bytes_; }
   void setSnapshotBudgetBytes(qint64 bytes);
   QVariantMap kv_quality() const { return kv_quality_; }
+  qint64 ram_tier_budget_bytes() const;
+  void setRamTierBudgetBytes(qint64 bytes);
+  // Where conversation `id`'s KV is and what opening it costs: place ("live", "ram",
+  // "disk", "none") and text (for the sidebar: 0 tokens, a load of N MB, N tokens to
+  // evaluate when the count is known from this run).
+  Q_INVOKABLE QVariantMap kvPlace(qint64 id) const;
   // Where a conversation's KV snapshot is kept.
   QString snapshot_path(qint64 conversation) const;
 
@@ -83,6 +92,9 @@ class MemoryState : public QObject {
   void on_memory_report(const MemoryFigures& figures);
   void on_snapshot_saved(const QString& path, qint64 bytes);
   void on_snapshot_restored(bool restored, qint64 bytes, const QString& reason);
+  // EngineWorker::kvResumedFromRam: the status line says so (and snapshotRestored is sent:
+  // the conversation was opened with its KV).
+  void on_kv_resumed_from_ram(int tokens);
   void on_snapshot_disk_usage(const SnapshotDiskUsage& usage);
 
   // The open conversation changes: the timeline is put away for `from` and taken out for

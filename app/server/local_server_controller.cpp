@@ -5,6 +5,7 @@
 #include <QVariantList>
 #include <vector>
 
+#include "memory/ram_tier.h"
 #include "server/server_users.h"
 
 namespace kvchat::app {
@@ -164,7 +165,8 @@ void LocalServerController::start(std::shared_ptr<const Model> model) {
   o.request_log_size = kRequestLogSize;
   o.log_message_text = log_message_text_;
   if (hooks_.session_options) o.session = hooks_.session_options();
-  o.session.kv_budget_bytes = 0;  // each session grows on demand; the pool has no budget
+  o.session.kv_budget_bytes = 0;  // each session grows on demand
+  o.ram_tier = app_ram_tier();    // idle sessions count in the app's one RAM tier
   served_template_ = hooks_.chat_template ? hooks_.chat_template() : ChatTemplateChoice{};
   o.chat_template = served_template_.override_text;
   o.enable_thinking = served_template_.enable_thinking;

@@ -2,8 +2,9 @@
 // any user message and regenerating any reply make branches; ‹ 2/3 › under any message
 // switches the branch that follows it, stored across a restart; the next turn continues
 // from the branch shown and evaluates only what differs from the cached prefix (counted);
-// the KV snapshot on disk follows the branch shown; Markdown exports the branch shown,
-// JSON the whole tree.
+// the KV snapshot on disk follows the branch shown; a branch left waits in the RAM tier
+// and switching back to it, or back to a conversation left, evaluates 0 tokens (issue 46);
+// Markdown exports the branch shown, JSON the whole tree.
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -15,6 +16,7 @@
 
 #include "chat/chat_controller.h"
 #include "engine/engine_worker.h"
+#include "memory/memory_state.h"
 #include "messages/message_list_model.h"
 
 using kvchat::app::ChatController;
@@ -175,6 +177,50 @@ class TestBranches : public QObject {
   // After a switch, the session keeps only the prefix the branch shown shares with what it
   // held, the next reply evaluates the rest (prompt - kept), and the snapshot on disk is
   // that prefix: reopening restores the branch shown, not the other one.
+  void aConversationLeftComesBackFromRamThenFromDisk() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    QVERIFY(load_demo(chat));
+    short_greedy(chat);
+    QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Genesis 1")); }));
+    const qint64 first = chat.current_conversation();
+    QTRY_VERIFY(n_past(chat) > 0);
+    const int held = n_past(chat);
+    QTRY_VERIFY(QFile::exists(chat.memory_state()->snapshot_path(first)));
+    chat.newConversation();
+    QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Exodus 2")); }));
+    const qint64 second = chat.current_conversation();
+    QTRY_COMPARE(chat.memory_state()->kvPlace(first).value("place").toString(),
+                 QStringLiteral("ram"));
+
+    // Back to the first: from RAM, nothing evaluated until the new message.
+    QSignalSpy opened(chat.memory_state(), &kvchat::app::MemoryState::snapshotRestored);
+    chat.selectConversation(first);
+    QVERIFY(opened.wait(30000) || !opened.isEmpty());
+    QTRY_COMPARE(n_past(chat), held);
+    QVERIFY(chat.memory_state()->snapshot_status().contains(QStringLiteral("RAM")));
+    QTRY_COMPARE(chat.memory_state()->kvPlace(second).value("place").toString(),
+                 QStringLiteral("ram"));
+    QCOMPARE(chat.memory_state()->kvPlace(first).value("place").toString(), QStringLiteral("live"));
+    QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Numbers 4")); }));
+    QVariantMap stats = last(chat).stats;
+    QCOMPARE(stats.value("reused_tokens").toInt(), held);
+    QCOMPARE(stats.value("evaluated_tokens").toInt(), stats.value("prompt_tokens").toInt() - held);
+
+    // No RAM budget: the one left goes to disk, and comes back from its snapshot.
+    chat.memory_state()->setRamTierBudgetBytes(0);
+    QTRY_COMPARE(chat.memory_state()->kvPlace(second).value("place").toString(),
+                 QStringLiteral("disk"));
+    opened.clear();
+    chat.selectConversation(second);
+    QVERIFY(opened.wait(30000) || !opened.isEmpty());
+    QVERIFY(chat.memory_state()->snapshot_status().contains(QStringLiteral("disk")));
+    QTRY_COMPARE(chat.memory_state()->kvPlace(first).value("place").toString(),
+                 QStringLiteral("disk"));
+    chat.memory_state()->setRamTierBudgetBytes(
+        static_cast<qint64>(kvchat::KvRamTier::default_budget_bytes()));
+  }
+
   void switchingEvaluatesOnlyWhatDiffersAndTheSnapshotFollows() {
     QTemporaryDir dir;
     int kept = 0, longer = 0;
@@ -189,6 +235,7 @@ class TestBranches : public QObject {
       QCOMPARE(rows(chat).items()[2].version_count, 2);
       QTRY_VERIFY(n_past(chat) > 0);
       longer = n_past(chat);
+      const int leviticus = longer;  // the branch left next: it waits in RAM
       snapshot = chat.memory_state()->snapshot_path(chat.current_conversation());
       QTRY_VERIFY(QFile::exists(snapshot));
 
@@ -206,13 +253,27 @@ class TestBranches : public QObject {
       QCOMPARE(stats.value("evaluated_tokens").toInt(),
                stats.value("prompt_tokens").toInt() - kept);
 
-      // Switched again (to "Leviticus 3"): the snapshot is cut to that branch's prefix.
+      // Switched back to "Leviticus 3": its whole KV comes back from the RAM tier, and the
+      // next reply evaluates only the new message.
       QTRY_VERIFY(n_past(chat) > kept);
-      longer = n_past(chat);
+      QSignalSpy from_ram(chat.engine_worker(), &EngineWorker::kvResumedFromRam);
       kept = switch_branch(chat, 2, 1);
-      QVERIFY(kept > 0 && kept < longer);
+      QCOMPARE(kept, leviticus);
+      QCOMPARE(from_ram.count(), 1);
       QCOMPARE(rows(chat).rowCount(), 4);
       QCOMPARE(rows(chat).items()[2].content, QStringLiteral("Leviticus 3"));
+      QTRY_VERIFY(chat.memory_state()->snapshot_status().contains(QStringLiteral("RAM")));
+      QTRY_COMPARE(
+          chat.memory_state()->memory().value("ram_tier").toMap().value("branches").toInt(), 1);
+      QVERIFY(reply_to(chat, [&] { chat.send(QStringLiteral("Ruth 1")); }));
+      const QVariantMap back = last(chat).stats;
+      QCOMPARE(back.value("reused_tokens").toInt(), leviticus);
+      QCOMPARE(back.value("evaluated_tokens").toInt(),
+               back.value("prompt_tokens").toInt() - leviticus);
+      QCOMPARE(rows(chat).rowCount(), 6);
+      QTRY_VERIFY(n_past(chat) > leviticus);
+      // The snapshot saved after that reply holds this branch: reopened below.
+      kept = n_past(chat);
     }
     {
       // Reopened: the snapshot restores the branch shown's prefix, not the other branch.

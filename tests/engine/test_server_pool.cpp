@@ -1,6 +1,7 @@
 // The session pool of kvchat serve (server/session_pool.h) on the demo model: the
 // longest common prefix wins, else a fresh slot, else the least recently used idle
-// session; every slot busy -> none; the KV budget drops idle sessions LRU first.
+// session; every slot busy -> none; the KV budget drops idle sessions LRU first, and so
+// does a RAM tier they share with other entries (kvchat/kv_ram_tier.h).
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -111,6 +112,46 @@ TEST(ServerPool, BudgetDropsLeastRecentlyUsedIdleSessions) {
   EXPECT_EQ(stats[static_cast<size_t>(b)].tokens, 40);
   EXPECT_EQ(stats[static_cast<size_t>(c)].tokens, 40);
   EXPECT_EQ(stats[static_cast<size_t>(c)].kv_allocated_bytes, one);
+}
+
+TEST(ServerPool, IdleSessionsCountInTheRamTierAndLeaveItLeastRecentlyUsedFirst) {
+  std::vector<TokenId> p1, p2;
+  for (TokenId i = 0; i < 40; ++i) p1.push_back(100 + i), p2.push_back(200 + i);
+  auto tier = std::make_shared<KvRamTier>(1ull << 30);
+  SessionPoolOptions o;
+  o.n_sessions = 2;
+  o.session.n_ctx = 256;
+  o.ram_tier = tier;
+  auto made = SessionPool::create(demo(), o);
+  ASSERT_TRUE(made) << made.message();
+  auto& pool = *made.value();
+  const int32_t a = run(pool, p1);
+  const uint64_t one = pool.stats()[static_cast<size_t>(a)].kv_allocated_bytes;
+  ASSERT_GT(one, 0u);
+  KvRamTierStats st = tier->stats();
+  EXPECT_EQ(st.server_sessions, 1);
+  EXPECT_EQ(st.used_bytes, one);
+  {
+    auto lease = pool.acquire(p1);  // leased: live, not idle, so out of the tier
+    ASSERT_TRUE(lease && lease->lease);
+    EXPECT_EQ(tier->stats().server_sessions, 0);
+  }
+  const int32_t b = run(pool, p2);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(tier->stats().server_sessions, 2);
+  // Another entry of the app (a parked conversation would do the same) needs room: the
+  // least recently used idle session (a) goes, b stays.
+  tier->hold_external("c1/live", KvTierKind::Conversation, 10, one, [] {});
+  tier->set_budget(2 * one);
+  auto stats = pool.stats();
+  EXPECT_EQ(stats[static_cast<size_t>(a)].tokens, 0);
+  EXPECT_FALSE(stats[static_cast<size_t>(a)].created);
+  EXPECT_EQ(stats[static_cast<size_t>(b)].tokens, 40);
+  EXPECT_EQ(tier->stats().server_sessions, 1);
+  EXPECT_EQ(tier->stats().evictions, 1u);
+  made.value().reset();  // a pool that goes takes its entries with it
+  EXPECT_EQ(tier->stats().server_sessions, 0);
+  EXPECT_EQ(tier->stats().conversations, 1);
 }
 
 }  // namespace

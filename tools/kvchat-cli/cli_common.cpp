@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "kvchat/kv_ram_tier.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 
@@ -85,6 +86,33 @@ Result<int32_t> parse_gpu_layers(const std::string& text) {
                  printable(text) + "'"};
   }
   return static_cast<int32_t>(v);
+}
+
+Result<uint64_t> parse_byte_size(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 15) return Error{"\"" + std::string(text) + "\" is not a byte count"};
+  uint64_t n = std::stoull(std::string(text.substr(0, digits)));
+  std::string unit(text.substr(digits));
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.ends_with("IB")) unit.resize(unit.size() - 2);
+  if (unit.ends_with("B") && unit.size() == 2) unit.resize(1);
+  const int shift = unit.empty() || unit == "B" ? 0
+                    : unit == "K"               ? 10
+                    : unit == "M"               ? 20
+                    : unit == "G"               ? 30
+                                                : -1;
+  if (shift < 0) {
+    return Error{"\"" + std::string(text) + "\" is not a byte count (digits, then K, M or G)"};
+  }
+  return n << shift;
+}
+
+Result<uint64_t> ram_tier_budget(const Args& args) {
+  if (!args.has("--kv-ram-budget")) return KvRamTier::default_budget_bytes();
+  auto b = parse_byte_size(args.get("--kv-ram-budget"));
+  if (!b) return Error{"--kv-ram-budget: " + b.message()};
+  return *b;
 }
 
 Result<SessionOptions> session_options(const Args& args, const Model& model,

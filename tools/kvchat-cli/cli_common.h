@@ -38,6 +38,10 @@ struct SessionDefaults {
   // kvchat::kDefaultChatContextPolicy.
   ContextPolicy context_policy = ContextPolicy::Stop;
 };
+// A byte count: digits with an optional K, M, G (or KiB, MiB, GiB: 1024-based alike).
+Result<uint64_t> parse_byte_size(std::string_view text);
+// --kv-ram-budget (a byte count), else KvRamTier::default_budget_bytes().
+Result<uint64_t> ram_tier_budget(const Args& args);
 // The SessionOptions of kSessionOptions (and --no-kv-cache).
 Result<SessionOptions> session_options(const Args& args, const Model& model,
                                        const SessionDefaults& defaults = {});

@@ -66,13 +66,13 @@ std::string flag_name(std::string field) {
 }  // namespace
 
 int cmd_serve(const Argv& argv) {
-  auto args =
-      Args::parse(argv,
-                  with(kSessionOptions,
-                       {"--host", "--port", "--api-key", "--api-key-file", "--parallel",
-                        "--max-body-bytes", "--max-tokens", "--model-id", "--template",
-                        "--enable-thinking", "--allowed-origins", "--grammar", "--json-schema"}),
-                  {"--cors", "--allow-no-key", "--json-object"});
+  auto args = Args::parse(
+      argv,
+      with(kSessionOptions,
+           {"--host", "--port", "--api-key", "--api-key-file", "--parallel", "--max-body-bytes",
+            "--max-tokens", "--model-id", "--template", "--enable-thinking", "--allowed-origins",
+            "--grammar", "--json-schema", "--kv-ram-budget"}),
+      {"--cors", "--allow-no-key", "--json-object"});
   if (!args) return fail(args.message());
   ServerOptions so;
   so.host = args->get("--host", so.host);
@@ -126,6 +126,10 @@ int cmd_serve(const Argv& argv) {
   so.kv_budget_bytes = session->kv_budget_bytes;  // the pool's total, not one session's
   session->kv_budget_bytes = 0;
   so.session = *session;
+  // Idle sessions count in a RAM tier (least recently used dropped beyond its budget).
+  auto ram_budget = ram_tier_budget(*args);
+  if (!ram_budget) return fail(ram_budget.message());
+  so.ram_tier = std::make_shared<KvRamTier>(*ram_budget);
 
   // Block the signals before the server's threads start, so that they all inherit the mask
   // and only sigwait below receives them.

@@ -21,6 +21,7 @@ int cmd_serve(const Argv& args);
 int cmd_bench(const Argv& args);
 int cmd_bench_tokenize(const Argv& args);
 int cmd_bench_serve(const Argv& args);
+int cmd_bench_switch(const Argv& args);
 int cmd_mkmodel(const Argv& args);
 int cmd_memory(const Argv& args);
 int cmd_perplexity(const Argv& args);

@@ -51,14 +51,17 @@ commands:
               [--allow-no-key] [--parallel 4] [--ctx N] [--kv-type T] [--kv-budget-bytes B]
               [--backend B] [--cors] [--allowed-origins O,O] [--max-body-bytes 8388608]
               [--max-tokens N] [--model-id NAME] [--template T] [--enable-thinking on|off]
-              [--grammar F | --json-schema F | --json-object]
+              [--grammar F | --json-schema F | --json-object] [--kv-ram-budget B]
               a local OpenAI-compatible HTTP server (/v1/chat/completions, /v1/completions,
               /v1/models, /health): prints "listening on URL" and serves until SIGINT or
               SIGTERM; --api-key, --api-key-file (its first line) or $KVCHAT_API_KEY: every
               route needs "Authorization: Bearer K" (a host beyond loopback needs one, or
               --allow-no-key); browser Origins are refused unless listed in
               --allowed-origins (--cors: any); --kv-budget-bytes: idle sessions' KV is dropped (least recently
-              used first) beyond this total; a chat reply's reasoning is returned as
+              used first) beyond this total; --kv-ram-budget (bytes, or 512M, 2G; default
+              the smaller of 25% of available RAM and 8 GiB): the RAM tier idle sessions
+              count in, the least recently used dropped beyond it (/health: kv_ram_tier);
+              a chat reply's reasoning is returned as
               message.reasoning_content (streamed: delta.reasoning_content), the request's
               chat_template_kwargs.enable_thinking overriding --enable-thinking;
               response_format (json_object, json_schema) and tools (tool_choice auto, none,
@@ -86,6 +89,10 @@ commands:
               N, N sessions with distinct prompts decode --tg tokens together (one forward
               pass per step); aggregate and per-session tok/s, best of --runs alternating
               runs, the ratio to one session, threads and the CPU model
+  bench-switch --model M [--tokens 4096] [--switches 6] [--json]
+              what coming back to a conversation costs: two conversations of --tokens
+              random tokens, switched between through the RAM tier, from the disk
+              snapshot, and by evaluating the prompt again (ms and tokens per switch)
   bench-tokenize --model M [--json]   tokenizer MB/s on 1 MB and 10 MB of mixed text (and
               the 10x/1x time ratio), 1 MB worst cases; vocab-only GGUFs work
   mkmodel     --preset NAME --type T --out FILE [--layers N] [--seed S]
@@ -184,6 +191,7 @@ int main(int argc, char** argv) {
   if (cmd == "bench") return cmd_bench(rest);
   if (cmd == "bench-tokenize") return cmd_bench_tokenize(rest);
   if (cmd == "bench-serve") return cmd_bench_serve(rest);
+  if (cmd == "bench-switch") return cmd_bench_switch(rest);
   if (cmd == "mkmodel") return cmd_mkmodel(rest);
   if (cmd == "memory") return cmd_memory(rest);
   if (cmd == "perplexity") return cmd_perplexity(rest);

@@ -462,6 +462,16 @@ json liveness_json(const Server::Impl& impl, const std::string& problem) {
   return j;
 }
 
+// The RAM tier the idle sessions count in (null without one): its budget and use, what it
+// holds by kind, and its evictions.
+json ram_tier_json(const std::optional<KvRamTierStats>& t) {
+  if (!t) return nullptr;
+  return {{"budget_bytes", t->budget_bytes},   {"used_bytes", t->used_bytes},
+          {"conversations", t->conversations}, {"branches", t->branches},
+          {"summaries", t->summaries},         {"server_sessions", t->server_sessions},
+          {"evictions", t->evictions}};
+}
+
 json health_json(const Server::Impl& impl, const ServerStats& stats, const std::string& problem) {
   json sessions = json::array();
   for (const ServerSessionStats& s : stats.sessions) {
@@ -480,6 +490,7 @@ json health_json(const Server::Impl& impl, const ServerStats& stats, const std::
       {"kv_allocated_bytes", stats.kv_allocated_bytes},
       {"kv_shared_bytes", stats.kv_shared_bytes},
       {"kv_budget_bytes", stats.kv_budget_bytes},
+      {"kv_ram_tier", ram_tier_json(stats.ram_tier)},
       {"requests", stats.requests},
       {"rejected_busy", stats.rejected_busy},
       {"client_hang_ups", stats.client_hang_ups},

@@ -58,6 +58,7 @@ Result<std::unique_ptr<Server>> Server::start(std::shared_ptr<const Model> model
   serving::SessionPoolOptions pool_options;
   pool_options.n_sessions = options.parallel;
   pool_options.kv_budget_bytes = options.kv_budget_bytes;
+  pool_options.ram_tier = options.ram_tier;
   pool_options.session = options.session;
   pool_options.session.kv_share_prefix = options.share_prefix_blocks;
   auto pool = serving::SessionPool::create(model, pool_options);
@@ -155,6 +156,7 @@ ServerStats server::collect_stats(const Server::Impl& impl) {
   }
   s.kv_shared_bytes = impl.pool->kv_shared_bytes();
   s.kv_budget_bytes = impl.options.kv_budget_bytes;
+  if (impl.options.ram_tier) s.ram_tier = impl.options.ram_tier->stats();
   s.requests = impl.requests.load();
   s.rejected_busy = impl.rejected_busy.load();
   s.client_hang_ups = impl.client_hang_ups.load();

@@ -26,6 +26,7 @@
 #include "kvchat/chat_format.h"
 #include "kvchat/chat_template.h"
 #include "kvchat/generate.h"
+#include "kvchat/kv_ram_tier.h"
 #include "kvchat/reasoning.h"
 #include "kvchat/result.h"
 #include "kvchat/session.h"
@@ -202,6 +203,13 @@ class Conversation {
   }
   size_t checkpoint_count() const { return checkpoints_.size(); }
 
+  // ---- the KV state in RAM (kvchat/kv_ram_tier.h) --------------------------------------
+  // Session::park with this conversation's token checkpoints, so that coming back re-uses
+  // every sampled reply's ids as they were (0 tokens evaluated for a prompt the cache holds).
+  ParkedKvPtr park() const;
+  // Session::resume, and the checkpoints parked with it; an error changes nothing.
+  Status resume(ParkedKvPtr parked);
+
  private:
   struct Checkpoint {
     std::string text;
@@ -239,6 +247,28 @@ class Conversation {
   // next turn keeps tokenizing from the evaluated ids).
   Checkpoint last_reply_;
 };
+
+// What switching a conversation's KV through the RAM tier did.
+struct KvSwitch {
+  bool parked = false;      // what the conversation held was kept in the tier
+  bool from_ram = false;    // the entered state came from the tier (nothing re-evaluated)
+  int32_t held_tokens = 0;  // tokens the session holds afterwards
+  std::string note;         // why a tier entry could not be resumed; empty otherwise
+};
+// Another conversation: parks what `conversation` holds under `leave_key` (kind
+// Conversation; nothing when leave_key is empty or it holds nothing), then resumes the
+// most recently parked entry whose key starts with `enter_prefix`; without one the session
+// is emptied (the caller restores a disk snapshot, or the next reply re-evaluates).
+// Enforces the tier's budget last (the blocks the session let go of count as the tier's).
+KvSwitch switch_conversation_kv(KvRamTier& tier, Conversation& conversation,
+                                const std::string& leave_key, std::string_view enter_prefix);
+// Another branch of the same conversation, whose prompt is `target`: parks what the
+// session holds under `leave_key` (kind Branch), then resumes the entry under
+// `enter_prefix` that shares the longest prefix with `target` when it shares more than
+// the session does; else keeps the prefix the session shares with it (truncates). The
+// budget is enforced last.
+KvSwitch switch_branch_kv(KvRamTier& tier, Conversation& conversation, const std::string& leave_key,
+                          std::string_view enter_prefix, std::span<const TokenId> target);
 
 // The memory panel's figures as text (kvchat-cli chat's /memory): weights, KV used and
 // allocated, scratch, the formula with this model's numbers, per layer, the context and

@@ -24,6 +24,14 @@ class KvCache;
 class KvPrefixStore;
 struct KvCacheConfig;
 
+// A session's state kept aside by Session::park (its cache's blocks shared, not copied),
+// what a RAM tier holds (kvchat/kv_ram_tier.h). Opaque; owned through ParkedKvPtr.
+struct ParkedKv;
+struct ParkedKvDeleter {
+  void operator()(ParkedKv* parked) const;
+};
+using ParkedKvPtr = std::unique_ptr<ParkedKv, ParkedKvDeleter>;
+
 // What to do when the next tokens do not fit in the context.
 enum class ContextPolicy {
   Stop,        // refuse, with a message saying so
@@ -160,6 +168,17 @@ class Session {
   const SnapshotSaveStats& last_snapshot_save() const { return last_save_; }
   const SnapshotLoadStats& last_snapshot_load() const { return last_load_; }
 
+  // The RAM tier (kvchat/kv_ram_tier.h). park: this session's state (tokens, turns, kept
+  // prefix, logits, the snapshot journal it follows) with a cache that holds the same KV
+  // blocks, each retained once more: nothing is copied, and a later write into a block
+  // both hold copies it first, so the session goes on unchanged. Null when there is
+  // nothing to keep (no tokens, or no_kv_cache).
+  ParkedKvPtr park() const;
+  // Takes `parked` as this session's state (what it held is released; 0 tokens are
+  // evaluated). An error, the session unchanged, when it was parked from a session of
+  // another model, KV configuration or KV memory, or of another prefix-sharing store.
+  Status resume(ParkedKvPtr parked);
+
   void set_event_handler(SessionEventHandler handler) { on_event_ = std::move(handler); }
 
   std::span<const float> last_logits() const { return last_logits_; }
@@ -194,6 +213,7 @@ class Session {
 
  private:
   Session() = default;
+  friend struct ParkedKv;
   Status forward(std::span<const TokenId> tokens, std::vector<float>* all_logits);
   Status shift_context(int32_t n);
   Status drop_oldest_turns(int32_t n);

@@ -224,6 +224,37 @@ uint64_t KvCache::shared_bytes() const {
   return bytes;
 }
 
+KvCache KvCache::fork() const {
+  KvCache copy(config_, store_);
+  copy.share_scope_ = share_scope_;
+  copy.n_blocks_ = n_blocks_;
+  copy.n_tokens_ = n_tokens_;
+  copy.pinned_ = pinned_;
+  copy.head_ = head_;
+  copy.lo_ = lo_;
+  copy.stable_ = stable_;
+  copy.peak_allocated_ = peak_allocated_;
+  copy.peak_used_ = peak_used_;
+  for (int g = 0; g < kGroups; ++g) {
+    copy.tables_[g] = tables_[g];
+    copy.ptrs_[g] = ptrs_[g];
+    copy.held_[g] = held_[g];
+    for (int32_t id : tables_[g]) {
+      if (id >= 0) store_->retain(g, id);
+    }
+  }
+  return copy;
+}
+
+void KvCache::for_each_block(
+    const std::function<void(int32_t g, int32_t id, uint64_t bytes)>& fn) const {
+  for (int g = 0; g < kGroups; ++g) {
+    for (int32_t id : tables_[g]) {
+      if (id >= 0) fn(g, id, pool(g).block_bytes());
+    }
+  }
+}
+
 int32_t KvCache::block_refs(int32_t g, int32_t b) const {
   if (b < 0 || b >= static_cast<int32_t>(tables_[g].size()) || tables_[g][b] < 0) return 0;
   return store_->refs(g, tables_[g][b]);

@@ -114,6 +114,13 @@ class KvCache {
   const std::shared_ptr<KvPrefixStore>& store() const { return store_; }
   // Bytes of this cache's blocks that another cache holds too.
   uint64_t shared_bytes() const;
+  // Another cache holding the same blocks (each retained once more: nothing is copied) and
+  // the same size, windows, pinned prefix and stable rows; a later write into a block both
+  // hold copies it first (copy on write), so either may go on without changing the other.
+  // What a RAM tier keeps of a session it parks (kvchat/kv_ram_tier.h).
+  KvCache fork() const;
+  // Calls fn(group, pool block id, block bytes) for every block the cache holds.
+  void for_each_block(const std::function<void(int32_t g, int32_t id, uint64_t bytes)>& fn) const;
   // The holders of token block b of group g (0 when freed).
   int32_t block_refs(int32_t g, int32_t b) const;
   // The layers of group g and the bytes of one of its blocks, for `config`.

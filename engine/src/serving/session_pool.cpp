@@ -1,5 +1,7 @@
 #include "serving/session_pool.h"
 
+#include <atomic>
+
 #include <algorithm>
 
 namespace kvchat::serving {
@@ -38,7 +40,39 @@ Result<std::unique_ptr<SessionPool>> SessionPool::create(std::shared_ptr<const M
   pool->model_ = std::move(model);
   pool->options_ = options;
   pool->slots_.resize(static_cast<size_t>(options.n_sessions));
+  if (options.ram_tier) {
+    static std::atomic<uint64_t> pools{0};
+    pool->tier_prefix_ = "server/" + std::to_string(++pools) + "/";
+    pool->tier_link_ = std::make_shared<TierLink>();
+    pool->tier_link_->pool = pool.get();
+  }
   return pool;
+}
+
+SessionPool::~SessionPool() {
+  if (!tier_link_) return;
+  {
+    const std::lock_guard<std::mutex> lock(tier_link_->mu);
+    tier_link_->pool = nullptr;  // an eviction already under way waits for this
+  }
+  options_.ram_tier->erase_prefix(tier_prefix_);
+}
+
+std::string SessionPool::tier_key(int32_t index) const {
+  return tier_prefix_ + std::to_string(index);
+}
+
+void SessionPool::evict_idle(int32_t index, uint64_t lease) {
+  std::unique_ptr<Session> gone;  // freed after the lock is let go
+  {
+    std::lock_guard lock(mu_);
+    Slot& slot = slots_[static_cast<size_t>(index)];
+    if (slot.busy || slot.leases != lease || !slot.session) return;
+    gone = std::move(slot.session);
+    slot.tokens = 0;
+    slot.kv_bytes = 0;
+    slot.kv_shared_bytes = 0;
+  }
 }
 
 uint64_t SessionPool::scope_for_locked(const std::string& identity) {
@@ -78,8 +112,10 @@ Result<SessionPool::Acquired> SessionPool::acquire(std::span<const TokenId> prom
   Slot& slot = slots_[static_cast<size_t>(chosen)];
   const uint64_t scope = scope_for_locked(identity);
   slot.busy = true;
+  ++slot.leases;
   slot.owner = identity;
   slot.scope = scope;
+  if (tier_link_) options_.ram_tier->erase(tier_key(chosen));  // live, not idle, now
   if (!slot.session) {
     lock.unlock();  // creating a session may take a while (the backend's weights)
     auto created = Session::create(model_, options_.session);
@@ -98,7 +134,7 @@ Result<SessionPool::Acquired> SessionPool::acquire(std::span<const TokenId> prom
 }
 
 void SessionPool::release(int32_t index) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   Slot& slot = slots_[static_cast<size_t>(index)];
   slot.busy = false;
   slot.last_used = std::chrono::steady_clock::now();
@@ -109,6 +145,16 @@ void SessionPool::release(int32_t index) {
   slot.kv_shared_bytes = report.kv_shared_bytes;
   store_shared_bytes_ = report.kv_store_shared_bytes;
   enforce_budget_locked();
+  if (!tier_link_ || slot.kv_bytes == 0) return;
+  const int32_t tokens = slot.tokens;
+  const uint64_t bytes = slot.kv_bytes;
+  const uint64_t lease = slot.leases;
+  lock.unlock();  // the tier may evict another idle slot of this pool: its callback locks mu_
+  options_.ram_tier->hold_external(tier_key(index), KvTierKind::ServerSession, tokens, bytes,
+                                   [link = tier_link_, index, lease] {
+                                     const std::lock_guard<std::mutex> hold(link->mu);
+                                     if (link->pool) link->pool->evict_idle(index, lease);
+                                   });
 }
 
 void SessionPool::enforce_budget_locked() {

@@ -11,6 +11,10 @@
 // nothing cached), and each identity's sessions share prefix blocks in a store scope of
 // their own (Session::set_kv_share_scope), so which session a prompt gets and how much
 // of it is evaluated never depends on another identity's prompts.
+// RAM tier (kvchat/kv_ram_tier.h): with options.ram_tier, each idle session that holds KV
+// is an external entry of that tier (its allocated KV bytes): the tier's budget, shared
+// with the app's conversations, branches and summary jobs, drops the least recently used
+// of them all; a leased session leaves the tier until it is released again.
 #pragma once
 
 #include <chrono>
@@ -22,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "kvchat/kv_ram_tier.h"
 #include "kvchat/result.h"
 #include "kvchat/session_pool_stats.h"
 #include "kvchat/session.h"
@@ -32,6 +37,7 @@ struct SessionPoolOptions {
   int32_t n_sessions = 4;
   uint64_t kv_budget_bytes = 0;  // 0: no limit
   SessionOptions session;
+  std::shared_ptr<KvRamTier> ram_tier;  // null: idle sessions are not counted in one
 };
 
 class SessionPool;
@@ -63,6 +69,9 @@ class SessionPool {
  public:
   static Result<std::unique_ptr<SessionPool>> create(std::shared_ptr<const Model> model,
                                                      const SessionPoolOptions& options);
+  ~SessionPool();
+  SessionPool(const SessionPool&) = delete;
+  SessionPool& operator=(const SessionPool&) = delete;
 
   // nullopt with busy = true when every session is busy; an Error when a new session
   // could not be created.
@@ -94,10 +103,20 @@ class SessionPool {
     int32_t tokens = 0;
     uint64_t kv_bytes = 0;
     uint64_t kv_shared_bytes = 0;
+    uint64_t leases = 0;  // acquires so far: a tier eviction applies to the lease it saw
+  };
+  // What the tier's eviction callbacks reach: the pool while it lives.
+  struct TierLink {
+    std::mutex mu;
+    SessionPool* pool = nullptr;
   };
   SessionPool() = default;
   void release(int32_t index);
   void enforce_budget_locked();  // mu_ held
+  // The tier evicted idle slot `index` (of lease `lease`): its session goes, when it is
+  // still idle and not leased since.
+  void evict_idle(int32_t index, uint64_t lease);
+  std::string tier_key(int32_t index) const;
   // The share scope of `identity`: that of a slot it owns, else a new one.  mu_ held
   uint64_t scope_for_locked(const std::string& identity);
 
@@ -107,6 +126,8 @@ class SessionPool {
   std::vector<Slot> slots_;
   uint64_t store_shared_bytes_ = 0;  // MemoryReport::kv_store_shared_bytes at the last release
   uint64_t next_scope_ = 1;
+  std::shared_ptr<TierLink> tier_link_;
+  std::string tier_prefix_;  // "server/<pool number>/"
 };
 
 }  // namespace kvchat::serving

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kvchat/grammar.h"
+#include "kvchat/kv_ram_tier.h"
 #include "kvchat/model.h"
 #include "kvchat/result.h"
 #include "kvchat/sampling_config.h"
@@ -34,8 +35,11 @@ struct ServerOptions {
   // A host beyond loopback (0.0.0.0, a LAN address) without an api_key is refused by
   // start() unless this says the user chose it knowingly (--allow-no-key).
   bool allow_no_key = false;
-  int32_t parallel = 4;                  // sessions, i.e. requests generating at once: 1..256
-  uint64_t kv_budget_bytes = 0;          // idle sessions' KV dropped (LRU) beyond it; 0 = none
+  int32_t parallel = 4;          // sessions, i.e. requests generating at once: 1..256
+  uint64_t kv_budget_bytes = 0;  // idle sessions' KV dropped (LRU) beyond it; 0 = none
+  // The RAM tier idle sessions count in (with the app's other idle KV), its budget dropping
+  // the least recently used; null: none (kvchat/kv_ram_tier.h).
+  std::shared_ptr<KvRamTier> ram_tier;
   uint64_t max_body_bytes = 8ull << 20;  // larger request bodies get 413
   // Connections (slow and idle clients, issue 40): at most max_connections open at once and
   // max_connections_per_address from one peer address (the next is refused at once: 503,
@@ -113,9 +117,10 @@ struct ServerStats {
   uint64_t kv_allocated_bytes = 0;  // the sum over sessions (a shared block in each)
   uint64_t kv_shared_bytes = 0;     // the blocks held by more than one session, once each
   uint64_t kv_budget_bytes = 0;
-  uint64_t requests = 0;         // completions started
-  uint64_t rejected_busy = 0;    // 503s: every session busy
-  uint64_t client_hang_ups = 0;  // generations cancelled because the client went away
+  std::optional<KvRamTierStats> ram_tier;  // with ServerOptions::ram_tier
+  uint64_t requests = 0;                   // completions started
+  uint64_t rejected_busy = 0;              // 503s: every session busy
+  uint64_t client_hang_ups = 0;            // generations cancelled because the client went away
   // Connections: open now, refused at once over a cap, closed with 408 past a deadline.
   int32_t connections_open = 0;
   uint64_t connections_refused = 0;
