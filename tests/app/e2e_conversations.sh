@@ -2,7 +2,7 @@
 # End-to-end: the conversation list and what belongs to each conversation, keyboard only.
 #   1. a reply in conversation A, Ctrl+N, a reply in B: the memory panel's KV timeline is
 #      B's own (it starts at 0 tokens), and comes back as A's when A is opened again from
-#      the list (Ctrl+F, Down, Down, Enter);
+#      the list (Ctrl+F, Down, Down, Enter), its KV from the RAM tier (B's goes there);
 #   2. F2 renames the conversation under the cursor (the name is selected: typing replaces
 #      it, Enter keeps it); F2 then Esc leaves it as it was;
 #   2b. the Menu key's Export as Markdown / JSON write the stored messages to the path typed;
@@ -61,7 +61,10 @@ xdotool key ctrl+f Down Down Return
 wait_for 10 is .current_conversation "$a" || fail "Enter in the list did not open A (open: $(state .current_conversation))"
 wait_for 20 is .memory_history_last_tokens "$a_tokens" || fail "A's timeline did not come back: last point at $(state .memory_history_last_tokens) tokens, A had $a_tokens"
 [ "$(state .memory_history_points)" -ge "$a_points" ] || fail "A's timeline has $(state .memory_history_points) points, it had $a_points"
-state .snapshot_status | grep -q "restored from the snapshot" || fail "A's snapshot line: $(state .snapshot_status)"
+# A's KV came back from the RAM tier (0 tokens evaluated), and B waits there now.
+state .snapshot_status | grep -q "came back from RAM" || fail "A's snapshot line: $(state .snapshot_status)"
+[ "$(state .memory.kv_tokens)" = "$a_tokens" ] || fail "A holds $(state .memory.kv_tokens) tokens from RAM, it had $a_tokens"
+wait_for 10 is .memory.ram_tier.conversations 1 || fail "B is not in the RAM tier: $(state '.memory.ram_tier | tostring')"
 import -window root "$artifacts/e2e-conversations-timeline.png"
 echo "e2e-conversations: timelines per conversation: A $a_points points up to $a_tokens tokens, B up to $b_tokens tokens"
 
