@@ -46,6 +46,16 @@ bool park_into(KvRamTier& tier, const Conversation& conversation, const std::str
   return tier.put(key, kind, conversation.park());
 }
 
+// Resumes `enter` (when there is one) into `conversation`; out says how it went.
+void resume_into(Conversation& conversation, ParkedKvPtr enter, KvSwitch& out) {
+  if (!enter) return;
+  if (auto st = conversation.resume(std::move(enter)); st) {
+    out.from_ram = true;
+  } else {
+    out.note = st.message();
+  }
+}
+
 }  // namespace
 
 KvSwitch switch_conversation_kv(KvRamTier& tier, Conversation& conversation,
@@ -54,13 +64,7 @@ KvSwitch switch_conversation_kv(KvRamTier& tier, Conversation& conversation,
   // Taken before the other is parked: the budget is never spent on the entry that leaves.
   ParkedKvPtr enter = tier.take_recent(enter_prefix);
   out.parked = park_into(tier, conversation, leave_key, KvTierKind::Conversation);
-  if (enter) {
-    if (auto st = conversation.resume(std::move(enter)); st) {
-      out.from_ram = true;
-    } else {
-      out.note = st.message();
-    }
-  }
+  resume_into(conversation, std::move(enter), out);
   if (!out.from_ram) {
     conversation.forget_texts();
     conversation.session().truncate(0);
@@ -79,13 +83,7 @@ KvSwitch switch_branch_kv(KvRamTier& tier, Conversation& conversation, const std
       std::mismatch(held.begin(), held.end(), target.begin(), target.end()).first - held.begin());
   ParkedKvPtr enter = tier.take_best(enter_prefix, target, shared);
   out.parked = park_into(tier, conversation, leave_key, KvTierKind::Branch);
-  if (enter) {
-    if (auto st = conversation.resume(std::move(enter)); st) {
-      out.from_ram = true;
-    } else {
-      out.note = st.message();
-    }
-  }
+  resume_into(conversation, std::move(enter), out);
   if (!out.from_ram && shared < session.n_past()) session.truncate(shared);
   tier.enforce();
   out.held_tokens = session.n_past();

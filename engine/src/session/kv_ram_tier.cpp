@@ -62,6 +62,19 @@ struct BlockKeyHash {
 
 constexpr uint64_t kDefaultBudgetCap = 8ull << 30;
 
+// Takes the parked state of items[it] out (it == end: none), counting a hit or a miss.
+template <typename Items>
+ParkedKvPtr take_item(Items& items, typename Items::iterator it, uint64_t& hits, uint64_t& misses) {
+  if (it == items.end()) {
+    ++misses;
+    return nullptr;
+  }
+  ParkedKvPtr parked = std::move((*it)->parked);
+  items.erase(it);
+  ++(parked ? hits : misses);
+  return parked;
+}
+
 }  // namespace
 
 KvRamTier::KvRamTier(uint64_t budget_bytes) : budget_bytes_(budget_bytes) {}
@@ -205,14 +218,7 @@ ParkedKvPtr KvRamTier::take(const std::string& key) {
   const std::lock_guard<std::mutex> lock(mu_);
   const auto it = std::find_if(items_.begin(), items_.end(),
                                [&](const auto& item) { return item->key == key; });
-  if (it == items_.end()) {
-    ++misses_;
-    return nullptr;
-  }
-  ParkedKvPtr parked = std::move((*it)->parked);
-  items_.erase(it);
-  ++(parked ? hits_ : misses_);
-  return parked;
+  return take_item(items_, it, hits_, misses_);
 }
 
 ParkedKvPtr KvRamTier::take_best(std::string_view key_prefix, std::span<const TokenId> tokens,
@@ -231,15 +237,8 @@ ParkedKvPtr KvRamTier::take_best(std::string_view key_prefix, std::span<const To
       best = it;
     }
   }
-  if (best == items_.end()) {
-    ++misses_;
-    return nullptr;
-  }
-  if (common) *common = best_common;
-  ParkedKvPtr parked = std::move((*best)->parked);
-  items_.erase(best);
-  ++hits_;
-  return parked;
+  if (common && best != items_.end()) *common = best_common;
+  return take_item(items_, best, hits_, misses_);
 }
 
 ParkedKvPtr KvRamTier::take_recent(std::string_view key_prefix) {
@@ -249,14 +248,7 @@ ParkedKvPtr KvRamTier::take_recent(std::string_view key_prefix) {
     if (!(*it)->parked || !(*it)->key.starts_with(key_prefix)) continue;
     if (best == items_.end() || (*it)->last_used > (*best)->last_used) best = it;
   }
-  if (best == items_.end()) {
-    ++misses_;
-    return nullptr;
-  }
-  ParkedKvPtr parked = std::move((*best)->parked);
-  items_.erase(best);
-  ++hits_;
-  return parked;
+  return take_item(items_, best, hits_, misses_);
 }
 
 bool KvRamTier::contains(const std::string& key) const {
