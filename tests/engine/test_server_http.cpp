@@ -236,6 +236,7 @@ TEST(ServerHttp, ErrorStatuses) {
 
   ServerOptions keyed;
   keyed.api_key = "s3cret";
+  keyed.ram_tier = std::make_shared<KvRamTier>(1ull << 30);  // idle sessions count in it
   auto k = start(keyed);
   ASSERT_TRUE(k);
   const json body = chat_body({user("x")}, {{"max_tokens", 1}});
@@ -254,7 +255,12 @@ TEST(ServerHttp, ErrorStatuses) {
   auto keyed_health = c.Get("/health", {{"Authorization", "Bearer s3cret"}});
   ASSERT_TRUE(keyed_health);
   EXPECT_EQ(keyed_health->status, 200);
-  EXPECT_TRUE(json::parse(keyed_health->body).contains("session_stats")) << keyed_health->body;
+  const json kh = json::parse(keyed_health->body);
+  EXPECT_TRUE(kh.contains("session_stats")) << keyed_health->body;
+  // The RAM tier: the session of the one request that ran is idle, its KV counted there.
+  EXPECT_EQ(kh["kv_ram_tier"]["budget_bytes"], 1ull << 30) << keyed_health->body;
+  EXPECT_EQ(kh["kv_ram_tier"]["server_sessions"], 1) << keyed_health->body;
+  EXPECT_EQ(kh["kv_ram_tier"]["used_bytes"], kh["kv_allocated_bytes"]) << keyed_health->body;
 }
 
 // Waits until done() holds (at most 5 s); the seconds that took.
