@@ -622,30 +622,30 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="155"/>
-        <location filename="../app/engine/engine_worker.cpp" line="229"/>
-        <location filename="../app/engine/engine_worker.cpp" line="255"/>
+        <location filename="../app/engine/engine_worker.cpp" line="159"/>
+        <location filename="../app/engine/engine_worker.cpp" line="233"/>
+        <location filename="../app/engine/engine_worker.cpp" line="259"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="290"/>
+        <location filename="../app/engine/engine_worker.cpp" line="294"/>
         <source>Stopped: no summary was written.</source>
         <translation>중지됨: 요약을 쓰지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="310"/>
+        <location filename="../app/engine/engine_worker.cpp" line="314"/>
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="330"/>
+        <location filename="../app/engine/engine_worker.cpp" line="334"/>
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="356"/>
-        <location filename="../app/memory/memory_state.cpp" line="175"/>
+        <location filename="../app/engine/engine_worker.cpp" line="360"/>
+        <location filename="../app/memory/memory_state.cpp" line="189"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
     </message>
@@ -1398,17 +1398,17 @@
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="184"/>
+        <location filename="../ui/MemoryPanel.qml" line="223"/>
         <source>Last save appended %1 (%2 tokens)</source>
         <translation>마지막 저장: %1 추가 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="176"/>
+        <location filename="../ui/MemoryPanel.qml" line="215"/>
         <source>All snapshots: %1 of %2 budget</source>
         <translation>모든 스냅숏: 예산 %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="177"/>
+        <location filename="../ui/MemoryPanel.qml" line="216"/>
         <source>All snapshots: %1 (no budget)</source>
         <translation>모든 스냅숏: %1 (예산 없음)</translation>
     </message>
@@ -1458,42 +1458,92 @@
         <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="149"/>
+        <location filename="../ui/MemoryPanel.qml" line="150"/>
+        <source>Where the KV lives</source>
+        <translation>KV가 있는 곳</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="151"/>
+        <source>Live: the open conversation&apos;s KV, what the next reply reads. RAM tier: the KV of conversations and branches you left, of summary jobs between runs and of the local server&apos;s idle users, kept within its budget (Settings) so that going back to them computes nothing again; the least recently used leave RAM when the budget is reached. Disk: the snapshots, read back when a conversation is no longer in RAM.</source>
+        <translation>사용 중: 열린 대화의 KV로, 다음 답변이 읽는 것입니다. RAM 계층: 떠나온 대화와 분기, 실행 사이의 요약 작업, 로컬 서버의 유휴 사용자의 KV를 예산(설정) 안에서 보관하여, 다시 돌아가도 아무것도 다시 계산하지 않습니다. 예산에 이르면 가장 오래 쓰지 않은 것부터 RAM을 떠납니다. 디스크: 스냅숏으로, 대화가 더 이상 RAM에 없을 때 다시 읽습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="162"/>
+        <source>Live: %1 (%2 tokens)</source>
+        <translation>사용 중: %1 (%2 토큰)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="163"/>
+        <source>RAM tier: %1 of %2 · %3 conversations, %4 branches, %5 summaries, %6 server sessions</source>
+        <translation>RAM 계층: %2 중 %1 · 대화 %3개, 분기 %4개, 요약 %5개, 서버 세션 %6개</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="167"/>
+        <source> (and %1 shared with the live KV, counted there)</source>
+        <translation> (그리고 사용 중인 KV와 공유하는 %1, 그쪽에 계산됨)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="168"/>
+        <source> · %1 left RAM for the budget</source>
+        <translation> · 예산 때문에 %1개가 RAM을 떠남</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="169"/>
+        <source>Disk: no snapshot written in this run yet</source>
+        <translation>디스크: 이번 실행에서 아직 쓴 스냅숏 없음</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="170"/>
+        <source>Disk: %1 of %2</source>
+        <translation>디스크: %2 중 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="171"/>
+        <source>Disk: %1 (no budget)</source>
+        <translation>디스크: %1 (예산 없음)</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="182"/>
+        <source>Memory decides how many of your conversations come back instantly: at %1 per token, the RAM tier&apos;s budget holds about %2 tokens of conversations you left; beyond it the oldest come back from disk, or are computed again.</source>
+        <translation>메모리가 몇 개의 대화를 즉시 되돌릴 수 있는지 정합니다: 토큰당 %1이면 RAM 계층의 예산은 떠나온 대화를 약 %2 토큰 담습니다. 그보다 많으면 가장 오래된 것은 디스크에서 돌아오거나 다시 계산됩니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/MemoryPanel.qml" line="188"/>
         <source>Snapshot on disk</source>
         <translation>디스크의 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="150"/>
+        <location filename="../ui/MemoryPanel.qml" line="189"/>
         <source>After each reply the conversation&apos;s KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.</source>
         <translation>답변이 끝날 때마다 대화의 KV 캐시를 디스크에 저장해 두어, 나중에 대화를 다시 열 때 앞선 토큰을 모두 다시 계산하지 않고 복원합니다. 이 줄은 이 대화에서 마지막으로 일어난 일을 알려 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="160"/>
+        <location filename="../ui/MemoryPanel.qml" line="199"/>
         <source>Nothing saved or restored yet for this conversation.</source>
         <translation>이 대화에서는 아직 저장하거나 복원한 것이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="162"/>
+        <location filename="../ui/MemoryPanel.qml" line="201"/>
         <source>Details: %1</source>
         <translation>자세히: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="178"/>
+        <location filename="../ui/MemoryPanel.qml" line="217"/>
         <source> · %1 least recently used removed</source>
         <translation> · 가장 오래 쓰지 않은 %1 삭제됨</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="180"/>
+        <location filename="../ui/MemoryPanel.qml" line="219"/>
         <source>This conversation&apos;s snapshot: %1</source>
         <translation>이 대화의 스냅숏: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="180"/>
+        <location filename="../ui/MemoryPanel.qml" line="219"/>
         <source>This conversation has no snapshot yet.</source>
         <translation>이 대화에는 아직 스냅숏이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="183"/>
+        <location filename="../ui/MemoryPanel.qml" line="222"/>
         <source>Last save rewrote the whole file: %1 (%2)</source>
         <translation>마지막 저장에서 파일 전체를 다시 썼습니다: %1 (%2)</translation>
     </message>
@@ -2755,18 +2805,18 @@
 <context>
     <name>SettingsDrawer</name>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="459"/>
-        <location filename="../ui/SettingsDrawer.qml" line="464"/>
+        <location filename="../ui/SettingsDrawer.qml" line="477"/>
+        <location filename="../ui/SettingsDrawer.qml" line="482"/>
         <source>GPU layers</source>
         <translation>GPU 레이어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="462"/>
+        <location filename="../ui/SettingsDrawer.qml" line="480"/>
         <source>auto</source>
         <translation>자동</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="470"/>
+        <location filename="../ui/SettingsDrawer.qml" line="488"/>
         <source>With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU&apos;s free memory at this context and KV type.</source>
         <translation>CUDA 백엔드에서 GPU에서 실행할 레이어 수입니다. 나머지는 CPU에서 실행됩니다. 자동은 이 컨텍스트와 KV 타입에서 GPU의 여유 메모리에 들어가는 만큼 올립니다.</translation>
     </message>
@@ -2928,93 +2978,103 @@
         <translation>디스크의 KV 스냅숏 사용 한도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="395"/>
+        <location filename="../ui/SettingsDrawer.qml" line="398"/>
+        <source>in RAM at most, for conversations you left (0 = none kept)</source>
+        <translation>떠나온 대화용 RAM 최대치 (0 = 보관 안 함)</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="402"/>
+        <source>KV of conversations you left, in RAM at most</source>
+        <translation>떠나온 대화의 KV, RAM 최대치</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="413"/>
         <source>Engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="400"/>
+        <location filename="../ui/SettingsDrawer.qml" line="418"/>
         <source>These reload the model: they wait for Apply at the bottom.</source>
         <translation>이 설정은 모델을 다시 불러오므로 아래의 적용을 누를 때까지 기다립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="407"/>
+        <location filename="../ui/SettingsDrawer.qml" line="425"/>
         <source>backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="408"/>
+        <location filename="../ui/SettingsDrawer.qml" line="426"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="409"/>
+        <location filename="../ui/SettingsDrawer.qml" line="427"/>
         <source>threads (0 = all)</source>
         <translation>스레드 (0 = 전부)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="412"/>
+        <location filename="../ui/SettingsDrawer.qml" line="430"/>
         <source>context (0 = trained)</source>
         <translation>컨텍스트 (0 = 학습 길이)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="415"/>
+        <location filename="../ui/SettingsDrawer.qml" line="433"/>
         <source>Context length</source>
         <translation>컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="426"/>
-        <location filename="../ui/SettingsDrawer.qml" line="434"/>
+        <location filename="../ui/SettingsDrawer.qml" line="444"/>
+        <location filename="../ui/SettingsDrawer.qml" line="452"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="442"/>
+        <location filename="../ui/SettingsDrawer.qml" line="460"/>
         <source>%1 — not for this model</source>
         <translation>%1 — 이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="472"/>
+        <location filename="../ui/SettingsDrawer.qml" line="490"/>
         <source>when the context is full</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="478"/>
+        <location filename="../ui/SettingsDrawer.qml" line="496"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="480"/>
+        <location filename="../ui/SettingsDrawer.qml" line="498"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="480"/>
+        <location filename="../ui/SettingsDrawer.qml" line="498"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="480"/>
+        <location filename="../ui/SettingsDrawer.qml" line="498"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="543"/>
+        <location filename="../ui/SettingsDrawer.qml" line="561"/>
         <source>Cancel the engine changes</source>
         <translation>엔진 변경 취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="487"/>
+        <location filename="../ui/SettingsDrawer.qml" line="505"/>
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="500"/>
+        <location filename="../ui/SettingsDrawer.qml" line="518"/>
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="535"/>
+        <location filename="../ui/SettingsDrawer.qml" line="553"/>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
@@ -3024,7 +3084,7 @@
         <translation>이 모델은 이 설정을 쓸 수 없습니다. 위의 이유를 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="542"/>
+        <location filename="../ui/SettingsDrawer.qml" line="560"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -3128,118 +3188,118 @@
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="148"/>
+        <location filename="../ui/Sidebar.qml" line="164"/>
         <source>Delete “%1”</source>
         <translation>“%1” 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="150"/>
+        <location filename="../ui/Sidebar.qml" line="166"/>
         <source>Delete (Del) — can be undone for a few seconds</source>
         <translation>삭제 (Del) — 몇 초 동안 되돌릴 수 있음</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="189"/>
+        <location filename="../ui/Sidebar.qml" line="205"/>
         <source>Deleted “%1”</source>
         <translation>“%1”을(를) 삭제했습니다</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="195"/>
+        <location filename="../ui/Sidebar.qml" line="211"/>
         <source>Undo</source>
         <translation>실행 취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="196"/>
+        <location filename="../ui/Sidebar.qml" line="212"/>
         <source>Undo delete (Ctrl+Z)</source>
         <translation>삭제 취소 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="198"/>
+        <location filename="../ui/Sidebar.qml" line="214"/>
         <source>Bring it back with its messages (Ctrl+Z)</source>
         <translation>메시지와 함께 되돌리기 (Ctrl+Z)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="212"/>
+        <location filename="../ui/Sidebar.qml" line="228"/>
         <source>Rename…  (F2)</source>
         <translation>이름 바꾸기…  (F2)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="213"/>
+        <location filename="../ui/Sidebar.qml" line="229"/>
         <source>Export as Markdown…</source>
         <translation>Markdown으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="214"/>
+        <location filename="../ui/Sidebar.qml" line="230"/>
         <source>Export as JSON…</source>
         <translation>JSON으로 내보내기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="216"/>
+        <location filename="../ui/Sidebar.qml" line="232"/>
         <source>Delete  (Del)</source>
         <translation>삭제  (Del)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="226"/>
-        <location filename="../ui/Sidebar.qml" line="288"/>
+        <location filename="../ui/Sidebar.qml" line="242"/>
+        <location filename="../ui/Sidebar.qml" line="304"/>
         <source>Export the conversation</source>
         <translation>대화 내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="246"/>
+        <location filename="../ui/Sidebar.qml" line="262"/>
         <source>Export</source>
         <translation>내보내기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="247"/>
+        <location filename="../ui/Sidebar.qml" line="263"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="254"/>
+        <location filename="../ui/Sidebar.qml" line="270"/>
         <source>Markdown, to read</source>
         <translation>Markdown, 읽기용</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="259"/>
+        <location filename="../ui/Sidebar.qml" line="275"/>
         <source>JSON, every stored field</source>
         <translation>JSON, 저장된 모든 필드</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="264"/>
+        <location filename="../ui/Sidebar.qml" line="280"/>
         <source>Save as</source>
         <translation>저장 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="271"/>
+        <location filename="../ui/Sidebar.qml" line="287"/>
         <source>File to write</source>
         <translation>저장할 파일</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="276"/>
+        <location filename="../ui/Sidebar.qml" line="292"/>
         <source>Browse…</source>
         <translation>찾아보기…</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="290"/>
+        <location filename="../ui/Sidebar.qml" line="306"/>
         <source>Choose</source>
         <translation>선택</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="291"/>
+        <location filename="../ui/Sidebar.qml" line="307"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="291"/>
+        <location filename="../ui/Sidebar.qml" line="307"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="304"/>
+        <location filename="../ui/Sidebar.qml" line="320"/>
         <source>Rename conversation</source>
         <translation>대화 이름 바꾸기</translation>
     </message>
     <message>
-        <location filename="../ui/Sidebar.qml" line="320"/>
+        <location filename="../ui/Sidebar.qml" line="336"/>
         <source>New name</source>
         <translation>새 이름</translation>
     </message>
@@ -3247,42 +3307,42 @@
 <context>
     <name>SummaryJob</name>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="93"/>
+        <location filename="../app/documents/summary_job.cpp" line="94"/>
         <source>fits — sent whole</source>
         <translation>들어감 — 통째로 보냄</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="102"/>
+        <location filename="../app/documents/summary_job.cpp" line="103"/>
         <source>%1 chunks of about %2 tokens, %3 level of merging, about %4 tokens to process</source>
         <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="105"/>
+        <location filename="../app/documents/summary_job.cpp" line="106"/>
         <source>%1 chunks of about %2 tokens, %3 levels of merging, about %4 tokens to process</source>
         <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="111"/>
+        <location filename="../app/documents/summary_job.cpp" line="112"/>
         <source>, about %1 s at the measured speed</source>
         <translation>, 측정된 속도로 약 %1초</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="311"/>
+        <location filename="../app/documents/summary_job.cpp" line="322"/>
         <source>Summary job %1 is not stored.</source>
         <translation>요약 작업 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="315"/>
+        <location filename="../app/documents/summary_job.cpp" line="326"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="199"/>
+        <location filename="../app/documents/summary_job.cpp" line="200"/>
         <source>The job&apos;s document (%1) is not stored.</source>
         <translation>작업의 문서(%1)가 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="209"/>
+        <location filename="../app/documents/summary_job.cpp" line="210"/>
         <source>Summarize “%1”</source>
         <translation>“%1” 요약</translation>
     </message>
@@ -3705,37 +3765,37 @@
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="86"/>
+        <location filename="../app/chat/chat_controller.cpp" line="87"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="210"/>
+        <location filename="../app/chat/chat_controller.cpp" line="212"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="210"/>
+        <location filename="../app/chat/chat_controller.cpp" line="212"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="218"/>
+        <location filename="../app/chat/chat_controller.cpp" line="220"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="245"/>
+        <location filename="../app/chat/chat_controller.cpp" line="247"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="264"/>
+        <location filename="../app/chat/chat_controller.cpp" line="266"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="371"/>
+        <location filename="../app/chat/chat_controller.cpp" line="380"/>
         <source>This conversation&apos;s messages are still being read (they are long): nothing was sent or changed; try again in a moment.</source>
         <translation>이 대화의 메시지를 아직 읽는 중입니다(메시지가 깁니다): 아무것도 보내거나 바꾸지 않았습니다. 잠시 후 다시 시도하세요.</translation>
     </message>
@@ -3902,39 +3962,39 @@
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_conversations.cpp" line="44"/>
+        <location filename="../app/chat/chat_controller_conversations.cpp" line="54"/>
         <source>The conversation is deleted but its KV snapshot %1 could not be removed.</source>
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="379"/>
+        <location filename="../app/chat/chat_controller.cpp" line="388"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="385"/>
+        <location filename="../app/chat/chat_controller.cpp" line="394"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_replies.cpp" line="38"/>
-        <location filename="../app/chat/chat_replies.cpp" line="47"/>
+        <location filename="../app/chat/chat_replies.cpp" line="39"/>
+        <location filename="../app/chat/chat_replies.cpp" line="48"/>
         <source>Cannot regenerate now: %1</source>
         <translation>지금은 다시 생성할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_replies.cpp" line="70"/>
-        <location filename="../app/chat/chat_replies.cpp" line="76"/>
+        <location filename="../app/chat/chat_replies.cpp" line="71"/>
+        <location filename="../app/chat/chat_replies.cpp" line="77"/>
         <source>Cannot show that version: %1</source>
         <translation>그 버전을 표시할 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_replies.cpp" line="100"/>
+        <location filename="../app/chat/chat_replies.cpp" line="101"/>
         <source>The conversation&apos;s title was not updated: %1</source>
         <translation>대화 제목을 바꾸지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_replies.cpp" line="190"/>
+        <location filename="../app/chat/chat_replies.cpp" line="191"/>
         <source>%1: the version before it is shown again.</source>
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
@@ -3969,8 +4029,8 @@
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="183"/>
-        <location filename="../app/chat/chat_controller.cpp" line="297"/>
+        <location filename="../app/chat/chat_controller.cpp" line="185"/>
+        <location filename="../app/chat/chat_controller.cpp" line="299"/>
         <location filename="../app/chat/chat_controller_conversation_model.cpp" line="85"/>
         <location filename="../app/chat/chat_controller_models.cpp" line="211"/>
         <location filename="../app/chat/chat_controller_models.cpp" line="302"/>
@@ -3978,22 +4038,22 @@
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="62"/>
+        <location filename="../app/chat/chat_controller.cpp" line="63"/>
         <source>The database %1 was damaged and could not be read. It was moved aside, nothing deleted, to %2; a fresh database was created.</source>
         <translation>데이터베이스 %1이(가) 손상되어 읽을 수 없었습니다. 지우지 않고 %2(으)로 옮겨 두었으며, 새 데이터베이스를 만들었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="69"/>
+        <location filename="../app/chat/chat_controller.cpp" line="70"/>
         <source>Replies cut short by the last exit could not be marked interrupted.</source>
         <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_conversations.cpp" line="17"/>
+        <location filename="../app/chat/chat_controller_conversations.cpp" line="18"/>
         <source>A summary is being written into this conversation: cancel it first.</source>
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="394"/>
+        <location filename="../app/chat/chat_controller.cpp" line="403"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
@@ -4137,37 +4197,37 @@
 <context>
     <name>kvchat::app::LocalServerController</name>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="119"/>
+        <location filename="../app/server/local_server_controller.cpp" line="120"/>
         <source>The local server stopped to take the new chat template and did not start again: %1</source>
         <translation>로컬 서버가 새 채팅 템플릿을 적용하려고 멈춘 뒤 다시 시작하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="155"/>
+        <location filename="../app/server/local_server_controller.cpp" line="156"/>
         <source>No model is loaded: the server starts once one is.</source>
         <translation>불러온 모델이 없습니다. 모델을 불러오면 서버가 시작됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="173"/>
+        <location filename="../app/server/local_server_controller.cpp" line="175"/>
         <source>Not serving on %1 without an API key: other machines could use the model and read the conversations. Set a key, or tick &quot;Serve without a key anyway&quot;.</source>
         <translation>API 키 없이 %1에서 제공하지 않습니다: 다른 컴퓨터가 모델을 사용하고 대화를 읽을 수 있습니다. 키를 설정하거나 &quot;키 없이 그래도 제공&quot;을 선택하세요.</translation>
     </message>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="192"/>
+        <location filename="../app/server/local_server_controller.cpp" line="194"/>
         <source>the chat template changed</source>
         <translation>채팅 템플릿이 바뀜</translation>
     </message>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="193"/>
+        <location filename="../app/server/local_server_controller.cpp" line="195"/>
         <source>another model was loaded</source>
         <translation>다른 모델을 불러옴</translation>
     </message>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="194"/>
+        <location filename="../app/server/local_server_controller.cpp" line="196"/>
         <source>settings changed (Restart)</source>
         <translation>설정 변경(다시 시작)</translation>
     </message>
     <message>
-        <location filename="../app/server/local_server_controller.cpp" line="196"/>
+        <location filename="../app/server/local_server_controller.cpp" line="198"/>
         <source>The local server restarted: %1.</source>
         <translation>로컬 서버가 다시 시작되었습니다: %1.</translation>
     </message>
@@ -4175,29 +4235,68 @@
 <context>
     <name>kvchat::app::MemoryState</name>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="49"/>
+        <location filename="../app/memory/memory_state.cpp" line="56"/>
         <source>%1 of %2 tokens (%3%)</source>
         <translation>%2 토큰 중 %1 토큰 (%3%)</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="140"/>
+        <location filename="../app/memory/memory_state.cpp" line="154"/>
         <source>Saved after the last reply (%1 on disk): reopening this conversation restores it without computing it again.</source>
         <translation>마지막 답변 후 저장했습니다 (디스크 %1). 이 대화를 다시 열면 다시 계산하지 않고 복원합니다.</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="172"/>
+        <location filename="../app/memory/memory_state.cpp" line="186"/>
         <source>This conversation&apos;s memory was restored from the snapshot on disk (%1): nothing had to be computed again.</source>
         <translation>이 대화의 메모리를 디스크의 스냅숏에서 복원했습니다 (%1). 다시 계산할 것이 없었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="176"/>
+        <location filename="../app/memory/memory_state.cpp" line="190"/>
         <source>No snapshot on disk yet: one is saved after the next reply.</source>
         <translation>디스크에 아직 스냅숏이 없습니다. 다음 답변 후에 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="180"/>
+        <location filename="../app/memory/memory_state.cpp" line="194"/>
         <source>The snapshot on disk could not be used (made with another model or settings, or damaged): the conversation is computed again with the next message.</source>
         <translation>디스크의 스냅숏을 쓸 수 없었습니다 (다른 모델이나 설정으로 만들었거나 손상됨). 다음 메시지와 함께 대화를 다시 계산합니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="225"/>
+        <source>KV live: this conversation&apos;s</source>
+        <translation>KV 사용 중: 이 대화의 것</translation>
+    </message>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="226"/>
+        <source>No KV yet</source>
+        <translation>아직 KV 없음</translation>
+    </message>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="229"/>
+        <source>KV in RAM: back with 0 tokens to evaluate</source>
+        <translation>KV가 RAM에 있음: 계산할 토큰 0개로 돌아옴</translation>
+    </message>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="234"/>
+        <source>KV on disk: back with a load of %1</source>
+        <translation>KV가 디스크에 있음: %1을(를) 읽어 돌아옴</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/memory/memory_state.cpp" line="239"/>
+        <source>No KV kept: %n token(s) to evaluate</source>
+        <translation>
+            <numerusform>보관된 KV 없음: 계산할 토큰 %n개</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/memory/memory_state.cpp" line="240"/>
+        <source>No KV kept: evaluated again when opened</source>
+        <translation>보관된 KV 없음: 열 때 다시 계산함</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/memory/memory_state.cpp" line="252"/>
+        <source>This conversation&apos;s memory came back from RAM (%n token(s) held): nothing had to be computed or read again.</source>
+        <translation>
+            <numerusform>이 대화의 메모리가 RAM에서 돌아왔습니다 (토큰 %n개 보관): 다시 계산하거나 읽을 것이 없었습니다.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -118,7 +118,7 @@ Pane {
                 highlighted: entry.conversationId === Chat.currentConversationId
                 rightPadding: removeButton.width + 8
                 // Where its KV is and what coming back costs (MemoryState.kvPlace).
-                readonly property var kv: { MemoryState.memory; MemoryState.snapshotDisk; return MemoryState.kvPlace(entry.conversationId) }
+                readonly property var kv: { MemoryState.kvPlacesRevision; MemoryState.snapshotDisk; return MemoryState.kvPlace(entry.conversationId) }
                 contentItem: ColumnLayout {
                     spacing: 0
                     Label {

@@ -176,7 +176,7 @@ void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_pr
     callbacks.on_text = [&](std::string_view piece) {
       if (ttft_ms < 0) ttft_ms = ms_between(t0, Clock::now());
       emit replyChunk(qstr(piece));
-      report_memory();
+      report_memory(false);
       return !stop_.load();
     };
     const GenerateOptions options = generate_options(sampling, conversation.format());
@@ -389,19 +389,14 @@ void EngineWorker::followBranch(const ChatTurns& messages, const QString& system
   try {
     Session& session = conversation_->session();
     auto ids = conversation_->tokens_for(system_prompt.toStdString(), chat_messages(messages));
-    if (ids && !prefix.isEmpty()) {
-      // The branch left waits in RAM; the one shown comes back from it when it is there.
+    if (ids) {
+      // The branch left waits in RAM; the one shown comes back from it when it is there,
+      // else the session keeps the prefix it shares with it.
       const std::string key = prefix.toStdString() + "b" + std::to_string(++parked_branches_);
-      const KvSwitch sw =
-          switch_branch_kv(*app_ram_tier(), *conversation_, key, prefix.toStdString(), *ids);
-      from_ram = sw.from_ram;
+      from_ram = switch_branch_kv(*app_ram_tier(), *conversation_, key, prefix.toStdString(), *ids)
+                     .from_ram;
     } else {
-      const std::vector<TokenId>& held = session.tokens();
-      if (ids) {
-        const size_t n = std::min(held.size(), ids->size());
-        while (static_cast<size_t>(kept) < n && held[kept] == (*ids)[kept]) ++kept;
-      }
-      if (kept < session.n_past()) session.truncate(kept);
+      session.truncate(0);  // the template refuses the branch: nothing of it is known
     }
     kept = session.n_past();
   } catch (...) {
@@ -491,14 +486,18 @@ void EngineWorker::setChatTemplateOverride(const QString& override_text,
 
 void EngineWorker::reportMemory() { report_memory(); }
 
-void EngineWorker::report_memory() {
+void EngineWorker::report_memory(bool measure_tier) {
   if (!conversation_) return;
   try {
     MemoryFigures figures = memory_figures(conversation_->session());
-    const std::shared_ptr<KvRamTier> tier = app_ram_tier();
-    tier->enforce();  // what the session let go of since counts as the tier's
-    figures.ram_tier = tier->stats();
-    figures.ram_conversations = ram_tier_conversations(*tier);
+    if (measure_tier) {
+      const std::shared_ptr<KvRamTier> tier = app_ram_tier();
+      tier->enforce();  // what the session let go of since counts as the tier's
+      ram_tier_ = tier->stats();
+      ram_conversations_ = ram_tier_conversations(*tier);
+    }
+    figures.ram_tier = ram_tier_;
+    figures.ram_conversations = ram_conversations_;
     emit memoryReport(figures);
   } catch (...) {
     emit engineError(thrown("The memory report could not be built"));

@@ -98,7 +98,7 @@ class EngineWorker : public QObject {
   // The branch left is parked in the app's RAM tier under `prefix` (the conversation's), and
   // the branch shown comes back from it whole when the tier holds it (0 tokens evaluated).
   void followBranch(const ChatTurns& messages, const QString& system_prompt, const QString& path,
-                    qint64 budget_bytes, const QString& prefix = {});
+                    qint64 budget_bytes, const QString& prefix);
   // The number of tokens `messages` (as in generate) after `system_prompt` come to with
   // the loaded model's format, the reply's turn opened (the document preview's
   // conversation share): counted here, off the GUI thread, with the conversation's own
@@ -155,7 +155,9 @@ class EngineWorker : public QObject {
   void snapshotDiskUsage(const SnapshotDiskUsage& usage);
 
  private:
-  void report_memory();
+  // Emits memoryReport. The RAM tier is measured again unless !measure_tier (after each
+  // token: measuring walks every entry's blocks), which sends its last figures.
+  void report_memory(bool measure_tier = true);
   // generate() and continueReply(): the same streaming and stats.
   void run_reply(const ChatTurns& messages, const QString& system_prompt,
                  const ReplySampling& sampling, bool continuing);
@@ -167,7 +169,9 @@ class EngineWorker : public QObject {
   int32_t summary_prompt_overhead_ = 0;  // model_'s; guarded by model_mutex_
   // The chat: its messages, token checkpoints and session (prefix reuse, context policy).
   std::unique_ptr<Conversation> conversation_;
-  uint64_t parked_branches_ = 0;  // numbers the RAM tier keys of branches left
+  uint64_t parked_branches_ = 0;     // numbers the RAM tier keys of branches left
+  KvRamTierStats ram_tier_;          // the tier's figures at its last measure
+  QList<qint64> ram_conversations_;  // ... and the conversations it held
   std::atomic<bool> stop_{false};
   std::atomic<bool> cancel_load_{false};
   mutable std::mutex model_mutex_;  // guards model_ against shared_model() readers

@@ -60,6 +60,12 @@ QVariantMap MemoryState::context_usage() const {
 
 void MemoryState::on_memory_report(const MemoryFigures& figures) {
   memory_ = figures.to_map();
+  // The sidebar's lines change only when what the tier holds or the live KV's presence does.
+  const QVariantList places{memory_.value(QStringLiteral("ram_conversations")), figures.n_past > 0};
+  if (places != kv_places_key_) {
+    kv_places_key_ = places;
+    bump_kv_places();
+  }
   const int tokens = figures.report.kv_tokens;
   if (memory_history_.isEmpty() ||
       memory_history_.back().toMap().value("tokens").toInt() != tokens) {
@@ -103,6 +109,7 @@ void MemoryState::switch_conversation(qint64 from, qint64 to) {
   }
   emit snapshotChanged();
   emit memoryChanged();
+  bump_kv_places();
 }
 
 void MemoryState::forget_conversation(qint64 id) { memory_histories_.remove(id); }
@@ -215,7 +222,7 @@ QVariantMap MemoryState::kvPlace(qint64 id) const {
   if (memory_.isEmpty()) return {};
   const int n_past = memory_.value(QStringLiteral("n_past")).toInt();
   if (id == chat_.current_conversation()) {
-    return n_past > 0 ? place("live", tr("KV live: %n token(s)", nullptr, n_past))
+    return n_past > 0 ? place("live", tr("KV live: this conversation's"))
                       : place("none", tr("No KV yet"));
   }
   if (memory_.value(QStringLiteral("ram_conversations")).toList().contains(QVariant(id))) {
@@ -231,6 +238,11 @@ QVariantMap MemoryState::kvPlace(qint64 id) const {
       timeline.isEmpty() ? 0 : timeline.back().toMap().value(QStringLiteral("tokens")).toInt();
   return tokens > 0 ? place("none", tr("No KV kept: %n token(s) to evaluate", nullptr, tokens))
                     : place("none", tr("No KV kept: evaluated again when opened"));
+}
+
+void MemoryState::bump_kv_places() {
+  ++kv_places_revision_;
+  emit kvPlacesChanged();
 }
 
 void MemoryState::on_kv_resumed_from_ram(int tokens) {

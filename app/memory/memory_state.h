@@ -49,6 +49,10 @@ class MemoryState : public QObject {
   // The app's RAM tier budget (memory/ram_tier.h; Settings), bytes as a double for QML.
   Q_PROPERTY(double ramTierBudgetBytes READ ram_tier_budget_bytes WRITE setRamTierBudgetBytes NOTIFY
                  memoryChanged)
+  // Bumped when kvPlace's answers may have changed (what the RAM tier holds, the open
+  // conversation, whether it holds KV): what the sidebar's lines bind to (with
+  // snapshotDisk), not every token's report.
+  Q_PROPERTY(int kvPlacesRevision READ kv_places_revision NOTIFY kvPlacesChanged)
   // The layers split between GPU and CPU (the report's gpu_layers > 0): gpu_layers,
   // n_layers, and the weights and KV on each side (device_weights_bytes, device_kv_bytes,
   // host_weights_bytes, host_kv_bytes); empty when every layer runs on the CPU.
@@ -85,6 +89,7 @@ class MemoryState : public QObject {
   // "disk", "none") and text (for the sidebar: 0 tokens, a load of N MB, N tokens to
   // evaluate when the count is known from this run).
   Q_INVOKABLE QVariantMap kvPlace(qint64 id) const;
+  int kv_places_revision() const { return kv_places_revision_; }
   // Where a conversation's KV snapshot is kept.
   QString snapshot_path(qint64 conversation) const;
 
@@ -112,6 +117,7 @@ class MemoryState : public QObject {
  signals:
   void memoryChanged();
   void snapshotChanged();
+  void kvPlacesChanged();
   void kvQualityChanged();
   void errorOccurred(const QString& message);
   void kvQualityFailed(const QString& message);  // for the status line
@@ -135,7 +141,10 @@ class MemoryState : public QObject {
   QVariantMap kv_quality_;
   KvQualityProbe kv_probe_;
   QTimer refresh_;
-  bool dirty_ = false;  // figures not shown yet
+  bool dirty_ = false;          // figures not shown yet
+  QVariantList kv_places_key_;  // (the tier's conversations, live KV or not) at the last bump
+  int kv_places_revision_ = 0;
+  void bump_kv_places();
 };
 
 }  // namespace kvchat::app

@@ -14,25 +14,14 @@
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "model/synthetic_model.h"
+#include "support/small_kv_config.h"
 #include "support/test_paths.h"
 #include "support/test_tokens.h"
 
 namespace kvchat {
 namespace {
 
-// 2 layers, 1 KV head of 4 f32 values, blocks of 4 tokens, one block per chunk.
-KvCacheConfig small_config() {
-  KvCacheConfig c;
-  c.n_layers = 2;
-  c.n_kv_heads = 1;
-  c.head_dim = 4;
-  c.max_tokens = 64;
-  c.block_tokens = 4;
-  c.chunk_blocks = 1;
-  c.type = KvType::F32;
-  c.poison_freed = true;
-  return c;
-}
+using test::small_kv_config;
 constexpr uint64_t kRow = 4 * sizeof(float);
 constexpr uint64_t kBlock = 2 * 2 * 4 * kRow;  // 2 layers x (K, V) x 4 tokens x row
 
@@ -89,7 +78,7 @@ std::vector<int32_t> seq(int32_t n, int32_t salt) {
 }
 
 TEST(KvPrefixShare, TwoCachesHoldTheSharedBlocksOnceAndCopyOnWrite) {
-  const KvCacheConfig c = small_config();
+  const KvCacheConfig c = small_kv_config();
   auto store = std::make_shared<KvPrefixStore>(c);
   auto a = KvCache::create(c, store);
   auto b = KvCache::create(c, store);
@@ -139,7 +128,7 @@ TEST(KvPrefixShare, TwoCachesHoldTheSharedBlocksOnceAndCopyOnWrite) {
 }
 
 TEST(KvPrefixShare, TheBudgetCountsASharedBlockOnce) {
-  KvCacheConfig c = small_config();
+  KvCacheConfig c = small_kv_config();
   c.budget_bytes = 4 * kBlock;
   auto store = std::make_shared<KvPrefixStore>(c);
   auto a = KvCache::create(c, store);
@@ -163,7 +152,7 @@ TEST(KvPrefixShare, TheBudgetCountsASharedBlockOnce) {
 }
 
 TEST(KvPrefixShare, ThreeCachesAndTruncateAndDestroyDropReferences) {
-  const KvCacheConfig c = small_config();
+  const KvCacheConfig c = small_kv_config();
   auto store = std::make_shared<KvPrefixStore>(c);
   auto a = KvCache::create(c, store);
   ASSERT_TRUE(a);
@@ -196,7 +185,7 @@ TEST(KvPrefixShare, ThreeCachesAndTruncateAndDestroyDropReferences) {
 }
 
 TEST(KvPrefixShare, DiscardCopiesTheSharedBlocksItRewrites) {
-  const KvCacheConfig c = small_config();
+  const KvCacheConfig c = small_kv_config();
   auto store = std::make_shared<KvPrefixStore>(c);
   auto a = KvCache::create(c, store);
   auto b = KvCache::create(c, store);
@@ -227,7 +216,7 @@ TEST(KvPrefixShare, DiscardCopiesTheSharedBlocksItRewrites) {
 
 // 3 layers, layers 0 and 2 windowed by 8, blocks of 4.
 KvCacheConfig window_config(int32_t slack) {
-  KvCacheConfig c = small_config();
+  KvCacheConfig c = small_kv_config();
   c.n_layers = 3;
   c.max_tokens = 200;
   c.windowed = {1, 0, 1};
@@ -266,7 +255,7 @@ uint64_t constant_hash(uint64_t, std::span<const int32_t>) { return 42; }
 
 TEST(KvPrefixShare, AHashCollisionDoesNotShare) {
   KvPrefixStore::set_hash_for_tests(constant_hash);
-  const KvCacheConfig c = small_config();
+  const KvCacheConfig c = small_kv_config();
   auto store = std::make_shared<KvPrefixStore>(c);
   auto a = KvCache::create(c, store);
   auto b = KvCache::create(c, store);

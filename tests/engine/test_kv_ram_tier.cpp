@@ -20,6 +20,7 @@
 #include "kvchat/kv_ram_tier.h"
 #include "kvchat/session.h"
 #include "support/demo_model.h"
+#include "support/small_kv_config.h"
 #include "support/test_tokens.h"
 
 namespace kvchat {
@@ -50,17 +51,7 @@ int32_t blocks_of(int32_t tokens) { return (tokens + 15) / 16; }  // 16 tokens p
 
 // ---- KvCache::fork ---------------------------------------------------------------------
 
-KvCacheConfig small_config() {
-  KvCacheConfig c;
-  c.n_layers = 2;
-  c.n_kv_heads = 1;
-  c.head_dim = 4;
-  c.max_tokens = 64;
-  c.block_tokens = 4;
-  c.chunk_blocks = 1;
-  c.type = KvType::F32;
-  return c;
-}
+using test::small_kv_config;
 
 void append(KvCache& kv, int32_t n, float salt) {
   const int32_t pos0 = kv.size();
@@ -89,7 +80,7 @@ std::vector<uint8_t> rows(const KvCache& kv, int32_t n) {
 }
 
 TEST(KvCacheFork, SharesEveryBlockAndCopiesOnWrite) {
-  auto made = KvCache::create(small_config());
+  auto made = KvCache::create(small_kv_config());
   ASSERT_TRUE(made) << made.message();
   KvCache live = std::move(made.value());
   append(live, 10, 1.0f);  // blocks [0,4) [4,8) [8,10)

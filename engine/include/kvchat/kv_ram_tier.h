@@ -109,12 +109,12 @@ class KvRamTier {
   struct Item;
   struct Measure;
   Measure measure_locked() const;
-  // Evicts LRU items until the budget holds; returns the external callbacks and the
-  // evicted entries' descriptions to run / report after the lock is let go.
-  void evict_locked(std::vector<std::function<void()>>& externals,
-                    std::vector<KvTierEntry>& evicted);
-  void finish(std::unique_lock<std::mutex>& lock, std::vector<std::function<void()>>& externals,
-              std::vector<KvTierEntry>& evicted);
+  // Evicts least recently used items until the budget holds, lets go of `lock`, then runs
+  // the evicted external holders' callbacks and the eviction handler. Returns whether the
+  // item of `key` was still held before the lock was let go.
+  bool settle(std::unique_lock<std::mutex>& lock, const std::string& key = {});
+  // Replaces the item of item->key by `item`, the most recently used, and settles.
+  bool insert(std::unique_lock<std::mutex>& lock, std::unique_ptr<Item> item);
 
   mutable std::mutex mu_;
   uint64_t budget_bytes_;

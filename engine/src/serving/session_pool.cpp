@@ -62,16 +62,20 @@ std::string SessionPool::tier_key(int32_t index) const {
   return tier_prefix_ + std::to_string(index);
 }
 
+std::unique_ptr<Session> SessionPool::drop_session_locked(Slot& slot) {
+  slot.tokens = 0;
+  slot.kv_bytes = 0;
+  slot.kv_shared_bytes = 0;
+  return std::move(slot.session);
+}
+
 void SessionPool::evict_idle(int32_t index, uint64_t lease) {
   std::unique_ptr<Session> gone;  // freed after the lock is let go
   {
     std::lock_guard lock(mu_);
     Slot& slot = slots_[static_cast<size_t>(index)];
     if (slot.busy || slot.leases != lease || !slot.session) return;
-    gone = std::move(slot.session);
-    slot.tokens = 0;
-    slot.kv_bytes = 0;
-    slot.kv_shared_bytes = 0;
+    gone = drop_session_locked(slot);
   }
 }
 
@@ -170,11 +174,8 @@ void SessionPool::enforce_budget_locked() {
       if (s.busy || !s.session || s.kv_bytes == 0) continue;
       if (!victim || s.last_used < victim->last_used) victim = &s;
     }
-    if (!victim) return;      // only busy sessions hold KV
-    victim->session.reset();  // frees its KV blocks; the slot makes a new session when needed
-    victim->tokens = 0;
-    victim->kv_bytes = 0;
-    victim->kv_shared_bytes = 0;
+    if (!victim) return;  // only busy sessions hold KV
+    drop_session_locked(*victim);
   }
 }
 

@@ -113,6 +113,9 @@ class SessionPool {
   SessionPool() = default;
   void release(int32_t index);
   void enforce_budget_locked();  // mu_ held
+  // Takes an idle slot's session out (its KV blocks go with it; the slot makes a new
+  // session when needed) and zeroes its cached figures.  mu_ held
+  std::unique_ptr<Session> drop_session_locked(Slot& slot);
   // The tier evicted idle slot `index` (of lease `lease`): its session goes, when it is
   // still idle and not leased since.
   void evict_idle(int32_t index, uint64_t lease);

@@ -90,24 +90,28 @@ KvRamTier::Measure KvRamTier::measure_locked() const {
   m.bytes.assign(items_.size(), 0);
   m.own.assign(items_.size(), 0);
   struct Holders {
-    int32_t in_tier = 0;
+    int32_t in_tier = 0;  // the items holding it
+    int32_t refs = 0;     // every cache holding it (the store's count)
     uint64_t bytes = 0;
   };
   std::unordered_map<BlockKey, Holders, BlockKeyHash> blocks;
+  const auto for_each_block = [](const Item& item, const auto& fn) {
+    const KvPrefixStore* store = item.parked->kv->store().get();
+    item.parked->kv->for_each_block([&](int32_t g, int32_t id, uint64_t bytes) {
+      fn(BlockKey{store, g, id}, bytes);
+    });
+  };
   for (const auto& item : items_) {
     if (!item->parked) continue;
-    const KvPrefixStore* store = item->parked->kv->store().get();
-    item->parked->kv->for_each_block([&](int32_t g, int32_t id, uint64_t bytes) {
-      Holders& h = blocks[BlockKey{store, g, id}];
+    for_each_block(*item, [&](const BlockKey& key, uint64_t bytes) {
+      Holders& h = blocks[key];
       ++h.in_tier;
       h.bytes = bytes;
     });
   }
-  std::unordered_map<BlockKey, int32_t, BlockKeyHash> refs;
-  for (const auto& [key, h] : blocks) {
-    const int32_t r = key.store->refs(key.g, key.id);
-    refs[key] = r;
-    (r <= h.in_tier ? m.used : m.shared_live) += h.bytes;
+  for (auto& [key, h] : blocks) {
+    h.refs = key.store->refs(key.g, key.id);
+    (h.refs <= h.in_tier ? m.used : m.shared_live) += h.bytes;
   }
   for (size_t i = 0; i < items_.size(); ++i) {
     const Item& item = *items_[i];
@@ -116,17 +120,17 @@ KvRamTier::Measure KvRamTier::measure_locked() const {
       m.used += item.external_bytes;
       continue;
     }
-    const KvPrefixStore* store = item.parked->kv->store().get();
-    item.parked->kv->for_each_block([&](int32_t g, int32_t id, uint64_t bytes) {
+    for_each_block(item, [&](const BlockKey& key, uint64_t bytes) {
       m.bytes[i] += bytes;
-      if (refs[BlockKey{store, g, id}] == 1) m.own[i] += bytes;
+      if (blocks[key].refs == 1) m.own[i] += bytes;
     });
   }
   return m;
 }
 
-void KvRamTier::evict_locked(std::vector<std::function<void()>>& externals,
-                             std::vector<KvTierEntry>& evicted) {
+bool KvRamTier::settle(std::unique_lock<std::mutex>& lock, const std::string& key) {
+  std::vector<std::function<void()>> externals;
+  std::vector<KvTierEntry> evicted;
   std::vector<std::shared_ptr<KvPrefixStore>> touched;
   for (;;) {
     const Measure m = measure_locked();
@@ -150,26 +154,29 @@ void KvRamTier::evict_locked(std::vector<std::function<void()>>& externals,
   for (const auto& store : touched) {
     for (int g = 0; g < KvPrefixStore::kGroups; ++g) store->shrink_to(g, 0);
   }
-}
-
-void KvRamTier::finish(std::unique_lock<std::mutex>& lock,
-                       std::vector<std::function<void()>>& externals,
-                       std::vector<KvTierEntry>& evicted) {
+  const bool held = !key.empty() && std::any_of(items_.begin(), items_.end(),
+                                                [&](const auto& i) { return i->key == key; });
   auto handler = on_evicted_;
   lock.unlock();
   for (auto& evict : externals) evict();
   if (handler) {
     for (const KvTierEntry& e : evicted) handler(e);
   }
+  return held;
+}
+
+bool KvRamTier::insert(std::unique_lock<std::mutex>& lock, std::unique_ptr<Item> item) {
+  std::erase_if(items_, [&](const auto& i) { return i->key == item->key; });
+  item->last_used = ++clock_;
+  const std::string key = item->key;
+  items_.push_back(std::move(item));
+  return settle(lock, key);
 }
 
 void KvRamTier::set_budget(uint64_t budget_bytes) {
   std::unique_lock<std::mutex> lock(mu_);
   budget_bytes_ = budget_bytes;
-  std::vector<std::function<void()>> externals;
-  std::vector<KvTierEntry> evicted;
-  evict_locked(externals, evicted);
-  finish(lock, externals, evicted);
+  settle(lock);
 }
 
 uint64_t KvRamTier::budget_bytes() const {
@@ -179,39 +186,27 @@ uint64_t KvRamTier::budget_bytes() const {
 
 bool KvRamTier::put(const std::string& key, KvTierKind kind, ParkedKvPtr parked) {
   std::unique_lock<std::mutex> lock(mu_);
-  std::erase_if(items_, [&](const auto& item) { return item->key == key; });
-  if (!parked) return false;
+  if (!parked) {
+    std::erase_if(items_, [&](const auto& item) { return item->key == key; });
+    return false;
+  }
   auto item = std::make_unique<Item>();
   item->key = key;
   item->kind = kind;
-  item->last_used = ++clock_;
   item->parked = std::move(parked);
-  items_.push_back(std::move(item));
-  std::vector<std::function<void()>> externals;
-  std::vector<KvTierEntry> evicted;
-  evict_locked(externals, evicted);
-  const bool kept =
-      std::any_of(items_.begin(), items_.end(), [&](const auto& i) { return i->key == key; });
-  finish(lock, externals, evicted);
-  return kept;
+  return insert(lock, std::move(item));
 }
 
 void KvRamTier::hold_external(const std::string& key, KvTierKind kind, int32_t tokens,
                               uint64_t bytes, std::function<void()> evict) {
   std::unique_lock<std::mutex> lock(mu_);
-  std::erase_if(items_, [&](const auto& item) { return item->key == key; });
   auto item = std::make_unique<Item>();
   item->key = key;
   item->kind = kind;
-  item->last_used = ++clock_;
   item->external_tokens = tokens;
   item->external_bytes = bytes;
   item->evict = std::move(evict);
-  items_.push_back(std::move(item));
-  std::vector<std::function<void()>> externals;
-  std::vector<KvTierEntry> evicted;
-  evict_locked(externals, evicted);
-  finish(lock, externals, evicted);
+  insert(lock, std::move(item));
 }
 
 ParkedKvPtr KvRamTier::take(const std::string& key) {
@@ -274,10 +269,7 @@ void KvRamTier::clear() {
 
 void KvRamTier::enforce() {
   std::unique_lock<std::mutex> lock(mu_);
-  std::vector<std::function<void()>> externals;
-  std::vector<KvTierEntry> evicted;
-  evict_locked(externals, evicted);
-  finish(lock, externals, evicted);
+  settle(lock);
 }
 
 KvRamTierStats KvRamTier::stats() const {
