@@ -4261,8 +4261,8 @@
     </message>
     <message>
         <location filename="../app/memory/memory_state.cpp" line="225"/>
-        <source>KV live: this conversation&apos;s</source>
-        <translation>KV 사용 중: 이 대화의 것</translation>
+        <source>KV live: open now</source>
+        <translation>KV 사용 중: 지금 열려 있음</translation>
     </message>
     <message>
         <location filename="../app/memory/memory_state.cpp" line="226"/>

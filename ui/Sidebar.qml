@@ -133,7 +133,7 @@ Pane {
                         Layout.fillWidth: true
                         visible: (entry.kv.text || "").length > 0
                         text: entry.kv.text || ""
-                        elide: Text.ElideRight
+                        wrapMode: Text.Wrap  // said whole: never cut with "…"
                         font.pixelSize: Theme.smallSize
                         color: Theme.textMuted
                     }

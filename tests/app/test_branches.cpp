@@ -273,6 +273,8 @@ class TestBranches : public QObject {
       QCOMPARE(rows(chat).rowCount(), 6);
       QTRY_VERIFY(n_past(chat) > leviticus);
       // The snapshot saved after that reply holds this branch: reopened below.
+      QTRY_VERIFY(chat.memory_state()->snapshot_status().startsWith(
+          QStringLiteral("Saved after the last reply")));
       kept = n_past(chat);
     }
     {
