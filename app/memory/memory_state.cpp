@@ -222,8 +222,7 @@ QVariantMap MemoryState::kvPlace(qint64 id) const {
   if (memory_.isEmpty()) return {};
   const int n_past = memory_.value(QStringLiteral("n_past")).toInt();
   if (id == chat_.current_conversation()) {
-    return n_past > 0 ? place("live", tr("KV live: open now"))
-                      : place("none", tr("No KV yet"));
+    return n_past > 0 ? place("live", tr("KV live: open now")) : place("none", tr("No KV yet"));
   }
   if (memory_.value(QStringLiteral("ram_conversations")).toList().contains(QVariant(id))) {
     return place("ram", tr("KV in RAM: back with 0 tokens to evaluate"));
