@@ -227,8 +227,8 @@
     </message>
     <message>
         <location filename="../ui/memory/ContextBlocks.qml" line="22"/>
-        <source>The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.</source>
-        <translation>컨텍스트는 모델이 한 번에 볼 수 있는 토큰 수로, 사용자의 메시지와 모델의 답변을 합친 것입니다. 가득 차면 설정에서 고른 정책에 따라 멈추거나, 가장 오래된 차례를 빼거나, 오래된 절반을 넘겨 창을 옮깁니다.</translation>
+        <source>The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, shift the window past the oldest half, or keep the start and the latest tokens (attention sinks: the oldest after the start leave a block at a time).</source>
+        <translation>컨텍스트는 모델이 한 번에 볼 수 있는 토큰 수로, 사용자의 메시지와 모델의 답변을 합한 것입니다. 가득 차면 설정에서 고른 정책이 할 일을 정합니다: 멈추기, 가장 오래된 턴 버리기, 가장 오래된 절반을 지나도록 창 이동하기, 또는 시작 부분과 최신 토큰 유지하기(어텐션 싱크: 시작 뒤의 가장 오래된 토큰이 블록 단위로 빠집니다).</translation>
     </message>
     <message>
         <location filename="../ui/memory/ContextBlocks.qml" line="28"/>
@@ -255,26 +255,31 @@
     </message>
     <message>
         <location filename="../ui/ContextMeterBar.qml" line="22"/>
+        <source>when full: keep the start and the latest</source>
+        <translation>가득 차면: 시작 부분과 최신 내용 유지</translation>
+    </message>
+    <message>
+        <location filename="../ui/ContextMeterBar.qml" line="23"/>
         <source>when full: stop</source>
         <translation>가득 차면: 멈춤</translation>
     </message>
     <message>
-        <location filename="../ui/ContextMeterBar.qml" line="23"/>
+        <location filename="../ui/ContextMeterBar.qml" line="24"/>
         <source>when full: drop the oldest turns</source>
         <translation>가득 차면: 가장 오래된 턴 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/ContextMeterBar.qml" line="28"/>
+        <location filename="../ui/ContextMeterBar.qml" line="29"/>
         <source>Context meter</source>
         <translation>컨텍스트 미터</translation>
     </message>
     <message>
-        <location filename="../ui/ContextMeterBar.qml" line="66"/>
+        <location filename="../ui/ContextMeterBar.qml" line="67"/>
         <source>%1 / %2 tokens</source>
         <translation>%1 / %2 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/ContextMeterBar.qml" line="67"/>
+        <location filename="../ui/ContextMeterBar.qml" line="68"/>
         <source>this message %1</source>
         <translation>이 메시지 %1</translation>
     </message>
@@ -2105,6 +2110,11 @@
         <translation>멈추고 묻기</translation>
     </message>
     <message>
+        <location filename="../ui/ModelPicker.qml" line="292"/>
+        <source>keep the start and the latest (attention sinks)</source>
+        <translation>시작 부분과 최신 내용 유지 (어텐션 싱크)</translation>
+    </message>
+    <message>
         <location filename="../ui/ModelPicker.qml" line="310"/>
         <source>KV cache = 2 (keys and values) × %1 layers × %2 tokens × %3 KV heads × %4 values per head, in %5: %6</source>
         <translation>KV 캐시 = 2 (키와 값) × 레이어 %1개 × 토큰 %2개 × KV 헤드 %3개 × 헤드당 값 %4개, %5 형식: %6</translation>
@@ -3059,6 +3069,11 @@
         <translation>멈추고 묻기</translation>
     </message>
     <message>
+        <location filename="../ui/SettingsDrawer.qml" line="498"/>
+        <source>keep the start and the latest (attention sinks)</source>
+        <translation>시작 부분과 최신 내용 유지 (어텐션 싱크)</translation>
+    </message>
+    <message>
         <location filename="../ui/SettingsDrawer.qml" line="561"/>
         <source>Cancel the engine changes</source>
         <translation>엔진 변경 취소</translation>
@@ -3760,7 +3775,7 @@
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="241"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="246"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
@@ -3892,7 +3907,7 @@
     </message>
     <message>
         <location filename="../app/chat/chat_controller_models.cpp" line="212"/>
-        <location filename="../app/chat/chat_controller_models.cpp" line="303"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="308"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
@@ -3907,12 +3922,12 @@
         <translation>설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="237"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="242"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3, %4 다시 계산).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="234"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="239"/>
         <source>Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
@@ -3932,32 +3947,37 @@
         <translation>%1 다음 메시지: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="255"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="234"/>
+        <source>The oldest tokens after the start left to make room: %1 tokens (%2 → %3 in context; the first tokens and the system prompt stay).</source>
+        <translation>공간을 만들려고 시작 뒤의 가장 오래된 토큰이 빠졌습니다: %1 토큰 (컨텍스트 %2 → %3, 첫 토큰들과 시스템 프롬프트는 남습니다).</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_models.cpp" line="260"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="282"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="287"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="290"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="295"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="291"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="296"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="294"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="299"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="301"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="306"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
@@ -4033,7 +4053,7 @@
         <location filename="../app/chat/chat_controller.cpp" line="299"/>
         <location filename="../app/chat/chat_controller_conversation_model.cpp" line="85"/>
         <location filename="../app/chat/chat_controller_models.cpp" line="211"/>
-        <location filename="../app/chat/chat_controller_models.cpp" line="302"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="307"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -4265,34 +4285,34 @@
         <translation>KV 사용 중: 지금 열려 있음</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="226"/>
+        <location filename="../app/memory/memory_state.cpp" line="225"/>
         <source>No KV yet</source>
         <translation>아직 KV 없음</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="229"/>
+        <location filename="../app/memory/memory_state.cpp" line="228"/>
         <source>KV in RAM: back with 0 tokens to evaluate</source>
         <translation>KV가 RAM에 있음: 계산할 토큰 0개로 돌아옴</translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="234"/>
+        <location filename="../app/memory/memory_state.cpp" line="233"/>
         <source>KV on disk: back with a load of %1</source>
         <translation>KV가 디스크에 있음: %1을(를) 읽어 돌아옴</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/memory/memory_state.cpp" line="239"/>
+        <location filename="../app/memory/memory_state.cpp" line="238"/>
         <source>No KV kept: %n token(s) to evaluate</source>
         <translation>
             <numerusform>보관된 KV 없음: 계산할 토큰 %n개</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/memory/memory_state.cpp" line="240"/>
+        <location filename="../app/memory/memory_state.cpp" line="239"/>
         <source>No KV kept: evaluated again when opened</source>
         <translation>보관된 KV 없음: 열 때 다시 계산함</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/memory/memory_state.cpp" line="252"/>
+        <location filename="../app/memory/memory_state.cpp" line="251"/>
         <source>This conversation&apos;s memory came back from RAM (%n token(s) held): nothing had to be computed or read again.</source>
         <translation>
             <numerusform>이 대화의 메모리가 RAM에서 돌아왔습니다 (토큰 %n개 보관): 다시 계산하거나 읽을 것이 없었습니다.</numerusform>

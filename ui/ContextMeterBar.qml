@@ -19,6 +19,7 @@ ColumnLayout {
     readonly property string summary: Chat.contextMeter.sentence + (Chat.contextMeter.draftSentence.length > 0 ? " " + Chat.contextMeter.draftSentence : "")
     function policyShort(policy) {
         return policy === "shift" ? qsTr("when full: shift out the oldest half")
+             : policy === "sink-window" ? qsTr("when full: keep the start and the latest")
              : policy === "stop" ? qsTr("when full: stop")
              : qsTr("when full: drop the oldest turns")
     }

@@ -288,8 +288,8 @@ ToolButton {
                             id: policyBox
                             objectName: "pickerPolicy"
                             Layout.fillWidth: true
-                            readonly property var ids: ["drop-oldest", "shift", "stop"]
-                            model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("stop and ask")]
+                            readonly property var ids: ["drop-oldest", "shift", "sink-window", "stop"]
+                            model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("keep the start and the latest (attention sinks)"), qsTr("stop and ask")]
                             Accessible.name: qsTr("When the context is full")
                         }
                     }

@@ -494,8 +494,8 @@ Drawer {
                     popup.width: Math.max(width, 240)
                     popup.x: width - popup.width
                     Accessible.name: qsTr("When the context is full")
-                    readonly property var ids: ["drop-oldest", "shift", "stop"]
-                    model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("stop and ask")]
+                    readonly property var ids: ["drop-oldest", "shift", "sink-window", "stop"]
+                    model: [qsTr("drop the oldest turns"), qsTr("shift out the oldest half"), qsTr("keep the start and the latest (attention sinks)"), qsTr("stop and ask")]
                 }
             }
             Label {

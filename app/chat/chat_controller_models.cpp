@@ -229,7 +229,12 @@ void ChatController::on_context_policy_applied(const QString& kind, int before, 
   const int freed = before - after;
   // Counts grouped as everywhere in the window; "0 evaluated again" is not said.
   const QString n = count_text(freed), b = count_text(before), a = count_text(after);
-  if (kind != QLatin1String("turns-dropped")) {
+  if (kind != QLatin1String("turns-dropped") &&
+      context_meter_->policy() == QLatin1String("sink-window")) {
+    context_notice_ = tr("The oldest tokens after the start left to make room: %1 tokens (%2 → %3 "
+                         "in context; the first tokens and the system prompt stay).")
+                          .arg(n, b, a);
+  } else if (kind != QLatin1String("turns-dropped")) {
     context_notice_ =
         tr("Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).").arg(n, b, a);
   } else if (reevaluated > 0) {

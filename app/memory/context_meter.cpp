@@ -46,6 +46,10 @@ qint64 count_message_tokens(std::shared_ptr<const Model> model, std::optional<Ch
 QString context_policy_clause(const QString& policy) {
   if (policy == QLatin1String("shift"))
     return tr_meter("the oldest half of the conversation after the system prompt is shifted out");
+  if (policy == QLatin1String("sink-window"))
+    return tr_meter(
+        "the first tokens and the system prompt stay, and the oldest tokens after them leave "
+        "a block at a time, so the latest conversation always fits");
   if (policy == QLatin1String("stop"))
     return tr_meter(
         "nothing more fits: start a new chat, summarize and continue, or edit an "

@@ -22,7 +22,7 @@ struct ContextFigures {
   qint64 tokens = 0;             // in the KV cache now
   qint64 max = 0;                // the context's size (0: no model)
   QString usage_text;            // MemoryState's "1,234 of 4,096 tokens (30%)"
-  QString policy;                // "drop-oldest", "shift" or "stop"
+  QString policy;                // "drop-oldest", "shift", "sink-window" or "stop"
   bool full = false;             // a reply ran out of room and nothing was freed since
   qint64 draft_tokens = -1;      // the typed message's cost; -1: none typed or not known yet
   bool draft_estimated = false;  // counted from its bytes (a very long text), not tokenized

@@ -45,7 +45,8 @@ LaunchOptions LaunchOptions::parse(const QCoreApplication& app) {
       option("kv-type", "Use this KV type (f32, f16, q8_0, q4_0) for the model opened.", "TYPE");
   const QCommandLineOption context_policy = option(
       "context-policy",
-      "When the context is full: drop-oldest (default), shift or stop (for the model opened).",
+      "When the context is full: drop-oldest (default), shift, sink-window or stop (for the model "
+      "opened).",
       "POLICY");
   for (const QCommandLineOption* o : {&attach, &ctx, &kv_type, &context_policy, &data_dir, &model,
                                       &theme, &stalls, &long_messages}) {

@@ -57,6 +57,24 @@ const char* kVerses[] = {
 
 class TestContextFull : public QObject {
   Q_OBJECT
+ private:
+  // Six exchanges through a context of 128 under `policy`: every reply has words, and the
+  // note says what made room.
+  void keepsGoingAndSaysSo(const char* policy, const QString& note_start) {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    chat.models()->set_engine_settings_for(kDemo, {{"context_policy", policy}, {"ctx", 128}});
+    QVERIFY(load(chat));
+    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
+    for (int i = 0; i < 6; ++i) {
+      QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[i])));
+      QCOMPARE(rows(chat).rowCount(), 2 * (i + 1));
+      QVERIFY(!rows(chat).items().back().content.isEmpty());
+    }
+    QVERIFY2(chat.context_notice().startsWith(note_start), qPrintable(chat.context_notice()));
+    QVERIFY(chat.notices()->notice().isEmpty());
+  }
+
  private slots:
   void theDefaultPolicyKeepsTheConversationGoing() {
     QTemporaryDir dir;
@@ -89,20 +107,12 @@ class TestContextFull : public QObject {
   }
 
   void theShiftPolicyKeepsGoingAndSaysSo() {
-    QTemporaryDir dir;
-    ChatController chat(dir.path());
-    chat.models()->set_engine_settings_for(kDemo, {{"context_policy", "shift"}, {"ctx", 128}});
-    QVERIFY(load(chat));
-    chat.models()->set_sampling({{"temperature", 0.0}, {"max_tokens", 48}});
-    for (int i = 0; i < 6; ++i) {
-      QVERIFY(send_and_wait(chat, QString::fromUtf8(kVerses[i])));
-      QCOMPARE(rows(chat).rowCount(), 2 * (i + 1));
-      QVERIFY(!rows(chat).items().back().content.isEmpty());
-    }
-    QVERIFY2(
-        chat.context_notice().startsWith(QStringLiteral("Oldest tokens shifted out to make room:")),
-        qPrintable(chat.context_notice()));
-    QVERIFY(chat.notices()->notice().isEmpty());
+    keepsGoingAndSaysSo("shift", QStringLiteral("Oldest tokens shifted out to make room:"));
+  }
+
+  void theSinkWindowPolicyKeepsGoingAndSaysSo() {
+    keepsGoingAndSaysSo("sink-window",
+                        QStringLiteral("The oldest tokens after the start left to make room:"));
   }
 
   void aFullContextUnderStopOffersItsActionsAndNoEmptyBubble() {

@@ -60,6 +60,10 @@ class TestContextMeter : public QObject {
     QCOMPARE(v.level, QStringLiteral("full"));
     QVERIFY2(v.sentence.contains("is full") && v.sentence.contains("shifted out"),
              qPrintable(v.sentence));
+    f.policy = QStringLiteral("sink-window");
+    v = describe_context(f);
+    QVERIFY2(v.sentence.contains("first tokens and the system prompt stay"),
+             qPrintable(v.sentence));
     QCOMPARE(describe_context(figures(0, 0)).level, QStringLiteral("none"));
     QVERIFY(describe_context(figures(0, 0)).sentence.isEmpty());
   }

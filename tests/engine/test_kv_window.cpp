@@ -433,6 +433,39 @@ TEST_F(KvWindowSession, ShiftPastTheWindowEqualsANeverFreeingCacheWithoutReevalu
   EXPECT_GT(freeing->memory_report().kv_window_freed_bytes, 0u);
 }
 
+TEST_F(KvWindowSession, SinkWindowPastTheWindowEqualsANeverFreeingCacheWithoutReevaluation) {
+  // No system prompt: the 4 sinks alone are kept, their windowed rows pinned although the
+  // windowed layers never attend to them again; the windowed layers hold their window.
+  auto freeing = session(2, 48, ContextPolicy::SinkWindow),
+       keeping = session(-1, 48, ContextPolicy::SinkWindow);
+  ASSERT_TRUE(freeing && keeping);
+  int slides = 0;
+  freeing->set_event_handler([&](const SessionEvent& e) {
+    slides += e.kind == SessionEvent::Kind::ContextShifted;
+    EXPECT_EQ(e.tokens_reevaluated, 0);
+  });
+  const auto tokens = test::test_ids(150, vocab(), 11);
+  for (TokenId t : tokens) {
+    ASSERT_TRUE(freeing->eval({&t, 1}));
+    ASSERT_TRUE(keeping->eval({&t, 1}));
+    ASSERT_TRUE(test::bit_identical(freeing->last_logits(), keeping->last_logits()))
+        << freeing->n_past();
+    ASSERT_EQ(freeing->kv_tokens(), freeing->n_past());
+  }
+  EXPECT_GE(slides, 30);                         // one block of 3 tokens at a time
+  EXPECT_EQ(freeing->tokens_evaluated(), 150u);  // nothing re-evaluated
+  EXPECT_EQ(freeing->tokens(), keeping->tokens());
+  EXPECT_EQ(std::vector<TokenId>(freeing->tokens().begin(), freeing->tokens().begin() + 4),
+            std::vector<TokenId>(tokens.begin(), tokens.begin() + 4));
+  // The windowed layers' accounting: of the 48-token context they hold the sinks' blocks
+  // and the window with its slack, the rest was returned to the pool.
+  const MemoryReport r = freeing->memory_report();
+  EXPECT_EQ(r.kv_windowed_layers, 2);
+  EXPECT_EQ(r.kv_window, 8);
+  EXPECT_GT(r.kv_window_freed_bytes, 0u);
+  EXPECT_LT(r.kv_used_bytes, keeping->memory_report().kv_used_bytes);
+}
+
 TEST_F(KvWindowSession, DropOldestPastTheWindowEqualsANeverFreeingCache) {
   auto freeing = session(2, 48, ContextPolicy::DropOldest),
        keeping = session(-1, 48, ContextPolicy::DropOldest);

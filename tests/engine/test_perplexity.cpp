@@ -242,6 +242,59 @@ TEST(Perplexity, DemoModelF32WeightsMeetTheQ8Targets) {
   EXPECT_GE(q8["top1_agreement"].get<double>(), 0.99);
 }
 
+// --stream: the text as one chat through a context 10x shorter, each policy's run
+// accounted for (docs/KV_CACHE.md, "A chat that never ends").
+TEST(Perplexity, StreamFeedsEveryTokenOnceThroughThePolicy) {
+  const std::string genesis = std::string(KVCHAT_SOURCE_DIR) + "/tests/data/kjv-genesis-1-11.txt";
+  test::TempDir dir;
+  const std::string file = dir.file("genesis-part.txt");
+  {
+    std::ifstream in(genesis, std::ios::binary);
+    std::string text(4000, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    write_file(file, text);
+  }
+  const size_t n_text = tokenize_file(kModelF16, file).size() - 1;
+  ASSERT_GT(n_text, 1000u);
+  const std::string common = "--ctx 128 --stream --turn-tokens 16 --context-policy ";
+  // stop: BOS and 7 turns of 16 fill 113 of 128; the 8th does not fit.
+  json j = perplexity_json(kModelF16, file, common + "stop");
+  EXPECT_EQ(j["stopped_at"], 112);
+  EXPECT_EQ(j["tokens"], 112);
+  EXPECT_EQ(j["policy_events"], 0);
+  for (const char* policy : {"shift", "sink-window"}) {
+    j = perplexity_json(kModelF16, file, common + policy);
+    EXPECT_EQ(j["context_policy"], policy);
+    EXPECT_TRUE(j["stopped_at"].is_null());
+    EXPECT_EQ(j["tokens"], n_text) << policy;
+    EXPECT_EQ(j["tokens_evaluated"], n_text + 1) << policy;  // never re-evaluates
+    EXPECT_EQ(j["tokens_reevaluated"], 0) << policy;
+    EXPECT_GE(j["policy_events"].get<int>(), 5) << policy;
+    EXPECT_GT(j["perplexity"].get<double>(), 1.0);
+    EXPECT_LT(j["perplexity"].get<double>(), 100.0);
+  }
+  j = perplexity_json(kModelF16, file, common + "drop-oldest");
+  EXPECT_EQ(j["tokens"], n_text);
+  EXPECT_GT(j["tokens_reevaluated"].get<size_t>(), 0u);
+  EXPECT_EQ(j["tokens_evaluated"].get<size_t>(),
+            n_text + 1 + j["tokens_reevaluated"].get<size_t>());
+}
+
+TEST(Perplexity, StreamWithinTheContextEqualsOneWindow) {
+  // Nothing to drop: in turns of 3 tokens the text scores as in its one window.
+  test::TempDir dir;
+  const std::string file = dir.file("short.txt");
+  write_file(file, kShortText);
+  const json window = perplexity_json(kModelF16, file, "");
+  const json stream =
+      perplexity_json(kModelF16, file, "--stream --turn-tokens 3 --context-policy sink-window");
+  EXPECT_EQ(stream["tokens"], window["tokens"]);
+  EXPECT_EQ(stream["policy_events"], 0);
+  EXPECT_NEAR(stream["perplexity"].get<double>(), window["perplexity"].get<double>(),
+              1e-5 * window["perplexity"].get<double>());
+}
+
 TEST(Perplexity, TextOutputNamesTheFigures) {
   auto r = run_cli("perplexity --model " + sh_quote(kModelF16) + " --file " + sh_quote(kHeldOut) +
                    " --ctx 64 --kv-type q8_0");

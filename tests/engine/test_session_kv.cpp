@@ -232,6 +232,75 @@ TEST(SessionKv, PolicyShiftKeepsGeneratingAndRotatesKeysCorrectly) {
   EXPECT_LE(test::max_rel_error(logits_of(*s), logits_of(*fresh), 320), 1e-4);
 }
 
+TEST(SessionKv, PolicySinkWindowKeepsTheSinksDropsWholeBlocksAndRotatesKeysCorrectly) {
+  // As for shift: with one layer, a correct slide leaves the cache equal to a fresh
+  // evaluation of the tokens kept (the 4 sinks, then the most recent ones).
+  test::TempDir dir;
+  SyntheticModelSpec spec;
+  spec.name = "one-layer";
+  spec.n_layers = 1;
+  spec.n_embd = 128;
+  spec.n_heads = 4;
+  spec.n_kv_heads = 2;
+  spec.n_ctx = 128;
+  spec.type = gguf::TensorType::F32;
+  ASSERT_TRUE(write_synthetic_model(dir.file("m.gguf"), spec));
+  auto model = Model::load(dir.file("m.gguf"));
+  ASSERT_TRUE(model) << model.message();
+  SessionOptions so;
+  so.kv_type = "f32";
+  so.kv_block_tokens = 16;
+  so.context_policy = ContextPolicy::SinkWindow;
+  ASSERT_EQ(so.sink_tokens, 4);
+  auto s = make(so, *model);
+  EventLog log;
+  s->set_event_handler(log.handler());
+  const auto tokens = random_tokens(128 + 40, 5, spec.n_vocab);
+  for (size_t i = 0; i < 128; ++i)  // no system prompt: the sinks alone are kept
+    ASSERT_TRUE(s->eval(std::span<const TokenId>(&tokens[i], 1)));
+  const TokenId extra[2] = {7, 8};
+  ASSERT_TRUE(s->eval(extra));  // full: one block of 16 dropped after the 4 sinks
+  ASSERT_EQ(log.count(SessionEvent::Kind::ContextShifted), 1);
+  const SessionEvent& e = log.events.back();
+  EXPECT_EQ(e.tokens_before, 128);
+  EXPECT_EQ(e.tokens_after, 128 - 16);
+  EXPECT_EQ(e.tokens_reevaluated, 0);
+  std::vector<TokenId> kept(tokens.begin(), tokens.begin() + 4);
+  kept.insert(kept.end(), tokens.begin() + 20, tokens.begin() + 128);
+  kept.insert(kept.end(), std::begin(extra), std::end(extra));
+  EXPECT_EQ(s->tokens(), kept);
+  // 40 more tokens, one at a time: three more slides of one block each, nothing re-evaluated.
+  for (size_t i = 128; i < tokens.size(); ++i)
+    ASSERT_TRUE(s->eval(std::span<const TokenId>(&tokens[i], 1)));
+  EXPECT_EQ(log.count(SessionEvent::Kind::ContextShifted), 3);
+  EXPECT_EQ(s->tokens_evaluated(), tokens.size() + 2);
+  EXPECT_EQ(std::vector<TokenId>(s->tokens().begin(), s->tokens().begin() + 4),
+            std::vector<TokenId>(tokens.begin(), tokens.begin() + 4));
+  EXPECT_EQ(std::vector<TokenId>(s->tokens().end() - 40, s->tokens().end()),
+            std::vector<TokenId>(tokens.end() - 40, tokens.end()));
+  EXPECT_EQ(s->n_past(), 128 - 3 * 16 + 2 + 40);
+  auto fresh = make(so, *model);
+  ASSERT_TRUE(fresh->eval(s->tokens()));
+  EXPECT_LE(test::max_rel_error(logits_of(*s), logits_of(*fresh), 320), 1e-4);
+}
+
+TEST(SessionKv, SinkWindowKeepsASystemPromptLongerThanTheSinks) {
+  SessionOptions so;
+  so.context_policy = ContextPolicy::SinkWindow;
+  so.n_ctx = 128;
+  auto s = make(so);
+  const auto system = random_tokens(10, 6);
+  ASSERT_TRUE(s->eval(system));
+  s->set_keep(10);
+  ASSERT_TRUE(s->eval(random_tokens(118, 7)));
+  ASSERT_TRUE(s->eval(random_tokens(20, 8)));  // 20 more: two blocks of 16 dropped after the 10
+  EXPECT_EQ(s->n_past(), 128 - 32 + 20);
+  EXPECT_EQ(std::vector<TokenId>(s->tokens().begin(), s->tokens().begin() + 10), system);
+  // More than the context less the kept prefix can never fit.
+  EXPECT_FALSE(s->eval(random_tokens(119, 9)));
+  EXPECT_EQ(s->n_past(), 128 - 32 + 20);
+}
+
 TEST(SessionKv, PolicyShiftOnTheDemoModelGeneratesPastTheContext) {
   SessionOptions so;
   so.context_policy = ContextPolicy::Shift;

@@ -137,6 +137,11 @@ Result<SessionOptions> session_options(const Args& args, const Model& model,
   auto policy = args.has("--context-policy") ? parse_context_policy(args.get("--context-policy"))
                                              : Result<ContextPolicy>(defaults.context_policy);
   if (!policy) return policy.error();
+  auto sinks = args.get_int("--sink-tokens", so.sink_tokens);
+  if (!sinks) return sinks.error();
+  if (*sinks < 0 || *sinks > (1 << 24))
+    return Error{"--sink-tokens must be between 0 and 16777216"};
+  so.sink_tokens = static_cast<int32_t>(*sinks);
   so.n_threads = static_cast<int32_t>(*threads);
   so.n_ctx = static_cast<int32_t>(*ctx);
   if (so.n_ctx == 0 && defaults.n_ctx > model.info().n_ctx_train) so.n_ctx = defaults.n_ctx;

@@ -16,8 +16,8 @@ namespace kvchat::cli {
 
 // Options every model-using command accepts.
 inline const std::set<std::string> kSessionOptions = {
-    "--model",    "--backend",         "--threads",        "--ctx",       "--kv-type",
-    "--kv-block", "--kv-budget-bytes", "--context-policy", "--gpu-layers"};
+    "--model",    "--backend",         "--threads",        "--ctx",         "--kv-type",
+    "--kv-block", "--kv-budget-bytes", "--context-policy", "--sink-tokens", "--gpu-layers"};
 
 // --gpu-layers: "auto" -> -1, else a number of layers >= 0 (more than the model has: all).
 Result<int32_t> parse_gpu_layers(const std::string& text);

@@ -189,7 +189,8 @@ void print_text(const std::string& file, int32_t n_ctx, const std::string& kv_ty
 }  // namespace
 
 int cmd_perplexity(const Argv& argv) {
-  auto args = Args::parse(argv, with(kSessionOptions, {"--file"}), {"--json"});
+  auto args =
+      Args::parse(argv, with(kSessionOptions, {"--file", "--turn-tokens"}), {"--json", "--stream"});
   if (!args) return fail(args.message());
   auto file = args->require("--file");
   if (!file) return fail(file.message());
@@ -214,6 +215,9 @@ int cmd_perplexity(const Argv& argv) {
   quiet_warnings(sess);
   const int32_t n_ctx = sess.n_ctx();
   if (n_ctx < 2) return fail("--ctx must be at least 2 (BOS and one token to predict)");
+  if (args->has("--stream"))
+    return perplexity_stream(*args, sess, (*model)->info().path, *file, ids);
+  if (args->has("--turn-tokens")) return fail("--turn-tokens goes with --stream");
   const std::string kv_type = sess.options().kv_type;
   const bool compare = kv_type != kBaselineKvType;
 

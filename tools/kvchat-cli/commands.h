@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+namespace kvchat {
+class Session;
+}
+
 namespace kvchat::cli {
 
 using Argv = std::vector<std::string>;
@@ -25,6 +29,9 @@ int cmd_bench_switch(const Argv& args);
 int cmd_mkmodel(const Argv& args);
 int cmd_memory(const Argv& args);
 int cmd_perplexity(const Argv& args);
+// perplexity --stream: `ids` (BOS + the text) as one stream through `sess`'s context policy.
+int perplexity_stream(const class Args& args, Session& sess, const std::string& model_path,
+                      const std::string& file, const std::vector<int32_t>& ids);
 int cmd_summarize(const Argv& args);
 int cmd_template(const Argv& args);
 // models search|fit: the Hugging Face Hub (hub/cmd_models.cpp when kvchat_hub is built).

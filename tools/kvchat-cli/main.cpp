@@ -124,6 +124,9 @@ commands:
               perplexity of the text (BOS + non-overlapping windows of --ctx tokens); for
               --kv-type f32|q8_0|q4_0 also mean/max KL divergence and top-1 agreement
               against f16 KV on the same windows, and the KV memory saved vs f16
+              --stream [--turn-tokens N (32)]: the text as one chat far longer than --ctx,
+              in turns of N tokens, the --context-policy making room: perplexity,
+              tokens/s, policy events and tokens re-evaluated
   summarize   --model M --file F [--ctx N] [--kv-type T] [--summary-tokens N] [--resume R]
               [--json]   a summary of a text of any length: cut into chunks that fit the
               context, each summarized, the summaries merged until one remains. The plan and
@@ -150,7 +153,8 @@ commands:
 --model M defaults to the demo model installed beside kvchat-cli (../share/kvchat/models).
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
   --kv-type f32|f16|q8_0|q4_0 (f16; logits: f32)  --kv-block N (16)  --kv-budget-bytes B
-  --context-policy stop|drop-oldest|shift (stop)
+  --context-policy stop|drop-oldest|shift|sink-window (stop)  --sink-tokens N (4): the
+  first tokens sink-window keeps (with the system prompt, however long)
   --gpu-layers N|auto: cuda runs layers [0, N) on the GPU and the rest on the CPU; auto
   (the default) as many as fit the device's free memory at --ctx and --kv-type
   cuda and auto are trusted with a model only when its logits on a few positions (a

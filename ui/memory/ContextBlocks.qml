@@ -19,7 +19,7 @@ ColumnLayout {
     // Context used, and what happens when it is full.
     SectionHeader {
         text: qsTr("Context"); pixelSize: Theme.smallSize
-        help: qsTr("The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, or shift the window past the oldest half.")
+        help: qsTr("The context is how many tokens the model can see at once, your messages and its replies together. When it is full, the policy chosen in Settings decides what happens: stop, drop the oldest turns, shift the window past the oldest half, or keep the start and the latest tokens (attention sinks: the oldest after the start leave a block at a time).")
     }
     Label {
         id: contextLine

@@ -37,15 +37,20 @@ enum class ContextPolicy {
   Stop,        // refuse, with a message saying so
   DropOldest,  // drop whole oldest turns (never the kept prefix), re-evaluate what follows
   Shift,       // discard the oldest half after the kept prefix, re-rotate the cached keys
+  // Attention sinks (StreamingLLM): keep the first tokens (the kept prefix, at least
+  // SessionOptions::sink_tokens) and the most recent ones, drop the fewest whole KV
+  // blocks of tokens between them that make room, re-rotate the kept keys like Shift
+  SinkWindow,
 };
-std::string_view context_policy_name(ContextPolicy p);  // "stop", "drop-oldest", "shift"
+// "stop", "drop-oldest", "shift", "sink-window"
+std::string_view context_policy_name(ContextPolicy p);
 Result<ContextPolicy> parse_context_policy(std::string_view name);
 
 struct SessionEvent {
   enum class Kind {
     ContextWarning,  // the context passed the warning threshold
     ContextFull,     // policy stop: the tokens were refused
-    ContextShifted,  // policy shift: tokens discarded, keys re-rotated
+    ContextShifted,  // policy shift or sink-window: tokens discarded, keys re-rotated
     TurnsDropped,    // policy drop-oldest: whole turns dropped, the rest re-evaluated
     KvTypeChanged,   // the cache was re-encoded in another element type
     KvOutOfMemory,   // growing the cache failed; the conversation is unchanged
@@ -99,6 +104,9 @@ struct SessionOptions {
   // holds adopts those blocks instead of evaluating them (src/kv/kv_prefix_store.h).
   bool kv_share_prefix = false;
   ContextPolicy context_policy = ContextPolicy::Stop;
+  // sink-window: the first tokens always kept (the attention sinks); a longer kept prefix
+  // (set_keep: the system prompt, which begins at token 0) is kept whole.
+  int32_t sink_tokens = 4;
   float context_warn_fraction = 0.9f;  // ContextWarning when this share of n_ctx is used
   // The CUDA backend ("auto" or "cuda") is trusted with a model only after a self-check:
   // a few positions of that model (a prefill and decode steps) evaluated by it and by the
@@ -216,6 +224,14 @@ class Session {
   friend struct ParkedKv;
   Status forward(std::span<const TokenId> tokens, std::vector<float>* all_logits);
   Status shift_context(int32_t n);
+  Status slide_sink_window(int32_t n);
+  // shift and sink-window: discards tokens [keep, keep + discard), moves the K/V after
+  // them down and re-rotates their keys by the distance moved. Returns the tokens left
+  // to re-evaluate (windowed-layer rows they need were freed), else 0.
+  Result<int32_t> discard_middle(int32_t keep, int32_t discard);
+  // The first tokens of n_keep no policy drops: n_keep (a system prompt), and under
+  // sink-window at least sink_tokens.
+  int32_t kept_prefix(int32_t n_keep) const;
   Status drop_oldest_turns(int32_t n);
   // An error when `sequence`, kept up to `keep` tokens of what the session holds, cannot
   // fit whatever the policy drops: under stop longer than the context, else more new

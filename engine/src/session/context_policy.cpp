@@ -1,6 +1,7 @@
-// Session: making room when the context is full (stop, shift, drop-oldest), and
+// Session: making room when the context is full (stop, shift, drop-oldest, sink-window), and
 // changing the KV element type of a live conversation.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "backend/cpu/cpu_ops.h"
@@ -11,12 +12,19 @@
 
 namespace kvchat {
 
+int32_t Session::kept_prefix(int32_t n_keep) const {
+  return options_.context_policy == ContextPolicy::SinkWindow
+             ? std::max(n_keep, std::max(options_.sink_tokens, 0))
+             : n_keep;
+}
+
 Status Session::make_room(int32_t n) {
   if (n_past() + n <= n_ctx_) return {};
-  if (n > n_ctx_ - n_keep_) {
+  const int32_t kept = std::min(kept_prefix(n_keep_), n_past());
+  if (n > n_ctx_ - kept) {
     return Error{"the context is full: " + std::to_string(n) +
                  " new tokens cannot fit in a context of " + std::to_string(n_ctx_) + " tokens (" +
-                 std::to_string(n_keep_) + " kept)"};
+                 std::to_string(kept) + " kept)"};
   }
   switch (options_.context_policy) {
     case ContextPolicy::Stop: {
@@ -28,6 +36,7 @@ Status Session::make_room(int32_t n) {
     }
     case ContextPolicy::Shift: return shift_context(n);
     case ContextPolicy::DropOldest: return drop_oldest_turns(n);
+    case ContextPolicy::SinkWindow: return slide_sink_window(n);
   }
   return Error{"unknown context policy"};
 }
@@ -39,7 +48,7 @@ Status Session::check_fits(std::span<const TokenId> sequence, int32_t keep) cons
     return Error{"the context is full: the conversation is " + std::to_string(total) +
                  " tokens and the context holds " + std::to_string(n_ctx_) + " (policy stop)"};
   }
-  const int32_t kept = std::min(n_keep_, keep);
+  const int32_t kept = std::min(kept_prefix(n_keep_), keep);
   const int64_t n_new = total - keep;
   if (n_new > n_ctx_ - kept) {
     return Error{"the context is full: " + std::to_string(n_new) +
@@ -49,63 +58,104 @@ Status Session::check_fits(std::span<const TokenId> sequence, int32_t keep) cons
   return {};
 }
 
+// " (no re-evaluation)", or how many tokens are evaluated again and why.
+static std::string reevaluation_clause(int32_t reevaluated) {
+  return reevaluated > 0 ? " (" + std::to_string(reevaluated) +
+                               " tokens are re-evaluated: windowed-layer rows they need were freed)"
+                         : std::string(" (no re-evaluation)");
+}
+
 // llama.cpp-style context shift: keep the first n_keep tokens, discard the oldest half
-// of the rest (or more if n needs it), move the remaining K/V down and rotate each
-// moved key back by the distance it moved, so RoPE positions stay consistent.
+// of the rest (or more if n needs it).
 Status Session::shift_context(int32_t n) {
   const int32_t before = n_past();
   const int32_t movable = before - n_keep_;
   const int32_t discard = std::min(movable, std::max(movable / 2, before + n - n_ctx_));
+  auto reevaluated = discard_middle(n_keep_, discard);
+  if (!reevaluated) return reevaluated.error();
+  notify({SessionEvent::Kind::ContextShifted,
+          "the context was full: discarded " + std::to_string(discard) +
+              " tokens after the first " + std::to_string(n_keep_) +
+              " and re-rotated the keys of the " + std::to_string(before - n_keep_ - discard) +
+              " that remain" + reevaluation_clause(*reevaluated),
+          before, n_past(), 0});
+  return {};
+}
+
+// StreamingLLM's attention sinks: the first tokens draw a large share of every query's
+// attention whatever they say, so they stay; of the rest only the fewest whole KV blocks
+// of tokens right after them that make room for n are dropped, so the context stays as
+// full of recent text as it can.
+Status Session::slide_sink_window(int32_t n) {
+  const int32_t before = n_past();
+  const int32_t keep = std::min(kept_prefix(n_keep_), before);
+  const int32_t block = std::max(kv_->config().block_tokens, 1);
+  const int32_t need = before + n - n_ctx_;
+  const int32_t discard = std::min(before - keep, (need + block - 1) / block * block);
+  auto reevaluated = discard_middle(keep, discard);
+  if (!reevaluated) return reevaluated.error();
+  notify({SessionEvent::Kind::ContextShifted,
+          "the context was full (sink-window): kept the first " + std::to_string(keep) +
+              " tokens and the last " + std::to_string(before - keep - discard) + ", dropped the " +
+              std::to_string(discard) + " between and re-rotated the kept keys" +
+              reevaluation_clause(*reevaluated),
+          before, n_past(), 0});
+  return {};
+}
+
+// Moves the remaining K/V down and rotates each moved key back by the distance it moved,
+// so RoPE positions stay consistent.
+Result<int32_t> Session::discard_middle(int32_t keep, int32_t discard) {
+  const int32_t before = n_past();
   const ModelHParams& hp = model_->hparams();
   const gguf::TensorType type = kv_storage_type(kv_->type());
   const int32_t kv_dim = kv_->config().kv_dim();
   const uint64_t row_bytes = kv_->row_bytes();
   std::vector<float> row(kv_dim);
+  std::vector<float> cos_sin;  // (n_rot / 2, 2): the rotation by -discard, as cpu::rope's
   // Keys: decode, rotate back by `discard` positions with the layer's own table
   // (magnitude 1: the stored key already carries YaRN's mscale; the table is the one the
   // backend took for this n_ctx, LongRoPE's short or long), encode.
   auto rekey = [&](int32_t l, uint8_t* rows, int32_t n_rows) {
+    const RopeTable& table = hp.rope(l, n_ctx_);
+    cos_sin.resize(table.inv_freq.size() * 2);
+    for (size_t i = 0; i < table.inv_freq.size(); ++i) {
+      const double theta = -static_cast<double>(discard) * table.inv_freq[i];
+      cos_sin[2 * i] = static_cast<float>(std::cos(theta));
+      cos_sin[2 * i + 1] = static_cast<float>(std::sin(theta));
+    }
     for (int32_t k = 0; k < n_rows; ++k) {
       uint8_t* encoded = rows + k * row_bytes;
       dequantize_row(type, encoded, row.data(), kv_dim);
-      cpu::rope(row.data(), hp.n_kv_heads, hp.head_dim, hp.rope(l, n_ctx_), -discard, 1.0f);
+      cpu::rope_cached(row.data(), hp.n_kv_heads, hp.head_dim, table.style, table.n_rot,
+                       cos_sin.data());
       quantize_row(type, row.data(), encoded, kv_dim);
     }
   };
   if (kv_->size() < before) {
     // Tokens wait for re-evaluation: keep only what is cached below the kept prefix.
-    kv_->truncate(std::min(kv_->size(), n_keep_));
+    kv_->truncate(std::min(kv_->size(), keep));
   } else {
     // Windowed layers move only the rows they still hold.
-    if (auto s = kv_->discard(n_keep_, discard, rekey); !s) {
+    if (auto s = kv_->discard(keep, discard, rekey); !s) {
       notify({SessionEvent::Kind::KvOutOfMemory, s.message(), before, before, 0});
-      return s;
+      return Error{s.message()};
     }
     // When the kept prefix's windowed rows were freed and too few rows moved to fill a
     // window, the cache keeps what it can and the next eval re-evaluates the rest.
     kv_->truncate(kv_->size());
   }
-  tokens_.erase(tokens_.begin() + n_keep_, tokens_.begin() + n_keep_ + discard);
+  tokens_.erase(tokens_.begin() + keep, tokens_.begin() + keep + discard);
   std::vector<int32_t> turns;
   for (int32_t t : turn_starts_) {
-    if (t < n_keep_)
+    if (t < keep)
       turns.push_back(t);
-    else if (t - discard >= n_keep_)
+    else if (t - discard >= keep)
       turns.push_back(t - discard);
   }
   turn_starts_ = std::move(turns);
   warned_ = false;
-  notify({SessionEvent::Kind::ContextShifted,
-          "the context was full: discarded " + std::to_string(discard) +
-              " tokens after the first " + std::to_string(n_keep_) +
-              " and re-rotated the keys of the " + std::to_string(before - n_keep_ - discard) +
-              " that remain " +
-              (kv_->size() < n_past()
-                   ? "(" + std::to_string(n_past() - kv_->size()) +
-                         " tokens are re-evaluated: windowed-layer rows they need were freed)"
-                   : std::string("(no re-evaluation)")),
-          before, n_past(), 0});
-  return {};
+  return n_past() - kv_->size();
 }
 
 // Drops whole turns after the kept prefix, oldest first, until n tokens fit with a
@@ -188,7 +238,7 @@ Status Session::set_kv_type(std::string_view name) {
       if (auto s = fresh->import_rows(l, which, 0, n, new_rows.data()); !s) return s;
     }
   }
-  fresh->pin_prefix(n_keep_);
+  fresh->pin_prefix(kept_prefix(n_keep_));
   fresh->set_size(n, kv_->window_head(), kv_->window_lo());
   fresh->set_share_scope(kv_->share_scope());
   *kv_ = std::move(fresh.value());

@@ -16,15 +16,18 @@ std::string_view context_policy_name(ContextPolicy p) {
     case ContextPolicy::Stop: return "stop";
     case ContextPolicy::DropOldest: return "drop-oldest";
     case ContextPolicy::Shift: return "shift";
+    case ContextPolicy::SinkWindow: return "sink-window";
   }
   return "unknown";
 }
 
 Result<ContextPolicy> parse_context_policy(std::string_view name) {
-  for (ContextPolicy p : {ContextPolicy::Stop, ContextPolicy::DropOldest, ContextPolicy::Shift}) {
+  for (ContextPolicy p : {ContextPolicy::Stop, ContextPolicy::DropOldest, ContextPolicy::Shift,
+                          ContextPolicy::SinkWindow}) {
     if (name == context_policy_name(p)) return p;
   }
-  return Error{"unknown context policy '" + std::string(name) + "' (stop, drop-oldest, shift)"};
+  return Error{"unknown context policy '" + std::string(name) +
+               "' (stop, drop-oldest, shift, sink-window)"};
 }
 
 std::string_view session_event_name(SessionEvent::Kind kind) {
@@ -103,6 +106,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   auto kv = KvCache::create(kc, s->kv_store_for(kc));
   if (!kv) return kv.error();
   s->kv_ = std::make_unique<KvCache>(std::move(kv.value()));
+  s->kv_->pin_prefix(s->kept_prefix(0));  // sink-window: the sinks' windowed rows
   return s;
 }
 
@@ -136,7 +140,8 @@ int32_t Session::kv_tokens() const { return kv_->size(); }
 
 void Session::set_keep(int32_t n_keep) {
   n_keep_ = n_keep;
-  kv_->pin_prefix(n_keep_);  // windowed layers keep the prefix's rows (drop-oldest, shift)
+  // Windowed layers keep the prefix's rows (drop-oldest, shift) and the attention sinks'.
+  kv_->pin_prefix(kept_prefix(n_keep_));
 }
 
 Status Session::forward(std::span<const TokenId> tokens, std::vector<float>* all_logits) {

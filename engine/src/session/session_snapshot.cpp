@@ -354,7 +354,7 @@ Status Session::load_snapshot(const std::string& path) {
   const KvType from = h.kv_type;
 
   // Everything checked: swap the restored state in.
-  fresh->pin_prefix(static_cast<int32_t>(state.n_keep));
+  fresh->pin_prefix(kept_prefix(static_cast<int32_t>(state.n_keep)));
   fresh->set_share_scope(kv_->share_scope());
   fresh->set_size(n, static_cast<int32_t>(state.window_head),
                   static_cast<int32_t>(state.window_lo));
