@@ -1006,8 +1006,8 @@
     </message>
     <message>
         <location filename="../ui/memory/KvTypeCosts.qml" line="22"/>
-        <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same.</source>
-        <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다. q8_0은 f16의 약 절반, q4_0은 약 4분의 1 메모리만 써서 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다. 품질 열은 다음 토큰 확률이 얼마나 달라지는지(KL 발산)와 가장 그럴듯한 토큰이 얼마나 자주 그대로인지를 보여 줍니다.</translation>
+        <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same. The r types (q8_0r, q4_0r) rotate each head before quantizing it (a Walsh–Hadamard transform with fixed random signs), which spreads a few large values over the whole head: same memory, fewer bad positions.</source>
+        <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다: q8_0은 f16의 약 절반, q4_0은 약 4분의 1의 메모리를 쓰므로 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다: 품질 열은 다음 토큰 확률이 얼마나 움직이는지(KL 발산)와 가장 가능성 높은 토큰이 얼마나 자주 그대로인지를 보여 줍니다. r 형식(q8_0r, q4_0r)은 양자화하기 전에 각 헤드를 회전시키므로(고정된 무작위 부호를 곱한 월시–아다마르 변환) 몇 개의 큰 값이 헤드 전체로 퍼집니다: 메모리는 같고 나쁜 위치는 줄어듭니다.</translation>
     </message>
     <message>
         <location filename="../ui/memory/KvTypeCosts.qml" line="29"/>
@@ -1065,42 +1065,52 @@
         <translation>KL 6.0e-3, 95.0%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="61"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="54"/>
+        <source>KL 2.1e-5, 99.80%</source>
+        <translation>KL 2.1e-5, 99.80%</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="55"/>
+        <source>KL 4.3e-3, 95.3%</source>
+        <translation>KL 4.3e-3, 95.3%</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="63"/>
         <source> tokens</source>
         <translation> 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="82"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="84"/>
         <source>max context: what fits in the available RAM, at most the trained context. </source>
         <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. </translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="84"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="86"/>
         <source>*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.</source>
         <translation>*이 모델에서 내장 텍스트 %1 토큰으로 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="85"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="87"/>
         <source>*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
         <translation>*데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="86"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="88"/>
         <source> Not yet measured on the loaded model: its own figures replace these when they are.</source>
         <translation> 불러온 모델에서는 아직 측정하지 않았습니다. 측정되면 그 값으로 바뀝니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="91"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="93"/>
         <source>How many conversations fit</source>
         <translation>몇 개의 대화가 들어가는가</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="92"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="94"/>
         <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
         <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="101"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="103"/>
         <source>Conversations of this length that would fit in the available memory: %1</source>
         <translation>사용 가능한 메모리에 들어가는 이 길이의 대화 수: %1</translation>
     </message>
@@ -2152,36 +2162,41 @@
     <name>ModelSettings</name>
     <message>
         <location filename="../app/settings/model_settings.cpp" line="70"/>
-        <source>%1 is not a KV type (f32, f16, q8_0 or q4_0).</source>
-        <translation>%1은(는) KV 형식이 아닙니다 (f32, f16, q8_0, q4_0).</translation>
+        <source>%1 is not a KV type (f32, f16, q8_0, q4_0, q8_0r or q4_0r).</source>
+        <translation>%1은(는) KV 형식이 아닙니다 (f32, f16, q8_0, q4_0, q8_0r 또는 q4_0r).</translation>
     </message>
     <message>
         <location filename="../app/settings/model_settings.cpp" line="74"/>
+        <source>%1 rotates each head before quantizing it (a Walsh–Hadamard transform), which needs a power-of-two head size; this model&apos;s heads have %2: it cannot be used with this model.</source>
+        <translation>%1은(는) 양자화 전에 각 헤드를 회전시키며(월시–아다마르 변환), 이를 위해 헤드 크기가 2의 거듭제곱이어야 합니다. 이 모델의 헤드 크기는 %2이므로 이 모델에는 쓸 수 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/settings/model_settings.cpp" line="82"/>
         <source>%1 stores keys in blocks of %2 values, but this model&apos;s heads have %3 (head_dim %3 is not a multiple of %2): it cannot be used with this model.</source>
         <translation>%1은(는) 키를 값 %2개 단위의 블록으로 저장하지만, 이 모델의 헤드는 값이 %3개입니다 (head_dim %3이(가) %2의 배수가 아님). 이 모델에서는 쓸 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="82"/>
+        <location filename="../app/settings/model_settings.cpp" line="90"/>
         <source>The context cannot be negative (0 = the trained length).</source>
         <translation>컨텍스트는 음수일 수 없습니다 (0 = 학습 길이).</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="85"/>
+        <location filename="../app/settings/model_settings.cpp" line="93"/>
         <source>A context of %1 tokens is longer than the %2 this model was trained for: past %2 it sees positions it never learned, and replies usually turn to noise.</source>
         <translation>%1 토큰의 컨텍스트는 이 모델이 학습한 %2 토큰보다 깁니다. %2 토큰을 넘어서면 학습한 적 없는 위치를 보게 되어 답변이 대개 무의미해집니다.</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="207"/>
+        <location filename="../app/settings/model_settings.cpp" line="215"/>
         <source>Balanced</source>
         <translation>균형</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="210"/>
+        <location filename="../app/settings/model_settings.cpp" line="218"/>
         <source>Precise (factual, repeatable)</source>
         <translation>정확 (사실적, 재현 가능)</translation>
     </message>
     <message>
-        <location filename="../app/settings/model_settings.cpp" line="212"/>
+        <location filename="../app/settings/model_settings.cpp" line="220"/>
         <source>Creative (varied)</source>
         <translation>창의적 (다양함)</translation>
     </message>

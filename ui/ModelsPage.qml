@@ -33,7 +33,7 @@ Popup {
         else searchField.forceActiveFocus()
     }
 
-    function kvTypes() { return ["f16", "q8_0", "q4_0", "f32"] }
+    function kvTypes() { return ["f16", "q8_0", "q4_0", "q8_0r", "q4_0r", "f32"] }
     function duration(s) {
         if (s === undefined || s < 0) return "–"
         if (s < 90) return qsTr("%1 s").arg(Math.round(s))

@@ -450,7 +450,7 @@ Drawer {
                     popup.width: Math.max(width, drawer.width - 24)
                     popup.x: width - popup.width
                     Accessible.name: qsTr("KV type")
-                    model: ["f32", "f16", "q8_0", "q4_0"]
+                    model: ["f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r"]
                     // A type this model cannot use is shown disabled, with why beside it.
                     delegate: ItemDelegate {
                         required property string modelData
@@ -509,7 +509,7 @@ Drawer {
                     .arg(Chat.formatBytes(drawer.info.weight_bytes || 0))
             }
             Repeater {
-                model: ["f32", "f16", "q8_0", "q4_0"]
+                model: ["f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r"]
                 Label {
                     required property string modelData
                     Layout.fillWidth: true

@@ -67,9 +67,17 @@ QString problem_text(const SettingProblem& p, const QString& kv_type, int ctx,
                      const ModelFacts& facts) {
   switch (p.kind) {
     case SettingProblem::Kind::UnknownKvType:
-      return QCoreApplication::translate("ModelSettings",
-                                         "%1 is not a KV type (f32, f16, q8_0 or q4_0).")
+      return QCoreApplication::translate(
+                 "ModelSettings", "%1 is not a KV type (f32, f16, q8_0, q4_0, q8_0r or q4_0r).")
           .arg(kv_type);
+    case SettingProblem::Kind::KvTypeRotation:
+      return QCoreApplication::translate(
+                 "ModelSettings",
+                 "%1 rotates each head before quantizing it (a Walsh–Hadamard transform), which "
+                 "needs a power-of-two head size; this model's heads have %2: it cannot be used "
+                 "with this model.")
+          .arg(kv_type)
+          .arg(facts.head_dim);
     case SettingProblem::Kind::KvTypeBlock:
       return QCoreApplication::translate(
                  "ModelSettings",

@@ -42,7 +42,8 @@ LaunchOptions LaunchOptions::parse(const QCoreApplication& app) {
   const QCommandLineOption ctx =
       option("ctx", "Context length in tokens (kept in the settings).", "N");
   const QCommandLineOption kv_type =
-      option("kv-type", "Use this KV type (f32, f16, q8_0, q4_0) for the model opened.", "TYPE");
+      option("kv-type",
+             "Use this KV type (f32, f16, q8_0, q4_0, q8_0r, q4_0r) for the model opened.", "TYPE");
   const QCommandLineOption context_policy = option(
       "context-policy",
       "When the context is full: drop-oldest (default), shift, sink-window or stop (for the model "

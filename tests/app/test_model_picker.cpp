@@ -102,7 +102,8 @@ class TestModelPicker : public QObject {
     QVERIFY(!cut_estimate.value("error").toString().isEmpty());
     QVERIFY(!cut_estimate.value("fits").toBool());
     // The engine's KV types are the picker's choices.
-    QCOMPARE(ModelLibraryController::kv_types(), QStringList({"f32", "f16", "q8_0", "q4_0"}));
+    QCOMPARE(ModelLibraryController::kv_types(),
+             QStringList({"f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r"}));
   }
 
   void loadWithKeepsTheOptionsForThatModel() {

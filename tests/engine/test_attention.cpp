@@ -2,10 +2,11 @@
 // AVX2 kernels, against a float64 computation written here from the definition:
 // s_t = q.k_t * scale, cap * tanh(s / cap) when capped, a = softmax(s), out = sum a_t v_t
 // over [max(0, p - window + 1), p] (the whole causal prefix without a window).
-// K and V come from the cache itself (dequantized by the plain converter), so the
-// reference sees the same stored values; for q8_0/q4_0 keys the query is quantized here
-// to 16 bits per 32 values (scale max|q|/32767, round to nearest) exactly as the kernels promise,
-// and the unquantized query is checked with a looser bound.
+// K and V come from the cache itself (decoded by kv/kv_codec.h, rotated types rotated
+// back), so the reference sees the same stored values; for q8_0/q4_0 keys the query is
+// quantized here to 16 bits per 32 values (scale max|q|/32767, round to nearest) exactly as
+// the kernels promise (rotated types: the rotated query, rotated back), and the
+// unquantized query is checked with a looser bound.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,8 @@
 #include "backend/cpu/attention.h"
 #include "backend/cpu/dot.h"
 #include "kv/kv_cache.h"
+#include "kv/kv_codec.h"
+#include "kv/kv_rotation.h"
 #include "kv/kv_type.h"
 #include "numeric/convert.h"
 
@@ -61,6 +64,17 @@ std::vector<double> quantized_query(const float* q, int64_t n) {
   return out;
 }
 
+// Rotated types: the kernels quantize the rotated query; rotated back, it is the query the
+// decoded keys are dotted with.
+std::vector<double> rotated_quantized_query(const float* q, int32_t hd) {
+  std::vector<float> r(q, q + hd);
+  rotate_heads(r.data(), 1, hd);
+  const std::vector<double> qq = quantized_query(r.data(), hd);
+  std::vector<float> back(qq.begin(), qq.end());
+  unrotate_heads(back.data(), 1, hd);
+  return {back.begin(), back.end()};
+}
+
 struct Errors {
   double err_exact = 0;  // against the reference with the query as the kernels use it
   double err_plain = 0;  // against the reference with the f32 query
@@ -101,13 +115,13 @@ Errors run_case(const Case& c, AttentionPath path) {
   }
   kv->set_size(end);  // frees windowed rows out of reach (poisoned) when the layer is windowed
 
-  // Stored K and V of the layer as f32 (positions before the first one read may be freed).
-  const gguf::TensorType st = kv_storage_type(c.type);
+  // Stored K and V of the layer as f32 (positions before the first one read may be freed;
+  // rotated types decoded back, kv/kv_codec.h).
   std::vector<float> keys(static_cast<size_t>(end) * kv_dim), values(keys.size());
   const int32_t first_read = c.window > 0 ? std::max(0, c.pos0 - c.window + 1) : 0;
   for (int32_t t = first_read; t < end; ++t) {
-    dequantize_row(st, kv->key_row(layer, t), &keys[t * kv_dim], kv_dim);
-    dequantize_row(st, kv->value_row(layer, t), &values[t * kv_dim], kv_dim);
+    decode_kv_heads(c.type, kv->key_row(layer, t), &keys[t * kv_dim], c.n_kv_heads, hd);
+    decode_kv_heads(c.type, kv->value_row(layer, t), &values[t * kv_dim], c.n_kv_heads, hd);
   }
 
   const int64_t q_dim = static_cast<int64_t>(n_heads) * hd, stride = q_dim + 8;  // padded rows
@@ -138,15 +152,16 @@ Errors run_case(const Case& c, AttentionPath path) {
   attend_items(a, 0, items / 2, s1, path);
   attend_items(a, items / 2, items, s2, path);
 
-  const bool quant = c.type == KvType::Q8_0 || c.type == KvType::Q4_0;
+  const bool quant = kv_block_values(c.type) > 1;
   Errors r;
   for (int32_t b = 0; b < c.n_tokens; ++b) {
     const int32_t pos = c.pos0 + b, first = c.window > 0 ? std::max(0, pos - c.window + 1) : 0;
     for (int32_t h = 0; h < n_heads; ++h) {
       const int32_t kvh = h / c.group;
       const float* qh = &q[b * stride + h * hd];
-      const std::vector<double> qq =
-          quant ? quantized_query(qh, hd) : std::vector<double>(qh, qh + hd);
+      const std::vector<double> qq = !quant               ? std::vector<double>(qh, qh + hd)
+                                     : kv_rotated(c.type) ? rotated_quantized_query(qh, hd)
+                                                          : quantized_query(qh, hd);
       for (int variant = 0; variant < 2; ++variant) {
         std::vector<double> s;
         for (int32_t t = first; t <= pos; ++t) {
@@ -186,7 +201,7 @@ std::vector<AttentionPath> paths() {
 }
 
 void check(const Case& c) {
-  const bool quant = c.type == KvType::Q8_0 || c.type == KvType::Q4_0;
+  const bool quant = kv_block_values(c.type) > 1;
   for (AttentionPath path : paths()) {
     const Errors r = run_case(c, path);
     EXPECT_LT(r.err_exact, 5e-6) << describe(c, path);
@@ -226,6 +241,7 @@ TEST(Attention, PrefillEveryTypeAndGroup) {
 
 TEST(Attention, OddGroupsAndHeadSizes) {
   for (KvType t : kAllKvTypes) {
+    if (kv_rotated(t)) continue;  // head_dim 96 is no power of two: refused below
     for (int32_t g : {3, 7, 12}) {
       Case c;
       c.type = t;
@@ -248,6 +264,27 @@ TEST(Attention, OddGroupsAndHeadSizes) {
       check(c);
     }
   }
+}
+
+TEST(Attention, RotatedTypesRefuseHeadsThatAreNoPowerOfTwoByName) {
+  KvCacheConfig cfg;
+  cfg.n_layers = 1;
+  cfg.n_kv_heads = 2;
+  cfg.head_dim = 96;
+  cfg.max_tokens = 16;
+  for (KvType t : {KvType::Q8_0R, KvType::Q4_0R}) {
+    cfg.type = t;
+    auto kv = KvCache::create(cfg);
+    ASSERT_FALSE(kv);
+    EXPECT_NE(kv.message().find(std::string(kv_type_name(t)) + " rotates each head"),
+              std::string::npos)
+        << kv.message();
+    EXPECT_NE(kv.message().find("power of two"), std::string::npos);
+    EXPECT_NE(kv.message().find("96"), std::string::npos);
+  }
+  cfg.head_dim = 128;
+  cfg.type = KvType::Q4_0R;
+  EXPECT_TRUE(KvCache::create(cfg));
 }
 
 TEST(Attention, WindowedLayers) {

@@ -2,6 +2,8 @@
 // the numbers against independent truth (the float64 references, the model's shape).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -142,6 +144,19 @@ TEST(Cli, InfoJsonDescribesTheDemoModel) {
             2048 * 192 + 6 * (2 * 192 + 2 * 192 * 192 + 2 * 64 * 192 + 3 * 192 * 512) + 192);
   EXPECT_EQ(j["weight_bytes_by_type"]["F32"], (6 * 2 * 192 + 192) * 4);
   EXPECT_EQ(j["kv_elements_per_token"], 2 * 6 * 2 * 32);
+  // Every KV type, rotated ones named as such, with its bytes per token (768 values).
+  std::map<std::string, int> bytes;
+  for (const auto& t : j["kv_types"]) {
+    EXPECT_TRUE(t["usable"].get<bool>()) << t.dump();
+    EXPECT_EQ(t["rotated"].get<bool>(), t["name"].get<std::string>().back() == 'r') << t.dump();
+    bytes[t["name"]] = t["bytes_per_token"];
+  }
+  EXPECT_EQ(bytes, (std::map<std::string, int>{{"f32", 3072},
+                                               {"f16", 1536},
+                                               {"q8_0", 816},
+                                               {"q4_0", 432},
+                                               {"q8_0r", 816},
+                                               {"q4_0r", 432}}));
 }
 
 // "cuda" in info --json: whether the CUDA kernels implement the model (its operations and

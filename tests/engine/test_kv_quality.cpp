@@ -1,6 +1,7 @@
 // measure_kv_quality on the demo model against kvchat-cli perplexity (its own code) on
 // the same text and window: the same mean KL, max KL and top-1 agreement per KV type;
-// the ordering f32 < q8_0 < q4_0 that the cache's precision implies.
+// the ordering f32 < q8_0 < q4_0 that the cache's precision implies, and rotated 4-bit
+// K/V (q4_0r) below plain q4_0 in mean and worst-position KL.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -25,7 +26,7 @@ TEST(KvQuality, MatchesThePerplexityCommandOnTheSameWindow) {
   ASSERT_LE(ids.size(), 512u);  // one window of the demo model's context
   EXPECT_EQ(report->tokens, static_cast<int32_t>(ids.size()) - 1);
   EXPECT_EQ(report->model_identity, (*model)->info().identity);
-  ASSERT_EQ(report->types.size(), 3u);
+  ASSERT_EQ(report->types.size(), 5u);
 
   test::TempDir dir;
   std::ofstream(dir.file("text.txt")) << kv_quality_text();
@@ -42,13 +43,20 @@ TEST(KvQuality, MatchesThePerplexityCommandOnTheSameWindow) {
     EXPECT_NEAR(q.max_kl, j["max_kl"].get<double>(), 1e-9 + 1e-6 * q.max_kl) << q.kv_type;
     EXPECT_DOUBLE_EQ(q.top1_agreement, j["top1_agreement"].get<double>()) << q.kv_type;
   }
-  const auto& t = report->types;  // kv_type_costs() order: f32, q8_0, q4_0
+  const auto& t = report->types;  // kv_type_costs() order: f32, q8_0, q4_0, q8_0r, q4_0r
+  ASSERT_EQ(t.size(), 5u);
   ASSERT_EQ(t[0].kv_type, "f32");
   ASSERT_EQ(t[1].kv_type, "q8_0");
   ASSERT_EQ(t[2].kv_type, "q4_0");
+  ASSERT_EQ(t[3].kv_type, "q8_0r");
+  ASSERT_EQ(t[4].kv_type, "q4_0r");
   EXPECT_LT(t[0].mean_kl, t[1].mean_kl);
   EXPECT_LT(t[1].mean_kl, t[2].mean_kl);
   EXPECT_GT(t[2].mean_kl, 0);
+  EXPECT_LT(t[3].mean_kl, t[2].mean_kl);
+  // The rotation (and the fitted scale) make 4-bit K/V better, most at the worst position.
+  EXPECT_LT(t[4].mean_kl, t[2].mean_kl);
+  EXPECT_LT(t[4].max_kl, t[2].max_kl);
 }
 
 // stories260K (head_dim 8): the block types (32 values) cannot hold its keys; they are
@@ -63,10 +71,13 @@ TEST(KvQuality, TypesTheModelCannotUseAreListedNotMeasured) {
   ASSERT_EQ(report->types.size(), 1u);
   EXPECT_EQ(report->types[0].kv_type, "f32");
   EXPECT_LT(report->types[0].mean_kl, 1e-3);
-  ASSERT_EQ(report->unusable.size(), 2u);
+  ASSERT_EQ(report->unusable.size(), 4u);
   EXPECT_EQ(report->unusable[0].kv_type, "q8_0");
   EXPECT_EQ(report->unusable[1].kv_type, "q4_0");
-  EXPECT_NE(report->unusable[0].reason.find("head_dim is 8"), std::string::npos)
+  EXPECT_EQ(report->unusable[2].kv_type, "q8_0r");
+  EXPECT_EQ(report->unusable[3].kv_type, "q4_0r");
+  EXPECT_NE(report->unusable[0].reason.find("multiple of 32 (this model's is 8)"),
+            std::string::npos)
       << report->unusable[0].reason;
 }
 

@@ -57,7 +57,7 @@ TEST(MemoryPlan, DesignNumbersExactly) {
 TEST(MemoryPlan, EveryKvTypeCountsItsBlockScales) {
   auto plan = plan_memory(llama3_8b(8000, KvType::F16));
   ASSERT_TRUE(plan) << plan.message();
-  ASSERT_EQ(plan->per_type.size(), 4u);
+  ASSERT_EQ(plan->per_type.size(), 6u);
   const uint64_t values = 2ull * 32 * 8000 * 8 * 128;
   EXPECT_EQ(entry(*plan, KvType::F32).used_bytes, values * 4);
   EXPECT_EQ(entry(*plan, KvType::F16).used_bytes, values * 2);
@@ -66,6 +66,9 @@ TEST(MemoryPlan, EveryKvTypeCountsItsBlockScales) {
   EXPECT_EQ(entry(*plan, KvType::Q8_0).used_bytes, 557056000u);
   EXPECT_EQ(entry(*plan, KvType::Q4_0).used_bytes, 294912000u);
   EXPECT_EQ(entry(*plan, KvType::Q8_0).bytes_per_token, 2u * 32 * 8 * 128 * 34 / 32);
+  // Rotated types: the same layouts, so the same bytes.
+  EXPECT_EQ(entry(*plan, KvType::Q8_0R).used_bytes, 557056000u);
+  EXPECT_EQ(entry(*plan, KvType::Q4_0R).used_bytes, 294912000u);
 }
 
 TEST(MemoryPlan, AllocatedBytesRoundUpToWholeBlocks) {

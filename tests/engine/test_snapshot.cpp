@@ -270,7 +270,7 @@ TEST_P(SnapshotRoundTrip, RestoredSessionContinuesBitIdenticallyWithoutReevaluat
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryKvType, SnapshotRoundTrip,
-                         ::testing::Values("f32", "f16", "q8_0", "q4_0"),
+                         ::testing::Values("f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r"),
                          [](const auto& info) { return std::string(info.param); });
 
 TEST(Snapshot, AnotherKvTypeIsReencodedOnLoadLikeSetKvType) {

@@ -18,6 +18,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "json_field.h"
+#include "kv/kv_type.h"
 #include "kvchat/sampler.h"
 #include "memory_bandwidth.h"
 #include "model/model_hparams.h"
@@ -196,7 +197,7 @@ Result<BenchOptions> parse_bench_options(const Args& args) {
     for (std::string t; std::getline(in, t, ',');) o.kv_types.push_back(t);
   }
   if (o.kv_types.empty())
-    return Error{"--kv-types expects comma-separated KV types (f32, f16, q8_0, q4_0)"};
+    return Error{"--kv-types expects comma-separated KV types (" + kv_type_list() + ")"};
   return o;
 }
 

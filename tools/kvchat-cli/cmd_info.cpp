@@ -8,11 +8,29 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "json_field.h"
+#include "kv/kv_type.h"
 #include "util/printable.h"
 
 namespace kvchat::cli {
 
 namespace {
+// Every KV type with its cost and whether this model can use it ("why_not": the reason,
+// a block that does not divide head_dim or a rotation that needs a power of two).
+nlohmann::json kv_types_json(const ModelInfo& m) {
+  nlohmann::json out = nlohmann::json::array();
+  for (KvType t : kAllKvTypes) {
+    const std::string why = kv_type_unusable(t, m.head_dim);
+    out.push_back({{"name", std::string(kv_type_name(t))},
+                   {"rotated", kv_rotated(t)},
+                   {"block_values", kv_block_values(t)},
+                   {"block_bytes", kv_block_bytes(t)},
+                   {"bytes_per_token", kv_bytes(t, m.kv_elements_per_token())},
+                   {"usable", why.empty()},
+                   {"why_not", why}});
+  }
+  return out;
+}
+
 // Whether the CUDA backend's kernels implement this model (its architecture's operations
 // and its weight types): a property of the model and the kernels, not of this machine,
 // which may have no GPU or a build without CUDA. why_not: the first check's error; empty
@@ -97,6 +115,7 @@ nlohmann::json info_json(const ModelInfo& m, const Tokenizer& tok, const CudaSup
         {"eos", tok.eos()},
         {"add_bos", tok.add_bos_by_default()}}},
       {"cuda", cuda_json(cuda)},
+      {"kv_types", kv_types_json(m)},
   };
 }
 

@@ -145,7 +145,7 @@ Result<Source> resolve(const Args& args) {
   src->input.ctx = *ctx;
   const std::string kv_name = args.get("--kv-type", "f16");
   auto kv = parse_kv_type(kv_name);
-  if (!kv) return Error{"unknown --kv-type '" + kv_name + "' (f32, f16, q8_0, q4_0)"};
+  if (!kv) return Error{"unknown --kv-type '" + kv_name + "' (" + kv_type_list() + ")"};
   src->input.kv_type = *kv;
   auto block = args.get_int("--kv-block", kDefaultKvBlockTokens);
   if (!block) return block.error();

@@ -19,7 +19,7 @@ ColumnLayout {
     // What if: each KV type for this model.
     SectionHeader {
         text: qsTr("What each KV type would cost")
-        help: qsTr("Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same.")
+        help: qsTr("Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same. The r types (q8_0r, q4_0r) rotate each head before quantizing it (a Walsh–Hadamard transform with fixed random signs), which spreads a few large values over the whole head: same memory, fewer bad positions.")
     }
     GridLayout {
         Layout.fillWidth: true
@@ -50,7 +50,9 @@ ColumnLayout {
                 }
                 var rows = [["f32", quality("f32", qsTr("KL 4e-8, 100%"))], ["f16", qsTr("baseline")],
                             ["q8_0", quality("q8_0", qsTr("KL 1.9e-5, 99.75%"))],
-                            ["q4_0", quality("q4_0", qsTr("KL 6.0e-3, 95.0%"))]]
+                            ["q4_0", quality("q4_0", qsTr("KL 6.0e-3, 95.0%"))],
+                            ["q8_0r", quality("q8_0r", qsTr("KL 2.1e-5, 99.80%"))],
+                            ["q4_0r", quality("q4_0r", qsTr("KL 4.3e-3, 95.3%"))]]
                 var cells = []
                 var current = section.panel.kvType
                 for (var i = 0; i < rows.length; ++i) {

@@ -35,7 +35,14 @@ std::string_view thinking_switch_name(std::optional<bool> enabled);  // "on", "o
 // (a KV type whose blocks do not divide its heads, a negative context); else a warning (a
 // context longer than the model was trained for).
 struct SettingProblem {
-  enum class Kind { UnknownKvType, KvTypeBlock, NegativeContext, ContextBeyondTraining };
+  // KvTypeRotation: a rotated KV type (q4_0r) on heads that are not a power of two.
+  enum class Kind {
+    UnknownKvType,
+    KvTypeBlock,
+    KvTypeRotation,
+    NegativeContext,
+    ContextBeyondTraining
+  };
   Kind kind = Kind::UnknownKvType;
   FieldError error;  // field "kv_type" or "ctx", and the problem in neutral words
   bool blocking = true;

@@ -5,6 +5,7 @@
 #include "backend/cpu/reference_backend.h"
 #include "backend/cuda_capabilities.h"
 #include "backend/cuda_plugin.h"
+#include "kv/kv_type.h"
 #include "kvchat/model.h"
 
 namespace kvchat {
@@ -64,6 +65,10 @@ Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const Model& mod
     case BackendKind::CpuReference: return cpu::make_reference_backend(model, options);
     case BackendKind::Cuda:
       if (auto s = cuda_can_run(model.hparams()); !s) return Error{"CUDA backend: " + s.message()};
+      if (auto t = parse_kv_type(options.kv_type); t && kv_rotated(*t)) {
+        return Error{"CUDA backend: the rotated KV type " + options.kv_type +
+                     " runs on the CPU backend only (the CUDA kernels do not rotate K, V and Q)"};
+      }
       if (auto s = cuda_can_read_weights(model.weights()); !s)
         return Error{"CUDA backend: " + s.message()};
       if (!registry()[static_cast<size_t>(kind)]) {

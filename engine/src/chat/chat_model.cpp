@@ -33,7 +33,7 @@ std::vector<SettingProblem> check_session_settings(std::string_view kv_type, int
   const std::string type(kv_type);
   if (block == 0) {
     problems.push_back({Kind::UnknownKvType,
-                        {"kv_type", type + " is not a KV type (f32, f16, q8_0 or q4_0)"},
+                        {"kv_type", type + " is not a KV type (" + kv_type_list() + ")"},
                         true,
                         0});
   } else if (shape.head_dim > 0 && shape.head_dim % block != 0) {
@@ -43,6 +43,10 @@ std::vector<SettingProblem> check_session_settings(std::string_view kv_type, int
                          " values, but the model's heads have " + std::to_string(shape.head_dim)},
          true,
          block});
+  } else if (shape.head_dim > 0) {
+    // The block divides head_dim: what is left is a rotation on heads it cannot rotate.
+    if (std::string why = kv_type_unusable(*parse_kv_type(kv_type), shape.head_dim); !why.empty())
+      problems.push_back({Kind::KvTypeRotation, {"kv_type", why}, true, 0});
   }
   if (n_ctx < 0) {
     problems.push_back(

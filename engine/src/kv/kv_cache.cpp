@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kvchat/model.h"
+#include "kv/kv_codec.h"
 #include "numeric/convert.h"
 
 namespace kvchat {
@@ -66,11 +67,8 @@ Result<KvCache> KvCache::create(const KvCacheConfig& c, std::shared_ptr<KvPrefix
   if (c.block_tokens < 1 || c.block_tokens > 4096) {
     return Error{"KV cache: block size must be between 1 and 4096 tokens"};
   }
-  if (c.head_dim % kv_block_values(c.type) != 0) {
-    return Error{"KV cache: " + std::string(kv_type_name(c.type)) +
-                 " needs head_dim to be a multiple of " + std::to_string(kv_block_values(c.type)) +
-                 ", this model has " + std::to_string(c.head_dim)};
-  }
+  if (std::string why = kv_type_unusable(c.type, c.head_dim); !why.empty())
+    return Error{"KV cache: " + why};
   if (!c.windowed.empty() && static_cast<int32_t>(c.windowed.size()) != c.n_layers) {
     return Error{"KV cache: the windowed-layer list has " + std::to_string(c.windowed.size()) +
                  " entries for " + std::to_string(c.n_layers) + " layers"};
@@ -554,10 +552,10 @@ Status KvCache::import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t 
 }
 
 void KvCache::write_key(int32_t layer, int32_t pos, const float* src) {
-  quantize_row(kv_storage_type(config_.type), src, key_row(layer, pos), config_.kv_dim());
+  encode_kv_heads(config_.type, src, config_.n_kv_heads, config_.head_dim, key_row(layer, pos));
 }
 void KvCache::write_value(int32_t layer, int32_t pos, const float* src) {
-  quantize_row(kv_storage_type(config_.type), src, value_row(layer, pos), config_.kv_dim());
+  encode_kv_heads(config_.type, src, config_.n_kv_heads, config_.head_dim, value_row(layer, pos));
 }
 
 }  // namespace kvchat

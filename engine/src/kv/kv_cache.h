@@ -1,7 +1,7 @@
 // KvCache: the K and V vectors of every processed token, per layer, in fixed-size
 // blocks taken from a KvBlockPool as tokens arrive and returned when the sequence is
-// truncated. Rows are stored in the cache's KvType (f32, f16, q8_0, q4_0): quantized on
-// write, read through dot products and dequantization that understand the type.
+// truncated. Rows are stored in the cache's KvType (f32, f16, q8_0, q4_0, q8_0r, q4_0r): quantized
+// on write, read through dot products and dequantization that understand the type.
 //
 // Block layout: [n_layers][2 (K, V)][block_tokens][row_bytes], where a row is the
 // kv_dim = n_kv_heads * head_dim values of one token, encoded as the KvType.

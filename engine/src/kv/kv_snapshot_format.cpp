@@ -266,6 +266,8 @@ uint32_t snapshot_kv_type_code(KvType t) {
     case KvType::F16: return 1;
     case KvType::Q8_0: return 2;
     case KvType::Q4_0: return 3;
+    case KvType::Q8_0R: return 4;  // rows rotated with kv/kv_rotation.h's fixed signs
+    case KvType::Q4_0R: return 5;
   }
   return ~0u;
 }
@@ -380,10 +382,8 @@ Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head,
                  ") does not match the model's (" +
                  shape(target.n_layers, target.n_kv_heads, target.head_dim) + ")"};
   }
-  if (h.head_dim % kv_block_values(h.kv_type) != 0) {
-    return Error{"the snapshot's KV type " + std::string(kv_type_name(h.kv_type)) +
-                 " cannot encode rows of head_dim " + std::to_string(h.head_dim)};
-  }
+  if (std::string why = kv_type_unusable(h.kv_type, h.head_dim); !why.empty())
+    return Error{"the snapshot's KV type cannot encode its rows: " + why};
   return h;
 }
 

@@ -1,5 +1,6 @@
 #include "kv/kv_type.h"
 
+#include "kv/kv_rotation.h"
 #include "kvchat/kv_types.h"
 
 namespace kvchat {
@@ -10,6 +11,8 @@ std::string_view kv_type_name(KvType t) {
     case KvType::F16: return "f16";
     case KvType::Q8_0: return "q8_0";
     case KvType::Q4_0: return "q4_0";
+    case KvType::Q8_0R: return "q8_0r";
+    case KvType::Q4_0R: return "q4_0r";
   }
   return "unknown";
 }
@@ -21,24 +24,57 @@ std::optional<KvType> parse_kv_type(std::string_view name) {
   return std::nullopt;
 }
 
-gguf::TensorType kv_storage_type(KvType t) {
+std::string kv_type_list() {
+  std::string list;
+  for (KvType t : kAllKvTypes) list += (list.empty() ? "" : ", ") + std::string(kv_type_name(t));
+  return list;
+}
+
+KvType kv_layout(KvType t) {
   switch (t) {
+    case KvType::Q8_0R: return KvType::Q8_0;
+    case KvType::Q4_0R: return KvType::Q4_0;
+    default: return t;
+  }
+}
+
+std::string kv_type_unusable(KvType t, int64_t head_dim) {
+  const std::string name(kv_type_name(t)), dim = std::to_string(head_dim);
+  if (head_dim % kv_block_values(t) != 0) {
+    return name + " needs head_dim to be a multiple of " + std::to_string(kv_block_values(t)) +
+           " (this model's is " + dim + ")";
+  }
+  if (kv_rotated(t) && !rotation_fits(static_cast<int32_t>(head_dim))) {
+    return name + " rotates each head with a Walsh-Hadamard transform, which needs head_dim " +
+           "to be a power of two up to " + std::to_string(kMaxRotatedHeadDim) +
+           " (this model's is " + dim + ")";
+  }
+  return {};
+}
+
+gguf::TensorType kv_storage_type(KvType t) {
+  switch (kv_layout(t)) {
     case KvType::F32: return gguf::TensorType::F32;
     case KvType::F16: return gguf::TensorType::F16;
     case KvType::Q8_0: return gguf::TensorType::Q8_0;
     case KvType::Q4_0: return gguf::TensorType::Q4_0;
+    default: break;  // kv_layout never returns a rotated type
   }
   return gguf::TensorType::F32;
 }
 
-int32_t kv_block_values(KvType t) { return t == KvType::Q8_0 || t == KvType::Q4_0 ? 32 : 1; }
+int32_t kv_block_values(KvType t) {
+  const KvType l = kv_layout(t);
+  return l == KvType::Q8_0 || l == KvType::Q4_0 ? 32 : 1;
+}
 
 int32_t kv_block_bytes(KvType t) {
-  switch (t) {
+  switch (kv_layout(t)) {
     case KvType::F32: return 4;
     case KvType::F16: return 2;
     case KvType::Q8_0: return 34;
     case KvType::Q4_0: return 18;
+    default: break;
   }
   return 4;
 }

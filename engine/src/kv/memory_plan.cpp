@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "kv/kv_rotation.h"
+
 namespace kvchat {
 
 namespace {
@@ -65,6 +67,7 @@ Result<MemoryPlan> plan_memory(const MemoryPlanInput& in) {
   for (KvType type : kAllKvTypes) {
     // Quantized values are stored in whole blocks of kv_block_values per row.
     if (kv_dim % static_cast<uint64_t>(kv_block_values(type)) != 0) continue;
+    if (kv_rotated(type) && !rotation_fits(in.head_dim)) continue;  // kv/kv_rotation.h
     KvTypePlan t;
     t.type = type;
     // 2 (K and V) x layers rows of kv_dim values, each row kv_dim / block values x block

@@ -86,7 +86,7 @@ Result<GgufFit> GgufInspection::fit(int64_t n_ctx, std::string_view kv_type,
                  (architecture.empty() ? std::string() : " (architecture '" + architecture + "')")};
   }
   auto kv = parse_kv_type(kv_type);
-  if (!kv) return Error{"unknown KV type '" + std::string(kv_type) + "' (f32, f16, q8_0, q4_0)"};
+  if (!kv) return Error{"unknown KV type '" + std::string(kv_type) + "' (" + kv_type_list() + ")"};
   MemoryPlanInput input;
   input.n_layers = n_layers;
   input.n_kv_heads = n_kv_heads;

@@ -6,6 +6,7 @@
 
 #include "backend/cpu/cpu_ops.h"
 #include "kv/kv_cache.h"
+#include "kv/kv_codec.h"
 #include "kvchat/session.h"
 #include "model/model_hparams.h"
 #include "numeric/convert.h"
@@ -108,7 +109,7 @@ Status Session::slide_sink_window(int32_t n) {
 Result<int32_t> Session::discard_middle(int32_t keep, int32_t discard) {
   const int32_t before = n_past();
   const ModelHParams& hp = model_->hparams();
-  const gguf::TensorType type = kv_storage_type(kv_->type());
+  const KvType type = kv_->type();
   const int32_t kv_dim = kv_->config().kv_dim();
   const uint64_t row_bytes = kv_->row_bytes();
   std::vector<float> row(kv_dim);
@@ -126,10 +127,10 @@ Result<int32_t> Session::discard_middle(int32_t keep, int32_t discard) {
     }
     for (int32_t k = 0; k < n_rows; ++k) {
       uint8_t* encoded = rows + k * row_bytes;
-      dequantize_row(type, encoded, row.data(), kv_dim);
+      decode_kv_heads(type, encoded, row.data(), hp.n_kv_heads, hp.head_dim);
       cpu::rope_cached(row.data(), hp.n_kv_heads, hp.head_dim, table.style, table.n_rot,
                        cos_sin.data());
-      quantize_row(type, row.data(), encoded, kv_dim);
+      encode_kv_heads(type, row.data(), hp.n_kv_heads, hp.head_dim, encoded);
     }
   };
   if (kv_->size() < before) {
@@ -214,7 +215,7 @@ Status Session::drop_oldest_turns(int32_t n) {
 
 Status Session::set_kv_type(std::string_view name) {
   auto type = parse_kv_type(name);
-  if (!type) return Error{"unknown KV type '" + std::string(name) + "' (f32, f16, q8_0, q4_0)"};
+  if (!type) return Error{"unknown KV type '" + std::string(name) + "' (" + kv_type_list() + ")"};
   if (*type == kv_->type()) return {};
   KvCacheConfig c = kv_->config();
   const KvType old_type = c.type;
@@ -233,8 +234,8 @@ Status Session::set_kv_type(std::string_view name) {
   for (int32_t l = 0; l < c.n_layers && n > 0; ++l) {
     for (int32_t which : {0, 1}) {
       if (auto s = kv_->export_layer(l, which, old_rows.data()); !s) return s;
-      convert_rows(kv_storage_type(old_type), old_rows.data(), kv_storage_type(c.type),
-                   new_rows.data(), n, c.kv_dim());
+      convert_kv_rows(old_type, old_rows.data(), c.type, new_rows.data(), n, c.n_kv_heads,
+                      c.head_dim);
       if (auto s = fresh->import_rows(l, which, 0, n, new_rows.data()); !s) return s;
     }
   }

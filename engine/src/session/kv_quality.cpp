@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include "kv/kv_type.h"
 #include "kvchat/kv_types.h"
 #include "numeric/log_softmax.h"
 
@@ -71,12 +72,10 @@ Result<KvQualityReport> measure_kv_quality(std::shared_ptr<const Model> model,
   std::vector<double> lp, lq;
   for (const KvTypeCost& cost : kv_type_costs()) {
     if (cost.name == "f16") continue;
-    // bytes_den values make one block of the type; its rows must be whole blocks.
-    if (model->info().head_dim % static_cast<int32_t>(cost.bytes_den) != 0) {
-      report.unusable.push_back({cost.name, cost.name + " stores blocks of " +
-                                                std::to_string(cost.bytes_den) +
-                                                " values; this model's head_dim is " +
-                                                std::to_string(model->info().head_dim)});
+    // Rows must be whole blocks of the type, and rotated types need a power of two.
+    if (std::string why = kv_type_unusable(*parse_kv_type(cost.name), model->info().head_dim);
+        !why.empty()) {
+      report.unusable.push_back({cost.name, why});
       continue;
     }
     if (cancelled && cancelled()) return Error{"cancelled"};

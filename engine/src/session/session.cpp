@@ -52,7 +52,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   if (!kind) return kind.error();
   auto kv_type = parse_kv_type(options.kv_type);
   if (!kv_type) {
-    return Error{"unknown KV type '" + options.kv_type + "' (f32, f16, q8_0, q4_0)"};
+    return Error{"unknown KV type '" + options.kv_type + "' (" + kv_type_list() + ")"};
   }
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "kv/kv_cache.h"
+#include "kv/kv_codec.h"
 #include "kv/kv_snapshot_format.h"
 #include "kvchat/session.h"
 #include "numeric/convert.h"
@@ -227,8 +228,8 @@ Status import_live_rows(const JournalState& state, const SnapshotReader& reader,
           const uint8_t* src = rows.data();
           if (from != fresh.type()) {
             converted.resize(cnt * fresh.row_bytes());
-            convert_rows(kv_storage_type(from), rows.data(), kv_storage_type(fresh.type()),
-                         converted.data(), static_cast<int32_t>(cnt), config.kv_dim());
+            convert_kv_rows(from, rows.data(), fresh.type(), converted.data(),
+                            static_cast<int64_t>(cnt), config.n_kv_heads, config.head_dim);
             src = converted.data();
           }
           const int32_t pos = static_cast<int32_t>(span.first_pos + k0);

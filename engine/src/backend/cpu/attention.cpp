@@ -8,6 +8,7 @@
 #include "backend/cpu/cpu_ops.h"
 #include "backend/cpu/dot.h"
 #include "kv/kv_cache.h"
+#include "kv/kv_rotation.h"
 #include "numeric/half.h"
 #include "numeric/quant_blocks.h"
 
@@ -49,6 +50,7 @@ void head_to_f32(KvType type, const uint8_t* src, float* dst, int32_t hd) {
       }
       break;
     }
+    default: break;  // rotated types arrive here as their layout (kv_layout)
   }
 }
 
@@ -170,11 +172,13 @@ void AttentionScratch::reserve(int32_t n_ctx, int32_t group, int32_t head_dim) {
   if (q_quants_.size() < qn) {
     q_quants_.resize(qn);
     q_scales_.resize(qn / kQ + 1);
+    q_rotated_.resize(qn);
   }
 }
 
 uint64_t AttentionScratch::bytes() const {
-  return (scores_.size() + tile_.size() + q_scales_.size() + inv_sums_.size()) * sizeof(float) +
+  return (scores_.size() + tile_.size() + q_scales_.size() + inv_sums_.size() + q_rotated_.size()) *
+             sizeof(float) +
          q_quants_.size() * sizeof(int16_t);
 }
 
@@ -280,7 +284,10 @@ inline void attend_item(const AttentionArgs& args, int64_t item, AttentionScratc
   const int64_t b = item / args.n_kv_heads;
   const int32_t kvh = static_cast<int32_t>(item % args.n_kv_heads);
   const KvCache& kv = cache_of(args, b);
-  const KvType type = kv.type();
+  // Rotated types (kv/kv_rotation.h) are read in their layout's kernels against the
+  // rotated query; the output is rotated back at the end.
+  const KvType type = kv_layout(kv.type());
+  const bool rotated = kv_rotated(kv.type());
   const int32_t bt = kv.config().block_tokens;
   const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()),
                 head_bytes = static_cast<int64_t>(kv.head_bytes());
@@ -291,6 +298,11 @@ inline void attend_item(const AttentionArgs& args, int64_t item, AttentionScratc
   // The group's query heads and outputs are contiguous: heads kvh*group .. +group-1.
   const float* q = args.q + b * args.q_stride + static_cast<int64_t>(kvh) * group * hd;
   float* out = args.out + b * args.out_stride + static_cast<int64_t>(kvh) * group * hd;
+  if (rotated) {
+    std::copy_n(q, static_cast<int64_t>(group) * hd, s.q_rotated_.data());
+    rotate_heads(s.q_rotated_.data(), group, hd);
+    q = s.q_rotated_.data();
+  }
   const HeadRows rows{kv, args.layer, kvh, first, pos, bt, row_bytes, head_bytes};
 
   KeyScoreArgs ka;
@@ -323,6 +335,7 @@ inline void attend_item(const AttentionArgs& args, int64_t item, AttentionScratc
   for (int32_t g = 0; g < group; ++g) {
     for (int32_t d = 0; d < hd; ++d) out[g * hd + d] *= inv_sum[g];
   }
+  if (rotated) unrotate_heads(out, group, hd);
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ class AttentionScratch {
   std::vector<float> tile_;        // (block run, head_dim) K or V rows converted to f32
   std::vector<int16_t> q_quants_;  // (group, head_dim) query heads quantized to int16
   std::vector<float> q_scales_;    // (group, head_dim / 32) their per-32 scales
+  std::vector<float> q_rotated_;   // (group, head_dim) rotated KV types: the rotated query
   std::vector<float> inv_sums_;    // (group) 1 / softmax denominator per head
 };
 

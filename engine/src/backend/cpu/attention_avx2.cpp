@@ -89,6 +89,7 @@ void head_to_f32(KvType type, const uint8_t* src, float* dst, int32_t hd) {
       }
       break;
     }
+    default: break;  // rotated types arrive here as their layout (kv_layout)
   }
 }
 
@@ -258,6 +259,7 @@ void key_scores_avx2(const KeyScoreArgs& a) {
       break;
     case KvType::Q8_0: quant_scores_all<false>(a); break;
     case KvType::Q4_0: quant_scores_all<true>(a); break;
+    default: break;  // rotated types arrive here as their layout (kv_layout)
   }
 }
 
