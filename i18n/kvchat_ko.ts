@@ -1006,8 +1006,8 @@
     </message>
     <message>
         <location filename="../ui/memory/KvTypeCosts.qml" line="22"/>
-        <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same. The r types (q8_0r, q4_0r) rotate each head before quantizing it (a Walsh–Hadamard transform with fixed random signs), which spreads a few large values over the whole head: same memory, fewer bad positions.</source>
-        <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다: q8_0은 f16의 약 절반, q4_0은 약 4분의 1의 메모리를 쓰므로 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다: 품질 열은 다음 토큰 확률이 얼마나 움직이는지(KL 발산)와 가장 가능성 높은 토큰이 얼마나 자주 그대로인지를 보여 줍니다. r 형식(q8_0r, q4_0r)은 양자화하기 전에 각 헤드를 회전시키므로(고정된 무작위 부호를 곱한 월시–아다마르 변환) 몇 개의 큰 값이 헤드 전체로 퍼집니다: 메모리는 같고 나쁜 위치는 줄어듭니다.</translation>
+        <source>Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same. The r types (q8_0r, q4_0r) rotate each head before quantizing it (a Walsh–Hadamard transform with fixed random signs), which spreads a few large values over the whole head: same memory, fewer bad positions. A pair such as q8_0/q4_0r types keys and values apart (K/V): keys carry most of the loss, so finer keys with 4-bit values keep most of the quality.</source>
+        <translation>Key와 Value를 더 적은 비트로 저장할 수 있습니다: q8_0은 f16의 약 절반, q4_0은 약 4분의 1의 메모리를 쓰므로 더 긴 컨텍스트나 더 많은 대화가 들어갑니다. 대가는 정확도입니다: 품질 열은 다음 토큰 확률이 얼마나 움직이는지(KL 발산)와 가장 가능성 높은 토큰이 얼마나 자주 그대로인지를 보여 줍니다. r 형식(q8_0r, q4_0r)은 양자화하기 전에 각 헤드를 회전시키므로(고정된 무작위 부호를 곱한 월시–아다마르 변환) 몇 개의 큰 값이 헤드 전체로 퍼집니다: 메모리는 같고 나쁜 위치는 줄어듭니다. q8_0/q4_0r 같은 쌍은 Key와 Value의 형식을 따로 정합니다(K/V): 손실은 대부분 Key에서 생기므로, Key를 더 정밀하게 두고 Value를 4비트로 두면 품질 대부분이 유지됩니다.</translation>
     </message>
     <message>
         <location filename="../ui/memory/KvTypeCosts.qml" line="29"/>
@@ -1075,42 +1075,57 @@
         <translation>KL 4.3e-3, 95.3%</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="63"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="56"/>
+        <source>KL 5.9e-6, 99.85%</source>
+        <translation>KL 5.9e-6, 99.85%</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="57"/>
+        <source>KL 1.6e-3, 97.1%</source>
+        <translation>KL 1.6e-3, 97.1%</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="58"/>
+        <source>KL 1.3e-3, 97.2%</source>
+        <translation>KL 1.3e-3, 97.2%</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="69"/>
         <source> tokens</source>
         <translation> 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="84"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="90"/>
         <source>max context: what fits in the available RAM, at most the trained context. </source>
         <translation>최대 컨텍스트: 사용 가능한 RAM에 들어가는 길이, 학습된 컨텍스트 이하. </translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="86"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="92"/>
         <source>*Measured on this model (%1 tokens of a built-in text) against f16 KV: mean KL divergence, top-1 agreement.</source>
         <translation>*이 모델에서 내장 텍스트 %1 토큰으로 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="87"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="93"/>
         <source>*Measured on the demo model against f16 KV: mean KL divergence, top-1 agreement (docs/KV_CACHE.md).</source>
         <translation>*데모 모델에서 f16 KV와 비교해 측정: 평균 KL 발산, top-1 일치율 (docs/KV_CACHE.md).</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="88"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="94"/>
         <source> Not yet measured on the loaded model: its own figures replace these when they are.</source>
         <translation> 불러온 모델에서는 아직 측정하지 않았습니다. 측정되면 그 값으로 바뀝니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="93"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="99"/>
         <source>How many conversations fit</source>
         <translation>몇 개의 대화가 들어가는가</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="94"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="100"/>
         <source>Every conversation needs a KV cache of its own while the weights are shared. So the memory one conversation takes at this length decides how many can be held side by side: the same arithmetic limits how many people a server can answer at once, and why shorter contexts or smaller KV types let more fit.</source>
         <translation>가중치는 함께 쓰지만 대화마다 자기 KV 캐시가 필요합니다. 그래서 이 길이에서 대화 하나가 차지하는 메모리가 동시에 몇 개를 둘 수 있는지를 정합니다. 서버가 한 번에 몇 명에게 답할 수 있는지도 같은 계산으로 정해지며, 컨텍스트를 줄이거나 더 작은 KV 형식을 쓰면 더 많이 들어갑니다.</translation>
     </message>
     <message>
-        <location filename="../ui/memory/KvTypeCosts.qml" line="103"/>
+        <location filename="../ui/memory/KvTypeCosts.qml" line="109"/>
         <source>Conversations of this length that would fit in the available memory: %1</source>
         <translation>사용 가능한 메모리에 들어가는 이 길이의 대화 수: %1</translation>
     </message>
@@ -1408,157 +1423,157 @@
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="62"/>
+        <location filename="../ui/MemoryPanel.qml" line="66"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="223"/>
+        <location filename="../ui/MemoryPanel.qml" line="227"/>
         <source>Last save appended %1 (%2 tokens)</source>
         <translation>마지막 저장: %1 추가 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="215"/>
+        <location filename="../ui/MemoryPanel.qml" line="219"/>
         <source>All snapshots: %1 of %2 budget</source>
         <translation>모든 스냅숏: 예산 %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="216"/>
+        <location filename="../ui/MemoryPanel.qml" line="220"/>
         <source>All snapshots: %1 (no budget)</source>
         <translation>모든 스냅숏: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="139"/>
+        <location filename="../ui/MemoryPanel.qml" line="143"/>
         <source>Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9</source>
         <translation>두 세션이 가중치(%1)를 함께 씁니다: 채팅 KV %2 (%3 토큰) · 요약 작업 KV %4 (%5 토큰) · 합계 %6 / %7 %8 · 더 큰 쪽 크기로 들어가는 세션 수: %9</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="142"/>
+        <location filename="../ui/MemoryPanel.qml" line="146"/>
         <source>KV budget</source>
         <translation>KV 예산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="142"/>
+        <location filename="../ui/MemoryPanel.qml" line="146"/>
         <source>available</source>
         <translation>사용 가능</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="72"/>
+        <location filename="../ui/MemoryPanel.qml" line="76"/>
         <source>Loading the model… Its memory is shown here once it is ready.</source>
         <translation>모델을 불러오는 중… 준비되면 여기에 메모리가 표시됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="73"/>
+        <location filename="../ui/MemoryPanel.qml" line="77"/>
         <source>No model is loaded. Open a GGUF model (Ctrl+O), or the demo model under “Recent”, to see how its weights and this conversation&apos;s memory share the machine.</source>
         <translation>불러온 모델이 없습니다. GGUF 모델(Ctrl+O)이나 “최근” 아래의 데모 모델을 열면 가중치와 이 대화의 메모리가 컴퓨터를 어떻게 나눠 쓰는지 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="100"/>
+        <location filename="../ui/MemoryPanel.qml" line="104"/>
         <source>Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed</source>
         <translation>마지막 답변 (%5 KV): %1 토큰/초 · 첫 토큰까지 %2 ms · 프롬프트 토큰 %4개 중 %3개 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="118"/>
+        <location filename="../ui/MemoryPanel.qml" line="122"/>
         <source>Its reasoning: %1 tokens, %2 of KV</source>
         <translation>추론: 토큰 %1개, KV %2</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="121"/>
+        <location filename="../ui/MemoryPanel.qml" line="125"/>
         <source>freed at its prompt: %1 (%2 tokens the cache held past the first changed token, earlier reasoning among them)</source>
         <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개, 이전 추론 포함)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="123"/>
+        <location filename="../ui/MemoryPanel.qml" line="127"/>
         <source>freed at its prompt: %1 (%2 tokens the cache held past the first changed token)</source>
         <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="150"/>
+        <location filename="../ui/MemoryPanel.qml" line="154"/>
         <source>Where the KV lives</source>
         <translation>KV가 있는 곳</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="151"/>
+        <location filename="../ui/MemoryPanel.qml" line="155"/>
         <source>Live: the open conversation&apos;s KV, what the next reply reads. RAM tier: the KV of conversations and branches you left, of summary jobs between runs and of the local server&apos;s idle users, kept within its budget (Settings) so that going back to them computes nothing again; the least recently used leave RAM when the budget is reached. Disk: the snapshots, read back when a conversation is no longer in RAM.</source>
         <translation>사용 중: 열린 대화의 KV로, 다음 답변이 읽는 것입니다. RAM 계층: 떠나온 대화와 분기, 실행 사이의 요약 작업, 로컬 서버의 유휴 사용자의 KV를 예산(설정) 안에서 보관하여, 다시 돌아가도 아무것도 다시 계산하지 않습니다. 예산에 이르면 가장 오래 쓰지 않은 것부터 RAM을 떠납니다. 디스크: 스냅숏으로, 대화가 더 이상 RAM에 없을 때 다시 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="162"/>
+        <location filename="../ui/MemoryPanel.qml" line="166"/>
         <source>Live: %1 (%2 tokens)</source>
         <translation>사용 중: %1 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="163"/>
+        <location filename="../ui/MemoryPanel.qml" line="167"/>
         <source>RAM tier: %1 of %2 · %3 conversations, %4 branches, %5 summaries, %6 server sessions</source>
         <translation>RAM 계층: %2 중 %1 · 대화 %3개, 분기 %4개, 요약 %5개, 서버 세션 %6개</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="167"/>
+        <location filename="../ui/MemoryPanel.qml" line="171"/>
         <source> (and %1 shared with the live KV, counted there)</source>
         <translation> (그리고 사용 중인 KV와 공유하는 %1, 그쪽에 계산됨)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="168"/>
+        <location filename="../ui/MemoryPanel.qml" line="172"/>
         <source> · %1 left RAM for the budget</source>
         <translation> · 예산 때문에 %1개가 RAM을 떠남</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="169"/>
+        <location filename="../ui/MemoryPanel.qml" line="173"/>
         <source>Disk: no snapshot written in this run yet</source>
         <translation>디스크: 이번 실행에서 아직 쓴 스냅숏 없음</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="170"/>
+        <location filename="../ui/MemoryPanel.qml" line="174"/>
         <source>Disk: %1 of %2</source>
         <translation>디스크: %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="171"/>
+        <location filename="../ui/MemoryPanel.qml" line="175"/>
         <source>Disk: %1 (no budget)</source>
         <translation>디스크: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="182"/>
+        <location filename="../ui/MemoryPanel.qml" line="186"/>
         <source>Memory decides how many of your conversations come back instantly: at %1 per token, the RAM tier&apos;s budget holds about %2 tokens of conversations you left; beyond it the oldest come back from disk, or are computed again.</source>
         <translation>메모리가 몇 개의 대화를 즉시 되돌릴 수 있는지 정합니다: 토큰당 %1이면 RAM 계층의 예산은 떠나온 대화를 약 %2 토큰 담습니다. 그보다 많으면 가장 오래된 것은 디스크에서 돌아오거나 다시 계산됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="188"/>
+        <location filename="../ui/MemoryPanel.qml" line="192"/>
         <source>Snapshot on disk</source>
         <translation>디스크의 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="189"/>
+        <location filename="../ui/MemoryPanel.qml" line="193"/>
         <source>After each reply the conversation&apos;s KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.</source>
         <translation>답변이 끝날 때마다 대화의 KV 캐시를 디스크에 저장해 두어, 나중에 대화를 다시 열 때 앞선 토큰을 모두 다시 계산하지 않고 복원합니다. 이 줄은 이 대화에서 마지막으로 일어난 일을 알려 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="199"/>
+        <location filename="../ui/MemoryPanel.qml" line="203"/>
         <source>Nothing saved or restored yet for this conversation.</source>
         <translation>이 대화에서는 아직 저장하거나 복원한 것이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="201"/>
+        <location filename="../ui/MemoryPanel.qml" line="205"/>
         <source>Details: %1</source>
         <translation>자세히: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="217"/>
+        <location filename="../ui/MemoryPanel.qml" line="221"/>
         <source> · %1 least recently used removed</source>
         <translation> · 가장 오래 쓰지 않은 %1 삭제됨</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="219"/>
+        <location filename="../ui/MemoryPanel.qml" line="223"/>
         <source>This conversation&apos;s snapshot: %1</source>
         <translation>이 대화의 스냅숏: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="219"/>
+        <location filename="../ui/MemoryPanel.qml" line="223"/>
         <source>This conversation has no snapshot yet.</source>
         <translation>이 대화에는 아직 스냅숏이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="222"/>
+        <location filename="../ui/MemoryPanel.qml" line="226"/>
         <source>Last save rewrote the whole file: %1 (%2)</source>
         <translation>마지막 저장에서 파일 전체를 다시 썼습니다: %1 (%2)</translation>
     </message>
@@ -2830,361 +2845,382 @@
 <context>
     <name>SettingsDrawer</name>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="477"/>
-        <location filename="../ui/SettingsDrawer.qml" line="482"/>
+        <location filename="../ui/SettingsDrawer.qml" line="517"/>
+        <location filename="../ui/SettingsDrawer.qml" line="522"/>
         <source>GPU layers</source>
         <translation>GPU 레이어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="480"/>
+        <location filename="../ui/SettingsDrawer.qml" line="520"/>
         <source>auto</source>
         <translation>자동</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="488"/>
+        <location filename="../ui/SettingsDrawer.qml" line="528"/>
         <source>With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU&apos;s free memory at this context and KV type.</source>
         <translation>CUDA 백엔드에서 GPU에서 실행할 레이어 수입니다. 나머지는 CPU에서 실행됩니다. 자동은 이 컨텍스트와 KV 타입에서 GPU의 여유 메모리에 들어가는 만큼 올립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="193"/>
-        <location filename="../ui/SettingsDrawer.qml" line="197"/>
+        <location filename="../ui/SettingsDrawer.qml" line="204"/>
+        <location filename="../ui/SettingsDrawer.qml" line="208"/>
         <source>Language</source>
         <translation>언어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="94"/>
+        <location filename="../ui/SettingsDrawer.qml" line="103"/>
         <source>no limit</source>
         <translation>제한 없음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="152"/>
+        <location filename="../ui/SettingsDrawer.qml" line="163"/>
         <source>No engine change waits: the settings above are in force.</source>
         <translation>적용을 기다리는 엔진 변경이 없습니다. 위의 설정이 쓰이고 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="153"/>
+        <location filename="../ui/SettingsDrawer.qml" line="164"/>
         <source>Apply keeps these engine settings for %1: it is loaded with them.</source>
         <translation>적용하면 이 엔진 설정을 %1에 맞춰 저장합니다. 이 모델은 이 설정으로 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="154"/>
+        <location filename="../ui/SettingsDrawer.qml" line="165"/>
         <source>Apply loads %1 again with these engine settings.</source>
         <translation>적용하면 이 엔진 설정으로 %1을(를) 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="155"/>
+        <location filename="../ui/SettingsDrawer.qml" line="166"/>
         <source>Apply reloads %1 with these engine settings: the conversation is computed again.</source>
         <translation>적용하면 이 엔진 설정으로 %1을(를) 다시 불러옵니다. 대화는 처음부터 다시 계산됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="179"/>
+        <location filename="../ui/SettingsDrawer.qml" line="190"/>
         <source>Changes here apply at once. The engine&apos;s choices reload the model, so they wait for Apply at the bottom.</source>
         <translation>여기서 바꾼 설정은 바로 적용됩니다. 엔진 설정은 모델을 다시 불러오므로 아래의 적용을 누를 때까지 기다립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="199"/>
+        <location filename="../ui/SettingsDrawer.qml" line="210"/>
         <source>System (%1)</source>
         <translation>시스템 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="204"/>
+        <location filename="../ui/SettingsDrawer.qml" line="215"/>
         <source>Conversation</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="205"/>
-        <location filename="../ui/SettingsDrawer.qml" line="263"/>
+        <location filename="../ui/SettingsDrawer.qml" line="216"/>
+        <location filename="../ui/SettingsDrawer.qml" line="274"/>
         <source>System prompt</source>
         <translation>시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="271"/>
+        <location filename="../ui/SettingsDrawer.qml" line="282"/>
         <source>Optional instructions for this conversation</source>
         <translation>이 대화에 줄 지시 (선택)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="302"/>
+        <location filename="../ui/SettingsDrawer.qml" line="313"/>
         <source>For %1</source>
         <translation>대상: %1</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="310"/>
+        <location filename="../ui/SettingsDrawer.qml" line="321"/>
         <source>Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다 (헤드 크기 %1, %2 토큰으로 학습).</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="311"/>
+        <location filename="../ui/SettingsDrawer.qml" line="322"/>
         <source>Sampling, KV type, context and its policy below are kept for this model.</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="321"/>
+        <location filename="../ui/SettingsDrawer.qml" line="332"/>
         <source>Choose another value under Engine below and Apply: the model is loaded again.</source>
         <translation>아래 엔진에서 다른 값을 고르고 적용하세요. 모델을 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="324"/>
+        <location filename="../ui/SettingsDrawer.qml" line="335"/>
         <source>Sampling</source>
         <translation>샘플링</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="327"/>
+        <location filename="../ui/SettingsDrawer.qml" line="338"/>
         <source>preset</source>
         <translation>프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="332"/>
+        <location filename="../ui/SettingsDrawer.qml" line="343"/>
         <source>Sampling preset</source>
         <translation>샘플링 프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="334"/>
+        <location filename="../ui/SettingsDrawer.qml" line="345"/>
         <source>Custom</source>
         <translation>사용자 지정</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="342"/>
+        <location filename="../ui/SettingsDrawer.qml" line="353"/>
         <source>temperature</source>
         <translation>온도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="346"/>
+        <location filename="../ui/SettingsDrawer.qml" line="357"/>
         <source>top-k</source>
         <translation>top-k</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="350"/>
+        <location filename="../ui/SettingsDrawer.qml" line="361"/>
         <source>top-p</source>
         <translation>top-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="354"/>
+        <location filename="../ui/SettingsDrawer.qml" line="365"/>
         <source>min-p</source>
         <translation>min-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="358"/>
+        <location filename="../ui/SettingsDrawer.qml" line="369"/>
         <source>repeat penalty</source>
         <translation>반복 페널티</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="362"/>
+        <location filename="../ui/SettingsDrawer.qml" line="373"/>
         <source>seed</source>
         <translation>시드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="363"/>
+        <location filename="../ui/SettingsDrawer.qml" line="374"/>
         <source>random</source>
         <translation>무작위</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="363"/>
+        <location filename="../ui/SettingsDrawer.qml" line="374"/>
         <source>−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.</source>
         <translation>−1 또는 “무작위”: 답변마다 새 시드 (각 답변에 그 시드가 표시됨). 숫자: 모든 답변을 그 시드로 샘플링.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="366"/>
+        <location filename="../ui/SettingsDrawer.qml" line="377"/>
         <source>max tokens</source>
         <translation>최대 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="377"/>
+        <location filename="../ui/SettingsDrawer.qml" line="388"/>
         <source>KV snapshots</source>
         <translation>KV 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="380"/>
+        <location filename="../ui/SettingsDrawer.qml" line="391"/>
         <source>on disk at most (0 = no limit)</source>
         <translation>디스크 사용 한도 (0 = 제한 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="384"/>
+        <location filename="../ui/SettingsDrawer.qml" line="395"/>
         <source>KV snapshots on disk at most</source>
         <translation>디스크의 KV 스냅숏 사용 한도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="398"/>
+        <location filename="../ui/SettingsDrawer.qml" line="409"/>
         <source>in RAM at most, for conversations you left (0 = none kept)</source>
         <translation>떠나온 대화용 RAM 최대치 (0 = 보관 안 함)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="402"/>
+        <location filename="../ui/SettingsDrawer.qml" line="413"/>
         <source>KV of conversations you left, in RAM at most</source>
         <translation>떠나온 대화의 KV, RAM 최대치</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="413"/>
+        <location filename="../ui/SettingsDrawer.qml" line="424"/>
         <source>Engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="418"/>
+        <location filename="../ui/SettingsDrawer.qml" line="429"/>
         <source>These reload the model: they wait for Apply at the bottom.</source>
         <translation>이 설정은 모델을 다시 불러오므로 아래의 적용을 누를 때까지 기다립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="425"/>
+        <location filename="../ui/SettingsDrawer.qml" line="436"/>
         <source>backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="426"/>
+        <location filename="../ui/SettingsDrawer.qml" line="437"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="427"/>
+        <location filename="../ui/SettingsDrawer.qml" line="438"/>
         <source>threads (0 = all)</source>
         <translation>스레드 (0 = 전부)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="430"/>
+        <location filename="../ui/SettingsDrawer.qml" line="441"/>
         <source>context (0 = trained)</source>
         <translation>컨텍스트 (0 = 학습 길이)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="433"/>
+        <location filename="../ui/SettingsDrawer.qml" line="444"/>
         <source>Context length</source>
         <translation>컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="444"/>
-        <location filename="../ui/SettingsDrawer.qml" line="452"/>
+        <location filename="../ui/SettingsDrawer.qml" line="455"/>
+        <location filename="../ui/SettingsDrawer.qml" line="463"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="460"/>
+        <location filename="../ui/SettingsDrawer.qml" line="471"/>
+        <location filename="../ui/SettingsDrawer.qml" line="493"/>
         <source>%1 — not for this model</source>
         <translation>%1 — 이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="490"/>
+        <location filename="../ui/SettingsDrawer.qml" line="478"/>
+        <source>V type (values)</source>
+        <translation>V 형식 (Value)</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="485"/>
+        <source>V type</source>
+        <translation>V 형식</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="487"/>
+        <source>same as K</source>
+        <translation>K와 같음</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="505"/>
+        <source>Keys carry most of what a low-bit KV type loses: finer keys with 4-bit values (q8_0 K, q4_0r V) keep most of the quality at well under half of f16&apos;s memory. K and V typed apart run on the CPU backend.</source>
+        <translation>낮은 비트 KV 형식이 잃는 것은 대부분 Key에서 생깁니다: Key를 더 정밀하게, Value를 4비트로 두면(q8_0 K, q4_0r V) f16 메모리의 절반에 훨씬 못 미치는 크기로 품질 대부분이 유지됩니다. K와 V를 따로 정하면 CPU 백엔드에서 실행됩니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/SettingsDrawer.qml" line="530"/>
         <source>when the context is full</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="496"/>
+        <location filename="../ui/SettingsDrawer.qml" line="536"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="498"/>
+        <location filename="../ui/SettingsDrawer.qml" line="538"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="498"/>
+        <location filename="../ui/SettingsDrawer.qml" line="538"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="498"/>
+        <location filename="../ui/SettingsDrawer.qml" line="538"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="498"/>
+        <location filename="../ui/SettingsDrawer.qml" line="538"/>
         <source>keep the start and the latest (attention sinks)</source>
         <translation>시작 부분과 최신 내용 유지 (어텐션 싱크)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="561"/>
+        <location filename="../ui/SettingsDrawer.qml" line="601"/>
         <source>Cancel the engine changes</source>
         <translation>엔진 변경 취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="505"/>
+        <location filename="../ui/SettingsDrawer.qml" line="545"/>
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="518"/>
+        <location filename="../ui/SettingsDrawer.qml" line="558"/>
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="553"/>
+        <location filename="../ui/SettingsDrawer.qml" line="593"/>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="151"/>
+        <location filename="../ui/SettingsDrawer.qml" line="162"/>
         <source>This model cannot use these settings: see the reason above.</source>
         <translation>이 모델은 이 설정을 쓸 수 없습니다. 위의 이유를 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="560"/>
+        <location filename="../ui/SettingsDrawer.qml" line="600"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="213"/>
+        <location filename="../ui/SettingsDrawer.qml" line="224"/>
         <source>Saved system prompt</source>
         <translation>저장된 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="216"/>
+        <location filename="../ui/SettingsDrawer.qml" line="227"/>
         <source>None (this conversation&apos;s own text)</source>
         <translation>없음 (이 대화의 자체 텍스트)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="224"/>
+        <location filename="../ui/SettingsDrawer.qml" line="235"/>
         <source>Save as…</source>
         <translation>다른 이름으로 저장…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="225"/>
+        <location filename="../ui/SettingsDrawer.qml" line="236"/>
         <source>Save the system prompt as a new saved prompt</source>
         <translation>시스템 프롬프트를 새 저장 프롬프트로 저장</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="230"/>
+        <location filename="../ui/SettingsDrawer.qml" line="241"/>
         <source>Edit…</source>
         <translation>편집…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="231"/>
+        <location filename="../ui/SettingsDrawer.qml" line="242"/>
         <source>Edit the saved prompt</source>
         <translation>저장된 프롬프트 편집</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="237"/>
+        <location filename="../ui/SettingsDrawer.qml" line="248"/>
         <source>Delete…</source>
         <translation>삭제…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="238"/>
+        <location filename="../ui/SettingsDrawer.qml" line="249"/>
         <source>Delete the saved prompt</source>
         <translation>저장된 프롬프트 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="251"/>
+        <location filename="../ui/SettingsDrawer.qml" line="262"/>
         <source>“%1” has changed since this conversation took it; the text below is this conversation&apos;s.</source>
         <translation>“%1”은(는) 이 대화가 가져온 뒤 바뀌었습니다. 아래 텍스트는 이 대화의 것입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="256"/>
+        <location filename="../ui/SettingsDrawer.qml" line="267"/>
         <source>Use the saved text</source>
         <translation>저장된 텍스트 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="257"/>
+        <location filename="../ui/SettingsDrawer.qml" line="268"/>
         <source>Use the saved prompt&apos;s current text in this conversation</source>
         <translation>저장된 프롬프트의 현재 텍스트를 이 대화에 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="281"/>
+        <location filename="../ui/SettingsDrawer.qml" line="292"/>
         <source>New conversations start with</source>
         <translation>새 대화의 시작 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="287"/>
+        <location filename="../ui/SettingsDrawer.qml" line="298"/>
         <source>System prompt of new conversations</source>
         <translation>새 대화의 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="290"/>
+        <location filename="../ui/SettingsDrawer.qml" line="301"/>
         <source>No system prompt</source>
         <translation>시스템 프롬프트 없음</translation>
     </message>

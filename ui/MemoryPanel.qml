@@ -42,7 +42,11 @@ Pane {
         onTriggered: panel.available = panel.m.system_available_bytes || 0
     }
     function kvTypeBytes(t) { var c = kvTypes[t]; return !c ? "?" : c.bytes_den === 1 ? String(c.bytes_num) : c.bytes_num + "/" + c.bytes_den }
-    function perToken(t) { var c = kvTypes[t]; return c ? c.bytes_per_token : 0 }
+    function perToken(t) {
+        var parts = String(t).split("/")  // "K/V" typed apart: half of each type's bytes
+        if (parts.length === 2) return (perToken(parts[0]) + perToken(parts[1])) / 2
+        var c = kvTypes[t]; return c ? c.bytes_per_token : 0
+    }
 
     Flickable {
         id: scroll

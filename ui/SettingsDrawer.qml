@@ -41,9 +41,18 @@ Drawer {
     property var s: Models.sampling
     property var e: Models.engineSettings
     // KV bytes of `tokens` tokens in `type`, from the engine's per-type cost (model info).
+    // "K/V" (typed apart): half a token's bytes of each.
     function kvBytes(type, tokens) {
+        var parts = String(type).split("/")
+        if (parts.length === 2) return (kvBytes(parts[0], tokens) + kvBytes(parts[1], tokens)) / 2
         var c = (info.kv_types || {})[type]
         return c ? c.bytes_per_token * tokens : 0
+    }
+    // The KV type the two boxes say: "q8_0", or "q8_0/q4_0" when V is typed apart.
+    function kvTypeChoice() {
+        var k = kvType.currentText
+        var v = kvTypeV.currentIndex <= 0 ? k : kvTypeV.currentText
+        return v === k ? k : k + "/" + v
     }
     function ctxValue() { return ctxSpin.value > 0 ? ctxSpin.value : (info.n_ctx_train || facts.n_ctx_train || 0) }
     // The model these settings are for, and what it is (head_dim, trained context).
@@ -120,7 +129,7 @@ Drawer {
     // What the engine boxes hold now.
     readonly property var engineChoice: ({
         "backend": backend.currentText, "threads": threads.value, "ctx": ctxSpin.value,
-        "kv_type": kvType.currentText, "context_policy": policy.ids[policy.currentIndex],
+        "kv_type": drawer.kvTypeChoice(), "context_policy": policy.ids[policy.currentIndex],
         "gpu_layers": gpuLayers.value })
     readonly property bool enginePending: Object.keys(engineChoice).some(k => String(engineChoice[k]) !== String(engineInForce[k]))
     // Whether Apply loads the model: the settings model is the loaded one, or its load failed.
@@ -132,7 +141,9 @@ Drawer {
         backend.currentIndex = Math.max(0, backend.model.indexOf(v.backend))
         threads.value = v.threads
         ctxSpin.value = v.ctx
-        kvType.currentIndex = Math.max(0, kvType.model.indexOf(v.kv_type))
+        var kv = String(v.kv_type).split("/")
+        kvType.currentIndex = Math.max(0, kvType.model.indexOf(kv[0]))
+        kvTypeV.currentIndex = kv.length === 2 ? Math.max(0, kvTypeV.model.indexOf(kv[1])) : 0
         policy.currentIndex = Math.max(0, policy.ids.indexOf(v.context_policy))
         gpuLayers.value = v.gpu_layers
     }
@@ -464,6 +475,35 @@ Drawer {
                         ToolTip.text: problem
                     }
                 }
+                Label { Layout.fillWidth: true; wrapMode: Text.Wrap; text: qsTr("V type (values)") }
+                ComboBox {
+                    id: kvTypeV
+                    objectName: "kvTypeVChoice"
+                    Layout.fillWidth: true
+                    popup.width: Math.max(width, drawer.width - 24)
+                    popup.x: width - popup.width
+                    Accessible.name: qsTr("V type")
+                    // First: V as K (one KV type); else V typed apart from K.
+                    model: [qsTr("same as K"), "f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r"]
+                    delegate: ItemDelegate {
+                        required property string modelData
+                        required property int index
+                        readonly property string problem: index === 0 ? "" : (drawer.facts, Models.kvTypeProblem(modelData))
+                        width: ListView.view ? ListView.view.width : implicitWidth
+                        text: problem ? qsTr("%1 — not for this model").arg(modelData) : modelData
+                        enabled: problem.length === 0
+                        highlighted: kvTypeV.highlightedIndex === index
+                        ToolTip.visible: hovered && problem.length > 0
+                        ToolTip.text: problem
+                    }
+                }
+                Label {
+                    Layout.columnSpan: 2
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pixelSize: Theme.smallSize
+                    text: qsTr("Keys carry most of what a low-bit KV type loses: finer keys with 4-bit values (q8_0 K, q4_0r V) keep most of the quality at well under half of f16's memory. K and V typed apart run on the CPU backend.")
+                }
                 Label {
                     objectName: "kvTypeReason"
                     Layout.columnSpan: 2
@@ -503,13 +543,13 @@ Drawer {
                 wrapMode: Text.Wrap
                 font.pixelSize: Theme.smallSize
                 text: qsTr("Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.")
-                    .arg(Theme.num(drawer.ctxValue())).arg(kvType.currentText)
-                    .arg(Chat.formatBytes(drawer.kvBytes(kvType.currentText, drawer.ctxValue())))
-                    .arg(Chat.formatBytes(drawer.kvBytes(kvType.currentText, 1)))
+                    .arg(Theme.num(drawer.ctxValue())).arg(drawer.kvTypeChoice())
+                    .arg(Chat.formatBytes(drawer.kvBytes(drawer.kvTypeChoice(), drawer.ctxValue())))
+                    .arg(Chat.formatBytes(drawer.kvBytes(drawer.kvTypeChoice(), 1)))
                     .arg(Chat.formatBytes(drawer.info.weight_bytes || 0))
             }
             Repeater {
-                model: ["f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r"]
+                model: ["f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r", "f16/q8_0", "q8_0/q4_0", "q8_0/q4_0r"]
                 Label {
                     required property string modelData
                     Layout.fillWidth: true

@@ -106,6 +106,19 @@ class TestModelPicker : public QObject {
              QStringList({"f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r"}));
   }
 
+  // K and V typed apart in the settings ("K/V"): the session runs with both types and the
+  // memory report names them.
+  void keysAndValuesTypedApartLoad() {
+    QTemporaryDir dir;
+    ChatController chat(dir.path());
+    ModelController& models = *chat.models();
+    QVERIFY(models.loadModelWith(kDemo, {{"ctx", 256}, {"kv_type", "q8_0/q4_0r"}}));
+    QVERIFY(loaded_with(chat, kDemo, 256));
+    QCOMPARE(models.info().value("kv_type").toString(), QStringLiteral("q8_0/q4_0r"));
+    QCOMPARE(models.engineSettingsOf(kDemo).value("kv_type").toString(),
+             QStringLiteral("q8_0/q4_0r"));
+  }
+
   void loadWithKeepsTheOptionsForThatModel() {
     QTemporaryDir dir;
     {

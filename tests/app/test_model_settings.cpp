@@ -58,6 +58,11 @@ class TestModelSettings : public QObject {
     // Unknown model: nothing to say yet (the load checks it once the file is read).
     QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0"), ModelFacts{}).isEmpty());
     QVERIFY(!kvchat::app::kv_type_problem(QStringLiteral("q5_k"), facts(32, 512)).isEmpty());
+    // K and V typed apart: each type is checked; rotated types need a power-of-two head.
+    QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0/q4_0r"), facts(32, 512)).isEmpty());
+    QVERIFY(!kvchat::app::kv_type_problem(QStringLiteral("f16/q4_0"), facts(8, 2048)).isEmpty());
+    QVERIFY(kvchat::app::kv_type_problem(QStringLiteral("q8_0/q4_0r"), facts(96, 512))
+                .contains(QStringLiteral("power-of-two")));
 
     const auto issues =
         kvchat::app::check_model_settings({{"kv_type", "q8_0"}, {"ctx", 0}}, facts(8, 2048));

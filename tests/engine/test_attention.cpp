@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <random>
 #include <string>
@@ -28,6 +29,7 @@ namespace {
 
 struct Case {
   KvType type = KvType::F32;
+  std::optional<KvType> type_v;  // V's type when typed apart from K's
   int32_t group = 1;
   int32_t n_kv_heads = 2;
   int32_t head_dim = 64;
@@ -41,8 +43,8 @@ struct Case {
 };
 
 std::string describe(const Case& c, AttentionPath path) {
-  return std::string(kv_type_name(c.type)) + " group " + std::to_string(c.group) + " hd " +
-         std::to_string(c.head_dim) + " bt " + std::to_string(c.block_tokens) + " pos0 " +
+  return kv_types_name(c.type, c.type_v.value_or(c.type)) + " group " + std::to_string(c.group) +
+         " hd " + std::to_string(c.head_dim) + " bt " + std::to_string(c.block_tokens) + " pos0 " +
          std::to_string(c.pos0) + " tokens " + std::to_string(c.n_tokens) + " window " +
          std::to_string(c.window) + " cap " + std::to_string(c.softcap) +
          (path == AttentionPath::Scalar ? " scalar" : " avx2");
@@ -92,6 +94,7 @@ Errors run_case(const Case& c, AttentionPath path) {
   cfg.block_tokens = c.block_tokens;
   cfg.chunk_blocks = 2;
   cfg.type = c.type;
+  cfg.type_v = c.type_v;
   if (c.windowed_cache) {
     cfg.windowed = {0, 1, 0};
     cfg.window = c.window;
@@ -121,7 +124,8 @@ Errors run_case(const Case& c, AttentionPath path) {
   const int32_t first_read = c.window > 0 ? std::max(0, c.pos0 - c.window + 1) : 0;
   for (int32_t t = first_read; t < end; ++t) {
     decode_kv_heads(c.type, kv->key_row(layer, t), &keys[t * kv_dim], c.n_kv_heads, hd);
-    decode_kv_heads(c.type, kv->value_row(layer, t), &values[t * kv_dim], c.n_kv_heads, hd);
+    decode_kv_heads(cfg.value_type(), kv->value_row(layer, t), &values[t * kv_dim], c.n_kv_heads,
+                    hd);
   }
 
   const int64_t q_dim = static_cast<int64_t>(n_heads) * hd, stride = q_dim + 8;  // padded rows
@@ -261,6 +265,28 @@ TEST(Attention, OddGroupsAndHeadSizes) {
       c.head_dim = hd;
       c.pos0 = 19;
       c.n_tokens = 2;
+      check(c);
+    }
+  }
+}
+
+// K and V typed apart: keys read in K's kernels (the query rotated or not as K is), values
+// in V's (the sum rotated back when V is rotated), each row in its own size.
+TEST(Attention, KeysAndValuesTypedApart) {
+  const std::pair<KvType, KvType> pairs[] = {{KvType::Q8_0, KvType::Q4_0},
+                                             {KvType::F16, KvType::Q4_0R},
+                                             {KvType::Q4_0R, KvType::Q8_0},
+                                             {KvType::Q8_0R, KvType::F32},
+                                             {KvType::F32, KvType::Q8_0R}};
+  for (const auto& [k, v] : pairs) {
+    for (int32_t g : {1, 4}) {
+      Case c;
+      c.type = k;
+      c.type_v = v;
+      c.group = g;
+      c.block_tokens = 5;
+      c.n_tokens = 9;
+      c.pos0 = 20;
       check(c);
     }
   }

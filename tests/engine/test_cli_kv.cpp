@@ -47,13 +47,19 @@ TEST(CliKv, ContextPolicies) {
 }
 
 TEST(CliKv, KvTypesAllGenerate) {
-  for (const char* t : {"f32", "f16", "q8_0", "q4_0"}) {
+  for (const char* t : {"f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r", "q8_0/q4_0"}) {
     const auto j = generate_json(std::string("-n 8 --kv-type ") + t);
     EXPECT_EQ(j["ids"].size(), 8u) << t;
   }
+  // K and V typed apart by their own flags: the same as --kv-type K/V, token for token.
+  EXPECT_EQ(generate_json("-n 8 --kv-type-k q8_0 --kv-type-v q4_0r")["ids"],
+            generate_json("-n 8 --kv-type q8_0/q4_0r")["ids"]);
   auto bad = run_cli("generate --model " + demo() + " --prompt x --kv-type q5_k");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("unknown KV type 'q5_k'"), std::string::npos);
+  bad = run_cli("generate --model " + demo() + " --prompt x --kv-type-v q3");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("unknown KV type 'q3' for --kv-type-v"), std::string::npos) << bad.err;
 }
 
 TEST(CliKv, CompareNoCacheCountsTheRecomputedTokens) {

@@ -141,7 +141,7 @@ TEST(KvCache, RowsMoveThroughTheMemorysCopiesBlockByBlock) {
     EXPECT_FALSE(kv.host_accessible());
     ASSERT_TRUE(kv.reserve(50));  // 4 blocks of 16
     const int32_t n = 45, pos0 = 3;
-    std::vector<uint8_t> rows(n * kv.row_bytes()), back(rows.size());
+    std::vector<uint8_t> rows(n * kv.row_bytes(0)), back(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<uint8_t>(i * 131 + 7);
     memory->copies = 0;
     ASSERT_TRUE(kv.import_rows(2, 1, pos0, n, rows.data()));
@@ -229,7 +229,7 @@ void write_rows(KvCache& kv, int32_t pos0, int32_t pos1) {
 // Every layer's K and V rows [0, size()) of a and b, compared through export_rows.
 void expect_same_rows(const KvCache& a, const KvCache& b) {
   ASSERT_EQ(a.size(), b.size());
-  const size_t bytes = static_cast<size_t>(a.size()) * a.row_bytes();
+  const size_t bytes = static_cast<size_t>(a.size()) * a.row_bytes(0);
   std::vector<uint8_t> ra(bytes), rb(bytes);
   for (int32_t l = 0; l < a.config().n_layers; ++l) {
     for (int32_t which : {0, 1}) {
@@ -250,7 +250,7 @@ TEST(KvCacheSplit, RowsReadBackAndLiveOnTheirSideOfTheSplit) {
     ASSERT_TRUE(kv.reserve(10));  // 3 token blocks
     write_rows(kv, 0, 10);
     kv.set_size(10);
-    const uint64_t row = kv.row_bytes();
+    const uint64_t row = kv.row_bytes(0);
     for (int32_t l = 0; l < 5; ++l) {
       const bool device_side = l < in_memory;
       EXPECT_EQ(kv.layer_group(l), device_side ? 0 : 2) << l;
@@ -286,7 +286,7 @@ TEST(KvCacheSplit, DeviceSideCountsApartAndOnlyTheHostSideIsReadInPlace) {
   auto device = std::make_shared<CopyOnlyMemory>();
   KvCache kv = make_cache(split_config(2, device));
   ASSERT_TRUE(kv.reserve(9));  // 3 token blocks
-  const uint64_t row = kv.row_bytes();
+  const uint64_t row = kv.row_bytes(0);
   EXPECT_FALSE(kv.host_accessible());
   for (int32_t l = 0; l < 5; ++l) EXPECT_EQ(kv.layer_on_host(l), l >= 2) << l;
   EXPECT_EQ(kv.allocated_bytes_on(false), 3ull * 2 * 2 * 4 * row);  // layers 0, 1
@@ -368,7 +368,7 @@ TEST(KvCacheSplit, ABudgetFailureLeavesBothSidesUnchanged) {
     write_rows(kv, 0, 8);
     kv.set_size(8);
     const std::vector<uint8_t> before_rows = [&] {
-      std::vector<uint8_t> r(8 * kv.row_bytes());
+      std::vector<uint8_t> r(8 * kv.row_bytes(0));
       EXPECT_TRUE(kv.export_rows(k, 0, 0, 8, r.data()));
       return r;
     }();

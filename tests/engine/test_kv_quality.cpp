@@ -26,7 +26,7 @@ TEST(KvQuality, MatchesThePerplexityCommandOnTheSameWindow) {
   ASSERT_LE(ids.size(), 512u);  // one window of the demo model's context
   EXPECT_EQ(report->tokens, static_cast<int32_t>(ids.size()) - 1);
   EXPECT_EQ(report->model_identity, (*model)->info().identity);
-  ASSERT_EQ(report->types.size(), 5u);
+  ASSERT_EQ(report->types.size(), 8u);
 
   test::TempDir dir;
   std::ofstream(dir.file("text.txt")) << kv_quality_text();
@@ -44,7 +44,7 @@ TEST(KvQuality, MatchesThePerplexityCommandOnTheSameWindow) {
     EXPECT_DOUBLE_EQ(q.top1_agreement, j["top1_agreement"].get<double>()) << q.kv_type;
   }
   const auto& t = report->types;  // kv_type_costs() order: f32, q8_0, q4_0, q8_0r, q4_0r
-  ASSERT_EQ(t.size(), 5u);
+  ASSERT_EQ(t.size(), 8u);        // then the pairs f16/q8_0, q8_0/q4_0, q8_0/q4_0r
   ASSERT_EQ(t[0].kv_type, "f32");
   ASSERT_EQ(t[1].kv_type, "q8_0");
   ASSERT_EQ(t[2].kv_type, "q4_0");
@@ -57,6 +57,12 @@ TEST(KvQuality, MatchesThePerplexityCommandOnTheSameWindow) {
   // The rotation (and the fitted scale) make 4-bit K/V better, most at the worst position.
   EXPECT_LT(t[4].mean_kl, t[2].mean_kl);
   EXPECT_LT(t[4].max_kl, t[2].max_kl);
+  // K and V typed apart: finer keys with 4-bit values lose less than 4-bit both.
+  ASSERT_EQ(t[6].kv_type, "q8_0/q4_0");
+  ASSERT_EQ(t[7].kv_type, "q8_0/q4_0r");
+  EXPECT_LT(t[6].mean_kl, t[2].mean_kl);
+  EXPECT_LT(t[7].mean_kl, t[4].mean_kl);
+  EXPECT_LT(t[5].mean_kl, t[6].mean_kl);  // f16/q8_0
 }
 
 // stories260K (head_dim 8): the block types (32 values) cannot hold its keys; they are
@@ -71,7 +77,7 @@ TEST(KvQuality, TypesTheModelCannotUseAreListedNotMeasured) {
   ASSERT_EQ(report->types.size(), 1u);
   EXPECT_EQ(report->types[0].kv_type, "f32");
   EXPECT_LT(report->types[0].mean_kl, 1e-3);
-  ASSERT_EQ(report->unusable.size(), 4u);
+  ASSERT_EQ(report->unusable.size(), 7u);  // and the three pairs
   EXPECT_EQ(report->unusable[0].kv_type, "q8_0");
   EXPECT_EQ(report->unusable[1].kv_type, "q4_0");
   EXPECT_EQ(report->unusable[2].kv_type, "q8_0r");

@@ -68,12 +68,12 @@ void append(KvCache& kv, int32_t n, float salt) {
 }
 
 std::vector<uint8_t> rows(const KvCache& kv, int32_t n) {
-  std::vector<uint8_t> out(static_cast<size_t>(2 * 2 * n) * kv.row_bytes());
+  std::vector<uint8_t> out(static_cast<size_t>(2 * n) * (kv.row_bytes(0) + kv.row_bytes(1)));
   uint8_t* p = out.data();
   for (int32_t l = 0; l < 2; ++l) {
     for (int32_t which = 0; which < 2; ++which) {
       EXPECT_TRUE(kv.export_rows(l, which, 0, n, p));
-      p += static_cast<size_t>(n) * kv.row_bytes();
+      p += static_cast<size_t>(n) * kv.row_bytes(which);
     }
   }
   return out;

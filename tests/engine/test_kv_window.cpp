@@ -148,7 +148,8 @@ void expect_same_cache(const KvCache& a, const KvCache& b) {
   EXPECT_EQ(a.window_freed_bytes(), b.window_freed_bytes());
   EXPECT_EQ(a.stable_rows(), b.stable_rows());
   const int32_t n = a.size();
-  std::vector<uint8_t> ra(static_cast<size_t>(n) * a.row_bytes()), rb(ra.size());
+  std::vector<uint8_t> ra(static_cast<size_t>(n) * std::max(a.row_bytes(0), a.row_bytes(1))),
+      rb(ra.size());
   for (int32_t l = 0; l < a.config().n_layers; ++l) {
     for (int32_t p = 0; p < n; ++p) EXPECT_EQ(a.row_present(l, p), b.row_present(l, p)) << l;
     for (int32_t which : {0, 1}) {

@@ -63,7 +63,8 @@ void expect_same_rows(const KvCache& a, const KvCache& b) {
   EXPECT_EQ(a.window_head(), b.window_head());
   EXPECT_EQ(a.window_lo(), b.window_lo());
   EXPECT_EQ(a.allocated_bytes(), b.allocated_bytes());
-  std::vector<uint8_t> ra(static_cast<size_t>(a.size()) * a.row_bytes()), rb(ra.size());
+  std::vector<uint8_t> ra(static_cast<size_t>(a.size()) * std::max(a.row_bytes(0), a.row_bytes(1))),
+      rb(ra.size());
   for (int32_t l = 0; l < a.config().n_layers; ++l) {
     for (int32_t which : {0, 1}) {
       ASSERT_TRUE(a.export_valid_rows(l, which, 0, a.size(), ra.data()));
@@ -176,7 +177,7 @@ void LayerSplit::check_split_equals_forward(int32_t threads) {
     // The first k layers' rows are in the counting memory, the others are not.
     const int32_t last = split.size() - 1;
     for (int32_t l = 0; l < L; ++l) {
-      EXPECT_EQ(counting->holds(split.key_row(l, last), split.row_bytes()), l < k) << l;
+      EXPECT_EQ(counting->holds(split.key_row(l, last), split.row_bytes(0)), l < k) << l;
     }
     EXPECT_EQ(counting->live_bytes > 0, k > 0);
   }

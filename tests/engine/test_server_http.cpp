@@ -237,6 +237,7 @@ TEST(ServerHttp, ErrorStatuses) {
   ServerOptions keyed;
   keyed.api_key = "s3cret";
   keyed.ram_tier = std::make_shared<KvRamTier>(1ull << 30);  // idle sessions count in it
+  keyed.session.kv_type = "q8_0/q4_0r";                      // K and V typed apart, said by /health
   auto k = start(keyed);
   ASSERT_TRUE(k);
   const json body = chat_body({user("x")}, {{"max_tokens", 1}});
@@ -257,6 +258,7 @@ TEST(ServerHttp, ErrorStatuses) {
   EXPECT_EQ(keyed_health->status, 200);
   const json kh = json::parse(keyed_health->body);
   EXPECT_TRUE(kh.contains("session_stats")) << keyed_health->body;
+  EXPECT_EQ(kh["kv_type"], "q8_0/q4_0r") << keyed_health->body;
   // The RAM tier: the session of the one request that ran is idle, its KV counted there.
   EXPECT_EQ(kh["kv_ram_tier"]["budget_bytes"], 1ull << 30) << keyed_health->body;
   EXPECT_EQ(kh["kv_ram_tier"]["server_sessions"], 1) << keyed_health->body;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -147,7 +148,8 @@ TEST(SnapshotFormat, JournalOfTwoRecordsScansToTheLastStateWithTheDocumentedSize
   h.n_layers = 3;
   h.n_kv_heads = 2;
   h.head_dim = 32;
-  const uint64_t rb = h.row_bytes();
+  const uint64_t rb = h.row_bytes(0);
+  ASSERT_EQ(h.row_bytes(1), rb);
   ASSERT_EQ(rb, 2u * 18);
   // Rows of position p, layer l, K/V v: bytes derived from (record, l, v, p), so that a
   // row read from the wrong place cannot match.
@@ -216,7 +218,16 @@ TEST(SnapshotFormat, JournalOfTwoRecordsScansToTheLastStateWithTheDocumentedSize
 
 // --- round trips with the demo model ----------------------------------------
 
-class SnapshotRoundTrip : public ::testing::TestWithParam<const char*> {};
+// Every K/V type pair: "q8_0" (both), "q8_0/q4_0r" (K/V typed apart).
+class SnapshotRoundTrip : public ::testing::TestWithParam<std::string> {};
+
+std::vector<std::string> every_kv_type_pair() {
+  std::vector<std::string> pairs;
+  for (KvType k : kAllKvTypes) {
+    for (KvType v : kAllKvTypes) pairs.push_back(kv_types_name(k, v));
+  }
+  return pairs;
+}
 
 TEST_P(SnapshotRoundTrip, RestoredSessionContinuesBitIdenticallyWithoutReevaluation) {
   auto model = demo_model();
@@ -231,8 +242,11 @@ TEST_P(SnapshotRoundTrip, RestoredSessionContinuesBitIdenticallyWithoutReevaluat
   ASSERT_TRUE(a->save_snapshot(path)) << "save";
   EXPECT_FALSE(fs::exists(path + ".tmp"));
   // The header and one record: every token's K/V once.
+  // K and V rows: half of each type's 2 x layers x tokens x kv_heads x head_dim formula.
+  const auto [k, v] = *parse_kv_types(type);
   const uint64_t expect = 64 + 48 + 4 * (a->tokens().size() + a->turn_starts().size() + 2048) +
-                          kv_cache_bytes(*parse_kv_type(type), 6, a->tokens().size(), 2, 32) + 8;
+                          kv_cache_bytes(k, 6, a->tokens().size(), 2, 32) / 2 +
+                          kv_cache_bytes(v, 6, a->tokens().size(), 2, 32) / 2 + 8;
   EXPECT_EQ(fs::file_size(path), expect);
   EXPECT_TRUE(a->last_snapshot_save().rewritten);
   EXPECT_EQ(a->last_snapshot_save().bytes_written, expect);
@@ -269,9 +283,35 @@ TEST_P(SnapshotRoundTrip, RestoredSessionContinuesBitIdenticallyWithoutReevaluat
   EXPECT_EQ(b->tokens_evaluated(), a->tokens_evaluated() - a_before);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryKvType, SnapshotRoundTrip,
-                         ::testing::Values("f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r"),
-                         [](const auto& info) { return std::string(info.param); });
+INSTANTIATE_TEST_SUITE_P(EveryKvTypePair, SnapshotRoundTrip,
+                         ::testing::ValuesIn(every_kv_type_pair()), [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           return name;
+                         });
+
+TEST(Snapshot, AMixedSnapshotLoadsIntoAnotherTypeLikeSetKvType) {
+  auto model = demo_model();
+  ASSERT_TRUE(model);
+  test::TempDir dir;
+  const std::string path = dir.file("mixed.kvsnap");
+  auto a = make_session(model, "q8_0/q4_0r");
+  converse(*a);
+  ASSERT_TRUE(a->save_snapshot(path));
+  auto b = make_session(model, "f16");
+  std::vector<SessionEvent> events;
+  b->set_event_handler([&](const SessionEvent& e) { events.push_back(e); });
+  ASSERT_TRUE(b->load_snapshot(path));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_NE(events[0].message.find("q8_0/q4_0r"), std::string::npos) << events[0].message;
+  EXPECT_EQ(b->memory_report().kv_type, "f16");
+  ASSERT_TRUE(a->set_kv_type("f16"));
+  auto ga = generate(*a, {}, greedy(20));
+  auto gb = generate(*b, {}, greedy(20));
+  ASSERT_TRUE(ga && gb);
+  EXPECT_EQ(gb->ids, ga->ids);
+  EXPECT_TRUE(bit_identical(b->last_logits(), a->last_logits()));
+}
 
 TEST(Snapshot, AnotherKvTypeIsReencodedOnLoadLikeSetKvType) {
   auto model = demo_model();

@@ -58,12 +58,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (st->valid_bytes > bytes.size() || (st->valid_bytes < bytes.size()) == st->stopped.empty())
     std::abort();
   uint64_t covered = 0;
-  const uint64_t rb = st->header.row_bytes();
+  const uint64_t pair_rb = st->header.row_bytes(0) + st->header.row_bytes(1);  // K + V
   for (const auto& span : kvchat::journal_live_rows(*st)) {
     if (span.first_pos != covered || span.n > span.record_n_new) std::abort();
     covered += span.n;
     const uint64_t rows_end =
-        span.rows_offset + 2ull * st->header.n_layers * span.record_n_new * rb;
+        span.rows_offset + uint64_t{st->header.n_layers} * span.record_n_new * pair_rb;
     if (rows_end > st->valid_bytes) std::abort();
   }
   if (covered != st->tokens.size()) std::abort();

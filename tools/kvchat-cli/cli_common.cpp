@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "kv/kv_type.h"
 #include "kvchat/kv_ram_tier.h"
 #include "util/file_io.h"
 #include "util/printable.h"
@@ -119,7 +120,9 @@ Result<SessionOptions> session_options(const Args& args, const Model& model,
                                        const SessionDefaults& defaults) {
   SessionOptions so;
   so.backend = args.get("--backend", "cpu");
-  so.kv_type = args.get("--kv-type", defaults.kv_type);
+  auto kv_type = kv_type_option(args, defaults.kv_type);
+  if (!kv_type) return kv_type.error();
+  so.kv_type = *kv_type;
   so.no_kv_cache = defaults.no_kv_cache || args.has("--no-kv-cache");
   auto threads = args.get_int("--threads", 0);
   if (!threads) return threads.error();
@@ -149,6 +152,25 @@ Result<SessionOptions> session_options(const Args& args, const Model& model,
   so.kv_budget_bytes = static_cast<uint64_t>(*budget);
   so.context_policy = *policy;
   return so;
+}
+
+Result<std::string> kv_type_option(const Args& args, const std::string& fallback) {
+  const std::string both = args.get("--kv-type", fallback);
+  auto base = parse_kv_types(both);
+  if (!base) {
+    return Error{"unknown KV type '" + both + "' for --kv-type (" + kv_type_list() +
+                 ", or K/V such as q8_0/q4_0)"};
+  }
+  auto [k, v] = *base;
+  for (const char* flag : {"--kv-type-k", "--kv-type-v"}) {
+    if (!args.has(flag)) continue;
+    auto t = parse_kv_type(args.get(flag));
+    if (!t)
+      return Error{"unknown KV type '" + args.get(flag) + "' for " + flag + " (" + kv_type_list() +
+                   ")"};
+    (std::string(flag) == "--kv-type-k" ? k : v) = *t;
+  }
+  return kv_types_name(k, v);
 }
 
 Result<std::unique_ptr<Session>> make_session(const Args& args, std::shared_ptr<const Model> model,

@@ -16,8 +16,13 @@ namespace kvchat::cli {
 
 // Options every model-using command accepts.
 inline const std::set<std::string> kSessionOptions = {
-    "--model",    "--backend",         "--threads",        "--ctx",         "--kv-type",
-    "--kv-block", "--kv-budget-bytes", "--context-policy", "--sink-tokens", "--gpu-layers"};
+    "--model",       "--backend",    "--threads",         "--ctx",
+    "--kv-type",     "--kv-block",   "--kv-budget-bytes", "--context-policy",
+    "--sink-tokens", "--gpu-layers", "--kv-type-k",       "--kv-type-v"};
+
+// --kv-type T (both), then --kv-type-k / --kv-type-v for either: "T", or "K/V" when they
+// differ (SessionOptions::kv_type).
+Result<std::string> kv_type_option(const class Args& args, const std::string& fallback);
 
 // --gpu-layers: "auto" -> -1, else a number of layers >= 0 (more than the model has: all).
 Result<int32_t> parse_gpu_layers(const std::string& text);

@@ -194,10 +194,15 @@ Result<BenchOptions> parse_bench_options(const Args& args) {
   o.contexts = std::move(*parsed);
   {
     std::istringstream in(args.get("--kv-types", args.get("--kv-type", "f16")));
-    for (std::string t; std::getline(in, t, ',');) o.kv_types.push_back(t);
+    for (std::string t; std::getline(in, t, ',');) {
+      if (!parse_kv_types(t)) return Error{"--kv-types: unknown KV type '" + t + "'"};
+      o.kv_types.push_back(t);
+    }
   }
-  if (o.kv_types.empty())
-    return Error{"--kv-types expects comma-separated KV types (" + kv_type_list() + ")"};
+  if (o.kv_types.empty()) {
+    return Error{"--kv-types expects comma-separated KV types (" + kv_type_list() +
+                 ", or K/V such as q8_0/q4_0)"};
+  }
   return o;
 }
 

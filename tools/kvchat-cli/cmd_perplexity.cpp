@@ -55,7 +55,14 @@ constexpr char kBaselineKvType[] = "f16";
 // The second session of a comparison: the same options with f16 K/V (a later option wins).
 Result<std::unique_ptr<Session>> make_baseline(const Argv& argv,
                                                const std::shared_ptr<const Model>& model) {
-  Argv base_argv = argv;
+  Argv base_argv;  // without --kv-type-k / --kv-type-v, which would override the baseline's
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--kv-type-k" || argv[i] == "--kv-type-v") {
+      ++i;
+      continue;
+    }
+    base_argv.push_back(argv[i]);
+  }
   base_argv.push_back("--kv-type");
   base_argv.push_back(kBaselineKvType);
   auto base_args = Args::parse(base_argv, with(kSessionOptions, {"--file"}), {"--json"});

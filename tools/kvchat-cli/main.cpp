@@ -152,7 +152,9 @@ commands:
 
 --model M defaults to the demo model installed beside kvchat-cli (../share/kvchat/models).
 model commands also take: --backend cpu|cpu-reference|cuda|auto  --threads N  --ctx N
-  --kv-type f32|f16|q8_0|q4_0|q8_0r|q4_0r (f16; logits: f32; r: rotated, kv/kv_rotation.h)  --kv-block N (16)  --kv-budget-bytes B
+  --kv-type f32|f16|q8_0|q4_0|q8_0r|q4_0r (f16; logits: f32; r: rotated, kv/kv_rotation.h)
+  --kv-type-k T / --kv-type-v T: K's or V's type alone (K and V typed apart, CPU backend;
+  --kv-type K/V says both, e.g. q8_0/q4_0)  --kv-block N (16)  --kv-budget-bytes B
   --context-policy stop|drop-oldest|shift|sink-window (stop)  --sink-tokens N (4): the
   first tokens sink-window keeps (with the system prompt, however long)
   --gpu-layers N|auto: cuda runs layers [0, N) on the GPU and the rest on the CPU; auto

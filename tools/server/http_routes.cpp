@@ -487,6 +487,7 @@ json health_json(const Server::Impl& impl, const ServerStats& stats, const std::
       {"status", problem.empty() ? "ok" : "error"},
       {"model", impl.options.model_id},
       {"sessions", {{"busy", stats.busy}, {"idle", stats.idle}, {"total", stats.sessions.size()}}},
+      {"kv_type", impl.options.session.kv_type},  // "q8_0", or "K/V" typed apart
       {"kv_allocated_bytes", stats.kv_allocated_bytes},
       {"kv_shared_bytes", stats.kv_shared_bytes},
       {"kv_budget_bytes", stats.kv_budget_bytes},

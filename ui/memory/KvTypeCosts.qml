@@ -19,7 +19,7 @@ ColumnLayout {
     // What if: each KV type for this model.
     SectionHeader {
         text: qsTr("What each KV type would cost")
-        help: qsTr("Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same. The r types (q8_0r, q4_0r) rotate each head before quantizing it (a Walsh–Hadamard transform with fixed random signs), which spreads a few large values over the whole head: same memory, fewer bad positions.")
+        help: qsTr("Keys and values can be stored with fewer bits: q8_0 takes about half the memory of f16, q4_0 about a quarter, so a longer context or more conversations fit. The price is accuracy: the quality column shows how far the next-token probabilities move (KL divergence) and how often the most likely token stays the same. The r types (q8_0r, q4_0r) rotate each head before quantizing it (a Walsh–Hadamard transform with fixed random signs), which spreads a few large values over the whole head: same memory, fewer bad positions. A pair such as q8_0/q4_0r types keys and values apart (K/V): keys carry most of the loss, so finer keys with 4-bit values keep most of the quality.")
     }
     GridLayout {
         Layout.fillWidth: true
@@ -52,7 +52,13 @@ ColumnLayout {
                             ["q8_0", quality("q8_0", qsTr("KL 1.9e-5, 99.75%"))],
                             ["q4_0", quality("q4_0", qsTr("KL 6.0e-3, 95.0%"))],
                             ["q8_0r", quality("q8_0r", qsTr("KL 2.1e-5, 99.80%"))],
-                            ["q4_0r", quality("q4_0r", qsTr("KL 4.3e-3, 95.3%"))]]
+                            ["q4_0r", quality("q4_0r", qsTr("KL 4.3e-3, 95.3%"))],
+                            ["f16/q8_0", quality("f16/q8_0", qsTr("KL 5.9e-6, 99.85%"))],
+                            ["q8_0/q4_0", quality("q8_0/q4_0", qsTr("KL 1.6e-3, 97.1%"))],
+                            ["q8_0/q4_0r", quality("q8_0/q4_0r", qsTr("KL 1.3e-3, 97.2%"))]]
+                // K and V typed apart in a way not listed: its own row.
+                if (rows.every(r => r[0] !== section.panel.kvType) && String(section.panel.kvType).indexOf("/") > 0)
+                    rows.push([section.panel.kvType, quality(section.panel.kvType, "")])
                 var cells = []
                 var current = section.panel.kvType
                 for (var i = 0; i < rows.length; ++i) {

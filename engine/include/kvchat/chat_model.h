@@ -48,8 +48,8 @@ struct SettingProblem {
   bool blocking = true;
   int64_t block = 0;  // KvTypeBlock: the values in one block of the KV type
 };
-// Values one block of a KV type holds (32 for q8_0 and q4_0, 1 for f16 and f32); 0 for a
-// name that is no KV type.
+// Values one block of a KV type holds (32 for q8_0 and q4_0, 1 for f16 and f32; "K/V": the
+// larger of the two); 0 for a name that is no KV type.
 int32_t kv_type_block_values(std::string_view kv_type);
 
 // What a model is, as far as the session settings care (known before it is loaded again:

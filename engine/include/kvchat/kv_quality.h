@@ -24,16 +24,18 @@
 namespace kvchat {
 
 struct KvTypeQuality {
-  std::string kv_type;  // "f32", "q8_0", "q4_0"
+  std::string kv_type;  // "f32", "q8_0", "q4_0", ..., or "K/V" ("q8_0/q4_0")
   double mean_kl = 0;   // nats, over the scored positions
   double max_kl = 0;
   double top1_agreement = 1;  // share of positions whose most likely token is f16's
 };
 
 struct KvQualityReport {
-  uint64_t model_identity = 0;       // ModelInfo::identity of the model measured
-  int32_t tokens = 0;                // positions scored
-  std::vector<KvTypeQuality> types;  // every KV type but f16 (the baseline) the model can use
+  uint64_t model_identity = 0;  // ModelInfo::identity of the model measured
+  int32_t tokens = 0;           // positions scored
+  // Every KV type but f16 (the baseline) the model can use, then the K/V pairs of
+  // kv_type_pairs_shown() ("q8_0/q4_0").
+  std::vector<KvTypeQuality> types;
   // The KV types this model cannot use (a block type whose block does not divide its
   // head_dim), each with why; not measured.
   struct Unusable {

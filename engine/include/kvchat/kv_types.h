@@ -16,4 +16,8 @@ struct KvTypeCost {
 
 std::vector<KvTypeCost> kv_type_costs();
 
+// K/V pairs typed apart ("K/V") that the what-if table and the quality measurement show
+// beside the single types: keys carry most of 4-bit KV's loss, so these keep keys finer.
+std::vector<std::string> kv_type_pairs_shown();  // "f16/q8_0", "q8_0/q4_0", "q8_0/q4_0r"
+
 }  // namespace kvchat

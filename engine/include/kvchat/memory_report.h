@@ -13,7 +13,7 @@ struct MemoryReport {
   std::map<std::string, uint64_t> weights_bytes_by_type;  // "F16" -> bytes
   uint64_t weights_bytes = 0;
 
-  std::string kv_type;  // element type of the cache: "f32", "f16", "q8_0", "q4_0"
+  std::string kv_type;  // element type of the cache: "f16", ..., or "K/V" ("q8_0/q4_0")
   int32_t n_layers = 0;
   int32_t kv_tokens = 0;            // tokens whose K and V are cached
   int32_t kv_capacity_tokens = 0;   // tokens the blocks held can take

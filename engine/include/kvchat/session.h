@@ -85,7 +85,9 @@ struct SessionOptions {
   std::string backend = "cpu";  // "cpu", "cpu-reference", "cuda", or "auto" (cuda, else cpu)
   int32_t n_threads = 0;  // <= 0: one per physical core (decode of models under 32 MiB on one)
   int32_t n_ctx = 0;      // <= 0: the model's training context
-  std::string kv_type = "f16";  // "f32", "f16", "q8_0", "q4_0"
+  // "f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r" for K and V, or "K/V" to type them
+  // apart ("q8_0/q4_0": q8_0 keys, q4_0 values)
+  std::string kv_type = "f16";
   // CUDA: layers [0, gpu_layers) on the device, the rest on the CPU; < 0: auto, as many
   // as fit the device's free memory at n_ctx and kv_type (the offload planner).
   int32_t gpu_layers = -1;

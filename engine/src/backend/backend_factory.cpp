@@ -65,9 +65,14 @@ Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const Model& mod
     case BackendKind::CpuReference: return cpu::make_reference_backend(model, options);
     case BackendKind::Cuda:
       if (auto s = cuda_can_run(model.hparams()); !s) return Error{"CUDA backend: " + s.message()};
-      if (auto t = parse_kv_type(options.kv_type); t && kv_rotated(*t)) {
+      if (auto t = parse_kv_types(options.kv_type);
+          t && (kv_rotated(t->first) || kv_rotated(t->second))) {
         return Error{"CUDA backend: the rotated KV type " + options.kv_type +
                      " runs on the CPU backend only (the CUDA kernels do not rotate K, V and Q)"};
+      }
+      if (auto t = parse_kv_types(options.kv_type); t && t->first != t->second) {
+        return Error{"CUDA backend: K and V typed apart (" + options.kv_type +
+                     ") run on the CPU backend only (the CUDA kernels read one KV type)"};
       }
       if (auto s = cuda_can_read_weights(model.weights()); !s)
         return Error{"CUDA backend: " + s.message()};

@@ -1,5 +1,6 @@
 #include "kvchat/chat_model.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "kv/kv_type.h"
@@ -19,8 +20,8 @@ std::string_view thinking_switch_name(std::optional<bool> enabled) {
 }
 
 int32_t kv_type_block_values(std::string_view kv_type) {
-  const std::optional<KvType> type = parse_kv_type(kv_type);
-  return type ? kv_block_values(*type) : 0;
+  const auto types = parse_kv_types(kv_type);  // K/V typed apart: the larger block
+  return types ? std::max(kv_block_values(types->first), kv_block_values(types->second)) : 0;
 }
 
 ModelShape model_shape(const ModelInfo& info) { return {info.head_dim, info.n_ctx_train}; }
@@ -45,8 +46,13 @@ std::vector<SettingProblem> check_session_settings(std::string_view kv_type, int
          block});
   } else if (shape.head_dim > 0) {
     // The block divides head_dim: what is left is a rotation on heads it cannot rotate.
-    if (std::string why = kv_type_unusable(*parse_kv_type(kv_type), shape.head_dim); !why.empty())
-      problems.push_back({Kind::KvTypeRotation, {"kv_type", why}, true, 0});
+    const auto [k, v] = *parse_kv_types(kv_type);
+    for (KvType t : {k, v}) {
+      if (std::string why = kv_type_unusable(t, shape.head_dim); !why.empty()) {
+        problems.push_back({Kind::KvTypeRotation, {"kv_type", why}, true, 0});
+        break;
+      }
+    }
   }
   if (n_ctx < 0) {
     problems.push_back(

@@ -56,8 +56,9 @@ int32_t count_group(const KvCacheConfig& c, int32_t g) {
 int32_t KvCache::group_layers_of(const KvCacheConfig& c, int32_t g) { return count_group(c, g); }
 
 uint64_t KvCache::group_block_bytes_of(const KvCacheConfig& c, int32_t g) {
-  return 2ull * count_group(c, g) * c.block_tokens *
-         kv_bytes(c.type, static_cast<uint64_t>(c.kv_dim()));
+  const auto kv_dim = static_cast<uint64_t>(c.kv_dim());
+  return static_cast<uint64_t>(count_group(c, g)) * c.block_tokens *
+         (kv_bytes(c.type, kv_dim) + kv_bytes(c.value_type(), kv_dim));
 }
 
 Result<KvCache> KvCache::create(const KvCacheConfig& c, std::shared_ptr<KvPrefixStore> store) {
@@ -67,8 +68,10 @@ Result<KvCache> KvCache::create(const KvCacheConfig& c, std::shared_ptr<KvPrefix
   if (c.block_tokens < 1 || c.block_tokens > 4096) {
     return Error{"KV cache: block size must be between 1 and 4096 tokens"};
   }
-  if (std::string why = kv_type_unusable(c.type, c.head_dim); !why.empty())
-    return Error{"KV cache: " + why};
+  for (KvType t : {c.type, c.value_type()}) {
+    if (std::string why = kv_type_unusable(t, c.head_dim); !why.empty())
+      return Error{"KV cache: " + why};
+  }
   if (!c.windowed.empty() && static_cast<int32_t>(c.windowed.size()) != c.n_layers) {
     return Error{"KV cache: the windowed-layer list has " + std::to_string(c.windowed.size()) +
                  " entries for " + std::to_string(c.n_layers) + " layers"};
@@ -81,12 +84,15 @@ Result<KvCache> KvCache::create(const KvCacheConfig& c, std::shared_ptr<KvPrefix
 
 KvCache::KvCache(const KvCacheConfig& c, std::shared_ptr<KvPrefixStore> store)
     : config_(c),
-      row_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.kv_dim()))),
-      head_bytes_(kv_bytes(c.type, static_cast<uint64_t>(c.head_dim))),
+      row_bytes_{kv_bytes(c.type, static_cast<uint64_t>(c.kv_dim())),
+                 kv_bytes(c.value_type(), static_cast<uint64_t>(c.kv_dim()))},
+      head_bytes_{kv_bytes(c.type, static_cast<uint64_t>(c.head_dim)),
+                  kv_bytes(c.value_type(), static_cast<uint64_t>(c.head_dim))},
       memory_layers_(splits(c) ? c.memory_layers : c.n_layers),
       group_(c.n_layers, 0),
       index_(c.n_layers, 0),
       store_(std::move(store)) {
+  if (config_.type_v == config_.type) config_.type_v.reset();  // one type: one name
   const bool windows = uses_window(c);
   for (int32_t l = 0; l < c.n_layers; ++l) {
     group_[l] = group_of(c, windows, l);
@@ -94,12 +100,14 @@ KvCache::KvCache(const KvCacheConfig& c, std::shared_ptr<KvPrefixStore> store)
   }
 }
 
+std::string KvCache::type_name() const { return kv_types_name(key_type(), value_type()); }
+
 KvCache::~KvCache() { release_all(); }
 
 KvCache::KvCache(KvCache&& o) noexcept
     : config_(std::move(o.config_)),
-      row_bytes_(o.row_bytes_),
-      head_bytes_(o.head_bytes_),
+      row_bytes_{o.row_bytes_[0], o.row_bytes_[1]},
+      head_bytes_{o.head_bytes_[0], o.head_bytes_[1]},
       memory_layers_(o.memory_layers_),
       group_(std::move(o.group_)),
       index_(std::move(o.index_)),
@@ -315,7 +323,7 @@ void KvCache::note_peaks() {
 
 uint64_t KvCache::used_bytes() const {
   const uint64_t full_layers = static_cast<uint64_t>(config_.n_layers - windowed_layers());
-  return 2ull * row_bytes_ *
+  return (row_bytes_[0] + row_bytes_[1]) *
          (full_layers * n_tokens_ +
           static_cast<uint64_t>(windowed_layers()) * valid_windowed_rows());
 }
@@ -440,9 +448,9 @@ void KvCache::set_size(int32_t n_tokens, int32_t head, int32_t lo) {
 Status KvCache::export_layer(int32_t layer, int32_t which, uint8_t* dst) const {
   if (!group_windowed(group_[layer]) || head_ == lo_)
     return export_rows(layer, which, 0, n_tokens_, dst);
-  std::fill(dst + head_ * row_bytes_, dst + lo_ * row_bytes_, uint8_t{0});
+  std::fill(dst + head_ * row_bytes_[which], dst + lo_ * row_bytes_[which], uint8_t{0});
   if (auto s = export_rows(layer, which, 0, head_, dst); !s) return s;
-  return export_rows(layer, which, lo_, n_tokens_ - lo_, dst + lo_ * row_bytes_);
+  return export_rows(layer, which, lo_, n_tokens_ - lo_, dst + lo_ * row_bytes_[which]);
 }
 
 Status KvCache::export_valid_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n,
@@ -451,7 +459,7 @@ Status KvCache::export_valid_rows(int32_t layer, int32_t which, int32_t pos0, in
     return export_rows(layer, which, pos0, n, dst);
   // Valid: [0, head_) and [lo_, n_tokens_); zeros between.
   const int32_t end = pos0 + n;
-  std::fill(dst, dst + static_cast<size_t>(n) * row_bytes_, uint8_t{0});
+  std::fill(dst, dst + static_cast<size_t>(n) * row_bytes_[which], uint8_t{0});
   const int32_t a0 = pos0, a1 = std::min(end, head_);
   if (a1 > a0) {
     if (auto s = export_rows(layer, which, a0, a1 - a0, dst); !s) return s;
@@ -459,7 +467,7 @@ Status KvCache::export_valid_rows(int32_t layer, int32_t which, int32_t pos0, in
   const int32_t b0 = std::max(pos0, lo_), b1 = end;
   if (b1 > b0)
     return export_rows(layer, which, b0, b1 - b0,
-                       dst + static_cast<size_t>(b0 - pos0) * row_bytes_);
+                       dst + static_cast<size_t>(b0 - pos0) * row_bytes_[which]);
   return {};
 }
 
@@ -499,7 +507,8 @@ Status KvCache::discard(int32_t keep, int32_t discard,
       taken.emplace_back(g, b);
     }
   }
-  std::vector<uint8_t> rows(static_cast<size_t>(std::max(0, before - first)) * row_bytes_);
+  std::vector<uint8_t> rows(static_cast<size_t>(std::max(0, before - first)) *
+                            std::max(row_bytes_[0], row_bytes_[1]));
   for (int32_t l = 0; l < config_.n_layers; ++l) {
     const int32_t from = group_windowed(group_[l]) ? src_lo : first;
     const int32_t n = before - from;
@@ -524,11 +533,12 @@ Status KvCache::export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t 
   const int32_t bt = config_.block_tokens;
   for (int32_t pos = pos0; pos < pos0 + n;) {
     const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);  // rows left in this block
-    if (auto s =
-            pool(group_[layer]).memory().to_host(dst, row(layer, which, pos), run * row_bytes_);
+    if (auto s = pool(group_[layer])
+                     .memory()
+                     .to_host(dst, row(layer, which, pos), run * row_bytes_[which]);
         !s)
       return s;
-    dst += run * row_bytes_;
+    dst += run * row_bytes_[which];
     pos += run;
   }
   return {};
@@ -540,12 +550,13 @@ Status KvCache::import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t 
   const int32_t bt = config_.block_tokens;
   for (int32_t pos = pos0; pos < pos0 + n;) {
     const int32_t run = std::min(pos0 + n - pos, bt - pos % bt);
-    if (auto s =
-            pool(group_[layer]).memory().from_host(row(layer, which, pos), src, run * row_bytes_);
+    if (auto s = pool(group_[layer])
+                     .memory()
+                     .from_host(row(layer, which, pos), src, run * row_bytes_[which]);
         !s) {
       return s;
     }
-    src += run * row_bytes_;
+    src += run * row_bytes_[which];
     pos += run;
   }
   return {};
@@ -555,7 +566,8 @@ void KvCache::write_key(int32_t layer, int32_t pos, const float* src) {
   encode_kv_heads(config_.type, src, config_.n_kv_heads, config_.head_dim, key_row(layer, pos));
 }
 void KvCache::write_value(int32_t layer, int32_t pos, const float* src) {
-  encode_kv_heads(config_.type, src, config_.n_kv_heads, config_.head_dim, value_row(layer, pos));
+  encode_kv_heads(config_.value_type(), src, config_.n_kv_heads, config_.head_dim,
+                  value_row(layer, pos));
 }
 
 }  // namespace kvchat

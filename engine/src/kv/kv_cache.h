@@ -3,8 +3,9 @@
 // truncated. Rows are stored in the cache's KvType (f32, f16, q8_0, q4_0, q8_0r, q4_0r): quantized
 // on write, read through dot products and dequantization that understand the type.
 //
-// Block layout: [n_layers][2 (K, V)][block_tokens][row_bytes], where a row is the
-// kv_dim = n_kv_heads * head_dim values of one token, encoded as the KvType.
+// Block layout: [n_layers][K: block_tokens x key row bytes][V: block_tokens x value row
+// bytes], where a row is the kv_dim = n_kv_heads * head_dim values of one token, encoded
+// as K's or V's KvType (K and V may be typed apart: config.type_v).
 // The block table maps token block b = pos / block_tokens to a pool block id.
 //
 // Layer groups: the layers are split into up to kGroups = 4 groups, each with its own
@@ -45,6 +46,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -61,11 +63,12 @@ struct KvCacheConfig {
   int32_t n_layers = 0;
   int32_t n_kv_heads = 0;
   int32_t head_dim = 0;
-  int32_t max_tokens = 0;     // the context length: appending past it is an error
-  int32_t block_tokens = 16;  // tokens per block
-  int32_t chunk_blocks = 4;   // blocks allocated together when the pool grows
-  uint64_t budget_bytes = 0;  // the most the pool may hold; 0 = no limit
-  KvType type = KvType::F16;
+  int32_t max_tokens = 0;            // the context length: appending past it is an error
+  int32_t block_tokens = 16;         // tokens per block
+  int32_t chunk_blocks = 4;          // blocks allocated together when the pool grows
+  uint64_t budget_bytes = 0;         // the most the pool may hold; 0 = no limit
+  KvType type = KvType::F16;         // K's type, and V's unless type_v is set
+  std::optional<KvType> type_v;      // V's type where it differs from K's
   std::shared_ptr<KvMemory> memory;  // where blocks live; null = host memory
   // Layers [0, memory_layers) keep their blocks in `memory`, layers [memory_layers,
   // n_layers) in host memory (host_kv_memory()). < 0 or >= n_layers: every layer in
@@ -82,6 +85,9 @@ struct KvCacheConfig {
   bool poison_freed = false;
 
   int32_t kv_dim() const { return n_kv_heads * head_dim; }
+  KvType value_type() const { return type_v.value_or(type); }
+  // The row type of K (which = 0) or V (which = 1).
+  KvType type_of(int32_t which) const { return which == 0 ? type : value_type(); }
 
   // The shape of a model's cache: its layers, KV heads and head size, and its windowed
   // layers and window, for max_tokens tokens; every other field at its default.
@@ -128,7 +134,10 @@ class KvCache {
   static uint64_t group_block_bytes_of(const KvCacheConfig& config, int32_t g);
 
   const KvCacheConfig& config() const { return config_; }
-  KvType type() const { return config_.type; }
+  KvType key_type() const { return config_.type; }
+  KvType value_type() const { return config_.value_type(); }
+  // "q8_0", or "q8_0/q4_0" (K/V) when they differ.
+  std::string type_name() const;
   int32_t size() const { return n_tokens_; }  // positions [0, size) hold valid K/V
   int32_t capacity() const { return n_blocks_ * config_.block_tokens; }
 
@@ -178,7 +187,7 @@ class KvCache {
   void mark_stable() { stable_ = n_tokens_; }
 
   // Copies the encoded rows of positions [pos0, pos0 + n) of one layer's K (which = 0) or
-  // V (which = 1) to / from dst (n, row_bytes), one copy per block: works on any memory.
+  // V (which = 1) to / from dst (n, row_bytes(which)), one copy per block: any memory.
   Status export_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, uint8_t* dst) const;
   Status import_rows(int32_t layer, int32_t which, int32_t pos0, int32_t n, const uint8_t* src);
 
@@ -186,7 +195,7 @@ class KvCache {
   // one block table and one pool. Group g holds windowed layers when g & 1, layers past
   // the split (in host memory) when g >> 1: a device backend indexes groups 0 (full
   // attention) and 1 (windowed). A layer's rows sit at index layer_index(layer) of its
-  // group's blocks, laid out [group_layers(g)][2][block_tokens][row_bytes].
+  // group's blocks, laid out [group_layers(g)][K rows][V rows] (block_tokens each).
   static constexpr int32_t kGroups = 4;
   static constexpr bool group_windowed(int32_t g) { return (g & 1) != 0; }
   static constexpr bool group_on_host(int32_t g) { return (g >> 1) != 0; }
@@ -198,7 +207,7 @@ class KvCache {
   uint8_t* group_block(int32_t g, int32_t b) {
     return group_layers_[g] > 0 ? ptrs_[g][b] : nullptr;
   }
-  // Bytes of one block of group g: 2 x group_layers(g) x block_tokens x row_bytes.
+  // Bytes of one block of group g: group_layers(g) x block_tokens x (K + V row bytes).
   uint64_t group_block_bytes(int32_t g) const { return pool(g).block_bytes(); }
   // Token blocks covered by the tables (capacity() / block_tokens).
   int32_t token_blocks() const { return n_blocks_; }
@@ -210,28 +219,31 @@ class KvCache {
   // Whether it may for every layer.
   bool host_accessible() const;
 
-  // Layers on the host only (layer_on_host; the CPU backends). Encoded rows (row_bytes()
-  // each). pos < capacity().
+  // Layers on the host only (layer_on_host; the CPU backends). Encoded rows (row_bytes(0)
+  // bytes for K, row_bytes(1) for V). pos < capacity().
   uint8_t* key_row(int32_t layer, int32_t pos) { return row(layer, 0, pos); }
   uint8_t* value_row(int32_t layer, int32_t pos) { return row(layer, 1, pos); }
   const uint8_t* key_row(int32_t layer, int32_t pos) const { return row(layer, 0, pos); }
   const uint8_t* value_row(int32_t layer, int32_t pos) const { return row(layer, 1, pos); }
   // The part of a row that belongs to KV head `kvh` (head_dim values).
   const uint8_t* key_head(int32_t layer, int32_t pos, int32_t kvh) const {
-    return key_row(layer, pos) + kvh * head_bytes_;
+    return key_row(layer, pos) + kvh * head_bytes_[0];
   }
   const uint8_t* value_head(int32_t layer, int32_t pos, int32_t kvh) const {
-    return value_row(layer, pos) + kvh * head_bytes_;
+    return value_row(layer, pos) + kvh * head_bytes_[1];
   }
 
   // Layers on the host only. Encodes one row of kv_dim f32 values.
   void write_key(int32_t layer, int32_t pos, const float* src);
   void write_value(int32_t layer, int32_t pos, const float* src);
 
-  uint64_t row_bytes() const { return row_bytes_; }
-  uint64_t head_bytes() const { return head_bytes_; }
-  // 2 x layers x row_bytes: what one token costs, exactly (without freeing).
-  uint64_t bytes_per_token() const { return 2ull * config_.n_layers * row_bytes_; }
+  // Bytes of one token's K (which = 0) or V (which = 1) row, and of one head of it.
+  uint64_t row_bytes(int32_t which) const { return row_bytes_[which]; }
+  uint64_t head_bytes(int32_t which) const { return head_bytes_[which]; }
+  // layers x (K row + V row): what one token costs, exactly (without freeing).
+  uint64_t bytes_per_token() const {
+    return static_cast<uint64_t>(config_.n_layers) * (row_bytes_[0] + row_bytes_[1]);
+  }
   // The rows held: full layers x size() + windowed layers x valid windowed rows.
   uint64_t used_bytes() const;
   // Bytes of the blocks held by every group, and the blocks every pool holds (held + free).
@@ -261,12 +273,15 @@ class KvCache {
   KvCache(const KvCacheConfig& config, std::shared_ptr<KvPrefixStore> store);
 
   const KvBlockPool& pool(int g) const { return store_->pool(g); }
+  // [layer index][K rows][V rows] within the group's block.
   uint8_t* row(int32_t layer, int32_t kv, int32_t pos) const {
     const int32_t g = group_[layer];
+    const int64_t bt = config_.block_tokens;
     uint8_t* block = ptrs_[g][pos / config_.block_tokens];
-    return block + ((static_cast<int64_t>(index_[layer]) * 2 + kv) * config_.block_tokens +
-                    pos % config_.block_tokens) *
-                       row_bytes_;
+    return block +
+           bt * (static_cast<int64_t>(index_[layer]) * (row_bytes_[0] + row_bytes_[1]) +
+                 (kv != 0 ? row_bytes_[0] : 0)) +
+           (pos % bt) * row_bytes_[kv];
   }
   uint64_t group_allocated_bytes(int g) const { return pool(g).block_bytes() * held_[g]; }
   bool group_in_host_memory(int g) const { return pool(g).memory().host_accessible(); }
@@ -283,8 +298,8 @@ class KvCache {
   void note_peaks();
 
   KvCacheConfig config_;
-  uint64_t row_bytes_;
-  uint64_t head_bytes_;
+  uint64_t row_bytes_[2];       // K, V
+  uint64_t head_bytes_[2];      // K, V
   int32_t memory_layers_;       // layers [0, memory_layers_) are in config_.memory
   std::vector<int32_t> group_;  // (n_layers) the layer's group (windowed | on_host << 1)
   std::vector<int32_t> index_;  // (n_layers) the layer's index within its group

@@ -230,7 +230,8 @@ struct StoreRegistry {
 
 std::string store_key(const KvCacheConfig& c, const std::string& compute_tag) {
   std::string key = compute_tag;
-  key += "|type=" + std::to_string(static_cast<int>(c.type));
+  key += "|type=" + std::to_string(static_cast<int>(c.type)) + "/" +
+         std::to_string(static_cast<int>(c.value_type()));
   key += "|layers=" + std::to_string(c.n_layers) + "x" + std::to_string(c.n_kv_heads) + "x" +
          std::to_string(c.head_dim);
   key += "|block=" + std::to_string(c.block_tokens) + "|chunk=" + std::to_string(c.chunk_blocks);

@@ -112,7 +112,7 @@ std::optional<uint64_t> payload_bytes(const JournalHeader& h, uint64_t n_new, ui
   uint64_t bytes = 0;
   if (!add_product(bytes, 4, n_new) || !add_product(bytes, 4, n_turns) ||
       !add_product(bytes, 4, n_vocab) ||
-      !add_product(bytes, 2ull * h.n_layers * n_new, h.row_bytes())) {
+      !add_product(bytes, uint64_t{h.n_layers} * n_new, h.row_bytes(0) + h.row_bytes(1))) {
     return std::nullopt;
   }
   return bytes;
@@ -299,8 +299,13 @@ uint64_t crc64(std::span<const uint8_t> bytes) {
   return c.value();
 }
 
-uint64_t JournalHeader::row_bytes() const {
-  return kv_bytes(kv_type, static_cast<uint64_t>(n_kv_heads) * head_dim);
+uint64_t JournalHeader::row_bytes(int32_t which) const {
+  return kv_bytes(type_of(which), static_cast<uint64_t>(n_kv_heads) * head_dim);
+}
+
+uint32_t JournalHeader::types_code() const {
+  const uint32_t v_field = type_of(1) == kv_type ? 0 : snapshot_kv_type_code(type_of(1)) + 1;
+  return snapshot_kv_type_code(kv_type) | v_field << 8;
 }
 
 std::vector<uint8_t> encode_journal_header(const JournalHeader& h) {
@@ -309,8 +314,12 @@ std::vector<uint8_t> encode_journal_header(const JournalHeader& h) {
   store_le(&out[8], h.version, 4);
   store_le(&out[12], kJournalHeaderBytes, 4);
   store_le(&out[16], h.model_identity, 8);
-  const uint32_t fields[] = {snapshot_kv_type_code(h.kv_type), h.n_layers, h.n_kv_heads, h.head_dim,
-                             h.block_tokens};
+  const uint32_t fields[] = {snapshot_kv_type_code(h.kv_type),
+                             h.n_layers,
+                             h.n_kv_heads,
+                             h.head_dim,
+                             h.block_tokens,
+                             h.types_code() >> 8};
   for (size_t k = 0; k < std::size(fields); ++k) store_le(&out[24 + 4 * k], fields[k], 4);
   store_le(&out[56], crc64(std::span<const uint8_t>(out).first(56)), 8);
   return out;
@@ -362,6 +371,12 @@ Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head,
   auto type = snapshot_kv_type(type_code);
   if (!type) return Error{"the snapshot has an unknown KV type code " + std::to_string(type_code)};
   h.kv_type = *type;
+  const uint32_t v_field = static_cast<uint32_t>(load_le(&head[44], 4));
+  if (v_field != 0) {
+    h.kv_type_v = snapshot_kv_type(v_field - 1);
+    if (!h.kv_type_v)
+      return Error{"the snapshot has an unknown V type code " + std::to_string(v_field - 1)};
+  }
   h.n_layers = static_cast<uint32_t>(load_le(&head[28], 4));
   h.n_kv_heads = static_cast<uint32_t>(load_le(&head[32], 4));
   h.head_dim = static_cast<uint32_t>(load_le(&head[36], 4));
@@ -382,8 +397,10 @@ Result<JournalHeader> parse_journal_header(std::span<const uint8_t> head,
                  ") does not match the model's (" +
                  shape(target.n_layers, target.n_kv_heads, target.head_dim) + ")"};
   }
-  if (std::string why = kv_type_unusable(h.kv_type, h.head_dim); !why.empty())
-    return Error{"the snapshot's KV type cannot encode its rows: " + why};
+  for (KvType t : {h.type_of(0), h.type_of(1)}) {
+    if (std::string why = kv_type_unusable(t, h.head_dim); !why.empty())
+      return Error{"the snapshot's KV type cannot encode its rows: " + why};
+  }
   return h;
 }
 
@@ -424,11 +441,11 @@ Status write_journal_record(const JournalHeader& h, const JournalRecordContents&
   for (size_t k = 0; k < r.logits.size(); ++k) words[k] = std::bit_cast<uint32_t>(r.logits[k]);
   if (auto s = w.put_u32s(words); !s) return s;
   if (n_new > 0) {
-    std::vector<uint8_t> rows(n_new * h.row_bytes());
+    std::vector<uint8_t> rows(n_new * std::max(h.row_bytes(0), h.row_bytes(1)));
     for (uint32_t l = 0; l < h.n_layers; ++l) {
       for (int32_t which : {0, 1}) {
         if (auto s = r.rows(static_cast<int32_t>(l), which, rows.data()); !s) return s;
-        if (auto s = w.put(rows.data(), rows.size()); !s) return s;
+        if (auto s = w.put(rows.data(), n_new * h.row_bytes(which)); !s) return s;
       }
     }
   }

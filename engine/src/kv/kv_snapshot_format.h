@@ -13,12 +13,14 @@
 //        8  4 u32 format version (3)
 //       12  4 u32 header bytes (64)
 //       16  8 u64 model identity (ModelInfo::identity: GGUF header + sampled weights)
-//       24  4 u32 KV type: 0 f32, 1 f16, 2 q8_0, 3 q4_0
+//       24  4 u32 KV type (K's, and V's unless offset 44 says): 0 f32, 1 f16, 2 q8_0,
+//                     3 q4_0, 4 q8_0r, 5 q4_0r (rotated: kv/kv_rotation.h's fixed signs)
 //       28  4 u32 n_layers
 //       32  4 u32 n_kv_heads
 //       36  4 u32 head_dim
 //       40  4 u32 KV block tokens of the cache that wrote it (information only)
-//       44 12     zeros (reserved)
+//       44  4 u32 V's KV type + 1 when K and V are typed apart; 0: V's is K's
+//       48  8     zeros (reserved)
 //       56  8 u64 CRC-64/XZ of bytes [0, 56)
 //
 // Then records, back to back. Each record commits one whole state of the session:
@@ -41,10 +43,10 @@
 //           4 x n_turns   i32  every turn start of the state (increasing, each <= n)
 //           4 x n_vocab   f32  next-token logits after the state's last token
 //           rows               for layer in [0, n_layers): the K rows of the n_new new
-//                              positions, then their V rows (row_bytes each, encoded in
-//                              the file's KV type exactly as the cache holds them; a
-//                              windowed layer's freed rows are zeros)
-//           (row_bytes = kv_bytes(type, n_kv_heads * head_dim))
+//                              positions, then their V rows (row_bytes(K or V) each,
+//                              encoded in the file's K or V type exactly as the cache
+//                              holds them; a windowed layer's freed rows are zeros)
+//           (row_bytes = kv_bytes(K's or V's type, n_kv_heads * head_dim))
 //   trailer: 8 u64 CRC-64/XZ of the record header and payload
 //
 // Reading (scan_journal) checks the file header (a bad one refuses the file) and then
@@ -93,11 +95,15 @@ uint64_t crc64(std::span<const uint8_t> bytes);
 struct JournalHeader {
   uint32_t version = kSnapshotVersion;
   uint64_t model_identity = 0;
-  KvType kv_type = KvType::F16;
+  KvType kv_type = KvType::F16;     // K's, and V's unless kv_type_v is set
+  std::optional<KvType> kv_type_v;  // V's where K and V are typed apart
   uint32_t n_layers = 0, n_kv_heads = 0, head_dim = 0;
   uint32_t block_tokens = 0;
 
-  uint64_t row_bytes() const;
+  KvType type_of(int32_t which) const { return which == 0 ? kv_type : kv_type_v.value_or(kv_type); }
+  uint64_t row_bytes(int32_t which) const;  // one K (0) or V (1) row
+  // Both types in one number: K's code, V's code + 1 in bits 8.. when they differ.
+  uint32_t types_code() const;
 };
 
 // What the loading session requires of a snapshot.

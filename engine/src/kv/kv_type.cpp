@@ -24,6 +24,19 @@ std::optional<KvType> parse_kv_type(std::string_view name) {
   return std::nullopt;
 }
 
+std::string kv_types_name(KvType k, KvType v) {
+  return k == v ? std::string(kv_type_name(k))
+                : std::string(kv_type_name(k)) + "/" + std::string(kv_type_name(v));
+}
+
+std::optional<std::pair<KvType, KvType>> parse_kv_types(std::string_view name) {
+  const size_t slash = name.find('/');
+  const auto k = parse_kv_type(name.substr(0, slash));
+  const auto v = slash == std::string_view::npos ? k : parse_kv_type(name.substr(slash + 1));
+  if (!k || !v) return std::nullopt;
+  return std::pair{*k, *v};
+}
+
 std::string kv_type_list() {
   std::string list;
   for (KvType t : kAllKvTypes) list += (list.empty() ? "" : ", ") + std::string(kv_type_name(t));
@@ -78,6 +91,8 @@ int32_t kv_block_bytes(KvType t) {
   }
   return 4;
 }
+
+std::vector<std::string> kv_type_pairs_shown() { return {"f16/q8_0", "q8_0/q4_0", "q8_0/q4_0r"}; }
 
 std::vector<KvTypeCost> kv_type_costs() {
   std::vector<KvTypeCost> costs;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "gguf/tensor_type.h"
 
@@ -21,6 +22,10 @@ inline constexpr KvType kAllKvTypes[] = {KvType::F32,  KvType::F16,   KvType::Q8
 // "f32", "f16", "q8_0", "q4_0", "q8_0r", "q4_0r"
 std::string_view kv_type_name(KvType t);
 std::optional<KvType> parse_kv_type(std::string_view name);
+// K's and V's types as one name: "q8_0" when they are the same, else "q8_0/q4_0" (K/V).
+std::string kv_types_name(KvType k, KvType v);
+// The inverse: "T" (both) or "K/V"; nullopt for anything else.
+std::optional<std::pair<KvType, KvType>> parse_kv_types(std::string_view name);
 // Every name, for messages: "f32, f16, q8_0, q4_0, q8_0r, q4_0r".
 std::string kv_type_list();
 // The type whose layout rows are stored in (q4_0r: q4_0; the others: themselves).

@@ -109,9 +109,9 @@ Status Session::slide_sink_window(int32_t n) {
 Result<int32_t> Session::discard_middle(int32_t keep, int32_t discard) {
   const int32_t before = n_past();
   const ModelHParams& hp = model_->hparams();
-  const KvType type = kv_->type();
+  const KvType type = kv_->key_type();
   const int32_t kv_dim = kv_->config().kv_dim();
-  const uint64_t row_bytes = kv_->row_bytes();
+  const uint64_t row_bytes = kv_->row_bytes(0);
   std::vector<float> row(kv_dim);
   std::vector<float> cos_sin;  // (n_rot / 2, 2): the rotation by -discard, as cpu::rope's
   // Keys: decode, rotate back by `discard` positions with the layer's own table
@@ -214,12 +214,17 @@ Status Session::drop_oldest_turns(int32_t n) {
 }
 
 Status Session::set_kv_type(std::string_view name) {
-  auto type = parse_kv_type(name);
-  if (!type) return Error{"unknown KV type '" + std::string(name) + "' (" + kv_type_list() + ")"};
-  if (*type == kv_->type()) return {};
+  auto types = parse_kv_types(name);
+  if (!types) {
+    return Error{"unknown KV type '" + std::string(name) + "' (" + kv_type_list() +
+                 ", or K/V such as q8_0/q4_0)"};
+  }
+  if (types->first == kv_->key_type() && types->second == kv_->value_type()) return {};
   KvCacheConfig c = kv_->config();
-  const KvType old_type = c.type;
-  c.type = *type;
+  const KvCacheConfig old = c;
+  const std::string old_name = kv_->type_name();
+  c.type = types->first;
+  c.type_v = types->second;
   auto fresh = KvCache::create(c, kv_store_for(c));
   if (!fresh) return fresh.error();
   const int32_t n = kv_->size();  // less than n_past() while tokens wait for re-evaluation
@@ -229,13 +234,15 @@ Status Session::set_kv_type(std::string_view name) {
   }
   // Per layer: the rows of every token, decoded from the old type, encoded in the new
   // (freed windowed rows are zeros, and freed again below).
-  std::vector<uint8_t> old_rows(static_cast<size_t>(n) * kv_->row_bytes());
-  std::vector<uint8_t> new_rows(static_cast<size_t>(n) * fresh->row_bytes());
+  std::vector<uint8_t> old_rows(static_cast<size_t>(n) *
+                                std::max(kv_->row_bytes(0), kv_->row_bytes(1)));
+  std::vector<uint8_t> new_rows(static_cast<size_t>(n) *
+                                std::max(fresh->row_bytes(0), fresh->row_bytes(1)));
   for (int32_t l = 0; l < c.n_layers && n > 0; ++l) {
     for (int32_t which : {0, 1}) {
       if (auto s = kv_->export_layer(l, which, old_rows.data()); !s) return s;
-      convert_kv_rows(old_type, old_rows.data(), c.type, new_rows.data(), n, c.n_kv_heads,
-                      c.head_dim);
+      convert_kv_rows(old.type_of(which), old_rows.data(), c.type_of(which), new_rows.data(), n,
+                      c.n_kv_heads, c.head_dim);
       if (auto s = fresh->import_rows(l, which, 0, n, new_rows.data()); !s) return s;
     }
   }
@@ -244,11 +251,10 @@ Status Session::set_kv_type(std::string_view name) {
   fresh->set_share_scope(kv_->share_scope());
   *kv_ = std::move(fresh.value());
   published_blocks_ = 0;  // offered to the new store at the next step
-  options_.kv_type = std::string(name);
+  options_.kv_type = kv_->type_name();
   notify({SessionEvent::Kind::KvTypeChanged,
-          "re-encoded the K/V of " + std::to_string(n_past()) + " tokens from " +
-              std::string(kv_type_name(old_type)) + " to " + std::string(name) + " (" +
-              std::to_string(kv_->used_bytes()) + " bytes now)",
+          "re-encoded the K/V of " + std::to_string(n_past()) + " tokens from " + old_name +
+              " to " + kv_->type_name() + " (" + std::to_string(kv_->used_bytes()) + " bytes now)",
           n_past(), n_past(), 0});
   return {};
 }

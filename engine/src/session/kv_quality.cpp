@@ -70,19 +70,24 @@ Result<KvQualityReport> measure_kv_quality(std::shared_ptr<const Model> model,
   report.model_identity = model->info().identity;
   report.tokens = n - 1;
   std::vector<double> lp, lq;
-  for (const KvTypeCost& cost : kv_type_costs()) {
-    if (cost.name == "f16") continue;
-    // Rows must be whole blocks of the type, and rotated types need a power of two.
-    if (std::string why = kv_type_unusable(*parse_kv_type(cost.name), model->info().head_dim);
-        !why.empty()) {
-      report.unusable.push_back({cost.name, why});
+  std::vector<std::string> names;  // every single type, then the K/V pairs shown
+  for (const KvTypeCost& cost : kv_type_costs()) names.push_back(cost.name);
+  for (const std::string& pair : kv_type_pairs_shown()) names.push_back(pair);
+  for (const std::string& name : names) {
+    if (name == "f16") continue;
+    // Rows must be whole blocks of each type, and rotated types need a power of two.
+    const auto [k, v] = *parse_kv_types(name);
+    std::string why = kv_type_unusable(k, model->info().head_dim);
+    if (why.empty()) why = kv_type_unusable(v, model->info().head_dim);
+    if (!why.empty()) {
+      report.unusable.push_back({name, why});
       continue;
     }
     if (cancelled && cancelled()) return Error{"cancelled"};
-    auto logits = logits_with(model, options, cost.name, ids);
+    auto logits = logits_with(model, options, name, ids);
     if (!logits) return logits.error();
     KvTypeQuality q;
-    q.kv_type = cost.name;
+    q.kv_type = name;
     double kl_sum = 0;
     int32_t agree = 0;
     for (int32_t i = 0; i + 1 < n; ++i) {

@@ -50,9 +50,10 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   const ModelInfo& info = model->info();
   auto kind = parse_backend_kind(options.backend);
   if (!kind) return kind.error();
-  auto kv_type = parse_kv_type(options.kv_type);
-  if (!kv_type) {
-    return Error{"unknown KV type '" + options.kv_type + "' (" + kv_type_list() + ")"};
+  auto kv_types = parse_kv_types(options.kv_type);
+  if (!kv_types) {
+    return Error{"unknown KV type '" + options.kv_type + "' (" + kv_type_list() +
+                 ", or K/V such as q8_0/q4_0)"};
   }
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;
@@ -64,7 +65,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   bo.n_threads = options.n_threads;
   bo.n_ctx = s->n_ctx_;
   bo.gpu_layers = options.gpu_layers;
-  bo.kv_type = std::string(kv_type_name(*kv_type));
+  bo.kv_type = kv_types_name(kv_types->first, kv_types->second);
   const bool asked_auto = options.backend == "auto";
   auto backend = make_backend(*kind, *model, bo);
   if (!backend && asked_auto) {
@@ -97,7 +98,8 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   kc.block_tokens = options.kv_block_tokens;
   kc.chunk_blocks = options.kv_chunk_blocks;
   kc.budget_bytes = options.kv_budget_bytes;
-  kc.type = *kv_type;
+  kc.type = kv_types->first;
+  kc.type_v = kv_types->second;
   kc.memory = s->backend_->kv_memory();
   kc.memory_layers = s->backend_->kv_memory_layers();  // partial offload: the rest on the host
   kc.poison_freed = options.kv_poison_freed;
@@ -289,7 +291,7 @@ MemoryReport Session::memory_report() const {
   r.backend = std::string(backend_->name());
   r.weights_bytes_by_type = info.weight_bytes_by_type;
   r.weights_bytes = info.weight_bytes();
-  r.kv_type = std::string(kv_type_name(kv_->type()));
+  r.kv_type = kv_->type_name();
   r.n_layers = info.n_layers;
   r.kv_tokens = kv_->size();
   r.kv_capacity_tokens = kv_->capacity();

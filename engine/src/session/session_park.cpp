@@ -26,9 +26,9 @@ namespace {
 
 // Why a cache of `parked` cannot stand for one of `live`; empty when it can.
 std::string config_mismatch(const KvCacheConfig& parked, const KvCacheConfig& live) {
-  if (parked.type != live.type) {
-    return std::string("its KV type is ") + std::string(kv_type_name(parked.type)) + ", not " +
-           std::string(kv_type_name(live.type));
+  if (parked.type != live.type || parked.value_type() != live.value_type()) {
+    return "its KV type is " + kv_types_name(parked.type, parked.value_type()) + ", not " +
+           kv_types_name(live.type, live.value_type());
   }
   if (parked.max_tokens != live.max_tokens) {
     return "its context is " + std::to_string(parked.max_tokens) + " tokens, not " +

@@ -88,7 +88,8 @@ JournalHeader journal_header(const KvCache& kv, uint64_t model_identity) {
   const KvCacheConfig& c = kv.config();
   JournalHeader h;
   h.model_identity = model_identity;
-  h.kv_type = kv.type();
+  h.kv_type = kv.key_type();
+  h.kv_type_v = kv.value_type();
   h.n_layers = static_cast<uint32_t>(c.n_layers);
   h.n_kv_heads = static_cast<uint32_t>(c.n_kv_heads);
   h.head_dim = static_cast<uint32_t>(c.head_dim);
@@ -211,25 +212,28 @@ SnapshotReader fd_reader(int fd) {
 // time.
 Status import_live_rows(const JournalState& state, const SnapshotReader& reader,
                         const KvCacheConfig& config, KvCache& fresh) {
-  const KvType from = state.header.kv_type;
-  const uint64_t file_rb = state.header.row_bytes();
+  const JournalHeader& h = state.header;
+  const uint64_t pair_rb = h.row_bytes(0) + h.row_bytes(1);
   const uint32_t batch =
-      static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{1} << 20) / file_rb));
+      static_cast<uint32_t>(std::max<uint64_t>(1, (uint64_t{1} << 20) / pair_rb));
   std::vector<uint8_t> rows, converted;
   for (const JournalRowSpan& span : journal_live_rows(state)) {
     for (int32_t l = 0; l < config.n_layers; ++l) {
       for (int32_t which : {0, 1}) {
-        // This layer's K (or V) rows of the record: n_new rows from rows_offset.
-        const uint64_t base = span.rows_offset + (2ull * l + which) * span.record_n_new * file_rb;
+        // This layer's K (or V) rows of the record: n_new rows of each per layer, K first.
+        const KvType from = h.type_of(which), to = config.type_of(which);
+        const uint64_t file_rb = h.row_bytes(which);
+        const uint64_t base = span.rows_offset + span.record_n_new * (uint64_t(l) * pair_rb +
+                                                                      (which ? h.row_bytes(0) : 0));
         for (uint32_t k0 = 0; k0 < span.n; k0 += batch) {
           const uint32_t cnt = std::min(batch, span.n - k0);
           rows.resize(cnt * file_rb);
           if (auto s = reader(base + uint64_t{k0} * file_rb, rows); !s) return s;
           const uint8_t* src = rows.data();
-          if (from != fresh.type()) {
-            converted.resize(cnt * fresh.row_bytes());
-            convert_kv_rows(from, rows.data(), fresh.type(), converted.data(),
-                            static_cast<int64_t>(cnt), config.n_kv_heads, config.head_dim);
+          if (from != to) {
+            converted.resize(cnt * fresh.row_bytes(which));
+            convert_kv_rows(from, rows.data(), to, converted.data(), static_cast<int64_t>(cnt),
+                            config.n_kv_heads, config.head_dim);
             src = converted.data();
           }
           const int32_t pos = static_cast<int32_t>(span.first_pos + k0);
@@ -271,7 +275,7 @@ Status Session::save_snapshot(const std::string& path) const {
         journal_record_bytes(h, n_past() - first, turn_starts_.size(), last_logits_.size());
     if (journal_file_changed(path, journal_->device, journal_->inode, journal_->valid_bytes)) {
       why_rewrite = "the file changed since this session last saved or loaded it";
-    } else if (journal_->kv_type_code != snapshot_kv_type_code(h.kv_type)) {
+    } else if (journal_->kv_type_code != h.types_code()) {
       why_rewrite = "the KV type changed";
     } else if (journal_->valid_bytes + record > 2 * live_bytes) {
       why_rewrite = "compaction: the journal's superseded records would outweigh its live state";
@@ -309,7 +313,7 @@ Status Session::save_snapshot(const std::string& path) const {
                              written,
                              live_bytes,
                              n_past(),
-                             snapshot_kv_type_code(h.kv_type)};
+                             h.types_code()};
   last_save_.bytes_written = written;
   last_save_.file_bytes = written;
   last_save_.tokens_written = n_past();
@@ -352,7 +356,7 @@ Status Session::load_snapshot(const std::string& path) {
     return refuse(s.message());
   }
   if (auto s = import_live_rows(state, reader, config, *fresh); !s) return refuse(s.message());
-  const KvType from = h.kv_type;
+  const std::string from = kv_types_name(h.type_of(0), h.type_of(1));
 
   // Everything checked: swap the restored state in.
   fresh->pin_prefix(kept_prefix(static_cast<int32_t>(state.n_keep)));
@@ -376,14 +380,13 @@ Status Session::load_snapshot(const std::string& path) {
       state.valid_bytes,
       kJournalHeaderBytes + journal_record_bytes(h, n, turn_starts_.size(), last_logits_.size()),
       n,
-      snapshot_kv_type_code(from)};
+      h.types_code()};
   (void)::futimens(fd.get(), nullptr);  // used now: least recently used snapshots are evicted first
-  if (from != kv_->type()) {
+  if (from != kv_->type_name()) {
     notify({SessionEvent::Kind::KvTypeChanged,
-            "restored a snapshot saved with " + std::string(kv_type_name(from)) +
-                " K/V: re-encoded the K/V of " + std::to_string(n) + " tokens to " +
-                std::string(kv_type_name(kv_->type())) + " (" + std::to_string(kv_->used_bytes()) +
-                " bytes now)",
+            "restored a snapshot saved with " + from + " K/V: re-encoded the K/V of " +
+                std::to_string(n) + " tokens to " + kv_->type_name() + " (" +
+                std::to_string(kv_->used_bytes()) + " bytes now)",
             n, n, 0});
   }
   return {};

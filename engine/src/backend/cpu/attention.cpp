@@ -221,7 +221,7 @@ inline int32_t pos_of(const AttentionArgs& args, int64_t b) {
 struct HeadRows {
   const KvCache& kv;
   int32_t layer, kvh, first, pos, block_tokens;
-  int64_t row_bytes, head_bytes;
+  int64_t row_bytes[2], head_bytes[2];  // K, V (typed apart: their own sizes)
 
   // The run from position t: to the end of its KV block, or to pos.
   int32_t run_at(int32_t t) const { return std::min(pos + 1 - t, block_tokens - t % block_tokens); }
@@ -231,13 +231,13 @@ struct HeadRows {
 // but rows, n and scores.
 inline void score_keys(const HeadRows& h, KeyScoreArgs& ka, float* scores,
                        void (*key_scores)(const KeyScoreArgs&)) {
-  prefetch_rows(h.kv.key_head(h.layer, h.first, h.kvh), h.row_bytes, h.run_at(h.first),
-                h.head_bytes);
+  prefetch_rows(h.kv.key_head(h.layer, h.first, h.kvh), h.row_bytes[0], h.run_at(h.first),
+                h.head_bytes[0]);
   for (int32_t t = h.first; t <= h.pos;) {
     const int32_t run = h.run_at(t);
     if (t + run <= h.pos)
-      prefetch_rows(h.kv.key_head(h.layer, t + run, h.kvh), h.row_bytes, h.run_at(t + run),
-                    h.head_bytes);
+      prefetch_rows(h.kv.key_head(h.layer, t + run, h.kvh), h.row_bytes[0], h.run_at(t + run),
+                    h.head_bytes[0]);
     ka.rows = h.kv.key_head(h.layer, t, h.kvh);
     ka.n = run;
     ka.scores = scores + (t - h.first);
@@ -254,8 +254,8 @@ inline void sum_values(const HeadRows& h, ValueSumArgs& va, const float* weights
   for (int32_t t = h.first; t <= h.pos;) {
     const int32_t run = h.run_at(t);
     if (t + run <= h.pos)
-      prefetch_rows(h.kv.value_head(h.layer, t + run, h.kvh), h.row_bytes, h.run_at(t + run),
-                    h.head_bytes);
+      prefetch_rows(h.kv.value_head(h.layer, t + run, h.kvh), h.row_bytes[1], h.run_at(t + run),
+                    h.head_bytes[1]);
     va.rows = h.kv.value_head(h.layer, t, h.kvh);
     va.n = run;
     va.weights = weights + (t - h.first);
@@ -284,13 +284,12 @@ inline void attend_item(const AttentionArgs& args, int64_t item, AttentionScratc
   const int64_t b = item / args.n_kv_heads;
   const int32_t kvh = static_cast<int32_t>(item % args.n_kv_heads);
   const KvCache& kv = cache_of(args, b);
-  // Rotated types (kv/kv_rotation.h) are read in their layout's kernels against the
-  // rotated query; the output is rotated back at the end.
-  const KvType type = kv_layout(kv.type());
-  const bool rotated = kv_rotated(kv.type());
+  // K and V may be typed apart. Rotated types (kv/kv_rotation.h) are read in their
+  // layout's kernels: rotated keys against the rotated query, and the sum of rotated values
+  // rotated back at the end.
+  const KvType key_type = kv_layout(kv.key_type()), value_type = kv_layout(kv.value_type());
+  const bool keys_rotated = kv_rotated(kv.key_type()), values_rotated = kv_rotated(kv.value_type());
   const int32_t bt = kv.config().block_tokens;
-  const int64_t row_bytes = static_cast<int64_t>(kv.row_bytes()),
-                head_bytes = static_cast<int64_t>(kv.head_bytes());
   if (s.tile_.size() < static_cast<size_t>(bt) * hd) s.tile_.resize(static_cast<size_t>(bt) * hd);
   const int32_t pos = pos_of(args, b);
   const int32_t first = args.window > 0 ? std::max(0, pos - args.window + 1) : 0;
@@ -298,34 +297,43 @@ inline void attend_item(const AttentionArgs& args, int64_t item, AttentionScratc
   // The group's query heads and outputs are contiguous: heads kvh*group .. +group-1.
   const float* q = args.q + b * args.q_stride + static_cast<int64_t>(kvh) * group * hd;
   float* out = args.out + b * args.out_stride + static_cast<int64_t>(kvh) * group * hd;
-  if (rotated) {
+  if (keys_rotated) {
     std::copy_n(q, static_cast<int64_t>(group) * hd, s.q_rotated_.data());
     rotate_heads(s.q_rotated_.data(), group, hd);
     q = s.q_rotated_.data();
   }
-  const HeadRows rows{kv, args.layer, kvh, first, pos, bt, row_bytes, head_bytes};
+  const HeadRows rows{
+      kv,
+      args.layer,
+      kvh,
+      first,
+      pos,
+      bt,
+      {static_cast<int64_t>(kv.row_bytes(0)), static_cast<int64_t>(kv.row_bytes(1))},
+      {static_cast<int64_t>(kv.head_bytes(0)), static_cast<int64_t>(kv.head_bytes(1))}};
 
   KeyScoreArgs ka;
-  ka.type = type;
-  ka.stride = row_bytes;
+  ka.type = key_type;
+  ka.stride = rows.row_bytes[0];
   ka.q = q;
   ka.group = group;
   ka.head_dim = hd;
   ka.scale = args.scale;
   ka.ld = ld;
   ka.tile = s.tile_.data();
-  if (quantized(type)) {
+  if (quantized(key_type)) {
     quantize_query(q, static_cast<int64_t>(group) * hd, s.q_quants_.data(), s.q_scales_.data());
     ka.qq = {s.q_quants_.data(), s.q_scales_.data()};
   }
   score_keys(rows, ka, s.scores_.data(), k.key_scores);
   // The first run of V rows is fetched while the scores become softmax numerators.
-  prefetch_rows(kv.value_head(args.layer, first, kvh), row_bytes, rows.run_at(first), head_bytes);
+  prefetch_rows(kv.value_head(args.layer, first, kvh), rows.row_bytes[1], rows.run_at(first),
+                rows.head_bytes[1]);
   softmax_numerators(s.scores_.data(), ld, group, n, args.softcap, inv_sum, k);
   std::fill_n(out, static_cast<int64_t>(group) * hd, 0.0f);
   ValueSumArgs va;
-  va.type = type;
-  va.stride = row_bytes;
+  va.type = value_type;
+  va.stride = rows.row_bytes[1];
   va.ld = ld;
   va.group = group;
   va.head_dim = hd;
@@ -335,7 +343,7 @@ inline void attend_item(const AttentionArgs& args, int64_t item, AttentionScratc
   for (int32_t g = 0; g < group; ++g) {
     for (int32_t d = 0; d < hd; ++d) out[g * hd + d] *= inv_sum[g];
   }
-  if (rotated) unrotate_heads(out, group, hd);
+  if (values_rotated) unrotate_heads(out, group, hd);
 }
 
 }  // namespace

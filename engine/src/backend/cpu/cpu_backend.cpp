@@ -374,8 +374,8 @@ class CpuBackend final : public Backend {
           rmsnorm_heads(k, static_cast<int32_t>(nh), hp_.head_dim, f32(L.k_norm), hp_.rms_eps);
         rope_cached(k, static_cast<int32_t>(nh), hp_.head_dim, rt.style, rt.n_rot, cs.at(pos));
         // Heads are whole blocks of every KV type, so a run of heads encodes on its own.
-        encode_kv_heads(kv->type(), k, static_cast<int32_t>(nh), hp_.head_dim,
-                        kv->key_row(l, pos) + h0 * kv->head_bytes());
+        encode_kv_heads(kv->key_type(), k, static_cast<int32_t>(nh), hp_.head_dim,
+                        kv->key_row(l, pos) + h0 * kv->head_bytes(0));
       }
       return;
     }
@@ -384,8 +384,8 @@ class CpuBackend final : public Backend {
       const auto [token, pos, kv] = bt.steps[b];
       float* v = &v_[b * kv_dim + h0 * hd];
       if (L.bv) add_bias(v, L.bv.f32() + h0 * hd, nh * hd);
-      encode_kv_heads(kv->type(), v, static_cast<int32_t>(nh), hp_.head_dim,
-                      kv->value_row(l, pos) + h0 * kv->head_bytes());
+      encode_kv_heads(kv->value_type(), v, static_cast<int32_t>(nh), hp_.head_dim,
+                      kv->value_row(l, pos) + h0 * kv->head_bytes(1));
     }
   }
 

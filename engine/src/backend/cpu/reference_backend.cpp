@@ -67,7 +67,7 @@ class ReferenceBackend final : public Backend {
   void forward_one(TokenId token, int32_t pos, KvCache& kv, float* logits) {
     const int32_t dim = hp_.n_embd, hd = hp_.head_dim;
     const int32_t group = hp_.n_heads / hp_.n_kv_heads;  // query heads per KV head (GQA)
-    const KvType kv_type = kv.type();
+    const KvType key_type = kv.key_type(), value_type = kv.value_type();
     att_.resize(pos + 1);
 
     // x (dim) = token_embd[token] * embed_scale
@@ -99,7 +99,7 @@ class ReferenceBackend final : public Backend {
         const float* qh = q_.data() + h * hd;
         const int32_t kvh = h / group;
         for (int32_t t = first; t <= pos; ++t) {
-          decode_kv_heads(kv_type, kv.key_head(l, t, kvh), head_.data(), 1, hd);
+          decode_kv_heads(key_type, kv.key_head(l, t, kvh), head_.data(), 1, hd);
           float s = 0;
           for (int32_t i = 0; i < hd; ++i) s += qh[i] * head_[i];
           s *= hp_.query_scale;
@@ -110,7 +110,7 @@ class ReferenceBackend final : public Backend {
         float* out = att_out_.data() + h * hd;
         for (int32_t i = 0; i < hd; ++i) out[i] = 0;
         for (int32_t t = first; t <= pos; ++t) {
-          decode_kv_heads(kv_type, kv.value_head(l, t, kvh), head_.data(), 1, hd);
+          decode_kv_heads(value_type, kv.value_head(l, t, kvh), head_.data(), 1, hd);
           for (int32_t i = 0; i < hd; ++i) out[i] += att_[t] * head_[i];
         }
       }

@@ -232,12 +232,12 @@ Status CudaBackend::sync_block_tables(KvCache& kv) {
                           (n - first_changed) * sizeof(uint8_t*), cudaMemcpyHostToDevice, stream_));
     }
     d.blocks = table_[g].get<uint8_t*>();
-    d.type = kv_storage_type(kv.type());
+    d.type = kv_storage_type(kv.key_type());  // V's is the same: make_backend refuses others
     d.n_layers = kv.group_layers(g);
     d.block_tokens = c.block_tokens;
     d.n_kv_heads = c.n_kv_heads;
     d.head_dim = c.head_dim;
-    d.row_bytes = kv.row_bytes();
+    d.row_bytes = kv.row_bytes(0);
   }
   kv_capacity_ = kv.capacity();
   return {};
