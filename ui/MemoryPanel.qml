@@ -41,7 +41,11 @@ Pane {
         interval: 2000; running: true; repeat: true; triggeredOnStart: true
         onTriggered: panel.available = panel.m.system_available_bytes || 0
     }
-    function kvTypeBytes(t) { var c = kvTypes[t]; return !c ? "?" : c.bytes_den === 1 ? String(c.bytes_num) : c.bytes_num + "/" + c.bytes_den }
+    function kvTypeBytes(t) {
+        var parts = String(t).split("/")  // "K/V" typed apart: the mean of K's and V's bytes
+        if (parts.length === 2) return "½(" + kvTypeBytes(parts[0]) + " + " + kvTypeBytes(parts[1]) + ")"
+        var c = kvTypes[t]; return !c ? "?" : c.bytes_den === 1 ? String(c.bytes_num) : c.bytes_num + "/" + c.bytes_den
+    }
     function perToken(t) {
         var parts = String(t).split("/")  // "K/V" typed apart: half of each type's bytes
         if (parts.length === 2) return (perToken(parts[0]) + perToken(parts[1])) / 2

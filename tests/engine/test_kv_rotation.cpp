@@ -14,7 +14,7 @@
 #include "kv/kv_type.h"
 #include "kvchat/model.h"
 #include "kvchat/session.h"
-#include "model/synthetic_model.h"
+#include "support/one_layer_model.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -120,21 +120,6 @@ TEST(KvRotation, CodecRoundTripSpreadsAnOutliersError) {
             back);
 }
 
-std::shared_ptr<const Model> one_layer_model(const test::TempDir& dir) {
-  SyntheticModelSpec spec;
-  spec.name = "one-layer";
-  spec.n_layers = 1;
-  spec.n_embd = 128;
-  spec.n_heads = 4;
-  spec.n_kv_heads = 2;  // head_dim 32
-  spec.n_ctx = 96;
-  spec.type = gguf::TensorType::F32;
-  EXPECT_TRUE(write_synthetic_model(dir.file("m.gguf"), spec));
-  auto model = Model::load(dir.file("m.gguf"));
-  EXPECT_TRUE(model) << model.message();
-  return model ? *model : nullptr;
-}
-
 std::vector<TokenId> ids(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<TokenId> pick(3, 255);
@@ -148,7 +133,7 @@ std::vector<TokenId> ids(size_t n, uint32_t seed) {
 // stores, up to the layout's rounding (q8_0r: well under 1%).
 TEST(KvRotation, AShiftedRotatedCacheEqualsAFreshEvaluation) {
   test::TempDir dir;
-  auto model = one_layer_model(dir);
+  auto model = test::one_layer_model(dir, 96);
   ASSERT_TRUE(model);
   for (ContextPolicy policy : {ContextPolicy::Shift, ContextPolicy::SinkWindow}) {
     SessionOptions so;

@@ -11,6 +11,7 @@
 #include "kvchat/model.h"
 #include "kvchat/session.h"
 #include "model/synthetic_model.h"
+#include "support/one_layer_model.h"
 #include "support/test_paths.h"
 
 namespace kvchat {
@@ -194,24 +195,16 @@ TEST(SessionKv, PolicyShiftKeepsGeneratingAndRotatesKeysCorrectly) {
   // With one layer, every cached K/V depends only on its token and position, so after a
   // correct shift the cache equals what a fresh evaluation of the remaining tokens gives.
   test::TempDir dir;
-  SyntheticModelSpec spec;
-  spec.name = "one-layer";
-  spec.n_layers = 1;
-  spec.n_embd = 128;
-  spec.n_heads = 4;
-  spec.n_kv_heads = 2;
-  spec.n_ctx = 128;
-  spec.type = gguf::TensorType::F32;
-  ASSERT_TRUE(write_synthetic_model(dir.file("m.gguf"), spec));
-  auto model = Model::load(dir.file("m.gguf"));
-  ASSERT_TRUE(model) << model.message();
+  auto model = test::one_layer_model(dir, 128);
+  ASSERT_TRUE(model);
+  const TokenId n_vocab = model->info().n_vocab;
   SessionOptions so;
   so.kv_type = "f32";
   so.context_policy = ContextPolicy::Shift;
-  auto s = make(so, *model);
+  auto s = make(so, model);
   EventLog log;
   s->set_event_handler(log.handler());
-  const auto tokens = random_tokens(128, 4, spec.n_vocab);
+  const auto tokens = random_tokens(128, 4, n_vocab);
   std::vector<TokenId> pieces(tokens.begin(), tokens.begin() + 10);
   s->set_keep(10);  // a "system prompt" that must survive the shift
   ASSERT_TRUE(s->eval(pieces));
@@ -227,7 +220,7 @@ TEST(SessionKv, PolicyShiftKeepsGeneratingAndRotatesKeysCorrectly) {
   EXPECT_EQ(s->n_past(), 128 - 59 + 2);
   EXPECT_EQ(std::vector<TokenId>(s->tokens().begin(), s->tokens().begin() + 10),
             std::vector<TokenId>(tokens.begin(), tokens.begin() + 10));
-  auto fresh = make(so, *model);
+  auto fresh = make(so, model);
   ASSERT_TRUE(fresh->eval(s->tokens()));
   EXPECT_LE(test::max_rel_error(logits_of(*s), logits_of(*fresh), 320), 1e-4);
 }
@@ -236,26 +229,18 @@ TEST(SessionKv, PolicySinkWindowKeepsTheSinksDropsWholeBlocksAndRotatesKeysCorre
   // As for shift: with one layer, a correct slide leaves the cache equal to a fresh
   // evaluation of the tokens kept (the 4 sinks, then the most recent ones).
   test::TempDir dir;
-  SyntheticModelSpec spec;
-  spec.name = "one-layer";
-  spec.n_layers = 1;
-  spec.n_embd = 128;
-  spec.n_heads = 4;
-  spec.n_kv_heads = 2;
-  spec.n_ctx = 128;
-  spec.type = gguf::TensorType::F32;
-  ASSERT_TRUE(write_synthetic_model(dir.file("m.gguf"), spec));
-  auto model = Model::load(dir.file("m.gguf"));
-  ASSERT_TRUE(model) << model.message();
+  auto model = test::one_layer_model(dir, 128);
+  ASSERT_TRUE(model);
+  const TokenId n_vocab = model->info().n_vocab;
   SessionOptions so;
   so.kv_type = "f32";
   so.kv_block_tokens = 16;
   so.context_policy = ContextPolicy::SinkWindow;
   ASSERT_EQ(so.sink_tokens, 4);
-  auto s = make(so, *model);
+  auto s = make(so, model);
   EventLog log;
   s->set_event_handler(log.handler());
-  const auto tokens = random_tokens(128 + 40, 5, spec.n_vocab);
+  const auto tokens = random_tokens(128 + 40, 5, n_vocab);
   for (size_t i = 0; i < 128; ++i)  // no system prompt: the sinks alone are kept
     ASSERT_TRUE(s->eval(std::span<const TokenId>(&tokens[i], 1)));
   const TokenId extra[2] = {7, 8};
@@ -279,7 +264,7 @@ TEST(SessionKv, PolicySinkWindowKeepsTheSinksDropsWholeBlocksAndRotatesKeysCorre
   EXPECT_EQ(std::vector<TokenId>(s->tokens().end() - 40, s->tokens().end()),
             std::vector<TokenId>(tokens.end() - 40, tokens.end()));
   EXPECT_EQ(s->n_past(), 128 - 3 * 16 + 2 + 40);
-  auto fresh = make(so, *model);
+  auto fresh = make(so, model);
   ASSERT_TRUE(fresh->eval(s->tokens()));
   EXPECT_LE(test::max_rel_error(logits_of(*s), logits_of(*fresh), 320), 1e-4);
 }
