@@ -222,7 +222,9 @@ class ChatController : public QObject,
   // last row (a reply's new version) is written into instead. seed >= 0 overrides the
   // settings' seed for this reply.
   // continuing: the last row is a reply to write more of (Continue).
-  void start_reply(bool append_row = true, qint64 seed = -1, bool continuing = false);
+  // forks_branch: an edit or a regenerate; the branch left keeps its KV in the RAM tier.
+  void start_reply(bool append_row = true, qint64 seed = -1, bool continuing = false,
+                   bool forks_branch = false);
   void regenerate_reply(qint64 seed);
   // A new branch of the reply at `row` (one past the last row: the answer the last
   // message lacks), then writes it.

@@ -7,6 +7,7 @@
 #include "documents/document_controller.h"
 #include "engine/engine_maps.h"
 #include "engine/engine_worker.h"
+#include "memory/ram_tier.h"
 #include "settings/sampling_settings.h"
 
 namespace kvchat::app {
@@ -15,7 +16,7 @@ namespace {
 constexpr int kPersistEveryMs = 250;  // a streaming reply is saved at least this often
 }  // namespace
 
-void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) {
+void ChatController::start_reply(bool append_row, qint64 seed, bool continuing, bool forks_branch) {
   if (refuse_while_opening()) return;
   const int rows = messages_.rowCount();
   continuing_ = continuing;
@@ -42,11 +43,12 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing) 
   sampling = with_reply_seed(sampling);
   QMetaObject::invokeMethod(
       worker_,
-      [w = worker_, messages, prompt = system_prompt(), s = reply_sampling(sampling), continuing] {
+      [w = worker_, messages, prompt = system_prompt(), s = reply_sampling(sampling), continuing,
+       fork = forks_branch ? ram_tier_prefix(current_) : QString()] {
         if (continuing) {
           w->continueReply(messages, prompt, s);
         } else {
-          w->generate(messages, prompt, s);
+          w->generate(messages, prompt, s, fork);
         }
       },
       Qt::QueuedConnection);
@@ -82,7 +84,8 @@ bool ChatController::editMessage(int row, const QString& text) {
   }
   show_stored_path_from(row);
   follow_first_message_title(row);
-  start_reply();  // the engine re-evaluates only from the edited message on
+  // The engine re-evaluates only from the edited message on; the old branch waits in RAM.
+  start_reply(/*append_row=*/true, /*seed=*/-1, /*continuing=*/false, /*forks_branch=*/true);
   return true;
 }
 

@@ -49,7 +49,7 @@ void ChatController::regenerate_row(int row, qint64 seed) {
     return;
   }
   show_stored_path_from(row);
-  start_reply(/*append_row=*/false, seed);
+  start_reply(/*append_row=*/false, seed, /*continuing=*/false, /*forks_branch=*/true);
 }
 
 void ChatController::show_stored_path_from(int row) {

@@ -143,7 +143,16 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
 }
 
 void EngineWorker::generate(const ChatTurns& messages, const QString& system_prompt,
-                            const ReplySampling& sampling) {
+                            const ReplySampling& sampling, const QString& fork_prefix) {
+  if (conversation_ && !fork_prefix.isEmpty()) {
+    try {
+      auto ids = conversation_->tokens_for(system_prompt.toStdString(), chat_messages(messages));
+      const std::string key = fork_prefix.toStdString() + "b" + std::to_string(++parked_branches_);
+      if (ids) park_branch_before_fork(*app_ram_tier(), *conversation_, key, *ids);
+    } catch (...) {
+      // Nothing parked: switching back re-evaluates, as before the RAM tier.
+    }
+  }
   run_reply(messages, system_prompt, sampling, /*continuing=*/false);
 }
 

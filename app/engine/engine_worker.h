@@ -61,8 +61,10 @@ class EngineWorker : public QObject {
   // messages: the conversation, the last one the user's; system_prompt may be empty. The
   // conversation is rendered with the model's chat template and only what differs from
   // the cache is evaluated.
+  // fork_prefix: an edit or a regenerate (a new branch) of the conversation whose RAM tier
+  // keys start so: the branch it leaves waits in the tier first (park_branch_before_fork).
   void generate(const ChatTurns& messages, const QString& system_prompt,
-                const ReplySampling& sampling);
+                const ReplySampling& sampling, const QString& fork_prefix = {});
   // Continue: `messages` as in generate() but the last one is the assistant's reply (cut
   // at the length limit, or stopped); more of it is generated (Conversation::
   // continue_reply) and streamed like a reply. replyFinished's stats are this part's.

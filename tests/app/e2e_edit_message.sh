@@ -7,7 +7,10 @@
 #      (shown and stored) and a new reply follows it (still two messages);
 #   4. Up in the empty message box edits it again; emptied, Enter resends nothing;
 #   5. Esc cancels: nothing changes, the bubble shows its text, the focus is back in the
-#      message box.
+#      message box;
+#   6. Alt+Left shows the first branch again, Alt+Right the edited one: each time the KV of
+#      the branch shown comes back from the RAM tier (issue 46: 0 tokens evaluated again),
+#      holding the tokens it held when it was left.
 # Usage: e2e_edit_message.sh KVCHAT_BINARY ARTIFACT_DIR   (run under xvfb-run)
 set -euo pipefail
 app=$1
@@ -45,6 +48,8 @@ xdotool type --delay 15 "$first"
 xdotool key Return
 wait_for 60 replied || fail "no reply within 60 s"
 reply1=$(state .reply.content)
+wait_for 10 eval '[ "$(state .memory.kv_tokens)" -gt 0 ]' || fail "no KV tokens after the reply"
+tokens1=$(state .memory.kv_tokens)
 [ "$(stored_user)" = "$first" ] || fail "the message was stored as '$(stored_user)'"
 echo "e2e-edit-message: sent '$first', replied"
 
@@ -112,4 +117,24 @@ wait_for 5 is_ui .focus.object_name messageInput || fail "after Esc the focus is
 xdotool type --delay 15 "x"
 wait_for 5 is_ui .input_text x || fail "after Esc typing does not go into the message box: '$(ui .input_text)'"
 echo "e2e-edit-message: Up edits the last message; an empty text is not resent; Esc cancels"
+
+# 6. Branch switches by keyboard: the branch left waits in the RAM tier, the one shown
+# comes back from it with every token it held, nothing evaluated again.
+tokens2=$(state .memory.kv_tokens)
+xdotool key BackSpace
+wait_for 5 is_ui .input_text "" || fail "the message box was not emptied: '$(ui .input_text)'"
+from_ram() { state .snapshot_status | grep -q "came back from RAM"; }
+first_shown() { [ "$(state '.reply.shown_texts[0]')" = "$first" ] && [ "$(state .reply.content)" = "$reply1" ]; }
+xdotool key alt+Left
+wait_for 10 first_shown || fail "Alt+Left did not show the first branch: '$(state '.reply.shown_texts[0]')'"
+wait_for 10 from_ram || fail "the first branch's KV did not come back from RAM: $(state .snapshot_status)"
+wait_for 5 eval '[ "$(state .memory.kv_tokens)" = "$tokens1" ]' ||
+  fail "the first branch holds $(state .memory.kv_tokens) tokens from RAM, it had $tokens1"
+edited_shown() { [ "$(state '.reply.shown_texts[0]')" = "$edited" ] && [ "$(state .reply.content)" = "$reply2" ]; }
+xdotool key alt+Right
+wait_for 10 edited_shown || fail "Alt+Right did not show the edited branch: '$(state '.reply.shown_texts[0]')'"
+wait_for 10 from_ram || fail "the edited branch's KV did not come back from RAM: $(state .snapshot_status)"
+wait_for 5 eval '[ "$(state .memory.kv_tokens)" = "$tokens2" ]' ||
+  fail "the edited branch holds $(state .memory.kv_tokens) tokens from RAM, it had $tokens2"
+echo "e2e-edit-message: Alt+Left / Alt+Right switched branches, each KV back from RAM ($tokens1 and $tokens2 tokens)"
 echo "1 passed, 0 failed"

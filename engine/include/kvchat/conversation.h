@@ -269,6 +269,12 @@ KvSwitch switch_conversation_kv(KvRamTier& tier, Conversation& conversation,
 // budget is enforced last.
 KvSwitch switch_branch_kv(KvRamTier& tier, Conversation& conversation, const std::string& leave_key,
                           std::string_view enter_prefix, std::span<const TokenId> target);
+// An edit or a regenerate is about to make `target` the conversation's prompt: when target
+// forks from what the session holds (the session would drop tokens past the fork), that
+// state waits in the tier as a branch under `leave_key` first (its blocks shared, nothing
+// copied), so switching back to it later evaluates nothing. Returns whether it parked.
+bool park_branch_before_fork(KvRamTier& tier, Conversation& conversation,
+                             const std::string& leave_key, std::span<const TokenId> target);
 
 // The memory panel's figures as text (kvchat-cli chat's /memory): weights, KV used and
 // allocated, scratch, the formula with this model's numbers, per layer, the context and

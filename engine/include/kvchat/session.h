@@ -269,6 +269,10 @@ class Session {
     uint64_t live_bytes = 0;   // what a rewritten file of the same state would take
     int32_t n_tokens = 0;      // tokens of its last state
     uint32_t kv_type_code = 0;
+    // The file's 8 bytes before valid_bytes (its last record's checksum): another session
+    // of the same conversation (a branch parked in the RAM tier and resumed) may have
+    // appended its own records since, which the size and inode alone do not reveal.
+    uint64_t tail = 0;
   };
   mutable std::optional<SnapshotJournal> journal_;
   mutable SnapshotSaveStats last_save_;

@@ -90,4 +90,15 @@ KvSwitch switch_branch_kv(KvRamTier& tier, Conversation& conversation, const std
   return out;
 }
 
+bool park_branch_before_fork(KvRamTier& tier, Conversation& conversation,
+                             const std::string& leave_key, std::span<const TokenId> target) {
+  const std::vector<TokenId>& held = conversation.session().tokens();
+  const auto shared = static_cast<size_t>(
+      std::mismatch(held.begin(), held.end(), target.begin(), target.end()).first - held.begin());
+  if (shared >= held.size()) return false;  // target goes on from all that is held
+  const bool parked = park_into(tier, conversation, leave_key, KvTierKind::Branch);
+  tier.enforce();
+  return parked;
+}
+
 }  // namespace kvchat

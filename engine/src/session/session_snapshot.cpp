@@ -117,14 +117,25 @@ JournalRecordContents journal_record(const KvCache& kv, std::span<const int32_t>
   return r;
 }
 
-// Whether the file at path is no longer the journal left at (device, inode) with
-// valid_bytes bytes: gone, replaced or shorter.
+// The 8 bytes of the file at path before valid_bytes (the last valid record's checksum);
+// nullopt when they cannot be read.
+std::optional<uint64_t> journal_tail(const std::string& path, uint64_t valid_bytes) {
+  if (valid_bytes < 8) return std::nullopt;
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  uint64_t tail = 0;
+  if (fd.get() < 0 || ::pread(fd.get(), &tail, 8, static_cast<off_t>(valid_bytes - 8)) != 8)
+    return std::nullopt;
+  return tail;
+}
+
+// Whether the file at path is no longer the journal `j` left: gone, replaced, shorter, or
+// its last record is not the one j wrote or read (another session appended in between).
 bool journal_file_changed(const std::string& path, uint64_t device, uint64_t inode,
-                          uint64_t valid_bytes) {
+                          uint64_t valid_bytes, uint64_t tail) {
   struct stat st {};
   return ::stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != device ||
          static_cast<uint64_t>(st.st_ino) != inode ||
-         static_cast<uint64_t>(st.st_size) < valid_bytes;
+         static_cast<uint64_t>(st.st_size) < valid_bytes || journal_tail(path, valid_bytes) != tail;
 }
 
 // Appends record r to the journal at path whose valid records end at byte `at` (a torn
@@ -273,7 +284,8 @@ Status Session::save_snapshot(const std::string& path) const {
     const int32_t first = std::min(kv.stable_rows(), journal_->n_tokens);
     const uint64_t record =
         journal_record_bytes(h, n_past() - first, turn_starts_.size(), last_logits_.size());
-    if (journal_file_changed(path, journal_->device, journal_->inode, journal_->valid_bytes)) {
+    if (journal_file_changed(path, journal_->device, journal_->inode, journal_->valid_bytes,
+                             journal_->tail)) {
       why_rewrite = "the file changed since this session last saved or loaded it";
     } else if (journal_->kv_type_code != h.types_code()) {
       why_rewrite = "the KV type changed";
@@ -292,6 +304,7 @@ Status Session::save_snapshot(const std::string& path) const {
         journal_record(kv, tokens_, turn_starts_, last_logits_, n_keep_, *append_from);
     if (auto s = append_journal_record(path, at, h, r, prefix, written); !s) return s;
     journal_->valid_bytes = at + written;
+    journal_->tail = journal_tail(path, journal_->valid_bytes).value_or(0);
     journal_->n_tokens = n_past();
     journal_->live_bytes = live_bytes;
     last_save_.bytes_written = written;
@@ -314,6 +327,7 @@ Status Session::save_snapshot(const std::string& path) const {
                              live_bytes,
                              n_past(),
                              h.types_code()};
+  journal_->tail = journal_tail(path, written).value_or(0);
   last_save_.bytes_written = written;
   last_save_.file_bytes = written;
   last_save_.tokens_written = n_past();
@@ -381,6 +395,7 @@ Status Session::load_snapshot(const std::string& path) {
       kJournalHeaderBytes + journal_record_bytes(h, n, turn_starts_.size(), last_logits_.size()),
       n,
       h.types_code()};
+  journal_->tail = journal_tail(path, journal_->valid_bytes).value_or(0);
   (void)::futimens(fd.get(), nullptr);  // used now: least recently used snapshots are evicted first
   if (from != kv_->type_name()) {
     notify({SessionEvent::Kind::KvTypeChanged,
