@@ -12,8 +12,5 @@ void dequantize_row(gguf::TensorType type, const void* src, float* dst, int64_t 
 // Encodes n f32 values as `type` (f16/bf16 round to nearest even; the block types by the
 // encoders of numeric/quantize.h).
 void quantize_row(gguf::TensorType type, const float* src, void* dst, int64_t n);
-// Re-encodes n_rows consecutive rows of n values from one type to another, through f32.
-void convert_rows(gguf::TensorType from, const void* src, gguf::TensorType to, void* dst,
-                  int64_t n_rows, int64_t n);
 
 }  // namespace kvchat
