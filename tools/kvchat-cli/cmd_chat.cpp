@@ -11,6 +11,8 @@
 //                  summary as the reply, so the next message can ask about it
 //   /memory        the memory panel's figures (weights, KV used/allocated, the formula
 //                  with this model's numbers, per layer, context, each KV type's cost)
+//   /tools         the tool servers (--mcp-config), their tools, what the definitions take
+//                  in the context (chat_tools.h has the tool options and events)
 //   /messages      the conversation so far
 //   /save FILE     the conversation (JSON: system prompt and messages) to FILE and its KV
 //                  state to FILE.kvsnap; `--resume FILE` continues it (nothing re-evaluated)
@@ -34,6 +36,7 @@
 #include <string_view>
 
 #include "chat_save.h"
+#include "chat_tools.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "json_field.h"
@@ -61,8 +64,8 @@ std::string unescape_newlines(const std::string& line) {
 
 class ChatLoop {
  public:
-  ChatLoop(Conversation& conversation, GenerateOptions options, bool json_out)
-      : c_(conversation), options_(std::move(options)), json_(json_out) {}
+  ChatLoop(Conversation& conversation, GenerateOptions options, bool json_out, ChatTools* tools)
+      : c_(conversation), options_(std::move(options)), json_(json_out), tools_(tools) {}
 
   // One line of input; false ends the loop.
   bool handle(const std::string& line) {
@@ -104,8 +107,15 @@ class ChatLoop {
              {"host_weights_bytes", r.host_weights_bytes},
              {"host_kv_bytes", r.host_kv_bytes},
              {"n_past", c_.session().n_past()},
-             {"n_ctx", c_.session().n_ctx()}},
+             {"n_ctx", c_.session().n_ctx()},
+             {"tool_definition_tokens", c_.tool_definition_tokens()}},
             text);
+    } else if (cmd == "/tools") {
+      if (!tools_) return error("no tools: start with --mcp-config FILE");
+      const std::string text = tools_->describe(c_);
+      event(
+          {{"event", "tools"}, {"text", text}, {"definition_tokens", c_.tool_definition_tokens()}},
+          text);
     } else if (cmd == "/summarize") {
       summarize(arg);
     } else if (cmd == "/messages") {
@@ -114,8 +124,8 @@ class ChatLoop {
       save(arg);
     } else if (cmd == "/help") {
       event({{"event", "help"}},
-            "/regenerate  /continue  /edit N TEXT  /undo  /summarize FILE  /memory  /messages  "
-            "/save FILE  /quit");
+            "/regenerate  /continue  /edit N TEXT  /undo  /summarize FILE  /memory  /tools  "
+            "/messages  /save FILE  /quit");
     } else {
       return error("unknown command " + cmd + " (/help lists them)");
     }
@@ -161,6 +171,8 @@ class ChatLoop {
     }
     const ReplyCallbacks callbacks{
         .on_prompt = {}, .on_text = stream, .cancelled = {}, .on_thinking = thinking};
+    if (tools_ && c_.tools().active() && std::string_view(kind) != "continue")
+      return reply_with_tools(kind, std::move(user_text), callbacks, in_thinking);
     auto r = user_text ? c_.reply_to(std::move(*user_text), options_, callbacks)
              : std::string_view(kind) == "continue" ? c_.continue_reply(options_, callbacks)
                                                     : c_.reply(options_, callbacks);
@@ -168,6 +180,33 @@ class ChatLoop {
       error(r.message());
       return false;
     }
+    report(kind, *r, in_thinking);
+    return true;
+  }
+
+  // The reply and the tool calls it leads to (kvchat/tool_loop.h): each reply reported as
+  // it ends, each call and result as an event between them.
+  bool reply_with_tools(const char* kind, std::optional<std::string> user_text,
+                        const ReplyCallbacks& callbacks, bool& in_thinking) {
+    const std::vector<ChatMessage> before = c_.messages();
+    if (user_text) c_.add_user(std::move(*user_text));
+    auto r =
+        kvchat::reply_with_tools(c_, options_, tools_->loop_options(), tools_->runner(),
+                                 tools_->callbacks(callbacks, [&](const ConversationReply& each) {
+                                   report(kind, each, in_thinking);
+                                   in_thinking = false;
+                                 }));
+    if (!r) {
+      if (c_.messages().size() == before.size() + (user_text ? 1 : 0)) c_.set_messages(before);
+      error(r.message());
+      return false;
+    }
+    return true;
+  }
+
+  // A reply's event (--json) or its text's end and the stats line.
+  void report(const char* kind, const ConversationReply& reply, bool in_thinking) {
+    const ConversationReply* r = &reply;
     const PromptStats& p = r->prompt;
     const GenerateStats& g = r->generated.stats;
     const ReasoningStats& rs = r->reasoning;
@@ -192,6 +231,13 @@ class ChatLoop {
                  {"messages", c_.messages().size()}};
       // The sampled text with its markers, as messages() keeps it, when it differs.
       if (rs.opened) ev["raw_text"] = r->generated.text;
+      if (c_.tools().active()) {
+        ev["text"] = r->answer_text;
+        json calls = json::array();
+        for (const ToolCall& call : r->tool_calls)
+          calls.push_back({{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}});
+        ev["tool_calls"] = std::move(calls);
+      }
       std::printf("%s\n", json_text(ev).c_str());
       std::fflush(stdout);
     } else {
@@ -220,7 +266,6 @@ class ChatLoop {
                    c_.session().n_past(), c_.session().n_ctx(),
                    std::string(stop_reason_name(r->generated.stop_reason)).c_str());
     }
-    return true;
   }
 
   void edit(const std::string& arg) {
@@ -339,6 +384,7 @@ class ChatLoop {
   Conversation& c_;
   GenerateOptions options_;
   bool json_;
+  ChatTools* tools_;  // null: no --mcp-config
   int failures_ = 0;
 };
 
@@ -377,10 +423,12 @@ Status resume(Conversation& c, const std::string& path) {
 }  // namespace
 
 int cmd_chat(const Argv& argv) {
-  auto args = Args::parse(argv,
-                          with(with(kSessionOptions, kSamplingOptions),
-                               {"--system", "--template", "--resume", "--enable-thinking"}),
-                          {"--json", "--json-object"});
+  std::set<std::string> valued = with(with(kSessionOptions, kSamplingOptions),
+                                      {"--system", "--template", "--resume", "--enable-thinking"});
+  valued.insert(ChatTools::valued_options().begin(), ChatTools::valued_options().end());
+  std::set<std::string> flags{"--json", "--json-object"};
+  flags.insert(ChatTools::flag_options().begin(), ChatTools::flag_options().end());
+  auto args = Args::parse(argv, valued, flags);
   if (!args) return fail(args.message());
   GenerateOptions go;
   if (auto st = read_sampling_options(*args, go); !st) return fail(st.message());
@@ -403,7 +451,10 @@ int cmd_chat(const Argv& argv) {
     std::fprintf(stderr, "[kvchat chat] %s. /help lists the commands.\n",
                  terminal_lines(conversation.format().description()).c_str());
   }
-  ChatLoop loop(conversation, go, args->has("--json"));
+  auto tools = ChatTools::from_args(*args, args->has("--json"));
+  if (!tools) return fail(tools.message());
+  (*tools)->offer(conversation);
+  ChatLoop loop(conversation, go, args->has("--json"), tools->get());
   std::string line;
   while (true) {
     if (interactive) std::fputs("> ", stderr);

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,6 +77,11 @@ struct ConversationReply {
   PromptStats prompt;
   GenerateResult generated;  // text cut before a stop string; stats of the decode
   ReasoningStats reasoning;
+  // With tools offered (set_tools): the calls the reply made, ids set, as messages()
+  // keeps them on the reply; and the answer's text without them (reasoning.answer with
+  // the calls cut out). Without calls, answer_text = reasoning.answer.
+  std::vector<ToolCall> tool_calls;
+  std::string answer_text;
 };
 
 struct ReplyCallbacks {
@@ -87,6 +93,8 @@ struct ReplyCallbacks {
   // Set: the reasoning's text streams here (without markers), the answer's to on_text.
   TextCallback on_thinking;
 };
+// With tools offered, on_text gets the answer only up to where a call may begin (the
+// call itself is ConversationReply::tool_calls, not text).
 
 // An OpenAI-style message list (system or developer turns anywhere among the others) as a
 // Conversation holds it: the system turns joined in order, a blank line apart, into the
@@ -122,6 +130,25 @@ class Conversation {
   // Another format for the same model: the texts evaluated so far are forgotten (the
   // cache stays; prefix reuse still compares token ids).
   void set_format(ChatFormat format);
+
+  // ---- tools (kvchat/tool_calls.h, kvchat/tool_loop.h) ----------------------------------
+  // The functions replies may call: rendered as the template's call format asks, each
+  // reply constrained so a call is well-formed (tool_call_constraint), its calls parsed
+  // into ConversationReply::tool_calls and kept on the assistant's message. The template
+  // and the tools' text are kept out of the context policies' reach with the system
+  // prompt. An empty request: none (earlier calls and results still render).
+  void set_tools(ToolRequest tools) { tools_ = std::move(tools); }
+  const ToolRequest& tools() const { return tools_; }
+  // The choice the next replies' grammar follows instead of tools().choice, the prompt
+  // unchanged (so the cache still holds it): the tool loop lets the replies that read
+  // results answer freely after a required call. nullopt: tools().choice.
+  void set_reply_choice(std::optional<ToolChoice> choice) { reply_choice_ = std::move(choice); }
+  ToolCallFormat tool_call_format() const { return call_format_; }
+  // The tokens the offered tools' definitions add to the prompt (what they take in the
+  // KV cache: x the session's kv_bytes_per_token); 0 without tools.
+  int32_t tool_definition_tokens() const;
+  // The result of call `call_id` as a tool message after the reply that made it.
+  void add_tool_result(const ToolCall& call, std::string text);
 
   // ---- messages -------------------------------------------------------------------
   const std::string& system_prompt() const { return system_; }
@@ -237,8 +264,18 @@ class Conversation {
   void add_checkpoint(std::string text, std::vector<TokenId> ids);
   int32_t system_prompt_tokens(std::span<const TokenId> ids) const;
 
+  // system + messages through the format with the tools (render_with_tools).
+  Result<std::string> render_text(std::string_view system,
+                                  const std::vector<ChatMessage>& messages) const;
+  // The reply's calls parsed from its answer (tools offered), ids new.
+  void split_calls(ConversationReply& reply);
+
   std::unique_ptr<Session> session_;
   ChatFormat format_;
+  ToolRequest tools_;
+  std::optional<ToolChoice> reply_choice_;
+  ToolCallFormat call_format_ = ToolCallFormat::Generic;
+  uint64_t call_id_rng_ = 0x6b7663686174ull;  // call ids (new_tool_call_id)
   std::string system_;
   std::vector<ChatMessage> messages_;
   std::vector<Checkpoint> checkpoints_;

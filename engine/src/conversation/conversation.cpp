@@ -100,7 +100,9 @@ Status stream_reply(Session& session, const GenerateOptions& options,
 }  // namespace
 
 Conversation::Conversation(std::unique_ptr<Session> session, ChatFormat format)
-    : session_(std::move(session)), format_(std::move(format)) {}
+    : session_(std::move(session)),
+      format_(std::move(format)),
+      call_format_(detect_tool_call_format(format_)) {}
 
 Conversation::~Conversation() = default;
 Conversation::Conversation(Conversation&&) noexcept = default;
@@ -153,9 +155,14 @@ void Conversation::clear() {
 
 // ---- tokens -----------------------------------------------------------------------------
 
+Result<std::string> Conversation::render_text(std::string_view system,
+                                              const std::vector<ChatMessage>& messages) const {
+  return render_with_tools(format_, system, messages, tools_, call_format_);
+}
+
 Result<Conversation::Rendered> Conversation::render(
     std::string_view system, const std::vector<ChatMessage>& messages) const {
-  auto text = format_.render(system, messages);
+  auto text = render_text(system, messages);
   if (!text) return text.error();
   Rendered out;
   out.text = std::move(text).value();
@@ -191,7 +198,7 @@ Result<Conversation::Rendered> Conversation::render_open_reply(
   static constexpr std::string_view kMarker = "\x1f kvchat open reply \x1f";
   std::vector<ChatMessage> marked = messages;
   marked.back().content = std::string(kMarker);
-  auto text = format_.render(system, marked);
+  auto text = render_text(system, marked);
   if (!text) return text.error();
   const size_t at = text->find(kMarker);
   if (at == std::string::npos) {
@@ -255,8 +262,8 @@ void Conversation::add_checkpoint(std::string text, std::vector<TokenId> ids) {
 // The system prompt's tokens: what every rendering shares with the system-only one (a
 // template that cannot render a system turn alone keeps nothing).
 int32_t Conversation::system_prompt_tokens(std::span<const TokenId> ids) const {
-  if (system_.empty()) return 0;
-  const Result<std::string> system_text = format_.render(system_, {});
+  if (system_.empty() && !tools_.active()) return 0;
+  const Result<std::string> system_text = render_text(system_, {});
   if (!system_text) return 0;
   const std::vector<TokenId> sys_ids = format_.tokenize(*system_text);
   const auto shared =
@@ -305,8 +312,44 @@ Result<ConversationReply> Conversation::reply(const GenerateOptions& options,
     if (shorter) out = run(*shorter, /*starts_turn=*/true, options, callbacks);
   }
   if (!out) return out.error();
-  messages_.push_back({"assistant", out->generated.text});
+  split_calls(*out);
+  ChatMessage reply{"assistant", out->generated.text};
+  if (!out->tool_calls.empty()) {
+    reply.content = out->answer_text;
+    reply.tool_calls = out->tool_calls;
+  }
+  messages_.push_back(std::move(reply));
   return out;
+}
+
+void Conversation::split_calls(ConversationReply& reply) {
+  reply.answer_text = reply.reasoning.answer;
+  if (!tools_.active()) return;
+  ToolCallReply parsed = parse_tool_calls(reply.reasoning.answer, call_format_);
+  if (parsed.calls.empty()) return;
+  for (ToolCall& c : parsed.calls)
+    if (c.id.empty() || call_format_ != ToolCallFormat::Mistral)
+      c.id = new_tool_call_id(call_format_, call_id_rng_);
+  reply.answer_text = std::move(parsed.content);
+  reply.tool_calls = std::move(parsed.calls);
+}
+
+void Conversation::add_tool_result(const ToolCall& call, std::string text) {
+  ChatMessage m{"tool", std::move(text)};
+  m.tool_call_id = call.id;
+  m.name = call.name;
+  messages_.push_back(std::move(m));
+}
+
+int32_t Conversation::tool_definition_tokens() const {
+  if (!tools_.active()) return 0;
+  const std::vector<ChatMessage> probe{{"user", "?"}};
+  auto with = render_text(system_, probe);
+  auto without = render_with_tools(format_, system_, probe, {}, call_format_);
+  if (!with || !without) return 0;
+  const auto n = static_cast<int32_t>(format_.tokenize(*with).size()) -
+                 static_cast<int32_t>(format_.tokenize(*without).size());
+  return std::max(0, n);
 }
 
 Result<ConversationReply> Conversation::continue_reply(const GenerateOptions& options,
@@ -360,11 +403,31 @@ Result<ConversationReply> Conversation::run(const Rendered& prompt, bool starts_
   if (callbacks.on_prompt) callbacks.on_prompt(out.prompt);
 
   GenerateOptions constrained = options;
-  if (starts_in_thinking && options.grammar)
+  ReplyCallbacks shown = callbacks;
+  std::optional<ToolCallStream> calls;
+  if (tools_.active()) {
+    ToolRequest constrained_by = tools_;
+    if (reply_choice_) constrained_by.choice = *reply_choice_;
+    auto c = tool_call_constraint(constrained_by, call_format_);
+    if (!c) return Error{"the tools: " + c.message()};
+    apply_constraint(*c, constrained);
+    // The answer shows up to where a call may begin; the call is the reply's tool_calls.
+    calls.emplace(call_format_);
+    auto hold = [&calls, next = callbacks.on_text](std::string_view piece) {
+      const std::string text = calls->feed(piece);
+      return text.empty() || !next || next(text);
+    };
+    shown.on_text = hold;
+  }
+  if (starts_in_thinking && constrained.grammar)
     defer_past_reasoning(constrained.grammar_triggers, markers);
-  const Status streamed = stream_reply(*session_, constrained, callbacks, markers,
-                                       starts_in_thinking, reply_so_far, out);
+  const Status streamed =
+      stream_reply(*session_, constrained, shown, markers, starts_in_thinking, reply_so_far, out);
   if (!streamed) return Error{streamed.message()};
+  if (calls) {  // what was held and is not a call (Generic's {"response": ...} answer)
+    const ToolCallReply rest = calls->finish();
+    if (!rest.content.empty() && callbacks.on_text) callbacks.on_text(rest.content);
+  }
   const Tokenizer& tok = session_->model().tokenizer();
   ReasoningStats& rs = out.reasoning;
   rs.thinking_tokens =
