@@ -47,3 +47,13 @@ TEST(Printable, LongValuesAreCutAtACharacterBoundaryWithTheirSize) {
 
 }  // namespace
 }  // namespace kvchat
+
+TEST(Printable, CountsHaveTheirThousandsApart) {
+  EXPECT_EQ(kvchat::with_commas(0), "0");
+  EXPECT_EQ(kvchat::with_commas(999), "999");
+  EXPECT_EQ(kvchat::with_commas(1000), "1,000");
+  EXPECT_EQ(kvchat::with_commas(21344), "21,344");
+  EXPECT_EQ(kvchat::with_commas(1234567), "1,234,567");
+  EXPECT_EQ(kvchat::with_commas(-1234), "-1,234");
+  EXPECT_EQ(kvchat::with_commas(-123), "-123");
+}

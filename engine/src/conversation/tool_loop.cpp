@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <chrono>
 
+#include "util/printable.h"
+
 namespace kvchat {
 
 namespace {
-
-std::string with_commas(int64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
 
 // The note the model reads after a cut result, and the front end's words for it.
 std::string cut_words(int32_t keep, int32_t whole, const std::string& why) {

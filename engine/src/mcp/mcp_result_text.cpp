@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvchat/mcp_client.h"
+#include "util/printable.h"
 
 namespace kvchat {
 
@@ -12,12 +13,6 @@ using nlohmann::json;
 std::string str(const json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::string with_commas(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
 }
 
 // Base64 text of n characters holds about 3n/4 bytes.

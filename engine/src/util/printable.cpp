@@ -86,4 +86,12 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+std::string with_commas(long long n) {
+  std::string s = std::to_string(n);
+  const int first = n < 0 ? 1 : 0;
+  for (int i = static_cast<int>(s.size()) - 3; i > first; i -= 3)
+    s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
 }  // namespace kvchat

@@ -19,4 +19,7 @@ inline constexpr std::size_t kPrintableMaxBytes = 200;
 // size of the original. Printable UTF-8 (Korean, emoji) passes through unchanged.
 std::string printable(std::string_view text, std::size_t max_bytes = kPrintableMaxBytes);
 
+// A count for a message, its thousands apart: 21344 -> "21,344".
+std::string with_commas(long long n);
+
 }  // namespace kvchat
