@@ -236,7 +236,7 @@ struct McpClient::Impl {
       fail("wrote " + std::to_string(opt.max_bad_lines) +
            " lines that are not JSON-RPC on its output; kvchat stopped listening to it");
   }
-  void on_response(const json& m, size_t bytes) {
+  void on_response(const json& m) {
     const auto id_it = m.find("id");
     if (!id_it->is_number_integer()) return bad_line(m.dump());
     std::lock_guard<std::mutex> lock(mu);
@@ -253,17 +253,16 @@ struct McpClient::Impl {
       p.error = "tool server '" + config.name + "' answered with error " + code + ": " + msg;
     } else {
       p.result = m["result"].dump();
-      (void)bytes;
     }
     pending.erase(it);
     cv.notify_all();
   }
-  void on_message(const json& m, size_t bytes) {
+  void on_message(const json& m) {
     if (!m.is_object() || m.value("jsonrpc", "") != "2.0") return bad_line(m.dump());
     auto method = m.find("method");
     const bool has_id = m.contains("id");
     if (method == m.end()) {
-      if (has_id && (m.contains("result") || m.contains("error"))) return on_response(m, bytes);
+      if (has_id && (m.contains("result") || m.contains("error"))) return on_response(m);
       return bad_line(m.dump());
     }
     if (!method->is_string()) return bad_line(m.dump());
@@ -290,10 +289,10 @@ struct McpClient::Impl {
     json m = json::parse(line, nullptr, false);
     if (m.is_discarded()) return bad_line(line);
     if (m.is_array()) {  // a batch (protocol 2025-03-26)
-      for (const json& each : m) on_message(each, line.size());
+      for (const json& each : m) on_message(each);
       return;
     }
-    on_message(m, line.size());
+    on_message(m);
   }
   void on_oversized(size_t bytes) {
     const std::string why = "sent a message of over " +
