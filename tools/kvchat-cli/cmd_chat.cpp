@@ -205,11 +205,10 @@ class ChatLoop {
   }
 
   // A reply's event (--json) or its text's end and the stats line.
-  void report(const char* kind, const ConversationReply& reply, bool in_thinking) {
-    const ConversationReply* r = &reply;
-    const PromptStats& p = r->prompt;
-    const GenerateStats& g = r->generated.stats;
-    const ReasoningStats& rs = r->reasoning;
+  void report(const char* kind, const ConversationReply& r, bool in_thinking) {
+    const PromptStats& p = r.prompt;
+    const GenerateStats& g = r.generated.stats;
+    const ReasoningStats& rs = r.reasoning;
     if (json_) {
       json ev = {{"event", kind},
                  {"text", rs.answer},
@@ -218,8 +217,8 @@ class ChatLoop {
                  {"thinking_seconds", rs.thinking_seconds},
                  {"thinking_kv_bytes", rs.thinking_kv_bytes},
                  {"thinking_closed", rs.closed},
-                 {"ids", r->generated.ids},
-                 {"stop_reason", stop_reason_name(r->generated.stop_reason)},
+                 {"ids", r.generated.ids},
+                 {"stop_reason", stop_reason_name(r.generated.stop_reason)},
                  {"prompt_tokens", p.prompt_tokens},
                  {"evaluated_tokens", p.evaluated_tokens},
                  {"reused_tokens", p.reused_tokens},
@@ -230,11 +229,11 @@ class ChatLoop {
                  {"n_past", c_.session().n_past()},
                  {"messages", c_.messages().size()}};
       // The sampled text with its markers, as messages() keeps it, when it differs.
-      if (rs.opened) ev["raw_text"] = r->generated.text;
+      if (rs.opened) ev["raw_text"] = r.generated.text;
       if (c_.tools().active()) {
-        ev["text"] = r->answer_text;
+        ev["text"] = r.answer_text;
         json calls = json::array();
-        for (const ToolCall& call : r->tool_calls)
+        for (const ToolCall& call : r.tool_calls)
           calls.push_back({{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}});
         ev["tool_calls"] = std::move(calls);
       }
@@ -264,7 +263,7 @@ class ChatLoop {
                    p.prompt_tokens, p.evaluated_tokens, p.reused_tokens, released.c_str(),
                    g.generated_tokens, g.decode_tokens_per_second(), thought.c_str(),
                    c_.session().n_past(), c_.session().n_ctx(),
-                   std::string(stop_reason_name(r->generated.stop_reason)).c_str());
+                   std::string(stop_reason_name(r.generated.stop_reason)).c_str());
     }
   }
 

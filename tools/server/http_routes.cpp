@@ -175,8 +175,7 @@ std::optional<ApiError> reply_constraint(const Server::Impl& impl, const Complet
 // A reply's calls with their ids (new ones, or the ones the model wrote for Mistral).
 std::vector<ToolCall> with_ids(std::vector<ToolCall> calls, ToolCallFormat format) {
   thread_local uint64_t rng = std::random_device{}() * 0x9E3779B97F4A7C15ull + 1;
-  for (ToolCall& c : calls)
-    if (c.id.empty() || format != ToolCallFormat::Mistral) c.id = new_tool_call_id(format, rng);
+  assign_tool_call_ids(calls, format, rng);
   return calls;
 }
 

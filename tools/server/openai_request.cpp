@@ -19,21 +19,8 @@ ApiError bad(std::string param, std::string message) {
   return e;
 }
 
-const char* type_name(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::string: return "a string";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    case json::value_t::binary: return "binary";
-    case json::value_t::discarded: return "invalid";
-    default: return "a number";
-  }
-}
-
 ApiError wrong_type(const std::string& param, const char* expected, const json& v) {
-  return bad(param, "'" + param + "' must be " + expected + ", got " + type_name(v));
+  return bad(param, "'" + param + "' must be " + expected + ", got " + json_type_name(v));
 }
 
 std::optional<ApiError> checked_text(const std::string& param, const std::string& s) {
@@ -218,7 +205,7 @@ std::optional<ApiError> read_logit_bias(const json& body, CompletionRequest& r) 
     }
     if (!value.is_number()) {
       return bad("logit_bias", "'logit_bias' values must be numbers, got " +
-                                   std::string(type_name(value)) + " for token " + key);
+                                   std::string(json_type_name(value)) + " for token " + key);
     }
     const double v = value.get<double>();
     if (!std::isfinite(v) || v < -100 || v > 100) {
@@ -325,8 +312,8 @@ ParsedRequest parse_completion_request(std::string_view body, Endpoint endpoint)
     return out;
   }
   if (!parsed.is_object()) {
-    out.error =
-        bad("", std::string("the request body must be a JSON object, got ") + type_name(parsed));
+    out.error = bad(
+        "", std::string("the request body must be a JSON object, got ") + json_type_name(parsed));
     return out;
   }
   CompletionRequest r;

@@ -1,15 +1,16 @@
-// What the OpenAI request readers share: errors naming the field, JSON type names.
+// What the OpenAI request readers share: errors naming the field (JSON type names:
+// util/json_type_name.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "server/openai_request.h"
+#include "util/json_type_name.h"
 
 namespace kvchat::server {
 
 ApiError bad(std::string param, std::string message);
-const char* type_name(const nlohmann::json& v);
 // "'<param>' must be <expected>, got <type>".
 ApiError wrong_type(const std::string& param, const char* expected, const nlohmann::json& v);
 // Text a request may carry: well-formed UTF-8 without NUL.

@@ -51,7 +51,6 @@ struct McpTool {
 struct McpCallResult {
   std::string text;
   bool is_error = false;
-  uint64_t message_bytes = 0;  // the JSON-RPC response's size
 };
 
 enum class McpServerState { Starting, Ready, Failed, Stopped };
@@ -104,8 +103,5 @@ class McpClient {
   explicit McpClient(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// An MCP tools/call result (the JSON text of its "result") as McpCallResult's text.
-McpCallResult mcp_result_text(const std::string& result_json);
 
 }  // namespace kvchat

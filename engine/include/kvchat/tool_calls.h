@@ -99,6 +99,10 @@ ToolCallReply parse_tool_calls(std::string_view text, ToolCallFormat call_format
 // A new call id: "call_" and 24 letters or digits; for Mistral 9 letters or digits (its
 // template requires them).
 std::string new_tool_call_id(ToolCallFormat call_format, uint64_t& rng_state);
+// Every call of a parsed reply given its id: a new one, except the id a Mistral model
+// wrote itself (its template refers back to it).
+void assign_tool_call_ids(std::vector<ToolCall>& calls, ToolCallFormat call_format,
+                          uint64_t& rng_state);
 
 // Streaming: the reply's text up to where a call may begin is shown as it comes; from
 // there on it is held and parsed when the reply ends.

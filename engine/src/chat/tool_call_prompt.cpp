@@ -133,4 +133,11 @@ std::string new_tool_call_id(ToolCallFormat call_format, uint64_t& rng_state) {
   return id;
 }
 
+void assign_tool_call_ids(std::vector<ToolCall>& calls, ToolCallFormat call_format,
+                          uint64_t& rng_state) {
+  for (ToolCall& c : calls)
+    if (c.id.empty() || call_format != ToolCallFormat::Mistral)
+      c.id = new_tool_call_id(call_format, rng_state);
+}
+
 }  // namespace kvchat

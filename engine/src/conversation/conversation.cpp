@@ -327,9 +327,7 @@ void Conversation::split_calls(ConversationReply& reply) {
   if (!tools_.active()) return;
   ToolCallReply parsed = parse_tool_calls(reply.reasoning.answer, call_format_);
   if (parsed.calls.empty()) return;
-  for (ToolCall& c : parsed.calls)
-    if (c.id.empty() || call_format_ != ToolCallFormat::Mistral)
-      c.id = new_tool_call_id(call_format_, call_id_rng_);
+  assign_tool_call_ids(parsed.calls, call_format_, call_id_rng_);
   reply.answer_text = std::move(parsed.content);
   reply.tool_calls = std::move(parsed.calls);
 }

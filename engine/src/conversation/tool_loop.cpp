@@ -45,8 +45,10 @@ void fit_result(ToolRun& run, Conversation& c, const ToolLoopOptions& loop) {
                                  ? fit_why
                                  : " (the limit is " + with_commas(loop.max_result_tokens) + ")");
     run.result = kept + cut_marker(run.cut_note);
+    run.result_tokens = static_cast<int32_t>(tok.encode_continuation(run.result).size());
+  } else {
+    run.result_tokens = run.original_tokens;
   }
-  run.result_tokens = static_cast<int32_t>(tok.encode_continuation(run.result).size());
   run.kv_bytes =
       static_cast<uint64_t>(run.result_tokens) * c.session().memory_report().kv_bytes_per_token;
 }

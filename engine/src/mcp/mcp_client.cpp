@@ -14,6 +14,7 @@
 
 #include "mcp/child_process.h"
 #include "mcp/line_reader.h"
+#include "mcp/mcp_result_text.h"
 
 namespace kvchat {
 
@@ -73,8 +74,8 @@ std::string_view mcp_server_state_name(McpServerState state) {
 struct McpClient::Impl {
   struct Pending {
     bool done = false;
-    std::string result;  // the "result" member's JSON text
-    std::string error;   // or why there is none
+    json result;        // the "result" member
+    std::string error;  // or why there is none
   };
 
   McpServerConfig config;
@@ -207,9 +208,7 @@ struct McpClient::Impl {
       cv.wait_for(lock, std::chrono::milliseconds(50));
     }
     if (!p->error.empty()) return Error{p->error};
-    json r = json::parse(p->result, nullptr, false);
-    if (r.is_discarded()) return Error{"unreadable result"};
-    return r;
+    return std::move(p->result);
   }
   void forget(int64_t id) {
     std::lock_guard<std::mutex> lock(mu);
@@ -236,7 +235,7 @@ struct McpClient::Impl {
       fail("wrote " + std::to_string(opt.max_bad_lines) +
            " lines that are not JSON-RPC on its output; kvchat stopped listening to it");
   }
-  void on_response(const json& m) {
+  void on_response(json& m) {
     const auto id_it = m.find("id");
     if (!id_it->is_number_integer()) return bad_line(m.dump());
     std::lock_guard<std::mutex> lock(mu);
@@ -252,12 +251,12 @@ struct McpClient::Impl {
       const std::string code = err.is_object() && err.contains("code") ? err["code"].dump() : "?";
       p.error = "tool server '" + config.name + "' answered with error " + code + ": " + msg;
     } else {
-      p.result = m["result"].dump();
+      p.result = std::move(m["result"]);
     }
     pending.erase(it);
     cv.notify_all();
   }
-  void on_message(const json& m) {
+  void on_message(json& m) {
     if (!m.is_object() || m.value("jsonrpc", "") != "2.0") return bad_line(m.dump());
     auto method = m.find("method");
     const bool has_id = m.contains("id");
@@ -289,7 +288,7 @@ struct McpClient::Impl {
     json m = json::parse(line, nullptr, false);
     if (m.is_discarded()) return bad_line(line);
     if (m.is_array()) {  // a batch (protocol 2025-03-26)
-      for (const json& each : m) on_message(each);
+      for (json& each : m) on_message(each);
       return;
     }
     on_message(m);
@@ -298,14 +297,12 @@ struct McpClient::Impl {
     const std::string why = "sent a message of over " +
                             std::to_string(opt.max_message_bytes >> 20) + " MiB (" +
                             std::to_string(bytes >> 20) + " MiB so far); it was dropped";
-    std::lock_guard<std::mutex> lock(mu);
-    append_log_locked("[kvchat] " + why + "\n");
-    // The dropped message was most likely the answer to what is waiting.
-    for (auto& [id, p] : pending) {
-      p->done = true;
-      p->error = "tool server '" + config.name + "' " + why;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      append_log_locked("[kvchat] " + why + "\n");
+      // The dropped message was most likely the answer to what is waiting.
+      fail_pending_locked("tool server '" + config.name + "' " + why);
     }
-    pending.clear();
     cv.notify_all();
   }
   void read_loop() {
@@ -557,7 +554,7 @@ Result<McpCallResult> McpClient::call_tool(const std::string& tool,
   auto r = impl_->request("tools/call", {{"name", tool}, {"arguments", std::move(args)}},
                           timeout_ms > 0 ? timeout_ms : impl_->opt.request_timeout_ms, cancelled);
   if (!r) return r.error();
-  return mcp_result_text(r->dump());
+  return mcp_result_text(*r);
 }
 
 Status McpClient::ping(int timeout_ms) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "util/file_io.h"
+#include "util/json_type_name.h"
 
 namespace kvchat {
 
@@ -17,19 +18,8 @@ using json = nlohmann::ordered_json;  // the file's order kept
 
 constexpr size_t kMaxConfigBytes = 4 << 20;  // a hand-written file; anything larger is not one
 
-std::string type_name(const json& j) {
-  switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::string: return "a string";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    default: return "a number";
-  }
-}
-
 Error wrong(const std::string& where, const char* want, const json& got) {
-  return Error{where + " must be " + want + ", not " + type_name(got)};
+  return Error{where + " must be " + want + ", not " + json_type_name(got)};
 }
 
 // One "mcpServers" entry; `where` is "mcpServers.<name>".

@@ -1,7 +1,5 @@
-// A tools/call result as the text the model reads (kvchat/mcp_client.h, McpCallResult).
-#include <nlohmann/json.hpp>
+#include "mcp/mcp_result_text.h"
 
-#include "kvchat/mcp_client.h"
 #include "util/printable.h"
 
 namespace kvchat {
@@ -44,10 +42,8 @@ std::string item_text(const json& item) {
 
 }  // namespace
 
-McpCallResult mcp_result_text(const std::string& result_json) {
+McpCallResult mcp_result_text(const nlohmann::json& r) {
   McpCallResult out;
-  out.message_bytes = result_json.size();
-  const json r = json::parse(result_json, nullptr, false);
   if (!r.is_object()) {
     out.text = "the tool server's result is not a JSON object";
     out.is_error = true;
