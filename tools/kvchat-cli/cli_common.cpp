@@ -158,8 +158,7 @@ Result<std::string> kv_type_option(const Args& args, const std::string& fallback
   const std::string both = args.get("--kv-type", fallback);
   auto base = parse_kv_types(both);
   if (!base) {
-    return Error{"unknown KV type '" + both + "' for --kv-type (" + kv_type_list() +
-                 ", or K/V such as q8_0/q4_0)"};
+    return Error{"unknown KV type '" + both + "' for --kv-type (" + kv_type_choices() + ")"};
   }
   auto [k, v] = *base;
   for (const char* flag : {"--kv-type-k", "--kv-type-v"}) {

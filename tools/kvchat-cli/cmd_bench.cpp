@@ -200,8 +200,7 @@ Result<BenchOptions> parse_bench_options(const Args& args) {
     }
   }
   if (o.kv_types.empty()) {
-    return Error{"--kv-types expects comma-separated KV types (" + kv_type_list() +
-                 ", or K/V such as q8_0/q4_0)"};
+    return Error{"--kv-types expects comma-separated KV types (" + kv_type_choices() + ")"};
   }
   return o;
 }

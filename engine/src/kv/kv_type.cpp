@@ -43,6 +43,8 @@ std::string kv_type_list() {
   return list;
 }
 
+std::string kv_type_choices() { return kv_type_list() + ", or K/V such as q8_0/q4_0"; }
+
 KvType kv_layout(KvType t) {
   switch (t) {
     case KvType::Q8_0R: return KvType::Q8_0;

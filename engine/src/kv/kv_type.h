@@ -28,6 +28,8 @@ std::string kv_types_name(KvType k, KvType v);
 std::optional<std::pair<KvType, KvType>> parse_kv_types(std::string_view name);
 // Every name, for messages: "f32, f16, q8_0, q4_0, q8_0r, q4_0r".
 std::string kv_type_list();
+// What a KV type option accepts, for its error: the list, "or K/V such as q8_0/q4_0".
+std::string kv_type_choices();
 // The type whose layout rows are stored in (q4_0r: q4_0; the others: themselves).
 KvType kv_layout(KvType t);
 // Whether rows hold each head rotated (kv/kv_rotation.h): q8_0r, q4_0r.

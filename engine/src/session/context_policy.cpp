@@ -216,8 +216,7 @@ Status Session::drop_oldest_turns(int32_t n) {
 Status Session::set_kv_type(std::string_view name) {
   auto types = parse_kv_types(name);
   if (!types) {
-    return Error{"unknown KV type '" + std::string(name) + "' (" + kv_type_list() +
-                 ", or K/V such as q8_0/q4_0)"};
+    return Error{"unknown KV type '" + std::string(name) + "' (" + kv_type_choices() + ")"};
   }
   if (types->first == kv_->key_type() && types->second == kv_->value_type()) return {};
   KvCacheConfig c = kv_->config();

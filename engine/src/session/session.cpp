@@ -52,8 +52,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
   if (!kind) return kind.error();
   auto kv_types = parse_kv_types(options.kv_type);
   if (!kv_types) {
-    return Error{"unknown KV type '" + options.kv_type + "' (" + kv_type_list() +
-                 ", or K/V such as q8_0/q4_0)"};
+    return Error{"unknown KV type '" + options.kv_type + "' (" + kv_type_choices() + ")"};
   }
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;

@@ -73,12 +73,30 @@ class FileDescriptor {
   int fd_;
 };
 
+// What a sink wrote: its bytes, and the last 8 of them (a record ends with its checksum:
+// the journal's tail, known without reading the file back).
+struct Written {
+  uint64_t bytes = 0;
+  uint8_t last[8] = {};
+  void add(std::span<const uint8_t> b) {
+    bytes += b.size();
+    const size_t n = std::min<size_t>(b.size(), 8);
+    std::memmove(last, last + n, 8 - n);
+    std::memcpy(last + 8 - n, b.data() + b.size() - n, n);
+  }
+  uint64_t tail() const {
+    uint64_t v = 0;
+    std::memcpy(&v, last, 8);
+    return v;
+  }
+};
+
 // A sink that writes everything to fd at its current offset (through the file layer,
 // util/file_io.h, whose test seam injects ENOSPC / EIO), counting the bytes.
-SnapshotSink fd_sink(int fd, const std::string& name, uint64_t& written) {
+SnapshotSink fd_sink(int fd, const std::string& name, Written& written) {
   return [fd, &name, &written](std::span<const uint8_t> bytes) -> Status {
     if (auto s = file_io::write_all(fd, bytes, name); !s) return s;
-    written += bytes.size();
+    written.add(bytes);
     return {};
   };
 }
@@ -143,7 +161,7 @@ bool journal_file_changed(const std::string& path, uint64_t device, uint64_t ino
 // file is cut back to `at` (best effort) and the error starts with prefix.
 Status append_journal_record(const std::string& path, uint64_t at, const JournalHeader& h,
                              const JournalRecordContents& r, const std::string& prefix,
-                             uint64_t& written) {
+                             Written& written) {
   std::string open_error;
   FileDescriptor fd(file_io::open_file(path, O_WRONLY, 0, &open_error));
   if (fd.get() < 0) return Error{prefix + open_error};
@@ -170,12 +188,12 @@ Status append_journal_record(const std::string& path, uint64_t at, const Journal
 // failure no temp is left. `written`: the file's bytes. Errors start with prefix.
 Status rewrite_journal(const std::string& path, const JournalHeader& h,
                        const JournalRecordContents& r, const std::string& prefix,
-                       uint64_t& written) {
+                       Written& written) {
   file_io::AtomicFile out(path);
   if (auto s = out.open(); !s) return Error{prefix + s.message()};
   const SnapshotSink sink = [&out, &written](std::span<const uint8_t> bytes) -> Status {
     if (auto s = out.write(bytes); !s) return s;
-    written += bytes.size();
+    written.add(bytes);
     return {};
   };
   if (auto s = sink(encode_journal_header(h)); !s) return Error{prefix + s.message()};
@@ -297,17 +315,17 @@ Status Session::save_snapshot(const std::string& path) const {
   }
 
   last_save_ = {};
-  uint64_t written = 0;
+  Written written;
   if (append_from) {
     const uint64_t at = journal_->valid_bytes;
     const JournalRecordContents r =
         journal_record(kv, tokens_, turn_starts_, last_logits_, n_keep_, *append_from);
     if (auto s = append_journal_record(path, at, h, r, prefix, written); !s) return s;
-    journal_->valid_bytes = at + written;
-    journal_->tail = journal_tail(path, journal_->valid_bytes).value_or(0);
+    journal_->valid_bytes = at + written.bytes;
+    journal_->tail = written.tail();
     journal_->n_tokens = n_past();
     journal_->live_bytes = live_bytes;
-    last_save_.bytes_written = written;
+    last_save_.bytes_written = written.bytes;
     last_save_.file_bytes = journal_->valid_bytes;
     last_save_.tokens_written = n_past() - *append_from;
     kv_->mark_stable();
@@ -323,13 +341,13 @@ Status Session::save_snapshot(const std::string& path) const {
   journal_ = SnapshotJournal{path,
                              static_cast<uint64_t>(st.st_dev),
                              static_cast<uint64_t>(st.st_ino),
-                             written,
+                             written.bytes,
                              live_bytes,
                              n_past(),
                              h.types_code()};
-  journal_->tail = journal_tail(path, written).value_or(0);
-  last_save_.bytes_written = written;
-  last_save_.file_bytes = written;
+  journal_->tail = written.tail();
+  last_save_.bytes_written = written.bytes;
+  last_save_.file_bytes = written.bytes;
   last_save_.tokens_written = n_past();
   last_save_.rewritten = true;
   last_save_.why_rewritten = why_rewrite;
