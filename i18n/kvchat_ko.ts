@@ -132,88 +132,88 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../ui/ChatView.qml" line="69"/>
+        <location filename="../ui/ChatView.qml" line="79"/>
         <source>Messages</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="140"/>
+        <location filename="../ui/ChatView.qml" line="150"/>
         <source>Opening the conversation: its messages are long</source>
         <translation>대화를 여는 중: 메시지가 깁니다</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="180"/>
+        <location filename="../ui/ChatView.qml" line="190"/>
         <source>Long text pasted (%1 characters). Treat it as a document, with its cost shown before anything is sent?</source>
         <translation>긴 텍스트를 붙여 넣었습니다 (%1자). 보내기 전에 비용을 보여 주는 문서로 다룰까요?</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="183"/>
+        <location filename="../ui/ChatView.qml" line="193"/>
         <source>Treat as document</source>
         <translation>문서로 다루기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="187"/>
+        <location filename="../ui/ChatView.qml" line="197"/>
         <source>Keep as message</source>
         <translation>메시지로 두기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="212"/>
+        <location filename="../ui/ChatView.qml" line="222"/>
         <source>Attach document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="213"/>
+        <location filename="../ui/ChatView.qml" line="223"/>
         <source>Text, Markdown or PDF (Ctrl+D), or drop a file on the window</source>
         <translation>텍스트, Markdown, PDF (Ctrl+D), 또는 창에 파일을 끌어다 놓기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="227"/>
+        <location filename="../ui/ChatView.qml" line="243"/>
         <source>Message</source>
         <translation>메시지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="228"/>
+        <location filename="../ui/ChatView.qml" line="244"/>
         <source>Enter sends, Shift+Enter starts a new line, Tab leaves the box</source>
         <translation>Enter 보내기, Shift+Enter 줄바꿈, Tab 입력란 벗어나기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="230"/>
+        <location filename="../ui/ChatView.qml" line="246"/>
         <source>Start a verse, e.g. “Genesis 1⏎1 In the beginning” — Enter sends, Shift+Enter newline</source>
         <translation>구절을 시작해 보세요. 예: “Genesis 1⏎1 In the beginning” — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="231"/>
+        <location filename="../ui/ChatView.qml" line="247"/>
         <source>Message — Enter sends, Shift+Enter newline</source>
         <translation>메시지 — Enter 보내기, Shift+Enter 줄바꿈</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="269"/>
+        <location filename="../ui/ChatView.qml" line="285"/>
         <source>Regenerate the last reply</source>
         <translation>마지막 답변 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="277"/>
+        <location filename="../ui/ChatView.qml" line="293"/>
         <source>Stop</source>
         <translation>중지</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="277"/>
-        <location filename="../app/testing/chat_state_probe.cpp" line="125"/>
+        <location filename="../ui/ChatView.qml" line="293"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="136"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="278"/>
+        <location filename="../ui/ChatView.qml" line="294"/>
         <source>Stop the reply (Esc)</source>
         <translation>답변 중지 (Esc)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="278"/>
+        <location filename="../ui/ChatView.qml" line="294"/>
         <source>Send (Enter)</source>
         <translation>보내기 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/ChatView.qml" line="268"/>
+        <location filename="../ui/ChatView.qml" line="284"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
@@ -619,7 +619,7 @@
 <context>
     <name>EngineMaps</name>
     <message>
-        <location filename="../app/engine/worker_values.cpp" line="103"/>
+        <location filename="../app/engine/worker_values.cpp" line="113"/>
         <source>%1: %2 tensors</source>
         <translation>%1: 텐서 %2개</translation>
     </message>
@@ -627,29 +627,29 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="159"/>
-        <location filename="../app/engine/engine_worker.cpp" line="233"/>
+        <location filename="../app/engine/engine_worker.cpp" line="181"/>
         <location filename="../app/engine/engine_worker.cpp" line="259"/>
+        <location filename="../app/engine/engine_worker.cpp" line="285"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="294"/>
+        <location filename="../app/engine/engine_worker.cpp" line="320"/>
         <source>Stopped: no summary was written.</source>
         <translation>중지됨: 요약을 쓰지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="314"/>
+        <location filename="../app/engine/engine_worker.cpp" line="340"/>
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="334"/>
+        <location filename="../app/engine/engine_worker.cpp" line="360"/>
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="360"/>
+        <location filename="../app/engine/engine_worker.cpp" line="386"/>
         <location filename="../app/memory/memory_state.cpp" line="189"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
@@ -1238,123 +1238,123 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../ui/Main.qml" line="131"/>
+        <location filename="../ui/Main.qml" line="132"/>
         <source>Open a GGUF model</source>
         <translation>GGUF 모델 열기</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="132"/>
+        <location filename="../ui/Main.qml" line="133"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 모델 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="132"/>
-        <location filename="../ui/Main.qml" line="139"/>
+        <location filename="../ui/Main.qml" line="133"/>
+        <location filename="../ui/Main.qml" line="140"/>
         <source>All files (*)</source>
         <translation>모든 파일 (*)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="138"/>
+        <location filename="../ui/Main.qml" line="139"/>
         <source>Attach a document</source>
         <translation>문서 첨부</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="139"/>
+        <location filename="../ui/Main.qml" line="140"/>
         <source>Documents (*.txt *.md *.markdown *.pdf)</source>
         <translation>문서 (*.txt *.md *.markdown *.pdf)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="174"/>
+        <location filename="../ui/Main.qml" line="175"/>
         <source>Model</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="181"/>
+        <location filename="../ui/Main.qml" line="182"/>
         <source>file</source>
         <translation>파일</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="182"/>
+        <location filename="../ui/Main.qml" line="183"/>
         <source>architecture</source>
         <translation>아키텍처</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="182"/>
+        <location filename="../ui/Main.qml" line="183"/>
         <source>, tokenizer </source>
         <translation>, 토크나이저 </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="183"/>
+        <location filename="../ui/Main.qml" line="184"/>
         <source>chat format</source>
         <translation>채팅 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="184"/>
+        <location filename="../ui/Main.qml" line="185"/>
         <source>parameters</source>
         <translation>매개변수</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="185"/>
+        <location filename="../ui/Main.qml" line="186"/>
         <source>shape</source>
         <translation>구조</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="185"/>
+        <location filename="../ui/Main.qml" line="186"/>
         <source>%1 layers, dim %2, %3 heads / %4 KV heads × %5, FFN %6, vocab %7</source>
         <translation>레이어 %1개, 차원 %2, 헤드 %3개 / KV 헤드 %4개 × %5, FFN %6, 어휘 %7</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="188"/>
+        <location filename="../ui/Main.qml" line="189"/>
         <source>details</source>
         <translation>세부 사항</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="188"/>
+        <location filename="../ui/Main.qml" line="189"/>
         <source>RoPE %1 (scaling %2), FFN %3</source>
         <translation>RoPE %1 (스케일링 %2), FFN %3</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="189"/>
+        <location filename="../ui/Main.qml" line="190"/>
         <source>, score soft-cap %1</source>
         <translation>, 점수 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="190"/>
+        <location filename="../ui/Main.qml" line="191"/>
         <source>, logit soft-cap %1</source>
         <translation>, 로짓 소프트캡 %1</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="191"/>
+        <location filename="../ui/Main.qml" line="192"/>
         <source>, %1 of %2 layers use a %3-token window</source>
         <translation>, 레이어 %2개 중 %1개가 %3 토큰 창 사용</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="192"/>
+        <location filename="../ui/Main.qml" line="193"/>
         <source>context</source>
         <translation>컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="192"/>
+        <location filename="../ui/Main.qml" line="193"/>
         <source>%1 tokens trained, %2 in use</source>
         <translation>학습 %1 토큰, 사용 중 %2</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="193"/>
+        <location filename="../ui/Main.qml" line="194"/>
         <source>tensor types</source>
         <translation>텐서 형식</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="194"/>
+        <location filename="../ui/Main.qml" line="195"/>
         <source>weights</source>
         <translation>가중치</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="195"/>
+        <location filename="../ui/Main.qml" line="196"/>
         <source>engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="418"/>
+        <location filename="../ui/Main.qml" line="423"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -1364,58 +1364,58 @@
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="431"/>
+        <location filename="../ui/Main.qml" line="436"/>
         <source>Demo model: it does not chat</source>
         <translation>데모 모델: 대화용이 아님</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="442"/>
+        <location filename="../ui/Main.qml" line="447"/>
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="449"/>
+        <location filename="../ui/Main.qml" line="454"/>
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="450"/>
+        <location filename="../ui/Main.qml" line="455"/>
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="462"/>
+        <location filename="../ui/Main.qml" line="467"/>
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="463"/>
+        <location filename="../ui/Main.qml" line="468"/>
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="470"/>
-        <location filename="../app/testing/chat_state_probe.cpp" line="127"/>
+        <location filename="../ui/Main.qml" line="475"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="138"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="471"/>
+        <location filename="../ui/Main.qml" line="476"/>
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="492"/>
+        <location filename="../ui/Main.qml" line="497"/>
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="493"/>
+        <location filename="../ui/Main.qml" line="498"/>
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="494"/>
+        <location filename="../ui/Main.qml" line="499"/>
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -1423,157 +1423,157 @@
 <context>
     <name>MemoryPanel</name>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="66"/>
+        <location filename="../ui/MemoryPanel.qml" line="70"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="227"/>
+        <location filename="../ui/MemoryPanel.qml" line="232"/>
         <source>Last save appended %1 (%2 tokens)</source>
         <translation>마지막 저장: %1 추가 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="219"/>
+        <location filename="../ui/MemoryPanel.qml" line="224"/>
         <source>All snapshots: %1 of %2 budget</source>
         <translation>모든 스냅숏: 예산 %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="220"/>
+        <location filename="../ui/MemoryPanel.qml" line="225"/>
         <source>All snapshots: %1 (no budget)</source>
         <translation>모든 스냅숏: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="143"/>
+        <location filename="../ui/MemoryPanel.qml" line="148"/>
         <source>Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9</source>
         <translation>두 세션이 가중치(%1)를 함께 씁니다: 채팅 KV %2 (%3 토큰) · 요약 작업 KV %4 (%5 토큰) · 합계 %6 / %7 %8 · 더 큰 쪽 크기로 들어가는 세션 수: %9</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="146"/>
+        <location filename="../ui/MemoryPanel.qml" line="151"/>
         <source>KV budget</source>
         <translation>KV 예산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="146"/>
+        <location filename="../ui/MemoryPanel.qml" line="151"/>
         <source>available</source>
         <translation>사용 가능</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="76"/>
+        <location filename="../ui/MemoryPanel.qml" line="80"/>
         <source>Loading the model… Its memory is shown here once it is ready.</source>
         <translation>모델을 불러오는 중… 준비되면 여기에 메모리가 표시됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="77"/>
+        <location filename="../ui/MemoryPanel.qml" line="81"/>
         <source>No model is loaded. Open a GGUF model (Ctrl+O), or the demo model under “Recent”, to see how its weights and this conversation&apos;s memory share the machine.</source>
         <translation>불러온 모델이 없습니다. GGUF 모델(Ctrl+O)이나 “최근” 아래의 데모 모델을 열면 가중치와 이 대화의 메모리가 컴퓨터를 어떻게 나눠 쓰는지 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="104"/>
+        <location filename="../ui/MemoryPanel.qml" line="109"/>
         <source>Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed</source>
         <translation>마지막 답변 (%5 KV): %1 토큰/초 · 첫 토큰까지 %2 ms · 프롬프트 토큰 %4개 중 %3개 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="122"/>
+        <location filename="../ui/MemoryPanel.qml" line="127"/>
         <source>Its reasoning: %1 tokens, %2 of KV</source>
         <translation>추론: 토큰 %1개, KV %2</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="125"/>
+        <location filename="../ui/MemoryPanel.qml" line="130"/>
         <source>freed at its prompt: %1 (%2 tokens the cache held past the first changed token, earlier reasoning among them)</source>
         <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개, 이전 추론 포함)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="127"/>
+        <location filename="../ui/MemoryPanel.qml" line="132"/>
         <source>freed at its prompt: %1 (%2 tokens the cache held past the first changed token)</source>
         <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="154"/>
+        <location filename="../ui/MemoryPanel.qml" line="159"/>
         <source>Where the KV lives</source>
         <translation>KV가 있는 곳</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="155"/>
+        <location filename="../ui/MemoryPanel.qml" line="160"/>
         <source>Live: the open conversation&apos;s KV, what the next reply reads. RAM tier: the KV of conversations and branches you left, of summary jobs between runs and of the local server&apos;s idle users, kept within its budget (Settings) so that going back to them computes nothing again; the least recently used leave RAM when the budget is reached. Disk: the snapshots, read back when a conversation is no longer in RAM.</source>
         <translation>사용 중: 열린 대화의 KV로, 다음 답변이 읽는 것입니다. RAM 계층: 떠나온 대화와 분기, 실행 사이의 요약 작업, 로컬 서버의 유휴 사용자의 KV를 예산(설정) 안에서 보관하여, 다시 돌아가도 아무것도 다시 계산하지 않습니다. 예산에 이르면 가장 오래 쓰지 않은 것부터 RAM을 떠납니다. 디스크: 스냅숏으로, 대화가 더 이상 RAM에 없을 때 다시 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="166"/>
+        <location filename="../ui/MemoryPanel.qml" line="171"/>
         <source>Live: %1 (%2 tokens)</source>
         <translation>사용 중: %1 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="167"/>
+        <location filename="../ui/MemoryPanel.qml" line="172"/>
         <source>RAM tier: %1 of %2 · %3 conversations, %4 branches, %5 summaries, %6 server sessions</source>
         <translation>RAM 계층: %2 중 %1 · 대화 %3개, 분기 %4개, 요약 %5개, 서버 세션 %6개</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="171"/>
+        <location filename="../ui/MemoryPanel.qml" line="176"/>
         <source> (and %1 shared with the live KV, counted there)</source>
         <translation> (그리고 사용 중인 KV와 공유하는 %1, 그쪽에 계산됨)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="172"/>
+        <location filename="../ui/MemoryPanel.qml" line="177"/>
         <source> · %1 left RAM for the budget</source>
         <translation> · 예산 때문에 %1개가 RAM을 떠남</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="173"/>
+        <location filename="../ui/MemoryPanel.qml" line="178"/>
         <source>Disk: no snapshot written in this run yet</source>
         <translation>디스크: 이번 실행에서 아직 쓴 스냅숏 없음</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="174"/>
+        <location filename="../ui/MemoryPanel.qml" line="179"/>
         <source>Disk: %1 of %2</source>
         <translation>디스크: %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="175"/>
+        <location filename="../ui/MemoryPanel.qml" line="180"/>
         <source>Disk: %1 (no budget)</source>
         <translation>디스크: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="186"/>
+        <location filename="../ui/MemoryPanel.qml" line="191"/>
         <source>Memory decides how many of your conversations come back instantly: at %1 per token, the RAM tier&apos;s budget holds about %2 tokens of conversations you left; beyond it the oldest come back from disk, or are computed again.</source>
         <translation>메모리가 몇 개의 대화를 즉시 되돌릴 수 있는지 정합니다: 토큰당 %1이면 RAM 계층의 예산은 떠나온 대화를 약 %2 토큰 담습니다. 그보다 많으면 가장 오래된 것은 디스크에서 돌아오거나 다시 계산됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="192"/>
+        <location filename="../ui/MemoryPanel.qml" line="197"/>
         <source>Snapshot on disk</source>
         <translation>디스크의 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="193"/>
+        <location filename="../ui/MemoryPanel.qml" line="198"/>
         <source>After each reply the conversation&apos;s KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.</source>
         <translation>답변이 끝날 때마다 대화의 KV 캐시를 디스크에 저장해 두어, 나중에 대화를 다시 열 때 앞선 토큰을 모두 다시 계산하지 않고 복원합니다. 이 줄은 이 대화에서 마지막으로 일어난 일을 알려 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="203"/>
+        <location filename="../ui/MemoryPanel.qml" line="208"/>
         <source>Nothing saved or restored yet for this conversation.</source>
         <translation>이 대화에서는 아직 저장하거나 복원한 것이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="205"/>
+        <location filename="../ui/MemoryPanel.qml" line="210"/>
         <source>Details: %1</source>
         <translation>자세히: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="221"/>
+        <location filename="../ui/MemoryPanel.qml" line="226"/>
         <source> · %1 least recently used removed</source>
         <translation> · 가장 오래 쓰지 않은 %1 삭제됨</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="223"/>
+        <location filename="../ui/MemoryPanel.qml" line="228"/>
         <source>This conversation&apos;s snapshot: %1</source>
         <translation>이 대화의 스냅숏: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="223"/>
+        <location filename="../ui/MemoryPanel.qml" line="228"/>
         <source>This conversation has no snapshot yet.</source>
         <translation>이 대화에는 아직 스냅숏이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="226"/>
+        <location filename="../ui/MemoryPanel.qml" line="231"/>
         <source>Last save rewrote the whole file: %1 (%2)</source>
         <translation>마지막 저장에서 파일 전체를 다시 썼습니다: %1 (%2)</translation>
     </message>
@@ -1581,299 +1581,299 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="170"/>
+        <location filename="../ui/MessageBubble.qml" line="173"/>
         <source>Document “%1” · %2 tokens, sent whole (its KV stays in the cache)</source>
         <translation>문서 “%1” · %2 토큰, 통째로 보냄 (그 KV는 캐시에 남음)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="172"/>
+        <location filename="../ui/MessageBubble.qml" line="175"/>
         <source>Summary from %1 partial summaries, %2 merge level(s)%3 · %4 tokens evaluated · %5 s</source>
         <translation>부분 요약 %1개에서 만든 요약, 병합 %2단계%3 · %4 토큰 계산 · %5초</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="174"/>
+        <location filename="../ui/MessageBubble.qml" line="177"/>
         <source>, resumed after %1</source>
         <translation>, %1 이후 재개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="361"/>
-        <location filename="../ui/MessageBubble.qml" line="368"/>
+        <location filename="../ui/MessageBubble.qml" line="370"/>
+        <location filename="../ui/MessageBubble.qml" line="377"/>
         <source>code</source>
         <translation>코드</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="366"/>
+        <location filename="../ui/MessageBubble.qml" line="375"/>
         <source>Copy code</source>
         <translation>코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="368"/>
+        <location filename="../ui/MessageBubble.qml" line="377"/>
         <source>Copy the %1 code</source>
         <translation>%1 코드 복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="427"/>
+        <location filename="../ui/MessageBubble.qml" line="436"/>
         <source>cut at the length limit</source>
         <translation>길이 제한에서 잘림</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="429"/>
+        <location filename="../ui/MessageBubble.qml" line="438"/>
         <source>interrupted: the app closed while this reply was written</source>
         <translation>중단됨: 이 답변을 쓰는 동안 앱이 종료되었습니다</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="441"/>
-        <location filename="../ui/MessageBubble.qml" line="515"/>
+        <location filename="../ui/MessageBubble.qml" line="450"/>
+        <location filename="../ui/MessageBubble.qml" line="524"/>
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="444"/>
+        <location filename="../ui/MessageBubble.qml" line="453"/>
         <source>Write this reply again, as a new version (Ctrl+R)</source>
         <translation>이 답변을 새 버전으로 다시 씁니다 (Ctrl+R)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="518"/>
+        <location filename="../ui/MessageBubble.qml" line="527"/>
         <source>Write this reply again as a new branch: the messages after it stay on the other branch (‹ ›)</source>
         <translation>이 답변을 새 분기로 다시 씁니다: 그 뒤의 메시지는 다른 분기에 남습니다 (‹ ›)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="428"/>
+        <location filename="../ui/MessageBubble.qml" line="437"/>
         <source>stopped</source>
         <translation>중지됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="83"/>
+        <location filename="../ui/MessageBubble.qml" line="86"/>
         <source>Thinking…</source>
         <translation>생각하는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="85"/>
+        <location filename="../ui/MessageBubble.qml" line="88"/>
         <source>Thinking</source>
         <translation>생각</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="86"/>
+        <location filename="../ui/MessageBubble.qml" line="89"/>
         <source>Thought for %1 s · %2 tokens</source>
         <translation>%1초 동안 생각 · 토큰 %2개</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="88"/>
+        <location filename="../ui/MessageBubble.qml" line="91"/>
         <source> · %1 of KV</source>
         <translation> · KV %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="89"/>
+        <location filename="../ui/MessageBubble.qml" line="92"/>
         <source> · not finished</source>
         <translation> · 끝나지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="94"/>
+        <location filename="../ui/MessageBubble.qml" line="97"/>
         <source>No answer yet: the reply reached the length limit while still reasoning.</source>
         <translation>아직 답이 없습니다: 추론하는 도중에 답변이 길이 제한에 도달했습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="95"/>
+        <location filename="../ui/MessageBubble.qml" line="98"/>
         <source>No answer yet: the context filled up while the model was still reasoning.</source>
         <translation>아직 답이 없습니다: 모델이 추론하는 도중에 컨텍스트가 가득 찼습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="96"/>
+        <location filename="../ui/MessageBubble.qml" line="99"/>
         <source>No answer yet: the reply was stopped while still reasoning.</source>
         <translation>아직 답이 없습니다: 추론하는 도중에 답변이 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="97"/>
+        <location filename="../ui/MessageBubble.qml" line="100"/>
         <source>No answer yet: the app closed while the model was still reasoning.</source>
         <translation>아직 답이 없습니다: 모델이 추론하는 도중에 앱이 종료되었습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="98"/>
+        <location filename="../ui/MessageBubble.qml" line="101"/>
         <source>No answer yet: the reply ended while still reasoning.</source>
         <translation>아직 답이 없습니다: 추론하는 도중에 답변이 끝났습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="286"/>
+        <location filename="../ui/MessageBubble.qml" line="289"/>
         <source>Fold the model&apos;s reasoning</source>
         <translation>모델의 추론 접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="286"/>
+        <location filename="../ui/MessageBubble.qml" line="289"/>
         <source>Show the model&apos;s reasoning</source>
         <translation>모델의 추론 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="289"/>
+        <location filename="../ui/MessageBubble.qml" line="292"/>
         <source>The model&apos;s reasoning before its answer (Ctrl+Shift+T opens or folds the last one&apos;s). Templates that leave it out of later turns (Qwen 3, DeepSeek-R1) free its KV at the next message.</source>
         <translation>답하기 전 모델의 추론입니다 (Ctrl+Shift+T로 마지막 답의 추론을 열거나 접습니다). 이후 차례에서 추론을 빼는 템플릿(Qwen 3, DeepSeek-R1)은 다음 메시지에서 그 KV를 해제합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="361"/>
+        <location filename="../ui/MessageBubble.qml" line="370"/>
         <source> (continued)</source>
         <translation> (이어짐)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="405"/>
+        <location filename="../ui/MessageBubble.qml" line="414"/>
         <source>This message is too long to edit here (%1 characters; up to %2 can be). Copy it, shorten it, and send it as a new message.</source>
         <translation>이 메시지는 여기서 편집하기에 너무 깁니다(%1자, 최대 %2자까지 가능). 복사해서 줄인 뒤 새 메시지로 보내세요.</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="433"/>
+        <location filename="../ui/MessageBubble.qml" line="442"/>
         <source>Continue</source>
         <translation>계속</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="436"/>
+        <location filename="../ui/MessageBubble.qml" line="445"/>
         <source>Write more of this reply (Ctrl+Shift+E)</source>
         <translation>이 답변 이어 쓰기 (Ctrl+Shift+E)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="460"/>
+        <location filename="../ui/MessageBubble.qml" line="469"/>
         <source> · seed %1</source>
         <translation> · 시드 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="461"/>
+        <location filename="../ui/MessageBubble.qml" line="470"/>
         <source>, continued with seed %1</source>
         <translation>, 시드 %1(으)로 이어 씀</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="464"/>
+        <location filename="../ui/MessageBubble.qml" line="473"/>
         <source>Sampled with seed %1: “Regenerate with this seed” writes the same text again (same settings and model).</source>
         <translation>시드 %1(으)로 샘플링했습니다. “이 시드로 다시 생성”을 누르면 같은 텍스트를 다시 씁니다 (같은 설정과 모델일 때).</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="472"/>
+        <location filename="../ui/MessageBubble.qml" line="481"/>
         <source>Fold</source>
         <translation>접기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="472"/>
+        <location filename="../ui/MessageBubble.qml" line="481"/>
         <source>Show all %1 characters</source>
         <translation>%1자 모두 보기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="484"/>
+        <location filename="../ui/MessageBubble.qml" line="493"/>
         <source>Previous branch</source>
         <translation>이전 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="486"/>
+        <location filename="../ui/MessageBubble.qml" line="495"/>
         <source>Previous branch (Alt+Left switches the last message that has branches)</source>
         <translation>이전 분기 (Alt+Left는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="492"/>
+        <location filename="../ui/MessageBubble.qml" line="501"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="493"/>
+        <location filename="../ui/MessageBubble.qml" line="502"/>
         <source>Branch %1 of %2</source>
         <translation>분기 %1/%2</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="498"/>
+        <location filename="../ui/MessageBubble.qml" line="507"/>
         <source>Next branch</source>
         <translation>다음 분기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="500"/>
+        <location filename="../ui/MessageBubble.qml" line="509"/>
         <source>Next branch (Alt+Right switches the last message that has branches)</source>
         <translation>다음 분기 (Alt+Right는 분기가 있는 마지막 메시지를 바꿉니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="509"/>
+        <location filename="../ui/MessageBubble.qml" line="518"/>
         <source>not saved</source>
         <translation>저장되지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="455"/>
+        <location filename="../ui/MessageBubble.qml" line="464"/>
         <source>interrupted</source>
         <translation>중단됨</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="457"/>
+        <location filename="../ui/MessageBubble.qml" line="466"/>
         <source>%1 tokens · first token %2 ms · %3 tok/s · %4 evaluated</source>
         <translation>%1 토큰 · 첫 토큰 %2 ms · %3 토큰/초 · %4 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="523"/>
+        <location filename="../ui/MessageBubble.qml" line="532"/>
         <source>Regenerate with this seed</source>
         <translation>이 시드로 다시 생성</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="526"/>
+        <location filename="../ui/MessageBubble.qml" line="535"/>
         <source>A new version sampled with seed %1</source>
         <translation>시드 %1(으)로 샘플링한 새 버전</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="530"/>
+        <location filename="../ui/MessageBubble.qml" line="539"/>
         <source>Copy</source>
         <translation>복사</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="533"/>
+        <location filename="../ui/MessageBubble.qml" line="542"/>
         <source>Copies the reasoning (there is no answer yet)</source>
         <translation>추론을 복사합니다 (아직 답이 없습니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="534"/>
+        <location filename="../ui/MessageBubble.qml" line="543"/>
         <source>Copies the answer (not the reasoning)</source>
         <translation>답을 복사합니다 (추론은 제외)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="541"/>
+        <location filename="../ui/MessageBubble.qml" line="550"/>
         <source>Edit</source>
         <translation>고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="543"/>
+        <location filename="../ui/MessageBubble.qml" line="552"/>
         <source>Edit your message</source>
         <translation>메시지 고치기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="545"/>
+        <location filename="../ui/MessageBubble.qml" line="554"/>
         <source>Edit here and resend (Up in the empty message box edits the last one)</source>
         <translation>여기서 고쳐서 다시 보내기 (빈 메시지 입력란에서 위쪽 화살표를 누르면 마지막 메시지를 고칩니다)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="215"/>
+        <location filename="../ui/MessageBubble.qml" line="218"/>
         <source>Edited message</source>
         <translation>고치는 메시지</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="216"/>
+        <location filename="../ui/MessageBubble.qml" line="219"/>
         <source>Enter resends, Shift+Enter starts a new line, Esc cancels</source>
         <translation>Enter 다시 보내기, Shift+Enter 줄바꿈, Esc 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="243"/>
+        <location filename="../ui/MessageBubble.qml" line="246"/>
         <source>Save &amp;&amp; resend</source>
         <translation>저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="247"/>
+        <location filename="../ui/MessageBubble.qml" line="250"/>
         <source>Save and resend the edited message</source>
         <translation>고친 메시지를 저장하고 다시 보내기</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="249"/>
+        <location filename="../ui/MessageBubble.qml" line="252"/>
         <source>Resend the edited message; the replies after it are replaced (Enter)</source>
         <translation>고친 메시지를 다시 보냅니다. 그 뒤의 답변은 새 답변으로 바뀝니다 (Enter)</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="254"/>
+        <location filename="../ui/MessageBubble.qml" line="257"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="256"/>
+        <location filename="../ui/MessageBubble.qml" line="259"/>
         <source>Cancel the edit</source>
         <translation>고치기 취소</translation>
     </message>
     <message>
-        <location filename="../ui/MessageBubble.qml" line="258"/>
+        <location filename="../ui/MessageBubble.qml" line="261"/>
         <source>Keep the message as it was (Esc)</source>
         <translation>메시지를 그대로 두기 (Esc)</translation>
     </message>
@@ -2845,24 +2845,24 @@
 <context>
     <name>SettingsDrawer</name>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="517"/>
-        <location filename="../ui/SettingsDrawer.qml" line="522"/>
+        <location filename="../ui/SettingsDrawer.qml" line="527"/>
+        <location filename="../ui/SettingsDrawer.qml" line="532"/>
         <source>GPU layers</source>
         <translation>GPU 레이어</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="520"/>
+        <location filename="../ui/SettingsDrawer.qml" line="530"/>
         <source>auto</source>
         <translation>자동</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="528"/>
+        <location filename="../ui/SettingsDrawer.qml" line="538"/>
         <source>With the CUDA backend: how many layers run on the GPU, the rest on the CPU. Auto puts as many as fit the GPU&apos;s free memory at this context and KV type.</source>
         <translation>CUDA 백엔드에서 GPU에서 실행할 레이어 수입니다. 나머지는 CPU에서 실행됩니다. 자동은 이 컨텍스트와 KV 타입에서 GPU의 여유 메모리에 들어가는 만큼 올립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="204"/>
-        <location filename="../ui/SettingsDrawer.qml" line="208"/>
+        <location filename="../ui/SettingsDrawer.qml" line="212"/>
+        <location filename="../ui/SettingsDrawer.qml" line="216"/>
         <source>Language</source>
         <translation>언어</translation>
     </message>
@@ -2872,355 +2872,355 @@
         <translation>제한 없음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="163"/>
+        <location filename="../ui/SettingsDrawer.qml" line="171"/>
         <source>No engine change waits: the settings above are in force.</source>
         <translation>적용을 기다리는 엔진 변경이 없습니다. 위의 설정이 쓰이고 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="164"/>
+        <location filename="../ui/SettingsDrawer.qml" line="172"/>
         <source>Apply keeps these engine settings for %1: it is loaded with them.</source>
         <translation>적용하면 이 엔진 설정을 %1에 맞춰 저장합니다. 이 모델은 이 설정으로 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="165"/>
+        <location filename="../ui/SettingsDrawer.qml" line="173"/>
         <source>Apply loads %1 again with these engine settings.</source>
         <translation>적용하면 이 엔진 설정으로 %1을(를) 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="166"/>
+        <location filename="../ui/SettingsDrawer.qml" line="174"/>
         <source>Apply reloads %1 with these engine settings: the conversation is computed again.</source>
         <translation>적용하면 이 엔진 설정으로 %1을(를) 다시 불러옵니다. 대화는 처음부터 다시 계산됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="190"/>
+        <location filename="../ui/SettingsDrawer.qml" line="198"/>
         <source>Changes here apply at once. The engine&apos;s choices reload the model, so they wait for Apply at the bottom.</source>
         <translation>여기서 바꾼 설정은 바로 적용됩니다. 엔진 설정은 모델을 다시 불러오므로 아래의 적용을 누를 때까지 기다립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="210"/>
+        <location filename="../ui/SettingsDrawer.qml" line="218"/>
         <source>System (%1)</source>
         <translation>시스템 (%1)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="215"/>
+        <location filename="../ui/SettingsDrawer.qml" line="223"/>
         <source>Conversation</source>
         <translation>대화</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="216"/>
-        <location filename="../ui/SettingsDrawer.qml" line="274"/>
+        <location filename="../ui/SettingsDrawer.qml" line="224"/>
+        <location filename="../ui/SettingsDrawer.qml" line="282"/>
         <source>System prompt</source>
         <translation>시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="282"/>
+        <location filename="../ui/SettingsDrawer.qml" line="290"/>
         <source>Optional instructions for this conversation</source>
         <translation>이 대화에 줄 지시 (선택)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="313"/>
+        <location filename="../ui/SettingsDrawer.qml" line="321"/>
         <source>For %1</source>
         <translation>대상: %1</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="321"/>
+        <location filename="../ui/SettingsDrawer.qml" line="329"/>
         <source>Sampling, KV type, context and its policy below are kept for this model (head size %1, trained for %2 tokens).</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다 (헤드 크기 %1, %2 토큰으로 학습).</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="322"/>
+        <location filename="../ui/SettingsDrawer.qml" line="330"/>
         <source>Sampling, KV type, context and its policy below are kept for this model.</source>
         <translation>아래의 샘플링, KV 형식, 컨텍스트와 그 정책은 이 모델에 대해 유지됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="332"/>
+        <location filename="../ui/SettingsDrawer.qml" line="340"/>
         <source>Choose another value under Engine below and Apply: the model is loaded again.</source>
         <translation>아래 엔진에서 다른 값을 고르고 적용하세요. 모델을 다시 불러옵니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="335"/>
+        <location filename="../ui/SettingsDrawer.qml" line="343"/>
         <source>Sampling</source>
         <translation>샘플링</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="338"/>
+        <location filename="../ui/SettingsDrawer.qml" line="346"/>
         <source>preset</source>
         <translation>프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="343"/>
+        <location filename="../ui/SettingsDrawer.qml" line="351"/>
         <source>Sampling preset</source>
         <translation>샘플링 프리셋</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="345"/>
+        <location filename="../ui/SettingsDrawer.qml" line="353"/>
         <source>Custom</source>
         <translation>사용자 지정</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="353"/>
+        <location filename="../ui/SettingsDrawer.qml" line="361"/>
         <source>temperature</source>
         <translation>온도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="357"/>
+        <location filename="../ui/SettingsDrawer.qml" line="365"/>
         <source>top-k</source>
         <translation>top-k</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="361"/>
+        <location filename="../ui/SettingsDrawer.qml" line="369"/>
         <source>top-p</source>
         <translation>top-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="365"/>
+        <location filename="../ui/SettingsDrawer.qml" line="373"/>
         <source>min-p</source>
         <translation>min-p</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="369"/>
+        <location filename="../ui/SettingsDrawer.qml" line="377"/>
         <source>repeat penalty</source>
         <translation>반복 페널티</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="373"/>
+        <location filename="../ui/SettingsDrawer.qml" line="381"/>
         <source>seed</source>
         <translation>시드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="374"/>
+        <location filename="../ui/SettingsDrawer.qml" line="382"/>
         <source>random</source>
         <translation>무작위</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="374"/>
+        <location filename="../ui/SettingsDrawer.qml" line="382"/>
         <source>−1 or “random”: a fresh seed for every reply (each reply shows its own). A number: every reply sampled with it.</source>
         <translation>−1 또는 “무작위”: 답변마다 새 시드 (각 답변에 그 시드가 표시됨). 숫자: 모든 답변을 그 시드로 샘플링.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="377"/>
+        <location filename="../ui/SettingsDrawer.qml" line="385"/>
         <source>max tokens</source>
         <translation>최대 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="388"/>
+        <location filename="../ui/SettingsDrawer.qml" line="398"/>
         <source>KV snapshots</source>
         <translation>KV 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="391"/>
+        <location filename="../ui/SettingsDrawer.qml" line="401"/>
         <source>on disk at most (0 = no limit)</source>
         <translation>디스크 사용 한도 (0 = 제한 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="395"/>
+        <location filename="../ui/SettingsDrawer.qml" line="405"/>
         <source>KV snapshots on disk at most</source>
         <translation>디스크의 KV 스냅숏 사용 한도</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="409"/>
+        <location filename="../ui/SettingsDrawer.qml" line="419"/>
         <source>in RAM at most, for conversations you left (0 = none kept)</source>
         <translation>떠나온 대화용 RAM 최대치 (0 = 보관 안 함)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="413"/>
+        <location filename="../ui/SettingsDrawer.qml" line="423"/>
         <source>KV of conversations you left, in RAM at most</source>
         <translation>떠나온 대화의 KV, RAM 최대치</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="424"/>
+        <location filename="../ui/SettingsDrawer.qml" line="434"/>
         <source>Engine</source>
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="429"/>
+        <location filename="../ui/SettingsDrawer.qml" line="439"/>
         <source>These reload the model: they wait for Apply at the bottom.</source>
         <translation>이 설정은 모델을 다시 불러오므로 아래의 적용을 누를 때까지 기다립니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="436"/>
+        <location filename="../ui/SettingsDrawer.qml" line="446"/>
         <source>backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="437"/>
+        <location filename="../ui/SettingsDrawer.qml" line="447"/>
         <source>Backend</source>
         <translation>백엔드</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="438"/>
+        <location filename="../ui/SettingsDrawer.qml" line="448"/>
         <source>threads (0 = all)</source>
         <translation>스레드 (0 = 전부)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="441"/>
+        <location filename="../ui/SettingsDrawer.qml" line="451"/>
         <source>context (0 = trained)</source>
         <translation>컨텍스트 (0 = 학습 길이)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="444"/>
+        <location filename="../ui/SettingsDrawer.qml" line="454"/>
         <source>Context length</source>
         <translation>컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="455"/>
-        <location filename="../ui/SettingsDrawer.qml" line="463"/>
+        <location filename="../ui/SettingsDrawer.qml" line="465"/>
+        <location filename="../ui/SettingsDrawer.qml" line="473"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="471"/>
-        <location filename="../ui/SettingsDrawer.qml" line="493"/>
+        <location filename="../ui/SettingsDrawer.qml" line="481"/>
+        <location filename="../ui/SettingsDrawer.qml" line="503"/>
         <source>%1 — not for this model</source>
         <translation>%1 — 이 모델에는 맞지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="478"/>
+        <location filename="../ui/SettingsDrawer.qml" line="488"/>
         <source>V type (values)</source>
         <translation>V 형식 (Value)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="485"/>
+        <location filename="../ui/SettingsDrawer.qml" line="495"/>
         <source>V type</source>
         <translation>V 형식</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="487"/>
+        <location filename="../ui/SettingsDrawer.qml" line="497"/>
         <source>same as K</source>
         <translation>K와 같음</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="505"/>
+        <location filename="../ui/SettingsDrawer.qml" line="515"/>
         <source>Keys carry most of what a low-bit KV type loses: finer keys with 4-bit values (q8_0 K, q4_0r V) keep most of the quality at well under half of f16&apos;s memory. K and V typed apart run on the CPU backend.</source>
         <translation>낮은 비트 KV 형식이 잃는 것은 대부분 Key에서 생깁니다: Key를 더 정밀하게, Value를 4비트로 두면(q8_0 K, q4_0r V) f16 메모리의 절반에 훨씬 못 미치는 크기로 품질 대부분이 유지됩니다. K와 V를 따로 정하면 CPU 백엔드에서 실행됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="530"/>
+        <location filename="../ui/SettingsDrawer.qml" line="540"/>
         <source>when the context is full</source>
         <translation>컨텍스트가 찼을 때</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="536"/>
+        <location filename="../ui/SettingsDrawer.qml" line="546"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="538"/>
+        <location filename="../ui/SettingsDrawer.qml" line="548"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="538"/>
+        <location filename="../ui/SettingsDrawer.qml" line="548"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="538"/>
+        <location filename="../ui/SettingsDrawer.qml" line="548"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="538"/>
+        <location filename="../ui/SettingsDrawer.qml" line="548"/>
         <source>keep the start and the latest (attention sinks)</source>
         <translation>시작 부분과 최신 내용 유지 (어텐션 싱크)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="601"/>
+        <location filename="../ui/SettingsDrawer.qml" line="611"/>
         <source>Cancel the engine changes</source>
         <translation>엔진 변경 취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="545"/>
+        <location filename="../ui/SettingsDrawer.qml" line="555"/>
         <source>Cost before applying: a full context of %1 tokens in %2 takes %3 of KV cache (%4 per token); the weights take %5.</source>
         <translation>적용 전 비용: %2 형식으로 %1 토큰의 컨텍스트를 채우면 KV 캐시 %3 (토큰당 %4), 가중치는 %5입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="558"/>
+        <location filename="../ui/SettingsDrawer.qml" line="568"/>
         <source> at %1 tokens</source>
         <translation> (%1 토큰에서)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="593"/>
+        <location filename="../ui/SettingsDrawer.qml" line="603"/>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="162"/>
+        <location filename="../ui/SettingsDrawer.qml" line="170"/>
         <source>This model cannot use these settings: see the reason above.</source>
         <translation>이 모델은 이 설정을 쓸 수 없습니다. 위의 이유를 확인하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="600"/>
+        <location filename="../ui/SettingsDrawer.qml" line="610"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="224"/>
+        <location filename="../ui/SettingsDrawer.qml" line="232"/>
         <source>Saved system prompt</source>
         <translation>저장된 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="227"/>
+        <location filename="../ui/SettingsDrawer.qml" line="235"/>
         <source>None (this conversation&apos;s own text)</source>
         <translation>없음 (이 대화의 자체 텍스트)</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="235"/>
+        <location filename="../ui/SettingsDrawer.qml" line="243"/>
         <source>Save as…</source>
         <translation>다른 이름으로 저장…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="236"/>
+        <location filename="../ui/SettingsDrawer.qml" line="244"/>
         <source>Save the system prompt as a new saved prompt</source>
         <translation>시스템 프롬프트를 새 저장 프롬프트로 저장</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="241"/>
+        <location filename="../ui/SettingsDrawer.qml" line="249"/>
         <source>Edit…</source>
         <translation>편집…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="242"/>
+        <location filename="../ui/SettingsDrawer.qml" line="250"/>
         <source>Edit the saved prompt</source>
         <translation>저장된 프롬프트 편집</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="248"/>
+        <location filename="../ui/SettingsDrawer.qml" line="256"/>
         <source>Delete…</source>
         <translation>삭제…</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="249"/>
+        <location filename="../ui/SettingsDrawer.qml" line="257"/>
         <source>Delete the saved prompt</source>
         <translation>저장된 프롬프트 삭제</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="262"/>
+        <location filename="../ui/SettingsDrawer.qml" line="270"/>
         <source>“%1” has changed since this conversation took it; the text below is this conversation&apos;s.</source>
         <translation>“%1”은(는) 이 대화가 가져온 뒤 바뀌었습니다. 아래 텍스트는 이 대화의 것입니다.</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="267"/>
+        <location filename="../ui/SettingsDrawer.qml" line="275"/>
         <source>Use the saved text</source>
         <translation>저장된 텍스트 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="268"/>
+        <location filename="../ui/SettingsDrawer.qml" line="276"/>
         <source>Use the saved prompt&apos;s current text in this conversation</source>
         <translation>저장된 프롬프트의 현재 텍스트를 이 대화에 사용</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="292"/>
+        <location filename="../ui/SettingsDrawer.qml" line="300"/>
         <source>New conversations start with</source>
         <translation>새 대화의 시작 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="298"/>
+        <location filename="../ui/SettingsDrawer.qml" line="306"/>
         <source>System prompt of new conversations</source>
         <translation>새 대화의 시스템 프롬프트</translation>
     </message>
     <message>
-        <location filename="../ui/SettingsDrawer.qml" line="301"/>
+        <location filename="../ui/SettingsDrawer.qml" line="309"/>
         <source>No system prompt</source>
         <translation>시스템 프롬프트 없음</translation>
     </message>
@@ -3229,7 +3229,7 @@
     <name>Sidebar</name>
     <message>
         <location filename="../ui/Sidebar.qml" line="64"/>
-        <location filename="../app/testing/chat_state_probe.cpp" line="126"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="137"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -3618,6 +3618,491 @@
     </message>
 </context>
 <context>
+    <name>ToolCallBlocks</name>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="29"/>
+        <source>waiting for your consent</source>
+        <translation>허용을 기다리는 중</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="30"/>
+        <source>running…</source>
+        <translation>실행 중…</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="32"/>
+        <source>ran</source>
+        <translation>실행됨</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="33"/>
+        <source>ran in %1 ms</source>
+        <translation>%1 ms 만에 실행됨</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="34"/>
+        <source>ran in %1 s</source>
+        <translation>%1초 만에 실행됨</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="35"/>
+        <source>denied</source>
+        <translation>거부됨</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="36"/>
+        <source>failed</source>
+        <translation>실패</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="37"/>
+        <source>stopped before it ran</source>
+        <translation>실행 전에 멈춤</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="38"/>
+        <source>waiting</source>
+        <translation>대기 중</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="38"/>
+        <source>not run</source>
+        <translation>실행 안 됨</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="44"/>
+        <source>You denied this call: it did not run, and the model was told so.</source>
+        <translation>이 호출을 거부했습니다: 실행되지 않았고, 모델에게 그렇게 알렸습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="45"/>
+        <source>The call failed; the model read what went wrong:</source>
+        <translation>호출이 실패했습니다. 모델은 무엇이 잘못됐는지 읽었습니다:</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="46"/>
+        <source>Stopped (Esc) before it ran; the model was told so.</source>
+        <translation>실행 전에 멈췄습니다(Esc). 모델에게 그렇게 알렸습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="102"/>
+        <source>Tool call: %1 — %2</source>
+        <translation>도구 호출: %1 — %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="109"/>
+        <source>Fold the call of %1</source>
+        <translation>%1 호출 접기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="109"/>
+        <source>Show the call of %1</source>
+        <translation>%1 호출 보기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="112"/>
+        <source>%1 on the tool server %2</source>
+        <translation>도구 서버 %2의 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="117"/>
+        <source>Arguments</source>
+        <translation>인수</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="143"/>
+        <source>Run this call?</source>
+        <translation>이 호출을 실행할까요?</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="148"/>
+        <source>Allow</source>
+        <translation>허용</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="150"/>
+        <source>Allow this call of %1 once</source>
+        <translation>%1의 이번 호출만 허용</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="156"/>
+        <source>Always allow this tool</source>
+        <translation>이 도구는 항상 허용</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="157"/>
+        <source>Always allow %1 (revocable in Settings → Tools)</source>
+        <translation>%1 항상 허용 (설정 → 도구에서 취소 가능)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="163"/>
+        <source>Deny</source>
+        <translation>거부</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="164"/>
+        <source>Deny this call: the model is told it was refused</source>
+        <translation>이 호출 거부: 모델에게 거부되었다고 알립니다</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="179"/>
+        <source>Result</source>
+        <translation>결과</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="203"/>
+        <source>Cut: %1. </source>
+        <translation>잘림: %1. </translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="204"/>
+        <source>%1 tokens · %2 of KV cache</source>
+        <translation>%1 토큰 · KV 캐시 %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="221"/>
+        <source>The model made %1 tool calls in a row (the limit set in Settings → Tools). Let it go on?</source>
+        <translation>모델이 도구를 연속으로 %1번 호출했습니다(설정 → 도구에서 정한 한도). 계속하게 할까요?</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="226"/>
+        <source>Go on</source>
+        <translation>계속</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolCallBlocks.qml" line="233"/>
+        <source>Stop here</source>
+        <translation>여기서 멈추기</translation>
+    </message>
+</context>
+<context>
+    <name>ToolCosts</name>
+    <message>
+        <location filename="../ui/memory/ToolCosts.qml" line="21"/>
+        <source>Tools in the context</source>
+        <translation>컨텍스트 속 도구</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ToolCosts.qml" line="22"/>
+        <source>A conversation that offers tools carries their definitions (names, descriptions, argument schemas) in its prompt, and every call&apos;s result is read by the model: both sit in the KV cache like any text. A long result is cut at the limit set in Settings → Tools, and to what the context can still hold.</source>
+        <translation>도구를 제공하는 대화는 프롬프트에 그 정의(이름, 설명, 인수 스키마)를 담고, 모델은 모든 호출의 결과를 읽습니다: 둘 다 다른 텍스트처럼 KV 캐시에 자리합니다. 긴 결과는 설정 → 도구에서 정한 한도와, 컨텍스트에 아직 들어갈 수 있는 만큼으로 잘립니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ToolCosts.qml" line="30"/>
+        <source>Definitions: %1 tokens · %2</source>
+        <translation>정의: %1 토큰 · %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ToolCosts.qml" line="31"/>
+        <source>Definitions: counted with the next reply</source>
+        <translation>정의: 다음 답변 때 셉니다</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ToolCosts.qml" line="43"/>
+        <source>Result of %1: %2 tokens · %3</source>
+        <translation>%1의 결과: %2 토큰 · %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ToolCosts.qml" line="44"/>
+        <source> (cut: %1)</source>
+        <translation> (잘림: %1)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ToolCosts.qml" line="51"/>
+        <source>All results: %1 tokens · %2</source>
+        <translation>모든 결과: %1 토큰 · %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/ToolCosts.qml" line="60"/>
+        <source>A tool result of up to %1 tokens would not fit: %2 tokens of the context are free. A longer result will be cut to fit, and the cut said.</source>
+        <translation>최대 %1 토큰의 도구 결과는 들어가지 않습니다: 컨텍스트에 남은 자리는 %2 토큰입니다. 더 긴 결과는 들어가도록 잘리며, 잘렸다고 알립니다.</translation>
+    </message>
+</context>
+<context>
+    <name>ToolSteps</name>
+    <message>
+        <location filename="../app/tools/tool_steps.cpp" line="123"/>
+        <source>denied by the user: not run</source>
+        <translation>사용자가 거부함: 실행 안 됨</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tool_steps.cpp" line="125"/>
+        <source>stopped before it ran</source>
+        <translation>실행 전에 멈춤</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tool_steps.cpp" line="126"/>
+        <source>failed</source>
+        <translation>실패</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tool_steps.cpp" line="127"/>
+        <source>ran</source>
+        <translation>실행됨</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tool_steps.cpp" line="128"/>
+        <source>not run (the reply ended first)</source>
+        <translation>실행 안 됨 (답변이 먼저 끝남)</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tool_steps.cpp" line="141"/>
+        <source>Tool call: `%1` (%2)</source>
+        <translation>도구 호출: `%1` (%2)</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tool_steps.cpp" line="147"/>
+        <source>Result:</source>
+        <translation>결과:</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tool_steps.cpp" line="154"/>
+        <source>The result was cut: %1.</source>
+        <translation>결과가 잘렸습니다: %1.</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsButton</name>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="17"/>
+        <source>Tools: %1</source>
+        <translation>도구: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="17"/>
+        <source>Tools</source>
+        <translation>도구</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="25"/>
+        <source>The tools this conversation offers the model (Ctrl+T)</source>
+        <translation>이 대화가 모델에게 제공하는 도구 (Ctrl+T)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="56"/>
+        <source>Tools this conversation offers</source>
+        <translation>이 대화가 제공하는 도구</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="64"/>
+        <source>No tool servers yet: add one in Settings → Tools (its mcp.json).</source>
+        <translation>아직 도구 서버가 없습니다: 설정 → 도구(mcp.json)에서 추가하세요.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="65"/>
+        <source>Each call is shown in the reply and runs only once you allow it. Their definitions take room in the context (the memory panel says how much).</source>
+        <translation>각 호출은 답변에 표시되고, 허용해야만 실행됩니다. 도구 정의는 컨텍스트에서 자리를 차지합니다(메모리 패널이 얼마인지 알려 줍니다).</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="76"/>
+        <source>%1 (%2 tools)</source>
+        <translation>%1 (도구 %2개)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="77"/>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="87"/>
+        <source>The model must call a tool</source>
+        <translation>모델이 반드시 도구를 호출</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="92"/>
+        <source>Its first reply to each message is a call (small models rarely call on their own); after the results it answers freely.</source>
+        <translation>각 메시지에 대한 첫 답변은 호출입니다(작은 모델은 스스로 호출하는 일이 드뭅니다). 결과를 읽은 뒤에는 자유롭게 답합니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsButton.qml" line="97"/>
+        <source>Settings → Tools…</source>
+        <translation>설정 → 도구…</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsSettings</name>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="23"/>
+        <source>Tools</source>
+        <translation>도구</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="29"/>
+        <source>Tool servers (MCP) let the model read files, search or run what they offer. Every call is shown in the reply and runs only once you allow it. Servers are kept in %1.</source>
+        <translation>도구 서버(MCP)로 모델이 파일을 읽고, 검색하고, 서버가 제공하는 것을 실행할 수 있습니다. 모든 호출은 답변에 표시되고 허용해야만 실행됩니다. 서버 목록은 %1에 저장됩니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="62"/>
+        <source>Enable the tool server %1</source>
+        <translation>도구 서버 %1 사용</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="76"/>
+        <source>ready · %1 tools</source>
+        <translation>준비됨 · 도구 %1개</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="77"/>
+        <source>failed</source>
+        <translation>실패</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="78"/>
+        <source>starting…</source>
+        <translation>시작하는 중…</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="79"/>
+        <source>off</source>
+        <translation>꺼짐</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="79"/>
+        <source>stopped</source>
+        <translation>멈춤</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="101"/>
+        <source>Hide its tools and log</source>
+        <translation>도구와 로그 숨기기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="101"/>
+        <source>Its tools and log</source>
+        <translation>도구와 로그</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="105"/>
+        <source>Remove</source>
+        <translation>제거</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="106"/>
+        <source>Remove the tool server %1</source>
+        <translation>도구 서버 %1 제거</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="123"/>
+        <source>%1 (not offered: see below)</source>
+        <translation>%1 (제공 안 함: 아래 참조)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="127"/>
+        <source>Revoke</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="128"/>
+        <source>Ask again before %1 runs</source>
+        <translation>%1 실행 전에 다시 묻기</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="136"/>
+        <source>Runs without asking (Always allow)</source>
+        <translation>묻지 않고 실행 (항상 허용)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="160"/>
+        <source>Its stderr (the last lines)</source>
+        <translation>stderr (마지막 줄들)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="173"/>
+        <source>(nothing)</source>
+        <translation>(없음)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="186"/>
+        <source>Not offered: %1</source>
+        <translation>제공 안 함: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="191"/>
+        <source>Add a server</source>
+        <translation>서버 추가</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="195"/>
+        <source>name</source>
+        <translation>이름</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="197"/>
+        <source>The new server&apos;s name</source>
+        <translation>새 서버의 이름</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="198"/>
+        <source>command</source>
+        <translation>명령</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="200"/>
+        <source>The command that starts it</source>
+        <translation>서버를 시작하는 명령</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="201"/>
+        <source>arguments</source>
+        <translation>인수</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="203"/>
+        <source>as on a command line</source>
+        <translation>명령줄에서처럼</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="204"/>
+        <source>Its arguments, as on a command line</source>
+        <translation>명령줄에서처럼 적은 인수</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="205"/>
+        <source>environment</source>
+        <translation>환경 변수</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="206"/>
+        <source>KEY=value, one per line</source>
+        <translation>한 줄에 하나씩 KEY=value</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="211"/>
+        <source>Environment variables it gets (only these, and HOME, PATH, USER…)</source>
+        <translation>서버가 받는 환경 변수 (이것들과 HOME, PATH, USER… 만)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="215"/>
+        <source>Add and start</source>
+        <translation>추가하고 시작</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="227"/>
+        <source>calls in a row before asking again</source>
+        <translation>다시 묻기 전 연속 호출 수</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="230"/>
+        <source>Tool calls in a row before asking again</source>
+        <translation>다시 묻기 전까지의 연속 도구 호출 수</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="231"/>
+        <source>tokens kept of a result</source>
+        <translation>결과에서 유지할 토큰 수</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="235"/>
+        <source>Tokens kept of a tool&apos;s result (a longer one is cut, and the cut said)</source>
+        <translation>도구 결과에서 유지할 토큰 수 (더 길면 잘리고, 잘렸다고 알립니다)</translation>
+    </message>
+    <message>
+        <location filename="../ui/ToolsSettings.qml" line="238"/>
+        <source>Reload mcp.json</source>
+        <translation>mcp.json 다시 읽기</translation>
+    </message>
+</context>
+<context>
     <name>Welcome</name>
     <message>
         <location filename="../ui/Welcome.qml" line="85"/>
@@ -3826,42 +4311,42 @@
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="246"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="248"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="87"/>
+        <location filename="../app/chat/chat_controller.cpp" line="88"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="212"/>
+        <location filename="../app/chat/chat_controller.cpp" line="214"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="212"/>
+        <location filename="../app/chat/chat_controller.cpp" line="214"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="220"/>
+        <location filename="../app/chat/chat_controller.cpp" line="222"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="247"/>
+        <location filename="../app/chat/chat_controller.cpp" line="249"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="266"/>
+        <location filename="../app/chat/chat_controller.cpp" line="268"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="380"/>
+        <location filename="../app/chat/chat_controller.cpp" line="382"/>
         <source>This conversation&apos;s messages are still being read (they are long): nothing was sent or changed; try again in a moment.</source>
         <translation>이 대화의 메시지를 아직 읽는 중입니다(메시지가 깁니다): 아무것도 보내거나 바꾸지 않았습니다. 잠시 후 다시 시도하세요.</translation>
     </message>
@@ -3947,88 +4432,88 @@
         <translation>%1 설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="181"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="183"/>
         <source>No reply was written: %1 Your message is kept.</source>
         <translation>답변을 쓰지 않았습니다: %1 메시지는 그대로 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="182"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="184"/>
         <source>Try again</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="212"/>
-        <location filename="../app/chat/chat_controller_models.cpp" line="308"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="214"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="310"/>
         <source>Summarize and continue</source>
         <translation>요약하고 계속</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="215"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="217"/>
         <source>Drop oldest turns and retry</source>
         <translation>가장 오래된 차례를 버리고 다시 시도</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="217"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="219"/>
         <source>Settings…</source>
         <translation>설정…</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="242"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="244"/>
         <source>Oldest turns dropped to make room: %1 tokens (%2 → %3 in context, %4 evaluated again).</source>
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3, %4 다시 계산).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="239"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="241"/>
         <source>Oldest tokens shifted out to make room: %1 tokens (%2 → %3 in context).</source>
         <translation>공간을 만들려고 가장 오래된 토큰을 밀어냈습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="176"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="178"/>
         <source>There is no room in the context for a reply (%1). Your message is kept.</source>
         <translation>컨텍스트에 답변할 자리가 없습니다 (%1). 메시지는 보존되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="197"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="199"/>
         <source>This reply cannot be continued (%1): it is all the context holds and there is no earlier turn to drop. Start a new chat, summarize and continue, or give this model a longer context in Settings.</source>
         <translation>이 답변은 이어 쓸 수 없습니다 (%1): 컨텍스트가 담을 수 있는 전부이며 삭제할 이전 턴이 없습니다. 새 대화를 시작하거나, 요약하고 계속하거나, 설정에서 이 모델의 컨텍스트를 늘리세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="209"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="211"/>
         <source>%1 Next message: %2.</source>
         <translation>%1 다음 메시지: %2.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="234"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="236"/>
         <source>The oldest tokens after the start left to make room: %1 tokens (%2 → %3 in context; the first tokens and the system prompt stay).</source>
         <translation>공간을 만들려고 시작 뒤의 가장 오래된 토큰이 빠졌습니다: %1 토큰 (컨텍스트 %2 → %3, 첫 토큰들과 시스템 프롬프트는 남습니다).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="260"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="262"/>
         <source>Summarizing this conversation to continue in a new one… (Esc stops)</source>
         <translation>새 대화에서 이어 가려고 이 대화를 요약하는 중… (Esc로 중지)</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="287"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="289"/>
         <source>A summary of the conversation so far:</source>
         <translation>지금까지의 대화 요약:</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="295"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="297"/>
         <source>summary</source>
         <translation>요약</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="296"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="298"/>
         <source>“%1” continues here; its summary is this conversation&apos;s system prompt.</source>
         <translation>“%1”이(가) 여기서 이어집니다. 그 요약이 이 대화의 시스템 프롬프트입니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="299"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="301"/>
         <source>Continued: %1</source>
         <translation>이어서: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_models.cpp" line="306"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="308"/>
         <source>The conversation was not summarized: %1</source>
         <translation>대화를 요약하지 못했습니다: %1</translation>
     </message>
@@ -4038,12 +4523,12 @@
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="388"/>
+        <location filename="../app/chat/chat_controller.cpp" line="390"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="394"/>
+        <location filename="../app/chat/chat_controller.cpp" line="396"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
@@ -4070,27 +4555,27 @@
         <translation>%1: 이전 버전을 다시 표시합니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="75"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="77"/>
         <source>Cannot edit now: %1</source>
         <translation>지금은 고칠 수 없습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="80"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="82"/>
         <source>The edit was not saved: %1</source>
         <translation>고친 내용을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="146"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="149"/>
         <source>It was stopped before its first word.</source>
         <translation>첫 단어를 쓰기 전에 중지되었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="147"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="150"/>
         <source>The model ended its reply without writing anything.</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="152"/>
+        <location filename="../app/chat/chat_controller_reply_flow.cpp" line="155"/>
         <source>The reply was cut where the context ran out of room (%1).</source>
         <translation>컨텍스트에 자리가 없어 답변이 잘렸습니다 (%1).</translation>
     </message>
@@ -4100,21 +4585,21 @@
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="185"/>
-        <location filename="../app/chat/chat_controller.cpp" line="299"/>
+        <location filename="../app/chat/chat_controller.cpp" line="186"/>
+        <location filename="../app/chat/chat_controller.cpp" line="301"/>
         <location filename="../app/chat/chat_controller_conversation_model.cpp" line="85"/>
-        <location filename="../app/chat/chat_controller_models.cpp" line="211"/>
-        <location filename="../app/chat/chat_controller_models.cpp" line="307"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="213"/>
+        <location filename="../app/chat/chat_controller_models.cpp" line="309"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="63"/>
+        <location filename="../app/chat/chat_controller.cpp" line="64"/>
         <source>The database %1 was damaged and could not be read. It was moved aside, nothing deleted, to %2; a fresh database was created.</source>
         <translation>데이터베이스 %1이(가) 손상되어 읽을 수 없었습니다. 지우지 않고 %2(으)로 옮겨 두었으며, 새 데이터베이스를 만들었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="70"/>
+        <location filename="../app/chat/chat_controller.cpp" line="71"/>
         <source>Replies cut short by the last exit could not be marked interrupted.</source>
         <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
     </message>
@@ -4124,9 +4609,14 @@
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="403"/>
+        <location filename="../app/chat/chat_controller.cpp" line="405"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/chat/chat_controller_tools.cpp" line="87"/>
+        <source>The conversation&apos;s tools were not saved: %1</source>
+        <translation>대화의 도구 설정이 저장되지 않았습니다: %1</translation>
     </message>
 </context>
 <context>
@@ -4586,6 +5076,50 @@ Shown below is what the catalog knows: each file&apos;s size and whether that fi
         <location filename="../app/conversations/system_prompt_controller.cpp" line="176"/>
         <source>The prompt was not deleted: %1</source>
         <translation>프롬프트를 삭제하지 못했습니다: %1</translation>
+    </message>
+</context>
+<context>
+    <name>kvchat::app::ToolsController</name>
+    <message>
+        <location filename="../app/tools/tools_controller.cpp" line="130"/>
+        <source>%1 could not be read: %2</source>
+        <translation>%1을(를) 읽을 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tools_controller.cpp" line="165"/>
+        <source>%1 could not be read, so it is not changed here: mend it (or move it aside), then Reload.</source>
+        <translation>%1을(를) 읽을 수 없어 여기서 바꾸지 않습니다: 파일을 고치거나 옮긴 뒤 다시 읽으세요.</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tools_controller.cpp" line="169"/>
+        <source>%1 was not saved: %2</source>
+        <translation>%1이(가) 저장되지 않았습니다: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tools_controller.cpp" line="180"/>
+        <source>The server needs a name.</source>
+        <translation>서버에 이름이 필요합니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tools_controller.cpp" line="181"/>
+        <source>A server named %1 is there already.</source>
+        <translation>%1이라는 서버가 이미 있습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tools_controller.cpp" line="182"/>
+        <source>The server needs a command to start it.</source>
+        <translation>서버를 시작할 명령이 필요합니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tools_controller.cpp" line="189"/>
+        <source>An environment line is KEY=value, not &quot;%1&quot;.</source>
+        <translation>환경 변수 줄은 &quot;%1&quot;이 아니라 KEY=value 형식입니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tools_controller.cpp" line="200"/>
+        <location filename="../app/tools/tools_controller.cpp" line="212"/>
+        <source>No server named %1.</source>
+        <translation>%1이라는 서버가 없습니다.</translation>
     </message>
 </context>
 <context>

@@ -16,6 +16,16 @@ Pane {
     readonly property var modelInfo: Models.modelInfo
     padding: 0
     signal attachRequested()
+    signal toolSettingsRequested()  // the Tools button's "Settings → Tools…"
+    function openToolChoice() { toolsButton.openChoice() }
+    readonly property bool toolChoiceOpen: toolsButton.checked
+    // The end-to-end tests: how many items named `name` are shown under `item`.
+    function countShown(item, name) {
+        var n = item.objectName === name && item.visible ? 1 : 0
+        for (var i = 0; i < item.children.length; ++i) n += countShown(item.children[i], name)
+        return n
+    }
+    function toolBlocksShown() { return countShown(messageList.contentItem, "toolCallBlock") }
     ReplyShortcuts {}
     // A paste (or drop of text) longer than this is offered as a document.
     readonly property int longPasteChars: 2000
@@ -214,6 +224,12 @@ Pane {
                     enabled: !Chat.documents.loading
                     onClicked: root.attachRequested()
                     Layout.alignment: Qt.AlignBottom
+                }
+                ToolsButton {
+                    id: toolsButton
+                    Layout.alignment: Qt.AlignBottom
+                    onSettingsRequested: root.toolSettingsRequested()
+                    onChoiceClosed: root.focusInput()
                 }
                 ScrollView {
                     Layout.fillWidth: true

@@ -101,6 +101,7 @@ ApplicationWindow {
     // The model picker, on "Open file…" (Enter opens the file dialog; ↑ ↓ the models).
     Shortcut { sequence: "Ctrl+O"; onActivated: modelPicker.openList(true) }
     Shortcut { sequence: "Ctrl+D"; onActivated: documentDialog.open() }
+    Shortcut { sequence: "Ctrl+T"; onActivated: chatView.openToolChoice() }
     // The Models page: find, check the fit of, and download models (issue 15).
     Shortcut { sequence: "Ctrl+Shift+M"; onActivated: modelsPage.opened ? modelsPage.close() : modelsPage.open() }
     // Send the previewed document whole (when it fits) or summarize it; resume the job shown.
@@ -225,6 +226,7 @@ ApplicationWindow {
         ChatView {
             id: chatView
             onAttachRequested: documentDialog.open()
+            onToolSettingsRequested: settings.openToolsSection()
             SplitView.fillWidth: true
             SplitView.minimumWidth: 360
         }
@@ -332,6 +334,9 @@ ApplicationWindow {
                 "editing_row": chatView.editingRow,
                 "edit_text": edit.text, "edit_cursor": edit.cursor, "edit_can_resend": edit.can_resend,
                 "settings_open": settings.opened,
+                // Tools: the message box's choice open, the call blocks shown.
+                "tools_popup_open": chatView.toolChoiceOpen,
+                "tool_blocks_shown": chatView.toolBlocksShown(),
                 // The model picker: its button's text, where its list is drawn, the files it
                 // lists (by file name) and their sections, the load options shown.
                 "model_picker": modelPicker.testState(),

@@ -90,6 +90,7 @@ Pane {
                 // KV grows; then the weights against the KV; what fits; the last reply's figures;
                 // other users of the weights; and last the snapshots on disk.
                 ContextBlocks { id: contextSection; panel: panel; Layout.maximumWidth: column.width }
+                ToolCosts { panel: panel; Layout.maximumWidth: column.width }
                 KvTimeline { panel: panel; Layout.maximumWidth: column.width }
                 EngineGauges { id: gauges; panel: panel; Layout.maximumWidth: column.width }
                 KvCacheFigures { panel: panel; Layout.maximumWidth: column.width }

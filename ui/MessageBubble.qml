@@ -41,6 +41,7 @@ Item {
     required property int pageCount
     required property bool answerMissing  // finished with reasoning and no answer
     required property string shownText  // the page shown of the answer (a user's text)
+    required property var toolSteps  // a reply's tool calls (app/tools/tool_steps.h)
     property bool isUser: bubble.role === "user"
     // A document sent whole: shown folded (its first lines) until expanded.
     readonly property bool isDocument: isUser && bubble.stats && bubble.stats.document_tokens !== undefined && !bubble.stats.summary_request
@@ -54,7 +55,9 @@ Item {
     // "interrupted" with no stop reason (and no error) in its stats.
     readonly property bool wasInterrupted: !isUser && bubble.model.state === "interrupted" && stopReason === ""
                                            && !(bubble.stats && bubble.stats.error !== undefined)
+    // (Not a reply stopped among its tool calls with no answer yet: the next message goes on.)
     readonly property bool canContinue: isLast && (wasCut || wasStopped || wasInterrupted) && !Chat.generating && bubble.model.state !== "streaming"
+                                        && !(bubble.toolSteps.length > 0 && bubble.answerLength === 0)
     // A reply without a seed to regenerate with (an interrupted one) is offered a plain Regenerate.
     readonly property bool canRegenerate: isLast && wasInterrupted && !hasSeed && !Chat.generating
     // What the reply's buttons offer (the end-to-end tests read the last one's).
@@ -314,9 +317,15 @@ Item {
                     }
                 }
             }
+            // A reply's tool calls, each with its result (and the consent it waits for).
+            ToolCallBlocks {
+                steps: bubble.isUser ? [] : bubble.toolSteps
+                isLast: bubble.isLast
+            }
             // A reply: prose as Markdown, code blocks on their own.
             Label {
                 visible: !bubble.isUser && bubble.answerLength === 0 && !bubble.hasThinking
+                         && (bubble.toolSteps.length === 0 || bubble.model.state === "streaming")
                 text: bubble.model.state === "streaming" ? "…" : ""
             }
             Repeater {

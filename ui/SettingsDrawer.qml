@@ -120,6 +120,14 @@ Drawer {
         serverSettings.focusSwitch()
     }
 
+    // Opens at Settings → Tools (the message box's Tools button).
+    function openToolsSection() {
+        open()
+        const bar = scroll.ScrollBar.vertical
+        bar.position = Math.max(0, Math.min(toolsSettings.y / Math.max(1, scroll.contentHeight), 1 - bar.size))
+        toolsSettings.focusFirst()
+    }
+
     // ---- pending until Apply: the engine's choices, which reload the model ------------------
     // The engine settings in force, with the defaults the boxes show for keys not set.
     readonly property var engineInForce: ({
@@ -383,6 +391,8 @@ Drawer {
             ChatTemplateSettings { id: templateSettings; Layout.fillWidth: true }
 
             LocalServerSettings { id: serverSettings; Layout.fillWidth: true }
+
+            ToolsSettings { id: toolsSettings; Layout.fillWidth: true }
 
             // The KV snapshots' budget applies at once (nothing is reloaded).
             Label { text: qsTr("KV snapshots"); font.bold: true }

@@ -42,6 +42,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   connect_reply_signals();   // the reply's text, its end, the memory panel's figures
   make_conversation_parts();
   make_documents();
+  make_tools();
   engine_thread_.start();
   // Said where the window shows messages (NoticeCenter's banner listens).
   if (!store_error_.isEmpty()) emit errorOccurred(store_error_);
@@ -195,10 +196,11 @@ bool ChatController::save_unsaved(QString* error) {
       id = store_->append_message(current_, m.role, m.content, m.state, error);
       if (!id) return false;
       messages_.set_saved(row, id);
-      if (m.stats.isEmpty()) continue;
-      messages_.set_unsaved(row);  // its stats still to write
+      if (m.stats.isEmpty() && m.tool_steps.isEmpty()) continue;
+      messages_.set_unsaved(row);  // its stats and tool calls still to write
     }
-    if (!store_->update_message(id, m.content, m.state, m.stats, error)) return false;
+    if (!store_->update_message(id, m.content, m.state, m.stats, error, &m.tool_steps))
+      return false;
     messages_.set_saved(row, id);
   }
   return true;

@@ -31,6 +31,7 @@
 #include "settings/model_settings.h"
 #include "settings/settings_access.h"
 #include "store/conversation_store.h"
+#include "tools/tools_controller.h"
 
 namespace kvchat::app {
 
@@ -73,12 +74,37 @@ class ChatController : public QObject,
   // A conversation whose messages are being read on the loader's thread (too long to read
   // on the window's: models/message_loader.h): its list is empty until conversationOpened.
   Q_PROPERTY(bool opening READ opening NOTIFY openingChanged)
+  // ---- tools (chat_controller_tools.cpp) ----
+  // The servers whose tools the open conversation offers (none by default), and whether
+  // its replies must call one (a required call: the model cannot answer without one).
+  Q_PROPERTY(QStringList conversationToolServers READ conversation_tool_servers NOTIFY
+                 conversationToolsChanged)
+  Q_PROPERTY(bool conversationToolsRequired READ conversation_tools_required NOTIFY
+                 conversationToolsChanged)
+  // What the reply waits for: {} (nothing), {kind: "consent", call: {...}} (Allow, Always
+  // allow, Deny) or {kind: "limit", calls: N} (go on, or stop).
+  Q_PROPERTY(QVariantMap toolPrompt READ tool_prompt NOTIFY toolPromptChanged)
+  // What tools hold in the context (the memory panel): definition_tokens,
+  // definition_kv_bytes, results [{message_row, name, tokens, kv_bytes, cut_note, state}],
+  // result_tokens, result_kv_bytes, max_result_tokens, free_tokens, and warning (a result
+  // as long as the limit would not fit the free context: it would be cut to fit).
+  Q_PROPERTY(QVariantMap toolMemory READ tool_memory NOTIFY toolMemoryChanged)
 
  public:
   // data_dir holds the database (and later settings and snapshots).
   explicit ChatController(const QString& data_dir, QObject* parent = nullptr);
   ~ChatController() override;
 
+  // Settings → Tools (QML: Tools).
+  ToolsController* tools() { return tools_.get(); }
+  QStringList conversation_tool_servers() const { return tool_servers_; }
+  bool conversation_tools_required() const { return tools_required_; }
+  Q_INVOKABLE void setConversationToolServer(const QString& name, bool offered);
+  Q_INVOKABLE void setConversationToolsRequired(bool required);
+  QVariantMap tool_prompt() const { return tool_prompt_; }
+  // "allow", "always", "deny" (a consent), "go_on", "stop" (the limit).
+  Q_INVOKABLE void answerToolPrompt(const QString& answer);
+  QVariantMap tool_memory() const;
   // The sidebar's list: search, delete and undo, rename, export (`conversationList` in QML).
   ConversationListController* conversation_list() { return conversation_list_.get(); }
   // The saved system prompts, picked per conversation (`systemPrompts` in QML).
@@ -195,6 +221,9 @@ class ChatController : public QObject,
   void openingChanged();
   // The messages of a conversation opened on the loader's thread are in the list now.
   void conversationOpened();
+  void conversationToolsChanged();
+  void toolPromptChanged();
+  void toolMemoryChanged();
 
  private:
   // The conversation's model (chat_controller_conversation_model.cpp): recorded when a
@@ -313,6 +342,27 @@ class ChatController : public QObject,
   // After store_ (it shares its connection) and worker_: destroyed before them.
   std::unique_ptr<DocumentController> documents_;
   std::unique_ptr<MessageLoader> loader_;  // null without a store
+
+  // ---- tools (chat_controller_tools.cpp) ----
+  void make_tools();  // the controller and the worker's tool signals
+  // The open conversation's tool choice read from its settings (or the defaults); a choice
+  // made before the conversation existed is written to it instead.
+  void read_conversation_tools();
+  // The tool choice written to the conversation's settings (kept while there is none:
+  // tools_unsaved_, written when it is created).
+  void save_conversation_tools();
+  ReplyTools reply_tools() const;
+  // The engine told the open conversation's tools (their definitions counted for the panel).
+  void offer_tools_to_engine();
+  void on_tool_calls_made(const QString& text, const QVariantList& calls);
+  void on_tool_call_changed(const QString& call_id, const QVariantMap& call);
+  std::unique_ptr<ToolsController> tools_;
+  QStringList tool_servers_;
+  bool tools_required_ = false;
+  bool tools_unsaved_ = false;
+  QVariantMap tool_prompt_;
+  int definition_tokens_ = 0;
+  qint64 definition_kv_bytes_ = 0;
 
   // ---- per-model settings, model loading, a full context (chat_controller_models.cpp) ----
   void connect_model_signals();  // the worker's loading and context signals

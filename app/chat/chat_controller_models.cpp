@@ -160,7 +160,9 @@ bool ChatController::drop_empty_reply(const QString& why, bool context_full) {
   const int last = messages_.rowCount() - 1;
   if (last < 1) return false;
   const StoredMessage reply = messages_.items()[last];
-  if (reply.role != QLatin1String("assistant") || !reply.content.isEmpty()) return false;
+  if (reply.role != QLatin1String("assistant") || !reply.content.isEmpty() ||
+      !reply.tool_steps.isEmpty())  // its calls are kept, with their results
+    return false;
   // A reply with other versions is never deleted here (discard_empty_version drops only
   // the empty one; if that failed, the empty version stays rather than all of them).
   if (reply.version_count >= 2) return false;

@@ -44,11 +44,11 @@ void ChatController::start_reply(bool append_row, qint64 seed, bool continuing, 
   QMetaObject::invokeMethod(
       worker_,
       [w = worker_, messages, prompt = system_prompt(), s = reply_sampling(sampling), continuing,
-       fork = forks_branch ? ram_tier_prefix(current_) : QString()] {
+       fork = forks_branch ? ram_tier_prefix(current_) : QString(), tools = reply_tools()] {
         if (continuing) {
-          w->continueReply(messages, prompt, s);
+          w->continueReply(messages, prompt, s, tools);
         } else {
-          w->generate(messages, prompt, s, fork);
+          w->generate(messages, prompt, s, fork, tools);
         }
       },
       Qt::QueuedConnection);

@@ -176,7 +176,7 @@ bool ChatController::discard_empty_version(const QString& why) {
   const int row = static_cast<int>(messages_.items().size()) - 1;
   const StoredMessage& reply = messages_.items()[row];
   if (reply.role != QStringLiteral("assistant") || !reply.content.isEmpty() ||
-      reply.version_count < 2 || !reply.id)
+      !reply.tool_steps.isEmpty() || reply.version_count < 2 || !reply.id)
     return false;
   QString error;
   // Its siblings stay: the last of them is shown again, with what follows it.

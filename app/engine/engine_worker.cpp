@@ -42,7 +42,17 @@ std::vector<ChatMessage> chat_messages(const ChatTurns& messages) {
   std::vector<ChatMessage> chat;
   chat.reserve(static_cast<size_t>(messages.size()));
   for (const ChatTurn& m : messages) {
-    chat.push_back(ChatMessage{m.role.toStdString(), m.content.toStdString()});
+    ChatMessage message{m.role.toStdString(), m.content.toStdString()};
+    for (const QVariant& c : m.tool_calls) {
+      const QVariantMap call = c.toMap();
+      message.tool_calls.push_back(
+          {call.value(QStringLiteral("id")).toString().toStdString(),
+           call.value(QStringLiteral("name")).toString().toStdString(),
+           call.value(QStringLiteral("arguments")).toString().toStdString()});
+    }
+    message.tool_call_id = m.tool_call_id.toStdString();
+    message.name = m.name.toStdString();
+    chat.push_back(std::move(message));
   }
   return chat;
 }
@@ -143,7 +153,9 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
 }
 
 void EngineWorker::generate(const ChatTurns& messages, const QString& system_prompt,
-                            const ReplySampling& sampling, const QString& fork_prefix) {
+                            const ReplySampling& sampling, const QString& fork_prefix,
+                            const ReplyTools& tools) {
+  set_tools(tools);
   if (conversation_ && !fork_prefix.isEmpty()) {
     try {
       auto ids = conversation_->tokens_for(system_prompt.toStdString(), chat_messages(messages));
@@ -157,7 +169,8 @@ void EngineWorker::generate(const ChatTurns& messages, const QString& system_pro
 }
 
 void EngineWorker::continueReply(const ChatTurns& messages, const QString& system_prompt,
-                                 const ReplySampling& sampling) {
+                                 const ReplySampling& sampling, const ReplyTools& tools) {
+  set_tools(tools);
   run_reply(messages, system_prompt, sampling, /*continuing=*/true);
 }
 
@@ -189,8 +202,9 @@ void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_pr
       return !stop_.load();
     };
     const GenerateOptions options = generate_options(sampling, conversation.format());
-    auto reply = continuing ? conversation.continue_reply(options, callbacks)
-                            : conversation.reply(options, callbacks);
+    auto reply = continuing                      ? conversation.continue_reply(options, callbacks)
+                 : conversation.tools().active() ? reply_with_tool_calls(options, callbacks)
+                                                 : conversation.reply(options, callbacks);
     report_memory();
     if (!reply) {
       // Said apart from other failures: the window offers a full context's way out.
@@ -215,7 +229,10 @@ void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_pr
                                           ? prompt.evaluated_tokens / prompt.seconds
                                           : 0.0;
     stats.decode_seconds = result.stats.decode_seconds;
-    stats.stop_reason = qstr(stop_reason_name(result.stop_reason));
+    // Esc while a call was asked for or ran ends the tool loop after a finished reply.
+    stats.stop_reason = stop_.load() && conversation.tools().active()
+                            ? QStringLiteral("cancelled")
+                            : qstr(stop_reason_name(result.stop_reason));
     stats.seed = static_cast<qint64>(options.sampling.seed);
     stats.text = qstr(result.text);
     stats.n_past = conversation.session().n_past();

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <optional>
 #include <mutex>
@@ -17,14 +19,32 @@
 
 #include "engine/worker_values.h"
 #include "kvchat/chat_format.h"
+#include "kvchat/conversation.h"
 #include "kvchat/session.h"
 
 namespace kvchat {
 class Conversation;
+class McpToolbox;
 class Model;
 }  // namespace kvchat
 
 namespace kvchat::app {
+
+// The tools a reply may call (app/tools/tools_controller.h makes it): the functions of
+// `servers` on `toolbox`, each call run only with the user's consent (toolPromptRequested)
+// unless its "server/tool" is in always_allowed.
+struct ReplyTools {
+  std::shared_ptr<const McpToolbox> toolbox;  // null or no servers: no tools offered
+  std::vector<std::string> servers;
+  ToolChoiceMode choice = ToolChoiceMode::Auto;  // Auto or Required
+  int max_calls = 8;                             // in a row before the user is asked again
+  int max_result_tokens = 8000;                  // a longer result is cut, and the cut said
+  QSet<QString> always_allowed;                  // "server/tool"
+  bool active() const { return toolbox && !servers.empty(); }
+};
+
+// The user's answer to a tool prompt (EngineWorker::answer_tool_prompt).
+enum class ToolPromptAnswer { Allow, AlwaysAllow, Deny, GoOn, Stop };
 
 class EngineWorker : public QObject {
   Q_OBJECT
@@ -33,7 +53,10 @@ class EngineWorker : public QObject {
   ~EngineWorker() override;
 
   // Thread-safe: asks a running generation (or load) to stop after the current token.
-  void request_stop() { stop_.store(true); }
+  void request_stop();
+  // Thread-safe: answers the prompt toolPromptRequested asked (the worker waits for it; a
+  // stop answers Deny / Stop). An answer with no prompt waiting is dropped.
+  void answer_tool_prompt(ToolPromptAnswer answer);
   // Thread-safe: cancels the model load in progress (or the next one, if none is).
   void request_cancel_load() { cancel_load_.store(true); }
   // Thread-safe: the loaded model (immutable, shareable), for tokenizing off the GUI
@@ -63,13 +86,20 @@ class EngineWorker : public QObject {
   // the cache is evaluated.
   // fork_prefix: an edit or a regenerate (a new branch) of the conversation whose RAM tier
   // keys start so: the branch it leaves waits in the tier first (park_branch_before_fork).
+  // tools: the tools offered (the reply goes on through each call, kvchat/tool_loop.h;
+  // the signals tool* follow it). They stay set for the later requests until the next
+  // generate() or continueReply() sets others.
   void generate(const ChatTurns& messages, const QString& system_prompt,
-                const ReplySampling& sampling, const QString& fork_prefix = {});
+                const ReplySampling& sampling, const QString& fork_prefix = {},
+                const kvchat::app::ReplyTools& tools = {});
   // Continue: `messages` as in generate() but the last one is the assistant's reply (cut
   // at the length limit, or stopped); more of it is generated (Conversation::
   // continue_reply) and streamed like a reply. replyFinished's stats are this part's.
   void continueReply(const ChatTurns& messages, const QString& system_prompt,
-                     const ReplySampling& sampling);
+                     const ReplySampling& sampling, const kvchat::app::ReplyTools& tools = {});
+  // The tools offered from now on (as generate() sets them): emits toolDefinitionsCounted,
+  // evaluates nothing.
+  void setTools(const kvchat::app::ReplyTools& tools) { set_tools(tools); }
   // Re-evaluates nothing; emits memoryReport() for the current state.
   void reportMemory();
   // Saves the session's KV state (tokens, cache, logits) to `path`: appends what changed
@@ -156,6 +186,18 @@ class EngineWorker : public QObject {
   // After a save or restore.
   void snapshotDiskUsage(const SnapshotDiskUsage& usage);
 
+  // ---- a reply with tools (engine_worker_tools.cpp; app/tools/tool_steps.h's maps) ----
+  // The offered tools' definitions take `tokens` of the prompt, `kv_bytes` of the cache
+  // (after every generate(), 0 without tools).
+  void toolDefinitionsCounted(int tokens, qint64 kv_bytes);
+  // A reply made calls: the text it wrote before them and the calls (state "waiting").
+  void toolCallsMade(const QString& text, const QVariantList& calls);
+  // The worker waits for answer_tool_prompt(): {kind: "consent", call: the call's map} or
+  // {kind: "limit", calls: how many ran in a row}.
+  void toolPromptRequested(const QVariantMap& prompt);
+  void toolCallStarted(const QString& call_id);    // consented, running
+  void toolCallFinished(const QVariantMap& call);  // ran, denied or stopped: its map
+
  private:
   // Emits memoryReport. The RAM tier is measured again unless !measure_tier (after each
   // token: measuring walks every entry's blocks), which sends its last figures.
@@ -163,6 +205,18 @@ class EngineWorker : public QObject {
   // generate() and continueReply(): the same streaming and stats.
   void run_reply(const ChatTurns& messages, const QString& system_prompt,
                  const ReplySampling& sampling, bool continuing);
+  // The tools set on the conversation (its prompt offers them); toolDefinitionsCounted.
+  void set_tools(const ReplyTools& tools);
+  // reply_with_tools with the prompts and signals above; what the last reply was.
+  Result<ConversationReply> reply_with_tool_calls(const GenerateOptions& options,
+                                                  const ReplyCallbacks& callbacks);
+  // Emits `prompt` and waits for its answer (or a stop: nullopt).
+  std::optional<ToolPromptAnswer> ask_tool_prompt(const QVariantMap& prompt);
+  ReplyTools tools_;  // the tools set (set_tools)
+  std::mutex prompt_mutex_;
+  std::condition_variable prompt_cv_;
+  bool prompt_waiting_ = false;                    // guarded by prompt_mutex_
+  std::optional<ToolPromptAnswer> prompt_answer_;  // guarded by prompt_mutex_
   void report_snapshot_disk(const QString& path, qint64 budget_bytes, bool saved);
 
   std::shared_ptr<const Model> model_;

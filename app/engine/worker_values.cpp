@@ -9,6 +9,7 @@
 #include "store/conversation_store.h"
 #include "kvchat/kv_types.h"
 #include "model/instruction_tuned.h"
+#include "tools/tool_steps.h"
 
 namespace kvchat::app {
 
@@ -46,7 +47,16 @@ std::pair<uint64_t, uint64_t> bytes_per_element(const std::string& kv_type) {
 ChatTurns chat_turns(const QVector<StoredMessage>& messages, int rows) {
   ChatTurns turns;
   const qsizetype n = rows < 0 ? messages.size() : std::min<qsizetype>(rows, messages.size());
-  for (qsizetype i = 0; i < n; ++i) turns.push_back({messages[i].role, messages[i].content});
+  for (qsizetype i = 0; i < n; ++i) {
+    const StoredMessage& m = messages[i];
+    if (m.tool_steps.isEmpty()) {
+      turns.push_back({m.role, m.content});
+      continue;
+    }
+    append_tool_turns(m.tool_steps, turns);
+    // A reply stopped after its results has no answer: its turn ends with them.
+    if (!m.content.isEmpty()) turns.push_back({m.role, m.content});
+  }
   return turns;
 }
 

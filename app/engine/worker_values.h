@@ -23,11 +23,16 @@ struct StoredMessage;
 
 // One message of a conversation as the engine gets it.
 struct ChatTurn {
-  QString role;  // "user" | "assistant"
+  QString role;  // "user" | "assistant" | "tool"
   QString content;
+  // assistant: the tool calls it made ({id, name, arguments}: app/tools/tool_steps.h).
+  QVariantList tool_calls{};
+  QString tool_call_id{};  // tool: the call this is the result of
+  QString name{};          // tool: the function called
 };
 using ChatTurns = QList<ChatTurn>;
-// The first `rows` messages (all when rows < 0) as turns.
+// The first `rows` messages (all when rows < 0) as turns; a reply with tool calls is its
+// steps (each the assistant's calls, then a tool turn per result) and then its answer.
 ChatTurns chat_turns(const QVector<StoredMessage>& messages, int rows = -1);
 
 // What a model is loaded with: the session's options and its chat template override ("":

@@ -9,6 +9,7 @@
 #include <QSaveFile>
 
 #include "messages/message_list_model.h"
+#include "tools/tool_steps.h"
 
 namespace kvchat::app {
 
@@ -51,6 +52,7 @@ QByteArray conversation_to_markdown(const StoredConversation& conversation,
   for (const StoredMessage& m : messages) {
     const bool user = m.role == QLatin1String("user");
     out += QStringLiteral("## %1\n\n").arg(user ? tr_export("You") : tr_export("Assistant"));
+    out += tool_steps_markdown(m.tool_steps);  // the reply's calls, then its answer
     out += m.content;
     if (!m.content.endsWith(QLatin1Char('\n'))) out += QLatin1Char('\n');
     if (m.state == MessageState::Interrupted) {
@@ -63,11 +65,15 @@ QByteArray conversation_to_markdown(const StoredConversation& conversation,
 
 namespace {
 QJsonObject message_json(const StoredMessage& m) {
-  return QJsonObject{{QStringLiteral("role"), m.role},
-                     {QStringLiteral("content"), m.content},
-                     {QStringLiteral("state"), message_state_name(m.state)},
-                     {QStringLiteral("created"), iso_utc(m.created)},
-                     {QStringLiteral("stats"), QJsonObject::fromVariantMap(m.stats)}};
+  QJsonObject json{{QStringLiteral("role"), m.role},
+                   {QStringLiteral("content"), m.content},
+                   {QStringLiteral("state"), message_state_name(m.state)},
+                   {QStringLiteral("created"), iso_utc(m.created)},
+                   {QStringLiteral("stats"), QJsonObject::fromVariantMap(m.stats)}};
+  // A reply's tool calls, each with its arguments and result (app/tools/tool_steps.h).
+  if (!m.tool_steps.isEmpty())
+    json.insert(QStringLiteral("tool_steps"), QJsonArray::fromVariantList(m.tool_steps));
+  return json;
 }
 }  // namespace
 

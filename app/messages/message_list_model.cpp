@@ -59,6 +59,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole: return m.content;
     case StateRole: return message_state_name(m.state);
     case StatsRole: return m.stats;
+    case ToolStepsRole: return m.tool_steps;
     case SavedRole: return !unsaved_[index.row()];
     case VersionRole: return m.version;
     case VersionCountRole: return m.version_count;
@@ -211,6 +212,7 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
           {ContentRole, "content"},
           {StateRole, "state"},
           {StatsRole, "stats"},
+          {ToolStepsRole, "toolSteps"},
           {SavedRole, "saved"},
           {VersionRole, "version"},
           {VersionCountRole, "versionCount"},
@@ -280,6 +282,17 @@ void MessageListModel::update_last(MessageState state, const QVariantMap& stats)
   const int row = static_cast<int>(items_.size()) - 1;
   changed(row);  // the stats say whether the prompt opened its reasoning
   emit dataChanged(index(row), index(row), QList<int>{StateRole, StatsRole} + kTextRoles);
+}
+
+void MessageListModel::set_last_tool_steps(const QVariantList& steps, const QString& content) {
+  if (items_.isEmpty()) return;
+  items_.back().tool_steps = steps;
+  const int row = static_cast<int>(items_.size()) - 1;
+  if (items_.back().content != content) {
+    items_.back().content = content;
+    changed(row);
+  }
+  emit dataChanged(index(row), index(row), QList<int>{ToolStepsRole} + kTextRoles);
 }
 
 void MessageListModel::set_row(int row, const StoredMessage& message) {

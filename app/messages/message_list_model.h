@@ -47,7 +47,8 @@ class MessageListModel : public QAbstractListModel {
     ThinkingPageRole,
     ThinkingPageCountRole,
     ThinkingLengthRole,
-    AnswerMissingRole
+    AnswerMissingRole,
+    ToolStepsRole  // toolSteps: a reply's tool calls (app/tools/tool_steps.h)
   };
   using QAbstractListModel::QAbstractListModel;
 
@@ -66,6 +67,9 @@ class MessageListModel : public QAbstractListModel {
   void append(const StoredMessage& message, bool saved = true);
   void append_to_last(const QString& text);
   void update_last(MessageState state, const QVariantMap& stats);
+  // The last row's tool steps and text (a reply that made calls: what it wrote before them
+  // moved into its step, the text starting again empty for what comes after the results).
+  void set_last_tool_steps(const QVariantList& steps, const QString& content);
   void truncate(int count);                             // keeps the first `count` messages
   void set_row(int row, const StoredMessage& message);  // another version of it, say
   // Unsaved rows: appended with append(m, false), or marked after a failed update.

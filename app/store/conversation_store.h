@@ -69,11 +69,14 @@ struct StoredMessage {
   qint64 parent_id = 0;
   bool selected = true;
   bool shown = true;
+  // A reply's tool calls, in the order they happened (app/tools/tool_steps.h: each step the
+  // text written before its calls and the calls with their results); empty without calls.
+  QVariantList tool_steps;
 };
 
-// A message from a query's columns 0-10 (id, conversation_id, role, content, state,
-// stats_json, created_at, version, parent_id, selected, shown); version_count is left for
-// the caller. kMessageColumns names them (for a messages table aliased "m").
+// A message from a query's columns 0-11 (id, conversation_id, role, content, state,
+// stats_json, created_at, version, parent_id, selected, shown, tool_steps_json); version_count is
+// left for the caller. kMessageColumns names them (for a messages table aliased "m").
 StoredMessage stored_message_from_row(const QSqlQuery& q);
 extern const char* const kMessageColumns;
 // The shown path of a conversation (ConversationStore::messages) read through `db`, a
@@ -84,7 +87,7 @@ QVector<StoredMessage> read_shown_messages(const QSqlDatabase& db, qint64 conver
 
 class ConversationStore {
  public:
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
 
   // Opens or creates the database at `path`, migrating older schemas. nullptr and
   // *error set when the file cannot be opened, is not a kvchat database, or is newer.
@@ -162,9 +165,11 @@ class ConversationStore {
   // one), in conversation order. append_message adds a message after the last one shown.
   qint64 append_message(qint64 conversation_id, const QString& role, const QString& content,
                         MessageState state, QString* error);
-  // Updates a message's text/state/stats (a streaming reply is saved as it grows).
+  // Updates a message's text/state/stats (a streaming reply is saved as it grows), and its
+  // tool steps when `tool_steps` is given (StoredMessage::tool_steps).
   bool update_message(qint64 id, const QString& content, MessageState state,
-                      const QVariantMap& stats, QString* error);
+                      const QVariantMap& stats, QString* error,
+                      const QVariantList* tool_steps = nullptr);
   // Deletes every message after `message_id` in the tree (its children on every branch and
   // theirs).
   bool delete_messages_after(qint64 message_id, QString* error);

@@ -14,6 +14,8 @@ namespace kvchat::app {
 namespace {
 
 using sql::exec;
+using sql::list_from_json;
+using sql::list_to_json;
 using sql::map_from_json;
 using sql::map_to_json;
 using sql::now_ms;
@@ -108,12 +110,13 @@ StoredMessage stored_message_from_row(const QSqlQuery& q) {
   m.parent_id = q.value(8).toLongLong();
   m.selected = q.value(9).toInt() != 0;
   m.shown = q.value(10).toInt() != 0;
+  m.tool_steps = list_from_json(q.value(11).toString());
   return m;
 }
 
 const char* const kMessageColumns =
     "m.id, m.conversation_id, m.role, m.content, m.state, m.stats_json, m.created_at,"
-    " m.version, m.parent_id, m.selected, m.shown";
+    " m.version, m.parent_id, m.selected, m.shown, m.tool_steps_json";
 
 // ---- conversations ----------------------------------------------------------------------
 
@@ -355,7 +358,8 @@ qint64 ConversationStore::append_message(qint64 conversation_id, const QString& 
 }
 
 bool ConversationStore::update_message(qint64 id, const QString& content, MessageState state,
-                                       const QVariantMap& stats, QString* error) {
+                                       const QVariantMap& stats, QString* error,
+                                       const QVariantList* tool_steps) {
   const QString what = QStringLiteral("update message");
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   WriteTransaction tx(db);
@@ -363,11 +367,20 @@ bool ConversationStore::update_message(qint64 id, const QString& content, Messag
   qint64 conversation_id = 0;
   {
     QSqlQuery q(db);
-    if (!exec(q,
-              QStringLiteral(
-                  "UPDATE messages SET content = ?, state = ?, stats_json = ? WHERE id = ?"),
-              {text_value(content), stored_state_name(state), map_to_json(stats), id}, what, error))
-      return false;
+    const bool ok =
+        tool_steps
+            ? exec(q,
+                   QStringLiteral("UPDATE messages SET content = ?, state = ?, stats_json = ?,"
+                                  " tool_steps_json = ? WHERE id = ?"),
+                   {text_value(content), stored_state_name(state), map_to_json(stats),
+                    list_to_json(*tool_steps), id},
+                   what, error)
+            : exec(q,
+                   QStringLiteral(
+                       "UPDATE messages SET content = ?, state = ?, stats_json = ? WHERE id = ?"),
+                   {text_value(content), stored_state_name(state), map_to_json(stats), id}, what,
+                   error);
+    if (!ok) return false;
     if (q.numRowsAffected() != 1) {
       set_error(error, QStringLiteral("%1: no message %2").arg(what, QString::number(id)));
       return false;
@@ -402,7 +415,7 @@ QVector<StoredMessage> read_shown_messages(const QSqlDatabase& db, qint64 conver
     return out;
   while (q.next()) {
     StoredMessage m = stored_message_from_row(q);
-    m.version_count = q.value(11).toInt();
+    m.version_count = q.value(12).toInt();
     out.append(std::move(m));
   }
   return out;

@@ -128,7 +128,7 @@ QVector<StoredMessage> read_messages(QSqlQuery& q) {
   QVector<StoredMessage> out;
   while (q.next()) {
     StoredMessage m = stored_message_from_row(q);
-    m.version_count = q.value(11).toInt();
+    m.version_count = q.value(12).toInt();
     out.append(std::move(m));
   }
   return out;

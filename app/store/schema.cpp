@@ -229,6 +229,18 @@ MigrationStep conversation_title_named() {
   };
 }
 
+// 8 -> 9: the tool calls of a reply (issue 47 point 2), kept with the message they belong
+// to, so a branch (another version of the reply) has its own and a copy of the row keeps
+// them: a JSON array of the reply's steps, each the text the model wrote before its calls
+// and the calls ({id, name, arguments, server, tool, state, result, is_error, denied,
+// result_tokens, original_tokens, cut_note, kv_bytes, seconds}); app/tools/tool_steps.h
+// reads and writes it. '[]' for a reply without calls (every message of an older file).
+MigrationStep message_tool_steps() {
+  return {
+      QStringLiteral("ALTER TABLE messages ADD COLUMN tool_steps_json TEXT NOT NULL DEFAULT '[]'"),
+  };
+}
+
 }  // namespace
 
 QVector<MigrationStep> migrations() {
@@ -247,6 +259,7 @@ QVector<MigrationStep> migrations() {
   steps.append(message_branches());          // 5 -> 6
   steps.append(content_length_index());      // 6 -> 7
   steps.append(conversation_title_named());  // 7 -> 8
+  steps.append(message_tool_steps());        // 8 -> 9
   return steps;
 }
 

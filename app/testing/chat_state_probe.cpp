@@ -40,7 +40,7 @@ ChatStateProbe::ChatStateProbe(ChatController& chat, const QString& path, QObjec
        {static_cast<QObject*>(&chat_), static_cast<QObject*>(chat_.models()),
         static_cast<QObject*>(chat_.memory_state()), static_cast<QObject*>(chat_.notices()),
         static_cast<QObject*>(chat_.conversation_list()), static_cast<QObject*>(chat_.documents()),
-        static_cast<QObject*>(chat_.messages()),
+        static_cast<QObject*>(chat_.messages()), static_cast<QObject*>(chat_.tools()),
         static_cast<QObject*>(chat_.conversation_list()->list_model())}) {
     writer_->watch(object);
   }
@@ -62,9 +62,13 @@ QVariantMap ChatStateProbe::reply_state() const {
   QVariantMap reply;
   if (!items.isEmpty()) {
     const StoredMessage& m = items.back();
-    reply = {{"role", m.role},       {"state", message_state_name(m.state)},
-             {"version", m.version}, {"version_count", m.version_count},
-             {"content", m.content}, {"stats", m.stats}};
+    reply = {{"role", m.role},
+             {"state", message_state_name(m.state)},
+             {"version", m.version},
+             {"version_count", m.version_count},
+             {"content", m.content},
+             {"stats", m.stats},
+             {"tool_steps", m.tool_steps}};
   }
   QVariantList shown;
   for (int row = 0; row < items.size(); ++row) shown.push_back(shown_texts_.value(row));
@@ -95,7 +99,14 @@ QVariantMap ChatStateProbe::state() const {
        history.isEmpty() ? QVariant(-1) : history.back().toMap().value("tokens")},
       {"kv_quality", memory.kv_quality()},
       {"store_error", chat_.store_error()},
-      {"reply", reply_state()},  // the last reply's version, state, text
+      {"reply", reply_state()},  // the last reply's version, state, text, tool calls
+      // Tools: the servers of mcp.json, the open conversation's, the prompt waiting.
+      {"tools", QVariantMap{{"servers", chat_.tools()->servers()},
+                            {"conversation_servers", chat_.conversation_tool_servers()},
+                            {"required", chat_.conversation_tools_required()},
+                            {"prompt", chat_.tool_prompt()},
+                            {"memory", chat_.tool_memory()},
+                            {"always_allowed", chat_.tools()->always_allowed()}}},
       {"startup_notice", chat_.startup_notice()},
       {"save_error", chat_.save_error()},
       {"unsaved_messages", chat_.unsaved_messages()},

@@ -34,6 +34,15 @@ QVariantMap map_from_json(const QString& json) {
   return QJsonDocument::fromJson(json.toUtf8()).object().toVariantMap();
 }
 
+QString list_to_json(const QVariantList& list) {
+  return QString::fromUtf8(
+      QJsonDocument(QJsonArray::fromVariantList(list)).toJson(QJsonDocument::Compact));
+}
+
+QVariantList list_from_json(const QString& json) {
+  return QJsonDocument::fromJson(json.toUtf8()).array().toVariantList();
+}
+
 QString value_to_json(const QVariant& value) {
   QJsonArray wrapper;
   wrapper.append(QJsonValue::fromVariant(value));

@@ -26,6 +26,10 @@ QDateTime time_from_ms(qint64 ms);  // a stored time, as UTC
 // text that is not a JSON object reads as an empty map.
 QString map_to_json(const QVariantMap& map);
 QVariantMap map_from_json(const QString& json);
+// A list as compact JSON text (tool_steps_json) and back; text that is not a JSON array
+// reads as an empty list.
+QString list_to_json(const QVariantList& list);
+QVariantList list_from_json(const QString& json);
 // Any value as JSON text: a one-element array, so that scalars are valid JSON too; text
 // that is not such an array reads as `fallback`.
 QString value_to_json(const QVariant& value);

@@ -156,6 +156,7 @@ bool AppWindow::load() {
   qml::ModelHubSingleton::object = &hub_;
   qml::LibrarySingleton::object = &library_;
   qml::LocalServerSingleton::object = &server_;
+  qml::ToolsSingleton::object = chat_.tools();
   qml::LanguageSingleton::object = &language_;
   qml::UiTestStateSingleton::object = &ui_test_state_;
   qml::WindowThemeSingleton::object = &theme_;

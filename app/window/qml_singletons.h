@@ -19,6 +19,7 @@
 #include "model/model_controller.h"
 #include "notices/notice_center.h"
 #include "server/local_server_controller.h"
+#include "tools/tools_controller.h"
 #include "window/ui_test_state.h"
 #include "window/window_theme.h"
 
@@ -103,6 +104,14 @@ struct LocalServerSingleton : Instance<LocalServerController> {
   Q_GADGET
   QML_FOREIGN(kvchat::app::LocalServerController)
   QML_NAMED_ELEMENT(LocalServer)
+  QML_SINGLETON
+};
+
+// Tools: Settings → Tools: the MCP servers of mcp.json, their tools, consent, limits.
+struct ToolsSingleton : Instance<ToolsController> {
+  Q_GADGET
+  QML_FOREIGN(kvchat::app::ToolsController)
+  QML_NAMED_ELEMENT(Tools)
   QML_SINGLETON
 };
 

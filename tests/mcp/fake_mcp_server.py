@@ -33,7 +33,10 @@ TOOLS = [
     tool("crash", "Exits the server"),
     tool("huge", "Answers with megabytes of text", {"mb": {"type": "integer"}}),
 ]
-state = {"tools": list(TOOLS), "cancelled": []}
+# "add-only": one tool with short arguments, so that a model's required call is always the
+# same and soon closed (the window's end-to-end test).
+state = {"tools": [t for t in TOOLS if t["name"] == "add"] if MODE == "add-only" else list(TOOLS),
+         "cancelled": []}
 
 
 def text_result(text, is_error=False):
@@ -41,6 +44,9 @@ def text_result(text, is_error=False):
 
 
 def call(name, args):
+    if os.environ.get("FAKE_MCP_LOG"):  # what ran, for a test that checks consent came first
+        with open(os.environ["FAKE_MCP_LOG"], "a") as log:
+            log.write(name + "\n")
     if name == "add":
         return text_result(str(args["a"] + args["b"]))
     if name == "echo":

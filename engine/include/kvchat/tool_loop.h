@@ -36,7 +36,7 @@ struct ToolLoopOptions {
   int max_calls = 8;                 // calls in a row before on_limit is asked
   int32_t max_result_tokens = 8000;  // a longer result is cut, and the cut said
   // Room kept free for the reply after a result: a result that would leave less than this
-  // of the context is cut to fit (and the cut said).
+  // of the context (at most half of what is free before it) is cut to fit (and the cut said).
   int32_t reply_reserve_tokens = 256;
   // A required or named tool choice holds for the first reply; the replies that read the
   // results choose freely (auto: Conversation::set_reply_choice, the prompt unchanged), so
@@ -48,6 +48,7 @@ struct ToolLoopOptions {
 struct ToolRun {
   ToolCall call;
   bool denied = false;
+  bool stopped = false;         // Esc came before it ran: not run (failed too)
   bool failed = false;          // could not run (ToolRunner's Error) or the tool reported one
   std::string result;           // what the model reads (cut and noted when too long)
   int32_t result_tokens = 0;    // of `result`, in the model's tokens

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iterator>
 #include <optional>
+#include <random>
 #include <utility>
 
 namespace kvchat {
@@ -102,7 +103,12 @@ Status stream_reply(Session& session, const GenerateOptions& options,
 Conversation::Conversation(std::unique_ptr<Session> session, ChatFormat format)
     : session_(std::move(session)),
       format_(std::move(format)),
-      call_format_(detect_tool_call_format(format_)) {}
+      call_format_(detect_tool_call_format(format_)) {
+  // Call ids differ from one Conversation to the next: a conversation stored and continued
+  // later (another Conversation) never gets an id its earlier calls have.
+  std::random_device entropy;
+  call_id_rng_ ^= (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+}
 
 Conversation::~Conversation() = default;
 Conversation::Conversation(Conversation&&) noexcept = default;

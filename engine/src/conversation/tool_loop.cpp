@@ -18,8 +18,8 @@ std::string cut_marker(const std::string& words) {
 }
 
 // The result as the model will read it: the tool's text, cut at the limit and to what the
-// context can still hold with reply_reserve_tokens free after it (the tool message's own
-// wrapping and the cut's note counted).
+// context can still hold with reply_reserve_tokens (at most half of what is free) free
+// after it (the tool message's own wrapping and the cut's note counted).
 void fit_result(ToolRun& run, Conversation& c, const ToolLoopOptions& loop) {
   const Tokenizer& tok = c.session().model().tokenizer();
   const std::vector<TokenId> ids = tok.encode_continuation(run.result);
@@ -35,9 +35,15 @@ void fit_result(ToolRun& run, Conversation& c, const ToolLoopOptions& loop) {
       " to fit the context (" + with_commas(std::max(0, free_tokens)) + " tokens were free)";
   const auto note_tokens = static_cast<int32_t>(
       tok.encode_continuation(cut_marker(cut_words(99999, 99999, fit_why))).size());
-  const int32_t room = free_tokens - loop.reply_reserve_tokens - note_tokens;
+  // A small context keeps at most half of what is free for the reply.
+  const int32_t reserve = std::min(loop.reply_reserve_tokens, std::max(0, free_tokens) / 2);
+  const int32_t room = free_tokens - reserve - note_tokens;
   const int32_t keep = std::max(0, std::min(loop.max_result_tokens, room));
-  if (run.original_tokens > keep) {
+  // A short text is kept whole when its cut (with the note) would be no shorter: a refusal
+  // or an error is read as it is.
+  const bool cut = run.original_tokens > keep && (run.original_tokens > loop.max_result_tokens ||
+                                                  run.original_tokens > keep + note_tokens);
+  if (cut) {
     std::string kept;
     for (int32_t i = 0; i < keep; ++i) kept += tok.token_bytes(ids[static_cast<size_t>(i)]);
     run.cut_note = cut_words(keep, run.original_tokens,
@@ -57,12 +63,13 @@ ToolRun run_call(const ToolCall& call, Conversation& c, const ToolLoopOptions& l
                  const ToolRunner& runner, const ToolLoopCallbacks& cb) {
   ToolRun run;
   run.call = call;
-  const bool stopped = cb.reply.cancelled && cb.reply.cancelled();
-  const ToolConsent consent = stopped      ? ToolConsent::Deny
-                              : cb.consent ? cb.consent(call)
-                                           : ToolConsent::Deny;
-  if (stopped) {  // Esc during an earlier call: the rest are answered, not run
-    run.failed = true;
+  auto cancelled_now = [&] { return cb.reply.cancelled && cb.reply.cancelled(); };
+  const ToolConsent consent = cancelled_now() ? ToolConsent::Deny
+                              : cb.consent    ? cb.consent(call)
+                                              : ToolConsent::Deny;
+  // Esc during an earlier call, or while this one was asked for: not run.
+  if (cancelled_now()) {
+    run.failed = run.stopped = true;
     run.result = "The user stopped the reply before this call of " + call.name + " ran.";
   } else if (consent == ToolConsent::Deny) {
     run.denied = true;
