@@ -33,7 +33,7 @@ state_c() { jq -c "$1" "$KVCHAT_TEST_STATE_FILE" 2>/dev/null; }
 # 1. The server, as a user's mcp.json names it.
 log="$data/server-calls.log"
 jq -n --arg py "$(command -v python3)" --arg server "$server" --arg log "$log" \
-  '{mcpServers: {fake: {command: $py, args: [$server, "add-only"], env: {FAKE_MCP_LOG: $log}}}}' \
+  '{mcpServers: {fake: {command: $py, args: [$server, "only-add"], env: {FAKE_MCP_LOG: $log}}}}' \
   > "$data/mcp.json"
 start_app --ctx 2048
 wait_for 30 model_loaded || fail "the demo model did not load"

@@ -191,7 +191,7 @@ class ToolStepsTest : public QObject {
     const QString server = QStringLiteral(KVCHAT_SOURCE_DIR "/tests/mcp/fake_mcp_server.py");
     ToolsController tools(dir.path(), settings);
     QCOMPARE(tools.servers().size(), 0);
-    QCOMPARE(tools.addServer("math", python, "'" + server + "' add-only", "A=1\nB=two words"),
+    QCOMPARE(tools.addServer("math", python, "'" + server + "' only-add", "A=1\nB=two words"),
              QString());
     QVERIFY(tools.addServer("math", "x", "", "").contains("there already"));
     QVERIFY(tools.addServer("bad", "x", "", "NOEQUALS").contains("KEY=value"));
@@ -199,7 +199,7 @@ class ToolStepsTest : public QObject {
     auto config = kvchat::load_mcp_config(dir.filePath("mcp.json").toStdString());
     QVERIFY(config);
     QCOMPARE(config->servers.size(), size_t(1));
-    QCOMPARE(config->servers[0].args, (std::vector<std::string>{server.toStdString(), "add-only"}));
+    QCOMPARE(config->servers[0].args, (std::vector<std::string>{server.toStdString(), "only-add"}));
     QCOMPARE(config->servers[0].env.at("B"), std::string("two words"));
     QCOMPARE(QFile(dir.filePath("mcp.json")).permissions() & QFileDevice::ReadOther,
              QFileDevice::Permissions());

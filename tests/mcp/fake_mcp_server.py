@@ -33,9 +33,10 @@ TOOLS = [
     tool("crash", "Exits the server"),
     tool("huge", "Answers with megabytes of text", {"mb": {"type": "integer"}}),
 ]
-# "add-only": one tool with short arguments, so that a model's required call is always the
-# same and soon closed (the window's end-to-end test).
-state = {"tools": [t for t in TOOLS if t["name"] == "add"] if MODE == "add-only" else list(TOOLS),
+# "only-NAME": that one tool, so that a model's required call is always the same (the
+# window's tests: only-add for a call soon closed, only-crash, only-huge).
+ONLY = MODE[len("only-"):] if MODE.startswith("only-") else None
+state = {"tools": [t for t in TOOLS if ONLY in (None, t["name"])],
          "cancelled": []}
 
 
