@@ -34,6 +34,7 @@ int perplexity_stream(const class Args& args, Session& sess, const std::string& 
                       const std::string& file, const std::vector<int32_t>& ids);
 int cmd_summarize(const Argv& args);
 int cmd_template(const Argv& args);
+int cmd_mcp(const Argv& args);
 // models search|fit: the Hugging Face Hub (hub/cmd_models.cpp when kvchat_hub is built).
 int cmd_models(const Argv& args);
 

@@ -139,6 +139,10 @@ commands:
               as transformers' apply_chat_template does, byte for byte to stdout;
               raise_exception(msg) and other errors exit 1 with msg on stderr. --now fixes
               strftime_now(); --vars: a JSON object of extra variables (tools, ...)
+  mcp         [--protocol-version V] [--call TOOL [--arguments JSON]] [--timeout-ms N]
+              (URL | -- COMMAND [ARGS...])   one MCP tool server without a model: reached at
+              a loopback URL (Streamable HTTP) or started (stdio); prints what initialize
+              negotiated and its tools, then the tool's result, as JSON lines
   models      search QUERY [--limit N] [--endpoint URL] [--json]
               GGUF repositories on the Hugging Face Hub whose name contains QUERY
   models      fit REPO FILE [--ctx N] [--kv-type T] [--budget-bytes B] [--endpoint URL] [--json]
@@ -203,6 +207,7 @@ int main(int argc, char** argv) {
   if (cmd == "perplexity") return cmd_perplexity(rest);
   if (cmd == "summarize") return cmd_summarize(rest);
   if (cmd == "template") return cmd_template(rest);
+  if (cmd == "mcp") return cmd_mcp(rest);
   if (cmd == "models") return cmd_models(rest);
   std::fprintf(stderr, "kvchat-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;

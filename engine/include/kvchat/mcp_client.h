@@ -1,5 +1,6 @@
 // A Model Context Protocol client for one tool server: JSON-RPC 2.0 over the server's
-// stdin/stdout (one message per line), or Streamable HTTP to a loopback URL. It starts the
+// stdin/stdout (one message per line), or Streamable HTTP to a loopback URL (a "url"
+// server: engine/src/mcp/http_transport.h). It starts the
 // server, negotiates the protocol version (initialize, then notifications/initialized),
 // lists its tools (tools/list, every page), calls them (tools/call) with a timeout and
 // cancellation (notifications/cancelled), answers the server's ping, follows
@@ -35,6 +36,9 @@ struct McpClientOptions {
   size_t max_stderr_bytes = 64u << 10;   // the server's stderr kept (its last bytes)
   int max_bad_lines = 1000;              // lines that are not JSON-RPC before the server is dropped
   int stop_grace_ms = 2000;              // after closing stdin, and again after SIGTERM
+  // The version initialize asks for ("" = the newest of mcp_protocol_versions()); the
+  // server's answer may still be any of them.
+  std::string protocol_version;
 };
 
 struct McpTool {

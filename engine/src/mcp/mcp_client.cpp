@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "mcp/child_process.h"
+#include "mcp/http_transport.h"
 #include "mcp/line_reader.h"
 #include "mcp/mcp_result_text.h"
 
@@ -80,7 +81,8 @@ struct McpClient::Impl {
 
   McpServerConfig config;
   McpClientOptions opt;
-  mcp::ChildProcess child;
+  mcp::ChildProcess child;                    // a "command" server's process
+  std::unique_ptr<mcp::StreamableHttp> http;  // or a "url" server's transport
 
   mutable std::mutex mu;
   std::condition_variable cv;
@@ -136,8 +138,33 @@ struct McpClient::Impl {
     if (notify) notify();
   }
 
+  // Request `id` fails with `why` (its HTTP exchange got no answer).
+  void fail_request(int64_t id, const std::string& why) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = pending.find(id);
+      if (it == pending.end()) return;
+      it->second->done = true;
+      it->second->error = why;
+      pending.erase(it);
+    }
+    cv.notify_all();
+  }
+
   // ---- writing --------------------------------------------------------------------------
-  Status write_line(std::string line, Clock::time_point deadline) {
+  // One message to the server: a line on its stdin, or a POST (`id`: the request it is,
+  // failed when the POST gets no answer; -1 for a notification or a response).
+  Status write_line(std::string line, Clock::time_point deadline, int64_t id = -1) {
+    if (http) {
+      http->post(std::move(line), [this, id](const std::string& why) {
+        const std::string text = "tool server '" + config.name + "': " + why;
+        if (id >= 0)
+          fail_request(id, text);
+        else
+          note(text);
+      });
+      return Status::Ok();
+    }
     line += '\n';
     std::lock_guard<std::mutex> lock(write_mu);
     const int fd = child.stdin_fd();
@@ -184,7 +211,7 @@ struct McpClient::Impl {
     const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
     json m{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
     if (!params.is_null()) m["params"] = std::move(params);
-    if (Status s = write_line(m.dump(), deadline); !s) {
+    if (Status s = write_line(m.dump(), deadline, id); !s) {
       forget(id);
       return Error{s.message()};
     }
@@ -421,7 +448,8 @@ struct McpClient::Impl {
   }
 
   Status initialize() {
-    json params{{"protocolVersion", mcp_protocol_versions().front()},
+    json params{{"protocolVersion", opt.protocol_version.empty() ? mcp_protocol_versions().front()
+                                                                 : opt.protocol_version},
                 {"capabilities", json::object()},
                 {"clientInfo", {{"name", opt.client_name}, {"version", opt.client_version}}}};
     auto r = request("initialize", params, opt.start_timeout_ms);
@@ -442,6 +470,7 @@ struct McpClient::Impl {
           info.value("name", std::string("?")) + " " + info.value("version", std::string());
       instructions = r->value("instructions", std::string());
     }
+    if (http) http->set_protocol_version(version);  // on every later message
     send_notification("notifications/initialized", nullptr);
     return list_tools(opt.start_timeout_ms);
   }
@@ -459,6 +488,10 @@ struct McpClient::Impl {
     }
     cv.notify_all();
     if (refresher.joinable()) refresher.join();
+    if (http) {
+      http->stop();  // the session DELETEd, every exchange ended
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(write_mu);
       child.close_stdin();
@@ -473,17 +506,26 @@ McpClient::~McpClient() { stop(); }
 
 Result<std::unique_ptr<McpClient>> McpClient::start(const McpServerConfig& config,
                                                     const McpClientOptions& options) {
-  if (!config.url.empty())
-    return Error{"tool server '" + config.name + "': Streamable HTTP servers (\"url\") are not " +
-                 "supported yet; run it with a \"command\" (stdio)"};
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   impl->opt = options;
-  auto child = mcp::ChildProcess::start({config.command, config.args, config.env, config.cwd});
-  if (!child) return Error{"tool server '" + config.name + "': " + child.message()};
-  impl->child = std::move(*child);
   Impl* raw = impl.get();
-  impl->reader = std::thread([raw] { raw->read_loop(); });
+  if (!config.url.empty()) {
+    auto url = mcp::parse_loopback_url(config.url);
+    if (!url) return Error{"tool server '" + config.name + "': " + url.message()};
+    mcp::StreamableHttp::Callbacks cb;
+    cb.on_message = [raw](std::string&& m) { raw->on_line(std::move(m)); };
+    cb.on_oversized = [raw](size_t bytes) { raw->on_oversized(bytes); };
+    cb.on_note = [raw](const std::string& text) { raw->note(text); };
+    cb.on_session_lost = [raw](const std::string& why) { raw->fail(why); };
+    impl->http = std::make_unique<mcp::StreamableHttp>(std::move(*url), options.max_message_bytes,
+                                                       std::move(cb));
+  } else {
+    auto child = mcp::ChildProcess::start({config.command, config.args, config.env, config.cwd});
+    if (!child) return Error{"tool server '" + config.name + "': " + child.message()};
+    impl->child = std::move(*child);
+    impl->reader = std::thread([raw] { raw->read_loop(); });
+  }
   std::unique_ptr<McpClient> client(new McpClient(std::move(impl)));
   if (Status s = raw->initialize(); !s) {
     std::string tail;
@@ -499,6 +541,7 @@ Result<std::unique_ptr<McpClient>> McpClient::start(const McpServerConfig& confi
     if (raw->state == McpServerState::Starting) raw->state = McpServerState::Ready;
   }
   raw->refresher = std::thread([raw] { raw->refresh_loop(); });
+  if (raw->http) raw->http->listen();  // the server's own messages (list_changed)
   return client;
 }
 
