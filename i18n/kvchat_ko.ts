@@ -4038,8 +4038,8 @@
     </message>
     <message>
         <location filename="../ui/ToolsSettings.qml" line="200"/>
-        <source>The command that starts it</source>
-        <translation>서버를 시작하는 명령</translation>
+        <source>The command that starts it, or its URL (http://127.0.0.1:PORT/mcp)</source>
+        <translation>서버를 시작하는 명령, 또는 그 URL (http://127.0.0.1:PORT/mcp)</translation>
     </message>
     <message>
         <location filename="../ui/ToolsSettings.qml" line="201"/>
@@ -5111,13 +5111,18 @@ Shown below is what the catalog knows: each file&apos;s size and whether that fi
         <translation>서버를 시작할 명령이 필요합니다.</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="189"/>
+        <location filename="../app/tools/tools_controller.cpp" line="187"/>
+        <source>A server reached at a URL takes no arguments.</source>
+        <translation>URL로 연결하는 서버는 인수를 받지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/tools/tools_controller.cpp" line="195"/>
         <source>An environment line is KEY=value, not &quot;%1&quot;.</source>
         <translation>환경 변수 줄은 &quot;%1&quot;이 아니라 KEY=value 형식입니다.</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="200"/>
-        <location filename="../app/tools/tools_controller.cpp" line="212"/>
+        <location filename="../app/tools/tools_controller.cpp" line="206"/>
+        <location filename="../app/tools/tools_controller.cpp" line="218"/>
         <source>No server named %1.</source>
         <translation>%1이라는 서버가 없습니다.</translation>
     </message>

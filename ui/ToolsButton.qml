@@ -33,6 +33,9 @@ IconButton {
         y: -height - Theme.spacingXs
         width: Math.min(Theme.px(360), button.Window.width - Theme.px(32))
         padding: Theme.spacingM
+        // Sized by its column (a layout filling the popup would not give it a height).
+        contentWidth: availableWidth
+        contentHeight: column.implicitHeight
         focus: true
         closePolicy: Popup.CloseOnEscape | Popup.CloseOnPressOutside
         onOpened: {
@@ -47,7 +50,8 @@ IconButton {
             border.color: Theme.border
         }
         ColumnLayout {
-            anchors.fill: parent
+            id: column
+            width: popup.availableWidth
             spacing: Theme.spacingXs
             Label {
                 Layout.fillWidth: true

@@ -194,17 +194,21 @@ ColumnLayout {
         Layout.fillWidth: true
         Label { text: qsTr("name") }
         TextField { id: addName; objectName: "toolAddName"; Layout.fillWidth: true
+                    background: FieldBackground { control: addName }
                     Accessible.name: qsTr("The new server's name") }
         Label { text: qsTr("command") }
         TextField { id: addCommand; objectName: "toolAddCommand"; Layout.fillWidth: true; placeholderText: "npx"
-                    Accessible.name: qsTr("The command that starts it") }
+                    background: FieldBackground { control: addCommand }
+                    Accessible.name: qsTr("The command that starts it, or its URL (http://127.0.0.1:PORT/mcp)") }
         Label { text: qsTr("arguments") }
         TextField { id: addArgs; objectName: "toolAddArgs"; Layout.fillWidth: true
+                    background: FieldBackground { control: addArgs }
                     placeholderText: qsTr("as on a command line")
                     Accessible.name: qsTr("Its arguments, as on a command line") }
         Label { text: qsTr("environment") }
         TextArea { id: addEnv; objectName: "toolAddEnv"; Layout.fillWidth: true; placeholderText: qsTr("KEY=value, one per line")
                    wrapMode: TextArea.Wrap
+                   background: FieldBackground { control: addEnv }
                    // Tab leaves the box (the keyboard is never trapped here).
                    Keys.onTabPressed: (event) => nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
                    Keys.onBacktabPressed: (event) => nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)

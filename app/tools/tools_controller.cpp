@@ -182,7 +182,13 @@ QString ToolsController::addServer(const QString& name, const QString& command, 
   if (command.trimmed().isEmpty()) return tr("The server needs a command to start it.");
   McpServerConfig server;
   server.name = n.toStdString();
-  server.command = command.trimmed().toStdString();
+  // A URL in the command's place: a Streamable HTTP server on this machine ("url").
+  if (command.trimmed().contains(QStringLiteral("://"))) {
+    if (!args.trimmed().isEmpty()) return tr("A server reached at a URL takes no arguments.");
+    server.url = command.trimmed().toStdString();
+  } else {
+    server.command = command.trimmed().toStdString();
+  }
   for (const QString& a : split_arguments(args)) server.args.push_back(a.toStdString());
   for (const QString& line : env.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
     const qsizetype eq = line.indexOf(QLatin1Char('='));

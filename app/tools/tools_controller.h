@@ -61,7 +61,8 @@ class ToolsController : public QObject {
   // Reads mcp.json again and (re)starts its enabled servers.
   Q_INVOKABLE void reload();
   // Adds a server (args: a line split as a shell would, quotes kept together; env: "KEY=value"
-  // lines); "" when added (and started), else why not (the name taken or empty, no command).
+  // lines; a command holding "://" is the URL of a Streamable HTTP server on this machine);
+  // "" when added (and started), else why not (the name taken or empty, no command).
   Q_INVOKABLE QString addServer(const QString& name, const QString& command, const QString& args,
                                 const QString& env);
   Q_INVOKABLE QString removeServer(const QString& name);

@@ -195,6 +195,7 @@ class ToolStepsTest : public QObject {
              QString());
     QVERIFY(tools.addServer("math", "x", "", "").contains("there already"));
     QVERIFY(tools.addServer("bad", "x", "", "NOEQUALS").contains("KEY=value"));
+    QVERIFY(tools.addServer("web", "http://127.0.0.1:1/mcp", "-x", "").contains("no arguments"));
     // The file, as another app reads it.
     auto config = kvchat::load_mcp_config(dir.filePath("mcp.json").toStdString());
     QVERIFY(config);
@@ -231,6 +232,15 @@ class ToolStepsTest : public QObject {
     QVERIFY(!kvchat::load_mcp_config(dir.filePath("mcp.json").toStdString())->servers[0].enabled);
     QTRY_COMPARE(tools.servers()[0].toMap()["state"].toString(), QStringLiteral("disabled"));
     QVERIFY(!tools.reply_tools({"math"}, false).active());
+    // A URL: a "url" entry (nothing listens on port 1: it fails, with the reason).
+    QCOMPARE(tools.addServer("web", "http://127.0.0.1:1/mcp", "", ""), QString());
+    QCOMPARE(kvchat::load_mcp_config(dir.filePath("mcp.json").toStdString())->servers[1].url,
+             std::string("http://127.0.0.1:1/mcp"));
+    QTRY_COMPARE_WITH_TIMEOUT(tools.servers()[1].toMap()["state"].toString(),
+                              QStringLiteral("failed"), 20000);
+    QVERIFY2(tools.servers()[1].toMap()["message"].toString().contains("cannot connect"),
+             qPrintable(tools.servers()[1].toMap()["message"].toString()));
+    QCOMPARE(tools.removeServer("web"), QString());
     QCOMPARE(tools.removeServer("math"), QString());
     QCOMPARE(kvchat::load_mcp_config(dir.filePath("mcp.json").toStdString())->servers.size(),
              size_t(0));
