@@ -23,14 +23,11 @@
 #include "kvchat/document.h"
 #include "kvchat/model.h"
 #include "kvchat/tokenizer.h"
+#include "util/engine_text.h"
 
 namespace kvchat::app {
 
 namespace {
-
-QString qstr(const std::string& s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
 
 QString cancelled_text() { return QStringLiteral("cancelled"); }
 

@@ -13,6 +13,7 @@
 #include "util/byte_size.h"
 #include "kvchat/model.h"
 #include "kvchat/summarize.h"
+#include "util/engine_text.h"
 
 namespace kvchat::app {
 
@@ -20,10 +21,6 @@ namespace {
 
 // Room kept for the reply when a document is sent whole.
 constexpr qint64 kReplyRoomTokens = 64;
-
-QString qstr(const std::string& s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
 
 // Why "Send whole" is not offered ("" when it is): the tokens it needs against the
 // context's, else its KV cache against the free memory.

@@ -12,16 +12,9 @@
 #include "kvchat/conversation.h"
 #include "kvchat/document.h"
 #include "kvchat/model.h"
+#include "util/engine_text.h"
 
 namespace kvchat::app {
-
-namespace {
-
-QString qstr(const std::string& s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
-
-}  // namespace
 
 SummarizeOptions default_summarize_options() {
   SummarizeOptions o;

@@ -8,14 +8,11 @@
 #include "settings/sampling_settings.h"
 #include "kvchat/chat_model.h"
 #include "kvchat/model.h"
+#include "util/engine_text.h"
 
 namespace kvchat::app {
 
 namespace {
-
-QString qstr(std::string_view s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
 
 // The engine's description of a chat format in the window's language: the fixed ones and
 // "built-in NAME format"; a template's parse error stays as the engine wrote it.

@@ -24,6 +24,7 @@
 #include "kvchat/snapshot_store.h"
 #include "memory/ram_tier.h"
 #include "kvchat/summarize.h"
+#include "util/engine_text.h"
 
 namespace kvchat::app {
 namespace {
@@ -32,10 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-QString qstr(std::string_view s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
 std::vector<ChatMessage> chat_messages(const ChatTurns& messages) {

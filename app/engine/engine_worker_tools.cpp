@@ -10,12 +10,11 @@
 #include "kvchat/mcp_toolbox.h"
 #include "kvchat/tool_loop.h"
 #include "tools/tool_steps.h"
+#include "util/engine_text.h"
 
 namespace kvchat::app {
 
 namespace {
-
-QString qstr(const std::string& s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
 // "server/tool" of a function (what Always allow remembers); "" when no server has it.
 QString tool_key(const McpToolbox::Function& f) {

@@ -10,14 +10,11 @@
 #include "kvchat/kv_types.h"
 #include "model/instruction_tuned.h"
 #include "tools/tool_steps.h"
+#include "util/engine_text.h"
 
 namespace kvchat::app {
 
 namespace {
-
-QString qstr(std::string_view s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
 
 QVariant u64(uint64_t v) { return QVariant::fromValue(static_cast<qulonglong>(v)); }
 

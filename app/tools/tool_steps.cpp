@@ -1,6 +1,7 @@
 // A reply's tool steps (tool_steps.h): made from the engine's calls and runs, turned back
 // into the conversation's turns, written in Markdown, and added up for the memory panel.
 #include "tools/tool_steps.h"
+#include "util/engine_text.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -9,8 +10,6 @@
 namespace kvchat::app {
 
 namespace {
-
-QString qstr(const std::string& s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
 const QString kText = QStringLiteral("text");
 const QString kCalls = QStringLiteral("calls");

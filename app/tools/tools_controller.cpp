@@ -9,12 +9,11 @@
 
 #include "kvchat/mcp_toolbox.h"
 #include "tools/tool_steps.h"
+#include "util/engine_text.h"
 
 namespace kvchat::app {
 
 namespace {
-
-QString qstr(const std::string& s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
 const QString kAllowedKey = QStringLiteral("tools/always_allowed");
 const QString kMaxCallsKey = QStringLiteral("tools/max_calls");
