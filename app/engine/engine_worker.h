@@ -23,7 +23,6 @@
 #include "kvchat/session.h"
 
 namespace kvchat {
-class Conversation;
 class McpToolbox;
 class Model;
 }  // namespace kvchat

@@ -24,13 +24,6 @@ constexpr int kPollMs = 1500;
 
 QString state_name(McpServerState state) { return qstr(std::string(mcp_server_state_name(state))); }
 
-// Every start's thread, joined when the window closes (a start waits at most its servers'
-// start timeout).
-std::vector<std::thread>& start_threads() {
-  static std::vector<std::thread> threads;
-  return threads;
-}
-
 }  // namespace
 
 QStringList split_arguments(const QString& line) {
@@ -91,10 +84,8 @@ ToolsController::ToolsController(const QString& data_dir, SettingsAccess& settin
 }
 
 ToolsController::~ToolsController() {
-  ++generation_;
-  for (std::thread& t : start_threads())
-    if (t.joinable()) t.join();
-  start_threads().clear();
+  // A start under way ends within its servers' start timeout.
+  for (StartThread& t : starts_) t.thread.join();
   if (toolbox_) toolbox_->stop();
 }
 
@@ -142,20 +133,29 @@ void ToolsController::start(const McpConfig& config) {
   auto toolbox = std::make_shared<McpToolbox>();
   toolbox_ = toolbox;
   refresh();
-  QPointer<ToolsController> self(this);
-  start_threads().emplace_back([self, toolbox, config, generation] {
-    McpClientOptions options;
-    options.start_timeout_ms = 20000;
-    toolbox->start(config, options);
-    QMetaObject::invokeMethod(
-        qApp,
-        [self, generation] {
-          if (!self || self->generation_ != generation) return;
-          self->starting_ = false;
-          self->refresh();
-        },
-        Qt::QueuedConnection);
+  // The starts that ended are joined here, so the list stays short.
+  starts_.remove_if([](StartThread& t) {
+    if (!t.done->load()) return false;
+    t.thread.join();
+    return true;
   });
+  QPointer<ToolsController> self(this);
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  starts_.push_back({std::thread([self, toolbox, config, generation, done] {
+                       McpClientOptions options;
+                       options.start_timeout_ms = 20000;
+                       toolbox->start(config, options);
+                       done->store(true);
+                       QMetaObject::invokeMethod(
+                           qApp,
+                           [self, generation] {
+                             if (!self || self->generation_ != generation) return;
+                             self->starting_ = false;
+                             self->refresh();
+                           },
+                           Qt::QueuedConnection);
+                     }),
+                     done});
 }
 
 QString ToolsController::save(const McpConfig& config) {

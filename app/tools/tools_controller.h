@@ -12,7 +12,10 @@
 #include <QStringList>
 #include <QTimer>
 #include <QVariantList>
+#include <atomic>
+#include <list>
 #include <memory>
+#include <thread>
 
 #include "engine/engine_worker.h"
 #include "kvchat/mcp_config.h"
@@ -91,6 +94,11 @@ class ToolsController : public QObject {
   bool unreadable_ = false;              // mcp.json did not parse: it is left as it is
   std::shared_ptr<McpToolbox> toolbox_;  // the running one (replaced on every start)
   quint64 generation_ = 0;               // the start under way (an older one's end is ignored)
+  struct StartThread {
+    std::thread thread;                       // McpToolbox::start, off the window's thread
+    std::shared_ptr<std::atomic<bool>> done;  // it returned
+  };
+  std::list<StartThread> starts_;
   bool starting_ = false;
   QVariantList servers_;
   QStringList notes_;
