@@ -1,8 +1,9 @@
 // MCP's Streamable HTTP transport (engine/src/mcp/http_transport.h) and the client over it
 // (kvchat/mcp_client.h, a "url" server) against tests/mcp/fake_mcp_http_server.py: JSON and
-// server-sent event answers (chunked, in pieces, a notification first), the session and
-// protocol version on every later message, the GET stream's list_changed, cancellation,
-// a 20 MiB answer, a session the server forgot, the DELETE at stop; loopback URLs only.
+// server-sent event answers (chunked, in pieces, a notification first; the event parser
+// on its own: test_sse_parser.cpp), the session and protocol version on every later
+// message, the GET stream's list_changed, cancellation, a 20 MiB answer, a session the
+// server forgot, the DELETE at stop; loopback URLs only.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -101,21 +102,6 @@ TEST(McpHttp, LoopbackUrlsOnly) {
   EXPECT_NE(refused("http://user:pw@127.0.0.1/").find("user name"), std::string::npos);
   EXPECT_NE(refused("http://127.0.0.1:99999/").find("not a port"), std::string::npos);
   EXPECT_NE(refused("127.0.0.1:3001").find("not a URL"), std::string::npos);
-}
-
-TEST(McpHttp, ServerSentEventsInPieces) {
-  std::vector<std::string> events;
-  size_t dropped = 0;
-  mcp::SseParser p(
-      16, [&](std::string&& e) { events.push_back(e); }, [&](size_t n) { dropped = n; });
-  for (char c : std::string(": hi\r\nevent: message\r\ndata: {\"a\"\r\ndata: :1}\r\n\r\nid: 3\n"))
-    p.feed(std::string_view(&c, 1));
-  p.feed("data: x\n\ndata: 0123456789abcdefXYZ\n\ndata: ok\n\n");
-  ASSERT_EQ(events.size(), 3u);
-  EXPECT_EQ(events[0], "{\"a\"\n:1}");
-  EXPECT_EQ(events[1], "x");
-  EXPECT_EQ(events[2], "ok");  // the one over 16 bytes was dropped, the next one kept
-  EXPECT_GT(dropped, 16u);
 }
 
 void exercise(const std::string& mode) {

@@ -21,10 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   kvchat::mcp::HttpHead head;
   if (!kvchat::mcp::parse_http_head(input.substr(0, end), head)) return 0;
   constexpr size_t kMax = 256;
-  kvchat::mcp::SseParser events(
+  kvchat::SseParser events(
       kMax,
-      [](std::string&& e) {
-        if (e.size() > kMax) __builtin_trap();
+      [](kvchat::SseEvent&& e) {
+        if (e.data.size() > kMax) __builtin_trap();
       },
       [](size_t) {});
   size_t decoded = 0;

@@ -237,48 +237,6 @@ Result<HttpUrl> parse_loopback_url(std::string_view url) {
   return out;
 }
 
-// ---- server-sent events -------------------------------------------------------------------
-
-void SseParser::feed(std::string_view bytes) {
-  pending_.append(bytes);
-  size_t at = 0;
-  while (true) {
-    const size_t eol = pending_.find('\n', at);
-    if (eol == std::string::npos) break;
-    std::string_view l(pending_.data() + at, eol - at);
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    line(l);
-    at = eol + 1;
-  }
-  pending_.erase(0, at);
-  if (pending_.size() > max_) {  // one line longer than any message may be
-    dropping_ = true;
-    on_oversized_(pending_.size());
-    pending_.clear();
-  }
-}
-
-void SseParser::line(std::string_view l) {
-  if (l.empty()) {  // the event ends
-    if (has_data_ && !dropping_) on_event_(std::move(data_));
-    data_.clear();
-    has_data_ = dropping_ = false;
-    return;
-  }
-  if (l.substr(0, 5) != "data:") return;  // a comment, event:, id:, retry:
-  std::string_view value = l.substr(5);
-  if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-  if (dropping_) return;
-  if (has_data_) data_ += '\n';
-  data_.append(value);
-  has_data_ = true;
-  if (data_.size() > max_) {
-    dropping_ = true;
-    on_oversized_(data_.size());
-    data_.clear();
-  }
-}
-
 // ---- the transport ------------------------------------------------------------------------
 
 StreamableHttp::StreamableHttp(HttpUrl url, size_t max_message_bytes, Callbacks callbacks)
@@ -378,7 +336,7 @@ std::string StreamableHttp::run(const char* method, const std::string& body, boo
   std::string raw, json;
   std::unique_ptr<HttpBodyDecoder> decoder;
   SseParser events(
-      max_bytes_, [this](std::string&& e) { cb_.on_message(std::move(e)); },
+      max_bytes_, [this](SseEvent&& e) { cb_.on_message(std::move(e.data)); },
       [this](size_t n) { cb_.on_oversized(n); });
   std::string error_body;
   auto sink = [&](std::string_view bytes) {

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "kvchat/result.h"
+#include "util/sse_parser.h"
 
 namespace kvchat::mcp {
 
@@ -61,25 +62,6 @@ class HttpBodyDecoder {
   uint64_t left_ = 0;
   std::string buf_;
   bool done_ = false, need_crlf_ = false, in_trailer_ = false;
-};
-
-// Server-sent events (text/event-stream), fed in pieces: each event's data lines joined
-// with '\n' go to on_event; comments and other fields are skipped. An event's data over
-// max_bytes is dropped (on_oversized with its size so far).
-class SseParser {
- public:
-  SseParser(size_t max_bytes, std::function<void(std::string&&)> on_event,
-            std::function<void(size_t)> on_oversized)
-      : max_(max_bytes), on_event_(std::move(on_event)), on_oversized_(std::move(on_oversized)) {}
-  void feed(std::string_view bytes);
-
- private:
-  void line(std::string_view l);
-  size_t max_;
-  std::function<void(std::string&&)> on_event_;
-  std::function<void(size_t)> on_oversized_;
-  std::string pending_, data_;
-  bool has_data_ = false, dropping_ = false;
 };
 
 class StreamableHttp {
