@@ -31,6 +31,7 @@
 #include "settings/model_settings.h"
 #include "settings/settings_access.h"
 #include "store/conversation_store.h"
+#include "tools/tool_steps.h"
 #include "tools/tools_controller.h"
 
 namespace kvchat::app {
@@ -356,6 +357,9 @@ class ChatController : public QObject,
   void offer_tools_to_engine();
   void on_tool_calls_made(const QString& text, const QVariantList& calls);
   void on_tool_call_changed(const QString& call_id, const QVariantMap& call);
+  // tool_costs_ from the messages shown; toolMemoryChanged.
+  void refresh_tool_costs();
+  ToolResultCosts tool_costs_;  // the shown messages' tool results (tool_memory)
   std::unique_ptr<ToolsController> tools_;
   QStringList tool_servers_;
   bool tools_required_ = false;

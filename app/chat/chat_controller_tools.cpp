@@ -40,7 +40,6 @@ void ChatController::make_tools() {
   connect(worker_, &EngineWorker::toolCallFinished, this, [this](const QVariantMap& call) {
     on_tool_call_changed(call.value(QStringLiteral("id")).toString(), call);
     persist_reply(MessageState::Streaming, {});
-    emit toolMemoryChanged();
   });
   // A prompt still shown when the reply ends (Esc, a failure) is answered by that.
   connect(this, &ChatController::generatingChanged, this, [this] {
@@ -48,7 +47,16 @@ void ChatController::make_tools() {
     tool_prompt_.clear();
     emit toolPromptChanged();
   });
-  connect(&messages_, &QAbstractItemModel::modelReset, this, &ChatController::toolMemoryChanged);
+  // The results' costs follow the messages shown (a conversation opened, a branch shown, a
+  // call's result come), not every memory report.
+  connect(&messages_, &QAbstractItemModel::modelReset, this, &ChatController::refresh_tool_costs);
+  connect(&messages_, &QAbstractItemModel::rowsInserted, this, &ChatController::refresh_tool_costs);
+  connect(&messages_, &QAbstractItemModel::rowsRemoved, this, &ChatController::refresh_tool_costs);
+  connect(&messages_, &QAbstractItemModel::dataChanged, this,
+          [this](const QModelIndex&, const QModelIndex&, const QList<int>& roles) {
+            if (roles.isEmpty() || roles.contains(MessageListModel::ToolStepsRole))
+              refresh_tool_costs();
+          });
   // The panel counts the definitions before the next reply: when the choice changes, a
   // server (re)starts, the model loads.
   connect(this, &ChatController::conversationToolsChanged, this,
@@ -126,8 +134,8 @@ void ChatController::answerToolPrompt(const QString& answer) {
   if (it == answers.end()) return;
   if (*it == ToolPromptAnswer::AlwaysAllow) {
     const QVariantMap call = tool_prompt_.value(QStringLiteral("call")).toMap();
-    tools_->allowToolAlways(call.value(QStringLiteral("server")).toString() + QLatin1Char('/') +
-                            call.value(QStringLiteral("tool")).toString());
+    tools_->allowToolAlways(always_allow_key(call.value(QStringLiteral("server")).toString(),
+                                             call.value(QStringLiteral("tool")).toString()));
   }
   tool_prompt_.clear();
   emit toolPromptChanged();
@@ -152,8 +160,13 @@ void ChatController::on_tool_call_changed(const QString& call_id, const QVariant
     messages_.set_last_tool_steps(steps, messages_.items().back().content);
 }
 
+void ChatController::refresh_tool_costs() {
+  tool_costs_ = tool_result_costs(messages_.items());
+  emit toolMemoryChanged();
+}
+
 QVariantMap ChatController::tool_memory() const {
-  const ToolResultCosts results = tool_result_costs(messages_.items());
+  const ToolResultCosts& results = tool_costs_;
   const QVariantMap memory = memory_state_->memory();
   const qint64 free_tokens = memory.value(QStringLiteral("kv_max_tokens")).toLongLong() -
                              memory.value(QStringLiteral("kv_tokens")).toLongLong();

@@ -16,9 +16,9 @@ namespace kvchat::app {
 
 namespace {
 
-// "server/tool" of a function (what Always allow remembers); "" when no server has it.
+// What Always allow remembers of a function's tool (always_allow_key).
 QString tool_key(const McpToolbox::Function& f) {
-  return qstr(f.server) + QLatin1Char('/') + qstr(f.tool);
+  return always_allow_key(qstr(f.server), qstr(f.tool));
 }
 
 }  // namespace

@@ -35,6 +35,10 @@ void append_tool_turns(const QVariantList& steps, ChatTurns& turns);
 bool replace_tool_call(QVariantList& steps, const QString& call_id, const QVariantMap& call);
 // A call's state set (the call found by id); false when it is not there.
 bool set_tool_call_state(QVariantList& steps, const QString& call_id, const QString& state);
+// What Always allow remembers of a tool: "server/tool" (Settings → Tools revokes it).
+inline QString always_allow_key(const QString& server, const QString& tool) {
+  return server + QLatin1Char('/') + tool;
+}
 // JSON text indented for reading (the text itself when it is not JSON).
 QString pretty_json(const QString& json);
 // The steps in Markdown for an export: each step's text, then per call its name, its

@@ -290,7 +290,7 @@ void ToolsController::refresh() {
         QString function;
         for (const auto& f : functions)
           if (f.server == c.name && f.tool == t.name) function = qstr(f.definition.name);
-        const QString key = qstr(c.name) + QLatin1Char('/') + qstr(t.name);
+        const QString key = always_allow_key(qstr(c.name), qstr(t.name));
         tools.append(QVariantMap{{QStringLiteral("name"), qstr(t.name)},
                                  {QStringLiteral("key"), key},
                                  {QStringLiteral("function"), function},
