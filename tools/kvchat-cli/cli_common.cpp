@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
 #include <sstream>
 
 #include "kv/kv_type.h"
@@ -277,6 +279,36 @@ std::string grouped(uint64_t v) {
   for (size_t i = 0; i < digits.size(); ++i) {
     if (i && (digits.size() - i) % 3 == 0) out += ',';
     out += digits[i];
+  }
+  return out;
+}
+
+Result<std::string> read_key_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{"--api-key-file: cannot read '" + path + "'"};
+  std::string line;
+  std::getline(in, line);
+  if (in.bad()) return Error{"--api-key-file: cannot read '" + path + "'"};
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
+  if (line.empty())
+    return Error{"--api-key-file: '" + path + "' is empty (its first line is the key)"};
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    std::fprintf(stderr, "[kvchat] warning: %s can be read by other users (chmod 600 it)\n",
+                 path.c_str());
+  }
+  return line;
+}
+
+std::string unescape_newlines(const std::string& line) {
+  std::string out;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == 'n') {
+      out += '\n';
+      ++i;
+    } else {
+      out += line[i];
+    }
   }
   return out;
 }

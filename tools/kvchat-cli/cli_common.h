@@ -85,4 +85,10 @@ std::set<std::string> with(std::set<std::string> a, const std::set<std::string>&
 // Digits in groups of three: 1048576000 -> "1,048,576,000".
 std::string grouped(uint64_t v);
 
+// --api-key-file: the first line, its line ending stripped. A file others may read is
+// used with a warning (the key is as secret as the file).
+Result<std::string> read_key_file(const std::string& path);
+// A line typed at chat's prompt: "\n" in it is a line break.
+std::string unescape_newlines(const std::string& line);
+
 }  // namespace kvchat::cli

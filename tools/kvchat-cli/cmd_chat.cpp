@@ -27,6 +27,7 @@
 // template or the context refuses is not kept) and makes the exit status 1.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -48,19 +49,6 @@ namespace kvchat::cli {
 namespace {
 
 using nlohmann::json;
-
-std::string unescape_newlines(const std::string& line) {
-  std::string out;
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == 'n') {
-      out += '\n';
-      ++i;
-    } else {
-      out += line[i];
-    }
-  }
-  return out;
-}
 
 class ChatLoop {
  public:
@@ -422,6 +410,7 @@ Status resume(Conversation& c, const std::string& path) {
 }  // namespace
 
 int cmd_chat(const Argv& argv) {
+  if (std::find(argv.begin(), argv.end(), "--remote") != argv.end()) return cmd_chat_remote(argv);
   std::set<std::string> valued = with(with(kSessionOptions, kSamplingOptions),
                                       {"--system", "--template", "--resume", "--enable-thinking"});
   valued.insert(ChatTools::valued_options().begin(), ChatTools::valued_options().end());

@@ -26,25 +26,6 @@ sigset_t termination_signals() {
   return set;
 }
 
-// --api-key-file: the first line, its line ending stripped. A file others may read is
-// used with a warning (the key is as secret as the file).
-Result<std::string> read_key_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"--api-key-file: cannot read '" + path + "'"};
-  std::string line;
-  std::getline(in, line);
-  if (in.bad()) return Error{"--api-key-file: cannot read '" + path + "'"};
-  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
-  if (line.empty())
-    return Error{"--api-key-file: '" + path + "' is empty (its first line is the key)"};
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    std::fprintf(stderr, "[kvchat serve] warning: %s can be read by other users (chmod 600 it)\n",
-                 path.c_str());
-  }
-  return line;
-}
-
 // "a,b,c" -> {"a", "b", "c"}, spaces around each dropped, empty items skipped.
 std::vector<std::string> comma_list(const std::string& text) {
   std::vector<std::string> out;

@@ -20,6 +20,9 @@ int cmd_detokenize(const Argv& args);
 int cmd_logits(const Argv& args);
 int cmd_generate(const Argv& args);
 int cmd_chat(const Argv& args);
+// chat --remote URL: a model served elsewhere (cmd_chat_remote.cpp; where kvchat_remote is
+// not built, cmd_chat_remote_unavailable.cpp says so).
+int cmd_chat_remote(const Argv& args);
 // serve: the OpenAI-compatible HTTP server (kvchat/server.h) until SIGINT/SIGTERM.
 int cmd_serve(const Argv& args);
 int cmd_bench(const Argv& args);

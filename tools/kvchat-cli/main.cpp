@@ -47,6 +47,15 @@ commands:
               the template's enable_thinking (Qwen 3). A message the template or the
               context refuses is not kept. Exit status 0 when every message and command
               succeeded, 1 when any failed (each error is reported as it happens)
+  chat        --remote URL --model NAME [--api-key-file F] [--shape-from GGUF] [--system S]
+              [-n N] [--temp T] [--top-p P] [--seed S] [--json]   the same chat with a
+              model served elsewhere through the OpenAI API (vLLM, llama.cpp's server,
+              Ollama, LM Studio, kvchat-cli serve; URL like http://host:8000/v1): replies
+              stream from /v1/chat/completions; /memory prints what that engine publishes
+              of its memory (vLLM's /metrics, llama.cpp's /slots and /metrics, kvchat's
+              /health) and, with --shape-from, this conversation's KV by the formula on that
+              GGUF's shape (an estimate). The key goes only to URL's origin (no redirect is
+              followed); /summarize, /save and tools need local weights and are refused
   serve       --model M [--host 127.0.0.1] [--port 8080] [--api-key K | --api-key-file F]
               [--allow-no-key] [--parallel 4] [--ctx N] [--kv-type T] [--kv-budget-bytes B]
               [--backend B] [--cors] [--allowed-origins O,O] [--max-body-bytes 8388608]
