@@ -4,27 +4,27 @@
 <context>
     <name>ChatFormat</name>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="24"/>
+        <location filename="../app/engine/engine_maps.cpp" line="21"/>
         <source>built-in completion format: the file has no chat template, so the conversation is sent as plain text for the model to continue</source>
         <translation>내장 이어 쓰기 형식: 파일에 채팅 템플릿이 없어 대화를 모델이 이어 쓸 평문으로 보냅니다</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="28"/>
+        <location filename="../app/engine/engine_maps.cpp" line="25"/>
         <source>your chat template for this model</source>
         <translation>이 모델에 지정한 채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="29"/>
+        <location filename="../app/engine/engine_maps.cpp" line="26"/>
         <source>the model&apos;s own chat template</source>
         <translation>모델 자체의 채팅 템플릿</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="39"/>
+        <location filename="../app/engine/engine_maps.cpp" line="36"/>
         <source>built-in %1 format</source>
         <translation>내장 %1 형식</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_maps.cpp" line="40"/>
+        <location filename="../app/engine/engine_maps.cpp" line="37"/>
         <source>built-in %1 format (your override for this model)</source>
         <translation>내장 %1 형식 (이 모델에 직접 지정)</translation>
     </message>
@@ -198,7 +198,7 @@
     </message>
     <message>
         <location filename="../ui/ChatView.qml" line="293"/>
-        <location filename="../app/testing/chat_state_probe.cpp" line="136"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="141"/>
         <source>Send</source>
         <translation>보내기</translation>
     </message>
@@ -453,39 +453,39 @@
 <context>
     <name>DocumentLoader</name>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="155"/>
+        <location filename="../app/documents/document_loader.cpp" line="152"/>
         <source>Cannot read “%1” as a PDF: %2.</source>
         <translation>“%1”을(를) PDF로 읽을 수 없습니다: %2.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="62"/>
-        <location filename="../app/documents/document_loader.cpp" line="70"/>
-        <location filename="../app/documents/document_loader.cpp" line="84"/>
+        <location filename="../app/documents/document_loader.cpp" line="59"/>
+        <location filename="../app/documents/document_loader.cpp" line="67"/>
+        <location filename="../app/documents/document_loader.cpp" line="81"/>
         <source>Cannot open “%1”: %2.</source>
         <translation>“%1”을(를) 열 수 없습니다: %2.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="236"/>
+        <location filename="../app/documents/document_loader.cpp" line="233"/>
         <source>Pasted text</source>
         <translation>붙여 넣은 텍스트</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="341"/>
+        <location filename="../app/documents/document_loader.cpp" line="338"/>
         <source>The stored document %1 cannot be read back.</source>
         <translation>저장된 문서 %1을(를) 다시 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="457"/>
+        <location filename="../app/documents/document_loader.cpp" line="454"/>
         <source>Document %1 is not stored.</source>
         <translation>문서 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="525"/>
+        <location filename="../app/documents/document_loader.cpp" line="522"/>
         <source>Loading the document failed: %1</source>
         <translation>문서를 불러오지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_loader.cpp" line="529"/>
+        <location filename="../app/documents/document_loader.cpp" line="526"/>
         <source>Loading the document failed.</source>
         <translation>문서를 불러오지 못했습니다.</translation>
     </message>
@@ -619,40 +619,60 @@
 <context>
     <name>EngineMaps</name>
     <message>
-        <location filename="../app/engine/worker_values.cpp" line="113"/>
+        <location filename="../app/engine/worker_values.cpp" line="110"/>
         <source>%1: %2 tensors</source>
         <translation>%1: 텐서 %2개</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/worker_values.cpp" line="137"/>
+        <source>%1 at %2</source>
+        <translation>%2의 %1</translation>
     </message>
 </context>
 <context>
     <name>EngineWorker</name>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="181"/>
-        <location filename="../app/engine/engine_worker.cpp" line="259"/>
-        <location filename="../app/engine/engine_worker.cpp" line="285"/>
+        <location filename="../app/engine/engine_worker.cpp" line="164"/>
+        <location filename="../app/engine/engine_worker.cpp" line="242"/>
+        <location filename="../app/engine/engine_worker.cpp" line="268"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="320"/>
+        <location filename="../app/engine/engine_worker.cpp" line="303"/>
         <source>Stopped: no summary was written.</source>
         <translation>중지됨: 요약을 쓰지 않았습니다.</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="340"/>
+        <location filename="../app/engine/engine_worker.cpp" line="323"/>
         <source>Saving the KV snapshot failed: %1</source>
         <translation>KV 스냅숏을 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="360"/>
+        <location filename="../app/engine/engine_worker.cpp" line="343"/>
         <source>Keeping the KV snapshots within their budget failed: %1</source>
         <translation>KV 스냅숏을 예산 안으로 유지하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/engine/engine_worker.cpp" line="386"/>
+        <location filename="../app/engine/engine_worker.cpp" line="369"/>
         <location filename="../app/memory/memory_state.cpp" line="189"/>
         <source>no snapshot saved</source>
         <translation>저장된 스냅숏 없음</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker_remote.cpp" line="29"/>
+        <source>the endpoint&apos;s own chat template</source>
+        <translation>엔드포인트 자체의 채팅 템플릿</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker_remote.cpp" line="45"/>
+        <source>&apos;%1&apos; is not a remote model&apos;s name.</source>
+        <translation>&apos;%1&apos;은(는) 원격 모델 이름이 아닙니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/engine_worker_remote.cpp" line="67"/>
+        <source>%1 no longer serves %2.</source>
+        <translation>%1은(는) 더 이상 %2을(를) 제공하지 않습니다.</translation>
     </message>
 </context>
 <context>
@@ -1354,7 +1374,7 @@
         <translation>엔진</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="423"/>
+        <location filename="../ui/Main.qml" line="424"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
@@ -1364,58 +1384,58 @@
         <translation>작은 데모 모델 (매개변수 280만 개, 킹 제임스 성경): 성경 구절을 이어 쓸 뿐 대답하지는 않습니다. 대화하려면 실제 GGUF 모델을 여세요.</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="436"/>
+        <location filename="../ui/Main.qml" line="437"/>
         <source>Demo model: it does not chat</source>
         <translation>데모 모델: 대화용이 아님</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="447"/>
+        <location filename="../ui/Main.qml" line="448"/>
         <source>Model info</source>
         <translation>모델 정보</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="454"/>
+        <location filename="../ui/Main.qml" line="455"/>
         <source>Models…</source>
         <translation>모델…</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="455"/>
+        <location filename="../ui/Main.qml" line="456"/>
         <source>Find and download models, with “will it fit?” (Ctrl+Shift+M)</source>
         <translation>모델 찾기 및 다운로드, “들어갈까?” 확인 포함 (Ctrl+Shift+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="467"/>
+        <location filename="../ui/Main.qml" line="468"/>
         <source>Settings</source>
         <translation>설정</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="468"/>
+        <location filename="../ui/Main.qml" line="469"/>
         <source>Settings (Ctrl+,)</source>
         <translation>설정 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="475"/>
-        <location filename="../app/testing/chat_state_probe.cpp" line="138"/>
+        <location filename="../ui/Main.qml" line="476"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="143"/>
         <source>Memory</source>
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="476"/>
+        <location filename="../ui/Main.qml" line="477"/>
         <source>Memory panel (Ctrl+M)</source>
         <translation>메모리 패널 (Ctrl+M)</translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="497"/>
+        <location filename="../ui/Main.qml" line="498"/>
         <source>Model error: </source>
         <translation>모델 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="498"/>
+        <location filename="../ui/Main.qml" line="499"/>
         <source>Database error: </source>
         <translation>데이터베이스 오류: </translation>
     </message>
     <message>
-        <location filename="../ui/Main.qml" line="499"/>
+        <location filename="../ui/Main.qml" line="500"/>
         <source>Not saved: </source>
         <translation>저장되지 않음: </translation>
     </message>
@@ -1428,32 +1448,32 @@
         <translation>메모리</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="232"/>
+        <location filename="../ui/MemoryPanel.qml" line="238"/>
         <source>Last save appended %1 (%2 tokens)</source>
         <translation>마지막 저장: %1 추가 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="224"/>
+        <location filename="../ui/MemoryPanel.qml" line="230"/>
         <source>All snapshots: %1 of %2 budget</source>
         <translation>모든 스냅숏: 예산 %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="225"/>
+        <location filename="../ui/MemoryPanel.qml" line="231"/>
         <source>All snapshots: %1 (no budget)</source>
         <translation>모든 스냅숏: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="148"/>
+        <location filename="../ui/MemoryPanel.qml" line="154"/>
         <source>Two sessions share the weights (%1): chat KV %2 (%3 tokens) · summary job KV %4 (%5 tokens) · together %6 of %7 %8 · sessions of the larger size that fit: %9</source>
         <translation>두 세션이 가중치(%1)를 함께 씁니다: 채팅 KV %2 (%3 토큰) · 요약 작업 KV %4 (%5 토큰) · 합계 %6 / %7 %8 · 더 큰 쪽 크기로 들어가는 세션 수: %9</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="151"/>
+        <location filename="../ui/MemoryPanel.qml" line="157"/>
         <source>KV budget</source>
         <translation>KV 예산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="151"/>
+        <location filename="../ui/MemoryPanel.qml" line="157"/>
         <source>available</source>
         <translation>사용 가능</translation>
     </message>
@@ -1468,112 +1488,112 @@
         <translation>불러온 모델이 없습니다. GGUF 모델(Ctrl+O)이나 “최근” 아래의 데모 모델을 열면 가중치와 이 대화의 메모리가 컴퓨터를 어떻게 나눠 쓰는지 볼 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="109"/>
+        <location filename="../ui/MemoryPanel.qml" line="115"/>
         <source>Last reply (%5 KV): %1 tokens/s · first token after %2 ms · %3 of %4 prompt tokens computed</source>
         <translation>마지막 답변 (%5 KV): %1 토큰/초 · 첫 토큰까지 %2 ms · 프롬프트 토큰 %4개 중 %3개 계산</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="127"/>
+        <location filename="../ui/MemoryPanel.qml" line="133"/>
         <source>Its reasoning: %1 tokens, %2 of KV</source>
         <translation>추론: 토큰 %1개, KV %2</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="130"/>
+        <location filename="../ui/MemoryPanel.qml" line="136"/>
         <source>freed at its prompt: %1 (%2 tokens the cache held past the first changed token, earlier reasoning among them)</source>
         <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개, 이전 추론 포함)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="132"/>
+        <location filename="../ui/MemoryPanel.qml" line="138"/>
         <source>freed at its prompt: %1 (%2 tokens the cache held past the first changed token)</source>
         <translation>프롬프트에서 해제됨: %1 (처음 바뀐 토큰 이후 캐시에 있던 토큰 %2개)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="159"/>
+        <location filename="../ui/MemoryPanel.qml" line="165"/>
         <source>Where the KV lives</source>
         <translation>KV가 있는 곳</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="160"/>
+        <location filename="../ui/MemoryPanel.qml" line="166"/>
         <source>Live: the open conversation&apos;s KV, what the next reply reads. RAM tier: the KV of conversations and branches you left, of summary jobs between runs and of the local server&apos;s idle users, kept within its budget (Settings) so that going back to them computes nothing again; the least recently used leave RAM when the budget is reached. Disk: the snapshots, read back when a conversation is no longer in RAM.</source>
         <translation>사용 중: 열린 대화의 KV로, 다음 답변이 읽는 것입니다. RAM 계층: 떠나온 대화와 분기, 실행 사이의 요약 작업, 로컬 서버의 유휴 사용자의 KV를 예산(설정) 안에서 보관하여, 다시 돌아가도 아무것도 다시 계산하지 않습니다. 예산에 이르면 가장 오래 쓰지 않은 것부터 RAM을 떠납니다. 디스크: 스냅숏으로, 대화가 더 이상 RAM에 없을 때 다시 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="171"/>
+        <location filename="../ui/MemoryPanel.qml" line="177"/>
         <source>Live: %1 (%2 tokens)</source>
         <translation>사용 중: %1 (%2 토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="172"/>
+        <location filename="../ui/MemoryPanel.qml" line="178"/>
         <source>RAM tier: %1 of %2 · %3 conversations, %4 branches, %5 summaries, %6 server sessions</source>
         <translation>RAM 계층: %2 중 %1 · 대화 %3개, 분기 %4개, 요약 %5개, 서버 세션 %6개</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="176"/>
+        <location filename="../ui/MemoryPanel.qml" line="182"/>
         <source> (and %1 shared with the live KV, counted there)</source>
         <translation> (그리고 사용 중인 KV와 공유하는 %1, 그쪽에 계산됨)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="177"/>
+        <location filename="../ui/MemoryPanel.qml" line="183"/>
         <source> · %1 left RAM for the budget</source>
         <translation> · 예산 때문에 %1개가 RAM을 떠남</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="178"/>
+        <location filename="../ui/MemoryPanel.qml" line="184"/>
         <source>Disk: no snapshot written in this run yet</source>
         <translation>디스크: 이번 실행에서 아직 쓴 스냅숏 없음</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="179"/>
+        <location filename="../ui/MemoryPanel.qml" line="185"/>
         <source>Disk: %1 of %2</source>
         <translation>디스크: %2 중 %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="180"/>
+        <location filename="../ui/MemoryPanel.qml" line="186"/>
         <source>Disk: %1 (no budget)</source>
         <translation>디스크: %1 (예산 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="191"/>
+        <location filename="../ui/MemoryPanel.qml" line="197"/>
         <source>Memory decides how many of your conversations come back instantly: at %1 per token, the RAM tier&apos;s budget holds about %2 tokens of conversations you left; beyond it the oldest come back from disk, or are computed again.</source>
         <translation>메모리가 몇 개의 대화를 즉시 되돌릴 수 있는지 정합니다: 토큰당 %1이면 RAM 계층의 예산은 떠나온 대화를 약 %2 토큰 담습니다. 그보다 많으면 가장 오래된 것은 디스크에서 돌아오거나 다시 계산됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="197"/>
+        <location filename="../ui/MemoryPanel.qml" line="203"/>
         <source>Snapshot on disk</source>
         <translation>디스크의 스냅숏</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="198"/>
+        <location filename="../ui/MemoryPanel.qml" line="204"/>
         <source>After each reply the conversation&apos;s KV cache is saved to disk, so that reopening the conversation later restores it instead of computing every earlier token again. This line says what happened last for this conversation.</source>
         <translation>답변이 끝날 때마다 대화의 KV 캐시를 디스크에 저장해 두어, 나중에 대화를 다시 열 때 앞선 토큰을 모두 다시 계산하지 않고 복원합니다. 이 줄은 이 대화에서 마지막으로 일어난 일을 알려 줍니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="208"/>
+        <location filename="../ui/MemoryPanel.qml" line="214"/>
         <source>Nothing saved or restored yet for this conversation.</source>
         <translation>이 대화에서는 아직 저장하거나 복원한 것이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="210"/>
+        <location filename="../ui/MemoryPanel.qml" line="216"/>
         <source>Details: %1</source>
         <translation>자세히: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="226"/>
+        <location filename="../ui/MemoryPanel.qml" line="232"/>
         <source> · %1 least recently used removed</source>
         <translation> · 가장 오래 쓰지 않은 %1 삭제됨</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="228"/>
+        <location filename="../ui/MemoryPanel.qml" line="234"/>
         <source>This conversation&apos;s snapshot: %1</source>
         <translation>이 대화의 스냅숏: %1</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="228"/>
+        <location filename="../ui/MemoryPanel.qml" line="234"/>
         <source>This conversation has no snapshot yet.</source>
         <translation>이 대화에는 아직 스냅숏이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/MemoryPanel.qml" line="231"/>
+        <location filename="../ui/MemoryPanel.qml" line="237"/>
         <source>Last save rewrote the whole file: %1 (%2)</source>
         <translation>마지막 저장에서 파일 전체를 다시 썼습니다: %1 (%2)</translation>
     </message>
@@ -2028,129 +2048,134 @@
         <translation>모델 없음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="44"/>
+        <location filename="../ui/ModelPicker.qml" line="36"/>
+        <source>remote: %1</source>
+        <translation>원격: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelPicker.qml" line="45"/>
         <source>Model: %1</source>
         <translation>모델: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="45"/>
+        <location filename="../ui/ModelPicker.qml" line="46"/>
         <source>Choose a model and its load options (Ctrl+O)</source>
         <translation>모델과 불러오기 옵션 고르기 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="87"/>
+        <location filename="../ui/ModelPicker.qml" line="88"/>
         <source>My models</source>
         <translation>내 모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="89"/>
+        <location filename="../ui/ModelPicker.qml" line="90"/>
         <source>No model files in %1 yet: the Models page (Ctrl+Shift+M) downloads them.</source>
         <translation>%1에 아직 모델 파일이 없습니다. 모델 페이지(Ctrl+Shift+M)에서 내려받을 수 있습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="91"/>
+        <location filename="../ui/ModelPicker.qml" line="92"/>
         <source>Recent</source>
         <translation>최근</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="142"/>
+        <location filename="../ui/ModelPicker.qml" line="143"/>
         <source>Cannot be read: %1</source>
         <translation>읽을 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="145"/>
+        <location filename="../ui/ModelPicker.qml" line="146"/>
         <source>kvchat cannot run it</source>
         <translation>kvchat에서 실행할 수 없음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="146"/>
+        <location filename="../ui/ModelPicker.qml" line="147"/>
         <source>Fits: %1 at %2 tokens of %3, %4 free</source>
         <translation>들어감: %2 토큰 %3에서 %1, 여유 %4</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="146"/>
+        <location filename="../ui/ModelPicker.qml" line="147"/>
         <source>Does not fit: %1 at %2 tokens of %3, %4 free</source>
         <translation>들어가지 않음: %2 토큰 %3에서 %1, 여유 %4</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="205"/>
+        <location filename="../ui/ModelPicker.qml" line="206"/>
         <source>Models to load</source>
         <translation>불러올 모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="243"/>
+        <location filename="../ui/ModelPicker.qml" line="244"/>
         <source>Load %1</source>
         <translation>%1 불러오기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="257"/>
+        <location filename="../ui/ModelPicker.qml" line="258"/>
         <source>Context (tokens)</source>
         <translation>컨텍스트 (토큰)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="265"/>
+        <location filename="../ui/ModelPicker.qml" line="266"/>
         <source>Context length in tokens</source>
         <translation>토큰 단위 컨텍스트 길이</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="267"/>
-        <location filename="../ui/ModelPicker.qml" line="272"/>
+        <location filename="../ui/ModelPicker.qml" line="268"/>
+        <location filename="../ui/ModelPicker.qml" line="273"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="274"/>
+        <location filename="../ui/ModelPicker.qml" line="275"/>
         <source>GPU layers</source>
         <translation>GPU 레이어</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="282"/>
+        <location filename="../ui/ModelPicker.qml" line="283"/>
         <source>auto</source>
         <translation>자동</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="284"/>
+        <location filename="../ui/ModelPicker.qml" line="285"/>
         <source>GPU layers (auto: as many as fit)</source>
         <translation>GPU 레이어 (자동: 들어가는 만큼)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="286"/>
-        <location filename="../ui/ModelPicker.qml" line="293"/>
+        <location filename="../ui/ModelPicker.qml" line="287"/>
+        <location filename="../ui/ModelPicker.qml" line="294"/>
         <source>When the context is full</source>
         <translation>컨텍스트가 가득 차면</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="292"/>
+        <location filename="../ui/ModelPicker.qml" line="293"/>
         <source>drop the oldest turns</source>
         <translation>가장 오래된 차례 버리기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="292"/>
+        <location filename="../ui/ModelPicker.qml" line="293"/>
         <source>shift out the oldest half</source>
         <translation>가장 오래된 절반 밀어내기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="292"/>
+        <location filename="../ui/ModelPicker.qml" line="293"/>
         <source>stop and ask</source>
         <translation>멈추고 묻기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="292"/>
+        <location filename="../ui/ModelPicker.qml" line="293"/>
         <source>keep the start and the latest (attention sinks)</source>
         <translation>시작 부분과 최신 내용 유지 (어텐션 싱크)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="310"/>
+        <location filename="../ui/ModelPicker.qml" line="311"/>
         <source>KV cache = 2 (keys and values) × %1 layers × %2 tokens × %3 KV heads × %4 values per head, in %5: %6</source>
         <translation>KV 캐시 = 2 (키와 값) × 레이어 %1개 × 토큰 %2개 × KV 헤드 %3개 × 헤드당 값 %4개, %5 형식: %6</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="318"/>
+        <location filename="../ui/ModelPicker.qml" line="319"/>
         <source>Load</source>
         <translation>불러오기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelPicker.qml" line="325"/>
+        <location filename="../ui/ModelPicker.qml" line="326"/>
         <source>Back</source>
         <translation>뒤로</translation>
     </message>
@@ -2219,128 +2244,138 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="39"/>
+        <location filename="../ui/ModelsPage.qml" line="41"/>
         <source>%1 s</source>
         <translation>%1초</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="40"/>
+        <location filename="../ui/ModelsPage.qml" line="42"/>
         <source>%1 min</source>
         <translation>%1분</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="41"/>
+        <location filename="../ui/ModelsPage.qml" line="43"/>
         <source>%1 h</source>
         <translation>%1시간</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="44"/>
+        <location filename="../ui/ModelsPage.qml" line="46"/>
         <source>Reading its header…</source>
         <translation>헤더 읽는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="46"/>
+        <location filename="../ui/ModelsPage.qml" line="48"/>
         <source>Fit unknown: %1</source>
         <translation>들어갈지 알 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="49"/>
+        <location filename="../ui/ModelsPage.qml" line="51"/>
         <source>kvchat cannot run it: %1</source>
         <translation>kvchat에서 실행할 수 없음: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="51"/>
+        <location filename="../ui/ModelsPage.qml" line="53"/>
         <source>Does not fit: the weights alone need %1, %2 free</source>
         <translation>들어가지 않음: 가중치만 %1 필요, 여유 %2</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="52"/>
+        <location filename="../ui/ModelsPage.qml" line="54"/>
         <source>Fits</source>
         <translation>들어감</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="52"/>
+        <location filename="../ui/ModelsPage.qml" line="54"/>
         <source>Does not fit at this context</source>
         <translation>이 컨텍스트에서는 들어가지 않음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="53"/>
+        <location filename="../ui/ModelsPage.qml" line="55"/>
         <source>: %1 weights + %2 KV at %3 tokens (%4) of %5 free; the longest context that fits: %6 tokens; %7 such conversations side by side</source>
         <translation>: 가중치 %1 + %3 토큰의 KV %2 (%4), 여유 %5 중; 들어가는 가장 긴 컨텍스트: %6 토큰; 이런 대화를 동시에 %7개</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="67"/>
+        <location filename="../ui/ModelsPage.qml" line="69"/>
         <source>From the catalog: the file alone (%1) fits in the %2 free; the KV cache is counted once its header can be read</source>
         <translation>카탈로그 기준: 파일만으로는(%1) 여유 %2에 들어갑니다. KV 캐시는 헤더를 읽을 수 있게 되면 계산됩니다</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="69"/>
+        <location filename="../ui/ModelsPage.qml" line="71"/>
         <source>From the catalog: the file alone (%1) does not fit in the %2 free</source>
         <translation>카탈로그 기준: 파일만으로도(%1) 여유 %2에 들어가지 않습니다</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="119"/>
+        <location filename="../ui/ModelsPage.qml" line="128"/>
         <source>Models</source>
         <translation>모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="120"/>
-        <location filename="../ui/ModelsPage.qml" line="147"/>
+        <location filename="../ui/ModelsPage.qml" line="129"/>
+        <location filename="../ui/ModelsPage.qml" line="153"/>
         <source>Hub</source>
         <translation>Hub</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="128"/>
+        <location filename="../ui/ModelsPage.qml" line="137"/>
         <source>The Hub&apos;s address (from %1). Empty: HF_ENDPOINT, else https://huggingface.co; plain http only to this computer. Enter saves it.</source>
         <translation>Hub 주소 (%1에서 가져옴). 비워 두면 HF_ENDPOINT, 없으면 https://huggingface.co를 씁니다. 일반 http는 이 컴퓨터로만 허용됩니다. Enter를 누르면 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="136"/>
+        <location filename="../ui/ModelsPage.qml" line="145"/>
         <source>models go to %1</source>
         <translation>모델 저장 위치: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="138"/>
+        <location filename="../ui/ModelsPage.qml" line="147"/>
         <source>Close</source>
         <translation>닫기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="175"/>
+        <location filename="../ui/ModelsPage.qml" line="161"/>
+        <source>Remote</source>
+        <translation>원격</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="164"/>
+        <source>Models served elsewhere through the OpenAI API: vLLM, llama.cpp&apos;s server, Ollama, LM Studio, another kvchat</source>
+        <translation>OpenAI API로 다른 곳에서 제공되는 모델: vLLM, llama.cpp 서버, Ollama, LM Studio, 다른 kvchat</translation>
+    </message>
+    <message>
+        <location filename="../ui/ModelsPage.qml" line="187"/>
         <source>Will it fit? Context</source>
         <translation>들어갈까? 컨텍스트</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="182"/>
+        <location filename="../ui/ModelsPage.qml" line="194"/>
         <source>KV type</source>
         <translation>KV 형식</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="192"/>
+        <location filename="../ui/ModelsPage.qml" line="204"/>
         <source>free GPU memory now: %1</source>
         <translation>현재 여유 GPU 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="193"/>
+        <location filename="../ui/ModelsPage.qml" line="205"/>
         <source>free memory now: %1</source>
         <translation>현재 여유 메모리: %1</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="199"/>
+        <location filename="../ui/ModelsPage.qml" line="211"/>
         <source>access token set</source>
         <translation>액세스 토큰 설정됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="199"/>
+        <location filename="../ui/ModelsPage.qml" line="211"/>
         <source>access token (gated models)</source>
         <translation>액세스 토큰 (접근 제한 모델)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="202"/>
+        <location filename="../ui/ModelsPage.qml" line="214"/>
         <source>Kept in memory only, never saved nor logged; HF_TOKEN is read at start.</source>
         <translation>메모리에만 보관하며 저장하거나 기록하지 않습니다. HF_TOKEN은 시작할 때 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="218"/>
+        <location filename="../ui/ModelsPage.qml" line="230"/>
         <source>Search the Hub for GGUF models (Enter)</source>
         <translation>Hub에서 GGUF 모델 검색 (Enter)</translation>
     </message>
@@ -2360,102 +2395,102 @@
         <translation>카탈로그</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="243"/>
+        <location filename="../ui/ModelsPage.qml" line="255"/>
         <source> (gated: needs a token)</source>
         <translation> (접근 제한: 토큰 필요)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="244"/>
+        <location filename="../ui/ModelsPage.qml" line="256"/>
         <source>%1 downloads</source>
         <translation>다운로드 %1회</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="255"/>
+        <location filename="../ui/ModelsPage.qml" line="267"/>
         <source>Choose a model on the left</source>
         <translation>왼쪽에서 모델을 선택하세요</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="272"/>
+        <location filename="../ui/ModelsPage.qml" line="284"/>
         <source>Try again</source>
         <translation>다시 시도</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="313"/>
+        <location filename="../ui/ModelsPage.qml" line="325"/>
         <source>%1, %2 layers, %3 KV heads × %4, trained on %5 tokens; tensors: %6</source>
         <translation>%1, 레이어 %2개, KV 헤드 %3개 × %4, %5 토큰으로 학습; 텐서: %6</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="328"/>
+        <location filename="../ui/ModelsPage.qml" line="340"/>
         <source>Will it fit?</source>
         <translation>들어갈까?</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="332"/>
+        <location filename="../ui/ModelsPage.qml" line="344"/>
         <source>Downloaded</source>
         <translation>다운로드됨</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="332"/>
+        <location filename="../ui/ModelsPage.qml" line="344"/>
         <source>Download</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="336"/>
+        <location filename="../ui/ModelsPage.qml" line="348"/>
         <source>Ctrl+Shift+D downloads the selected file</source>
         <translation>Ctrl+Shift+D로 선택한 파일을 다운로드합니다</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="344"/>
+        <location filename="../ui/ModelsPage.qml" line="356"/>
         <source>Downloads</source>
         <translation>다운로드</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="378"/>
+        <location filename="../ui/ModelsPage.qml" line="390"/>
         <source>%1 of %2 · %3/s · %4 left</source>
         <translation>%1 / %2 · %3/s · %4 남음</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="382"/>
+        <location filename="../ui/ModelsPage.qml" line="394"/>
         <source>Downloaded, SHA-256 verified, opened</source>
         <translation>다운로드, SHA-256 확인, 열기 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="397"/>
+        <location filename="../ui/ModelsPage.qml" line="409"/>
         <source>Pause</source>
         <translation>일시 중지</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="402"/>
+        <location filename="../ui/ModelsPage.qml" line="414"/>
         <source>Resume</source>
         <translation>이어서 하기</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="407"/>
+        <location filename="../ui/ModelsPage.qml" line="419"/>
         <source>Cancel</source>
         <translation>취소</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="60"/>
+        <location filename="../ui/ModelsPage.qml" line="62"/>
         <source> (%1 tokens is the context it was trained on, used instead of the %2 asked for)</source>
         <translation> (%1 토큰은 이 모델이 학습된 컨텍스트로, 요청한 %2 대신 쓰입니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="371"/>
+        <location filename="../ui/ModelsPage.qml" line="383"/>
         <source>Download finished</source>
         <translation>다운로드 완료</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="371"/>
+        <location filename="../ui/ModelsPage.qml" line="383"/>
         <source>Download progress</source>
         <translation>다운로드 진행률</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="149"/>
+        <location filename="../ui/ModelsPage.qml" line="155"/>
         <source>My models</source>
         <translation>내 모델</translation>
     </message>
     <message>
-        <location filename="../ui/ModelsPage.qml" line="152"/>
+        <location filename="../ui/ModelsPage.qml" line="158"/>
         <source>The model files on this computer (Ctrl+PgDown / Ctrl+PgUp switch tabs)</source>
         <translation>이 컴퓨터의 모델 파일 (Ctrl+PgDown / Ctrl+PgUp으로 탭 전환)</translation>
     </message>
@@ -2530,6 +2565,180 @@
     </message>
 </context>
 <context>
+    <name>QObject</name>
+    <message>
+        <location filename="../app/remote/remote_endpoints.cpp" line="25"/>
+        <source>cannot read %1: %2</source>
+        <translation>%1을(를) 읽을 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_endpoints.cpp" line="32"/>
+        <source>%1 is not the endpoints file kvchat writes (%2); it is left as it is</source>
+        <translation>%1은(는) kvchat이 쓰는 엔드포인트 파일이 아닙니다(%2). 그대로 둡니다</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_endpoints.cpp" line="66"/>
+        <location filename="../app/remote/remote_endpoints.cpp" line="71"/>
+        <location filename="../app/remote/remote_key_store.cpp" line="86"/>
+        <location filename="../app/remote/remote_key_store.cpp" line="91"/>
+        <source>cannot write %1: %2</source>
+        <translation>%1에 쓸 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_endpoints.cpp" line="139"/>
+        <source>the remote endpoint of this model was removed (Models page → Remote)</source>
+        <translation>이 모델의 원격 엔드포인트가 제거되었습니다(모델 페이지 → 원격)</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_endpoints.cpp" line="147"/>
+        <source>the API key of %1 could not be read from the %2: %3</source>
+        <translation>%1의 API 키를 %2에서 읽을 수 없습니다: %3</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_endpoints.cpp" line="149"/>
+        <source>keyring</source>
+        <translation>키링</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_endpoints.cpp" line="151"/>
+        <source>it is not there</source>
+        <translation>거기에 없습니다</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_key_store.cpp" line="37"/>
+        <source>the keyring did not answer within 5 s</source>
+        <translation>키링이 5초 안에 응답하지 않았습니다</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_key_store.cpp" line="107"/>
+        <source>this build has no keyring support; enter the key again</source>
+        <translation>이 빌드는 키링을 지원하지 않습니다. 키를 다시 입력하세요</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteEngine</name>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="25"/>
+        <source>Remote engine: %1</source>
+        <translation>원격 엔진: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="26"/>
+        <source>The model runs on another machine; its KV cache is that engine&apos;s, shared by every request it serves. What it publishes is read every few seconds: vLLM&apos;s /metrics (KV cache use, requests, prefix-cache hits), llama.cpp&apos;s /slots and /metrics, kvchat&apos;s /health (sessions, KV bytes; it answers a caller with its key). An engine that publishes nothing leaves this conversation&apos;s own tokens, and the KV they take by the formula when the model&apos;s shape is known from a GGUF file of it.</source>
+        <translation>모델은 다른 컴퓨터에서 실행되며, KV 캐시는 그 엔진의 것으로 엔진이 처리하는 모든 요청이 함께 씁니다. 엔진이 공개하는 내용을 몇 초마다 읽습니다: vLLM의 /metrics(KV 캐시 사용량, 요청, 접두사 캐시 적중), llama.cpp의 /slots와 /metrics, kvchat의 /health(세션, KV 바이트; 키를 가진 호출자에게 답함). 아무것도 공개하지 않는 엔진이라면 이 대화 자체의 토큰과, 모델의 GGUF 파일로 구조를 알 때 공식으로 계산한 KV가 남습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="34"/>
+        <source>Asking the engine what it publishes…</source>
+        <translation>엔진이 무엇을 공개하는지 묻는 중…</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="35"/>
+        <source>Published by %1</source>
+        <translation>%1이(가) 공개한 값</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="36"/>
+        <source>The engine publishes nothing kvchat can read about its memory.</source>
+        <translation>이 엔진은 kvchat이 읽을 수 있는 메모리 정보를 공개하지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="44"/>
+        <source>The remote engine&apos;s KV cache in use</source>
+        <translation>원격 엔진의 KV 캐시 사용량</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="55"/>
+        <source>KV cache in use: %1 of the engine&apos;s, across all its requests</source>
+        <translation>KV 캐시 사용: 엔진 전체의 %1, 모든 요청 합계</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="56"/>
+        <source>KV cache: %1 tokens</source>
+        <translation>KV 캐시: %1 토큰</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="58"/>
+        <source>KV allocated: %1, of it shared between sessions %2%3</source>
+        <translation>할당된 KV: %1, 그중 세션 간 공유 %2%3</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="61"/>
+        <source>KV budget: %1</source>
+        <translation>KV 예산: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="63"/>
+        <source>Sessions: %1 busy, %2 idle</source>
+        <translation>세션: 사용 중 %1, 유휴 %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="65"/>
+        <source>Its RAM tier: %1 of %2</source>
+        <translation>엔진의 RAM 계층: %2 중 %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="67"/>
+        <source>Requests: %1 running, %2 waiting</source>
+        <translation>요청: 실행 중 %1, 대기 중 %2</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="68"/>
+        <source>Prefix cache hit rate: %1</source>
+        <translation>접두사 캐시 적중률: %1</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="70"/>
+        <source>Slots: %1 of %2 tokens each, %3 busy</source>
+        <translation>슬롯: 각 %2 토큰짜리 %1개, 사용 중 %3</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="82"/>
+        <source>This conversation: its tokens are counted by the engine after the next reply.</source>
+        <translation>이 대화: 토큰 수는 다음 답변 뒤 엔진이 셉니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="83"/>
+        <source>This conversation: %1 tokens (the last reply&apos;s prompt and answer, as the engine counted them).</source>
+        <translation>이 대화: %1 토큰(엔진이 센 마지막 답변의 프롬프트와 답변).</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="85"/>
+        <source>About %1 of KV — an estimate: 2 × %2 layers × %3 tokens × %4 KV heads × %5 × 2 bytes (f16; the engine&apos;s KV type is not published).</source>
+        <translation>KV 약 %1 — 추정치: 2 × 레이어 %2개 × %3 토큰 × KV 헤드 %4개 × %5 × 2바이트(f16; 엔진의 KV 형식은 공개되지 않음).</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="95"/>
+        <source>Another GGUF for the estimate…</source>
+        <translation>추정에 쓸 다른 GGUF…</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="95"/>
+        <source>A GGUF of this model, for the KV estimate…</source>
+        <translation>KV 추정을 위한 이 모델의 GGUF…</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="116"/>
+        <source>Not here with a remote model: KV snapshots on disk, the RAM tier, KV types, context policies and the what-if table on the loaded weights — the remote engine keeps its own cache. Sampling is sent as OpenAI&apos;s temperature, top-p and seed; top-k, min-p and the repetition penalty are the engine&apos;s.</source>
+        <translation>원격 모델에서는 없는 것: 디스크의 KV 스냅숏, RAM 계층, KV 형식, 컨텍스트 정책, 불러온 가중치 기준의 가정 표 — 원격 엔진은 자기 캐시를 따로 관리합니다. 샘플링은 OpenAI의 temperature, top-p, seed로 보내며, top-k, min-p, 반복 페널티는 엔진이 정합니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="130"/>
+        <source>A GGUF file of the same model (only its header is read)</source>
+        <translation>같은 모델의 GGUF 파일(헤더만 읽음)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="131"/>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 모델 (*.gguf)</translation>
+    </message>
+    <message>
+        <location filename="../ui/memory/RemoteEngine.qml" line="131"/>
+        <source>All files (*)</source>
+        <translation>모든 파일 (*)</translation>
+    </message>
+</context>
+<context>
     <name>RemoteHeader</name>
     <message>
         <location filename="../app/hub/remote_header.cpp" line="59"/>
@@ -2560,6 +2769,109 @@
         <location filename="../app/hub/remote_header.cpp" line="170"/>
         <source>The connection broke off %1 times while reading the header of %2 (%3 of the %4 bytes asked for had arrived): giving up; try again later. The last time: %5</source>
         <translation>%2의 헤더를 읽는 동안 연결이 %1번 끊겼습니다(요청한 %4바이트 중 %3바이트가 도착함). 중단합니다. 나중에 다시 시도하세요. 마지막 오류: %5</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteModels</name>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="31"/>
+        <source>API key in the system keyring</source>
+        <translation>API 키는 시스템 키링에</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="32"/>
+        <source>API key in %1, readable only by you (no keyring answered)</source>
+        <translation>API 키는 나만 읽을 수 있는 %1에 (응답한 키링 없음)</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="33"/>
+        <source>no API key</source>
+        <translation>API 키 없음</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="47"/>
+        <source>A model served elsewhere — vLLM, llama.cpp&apos;s server, Ollama, LM Studio or another kvchat — through the OpenAI API. Its replies stream into this window like a local model&apos;s; its engine&apos;s memory shows in the memory panel where it publishes it. The API key goes only to the address given: redirects are not followed.</source>
+        <translation>다른 곳에서 OpenAI API로 제공되는 모델 — vLLM, llama.cpp 서버, Ollama, LM Studio 또는 다른 kvchat. 답변은 로컬 모델처럼 이 창에 흘러들고, 엔진이 공개하는 경우 그 메모리가 메모리 패널에 나타납니다. API 키는 입력한 주소로만 갑니다: 리디렉션은 따르지 않습니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="60"/>
+        <source>Address</source>
+        <translation>주소</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="67"/>
+        <source>The endpoint&apos;s base URL</source>
+        <translation>엔드포인트의 기본 URL</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="69"/>
+        <source>API key</source>
+        <translation>API 키</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="75"/>
+        <source>optional</source>
+        <translation>선택 사항</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="79"/>
+        <source>Kept in the system keyring; where none answers, in %1 (readable only by you).</source>
+        <translation>시스템 키링에 보관합니다. 응답하는 키링이 없으면 %1에 보관합니다(나만 읽을 수 있음).</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="80"/>
+        <source>Kept in %1, readable only by you.</source>
+        <translation>나만 읽을 수 있는 %1에 보관합니다.</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="82"/>
+        <source>Name</source>
+        <translation>이름</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="89"/>
+        <source>optional: the host&apos;s name</source>
+        <translation>선택 사항: 호스트 이름</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="94"/>
+        <source>Add endpoint</source>
+        <translation>엔드포인트 추가</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="135"/>
+        <source>Refresh</source>
+        <translation>새로 고침</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="139"/>
+        <source>Remove</source>
+        <translation>제거</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="148"/>
+        <source>The API key goes unencrypted (http://) to a host that is not this computer: use https:// where the endpoint offers it.</source>
+        <translation>API 키가 암호화되지 않은 채(http://) 이 컴퓨터가 아닌 호스트로 갑니다: 엔드포인트가 제공하면 https://를 쓰세요.</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="152"/>
+        <source>Listing its models…</source>
+        <translation>모델 목록을 가져오는 중…</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="175"/>
+        <source>context %1 tokens</source>
+        <translation>컨텍스트 %1 토큰</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="180"/>
+        <source>Loaded</source>
+        <translation>불러옴</translation>
+    </message>
+    <message>
+        <location filename="../ui/RemoteModels.qml" line="180"/>
+        <source>Open</source>
+        <translation>열기</translation>
     </message>
 </context>
 <context>
@@ -3229,7 +3541,7 @@
     <name>Sidebar</name>
     <message>
         <location filename="../ui/Sidebar.qml" line="64"/>
-        <location filename="../app/testing/chat_state_probe.cpp" line="137"/>
+        <location filename="../app/testing/chat_state_probe.cpp" line="142"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
@@ -3373,42 +3685,42 @@
 <context>
     <name>SummaryJob</name>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="94"/>
+        <location filename="../app/documents/summary_job.cpp" line="87"/>
         <source>fits — sent whole</source>
         <translation>들어감 — 통째로 보냄</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="103"/>
+        <location filename="../app/documents/summary_job.cpp" line="96"/>
         <source>%1 chunks of about %2 tokens, %3 level of merging, about %4 tokens to process</source>
         <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="106"/>
+        <location filename="../app/documents/summary_job.cpp" line="99"/>
         <source>%1 chunks of about %2 tokens, %3 levels of merging, about %4 tokens to process</source>
         <translation>약 %2 토큰씩 %1개 조각, 병합 %3단계, 처리할 토큰 약 %4개</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="112"/>
+        <location filename="../app/documents/summary_job.cpp" line="105"/>
         <source>, about %1 s at the measured speed</source>
         <translation>, 측정된 속도로 약 %1초</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="322"/>
+        <location filename="../app/documents/summary_job.cpp" line="315"/>
         <source>Summary job %1 is not stored.</source>
         <translation>요약 작업 %1이(가) 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="326"/>
+        <location filename="../app/documents/summary_job.cpp" line="319"/>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="200"/>
+        <location filename="../app/documents/summary_job.cpp" line="193"/>
         <source>The job&apos;s document (%1) is not stored.</source>
         <translation>작업의 문서(%1)가 저장되어 있지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/summary_job.cpp" line="210"/>
+        <location filename="../app/documents/summary_job.cpp" line="203"/>
         <source>Summarize “%1”</source>
         <translation>“%1” 요약</translation>
     </message>
@@ -3821,42 +4133,42 @@
 <context>
     <name>ToolSteps</name>
     <message>
-        <location filename="../app/tools/tool_steps.cpp" line="123"/>
+        <location filename="../app/tools/tool_steps.cpp" line="122"/>
         <source>denied by the user: not run</source>
         <translation>사용자가 거부함: 실행 안 됨</translation>
     </message>
     <message>
-        <location filename="../app/tools/tool_steps.cpp" line="125"/>
+        <location filename="../app/tools/tool_steps.cpp" line="124"/>
         <source>stopped before it ran</source>
         <translation>실행 전에 멈춤</translation>
     </message>
     <message>
-        <location filename="../app/tools/tool_steps.cpp" line="126"/>
+        <location filename="../app/tools/tool_steps.cpp" line="125"/>
         <source>failed</source>
         <translation>실패</translation>
     </message>
     <message>
-        <location filename="../app/tools/tool_steps.cpp" line="127"/>
+        <location filename="../app/tools/tool_steps.cpp" line="126"/>
         <source>ran</source>
         <translation>실행됨</translation>
     </message>
     <message>
-        <location filename="../app/tools/tool_steps.cpp" line="128"/>
+        <location filename="../app/tools/tool_steps.cpp" line="127"/>
         <source>not run (the reply ended first)</source>
         <translation>실행 안 됨 (답변이 먼저 끝남)</translation>
     </message>
     <message>
-        <location filename="../app/tools/tool_steps.cpp" line="141"/>
+        <location filename="../app/tools/tool_steps.cpp" line="140"/>
         <source>Tool call: `%1` (%2)</source>
         <translation>도구 호출: `%1` (%2)</translation>
     </message>
     <message>
-        <location filename="../app/tools/tool_steps.cpp" line="147"/>
+        <location filename="../app/tools/tool_steps.cpp" line="146"/>
         <source>Result:</source>
         <translation>결과:</translation>
     </message>
     <message>
-        <location filename="../app/tools/tool_steps.cpp" line="154"/>
+        <location filename="../app/tools/tool_steps.cpp" line="153"/>
         <source>The result was cut: %1.</source>
         <translation>결과가 잘렸습니다: %1.</translation>
     </message>
@@ -3879,42 +4191,42 @@
         <translation>이 대화가 모델에게 제공하는 도구 (Ctrl+T)</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsButton.qml" line="56"/>
+        <location filename="../ui/ToolsButton.qml" line="60"/>
         <source>Tools this conversation offers</source>
         <translation>이 대화가 제공하는 도구</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsButton.qml" line="64"/>
+        <location filename="../ui/ToolsButton.qml" line="68"/>
         <source>No tool servers yet: add one in Settings → Tools (its mcp.json).</source>
         <translation>아직 도구 서버가 없습니다: 설정 → 도구(mcp.json)에서 추가하세요.</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsButton.qml" line="65"/>
+        <location filename="../ui/ToolsButton.qml" line="69"/>
         <source>Each call is shown in the reply and runs only once you allow it. Their definitions take room in the context (the memory panel says how much).</source>
         <translation>각 호출은 답변에 표시되고, 허용해야만 실행됩니다. 도구 정의는 컨텍스트에서 자리를 차지합니다(메모리 패널이 얼마인지 알려 줍니다).</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsButton.qml" line="76"/>
+        <location filename="../ui/ToolsButton.qml" line="80"/>
         <source>%1 (%2 tools)</source>
         <translation>%1 (도구 %2개)</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsButton.qml" line="77"/>
+        <location filename="../ui/ToolsButton.qml" line="81"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsButton.qml" line="87"/>
+        <location filename="../ui/ToolsButton.qml" line="91"/>
         <source>The model must call a tool</source>
         <translation>모델이 반드시 도구를 호출</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsButton.qml" line="92"/>
+        <location filename="../ui/ToolsButton.qml" line="96"/>
         <source>Its first reply to each message is a call (small models rarely call on their own); after the results it answers freely.</source>
         <translation>각 메시지에 대한 첫 답변은 호출입니다(작은 모델은 스스로 호출하는 일이 드뭅니다). 결과를 읽은 뒤에는 자유롭게 답합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsButton.qml" line="97"/>
+        <location filename="../ui/ToolsButton.qml" line="101"/>
         <source>Settings → Tools…</source>
         <translation>설정 → 도구…</translation>
     </message>
@@ -4027,77 +4339,77 @@
         <translation>이름</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="197"/>
+        <location filename="../ui/ToolsSettings.qml" line="198"/>
         <source>The new server&apos;s name</source>
         <translation>새 서버의 이름</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="198"/>
+        <location filename="../ui/ToolsSettings.qml" line="199"/>
         <source>command</source>
         <translation>명령</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="200"/>
+        <location filename="../ui/ToolsSettings.qml" line="202"/>
         <source>The command that starts it, or its URL (http://127.0.0.1:PORT/mcp)</source>
         <translation>서버를 시작하는 명령, 또는 그 URL (http://127.0.0.1:PORT/mcp)</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="201"/>
+        <location filename="../ui/ToolsSettings.qml" line="203"/>
         <source>arguments</source>
         <translation>인수</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="203"/>
+        <location filename="../ui/ToolsSettings.qml" line="206"/>
         <source>as on a command line</source>
         <translation>명령줄에서처럼</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="204"/>
+        <location filename="../ui/ToolsSettings.qml" line="207"/>
         <source>Its arguments, as on a command line</source>
         <translation>명령줄에서처럼 적은 인수</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="205"/>
+        <location filename="../ui/ToolsSettings.qml" line="208"/>
         <source>environment</source>
         <translation>환경 변수</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="206"/>
+        <location filename="../ui/ToolsSettings.qml" line="209"/>
         <source>KEY=value, one per line</source>
         <translation>한 줄에 하나씩 KEY=value</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="211"/>
+        <location filename="../ui/ToolsSettings.qml" line="215"/>
         <source>Environment variables it gets (only these, and HOME, PATH, USER…)</source>
         <translation>서버가 받는 환경 변수 (이것들과 HOME, PATH, USER… 만)</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="215"/>
+        <location filename="../ui/ToolsSettings.qml" line="219"/>
         <source>Add and start</source>
         <translation>추가하고 시작</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="227"/>
+        <location filename="../ui/ToolsSettings.qml" line="231"/>
         <source>calls in a row before asking again</source>
         <translation>다시 묻기 전 연속 호출 수</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="230"/>
+        <location filename="../ui/ToolsSettings.qml" line="234"/>
         <source>Tool calls in a row before asking again</source>
         <translation>다시 묻기 전까지의 연속 도구 호출 수</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="231"/>
+        <location filename="../ui/ToolsSettings.qml" line="235"/>
         <source>tokens kept of a result</source>
         <translation>결과에서 유지할 토큰 수</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="235"/>
+        <location filename="../ui/ToolsSettings.qml" line="239"/>
         <source>Tokens kept of a tool&apos;s result (a longer one is cut, and the cut said)</source>
         <translation>도구 결과에서 유지할 토큰 수 (더 길면 잘리고, 잘렸다고 알립니다)</translation>
     </message>
     <message>
-        <location filename="../ui/ToolsSettings.qml" line="238"/>
+        <location filename="../ui/ToolsSettings.qml" line="242"/>
         <source>Reload mcp.json</source>
         <translation>mcp.json 다시 읽기</translation>
     </message>
@@ -4316,37 +4628,37 @@
         <translation>공간을 만들려고 가장 오래된 차례를 버렸습니다: %1 토큰 (컨텍스트 %2 → %3).</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="88"/>
+        <location filename="../app/chat/chat_controller.cpp" line="89"/>
         <source>The model ended its reply without writing anything</source>
         <translation>모델이 아무것도 쓰지 않고 답변을 끝냈습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="214"/>
+        <location filename="../app/chat/chat_controller.cpp" line="215"/>
         <source>saved</source>
         <translation>저장됨</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="214"/>
+        <location filename="../app/chat/chat_controller.cpp" line="215"/>
         <source>everything in the window is stored again</source>
         <translation>창의 모든 내용이 다시 저장되었습니다</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="222"/>
+        <location filename="../app/chat/chat_controller.cpp" line="223"/>
         <source>Saving failed: %1. Nothing is lost: what is not saved stays in the window, marked “not saved”, and is saved with the next change.</source>
         <translation>저장 실패: %1. 잃은 것은 없습니다. 저장되지 않은 내용은 “저장되지 않음” 표시와 함께 창에 남아 있고, 다음 변경 때 저장됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="249"/>
+        <location filename="../app/chat/chat_controller.cpp" line="250"/>
         <source>%1 message(s) of this conversation are not saved yet (%2). Free disk space and try again: leaving the conversation now would lose them.</source>
         <translation>이 대화의 메시지 %1개가 아직 저장되지 않았습니다 (%2). 디스크 공간을 확보한 뒤 다시 시도하세요. 지금 대화를 떠나면 그 메시지를 잃습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="268"/>
+        <location filename="../app/chat/chat_controller.cpp" line="269"/>
         <source>The system prompt was not saved: %1</source>
         <translation>시스템 프롬프트를 저장하지 못했습니다: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="382"/>
+        <location filename="../app/chat/chat_controller.cpp" line="383"/>
         <source>This conversation&apos;s messages are still being read (they are long): nothing was sent or changed; try again in a moment.</source>
         <translation>이 대화의 메시지를 아직 읽는 중입니다(메시지가 깁니다): 아무것도 보내거나 바꾸지 않았습니다. 잠시 후 다시 시도하세요.</translation>
     </message>
@@ -4386,38 +4698,38 @@
         <translation>%1 유지</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="65"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="86"/>
         <source>This conversation</source>
         <translation>이 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="65"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="86"/>
         <source>“%1”</source>
         <translation>“%1”</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="70"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="91"/>
         <source>%1 was written with %2. Its next message goes to %3, which reads the conversation again.</source>
         <translation>%1 대화는 %2 모델로 작성되었습니다. 다음 메시지는 %3 모델로 가며, 대화를 처음부터 다시 읽습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="74"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="95"/>
         <location filename="../app/chat/chat_controller_models.cpp" line="101"/>
         <source>Open %1</source>
         <translation>%1 열기</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="78"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="99"/>
         <source>%1 was written with %2, which is no longer at %3. Its next message goes to %4 unless you open that model again.</source>
         <translation>%1 대화는 %2 모델로 작성되었지만 그 파일이 더 이상 %3에 없습니다. 그 모델을 다시 열지 않으면 다음 메시지는 %4 모델로 갑니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="82"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="103"/>
         <source>Open a model file…</source>
         <translation>모델 파일 열기…</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="83"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="104"/>
         <source>Find it on the Models page</source>
         <translation>모델 페이지에서 찾기</translation>
     </message>
@@ -4523,12 +4835,12 @@
         <translation>대화는 삭제했지만 KV 스냅숏 %1을(를) 지우지 못했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="390"/>
+        <location filename="../app/chat/chat_controller.cpp" line="391"/>
         <source>The model is still loading: your message is kept in the box; send it when it is ready.</source>
         <translation>모델을 아직 불러오는 중입니다. 메시지는 입력란에 그대로 있으니 준비되면 보내세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="396"/>
+        <location filename="../app/chat/chat_controller.cpp" line="397"/>
         <source>No model is loaded: your message is kept in the box. Open a GGUF model (“Open model…”, Ctrl+O, or drop one on the window), or pick the demo model under “Recent”, then send it.</source>
         <translation>불러온 모델이 없습니다. 메시지는 입력란에 그대로 있습니다. GGUF 모델을 열거나(“모델 열기…”, Ctrl+O, 또는 창에 끌어다 놓기) “최근”에서 데모 모델을 고른 뒤 보내세요.</translation>
     </message>
@@ -4585,21 +4897,21 @@
         <translation>백엔드: %1</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="186"/>
-        <location filename="../app/chat/chat_controller.cpp" line="301"/>
-        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="85"/>
+        <location filename="../app/chat/chat_controller.cpp" line="187"/>
+        <location filename="../app/chat/chat_controller.cpp" line="302"/>
+        <location filename="../app/chat/chat_controller_conversation_model.cpp" line="106"/>
         <location filename="../app/chat/chat_controller_models.cpp" line="213"/>
         <location filename="../app/chat/chat_controller_models.cpp" line="309"/>
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="64"/>
+        <location filename="../app/chat/chat_controller.cpp" line="65"/>
         <source>The database %1 was damaged and could not be read. It was moved aside, nothing deleted, to %2; a fresh database was created.</source>
         <translation>데이터베이스 %1이(가) 손상되어 읽을 수 없었습니다. 지우지 않고 %2(으)로 옮겨 두었으며, 새 데이터베이스를 만들었습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="71"/>
+        <location filename="../app/chat/chat_controller.cpp" line="72"/>
         <source>Replies cut short by the last exit could not be marked interrupted.</source>
         <translation>지난 종료로 끊긴 답변을 중단됨으로 표시하지 못했습니다.</translation>
     </message>
@@ -4609,12 +4921,12 @@
         <translation>이 대화에 요약을 쓰는 중입니다. 먼저 취소하세요.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller.cpp" line="405"/>
+        <location filename="../app/chat/chat_controller.cpp" line="406"/>
         <source>The context is full and your last message has no reply: choose an action in the banner first (or close it to send anyway). This message is kept in the box.</source>
         <translation>컨텍스트가 가득 차서 마지막 메시지에 답변이 없습니다. 먼저 배너에서 동작을 선택하세요 (그래도 보내려면 배너를 닫으세요). 이 메시지는 입력란에 남아 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/chat/chat_controller_tools.cpp" line="87"/>
+        <location filename="../app/chat/chat_controller_tools.cpp" line="95"/>
         <source>The conversation&apos;s tools were not saved: %1</source>
         <translation>대화의 도구 설정이 저장되지 않았습니다: %1</translation>
     </message>
@@ -4661,34 +4973,34 @@
         <translation>문서 불러오기를 취소했습니다.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="84"/>
-        <location filename="../app/documents/document_preview.cpp" line="114"/>
-        <location filename="../app/documents/document_preview.cpp" line="115"/>
+        <location filename="../app/documents/document_preview.cpp" line="81"/>
+        <location filename="../app/documents/document_preview.cpp" line="111"/>
+        <location filename="../app/documents/document_preview.cpp" line="112"/>
         <source>Counting tokens…</source>
         <translation>토큰 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="158"/>
+        <location filename="../app/documents/document_preview.cpp" line="155"/>
         <source>Counting chunks…</source>
         <translation>청크 세는 중…</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="84"/>
+        <location filename="../app/documents/document_preview.cpp" line="81"/>
         <source>Load a model to count the tokens.</source>
         <translation>토큰을 세려면 모델을 불러오세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="33"/>
+        <location filename="../app/documents/document_preview.cpp" line="30"/>
         <source>Sent whole it needs %1 tokens with this conversation; the context holds %2. Summarize it instead.</source>
         <translation>통째로 보내면 이 대화와 함께 %1 토큰이 필요하지만 컨텍스트는 %2 토큰까지 담습니다. 대신 요약하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="38"/>
+        <location filename="../app/documents/document_preview.cpp" line="35"/>
         <source>Its KV cache (%1) needs more than the free memory (%2). Summarize it instead.</source>
         <translation>KV 캐시(%1)가 여유 메모리(%2)보다 큽니다. 대신 요약하세요.</translation>
     </message>
     <message>
-        <location filename="../app/documents/document_preview.cpp" line="174"/>
+        <location filename="../app/documents/document_preview.cpp" line="171"/>
         <source>Cannot summarize: %1</source>
         <translation>요약할 수 없습니다: %1</translation>
     </message>
@@ -4863,29 +5175,34 @@
 <context>
     <name>kvchat::app::ModelController</name>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="61"/>
+        <location filename="../app/model/model_controller.cpp" line="64"/>
         <source>Chat template: %1</source>
         <translation>채팅 템플릿: %1</translation>
     </message>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="102"/>
+        <location filename="../app/model/model_controller.cpp" line="105"/>
         <source>Not applied: %1 %2.</source>
         <translation>적용하지 않음: %1 %2.</translation>
     </message>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="125"/>
+        <location filename="../app/model/model_controller.cpp" line="128"/>
         <source>Not applied: %1</source>
         <translation>적용하지 않음: %1</translation>
     </message>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="152"/>
+        <location filename="../app/model/model_controller.cpp" line="155"/>
         <source>Reloading %1 with the new engine settings: the conversation is computed again.</source>
         <translation>새 엔진 설정으로 %1을(를) 다시 불러오는 중입니다. 대화는 처음부터 다시 계산됩니다.</translation>
     </message>
     <message>
-        <location filename="../app/model/model_controller.cpp" line="155"/>
+        <location filename="../app/model/model_controller.cpp" line="158"/>
         <source>Loading %1 again with the new engine settings.</source>
         <translation>새 엔진 설정으로 %1을(를) 다시 불러오는 중입니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/model/model_controller.cpp" line="250"/>
+        <source>remote models are not available in this window</source>
+        <translation>이 창에서는 원격 모델을 쓸 수 없습니다</translation>
     </message>
 </context>
 <context>
@@ -5034,6 +5351,34 @@ Shown below is what the catalog knows: each file&apos;s size and whether that fi
     </message>
 </context>
 <context>
+    <name>kvchat::app::RemoteModelsController</name>
+    <message>
+        <location filename="../app/remote/remote_models_controller.cpp" line="103"/>
+        <source>%1 at %2</source>
+        <translation>%2의 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_models_controller.cpp" line="155"/>
+        <source>It lists no model.</source>
+        <translation>나열된 모델이 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_models_controller.cpp" line="176"/>
+        <source>&apos;%1&apos; is not a remote model&apos;s name</source>
+        <translation>&apos;%1&apos;은(는) 원격 모델 이름이 아닙니다</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_models_controller.cpp" line="211"/>
+        <source>No remote model is loaded.</source>
+        <translation>불러온 원격 모델이 없습니다.</translation>
+    </message>
+    <message>
+        <location filename="../app/remote/remote_models_controller.cpp" line="221"/>
+        <source>%1 does not say its model&apos;s shape</source>
+        <translation>%1은(는) 모델 구조를 알려 주지 않습니다</translation>
+    </message>
+</context>
+<context>
     <name>kvchat::app::SystemPromptController</name>
     <message>
         <location filename="../app/conversations/system_prompt_controller.cpp" line="72"/>
@@ -5081,48 +5426,48 @@ Shown below is what the catalog knows: each file&apos;s size and whether that fi
 <context>
     <name>kvchat::app::ToolsController</name>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="130"/>
+        <location filename="../app/tools/tools_controller.cpp" line="120"/>
         <source>%1 could not be read: %2</source>
         <translation>%1을(를) 읽을 수 없습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="165"/>
+        <location filename="../app/tools/tools_controller.cpp" line="164"/>
         <source>%1 could not be read, so it is not changed here: mend it (or move it aside), then Reload.</source>
         <translation>%1을(를) 읽을 수 없어 여기서 바꾸지 않습니다: 파일을 고치거나 옮긴 뒤 다시 읽으세요.</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="169"/>
+        <location filename="../app/tools/tools_controller.cpp" line="168"/>
         <source>%1 was not saved: %2</source>
         <translation>%1이(가) 저장되지 않았습니다: %2</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="180"/>
+        <location filename="../app/tools/tools_controller.cpp" line="179"/>
         <source>The server needs a name.</source>
         <translation>서버에 이름이 필요합니다.</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="181"/>
+        <location filename="../app/tools/tools_controller.cpp" line="180"/>
         <source>A server named %1 is there already.</source>
         <translation>%1이라는 서버가 이미 있습니다.</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="182"/>
+        <location filename="../app/tools/tools_controller.cpp" line="181"/>
         <source>The server needs a command to start it.</source>
         <translation>서버를 시작할 명령이 필요합니다.</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="187"/>
+        <location filename="../app/tools/tools_controller.cpp" line="186"/>
         <source>A server reached at a URL takes no arguments.</source>
         <translation>URL로 연결하는 서버는 인수를 받지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="195"/>
+        <location filename="../app/tools/tools_controller.cpp" line="194"/>
         <source>An environment line is KEY=value, not &quot;%1&quot;.</source>
         <translation>환경 변수 줄은 &quot;%1&quot;이 아니라 KEY=value 형식입니다.</translation>
     </message>
     <message>
-        <location filename="../app/tools/tools_controller.cpp" line="206"/>
-        <location filename="../app/tools/tools_controller.cpp" line="218"/>
+        <location filename="../app/tools/tools_controller.cpp" line="205"/>
+        <location filename="../app/tools/tools_controller.cpp" line="217"/>
         <source>No server named %1.</source>
         <translation>%1이라는 서버가 없습니다.</translation>
     </message>

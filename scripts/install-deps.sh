@@ -17,6 +17,7 @@ packages=(
   # The desktop app: Qt 6 Core/Sql/Quick/QML, SQLite driver, Qt Quick Controls 2
   qt6-base-dev qt6-declarative-dev libqt6sql6-sqlite qt6-charts-dev
   qt6-pdf-dev                         # text layers of PDF documents (Qt PDF)
+  qtkeychain-qt6-dev                  # a remote endpoint's API key in the system keyring
   libsqlite3-dev                      # the disk-fault test's SQLite VFS (the library QSQLITE uses)
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtqml-workerscript

@@ -370,6 +370,7 @@ ApplicationWindow {
                 "download_bars": modelsPage.downloadBars(),
                 // The Models page's tab and My models' confirmation (issue 26).
                 "model_library": modelsPage.libraryState(),
+                "remote_models": modelsPage.remoteState(),
                 // The memory panel's bar under "Machine:": its caption and accessible name.
                 "machine_bar": memoryPanel.machineBarState(),
                 // The status lines (issue 26 point 8): the footer, Settings' chat format,

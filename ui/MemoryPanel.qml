@@ -80,8 +80,14 @@ Pane {
                     ? qsTr("Loading the model… Its memory is shown here once it is ready.")
                     : qsTr("No model is loaded. Open a GGUF model (Ctrl+O), or the demo model under “Recent”, to see how its weights and this conversation's memory share the machine.")
             }
+            // A remote model: its engine's memory, as far as it publishes it.
+            RemoteEngine {
+                visible: panel.hasModel && Remote.active
+                panel: panel
+                Layout.maximumWidth: column.width
+            }
             ColumnLayout {
-                visible: panel.hasModel
+                visible: panel.hasModel && !Remote.active
                 Layout.fillWidth: true
                 Layout.maximumWidth: column.width
                 spacing: 10

@@ -32,8 +32,9 @@ ToolButton {
     readonly property string modelName: Models.modelLoading
         ? qsTr("Loading model… %1%").arg(Math.round(100 * Models.loadProgress))
         : picker.info.display_name ? picker.info.display_name : qsTr("No model")
-    readonly property string details: picker.info.display_name && !Models.modelLoading
-        ? Chat.formatBytes(picker.info.file_bytes) + "  ·  " + (picker.info.backend || "cpu") : ""
+    readonly property string details: !picker.info.display_name || Models.modelLoading ? ""
+        : picker.info.remote ? qsTr("remote: %1").arg(picker.info.remote_origin)
+        : Chat.formatBytes(picker.info.file_bytes) + "  ·  " + (picker.info.backend || "cpu")
     // Whether the GPU-layers choice means anything here: CUDA runs the chat.
     readonly property bool gpuAvailable: picker.info.backend === "cuda" || ModelHub.freeMemoryIsGpu
     // "list" (the models) or "options" (the chosen one's load options).

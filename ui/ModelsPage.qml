@@ -28,8 +28,10 @@ Popup {
     HubListHeader { id: hubListHeader }  // the header of the Hub list
     property int selectedFile: 0
 
-    onOpened: {
+    onOpened: page.focusTab()
+    function focusTab() {
         if (tabs.currentIndex === 1) { Library.refresh(); library.focusList() }
+        else if (tabs.currentIndex === 2) remoteModels.focusForm()
         else searchField.forceActiveFocus()
     }
 
@@ -88,12 +90,19 @@ Popup {
     }
 
     Shortcut { sequence: "Ctrl+Shift+D"; enabled: page.opened; onActivated: page.downloadSelected() }
-    // The tabs: Hub (search, fit, downloads) and My models (the files on disk).
+    // The tabs: Hub (search, fit, downloads), My models (the files on disk) and Remote (models
+    // served elsewhere).
     Shortcut { sequence: "Ctrl+PgDown"; enabled: page.opened; onActivated: tabs.currentIndex = (tabs.currentIndex + 1) % tabs.count }
     Shortcut { sequence: "Ctrl+PgUp"; enabled: page.opened; onActivated: tabs.currentIndex = (tabs.currentIndex + tabs.count - 1) % tabs.count }
     // For the UI state file: which tab, and My models' confirmation.
     function libraryState() {
         var s = library.confirmState()
+        s.tab = tabs.currentIndex
+        return s
+    }
+    function remoteState() {
+        var s = remoteModels.testState()
+        s.open = page.opened
         s.tab = tabs.currentIndex
         return s
     }
@@ -140,16 +149,19 @@ Popup {
         TabBar {
             id: tabs
             Layout.fillWidth: true
-            onCurrentIndexChanged: {
-                if (currentIndex === 1) { Library.refresh(); library.focusList() }
-                else searchField.forceActiveFocus()
-            }
+            onCurrentIndexChanged: page.focusTab()
             TabButton { text: qsTr("Hub"); width: implicitWidth }
             TabButton {
                 text: qsTr("My models")
                 width: implicitWidth
                 ToolTip.visible: hovered
                 ToolTip.text: qsTr("The model files on this computer (Ctrl+PgDown / Ctrl+PgUp switch tabs)")
+            }
+            TabButton {
+                text: qsTr("Remote")
+                width: implicitWidth
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Models served elsewhere through the OpenAI API: vLLM, llama.cpp's server, Ollama, LM Studio, another kvchat")
             }
         }
         Label {
@@ -416,6 +428,7 @@ Popup {
                 objectName: "modelLibrary"
                 page: page
             }
+            RemoteModels { id: remoteModels }
         }
     }
 }

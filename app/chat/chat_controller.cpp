@@ -43,6 +43,7 @@ ChatController::ChatController(const QString& data_dir, QObject* parent)
   make_conversation_parts();
   make_documents();
   make_tools();
+  make_remote();
   engine_thread_.start();
   // Said where the window shows messages (NoticeCenter's banner listens).
   if (!store_error_.isEmpty()) emit errorOccurred(store_error_);

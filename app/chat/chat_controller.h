@@ -32,6 +32,7 @@
 #include "settings/settings_access.h"
 #include "store/conversation_store.h"
 #include "tools/tool_steps.h"
+#include "remote/remote_models_controller.h"
 #include "tools/tools_controller.h"
 
 namespace kvchat::app {
@@ -98,6 +99,7 @@ class ChatController : public QObject,
 
   // Settings → Tools (QML: Tools).
   ToolsController* tools() { return tools_.get(); }
+  RemoteModelsController* remote() { return remote_.get(); }
   QStringList conversation_tool_servers() const { return tool_servers_; }
   bool conversation_tools_required() const { return tools_required_; }
   Q_INVOKABLE void setConversationToolServer(const QString& name, bool offered);
@@ -361,6 +363,11 @@ class ChatController : public QObject,
   void refresh_tool_costs();
   ToolResultCosts tool_costs_;  // the shown messages' tool results (tool_memory)
   std::unique_ptr<ToolsController> tools_;
+  // Models page → Remote and the remote engine's memory (remote/remote_models_controller.h).
+  std::unique_ptr<RemoteModelsController> remote_;
+  void make_remote();
+  // A model file that exists, or a remote model whose endpoint is still listed.
+  bool model_available(const QString& path) const;
   QStringList tool_servers_;
   bool tools_required_ = false;
   bool tools_unsaved_ = false;

@@ -6,19 +6,40 @@
 
 #include "chat/chat_controller.h"
 #include "conversations/conversation_model.h"
+#include "remote/remote_model_path.h"
 
 namespace kvchat::app {
 
 namespace {
 const QString kNoticeKind = QStringLiteral("conversation-model");
-QString file_name_of(const QString& path) { return QFileInfo(path).fileName(); }
+// A file's name; a remote model's id.
+QString file_name_of(const QString& path) {
+  if (const auto ref = parse_remote_model_path(path)) return ref->model;
+  return QFileInfo(path).fileName();
+}
 }  // namespace
+
+bool ChatController::model_available(const QString& path) const {
+  if (is_remote_model_path(path)) return remote_ && remote_->knows(path);
+  return QFileInfo(path).isFile();
+}
+
+void ChatController::make_remote() {
+  remote_ = std::make_unique<RemoteModelsController>(data_dir_);
+  models_->set_remote(remote_.get());
+  connect(models_.get(), &ModelController::modelChanged, remote_.get(),
+          [this] { remote_->set_loaded_model(models_->path()); });
+  // A remote reply's usage: the conversation's tokens for the panel's estimate.
+  connect(worker_, &EngineWorker::replyFinished, remote_.get(), [this](const ReplyStats& stats) {
+    if (remote_->active()) remote_->set_conversation_tokens(stats.n_past);
+  });
+}
 
 QString ChatController::model_to_open_at_start(const QString& asked, const QString& demo) const {
   const auto c = store_ && current_ ? store_->conversation(current_) : std::nullopt;
   return app::model_to_open_at_start(asked, c ? conversation_model(c->settings).path : QString(),
                                      models_->recent_models(), demo,
-                                     [](const QString& path) { return QFileInfo(path).isFile(); });
+                                     [this](const QString& path) { return model_available(path); });
 }
 
 void ChatController::remember_conversation_model(qint64 id) {
@@ -42,7 +63,7 @@ void ChatController::follow_conversation_model() {
   // At start nothing is loaded yet: main opens this conversation's model itself.
   if (m.path.isEmpty() || (models_->path().isEmpty() && !models_->loading())) return;
   if (m.path == (models_->loading() ? models_->loading_path() : models_->path())) return;
-  if (QFileInfo(m.path).isFile()) {
+  if (model_available(m.path)) {
     models_->loadModel(m.path);  // the snapshot is restored once it is loaded
     return;
   }
@@ -66,7 +87,7 @@ void ChatController::check_conversation_model() {
   const QString loaded = file_name_of(models_->path());
   QVariantList actions;
   QString text;
-  if (QFileInfo(m.path).isFile()) {
+  if (model_available(m.path)) {
     text = tr("%1 was written with %2. Its next message goes to %3, which reads the conversation "
               "again.")
                .arg(title, file_name_of(m.path), loaded);

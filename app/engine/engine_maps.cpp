@@ -133,4 +133,23 @@ LoadedModel loaded_model(const Session& session, const ChatFormatInfo& format) {
   return m;
 }
 
+std::vector<ChatMessage> chat_messages(const ChatTurns& messages) {
+  std::vector<ChatMessage> chat;
+  chat.reserve(static_cast<size_t>(messages.size()));
+  for (const ChatTurn& m : messages) {
+    ChatMessage message{m.role.toStdString(), m.content.toStdString()};
+    for (const QVariant& c : m.tool_calls) {
+      const QVariantMap call = c.toMap();
+      message.tool_calls.push_back(
+          {call.value(QStringLiteral("id")).toString().toStdString(),
+           call.value(QStringLiteral("name")).toString().toStdString(),
+           call.value(QStringLiteral("arguments")).toString().toStdString()});
+    }
+    message.tool_call_id = m.tool_call_id.toStdString();
+    message.name = m.name.toStdString();
+    chat.push_back(std::move(message));
+  }
+  return chat;
+}
+
 }  // namespace kvchat::app

@@ -20,6 +20,9 @@ namespace kvchat::app {
 Result<SessionOptions> session_options(const QVariantMap& settings);
 // sampling (the Settings drawer's map): SamplingParams fields and "max_tokens".
 ReplySampling reply_sampling(const QVariantMap& sampling);
+// The app's turns as the engine's messages (an assistant's tool calls, a tool turn's
+// call id and function).
+std::vector<ChatMessage> chat_messages(const ChatTurns& messages);
 // The reply's sampling with the format's stop strings.
 GenerateOptions generate_options(const ReplySampling& sampling, const ChatFormat& format);
 // What the window shows of a chat format (its description in the window's language).

@@ -23,6 +23,8 @@
 #include "kvchat/session.h"
 #include "kvchat/snapshot_store.h"
 #include "memory/ram_tier.h"
+#include "kvchat/remote_client.h"
+#include "remote/remote_model_path.h"
 #include "kvchat/summarize.h"
 #include "util/engine_text.h"
 
@@ -33,25 +35,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-std::vector<ChatMessage> chat_messages(const ChatTurns& messages) {
-  std::vector<ChatMessage> chat;
-  chat.reserve(static_cast<size_t>(messages.size()));
-  for (const ChatTurn& m : messages) {
-    ChatMessage message{m.role.toStdString(), m.content.toStdString()};
-    for (const QVariant& c : m.tool_calls) {
-      const QVariantMap call = c.toMap();
-      message.tool_calls.push_back(
-          {call.value(QStringLiteral("id")).toString().toStdString(),
-           call.value(QStringLiteral("name")).toString().toStdString(),
-           call.value(QStringLiteral("arguments")).toString().toStdString()});
-    }
-    message.tool_call_id = m.tool_call_id.toStdString();
-    message.name = m.name.toStdString();
-    chat.push_back(std::move(message));
-  }
-  return chat;
 }
 
 // What was thrown (an allocation failure, in practice), for a failure signal.
@@ -72,6 +55,7 @@ EngineWorker::EngineWorker(QObject* parent) : QObject(parent) { register_worker_
 EngineWorker::~EngineWorker() = default;
 
 void EngineWorker::loadModel(const ModelLoadRequest& request) {
+  if (is_remote_model_path(request.path)) return load_remote(request);
   try {
     const QString& path = request.path;
     const SessionOptions& options = request.session;
@@ -130,6 +114,7 @@ void EngineWorker::loadModel(const ModelLoadRequest& request) {
     // Only now is the previous model replaced: a failure above leaves it usable. The chat's
     // and the summaries' KV in RAM was the old model's (the server's goes with its pool).
     conversation_ = std::make_unique<Conversation>(std::move(s), format);
+    remote_.reset();
     app_ram_tier()->erase_prefix("c");
     app_ram_tier()->erase_prefix("summary/");
     const int32_t overhead =
@@ -174,6 +159,7 @@ void EngineWorker::continueReply(const ChatTurns& messages, const QString& syste
 void EngineWorker::run_reply(const ChatTurns& messages, const QString& system_prompt,
                              const ReplySampling& sampling, bool continuing) {
   stop_.store(false);
+  if (remote_) return run_remote_reply(messages, system_prompt, sampling, continuing);
   if (!conversation_) {
     emit replyFailed(QCoreApplication::translate("EngineWorker", "No model is loaded."));
     return;

@@ -25,6 +25,7 @@
 namespace kvchat {
 class McpToolbox;
 class Model;
+class RemoteClient;
 }  // namespace kvchat
 
 namespace kvchat::app {
@@ -74,7 +75,9 @@ class EngineWorker : public QObject {
   int32_t summary_prompt_overhead() const;
 
  public slots:
-  // On failure the previous model stays loaded and usable.
+  // On failure the previous model stays loaded and usable. A remote model's path
+  // (remote/remote_model_path.h) opens its endpoint instead (engine_worker_remote.cpp): the
+  // local model, its session and its KV in the RAM tier are then released.
   void loadModel(const ModelLoadRequest& request);
   // Replaces the loaded model's chat format by `override_text` (as in loadModel) with the
   // template's enable_thinking switch ("" its default, "on", "off"); emits
@@ -211,6 +214,14 @@ class EngineWorker : public QObject {
                                                   const ReplyCallbacks& callbacks);
   // Emits `prompt` and waits for its answer (or a stop: nullopt).
   std::optional<ToolPromptAnswer> ask_tool_prompt(const QVariantMap& prompt);
+  // ---- a remote model (engine_worker_remote.cpp) ----
+  void load_remote(const ModelLoadRequest& request);
+  // A reply streamed from the endpoint (kvchat/remote_client.h) with the signals of a local
+  // one: its reasoning inside <think> markers, as a local thinking model writes it.
+  void run_remote_reply(const ChatTurns& messages, const QString& system_prompt,
+                        const ReplySampling& sampling, bool continuing);
+  std::unique_ptr<RemoteClient> remote_;  // set while a remote model is loaded
+  std::string remote_model_;
   ReplyTools tools_;  // the tools set (set_tools)
   std::mutex prompt_mutex_;
   std::condition_variable prompt_cv_;

@@ -131,7 +131,14 @@ QVariantMap LoadedModel::to_map() const {
   m.insert(QStringLiteral("kv_type"), kv_type);
   m.insert(QStringLiteral("context_policy"), context_policy);
   m.insert(format.to_map());
-  m.insert(QStringLiteral("instruction_tuned"), instruction_tuned(m));
+  m.insert(QStringLiteral("instruction_tuned"), remote || instruction_tuned(m));
+  m.insert(QStringLiteral("remote"), remote);
+  if (remote) {
+    m.insert(QStringLiteral("display_name"), QCoreApplication::translate("EngineMaps", "%1 at %2")
+                                                 .arg(cut_for_display(info.name), remote_name));
+    m.insert(QStringLiteral("remote_name"), remote_name);
+    m.insert(QStringLiteral("remote_origin"), remote_origin);
+  }
   return m;
 }
 

@@ -42,6 +42,9 @@ struct ModelLoadRequest {
   SessionOptions session;
   QString chat_template_override;
   QString enable_thinking;  // the template's switch: "" (its default), "on" or "off"
+  // A remote model (remote/remote_model_path.h): its endpoint's URL, its key ("" none), the
+  // endpoint's name; the model's id is the path's.
+  QString remote_url{}, remote_key{}, remote_name{};
 };
 
 // How one reply is sampled: the sampler's parameters (its seed already chosen) and the
@@ -67,6 +70,10 @@ struct ChatFormatInfo {
 // A model just loaded: the file's facts and the session it runs in.
 struct LoadedModel {
   ModelInfo info;
+  // A model served elsewhere (info holds its path and id only): the endpoint's name and
+  // origin, and the context its /v1/models says (0: unknown).
+  bool remote = false;
+  QString remote_name, remote_origin;
   QString backend;  // the session's ("cpu", "cuda")
   int n_ctx = 0;
   QString kv_type;
@@ -75,7 +82,8 @@ struct LoadedModel {
   QString identity() const;  // info.identity as 16 hex digits (a JS number loses bits)
   // ModelInfo fields (path, name, display_name, architecture, n_layers ... identity,
   // is_demo), the KV types' costs per token (kv_types), the session's backend, n_ctx,
-  // kv_type, context_policy, format's fields, and instruction_tuned (model/instruction_tuned.h).
+  // kv_type, context_policy, format's fields, and instruction_tuned (model/instruction_tuned.h);
+  // remote, remote_name and remote_origin for a remote one.
   QVariantMap to_map() const;
 };
 

@@ -1,5 +1,8 @@
 #include "model/model_controller.h"
 
+#include "remote/remote_model_path.h"
+#include "remote/remote_models_controller.h"
+
 #include "settings/sampling_settings.h"
 
 #include <QCoreApplication>
@@ -220,6 +223,7 @@ void ModelController::loadModel(const QString& path_or_url) {
   error_.clear();
   emit loadStarted(path);
   emit modelChanged();
+  if (is_remote_model_path(path)) return load_remote(path);
   QVariantMap settings = engine_settings_;
   settings.insert(QStringLiteral("chat_template_override"),
                   settings_.setting(template_override_key(path)).toString());
@@ -238,6 +242,19 @@ void ModelController::loadModel(const QString& path_or_url) {
   const ModelLoadRequest request{
       path, *options, settings.value(QStringLiteral("chat_template_override")).toString(),
       settings_.setting(enable_thinking_key(path)).toString()};
+  QMetaObject::invokeMethod(
+      &worker_, [w = &worker_, request] { w->loadModel(request); }, Qt::QueuedConnection);
+}
+
+void ModelController::load_remote(const QString& path) {
+  QString why = tr("remote models are not available in this window");
+  const auto c = remote_ ? remote_->connection(path, &why) : std::nullopt;
+  if (!c) return on_load_failed(why);
+  ModelLoadRequest request;
+  request.path = path;
+  request.remote_url = c->url;
+  request.remote_key = c->key;
+  request.remote_name = c->name;
   QMetaObject::invokeMethod(
       &worker_, [w = &worker_, request] { w->loadModel(request); }, Qt::QueuedConnection);
 }

@@ -20,6 +20,7 @@
 namespace kvchat::app {
 
 class EngineWorker;
+class RemoteModelsController;
 
 class ModelController : public QObject {
   Q_OBJECT
@@ -47,6 +48,8 @@ class ModelController : public QObject {
   ModelController(EngineWorker& worker, SettingsAccess& settings, const QVariantMap& legacy_engine,
                   const QVariantMap& legacy_sampling, QObject* parent = nullptr);
 
+  // Where remote models' URLs and keys come from (remote/remote_model_path.h paths).
+  void set_remote(RemoteModelsController* remote) { remote_ = remote; }
   QVariantMap info() const { return info_; }
   bool loaded() const { return !info_.isEmpty(); }
   QString path() const { return path_; }  // the loaded model's file; empty: none
@@ -145,6 +148,8 @@ class ModelController : public QObject {
   // The loaded model's template override and enable_thinking, to the worker.
   void send_chat_template();
   void save_book();
+  // A remote model's load: its endpoint's URL and key with the request (no file to check).
+  void load_remote(const QString& path);
 
   EngineWorker& worker_;
   SettingsAccess& settings_;
@@ -163,6 +168,7 @@ class ModelController : public QObject {
   QString demo_model_path_;
   bool reply_running_ = false;
   bool file_change_said_ = false;
+  RemoteModelsController* remote_ = nullptr;
 };
 
 }  // namespace kvchat::app

@@ -41,6 +41,7 @@ ChatStateProbe::ChatStateProbe(ChatController& chat, const QString& path, QObjec
         static_cast<QObject*>(chat_.memory_state()), static_cast<QObject*>(chat_.notices()),
         static_cast<QObject*>(chat_.conversation_list()), static_cast<QObject*>(chat_.documents()),
         static_cast<QObject*>(chat_.messages()), static_cast<QObject*>(chat_.tools()),
+        static_cast<QObject*>(chat_.remote()),
         static_cast<QObject*>(chat_.conversation_list()->list_model())}) {
     writer_->watch(object);
   }
@@ -107,6 +108,10 @@ QVariantMap ChatStateProbe::state() const {
                             {"prompt", chat_.tool_prompt()},
                             {"memory", chat_.tool_memory()},
                             {"always_allowed", chat_.tools()->always_allowed()}}},
+      // Remote models: the endpoints and their models, the loaded one's engine memory.
+      {"remote", QVariantMap{{"endpoints", chat_.remote()->endpoints()},
+                             {"active", chat_.remote()->active()},
+                             {"memory", chat_.remote()->memory()}}},
       {"startup_notice", chat_.startup_notice()},
       {"save_error", chat_.save_error()},
       {"unsaved_messages", chat_.unsaved_messages()},

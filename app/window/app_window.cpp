@@ -157,6 +157,7 @@ bool AppWindow::load() {
   qml::LibrarySingleton::object = &library_;
   qml::LocalServerSingleton::object = &server_;
   qml::ToolsSingleton::object = chat_.tools();
+  qml::RemoteSingleton::object = chat_.remote();
   qml::LanguageSingleton::object = &language_;
   qml::UiTestStateSingleton::object = &ui_test_state_;
   qml::WindowThemeSingleton::object = &theme_;

@@ -18,6 +18,7 @@
 #include "memory/memory_state.h"
 #include "model/model_controller.h"
 #include "notices/notice_center.h"
+#include "remote/remote_models_controller.h"
 #include "server/local_server_controller.h"
 #include "tools/tools_controller.h"
 #include "window/ui_test_state.h"
@@ -115,6 +116,13 @@ struct ToolsSingleton : Instance<ToolsController> {
   QML_SINGLETON
 };
 
+// Remote: Models page → Remote (endpoints, their models) and the remote engine's memory.
+struct RemoteSingleton : Instance<RemoteModelsController> {
+  Q_GADGET
+  QML_FOREIGN(kvchat::app::RemoteModelsController)
+  QML_NAMED_ELEMENT(Remote)
+  QML_SINGLETON
+};
 // Language: the window's language.
 struct LanguageSingleton : Instance<UiLanguage> {
   Q_GADGET

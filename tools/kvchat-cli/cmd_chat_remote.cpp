@@ -196,7 +196,7 @@ class RemoteChatLoop {
     put("kv_allocated_bytes", m.kv_allocated_bytes);
     put("kv_shared_bytes", m.kv_shared_bytes);
     put("kv_budget_bytes", m.kv_budget_bytes);
-    if (!m.slots.empty()) j["slots"] = m.slots.size();
+    if (!m.server_slots.empty()) j["slots"] = m.server_slots.size();
     if (shape_.known() && tokens_ >= 0) j["estimate_kv_bytes"] = shape_.kv_bytes(tokens_);
     event(j, describe_remote_memory(m, tokens_, shape_));
   }

@@ -159,11 +159,12 @@ std::string describe_remote_memory(const RemoteMemory& m, int64_t conversation_t
     s += "  requests: " + std::to_string(*m.running) + " running, " +
          std::to_string(m.waiting.value_or(0)) + " waiting\n";
   if (m.prefix_hit_rate) s += "  prefix cache hit rate: " + percent(*m.prefix_hit_rate) + '\n';
-  if (!m.slots.empty()) {
+  if (!m.server_slots.empty()) {
     int busy = 0;
-    for (const RemoteSlot& sl : m.slots) busy += sl.busy ? 1 : 0;
-    s += "  slots: " + std::to_string(m.slots.size()) + " of " +
-         with_commas(m.slots.front().n_ctx) + " tokens each, " + std::to_string(busy) + " busy\n";
+    for (const RemoteSlot& sl : m.server_slots) busy += sl.busy ? 1 : 0;
+    s += "  slots: " + std::to_string(m.server_slots.size()) + " of " +
+         with_commas(m.server_slots.front().n_ctx) + " tokens each, " + std::to_string(busy) +
+         " busy\n";
   }
   if (m.prompt_tokens_total)
     s += "  tokens evaluated since it started: " + with_commas(*m.prompt_tokens_total) + '\n';

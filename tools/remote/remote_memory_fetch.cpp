@@ -47,7 +47,7 @@ RemoteMemory RemoteClient::memory(const std::string& model) {
   if (m.source == "vllm") return m;
   if (auto body = page(http, "/slots", m.notes)) {
     if (auto slots = parse_llamacpp_slots(*body)) {
-      m.slots = std::move(*slots);
+      m.server_slots = std::move(*slots);
       if (m.source == "none") {
         m.source = "llama.cpp";
         m.engine_version = "llama.cpp";

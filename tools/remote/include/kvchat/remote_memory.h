@@ -44,7 +44,7 @@ struct RemoteMemory {
   std::optional<int64_t> running, waiting;  // requests (llama.cpp: processing / deferred)
   std::optional<double> prefix_hit_rate;    // 0..1 since the engine started
   std::optional<int64_t> prompt_tokens_total, generated_tokens_total;
-  std::vector<RemoteSlot> slots;  // llama.cpp
+  std::vector<RemoteSlot> server_slots;  // llama.cpp
   // kvchat's /health (with the key): its sessions and their KV.
   std::optional<int64_t> sessions_busy, sessions_idle;
   std::optional<int64_t> kv_allocated_bytes, kv_shared_bytes, kv_budget_bytes;
