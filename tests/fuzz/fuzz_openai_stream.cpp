@@ -57,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 2: {
       (void)kvchat::parse_llamacpp_slots(in);
       kvchat::RemoteMemory m;
-      if (kvchat::read_kvchat_health(in, m)) (void)kvchat::describe_remote_memory(m, 100, {2, 2, 64});
+      if (kvchat::read_kvchat_health(in, m))
+        (void)kvchat::describe_remote_memory(m, 100, {2, 2, 64});
       break;
     }
     default:

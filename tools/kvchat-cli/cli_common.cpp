@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sys/stat.h>
 #include <sstream>
 
@@ -298,6 +299,15 @@ Result<std::string> read_key_file(const std::string& path) {
                  path.c_str());
   }
   return line;
+}
+
+void read_chat_lines(const std::function<bool(const std::string&)>& handle) {
+  const bool interactive = isatty(0);
+  std::string line;
+  while (true) {
+    if (interactive) std::fputs("> ", stderr);
+    if (!std::getline(std::cin, line) || !handle(line)) return;
+  }
 }
 
 std::string unescape_newlines(const std::string& line) {

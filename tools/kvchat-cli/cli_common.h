@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +89,9 @@ std::string grouped(uint64_t v);
 // --api-key-file: the first line, its line ending stripped. A file others may read is
 // used with a warning (the key is as secret as the file).
 Result<std::string> read_key_file(const std::string& path);
+// chat's input: each line of stdin to `handle` (a "> " prompt first on a terminal) until it
+// returns false or the input ends.
+void read_chat_lines(const std::function<bool(const std::string&)>& handle);
 // A line typed at chat's prompt: "\n" in it is a line break.
 std::string unescape_newlines(const std::string& line);
 

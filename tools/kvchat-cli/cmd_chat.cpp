@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -443,12 +442,7 @@ int cmd_chat(const Argv& argv) {
   if (!tools) return fail(tools.message());
   (*tools)->offer(conversation);
   ChatLoop loop(conversation, go, args->has("--json"), tools->get());
-  std::string line;
-  while (true) {
-    if (interactive) std::fputs("> ", stderr);
-    if (!std::getline(std::cin, line)) break;
-    if (!loop.handle(line)) break;
-  }
+  read_chat_lines([&loop](const std::string& line) { return loop.handle(line); });
   return loop.failures() > 0 ? 1 : 0;
 }
 

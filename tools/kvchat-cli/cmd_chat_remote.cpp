@@ -8,7 +8,6 @@
 // here (/summarize, /save's KV snapshot, tools) is refused by name.
 #include <unistd.h>
 
-#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli_common.h"
@@ -312,13 +311,7 @@ int cmd_chat_remote(const Argv& argv) {
   base.max_tokens = args->has("-n") ? go.max_tokens : 256;
   RemoteChatLoop loop(**client, std::move(base), unescape_newlines(args->get("--system")),
                       args->has("--json"), shape);
-  const bool interactive = isatty(0);
-  std::string line;
-  while (true) {
-    if (interactive) std::fputs("> ", stderr);
-    if (!std::getline(std::cin, line)) break;
-    if (!loop.handle(line)) break;
-  }
+  read_chat_lines([&loop](const std::string& line) { return loop.handle(line); });
   return loop.failures() > 0 ? 1 : 0;
 }
 
