@@ -2719,8 +2719,8 @@
     </message>
     <message>
         <location filename="../ui/memory/RemoteEngine.qml" line="116"/>
-        <source>Not here with a remote model: KV snapshots on disk, the RAM tier, KV types, context policies and the what-if table on the loaded weights — the remote engine keeps its own cache. Sampling is sent as OpenAI&apos;s temperature, top-p and seed; top-k, min-p and the repetition penalty are the engine&apos;s.</source>
-        <translation>원격 모델에서는 없는 것: 디스크의 KV 스냅숏, RAM 계층, KV 형식, 컨텍스트 정책, 불러온 가중치 기준의 가정 표 — 원격 엔진은 자기 캐시를 따로 관리합니다. 샘플링은 OpenAI의 temperature, top-p, seed로 보내며, top-k, min-p, 반복 페널티는 엔진이 정합니다.</translation>
+        <source>Not here with a remote model: KV snapshots on disk, the RAM tier, KV types, context policies and the what-if table on the loaded weights — the remote engine keeps its own cache — nor document summaries and tools, which plan with a local model&apos;s tokenizer. Sampling is sent as OpenAI&apos;s temperature, top-p and seed; top-k, min-p and the repetition penalty are the engine&apos;s.</source>
+        <translation>원격 모델에서는 없는 것: 디스크의 KV 스냅숏, RAM 계층, KV 형식, 컨텍스트 정책, 불러온 가중치 기준의 가정 표 — 원격 엔진은 자기 캐시를 따로 관리합니다 — 그리고 로컬 모델의 토크나이저로 계획하는 문서 요약과 도구. 샘플링은 OpenAI의 temperature, top-p, seed로 보내며, top-k, min-p, 반복 페널티는 엔진이 정합니다.</translation>
     </message>
     <message>
         <location filename="../ui/memory/RemoteEngine.qml" line="130"/>
@@ -2774,102 +2774,102 @@
 <context>
     <name>RemoteModels</name>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="31"/>
+        <location filename="../ui/RemoteModels.qml" line="34"/>
         <source>API key in the system keyring</source>
         <translation>API 키는 시스템 키링에</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="32"/>
+        <location filename="../ui/RemoteModels.qml" line="35"/>
         <source>API key in %1, readable only by you (no keyring answered)</source>
         <translation>API 키는 나만 읽을 수 있는 %1에 (응답한 키링 없음)</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="33"/>
+        <location filename="../ui/RemoteModels.qml" line="36"/>
         <source>no API key</source>
         <translation>API 키 없음</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="47"/>
+        <location filename="../ui/RemoteModels.qml" line="50"/>
         <source>A model served elsewhere — vLLM, llama.cpp&apos;s server, Ollama, LM Studio or another kvchat — through the OpenAI API. Its replies stream into this window like a local model&apos;s; its engine&apos;s memory shows in the memory panel where it publishes it. The API key goes only to the address given: redirects are not followed.</source>
         <translation>다른 곳에서 OpenAI API로 제공되는 모델 — vLLM, llama.cpp 서버, Ollama, LM Studio 또는 다른 kvchat. 답변은 로컬 모델처럼 이 창에 흘러들고, 엔진이 공개하는 경우 그 메모리가 메모리 패널에 나타납니다. API 키는 입력한 주소로만 갑니다: 리디렉션은 따르지 않습니다.</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="60"/>
+        <location filename="../ui/RemoteModels.qml" line="63"/>
         <source>Address</source>
         <translation>주소</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="67"/>
+        <location filename="../ui/RemoteModels.qml" line="70"/>
         <source>The endpoint&apos;s base URL</source>
         <translation>엔드포인트의 기본 URL</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="69"/>
+        <location filename="../ui/RemoteModels.qml" line="72"/>
         <source>API key</source>
         <translation>API 키</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="75"/>
+        <location filename="../ui/RemoteModels.qml" line="78"/>
         <source>optional</source>
         <translation>선택 사항</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="79"/>
+        <location filename="../ui/RemoteModels.qml" line="82"/>
         <source>Kept in the system keyring; where none answers, in %1 (readable only by you).</source>
         <translation>시스템 키링에 보관합니다. 응답하는 키링이 없으면 %1에 보관합니다(나만 읽을 수 있음).</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="80"/>
+        <location filename="../ui/RemoteModels.qml" line="83"/>
         <source>Kept in %1, readable only by you.</source>
         <translation>나만 읽을 수 있는 %1에 보관합니다.</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="82"/>
+        <location filename="../ui/RemoteModels.qml" line="85"/>
         <source>Name</source>
         <translation>이름</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="89"/>
+        <location filename="../ui/RemoteModels.qml" line="92"/>
         <source>optional: the host&apos;s name</source>
         <translation>선택 사항: 호스트 이름</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="94"/>
+        <location filename="../ui/RemoteModels.qml" line="97"/>
         <source>Add endpoint</source>
         <translation>엔드포인트 추가</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="135"/>
+        <location filename="../ui/RemoteModels.qml" line="138"/>
         <source>Refresh</source>
         <translation>새로 고침</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="139"/>
+        <location filename="../ui/RemoteModels.qml" line="142"/>
         <source>Remove</source>
         <translation>제거</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="148"/>
+        <location filename="../ui/RemoteModels.qml" line="151"/>
         <source>The API key goes unencrypted (http://) to a host that is not this computer: use https:// where the endpoint offers it.</source>
         <translation>API 키가 암호화되지 않은 채(http://) 이 컴퓨터가 아닌 호스트로 갑니다: 엔드포인트가 제공하면 https://를 쓰세요.</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="152"/>
+        <location filename="../ui/RemoteModels.qml" line="155"/>
         <source>Listing its models…</source>
         <translation>모델 목록을 가져오는 중…</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="175"/>
+        <location filename="../ui/RemoteModels.qml" line="178"/>
         <source>context %1 tokens</source>
         <translation>컨텍스트 %1 토큰</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="180"/>
+        <location filename="../ui/RemoteModels.qml" line="183"/>
         <source>Loaded</source>
         <translation>불러옴</translation>
     </message>
     <message>
-        <location filename="../ui/RemoteModels.qml" line="180"/>
+        <location filename="../ui/RemoteModels.qml" line="183"/>
         <source>Open</source>
         <translation>열기</translation>
     </message>
@@ -5358,22 +5358,22 @@ Shown below is what the catalog knows: each file&apos;s size and whether that fi
         <translation>%2의 %1</translation>
     </message>
     <message>
-        <location filename="../app/remote/remote_models_controller.cpp" line="155"/>
+        <location filename="../app/remote/remote_models_controller.cpp" line="161"/>
         <source>It lists no model.</source>
         <translation>나열된 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/remote/remote_models_controller.cpp" line="176"/>
+        <location filename="../app/remote/remote_models_controller.cpp" line="182"/>
         <source>&apos;%1&apos; is not a remote model&apos;s name</source>
         <translation>&apos;%1&apos;은(는) 원격 모델 이름이 아닙니다</translation>
     </message>
     <message>
-        <location filename="../app/remote/remote_models_controller.cpp" line="211"/>
+        <location filename="../app/remote/remote_models_controller.cpp" line="217"/>
         <source>No remote model is loaded.</source>
         <translation>불러온 원격 모델이 없습니다.</translation>
     </message>
     <message>
-        <location filename="../app/remote/remote_models_controller.cpp" line="221"/>
+        <location filename="../app/remote/remote_models_controller.cpp" line="227"/>
         <source>%1 does not say its model&apos;s shape</source>
         <translation>%1은(는) 모델 구조를 알려 주지 않습니다</translation>
     </message>

@@ -18,7 +18,10 @@ ScrollView {
     property string addError: ""
     property string focusAfterListing: ""  // the endpoint just added: its first Open gets the focus
 
-    function focusForm() { urlField.forceActiveFocus() }
+    function focusForm() {
+        Remote.listUnlisted()
+        urlField.forceActiveFocus()
+    }
     function add() {
         addError = Remote.addEndpoint(nameField.text, urlField.text, keyField.text)
         if (addError.length === 0) {

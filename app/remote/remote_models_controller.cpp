@@ -122,6 +122,12 @@ void RemoteModelsController::removeEndpoint(const QString& id) {
 
 void RemoteModelsController::refresh(const QString& id) { list_models(id); }
 
+void RemoteModelsController::listUnlisted() {
+  for (const RemoteEndpointEntry& e : endpoints_.list()) {
+    if (listings_.value(e.id).state.isEmpty()) list_models(e.id);
+  }
+}
+
 void RemoteModelsController::list_models(const QString& id) {
   QString why;
   const auto c = endpoints_.connection(id, &why);

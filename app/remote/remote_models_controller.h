@@ -53,6 +53,8 @@ class RemoteModelsController : public QObject {
   Q_INVOKABLE QString addEndpoint(const QString& name, const QString& url, const QString& key);
   Q_INVOKABLE void removeEndpoint(const QString& id);
   Q_INVOKABLE void refresh(const QString& id);  // its /v1/models again
+  // The models of every endpoint not listed yet (the Remote tab opened).
+  Q_INVOKABLE void listUnlisted();
   // A GGUF of the loaded remote model ("" forgets it): its shape for the KV estimate.
   Q_INVOKABLE QString setShapeFile(const QString& path_or_url);
   Q_INVOKABLE void pollMemoryNow();

@@ -16,6 +16,7 @@
 #include "engine/engine_worker.h"
 #include "remote/remote_endpoints.h"
 #include "remote/remote_model_path.h"
+#include "remote/remote_models_controller.h"
 
 using namespace kvchat::app;
 
@@ -119,6 +120,36 @@ class TestRemoteModels : public QObject {
     QVERIFY(!endpoints.add("x", url_, "", &why));
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), QByteArray("{ not json"));
+  }
+
+  // The panel's estimate: a GGUF of the model pointed to, the conversation's tokens from
+  // the last reply's usage: 2 x layers x tokens x KV heads x head size x 2 bytes.
+  void the_panel_estimates_the_kv_from_a_gguf() {
+    QTemporaryDir data;
+    QString why;
+    const auto id = RemoteEndpoints(data.path()).add("box", "http://127.0.0.1:1/v1", "", &why);
+    QVERIFY2(id, qPrintable(why));
+    RemoteModelsController again(data.path());
+    QCOMPARE(again.endpoints().size(), 1);
+    QVERIFY(!again.active());
+    again.set_loaded_model(remote_model_path(*id, "kjv-demo"));
+    QVERIFY(again.active());
+    QCOMPARE(again.active_name(), QStringLiteral("kjv-demo at box"));
+    QVERIFY(!again.setShapeFile(KVCHAT_SOURCE_DIR "/README.md").isEmpty());  // not a GGUF
+    QCOMPARE(again.setShapeFile(KVCHAT_SHARED_DIR "/models/kjv-demo-f32.gguf"), QString());
+    again.set_conversation_tokens(100);
+    const QVariantMap shape = again.memory().value("shape").toMap();
+    QCOMPARE(shape.value("n_layers").toLongLong(), 6);
+    QCOMPARE(again.memory().value("estimate_kv_bytes").toLongLong(),
+             2LL * 6 * 100 * shape.value("n_kv_heads").toLongLong() *
+                 shape.value("head_dim").toLongLong() * 2);
+    QCOMPARE(again.memory().value("estimate_kv_bytes").toLongLong(), 153600LL);  // 2x6x100x2x32x2
+    // Kept for the model: the next load of it has the shape again.
+    again.set_loaded_model(QString());
+    QVERIFY(!again.active());
+    again.set_loaded_model(remote_model_path(*id, "kjv-demo"));
+    QCOMPARE(again.memory().value("shape_file").toString(),
+             QStringLiteral(KVCHAT_SHARED_DIR "/models/kjv-demo-f32.gguf"));
   }
 
   void the_worker_chats_with_a_remote_model() {

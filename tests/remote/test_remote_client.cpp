@@ -160,6 +160,24 @@ TEST(RemoteClientFake, ModelsAndAStreamedReplyWithReasoning) {
   EXPECT_DOUBLE_EQ(*m.kv_usage, 0.4321);
 }
 
+TEST(RemoteClientFake, LlamaCppSlotsAndMetrics) {
+  FakeEndpoint fake("llamacpp");
+  const RemoteMemory m = client_for(fake.url())->memory("any");
+  EXPECT_EQ(m.source, "llama.cpp");
+  ASSERT_EQ(m.server_slots.size(), 2u);
+  EXPECT_TRUE(m.server_slots[0].busy);
+  EXPECT_EQ(m.server_slots[0].decoded, 12);
+  EXPECT_EQ(m.server_slots[1].n_ctx, 4096);
+  ASSERT_TRUE(m.kv_usage && m.running);
+  EXPECT_DOUBLE_EQ(*m.kv_usage, 0.125);  // tests/data/metrics/llamacpp-server.prom
+  EXPECT_EQ(*m.running, 1);
+  // An endpoint that publishes nothing: every page noted, no figures.
+  FakeEndpoint quiet("think");
+  const RemoteMemory none = client_for(quiet.url())->memory("any");
+  EXPECT_EQ(none.source, "none");
+  EXPECT_EQ(none.notes.size(), 3u);  // /metrics, /slots, /health
+}
+
 TEST(RemoteClientFake, ThinkInContentAndAnAnswerThatIsNotAStream) {
   {
     FakeEndpoint fake("think");

@@ -113,7 +113,7 @@ ColumnLayout {
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallSize
         color: Theme.textMuted
-        text: qsTr("Not here with a remote model: KV snapshots on disk, the RAM tier, KV types, context policies and the what-if table on the loaded weights — the remote engine keeps its own cache. Sampling is sent as OpenAI's temperature, top-p and seed; top-k, min-p and the repetition penalty are the engine's.")
+        text: qsTr("Not here with a remote model: KV snapshots on disk, the RAM tier, KV types, context policies and the what-if table on the loaded weights — the remote engine keeps its own cache — nor document summaries and tools, which plan with a local model's tokenizer. Sampling is sent as OpenAI's temperature, top-p and seed; top-k, min-p and the repetition penalty are the engine's.")
     }
     Label {
         Layout.fillWidth: true
