@@ -27,12 +27,19 @@ bool ChatController::model_available(const QString& path) const {
 void ChatController::make_remote() {
   remote_ = std::make_unique<RemoteModelsController>(data_dir_);
   models_->set_remote(remote_.get());
-  connect(models_.get(), &ModelController::modelChanged, remote_.get(),
-          [this] { remote_->set_loaded_model(models_->path()); });
-  // A remote reply's usage: the conversation's tokens for the panel's estimate.
-  connect(worker_, &EngineWorker::replyFinished, remote_.get(), [this](const ReplyStats& stats) {
-    if (remote_->active()) remote_->set_conversation_tokens(stats.n_past);
+  // The conversation's tokens for the panel's estimate: its last reply's (the engine's usage:
+  // prompt and answer), once the model is loaded, after a reply, and when another
+  // conversation or branch is shown.
+  auto tell_tokens = [this] {
+    if (remote_->active())
+      remote_->set_conversation_tokens(
+          last_reply_stats_.value(QStringLiteral("n_past"), -1).toLongLong());
+  };
+  connect(models_.get(), &ModelController::modelChanged, remote_.get(), [this, tell_tokens] {
+    remote_->set_loaded_model(models_->path());
+    tell_tokens();
   });
+  connect(this, &ChatController::lastReplyStatsChanged, remote_.get(), tell_tokens);
 }
 
 QString ChatController::model_to_open_at_start(const QString& asked, const QString& demo) const {
