@@ -1,7 +1,8 @@
 // ChatController: every conversation knows the model it was last used with (path and
-// identity, in its settings). Opening a conversation opens its model (its snapshot then
-// restores); a model that is missing, or another model loaded over the conversation, is
-// said in the banner with the ways out; the window starts on the last model used.
+// identity, in its settings; a remote model's path is remote/remote_model_path.h's, and its
+// endpoint's controller is made here, make_remote). Opening a conversation opens its model (its
+// snapshot then restores); a model that is missing, or another model loaded over the conversation,
+// is said in the banner with the ways out; the window starts on the last model used.
 #include <QFileInfo>
 
 #include "chat/chat_controller.h"

@@ -52,7 +52,8 @@ class ModelController : public QObject {
   void set_remote(RemoteModelsController* remote) { remote_ = remote; }
   QVariantMap info() const { return info_; }
   bool loaded() const { return !info_.isEmpty(); }
-  QString path() const { return path_; }  // the loaded model's file; empty: none
+  // The loaded model's file (a remote one: "remote://ENDPOINT/MODEL"); empty: none.
+  QString path() const { return path_; }
   QString identity() const { return info_.value(QStringLiteral("identity")).toString(); }
   bool loading() const { return loading_; }
   QString loading_path() const { return loading_path_; }
