@@ -21,27 +21,31 @@ const QString kService = QStringLiteral("kvchat");
 QString entry_name(const QString& id) { return QStringLiteral("remote-endpoint/") + id; }
 
 #ifdef KVCHAT_HAVE_KEYCHAIN
-// Runs a keychain job to its end (or 5 s): true when it succeeded.
-bool run_job(QKeychain::Job& job, QString* error) {
+// Runs `job` (made with new, not started) to its end or 5 s; true when it succeeded, a read
+// job's text in *text. The job deletes itself, also when it answers after the 5 s.
+bool run_job(QKeychain::Job* job, QString* error, QString* text = nullptr) {
+  job->setAutoDelete(false);
   QEventLoop loop;
   bool finished = false;
-  QObject::connect(&job, &QKeychain::Job::finished, &loop, [&] {
+  // `loop` as the context: the connection goes with it if the job answers late.
+  QObject::connect(job, &QKeychain::Job::finished, &loop, [&] {
     finished = true;
     loop.quit();
   });
   QTimer::singleShot(5000, &loop, &QEventLoop::quit);
-  job.setAutoDelete(false);
-  job.start();
+  job->start();
   if (!finished) loop.exec();
   if (!finished) {
+    QObject::connect(job, &QKeychain::Job::finished, job, &QObject::deleteLater);
     if (error) *error = QObject::tr("the keyring did not answer within 5 s");
     return false;
   }
-  if (job.error() != QKeychain::NoError) {
-    if (error) *error = job.errorString();
-    return false;
-  }
-  return true;
+  const bool ok = job->error() == QKeychain::NoError;
+  if (!ok && error) *error = job->errorString();
+  if (auto* read = qobject_cast<QKeychain::ReadPasswordJob*>(job); ok && read && text)
+    *text = read->textData();
+  job->deleteLater();
+  return ok;
 }
 #endif
 
@@ -67,9 +71,9 @@ bool RemoteKeyStore::keyring_enabled() {
 QString RemoteKeyStore::write(const QString& id, const QString& key, QString* error) {
 #ifdef KVCHAT_HAVE_KEYCHAIN
   if (keyring_enabled()) {
-    QKeychain::WritePasswordJob job(kService);
-    job.setKey(entry_name(id));
-    job.setTextData(key);
+    auto* job = new QKeychain::WritePasswordJob(kService);
+    job->setKey(entry_name(id));
+    job->setTextData(key);
     if (run_job(job, nullptr)) return QStringLiteral("keyring");
   }
 #endif
@@ -97,10 +101,10 @@ bool RemoteKeyStore::write_file(const QString& id, const QString& key, QString* 
 QString RemoteKeyStore::read(const QString& id, const QString& place, QString* error) const {
 #ifdef KVCHAT_HAVE_KEYCHAIN
   if (place == QLatin1String("keyring")) {
-    QKeychain::ReadPasswordJob job(kService);
-    job.setKey(entry_name(id));
-    if (!run_job(job, error)) return {};
-    return job.textData();
+    auto* job = new QKeychain::ReadPasswordJob(kService);
+    job->setKey(entry_name(id));
+    QString text;
+    return run_job(job, error, &text) ? text : QString();
   }
 #endif
   if (place == QLatin1String("keyring")) {
@@ -114,8 +118,8 @@ QString RemoteKeyStore::read(const QString& id, const QString& place, QString* e
 void RemoteKeyStore::remove(const QString& id, const QString& place) {
 #ifdef KVCHAT_HAVE_KEYCHAIN
   if (place == QLatin1String("keyring")) {
-    QKeychain::DeletePasswordJob job(kService);
-    job.setKey(entry_name(id));
+    auto* job = new QKeychain::DeletePasswordJob(kService);
+    job->setKey(entry_name(id));
     run_job(job, nullptr);
     return;
   }

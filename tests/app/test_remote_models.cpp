@@ -5,6 +5,7 @@
 // streamed reply with the server's usage, continue, regenerate with the same seed giving
 // the same text, a model the endpoint does not serve refused by name, and a local model
 // loaded after it.
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
@@ -106,6 +107,25 @@ class TestRemoteModels : public QObject {
     QVERIFY(!keys.readAll().contains(key_.toUtf8()));
     QVERIFY(!RemoteEndpoints(data.path()).connection(*id, &why));
     QVERIFY2(why.contains("removed"), qPrintable(why));
+  }
+
+  // With the keyring asked for: the key comes back from where it went (the keyring where one
+  // answers; here, with no Secret Service or KWallet, the 0600 file), in well under the 5 s
+  // a keyring call may take.
+  void the_key_comes_back_from_where_it_went() {
+    qunsetenv("KVCHAT_KEYRING");
+    QTemporaryDir data;
+    RemoteKeyStore store(data.path());
+    QString error;
+    QElapsedTimer t;
+    t.start();
+    const QString place = store.write("e9", key_, &error);
+    QVERIFY2(place == "keyring" || place == "file", qPrintable(error));
+    QCOMPARE(store.read("e9", place, &error), key_);
+    store.remove("e9", place);
+    QCOMPARE(store.read("e9", place, &error), QString());
+    QVERIFY(t.elapsed() < 15000);
+    qputenv("KVCHAT_KEYRING", "off");
   }
 
   void a_broken_file_is_left_alone() {
