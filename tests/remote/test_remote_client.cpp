@@ -315,6 +315,7 @@ TEST(RemoteClientKvchat, ChatContinueAndHealthFromARealServer) {
   auto models = c->list_models();
   ASSERT_TRUE(models) << models.message();
   ASSERT_EQ(models->size(), 1u);
+  EXPECT_EQ((*models)[0].context_length, 512);  // max_model_len: the demo model's context
   const std::string model = (*models)[0].id;
   Collected got;
   RemoteChatRequest r = hello(model, 12);

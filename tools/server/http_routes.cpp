@@ -631,24 +631,24 @@ void install_routes(Server::Impl& impl) {
         send_error(res, server_error(500, "internal error", "internal_error"));
       });
 
-  http.Get("/v1/models", [srv](const httplib::Request&, httplib::Response& res) {
-    res.set_content(models_body(srv->options.model_id, srv->started_unix), kJson);
+  // The sessions' context: n_ctx asked for, else the model's training context (Session).
+  const int64_t context =
+      impl.options.session.n_ctx > 0 ? impl.options.session.n_ctx : impl.model->info().n_ctx_train;
+  http.Get("/v1/models", [srv, context](const httplib::Request&, httplib::Response& res) {
+    res.set_content(models_body(srv->options.model_id, srv->started_unix, context), kJson);
   });
-  http.Get(R"(/v1/models/(.+))", [srv](const httplib::Request& req, httplib::Response& res) {
-    if (req.matches[1] != srv->options.model_id) {
-      ApiError e;
-      e.status = 404;
-      e.param = "model";
-      e.code = "model_not_found";
-      e.message = "The model '" + std::string(req.matches[1]) + "' does not exist";
-      return send_error(res, e);
-    }
-    json j = {{"id", srv->options.model_id},
-              {"object", "model"},
-              {"created", srv->started_unix},
-              {"owned_by", "kvchat"}};
-    res.set_content(j.dump(), kJson);
-  });
+  http.Get(R"(/v1/models/(.+))",
+           [srv, context](const httplib::Request& req, httplib::Response& res) {
+             if (req.matches[1] != srv->options.model_id) {
+               ApiError e;
+               e.status = 404;
+               e.param = "model";
+               e.code = "model_not_found";
+               e.message = "The model '" + std::string(req.matches[1]) + "' does not exist";
+               return send_error(res, e);
+             }
+             res.set_content(model_body(srv->options.model_id, srv->started_unix, context), kJson);
+           });
   http.Post("/v1/chat/completions", [srv](const httplib::Request& req, httplib::Response& res) {
     handle_completion(*srv, req, res, Endpoint::ChatCompletions);
   });

@@ -54,12 +54,23 @@ std::string error_body(const ApiError& e) {
                  {"code", null_or(e.code)}}}});
 }
 
-std::string models_body(std::string_view model_id, int64_t created) {
+namespace {
+json model_object(std::string_view model_id, int64_t created, int64_t context_length) {
+  return {{"id", model_id},
+          {"object", "model"},
+          {"created", created},
+          {"owned_by", "kvchat"},
+          {"max_model_len", context_length}};
+}
+}  // namespace
+
+std::string model_body(std::string_view model_id, int64_t created, int64_t context_length) {
+  return dump(model_object(model_id, created, context_length));
+}
+
+std::string models_body(std::string_view model_id, int64_t created, int64_t context_length) {
   return dump({{"object", "list"},
-               {"data", json::array({{{"id", model_id},
-                                      {"object", "model"},
-                                      {"created", created},
-                                      {"owned_by", "kvchat"}}})}});
+               {"data", json::array({model_object(model_id, created, context_length)})}});
 }
 
 std::string completion_body(const ResponseHead& head, std::string_view text, FinishReason finish,

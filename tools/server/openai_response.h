@@ -34,7 +34,10 @@ struct Usage {
 };
 
 std::string error_body(const ApiError& e);
-std::string models_body(std::string_view model_id, int64_t created);
+// GET /v1/models and /v1/models/{id}: the model with its context as vLLM names it
+// (max_model_len), so that a client (kvchat's Remote tab) can show it.
+std::string model_body(std::string_view model_id, int64_t created, int64_t context_length);
+std::string models_body(std::string_view model_id, int64_t created, int64_t context_length);
 // A whole (non-streamed) completion. Chat: `text` is message.content (the answer), and a
 // non-empty `reasoning` is message.reasoning_content (absent when empty); calls are
 // message.tool_calls (content null when there is no text) with finish_reason "tool_calls".
