@@ -32,9 +32,11 @@ void ChatController::make_remote() {
   // prompt and answer), once the model is loaded, after a reply, and when another
   // conversation or branch is shown.
   auto tell_tokens = [this] {
-    if (remote_->active())
-      remote_->set_conversation_tokens(
-          last_reply_stats_.value(QStringLiteral("n_past"), -1).toLongLong());
+    if (!remote_->active()) return;
+    const QVector<StoredMessage>& shown = message_items();
+    const bool replied = !shown.isEmpty() && shown.back().role == QLatin1String("assistant");
+    remote_->set_conversation_tokens(
+        replied ? shown.back().stats.value(QStringLiteral("n_past"), -1).toLongLong() : -1);
   };
   connect(models_.get(), &ModelController::modelChanged, remote_.get(), [this, tell_tokens] {
     remote_->set_loaded_model(models_->path());

@@ -120,6 +120,8 @@ wait_for 30 eval '[ "$(state .remote.active)" = true ] && [ "$(state .model_load
   fail "the conversation's remote model did not open again: $(state .model_path) $(state .model_error)"
 [[ "$(state .model_path)" == remote://*/fake-model ]] || fail "another model opened: $(state .model_path)"
 [ "$(state .messages)" = "$messages" ] || fail "the conversation has $(state .messages) messages, not $messages"
+wait_for 10 eval '[ "$(state .remote.memory.conversation_tokens)" -gt 0 ]' ||
+  fail "the panel does not count the reopened conversation's tokens: $(state_c .remote.memory)"
 [ "$(sqlite3 "$db" "select count(*) from messages where content like 'w0 w1%'")" -ge 1 ] || fail "the stopped reply is not stored"
 sleep 0.5
 import -window root "$artifacts/e2e-remote-reopened.png"
