@@ -31,8 +31,7 @@ QString endpoint_template() {
 
 // OpenAI's finish_reason as the window's stop reasons (stop_reason_name()).
 QString stop_reason_of(const std::string& finish) {
-  if (finish == "stop") return QStringLiteral("eos");
-  if (finish.empty()) return QStringLiteral("eos");
+  if (finish == "stop" || finish.empty()) return QStringLiteral("eos");
   return qstr(finish);  // "length", "cancelled", "tool_calls", "content_filter"
 }
 

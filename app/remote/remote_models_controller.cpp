@@ -1,6 +1,8 @@
 #include "remote/remote_models_controller.h"
 
 #include <QDateTime>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QPointer>
 #include <QUrl>
 #include <QtConcurrent>
@@ -17,44 +19,11 @@ constexpr int kPollMs = 4000;
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-// As QML and JSON read numbers: qint64 (int64_t is `long` here, a type QVariant keeps
-// apart) and double.
-void put(QVariantMap& m, const char* key, const std::optional<int64_t>& v) {
-  if (v) m.insert(QLatin1String(key), static_cast<qint64>(*v));
-}
-void put(QVariantMap& m, const char* key, const std::optional<double>& v) {
-  if (v) m.insert(QLatin1String(key), *v);
-}
-
-QVariantMap memory_map(const RemoteMemory& r) {
-  QVariantMap m;
-  m.insert(QStringLiteral("source"), qs(r.source));
-  m.insert(QStringLiteral("engine"), qs(r.engine_version));
-  put(m, "kv_usage", r.kv_usage);
-  put(m, "kv_tokens", r.kv_tokens);
-  put(m, "running", r.running);
-  put(m, "waiting", r.waiting);
-  put(m, "prefix_hit_rate", r.prefix_hit_rate);
-  put(m, "sessions_busy", r.sessions_busy);
-  put(m, "sessions_idle", r.sessions_idle);
-  put(m, "kv_allocated_bytes", r.kv_allocated_bytes);
-  put(m, "kv_shared_bytes", r.kv_shared_bytes);
-  put(m, "kv_budget_bytes", r.kv_budget_bytes);
-  put(m, "ram_tier_used_bytes", r.ram_tier_used_bytes);
-  put(m, "ram_tier_budget_bytes", r.ram_tier_budget_bytes);
-  put(m, "prompt_tokens_total", r.prompt_tokens_total);
-  if (!r.kv_type.empty()) m.insert(QStringLiteral("kv_type"), qs(r.kv_type));
-  if (!r.server_slots.empty()) {
-    int busy = 0;
-    for (const RemoteSlot& s : r.server_slots) busy += s.busy ? 1 : 0;
-    m.insert(QStringLiteral("slots"), static_cast<int>(r.server_slots.size()));
-    m.insert(QStringLiteral("slots_busy"), busy);
-    m.insert(QStringLiteral("slot_ctx"), static_cast<qint64>(r.server_slots.front().n_ctx));
-  }
-  QStringList notes;
-  for (const std::string& n : r.notes) notes << qs(n);
-  m.insert(QStringLiteral("notes"), notes);
-  m.insert(QStringLiteral("text"), qs(describe_remote_memory(r, -1)));
+// The poll's figures as the panel reads them (the mapping is kvchat_remote's).
+QVariantMap polled_map(const RemoteMemory& r) {
+  QVariantMap m = QJsonDocument::fromJson(QByteArray::fromStdString(remote_memory_json(r)))
+                      .object()
+                      .toVariantMap();
   m.insert(QStringLiteral("polled_at"), QDateTime::currentDateTime().toString(Qt::ISODate));
   return m;
 }
@@ -65,7 +34,6 @@ RemoteModelsController::RemoteModelsController(const QString& data_dir, QObject*
     : QObject(parent), endpoints_(data_dir) {
   poll_.setInterval(kPollMs);
   connect(&poll_, &QTimer::timeout, this, &RemoteModelsController::pollMemoryNow);
-  for (const RemoteEndpointEntry& e : endpoints_.list()) listings_[e.id] = {};
 }
 
 RemoteModelsController::~RemoteModelsController() {
@@ -83,15 +51,16 @@ QVariantList RemoteModelsController::endpoints() const {
                 mm.value(QStringLiteral("path")).toString() == active_path_);
       models.push_back(mm);
     }
-    auto client = RemoteClient::open({e.url.toStdString(), e.key_place.isEmpty() ? "" : "k"});
-    out.push_back(QVariantMap{{QStringLiteral("id"), e.id},
-                              {QStringLiteral("name"), e.name},
-                              {QStringLiteral("url"), e.url},
-                              {QStringLiteral("key"), e.key_place},
-                              {QStringLiteral("key_in_clear"), client && (*client)->key_in_clear()},
-                              {QStringLiteral("state"), l.state},
-                              {QStringLiteral("message"), l.message},
-                              {QStringLiteral("models"), models}});
+    out.push_back(
+        QVariantMap{{QStringLiteral("id"), e.id},
+                    {QStringLiteral("name"), e.name},
+                    {QStringLiteral("url"), e.url},
+                    {QStringLiteral("key"), e.key_place},
+                    {QStringLiteral("key_in_clear"),
+                     !e.key_place.isEmpty() && plain_http_beyond_this_machine(e.url.toStdString())},
+                    {QStringLiteral("state"), l.state},
+                    {QStringLiteral("message"), l.message},
+                    {QStringLiteral("models"), models}});
   }
   return out;
 }
@@ -108,8 +77,6 @@ QString RemoteModelsController::addEndpoint(const QString& name, const QString& 
   QString why;
   const auto id = endpoints_.add(name, url, key, &why);
   if (!id) return why;
-  listings_[*id] = {};
-  emit endpointsChanged();
   list_models(*id);
   return {};
 }
@@ -185,21 +152,41 @@ std::optional<RemoteConnection> RemoteModelsController::connection(const QString
   return endpoints_.connection(ref->endpoint_id, why);
 }
 
+QVariantMap RemoteModelsController::memory() const {
+  QVariantMap m = polled_;
+  m.insert(QStringLiteral("conversation_tokens"), conversation_tokens_);
+  m.insert(QStringLiteral("shape_file"), shape_file_);
+  if (shape_.known() && conversation_tokens_ >= 0) {
+    m.insert(QStringLiteral("estimate_kv_bytes"),
+             static_cast<qint64>(shape_.kv_bytes(conversation_tokens_)));
+    m.insert(QStringLiteral("shape"),
+             QVariantMap{{QStringLiteral("n_layers"), static_cast<qint64>(shape_.n_layers)},
+                         {QStringLiteral("n_kv_heads"), static_cast<qint64>(shape_.n_kv_heads)},
+                         {QStringLiteral("head_dim"), static_cast<qint64>(shape_.head_dim)}});
+  }
+  return m;
+}
+
 void RemoteModelsController::set_loaded_model(const QString& path) {
   const QString now = is_remote_model_path(path) ? path : QString();
   if (now == active_path_) return;
   active_path_ = now;
-  memory_.clear();
+  active_client_.reset();
+  polled_.clear();
   conversation_tokens_ = -1;
-  shape_ = {};
-  if (active()) {
-    const auto ref = parse_remote_model_path(active_path_);
-    const RemoteEndpointEntry* e = ref ? endpoints_.find(ref->endpoint_id) : nullptr;
-    if (e && e->shapes.contains(ref->model)) setShapeFile(e->shapes.value(ref->model));
+  read_shape({});
+  poll_.stop();
+  if (const auto ref = parse_remote_model_path(active_path_)) {
+    const RemoteEndpointEntry* e = endpoints_.find(ref->endpoint_id);
+    if (e) read_shape(e->shapes.value(ref->model));
+    QString why;
+    if (const auto c = endpoints_.connection(ref->endpoint_id, &why)) {
+      auto client = RemoteClient::open({c->url.toStdString(), c->key.toStdString()});
+      if (client) active_client_ = std::move(*client);
+    }
+    active_model_ = ref->model.toStdString();
     poll_.start();
     pollMemoryNow();
-  } else {
-    poll_.stop();
   }
   emit activeChanged();
   emit memoryChanged();
@@ -208,8 +195,19 @@ void RemoteModelsController::set_loaded_model(const QString& path) {
 
 void RemoteModelsController::set_conversation_tokens(qint64 tokens) {
   conversation_tokens_ = tokens;
-  estimate();
   emit memoryChanged();
+}
+
+QString RemoteModelsController::read_shape(const QString& path) {
+  shape_ = {};
+  shape_file_.clear();
+  if (path.isEmpty()) return {};
+  auto g = inspect_gguf_file(path.toStdString());
+  if (!g) return qs(g.message());
+  if (!g->shape_known) return tr("%1 does not say its model's shape").arg(path);
+  shape_ = {g->n_layers, g->n_kv_heads, g->head_dim};
+  shape_file_ = path;
+  return {};
 }
 
 QString RemoteModelsController::setShapeFile(const QString& path_or_url) {
@@ -217,69 +215,23 @@ QString RemoteModelsController::setShapeFile(const QString& path_or_url) {
   if (!ref) return tr("No remote model is loaded.");
   const QUrl url(path_or_url);
   const QString path = url.isLocalFile() ? url.toLocalFile() : path_or_url;
-  shape_ = {};
-  QString error;
-  if (!path.isEmpty()) {
-    auto g = inspect_gguf_file(path.toStdString());
-    if (!g)
-      error = qs(g.message());
-    else if (!g->shape_known)
-      error = tr("%1 does not say its model's shape").arg(path);
-    else
-      shape_ = {g->n_layers, g->n_kv_heads, g->head_dim};
-  }
+  const QString error = read_shape(path);
   if (error.isEmpty()) endpoints_.set_shape(ref->endpoint_id, ref->model, path);
-  memory_.insert(QStringLiteral("shape_file"), error.isEmpty() ? path : QString());
-  estimate();
   emit memoryChanged();
   return error;
 }
 
-void RemoteModelsController::estimate() {
-  memory_.insert(QStringLiteral("conversation_tokens"), conversation_tokens_);
-  memory_.remove(QStringLiteral("estimate_kv_bytes"));
-  if (shape_.known() && conversation_tokens_ >= 0) {
-    memory_.insert(QStringLiteral("estimate_kv_bytes"),
-                   static_cast<qint64>(shape_.kv_bytes(conversation_tokens_)));
-    memory_.insert(
-        QStringLiteral("shape"),
-        QVariantMap{{QStringLiteral("n_layers"), static_cast<qint64>(shape_.n_layers)},
-                    {QStringLiteral("n_kv_heads"), static_cast<qint64>(shape_.n_kv_heads)},
-                    {QStringLiteral("head_dim"), static_cast<qint64>(shape_.head_dim)}});
-  }
-}
-
 void RemoteModelsController::pollMemoryNow() {
-  if (!active() || polling_) return;
-  QString why;
-  const auto c = connection(active_path_, &why);
-  const auto ref = parse_remote_model_path(active_path_);
-  if (!c || !ref) return;
-  polling_ = true;
-  const RemoteEndpoint endpoint{c->url.toStdString(), c->key.toStdString()};
-  const std::string model = ref->model.toStdString();
+  if (!active_client_ || (poll_watch_ && poll_watch_->isRunning())) return;
   poll_watch_ = std::make_unique<QFutureWatcher<RemoteMemory>>();
   const QString polled_path = active_path_;
   connect(poll_watch_.get(), &QFutureWatcherBase::finished, this, [this, polled_path] {
-    polling_ = false;
     if (polled_path != active_path_) return;
-    const QVariantMap keep = memory_;
-    memory_ = memory_map(poll_watch_->result());
-    for (const char* k : {"conversation_tokens", "estimate_kv_bytes", "shape", "shape_file"}) {
-      if (keep.contains(QLatin1String(k)))
-        memory_.insert(QLatin1String(k), keep.value(QLatin1String(k)));
-    }
+    polled_ = polled_map(poll_watch_->result());
     emit memoryChanged();
   });
-  poll_watch_->setFuture(QtConcurrent::run([endpoint, model] {
-    auto client = RemoteClient::open(endpoint);
-    if (!client) {
-      RemoteMemory m;
-      m.notes.push_back(client.message());
-      return m;
-    }
-    return (*client)->memory(model);
-  }));
+  poll_watch_->setFuture(QtConcurrent::run(
+      [client = active_client_, model = active_model_] { return client->memory(model); }));
 }
 
 }  // namespace kvchat::app

@@ -14,6 +14,7 @@
 #include <QVariantMap>
 #include <memory>
 
+#include "kvchat/remote_client.h"
 #include "kvchat/remote_memory.h"
 #include "remote/remote_endpoints.h"
 
@@ -47,7 +48,7 @@ class RemoteModelsController : public QObject {
   bool keyring_enabled() const { return RemoteKeyStore::keyring_enabled(); }
   bool active() const { return !active_path_.isEmpty(); }
   QString active_name() const;
-  QVariantMap memory() const { return memory_; }
+  QVariantMap memory() const;
 
   // "" when added (its models then listed), else why not.
   Q_INVOKABLE QString addEndpoint(const QString& name, const QString& url, const QString& key);
@@ -79,15 +80,20 @@ class RemoteModelsController : public QObject {
     QVariantList models;
   };
   void list_models(const QString& id);
-  void estimate();
+  // shape_ from the GGUF at `path` ("" none): "" or why not.
+  QString read_shape(const QString& path);
   RemoteEndpoints endpoints_;
-  QMap<QString, Listing> listings_;
+  QMap<QString, Listing> listings_;  // an endpoint not listed yet has none
   QString active_path_;
-  QVariantMap memory_;
+  // The loaded remote model's client (its key read once, when it loaded) and model id; the
+  // polls run on it off the window's thread.
+  std::shared_ptr<RemoteClient> active_client_;
+  std::string active_model_;
+  QVariantMap polled_;  // the last poll's figures (remote_memory_json) and polled_at
   qint64 conversation_tokens_ = -1;
   RemoteModelShape shape_;
+  QString shape_file_;
   QTimer poll_;
-  bool polling_ = false;
   std::unique_ptr<QFutureWatcher<RemoteMemory>> poll_watch_;
 };
 

@@ -176,26 +176,10 @@ class RemoteChatLoop {
 
   void memory() {
     const RemoteMemory m = client_.memory(base_.model);
-    json j = {{"event", "memory"},
-              {"remote", true},
-              {"source", m.source},
-              {"engine", m.engine_version},
-              {"conversation_tokens", tokens_},
-              {"notes", m.notes}};
-    auto put = [&](const char* key, const auto& v) {
-      if (v) j[key] = *v;
-    };
-    put("kv_usage", m.kv_usage);
-    put("kv_tokens", m.kv_tokens);
-    put("running", m.running);
-    put("waiting", m.waiting);
-    put("prefix_hit_rate", m.prefix_hit_rate);
-    put("sessions_busy", m.sessions_busy);
-    put("sessions_idle", m.sessions_idle);
-    put("kv_allocated_bytes", m.kv_allocated_bytes);
-    put("kv_shared_bytes", m.kv_shared_bytes);
-    put("kv_budget_bytes", m.kv_budget_bytes);
-    if (!m.server_slots.empty()) j["slots"] = m.server_slots.size();
+    json j = json::parse(remote_memory_json(m));
+    j["event"] = "memory";
+    j["remote"] = true;
+    j["conversation_tokens"] = tokens_;
     if (shape_.known() && tokens_ >= 0) j["estimate_kv_bytes"] = shape_.kv_bytes(tokens_);
     event(j, describe_remote_memory(m, tokens_, shape_));
   }

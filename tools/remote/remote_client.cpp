@@ -1,5 +1,6 @@
 #include "kvchat/remote_client.h"
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 
@@ -110,21 +111,24 @@ Result<std::unique_ptr<RemoteClient>> RemoteClient::open(const RemoteEndpoint& e
       return Error{"the API key holds a space or a control character; paste it again"};
   }
   auto impl = std::unique_ptr<Impl>(
-      new Impl{remote::RemoteHttp(*url, endpoint.api_key, limits), url->origin(), url->api_root});
+      new Impl{remote::RemoteHttp(*url, endpoint.api_key, limits), url->origin()});
   return std::unique_ptr<RemoteClient>(new RemoteClient(std::move(impl)));
 }
 
 const std::string& RemoteClient::origin() const { return impl_->origin; }
-const std::string& RemoteClient::api_root() const { return impl_->api_root; }
-
 bool RemoteClient::key_in_clear() const {
   const auto& u = impl_->http.url();
   return !impl_->http.key().empty() && !u.https && !u.loopback();
 }
 
+bool plain_http_beyond_this_machine(std::string_view base_url) {
+  const auto u = remote::parse_endpoint_url(base_url);
+  return u && !u->https && !u->loopback();
+}
+
 Result<std::vector<RemoteModel>> RemoteClient::list_models() {
   Exchange ex;
-  ex.path = impl_->api_root + "/models";
+  ex.path = impl_->http.url().api_root + "/models";
   auto a = impl_->http.fetch(ex);
   if (!a) return impl_->error(a.message());
   if (a->status != 200) return impl_->refusal(*a);
@@ -141,7 +145,6 @@ Result<std::vector<RemoteModel>> RemoteClient::list_models() {
     if (!m.is_object() || !m.contains("id") || !m["id"].is_string()) continue;
     RemoteModel rm;
     rm.id = m["id"];
-    if (auto o = m.find("owned_by"); o != m.end() && o->is_string()) rm.owned_by = *o;
     rm.context_length = context_length_of(m);
     models.push_back(std::move(rm));
   }
@@ -152,11 +155,9 @@ Result<RemoteReply> RemoteClient::chat(const RemoteChatRequest& request,
                                        const RemoteStreamCallbacks& cb) {
   const auto start = Clock::now();
   RemoteStreamCallbacks timed = cb;
-  bool first = true;
-  RemoteReply* out = nullptr;
+  double first_text = -1;  // seconds from the request to its first text
   auto mark_first = [&] {
-    if (first && out) out->first_byte_seconds = seconds_since(start);
-    first = false;
+    if (first_text < 0) first_text = seconds_since(start);
   };
   timed.on_text = [&](std::string_view t) {
     mark_first();
@@ -170,7 +171,6 @@ Result<RemoteReply> RemoteClient::chat(const RemoteChatRequest& request,
   // A server that ignores max_tokens is cut at 4x it (a piece is at most a token or so).
   remote::ChatStreamReader reader(limits.max_stream_bytes, 4 * int64_t(request.max_tokens) + 64,
                                   timed);
-  out = &reader.reply();
   bool is_stream = true;
   std::string whole;  // a 200 that is not an event stream
   remote::StreamSink sink;
@@ -186,12 +186,13 @@ Result<RemoteReply> RemoteClient::chat(const RemoteChatRequest& request,
   };
   Exchange ex;
   ex.method = "POST";
-  ex.path = impl_->api_root + "/chat/completions";
+  ex.path = impl_->http.url().api_root + "/chat/completions";
   ex.body = request_body(request);
   auto a = impl_->http.stream(ex, sink, cb.cancelled);
   RemoteReply& reply = reader.reply();
   reply.attempts = ex.attempts;
-  const bool cancelled = (!a && a.message() == "cancelled") || reader.stopped();
+  reply.first_byte_seconds = std::max(0.0, first_text);
+  const bool cancelled = (a && a->cancelled) || reader.stopped();
   // A failure after some text says how far the reply had come.
   auto failed = [&](std::string words) {
     if (reader.any_text())
@@ -199,7 +200,7 @@ Result<RemoteReply> RemoteClient::chat(const RemoteChatRequest& request,
     return impl_->error(words);
   };
   if (!a && !cancelled) return failed(a.message());
-  if (a && a->status != 200) return impl_->refusal(*a);
+  if (!cancelled && a->status != 200) return impl_->refusal(*a);
   if (!is_stream && !cancelled) {
     if (whole.size() >= limits.max_body_bytes)
       return impl_->error("the endpoint's answer passed " +

@@ -12,7 +12,7 @@ namespace kvchat {
 
 struct RemoteClient::Impl {
   remote::RemoteHttp http;
-  std::string origin, api_root;
+  std::string origin;  // http.url().origin(), kept for RemoteClient::origin()'s reference
   // What the user reads: never the key, whatever the server echoed.
   Error error(const std::string& words) const {
     return Error{remote::without_key(words, http.key())};

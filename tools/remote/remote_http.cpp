@@ -137,7 +137,8 @@ std::string RemoteHttp::redirect_in_words(const HttpAnswer& a) const {
 }
 
 Result<HttpAnswer> RemoteHttp::attempt(const Exchange& ex, const StreamSink* sink,
-                                       const std::function<bool()>& cancelled, bool& body_began) {
+                                       const std::function<bool()>& cancelled,
+                                       AttemptState& state) {
   auto cli = make_client(url_, key_, limits_);
   httplib::Request req;
   req.method = ex.method;
@@ -159,7 +160,7 @@ Result<HttpAnswer> RemoteHttp::attempt(const Exchange& ex, const StreamSink* sin
   };
   req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
     if (sink && answer.status == 200) {
-      body_began = true;
+      state.body_began = true;
       return sink->on_body(std::string_view(data, n));
     }
     if (answer.body.size() + n > limits_.max_body_bytes) {
@@ -182,9 +183,14 @@ Result<HttpAnswer> RemoteHttp::attempt(const Exchange& ex, const StreamSink* sin
     return Error{url_.origin() + " sent an answer of over " +
                  with_commas(limits_.max_body_bytes >> 20) + " MiB to " + ex.path +
                  "; it was not read"};
-  if (cancelled_here) return Error{"cancelled"};
+  if (cancelled_here) {
+    answer.cancelled = true;
+    return answer;
+  }
   if (!sent && !(err == httplib::Error::Canceled && answer.status != 0)) {
-    return Error{transport_error_in_words(err, url_, limits_, body_began)};
+    state.connect_failed =
+        err == httplib::Error::Connection || err == httplib::Error::ConnectionTimeout;
+    return Error{transport_error_in_words(err, url_, limits_, state.body_began)};
   }
   // A stop from the sink (Canceled after the head) is the caller's to tell.
   return answer;
@@ -199,23 +205,21 @@ Result<HttpAnswer> RemoteHttp::stream(Exchange& ex, const StreamSink& sink,
   const StreamSink* s = sink.on_body ? &sink : nullptr;
   int wait_ms = limits_.first_retry_wait_ms;
   for (ex.attempts = 1;; ++ex.attempts) {
-    bool body_began = false;
-    auto a = attempt(ex, s, cancelled, body_began);
-    const bool last = !ex.retry || ex.attempts >= limits_.max_attempts || body_began;
-    bool again = false;
-    int this_wait = wait_ms;
-    if (!a) {
-      if (a.message() == "cancelled") return a;
-      // Only "no answer at all" is retried: cannot connect, or nothing came back.
-      again = !body_began && (a.message().rfind("cannot connect", 0) == 0 ||
-                              a.message().rfind("no connection", 0) == 0);
-    } else if (retryable_status(a->status)) {
-      if (a->retry_after_ms >= 0)
-        this_wait = std::min(a->retry_after_ms, limits_.max_retry_wait_ms);
-      again = true;
-    }
+    AttemptState state;
+    auto a = attempt(ex, s, cancelled, state);
+    if (a && a->cancelled) return a;
+    const bool last = !ex.retry || ex.attempts >= limits_.max_attempts || state.body_began;
+    // Retried: no connection made, or a status that says "later".
+    const bool again = a ? retryable_status(a->status) : state.connect_failed;
     if (!again || last) return a;
-    if (!wait_unless_cancelled(this_wait, cancelled)) return Error{"cancelled"};
+    const int this_wait = a && a->retry_after_ms >= 0
+                              ? std::min(a->retry_after_ms, limits_.max_retry_wait_ms)
+                              : wait_ms;
+    if (!wait_unless_cancelled(this_wait, cancelled)) {
+      HttpAnswer stopped;
+      stopped.cancelled = true;
+      return stopped;
+    }
     wait_ms = std::min(wait_ms * 2, limits_.max_retry_wait_ms);
   }
 }

@@ -21,6 +21,8 @@ struct HttpAnswer {
   std::string content_type;
   std::string location;     // a redirect's
   int retry_after_ms = -1;  // a 429 / 503's Retry-After in seconds, as ms; -1 none
+  // `cancelled` said stop: what came so far (status 0 when nothing did).
+  bool cancelled = false;
 };
 
 // How a streamed answer is taken: `on_head` once the status and headers came (false: do
@@ -43,8 +45,9 @@ class RemoteHttp {
   RemoteHttp(EndpointUrl url, std::string api_key, RemoteLimits limits)
       : url_(std::move(url)), key_(std::move(api_key)), limits_(limits) {}
 
-  // The answer, whatever its status (a body over max_body_bytes is an error); an error only
-  // when no answer came. `cancelled` (may be empty) is polled every 50 ms.
+  // The answer, whatever its status (a body over max_body_bytes is an error), or the
+  // exchange stopped (HttpAnswer::cancelled); an error only when no answer came.
+  // `cancelled` (may be empty) is polled every 50 ms.
   Result<HttpAnswer> fetch(Exchange& exchange, const std::function<bool()>& cancelled = {});
   // A streamed answer: a non-200 status's body is read whole (bounded) into the answer, a
   // 200's goes to sink.on_body. The retry policy holds only until the body has begun.
@@ -58,8 +61,13 @@ class RemoteHttp {
   std::string redirect_in_words(const HttpAnswer& a) const;
 
  private:
+  // What one attempt left for the retry policy to read.
+  struct AttemptState {
+    bool body_began = false;      // a 200's body reached the sink: never retried
+    bool connect_failed = false;  // no connection was made: retried
+  };
   Result<HttpAnswer> attempt(const Exchange& exchange, const StreamSink* sink,
-                             const std::function<bool()>& cancelled, bool& body_began);
+                             const std::function<bool()>& cancelled, AttemptState& state);
   EndpointUrl url_;
   std::string key_;
   RemoteLimits limits_;

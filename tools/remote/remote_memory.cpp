@@ -136,6 +136,39 @@ bool read_kvchat_health(std::string_view body, RemoteMemory& out) {
   return true;
 }
 
+std::string remote_memory_json(const RemoteMemory& m) {
+  json j = {{"source", m.source},
+            {"engine", m.engine_version},
+            {"notes", m.notes},
+            {"text", describe_remote_memory(m, -1)}};
+  auto put = [&j](const char* key, const auto& v) {
+    if (v) j[key] = *v;
+  };
+  put("kv_usage", m.kv_usage);
+  put("kv_tokens", m.kv_tokens);
+  put("running", m.running);
+  put("waiting", m.waiting);
+  put("prefix_hit_rate", m.prefix_hit_rate);
+  put("prompt_tokens_total", m.prompt_tokens_total);
+  put("generated_tokens_total", m.generated_tokens_total);
+  put("sessions_busy", m.sessions_busy);
+  put("sessions_idle", m.sessions_idle);
+  put("kv_allocated_bytes", m.kv_allocated_bytes);
+  put("kv_shared_bytes", m.kv_shared_bytes);
+  put("kv_budget_bytes", m.kv_budget_bytes);
+  put("ram_tier_used_bytes", m.ram_tier_used_bytes);
+  put("ram_tier_budget_bytes", m.ram_tier_budget_bytes);
+  if (!m.kv_type.empty()) j["kv_type"] = m.kv_type;
+  if (!m.server_slots.empty()) {
+    int64_t busy = 0;
+    for (const RemoteSlot& s : m.server_slots) busy += s.busy ? 1 : 0;
+    j["slots"] = m.server_slots.size();
+    j["slots_busy"] = busy;
+    j["slot_ctx"] = m.server_slots.front().n_ctx;
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 std::string describe_remote_memory(const RemoteMemory& m, int64_t conversation_tokens,
                                    const RemoteModelShape& shape) {
   std::string s = "remote engine: " + (m.has_figures() ? m.engine_version : "publishes nothing");

@@ -52,7 +52,6 @@ struct RemoteLimits {
 // context_length); 0 when it says nothing.
 struct RemoteModel {
   std::string id;
-  std::string owned_by;
   int64_t context_length = 0;
 };
 
@@ -123,6 +122,10 @@ class RemoteClient {
   explicit RemoteClient(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// `base_url` is plain http to a host that is not this machine: a key sent there travels
+// unencrypted (false for a URL that does not parse).
+bool plain_http_beyond_this_machine(std::string_view base_url);
 
 // The message list a stored conversation sends: the system prompt (when not empty) as the
 // first turn, then each turn with an assistant's reasoning (its <think> block) left out.

@@ -74,6 +74,14 @@ struct RemoteModelShape {
   }
 };
 
+// The figures as one JSON object (text), each field only when the engine published it: source,
+// engine, kv_usage, kv_tokens, running, waiting, prefix_hit_rate, prompt_tokens_total,
+// generated_tokens_total, sessions_busy, sessions_idle, kv_allocated_bytes, kv_shared_bytes,
+// kv_budget_bytes, ram_tier_used_bytes, ram_tier_budget_bytes, kv_type, slots, slots_busy,
+// slot_ctx; notes; text (describe_remote_memory without the conversation). The one mapping
+// kvchat-cli's /memory event and the window's panel both read.
+std::string remote_memory_json(const RemoteMemory& memory);
+
 // The figures in lines, as kvchat-cli's /memory prints them and the panel says them;
 // `conversation_tokens` (< 0: unknown) and `shape` give the estimate line.
 std::string describe_remote_memory(const RemoteMemory& memory, int64_t conversation_tokens,
