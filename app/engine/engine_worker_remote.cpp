@@ -122,13 +122,13 @@ void EngineWorker::run_remote_reply(const ChatTurns& messages, const QString& sy
     const QString piece = qstr(t);
     const bool opening = !in_thinking;
     in_thinking = true;
-    return emit_piece(opening ? QStringLiteral("<think>\n") + piece : piece);
+    return emit_piece(opening ? qstr(kStoredThinkingOpen) + piece : piece);
   };
   cb.on_text = [&](std::string_view t) {
     QString piece = qstr(t);
     if (in_thinking) {
       thinking_seconds = seconds_since(t0);
-      piece.prepend(QStringLiteral("\n</think>\n\n"));
+      piece.prepend(qstr(kStoredThinkingClose));
       in_thinking = false;
     }
     return emit_piece(piece);

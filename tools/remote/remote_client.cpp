@@ -235,9 +235,9 @@ std::vector<ChatMessage> remote_messages(std::string_view system_prompt,
 
 std::string stored_reply_text(const RemoteReply& reply) {
   if (reply.reasoning.empty()) return reply.answer;
-  std::string s = "<think>\n" + reply.reasoning;
+  std::string s = std::string(kStoredThinkingOpen) + reply.reasoning;
   if (!reply.reasoning_closed && reply.answer.empty()) return s;  // cut while thinking
-  return s + "\n</think>\n\n" + reply.answer;
+  return s + std::string(kStoredThinkingClose) + reply.answer;
 }
 
 }  // namespace kvchat

@@ -133,7 +133,9 @@ std::vector<ChatMessage> remote_messages(std::string_view system_prompt,
                                          const std::vector<ChatMessage>& turns);
 // A reply as the app and the CLI store it: "<think>\nREASONING\n</think>\n\nANSWER" when
 // there was reasoning (the markers a local thinking model writes, so the window splits it
-// the same way), else the answer.
+// the same way), else the answer. A streamed reply is written so piece by piece with these:
+inline constexpr std::string_view kStoredThinkingOpen = "<think>\n";
+inline constexpr std::string_view kStoredThinkingClose = "\n</think>\n\n";
 std::string stored_reply_text(const RemoteReply& reply);
 
 }  // namespace kvchat
