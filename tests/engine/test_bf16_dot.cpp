@@ -2,10 +2,14 @@
 // definition against hand-computed values and a float64 dot, and the AVX512-BF16 kernels
 // against the definition bit for bit (where the CPU has them).
 #include <gtest/gtest.h>
+#include <immintrin.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "backend/cpu/bf16_dot.h"
@@ -94,12 +98,38 @@ TEST(Bf16Dot, DefinitionIsTheDotOfTheRoundedValues) {
   }
 }
 
+// The CPU's vendor as Linux reports it (/proc/cpuinfo's vendor_id), read apart from the
+// engine's CPUID check; empty where there is no such line.
+std::string cpuinfo_vendor() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("vendor_id", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return {};
+}
+
+// vdpbf16ps is left for decode alone where FMAs are faster: not on Intel (half the
+// multiply-adds per second there), on AMD.
+TEST(Bf16Choice, PrefillByFmaOnIntelByTheInstructionOnAmd) {
+  if (!cpu::cpu_has_avx512bf16()) GTEST_SKIP() << "no AVX512-BF16 here (or in this build)";
+  const std::string vendor = cpuinfo_vendor();
+  if (vendor == "GenuineIntel") {
+    EXPECT_FALSE(cpu::avx512bf16_faster_than_fma());
+  } else if (vendor == "AuthenticAMD") {
+    EXPECT_TRUE(cpu::avx512bf16_faster_than_fma());
+  } else {
+    GTEST_SKIP() << "vendor " << vendor << ": no rule to check";
+  }
+}
+
 class Bf16Kernels : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!cpu::cpu_has_avx512bf16()) GTEST_SKIP() << "no AVX512-BF16 here (or in this build)";
   }
 };
+
+constexpr cpu::Bf16Prefill kPrefills[] = {cpu::Bf16Prefill::kDpbf16, cpu::Bf16Prefill::kFma};
 
 TEST_F(Bf16Kernels, ActivationRoundingEqualsTheDefinition) {
   auto x = random_values(1000 + 13, 3);
@@ -116,22 +146,57 @@ TEST_F(Bf16Kernels, ActivationRoundingEqualsTheDefinition) {
 }
 
 // Every tile shape (8-row decode, 4 x 1..6 prefill, single rows), full chunks, the 64-value
-// decode step and padded tails: the kernel's bits are the definition's.
+// decode step and padded tails, prefill by the instruction and by FMAs: the kernel's bits are
+// the definition's.
 TEST_F(Bf16Kernels, KernelEqualsTheDefinitionBitForBit) {
   const int64_t ldy = 29;
-  for (int64_t n : {32, 64, 40, 96 + 7, 1096, 2048}) {
-    for (int64_t rows : {1, 4, 8, 13, 21}) {
-      const auto W = random_rows(TensorType::BF16, rows, n, 21 + static_cast<uint32_t>(n + rows));
-      for (int64_t tokens : {1, 2, 5, 6, 7, 13}) {
-        const auto X = rounded(random_values(tokens * n, 22 + static_cast<uint32_t>(tokens)));
-        std::vector<float> got(tokens * ldy, -1.0f), want(tokens * ldy, -1.0f);
-        cpu::bf16_rows_dot_avx512bf16(W.data(), n * 2, rows, X.data(), n, tokens, n, got.data(),
-                                      ldy);
-        cpu::bf16_rows_dot_scalar(W.data(), n * 2, rows, X.data(), n, tokens, n, want.data(), ldy);
-        ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
-            << "n=" << n << " rows=" << rows << " tokens=" << tokens;
+  for (const auto prefill : kPrefills) {
+    for (int64_t n : {32, 64, 40, 96 + 7, 1096, 2048}) {
+      for (int64_t rows : {1, 4, 8, 13, 21}) {
+        const auto W = random_rows(TensorType::BF16, rows, n, 21 + static_cast<uint32_t>(n + rows));
+        for (int64_t tokens : {1, 2, 5, 6, 7, 13}) {
+          const auto X = rounded(random_values(tokens * n, 22 + static_cast<uint32_t>(tokens)));
+          std::vector<float> got(tokens * ldy, -1.0f), want(tokens * ldy, -1.0f);
+          cpu::bf16_rows_dot_avx512bf16(W.data(), n * 2, rows, X.data(), n, tokens, n, got.data(),
+                                        ldy, prefill);
+          cpu::bf16_rows_dot_scalar(W.data(), n * 2, rows, X.data(), n, tokens, n, want.data(),
+                                    ldy);
+          ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+              << "n=" << n << " rows=" << rows << " tokens=" << tokens
+              << " fma=" << (prefill == cpu::Bf16Prefill::kFma);
+        }
       }
     }
+  }
+}
+
+// Where the instruction flushes, so must the FMA prefill (it sets MXCSR's DAZ and FTZ and
+// puts the caller's controls back). Row 0: lane 0's sum 1 * 1.5 * 2^-126 - 2^-126 = 2^-127 is
+// subnormal: 0, not 2^-127. Row 1: a subnormal weight (2^-133) times 2^100 reads as 0, not
+// 2^-33. Row 2: 1 * 1 = 1.
+TEST_F(Bf16Kernels, PrefillFlushesSubnormalsAsTheInstructionDoes) {
+  const int64_t n = 64, rows = 3, tokens = 2;
+  std::vector<uint16_t> W(rows * n, 0), X(tokens * n, 0);
+  for (int64_t t = 0; t < tokens; ++t) {
+    X[t * n + 0] = bits_of(-1.0f), X[t * n + 1] = bits_of(1.5f * 0x1p-126f);
+    X[t * n + 3] = bits_of(0x1p100f), X[t * n + 5] = bits_of(1.0f);
+  }
+  W[0 * n + 0] = bits_of(0x1p-126f), W[0 * n + 1] = bits_of(1.0f);
+  W[1 * n + 3] = 0x0001;
+  W[2 * n + 5] = bits_of(1.0f);
+  const float expected[rows] = {0.0f, 0.0f, 1.0f};
+  const unsigned csr = _mm_getcsr();
+  for (const auto prefill : kPrefills) {
+    std::vector<float> got(tokens * rows, -1.0f), want(tokens * rows, -1.0f);
+    cpu::bf16_rows_dot_avx512bf16(reinterpret_cast<const uint8_t*>(W.data()), n * 2, rows, X.data(),
+                                  n, tokens, n, got.data(), rows, prefill);
+    cpu::bf16_rows_dot_scalar(reinterpret_cast<const uint8_t*>(W.data()), n * 2, rows, X.data(), n,
+                              tokens, n, want.data(), rows);
+    for (int64_t i = 0; i < tokens * rows; ++i) {
+      EXPECT_EQ(bits_from_f32(got[i]), bits_from_f32(expected[i % rows])) << "row " << i % rows;
+      EXPECT_EQ(bits_from_f32(got[i]), bits_from_f32(want[i])) << "row " << i % rows;
+    }
+    EXPECT_EQ(_mm_getcsr() & ~0x3fu, csr & ~0x3fu) << "MXCSR's controls put back (not its flags)";
   }
 }
 

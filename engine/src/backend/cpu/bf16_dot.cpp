@@ -66,7 +66,9 @@ void bf16_rows_dot(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, cons
                    int64_t ldx, int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
 #if defined(KVCHAT_HAVE_AVX512BF16_TU)
   if (use_avx512bf16_kernels())
-    return bf16_rows_dot_avx512bf16(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
+    return bf16_rows_dot_avx512bf16(
+        rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy,
+        avx512bf16_faster_than_fma() ? Bf16Prefill::kDpbf16 : Bf16Prefill::kFma);
 #endif
   bf16_rows_dot_scalar(rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
 }

@@ -2,7 +2,8 @@
 // vdpbf16ps sums: how BF16 matrices are dotted on a CPU that has the instruction, for decode
 // and prefill alike (use_avx512bf16_kernels(); other CPUs keep dot.h's f32 activations).
 // It does twice the multiply-adds of an f32 FMA per instruction and reads the rows as they
-// are stored, with no conversion.
+// are stored, with no conversion; on a CPU where it issues at a quarter of an FMA's rate
+// (Intel's, dot.h), prefill sums the same definition with FMAs instead.
 //
 // The definition, per (row, token) of n values (bf16_rows_dot_scalar):
 //  1. every activation is rounded to BF16 as vcvtneps2bf16 rounds: to nearest even, a
@@ -14,8 +15,8 @@
 //     ftz turns a subnormal sum into the zero of its sign);
 //  3. the 16 sums are folded in halves: s_j += s_{j+8} for j < 8, then s_j += s_{j+4} for
 //     j < 4, s_j += s_{j+2} for j < 2, and s_0 + s_1 is the result.
-// A token's result does not depend on the tile or the batch it is summed in (decode =
-// prefill, bit for bit).
+// A token's result does not depend on the tile, the batch it is summed in, or which of the
+// two prefill kernels sums it (decode = prefill, bit for bit).
 #pragma once
 
 #include <cstdint>
@@ -36,10 +37,15 @@ void bf16_rows_dot(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows, cons
 void bf16_rows_dot_scalar(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
                           const uint16_t* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
                           int64_t ldy);
-// bf16_dot_avx512bf16.cpp: tiles of 8 rows x 1 token (decode) and 4 rows x up to 6 tokens.
+// bf16_dot_avx512bf16.cpp: tiles of 8 rows x 1 token (decode) with vdpbf16ps and 4 rows x
+// up to 6 tokens (prefill) with vdpbf16ps (kDpbf16) or with f32 FMAs that add the same
+// products in the same order with the same rounding (kFma; bit for bit the definition while
+// the products are normal floats), for CPUs whose vdpbf16ps does fewer multiply-adds per
+// second than their FMAs (avx512bf16_faster_than_fma(), dot.h). bf16_rows_dot picks.
+enum class Bf16Prefill { kDpbf16, kFma };
 void bf16_rows_dot_avx512bf16(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
                               const uint16_t* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
-                              int64_t ldy);
+                              int64_t ldy, Bf16Prefill prefill);
 void round_activations_bf16_avx512bf16(const float* x, uint16_t* dst, int64_t n);
 
 }  // namespace kvchat::cpu

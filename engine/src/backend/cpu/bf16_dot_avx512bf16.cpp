@@ -1,5 +1,6 @@
-// AVX512-BF16 kernels of bf16_dot.h: vdpbf16ps over 32 BF16 values per instruction, and
-// vcvtneps2bf16 for the activations. This file alone is compiled with -mavx512bf16
+// AVX512-BF16 kernels of bf16_dot.h: vdpbf16ps over 32 BF16 values per instruction (or f32
+// FMAs summing the same way, for prefill on CPUs where those are faster), and vcvtneps2bf16
+// for the activations. This file alone is compiled with -mavx512bf16
 // (cmake/KvchatEngine.cmake); bf16_dot.cpp calls it only when use_avx512bf16_kernels().
 // Bit for bit the definition in bf16_dot.h: vdpbf16ps adds lane j's odd product, then its
 // even product, each rounded, subnormals flushed (checked on this CPU by test_bf16_dot).
@@ -73,39 +74,92 @@ void bf16_tile(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64
   }
 }
 
+// The same sums as bf16_tile with f32 FMAs, for prefill where they are faster than
+// vdpbf16ps (avx512bf16_faster_than_fma()). A 32-bit lane j of 32 loaded BF16 values holds
+// value 2j in its low half and 2j + 1 in its high half, so masking the low half off gives
+// the odd values as f32 and shifting left by 16 the even ones: lane j of acc gets the odd
+// product, then the even one, as the instruction adds them. Each product of two BF16 values
+// is exact in f32, so fma(w, x, s) rounds s + w*x once, as the instruction does; with the
+// caller's MXCSR set to DAZ and FTZ (with_bf16_mxcsr), a subnormal weight reads as zero and a
+// subnormal sum becomes the zero of its sign. The odd and even halves run as two passes over
+// the tile so the 6 token vectors and 24 sums fit the 32 registers.
+template <int R, int T>
+void bf16_tile_fma(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64_t ldx,
+                   int64_t n, float* Y, int64_t ldy) {
+  __m512 acc[R][T];
+  for (int r = 0; r < R; ++r) {
+    for (int t = 0; t < T; ++t) acc[r][t] = _mm512_setzero_ps();
+  }
+  const auto row = [&](int r) { return reinterpret_cast<const uint16_t*>(rows + r * row_bytes); };
+  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  const auto odd = [&](__m512i v) { return _mm512_castsi512_ps(_mm512_and_si512(v, high)); };
+  const auto even = [](__m512i v) { return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)); };
+  const auto step = [&](int64_t at, auto load) {
+    const auto half = [&](auto widen) {
+      __m512 x[T];
+      for (int t = 0; t < T; ++t) x[t] = widen(load(X + t * ldx + at));
+      for (int r = 0; r < R; ++r) {
+        const __m512 w = widen(load(row(r) + at));
+        for (int t = 0; t < T; ++t) acc[r][t] = _mm512_fmadd_ps(w, x[t], acc[r][t]);
+      }
+    };
+    half(odd);
+    half(even);
+  };
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) step(i, [](const uint16_t* p) { return _mm512_loadu_si512(p); });
+  if (i < n) {
+    const __mmask32 m = _cvtu32_mask32((1u << (n - i)) - 1);
+    step(i, [m](const uint16_t* p) { return _mm512_maskz_loadu_epi16(m, p); });
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int t = 0; t < T; ++t) Y[t * ldy + r] = fold_halves(acc[r][t]);
+  }
+}
+
+// MXCSR with DAZ (bit 6) and FTZ (bit 15) set while f runs, as vdpbf16ps behaves whatever
+// MXCSR says; the caller's MXCSR is put back.
+template <class F>
+void with_bf16_mxcsr(F f) {
+  const unsigned saved = _mm_getcsr();
+  _mm_setcsr(saved | 0x8040u);
+  f();
+  _mm_setcsr(saved);
+}
+
 // Tokens in tiles of 6 (24 accumulators, 6 token vectors and a weight vector: 31 of the 32
 // registers), then one tile of what is left.
 constexpr int64_t kTokenTile = 6;
-template <int R>
+template <int R, bool kFma>
 void bf16_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64_t ldx,
                       int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
-  const auto run = [&](auto tile) { tile(rows, row_bytes, X, ldx, n, Y, ldy); };
+  const auto run = [&]<int T>() {
+    if constexpr (kFma) {
+      bf16_tile_fma<R, T>(rows, row_bytes, X, ldx, n, Y, ldy);
+    } else {
+      bf16_tile<R, T>(rows, row_bytes, X, ldx, n, Y, ldy);
+    }
+  };
   switch (n_tokens) {
-    case 6: return run(bf16_tile<R, 6>);
-    case 5: return run(bf16_tile<R, 5>);
-    case 4: return run(bf16_tile<R, 4>);
-    case 3: return run(bf16_tile<R, 3>);
-    case 2: return run(bf16_tile<R, 2>);
-    case 1: return run(bf16_tile<R, 1>);
+    case 6: return run.template operator()<6>();
+    case 5: return run.template operator()<5>();
+    case 4: return run.template operator()<4>();
+    case 3: return run.template operator()<3>();
+    case 2: return run.template operator()<2>();
+    case 1: return run.template operator()<1>();
     default: return;
   }
 }
 
-}  // namespace
-
-// The loop order of float_rows.inl: decode 8 rows at a time; prefill in blocks of 16 rows,
-// each block's 4-row tiles over one token tile after another (the token tile's activations
-// stay in L1, the block's rows in L2).
-void bf16_rows_dot_avx512bf16(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
-                              const uint16_t* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
-                              int64_t ldy) {
-  int64_t r = 0;
-  if (n_tokens == 1) {
-    for (; r + 8 <= n_rows; r += 8)
-      bf16_tile<8, 1>(rows + r * row_bytes, row_bytes, X, ldx, n, Y + r, ldy);
-  }
+// Prefill in blocks of 16 rows, each block's 4-row tiles over one token tile after another
+// (the token tile's activations stay in L1, the block's rows in L2): the loop order of
+// float_rows.inl.
+template <bool kFma>
+void bf16_prefill_rows(const uint8_t* rows, uint64_t row_bytes, int64_t r0, int64_t n_rows,
+                       const uint16_t* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
+                       int64_t ldy) {
   constexpr int64_t kRowBlock = 16;
-  for (int64_t rb = r; rb < n_rows; rb += kRowBlock) {
+  for (int64_t rb = r0; rb < n_rows; rb += kRowBlock) {
     const int64_t re = std::min(n_rows, rb + kRowBlock);
     for (int64_t t = 0; t < n_tokens; t += kTokenTile) {
       const int64_t nt = std::min(kTokenTile, n_tokens - t);
@@ -113,11 +167,30 @@ void bf16_rows_dot_avx512bf16(const uint8_t* rows, uint64_t row_bytes, int64_t n
       float* Yt = Y + t * ldy;
       int64_t q = rb;
       for (; q + 4 <= re; q += 4)
-        bf16_tile_tokens<4>(rows + q * row_bytes, row_bytes, Xt, ldx, nt, n, Yt + q, ldy);
+        bf16_tile_tokens<4, kFma>(rows + q * row_bytes, row_bytes, Xt, ldx, nt, n, Yt + q, ldy);
       for (; q < re; ++q)
-        bf16_tile_tokens<1>(rows + q * row_bytes, row_bytes, Xt, ldx, nt, n, Yt + q, ldy);
+        bf16_tile_tokens<1, kFma>(rows + q * row_bytes, row_bytes, Xt, ldx, nt, n, Yt + q, ldy);
     }
   }
+}
+
+}  // namespace
+
+// Decode 8 rows at a time with vdpbf16ps; prefill (and the rows decode leaves) with
+// vdpbf16ps or its FMA twin, the same bits either way.
+void bf16_rows_dot_avx512bf16(const uint8_t* rows, uint64_t row_bytes, int64_t n_rows,
+                              const uint16_t* X, int64_t ldx, int64_t n_tokens, int64_t n, float* Y,
+                              int64_t ldy, Bf16Prefill prefill) {
+  int64_t r = 0;
+  if (n_tokens == 1) {
+    for (; r + 8 <= n_rows; r += 8)
+      bf16_tile<8, 1>(rows + r * row_bytes, row_bytes, X, ldx, n, Y + r, ldy);
+  }
+  if (r == n_rows) return;
+  if (prefill == Bf16Prefill::kDpbf16)
+    return bf16_prefill_rows<false>(rows, row_bytes, r, n_rows, X, ldx, n_tokens, n, Y, ldy);
+  with_bf16_mxcsr(
+      [&] { bf16_prefill_rows<true>(rows, row_bytes, r, n_rows, X, ldx, n_tokens, n, Y, ldy); });
 }
 
 void round_activations_bf16_avx512bf16(const float* x, uint16_t* dst, int64_t n) {

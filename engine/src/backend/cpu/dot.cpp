@@ -103,6 +103,17 @@ void force_no_avx512_kernels(bool on) { g_no_avx512.store(on, std::memory_order_
 
 namespace {
 std::atomic<bool> g_no_avx512bf16{false};
+
+// CPUID leaf 0's vendor string is "GenuineIntel".
+bool cpu_is_intel() {
+#if defined(__x86_64__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return false;
+  return ebx == 0x756e6547u && edx == 0x49656e69u && ecx == 0x6c65746eu;  // "Genu" "ineI" "ntel"
+#else
+  return false;
+#endif
+}
 }  // namespace
 
 bool cpu_has_avx512bf16() {
@@ -112,6 +123,10 @@ bool cpu_has_avx512bf16() {
 #else
   return false;
 #endif
+}
+bool avx512bf16_faster_than_fma() {
+  static const bool faster = cpu_has_avx512bf16() && !cpu_is_intel();
+  return faster;
 }
 bool use_avx512bf16_kernels() {
   return cpu_has_avx512bf16() && use_avx512_kernels() && kernel_cap() >= kCapAvx512Bf16 &&
