@@ -317,6 +317,22 @@ TEST_P(KernelPaths, LongFloatRowsAreBatchInvariant) {
   }
 }
 
+// The bandwidth probe's read (dot.h, streaming_read) reads every byte once on each path:
+// its sum is the 64-bit words of the 8 streams' whole lines plus the bytes after them.
+TEST_P(KernelPaths, StreamingReadReadsEveryByteOnce) {
+  for (uint64_t bytes : {uint64_t{8 * 64 * 37 + 100}, uint64_t{8 * 64 * 2}, uint64_t{300}}) {
+    std::vector<uint64_t> words(bytes / 8 + 1);
+    std::mt19937_64 rng(bytes);
+    for (auto& w : words) w = rng();
+    const auto* p = reinterpret_cast<const uint8_t*>(words.data());
+    const uint64_t streamed = bytes / 512 * 512;  // 8 streams x whole 64-byte lines
+    uint64_t want = 0;
+    for (uint64_t i = 0; i < streamed / 8; ++i) want += words[i];
+    for (uint64_t i = streamed; i < bytes; ++i) want += p[i];
+    EXPECT_EQ(cpu::streaming_read(p, bytes), want) << bytes << " bytes";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, KernelPaths,
                          ::testing::Values(Kernels::Scalar, Kernels::Avx2, Kernels::AvxVnni,
                                            Kernels::Avx512, Kernels::Avx512Bf16),

@@ -8,7 +8,7 @@ namespace kvchat::cli {
 
 struct Bandwidth {
   double copy_bytes_per_second = 0;  // STREAM "copy": bytes read + bytes written per second
-  double read_bytes_per_second = 0;  // a pure streaming read (sum), closer to what decode does
+  double read_bytes_per_second = 0;  // a streaming read as decode reads (cpu::streaming_read)
   uint64_t buffer_bytes = 0;
 };
 

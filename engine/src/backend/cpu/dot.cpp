@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
@@ -156,6 +157,20 @@ double fma_peak_loop(int64_t iterations) {
   volatile float sink = acc[0];
   (void)sink;
   return 2.0 * 12 * 8 * static_cast<double>(iterations);
+}
+
+namespace {
+#include "backend/cpu/streaming_read.inl"
+}  // namespace
+
+uint64_t streaming_read(const uint8_t* p, uint64_t bytes) {
+#if defined(KVCHAT_HAVE_AVX512_TU)
+  if (use_avx512_kernels()) return streaming_read_avx512(p, bytes);
+#endif
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (use_avx2_kernels()) return streaming_read_avx2(p, bytes);
+#endif
+  return streaming_read_lines(p, bytes);
 }
 
 namespace {

@@ -43,6 +43,12 @@ bool cpu_has_avx2();
 double fma_peak_loop(int64_t iterations);
 double fma_peak_loop_avx2(int64_t iterations);
 double fma_peak_loop_avx512(int64_t iterations);  // 16-wide, when use_avx512_kernels()
+// Reads `bytes` at p as decode reads weights (streaming_read.inl: 8 streams, software
+// prefetch) in the widest vectors the kernels use; returns a sum of the bytes' 64-bit words
+// so the reads are not optimised away. kvchat-cli bench's read-bandwidth probe.
+uint64_t streaming_read(const uint8_t* p, uint64_t bytes);
+uint64_t streaming_read_avx2(const uint8_t* p, uint64_t bytes);
+uint64_t streaming_read_avx512(const uint8_t* p, uint64_t bytes);
 // True when the AVX2 kernels run: cpu_has_avx2() and not forced off (also not by the
 // environment: KVCHAT_CPU_KERNELS=scalar|avx2|avxvnni|avx512|avx512bf16 caps every use_* below,
 // so a benchmark can stand in for a CPU without the wider instructions). Tests force the scalar

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "backend/cpu/dot.h"
 #include "backend/cpu/float_prefetch.h"
@@ -159,6 +160,14 @@ void float_rows_dot_avx2(TensorType type, const uint8_t* rows, uint64_t row_byte
     default:
       return float_rows_dot_scalar(type, rows, row_bytes, n_rows, X, ldx, n_tokens, n, Y, ldy);
   }
+}
+
+namespace {
+#include "backend/cpu/streaming_read.inl"
+}  // namespace
+
+uint64_t streaming_read_avx2(const uint8_t* p, uint64_t bytes) {
+  return streaming_read_lines(p, bytes);
 }
 
 }  // namespace kvchat::cpu

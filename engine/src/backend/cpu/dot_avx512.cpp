@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "backend/cpu/dot.h"
 #include "backend/cpu/float_prefetch.h"
@@ -142,6 +143,14 @@ double fma_peak_loop_avx512(int64_t iterations) {
   volatile float sink = _mm512_reduce_add_ps(s);
   (void)sink;
   return 2.0 * 12 * 16 * static_cast<double>(iterations);
+}
+
+namespace {
+#include "backend/cpu/streaming_read.inl"
+}  // namespace
+
+uint64_t streaming_read_avx512(const uint8_t* p, uint64_t bytes) {
+  return streaming_read_lines(p, bytes);
 }
 
 }  // namespace kvchat::cpu
