@@ -1,11 +1,11 @@
 // The BF16 dot of bf16_dot.h (activations rounded to BF16, vdpbf16ps's pair order): its
 // definition against hand-computed values and a float64 dot, and the AVX512-BF16 kernels
-// against the definition bit for bit (where the CPU has them).
+// against the definition bit for bit (where the CPU has them), prefill by the instruction and
+// by its FMA twin alike; which of the two the CPU's vendor gets.
 #include <gtest/gtest.h>
 #include <immintrin.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>

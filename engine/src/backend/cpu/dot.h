@@ -72,11 +72,11 @@ void force_no_avx512_kernels(bool on);
 bool cpu_has_avx512bf16();
 bool use_avx512bf16_kernels();
 void force_no_avx512bf16_kernels(bool on);
-// Whether vdpbf16ps does more multiply-adds per second than f32 FMAs: AMD's Zen 4 and 5 run
-// it at an FMA's rate or twice it, with twice the multiply-adds per instruction; Intel's
-// issues once per 2 cycles where two FMAs issue per cycle (measured on a Sapphire
-// Rapids-class Xeon: 1.34 G/s against 5.5 G/s per core, half the multiply-adds per second).
-// Where it does not, prefill sums the BF16 definition with FMAs (bf16_dot.h).
+// Whether vdpbf16ps does more multiply-adds per second than f32 FMAs: on AMD it does (Zen 5:
+// BF16 prefill 1.56x faster with it than with FMAs on widened values); Intel's issues once
+// per 2 cycles where two FMAs issue per cycle (a Sapphire Rapids-class Xeon: 1.34 G/s against
+// 5.5 G/s per core, half the multiply-adds per second; docs/PERFORMANCE.md). Where it does
+// not, prefill sums the BF16 definition with FMAs (bf16_dot.h); decode keeps it everywhere.
 bool avx512bf16_faster_than_fma();
 
 }  // namespace kvchat::cpu
