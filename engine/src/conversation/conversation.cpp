@@ -34,7 +34,8 @@ int32_t thinking_token_count(const Tokenizer& tok, const std::vector<TokenId>& i
   const std::vector<ReasoningSpan> spans = reasoning_spans(raw, markers, starts_in_thinking);
   int32_t count = 0;
   bool last = starts_in_thinking;
-  for (const auto& [begin, end] : ranges) {
+  for (const auto& range : ranges) {
+    const size_t begin = range.first, end = range.second;  // (clang 14 cannot capture bindings)
     if (begin < end) {
       last = std::any_of(spans.begin(), spans.end(),
                          [&](const ReasoningSpan& s) { return s.begin < end && begin < s.end; });
