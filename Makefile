@@ -54,8 +54,9 @@ translations: deps
 package: build
 	cd $(BUILD) && cpack
 
-# Coverage-guided fuzzing (clang + libFuzzer) of the GGUF parser, the Jinja chat
-# template interpreter and the tokenizers, FUZZ_SECONDS each. New corpus entries go to
+# Coverage-guided fuzzing (clang + libFuzzer) of every parser of untrusted input (GGUF,
+# Jinja templates, tokenizers, snapshots, requests, grammars, tool calls, MCP HTTP, remote
+# metrics and streams), FUZZ_SECONDS each. New corpus entries go to
 # tests/fuzz/corpus-work/<name> (ignored); crashers to tests/fuzz/regressions*/, which
 # the fuzz_*_replay ctests replay under ASan+UBSan once committed.
 FUZZ_SECONDS ?= 120
@@ -64,11 +65,13 @@ FUZZ_FLAGS   ?= -timeout=5 -rss_limit_mb=2048
 fuzz: deps
 	cmake -S . -B build-fuzz $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DKVCHAT_FUZZ=ON -DKVCHAT_CUDA=OFF
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_gguf fuzz_jinja fuzz_tokenizer fuzz_snapshot fuzz_gguf_inspect fuzz_resume fuzz_request fuzz_grammar fuzz_json_schema
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_gguf fuzz_jinja fuzz_tokenizer fuzz_snapshot fuzz_gguf_inspect fuzz_resume fuzz_request fuzz_grammar fuzz_json_schema \
+	  fuzz_tool_calls fuzz_mcp_http fuzz_prometheus fuzz_openai_stream
 	mkdir -p tests/fuzz/corpus-work/gguf tests/fuzz/corpus-work/jinja tests/fuzz/corpus-work/tokenizer \
 	  tests/fuzz/corpus-work/snapshot tests/fuzz/corpus-work/gguf_inspect tests/fuzz/corpus-work/resume \
 	  tests/fuzz/corpus-work/request tests/fuzz/corpus-work/grammar \
-	  tests/fuzz/corpus-work/json_schema
+	  tests/fuzz/corpus-work/json_schema tests/fuzz/corpus-work/tool_calls tests/fuzz/corpus-work/mcp_http \
+	  tests/fuzz/corpus-work/prometheus tests/fuzz/corpus-work/openai_stream
 	build-fuzz/bin/fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(FUZZ_FLAGS) \
 	  -artifact_prefix=tests/fuzz/regressions/ tests/fuzz/corpus-work/gguf tests/fuzz/corpus
 	build-fuzz/bin/fuzz_jinja -max_total_time=$(FUZZ_SECONDS) -max_len=20000 $(FUZZ_FLAGS) \
@@ -94,6 +97,18 @@ fuzz: deps
 	build-fuzz/bin/fuzz_json_schema -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(FUZZ_FLAGS) \
 	  -artifact_prefix=tests/fuzz/regressions-json-schema/ tests/fuzz/corpus-work/json_schema \
 	  tests/fuzz/corpus-json-schema
+	build-fuzz/bin/fuzz_tool_calls -max_total_time=$(FUZZ_SECONDS) -max_len=8192 $(FUZZ_FLAGS) \
+	  -artifact_prefix=tests/fuzz/regressions-tool-calls/ tests/fuzz/corpus-work/tool_calls \
+	  tests/fuzz/corpus-tool-calls
+	build-fuzz/bin/fuzz_mcp_http -max_total_time=$(FUZZ_SECONDS) -max_len=16384 $(FUZZ_FLAGS) \
+	  -artifact_prefix=tests/fuzz/regressions-mcp-http/ tests/fuzz/corpus-work/mcp_http \
+	  tests/fuzz/corpus-mcp-http
+	build-fuzz/bin/fuzz_prometheus -max_total_time=$(FUZZ_SECONDS) -max_len=16384 $(FUZZ_FLAGS) \
+	  -artifact_prefix=tests/fuzz/regressions-prometheus/ tests/fuzz/corpus-work/prometheus \
+	  tests/fuzz/corpus-prometheus
+	build-fuzz/bin/fuzz_openai_stream -max_total_time=$(FUZZ_SECONDS) -max_len=16384 $(FUZZ_FLAGS) \
+	  -artifact_prefix=tests/fuzz/regressions-openai-stream/ tests/fuzz/corpus-work/openai_stream \
+	  tests/fuzz/corpus-openai-stream
 
 clean:
 	rm -rf $(BUILD) build-fuzz
