@@ -61,54 +61,30 @@ package: build
 # the fuzz_*_replay ctests replay under ASan+UBSan once committed.
 FUZZ_SECONDS ?= 120
 FUZZ_FLAGS   ?= -timeout=5 -rss_limit_mb=2048
+FUZZ_NAMES   := gguf jinja tokenizer snapshot gguf_inspect resume request grammar json_schema \
+                tool_calls mcp_http prometheus openai_stream
+# $(call fuzz_run,NAME,MAX_LEN,REGRESSIONS_DIR,CORPUS_DIR): one target for FUZZ_SECONDS.
+fuzz_run = build-fuzz/bin/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -max_len=$(2) $(FUZZ_FLAGS) \
+  -artifact_prefix=tests/fuzz/$(3)/ tests/fuzz/corpus-work/$(1) tests/fuzz/$(4)
 
 fuzz: deps
 	cmake -S . -B build-fuzz $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DKVCHAT_FUZZ=ON -DKVCHAT_CUDA=OFF
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_gguf fuzz_jinja fuzz_tokenizer fuzz_snapshot fuzz_gguf_inspect fuzz_resume fuzz_request fuzz_grammar fuzz_json_schema \
-	  fuzz_tool_calls fuzz_mcp_http fuzz_prometheus fuzz_openai_stream
-	mkdir -p tests/fuzz/corpus-work/gguf tests/fuzz/corpus-work/jinja tests/fuzz/corpus-work/tokenizer \
-	  tests/fuzz/corpus-work/snapshot tests/fuzz/corpus-work/gguf_inspect tests/fuzz/corpus-work/resume \
-	  tests/fuzz/corpus-work/request tests/fuzz/corpus-work/grammar \
-	  tests/fuzz/corpus-work/json_schema tests/fuzz/corpus-work/tool_calls tests/fuzz/corpus-work/mcp_http \
-	  tests/fuzz/corpus-work/prometheus tests/fuzz/corpus-work/openai_stream
-	build-fuzz/bin/fuzz_gguf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions/ tests/fuzz/corpus-work/gguf tests/fuzz/corpus
-	build-fuzz/bin/fuzz_jinja -max_total_time=$(FUZZ_SECONDS) -max_len=20000 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-jinja/ tests/fuzz/corpus-work/jinja tests/fuzz/corpus-jinja
-	build-fuzz/bin/fuzz_tokenizer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-tokenizer/ tests/fuzz/corpus-work/tokenizer \
-	  tests/fuzz/corpus-tokenizer
-	build-fuzz/bin/fuzz_snapshot -max_total_time=$(FUZZ_SECONDS) -max_len=8192 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-snapshot/ tests/fuzz/corpus-work/snapshot \
-	  tests/fuzz/corpus-snapshot
-	build-fuzz/bin/fuzz_gguf_inspect -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-inspect/ tests/fuzz/corpus-work/gguf_inspect \
-	  tests/fuzz/corpus-inspect
-	build-fuzz/bin/fuzz_resume -max_total_time=$(FUZZ_SECONDS) -max_len=8192 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-resume/ tests/fuzz/corpus-work/resume \
-	  tests/fuzz/corpus-resume
-	build-fuzz/bin/fuzz_request -max_total_time=$(FUZZ_SECONDS) -max_len=16384 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-request/ tests/fuzz/corpus-work/request \
-	  tests/fuzz/corpus-request
-	build-fuzz/bin/fuzz_grammar -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-grammar/ tests/fuzz/corpus-work/grammar \
-	  tests/fuzz/corpus-grammar
-	build-fuzz/bin/fuzz_json_schema -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-json-schema/ tests/fuzz/corpus-work/json_schema \
-	  tests/fuzz/corpus-json-schema
-	build-fuzz/bin/fuzz_tool_calls -max_total_time=$(FUZZ_SECONDS) -max_len=8192 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-tool-calls/ tests/fuzz/corpus-work/tool_calls \
-	  tests/fuzz/corpus-tool-calls
-	build-fuzz/bin/fuzz_mcp_http -max_total_time=$(FUZZ_SECONDS) -max_len=16384 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-mcp-http/ tests/fuzz/corpus-work/mcp_http \
-	  tests/fuzz/corpus-mcp-http
-	build-fuzz/bin/fuzz_prometheus -max_total_time=$(FUZZ_SECONDS) -max_len=16384 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-prometheus/ tests/fuzz/corpus-work/prometheus \
-	  tests/fuzz/corpus-prometheus
-	build-fuzz/bin/fuzz_openai_stream -max_total_time=$(FUZZ_SECONDS) -max_len=16384 $(FUZZ_FLAGS) \
-	  -artifact_prefix=tests/fuzz/regressions-openai-stream/ tests/fuzz/corpus-work/openai_stream \
-	  tests/fuzz/corpus-openai-stream
+	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_NAMES))
+	mkdir -p $(addprefix tests/fuzz/corpus-work/,$(FUZZ_NAMES))
+	$(call fuzz_run,gguf,65536,regressions,corpus)
+	$(call fuzz_run,jinja,20000,regressions-jinja,corpus-jinja)
+	$(call fuzz_run,tokenizer,4096,regressions-tokenizer,corpus-tokenizer)
+	$(call fuzz_run,snapshot,8192,regressions-snapshot,corpus-snapshot)
+	$(call fuzz_run,gguf_inspect,65536,regressions-inspect,corpus-inspect)
+	$(call fuzz_run,resume,8192,regressions-resume,corpus-resume)
+	$(call fuzz_run,request,16384,regressions-request,corpus-request)
+	$(call fuzz_run,grammar,4096,regressions-grammar,corpus-grammar)
+	$(call fuzz_run,json_schema,4096,regressions-json-schema,corpus-json-schema)
+	$(call fuzz_run,tool_calls,8192,regressions-tool-calls,corpus-tool-calls)
+	$(call fuzz_run,mcp_http,16384,regressions-mcp-http,corpus-mcp-http)
+	$(call fuzz_run,prometheus,16384,regressions-prometheus,corpus-prometheus)
+	$(call fuzz_run,openai_stream,16384,regressions-openai-stream,corpus-openai-stream)
 
 clean:
 	rm -rf $(BUILD) build-fuzz
