@@ -31,14 +31,18 @@ inline float fold_halves(__m512 v) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
 }
 
-inline __m512bh load32(const uint16_t* p) { return (__m512bh)_mm512_loadu_si512(p); }
-inline __m512bh load32(const uint16_t* p, __mmask32 m) {
-  return (__m512bh)_mm512_maskz_loadu_epi16(m, p);
-}
-
 // R rows x T tokens; acc[r][t] lane j is the definition's s_j; the tail chunk is read
-// with its missing values as zeros (the definition's padding).
-template <int R, int T>
+// with its missing values as zeros (the definition's padding). Summed by vdpbf16ps, or
+// (kFma) by f32 FMAs for prefill where those are faster (avx512bf16_faster_than_fma()):
+// a 32-bit lane j of 32 loaded BF16 values holds value 2j in its low half and 2j + 1 in its
+// high half, so masking the low half off gives the odd values as f32 and shifting left by
+// 16 the even ones, and lane j of acc gets the odd product, then the even one, as the
+// instruction adds them. Each product of two BF16 values is exact in f32, so fma(w, x, s)
+// rounds s + w*x once, as the instruction does; with the caller's MXCSR set to DAZ and FTZ
+// (with_bf16_mxcsr), a subnormal weight reads as zero and a subnormal sum becomes the zero
+// of its sign. The odd and even halves run as two passes over the tile so the 6 token
+// vectors and 24 sums fit the 32 registers.
+template <int R, int T, bool kFma>
 void bf16_tile(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64_t ldx, int64_t n,
                float* Y, int64_t ldy) {
   __m512 acc[R][T];
@@ -47,14 +51,28 @@ void bf16_tile(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64
   }
   const auto row = [&](int r) { return reinterpret_cast<const uint16_t*>(rows + r * row_bytes); };
   const auto step = [&](int64_t at, auto load) {
-    __m512bh x[T];
-    for (int t = 0; t < T; ++t) x[t] = load(X + t * ldx + at);
-    for (int r = 0; r < R; ++r) {
-      const __m512bh w = load(row(r) + at);
-      for (int t = 0; t < T; ++t) acc[r][t] = _mm512_dpbf16_ps(acc[r][t], w, x[t]);
+    if constexpr (kFma) {
+      const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+      const auto half = [&](auto widen) {
+        __m512 x[T];
+        for (int t = 0; t < T; ++t) x[t] = widen(load(X + t * ldx + at));
+        for (int r = 0; r < R; ++r) {
+          const __m512 w = widen(load(row(r) + at));
+          for (int t = 0; t < T; ++t) acc[r][t] = _mm512_fmadd_ps(w, x[t], acc[r][t]);
+        }
+      };
+      half([&](__m512i v) { return _mm512_castsi512_ps(_mm512_and_si512(v, high)); });  // odd
+      half([](__m512i v) { return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)); });    // even
+    } else {
+      __m512bh x[T];
+      for (int t = 0; t < T; ++t) x[t] = (__m512bh)load(X + t * ldx + at);
+      for (int r = 0; r < R; ++r) {
+        const __m512bh w = (__m512bh)load(row(r) + at);
+        for (int t = 0; t < T; ++t) acc[r][t] = _mm512_dpbf16_ps(acc[r][t], w, x[t]);
+      }
     }
   };
-  const auto full = [](const uint16_t* p) { return load32(p); };
+  const auto full = [](const uint16_t* p) { return _mm512_loadu_si512(p); };
   int64_t i = 0;
   if constexpr (T == 1) {  // decode: the next tile's lines fetched (float_prefetch.h)
     for (; i + 64 <= n; i += 64) {
@@ -65,49 +83,6 @@ void bf16_tile(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64
     }
   }
   for (; i + 32 <= n; i += 32) step(i, full);
-  if (i < n) {
-    const __mmask32 m = _cvtu32_mask32((1u << (n - i)) - 1);
-    step(i, [m](const uint16_t* p) { return load32(p, m); });
-  }
-  for (int r = 0; r < R; ++r) {
-    for (int t = 0; t < T; ++t) Y[t * ldy + r] = fold_halves(acc[r][t]);
-  }
-}
-
-// The same sums as bf16_tile with f32 FMAs, for prefill where they are faster than
-// vdpbf16ps (avx512bf16_faster_than_fma()). A 32-bit lane j of 32 loaded BF16 values holds
-// value 2j in its low half and 2j + 1 in its high half, so masking the low half off gives
-// the odd values as f32 and shifting left by 16 the even ones: lane j of acc gets the odd
-// product, then the even one, as the instruction adds them. Each product of two BF16 values
-// is exact in f32, so fma(w, x, s) rounds s + w*x once, as the instruction does; with the
-// caller's MXCSR set to DAZ and FTZ (with_bf16_mxcsr), a subnormal weight reads as zero and a
-// subnormal sum becomes the zero of its sign. The odd and even halves run as two passes over
-// the tile so the 6 token vectors and 24 sums fit the 32 registers.
-template <int R, int T>
-void bf16_tile_fma(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64_t ldx,
-                   int64_t n, float* Y, int64_t ldy) {
-  __m512 acc[R][T];
-  for (int r = 0; r < R; ++r) {
-    for (int t = 0; t < T; ++t) acc[r][t] = _mm512_setzero_ps();
-  }
-  const auto row = [&](int r) { return reinterpret_cast<const uint16_t*>(rows + r * row_bytes); };
-  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
-  const auto odd = [&](__m512i v) { return _mm512_castsi512_ps(_mm512_and_si512(v, high)); };
-  const auto even = [](__m512i v) { return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)); };
-  const auto step = [&](int64_t at, auto load) {
-    const auto half = [&](auto widen) {
-      __m512 x[T];
-      for (int t = 0; t < T; ++t) x[t] = widen(load(X + t * ldx + at));
-      for (int r = 0; r < R; ++r) {
-        const __m512 w = widen(load(row(r) + at));
-        for (int t = 0; t < T; ++t) acc[r][t] = _mm512_fmadd_ps(w, x[t], acc[r][t]);
-      }
-    };
-    half(odd);
-    half(even);
-  };
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) step(i, [](const uint16_t* p) { return _mm512_loadu_si512(p); });
   if (i < n) {
     const __mmask32 m = _cvtu32_mask32((1u << (n - i)) - 1);
     step(i, [m](const uint16_t* p) { return _mm512_maskz_loadu_epi16(m, p); });
@@ -133,20 +108,14 @@ constexpr int64_t kTokenTile = 6;
 template <int R, bool kFma>
 void bf16_tile_tokens(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64_t ldx,
                       int64_t n_tokens, int64_t n, float* Y, int64_t ldy) {
-  const auto run = [&]<int T>() {
-    if constexpr (kFma) {
-      bf16_tile_fma<R, T>(rows, row_bytes, X, ldx, n, Y, ldy);
-    } else {
-      bf16_tile<R, T>(rows, row_bytes, X, ldx, n, Y, ldy);
-    }
-  };
+  const auto run = [&](auto tile) { tile(rows, row_bytes, X, ldx, n, Y, ldy); };
   switch (n_tokens) {
-    case 6: return run.template operator()<6>();
-    case 5: return run.template operator()<5>();
-    case 4: return run.template operator()<4>();
-    case 3: return run.template operator()<3>();
-    case 2: return run.template operator()<2>();
-    case 1: return run.template operator()<1>();
+    case 6: return run(bf16_tile<R, 6, kFma>);
+    case 5: return run(bf16_tile<R, 5, kFma>);
+    case 4: return run(bf16_tile<R, 4, kFma>);
+    case 3: return run(bf16_tile<R, 3, kFma>);
+    case 2: return run(bf16_tile<R, 2, kFma>);
+    case 1: return run(bf16_tile<R, 1, kFma>);
     default: return;
   }
 }
@@ -184,7 +153,7 @@ void bf16_rows_dot_avx512bf16(const uint8_t* rows, uint64_t row_bytes, int64_t n
   int64_t r = 0;
   if (n_tokens == 1) {
     for (; r + 8 <= n_rows; r += 8)
-      bf16_tile<8, 1>(rows + r * row_bytes, row_bytes, X, ldx, n, Y + r, ldy);
+      bf16_tile<8, 1, false>(rows + r * row_bytes, row_bytes, X, ldx, n, Y + r, ldy);
   }
   if (r == n_rows) return;
   if (prefill == Bf16Prefill::kDpbf16)
