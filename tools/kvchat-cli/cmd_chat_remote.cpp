@@ -181,7 +181,8 @@ class RemoteChatLoop {
     j["remote"] = true;
     j["conversation_tokens"] = tokens_;
     if (shape_.known() && tokens_ >= 0) j["estimate_kv_bytes"] = shape_.kv_bytes(tokens_);
-    event(j, describe_remote_memory(m, tokens_, shape_));
+    j["text"] = describe_remote_memory(m, tokens_, shape_);  // with this conversation's share
+    event(j, j["text"].get<std::string>());
   }
 
   void list_messages() {
