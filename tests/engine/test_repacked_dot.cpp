@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,14 +25,17 @@ using gguf::TensorType;
 constexpr TensorType kRepackTypes[] = {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K,
                                        TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS};
 
-enum class Path { Scalar, Avx2, AvxVnni, Avx512 };
+// Avx512 twice: its 4-token kernels shuffling the codes per vpdpbusd, and by broadcast loads
+// (cpu::quad_kernels_broadcast picks one by vendor; both run here).
+enum class Path { Scalar, Avx2, AvxVnni, Avx512Shuffle, Avx512Broadcast };
 
 std::string path_name(Path p) {
   switch (p) {
     case Path::Scalar: return "Scalar";
     case Path::Avx2: return "Avx2";
     case Path::AvxVnni: return "AvxVnni";
-    case Path::Avx512: return "Avx512";
+    case Path::Avx512Shuffle: return "Avx512Shuffle";
+    case Path::Avx512Broadcast: return "Avx512Broadcast";
   }
   return "?";
 }
@@ -41,7 +45,8 @@ bool path_runs(Path p) {
     case Path::Scalar: return true;
     case Path::Avx2: return cpu::cpu_has_avx2();
     case Path::AvxVnni: return cpu::cpu_has_avxvnni();
-    case Path::Avx512: return cpu::cpu_has_avx512vnni();
+    case Path::Avx512Shuffle:
+    case Path::Avx512Broadcast: return cpu::cpu_has_avx512vnni();
   }
   return false;
 }
@@ -54,7 +59,8 @@ RowsFn path_fn(Path p) {
     case Path::Scalar: return cpu::repacked_rows_scalar;
     case Path::Avx2: return cpu::repacked_rows_avx2;
     case Path::AvxVnni: return cpu::repacked_rows_avxvnni;
-    case Path::Avx512: return cpu::repacked_rows_avx512;
+    case Path::Avx512Shuffle:
+    case Path::Avx512Broadcast: return cpu::repacked_rows_avx512;
   }
   return nullptr;
 }
@@ -137,7 +143,10 @@ class RepackedPaths : public ::testing::TestWithParam<Path> {
   void SetUp() override {
     if (!path_runs(GetParam()))
       GTEST_SKIP() << path_name(GetParam()) << " kernels do not run on this CPU (or build)";
+    if (GetParam() == Path::Avx512Shuffle) cpu::force_quad_kernels(cpu::QuadKernels::kShuffle);
+    if (GetParam() == Path::Avx512Broadcast) cpu::force_quad_kernels(cpu::QuadKernels::kBroadcast);
   }
+  void TearDown() override { cpu::force_quad_kernels(cpu::QuadKernels::kByVendor); }
 };
 
 // Every (row, token) of a repacked matrix against quant_dot_scalar of the original row:
@@ -213,8 +222,31 @@ TEST_P(RepackedPaths, ExtremeCodesAndActivations) {
   }
 }
 
+// The CPU's vendor as Linux reports it (/proc/cpuinfo's vendor_id), read apart from the
+// engine's CPUID check; empty where there is no such line.
+std::string cpuinfo_vendor() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("vendor_id", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return {};
+}
+
+// The 4-token kernels by broadcast loads on Intel, by shuffles on AMD (dot.h).
+TEST(QuadKernelChoice, BroadcastOnIntelShuffleOnAmd) {
+  const std::string vendor = cpuinfo_vendor();
+  if (vendor == "GenuineIntel") {
+    EXPECT_TRUE(cpu::quad_kernels_broadcast());
+  } else if (vendor == "AuthenticAMD") {
+    EXPECT_FALSE(cpu::quad_kernels_broadcast());
+  } else {
+    GTEST_SKIP() << "vendor " << vendor << ": no rule to check";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, RepackedPaths,
-                         ::testing::Values(Path::Scalar, Path::Avx2, Path::AvxVnni, Path::Avx512),
+                         ::testing::Values(Path::Scalar, Path::Avx2, Path::AvxVnni,
+                                           Path::Avx512Shuffle, Path::Avx512Broadcast),
                          [](const auto& info) { return path_name(info.param); });
 
 // matmul_rows on a repacked view (WeightView::repacked) goes to the repacked kernels of the

@@ -129,6 +129,15 @@ bool avx512bf16_faster_than_fma() {
   static const bool faster = cpu_has_avx512bf16() && !cpu_is_intel();
   return faster;
 }
+namespace {
+std::atomic<QuadKernels> g_quad_kernels{QuadKernels::kByVendor};
+}  // namespace
+bool quad_kernels_broadcast() {
+  static const bool intel = cpu_is_intel();
+  const QuadKernels k = g_quad_kernels.load(std::memory_order_relaxed);
+  return k == QuadKernels::kByVendor ? intel : k == QuadKernels::kBroadcast;
+}
+void force_quad_kernels(QuadKernels k) { g_quad_kernels.store(k, std::memory_order_relaxed); }
 bool use_avx512bf16_kernels() {
   return cpu_has_avx512bf16() && use_avx512_kernels() && kernel_cap() >= kCapAvx512Bf16 &&
          !g_no_avx512bf16.load(std::memory_order_relaxed);

@@ -79,4 +79,15 @@ void force_no_avx512bf16_kernels(bool on);
 // not, prefill sums the BF16 definition with FMAs (bf16_dot.h); decode keeps it everywhere.
 bool avx512bf16_faster_than_fma();
 
+// Whether the AVX-512 4-token integer kernels (several sessions' decode) take each token's
+// activation bytes by broadcast loads and permute the codes once for 4 tokens
+// (repacked_quad_bcast_512.inl) rather than shuffling the codes once per vpdpbusd
+// (repacked_kernels_512.inl): on Intel, where the shuffles and vpdpbusd share two ports (a
+// Sapphire Rapids-class Xeon: Q4_K 1.6x the multiply-adds per second in L2; 4 sessions of
+// Q4_K_M +12%); AMD keeps the shuffles its kernels were measured with (a Zen 4 halved
+// vpdpbusd's rate with a broadcast load per multiply). force_quad_kernels: the tests run both.
+bool quad_kernels_broadcast();
+enum class QuadKernels { kByVendor, kShuffle, kBroadcast };
+void force_quad_kernels(QuadKernels k);
+
 }  // namespace kvchat::cpu

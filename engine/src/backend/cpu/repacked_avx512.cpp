@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backend/cpu/dot.h"
 #include "backend/cpu/quant_dot.h"
 #include "backend/cpu/repack.h"
 

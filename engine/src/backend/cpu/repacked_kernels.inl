@@ -37,6 +37,16 @@ inline __m256i dpbusd(__m256i acc, __m256i u, __m256i s) {
   return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
 #endif
 }
+#if KVCHAT_RP_VNNI
+// acc + per int32 lane the sum of the products of its two int16 halves in a and in b.
+inline __m256i dpwssd(__m256i acc, __m256i a, __m256i b) {
+#if KVCHAT_RP_VNNI == 1
+  return _mm256_dpwssd_avx_epi32(acc, a, b);
+#else
+  return _mm256_dpwssd_epi32(acc, a, b);
+#endif
+}
+#endif
 
 inline __m256i low_nibbles(__m256i w) { return _mm256_and_si256(w, _mm256_set1_epi8(0x0F)); }
 inline __m256i high_nibbles(__m256i w) {

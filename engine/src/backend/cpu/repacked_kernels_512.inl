@@ -12,11 +12,13 @@
 // CPU executes 512-bit operations whole (AMD Zen 5, Intel), four sessions' decode step,
 // bound by these kernels, takes fewer cycles.
 
-// Chunks c and c + 1 of 4 tokens (32 bytes at p) as [c | c | c+1 | c+1] by 128-bit lane.
-inline __m512i chunk_pair(const QuadChunk* p) {
-  const __m512i v = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+// 32 bytes at p as [0..15 | 0..15 | 16..31 | 16..31] by 128-bit lane: chunks c and c + 1 of 4
+// tokens as [c | c | c+1 | c+1], or two of a QuadQ8_K's 16-byte rows.
+inline __m512i pair_of_16(const void* p) {
+  const __m512i v = _mm512_castsi256_si512(_mm256_loadu_si256(static_cast<const __m256i*>(p)));
   return _mm512_shuffle_i64x2(v, v, 0x50);
 }
+inline __m512i chunk_pair(const QuadChunk* p) { return pair_of_16(p); }
 
 template <int J>
 inline __m512i rows_of(__m512i v) {
@@ -36,6 +38,17 @@ inline void add_scaled(__m512i (&acc)[4], const __m512i (&v)[4], __m256i scale) 
   acc[1] = _mm512_add_epi32(acc[1], _mm512_mullo_epi32(v[1], rows_of<1>(s)));
   acc[2] = _mm512_add_epi32(acc[2], _mm512_mullo_epi32(v[2], rows_of<2>(s)));
   acc[3] = _mm512_add_epi32(acc[3], _mm512_mullo_epi32(v[3], rows_of<3>(s)));
+}
+// add_scaled where every lane of v fits in int16 and every lane of scale is in [0, 2^15):
+// vpdpwssd multiplies the int16 halves of each lane pairwise and adds both products to acc,
+// v's low half (v itself) times the scale and its high half (v's sign) times 0 - the same
+// exact sum in one instruction for vpmulld's two and the add.
+inline void add_scaled_int16(__m512i (&acc)[4], const __m512i (&v)[4], __m256i scale) {
+  const __m512i s = _mm512_broadcast_i64x4(scale);
+  acc[0] = _mm512_dpwssd_epi32(acc[0], v[0], rows_of<0>(s));
+  acc[1] = _mm512_dpwssd_epi32(acc[1], v[1], rows_of<1>(s));
+  acc[2] = _mm512_dpwssd_epi32(acc[2], v[2], rows_of<2>(s));
+  acc[3] = _mm512_dpwssd_epi32(acc[3], v[3], rows_of<3>(s));
 }
 // The two chunks' sums of each lane: the low half plus the high half.
 inline void fold_halves(const __m512i (&v)[4], __m256i (&out)[4]) {
@@ -120,8 +133,13 @@ void quad_q45k_512(const uint8_t* g, int64_t nb, const void* quad_act, float* Y,
         quad_dot(dlo, lo, chunk_pair(&a.qs[16 * q + c]));
         quad_dot(dhi, hi, chunk_pair(&a.qs[16 * q + 8 + c]));
       }
-      add_scaled(sumi2, dlo, sub_block_scale(scales, 2 * q));
-      add_scaled(sumi2, dhi, sub_block_scale(scales, 2 * q + 1));
+      if constexpr (kFive) {
+        add_scaled(sumi2, dlo, sub_block_scale(scales, 2 * q));
+        add_scaled(sumi2, dhi, sub_block_scale(scales, 2 * q + 1));
+      } else {  // 4-bit codes: a lane half sums 16 products, |.| <= 16 * 15 * 128 < 2^15
+        add_scaled_int16(sumi2, dlo, sub_block_scale(scales, 2 * q));
+        add_scaled_int16(sumi2, dhi, sub_block_scale(scales, 2 * q + 1));
+      }
     }
     __m256i sumi[4];
     fold_halves(sumi2, sumi);
@@ -130,7 +148,9 @@ void quad_q45k_512(const uint8_t* g, int64_t nb, const void* quad_act, float* Y,
   store_quad(acc, Y, ldy);
 }
 
-// Q6_K (quad_q6k's).
+// Q6_K (quad_q6k's integer sums; its float operations). Each zmm of codes is summed into its
+// own dot, so a lane half holds 4 products, |.| <= 4 * 63 * 128 < 2^15, and takes the
+// group's scale by dpwssd; off pairs two groups' scale * bsum per dpwssd, two pairs per zmm.
 void quad_q6k_512(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 210;
   const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
@@ -141,39 +161,47 @@ void quad_q6k_512(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, 
     prefetch_ahead<kX8>(b);
     const uint8_t *scales = b + 16, *ql = b + 144, *qh = b + 1168;
     const QuadQ8_K& a = qa[k];
-    __m512i sumi2[4];
-    __m256i off[4];
-    for (int j = 0; j < 4; ++j) {
-      sumi2[j] = _mm512_setzero_si512();
-      off[j] = _mm256_setzero_si256();
-    }
+    __m512i sumi2[4], off2[4];
+    for (int j = 0; j < 4; ++j) sumi2[j] = off2[j] = _mm512_setzero_si512();
     for (int h = 0; h < 2; ++h) {         // values 128h ..
       for (int kk = 0; kk < 4; ++kk) {    // .. + 32kk ..
         for (int cq = 0; cq < 2; ++cq) {  // .. + 16cq: group 8h + 2kk + cq
           const int grp = 8 * h + 2 * kk + cq;
-          const __m256i sc32 = _mm256_cvtepi8_epi32(
-              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * grp)));
-          __m512i dot[4];
-          for (auto& v : dot) v = _mm512_setzero_si512();
+          // The rows' int8 scales as int16 with a zero high half.
+          const __m256i sc = _mm256_cvtepu16_epi32(_mm_cvtepi8_epi16(
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * grp))));
+          __m512i dot[2][4];
+          for (auto& d2 : dot)
+            for (auto& v : d2) v = _mm512_setzero_si512();
           for (int cc = 0; cc < 4; cc += 2) {
             const int ch = 4 * cq + cc;  // 4-byte chunks ch, ch + 1 of the 32 values
             const __m512i code = q6_codes(load512(ql + 32 * (8 * (2 * h + (kk & 1)) + ch)),
                                           load512(qh + 32 * (8 * h + ch)), kk);
-            quad_dot(dot, code, chunk_pair(&a.qs[32 * h + 8 * kk + ch]));
+            quad_dot(dot[cc / 2], code, chunk_pair(&a.qs[32 * h + 8 * kk + ch]));
           }
-          add_scaled(sumi2, dot, sc32);
-          const __m256i bs = bcast16(a.bsums[grp]);
-          const __m256i bsx[4] = {bs, bs, bs, bs};
-          add_scaled(off, bsx, _mm256_add_epi32(sc32, sc32));
+          add_scaled_int16(sumi2, dot[0], sc);
+          add_scaled_int16(sumi2, dot[1], sc);
         }
       }
     }
-    __m256i sumi[4];
+    for (int p = 0; p < 8; p += 2) {  // [pair p | pair p + 1]
+      const __m512i sp = _mm512_inserti64x4(_mm512_castsi256_si512(q6_scale_pairs(scales + 16 * p)),
+                                            q6_scale_pairs(scales + 16 * p + 16), 1);
+      const __m512i bp = pair_of_16(a.bsum_pairs[p]);
+      off2[0] = _mm512_dpwssd_epi32(off2[0], rows_of<0>(sp), bp);
+      off2[1] = _mm512_dpwssd_epi32(off2[1], rows_of<1>(sp), bp);
+      off2[2] = _mm512_dpwssd_epi32(off2[2], rows_of<2>(sp), bp);
+      off2[3] = _mm512_dpwssd_epi32(off2[3], rows_of<3>(sp), bp);
+    }
+    __m256i sumi[4], off[4];
     fold_halves(sumi2, sumi);
+    fold_halves(off2, off);
     q6k_block_end(b, a, sumi, off, acc);
   }
   store_quad(acc, Y, ldy);
 }
+
+#include "backend/cpu/repacked_quad_bcast_512.inl"
 
 // ---- one token, one 8-row group -------------------------------------------------------
 // The same two chunks per zmm, each lane one row, the token's two 4-byte chunks broadcast

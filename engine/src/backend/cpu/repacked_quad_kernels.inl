@@ -17,12 +17,16 @@
 struct QuadChunk {
   int8_t b[4][4];  // [token][byte]
 };
-// BlockQ8_K of 4 tokens: d, the pair sums Q4_K/Q5_K's mins use, the 16 bsums Q6_K uses, qs.
+// BlockQ8_K of 4 tokens: d, the pair sums Q4_K/Q5_K's mins use, the 16 bsums Q6_K uses (as
+// int16 pairs of groups 2p, 2p + 1), qs.
 struct QuadQ8_K {
   float d[4];
-  int32_t min_pairs[4][4];  // [p][token]: two_int16 of pair sums (0,2) (1,3) (4,6) (5,7)
-  int32_t bsums[16][4];     // [group][token]
+  int32_t min_pairs[4][4];   // [p][token]: two_int16 of pair sums (0,2) (1,3) (4,6) (5,7)
+  int32_t bsum_pairs[8][4];  // [p][token]: two_int16(bsums[2p], bsums[2p + 1])
   QuadChunk qs[kSuperBlock / 4];
+#if KVCHAT_RP_VNNI == 2
+  int8_t qs_by_token[4][kSuperBlock];  // the same bytes token by token (repacked_quad_bcast_512)
+#endif
 };
 // BlockQ8_32 of 4 tokens, with -8 * sum: Q4_0's offset.
 struct QuadQ8_32 {
@@ -101,7 +105,10 @@ inline void interleave_q8_k(const uint8_t* act, uint64_t act_stride, int64_t nb,
       o.min_pairs[1][t] = two_int16(pair_sum(bs, 1), pair_sum(bs, 3));
       o.min_pairs[2][t] = two_int16(pair_sum(bs, 4), pair_sum(bs, 6));
       o.min_pairs[3][t] = two_int16(pair_sum(bs, 5), pair_sum(bs, 7));
-      for (int grp = 0; grp < 16; ++grp) o.bsums[grp][t] = bs[grp];
+      for (int p = 0; p < 8; ++p) o.bsum_pairs[p][t] = two_int16(bs[2 * p], bs[2 * p + 1]);
+#if KVCHAT_RP_VNNI == 2
+      std::memcpy(o.qs_by_token[t], a[t]->qs, kSuperBlock);
+#endif
     }
     for (int c = 0; c < kSuperBlock / 4; c += 4) {
       const int8_t* const src[4] = {a[0]->qs + 4 * c, a[1]->qs + 4 * c, a[2]->qs + 4 * c,
@@ -153,13 +160,21 @@ inline void q45k_block_end(const uint8_t* b, const QuadQ8_K& a, const KScaleWord
   }
 }
 
-// Q6_K, the end of x8 block b: acc[j] += (d * a.d) * (sumi - 16 * off).
+// Q6_K: the 8 rows' int8 scales of groups 2p and 2p + 1 (8 bytes each at s, as x8 blocks
+// keep them) as int16 pairs, one row per int32 lane: against QuadQ8_K::bsum_pairs[p] by dpwssd.
+inline __m256i q6_scale_pairs(const uint8_t* s) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  return _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(v, _mm_srli_si128(v, 8)));
+}
+
+// Q6_K, the end of x8 block b: acc[j] += (d * a.d) * (sumi - 32 * off), off = sum over the
+// groups of scale * bsum.
 inline void q6k_block_end(const uint8_t* b, const QuadQ8_K& a, const __m256i (&sumi)[4],
                           const __m256i (&off)[4], __m256 (&acc)[4]) {
   const __m256 d = f16x8(b), ad = bcast16_ps(a.d);
   const __m256 dj[4] = {rows_of<0>(d), rows_of<1>(d), rows_of<2>(d), rows_of<3>(d)};
   for (int j = 0; j < 4; ++j) {
-    const __m256i sv = _mm256_sub_epi32(sumi[j], _mm256_slli_epi32(off[j], 4));
+    const __m256i sv = _mm256_sub_epi32(sumi[j], _mm256_slli_epi32(off[j], 5));
     acc[j] = _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_mul_ps(dj[j], ad), _mm256_cvtepi32_ps(sv)));
   }
 }
@@ -266,12 +281,15 @@ void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int6
           __m256i dot[4];
           for (int j = 0; j < 4; ++j) dot[j] = _mm256_add_epi32(dot_s[0][j], dot_s[1][j]);
           add_scaled(sumi, dot, sc32);
-          // off counts 2 * s * bsum per group, as group_q6k does.
-          const __m256i bs = bcast16(a.bsums[grp]);
-          const __m256i bsx[4] = {bs, bs, bs, bs};
-          add_scaled(off, bsx, _mm256_add_epi32(sc32, sc32));
         }
       }
+    }
+    for (int p = 0; p < 8; ++p) {  // off: two groups' scale * bsum per dpwssd
+      const __m256i sp = q6_scale_pairs(scales + 16 * p), bp = bcast16(a.bsum_pairs[p]);
+      off[0] = dpwssd(off[0], rows_of<0>(sp), bp);
+      off[1] = dpwssd(off[1], rows_of<1>(sp), bp);
+      off[2] = dpwssd(off[2], rows_of<2>(sp), bp);
+      off[3] = dpwssd(off[3], rows_of<3>(sp), bp);
     }
     q6k_block_end(b, a, sumi, off, acc);
   }
@@ -289,9 +307,11 @@ inline QuadKernel quad_kernel(gguf::TensorType type) {
 #if KVCHAT_RP_VNNI == 2
   switch (type) {
     case gguf::TensorType::Q4_0: return quad_q4_0_512;
-    case gguf::TensorType::Q4_K: return quad_q45k_512<false>;
-    case gguf::TensorType::Q5_K: return quad_q45k_512<true>;
-    case gguf::TensorType::Q6_K: return quad_q6k_512;
+    case gguf::TensorType::Q4_K:
+      return quad_kernels_broadcast() ? quad_q45k_bcast<false> : quad_q45k_512<false>;
+    case gguf::TensorType::Q5_K:
+      return quad_kernels_broadcast() ? quad_q45k_bcast<true> : quad_q45k_512<true>;
+    case gguf::TensorType::Q6_K: return quad_kernels_broadcast() ? quad_q6k_bcast : quad_q6k_512;
     default: return nullptr;
   }
 #else
