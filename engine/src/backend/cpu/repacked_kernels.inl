@@ -63,15 +63,17 @@ inline __m256i byte_to_int16_pair(__m256i v, int b) {
   return _mm256_shuffle_epi8(v, mask);
 }
 
-// The x8 block about 2 KiB on (whole blocks, at least 2): one group is one contiguous
+// The x8 block about 4 KiB on (whole blocks, at least 2): one group is one contiguous
 // stream, fetched ahead of use. Two blocks of a small type were too close: bench-serve Q4_0
 // (144-byte x8 blocks) on an Intel Xeon, 4 sessions: 288 bytes ahead 72-78 tok/s, 1 KiB
-// 96, 2 KiB 100, 4 KiB 100-102; the K-types (2304-3360 bytes) gained nothing from more.
+// 96, 2 KiB 100, 4 KiB 100-102. One session's decode on a Sapphire Rapids-class Xeon, 2
+// threads, 4 KiB against 2 KiB: Q4_0 42.1-44.0 against 37.1-38.6 tok/s, Q4_K_M 37.2-38.8
+// against 34.3-36.5 (docs/PERFORMANCE.md).
 // Into L2 (T1) rather than L1: the 4-token kernels' prefetches waited on L1's miss
 // buffers (perf, AMD EPYC); 4 sessions +0-4% in 3 alternated pairs, one token unchanged.
 template <int64_t kBytes>
 inline void prefetch_ahead(const uint8_t* b) {
-  constexpr int64_t kAhead = std::max<int64_t>(2, (2048 + kBytes - 1) / kBytes) * kBytes;
+  constexpr int64_t kAhead = std::max<int64_t>(2, (4096 + kBytes - 1) / kBytes) * kBytes;
   for (int64_t line = 0; line < kBytes; line += 64)
     _mm_prefetch(reinterpret_cast<const char*>(b + kAhead + line), _MM_HINT_T1);
 }
