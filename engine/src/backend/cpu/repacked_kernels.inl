@@ -731,7 +731,8 @@ inline void rows_body(gguf::TensorType type, const uint8_t* data, uint64_t row_b
       for (int64_t rq = r0; rq < r1; rq += kRepackRows) {
         const uint8_t* group = data + rq * row_bytes;
         for (int64_t i = 0; i < n_tiles; ++i)
-          quad(group, nb, quad_act.data() + i * tile_bytes, Y + 4 * (i0 + i) * ldy + rq, ldy);
+          quad(group, nb, quad_act.data() + i * tile_bytes, a + 4 * (i0 + i) * act_stride,
+               act_stride, Y + 4 * (i0 + i) * ldy + rq, ldy);
       }
     }
     t_done = 4 * tiles;

@@ -68,7 +68,8 @@ inline __m512i fold_pair(__m512i a, __m512i b) {
 
 // Q4_0 (quad_q4_0's integer sums and float operations, two of its 256-bit accumulators in
 // each zmm: acc2[p] = [acc[2p] | acc[2p + 1]]).
-void quad_q4_0_512(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+void quad_q4_0_512(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t*, uint64_t,
+                   float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 18;
   const auto* qa = static_cast<const QuadQ8_32*>(quad_act);
   // f16x8(b) in both halves -> [rows_of<2p>(d) | rows_of<2p + 1>(d)].
@@ -105,7 +106,8 @@ void quad_q4_0_512(const uint8_t* g, int64_t nb, const void* quad_act, float* Y,
 
 // Q4_K and Q5_K (quad_q45k's).
 template <bool kFive>
-void quad_q45k_512(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+void quad_q45k_512(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t*, uint64_t,
+                   float* Y, int64_t ldy) {
   constexpr int64_t kX8 = kFive ? 8 * 176 : 8 * 144;
   constexpr int kQsAt = kFive ? 384 : 128;
   const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
@@ -151,7 +153,8 @@ void quad_q45k_512(const uint8_t* g, int64_t nb, const void* quad_act, float* Y,
 // Q6_K (quad_q6k's integer sums; its float operations). Each zmm of codes is summed into its
 // own dot, so a lane half holds 4 products, |.| <= 4 * 63 * 128 < 2^15, and takes the
 // group's scale by dpwssd; off pairs two groups' scale * bsum per dpwssd, two pairs per zmm.
-void quad_q6k_512(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+void quad_q6k_512(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t*, uint64_t,
+                  float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 210;
   const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
   __m256 acc[4];

@@ -48,7 +48,8 @@ inline void store_pairs(const __m512 (&acc)[2], float* Y, int64_t ldy) {
 
 // Q4_K and Q5_K (quad_q45k_512's sums; q45k_block_end's float operations).
 template <bool kFive>
-void quad_q45k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+void quad_q45k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t* act,
+                     uint64_t act_stride, float* Y, int64_t ldy) {
   constexpr int64_t kX8 = kFive ? 8 * 176 : 8 * 144;
   constexpr int kQsAt = kFive ? 384 : 128;
   const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
@@ -57,6 +58,9 @@ void quad_q45k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, float* 
     const uint8_t* b = g + k * kX8;
     prefetch_ahead<kX8>(b);
     const QuadQ8_K& a = qa[k];
+    const int8_t* x_t[4];  // the tokens' bytes of block k
+    for (int t = 0; t < 4; ++t)
+      x_t[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride)[k].qs;
     const KScaleWords sw = k_scale_words(b);
     __m512i sumi[4];
     for (auto& v : sumi) v = _mm512_setzero_si512();
@@ -73,7 +77,7 @@ void quad_q45k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, float* 
           hi = with_fifth_bit(hi, h, 2 * q + 1);
         }
         for (int t = 0; t < 4; ++t) {
-          const int8_t* x = a.qs_by_token[t] + 64 * q + 4 * c;
+          const int8_t* x = x_t[t] + 64 * q + 4 * c;
           dlo[t] = _mm512_dpbusd_epi32(dlo[t], lo, bcast8(x));
           dhi[t] = _mm512_dpbusd_epi32(dhi[t], hi, bcast8(x + 32));
         }
@@ -107,7 +111,8 @@ void quad_q45k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, float* 
 }
 
 // Q6_K (quad_q6k_512's sums and float operations).
-void quad_q6k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+void quad_q6k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t* act,
+                    uint64_t act_stride, float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 210;
   const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
   __m512 acc[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
@@ -116,6 +121,9 @@ void quad_q6k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, float* Y
     prefetch_ahead<kX8>(b);
     const uint8_t *scales = b + 16, *ql = b + 144, *qh = b + 1168;
     const QuadQ8_K& a = qa[k];
+    const int8_t* x_t[4];  // the tokens' bytes of block k
+    for (int t = 0; t < 4; ++t)
+      x_t[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride)[k].qs;
     __m512i sumi[4];
     for (auto& v : sumi) v = _mm512_setzero_si512();
     for (int h = 0; h < 2; ++h) {         // values 128h ..
@@ -130,9 +138,8 @@ void quad_q6k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, float* Y
                 rows_interleaved(q6_codes(load512(ql + 32 * (8 * (2 * h + (kk & 1)) + ch)),
                                           load512(qh + 32 * (8 * h + ch)), kk));
             for (int t = 0; t < 4; ++t) {
-              const __m512i dot =
-                  _mm512_dpbusd_epi32(_mm512_setzero_si512(), code,
-                                      bcast8(a.qs_by_token[t] + 128 * h + 32 * kk + 4 * ch));
+              const __m512i dot = _mm512_dpbusd_epi32(_mm512_setzero_si512(), code,
+                                                      bcast8(x_t[t] + 128 * h + 32 * kk + 4 * ch));
               sumi[t] = _mm512_dpwssd_epi32(sumi[t], dot, sc);
             }
           }

@@ -21,12 +21,10 @@ struct QuadChunk {
 // int16 pairs of groups 2p, 2p + 1), qs.
 struct QuadQ8_K {
   float d[4];
-  int32_t min_pairs[4][4];   // [p][token]: two_int16 of pair sums (0,2) (1,3) (4,6) (5,7)
-  int32_t bsum_pairs[8][4];  // [p][token]: two_int16(bsums[2p], bsums[2p + 1])
-  QuadChunk qs[kSuperBlock / 4];
-#if KVCHAT_RP_VNNI == 2
-  int8_t qs_by_token[4][kSuperBlock];  // the same bytes token by token (repacked_quad_bcast_512)
-#endif
+  int32_t min_pairs[4][4];        // [p][token]: two_int16 of pair sums (0,2) (1,3) (4,6) (5,7)
+  int32_t bsum_pairs[8][4];       // [p][token]: two_int16(bsums[2p], bsums[2p + 1])
+  QuadChunk qs[kSuperBlock / 4];  // (not filled for the broadcast kernels, which read the
+                                  // tokens' own blocks)
 };
 // BlockQ8_32 of 4 tokens, with -8 * sum: Q4_0's offset.
 struct QuadQ8_32 {
@@ -93,7 +91,8 @@ inline void interleave_16(const int8_t* const (&src)[4], QuadChunk* out) {
   _mm_storeu_si128(o + 3, _mm_unpackhi_epi64(u1, u3));
 }
 
-inline void interleave_q8_k(const uint8_t* act, uint64_t act_stride, int64_t nb, QuadQ8_K* out) {
+inline void interleave_q8_k(const uint8_t* act, uint64_t act_stride, int64_t nb, bool chunks,
+                            QuadQ8_K* out) {
   for (int64_t k = 0; k < nb; ++k) {
     QuadQ8_K& o = out[k];
     const BlockQ8_K* a[4];
@@ -106,11 +105,8 @@ inline void interleave_q8_k(const uint8_t* act, uint64_t act_stride, int64_t nb,
       o.min_pairs[2][t] = two_int16(pair_sum(bs, 4), pair_sum(bs, 6));
       o.min_pairs[3][t] = two_int16(pair_sum(bs, 5), pair_sum(bs, 7));
       for (int p = 0; p < 8; ++p) o.bsum_pairs[p][t] = two_int16(bs[2 * p], bs[2 * p + 1]);
-#if KVCHAT_RP_VNNI == 2
-      std::memcpy(o.qs_by_token[t], a[t]->qs, kSuperBlock);
-#endif
     }
-    for (int c = 0; c < kSuperBlock / 4; c += 4) {
+    for (int c = 0; chunks && c < kSuperBlock / 4; c += 4) {
       const int8_t* const src[4] = {a[0]->qs + 4 * c, a[1]->qs + 4 * c, a[2]->qs + 4 * c,
                                     a[3]->qs + 4 * c};
       interleave_16(src, &o.qs[c]);
@@ -181,7 +177,8 @@ inline void q6k_block_end(const uint8_t* b, const QuadQ8_K& a, const __m256i (&s
 
 #if KVCHAT_RP_VNNI == 1  // (AVX-512: the 512-bit kernels of repacked_kernels_512.inl)
 // Q4_0 (group32<Q4_0>'s operations).
-void quad_q4_0(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+void quad_q4_0(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t*, uint64_t,
+               float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 18;
   const auto* qa = static_cast<const QuadQ8_32*>(quad_act);
   __m256 acc[4];
@@ -213,7 +210,8 @@ void quad_q4_0(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int
 
 // Q4_K and Q5_K (group_q45k's VNNI operations).
 template <bool kFive>
-void quad_q45k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+void quad_q45k(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t*, uint64_t,
+               float* Y, int64_t ldy) {
   constexpr int64_t kX8 = kFive ? 8 * 176 : 8 * 144;
   constexpr int kQsAt = kFive ? 384 : 128;
   const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
@@ -251,7 +249,8 @@ void quad_q45k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int
 }
 
 // Q6_K (group_q6k's VNNI operations).
-void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int64_t ldy) {
+void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t*, uint64_t,
+              float* Y, int64_t ldy) {
   constexpr int64_t kX8 = 8 * 210;
   const auto* qa = static_cast<const QuadQ8_K*>(quad_act);
   __m256 acc[4];
@@ -300,7 +299,11 @@ void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, float* Y, int6
 #include "backend/cpu/repacked_kernels_512.inl"
 #endif
 
-using QuadKernel = void (*)(const uint8_t*, int64_t, const void*, float*, int64_t);
+// A 4-token kernel: an x8 group's nb blocks, the tile's interleaved activations, the 4 tokens'
+// own blocks (token t's at act + t * act_stride; the broadcast kernels read their bytes
+// there), Y.
+using QuadKernel = void (*)(const uint8_t*, int64_t, const void*, const uint8_t*, uint64_t, float*,
+                            int64_t);
 
 // The type's 4-token kernel, or null where there is none (Q8_0, IQ4_XS: 8-row kernels).
 inline QuadKernel quad_kernel(gguf::TensorType type) {
@@ -332,8 +335,14 @@ inline int64_t quad_tile_bytes(gguf::TensorType type, int64_t nb) {
 }
 inline void interleave_tile(gguf::TensorType type, const uint8_t* act, uint64_t act_stride,
                             int64_t nb, uint8_t* out) {
-  if (type == gguf::TensorType::Q4_0)
+  if (type == gguf::TensorType::Q4_0) {
     interleave_q8_32(act, act_stride, nb, reinterpret_cast<QuadQ8_32*>(out));
-  else
-    interleave_q8_k(act, act_stride, nb, reinterpret_cast<QuadQ8_K*>(out));
+  } else {
+#if KVCHAT_RP_VNNI == 2
+    const bool chunks = !quad_kernels_broadcast();
+#else
+    constexpr bool chunks = true;
+#endif
+    interleave_q8_k(act, act_stride, nb, chunks, reinterpret_cast<QuadQ8_K*>(out));
+  }
 }
