@@ -170,9 +170,7 @@ void quad_q6k_512(const uint8_t* g, int64_t nb, const void* quad_act, const uint
       for (int kk = 0; kk < 4; ++kk) {    // .. + 32kk ..
         for (int cq = 0; cq < 2; ++cq) {  // .. + 16cq: group 8h + 2kk + cq
           const int grp = 8 * h + 2 * kk + cq;
-          // The rows' int8 scales as int16 with a zero high half.
-          const __m256i sc = _mm256_cvtepu16_epi32(_mm_cvtepi8_epi16(
-              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * grp))));
+          const __m256i sc = q6_scales_int16(scales + 8 * grp);
           __m512i dot[2][4];
           for (auto& d2 : dot)
             for (auto& v : d2) v = _mm512_setzero_si512();

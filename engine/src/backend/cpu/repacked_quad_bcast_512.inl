@@ -29,6 +29,16 @@ inline __m512i bcast8(const void* p) {
 }
 inline __m512 bcast8_ps(const float* p) { return _mm512_castsi512_ps(bcast8(p)); }
 
+// The 4 tokens' bytes of block k (token t's BlockQ8_K blocks at act + t * act_stride).
+struct TokenBytes {
+  const int8_t* qs[4];
+  TokenBytes(const uint8_t* act, uint64_t act_stride, int64_t k) {
+    for (int t = 0; t < 4; ++t)
+      qs[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride)[k].qs;
+  }
+  const int8_t* operator[](int t) const { return qs[t]; }
+};
+
 // Tokens 2p, 2p + 1 of the per-token sums v[4] (lanes 2r, 2r + 1: row r's two halves) ->
 // lane 2r + u = row r's whole sum of token 2p + u.
 inline __m512i pair_sums(const __m512i (&v)[4], int p) {
@@ -58,9 +68,7 @@ void quad_q45k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, const u
     const uint8_t* b = g + k * kX8;
     prefetch_ahead<kX8>(b);
     const QuadQ8_K& a = qa[k];
-    const int8_t* x_t[4];  // the tokens' bytes of block k
-    for (int t = 0; t < 4; ++t)
-      x_t[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride)[k].qs;
+    const TokenBytes x_t(act, act_stride, k);
     const KScaleWords sw = k_scale_words(b);
     __m512i sumi[4];
     for (auto& v : sumi) v = _mm512_setzero_si512();
@@ -121,17 +129,14 @@ void quad_q6k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, const ui
     prefetch_ahead<kX8>(b);
     const uint8_t *scales = b + 16, *ql = b + 144, *qh = b + 1168;
     const QuadQ8_K& a = qa[k];
-    const int8_t* x_t[4];  // the tokens' bytes of block k
-    for (int t = 0; t < 4; ++t)
-      x_t[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride)[k].qs;
+    const TokenBytes x_t(act, act_stride, k);
     __m512i sumi[4];
     for (auto& v : sumi) v = _mm512_setzero_si512();
     for (int h = 0; h < 2; ++h) {         // values 128h ..
       for (int kk = 0; kk < 4; ++kk) {    // .. + 32kk ..
         for (int cq = 0; cq < 2; ++cq) {  // .. + 16cq: group 8h + 2kk + cq
           const int grp = 8 * h + 2 * kk + cq;
-          const __m512i sc = dup_rows(_mm256_cvtepu16_epi32(_mm_cvtepi8_epi16(
-              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales + 8 * grp)))));
+          const __m512i sc = dup_rows(q6_scales_int16(scales + 8 * grp));
           for (int cc = 0; cc < 4; cc += 2) {  // one dot per zmm of codes: 4 products a lane
             const int ch = 4 * cq + cc;
             const __m512i code =

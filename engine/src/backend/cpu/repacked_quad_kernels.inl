@@ -156,6 +156,12 @@ inline void q45k_block_end(const uint8_t* b, const QuadQ8_K& a, const KScaleWord
   }
 }
 
+// Q6_K: the 8 rows' int8 scales of one group (8 bytes at s) as int16 with a zero high half,
+// one row per int32 lane (an operand of dpwssd against a lane's int16 sum).
+inline __m256i q6_scales_int16(const uint8_t* s) {
+  return _mm256_cvtepu16_epi32(
+      _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s))));
+}
 // Q6_K: the 8 rows' int8 scales of groups 2p and 2p + 1 (8 bytes each at s, as x8 blocks
 // keep them) as int16 pairs, one row per int32 lane: against QuadQ8_K::bsum_pairs[p] by dpwssd.
 inline __m256i q6_scale_pairs(const uint8_t* s) {
