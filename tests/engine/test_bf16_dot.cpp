@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "backend/cpu/dot.h"
 #include "backend/cpu/row_kernels.h"
 #include "numeric/half.h"
+#include "support/cpuinfo_vendor.h"
 #include "random_quant_rows.h"
 
 namespace kvchat {
@@ -96,16 +96,6 @@ TEST(Bf16Dot, DefinitionIsTheDotOfTheRoundedValues) {
       }
     }
   }
-}
-
-// The CPU's vendor as Linux reports it (/proc/cpuinfo's vendor_id), read apart from the
-// engine's CPUID check; empty where there is no such line.
-std::string cpuinfo_vendor() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("vendor_id", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return {};
 }
 
 // vdpbf16ps is left for decode alone where FMAs are faster: not on Intel (half the

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "backend/cpu/quant_dot.h"
 #include "backend/cpu/repack.h"
 #include "backend/cpu/row_kernels.h"
+#include "support/cpuinfo_vendor.h"
 #include "random_quant_rows.h"
 
 namespace kvchat {
@@ -220,16 +220,6 @@ TEST_P(RepackedPaths, ExtremeCodesAndActivations) {
       }
     }
   }
-}
-
-// The CPU's vendor as Linux reports it (/proc/cpuinfo's vendor_id), read apart from the
-// engine's CPUID check; empty where there is no such line.
-std::string cpuinfo_vendor() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("vendor_id", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return {};
 }
 
 // The 4-token kernels by broadcast loads on Intel, by shuffles on AMD (dot.h).
