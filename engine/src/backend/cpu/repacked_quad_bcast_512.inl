@@ -29,12 +29,12 @@ inline __m512i bcast8(const void* p) {
 }
 inline __m512 bcast8_ps(const float* p) { return _mm512_castsi512_ps(bcast8(p)); }
 
-// The 4 tokens' bytes of block k (token t's BlockQ8_K blocks at act + t * act_stride).
+// The 4 tokens' bytes of block k (token t's blocks of type Block at act + t * act_stride).
+template <typename Block = BlockQ8_K>
 struct TokenBytes {
   const int8_t* qs[4];
   TokenBytes(const uint8_t* act, uint64_t act_stride, int64_t k) {
-    for (int t = 0; t < 4; ++t)
-      qs[t] = reinterpret_cast<const BlockQ8_K*>(act + t * act_stride)[k].qs;
+    for (int t = 0; t < 4; ++t) qs[t] = reinterpret_cast<const Block*>(act + t * act_stride)[k].qs;
   }
   const int8_t* operator[](int t) const { return qs[t]; }
 };
@@ -68,7 +68,7 @@ void quad_q45k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, const u
     const uint8_t* b = g + k * kX8;
     prefetch_ahead<kX8>(b);
     const QuadQ8_K& a = qa[k];
-    const TokenBytes x_t(act, act_stride, k);
+    const TokenBytes<> x_t(act, act_stride, k);
     const KScaleWords sw = k_scale_words(b);
     __m512i sumi[4];
     for (auto& v : sumi) v = _mm512_setzero_si512();
@@ -129,7 +129,7 @@ void quad_q6k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, const ui
     prefetch_ahead<kX8>(b);
     const uint8_t *scales = b + 16, *ql = b + 144, *qh = b + 1168;
     const QuadQ8_K& a = qa[k];
-    const TokenBytes x_t(act, act_stride, k);
+    const TokenBytes<> x_t(act, act_stride, k);
     __m512i sumi[4];
     for (auto& v : sumi) v = _mm512_setzero_si512();
     for (int h = 0; h < 2; ++h) {         // values 128h ..
@@ -160,6 +160,39 @@ void quad_q6k_bcast(const uint8_t* g, int64_t nb, const void* quad_act, const ui
       const __m512i sv = _mm512_sub_epi32(pair_sums(sumi, p), _mm512_slli_epi32(off, 5));
       acc[p] = _mm512_add_ps(
           acc[p], _mm512_mul_ps(_mm512_mul_ps(d, bcast8_ps(&a.d[2 * p])), _mm512_cvtepi32_ps(sv)));
+    }
+  }
+  store_pairs(acc, Y, ldy);
+}
+
+// Q4_0 (quad_q4_0_512's sums; its float operations). The offset (-8 * the token's sum) is
+// added once a row, to the row's two halves' sum.
+void quad_q4_0_bcast(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t* act,
+                     uint64_t act_stride, float* Y, int64_t ldy) {
+  constexpr int64_t kX8 = 8 * 18;
+  const auto* qa = static_cast<const QuadQ8_32*>(quad_act);
+  __m512 acc[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+  for (int64_t k = 0; k < nb; ++k) {
+    const uint8_t* b = g + k * kX8;
+    prefetch_ahead<kX8>(b);
+    const QuadQ8_32& a = qa[k];
+    const TokenBytes<BlockQ8_32> x_t(act, act_stride, k);
+    __m512i sum[4];
+    for (auto& v : sum) v = _mm512_setzero_si512();
+    for (int c = 0; c < 4; c += 2) {
+      const __m512i w = rows_interleaved(load512(b + 16 + 32 * c));
+      const __m512i lo = low_nibbles(w), hi = high_nibbles(w);
+      for (int t = 0; t < 4; ++t) {
+        sum[t] = _mm512_dpbusd_epi32(sum[t], lo, bcast8(x_t[t] + 4 * c));
+        sum[t] = _mm512_dpbusd_epi32(sum[t], hi, bcast8(x_t[t] + 16 + 4 * c));
+      }
+    }
+    const __m512 d = dup_rows(f16x8(b));
+    for (int p = 0; p < 2; ++p) {
+      const __m512i s = _mm512_add_epi32(pair_sums(sum, p), bcast8(&a.offset_sum[2 * p]));
+      const __m512 term =
+          _mm512_mul_ps(_mm512_mul_ps(d, bcast8_ps(&a.d[2 * p])), _mm512_cvtepi32_ps(s));
+      acc[p] = _mm512_add_ps(acc[p], term);
     }
   }
   store_pairs(acc, Y, ldy);

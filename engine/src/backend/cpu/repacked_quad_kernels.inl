@@ -113,7 +113,8 @@ inline void interleave_q8_k(const uint8_t* act, uint64_t act_stride, int64_t nb,
     }
   }
 }
-inline void interleave_q8_32(const uint8_t* act, uint64_t act_stride, int64_t nb, QuadQ8_32* out) {
+inline void interleave_q8_32(const uint8_t* act, uint64_t act_stride, int64_t nb, bool chunks,
+                             QuadQ8_32* out) {
   for (int64_t k = 0; k < nb; ++k) {
     QuadQ8_32& o = out[k];
     const BlockQ8_32* a[4];
@@ -122,7 +123,7 @@ inline void interleave_q8_32(const uint8_t* act, uint64_t act_stride, int64_t nb
       o.d[t] = a[t]->d;
       o.offset_sum[t] = -8 * a[t]->sum;
     }
-    for (int c = 0; c < kQuantBlock / 4; c += 4) {
+    for (int c = 0; chunks && c < kQuantBlock / 4; c += 4) {
       const int8_t* const src[4] = {a[0]->qs + 4 * c, a[1]->qs + 4 * c, a[2]->qs + 4 * c,
                                     a[3]->qs + 4 * c};
       interleave_16(src, &o.qs[c]);
@@ -315,7 +316,7 @@ using QuadKernel = void (*)(const uint8_t*, int64_t, const void*, const uint8_t*
 inline QuadKernel quad_kernel(gguf::TensorType type) {
 #if KVCHAT_RP_VNNI == 2
   switch (type) {
-    case gguf::TensorType::Q4_0: return quad_q4_0_512;
+    case gguf::TensorType::Q4_0: return quad_kernels_broadcast() ? quad_q4_0_bcast : quad_q4_0_512;
     case gguf::TensorType::Q4_K:
       return quad_kernels_broadcast() ? quad_q45k_bcast<false> : quad_q45k_512<false>;
     case gguf::TensorType::Q5_K:
@@ -341,14 +342,13 @@ inline int64_t quad_tile_bytes(gguf::TensorType type, int64_t nb) {
 }
 inline void interleave_tile(gguf::TensorType type, const uint8_t* act, uint64_t act_stride,
                             int64_t nb, uint8_t* out) {
-  if (type == gguf::TensorType::Q4_0) {
-    interleave_q8_32(act, act_stride, nb, reinterpret_cast<QuadQ8_32*>(out));
-  } else {
 #if KVCHAT_RP_VNNI == 2
-    const bool chunks = !quad_kernels_broadcast();
+  const bool chunks = !quad_kernels_broadcast();
 #else
-    constexpr bool chunks = true;
+  constexpr bool chunks = true;
 #endif
+  if (type == gguf::TensorType::Q4_0)
+    interleave_q8_32(act, act_stride, nb, chunks, reinterpret_cast<QuadQ8_32*>(out));
+  else
     interleave_q8_k(act, act_stride, nb, chunks, reinterpret_cast<QuadQ8_K*>(out));
-  }
 }
