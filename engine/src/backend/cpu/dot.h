@@ -84,8 +84,9 @@ bool avx512bf16_faster_than_fma();
 // (repacked_quad_bcast_512.inl) rather than shuffling the codes once per vpdpbusd
 // (repacked_kernels_512.inl): on Intel, where the shuffles and vpdpbusd share two ports (a
 // Sapphire Rapids-class Xeon: Q4_K 1.6x the multiply-adds per second in L2; 4 sessions of
-// Q4_K_M +12%); AMD keeps the shuffles its kernels were measured with (a Zen 4 halved
-// vpdpbusd's rate with a broadcast load per multiply). force_quad_kernels: the tests run both.
+// Q4_K_M +12-20%, of Q4_0 +11-17%); AMD keeps the shuffles its kernels were measured with (a Zen 4
+// halved vpdpbusd's rate with a broadcast load per multiply). force_quad_kernels: the tests run
+// both.
 bool quad_kernels_broadcast();
 enum class QuadKernels { kByVendor, kShuffle, kBroadcast };
 void force_quad_kernels(QuadKernels k);

@@ -3,7 +3,7 @@
 // row r's chunk c and lane 2r + 1 its chunk c + 1, and each token's 8 activation bytes of
 // chunks c and c + 1 come by a 64-bit broadcast load, [c c+1] in every lane pair:
 //   dpbusd(acc[t], codes, bcast8(token t)) -> lanes (row r, chunk c | chunk c + 1) of token t.
-// One vpermd for 4 tokens' 4 (Q6_K) or 8 (Q4_K) dpbusd, where quad_q45k_512 / quad_q6k_512
+// One vpermd for 4 tokens' 4 (Q6_K) or 8 (Q4_0, Q4_K) dpbusd, where the quad_*_512 kernels
 // shuffle the codes once per dpbusd: Intel runs vpdpbusd and the shuffles on the same two
 // ports (a Sapphire Rapids-class Xeon: 4.4 G vpdpbusd/s a core alone, 2.6 G/s with a vpshufd
 // each). Per lane the integer sums and the float operations are those of the 8-row kernels
