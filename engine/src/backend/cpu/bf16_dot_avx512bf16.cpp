@@ -74,10 +74,10 @@ void bf16_tile(const uint8_t* rows, uint64_t row_bytes, const uint16_t* X, int64
   };
   const auto full = [](const uint16_t* p) { return _mm512_loadu_si512(p); };
   int64_t i = 0;
-  if constexpr (T == 1) {  // decode: the next tile's lines fetched (float_prefetch.h)
+  if constexpr (T == 1) {  // decode: each row 1 KiB ahead (float_prefetch.h)
     for (; i + 64 <= n; i += 64) {
-      prefetch_next_tile<gguf::TensorType::BF16, R>(rows, row_bytes, i);
-      prefetch_next_tile<gguf::TensorType::BF16, R>(rows, row_bytes, i + 32);
+      prefetch_rows_ahead<gguf::TensorType::BF16, R>(rows, row_bytes, i);
+      prefetch_rows_ahead<gguf::TensorType::BF16, R>(rows, row_bytes, i + 32);
       step(i, full);
       step(i + 32, full);
     }

@@ -109,7 +109,7 @@ void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t
   int64_t i = 0;
   if constexpr (T == 1) {  // decode (float_prefetch.h)
     for (; i + 32 <= n; i += 32) {
-      prefetch_next_tile<kType, R>(rows, row_bytes, i);
+      prefetch_rows_ahead<kType, R>(rows, row_bytes, i);
       step(i);
       step(i + 8);
       step(i + 16);

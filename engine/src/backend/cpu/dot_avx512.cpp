@@ -70,7 +70,7 @@ void float_tile(const uint8_t* rows, uint64_t row_bytes, const float* X, int64_t
   int64_t i = 0;
   if constexpr (T == 1) {  // decode (float_prefetch.h); prefill runs slower with it
     for (; i + 32 <= n; i += 32) {
-      prefetch_next_tile<kType, R>(rows, row_bytes, i);
+      prefetch_rows_ahead<kType, R>(rows, row_bytes, i);
       step(i);
       step(i + 16);
     }
