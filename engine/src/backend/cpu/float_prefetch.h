@@ -24,9 +24,10 @@ inline void prefetch_rows_ahead(const uint8_t* rows, uint64_t row_bytes, int64_t
   constexpr uint64_t kAhead = 1024;
   uint64_t at = static_cast<uint64_t>(i) * kBytes + kAhead;
   const uint8_t* tile = rows;
-  if (at >= row_bytes) {  // into the next tile's rows
-    at -= row_bytes;
-    tile += R * row_bytes;
+  if (at >= row_bytes) {  // into the following tiles' rows (more than one for rows under 1 KiB)
+    const uint64_t tiles = at / row_bytes;
+    at -= tiles * row_bytes;
+    tile += tiles * R * row_bytes;
   }
   for (int r = 0; r < R; ++r) {
     const char* ahead = reinterpret_cast<const char*>(tile + r * row_bytes + at);

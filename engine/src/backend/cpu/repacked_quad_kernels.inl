@@ -30,7 +30,7 @@ struct QuadQ8_K {
 struct QuadQ8_32 {
   float d[4];
   int32_t offset_sum[4];
-  QuadChunk qs[kQuantBlock / 4];
+  QuadChunk qs[kQuantBlock / 4];  // (not filled for the broadcast kernel, as QuadQ8_K's)
 };
 
 inline __m256i bcast16(const void* p) {
@@ -91,6 +91,16 @@ inline void interleave_16(const int8_t* const (&src)[4], QuadChunk* out) {
   _mm_storeu_si128(o + 3, _mm_unpackhi_epi64(u1, u3));
 }
 
+// The 4 tokens' kValues bytes of one block (a[t]->qs) -> kValues / 4 QuadChunks.
+template <int kValues, typename Block>
+inline void interleave_qs(const Block* const (&a)[4], QuadChunk* out) {
+  for (int c = 0; c < kValues / 4; c += 4) {
+    const int8_t* const src[4] = {a[0]->qs + 4 * c, a[1]->qs + 4 * c, a[2]->qs + 4 * c,
+                                  a[3]->qs + 4 * c};
+    interleave_16(src, &out[c]);
+  }
+}
+
 inline void interleave_q8_k(const uint8_t* act, uint64_t act_stride, int64_t nb, bool chunks,
                             QuadQ8_K* out) {
   for (int64_t k = 0; k < nb; ++k) {
@@ -106,11 +116,7 @@ inline void interleave_q8_k(const uint8_t* act, uint64_t act_stride, int64_t nb,
       o.min_pairs[3][t] = two_int16(pair_sum(bs, 5), pair_sum(bs, 7));
       for (int p = 0; p < 8; ++p) o.bsum_pairs[p][t] = two_int16(bs[2 * p], bs[2 * p + 1]);
     }
-    for (int c = 0; chunks && c < kSuperBlock / 4; c += 4) {
-      const int8_t* const src[4] = {a[0]->qs + 4 * c, a[1]->qs + 4 * c, a[2]->qs + 4 * c,
-                                    a[3]->qs + 4 * c};
-      interleave_16(src, &o.qs[c]);
-    }
+    if (chunks) interleave_qs<kSuperBlock>(a, o.qs);
   }
 }
 inline void interleave_q8_32(const uint8_t* act, uint64_t act_stride, int64_t nb, bool chunks,
@@ -123,11 +129,7 @@ inline void interleave_q8_32(const uint8_t* act, uint64_t act_stride, int64_t nb
       o.d[t] = a[t]->d;
       o.offset_sum[t] = -8 * a[t]->sum;
     }
-    for (int c = 0; chunks && c < kQuantBlock / 4; c += 4) {
-      const int8_t* const src[4] = {a[0]->qs + 4 * c, a[1]->qs + 4 * c, a[2]->qs + 4 * c,
-                                    a[3]->qs + 4 * c};
-      interleave_16(src, &o.qs[c]);
-    }
+    if (chunks) interleave_qs<kQuantBlock>(a, o.qs);
   }
 }
 
@@ -312,16 +314,25 @@ void quad_q6k(const uint8_t* g, int64_t nb, const void* quad_act, const uint8_t*
 using QuadKernel = void (*)(const uint8_t*, int64_t, const void*, const uint8_t*, uint64_t, float*,
                             int64_t);
 
+// Whether this build's 4-token kernels are the broadcast ones (repacked_quad_bcast_512.inl),
+// which read the tokens' own bytes rather than the tile's QuadChunks.
+inline bool quad_broadcast() {
+#if KVCHAT_RP_VNNI == 2
+  return quad_kernels_broadcast();
+#else
+  return false;
+#endif
+}
+
 // The type's 4-token kernel, or null where there is none (Q8_0, IQ4_XS: 8-row kernels).
 inline QuadKernel quad_kernel(gguf::TensorType type) {
 #if KVCHAT_RP_VNNI == 2
+  const bool broadcast = quad_broadcast();
   switch (type) {
-    case gguf::TensorType::Q4_0: return quad_kernels_broadcast() ? quad_q4_0_bcast : quad_q4_0_512;
-    case gguf::TensorType::Q4_K:
-      return quad_kernels_broadcast() ? quad_q45k_bcast<false> : quad_q45k_512<false>;
-    case gguf::TensorType::Q5_K:
-      return quad_kernels_broadcast() ? quad_q45k_bcast<true> : quad_q45k_512<true>;
-    case gguf::TensorType::Q6_K: return quad_kernels_broadcast() ? quad_q6k_bcast : quad_q6k_512;
+    case gguf::TensorType::Q4_0: return broadcast ? quad_q4_0_bcast : quad_q4_0_512;
+    case gguf::TensorType::Q4_K: return broadcast ? quad_q45k_bcast<false> : quad_q45k_512<false>;
+    case gguf::TensorType::Q5_K: return broadcast ? quad_q45k_bcast<true> : quad_q45k_512<true>;
+    case gguf::TensorType::Q6_K: return broadcast ? quad_q6k_bcast : quad_q6k_512;
     default: return nullptr;
   }
 #else
@@ -342,11 +353,7 @@ inline int64_t quad_tile_bytes(gguf::TensorType type, int64_t nb) {
 }
 inline void interleave_tile(gguf::TensorType type, const uint8_t* act, uint64_t act_stride,
                             int64_t nb, uint8_t* out) {
-#if KVCHAT_RP_VNNI == 2
-  const bool chunks = !quad_kernels_broadcast();
-#else
-  constexpr bool chunks = true;
-#endif
+  const bool chunks = !quad_broadcast();
   if (type == gguf::TensorType::Q4_0)
     interleave_q8_32(act, act_stride, nb, chunks, reinterpret_cast<QuadQ8_32*>(out));
   else
