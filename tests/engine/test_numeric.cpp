@@ -5,6 +5,7 @@
 #include <random>
 
 #include "backend/cpu/dot.h"
+#include "gguf/tensor_type.h"
 #include "numeric/convert.h"
 #include "numeric/half.h"
 #include "numeric/quant_blocks.h"
@@ -114,6 +115,31 @@ TEST(Dequantize, FastRowConversionEqualsTheScalarDefinition) {
     dequantize_row(type, row.data(), a.data(), v.size());
     cpu::dequantize_row_fast(type, row.data(), b.data(), v.size());
     EXPECT_EQ(a, b);
+  }
+}
+
+// The vector f16/bf16 encoding writes the scalar definition's bits for every sign and
+// exponent and the rounding cases of both types: ties to even and not, the carry into the
+// exponent, overflow to infinity, f16 subnormals (where the tie moves up the mantissa),
+// infinities and NaNs; a length with a tail.
+TEST(Quantize, FastRowConversionEqualsTheScalarDefinition) {
+  const uint32_t lows[] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001, 0x1fff,
+                           0x2000, 0x3000, 0x7fff, 0x8000, 0x8001, 0xffff};
+  std::vector<float> v;
+  for (uint32_t top = 0; top < 0x10000; ++top)
+    for (uint32_t low : lows) v.push_back(f32_from_bits(top << 16 | low));
+  v.resize(v.size() - 3);
+  for (TensorType type : {TensorType::F16, TensorType::BF16}) {
+    std::vector<uint16_t> a(v.size()), b(v.size());
+    quantize_row(type, v.data(), a.data(), v.size());
+    cpu::quantize_row_fast(type, v.data(), b.data(), v.size());
+    size_t first_difference = 0;
+    while (first_difference < v.size() && a[first_difference] == b[first_difference])
+      ++first_difference;
+    ASSERT_EQ(first_difference, v.size())
+        << gguf::tensor_type_name(type) << ": input bits " << std::hex
+        << bits_from_f32(v[first_difference]) << " scalar " << a[first_difference] << " fast "
+        << b[first_difference];
   }
 }
 

@@ -151,6 +151,13 @@ void dequantize_row_fast(TensorType type, const void* row, float* dst, int64_t n
   dequantize_row(type, row, dst, n);
 }
 
+void quantize_row_fast(TensorType type, const float* src, void* dst, int64_t n) {
+#if defined(KVCHAT_HAVE_AVX2_TU)
+  if (use_avx2_kernels() && quantize_row_avx2(type, src, dst, n)) return;
+#endif
+  quantize_row(type, src, dst, n);
+}
+
 double fma_peak_loop(int64_t iterations) {
 #if defined(KVCHAT_HAVE_AVX512_TU)
   if (use_avx512_kernels()) return fma_peak_loop_avx512(iterations);

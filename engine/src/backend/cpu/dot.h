@@ -31,9 +31,15 @@ void float_rows_dot_avx512(gguf::TensorType type, const uint8_t* rows, uint64_t 
 // dst = row as f32; F16 and BF16 use F16C/AVX2 when available.
 void dequantize_row_fast(gguf::TensorType type, const void* row, float* dst, int64_t n);
 
-// The AVX2 conversion (call only when cpu_has_avx2()). Returns false for types it does not convert
-// (the caller falls back to scalar).
+// dst = src encoded as `type`, the same bits as quantize_row (F16 and BF16 round to nearest
+// even; NaN stays NaN as the scalar code writes it) by F16C/AVX2 when available: each new
+// token's K and V rows on the f16/bf16 KV types.
+void quantize_row_fast(gguf::TensorType type, const float* src, void* dst, int64_t n);
+
+// The AVX2 conversions (call only when cpu_has_avx2()). Return false for types they do not
+// convert (the caller falls back to scalar).
 bool dequantize_row_avx2(gguf::TensorType type, const void* row, float* dst, int64_t n);
+bool quantize_row_avx2(gguf::TensorType type, const float* src, void* dst, int64_t n);
 bool cpu_has_avx2();
 
 // A measured loop of independent multiply-adds for bench's FMA peak: `iterations` rounds of

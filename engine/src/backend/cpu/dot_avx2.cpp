@@ -7,6 +7,7 @@
 
 #include "backend/cpu/dot.h"
 #include "backend/cpu/float_prefetch.h"
+#include "numeric/convert.h"
 #include "numeric/half.h"
 
 namespace kvchat::cpu {
@@ -42,6 +43,39 @@ bool dequantize_row_avx2(TensorType type, const void* row, float* dst, int64_t n
   for (; i + 8 <= n; i += 8)
     _mm256_storeu_ps(dst + i, f16 ? load_f16x8(h + i) : load_bf16x8(h + i));
   for (; i < n; ++i) dst[i] = f16 ? f16_to_f32(h[i]) : bf16_to_f32(h[i]);
+  return true;
+}
+
+namespace {
+
+// 8 floats rounded to bf16 (nearest even) as quantize_row does: bits + 0x7fff + bit 16.
+inline __m128i round_bf16x8(__m256 x) {
+  const __m256i b = _mm256_castps_si256(x);
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+  const __m256i r =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7fff)), odd), 16);
+  return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+}
+
+}  // namespace
+
+bool quantize_row_avx2(TensorType type, const float* src, void* dst, int64_t n) {
+  if (type != TensorType::F16 && type != TensorType::BF16) return false;
+  auto* h = static_cast<uint16_t*>(dst);
+  const bool f16 = type == TensorType::F16;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(src + i);
+    // NaN: the hardware keeps payload bits the scalar code does not; those 8 go by it.
+    if (_mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)) != 0) {
+      quantize_row(type, src + i, h + i, 8);
+      continue;
+    }
+    const __m128i y =
+        f16 ? _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) : round_bf16x8(x);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(h + i), y);
+  }
+  if (i < n) quantize_row(type, src + i, h + i, n - i);
   return true;
 }
 
