@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "backend/cpu/dot.h"
 #include "kv/kv_rotation.h"
 #include "numeric/convert.h"
 #include "numeric/half.h"
@@ -31,7 +32,7 @@ void quantize_q4_0_fitted(const float* x, BlockQ4_0* y, int64_t n) {
 void encode_kv_heads(KvType t, const float* x, int32_t n_heads, int32_t head_dim, uint8_t* dst) {
   const int64_t n = static_cast<int64_t>(n_heads) * head_dim;
   if (!kv_rotated(t)) {
-    quantize_row(kv_storage_type(t), x, dst, n);
+    cpu::quantize_row_fast(kv_storage_type(t), x, dst, n);
     return;
   }
   thread_local std::vector<float> rotated;  // (n_heads, head_dim)
@@ -40,11 +41,11 @@ void encode_kv_heads(KvType t, const float* x, int32_t n_heads, int32_t head_dim
   if (kv_layout(t) == KvType::Q4_0)
     quantize_q4_0_fitted(rotated.data(), reinterpret_cast<BlockQ4_0*>(dst), n);
   else
-    quantize_row(kv_storage_type(t), rotated.data(), dst, n);
+    cpu::quantize_row_fast(kv_storage_type(t), rotated.data(), dst, n);
 }
 
 void decode_kv_heads(KvType t, const uint8_t* src, float* x, int32_t n_heads, int32_t head_dim) {
-  dequantize_row(kv_storage_type(t), src, x, static_cast<int64_t>(n_heads) * head_dim);
+  cpu::dequantize_row_fast(kv_storage_type(t), src, x, static_cast<int64_t>(n_heads) * head_dim);
   if (kv_rotated(t)) unrotate_heads(x, n_heads, head_dim);
 }
 

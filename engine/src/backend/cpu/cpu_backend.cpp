@@ -10,7 +10,6 @@
 #include "backend/cpu/attention.h"
 #include "backend/cpu/cpu_ops.h"
 #include "backend/cpu/default_threads.h"
-#include "backend/cpu/dot.h"
 #include "backend/cpu/matmul.h"
 #include "backend/cpu/repacked_weights.h"
 #include "kv/kv_cache.h"
@@ -32,17 +31,6 @@ constexpr int64_t kPrivateInputTokens = 8;
 // The parallel phases of a layer that hand out chunks from a counter (see forward_thread).
 enum Phase : int32_t { kQkv, kAttention, kWo, kGateUp, kDown, kPhasesPerLayer };
 enum class QkvPart { kQ, kK, kV };  // which of the three products a chunk of phase kQkv is
-
-// x (n_heads, head_dim) into a cache row of type t: the rotated types by their codec
-// (kv/kv_codec.h); the others' rows are plain rows of their storage type, encoded by the
-// vector conversion where there is one (f16, bf16: the same bits as the codec).
-void encode_kv_row(KvType t, const float* x, int32_t n_heads, int32_t head_dim, uint8_t* dst) {
-  if (kv_rotated(t)) {
-    encode_kv_heads(t, x, n_heads, head_dim, dst);
-    return;
-  }
-  quantize_row_fast(kv_storage_type(t), x, dst, static_cast<int64_t>(n_heads) * head_dim);
-}
 
 // One forward chunk, as every thread of the pool sees it: layers [first, last) over x, then
 // the logits when asked for. Token b sits at steps[b].pos of the sequence steps[b].kv holds:
@@ -386,8 +374,8 @@ class CpuBackend final : public Backend {
           rmsnorm_heads(k, static_cast<int32_t>(nh), hp_.head_dim, f32(L.k_norm), hp_.rms_eps);
         rope_cached(k, static_cast<int32_t>(nh), hp_.head_dim, rt.style, rt.n_rot, cs.at(pos));
         // Heads are whole blocks of every KV type, so a run of heads encodes on its own.
-        encode_kv_row(kv->key_type(), k, static_cast<int32_t>(nh), hp_.head_dim,
-                      kv->key_row(l, pos) + h0 * kv->head_bytes(0));
+        encode_kv_heads(kv->key_type(), k, static_cast<int32_t>(nh), hp_.head_dim,
+                        kv->key_row(l, pos) + h0 * kv->head_bytes(0));
       }
       return;
     }
@@ -396,8 +384,8 @@ class CpuBackend final : public Backend {
       const auto [token, pos, kv] = bt.steps[b];
       float* v = &v_[b * kv_dim + h0 * hd];
       if (L.bv) add_bias(v, L.bv.f32() + h0 * hd, nh * hd);
-      encode_kv_row(kv->value_type(), v, static_cast<int32_t>(nh), hp_.head_dim,
-                    kv->value_row(l, pos) + h0 * kv->head_bytes(1));
+      encode_kv_heads(kv->value_type(), v, static_cast<int32_t>(nh), hp_.head_dim,
+                      kv->value_row(l, pos) + h0 * kv->head_bytes(1));
     }
   }
 

@@ -32,8 +32,9 @@ void float_rows_dot_avx512(gguf::TensorType type, const uint8_t* rows, uint64_t 
 void dequantize_row_fast(gguf::TensorType type, const void* row, float* dst, int64_t n);
 
 // dst = src encoded as `type`, the same bits as quantize_row (F16 and BF16 round to nearest
-// even; NaN stays NaN as the scalar code writes it) by F16C/AVX2 when available: each new
-// token's K and V rows on the f16/bf16 KV types.
+// even; NaN stays NaN as the scalar code writes it) by F16C/AVX2 when available. The KV
+// codec (kv/kv_codec.h) encodes the f16/bf16 KV rows with it, and decodes them with
+// dequantize_row_fast.
 void quantize_row_fast(gguf::TensorType type, const float* src, void* dst, int64_t n);
 
 // The AVX2 conversions (call only when cpu_has_avx2()). Return false for types they do not
